@@ -1,0 +1,613 @@
+#include "dataset.h"
+
+#include "gzip.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFileInfo>
+#include <QHash>
+#include <QLoggingCategory>
+#include <QtEndian>
+
+#include <algorithm>
+#include <cmath>
+
+Q_LOGGING_CATEGORY(lcData, "tandem.data")
+
+namespace tandem {
+
+namespace {
+
+// Bounds on what a dataset file may claim. They are far above any real image dataset that fits
+// in a desktop's memory and low enough that a corrupt header cannot make us allocate wildly.
+constexpr qint64 kMaxFileBytes = qint64(4) << 30;
+constexpr int64_t kMaxDim = 1 << 16;
+constexpr int64_t kMaxSamples = int64_t(1) << 31;
+constexpr int kMaxClasses = 100000;
+
+Error corrupt(const QString& name, const QString& what) {
+    return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, what));
+}
+
+void hashSplit(QCryptographicHash& h, const Dataset& d) {
+    for (int64_t s : d.sampleShape)
+        h.addData(QByteArrayView(reinterpret_cast<const char*>(&s), sizeof s));
+    const int64_t n = d.count();
+    h.addData(QByteArrayView(reinterpret_cast<const char*>(&n), sizeof n));
+    if (d.storage == Dataset::Storage::U8)
+        h.addData(QByteArrayView(reinterpret_cast<const char*>(d.u8.data()),
+                                 static_cast<qsizetype>(d.u8.size())));
+    else
+        h.addData(QByteArrayView(reinterpret_cast<const char*>(d.f32.data()),
+                                 static_cast<qsizetype>(d.f32.size() * sizeof(float))));
+    h.addData(QByteArrayView(reinterpret_cast<const char*>(d.labels.data()),
+                             static_cast<qsizetype>(d.labels.size() * sizeof(int64_t))));
+}
+
+void finish(DatasetSplits& s) {
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    h.addData(s.kind.toUtf8());
+    hashSplit(h, s.train);
+    hashSplit(h, s.test);
+    s.contentHash = h.result().toHex();
+}
+
+void truncateSplit(Dataset& d, int64_t n) {
+    if (n <= 0 || n >= d.count())
+        return;
+    const auto per = static_cast<size_t>(d.sampleSize());
+    d.labels.resize(static_cast<size_t>(n));
+    if (d.storage == Dataset::Storage::U8)
+        d.u8.resize(per * static_cast<size_t>(n));
+    else
+        d.f32.resize(per * static_cast<size_t>(n));
+}
+
+Status checkLabels(const std::vector<int64_t>& labels, int numClasses, const QString& name) {
+    for (size_t i = 0; i < labels.size(); ++i)
+        if (labels[i] < 0 || labels[i] >= numClasses)
+            return corrupt(name, QStringLiteral("label %1 of sample %2 is outside 0..%3")
+                                     .arg(labels[i])
+                                     .arg(i)
+                                     .arg(numClasses - 1));
+    return success();
+}
+
+QString firstExisting(const QString& dir, const QStringList& names) {
+    for (const QString& n : names) {
+        const QString p = QDir(dir).filePath(n);
+        if (QFileInfo::exists(p))
+            return p;
+    }
+    return QDir(dir).filePath(names.first());
+}
+
+} // namespace
+
+int64_t Dataset::sampleSize() const {
+    int64_t n = 1;
+    for (int64_t s : sampleShape)
+        n *= s;
+    return n;
+}
+
+void DatasetSplits::limitTrain(int64_t n) {
+    truncateSplit(train, n);
+}
+void DatasetSplits::limitTest(int64_t n) {
+    truncateSplit(test, n);
+}
+
+QString defaultFashionMnistDir() {
+    const QByteArray env = qgetenv("FASHION_MNIST_DIR");
+    if (!env.isEmpty())
+        return QString::fromLocal8Bit(env);
+    return QStringLiteral("/usr/share/datasets/fashion-mnist");
+}
+
+// ---- IDX ---------------------------------------------------------------------------------
+
+Expected<IdxArray> parseIdx(const QByteArray& bytes, const QString& name) {
+    // Header: two zero bytes, a type code, the number of dimensions, then one big-endian
+    // uint32 per dimension.
+    if (bytes.size() < 4)
+        return corrupt(name,
+                       QStringLiteral("too short to be an IDX file (%1 bytes)").arg(bytes.size()));
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.constData());
+    if (p[0] != 0 || p[1] != 0)
+        return corrupt(name, QStringLiteral("not an IDX file (bad magic number)"));
+    if (p[2] != 0x08)
+        return makeError(ErrorCode::Unsupported,
+                         QStringLiteral("%1: IDX element type 0x%2 is not supported; only "
+                                        "unsigned bytes (0x08) are")
+                             .arg(name)
+                             .arg(p[2], 2, 16, QLatin1Char('0')));
+    const int ndims = p[3];
+    if (ndims < 1 || ndims > 4)
+        return corrupt(name, QStringLiteral("IDX file claims %1 dimensions").arg(ndims));
+    const qsizetype headerSize = 4 + 4 * ndims;
+    if (bytes.size() < headerSize)
+        return corrupt(name, QStringLiteral("truncated IDX header"));
+    IdxArray out;
+    int64_t total = 1;
+    for (int i = 0; i < ndims; ++i) {
+        const int64_t d = qFromBigEndian<quint32>(p + 4 + 4 * i);
+        const int64_t cap = i == 0 ? kMaxSamples : kMaxDim;
+        if (d < 1 || d > cap)
+            return corrupt(name, QStringLiteral("dimension %1 has size %2").arg(i).arg(d));
+        out.dims.push_back(d);
+        total *= d;
+        if (total > kMaxFileBytes)
+            return corrupt(name, QStringLiteral("claims more data than any dataset we accept"));
+    }
+    const qsizetype payload = bytes.size() - headerSize;
+    if (payload < total)
+        return corrupt(name, QStringLiteral("truncated: the header promises %1 bytes of data but "
+                                            "the file holds %2")
+                                 .arg(total)
+                                 .arg(payload));
+    if (payload > total)
+        return corrupt(name,
+                       QStringLiteral("%1 unexpected bytes after the data").arg(payload - total));
+    out.data.assign(p + headerSize, p + headerSize + total);
+    return out;
+}
+
+namespace {
+
+Expected<Dataset> readIdxSplit(const QString& dir, const QString& prefix, const QString& what) {
+    const QString imgPath = firstExisting(dir, {prefix + QStringLiteral("-images-idx3-ubyte.gz"),
+                                                prefix + QStringLiteral("-images-idx3-ubyte"),
+                                                prefix + QStringLiteral("-images.idx3-ubyte")});
+    const QString lblPath = firstExisting(dir, {prefix + QStringLiteral("-labels-idx1-ubyte.gz"),
+                                                prefix + QStringLiteral("-labels-idx1-ubyte"),
+                                                prefix + QStringLiteral("-labels.idx1-ubyte")});
+    auto imgBytes = readFileMaybeGzip(imgPath, kMaxFileBytes);
+    if (!imgBytes)
+        return makeError(imgBytes.error().code,
+                         QStringLiteral("%1 images: %2").arg(what, imgBytes.error().message));
+    auto lblBytes = readFileMaybeGzip(lblPath, kMaxFileBytes);
+    if (!lblBytes)
+        return makeError(lblBytes.error().code,
+                         QStringLiteral("%1 labels: %2").arg(what, lblBytes.error().message));
+    auto img = parseIdx(*imgBytes, imgPath);
+    if (!img)
+        return img.error();
+    auto lbl = parseIdx(*lblBytes, lblPath);
+    if (!lbl)
+        return lbl.error();
+    if (img->dims.size() != 3)
+        return corrupt(imgPath, QStringLiteral("expected 3 dimensions (count, rows, columns), "
+                                               "found %1")
+                                    .arg(img->dims.size()));
+    if (lbl->dims.size() != 1)
+        return corrupt(lblPath,
+                       QStringLiteral("expected 1 dimension, found %1").arg(lbl->dims.size()));
+    if (lbl->dims[0] != img->dims[0])
+        return corrupt(lblPath, QStringLiteral("holds %1 labels but %2 holds %3 images")
+                                    .arg(lbl->dims[0])
+                                    .arg(imgPath)
+                                    .arg(img->dims[0]));
+    Dataset d;
+    d.storage = Dataset::Storage::U8;
+    d.sampleShape = {1, img->dims[1], img->dims[2]};
+    d.u8 = std::move(img->data);
+    d.labels.assign(lbl->data.begin(), lbl->data.end());
+    if (auto st = checkLabels(d.labels, 10, lblPath); !st)
+        return st.error();
+    return d;
+}
+
+} // namespace
+
+Expected<DatasetSplits> readIdxDataset(const QString& dir, const QString& spec) {
+    if (!QFileInfo(dir).isDir())
+        return makeError(ErrorCode::NotFound,
+                         QStringLiteral("dataset folder %1 does not exist").arg(dir));
+    DatasetSplits s;
+    s.spec = spec;
+    s.kind = QStringLiteral("idx");
+    s.numClasses = 10;
+    s.description = QStringLiteral("IDX images in %1").arg(QDir(dir).absolutePath());
+    auto train = readIdxSplit(dir, QStringLiteral("train"), QStringLiteral("training"));
+    if (!train)
+        return train.error();
+    auto test = readIdxSplit(dir, QStringLiteral("t10k"), QStringLiteral("test"));
+    if (!test)
+        return test.error();
+    if (train->sampleShape != test->sampleShape)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1: training and test images differ in size").arg(dir));
+    s.train = std::move(*train);
+    s.test = std::move(*test);
+    if (spec.startsWith(QLatin1String("fashion-mnist")))
+        s.classNames = {QStringLiteral("T-shirt/top"), QStringLiteral("Trouser"),
+                        QStringLiteral("Pullover"),    QStringLiteral("Dress"),
+                        QStringLiteral("Coat"),        QStringLiteral("Sandal"),
+                        QStringLiteral("Shirt"),       QStringLiteral("Sneaker"),
+                        QStringLiteral("Bag"),         QStringLiteral("Ankle boot")};
+    finish(s);
+    return s;
+}
+
+// ---- CIFAR-10 ----------------------------------------------------------------------------
+
+Expected<DatasetSplits> readCifar10(const QString& dir, const QString& spec) {
+    // Each record is one label byte followed by 3072 bytes: 1024 red, 1024 green, 1024 blue,
+    // row-major 32x32; that is already CHW.
+    constexpr int64_t kImage = 3 * 32 * 32;
+    constexpr int64_t kRecord = 1 + kImage;
+    if (!QFileInfo(dir).isDir())
+        return makeError(ErrorCode::NotFound,
+                         QStringLiteral("dataset folder %1 does not exist").arg(dir));
+    auto readFiles = [&](const QStringList& files) -> Expected<Dataset> {
+        Dataset d;
+        d.storage = Dataset::Storage::U8;
+        d.sampleShape = {3, 32, 32};
+        for (const QString& f : files) {
+            const QString path = QDir(dir).filePath(f);
+            auto bytes = readFileMaybeGzip(path, kMaxFileBytes);
+            if (!bytes)
+                return bytes.error();
+            if (bytes->isEmpty() || bytes->size() % kRecord != 0)
+                return corrupt(path, QStringLiteral("size %1 is not a whole number of %2-byte "
+                                                    "CIFAR-10 records; the file is truncated or "
+                                                    "not a CIFAR-10 binary batch")
+                                         .arg(bytes->size())
+                                         .arg(kRecord));
+            const auto* p = reinterpret_cast<const uint8_t*>(bytes->constData());
+            const int64_t n = bytes->size() / kRecord;
+            d.u8.reserve(d.u8.size() + static_cast<size_t>(n * kImage));
+            for (int64_t i = 0; i < n; ++i) {
+                const uint8_t* r = p + i * kRecord;
+                if (r[0] > 9)
+                    return corrupt(path, QStringLiteral("record %1 has label %2; CIFAR-10 labels "
+                                                        "are 0..9")
+                                             .arg(i)
+                                             .arg(r[0]));
+                d.labels.push_back(r[0]);
+                d.u8.insert(d.u8.end(), r + 1, r + kRecord);
+            }
+        }
+        return d;
+    };
+    QStringList trainFiles;
+    for (int i = 1; i <= 5; ++i)
+        trainFiles << QStringLiteral("data_batch_%1.bin").arg(i);
+    // Smaller copies (tests, subsets) may ship fewer training batches; at least the first.
+    while (trainFiles.size() > 1 && !QFileInfo::exists(QDir(dir).filePath(trainFiles.last())))
+        trainFiles.removeLast();
+    auto train = readFiles(trainFiles);
+    if (!train)
+        return train.error();
+    auto test = readFiles({QStringLiteral("test_batch.bin")});
+    if (!test)
+        return test.error();
+    DatasetSplits s;
+    s.spec = spec;
+    s.kind = QStringLiteral("cifar10");
+    s.numClasses = 10;
+    s.description = QStringLiteral("CIFAR-10 batches in %1").arg(QDir(dir).absolutePath());
+    s.classNames = {QStringLiteral("airplane"), QStringLiteral("automobile"),
+                    QStringLiteral("bird"),     QStringLiteral("cat"),
+                    QStringLiteral("deer"),     QStringLiteral("dog"),
+                    QStringLiteral("frog"),     QStringLiteral("horse"),
+                    QStringLiteral("ship"),     QStringLiteral("truck")};
+    s.train = std::move(*train);
+    s.test = std::move(*test);
+    finish(s);
+    return s;
+}
+
+// ---- CSV ---------------------------------------------------------------------------------
+
+namespace {
+
+// Splits one CSV line. Quoted fields ("a, b") and doubled quotes are honoured; a line break
+// inside quotes is not supported (tabular numeric data has none).
+Expected<QList<QByteArray>> splitCsvLine(const QByteArray& line, const QString& name, int lineNo) {
+    QList<QByteArray> fields;
+    QByteArray cur;
+    bool quoted = false;
+    for (qsizetype i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"') {
+                if (i + 1 < line.size() && line[i + 1] == '"') {
+                    cur += '"';
+                    ++i;
+                } else {
+                    quoted = false;
+                }
+            } else {
+                cur += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            fields << cur.trimmed();
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    if (quoted)
+        return corrupt(name, QStringLiteral("line %1: unterminated quote").arg(lineNo));
+    fields << cur.trimmed();
+    return fields;
+}
+
+bool parseFloat(const QByteArray& s, float* out) {
+    bool ok = false;
+    const double v = s.toDouble(&ok);
+    if (!ok || !std::isfinite(v))
+        return false;
+    *out = static_cast<float>(v);
+    return true;
+}
+
+} // namespace
+
+Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, const QString& name,
+                            const QStringList& knownClasses) {
+    QList<QByteArray> lines = text.split('\n');
+    QList<QList<QByteArray>> rows;
+    QList<int> lineNos;
+    for (int i = 0; i < lines.size(); ++i) {
+        QByteArray l = lines[i];
+        if (l.endsWith('\r'))
+            l.chop(1);
+        if (l.trimmed().isEmpty())
+            continue;
+        auto f = splitCsvLine(l, name, i + 1);
+        if (!f)
+            return f.error();
+        rows << *f;
+        lineNos << i + 1;
+    }
+    if (rows.isEmpty())
+        return corrupt(name, QStringLiteral("holds no rows"));
+    const qsizetype ncols = rows.first().size();
+    if (ncols < 2)
+        return corrupt(name, QStringLiteral("needs at least one feature column and a label "
+                                            "column; line %1 has %2 field(s)")
+                                 .arg(lineNos.first())
+                                 .arg(ncols));
+    // The first row is a header when one of its fields is not a number while the row below
+    // holds a number there (a column of class names is text in every row). A file of one row
+    // is a header only if none of its fields is a number.
+    bool header = false;
+    float v;
+    if (rows.size() == 1) {
+        header = std::none_of(rows[0].begin(), rows[0].end(),
+                              [&](const QByteArray& f) { return parseFloat(f, &v); });
+    } else {
+        for (qsizetype c = 0; c < ncols && !header; ++c)
+            header =
+                !parseFloat(rows[0][c], &v) && c < rows[1].size() && parseFloat(rows[1][c], &v);
+    }
+    QStringList headerNames;
+    if (header)
+        for (const QByteArray& f : rows.first())
+            headerNames << QString::fromUtf8(f);
+
+    qsizetype labelIdx = ncols - 1;
+    if (!labelColumn.isEmpty()) {
+        bool isIndex = false;
+        const int idx = labelColumn.toInt(&isIndex);
+        if (header && headerNames.contains(labelColumn)) {
+            labelIdx = headerNames.indexOf(labelColumn);
+        } else if (isIndex) {
+            if (idx < 0 || idx >= ncols)
+                return makeError(ErrorCode::InvalidArgument,
+                                 QStringLiteral("%1: label column %2 is outside 0..%3")
+                                     .arg(name)
+                                     .arg(idx)
+                                     .arg(ncols - 1));
+            labelIdx = idx;
+        } else {
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("%1: there is no column named \"%2\"%3")
+                                 .arg(name, labelColumn,
+                                      header ? QStringLiteral(" (columns: %1)")
+                                                   .arg(headerNames.join(QStringLiteral(", ")))
+                                             : QStringLiteral(" (the file has no header row)")));
+        }
+    }
+
+    CsvTable out;
+    Dataset& d = out.data;
+    d.storage = Dataset::Storage::F32;
+    d.sampleShape = {ncols - 1};
+    QList<QByteArray> rawLabels;
+    bool numericLabels = true;
+    for (qsizetype r = header ? 1 : 0; r < rows.size(); ++r) {
+        const auto& row = rows[r];
+        if (row.size() != ncols)
+            return corrupt(name, QStringLiteral("line %1 has %2 fields; the first row has %3")
+                                     .arg(lineNos[r])
+                                     .arg(row.size())
+                                     .arg(ncols));
+        for (qsizetype c = 0; c < ncols; ++c) {
+            if (c == labelIdx)
+                continue;
+            float v;
+            if (!parseFloat(row[c], &v))
+                return corrupt(name, QStringLiteral("line %1, column %2: \"%3\" is not a number")
+                                         .arg(lineNos[r])
+                                         .arg(c + 1)
+                                         .arg(QString::fromUtf8(row[c].left(40))));
+            d.f32.push_back(v);
+        }
+        rawLabels << row[labelIdx];
+        bool isInt = false;
+        const qlonglong v = row[labelIdx].toLongLong(&isInt);
+        if (!isInt || v < 0)
+            numericLabels = false;
+        (void)v;
+    }
+    if (rawLabels.isEmpty())
+        return corrupt(name, QStringLiteral("has a header but no data rows"));
+
+    if (numericLabels && knownClasses.isEmpty()) {
+        // Integer labels are class indices already.
+        int64_t maxLabel = 0;
+        for (const QByteArray& l : rawLabels)
+            maxLabel = std::max<int64_t>(maxLabel, l.toLongLong());
+        if (maxLabel >= kMaxClasses)
+            return corrupt(name, QStringLiteral("label %1 is too large; labels must be class "
+                                                "indices below %2")
+                                     .arg(maxLabel)
+                                     .arg(kMaxClasses));
+        for (const QByteArray& l : rawLabels)
+            d.labels.push_back(l.toLongLong());
+        for (int64_t i = 0; i <= maxLabel; ++i)
+            out.classNames << QString::number(i);
+    } else {
+        // Names: classes are the sorted distinct names, unless the caller fixed them (a test
+        // file must use the training file's classes).
+        QStringList classes = knownClasses;
+        if (classes.isEmpty()) {
+            for (const QByteArray& l : rawLabels)
+                classes << QString::fromUtf8(l);
+            classes.removeDuplicates();
+            classes.sort();
+            if (classes.size() > kMaxClasses)
+                return corrupt(name, QStringLiteral("has %1 distinct labels; at most %2 are "
+                                                    "supported")
+                                         .arg(classes.size())
+                                         .arg(kMaxClasses));
+        }
+        QHash<QString, int> index;
+        for (int i = 0; i < classes.size(); ++i)
+            index.insert(classes[i], i);
+        for (qsizetype r = 0; r < rawLabels.size(); ++r) {
+            const auto it = index.constFind(QString::fromUtf8(rawLabels[r]));
+            if (it == index.constEnd())
+                return corrupt(name, QStringLiteral("label \"%1\" does not occur in the "
+                                                    "training data")
+                                         .arg(QString::fromUtf8(rawLabels[r])));
+            d.labels.push_back(*it);
+        }
+        out.classNames = classes;
+    }
+    return out;
+}
+
+Expected<DatasetSplits> readCsvDataset(const QString& specBody, const QString& spec) {
+    const QStringList parts = specBody.split(QLatin1Char(','));
+    const QString file = parts.first();
+    QString label, testFile;
+    for (int i = 1; i < parts.size(); ++i) {
+        const QString& p = parts[i];
+        if (p.startsWith(QLatin1String("label=")))
+            label = p.mid(6);
+        else if (p.startsWith(QLatin1String("test=")))
+            testFile = p.mid(5);
+        else
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("dataset spec %1: unknown option \"%2\" (use label= "
+                                            "or test=)")
+                                 .arg(spec, p));
+    }
+    if (file.isEmpty())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("dataset spec %1 names no file").arg(spec));
+    auto text = readFileMaybeGzip(file, kMaxFileBytes);
+    if (!text)
+        return text.error();
+    auto table = parseCsv(*text, label, file);
+    if (!table)
+        return table.error();
+
+    DatasetSplits s;
+    s.spec = spec;
+    s.kind = QStringLiteral("csv");
+    s.classNames = table->classNames;
+    s.numClasses = static_cast<int>(table->classNames.size());
+    if (!testFile.isEmpty()) {
+        auto testText = readFileMaybeGzip(testFile, kMaxFileBytes);
+        if (!testText)
+            return testText.error();
+        // Numeric labels keep their meaning; named labels must map onto the training classes.
+        const bool named =
+            table->classNames.size() > 0 && table->classNames.first() != QStringLiteral("0");
+        auto testTable =
+            parseCsv(*testText, label, testFile, named ? table->classNames : QStringList{});
+        if (!testTable)
+            return testTable.error();
+        if (testTable->data.sampleShape != table->data.sampleShape)
+            return makeError(ErrorCode::Incompatible,
+                             QStringLiteral("%1 has %2 feature columns but %3 has %4")
+                                 .arg(testFile)
+                                 .arg(testTable->data.sampleShape[0])
+                                 .arg(file)
+                                 .arg(table->data.sampleShape[0]));
+        if (auto st = checkLabels(testTable->data.labels, s.numClasses, testFile); !st)
+            return st.error();
+        s.train = std::move(table->data);
+        s.test = std::move(testTable->data);
+        s.description = QStringLiteral("CSV %1 (test: %2)").arg(file, testFile);
+    } else {
+        // Every fifth row is held out: rows are often sorted by class, so a tail split would
+        // test on classes never seen in training.
+        const Dataset& all = table->data;
+        const int64_t per = all.sampleSize();
+        s.train.storage = s.test.storage = Dataset::Storage::F32;
+        s.train.sampleShape = s.test.sampleShape = all.sampleShape;
+        for (int64_t i = 0; i < all.count(); ++i) {
+            Dataset& dst = (i % 5 == 4) ? s.test : s.train;
+            dst.f32.insert(dst.f32.end(), all.f32.begin() + i * per,
+                           all.f32.begin() + (i + 1) * per);
+            dst.labels.push_back(all.labels[static_cast<size_t>(i)]);
+        }
+        if (s.train.count() == 0 || s.test.count() == 0)
+            return corrupt(
+                file,
+                QStringLiteral("has too few rows (%1) to hold out a test split").arg(all.count()));
+        s.description = QStringLiteral("CSV %1 (every fifth row held out for testing)").arg(file);
+    }
+    finish(s);
+    return s;
+}
+
+// ---- Spec ----------------------------------------------------------------------------------
+
+Expected<DatasetSplits> loadDataset(const QString& spec) {
+    if (spec == QLatin1String("fashion-mnist")) {
+        const QString dir = defaultFashionMnistDir();
+        if (!QFileInfo(dir).isDir())
+            return makeError(ErrorCode::NotFound,
+                             QStringLiteral("the built-in Fashion-MNIST is not installed at %1; "
+                                            "install Debian's dataset-fashion-mnist package or "
+                                            "use fashion-mnist:DIR")
+                                 .arg(dir));
+        return readIdxDataset(dir, spec);
+    }
+    const qsizetype colon = spec.indexOf(QLatin1Char(':'));
+    const QString kind = colon < 0 ? spec : spec.left(colon);
+    const QString body = colon < 0 ? QString() : spec.mid(colon + 1);
+    if (kind == QLatin1String("fashion-mnist") || kind == QLatin1String("mnist") ||
+        kind == QLatin1String("idx")) {
+        if (body.isEmpty())
+            return makeError(
+                ErrorCode::InvalidArgument,
+                QStringLiteral("dataset spec %1 needs a folder, as %2:DIR").arg(spec, kind));
+        return readIdxDataset(body, spec);
+    }
+    if (kind == QLatin1String("cifar10")) {
+        if (body.isEmpty())
+            return makeError(
+                ErrorCode::InvalidArgument,
+                QStringLiteral("dataset spec %1 needs a folder, as cifar10:DIR").arg(spec));
+        return readCifar10(body, spec);
+    }
+    if (kind == QLatin1String("csv"))
+        return readCsvDataset(body, spec);
+    return makeError(ErrorCode::InvalidArgument,
+                     QStringLiteral("unknown dataset \"%1\"; use fashion-mnist, "
+                                    "fashion-mnist:DIR, mnist:DIR, cifar10:DIR or csv:FILE")
+                         .arg(spec));
+}
+
+} // namespace tandem

@@ -1,0 +1,347 @@
+#include "tensorfile.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+#include <QSet>
+#include <QtEndian>
+
+#include <limits>
+
+namespace tandem {
+
+namespace {
+
+constexpr char kMagic[8] = {'T', 'A', 'N', 'D', 'E', 'M', 'C', 'K'};
+constexpr qint64 kMaxHeader = 64 << 20; // a directory of a million tensors fits in far less
+constexpr int kMaxTensors = 1 << 20;
+constexpr int kMaxRank = 16;
+constexpr qint64 kDigest = 32;
+constexpr qint64 kFixed = 8 + 4 + 8;
+
+Error corrupt(const QString& name, const QString& what) {
+    return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, what));
+}
+
+QJsonArray shapeJson(const std::vector<int64_t>& shape) {
+    QJsonArray a;
+    for (int64_t s : shape)
+        a.append(static_cast<qint64>(s));
+    return a;
+}
+
+// Reads a shape and checks that it describes exactly nbytes of dtype. Products are checked
+// for overflow, since the numbers come from the file.
+Expected<std::vector<int64_t>> readShape(const QJsonValue& v, DType dt, qint64 nbytes,
+                                         const QString& name, const QString& tensor) {
+    if (!v.isArray())
+        return corrupt(name, QStringLiteral("tensor %1 has no shape").arg(tensor));
+    const QJsonArray a = v.toArray();
+    if (a.size() > kMaxRank)
+        return corrupt(name, QStringLiteral("tensor %1 has rank %2").arg(tensor).arg(a.size()));
+    std::vector<int64_t> shape;
+    int64_t n = 1;
+    for (const QJsonValue& d : a) {
+        const double x = d.toDouble(-1);
+        if (!d.isDouble() || x < 0 || x > 9.0e15 || x != static_cast<double>(qint64(x)))
+            return corrupt(name, QStringLiteral("tensor %1 has an invalid dimension").arg(tensor));
+        const auto di = static_cast<int64_t>(x);
+        if (di != 0 && n > std::numeric_limits<int64_t>::max() / di)
+            return corrupt(name, QStringLiteral("tensor %1's shape overflows").arg(tensor));
+        n *= di;
+        shape.push_back(di);
+    }
+    if (n > std::numeric_limits<int64_t>::max() / 8 || n * dtypeSize(dt) != nbytes)
+        return corrupt(name, QStringLiteral("tensor %1: shape and byte size disagree").arg(tensor));
+    return shape;
+}
+
+bool readRange(const QJsonValue& offV, const QJsonValue& lenV, qint64 limit, qint64* off,
+               qint64* len) {
+    const double o = offV.toDouble(-1), l = lenV.toDouble(-1);
+    if (!offV.isDouble() || !lenV.isDouble() || o < 0 || l < 0 || o > 9.0e15 || l > 9.0e15)
+        return false;
+    *off = static_cast<qint64>(o);
+    *len = static_cast<qint64>(l);
+    return *off == o && *len == l && *off <= limit && *len <= limit - *off;
+}
+
+} // namespace
+
+int dtypeSize(DType t) {
+    switch (t) {
+    case DType::F64:
+    case DType::I64:
+        return 8;
+    case DType::F32:
+    case DType::I32:
+        return 4;
+    case DType::F16:
+    case DType::BF16:
+        return 2;
+    case DType::U8:
+    case DType::Bool:
+        return 1;
+    }
+    return 1;
+}
+
+QString dtypeName(DType t) {
+    switch (t) {
+    case DType::F32:
+        return QStringLiteral("F32");
+    case DType::F64:
+        return QStringLiteral("F64");
+    case DType::F16:
+        return QStringLiteral("F16");
+    case DType::BF16:
+        return QStringLiteral("BF16");
+    case DType::I64:
+        return QStringLiteral("I64");
+    case DType::I32:
+        return QStringLiteral("I32");
+    case DType::U8:
+        return QStringLiteral("U8");
+    case DType::Bool:
+        return QStringLiteral("BOOL");
+    }
+    return {};
+}
+
+bool dtypeFromName(const QString& s, DType* out) {
+    static const DType all[] = {DType::F32, DType::F64, DType::F16, DType::BF16,
+                                DType::I64, DType::I32, DType::U8,  DType::Bool};
+    for (DType t : all)
+        if (dtypeName(t) == s) {
+            *out = t;
+            return true;
+        }
+    return false;
+}
+
+int64_t TensorRecord::numel() const {
+    int64_t n = 1;
+    for (int64_t s : shape)
+        n *= s;
+    return n;
+}
+
+// ---- Checkpoint ----------------------------------------------------------------------------
+
+Status writeCheckpoint(const QString& path, const TensorFile& file) {
+    QJsonArray dir;
+    qint64 offset = 0;
+    for (const TensorRecord& t : file.tensors) {
+        if (t.data.size() != t.numel() * dtypeSize(t.dtype))
+            return makeError(
+                ErrorCode::InvalidArgument,
+                QStringLiteral("tensor %1: data size does not match its shape").arg(t.name));
+        dir.append(QJsonObject{{QStringLiteral("name"), t.name},
+                               {QStringLiteral("dtype"), dtypeName(t.dtype)},
+                               {QStringLiteral("shape"), shapeJson(t.shape)},
+                               {QStringLiteral("offset"), offset},
+                               {QStringLiteral("nbytes"), t.data.size()}});
+        offset += t.data.size();
+    }
+    QJsonArray blobs;
+    for (auto it = file.blobs.constBegin(); it != file.blobs.constEnd(); ++it) {
+        blobs.append(QJsonObject{{QStringLiteral("name"), it.key()},
+                                 {QStringLiteral("offset"), offset},
+                                 {QStringLiteral("nbytes"), it.value().size()}});
+        offset += it.value().size();
+    }
+    const QByteArray header = QJsonDocument(QJsonObject{{QStringLiteral("meta"), file.meta},
+                                                        {QStringLiteral("tensors"), dir},
+                                                        {QStringLiteral("blobs"), blobs}})
+                                  .toJson(QJsonDocument::Compact);
+
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+    QCryptographicHash digest(QCryptographicHash::Sha256);
+    auto put = [&](const char* p, qint64 n) {
+        digest.addData(QByteArrayView(p, n));
+        return out.write(p, n) == n;
+    };
+    char fixed[kFixed];
+    memcpy(fixed, kMagic, 8);
+    qToLittleEndian<quint32>(kCheckpointVersion, fixed + 8);
+    qToLittleEndian<quint64>(static_cast<quint64>(header.size()), fixed + 12);
+    bool ok = put(fixed, kFixed) && put(header.constData(), header.size());
+    for (const TensorRecord& t : file.tensors)
+        ok = ok && put(t.data.constData(), t.data.size());
+    for (const QByteArray& b : file.blobs)
+        ok = ok && put(b.constData(), b.size());
+    const QByteArray sum = digest.result();
+    ok = ok && out.write(sum) == sum.size();
+    if (!ok || !out.commit())
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+    return success();
+}
+
+Expected<TensorFile> readCheckpoint(const QString& path) {
+    QFile f(path);
+    if (!f.exists())
+        return makeError(ErrorCode::NotFound, QStringLiteral("%1: no such file").arg(path));
+    if (!f.open(QIODevice::ReadOnly))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("%1: cannot open: %2").arg(path, f.errorString()));
+    const QByteArray bytes = f.readAll();
+    if (bytes.size() != f.size())
+        return makeError(ErrorCode::Io, QStringLiteral("%1: read failed").arg(path));
+    return parseCheckpoint(bytes, path);
+}
+
+Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& name) {
+    if (bytes.size() < kFixed + kDigest || memcmp(bytes.constData(), kMagic, 8) != 0)
+        return corrupt(name, QStringLiteral("not a Tandem checkpoint"));
+    const auto* p = reinterpret_cast<const uchar*>(bytes.constData());
+    const quint32 version = qFromLittleEndian<quint32>(p + 8);
+    if (version != kCheckpointVersion)
+        return makeError(ErrorCode::Incompatible,
+                         QStringLiteral("%1: checkpoint format version %2; this Tandem reads "
+                                        "version %3")
+                             .arg(name)
+                             .arg(version)
+                             .arg(kCheckpointVersion));
+    const quint64 headerLen = qFromLittleEndian<quint64>(p + 12);
+    const qint64 body = bytes.size() - kDigest;
+    if (headerLen > quint64(kMaxHeader) || qint64(headerLen) > body - kFixed)
+        return corrupt(name, QStringLiteral("truncated (the header runs past the end)"));
+    const QByteArray expect = QCryptographicHash::hash(QByteArrayView(bytes.constData(), body),
+                                                       QCryptographicHash::Sha256);
+    if (expect != bytes.mid(body))
+        return corrupt(name, QStringLiteral("checksum mismatch: the file is truncated or damaged"));
+
+    QJsonParseError perr;
+    const QJsonDocument doc =
+        QJsonDocument::fromJson(bytes.mid(kFixed, qsizetype(headerLen)), &perr);
+    if (!doc.isObject())
+        return corrupt(name, QStringLiteral("unreadable header: %1").arg(perr.errorString()));
+    const QJsonObject root = doc.object();
+    const qint64 dataStart = kFixed + qint64(headerLen);
+    const qint64 dataLen = body - dataStart;
+
+    TensorFile out;
+    out.meta = root.value(QStringLiteral("meta")).toObject();
+    const QJsonArray dir = root.value(QStringLiteral("tensors")).toArray();
+    if (dir.size() > kMaxTensors)
+        return corrupt(name, QStringLiteral("lists %1 tensors").arg(dir.size()));
+    QSet<QString> seen;
+    for (const QJsonValue& v : dir) {
+        const QJsonObject o = v.toObject();
+        TensorRecord t;
+        t.name = o.value(QStringLiteral("name")).toString();
+        if (t.name.isEmpty() || seen.contains(t.name))
+            return corrupt(name, QStringLiteral("a tensor name is missing or repeated"));
+        seen.insert(t.name);
+        if (!dtypeFromName(o.value(QStringLiteral("dtype")).toString(), &t.dtype))
+            return corrupt(name, QStringLiteral("tensor %1 has an unknown dtype").arg(t.name));
+        qint64 off, len;
+        if (!readRange(o.value(QStringLiteral("offset")), o.value(QStringLiteral("nbytes")),
+                       dataLen, &off, &len))
+            return corrupt(name, QStringLiteral("tensor %1 lies outside the file").arg(t.name));
+        auto shape = readShape(o.value(QStringLiteral("shape")), t.dtype, len, name, t.name);
+        if (!shape)
+            return shape.error();
+        t.shape = std::move(*shape);
+        t.data = bytes.mid(dataStart + off, len);
+        out.tensors.append(std::move(t));
+    }
+    const QJsonArray blobs = root.value(QStringLiteral("blobs")).toArray();
+    if (blobs.size() > kMaxTensors)
+        return corrupt(name, QStringLiteral("lists %1 blobs").arg(blobs.size()));
+    for (const QJsonValue& v : blobs) {
+        const QJsonObject o = v.toObject();
+        const QString bname = o.value(QStringLiteral("name")).toString();
+        qint64 off, len;
+        if (bname.isEmpty() || out.blobs.contains(bname) ||
+            !readRange(o.value(QStringLiteral("offset")), o.value(QStringLiteral("nbytes")),
+                       dataLen, &off, &len))
+            return corrupt(name, QStringLiteral("a blob entry is invalid"));
+        out.blobs.insert(bname, bytes.mid(dataStart + off, len));
+    }
+    return out;
+}
+
+// ---- safetensors ---------------------------------------------------------------------------
+
+Status writeSafetensors(const QString& path, const QList<TensorRecord>& tensors,
+                        const QMap<QString, QString>& metadata) {
+    QJsonObject header;
+    if (!metadata.isEmpty()) {
+        QJsonObject m;
+        for (auto it = metadata.constBegin(); it != metadata.constEnd(); ++it)
+            m.insert(it.key(), it.value());
+        header.insert(QStringLiteral("__metadata__"), m);
+    }
+    qint64 offset = 0;
+    for (const TensorRecord& t : tensors) {
+        header.insert(t.name, QJsonObject{{QStringLiteral("dtype"), dtypeName(t.dtype)},
+                                          {QStringLiteral("shape"), shapeJson(t.shape)},
+                                          {QStringLiteral("data_offsets"),
+                                           QJsonArray{offset, offset + t.data.size()}}});
+        offset += t.data.size();
+    }
+    QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
+    // The data section starts 8-byte aligned; the format pads the header with spaces.
+    while ((json.size() % 8) != 0)
+        json.append(' ');
+
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+    char len[8];
+    qToLittleEndian<quint64>(static_cast<quint64>(json.size()), len);
+    bool ok = out.write(len, 8) == 8 && out.write(json) == json.size();
+    for (const TensorRecord& t : tensors)
+        ok = ok && out.write(t.data) == t.data.size();
+    if (!ok || !out.commit())
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+    return success();
+}
+
+Expected<QList<TensorRecord>> parseSafetensors(const QByteArray& bytes, const QString& name) {
+    if (bytes.size() < 8)
+        return corrupt(name, QStringLiteral("too short to be a safetensors file"));
+    const quint64 n = qFromLittleEndian<quint64>(bytes.constData());
+    if (n > quint64(kMaxHeader) || qint64(n) > bytes.size() - 8)
+        return corrupt(name, QStringLiteral("the safetensors header runs past the end"));
+    QJsonParseError perr;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes.mid(8, qsizetype(n)), &perr);
+    if (!doc.isObject())
+        return corrupt(name, QStringLiteral("unreadable header: %1").arg(perr.errorString()));
+    const qint64 dataStart = 8 + qint64(n);
+    const qint64 dataLen = bytes.size() - dataStart;
+    QList<TensorRecord> out;
+    const QJsonObject root = doc.object();
+    for (auto it = root.constBegin(); it != root.constEnd(); ++it) {
+        if (it.key() == QLatin1String("__metadata__"))
+            continue;
+        const QJsonObject o = it.value().toObject();
+        TensorRecord t;
+        t.name = it.key();
+        if (!dtypeFromName(o.value(QStringLiteral("dtype")).toString(), &t.dtype))
+            return corrupt(name, QStringLiteral("tensor %1 has an unknown dtype").arg(t.name));
+        const QJsonArray r = o.value(QStringLiteral("data_offsets")).toArray();
+        qint64 begin, len;
+        if (r.size() != 2 || !readRange(r[0], QJsonValue(r[1].toDouble(-1) - r[0].toDouble()),
+                                        dataLen, &begin, &len))
+            return corrupt(name, QStringLiteral("tensor %1 lies outside the file").arg(t.name));
+        auto shape = readShape(o.value(QStringLiteral("shape")), t.dtype, len, name, t.name);
+        if (!shape)
+            return shape.error();
+        t.shape = std::move(*shape);
+        t.data = bytes.mid(dataStart + begin, len);
+        out.append(std::move(t));
+    }
+    return out;
+}
+
+} // namespace tandem
