@@ -1,0 +1,547 @@
+// The training loop: the coordinator's side. It owns the master weights, the optimizer, the
+// sampler and the metrics, and drives workers through WorkerLink. With one local worker this
+// is the whole of a one-machine run; the distributed run reuses it with remote links.
+
+#include "optimizer.h"
+#include "runcheckpoint.h"
+#include "sampler.h"
+#include "scriptmodel.h"
+#include "training.h"
+#include "worker.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QSaveFile>
+#include <QThread>
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+
+Q_LOGGING_CATEGORY(lcTrain, "tandem.train")
+
+namespace tandem {
+
+int setTorchThreads(int threads) {
+    const int n = threads > 0 ? threads : std::max(1, QThread::idealThreadCount());
+    at::set_num_threads(n);
+    return at::get_num_threads();
+}
+
+Expected<RunConfig> checkpointConfig(const QString& checkpoint) {
+    auto f = readCheckpoint(checkpoint);
+    if (!f)
+        return f.error();
+    if (f->meta.value(QStringLiteral("kind")).toString() != QLatin1String("tandem-run"))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1 is not a Tandem run checkpoint").arg(checkpoint));
+    return RunConfig::fromJson(f->meta.value(QStringLiteral("config")).toObject());
+}
+
+namespace {
+
+QString firstLine(const std::exception& e) {
+    QString m = QString::fromUtf8(e.what());
+    const qsizetype nl = m.indexOf(QLatin1Char('\n'));
+    return nl > 0 ? m.left(nl) : m;
+}
+
+QString shapeText(at::IntArrayRef s) {
+    QStringList parts;
+    for (int64_t d : s)
+        parts << QString::number(d);
+    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+// Runs the model once on two samples before any training, so a model that does not fit the
+// data fails with a sentence instead of on the first step of a worker.
+Status checkModelFits(torch::jit::Module& module, const DatasetSplits& data,
+                      const QString& modelName) {
+    const int64_t n = std::min<int64_t>(2, data.train.count());
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < n; ++i)
+        idx.push_back(i);
+    at::Tensor x = gatherInputs(data.train, idx);
+    try {
+        at::NoGradGuard noGrad;
+        module.eval();
+        c10::IValue out = module.forward({x});
+        module.train();
+        if (!out.isTensor())
+            return makeError(
+                ErrorCode::Incompatible,
+                QStringLiteral("model %1 must return one tensor of class scores").arg(modelName));
+        const at::Tensor y = out.toTensor();
+        if (y.dim() != 2 || y.size(0) != n || y.size(1) < data.numClasses)
+            return makeError(ErrorCode::Incompatible,
+                             QStringLiteral("model %1 returns shape %2 for inputs of shape %3; "
+                                            "it must return [batch, %4] class scores for %5")
+                                 .arg(modelName, shapeText(y.sizes()), shapeText(x.sizes()))
+                                 .arg(data.numClasses)
+                                 .arg(data.description));
+    } catch (const std::exception& e) {
+        module.train();
+        return makeError(ErrorCode::Incompatible,
+                         QStringLiteral("model %1 cannot take inputs of shape %2 from %3: %4")
+                             .arg(modelName, shapeText(x.sizes()), data.description, firstLine(e)));
+    }
+    return success();
+}
+
+struct Accum {
+    double lossSum = 0;
+    int64_t correct = 0;
+    int64_t samples = 0;
+    int64_t steps = 0;
+    double loss() const { return samples ? lossSum / double(samples) : 0; }
+    double accuracy() const { return samples ? double(correct) / double(samples) : 0; }
+};
+
+std::pair<double, double> evaluate(torch::jit::Module& module, const Dataset& test, int batch) {
+    at::NoGradGuard noGrad;
+    module.eval();
+    double lossSum = 0;
+    int64_t correct = 0;
+    std::vector<int64_t> idx;
+    for (int64_t start = 0; start < test.count(); start += batch) {
+        idx.clear();
+        for (int64_t i = start; i < std::min(test.count(), start + batch); ++i)
+            idx.push_back(i);
+        at::Tensor x = gatherInputs(test, idx);
+        at::Tensor y = gatherLabels(test, idx);
+        at::Tensor logits = module.forward({x}).toTensor();
+        lossSum +=
+            at::nll_loss(at::log_softmax(logits, 1), y, {}, at::Reduction::Sum).item<double>();
+        correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+    }
+    module.train();
+    const double n = double(std::max<int64_t>(1, test.count()));
+    return {lossSum / n, double(correct) / n};
+}
+
+// Splits one global batch into contiguous slices proportional to `shares`, every worker
+// getting at least one sample while there are enough. Rounding leftovers go to the largest
+// shares first.
+std::vector<std::vector<int64_t>> splitBatch(const std::vector<int64_t>& indices,
+                                             const std::vector<double>& shares) {
+    const size_t k = shares.size();
+    std::vector<std::vector<int64_t>> out(k);
+    if (k == 1) {
+        out[0] = indices;
+        return out;
+    }
+    double total = 0;
+    for (double s : shares)
+        total += std::max(0.0, s);
+    const auto n = static_cast<int64_t>(indices.size());
+    std::vector<int64_t> counts(k, 0);
+    int64_t given = 0;
+    for (size_t i = 0; i < k; ++i) {
+        counts[i] = total > 0 ? int64_t(std::floor(double(n) * std::max(0.0, shares[i]) / total))
+                              : n / int64_t(k);
+        given += counts[i];
+    }
+    std::vector<size_t> order(k);
+    for (size_t i = 0; i < k; ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return shares[a] > shares[b]; });
+    for (size_t j = 0; given < n; j = (j + 1) % k, ++given)
+        ++counts[order[j]];
+    int64_t pos = 0;
+    for (size_t i = 0; i < k; ++i) {
+        out[i].assign(indices.begin() + pos, indices.begin() + pos + counts[i]);
+        pos += counts[i];
+    }
+    return out;
+}
+
+class MetricsLog {
+public:
+    bool open(const QString& path, bool append) {
+        m_file.setFileName(path);
+        return m_file.open(QIODevice::WriteOnly | QIODevice::Text |
+                           (append ? QIODevice::Append : QIODevice::Truncate));
+    }
+    void write(const QJsonObject& o) {
+        if (m_file.isOpen())
+            m_file.write(QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n');
+    }
+    void flush() {
+        if (m_file.isOpen())
+            m_file.flush();
+    }
+
+private:
+    QFile m_file;
+};
+
+} // namespace
+
+Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom,
+                                 RunObserver* observer, RunControl* control) {
+    RunObserver nullObserver;
+    RunObserver& obs = observer ? *observer : nullObserver;
+    if (auto st = cfg.validate(); !st)
+        return st.error();
+    if (cfg.outDir.isEmpty())
+        return makeError(ErrorCode::InvalidArgument, QStringLiteral("no output folder given"));
+    const int threads = setTorchThreads(cfg.threads);
+
+    auto loaded = loadDataset(cfg.data);
+    if (!loaded)
+        return loaded.error();
+    auto data = std::make_shared<DatasetSplits>(std::move(*loaded));
+    data->limitTrain(cfg.limitTrain);
+    data->limitTest(cfg.limitTest);
+    auto train = std::shared_ptr<const Dataset>(data, &data->train);
+
+    // The model and, when resuming, the state to continue from.
+    torch::jit::Module module;
+    std::optional<LoadedCheckpoint> ckpt;
+    if (!resumeFrom.isEmpty()) {
+        auto c = loadRunCheckpoint(resumeFrom);
+        if (!c)
+            return c.error();
+        if (c->state.datasetHash != QString::fromLatin1(data->contentHash))
+            return makeError(ErrorCode::Incompatible,
+                             QStringLiteral("%1 was trained on different data than %2 (content "
+                                            "hash %3 against %4); resume with the same dataset")
+                                 .arg(resumeFrom, cfg.data, c->state.datasetHash.left(12),
+                                      QString::fromLatin1(data->contentHash.left(12))));
+        module = c->module;
+        ckpt = std::move(*c);
+    } else {
+        auto m = isZooModel(cfg.model) ? buildZooModel(cfg.model, cfg.seed)
+                                       : loadScriptModule(cfg.model);
+        if (!m)
+            return m.error();
+        module = *m;
+    }
+    if (auto st = checkModelFits(module, *data, cfg.model); !st)
+        return st.error();
+
+    ModelTensors master = modelTensors(module);
+    int64_t parameterCount = 0;
+    for (const at::Tensor& p : master.params)
+        parameterCount += p.numel();
+    auto kind = optimizerKindFromName(cfg.optimizer);
+    if (!kind)
+        return kind.error();
+    OptimizerConfig ocfg;
+    ocfg.kind = *kind;
+    ocfg.momentum = cfg.momentum;
+    ocfg.weightDecay = cfg.effectiveWeightDecay();
+    Optimizer optimizer(ocfg, master.params);
+
+    EpochSampler sampler(data->train.count(), cfg.seed);
+    RunState state;
+    state.config = cfg;
+    state.datasetHash = QString::fromLatin1(data->contentHash);
+    state.schemaHash = QString::fromLatin1(schemaHash(master));
+    Accum epochAcc;
+    if (ckpt) {
+        const RunState& s = ckpt->state;
+        if (!sampler.seek(s.epoch, s.position))
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("%1: sampler position %2 is outside the dataset")
+                                 .arg(resumeFrom)
+                                 .arg(s.position));
+        if (auto st = optimizer.restore(ckpt->optimizerSteps, ckpt->optimizerState); !st)
+            return makeError(st.error().code,
+                             QStringLiteral("%1: %2").arg(resumeFrom, st.error().message));
+        state.step = s.step;
+        state.completedEpochs = s.completedEpochs;
+        state.lastTestAccuracy = s.lastTestAccuracy;
+        state.lastTestLoss = s.lastTestLoss;
+        epochAcc = Accum{s.epochLossSum, s.epochCorrect, s.epochSamples, s.epochSteps};
+    }
+
+    if (!QDir().mkpath(cfg.outDir))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot create the output folder %1").arg(cfg.outDir));
+    const QString ckptPath = QDir(cfg.outDir).filePath(QStringLiteral("checkpoint.tandem"));
+    MetricsLog log;
+    if (!log.open(QDir(cfg.outDir).filePath(QStringLiteral("metrics.jsonl")), ckpt.has_value()))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot write metrics.jsonl in %1").arg(cfg.outDir));
+
+    // Workers: this machine's best device. (Remote workers join through the same interface.)
+    const QList<DeviceInfo> devices = detectDevices();
+    std::vector<std::unique_ptr<WorkerLink>> workers;
+    try {
+        workers.push_back(
+            std::make_unique<LocalWorker>(QStringLiteral("local"), devices.first(), module, train));
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Runtime, QStringLiteral("cannot start a worker on %1: %2")
+                                                 .arg(devices.first().name, firstLine(e)));
+    }
+
+    const int64_t stepsPerEpoch = sampler.stepsPerEpoch(cfg.batch);
+    const int64_t totalSteps = stepsPerEpoch * cfg.epochs;
+    RunInfo info;
+    info.model = cfg.model;
+    info.datasetDescription = data->description;
+    info.trainSamples = data->train.count();
+    info.testSamples = data->test.count();
+    info.parameters = parameterCount;
+    info.stepsPerEpoch = stepsPerEpoch;
+    info.totalSteps = totalSteps;
+    info.startStep = state.step;
+    info.devices = devices;
+    obs.onStart(info);
+    obs.onMessage(QStringLiteral("training %1 (%2 parameters) on %3: %4 training and %5 test "
+                                 "samples, %6 thread(s), device %7")
+                      .arg(cfg.model)
+                      .arg(parameterCount)
+                      .arg(data->description)
+                      .arg(data->train.count())
+                      .arg(data->test.count())
+                      .arg(threads)
+                      .arg(devices.first().name));
+
+    std::vector<WorkerSummary> wsum(workers.size());
+    for (size_t i = 0; i < workers.size(); ++i) {
+        wsum[i].name = workers[i]->name();
+        wsum[i].device = workers[i]->device().name;
+    }
+    std::vector<double> shares(workers.size(), 1.0);
+
+    auto saveCheckpoint = [&]() -> Status {
+        state.epoch = sampler.epoch();
+        state.position = sampler.position();
+        state.epochLossSum = epochAcc.lossSum;
+        state.epochCorrect = epochAcc.correct;
+        state.epochSamples = epochAcc.samples;
+        state.epochSteps = epochAcc.steps;
+        return writeRunCheckpoint(ckptPath, module, optimizer, state);
+    };
+
+    double trainSeconds = 0; // wall time of training steps in this process
+    int64_t samplesThisRun = 0;
+    Accum lastEpoch = epochAcc;
+    bool stopped = false;
+    const bool cosine = cfg.schedule == QLatin1String("cosine");
+
+    while (sampler.epoch() < cfg.epochs && !stopped) {
+        while (sampler.remaining() > 0) {
+            if (control && !control->waitWhilePaused()) {
+                stopped = true;
+                break;
+            }
+            if (cfg.maxSteps > 0 && state.step >= cfg.maxSteps) {
+                stopped = true;
+                break;
+            }
+            QElapsedTimer stepTimer;
+            stepTimer.start();
+            const std::vector<int64_t> indices = sampler.next(cfg.batch);
+            const auto slices = splitBatch(indices, shares);
+            std::vector<qint64> submittedAt(workers.size());
+            for (size_t w = 0; w < workers.size(); ++w) {
+                WorkRequest req;
+                req.step = state.step;
+                req.indices = slices[w];
+                req.params = &master.params;
+                req.buffers = &master.buffers;
+                uint64_t s = cfg.seed ^ (uint64_t(state.step) << 8) ^ w;
+                req.seed = splitmix64(s);
+                submittedAt[w] = stepTimer.nsecsElapsed();
+                workers[w]->submit(std::move(req));
+            }
+            std::vector<WorkResult> results;
+            for (size_t w = 0; w < workers.size(); ++w) {
+                auto r = workers[w]->wait();
+                if (!r) {
+                    // Keep what was trained so far; the run can resume from it.
+                    (void)saveCheckpoint();
+                    return makeError(r.error().code,
+                                     r.error().message +
+                                         QStringLiteral(" (progress up to step %1 is saved in %2)")
+                                             .arg(state.step)
+                                             .arg(ckptPath));
+                }
+                results.push_back(std::move(*r));
+            }
+
+            // Combine: sum over workers of (b_i / B) * g_i, where g_i is worker i's mean
+            // gradient over its b_i samples; that is the mean gradient over the global batch.
+            const auto B = static_cast<double>(indices.size());
+            std::vector<at::Tensor> grads;
+            {
+                at::NoGradGuard noGrad;
+                if (results.size() == 1) {
+                    grads = std::move(results[0].grads);
+                    for (size_t b = 0; b < master.buffers.size(); ++b)
+                        master.buffers[b].copy_(results[0].buffers[b]);
+                } else {
+                    grads.resize(master.params.size());
+                    for (const WorkResult& r : results) {
+                        const double wgt = double(r.samples) / B;
+                        for (size_t p = 0; p < grads.size(); ++p) {
+                            if (!r.grads[p].defined())
+                                continue;
+                            if (!grads[p].defined())
+                                grads[p] = r.grads[p].mul(wgt);
+                            else
+                                grads[p].add_(r.grads[p], wgt);
+                        }
+                    }
+                    // Buffers: running statistics average by share; counters are the same on
+                    // every worker and are taken from the first.
+                    for (size_t b = 0; b < master.buffers.size(); ++b) {
+                        if (!master.buffers[b].is_floating_point()) {
+                            master.buffers[b].copy_(results[0].buffers[b]);
+                            continue;
+                        }
+                        at::Tensor acc = at::zeros_like(master.buffers[b]);
+                        for (const WorkResult& r : results)
+                            acc.add_(r.buffers[b], double(r.samples) / B);
+                        master.buffers[b].copy_(acc);
+                    }
+                }
+            }
+            const double lr = scheduledLr(cfg.lr, state.step, cfg.warmupSteps, totalSteps, cosine);
+            optimizer.step(grads, lr);
+            ++state.step;
+
+            const double stepS = double(stepTimer.nsecsElapsed()) / 1e9;
+            trainSeconds += stepS;
+            samplesThisRun += int64_t(indices.size());
+            StepMetrics sm;
+            double lossSum = 0;
+            int64_t correct = 0;
+            for (size_t w = 0; w < results.size(); ++w) {
+                const WorkResult& r = results[w];
+                lossSum += r.lossSum;
+                correct += r.correct;
+                WorkerStepStats ws;
+                ws.name = wsum[w].name;
+                ws.samples = r.samples;
+                ws.computeMs = r.computeMs;
+                ws.waitMs = std::max(0.0, stepS * 1e3 - double(submittedAt[w]) / 1e6 - r.computeMs);
+                sm.workers << ws;
+                wsum[w].samples += r.samples;
+                wsum[w].computeS += r.computeMs / 1e3;
+                wsum[w].waitS += ws.waitMs / 1e3;
+            }
+            epochAcc.lossSum += lossSum;
+            epochAcc.correct += correct;
+            epochAcc.samples += int64_t(indices.size());
+            ++epochAcc.steps;
+
+            sm.step = state.step;
+            sm.epoch = sampler.epoch();
+            sm.epochStep = epochAcc.steps;
+            sm.stepsPerEpoch = stepsPerEpoch;
+            sm.totalSteps = totalSteps;
+            sm.loss = lossSum / B;
+            sm.accuracy = double(correct) / B;
+            sm.lr = lr;
+            sm.samples = int64_t(indices.size());
+            sm.stepMs = stepS * 1e3;
+            sm.elapsedS = trainSeconds;
+            sm.samplesPerS = trainSeconds > 0 ? double(samplesThisRun) / trainSeconds : 0;
+            if (!std::isfinite(sm.loss)) {
+                (void)saveCheckpoint();
+                return makeError(ErrorCode::Runtime,
+                                 QStringLiteral("the loss became %1 at step %2; lower the "
+                                                "learning rate (now %3) and start again")
+                                     .arg(sm.loss)
+                                     .arg(state.step)
+                                     .arg(cfg.lr));
+            }
+            log.write(sm.toJson());
+            obs.onStep(sm);
+
+            if (cfg.checkpointEvery > 0 && state.step % cfg.checkpointEvery == 0) {
+                if (auto st = saveCheckpoint(); !st)
+                    return st.error();
+                log.flush();
+            }
+        }
+        if (stopped)
+            break;
+
+        // End of an epoch: evaluate on the test split (not counted as training time).
+        EpochMetrics em;
+        em.epoch = sampler.epoch();
+        em.trainLoss = epochAcc.loss();
+        em.trainAccuracy = epochAcc.accuracy();
+        try {
+            std::tie(em.testLoss, em.testAccuracy) = evaluate(module, data->test, cfg.evalBatch);
+        } catch (const std::exception& e) {
+            return makeError(ErrorCode::Runtime,
+                             QStringLiteral("evaluation failed: %1").arg(firstLine(e)));
+        }
+        state.lastTestAccuracy = em.testAccuracy;
+        state.lastTestLoss = em.testLoss;
+        log.write(em.toJson());
+        log.flush();
+        obs.onEpoch(em);
+        lastEpoch = epochAcc;
+        epochAcc = Accum{};
+        ++state.completedEpochs;
+        sampler.nextEpoch();
+        if (auto st = saveCheckpoint(); !st)
+            return st.error();
+    }
+    workers.clear();
+
+    if (stopped || state.completedEpochs == 0) {
+        if (auto st = saveCheckpoint(); !st)
+            return st.error();
+    }
+    // Exports: TorchScript in eval mode (what inference wants) and safetensors.
+    try {
+        module.eval();
+        QSaveFile pt(QDir(cfg.outDir).filePath(QStringLiteral("model.pt")));
+        if (!pt.open(QIODevice::WriteOnly) || pt.write(saveScriptModule(module)) < 0 ||
+            !pt.commit())
+            return makeError(ErrorCode::Io, QStringLiteral("cannot write model.pt in %1: %2")
+                                                .arg(cfg.outDir, pt.errorString()));
+        module.train();
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("exporting TorchScript failed: %1").arg(firstLine(e)));
+    }
+    if (auto st = writeSafetensors(QDir(cfg.outDir).filePath(QStringLiteral("model.safetensors")),
+                                   stateDictRecords(module),
+                                   {{QStringLiteral("format"), QStringLiteral("pt")},
+                                    {QStringLiteral("tandem_model"), cfg.model}});
+        !st)
+        return st.error();
+
+    RunSummary sum;
+    sum.model = cfg.model;
+    sum.data = cfg.data;
+    sum.datasetHash = QString::fromLatin1(data->contentHash);
+    sum.outDir = QDir(cfg.outDir).absolutePath();
+    sum.checkpoint = QFileInfo(ckptPath).absoluteFilePath();
+    sum.finished = !stopped;
+    sum.epochs = state.completedEpochs;
+    sum.steps = state.step;
+    sum.samples = samplesThisRun;
+    const Accum& reported = epochAcc.steps > 0 ? epochAcc : lastEpoch;
+    sum.trainLoss = reported.loss();
+    sum.trainAccuracy = reported.accuracy();
+    sum.testAccuracy = state.lastTestAccuracy;
+    sum.testLoss = state.lastTestLoss;
+    sum.trainSeconds = trainSeconds;
+    sum.samplesPerS = trainSeconds > 0 ? double(samplesThisRun) / trainSeconds : 0;
+    for (WorkerSummary& w : wsum) {
+        w.samplesPerS =
+            w.computeS > 0 ? double(w.samples) / (w.computeS + w.communicateS + w.waitS) : 0;
+        sum.workers << w;
+    }
+    QJsonObject final = sum.toJson();
+    final.insert(QStringLiteral("type"), QStringLiteral("summary"));
+    log.write(final);
+    log.flush();
+    return sum;
+}
+
+} // namespace tandem

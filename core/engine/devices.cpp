@@ -1,0 +1,142 @@
+#include "devices.h"
+
+#include <QFile>
+#include <QLoggingCategory>
+#include <QSysInfo>
+#include <QThread>
+
+#include <ATen/Context.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#if defined(TANDEM_WITH_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+#if defined(Q_OS_MACOS)
+#include <sys/sysctl.h>
+#include <sys/types.h>
+#elif defined(Q_OS_WIN)
+#include <windows.h>
+#elif defined(Q_OS_UNIX)
+#include <unistd.h>
+#endif
+
+Q_LOGGING_CATEGORY(lcDevices, "tandem.devices")
+
+namespace tandem {
+
+QString DeviceInfo::torchDevice() const {
+    if (kind == QLatin1String("cuda"))
+        return QStringLiteral("cuda:%1").arg(index);
+    return kind;
+}
+
+QJsonObject DeviceInfo::toJson() const {
+    QJsonObject o{{QStringLiteral("kind"), kind},
+                  {QStringLiteral("index"), index},
+                  {QStringLiteral("name"), name},
+                  {QStringLiteral("memory_bytes"), static_cast<qint64>(memoryBytes)},
+                  {QStringLiteral("cores"), cores},
+                  {QStringLiteral("torch_version"), torchVersion},
+                  {QStringLiteral("mixed_precision"), mixedPrecision}};
+    if (!capability.isEmpty())
+        o.insert(QStringLiteral("capability"), capability);
+    return o;
+}
+
+QString torchVersionString() {
+    return QStringLiteral(TORCH_VERSION);
+}
+
+int64_t systemMemoryBytes() {
+#if defined(Q_OS_MACOS)
+    int64_t mem = 0;
+    size_t len = sizeof mem;
+    if (sysctlbyname("hw.memsize", &mem, &len, nullptr, 0) == 0)
+        return mem;
+    return 0;
+#elif defined(Q_OS_WIN)
+    MEMORYSTATUSEX s;
+    s.dwLength = sizeof s;
+    return GlobalMemoryStatusEx(&s) ? static_cast<int64_t>(s.ullTotalPhys) : 0;
+#elif defined(Q_OS_UNIX)
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? int64_t(pages) * page : 0;
+#else
+    return 0;
+#endif
+}
+
+QString cpuModelName() {
+#if defined(Q_OS_MACOS)
+    char buf[256] = {};
+    size_t len = sizeof buf - 1;
+    if (sysctlbyname("machdep.cpu.brand_string", buf, &len, nullptr, 0) == 0)
+        return QString::fromUtf8(buf).trimmed();
+#elif defined(Q_OS_LINUX)
+    QFile f(QStringLiteral("/proc/cpuinfo"));
+    if (f.open(QIODevice::ReadOnly)) {
+        const QList<QByteArray> lines = f.readAll().split('\n');
+        for (const QByteArray& l : lines)
+            if (l.startsWith("model name")) {
+                const qsizetype c = l.indexOf(':');
+                if (c > 0)
+                    return QString::fromUtf8(l.mid(c + 1).trimmed());
+            }
+    }
+#endif
+    return QStringLiteral("%1 CPU").arg(QSysInfo::currentCpuArchitecture());
+}
+
+QList<DeviceInfo> detectDevices() {
+    QList<DeviceInfo> out;
+    const QString tv = torchVersionString();
+
+    // CUDA. Names and memory come from the CUDA runtime, which only a CUDA build of LibTorch
+    // links; this path is compiled only there and cannot be exercised on a CPU-only machine.
+    if (torch::cuda::is_available()) {
+        const int n = static_cast<int>(torch::cuda::device_count());
+        for (int i = 0; i < n; ++i) {
+            DeviceInfo d;
+            d.kind = QStringLiteral("cuda");
+            d.index = i;
+            d.torchVersion = tv;
+            d.name = QStringLiteral("CUDA device %1").arg(i);
+#if defined(TANDEM_WITH_CUDA)
+            cudaDeviceProp prop;
+            if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
+                d.name = QString::fromUtf8(prop.name);
+                d.memoryBytes = static_cast<int64_t>(prop.totalGlobalMem);
+                d.capability = QStringLiteral("%1.%2").arg(prop.major).arg(prop.minor);
+                d.cores = prop.multiProcessorCount;
+                d.mixedPrecision = prop.major >= 7; // tensor cores from Volta on
+            }
+#endif
+            out << d;
+        }
+    }
+
+    // MPS: Apple-silicon GPUs share the machine's memory.
+    if (at::hasMPS()) {
+        DeviceInfo d;
+        d.kind = QStringLiteral("mps");
+        d.name = QStringLiteral("%1 GPU (MPS)").arg(cpuModelName());
+        d.memoryBytes = systemMemoryBytes();
+        d.torchVersion = tv;
+        d.mixedPrecision = true;
+        out << d;
+    }
+
+    DeviceInfo cpu;
+    cpu.kind = QStringLiteral("cpu");
+    cpu.name = cpuModelName();
+    cpu.memoryBytes = systemMemoryBytes();
+    cpu.cores = QThread::idealThreadCount();
+    cpu.torchVersion = tv;
+    out << cpu;
+    qCDebug(lcDevices) << "found" << out.size() << "device(s)";
+    return out;
+}
+
+} // namespace tandem

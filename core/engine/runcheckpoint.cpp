@@ -1,0 +1,162 @@
+#include "runcheckpoint.h"
+
+#include "scriptmodel.h"
+
+#include <QJsonArray>
+
+namespace tandem {
+
+namespace {
+const QString kParam = QStringLiteral("param/");
+const QString kBuffer = QStringLiteral("buffer/");
+const QString kOptim = QStringLiteral("optim/");
+const QString kArchive = QStringLiteral("model.torchscript");
+} // namespace
+
+QList<TensorRecord> stateDictRecords(const torch::jit::Module& module) {
+    QList<TensorRecord> out;
+    const ModelTensors t = modelTensors(module);
+    for (size_t i = 0; i < t.params.size(); ++i)
+        out << toRecord(t.paramNames[i], t.params[i]);
+    for (size_t i = 0; i < t.buffers.size(); ++i)
+        out << toRecord(t.bufferNames[i], t.buffers[i]);
+    return out;
+}
+
+Status writeRunCheckpoint(const QString& path, const torch::jit::Module& module,
+                          const Optimizer& optimizer, const RunState& s) {
+    TensorFile f;
+    f.meta = QJsonObject{
+        {QStringLiteral("kind"), QStringLiteral("tandem-run")},
+        {QStringLiteral("config"), s.config.toJson()},
+        {QStringLiteral("step"), static_cast<qint64>(s.step)},
+        {QStringLiteral("epoch"), s.epoch},
+        {QStringLiteral("position"), static_cast<qint64>(s.position)},
+        {QStringLiteral("completed_epochs"), s.completedEpochs},
+        {QStringLiteral("epoch_loss_sum"), s.epochLossSum},
+        {QStringLiteral("epoch_correct"), static_cast<qint64>(s.epochCorrect)},
+        {QStringLiteral("epoch_samples"), static_cast<qint64>(s.epochSamples)},
+        {QStringLiteral("epoch_steps"), static_cast<qint64>(s.epochSteps)},
+        {QStringLiteral("last_test_accuracy"), s.lastTestAccuracy},
+        {QStringLiteral("last_test_loss"), s.lastTestLoss},
+        {QStringLiteral("dataset_hash"), s.datasetHash},
+        {QStringLiteral("schema_hash"), s.schemaHash},
+        {QStringLiteral("optimizer_steps"), static_cast<qint64>(optimizer.stepCount())},
+        {QStringLiteral("model_source"),
+         isZooModel(s.config.model) ? QStringLiteral("zoo") : QStringLiteral("archive")},
+    };
+    const ModelTensors t = modelTensors(module);
+    for (size_t i = 0; i < t.params.size(); ++i)
+        f.tensors << toRecord((kParam + QString::fromStdString(t.paramNames[i])).toStdString(),
+                              t.params[i]);
+    for (size_t i = 0; i < t.buffers.size(); ++i)
+        f.tensors << toRecord((kBuffer + QString::fromStdString(t.bufferNames[i])).toStdString(),
+                              t.buffers[i]);
+    for (TensorRecord r : optimizer.stateRecords()) {
+        r.name.prepend(kOptim);
+        f.tensors << r;
+    }
+    if (!isZooModel(s.config.model))
+        f.blobs.insert(kArchive, saveScriptModule(module));
+    return writeCheckpoint(path, f);
+}
+
+Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
+    auto file = readCheckpoint(path);
+    if (!file)
+        return file.error();
+    const QJsonObject m = file->meta;
+    if (m.value(QStringLiteral("kind")).toString() != QLatin1String("tandem-run"))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1 is not a Tandem run checkpoint").arg(path));
+    auto cfg = RunConfig::fromJson(m.value(QStringLiteral("config")).toObject());
+    if (!cfg)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1: %2").arg(path, cfg.error().message));
+
+    LoadedCheckpoint out;
+    RunState& s = out.state;
+    s.config = *cfg;
+    auto i64 = [&](const char* k) {
+        return static_cast<int64_t>(m.value(QLatin1String(k)).toDouble());
+    };
+    s.step = i64("step");
+    s.epoch = static_cast<int>(i64("epoch"));
+    s.position = i64("position");
+    s.completedEpochs = static_cast<int>(i64("completed_epochs"));
+    s.epochLossSum = m.value(QStringLiteral("epoch_loss_sum")).toDouble();
+    s.epochCorrect = i64("epoch_correct");
+    s.epochSamples = i64("epoch_samples");
+    s.epochSteps = i64("epoch_steps");
+    s.lastTestAccuracy = m.value(QStringLiteral("last_test_accuracy")).toDouble(-1);
+    s.lastTestLoss = m.value(QStringLiteral("last_test_loss")).toDouble();
+    s.datasetHash = m.value(QStringLiteral("dataset_hash")).toString();
+    s.schemaHash = m.value(QStringLiteral("schema_hash")).toString();
+    out.optimizerSteps = i64("optimizer_steps");
+    if (s.step < 0 || s.epoch < 0 || s.position < 0 || s.completedEpochs < 0 ||
+        out.optimizerSteps < 0)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1: negative step or epoch counts").arg(path));
+
+    if (isZooModel(s.config.model)) {
+        auto mod = buildZooModel(s.config.model, s.config.seed);
+        if (!mod)
+            return mod.error();
+        out.module = *mod;
+    } else {
+        if (!file->blobs.contains(kArchive))
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("%1 does not hold its model").arg(path));
+        auto mod = loadScriptModule(file->blobs.value(kArchive), path);
+        if (!mod)
+            return mod.error();
+        out.module = *mod;
+    }
+
+    // Overwrite every parameter and buffer from the records; every one must be present with
+    // the module's own shape.
+    QHash<QString, const TensorRecord*> byName;
+    for (const TensorRecord& r : file->tensors) {
+        if (r.name.startsWith(kOptim)) {
+            TensorRecord o = r;
+            o.name.remove(0, kOptim.size());
+            out.optimizerState << o;
+        } else {
+            byName.insert(r.name, &r);
+        }
+    }
+    ModelTensors t = modelTensors(out.module);
+    if (schemaHash(t) != s.schemaHash.toLatin1())
+        return makeError(ErrorCode::Incompatible,
+                         QStringLiteral("%1: the stored model's parameters do not match the "
+                                        "checkpoint's schema")
+                             .arg(path));
+    at::NoGradGuard noGrad;
+    auto fill = [&](const QString& prefix, const std::vector<std::string>& names,
+                    std::vector<at::Tensor>& tensors) -> Status {
+        for (size_t i = 0; i < names.size(); ++i) {
+            const QString key = prefix + QString::fromStdString(names[i]);
+            const TensorRecord* r = byName.value(key);
+            if (!r)
+                return makeError(ErrorCode::Corrupt,
+                                 QStringLiteral("%1: %2 is missing").arg(path, key));
+            auto v = fromRecord(*r);
+            if (!v)
+                return v.error();
+            if (!v->sizes().equals(tensors[i].sizes()) ||
+                v->scalar_type() != tensors[i].scalar_type())
+                return makeError(
+                    ErrorCode::Corrupt,
+                    QStringLiteral("%1: %2 has the wrong shape or type").arg(path, key));
+            tensors[i].copy_(*v);
+        }
+        return success();
+    };
+    if (auto st = fill(kParam, t.paramNames, t.params); !st)
+        return st.error();
+    if (auto st = fill(kBuffer, t.bufferNames, t.buffers); !st)
+        return st.error();
+    return out;
+}
+
+} // namespace tandem

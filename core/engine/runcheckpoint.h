@@ -1,0 +1,47 @@
+#pragma once
+
+// Engine-internal: a run's resumable state in Tandem's checkpoint container.
+
+#include "expected.h"
+#include "optimizer.h"
+#include "training.h"
+
+#include <torch/script.h>
+
+namespace tandem {
+
+struct RunState {
+    RunConfig config;
+    int64_t step = 0;     // optimizer steps taken
+    int epoch = 0;        // the sampler's current epoch
+    int64_t position = 0; // the sampler's position within it
+    int completedEpochs = 0;
+    // The current epoch's running training figures, so a resumed run reports them whole.
+    double epochLossSum = 0;
+    int64_t epochCorrect = 0;
+    int64_t epochSamples = 0;
+    int64_t epochSteps = 0;
+    double lastTestAccuracy = -1;
+    double lastTestLoss = 0;
+    QString datasetHash;
+    QString schemaHash;
+};
+
+// Zoo models are stored by name and rebuilt; a user's TorchScript model is stored as its
+// archive (its code), since nothing else can rebuild it. Weights, buffers and optimizer state
+// are always Tandem's own tensor records.
+Status writeRunCheckpoint(const QString& path, const torch::jit::Module& module,
+                          const Optimizer& optimizer, const RunState& state);
+
+struct LoadedCheckpoint {
+    RunState state;
+    torch::jit::Module module;
+    QList<TensorRecord> optimizerState;
+    int64_t optimizerSteps = 0;
+};
+Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path);
+
+// Every parameter and buffer by its state-dict name, for safetensors.
+QList<TensorRecord> stateDictRecords(const torch::jit::Module& module);
+
+} // namespace tandem

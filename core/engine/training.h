@@ -1,0 +1,165 @@
+#pragma once
+
+// The engine's public face: plain structs in, plain structs out. Nothing here includes
+// LibTorch, so the command line, the UI and the network layer build without it.
+
+#include "devices.h"
+#include "expected.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+
+namespace tandem {
+
+struct RunConfig {
+    QString model = QStringLiteral("mnist-cnn"); // a zoo name or a TorchScript file
+    QString data = QStringLiteral("fashion-mnist");
+    int epochs = 1;
+    int batch = 64; // the global batch: what one optimizer step sees, across all workers
+    QString optimizer = QStringLiteral("adam"); // sgd, adam or adamw
+    double lr = 0.001;
+    double momentum = 0.9;   // sgd
+    double weightDecay = -1; // < 0: the optimizer's default (0, or 0.01 for adamw)
+    QString schedule = QStringLiteral("constant"); // constant or cosine
+    int warmupSteps = 0;
+    uint64_t seed = 0;
+    int threads = 0;        // LibTorch intra-op threads; 0: one per core
+    int64_t limitTrain = 0; // use only the first N training samples (0: all)
+    int64_t limitTest = 0;
+    int64_t maxSteps = 0;    // stop (with a checkpoint) after this many steps in total
+    int checkpointEvery = 0; // steps between periodic checkpoints (0: epoch ends only)
+    int evalBatch = 1000;
+    QString outDir;
+
+    QJsonObject toJson() const;
+    static Expected<RunConfig> fromJson(const QJsonObject& o);
+    Status validate() const;
+    double effectiveWeightDecay() const;
+};
+
+struct WorkerStepStats {
+    QString name;
+    int64_t samples = 0;
+    double computeMs = 0;
+    double waitMs = 0; // the coordinator's wait for this worker beyond its compute
+};
+
+struct StepMetrics {
+    int64_t step = 0;      // 1-based count of optimizer steps so far
+    int epoch = 0;         // 0-based
+    int64_t epochStep = 0; // 1-based within the epoch
+    int64_t stepsPerEpoch = 0;
+    int64_t totalSteps = 0;
+    double loss = 0;
+    double accuracy = 0; // on this step's training batch
+    double lr = 0;
+    int64_t samples = 0;
+    double stepMs = 0;
+    double samplesPerS = 0; // training samples / training-loop wall time, so far
+    double elapsedS = 0;    // training-loop wall time so far
+    QList<WorkerStepStats> workers;
+    QJsonObject toJson() const;
+};
+
+struct EpochMetrics {
+    int epoch = 0;
+    double trainLoss = 0;
+    double trainAccuracy = 0;
+    double testLoss = 0;
+    double testAccuracy = 0;
+    QJsonObject toJson() const;
+};
+
+struct WorkerSummary {
+    QString name;
+    QString device;
+    int64_t samples = 0;
+    double samplesPerS = 0;
+    double computeS = 0;
+    double communicateS = 0;
+    double waitS = 0;
+};
+
+struct RunSummary {
+    QString model;
+    QString data;
+    QString datasetHash;
+    QString outDir;
+    QString checkpoint;
+    bool finished = false; // false when stopped early (maxSteps, stop request)
+    int epochs = 0;        // completed epochs
+    int64_t steps = 0;
+    int64_t samples = 0;
+    double trainLoss = 0; // mean over the last epoch's steps (or the steps run)
+    double trainAccuracy = 0;
+    double testLoss = 0;
+    double testAccuracy = -1; // -1: never evaluated
+    double samplesPerS = 0;
+    double trainSeconds = 0;
+    QList<WorkerSummary> workers;
+    QJsonObject toJson() const;
+};
+
+struct RunInfo {
+    QString model;
+    QString datasetDescription;
+    int64_t trainSamples = 0;
+    int64_t testSamples = 0;
+    int64_t parameters = 0;
+    int64_t stepsPerEpoch = 0;
+    int64_t totalSteps = 0;
+    int64_t startStep = 0;
+    QList<DeviceInfo> devices;
+};
+
+// Called on the training thread; implementations must be quick or hand off to their own
+// thread (the UI uses queued signals).
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    virtual void onStart(const RunInfo&) {}
+    virtual void onStep(const StepMetrics&) {}
+    virtual void onEpoch(const EpochMetrics&) {}
+    virtual void onMessage(const QString&) {}
+};
+
+// Thread-safe pause, resume and stop, shared between a run and whoever controls it.
+class RunControl {
+public:
+    void pause();
+    void resume();
+    void stop();
+    bool stopRequested() const { return m_stop.load(); }
+    bool paused() const;
+    // Blocks while paused; returns false when stop was requested.
+    bool waitWhilePaused();
+
+private:
+    mutable std::mutex m_mutex;
+    std::condition_variable m_cv;
+    bool m_paused = false;
+    std::atomic<bool> m_stop{false};
+};
+
+// Trains on this machine's best device. `resumeFrom` is a run checkpoint, or empty. The
+// output folder receives model.pt, model.safetensors, checkpoint.tandem and metrics.jsonl.
+Expected<RunSummary> runTraining(const RunConfig& config, const QString& resumeFrom,
+                                 RunObserver* observer = nullptr, RunControl* control = nullptr);
+
+// Reads a run checkpoint's stored configuration.
+Expected<RunConfig> checkpointConfig(const QString& checkpoint);
+
+enum class ExportFormat { TorchScript, Safetensors };
+Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QString& out);
+
+// Sets LibTorch's intra-op thread count (it defaults to one on some builds); 0 means one per
+// core. Returns the count in force.
+int setTorchThreads(int threads);
+
+} // namespace tandem

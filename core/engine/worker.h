@@ -1,0 +1,91 @@
+#pragma once
+
+// Engine-internal: the coordinator's view of a worker. The coordinator owns the weights, the
+// optimizer and the sampler; a worker computes gradients on its device for the sample indices
+// it is given. Here the only implementation runs in-process on its own thread; a network
+// implementation carries the same requests and results over the wire.
+
+#include "dataset.h"
+#include "devices.h"
+#include "expected.h"
+
+#include <ATen/ATen.h>
+#include <torch/script.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace tandem {
+
+struct WorkRequest {
+    int64_t step = 0;
+    std::vector<int64_t> indices;
+    // The coordinator's current parameters and buffers. They are not modified until every
+    // result of this step is in, so a worker may read them without copying first.
+    const std::vector<at::Tensor>* params = nullptr;
+    const std::vector<at::Tensor>* buffers = nullptr;
+    uint64_t seed = 0; // seeds dropout and other randomness for this step and worker
+};
+
+struct WorkResult {
+    int64_t step = 0;
+    int64_t samples = 0;
+    double lossSum = 0;              // summed over this worker's samples
+    int64_t correct = 0;             // top-1 hits on this worker's samples
+    std::vector<at::Tensor> grads;   // mean over this worker's samples, on the CPU
+    std::vector<at::Tensor> buffers; // after this step's forward pass, on the CPU
+    double computeMs = 0;
+};
+
+class WorkerLink {
+public:
+    virtual ~WorkerLink() = default;
+    virtual QString name() const = 0;
+    virtual DeviceInfo device() const = 0;
+    // Starts work; returns at once. At most one request is outstanding per worker.
+    virtual void submit(WorkRequest request) = 0;
+    // Blocks until the outstanding request's result (or its failure) is in.
+    virtual Expected<WorkResult> wait() = 0;
+};
+
+// Builds a float batch in [0,1] (images) or as stored (tables) from dataset rows.
+at::Tensor gatherInputs(const Dataset& data, const std::vector<int64_t>& indices);
+at::Tensor gatherLabels(const Dataset& data, const std::vector<int64_t>& indices);
+
+// Runs a private copy of the model on one device, on a thread of its own.
+class LocalWorker final : public WorkerLink {
+public:
+    LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
+                std::shared_ptr<const Dataset> data);
+    ~LocalWorker() override;
+
+    QString name() const override { return m_name; }
+    DeviceInfo device() const override { return m_device; }
+    void submit(WorkRequest request) override;
+    Expected<WorkResult> wait() override;
+
+private:
+    void run();
+    Expected<WorkResult> compute(const WorkRequest& req);
+
+    QString m_name;
+    DeviceInfo m_device;
+    c10::Device m_torchDevice;
+    torch::jit::Module m_model;
+    std::vector<at::Tensor> m_params;
+    std::vector<at::Tensor> m_buffers;
+    std::shared_ptr<const Dataset> m_data;
+
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::optional<WorkRequest> m_request;
+    std::optional<Expected<WorkResult>> m_result;
+    bool m_quit = false;
+    std::thread m_thread; // last: started once everything above is in place
+};
+
+} // namespace tandem
