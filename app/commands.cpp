@@ -1,0 +1,350 @@
+#include "commands.h"
+
+#include "progress.h"
+#include "training.h"
+#include "version.h"
+
+#include <QCommandLineParser>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <cstdio>
+#include <functional>
+
+namespace tandem::cli {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kFailed = 1;
+constexpr int kUsage = 2;
+
+void printErr(const QString& s) {
+    fprintf(stderr, "tandem: %s\n", qPrintable(s));
+}
+void printOut(const QString& s) {
+    fprintf(stdout, "%s\n", qPrintable(s));
+    fflush(stdout);
+}
+
+int fail(const Error& e) {
+    printErr(e.message);
+    return e.code == ErrorCode::InvalidArgument ? kUsage : kFailed;
+}
+
+QString topUsage() {
+    return QStringLiteral(
+        "Usage: tandem [--version] [--help] COMMAND [OPTIONS]\n"
+        "\n"
+        "Trains one PyTorch model across your own machines.\n"
+        "\n"
+        "Commands:\n"
+        "  devices   List this machine's compute devices\n"
+        "  train     Train a model (the built-in demo: mnist-cnn on Fashion-MNIST)\n"
+        "  export    Export a run checkpoint as TorchScript or safetensors\n"
+        "\n"
+        "Run 'tandem COMMAND --help' for a command's options.\n");
+}
+
+// Parses a subcommand's arguments; on --help prints usage and returns kOk through `exit`.
+bool parse(QCommandLineParser& p, const QString& command, const QStringList& args,
+           const QString& description, int* exit) {
+    p.setApplicationDescription(description);
+    p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("Show this help."));
+    p.addOption(help);
+    p.addOption({QStringLiteral("home"),
+                 QStringLiteral("This node's home folder (identity, trust store, caches)."),
+                 QStringLiteral("DIR")});
+    QStringList full = args;
+    full.prepend(QStringLiteral("tandem ") + command);
+    if (!p.parse(full)) {
+        printErr(QStringLiteral("%1: %2 (see 'tandem %1 --help')").arg(command, p.errorText()));
+        *exit = kUsage;
+        return false;
+    }
+    if (p.isSet(help)) {
+        fprintf(stdout, "%s", qPrintable(p.helpText()));
+        *exit = kOk;
+        return false;
+    }
+    if (!p.positionalArguments().isEmpty()) {
+        printErr(QStringLiteral("%1: unexpected argument \"%2\"")
+                     .arg(command, p.positionalArguments().first()));
+        *exit = kUsage;
+        return false;
+    }
+    return true;
+}
+
+int cmdDevices(const QStringList& args) {
+    QCommandLineParser p;
+    p.addOption({QStringLiteral("json"), QStringLiteral("Print a JSON array.")});
+    int exit = kOk;
+    if (!parse(p, QStringLiteral("devices"), args, QStringLiteral("Lists compute devices."), &exit))
+        return exit;
+    const QList<DeviceInfo> devices = detectDevices();
+    if (p.isSet(QStringLiteral("json"))) {
+        QJsonArray a;
+        for (const DeviceInfo& d : devices)
+            a.append(d.toJson());
+        printOut(QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Indented)).trimmed());
+        return kOk;
+    }
+    for (const DeviceInfo& d : devices) {
+        QString line = QStringLiteral("%1  %2").arg(d.torchDevice(), -7).arg(d.name);
+        QStringList extra;
+        if (d.memoryBytes > 0)
+            extra << QStringLiteral("%1 GiB").arg(double(d.memoryBytes) / (1 << 30), 0, 'f', 1);
+        if (!d.capability.isEmpty())
+            extra << QStringLiteral("compute %1").arg(d.capability);
+        if (d.kind == QLatin1String("cpu") && d.cores > 0)
+            extra << QStringLiteral("%1 cores").arg(d.cores);
+        if (!extra.isEmpty())
+            line += QStringLiteral(" (%1)").arg(extra.join(QStringLiteral(", ")));
+        printOut(line);
+    }
+    printOut(QStringLiteral("LibTorch %1").arg(torchVersionString()));
+    return kOk;
+}
+
+// A typed reader for numeric options: a bad value is a usage error that names the option.
+struct OptionReader {
+    QCommandLineParser& p;
+    QString error;
+
+    template <typename T> void read(const char* name, T& dst, double lo, double hi) {
+        const QString n = QLatin1String(name);
+        if (!error.isEmpty() || !p.isSet(n))
+            return;
+        const QString v = p.value(n);
+        bool ok = false;
+        double d;
+        if constexpr (std::is_floating_point_v<T>) {
+            d = v.toDouble(&ok);
+        } else {
+            const qlonglong i = v.toLongLong(&ok);
+            d = double(i);
+        }
+        if (!ok) {
+            error = QStringLiteral("--%1: \"%2\" is not a %3")
+                        .arg(n, v,
+                             std::is_floating_point_v<T> ? QStringLiteral("number")
+                                                         : QStringLiteral("whole number"));
+            return;
+        }
+        if (d < lo || d > hi) {
+            error = QStringLiteral("--%1: %2 is outside %3..%4").arg(n, v).arg(lo).arg(hi);
+            return;
+        }
+        if constexpr (std::is_floating_point_v<T>)
+            dst = static_cast<T>(d);
+        else
+            dst = static_cast<T>(v.toLongLong());
+    }
+};
+
+int cmdTrain(const QStringList& args) {
+    QCommandLineParser p;
+    const RunConfig defaults;
+    auto opt = [&](const char* name, const QString& help, const char* valueName) {
+        p.addOption({QLatin1String(name), help, QLatin1String(valueName)});
+    };
+    opt("model",
+        QStringLiteral("Built-in model (mlp, mnist-cnn, resnet8) or a TorchScript file "
+                       "[%1].")
+            .arg(defaults.model),
+        "NAME|FILE");
+    opt("data",
+        QStringLiteral("Dataset: fashion-mnist, fashion-mnist:DIR, mnist:DIR, cifar10:DIR, "
+                       "csv:FILE[,label=COL][,test=FILE] [%1].")
+            .arg(defaults.data),
+        "SPEC");
+    opt("epochs", QStringLiteral("Epochs [%1].").arg(defaults.epochs), "N");
+    opt("batch", QStringLiteral("Global batch size [%1].").arg(defaults.batch), "B");
+    opt("optimizer", QStringLiteral("sgd, adam or adamw [%1].").arg(defaults.optimizer), "NAME");
+    opt("lr", QStringLiteral("Learning rate [%1].").arg(defaults.lr), "X");
+    opt("momentum", QStringLiteral("SGD momentum [%1].").arg(defaults.momentum), "X");
+    opt("weight-decay", QStringLiteral("Weight decay [0; 0.01 for adamw]."), "X");
+    opt("schedule", QStringLiteral("constant or cosine [%1].").arg(defaults.schedule), "NAME");
+    opt("warmup-steps", QStringLiteral("Linear learning-rate warm-up steps [0]."), "N");
+    opt("seed", QStringLiteral("Random seed for weights and sampling [0]."), "S");
+    opt("threads", QStringLiteral("LibTorch threads [one per core]."), "N");
+    opt("limit-train", QStringLiteral("Use only the first N training samples."), "N");
+    opt("limit-test", QStringLiteral("Use only the first N test samples."), "N");
+    opt("max-steps", QStringLiteral("Stop after N steps in total, with a checkpoint."), "N");
+    opt("checkpoint-every", QStringLiteral("Write a checkpoint every N steps [epoch ends]."), "N");
+    opt("out", QStringLiteral("Output folder [runs/MODEL-TIME]."), "DIR");
+    opt("resume", QStringLiteral("Continue the run saved in this checkpoint."), "CHECKPOINT");
+    opt("config",
+        QStringLiteral("Read the run description from this JSON file; options given "
+                       "here override it."),
+        "FILE");
+    int exit = kOk;
+    if (!parse(p, QStringLiteral("train"), args,
+               QStringLiteral("Trains a model. Progress goes to stderr; the last line on stdout "
+                              "is a JSON summary."),
+               &exit))
+        return exit;
+
+    RunConfig cfg;
+    const QString resume = p.value(QStringLiteral("resume"));
+    if (!resume.isEmpty()) {
+        auto c = checkpointConfig(resume);
+        if (!c)
+            return fail(c.error());
+        cfg = *c;
+        cfg.maxSteps = 0; // a stop-after limit belongs to the run that set it
+    } else if (p.isSet(QStringLiteral("config"))) {
+        QFile f(p.value(QStringLiteral("config")));
+        if (!f.open(QIODevice::ReadOnly))
+            return fail(
+                makeError(ErrorCode::NotFound, QStringLiteral("cannot read run description %1: %2")
+                                                   .arg(f.fileName(), f.errorString())));
+        QJsonParseError perr;
+        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &perr);
+        if (!doc.isObject())
+            return fail(
+                makeError(ErrorCode::InvalidArgument, QStringLiteral("%1 is not a JSON object: %2")
+                                                          .arg(f.fileName(), perr.errorString())));
+        auto c = RunConfig::fromJson(doc.object());
+        if (!c)
+            return fail(makeError(ErrorCode::InvalidArgument,
+                                  QStringLiteral("%1: %2").arg(f.fileName(), c.error().message)));
+        cfg = *c;
+    }
+    auto str = [&](const char* n, QString& dst) {
+        if (p.isSet(QLatin1String(n)))
+            dst = p.value(QLatin1String(n));
+    };
+    if (!resume.isEmpty() && (p.isSet(QStringLiteral("model")) || p.isSet(QStringLiteral("data")) ||
+                              p.isSet(QStringLiteral("seed")) || p.isSet(QStringLiteral("batch"))))
+        return fail(makeError(ErrorCode::InvalidArgument,
+                              QStringLiteral("--resume continues a run as it was set up; "
+                                             "--model, --data, --seed and --batch cannot change")));
+    str("model", cfg.model);
+    str("data", cfg.data);
+    str("optimizer", cfg.optimizer);
+    str("schedule", cfg.schedule);
+    str("out", cfg.outDir);
+    OptionReader r{p, {}};
+    r.read("epochs", cfg.epochs, 1, 100000);
+    r.read("batch", cfg.batch, 1, 1 << 20);
+    r.read("lr", cfg.lr, 1e-12, 100);
+    r.read("momentum", cfg.momentum, 0, 0.999999);
+    r.read("weight-decay", cfg.weightDecay, 0, 1);
+    r.read("warmup-steps", cfg.warmupSteps, 0, 1e9);
+    r.read("seed", cfg.seed, 0, 9.0e15);
+    r.read("threads", cfg.threads, 0, 1024);
+    r.read("limit-train", cfg.limitTrain, 0, 9.0e15);
+    r.read("limit-test", cfg.limitTest, 0, 9.0e15);
+    r.read("max-steps", cfg.maxSteps, 0, 9.0e15);
+    r.read("checkpoint-every", cfg.checkpointEvery, 0, 1e9);
+    if (!r.error.isEmpty())
+        return fail(makeError(ErrorCode::InvalidArgument, r.error));
+    if (auto st = cfg.validate(); !st)
+        return fail(st.error());
+    if (cfg.outDir.isEmpty())
+        cfg.outDir =
+            QDir(QStringLiteral("runs"))
+                .filePath(QStringLiteral("%1-%2").arg(
+                    QFileInfo(cfg.model).completeBaseName(),
+                    QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+
+    RunControl control;
+    ProgressPrinter progress(&control);
+    ProgressPrinter::installInterruptHandler();
+    auto summary = runTraining(cfg, resume, &progress, &control);
+    if (!summary)
+        return fail(summary.error());
+    progress.onMessage(
+        QStringLiteral("%1: %2 steps, %3 samples/s%4; outputs in %5")
+            .arg(summary->finished ? QStringLiteral("finished") : QStringLiteral("stopped"))
+            .arg(summary->steps)
+            .arg(summary->samplesPerS, 0, 'f', 1)
+            .arg(summary->testAccuracy >= 0
+                     ? QStringLiteral(", test accuracy %1").arg(summary->testAccuracy, 0, 'f', 4)
+                     : QString())
+            .arg(summary->outDir));
+    printOut(QString::fromUtf8(QJsonDocument(summary->toJson()).toJson(QJsonDocument::Compact)));
+    return kOk;
+}
+
+int cmdExport(const QStringList& args) {
+    QCommandLineParser p;
+    p.addOption({QStringLiteral("checkpoint"), QStringLiteral("The run checkpoint."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("format"), QStringLiteral("torchscript or safetensors."),
+                 QStringLiteral("FORMAT")});
+    p.addOption(
+        {QStringLiteral("out"), QStringLiteral("The file to write."), QStringLiteral("FILE")});
+    int exit = kOk;
+    if (!parse(p, QStringLiteral("export"), args,
+               QStringLiteral("Exports a trained model from a run checkpoint."), &exit))
+        return exit;
+    const QString ckpt = p.value(QStringLiteral("checkpoint"));
+    const QString format = p.value(QStringLiteral("format"));
+    const QString out = p.value(QStringLiteral("out"));
+    if (ckpt.isEmpty() || out.isEmpty())
+        return fail(makeError(ErrorCode::InvalidArgument,
+                              QStringLiteral("export needs --checkpoint FILE and --out FILE")));
+    ExportFormat f;
+    if (format == QLatin1String("torchscript"))
+        f = ExportFormat::TorchScript;
+    else if (format == QLatin1String("safetensors"))
+        f = ExportFormat::Safetensors;
+    else
+        return fail(makeError(ErrorCode::InvalidArgument,
+                              QStringLiteral("--format must be torchscript or safetensors (got "
+                                             "\"%1\")")
+                                  .arg(format)));
+    if (auto st = exportCheckpoint(ckpt, f, out); !st)
+        return fail(st.error());
+    printErr(QStringLiteral("wrote %1").arg(out));
+    return kOk;
+}
+
+} // namespace
+
+int run(const QStringList& argv) {
+    QStringList args = argv.mid(1);
+    if (args.isEmpty()) {
+        fprintf(stdout, "%s", qPrintable(topUsage()));
+        return kOk;
+    }
+    const QString first = args.takeFirst();
+    if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
+        printOut(QStringLiteral("tandem %1").arg(appVersion()));
+        return kOk;
+    }
+    if (first == QLatin1String("--help") || first == QLatin1String("-h") ||
+        first == QLatin1String("help")) {
+        fprintf(stdout, "%s", qPrintable(topUsage()));
+        return kOk;
+    }
+    static const QMap<QString, std::function<int(const QStringList&)>> commands = {
+        {QStringLiteral("devices"), cmdDevices},
+        {QStringLiteral("train"), cmdTrain},
+        {QStringLiteral("export"), cmdExport},
+    };
+    const auto it = commands.constFind(first);
+    if (it == commands.constEnd()) {
+        printErr(QStringLiteral("unknown command \"%1\"").arg(first));
+        fprintf(stderr, "%s", qPrintable(topUsage()));
+        return kUsage;
+    }
+    try {
+        return (*it)(args);
+    } catch (const std::exception& e) {
+        // The engine turns foreseeable failures into values; this is the last line of defence.
+        printErr(QStringLiteral("internal error: %1")
+                     .arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
+        return kFailed;
+    }
+}
+
+} // namespace tandem::cli

@@ -1,0 +1,117 @@
+#include "progress.h"
+
+#include <QString>
+
+#include <atomic>
+#include <csignal>
+
+#if defined(Q_OS_WIN)
+#include <io.h>
+#define isatty _isatty
+#define fileno _fileno
+#else
+#include <unistd.h>
+#endif
+
+namespace tandem::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void onInterrupt(int) {
+    // Only an atomic store here: anything else is not async-signal-safe. The training thread
+    // sees the flag at its next step.
+    g_interrupted.store(true);
+}
+
+QString duration(double s) {
+    if (!(s >= 0) || s > 1e7)
+        return QStringLiteral("--:--");
+    const auto t = static_cast<qint64>(s + 0.5);
+    if (t >= 3600)
+        return QStringLiteral("%1:%2:%3")
+            .arg(t / 3600)
+            .arg((t / 60) % 60, 2, 10, QLatin1Char('0'))
+            .arg(t % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QLatin1Char('0'));
+}
+
+} // namespace
+
+ProgressPrinter::ProgressPrinter(RunControl* control)
+    : m_control(control)
+    , m_tty(isatty(fileno(stderr)) != 0) {
+    m_sinceLine.start();
+}
+
+void ProgressPrinter::installInterruptHandler() {
+    std::signal(SIGINT, onInterrupt);
+#if defined(SIGTERM)
+    std::signal(SIGTERM, onInterrupt);
+#endif
+}
+
+void ProgressPrinter::onStart(const RunInfo& info) {
+    m_startStep = info.startStep;
+    m_totalSteps = info.totalSteps;
+    if (info.startStep > 0)
+        onMessage(
+            QStringLiteral("resuming at step %1 of %2").arg(info.startStep).arg(info.totalSteps));
+}
+
+void ProgressPrinter::onStep(const StepMetrics& m) {
+    if (g_interrupted.load() && m_control && !m_control->stopRequested()) {
+        onMessage(QStringLiteral("stopping after this step; a checkpoint will be written"));
+        m_control->stop();
+    }
+    const double done = m_totalSteps > 0 ? double(m.step) / double(m_totalSteps) : 0;
+    const double stepsPerS = m.elapsedS > 0 ? double(m.step - m_startStep) / m.elapsedS : 0;
+    const double eta = stepsPerS > 0 ? double(m_totalSteps - m.step) / stepsPerS : -1;
+    const QString stats = QStringLiteral("epoch %1 step %2/%3 loss %4 %5 samples/s ETA %6")
+                              .arg(m.epoch + 1)
+                              .arg(m.epochStep)
+                              .arg(m.stepsPerEpoch)
+                              .arg(m.loss, 0, 'f', 4)
+                              .arg(m.samplesPerS, 0, 'f', 0)
+                              .arg(duration(eta));
+    if (m_tty) {
+        constexpr int width = 28;
+        const int filled = std::clamp(int(done * width), 0, width);
+        const QString bar =
+            QString(filled, QLatin1Char('=')) + QString(width - filled, QLatin1Char(' '));
+        fprintf(stderr, "\r[%s] %3d%% %s\x1b[K", qPrintable(bar), int(done * 100),
+                qPrintable(stats));
+        fflush(stderr);
+        m_lineOpen = true;
+    } else if (m_sinceLine.elapsed() >= 5000 || m.step == m_totalSteps ||
+               m.step == m_startStep + 1) {
+        fprintf(stderr, "%3d%% %s\n", int(done * 100), qPrintable(stats));
+        m_sinceLine.restart();
+    }
+}
+
+void ProgressPrinter::onEpoch(const EpochMetrics& m) {
+    onMessage(QStringLiteral("epoch %1: train loss %2, train accuracy %3, test loss %4, test "
+                             "accuracy %5")
+                  .arg(m.epoch + 1)
+                  .arg(m.trainLoss, 0, 'f', 4)
+                  .arg(m.trainAccuracy, 0, 'f', 4)
+                  .arg(m.testLoss, 0, 'f', 4)
+                  .arg(m.testAccuracy, 0, 'f', 4));
+}
+
+void ProgressPrinter::onMessage(const QString& text) {
+    endLine();
+    fprintf(stderr, "%s\n", qPrintable(text));
+    fflush(stderr);
+}
+
+void ProgressPrinter::endLine() {
+    if (m_lineOpen) {
+        fputc('\n', stderr);
+        m_lineOpen = false;
+    }
+}
+
+} // namespace tandem::cli
