@@ -1,0 +1,440 @@
+// The tandem command line, run as a real process: training end to end, exports that PyTorch
+// loads, resuming, and every kind of bad input ending in a one-line reason and exit code 1 or 2.
+
+#include "tensorfile.h"
+#include "testutil.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tandem;
+
+namespace {
+
+struct Result {
+    int exitCode = -1;
+    bool crashed = false;
+    QString out;
+    QString err;
+    QJsonObject summary() const {
+        const QStringList lines = out.trimmed().split(QLatin1Char('\n'));
+        return QJsonDocument::fromJson(lines.last().toUtf8()).object();
+    }
+};
+
+Result runTandem(const QStringList& args, int timeoutMs = 600000) {
+    QProcess p;
+    p.start(QStringLiteral(TANDEM_BINARY), args);
+    Result r;
+    if (!p.waitForStarted(60000)) {
+        r.err = p.errorString();
+        return r;
+    }
+    p.closeWriteChannel();
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = QStringLiteral("timed out");
+        return r;
+    }
+    r.crashed = p.exitStatus() == QProcess::CrashExit;
+    r.exitCode = p.exitCode();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+const QString kPython = QStringLiteral("/usr/bin/python3");
+
+bool pythonHasTorch() {
+    if (!QFileInfo::exists(kPython))
+        return false;
+    QProcess p;
+    p.start(kPython, {QStringLiteral("-c"), QStringLiteral("import torch")});
+    return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QString fashionDir() {
+    const QByteArray env = qgetenv("FASHION_MNIST_DIR");
+    return env.isEmpty() ? QStringLiteral("/usr/share/datasets/fashion-mnist")
+                         : QString::fromLocal8Bit(env);
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void versionAndUsage();
+    void devicesJson();
+    void badInput_data();
+    void badInput();
+    void trainMlpEndToEnd();
+    void pythonLoadsExports();
+    void exportCommandMatchesRunExports();
+    void resumeFollowsTheSameTrajectory();
+    void resumeRefusesOtherData();
+    void configFile();
+    void userTorchScriptModelWithBatchNorm();
+
+private:
+    QTemporaryDir m_tmp;
+    QString m_run; // the end-to-end run's output folder
+    QJsonObject m_summary;
+};
+
+void TestCli::initTestCase() {
+    QVERIFY(m_tmp.isValid());
+    if (!QFileInfo::exists(fashionDir()))
+        QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist); the README's "
+              "test command installs it");
+    testutil::writeIdxDataset(m_tmp.filePath(QStringLiteral("tiny")), 200, 50, true);
+}
+
+void TestCli::versionAndUsage() {
+    Result r = runTandem({QStringLiteral("--version")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.startsWith(QStringLiteral("tandem ")), qPrintable(r.out));
+    r = runTandem({});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains(QStringLiteral("train")));
+    r = runTandem({QStringLiteral("train"), QStringLiteral("--help")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains(QStringLiteral("--limit-train")));
+}
+
+void TestCli::devicesJson() {
+    Result r = runTandem({QStringLiteral("devices"), QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8());
+    QVERIFY2(doc.isArray(), qPrintable(r.out));
+    const QJsonArray a = doc.array();
+    QVERIFY(!a.isEmpty());
+    for (const QJsonValue& v : a) {
+        const QJsonObject o = v.toObject();
+        const QString kind = o.value(QStringLiteral("kind")).toString();
+        QVERIFY(kind == QLatin1String("cuda") || kind == QLatin1String("mps") ||
+                kind == QLatin1String("cpu"));
+        QVERIFY(!o.value(QStringLiteral("name")).toString().isEmpty());
+        QVERIFY(o.value(QStringLiteral("memory_bytes")).toDouble() > 0);
+        QVERIFY(o.value(QStringLiteral("index")).isDouble());
+    }
+    QCOMPARE(a.last().toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("cpu"));
+    r = runTandem({QStringLiteral("devices")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains(QStringLiteral("LibTorch")));
+}
+
+void TestCli::badInput_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("needle");
+    const QString tiny = QStringLiteral("--data=mnist:") + m_tmp.filePath(QStringLiteral("tiny"));
+    const QString out = QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("bad-out"));
+    QTest::newRow("unknown command")
+        << QStringList{QStringLiteral("fly")} << 2 << QStringLiteral("unknown command");
+    QTest::newRow("unknown option")
+        << QStringList{QStringLiteral("train"), QStringLiteral("--bogus")} << 2
+        << QStringLiteral("bogus");
+    QTest::newRow("epochs not a number")
+        << QStringList{QStringLiteral("train"), QStringLiteral("--epochs"), QStringLiteral("abc")}
+        << 2 << QStringLiteral("--epochs: \"abc\" is not a whole number");
+    QTest::newRow("batch zero") << QStringList{QStringLiteral("train"), QStringLiteral("--batch=0")}
+                                << 2 << QStringLiteral("--batch");
+    QTest::newRow("negative lr") << QStringList{QStringLiteral("train"), QStringLiteral("--lr=-1")}
+                                 << 2 << QStringLiteral("--lr");
+    QTest::newRow("optimizer") << QStringList{QStringLiteral("train"),
+                                              QStringLiteral("--optimizer=rmsprop")}
+                               << 2 << QStringLiteral("unknown optimizer \"rmsprop\"");
+    QTest::newRow("schedule") << QStringList{QStringLiteral("train"),
+                                             QStringLiteral("--schedule=step")}
+                              << 2 << QStringLiteral("unknown schedule");
+    QTest::newRow("unknown model")
+        << QStringList{QStringLiteral("train"), QStringLiteral("--model=gpt"), tiny, out} << 1
+        << QStringLiteral("model file gpt does not exist");
+    QTest::newRow("model not torchscript")
+        << QStringList{QStringLiteral("train"),
+                       QStringLiteral("--model=") + QStringLiteral(TANDEM_BINARY), tiny, out}
+        << 1 << QStringLiteral("not a TorchScript file");
+    QTest::newRow("model does not fit data")
+        << QStringList{QStringLiteral("train"), QStringLiteral("--model=resnet8"), tiny, out} << 1
+        << QStringLiteral("cannot take inputs of shape [2, 1, 28, 28]");
+    QTest::newRow("missing dataset")
+        << QStringList{QStringLiteral("train"), QStringLiteral("--data=mnist:/nonexistent/dir"),
+                       out}
+        << 1 << QStringLiteral("/nonexistent/dir");
+    QTest::newRow("unknown dataset")
+        << QStringList{QStringLiteral("train"), QStringLiteral("--data=imagenet"), out} << 2
+        << QStringLiteral("unknown dataset");
+    QTest::newRow("export needs args")
+        << QStringList{QStringLiteral("export")} << 2 << QStringLiteral("--checkpoint");
+    QTest::newRow("export bad format")
+        << QStringList{QStringLiteral("export"), QStringLiteral("--checkpoint=x"),
+                       QStringLiteral("--out=y"), QStringLiteral("--format=onnx")}
+        << 2 << QStringLiteral("torchscript or safetensors");
+    QTest::newRow("export missing checkpoint")
+        << QStringList{QStringLiteral("export"), QStringLiteral("--checkpoint=/nonexistent.tandem"),
+                       QStringLiteral("--out=y"), QStringLiteral("--format=safetensors")}
+        << 1 << QStringLiteral("no such file");
+    QTest::newRow("resume junk") << QStringList{QStringLiteral("train"),
+                                                QStringLiteral("--resume=") +
+                                                    QStringLiteral(TANDEM_BINARY)}
+                                 << 1 << QStringLiteral("not a Tandem checkpoint");
+}
+
+void TestCli::badInput() {
+    QFETCH(QStringList, args);
+    QFETCH(int, code);
+    QFETCH(QString, needle);
+    const Result r = runTandem(args);
+    QVERIFY2(!r.crashed, qPrintable(r.err));
+    QCOMPARE(r.exitCode, code);
+    QVERIFY2(r.err.contains(needle), qPrintable(r.err));
+    // One line of reason (usage text may follow an unknown command).
+    QVERIFY2(r.err.startsWith(QStringLiteral("tandem: ")), qPrintable(r.err));
+}
+
+void TestCli::trainMlpEndToEnd() {
+    m_run = m_tmp.filePath(QStringLiteral("e2e"));
+    const Result r =
+        runTandem({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                   QStringLiteral("--data=fashion-mnist"), QStringLiteral("--epochs=1"),
+                   QStringLiteral("--batch=64"), QStringLiteral("--optimizer=adam"),
+                   QStringLiteral("--lr=0.001"), QStringLiteral("--limit-train=12000"),
+                   QStringLiteral("--limit-test=2000"), QStringLiteral("--threads=2"),
+                   QStringLiteral("--seed=3"), QStringLiteral("--out=") + m_run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    m_summary = r.summary();
+    const double acc = m_summary.value(QStringLiteral("test_accuracy")).toDouble();
+    QVERIFY2(acc >= 0.78, qPrintable(r.out)); // an MLP on 12k Fashion-MNIST images, one epoch
+    QCOMPARE(m_summary.value(QStringLiteral("steps")).toInt(), 188);
+    QCOMPARE(m_summary.value(QStringLiteral("epochs")).toInt(), 1);
+    QVERIFY(m_summary.value(QStringLiteral("samples_per_s")).toDouble() > 0);
+    QVERIFY(m_summary.value(QStringLiteral("train_loss")).toDouble() < 1.0);
+    QVERIFY(m_summary.value(QStringLiteral("finished")).toBool());
+    for (const char* f : {"model.pt", "model.safetensors", "checkpoint.tandem", "metrics.jsonl"})
+        QVERIFY2(QFileInfo::exists(QDir(m_run).filePath(QLatin1String(f))), f);
+
+    // metrics.jsonl: one line per step with per-worker timing, then the epoch, then the summary.
+    const QList<QByteArray> lines =
+        readAll(QDir(m_run).filePath(QStringLiteral("metrics.jsonl"))).trimmed().split('\n');
+    QCOMPARE(lines.size(), 188 + 2);
+    const QJsonObject step = QJsonDocument::fromJson(lines[10]).object();
+    QCOMPARE(step.value(QStringLiteral("type")).toString(), QStringLiteral("step"));
+    QCOMPARE(step.value(QStringLiteral("step")).toInt(), 11);
+    const QJsonObject w = step.value(QStringLiteral("workers")).toArray().first().toObject();
+    QCOMPARE(w.value(QStringLiteral("samples")).toInt(), 64);
+    QVERIFY(w.value(QStringLiteral("compute_ms")).toDouble() > 0);
+    QVERIFY(w.contains(QStringLiteral("wait_ms")));
+    const QJsonObject epoch = QJsonDocument::fromJson(lines[188]).object();
+    QCOMPARE(epoch.value(QStringLiteral("type")).toString(), QStringLiteral("epoch"));
+    QCOMPARE(epoch.value(QStringLiteral("test_accuracy")).toDouble(), acc);
+}
+
+void TestCli::pythonLoadsExports() {
+    if (m_run.isEmpty())
+        QSKIP("needs the end-to-end run");
+    if (!pythonHasTorch())
+        QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed; cannot check that "
+              "PyTorch loads the exports");
+    QProcess p;
+    p.start(kPython,
+            {QStringLiteral(TANDEM_PYTHON_DIR "/check_export.py"), QStringLiteral("--out"), m_run,
+             QStringLiteral("--model"), QStringLiteral("mlp"), QStringLiteral("--data-dir"),
+             fashionDir(), QStringLiteral("--limit-test"), QStringLiteral("2000"),
+             QStringLiteral("--expect-accuracy"),
+             QString::number(m_summary.value(QStringLiteral("test_accuracy")).toDouble(), 'g', 10),
+             QStringLiteral("--tolerance"), QStringLiteral("0.005")});
+    QVERIFY(p.waitForFinished(300000));
+    const QByteArray out = p.readAllStandardOutput();
+    QVERIFY2(p.exitCode() == 0, (out + p.readAllStandardError()).constData());
+    const QJsonObject o = QJsonDocument::fromJson(out.trimmed().split('\n').last()).object();
+    QVERIFY(o.value(QStringLiteral("parameter_names_match")).toBool());
+}
+
+void TestCli::exportCommandMatchesRunExports() {
+    if (m_run.isEmpty())
+        QSKIP("needs the end-to-end run");
+    const QString ckpt = QDir(m_run).filePath(QStringLiteral("checkpoint.tandem"));
+    const QString st = m_tmp.filePath(QStringLiteral("exported.safetensors"));
+    const QString ts = m_tmp.filePath(QStringLiteral("exported.pt"));
+    Result r = runTandem({QStringLiteral("export"), QStringLiteral("--checkpoint"), ckpt,
+                          QStringLiteral("--format"), QStringLiteral("safetensors"),
+                          QStringLiteral("--out"), st});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(readAll(st), readAll(QDir(m_run).filePath(QStringLiteral("model.safetensors"))));
+    r = runTandem({QStringLiteral("export"), QStringLiteral("--checkpoint"), ckpt,
+                   QStringLiteral("--format"), QStringLiteral("torchscript"),
+                   QStringLiteral("--out"), ts});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(readAll(ts).startsWith("PK")); // a TorchScript archive is a zip
+
+    // A damaged checkpoint is refused with the reason, and nothing is written.
+    QByteArray bytes = readAll(ckpt);
+    bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x10);
+    const QString damaged = m_tmp.filePath(QStringLiteral("damaged.tandem"));
+    QVERIFY(testutil::writeFile(damaged, bytes));
+    const QString never = m_tmp.filePath(QStringLiteral("never.safetensors"));
+    r = runTandem({QStringLiteral("export"), QStringLiteral("--checkpoint"), damaged,
+                   QStringLiteral("--format"), QStringLiteral("safetensors"),
+                   QStringLiteral("--out"), never});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("checksum mismatch")), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(never));
+}
+
+void TestCli::resumeFollowsTheSameTrajectory() {
+    // 2 epochs of 20 steps with warm-up and cosine decay; stop mid-epoch at step 27, resume.
+    const QStringList common{QStringLiteral("train"),
+                             QStringLiteral("--model=mlp"),
+                             QStringLiteral("--data=fashion-mnist"),
+                             QStringLiteral("--limit-train=1280"),
+                             QStringLiteral("--limit-test=500"),
+                             QStringLiteral("--epochs=2"),
+                             QStringLiteral("--batch=64"),
+                             QStringLiteral("--optimizer=adamw"),
+                             QStringLiteral("--lr=0.002"),
+                             QStringLiteral("--schedule=cosine"),
+                             QStringLiteral("--warmup-steps=5"),
+                             QStringLiteral("--threads=1"),
+                             QStringLiteral("--seed=11")};
+    const QString whole = m_tmp.filePath(QStringLiteral("whole")),
+                  parts = m_tmp.filePath(QStringLiteral("parts"));
+    Result a = runTandem(common + QStringList{QStringLiteral("--out=") + whole});
+    QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+    Result b = runTandem(
+        common + QStringList{QStringLiteral("--out=") + parts, QStringLiteral("--max-steps=27")});
+    QVERIFY2(b.exitCode == 0, qPrintable(b.err));
+    QCOMPARE(b.summary().value(QStringLiteral("finished")).toBool(), false);
+    QCOMPARE(b.summary().value(QStringLiteral("steps")).toInt(), 27);
+    Result c = runTandem({QStringLiteral("train"), QStringLiteral("--resume"),
+                          QDir(parts).filePath(QStringLiteral("checkpoint.tandem"))});
+    QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+    QVERIFY(c.err.contains(QStringLiteral("resuming at step 27 of 40")));
+    const QJsonObject sa = a.summary(), sc = c.summary();
+    QCOMPARE(sc.value(QStringLiteral("steps")).toInt(), 40);
+    QCOMPARE(sc.value(QStringLiteral("samples")).toInt(), 13 * 64 - (64 * 20 - 1280));
+    QVERIFY(sc.value(QStringLiteral("finished")).toBool());
+    // The same weights, bit for bit, and so the same figures.
+    QCOMPARE(readAll(QDir(parts).filePath(QStringLiteral("model.safetensors"))),
+             readAll(QDir(whole).filePath(QStringLiteral("model.safetensors"))));
+    QCOMPARE(sc.value(QStringLiteral("test_accuracy")).toDouble(),
+             sa.value(QStringLiteral("test_accuracy")).toDouble());
+    QCOMPARE(sc.value(QStringLiteral("train_loss")).toDouble(),
+             sa.value(QStringLiteral("train_loss")).toDouble());
+    // The resumed run appended to the same metrics log: 40 steps, 2 epochs, 2 summaries.
+    const QList<QByteArray> lines =
+        readAll(QDir(parts).filePath(QStringLiteral("metrics.jsonl"))).trimmed().split('\n');
+    QCOMPARE(lines.size(), 40 + 2 + 2);
+}
+
+void TestCli::resumeRefusesOtherData() {
+    const QString out = m_tmp.filePath(QStringLiteral("other"));
+    const QString tiny = m_tmp.filePath(QStringLiteral("tiny"));
+    Result a = runTandem({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                          QStringLiteral("--data=mnist:") + tiny, QStringLiteral("--max-steps=2"),
+                          QStringLiteral("--out=") + out});
+    QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+    testutil::writeIdxDataset(tiny, 210, 50, true); // the data changes under the run
+    Result b = runTandem({QStringLiteral("train"), QStringLiteral("--resume"),
+                          QDir(out).filePath(QStringLiteral("checkpoint.tandem"))});
+    QCOMPARE(b.exitCode, 1);
+    QVERIFY2(b.err.contains(QStringLiteral("different data")), qPrintable(b.err));
+    testutil::writeIdxDataset(tiny, 200, 50, true);
+    Result c = runTandem({QStringLiteral("train"), QStringLiteral("--resume"),
+                          QDir(out).filePath(QStringLiteral("checkpoint.tandem")),
+                          QStringLiteral("--model=mnist-cnn")});
+    QCOMPARE(c.exitCode, 2);
+}
+
+void TestCli::configFile() {
+    const QString cfg = m_tmp.filePath(QStringLiteral("run.json"));
+    const QString out = m_tmp.filePath(QStringLiteral("cfg-out"));
+    QJsonObject o{
+        {QStringLiteral("model"), QStringLiteral("mlp")},
+        {QStringLiteral("data"), QStringLiteral("mnist:") + m_tmp.filePath(QStringLiteral("tiny"))},
+        {QStringLiteral("epochs"), 2},
+        {QStringLiteral("batch"), 50},
+        {QStringLiteral("optimizer"), QStringLiteral("sgd")},
+        {QStringLiteral("lr"), 0.05},
+        {QStringLiteral("out"), out}};
+    QVERIFY(testutil::writeFile(cfg, QJsonDocument(o).toJson()));
+    Result r = runTandem(
+        {QStringLiteral("train"), QStringLiteral("--config"), cfg, QStringLiteral("--epochs=3")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(r.summary().value(QStringLiteral("steps")).toInt(),
+             3 * 4); // the option wins over the file
+    QCOMPARE(r.summary().value(QStringLiteral("epochs")).toInt(), 3);
+    // The synthetic images encode their label; even SGD learns them in a few steps.
+    QVERIFY(r.summary().value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+
+    o.insert(QStringLiteral("learning_rate"), 0.1);
+    QVERIFY(testutil::writeFile(cfg, QJsonDocument(o).toJson()));
+    r = runTandem({QStringLiteral("train"), QStringLiteral("--config"), cfg});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("unknown key \"learning_rate\"")), qPrintable(r.err));
+    QVERIFY(testutil::writeFile(cfg, "{ not json"));
+    r = runTandem({QStringLiteral("train"), QStringLiteral("--config"), cfg});
+    QCOMPARE(r.exitCode, 2);
+}
+
+void TestCli::userTorchScriptModelWithBatchNorm() {
+    if (!pythonHasTorch())
+        QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed; cannot script a "
+              "user model");
+    const QString model = m_tmp.filePath(QStringLiteral("user.pt"));
+    QProcess p;
+    p.start(kPython, {QStringLiteral(TANDEM_PYTHON_DIR "/make_user_model.py"), model});
+    QVERIFY(p.waitForFinished(300000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    const QString out = m_tmp.filePath(QStringLiteral("user-run"));
+    Result r = runTandem({QStringLiteral("train"), QStringLiteral("--model"), model,
+                          QStringLiteral("--data=mnist:") + m_tmp.filePath(QStringLiteral("tiny")),
+                          QStringLiteral("--epochs=2"), QStringLiteral("--batch=20"),
+                          QStringLiteral("--out=") + out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(r.summary().value(QStringLiteral("steps")).toInt(), 20);
+    QVERIFY(r.summary().value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+    // The BatchNorm statistics were updated by training and saved with the weights.
+    auto st = parseSafetensors(readAll(QDir(out).filePath(QStringLiteral("model.safetensors"))),
+                               QStringLiteral("st"));
+    QVERIFY(st.ok());
+    bool sawMean = false, sawCount = false;
+    for (const TensorRecord& t : *st) {
+        if (t.name == QLatin1String("bn.running_mean")) {
+            const auto* v = reinterpret_cast<const float*>(t.data.constData());
+            double sum = 0;
+            for (int i = 0; i < 8; ++i)
+                sum += std::abs(v[i]);
+            QVERIFY(sum > 0);
+            sawMean = true;
+        }
+        if (t.name == QLatin1String("bn.num_batches_tracked")) {
+            QCOMPARE(*reinterpret_cast<const qint64*>(t.data.constData()), 20);
+            sawCount = true;
+        }
+    }
+    QVERIFY(sawMean && sawCount);
+    // The checkpoint carries the user's model itself, so export works without the original file.
+    QVERIFY(QFile::remove(model));
+    r = runTandem({QStringLiteral("export"), QStringLiteral("--checkpoint"),
+                   QDir(out).filePath(QStringLiteral("checkpoint.tandem")),
+                   QStringLiteral("--format=torchscript"), QStringLiteral("--out"),
+                   m_tmp.filePath(QStringLiteral("user-export.pt"))});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

@@ -1,0 +1,234 @@
+// The run checkpoint container and safetensors: round trips, and refusal of every truncation
+// and of flipped bits.
+
+#include "tensorfile.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QtEndian>
+
+using namespace tandem;
+
+namespace {
+
+TensorRecord record(const QString& name, DType dt, std::vector<int64_t> shape, char fill) {
+    TensorRecord r;
+    r.name = name;
+    r.dtype = dt;
+    r.shape = std::move(shape);
+    r.data = QByteArray(qsizetype(r.numel() * dtypeSize(dt)), fill);
+    for (qsizetype i = 0; i < r.data.size(); ++i)
+        r.data[i] = char(fill + i);
+    return r;
+}
+
+TensorFile sample() {
+    TensorFile f;
+    f.meta =
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("test")}, {QStringLiteral("step"), 42}};
+    f.tensors << record(QStringLiteral("param/fc1.weight"), DType::F32, {3, 4}, 1)
+              << record(QStringLiteral("buffer/bn.num_batches_tracked"), DType::I64, {}, 9)
+              << record(QStringLiteral("empty"), DType::F16, {0, 5}, 0);
+    f.blobs.insert(QStringLiteral("archive"), QByteArray("PK\3\4 some bytes"));
+    return f;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestTensorFile : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void checkpointRoundTrip();
+    void checkpointRejectsEveryTruncation();
+    void checkpointRejectsBitFlips();
+    void checkpointRejectsOtherVersionsAndFiles();
+    void checkpointRejectsLyingDirectory();
+    void safetensorsLayout();
+    void safetensorsRejectsMalformed_data();
+    void safetensorsRejectsMalformed();
+
+private:
+    QTemporaryDir m_tmp;
+};
+
+void TestTensorFile::checkpointRoundTrip() {
+    const QString path = m_tmp.filePath(QStringLiteral("a.tandem"));
+    const TensorFile f = sample();
+    QVERIFY(writeCheckpoint(path, f).ok());
+    auto r = readCheckpoint(path);
+    QVERIFY2(r.ok(), qPrintable(r.ok() ? QString() : r.error().message));
+    QCOMPARE(r->meta, f.meta);
+    QCOMPARE(r->tensors.size(), 3);
+    for (int i = 0; i < 3; ++i) {
+        QCOMPARE(r->tensors[i].name, f.tensors[i].name);
+        QCOMPARE(r->tensors[i].dtype, f.tensors[i].dtype);
+        QCOMPARE(r->tensors[i].shape, f.tensors[i].shape);
+        QCOMPARE(r->tensors[i].data, f.tensors[i].data);
+    }
+    QCOMPARE(r->blobs, f.blobs);
+    QVERIFY(readAll(path).startsWith("TANDEMCK"));
+}
+
+void TestTensorFile::checkpointRejectsEveryTruncation() {
+    const QString path = m_tmp.filePath(QStringLiteral("t.tandem"));
+    QVERIFY(writeCheckpoint(path, sample()).ok());
+    const QByteArray bytes = readAll(path);
+    for (qsizetype n = 0; n < bytes.size(); ++n) {
+        auto r = parseCheckpoint(bytes.left(n), QStringLiteral("t.tandem"));
+        QVERIFY2(!r.ok(), qPrintable(QStringLiteral("accepted a file cut to %1 bytes").arg(n)));
+        QVERIFY(r.error().code == ErrorCode::Corrupt || r.error().code == ErrorCode::Incompatible);
+    }
+}
+
+void TestTensorFile::checkpointRejectsBitFlips() {
+    const QString path = m_tmp.filePath(QStringLiteral("b.tandem"));
+    QVERIFY(writeCheckpoint(path, sample()).ok());
+    const QByteArray bytes = readAll(path);
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        for (int bit : {0, 7}) {
+            QByteArray b = bytes;
+            b[i] = char(b[i] ^ (1 << bit));
+            auto r = parseCheckpoint(b, QStringLiteral("b.tandem"));
+            QVERIFY2(
+                !r.ok(),
+                qPrintable(QStringLiteral("accepted a flip of bit %1 at byte %2").arg(bit).arg(i)));
+        }
+    }
+    auto r =
+        parseCheckpoint(bytes.left(bytes.size() - 1) + char(bytes.back() ^ 1), QStringLiteral("b"));
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.contains(QStringLiteral("checksum")), qPrintable(r.error().message));
+}
+
+void TestTensorFile::checkpointRejectsOtherVersionsAndFiles() {
+    const QString path = m_tmp.filePath(QStringLiteral("v.tandem"));
+    QVERIFY(writeCheckpoint(path, sample()).ok());
+    QByteArray b = readAll(path);
+    qToLittleEndian<quint32>(7, b.data() + 8);
+    auto r = parseCheckpoint(b, QStringLiteral("v.tandem"));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::Incompatible);
+    QVERIFY2(r.error().message.contains(QStringLiteral("version 7")),
+             qPrintable(r.error().message));
+
+    auto pickle = parseCheckpoint(QByteArray("\x80\x02}q\0.", 6) + QByteArray(100, 'x'),
+                                  QStringLiteral("p.pt"));
+    QVERIFY(!pickle.ok());
+    QVERIFY(pickle.error().message.contains(QStringLiteral("not a Tandem checkpoint")));
+    auto missing = readCheckpoint(m_tmp.filePath(QStringLiteral("nope")));
+    QVERIFY(!missing.ok());
+    QCOMPARE(missing.error().code, ErrorCode::NotFound);
+}
+
+void TestTensorFile::checkpointRejectsLyingDirectory() {
+    // A well-formed file (digest and all) whose directory points outside the data, or whose
+    // shape disagrees with the byte count, is refused: the digest proves integrity, not sense.
+    auto build = [](const QJsonObject& entry) {
+        const QByteArray header =
+            QJsonDocument(QJsonObject{{QStringLiteral("meta"), QJsonObject{}},
+                                      {QStringLiteral("tensors"), QJsonArray{entry}},
+                                      {QStringLiteral("blobs"), QJsonArray{}}})
+                .toJson(QJsonDocument::Compact);
+        QByteArray b("TANDEMCK");
+        char v[4], n[8];
+        qToLittleEndian<quint32>(kCheckpointVersion, v);
+        qToLittleEndian<quint64>(quint64(header.size()), n);
+        b.append(v, 4).append(n, 8).append(header).append(QByteArray(16, '\0'));
+        return b + QCryptographicHash::hash(b, QCryptographicHash::Sha256);
+    };
+    auto entry = [](QJsonArray shape, qint64 off, qint64 len, const QString& dt) {
+        return QJsonObject{{QStringLiteral("name"), QStringLiteral("w")},
+                           {QStringLiteral("dtype"), dt},
+                           {QStringLiteral("shape"), shape},
+                           {QStringLiteral("offset"), off},
+                           {QStringLiteral("nbytes"), len}};
+    };
+    QVERIFY(
+        parseCheckpoint(build(entry({4}, 0, 16, QStringLiteral("F32"))), QStringLiteral("x")).ok());
+    QVERIFY(!parseCheckpoint(build(entry({4}, 8, 16, QStringLiteral("F32"))), QStringLiteral("x"))
+                 .ok());
+    QVERIFY(!parseCheckpoint(build(entry({5}, 0, 16, QStringLiteral("F32"))), QStringLiteral("x"))
+                 .ok());
+    QVERIFY(
+        !parseCheckpoint(build(entry({4}, 0, 16, QStringLiteral("Q8"))), QStringLiteral("x")).ok());
+    QVERIFY(!parseCheckpoint(build(entry({-4}, 0, 16, QStringLiteral("F32"))), QStringLiteral("x"))
+                 .ok());
+    QVERIFY(!parseCheckpoint(build(entry({4294967296.0, 4294967296.0, 4294967296.0}, 0, 16,
+                                         QStringLiteral("F32"))),
+                             QStringLiteral("x"))
+                 .ok());
+    QVERIFY(!parseCheckpoint(build(entry({4}, -1, 16, QStringLiteral("F32"))), QStringLiteral("x"))
+                 .ok());
+}
+
+void TestTensorFile::safetensorsLayout() {
+    const QString path = m_tmp.filePath(QStringLiteral("m.safetensors"));
+    QList<TensorRecord> ts{record(QStringLiteral("fc.weight"), DType::F32, {2, 3}, 3),
+                           record(QStringLiteral("fc.bias"), DType::F32, {2}, 5),
+                           record(QStringLiteral("bn.num_batches_tracked"), DType::I64, {}, 1)};
+    QVERIFY(writeSafetensors(path, ts, {{QStringLiteral("format"), QStringLiteral("pt")}}).ok());
+    const QByteArray b = readAll(path);
+    const quint64 n = qFromLittleEndian<quint64>(b.constData());
+    QCOMPARE(n % 8, 0u); // data starts aligned
+    const QJsonObject h = QJsonDocument::fromJson(b.mid(8, qsizetype(n))).object();
+    QCOMPARE(h.value(QStringLiteral("__metadata__"))
+                 .toObject()
+                 .value(QStringLiteral("format"))
+                 .toString(),
+             QStringLiteral("pt"));
+    const QJsonObject w = h.value(QStringLiteral("fc.weight")).toObject();
+    QCOMPARE(w.value(QStringLiteral("dtype")).toString(), QStringLiteral("F32"));
+    QCOMPARE(w.value(QStringLiteral("shape")).toArray(), (QJsonArray{2, 3}));
+    QCOMPARE(w.value(QStringLiteral("data_offsets")).toArray(), (QJsonArray{0, 24}));
+    QCOMPARE(qsizetype(8 + n + 24 + 8 + 8), b.size());
+    auto back = parseSafetensors(b, path);
+    QVERIFY(back.ok());
+    QCOMPARE(back->size(), 3);
+    for (const TensorRecord& t : *back)
+        for (const TensorRecord& o : ts)
+            if (o.name == t.name) {
+                QCOMPARE(t.data, o.data);
+                QCOMPARE(t.shape, o.shape);
+            }
+}
+
+void TestTensorFile::safetensorsRejectsMalformed_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    auto make = [](const QByteArray& json, int dataBytes) {
+        char n[8];
+        qToLittleEndian<quint64>(quint64(json.size()), n);
+        return QByteArray(n, 8) + json + QByteArray(dataBytes, '\0');
+    };
+    QTest::newRow("short") << QByteArray("abc");
+    QTest::newRow("header past end") << QByteArray("\xff\0\0\0\0\0\0\0{}", 10);
+    QTest::newRow("not json") << make("{nope", 0);
+    QTest::newRow("offsets past end")
+        << make(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4);
+    QTest::newRow("reversed offsets")
+        << make(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", 8);
+    QTest::newRow("shape mismatch")
+        << make(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8);
+    QTest::newRow("unknown dtype")
+        << make(R"({"a":{"dtype":"F8","shape":[8],"data_offsets":[0,8]}})", 8);
+}
+
+void TestTensorFile::safetensorsRejectsMalformed() {
+    QFETCH(QByteArray, bytes);
+    auto r = parseSafetensors(bytes, QStringLiteral("x.safetensors"));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::Corrupt);
+}
+
+QTEST_GUILESS_MAIN(TestTensorFile)
+#include "test_tensorfile.moc"
