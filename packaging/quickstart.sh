@@ -1,0 +1,44 @@
+#!/bin/sh
+# Quick start on Debian 12 / Ubuntu 24.04: installs what is missing, builds, then
+#   run   starts Tandem with its built-in demo (mnist-cnn on Fashion-MNIST)
+#   test  runs the whole test suite
+set -eu
+cd "$(dirname "$0")/.."
+
+# Build tools, Qt, LibTorch, protobuf, OpenSSL and zlib; the demo dataset; PyTorch for Python,
+# which the tests use to prove that exported models load; Xvfb for the GUI tests; fonts that
+# render Devanagari and CJK.
+packages="cmake ninja-build g++ ccache pkg-config
+  qt6-base-dev qt6-charts-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev
+  libtorch-dev libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev
+  dataset-fashion-mnist python3-torch python3-numpy xvfb xauth fonts-noto-core fonts-noto-cjk"
+
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "Installing:$missing"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build
+
+case "${1:-run}" in
+run)
+    shift 2>/dev/null || true
+    exec build/bin/tandem train "$@"
+    ;;
+test)
+    cd build
+    exec ctest --output-on-failure --parallel 2
+    ;;
+*)
+    echo "usage: $0 run|test" >&2
+    exit 2
+    ;;
+esac
