@@ -26,25 +26,6 @@ Q_LOGGING_CATEGORY(lcDevices, "tandem.devices")
 
 namespace tandem {
 
-QString DeviceInfo::torchDevice() const {
-    if (kind == QLatin1String("cuda"))
-        return QStringLiteral("cuda:%1").arg(index);
-    return kind;
-}
-
-QJsonObject DeviceInfo::toJson() const {
-    QJsonObject o{{QStringLiteral("kind"), kind},
-                  {QStringLiteral("index"), index},
-                  {QStringLiteral("name"), name},
-                  {QStringLiteral("memory_bytes"), static_cast<qint64>(memoryBytes)},
-                  {QStringLiteral("cores"), cores},
-                  {QStringLiteral("torch_version"), torchVersion},
-                  {QStringLiteral("mixed_precision"), mixedPrecision}};
-    if (!capability.isEmpty())
-        o.insert(QStringLiteral("capability"), capability);
-    return o;
-}
-
 QString torchVersionString() {
     return QStringLiteral(TORCH_VERSION);
 }

@@ -38,10 +38,9 @@ at::Tensor gatherLabels(const Dataset& data, const std::vector<int64_t>& indices
     return out;
 }
 
-LocalWorker::LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
-                         std::shared_ptr<const Dataset> data)
-    : m_name(std::move(name))
-    , m_device(std::move(device))
+ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
+                           std::shared_ptr<const Dataset> data)
+    : m_device(std::move(device))
     , m_torchDevice(m_device.torchDevice().toStdString())
     , m_model(model)
     , m_data(std::move(data)) {
@@ -58,6 +57,12 @@ LocalWorker::LocalWorker(QString name, DeviceInfo device, const torch::jit::Modu
     m_buffers = std::move(t.buffers);
     for (at::Tensor& p : m_params)
         p.detach_().requires_grad_(true);
+}
+
+LocalWorker::LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
+                         std::shared_ptr<const Dataset> data)
+    : m_name(std::move(name))
+    , m_replica(std::move(device), model, std::move(data)) {
     m_thread = std::thread([this] { run(); });
 }
 
@@ -98,7 +103,7 @@ void LocalWorker::run() {
             req = std::move(*m_request);
             m_request.reset();
         }
-        Expected<WorkResult> r = compute(req);
+        Expected<WorkResult> r = m_replica.compute(req, m_name);
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_result = std::move(r);
@@ -107,14 +112,14 @@ void LocalWorker::run() {
     }
 }
 
-Expected<WorkResult> LocalWorker::compute(const WorkRequest& req) {
+Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString& workerName) {
     QElapsedTimer timer;
     timer.start();
     WorkResult out;
     out.step = req.step;
     out.samples = static_cast<int64_t>(req.indices.size());
     try {
-        {
+        if (req.params) {
             at::NoGradGuard noGrad;
             for (size_t i = 0; i < m_params.size(); ++i)
                 m_params[i].copy_((*req.params)[i]);
@@ -148,7 +153,7 @@ Expected<WorkResult> LocalWorker::compute(const WorkRequest& req) {
             msg +=
                 QStringLiteral(" — lower the batch size or free memory on %1").arg(m_device.name);
         return makeError(ErrorCode::Runtime,
-                         QStringLiteral("worker %1 on %2: %3").arg(m_name, m_device.name, msg));
+                         QStringLiteral("worker %1 on %2: %3").arg(workerName, m_device.name, msg));
     }
     out.computeMs = double(timer.nsecsElapsed()) / 1e6;
     return out;

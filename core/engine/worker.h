@@ -25,10 +25,14 @@ struct WorkRequest {
     int64_t step = 0;
     std::vector<int64_t> indices;
     // The coordinator's current parameters and buffers. They are not modified until every
-    // result of this step is in, so a worker may read them without copying first.
+    // result of this step is in, so a worker may read them without copying first. Null when
+    // the weights are already in place (a worker process receives them separately).
     const std::vector<at::Tensor>* params = nullptr;
     const std::vector<at::Tensor>* buffers = nullptr;
     uint64_t seed = 0; // seeds dropout and other randomness for this step and worker
+    // The same weights packed for the wire, shared by every remote worker of the step.
+    std::shared_ptr<const QByteArray> packedWeights;
+    int64_t weightsVersion = 0;
 };
 
 struct WorkResult {
@@ -56,7 +60,35 @@ public:
 at::Tensor gatherInputs(const Dataset& data, const std::vector<int64_t>& indices);
 at::Tensor gatherLabels(const Dataset& data, const std::vector<int64_t>& indices);
 
-// Runs a private copy of the model on one device, on a thread of its own.
+// A private copy of the model on one device that turns sample indices into gradients. The
+// in-process worker and a worker process both compute through it.
+class ModelReplica {
+public:
+    ModelReplica(DeviceInfo device, const torch::jit::Module& model,
+                 std::shared_ptr<const Dataset> data);
+
+    const DeviceInfo& device() const { return m_device; }
+    // The replica's own tensors, on its device; a worker process writes received weights here.
+    std::vector<at::Tensor>& params() { return m_params; }
+    std::vector<at::Tensor>& buffers() { return m_buffers; }
+    torch::jit::Module& module() { return m_model; }
+
+    // Copies the request's weights in (when it carries any), runs forward and backward on the
+    // request's samples and returns the mean gradient. Never throws: LibTorch errors (out of
+    // memory, a model that fails) come back as values.
+    Expected<WorkResult> compute(const WorkRequest& req, const QString& workerName);
+
+private:
+    DeviceInfo m_device;
+    c10::Device m_torchDevice;
+    torch::jit::Module m_model;
+    std::vector<at::Tensor> m_params;
+    std::vector<at::Tensor> m_buffers;
+    std::shared_ptr<const Dataset> m_data;
+};
+
+// Runs a ModelReplica on a thread of its own, so that several workers (and the coordinator)
+// overlap.
 class LocalWorker final : public WorkerLink {
 public:
     LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
@@ -64,21 +96,15 @@ public:
     ~LocalWorker() override;
 
     QString name() const override { return m_name; }
-    DeviceInfo device() const override { return m_device; }
+    DeviceInfo device() const override { return m_replica.device(); }
     void submit(WorkRequest request) override;
     Expected<WorkResult> wait() override;
 
 private:
     void run();
-    Expected<WorkResult> compute(const WorkRequest& req);
 
     QString m_name;
-    DeviceInfo m_device;
-    c10::Device m_torchDevice;
-    torch::jit::Module m_model;
-    std::vector<at::Tensor> m_params;
-    std::vector<at::Tensor> m_buffers;
-    std::shared_ptr<const Dataset> m_data;
+    ModelReplica m_replica;
 
     std::mutex m_mutex;
     std::condition_variable m_cv;

@@ -1,11 +1,14 @@
 #include "dataset.h"
 
 #include "gzip.h"
+#include "tensorfile.h"
 
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QtEndian>
 
@@ -568,6 +571,109 @@ Expected<DatasetSplits> readCsvDataset(const QString& specBody, const QString& s
         s.description = QStringLiteral("CSV %1 (every fifth row held out for testing)").arg(file);
     }
     finish(s);
+    return s;
+}
+
+// ---- Container -----------------------------------------------------------------------------
+
+namespace {
+
+void putSplit(TensorFile& f, const QString& prefix, const Dataset& d) {
+    TensorRecord x;
+    x.name = prefix + QStringLiteral(".x");
+    x.shape = {d.count()};
+    x.shape.insert(x.shape.end(), d.sampleShape.begin(), d.sampleShape.end());
+    if (d.storage == Dataset::Storage::U8) {
+        x.dtype = DType::U8;
+        x.data = QByteArray(reinterpret_cast<const char*>(d.u8.data()), qsizetype(d.u8.size()));
+    } else {
+        x.dtype = DType::F32;
+        x.data = QByteArray(reinterpret_cast<const char*>(d.f32.data()),
+                            qsizetype(d.f32.size() * sizeof(float)));
+    }
+    TensorRecord y;
+    y.name = prefix + QStringLiteral(".y");
+    y.dtype = DType::I64;
+    y.shape = {d.count()};
+    y.data = QByteArray(reinterpret_cast<const char*>(d.labels.data()),
+                        qsizetype(d.labels.size() * sizeof(int64_t)));
+    f.tensors << x << y;
+}
+
+Expected<Dataset> getSplit(const TensorFile& f, const QString& prefix, int numClasses,
+                           const QString& name) {
+    const TensorRecord* x = nullptr;
+    const TensorRecord* y = nullptr;
+    for (const TensorRecord& t : f.tensors) {
+        if (t.name == prefix + QStringLiteral(".x"))
+            x = &t;
+        else if (t.name == prefix + QStringLiteral(".y"))
+            y = &t;
+    }
+    if (!x || !y || x->shape.size() < 2 || y->dtype != DType::I64 || y->shape.size() != 1 ||
+        y->shape[0] != x->shape[0] || (x->dtype != DType::U8 && x->dtype != DType::F32))
+        return corrupt(name, QStringLiteral("the %1 split is missing or malformed").arg(prefix));
+    Dataset d;
+    d.sampleShape.assign(x->shape.begin() + 1, x->shape.end());
+    if (x->dtype == DType::U8) {
+        d.storage = Dataset::Storage::U8;
+        d.u8.assign(x->data.begin(), x->data.end());
+    } else {
+        d.storage = Dataset::Storage::F32;
+        d.f32.resize(size_t(x->numel()));
+        memcpy(d.f32.data(), x->data.constData(), size_t(x->data.size()));
+    }
+    d.labels.resize(size_t(y->numel()));
+    memcpy(d.labels.data(), y->data.constData(), size_t(y->data.size()));
+    if (auto st = checkLabels(d.labels, numClasses, name); !st)
+        return st.error();
+    return d;
+}
+
+} // namespace
+
+Expected<QByteArray> datasetToContainer(const DatasetSplits& data) {
+    TensorFile f;
+    f.meta =
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("tandem-dataset")},
+                    {QStringLiteral("dataset_kind"), data.kind},
+                    {QStringLiteral("spec"), data.spec},
+                    {QStringLiteral("description"), data.description},
+                    {QStringLiteral("num_classes"), data.numClasses},
+                    {QStringLiteral("class_names"), QJsonArray::fromStringList(data.classNames)},
+                    {QStringLiteral("hash"), QString::fromLatin1(data.contentHash)}};
+    putSplit(f, QStringLiteral("train"), data.train);
+    putSplit(f, QStringLiteral("test"), data.test);
+    return serializeCheckpoint(f);
+}
+
+Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QString& name) {
+    auto f = parseCheckpoint(bytes, name);
+    if (!f)
+        return f.error();
+    const QJsonObject m = f->meta;
+    if (m.value(QStringLiteral("kind")).toString() != QLatin1String("tandem-dataset"))
+        return corrupt(name, QStringLiteral("not a Tandem dataset"));
+    DatasetSplits s;
+    s.kind = m.value(QStringLiteral("dataset_kind")).toString();
+    s.spec = m.value(QStringLiteral("spec")).toString();
+    s.description = m.value(QStringLiteral("description")).toString();
+    s.numClasses = m.value(QStringLiteral("num_classes")).toInt();
+    for (const QJsonValue& v : m.value(QStringLiteral("class_names")).toArray())
+        s.classNames << v.toString();
+    if (s.numClasses < 1 || s.numClasses > kMaxClasses)
+        return corrupt(name, QStringLiteral("invalid class count"));
+    auto train = getSplit(*f, QStringLiteral("train"), s.numClasses, name);
+    if (!train)
+        return train.error();
+    auto test = getSplit(*f, QStringLiteral("test"), s.numClasses, name);
+    if (!test)
+        return test.error();
+    s.train = std::move(*train);
+    s.test = std::move(*test);
+    finish(s);
+    if (s.contentHash != m.value(QStringLiteral("hash")).toString().toLatin1())
+        return corrupt(name, QStringLiteral("its content does not match its hash"));
     return s;
 }
 

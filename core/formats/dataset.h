@@ -57,6 +57,12 @@ QString defaultFashionMnistDir();
 //                                 row is held out for testing
 Expected<DatasetSplits> loadDataset(const QString& spec);
 
+// A dataset as one self-describing blob (Tandem's checkpoint container), for sending it to a
+// worker that lacks it and for that worker's cache. The hash is recomputed on reading, so a
+// blob that does not hold what its name claims is refused.
+Expected<QByteArray> datasetToContainer(const DatasetSplits& data);
+Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QString& name);
+
 // The individual readers, exposed for tests and fuzzing.
 struct IdxArray {
     std::vector<int64_t> dims;

@@ -8,6 +8,7 @@
 #include <QSet>
 #include <QtEndian>
 
+#include <functional>
 #include <limits>
 
 namespace tandem {
@@ -130,7 +131,12 @@ int64_t TensorRecord::numel() const {
 
 // ---- Checkpoint ----------------------------------------------------------------------------
 
-Status writeCheckpoint(const QString& path, const TensorFile& file) {
+namespace {
+
+// Writes the container through `sink`, computing the trailing digest on the way, so files
+// and in-memory copies share one layout and neither holds the data twice.
+Status emitCheckpoint(const TensorFile& file,
+                      const std::function<bool(const char*, qint64)>& sink) {
     QJsonArray dir;
     qint64 offset = 0;
     for (const TensorRecord& t : file.tensors) {
@@ -156,15 +162,10 @@ Status writeCheckpoint(const QString& path, const TensorFile& file) {
                                                         {QStringLiteral("tensors"), dir},
                                                         {QStringLiteral("blobs"), blobs}})
                                   .toJson(QJsonDocument::Compact);
-
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly))
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
     QCryptographicHash digest(QCryptographicHash::Sha256);
     auto put = [&](const char* p, qint64 n) {
         digest.addData(QByteArrayView(p, n));
-        return out.write(p, n) == n;
+        return sink(p, n);
     };
     char fixed[kFixed];
     memcpy(fixed, kMagic, 8);
@@ -176,11 +177,38 @@ Status writeCheckpoint(const QString& path, const TensorFile& file) {
     for (const QByteArray& b : file.blobs)
         ok = ok && put(b.constData(), b.size());
     const QByteArray sum = digest.result();
-    ok = ok && out.write(sum) == sum.size();
-    if (!ok || !out.commit())
+    ok = ok && sink(sum.constData(), sum.size());
+    if (!ok)
+        return makeError(ErrorCode::Io, QStringLiteral("write failed"));
+    return success();
+}
+
+} // namespace
+
+Status writeCheckpoint(const QString& path, const TensorFile& file) {
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+    const Status st =
+        emitCheckpoint(file, [&](const char* p, qint64 n) { return out.write(p, n) == n; });
+    if (!st && st.error().code != ErrorCode::Io)
+        return st;
+    if (!st || !out.commit())
         return makeError(ErrorCode::Io,
                          QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
     return success();
+}
+
+Expected<QByteArray> serializeCheckpoint(const TensorFile& file) {
+    QByteArray out;
+    const Status st = emitCheckpoint(file, [&](const char* p, qint64 n) {
+        out.append(p, n);
+        return true;
+    });
+    if (!st)
+        return st.error();
+    return out;
 }
 
 Expected<TensorFile> readCheckpoint(const QString& path) {

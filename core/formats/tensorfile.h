@@ -48,6 +48,7 @@ struct TensorFile {
 constexpr uint32_t kCheckpointVersion = 1;
 
 Status writeCheckpoint(const QString& path, const TensorFile& file);
+Expected<QByteArray> serializeCheckpoint(const TensorFile& file);
 Expected<TensorFile> readCheckpoint(const QString& path);
 Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& name);
 
