@@ -1,0 +1,72 @@
+#pragma once
+
+#include "expected.h"
+
+#include <QByteArray>
+#include <QHash>
+
+#include <cstdint>
+#include <optional>
+
+namespace tandem::wire {
+
+// No frame may be larger. Large payloads travel as blobs of kBlobPartBytes parts, so memory
+// for one frame stays bounded whatever a peer claims.
+constexpr qint64 kMaxFrameBytes = 4 << 20;
+constexpr qint64 kBlobPartBytes = 1 << 20;
+
+// A frame on the wire: 4-byte little-endian payload length, then the payload.
+QByteArray frame(const QByteArray& payload);
+
+// Splits a byte stream into frame payloads. The length prefix is checked against the cap
+// before anything is buffered for that frame; an oversized length is a protocol error and the
+// decoder stays failed (the connection must be closed).
+class FrameDecoder {
+public:
+    explicit FrameDecoder(qint64 maxFrame = kMaxFrameBytes)
+        : m_max(maxFrame) {}
+
+    void append(const QByteArray& bytes) { m_buf.append(bytes); }
+    // The next whole frame's payload; nullopt when more bytes are needed. Sets failed() when
+    // the stream is malformed.
+    std::optional<QByteArray> next();
+    bool failed() const { return !m_error.isEmpty(); }
+    QString error() const { return m_error; }
+    qint64 buffered() const { return m_buf.size() - m_pos; }
+
+private:
+    QByteArray m_buf;
+    qsizetype m_pos = 0;
+    qint64 m_max;
+    QString m_error;
+};
+
+// Reassembles blobs from their parts. Each blob's declared size is checked against a cap for
+// its kind (the caller knows what it expects: exact tensor sizes, a bound for a model file)
+// before any byte is stored, parts must arrive in order, and a completed blob is kept until
+// taken.
+class BlobAssembler {
+public:
+    // cap(kind) returns the largest size accepted for that kind, or -1 to refuse the kind.
+    void setCap(uint32_t kind, qint64 maxBytes) { m_caps.insert(kind, maxBytes); }
+    void setMaxPending(int n) { m_maxPending = n; }
+
+    // Adds a part. Returns an error for a protocol violation; the connection should close.
+    Status add(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset, const QByteArray& data);
+    // A completed blob, removed from the assembler; nullopt if not (yet) complete.
+    std::optional<QByteArray> take(uint64_t id);
+    qint64 pendingBytes() const;
+
+private:
+    struct Pending {
+        uint32_t kind = 0;
+        uint64_t total = 0;
+        QByteArray data;
+    };
+    QHash<uint32_t, qint64> m_caps;
+    QHash<uint64_t, Pending> m_pending;
+    QHash<uint64_t, QByteArray> m_done;
+    int m_maxPending = 8;
+};
+
+} // namespace tandem::wire

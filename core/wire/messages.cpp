@@ -1,0 +1,334 @@
+// The one file that sees the generated protobuf types.
+
+#include "messages.h"
+
+#include "tandem.pb.h"
+
+namespace tandem::wire {
+
+namespace {
+
+// Strings and repeated fields a peer sends are bounded here, after protobuf has parsed the
+// frame (itself bounded by the frame cap).
+constexpr int kMaxText = 4096;
+constexpr int kMaxDevices = 64;
+constexpr int kMaxTensors = 1 << 16;
+constexpr int kMaxRank = 16;
+
+QString text(const std::string& s) {
+    return QString::fromUtf8(s.data(), qsizetype(std::min<size_t>(s.size(), kMaxText)));
+}
+std::string str(const QString& s) {
+    return s.toStdString();
+}
+std::string bytes(const QByteArray& b) {
+    return std::string(b.constData(), size_t(b.size()));
+}
+
+void devToPb(const DeviceInfo& d, ::tandem::pb::Device* o) {
+    o->set_kind(str(d.kind));
+    o->set_index(d.index);
+    o->set_name(str(d.name));
+    o->set_memory_bytes(d.memoryBytes);
+    o->set_capability(str(d.capability));
+    o->set_cores(d.cores);
+    o->set_torch_version(str(d.torchVersion));
+    o->set_mixed_precision(d.mixedPrecision);
+}
+
+DeviceInfo devFromPb(const ::tandem::pb::Device& o) {
+    DeviceInfo d;
+    d.kind = text(o.kind());
+    d.index = o.index();
+    d.name = text(o.name());
+    d.memoryBytes = o.memory_bytes();
+    d.capability = text(o.capability());
+    d.cores = o.cores();
+    d.torchVersion = text(o.torch_version());
+    d.mixedPrecision = o.mixed_precision();
+    return d;
+}
+
+void metaToPb(const TensorMeta& m, ::tandem::pb::TensorMeta* o) {
+    o->set_name(str(m.name));
+    for (int64_t s : m.shape)
+        o->add_shape(s);
+    o->set_dtype(str(m.dtype));
+}
+
+Expected<TensorMeta> metaFromPb(const ::tandem::pb::TensorMeta& o) {
+    TensorMeta m;
+    m.name = text(o.name());
+    m.dtype = text(o.dtype());
+    if (o.shape_size() > kMaxRank)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("tensor %1 has rank %2").arg(m.name).arg(o.shape_size()));
+    for (int64_t s : o.shape()) {
+        if (s < 0)
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("tensor %1 has a negative dimension").arg(m.name));
+        m.shape.push_back(s);
+    }
+    return m;
+}
+
+struct Encoder {
+    ::tandem::pb::Envelope& e;
+    void operator()(const Hello& m) {
+        auto* o = e.mutable_hello();
+        o->set_protocol_version(m.protocolVersion);
+        o->set_app_version(str(m.appVersion));
+        o->set_torch_version(str(m.torchVersion));
+        o->set_device_id(str(m.deviceId));
+        o->set_display_name(str(m.displayName));
+        o->set_role(str(m.role));
+        for (const DeviceInfo& d : m.devices)
+            devToPb(d, o->add_devices());
+    }
+    void operator()(const Reject& m) {
+        auto* o = e.mutable_reject();
+        o->set_code(uint32_t(m.code));
+        o->set_message(str(m.message));
+    }
+    void operator()(const RunSpec& m) {
+        auto* o = e.mutable_run_spec();
+        o->set_run_id(str(m.runId));
+        o->set_config_json(bytes(m.configJson));
+        o->set_model_blob(m.modelBlob);
+        o->set_schema_hash(str(m.schemaHash));
+        o->set_dataset_spec(str(m.datasetSpec));
+        o->set_dataset_hash(str(m.datasetHash));
+        o->set_mode(str(m.mode));
+        o->set_wire_dtype(str(m.wireDtype));
+        for (const TensorMeta& t : m.params)
+            metaToPb(t, o->add_params());
+        for (const TensorMeta& t : m.buffers)
+            metaToPb(t, o->add_buffers());
+        o->set_train_samples(m.trainSamples);
+    }
+    void operator()(const Ready& m) {
+        auto* o = e.mutable_ready();
+        o->set_schema_hash(str(m.schemaHash));
+        devToPb(m.device, o->mutable_device());
+        o->set_max_batch(m.maxBatch);
+    }
+    void operator()(const DataRequest& m) {
+        e.mutable_data_request()->set_dataset_hash(str(m.datasetHash));
+    }
+    void operator()(const DataOffer& m) { e.mutable_data_offer()->set_blob(m.blob); }
+    void operator()(const Assign& m) {
+        auto* o = e.mutable_assign();
+        o->set_step(m.step);
+        o->mutable_indices()->Reserve(int(m.indices.size()));
+        for (int64_t i : m.indices)
+            o->add_indices(i);
+        o->set_seed(m.seed);
+        o->set_weights_blob(m.weightsBlob);
+        o->set_weights_version(m.weightsVersion);
+        o->set_inner_steps(m.innerSteps);
+        o->set_lr(m.lr);
+    }
+    void operator()(const Result& m) {
+        auto* o = e.mutable_result();
+        o->set_step(m.step);
+        o->set_samples(m.samples);
+        o->set_loss_sum(m.lossSum);
+        o->set_correct(m.correct);
+        o->set_compute_ms(m.computeMs);
+        o->set_tensors_blob(m.tensorsBlob);
+        o->set_weights_version(m.weightsVersion);
+    }
+    void operator()(const BlobPart& m) {
+        auto* o = e.mutable_blob_part();
+        o->set_id(m.id);
+        o->set_kind(uint32_t(m.kind));
+        o->set_total(m.total);
+        o->set_offset(m.offset);
+        o->set_data(bytes(m.data));
+    }
+    void operator()(const Control& m) {
+        ::tandem::pb::Control_Action a = ::tandem::pb::Control_Action_NONE;
+        switch (m.action) {
+        case Control::Action::None:
+            break;
+        case Control::Action::Pause:
+            a = ::tandem::pb::Control_Action_PAUSE;
+            break;
+        case Control::Action::Resume:
+            a = ::tandem::pb::Control_Action_RESUME;
+            break;
+        case Control::Action::Stop:
+            a = ::tandem::pb::Control_Action_STOP;
+            break;
+        }
+        e.mutable_control()->set_action(a);
+    }
+    void operator()(const Bye& m) { e.mutable_bye()->set_reason(str(m.reason)); }
+    void operator()(const Ping& m) { e.mutable_ping()->set_nonce(m.nonce); }
+    void operator()(const Pong& m) { e.mutable_pong()->set_nonce(m.nonce); }
+    void operator()(const WorkError& m) {
+        auto* o = e.mutable_work_error();
+        o->set_step(m.step);
+        o->set_message(str(m.message));
+    }
+};
+
+Error corrupt(const QString& what) {
+    return makeError(ErrorCode::Corrupt, what);
+}
+
+} // namespace
+
+QByteArray encode(const Message& m) {
+    ::tandem::pb::Envelope e;
+    std::visit(Encoder{e}, m);
+    std::string out;
+    e.SerializeToString(&out);
+    return QByteArray(out.data(), qsizetype(out.size()));
+}
+
+Expected<Message> decode(const QByteArray& payload) {
+    ::tandem::pb::Envelope e;
+    if (!e.ParseFromArray(payload.constData(), int(payload.size())))
+        return corrupt(QStringLiteral("a message could not be parsed"));
+    switch (e.body_case()) {
+    case ::tandem::pb::Envelope::kHello: {
+        const auto& o = e.hello();
+        Hello m;
+        m.protocolVersion = o.protocol_version();
+        m.appVersion = text(o.app_version());
+        m.torchVersion = text(o.torch_version());
+        m.deviceId = text(o.device_id());
+        m.displayName = text(o.display_name());
+        m.role = text(o.role());
+        if (o.devices_size() > kMaxDevices)
+            return corrupt(QStringLiteral("a hello lists %1 devices").arg(o.devices_size()));
+        for (const auto& d : o.devices())
+            m.devices << devFromPb(d);
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kReject: {
+        Reject m;
+        m.code = RejectCode(e.reject().code());
+        m.message = text(e.reject().message());
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kRunSpec: {
+        const auto& o = e.run_spec();
+        RunSpec m;
+        m.runId = text(o.run_id());
+        m.configJson = QByteArray::fromStdString(o.config_json().substr(0, 1 << 16));
+        m.modelBlob = o.model_blob();
+        m.schemaHash = text(o.schema_hash());
+        m.datasetSpec = text(o.dataset_spec());
+        m.datasetHash = text(o.dataset_hash());
+        m.mode = text(o.mode());
+        m.wireDtype = text(o.wire_dtype());
+        if (o.params_size() > kMaxTensors || o.buffers_size() > kMaxTensors)
+            return corrupt(QStringLiteral("a run spec lists too many tensors"));
+        for (const auto& t : o.params()) {
+            auto tm = metaFromPb(t);
+            if (!tm)
+                return tm.error();
+            m.params << *tm;
+        }
+        for (const auto& t : o.buffers()) {
+            auto tm = metaFromPb(t);
+            if (!tm)
+                return tm.error();
+            m.buffers << *tm;
+        }
+        m.trainSamples = o.train_samples();
+        if (m.trainSamples < 0)
+            return corrupt(QStringLiteral("a run spec claims a negative sample count"));
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kReady: {
+        Ready m;
+        m.schemaHash = text(e.ready().schema_hash());
+        m.device = devFromPb(e.ready().device());
+        m.maxBatch = std::max<int64_t>(0, e.ready().max_batch());
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kDataRequest:
+        return Message(DataRequest{text(e.data_request().dataset_hash())});
+    case ::tandem::pb::Envelope::kDataOffer:
+        return Message(DataOffer{e.data_offer().blob()});
+    case ::tandem::pb::Envelope::kAssign: {
+        const auto& o = e.assign();
+        Assign m;
+        m.step = o.step();
+        m.indices.assign(o.indices().begin(), o.indices().end());
+        m.seed = o.seed();
+        m.weightsBlob = o.weights_blob();
+        m.weightsVersion = o.weights_version();
+        m.innerSteps = o.inner_steps();
+        m.lr = o.lr();
+        if (m.step < 0 || m.innerSteps < 0 || m.innerSteps > 100000)
+            return corrupt(QStringLiteral("an assignment has an invalid step or step count"));
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kResult: {
+        const auto& o = e.result();
+        Result m;
+        m.step = o.step();
+        m.samples = o.samples();
+        m.lossSum = o.loss_sum();
+        m.correct = o.correct();
+        m.computeMs = o.compute_ms();
+        m.tensorsBlob = o.tensors_blob();
+        m.weightsVersion = o.weights_version();
+        if (m.samples < 0 || m.correct < 0 || m.correct > m.samples || !(m.computeMs >= 0))
+            return corrupt(QStringLiteral("a result has impossible counts"));
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kBlobPart: {
+        const auto& o = e.blob_part();
+        BlobPart m;
+        m.id = o.id();
+        m.kind = BlobKind(o.kind());
+        m.total = o.total();
+        m.offset = o.offset();
+        m.data = QByteArray(o.data().data(), qsizetype(o.data().size()));
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kControl: {
+        Control m;
+        switch (e.control().action()) {
+        case ::tandem::pb::Control_Action_PAUSE:
+            m.action = Control::Action::Pause;
+            break;
+        case ::tandem::pb::Control_Action_RESUME:
+            m.action = Control::Action::Resume;
+            break;
+        case ::tandem::pb::Control_Action_STOP:
+            m.action = Control::Action::Stop;
+            break;
+        default:
+            m.action = Control::Action::None;
+            break;
+        }
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kBye:
+        return Message(Bye{text(e.bye().reason())});
+    case ::tandem::pb::Envelope::kPing:
+        return Message(Ping{e.ping().nonce()});
+    case ::tandem::pb::Envelope::kPong:
+        return Message(Pong{e.pong().nonce()});
+    case ::tandem::pb::Envelope::kWorkError:
+        return Message(WorkError{e.work_error().step(), text(e.work_error().message())});
+    case ::tandem::pb::Envelope::BODY_NOT_SET:
+        break;
+    }
+    return corrupt(QStringLiteral("an empty or unknown message"));
+}
+
+QString messageName(const Message& m) {
+    static const char* names[] = {"Hello",     "Reject", "RunSpec", "Ready",    "DataRequest",
+                                  "DataOffer", "Assign", "Result",  "BlobPart", "Control",
+                                  "Bye",       "Ping",   "Pong",    "WorkError"};
+    return QLatin1String(names[m.index()]);
+}
+
+} // namespace tandem::wire

@@ -1,0 +1,130 @@
+#pragma once
+
+// The wire protocol's messages as plain structs. Only messages.cpp sees the generated
+// protobuf types; everything else builds and reads these.
+
+#include "deviceinfo.h"
+#include "expected.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+namespace tandem::wire {
+
+// Version 1 is the first; a peer speaking another major version is refused by name.
+constexpr uint32_t kProtocolVersion = 1;
+
+enum class BlobKind : uint32_t { Model = 1, Tensors = 2, Dataset = 3 };
+
+enum class RejectCode : uint32_t {
+    Version = 1,   // protocol versions do not match
+    Untrusted = 2, // the certificate is not in the trust store
+    Schema = 3,    // the model's parameters differ
+    Busy = 4,      // the run is full or over
+    Protocol = 5,  // a malformed or unexpected message
+    Internal = 6,
+};
+
+struct TensorMeta {
+    QString name;
+    std::vector<int64_t> shape;
+    QString dtype;
+};
+
+struct Hello {
+    uint32_t protocolVersion = kProtocolVersion;
+    QString appVersion;
+    QString torchVersion;
+    QString deviceId;
+    QString displayName;
+    QString role;
+    QList<DeviceInfo> devices;
+};
+struct Reject {
+    RejectCode code = RejectCode::Protocol;
+    QString message;
+};
+struct RunSpec {
+    QString runId;
+    QByteArray configJson;
+    uint64_t modelBlob = 0;
+    QString schemaHash;
+    QString datasetSpec;
+    QString datasetHash;
+    QString mode;
+    QString wireDtype;
+    QList<TensorMeta> params;
+    QList<TensorMeta> buffers;
+    int64_t trainSamples = 0;
+};
+struct Ready {
+    QString schemaHash;
+    DeviceInfo device;
+    int64_t maxBatch = 0;
+};
+struct DataRequest {
+    QString datasetHash;
+};
+struct DataOffer {
+    uint64_t blob = 0;
+};
+struct Assign {
+    int64_t step = 0;
+    std::vector<int64_t> indices;
+    uint64_t seed = 0;
+    uint64_t weightsBlob = 0;
+    int64_t weightsVersion = 0;
+    int innerSteps = 0;
+    double lr = 0;
+};
+struct Result {
+    int64_t step = 0;
+    int64_t samples = 0;
+    double lossSum = 0;
+    int64_t correct = 0;
+    double computeMs = 0;
+    uint64_t tensorsBlob = 0;
+    int64_t weightsVersion = 0;
+};
+struct BlobPart {
+    uint64_t id = 0;
+    BlobKind kind = BlobKind::Tensors;
+    uint64_t total = 0;
+    uint64_t offset = 0;
+    QByteArray data;
+};
+struct Control {
+    enum class Action { None, Pause, Resume, Stop };
+    Action action = Action::None;
+};
+struct Bye {
+    QString reason;
+};
+struct Ping {
+    uint64_t nonce = 0;
+};
+struct Pong {
+    uint64_t nonce = 0;
+};
+struct WorkError {
+    int64_t step = 0;
+    QString message;
+};
+
+using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
+                             BlobPart, Control, Bye, Ping, Pong, WorkError>;
+
+// Serialises one message (without the frame's length prefix).
+QByteArray encode(const Message& m);
+// Parses one frame's payload. Fails on anything protobuf cannot parse, an empty envelope, or
+// fields outside their ranges; never aborts.
+Expected<Message> decode(const QByteArray& payload);
+
+QString messageName(const Message& m);
+
+} // namespace tandem::wire
