@@ -1,0 +1,216 @@
+#include "connection.h"
+
+#include <QLoggingCategory>
+#include <QRandomGenerator>
+
+namespace tandem {
+
+Q_LOGGING_CATEGORY(lcNet, "tandem.net")
+
+QSslConfiguration tlsConfiguration(const Identity& identity) {
+    QSslConfiguration c = QSslConfiguration::defaultConfiguration();
+    c.setProtocol(QSsl::TlsV1_3OrLater);
+    c.setLocalCertificate(identity.certificate());
+    c.setPrivateKey(identity.key());
+    // Self-signed certificates have no authority to check; both sides request the peer's
+    // certificate and pin its hash instead.
+    c.setPeerVerifyMode(QSslSocket::QueryPeer);
+    c.setCaCertificates({});
+    return c;
+}
+
+Connection::Connection(QSslSocket* socket, QObject* parent)
+    : QObject(parent)
+    , m_socket(socket) {
+    m_socket->setParent(this);
+    m_handshakeTimer.setSingleShot(true);
+    m_handshakeTimer.setInterval(15000);
+    connect(&m_handshakeTimer, &QTimer::timeout, this,
+            [this] { close(QStringLiteral("the TLS handshake did not finish in time")); });
+    m_handshakeTimer.start();
+    m_pingTimer.setInterval(2000);
+    connect(&m_pingTimer, &QTimer::timeout, this, [this] {
+        if (m_idleTimeoutMs > 0 && m_lastHeard.isValid() &&
+            m_lastHeard.elapsed() > m_idleTimeoutMs) {
+            close(
+                QStringLiteral("the peer stopped answering for %1 s").arg(m_idleTimeoutMs / 1000));
+            return;
+        }
+        send(wire::Ping{QRandomGenerator::global()->generate64()});
+    });
+    // Defaults: blobs are refused unless the owner says what it expects.
+    m_blobs.setMaxPending(4);
+
+    connect(m_socket, &QSslSocket::encrypted, this, &Connection::onEncrypted);
+    connect(m_socket, &QSslSocket::readyRead, this, &Connection::onReadyRead);
+    connect(m_socket, &QSslSocket::disconnected, this,
+            [this] { close(QStringLiteral("the peer closed the connection")); });
+    connect(m_socket, &QSslSocket::errorOccurred, this, [this](QAbstractSocket::SocketError e) {
+        if (e == QAbstractSocket::RemoteHostClosedError)
+            close(QStringLiteral("the peer closed the connection"));
+        else
+            close(m_socket->errorString());
+    });
+    connect(m_socket, &QSslSocket::sslErrors, this, [this](const QList<QSslError>& errors) {
+        // With QueryPeer no chain is verified, so what remains are real failures.
+        QStringList s;
+        for (const QSslError& e : errors)
+            s << e.errorString();
+        qCDebug(lcNet) << "TLS errors:" << s;
+    });
+    if (m_socket->isEncrypted())
+        QMetaObject::invokeMethod(this, &Connection::onEncrypted, Qt::QueuedConnection);
+}
+
+Connection::~Connection() = default;
+
+Connection* Connection::connectTo(const QString& host, quint16 port, const Identity& identity,
+                                  QObject* parent) {
+    auto* s = new QSslSocket;
+    s->setSslConfiguration(tlsConfiguration(identity));
+    // The server's name is not what we check (its certificate hash is), so verification by
+    // host name is off along with chain verification.
+    auto* c = new Connection(s, parent);
+    s->connectToHostEncrypted(host, port, QString());
+    return c;
+}
+
+QString Connection::peerAddress() const {
+    if (!m_socket)
+        return QStringLiteral("(closed)");
+    return QStringLiteral("%1:%2")
+        .arg(m_socket->peerAddress().toString())
+        .arg(m_socket->peerPort());
+}
+
+void Connection::setIdleTimeout(int ms) {
+    m_idleTimeoutMs = ms;
+    if (ms > 0) {
+        m_pingTimer.setInterval(std::max(200, std::min(2000, ms / 4)));
+        if (m_state == State::Secured)
+            m_pingTimer.start();
+    } else {
+        m_pingTimer.stop();
+    }
+}
+
+void Connection::onEncrypted() {
+    if (m_state != State::Handshaking)
+        return;
+    const QSslCertificate peer = m_socket->peerCertificate();
+    if (peer.isNull()) {
+        close(QStringLiteral("the peer presented no certificate"));
+        return;
+    }
+    if (m_socket->sessionProtocol() != QSsl::TlsV1_3) {
+        close(QStringLiteral("the peer did not negotiate TLS 1.3"));
+        return;
+    }
+    m_handshakeTimer.stop();
+    m_peerId = deviceIdOf(peer);
+    m_state = State::Secured;
+    m_lastHeard.start();
+    if (m_idleTimeoutMs > 0)
+        m_pingTimer.start();
+    Q_EMIT secured(m_peerId);
+    // Data that arrived with the handshake is read now.
+    if (m_socket && m_socket->bytesAvailable() > 0)
+        onReadyRead();
+}
+
+void Connection::onReadyRead() {
+    if (m_state != State::Secured)
+        return; // nothing is read before the peer's certificate is known
+    QPointer<Connection> self(this);
+    while (m_socket && m_socket->bytesAvailable() > 0 && m_state == State::Secured) {
+        const QByteArray chunk = m_socket->read(256 << 10);
+        m_bytesReceived += chunk.size();
+        m_lastHeard.restart();
+        m_decoder.append(chunk);
+        while (self && m_state == State::Secured) {
+            std::optional<QByteArray> payload = m_decoder.next();
+            if (m_decoder.failed()) {
+                close(m_decoder.error(),
+                      wire::Reject{wire::RejectCode::Protocol, m_decoder.error()});
+                return;
+            }
+            if (!payload)
+                break;
+            auto msg = wire::decode(*payload);
+            if (!msg) {
+                close(msg.error().message,
+                      wire::Reject{wire::RejectCode::Protocol, msg.error().message});
+                return;
+            }
+            if (auto* part = std::get_if<wire::BlobPart>(&*msg)) {
+                if (auto st = m_blobs.add(part->id, uint32_t(part->kind), part->total, part->offset,
+                                          part->data);
+                    !st) {
+                    close(st.error().message,
+                          wire::Reject{wire::RejectCode::Protocol, st.error().message});
+                    return;
+                }
+                continue;
+            }
+            if (const auto* ping = std::get_if<wire::Ping>(&*msg)) {
+                send(wire::Pong{ping->nonce});
+                continue;
+            }
+            if (std::holds_alternative<wire::Pong>(*msg))
+                continue;
+            Q_EMIT received(*msg);
+        }
+        if (!self)
+            return;
+    }
+}
+
+void Connection::writeFrame(const QByteArray& payload) {
+    if (m_state == State::Closed || !m_socket)
+        return;
+    const QByteArray f = wire::frame(payload);
+    m_bytesSent += f.size();
+    m_socket->write(f);
+}
+
+void Connection::send(const wire::Message& m) {
+    if (m_state != State::Secured)
+        return;
+    writeFrame(wire::encode(m));
+}
+
+uint64_t Connection::sendBlob(wire::BlobKind kind, const QByteArray& data) {
+    const uint64_t id = m_nextBlob++;
+    if (m_state != State::Secured)
+        return id;
+    qint64 offset = 0;
+    do {
+        wire::BlobPart p;
+        p.id = id;
+        p.kind = kind;
+        p.total = uint64_t(data.size());
+        p.offset = uint64_t(offset);
+        const qint64 n = std::min<qint64>(wire::kBlobPartBytes, data.size() - offset);
+        // fromRawData: no copy of the part; encode() copies it once into the frame.
+        p.data = QByteArray::fromRawData(data.constData() + offset, n);
+        writeFrame(wire::encode(p));
+        offset += n;
+    } while (offset < data.size());
+    return id;
+}
+
+void Connection::close(const QString& reason, std::optional<wire::Reject> reject) {
+    if (m_state == State::Closed)
+        return;
+    if (reject && m_state == State::Secured)
+        writeFrame(wire::encode(*reject));
+    m_state = State::Closed;
+    m_handshakeTimer.stop();
+    m_pingTimer.stop();
+    qCDebug(lcNet) << "closing" << peerAddress() << reason;
+    if (m_socket)
+        m_socket->disconnectFromHost();
+    Q_EMIT closed(reason);
+}
+
+} // namespace tandem

@@ -1,0 +1,88 @@
+#pragma once
+
+#include "framing.h"
+#include "identity.h"
+#include "messages.h"
+
+#include <QElapsedTimer>
+#include <QLoggingCategory>
+#include <QObject>
+#include <QPointer>
+#include <QSslConfiguration>
+#include <QSslSocket>
+#include <QTimer>
+
+namespace tandem {
+
+Q_DECLARE_LOGGING_CATEGORY(lcNet)
+
+// TLS 1.3 with this node's certificate; the peer's certificate is requested but not checked
+// against any authority: callers pin it by device ID (the SHA-256 of the certificate).
+QSslConfiguration tlsConfiguration(const Identity& identity);
+
+// One authenticated TLS link carrying framed protocol messages. It closes itself, with a
+// reason, when the handshake does not finish in time, when the peer sends anything
+// malformed or oversized, or when nothing arrives for the idle timeout (it pings the peer so
+// that a live but busy peer always has something to answer).
+class Connection : public QObject {
+    Q_OBJECT
+
+public:
+    enum class State { Handshaking, Secured, Closed };
+
+    // Takes ownership of `socket`, connected or connecting.
+    explicit Connection(QSslSocket* socket, QObject* parent = nullptr);
+    ~Connection() override;
+
+    // Starts a client connection; the result is reported through secured() or closed().
+    static Connection* connectTo(const QString& host, quint16 port, const Identity& identity,
+                                 QObject* parent = nullptr);
+
+    State state() const { return m_state; }
+    QString peerId() const { return m_peerId; }
+    QString peerAddress() const;
+
+    void setHandshakeTimeout(int ms) { m_handshakeTimer.setInterval(ms); }
+    // 0 disables the idle check.
+    void setIdleTimeout(int ms);
+    void setBlobCap(wire::BlobKind kind, qint64 maxBytes) {
+        m_blobs.setCap(uint32_t(kind), maxBytes);
+    }
+
+    void send(const wire::Message& m);
+    // Sends `data` as a blob in bounded parts and returns its id, for the message that
+    // refers to it.
+    uint64_t sendBlob(wire::BlobKind kind, const QByteArray& data);
+    std::optional<QByteArray> takeBlob(uint64_t id) { return m_blobs.take(id); }
+
+    // Sends Reject when given one, then closes. Safe to call more than once.
+    void close(const QString& reason, std::optional<wire::Reject> reject = std::nullopt);
+
+    qint64 bytesSent() const { return m_bytesSent; }
+    qint64 bytesReceived() const { return m_bytesReceived; }
+
+Q_SIGNALS:
+    void secured(const QString& peerId);
+    void received(const tandem::wire::Message& message);
+    void closed(const QString& reason);
+
+private:
+    void onEncrypted();
+    void onReadyRead();
+    void writeFrame(const QByteArray& payload);
+
+    QPointer<QSslSocket> m_socket;
+    State m_state = State::Handshaking;
+    QString m_peerId;
+    wire::FrameDecoder m_decoder;
+    wire::BlobAssembler m_blobs;
+    QTimer m_handshakeTimer;
+    QTimer m_pingTimer;
+    QElapsedTimer m_lastHeard;
+    int m_idleTimeoutMs = 0;
+    uint64_t m_nextBlob = 1;
+    qint64 m_bytesSent = 0;
+    qint64 m_bytesReceived = 0;
+};
+
+} // namespace tandem
