@@ -1,8 +1,12 @@
 #include "commands.h"
 
+#include "identity.h"
 #include "progress.h"
+#include "server.h"
 #include "training.h"
+#include "truststore.h"
 #include "version.h"
+#include "workerclient.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -45,6 +49,9 @@ QString topUsage() {
         "  devices   List this machine's compute devices\n"
         "  train     Train a model (the built-in demo: mnist-cnn on Fashion-MNIST)\n"
         "  export    Export a run checkpoint as TorchScript or safetensors\n"
+        "  worker    Join a coordinator's run (tandem worker --connect HOST:PORT)\n"
+        "  identity  Print this node's device ID\n"
+        "  trust     List, add or remove the devices this node accepts\n"
         "\n"
         "Run 'tandem COMMAND --help' for a command's options.\n");
 }
@@ -184,6 +191,15 @@ int cmdTrain(const QStringList& args) {
         QStringLiteral("Read the run description from this JSON file; options given "
                        "here override it."),
         "FILE");
+    opt("mode", QStringLiteral("sync [sync]."), "MODE");
+    opt("wire", QStringLiteral("How tensors travel between machines: fp32, fp16 or bf16 [fp32]."),
+        "PRECISION");
+    opt("listen", QStringLiteral("Coordinate workers from other machines on this address."),
+        "HOST:PORT");
+    opt("workers", QStringLiteral("Remote workers to wait for before training starts [0]."), "N");
+    opt("worker-timeout", QStringLiteral("Drop a worker silent for this many seconds [30]."), "S");
+    p.addOption({QStringLiteral("no-local-worker"),
+                 QStringLiteral("Coordinate only; this machine does not train.")});
     int exit = kOk;
     if (!parse(p, QStringLiteral("train"), args,
                QStringLiteral("Trains a model. Progress goes to stderr; the last line on stdout "
@@ -231,7 +247,14 @@ int cmdTrain(const QStringList& args) {
     str("optimizer", cfg.optimizer);
     str("schedule", cfg.schedule);
     str("out", cfg.outDir);
+    str("mode", cfg.mode);
+    str("wire", cfg.wire);
+    str("listen", cfg.listen);
+    cfg.home = p.value(QStringLiteral("home"));
+    cfg.localWorker = !p.isSet(QStringLiteral("no-local-worker"));
     OptionReader r{p, {}};
+    r.read("workers", cfg.workers, 0, 256);
+    r.read("worker-timeout", cfg.workerTimeoutS, 1, 86400);
     r.read("epochs", cfg.epochs, 1, 100000);
     r.read("batch", cfg.batch, 1, 1 << 20);
     r.read("lr", cfg.lr, 1e-12, 100);
@@ -308,6 +331,106 @@ int cmdExport(const QStringList& args) {
     return kOk;
 }
 
+int cmdIdentity(const QStringList& args) {
+    QCommandLineParser p;
+    int exit = kOk;
+    if (!parse(p, QStringLiteral("identity"), args,
+               QStringLiteral("Prints this node's device ID (made on first use)."), &exit))
+        return exit;
+    const QString home = nodeHome(p.value(QStringLiteral("home")));
+    auto id = Identity::loadOrCreate(home);
+    if (!id)
+        return fail(id.error());
+    printErr(QStringLiteral("home %1").arg(home));
+    printOut(id->deviceId());
+    return kOk;
+}
+
+int cmdTrust(const QStringList& args) {
+    QCommandLineParser p;
+    p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("list, add or remove"));
+    p.addPositionalArgument(QStringLiteral("id"), QStringLiteral("a device ID"));
+    p.addOption({QStringLiteral("name"), QStringLiteral("A name to remember the device by."),
+                 QStringLiteral("NAME")});
+    p.setApplicationDescription(
+        QStringLiteral("Lists, adds or removes the devices this node accepts."));
+    p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help.")});
+    p.addOption({QStringLiteral("home"), QStringLiteral("This node's home folder."),
+                 QStringLiteral("DIR")});
+    QStringList full = args;
+    full.prepend(QStringLiteral("tandem trust"));
+    if (!p.parse(full)) {
+        printErr(QStringLiteral("trust: %1").arg(p.errorText()));
+        return kUsage;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        fprintf(stdout, "%s", qPrintable(p.helpText()));
+        return kOk;
+    }
+    const QStringList pos = p.positionalArguments();
+    TrustStore store(nodeHome(p.value(QStringLiteral("home"))));
+    const QString action = pos.value(0, QStringLiteral("list"));
+    if (action == QLatin1String("list") && pos.size() <= 1) {
+        for (const TrustStore::Entry& e : store.entries())
+            printOut(QStringLiteral("%1  %2").arg(e.id, e.name));
+        return kOk;
+    }
+    if ((action == QLatin1String("add") || action == QLatin1String("remove")) && pos.size() == 2) {
+        if (action == QLatin1String("add")) {
+            if (auto st = store.add(pos[1], p.value(QStringLiteral("name"))); !st)
+                return fail(st.error());
+            printErr(QStringLiteral("trusting %1").arg(pos[1]));
+            return kOk;
+        }
+        auto removed = store.remove(pos[1]);
+        if (!removed)
+            return fail(removed.error());
+        if (!*removed) {
+            printErr(QStringLiteral("%1 was not trusted").arg(pos[1]));
+            return kFailed;
+        }
+        printErr(QStringLiteral("no longer trusting %1").arg(pos[1]));
+        return kOk;
+    }
+    printErr(QStringLiteral("usage: tandem trust list | add ID | remove ID [--home DIR]"));
+    return kUsage;
+}
+
+int cmdWorker(const QStringList& args) {
+    QCommandLineParser p;
+    p.addOption({QStringLiteral("connect"), QStringLiteral("The coordinator's address."),
+                 QStringLiteral("HOST:PORT")});
+    p.addOption({QStringLiteral("threads"), QStringLiteral("LibTorch threads [one per core]."),
+                 QStringLiteral("N")});
+    p.addOption({QStringLiteral("reconnect"),
+                 QStringLiteral("Seconds to keep trying to reach the coordinator [60]."),
+                 QStringLiteral("S")});
+    p.addOption({QStringLiteral("max-batch"),
+                 QStringLiteral("The most samples this device takes per step [no limit]."),
+                 QStringLiteral("N")});
+    int exit = kOk;
+    if (!parse(p, QStringLiteral("worker"), args,
+               QStringLiteral("Joins a coordinator's run and trains until it ends."), &exit))
+        return exit;
+    auto hp = parseHostPort(p.value(QStringLiteral("connect")));
+    if (!p.isSet(QStringLiteral("connect")) || !hp)
+        return fail(makeError(
+            ErrorCode::InvalidArgument,
+            QStringLiteral(
+                "worker needs --connect HOST:PORT (the address the coordinator printed)")));
+    WorkerOptions o;
+    o.host = hp->first;
+    o.port = hp->second;
+    o.home = nodeHome(p.value(QStringLiteral("home")));
+    OptionReader r{p, {}};
+    r.read("threads", o.threads, 0, 1024);
+    r.read("reconnect", o.reconnectSeconds, 0, 86400);
+    r.read("max-batch", o.maxBatch, 0, 1 << 20);
+    if (!r.error.isEmpty())
+        return fail(makeError(ErrorCode::InvalidArgument, r.error));
+    return runWorker(o, [](const QString& line) { printErr(line); });
+}
+
 } // namespace
 
 int run(const QStringList& argv) {
@@ -327,9 +450,9 @@ int run(const QStringList& argv) {
         return kOk;
     }
     static const QMap<QString, std::function<int(const QStringList&)>> commands = {
-        {QStringLiteral("devices"), cmdDevices},
-        {QStringLiteral("train"), cmdTrain},
-        {QStringLiteral("export"), cmdExport},
+        {QStringLiteral("devices"), cmdDevices},   {QStringLiteral("train"), cmdTrain},
+        {QStringLiteral("export"), cmdExport},     {QStringLiteral("worker"), cmdWorker},
+        {QStringLiteral("identity"), cmdIdentity}, {QStringLiteral("trust"), cmdTrust},
     };
     const auto it = commands.constFind(first);
     if (it == commands.constEnd()) {

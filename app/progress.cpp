@@ -91,6 +91,11 @@ void ProgressPrinter::onStep(const StepMetrics& m) {
     }
 }
 
+void ProgressPrinter::onWaiting() {
+    if (g_interrupted.load() && m_control && !m_control->stopRequested())
+        m_control->stop();
+}
+
 void ProgressPrinter::onEpoch(const EpochMetrics& m) {
     onMessage(QStringLiteral("epoch %1: train loss %2, train accuracy %3, test loss %4, test "
                              "accuracy %5")

@@ -18,6 +18,7 @@ public:
     void onStep(const StepMetrics& m) override;
     void onEpoch(const EpochMetrics& m) override;
     void onMessage(const QString& text) override;
+    void onWaiting() override;
 
     // Ctrl+C asks the run to stop at the next step boundary, with a checkpoint.
     static void installInterruptHandler();

@@ -2,13 +2,17 @@
 // sampler and the metrics, and drives workers through WorkerLink. With one local worker this
 // is the whole of a one-machine run; the distributed run reuses it with remote links.
 
+#include "balancer.h"
+#include "hub.h"
 #include "optimizer.h"
 #include "runcheckpoint.h"
 #include "sampler.h"
 #include "scriptmodel.h"
 #include "training.h"
+#include "wiretensors.h"
 #include "worker.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -122,42 +126,26 @@ std::pair<double, double> evaluate(torch::jit::Module& module, const Dataset& te
     return {lossSum / n, double(correct) / n};
 }
 
-// Splits one global batch into contiguous slices proportional to `shares`, every worker
-// getting at least one sample while there are enough. Rounding leftovers go to the largest
-// shares first.
-std::vector<std::vector<int64_t>> splitBatch(const std::vector<int64_t>& indices,
-                                             const std::vector<double>& shares) {
-    const size_t k = shares.size();
-    std::vector<std::vector<int64_t>> out(k);
-    if (k == 1) {
-        out[0] = indices;
-        return out;
-    }
-    double total = 0;
-    for (double s : shares)
-        total += std::max(0.0, s);
-    const auto n = static_cast<int64_t>(indices.size());
-    std::vector<int64_t> counts(k, 0);
-    int64_t given = 0;
-    for (size_t i = 0; i < k; ++i) {
-        counts[i] = total > 0 ? int64_t(std::floor(double(n) * std::max(0.0, shares[i]) / total))
-                              : n / int64_t(k);
-        given += counts[i];
-    }
-    std::vector<size_t> order(k);
-    for (size_t i = 0; i < k; ++i)
-        order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return shares[a] > shares[b]; });
-    for (size_t j = 0; given < n; j = (j + 1) % k, ++given)
-        ++counts[order[j]];
-    int64_t pos = 0;
-    for (size_t i = 0; i < k; ++i) {
-        out[i].assign(indices.begin() + pos, indices.begin() + pos + counts[i]);
-        pos += counts[i];
+// Cuts `indices` into consecutive slices of the given sizes.
+std::vector<std::vector<int64_t>> sliceBatch(const std::vector<int64_t>& indices,
+                                             const std::vector<int64_t>& counts) {
+    std::vector<std::vector<int64_t>> out(counts.size());
+    size_t pos = 0;
+    for (size_t i = 0; i < counts.size(); ++i) {
+        const size_t n = std::min(size_t(std::max<int64_t>(0, counts[i])), indices.size() - pos);
+        out[i].assign(indices.begin() + long(pos), indices.begin() + long(pos + n));
+        pos += n;
     }
     return out;
 }
+
+// A worker taking part in the run, with what the summary reports about it.
+struct Member {
+    std::shared_ptr<WorkerLink> link;
+    RemoteWorker* remote = nullptr; // null for the in-process worker
+    WorkerSummary stats;
+    bool alive = true;
+};
 
 class MetricsLog {
 public:
@@ -268,16 +256,97 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
     if (!log.open(QDir(cfg.outDir).filePath(QStringLiteral("metrics.jsonl")), ckpt.has_value()))
         return makeError(ErrorCode::Io,
                          QStringLiteral("cannot write metrics.jsonl in %1").arg(cfg.outDir));
-
-    // Workers: this machine's best device. (Remote workers join through the same interface.)
+    // Workers: this machine's best device, unless told otherwise, and the remote workers that
+    // join through the hub. Both are WorkerLinks; the loop below does not tell them apart.
     const QList<DeviceInfo> devices = detectDevices();
-    std::vector<std::unique_ptr<WorkerLink>> workers;
-    try {
-        workers.push_back(
-            std::make_unique<LocalWorker>(QStringLiteral("local"), devices.first(), module, train));
-    } catch (const std::exception& e) {
-        return makeError(ErrorCode::Runtime, QStringLiteral("cannot start a worker on %1: %2")
-                                                 .arg(devices.first().name, firstLine(e)));
+    std::vector<Member> members;
+    if (cfg.localWorker) {
+        try {
+            Member m;
+            m.link = std::make_shared<LocalWorker>(QStringLiteral("local"), devices.first(), module,
+                                                   train);
+            m.stats.name = m.link->name();
+            m.stats.device = devices.first().name;
+            members.push_back(std::move(m));
+        } catch (const std::exception& e) {
+            return makeError(ErrorCode::Runtime, QStringLiteral("cannot start a worker on %1: %2")
+                                                     .arg(devices.first().name, firstLine(e)));
+        }
+    }
+    auto wire = wireDtypeFromName(cfg.wire);
+    if (!wire)
+        return wire.error();
+    const ModelLayout layout =
+        ModelLayout::of(master.paramNames, master.params, master.bufferNames, master.buffers);
+    std::unique_ptr<CoordinatorHub> hub;
+    auto forwardHubMessages = [&] {
+        if (hub)
+            for (const QString& m : hub->takeMessages())
+                obs.onMessage(m);
+    };
+    auto admitJoined = [&] {
+        if (!hub)
+            return;
+        for (auto& w : hub->takeJoined()) {
+            Member m;
+            m.remote = w.get();
+            m.link = w;
+            m.stats.name = w->name();
+            m.stats.device = w->device().name;
+            members.push_back(std::move(m));
+        }
+    };
+    if (!cfg.listen.isEmpty()) {
+        auto hp = parseHostPort(cfg.listen);
+        if (!hp)
+            return hp.error();
+        HubConfig hc;
+        hc.home = nodeHome(cfg.home);
+        const QString host = hp->first;
+        hc.address = host == QLatin1String("localhost") ? QHostAddress(QHostAddress::LocalHost)
+                                                        : QHostAddress(host);
+        if (hc.address.isNull())
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("--listen: \"%1\" is not an IP address").arg(host));
+        hc.port = hp->second;
+        hc.workerTimeoutMs = cfg.workerTimeoutS * 1000;
+        hc.runId = QString::fromLatin1(state.schemaHash.left(8).toLatin1()) + QStringLiteral("-") +
+                   QString::number(QDateTime::currentMSecsSinceEpoch());
+        hc.configJson = QJsonDocument(cfg.toJson()).toJson(QJsonDocument::Compact);
+        try {
+            hc.modelArchive = saveScriptModule(module);
+        } catch (const std::exception& e) {
+            return makeError(
+                ErrorCode::Runtime,
+                QStringLiteral("cannot serialise the model for workers: %1").arg(firstLine(e)));
+        }
+        hc.schemaHash = state.schemaHash;
+        hc.datasetSpec = cfg.data;
+        hc.datasetHash = state.datasetHash;
+        hc.data = data;
+        hc.mode = cfg.mode;
+        hc.wire = *wire;
+        hc.layout = layout;
+        hc.trainSamples = data->train.count();
+        hub = std::make_unique<CoordinatorHub>(hc);
+        auto port = hub->start();
+        if (!port)
+            return port.error();
+        obs.onMessage(QStringLiteral("listening on %1:%2 for %3 worker(s)")
+                          .arg(hc.address.toString())
+                          .arg(*port)
+                          .arg(cfg.workers));
+        while (hub->waitForJoined(cfg.workers, 500, {}) < cfg.workers) {
+            forwardHubMessages();
+            obs.onWaiting();
+            if (control && control->stopRequested()) {
+                hub->finish(QStringLiteral("the run was stopped before it started"));
+                return makeError(ErrorCode::Cancelled,
+                                 QStringLiteral("stopped while waiting for workers"));
+            }
+        }
+        forwardHubMessages();
+        admitJoined();
     }
 
     const int64_t stepsPerEpoch = sampler.stepsPerEpoch(cfg.batch);
@@ -294,21 +363,14 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
     info.devices = devices;
     obs.onStart(info);
     obs.onMessage(QStringLiteral("training %1 (%2 parameters) on %3: %4 training and %5 test "
-                                 "samples, %6 thread(s), device %7")
+                                 "samples, %6 thread(s), %7 worker(s)")
                       .arg(cfg.model)
                       .arg(parameterCount)
                       .arg(data->description)
                       .arg(data->train.count())
                       .arg(data->test.count())
                       .arg(threads)
-                      .arg(devices.first().name));
-
-    std::vector<WorkerSummary> wsum(workers.size());
-    for (size_t i = 0; i < workers.size(); ++i) {
-        wsum[i].name = workers[i]->name();
-        wsum[i].device = workers[i]->device().name;
-    }
-    std::vector<double> shares(workers.size(), 1.0);
+                      .arg(members.size()));
 
     auto saveCheckpoint = [&]() -> Status {
         state.epoch = sampler.epoch();
@@ -319,52 +381,145 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         state.epochSteps = epochAcc.steps;
         return writeRunCheckpoint(ckptPath, module, optimizer, state);
     };
+    auto shutdown = [&](const QString& reason) {
+        if (hub)
+            hub->finish(reason);
+        forwardHubMessages();
+    };
 
+    ThroughputBalancer balancer;
     double trainSeconds = 0; // wall time of training steps in this process
     int64_t samplesThisRun = 0;
+    int64_t stepsThisRun = 0;
     Accum lastEpoch = epochAcc;
     bool stopped = false;
+    bool paused = false;
     const bool cosine = cfg.schedule == QLatin1String("cosine");
 
     while (sampler.epoch() < cfg.epochs && !stopped) {
         while (sampler.remaining() > 0) {
+            if (control && control->paused() && !paused) {
+                paused = true;
+                if (hub)
+                    hub->broadcast(wire::Control::Action::Pause);
+                obs.onMessage(QStringLiteral("paused at step %1").arg(state.step));
+            }
             if (control && !control->waitWhilePaused()) {
                 stopped = true;
                 break;
+            }
+            if (paused) {
+                paused = false;
+                if (hub)
+                    hub->broadcast(wire::Control::Action::Resume);
+                obs.onMessage(QStringLiteral("resumed at step %1").arg(state.step));
             }
             if (cfg.maxSteps > 0 && state.step >= cfg.maxSteps) {
                 stopped = true;
                 break;
             }
+            // Workers that joined since the last step take part from this one on.
+            admitJoined();
+            forwardHubMessages();
+
             QElapsedTimer stepTimer;
             stepTimer.start();
             const std::vector<int64_t> indices = sampler.next(cfg.batch);
-            const auto slices = splitBatch(indices, shares);
-            std::vector<qint64> submittedAt(workers.size());
-            for (size_t w = 0; w < workers.size(); ++w) {
-                WorkRequest req;
-                req.step = state.step;
-                req.indices = slices[w];
-                req.params = &master.params;
-                req.buffers = &master.buffers;
-                uint64_t s = cfg.seed ^ (uint64_t(state.step) << 8) ^ w;
-                req.seed = splitmix64(s);
-                submittedAt[w] = stepTimer.nsecsElapsed();
-                workers[w]->submit(std::move(req));
-            }
+            std::shared_ptr<const QByteArray> packed;
+            auto packedWeights = [&] {
+                if (!packed)
+                    packed = std::make_shared<const QByteArray>(
+                        packBundle(master.params, master.buffers, *wire));
+                return packed;
+            };
+
+            // Hand out the step's samples; whatever a worker that fails was holding goes to
+            // the others, so no sample of the step is lost and none is used twice.
             std::vector<WorkResult> results;
-            for (size_t w = 0; w < workers.size(); ++w) {
-                auto r = workers[w]->wait();
-                if (!r) {
-                    // Keep what was trained so far; the run can resume from it.
-                    (void)saveCheckpoint();
-                    return makeError(r.error().code,
-                                     r.error().message +
-                                         QStringLiteral(" (progress up to step %1 is saved in %2)")
-                                             .arg(state.step)
-                                             .arg(ckptPath));
+            std::vector<double> rttMs(members.size(), 0);
+            std::vector<int64_t> took(members.size(), 0);
+            std::vector<int64_t> pending = indices;
+            uint64_t round = 0;
+            while (!pending.empty()) {
+                std::vector<size_t> live;
+                std::vector<QString> names;
+                std::vector<int64_t> caps;
+                for (size_t w = 0; w < members.size(); ++w)
+                    if (members[w].alive) {
+                        live.push_back(w);
+                        names.push_back(members[w].stats.name);
+                        caps.push_back(members[w].remote ? members[w].remote->maxBatch() : 0);
+                    }
+                if (live.empty()) {
+                    // Everyone left: wait for someone to join rather than lose the run.
+                    obs.onMessage(
+                        QStringLiteral("no worker is left; waiting up to %1 s for one to join")
+                            .arg(cfg.workerTimeoutS * 4));
+                    if (!hub || hub->waitForJoined(1, cfg.workerTimeoutS * 4000, [&] {
+                            return control && control->stopRequested();
+                        }) < 1) {
+                        (void)saveCheckpoint();
+                        shutdown(QStringLiteral("no workers left"));
+                        return makeError(
+                            ErrorCode::Runtime,
+                            QStringLiteral("every worker left at step %1; progress is saved in "
+                                           "%2, resume with --resume")
+                                .arg(state.step)
+                                .arg(ckptPath));
+                    }
+                    admitJoined();
+                    forwardHubMessages();
+                    continue;
                 }
-                results.push_back(std::move(*r));
+                const std::vector<int64_t> counts =
+                    balancer.split(int64_t(pending.size()), names, caps);
+                const auto slices = sliceBatch(pending, counts);
+                std::vector<qint64> submittedAt(live.size());
+                for (size_t j = 0; j < live.size(); ++j) {
+                    if (slices[j].empty())
+                        continue;
+                    Member& m = members[live[j]];
+                    WorkRequest req;
+                    req.step = state.step;
+                    req.indices = slices[j];
+                    req.params = &master.params;
+                    req.buffers = &master.buffers;
+                    uint64_t s = cfg.seed ^ (uint64_t(state.step) << 8) ^ (live[j] + (round << 16));
+                    req.seed = splitmix64(s);
+                    req.weightsVersion = state.step;
+                    if (m.remote)
+                        req.packedWeights = packedWeights();
+                    submittedAt[j] = stepTimer.nsecsElapsed();
+                    m.link->submit(std::move(req));
+                }
+                std::vector<int64_t> leftover;
+                for (size_t j = 0; j < live.size(); ++j) {
+                    if (slices[j].empty())
+                        continue;
+                    Member& m = members[live[j]];
+                    auto r = m.link->wait();
+                    if (!r) {
+                        m.alive = false;
+                        balancer.forget(m.stats.name);
+                        obs.onMessage(
+                            QStringLiteral(
+                                "dropped %1: %2; its %3 sample(s) of step %4 go to the others")
+                                .arg(m.stats.name, r.error().message)
+                                .arg(slices[j].size())
+                                .arg(state.step + 1));
+                        leftover.insert(leftover.end(), slices[j].begin(), slices[j].end());
+                        continue;
+                    }
+                    const double rtt = double(stepTimer.nsecsElapsed() - submittedAt[j]) / 1e6;
+                    rttMs[live[j]] += rtt;
+                    took[live[j]] += r->samples;
+                    balancer.record(m.stats.name, r->samples, r->computeMs, rtt - r->computeMs);
+                    m.stats.computeS += r->computeMs / 1e3;
+                    m.stats.communicateS += std::max(0.0, rtt - r->computeMs) / 1e3;
+                    results.push_back(std::move(*r));
+                }
+                pending = std::move(leftover);
+                ++round;
             }
 
             // Combine: sum over workers of (b_i / B) * g_i, where g_i is worker i's mean
@@ -407,6 +562,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
             const double lr = scheduledLr(cfg.lr, state.step, cfg.warmupSteps, totalSteps, cosine);
             optimizer.step(grads, lr);
             ++state.step;
+            ++stepsThisRun;
 
             const double stepS = double(stepTimer.nsecsElapsed()) / 1e9;
             trainSeconds += stepS;
@@ -414,20 +570,30 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
             StepMetrics sm;
             double lossSum = 0;
             int64_t correct = 0;
-            for (size_t w = 0; w < results.size(); ++w) {
-                const WorkResult& r = results[w];
+            for (const WorkResult& r : results) {
                 lossSum += r.lossSum;
                 correct += r.correct;
-                WorkerStepStats ws;
-                ws.name = wsum[w].name;
-                ws.samples = r.samples;
-                ws.computeMs = r.computeMs;
-                ws.waitMs = std::max(0.0, stepS * 1e3 - double(submittedAt[w]) / 1e6 - r.computeMs);
-                sm.workers << ws;
-                wsum[w].samples += r.samples;
-                wsum[w].computeS += r.computeMs / 1e3;
-                wsum[w].waitS += ws.waitMs / 1e3;
             }
+            for (size_t w = 0; w < members.size(); ++w) {
+                Member& m = members[w];
+                if (took[w] == 0 && !m.alive)
+                    continue;
+                WorkerStepStats ws;
+                ws.name = m.stats.name;
+                ws.samples = took[w];
+                ws.waitMs = std::max(0.0, stepS * 1e3 - rttMs[w]);
+                m.stats.samples += took[w];
+                m.stats.waitS += ws.waitMs / 1e3;
+                if (m.remote)
+                    m.stats.bytes = m.remote->bytesSent() + m.remote->bytesReceived();
+                sm.workers << ws;
+            }
+            for (const WorkResult& r : results)
+                for (WorkerStepStats& ws : sm.workers)
+                    if (ws.samples > 0 && ws.computeMs == 0) {
+                        ws.computeMs = r.computeMs;
+                        break;
+                    }
             epochAcc.lossSum += lossSum;
             epochAcc.correct += correct;
             epochAcc.samples += int64_t(indices.size());
@@ -447,6 +613,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
             sm.samplesPerS = trainSeconds > 0 ? double(samplesThisRun) / trainSeconds : 0;
             if (!std::isfinite(sm.loss)) {
                 (void)saveCheckpoint();
+                shutdown(QStringLiteral("the run failed"));
                 return makeError(ErrorCode::Runtime,
                                  QStringLiteral("the loss became %1 at step %2; lower the "
                                                 "learning rate (now %3) and start again")
@@ -458,8 +625,10 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
             obs.onStep(sm);
 
             if (cfg.checkpointEvery > 0 && state.step % cfg.checkpointEvery == 0) {
-                if (auto st = saveCheckpoint(); !st)
+                if (auto st = saveCheckpoint(); !st) {
+                    shutdown(QStringLiteral("the run failed"));
                     return st.error();
+                }
                 log.flush();
             }
         }
@@ -474,6 +643,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         try {
             std::tie(em.testLoss, em.testAccuracy) = evaluate(module, data->test, cfg.evalBatch);
         } catch (const std::exception& e) {
+            shutdown(QStringLiteral("the run failed"));
             return makeError(ErrorCode::Runtime,
                              QStringLiteral("evaluation failed: %1").arg(firstLine(e)));
         }
@@ -486,10 +656,15 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         epochAcc = Accum{};
         ++state.completedEpochs;
         sampler.nextEpoch();
-        if (auto st = saveCheckpoint(); !st)
+        if (auto st = saveCheckpoint(); !st) {
+            shutdown(QStringLiteral("the run failed"));
             return st.error();
+        }
     }
-    workers.clear();
+    shutdown(stopped ? QStringLiteral("the run was stopped") : QStringLiteral("the run finished"));
+    for (Member& m : members)
+        if (m.remote)
+            m.stats.bytes = m.remote->bytesSent() + m.remote->bytesReceived();
 
     if (stopped || state.completedEpochs == 0) {
         if (auto st = saveCheckpoint(); !st)
@@ -532,11 +707,22 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
     sum.testLoss = state.lastTestLoss;
     sum.trainSeconds = trainSeconds;
     sum.samplesPerS = trainSeconds > 0 ? double(samplesThisRun) / trainSeconds : 0;
-    for (WorkerSummary& w : wsum) {
-        w.samplesPerS =
-            w.computeS > 0 ? double(w.samples) / (w.computeS + w.communicateS + w.waitS) : 0;
+    int remotes = 0;
+    int64_t remoteBytes = 0;
+    for (Member& m : members) {
+        WorkerSummary& w = m.stats;
+        const double busy = w.computeS + w.communicateS + w.waitS;
+        // A worker's own rate: samples over the time it computed. The run's rate is above.
+        w.samplesPerS = w.computeS > 0 ? double(w.samples) / w.computeS : 0;
+        (void)busy;
+        if (m.remote) {
+            ++remotes;
+            remoteBytes += w.bytes;
+        }
         sum.workers << w;
     }
+    sum.wireBytesPerStep =
+        remotes > 0 && stepsThisRun > 0 ? double(remoteBytes) / remotes / stepsThisRun : 0;
     QJsonObject final = sum.toJson();
     final.insert(QStringLiteral("type"), QStringLiteral("summary"));
     log.write(final);

@@ -41,6 +41,8 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("checkpoint_every"), checkpointEvery},
         {QStringLiteral("eval_batch"), evalBatch},
         {QStringLiteral("out"), outDir},
+        {QStringLiteral("mode"), mode},
+        {QStringLiteral("wire"), wire},
     };
 }
 
@@ -55,7 +57,8 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
         QStringLiteral("seed"),        QStringLiteral("threads"),
         QStringLiteral("limit_train"), QStringLiteral("limit_test"),
         QStringLiteral("max_steps"),   QStringLiteral("checkpoint_every"),
-        QStringLiteral("eval_batch"),  QStringLiteral("out")};
+        QStringLiteral("eval_batch"),  QStringLiteral("out"),
+        QStringLiteral("mode"),        QStringLiteral("wire")};
     for (auto it = o.constBegin(); it != o.constEnd(); ++it)
         if (!known.contains(it.key()))
             return makeError(ErrorCode::InvalidArgument,
@@ -94,7 +97,7 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
                     num("threads", c.threads) && num("limit_train", c.limitTrain) &&
                     num("limit_test", c.limitTest) && num("max_steps", c.maxSteps) &&
                     num("checkpoint_every", c.checkpointEvery) && num("eval_batch", c.evalBatch) &&
-                    str("out", c.outDir);
+                    str("out", c.outDir) && str("mode", c.mode) && str("wire", c.wire);
     if (!ok)
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("run description: a value has the wrong type"));
@@ -147,6 +150,20 @@ Status RunConfig::validate() const {
         return bad(QStringLiteral("limits and step counts cannot be negative"));
     if (evalBatch < 1)
         return bad(QStringLiteral("the evaluation batch must be at least 1"));
+    if (mode != QLatin1String("sync"))
+        return bad(QStringLiteral("unknown mode \"%1\"; use sync").arg(mode));
+    if (wire != QLatin1String("fp32") && wire != QLatin1String("fp16") &&
+        wire != QLatin1String("bf16"))
+        return bad(
+            QStringLiteral("unknown wire precision \"%1\"; use fp32, fp16 or bf16").arg(wire));
+    if (workers < 0 || workers > 256)
+        return bad(QStringLiteral("workers must be between 0 and 256"));
+    if (workers > 0 && listen.isEmpty())
+        return bad(QStringLiteral("waiting for workers needs --listen HOST:PORT"));
+    if (!localWorker && workers == 0)
+        return bad(QStringLiteral("--no-local-worker needs --workers N with N at least 1"));
+    if (workerTimeoutS < 1)
+        return bad(QStringLiteral("the worker timeout must be at least 1 second"));
     return success();
 }
 
@@ -189,7 +206,8 @@ QJsonObject RunSummary::toJson() const {
                               {QStringLiteral("samples_per_s"), w.samplesPerS},
                               {QStringLiteral("compute_s"), w.computeS},
                               {QStringLiteral("communicate_s"), w.communicateS},
-                              {QStringLiteral("wait_s"), w.waitS}});
+                              {QStringLiteral("wait_s"), w.waitS},
+                              {QStringLiteral("bytes"), static_cast<qint64>(w.bytes)}});
     QJsonObject o{{QStringLiteral("model"), model},
                   {QStringLiteral("data"), data},
                   {QStringLiteral("dataset_hash"), datasetHash},
@@ -201,6 +219,7 @@ QJsonObject RunSummary::toJson() const {
                   {QStringLiteral("train_accuracy"), trainAccuracy},
                   {QStringLiteral("samples_per_s"), samplesPerS},
                   {QStringLiteral("train_seconds"), trainSeconds},
+                  {QStringLiteral("wire_bytes_per_step"), wireBytesPerStep},
                   {QStringLiteral("out"), outDir},
                   {QStringLiteral("checkpoint"), checkpoint},
                   {QStringLiteral("workers"), ws}};

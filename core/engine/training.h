@@ -36,6 +36,15 @@ struct RunConfig {
     int checkpointEvery = 0; // steps between periodic checkpoints (0: epoch ends only)
     int evalBatch = 1000;
     QString outDir;
+    QString mode = QStringLiteral("sync"); // sync (async and local-sgd: see docs)
+    QString wire = QStringLiteral("fp32"); // how tensors travel: fp32, fp16, bf16
+
+    // Where and how this run meets its workers; not part of what a checkpoint resumes.
+    QString listen;          // HOST:PORT; empty: this machine only
+    int workers = 0;         // remote workers to wait for before training starts
+    bool localWorker = true; // this machine trains too
+    int workerTimeoutS = 30; // a worker silent this long is dropped
+    QString home;            // this node's identity and trust store
 
     QJsonObject toJson() const;
     static Expected<RunConfig> fromJson(const QJsonObject& o);
@@ -79,6 +88,7 @@ struct EpochMetrics {
 struct WorkerSummary {
     QString name;
     QString device;
+    int64_t bytes = 0; // sent and received on the wire
     int64_t samples = 0;
     double samplesPerS = 0;
     double computeS = 0;
@@ -102,6 +112,7 @@ struct RunSummary {
     double testAccuracy = -1; // -1: never evaluated
     double samplesPerS = 0;
     double trainSeconds = 0;
+    double wireBytesPerStep = 0; // per remote worker, both directions
     QList<WorkerSummary> workers;
     QJsonObject toJson() const;
 };
@@ -127,6 +138,8 @@ public:
     virtual void onStep(const StepMetrics&) {}
     virtual void onEpoch(const EpochMetrics&) {}
     virtual void onMessage(const QString&) {}
+    // Called now and then while the run waits (for workers); a chance to request a stop.
+    virtual void onWaiting() {}
 };
 
 // Thread-safe pause, resume and stop, shared between a run and whoever controls it.

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <QHash>
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+namespace tandem {
+
+// Splits each step's global batch among workers so that they finish together. Each worker's
+// time for b samples is modelled as overhead + b / speed, where speed (samples per second of
+// compute) and overhead (communication and fixed costs per step) are smoothed measurements.
+// Equal finish times then give b_i = (T - overhead_i) * speed_i with sum(b_i) = B. A worker
+// whose overhead alone exceeds T gets nothing this step: it would only make the step longer.
+// Until a worker has been measured it is assumed to be as fast as the average.
+class ThroughputBalancer {
+public:
+    explicit ThroughputBalancer(double smoothing = 0.3)
+        : m_alpha(smoothing) {}
+
+    void record(const QString& worker, int64_t samples, double computeMs, double overheadMs);
+    void forget(const QString& worker) { m_stats.remove(worker); }
+
+    // Per-worker batch sizes for `workers` summing to `batch`. maxBatch[i] > 0 caps worker i
+    // (device memory); the remainder goes to the others.
+    std::vector<int64_t> split(int64_t batch, const std::vector<QString>& workers,
+                               const std::vector<int64_t>& maxBatch = {}) const;
+
+    double speed(const QString& worker) const; // samples/s of compute, 0 when unmeasured
+    double overheadMs(const QString& worker) const;
+
+private:
+    struct Stats {
+        double speed = 0;
+        double overheadMs = 0;
+        int samples = 0;
+    };
+    double m_alpha;
+    QHash<QString, Stats> m_stats;
+};
+
+} // namespace tandem

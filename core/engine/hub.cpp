@@ -1,0 +1,414 @@
+#include "hub.h"
+
+#include "devices.h"
+#include "truststore.h"
+#include "version.h"
+
+#include <QElapsedTimer>
+#include <QHostInfo>
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcHub, "tandem.hub")
+
+namespace tandem {
+
+wire::Hello makeHello(const QString& role, const QString& deviceId) {
+    wire::Hello h;
+    h.appVersion = appVersion();
+    h.torchVersion = torchVersionString();
+    h.deviceId = deviceId;
+    h.displayName = QHostInfo::localHostName();
+    h.role = role;
+    h.devices = detectDevices();
+    return h;
+}
+
+// ---- RemoteWorker ----------------------------------------------------------------------------
+
+RemoteWorker::RemoteWorker(CoordinatorHub* hub, HubSession* session, QString name,
+                           DeviceInfo device, int64_t maxBatch, const HubConfig* config)
+    : m_hub(hub)
+    , m_session(session)
+    , m_name(std::move(name))
+    , m_device(std::move(device))
+    , m_maxBatch(maxBatch)
+    , m_config(config) {}
+
+void RemoteWorker::submit(WorkRequest request) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_waiting = true;
+        m_result.reset();
+        m_tensors.clear();
+        if (!m_alive.load())
+            return; // wait() reports the failure
+    }
+    CoordinatorHub* hub = m_hub;
+    HubSession* session = m_session;
+    QMetaObject::invokeMethod(
+        hub, [hub, session, request = std::move(request)] { hub->sendAssign(session, request); },
+        Qt::QueuedConnection);
+}
+
+Expected<WorkResult> RemoteWorker::wait() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_cv.wait(lock, [this] { return m_result.has_value() || !m_alive.load(); });
+    m_waiting = false;
+    if (!m_result)
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("worker %1 left: %2").arg(m_name, m_error));
+    const wire::Result r = *m_result;
+    const QByteArray bytes = std::move(m_tensors);
+    m_result.reset();
+    lock.unlock();
+
+    WorkResult out;
+    out.step = r.step;
+    out.samples = r.samples;
+    out.lossSum = r.lossSum;
+    out.correct = r.correct;
+    out.computeMs = r.computeMs;
+    if (auto st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers);
+        !st) {
+        fail(st.error().message);
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("worker %1 sent malformed gradients: %2")
+                             .arg(m_name, st.error().message));
+    }
+    return out;
+}
+
+void RemoteWorker::deliver(const wire::Result& result, QByteArray tensors) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_result = result;
+        m_tensors = std::move(tensors);
+    }
+    m_cv.notify_all();
+}
+
+void RemoteWorker::fail(const QString& reason) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (!m_alive.load())
+            return;
+        m_error = reason;
+        m_alive = false;
+    }
+    m_cv.notify_all();
+}
+
+void RemoteWorker::updateBytes(qint64 sent, qint64 received) {
+    m_bytesSent = sent;
+    m_bytesReceived = received;
+}
+
+// ---- HubSession -------------------------------------------------------------------------------
+
+HubSession::HubSession(CoordinatorHub* hub, Connection* connection)
+    : QObject(hub)
+    , m_hub(hub)
+    , m_conn(connection) {
+    m_conn->setParent(this);
+    m_conn->setIdleTimeout(hub->config().workerTimeoutMs);
+    // What a worker may send: its gradient bundles, of exactly the size the schema gives.
+    m_conn->setBlobCap(wire::BlobKind::Tensors,
+                       hub->config().layout.bundleBytes(hub->config().wire));
+    connect(m_conn, &Connection::received, this, &HubSession::onMessage);
+    connect(m_conn, &Connection::closed, this, &HubSession::onClosed);
+}
+
+void HubSession::refuse(wire::RejectCode code, const QString& message) {
+    m_hub->addMessage(QStringLiteral("refused %1: %2").arg(m_conn->peerAddress(), message));
+    m_conn->close(message, wire::Reject{code, message});
+}
+
+void HubSession::onMessage(const wire::Message& m) {
+    const HubConfig& cfg = m_hub->config();
+    switch (m_state) {
+    case State::AwaitHello: {
+        const auto* h = std::get_if<wire::Hello>(&m);
+        if (!h) {
+            refuse(wire::RejectCode::Protocol,
+                   QStringLiteral("expected Hello, got %1").arg(wire::messageName(m)));
+            return;
+        }
+        if (h->protocolVersion != wire::kProtocolVersion) {
+            refuse(wire::RejectCode::Version,
+                   QStringLiteral("this coordinator (Tandem %1) speaks protocol %2; the worker "
+                                  "(Tandem %3) speaks protocol %4. Install the same Tandem "
+                                  "version on both machines.")
+                       .arg(appVersion())
+                       .arg(wire::kProtocolVersion)
+                       .arg(h->appVersion)
+                       .arg(h->protocolVersion));
+            return;
+        }
+        if (!TrustStore(cfg.home).contains(m_conn->peerId())) {
+            refuse(wire::RejectCode::Untrusted,
+                   QStringLiteral("device %1 (%2) is not paired with this coordinator; pair the "
+                                  "two machines, or run 'tandem trust add %1' on the coordinator")
+                       .arg(m_conn->peerId(), h->displayName));
+            return;
+        }
+        if (h->role != QLatin1String("worker")) {
+            refuse(wire::RejectCode::Protocol,
+                   QStringLiteral("expected a worker, got a %1").arg(h->role));
+            return;
+        }
+        m_name = QStringLiteral("%1@%2").arg(h->displayName.isEmpty() ? QStringLiteral("worker")
+                                                                      : h->displayName,
+                                             m_conn->peerAddress());
+        wire::RunSpec spec;
+        spec.runId = cfg.runId;
+        spec.configJson = cfg.configJson;
+        spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, cfg.modelArchive);
+        spec.schemaHash = cfg.schemaHash;
+        spec.datasetSpec = cfg.datasetSpec;
+        spec.datasetHash = cfg.datasetHash;
+        spec.mode = cfg.mode;
+        spec.wireDtype = dtypeName(cfg.wire);
+        spec.params = cfg.layout.paramMetas();
+        spec.buffers = cfg.layout.bufferMetas();
+        spec.trainSamples = cfg.trainSamples;
+        m_conn->send(spec);
+        m_state = State::AwaitReady;
+        return;
+    }
+    case State::AwaitReady: {
+        if (const auto* d = std::get_if<wire::DataRequest>(&m)) {
+            if (d->datasetHash != cfg.datasetHash) {
+                refuse(wire::RejectCode::Protocol,
+                       QStringLiteral("asked for a dataset this run does not use"));
+                return;
+            }
+            m_hub->addMessage(QStringLiteral("sending the dataset to %1").arg(m_name));
+            const QByteArray blob = m_hub->datasetContainer();
+            m_conn->send(wire::DataOffer{m_conn->sendBlob(wire::BlobKind::Dataset, blob)});
+            return;
+        }
+        if (const auto* r = std::get_if<wire::Ready>(&m)) {
+            if (r->schemaHash != cfg.schemaHash) {
+                refuse(
+                    wire::RejectCode::Schema,
+                    QStringLiteral("the worker's model has schema %1 but the coordinator's has %2")
+                        .arg(r->schemaHash.left(16), cfg.schemaHash.left(16)));
+                return;
+            }
+            m_worker =
+                std::make_shared<RemoteWorker>(m_hub, this, m_name, r->device, r->maxBatch, &cfg);
+            m_state = State::Working;
+            m_hub->addMessage(
+                QStringLiteral("worker %1 joined with %2").arg(m_name, r->device.name));
+            m_hub->joined(m_worker);
+            return;
+        }
+        if (const auto* rj = std::get_if<wire::Reject>(&m)) {
+            m_hub->addMessage(
+                QStringLiteral("worker %1 declined the run: %2").arg(m_name, rj->message));
+            m_conn->close(rj->message);
+            return;
+        }
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("unexpected %1 while loading").arg(wire::messageName(m)));
+        return;
+    }
+    case State::Working: {
+        if (const auto* r = std::get_if<wire::Result>(&m)) {
+            std::optional<QByteArray> t = m_conn->takeBlob(r->tensorsBlob);
+            if (!t) {
+                refuse(wire::RejectCode::Protocol,
+                       QStringLiteral("a result without its gradients"));
+                return;
+            }
+            m_worker->updateBytes(m_conn->bytesSent(), m_conn->bytesReceived());
+            m_worker->deliver(*r, std::move(*t));
+            return;
+        }
+        if (const auto* e = std::get_if<wire::WorkError>(&m)) {
+            m_hub->addMessage(QStringLiteral("worker %1 failed: %2").arg(m_name, e->message));
+            m_conn->close(e->message);
+            return;
+        }
+        if (std::holds_alternative<wire::Bye>(m)) {
+            m_conn->close(QStringLiteral("the worker left"));
+            return;
+        }
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("unexpected %1").arg(wire::messageName(m)));
+        return;
+    }
+    case State::Closed:
+        return;
+    }
+}
+
+void HubSession::onClosed(const QString& reason) {
+    const State was = m_state;
+    m_state = State::Closed;
+    if (m_worker) {
+        m_worker->fail(reason);
+        m_hub->addMessage(QStringLiteral("worker %1 left: %2").arg(m_name, reason));
+    } else if (was != State::Closed && !m_name.isEmpty()) {
+        m_hub->addMessage(
+            QStringLiteral("worker %1 disconnected before joining: %2").arg(m_name, reason));
+    }
+    m_hub->sessionGone(this);
+    deleteLater();
+}
+
+void HubSession::assign(const WorkRequest& req) {
+    if (m_state != State::Working)
+        return;
+    wire::Assign a;
+    a.step = req.step;
+    a.indices = req.indices;
+    a.seed = req.seed;
+    a.weightsVersion = req.weightsVersion;
+    if (uint64_t(req.weightsVersion) != m_lastWeightsVersion && req.packedWeights) {
+        a.weightsBlob = m_conn->sendBlob(wire::BlobKind::Tensors, *req.packedWeights);
+        m_lastWeightsVersion = uint64_t(req.weightsVersion);
+    }
+    m_conn->send(a);
+}
+
+// ---- CoordinatorHub ---------------------------------------------------------------------------
+
+CoordinatorHub::CoordinatorHub(HubConfig config)
+    : m_config(std::move(config)) {
+    m_thread.setObjectName(QStringLiteral("tandem-network"));
+}
+
+CoordinatorHub::~CoordinatorHub() {
+    if (m_thread.isRunning())
+        finish(QStringLiteral("the coordinator stopped"));
+}
+
+Expected<quint16> CoordinatorHub::start() {
+    auto identity = Identity::loadOrCreate(m_config.home);
+    if (!identity)
+        return identity.error();
+    m_deviceId = identity->deviceId();
+    moveToThread(&m_thread);
+    m_thread.start();
+    Expected<quint16> result = makeError(ErrorCode::Runtime, QStringLiteral("not started"));
+    QMetaObject::invokeMethod(
+        this,
+        [this, &result, id = *identity] {
+            m_server = new Server(id, this);
+            connect(m_server, &Server::connectionSecured, this, &CoordinatorHub::onSecured);
+            if (auto st = m_server->listenOn(m_config.address, m_config.port); !st)
+                result = st.error();
+            else
+                result = m_server->serverPort();
+        },
+        Qt::BlockingQueuedConnection);
+    return result;
+}
+
+void CoordinatorHub::onSecured(Connection* c) {
+    auto* s = new HubSession(this, c);
+    m_sessions << s;
+    c->send(makeHello(QStringLiteral("coordinator"), m_deviceId));
+}
+
+void CoordinatorHub::sessionGone(HubSession* session) {
+    m_sessions.removeAll(session);
+}
+
+void CoordinatorHub::sendAssign(HubSession* session, const WorkRequest& request) {
+    if (!m_sessions.contains(session))
+        return; // it left; its RemoteWorker already reports the failure
+    session->assign(request);
+}
+
+QByteArray CoordinatorHub::datasetContainer() {
+    if (m_datasetBlob.isEmpty() && m_config.data) {
+        auto b = datasetToContainer(*m_config.data);
+        if (b)
+            m_datasetBlob = *b;
+    }
+    return m_datasetBlob;
+}
+
+void CoordinatorHub::addMessage(const QString& text) {
+    qCDebug(lcHub) << text;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_messages << text;
+}
+
+void CoordinatorHub::joined(std::shared_ptr<RemoteWorker> worker) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_joined.push_back(std::move(worker));
+    }
+    m_cv.notify_all();
+}
+
+std::vector<std::shared_ptr<RemoteWorker>> CoordinatorHub::takeJoined() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::vector<std::shared_ptr<RemoteWorker>> out;
+    out.swap(m_joined);
+    return out;
+}
+
+int CoordinatorHub::waitForJoined(int count, int timeoutMs,
+                                  const std::function<bool()>& cancelled) {
+    QElapsedTimer t;
+    t.start();
+    std::unique_lock<std::mutex> lock(m_mutex);
+    while (int(m_joined.size()) < count && (timeoutMs < 0 || t.elapsed() < timeoutMs)) {
+        if (cancelled && cancelled())
+            break;
+        m_cv.wait_for(lock, std::chrono::milliseconds(200));
+    }
+    return int(m_joined.size());
+}
+
+QStringList CoordinatorHub::takeMessages() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    QStringList out;
+    out.swap(m_messages);
+    return out;
+}
+
+void CoordinatorHub::broadcast(wire::Control::Action action) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, action] {
+            for (HubSession* s : std::as_const(m_sessions))
+                if (s->state() == HubSession::State::Working)
+                    s->connection()->send(wire::Control{action});
+        },
+        Qt::QueuedConnection);
+}
+
+void CoordinatorHub::finish(const QString& reason) {
+    if (!m_thread.isRunning())
+        return;
+    QMetaObject::invokeMethod(
+        this,
+        [this, reason] {
+            for (HubSession* s : std::as_const(m_sessions)) {
+                s->connection()->send(wire::Bye{reason});
+                s->connection()->close(reason);
+            }
+            if (m_server)
+                m_server->close();
+            // Let the Bye frames reach the sockets, then free everything on this thread
+            // (its sockets and timers belong to it) before it ends.
+            QTimer::singleShot(200, this, [this] {
+                m_sessions.clear();
+                const QObjectList kids = children();
+                for (QObject* c : kids)
+                    delete c;
+                m_server = nullptr;
+                moveToThread(nullptr);
+                m_thread.quit();
+            });
+        },
+        Qt::QueuedConnection);
+    m_thread.wait(10000);
+}
+
+} // namespace tandem

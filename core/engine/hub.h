@@ -1,0 +1,155 @@
+#pragma once
+
+// Engine-internal: the coordinator's network side. The hub lives on a thread of its own with
+// an event loop; it accepts TLS connections, admits only paired workers speaking this
+// protocol version, hands each the run (model, dataset, configuration) and turns it into a
+// RemoteWorker, a WorkerLink the training loop drives like the local one.
+
+#include "connection.h"
+#include "dataset.h"
+#include "server.h"
+#include "wiretensors.h"
+#include "worker.h"
+
+#include <QHostAddress>
+#include <QThread>
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+
+namespace tandem {
+
+class CoordinatorHub;
+class HubSession;
+
+struct HubConfig {
+    QString home;
+    QHostAddress address = QHostAddress::LocalHost;
+    quint16 port = 0;
+    int workerTimeoutMs = 30000;
+    QString runId;
+    QByteArray configJson;
+    QByteArray modelArchive;
+    QString schemaHash;
+    QString datasetSpec;
+    QString datasetHash;
+    std::shared_ptr<const DatasetSplits> data;
+    QString mode;
+    DType wire = DType::F32;
+    ModelLayout layout;
+    int64_t trainSamples = 0;
+};
+
+class RemoteWorker final : public WorkerLink {
+public:
+    RemoteWorker(CoordinatorHub* hub, HubSession* session, QString name, DeviceInfo device,
+                 int64_t maxBatch, const HubConfig* config);
+
+    QString name() const override { return m_name; }
+    DeviceInfo device() const override { return m_device; }
+    void submit(WorkRequest request) override;
+    Expected<WorkResult> wait() override;
+
+    int64_t maxBatch() const { return m_maxBatch; }
+    bool alive() const { return m_alive.load(); }
+    qint64 bytesSent() const { return m_bytesSent.load(); }
+    qint64 bytesReceived() const { return m_bytesReceived.load(); }
+
+    // Network thread.
+    void deliver(const wire::Result& result, QByteArray tensors);
+    void fail(const QString& reason);
+    void updateBytes(qint64 sent, qint64 received);
+
+private:
+    CoordinatorHub* m_hub;
+    HubSession* m_session; // network thread only; checked through the hub
+    QString m_name;
+    DeviceInfo m_device;
+    int64_t m_maxBatch;
+    const HubConfig* m_config;
+
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    bool m_waiting = false;
+    std::optional<wire::Result> m_result;
+    QByteArray m_tensors;
+    QString m_error;
+    std::atomic<bool> m_alive{true};
+    std::atomic<qint64> m_bytesSent{0};
+    std::atomic<qint64> m_bytesReceived{0};
+};
+
+class CoordinatorHub : public QObject {
+    Q_OBJECT
+
+public:
+    explicit CoordinatorHub(HubConfig config);
+    ~CoordinatorHub() override;
+
+    // From the training thread. Starts the network thread and listens; returns the port.
+    Expected<quint16> start();
+    // Workers that became ready since the last call.
+    std::vector<std::shared_ptr<RemoteWorker>> takeJoined();
+    // Blocks until `count` workers have joined (and not been taken), the timeout passes or
+    // `cancelled` says so. Returns how many are waiting.
+    int waitForJoined(int count, int timeoutMs, const std::function<bool()>& cancelled);
+    void broadcast(wire::Control::Action action);
+    // Says goodbye to every worker and stops the network thread.
+    void finish(const QString& reason);
+    // Lines for the run's log ("worker X joined", "refused device Y: ...").
+    QStringList takeMessages();
+
+    // Network thread.
+    void sendAssign(HubSession* session, const WorkRequest& request);
+    void addMessage(const QString& text);
+    void joined(std::shared_ptr<RemoteWorker> worker);
+    void sessionGone(HubSession* session);
+    const HubConfig& config() const { return m_config; }
+    QByteArray datasetContainer();
+
+private:
+    void onSecured(Connection* c);
+
+    HubConfig m_config;
+    QThread m_thread;
+    Server* m_server = nullptr;
+    QList<HubSession*> m_sessions;
+    QByteArray m_datasetBlob;
+    QString m_deviceId;
+
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::vector<std::shared_ptr<RemoteWorker>> m_joined;
+    QStringList m_messages;
+};
+
+// One worker's connection as the coordinator sees it: Hello, then the run, then work.
+class HubSession : public QObject {
+    Q_OBJECT
+
+public:
+    enum class State { AwaitHello, AwaitReady, Working, Closed };
+
+    HubSession(CoordinatorHub* hub, Connection* connection);
+    Connection* connection() const { return m_conn; }
+    State state() const { return m_state; }
+    void assign(const WorkRequest& request);
+
+private:
+    void onMessage(const wire::Message& m);
+    void onClosed(const QString& reason);
+    void refuse(wire::RejectCode code, const QString& message);
+
+    CoordinatorHub* m_hub;
+    Connection* m_conn;
+    State m_state = State::AwaitHello;
+    QString m_name;
+    std::shared_ptr<RemoteWorker> m_worker;
+    uint64_t m_lastWeightsVersion = UINT64_MAX;
+};
+
+wire::Hello makeHello(const QString& role, const QString& deviceId);
+
+} // namespace tandem

@@ -1,0 +1,208 @@
+#include "wiretensors.h"
+
+#include <cstring>
+
+namespace tandem {
+
+namespace {
+
+at::ScalarType scalarOf(DType t) {
+    switch (t) {
+    case DType::F16:
+        return at::kHalf;
+    case DType::BF16:
+        return at::kBFloat16;
+    case DType::F64:
+        return at::kDouble;
+    case DType::I64:
+        return at::kLong;
+    case DType::I32:
+        return at::kInt;
+    case DType::U8:
+        return at::kByte;
+    case DType::Bool:
+        return at::kBool;
+    case DType::F32:
+        break;
+    }
+    return at::kFloat;
+}
+
+QString nameOf(at::ScalarType s) {
+    switch (s) {
+    case at::kFloat:
+        return QStringLiteral("F32");
+    case at::kDouble:
+        return QStringLiteral("F64");
+    case at::kHalf:
+        return QStringLiteral("F16");
+    case at::kBFloat16:
+        return QStringLiteral("BF16");
+    case at::kLong:
+        return QStringLiteral("I64");
+    case at::kInt:
+        return QStringLiteral("I32");
+    case at::kByte:
+        return QStringLiteral("U8");
+    case at::kBool:
+        return QStringLiteral("BOOL");
+    default:
+        return QStringLiteral("F32");
+    }
+}
+
+int64_t numelOf(const std::vector<int64_t>& s) {
+    int64_t n = 1;
+    for (int64_t d : s)
+        n *= d;
+    return n;
+}
+
+} // namespace
+
+ModelLayout ModelLayout::of(const std::vector<std::string>& paramNames,
+                            const std::vector<at::Tensor>& params,
+                            const std::vector<std::string>& bufferNames,
+                            const std::vector<at::Tensor>& buffers) {
+    ModelLayout l;
+    l.paramNames = paramNames;
+    for (const at::Tensor& p : params)
+        l.paramShapes.push_back(p.sizes().vec());
+    l.bufferNames = bufferNames;
+    for (const at::Tensor& b : buffers) {
+        l.bufferShapes.push_back(b.sizes().vec());
+        // Floating buffers travel as float32; integer ones (counters) as they are.
+        l.bufferTypes.push_back(b.is_floating_point() ? at::kFloat : b.scalar_type());
+    }
+    return l;
+}
+
+Expected<ModelLayout> ModelLayout::fromWire(const QList<wire::TensorMeta>& params,
+                                            const QList<wire::TensorMeta>& buffers) {
+    ModelLayout l;
+    for (const wire::TensorMeta& m : params) {
+        l.paramNames.push_back(m.name.toStdString());
+        l.paramShapes.push_back(m.shape);
+    }
+    for (const wire::TensorMeta& m : buffers) {
+        DType d;
+        if (!dtypeFromName(m.dtype, &d))
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("buffer %1 has dtype %2").arg(m.name, m.dtype));
+        l.bufferNames.push_back(m.name.toStdString());
+        l.bufferShapes.push_back(m.shape);
+        l.bufferTypes.push_back(scalarOf(d));
+    }
+    // A layout larger than any model a desktop can hold is refused before anything is sized
+    // from it.
+    if (l.bundleBytes(DType::F32) > (qint64(16) << 30))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("the model described is implausibly large"));
+    return l;
+}
+
+QList<wire::TensorMeta> ModelLayout::paramMetas() const {
+    QList<wire::TensorMeta> out;
+    for (size_t i = 0; i < paramNames.size(); ++i)
+        out << wire::TensorMeta{QString::fromStdString(paramNames[i]), paramShapes[i],
+                                QStringLiteral("F32")};
+    return out;
+}
+
+QList<wire::TensorMeta> ModelLayout::bufferMetas() const {
+    QList<wire::TensorMeta> out;
+    for (size_t i = 0; i < bufferNames.size(); ++i)
+        out << wire::TensorMeta{QString::fromStdString(bufferNames[i]), bufferShapes[i],
+                                nameOf(bufferTypes[i])};
+    return out;
+}
+
+int64_t ModelLayout::paramCount() const {
+    int64_t n = 0;
+    for (const auto& s : paramShapes)
+        n += numelOf(s);
+    return n;
+}
+
+qint64 ModelLayout::bundleBytes(DType wire) const {
+    // Dimensions come from the peer; anything that overflows is reported as too large.
+    double total = double(paramCount()) * dtypeSize(wire);
+    for (size_t i = 0; i < bufferShapes.size(); ++i)
+        total += double(numelOf(bufferShapes[i])) * double(c10::elementSize(bufferTypes[i]));
+    for (const auto& s : paramShapes)
+        for (int64_t d : s)
+            if (d < 0 || d > (int64_t(1) << 40))
+                return std::numeric_limits<qint64>::max();
+    return total > 9.0e15 ? std::numeric_limits<qint64>::max() : qint64(total);
+}
+
+Expected<DType> wireDtypeFromName(const QString& name) {
+    const QString n = name.toLower();
+    if (n == QLatin1String("fp32") || n == QLatin1String("f32"))
+        return DType::F32;
+    if (n == QLatin1String("fp16") || n == QLatin1String("f16"))
+        return DType::F16;
+    if (n == QLatin1String("bf16"))
+        return DType::BF16;
+    return makeError(
+        ErrorCode::InvalidArgument,
+        QStringLiteral("unknown wire precision \"%1\"; use fp32, fp16 or bf16").arg(name));
+}
+
+QString wireDtypeName(DType t) {
+    return dtypeName(t);
+}
+
+QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
+                      DType wire) {
+    const at::ScalarType ws = scalarOf(wire);
+    std::vector<at::Tensor> parts;
+    qint64 total = 0;
+    for (const at::Tensor& p : params) {
+        at::Tensor c = p.detach().to(at::kCPU, ws).contiguous();
+        total += qint64(c.nbytes());
+        parts.push_back(std::move(c));
+    }
+    for (const at::Tensor& b : buffers) {
+        at::Tensor c = b.detach()
+                           .to(at::kCPU, b.is_floating_point() ? at::kFloat : b.scalar_type())
+                           .contiguous();
+        total += qint64(c.nbytes());
+        parts.push_back(std::move(c));
+    }
+    QByteArray out(total, Qt::Uninitialized);
+    char* dst = out.data();
+    for (const at::Tensor& c : parts) {
+        std::memcpy(dst, c.data_ptr(), c.nbytes());
+        dst += c.nbytes();
+    }
+    return out;
+}
+
+Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wire,
+                    std::vector<at::Tensor>* params, std::vector<at::Tensor>* buffers) {
+    if (bytes.size() != layout.bundleBytes(wire))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("a tensor bundle of %1 bytes; %2 were expected")
+                             .arg(bytes.size())
+                             .arg(layout.bundleBytes(wire)));
+    const at::ScalarType ws = scalarOf(wire);
+    const char* src = bytes.constData();
+    params->resize(layout.paramShapes.size());
+    for (size_t i = 0; i < layout.paramShapes.size(); ++i) {
+        at::Tensor raw = at::empty(layout.paramShapes[i], ws);
+        std::memcpy(raw.data_ptr(), src, raw.nbytes());
+        src += raw.nbytes();
+        (*params)[i] = ws == at::kFloat ? raw : raw.to(at::kFloat);
+    }
+    buffers->resize(layout.bufferShapes.size());
+    for (size_t i = 0; i < layout.bufferShapes.size(); ++i) {
+        at::Tensor raw = at::empty(layout.bufferShapes[i], layout.bufferTypes[i]);
+        std::memcpy(raw.data_ptr(), src, raw.nbytes());
+        src += raw.nbytes();
+        (*buffers)[i] = raw;
+    }
+    return success();
+}
+
+} // namespace tandem

@@ -1,0 +1,396 @@
+#include "workerclient.h"
+
+#include "connection.h"
+#include "dataset.h"
+#include "devices.h"
+#include "hub.h"
+#include "scriptmodel.h"
+#include "training.h"
+#include "truststore.h"
+#include "wiretensors.h"
+#include "worker.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QSaveFile>
+#include <QTimer>
+
+#include <thread>
+
+namespace tandem {
+
+namespace {
+
+// One worker's life: connect, Hello, load the run, then compute whatever is assigned. The
+// computing happens on a thread of its own so that this (event-loop) thread keeps answering
+// the coordinator's pings during a long step.
+class WorkerClient : public QObject {
+public:
+    enum class State { Connecting, AwaitHello, AwaitRun, AwaitData, Working, Done };
+
+    WorkerClient(const WorkerOptions& o, const Identity& id,
+                 std::function<void(const QString&)> log)
+        : m_opt(o)
+        , m_identity(id)
+        , m_log(std::move(log)) {
+        m_retry.setSingleShot(true);
+        connect(&m_retry, &QTimer::timeout, this, [this] { connectNow(); });
+    }
+
+    ~WorkerClient() override {
+        if (m_compute.joinable())
+            m_compute.join();
+    }
+
+    void start() {
+        m_sinceLost.start();
+        connectNow();
+    }
+
+    int exitCode() const { return m_exit; }
+
+private:
+    void connectNow() {
+        m_state = State::Connecting;
+        m_conn = Connection::connectTo(m_opt.host, m_opt.port, m_identity, this);
+        m_conn->setIdleTimeout(m_opt.idleTimeoutSeconds * 1000);
+        m_conn->setBlobCap(wire::BlobKind::Model, qint64(4) << 30);
+        connect(m_conn, &Connection::secured, this, [this](const QString& peerId) {
+            if (!TrustStore(m_opt.home).contains(peerId)) {
+                finish(1, QStringLiteral("the coordinator at %1:%2 (device %3) is not paired with "
+                                         "this machine; pair them, or run 'tandem trust add %3'")
+                              .arg(m_opt.host)
+                              .arg(m_opt.port)
+                              .arg(peerId));
+                return;
+            }
+            m_state = State::AwaitHello;
+            m_conn->send(makeHello(QStringLiteral("worker"), m_identity.deviceId()));
+        });
+        connect(m_conn, &Connection::received, this,
+                [this](const wire::Message& m) { onMessage(m); });
+        connect(m_conn, &Connection::closed, this,
+                [this](const QString& reason) { onClosed(reason); });
+    }
+
+    void onClosed(const QString& reason) {
+        if (m_state == State::Done)
+            return;
+        Connection* old = m_conn;
+        m_conn = nullptr;
+        if (old)
+            old->deleteLater();
+        if (m_state != State::Connecting) {
+            m_log(QStringLiteral("lost the coordinator: %1; trying to reconnect for %2 s")
+                      .arg(reason)
+                      .arg(m_opt.reconnectSeconds));
+            m_sinceLost.restart();
+        }
+        if (m_sinceLost.elapsed() > qint64(m_opt.reconnectSeconds) * 1000) {
+            finish(1, QStringLiteral("cannot reach the coordinator at %1:%2: %3")
+                          .arg(m_opt.host)
+                          .arg(m_opt.port)
+                          .arg(reason));
+            return;
+        }
+        m_state = State::Connecting;
+        m_retry.start(500);
+    }
+
+    void finish(int code, const QString& why) {
+        if (m_state == State::Done)
+            return;
+        m_state = State::Done;
+        m_exit = code;
+        if (!why.isEmpty())
+            m_log(why);
+        if (m_conn)
+            m_conn->close(why);
+        QTimer::singleShot(100, this, [] { QCoreApplication::exit(0); });
+    }
+
+    void onMessage(const wire::Message& m) {
+        if (const auto* r = std::get_if<wire::Reject>(&m)) {
+            finish(1, QStringLiteral("the coordinator refused this worker: %1").arg(r->message));
+            return;
+        }
+        if (const auto* b = std::get_if<wire::Bye>(&m)) {
+            finish(0, QStringLiteral("the coordinator ended the run: %1").arg(b->reason));
+            return;
+        }
+        if (const auto* c = std::get_if<wire::Control>(&m)) {
+            switch (c->action) {
+            case wire::Control::Action::Pause:
+                m_log(QStringLiteral("the run is paused"));
+                break;
+            case wire::Control::Action::Resume:
+                m_log(QStringLiteral("the run continues"));
+                break;
+            case wire::Control::Action::Stop:
+                finish(0, QStringLiteral("the coordinator stopped the run"));
+                break;
+            case wire::Control::Action::None:
+                break;
+            }
+            return;
+        }
+        switch (m_state) {
+        case State::AwaitHello:
+            if (const auto* h = std::get_if<wire::Hello>(&m)) {
+                if (h->protocolVersion != wire::kProtocolVersion) {
+                    const QString why =
+                        QStringLiteral("the coordinator (Tandem %1) speaks protocol %2; "
+                                       "this worker (Tandem %3) speaks protocol %4. "
+                                       "Install the same Tandem version on both machines.")
+                            .arg(h->appVersion)
+                            .arg(h->protocolVersion)
+                            .arg(makeHello({}, {}).appVersion)
+                            .arg(wire::kProtocolVersion);
+                    m_conn->send(wire::Reject{wire::RejectCode::Version, why});
+                    finish(1, why);
+                    return;
+                }
+                m_log(QStringLiteral("connected to coordinator %1 (Tandem %2, LibTorch %3)")
+                          .arg(h->displayName, h->appVersion, h->torchVersion));
+                m_state = State::AwaitRun;
+            }
+            return;
+        case State::AwaitRun:
+            if (const auto* spec = std::get_if<wire::RunSpec>(&m))
+                loadRun(*spec);
+            return;
+        case State::AwaitData:
+            if (const auto* offer = std::get_if<wire::DataOffer>(&m)) {
+                std::optional<QByteArray> blob = m_conn->takeBlob(offer->blob);
+                if (!blob) {
+                    finish(1, QStringLiteral("the coordinator's dataset did not arrive whole"));
+                    return;
+                }
+                auto d =
+                    datasetFromContainer(*blob, QStringLiteral("the dataset from the coordinator"));
+                if (!d || QString::fromLatin1(d->contentHash) != m_spec.datasetHash) {
+                    finish(1, d ? QStringLiteral(
+                                      "the dataset from the coordinator does not match its hash")
+                                : d.error().message);
+                    return;
+                }
+                saveCache(*blob);
+                m_data = std::make_shared<DatasetSplits>(std::move(*d));
+                becomeReady();
+            }
+            return;
+        case State::Working:
+            if (const auto* a = std::get_if<wire::Assign>(&m))
+                onAssign(*a);
+            return;
+        case State::Connecting:
+        case State::Done:
+            return;
+        }
+    }
+
+    QString cachePath(const QString& hash) const {
+        return QDir(m_opt.home).filePath(QStringLiteral("cache/datasets/%1.tandem").arg(hash));
+    }
+
+    void saveCache(const QByteArray& blob) {
+        QDir().mkpath(QDir(m_opt.home).filePath(QStringLiteral("cache/datasets")));
+        QSaveFile f(cachePath(m_spec.datasetHash));
+        if (f.open(QIODevice::WriteOnly) && f.write(blob) == blob.size() && f.commit())
+            m_log(QStringLiteral("cached the dataset in %1").arg(f.fileName()));
+    }
+
+    void loadRun(const wire::RunSpec& spec) {
+        m_spec = spec;
+        auto wire = wireDtypeFromName(spec.wireDtype);
+        auto layout = ModelLayout::fromWire(spec.params, spec.buffers);
+        if (!wire || !layout) {
+            finish(1, QStringLiteral("the coordinator's run description is malformed"));
+            return;
+        }
+        m_wire = *wire;
+        m_layout = *layout;
+        // The worker's gradient bundles and the coordinator's weight bundles have this exact
+        // size; the dataset is bounded by what a desktop can hold.
+        m_conn->setBlobCap(wire::BlobKind::Tensors, m_layout.bundleBytes(m_wire));
+        m_conn->setBlobCap(wire::BlobKind::Dataset, qint64(8) << 30);
+        std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
+        if (!archive) {
+            finish(1, QStringLiteral("the coordinator's model did not arrive whole"));
+            return;
+        }
+        // TorchScript runs code: this archive comes from a coordinator whose certificate is in
+        // the trust store, which is the only other place Tandem loads models from besides a
+        // file the user chose.
+        auto module = loadScriptModule(*archive, QStringLiteral("the coordinator's model"));
+        if (!module) {
+            finish(1, module.error().message);
+            return;
+        }
+        m_module = *module;
+        const QString mySchema = QString::fromLatin1(schemaHash(modelTensors(m_module)));
+        if (mySchema != spec.schemaHash) {
+            const QString why =
+                QStringLiteral("the model's schema here is %1 but the coordinator says %2")
+                    .arg(mySchema.left(16), spec.schemaHash.left(16));
+            m_conn->send(wire::Reject{wire::RejectCode::Schema, why});
+            finish(1, why);
+            return;
+        }
+        // The dataset: the cached copy, or the same spec read here, when the hash matches.
+        m_data.reset();
+        if (QFile::exists(cachePath(spec.datasetHash))) {
+            QFile f(cachePath(spec.datasetHash));
+            if (f.open(QIODevice::ReadOnly)) {
+                auto d = datasetFromContainer(f.readAll(), f.fileName());
+                if (d && QString::fromLatin1(d->contentHash) == spec.datasetHash)
+                    m_data = std::make_shared<DatasetSplits>(std::move(*d));
+            }
+        }
+        if (!m_data) {
+            auto d = loadDataset(spec.datasetSpec);
+            if (d && QString::fromLatin1(d->contentHash) == spec.datasetHash)
+                m_data = std::make_shared<DatasetSplits>(std::move(*d));
+        }
+        if (!m_data) {
+            m_log(QStringLiteral("%1 is not here; receiving it from the coordinator")
+                      .arg(spec.datasetSpec));
+            m_state = State::AwaitData;
+            m_conn->send(wire::DataRequest{spec.datasetHash});
+            return;
+        }
+        becomeReady();
+    }
+
+    void becomeReady() {
+        if (m_compute.joinable())
+            m_compute.join();
+        const QList<DeviceInfo> devices = detectDevices();
+        try {
+            m_replica = std::make_unique<ModelReplica>(
+                devices.first(), m_module, std::shared_ptr<const Dataset>(m_data, &m_data->train));
+        } catch (const std::exception& e) {
+            finish(1, QStringLiteral("cannot start on %1: %2")
+                          .arg(devices.first().name,
+                               QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
+            return;
+        }
+        m_state = State::Working;
+        wire::Ready r;
+        r.schemaHash = m_spec.schemaHash;
+        r.device = devices.first();
+        r.maxBatch = m_opt.maxBatch;
+        m_conn->send(r);
+        m_log(QStringLiteral("ready on %1; %2 training samples")
+                  .arg(devices.first().name)
+                  .arg(m_data->train.count()));
+    }
+
+    void onAssign(const wire::Assign& a) {
+        for (int64_t i : a.indices)
+            if (i < 0 || i >= m_data->train.count()) {
+                const QString why =
+                    QStringLiteral("assigned sample %1, outside the dataset").arg(i);
+                m_conn->send(wire::WorkError{a.step, why});
+                finish(1, why);
+                return;
+            }
+        std::optional<QByteArray> weights;
+        if (a.weightsBlob != 0) {
+            weights = m_conn->takeBlob(a.weightsBlob);
+            if (!weights) {
+                finish(1, QStringLiteral("an assignment arrived without its weights"));
+                return;
+            }
+        }
+        if (m_compute.joinable())
+            m_compute.join();
+        // The event loop stays free while this runs; the result comes back as a queued call.
+        m_compute = std::thread([this, a, weights = std::move(weights)] {
+            QString error;
+            QByteArray bundle;
+            wire::Result res;
+            res.step = a.step;
+            res.weightsVersion = a.weightsVersion;
+            if (weights) {
+                std::vector<at::Tensor> p, b;
+                if (auto st = unpackBundle(*weights, m_layout, m_wire, &p, &b); !st) {
+                    error = st.error().message;
+                } else {
+                    at::NoGradGuard g;
+                    for (size_t i = 0; i < p.size(); ++i)
+                        m_replica->params()[i].copy_(p[i]);
+                    for (size_t i = 0; i < b.size(); ++i)
+                        m_replica->buffers()[i].copy_(b[i]);
+                }
+            }
+            if (error.isEmpty()) {
+                WorkRequest req;
+                req.step = a.step;
+                req.indices = a.indices;
+                req.seed = a.seed;
+                auto r = m_replica->compute(req, QStringLiteral("this worker"));
+                if (!r) {
+                    error = r.error().message;
+                } else {
+                    res.samples = r->samples;
+                    res.lossSum = r->lossSum;
+                    res.correct = r->correct;
+                    res.computeMs = r->computeMs;
+                    bundle = packBundle(r->grads, r->buffers, m_wire);
+                }
+            }
+            QMetaObject::invokeMethod(
+                this,
+                [this, res, bundle, error]() mutable {
+                    if (!m_conn || m_state != State::Working)
+                        return;
+                    if (!error.isEmpty()) {
+                        m_conn->send(wire::WorkError{res.step, error});
+                        finish(1, error);
+                        return;
+                    }
+                    res.tensorsBlob = m_conn->sendBlob(wire::BlobKind::Tensors, bundle);
+                    m_conn->send(res);
+                },
+                Qt::QueuedConnection);
+        });
+    }
+
+    WorkerOptions m_opt;
+    Identity m_identity;
+    std::function<void(const QString&)> m_log;
+    State m_state = State::Connecting;
+    Connection* m_conn = nullptr;
+    QTimer m_retry;
+    QElapsedTimer m_sinceLost;
+    int m_exit = 0;
+
+    wire::RunSpec m_spec;
+    DType m_wire = DType::F32;
+    ModelLayout m_layout;
+    torch::jit::Module m_module;
+    std::shared_ptr<DatasetSplits> m_data;
+    std::unique_ptr<ModelReplica> m_replica;
+    std::thread m_compute;
+};
+
+} // namespace
+
+int runWorker(const WorkerOptions& options, const std::function<void(const QString&)>& log) {
+    setTorchThreads(options.threads);
+    auto identity = Identity::loadOrCreate(options.home);
+    if (!identity) {
+        log(identity.error().message);
+        return 1;
+    }
+    WorkerClient client(options, *identity, log);
+    client.start();
+    QCoreApplication::exec();
+    return client.exitCode();
+}
+
+} // namespace tandem

@@ -1,0 +1,30 @@
+#pragma once
+
+// The worker process: connects to a coordinator, takes part in its run until it ends.
+
+#include "expected.h"
+
+#include <QString>
+
+#include <functional>
+
+namespace tandem {
+
+struct WorkerOptions {
+    QString host;
+    quint16 port = 0;
+    QString home;
+    int threads = 0;
+    // How long to keep trying to reach the coordinator, at start and after losing it (a
+    // coordinator that crashed and is resumed from its checkpoint comes back on the same
+    // address).
+    int reconnectSeconds = 60;
+    int idleTimeoutSeconds = 60;
+    int64_t maxBatch = 0;
+};
+
+// Runs until the coordinator ends the run (exit code 0) or the worker cannot go on (1, with
+// the reason given to `log`). Needs a QCoreApplication; runs its own event loop.
+int runWorker(const WorkerOptions& options, const std::function<void(const QString&)>& log);
+
+} // namespace tandem
