@@ -179,6 +179,31 @@ QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<a
     return out;
 }
 
+Status unpackInto(const QByteArray& bytes, const ModelLayout& layout, DType wire,
+                  std::vector<at::Tensor>& params, std::vector<at::Tensor>& buffers) {
+    if (bytes.size() != layout.bundleBytes(wire) || params.size() != layout.paramShapes.size() ||
+        buffers.size() != layout.bufferShapes.size())
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("a tensor bundle of %1 bytes; %2 were expected")
+                             .arg(bytes.size())
+                             .arg(layout.bundleBytes(wire)));
+    const at::ScalarType ws = scalarOf(wire);
+    char* src = const_cast<char*>(bytes.constData()); // from_blob wants non-const; only read
+    at::NoGradGuard noGrad;
+    for (size_t i = 0; i < params.size(); ++i) {
+        at::Tensor view = at::from_blob(src, layout.paramShapes[i], at::TensorOptions().dtype(ws));
+        params[i].copy_(view);
+        src += view.nbytes();
+    }
+    for (size_t i = 0; i < buffers.size(); ++i) {
+        at::Tensor view = at::from_blob(src, layout.bufferShapes[i],
+                                        at::TensorOptions().dtype(layout.bufferTypes[i]));
+        buffers[i].copy_(view);
+        src += view.nbytes();
+    }
+    return success();
+}
+
 Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wire,
                     std::vector<at::Tensor>* params, std::vector<at::Tensor>* buffers) {
     if (bytes.size() != layout.bundleBytes(wire))

@@ -41,6 +41,10 @@ QString wireDtypeName(DType t);                         // F32, F16, BF16
 
 QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
                       DType wire);
+// Copies a bundle straight into existing tensors (a replica's parameters and buffers, on any
+// device), converting from the wire dtype on the way: one copy, no intermediate tensors.
+Status unpackInto(const QByteArray& bytes, const ModelLayout& layout, DType wire,
+                  std::vector<at::Tensor>& params, std::vector<at::Tensor>& buffers);
 // Fills float32 CPU tensors shaped as the layout says.
 Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wire,
                     std::vector<at::Tensor>* params, std::vector<at::Tensor>* buffers);

@@ -316,16 +316,10 @@ private:
             res.step = a.step;
             res.weightsVersion = a.weightsVersion;
             if (weights) {
-                std::vector<at::Tensor> p, b;
-                if (auto st = unpackBundle(*weights, m_layout, m_wire, &p, &b); !st) {
+                if (auto st = unpackInto(*weights, m_layout, m_wire, m_replica->params(),
+                                         m_replica->buffers());
+                    !st)
                     error = st.error().message;
-                } else {
-                    at::NoGradGuard g;
-                    for (size_t i = 0; i < p.size(); ++i)
-                        m_replica->params()[i].copy_(p[i]);
-                    for (size_t i = 0; i < b.size(); ++i)
-                        m_replica->buffers()[i].copy_(b[i]);
-                }
             }
             if (error.isEmpty()) {
                 WorkRequest req;

@@ -136,21 +136,23 @@ void Connection::onReadyRead() {
             }
             if (!payload)
                 break;
-            auto msg = wire::decode(*payload);
-            if (!msg) {
-                close(msg.error().message,
-                      wire::Reject{wire::RejectCode::Protocol, msg.error().message});
-                return;
-            }
-            if (auto* part = std::get_if<wire::BlobPart>(&*msg)) {
-                if (auto st = m_blobs.add(part->id, uint32_t(part->kind), part->total, part->offset,
-                                          part->data);
-                    !st) {
+            if (wire::isBlobPart(*payload)) {
+                auto part = wire::parseBlobPart(*payload);
+                Status st =
+                    part ? m_blobs.add(part->id, part->kind, part->total, part->offset, part->data)
+                         : Status(part.error());
+                if (!st) {
                     close(st.error().message,
                           wire::Reject{wire::RejectCode::Protocol, st.error().message});
                     return;
                 }
                 continue;
+            }
+            auto msg = wire::decode(*payload);
+            if (!msg) {
+                close(msg.error().message,
+                      wire::Reject{wire::RejectCode::Protocol, msg.error().message});
+                return;
             }
             if (const auto* ping = std::get_if<wire::Ping>(&*msg)) {
                 send(wire::Pong{ping->nonce});
@@ -185,15 +187,12 @@ uint64_t Connection::sendBlob(wire::BlobKind kind, const QByteArray& data) {
         return id;
     qint64 offset = 0;
     do {
-        wire::BlobPart p;
-        p.id = id;
-        p.kind = kind;
-        p.total = uint64_t(data.size());
-        p.offset = uint64_t(offset);
         const qint64 n = std::min<qint64>(wire::kBlobPartBytes, data.size() - offset);
-        // fromRawData: no copy of the part; encode() copies it once into the frame.
-        p.data = QByteArray::fromRawData(data.constData() + offset, n);
-        writeFrame(wire::encode(p));
+        const QByteArray f =
+            wire::blobPartFrame(uint32_t(kind), id, uint64_t(data.size()), uint64_t(offset),
+                                QByteArrayView(data.constData() + offset, n));
+        m_bytesSent += f.size();
+        m_socket->write(f);
         offset += n;
     } while (offset < data.size());
     return id;

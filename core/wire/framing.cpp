@@ -2,6 +2,8 @@
 
 #include <QtEndian>
 
+#include <cstring>
+
 namespace tandem::wire {
 
 QByteArray frame(const QByteArray& payload) {
@@ -12,6 +14,38 @@ QByteArray frame(const QByteArray& payload) {
     out.append(len, 4);
     out.append(payload);
     return out;
+}
+
+QByteArray blobPartFrame(uint32_t kind, uint64_t id, uint64_t total, uint64_t offset,
+                         QByteArrayView data) {
+    QByteArray out(4 + kBlobPartHeader + data.size(), Qt::Uninitialized);
+    char* p = out.data();
+    qToLittleEndian<quint32>(quint32(kBlobPartHeader + data.size()), p);
+    p[4] = 0;
+    qToLittleEndian<quint32>(kind, p + 5);
+    qToLittleEndian<quint64>(id, p + 9);
+    qToLittleEndian<quint64>(total, p + 17);
+    qToLittleEndian<quint64>(offset, p + 25);
+    if (!data.isEmpty())
+        memcpy(p + 4 + kBlobPartHeader, data.data(), size_t(data.size()));
+    return out;
+}
+
+bool isBlobPart(const QByteArray& payload) {
+    return !payload.isEmpty() && payload[0] == '\0';
+}
+
+Expected<BlobPartView> parseBlobPart(const QByteArray& payload) {
+    if (payload.size() < kBlobPartHeader || payload[0] != '\0')
+        return makeError(ErrorCode::Corrupt, QStringLiteral("a truncated blob part"));
+    const char* p = payload.constData();
+    BlobPartView v;
+    v.kind = qFromLittleEndian<quint32>(p + 1);
+    v.id = qFromLittleEndian<quint64>(p + 5);
+    v.total = qFromLittleEndian<quint64>(p + 13);
+    v.offset = qFromLittleEndian<quint64>(p + 21);
+    v.data = QByteArrayView(p + kBlobPartHeader, payload.size() - kBlobPartHeader);
+    return v;
 }
 
 std::optional<QByteArray> FrameDecoder::next() {
@@ -40,7 +74,7 @@ std::optional<QByteArray> FrameDecoder::next() {
 }
 
 Status BlobAssembler::add(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset,
-                          const QByteArray& data) {
+                          QByteArrayView data) {
     auto bad = [](const QString& m) { return makeError(ErrorCode::Corrupt, m); };
     if (id == 0)
         return bad(QStringLiteral("blob id 0 is reserved"));

@@ -18,6 +18,26 @@ constexpr qint64 kBlobPartBytes = 1 << 20;
 // A frame on the wire: 4-byte little-endian payload length, then the payload.
 QByteArray frame(const QByteArray& payload);
 
+// Blob parts skip protobuf. Their payload is raw bytes, and copying megabytes through a
+// protobuf string on both sides cost more than everything else in a step. A payload whose
+// first byte is 0 (never the first byte of an Envelope: protobuf field numbers start at 1)
+// is a blob part:
+//   0x00 | kind u32 | id u64 | total u64 | offset u64 | data          (all little-endian)
+constexpr qsizetype kBlobPartHeader = 1 + 4 + 8 + 8 + 8;
+struct BlobPartView {
+    uint32_t kind = 0;
+    uint64_t id = 0;
+    uint64_t total = 0;
+    uint64_t offset = 0;
+    QByteArrayView data;
+};
+// The whole frame, length prefix included, in one allocation.
+QByteArray blobPartFrame(uint32_t kind, uint64_t id, uint64_t total, uint64_t offset,
+                         QByteArrayView data);
+bool isBlobPart(const QByteArray& payload);
+// The view points into `payload`.
+Expected<BlobPartView> parseBlobPart(const QByteArray& payload);
+
 // Splits a byte stream into frame payloads. The length prefix is checked against the cap
 // before anything is buffered for that frame; an oversized length is a protocol error and the
 // decoder stays failed (the connection must be closed).
@@ -52,7 +72,7 @@ public:
     void setMaxPending(int n) { m_maxPending = n; }
 
     // Adds a part. Returns an error for a protocol violation; the connection should close.
-    Status add(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset, const QByteArray& data);
+    Status add(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset, QByteArrayView data);
     // A completed blob, removed from the assembler; nullopt if not (yet) complete.
     std::optional<QByteArray> take(uint64_t id);
     qint64 pendingBytes() const;

@@ -138,14 +138,6 @@ struct Encoder {
         o->set_tensors_blob(m.tensorsBlob);
         o->set_weights_version(m.weightsVersion);
     }
-    void operator()(const BlobPart& m) {
-        auto* o = e.mutable_blob_part();
-        o->set_id(m.id);
-        o->set_kind(uint32_t(m.kind));
-        o->set_total(m.total);
-        o->set_offset(m.offset);
-        o->set_data(bytes(m.data));
-    }
     void operator()(const Control& m) {
         ::tandem::pb::Control_Action a = ::tandem::pb::Control_Action_NONE;
         switch (m.action) {
@@ -282,16 +274,6 @@ Expected<Message> decode(const QByteArray& payload) {
             return corrupt(QStringLiteral("a result has impossible counts"));
         return Message(m);
     }
-    case ::tandem::pb::Envelope::kBlobPart: {
-        const auto& o = e.blob_part();
-        BlobPart m;
-        m.id = o.id();
-        m.kind = BlobKind(o.kind());
-        m.total = o.total();
-        m.offset = o.offset();
-        m.data = QByteArray(o.data().data(), qsizetype(o.data().size()));
-        return Message(m);
-    }
     case ::tandem::pb::Envelope::kControl: {
         Control m;
         switch (e.control().action()) {
@@ -325,9 +307,9 @@ Expected<Message> decode(const QByteArray& payload) {
 }
 
 QString messageName(const Message& m) {
-    static const char* names[] = {"Hello",     "Reject", "RunSpec", "Ready",    "DataRequest",
-                                  "DataOffer", "Assign", "Result",  "BlobPart", "Control",
-                                  "Bye",       "Ping",   "Pong",    "WorkError"};
+    static const char* names[] = {"Hello",     "Reject", "RunSpec",  "Ready",   "DataRequest",
+                                  "DataOffer", "Assign", "Result",   "Control", "Bye",
+                                  "Ping",      "Pong",   "WorkError"};
     return QLatin1String(names[m.index()]);
 }
 

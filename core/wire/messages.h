@@ -91,13 +91,6 @@ struct Result {
     uint64_t tensorsBlob = 0;
     int64_t weightsVersion = 0;
 };
-struct BlobPart {
-    uint64_t id = 0;
-    BlobKind kind = BlobKind::Tensors;
-    uint64_t total = 0;
-    uint64_t offset = 0;
-    QByteArray data;
-};
 struct Control {
     enum class Action { None, Pause, Resume, Stop };
     Action action = Action::None;
@@ -116,8 +109,9 @@ struct WorkError {
     QString message;
 };
 
+// Blob parts are not messages: they travel as raw frames (framing.h).
 using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
-                             BlobPart, Control, Bye, Ping, Pong, WorkError>;
+                             Control, Bye, Ping, Pong, WorkError>;
 
 // Serialises one message (without the frame's length prefix).
 QByteArray encode(const Message& m);

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Heterogeneous (and equal) efficiency of a two-worker run on one machine, as the DDP anchor
+# measures it: the joint run's samples/s divided by the sum of each worker's samples/s alone.
+# mnist-cnn on Fashion-MNIST, one LibTorch thread per worker. The coordinator's own worker is
+# the fast one; the second worker is a separate process over TLS on loopback, capped with
+# ../shared/tools/slowcpu at SLOW percent of a core (100: equal workers).
+#
+#   bench/hetero.sh                  SLOW=30 STEPS=150 BATCH=128 WIRE=fp32
+#   SLOW=100 bench/hetero.sh         equal workers
+set -eu
+cd "$(dirname "$0")/.."
+slow=${SLOW:-30}; steps=${STEPS:-150}; batch=${BATCH:-128}; wire=${WIRE:-fp32}; mode=${MODE:-sync}
+slowcpu=${SLOWCPU:-$(cd .. && pwd)/shared/tools/slowcpu}
+cmake --build build --target tandem >/dev/null
+t=build/bin/tandem
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+field() { tail -n 1 | python3 -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
+
+# Homes that trust each other, as after pairing.
+c=$($t identity --home "$work/c" 2>/dev/null); w=$($t identity --home "$work/w" 2>/dev/null)
+$t trust add "$w" --home "$work/c" 2>/dev/null; $t trust add "$c" --home "$work/w" 2>/dev/null
+
+common="--model mnist-cnn --data fashion-mnist --optimizer adam --lr 0.001 --threads 1 --limit-test 1"
+cap() { if [ "$slow" -ge 100 ]; then "$@"; else "$slowcpu" "$slow" "$@"; fi; }
+
+fast=$($t train $common --batch 64 --max-steps "$steps" --out "$work/fast" 2>/dev/null | field samples_per_s)
+slowalone=$(cap $t train $common --batch 64 --max-steps $((steps * slow / 100 + 5)) --out "$work/slow" 2>/dev/null | field samples_per_s)
+
+$t train $common --batch "$batch" --max-steps "$steps" --out "$work/joint" --listen 127.0.0.1:0 --workers 1 \
+    --home "$work/c" --wire "$wire" --mode "$mode" >"$work/joint.out" 2>"$work/joint.err" &
+coord=$!
+port=""
+while [ -z "$port" ]; do
+    sleep 0.2
+    port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/joint.err")
+    kill -0 $coord 2>/dev/null || { cat "$work/joint.err"; exit 1; }
+done
+cap $t worker --connect "127.0.0.1:$port" --home "$work/w" --threads 1 >"$work/worker.log" 2>&1 &
+wait $coord
+joint=$(field samples_per_s <"$work/joint.out")
+bytes=$(field wire_bytes_per_step <"$work/joint.out")
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "slow_cap=${slow}% steps=$steps joint_batch=$batch wire=$wire mode=$mode"
+echo "fast_alone=$fast slow_alone=$slowalone joint=$joint wire_bytes_per_step=$bytes"
+awk -v f="$fast" -v s="$slowalone" -v j="$joint" 'BEGIN { printf "efficiency=%.3f (joint / (fast alone + slow alone); target >= 0.90)\n", j / (f + s) }'
+tail -n 1 "$work/joint.out" | python3 -c "
+import json, sys
+for w in json.loads(sys.stdin.read())['workers']:
+    print('worker: %(name)s samples=%(samples)d samples_per_s=%(samples_per_s).1f compute_s=%(compute_s).2f communicate_s=%(communicate_s).2f wait_s=%(wait_s).2f' % w)"
