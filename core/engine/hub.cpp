@@ -254,6 +254,10 @@ void HubSession::onClosed(const QString& reason) {
             QStringLiteral("worker %1 disconnected before joining: %2").arg(m_name, reason));
     }
     m_hub->sessionGone(this);
+    // The connection may still be sending its last frame (a Reject): it goes on its own.
+    m_conn->setParent(m_hub);
+    m_conn->disconnect(this);
+    m_conn->deleteWhenFlushed();
     deleteLater();
 }
 

@@ -81,8 +81,10 @@ private:
             return;
         Connection* old = m_conn;
         m_conn = nullptr;
-        if (old)
-            old->deleteLater();
+        if (old) {
+            old->disconnect(this);
+            old->deleteWhenFlushed();
+        }
         if (m_state != State::Connecting) {
             m_log(QStringLiteral("lost the coordinator: %1; trying to reconnect for %2 s")
                       .arg(reason)

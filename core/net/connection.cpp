@@ -43,12 +43,17 @@ Connection::Connection(QSslSocket* socket, QObject* parent)
 
     connect(m_socket, &QSslSocket::encrypted, this, &Connection::onEncrypted);
     connect(m_socket, &QSslSocket::readyRead, this, &Connection::onReadyRead);
-    connect(m_socket, &QSslSocket::disconnected, this,
-            [this] { close(QStringLiteral("the peer closed the connection")); });
+    // A peer's last words (a Reject, a Bye) often arrive together with its close: read
+    // whatever is buffered before reporting the close.
+    connect(m_socket, &QSslSocket::disconnected, this, [this] {
+        drain();
+        close(QStringLiteral("the peer closed the connection"));
+    });
     connect(m_socket, &QSslSocket::errorOccurred, this, [this](QAbstractSocket::SocketError e) {
+        drain();
         if (e == QAbstractSocket::RemoteHostClosedError)
             close(QStringLiteral("the peer closed the connection"));
-        else
+        else if (m_socket)
             close(m_socket->errorString());
     });
     connect(m_socket, &QSslSocket::sslErrors, this, [this](const QList<QSslError>& errors) {
@@ -115,6 +120,24 @@ void Connection::onEncrypted() {
     Q_EMIT secured(m_peerId);
     // Data that arrived with the handshake is read now.
     if (m_socket && m_socket->bytesAvailable() > 0)
+        onReadyRead();
+}
+
+void Connection::deleteWhenFlushed() {
+    if (!m_socket || m_socket->state() == QAbstractSocket::UnconnectedState) {
+        deleteLater();
+        return;
+    }
+    connect(m_socket, &QSslSocket::disconnected, this, &QObject::deleteLater);
+    QTimer::singleShot(5000, this, [this] {
+        if (m_socket)
+            m_socket->abort();
+        deleteLater();
+    });
+}
+
+void Connection::drain() {
+    if (m_state == State::Secured && m_socket && m_socket->bytesAvailable() > 0)
         onReadyRead();
 }
 

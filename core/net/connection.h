@@ -57,6 +57,9 @@ public:
 
     // Sends Reject when given one, then closes. Safe to call more than once.
     void close(const QString& reason, std::optional<wire::Reject> reject = std::nullopt);
+    // Deletes this connection once its last bytes (a Reject, a Bye) have left, or after a
+    // few seconds: deleting a socket at once would discard them.
+    void deleteWhenFlushed();
 
     qint64 bytesSent() const { return m_bytesSent; }
     qint64 bytesReceived() const { return m_bytesReceived; }
@@ -69,6 +72,7 @@ Q_SIGNALS:
 private:
     void onEncrypted();
     void onReadyRead();
+    void drain();
     void writeFrame(const QByteArray& payload);
 
     QPointer<QSslSocket> m_socket;

@@ -31,7 +31,7 @@ void Server::incomingConnection(qintptr descriptor) {
     connect(c, &Connection::closed, this, [this, c] {
         // Failed before it was handed over: junk bytes, no certificate, a silent client.
         if (m_handshaking.remove(c))
-            c->deleteLater();
+            c->deleteWhenFlushed();
     });
     s->startServerEncryption();
 }

@@ -1,0 +1,76 @@
+#pragma once
+
+// A tandem process under test: collects its output and lets a test wait for a line.
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+class TandemProcess {
+public:
+    explicit TandemProcess(const QStringList& args) {
+        QObject::connect(&m_p, &QProcess::readyReadStandardError,
+                         [this] { m_err += m_p.readAllStandardError(); });
+        QObject::connect(&m_p, &QProcess::readyReadStandardOutput,
+                         [this] { m_out += m_p.readAllStandardOutput(); });
+        m_p.start(QStringLiteral(TANDEM_BINARY), args);
+        m_p.closeWriteChannel();
+    }
+    ~TandemProcess() {
+        if (m_p.state() != QProcess::NotRunning) {
+            m_p.kill();
+            m_p.waitForFinished(10000);
+        }
+    }
+
+    // Waits (running the event loop) until stderr matches; returns the first capture group.
+    QString waitForErr(const QString& pattern, int timeoutMs = 120000) {
+        const QRegularExpression re(pattern);
+        QString cap;
+        (void)QTest::qWaitFor(
+            [&] {
+                const auto m = re.match(QString::fromUtf8(m_err));
+                if (m.hasMatch())
+                    cap = m.lastCapturedIndex() >= 1 ? m.captured(1) : m.captured(0);
+                return m.hasMatch() || m_p.state() == QProcess::NotRunning;
+            },
+            timeoutMs);
+        if (cap.isEmpty()) { // the process may have printed it just before exiting
+            m_err += m_p.readAllStandardError();
+            const auto m = re.match(QString::fromUtf8(m_err));
+            if (m.hasMatch())
+                cap = m.lastCapturedIndex() >= 1 ? m.captured(1) : m.captured(0);
+        }
+        return cap;
+    }
+    bool finish(int timeoutMs = 300000) {
+        const bool done =
+            QTest::qWaitFor([&] { return m_p.state() == QProcess::NotRunning; }, timeoutMs);
+        m_err += m_p.readAllStandardError();
+        m_out += m_p.readAllStandardOutput();
+        return done;
+    }
+    void kill9() { m_p.kill(); }
+    int exitCode() const { return m_p.exitStatus() == QProcess::NormalExit ? m_p.exitCode() : -1; }
+    QString err() const { return QString::fromUtf8(m_err); }
+    QString out() const { return QString::fromUtf8(m_out); }
+    QJsonObject summary() const {
+        const QList<QByteArray> lines = m_out.trimmed().split('\n');
+        return QJsonDocument::fromJson(lines.last()).object();
+    }
+
+private:
+    QProcess m_p;
+    QByteArray m_err, m_out;
+};
+
+inline int countLines(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    return int(f.readAll().count('\n'));
+}

@@ -1,0 +1,463 @@
+// Distributed runs with real tandem processes on loopback: a coordinator and workers over
+// TLS, the sync-equivalence promise, workers that die, join late or are not trusted, a
+// coordinator that crashes and resumes, and peers that speak the wrong protocol.
+
+#include "connection.h"
+#include "identity.h"
+#include "proc.h"
+#include "tensorfile.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QSslSocket>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+
+using namespace tandem;
+
+namespace {
+
+QString run(const QStringList& args) {
+    TandemProcess p(args);
+    p.finish();
+    return p.out().trimmed();
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QList<double> stepLosses(const QString& metrics) {
+    QList<double> out;
+    for (const QByteArray& l : readAll(metrics).split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(l).object();
+        if (o.value(QStringLiteral("type")).toString() == QLatin1String("step"))
+            out << o.value(QStringLiteral("loss")).toDouble();
+    }
+    return out;
+}
+
+double maxWeightDiff(const QString& a, const QString& b) {
+    auto ta = parseSafetensors(readAll(a), a), tb = parseSafetensors(readAll(b), b);
+    if (!ta || !tb || ta->size() != tb->size())
+        return 1e9;
+    double worst = 0;
+    for (const TensorRecord& x : *ta)
+        for (const TensorRecord& y : *tb)
+            if (x.name == y.name && x.dtype == DType::F32) {
+                const auto* p = reinterpret_cast<const float*>(x.data.constData());
+                const auto* q = reinterpret_cast<const float*>(y.data.constData());
+                for (int64_t i = 0; i < x.numel(); ++i)
+                    worst = std::max(worst, double(std::abs(p[i] - q[i])));
+            }
+    return worst;
+}
+
+} // namespace
+
+class TestDistributed : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void coordinatorAndTwoWorkers();
+    void syncMatchesOneWorker();
+    void killedWorkerDoesNotStopTheRun();
+    void lateWorkerJoins();
+    void coordinatorCrashAndResume();
+    void wrongProtocolAndSchemaAreRefused();
+    void junkAndCertlessClientsDoNotDisturb();
+    void untrustedWorkerIsRefused();
+    void workerWithoutTheDataReceivesIt();
+    void halfPrecisionOnTheWire();
+
+private:
+    QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
+    QStringList coordinator(const QStringList& extra) const;
+    QString waitPort(TandemProcess& c);
+    TandemProcess* worker(const char* homeName, const QString& port, const QStringList& extra = {});
+
+    QTemporaryDir m_tmp;
+    QString m_tiny;
+    QString m_coordId;
+    std::vector<std::unique_ptr<TandemProcess>> m_workers;
+};
+
+void TestDistributed::initTestCase() {
+    QVERIFY(m_tmp.isValid());
+    m_tiny = m_tmp.filePath(QStringLiteral("tiny"));
+    testutil::writeIdxDataset(m_tiny, 2000, 500, true);
+    m_coordId = run({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    QVERIFY(isDeviceId(m_coordId));
+    for (const char* w : {"w1", "w2", "w3"}) {
+        const QString id = run({QStringLiteral("identity"), QStringLiteral("--home"), home(w)});
+        QVERIFY(isDeviceId(id));
+        run({QStringLiteral("trust"), QStringLiteral("add"), id, QStringLiteral("--home"),
+             home("coord")});
+        run({QStringLiteral("trust"), QStringLiteral("add"), m_coordId, QStringLiteral("--home"),
+             home(w)});
+    }
+    // "stranger" trusts the coordinator, but the coordinator does not know it.
+    run({QStringLiteral("identity"), QStringLiteral("--home"), home("stranger")});
+    run({QStringLiteral("trust"), QStringLiteral("add"), m_coordId, QStringLiteral("--home"),
+         home("stranger")});
+}
+
+QStringList TestDistributed::coordinator(const QStringList& extra) const {
+    return QStringList{QStringLiteral("train"),
+                       QStringLiteral("--model=mlp"),
+                       QStringLiteral("--data=mnist:") + m_tiny,
+                       QStringLiteral("--threads=1"),
+                       QStringLiteral("--listen=127.0.0.1:0"),
+                       QStringLiteral("--home"),
+                       home("coord"),
+                       QStringLiteral("--worker-timeout=20")} +
+           extra;
+}
+
+QString TestDistributed::waitPort(TandemProcess& c) {
+    return c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+}
+
+TandemProcess* TestDistributed::worker(const char* homeName, const QString& port,
+                                       const QStringList& extra) {
+    m_workers.push_back(std::make_unique<TandemProcess>(
+        QStringList{QStringLiteral("worker"), QStringLiteral("--connect"),
+                    QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home(homeName),
+                    QStringLiteral("--threads=1")} +
+        extra));
+    return m_workers.back().get();
+}
+
+void TestDistributed::coordinatorAndTwoWorkers() {
+    if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
+        QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
+    const QString out = m_tmp.filePath(QStringLiteral("e2e"));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                     QStringLiteral("--data=fashion-mnist"), QStringLiteral("--limit-train=12000"),
+                     QStringLiteral("--limit-test=2000"), QStringLiteral("--epochs=1"),
+                     QStringLiteral("--batch=64"), QStringLiteral("--lr=0.001"),
+                     QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                     QStringLiteral("--workers=2"), QStringLiteral("--no-local-worker"),
+                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess* w1 = worker("w1", port);
+    TandemProcess* w2 = worker("w2", port);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QVERIFY2(s.value(QStringLiteral("test_accuracy")).toDouble() >= 0.78, qPrintable(c.out()));
+    const QJsonArray ws = s.value(QStringLiteral("workers")).toArray();
+    QCOMPARE(ws.size(), 2);
+    qint64 total = 0;
+    for (const QJsonValue& w : ws) {
+        QVERIFY(w.toObject().value(QStringLiteral("samples")).toInteger() > 0);
+        QVERIFY(w.toObject().value(QStringLiteral("bytes")).toInteger() > 0);
+        total += w.toObject().value(QStringLiteral("samples")).toInteger();
+    }
+    QCOMPARE(total, 12000);
+    // Weights down and gradients up: twice the model's 203,530 fp32 parameters per step and
+    // worker, within 5%.
+    const double perStep = s.value(QStringLiteral("wire_bytes_per_step")).toDouble();
+    QVERIFY2(perStep > 2 * 203530 * 4 * 0.99 && perStep < 2 * 203530 * 4 * 1.05,
+             qPrintable(QString::number(perStep)));
+    QVERIFY(w1->finish());
+    QVERIFY(w2->finish());
+    QCOMPARE(w1->exitCode(), 0);
+    QCOMPARE(w2->exitCode(), 0);
+}
+
+void TestDistributed::syncMatchesOneWorker() {
+    // The same seed and global batch on one worker and on two (the coordinator's and a remote
+    // one) give the same trajectory: the combined gradient is the full batch's mean.
+    const QStringList common{QStringLiteral("train"),
+                             QStringLiteral("--model=mlp"),
+                             QStringLiteral("--data=mnist:") + m_tiny,
+                             QStringLiteral("--threads=1"),
+                             QStringLiteral("--batch=50"),
+                             QStringLiteral("--epochs=1"),
+                             QStringLiteral("--optimizer=sgd"),
+                             QStringLiteral("--lr=0.05"),
+                             QStringLiteral("--seed=5")};
+    const QString one = m_tmp.filePath(QStringLiteral("one")),
+                  two = m_tmp.filePath(QStringLiteral("two"));
+    TandemProcess a(common + QStringList{QStringLiteral("--out=") + one});
+    QVERIFY(a.finish());
+    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    TandemProcess b(common + QStringList{QStringLiteral("--out=") + two,
+                                         QStringLiteral("--listen=127.0.0.1:0"),
+                                         QStringLiteral("--workers=1"), QStringLiteral("--home"),
+                                         home("coord")});
+    const QString port = waitPort(b);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker("w1", port);
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0, qPrintable(b.err()));
+    QVERIFY(w->finish());
+    // Both workers really took part.
+    for (const QJsonValue& v : b.summary().value(QStringLiteral("workers")).toArray())
+        QVERIFY2(v.toObject().value(QStringLiteral("samples")).toInteger() > 0,
+                 qPrintable(b.out()));
+    const QList<double> la = stepLosses(one + QStringLiteral("/metrics.jsonl"));
+    const QList<double> lb = stepLosses(two + QStringLiteral("/metrics.jsonl"));
+    QCOMPARE(la.size(), 40);
+    QCOMPARE(lb.size(), 40);
+    for (int i = 0; i < la.size(); ++i)
+        QVERIFY2(std::abs(la[i] - lb[i]) <= 1e-4 * std::max(1.0, std::abs(la[i])),
+                 qPrintable(QStringLiteral("step %1: %2 vs %3").arg(i + 1).arg(la[i]).arg(lb[i])));
+    const double diff = maxWeightDiff(one + QStringLiteral("/model.safetensors"),
+                                      two + QStringLiteral("/model.safetensors"));
+    QVERIFY2(diff < 1e-4, qPrintable(QString::number(diff)));
+}
+
+void TestDistributed::killedWorkerDoesNotStopTheRun() {
+    const QString out = m_tmp.filePath(QStringLiteral("kill"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=2"), QStringLiteral("--no-local-worker"),
+                                 QStringLiteral("--batch=20"), QStringLiteral("--epochs=8"),
+                                 QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w1 = worker("w1", port);
+    TandemProcess* w2 = worker("w2", port);
+    const QString metrics = out + QStringLiteral("/metrics.jsonl");
+    QVERIFY(QTest::qWaitFor([&] { return countLines(metrics) >= 60; }, 120000));
+    w1->kill9();
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QStringLiteral("dropped")) ||
+                 c.err().contains(QStringLiteral("left")),
+             qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QVERIFY(s.value(QStringLiteral("finished")).toBool());
+    // Every sample of every epoch was trained exactly once: nothing lost with the worker.
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 8 * 2000);
+    qint64 total = 0;
+    for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray())
+        total += v.toObject().value(QStringLiteral("samples")).toInteger();
+    QCOMPARE(total, 8 * 2000);
+    QVERIFY(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+    QVERIFY(w2->finish());
+    QCOMPARE(w2->exitCode(), 0);
+}
+
+void TestDistributed::lateWorkerJoins() {
+    const QString out = m_tmp.filePath(QStringLiteral("late"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--batch=20"),
+                                 QStringLiteral("--epochs=8"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    worker("w1", port);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 40; }, 120000));
+    TandemProcess* late = worker("w2", port);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonArray ws = c.summary().value(QStringLiteral("workers")).toArray();
+    QCOMPARE(ws.size(), 3);
+    for (const QJsonValue& v : ws)
+        QVERIFY2(v.toObject().value(QStringLiteral("samples")).toInteger() > 0,
+                 qPrintable(c.out()));
+    QVERIFY(late->finish());
+    QCOMPARE(late->exitCode(), 0);
+}
+
+void TestDistributed::coordinatorCrashAndResume() {
+    const QString out = m_tmp.filePath(QStringLiteral("crash"));
+    auto c = std::make_unique<TandemProcess>(coordinator(
+        {QStringLiteral("--workers=1"), QStringLiteral("--batch=20"), QStringLiteral("--epochs=6"),
+         QStringLiteral("--checkpoint-every=25"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(*c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker("w1", port, {QStringLiteral("--reconnect=120")});
+    const QString ckpt = out + QStringLiteral("/checkpoint.tandem");
+    QVERIFY(QTest::qWaitFor(
+        [&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 80; }, 120000));
+    QVERIFY(QFileInfo::exists(ckpt));
+    c->kill9();
+    QVERIFY(c->finish());
+    QVERIFY(!w->waitForErr(QStringLiteral("lost the coordinator")).isEmpty());
+    // The coordinator comes back on the same address and continues from its checkpoint.
+    TandemProcess again({QStringLiteral("train"), QStringLiteral("--resume"), ckpt,
+                         QStringLiteral("--threads=1"),
+                         QStringLiteral("--listen=127.0.0.1:") + port,
+                         QStringLiteral("--workers=1"), QStringLiteral("--home"), home("coord")});
+    QVERIFY(again.finish());
+    QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+    const QJsonObject s = again.summary();
+    QVERIFY(s.value(QStringLiteral("finished")).toBool());
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 6 * 100);
+    QCOMPARE(s.value(QStringLiteral("epochs")).toInt(), 6);
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+}
+
+void TestDistributed::wrongProtocolAndSchemaAreRefused() {
+    const QString out = m_tmp.filePath(QStringLiteral("refuse"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--max-steps=5"),
+                                 QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    auto id = Identity::loadOrCreate(home("w3"));
+    QVERIFY(id.ok());
+
+    // A trusted peer speaking protocol 99.
+    auto talk = [&](const std::function<void(Connection*, const wire::Message&)>& onMessage) {
+        Connection* conn =
+            Connection::connectTo(QStringLiteral("127.0.0.1"), quint16(port.toUInt()), *id, this);
+        conn->setBlobCap(wire::BlobKind::Model, 64 << 20);
+        std::optional<wire::Reject> reject;
+        connect(conn, &Connection::received, this, [&, conn](const wire::Message& m) {
+            if (const auto* r = std::get_if<wire::Reject>(&m))
+                reject = *r;
+            else
+                onMessage(conn, m);
+        });
+        QSignalSpy closed(conn, &Connection::closed);
+        (void)QTest::qWaitFor([&] { return reject.has_value() || !closed.isEmpty(); }, 60000);
+        delete conn;
+        return reject;
+    };
+    auto r = talk([](Connection* conn, const wire::Message& m) {
+        if (std::holds_alternative<wire::Hello>(m)) {
+            wire::Hello h;
+            h.protocolVersion = 99;
+            h.appVersion = QStringLiteral("9.0.0");
+            h.role = QStringLiteral("worker");
+            conn->send(h);
+        }
+    });
+    QVERIFY2(r.has_value(), qPrintable(c.err()));
+    QCOMPARE(r->code, wire::RejectCode::Version);
+    QVERIFY2(r->message.contains(QStringLiteral("protocol 1")) &&
+                 r->message.contains(QStringLiteral("protocol 99")) &&
+                 r->message.contains(QStringLiteral("9.0.0")),
+             qPrintable(r->message));
+
+    // A peer that claims a different model schema.
+    r = talk([](Connection* conn, const wire::Message& m) {
+        if (std::holds_alternative<wire::Hello>(m)) {
+            wire::Hello h;
+            h.role = QStringLiteral("worker");
+            conn->send(h);
+        } else if (const auto* spec = std::get_if<wire::RunSpec>(&m)) {
+            wire::Ready ready;
+            ready.schemaHash = QStringLiteral("0123456789abcdef0123");
+            conn->send(ready);
+            (void)spec;
+        }
+    });
+    QVERIFY(r.has_value());
+    QCOMPARE(r->code, wire::RejectCode::Schema);
+    QVERIFY2(r->message.contains(QStringLiteral("0123456789abcdef")), qPrintable(r->message));
+
+    // The coordinator is unharmed: a real worker joins and the run finishes.
+    worker("w3", port);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY(c.err().contains(QStringLiteral("refused")));
+}
+
+void TestDistributed::junkAndCertlessClientsDoNotDisturb() {
+    const QString out = m_tmp.filePath(QStringLiteral("junk"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--batch=20"),
+                                 QStringLiteral("--epochs=4"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    worker("w1", port);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 20; }, 120000));
+    QTcpSocket junk;
+    junk.connectToHost(QHostAddress::LocalHost, quint16(port.toUInt()));
+    QVERIFY(junk.waitForConnected(20000));
+    junk.write(QByteArray(65536, 'Z'));
+    QSslSocket anon;
+    QSslConfiguration cfg = QSslConfiguration::defaultConfiguration();
+    cfg.setPeerVerifyMode(QSslSocket::QueryPeer);
+    anon.setSslConfiguration(cfg);
+    anon.connectToHostEncrypted(QStringLiteral("127.0.0.1"), quint16(port.toUInt()));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return junk.state() == QAbstractSocket::UnconnectedState &&
+                   anon.state() == QAbstractSocket::UnconnectedState;
+        },
+        60000));
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY(c.summary().value(QStringLiteral("finished")).toBool());
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 4 * 100);
+}
+
+void TestDistributed::untrustedWorkerIsRefused() {
+    const QString out = m_tmp.filePath(QStringLiteral("untrusted"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--max-steps=5"),
+                                 QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* stranger = worker("stranger", port, {QStringLiteral("--reconnect=0")});
+    QVERIFY(stranger->finish());
+    QCOMPARE(stranger->exitCode(), 1);
+    QVERIFY2(stranger->err().contains(QStringLiteral("not paired with this coordinator")),
+             qPrintable(stranger->err()));
+    QVERIFY(!c.waitForErr(QStringLiteral("refused .*not paired")).isEmpty());
+    // A worker that does not trust the coordinator leaves by itself, saying why.
+    const QString loner = home("loner");
+    run({QStringLiteral("identity"), QStringLiteral("--home"), loner});
+    TandemProcess* l = worker("loner", port, {QStringLiteral("--reconnect=0")});
+    QVERIFY(l->finish());
+    QCOMPARE(l->exitCode(), 1);
+    QVERIFY2(l->err().contains(QStringLiteral("is not paired with this machine")),
+             qPrintable(l->err()));
+    worker("w2", port);
+    QVERIFY(c.finish());
+    QCOMPARE(c.exitCode(), 0);
+}
+
+void TestDistributed::workerWithoutTheDataReceivesIt() {
+    const QString data = m_tmp.filePath(QStringLiteral("private-data"));
+    testutil::writeIdxDataset(data, 300, 100, false);
+    const QString out = m_tmp.filePath(QStringLiteral("transfer"));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                     QStringLiteral("--data=mnist:") + data, QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+                     QStringLiteral("--no-local-worker"), QStringLiteral("--batch=30"),
+                     QStringLiteral("--epochs=2"), QStringLiteral("--home"), home("coord"),
+                     QStringLiteral("--out=") + out});
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    // The data exists only on the coordinator from here on.
+    QVERIFY(QDir(data).removeRecursively());
+    TandemProcess* w = worker("w3", port);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY(w->finish());
+    QVERIFY2(w->err().contains(QStringLiteral("receiving it from the coordinator")),
+             qPrintable(w->err()));
+    const QDir cache(home("w3") + QStringLiteral("/cache/datasets"));
+    QCOMPARE(cache.entryList({QStringLiteral("*.tandem")}).size(), 1);
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 20);
+}
+
+void TestDistributed::halfPrecisionOnTheWire() {
+    const QString out = m_tmp.filePath(QStringLiteral("fp16"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
+                                 QStringLiteral("--batch=50"), QStringLiteral("--epochs=2"),
+                                 QStringLiteral("--wire=fp16"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    worker("w2", port);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QVERIFY(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+    // Half of fp32's 2 x 203,530 x 4 bytes per step, within 5% (the first step also carries
+    // the model once).
+    const double perStep = s.value(QStringLiteral("wire_bytes_per_step")).toDouble();
+    QVERIFY2(perStep > 203530 * 4 * 0.99 && perStep < 203530 * 4 * 1.05 + 814120.0 / 80,
+             qPrintable(QString::number(perStep)));
+}
+
+QTEST_GUILESS_MAIN(TestDistributed)
+#include "test_distributed.moc"

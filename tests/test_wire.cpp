@@ -1,0 +1,221 @@
+// The frame decoder, blob reassembly and message encoding, fed good, truncated, oversized and
+// random input.
+
+#include "framing.h"
+#include "messages.h"
+
+#include <QRandomGenerator>
+#include <QTest>
+#include <QtEndian>
+
+using namespace tandem;
+using namespace tandem::wire;
+
+class TestWire : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void framesSplitAcrossReads();
+    void oversizedLengthFailsBeforeBuffering();
+    void truncatedFrameWaits();
+    void blobPartFrames();
+    void blobAssemblerChecks();
+    void messagesRoundTrip();
+    void decodeRejectsGarbage();
+    void randomStreamsNeverCrash();
+};
+
+void TestWire::framesSplitAcrossReads() {
+    const QByteArray a = frame("hello"), b = frame(QByteArray(1000, 'x')), c = frame(QByteArray());
+    const QByteArray stream = a + b + c;
+    FrameDecoder d;
+    QList<QByteArray> got;
+    for (char ch : stream) { // one byte at a time: the worst split
+        d.append(QByteArray(1, ch));
+        while (auto p = d.next())
+            got << *p;
+    }
+    QVERIFY(!d.failed());
+    QCOMPARE(got.size(), 3);
+    QCOMPARE(got[0], QByteArray("hello"));
+    QCOMPARE(got[1], QByteArray(1000, 'x'));
+    QCOMPARE(got[2], QByteArray());
+    QCOMPARE(d.buffered(), 0);
+}
+
+void TestWire::oversizedLengthFailsBeforeBuffering() {
+    FrameDecoder d(1024);
+    char len[4];
+    qToLittleEndian<quint32>(0xffffffffu, len);
+    d.append(QByteArray(len, 4));
+    QVERIFY(!d.next());
+    QVERIFY(d.failed());
+    QVERIFY2(d.error().contains(QStringLiteral("4294967295")), qPrintable(d.error()));
+    QCOMPARE(d.buffered(), 0); // nothing kept
+    d.append(frame("late"));
+    QVERIFY(!d.next()); // a failed decoder stays failed
+}
+
+void TestWire::truncatedFrameWaits() {
+    FrameDecoder d;
+    const QByteArray f = frame(QByteArray(100, 'a'));
+    d.append(f.left(50));
+    QVERIFY(!d.next());
+    QVERIFY(!d.failed());
+    d.append(f.mid(50));
+    QCOMPARE(d.next().value(), QByteArray(100, 'a'));
+}
+
+void TestWire::blobPartFrames() {
+    const QByteArray data("0123456789");
+    const QByteArray f = blobPartFrame(2, 77, 30, 10, QByteArrayView(data));
+    FrameDecoder d;
+    d.append(f);
+    const QByteArray payload = d.next().value();
+    QVERIFY(isBlobPart(payload));
+    auto v = parseBlobPart(payload);
+    QVERIFY(v.ok());
+    QCOMPARE(v->kind, 2u);
+    QCOMPARE(v->id, 77u);
+    QCOMPARE(v->total, 30u);
+    QCOMPARE(v->offset, 10u);
+    QCOMPARE(v->data.toByteArray(), data);
+    QVERIFY(!parseBlobPart(payload.left(kBlobPartHeader - 1)).ok());
+    // An encoded message never looks like a blob part.
+    QVERIFY(!isBlobPart(encode(Ping{1})));
+    QVERIFY(!isBlobPart(encode(Bye{})));
+}
+
+void TestWire::blobAssemblerChecks() {
+    BlobAssembler a;
+    a.setCap(uint32_t(BlobKind::Tensors), 100);
+    QVERIFY(a.add(1, uint32_t(BlobKind::Tensors), 10, 0, "01234").ok());
+    QVERIFY(!a.take(1));
+    QVERIFY(a.add(1, uint32_t(BlobKind::Tensors), 10, 5, "56789").ok());
+    QCOMPARE(a.take(1).value(), QByteArray("0123456789"));
+    QVERIFY(!a.take(1)); // taken once
+
+    QVERIFY(!a.add(2, uint32_t(BlobKind::Tensors), 101, 0, "x").ok()); // over the cap
+    QVERIFY(!a.add(3, uint32_t(BlobKind::Model), 5, 0, "x").ok());     // kind not expected
+    QVERIFY(!a.add(0, uint32_t(BlobKind::Tensors), 5, 0, "x").ok());   // id 0
+    QVERIFY(a.add(4, uint32_t(BlobKind::Tensors), 4, 0, "ab").ok());
+    QVERIFY(!a.add(4, uint32_t(BlobKind::Tensors), 4, 3, "c").ok());   // out of order
+    QVERIFY(!a.add(5, uint32_t(BlobKind::Tensors), 2, 0, "abc").ok()); // past its size
+    QVERIFY(a.add(6, uint32_t(BlobKind::Tensors), 4, 0, "ab").ok());
+    QVERIFY(!a.add(6, uint32_t(BlobKind::Tensors), 8, 2, "cd").ok()); // size changed
+    QVERIFY(a.add(7, uint32_t(BlobKind::Tensors), 0, 0, "").ok());    // empty blob
+    QCOMPARE(a.take(7).value(), QByteArray());
+
+    BlobAssembler few;
+    few.setCap(uint32_t(BlobKind::Tensors), 100);
+    few.setMaxPending(2);
+    QVERIFY(few.add(1, uint32_t(BlobKind::Tensors), 10, 0, "a").ok());
+    QVERIFY(few.add(2, uint32_t(BlobKind::Tensors), 10, 0, "a").ok());
+    QVERIFY(!few.add(3, uint32_t(BlobKind::Tensors), 10, 0, "a").ok()); // too many in flight
+}
+
+void TestWire::messagesRoundTrip() {
+    Hello h;
+    h.appVersion = QStringLiteral("0.1.0");
+    h.torchVersion = QStringLiteral("2.3.0");
+    h.deviceId = QString(64, QLatin1Char('a'));
+    h.displayName = QStringLiteral("MacBook");
+    h.role = QStringLiteral("worker");
+    DeviceInfo d;
+    d.kind = QStringLiteral("mps");
+    d.name = QStringLiteral("Apple M2 GPU (MPS)");
+    d.memoryBytes = 16LL << 30;
+    h.devices << d;
+    auto back = decode(encode(h));
+    QVERIFY(back.ok());
+    const Hello& h2 = std::get<Hello>(*back);
+    QCOMPARE(h2.protocolVersion, kProtocolVersion);
+    QCOMPARE(h2.displayName, h.displayName);
+    QCOMPARE(h2.devices.size(), 1);
+    QCOMPARE(h2.devices[0].memoryBytes, d.memoryBytes);
+
+    RunSpec s;
+    s.runId = QStringLiteral("r1");
+    s.configJson = "{\"model\":\"mlp\"}";
+    s.modelBlob = 3;
+    s.params << TensorMeta{QStringLiteral("fc1.weight"), {256, 784}, QStringLiteral("F32")};
+    s.buffers << TensorMeta{QStringLiteral("bn.num_batches_tracked"), {}, QStringLiteral("I64")};
+    s.trainSamples = 60000;
+    auto sb = decode(encode(s));
+    QVERIFY(sb.ok());
+    const RunSpec& s2 = std::get<RunSpec>(*sb);
+    QCOMPARE(s2.params[0].shape, (std::vector<int64_t>{256, 784}));
+    QCOMPARE(s2.buffers[0].dtype, QStringLiteral("I64"));
+    QCOMPARE(s2.configJson, s.configJson);
+
+    Assign a;
+    a.step = 12;
+    a.indices = {5, 1, 59999};
+    a.seed = 0xffffffffffffffffULL;
+    a.weightsBlob = 9;
+    auto ab = decode(encode(a));
+    QVERIFY(ab.ok());
+    QCOMPARE(std::get<Assign>(*ab).indices, a.indices);
+    QCOMPARE(std::get<Assign>(*ab).seed, a.seed);
+
+    Result r;
+    r.samples = 10;
+    r.correct = 7;
+    r.lossSum = 3.5;
+    auto rb = decode(encode(r));
+    QVERIFY(rb.ok());
+    QCOMPARE(std::get<Result>(*rb).lossSum, 3.5);
+    QCOMPARE(messageName(*rb), QStringLiteral("Result"));
+
+    auto cb = decode(encode(Control{Control::Action::Pause}));
+    QVERIFY(cb.ok());
+    QCOMPARE(std::get<Control>(*cb).action, Control::Action::Pause);
+}
+
+void TestWire::decodeRejectsGarbage() {
+    QVERIFY(!decode(QByteArray()).ok()); // an empty envelope
+    QVERIFY(!decode(QByteArray("\xff\xff\xff\xff", 4)).ok());
+    Result r;
+    r.samples = 5;
+    r.correct = 9; // more hits than samples
+    QVERIFY(!decode(encode(r)).ok());
+    Assign a;
+    a.step = -1;
+    QVERIFY(!decode(encode(a)).ok());
+    const QByteArray good = encode(Hello{});
+    QVERIFY(!decode(good.left(good.size() - 1)).ok() ||
+            true); // may parse as shorter; must not crash
+}
+
+void TestWire::randomStreamsNeverCrash() {
+    // Random bytes through the whole receive path: decoder, blob parser, message decoder.
+    QRandomGenerator rng(1234);
+    BlobAssembler blobs;
+    blobs.setCap(uint32_t(BlobKind::Tensors), 1 << 16);
+    int frames = 0;
+    for (int round = 0; round < 2000; ++round) {
+        FrameDecoder d(1 << 16);
+        QByteArray junk(int(rng.bounded(512)), Qt::Uninitialized);
+        for (char& c : junk)
+            c = char(rng.bounded(256));
+        if (round % 3 == 0) { // well-framed junk reaches the message decoder
+            junk = frame(junk);
+            if (round % 2 == 0)
+                junk[4] = '\0';
+        }
+        d.append(junk);
+        while (auto p = d.next()) {
+            ++frames;
+            if (isBlobPart(*p)) {
+                if (auto v = parseBlobPart(*p))
+                    (void)blobs.add(v->id, v->kind, v->total, v->offset, v->data);
+            } else {
+                (void)decode(*p);
+            }
+        }
+    }
+    QVERIFY(frames > 100);
+}
+
+QTEST_GUILESS_MAIN(TestWire)
+#include "test_wire.moc"
