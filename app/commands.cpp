@@ -191,7 +191,11 @@ int cmdTrain(const QStringList& args) {
         QStringLiteral("Read the run description from this JSON file; options given "
                        "here override it."),
         "FILE");
-    opt("mode", QStringLiteral("sync [sync]."), "MODE");
+    opt("mode", QStringLiteral("sync, async or local-sgd [sync]."), "MODE");
+    opt("staleness", QStringLiteral("async: drop gradients staler than this many steps [4]."), "S");
+    opt("local-steps", QStringLiteral("local-sgd: inner optimizer steps per round [8]."), "H");
+    opt("outer-lr", QStringLiteral("local-sgd: outer Nesterov learning rate [0.7]."), "X");
+    opt("outer-momentum", QStringLiteral("local-sgd: outer Nesterov momentum [0.9]."), "X");
     opt("wire", QStringLiteral("How tensors travel between machines: fp32, fp16 or bf16 [fp32]."),
         "PRECISION");
     opt("listen", QStringLiteral("Coordinate workers from other machines on this address."),
@@ -254,6 +258,10 @@ int cmdTrain(const QStringList& args) {
     cfg.localWorker = !p.isSet(QStringLiteral("no-local-worker"));
     OptionReader r{p, {}};
     r.read("workers", cfg.workers, 0, 256);
+    r.read("staleness", cfg.staleness, 0, 1000);
+    r.read("local-steps", cfg.localSteps, 1, 10000);
+    r.read("outer-lr", cfg.outerLr, 1e-6, 10);
+    r.read("outer-momentum", cfg.outerMomentum, 0, 0.999);
     r.read("worker-timeout", cfg.workerTimeoutS, 1, 86400);
     r.read("epochs", cfg.epochs, 1, 100000);
     r.read("batch", cfg.batch, 1, 1 << 20);
@@ -280,7 +288,7 @@ int cmdTrain(const QStringList& args) {
 
     RunControl control;
     ProgressPrinter progress(&control);
-    ProgressPrinter::installInterruptHandler();
+    SignalWatcher signals(&control, &progress);
     auto summary = runTraining(cfg, resume, &progress, &control);
     if (!summary)
         return fail(summary.error());

@@ -3,7 +3,9 @@
 #include <QString>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
+#include <thread>
 
 #if defined(Q_OS_WIN)
 #include <io.h>
@@ -18,12 +20,23 @@ namespace tandem::cli {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_pauseRequests{0};
+std::atomic<int> g_resumeRequests{0};
 
 extern "C" void onInterrupt(int) {
     // Only an atomic store here: anything else is not async-signal-safe. The training thread
     // sees the flag at its next step.
     g_interrupted.store(true);
 }
+
+#if defined(SIGUSR1)
+extern "C" void onPauseSignal(int) {
+    g_pauseRequests.fetch_add(1);
+}
+extern "C" void onResumeSignal(int) {
+    g_resumeRequests.fetch_add(1);
+}
+#endif
 
 QString duration(double s) {
     if (!(s >= 0) || s > 1e7)
@@ -45,11 +58,45 @@ ProgressPrinter::ProgressPrinter(RunControl* control)
     m_sinceLine.start();
 }
 
-void ProgressPrinter::installInterruptHandler() {
+SignalWatcher::SignalWatcher(RunControl* control, ProgressPrinter* printer)
+    : m_control(control)
+    , m_printer(printer) {
     std::signal(SIGINT, onInterrupt);
 #if defined(SIGTERM)
     std::signal(SIGTERM, onInterrupt);
 #endif
+#if defined(SIGUSR1)
+    std::signal(SIGUSR1, onPauseSignal);
+    std::signal(SIGUSR2, onResumeSignal);
+#endif
+    // The training thread may be blocked (paused, waiting for workers), so the signals are
+    // turned into RunControl calls here, on a thread of their own.
+    m_thread = std::thread([this] {
+        int pauses = 0, resumes = 0;
+        bool stopped = false;
+        while (!m_quit.load()) {
+            if (g_interrupted.load() && !stopped) {
+                stopped = true;
+                m_printer->onMessage(
+                    QStringLiteral("stopping at the next step; a checkpoint will be written"));
+                m_control->stop();
+            }
+            if (g_pauseRequests.load() != pauses) {
+                pauses = g_pauseRequests.load();
+                m_control->pause();
+            }
+            if (g_resumeRequests.load() != resumes) {
+                resumes = g_resumeRequests.load();
+                m_control->resume();
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    });
+}
+
+SignalWatcher::~SignalWatcher() {
+    m_quit = true;
+    m_thread.join();
 }
 
 void ProgressPrinter::onStart(const RunInfo& info) {
@@ -61,10 +108,6 @@ void ProgressPrinter::onStart(const RunInfo& info) {
 }
 
 void ProgressPrinter::onStep(const StepMetrics& m) {
-    if (g_interrupted.load() && m_control && !m_control->stopRequested()) {
-        onMessage(QStringLiteral("stopping after this step; a checkpoint will be written"));
-        m_control->stop();
-    }
     const double done = m_totalSteps > 0 ? double(m.step) / double(m_totalSteps) : 0;
     const double stepsPerS = m.elapsedS > 0 ? double(m.step - m_startStep) / m.elapsedS : 0;
     const double eta = stepsPerS > 0 ? double(m_totalSteps - m.step) / stepsPerS : -1;
@@ -89,11 +132,6 @@ void ProgressPrinter::onStep(const StepMetrics& m) {
         fprintf(stderr, "%3d%% %s\n", int(done * 100), qPrintable(stats));
         m_sinceLine.restart();
     }
-}
-
-void ProgressPrinter::onWaiting() {
-    if (g_interrupted.load() && m_control && !m_control->stopRequested())
-        m_control->stop();
 }
 
 void ProgressPrinter::onEpoch(const EpochMetrics& m) {

@@ -4,7 +4,9 @@
 
 #include <QElapsedTimer>
 
+#include <atomic>
 #include <cstdio>
+#include <thread>
 
 namespace tandem::cli {
 
@@ -18,10 +20,6 @@ public:
     void onStep(const StepMetrics& m) override;
     void onEpoch(const EpochMetrics& m) override;
     void onMessage(const QString& text) override;
-    void onWaiting() override;
-
-    // Ctrl+C asks the run to stop at the next step boundary, with a checkpoint.
-    static void installInterruptHandler();
 
 private:
     void endLine();
@@ -32,6 +30,21 @@ private:
     int64_t m_startStep = 0;
     int64_t m_totalSteps = 0;
     QElapsedTimer m_sinceLine;
+};
+
+// Turns process signals into run control: Ctrl+C (SIGINT) and SIGTERM stop the run at the
+// next step with a checkpoint; SIGUSR1 pauses and SIGUSR2 resumes it (POSIX), so a headless
+// run can be driven from a shell or a service manager.
+class SignalWatcher {
+public:
+    SignalWatcher(RunControl* control, ProgressPrinter* printer);
+    ~SignalWatcher();
+
+private:
+    RunControl* m_control;
+    ProgressPrinter* m_printer;
+    std::atomic<bool> m_quit{false};
+    std::thread m_thread;
 };
 
 } // namespace tandem::cli

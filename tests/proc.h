@@ -10,6 +10,9 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <signal.h>
+#include <sys/types.h>
+
 class TandemProcess {
 public:
     explicit TandemProcess(const QStringList& args) {
@@ -55,6 +58,7 @@ public:
         return done;
     }
     void kill9() { m_p.kill(); }
+    void signal(int sig) { ::kill(pid_t(m_p.processId()), sig); }
     int exitCode() const { return m_p.exitStatus() == QProcess::NormalExit ? m_p.exitCode() : -1; }
     QString err() const { return QString::fromUtf8(m_err); }
     QString out() const { return QString::fromUtf8(m_out); }

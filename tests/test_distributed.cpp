@@ -72,6 +72,10 @@ private Q_SLOTS:
     void untrustedWorkerIsRefused();
     void workerWithoutTheDataReceivesIt();
     void halfPrecisionOnTheWire();
+    void asyncMode();
+    void localSgdMode();
+    void pauseResumeAndStopReachWorkers();
+    void batchNormBuffersStayConsistent();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -457,6 +461,137 @@ void TestDistributed::halfPrecisionOnTheWire() {
     const double perStep = s.value(QStringLiteral("wire_bytes_per_step")).toDouble();
     QVERIFY2(perStep > 203530 * 4 * 0.99 && perStep < 203530 * 4 * 1.05 + 814120.0 / 80,
              qPrintable(QString::number(perStep)));
+}
+
+void TestDistributed::asyncMode() {
+    const QString out = m_tmp.filePath(QStringLiteral("async"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--mode=async"),
+                                 QStringLiteral("--staleness=2"), QStringLiteral("--batch=20"),
+                                 QStringLiteral("--epochs=3"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker("w1", port);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    // Every batch was either applied or dropped as too stale; none was lost.
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt() +
+                 s.value(QStringLiteral("stale_dropped")).toInt(),
+             3 * 100);
+    qint64 computed = 0;
+    for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray()) {
+        QVERIFY2(v.toObject().value(QStringLiteral("samples")).toInteger() > 0,
+                 qPrintable(c.out()));
+        computed += v.toObject().value(QStringLiteral("samples")).toInteger();
+    }
+    QCOMPARE(computed, 3 * 2000);
+    QVERIFY(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+    QVERIFY(w->finish());
+    QCOMPARE(w->exitCode(), 0);
+}
+
+void TestDistributed::localSgdMode() {
+    const QString out = m_tmp.filePath(QStringLiteral("localsgd"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--mode=local-sgd"),
+                                 QStringLiteral("--local-steps=4"), QStringLiteral("--batch=20"),
+                                 QStringLiteral("--epochs=3"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker("w2", port);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    // A round is 4 inner steps of the global batch: 2000 / 80 = 25 rounds an epoch.
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 3 * 25);
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 3 * 2000);
+    QVERIFY2(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5, qPrintable(c.out()));
+    const QList<double> losses = stepLosses(out + QStringLiteral("/metrics.jsonl"));
+    QVERIFY(losses.last() < losses.first());
+    QVERIFY(w->finish());
+    QCOMPARE(w->exitCode(), 0);
+}
+
+void TestDistributed::pauseResumeAndStopReachWorkers() {
+    const QString out = m_tmp.filePath(QStringLiteral("control"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--batch=20"),
+                                 QStringLiteral("--epochs=50"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker("w3", port);
+    const QString metrics = out + QStringLiteral("/metrics.jsonl");
+    QVERIFY(QTest::qWaitFor([&] { return countLines(metrics) >= 30; }, 120000));
+    c.signal(SIGUSR1);
+    QVERIFY(!c.waitForErr(QStringLiteral("paused at step (\\d+)")).isEmpty());
+    QVERIFY(!w->waitForErr(QStringLiteral("the run is paused")).isEmpty());
+    // A paused run holds still.
+    const int held = countLines(metrics);
+    QTest::qWait(1500);
+    QCOMPARE(countLines(metrics), held);
+    c.signal(SIGUSR2);
+    QVERIFY(!c.waitForErr(QStringLiteral("resumed at step")).isEmpty());
+    QVERIFY(!w->waitForErr(QStringLiteral("the run continues")).isEmpty());
+    QVERIFY(QTest::qWaitFor([&] { return countLines(metrics) >= held + 20; }, 120000));
+    c.signal(SIGINT);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QCOMPARE(s.value(QStringLiteral("finished")).toBool(), false);
+    const int steps = s.value(QStringLiteral("steps")).toInt();
+    QVERIFY(steps > 0 && steps < 50 * 100);
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+    QVERIFY2(w->err().contains(QStringLiteral("the run was stopped")), qPrintable(w->err()));
+    // Stop wrote a checkpoint that resumes where the run stopped.
+    TandemProcess again({QStringLiteral("train"), QStringLiteral("--resume"),
+                         out + QStringLiteral("/checkpoint.tandem"), QStringLiteral("--epochs=1"),
+                         QStringLiteral("--threads=1")});
+    QVERIFY(again.finish());
+    QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+    QVERIFY2(again.err().contains(QStringLiteral("resuming at step %1").arg(steps)),
+             qPrintable(again.err()));
+}
+
+void TestDistributed::batchNormBuffersStayConsistent() {
+    QProcess py;
+    py.start(QStringLiteral("/usr/bin/python3"),
+             {QStringLiteral("-c"), QStringLiteral("import torch")});
+    if (!py.waitForFinished(120000) || py.exitCode() != 0)
+        QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed; cannot script a "
+              "BatchNorm model");
+    const QString model = m_tmp.filePath(QStringLiteral("bn.pt"));
+    py.start(QStringLiteral("/usr/bin/python3"),
+             {QStringLiteral(TANDEM_PYTHON_DIR "/make_user_model.py"), model});
+    QVERIFY(py.waitForFinished(120000) && py.exitCode() == 0);
+    const QString out = m_tmp.filePath(QStringLiteral("bn"));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model"), model,
+                     QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+                     QStringLiteral("--batch=40"), QStringLiteral("--epochs=1"),
+                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    worker("w1", port);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    // Each step, every worker starts from the coordinator's buffers and the coordinator keeps
+    // their share-weighted average: one update per step, however many workers.
+    auto st =
+        parseSafetensors(readAll(out + QStringLiteral("/model.safetensors")), QStringLiteral("st"));
+    QVERIFY(st.ok());
+    bool checked = false;
+    for (const TensorRecord& t : *st) {
+        if (t.name == QLatin1String("bn.num_batches_tracked")) {
+            QCOMPARE(*reinterpret_cast<const qint64*>(t.data.constData()), 50);
+            checked = true;
+        }
+        if (t.name == QLatin1String("bn.running_var")) {
+            const auto* v = reinterpret_cast<const float*>(t.data.constData());
+            for (int i = 0; i < 8; ++i)
+                QVERIFY(std::isfinite(v[i]) && v[i] > 0 && v[i] != 1.0f);
+        }
+    }
+    QVERIFY(checked);
+    QVERIFY(c.summary().value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
 }
 
 QTEST_GUILESS_MAIN(TestDistributed)

@@ -24,6 +24,7 @@
 #include <ATen/Parallel.h>
 
 #include <cmath>
+#include <deque>
 
 Q_LOGGING_CATEGORY(lcTrain, "tandem.train")
 
@@ -223,7 +224,17 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
     ocfg.kind = *kind;
     ocfg.momentum = cfg.momentum;
     ocfg.weightDecay = cfg.effectiveWeightDecay();
-    Optimizer optimizer(ocfg, master.params);
+    const bool localSgd = cfg.mode == QLatin1String("local-sgd");
+    const bool async = cfg.mode == QLatin1String("async");
+    // In local-SGD the run's optimizer runs on the workers (inner steps); the coordinator
+    // applies the averaged parameter delta with Nesterov momentum (the outer optimizer).
+    OptimizerConfig outer;
+    outer.kind = OptimizerConfig::Kind::Sgd;
+    outer.momentum = cfg.outerMomentum;
+    outer.nesterov = true;
+    Optimizer optimizer(localSgd ? outer : ocfg, master.params);
+    // Samples one step (a round, in local-SGD) consumes.
+    const int64_t perStep = localSgd ? int64_t(cfg.batch) * cfg.localSteps : cfg.batch;
 
     EpochSampler sampler(data->train.count(), cfg.seed);
     RunState state;
@@ -264,7 +275,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         try {
             Member m;
             m.link = std::make_shared<LocalWorker>(QStringLiteral("local"), devices.first(), module,
-                                                   train);
+                                                   train, ocfg);
             m.stats.name = m.link->name();
             m.stats.device = devices.first().name;
             members.push_back(std::move(m));
@@ -349,7 +360,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         admitJoined();
     }
 
-    const int64_t stepsPerEpoch = sampler.stepsPerEpoch(cfg.batch);
+    const int64_t stepsPerEpoch = sampler.stepsPerEpoch(perStep);
     const int64_t totalSteps = stepsPerEpoch * cfg.epochs;
     RunInfo info;
     info.model = cfg.model;
@@ -396,8 +407,220 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
     bool paused = false;
     const bool cosine = cfg.schedule == QLatin1String("cosine");
 
+    // Async: every worker takes batches of B on its own and its gradient is applied the
+    // moment it arrives, unless the weights moved on by more than the staleness bound since
+    // the worker read them; such gradients are dropped and counted. A worker that leaves
+    // hands its outstanding samples back, so none is skipped.
+    int64_t staleDropped = 0;
+    std::mutex readyMutex;
+    std::condition_variable readyCv;
+    auto watch = [&](Member& m) {
+        m.link->setReadyCallback([&] {
+            { std::lock_guard<std::mutex> lock(readyMutex); }
+            readyCv.notify_all();
+        });
+    };
+    for (Member& m : members)
+        watch(m);
+    struct Outstanding {
+        std::vector<int64_t> indices;
+        int64_t version = 0;
+        qint64 submittedNs = 0;
+        std::shared_ptr<std::vector<at::Tensor>> params, buffers; // the snapshot it reads
+    };
+    auto runAsyncEpoch = [&]() -> Expected<bool> {
+        std::vector<std::optional<Outstanding>> out(members.size());
+        std::deque<std::vector<int64_t>> returned;
+        QElapsedTimer wall;
+        wall.start();
+        qint64 lastApplied = 0;
+        bool stop = false;
+        for (;;) {
+            if (!stop && control &&
+                (control->stopRequested() || (cfg.maxSteps > 0 && state.step >= cfg.maxSteps)))
+                stop = true;
+            if (!stop && control && control->paused()) {
+                obs.onMessage(QStringLiteral("paused at step %1").arg(state.step));
+                if (hub)
+                    hub->broadcast(wire::Control::Action::Pause);
+                const qint64 before = wall.nsecsElapsed();
+                stop = !control->waitWhilePaused();
+                lastApplied += wall.nsecsElapsed() - before;
+                if (hub)
+                    hub->broadcast(wire::Control::Action::Resume);
+            }
+            if (!stop && cfg.maxSteps > 0 && state.step >= cfg.maxSteps)
+                stop = true;
+            size_t before = members.size();
+            admitJoined();
+            for (size_t w = before; w < members.size(); ++w)
+                watch(members[w]);
+            out.resize(members.size());
+            forwardHubMessages();
+            bool anyOut = false;
+            for (size_t w = 0; w < members.size(); ++w) {
+                Member& m = members[w];
+                if (!m.alive || out[w] || stop)
+                    continue;
+                std::vector<int64_t> idx;
+                if (!returned.empty()) {
+                    idx = std::move(returned.front());
+                    returned.pop_front();
+                } else if (sampler.remaining() > 0) {
+                    idx = sampler.next(cfg.batch);
+                } else {
+                    continue;
+                }
+                Outstanding o;
+                o.indices = idx;
+                o.version = state.step;
+                o.submittedNs = wall.nsecsElapsed();
+                WorkRequest req;
+                req.step = state.step;
+                req.indices = std::move(idx);
+                uint64_t seed = cfg.seed ^ (uint64_t(state.step) << 8) ^ w;
+                req.seed = splitmix64(seed);
+                req.weightsVersion = state.step;
+                if (m.remote) {
+                    req.packedWeights = std::make_shared<const QByteArray>(
+                        packBundle(master.params, master.buffers, *wire));
+                } else {
+                    // The optimizer changes the master weights while this worker reads them:
+                    // it gets a copy of its own.
+                    at::NoGradGuard g;
+                    o.params = std::make_shared<std::vector<at::Tensor>>();
+                    o.buffers = std::make_shared<std::vector<at::Tensor>>();
+                    for (const at::Tensor& p : master.params)
+                        o.params->push_back(p.detach().clone());
+                    for (const at::Tensor& b : master.buffers)
+                        o.buffers->push_back(b.detach().clone());
+                    req.params = o.params.get();
+                    req.buffers = o.buffers.get();
+                }
+                m.link->submit(std::move(req));
+                out[w] = std::move(o);
+            }
+            for (const auto& o : out)
+                anyOut = anyOut || o.has_value();
+            if (!anyOut) {
+                if (stop || (sampler.remaining() == 0 && returned.empty()))
+                    break;
+                if (std::none_of(members.begin(), members.end(),
+                                 [](const Member& m) { return m.alive; })) {
+                    (void)saveCheckpoint();
+                    shutdown(QStringLiteral("no workers left"));
+                    return makeError(
+                        ErrorCode::Runtime,
+                        QStringLiteral("every worker left at step %1; progress is saved in %2, "
+                                       "resume with --resume")
+                            .arg(state.step)
+                            .arg(ckptPath));
+                }
+                continue;
+            }
+            {
+                std::unique_lock<std::mutex> lock(readyMutex);
+                readyCv.wait_for(lock, std::chrono::milliseconds(200), [&] {
+                    for (size_t w = 0; w < members.size(); ++w)
+                        if (out[w] && members[w].link->ready())
+                            return true;
+                    return false;
+                });
+            }
+            for (size_t w = 0; w < members.size(); ++w) {
+                Member& m = members[w];
+                if (!out[w] || !m.link->ready())
+                    continue;
+                Outstanding o = std::move(*out[w]);
+                out[w].reset();
+                auto r = m.link->wait();
+                if (!r) {
+                    m.alive = false;
+                    obs.onMessage(QStringLiteral("dropped %1: %2; its samples go to the others")
+                                      .arg(m.stats.name, r.error().message));
+                    returned.push_back(std::move(o.indices));
+                    continue;
+                }
+                const double rtt = double(wall.nsecsElapsed() - o.submittedNs) / 1e6;
+                m.stats.samples += r->samples;
+                m.stats.computeS += r->computeMs / 1e3;
+                m.stats.communicateS += std::max(0.0, rtt - r->computeMs) / 1e3;
+                if (m.remote)
+                    m.stats.bytes = m.remote->bytesSent() + m.remote->bytesReceived();
+                const int64_t staleness = state.step - o.version;
+                if (stop)
+                    continue; // the run is ending: finished work is not applied
+                if (staleness > cfg.staleness) {
+                    ++staleDropped;
+                    continue;
+                }
+                const double lr =
+                    scheduledLr(cfg.lr, state.step, cfg.warmupSteps, totalSteps, cosine);
+                {
+                    at::NoGradGuard g;
+                    for (size_t b = 0; b < master.buffers.size(); ++b)
+                        master.buffers[b].copy_(r->buffers[b]);
+                }
+                optimizer.step(r->grads, lr);
+                ++state.step;
+                ++stepsThisRun;
+                samplesThisRun += r->samples;
+                epochAcc.lossSum += r->lossSum;
+                epochAcc.correct += r->correct;
+                epochAcc.samples += r->samples;
+                ++epochAcc.steps;
+                const qint64 now = wall.nsecsElapsed();
+                StepMetrics sm;
+                sm.step = state.step;
+                sm.epoch = sampler.epoch();
+                sm.epochStep = epochAcc.steps;
+                sm.stepsPerEpoch = stepsPerEpoch;
+                sm.totalSteps = totalSteps;
+                sm.loss = r->samples ? r->lossSum / double(r->samples) : 0;
+                sm.accuracy = r->samples ? double(r->correct) / double(r->samples) : 0;
+                sm.lr = lr;
+                sm.samples = r->samples;
+                sm.stepMs = double(now - lastApplied) / 1e6;
+                lastApplied = now;
+                sm.elapsedS = trainSeconds + double(now) / 1e9;
+                sm.samplesPerS = sm.elapsedS > 0 ? double(samplesThisRun) / sm.elapsedS : 0;
+                WorkerStepStats ws;
+                ws.name = m.stats.name;
+                ws.samples = r->samples;
+                ws.computeMs = r->computeMs;
+                sm.workers << ws;
+                if (!std::isfinite(sm.loss)) {
+                    (void)saveCheckpoint();
+                    shutdown(QStringLiteral("the run failed"));
+                    return makeError(
+                        ErrorCode::Runtime,
+                        QStringLiteral("the loss became %1 at step %2; lower the learning rate "
+                                       "(now %3) and start again")
+                            .arg(sm.loss)
+                            .arg(state.step)
+                            .arg(cfg.lr));
+                }
+                log.write(sm.toJson());
+                obs.onStep(sm);
+                if (cfg.checkpointEvery > 0 && state.step % cfg.checkpointEvery == 0) {
+                    if (auto st = saveCheckpoint(); !st)
+                        return st.error();
+                    log.flush();
+                }
+            }
+        }
+        trainSeconds += double(wall.nsecsElapsed()) / 1e9;
+        return stop;
+    };
+
     while (sampler.epoch() < cfg.epochs && !stopped) {
-        while (sampler.remaining() > 0) {
+        if (async) {
+            auto st = runAsyncEpoch();
+            if (!st)
+                return st.error();
+            stopped = *st;
+        }
+        while (!async && sampler.remaining() > 0) {
             if (control && control->paused() && !paused) {
                 paused = true;
                 if (hub)
@@ -424,7 +647,8 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
 
             QElapsedTimer stepTimer;
             stepTimer.start();
-            const std::vector<int64_t> indices = sampler.next(cfg.batch);
+            const std::vector<int64_t> indices = sampler.next(perStep);
+            const double lr = scheduledLr(cfg.lr, state.step, cfg.warmupSteps, totalSteps, cosine);
             std::shared_ptr<const QByteArray> packed;
             auto packedWeights = [&] {
                 if (!packed)
@@ -487,6 +711,10 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                     uint64_t s = cfg.seed ^ (uint64_t(state.step) << 8) ^ (live[j] + (round << 16));
                     req.seed = splitmix64(s);
                     req.weightsVersion = state.step;
+                    if (localSgd) {
+                        req.innerSteps = cfg.localSteps;
+                        req.innerLr = lr;
+                    }
                     if (m.remote)
                         req.packedWeights = packedWeights();
                     submittedAt[j] = stepTimer.nsecsElapsed();
@@ -559,8 +787,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                     }
                 }
             }
-            const double lr = scheduledLr(cfg.lr, state.step, cfg.warmupSteps, totalSteps, cosine);
-            optimizer.step(grads, lr);
+            optimizer.step(grads, localSgd ? cfg.outerLr : lr);
             ++state.step;
             ++stepsThisRun;
 
@@ -721,6 +948,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         }
         sum.workers << w;
     }
+    sum.staleDropped = staleDropped;
     sum.wireBytesPerStep =
         remotes > 0 && stepsThisRun > 0 ? double(remoteBytes) / remotes / stepsThisRun : 0;
     QJsonObject final = sum.toJson();

@@ -50,6 +50,11 @@ void RemoteWorker::submit(WorkRequest request) {
         Qt::QueuedConnection);
 }
 
+bool RemoteWorker::ready() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_result.has_value() || !m_alive.load();
+}
+
 Expected<WorkResult> RemoteWorker::wait() {
     std::unique_lock<std::mutex> lock(m_mutex);
     m_cv.wait(lock, [this] { return m_result.has_value() || !m_alive.load(); });
@@ -85,6 +90,7 @@ void RemoteWorker::deliver(const wire::Result& result, QByteArray tensors) {
         m_tensors = std::move(tensors);
     }
     m_cv.notify_all();
+    notifyReady();
 }
 
 void RemoteWorker::fail(const QString& reason) {
@@ -96,6 +102,7 @@ void RemoteWorker::fail(const QString& reason) {
         m_alive = false;
     }
     m_cv.notify_all();
+    notifyReady();
 }
 
 void RemoteWorker::updateBytes(qint64 sent, qint64 received) {
@@ -269,6 +276,8 @@ void HubSession::assign(const WorkRequest& req) {
     a.indices = req.indices;
     a.seed = req.seed;
     a.weightsVersion = req.weightsVersion;
+    a.innerSteps = req.innerSteps;
+    a.lr = req.innerLr;
     if (uint64_t(req.weightsVersion) != m_lastWeightsVersion && req.packedWeights) {
         a.weightsBlob = m_conn->sendBlob(wire::BlobKind::Tensors, *req.packedWeights);
         m_lastWeightsVersion = uint64_t(req.weightsVersion);

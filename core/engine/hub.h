@@ -51,6 +51,7 @@ public:
     DeviceInfo device() const override { return m_device; }
     void submit(WorkRequest request) override;
     Expected<WorkResult> wait() override;
+    bool ready() const override;
 
     int64_t maxBatch() const { return m_maxBatch; }
     bool alive() const { return m_alive.load(); }
@@ -70,7 +71,7 @@ private:
     int64_t m_maxBatch;
     const HubConfig* m_config;
 
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_waiting = false;
     std::optional<wire::Result> m_result;

@@ -43,6 +43,10 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("out"), outDir},
         {QStringLiteral("mode"), mode},
         {QStringLiteral("wire"), wire},
+        {QStringLiteral("staleness"), staleness},
+        {QStringLiteral("local_steps"), localSteps},
+        {QStringLiteral("outer_lr"), outerLr},
+        {QStringLiteral("outer_momentum"), outerMomentum},
     };
 }
 
@@ -58,7 +62,9 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
         QStringLiteral("limit_train"), QStringLiteral("limit_test"),
         QStringLiteral("max_steps"),   QStringLiteral("checkpoint_every"),
         QStringLiteral("eval_batch"),  QStringLiteral("out"),
-        QStringLiteral("mode"),        QStringLiteral("wire")};
+        QStringLiteral("mode"),        QStringLiteral("wire"),
+        QStringLiteral("staleness"),   QStringLiteral("local_steps"),
+        QStringLiteral("outer_lr"),    QStringLiteral("outer_momentum")};
     for (auto it = o.constBegin(); it != o.constEnd(); ++it)
         if (!known.contains(it.key()))
             return makeError(ErrorCode::InvalidArgument,
@@ -97,7 +103,9 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
                     num("threads", c.threads) && num("limit_train", c.limitTrain) &&
                     num("limit_test", c.limitTest) && num("max_steps", c.maxSteps) &&
                     num("checkpoint_every", c.checkpointEvery) && num("eval_batch", c.evalBatch) &&
-                    str("out", c.outDir) && str("mode", c.mode) && str("wire", c.wire);
+                    str("out", c.outDir) && str("mode", c.mode) && str("wire", c.wire) &&
+                    num("staleness", c.staleness) && num("local_steps", c.localSteps) &&
+                    num("outer_lr", c.outerLr) && num("outer_momentum", c.outerMomentum);
     if (!ok)
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("run description: a value has the wrong type"));
@@ -150,8 +158,16 @@ Status RunConfig::validate() const {
         return bad(QStringLiteral("limits and step counts cannot be negative"));
     if (evalBatch < 1)
         return bad(QStringLiteral("the evaluation batch must be at least 1"));
-    if (mode != QLatin1String("sync"))
-        return bad(QStringLiteral("unknown mode \"%1\"; use sync").arg(mode));
+    if (mode != QLatin1String("sync") && mode != QLatin1String("async") &&
+        mode != QLatin1String("local-sgd"))
+        return bad(QStringLiteral("unknown mode \"%1\"; use sync, async or local-sgd").arg(mode));
+    if (staleness < 0 || staleness > 1000)
+        return bad(QStringLiteral("the staleness bound must be between 0 and 1000"));
+    if (localSteps < 1 || localSteps > 10000)
+        return bad(QStringLiteral("local steps must be between 1 and 10000"));
+    if (!(outerLr > 0) || outerLr > 10 || outerMomentum < 0 || outerMomentum >= 1)
+        return bad(QStringLiteral(
+            "the outer learning rate must be in (0, 10] and its momentum in [0, 1)"));
     if (wire != QLatin1String("fp32") && wire != QLatin1String("fp16") &&
         wire != QLatin1String("bf16"))
         return bad(
@@ -220,6 +236,7 @@ QJsonObject RunSummary::toJson() const {
                   {QStringLiteral("samples_per_s"), samplesPerS},
                   {QStringLiteral("train_seconds"), trainSeconds},
                   {QStringLiteral("wire_bytes_per_step"), wireBytesPerStep},
+                  {QStringLiteral("stale_dropped"), static_cast<qint64>(staleDropped)},
                   {QStringLiteral("out"), outDir},
                   {QStringLiteral("checkpoint"), checkpoint},
                   {QStringLiteral("workers"), ws}};

@@ -36,8 +36,12 @@ struct RunConfig {
     int checkpointEvery = 0; // steps between periodic checkpoints (0: epoch ends only)
     int evalBatch = 1000;
     QString outDir;
-    QString mode = QStringLiteral("sync"); // sync (async and local-sgd: see docs)
+    QString mode = QStringLiteral("sync"); // sync, async or local-sgd
     QString wire = QStringLiteral("fp32"); // how tensors travel: fp32, fp16, bf16
+    int staleness = 4;    // async: gradients staler than this many steps are dropped
+    int localSteps = 8;   // local-sgd: inner steps per round (H)
+    double outerLr = 0.7; // local-sgd: the outer Nesterov optimizer (DiLoCo's defaults)
+    double outerMomentum = 0.9;
 
     // Where and how this run meets its workers; not part of what a checkpoint resumes.
     QString listen;          // HOST:PORT; empty: this machine only
@@ -113,6 +117,7 @@ struct RunSummary {
     double samplesPerS = 0;
     double trainSeconds = 0;
     double wireBytesPerStep = 0; // per remote worker, both directions
+    int64_t staleDropped = 0;    // async: gradients dropped for staleness
     QList<WorkerSummary> workers;
     QJsonObject toJson() const;
 };

@@ -1,5 +1,6 @@
 #include "worker.h"
 
+#include "optimizer.h"
 #include "scriptmodel.h"
 
 #include <QElapsedTimer>
@@ -39,11 +40,12 @@ at::Tensor gatherLabels(const Dataset& data, const std::vector<int64_t>& indices
 }
 
 ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
-                           std::shared_ptr<const Dataset> data)
+                           std::shared_ptr<const Dataset> data, OptimizerConfig innerOptimizer)
     : m_device(std::move(device))
     , m_torchDevice(m_device.torchDevice().toStdString())
     , m_model(model)
-    , m_data(std::move(data)) {
+    , m_data(std::move(data))
+    , m_innerConfig(innerOptimizer) {
     {
         // Copying a tensor is an autograd operation while grad mode is on, which would leave
         // the copy's parameters as non-leaf tensors that never receive a .grad.
@@ -59,10 +61,12 @@ ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
         p.detach_().requires_grad_(true);
 }
 
+ModelReplica::~ModelReplica() = default;
+
 LocalWorker::LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
-                         std::shared_ptr<const Dataset> data)
+                         std::shared_ptr<const Dataset> data, OptimizerConfig innerOptimizer)
     : m_name(std::move(name))
-    , m_replica(std::move(device), model, std::move(data)) {
+    , m_replica(std::move(device), model, std::move(data), innerOptimizer) {
     m_thread = std::thread([this] { run(); });
 }
 
@@ -82,6 +86,11 @@ void LocalWorker::submit(WorkRequest request) {
         m_result.reset();
     }
     m_cv.notify_all();
+}
+
+bool LocalWorker::ready() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_result.has_value();
 }
 
 Expected<WorkResult> LocalWorker::wait() {
@@ -109,6 +118,7 @@ void LocalWorker::run() {
             m_result = std::move(r);
         }
         m_cv.notify_all();
+        notifyReady();
     }
 }
 
@@ -126,22 +136,55 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
             for (size_t i = 0; i < m_buffers.size(); ++i)
                 m_buffers[i].copy_((*req.buffers)[i]);
         }
-        for (at::Tensor& p : m_params)
-            if (p.grad().defined())
-                p.mutable_grad() = at::Tensor();
         at::manual_seed(req.seed);
-
-        at::Tensor x = gatherInputs(*m_data, req.indices).to(m_torchDevice);
-        at::Tensor y = gatherLabels(*m_data, req.indices).to(m_torchDevice);
-        at::Tensor logits = m_model.forward({x}).toTensor();
-        at::Tensor loss = at::nll_loss(at::log_softmax(logits, 1), y);
-        loss.backward();
-
-        out.lossSum = loss.item<double>() * double(out.samples);
-        out.correct = logits.argmax(1).eq(y).sum().item<int64_t>();
+        // Sync and async: one forward/backward over all the samples, returning the mean
+        // gradient. Local-SGD: innerSteps optimizer steps over consecutive slices, returning
+        // the parameter delta (start - end), which the coordinator's outer optimizer treats
+        // as a gradient.
+        const int inner = std::max(1, req.innerSteps);
+        const bool local = req.innerSteps > 0;
+        std::vector<at::Tensor> start;
+        if (local) {
+            if (!m_inner)
+                m_inner = std::make_unique<Optimizer>(m_innerConfig, m_params);
+            at::NoGradGuard noGrad;
+            for (const at::Tensor& p : m_params)
+                start.push_back(p.detach().clone());
+        }
+        const size_t n = req.indices.size();
+        for (int h = 0; h < inner; ++h) {
+            const size_t from = n * size_t(h) / size_t(inner),
+                         to = n * size_t(h + 1) / size_t(inner);
+            if (from == to)
+                continue;
+            const std::vector<int64_t> slice(req.indices.begin() + long(from),
+                                             req.indices.begin() + long(to));
+            for (at::Tensor& p : m_params)
+                if (p.grad().defined())
+                    p.mutable_grad() = at::Tensor();
+            at::Tensor x = gatherInputs(*m_data, slice).to(m_torchDevice);
+            at::Tensor y = gatherLabels(*m_data, slice).to(m_torchDevice);
+            at::Tensor logits = m_model.forward({x}).toTensor();
+            at::Tensor loss = at::nll_loss(at::log_softmax(logits, 1), y);
+            loss.backward();
+            out.lossSum += loss.item<double>() * double(slice.size());
+            out.correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+            if (local) {
+                std::vector<at::Tensor> g;
+                for (const at::Tensor& p : m_params)
+                    g.push_back(p.grad());
+                m_inner->step(g, req.innerLr);
+            }
+        }
         out.grads.reserve(m_params.size());
-        for (const at::Tensor& p : m_params)
-            out.grads.push_back(p.grad().defined() ? p.grad().to(at::kCPU) : at::Tensor());
+        if (local) {
+            at::NoGradGuard noGrad;
+            for (size_t i = 0; i < m_params.size(); ++i)
+                out.grads.push_back(start[i].sub(m_params[i].detach()).to(at::kCPU));
+        } else {
+            for (const at::Tensor& p : m_params)
+                out.grads.push_back(p.grad().defined() ? p.grad().to(at::kCPU) : at::Tensor());
+        }
         out.buffers.reserve(m_buffers.size());
         for (const at::Tensor& b : m_buffers)
             out.buffers.push_back(b.detach().to(at::kCPU));

@@ -8,11 +8,13 @@
 #include "dataset.h"
 #include "devices.h"
 #include "expected.h"
+#include "optimizer.h"
 
 #include <ATen/ATen.h>
 #include <torch/script.h>
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -33,6 +35,10 @@ struct WorkRequest {
     // The same weights packed for the wire, shared by every remote worker of the step.
     std::shared_ptr<const QByteArray> packedWeights;
     int64_t weightsVersion = 0;
+    // Local-SGD: take this many optimizer steps over consecutive slices of `indices` and
+    // return the parameter delta instead of a gradient. 0: one gradient, no step.
+    int innerSteps = 0;
+    double innerLr = 0;
 };
 
 struct WorkResult {
@@ -54,6 +60,20 @@ public:
     virtual void submit(WorkRequest request) = 0;
     // Blocks until the outstanding request's result (or its failure) is in.
     virtual Expected<WorkResult> wait() = 0;
+    // True once wait() would return at once.
+    virtual bool ready() const = 0;
+    // Called (on any thread) when a result or a failure arrives: lets the async mode wait
+    // for whichever worker finishes first.
+    void setReadyCallback(std::function<void()> f) { m_onReady = std::move(f); }
+
+protected:
+    void notifyReady() {
+        if (m_onReady)
+            m_onReady();
+    }
+
+private:
+    std::function<void()> m_onReady;
 };
 
 // Builds a float batch in [0,1] (images) or as stored (tables) from dataset rows.
@@ -64,8 +84,11 @@ at::Tensor gatherLabels(const Dataset& data, const std::vector<int64_t>& indices
 // in-process worker and a worker process both compute through it.
 class ModelReplica {
 public:
+    // innerOptimizer is used only for local-SGD's inner steps; it keeps its state across
+    // rounds, as DiLoCo's inner optimizer does.
     ModelReplica(DeviceInfo device, const torch::jit::Module& model,
-                 std::shared_ptr<const Dataset> data);
+                 std::shared_ptr<const Dataset> data, OptimizerConfig innerOptimizer = {});
+    ~ModelReplica();
 
     const DeviceInfo& device() const { return m_device; }
     // The replica's own tensors, on its device; a worker process writes received weights here.
@@ -85,6 +108,8 @@ private:
     std::vector<at::Tensor> m_params;
     std::vector<at::Tensor> m_buffers;
     std::shared_ptr<const Dataset> m_data;
+    OptimizerConfig m_innerConfig;
+    std::unique_ptr<Optimizer> m_inner;
 };
 
 // Runs a ModelReplica on a thread of its own, so that several workers (and the coordinator)
@@ -92,13 +117,14 @@ private:
 class LocalWorker final : public WorkerLink {
 public:
     LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
-                std::shared_ptr<const Dataset> data);
+                std::shared_ptr<const Dataset> data, OptimizerConfig innerOptimizer = {});
     ~LocalWorker() override;
 
     QString name() const override { return m_name; }
     DeviceInfo device() const override { return m_replica.device(); }
     void submit(WorkRequest request) override;
     Expected<WorkResult> wait() override;
+    bool ready() const override;
 
 private:
     void run();
@@ -106,7 +132,7 @@ private:
     QString m_name;
     ModelReplica m_replica;
 
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     std::optional<WorkRequest> m_request;
     std::optional<Expected<WorkResult>> m_result;

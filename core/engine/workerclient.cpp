@@ -15,6 +15,8 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSaveFile>
 #include <QTimer>
 
@@ -23,6 +25,19 @@
 namespace tandem {
 
 namespace {
+
+// Local-SGD's inner optimizer is the run's own optimizer, as the coordinator configured it.
+OptimizerConfig innerOptimizerConfig(const QByteArray& configJson) {
+    OptimizerConfig o;
+    auto cfg = RunConfig::fromJson(QJsonDocument::fromJson(configJson).object());
+    if (!cfg)
+        return o;
+    if (auto k = optimizerKindFromName(cfg->optimizer))
+        o.kind = *k;
+    o.momentum = cfg->momentum;
+    o.weightDecay = cfg->effectiveWeightDecay();
+    return o;
+}
 
 // One worker's life: connect, Hello, load the run, then compute whatever is assigned. The
 // computing happens on a thread of its own so that this (event-loop) thread keeps answering
@@ -273,7 +288,8 @@ private:
         const QList<DeviceInfo> devices = detectDevices();
         try {
             m_replica = std::make_unique<ModelReplica>(
-                devices.first(), m_module, std::shared_ptr<const Dataset>(m_data, &m_data->train));
+                devices.first(), m_module, std::shared_ptr<const Dataset>(m_data, &m_data->train),
+                innerOptimizerConfig(m_spec.configJson));
         } catch (const std::exception& e) {
             finish(1, QStringLiteral("cannot start on %1: %2")
                           .arg(devices.first().name,
@@ -328,6 +344,8 @@ private:
                 req.step = a.step;
                 req.indices = a.indices;
                 req.seed = a.seed;
+                req.innerSteps = a.innerSteps;
+                req.innerLr = a.lr;
                 auto r = m_replica->compute(req, QStringLiteral("this worker"));
                 if (!r) {
                     error = r.error().message;
