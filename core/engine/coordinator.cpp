@@ -146,6 +146,7 @@ struct Member {
     RemoteWorker* remote = nullptr; // null for the in-process worker
     WorkerSummary stats;
     bool alive = true;
+    bool leftOut = false; // the balancer gives it no samples
 };
 
 class MetricsLog {
@@ -697,6 +698,24 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                 }
                 const std::vector<int64_t> counts =
                     balancer.split(int64_t(pending.size()), names, caps);
+                // Say so when the balancer leaves a worker out (its communication costs more
+                // than its compute adds) or takes it back.
+                for (size_t j = 0; j < live.size() && round == 0; ++j) {
+                    Member& m = members[live[j]];
+                    const bool out = counts[j] == 0;
+                    if (out != m.leftOut) {
+                        m.leftOut = out;
+                        obs.onMessage(
+                            out ? QStringLiteral(
+                                      "leaving %1 out: moving the weights costs it %2 ms a step, "
+                                      "more than its share of the compute; training without it is "
+                                      "faster for this model (local-sgd, or a faster link, would "
+                                      "let it help)")
+                                      .arg(m.stats.name)
+                                      .arg(balancer.overheadMs(m.stats.name), 0, 'f', 0)
+                                : QStringLiteral("%1 takes part again").arg(m.stats.name));
+                    }
+                }
                 const auto slices = sliceBatch(pending, counts);
                 std::vector<qint64> submittedAt(live.size());
                 for (size_t j = 0; j < live.size(); ++j) {
@@ -941,6 +960,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         const double busy = w.computeS + w.communicateS + w.waitS;
         // A worker's own rate: samples over the time it computed. The run's rate is above.
         w.samplesPerS = w.computeS > 0 ? double(w.samples) / w.computeS : 0;
+        w.leftOut = m.leftOut;
         (void)busy;
         if (m.remote) {
             ++remotes;

@@ -223,7 +223,8 @@ QJsonObject RunSummary::toJson() const {
                               {QStringLiteral("compute_s"), w.computeS},
                               {QStringLiteral("communicate_s"), w.communicateS},
                               {QStringLiteral("wait_s"), w.waitS},
-                              {QStringLiteral("bytes"), static_cast<qint64>(w.bytes)}});
+                              {QStringLiteral("bytes"), static_cast<qint64>(w.bytes)},
+                              {QStringLiteral("left_out"), w.leftOut}});
     QJsonObject o{{QStringLiteral("model"), model},
                   {QStringLiteral("data"), data},
                   {QStringLiteral("dataset_hash"), datasetHash},

@@ -92,7 +92,8 @@ struct EpochMetrics {
 struct WorkerSummary {
     QString name;
     QString device;
-    int64_t bytes = 0; // sent and received on the wire
+    int64_t bytes = 0;    // sent and received on the wire
+    bool leftOut = false; // the balancer stopped giving it work (communication too costly)
     int64_t samples = 0;
     double samplesPerS = 0;
     double computeS = 0;
