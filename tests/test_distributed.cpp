@@ -76,6 +76,7 @@ private Q_SLOTS:
     void localSgdMode();
     void pauseResumeAndStopReachWorkers();
     void batchNormBuffersStayConsistent();
+    void repeatedResultIsAppliedOnce();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -592,6 +593,67 @@ void TestDistributed::batchNormBuffersStayConsistent() {
     }
     QVERIFY(checked);
     QVERIFY(c.summary().value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+}
+
+void TestDistributed::repeatedResultIsAppliedOnce() {
+    // A worker that answers every assignment twice: the coordinator applies the first
+    // answer and ignores the repeat. The fake worker sends zero gradients of the right size.
+    const QString out = m_tmp.filePath(QStringLiteral("repeat"));
+    TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
+                                 QStringLiteral("--max-steps=4"), QStringLiteral("--batch=20"),
+                                 QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    auto id = Identity::loadOrCreate(home("w3"));
+    QVERIFY(id.ok());
+    Connection* conn =
+        Connection::connectTo(QStringLiteral("127.0.0.1"), quint16(port.toUInt()), *id, this);
+    conn->setBlobCap(wire::BlobKind::Model, 64 << 20);
+    qint64 bundle = 0;
+    int answered = 0;
+    connect(conn, &Connection::received, this, [&](const wire::Message& m) {
+        if (std::holds_alternative<wire::Hello>(m)) {
+            wire::Hello h;
+            h.role = QStringLiteral("worker");
+            conn->send(h);
+        } else if (const auto* spec = std::get_if<wire::RunSpec>(&m)) {
+            (void)conn->takeBlob(spec->modelBlob);
+            for (const wire::TensorMeta& t : spec->params) {
+                qint64 n = 4;
+                for (int64_t d : t.shape)
+                    n *= d;
+                bundle += n;
+            }
+            conn->setBlobCap(wire::BlobKind::Tensors, bundle);
+            wire::Ready r;
+            r.schemaHash = spec->schemaHash;
+            r.device.kind = QStringLiteral("cpu");
+            r.device.name = QStringLiteral("test double");
+            conn->send(r);
+        } else if (const auto* a = std::get_if<wire::Assign>(&m)) {
+            if (a->weightsBlob)
+                (void)conn->takeBlob(a->weightsBlob);
+            for (int copy = 0; copy < 2; ++copy) {
+                wire::Result res;
+                res.step = a->step;
+                res.weightsVersion = a->weightsVersion;
+                res.samples = int64_t(a->indices.size());
+                res.lossSum = 2.3 * double(res.samples);
+                res.computeMs = 1;
+                res.tensorsBlob = conn->sendBlob(wire::BlobKind::Tensors, QByteArray(bundle, '\0'));
+                conn->send(res);
+            }
+            ++answered;
+        }
+    });
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QCOMPARE(answered, 4);
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 4);
+    QCOMPARE(c.summary().value(QStringLiteral("samples")).toInt(), 4 * 20);
+    QVERIFY2(c.err().contains(QStringLiteral("ignored a repeated result for step 1")),
+             qPrintable(c.err()));
+    delete conn;
 }
 
 QTEST_GUILESS_MAIN(TestDistributed)

@@ -40,6 +40,8 @@ void RemoteWorker::submit(WorkRequest request) {
         m_waiting = true;
         m_result.reset();
         m_tensors.clear();
+        m_expectStep = request.step;
+        m_expectVersion = request.weightsVersion;
         if (!m_alive.load())
             return; // wait() reports the failure
     }
@@ -83,14 +85,20 @@ Expected<WorkResult> RemoteWorker::wait() {
     return out;
 }
 
-void RemoteWorker::deliver(const wire::Result& result, QByteArray tensors) {
+bool RemoteWorker::deliver(const wire::Result& result, QByteArray tensors) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
+        // Exactly one result per assignment: a repeated or late push (same worker, another
+        // or an already answered step) is not applied.
+        if (!m_waiting || m_result.has_value() || result.step != m_expectStep ||
+            result.weightsVersion != m_expectVersion)
+            return false;
         m_result = result;
         m_tensors = std::move(tensors);
     }
     m_cv.notify_all();
     notifyReady();
+    return true;
 }
 
 void RemoteWorker::fail(const QString& reason) {
@@ -229,7 +237,10 @@ void HubSession::onMessage(const wire::Message& m) {
                 return;
             }
             m_worker->updateBytes(m_conn->bytesSent(), m_conn->bytesReceived());
-            m_worker->deliver(*r, std::move(*t));
+            if (!m_worker->deliver(*r, std::move(*t)))
+                m_hub->addMessage(QStringLiteral("ignored a repeated result for step %1 from %2")
+                                      .arg(r->step + 1)
+                                      .arg(m_name));
             return;
         }
         if (const auto* e = std::get_if<wire::WorkError>(&m)) {

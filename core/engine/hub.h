@@ -59,7 +59,8 @@ public:
     qint64 bytesReceived() const { return m_bytesReceived.load(); }
 
     // Network thread.
-    void deliver(const wire::Result& result, QByteArray tensors);
+    // False (and nothing changes) for a result that answers no outstanding assignment.
+    bool deliver(const wire::Result& result, QByteArray tensors);
     void fail(const QString& reason);
     void updateBytes(qint64 sent, qint64 received);
 
@@ -74,6 +75,8 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_waiting = false;
+    int64_t m_expectStep = -1;
+    int64_t m_expectVersion = -1;
     std::optional<wire::Result> m_result;
     QByteArray m_tensors;
     QString m_error;
