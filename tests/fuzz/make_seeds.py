@@ -1,0 +1,97 @@
+"""Writes the fuzzers' seed corpus (tests/fuzz/corpus/NAME/*): small valid inputs of each format
+and a few near-misses. Run with any Python 3: python3 tests/fuzz/make_seeds.py"""
+import gzip, hashlib, json, os, struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def put(target, name, data):
+    d = os.path.join(HERE, 'corpus', target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+def varint(n):
+    out = b''
+    while True:
+        b = n & 0x7f
+        n >>= 7
+        out += bytes([b | (0x80 if n else 0)])
+        if not n:
+            return out
+
+
+def field(num, wire, payload):
+    tag = varint((num << 3) | wire)
+    if wire == 0:
+        return tag + varint(payload)
+    return tag + varint(len(payload)) + payload
+
+
+def frame(payload):
+    return struct.pack('<I', len(payload)) + payload
+
+
+def blob_part(kind, bid, total, offset, data):
+    return frame(b'\x00' + struct.pack('<IQQQ', kind, bid, total, offset) + data)
+
+
+# frames: Ping, Hello, Assign, Result, a blob in two parts, an oversized length, truncations
+ping = field(12, 2, field(1, 0, 5))
+hello = field(1, 2, field(1, 0, 1) + field(2, 2, b'0.1.0') + field(6, 2, b'worker') +
+              field(7, 2, field(1, 2, b'cpu') + field(3, 2, b'CPU') + field(4, 0, 1 << 30)))
+assign = field(7, 2, field(1, 0, 3) + field(2, 2, b''.join(varint(i) for i in (1, 5, 9))) + field(4, 0, 2))
+result = field(8, 2, field(1, 0, 3) + field(2, 0, 3) + field(4, 0, 2) + field(6, 0, 4))
+put('frames', 'ping', frame(ping))
+put('frames', 'hello', frame(hello))
+put('frames', 'assign-result', frame(assign) + frame(result))
+put('frames', 'blob', blob_part(2, 4, 10, 0, b'01234') + blob_part(2, 4, 10, 5, b'56789') + frame(result))
+put('frames', 'oversized', struct.pack('<I', 0x7fffffff) + b'x' * 16)
+put('frames', 'truncated', frame(hello)[:-3])
+put('frames', 'empty-envelope', frame(b''))
+
+# checkpoint container
+def container(meta, tensors, blobs=()):
+    directory, data, off = [], b'', 0
+    for name, dtype, shape, raw in tensors:
+        directory.append({'name': name, 'dtype': dtype, 'shape': shape, 'offset': off, 'nbytes': len(raw)})
+        data += raw
+        off += len(raw)
+    bl = []
+    for name, raw in blobs:
+        bl.append({'name': name, 'offset': off, 'nbytes': len(raw)})
+        data += raw
+        off += len(raw)
+    header = json.dumps({'meta': meta, 'tensors': directory, 'blobs': bl}, separators=(',', ':')).encode()
+    body = b'TANDEMCK' + struct.pack('<IQ', 1, len(header)) + header + data
+    return body + hashlib.sha256(body).digest()
+
+w = struct.pack('<4f', 0.5, -1.0, 2.0, 0.25)
+put('checkpoint', 'run', container({'kind': 'tandem-run', 'step': 3},
+                                   [('param/fc.weight', 'F32', [2, 2], w), ('optim/step.0', 'I64', [], struct.pack('<q', 3))],
+                                   [('model.torchscript', b'PK\x03\x04')]))
+put('checkpoint', 'dataset', container({'kind': 'tandem-dataset', 'num_classes': 2, 'hash': '0' * 64},
+                                       [('train.x', 'U8', [2, 1, 2, 2], bytes(range(8))), ('train.y', 'I64', [2], struct.pack('<2q', 0, 1)),
+                                        ('test.x', 'U8', [1, 1, 2, 2], bytes(4)), ('test.y', 'I64', [1], struct.pack('<q', 1))]))
+put('checkpoint', 'bad-digest', container({}, [])[:-1] + b'\x00')
+
+# idx
+imgs = b'\x00\x00\x08\x03' + struct.pack('>III', 2, 2, 2) + bytes(range(8))
+labels = b'\x00\x00\x08\x01' + struct.pack('>I', 2) + b'\x01\x09'
+put('idx', 'images', imgs)
+put('idx', 'labels', labels)
+put('idx', 'images.gz', gzip.compress(imgs, mtime=0))
+put('idx', 'float-type', b'\x00\x00\x0d\x01' + struct.pack('>I', 1) + b'\x00' * 4)
+
+# csv
+put('csv', 'numeric', b'1,2,0\n3,4,1\n5,6,0\n')
+put('csv', 'header-named', b'label,a,b\ncat,1,2\ndog,3,4\n')
+put('csv', 'quoted', b'"a, b",1\n"x""y",2\n')
+put('csv', 'ragged', b'1,2,3\n4,5\n')
+
+# safetensors
+header = json.dumps({'__metadata__': {'format': 'pt'}, 'w': {'dtype': 'F32', 'shape': [2, 2], 'data_offsets': [0, 16]}}).encode()
+header += b' ' * (-len(header) % 8)
+put('safetensors', 'small', struct.pack('<Q', len(header)) + header + w)
+put('safetensors', 'past-end', struct.pack('<Q', 1 << 40) + b'{}')
