@@ -1,5 +1,7 @@
 #include "commands.h"
 
+#include "devices.h"
+#include "discovery.h"
 #include "identity.h"
 #include "progress.h"
 #include "server.h"
@@ -11,9 +13,13 @@
 #include <QCommandLineParser>
 #include <QDateTime>
 #include <QDir>
+#include <QEventLoop>
 #include <QFile>
+#include <QHostInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSysInfo>
+#include <QTimer>
 
 #include <cstdio>
 #include <functional>
@@ -52,6 +58,7 @@ QString topUsage() {
         "  worker    Join a coordinator's run (tandem worker --connect HOST:PORT)\n"
         "  identity  Print this node's device ID\n"
         "  trust     List, add or remove the devices this node accepts\n"
+        "  peers     List the Tandem nodes announcing themselves on the LAN\n"
         "\n"
         "Run 'tandem COMMAND --help' for a command's options.\n");
 }
@@ -439,6 +446,136 @@ int cmdWorker(const QStringList& args) {
     return runWorker(o, [](const QString& line) { printErr(line); });
 }
 
+int cmdPeers(const QStringList& args) {
+    QCommandLineParser p;
+    p.addOption({QStringLiteral("json"), QStringLiteral("Print a JSON array.")});
+    p.addOption(
+        {QStringLiteral("wait"), QStringLiteral("Seconds to listen [4]."), QStringLiteral("S")});
+    p.addOption({QStringLiteral("expect"),
+                 QStringLiteral("Stop listening as soon as this many peers are seen."),
+                 QStringLiteral("N")});
+    p.addOption({QStringLiteral("add"),
+                 QStringLiteral("Also ask this address directly (networks that block broadcast)."),
+                 QStringLiteral("HOST[:PORT]")});
+    p.addOption({QStringLiteral("discovery-port"),
+                 QStringLiteral("UDP port of announcements [%1].").arg(Discovery::kDefaultPort),
+                 QStringLiteral("P")});
+    p.addOption(
+        {QStringLiteral("announce-to"),
+         QStringLiteral(
+             "Comma-separated addresses to announce to, instead of the broadcast address and "
+             "the multicast groups."),
+         QStringLiteral("ADDRS")});
+    p.addOption({QStringLiteral("name"),
+                 QStringLiteral("The name this node announces [host name]."),
+                 QStringLiteral("NAME")});
+    int exit = kOk;
+    if (!parse(p, QStringLiteral("peers"), args,
+               QStringLiteral("Lists the Tandem nodes on the LAN."), &exit))
+        return exit;
+    int waitS = 4, port = Discovery::kDefaultPort, expect = 0;
+    OptionReader r{p, {}};
+    r.read("wait", waitS, 0, 3600);
+    r.read("expect", expect, 0, 100000);
+    r.read("discovery-port", port, 1, 65535);
+    if (!r.error.isEmpty())
+        return fail(makeError(ErrorCode::InvalidArgument, r.error));
+    const QString home = nodeHome(p.value(QStringLiteral("home")));
+    auto id = Identity::loadOrCreate(home);
+    if (!id)
+        return fail(id.error());
+    wire::Announcement self;
+    self.deviceId = id->deviceId();
+    self.displayName = p.isSet(QStringLiteral("name")) ? p.value(QStringLiteral("name"))
+                                                       : QHostInfo::localHostName();
+    self.os = QSysInfo::prettyProductName();
+    self.appVersion = appVersion();
+    self.devices = detectDevices();
+    self.query = true; // a listing wants answers now, not within an announcement interval
+    Discovery d(self);
+    d.setPort(quint16(port));
+    if (p.isSet(QStringLiteral("announce-to"))) {
+        QList<QHostAddress> targets;
+        for (const QString& a :
+             p.value(QStringLiteral("announce-to")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            QHostAddress h(a.trimmed());
+            if (h.isNull())
+                return fail(
+                    makeError(ErrorCode::InvalidArgument,
+                              QStringLiteral("--announce-to: \"%1\" is not an IP address").arg(a)));
+            targets << h;
+        }
+        d.setTargets(targets);
+    }
+    if (auto st = d.start(); !st)
+        return fail(st.error());
+    if (p.isSet(QStringLiteral("add"))) {
+        QString host = p.value(QStringLiteral("add"));
+        quint16 addPort = Discovery::kDefaultPort;
+        if (auto hp = parseHostPort(host)) {
+            host = hp->first;
+            addPort = hp->second;
+        }
+        const QHostAddress h(host);
+        if (h.isNull())
+            return fail(makeError(ErrorCode::InvalidArgument,
+                                  QStringLiteral("--add: \"%1\" is not an IP address").arg(host)));
+        d.addAddress(h, addPort);
+    }
+    QEventLoop loop;
+    QTimer::singleShot(waitS * 1000, &loop, &QEventLoop::quit);
+    if (expect > 0)
+        QObject::connect(&d, &Discovery::peersChanged, &loop, [&] {
+            if (d.peers().size() >= expect)
+                loop.quit();
+        });
+    loop.exec();
+    const TrustStore trust(home);
+    QJsonArray out;
+    for (const Discovery::Peer& peer : d.peers()) {
+        const wire::Announcement& a = peer.announcement;
+        QJsonArray devs;
+        for (const DeviceInfo& dev : a.devices)
+            devs.append(dev.toJson());
+        out.append(QJsonObject{{QStringLiteral("device_id"), a.deviceId},
+                               {QStringLiteral("name"), a.displayName},
+                               {QStringLiteral("address"), peer.address.toString()},
+                               {QStringLiteral("tcp_port"), a.tcpPort},
+                               {QStringLiteral("os"), a.os},
+                               {QStringLiteral("app_version"), a.appVersion},
+                               {QStringLiteral("protocol_version"), qint64(a.protocolVersion)},
+                               {QStringLiteral("devices"), devs},
+                               {QStringLiteral("paired"), trust.contains(a.deviceId)}});
+    }
+    if (p.isSet(QStringLiteral("json"))) {
+        printOut(QString::fromUtf8(QJsonDocument(out).toJson(QJsonDocument::Indented)).trimmed());
+        return kOk;
+    }
+    if (out.isEmpty())
+        printErr(QStringLiteral(
+                     "no Tandem node answered within %1 s. Is Tandem running on the other machine? "
+                     "Firewalls must let UDP port %2 through; on Wi-Fi that blocks broadcast, "
+                     "use --add ADDRESS.")
+                     .arg(waitS)
+                     .arg(port));
+    for (const QJsonValue& v : out) {
+        const QJsonObject o = v.toObject();
+        QStringList devs;
+        for (const QJsonValue& dv : o.value(QStringLiteral("devices")).toArray())
+            devs << dv.toObject().value(QStringLiteral("name")).toString();
+        printOut(QStringLiteral("%1  %2  %3  %4  Tandem %5  %6  [%7]")
+                     .arg(o.value(QStringLiteral("device_id")).toString().left(16),
+                          o.value(QStringLiteral("name")).toString(),
+                          o.value(QStringLiteral("address")).toString(),
+                          o.value(QStringLiteral("os")).toString(),
+                          o.value(QStringLiteral("app_version")).toString(),
+                          o.value(QStringLiteral("paired")).toBool() ? QStringLiteral("paired")
+                                                                     : QStringLiteral("not paired"),
+                          devs.join(QStringLiteral(", "))));
+    }
+    return kOk;
+}
+
 } // namespace
 
 int run(const QStringList& argv) {
@@ -461,6 +598,7 @@ int run(const QStringList& argv) {
         {QStringLiteral("devices"), cmdDevices},   {QStringLiteral("train"), cmdTrain},
         {QStringLiteral("export"), cmdExport},     {QStringLiteral("worker"), cmdWorker},
         {QStringLiteral("identity"), cmdIdentity}, {QStringLiteral("trust"), cmdTrust},
+        {QStringLiteral("peers"), cmdPeers},
     };
     const auto it = commands.constFind(first);
     if (it == commands.constEnd()) {

@@ -659,27 +659,30 @@ void TestDistributed::repeatedResultIsAppliedOnce() {
 
 void TestDistributed::silentWorkerIsDroppedAfterTimeout() {
     // A worker that stops answering (frozen, not gone: its socket stays open) is dropped
-    // after --worker-timeout and its share goes to the others.
+    // after --worker-timeout and its share goes to the other.
     const QString out = m_tmp.filePath(QStringLiteral("silent"));
     TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
                      QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                     QStringLiteral("--worker-timeout=3"), QStringLiteral("--batch=20"),
-                     QStringLiteral("--epochs=6"), QStringLiteral("--home"), home("coord"),
-                     QStringLiteral("--out=") + out});
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=2"),
+                     QStringLiteral("--no-local-worker"), QStringLiteral("--worker-timeout=3"),
+                     QStringLiteral("--batch=20"), QStringLiteral("--epochs=6"),
+                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
     const QString port = waitPort(c);
     QVERIFY(!port.isEmpty());
-    TandemProcess* w = worker("w1", port);
+    TandemProcess* w1 = worker("w1", port);
+    TandemProcess* w2 = worker("w2", port);
     QVERIFY(QTest::qWaitFor(
         [&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 30; }, 120000));
-    w->signal(SIGSTOP);
+    w1->signal(SIGSTOP);
     QVERIFY(c.finish());
-    w->signal(SIGCONT);
+    w1->signal(SIGCONT);
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     QVERIFY2(c.err().contains(QStringLiteral("stopped answering")), qPrintable(c.err()));
     const QJsonObject s = c.summary();
     QVERIFY(s.value(QStringLiteral("finished")).toBool());
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 6 * 2000);
+    QVERIFY(w2->finish());
+    QCOMPARE(w2->exitCode(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestDistributed)

@@ -1,6 +1,7 @@
 // The engine's parts: devices, the model zoo, the optimizers against hand-computed steps, the
 // learning-rate schedule, the sampler and tensor conversion.
 
+#include "balancer.h"
 #include "devices.h"
 #include "optimizer.h"
 #include "sampler.h"
@@ -67,6 +68,7 @@ private Q_SLOTS:
     void samplerSeekReproduces();
     void tensorRecordRoundTrip();
     void gatherScalesImages();
+    void balancerSplitsByThroughput();
 };
 
 void TestEngine::devices() {
@@ -426,6 +428,36 @@ void TestEngine::gatherScalesImages() {
     QCOMPARE(x.scalar_type(), at::kFloat);
     QVERIFY(at::allclose(x[1].flatten(), at::tensor(std::vector<float>{0.f, 1.f, 0.2f, 0.4f})));
     QCOMPARE(gatherLabels(d, {1, 0, 0})[0].item<int64_t>(), 3);
+}
+
+void TestEngine::balancerSplitsByThroughput() {
+    ThroughputBalancer b;
+    const std::vector<QString> ids{QStringLiteral("fast"), QStringLiteral("slow")};
+    // Unmeasured workers share equally.
+    QCOMPARE(b.split(64, ids), (std::vector<int64_t>{32, 32}));
+    // 600 and 200 samples/s, no overhead: 3 to 1.
+    b.record(QStringLiteral("fast"), 60, 100.0, 0);
+    b.record(QStringLiteral("slow"), 20, 100.0, 0);
+    QCOMPARE(b.split(64, ids), (std::vector<int64_t>{48, 16}));
+    // The slow one also spends 40 ms a step communicating: equal finish times give it less.
+    ThroughputBalancer c;
+    c.record(QStringLiteral("fast"), 60, 100.0, 0);
+    c.record(QStringLiteral("slow"), 20, 100.0, 40.0);
+    const auto withComm = c.split(64, ids);
+    QCOMPARE(withComm[0] + withComm[1], 64);
+    QVERIFY(withComm[1] < 16 && withComm[1] > 0);
+    // Overhead longer than the whole step: left out (it would only slow the step down).
+    ThroughputBalancer d;
+    d.record(QStringLiteral("fast"), 60, 100.0, 0);
+    d.record(QStringLiteral("slow"), 20, 100.0, 500.0);
+    QCOMPARE(d.split(64, ids), (std::vector<int64_t>{64, 0}));
+    // A memory cap moves the excess to the others; the total always holds.
+    QCOMPARE(b.split(64, ids, {40, 0}), (std::vector<int64_t>{40, 24}));
+    QCOMPARE(b.split(1, ids)[0] + b.split(1, ids)[1], 1);
+    QCOMPARE(b.split(7, {QStringLiteral("solo")}), (std::vector<int64_t>{7}));
+    // Smoothing: one outlier measurement moves the estimate part of the way.
+    b.record(QStringLiteral("fast"), 60, 1000.0, 0); // a slow step: 60 samples/s
+    QVERIFY(b.speed(QStringLiteral("fast")) < 600 && b.speed(QStringLiteral("fast")) > 300);
 }
 
 QTEST_GUILESS_MAIN(TestEngine)

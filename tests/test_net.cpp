@@ -2,6 +2,7 @@
 // connections the listener must drop (junk bytes, no certificate, silence, too many at once).
 
 #include "connection.h"
+#include "discovery.h"
 #include "identity.h"
 #include "server.h"
 #include "truststore.h"
@@ -12,6 +13,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUdpSocket>
 
 using namespace tandem;
 
@@ -31,6 +33,9 @@ private Q_SLOTS:
     void unauthenticatedConnectionsAreCapped();
     void oversizedFrameClosesTheConnection();
     void idlePeerIsDropped();
+    void discoveryFindsAndForgetsPeers();
+    void discoveryByAddress();
+    void announcementsAreHintsAndCapped();
 
 private:
     Identity make(const QString& name);
@@ -254,6 +259,89 @@ void TestNet::idlePeerIsDropped() {
     client->blockSignals(true);
     delete client; // gone without a word: the socket closes
     QVERIFY(closed.size() == 1 || closed.wait(20000));
+}
+
+namespace {
+
+quint16 freeUdpPort() {
+    QUdpSocket s;
+    s.bind(QHostAddress::LocalHost, 0);
+    return s.localPort();
+}
+
+wire::Announcement announcement(const Identity& id, const QString& name, quint16 tcp) {
+    wire::Announcement a;
+    a.deviceId = id.deviceId();
+    a.displayName = name;
+    a.os = QStringLiteral("test");
+    a.tcpPort = tcp;
+    return a;
+}
+
+} // namespace
+
+void TestNet::discoveryFindsAndForgetsPeers() {
+    // Loopback broadcast only: tests never announce beyond this machine.
+    const quint16 port = freeUdpPort();
+    Discovery a(announcement(m_a, QStringLiteral("desktop"), 7300)),
+        b(announcement(m_b, QStringLiteral("laptop"), 7301));
+    for (Discovery* d : {&a, &b}) {
+        d->setPort(port);
+        d->setTargets({QHostAddress(QStringLiteral("127.255.255.255"))});
+        d->setInterval(200);
+        d->setExpiry(1500);
+        QVERIFY(d->start().ok());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(a.peers().size(), 1, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(b.peers().size(), 1, 20000);
+    QCOMPARE(a.peers().first().announcement.deviceId, m_b.deviceId());
+    QCOMPARE(a.peers().first().announcement.displayName, QStringLiteral("laptop"));
+    QCOMPARE(a.peers().first().announcement.tcpPort, quint16(7301));
+    QCOMPARE(a.peers().first().address, QHostAddress(QHostAddress::LocalHost));
+    // A node does not list itself, and a peer that falls silent expires.
+    b.stop();
+    QTRY_COMPARE_WITH_TIMEOUT(a.peers().size(), 0, 20000);
+}
+
+void TestNet::discoveryByAddress() {
+    // No broadcast at all (as on Wi-Fi that blocks it): a query to one address is enough.
+    Discovery a(announcement(m_a, QStringLiteral("a"), 1)),
+        b(announcement(m_b, QStringLiteral("b"), 2));
+    a.setPort(freeUdpPort());
+    b.setPort(freeUdpPort());
+    a.setTargets({});
+    b.setTargets({});
+    QVERIFY(a.start().ok());
+    QVERIFY(b.start().ok());
+    QTest::qWait(300);
+    QCOMPARE(a.peers().size(), 0);
+    a.addAddress(QHostAddress::LocalHost, b.port());
+    QTRY_COMPARE_WITH_TIMEOUT(a.peers().size(), 1, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(b.peers().size(), 1, 20000);
+    QCOMPARE(a.peers().first().announcement.deviceId, m_b.deviceId());
+}
+
+void TestNet::announcementsAreHintsAndCapped() {
+    const quint16 port = freeUdpPort();
+    Discovery a(announcement(m_a, QStringLiteral("a"), 1));
+    a.setPort(port);
+    a.setTargets({});
+    QVERIFY(a.start().ok());
+    QUdpSocket junk;
+    QSignalSpy changed(&a, &Discovery::peersChanged);
+    junk.writeDatagram(QByteArray("TDMA") + QByteArray(100, '\xff'), QHostAddress::LocalHost, port);
+    junk.writeDatagram(QByteArray(9000, 'x'), QHostAddress::LocalHost, port);
+    junk.writeDatagram(QByteArray("hello"), QHostAddress::LocalHost, port);
+    // An announcement bearing our own ID is ignored; a well-formed other one is listed.
+    junk.writeDatagram(wire::encodeAnnouncement(announcement(m_a, QStringLiteral("me"), 1)),
+                       QHostAddress::LocalHost, port);
+    wire::Announcement other = announcement(m_b, QStringLiteral("other"), 9);
+    junk.writeDatagram(wire::encodeAnnouncement(other), QHostAddress::LocalHost, port);
+    QVERIFY(changed.wait(20000));
+    QCOMPARE(a.peers().size(), 1);
+    QCOMPARE(a.peers().first().announcement.displayName, QStringLiteral("other"));
+    QVERIFY(!wire::decodeAnnouncement(QByteArray(wire::kMaxAnnouncementBytes + 1, 'T')).ok());
+    QCOMPARE(wire::decodeAnnouncement(wire::encodeAnnouncement(other)).value().tcpPort, quint16(9));
 }
 
 QTEST_GUILESS_MAIN(TestNet)

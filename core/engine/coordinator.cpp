@@ -147,7 +147,11 @@ struct Member {
     WorkerSummary stats;
     bool alive = true;
     bool leftOut = false; // the balancer gives it no samples
+    int64_t leftOutSince = 0;
 };
+
+// Steps between re-measurements of a worker the balancer left out.
+constexpr int64_t kProbeEvery = 50;
 
 class MetricsLog {
 public:
@@ -696,14 +700,31 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                     forwardHubMessages();
                     continue;
                 }
-                const std::vector<int64_t> counts =
-                    balancer.split(int64_t(pending.size()), names, caps);
+                std::vector<int64_t> counts = balancer.split(int64_t(pending.size()), names, caps);
+                // A worker left out is measured again now and then with a small slice: links and
+                // loads change, and one noisy early step must not exclude a device for good.
+                for (size_t j = 0; j < live.size() && round == 0; ++j) {
+                    Member& m = members[live[j]];
+                    if (counts[j] > 0 || !m.leftOut || state.step - m.leftOutSince < kProbeEvery)
+                        continue;
+                    const auto donor =
+                        size_t(std::max_element(counts.begin(), counts.end()) - counts.begin());
+                    const int64_t probe = std::min(
+                        counts[donor] - 1, std::max<int64_t>(1, int64_t(pending.size()) / 8));
+                    if (probe > 0) {
+                        counts[donor] -= probe;
+                        counts[j] = probe;
+                        m.leftOutSince = state.step;
+                    }
+                }
                 // Say so when the balancer leaves a worker out (its communication costs more
                 // than its compute adds) or takes it back.
                 for (size_t j = 0; j < live.size() && round == 0; ++j) {
                     Member& m = members[live[j]];
                     const bool out = counts[j] == 0;
-                    if (out != m.leftOut) {
+                    if (out && !m.leftOut)
+                        m.leftOutSince = state.step;
+                    if (out != m.leftOut && !(m.leftOut && state.step == m.leftOutSince)) {
                         m.leftOut = out;
                         obs.onMessage(
                             out ? QStringLiteral(

@@ -306,6 +306,43 @@ Expected<Message> decode(const QByteArray& payload) {
     return corrupt(QStringLiteral("an empty or unknown message"));
 }
 
+QByteArray encodeAnnouncement(const Announcement& a) {
+    ::tandem::pb::Announcement o;
+    o.set_protocol_version(a.protocolVersion);
+    o.set_device_id(str(a.deviceId));
+    o.set_display_name(str(a.displayName));
+    o.set_os(str(a.os));
+    o.set_app_version(str(a.appVersion));
+    for (const DeviceInfo& d : a.devices)
+        devToPb(d, o.add_devices());
+    o.set_tcp_port(a.tcpPort);
+    o.set_query(a.query);
+    std::string out;
+    o.SerializeToString(&out);
+    return QByteArray("TDMA") + QByteArray(out.data(), qsizetype(out.size()));
+}
+
+Expected<Announcement> decodeAnnouncement(const QByteArray& datagram) {
+    if (datagram.size() > kMaxAnnouncementBytes || !datagram.startsWith("TDMA"))
+        return corrupt(QStringLiteral("not a Tandem announcement"));
+    ::tandem::pb::Announcement o;
+    if (!o.ParseFromArray(datagram.constData() + 4, int(datagram.size() - 4)))
+        return corrupt(QStringLiteral("an announcement could not be parsed"));
+    if (o.devices_size() > kMaxDevices || o.tcp_port() > 65535)
+        return corrupt(QStringLiteral("an announcement has impossible fields"));
+    Announcement a;
+    a.protocolVersion = o.protocol_version();
+    a.deviceId = text(o.device_id());
+    a.displayName = text(o.display_name()).left(128);
+    a.os = text(o.os()).left(128);
+    a.appVersion = text(o.app_version()).left(64);
+    for (const auto& d : o.devices())
+        a.devices << devFromPb(d);
+    a.tcpPort = quint16(o.tcp_port());
+    a.query = o.query();
+    return a;
+}
+
 QString messageName(const Message& m) {
     static const char* names[] = {"Hello",     "Reject", "RunSpec",  "Ready",   "DataRequest",
                                   "DataOffer", "Assign", "Result",   "Control", "Bye",

@@ -121,4 +121,19 @@ Expected<Message> decode(const QByteArray& payload);
 
 QString messageName(const Message& m);
 
+// A UDP announcement (discovery). Datagrams are small and never trusted.
+constexpr qsizetype kMaxAnnouncementBytes = 8192;
+struct Announcement {
+    uint32_t protocolVersion = kProtocolVersion;
+    QString deviceId;
+    QString displayName;
+    QString os;
+    QString appVersion;
+    QList<DeviceInfo> devices;
+    quint16 tcpPort = 0;
+    bool query = false;
+};
+QByteArray encodeAnnouncement(const Announcement& a);
+Expected<Announcement> decodeAnnouncement(const QByteArray& datagram);
+
 } // namespace tandem::wire
