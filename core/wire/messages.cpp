@@ -72,6 +72,8 @@ Expected<TensorMeta> metaFromPb(const ::tandem::pb::TensorMeta& o) {
     return m;
 }
 
+constexpr int kMaxPairBytes = 64; // commitments and nonces are 32 bytes
+
 struct Encoder {
     ::tandem::pb::Envelope& e;
     void operator()(const Hello& m) {
@@ -158,6 +160,18 @@ struct Encoder {
     void operator()(const Bye& m) { e.mutable_bye()->set_reason(str(m.reason)); }
     void operator()(const Ping& m) { e.mutable_ping()->set_nonce(m.nonce); }
     void operator()(const Pong& m) { e.mutable_pong()->set_nonce(m.nonce); }
+    void operator()(const PairRequest& m) {
+        auto* o = e.mutable_pair_request();
+        o->set_commitment(bytes(m.commitment));
+        o->set_display_name(str(m.displayName));
+    }
+    void operator()(const PairNonce& m) {
+        auto* o = e.mutable_pair_nonce();
+        o->set_nonce(bytes(m.nonce));
+        o->set_display_name(str(m.displayName));
+    }
+    void operator()(const PairReveal& m) { e.mutable_pair_reveal()->set_nonce(bytes(m.nonce)); }
+    void operator()(const PairDecision& m) { e.mutable_pair_decision()->set_accepted(m.accepted); }
     void operator()(const WorkError& m) {
         auto* o = e.mutable_work_error();
         o->set_step(m.step);
@@ -300,6 +314,27 @@ Expected<Message> decode(const QByteArray& payload) {
         return Message(Pong{e.pong().nonce()});
     case ::tandem::pb::Envelope::kWorkError:
         return Message(WorkError{e.work_error().step(), text(e.work_error().message())});
+    case ::tandem::pb::Envelope::kPairRequest: {
+        const auto& o = e.pair_request();
+        if (o.commitment().size() > kMaxPairBytes)
+            return corrupt(QStringLiteral("a pairing commitment is too long"));
+        return Message(PairRequest{QByteArray::fromStdString(o.commitment()),
+                                   text(o.display_name()).left(128)});
+    }
+    case ::tandem::pb::Envelope::kPairNonce: {
+        const auto& o = e.pair_nonce();
+        if (o.nonce().size() > kMaxPairBytes)
+            return corrupt(QStringLiteral("a pairing nonce is too long"));
+        return Message(
+            PairNonce{QByteArray::fromStdString(o.nonce()), text(o.display_name()).left(128)});
+    }
+    case ::tandem::pb::Envelope::kPairReveal: {
+        if (e.pair_reveal().nonce().size() > kMaxPairBytes)
+            return corrupt(QStringLiteral("a pairing nonce is too long"));
+        return Message(PairReveal{QByteArray::fromStdString(e.pair_reveal().nonce())});
+    }
+    case ::tandem::pb::Envelope::kPairDecision:
+        return Message(PairDecision{e.pair_decision().accepted()});
     case ::tandem::pb::Envelope::BODY_NOT_SET:
         break;
     }
@@ -344,9 +379,11 @@ Expected<Announcement> decodeAnnouncement(const QByteArray& datagram) {
 }
 
 QString messageName(const Message& m) {
-    static const char* names[] = {"Hello",     "Reject", "RunSpec",  "Ready",   "DataRequest",
-                                  "DataOffer", "Assign", "Result",   "Control", "Bye",
-                                  "Ping",      "Pong",   "WorkError"};
+    static const char* names[] = {
+        "Hello",     "Reject",      "RunSpec",   "Ready",      "DataRequest", "DataOffer",
+        "Assign",    "Result",      "Control",   "Bye",        "Ping",        "Pong",
+        "WorkError", "PairRequest", "PairNonce", "PairReveal", "PairDecision"};
+    static_assert(std::size(names) == std::variant_size_v<Message>, "a name for every message");
     return QLatin1String(names[m.index()]);
 }
 

@@ -109,9 +109,25 @@ struct WorkError {
     QString message;
 };
 
+struct PairRequest {
+    QByteArray commitment;
+    QString displayName;
+};
+struct PairNonce {
+    QByteArray nonce;
+    QString displayName;
+};
+struct PairReveal {
+    QByteArray nonce;
+};
+struct PairDecision {
+    bool accepted = false;
+};
+
 // Blob parts are not messages: they travel as raw frames (framing.h).
-using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
-                             Control, Bye, Ping, Pong, WorkError>;
+using Message =
+    std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result, Control,
+                 Bye, Ping, Pong, WorkError, PairRequest, PairNonce, PairReveal, PairDecision>;
 
 // Serialises one message (without the frame's length prefix).
 QByteArray encode(const Message& m);
