@@ -3,6 +3,7 @@
 #include "devices.h"
 #include "discovery.h"
 #include "identity.h"
+#include "nodecommands.h"
 #include "progress.h"
 #include "server.h"
 #include "training.h"
@@ -59,6 +60,8 @@ QString topUsage() {
         "  identity  Print this node's device ID\n"
         "  trust     List, add or remove the devices this node accepts\n"
         "  peers     List the Tandem nodes announcing themselves on the LAN\n"
+        "  serve     Run this node: announce it and accept pairing requests\n"
+        "  pair      Pair with another node (both confirm the same 6-digit code)\n"
         "\n"
         "Run 'tandem COMMAND --help' for a command's options.\n");
 }
@@ -598,7 +601,8 @@ int run(const QStringList& argv) {
         {QStringLiteral("devices"), cmdDevices},   {QStringLiteral("train"), cmdTrain},
         {QStringLiteral("export"), cmdExport},     {QStringLiteral("worker"), cmdWorker},
         {QStringLiteral("identity"), cmdIdentity}, {QStringLiteral("trust"), cmdTrust},
-        {QStringLiteral("peers"), cmdPeers},
+        {QStringLiteral("peers"), cmdPeers},       {QStringLiteral("serve"), cmdServe},
+        {QStringLiteral("pair"), cmdPair},
     };
     const auto it = commands.constFind(first);
     if (it == commands.constEnd()) {

@@ -15,13 +15,14 @@
 
 class TandemProcess {
 public:
-    explicit TandemProcess(const QStringList& args) {
+    explicit TandemProcess(const QStringList& args, bool keepStdin = false) {
         QObject::connect(&m_p, &QProcess::readyReadStandardError,
                          [this] { m_err += m_p.readAllStandardError(); });
         QObject::connect(&m_p, &QProcess::readyReadStandardOutput,
                          [this] { m_out += m_p.readAllStandardOutput(); });
         m_p.start(QStringLiteral(TANDEM_BINARY), args);
-        m_p.closeWriteChannel();
+        if (!keepStdin)
+            m_p.closeWriteChannel();
     }
     ~TandemProcess() {
         if (m_p.state() != QProcess::NotRunning) {
@@ -58,6 +59,21 @@ public:
         return done;
     }
     void kill9() { m_p.kill(); }
+    void write(const QByteArray& b) { m_p.write(b); }
+    // Waits until stdout matches; returns the first capture group.
+    QString waitForOut(const QString& pattern, int timeoutMs = 60000) {
+        const QRegularExpression re(pattern);
+        QString cap;
+        (void)QTest::qWaitFor(
+            [&] {
+                const auto m = re.match(QString::fromUtf8(m_out));
+                if (m.hasMatch())
+                    cap = m.captured(1);
+                return m.hasMatch() || m_p.state() == QProcess::NotRunning;
+            },
+            timeoutMs);
+        return cap;
+    }
     void signal(int sig) { ::kill(pid_t(m_p.processId()), sig); }
     int exitCode() const { return m_p.exitStatus() == QProcess::NormalExit ? m_p.exitCode() : -1; }
     QString err() const { return QString::fromUtf8(m_err); }

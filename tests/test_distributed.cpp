@@ -13,6 +13,7 @@
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <QTemporaryDir>
+#include <QUdpSocket>
 
 using namespace tandem;
 
@@ -78,6 +79,8 @@ private Q_SLOTS:
     void batchNormBuffersStayConsistent();
     void repeatedResultIsAppliedOnce();
     void silentWorkerIsDroppedAfterTimeout();
+    void pairThroughServeThenTrain();
+    void rejectedCodePairsNothing();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -683,6 +686,85 @@ void TestDistributed::silentWorkerIsDroppedAfterTimeout() {
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 6 * 2000);
     QVERIFY(w2->finish());
     QCOMPARE(w2->exitCode(), 0);
+}
+
+void TestDistributed::pairThroughServeThenTrain() {
+    // Two fresh machines: one runs `tandem serve`, the other pairs with it by device ID found
+    // on the LAN (loopback broadcast here), both confirm the code, and then they train.
+    const QString desk = home("pair-desk"), lap = home("pair-laptop");
+    const QString deskId = run({QStringLiteral("identity"), QStringLiteral("--home"), desk});
+    QUdpSocket probe;
+    probe.bind(QHostAddress::LocalHost, 0);
+    const QString dport = QString::number(probe.localPort());
+    probe.close();
+    TandemProcess serve(
+        {QStringLiteral("serve"), QStringLiteral("--home"), desk,
+         QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--announce-to=127.255.255.255"),
+         QStringLiteral("--discovery-port=") + dport, QStringLiteral("--name=desk")},
+        true);
+    QVERIFY(!serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
+    TandemProcess pair({QStringLiteral("pair"), deskId, QStringLiteral("--home"), lap,
+                        QStringLiteral("--name=laptop"),
+                        QStringLiteral("--announce-to=127.255.255.255"),
+                        QStringLiteral("--discovery-port=") + dport},
+                       true);
+    const QString codeServe = serve.waitForOut(QStringLiteral("CODE (\\d{6})"));
+    const QString codePair = pair.waitForOut(QStringLiteral("CODE (\\d{6})"));
+    QVERIFY2(!codeServe.isEmpty(), qPrintable(serve.err()));
+    QCOMPARE(codePair, codeServe); // both screens show the same code
+    serve.write("y\n");
+    pair.write("y\n");
+    QVERIFY(pair.finish());
+    QVERIFY2(pair.exitCode() == 0, qPrintable(pair.err()));
+    QVERIFY(!serve.waitForErr(QStringLiteral("paired with laptop")).isEmpty());
+    QVERIFY(run({QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), desk})
+                .contains(QStringLiteral("laptop")));
+    // Now the laptop coordinates and the desk trains with it: no trust added by hand.
+    const QString out = m_tmp.filePath(QStringLiteral("paired-run"));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                     QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+                     QStringLiteral("--no-local-worker"), QStringLiteral("--epochs=1"),
+                     QStringLiteral("--home"), lap, QStringLiteral("--out=") + out});
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
+                     QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), desk,
+                     QStringLiteral("--threads=1")});
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY(c.summary().value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+    QVERIFY(w.finish());
+    QCOMPARE(w.exitCode(), 0);
+}
+
+void TestDistributed::rejectedCodePairsNothing() {
+    const QString desk = home("rej-desk"), lap = home("rej-laptop");
+    QUdpSocket probe;
+    probe.bind(QHostAddress::LocalHost, 0);
+    const QString dport = QString::number(probe.localPort());
+    probe.close();
+    TandemProcess serve({QStringLiteral("serve"), QStringLiteral("--home"), desk,
+                         QStringLiteral("--listen=127.0.0.1:0"),
+                         QStringLiteral("--announce-to=127.255.255.255"),
+                         QStringLiteral("--discovery-port=") + dport},
+                        true);
+    const QString port = serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY(!port.isEmpty());
+    TandemProcess pair({QStringLiteral("pair"), QStringLiteral("127.0.0.1:") + port,
+                        QStringLiteral("--home"), lap},
+                       true);
+    QVERIFY(!serve.waitForOut(QStringLiteral("CODE (\\d{6})")).isEmpty());
+    QVERIFY(!pair.waitForOut(QStringLiteral("CODE (\\d{6})")).isEmpty());
+    pair.write("y\n");
+    serve.write("n\n"); // the codes differed, say
+    QVERIFY(pair.finish());
+    QCOMPARE(pair.exitCode(), 1);
+    QVERIFY2(pair.err().contains(QStringLiteral("rejected the code")), qPrintable(pair.err()));
+    QVERIFY(run({QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), desk})
+                .isEmpty());
+    QVERIFY(run({QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), lap})
+                .isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestDistributed)

@@ -1,0 +1,327 @@
+#include "nodecommands.h"
+
+#include "devices.h"
+#include "discovery.h"
+#include "identity.h"
+#include "pairing.h"
+#include "server.h"
+#include "version.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QHash>
+#include <QHostInfo>
+#include <QSocketNotifier>
+#include <QSysInfo>
+#include <QTimer>
+
+#include <cstdio>
+
+#if !defined(Q_OS_WIN)
+#include <unistd.h>
+#endif
+
+namespace tandem::cli {
+
+namespace {
+
+void say(const QString& s) {
+    fprintf(stderr, "%s\n", qPrintable(s));
+    fflush(stderr);
+}
+
+// Asks on the terminal: shows the code and reads y or n from standard input without blocking
+// the event loop (the peer's answer and the timeout must still arrive).
+class TerminalPrompt : public PairingPrompt {
+public:
+    void ask(const PairingQuestion& q, std::function<void(bool)> answer) override {
+        fprintf(stdout, "CODE %s\n", qPrintable(q.code));
+        fflush(stdout);
+        say(QStringLiteral("Pair with \"%1\" at %2 (device %3)?\nCheck that the other screen shows "
+                           "the same code: "
+                           "%4 %5\nSame code? [y/N]")
+                .arg(q.peerName, q.peerAddress, q.peerId.left(16), q.code.left(3), q.code.mid(3)));
+        m_answer = std::move(answer);
+#if !defined(Q_OS_WIN)
+        m_notifier = std::make_unique<QSocketNotifier>(STDIN_FILENO, QSocketNotifier::Read);
+        QObject::connect(m_notifier.get(), &QSocketNotifier::activated, [this] {
+            char buf[64] = {};
+            const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf - 1);
+            m_notifier->setEnabled(false);
+            const QString line =
+                n > 0 ? QString::fromLocal8Bit(buf, int(n)).trimmed().toLower() : QString();
+            auto a = std::move(m_answer);
+            if (a)
+                a(line == QLatin1String("y") || line == QLatin1String("yes"));
+        });
+#else
+        char buf[64] = {};
+        const bool yes = fgets(buf, sizeof buf, stdin) && (buf[0] == 'y' || buf[0] == 'Y');
+        auto a = std::move(m_answer);
+        a(yes);
+#endif
+    }
+
+private:
+    std::function<void(bool)> m_answer;
+    std::unique_ptr<QSocketNotifier> m_notifier;
+};
+
+wire::Announcement selfAnnouncement(const Identity& id, const QString& name, quint16 tcpPort) {
+    wire::Announcement a;
+    a.deviceId = id.deviceId();
+    a.displayName = name.isEmpty() ? QHostInfo::localHostName() : name;
+    a.os = QSysInfo::prettyProductName();
+    a.appVersion = appVersion();
+    a.devices = detectDevices();
+    a.tcpPort = tcpPort;
+    return a;
+}
+
+struct Common {
+    QString home;
+    QString name;
+    quint16 discoveryPort = Discovery::kDefaultPort;
+    QList<QHostAddress> announceTo;
+    bool announceToSet = false;
+};
+
+bool parseCommon(QCommandLineParser& p, const QString& command, const QStringList& args,
+                 const QString& description, const QList<QCommandLineOption>& extra, Common* c,
+                 int* exit) {
+    p.setApplicationDescription(description);
+    p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help.")});
+    p.addOption({QStringLiteral("home"), QStringLiteral("This node's home folder."),
+                 QStringLiteral("DIR")});
+    p.addOption({QStringLiteral("name"), QStringLiteral("The name other machines see [host name]."),
+                 QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("discovery-port"),
+                 QStringLiteral("UDP port of announcements [47300]."), QStringLiteral("P")});
+    p.addOption(
+        {QStringLiteral("announce-to"),
+         QStringLiteral(
+             "Comma-separated addresses to announce to, instead of broadcast and multicast."),
+         QStringLiteral("ADDRS")});
+    for (const QCommandLineOption& o : extra)
+        p.addOption(o);
+    QStringList full = args;
+    full.prepend(QStringLiteral("tandem ") + command);
+    if (!p.parse(full)) {
+        say(QStringLiteral("tandem: %1: %2").arg(command, p.errorText()));
+        *exit = 2;
+        return false;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        fprintf(stdout, "%s", qPrintable(p.helpText()));
+        *exit = 0;
+        return false;
+    }
+    c->home = nodeHome(p.value(QStringLiteral("home")));
+    c->name = p.value(QStringLiteral("name"));
+    if (p.isSet(QStringLiteral("discovery-port"))) {
+        bool ok = false;
+        const uint v = p.value(QStringLiteral("discovery-port")).toUInt(&ok);
+        if (!ok || v == 0 || v > 65535) {
+            say(QStringLiteral("tandem: --discovery-port must be 1..65535"));
+            *exit = 2;
+            return false;
+        }
+        c->discoveryPort = quint16(v);
+    }
+    if (p.isSet(QStringLiteral("announce-to"))) {
+        c->announceToSet = true;
+        for (const QString& a :
+             p.value(QStringLiteral("announce-to")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            const QHostAddress h(a.trimmed());
+            if (h.isNull()) {
+                say(QStringLiteral("tandem: --announce-to: \"%1\" is not an IP address").arg(a));
+                *exit = 2;
+                return false;
+            }
+            c->announceTo << h;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+int cmdServe(const QStringList& args) {
+    QCommandLineParser p;
+    Common c;
+    int exit = 0;
+    if (!parseCommon(
+            p, QStringLiteral("serve"), args,
+            QStringLiteral("Runs this node: announces it on the LAN and accepts pairing requests "
+                           "(each is confirmed here by its code)."),
+            {{QStringLiteral("listen"),
+              QStringLiteral("Address for pairing requests [0.0.0.0:47301]."),
+              QStringLiteral("HOST:PORT")},
+             {QStringLiteral("headless"),
+              QStringLiteral("No window (the only mode of this command for now).")}},
+            &c, &exit))
+        return exit;
+    auto id = Identity::loadOrCreate(c.home);
+    if (!id) {
+        say(QStringLiteral("tandem: %1").arg(id.error().message));
+        return 1;
+    }
+    auto hp = parseHostPort(p.isSet(QStringLiteral("listen")) ? p.value(QStringLiteral("listen"))
+                                                              : QStringLiteral("0.0.0.0:47301"));
+    if (!hp) {
+        say(QStringLiteral("tandem: --listen: %1").arg(hp.error().message));
+        return 2;
+    }
+    Server server(*id);
+    const QHostAddress addr = hp->first == QLatin1String("localhost")
+                                  ? QHostAddress(QHostAddress::LocalHost)
+                                  : QHostAddress(hp->first);
+    if (auto st = server.listenOn(addr, hp->second); !st) {
+        say(QStringLiteral("tandem: %1").arg(st.error().message));
+        return 1;
+    }
+    Discovery discovery(selfAnnouncement(*id, c.name, server.serverPort()));
+    discovery.setPort(c.discoveryPort);
+    if (c.announceToSet)
+        discovery.setTargets(c.announceTo);
+    if (auto st = discovery.start(); !st)
+        say(QStringLiteral("tandem: discovery is off: %1").arg(st.error().message));
+    say(QStringLiteral("serving as %1 (%2); listening on %3:%4")
+            .arg(c.name.isEmpty() ? QHostInfo::localHostName() : c.name, id->deviceId(),
+                 addr.toString())
+            .arg(server.serverPort()));
+
+    // Failed attempts per address: after three within ten minutes, that address waits a
+    // minute, so codes cannot be tried over and over.
+    struct Attempts {
+        int failures = 0;
+        QElapsedTimer since;
+    };
+    QHash<QString, Attempts> attempts;
+    TerminalPrompt prompt;
+    QObject::connect(&server, &Server::connectionSecured, &server, [&](Connection* conn) {
+        conn->setParent(&server);
+        const QString from = conn->peerAddress().section(QLatin1Char(':'), 0, -2);
+        Attempts& a = attempts[from];
+        if (a.since.isValid() && a.since.elapsed() > 600000)
+            a = Attempts{};
+        if (a.failures >= 3 && a.since.elapsed() < 60000) {
+            conn->close(QStringLiteral("rate limited"),
+                        wire::Reject{wire::RejectCode::Busy,
+                                     QStringLiteral("too many failed pairing attempts from "
+                                                    "this address; wait a minute and try again")});
+            return;
+        }
+        auto* session = new PairingSession(PairingSession::Role::Responder, conn, id->deviceId(),
+                                           c.name.isEmpty() ? QHostInfo::localHostName() : c.name,
+                                           c.home, &prompt, conn);
+        QObject::connect(session, &PairingSession::finished, conn,
+                         [&, conn, from](bool paired, const QString& msg) {
+                             say(paired ? msg : QStringLiteral("pairing failed: %1").arg(msg));
+                             if (!paired) {
+                                 Attempts& at = attempts[from];
+                                 if (!at.since.isValid())
+                                     at.since.start();
+                                 ++at.failures;
+                             }
+                             QTimer::singleShot(500, conn, [conn] {
+                                 conn->close(QStringLiteral("pairing finished"));
+                                 conn->deleteWhenFlushed();
+                             });
+                         });
+        session->start();
+    });
+    QCoreApplication::exec();
+    return 0;
+}
+
+int cmdPair(const QStringList& args) {
+    QCommandLineParser p;
+    Common c;
+    int exit = 0;
+    p.addPositionalArgument(QStringLiteral("peer"),
+                            QStringLiteral("ADDRESS[:PORT] or a device ID seen on the LAN"));
+    if (!parseCommon(
+            p, QStringLiteral("pair"), args,
+            QStringLiteral(
+                "Pairs with another Tandem node: both show a code, and you confirm it matches."),
+            {{QStringLiteral("wait"),
+              QStringLiteral("Seconds to look for a device ID on the LAN [6]."),
+              QStringLiteral("S")}},
+            &c, &exit))
+        return exit;
+    if (p.positionalArguments().size() != 1) {
+        say(QStringLiteral("tandem: pair needs one ADDRESS[:PORT] or DEVICE-ID"));
+        return 2;
+    }
+    auto id = Identity::loadOrCreate(c.home);
+    if (!id) {
+        say(QStringLiteral("tandem: %1").arg(id.error().message));
+        return 1;
+    }
+    QString target = p.positionalArguments().first();
+    QString host;
+    quint16 port = 47301;
+    if (isDeviceId(target.toLower())) {
+        // Find that device's address among the announcements.
+        wire::Announcement self = selfAnnouncement(*id, c.name, 0);
+        self.query = true;
+        Discovery d(self);
+        d.setPort(c.discoveryPort);
+        if (c.announceToSet)
+            d.setTargets(c.announceTo);
+        if (auto st = d.start(); !st) {
+            say(QStringLiteral("tandem: %1").arg(st.error().message));
+            return 1;
+        }
+        QEventLoop loop;
+        const int waitS =
+            p.isSet(QStringLiteral("wait")) ? p.value(QStringLiteral("wait")).toInt() : 6;
+        QTimer::singleShot(std::max(1, waitS) * 1000, &loop, &QEventLoop::quit);
+        QObject::connect(&d, &Discovery::peersChanged, &loop, [&] {
+            for (const Discovery::Peer& peer : d.peers())
+                if (peer.announcement.deviceId == target.toLower()) {
+                    host = peer.address.toString();
+                    port = peer.announcement.tcpPort;
+                    loop.quit();
+                }
+        });
+        loop.exec();
+        if (host.isEmpty()) {
+            say(QStringLiteral("tandem: device %1 did not announce itself; is 'tandem serve' "
+                               "running there? Or give "
+                               "its address")
+                    .arg(target.left(16)));
+            return 1;
+        }
+    } else if (auto hp = parseHostPort(target)) {
+        host = hp->first;
+        port = hp->second;
+    } else {
+        host = target;
+    }
+    Connection* conn = Connection::connectTo(host, port, *id);
+    TerminalPrompt prompt;
+    PairingSession session(PairingSession::Role::Initiator, conn, id->deviceId(),
+                           c.name.isEmpty() ? QHostInfo::localHostName() : c.name, c.home, &prompt);
+    int code = 1;
+    QObject::connect(&session, &PairingSession::finished, [&](bool paired, const QString& msg) {
+        say(paired ? msg : QStringLiteral("tandem: pairing failed: %1").arg(msg));
+        code = paired ? 0 : 1;
+        QTimer::singleShot(300, [] { QCoreApplication::exit(0); });
+    });
+    QObject::connect(conn, &Connection::secured, &session, [&] { session.start(); });
+    QObject::connect(conn, &Connection::closed, &session, [&](const QString& reason) {
+        if (session.state() == PairState::Start) {
+            say(QStringLiteral("tandem: cannot reach %1:%2: %3").arg(host).arg(port).arg(reason));
+            QCoreApplication::exit(0);
+        }
+    });
+    QCoreApplication::exec();
+    delete conn;
+    return code;
+}
+
+} // namespace tandem::cli

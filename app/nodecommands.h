@@ -1,0 +1,12 @@
+#pragma once
+
+#include <QStringList>
+
+// tandem serve and tandem pair: a node that announces itself and accepts pairing requests,
+// and the command that pairs with one.
+namespace tandem::cli {
+
+int cmdServe(const QStringList& args);
+int cmdPair(const QStringList& args);
+
+} // namespace tandem::cli
