@@ -81,6 +81,7 @@ private Q_SLOTS:
     void silentWorkerIsDroppedAfterTimeout();
     void pairThroughServeThenTrain();
     void rejectedCodePairsNothing();
+    void unpairingDropsAnOpenSession();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -765,6 +766,37 @@ void TestDistributed::rejectedCodePairsNothing() {
                 .isEmpty());
     QVERIFY(run({QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), lap})
                 .isEmpty());
+}
+
+void TestDistributed::unpairingDropsAnOpenSession() {
+    // A device removed from the trust store mid-run is dropped at once; the run goes on.
+    const QString coord = home("revoke-coord"), w = home("revoke-w");
+    const QString cid = run({QStringLiteral("identity"), QStringLiteral("--home"), coord});
+    const QString wid = run({QStringLiteral("identity"), QStringLiteral("--home"), w});
+    run({QStringLiteral("trust"), QStringLiteral("add"), wid, QStringLiteral("--home"), coord});
+    run({QStringLiteral("trust"), QStringLiteral("add"), cid, QStringLiteral("--home"), w});
+    const QString out = m_tmp.filePath(QStringLiteral("revoke"));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                     QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+                     QStringLiteral("--batch=20"), QStringLiteral("--epochs=8"),
+                     QStringLiteral("--home"), coord, QStringLiteral("--out=") + out});
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess worker({QStringLiteral("worker"), QStringLiteral("--connect"),
+                          QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), w,
+                          QStringLiteral("--threads=1"), QStringLiteral("--reconnect=0")});
+    QVERIFY(QTest::qWaitFor(
+        [&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 20; }, 120000));
+    run({QStringLiteral("trust"), QStringLiteral("remove"), wid, QStringLiteral("--home"), coord});
+    QVERIFY(worker.finish());
+    QCOMPARE(worker.exitCode(), 1);
+    QVERIFY2(worker.err().contains(QStringLiteral("was unpaired from this coordinator")),
+             qPrintable(worker.err()));
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY(c.summary().value(QStringLiteral("finished")).toBool());
+    QCOMPARE(c.summary().value(QStringLiteral("samples")).toInteger(), 8 * 2000);
 }
 
 QTEST_GUILESS_MAIN(TestDistributed)

@@ -131,6 +131,16 @@ HubSession::HubSession(CoordinatorHub* hub, Connection* connection)
                        hub->config().layout.bundleBytes(hub->config().wire));
     connect(m_conn, &Connection::received, this, &HubSession::onMessage);
     connect(m_conn, &Connection::closed, this, &HubSession::onClosed);
+    // Unpairing takes effect on open sessions: the trust store is read again every second
+    // (another process, the CLI or the GUI, may have removed the device).
+    m_trustCheck.setInterval(1000);
+    connect(&m_trustCheck, &QTimer::timeout, this, [this] {
+        if (m_state != State::Closed &&
+            !TrustStore(m_hub->config().home).contains(m_conn->peerId()))
+            refuse(wire::RejectCode::Untrusted,
+                   QStringLiteral("device %1 was unpaired from this coordinator")
+                       .arg(m_conn->peerId()));
+    });
 }
 
 void HubSession::refuse(wire::RejectCode code, const QString& message) {
@@ -188,6 +198,7 @@ void HubSession::onMessage(const wire::Message& m) {
         spec.trainSamples = cfg.trainSamples;
         m_conn->send(spec);
         m_state = State::AwaitReady;
+        m_trustCheck.start();
         return;
     }
     case State::AwaitReady: {

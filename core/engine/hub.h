@@ -13,6 +13,7 @@
 
 #include <QHostAddress>
 #include <QThread>
+#include <QTimer>
 
 #include <atomic>
 #include <deque>
@@ -152,6 +153,7 @@ private:
     QString m_name;
     std::shared_ptr<RemoteWorker> m_worker;
     uint64_t m_lastWeightsVersion = UINT64_MAX;
+    QTimer m_trustCheck;
 };
 
 wire::Hello makeHello(const QString& role, const QString& deviceId);

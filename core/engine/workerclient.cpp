@@ -53,6 +53,15 @@ public:
         , m_log(std::move(log)) {
         m_retry.setSingleShot(true);
         connect(&m_retry, &QTimer::timeout, this, [this] { connectNow(); });
+        // Unpairing the coordinator here ends the session at once.
+        m_trustCheck.setInterval(1000);
+        connect(&m_trustCheck, &QTimer::timeout, this, [this] {
+            if (!m_coordinatorId.isEmpty() && m_state != State::Done &&
+                !TrustStore(m_opt.home).contains(m_coordinatorId))
+                finish(1,
+                       QStringLiteral("the coordinator (device %1) was unpaired from this machine")
+                           .arg(m_coordinatorId));
+        });
     }
 
     ~WorkerClient() override {
@@ -84,6 +93,8 @@ private:
             }
             m_state = State::AwaitHello;
             m_conn->send(makeHello(QStringLiteral("worker"), m_identity.deviceId()));
+            m_coordinatorId = peerId;
+            m_trustCheck.start();
         });
         connect(m_conn, &Connection::received, this,
                 [this](const wire::Message& m) { onMessage(m); });
@@ -380,6 +391,8 @@ private:
     State m_state = State::Connecting;
     Connection* m_conn = nullptr;
     QTimer m_retry;
+    QTimer m_trustCheck;
+    QString m_coordinatorId;
     QElapsedTimer m_sinceLost;
     int m_exit = 0;
 

@@ -51,6 +51,16 @@ put('frames', 'oversized', struct.pack('<I', 0x7fffffff) + b'x' * 16)
 put('frames', 'truncated', frame(hello)[:-3])
 put('frames', 'empty-envelope', frame(b''))
 
+# announcements (frames and pairing messages are covered by the frames target)
+dev = field(1, 2, b'cpu') + field(3, 2, b'AMD EPYC') + field(4, 0, 1 << 34) + field(6, 0, 2)
+put('announcement', 'node', b'TDMA' + field(1, 0, 1) + field(2, 2, b'a' * 64) + field(3, 2, b'desk') +
+    field(4, 2, b'Debian') + field(5, 2, b'0.1.0') + field(6, 2, dev) + field(7, 0, 47301))
+put('announcement', 'query', b'TDMA' + field(2, 2, b'b' * 64) + field(8, 0, 1))
+put('announcement', 'no-magic', b'XXXX' + field(2, 2, b'c' * 64))
+put('frames', 'pairing', frame(field(15, 2, field(1, 2, b'\x01' * 32) + field(2, 2, b'lap'))) +
+    frame(field(16, 2, field(1, 2, b'\x02' * 32))) + frame(field(17, 2, field(1, 2, b'\x03' * 32))) +
+    frame(field(18, 2, field(1, 0, 1))))
+
 # checkpoint container
 def container(meta, tensors, blobs=()):
     directory, data, off = [], b'', 0
