@@ -403,6 +403,31 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         forwardHubMessages();
     };
 
+    // Every applied step, in any mode: refuse a diverged loss (with a checkpoint of the last
+    // good state), log it, tell the observer, and checkpoint when due.
+    auto publishStep = [&](const StepMetrics& sm) -> Status {
+        if (!std::isfinite(sm.loss)) {
+            (void)saveCheckpoint();
+            shutdown(QStringLiteral("the run failed"));
+            return makeError(ErrorCode::Runtime,
+                             QStringLiteral("the loss became %1 at step %2; lower the "
+                                            "learning rate (now %3) and start again")
+                                 .arg(sm.loss)
+                                 .arg(state.step)
+                                 .arg(cfg.lr));
+        }
+        log.write(sm.toJson());
+        obs.onStep(sm);
+        if (cfg.checkpointEvery > 0 && state.step % cfg.checkpointEvery == 0) {
+            if (auto st = saveCheckpoint(); !st) {
+                shutdown(QStringLiteral("the run failed"));
+                return st.error();
+            }
+            log.flush();
+        }
+        return success();
+    };
+
     ThroughputBalancer balancer;
     double trainSeconds = 0; // wall time of training steps in this process
     int64_t samplesThisRun = 0;
@@ -594,24 +619,8 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                 ws.samples = r->samples;
                 ws.computeMs = r->computeMs;
                 sm.workers << ws;
-                if (!std::isfinite(sm.loss)) {
-                    (void)saveCheckpoint();
-                    shutdown(QStringLiteral("the run failed"));
-                    return makeError(
-                        ErrorCode::Runtime,
-                        QStringLiteral("the loss became %1 at step %2; lower the learning rate "
-                                       "(now %3) and start again")
-                            .arg(sm.loss)
-                            .arg(state.step)
-                            .arg(cfg.lr));
-                }
-                log.write(sm.toJson());
-                obs.onStep(sm);
-                if (cfg.checkpointEvery > 0 && state.step % cfg.checkpointEvery == 0) {
-                    if (auto st = saveCheckpoint(); !st)
-                        return st.error();
-                    log.flush();
-                }
+                if (auto st = publishStep(sm); !st)
+                    return st.error();
             }
         }
         trainSeconds += double(wall.nsecsElapsed()) / 1e9;
@@ -878,26 +887,8 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
             sm.stepMs = stepS * 1e3;
             sm.elapsedS = trainSeconds;
             sm.samplesPerS = trainSeconds > 0 ? double(samplesThisRun) / trainSeconds : 0;
-            if (!std::isfinite(sm.loss)) {
-                (void)saveCheckpoint();
-                shutdown(QStringLiteral("the run failed"));
-                return makeError(ErrorCode::Runtime,
-                                 QStringLiteral("the loss became %1 at step %2; lower the "
-                                                "learning rate (now %3) and start again")
-                                     .arg(sm.loss)
-                                     .arg(state.step)
-                                     .arg(cfg.lr));
-            }
-            log.write(sm.toJson());
-            obs.onStep(sm);
-
-            if (cfg.checkpointEvery > 0 && state.step % cfg.checkpointEvery == 0) {
-                if (auto st = saveCheckpoint(); !st) {
-                    shutdown(QStringLiteral("the run failed"));
-                    return st.error();
-                }
-                log.flush();
-            }
+            if (auto st = publishStep(sm); !st)
+                return st.error();
         }
         if (stopped)
             break;

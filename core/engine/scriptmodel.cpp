@@ -302,7 +302,9 @@ bool toDType(at::ScalarType s, DType* out) {
     }
 }
 
-at::ScalarType toScalar(DType d) {
+} // namespace
+
+at::ScalarType scalarTypeOf(DType d) {
     switch (d) {
     case DType::F32:
         return at::kFloat;
@@ -324,8 +326,6 @@ at::ScalarType toScalar(DType d) {
     return at::kFloat;
 }
 
-} // namespace
-
 TensorRecord toRecord(const std::string& name, const at::Tensor& t) {
     TensorRecord r;
     r.name = QString::fromStdString(name);
@@ -345,7 +345,7 @@ Expected<at::Tensor> fromRecord(const TensorRecord& r) {
             ErrorCode::Corrupt,
             QStringLiteral("tensor %1: data size does not match its shape").arg(r.name));
     at::Tensor t =
-        at::empty(at::IntArrayRef(r.shape), at::TensorOptions().dtype(toScalar(r.dtype)));
+        at::empty(at::IntArrayRef(r.shape), at::TensorOptions().dtype(scalarTypeOf(r.dtype)));
     if (r.data.size() > 0)
         memcpy(t.data_ptr(), r.data.constData(), size_t(r.data.size()));
     return t;

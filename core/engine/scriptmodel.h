@@ -43,6 +43,9 @@ ModelTensors modelTensors(const torch::jit::Module& module);
 // same model exactly when their schema hashes agree.
 QByteArray schemaHash(const ModelTensors& t);
 
+// The LibTorch scalar type of a storage dtype.
+at::ScalarType scalarTypeOf(DType d);
+
 // Conversions between tensors and the storage layer's plain records.
 TensorRecord toRecord(const std::string& name, const at::Tensor& t);
 Expected<at::Tensor> fromRecord(const TensorRecord& r);

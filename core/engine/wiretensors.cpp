@@ -1,32 +1,12 @@
 #include "wiretensors.h"
 
+#include "scriptmodel.h"
+
 #include <cstring>
 
 namespace tandem {
 
 namespace {
-
-at::ScalarType scalarOf(DType t) {
-    switch (t) {
-    case DType::F16:
-        return at::kHalf;
-    case DType::BF16:
-        return at::kBFloat16;
-    case DType::F64:
-        return at::kDouble;
-    case DType::I64:
-        return at::kLong;
-    case DType::I32:
-        return at::kInt;
-    case DType::U8:
-        return at::kByte;
-    case DType::Bool:
-        return at::kBool;
-    case DType::F32:
-        break;
-    }
-    return at::kFloat;
-}
 
 QString nameOf(at::ScalarType s) {
     switch (s) {
@@ -91,7 +71,7 @@ Expected<ModelLayout> ModelLayout::fromWire(const QList<wire::TensorMeta>& param
                              QStringLiteral("buffer %1 has dtype %2").arg(m.name, m.dtype));
         l.bufferNames.push_back(m.name.toStdString());
         l.bufferShapes.push_back(m.shape);
-        l.bufferTypes.push_back(scalarOf(d));
+        l.bufferTypes.push_back(scalarTypeOf(d));
     }
     // A layout larger than any model a desktop can hold is refused before anything is sized
     // from it.
@@ -155,7 +135,7 @@ QString wireDtypeName(DType t) {
 
 QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
                       DType wire) {
-    const at::ScalarType ws = scalarOf(wire);
+    const at::ScalarType ws = scalarTypeOf(wire);
     std::vector<at::Tensor> parts;
     qint64 total = 0;
     for (const at::Tensor& p : params) {
@@ -187,7 +167,7 @@ Status unpackInto(const QByteArray& bytes, const ModelLayout& layout, DType wire
                          QStringLiteral("a tensor bundle of %1 bytes; %2 were expected")
                              .arg(bytes.size())
                              .arg(layout.bundleBytes(wire)));
-    const at::ScalarType ws = scalarOf(wire);
+    const at::ScalarType ws = scalarTypeOf(wire);
     char* src = const_cast<char*>(bytes.constData()); // from_blob wants non-const; only read
     at::NoGradGuard noGrad;
     for (size_t i = 0; i < params.size(); ++i) {
@@ -211,7 +191,7 @@ Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wi
                          QStringLiteral("a tensor bundle of %1 bytes; %2 were expected")
                              .arg(bytes.size())
                              .arg(layout.bundleBytes(wire)));
-    const at::ScalarType ws = scalarOf(wire);
+    const at::ScalarType ws = scalarTypeOf(wire);
     const char* src = bytes.constData();
     params->resize(layout.paramShapes.size());
     for (size_t i = 0; i < layout.paramShapes.size(); ++i) {
