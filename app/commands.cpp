@@ -212,6 +212,10 @@ int cmdTrain(const QStringList& args) {
         "HOST:PORT");
     opt("workers", QStringLiteral("Remote workers to wait for before training starts [0]."), "N");
     opt("worker-timeout", QStringLiteral("Drop a worker silent for this many seconds [30]."), "S");
+    p.addOption(
+        {QStringLiteral("invite"),
+         QStringLiteral("Ask a paired machine running 'tandem serve' to join (repeatable)."),
+         QStringLiteral("HOST[:PORT]")});
     p.addOption({QStringLiteral("no-local-worker"),
                  QStringLiteral("Coordinate only; this machine does not train.")});
     int exit = kOk;
@@ -265,6 +269,7 @@ int cmdTrain(const QStringList& args) {
     str("wire", cfg.wire);
     str("listen", cfg.listen);
     cfg.home = p.value(QStringLiteral("home"));
+    cfg.invites = p.values(QStringLiteral("invite"));
     cfg.localWorker = !p.isSet(QStringLiteral("no-local-worker"));
     OptionReader r{p, {}};
     r.read("workers", cfg.workers, 0, 256);

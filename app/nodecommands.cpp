@@ -5,6 +5,7 @@
 #include "identity.h"
 #include "pairing.h"
 #include "server.h"
+#include "truststore.h"
 #include "version.h"
 
 #include <QCommandLineParser>
@@ -13,6 +14,7 @@
 #include <QEventLoop>
 #include <QHash>
 #include <QHostInfo>
+#include <QProcess>
 #include <QSocketNotifier>
 #include <QSysInfo>
 #include <QTimer>
@@ -157,7 +159,7 @@ int cmdServe(const QStringList& args) {
             QStringLiteral("Runs this node: announces it on the LAN and accepts pairing requests "
                            "(each is confirmed here by its code)."),
             {{QStringLiteral("listen"),
-              QStringLiteral("Address for pairing requests [0.0.0.0:47301]."),
+              QStringLiteral("Address for pairing requests [[::]:47301, IPv6 and IPv4]."),
               QStringLiteral("HOST:PORT")},
              {QStringLiteral("headless"),
               QStringLiteral("No window (the only mode of this command for now).")}},
@@ -169,15 +171,18 @@ int cmdServe(const QStringList& args) {
         return 1;
     }
     auto hp = parseHostPort(p.isSet(QStringLiteral("listen")) ? p.value(QStringLiteral("listen"))
-                                                              : QStringLiteral("0.0.0.0:47301"));
+                                                              : QStringLiteral("[::]:47301"));
     if (!hp) {
         say(QStringLiteral("tandem: --listen: %1").arg(hp.error().message));
         return 2;
     }
     Server server(*id);
+    // "::" listens on IPv6 and IPv4 both, so a peer found by either kind of announcement
+    // can reach it.
     const QHostAddress addr = hp->first == QLatin1String("localhost")
                                   ? QHostAddress(QHostAddress::LocalHost)
-                                  : QHostAddress(hp->first);
+                              : hp->first == QLatin1String("::") ? QHostAddress(QHostAddress::Any)
+                                                                 : QHostAddress(hp->first);
     if (auto st = server.listenOn(addr, hp->second); !st) {
         say(QStringLiteral("tandem: %1").arg(st.error().message));
         return 1;
@@ -201,8 +206,13 @@ int cmdServe(const QStringList& args) {
     };
     QHash<QString, Attempts> attempts;
     TerminalPrompt prompt;
+    // The worker this node runs for a paired coordinator that invited it; its output is this
+    // node's output.
+    QProcess worker;
+    worker.setProcessChannelMode(QProcess::ForwardedChannels);
     QObject::connect(&server, &Server::connectionSecured, &server, [&](Connection* conn) {
         conn->setParent(&server);
+        QObject::connect(conn, &Connection::closed, conn, [conn] { conn->deleteWhenFlushed(); });
         const QString from = conn->peerAddress().section(QLatin1Char(':'), 0, -2);
         Attempts& a = attempts[from];
         if (a.since.isValid() && a.since.elapsed() > 600000)
@@ -214,24 +224,87 @@ int cmdServe(const QStringList& args) {
                                                     "this address; wait a minute and try again")});
             return;
         }
-        auto* session = new PairingSession(PairingSession::Role::Responder, conn, id->deviceId(),
-                                           c.name.isEmpty() ? QHostInfo::localHostName() : c.name,
-                                           c.home, &prompt, conn);
-        QObject::connect(session, &PairingSession::finished, conn,
-                         [&, conn, from](bool paired, const QString& msg) {
-                             say(paired ? msg : QStringLiteral("pairing failed: %1").arg(msg));
-                             if (!paired) {
-                                 Attempts& at = attempts[from];
-                                 if (!at.since.isValid())
-                                     at.since.start();
-                                 ++at.failures;
-                             }
-                             QTimer::singleShot(500, conn, [conn] {
-                                 conn->close(QStringLiteral("pairing finished"));
-                                 conn->deleteWhenFlushed();
-                             });
-                         });
-        session->start();
+        // The first message says what the peer wants: to pair, or (a paired coordinator) to
+        // have this node join its run.
+        auto first = std::make_shared<QMetaObject::Connection>();
+        *first = QObject::connect(
+            conn, &Connection::received, conn, [&, conn, from, first](const wire::Message& m) {
+                QObject::disconnect(*first);
+                if (const auto* inv = std::get_if<wire::Invite>(&m)) {
+                    Q_UNUSED(inv);
+                    return; // answered below, after the Hello that precedes it
+                }
+                if (const auto* h = std::get_if<wire::Hello>(&m);
+                    h && h->role == QLatin1String("coordinator")) {
+                    if (!TrustStore(c.home).contains(conn->peerId())) {
+                        conn->close(QStringLiteral("not paired"),
+                                    wire::Reject{
+                                        wire::RejectCode::Untrusted,
+                                        QStringLiteral(
+                                            "this machine is not paired with device %1; pair first")
+                                            .arg(conn->peerId())});
+                        return;
+                    }
+                    QObject::connect(
+                        conn, &Connection::received, conn, [&, conn](const wire::Message& m2) {
+                            const auto* inv = std::get_if<wire::Invite>(&m2);
+                            if (!inv)
+                                return;
+                            if (worker.state() != QProcess::NotRunning) {
+                                conn->close(QStringLiteral("busy"),
+                                            wire::Reject{wire::RejectCode::Busy,
+                                                         QStringLiteral("this machine is already "
+                                                                        "training in a run")});
+                                return;
+                            }
+                            const QString host =
+                                conn->peerAddress().section(QLatin1Char(':'), 0, -2);
+                            say(QStringLiteral("joining the run of %1 at %2:%3")
+                                    .arg(conn->peerId().left(16), host)
+                                    .arg(inv->port));
+                            worker.start(QCoreApplication::applicationFilePath(),
+                                         {QStringLiteral("worker"), QStringLiteral("--connect"),
+                                          QStringLiteral("%1:%2")
+                                              .arg(host.contains(QLatin1Char(':'))
+                                                       ? QLatin1Char('[') + host + QLatin1Char(']')
+                                                       : host)
+                                              .arg(inv->port),
+                                          QStringLiteral("--home"), c.home});
+                            conn->send(wire::Bye{QStringLiteral("joining")});
+                            QTimer::singleShot(500, conn, [conn] {
+                                conn->close(QStringLiteral("invitation accepted"));
+                            });
+                        });
+                    return;
+                }
+                if (!std::holds_alternative<wire::PairRequest>(m)) {
+                    conn->close(
+                        QStringLiteral("unexpected"),
+                        wire::Reject{wire::RejectCode::Protocol,
+                                     QStringLiteral("this node takes pairing requests and "
+                                                    "invitations from paired coordinators")});
+                    return;
+                }
+                auto* session = new PairingSession(
+                    PairingSession::Role::Responder, conn, id->deviceId(),
+                    c.name.isEmpty() ? QHostInfo::localHostName() : c.name, c.home, &prompt, conn);
+                QObject::connect(session, &PairingSession::finished, conn,
+                                 [&, conn, from](bool paired, const QString& msg) {
+                                     say(paired ? msg
+                                                : QStringLiteral("pairing failed: %1").arg(msg));
+                                     if (!paired) {
+                                         Attempts& at = attempts[from];
+                                         if (!at.since.isValid())
+                                             at.since.start();
+                                         ++at.failures;
+                                     }
+                                     QTimer::singleShot(500, conn, [conn] {
+                                         conn->close(QStringLiteral("pairing finished"));
+                                     });
+                                 });
+                session->start();
+                session->handle(m);
+            });
     });
     QCoreApplication::exec();
     return 0;

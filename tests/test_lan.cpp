@@ -2,11 +2,14 @@
 // running `tandem peers` with the default announcements (broadcast and multicast, which stay
 // inside the two namespaces). Needs root for ip netns; skips, saying so, otherwise.
 
+#include "testutil.h"
+
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -34,6 +37,7 @@ class TestLan : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void nodesInTwoNamespacesFindEachOther();
+    void pairAcrossTheLinkThenTrain();
     void cleanupTestCase();
 
 private:
@@ -119,6 +123,79 @@ void TestLan::nodesInTwoNamespacesFindEachOther() {
              qPrintable(addr));
     QVERIFY2(ms < 10000, qPrintable(QString::number(ms)));
     qInfo("the two namespaces found each other in %lld ms", ms);
+}
+
+void TestLan::pairAcrossTheLinkThenTrain() {
+    // The whole first-use path on two "machines": the desk runs `tandem serve`; the laptop
+    // finds it by device ID, both confirm the code, and the laptop's run invites the desk,
+    // which joins as a worker. No address or trust was typed by hand.
+    QTemporaryDir tmp;
+    const QString desk = tmp.filePath(QStringLiteral("desk")),
+                  laptop = tmp.filePath(QStringLiteral("laptop"));
+    QString deskId;
+    QVERIFY(sh(
+        {QStringLiteral(TANDEM_BINARY), QStringLiteral("identity"), QStringLiteral("--home"), desk},
+        &deskId));
+    deskId = deskId.trimmed();
+    testutil::writeIdxDataset(tmp.filePath(QStringLiteral("data")), 1000, 200, true);
+
+    QProcess serve;
+    serve.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), m_b,
+                       QStringLiteral(TANDEM_BINARY), QStringLiteral("serve"),
+                       QStringLiteral("--home"), desk, QStringLiteral("--name=desk")});
+    QVERIFY(serve.waitForStarted(30000));
+    QProcess pair;
+    pair.start(m_ip,
+               {QStringLiteral("netns"), QStringLiteral("exec"), m_a, QStringLiteral(TANDEM_BINARY),
+                QStringLiteral("pair"), deskId, QStringLiteral("--home"), laptop,
+                QStringLiteral("--name=laptop"), QStringLiteral("--wait=15")});
+    QByteArray serveOut, pairOut;
+    auto code = [](const QByteArray& out) {
+        const auto m =
+            QRegularExpression(QStringLiteral("CODE (\\d{6})")).match(QString::fromUtf8(out));
+        return m.hasMatch() ? m.captured(1) : QString();
+    };
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            serveOut += serve.readAllStandardOutput();
+            pairOut += pair.readAllStandardOutput();
+            return !code(serveOut).isEmpty() && !code(pairOut).isEmpty();
+        },
+        60000));
+    QCOMPARE(code(pairOut), code(serveOut));
+    serve.write("y\n");
+    pair.write("y\n");
+    QVERIFY(serve.waitForBytesWritten(10000));
+    QVERIFY(pair.waitForBytesWritten(10000));
+    QVERIFY(QTest::qWaitFor([&] { return pair.state() == QProcess::NotRunning; }, 60000));
+    QVERIFY2(pair.exitCode() == 0, pair.readAllStandardError().constData());
+
+    QProcess train;
+    train.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), m_a,
+                       QStringLiteral(TANDEM_BINARY), QStringLiteral("train"),
+                       QStringLiteral("--model=mlp"),
+                       QStringLiteral("--data=mnist:") + tmp.filePath(QStringLiteral("data")),
+                       QStringLiteral("--epochs=1"), QStringLiteral("--batch=20"),
+                       QStringLiteral("--threads=1"), QStringLiteral("--listen=0.0.0.0:0"),
+                       QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
+                       QStringLiteral("--invite=10.232.0.2"), QStringLiteral("--home"), laptop,
+                       QStringLiteral("--out=") + tmp.filePath(QStringLiteral("run"))});
+    QVERIFY(QTest::qWaitFor([&] { return train.state() == QProcess::NotRunning; }, 240000));
+    const QByteArray err = train.readAllStandardError();
+    QVERIFY2(train.exitCode() == 0, err.constData());
+    const QJsonObject summary =
+        QJsonDocument::fromJson(train.readAllStandardOutput().trimmed().split('\n').last())
+            .object();
+    QVERIFY2(summary.value(QStringLiteral("test_accuracy")).toDouble() > 0.5, err.constData());
+    const QJsonArray workers = summary.value(QStringLiteral("workers")).toArray();
+    QCOMPARE(workers.size(), 1);
+    QVERIFY(workers[0]
+                .toObject()
+                .value(QStringLiteral("name"))
+                .toString()
+                .contains(QStringLiteral("10.232.0.2")));
+    serve.kill();
+    serve.waitForFinished(10000);
 }
 
 void TestLan::cleanupTestCase() {

@@ -348,6 +348,15 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         auto port = hub->start();
         if (!port)
             return port.error();
+        for (const QString& inv : cfg.invites) {
+            auto ihp = parseHostPort(
+                inv.contains(QLatin1Char(':')) ? inv : inv + QStringLiteral(":47301"));
+            if (!ihp) {
+                hub->finish(QStringLiteral("bad invitation"));
+                return ihp.error();
+            }
+            hub->invite(ihp->first, ihp->second);
+        }
         obs.onMessage(QStringLiteral("listening on %1:%2 for %3 worker(s)")
                           .arg(hc.address.toString())
                           .arg(*port)

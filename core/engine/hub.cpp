@@ -324,6 +324,7 @@ Expected<quint16> CoordinatorHub::start() {
     if (!identity)
         return identity.error();
     m_deviceId = identity->deviceId();
+    m_identity = *identity;
     moveToThread(&m_thread);
     m_thread.start();
     Expected<quint16> result = makeError(ErrorCode::Runtime, QStringLiteral("not started"));
@@ -405,6 +406,38 @@ QStringList CoordinatorHub::takeMessages() {
     QStringList out;
     out.swap(m_messages);
     return out;
+}
+
+void CoordinatorHub::invite(const QString& host, quint16 port) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, host, port] {
+            if (!m_identity || !m_server)
+                return;
+            Connection* c = Connection::connectTo(host, port, *m_identity, this);
+            const QString where = QStringLiteral("%1:%2").arg(host).arg(port);
+            connect(c, &Connection::secured, this, [this, c, where](const QString& peerId) {
+                if (!TrustStore(m_config.home).contains(peerId)) {
+                    addMessage(
+                        QStringLiteral("not inviting %1: device %2 is not paired with this machine")
+                            .arg(where, peerId));
+                    c->close(QStringLiteral("not paired"));
+                    return;
+                }
+                c->send(makeHello(QStringLiteral("coordinator"), m_deviceId));
+                c->send(wire::Invite{m_server->serverPort(), m_config.runId});
+                addMessage(QStringLiteral("invited %1 to join").arg(where));
+            });
+            connect(c, &Connection::received, this, [this, c, where](const wire::Message& m) {
+                if (const auto* r = std::get_if<wire::Reject>(&m))
+                    addMessage(
+                        QStringLiteral("%1 declined the invitation: %2").arg(where, r->message));
+                if (std::holds_alternative<wire::Bye>(m) || std::holds_alternative<wire::Reject>(m))
+                    c->close(QStringLiteral("invitation answered"));
+            });
+            connect(c, &Connection::closed, this, [c] { c->deleteWhenFlushed(); });
+        },
+        Qt::QueuedConnection);
 }
 
 void CoordinatorHub::broadcast(wire::Control::Action action) {

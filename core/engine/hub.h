@@ -105,6 +105,8 @@ public:
     void finish(const QString& reason);
     // Lines for the run's log ("worker X joined", "refused device Y: ...").
     QStringList takeMessages();
+    // Asks a paired node running `tandem serve` at host:port to join this run.
+    void invite(const QString& host, quint16 port);
 
     // Network thread.
     void sendAssign(HubSession* session, const WorkRequest& request);
@@ -123,6 +125,7 @@ private:
     QList<HubSession*> m_sessions;
     QByteArray m_datasetBlob;
     QString m_deviceId;
+    std::optional<Identity> m_identity;
 
     std::mutex m_mutex;
     std::condition_variable m_cv;

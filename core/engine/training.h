@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <atomic>
 #include <condition_variable>
@@ -49,6 +50,7 @@ struct RunConfig {
     bool localWorker = true; // this machine trains too
     int workerTimeoutS = 30; // a worker silent this long is dropped
     QString home;            // this node's identity and trust store
+    QStringList invites;     // paired nodes running `tandem serve` to ask to join (HOST[:PORT])
 
     QJsonObject toJson() const;
     static Expected<RunConfig> fromJson(const QJsonObject& o);

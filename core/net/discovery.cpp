@@ -104,6 +104,11 @@ void Discovery::onDatagrams() {
             m_peers << Peer{*a, from, QDateTime::currentDateTimeUtc()};
             changed = true;
         } else {
+            // A peer heard over both IPv4 and IPv6 keeps its IPv4 address once it has one:
+            // link-local IPv6 addresses need an interface scope not every program accepts.
+            if (it->address.protocol() == QAbstractSocket::IPv4Protocol &&
+                from.protocol() == QAbstractSocket::IPv6Protocol)
+                from = it->address;
             changed = changed || it->address != from || it->announcement.tcpPort != a->tcpPort ||
                       it->announcement.displayName != a->displayName;
             it->announcement = *a;

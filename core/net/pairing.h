@@ -57,6 +57,9 @@ public:
                    const QString& home, PairingPrompt* prompt, QObject* parent = nullptr);
 
     void start();
+    // Feeds a message that arrived before the session existed (the request that made a node
+    // start a responder session).
+    void handle(const wire::Message& m) { onMessage(m); }
     PairState state() const { return m_state; }
     QString code() const { return m_code; }
     QString error() const { return m_error; }

@@ -172,6 +172,10 @@ struct Encoder {
     }
     void operator()(const PairReveal& m) { e.mutable_pair_reveal()->set_nonce(bytes(m.nonce)); }
     void operator()(const PairDecision& m) { e.mutable_pair_decision()->set_accepted(m.accepted); }
+    void operator()(const Invite& m) {
+        e.mutable_invite()->set_port(m.port);
+        e.mutable_invite()->set_run_id(str(m.runId));
+    }
     void operator()(const WorkError& m) {
         auto* o = e.mutable_work_error();
         o->set_step(m.step);
@@ -335,6 +339,10 @@ Expected<Message> decode(const QByteArray& payload) {
     }
     case ::tandem::pb::Envelope::kPairDecision:
         return Message(PairDecision{e.pair_decision().accepted()});
+    case ::tandem::pb::Envelope::kInvite:
+        if (e.invite().port() == 0 || e.invite().port() > 65535)
+            return corrupt(QStringLiteral("an invitation without a valid port"));
+        return Message(Invite{quint16(e.invite().port()), text(e.invite().run_id()).left(128)});
     case ::tandem::pb::Envelope::BODY_NOT_SET:
         break;
     }
@@ -380,9 +388,9 @@ Expected<Announcement> decodeAnnouncement(const QByteArray& datagram) {
 
 QString messageName(const Message& m) {
     static const char* names[] = {
-        "Hello",     "Reject",      "RunSpec",   "Ready",      "DataRequest", "DataOffer",
-        "Assign",    "Result",      "Control",   "Bye",        "Ping",        "Pong",
-        "WorkError", "PairRequest", "PairNonce", "PairReveal", "PairDecision"};
+        "Hello",     "Reject",      "RunSpec",   "Ready",      "DataRequest",  "DataOffer",
+        "Assign",    "Result",      "Control",   "Bye",        "Ping",         "Pong",
+        "WorkError", "PairRequest", "PairNonce", "PairReveal", "PairDecision", "Invite"};
     static_assert(std::size(names) == std::variant_size_v<Message>, "a name for every message");
     return QLatin1String(names[m.index()]);
 }

@@ -124,10 +124,15 @@ struct PairDecision {
     bool accepted = false;
 };
 
+struct Invite {
+    quint16 port = 0;
+    QString runId;
+};
+
 // Blob parts are not messages: they travel as raw frames (framing.h).
-using Message =
-    std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result, Control,
-                 Bye, Ping, Pong, WorkError, PairRequest, PairNonce, PairReveal, PairDecision>;
+using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
+                             Control, Bye, Ping, Pong, WorkError, PairRequest, PairNonce,
+                             PairReveal, PairDecision, Invite>;
 
 // Serialises one message (without the frame's length prefix).
 QByteArray encode(const Message& m);
