@@ -197,7 +197,21 @@ QByteArray encode(const Message& m) {
     return QByteArray(out.data(), qsizetype(out.size()));
 }
 
+namespace {
+// protobuf logs every string field that is not valid UTF-8 to stderr as it refuses the
+// message; a peer could fill a node's log that way. The refusal itself is what matters, and
+// it comes back as an error value.
+void quietProtobuf() {
+    static const bool done = [] {
+        google::protobuf::SetLogHandler(nullptr);
+        return true;
+    }();
+    (void)done;
+}
+} // namespace
+
 Expected<Message> decode(const QByteArray& payload) {
+    quietProtobuf();
     ::tandem::pb::Envelope e;
     if (!e.ParseFromArray(payload.constData(), int(payload.size())))
         return corrupt(QStringLiteral("a message could not be parsed"));
@@ -366,6 +380,7 @@ QByteArray encodeAnnouncement(const Announcement& a) {
 }
 
 Expected<Announcement> decodeAnnouncement(const QByteArray& datagram) {
+    quietProtobuf();
     if (datagram.size() > kMaxAnnouncementBytes || !datagram.startsWith("TDMA"))
         return corrupt(QStringLiteral("not a Tandem announcement"));
     ::tandem::pb::Announcement o;

@@ -50,6 +50,7 @@ put('frames', 'blob', blob_part(2, 4, 10, 0, b'01234') + blob_part(2, 4, 10, 5, 
 put('frames', 'oversized', struct.pack('<I', 0x7fffffff) + b'x' * 16)
 put('frames', 'truncated', frame(hello)[:-3])
 put('frames', 'empty-envelope', frame(b''))
+put('frames', 'bad-utf8', frame(field(1, 2, field(6, 2, b'\xff\xfe'))))
 
 # announcements (frames and pairing messages are covered by the frames target)
 dev = field(1, 2, b'cpu') + field(3, 2, b'AMD EPYC') + field(4, 0, 1 << 34) + field(6, 0, 2)
