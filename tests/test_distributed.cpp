@@ -82,6 +82,7 @@ private Q_SLOTS:
     void pairThroughServeThenTrain();
     void rejectedCodePairsNothing();
     void unpairingDropsAnOpenSession();
+    void repeatedPairingFailuresAreRateLimited();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -797,6 +798,36 @@ void TestDistributed::unpairingDropsAnOpenSession() {
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     QVERIFY(c.summary().value(QStringLiteral("finished")).toBool());
     QCOMPARE(c.summary().value(QStringLiteral("samples")).toInteger(), 8 * 2000);
+}
+
+void TestDistributed::repeatedPairingFailuresAreRateLimited() {
+    const QString desk = home("limit-desk"), lap = home("limit-laptop");
+    QUdpSocket probe;
+    probe.bind(QHostAddress::LocalHost, 0);
+    const QString dport = QString::number(probe.localPort());
+    probe.close();
+    TandemProcess serve({QStringLiteral("serve"), QStringLiteral("--home"), desk,
+                         QStringLiteral("--listen=127.0.0.1:0"),
+                         QStringLiteral("--announce-to=127.255.255.255"),
+                         QStringLiteral("--discovery-port=") + dport},
+                        true);
+    const QString port = serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY(!port.isEmpty());
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        TandemProcess pair({QStringLiteral("pair"), QStringLiteral("127.0.0.1:") + port,
+                            QStringLiteral("--home"), lap},
+                           true);
+        QVERIFY(!pair.waitForOut(QStringLiteral("CODE (\\d{6})")).isEmpty());
+        pair.write("n\n");
+        QVERIFY(pair.finish());
+        QCOMPARE(pair.exitCode(), 1);
+    }
+    TandemProcess fourth({QStringLiteral("pair"), QStringLiteral("127.0.0.1:") + port,
+                          QStringLiteral("--home"), lap});
+    QVERIFY(fourth.finish());
+    QCOMPARE(fourth.exitCode(), 1);
+    QVERIFY2(fourth.err().contains(QStringLiteral("too many failed pairing attempts")),
+             qPrintable(fourth.err()));
 }
 
 QTEST_GUILESS_MAIN(TestDistributed)

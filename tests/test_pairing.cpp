@@ -51,6 +51,7 @@ private Q_SLOTS:
     void tamperedReveal();
     void replayedCommitment();
     void decisionBeforeTheCode();
+    void manInTheMiddleIsCaught();
 
 private:
     struct Pair {
@@ -191,6 +192,10 @@ void TestPairing::timeout() {
         doneA(&initiator, &PairingSession::finished);
     responder.start();
     initiator.start();
+    // The code is on both screens; the initiator said yes and waits for the other side.
+    QVERIFY(QTest::qWaitFor(
+        [&] { return never.asked && initiator.state() == PairState::AwaitPeerDecision; }, 20000));
+    QCOMPARE(responder.state(), PairState::AwaitUser);
     QVERIFY(doneB.wait(20000));
     QVERIFY2(responder.error().contains(QStringLiteral("timed out")),
              qPrintable(responder.error()));
@@ -263,6 +268,41 @@ void TestPairing::decisionBeforeTheCode() {
     QCOMPARE(responder.state(), PairState::Failed);
     QVERIFY2(responder.error().contains(QStringLiteral("before the code was shown")),
              qPrintable(responder.error()));
+}
+
+void TestPairing::manInTheMiddleIsCaught() {
+    // C sits between A and B with its own certificate (it cannot present theirs) and relays
+    // every pairing message unchanged. B sees C's certificate, and A's commitment is bound to
+    // A's, so it does not open: B stops before it shows any code.
+    Pair toC = connect(m_c, m_a); // A believes it talks to B; it talks to C
+    Pair toB = connect(m_b, m_c); // C talks to B as itself
+    QVERIFY(toC.serverSide && toB.serverSide);
+    QObject::connect(toC.serverSide, &Connection::received, this,
+                     [&](const wire::Message& m) { toB.client->send(m); });
+    QObject::connect(toB.client, &Connection::received, this,
+                     [&](const wire::Message& m) { toC.serverSide->send(m); });
+    ScriptedPrompt a(ScriptedPrompt::Answer::Yes), b(ScriptedPrompt::Answer::Yes);
+    PairingSession initiator(PairingSession::Role::Initiator, toC.client, m_a.deviceId(),
+                             QStringLiteral("a"), home("a"), &a);
+    PairingSession responder(PairingSession::Role::Responder, toB.serverSide, m_b.deviceId(),
+                             QStringLiteral("b"), home("b"), &b);
+    QSignalSpy doneB(&responder, &PairingSession::finished),
+        doneA(&initiator, &PairingSession::finished);
+    responder.start();
+    initiator.start();
+    QVERIFY(doneB.wait(20000));
+    QCOMPARE(responder.state(), PairState::Failed);
+    QVERIFY(!b.asked);
+    if (doneA.isEmpty())
+        QVERIFY(doneA.wait(20000));
+    QCOMPARE(initiator.state(), PairState::Failed);
+    // Had C re-committed in its own name, the codes would differ: each binds the certificates
+    // its side actually sees.
+    const QByteArray na(32, '\x01'), nb(32, '\x02');
+    QVERIFY(PairingSession::deriveCode(m_a.deviceId(), m_c.deviceId(), na, nb) !=
+            PairingSession::deriveCode(m_c.deviceId(), m_b.deviceId(), na, nb));
+    QVERIFY(!TrustStore(home("a")).contains(m_c.deviceId()));
+    QVERIFY(!TrustStore(home("b")).contains(m_c.deviceId()));
 }
 
 QTEST_GUILESS_MAIN(TestPairing)
