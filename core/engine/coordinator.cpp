@@ -412,6 +412,23 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         forwardHubMessages();
     };
 
+    // When every worker has left: wait a while for one to join rather than lose the run;
+    // failing that, keep what was trained and say how to continue.
+    auto waitForAnyWorker = [&]() -> Status {
+        obs.onMessage(QStringLiteral("no worker is left; waiting up to %1 s for one to join")
+                          .arg(cfg.workerTimeoutS * 4));
+        if (hub && hub->waitForJoined(1, cfg.workerTimeoutS * 4000,
+                                      [&] { return control && control->stopRequested(); }) >= 1)
+            return success();
+        (void)saveCheckpoint();
+        shutdown(QStringLiteral("no workers left"));
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("every worker left at step %1; progress is saved in %2, "
+                                        "resume with --resume")
+                             .arg(state.step)
+                             .arg(ckptPath));
+    };
+
     // Every applied step, in any mode: refuse a diverged loss (with a checkpoint of the last
     // good state), log it, tell the observer, and checkpoint when due.
     auto publishStep = [&](const StepMetrics& sm) -> Status {
@@ -546,14 +563,8 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                     break;
                 if (std::none_of(members.begin(), members.end(),
                                  [](const Member& m) { return m.alive; })) {
-                    (void)saveCheckpoint();
-                    shutdown(QStringLiteral("no workers left"));
-                    return makeError(
-                        ErrorCode::Runtime,
-                        QStringLiteral("every worker left at step %1; progress is saved in %2, "
-                                       "resume with --resume")
-                            .arg(state.step)
-                            .arg(ckptPath));
+                    if (auto st = waitForAnyWorker(); !st)
+                        return st.error();
                 }
                 continue;
             }
@@ -698,22 +709,8 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                         caps.push_back(members[w].remote ? members[w].remote->maxBatch() : 0);
                     }
                 if (live.empty()) {
-                    // Everyone left: wait for someone to join rather than lose the run.
-                    obs.onMessage(
-                        QStringLiteral("no worker is left; waiting up to %1 s for one to join")
-                            .arg(cfg.workerTimeoutS * 4));
-                    if (!hub || hub->waitForJoined(1, cfg.workerTimeoutS * 4000, [&] {
-                            return control && control->stopRequested();
-                        }) < 1) {
-                        (void)saveCheckpoint();
-                        shutdown(QStringLiteral("no workers left"));
-                        return makeError(
-                            ErrorCode::Runtime,
-                            QStringLiteral("every worker left at step %1; progress is saved in "
-                                           "%2, resume with --resume")
-                                .arg(state.step)
-                                .arg(ckptPath));
-                    }
+                    if (auto st = waitForAnyWorker(); !st)
+                        return st.error();
                     admitJoined();
                     forwardHubMessages();
                     continue;

@@ -44,7 +44,7 @@ Expected<QByteArray> gunzip(const QByteArray& data, qint64 maxBytes, const QStri
     return out;
 }
 
-Expected<QByteArray> readFileMaybeGzip(const QString& path, qint64 maxBytes) {
+Expected<QByteArray> readWholeFile(const QString& path, qint64 maxBytes) {
     QFile f(path);
     if (!f.exists())
         return makeError(ErrorCode::NotFound, QStringLiteral("%1: no such file").arg(path));
@@ -59,6 +59,14 @@ Expected<QByteArray> readFileMaybeGzip(const QString& path, qint64 maxBytes) {
     if (bytes.size() != f.size())
         return makeError(ErrorCode::Io,
                          QStringLiteral("%1: read failed: %2").arg(path, f.errorString()));
+    return bytes;
+}
+
+Expected<QByteArray> readFileMaybeGzip(const QString& path, qint64 maxBytes) {
+    auto read = readWholeFile(path, maxBytes);
+    if (!read)
+        return read.error();
+    QByteArray bytes = std::move(*read);
     if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x1f &&
         static_cast<uint8_t>(bytes[1]) == 0x8b)
         return gunzip(bytes, maxBytes, path);

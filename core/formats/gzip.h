@@ -7,6 +7,9 @@
 
 namespace tandem {
 
+// Reads a whole file of at most maxBytes, with errors that name it.
+Expected<QByteArray> readWholeFile(const QString& path, qint64 maxBytes);
+
 // Reads a whole file. When it starts with the gzip magic it is inflated with zlib (Qt's
 // qUncompress is zlib's own framing, not gzip). Neither the file nor the inflated data may
 // exceed maxBytes: the size comes from untrusted input, so it is never used to allocate.

@@ -1,5 +1,7 @@
 #include "tensorfile.h"
 
+#include "gzip.h"
+
 #include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
@@ -212,16 +214,11 @@ Expected<QByteArray> serializeCheckpoint(const TensorFile& file) {
 }
 
 Expected<TensorFile> readCheckpoint(const QString& path) {
-    QFile f(path);
-    if (!f.exists())
-        return makeError(ErrorCode::NotFound, QStringLiteral("%1: no such file").arg(path));
-    if (!f.open(QIODevice::ReadOnly))
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("%1: cannot open: %2").arg(path, f.errorString()));
-    const QByteArray bytes = f.readAll();
-    if (bytes.size() != f.size())
-        return makeError(ErrorCode::Io, QStringLiteral("%1: read failed").arg(path));
-    return parseCheckpoint(bytes, path);
+    // Checkpoints hold whole models and optimizer state: the cap is what a desktop can hold.
+    auto bytes = readWholeFile(path, qint64(64) << 30);
+    if (!bytes)
+        return bytes.error();
+    return parseCheckpoint(*bytes, path);
 }
 
 Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& name) {
