@@ -30,6 +30,24 @@ QByteArray readAll(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+// A UDP port free right now, so that parallel tests' announcements do not meet.
+QString freeUdpPort() {
+    QUdpSocket probe;
+    probe.bind(QHostAddress::LocalHost, 0);
+    return QString::number(probe.localPort());
+}
+
+// `tandem serve` on loopback only: it listens on 127.0.0.1 and announces by loopback
+// broadcast, never beyond this machine.
+QStringList serveArgs(const QString& home, const QString& discoveryPort) {
+    return {QStringLiteral("serve"),
+            QStringLiteral("--home"),
+            home,
+            QStringLiteral("--listen=127.0.0.1:0"),
+            QStringLiteral("--announce-to=127.255.255.255"),
+            QStringLiteral("--discovery-port=") + discoveryPort};
+}
+
 QList<double> stepLosses(const QString& metrics) {
     QList<double> out;
     for (const QByteArray& l : readAll(metrics).split('\n')) {
@@ -695,15 +713,8 @@ void TestDistributed::pairThroughServeThenTrain() {
     // on the LAN (loopback broadcast here), both confirm the code, and then they train.
     const QString desk = home("pair-desk"), lap = home("pair-laptop");
     const QString deskId = run({QStringLiteral("identity"), QStringLiteral("--home"), desk});
-    QUdpSocket probe;
-    probe.bind(QHostAddress::LocalHost, 0);
-    const QString dport = QString::number(probe.localPort());
-    probe.close();
-    TandemProcess serve(
-        {QStringLiteral("serve"), QStringLiteral("--home"), desk,
-         QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--announce-to=127.255.255.255"),
-         QStringLiteral("--discovery-port=") + dport, QStringLiteral("--name=desk")},
-        true);
+    const QString dport = freeUdpPort();
+    TandemProcess serve(serveArgs(desk, dport) << QStringLiteral("--name=desk"), true);
     QVERIFY(!serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
     TandemProcess pair({QStringLiteral("pair"), deskId, QStringLiteral("--home"), lap,
                         QStringLiteral("--name=laptop"),
@@ -742,15 +753,8 @@ void TestDistributed::pairThroughServeThenTrain() {
 
 void TestDistributed::rejectedCodePairsNothing() {
     const QString desk = home("rej-desk"), lap = home("rej-laptop");
-    QUdpSocket probe;
-    probe.bind(QHostAddress::LocalHost, 0);
-    const QString dport = QString::number(probe.localPort());
-    probe.close();
-    TandemProcess serve({QStringLiteral("serve"), QStringLiteral("--home"), desk,
-                         QStringLiteral("--listen=127.0.0.1:0"),
-                         QStringLiteral("--announce-to=127.255.255.255"),
-                         QStringLiteral("--discovery-port=") + dport},
-                        true);
+    const QString dport = freeUdpPort();
+    TandemProcess serve(serveArgs(desk, dport), true);
     const QString port = serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY(!port.isEmpty());
     TandemProcess pair({QStringLiteral("pair"), QStringLiteral("127.0.0.1:") + port,
@@ -802,15 +806,8 @@ void TestDistributed::unpairingDropsAnOpenSession() {
 
 void TestDistributed::repeatedPairingFailuresAreRateLimited() {
     const QString desk = home("limit-desk"), lap = home("limit-laptop");
-    QUdpSocket probe;
-    probe.bind(QHostAddress::LocalHost, 0);
-    const QString dport = QString::number(probe.localPort());
-    probe.close();
-    TandemProcess serve({QStringLiteral("serve"), QStringLiteral("--home"), desk,
-                         QStringLiteral("--listen=127.0.0.1:0"),
-                         QStringLiteral("--announce-to=127.255.255.255"),
-                         QStringLiteral("--discovery-port=") + dport},
-                        true);
+    const QString dport = freeUdpPort();
+    TandemProcess serve(serveArgs(desk, dport), true);
     const QString port = serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY(!port.isEmpty());
     for (int attempt = 0; attempt < 3; ++attempt) {
