@@ -3,6 +3,7 @@
 #include "devices.h"
 #include "discovery.h"
 #include "identity.h"
+#include "nodeservice.h"
 #include "pairing.h"
 #include "server.h"
 #include "truststore.h"
@@ -176,138 +177,41 @@ int cmdServe(const QStringList& args) {
         say(QStringLiteral("tandem: --listen: %1").arg(hp.error().message));
         return 2;
     }
-    Server server(*id);
     // "::" listens on IPv6 and IPv4 both, so a peer found by either kind of announcement
     // can reach it.
-    const QHostAddress addr = hp->first == QLatin1String("localhost")
-                                  ? QHostAddress(QHostAddress::LocalHost)
-                              : hp->first == QLatin1String("::") ? QHostAddress(QHostAddress::Any)
-                                                                 : QHostAddress(hp->first);
-    if (auto st = server.listenOn(addr, hp->second); !st) {
-        say(QStringLiteral("tandem: %1").arg(st.error().message));
-        return 1;
-    }
-    Discovery discovery(selfAnnouncement(*id, c.name, server.serverPort()));
-    discovery.setPort(c.discoveryPort);
+    NodeSettings ns;
+    ns.home = c.home;
+    ns.name = c.name;
+    ns.devices = detectDevices();
+    ns.listenAddress = hp->first == QLatin1String("localhost")
+                           ? QHostAddress(QHostAddress::LocalHost)
+                       : hp->first == QLatin1String("::") ? QHostAddress(QHostAddress::Any)
+                                                          : QHostAddress(hp->first);
+    ns.listenPort = hp->second;
+    ns.discoveryPort = c.discoveryPort;
     if (c.announceToSet)
-        discovery.setTargets(c.announceTo);
-    if (auto st = discovery.start(); !st)
-        say(QStringLiteral("tandem: discovery is off: %1").arg(st.error().message));
-    say(QStringLiteral("serving as %1 (%2); listening on %3:%4")
-            .arg(c.name.isEmpty() ? QHostInfo::localHostName() : c.name, id->deviceId(),
-                 addr.toString())
-            .arg(server.serverPort()));
-
-    // Failed attempts per address: after three within ten minutes, that address waits a
-    // minute, so codes cannot be tried over and over.
-    struct Attempts {
-        int failures = 0;
-        QElapsedTimer since;
-    };
-    QHash<QString, Attempts> attempts;
+        ns.announceTo = c.announceTo;
     TerminalPrompt prompt;
-    // The worker this node runs for a paired coordinator that invited it; its output is this
-    // node's output.
-    QProcess worker;
-    worker.setProcessChannelMode(QProcess::ForwardedChannels);
-    QObject::connect(&server, &Server::connectionSecured, &server, [&](Connection* conn) {
-        conn->setParent(&server);
-        QObject::connect(conn, &Connection::closed, conn, [conn] { conn->deleteWhenFlushed(); });
-        const QString from = conn->peerAddress().section(QLatin1Char(':'), 0, -2);
-        Attempts& a = attempts[from];
-        if (a.since.isValid() && a.since.elapsed() > 600000)
-            a = Attempts{};
-        if (a.failures >= 3 && a.since.elapsed() < 60000) {
-            conn->close(QStringLiteral("rate limited"),
-                        wire::Reject{wire::RejectCode::Busy,
-                                     QStringLiteral("too many failed pairing attempts from "
-                                                    "this address; wait a minute and try again")});
-            return;
-        }
-        // The first message says what the peer wants: to pair, or (a paired coordinator) to
-        // have this node join its run.
-        auto first = std::make_shared<QMetaObject::Connection>();
-        *first = QObject::connect(
-            conn, &Connection::received, conn, [&, conn, from, first](const wire::Message& m) {
-                QObject::disconnect(*first);
-                if (const auto* inv = std::get_if<wire::Invite>(&m)) {
-                    Q_UNUSED(inv);
-                    return; // answered below, after the Hello that precedes it
-                }
-                if (const auto* h = std::get_if<wire::Hello>(&m);
-                    h && h->role == QLatin1String("coordinator")) {
-                    if (!TrustStore(c.home).contains(conn->peerId())) {
-                        conn->close(QStringLiteral("not paired"),
-                                    wire::Reject{
-                                        wire::RejectCode::Untrusted,
-                                        QStringLiteral(
-                                            "this machine is not paired with device %1; pair first")
-                                            .arg(conn->peerId())});
-                        return;
-                    }
-                    QObject::connect(
-                        conn, &Connection::received, conn, [&, conn](const wire::Message& m2) {
-                            const auto* inv = std::get_if<wire::Invite>(&m2);
-                            if (!inv)
-                                return;
-                            if (worker.state() != QProcess::NotRunning) {
-                                conn->close(QStringLiteral("busy"),
-                                            wire::Reject{wire::RejectCode::Busy,
-                                                         QStringLiteral("this machine is already "
-                                                                        "training in a run")});
-                                return;
-                            }
-                            const QString host =
-                                conn->peerAddress().section(QLatin1Char(':'), 0, -2);
-                            say(QStringLiteral("joining the run of %1 at %2:%3")
-                                    .arg(conn->peerId().left(16), host)
-                                    .arg(inv->port));
-                            worker.start(QCoreApplication::applicationFilePath(),
-                                         {QStringLiteral("worker"), QStringLiteral("--connect"),
-                                          QStringLiteral("%1:%2")
-                                              .arg(host.contains(QLatin1Char(':'))
-                                                       ? QLatin1Char('[') + host + QLatin1Char(']')
-                                                       : host)
-                                              .arg(inv->port),
-                                          QStringLiteral("--home"), c.home});
-                            conn->send(wire::Bye{QStringLiteral("joining")});
-                            QTimer::singleShot(500, conn, [conn] {
-                                conn->close(QStringLiteral("invitation accepted"));
-                            });
-                        });
-                    return;
-                }
-                if (!std::holds_alternative<wire::PairRequest>(m)) {
-                    conn->close(
-                        QStringLiteral("unexpected"),
-                        wire::Reject{wire::RejectCode::Protocol,
-                                     QStringLiteral("this node takes pairing requests and "
-                                                    "invitations from paired coordinators")});
-                    return;
-                }
-                auto* session = new PairingSession(
-                    PairingSession::Role::Responder, conn, id->deviceId(),
-                    c.name.isEmpty() ? QHostInfo::localHostName() : c.name, c.home, &prompt, conn);
-                QObject::connect(session, &PairingSession::finished, conn,
-                                 [&, conn, from](bool paired, const QString& msg) {
-                                     say(paired ? msg
-                                                : QStringLiteral("pairing failed: %1").arg(msg));
-                                     if (!paired) {
-                                         Attempts& at = attempts[from];
-                                         if (!at.since.isValid())
-                                             at.since.start();
-                                         ++at.failures;
-                                     }
-                                     QTimer::singleShot(500, conn, [conn] {
-                                         conn->close(QStringLiteral("pairing finished"));
-                                     });
-                                 });
-                session->start();
-                session->handle(m);
-            });
+    NodeService node(ns, &prompt);
+    int exitCode = 0;
+    QObject::connect(&node, &NodeService::failed, [&](const QString& why) {
+        say(QStringLiteral("tandem: %1").arg(why));
+        exitCode = 1;
+        QCoreApplication::exit(1);
     });
-    QCoreApplication::exec();
-    return 0;
+    QObject::connect(&node, &NodeService::started, [&](const QString& deviceId, quint16 port) {
+        say(QStringLiteral("serving as %1 (%2); listening on %3:%4")
+                .arg(node.displayName(), deviceId, ns.listenAddress.toString())
+                .arg(port));
+    });
+    QObject::connect(&node, &NodeService::message, [](const QString& m) { say(m); });
+    QObject::connect(&node, &NodeService::pairingFinished,
+                     [](bool paired, int, const QString& msg) {
+                         say(paired ? msg : QStringLiteral("pairing failed: %1").arg(msg));
+                     });
+    QTimer::singleShot(0, &node, &NodeService::start);
+    const int rc = QCoreApplication::exec();
+    return exitCode ? exitCode : rc;
 }
 
 int cmdPair(const QStringList& args) {

@@ -55,6 +55,14 @@ void Discovery::stop() {
     m_v6.close();
 }
 
+void Discovery::setAnnouncement(const wire::Announcement& self) {
+    const bool query = m_self.query;
+    m_self = self;
+    m_self.query = query;
+    if (m_announce.isActive())
+        announce();
+}
+
 void Discovery::addAddress(const QHostAddress& host, quint16 port) {
     m_unicast << std::make_pair(host, port);
     wire::Announcement q = m_self;

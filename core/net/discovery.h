@@ -42,6 +42,8 @@ public:
     // Announcements with query set ask every listener to answer at once (used by a node that
     // wants a list now rather than within one interval).
     void setQuery(bool query) { m_self.query = query; }
+    // What this node says about itself from now on (a new name, say); announced at once.
+    void setAnnouncement(const wire::Announcement& self);
 
     Status start();
     void stop();

@@ -80,13 +80,15 @@ PairingSession::PairingSession(Role role, Connection* connection, const QString&
     m_timer.setSingleShot(true);
     m_timer.setInterval(60000);
     connect(&m_timer, &QTimer::timeout, this, [this] {
-        fail(QStringLiteral("pairing timed out after %1 s; start again on both machines")
+        fail(PairFailure::Timeout,
+             QStringLiteral("pairing timed out after %1 s; start again on both machines")
                  .arg(m_timer.interval() / 1000));
     });
     connect(m_conn, &Connection::received, this, &PairingSession::onMessage);
     connect(m_conn, &Connection::closed, this, [this](const QString& reason) {
         if (m_state != PairState::Paired && m_state != PairState::Failed)
-            fail(QStringLiteral("the other device closed the connection (%1)").arg(reason), false);
+            fail(PairFailure::ConnectionLost,
+                 QStringLiteral("the other device closed the connection (%1)").arg(reason), false);
     });
 }
 
@@ -94,7 +96,7 @@ void PairingSession::start() {
     m_timer.start();
     m_myNonce = randomNonce();
     if (m_myNonce.isEmpty()) {
-        fail(QStringLiteral("no secure random numbers are available"));
+        fail(PairFailure::Interference, QStringLiteral("no secure random numbers are available"));
         return;
     }
     if (m_role == Role::Initiator) {
@@ -106,11 +108,13 @@ void PairingSession::start() {
 void PairingSession::onMessage(const wire::Message& m) {
     if (const auto* d = std::get_if<wire::PairDecision>(&m)) {
         if (m_state != PairState::AwaitUser && m_state != PairState::AwaitPeerDecision) {
-            fail(QStringLiteral("the other device answered before the code was shown"));
+            fail(PairFailure::Interference,
+                 QStringLiteral("the other device answered before the code was shown"));
             return;
         }
         if (!d->accepted) {
-            fail(QStringLiteral("the other device's user rejected the code"), false);
+            fail(PairFailure::RejectedByPeer,
+                 QStringLiteral("the other device's user rejected the code"), false);
             return;
         }
         m_peerAccepted = true;
@@ -119,14 +123,15 @@ void PairingSession::onMessage(const wire::Message& m) {
         return;
     }
     if (const auto* r = std::get_if<wire::Reject>(&m)) {
-        fail(QStringLiteral("the other device refused: %1").arg(r->message), false);
+        fail(PairFailure::PeerRefused,
+             QStringLiteral("the other device refused: %1").arg(r->message), false);
         return;
     }
     switch (m_state) {
     case PairState::AwaitRequest:
         if (const auto* req = std::get_if<wire::PairRequest>(&m)) {
             if (req->commitment.size() != 32) {
-                fail(QStringLiteral("a malformed pairing request"));
+                fail(PairFailure::Interference, QStringLiteral("a malformed pairing request"));
                 return;
             }
             m_peerCommitment = req->commitment;
@@ -139,7 +144,7 @@ void PairingSession::onMessage(const wire::Message& m) {
     case PairState::AwaitNonce:
         if (const auto* n = std::get_if<wire::PairNonce>(&m)) {
             if (n->nonce.size() != 32) {
-                fail(QStringLiteral("a malformed pairing nonce"));
+                fail(PairFailure::Interference, QStringLiteral("a malformed pairing nonce"));
                 return;
             }
             m_peerNonce = n->nonce;
@@ -154,9 +159,10 @@ void PairingSession::onMessage(const wire::Message& m) {
         if (const auto* rv = std::get_if<wire::PairReveal>(&m)) {
             // The initiator's nonce must be the one it committed to before it saw ours.
             if (commitment(m_conn->peerId(), rv->nonce) != m_peerCommitment) {
-                fail(QStringLiteral(
-                    "the other device's answer does not match what it committed to; "
-                    "someone may be interfering with the network. Nothing was paired."));
+                fail(PairFailure::Interference,
+                     QStringLiteral(
+                         "the other device's answer does not match what it committed to; "
+                         "someone may be interfering with the network. Nothing was paired."));
                 return;
             }
             m_peerNonce = rv->nonce;
@@ -172,8 +178,8 @@ void PairingSession::onMessage(const wire::Message& m) {
     case PairState::Failed:
         break;
     }
-    fail(QStringLiteral("an unexpected %1 during pairing (%2)")
-             .arg(wire::messageName(m), pairStateName(m_state)));
+    fail(PairFailure::Interference, QStringLiteral("an unexpected %1 during pairing (%2)")
+                                        .arg(wire::messageName(m), pairStateName(m_state)));
 }
 
 void PairingSession::askUser() {
@@ -191,7 +197,8 @@ void PairingSession::onUserAnswer(bool yes) {
         return;
     if (!yes) {
         m_conn->send(wire::PairDecision{false});
-        fail(QStringLiteral("the code was rejected here; nothing was paired"), false);
+        fail(PairFailure::RejectedHere,
+             QStringLiteral("the code was rejected here; nothing was paired"), false);
         return;
     }
     m_conn->send(wire::PairDecision{true});
@@ -202,7 +209,7 @@ void PairingSession::onUserAnswer(bool yes) {
 
 void PairingSession::complete() {
     if (auto st = TrustStore(m_home).add(m_conn->peerId(), m_peerName); !st) {
-        fail(st.error().message);
+        fail(PairFailure::Storage, st.error().message);
         return;
     }
     m_state = PairState::Paired;
@@ -211,11 +218,12 @@ void PairingSession::complete() {
     Q_EMIT finished(true, QStringLiteral("paired with %1 (%2)").arg(m_peerName, m_conn->peerId()));
 }
 
-void PairingSession::fail(const QString& why, bool tellPeer) {
+void PairingSession::fail(PairFailure kind, const QString& why, bool tellPeer) {
     if (m_state == PairState::Failed || m_state == PairState::Paired)
         return;
     m_state = PairState::Failed;
     m_error = why;
+    m_failure = kind;
     m_timer.stop();
     if (tellPeer)
         m_conn->send(wire::Reject{wire::RejectCode::Protocol, why});

@@ -40,6 +40,18 @@ enum class PairState {
 };
 QString pairStateName(PairState s);
 
+// Why an attempt failed, so a front end can say what to do next in its own words.
+enum class PairFailure {
+    None,
+    Timeout,        // nobody answered within the time limit
+    RejectedByPeer, // the other person said the codes differ
+    RejectedHere,   // this side's person said the codes differ
+    PeerRefused,    // the other node refused (busy, rate limited, not accepting)
+    ConnectionLost, // the connection closed or could not be made
+    Interference,   // a commitment did not match, or the peer broke the protocol
+    Storage,        // the trust store could not be written
+};
+
 // One pairing attempt over an open TLS connection (certificates exchanged, not yet trusted).
 // Short authenticated string with commitments, as Bluetooth's numeric comparison: the
 // initiator commits to its nonce Na before it sees Nb; the responder reveals Nb before it sees
@@ -63,6 +75,7 @@ public:
     PairState state() const { return m_state; }
     QString code() const { return m_code; }
     QString error() const { return m_error; }
+    PairFailure failure() const { return m_failure; }
     void setTimeout(int ms) { m_timer.setInterval(ms); }
 
     // Exposed for tests: the commitment and the code from their inputs.
@@ -78,7 +91,7 @@ private:
     void askUser();
     void onUserAnswer(bool yes);
     void complete();
-    void fail(const QString& why, bool tellPeer = true);
+    void fail(PairFailure kind, const QString& why, bool tellPeer = true);
 
     Role m_role;
     Connection* m_conn;
@@ -90,6 +103,7 @@ private:
     QString m_peerName;
     QString m_code;
     QString m_error;
+    PairFailure m_failure = PairFailure::None;
     bool m_peerAccepted = false;
 };
 
