@@ -269,8 +269,10 @@ int cmdTrain(const QStringList& args) {
     str("wire", cfg.wire);
     str("listen", cfg.listen);
     cfg.home = p.value(QStringLiteral("home"));
-    cfg.invites = p.values(QStringLiteral("invite"));
-    cfg.localWorker = !p.isSet(QStringLiteral("no-local-worker"));
+    if (p.isSet(QStringLiteral("invite")))
+        cfg.invites = p.values(QStringLiteral("invite"));
+    if (p.isSet(QStringLiteral("no-local-worker")))
+        cfg.localWorker = false;
     OptionReader r{p, {}};
     r.read("workers", cfg.workers, 0, 256);
     r.read("staleness", cfg.staleness, 0, 1000);
@@ -425,6 +427,9 @@ int cmdWorker(const QStringList& args) {
                  QStringLiteral("HOST:PORT")});
     p.addOption({QStringLiteral("threads"), QStringLiteral("LibTorch threads [one per core]."),
                  QStringLiteral("N")});
+    p.addOption({QStringLiteral("cache"),
+                 QStringLiteral("Folder for datasets received from coordinators [HOME/cache]."),
+                 QStringLiteral("DIR")});
     p.addOption({QStringLiteral("reconnect"),
                  QStringLiteral("Seconds to keep trying to reach the coordinator [60]."),
                  QStringLiteral("S")});
@@ -445,6 +450,7 @@ int cmdWorker(const QStringList& args) {
     o.host = hp->first;
     o.port = hp->second;
     o.home = nodeHome(p.value(QStringLiteral("home")));
+    o.cacheDir = p.value(QStringLiteral("cache"));
     OptionReader r{p, {}};
     r.read("threads", o.threads, 0, 1024);
     r.read("reconnect", o.reconnectSeconds, 0, 86400);

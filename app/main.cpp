@@ -1,13 +1,74 @@
 #include "commands.h"
+#include "gui.h"
 
 #include "version.h"
 
+#include <QApplication>
 #include <QCoreApplication>
 #include <QLoggingCategory>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+// `tandem`, `tandem gui` and `tandem --lang CODE` (with --home) open the app; anything else is
+// a command-line subcommand.
+bool wantsGui(int argc, char** argv, tandem::ui::GuiOptions* o) {
+    int i = 1;
+    if (i < argc && std::strcmp(argv[i], "gui") == 0)
+        ++i;
+    for (; i < argc; ++i) {
+        const bool lang = std::strcmp(argv[i], "--lang") == 0;
+        const bool home = std::strcmp(argv[i], "--home") == 0;
+        if ((lang || home) && i + 1 < argc) {
+            (lang ? o->language : o->home) = QString::fromLocal8Bit(argv[++i]);
+            continue;
+        }
+        if (std::strncmp(argv[i], "--lang=", 7) == 0) {
+            o->language = QString::fromLocal8Bit(argv[i] + 7);
+            continue;
+        }
+        if (std::strncmp(argv[i], "--home=", 7) == 0) {
+            o->home = QString::fromLocal8Bit(argv[i] + 7);
+            continue;
+        }
+        return false;
+    }
+    return true;
+}
+
+bool haveDisplay() {
+#if defined(Q_OS_LINUX) || defined(Q_OS_FREEBSD)
+    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY") ||
+           qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+#else
+    return true;
+#endif
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     // Diagnostics stay quiet unless asked for (QT_LOGGING_RULES="tandem.*.debug=true").
     QLoggingCategory::setFilterRules(QStringLiteral("tandem.*.debug=false"));
+    tandem::ui::GuiOptions gui;
+    if (wantsGui(argc, argv, &gui)) {
+        if (!haveDisplay()) {
+            std::fprintf(stderr,
+                         "tandem: there is no display to open the app on.\n"
+                         "On a machine without a screen, run 'tandem serve --headless' to accept "
+                         "work,\nor 'tandem train ...' to train; 'tandem --help' lists the "
+                         "commands.\n");
+            return 2;
+        }
+        QApplication app(argc, argv);
+        QApplication::setApplicationName(QStringLiteral("Tandem"));
+        QApplication::setOrganizationName(QStringLiteral("Tandem"));
+        QApplication::setApplicationVersion(tandem::appVersion());
+        QApplication::setDesktopFileName(QStringLiteral("tandem"));
+        return tandem::ui::runGui(app, gui);
+    }
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("Tandem"));
     QCoreApplication::setOrganizationName(QStringLiteral("Tandem"));

@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QSaveFile>
@@ -175,6 +176,28 @@ private:
 
 } // namespace
 
+Expected<QString> checkRunInputs(const RunConfig& cfg) {
+    auto data = loadDataset(cfg.data);
+    if (!data)
+        return data.error();
+    auto m =
+        isZooModel(cfg.model) ? buildZooModel(cfg.model, cfg.seed) : loadScriptModule(cfg.model);
+    if (!m)
+        return m.error();
+    if (auto st = checkModelFits(*m, *data, cfg.model); !st)
+        return st.error();
+    int64_t parameters = 0;
+    for (const at::Tensor& p : modelTensors(*m).params)
+        parameters += p.numel();
+    return QStringLiteral("%1: %2 parameters; %3: %4 training and %5 test samples, %6 classes")
+        .arg(QFileInfo(cfg.model).fileName())
+        .arg(parameters)
+        .arg(data->description)
+        .arg(data->train.count())
+        .arg(data->test.count())
+        .arg(data->numClasses);
+}
+
 Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom,
                                  RunObserver* observer, RunControl* control) {
     RunObserver nullObserver;
@@ -319,7 +342,10 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         HubConfig hc;
         hc.home = nodeHome(cfg.home);
         const QString host = hp->first;
+        // "::" means both IPv6 and IPv4, as for `serve`: invited peers connect back over
+        // whichever kind of address they know this machine by.
         hc.address = host == QLatin1String("localhost") ? QHostAddress(QHostAddress::LocalHost)
+                     : host == QLatin1String("::")      ? QHostAddress(QHostAddress::Any)
                                                         : QHostAddress(host);
         if (hc.address.isNull())
             return makeError(ErrorCode::InvalidArgument,

@@ -47,24 +47,33 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("local_steps"), localSteps},
         {QStringLiteral("outer_lr"), outerLr},
         {QStringLiteral("outer_momentum"), outerMomentum},
+        // Which machines take part: the run description the app saves names them too.
+        {QStringLiteral("listen"), listen},
+        {QStringLiteral("workers"), workers},
+        {QStringLiteral("local_worker"), localWorker},
+        {QStringLiteral("worker_timeout"), workerTimeoutS},
+        {QStringLiteral("invites"), QJsonArray::fromStringList(invites)},
     };
 }
 
 Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     RunConfig c;
     static const QStringList known = {
-        QStringLiteral("model"),       QStringLiteral("data"),
-        QStringLiteral("epochs"),      QStringLiteral("batch"),
-        QStringLiteral("optimizer"),   QStringLiteral("lr"),
-        QStringLiteral("momentum"),    QStringLiteral("weight_decay"),
-        QStringLiteral("schedule"),    QStringLiteral("warmup_steps"),
-        QStringLiteral("seed"),        QStringLiteral("threads"),
-        QStringLiteral("limit_train"), QStringLiteral("limit_test"),
-        QStringLiteral("max_steps"),   QStringLiteral("checkpoint_every"),
-        QStringLiteral("eval_batch"),  QStringLiteral("out"),
-        QStringLiteral("mode"),        QStringLiteral("wire"),
-        QStringLiteral("staleness"),   QStringLiteral("local_steps"),
-        QStringLiteral("outer_lr"),    QStringLiteral("outer_momentum")};
+        QStringLiteral("model"),        QStringLiteral("data"),
+        QStringLiteral("epochs"),       QStringLiteral("batch"),
+        QStringLiteral("optimizer"),    QStringLiteral("lr"),
+        QStringLiteral("momentum"),     QStringLiteral("weight_decay"),
+        QStringLiteral("schedule"),     QStringLiteral("warmup_steps"),
+        QStringLiteral("seed"),         QStringLiteral("threads"),
+        QStringLiteral("limit_train"),  QStringLiteral("limit_test"),
+        QStringLiteral("max_steps"),    QStringLiteral("checkpoint_every"),
+        QStringLiteral("eval_batch"),   QStringLiteral("out"),
+        QStringLiteral("mode"),         QStringLiteral("wire"),
+        QStringLiteral("staleness"),    QStringLiteral("local_steps"),
+        QStringLiteral("outer_lr"),     QStringLiteral("outer_momentum"),
+        QStringLiteral("listen"),       QStringLiteral("workers"),
+        QStringLiteral("local_worker"), QStringLiteral("worker_timeout"),
+        QStringLiteral("invites")};
     for (auto it = o.constBegin(); it != o.constEnd(); ++it)
         if (!known.contains(it.key()))
             return makeError(ErrorCode::InvalidArgument,
@@ -105,8 +114,27 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
                     num("checkpoint_every", c.checkpointEvery) && num("eval_batch", c.evalBatch) &&
                     str("out", c.outDir) && str("mode", c.mode) && str("wire", c.wire) &&
                     num("staleness", c.staleness) && num("local_steps", c.localSteps) &&
-                    num("outer_lr", c.outerLr) && num("outer_momentum", c.outerMomentum);
-    if (!ok)
+                    num("outer_lr", c.outerLr) && num("outer_momentum", c.outerMomentum) &&
+                    str("listen", c.listen) && num("workers", c.workers) &&
+                    num("worker_timeout", c.workerTimeoutS);
+    const QJsonValue local = o.value(QStringLiteral("local_worker"));
+    const QJsonValue invites = o.value(QStringLiteral("invites"));
+    bool listsOk = true;
+    if (local.isBool())
+        c.localWorker = local.toBool();
+    else if (!local.isUndefined())
+        listsOk = false;
+    if (invites.isArray()) {
+        for (const QJsonValue& v : invites.toArray()) {
+            if (!v.isString() || c.invites.size() >= 256)
+                listsOk = false;
+            else
+                c.invites << v.toString();
+        }
+    } else if (!invites.isUndefined()) {
+        listsOk = false;
+    }
+    if (!ok || !listsOk)
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("run description: a value has the wrong type"));
     const QJsonValue s = o.value(QStringLiteral("seed"));

@@ -173,6 +173,11 @@ private:
 Expected<RunSummary> runTraining(const RunConfig& config, const QString& resumeFrom,
                                  RunObserver* observer = nullptr, RunControl* control = nullptr);
 
+// What Start would check before training: the dataset reads, the model loads and returns
+// class scores for the dataset's inputs. Returns a line describing both, or the reader's or
+// the model's error. Reads the whole dataset, so call it off the UI thread.
+Expected<QString> checkRunInputs(const RunConfig& config);
+
 // Reads a run checkpoint's stored configuration.
 Expected<RunConfig> checkpointConfig(const QString& checkpoint);
 

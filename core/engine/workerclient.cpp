@@ -220,12 +220,17 @@ private:
         }
     }
 
+    QString cacheDir() const {
+        return QDir(m_opt.cacheDir.isEmpty() ? QDir(m_opt.home).filePath(QStringLiteral("cache"))
+                                             : m_opt.cacheDir)
+            .filePath(QStringLiteral("datasets"));
+    }
     QString cachePath(const QString& hash) const {
-        return QDir(m_opt.home).filePath(QStringLiteral("cache/datasets/%1.tandem").arg(hash));
+        return QDir(cacheDir()).filePath(QStringLiteral("%1.tandem").arg(hash));
     }
 
     void saveCache(const QByteArray& blob) {
-        QDir().mkpath(QDir(m_opt.home).filePath(QStringLiteral("cache/datasets")));
+        QDir().mkpath(cacheDir());
         QSaveFile f(cachePath(m_spec.datasetHash));
         if (f.open(QIODevice::WriteOnly) && f.write(blob) == blob.size() && f.commit())
             m_log(QStringLiteral("cached the dataset in %1").arg(f.fileName()));

@@ -48,7 +48,9 @@ private:
 NodeService::NodeService(NodeSettings settings, PairingPrompt* prompt, QObject* parent)
     : QObject(parent)
     , m_s(std::move(settings))
-    , m_prompt(prompt) {
+    , m_prompt(prompt)
+    , m_worker(this)
+    , m_trustPoll(this) {
     qRegisterMetaType<tandem::PeerInfo>();
     qRegisterMetaType<QList<tandem::PeerInfo>>();
     qRegisterMetaType<tandem::PairingQuestion>();
@@ -285,10 +287,13 @@ void NodeService::startInvitedWorker(Connection* conn, quint16 port) {
             .arg(host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']')
                                                  : host)
             .arg(port);
+    QStringList args{QStringLiteral("worker"), QStringLiteral("--connect"), target,
+                     QStringLiteral("--home"), m_s.home};
+    if (!m_s.cacheDir.isEmpty())
+        args << QStringLiteral("--cache") << m_s.cacheDir;
     m_worker.start(m_s.workerProgram.isEmpty() ? QCoreApplication::applicationFilePath()
                                                : m_s.workerProgram,
-                   {QStringLiteral("worker"), QStringLiteral("--connect"), target,
-                    QStringLiteral("--home"), m_s.home});
+                   args);
     Q_EMIT workerChanged(true, m_workerCoordinator);
     conn->send(wire::Bye{QStringLiteral("joining")});
     QTimer::singleShot(500, conn, [conn] { conn->close(QStringLiteral("invitation accepted")); });

@@ -34,6 +34,7 @@ struct NodeSettings {
     quint16 listenPort = 47301; // pairing requests and invitations; 0: any
     quint16 discoveryPort = Discovery::kDefaultPort;
     std::optional<QList<QHostAddress>> announceTo; // instead of broadcast and multicast
+    QString cacheDir;       // for the worker's received datasets; empty: its default
     QString workerProgram;  // the `tandem` binary that runs work; empty: this program
     bool acceptWork = true; // join runs of paired coordinators that invite this node
 };
@@ -86,6 +87,7 @@ public Q_SLOTS:
     // This machine runs a training of its own: invitations are declined meanwhile.
     void setBusy(bool busy);
     void setName(const QString& name);
+    void setCacheDir(const QString& dir) { m_s.cacheDir = dir; }
     void refresh();
 
 Q_SIGNALS:

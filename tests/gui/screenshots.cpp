@@ -1,0 +1,139 @@
+// Drives the app as a new user would, on one display, and saves what it shows: the setup
+// wizard pairing with a second node (a `tandem serve` on loopback), then a short run shared
+// by both, its history and an export. docs/screenshots/make.sh runs it under Xvfb.
+
+#include "chartpanel.h"
+#include "guitest.h"
+#include "historymodel.h"
+#include "language.h"
+#include "livechart.h"
+#include "nodebridge.h"
+#include "peermodel.h"
+#include "runform.h"
+#include "setupwizard.h"
+#include "trainingrun.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QLabel>
+#include <QProcess>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstdio>
+
+using namespace tandem;
+using namespace tandem::ui;
+
+namespace {
+bool waitFor(const std::function<bool()>& done, int ms, const char* what) {
+    if (QTest::qWaitFor(done, ms))
+        return true;
+    std::fprintf(stderr, "screenshots: gave up waiting for %s\n", what);
+    return false;
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QCommandLineParser p;
+    p.addOption({QStringLiteral("out"), QStringLiteral("Folder for the PNG files."),
+                 QStringLiteral("DIR")});
+    p.addOption({QStringLiteral("lang"), QStringLiteral("Language code."), QStringLiteral("CODE")});
+    p.process(app);
+    const QString lang = p.value(QStringLiteral("lang")).isEmpty()
+                             ? QStringLiteral("en")
+                             : p.value(QStringLiteral("lang"));
+    const QDir out(p.value(QStringLiteral("out")).isEmpty() ? QStringLiteral(".")
+                                                            : p.value(QStringLiteral("out")));
+    QDir().mkpath(out.path());
+    applyLanguage(app, lang);
+    auto shot = [&](QWidget* w, const char* name) {
+        QTest::qWait(400); // let charts and layouts draw
+        const QString file =
+            out.filePath(QStringLiteral("%1-%2.png").arg(lang, QLatin1String(name)));
+        w->grab().save(file);
+        std::printf("%s\n", qPrintable(file));
+    };
+
+    QTemporaryDir here, there;
+    const quint16 port = freeUdpPort();
+    QProcess peer;
+    QByteArray peerOut;
+    QObject::connect(&peer, &QProcess::readyReadStandardOutput,
+                     [&] { peerOut += peer.readAllStandardOutput(); });
+    peer.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    peer.start(QStringLiteral(TANDEM_BINARY),
+               serveArgs(there.path(), port, QStringLiteral("gpu-desktop")));
+
+    WindowContext ctx = loopbackContext(here.path(), port);
+    ctx.settings.wizardDone = false;
+    MainWindow w(ctx);
+    w.resize(1440, 900);
+    w.show();
+    w.showWizard();
+    SetupWizard* wiz = w.wizard();
+    wiz->resize(780, 580);
+    if (!waitFor([&] { return w.node()->isRunning(); }, 20000, "the node"))
+        return 1;
+    shot(wiz, "01-wizard-this-machine");
+    wiz->next();
+    auto* table = wiz->findChild<QTableView*>(QStringLiteral("peerTable"));
+    if (!waitFor([&] { return table->model()->rowCount() > 0; }, 30000, "the other machine"))
+        return 1;
+    table->selectRow(0);
+    table->resizeColumnsToContents();
+    shot(wiz, "02-wizard-find");
+    wiz->next();
+    const QRegularExpression codeRe(QStringLiteral("CODE (\\d{6})"));
+    if (!waitFor([&] { return codeRe.match(QString::fromUtf8(peerOut)).hasMatch(); }, 30000,
+                 "the code"))
+        return 1;
+    auto* codeLabel = wiz->findChild<QLabel*>(QStringLiteral("codeLabel"));
+    if (!waitFor([&] { return !codeLabel->text().isEmpty(); }, 20000, "the code on screen"))
+        return 1;
+    shot(wiz, "03-wizard-pair");
+    peer.write("y\n");
+    wiz->findChild<QPushButton*>(QStringLiteral("sameCodeButton"))->click();
+    if (!waitFor([&] { return wiz->paired(); }, 20000, "pairing"))
+        return 1;
+    wiz->next();
+    shot(wiz, "04-wizard-done");
+    wiz->accept();
+
+    // A short run of the demo model shared by both machines.
+    RunConfig c = w.runForm()->config();
+    c.limitTrain = 9600;
+    c.limitTest = 2000;
+    c.epochs = 2;
+    w.runForm()->setConfig(c);
+    if (!waitFor([&] { return w.runForm()->config().invites.size() == 1; }, 20000,
+                 "the paired machine in New run"))
+        return 1;
+    shot(&w, "05-dashboard-new-run");
+    w.startRun();
+    if (!waitFor(
+            [&] { return w.charts()->lossChart()->appendedCount(0) >= 220 || !w.run()->active(); },
+            600000, "training"))
+        return 1;
+    w.findChild<QTabWidget*>(QStringLiteral("tabs"))->setCurrentIndex(0);
+    shot(&w, "06-dashboard-training");
+    if (!waitFor([&] { return w.run()->state() == TrainingRun::State::Finished; }, 600000,
+                 "the end of the run"))
+        return 1;
+    QTemporaryDir exports;
+    QSignalSpy exported(&w, &MainWindow::exportFinished);
+    w.exportRun(0, ExportFormat::TorchScript, exports.filePath(QStringLiteral("demo.pt")));
+    if (!waitFor([&] { return exported.size() > 0; }, 60000, "the export"))
+        return 1;
+    shot(&w, "07-history-exported");
+    peer.terminate();
+    peer.waitForFinished(10000);
+    return 0;
+}

@@ -1,0 +1,206 @@
+// The setup wizard against a real `tandem serve` on loopback: navigation, pairing confirmed
+// and rejected from either side, and pairing started by the other machine.
+
+#include "guitest.h"
+#include "nodebridge.h"
+#include "peermodel.h"
+#include "proc.h"
+#include "setupwizard.h"
+#include "truststore.h"
+
+#include <QAbstractButton>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tandem;
+using namespace tandem::ui;
+
+class TestGuiWizard : public QObject {
+    Q_OBJECT
+
+    template <typename T> static T* child(QObject* parent, const char* name) {
+        return parent->findChild<T*>(QLatin1String(name));
+    }
+
+    // Opens the wizard, names this machine, finds the served peer and starts pairing with
+    // it; returns the code the wizard shows once the peer printed the same one.
+    void reachPairPage(MainWindow& w, TandemProcess& peer, QString* code) {
+        w.showWizard();
+        SetupWizard* wiz = w.wizard();
+        QVERIFY(wiz);
+        QCOMPARE(wiz->currentId(), int(SetupWizard::ThisMachine));
+        QTRY_VERIFY_WITH_TIMEOUT(w.node()->isRunning(), 20000);
+        QVERIFY(child<QLabel>(wiz, "deviceIdLabel")->text().contains(w.node()->deviceId()));
+        QVERIFY(child<QLabel>(wiz, "devicesLabel")->text().contains(QStringLiteral("CPU")));
+        auto* name = child<QLineEdit>(wiz, "nameEdit");
+        name->clear();
+        QVERIFY(!wiz->button(QWizard::NextButton)->isEnabled()); // a name is required
+        QTest::keyClicks(name, QStringLiteral("macbook"));
+        QVERIFY(wiz->button(QWizard::NextButton)->isEnabled());
+        wiz->next();
+        QCOMPARE(wiz->currentId(), int(SetupWizard::FindPeer));
+
+        auto* table = child<QTableView>(wiz, "peerTable");
+        QVERIFY(child<QLabel>(wiz, "firewallHint")->text().contains(QStringLiteral("47300")));
+        int row = -1;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                for (int r = 0; r < table->model()->rowCount(); ++r)
+                    if (table->model()->index(r, PeerModel::Machine).data().toString() ==
+                        QLatin1String("gpu-desktop"))
+                        row = r;
+                return row >= 0;
+            },
+            30000));
+        QVERIFY(table->model()
+                    ->index(row, PeerModel::Status)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("not paired")));
+        table->selectRow(row);
+        QCOMPARE(wiz->chosenName(), QStringLiteral("gpu-desktop"));
+        wiz->next();
+        QCOMPARE(wiz->currentId(), int(SetupWizard::Pair));
+        QVERIFY(!wiz->button(QWizard::NextButton)->isEnabled());
+        const QString peerCode = peer.waitForOut(QStringLiteral("CODE (\\d{6})"));
+        QVERIFY(!peerCode.isEmpty());
+        auto* codeLabel = child<QLabel>(wiz, "codeLabel");
+        QTRY_COMPARE_WITH_TIMEOUT(codeLabel->text().remove(QLatin1Char(' ')), peerCode, 20000);
+        QVERIFY(child<QPushButton>(wiz, "sameCodeButton")->isEnabled());
+        *code = peerCode;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(QFile::exists(QStringLiteral(TANDEM_BINARY))); }
+
+    void wizardPairsBothConfirm() {
+        QTemporaryDir here, there;
+        const quint16 port = freeUdpPort();
+        TandemProcess peer(serveArgs(there.path(), port, QStringLiteral("gpu-desktop")), true);
+        QVERIFY(!peer.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
+        WindowContext ctx = loopbackContext(here.path(), port);
+        ctx.settings.wizardDone = false;
+        MainWindow w(ctx);
+        w.show();
+        QString code;
+        reachPairPage(w, peer, &code);
+        if (QTest::currentTestFailed())
+            return;
+        SetupWizard* wiz = w.wizard();
+        peer.write("y\n");
+        QTest::mouseClick(child<QPushButton>(wiz, "sameCodeButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(wiz->paired(), 20000);
+        QVERIFY(wiz->button(QWizard::NextButton)->isEnabled());
+        QVERIFY(!peer.waitForErr(QStringLiteral("paired with macbook")).isEmpty());
+        const QList<TrustStore::Entry> trusted = TrustStore(here.path()).entries();
+        QCOMPARE(trusted.size(), 1);
+        QCOMPARE(trusted.first().name, QStringLiteral("gpu-desktop"));
+
+        wiz->next();
+        QCOMPARE(wiz->currentId(), int(SetupWizard::Done));
+        QVERIFY(child<QLabel>(wiz, "doneSummary")->text().contains(QStringLiteral("gpu-desktop")));
+        wiz->accept();
+        QCOMPARE(AppSettings::load(here.path()).wizardDone, true);
+        QCOMPARE(AppSettings::load(here.path()).nodeName, QStringLiteral("macbook"));
+
+        // The cluster panel lists the paired machine, online.
+        auto* cluster = w.findChild<QTableView*>(QStringLiteral("clusterView"));
+        QTRY_COMPARE_WITH_TIMEOUT(cluster->model()->rowCount(), 2, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(cluster->model()
+                                     ->index(1, PeerModel::Status)
+                                     .data()
+                                     .toString()
+                                     .contains(QStringLiteral("paired")),
+                                 10000);
+    }
+
+    void wizardRejectHere() {
+        QTemporaryDir here, there;
+        const quint16 port = freeUdpPort();
+        TandemProcess peer(serveArgs(there.path(), port, QStringLiteral("gpu-desktop")), true);
+        QVERIFY(!peer.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
+        MainWindow w(loopbackContext(here.path(), port));
+        w.show();
+        QString code;
+        reachPairPage(w, peer, &code);
+        if (QTest::currentTestFailed())
+            return;
+        SetupWizard* wiz = w.wizard();
+        QTest::mouseClick(child<QPushButton>(wiz, "differentCodeButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(child<QPushButton>(wiz, "retryButton")->isVisible(), 20000);
+        QVERIFY(child<QLabel>(wiz, "pairStatus")->text().contains(QStringLiteral("You said")));
+        QVERIFY(child<QLabel>(wiz, "pairAdvice")->text().contains(QStringLiteral("right machine")));
+        QVERIFY(!wiz->paired());
+        QVERIFY(!wiz->button(QWizard::NextButton)->isEnabled());
+        QVERIFY(TrustStore(here.path()).entries().isEmpty());
+        QVERIFY(!peer.waitForErr(QStringLiteral("pairing failed")).isEmpty());
+        QVERIFY(TrustStore(there.path()).entries().isEmpty());
+    }
+
+    void wizardRejectedByPeer() {
+        QTemporaryDir here, there;
+        const quint16 port = freeUdpPort();
+        TandemProcess peer(serveArgs(there.path(), port, QStringLiteral("gpu-desktop")), true);
+        QVERIFY(!peer.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
+        MainWindow w(loopbackContext(here.path(), port));
+        w.show();
+        QString code;
+        reachPairPage(w, peer, &code);
+        if (QTest::currentTestFailed())
+            return;
+        SetupWizard* wiz = w.wizard();
+        peer.write("n\n");
+        QTRY_VERIFY_WITH_TIMEOUT(child<QPushButton>(wiz, "retryButton")->isVisible(), 20000);
+        QVERIFY(child<QLabel>(wiz, "pairStatus")
+                    ->text()
+                    .contains(QStringLiteral("other machine said the codes differ")));
+        QVERIFY(TrustStore(here.path()).entries().isEmpty());
+
+        // Try again: a new attempt, a new code, and this time both agree.
+        QTest::mouseClick(child<QPushButton>(wiz, "retryButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(wiz, "codeLabel")->text().size() == 7, 20000);
+        peer.write("y\n");
+        QTest::mouseClick(child<QPushButton>(wiz, "sameCodeButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(wiz->paired(), 20000);
+        QCOMPARE(TrustStore(here.path()).entries().size(), 1);
+    }
+
+    // The other machine starts pairing: the dashboard asks with the code.
+    void pairingStartedByPeer() {
+        QTemporaryDir here, there;
+        const quint16 port = freeUdpPort();
+        MainWindow w(loopbackContext(here.path(), port));
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(w.node()->port() != 0, 20000);
+        TandemProcess pair({QStringLiteral("pair"), QStringLiteral("--home"), there.path(),
+                            QStringLiteral("--name=gpu-desktop"),
+                            QStringLiteral("127.0.0.1:%1").arg(w.node()->port())},
+                           true);
+        const QString code = pair.waitForOut(QStringLiteral("CODE (\\d{6})"));
+        QVERIFY(!code.isEmpty());
+        QMessageBox* box = nullptr;
+        QVERIFY(QTest::qWaitFor(
+            [&] { return (box = w.findChild<QMessageBox*>(QStringLiteral("pairQuestion"))); },
+            20000));
+        QVERIFY(box->text().contains(code.left(3) + QLatin1Char(' ') + code.mid(3)));
+        QVERIFY(box->text().contains(QStringLiteral("gpu-desktop")));
+        pair.write("y\n");
+        QAbstractButton* yes = nullptr;
+        for (QAbstractButton* b : box->buttons())
+            if (box->buttonRole(b) == QMessageBox::YesRole)
+                yes = b;
+        QVERIFY(yes);
+        yes->click();
+        QVERIFY(pair.finish(30000));
+        QCOMPARE(pair.exitCode(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(TrustStore(here.path()).entries().size(), 1, 10000);
+    }
+};
+
+QTEST_MAIN(TestGuiWizard)
+#include "test_gui_wizard.moc"

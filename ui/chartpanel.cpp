@@ -1,0 +1,111 @@
+#include "chartpanel.h"
+
+#include "livechart.h"
+
+#include <QGridLayout>
+
+namespace tandem::ui {
+
+namespace {
+QColor workerColor(int i) {
+    static const QColor palette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
+                                     QColor(0x2c, 0xa0, 0x2c), QColor(0x94, 0x67, 0xbd),
+                                     QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2)};
+    return palette[i % 6];
+}
+
+QString workerLabel(const QString& name) {
+    return name == QLatin1String("local") ? ChartPanel::tr("this machine")
+                                          : name.section(QLatin1Char('@'), 0, 0);
+}
+} // namespace
+
+ChartPanel::ChartPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_loss(new LiveChart(LiveChart::Kind::Lines, this))
+    , m_accuracy(new LiveChart(LiveChart::Kind::Lines, this))
+    , m_speed(new LiveChart(LiveChart::Kind::StackedArea, this))
+    , m_time(new LiveChart(LiveChart::Kind::StackedBars, this)) {
+    m_loss->setObjectName(QStringLiteral("lossChart"));
+    m_accuracy->setObjectName(QStringLiteral("accuracyChart"));
+    m_speed->setObjectName(QStringLiteral("speedChart"));
+    m_time->setObjectName(QStringLiteral("timeChart"));
+    m_loss->setTitles(tr("Training loss"), tr("Step"), tr("Loss"));
+    m_rawLoss = m_loss->addSeries(tr("Loss per step"), QColor(0x1f, 0x77, 0xb4), true);
+    m_smoothLoss = m_loss->addSeries(tr("Smoothed"), QColor(0x1f, 0x77, 0xb4));
+    m_accuracy->setTitles(tr("Accuracy"), tr("Epoch"), tr("Accuracy (%)"));
+    m_testAcc = m_accuracy->addSeries(tr("Test"), QColor(0x2c, 0xa0, 0x2c));
+    m_trainAcc = m_accuracy->addSeries(tr("Training"), QColor(0x7f, 0x7f, 0x7f), true);
+    m_speed->setTitles(tr("Throughput per worker"), tr("Step"), tr("Samples/s"));
+    m_time->setTitles(tr("Where each worker's time goes"), tr("Seconds"), QString());
+    m_time->addSeries(tr("Compute"), QColor(0x2c, 0xa0, 0x2c));
+    m_time->addSeries(tr("Communicate"), QColor(0x1f, 0x77, 0xb4));
+    m_time->addSeries(tr("Wait"), QColor(0xc7, 0xc7, 0xc7));
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->addWidget(m_loss, 0, 0);
+    grid->addWidget(m_accuracy, 0, 1);
+    grid->addWidget(m_speed, 1, 0);
+    grid->addWidget(m_time, 1, 1);
+}
+
+void ChartPanel::reset() {
+    m_loss->clear();
+    m_accuracy->clear();
+    m_speed->clear();
+    m_time->clear();
+    m_emaSet = false;
+    // Worker series stay (a chart cannot drop a series cheaply); they restart at zero.
+    for (Split& s : m_split)
+        s = Split{};
+}
+
+int ChartPanel::workerIndex(const QString& name) {
+    qsizetype i = m_workers.indexOf(name);
+    if (i >= 0)
+        return int(i);
+    m_workers << name;
+    m_split << Split{};
+    m_speed->addSeries(workerLabel(name), workerColor(int(m_workers.size()) - 1));
+    return int(m_workers.size()) - 1;
+}
+
+void ChartPanel::addStep(const StepMetrics& m) {
+    const double x = double(m.step);
+    m_loss->append(m_rawLoss, x, m.loss);
+    // An exponential moving average, started at the first value so it does not rise from 0.
+    m_ema = m_emaSet ? 0.9 * m_ema + 0.1 * m.loss : m.loss;
+    m_emaSet = true;
+    m_loss->append(m_smoothLoss, x, m_ema);
+
+    for (const WorkerStepStats& w : m.workers)
+        workerIndex(w.name);
+    QList<double> speeds(m_workers.size(), 0.0);
+    for (const WorkerStepStats& w : m.workers) {
+        const int i = workerIndex(w.name);
+        speeds[i] = m.stepMs > 0 ? double(w.samples) * 1000.0 / m.stepMs : 0;
+        Split& s = m_split[i];
+        // The coordinator's view of one step: compute is the worker's own, wait is the time
+        // it sat finished while others worked, and the rest of its round trip is transfer.
+        s.compute += w.computeMs / 1e3;
+        s.wait += w.waitMs / 1e3;
+        s.communicate += std::max(0.0, m.stepMs - w.computeMs - w.waitMs) / 1e3;
+    }
+    m_speed->appendStack(x, speeds);
+    QStringList names;
+    QList<QList<double>> values(3);
+    for (qsizetype i = 0; i < m_workers.size(); ++i) {
+        names << workerLabel(m_workers[i]);
+        values[0] << m_split[i].compute;
+        values[1] << m_split[i].communicate;
+        values[2] << m_split[i].wait;
+    }
+    m_time->setBars(names, values);
+}
+
+void ChartPanel::addEpoch(const EpochMetrics& m) {
+    m_accuracy->append(m_testAcc, m.epoch + 1, 100.0 * m.testAccuracy);
+    m_accuracy->append(m_trainAcc, m.epoch + 1, 100.0 * m.trainAccuracy);
+}
+
+} // namespace tandem::ui

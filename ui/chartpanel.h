@@ -1,0 +1,46 @@
+#pragma once
+
+#include "training.h"
+
+#include <QHash>
+#include <QWidget>
+
+namespace tandem::ui {
+
+class LiveChart;
+
+// The four live charts of a run: loss per step (raw, faint, and smoothed), test accuracy per
+// epoch, samples/s per worker stacked, and each worker's time split.
+class ChartPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ChartPanel(QWidget* parent = nullptr);
+
+    void reset();
+    void addStep(const StepMetrics& m);
+    void addEpoch(const EpochMetrics& m);
+
+    LiveChart* lossChart() const { return m_loss; }
+    LiveChart* accuracyChart() const { return m_accuracy; }
+    LiveChart* speedChart() const { return m_speed; }
+    LiveChart* timeChart() const { return m_time; }
+
+private:
+    int workerIndex(const QString& name);
+
+    LiveChart* m_loss;
+    LiveChart* m_accuracy;
+    LiveChart* m_speed;
+    LiveChart* m_time;
+    int m_rawLoss = 0, m_smoothLoss = 0, m_testAcc = 0, m_trainAcc = 0;
+    double m_ema = 0;
+    bool m_emaSet = false;
+    QStringList m_workers;
+    struct Split {
+        double compute = 0, communicate = 0, wait = 0;
+    };
+    QList<Split> m_split;
+};
+
+} // namespace tandem::ui

@@ -1,0 +1,149 @@
+#include "historymodel.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QLocale>
+#include <QSaveFile>
+
+#include <algorithm>
+
+namespace tandem::ui {
+
+namespace {
+const QString kRecord = QStringLiteral("run.json");
+}
+
+HistoryModel::HistoryModel(QObject* parent)
+    : QAbstractTableModel(parent) {}
+
+void HistoryModel::setFolder(const QString& runsFolder) {
+    m_folder = runsFolder;
+    reload();
+}
+
+void HistoryModel::writeRecord(const QString& runFolder, const QJsonObject& record) {
+    QDir().mkpath(runFolder);
+    QSaveFile f(QDir(runFolder).filePath(kRecord));
+    if (f.open(QIODevice::WriteOnly)) {
+        f.write(QJsonDocument(record).toJson());
+        f.commit();
+    }
+}
+
+QJsonObject HistoryModel::readRecord(const QString& runFolder) {
+    QFile f(QDir(runFolder).filePath(kRecord));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.read(4 << 20)).object();
+}
+
+void HistoryModel::reload() {
+    beginResetModel();
+    m_entries.clear();
+    const QDir dir(m_folder);
+    for (const QFileInfo& fi : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QJsonObject r = readRecord(fi.absoluteFilePath());
+        if (r.isEmpty())
+            continue;
+        Entry e{fi.absoluteFilePath(), r,
+                QDateTime::fromString(r.value(QStringLiteral("started")).toString(), Qt::ISODate)};
+        m_entries << e;
+    }
+    std::sort(m_entries.begin(), m_entries.end(),
+              [](const Entry& a, const Entry& b) { return a.started > b.started; });
+    endResetModel();
+}
+
+int HistoryModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_entries.size());
+}
+
+int HistoryModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant HistoryModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Started:
+        return tr("Started");
+    case Model:
+        return tr("Model");
+    case Dataset:
+        return tr("Dataset");
+    case Status:
+        return tr("Status");
+    case Accuracy:
+        return tr("Test accuracy");
+    case Speed:
+        return tr("Samples/s");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant HistoryModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= m_entries.size())
+        return {};
+    const Entry& e = m_entries[index.row()];
+    const QJsonObject config = e.record.value(QStringLiteral("config")).toObject();
+    const QJsonObject summary = e.record.value(QStringLiteral("summary")).toObject();
+    QString status = e.record.value(QStringLiteral("status")).toString();
+    if (status == QLatin1String("running") && e.folder != m_active)
+        status = QStringLiteral("interrupted");
+    const QString checkpoint = QDir(e.folder).filePath(QStringLiteral("checkpoint.tandem"));
+    switch (role) {
+    case FolderRole:
+        return e.folder;
+    case CheckpointRole:
+        return QFile::exists(checkpoint) ? checkpoint : QString();
+    case ResumableRole:
+        return status != QLatin1String("finished") && status != QLatin1String("running") &&
+               QFile::exists(checkpoint);
+    case ConfigRole:
+        return config;
+    case Qt::ToolTipRole:
+        return e.record.value(QStringLiteral("error")).toString().isEmpty()
+                   ? e.folder
+                   : e.record.value(QStringLiteral("error")).toString();
+    case Qt::DisplayRole:
+        break;
+    default:
+        return {};
+    }
+    switch (Column(index.column())) {
+    case Started:
+        return QLocale().toString(e.started.toLocalTime(), QLocale::ShortFormat);
+    case Model:
+        return QFileInfo(config.value(QStringLiteral("model")).toString()).fileName();
+    case Dataset:
+        return config.value(QStringLiteral("data")).toString();
+    case Status:
+        if (status == QLatin1String("finished"))
+            return tr("Finished");
+        if (status == QLatin1String("stopped"))
+            return tr("Stopped");
+        if (status == QLatin1String("failed"))
+            return tr("Failed");
+        if (status == QLatin1String("running"))
+            return tr("Running");
+        return tr("Interrupted");
+    case Accuracy: {
+        const double a = summary.value(QStringLiteral("test_accuracy")).toDouble(-1);
+        return a >= 0 ? QLocale().toString(100.0 * a, 'f', 2) + QLatin1Char('%') : QString();
+    }
+    case Speed: {
+        const double s = summary.value(QStringLiteral("samples_per_s")).toDouble(0);
+        return s > 0 ? QLocale().toString(s, 'f', 0) : QString();
+    }
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+} // namespace tandem::ui

@@ -1,0 +1,299 @@
+#include "livechart.h"
+
+#include <QAreaSeries>
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QHorizontalStackedBarSeries>
+#include <QLineSeries>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tandem::ui {
+
+struct LiveChart::Chart {
+    QChart* chart = nullptr;
+    QChartView* view = nullptr;
+    QValueAxis* x = nullptr;
+    QValueAxis* y = nullptr;
+    QList<QLineSeries*> lines; // Lines: one per series; StackedArea: the upper edges
+    QList<QLineSeries*> lowers;
+    QList<QAreaSeries*> areas;
+    QHorizontalStackedBarSeries* bars = nullptr;
+    QBarCategoryAxis* categories = nullptr;
+    QValueAxis* barValues = nullptr;
+};
+
+LiveChart::LiveChart(Kind kind, QWidget* parent)
+    : QWidget(parent)
+    , m_kind(kind)
+    , m_chart(std::make_unique<Chart>()) {
+    auto* c = new QChart;
+    c->legend()->setAlignment(Qt::AlignBottom);
+    c->setMargins(QMargins(4, 4, 4, 4));
+    c->setBackgroundRoundness(0);
+    m_chart->chart = c;
+    m_chart->view = new QChartView(c, this);
+    m_chart->view->setRenderHint(QPainter::Antialiasing);
+    m_chart->view->setMinimumSize(280, 200);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_chart->view);
+    if (kind == Kind::StackedBars) {
+        m_chart->bars = new QHorizontalStackedBarSeries;
+        c->addSeries(m_chart->bars);
+        m_chart->categories = new QBarCategoryAxis;
+        m_chart->barValues = new QValueAxis;
+        m_chart->barValues->setLabelFormat(QStringLiteral("%.0f"));
+        c->addAxis(m_chart->categories, Qt::AlignLeft);
+        c->addAxis(m_chart->barValues, Qt::AlignBottom);
+        m_chart->bars->attachAxis(m_chart->categories);
+        m_chart->bars->attachAxis(m_chart->barValues);
+    } else {
+        m_chart->x = new QValueAxis;
+        m_chart->y = new QValueAxis;
+        m_chart->x->setLabelFormat(QStringLiteral("%.0f"));
+        c->addAxis(m_chart->x, Qt::AlignBottom);
+        c->addAxis(m_chart->y, Qt::AlignLeft);
+    }
+    m_drawTimer.setSingleShot(true);
+    m_drawTimer.setInterval(100);
+    connect(&m_drawTimer, &QTimer::timeout, this, &LiveChart::draw);
+}
+
+LiveChart::~LiveChart() = default;
+
+void LiveChart::setTitles(const QString& title, const QString& xTitle, const QString& yTitle) {
+    m_chart->chart->setTitle(title);
+    if (m_chart->x) {
+        m_chart->x->setTitleText(xTitle);
+        m_chart->y->setTitleText(yTitle);
+    } else {
+        m_chart->barValues->setTitleText(xTitle);
+    }
+}
+
+int LiveChart::addSeries(const QString& name, const QColor& color, bool faint) {
+    Series s;
+    s.name = name;
+    s.color = color;
+    s.faint = faint;
+    m_series << s;
+    QChart* c = m_chart->chart;
+    if (m_kind == Kind::Lines) {
+        auto* line = new QLineSeries;
+        line->setName(name);
+        QPen pen(faint ? QColor(color.red(), color.green(), color.blue(), 70) : color);
+        pen.setWidthF(faint ? 1.0 : 2.0);
+        line->setPen(pen);
+        c->addSeries(line);
+        line->attachAxis(m_chart->x);
+        line->attachAxis(m_chart->y);
+        m_chart->lines << line;
+    } else if (m_kind == Kind::StackedArea) {
+        auto* upper = new QLineSeries;
+        auto* lower = new QLineSeries;
+        auto* area = new QAreaSeries(upper, lower);
+        area->setName(name);
+        area->setColor(color);
+        area->setBorderColor(color.darker(120));
+        c->addSeries(area);
+        area->attachAxis(m_chart->x);
+        area->attachAxis(m_chart->y);
+        m_chart->lines << upper;
+        m_chart->lowers << lower;
+        m_chart->areas << area;
+        for (QList<double>& row : m_stackValues)
+            row << 0.0;
+    } else {
+        auto* set = new QBarSet(name);
+        set->setColor(color);
+        m_chart->bars->append(set);
+    }
+    return int(m_series.size()) - 1;
+}
+
+void LiveChart::setSeriesName(int series, const QString& name) {
+    if (series < 0 || series >= m_series.size())
+        return;
+    m_series[series].name = name;
+    if (m_kind == Kind::Lines)
+        m_chart->lines[series]->setName(name);
+    else if (m_kind == Kind::StackedArea)
+        m_chart->areas[series]->setName(name);
+    else
+        m_chart->bars->barSets().at(series)->setLabel(name);
+}
+
+void LiveChart::thin(QList<QPointF>& points) {
+    // Average pairs in the older half; the newest half keeps full detail.
+    const qsizetype half = points.size() / 2;
+    QList<QPointF> out;
+    out.reserve(points.size());
+    for (qsizetype i = 0; i + 1 < half; i += 2)
+        out << (points[i] + points[i + 1]) / 2.0;
+    for (qsizetype i = half - (half % 2); i < points.size(); ++i)
+        out << points[i];
+    points = std::move(out);
+}
+
+void LiveChart::append(int series, double x, double y) {
+    if (m_kind != Kind::Lines || series < 0 || series >= m_series.size() || !std::isfinite(y))
+        return;
+    Series& s = m_series[series];
+    s.points << QPointF(x, y);
+    ++s.appended;
+    if (s.points.size() > kMaxPoints)
+        thin(s.points);
+    scheduleDraw();
+}
+
+void LiveChart::appendStack(double x, const QList<double>& values) {
+    if (m_kind != Kind::StackedArea)
+        return;
+    QList<double> row(m_series.size(), 0.0);
+    for (qsizetype i = 0; i < values.size() && i < row.size(); ++i)
+        row[i] = std::isfinite(values[i]) ? values[i] : 0.0;
+    m_stackX << x;
+    m_stackValues << row;
+    for (Series& s : m_series)
+        ++s.appended;
+    if (m_stackX.size() > kMaxPoints) {
+        const qsizetype half = m_stackX.size() / 2;
+        QList<double> xs;
+        QList<QList<double>> vs;
+        for (qsizetype i = 0; i + 1 < half; i += 2) {
+            xs << (m_stackX[i] + m_stackX[i + 1]) / 2;
+            QList<double> r(row.size(), 0.0);
+            for (qsizetype k = 0; k < r.size(); ++k)
+                r[k] = (m_stackValues[i][k] + m_stackValues[i + 1][k]) / 2;
+            vs << r;
+        }
+        for (qsizetype i = half - (half % 2); i < m_stackX.size(); ++i) {
+            xs << m_stackX[i];
+            vs << m_stackValues[i];
+        }
+        m_stackX = std::move(xs);
+        m_stackValues = std::move(vs);
+    }
+    scheduleDraw();
+}
+
+void LiveChart::setBars(const QStringList& categories, const QList<QList<double>>& values) {
+    if (m_kind != Kind::StackedBars)
+        return;
+    m_categories = categories;
+    m_bars = values;
+    for (qsizetype i = 0; i < m_series.size() && i < values.size(); ++i)
+        ++m_series[i].appended;
+    scheduleDraw();
+}
+
+void LiveChart::clear() {
+    for (Series& s : m_series) {
+        s.points.clear();
+        s.appended = 0;
+    }
+    m_stackX.clear();
+    m_stackValues.clear();
+    m_categories.clear();
+    m_bars.clear();
+    scheduleDraw();
+}
+
+int LiveChart::pointCount(int series) const {
+    if (series < 0 || series >= m_series.size())
+        return 0;
+    if (m_kind == Kind::StackedArea)
+        return int(m_stackX.size());
+    if (m_kind == Kind::StackedBars)
+        return series < m_bars.size() ? int(m_bars[series].size()) : 0;
+    return int(m_series[series].points.size());
+}
+
+qint64 LiveChart::appendedCount(int series) const {
+    return series >= 0 && series < m_series.size() ? m_series[series].appended : 0;
+}
+
+void LiveChart::scheduleDraw() {
+    m_dirty = true;
+    if (!m_drawTimer.isActive())
+        m_drawTimer.start();
+}
+
+void LiveChart::draw() {
+    if (!m_dirty)
+        return;
+    m_dirty = false;
+    double x0 = std::numeric_limits<double>::max(), x1 = std::numeric_limits<double>::lowest();
+    double y0 = std::numeric_limits<double>::max(), y1 = std::numeric_limits<double>::lowest();
+    auto extend = [&](const QPointF& p) {
+        x0 = std::min(x0, p.x());
+        x1 = std::max(x1, p.x());
+        y0 = std::min(y0, p.y());
+        y1 = std::max(y1, p.y());
+    };
+    if (m_kind == Kind::Lines) {
+        for (qsizetype i = 0; i < m_series.size(); ++i) {
+            m_chart->lines[i]->replace(m_series[i].points);
+            for (const QPointF& p : m_series[i].points)
+                extend(p);
+        }
+    } else if (m_kind == Kind::StackedArea) {
+        QList<double> base(m_stackX.size(), 0.0);
+        for (qsizetype s = 0; s < m_series.size(); ++s) {
+            QList<QPointF> lower, upper;
+            lower.reserve(m_stackX.size());
+            upper.reserve(m_stackX.size());
+            for (qsizetype i = 0; i < m_stackX.size(); ++i) {
+                lower << QPointF(m_stackX[i], base[i]);
+                base[i] += m_stackValues[i][s];
+                upper << QPointF(m_stackX[i], base[i]);
+                extend(upper.last());
+                extend(lower.last());
+            }
+            m_chart->lowers[s]->replace(lower);
+            m_chart->lines[s]->replace(upper);
+        }
+    } else {
+        m_chart->categories->clear();
+        m_chart->categories->append(m_categories);
+        double maxTotal = 0;
+        QList<double> totals(m_categories.size(), 0.0);
+        const QList<QBarSet*> sets = m_chart->bars->barSets();
+        for (qsizetype s = 0; s < sets.size(); ++s) {
+            QList<qreal> v;
+            for (qsizetype c = 0; c < m_categories.size(); ++c) {
+                const double val = s < m_bars.size() && c < m_bars[s].size() ? m_bars[s][c] : 0;
+                v << val;
+                totals[c] += val;
+            }
+            sets[s]->remove(0, sets[s]->count());
+            sets[s]->append(v);
+        }
+        for (double t : totals)
+            maxTotal = std::max(maxTotal, t);
+        m_chart->barValues->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1);
+        return;
+    }
+    if (x0 > x1) {
+        m_chart->x->setRange(0, 1);
+        m_chart->y->setRange(0, 1);
+        return;
+    }
+    if (x1 - x0 < 1)
+        x1 = x0 + 1;
+    const double pad = (y1 - y0) * 0.05;
+    if (m_kind == Kind::StackedArea)
+        y0 = 0;
+    m_chart->x->setRange(x0, x1);
+    m_chart->y->setRange(y0 - (m_kind == Kind::StackedArea ? 0 : pad),
+                         y1 + pad + (y1 == y0 ? 1e-3 : 0));
+}
+
+} // namespace tandem::ui

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <QColor>
+#include <QList>
+#include <QPointF>
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+
+#include <memory>
+
+namespace tandem::ui {
+
+// The one place that knows which chart library draws: the rest of the UI appends points and
+// sets bars through this. Points are buffered and drawn at most ten times a second, and old
+// points are thinned (pairs averaged) once a series holds kMaxPoints, so a run of any length
+// at any step rate costs the UI thread a bounded amount of work.
+class LiveChart : public QWidget {
+    Q_OBJECT
+
+public:
+    enum class Kind {
+        Lines,       // independent curves
+        StackedArea, // curves stacked on each other (one value per series per x)
+        StackedBars, // horizontal bars per category, segments per series
+    };
+    static constexpr int kMaxPoints = 600;
+
+    explicit LiveChart(Kind kind, QWidget* parent = nullptr);
+    ~LiveChart() override;
+
+    void setTitles(const QString& title, const QString& xTitle, const QString& yTitle);
+    // Returns the series' number. A faint series is drawn thin and translucent.
+    int addSeries(const QString& name, const QColor& color, bool faint = false);
+    void setSeriesName(int series, const QString& name);
+    int seriesCount() const { return int(m_series.size()); }
+
+    void append(int series, double x, double y);               // Lines
+    void appendStack(double x, const QList<double>& values);   // StackedArea
+    void setBars(const QStringList& categories,                // StackedBars:
+                 const QList<QList<double>>& valuesPerSeries); // [series][category]
+    void clear();
+
+    // What is kept for drawing (after thinning) and what was appended in all.
+    int pointCount(int series) const;
+    qint64 appendedCount(int series) const;
+
+private:
+    struct Series {
+        QString name;
+        QColor color;
+        bool faint = false;
+        QList<QPointF> points;
+        qint64 appended = 0;
+    };
+    static void thin(QList<QPointF>& points);
+    void scheduleDraw();
+    void draw();
+
+    struct Chart;
+    Kind m_kind;
+    QList<Series> m_series;
+    QList<double> m_stackX;
+    QList<QList<double>> m_stackValues; // per x, one per series
+    QStringList m_categories;
+    QList<QList<double>> m_bars;
+    QTimer m_drawTimer;
+    bool m_dirty = false;
+    std::unique_ptr<Chart> m_chart;
+};
+
+} // namespace tandem::ui

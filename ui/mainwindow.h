@@ -1,0 +1,122 @@
+#pragma once
+
+#include "appsettings.h"
+#include "nodeservice.h"
+#include "training.h"
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QPointer>
+
+#include <memory>
+
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSystemTrayIcon;
+class QTableView;
+class QTabWidget;
+class QThread;
+
+namespace tandem {
+class TrainingRun;
+struct Error;
+} // namespace tandem
+
+namespace tandem::ui {
+
+class ChartPanel;
+class HistoryModel;
+class NodeBridge;
+class RunForm;
+class SetupWizard;
+
+// What the window needs to know at start.
+struct WindowContext {
+    QString home;
+    AppSettings settings;
+    NodeSettings node; // filled from settings by the caller; tests point it at loopback
+};
+
+// The dashboard: the cluster, a new run, its controls and live charts, past runs, the log.
+// It only shows models and sends commands: the node and the training run on threads of
+// their own and report through queued signals.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(const WindowContext& context, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    NodeBridge* node() const { return m_node; }
+    RunForm* runForm() const { return m_form; }
+    ChartPanel* charts() const { return m_charts; }
+    TrainingRun* run() const { return m_run; }
+    HistoryModel* history() const { return m_history; }
+    QString bannerText() const;
+
+    // Starts a run of what the form describes, after checking its model and dataset.
+    void startRun();
+    // Exports the history row's checkpoint; emits exportFinished.
+    void exportRun(int historyRow, ExportFormat format, const QString& path);
+    // Continues the history row's stopped run from its checkpoint.
+    void resumeRun(int historyRow);
+    void showWizard();
+    SetupWizard* wizard() const;
+
+Q_SIGNALS:
+    void exportFinished(bool ok, const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    enum class BannerKind { Info, Warning, Error };
+    void buildMenus();
+    QWidget* buildClusterTab();
+    QWidget* buildHistoryTab();
+    void showBanner(BannerKind kind, const QString& text);
+    void log(const QString& line);
+    void launch(RunConfig config, const QString& resumeFrom);
+    void updateControls();
+    void onStep(const StepMetrics& m);
+    void onFinished(const RunSummary& s);
+    void onFailed(const Error& e);
+    void onPairingQuestion(const PairingQuestion& q);
+    void exportSelected(ExportFormat format);
+    void openSettings();
+    void saveDescription();
+    void loadDescription();
+    void updateTray();
+    QString explainError(const QString& message) const;
+
+    WindowContext m_ctx;
+    NodeBridge* m_node;
+    TrainingRun* m_run;
+    RunForm* m_form;
+    ChartPanel* m_charts;
+    HistoryModel* m_history;
+    QTabWidget* m_tabs;
+    QTableView* m_clusterView;
+    QTableView* m_historyView;
+    QPushButton* m_start;
+    QPushButton* m_pause;
+    QPushButton* m_resume;
+    QPushButton* m_stop;
+    QProgressBar* m_progress;
+    QLabel* m_progressText;
+    QWidget* m_banner;
+    QLabel* m_bannerText;
+    QPlainTextEdit* m_log;
+    QSystemTrayIcon* m_tray = nullptr;
+    QPointer<SetupWizard> m_wizard;
+    std::unique_ptr<QThread> m_exportThread;
+    QString m_runFolder;
+    bool m_startPending = false;
+    bool m_quitAfterRun = false;
+    int64_t m_firstStep = -1;
+    StepMetrics m_last;
+};
+
+} // namespace tandem::ui

@@ -1,0 +1,157 @@
+#include "peermodel.h"
+
+#include "format.h"
+
+#include <QLocale>
+
+namespace tandem::ui {
+
+PeerModel::PeerModel(QObject* parent)
+    : QAbstractTableModel(parent) {}
+
+int PeerModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : 1 + int(m_peers.size());
+}
+
+int PeerModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant PeerModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Machine:
+        return tr("Machine");
+    case Status:
+        return tr("Status");
+    case Devices:
+        return tr("Devices");
+    case Role:
+        return tr("Role");
+    case Share:
+        return tr("Share of batch");
+    case Speed:
+        return tr("Samples/s");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant PeerModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const bool self = index.row() == 0;
+    const PeerInfo* p = self ? nullptr : &m_peers[index.row() - 1];
+    const QString key = self ? QString() : p->deviceId;
+    switch (role) {
+    case DeviceIdRole:
+        return key;
+    case AddressRole:
+        return p ? p->address : QString();
+    case PortRole:
+        return p ? p->port : 0;
+    case PairedRole:
+        return self || p->paired;
+    case OnlineRole:
+        return self || p->online;
+    case SelfRole:
+        return self;
+    case Qt::ToolTipRole:
+        if (p)
+            return tr("Device ID %1\n%2\nTandem %3").arg(p->deviceId, p->os, p->appVersion);
+        return {};
+    case Qt::DisplayRole:
+        break;
+    default:
+        return {};
+    }
+    const auto live = m_live.constFind(key);
+    switch (Column(index.column())) {
+    case Machine:
+        if (self)
+            return tr("%1 (this machine)").arg(m_selfName);
+        return p->name.isEmpty() ? p->deviceId.left(16) : p->name;
+    case Status:
+        if (self)
+            return tr("Online");
+        if (!p->online)
+            return tr("Offline");
+        return p->paired ? tr("Online, paired") : tr("Online, not paired");
+    case Devices:
+        return describeDevices(self ? m_selfDevices : p->devices, QStringLiteral("; "));
+    case Role:
+        if (!m_running)
+            return self ? tr("Idle") : QString();
+        if (live == m_live.constEnd())
+            return self ? tr("Coordinator") : QString();
+        return self ? tr("Coordinator and worker") : tr("Worker");
+    case Share:
+        return live == m_live.constEnd()
+                   ? QString()
+                   : QLocale().toString(100.0 * live->share, 'f', 0) + QLatin1Char('%');
+    case Speed:
+        return live == m_live.constEnd() ? QString()
+                                         : QLocale().toString(live->samplesPerS, 'f', 0);
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+void PeerModel::setSelf(const QString& name, const QList<DeviceInfo>& devices) {
+    m_selfName = name;
+    m_selfDevices = devices;
+    Q_EMIT dataChanged(index(0, 0), index(0, ColumnCount - 1));
+}
+
+void PeerModel::setPeers(const QList<PeerInfo>& peers) {
+    beginResetModel();
+    m_peers = peers;
+    endResetModel();
+}
+
+QString PeerModel::workerKey(const QString& workerName) const {
+    if (workerName == QLatin1String("local"))
+        return QString();
+    // Remote workers are "NAME@ADDRESS:PORT"; match the address first, then the name.
+    const QString name = workerName.section(QLatin1Char('@'), 0, 0);
+    const QString address =
+        workerName.section(QLatin1Char('@'), 1).section(QLatin1Char(':'), 0, -2);
+    for (const PeerInfo& p : m_peers)
+        if (p.paired && !p.address.isEmpty() && p.address == address && p.name == name)
+            return p.deviceId;
+    for (const PeerInfo& p : m_peers)
+        if (p.paired && p.name == name)
+            return p.deviceId;
+    return workerName;
+}
+
+void PeerModel::setRunStats(const QList<WorkerStepStats>& workers, double stepMs) {
+    m_live.clear();
+    m_running = !workers.isEmpty() || stepMs > 0;
+    int64_t total = 0;
+    for (const WorkerStepStats& w : workers)
+        total += w.samples;
+    for (const WorkerStepStats& w : workers) {
+        Live& l = m_live[workerKey(w.name)];
+        l.share += total > 0 ? double(w.samples) / double(total) : 0;
+        l.samplesPerS += stepMs > 0 ? double(w.samples) * 1000.0 / stepMs : 0;
+    }
+    Q_EMIT dataChanged(index(0, Role), index(rowCount() - 1, Speed));
+}
+
+bool PeerFilter::filterAcceptsRow(int row, const QModelIndex& parent) const {
+    const QModelIndex i = sourceModel()->index(row, 0, parent);
+    const bool self = i.data(PeerModel::SelfRole).toBool();
+    switch (m_mode) {
+    case Mode::Cluster:
+        return self || i.data(PeerModel::PairedRole).toBool();
+    case Mode::Discovered:
+        return !self && i.data(PeerModel::OnlineRole).toBool();
+    }
+    return false;
+}
+
+} // namespace tandem::ui

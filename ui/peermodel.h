@@ -1,0 +1,74 @@
+#pragma once
+
+#include "nodeservice.h"
+#include "training.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QSortFilterProxyModel>
+
+namespace tandem::ui {
+
+// This machine and every machine the node knows of: paired ones (online or not) and ones
+// merely heard on the LAN. During a run it also shows each machine's role, share of the
+// batch and samples/s.
+class PeerModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { Machine, Status, Devices, Role, Share, Speed, ColumnCount };
+    enum DataRole {
+        DeviceIdRole = Qt::UserRole + 1,
+        AddressRole,
+        PortRole,
+        PairedRole,
+        OnlineRole,
+        SelfRole,
+    };
+
+    explicit PeerModel(QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+    void setSelf(const QString& name, const QList<DeviceInfo>& devices);
+    void setPeers(const QList<tandem::PeerInfo>& peers);
+    QList<PeerInfo> peers() const { return m_peers; }
+    // The workers of the latest step; empty clears the run columns.
+    void setRunStats(const QList<WorkerStepStats>& workers, double stepMs);
+
+private:
+    struct Live {
+        double share = 0;
+        double samplesPerS = 0;
+    };
+    QString workerKey(const QString& workerName) const;
+
+    QString m_selfName;
+    QList<DeviceInfo> m_selfDevices;
+    QList<PeerInfo> m_peers;
+    QHash<QString, Live> m_live; // by device ID; "" is this machine
+    bool m_running = false;
+};
+
+// Which rows a view shows: the cluster (this machine and paired ones), or the machines
+// found on the LAN (everything online except this machine).
+class PeerFilter : public QSortFilterProxyModel {
+    Q_OBJECT
+
+public:
+    enum class Mode { Cluster, Discovered };
+    PeerFilter(Mode mode, QObject* parent = nullptr)
+        : QSortFilterProxyModel(parent)
+        , m_mode(mode) {}
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override;
+
+private:
+    Mode m_mode;
+};
+
+} // namespace tandem::ui

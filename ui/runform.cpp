@@ -1,0 +1,390 @@
+#include "runform.h"
+
+#include "peermodel.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPointer>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSet>
+#include <QSpinBox>
+#include <QThread>
+
+#include <iterator>
+
+namespace tandem::ui {
+
+namespace {
+const QString kFileItem = QStringLiteral("file");
+
+// Dataset kinds: the spec prefix, and whether it names a folder or a file.
+struct DataKind {
+    QString prefix; // "" for the built-in set
+    bool folder;
+};
+const DataKind kDataKinds[] = {{QString(), false},
+                               {QStringLiteral("fashion-mnist:"), true},
+                               {QStringLiteral("mnist:"), true},
+                               {QStringLiteral("cifar10:"), true},
+                               {QStringLiteral("csv:"), false}};
+} // namespace
+
+RunForm::RunForm(PeerModel* peers, QWidget* parent)
+    : QWidget(parent)
+    , m_peers(peers) {
+    auto* form = new QFormLayout(this);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    m_model = new QComboBox;
+    m_model->setObjectName(QStringLiteral("modelCombo"));
+    m_model->addItem(tr("mnist-cnn: convolutional network for 28×28 images"),
+                     QStringLiteral("mnist-cnn"));
+    m_model->addItem(tr("mlp: small fully connected network"), QStringLiteral("mlp"));
+    m_model->addItem(tr("resnet8: small ResNet for 32×32 colour images"),
+                     QStringLiteral("resnet8"));
+    m_model->addItem(tr("Your TorchScript file…"), kFileItem);
+    m_modelPath = new QLineEdit;
+    m_modelPath->setObjectName(QStringLiteral("modelPath"));
+    m_modelPath->setPlaceholderText(tr("model.pt saved with torch.jit.save"));
+    m_modelBrowse = new QPushButton(tr("Choose…"));
+    auto* modelRow = new QHBoxLayout;
+    modelRow->addWidget(m_modelPath, 1);
+    modelRow->addWidget(m_modelBrowse);
+    form->addRow(tr("Model"), m_model);
+    form->addRow(QString(), modelRow);
+
+    m_data = new QComboBox;
+    m_data->setObjectName(QStringLiteral("dataCombo"));
+    m_data->addItem(tr("Fashion-MNIST (built in)"));
+    m_data->addItem(tr("Fashion-MNIST folder (IDX files)"));
+    m_data->addItem(tr("MNIST folder (IDX files)"));
+    m_data->addItem(tr("CIFAR-10 folder (binary version)"));
+    m_data->addItem(tr("CSV file (label column and numbers)"));
+    m_dataPath = new QLineEdit;
+    m_dataPath->setObjectName(QStringLiteral("dataPath"));
+    m_dataBrowse = new QPushButton(tr("Choose…"));
+    auto* dataRow = new QHBoxLayout;
+    dataRow->addWidget(m_dataPath, 1);
+    dataRow->addWidget(m_dataBrowse);
+    form->addRow(tr("Dataset"), m_data);
+    form->addRow(QString(), dataRow);
+
+    m_machines = new QListWidget;
+    m_machines->setObjectName(QStringLiteral("machinesList"));
+    m_machines->setMaximumHeight(90);
+    form->addRow(tr("Machines"), m_machines);
+
+    m_mode = new QComboBox;
+    m_mode->setObjectName(QStringLiteral("modeCombo"));
+    m_mode->addItem(tr("Synchronous: one model, exact (best on a fast network)"),
+                    QStringLiteral("sync"));
+    m_mode->addItem(tr("Asynchronous: no waiting for the slowest machine"),
+                    QStringLiteral("async"));
+    m_mode->addItem(tr("Local SGD: several local steps per exchange (slow networks)"),
+                    QStringLiteral("local-sgd"));
+    form->addRow(tr("Mode"), m_mode);
+
+    m_wire = new QComboBox;
+    m_wire->setObjectName(QStringLiteral("wireCombo"));
+    m_wire->addItem(tr("32-bit floats (exact)"), QStringLiteral("fp32"));
+    m_wire->addItem(tr("16-bit floats (half the traffic)"), QStringLiteral("fp16"));
+    m_wire->addItem(tr("bfloat16 (half the traffic, wider range)"), QStringLiteral("bf16"));
+    form->addRow(tr("Wire precision"), m_wire);
+
+    m_optimizer = new QComboBox;
+    m_optimizer->setObjectName(QStringLiteral("optimizerCombo"));
+    m_optimizer->addItem(QStringLiteral("Adam"), QStringLiteral("adam"));
+    m_optimizer->addItem(QStringLiteral("AdamW"), QStringLiteral("adamw"));
+    m_optimizer->addItem(tr("SGD with momentum"), QStringLiteral("sgd"));
+    form->addRow(tr("Optimizer"), m_optimizer);
+
+    m_lr = new QDoubleSpinBox;
+    m_lr->setObjectName(QStringLiteral("lrSpin"));
+    m_lr->setDecimals(6);
+    m_lr->setRange(0.000001, 10);
+    m_lr->setSingleStep(0.0001);
+    m_schedule = new QComboBox;
+    m_schedule->setObjectName(QStringLiteral("scheduleCombo"));
+    m_schedule->addItem(tr("constant"), QStringLiteral("constant"));
+    m_schedule->addItem(tr("cosine decay"), QStringLiteral("cosine"));
+    m_warmup = new QSpinBox;
+    m_warmup->setRange(0, 1000000);
+    m_warmup->setPrefix(tr("warm-up steps: "));
+    auto* lrRow = new QHBoxLayout;
+    lrRow->addWidget(m_lr);
+    lrRow->addWidget(m_schedule);
+    lrRow->addWidget(m_warmup);
+    form->addRow(tr("Learning rate"), lrRow);
+
+    m_batch = new QSpinBox;
+    m_batch->setObjectName(QStringLiteral("batchSpin"));
+    m_batch->setRange(1, 1 << 20);
+    m_epochs = new QSpinBox;
+    m_epochs->setObjectName(QStringLiteral("epochsSpin"));
+    m_epochs->setRange(1, 100000);
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(m_batch);
+    sizeRow->addWidget(new QLabel(tr("Epochs")));
+    sizeRow->addWidget(m_epochs);
+    form->addRow(tr("Batch (all machines)"), sizeRow);
+
+    m_checkLabel = new QLabel;
+    m_checkLabel->setObjectName(QStringLiteral("checkLabel"));
+    m_checkLabel->setWordWrap(true);
+    m_checkLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(m_checkLabel);
+
+    connect(m_modelBrowse, &QPushButton::clicked, this, &RunForm::browseModel);
+    connect(m_dataBrowse, &QPushButton::clicked, this, &RunForm::browseData);
+    for (QComboBox* c : {m_model, m_data, m_mode, m_wire, m_optimizer, m_schedule})
+        connect(c, &QComboBox::currentIndexChanged, this, [this] {
+            updateEnabled();
+            Q_EMIT changed();
+        });
+    for (QLineEdit* e : {m_modelPath, m_dataPath})
+        connect(e, &QLineEdit::textChanged, this, [this] {
+            setCheck(Check::NotChecked, QString());
+            Q_EMIT changed();
+        });
+    connect(m_model, &QComboBox::currentIndexChanged, this,
+            [this] { setCheck(Check::NotChecked, QString()); });
+    connect(m_data, &QComboBox::currentIndexChanged, this,
+            [this] { setCheck(Check::NotChecked, QString()); });
+    connect(m_peers, &QAbstractItemModel::modelReset, this, &RunForm::updatePeers);
+    connect(m_peers, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& tl) {
+        if (tl.row() == 0 && tl.column() == 0)
+            updatePeers();
+    });
+    setConfig(RunConfig{});
+    updatePeers();
+}
+
+RunForm::~RunForm() {
+    if (m_checkThread)
+        m_checkThread->wait();
+}
+
+void RunForm::updateEnabled() {
+    const bool file = m_model->currentData().toString() == kFileItem;
+    m_modelPath->setEnabled(file);
+    m_modelBrowse->setEnabled(file);
+    const bool builtin = m_data->currentIndex() == 0;
+    m_dataPath->setEnabled(!builtin);
+    m_dataBrowse->setEnabled(!builtin);
+    m_dataPath->setPlaceholderText(builtin                                     ? QString()
+                                   : kDataKinds[m_data->currentIndex()].folder ? tr("a folder")
+                                                                               : tr("a .csv file"));
+}
+
+void RunForm::updatePeers() {
+    // Keep what the user ticked while machines come and go.
+    QSet<QString> unticked;
+    for (int i = 0; i < m_machines->count(); ++i)
+        if (m_machines->item(i)->checkState() == Qt::Unchecked)
+            unticked << m_machines->item(i)->data(Qt::UserRole + 1).toString();
+    m_machines->clear();
+    for (int row = 0; row < m_peers->rowCount(); ++row) {
+        const QModelIndex i = m_peers->index(row, PeerModel::Machine);
+        const bool self = i.data(PeerModel::SelfRole).toBool();
+        if (!self &&
+            !(i.data(PeerModel::PairedRole).toBool() && i.data(PeerModel::OnlineRole).toBool()))
+            continue;
+        const QString id = i.data(PeerModel::DeviceIdRole).toString();
+        auto* item = new QListWidgetItem(QStringLiteral("%1: %2").arg(
+            i.data().toString(), m_peers->index(row, PeerModel::Devices).data().toString()));
+        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+        const bool wanted =
+            self ? m_base.localWorker && !unticked.contains(id) : !unticked.contains(id);
+        item->setCheckState(wanted ? Qt::Checked : Qt::Unchecked);
+        QString address = i.data(PeerModel::AddressRole).toString();
+        if (address.contains(QLatin1Char(':')))
+            address = QLatin1Char('[') + address + QLatin1Char(']');
+        item->setData(Qt::UserRole, self ? QString()
+                                         : QStringLiteral("%1:%2").arg(
+                                               address, i.data(PeerModel::PortRole).toString()));
+        item->setData(Qt::UserRole + 1, id);
+        m_machines->addItem(item);
+    }
+}
+
+QString RunForm::dataSpec() const {
+    const int k = m_data->currentIndex();
+    if (k <= 0)
+        return QStringLiteral("fashion-mnist");
+    return kDataKinds[k].prefix + m_dataPath->text().trimmed();
+}
+
+RunConfig RunForm::config() const {
+    RunConfig c = m_base;
+    const QString model = m_model->currentData().toString();
+    c.model = model == kFileItem ? m_modelPath->text().trimmed() : model;
+    c.data = dataSpec();
+    c.mode = m_mode->currentData().toString();
+    c.wire = m_wire->currentData().toString();
+    c.optimizer = m_optimizer->currentData().toString();
+    c.lr = m_lr->value();
+    c.schedule = m_schedule->currentData().toString();
+    c.warmupSteps = m_warmup->value();
+    c.batch = m_batch->value();
+    c.epochs = m_epochs->value();
+    c.invites.clear();
+    c.localWorker = false;
+    for (int i = 0; i < m_machines->count(); ++i) {
+        const QListWidgetItem* item = m_machines->item(i);
+        if (item->checkState() != Qt::Checked)
+            continue;
+        const QString target = item->data(Qt::UserRole).toString();
+        if (target.isEmpty())
+            c.localWorker = true;
+        else
+            c.invites << target;
+    }
+    if (m_machines->count() == 0)
+        c.localWorker = m_base.localWorker;
+    c.workers = int(c.invites.size());
+    return c;
+}
+
+void RunForm::setConfig(const RunConfig& c) {
+    m_base = c;
+    const int m = m_model->findData(c.model);
+    m_model->setCurrentIndex(m >= 0 ? m : m_model->findData(kFileItem));
+    m_modelPath->setText(m >= 0 ? QString() : c.model);
+    int kind = 0;
+    QString path;
+    for (int k = 1; k < int(std::size(kDataKinds)); ++k)
+        if (c.data.startsWith(kDataKinds[k].prefix)) {
+            kind = k;
+            path = c.data.mid(kDataKinds[k].prefix.size());
+        }
+    m_data->setCurrentIndex(kind);
+    m_dataPath->setText(path);
+    m_mode->setCurrentIndex(std::max(0, m_mode->findData(c.mode)));
+    m_wire->setCurrentIndex(std::max(0, m_wire->findData(c.wire)));
+    m_optimizer->setCurrentIndex(std::max(0, m_optimizer->findData(c.optimizer)));
+    m_lr->setValue(c.lr);
+    m_schedule->setCurrentIndex(std::max(0, m_schedule->findData(c.schedule)));
+    m_warmup->setValue(c.warmupSteps);
+    m_batch->setValue(c.batch);
+    m_epochs->setValue(c.epochs);
+    for (int i = 0; i < m_machines->count(); ++i) {
+        QListWidgetItem* item = m_machines->item(i);
+        const QString target = item->data(Qt::UserRole).toString();
+        item->setCheckState((target.isEmpty() ? c.localWorker : c.invites.contains(target))
+                                ? Qt::Checked
+                                : Qt::Unchecked);
+    }
+    updateEnabled();
+    setCheck(Check::NotChecked, QString());
+}
+
+Status RunForm::saveTo(const QString& path) const {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return makeError(ErrorCode::Io, tr("Cannot write %1: %2").arg(path, f.errorString()));
+    RunConfig c = config();
+    c.outDir.clear(); // each run gets its own folder
+    f.write(QJsonDocument(c.toJson()).toJson());
+    if (!f.commit())
+        return makeError(ErrorCode::Io, tr("Cannot write %1: %2").arg(path, f.errorString()));
+    return success();
+}
+
+Status RunForm::loadFrom(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return makeError(ErrorCode::NotFound, tr("Cannot read %1: %2").arg(path, f.errorString()));
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(f.read(1 << 20), &err);
+    if (!doc.isObject())
+        return makeError(ErrorCode::InvalidArgument,
+                         tr("%1 is not a run description: %2").arg(path, err.errorString()));
+    auto c = RunConfig::fromJson(doc.object());
+    if (!c)
+        return makeError(c.error().code, tr("%1: %2").arg(path, c.error().message));
+    setConfig(*c);
+    return success();
+}
+
+void RunForm::browseModel() {
+    const QString f =
+        QFileDialog::getOpenFileName(this, tr("Choose a TorchScript model"), QString(),
+                                     tr("TorchScript (*.pt *.pth);;All files (*)"));
+    if (!f.isEmpty())
+        m_modelPath->setText(f);
+}
+
+void RunForm::browseData() {
+    const int k = m_data->currentIndex();
+    const QString f = kDataKinds[k].folder
+                          ? QFileDialog::getExistingDirectory(this, tr("Choose the dataset folder"))
+                          : QFileDialog::getOpenFileName(this, tr("Choose the CSV file"), QString(),
+                                                         tr("CSV (*.csv);;All files (*)"));
+    if (!f.isEmpty())
+        m_dataPath->setText(f);
+}
+
+void RunForm::setCheck(Check c, const QString& message) {
+    m_check = c;
+    m_checkMessage = message;
+    switch (c) {
+    case Check::NotChecked:
+        m_checkLabel->clear();
+        break;
+    case Check::Checking:
+        m_checkLabel->setText(tr("Checking the model and the dataset…"));
+        break;
+    case Check::Ok:
+        m_checkLabel->setText(QStringLiteral("✔ ") + message);
+        break;
+    case Check::Failed:
+        m_checkLabel->setText(QStringLiteral("✘ ") + message);
+        break;
+    }
+}
+
+void RunForm::check() {
+    const RunConfig c = config();
+    if (m_model->currentData().toString() == kFileItem && c.model.isEmpty()) {
+        setCheck(Check::Failed, tr("Choose a TorchScript file for the model."));
+        Q_EMIT checked(false, m_checkMessage);
+        return;
+    }
+    if (m_data->currentIndex() > 0 && m_dataPath->text().trimmed().isEmpty()) {
+        setCheck(Check::Failed, tr("Choose where the dataset is."));
+        Q_EMIT checked(false, m_checkMessage);
+        return;
+    }
+    if (m_checkThread) // one check at a time; a newer request restarts when it ends
+        m_checkThread->wait();
+    setCheck(Check::Checking, QString());
+    const int generation = ++m_checkGeneration;
+    QPointer<RunForm> self(this);
+    m_checkThread.reset(QThread::create([self, c, generation] {
+        const Expected<QString> r = checkRunInputs(c);
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, r, generation] {
+                if (!self || generation != self->m_checkGeneration)
+                    return;
+                self->m_checkThread->wait();
+                self->m_checkThread.reset();
+                self->setCheck(r ? Check::Ok : Check::Failed, r ? *r : r.error().message);
+                Q_EMIT self->checked(bool(r), self->m_checkMessage);
+            },
+            Qt::QueuedConnection);
+    }));
+    m_checkThread->start();
+}
+
+} // namespace tandem::ui

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "expected.h"
+#include "training.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+class QThread;
+
+namespace tandem::ui {
+
+class PeerModel;
+
+// The New run form: model, dataset, machines, mode, precision, optimizer, schedule, batch and
+// epochs. Defaults train the built-in demo. What it edits is a RunConfig, saved and loaded as
+// the JSON that `tandem train --config FILE` reads; fields the form does not show survive a
+// load and save unchanged.
+class RunForm : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit RunForm(PeerModel* peers, QWidget* parent = nullptr);
+    ~RunForm() override;
+
+    RunConfig config() const;
+    void setConfig(const RunConfig& config);
+    Status saveTo(const QString& path) const;
+    Status loadFrom(const QString& path);
+
+    enum class Check { NotChecked, Checking, Ok, Failed };
+    Check checkState() const { return m_check; }
+    QString checkMessage() const { return m_checkMessage; }
+    // Reads the dataset and loads the model off the UI thread; emits checked.
+    void check();
+
+Q_SIGNALS:
+    void checked(bool ok, const QString& message);
+    void changed();
+
+private:
+    void updatePeers();
+    void updateEnabled();
+    void browseModel();
+    void browseData();
+    void setCheck(Check c, const QString& message);
+    QString dataSpec() const;
+
+    PeerModel* m_peers;
+    RunConfig m_base;
+    QComboBox* m_model;
+    QLineEdit* m_modelPath;
+    QPushButton* m_modelBrowse;
+    QComboBox* m_data;
+    QLineEdit* m_dataPath;
+    QPushButton* m_dataBrowse;
+    QListWidget* m_machines;
+    QComboBox* m_mode;
+    QComboBox* m_wire;
+    QComboBox* m_optimizer;
+    QDoubleSpinBox* m_lr;
+    QComboBox* m_schedule;
+    QSpinBox* m_warmup;
+    QSpinBox* m_batch;
+    QSpinBox* m_epochs;
+    QLabel* m_checkLabel;
+    Check m_check = Check::NotChecked;
+    QString m_checkMessage;
+    std::unique_ptr<QThread> m_checkThread;
+    int m_checkGeneration = 0;
+};
+
+} // namespace tandem::ui
