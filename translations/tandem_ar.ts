@@ -5,464 +5,466 @@
     <name>Format</name>
     <message>
         <source>GPU %1 (CUDA): %2, %3</source>
-        <translation type="unfinished"></translation>
+        <translation>وحدة GPU %1 (CUDA): %2، %3</translation>
     </message>
     <message>
         <source>Apple GPU (MPS): %1, %2 shared memory</source>
-        <translation type="unfinished"></translation>
+        <translation>وحدة Apple GPU (MPS): %1، ذاكرة مشتركة %2</translation>
     </message>
     <message numerus="yes">
         <source>CPU: %1, %n core(s), %2 RAM</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>المعالج: %1، %n نواة، ذاكرة %2</numerusform>
+            <numerusform>المعالج: %1، نواة واحدة (%n)، ذاكرة %2</numerusform>
+            <numerusform>المعالج: %1، نواتان (%n)، ذاكرة %2</numerusform>
+            <numerusform>المعالج: %1، %n أنوية، ذاكرة %2</numerusform>
+            <numerusform>المعالج: %1، %n نواة، ذاكرة %2</numerusform>
+            <numerusform>المعالج: %1، %n نواة، ذاكرة %2</numerusform>
         </translation>
     </message>
     <message>
         <source>unknown model</source>
-        <translation type="unfinished"></translation>
+        <translation>طراز غير معروف</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
     <message>
         <source>this machine</source>
-        <translation type="unfinished"></translation>
+        <translation>هذا الجهاز</translation>
     </message>
     <message>
         <source>Training loss</source>
-        <translation type="unfinished"></translation>
+        <translation>خسارة التدريب</translation>
     </message>
     <message>
         <source>Step</source>
-        <translation type="unfinished"></translation>
+        <translation>الخطوة</translation>
     </message>
     <message>
         <source>Loss</source>
-        <translation type="unfinished"></translation>
+        <translation>الخسارة</translation>
     </message>
     <message>
         <source>Loss per step</source>
-        <translation type="unfinished"></translation>
+        <translation>الخسارة لكل خطوة</translation>
     </message>
     <message>
         <source>Smoothed</source>
-        <translation type="unfinished"></translation>
+        <translation>منعّمة</translation>
     </message>
     <message>
         <source>Accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>الدقة</translation>
     </message>
     <message>
         <source>Epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>الحقبة</translation>
     </message>
     <message>
         <source>Accuracy (%)</source>
-        <translation type="unfinished"></translation>
+        <translation>الدقة (%)</translation>
     </message>
     <message>
         <source>Test</source>
-        <translation type="unfinished"></translation>
+        <translation>الاختبار</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>التدريب</translation>
     </message>
     <message>
         <source>Throughput per worker</source>
-        <translation type="unfinished"></translation>
+        <translation>الإنتاجية لكل عامل</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>عينة/ث</translation>
     </message>
     <message>
         <source>Where each worker&apos;s time goes</source>
-        <translation type="unfinished"></translation>
+        <translation>أين يذهب وقت كل عامل</translation>
     </message>
     <message>
         <source>Seconds</source>
-        <translation type="unfinished"></translation>
+        <translation>ثوانٍ</translation>
     </message>
     <message>
         <source>Compute</source>
-        <translation type="unfinished"></translation>
+        <translation>الحساب</translation>
     </message>
     <message>
         <source>Communicate</source>
-        <translation type="unfinished"></translation>
+        <translation>الاتصال</translation>
     </message>
     <message>
         <source>Wait</source>
-        <translation type="unfinished"></translation>
+        <translation>الانتظار</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
-        <translation type="unfinished"></translation>
+        <translation>البدء</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>النموذج</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>مجموعة البيانات</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>الحالة</translation>
     </message>
     <message>
         <source>Test accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>دقة الاختبار</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>عينة/ث</translation>
     </message>
     <message>
         <source>Finished</source>
-        <translation type="unfinished"></translation>
+        <translation>اكتمل</translation>
     </message>
     <message>
         <source>Stopped</source>
-        <translation type="unfinished"></translation>
+        <translation>أُوقف</translation>
     </message>
     <message>
         <source>Failed</source>
-        <translation type="unfinished"></translation>
+        <translation>فشل</translation>
     </message>
     <message>
         <source>Running</source>
-        <translation type="unfinished"></translation>
+        <translation>قيد التشغيل</translation>
     </message>
     <message>
         <source>Interrupted</source>
-        <translation type="unfinished"></translation>
+        <translation>انقطع</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Dismiss</source>
-        <translation type="unfinished"></translation>
+        <translation>إخفاء</translation>
     </message>
     <message>
         <source>Cluster</source>
-        <translation type="unfinished"></translation>
+        <translation>المجموعة</translation>
     </message>
     <message>
         <source>Load…</source>
-        <translation type="unfinished"></translation>
+        <translation>تحميل…</translation>
     </message>
     <message>
         <source>Save…</source>
-        <translation type="unfinished"></translation>
+        <translation>حفظ…</translation>
     </message>
     <message>
         <source>Load a run description (JSON, as for tandem train --config)</source>
-        <translation type="unfinished"></translation>
+        <translation>تحميل وصف تدريب (JSON، كما في tandem train --config)</translation>
     </message>
     <message>
         <source>Save this run description as JSON</source>
-        <translation type="unfinished"></translation>
+        <translation>حفظ وصف التدريب هذا بصيغة JSON</translation>
     </message>
     <message>
         <source>New run</source>
-        <translation type="unfinished"></translation>
+        <translation>تدريب جديد</translation>
     </message>
     <message>
         <source>History</source>
-        <translation type="unfinished"></translation>
+        <translation>السجل</translation>
     </message>
     <message>
         <source>Start</source>
-        <translation type="unfinished"></translation>
+        <translation>ابدأ</translation>
     </message>
     <message>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>إيقاف مؤقت</translation>
     </message>
     <message>
         <source>Resume</source>
-        <translation type="unfinished"></translation>
+        <translation>استئناف</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>إيقاف</translation>
     </message>
     <message>
         <source>Ready. The demo is set up in New run: press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>جاهز. العرض التوضيحي مُعدّ في تبويب تدريب جديد: اضغط ابدأ.</translation>
     </message>
     <message>
         <source>Log</source>
-        <translation type="unfinished"></translation>
+        <translation>السجل التفصيلي</translation>
     </message>
     <message>
         <source>Paused at step %1. Resume continues where it stopped.</source>
-        <translation type="unfinished"></translation>
+        <translation>متوقف مؤقتًا عند الخطوة %1. الاستئناف يكمل من حيث توقف.</translation>
     </message>
     <message>
         <source>Stopping: saving a checkpoint…</source>
-        <translation type="unfinished"></translation>
+        <translation>جارٍ الإيقاف: حفظ نقطة استعادة…</translation>
     </message>
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>تدريب %1 على %2: %3 عينة تدريب، %4 خطوة لكل حقبة</translation>
     </message>
     <message>
         <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation type="unfinished"></translation>
+        <translation>الحقبة %1: دقة الاختبار %2%، خسارة الاختبار %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
-        <translation type="unfinished"></translation>
+        <translation>غادر جهاز التدريب: %1. تذهب حصته إلى الأجهزة الأخرى. تحقق من أنه يعمل ومتصل بهذه الشبكة؛ يمكنه الانضمام مجددًا.</translation>
     </message>
     <message>
         <source>This machine cannot join the network: %1. Another program may use the same ports; change them in Settings.</source>
-        <translation type="unfinished"></translation>
+        <translation>لا يستطيع هذا الجهاز الانضمام إلى الشبكة: %1. ربما يستخدم برنامج آخر المنافذ نفسها؛ غيّرها من الإعدادات.</translation>
     </message>
     <message>
         <source>This machine is %1, listening on port %2</source>
-        <translation type="unfinished"></translation>
+        <translation>هذا الجهاز هو %1، ويستمع على المنفذ %2</translation>
     </message>
     <message>
         <source>Paired: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>تم الإقران: %1</translation>
     </message>
     <message>
         <source>This machine is training for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>يتدرّب هذا الجهاز لصالح %1.</translation>
     </message>
     <message>
         <source>This machine finished its work for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>أنهى هذا الجهاز عمله لصالح %1.</translation>
     </message>
     <message>
         <source>Show Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>إظهار Tandem</translation>
     </message>
     <message>
         <source>Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>إنهاء</translation>
     </message>
     <message>
         <source>Pair a machine…</source>
-        <translation type="unfinished"></translation>
+        <translation>إقران جهاز…</translation>
     </message>
     <message>
         <source>Unpair</source>
-        <translation type="unfinished"></translation>
+        <translation>إلغاء الإقران</translation>
     </message>
     <message>
         <source>Unpair %1? It can no longer train with this machine until you pair the two again.</source>
-        <translation type="unfinished"></translation>
+        <translation>إلغاء إقران %1؟ لن يتمكن من التدريب مع هذا الجهاز حتى تقرن الجهازين من جديد.</translation>
     </message>
     <message>
         <source>Export TorchScript…</source>
-        <translation type="unfinished"></translation>
+        <translation>تصدير بصيغة TorchScript…</translation>
     </message>
     <message>
         <source>Export safetensors…</source>
-        <translation type="unfinished"></translation>
+        <translation>تصدير بصيغة safetensors…</translation>
     </message>
     <message>
         <source>Resume run</source>
-        <translation type="unfinished"></translation>
+        <translation>استئناف التدريب</translation>
     </message>
     <message>
         <source>Open folder</source>
-        <translation type="unfinished"></translation>
+        <translation>فتح المجلد</translation>
     </message>
     <message>
         <source>&amp;Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Tandem</translation>
     </message>
     <message>
         <source>&amp;Load run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;تحميل وصف تدريب…</translation>
     </message>
     <message>
         <source>&amp;Save run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;حفظ وصف التدريب…</translation>
     </message>
     <message>
         <source>S&amp;ettings…</source>
-        <translation type="unfinished"></translation>
+        <translation>الإ&amp;عدادات…</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>إ&amp;نهاء</translation>
     </message>
     <message>
         <source>&amp;Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>الأ&amp;جهزة</translation>
     </message>
     <message>
         <source>Set up &amp;pairing…</source>
-        <translation type="unfinished"></translation>
+        <translation>إعداد الإ&amp;قران…</translation>
     </message>
     <message>
         <source>&amp;Add a machine by address…</source>
-        <translation type="unfinished"></translation>
+        <translation>إ&amp;ضافة جهاز بعنوانه…</translation>
     </message>
     <message>
         <source>Add a machine</source>
-        <translation type="unfinished"></translation>
+        <translation>إضافة جهاز</translation>
     </message>
     <message>
         <source>IP address or host name of the machine:</source>
-        <translation type="unfinished"></translation>
+        <translation>عنوان IP للجهاز أو اسم المضيف:</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>م&amp;ساعدة</translation>
     </message>
     <message>
         <source>User &amp;guide</source>
-        <translation type="unfinished"></translation>
+        <translation>د&amp;ليل المستخدم</translation>
     </message>
     <message>
         <source>&amp;About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;حول Tandem</translation>
     </message>
     <message>
         <source>About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>حول Tandem</translation>
     </message>
     <message>
         <source>Tandem %1
 Trains one PyTorch model across your own machines.
 Protocol version %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem %1
+يدرّب نموذج PyTorch واحدًا على أجهزتك الخاصة.
+إصدار البروتوكول %2.</translation>
     </message>
     <message>
         <source>A device ran out of memory (%1). Lower the batch size or leave that machine out, then start again.</source>
-        <translation type="unfinished"></translation>
+        <translation>نفدت ذاكرة أحد الأجهزة (%1). قلّل حجم الدفعة أو استبعد ذلك الجهاز، ثم ابدأ من جديد.</translation>
     </message>
     <message>
         <source>The dataset cannot be used: %1. Check the folder or file and its format (the user guide lists the formats).</source>
-        <translation type="unfinished"></translation>
+        <translation>لا يمكن استخدام مجموعة البيانات: %1. تحقق من المجلد أو الملف وصيغته (يسرد دليل المستخدم الصيغ المدعومة).</translation>
     </message>
     <message>
         <source>The model cannot be used: %1. Save it with torch.jit.save after torch.jit.script, and check that it returns class scores.</source>
-        <translation type="unfinished"></translation>
+        <translation>لا يمكن استخدام النموذج: %1. احفظه باستخدام torch.jit.save بعد torch.jit.script، وتحقق من أنه يُرجع درجات الفئات.</translation>
     </message>
     <message>
         <source>A machine could not join: %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>تعذّر انضمام جهاز: %1.</translation>
     </message>
     <message>
         <source>The run stopped with an error: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>توقف التدريب بسبب خطأ: %1</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>جارٍ فحص النموذج ومجموعة البيانات…</translation>
     </message>
     <message>
         <source>No machine is chosen to train. Tick at least one machine under New run → Machines.</source>
-        <translation type="unfinished"></translation>
+        <translation>لم يُختر أي جهاز للتدريب. حدّد جهازًا واحدًا على الأقل في تدريب جديد ← الأجهزة.</translation>
     </message>
     <message>
         <source>Starting…</source>
-        <translation type="unfinished"></translation>
+        <translation>جارٍ البدء…</translation>
     </message>
     <message numerus="yes">
         <source>Starting; inviting %n machine(s)…</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>جارٍ البدء؛ لا توجد أجهزة للدعوة (%n)…</numerusform>
+            <numerusform>جارٍ البدء؛ دعوة جهاز واحد (%n)…</numerusform>
+            <numerusform>جارٍ البدء؛ دعوة جهازين (%n)…</numerusform>
+            <numerusform>جارٍ البدء؛ دعوة %n أجهزة…</numerusform>
+            <numerusform>جارٍ البدء؛ دعوة %n جهازًا…</numerusform>
+            <numerusform>جارٍ البدء؛ دعوة %n جهاز…</numerusform>
         </translation>
     </message>
     <message>
         <source>Run folder: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>مجلد التدريب: %1</translation>
     </message>
     <message>
         <source>That run finished or has no checkpoint; start a new run instead.</source>
-        <translation type="unfinished"></translation>
+        <translation>ذلك التدريب اكتمل أو ليست له نقطة استعادة؛ ابدأ تدريبًا جديدًا بدلًا منه.</translation>
     </message>
     <message>
         <source>Cannot resume: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>تعذّر الاستئناف: %1</translation>
     </message>
     <message>
         <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation type="unfinished"></translation>
+        <translation>الحقبة %1 من %2 · الخطوة %3 من %4 · المنقضي %5 · المتبقي نحو %6 · %7 عينة/ث · الخسارة %8</translation>
     </message>
     <message>
         <source>not measured yet</source>
-        <translation type="unfinished"></translation>
+        <translation>لم تُقس بعد</translation>
     </message>
     <message>
         <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation type="unfinished"></translation>
+        <translation>اكتمل: دقة الاختبار %1، %2 عينة/ث.</translation>
     </message>
     <message>
         <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>اكتمل التدريب بدقة اختبار %1. صدّر النموذج من السجل.</translation>
     </message>
     <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
-        <translation type="unfinished"></translation>
+        <translation>أُوقف عند الخطوة %1؛ حُفظت نقطة استعادة.</translation>
     </message>
     <message>
         <source>The run stopped at step %1. Resume it from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>توقف التدريب عند الخطوة %1. استأنفه من السجل.</translation>
     </message>
     <message>
         <source>The run failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>فشل التدريب.</translation>
     </message>
     <message>
         <source>Choose a run in History first.</source>
-        <translation type="unfinished"></translation>
+        <translation>اختر تدريبًا من السجل أولًا.</translation>
     </message>
     <message>
         <source>Export as TorchScript</source>
-        <translation type="unfinished"></translation>
+        <translation>تصدير بصيغة TorchScript</translation>
     </message>
     <message>
         <source>Export as safetensors</source>
-        <translation type="unfinished"></translation>
+        <translation>تصدير بصيغة safetensors</translation>
     </message>
     <message>
         <source>TorchScript (*.pt)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt)</translation>
     </message>
     <message>
         <source>safetensors (*.safetensors)</source>
-        <translation type="unfinished"></translation>
+        <translation>safetensors (*.safetensors)</translation>
     </message>
     <message>
         <source>That run has no checkpoint to export.</source>
-        <translation type="unfinished"></translation>
+        <translation>ليست لذلك التدريب نقطة استعادة للتصدير.</translation>
     </message>
     <message>
         <source>Exported to %1. In Python: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>صُدّر إلى %1. في Python: %2</translation>
     </message>
     <message>
         <source>The export failed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>فشل التصدير: %1</translation>
     </message>
     <message>
         <source>Pair with %1?</source>
-        <translation type="unfinished"></translation>
+        <translation>الإقران مع %1؟</translation>
     </message>
     <message>
         <source>%1 (%2) wants to pair with this machine.
@@ -470,521 +472,527 @@ Protocol version %2.</source>
 Does it show this code?
 
 %3 %4</source>
-        <translation type="unfinished"></translation>
+        <translation>يريد %1 (%2) الإقران مع هذا الجهاز.
+
+هل يعرض هذا الرمز؟
+
+%3 %4</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>الرمزان متطابقان</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>الرمزان مختلفان</translation>
     </message>
     <message>
         <source>Save run description</source>
-        <translation type="unfinished"></translation>
+        <translation>حفظ وصف التدريب</translation>
     </message>
     <message>
         <source>Run description (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>وصف التدريب (*.json)</translation>
     </message>
     <message>
         <source>Saved the run description to %1; train it with: tandem train --config %1</source>
-        <translation type="unfinished"></translation>
+        <translation>حُفظ وصف التدريب في %1؛ للتدريب به: tandem train --config %1</translation>
     </message>
     <message>
         <source>Load run description</source>
-        <translation type="unfinished"></translation>
+        <translation>تحميل وصف تدريب</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>يتدرّب</translation>
     </message>
     <message>
         <source>Paused</source>
-        <translation type="unfinished"></translation>
+        <translation>متوقف مؤقتًا</translation>
     </message>
     <message>
         <source>Stopping</source>
-        <translation type="unfinished"></translation>
+        <translation>جارٍ الإيقاف</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>خامل</translation>
     </message>
     <message>
         <source>Quit Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>إنهاء Tandem</translation>
     </message>
     <message>
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
-        <translation type="unfinished"></translation>
+        <translation>يجري تدريب الآن. أتريد إيقافه (تُحفظ نقطة استعادة ليُستأنف لاحقًا) والإنهاء؟</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
     <message>
         <source>Machine</source>
-        <translation type="unfinished"></translation>
+        <translation>الجهاز</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>الحالة</translation>
     </message>
     <message>
         <source>Devices</source>
-        <translation type="unfinished"></translation>
+        <translation>الأجهزة الحسابية</translation>
     </message>
     <message>
         <source>Role</source>
-        <translation type="unfinished"></translation>
+        <translation>الدور</translation>
     </message>
     <message>
         <source>Share of batch</source>
-        <translation type="unfinished"></translation>
+        <translation>الحصة من الدفعة</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>عينة/ث</translation>
     </message>
     <message>
         <source>Device ID %1
 %2
 Tandem %3</source>
-        <translation type="unfinished"></translation>
+        <translation>معرّف الجهاز %1
+%2
+Tandem %3</translation>
     </message>
     <message>
         <source>%1 (this machine)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (هذا الجهاز)</translation>
     </message>
     <message>
         <source>Online</source>
-        <translation type="unfinished"></translation>
+        <translation>متصل</translation>
     </message>
     <message>
         <source>Offline</source>
-        <translation type="unfinished"></translation>
+        <translation>غير متصل</translation>
     </message>
     <message>
         <source>Online, paired</source>
-        <translation type="unfinished"></translation>
+        <translation>متصل، مقترن</translation>
     </message>
     <message>
         <source>Online, not paired</source>
-        <translation type="unfinished"></translation>
+        <translation>متصل، غير مقترن</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>خامل</translation>
     </message>
     <message>
         <source>Coordinator</source>
-        <translation type="unfinished"></translation>
+        <translation>المنسّق</translation>
     </message>
     <message>
         <source>Coordinator and worker</source>
-        <translation type="unfinished"></translation>
+        <translation>المنسّق وعامل</translation>
     </message>
     <message>
         <source>Worker</source>
-        <translation type="unfinished"></translation>
+        <translation>عامل</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
-        <translation type="unfinished"></translation>
+        <translation>mnist-cnn: شبكة التفافية لصور 28×28</translation>
     </message>
     <message>
         <source>mlp: small fully connected network</source>
-        <translation type="unfinished"></translation>
+        <translation>mlp: شبكة صغيرة متصلة بالكامل</translation>
     </message>
     <message>
         <source>resnet8: small ResNet for 32×32 colour images</source>
-        <translation type="unfinished"></translation>
+        <translation>resnet8: شبكة ResNet صغيرة لصور ملونة 32×32</translation>
     </message>
     <message>
         <source>Your TorchScript file…</source>
-        <translation type="unfinished"></translation>
+        <translation>ملف TorchScript الخاص بك…</translation>
     </message>
     <message>
         <source>model.pt saved with torch.jit.save</source>
-        <translation type="unfinished"></translation>
+        <translation>model.pt محفوظ باستخدام torch.jit.save</translation>
     </message>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>اختيار…</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>النموذج</translation>
     </message>
     <message>
         <source>Fashion-MNIST (built in)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fashion-MNIST (مدمجة)</translation>
     </message>
     <message>
         <source>Fashion-MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>مجلد Fashion-MNIST (ملفات IDX)</translation>
     </message>
     <message>
         <source>MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>مجلد MNIST (ملفات IDX)</translation>
     </message>
     <message>
         <source>CIFAR-10 folder (binary version)</source>
-        <translation type="unfinished"></translation>
+        <translation>مجلد CIFAR-10 (النسخة الثنائية)</translation>
     </message>
     <message>
         <source>CSV file (label column and numbers)</source>
-        <translation type="unfinished"></translation>
+        <translation>ملف CSV (عمود التصنيف وأرقام)</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>مجموعة البيانات</translation>
     </message>
     <message>
         <source>Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>الأجهزة</translation>
     </message>
     <message>
         <source>Synchronous: one model, exact (best on a fast network)</source>
-        <translation type="unfinished"></translation>
+        <translation>متزامن: نموذج واحد، دقيق (الأفضل على شبكة سريعة)</translation>
     </message>
     <message>
         <source>Asynchronous: no waiting for the slowest machine</source>
-        <translation type="unfinished"></translation>
+        <translation>غير متزامن: بلا انتظار للجهاز الأبطأ</translation>
     </message>
     <message>
         <source>Local SGD: several local steps per exchange (slow networks)</source>
-        <translation type="unfinished"></translation>
+        <translation>SGD محلي: عدة خطوات محلية لكل تبادل (للشبكات البطيئة)</translation>
     </message>
     <message>
         <source>Mode</source>
-        <translation type="unfinished"></translation>
+        <translation>الوضع</translation>
     </message>
     <message>
         <source>32-bit floats (exact)</source>
-        <translation type="unfinished"></translation>
+        <translation>أعداد عشرية 32 بت (دقيقة)</translation>
     </message>
     <message>
         <source>16-bit floats (half the traffic)</source>
-        <translation type="unfinished"></translation>
+        <translation>أعداد عشرية 16 بت (نصف حركة البيانات)</translation>
     </message>
     <message>
         <source>bfloat16 (half the traffic, wider range)</source>
-        <translation type="unfinished"></translation>
+        <translation>bfloat16 (نصف حركة البيانات، مدى أوسع)</translation>
     </message>
     <message>
         <source>Wire precision</source>
-        <translation type="unfinished"></translation>
+        <translation>دقة النقل</translation>
     </message>
     <message>
         <source>SGD with momentum</source>
-        <translation type="unfinished"></translation>
+        <translation>SGD مع الزخم</translation>
     </message>
     <message>
         <source>Optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>المُحسِّن</translation>
     </message>
     <message>
         <source>constant</source>
-        <translation type="unfinished"></translation>
+        <translation>ثابت</translation>
     </message>
     <message>
         <source>cosine decay</source>
-        <translation type="unfinished"></translation>
+        <translation>تناقص جيبي</translation>
     </message>
     <message>
         <source>warm-up steps: </source>
-        <translation type="unfinished"></translation>
+        <translation>خطوات الإحماء: </translation>
     </message>
     <message>
         <source>Learning rate</source>
-        <translation type="unfinished"></translation>
+        <translation>معدل التعلم</translation>
     </message>
     <message>
         <source>Epochs</source>
-        <translation type="unfinished"></translation>
+        <translation>الحقب</translation>
     </message>
     <message>
         <source>Batch (all machines)</source>
-        <translation type="unfinished"></translation>
+        <translation>الدفعة (كل الأجهزة)</translation>
     </message>
     <message>
         <source>a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>مجلد</translation>
     </message>
     <message>
         <source>a .csv file</source>
-        <translation type="unfinished"></translation>
+        <translation>ملف ‎.csv</translation>
     </message>
     <message>
         <source>Cannot write %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>تعذّرت الكتابة إلى %1: %2</translation>
     </message>
     <message>
         <source>Cannot read %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>تعذّرت قراءة %1: %2</translation>
     </message>
     <message>
         <source>%1 is not a run description: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 ليس وصف تدريب: %2</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2</translation>
     </message>
     <message>
         <source>Choose a TorchScript model</source>
-        <translation type="unfinished"></translation>
+        <translation>اختر نموذج TorchScript</translation>
     </message>
     <message>
         <source>TorchScript (*.pt *.pth);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt *.pth);;كل الملفات (*)</translation>
     </message>
     <message>
         <source>Choose the dataset folder</source>
-        <translation type="unfinished"></translation>
+        <translation>اختر مجلد مجموعة البيانات</translation>
     </message>
     <message>
         <source>Choose the CSV file</source>
-        <translation type="unfinished"></translation>
+        <translation>اختر ملف CSV</translation>
     </message>
     <message>
         <source>CSV (*.csv);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV (*.csv);;كل الملفات (*)</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>جارٍ فحص النموذج ومجموعة البيانات…</translation>
     </message>
     <message>
         <source>Choose a TorchScript file for the model.</source>
-        <translation type="unfinished"></translation>
+        <translation>اختر ملف TorchScript للنموذج.</translation>
     </message>
     <message>
         <source>Choose where the dataset is.</source>
-        <translation type="unfinished"></translation>
+        <translation>اختر موقع مجموعة البيانات.</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>اختيار…</translation>
     </message>
     <message>
         <source>Choose a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>اختر مجلدًا</translation>
     </message>
     <message>
         <source>Settings</source>
-        <translation type="unfinished"></translation>
+        <translation>الإعدادات</translation>
     </message>
     <message>
         <source>System language</source>
-        <translation type="unfinished"></translation>
+        <translation>لغة النظام</translation>
     </message>
     <message>
         <source>Language</source>
-        <translation type="unfinished"></translation>
+        <translation>اللغة</translation>
     </message>
     <message>
         <source>this computer&apos;s host name</source>
-        <translation type="unfinished"></translation>
+        <translation>اسم المضيف لهذا الحاسوب</translation>
     </message>
     <message>
         <source>Machine name</source>
-        <translation type="unfinished"></translation>
+        <translation>اسم الجهاز</translation>
     </message>
     <message>
         <source>Discovery port (UDP)</source>
-        <translation type="unfinished"></translation>
+        <translation>منفذ الاكتشاف (UDP)</translation>
     </message>
     <message>
         <source>Pairing port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>منفذ الإقران (TCP)</translation>
     </message>
     <message>
         <source>any free port</source>
-        <translation type="unfinished"></translation>
+        <translation>أي منفذ متاح</translation>
     </message>
     <message>
         <source>Training port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>منفذ التدريب (TCP)</translation>
     </message>
     <message>
         <source>Runs folder</source>
-        <translation type="unfinished"></translation>
+        <translation>مجلد التدريبات</translation>
     </message>
     <message>
         <source>Dataset cache</source>
-        <translation type="unfinished"></translation>
+        <translation>ذاكرة مجموعات البيانات المؤقتة</translation>
     </message>
     <message>
         <source>Train for paired machines while this one is idle</source>
-        <translation type="unfinished"></translation>
+        <translation>التدريب لصالح الأجهزة المقترنة عندما يكون هذا الجهاز خاملًا</translation>
     </message>
     <message>
         <source>A new language or new ports take effect when Tandem starts again.</source>
-        <translation type="unfinished"></translation>
+        <translation>تسري اللغة الجديدة أو المنافذ الجديدة عند تشغيل Tandem مرة أخرى.</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
     <message>
         <source>This machine</source>
-        <translation type="unfinished"></translation>
+        <translation>هذا الجهاز</translation>
     </message>
     <message>
         <source>Tandem trains on every device listed here. Other machines will see this machine under its name.</source>
-        <translation type="unfinished"></translation>
+        <translation>يتدرّب Tandem على كل جهاز حسابي مدرج هنا. ستعرف الأجهزة الأخرى هذا الجهاز باسمه.</translation>
     </message>
     <message>
         <source>Devices:</source>
-        <translation type="unfinished"></translation>
+        <translation>الأجهزة الحسابية:</translation>
     </message>
     <message>
         <source>Name:</source>
-        <translation type="unfinished"></translation>
+        <translation>الاسم:</translation>
     </message>
     <message>
         <source>Device ID: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>معرّف الجهاز: %1</translation>
     </message>
     <message>
         <source>Find your other machine</source>
-        <translation type="unfinished"></translation>
+        <translation>ابحث عن جهازك الآخر</translation>
     </message>
     <message>
         <source>Start Tandem on the other machine too. Machines on this network appear below; choose one and press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>شغّل Tandem على الجهاز الآخر أيضًا. تظهر أجهزة هذه الشبكة أدناه؛ اختر واحدًا واضغط التالي.</translation>
     </message>
     <message>
         <source>IP address or host name</source>
-        <translation type="unfinished"></translation>
+        <translation>عنوان IP أو اسم المضيف</translation>
     </message>
     <message>
         <source>Add by address</source>
-        <translation type="unfinished"></translation>
+        <translation>إضافة بالعنوان</translation>
     </message>
     <message>
         <source>Nothing yet? Check that Tandem runs on the other machine and that both are on the same network. Firewalls must allow UDP port 47300 and TCP port 47301. On a Mac, allow Tandem under System Settings → Privacy &amp; Security → Local Network. Some Wi-Fi networks block discovery: then add the other machine by its address.</source>
-        <translation type="unfinished"></translation>
+        <translation>لا شيء بعد؟ تحقق من أن Tandem يعمل على الجهاز الآخر وأن الجهازين على الشبكة نفسها. يجب أن تسمح الجدران النارية بمنفذ UDP رقم 47300 ومنفذ TCP رقم 47301. على جهاز Mac، اسمح لـ Tandem من إعدادات النظام ← الخصوصية والأمن ← الشبكة المحلية. بعض شبكات Wi-Fi تمنع الاكتشاف: أضف الجهاز الآخر حينها بعنوانه.</translation>
     </message>
     <message>
         <source>To train on this machine alone, press Next without choosing a machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>للتدريب على هذا الجهاز وحده، اضغط التالي دون اختيار جهاز.</translation>
     </message>
     <message>
         <source>Pair</source>
-        <translation type="unfinished"></translation>
+        <translation>الإقران</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>الرمزان متطابقان</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>الرمزان مختلفان</translation>
     </message>
     <message>
         <source>Try again</source>
-        <translation type="unfinished"></translation>
+        <translation>أعد المحاولة</translation>
     </message>
     <message>
         <source>Check that %1 shows the same code:</source>
-        <translation type="unfinished"></translation>
+        <translation>تحقق من أن %1 يعرض الرمز نفسه:</translation>
     </message>
     <message>
         <source>Connecting to %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>جارٍ الاتصال بـ %1…</translation>
     </message>
     <message>
         <source>Waiting for the other machine to confirm…</source>
-        <translation type="unfinished"></translation>
+        <translation>بانتظار تأكيد الجهاز الآخر…</translation>
     </message>
     <message>
         <source>Cancelling…</source>
-        <translation type="unfinished"></translation>
+        <translation>جارٍ الإلغاء…</translation>
     </message>
     <message>
         <source>Paired with %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>تم الإقران مع %1.</translation>
     </message>
     <message>
         <source>Press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>اضغط التالي.</translation>
     </message>
     <message>
         <source>Nobody answered in time.</source>
-        <translation type="unfinished"></translation>
+        <translation>لم يُجب أحد في الوقت المحدد.</translation>
     </message>
     <message>
         <source>Press Try again, and confirm the code on both machines within a minute.</source>
-        <translation type="unfinished"></translation>
+        <translation>اضغط أعد المحاولة، وأكّد الرمز على الجهازين خلال دقيقة.</translation>
     </message>
     <message>
         <source>You said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>قلتَ إن الرمزين مختلفان. لم يتم أي إقران.</translation>
     </message>
     <message>
         <source>The other machine said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>قال الجهاز الآخر إن الرمزين مختلفان. لم يتم أي إقران.</translation>
     </message>
     <message>
         <source>Codes that differ can mean that another device is answering in place of your machine. Check that you chose the right machine, then try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>قد يعني اختلاف الرمزين أن جهازًا آخر يجيب بدلًا من جهازك. تحقق من أنك اخترت الجهاز الصحيح، ثم أعد المحاولة.</translation>
     </message>
     <message>
         <source>The other machine refused.</source>
-        <translation type="unfinished"></translation>
+        <translation>رفض الجهاز الآخر.</translation>
     </message>
     <message>
         <source>It may be busy or have refused several attempts: wait a minute and try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>ربما يكون مشغولًا أو رفض عدة محاولات: انتظر دقيقة وأعد المحاولة.</translation>
     </message>
     <message>
         <source>Could not reach the other machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>تعذّر الوصول إلى الجهاز الآخر.</translation>
     </message>
     <message>
         <source>Check that Tandem is running there and that its firewall allows TCP port 47301.</source>
-        <translation type="unfinished"></translation>
+        <translation>تحقق من أن Tandem يعمل هناك وأن جداره الناري يسمح بمنفذ TCP رقم 47301.</translation>
     </message>
     <message>
         <source>Pairing failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>فشل الإقران.</translation>
     </message>
     <message>
         <source>Try again. If this repeats, see Troubleshooting in the user guide.</source>
-        <translation type="unfinished"></translation>
+        <translation>أعد المحاولة. إن تكرر ذلك، فراجع قسم استكشاف الأخطاء في دليل المستخدم.</translation>
     </message>
     <message>
         <source>Done</source>
-        <translation type="unfinished"></translation>
+        <translation>تم</translation>
     </message>
     <message>
         <source>%1 and %2 are paired. They find each other on this network from now on; Tandem shares the training between them.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 و%2 مقترنان. سيجد كل منهما الآخر على هذه الشبكة من الآن؛ يوزّع Tandem التدريب بينهما.</translation>
     </message>
     <message>
         <source>%1 is ready to train on its own. You can pair another machine at any time from Machines → Set up pairing.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 جاهز للتدريب وحده. يمكنك إقران جهاز آخر في أي وقت من الأجهزة ← إعداد الإقران.</translation>
     </message>
     <message>
         <source>Press Finish to open the dashboard. Its New run tab is set up for the demo (mnist-cnn on Fashion-MNIST): press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>اضغط إنهاء لفتح لوحة التحكم. تبويب تدريب جديد فيها مُعدّ للعرض التوضيحي (mnist-cnn على Fashion-MNIST): اضغط ابدأ.</translation>
     </message>
     <message>
         <source>Set up Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>إعداد Tandem</translation>
     </message>
     <message>
         <source>Finish</source>
-        <translation type="unfinished"></translation>
+        <translation>إنهاء</translation>
     </message>
 </context>
 </TS>

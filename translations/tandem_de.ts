@@ -5,456 +5,458 @@
     <name>Format</name>
     <message>
         <source>GPU %1 (CUDA): %2, %3</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU %1 (CUDA): %2, %3</translation>
     </message>
     <message>
         <source>Apple GPU (MPS): %1, %2 shared memory</source>
-        <translation type="unfinished"></translation>
+        <translation>Apple-GPU (MPS): %1, %2 gemeinsamer Speicher</translation>
     </message>
     <message numerus="yes">
         <source>CPU: %1, %n core(s), %2 RAM</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>CPU: %1, %n Kern, %2 RAM</numerusform>
+            <numerusform>CPU: %1, %n Kerne, %2 RAM</numerusform>
         </translation>
     </message>
     <message>
         <source>unknown model</source>
-        <translation type="unfinished"></translation>
+        <translation>unbekanntes Modell</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
     <message>
         <source>this machine</source>
-        <translation type="unfinished"></translation>
+        <translation>dieser Rechner</translation>
     </message>
     <message>
         <source>Training loss</source>
-        <translation type="unfinished"></translation>
+        <translation>Trainingsverlust</translation>
     </message>
     <message>
         <source>Step</source>
-        <translation type="unfinished"></translation>
+        <translation>Schritt</translation>
     </message>
     <message>
         <source>Loss</source>
-        <translation type="unfinished"></translation>
+        <translation>Verlust</translation>
     </message>
     <message>
         <source>Loss per step</source>
-        <translation type="unfinished"></translation>
+        <translation>Verlust je Schritt</translation>
     </message>
     <message>
         <source>Smoothed</source>
-        <translation type="unfinished"></translation>
+        <translation>Geglättet</translation>
     </message>
     <message>
         <source>Accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>Genauigkeit</translation>
     </message>
     <message>
         <source>Epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>Epoche</translation>
     </message>
     <message>
         <source>Accuracy (%)</source>
-        <translation type="unfinished"></translation>
+        <translation>Genauigkeit (%)</translation>
     </message>
     <message>
         <source>Test</source>
-        <translation type="unfinished"></translation>
+        <translation>Test</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>Training</translation>
     </message>
     <message>
         <source>Throughput per worker</source>
-        <translation type="unfinished"></translation>
+        <translation>Durchsatz je Worker</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>Samples/s</translation>
     </message>
     <message>
         <source>Where each worker&apos;s time goes</source>
-        <translation type="unfinished"></translation>
+        <translation>Wofür jeder Worker seine Zeit braucht</translation>
     </message>
     <message>
         <source>Seconds</source>
-        <translation type="unfinished"></translation>
+        <translation>Sekunden</translation>
     </message>
     <message>
         <source>Compute</source>
-        <translation type="unfinished"></translation>
+        <translation>Rechnen</translation>
     </message>
     <message>
         <source>Communicate</source>
-        <translation type="unfinished"></translation>
+        <translation>Übertragen</translation>
     </message>
     <message>
         <source>Wait</source>
-        <translation type="unfinished"></translation>
+        <translation>Warten</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
-        <translation type="unfinished"></translation>
+        <translation>Gestartet</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>Modell</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>Datensatz</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>Status</translation>
     </message>
     <message>
         <source>Test accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>Testgenauigkeit</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>Samples/s</translation>
     </message>
     <message>
         <source>Finished</source>
-        <translation type="unfinished"></translation>
+        <translation>Abgeschlossen</translation>
     </message>
     <message>
         <source>Stopped</source>
-        <translation type="unfinished"></translation>
+        <translation>Angehalten</translation>
     </message>
     <message>
         <source>Failed</source>
-        <translation type="unfinished"></translation>
+        <translation>Fehlgeschlagen</translation>
     </message>
     <message>
         <source>Running</source>
-        <translation type="unfinished"></translation>
+        <translation>Läuft</translation>
     </message>
     <message>
         <source>Interrupted</source>
-        <translation type="unfinished"></translation>
+        <translation>Unterbrochen</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Dismiss</source>
-        <translation type="unfinished"></translation>
+        <translation>Ausblenden</translation>
     </message>
     <message>
         <source>Cluster</source>
-        <translation type="unfinished"></translation>
+        <translation>Cluster</translation>
     </message>
     <message>
         <source>Load…</source>
-        <translation type="unfinished"></translation>
+        <translation>Laden…</translation>
     </message>
     <message>
         <source>Save…</source>
-        <translation type="unfinished"></translation>
+        <translation>Speichern…</translation>
     </message>
     <message>
         <source>Load a run description (JSON, as for tandem train --config)</source>
-        <translation type="unfinished"></translation>
+        <translation>Eine Laufbeschreibung laden (JSON, wie für tandem train --config)</translation>
     </message>
     <message>
         <source>Save this run description as JSON</source>
-        <translation type="unfinished"></translation>
+        <translation>Diese Laufbeschreibung als JSON speichern</translation>
     </message>
     <message>
         <source>New run</source>
-        <translation type="unfinished"></translation>
+        <translation>Neuer Lauf</translation>
     </message>
     <message>
         <source>History</source>
-        <translation type="unfinished"></translation>
+        <translation>Verlauf</translation>
     </message>
     <message>
         <source>Start</source>
-        <translation type="unfinished"></translation>
+        <translation>Starten</translation>
     </message>
     <message>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>Pausieren</translation>
     </message>
     <message>
         <source>Resume</source>
-        <translation type="unfinished"></translation>
+        <translation>Fortsetzen</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>Stoppen</translation>
     </message>
     <message>
         <source>Ready. The demo is set up in New run: press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>Bereit. Die Demo ist unter „Neuer Lauf“ eingerichtet: Starten drücken.</translation>
     </message>
     <message>
         <source>Log</source>
-        <translation type="unfinished"></translation>
+        <translation>Protokoll</translation>
     </message>
     <message>
         <source>Paused at step %1. Resume continues where it stopped.</source>
-        <translation type="unfinished"></translation>
+        <translation>Pausiert bei Schritt %1. Fortsetzen macht dort weiter.</translation>
     </message>
     <message>
         <source>Stopping: saving a checkpoint…</source>
-        <translation type="unfinished"></translation>
+        <translation>Wird gestoppt: Checkpoint wird gespeichert…</translation>
     </message>
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>Trainiere %1 auf %2: %3 Trainingsbeispiele, %4 Schritte je Epoche</translation>
     </message>
     <message>
         <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation type="unfinished"></translation>
+        <translation>Epoche %1: Testgenauigkeit %2%, Testverlust %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Ein Rechner hat den Lauf verlassen: %1. Sein Anteil geht an die anderen. Prüfen Sie, ob er eingeschaltet und in diesem Netzwerk ist; er kann wieder beitreten.</translation>
     </message>
     <message>
         <source>This machine cannot join the network: %1. Another program may use the same ports; change them in Settings.</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Rechner kann dem Netzwerk nicht beitreten: %1. Vielleicht nutzt ein anderes Programm dieselben Ports; ändern Sie sie in den Einstellungen.</translation>
     </message>
     <message>
         <source>This machine is %1, listening on port %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Rechner ist %1 und wartet auf Port %2</translation>
     </message>
     <message>
         <source>Paired: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Gekoppelt: %1</translation>
     </message>
     <message>
         <source>This machine is training for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Rechner trainiert für %1.</translation>
     </message>
     <message>
         <source>This machine finished its work for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Rechner hat seine Arbeit für %1 beendet.</translation>
     </message>
     <message>
         <source>Show Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem anzeigen</translation>
     </message>
     <message>
         <source>Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>Beenden</translation>
     </message>
     <message>
         <source>Pair a machine…</source>
-        <translation type="unfinished"></translation>
+        <translation>Rechner koppeln…</translation>
     </message>
     <message>
         <source>Unpair</source>
-        <translation type="unfinished"></translation>
+        <translation>Entkoppeln</translation>
     </message>
     <message>
         <source>Unpair %1? It can no longer train with this machine until you pair the two again.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 entkoppeln? Er kann dann nicht mehr mit diesem Rechner trainieren, bis Sie beide erneut koppeln.</translation>
     </message>
     <message>
         <source>Export TorchScript…</source>
-        <translation type="unfinished"></translation>
+        <translation>Als TorchScript exportieren…</translation>
     </message>
     <message>
         <source>Export safetensors…</source>
-        <translation type="unfinished"></translation>
+        <translation>Als safetensors exportieren…</translation>
     </message>
     <message>
         <source>Resume run</source>
-        <translation type="unfinished"></translation>
+        <translation>Lauf fortsetzen</translation>
     </message>
     <message>
         <source>Open folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Ordner öffnen</translation>
     </message>
     <message>
         <source>&amp;Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Tandem</translation>
     </message>
     <message>
         <source>&amp;Load run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>Laufbeschreibung &amp;laden…</translation>
     </message>
     <message>
         <source>&amp;Save run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>Laufbeschreibung &amp;speichern…</translation>
     </message>
     <message>
         <source>S&amp;ettings…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Beenden</translation>
     </message>
     <message>
         <source>&amp;Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Rechner</translation>
     </message>
     <message>
         <source>Set up &amp;pairing…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Kopplung einrichten…</translation>
     </message>
     <message>
         <source>&amp;Add a machine by address…</source>
-        <translation type="unfinished"></translation>
+        <translation>Rechner über &amp;Adresse hinzufügen…</translation>
     </message>
     <message>
         <source>Add a machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Rechner hinzufügen</translation>
     </message>
     <message>
         <source>IP address or host name of the machine:</source>
-        <translation type="unfinished"></translation>
+        <translation>IP-Adresse oder Hostname des Rechners:</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Hilfe</translation>
     </message>
     <message>
         <source>User &amp;guide</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Benutzerhandbuch</translation>
     </message>
     <message>
         <source>&amp;About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Ü&amp;ber Tandem</translation>
     </message>
     <message>
         <source>About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Über Tandem</translation>
     </message>
     <message>
         <source>Tandem %1
 Trains one PyTorch model across your own machines.
 Protocol version %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem %1
+Trainiert ein PyTorch-Modell auf Ihren eigenen Rechnern.
+Protokollversion %2.</translation>
     </message>
     <message>
         <source>A device ran out of memory (%1). Lower the batch size or leave that machine out, then start again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Einem Gerät ist der Speicher ausgegangen (%1). Verkleinern Sie die Batchgröße oder lassen Sie diesen Rechner weg und starten Sie neu.</translation>
     </message>
     <message>
         <source>The dataset cannot be used: %1. Check the folder or file and its format (the user guide lists the formats).</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Datensatz ist nicht verwendbar: %1. Prüfen Sie Ordner oder Datei und das Format (das Benutzerhandbuch listet die Formate).</translation>
     </message>
     <message>
         <source>The model cannot be used: %1. Save it with torch.jit.save after torch.jit.script, and check that it returns class scores.</source>
-        <translation type="unfinished"></translation>
+        <translation>Das Modell ist nicht verwendbar: %1. Speichern Sie es nach torch.jit.script mit torch.jit.save und prüfen Sie, dass es Klassenwerte liefert.</translation>
     </message>
     <message>
         <source>A machine could not join: %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Ein Rechner konnte nicht beitreten: %1.</translation>
     </message>
     <message>
         <source>The run stopped with an error: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Lauf wurde mit einem Fehler beendet: %1</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>Modell und Datensatz werden geprüft…</translation>
     </message>
     <message>
         <source>No machine is chosen to train. Tick at least one machine under New run → Machines.</source>
-        <translation type="unfinished"></translation>
+        <translation>Kein Rechner ist zum Trainieren gewählt. Haken Sie unter „Neuer Lauf → Rechner“ mindestens einen an.</translation>
     </message>
     <message>
         <source>Starting…</source>
-        <translation type="unfinished"></translation>
+        <translation>Wird gestartet…</translation>
     </message>
     <message numerus="yes">
         <source>Starting; inviting %n machine(s)…</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Wird gestartet; %n Rechner wird eingeladen…</numerusform>
+            <numerusform>Wird gestartet; %n Rechner werden eingeladen…</numerusform>
         </translation>
     </message>
     <message>
         <source>Run folder: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Laufordner: %1</translation>
     </message>
     <message>
         <source>That run finished or has no checkpoint; start a new run instead.</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Lauf ist abgeschlossen oder hat keinen Checkpoint; starten Sie stattdessen einen neuen Lauf.</translation>
     </message>
     <message>
         <source>Cannot resume: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Fortsetzen nicht möglich: %1</translation>
     </message>
     <message>
         <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation type="unfinished"></translation>
+        <translation>Epoche %1 von %2 · Schritt %3 von %4 · vergangen %5 · noch etwa %6 · %7 Samples/s · Verlust %8</translation>
     </message>
     <message>
         <source>not measured yet</source>
-        <translation type="unfinished"></translation>
+        <translation>noch nicht gemessen</translation>
     </message>
     <message>
         <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation type="unfinished"></translation>
+        <translation>Abgeschlossen: Testgenauigkeit %1, %2 Samples/s.</translation>
     </message>
     <message>
         <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Lauf ist mit einer Testgenauigkeit von %1 abgeschlossen. Exportieren Sie das Modell im Verlauf.</translation>
     </message>
     <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
-        <translation type="unfinished"></translation>
+        <translation>Angehalten bei Schritt %1; ein Checkpoint ist gespeichert.</translation>
     </message>
     <message>
         <source>The run stopped at step %1. Resume it from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Lauf wurde bei Schritt %1 angehalten. Setzen Sie ihn im Verlauf fort.</translation>
     </message>
     <message>
         <source>The run failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Lauf ist fehlgeschlagen.</translation>
     </message>
     <message>
         <source>Choose a run in History first.</source>
-        <translation type="unfinished"></translation>
+        <translation>Wählen Sie zuerst einen Lauf im Verlauf.</translation>
     </message>
     <message>
         <source>Export as TorchScript</source>
-        <translation type="unfinished"></translation>
+        <translation>Als TorchScript exportieren</translation>
     </message>
     <message>
         <source>Export as safetensors</source>
-        <translation type="unfinished"></translation>
+        <translation>Als safetensors exportieren</translation>
     </message>
     <message>
         <source>TorchScript (*.pt)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt)</translation>
     </message>
     <message>
         <source>safetensors (*.safetensors)</source>
-        <translation type="unfinished"></translation>
+        <translation>safetensors (*.safetensors)</translation>
     </message>
     <message>
         <source>That run has no checkpoint to export.</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Lauf hat keinen Checkpoint zum Exportieren.</translation>
     </message>
     <message>
         <source>Exported to %1. In Python: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Exportiert nach %1. In Python: %2</translation>
     </message>
     <message>
         <source>The export failed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Export ist fehlgeschlagen: %1</translation>
     </message>
     <message>
         <source>Pair with %1?</source>
-        <translation type="unfinished"></translation>
+        <translation>Mit %1 koppeln?</translation>
     </message>
     <message>
         <source>%1 (%2) wants to pair with this machine.
@@ -462,521 +464,527 @@ Protocol version %2.</source>
 Does it show this code?
 
 %3 %4</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (%2) möchte sich mit diesem Rechner koppeln.
+
+Zeigt er diesen Code?
+
+%3 %4</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Codes stimmen überein</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Codes sind verschieden</translation>
     </message>
     <message>
         <source>Save run description</source>
-        <translation type="unfinished"></translation>
+        <translation>Laufbeschreibung speichern</translation>
     </message>
     <message>
         <source>Run description (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>Laufbeschreibung (*.json)</translation>
     </message>
     <message>
         <source>Saved the run description to %1; train it with: tandem train --config %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Laufbeschreibung in %1 gespeichert; trainieren mit: tandem train --config %1</translation>
     </message>
     <message>
         <source>Load run description</source>
-        <translation type="unfinished"></translation>
+        <translation>Laufbeschreibung laden</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>Trainiert</translation>
     </message>
     <message>
         <source>Paused</source>
-        <translation type="unfinished"></translation>
+        <translation>Pausiert</translation>
     </message>
     <message>
         <source>Stopping</source>
-        <translation type="unfinished"></translation>
+        <translation>Wird gestoppt</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>Untätig</translation>
     </message>
     <message>
         <source>Quit Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem beenden</translation>
     </message>
     <message>
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
-        <translation type="unfinished"></translation>
+        <translation>Ein Lauf ist im Gange. Stoppen (ein Checkpoint wird gespeichert, er lässt sich fortsetzen) und beenden?</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
     <message>
         <source>Machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Rechner</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>Status</translation>
     </message>
     <message>
         <source>Devices</source>
-        <translation type="unfinished"></translation>
+        <translation>Geräte</translation>
     </message>
     <message>
         <source>Role</source>
-        <translation type="unfinished"></translation>
+        <translation>Rolle</translation>
     </message>
     <message>
         <source>Share of batch</source>
-        <translation type="unfinished"></translation>
+        <translation>Anteil am Batch</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>Samples/s</translation>
     </message>
     <message>
         <source>Device ID %1
 %2
 Tandem %3</source>
-        <translation type="unfinished"></translation>
+        <translation>Geräte-ID %1
+%2
+Tandem %3</translation>
     </message>
     <message>
         <source>%1 (this machine)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (dieser Rechner)</translation>
     </message>
     <message>
         <source>Online</source>
-        <translation type="unfinished"></translation>
+        <translation>Online</translation>
     </message>
     <message>
         <source>Offline</source>
-        <translation type="unfinished"></translation>
+        <translation>Offline</translation>
     </message>
     <message>
         <source>Online, paired</source>
-        <translation type="unfinished"></translation>
+        <translation>Online, gekoppelt</translation>
     </message>
     <message>
         <source>Online, not paired</source>
-        <translation type="unfinished"></translation>
+        <translation>Online, nicht gekoppelt</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>Untätig</translation>
     </message>
     <message>
         <source>Coordinator</source>
-        <translation type="unfinished"></translation>
+        <translation>Koordinator</translation>
     </message>
     <message>
         <source>Coordinator and worker</source>
-        <translation type="unfinished"></translation>
+        <translation>Koordinator und Worker</translation>
     </message>
     <message>
         <source>Worker</source>
-        <translation type="unfinished"></translation>
+        <translation>Worker</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
-        <translation type="unfinished"></translation>
+        <translation>mnist-cnn: Faltungsnetz für 28×28-Bilder</translation>
     </message>
     <message>
         <source>mlp: small fully connected network</source>
-        <translation type="unfinished"></translation>
+        <translation>mlp: kleines vollständig verbundenes Netz</translation>
     </message>
     <message>
         <source>resnet8: small ResNet for 32×32 colour images</source>
-        <translation type="unfinished"></translation>
+        <translation>resnet8: kleines ResNet für 32×32-Farbbilder</translation>
     </message>
     <message>
         <source>Your TorchScript file…</source>
-        <translation type="unfinished"></translation>
+        <translation>Eigene TorchScript-Datei…</translation>
     </message>
     <message>
         <source>model.pt saved with torch.jit.save</source>
-        <translation type="unfinished"></translation>
+        <translation>model.pt, gespeichert mit torch.jit.save</translation>
     </message>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>Auswählen…</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>Modell</translation>
     </message>
     <message>
         <source>Fashion-MNIST (built in)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fashion-MNIST (eingebaut)</translation>
     </message>
     <message>
         <source>Fashion-MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fashion-MNIST-Ordner (IDX-Dateien)</translation>
     </message>
     <message>
         <source>MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>MNIST-Ordner (IDX-Dateien)</translation>
     </message>
     <message>
         <source>CIFAR-10 folder (binary version)</source>
-        <translation type="unfinished"></translation>
+        <translation>CIFAR-10-Ordner (Binärversion)</translation>
     </message>
     <message>
         <source>CSV file (label column and numbers)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV-Datei (Label-Spalte und Zahlen)</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>Datensatz</translation>
     </message>
     <message>
         <source>Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>Rechner</translation>
     </message>
     <message>
         <source>Synchronous: one model, exact (best on a fast network)</source>
-        <translation type="unfinished"></translation>
+        <translation>Synchron: ein Modell, exakt (am besten bei schnellem Netzwerk)</translation>
     </message>
     <message>
         <source>Asynchronous: no waiting for the slowest machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Asynchron: kein Warten auf den langsamsten Rechner</translation>
     </message>
     <message>
         <source>Local SGD: several local steps per exchange (slow networks)</source>
-        <translation type="unfinished"></translation>
+        <translation>Lokales SGD: mehrere lokale Schritte je Austausch (langsame Netzwerke)</translation>
     </message>
     <message>
         <source>Mode</source>
-        <translation type="unfinished"></translation>
+        <translation>Modus</translation>
     </message>
     <message>
         <source>32-bit floats (exact)</source>
-        <translation type="unfinished"></translation>
+        <translation>32-Bit-Gleitkomma (exakt)</translation>
     </message>
     <message>
         <source>16-bit floats (half the traffic)</source>
-        <translation type="unfinished"></translation>
+        <translation>16-Bit-Gleitkomma (halber Datenverkehr)</translation>
     </message>
     <message>
         <source>bfloat16 (half the traffic, wider range)</source>
-        <translation type="unfinished"></translation>
+        <translation>bfloat16 (halber Datenverkehr, größerer Wertebereich)</translation>
     </message>
     <message>
         <source>Wire precision</source>
-        <translation type="unfinished"></translation>
+        <translation>Übertragungsgenauigkeit</translation>
     </message>
     <message>
         <source>SGD with momentum</source>
-        <translation type="unfinished"></translation>
+        <translation>SGD mit Momentum</translation>
     </message>
     <message>
         <source>Optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>Optimierer</translation>
     </message>
     <message>
         <source>constant</source>
-        <translation type="unfinished"></translation>
+        <translation>konstant</translation>
     </message>
     <message>
         <source>cosine decay</source>
-        <translation type="unfinished"></translation>
+        <translation>Kosinus-Abfall</translation>
     </message>
     <message>
         <source>warm-up steps: </source>
-        <translation type="unfinished"></translation>
+        <translation>Aufwärmschritte: </translation>
     </message>
     <message>
         <source>Learning rate</source>
-        <translation type="unfinished"></translation>
+        <translation>Lernrate</translation>
     </message>
     <message>
         <source>Epochs</source>
-        <translation type="unfinished"></translation>
+        <translation>Epochen</translation>
     </message>
     <message>
         <source>Batch (all machines)</source>
-        <translation type="unfinished"></translation>
+        <translation>Batch (alle Rechner)</translation>
     </message>
     <message>
         <source>a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>ein Ordner</translation>
     </message>
     <message>
         <source>a .csv file</source>
-        <translation type="unfinished"></translation>
+        <translation>eine .csv-Datei</translation>
     </message>
     <message>
         <source>Cannot write %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
         <source>Cannot read %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
         <source>%1 is not a run description: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 ist keine Laufbeschreibung: %2</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2</translation>
     </message>
     <message>
         <source>Choose a TorchScript model</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript-Modell auswählen</translation>
     </message>
     <message>
         <source>TorchScript (*.pt *.pth);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt *.pth);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>Choose the dataset folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Datensatzordner auswählen</translation>
     </message>
     <message>
         <source>Choose the CSV file</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV-Datei auswählen</translation>
     </message>
     <message>
         <source>CSV (*.csv);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV (*.csv);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>Modell und Datensatz werden geprüft…</translation>
     </message>
     <message>
         <source>Choose a TorchScript file for the model.</source>
-        <translation type="unfinished"></translation>
+        <translation>Wählen Sie eine TorchScript-Datei für das Modell.</translation>
     </message>
     <message>
         <source>Choose where the dataset is.</source>
-        <translation type="unfinished"></translation>
+        <translation>Wählen Sie, wo der Datensatz liegt.</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>Auswählen…</translation>
     </message>
     <message>
         <source>Choose a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Ordner auswählen</translation>
     </message>
     <message>
         <source>Settings</source>
-        <translation type="unfinished"></translation>
+        <translation>Einstellungen</translation>
     </message>
     <message>
         <source>System language</source>
-        <translation type="unfinished"></translation>
+        <translation>Systemsprache</translation>
     </message>
     <message>
         <source>Language</source>
-        <translation type="unfinished"></translation>
+        <translation>Sprache</translation>
     </message>
     <message>
         <source>this computer&apos;s host name</source>
-        <translation type="unfinished"></translation>
+        <translation>der Hostname dieses Computers</translation>
     </message>
     <message>
         <source>Machine name</source>
-        <translation type="unfinished"></translation>
+        <translation>Rechnername</translation>
     </message>
     <message>
         <source>Discovery port (UDP)</source>
-        <translation type="unfinished"></translation>
+        <translation>Discovery-Port (UDP)</translation>
     </message>
     <message>
         <source>Pairing port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>Kopplungsport (TCP)</translation>
     </message>
     <message>
         <source>any free port</source>
-        <translation type="unfinished"></translation>
+        <translation>beliebiger freier Port</translation>
     </message>
     <message>
         <source>Training port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>Trainingsport (TCP)</translation>
     </message>
     <message>
         <source>Runs folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Ordner für Läufe</translation>
     </message>
     <message>
         <source>Dataset cache</source>
-        <translation type="unfinished"></translation>
+        <translation>Datensatz-Cache</translation>
     </message>
     <message>
         <source>Train for paired machines while this one is idle</source>
-        <translation type="unfinished"></translation>
+        <translation>Für gekoppelte Rechner trainieren, während dieser untätig ist</translation>
     </message>
     <message>
         <source>A new language or new ports take effect when Tandem starts again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Eine neue Sprache oder neue Ports gelten ab dem nächsten Start von Tandem.</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
     <message>
         <source>This machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Rechner</translation>
     </message>
     <message>
         <source>Tandem trains on every device listed here. Other machines will see this machine under its name.</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem trainiert auf jedem hier aufgeführten Gerät. Andere Rechner sehen diesen Rechner unter seinem Namen.</translation>
     </message>
     <message>
         <source>Devices:</source>
-        <translation type="unfinished"></translation>
+        <translation>Geräte:</translation>
     </message>
     <message>
         <source>Name:</source>
-        <translation type="unfinished"></translation>
+        <translation>Name:</translation>
     </message>
     <message>
         <source>Device ID: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Geräte-ID: %1</translation>
     </message>
     <message>
         <source>Find your other machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Den anderen Rechner finden</translation>
     </message>
     <message>
         <source>Start Tandem on the other machine too. Machines on this network appear below; choose one and press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>Starten Sie Tandem auch auf dem anderen Rechner. Rechner in diesem Netzwerk erscheinen unten; wählen Sie einen und drücken Sie Weiter.</translation>
     </message>
     <message>
         <source>IP address or host name</source>
-        <translation type="unfinished"></translation>
+        <translation>IP-Adresse oder Hostname</translation>
     </message>
     <message>
         <source>Add by address</source>
-        <translation type="unfinished"></translation>
+        <translation>Über Adresse hinzufügen</translation>
     </message>
     <message>
         <source>Nothing yet? Check that Tandem runs on the other machine and that both are on the same network. Firewalls must allow UDP port 47300 and TCP port 47301. On a Mac, allow Tandem under System Settings → Privacy &amp; Security → Local Network. Some Wi-Fi networks block discovery: then add the other machine by its address.</source>
-        <translation type="unfinished"></translation>
+        <translation>Noch nichts? Prüfen Sie, ob Tandem auf dem anderen Rechner läuft und beide im selben Netzwerk sind. Firewalls müssen UDP-Port 47300 und TCP-Port 47301 erlauben. Auf einem Mac erlauben Sie Tandem unter Systemeinstellungen → Datenschutz &amp; Sicherheit → Lokales Netzwerk. Manche WLANs blockieren die Suche: Fügen Sie den anderen Rechner dann über seine Adresse hinzu.</translation>
     </message>
     <message>
         <source>To train on this machine alone, press Next without choosing a machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>Um nur auf diesem Rechner zu trainieren, drücken Sie Weiter, ohne einen Rechner zu wählen.</translation>
     </message>
     <message>
         <source>Pair</source>
-        <translation type="unfinished"></translation>
+        <translation>Koppeln</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Codes stimmen überein</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Codes sind verschieden</translation>
     </message>
     <message>
         <source>Try again</source>
-        <translation type="unfinished"></translation>
+        <translation>Erneut versuchen</translation>
     </message>
     <message>
         <source>Check that %1 shows the same code:</source>
-        <translation type="unfinished"></translation>
+        <translation>Prüfen Sie, ob %1 denselben Code zeigt:</translation>
     </message>
     <message>
         <source>Connecting to %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>Verbinde mit %1…</translation>
     </message>
     <message>
         <source>Waiting for the other machine to confirm…</source>
-        <translation type="unfinished"></translation>
+        <translation>Warte auf die Bestätigung des anderen Rechners…</translation>
     </message>
     <message>
         <source>Cancelling…</source>
-        <translation type="unfinished"></translation>
+        <translation>Wird abgebrochen…</translation>
     </message>
     <message>
         <source>Paired with %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Mit %1 gekoppelt.</translation>
     </message>
     <message>
         <source>Press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>Drücken Sie Weiter.</translation>
     </message>
     <message>
         <source>Nobody answered in time.</source>
-        <translation type="unfinished"></translation>
+        <translation>Niemand hat rechtzeitig geantwortet.</translation>
     </message>
     <message>
         <source>Press Try again, and confirm the code on both machines within a minute.</source>
-        <translation type="unfinished"></translation>
+        <translation>Drücken Sie „Erneut versuchen“ und bestätigen Sie den Code auf beiden Rechnern innerhalb einer Minute.</translation>
     </message>
     <message>
         <source>You said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>Sie haben angegeben, dass die Codes verschieden sind. Es wurde nichts gekoppelt.</translation>
     </message>
     <message>
         <source>The other machine said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der andere Rechner hat angegeben, dass die Codes verschieden sind. Es wurde nichts gekoppelt.</translation>
     </message>
     <message>
         <source>Codes that differ can mean that another device is answering in place of your machine. Check that you chose the right machine, then try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Verschiedene Codes können bedeuten, dass ein anderes Gerät an Stelle Ihres Rechners antwortet. Prüfen Sie, ob Sie den richtigen Rechner gewählt haben, und versuchen Sie es erneut.</translation>
     </message>
     <message>
         <source>The other machine refused.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der andere Rechner hat abgelehnt.</translation>
     </message>
     <message>
         <source>It may be busy or have refused several attempts: wait a minute and try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Er ist vielleicht beschäftigt oder hat mehrere Versuche abgewiesen: Warten Sie eine Minute und versuchen Sie es erneut.</translation>
     </message>
     <message>
         <source>Could not reach the other machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der andere Rechner ist nicht erreichbar.</translation>
     </message>
     <message>
         <source>Check that Tandem is running there and that its firewall allows TCP port 47301.</source>
-        <translation type="unfinished"></translation>
+        <translation>Prüfen Sie, ob Tandem dort läuft und seine Firewall TCP-Port 47301 erlaubt.</translation>
     </message>
     <message>
         <source>Pairing failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>Kopplung fehlgeschlagen.</translation>
     </message>
     <message>
         <source>Try again. If this repeats, see Troubleshooting in the user guide.</source>
-        <translation type="unfinished"></translation>
+        <translation>Versuchen Sie es erneut. Wenn das wieder passiert, lesen Sie „Fehlerbehebung“ im Benutzerhandbuch.</translation>
     </message>
     <message>
         <source>Done</source>
-        <translation type="unfinished"></translation>
+        <translation>Fertig</translation>
     </message>
     <message>
         <source>%1 and %2 are paired. They find each other on this network from now on; Tandem shares the training between them.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 und %2 sind gekoppelt. Sie finden sich ab jetzt in diesem Netzwerk; Tandem verteilt das Training auf beide.</translation>
     </message>
     <message>
         <source>%1 is ready to train on its own. You can pair another machine at any time from Machines → Set up pairing.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 ist bereit, allein zu trainieren. Einen weiteren Rechner können Sie jederzeit unter Rechner → Kopplung einrichten koppeln.</translation>
     </message>
     <message>
         <source>Press Finish to open the dashboard. Its New run tab is set up for the demo (mnist-cnn on Fashion-MNIST): press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>Drücken Sie Fertigstellen, um das Dashboard zu öffnen. Sein Reiter „Neuer Lauf“ ist für die Demo eingerichtet (mnist-cnn auf Fashion-MNIST): Starten drücken.</translation>
     </message>
     <message>
         <source>Set up Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem einrichten</translation>
     </message>
     <message>
         <source>Finish</source>
-        <translation type="unfinished"></translation>
+        <translation>Fertigstellen</translation>
     </message>
 </context>
 </TS>

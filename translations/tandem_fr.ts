@@ -5,456 +5,458 @@
     <name>Format</name>
     <message>
         <source>GPU %1 (CUDA): %2, %3</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU %1 (CUDA) : %2, %3</translation>
     </message>
     <message>
         <source>Apple GPU (MPS): %1, %2 shared memory</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU Apple (MPS) : %1, %2 de mémoire partagée</translation>
     </message>
     <message numerus="yes">
         <source>CPU: %1, %n core(s), %2 RAM</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>CPU : %1, %n cœur, %2 de RAM</numerusform>
+            <numerusform>CPU : %1, %n cœurs, %2 de RAM</numerusform>
         </translation>
     </message>
     <message>
         <source>unknown model</source>
-        <translation type="unfinished"></translation>
+        <translation>modèle inconnu</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
     <message>
         <source>this machine</source>
-        <translation type="unfinished"></translation>
+        <translation>cette machine</translation>
     </message>
     <message>
         <source>Training loss</source>
-        <translation type="unfinished"></translation>
+        <translation>Perte d&apos;entraînement</translation>
     </message>
     <message>
         <source>Step</source>
-        <translation type="unfinished"></translation>
+        <translation>Étape</translation>
     </message>
     <message>
         <source>Loss</source>
-        <translation type="unfinished"></translation>
+        <translation>Perte</translation>
     </message>
     <message>
         <source>Loss per step</source>
-        <translation type="unfinished"></translation>
+        <translation>Perte par étape</translation>
     </message>
     <message>
         <source>Smoothed</source>
-        <translation type="unfinished"></translation>
+        <translation>Lissée</translation>
     </message>
     <message>
         <source>Accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>Précision</translation>
     </message>
     <message>
         <source>Epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>Époque</translation>
     </message>
     <message>
         <source>Accuracy (%)</source>
-        <translation type="unfinished"></translation>
+        <translation>Précision (%)</translation>
     </message>
     <message>
         <source>Test</source>
-        <translation type="unfinished"></translation>
+        <translation>Test</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>Entraînement</translation>
     </message>
     <message>
         <source>Throughput per worker</source>
-        <translation type="unfinished"></translation>
+        <translation>Débit par worker</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>Échantillons/s</translation>
     </message>
     <message>
         <source>Where each worker&apos;s time goes</source>
-        <translation type="unfinished"></translation>
+        <translation>Où passe le temps de chaque worker</translation>
     </message>
     <message>
         <source>Seconds</source>
-        <translation type="unfinished"></translation>
+        <translation>Secondes</translation>
     </message>
     <message>
         <source>Compute</source>
-        <translation type="unfinished"></translation>
+        <translation>Calcul</translation>
     </message>
     <message>
         <source>Communicate</source>
-        <translation type="unfinished"></translation>
+        <translation>Communication</translation>
     </message>
     <message>
         <source>Wait</source>
-        <translation type="unfinished"></translation>
+        <translation>Attente</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
-        <translation type="unfinished"></translation>
+        <translation>Démarré</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>Modèle</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>Jeu de données</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>État</translation>
     </message>
     <message>
         <source>Test accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>Précision de test</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>Échantillons/s</translation>
     </message>
     <message>
         <source>Finished</source>
-        <translation type="unfinished"></translation>
+        <translation>Terminé</translation>
     </message>
     <message>
         <source>Stopped</source>
-        <translation type="unfinished"></translation>
+        <translation>Arrêté</translation>
     </message>
     <message>
         <source>Failed</source>
-        <translation type="unfinished"></translation>
+        <translation>Échoué</translation>
     </message>
     <message>
         <source>Running</source>
-        <translation type="unfinished"></translation>
+        <translation>En cours</translation>
     </message>
     <message>
         <source>Interrupted</source>
-        <translation type="unfinished"></translation>
+        <translation>Interrompu</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Dismiss</source>
-        <translation type="unfinished"></translation>
+        <translation>Masquer</translation>
     </message>
     <message>
         <source>Cluster</source>
-        <translation type="unfinished"></translation>
+        <translation>Grappe</translation>
     </message>
     <message>
         <source>Load…</source>
-        <translation type="unfinished"></translation>
+        <translation>Ouvrir…</translation>
     </message>
     <message>
         <source>Save…</source>
-        <translation type="unfinished"></translation>
+        <translation>Enregistrer…</translation>
     </message>
     <message>
         <source>Load a run description (JSON, as for tandem train --config)</source>
-        <translation type="unfinished"></translation>
+        <translation>Ouvrir une description d&apos;entraînement (JSON, comme pour tandem train --config)</translation>
     </message>
     <message>
         <source>Save this run description as JSON</source>
-        <translation type="unfinished"></translation>
+        <translation>Enregistrer cette description d&apos;entraînement en JSON</translation>
     </message>
     <message>
         <source>New run</source>
-        <translation type="unfinished"></translation>
+        <translation>Nouvel entraînement</translation>
     </message>
     <message>
         <source>History</source>
-        <translation type="unfinished"></translation>
+        <translation>Historique</translation>
     </message>
     <message>
         <source>Start</source>
-        <translation type="unfinished"></translation>
+        <translation>Démarrer</translation>
     </message>
     <message>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>Pause</translation>
     </message>
     <message>
         <source>Resume</source>
-        <translation type="unfinished"></translation>
+        <translation>Reprendre</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>Arrêter</translation>
     </message>
     <message>
         <source>Ready. The demo is set up in New run: press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>Prêt. La démo est préparée dans Nouvel entraînement : cliquez sur Démarrer.</translation>
     </message>
     <message>
         <source>Log</source>
-        <translation type="unfinished"></translation>
+        <translation>Journal</translation>
     </message>
     <message>
         <source>Paused at step %1. Resume continues where it stopped.</source>
-        <translation type="unfinished"></translation>
+        <translation>En pause à l&apos;étape %1. Reprendre continue à partir de là.</translation>
     </message>
     <message>
         <source>Stopping: saving a checkpoint…</source>
-        <translation type="unfinished"></translation>
+        <translation>Arrêt : enregistrement d&apos;un point de reprise…</translation>
     </message>
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>Entraînement de %1 sur %2 : %3 échantillons d&apos;entraînement, %4 étapes par époque</translation>
     </message>
     <message>
         <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation type="unfinished"></translation>
+        <translation>Époque %1 : précision de test %2%, perte de test %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Une machine a quitté l&apos;entraînement : %1. Sa part revient aux autres. Vérifiez qu&apos;elle est allumée et sur ce réseau ; elle peut revenir.</translation>
     </message>
     <message>
         <source>This machine cannot join the network: %1. Another program may use the same ports; change them in Settings.</source>
-        <translation type="unfinished"></translation>
+        <translation>Cette machine ne peut pas rejoindre le réseau : %1. Un autre programme utilise peut-être les mêmes ports ; changez-les dans les Paramètres.</translation>
     </message>
     <message>
         <source>This machine is %1, listening on port %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Cette machine est %1, à l&apos;écoute sur le port %2</translation>
     </message>
     <message>
         <source>Paired: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Appairée : %1</translation>
     </message>
     <message>
         <source>This machine is training for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Cette machine s&apos;entraîne pour %1.</translation>
     </message>
     <message>
         <source>This machine finished its work for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Cette machine a terminé son travail pour %1.</translation>
     </message>
     <message>
         <source>Show Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Afficher Tandem</translation>
     </message>
     <message>
         <source>Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>Quitter</translation>
     </message>
     <message>
         <source>Pair a machine…</source>
-        <translation type="unfinished"></translation>
+        <translation>Appairer une machine…</translation>
     </message>
     <message>
         <source>Unpair</source>
-        <translation type="unfinished"></translation>
+        <translation>Désappairer</translation>
     </message>
     <message>
         <source>Unpair %1? It can no longer train with this machine until you pair the two again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Désappairer %1 ? Elle ne pourra plus s&apos;entraîner avec cette machine tant que vous ne les aurez pas appairées à nouveau.</translation>
     </message>
     <message>
         <source>Export TorchScript…</source>
-        <translation type="unfinished"></translation>
+        <translation>Exporter en TorchScript…</translation>
     </message>
     <message>
         <source>Export safetensors…</source>
-        <translation type="unfinished"></translation>
+        <translation>Exporter en safetensors…</translation>
     </message>
     <message>
         <source>Resume run</source>
-        <translation type="unfinished"></translation>
+        <translation>Reprendre l&apos;entraînement</translation>
     </message>
     <message>
         <source>Open folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Ouvrir le dossier</translation>
     </message>
     <message>
         <source>&amp;Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Tandem</translation>
     </message>
     <message>
         <source>&amp;Load run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Ouvrir une description d&apos;entraînement…</translation>
     </message>
     <message>
         <source>&amp;Save run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Enregistrer la description d&apos;entraînement…</translation>
     </message>
     <message>
         <source>S&amp;ettings…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Paramètres…</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Quitter</translation>
     </message>
     <message>
         <source>&amp;Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Machines</translation>
     </message>
     <message>
         <source>Set up &amp;pairing…</source>
-        <translation type="unfinished"></translation>
+        <translation>Configurer l&apos;&amp;appairage…</translation>
     </message>
     <message>
         <source>&amp;Add a machine by address…</source>
-        <translation type="unfinished"></translation>
+        <translation>A&amp;jouter une machine par adresse…</translation>
     </message>
     <message>
         <source>Add a machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Ajouter une machine</translation>
     </message>
     <message>
         <source>IP address or host name of the machine:</source>
-        <translation type="unfinished"></translation>
+        <translation>Adresse IP ou nom d&apos;hôte de la machine :</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Aide</translation>
     </message>
     <message>
         <source>User &amp;guide</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Guide de l&apos;utilisateur</translation>
     </message>
     <message>
         <source>&amp;About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>À &amp;propos de Tandem</translation>
     </message>
     <message>
         <source>About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>À propos de Tandem</translation>
     </message>
     <message>
         <source>Tandem %1
 Trains one PyTorch model across your own machines.
 Protocol version %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem %1
+Entraîne un modèle PyTorch sur vos propres machines.
+Version du protocole %2.</translation>
     </message>
     <message>
         <source>A device ran out of memory (%1). Lower the batch size or leave that machine out, then start again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Un appareil n&apos;a plus de mémoire (%1). Réduisez la taille du lot ou retirez cette machine, puis recommencez.</translation>
     </message>
     <message>
         <source>The dataset cannot be used: %1. Check the folder or file and its format (the user guide lists the formats).</source>
-        <translation type="unfinished"></translation>
+        <translation>Le jeu de données est inutilisable : %1. Vérifiez le dossier ou le fichier et son format (le guide de l&apos;utilisateur liste les formats).</translation>
     </message>
     <message>
         <source>The model cannot be used: %1. Save it with torch.jit.save after torch.jit.script, and check that it returns class scores.</source>
-        <translation type="unfinished"></translation>
+        <translation>Le modèle est inutilisable : %1. Enregistrez-le avec torch.jit.save après torch.jit.script, et vérifiez qu&apos;il renvoie des scores de classe.</translation>
     </message>
     <message>
         <source>A machine could not join: %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Une machine n&apos;a pas pu rejoindre : %1.</translation>
     </message>
     <message>
         <source>The run stopped with an error: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>L&apos;entraînement s&apos;est arrêté sur une erreur : %1</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>Vérification du modèle et du jeu de données…</translation>
     </message>
     <message>
         <source>No machine is chosen to train. Tick at least one machine under New run → Machines.</source>
-        <translation type="unfinished"></translation>
+        <translation>Aucune machine n&apos;est choisie pour l&apos;entraînement. Cochez-en au moins une dans Nouvel entraînement → Machines.</translation>
     </message>
     <message>
         <source>Starting…</source>
-        <translation type="unfinished"></translation>
+        <translation>Démarrage…</translation>
     </message>
     <message numerus="yes">
         <source>Starting; inviting %n machine(s)…</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Démarrage ; invitation de %n machine…</numerusform>
+            <numerusform>Démarrage ; invitation de %n machines…</numerusform>
         </translation>
     </message>
     <message>
         <source>Run folder: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Dossier de l&apos;entraînement : %1</translation>
     </message>
     <message>
         <source>That run finished or has no checkpoint; start a new run instead.</source>
-        <translation type="unfinished"></translation>
+        <translation>Cet entraînement est terminé ou n&apos;a pas de point de reprise ; lancez plutôt un nouvel entraînement.</translation>
     </message>
     <message>
         <source>Cannot resume: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Impossible de reprendre : %1</translation>
     </message>
     <message>
         <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation type="unfinished"></translation>
+        <translation>Époque %1 sur %2 · étape %3 sur %4 · écoulé %5 · reste environ %6 · %7 échantillons/s · perte %8</translation>
     </message>
     <message>
         <source>not measured yet</source>
-        <translation type="unfinished"></translation>
+        <translation>pas encore mesurée</translation>
     </message>
     <message>
         <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation type="unfinished"></translation>
+        <translation>Terminé : précision de test %1, %2 échantillons/s.</translation>
     </message>
     <message>
         <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>L&apos;entraînement s&apos;est terminé avec une précision de test de %1. Exportez le modèle depuis l&apos;Historique.</translation>
     </message>
     <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
-        <translation type="unfinished"></translation>
+        <translation>Arrêté à l&apos;étape %1 ; un point de reprise est enregistré.</translation>
     </message>
     <message>
         <source>The run stopped at step %1. Resume it from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>L&apos;entraînement s&apos;est arrêté à l&apos;étape %1. Reprenez-le depuis l&apos;Historique.</translation>
     </message>
     <message>
         <source>The run failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>L&apos;entraînement a échoué.</translation>
     </message>
     <message>
         <source>Choose a run in History first.</source>
-        <translation type="unfinished"></translation>
+        <translation>Choisissez d&apos;abord un entraînement dans l&apos;Historique.</translation>
     </message>
     <message>
         <source>Export as TorchScript</source>
-        <translation type="unfinished"></translation>
+        <translation>Exporter en TorchScript</translation>
     </message>
     <message>
         <source>Export as safetensors</source>
-        <translation type="unfinished"></translation>
+        <translation>Exporter en safetensors</translation>
     </message>
     <message>
         <source>TorchScript (*.pt)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt)</translation>
     </message>
     <message>
         <source>safetensors (*.safetensors)</source>
-        <translation type="unfinished"></translation>
+        <translation>safetensors (*.safetensors)</translation>
     </message>
     <message>
         <source>That run has no checkpoint to export.</source>
-        <translation type="unfinished"></translation>
+        <translation>Cet entraînement n&apos;a pas de point de reprise à exporter.</translation>
     </message>
     <message>
         <source>Exported to %1. In Python: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Exporté vers %1. En Python : %2</translation>
     </message>
     <message>
         <source>The export failed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>L&apos;export a échoué : %1</translation>
     </message>
     <message>
         <source>Pair with %1?</source>
-        <translation type="unfinished"></translation>
+        <translation>Appairer avec %1 ?</translation>
     </message>
     <message>
         <source>%1 (%2) wants to pair with this machine.
@@ -462,521 +464,527 @@ Protocol version %2.</source>
 Does it show this code?
 
 %3 %4</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (%2) veut s&apos;appairer avec cette machine.
+
+Affiche-t-elle ce code ?
+
+%3 %4</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>Les codes sont identiques</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>Les codes diffèrent</translation>
     </message>
     <message>
         <source>Save run description</source>
-        <translation type="unfinished"></translation>
+        <translation>Enregistrer la description d&apos;entraînement</translation>
     </message>
     <message>
         <source>Run description (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>Description d&apos;entraînement (*.json)</translation>
     </message>
     <message>
         <source>Saved the run description to %1; train it with: tandem train --config %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Description enregistrée dans %1 ; pour l&apos;entraîner : tandem train --config %1</translation>
     </message>
     <message>
         <source>Load run description</source>
-        <translation type="unfinished"></translation>
+        <translation>Ouvrir une description d&apos;entraînement</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>Entraînement</translation>
     </message>
     <message>
         <source>Paused</source>
-        <translation type="unfinished"></translation>
+        <translation>En pause</translation>
     </message>
     <message>
         <source>Stopping</source>
-        <translation type="unfinished"></translation>
+        <translation>Arrêt en cours</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>Inactive</translation>
     </message>
     <message>
         <source>Quit Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Quitter Tandem</translation>
     </message>
     <message>
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
-        <translation type="unfinished"></translation>
+        <translation>Un entraînement est en cours. L&apos;arrêter (un point de reprise est enregistré pour le reprendre) et quitter ?</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
     <message>
         <source>Machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Machine</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>État</translation>
     </message>
     <message>
         <source>Devices</source>
-        <translation type="unfinished"></translation>
+        <translation>Appareils</translation>
     </message>
     <message>
         <source>Role</source>
-        <translation type="unfinished"></translation>
+        <translation>Rôle</translation>
     </message>
     <message>
         <source>Share of batch</source>
-        <translation type="unfinished"></translation>
+        <translation>Part du lot</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>Échantillons/s</translation>
     </message>
     <message>
         <source>Device ID %1
 %2
 Tandem %3</source>
-        <translation type="unfinished"></translation>
+        <translation>ID d&apos;appareil %1
+%2
+Tandem %3</translation>
     </message>
     <message>
         <source>%1 (this machine)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (cette machine)</translation>
     </message>
     <message>
         <source>Online</source>
-        <translation type="unfinished"></translation>
+        <translation>En ligne</translation>
     </message>
     <message>
         <source>Offline</source>
-        <translation type="unfinished"></translation>
+        <translation>Hors ligne</translation>
     </message>
     <message>
         <source>Online, paired</source>
-        <translation type="unfinished"></translation>
+        <translation>En ligne, appairée</translation>
     </message>
     <message>
         <source>Online, not paired</source>
-        <translation type="unfinished"></translation>
+        <translation>En ligne, non appairée</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>Inactive</translation>
     </message>
     <message>
         <source>Coordinator</source>
-        <translation type="unfinished"></translation>
+        <translation>Coordinateur</translation>
     </message>
     <message>
         <source>Coordinator and worker</source>
-        <translation type="unfinished"></translation>
+        <translation>Coordinateur et worker</translation>
     </message>
     <message>
         <source>Worker</source>
-        <translation type="unfinished"></translation>
+        <translation>Worker</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
-        <translation type="unfinished"></translation>
+        <translation>mnist-cnn : réseau convolutif pour images 28×28</translation>
     </message>
     <message>
         <source>mlp: small fully connected network</source>
-        <translation type="unfinished"></translation>
+        <translation>mlp : petit réseau entièrement connecté</translation>
     </message>
     <message>
         <source>resnet8: small ResNet for 32×32 colour images</source>
-        <translation type="unfinished"></translation>
+        <translation>resnet8 : petit ResNet pour images couleur 32×32</translation>
     </message>
     <message>
         <source>Your TorchScript file…</source>
-        <translation type="unfinished"></translation>
+        <translation>Votre fichier TorchScript…</translation>
     </message>
     <message>
         <source>model.pt saved with torch.jit.save</source>
-        <translation type="unfinished"></translation>
+        <translation>model.pt enregistré avec torch.jit.save</translation>
     </message>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>Choisir…</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>Modèle</translation>
     </message>
     <message>
         <source>Fashion-MNIST (built in)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fashion-MNIST (intégré)</translation>
     </message>
     <message>
         <source>Fashion-MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>Dossier Fashion-MNIST (fichiers IDX)</translation>
     </message>
     <message>
         <source>MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>Dossier MNIST (fichiers IDX)</translation>
     </message>
     <message>
         <source>CIFAR-10 folder (binary version)</source>
-        <translation type="unfinished"></translation>
+        <translation>Dossier CIFAR-10 (version binaire)</translation>
     </message>
     <message>
         <source>CSV file (label column and numbers)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fichier CSV (colonne d&apos;étiquettes et nombres)</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>Jeu de données</translation>
     </message>
     <message>
         <source>Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>Machines</translation>
     </message>
     <message>
         <source>Synchronous: one model, exact (best on a fast network)</source>
-        <translation type="unfinished"></translation>
+        <translation>Synchrone : un seul modèle, exact (idéal sur un réseau rapide)</translation>
     </message>
     <message>
         <source>Asynchronous: no waiting for the slowest machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Asynchrone : sans attendre la machine la plus lente</translation>
     </message>
     <message>
         <source>Local SGD: several local steps per exchange (slow networks)</source>
-        <translation type="unfinished"></translation>
+        <translation>SGD local : plusieurs étapes locales par échange (réseaux lents)</translation>
     </message>
     <message>
         <source>Mode</source>
-        <translation type="unfinished"></translation>
+        <translation>Mode</translation>
     </message>
     <message>
         <source>32-bit floats (exact)</source>
-        <translation type="unfinished"></translation>
+        <translation>Flottants 32 bits (exact)</translation>
     </message>
     <message>
         <source>16-bit floats (half the traffic)</source>
-        <translation type="unfinished"></translation>
+        <translation>Flottants 16 bits (moitié moins de trafic)</translation>
     </message>
     <message>
         <source>bfloat16 (half the traffic, wider range)</source>
-        <translation type="unfinished"></translation>
+        <translation>bfloat16 (moitié moins de trafic, plage plus large)</translation>
     </message>
     <message>
         <source>Wire precision</source>
-        <translation type="unfinished"></translation>
+        <translation>Précision sur le réseau</translation>
     </message>
     <message>
         <source>SGD with momentum</source>
-        <translation type="unfinished"></translation>
+        <translation>SGD avec momentum</translation>
     </message>
     <message>
         <source>Optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>Optimiseur</translation>
     </message>
     <message>
         <source>constant</source>
-        <translation type="unfinished"></translation>
+        <translation>constant</translation>
     </message>
     <message>
         <source>cosine decay</source>
-        <translation type="unfinished"></translation>
+        <translation>décroissance cosinus</translation>
     </message>
     <message>
         <source>warm-up steps: </source>
-        <translation type="unfinished"></translation>
+        <translation>étapes de préchauffage : </translation>
     </message>
     <message>
         <source>Learning rate</source>
-        <translation type="unfinished"></translation>
+        <translation>Taux d&apos;apprentissage</translation>
     </message>
     <message>
         <source>Epochs</source>
-        <translation type="unfinished"></translation>
+        <translation>Époques</translation>
     </message>
     <message>
         <source>Batch (all machines)</source>
-        <translation type="unfinished"></translation>
+        <translation>Lot (toutes machines)</translation>
     </message>
     <message>
         <source>a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>un dossier</translation>
     </message>
     <message>
         <source>a .csv file</source>
-        <translation type="unfinished"></translation>
+        <translation>un fichier .csv</translation>
     </message>
     <message>
         <source>Cannot write %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Impossible d&apos;écrire %1 : %2</translation>
     </message>
     <message>
         <source>Cannot read %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Impossible de lire %1 : %2</translation>
     </message>
     <message>
         <source>%1 is not a run description: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 n&apos;est pas une description d&apos;entraînement : %2</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 : %2</translation>
     </message>
     <message>
         <source>Choose a TorchScript model</source>
-        <translation type="unfinished"></translation>
+        <translation>Choisir un modèle TorchScript</translation>
     </message>
     <message>
         <source>TorchScript (*.pt *.pth);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt *.pth);;Tous les fichiers (*)</translation>
     </message>
     <message>
         <source>Choose the dataset folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Choisir le dossier du jeu de données</translation>
     </message>
     <message>
         <source>Choose the CSV file</source>
-        <translation type="unfinished"></translation>
+        <translation>Choisir le fichier CSV</translation>
     </message>
     <message>
         <source>CSV (*.csv);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV (*.csv);;Tous les fichiers (*)</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>Vérification du modèle et du jeu de données…</translation>
     </message>
     <message>
         <source>Choose a TorchScript file for the model.</source>
-        <translation type="unfinished"></translation>
+        <translation>Choisissez un fichier TorchScript pour le modèle.</translation>
     </message>
     <message>
         <source>Choose where the dataset is.</source>
-        <translation type="unfinished"></translation>
+        <translation>Indiquez où se trouve le jeu de données.</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>Choisir…</translation>
     </message>
     <message>
         <source>Choose a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Choisir un dossier</translation>
     </message>
     <message>
         <source>Settings</source>
-        <translation type="unfinished"></translation>
+        <translation>Paramètres</translation>
     </message>
     <message>
         <source>System language</source>
-        <translation type="unfinished"></translation>
+        <translation>Langue du système</translation>
     </message>
     <message>
         <source>Language</source>
-        <translation type="unfinished"></translation>
+        <translation>Langue</translation>
     </message>
     <message>
         <source>this computer&apos;s host name</source>
-        <translation type="unfinished"></translation>
+        <translation>le nom d&apos;hôte de cet ordinateur</translation>
     </message>
     <message>
         <source>Machine name</source>
-        <translation type="unfinished"></translation>
+        <translation>Nom de la machine</translation>
     </message>
     <message>
         <source>Discovery port (UDP)</source>
-        <translation type="unfinished"></translation>
+        <translation>Port de découverte (UDP)</translation>
     </message>
     <message>
         <source>Pairing port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>Port d&apos;appairage (TCP)</translation>
     </message>
     <message>
         <source>any free port</source>
-        <translation type="unfinished"></translation>
+        <translation>n&apos;importe quel port libre</translation>
     </message>
     <message>
         <source>Training port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>Port d&apos;entraînement (TCP)</translation>
     </message>
     <message>
         <source>Runs folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Dossier des entraînements</translation>
     </message>
     <message>
         <source>Dataset cache</source>
-        <translation type="unfinished"></translation>
+        <translation>Cache des jeux de données</translation>
     </message>
     <message>
         <source>Train for paired machines while this one is idle</source>
-        <translation type="unfinished"></translation>
+        <translation>S&apos;entraîner pour les machines appairées quand celle-ci est inactive</translation>
     </message>
     <message>
         <source>A new language or new ports take effect when Tandem starts again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Une nouvelle langue ou de nouveaux ports prennent effet au prochain démarrage de Tandem.</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
     <message>
         <source>This machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Cette machine</translation>
     </message>
     <message>
         <source>Tandem trains on every device listed here. Other machines will see this machine under its name.</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem s&apos;entraîne sur chaque appareil listé ici. Les autres machines verront celle-ci sous son nom.</translation>
     </message>
     <message>
         <source>Devices:</source>
-        <translation type="unfinished"></translation>
+        <translation>Appareils :</translation>
     </message>
     <message>
         <source>Name:</source>
-        <translation type="unfinished"></translation>
+        <translation>Nom :</translation>
     </message>
     <message>
         <source>Device ID: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>ID d&apos;appareil : %1</translation>
     </message>
     <message>
         <source>Find your other machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Trouver votre autre machine</translation>
     </message>
     <message>
         <source>Start Tandem on the other machine too. Machines on this network appear below; choose one and press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>Lancez aussi Tandem sur l&apos;autre machine. Les machines de ce réseau apparaissent ci-dessous ; choisissez-en une et cliquez sur Suivant.</translation>
     </message>
     <message>
         <source>IP address or host name</source>
-        <translation type="unfinished"></translation>
+        <translation>Adresse IP ou nom d&apos;hôte</translation>
     </message>
     <message>
         <source>Add by address</source>
-        <translation type="unfinished"></translation>
+        <translation>Ajouter par adresse</translation>
     </message>
     <message>
         <source>Nothing yet? Check that Tandem runs on the other machine and that both are on the same network. Firewalls must allow UDP port 47300 and TCP port 47301. On a Mac, allow Tandem under System Settings → Privacy &amp; Security → Local Network. Some Wi-Fi networks block discovery: then add the other machine by its address.</source>
-        <translation type="unfinished"></translation>
+        <translation>Rien encore ? Vérifiez que Tandem tourne sur l&apos;autre machine et que les deux sont sur le même réseau. Les pare-feu doivent autoriser le port UDP 47300 et le port TCP 47301. Sur un Mac, autorisez Tandem dans Réglages Système → Confidentialité et sécurité → Réseau local. Certains réseaux Wi-Fi bloquent la découverte : ajoutez alors l&apos;autre machine par son adresse.</translation>
     </message>
     <message>
         <source>To train on this machine alone, press Next without choosing a machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>Pour vous entraîner sur cette seule machine, cliquez sur Suivant sans choisir de machine.</translation>
     </message>
     <message>
         <source>Pair</source>
-        <translation type="unfinished"></translation>
+        <translation>Appairer</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>Les codes sont identiques</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>Les codes diffèrent</translation>
     </message>
     <message>
         <source>Try again</source>
-        <translation type="unfinished"></translation>
+        <translation>Réessayer</translation>
     </message>
     <message>
         <source>Check that %1 shows the same code:</source>
-        <translation type="unfinished"></translation>
+        <translation>Vérifiez que %1 affiche le même code :</translation>
     </message>
     <message>
         <source>Connecting to %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>Connexion à %1…</translation>
     </message>
     <message>
         <source>Waiting for the other machine to confirm…</source>
-        <translation type="unfinished"></translation>
+        <translation>En attente de la confirmation de l&apos;autre machine…</translation>
     </message>
     <message>
         <source>Cancelling…</source>
-        <translation type="unfinished"></translation>
+        <translation>Annulation…</translation>
     </message>
     <message>
         <source>Paired with %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Appairée avec %1.</translation>
     </message>
     <message>
         <source>Press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>Cliquez sur Suivant.</translation>
     </message>
     <message>
         <source>Nobody answered in time.</source>
-        <translation type="unfinished"></translation>
+        <translation>Personne n&apos;a répondu à temps.</translation>
     </message>
     <message>
         <source>Press Try again, and confirm the code on both machines within a minute.</source>
-        <translation type="unfinished"></translation>
+        <translation>Cliquez sur Réessayer et confirmez le code sur les deux machines en moins d&apos;une minute.</translation>
     </message>
     <message>
         <source>You said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>Vous avez indiqué que les codes diffèrent. Rien n&apos;a été appairé.</translation>
     </message>
     <message>
         <source>The other machine said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>L&apos;autre machine a indiqué que les codes diffèrent. Rien n&apos;a été appairé.</translation>
     </message>
     <message>
         <source>Codes that differ can mean that another device is answering in place of your machine. Check that you chose the right machine, then try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Des codes différents peuvent signifier qu&apos;un autre appareil répond à la place de votre machine. Vérifiez que vous avez choisi la bonne machine, puis réessayez.</translation>
     </message>
     <message>
         <source>The other machine refused.</source>
-        <translation type="unfinished"></translation>
+        <translation>L&apos;autre machine a refusé.</translation>
     </message>
     <message>
         <source>It may be busy or have refused several attempts: wait a minute and try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Elle est peut-être occupée ou a refusé plusieurs tentatives : attendez une minute et réessayez.</translation>
     </message>
     <message>
         <source>Could not reach the other machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>Impossible de joindre l&apos;autre machine.</translation>
     </message>
     <message>
         <source>Check that Tandem is running there and that its firewall allows TCP port 47301.</source>
-        <translation type="unfinished"></translation>
+        <translation>Vérifiez que Tandem y tourne et que son pare-feu autorise le port TCP 47301.</translation>
     </message>
     <message>
         <source>Pairing failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>L&apos;appairage a échoué.</translation>
     </message>
     <message>
         <source>Try again. If this repeats, see Troubleshooting in the user guide.</source>
-        <translation type="unfinished"></translation>
+        <translation>Réessayez. Si cela se reproduit, consultez Dépannage dans le guide de l&apos;utilisateur.</translation>
     </message>
     <message>
         <source>Done</source>
-        <translation type="unfinished"></translation>
+        <translation>Terminé</translation>
     </message>
     <message>
         <source>%1 and %2 are paired. They find each other on this network from now on; Tandem shares the training between them.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 et %2 sont appairées. Elles se retrouvent désormais sur ce réseau ; Tandem répartit l&apos;entraînement entre elles.</translation>
     </message>
     <message>
         <source>%1 is ready to train on its own. You can pair another machine at any time from Machines → Set up pairing.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 est prête à s&apos;entraîner seule. Vous pouvez appairer une autre machine à tout moment depuis Machines → Configurer l&apos;appairage.</translation>
     </message>
     <message>
         <source>Press Finish to open the dashboard. Its New run tab is set up for the demo (mnist-cnn on Fashion-MNIST): press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>Cliquez sur Terminer pour ouvrir le tableau de bord. Son onglet Nouvel entraînement est préparé pour la démo (mnist-cnn sur Fashion-MNIST) : cliquez sur Démarrer.</translation>
     </message>
     <message>
         <source>Set up Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Configurer Tandem</translation>
     </message>
     <message>
         <source>Finish</source>
-        <translation type="unfinished"></translation>
+        <translation>Terminer</translation>
     </message>
 </context>
 </TS>

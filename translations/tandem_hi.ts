@@ -5,456 +5,458 @@
     <name>Format</name>
     <message>
         <source>GPU %1 (CUDA): %2, %3</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU %1 (CUDA): %2, %3</translation>
     </message>
     <message>
         <source>Apple GPU (MPS): %1, %2 shared memory</source>
-        <translation type="unfinished"></translation>
+        <translation>Apple GPU (MPS): %1, %2 साझा मेमोरी</translation>
     </message>
     <message numerus="yes">
         <source>CPU: %1, %n core(s), %2 RAM</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>CPU: %1, %n कोर, %2 RAM</numerusform>
+            <numerusform>CPU: %1, %n कोर, %2 RAM</numerusform>
         </translation>
     </message>
     <message>
         <source>unknown model</source>
-        <translation type="unfinished"></translation>
+        <translation>अज्ञात मॉडल</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
     <message>
         <source>this machine</source>
-        <translation type="unfinished"></translation>
+        <translation>यह मशीन</translation>
     </message>
     <message>
         <source>Training loss</source>
-        <translation type="unfinished"></translation>
+        <translation>ट्रेनिंग लॉस</translation>
     </message>
     <message>
         <source>Step</source>
-        <translation type="unfinished"></translation>
+        <translation>स्टेप</translation>
     </message>
     <message>
         <source>Loss</source>
-        <translation type="unfinished"></translation>
+        <translation>लॉस</translation>
     </message>
     <message>
         <source>Loss per step</source>
-        <translation type="unfinished"></translation>
+        <translation>हर स्टेप का लॉस</translation>
     </message>
     <message>
         <source>Smoothed</source>
-        <translation type="unfinished"></translation>
+        <translation>स्मूद किया हुआ</translation>
     </message>
     <message>
         <source>Accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>सटीकता</translation>
     </message>
     <message>
         <source>Epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>एपॉक</translation>
     </message>
     <message>
         <source>Accuracy (%)</source>
-        <translation type="unfinished"></translation>
+        <translation>सटीकता (%)</translation>
     </message>
     <message>
         <source>Test</source>
-        <translation type="unfinished"></translation>
+        <translation>टेस्ट</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>ट्रेनिंग</translation>
     </message>
     <message>
         <source>Throughput per worker</source>
-        <translation type="unfinished"></translation>
+        <translation>हर वर्कर का थ्रूपुट</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>सैंपल/सेकंड</translation>
     </message>
     <message>
         <source>Where each worker&apos;s time goes</source>
-        <translation type="unfinished"></translation>
+        <translation>हर वर्कर का समय कहाँ जाता है</translation>
     </message>
     <message>
         <source>Seconds</source>
-        <translation type="unfinished"></translation>
+        <translation>सेकंड</translation>
     </message>
     <message>
         <source>Compute</source>
-        <translation type="unfinished"></translation>
+        <translation>गणना</translation>
     </message>
     <message>
         <source>Communicate</source>
-        <translation type="unfinished"></translation>
+        <translation>संचार</translation>
     </message>
     <message>
         <source>Wait</source>
-        <translation type="unfinished"></translation>
+        <translation>प्रतीक्षा</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
-        <translation type="unfinished"></translation>
+        <translation>शुरू हुआ</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>मॉडल</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>डेटासेट</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>स्थिति</translation>
     </message>
     <message>
         <source>Test accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>टेस्ट सटीकता</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>सैंपल/सेकंड</translation>
     </message>
     <message>
         <source>Finished</source>
-        <translation type="unfinished"></translation>
+        <translation>पूरा हुआ</translation>
     </message>
     <message>
         <source>Stopped</source>
-        <translation type="unfinished"></translation>
+        <translation>रोका गया</translation>
     </message>
     <message>
         <source>Failed</source>
-        <translation type="unfinished"></translation>
+        <translation>विफल</translation>
     </message>
     <message>
         <source>Running</source>
-        <translation type="unfinished"></translation>
+        <translation>चल रहा है</translation>
     </message>
     <message>
         <source>Interrupted</source>
-        <translation type="unfinished"></translation>
+        <translation>बीच में रुका</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Dismiss</source>
-        <translation type="unfinished"></translation>
+        <translation>हटाएँ</translation>
     </message>
     <message>
         <source>Cluster</source>
-        <translation type="unfinished"></translation>
+        <translation>क्लस्टर</translation>
     </message>
     <message>
         <source>Load…</source>
-        <translation type="unfinished"></translation>
+        <translation>लोड करें…</translation>
     </message>
     <message>
         <source>Save…</source>
-        <translation type="unfinished"></translation>
+        <translation>सहेजें…</translation>
     </message>
     <message>
         <source>Load a run description (JSON, as for tandem train --config)</source>
-        <translation type="unfinished"></translation>
+        <translation>रन विवरण लोड करें (JSON, जैसा tandem train --config के लिए)</translation>
     </message>
     <message>
         <source>Save this run description as JSON</source>
-        <translation type="unfinished"></translation>
+        <translation>यह रन विवरण JSON के रूप में सहेजें</translation>
     </message>
     <message>
         <source>New run</source>
-        <translation type="unfinished"></translation>
+        <translation>नया रन</translation>
     </message>
     <message>
         <source>History</source>
-        <translation type="unfinished"></translation>
+        <translation>इतिहास</translation>
     </message>
     <message>
         <source>Start</source>
-        <translation type="unfinished"></translation>
+        <translation>शुरू करें</translation>
     </message>
     <message>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>रोकें</translation>
     </message>
     <message>
         <source>Resume</source>
-        <translation type="unfinished"></translation>
+        <translation>फिर से चलाएँ</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>बंद करें</translation>
     </message>
     <message>
         <source>Ready. The demo is set up in New run: press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>तैयार। डेमो नया रन में सेट है: शुरू करें दबाएँ।</translation>
     </message>
     <message>
         <source>Log</source>
-        <translation type="unfinished"></translation>
+        <translation>लॉग</translation>
     </message>
     <message>
         <source>Paused at step %1. Resume continues where it stopped.</source>
-        <translation type="unfinished"></translation>
+        <translation>स्टेप %1 पर रुका है। फिर से चलाएँ वहीं से आगे बढ़ेगा।</translation>
     </message>
     <message>
         <source>Stopping: saving a checkpoint…</source>
-        <translation type="unfinished"></translation>
+        <translation>बंद हो रहा है: चेकपॉइंट सहेजा जा रहा है…</translation>
     </message>
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>%2 पर %1 की ट्रेनिंग: %3 ट्रेनिंग सैंपल, हर एपॉक में %4 स्टेप</translation>
     </message>
     <message>
         <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation type="unfinished"></translation>
+        <translation>एपॉक %1: टेस्ट सटीकता %2%, टेस्ट लॉस %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
-        <translation type="unfinished"></translation>
+        <translation>एक मशीन रन से हट गई: %1। उसका हिस्सा बाकी मशीनों को जाता है। जाँचें कि वह चालू है और इसी नेटवर्क पर है; वह फिर से जुड़ सकती है।</translation>
     </message>
     <message>
         <source>This machine cannot join the network: %1. Another program may use the same ports; change them in Settings.</source>
-        <translation type="unfinished"></translation>
+        <translation>यह मशीन नेटवर्क से नहीं जुड़ सकती: %1। शायद कोई दूसरा प्रोग्राम वही पोर्ट इस्तेमाल कर रहा है; सेटिंग्स में उन्हें बदलें।</translation>
     </message>
     <message>
         <source>This machine is %1, listening on port %2</source>
-        <translation type="unfinished"></translation>
+        <translation>यह मशीन %1 है, पोर्ट %2 पर सुन रही है</translation>
     </message>
     <message>
         <source>Paired: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>पेयर हुआ: %1</translation>
     </message>
     <message>
         <source>This machine is training for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>यह मशीन %1 के लिए ट्रेनिंग कर रही है।</translation>
     </message>
     <message>
         <source>This machine finished its work for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>इस मशीन ने %1 के लिए अपना काम पूरा किया।</translation>
     </message>
     <message>
         <source>Show Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem दिखाएँ</translation>
     </message>
     <message>
         <source>Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>बाहर निकलें</translation>
     </message>
     <message>
         <source>Pair a machine…</source>
-        <translation type="unfinished"></translation>
+        <translation>मशीन पेयर करें…</translation>
     </message>
     <message>
         <source>Unpair</source>
-        <translation type="unfinished"></translation>
+        <translation>अनपेयर करें</translation>
     </message>
     <message>
         <source>Unpair %1? It can no longer train with this machine until you pair the two again.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 को अनपेयर करें? जब तक आप दोनों को फिर से पेयर नहीं करते, वह इस मशीन के साथ ट्रेनिंग नहीं कर पाएगी।</translation>
     </message>
     <message>
         <source>Export TorchScript…</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript के रूप में निर्यात करें…</translation>
     </message>
     <message>
         <source>Export safetensors…</source>
-        <translation type="unfinished"></translation>
+        <translation>safetensors के रूप में निर्यात करें…</translation>
     </message>
     <message>
         <source>Resume run</source>
-        <translation type="unfinished"></translation>
+        <translation>रन फिर से चलाएँ</translation>
     </message>
     <message>
         <source>Open folder</source>
-        <translation type="unfinished"></translation>
+        <translation>फ़ोल्डर खोलें</translation>
     </message>
     <message>
         <source>&amp;Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Tandem</translation>
     </message>
     <message>
         <source>&amp;Load run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>रन विवरण &amp;लोड करें…</translation>
     </message>
     <message>
         <source>&amp;Save run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>रन विवरण &amp;सहेजें…</translation>
     </message>
     <message>
         <source>S&amp;ettings…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;सेटिंग्स…</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;बाहर निकलें</translation>
     </message>
     <message>
         <source>&amp;Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;मशीनें</translation>
     </message>
     <message>
         <source>Set up &amp;pairing…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;पेयरिंग सेट करें…</translation>
     </message>
     <message>
         <source>&amp;Add a machine by address…</source>
-        <translation type="unfinished"></translation>
+        <translation>पते से मशीन &amp;जोड़ें…</translation>
     </message>
     <message>
         <source>Add a machine</source>
-        <translation type="unfinished"></translation>
+        <translation>मशीन जोड़ें</translation>
     </message>
     <message>
         <source>IP address or host name of the machine:</source>
-        <translation type="unfinished"></translation>
+        <translation>मशीन का IP पता या होस्ट नाम:</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;सहायता</translation>
     </message>
     <message>
         <source>User &amp;guide</source>
-        <translation type="unfinished"></translation>
+        <translation>उपयोगकर्ता &amp;गाइड</translation>
     </message>
     <message>
         <source>&amp;About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem के &amp;बारे में</translation>
     </message>
     <message>
         <source>About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem के बारे में</translation>
     </message>
     <message>
         <source>Tandem %1
 Trains one PyTorch model across your own machines.
 Protocol version %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem %1
+आपकी अपनी मशीनों पर एक PyTorch मॉडल को ट्रेन करता है।
+प्रोटोकॉल संस्करण %2।</translation>
     </message>
     <message>
         <source>A device ran out of memory (%1). Lower the batch size or leave that machine out, then start again.</source>
-        <translation type="unfinished"></translation>
+        <translation>एक डिवाइस की मेमोरी खत्म हो गई (%1)। बैच का आकार घटाएँ या उस मशीन को हटाएँ, फिर दोबारा शुरू करें।</translation>
     </message>
     <message>
         <source>The dataset cannot be used: %1. Check the folder or file and its format (the user guide lists the formats).</source>
-        <translation type="unfinished"></translation>
+        <translation>डेटासेट इस्तेमाल नहीं हो सकता: %1। फ़ोल्डर या फ़ाइल और उसका फ़ॉर्मेट जाँचें (उपयोगकर्ता गाइड में फ़ॉर्मेट की सूची है)।</translation>
     </message>
     <message>
         <source>The model cannot be used: %1. Save it with torch.jit.save after torch.jit.script, and check that it returns class scores.</source>
-        <translation type="unfinished"></translation>
+        <translation>मॉडल इस्तेमाल नहीं हो सकता: %1। उसे torch.jit.script के बाद torch.jit.save से सहेजें, और जाँचें कि वह क्लास स्कोर लौटाता है।</translation>
     </message>
     <message>
         <source>A machine could not join: %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>एक मशीन नहीं जुड़ सकी: %1।</translation>
     </message>
     <message>
         <source>The run stopped with an error: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>रन एक त्रुटि के साथ रुक गया: %1</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>मॉडल और डेटासेट की जाँच हो रही है…</translation>
     </message>
     <message>
         <source>No machine is chosen to train. Tick at least one machine under New run → Machines.</source>
-        <translation type="unfinished"></translation>
+        <translation>ट्रेनिंग के लिए कोई मशीन नहीं चुनी गई। नया रन → मशीनें में कम से कम एक मशीन चुनें।</translation>
     </message>
     <message>
         <source>Starting…</source>
-        <translation type="unfinished"></translation>
+        <translation>शुरू हो रहा है…</translation>
     </message>
     <message numerus="yes">
         <source>Starting; inviting %n machine(s)…</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>शुरू हो रहा है; %n मशीन को आमंत्रित किया जा रहा है…</numerusform>
+            <numerusform>शुरू हो रहा है; %n मशीनों को आमंत्रित किया जा रहा है…</numerusform>
         </translation>
     </message>
     <message>
         <source>Run folder: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>रन फ़ोल्डर: %1</translation>
     </message>
     <message>
         <source>That run finished or has no checkpoint; start a new run instead.</source>
-        <translation type="unfinished"></translation>
+        <translation>वह रन पूरा हो चुका है या उसका कोई चेकपॉइंट नहीं है; इसके बजाय नया रन शुरू करें।</translation>
     </message>
     <message>
         <source>Cannot resume: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>फिर से नहीं चला सकते: %1</translation>
     </message>
     <message>
         <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation type="unfinished"></translation>
+        <translation>एपॉक %1 / %2 · स्टेप %3 / %4 · बीता समय %5 · लगभग %6 बाकी · %7 सैंपल/सेकंड · लॉस %8</translation>
     </message>
     <message>
         <source>not measured yet</source>
-        <translation type="unfinished"></translation>
+        <translation>अभी मापा नहीं गया</translation>
     </message>
     <message>
         <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation type="unfinished"></translation>
+        <translation>पूरा हुआ: टेस्ट सटीकता %1, %2 सैंपल/सेकंड।</translation>
     </message>
     <message>
         <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>रन %1 टेस्ट सटीकता के साथ पूरा हुआ। इतिहास से मॉडल निर्यात करें।</translation>
     </message>
     <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
-        <translation type="unfinished"></translation>
+        <translation>स्टेप %1 पर रोका गया; चेकपॉइंट सहेजा गया है।</translation>
     </message>
     <message>
         <source>The run stopped at step %1. Resume it from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>रन स्टेप %1 पर रुका। इतिहास से उसे फिर से चलाएँ।</translation>
     </message>
     <message>
         <source>The run failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>रन विफल हो गया।</translation>
     </message>
     <message>
         <source>Choose a run in History first.</source>
-        <translation type="unfinished"></translation>
+        <translation>पहले इतिहास में एक रन चुनें।</translation>
     </message>
     <message>
         <source>Export as TorchScript</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript के रूप में निर्यात करें</translation>
     </message>
     <message>
         <source>Export as safetensors</source>
-        <translation type="unfinished"></translation>
+        <translation>safetensors के रूप में निर्यात करें</translation>
     </message>
     <message>
         <source>TorchScript (*.pt)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt)</translation>
     </message>
     <message>
         <source>safetensors (*.safetensors)</source>
-        <translation type="unfinished"></translation>
+        <translation>safetensors (*.safetensors)</translation>
     </message>
     <message>
         <source>That run has no checkpoint to export.</source>
-        <translation type="unfinished"></translation>
+        <translation>उस रन में निर्यात करने के लिए कोई चेकपॉइंट नहीं है।</translation>
     </message>
     <message>
         <source>Exported to %1. In Python: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 में निर्यात किया गया। Python में: %2</translation>
     </message>
     <message>
         <source>The export failed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>निर्यात विफल: %1</translation>
     </message>
     <message>
         <source>Pair with %1?</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 के साथ पेयर करें?</translation>
     </message>
     <message>
         <source>%1 (%2) wants to pair with this machine.
@@ -462,521 +464,527 @@ Protocol version %2.</source>
 Does it show this code?
 
 %3 %4</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (%2) इस मशीन के साथ पेयर करना चाहती है।
+
+क्या वह यही कोड दिखा रही है?
+
+%3 %4</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>कोड मेल खाते हैं</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>कोड अलग हैं</translation>
     </message>
     <message>
         <source>Save run description</source>
-        <translation type="unfinished"></translation>
+        <translation>रन विवरण सहेजें</translation>
     </message>
     <message>
         <source>Run description (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>रन विवरण (*.json)</translation>
     </message>
     <message>
         <source>Saved the run description to %1; train it with: tandem train --config %1</source>
-        <translation type="unfinished"></translation>
+        <translation>रन विवरण %1 में सहेजा गया; इससे ट्रेन करें: tandem train --config %1</translation>
     </message>
     <message>
         <source>Load run description</source>
-        <translation type="unfinished"></translation>
+        <translation>रन विवरण लोड करें</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>ट्रेनिंग जारी</translation>
     </message>
     <message>
         <source>Paused</source>
-        <translation type="unfinished"></translation>
+        <translation>रुका हुआ</translation>
     </message>
     <message>
         <source>Stopping</source>
-        <translation type="unfinished"></translation>
+        <translation>बंद हो रहा है</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>खाली</translation>
     </message>
     <message>
         <source>Quit Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem से बाहर निकलें</translation>
     </message>
     <message>
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
-        <translation type="unfinished"></translation>
+        <translation>एक रन चल रहा है। उसे बंद करें (चेकपॉइंट सहेजा जाएगा, ताकि वह फिर से चल सके) और बाहर निकलें?</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
     <message>
         <source>Machine</source>
-        <translation type="unfinished"></translation>
+        <translation>मशीन</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>स्थिति</translation>
     </message>
     <message>
         <source>Devices</source>
-        <translation type="unfinished"></translation>
+        <translation>डिवाइस</translation>
     </message>
     <message>
         <source>Role</source>
-        <translation type="unfinished"></translation>
+        <translation>भूमिका</translation>
     </message>
     <message>
         <source>Share of batch</source>
-        <translation type="unfinished"></translation>
+        <translation>बैच में हिस्सा</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>सैंपल/सेकंड</translation>
     </message>
     <message>
         <source>Device ID %1
 %2
 Tandem %3</source>
-        <translation type="unfinished"></translation>
+        <translation>डिवाइस ID %1
+%2
+Tandem %3</translation>
     </message>
     <message>
         <source>%1 (this machine)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (यह मशीन)</translation>
     </message>
     <message>
         <source>Online</source>
-        <translation type="unfinished"></translation>
+        <translation>ऑनलाइन</translation>
     </message>
     <message>
         <source>Offline</source>
-        <translation type="unfinished"></translation>
+        <translation>ऑफ़लाइन</translation>
     </message>
     <message>
         <source>Online, paired</source>
-        <translation type="unfinished"></translation>
+        <translation>ऑनलाइन, पेयर है</translation>
     </message>
     <message>
         <source>Online, not paired</source>
-        <translation type="unfinished"></translation>
+        <translation>ऑनलाइन, पेयर नहीं है</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>खाली</translation>
     </message>
     <message>
         <source>Coordinator</source>
-        <translation type="unfinished"></translation>
+        <translation>समन्वयक</translation>
     </message>
     <message>
         <source>Coordinator and worker</source>
-        <translation type="unfinished"></translation>
+        <translation>समन्वयक और वर्कर</translation>
     </message>
     <message>
         <source>Worker</source>
-        <translation type="unfinished"></translation>
+        <translation>वर्कर</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
-        <translation type="unfinished"></translation>
+        <translation>mnist-cnn: 28×28 छवियों के लिए कन्वोल्यूशनल नेटवर्क</translation>
     </message>
     <message>
         <source>mlp: small fully connected network</source>
-        <translation type="unfinished"></translation>
+        <translation>mlp: छोटा पूरी तरह जुड़ा नेटवर्क</translation>
     </message>
     <message>
         <source>resnet8: small ResNet for 32×32 colour images</source>
-        <translation type="unfinished"></translation>
+        <translation>resnet8: 32×32 रंगीन छवियों के लिए छोटा ResNet</translation>
     </message>
     <message>
         <source>Your TorchScript file…</source>
-        <translation type="unfinished"></translation>
+        <translation>आपकी TorchScript फ़ाइल…</translation>
     </message>
     <message>
         <source>model.pt saved with torch.jit.save</source>
-        <translation type="unfinished"></translation>
+        <translation>torch.jit.save से सहेजी गई model.pt</translation>
     </message>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>चुनें…</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>मॉडल</translation>
     </message>
     <message>
         <source>Fashion-MNIST (built in)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fashion-MNIST (अंतर्निहित)</translation>
     </message>
     <message>
         <source>Fashion-MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fashion-MNIST फ़ोल्डर (IDX फ़ाइलें)</translation>
     </message>
     <message>
         <source>MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>MNIST फ़ोल्डर (IDX फ़ाइलें)</translation>
     </message>
     <message>
         <source>CIFAR-10 folder (binary version)</source>
-        <translation type="unfinished"></translation>
+        <translation>CIFAR-10 फ़ोल्डर (बाइनरी संस्करण)</translation>
     </message>
     <message>
         <source>CSV file (label column and numbers)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV फ़ाइल (लेबल कॉलम और संख्याएँ)</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>डेटासेट</translation>
     </message>
     <message>
         <source>Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>मशीनें</translation>
     </message>
     <message>
         <source>Synchronous: one model, exact (best on a fast network)</source>
-        <translation type="unfinished"></translation>
+        <translation>सिंक्रोनस: एक मॉडल, सटीक (तेज़ नेटवर्क पर सबसे अच्छा)</translation>
     </message>
     <message>
         <source>Asynchronous: no waiting for the slowest machine</source>
-        <translation type="unfinished"></translation>
+        <translation>एसिंक्रोनस: सबसे धीमी मशीन का इंतज़ार नहीं</translation>
     </message>
     <message>
         <source>Local SGD: several local steps per exchange (slow networks)</source>
-        <translation type="unfinished"></translation>
+        <translation>लोकल SGD: हर आदान-प्रदान पर कई लोकल स्टेप (धीमे नेटवर्क)</translation>
     </message>
     <message>
         <source>Mode</source>
-        <translation type="unfinished"></translation>
+        <translation>मोड</translation>
     </message>
     <message>
         <source>32-bit floats (exact)</source>
-        <translation type="unfinished"></translation>
+        <translation>32-बिट फ़्लोट (सटीक)</translation>
     </message>
     <message>
         <source>16-bit floats (half the traffic)</source>
-        <translation type="unfinished"></translation>
+        <translation>16-बिट फ़्लोट (आधा ट्रैफ़िक)</translation>
     </message>
     <message>
         <source>bfloat16 (half the traffic, wider range)</source>
-        <translation type="unfinished"></translation>
+        <translation>bfloat16 (आधा ट्रैफ़िक, बड़ी रेंज)</translation>
     </message>
     <message>
         <source>Wire precision</source>
-        <translation type="unfinished"></translation>
+        <translation>वायर प्रिसिज़न</translation>
     </message>
     <message>
         <source>SGD with momentum</source>
-        <translation type="unfinished"></translation>
+        <translation>मोमेंटम के साथ SGD</translation>
     </message>
     <message>
         <source>Optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>ऑप्टिमाइज़र</translation>
     </message>
     <message>
         <source>constant</source>
-        <translation type="unfinished"></translation>
+        <translation>स्थिर</translation>
     </message>
     <message>
         <source>cosine decay</source>
-        <translation type="unfinished"></translation>
+        <translation>कोसाइन क्षय</translation>
     </message>
     <message>
         <source>warm-up steps: </source>
-        <translation type="unfinished"></translation>
+        <translation>वार्म-अप स्टेप: </translation>
     </message>
     <message>
         <source>Learning rate</source>
-        <translation type="unfinished"></translation>
+        <translation>लर्निंग रेट</translation>
     </message>
     <message>
         <source>Epochs</source>
-        <translation type="unfinished"></translation>
+        <translation>एपॉक</translation>
     </message>
     <message>
         <source>Batch (all machines)</source>
-        <translation type="unfinished"></translation>
+        <translation>बैच (सभी मशीनें)</translation>
     </message>
     <message>
         <source>a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>एक फ़ोल्डर</translation>
     </message>
     <message>
         <source>a .csv file</source>
-        <translation type="unfinished"></translation>
+        <translation>एक .csv फ़ाइल</translation>
     </message>
     <message>
         <source>Cannot write %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 नहीं लिख सकते: %2</translation>
     </message>
     <message>
         <source>Cannot read %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 नहीं पढ़ सकते: %2</translation>
     </message>
     <message>
         <source>%1 is not a run description: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 रन विवरण नहीं है: %2</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2</translation>
     </message>
     <message>
         <source>Choose a TorchScript model</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript मॉडल चुनें</translation>
     </message>
     <message>
         <source>TorchScript (*.pt *.pth);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt *.pth);;सभी फ़ाइलें (*)</translation>
     </message>
     <message>
         <source>Choose the dataset folder</source>
-        <translation type="unfinished"></translation>
+        <translation>डेटासेट फ़ोल्डर चुनें</translation>
     </message>
     <message>
         <source>Choose the CSV file</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV फ़ाइल चुनें</translation>
     </message>
     <message>
         <source>CSV (*.csv);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV (*.csv);;सभी फ़ाइलें (*)</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>मॉडल और डेटासेट की जाँच हो रही है…</translation>
     </message>
     <message>
         <source>Choose a TorchScript file for the model.</source>
-        <translation type="unfinished"></translation>
+        <translation>मॉडल के लिए एक TorchScript फ़ाइल चुनें।</translation>
     </message>
     <message>
         <source>Choose where the dataset is.</source>
-        <translation type="unfinished"></translation>
+        <translation>चुनें कि डेटासेट कहाँ है।</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>चुनें…</translation>
     </message>
     <message>
         <source>Choose a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>फ़ोल्डर चुनें</translation>
     </message>
     <message>
         <source>Settings</source>
-        <translation type="unfinished"></translation>
+        <translation>सेटिंग्स</translation>
     </message>
     <message>
         <source>System language</source>
-        <translation type="unfinished"></translation>
+        <translation>सिस्टम की भाषा</translation>
     </message>
     <message>
         <source>Language</source>
-        <translation type="unfinished"></translation>
+        <translation>भाषा</translation>
     </message>
     <message>
         <source>this computer&apos;s host name</source>
-        <translation type="unfinished"></translation>
+        <translation>इस कंप्यूटर का होस्ट नाम</translation>
     </message>
     <message>
         <source>Machine name</source>
-        <translation type="unfinished"></translation>
+        <translation>मशीन का नाम</translation>
     </message>
     <message>
         <source>Discovery port (UDP)</source>
-        <translation type="unfinished"></translation>
+        <translation>खोज पोर्ट (UDP)</translation>
     </message>
     <message>
         <source>Pairing port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>पेयरिंग पोर्ट (TCP)</translation>
     </message>
     <message>
         <source>any free port</source>
-        <translation type="unfinished"></translation>
+        <translation>कोई भी खाली पोर्ट</translation>
     </message>
     <message>
         <source>Training port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>ट्रेनिंग पोर्ट (TCP)</translation>
     </message>
     <message>
         <source>Runs folder</source>
-        <translation type="unfinished"></translation>
+        <translation>रन फ़ोल्डर</translation>
     </message>
     <message>
         <source>Dataset cache</source>
-        <translation type="unfinished"></translation>
+        <translation>डेटासेट कैश</translation>
     </message>
     <message>
         <source>Train for paired machines while this one is idle</source>
-        <translation type="unfinished"></translation>
+        <translation>यह मशीन खाली हो तो पेयर की गई मशीनों के लिए ट्रेन करें</translation>
     </message>
     <message>
         <source>A new language or new ports take effect when Tandem starts again.</source>
-        <translation type="unfinished"></translation>
+        <translation>नई भाषा या नए पोर्ट Tandem के अगली बार शुरू होने पर लागू होंगे।</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
     <message>
         <source>This machine</source>
-        <translation type="unfinished"></translation>
+        <translation>यह मशीन</translation>
     </message>
     <message>
         <source>Tandem trains on every device listed here. Other machines will see this machine under its name.</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem यहाँ दिए गए हर डिवाइस पर ट्रेन करता है। दूसरी मशीनें इस मशीन को इसके नाम से देखेंगी।</translation>
     </message>
     <message>
         <source>Devices:</source>
-        <translation type="unfinished"></translation>
+        <translation>डिवाइस:</translation>
     </message>
     <message>
         <source>Name:</source>
-        <translation type="unfinished"></translation>
+        <translation>नाम:</translation>
     </message>
     <message>
         <source>Device ID: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>डिवाइस ID: %1</translation>
     </message>
     <message>
         <source>Find your other machine</source>
-        <translation type="unfinished"></translation>
+        <translation>अपनी दूसरी मशीन खोजें</translation>
     </message>
     <message>
         <source>Start Tandem on the other machine too. Machines on this network appear below; choose one and press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>दूसरी मशीन पर भी Tandem शुरू करें। इस नेटवर्क की मशीनें नीचे दिखेंगी; एक चुनें और आगे दबाएँ।</translation>
     </message>
     <message>
         <source>IP address or host name</source>
-        <translation type="unfinished"></translation>
+        <translation>IP पता या होस्ट नाम</translation>
     </message>
     <message>
         <source>Add by address</source>
-        <translation type="unfinished"></translation>
+        <translation>पते से जोड़ें</translation>
     </message>
     <message>
         <source>Nothing yet? Check that Tandem runs on the other machine and that both are on the same network. Firewalls must allow UDP port 47300 and TCP port 47301. On a Mac, allow Tandem under System Settings → Privacy &amp; Security → Local Network. Some Wi-Fi networks block discovery: then add the other machine by its address.</source>
-        <translation type="unfinished"></translation>
+        <translation>अभी तक कुछ नहीं? जाँचें कि दूसरी मशीन पर Tandem चल रहा है और दोनों एक ही नेटवर्क पर हैं। फ़ायरवॉल को UDP पोर्ट 47300 और TCP पोर्ट 47301 की अनुमति देनी चाहिए। Mac पर, System Settings → Privacy &amp; Security → Local Network में Tandem को अनुमति दें। कुछ Wi-Fi नेटवर्क खोज को रोकते हैं: तब दूसरी मशीन को उसके पते से जोड़ें।</translation>
     </message>
     <message>
         <source>To train on this machine alone, press Next without choosing a machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>सिर्फ़ इसी मशीन पर ट्रेन करने के लिए, कोई मशीन चुने बिना आगे दबाएँ।</translation>
     </message>
     <message>
         <source>Pair</source>
-        <translation type="unfinished"></translation>
+        <translation>पेयर करें</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>कोड मेल खाते हैं</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>कोड अलग हैं</translation>
     </message>
     <message>
         <source>Try again</source>
-        <translation type="unfinished"></translation>
+        <translation>फिर से कोशिश करें</translation>
     </message>
     <message>
         <source>Check that %1 shows the same code:</source>
-        <translation type="unfinished"></translation>
+        <translation>जाँचें कि %1 वही कोड दिखा रही है:</translation>
     </message>
     <message>
         <source>Connecting to %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 से जुड़ रहे हैं…</translation>
     </message>
     <message>
         <source>Waiting for the other machine to confirm…</source>
-        <translation type="unfinished"></translation>
+        <translation>दूसरी मशीन की पुष्टि का इंतज़ार…</translation>
     </message>
     <message>
         <source>Cancelling…</source>
-        <translation type="unfinished"></translation>
+        <translation>रद्द हो रहा है…</translation>
     </message>
     <message>
         <source>Paired with %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 के साथ पेयर हो गया।</translation>
     </message>
     <message>
         <source>Press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>आगे दबाएँ।</translation>
     </message>
     <message>
         <source>Nobody answered in time.</source>
-        <translation type="unfinished"></translation>
+        <translation>समय पर किसी ने जवाब नहीं दिया।</translation>
     </message>
     <message>
         <source>Press Try again, and confirm the code on both machines within a minute.</source>
-        <translation type="unfinished"></translation>
+        <translation>फिर से कोशिश करें दबाएँ, और एक मिनट के अंदर दोनों मशीनों पर कोड की पुष्टि करें।</translation>
     </message>
     <message>
         <source>You said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>आपने कहा कि कोड अलग हैं। कुछ भी पेयर नहीं हुआ।</translation>
     </message>
     <message>
         <source>The other machine said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>दूसरी मशीन ने कहा कि कोड अलग हैं। कुछ भी पेयर नहीं हुआ।</translation>
     </message>
     <message>
         <source>Codes that differ can mean that another device is answering in place of your machine. Check that you chose the right machine, then try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>अलग कोड का मतलब हो सकता है कि आपकी मशीन की जगह कोई और डिवाइस जवाब दे रहा है। जाँचें कि आपने सही मशीन चुनी है, फिर दोबारा कोशिश करें।</translation>
     </message>
     <message>
         <source>The other machine refused.</source>
-        <translation type="unfinished"></translation>
+        <translation>दूसरी मशीन ने मना कर दिया।</translation>
     </message>
     <message>
         <source>It may be busy or have refused several attempts: wait a minute and try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>वह शायद व्यस्त है या उसने कई कोशिशें ठुकरा दी हैं: एक मिनट रुककर फिर कोशिश करें।</translation>
     </message>
     <message>
         <source>Could not reach the other machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>दूसरी मशीन तक नहीं पहुँच सके।</translation>
     </message>
     <message>
         <source>Check that Tandem is running there and that its firewall allows TCP port 47301.</source>
-        <translation type="unfinished"></translation>
+        <translation>जाँचें कि वहाँ Tandem चल रहा है और उसका फ़ायरवॉल TCP पोर्ट 47301 की अनुमति देता है।</translation>
     </message>
     <message>
         <source>Pairing failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>पेयरिंग विफल।</translation>
     </message>
     <message>
         <source>Try again. If this repeats, see Troubleshooting in the user guide.</source>
-        <translation type="unfinished"></translation>
+        <translation>फिर से कोशिश करें। अगर ऐसा दोबारा हो, तो उपयोगकर्ता गाइड में समस्या निवारण देखें।</translation>
     </message>
     <message>
         <source>Done</source>
-        <translation type="unfinished"></translation>
+        <translation>हो गया</translation>
     </message>
     <message>
         <source>%1 and %2 are paired. They find each other on this network from now on; Tandem shares the training between them.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 और %2 पेयर हो गई हैं। अब से वे इस नेटवर्क पर एक-दूसरे को ढूँढ लेंगी; Tandem ट्रेनिंग को दोनों में बाँटता है।</translation>
     </message>
     <message>
         <source>%1 is ready to train on its own. You can pair another machine at any time from Machines → Set up pairing.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 अकेले ट्रेन करने के लिए तैयार है। आप कभी भी मशीनें → पेयरिंग सेट करें से दूसरी मशीन पेयर कर सकते हैं।</translation>
     </message>
     <message>
         <source>Press Finish to open the dashboard. Its New run tab is set up for the demo (mnist-cnn on Fashion-MNIST): press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>डैशबोर्ड खोलने के लिए समाप्त दबाएँ। उसका नया रन टैब डेमो के लिए सेट है (Fashion-MNIST पर mnist-cnn): शुरू करें दबाएँ।</translation>
     </message>
     <message>
         <source>Set up Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem सेट करें</translation>
     </message>
     <message>
         <source>Finish</source>
-        <translation type="unfinished"></translation>
+        <translation>समाप्त</translation>
     </message>
 </context>
 </TS>

@@ -5,454 +5,456 @@
     <name>Format</name>
     <message>
         <source>GPU %1 (CUDA): %2, %3</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU %1（CUDA）：%2，%3</translation>
     </message>
     <message>
         <source>Apple GPU (MPS): %1, %2 shared memory</source>
-        <translation type="unfinished"></translation>
+        <translation>Apple GPU（MPS）：%1，%2 共享内存</translation>
     </message>
     <message numerus="yes">
         <source>CPU: %1, %n core(s), %2 RAM</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>CPU：%1，%n 个核心，%2 内存</numerusform>
         </translation>
     </message>
     <message>
         <source>unknown model</source>
-        <translation type="unfinished"></translation>
+        <translation>未知型号</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
     <message>
         <source>this machine</source>
-        <translation type="unfinished"></translation>
+        <translation>本机</translation>
     </message>
     <message>
         <source>Training loss</source>
-        <translation type="unfinished"></translation>
+        <translation>训练损失</translation>
     </message>
     <message>
         <source>Step</source>
-        <translation type="unfinished"></translation>
+        <translation>步</translation>
     </message>
     <message>
         <source>Loss</source>
-        <translation type="unfinished"></translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>Loss per step</source>
-        <translation type="unfinished"></translation>
+        <translation>每步损失</translation>
     </message>
     <message>
         <source>Smoothed</source>
-        <translation type="unfinished"></translation>
+        <translation>平滑后</translation>
     </message>
     <message>
         <source>Accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>准确率</translation>
     </message>
     <message>
         <source>Epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>轮次</translation>
     </message>
     <message>
         <source>Accuracy (%)</source>
-        <translation type="unfinished"></translation>
+        <translation>准确率（%）</translation>
     </message>
     <message>
         <source>Test</source>
-        <translation type="unfinished"></translation>
+        <translation>测试</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>训练</translation>
     </message>
     <message>
         <source>Throughput per worker</source>
-        <translation type="unfinished"></translation>
+        <translation>各工作节点吞吐量</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>样本/秒</translation>
     </message>
     <message>
         <source>Where each worker&apos;s time goes</source>
-        <translation type="unfinished"></translation>
+        <translation>各工作节点的时间分布</translation>
     </message>
     <message>
         <source>Seconds</source>
-        <translation type="unfinished"></translation>
+        <translation>秒</translation>
     </message>
     <message>
         <source>Compute</source>
-        <translation type="unfinished"></translation>
+        <translation>计算</translation>
     </message>
     <message>
         <source>Communicate</source>
-        <translation type="unfinished"></translation>
+        <translation>通信</translation>
     </message>
     <message>
         <source>Wait</source>
-        <translation type="unfinished"></translation>
+        <translation>等待</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
-        <translation type="unfinished"></translation>
+        <translation>开始时间</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>模型</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>数据集</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>状态</translation>
     </message>
     <message>
         <source>Test accuracy</source>
-        <translation type="unfinished"></translation>
+        <translation>测试准确率</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>样本/秒</translation>
     </message>
     <message>
         <source>Finished</source>
-        <translation type="unfinished"></translation>
+        <translation>已完成</translation>
     </message>
     <message>
         <source>Stopped</source>
-        <translation type="unfinished"></translation>
+        <translation>已停止</translation>
     </message>
     <message>
         <source>Failed</source>
-        <translation type="unfinished"></translation>
+        <translation>失败</translation>
     </message>
     <message>
         <source>Running</source>
-        <translation type="unfinished"></translation>
+        <translation>运行中</translation>
     </message>
     <message>
         <source>Interrupted</source>
-        <translation type="unfinished"></translation>
+        <translation>已中断</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Dismiss</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭</translation>
     </message>
     <message>
         <source>Cluster</source>
-        <translation type="unfinished"></translation>
+        <translation>集群</translation>
     </message>
     <message>
         <source>Load…</source>
-        <translation type="unfinished"></translation>
+        <translation>载入…</translation>
     </message>
     <message>
         <source>Save…</source>
-        <translation type="unfinished"></translation>
+        <translation>保存…</translation>
     </message>
     <message>
         <source>Load a run description (JSON, as for tandem train --config)</source>
-        <translation type="unfinished"></translation>
+        <translation>载入训练描述（JSON，与 tandem train --config 相同）</translation>
     </message>
     <message>
         <source>Save this run description as JSON</source>
-        <translation type="unfinished"></translation>
+        <translation>将此训练描述保存为 JSON</translation>
     </message>
     <message>
         <source>New run</source>
-        <translation type="unfinished"></translation>
+        <translation>新建训练</translation>
     </message>
     <message>
         <source>History</source>
-        <translation type="unfinished"></translation>
+        <translation>历史</translation>
     </message>
     <message>
         <source>Start</source>
-        <translation type="unfinished"></translation>
+        <translation>开始</translation>
     </message>
     <message>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>暂停</translation>
     </message>
     <message>
         <source>Resume</source>
-        <translation type="unfinished"></translation>
+        <translation>继续</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>停止</translation>
     </message>
     <message>
         <source>Ready. The demo is set up in New run: press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>就绪。演示已在“新建训练”中设置好：点击“开始”。</translation>
     </message>
     <message>
         <source>Log</source>
-        <translation type="unfinished"></translation>
+        <translation>日志</translation>
     </message>
     <message>
         <source>Paused at step %1. Resume continues where it stopped.</source>
-        <translation type="unfinished"></translation>
+        <translation>已在第 %1 步暂停。点击“继续”从此处接着训练。</translation>
     </message>
     <message>
         <source>Stopping: saving a checkpoint…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在停止：保存检查点…</translation>
     </message>
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
-        <translation type="unfinished"></translation>
+        <translation>正在 %2 上训练 %1：%3 个训练样本，每轮 %4 步</translation>
     </message>
     <message>
         <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 轮：测试准确率 %2%，测试损失 %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
-        <translation type="unfinished"></translation>
+        <translation>一台机器离开了训练：%1。它的份额分给其他机器。请检查它是否开机并在此网络中；它可以重新加入。</translation>
     </message>
     <message>
         <source>This machine cannot join the network: %1. Another program may use the same ports; change them in Settings.</source>
-        <translation type="unfinished"></translation>
+        <translation>本机无法加入网络：%1。可能有其他程序占用了相同端口；请在“设置”中更改端口。</translation>
     </message>
     <message>
         <source>This machine is %1, listening on port %2</source>
-        <translation type="unfinished"></translation>
+        <translation>本机为 %1，监听端口 %2</translation>
     </message>
     <message>
         <source>Paired: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已配对：%1</translation>
     </message>
     <message>
         <source>This machine is training for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>本机正在为 %1 训练。</translation>
     </message>
     <message>
         <source>This machine finished its work for %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>本机已完成为 %1 的工作。</translation>
     </message>
     <message>
         <source>Show Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>显示 Tandem</translation>
     </message>
     <message>
         <source>Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>退出</translation>
     </message>
     <message>
         <source>Pair a machine…</source>
-        <translation type="unfinished"></translation>
+        <translation>配对机器…</translation>
     </message>
     <message>
         <source>Unpair</source>
-        <translation type="unfinished"></translation>
+        <translation>取消配对</translation>
     </message>
     <message>
         <source>Unpair %1? It can no longer train with this machine until you pair the two again.</source>
-        <translation type="unfinished"></translation>
+        <translation>取消与 %1 的配对？在重新配对之前，它将无法与本机一起训练。</translation>
     </message>
     <message>
         <source>Export TorchScript…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出为 TorchScript…</translation>
     </message>
     <message>
         <source>Export safetensors…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出为 safetensors…</translation>
     </message>
     <message>
         <source>Resume run</source>
-        <translation type="unfinished"></translation>
+        <translation>继续训练</translation>
     </message>
     <message>
         <source>Open folder</source>
-        <translation type="unfinished"></translation>
+        <translation>打开文件夹</translation>
     </message>
     <message>
         <source>&amp;Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem(&amp;T)</translation>
     </message>
     <message>
         <source>&amp;Load run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>载入训练描述(&amp;L)…</translation>
     </message>
     <message>
         <source>&amp;Save run description…</source>
-        <translation type="unfinished"></translation>
+        <translation>保存训练描述(&amp;S)…</translation>
     </message>
     <message>
         <source>S&amp;ettings…</source>
-        <translation type="unfinished"></translation>
+        <translation>设置(&amp;E)…</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>退出(&amp;Q)</translation>
     </message>
     <message>
         <source>&amp;Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>机器(&amp;M)</translation>
     </message>
     <message>
         <source>Set up &amp;pairing…</source>
-        <translation type="unfinished"></translation>
+        <translation>设置配对(&amp;P)…</translation>
     </message>
     <message>
         <source>&amp;Add a machine by address…</source>
-        <translation type="unfinished"></translation>
+        <translation>按地址添加机器(&amp;A)…</translation>
     </message>
     <message>
         <source>Add a machine</source>
-        <translation type="unfinished"></translation>
+        <translation>添加机器</translation>
     </message>
     <message>
         <source>IP address or host name of the machine:</source>
-        <translation type="unfinished"></translation>
+        <translation>该机器的 IP 地址或主机名：</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>帮助(&amp;H)</translation>
     </message>
     <message>
         <source>User &amp;guide</source>
-        <translation type="unfinished"></translation>
+        <translation>用户指南(&amp;G)</translation>
     </message>
     <message>
         <source>&amp;About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 Tandem(&amp;A)</translation>
     </message>
     <message>
         <source>About Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 Tandem</translation>
     </message>
     <message>
         <source>Tandem %1
 Trains one PyTorch model across your own machines.
 Protocol version %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem %1
+在您自己的多台机器上训练同一个 PyTorch 模型。
+协议版本 %2。</translation>
     </message>
     <message>
         <source>A device ran out of memory (%1). Lower the batch size or leave that machine out, then start again.</source>
-        <translation type="unfinished"></translation>
+        <translation>某个设备内存不足（%1）。请减小批大小或不使用该机器，然后重新开始。</translation>
     </message>
     <message>
         <source>The dataset cannot be used: %1. Check the folder or file and its format (the user guide lists the formats).</source>
-        <translation type="unfinished"></translation>
+        <translation>无法使用该数据集：%1。请检查文件夹或文件及其格式（用户指南列出了支持的格式）。</translation>
     </message>
     <message>
         <source>The model cannot be used: %1. Save it with torch.jit.save after torch.jit.script, and check that it returns class scores.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法使用该模型：%1。请在 torch.jit.script 之后用 torch.jit.save 保存，并确认它输出类别分数。</translation>
     </message>
     <message>
         <source>A machine could not join: %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>有一台机器无法加入：%1。</translation>
     </message>
     <message>
         <source>The run stopped with an error: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>训练因错误而停止：%1</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在检查模型和数据集…</translation>
     </message>
     <message>
         <source>No machine is chosen to train. Tick at least one machine under New run → Machines.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有选择任何用于训练的机器。请在“新建训练 → 机器”中至少勾选一台。</translation>
     </message>
     <message>
         <source>Starting…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在开始…</translation>
     </message>
     <message numerus="yes">
         <source>Starting; inviting %n machine(s)…</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>正在开始；正在邀请 %n 台机器…</numerusform>
         </translation>
     </message>
     <message>
         <source>Run folder: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>训练文件夹：%1</translation>
     </message>
     <message>
         <source>That run finished or has no checkpoint; start a new run instead.</source>
-        <translation type="unfinished"></translation>
+        <translation>该训练已完成或没有检查点；请新建一次训练。</translation>
     </message>
     <message>
         <source>Cannot resume: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法继续：%1</translation>
     </message>
     <message>
         <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1/%2 轮 · 第 %3/%4 步 · 已用 %5 · 约剩 %6 · %7 样本/秒 · 损失 %8</translation>
     </message>
     <message>
         <source>not measured yet</source>
-        <translation type="unfinished"></translation>
+        <translation>尚未测量</translation>
     </message>
     <message>
         <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation type="unfinished"></translation>
+        <translation>已完成：测试准确率 %1，%2 样本/秒。</translation>
     </message>
     <message>
         <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>训练已完成，测试准确率 %1。请在“历史”中导出模型。</translation>
     </message>
     <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
-        <translation type="unfinished"></translation>
+        <translation>已在第 %1 步停止；检查点已保存。</translation>
     </message>
     <message>
         <source>The run stopped at step %1. Resume it from History.</source>
-        <translation type="unfinished"></translation>
+        <translation>训练已在第 %1 步停止。可在“历史”中继续。</translation>
     </message>
     <message>
         <source>The run failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>训练失败。</translation>
     </message>
     <message>
         <source>Choose a run in History first.</source>
-        <translation type="unfinished"></translation>
+        <translation>请先在“历史”中选择一次训练。</translation>
     </message>
     <message>
         <source>Export as TorchScript</source>
-        <translation type="unfinished"></translation>
+        <translation>导出为 TorchScript</translation>
     </message>
     <message>
         <source>Export as safetensors</source>
-        <translation type="unfinished"></translation>
+        <translation>导出为 safetensors</translation>
     </message>
     <message>
         <source>TorchScript (*.pt)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt)</translation>
     </message>
     <message>
         <source>safetensors (*.safetensors)</source>
-        <translation type="unfinished"></translation>
+        <translation>safetensors (*.safetensors)</translation>
     </message>
     <message>
         <source>That run has no checkpoint to export.</source>
-        <translation type="unfinished"></translation>
+        <translation>该训练没有可导出的检查点。</translation>
     </message>
     <message>
         <source>Exported to %1. In Python: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>已导出到 %1。在 Python 中：%2</translation>
     </message>
     <message>
         <source>The export failed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>导出失败：%1</translation>
     </message>
     <message>
         <source>Pair with %1?</source>
-        <translation type="unfinished"></translation>
+        <translation>与 %1 配对？</translation>
     </message>
     <message>
         <source>%1 (%2) wants to pair with this machine.
@@ -460,521 +462,527 @@ Protocol version %2.</source>
 Does it show this code?
 
 %3 %4</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（%2）想与本机配对。
+
+它显示的是这个配对码吗？
+
+%3 %4</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>配对码一致</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>配对码不同</translation>
     </message>
     <message>
         <source>Save run description</source>
-        <translation type="unfinished"></translation>
+        <translation>保存训练描述</translation>
     </message>
     <message>
         <source>Run description (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>训练描述 (*.json)</translation>
     </message>
     <message>
         <source>Saved the run description to %1; train it with: tandem train --config %1</source>
-        <translation type="unfinished"></translation>
+        <translation>训练描述已保存到 %1；用以下命令训练：tandem train --config %1</translation>
     </message>
     <message>
         <source>Load run description</source>
-        <translation type="unfinished"></translation>
+        <translation>载入训练描述</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>训练中</translation>
     </message>
     <message>
         <source>Paused</source>
-        <translation type="unfinished"></translation>
+        <translation>已暂停</translation>
     </message>
     <message>
         <source>Stopping</source>
-        <translation type="unfinished"></translation>
+        <translation>正在停止</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>空闲</translation>
     </message>
     <message>
         <source>Quit Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>退出 Tandem</translation>
     </message>
     <message>
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
-        <translation type="unfinished"></translation>
+        <translation>训练正在进行。停止它（会保存检查点，之后可继续）并退出？</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
     <message>
         <source>Machine</source>
-        <translation type="unfinished"></translation>
+        <translation>机器</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>状态</translation>
     </message>
     <message>
         <source>Devices</source>
-        <translation type="unfinished"></translation>
+        <translation>设备</translation>
     </message>
     <message>
         <source>Role</source>
-        <translation type="unfinished"></translation>
+        <translation>角色</translation>
     </message>
     <message>
         <source>Share of batch</source>
-        <translation type="unfinished"></translation>
+        <translation>批份额</translation>
     </message>
     <message>
         <source>Samples/s</source>
-        <translation type="unfinished"></translation>
+        <translation>样本/秒</translation>
     </message>
     <message>
         <source>Device ID %1
 %2
 Tandem %3</source>
-        <translation type="unfinished"></translation>
+        <translation>设备 ID %1
+%2
+Tandem %3</translation>
     </message>
     <message>
         <source>%1 (this machine)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（本机）</translation>
     </message>
     <message>
         <source>Online</source>
-        <translation type="unfinished"></translation>
+        <translation>在线</translation>
     </message>
     <message>
         <source>Offline</source>
-        <translation type="unfinished"></translation>
+        <translation>离线</translation>
     </message>
     <message>
         <source>Online, paired</source>
-        <translation type="unfinished"></translation>
+        <translation>在线，已配对</translation>
     </message>
     <message>
         <source>Online, not paired</source>
-        <translation type="unfinished"></translation>
+        <translation>在线，未配对</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation type="unfinished"></translation>
+        <translation>空闲</translation>
     </message>
     <message>
         <source>Coordinator</source>
-        <translation type="unfinished"></translation>
+        <translation>协调者</translation>
     </message>
     <message>
         <source>Coordinator and worker</source>
-        <translation type="unfinished"></translation>
+        <translation>协调者兼工作节点</translation>
     </message>
     <message>
         <source>Worker</source>
-        <translation type="unfinished"></translation>
+        <translation>工作节点</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
-        <translation type="unfinished"></translation>
+        <translation>mnist-cnn：用于 28×28 图像的卷积网络</translation>
     </message>
     <message>
         <source>mlp: small fully connected network</source>
-        <translation type="unfinished"></translation>
+        <translation>mlp：小型全连接网络</translation>
     </message>
     <message>
         <source>resnet8: small ResNet for 32×32 colour images</source>
-        <translation type="unfinished"></translation>
+        <translation>resnet8：用于 32×32 彩色图像的小型 ResNet</translation>
     </message>
     <message>
         <source>Your TorchScript file…</source>
-        <translation type="unfinished"></translation>
+        <translation>您的 TorchScript 文件…</translation>
     </message>
     <message>
         <source>model.pt saved with torch.jit.save</source>
-        <translation type="unfinished"></translation>
+        <translation>用 torch.jit.save 保存的 model.pt</translation>
     </message>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>选择…</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>模型</translation>
     </message>
     <message>
         <source>Fashion-MNIST (built in)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fashion-MNIST（内置）</translation>
     </message>
     <message>
         <source>Fashion-MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fashion-MNIST 文件夹（IDX 文件）</translation>
     </message>
     <message>
         <source>MNIST folder (IDX files)</source>
-        <translation type="unfinished"></translation>
+        <translation>MNIST 文件夹（IDX 文件）</translation>
     </message>
     <message>
         <source>CIFAR-10 folder (binary version)</source>
-        <translation type="unfinished"></translation>
+        <translation>CIFAR-10 文件夹（二进制版本）</translation>
     </message>
     <message>
         <source>CSV file (label column and numbers)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV 文件（标签列和数字）</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>数据集</translation>
     </message>
     <message>
         <source>Machines</source>
-        <translation type="unfinished"></translation>
+        <translation>机器</translation>
     </message>
     <message>
         <source>Synchronous: one model, exact (best on a fast network)</source>
-        <translation type="unfinished"></translation>
+        <translation>同步：单一模型，精确（适合快速网络）</translation>
     </message>
     <message>
         <source>Asynchronous: no waiting for the slowest machine</source>
-        <translation type="unfinished"></translation>
+        <translation>异步：不等待最慢的机器</translation>
     </message>
     <message>
         <source>Local SGD: several local steps per exchange (slow networks)</source>
-        <translation type="unfinished"></translation>
+        <translation>本地 SGD：每次交换前执行多个本地步（适合慢速网络）</translation>
     </message>
     <message>
         <source>Mode</source>
-        <translation type="unfinished"></translation>
+        <translation>模式</translation>
     </message>
     <message>
         <source>32-bit floats (exact)</source>
-        <translation type="unfinished"></translation>
+        <translation>32 位浮点（精确）</translation>
     </message>
     <message>
         <source>16-bit floats (half the traffic)</source>
-        <translation type="unfinished"></translation>
+        <translation>16 位浮点（流量减半）</translation>
     </message>
     <message>
         <source>bfloat16 (half the traffic, wider range)</source>
-        <translation type="unfinished"></translation>
+        <translation>bfloat16（流量减半，范围更大）</translation>
     </message>
     <message>
         <source>Wire precision</source>
-        <translation type="unfinished"></translation>
+        <translation>传输精度</translation>
     </message>
     <message>
         <source>SGD with momentum</source>
-        <translation type="unfinished"></translation>
+        <translation>带动量的 SGD</translation>
     </message>
     <message>
         <source>Optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器</translation>
     </message>
     <message>
         <source>constant</source>
-        <translation type="unfinished"></translation>
+        <translation>恒定</translation>
     </message>
     <message>
         <source>cosine decay</source>
-        <translation type="unfinished"></translation>
+        <translation>余弦衰减</translation>
     </message>
     <message>
         <source>warm-up steps: </source>
-        <translation type="unfinished"></translation>
+        <translation>预热步数：</translation>
     </message>
     <message>
         <source>Learning rate</source>
-        <translation type="unfinished"></translation>
+        <translation>学习率</translation>
     </message>
     <message>
         <source>Epochs</source>
-        <translation type="unfinished"></translation>
+        <translation>轮数</translation>
     </message>
     <message>
         <source>Batch (all machines)</source>
-        <translation type="unfinished"></translation>
+        <translation>批大小（所有机器合计）</translation>
     </message>
     <message>
         <source>a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>一个文件夹</translation>
     </message>
     <message>
         <source>a .csv file</source>
-        <translation type="unfinished"></translation>
+        <translation>一个 .csv 文件</translation>
     </message>
     <message>
         <source>Cannot write %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入 %1：%2</translation>
     </message>
     <message>
         <source>Cannot read %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>无法读取 %1：%2</translation>
     </message>
     <message>
         <source>%1 is not a run description: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 不是训练描述：%2</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2</translation>
     </message>
     <message>
         <source>Choose a TorchScript model</source>
-        <translation type="unfinished"></translation>
+        <translation>选择 TorchScript 模型</translation>
     </message>
     <message>
         <source>TorchScript (*.pt *.pth);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>TorchScript (*.pt *.pth);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Choose the dataset folder</source>
-        <translation type="unfinished"></translation>
+        <translation>选择数据集文件夹</translation>
     </message>
     <message>
         <source>Choose the CSV file</source>
-        <translation type="unfinished"></translation>
+        <translation>选择 CSV 文件</translation>
     </message>
     <message>
         <source>CSV (*.csv);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV (*.csv);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Checking the model and the dataset…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在检查模型和数据集…</translation>
     </message>
     <message>
         <source>Choose a TorchScript file for the model.</source>
-        <translation type="unfinished"></translation>
+        <translation>请为模型选择一个 TorchScript 文件。</translation>
     </message>
     <message>
         <source>Choose where the dataset is.</source>
-        <translation type="unfinished"></translation>
+        <translation>请选择数据集所在位置。</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>选择…</translation>
     </message>
     <message>
         <source>Choose a folder</source>
-        <translation type="unfinished"></translation>
+        <translation>选择文件夹</translation>
     </message>
     <message>
         <source>Settings</source>
-        <translation type="unfinished"></translation>
+        <translation>设置</translation>
     </message>
     <message>
         <source>System language</source>
-        <translation type="unfinished"></translation>
+        <translation>系统语言</translation>
     </message>
     <message>
         <source>Language</source>
-        <translation type="unfinished"></translation>
+        <translation>语言</translation>
     </message>
     <message>
         <source>this computer&apos;s host name</source>
-        <translation type="unfinished"></translation>
+        <translation>本计算机的主机名</translation>
     </message>
     <message>
         <source>Machine name</source>
-        <translation type="unfinished"></translation>
+        <translation>机器名称</translation>
     </message>
     <message>
         <source>Discovery port (UDP)</source>
-        <translation type="unfinished"></translation>
+        <translation>发现端口（UDP）</translation>
     </message>
     <message>
         <source>Pairing port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>配对端口（TCP）</translation>
     </message>
     <message>
         <source>any free port</source>
-        <translation type="unfinished"></translation>
+        <translation>任意空闲端口</translation>
     </message>
     <message>
         <source>Training port (TCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>训练端口（TCP）</translation>
     </message>
     <message>
         <source>Runs folder</source>
-        <translation type="unfinished"></translation>
+        <translation>训练文件夹</translation>
     </message>
     <message>
         <source>Dataset cache</source>
-        <translation type="unfinished"></translation>
+        <translation>数据集缓存</translation>
     </message>
     <message>
         <source>Train for paired machines while this one is idle</source>
-        <translation type="unfinished"></translation>
+        <translation>本机空闲时为已配对的机器训练</translation>
     </message>
     <message>
         <source>A new language or new ports take effect when Tandem starts again.</source>
-        <translation type="unfinished"></translation>
+        <translation>新的语言或端口将在 Tandem 下次启动时生效。</translation>
     </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
     <message>
         <source>This machine</source>
-        <translation type="unfinished"></translation>
+        <translation>本机</translation>
     </message>
     <message>
         <source>Tandem trains on every device listed here. Other machines will see this machine under its name.</source>
-        <translation type="unfinished"></translation>
+        <translation>Tandem 会在这里列出的每个设备上训练。其他机器将以此名称看到本机。</translation>
     </message>
     <message>
         <source>Devices:</source>
-        <translation type="unfinished"></translation>
+        <translation>设备：</translation>
     </message>
     <message>
         <source>Name:</source>
-        <translation type="unfinished"></translation>
+        <translation>名称：</translation>
     </message>
     <message>
         <source>Device ID: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>设备 ID：%1</translation>
     </message>
     <message>
         <source>Find your other machine</source>
-        <translation type="unfinished"></translation>
+        <translation>找到您的另一台机器</translation>
     </message>
     <message>
         <source>Start Tandem on the other machine too. Machines on this network appear below; choose one and press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>也请在另一台机器上启动 Tandem。此网络中的机器会显示在下方；选择一台并点击“下一步”。</translation>
     </message>
     <message>
         <source>IP address or host name</source>
-        <translation type="unfinished"></translation>
+        <translation>IP 地址或主机名</translation>
     </message>
     <message>
         <source>Add by address</source>
-        <translation type="unfinished"></translation>
+        <translation>按地址添加</translation>
     </message>
     <message>
         <source>Nothing yet? Check that Tandem runs on the other machine and that both are on the same network. Firewalls must allow UDP port 47300 and TCP port 47301. On a Mac, allow Tandem under System Settings → Privacy &amp; Security → Local Network. Some Wi-Fi networks block discovery: then add the other machine by its address.</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有？请确认另一台机器上正在运行 Tandem，且两台机器在同一网络中。防火墙必须放行 UDP 端口 47300 和 TCP 端口 47301。在 Mac 上，请在“系统设置 → 隐私与安全性 → 本地网络”中允许 Tandem。有些 Wi-Fi 网络会阻止发现：此时请按地址添加另一台机器。</translation>
     </message>
     <message>
         <source>To train on this machine alone, press Next without choosing a machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>若只想在本机上训练，请不选择机器直接点击“下一步”。</translation>
     </message>
     <message>
         <source>Pair</source>
-        <translation type="unfinished"></translation>
+        <translation>配对</translation>
     </message>
     <message>
         <source>The codes match</source>
-        <translation type="unfinished"></translation>
+        <translation>配对码一致</translation>
     </message>
     <message>
         <source>The codes differ</source>
-        <translation type="unfinished"></translation>
+        <translation>配对码不同</translation>
     </message>
     <message>
         <source>Try again</source>
-        <translation type="unfinished"></translation>
+        <translation>重试</translation>
     </message>
     <message>
         <source>Check that %1 shows the same code:</source>
-        <translation type="unfinished"></translation>
+        <translation>请确认 %1 显示相同的配对码：</translation>
     </message>
     <message>
         <source>Connecting to %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在连接 %1…</translation>
     </message>
     <message>
         <source>Waiting for the other machine to confirm…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在等待另一台机器确认…</translation>
     </message>
     <message>
         <source>Cancelling…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在取消…</translation>
     </message>
     <message>
         <source>Paired with %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>已与 %1 配对。</translation>
     </message>
     <message>
         <source>Press Next.</source>
-        <translation type="unfinished"></translation>
+        <translation>请点击“下一步”。</translation>
     </message>
     <message>
         <source>Nobody answered in time.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有人及时回应。</translation>
     </message>
     <message>
         <source>Press Try again, and confirm the code on both machines within a minute.</source>
-        <translation type="unfinished"></translation>
+        <translation>请点击“重试”，并在一分钟内在两台机器上确认配对码。</translation>
     </message>
     <message>
         <source>You said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>您表示配对码不同。未进行配对。</translation>
     </message>
     <message>
         <source>The other machine said the codes differ. Nothing was paired.</source>
-        <translation type="unfinished"></translation>
+        <translation>另一台机器表示配对码不同。未进行配对。</translation>
     </message>
     <message>
         <source>Codes that differ can mean that another device is answering in place of your machine. Check that you chose the right machine, then try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>配对码不同可能意味着有其他设备冒充您的机器应答。请确认选择了正确的机器，然后重试。</translation>
     </message>
     <message>
         <source>The other machine refused.</source>
-        <translation type="unfinished"></translation>
+        <translation>另一台机器拒绝了请求。</translation>
     </message>
     <message>
         <source>It may be busy or have refused several attempts: wait a minute and try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>它可能正忙，或已拒绝多次尝试：请等待一分钟后重试。</translation>
     </message>
     <message>
         <source>Could not reach the other machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法连接到另一台机器。</translation>
     </message>
     <message>
         <source>Check that Tandem is running there and that its firewall allows TCP port 47301.</source>
-        <translation type="unfinished"></translation>
+        <translation>请确认那台机器上正在运行 Tandem，且其防火墙放行 TCP 端口 47301。</translation>
     </message>
     <message>
         <source>Pairing failed.</source>
-        <translation type="unfinished"></translation>
+        <translation>配对失败。</translation>
     </message>
     <message>
         <source>Try again. If this repeats, see Troubleshooting in the user guide.</source>
-        <translation type="unfinished"></translation>
+        <translation>请重试。如果再次出现，请参阅用户指南中的“故障排除”。</translation>
     </message>
     <message>
         <source>Done</source>
-        <translation type="unfinished"></translation>
+        <translation>完成</translation>
     </message>
     <message>
         <source>%1 and %2 are paired. They find each other on this network from now on; Tandem shares the training between them.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 和 %2 已配对。此后它们会在此网络中自动找到对方；Tandem 会在它们之间分配训练。</translation>
     </message>
     <message>
         <source>%1 is ready to train on its own. You can pair another machine at any time from Machines → Set up pairing.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 已准备好单独训练。您随时可以通过“机器 → 设置配对”配对另一台机器。</translation>
     </message>
     <message>
         <source>Press Finish to open the dashboard. Its New run tab is set up for the demo (mnist-cnn on Fashion-MNIST): press Start.</source>
-        <translation type="unfinished"></translation>
+        <translation>点击“完成”打开仪表板。其“新建训练”页已为演示设置好（在 Fashion-MNIST 上训练 mnist-cnn）：点击“开始”。</translation>
     </message>
     <message>
         <source>Set up Tandem</source>
-        <translation type="unfinished"></translation>
+        <translation>设置 Tandem</translation>
     </message>
     <message>
         <source>Finish</source>
-        <translation type="unfinished"></translation>
+        <translation>完成</translation>
     </message>
 </context>
 </TS>
