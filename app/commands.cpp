@@ -427,6 +427,9 @@ int cmdWorker(const QStringList& args) {
                  QStringLiteral("HOST:PORT")});
     p.addOption({QStringLiteral("threads"), QStringLiteral("LibTorch threads [one per core]."),
                  QStringLiteral("N")});
+    p.addOption({QStringLiteral("name"),
+                 QStringLiteral("The name the coordinator shows for this machine [host name]."),
+                 QStringLiteral("NAME")});
     p.addOption({QStringLiteral("cache"),
                  QStringLiteral("Folder for datasets received from coordinators [HOME/cache]."),
                  QStringLiteral("DIR")});
@@ -451,6 +454,7 @@ int cmdWorker(const QStringList& args) {
     o.port = hp->second;
     o.home = nodeHome(p.value(QStringLiteral("home")));
     o.cacheDir = p.value(QStringLiteral("cache"));
+    o.name = p.value(QStringLiteral("name"));
     OptionReader r{p, {}};
     r.read("threads", o.threads, 0, 1024);
     r.read("reconnect", o.reconnectSeconds, 0, 86400);

@@ -34,6 +34,7 @@ ChartPanel::ChartPanel(QWidget* parent)
     m_rawLoss = m_loss->addSeries(tr("Loss per step"), QColor(0x1f, 0x77, 0xb4), true);
     m_smoothLoss = m_loss->addSeries(tr("Smoothed"), QColor(0x1f, 0x77, 0xb4));
     m_accuracy->setTitles(tr("Accuracy"), tr("Epoch"), tr("Accuracy (%)"));
+    m_accuracy->setPointsVisible(true);
     m_testAcc = m_accuracy->addSeries(tr("Test"), QColor(0x2c, 0xa0, 0x2c));
     m_trainAcc = m_accuracy->addSeries(tr("Training"), QColor(0x7f, 0x7f, 0x7f), true);
     m_speed->setTitles(tr("Throughput per worker"), tr("Step"), tr("Samples/s"));

@@ -57,7 +57,8 @@ LiveChart::LiveChart(Kind kind, QWidget* parent)
     } else {
         m_chart->x = new QValueAxis;
         m_chart->y = new QValueAxis;
-        m_chart->x->setLabelFormat(QStringLiteral("%.0f"));
+        m_chart->x->setLabelFormat(QStringLiteral("%g"));
+        m_chart->y->setLabelFormat(QStringLiteral("%g"));
         c->addAxis(m_chart->x, Qt::AlignBottom);
         c->addAxis(m_chart->y, Qt::AlignLeft);
     }
@@ -91,6 +92,7 @@ int LiveChart::addSeries(const QString& name, const QColor& color, bool faint) {
         QPen pen(faint ? QColor(color.red(), color.green(), color.blue(), 70) : color);
         pen.setWidthF(faint ? 1.0 : 2.0);
         line->setPen(pen);
+        line->setPointsVisible(m_pointsVisible);
         c->addSeries(line);
         line->attachAxis(m_chart->x);
         line->attachAxis(m_chart->y);
@@ -128,6 +130,12 @@ void LiveChart::setSeriesName(int series, const QString& name) {
         m_chart->areas[series]->setName(name);
     else
         m_chart->bars->barSets().at(series)->setLabel(name);
+}
+
+void LiveChart::setPointsVisible(bool visible) {
+    for (QLineSeries* line : std::as_const(m_chart->lines))
+        line->setPointsVisible(visible);
+    m_pointsVisible = visible;
 }
 
 void LiveChart::thin(QList<QPointF>& points) {
@@ -282,7 +290,7 @@ void LiveChart::draw() {
         return;
     }
     if (x0 > x1) {
-        m_chart->x->setRange(0, 1);
+        m_chart->x->setRange(0, 10);
         m_chart->y->setRange(0, 1);
         return;
     }
@@ -294,6 +302,9 @@ void LiveChart::draw() {
     m_chart->x->setRange(x0, x1);
     m_chart->y->setRange(y0 - (m_kind == Kind::StackedArea ? 0 : pad),
                          y1 + pad + (y1 == y0 ? 1e-3 : 0));
+    // Round tick values (0, 0.5, 1.0 rather than 0.09, 0.68, 1.27).
+    m_chart->x->applyNiceNumbers();
+    m_chart->y->applyNiceNumbers();
 }
 
 } // namespace tandem::ui

@@ -33,6 +33,8 @@ public:
     // Returns the series' number. A faint series is drawn thin and translucent.
     int addSeries(const QString& name, const QColor& color, bool faint = false);
     void setSeriesName(int series, const QString& name);
+    // Marks each point (for charts with few points, such as one per epoch).
+    void setPointsVisible(bool visible);
     int seriesCount() const { return int(m_series.size()); }
 
     void append(int series, double x, double y);               // Lines
@@ -66,6 +68,7 @@ private:
     QList<QList<double>> m_bars;
     QTimer m_drawTimer;
     bool m_dirty = false;
+    bool m_pointsVisible = false;
     std::unique_ptr<Chart> m_chart;
 };
 

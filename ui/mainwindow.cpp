@@ -51,6 +51,7 @@ QTableView* makeTable(QAbstractItemModel* model) {
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->verticalHeader()->hide();
     t->horizontalHeader()->setStretchLastSection(true);
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     t->setWordWrap(false);
     return t;
 }
@@ -154,6 +155,7 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     split->addWidget(right);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
+    split->setSizes({620, 820});
 
     m_log = new QPlainTextEdit;
     m_log->setObjectName(QStringLiteral("logView"));
@@ -556,7 +558,10 @@ void MainWindow::onFinished(const RunSummary& s) {
     if (m_tray)
         m_tray->showMessage(QStringLiteral("Tandem"), m_progressText->text());
     m_tabs->setCurrentIndex(2);
-    m_historyView->selectRow(0);
+    if (m_history->rowCount() > 0) // not selectRow(), which fails in right-to-left layouts
+        m_historyView->selectionModel()->select(m_history->index(0, 0),
+                                                QItemSelectionModel::ClearAndSelect |
+                                                    QItemSelectionModel::Rows);
     updateControls();
     if (m_quitAfterRun)
         close();

@@ -16,7 +16,8 @@ class PeerModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Machine, Status, Devices, Role, Share, Speed, ColumnCount };
+    // Devices last: its text is the longest, and the run's columns stay in view.
+    enum Column { Machine, Status, Role, Share, Speed, Devices, ColumnCount };
     enum DataRole {
         DeviceIdRole = Qt::UserRole + 1,
         AddressRole,

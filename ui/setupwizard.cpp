@@ -135,7 +135,9 @@ public:
         for (int r = 0; r < m_filter->rowCount(); ++r) {
             const QModelIndex i = m_filter->index(r, 0);
             if (i.data(PeerModel::DeviceIdRole).toString() == m_wizard->m_chosenId) {
-                m_table->selectRow(r);
+                // Not selectRow(): in right-to-left layouts it finds no column to anchor on.
+                m_table->selectionModel()->select(i, QItemSelectionModel::ClearAndSelect |
+                                                         QItemSelectionModel::Rows);
                 return;
             }
         }

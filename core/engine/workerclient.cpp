@@ -92,7 +92,10 @@ private:
                 return;
             }
             m_state = State::AwaitHello;
-            m_conn->send(makeHello(QStringLiteral("worker"), m_identity.deviceId()));
+            wire::Hello hello = makeHello(QStringLiteral("worker"), m_identity.deviceId());
+            if (!m_opt.name.isEmpty())
+                hello.displayName = m_opt.name;
+            m_conn->send(hello);
             m_coordinatorId = peerId;
             m_trustCheck.start();
         });

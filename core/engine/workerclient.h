@@ -15,6 +15,7 @@ struct WorkerOptions {
     quint16 port = 0;
     QString home;
     QString cacheDir; // datasets received from coordinators; empty: <home>/cache
+    QString name;     // shown to the coordinator; empty: the host name
     int threads = 0;
     // How long to keep trying to reach the coordinator, at start and after losing it (a
     // coordinator that crashed and is resumed from its checkpoint comes back on the same

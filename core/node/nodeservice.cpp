@@ -291,6 +291,7 @@ void NodeService::startInvitedWorker(Connection* conn, quint16 port) {
                      QStringLiteral("--home"), m_s.home};
     if (!m_s.cacheDir.isEmpty())
         args << QStringLiteral("--cache") << m_s.cacheDir;
+    args << QStringLiteral("--name") << displayName();
     m_worker.start(m_s.workerProgram.isEmpty() ? QCoreApplication::applicationFilePath()
                                                : m_s.workerProgram,
                    args);

@@ -87,8 +87,18 @@ int main(int argc, char** argv) {
     auto* table = wiz->findChild<QTableView*>(QStringLiteral("peerTable"));
     if (!waitFor([&] { return table->model()->rowCount() > 0; }, 30000, "the other machine"))
         return 1;
-    table->selectRow(0);
-    table->resizeColumnsToContents();
+    // The list is rebuilt as announcements arrive; choose until the choice holds.
+    if (!waitFor(
+            [&] {
+                // selectRow() finds no column at the viewport's edge in right-to-left
+                // layouts; select through the model instead, as a click does.
+                table->selectionModel()->select(table->model()->index(0, 0),
+                                                QItemSelectionModel::ClearAndSelect |
+                                                    QItemSelectionModel::Rows);
+                return table->selectionModel()->hasSelection() && !wiz->chosenName().isEmpty();
+            },
+            20000, "a chosen machine"))
+        return 1;
     shot(wiz, "02-wizard-find");
     wiz->next();
     const QRegularExpression codeRe(QStringLiteral("CODE (\\d{6})"));
@@ -118,6 +128,8 @@ int main(int argc, char** argv) {
         return 1;
     shot(&w, "05-dashboard-new-run");
     w.startRun();
+    if (!waitFor([&] { return w.run()->active(); }, 120000, "the run to start"))
+        return 1;
     if (!waitFor(
             [&] { return w.charts()->lossChart()->appendedCount(0) >= 220 || !w.run()->active(); },
             600000, "training"))
