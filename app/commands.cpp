@@ -49,6 +49,7 @@ int fail(const Error& e) {
 QString topUsage() {
     return QStringLiteral(
         "Usage: tandem [--version] [--help] COMMAND [OPTIONS]\n"
+        "       tandem [gui] [--lang CODE] [--home DIR]   opens the app\n"
         "\n"
         "Trains one PyTorch model across your own machines.\n"
         "\n"
@@ -233,6 +234,13 @@ int cmdTrain(const QStringList& args) {
             return fail(c.error());
         cfg = *c;
         cfg.maxSteps = 0; // a stop-after limit belongs to the run that set it
+        // Where the run meets its workers is this invocation's to say (--listen, --workers,
+        // --invite, --no-local-worker), not the checkpoint's.
+        const RunConfig defaults;
+        cfg.listen = defaults.listen;
+        cfg.workers = defaults.workers;
+        cfg.invites = defaults.invites;
+        cfg.localWorker = defaults.localWorker;
     } else if (p.isSet(QStringLiteral("config"))) {
         QFile f(p.value(QStringLiteral("config")));
         if (!f.open(QIODevice::ReadOnly))

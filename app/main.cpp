@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
         QApplication::setApplicationName(QStringLiteral("Tandem"));
         QApplication::setOrganizationName(QStringLiteral("Tandem"));
         QApplication::setApplicationVersion(tandem::appVersion());
-        QApplication::setDesktopFileName(QStringLiteral("tandem"));
+        QApplication::setDesktopFileName(QStringLiteral("org.tandem.Tandem"));
         return tandem::ui::runGui(app, gui);
     }
     QCoreApplication app(argc, argv);

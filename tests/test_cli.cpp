@@ -107,9 +107,20 @@ void TestCli::versionAndUsage() {
     Result r = runTandem({QStringLiteral("--version")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.startsWith(QStringLiteral("tandem ")), qPrintable(r.out));
-    r = runTandem({});
+    r = runTandem({QStringLiteral("--help")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains(QStringLiteral("train")));
+    // With no subcommand Tandem opens its window; without a display it says what to run.
+    QProcess headless;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        env.remove(QLatin1String(v));
+    headless.setProcessEnvironment(env);
+    headless.start(QStringLiteral(TANDEM_BINARY), QStringList{});
+    QVERIFY(headless.waitForFinished(60000));
+    QCOMPARE(headless.exitCode(), 2);
+    QVERIFY(QString::fromUtf8(headless.readAllStandardError())
+                .contains(QStringLiteral("tandem serve --headless")));
     r = runTandem({QStringLiteral("train"), QStringLiteral("--help")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains(QStringLiteral("--limit-train")));
