@@ -15,6 +15,7 @@ class TestWire : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void compatibilityRule();
     void framesSplitAcrossReads();
     void oversizedLengthFailsBeforeBuffering();
     void truncatedFrameWaits();
@@ -112,6 +113,26 @@ void TestWire::blobAssemblerChecks() {
     QVERIFY(few.add(1, uint32_t(BlobKind::Tensors), 10, 0, "a").ok());
     QVERIFY(few.add(2, uint32_t(BlobKind::Tensors), 10, 0, "a").ok());
     QVERIFY(!few.add(3, uint32_t(BlobKind::Tensors), 10, 0, "a").ok()); // too many in flight
+}
+
+// Nodes work together exactly when their protocol versions agree; the refusal names both
+// versions and the release to install.
+void TestWire::compatibilityRule() {
+    using wire::incompatibility;
+    using wire::kProtocolVersion;
+    QVERIFY(incompatibility(QStringLiteral("0.1.0"), kProtocolVersion, QStringLiteral("0.1.7"),
+                            QStringLiteral("worker"))
+                .isEmpty());
+    const QString newerPeer = incompatibility(QStringLiteral("0.1.0"), kProtocolVersion + 1,
+                                              QStringLiteral("0.3.0"), QStringLiteral("worker"));
+    QVERIFY(newerPeer.contains(QStringLiteral("Tandem 0.1.0 (protocol %1)").arg(kProtocolVersion)));
+    QVERIFY(newerPeer.contains(
+        QStringLiteral("worker runs Tandem 0.3.0 (protocol %1)").arg(kProtocolVersion + 1)));
+    QVERIFY(newerPeer.contains(QStringLiteral("Install Tandem 0.3.0 or later on both machines")));
+    const QString olderPeer = incompatibility(QStringLiteral("0.4.0"), 0, QStringLiteral("0.0.9"),
+                                              QStringLiteral("coordinator"));
+    QVERIFY(olderPeer.contains(QStringLiteral("Install Tandem 0.4.0 or later")));
+    QVERIFY(olderPeer.contains(QStringLiteral("coordinator runs Tandem 0.0.9 (protocol 0)")));
 }
 
 void TestWire::messagesRoundTrip() {

@@ -597,6 +597,10 @@ Tandem %3</translation>
         <source>Worker</source>
         <translation>عامل</translation>
     </message>
+    <message>
+        <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
+        <translation>متصل، لكن إصدار Tandem %1 لديه لا يعمل مع هذا الإصدار: ثبّت الإصدار نفسه على الجهازين</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>

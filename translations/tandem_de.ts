@@ -589,6 +589,10 @@ Tandem %3</translation>
         <source>Worker</source>
         <translation>Worker</translation>
     </message>
+    <message>
+        <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
+        <translation>Online, aber sein Tandem %1 kann nicht mit diesem zusammenarbeiten: Installieren Sie auf beiden dieselbe Version</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>

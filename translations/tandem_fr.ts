@@ -589,6 +589,10 @@ Tandem %3</translation>
         <source>Worker</source>
         <translation>Worker</translation>
     </message>
+    <message>
+        <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
+        <translation>En ligne, mais son Tandem %1 ne peut pas fonctionner avec celui-ci : installez la même version sur les deux</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>

@@ -589,6 +589,10 @@ Tandem %3</translation>
         <source>Worker</source>
         <translation>वर्कर</translation>
     </message>
+    <message>
+        <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
+        <translation>ऑनलाइन, लेकिन इसका Tandem %1 इसके साथ काम नहीं कर सकता: दोनों पर एक ही संस्करण इंस्टॉल करें</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>

@@ -587,6 +587,10 @@ Tandem %3</translation>
         <source>Worker</source>
         <translation>工作节点</translation>
     </message>
+    <message>
+        <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
+        <translation>在线，但它的 Tandem %1 无法与本机协同工作：请在两台机器上安装相同版本</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>

@@ -1,6 +1,7 @@
 #include "peermodel.h"
 
 #include "format.h"
+#include "messages.h"
 
 #include <QLocale>
 
@@ -78,6 +79,10 @@ QVariant PeerModel::data(const QModelIndex& index, int role) const {
             return tr("Online");
         if (!p->online)
             return tr("Offline");
+        if (p->protocolVersion != wire::kProtocolVersion)
+            return tr("Online, but its Tandem %1 cannot work with this one: install the same "
+                      "version on both")
+                .arg(p->appVersion);
         return p->paired ? tr("Online, paired") : tr("Online, not paired");
     case Devices:
         return describeDevices(self ? m_selfDevices : p->devices, QStringLiteral("; "));

@@ -158,15 +158,10 @@ void HubSession::onMessage(const wire::Message& m) {
                    QStringLiteral("expected Hello, got %1").arg(wire::messageName(m)));
             return;
         }
-        if (h->protocolVersion != wire::kProtocolVersion) {
-            refuse(wire::RejectCode::Version,
-                   QStringLiteral("this coordinator (Tandem %1) speaks protocol %2; the worker "
-                                  "(Tandem %3) speaks protocol %4. Install the same Tandem "
-                                  "version on both machines.")
-                       .arg(appVersion())
-                       .arg(wire::kProtocolVersion)
-                       .arg(h->appVersion)
-                       .arg(h->protocolVersion));
+        if (const QString why = wire::incompatibility(appVersion(), h->protocolVersion,
+                                                      h->appVersion, QStringLiteral("worker"));
+            !why.isEmpty()) {
+            refuse(wire::RejectCode::Version, why);
             return;
         }
         if (!TrustStore(cfg.home).contains(m_conn->peerId())) {

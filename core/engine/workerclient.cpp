@@ -1,4 +1,5 @@
 #include "workerclient.h"
+#include "version.h"
 
 #include "connection.h"
 #include "dataset.h"
@@ -171,15 +172,10 @@ private:
         switch (m_state) {
         case State::AwaitHello:
             if (const auto* h = std::get_if<wire::Hello>(&m)) {
-                if (h->protocolVersion != wire::kProtocolVersion) {
-                    const QString why =
-                        QStringLiteral("the coordinator (Tandem %1) speaks protocol %2; "
-                                       "this worker (Tandem %3) speaks protocol %4. "
-                                       "Install the same Tandem version on both machines.")
-                            .arg(h->appVersion)
-                            .arg(h->protocolVersion)
-                            .arg(makeHello({}, {}).appVersion)
-                            .arg(wire::kProtocolVersion);
+                if (const QString why =
+                        wire::incompatibility(appVersion(), h->protocolVersion, h->appVersion,
+                                              QStringLiteral("coordinator"));
+                    !why.isEmpty()) {
                     m_conn->send(wire::Reject{wire::RejectCode::Version, why});
                     finish(1, why);
                     return;

@@ -410,4 +410,19 @@ QString messageName(const Message& m) {
     return QLatin1String(names[m.index()]);
 }
 
+QString incompatibility(const QString& myApp, uint32_t peerProtocol, const QString& peerApp,
+                        const QString& peerRole) {
+    if (peerProtocol == kProtocolVersion)
+        return {};
+    const QString newer = peerProtocol > kProtocolVersion ? peerApp : myApp;
+    return QStringLiteral("this machine runs Tandem %1 (protocol %2) and the %3 runs Tandem %4 "
+                          "(protocol %5); they cannot work together. Install Tandem %6 or later "
+                          "on both machines.")
+        .arg(myApp)
+        .arg(kProtocolVersion)
+        .arg(peerRole, peerApp.isEmpty() ? QStringLiteral("?") : peerApp)
+        .arg(peerProtocol)
+        .arg(newer.isEmpty() ? QStringLiteral("?") : newer);
+}
+
 } // namespace tandem::wire

@@ -19,6 +19,14 @@ namespace tandem::wire {
 // Version 1 is the first; a peer speaking another major version is refused by name.
 constexpr uint32_t kProtocolVersion = 1;
 
+// The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
+// when they speak the same protocol version, whatever their app versions. The protocol
+// version rises only when the wire format or the meaning of a message changes, so releases
+// that keep it interoperate. Returns an empty string when the peer is compatible, otherwise a
+// sentence that names both versions and says which to install.
+QString incompatibility(const QString& myApp, uint32_t peerProtocol, const QString& peerApp,
+                        const QString& peerRole);
+
 enum class BlobKind : uint32_t { Model = 1, Tensors = 2, Dataset = 3 };
 
 enum class RejectCode : uint32_t {
