@@ -1,17 +1,20 @@
 #!/bin/sh
 # Quick start on Debian 12 / Ubuntu 24.04: installs what is missing, builds, then
-#   run   starts Tandem with its built-in demo (mnist-cnn on Fashion-MNIST)
+#   run   opens the Tandem app (without a display: trains the built-in demo, mnist-cnn on
+#         Fashion-MNIST, on the command line; arguments after `run` go to `tandem train`)
 #   test  runs the whole test suite
 set -eu
 cd "$(dirname "$0")/.."
 
 # Build tools, Qt, LibTorch, protobuf, OpenSSL and zlib; the demo dataset; PyTorch for Python,
-# which the tests use to prove that exported models load; Xvfb for the GUI tests; fonts that
-# render Devanagari and CJK.
+# which the tests use to prove that exported models load; Xvfb for the screenshots; fonts that
+# render Devanagari and CJK; what CPack and the package test use (dpkg-shlibdeps, file, the
+# desktop-entry and AppStream validators).
 packages="cmake ninja-build g++ ccache pkg-config
   qt6-base-dev qt6-charts-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev
   libtorch-dev libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev
-  dataset-fashion-mnist python3-torch python3-numpy xvfb xauth fonts-noto-core fonts-noto-cjk"
+  dataset-fashion-mnist python3-torch python3-numpy xvfb xauth fonts-noto-core fonts-noto-cjk
+  dpkg-dev file desktop-file-utils appstream"
 
 missing=""
 for p in $packages; do
@@ -31,6 +34,9 @@ cmake --build build
 case "${1:-run}" in
 run)
     shift 2>/dev/null || true
+    if [ $# -eq 0 ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+        exec build/bin/tandem
+    fi
     exec build/bin/tandem train "$@"
     ;;
 test)
