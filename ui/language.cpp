@@ -37,10 +37,11 @@ QString applyLanguage(QApplication& app, const QString& requested) {
     }
     const QLocale locale(code);
     QLocale::setDefault(locale);
+    // English too: its file holds the plural forms of the source strings.
+    own = new QTranslator(&app);
+    if (own->load(QStringLiteral(":/i18n/tandem_%1.qm").arg(code)))
+        app.installTranslator(own);
     if (code != QLatin1String("en")) {
-        own = new QTranslator(&app);
-        if (own->load(QStringLiteral(":/i18n/tandem_%1.qm").arg(code)))
-            app.installTranslator(own);
         // Qt's own strings (standard buttons, file dialogs), where Qt ships them.
         qt = new QTranslator(&app);
         if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),

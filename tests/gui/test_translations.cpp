@@ -1,6 +1,7 @@
 // Every shipped translation is complete, keeps its placeholders, and Arabic reads right to
 // left.
 
+#include "format.h"
 #include "language.h"
 #include "mainwindow.h"
 
@@ -97,6 +98,16 @@ private Q_SLOTS:
                  QStringLiteral("Starten"));
         applyLanguage(*app, QStringLiteral("en"));
         QCOMPARE(QApplication::layoutDirection(), Qt::LeftToRight);
+        // English plurals come from tandem_en.ts.
+        tandem::DeviceInfo cpu;
+        cpu.kind = QStringLiteral("cpu");
+        cpu.name = QStringLiteral("Test CPU");
+        cpu.cores = 2;
+        QVERIFY2(describeDevice(cpu).contains(QStringLiteral("2 cores")),
+                 qPrintable(describeDevice(cpu)));
+        cpu.cores = 1;
+        QVERIFY2(describeDevice(cpu).contains(QStringLiteral("1 core,")),
+                 qPrintable(describeDevice(cpu)));
     }
 };
 

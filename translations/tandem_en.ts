@@ -1,0 +1,986 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en">
+<context>
+    <name>Format</name>
+    <message>
+        <source>GPU %1 (CUDA): %2, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apple GPU (MPS): %1, %2 shared memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>CPU: %1, %n core(s), %2 RAM</source>
+        <translation>
+            <numerusform>CPU: %1, %n core, %2 RAM</numerusform>
+            <numerusform>CPU: %1, %n cores, %2 RAM</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>unknown model</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::ChartPanel</name>
+    <message>
+        <source>this machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss per step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Smoothed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accuracy (%)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Throughput per worker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where each worker&apos;s time goes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seconds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Communicate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wait</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::HistoryModel</name>
+    <message>
+        <source>Started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Test accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::MainWindow</name>
+    <message>
+        <source>Dismiss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a run description (JSON, as for tandem train --config)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save this run description as JSON</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ready. The demo is set up in New run: press Start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paused at step %1. Resume continues where it stopped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopping: saving a checkpoint…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Epoch %1: test accuracy %2%, test loss %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine cannot join the network: %1. Another program may use the same ports; change them in Settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine is %1, listening on port %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paired: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine is training for %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine finished its work for %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show Tandem</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pair a machine…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unpair</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unpair %1? It can no longer train with this machine until you pair the two again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export TorchScript…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export safetensors…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Tandem</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Load run description…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Save run description…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>S&amp;ettings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Machines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set up &amp;pairing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Add a machine by address…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>IP address or host name of the machine:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>User &amp;guide</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;About Tandem</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>About Tandem</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tandem %1
+Trains one PyTorch model across your own machines.
+Protocol version %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A device ran out of memory (%1). Lower the batch size or leave that machine out, then start again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The dataset cannot be used: %1. Check the folder or file and its format (the user guide lists the formats).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. Save it with torch.jit.save after torch.jit.script, and check that it returns class scores.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A machine could not join: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run stopped with an error: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checking the model and the dataset…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No machine is chosen to train. Tick at least one machine under New run → Machines.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Starting; inviting %n machine(s)…</source>
+        <translation>
+            <numerusform>Starting; inviting %n machine…</numerusform>
+            <numerusform>Starting; inviting %n machines…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Run folder: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That run finished or has no checkpoint; start a new run instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot resume: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not measured yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finished: test accuracy %1, %2 samples/s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run finished with test accuracy %1. Export the model from History.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped at step %1; a checkpoint is saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run stopped at step %1. Resume it from History.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a run in History first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export as TorchScript</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export as safetensors</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TorchScript (*.pt)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>safetensors (*.safetensors)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That run has no checkpoint to export.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported to %1. In Python: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The export failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pair with %1?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2) wants to pair with this machine.
+
+Does it show this code?
+
+%3 %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The codes match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The codes differ</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save run description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run description (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved the run description to %1; train it with: tandem train --config %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load run description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopping</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quit Tandem</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::PeerModel</name>
+    <message>
+        <source>Machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Role</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Share of batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device ID %1
+%2
+Tandem %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (this machine)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Online</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Online, paired</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Online, not paired</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Coordinator</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Coordinator and worker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Worker</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::RunForm</name>
+    <message>
+        <source>mnist-cnn: convolutional network for 28×28 images</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mlp: small fully connected network</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>resnet8: small ResNet for 32×32 colour images</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your TorchScript file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>model.pt saved with torch.jit.save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fashion-MNIST (built in)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fashion-MNIST folder (IDX files)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MNIST folder (IDX files)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CIFAR-10 folder (binary version)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV file (label column and numbers)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Machines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Synchronous: one model, exact (best on a fast network)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asynchronous: no waiting for the slowest machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local SGD: several local steps per exchange (slow networks)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>32-bit floats (exact)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>16-bit floats (half the traffic)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bfloat16 (half the traffic, wider range)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wire precision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SGD with momentum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>constant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cosine decay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>warm-up steps: </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Batch (all machines)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a .csv file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not a run description: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a TorchScript model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TorchScript (*.pt *.pth);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the dataset folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the CSV file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checking the model and the dataset…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a TorchScript file for the model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose where the dataset is.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::SettingsDialog</name>
+    <message>
+        <source>Choose…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>this computer&apos;s host name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Machine name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Discovery port (UDP)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pairing port (TCP)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>any free port</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training port (TCP)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dataset cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train for paired machines while this one is idle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A new language or new ports take effect when Tandem starts again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::SetupWizard</name>
+    <message>
+        <source>This machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tandem trains on every device listed here. Other machines will see this machine under its name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Devices:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device ID: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Find your other machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start Tandem on the other machine too. Machines on this network appear below; choose one and press Next.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>IP address or host name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add by address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing yet? Check that Tandem runs on the other machine and that both are on the same network. Firewalls must allow UDP port 47300 and TCP port 47301. On a Mac, allow Tandem under System Settings → Privacy &amp; Security → Local Network. Some Wi-Fi networks block discovery: then add the other machine by its address.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>To train on this machine alone, press Next without choosing a machine.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pair</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The codes match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The codes differ</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Check that %1 shows the same code:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connecting to %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for the other machine to confirm…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paired with %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Press Next.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nobody answered in time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Press Try again, and confirm the code on both machines within a minute.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You said the codes differ. Nothing was paired.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The other machine said the codes differ. Nothing was paired.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Codes that differ can mean that another device is answering in place of your machine. Check that you chose the right machine, then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The other machine refused.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It may be busy or have refused several attempts: wait a minute and try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not reach the other machine.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Check that Tandem is running there and that its firewall allows TCP port 47301.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pairing failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try again. If this repeats, see Troubleshooting in the user guide.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 and %2 are paired. They find each other on this network from now on; Tandem shares the training between them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is ready to train on its own. You can pair another machine at any time from Machines → Set up pairing.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Press Finish to open the dashboard. Its New run tab is set up for the demo (mnist-cnn on Fashion-MNIST): press Start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set up Tandem</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finish</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>
