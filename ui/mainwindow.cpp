@@ -175,6 +175,9 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     setCentralWidget(central);
     buildMenus();
 
+    m_progressTimer.setSingleShot(true);
+    m_progressTimer.setInterval(100);
+    connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::showProgress);
     connect(m_start, &QPushButton::clicked, this, &MainWindow::startRun);
     connect(m_pause, &QPushButton::clicked, m_run, &TrainingRun::pause);
     connect(m_resume, &QPushButton::clicked, m_run, &TrainingRun::resume);
@@ -510,7 +513,17 @@ void MainWindow::onStep(const StepMetrics& m) {
     if (m_firstStep < 0)
         m_firstStep = m.step - 1;
     m_last = m;
-    m_charts->addStep(m);
+    m_charts->addStep(m); // buffered; drawn at most ten times a second
+    // Labels, the progress bar and the cluster table show the latest step ten times a
+    // second, however fast steps come.
+    if (!m_progressTimer.isActive())
+        m_progressTimer.start();
+}
+
+void MainWindow::showProgress() {
+    const StepMetrics& m = m_last;
+    if (!m_run->active() || m.step <= 0)
+        return;
     m_node->peers()->setRunStats(m.workers, m.stepMs);
     const double fraction = m.totalSteps > 0 ? double(m.step) / double(m.totalSteps) : 0;
     m_progress->setValue(int(1000 * fraction));
@@ -518,6 +531,8 @@ void MainWindow::onStep(const StepMetrics& m) {
     const double eta = done > 0 ? m.elapsedS / double(done) * double(m.totalSteps - m.step) : -1;
     const int epochs =
         m.stepsPerEpoch > 0 ? int((m.totalSteps + m.stepsPerEpoch - 1) / m.stepsPerEpoch) : 0;
+    if (m_run->state() != TrainingRun::State::Running)
+        return; // the paused/stopping text stays
     m_progressText->setText(tr("Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · "
                                "%7 samples/s · loss %8")
                                 .arg(m.epoch + 1)

@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
+#include <QTimer>
 
 #include <memory>
 
@@ -81,6 +82,7 @@ private:
     void launch(RunConfig config, const QString& resumeFrom);
     void updateControls();
     void onStep(const StepMetrics& m);
+    void showProgress();
     void onFinished(const RunSummary& s);
     void onFailed(const Error& e);
     void onPairingQuestion(const PairingQuestion& q);
@@ -110,6 +112,7 @@ private:
     QLabel* m_bannerText;
     QPlainTextEdit* m_log;
     QSystemTrayIcon* m_tray = nullptr;
+    QTimer m_progressTimer;
     QPointer<SetupWizard> m_wizard;
     std::unique_ptr<QThread> m_exportThread;
     QString m_runFolder;
