@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 # render Devanagari and CJK; what CPack and the package test use (dpkg-shlibdeps, file, the
 # desktop-entry and AppStream validators).
 packages="cmake ninja-build g++ ccache pkg-config
-  qt6-base-dev qt6-charts-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev qt6-tools-dev
+  qt6-tools-dev-tools qt6-l10n-tools libgl-dev
   libtorch-dev libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev
   dataset-fashion-mnist python3-torch python3-numpy xvfb xauth fonts-noto-core fonts-noto-cjk
   dpkg-dev file desktop-file-utils appstream"
