@@ -1,5 +1,7 @@
 #include "progress.h"
 
+#include "clocktext.h"
+
 #include <QString>
 
 #include <atomic>
@@ -37,18 +39,6 @@ extern "C" void onResumeSignal(int) {
     g_resumeRequests.fetch_add(1);
 }
 #endif
-
-QString duration(double s) {
-    if (!(s >= 0) || s > 1e7)
-        return QStringLiteral("--:--");
-    const auto t = static_cast<qint64>(s + 0.5);
-    if (t >= 3600)
-        return QStringLiteral("%1:%2:%3")
-            .arg(t / 3600)
-            .arg((t / 60) % 60, 2, 10, QLatin1Char('0'))
-            .arg(t % 60, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QLatin1Char('0'));
-}
 
 } // namespace
 
@@ -117,7 +107,7 @@ void ProgressPrinter::onStep(const StepMetrics& m) {
                               .arg(m.stepsPerEpoch)
                               .arg(m.loss, 0, 'f', 4)
                               .arg(m.samplesPerS, 0, 'f', 0)
-                              .arg(duration(eta));
+                              .arg(clockText(eta));
     if (m_tty) {
         constexpr int width = 28;
         const int filled = std::clamp(int(done * width), 0, width);

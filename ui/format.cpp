@@ -37,16 +37,4 @@ QString describeDevices(const QList<DeviceInfo>& devices, const QString& separat
     return parts.join(separator);
 }
 
-QString formatDuration(double seconds) {
-    if (seconds < 0 || !std::isfinite(seconds))
-        return QStringLiteral("–");
-    const qint64 s = qint64(seconds + 0.5);
-    if (s >= 3600)
-        return QStringLiteral("%1:%2:%3")
-            .arg(s / 3600)
-            .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
-            .arg(s % 60, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
-
 } // namespace tandem::ui

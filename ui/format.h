@@ -11,7 +11,5 @@ namespace tandem::ui {
 QString describeDevice(const DeviceInfo& d);
 QString describeDevices(const QList<DeviceInfo>& devices, const QString& separator);
 QString formatBytes(double bytes);
-// "1:02:03" or "4:05"
-QString formatDuration(double seconds);
 
 } // namespace tandem::ui

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "chartpanel.h"
+#include "clocktext.h"
 #include "format.h"
 #include "historymodel.h"
 #include "nodebridge.h"
@@ -539,7 +540,7 @@ void MainWindow::showProgress() {
                                 .arg(epochs)
                                 .arg(m.step)
                                 .arg(m.totalSteps)
-                                .arg(formatDuration(m.elapsedS), formatDuration(eta),
+                                .arg(clockText(m.elapsedS), clockText(eta),
                                      QLocale().toString(m.samplesPerS, 'f', 0),
                                      QLocale().toString(m.loss, 'f', 4)));
 }

@@ -23,6 +23,28 @@ using namespace tandem::ui;
 class TestGuiWizard : public QObject {
     Q_OBJECT
 
+    // This machine's window and a served peer, both on loopback, in homes of their own.
+    struct Scene {
+        QTemporaryDir here, there;
+        std::unique_ptr<TandemProcess> peer;
+        std::unique_ptr<MainWindow> window;
+    };
+
+    // Starts the peer and the window, and walks the wizard to the Pair page.
+    void openAtPairPage(Scene& s, bool firstStart) {
+        const quint16 port = freeUdpPort();
+        s.peer = std::make_unique<TandemProcess>(
+            serveArgs(s.there.path(), port, QStringLiteral("gpu-desktop")), true);
+        QVERIFY(
+            !s.peer->waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
+        WindowContext ctx = loopbackContext(s.here.path(), port);
+        ctx.settings.wizardDone = !firstStart;
+        s.window = std::make_unique<MainWindow>(ctx);
+        s.window->show();
+        QString code;
+        reachPairPage(*s.window, *s.peer, &code);
+    }
+
     template <typename T> static T* child(QObject* parent, const char* name) {
         return parent->findChild<T*>(QLatin1String(name));
     }
@@ -79,25 +101,20 @@ private Q_SLOTS:
     void initTestCase() { QVERIFY(QFile::exists(QStringLiteral(TANDEM_BINARY))); }
 
     void wizardPairsBothConfirm() {
-        QTemporaryDir here, there;
-        const quint16 port = freeUdpPort();
-        TandemProcess peer(serveArgs(there.path(), port, QStringLiteral("gpu-desktop")), true);
-        QVERIFY(!peer.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
-        WindowContext ctx = loopbackContext(here.path(), port);
-        ctx.settings.wizardDone = false;
-        MainWindow w(ctx);
-        w.show();
-        QString code;
-        reachPairPage(w, peer, &code);
+        Scene scene;
+        openAtPairPage(scene, true);
         if (QTest::currentTestFailed())
             return;
+        TandemProcess& peer = *scene.peer;
+        MainWindow& w = *scene.window;
+        const QString here = scene.here.path(), there = scene.there.path();
         SetupWizard* wiz = w.wizard();
         peer.write("y\n");
         QTest::mouseClick(child<QPushButton>(wiz, "sameCodeButton"), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(wiz->paired(), 20000);
         QVERIFY(wiz->button(QWizard::NextButton)->isEnabled());
         QVERIFY(!peer.waitForErr(QStringLiteral("paired with macbook")).isEmpty());
-        const QList<TrustStore::Entry> trusted = TrustStore(here.path()).entries();
+        const QList<TrustStore::Entry> trusted = TrustStore(here).entries();
         QCOMPARE(trusted.size(), 1);
         QCOMPARE(trusted.first().name, QStringLiteral("gpu-desktop"));
 
@@ -105,8 +122,8 @@ private Q_SLOTS:
         QCOMPARE(wiz->currentId(), int(SetupWizard::Done));
         QVERIFY(child<QLabel>(wiz, "doneSummary")->text().contains(QStringLiteral("gpu-desktop")));
         wiz->accept();
-        QCOMPARE(AppSettings::load(here.path()).wizardDone, true);
-        QCOMPARE(AppSettings::load(here.path()).nodeName, QStringLiteral("macbook"));
+        QCOMPARE(AppSettings::load(here).wizardDone, true);
+        QCOMPARE(AppSettings::load(here).nodeName, QStringLiteral("macbook"));
 
         // The cluster panel lists the paired machine, online.
         auto* cluster = w.findChild<QTableView*>(QStringLiteral("clusterView"));
@@ -120,16 +137,13 @@ private Q_SLOTS:
     }
 
     void wizardRejectHere() {
-        QTemporaryDir here, there;
-        const quint16 port = freeUdpPort();
-        TandemProcess peer(serveArgs(there.path(), port, QStringLiteral("gpu-desktop")), true);
-        QVERIFY(!peer.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
-        MainWindow w(loopbackContext(here.path(), port));
-        w.show();
-        QString code;
-        reachPairPage(w, peer, &code);
+        Scene scene;
+        openAtPairPage(scene, false);
         if (QTest::currentTestFailed())
             return;
+        TandemProcess& peer = *scene.peer;
+        MainWindow& w = *scene.window;
+        const QString here = scene.here.path(), there = scene.there.path();
         SetupWizard* wiz = w.wizard();
         QTest::mouseClick(child<QPushButton>(wiz, "differentCodeButton"), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(child<QPushButton>(wiz, "retryButton")->isVisible(), 20000);
@@ -137,29 +151,26 @@ private Q_SLOTS:
         QVERIFY(child<QLabel>(wiz, "pairAdvice")->text().contains(QStringLiteral("right machine")));
         QVERIFY(!wiz->paired());
         QVERIFY(!wiz->button(QWizard::NextButton)->isEnabled());
-        QVERIFY(TrustStore(here.path()).entries().isEmpty());
+        QVERIFY(TrustStore(here).entries().isEmpty());
         QVERIFY(!peer.waitForErr(QStringLiteral("pairing failed")).isEmpty());
-        QVERIFY(TrustStore(there.path()).entries().isEmpty());
+        QVERIFY(TrustStore(there).entries().isEmpty());
     }
 
     void wizardRejectedByPeer() {
-        QTemporaryDir here, there;
-        const quint16 port = freeUdpPort();
-        TandemProcess peer(serveArgs(there.path(), port, QStringLiteral("gpu-desktop")), true);
-        QVERIFY(!peer.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
-        MainWindow w(loopbackContext(here.path(), port));
-        w.show();
-        QString code;
-        reachPairPage(w, peer, &code);
+        Scene scene;
+        openAtPairPage(scene, false);
         if (QTest::currentTestFailed())
             return;
+        TandemProcess& peer = *scene.peer;
+        MainWindow& w = *scene.window;
+        const QString here = scene.here.path(), there = scene.there.path();
         SetupWizard* wiz = w.wizard();
         peer.write("n\n");
         QTRY_VERIFY_WITH_TIMEOUT(child<QPushButton>(wiz, "retryButton")->isVisible(), 20000);
         QVERIFY(child<QLabel>(wiz, "pairStatus")
                     ->text()
                     .contains(QStringLiteral("other machine said the codes differ")));
-        QVERIFY(TrustStore(here.path()).entries().isEmpty());
+        QVERIFY(TrustStore(here).entries().isEmpty());
 
         // Try again: a new attempt, a new code, and this time both agree.
         QTest::mouseClick(child<QPushButton>(wiz, "retryButton"), Qt::LeftButton);
@@ -167,17 +178,18 @@ private Q_SLOTS:
         peer.write("y\n");
         QTest::mouseClick(child<QPushButton>(wiz, "sameCodeButton"), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(wiz->paired(), 20000);
-        QCOMPARE(TrustStore(here.path()).entries().size(), 1);
+        QCOMPARE(TrustStore(here).entries().size(), 1);
     }
 
     // The other machine starts pairing: the dashboard asks with the code.
     void pairingStartedByPeer() {
-        QTemporaryDir here, there;
+        QTemporaryDir hereDir, thereDir;
+        const QString here = hereDir.path(), there = thereDir.path();
         const quint16 port = freeUdpPort();
-        MainWindow w(loopbackContext(here.path(), port));
+        MainWindow w(loopbackContext(here, port));
         w.show();
         QTRY_VERIFY_WITH_TIMEOUT(w.node()->port() != 0, 20000);
-        TandemProcess pair({QStringLiteral("pair"), QStringLiteral("--home"), there.path(),
+        TandemProcess pair({QStringLiteral("pair"), QStringLiteral("--home"), there,
                             QStringLiteral("--name=gpu-desktop"),
                             QStringLiteral("127.0.0.1:%1").arg(w.node()->port())},
                            true);
@@ -198,7 +210,7 @@ private Q_SLOTS:
         yes->click();
         QVERIFY(pair.finish(30000));
         QCOMPARE(pair.exitCode(), 0);
-        QTRY_COMPARE_WITH_TIMEOUT(TrustStore(here.path()).entries().size(), 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(TrustStore(here).entries().size(), 1, 10000);
     }
 };
 

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <QString>
+
+#include <cmath>
+
+namespace tandem {
+
+// A duration as a clock shows it: "4:05", "1:02:03"; "--:--" when unknown (negative, not a
+// number, or beyond a hundred days, as an estimate early in a run can be).
+inline QString clockText(double seconds) {
+    if (!(seconds >= 0) || seconds > 1e7 || !std::isfinite(seconds))
+        return QStringLiteral("--:--");
+    const auto t = static_cast<qint64>(seconds + 0.5);
+    if (t >= 3600)
+        return QStringLiteral("%1:%2:%3")
+            .arg(t / 3600)
+            .arg((t / 60) % 60, 2, 10, QLatin1Char('0'))
+            .arg(t % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QLatin1Char('0'));
+}
+
+} // namespace tandem
