@@ -86,7 +86,10 @@ PairingSession::PairingSession(Role role, Connection* connection, const QString&
     });
     connect(m_conn, &Connection::received, this, &PairingSession::onMessage);
     connect(m_conn, &Connection::closed, this, [this](const QString& reason) {
-        if (m_state != PairState::Paired && m_state != PairState::Failed)
+        if (m_state == PairState::Start) // never connected: the TLS handshake did not finish
+            fail(PairFailure::ConnectionLost,
+                 QStringLiteral("cannot reach the other device (%1)").arg(reason), false);
+        else if (m_state != PairState::Paired && m_state != PairState::Failed)
             fail(PairFailure::ConnectionLost,
                  QStringLiteral("the other device closed the connection (%1)").arg(reason), false);
     });

@@ -313,13 +313,8 @@ void NodeService::pairWith(const QString& host, quint16 port) {
     m_outgoing = session;
     m_outgoingConn = conn;
     connect(conn, &Connection::secured, session, [session] { session->start(); });
-    connect(conn, &Connection::closed, this, [this, conn, session, host, port](const QString& why) {
-        if (session->state() == PairState::Start)
-            Q_EMIT pairingFinished(
-                false, int(PairFailure::ConnectionLost),
-                QStringLiteral("cannot reach %1:%2: %3").arg(host).arg(port).arg(why));
-        conn->deleteWhenFlushed();
-    });
+    // The session reports a connection that never came up, or broke, as ConnectionLost.
+    connect(conn, &Connection::closed, conn, [conn] { conn->deleteWhenFlushed(); });
     connect(session, &PairingSession::finished, this,
             [this, conn, session](bool paired, const QString& msg) {
                 Q_EMIT pairingFinished(paired, int(session->failure()), msg);

@@ -13,7 +13,9 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTableView>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -179,6 +181,27 @@ private Q_SLOTS:
         QTest::mouseClick(child<QPushButton>(wiz, "sameCodeButton"), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(wiz->paired(), 20000);
         QCOMPARE(TrustStore(here).entries().size(), 1);
+    }
+
+    // Pairing with an address where nothing listens fails with the advice to check the other
+    // machine, and pairs nothing.
+    void unreachablePeer() {
+        QTemporaryDir hereDir;
+        MainWindow w(loopbackContext(hereDir.path(), freeUdpPort()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.node()->isRunning(), 20000);
+        QSignalSpy finished(w.node(), &NodeBridge::pairingFinished);
+        QTcpServer closed; // a port that was free a moment ago and now refuses connections
+        QVERIFY(closed.listen(QHostAddress::LocalHost));
+        const quint16 port = closed.serverPort();
+        closed.close();
+        w.node()->pairWith(QStringLiteral("127.0.0.1"), port);
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.size(), 1);
+        QCOMPARE(finished.first().at(0).toBool(), false);
+        QCOMPARE(finished.first().at(1).toInt(), int(PairFailure::ConnectionLost));
+        QVERIFY2(finished.first().at(2).toString().contains(QStringLiteral("cannot reach")),
+                 qPrintable(finished.first().at(2).toString()));
+        QVERIFY(TrustStore(hereDir.path()).entries().isEmpty());
     }
 
     // The other machine starts pairing: the dashboard asks with the code.
