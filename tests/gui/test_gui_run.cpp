@@ -8,10 +8,14 @@
 #include "nodebridge.h"
 #include "proc.h"
 #include "runform.h"
+#include "settingsdialog.h"
 #include "trainingrun.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -240,6 +244,28 @@ private Q_SLOTS:
         QVERIFY(!st);
         QVERIFY(st.error().message.contains(QStringLiteral("wrong type")));
         QCOMPARE(other.config().toJson(), a);
+    }
+
+    void settingsRoundTrip() {
+        QTemporaryDir home;
+        AppSettings a;
+        SettingsDialog d(a, home.path());
+        auto* lang = d.findChild<QComboBox*>(QStringLiteral("languageCombo"));
+        QCOMPARE(lang->count(), 7); // the system's language and six
+        lang->setCurrentIndex(lang->findData(QStringLiteral("hi")));
+        d.findChild<QLineEdit*>(QStringLiteral("nodeNameEdit"))->setText(QStringLiteral("desk"));
+        d.findChild<QCheckBox*>(QStringLiteral("acceptWorkCheck"))->setChecked(false);
+        const AppSettings s = d.settings();
+        QCOMPARE(s.language, QStringLiteral("hi"));
+        QCOMPARE(s.nodeName, QStringLiteral("desk"));
+        QCOMPARE(s.acceptWork, false);
+        s.save(home.path());
+        const AppSettings back = AppSettings::load(home.path());
+        QCOMPARE(back.language, QStringLiteral("hi"));
+        QCOMPARE(back.nodeName, QStringLiteral("desk"));
+        QCOMPARE(back.acceptWork, false);
+        QCOMPARE(back.discoveryPort, quint16(47300));
+        QCOMPARE(back.effectiveRunsFolder(home.path()), home.filePath(QStringLiteral("runs")));
     }
 
     void unreadableDatasetIsExplained() {
