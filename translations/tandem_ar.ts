@@ -780,6 +780,10 @@ Tandem %3</translation>
         <source>Choose where the dataset is.</source>
         <translation>اختر موقع مجموعة البيانات.</translation>
     </message>
+    <message>
+        <source>Check model and data</source>
+        <translation>فحص النموذج والبيانات</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

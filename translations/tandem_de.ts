@@ -772,6 +772,10 @@ Tandem %3</translation>
         <source>Choose where the dataset is.</source>
         <translation>Wählen Sie, wo der Datensatz liegt.</translation>
     </message>
+    <message>
+        <source>Check model and data</source>
+        <translation>Modell und Daten prüfen</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

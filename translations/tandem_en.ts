@@ -764,6 +764,10 @@ Tandem %3</source>
         <source>Choose where the dataset is.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Check model and data</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -772,6 +772,10 @@ Tandem %3</translation>
         <source>Choose where the dataset is.</source>
         <translation>Indiquez où se trouve le jeu de données.</translation>
     </message>
+    <message>
+        <source>Check model and data</source>
+        <translation>Vérifier le modèle et les données</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

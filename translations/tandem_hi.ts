@@ -772,6 +772,10 @@ Tandem %3</translation>
         <source>Choose where the dataset is.</source>
         <translation>चुनें कि डेटासेट कहाँ है।</translation>
     </message>
+    <message>
+        <source>Check model and data</source>
+        <translation>मॉडल और डेटा जाँचें</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

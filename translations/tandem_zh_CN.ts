@@ -770,6 +770,10 @@ Tandem %3</translation>
         <source>Choose where the dataset is.</source>
         <translation>请选择数据集所在位置。</translation>
     </message>
+    <message>
+        <source>Check model and data</source>
+        <translation>检查模型和数据</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

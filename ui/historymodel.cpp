@@ -106,10 +106,15 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
                QFile::exists(checkpoint);
     case ConfigRole:
         return config;
-    case Qt::ToolTipRole:
-        return e.record.value(QStringLiteral("error")).toString().isEmpty()
-                   ? e.folder
-                   : e.record.value(QStringLiteral("error")).toString();
+    case Qt::ToolTipRole: {
+        // The folder, the run description as the command line reads it, and any error.
+        QString tip = e.folder + QStringLiteral("\n\n") +
+                      QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Indented));
+        const QString error = e.record.value(QStringLiteral("error")).toString();
+        if (!error.isEmpty())
+            tip += QStringLiteral("\n") + error;
+        return tip;
+    }
     case Qt::DisplayRole:
         break;
     default:

@@ -138,11 +138,14 @@ RunForm::RunForm(PeerModel* peers, QWidget* parent)
     sizeRow->addWidget(m_epochs);
     form->addRow(tr("Batch (all machines)"), sizeRow);
 
+    auto* checkButton = new QPushButton(tr("Check model and data"));
+    checkButton->setObjectName(QStringLiteral("checkButton"));
     m_checkLabel = new QLabel;
     m_checkLabel->setObjectName(QStringLiteral("checkLabel"));
     m_checkLabel->setWordWrap(true);
     m_checkLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    form->addRow(m_checkLabel);
+    form->addRow(checkButton, m_checkLabel);
+    connect(checkButton, &QPushButton::clicked, this, &RunForm::check);
 
     connect(m_modelBrowse, &QPushButton::clicked, this, &RunForm::browseModel);
     connect(m_dataBrowse, &QPushButton::clicked, this, &RunForm::browseData);
@@ -320,8 +323,10 @@ void RunForm::browseModel() {
     const QString f =
         QFileDialog::getOpenFileName(this, tr("Choose a TorchScript model"), QString(),
                                      tr("TorchScript (*.pt *.pth);;All files (*)"));
-    if (!f.isEmpty())
+    if (!f.isEmpty()) {
         m_modelPath->setText(f);
+        check(); // a chosen file is checked at once, long before Start
+    }
 }
 
 void RunForm::browseData() {
@@ -330,11 +335,15 @@ void RunForm::browseData() {
                           ? QFileDialog::getExistingDirectory(this, tr("Choose the dataset folder"))
                           : QFileDialog::getOpenFileName(this, tr("Choose the CSV file"), QString(),
                                                          tr("CSV (*.csv);;All files (*)"));
-    if (!f.isEmpty())
+    if (!f.isEmpty()) {
         m_dataPath->setText(f);
+        check();
+    }
 }
 
 void RunForm::setCheck(Check c, const QString& message) {
+    if (c == Check::NotChecked && m_checkThread)
+        m_recheck = true; // the running check is of what the form said before this edit
     m_check = c;
     m_checkMessage = message;
     switch (c) {
@@ -365,20 +374,26 @@ void RunForm::check() {
         Q_EMIT checked(false, m_checkMessage);
         return;
     }
-    if (m_checkThread) // one check at a time; a newer request restarts when it ends
-        m_checkThread->wait();
     setCheck(Check::Checking, QString());
-    const int generation = ++m_checkGeneration;
+    if (m_checkThread) { // one check at a time: this one follows when the running one ends
+        m_recheck = true;
+        return;
+    }
     QPointer<RunForm> self(this);
-    m_checkThread.reset(QThread::create([self, c, generation] {
+    m_checkThread.reset(QThread::create([self, c] {
         const Expected<QString> r = checkRunInputs(c);
         QMetaObject::invokeMethod(
             qApp,
-            [self, r, generation] {
-                if (!self || generation != self->m_checkGeneration)
+            [self, r] {
+                if (!self)
                     return;
-                self->m_checkThread->wait();
+                self->m_checkThread->wait(); // it has just returned
                 self->m_checkThread.reset();
+                if (self->m_recheck) { // the form changed meanwhile: check what it says now
+                    self->m_recheck = false;
+                    self->check();
+                    return;
+                }
                 self->setCheck(r ? Check::Ok : Check::Failed, r ? *r : r.error().message);
                 Q_EMIT self->checked(bool(r), self->m_checkMessage);
             },

@@ -75,7 +75,7 @@ private:
     Check m_check = Check::NotChecked;
     QString m_checkMessage;
     std::unique_ptr<QThread> m_checkThread;
-    int m_checkGeneration = 0;
+    bool m_recheck = false;
 };
 
 } // namespace tandem::ui

@@ -268,6 +268,37 @@ private Q_SLOTS:
         QCOMPARE(back.effectiveRunsFolder(home.path()), home.filePath(QStringLiteral("runs")));
     }
 
+    // The Check button reads the data and loads the model without starting anything.
+    void checkBeforeStart() {
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        QSignalSpy checked(form, &RunForm::checked);
+        QTest::mouseClick(form->findChild<QPushButton*>(QStringLiteral("checkButton")),
+                          Qt::LeftButton);
+        QCOMPARE(form->checkState(), RunForm::Check::Checking);
+        QVERIFY(checked.wait(60000));
+        QCOMPARE(form->checkState(), RunForm::Check::Ok);
+        QVERIFY2(form->checkMessage().contains(QStringLiteral("1199882 parameters")),
+                 qPrintable(form->checkMessage()));
+
+        // A file that is not TorchScript is refused with the loader's reason.
+        const QString junk = home.filePath(QStringLiteral("model.pt"));
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("not a TorchScript archive");
+        f.close();
+        RunConfig c = form->config();
+        c.model = junk;
+        form->setConfig(c);
+        QCOMPARE(form->checkState(), RunForm::Check::NotChecked);
+        form->check();
+        QVERIFY(checked.wait(60000));
+        QCOMPARE(form->checkState(), RunForm::Check::Failed);
+        QVERIFY2(form->checkMessage().contains(junk), qPrintable(form->checkMessage()));
+        QCOMPARE(w.run()->state(), TrainingRun::State::Idle);
+    }
+
     void unreadableDatasetIsExplained() {
         QTemporaryDir home;
         MainWindow w(loopbackContext(home.path(), freeUdpPort()));
