@@ -85,6 +85,7 @@ private Q_SLOTS:
     void syncMatchesOneWorker();
     void killedWorkerDoesNotStopTheRun();
     void lateWorkerJoins();
+    void joinTimeoutTrainsWithoutAbsentWorkers();
     void coordinatorCrashAndResume();
     void wrongProtocolAndSchemaAreRefused();
     void junkAndCertlessClientsDoNotDisturb();
@@ -291,6 +292,25 @@ void TestDistributed::lateWorkerJoins() {
                  qPrintable(c.out()));
     QVERIFY(late->finish());
     QCOMPARE(late->exitCode(), 0);
+}
+
+// A run that waits for two workers with a join timeout starts without them when none come
+// (this machine trains), and says so; the CLI's default waits as long as it takes.
+void TestDistributed::joinTimeoutTrainsWithoutAbsentWorkers() {
+    const QString desc = m_tmp.filePath(QStringLiteral("join.json"));
+    QFile f(desc);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(
+        R"({"listen": "127.0.0.1:0", "workers": 2, "join_timeout": 2, "epochs": 1, "batch": 50})");
+    f.close();
+    const QString out = m_tmp.filePath(QStringLiteral("join"));
+    TandemProcess c(
+        coordinator({QStringLiteral("--config"), desc, QStringLiteral("--out=") + out}));
+    QVERIFY(c.finish(120000));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QStringLiteral("0 of 2 invited worker(s) joined within 2 s")),
+             qPrintable(c.err()));
+    QCOMPARE(c.summary().value(QStringLiteral("workers")).toArray().size(), 1);
 }
 
 void TestDistributed::coordinatorCrashAndResume() {

@@ -444,7 +444,10 @@ void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
     config.home = m_ctx.home;
     if (!config.invites.isEmpty()) {
         config.listen = QStringLiteral("[::]:%1").arg(m_ctx.settings.runPort);
-        config.workers = 0; // invited machines join when they can; training starts at once
+        // Wait for the invited machines, but not for ever: one that is busy or switched off
+        // must not hold up the others.
+        config.workers = int(config.invites.size());
+        config.joinTimeoutS = 30;
     } else {
         config.listen.clear();
         config.workers = 0;

@@ -387,9 +387,21 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                           .arg(hc.address.toString())
                           .arg(*port)
                           .arg(cfg.workers));
-        while (hub->waitForJoined(cfg.workers, 500, {}) < cfg.workers) {
+        QElapsedTimer joinClock;
+        joinClock.start();
+        int joined = 0;
+        while ((joined = hub->waitForJoined(cfg.workers, 500, {})) < cfg.workers) {
             forwardHubMessages();
             obs.onWaiting();
+            if (cfg.joinTimeoutS > 0 && joinClock.elapsed() > qint64(cfg.joinTimeoutS) * 1000 &&
+                (joined > 0 || cfg.localWorker)) {
+                obs.onMessage(QStringLiteral("%1 of %2 invited worker(s) joined within %3 s; "
+                                             "training with them (late ones join as they come)")
+                                  .arg(joined)
+                                  .arg(cfg.workers)
+                                  .arg(cfg.joinTimeoutS));
+                break;
+            }
             if (control && control->stopRequested()) {
                 hub->finish(QStringLiteral("the run was stopped before it started"));
                 return makeError(ErrorCode::Cancelled,

@@ -52,6 +52,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("workers"), workers},
         {QStringLiteral("local_worker"), localWorker},
         {QStringLiteral("worker_timeout"), workerTimeoutS},
+        {QStringLiteral("join_timeout"), joinTimeoutS},
         {QStringLiteral("invites"), QJsonArray::fromStringList(invites)},
     };
 }
@@ -73,7 +74,7 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
         QStringLiteral("outer_lr"),     QStringLiteral("outer_momentum"),
         QStringLiteral("listen"),       QStringLiteral("workers"),
         QStringLiteral("local_worker"), QStringLiteral("worker_timeout"),
-        QStringLiteral("invites")};
+        QStringLiteral("invites"),      QStringLiteral("join_timeout")};
     for (auto it = o.constBegin(); it != o.constEnd(); ++it)
         if (!known.contains(it.key()))
             return makeError(ErrorCode::InvalidArgument,
@@ -116,7 +117,7 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
                     num("staleness", c.staleness) && num("local_steps", c.localSteps) &&
                     num("outer_lr", c.outerLr) && num("outer_momentum", c.outerMomentum) &&
                     str("listen", c.listen) && num("workers", c.workers) &&
-                    num("worker_timeout", c.workerTimeoutS);
+                    num("worker_timeout", c.workerTimeoutS) && num("join_timeout", c.joinTimeoutS);
     const QJsonValue local = o.value(QStringLiteral("local_worker"));
     const QJsonValue invites = o.value(QStringLiteral("invites"));
     bool listsOk = true;
@@ -208,6 +209,8 @@ Status RunConfig::validate() const {
         return bad(QStringLiteral("--no-local-worker needs --workers N with N at least 1"));
     if (workerTimeoutS < 1)
         return bad(QStringLiteral("the worker timeout must be at least 1 second"));
+    if (joinTimeoutS < 0)
+        return bad(QStringLiteral("the join timeout cannot be negative"));
     return success();
 }
 

@@ -49,8 +49,11 @@ struct RunConfig {
     int workers = 0;         // remote workers to wait for before training starts
     bool localWorker = true; // this machine trains too
     int workerTimeoutS = 30; // a worker silent this long is dropped
-    QString home;            // this node's identity and trust store
-    QStringList invites;     // paired nodes running `tandem serve` to ask to join (HOST[:PORT])
+    // How long to wait for `workers` before training with those that came (0: as long as it
+    // takes). The app waits a bounded time for the machines it invited.
+    int joinTimeoutS = 0;
+    QString home;        // this node's identity and trust store
+    QStringList invites; // paired nodes running `tandem serve` to ask to join (HOST[:PORT])
 
     QJsonObject toJson() const;
     static Expected<RunConfig> fromJson(const QJsonObject& o);

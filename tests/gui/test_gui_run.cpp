@@ -6,16 +6,20 @@
 #include "historymodel.h"
 #include "livechart.h"
 #include "nodebridge.h"
+#include "peermodel.h"
 #include "proc.h"
 #include "runform.h"
 #include "settingsdialog.h"
 #include "trainingrun.h"
+#include "truststore.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -199,6 +203,56 @@ private Q_SLOTS:
         }
         QVERIFY2(py.exitCode() == 0, qPrintable(errText));
         QVERIFY2(outText.startsWith(QStringLiteral("(2, 10)")), qPrintable(outText));
+    }
+
+    // Two paired machines on loopback: the run invites the served one, both train, and the
+    // history records both workers.
+    void twoMachinesFinish() {
+        QTemporaryDir here, there;
+        const quint16 port = freeUdpPort();
+        TandemProcess id({QStringLiteral("identity"), QStringLiteral("--home"), there.path()});
+        QVERIFY(id.finish(60000));
+        const QString peerId = id.out().trimmed();
+        QVERIFY2(peerId.size() == 64, qPrintable(peerId));
+        MainWindow w(loopbackContext(here.path(), port));
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(w.node()->isRunning(), 20000);
+        QVERIFY(TrustStore(here.path()).add(peerId, QStringLiteral("gpu-desktop")));
+        QVERIFY(TrustStore(there.path()).add(w.node()->deviceId(), QStringLiteral("macbook")));
+        TandemProcess peer(serveArgs(there.path(), port, QStringLiteral("gpu-desktop")));
+        QVERIFY(!peer.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
+
+        RunConfig c = tinyRun(1, 2048);
+        w.runForm()->setConfig(c);
+        // The paired machine appears under Machines once it is heard; tick it.
+        auto* list = w.runForm()->findChild<QListWidget*>(QStringLiteral("machinesList"));
+        QTRY_COMPARE_WITH_TIMEOUT(list->count(), 2, 30000);
+        QListWidgetItem* item = list->item(1);
+        QVERIFY(item->text().startsWith(QStringLiteral("gpu-desktop")));
+        item->setCheckState(Qt::Checked);
+        QCOMPARE(w.runForm()->config().invites.size(), 1);
+        QVERIFY(w.runForm()->config().localWorker);
+        w.startRun();
+        QTRY_COMPARE_WITH_TIMEOUT(w.run()->state(), TrainingRun::State::Finished, 240000);
+        QVERIFY(!peer.waitForErr(QStringLiteral("Joining the run of macbook")).isEmpty());
+        const QJsonObject summary =
+            HistoryModel::readRecord(
+                w.history()->index(0, 0).data(HistoryModel::FolderRole).toString())
+                .value(QStringLiteral("summary"))
+                .toObject();
+        const QJsonArray workers = summary.value(QStringLiteral("workers")).toArray();
+        QCOMPARE(workers.size(), 2);
+        qint64 remoteSamples = 0;
+        for (const QJsonValue& v : workers)
+            if (v.toObject()
+                    .value(QStringLiteral("name"))
+                    .toString()
+                    .startsWith(QStringLiteral("gpu-desktop@")))
+                remoteSamples = v.toObject().value(QStringLiteral("samples")).toInteger();
+        QVERIFY2(remoteSamples > 0, QJsonDocument(summary).toJson().constData());
+        QVERIFY(summary.value(QStringLiteral("test_accuracy")).toDouble() > 0.3);
+        // The speed chart has a series for each machine.
+        QCOMPARE(w.charts()->speedChart()->seriesCount(), 2);
     }
 
     void runDescriptionRoundTrip() {
