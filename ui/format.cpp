@@ -37,4 +37,16 @@ QString describeDevices(const QList<DeviceInfo>& devices, const QString& separat
     return parts.join(separator);
 }
 
+QString pairingCodeFirst(const QString& code) {
+    return QChar(0x202A) + code.left(3); // LEFT-TO-RIGHT EMBEDDING
+}
+
+QString pairingCodeSecond(const QString& code) {
+    return code.mid(3) + QChar(0x202C); // POP DIRECTIONAL FORMATTING
+}
+
+QString pairingCodeText(const QString& code) {
+    return pairingCodeFirst(code) + QLatin1Char(' ') + pairingCodeSecond(code);
+}
+
 } // namespace tandem::ui

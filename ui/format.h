@@ -11,5 +11,11 @@ namespace tandem::ui {
 QString describeDevice(const DeviceInfo& d);
 QString describeDevices(const QList<DeviceInfo>& devices, const QString& separator);
 QString formatBytes(double bytes);
+// The six-digit pairing code as "123 456", kept left to right inside right-to-left text:
+// without the embedding, bidi rules show the two groups of an Arabic screen swapped.
+QString pairingCodeText(const QString& code);
+// The same, split for a translated sentence with the groups as %3 and %4.
+QString pairingCodeFirst(const QString& code);
+QString pairingCodeSecond(const QString& code);
 
 } // namespace tandem::ui

@@ -665,11 +665,12 @@ void MainWindow::onPairingQuestion(const PairingQuestion& q) {
     if (m_wizard && m_wizard->handlesPairing())
         return;
     // Another machine started pairing with this one.
-    auto* box = new QMessageBox(QMessageBox::Question, tr("Pair with %1?").arg(q.peerName),
-                                tr("%1 (%2) wants to pair with this machine.\n\nDoes it show "
-                                   "this code?\n\n%3 %4")
-                                    .arg(q.peerName, q.peerAddress, q.code.left(3), q.code.mid(3)),
-                                QMessageBox::NoButton, this);
+    auto* box = new QMessageBox(
+        QMessageBox::Question, tr("Pair with %1?").arg(q.peerName),
+        tr("%1 (%2) wants to pair with this machine.\n\nDoes it show "
+           "this code?\n\n%3 %4")
+            .arg(q.peerName, q.peerAddress, pairingCodeFirst(q.code), pairingCodeSecond(q.code)),
+        QMessageBox::NoButton, this);
     box->setObjectName(QStringLiteral("pairQuestion"));
     auto* yes = box->addButton(tr("The codes match"), QMessageBox::YesRole);
     box->addButton(tr("The codes differ"), QMessageBox::NoRole);

@@ -22,9 +22,6 @@ QLabel* wrapped(const QString& text = {}) {
     return l;
 }
 
-QString groupedCode(const QString& code) {
-    return code.left(3) + QLatin1Char(' ') + code.mid(3);
-}
 } // namespace
 
 // 1. This machine: its devices, its name (editable) and its device ID.
@@ -194,7 +191,7 @@ public:
         connect(node, &NodeBridge::pairingQuestion, this, [this](const PairingQuestion& q) {
             if (!m_active)
                 return;
-            m_code->setText(groupedCode(q.code));
+            m_code->setText(pairingCodeText(q.code));
             m_status->setText(SetupWizard::tr("Check that %1 shows the same code:")
                                   .arg(q.peerName.isEmpty() ? m_wizard->m_chosenName : q.peerName));
             m_same->setEnabled(true);

@@ -13,6 +13,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextLayout>
 
 using namespace tandem::ui;
 
@@ -90,6 +91,28 @@ private Q_SLOTS:
         // The label is Arabic, not the English source.
         QVERIFY(start->text() != QLatin1String("Start"));
         QVERIFY(start->text().at(0).script() == QChar::Script_Arabic);
+
+        // The pairing code reads left to right in Arabic text: "123 456", not "456 123".
+        const QString sentence =
+            QStringLiteral("تحقق من الرمز: ") + pairingCodeText(QStringLiteral("123456"));
+        QTextLayout layout(sentence, start->font());
+        QTextOption option;
+        option.setTextDirection(Qt::RightToLeft);
+        layout.setTextOption(option);
+        layout.beginLayout();
+        QTextLine line = layout.createLine();
+        line.setLineWidth(1000);
+        layout.endLayout();
+        // Compare the middles of '2' and '5', inside each group (a group's first character
+        // has its cursor at the run's boundary).
+        auto middle = [&](QChar c) {
+            const int i = int(sentence.indexOf(c));
+            return (line.cursorToX(i) + line.cursorToX(i + 1)) / 2;
+        };
+        QVERIFY2(middle(QLatin1Char('2')) < middle(QLatin1Char('5')),
+                 qPrintable(QStringLiteral("x(2)=%1 x(5)=%2")
+                                .arg(middle(QLatin1Char('2')))
+                                .arg(middle(QLatin1Char('5')))));
 
         applyLanguage(*app, QStringLiteral("de"));
         QCOMPARE(QApplication::layoutDirection(), Qt::LeftToRight);
