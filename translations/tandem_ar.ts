@@ -526,6 +526,18 @@ Does it show this code?
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
         <translation>يجري تدريب الآن. أتريد إيقافه (تُحفظ نقطة استعادة ليُستأنف لاحقًا) والإنهاء؟</translation>
     </message>
+    <message>
+        <source>Add</source>
+        <translation>إضافة</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>إلغاء</translation>
+    </message>
+    <message>
+        <source>Stop and quit</source>
+        <translation>إيقاف وإنهاء</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -847,6 +859,14 @@ Tandem %3</translation>
         <source>A new language or new ports take effect when Tandem starts again.</source>
         <translation>تسري اللغة الجديدة أو المنافذ الجديدة عند تشغيل Tandem مرة أخرى.</translation>
     </message>
+    <message>
+        <source>Save</source>
+        <translation>حفظ</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>إلغاء</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
@@ -1001,6 +1021,18 @@ Tandem %3</translation>
     <message>
         <source>Finish</source>
         <translation>إنهاء</translation>
+    </message>
+    <message>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; ال&amp;سابق</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>ال&amp;تالي &gt;</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>إلغاء</translation>
     </message>
 </context>
 </TS>

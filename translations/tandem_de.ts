@@ -518,6 +518,18 @@ Zeigt er diesen Code?
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
         <translation>Ein Lauf ist im Gange. Stoppen (ein Checkpoint wird gespeichert, er lässt sich fortsetzen) und beenden?</translation>
     </message>
+    <message>
+        <source>Add</source>
+        <translation>Hinzufügen</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Stop and quit</source>
+        <translation>Stoppen und beenden</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -839,6 +851,14 @@ Tandem %3</translation>
         <source>A new language or new ports take effect when Tandem starts again.</source>
         <translation>Eine neue Sprache oder neue Ports gelten ab dem nächsten Start von Tandem.</translation>
     </message>
+    <message>
+        <source>Save</source>
+        <translation>Speichern</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
@@ -993,6 +1013,18 @@ Tandem %3</translation>
     <message>
         <source>Finish</source>
         <translation>Fertigstellen</translation>
+    </message>
+    <message>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; &amp;Zurück</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>&amp;Weiter &gt;</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
     </message>
 </context>
 </TS>

@@ -518,6 +518,18 @@ Affiche-t-elle ce code ?
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
         <translation>Un entraînement est en cours. L&apos;arrêter (un point de reprise est enregistré pour le reprendre) et quitter ?</translation>
     </message>
+    <message>
+        <source>Add</source>
+        <translation>Ajouter</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Annuler</translation>
+    </message>
+    <message>
+        <source>Stop and quit</source>
+        <translation>Arrêter et quitter</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -839,6 +851,14 @@ Tandem %3</translation>
         <source>A new language or new ports take effect when Tandem starts again.</source>
         <translation>Une nouvelle langue ou de nouveaux ports prennent effet au prochain démarrage de Tandem.</translation>
     </message>
+    <message>
+        <source>Save</source>
+        <translation>Enregistrer</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Annuler</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
@@ -993,6 +1013,18 @@ Tandem %3</translation>
     <message>
         <source>Finish</source>
         <translation>Terminer</translation>
+    </message>
+    <message>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; &amp;Précédent</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>&amp;Suivant &gt;</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Annuler</translation>
     </message>
 </context>
 </TS>

@@ -518,6 +518,18 @@ Does it show this code?
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
         <translation>एक रन चल रहा है। उसे बंद करें (चेकपॉइंट सहेजा जाएगा, ताकि वह फिर से चल सके) और बाहर निकलें?</translation>
     </message>
+    <message>
+        <source>Add</source>
+        <translation>जोड़ें</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>रद्द करें</translation>
+    </message>
+    <message>
+        <source>Stop and quit</source>
+        <translation>बंद करके बाहर निकलें</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -839,6 +851,14 @@ Tandem %3</translation>
         <source>A new language or new ports take effect when Tandem starts again.</source>
         <translation>नई भाषा या नए पोर्ट Tandem के अगली बार शुरू होने पर लागू होंगे।</translation>
     </message>
+    <message>
+        <source>Save</source>
+        <translation>सहेजें</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>रद्द करें</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
@@ -993,6 +1013,18 @@ Tandem %3</translation>
     <message>
         <source>Finish</source>
         <translation>समाप्त</translation>
+    </message>
+    <message>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; &amp;पीछे</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>&amp;आगे &gt;</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>रद्द करें</translation>
     </message>
 </context>
 </TS>

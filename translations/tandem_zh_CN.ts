@@ -516,6 +516,18 @@ Does it show this code?
         <source>A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) and quit?</source>
         <translation>训练正在进行。停止它（会保存检查点，之后可继续）并退出？</translation>
     </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop and quit</source>
+        <translation>停止并退出</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -837,6 +849,14 @@ Tandem %3</translation>
         <source>A new language or new ports take effect when Tandem starts again.</source>
         <translation>新的语言或端口将在 Tandem 下次启动时生效。</translation>
     </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SetupWizard</name>
@@ -991,6 +1011,18 @@ Tandem %3</translation>
     <message>
         <source>Finish</source>
         <translation>完成</translation>
+    </message>
+    <message>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; 上一步(&amp;B)</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>下一步(&amp;N) &gt;</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 </TS>

@@ -302,11 +302,11 @@ QWidget* MainWindow::buildClusterTab() {
             return;
         const QString id = rows.first().data(PeerModel::DeviceIdRole).toString();
         const QString name = rows.first().data().toString();
-        if (QMessageBox::question(
-                this, tr("Unpair"),
-                tr("Unpair %1? It can no longer train with this machine until you pair the two "
-                   "again.")
-                    .arg(name)) == QMessageBox::Yes)
+        if (confirm(tr("Unpair"),
+                    tr("Unpair %1? It can no longer train with this machine until you pair the "
+                       "two again.")
+                        .arg(name),
+                    tr("Unpair")))
             m_node->unpair(id);
     });
     return w;
@@ -357,12 +357,14 @@ void MainWindow::buildMenus() {
     QMenu* machines = menuBar()->addMenu(tr("&Machines"));
     machines->addAction(tr("Set up &pairing…"), this, &MainWindow::showWizard);
     machines->addAction(tr("&Add a machine by address…"), this, [this] {
-        bool ok = false;
-        const QString a = QInputDialog::getText(this, tr("Add a machine"),
-                                                tr("IP address or host name of the machine:"),
-                                                QLineEdit::Normal, QString(), &ok);
-        if (ok && !a.trimmed().isEmpty())
-            m_node->addAddress(a.trimmed());
+        QInputDialog d(this);
+        d.setWindowTitle(tr("Add a machine"));
+        d.setLabelText(tr("IP address or host name of the machine:"));
+        // Our own button texts: Qt ships no translation of its own for every language here.
+        d.setOkButtonText(tr("Add"));
+        d.setCancelButtonText(tr("Cancel"));
+        if (d.exec() == QDialog::Accepted && !d.textValue().trimmed().isEmpty())
+            m_node->addAddress(d.textValue().trimmed());
     });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("User &guide"), this, [] {
@@ -774,15 +776,27 @@ void MainWindow::updateTray() {
     m_tray->setToolTip(QStringLiteral("Tandem: ") + status);
 }
 
+bool MainWindow::confirm(const QString& title, const QString& text, const QString& action) {
+    // Buttons with our own translated words: Qt has no translation of Yes/No for some of the
+    // languages Tandem speaks (Hindi).
+    QMessageBox box(QMessageBox::Question, title, text, QMessageBox::NoButton, this);
+    QPushButton* yes = box.addButton(action, QMessageBox::AcceptRole);
+    box.addButton(tr("Cancel"), QMessageBox::RejectRole);
+    box.setDefaultButton(yes);
+    box.exec();
+    return box.clickedButton() == yes;
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (!m_run->active()) {
         event->accept();
         return;
     }
     if (!m_quitAfterRun &&
-        QMessageBox::question(this, tr("Quit Tandem"),
-                              tr("A run is in progress. Stop it (a checkpoint is saved, so it "
-                                 "can be resumed) and quit?")) != QMessageBox::Yes) {
+        !confirm(tr("Quit Tandem"),
+                 tr("A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) "
+                    "and quit?"),
+                 tr("Stop and quit"))) {
         event->ignore();
         return;
     }

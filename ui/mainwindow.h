@@ -92,6 +92,7 @@ private:
     void loadDescription();
     void updateTray();
     QString explainError(const QString& message) const;
+    bool confirm(const QString& title, const QString& text, const QString& action);
 
     WindowContext m_ctx;
     NodeBridge* m_node;

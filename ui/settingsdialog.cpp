@@ -80,6 +80,9 @@ SettingsDialog::SettingsDialog(const AppSettings& current, const QString& home, 
     note->setWordWrap(true);
     layout->addWidget(note);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    // Our own words: Qt has no translation of its buttons for every language here.
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Save"));
+    buttons->button(QDialogButtonBox::Cancel)->setText(tr("Cancel"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);

@@ -334,6 +334,10 @@ SetupWizard::SetupWizard(NodeBridge* node, const QList<DeviceInfo>& devices, con
     setWindowTitle(tr("Set up Tandem"));
     setWizardStyle(QWizard::ModernStyle);
     setOption(QWizard::NoBackButtonOnLastPage);
+    // Our own words: Qt has no translation of its wizard buttons for every language here.
+    setButtonText(QWizard::BackButton, tr("< &Back"));
+    setButtonText(QWizard::NextButton, tr("&Next >"));
+    setButtonText(QWizard::CancelButton, tr("Cancel"));
     setButtonText(QWizard::FinishButton, tr("Finish"));
     m_thisPage = new ThisMachinePage(node, devices, name);
     m_pairPage = new PairPage(this, node);
