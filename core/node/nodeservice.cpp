@@ -179,7 +179,8 @@ void NodeService::rebuildPeers() {
         for (qsizetype i = 0; i < a.size(); ++i)
             if (a[i].deviceId != b[i].deviceId || a[i].name != b[i].name ||
                 a[i].address != b[i].address || a[i].paired != b[i].paired ||
-                a[i].online != b[i].online || a[i].devices.size() != b[i].devices.size())
+                a[i].online != b[i].online || a[i].devices.size() != b[i].devices.size() ||
+                a[i].protocolVersion != b[i].protocolVersion || a[i].appVersion != b[i].appVersion)
                 return false;
         return true;
     };
@@ -187,13 +188,6 @@ void NodeService::rebuildPeers() {
         return;
     m_peerList = list;
     Q_EMIT peersChanged(m_peerList);
-}
-
-void NodeService::refresh() {
-    m_peerList.clear();
-    rebuildPeers();
-    if (m_peerList.isEmpty())
-        Q_EMIT peersChanged(m_peerList);
 }
 
 void NodeService::recordFailure(const QString& from) {

@@ -88,7 +88,6 @@ public Q_SLOTS:
     void setBusy(bool busy);
     void setName(const QString& name);
     void setCacheDir(const QString& dir) { m_s.cacheDir = dir; }
-    void refresh();
 
 Q_SIGNALS:
     void started(const QString& deviceId, quint16 tcpPort);
