@@ -104,8 +104,6 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
     case ResumableRole:
         return status != QLatin1String("finished") && status != QLatin1String("running") &&
                QFile::exists(checkpoint);
-    case ConfigRole:
-        return config;
     case Qt::ToolTipRole: {
         // The folder, the run description as the command line reads it, and any error.
         QString tip = e.folder + QStringLiteral("\n\n") +

@@ -13,7 +13,7 @@ class HistoryModel : public QAbstractTableModel {
 
 public:
     enum Column { Started, Model, Dataset, Status, Accuracy, Speed, ColumnCount };
-    enum DataRole { FolderRole = Qt::UserRole + 1, CheckpointRole, ResumableRole, ConfigRole };
+    enum DataRole { FolderRole = Qt::UserRole + 1, CheckpointRole, ResumableRole };
 
     explicit HistoryModel(QObject* parent = nullptr);
 

@@ -120,18 +120,6 @@ int LiveChart::addSeries(const QString& name, const QColor& color, bool faint) {
     return int(m_series.size()) - 1;
 }
 
-void LiveChart::setSeriesName(int series, const QString& name) {
-    if (series < 0 || series >= m_series.size())
-        return;
-    m_series[series].name = name;
-    if (m_kind == Kind::Lines)
-        m_chart->lines[series]->setName(name);
-    else if (m_kind == Kind::StackedArea)
-        m_chart->areas[series]->setName(name);
-    else
-        m_chart->bars->barSets().at(series)->setLabel(name);
-}
-
 void LiveChart::setPointsVisible(bool visible) {
     for (QLineSeries* line : std::as_const(m_chart->lines))
         line->setPointsVisible(visible);

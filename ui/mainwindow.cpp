@@ -9,6 +9,7 @@
 #include "runform.h"
 #include "settingsdialog.h"
 #include "setupwizard.h"
+#include "tables.h"
 #include "trainingrun.h"
 #include "version.h"
 
@@ -20,7 +21,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QInputDialog>
 #include <QJsonObject>
 #include <QLabel>
@@ -44,18 +44,6 @@
 namespace tandem::ui {
 
 namespace {
-QTableView* makeTable(QAbstractItemModel* model) {
-    auto* t = new QTableView;
-    t->setModel(model);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setSelectionMode(QAbstractItemView::SingleSelection);
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->verticalHeader()->hide();
-    t->horizontalHeader()->setStretchLastSection(true);
-    t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    t->setWordWrap(false);
-    return t;
-}
 
 QJsonObject startRecord(const RunConfig& c) {
     return QJsonObject{
@@ -284,7 +272,7 @@ QWidget* MainWindow::buildClusterTab() {
     auto* layout = new QVBoxLayout(w);
     auto* filter = new PeerFilter(PeerFilter::Mode::Cluster, this);
     filter->setSourceModel(m_node->peers());
-    m_clusterView = makeTable(filter);
+    m_clusterView = makeRowTable(filter);
     m_clusterView->setObjectName(QStringLiteral("clusterView"));
     layout->addWidget(m_clusterView, 1);
     auto* row = new QHBoxLayout;
@@ -315,7 +303,7 @@ QWidget* MainWindow::buildClusterTab() {
 QWidget* MainWindow::buildHistoryTab() {
     auto* w = new QWidget;
     auto* layout = new QVBoxLayout(w);
-    m_historyView = makeTable(m_history);
+    m_historyView = makeRowTable(m_history);
     m_historyView->setObjectName(QStringLiteral("historyView"));
     layout->addWidget(m_historyView, 1);
     auto* row = new QHBoxLayout;
@@ -579,10 +567,8 @@ void MainWindow::onFinished(const RunSummary& s) {
     if (m_tray)
         m_tray->showMessage(QStringLiteral("Tandem"), m_progressText->text());
     m_tabs->setCurrentIndex(2);
-    if (m_history->rowCount() > 0) // not selectRow(), which fails in right-to-left layouts
-        m_historyView->selectionModel()->select(m_history->index(0, 0),
-                                                QItemSelectionModel::ClearAndSelect |
-                                                    QItemSelectionModel::Rows);
+    if (m_history->rowCount() > 0)
+        selectWholeRow(m_historyView, m_history->index(0, 0));
     updateControls();
     if (m_quitAfterRun)
         close();

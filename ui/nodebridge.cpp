@@ -6,7 +6,6 @@ namespace tandem::ui {
 
 NodeBridge::NodeBridge(const NodeSettings& settings, QObject* parent)
     : QObject(parent)
-    , m_home(settings.home)
     , m_node(new NodeService(settings))
     , m_peers(new PeerModel(this)) {
     m_thread.setObjectName(QStringLiteral("node"));

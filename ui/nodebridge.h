@@ -26,7 +26,6 @@ public:
     QString deviceId() const { return m_deviceId; }
     quint16 port() const { return m_port; }
     bool isRunning() const { return !m_deviceId.isEmpty(); }
-    QString home() const { return m_home; }
 
     void pairWith(const QString& host, quint16 port);
     void answerPairing(bool sameCode);
@@ -49,7 +48,6 @@ Q_SIGNALS:
 private:
     template <typename F> void post(F&& f);
 
-    QString m_home;
     QThread m_thread;
     NodeService* m_node; // lives on m_thread; deleted there
     PeerModel* m_peers;

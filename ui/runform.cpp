@@ -150,15 +150,10 @@ RunForm::RunForm(PeerModel* peers, QWidget* parent)
     connect(m_modelBrowse, &QPushButton::clicked, this, &RunForm::browseModel);
     connect(m_dataBrowse, &QPushButton::clicked, this, &RunForm::browseData);
     for (QComboBox* c : {m_model, m_data, m_mode, m_wire, m_optimizer, m_schedule})
-        connect(c, &QComboBox::currentIndexChanged, this, [this] {
-            updateEnabled();
-            Q_EMIT changed();
-        });
+        connect(c, &QComboBox::currentIndexChanged, this, &RunForm::updateEnabled);
     for (QLineEdit* e : {m_modelPath, m_dataPath})
-        connect(e, &QLineEdit::textChanged, this, [this] {
-            setCheck(Check::NotChecked, QString());
-            Q_EMIT changed();
-        });
+        connect(e, &QLineEdit::textChanged, this,
+                [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_model, &QComboBox::currentIndexChanged, this,
             [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_data, &QComboBox::currentIndexChanged, this,

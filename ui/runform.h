@@ -44,7 +44,6 @@ public:
 
 Q_SIGNALS:
     void checked(bool ok, const QString& message);
-    void changed();
 
 private:
     void updatePeers();

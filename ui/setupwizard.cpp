@@ -3,9 +3,9 @@
 #include "format.h"
 #include "nodebridge.h"
 #include "peermodel.h"
+#include "tables.h"
 
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -75,14 +75,8 @@ public:
         auto* layout = new QVBoxLayout(this);
         m_filter = new PeerFilter(PeerFilter::Mode::Discovered, this);
         m_filter->setSourceModel(node->peers());
-        m_table = new QTableView;
+        m_table = makeRowTable(m_filter);
         m_table->setObjectName(QStringLiteral("peerTable"));
-        m_table->setModel(m_filter);
-        m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-        m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-        m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-        m_table->verticalHeader()->hide();
-        m_table->horizontalHeader()->setStretchLastSection(true);
         for (int c : {int(PeerModel::Role), int(PeerModel::Share), int(PeerModel::Speed)})
             m_table->hideColumn(c);
         layout->addWidget(m_table, 1);
@@ -132,9 +126,7 @@ public:
         for (int r = 0; r < m_filter->rowCount(); ++r) {
             const QModelIndex i = m_filter->index(r, 0);
             if (i.data(PeerModel::DeviceIdRole).toString() == m_wizard->m_chosenId) {
-                // Not selectRow(): in right-to-left layouts it finds no column to anchor on.
-                m_table->selectionModel()->select(i, QItemSelectionModel::ClearAndSelect |
-                                                         QItemSelectionModel::Rows);
+                selectWholeRow(m_table, i);
                 return;
             }
         }

@@ -29,7 +29,6 @@ public:
 
     QString machineName() const;
     // The machine chosen on the Find page (empty: none, train alone).
-    QString chosenDeviceId() const { return m_chosenId; }
     QString chosenName() const { return m_chosenName; }
     bool paired() const { return m_paired; }
     // True while the Pair page runs an attempt: its questions are answered here.

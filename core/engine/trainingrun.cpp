@@ -37,7 +37,6 @@ TrainingRun::~TrainingRun() {
 bool TrainingRun::start(const RunConfig& config, const QString& resumeFrom) {
     if (active() || m_thread)
         return false;
-    m_config = config;
     m_result.reset();
     m_control = std::make_unique<RunControl>();
     m_observer = std::make_unique<Observer>(this);

@@ -36,7 +36,6 @@ public:
     bool active() const {
         return m_state == State::Running || m_state == State::Paused || m_state == State::Stopping;
     }
-    RunConfig config() const { return m_config; }
 
 Q_SIGNALS:
     void stateChanged(tandem::TrainingRun::State state);
@@ -53,7 +52,6 @@ private:
     void onThreadFinished();
 
     State m_state = State::Idle;
-    RunConfig m_config;
     std::unique_ptr<RunControl> m_control;
     std::unique_ptr<Observer> m_observer;
     std::unique_ptr<QThread> m_thread;

@@ -70,7 +70,6 @@ public:
     QString displayName() const;
     quint16 tcpPort() const;
     QList<PeerInfo> peers() const { return m_peerList; }
-    bool workerRunning() const { return m_worker.state() != QProcess::NotRunning; }
 
 public Q_SLOTS:
     // Loads or makes the identity, listens and starts discovery. Emits started or failed.

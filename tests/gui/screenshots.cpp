@@ -11,6 +11,7 @@
 #include "peermodel.h"
 #include "runform.h"
 #include "setupwizard.h"
+#include "tables.h"
 #include "trainingrun.h"
 
 #include <QApplication>
@@ -90,11 +91,7 @@ int main(int argc, char** argv) {
     // The list is rebuilt as announcements arrive; choose until the choice holds.
     if (!waitFor(
             [&] {
-                // selectRow() finds no column at the viewport's edge in right-to-left
-                // layouts; select through the model instead, as a click does.
-                table->selectionModel()->select(table->model()->index(0, 0),
-                                                QItemSelectionModel::ClearAndSelect |
-                                                    QItemSelectionModel::Rows);
+                selectWholeRow(table, table->model()->index(0, 0));
                 return table->selectionModel()->hasSelection() && !wiz->chosenName().isEmpty();
             },
             20000, "a chosen machine"))

@@ -43,8 +43,7 @@ class TestGuiWizard : public QObject {
         ctx.settings.wizardDone = !firstStart;
         s.window = std::make_unique<MainWindow>(ctx);
         s.window->show();
-        QString code;
-        reachPairPage(*s.window, *s.peer, &code);
+        reachPairPage(*s.window, *s.peer);
     }
 
     // The code's digits, without the grouping space and the direction marks around it.
@@ -61,8 +60,8 @@ class TestGuiWizard : public QObject {
     }
 
     // Opens the wizard, names this machine, finds the served peer and starts pairing with
-    // it; returns the code the wizard shows once the peer printed the same one.
-    void reachPairPage(MainWindow& w, TandemProcess& peer, QString* code) {
+    // it, until the wizard shows the code the peer printed.
+    void reachPairPage(MainWindow& w, TandemProcess& peer) {
         w.showWizard();
         SetupWizard* wiz = w.wizard();
         QVERIFY(wiz);
@@ -105,7 +104,6 @@ class TestGuiWizard : public QObject {
         auto* codeLabel = child<QLabel>(wiz, "codeLabel");
         QTRY_COMPARE_WITH_TIMEOUT(digits(codeLabel->text()), peerCode, 20000);
         QVERIFY(child<QPushButton>(wiz, "sameCodeButton")->isEnabled());
-        *code = peerCode;
     }
 
 private Q_SLOTS:

@@ -1,0 +1,17 @@
+#pragma once
+
+class QAbstractItemModel;
+class QModelIndex;
+class QTableView;
+
+namespace tandem::ui {
+
+// A read-only table of whole-row, single selections, as every list in the app is.
+QTableView* makeRowTable(QAbstractItemModel* model);
+
+// Selects the row of `index`. Not QTableView::selectRow(): in right-to-left layouts it looks
+// for a column at the viewport's edge, finds none when the columns end short of it, and
+// selects nothing.
+void selectWholeRow(QTableView* table, const QModelIndex& index);
+
+} // namespace tandem::ui
