@@ -15,12 +15,19 @@
 
 class TandemProcess {
 public:
+    static QString binary() {
+        const QString other = qEnvironmentVariable("TANDEM_TEST_BINARY");
+        return other.isEmpty() ? QStringLiteral(TANDEM_BINARY) : other;
+    }
+
+    // TANDEM_TEST_BINARY runs the tests against another build (an older one, to show that a
+    // regression test fails there).
     explicit TandemProcess(const QStringList& args, bool keepStdin = false) {
         QObject::connect(&m_p, &QProcess::readyReadStandardError,
                          [this] { m_err += m_p.readAllStandardError(); });
         QObject::connect(&m_p, &QProcess::readyReadStandardOutput,
                          [this] { m_out += m_p.readAllStandardOutput(); });
-        m_p.start(QStringLiteral(TANDEM_BINARY), args);
+        m_p.start(binary(), args);
         if (!keepStdin)
             m_p.closeWriteChannel();
     }
@@ -75,6 +82,8 @@ public:
         return cap;
     }
     void signal(int sig) { ::kill(pid_t(m_p.processId()), sig); }
+    qint64 pid() const { return m_p.processId(); }
+    bool running() const { return m_p.state() != QProcess::NotRunning; }
     int exitCode() const { return m_p.exitStatus() == QProcess::NormalExit ? m_p.exitCode() : -1; }
     QString err() const { return QString::fromUtf8(m_err); }
     QString out() const { return QString::fromUtf8(m_out); }

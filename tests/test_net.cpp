@@ -7,6 +7,7 @@
 #include "server.h"
 #include "truststore.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QSslSocket>
@@ -31,6 +32,9 @@ private Q_SLOTS:
     void clientWithoutCertificateIsDropped();
     void silentClientTimesOut();
     void unauthenticatedConnectionsAreCapped();
+    void floodFromOneAddressLeavesOthersAPath();
+    void silentConnectionsCloseEarly();
+    void damagedTrustStoreTrustsNobodyAndIsKept();
     void oversizedFrameClosesTheConnection();
     void idlePeerIsDropped();
     void discoveryFindsAndForgetsPeers();
@@ -197,6 +201,7 @@ void TestNet::silentClientTimesOut() {
 void TestNet::unauthenticatedConnectionsAreCapped() {
     Server server(m_a);
     server.setMaxUnauthenticated(3);
+    server.setSilentTimeout(600000); // this test is about the cap, not the silence
     QVERIFY(server.listenOn(QHostAddress::LocalHost, 0).ok());
     std::vector<std::unique_ptr<QTcpSocket>> socks;
     for (int i = 0; i < 6; ++i) {
@@ -204,6 +209,7 @@ void TestNet::unauthenticatedConnectionsAreCapped() {
         socks.back()->connectToHost(QHostAddress::LocalHost, server.serverPort());
         QVERIFY(socks.back()->waitForConnected(20000));
     }
+    // Never more than three wait for their handshake: the oldest made room for the newest.
     QTRY_VERIFY_WITH_TIMEOUT(std::count_if(socks.begin(), socks.end(),
                                            [](const auto& s) {
                                                return s->state() ==
@@ -211,14 +217,79 @@ void TestNet::unauthenticatedConnectionsAreCapped() {
                                            }) == 3,
                              20000);
     QCOMPARE(server.unauthenticated(), 3);
-    // A real peer still gets in once the silent ones are gone.
-    socks.clear();
-    QTRY_COMPARE_WITH_TIMEOUT(server.unauthenticated(), 0, 30000);
+    QVERIFY(socks[0]->state() == QAbstractSocket::UnconnectedState);
+    // A real peer gets in while the silent ones hold every slot.
+    QSignalSpy accepted(&server, &Server::connectionSecured);
+    Connection* client =
+        Connection::connectTo(QStringLiteral("127.0.0.1"), server.serverPort(), m_b, this);
+    QVERIFY(accepted.wait(20000));
+    QVERIFY(server.refusedTotal() >= 4);
+    delete client;
+}
+
+void TestNet::floodFromOneAddressLeavesOthersAPath() {
+    Server server(m_a);
+    server.setMaxPerAddress(4);
+    server.setSilentTimeout(600000);
+    QVERIFY(server.listenOn(QHostAddress::Any, 0).ok());
+    // Ten silent connections from 127.0.0.2: only four are kept waiting.
+    std::vector<std::unique_ptr<QTcpSocket>> socks;
+    for (int i = 0; i < 10; ++i) {
+        socks.push_back(std::make_unique<QTcpSocket>());
+        socks.back()->bind(QHostAddress(QStringLiteral("127.0.0.2")), 0);
+        socks.back()->connectToHost(QHostAddress::LocalHost, server.serverPort());
+        QVERIFY(socks.back()->waitForConnected(20000));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(server.unauthenticated(), 4, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(server.refusedTotal(), qint64(6), 20000);
+    // A peer from another address is not affected.
     QSignalSpy accepted(&server, &Server::connectionSecured);
     Connection* client =
         Connection::connectTo(QStringLiteral("127.0.0.1"), server.serverPort(), m_b, this);
     QVERIFY(accepted.wait(20000));
     delete client;
+}
+
+void TestNet::silentConnectionsCloseEarly() {
+    Server server(m_a);
+    server.setSilentTimeout(300); // the handshake timeout stays at its 10 s
+    QVERIFY(server.listenOn(QHostAddress::LocalHost, 0).ok());
+    QTcpSocket silent;
+    silent.connectToHost(QHostAddress::LocalHost, server.serverPort());
+    QVERIFY(silent.waitForConnected(20000));
+    QElapsedTimer t;
+    t.start();
+    QTRY_VERIFY_WITH_TIMEOUT(silent.state() == QAbstractSocket::UnconnectedState, 20000);
+    QVERIFY2(t.elapsed() < 9000, qPrintable(QString::number(t.elapsed())));
+    QCOMPARE(server.unauthenticated(), 0);
+    // A client that started its handshake is not cut off as silent while it completes.
+    QSignalSpy accepted(&server, &Server::connectionSecured);
+    Connection* client =
+        Connection::connectTo(QStringLiteral("127.0.0.1"), server.serverPort(), m_b, this);
+    QVERIFY(accepted.wait(20000));
+    delete client;
+}
+
+void TestNet::damagedTrustStoreTrustsNobodyAndIsKept() {
+    const QString home = m_tmp.filePath(QStringLiteral("damaged-trust"));
+    TrustStore t(home);
+    QVERIFY(t.add(m_b.deviceId(), QStringLiteral("desktop")).ok());
+    QFile f(t.path());
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"devices\": [{\"id\": \"");
+    f.close();
+    auto loaded = t.load();
+    QVERIFY(!loaded.ok());
+    QCOMPARE(loaded.error().code, ErrorCode::Corrupt);
+    QVERIFY2(loaded.error().message.contains(t.path()) &&
+                 loaded.error().message.contains(QStringLiteral("damaged")),
+             qPrintable(loaded.error().message));
+    QVERIFY(!t.contains(m_b.deviceId()));
+    // Adding to it would replace the devices it held with one: refused, file untouched.
+    QVERIFY(!t.add(m_a.deviceId()).ok());
+    QVERIFY(!t.remove(m_b.deviceId()).ok());
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), QByteArray("{\"devices\": [{\"id\": \""));
 }
 
 void TestNet::oversizedFrameClosesTheConnection() {

@@ -203,9 +203,17 @@ void HubSession::onMessage(const wire::Message& m) {
                        QStringLiteral("asked for a dataset this run does not use"));
                 return;
             }
+            // One transfer at a time: asking again before the first has arrived is not what a
+            // worker does, and each request would queue the whole dataset once more.
+            if (m_datasetBlob != 0 && m_conn->sending(m_datasetBlob)) {
+                refuse(wire::RejectCode::Protocol,
+                       QStringLiteral("asked for the dataset again while it was being sent"));
+                return;
+            }
             m_hub->addMessage(QStringLiteral("sending the dataset to %1").arg(m_name));
             const QByteArray blob = m_hub->datasetContainer();
-            m_conn->send(wire::DataOffer{m_conn->sendBlob(wire::BlobKind::Dataset, blob)});
+            m_datasetBlob = m_conn->sendBlob(wire::BlobKind::Dataset, blob);
+            m_conn->send(wire::DataOffer{m_datasetBlob});
             return;
         }
         if (const auto* r = std::get_if<wire::Ready>(&m)) {
@@ -338,6 +346,20 @@ Expected<quint16> CoordinatorHub::start() {
 }
 
 void CoordinatorHub::onSecured(Connection* c) {
+    // Nothing about this machine (its name, versions, devices) goes to a device it has not
+    // paired with: any TLS client can present a certificate, so trust is checked first and a
+    // stranger hears only that it is not paired.
+    if (!TrustStore(m_config.home).contains(c->peerId())) {
+        const QString why = QStringLiteral("device %1 is not paired with this coordinator; pair "
+                                           "the two machines, or run 'tandem trust add %1' on "
+                                           "the coordinator")
+                                .arg(c->peerId());
+        addMessage(QStringLiteral("refused %1: %2").arg(c->peerAddress(), why));
+        c->setParent(this);
+        connect(c, &Connection::closed, c, &Connection::deleteWhenFlushed);
+        c->close(why, wire::Reject{wire::RejectCode::Untrusted, why});
+        return;
+    }
     auto* s = new HubSession(this, c);
     m_sessions << s;
     c->send(makeHello(QStringLiteral("coordinator"), m_deviceId));

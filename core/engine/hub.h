@@ -156,6 +156,7 @@ private:
     QString m_name;
     std::shared_ptr<RemoteWorker> m_worker;
     uint64_t m_lastWeightsVersion = UINT64_MAX;
+    uint64_t m_datasetBlob = 0; // the dataset transfer under way, if any
     QTimer m_trustCheck;
 };
 

@@ -7,6 +7,18 @@ namespace tandem {
 
 Q_LOGGING_CATEGORY(lcNet, "tandem.net")
 
+namespace {
+
+// The socket's write buffer is refilled below this many bytes: enough to keep a fast link
+// busy between two bytesWritten signals, small enough to bound memory per connection.
+constexpr qint64 kHighWater = qint64(8) << 20;
+// Beyond these, the peer is not reading what it is sent: the connection is closed rather than
+// left to grow. Frames other than blob parts are small (control messages, assignments).
+constexpr qint64 kMaxQueuedFrameBytes = qint64(64) << 20;
+constexpr size_t kMaxQueuedItems = 4096;
+
+} // namespace
+
 QSslConfiguration tlsConfiguration(const Identity& identity) {
     QSslConfiguration c = QSslConfiguration::defaultConfiguration();
     c.setProtocol(QSsl::TlsV1_3OrLater);
@@ -43,19 +55,33 @@ Connection::Connection(QSslSocket* socket, QObject* parent)
 
     connect(m_socket, &QSslSocket::encrypted, this, &Connection::onEncrypted);
     connect(m_socket, &QSslSocket::readyRead, this, &Connection::onReadyRead);
-    // A peer's last words (a Reject, a Bye) often arrive together with its close: read
-    // whatever is buffered before reporting the close.
-    connect(m_socket, &QSslSocket::disconnected, this, [this] {
-        drain();
-        close(QStringLiteral("the peer closed the connection"));
-    });
-    connect(m_socket, &QSslSocket::errorOccurred, this, [this](QAbstractSocket::SocketError e) {
-        drain();
-        if (e == QAbstractSocket::RemoteHostClosedError)
+    connect(m_socket, &QSslSocket::bytesWritten, this, &Connection::pump);
+    // Errors and disconnects are handled once the socket's own code has returned, never from
+    // inside its signal. Qt's OpenSSL backend emits errorOccurred in the middle of a failed
+    // handshake and goes on using its SSL object afterwards (to send the fatal alert); a slot
+    // that disconnects the socket there makes the backend free that object under itself, and
+    // the process dies in BIO_ctrl. Any stranger on the LAN could trigger that with one
+    // 7-byte packet before authenticating.
+    //
+    // A peer's last words (a Reject, a Bye) often arrive together with its close: whatever is
+    // buffered is read before the close is reported.
+    connect(
+        m_socket, &QSslSocket::disconnected, this,
+        [this] {
+            drain();
             close(QStringLiteral("the peer closed the connection"));
-        else if (m_socket)
-            close(m_socket->errorString());
-    });
+        },
+        Qt::QueuedConnection);
+    connect(
+        m_socket, &QSslSocket::errorOccurred, this,
+        [this](QAbstractSocket::SocketError e) {
+            drain();
+            if (e == QAbstractSocket::RemoteHostClosedError)
+                close(QStringLiteral("the peer closed the connection"));
+            else if (m_socket)
+                close(m_socket->errorString());
+        },
+        Qt::QueuedConnection);
     connect(m_socket, &QSslSocket::sslErrors, this, [this](const QList<QSslError>& errors) {
         // With QueryPeer no chain is verified, so what remains are real failures.
         QStringList s;
@@ -193,9 +219,43 @@ void Connection::onReadyRead() {
 void Connection::writeFrame(const QByteArray& payload) {
     if (m_state == State::Closed || !m_socket)
         return;
-    const QByteArray f = wire::frame(payload);
-    m_bytesSent += f.size();
-    m_socket->write(f);
+    enqueue(wire::frame(payload));
+}
+
+void Connection::enqueue(const QByteArray& frame) {
+    if (m_outgoing.size() >= kMaxQueuedItems ||
+        m_queuedFrameBytes + frame.size() > kMaxQueuedFrameBytes) {
+        close(QStringLiteral("the peer does not read what it is sent (%1 messages waiting)")
+                  .arg(m_outgoing.size()));
+        return;
+    }
+    Outgoing o;
+    o.frame = frame;
+    m_queuedFrameBytes += frame.size();
+    m_outgoing.push_back(std::move(o));
+    pump();
+}
+
+void Connection::pump() {
+    while (m_socket && !m_outgoing.empty() && m_socket->bytesToWrite() < kHighWater) {
+        Outgoing& o = m_outgoing.front();
+        if (o.blobId == 0) {
+            m_bytesSent += o.frame.size();
+            m_queuedFrameBytes -= o.frame.size();
+            m_socket->write(o.frame);
+            m_outgoing.pop_front();
+            continue;
+        }
+        const qint64 n = std::min<qint64>(wire::kBlobPartBytes, o.blob.size() - o.offset);
+        const QByteArray f =
+            wire::blobPartFrame(o.kind, o.blobId, uint64_t(o.blob.size()), uint64_t(o.offset),
+                                QByteArrayView(o.blob.constData() + o.offset, n));
+        m_bytesSent += f.size();
+        m_socket->write(f);
+        o.offset += n;
+        if (o.offset >= o.blob.size())
+            m_outgoing.pop_front();
+    }
 }
 
 void Connection::send(const wire::Message& m) {
@@ -208,30 +268,48 @@ uint64_t Connection::sendBlob(wire::BlobKind kind, const QByteArray& data) {
     const uint64_t id = m_nextBlob++;
     if (m_state != State::Secured)
         return id;
-    qint64 offset = 0;
-    do {
-        const qint64 n = std::min<qint64>(wire::kBlobPartBytes, data.size() - offset);
-        const QByteArray f =
-            wire::blobPartFrame(uint32_t(kind), id, uint64_t(data.size()), uint64_t(offset),
-                                QByteArrayView(data.constData() + offset, n));
-        m_bytesSent += f.size();
-        m_socket->write(f);
-        offset += n;
-    } while (offset < data.size());
+    if (m_outgoing.size() >= kMaxQueuedItems) {
+        close(QStringLiteral("the peer does not read what it is sent (%1 messages waiting)")
+                  .arg(m_outgoing.size()));
+        return id;
+    }
+    Outgoing o;
+    o.blob = data; // shared with the caller, not copied
+    o.blobId = id;
+    o.kind = uint32_t(kind);
+    m_outgoing.push_back(std::move(o));
+    pump();
     return id;
+}
+
+bool Connection::sending(uint64_t id) const {
+    for (const Outgoing& o : m_outgoing)
+        if (o.blobId == id)
+            return true;
+    return false;
 }
 
 void Connection::close(const QString& reason, std::optional<wire::Reject> reject) {
     if (m_state == State::Closed)
         return;
-    if (reject && m_state == State::Secured)
-        writeFrame(wire::encode(*reject));
+    // What was still queued is dropped (a peer being closed on gets no more blob parts); a
+    // Reject goes straight to the socket, which flushes it before disconnecting.
+    m_outgoing.clear();
+    m_queuedFrameBytes = 0;
+    if (reject && m_state == State::Secured && m_socket) {
+        const QByteArray f = wire::frame(wire::encode(*reject));
+        m_bytesSent += f.size();
+        m_socket->write(f);
+    }
     m_state = State::Closed;
     m_handshakeTimer.stop();
     m_pingTimer.stop();
     qCDebug(lcNet) << "closing" << peerAddress() << reason;
+    // close() is often reached from inside one of the socket's signals (readyRead, encrypted):
+    // the socket is shut down from the event loop, after that signal has returned. A Reject
+    // written above is flushed first: disconnectFromHost waits for pending bytes.
     if (m_socket)
-        m_socket->disconnectFromHost();
+        QMetaObject::invokeMethod(m_socket, &QSslSocket::disconnectFromHost, Qt::QueuedConnection);
     Q_EMIT closed(reason);
 }
 

@@ -12,6 +12,8 @@
 #include <QSslSocket>
 #include <QTimer>
 
+#include <deque>
+
 namespace tandem {
 
 Q_DECLARE_LOGGING_CATEGORY(lcNet)
@@ -51,8 +53,11 @@ public:
 
     void send(const wire::Message& m);
     // Sends `data` as a blob in bounded parts and returns its id, for the message that
-    // refers to it.
+    // refers to it. The parts are written as the socket drains, from `data` itself (shared,
+    // not copied), so a peer that does not read costs no more than a socket buffer.
     uint64_t sendBlob(wire::BlobKind kind, const QByteArray& data);
+    // True while blob `id` is still being sent.
+    bool sending(uint64_t id) const;
     std::optional<QByteArray> takeBlob(uint64_t id) { return m_blobs.take(id); }
 
     // Sends Reject when given one, then closes. Safe to call more than once.
@@ -74,6 +79,19 @@ private:
     void onReadyRead();
     void drain();
     void writeFrame(const QByteArray& payload);
+    void enqueue(const QByteArray& frame);
+    void pump();
+
+    // What waits to be written, in order: whole frames, or a blob written part by part.
+    struct Outgoing {
+        QByteArray frame;
+        QByteArray blob;
+        uint64_t blobId = 0;
+        uint32_t kind = 0;
+        qint64 offset = 0;
+    };
+    std::deque<Outgoing> m_outgoing;
+    qint64 m_queuedFrameBytes = 0;
 
     QPointer<QSslSocket> m_socket;
     State m_state = State::Handshaking;

@@ -6,7 +6,70 @@ namespace tandem {
 
 Server::Server(const Identity& identity, QObject* parent)
     : QTcpServer(parent)
-    , m_tls(tlsConfiguration(identity)) {}
+    , m_tls(tlsConfiguration(identity)) {
+    m_sweep.setInterval(500);
+    connect(&m_sweep, &QTimer::timeout, this, &Server::closeSilent);
+    m_sweep.start();
+}
+
+int Server::pendingFrom(const QString& address) const {
+    int n = 0;
+    for (const Pending& p : m_handshaking)
+        n += p.address == address;
+    return n;
+}
+
+Connection* Server::oldestPending() const {
+    Connection* oldest = nullptr;
+    qint64 age = -1;
+    // Silent ones first: they have not even started a handshake.
+    for (bool silentOnly : {true, false}) {
+        for (auto it = m_handshaking.cbegin(); it != m_handshaking.cend(); ++it)
+            if ((!silentOnly || !it->spoke) && it->since.elapsed() > age) {
+                oldest = it.key();
+                age = it->since.elapsed();
+            }
+        if (oldest)
+            return oldest;
+    }
+    return nullptr;
+}
+
+void Server::closeSilent() {
+    QList<Connection*> silent;
+    for (auto it = m_handshaking.cbegin(); it != m_handshaking.cend(); ++it)
+        if (!it->spoke && it->since.elapsed() > m_silentMs)
+            silent << it.key();
+    for (Connection* c : std::as_const(silent)) {
+        refused(m_handshaking.value(c).address);
+        c->close(QStringLiteral("the client sent nothing for %1 s").arg(m_silentMs / 1000.0));
+    }
+}
+
+void Server::refused(const QString& address) {
+    ++m_refusedTotal;
+    ++m_refusedSinceReport;
+    ++m_refusedBy[address];
+    if (m_lastReport.isValid() && m_lastReport.elapsed() < 10000)
+        return;
+    // The addresses that were refused most, so the log says where a flood comes from.
+    QList<std::pair<qint64, QString>> top;
+    for (auto it = m_refusedBy.cbegin(); it != m_refusedBy.cend(); ++it)
+        top.append({it.value(), it.key()});
+    std::sort(top.begin(), top.end(), std::greater<>());
+    QStringList from;
+    for (int i = 0; i < std::min<qsizetype>(3, top.size()); ++i)
+        from << QStringLiteral("%1 (%2)").arg(top[i].second).arg(top[i].first);
+    qCWarning(lcNet).noquote()
+        << QStringLiteral("refusing connections that do not complete a TLS handshake: %1 in the "
+                          "last %2 s, from %3; paired machines still get through")
+               .arg(m_refusedSinceReport)
+               .arg(m_lastReport.isValid() ? m_lastReport.elapsed() / 1000 : 0)
+               .arg(from.join(QStringLiteral(", ")));
+    m_lastReport.start();
+    m_refusedSinceReport = 0;
+    m_refusedBy.clear();
+}
 
 void Server::incomingConnection(qintptr descriptor) {
     auto* s = new QSslSocket;
@@ -14,16 +77,36 @@ void Server::incomingConnection(qintptr descriptor) {
         delete s;
         return;
     }
-    if (int(m_handshaking.size()) >= m_maxUnauthenticated) {
-        qCDebug(lcNet) << "dropping a connection: too many unauthenticated ones";
+    QHostAddress peer = s->peerAddress();
+    if (const auto v4 = peer.toIPv4Address();
+        peer.protocol() == QAbstractSocket::IPv6Protocol &&
+        peer.isEqual(QHostAddress(v4), QHostAddress::ConvertV4MappedToIPv4))
+        peer = QHostAddress(v4);
+    const QString address = peer.toString();
+    if (pendingFrom(address) >= m_maxPerAddress) {
+        refused(address);
         s->abort();
         delete s;
         return;
     }
+    if (int(m_handshaking.size()) >= m_maxUnauthenticated) {
+        if (Connection* old = oldestPending()) {
+            refused(m_handshaking.value(old).address);
+            old->close(QStringLiteral("making room: too many connections waiting for their "
+                                      "handshake"));
+        }
+    }
     s->setSslConfiguration(m_tls);
     auto* c = new Connection(s, this);
     c->setHandshakeTimeout(m_handshakeMs);
-    m_handshaking.insert(c);
+    Pending p{address, {}, false};
+    p.since.start();
+    m_handshaking.insert(c, p);
+    // The server writes only in answer to a ClientHello: that is the sign of a real client.
+    connect(s, &QSslSocket::encryptedBytesWritten, this, [this, c] {
+        if (auto it = m_handshaking.find(c); it != m_handshaking.end())
+            it->spoke = true;
+    });
     connect(c, &Connection::secured, this, [this, c] {
         m_handshaking.remove(c);
         Q_EMIT connectionSecured(c);

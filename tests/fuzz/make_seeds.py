@@ -106,3 +106,31 @@ header = json.dumps({'__metadata__': {'format': 'pt'}, 'w': {'dtype': 'F32', 'sh
 header += b' ' * (-len(header) % 8)
 put('safetensors', 'small', struct.pack('<Q', len(header)) + header + w)
 put('safetensors', 'past-end', struct.pack('<Q', 1 << 40) + b'{}')
+
+# tls_accept: first packets of a connection to the TLS server. Real ClientHellos (TLS 1.2 and
+# 1.3) made with Python's ssl module in memory, the 7-byte alert that once crashed the server,
+# and things that are not TLS at all.
+def client_hello(version):
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.minimum_version = ctx.maximum_version = version
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    conn = ctx.wrap_bio(incoming, outgoing)
+    try:
+        conn.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return outgoing.read()
+
+import ssl as _ssl
+put('tls_accept', 'client-hello-tls12', client_hello(_ssl.TLSVersion.TLSv1_2))
+put('tls_accept', 'client-hello-tls13', client_hello(_ssl.TLSVersion.TLSv1_3))
+put('tls_accept', 'alert-7-bytes', bytes.fromhex('15030300020228'))
+put('tls_accept', 'change-cipher-spec', bytes.fromhex('140303000101'))
+put('tls_accept', 'application-data-first', bytes.fromhex('1703030010') + b'\x00' * 16)
+put('tls_accept', 'record-header-only', bytes.fromhex('1603010200'))
+put('tls_accept', 'http', b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+put('tls_accept', 'tandem-frame', frame(field(1, 0, 1)))
+put('tls_accept', 'empty', b'')
