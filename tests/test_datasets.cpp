@@ -1,11 +1,15 @@
 // Every dataset reader, on good files and on each way a file can be wrong.
 
 #include "dataset.h"
+#include "files.h"
 #include "gzip.h"
 #include "testutil.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
+
 #include <QTest>
+#include <sys/stat.h>
 
 using namespace tandem;
 using namespace testutil;
@@ -34,6 +38,12 @@ private Q_SLOTS:
     void specErrors_data();
     void specErrors();
     void gunzipCapsOutput();
+    void gunzipRefusesTrailingGarbage();
+    void gunzipReadsEveryMember();
+    void idxGzipBombStopsAtTheDeclaredSize();
+    void csvLabelHeaderInFirstColumn();
+    void onlyRegularFilesAreRead();
+    void readsAreCappedByBytesRead();
 
 private:
     QTemporaryDir m_tmp;
@@ -392,6 +402,137 @@ void TestDatasets::gunzipCapsOutput() {
     QVERIFY(!capped.ok());
     QVERIFY2(capped.error().message.contains(QStringLiteral("more than 4096")),
              qPrintable(capped.error().message));
+}
+
+void TestDatasets::gunzipRefusesTrailingGarbage() {
+    const QByteArray raw = idxBytes({4}, QByteArray("\1\2\3\4", 4));
+    QVERIFY(gunzip(gzipBytes(raw), 1 << 20, QStringLiteral("x.gz")).ok());
+    auto r = gunzip(gzipBytes(raw) + QByteArray("junk after the stream"), 1 << 20,
+                    QStringLiteral("x.gz"));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::Corrupt);
+    QVERIFY2(r.error().message.contains(QStringLiteral("x.gz")) &&
+                 r.error().message.contains(QStringLiteral("21 bytes that are not gzip data")),
+             qPrintable(r.error().message));
+}
+
+void TestDatasets::gunzipReadsEveryMember() {
+    // `cat a.gz b.gz` is a valid gzip file that inflates to both, as gzip -d reads it.
+    const QByteArray a("first member, "), b("second member");
+    auto r = gunzip(gzipBytes(a) + gzipBytes(b), 1 << 20, QStringLiteral("both.gz"));
+    QVERIFY2(r.ok(), qPrintable(r.ok() ? QString() : r.error().message));
+    QCOMPARE(*r, a + b);
+    // And an IDX file split over two members reads as one.
+    const QString dir = m_tmp.filePath(QStringLiteral("members"));
+    writeIdxDataset(dir, 20, 10, false);
+    QFile img(dir + QStringLiteral("/train-images-idx3-ubyte"));
+    QVERIFY(img.open(QIODevice::ReadOnly));
+    const QByteArray whole = img.readAll();
+    img.close();
+    QVERIFY(QFile::remove(img.fileName()));
+    QVERIFY(writeFile(img.fileName() + QStringLiteral(".gz"),
+                      gzipBytes(whole.left(100)) + gzipBytes(whole.mid(100))));
+    auto d = loadDataset(QStringLiteral("mnist:") + dir);
+    QVERIFY2(d.ok(), qPrintable(d.ok() ? QString() : d.error().message));
+    QCOMPARE(d->train.count(), 20);
+}
+
+void TestDatasets::idxGzipBombStopsAtTheDeclaredSize() {
+    // A header that declares 10 images of 28x28, followed by 256 MiB of zeros: a few hundred
+    // kilobytes compressed. It must be refused as soon as it passes the 7,856 declared bytes.
+    QByteArray raw = idxBytes({10, 28, 28}, QByteArray());
+    z_stream zs{};
+    deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
+    QByteArray bomb(1 << 20, Qt::Uninitialized);
+    const QByteArray zeros(1 << 20, '\0');
+    auto pump = [&](const QByteArray& in, int flush) {
+        zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.constData()));
+        zs.avail_in = uInt(in.size());
+        do {
+            char buf[1 << 16];
+            zs.next_out = reinterpret_cast<Bytef*>(buf);
+            zs.avail_out = sizeof buf;
+            deflate(&zs, flush);
+            bomb.append(buf, qsizetype(sizeof buf - zs.avail_out));
+        } while (zs.avail_out == 0);
+    };
+    bomb.clear();
+    pump(raw, Z_NO_FLUSH);
+    for (int i = 0; i < 256; ++i)
+        pump(zeros, i == 255 ? Z_FINISH : Z_NO_FLUSH);
+    deflateEnd(&zs);
+    QVERIFY(bomb.size() < (2 << 20));
+    const QString name = QStringLiteral("train-images-idx3-ubyte.gz");
+    auto r = gunzip(bomb, qint64(4) << 30, name, idxDeclaredLength(name));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::Corrupt);
+    QVERIFY2(r.error().message.contains(QStringLiteral("more than the 7856 bytes its header "
+                                                       "declares")),
+             qPrintable(r.error().message));
+    // A header that is not IDX at all is refused by what it is, without inflating the rest.
+    raw[0] = '\x7f';
+    auto notIdx = gunzip(gzipBytes(raw + QByteArray(1 << 20, '\0')), qint64(4) << 30, name,
+                         idxDeclaredLength(name));
+    QVERIFY(!notIdx.ok());
+    QVERIFY2(notIdx.error().message.contains(QStringLiteral("bad magic")),
+             qPrintable(notIdx.error().message));
+}
+
+void TestDatasets::csvLabelHeaderInFirstColumn() {
+    // As the user guide says: the column headed "label" is the label, wherever it stands.
+    QByteArray text = "label,x1,x2\n";
+    for (int i = 0; i < 20; ++i)
+        text += QByteArray::number(i % 3) + "," + QByteArray::number(10 + i) + ",0.25\n";
+    auto t = parseCsv(text, QString(), QStringLiteral("first.csv"));
+    QVERIFY2(t.ok(), qPrintable(t.ok() ? QString() : t.error().message));
+    QCOMPARE(t->data.sampleShape, (std::vector<int64_t>{2}));
+    QCOMPARE(t->data.labels[4], 1);
+    QCOMPARE(t->data.f32[0], 10.0f);
+    QCOMPARE(t->data.f32[1], 0.25f);
+    // Without a "label" header, the last column.
+    QByteArray noHeader = "a,b,kind\n1,2,0\n3,4,1\n5,6,0\n";
+    auto last = parseCsv(noHeader, QString(), QStringLiteral("last.csv"));
+    QVERIFY(last.ok());
+    QCOMPARE(last->data.labels, (std::vector<int64_t>{0, 1, 0}));
+}
+
+void TestDatasets::onlyRegularFilesAreRead() {
+    // A FIFO would block the reader forever: it is refused before it is opened.
+    const QString fifo = m_tmp.filePath(QStringLiteral("data.fifo"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    QElapsedTimer t;
+    t.start();
+    auto csv = loadDataset(QStringLiteral("csv:") + fifo);
+    QVERIFY(!csv.ok());
+    QVERIFY2(csv.error().message.contains(fifo) &&
+                 csv.error().message.contains(QStringLiteral("not a regular file")),
+             qPrintable(csv.error().message));
+    auto dir = readRegularFile(m_tmp.path(), 100);
+    QVERIFY(!dir.ok());
+    QVERIFY(dir.error().message.contains(QStringLiteral("a folder")));
+    auto missing = readRegularFile(m_tmp.filePath(QStringLiteral("nothing")), 100);
+    QVERIFY(!missing.ok());
+    QCOMPARE(missing.error().code, ErrorCode::NotFound);
+    QVERIFY(t.elapsed() < 60000);
+}
+
+void TestDatasets::readsAreCappedByBytesRead() {
+    // /dev/zero reports a size of 0 and never ends; it is not a regular file either.
+    if (QFileInfo::exists(QStringLiteral("/dev/zero"))) {
+        auto z = readRegularFile(QStringLiteral("/dev/zero"), 1 << 20);
+        QVERIFY(!z.ok());
+        QVERIFY2(z.error().message.contains(QStringLiteral("/dev/zero")),
+                 qPrintable(z.error().message));
+        auto data = loadDataset(QStringLiteral("csv:/dev/zero"));
+        QVERIFY(!data.ok());
+    }
+    // A regular file is capped by what is read.
+    const QString f = m_tmp.filePath(QStringLiteral("big.bin"));
+    QVERIFY(writeFile(f, QByteArray(5000, 'x')));
+    QCOMPARE(readRegularFile(f, 5000)->size(), 5000);
+    auto over = readRegularFile(f, 4999);
+    QVERIFY(!over.ok());
+    QVERIFY(over.error().message.contains(QStringLiteral("larger than 4999 bytes")));
 }
 
 QTEST_GUILESS_MAIN(TestDatasets)

@@ -1,5 +1,6 @@
 #include "runform.h"
 
+#include "files.h"
 #include "peermodel.h"
 
 #include <QComboBox>
@@ -299,6 +300,9 @@ Status RunForm::saveTo(const QString& path) const {
 }
 
 Status RunForm::loadFrom(const QString& path) {
+    // A FIFO would block the window on open; a device would pour bytes.
+    if (auto st = checkRegularFile(path); !st)
+        return makeError(st.error().code, tr("Cannot read %1: %2").arg(path, st.error().message));
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return makeError(ErrorCode::NotFound, tr("Cannot read %1: %2").arg(path, f.errorString()));

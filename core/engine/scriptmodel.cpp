@@ -1,6 +1,10 @@
 #include "scriptmodel.h"
 
+#include "files.h"
+#include "ziparchive.h"
+
 #include <QCryptographicHash>
+#include <QFile>
 #include <QFileInfo>
 
 #include <cmath>
@@ -211,11 +215,30 @@ Expected<torch::jit::Module> buildZooModel(const QString& name, uint64_t seed) {
 }
 
 Expected<torch::jit::Module> loadScriptModule(const QString& path) {
-    if (!QFileInfo(path).isFile())
+    if (!QFileInfo::exists(path))
         return makeError(ErrorCode::NotFound,
                          QStringLiteral("model file %1 does not exist").arg(path));
+    if (auto st = checkRegularFile(path); !st)
+        return st.error();
+    // LibTorch checks none of the archive's CRCs: a damaged file would load and train.
+    {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            return makeError(ErrorCode::Io,
+                             QStringLiteral("%1: cannot open: %2").arg(path, f.errorString()));
+        const qint64 size = f.size();
+        const uchar* mapped = size > 0 ? f.map(0, size) : nullptr;
+        if (!mapped)
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("%1 is empty or cannot be read").arg(path));
+        const Status st = verifyZipArchive(
+            QByteArrayView(reinterpret_cast<const char*>(mapped), qsizetype(size)), path);
+        f.unmap(const_cast<uchar*>(mapped));
+        if (!st)
+            return st.error();
+    }
     try {
-        return torch::jit::load(path.toStdString(), c10::Device(c10::kCPU));
+        return torch::jit::load(QFile::encodeName(path).toStdString(), c10::Device(c10::kCPU));
     } catch (const std::exception& e) {
         return torchError(QStringLiteral("%1 is not a TorchScript file saved with "
                                          "torch.jit.save")
@@ -225,6 +248,8 @@ Expected<torch::jit::Module> loadScriptModule(const QString& path) {
 }
 
 Expected<torch::jit::Module> loadScriptModule(const QByteArray& archive, const QString& name) {
+    if (auto st = verifyZipArchive(archive, name); !st)
+        return st.error();
     try {
         std::istringstream in(std::string(archive.constData(), size_t(archive.size())));
         return torch::jit::load(in, c10::Device(c10::kCPU));

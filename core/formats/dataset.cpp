@@ -110,12 +110,20 @@ QString defaultFashionMnistDir() {
 
 // ---- IDX ---------------------------------------------------------------------------------
 
-Expected<IdxArray> parseIdx(const QByteArray& bytes, const QString& name) {
+namespace {
+
+struct IdxHeader {
+    std::vector<int64_t> dims;
+    qint64 headerSize = 0;
+    qint64 payload = 0; // bytes of data the dimensions promise
+};
+
+// Parses an IDX header from the first bytes of a file: nothing while more bytes are needed.
+Expected<std::optional<IdxHeader>> parseIdxHeader(QByteArrayView bytes, const QString& name) {
     // Header: two zero bytes, a type code, the number of dimensions, then one big-endian
     // uint32 per dimension.
     if (bytes.size() < 4)
-        return corrupt(name,
-                       QStringLiteral("too short to be an IDX file (%1 bytes)").arg(bytes.size()));
+        return std::optional<IdxHeader>();
     const auto* p = reinterpret_cast<const uint8_t*>(bytes.constData());
     if (p[0] != 0 || p[1] != 0)
         return corrupt(name, QStringLiteral("not an IDX file (bad magic number)"));
@@ -128,21 +136,51 @@ Expected<IdxArray> parseIdx(const QByteArray& bytes, const QString& name) {
     const int ndims = p[3];
     if (ndims < 1 || ndims > 4)
         return corrupt(name, QStringLiteral("IDX file claims %1 dimensions").arg(ndims));
-    const qsizetype headerSize = 4 + 4 * ndims;
-    if (bytes.size() < headerSize)
-        return corrupt(name, QStringLiteral("truncated IDX header"));
-    IdxArray out;
-    int64_t total = 1;
+    IdxHeader h;
+    h.headerSize = 4 + 4 * ndims;
+    if (bytes.size() < h.headerSize)
+        return std::optional<IdxHeader>();
+    h.payload = 1;
     for (int i = 0; i < ndims; ++i) {
         const int64_t d = qFromBigEndian<quint32>(p + 4 + 4 * i);
         const int64_t cap = i == 0 ? kMaxSamples : kMaxDim;
         if (d < 1 || d > cap)
             return corrupt(name, QStringLiteral("dimension %1 has size %2").arg(i).arg(d));
-        out.dims.push_back(d);
-        total *= d;
-        if (total > kMaxFileBytes)
+        h.dims.push_back(d);
+        h.payload *= d;
+        if (h.payload > kMaxFileBytes)
             return corrupt(name, QStringLiteral("claims more data than any dataset we accept"));
     }
+    return std::optional<IdxHeader>(std::move(h));
+}
+
+} // namespace
+
+DeclaredLength idxDeclaredLength(const QString& name) {
+    return [name](QByteArrayView head) -> Expected<std::optional<qint64>> {
+        auto h = parseIdxHeader(head, name);
+        if (!h)
+            return h.error();
+        if (!*h)
+            return std::optional<qint64>();
+        return std::optional<qint64>((*h)->headerSize + (*h)->payload);
+    };
+}
+
+Expected<IdxArray> parseIdx(const QByteArray& bytes, const QString& name) {
+    auto header = parseIdxHeader(bytes, name);
+    if (!header)
+        return header.error();
+    if (!*header)
+        return corrupt(name, bytes.size() < 4 ? QStringLiteral("too short to be an IDX file (%1 "
+                                                               "bytes)")
+                                                    .arg(bytes.size())
+                                              : QStringLiteral("truncated IDX header"));
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.constData());
+    const qsizetype headerSize = qsizetype((*header)->headerSize);
+    const int64_t total = (*header)->payload;
+    IdxArray out;
+    out.dims = (*header)->dims;
     const qsizetype payload = bytes.size() - headerSize;
     if (payload < total)
         return corrupt(name, QStringLiteral("truncated: the header promises %1 bytes of data but "
@@ -165,11 +203,11 @@ Expected<Dataset> readIdxSplit(const QString& dir, const QString& prefix, const 
     const QString lblPath = firstExisting(dir, {prefix + QStringLiteral("-labels-idx1-ubyte.gz"),
                                                 prefix + QStringLiteral("-labels-idx1-ubyte"),
                                                 prefix + QStringLiteral("-labels.idx1-ubyte")});
-    auto imgBytes = readFileMaybeGzip(imgPath, kMaxFileBytes);
+    auto imgBytes = readFileMaybeGzip(imgPath, kMaxFileBytes, idxDeclaredLength(imgPath));
     if (!imgBytes)
         return makeError(imgBytes.error().code,
                          QStringLiteral("%1 images: %2").arg(what, imgBytes.error().message));
-    auto lblBytes = readFileMaybeGzip(lblPath, kMaxFileBytes);
+    auto lblBytes = readFileMaybeGzip(lblPath, kMaxFileBytes, idxDeclaredLength(lblPath));
     if (!lblBytes)
         return makeError(lblBytes.error().code,
                          QStringLiteral("%1 labels: %2").arg(what, lblBytes.error().message));
@@ -394,7 +432,16 @@ Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, 
         for (const QByteArray& f : rows.first())
             headerNames << QString::fromUtf8(f);
 
+    // By default the label is the column whose header is "label" (in any case), wherever it
+    // stands; without one, the last column.
     qsizetype labelIdx = ncols - 1;
+    if (labelColumn.isEmpty() && header) {
+        for (qsizetype c = 0; c < headerNames.size(); ++c)
+            if (headerNames[c].compare(QLatin1String("label"), Qt::CaseInsensitive) == 0) {
+                labelIdx = c;
+                break;
+            }
+    }
     if (!labelColumn.isEmpty()) {
         bool isIndex = false;
         const int idx = labelColumn.toInt(&isIndex);

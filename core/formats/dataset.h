@@ -1,6 +1,7 @@
 #pragma once
 
 #include "expected.h"
+#include "gzip.h"
 
 #include <QByteArray>
 #include <QString>
@@ -53,7 +54,8 @@ QString defaultFashionMnistDir();
 //   fashion-mnist:DIR, mnist:DIR  IDX files (gzip or plain) in DIR
 //   cifar10:DIR                   CIFAR-10 binary batches in DIR
 //   csv:FILE[,label=COL][,test=FILE]  tabular classification; COL is a header name or 0-based
-//                                 index (default: the last column); without test= every fifth
+//                                 index (default: the column headed "label", else the last
+//                                 column); without test= every fifth
 //                                 row is held out for testing
 Expected<DatasetSplits> loadDataset(const QString& spec);
 
@@ -70,9 +72,12 @@ struct IdxArray {
 };
 // Parses an IDX file's bytes (already decompressed). Only unsigned-byte payloads are accepted.
 Expected<IdxArray> parseIdx(const QByteArray& bytes, const QString& name);
+// How long an IDX file's header says the file is, for reading it compressed.
+DeclaredLength idxDeclaredLength(const QString& name);
 Expected<DatasetSplits> readIdxDataset(const QString& dir, const QString& spec);
 Expected<DatasetSplits> readCifar10(const QString& dir, const QString& spec);
-// Parses CSV text. labelColumn is a header name, a 0-based index, or empty for the last column.
+// Parses CSV text. labelColumn is a header name, a 0-based index, or empty for the column
+// headed "label" (any case), else the last column.
 struct CsvTable {
     Dataset data;
     QStringList classNames;

@@ -1,6 +1,6 @@
 #include "tensorfile.h"
 
-#include "gzip.h"
+#include "files.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -188,17 +188,21 @@ Status emitCheckpoint(const TensorFile& file,
 } // namespace
 
 Status writeCheckpoint(const QString& path, const TensorFile& file) {
+    // About what the file takes, for the message when the disk is full.
+    qint64 needed = 1 << 16;
+    for (const TensorRecord& t : file.tensors)
+        needed += t.data.size();
+    for (const QByteArray& b : file.blobs)
+        needed += b.size();
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly))
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+        return writeError(path, needed, out.errorString());
     const Status st =
         emitCheckpoint(file, [&](const char* p, qint64 n) { return out.write(p, n) == n; });
     if (!st && st.error().code != ErrorCode::Io)
         return st;
     if (!st || !out.commit())
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+        return writeError(path, needed, out.errorString());
     return success();
 }
 
@@ -215,7 +219,7 @@ Expected<QByteArray> serializeCheckpoint(const TensorFile& file) {
 
 Expected<TensorFile> readCheckpoint(const QString& path) {
     // Checkpoints hold whole models and optimizer state: the cap is what a desktop can hold.
-    auto bytes = readWholeFile(path, qint64(64) << 30);
+    auto bytes = readRegularFile(path, qint64(64) << 30);
     if (!bytes)
         return bytes.error();
     return parseCheckpoint(*bytes, path);
@@ -317,18 +321,19 @@ Status writeSafetensors(const QString& path, const QList<TensorRecord>& tensors,
     while ((json.size() % 8) != 0)
         json.append(' ');
 
+    qint64 needed = 8 + json.size();
+    for (const TensorRecord& t : tensors)
+        needed += t.data.size();
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly))
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+        return writeError(path, needed, out.errorString());
     char len[8];
     qToLittleEndian<quint64>(static_cast<quint64>(json.size()), len);
     bool ok = out.write(len, 8) == 8 && out.write(json) == json.size();
     for (const TensorRecord& t : tensors)
         ok = ok && out.write(t.data) == t.data.size();
     if (!ok || !out.commit())
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+        return writeError(path, needed, out.errorString());
     return success();
 }
 

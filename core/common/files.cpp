@@ -1,0 +1,92 @@
+#include "files.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QStorageInfo>
+
+namespace tandem {
+
+namespace {
+
+QString kindOf(const QFileInfo& fi) {
+    if (fi.isDir())
+        return QStringLiteral("a folder");
+    // QFileInfo has no FIFO or device test of its own; what remains is one of those.
+    return QStringLiteral("a device, pipe or socket");
+}
+
+} // namespace
+
+Status checkRegularFile(const QString& path) {
+    const QFileInfo fi(path);
+    if (!fi.exists())
+        return makeError(ErrorCode::NotFound, QStringLiteral("%1: no such file").arg(path));
+    if (!fi.isFile())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("%1 is %2, not a regular file; give a file's path")
+                             .arg(path, kindOf(fi)));
+    return success();
+}
+
+Expected<QByteArray> readRegularFile(const QString& path, qint64 maxBytes) {
+    if (auto st = checkRegularFile(path); !st)
+        return st.error();
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("%1: cannot open: %2").arg(path, f.errorString()));
+    const auto tooLarge = [&] {
+        return makeError(
+            ErrorCode::Corrupt,
+            QStringLiteral("%1: larger than %2 bytes; refusing it").arg(path).arg(maxBytes));
+    };
+    if (f.size() > maxBytes)
+        return tooLarge();
+    // The reported size is only a hint (the file may grow while it is read): read in chunks
+    // and stop one byte past the cap.
+    QByteArray bytes;
+    bytes.reserve(qsizetype(std::min<qint64>(f.size(), maxBytes)));
+    constexpr qint64 kChunk = qint64(4) << 20;
+    for (;;) {
+        const qint64 want = std::min(kChunk, maxBytes + 1 - qint64(bytes.size()));
+        if (want <= 0)
+            return tooLarge();
+        const qsizetype before = bytes.size();
+        bytes.resize(before + qsizetype(want));
+        const qint64 got = f.read(bytes.data() + before, want);
+        if (got < 0)
+            return makeError(ErrorCode::Io,
+                             QStringLiteral("%1: read failed: %2").arg(path, f.errorString()));
+        bytes.resize(before + qsizetype(got));
+        if (got == 0)
+            break;
+    }
+    if (qint64(bytes.size()) > maxBytes)
+        return tooLarge();
+    return bytes;
+}
+
+qint64 megabytesCeil(qint64 bytes) {
+    constexpr qint64 kMb = 1000 * 1000;
+    return (std::max<qint64>(bytes, 0) + kMb - 1) / kMb;
+}
+
+Error writeError(const QString& path, qint64 neededBytes, const QString& platformText) {
+    QString dir = QFileInfo(path).absolutePath();
+    while (!QFileInfo::exists(dir) && dir != QDir::rootPath())
+        dir = QFileInfo(dir).absolutePath();
+    const QStorageInfo volume(dir);
+    // The write failed and the volume cannot hold what was asked: that is the reason, whatever
+    // text the platform gave (a failed flush often reports "Unknown error").
+    if (volume.isValid() && volume.bytesAvailable() < std::max<qint64>(neededBytes, 1 << 16))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot write %1: no space left on %2 (needs about %3 MB, "
+                                        "%4 MB free); free some space and try again")
+                             .arg(path, volume.rootPath())
+                             .arg(megabytesCeil(neededBytes))
+                             .arg(volume.bytesAvailable() / (1000 * 1000)));
+    return makeError(ErrorCode::Io, QStringLiteral("cannot write %1: %2").arg(path, platformText));
+}
+
+} // namespace tandem

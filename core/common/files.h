@@ -1,0 +1,30 @@
+#pragma once
+
+#include "expected.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace tandem {
+
+// Every file Tandem reads on a user's or a peer's say-so goes through here, so one rule holds
+// for all of them: only regular files are read. A FIFO would block the reader forever, and a
+// device such as /dev/zero reports a size of 0 while it yields bytes without end, so a cap
+// checked against the reported size would never fire. The cap is therefore applied to the
+// bytes actually read.
+
+// Refuses anything that is not an existing regular file (after following links), naming it.
+// Loaders that open files themselves (LibTorch's) call this first.
+Status checkRegularFile(const QString& path);
+
+// Reads a whole regular file of at most maxBytes.
+Expected<QByteArray> readRegularFile(const QString& path, qint64 maxBytes);
+
+// The error for a failed write of about `neededBytes` to `path`: when the volume is full it
+// says so, with what was needed and what is free, instead of the platform's often empty text.
+Error writeError(const QString& path, qint64 neededBytes, const QString& platformText);
+
+// Whole megabytes, rounded up, for messages ("needs about 5 MB").
+qint64 megabytesCeil(qint64 bytes);
+
+} // namespace tandem
