@@ -2,6 +2,7 @@
 
 #include "devices.h"
 #include "discovery.h"
+#include "files.h"
 #include "identity.h"
 #include "nodecommands.h"
 #include "progress.h"
@@ -166,6 +167,38 @@ struct OptionReader {
     }
 };
 
+// Reads the numeric options of a run through the engine's table of fields, so that the
+// command line and a run description accept exactly the same values.
+Status readRunOptions(const QCommandLineParser& p, RunConfig& cfg) {
+    for (const RunField& f : runFields()) {
+        const QString name = QLatin1String(f.option);
+        if (!p.isSet(name))
+            continue;
+        const QString v = p.value(name);
+        bool ok = false;
+        const double d = v.toDouble(&ok);
+        if (!ok)
+            return makeError(
+                ErrorCode::InvalidArgument,
+                QStringLiteral("--%1: \"%2\" is not a %3")
+                    .arg(name, v,
+                         f.integer ? QStringLiteral("whole number") : QStringLiteral("number")));
+        if (auto st = f.set(cfg, d, QStringLiteral("--") + name); !st)
+            return st;
+    }
+    if (p.isSet(QStringLiteral("seed"))) {
+        bool ok = false;
+        const QString v = p.value(QStringLiteral("seed"));
+        cfg.seed = v.toULongLong(&ok);
+        if (!ok)
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("--seed: \"%1\" is not a whole number from 0 to "
+                                            "18446744073709551615")
+                                 .arg(v));
+    }
+    return success();
+}
+
 int cmdTrain(const QStringList& args) {
     QCommandLineParser p;
     const RunConfig defaults;
@@ -213,6 +246,10 @@ int cmdTrain(const QStringList& args) {
         "HOST:PORT");
     opt("workers", QStringLiteral("Remote workers to wait for before training starts [0]."), "N");
     opt("worker-timeout", QStringLiteral("Drop a worker silent for this many seconds [30]."), "S");
+    opt("join-timeout",
+        QStringLiteral("Train with the workers that came after this many seconds [0: wait]."), "S");
+    opt("eval-batch", QStringLiteral("Batch size for evaluation [%1].").arg(defaults.evalBatch),
+        "N");
     p.addOption(
         {QStringLiteral("invite"),
          QStringLiteral("Ask a paired machine running 'tandem serve' to join (repeatable)."),
@@ -242,21 +279,21 @@ int cmdTrain(const QStringList& args) {
         cfg.invites = defaults.invites;
         cfg.localWorker = defaults.localWorker;
     } else if (p.isSet(QStringLiteral("config"))) {
-        QFile f(p.value(QStringLiteral("config")));
-        if (!f.open(QIODevice::ReadOnly))
-            return fail(
-                makeError(ErrorCode::NotFound, QStringLiteral("cannot read run description %1: %2")
-                                                   .arg(f.fileName(), f.errorString())));
+        const QString path = p.value(QStringLiteral("config"));
+        auto bytes = readRegularFile(path, 1 << 20);
+        if (!bytes)
+            return fail(makeError(bytes.error().code,
+                                  QStringLiteral("run description %1").arg(bytes.error().message)));
         QJsonParseError perr;
-        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &perr);
+        const QJsonDocument doc = QJsonDocument::fromJson(*bytes, &perr);
         if (!doc.isObject())
-            return fail(
-                makeError(ErrorCode::InvalidArgument, QStringLiteral("%1 is not a JSON object: %2")
-                                                          .arg(f.fileName(), perr.errorString())));
+            return fail(makeError(
+                ErrorCode::InvalidArgument,
+                QStringLiteral("%1 is not a JSON object: %2").arg(path, perr.errorString())));
         auto c = RunConfig::fromJson(doc.object());
         if (!c)
             return fail(makeError(ErrorCode::InvalidArgument,
-                                  QStringLiteral("%1: %2").arg(f.fileName(), c.error().message)));
+                                  QStringLiteral("%1: %2").arg(path, c.error().message)));
         cfg = *c;
     }
     auto str = [&](const char* n, QString& dst) {
@@ -281,27 +318,8 @@ int cmdTrain(const QStringList& args) {
         cfg.invites = p.values(QStringLiteral("invite"));
     if (p.isSet(QStringLiteral("no-local-worker")))
         cfg.localWorker = false;
-    OptionReader r{p, {}};
-    r.read("workers", cfg.workers, 0, 256);
-    r.read("staleness", cfg.staleness, 0, 1000);
-    r.read("local-steps", cfg.localSteps, 1, 10000);
-    r.read("outer-lr", cfg.outerLr, 1e-6, 10);
-    r.read("outer-momentum", cfg.outerMomentum, 0, 0.999);
-    r.read("worker-timeout", cfg.workerTimeoutS, 1, 86400);
-    r.read("epochs", cfg.epochs, 1, 100000);
-    r.read("batch", cfg.batch, 1, 1 << 20);
-    r.read("lr", cfg.lr, 1e-12, 100);
-    r.read("momentum", cfg.momentum, 0, 0.999999);
-    r.read("weight-decay", cfg.weightDecay, 0, 1);
-    r.read("warmup-steps", cfg.warmupSteps, 0, 1e9);
-    r.read("seed", cfg.seed, 0, 9.0e15);
-    r.read("threads", cfg.threads, 0, 1024);
-    r.read("limit-train", cfg.limitTrain, 0, 9.0e15);
-    r.read("limit-test", cfg.limitTest, 0, 9.0e15);
-    r.read("max-steps", cfg.maxSteps, 0, 9.0e15);
-    r.read("checkpoint-every", cfg.checkpointEvery, 0, 1e9);
-    if (!r.error.isEmpty())
-        return fail(makeError(ErrorCode::InvalidArgument, r.error));
+    if (auto st = readRunOptions(p, cfg); !st)
+        return fail(st.error());
     if (auto st = cfg.validate(); !st)
         return fail(st.error());
     if (cfg.outDir.isEmpty())
@@ -404,7 +422,10 @@ int cmdTrust(const QStringList& args) {
     TrustStore store(nodeHome(p.value(QStringLiteral("home"))));
     const QString action = pos.value(0, QStringLiteral("list"));
     if (action == QLatin1String("list") && pos.size() <= 1) {
-        for (const TrustStore::Entry& e : store.entries())
+        auto list = store.load();
+        if (!list)
+            return fail(list.error());
+        for (const TrustStore::Entry& e : *list)
             printOut(QStringLiteral("%1  %2").arg(e.id, e.name));
         return kOk;
     }

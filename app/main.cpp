@@ -38,6 +38,24 @@ bool wantsGui(int argc, char** argv, tandem::ui::GuiOptions* o) {
     return true;
 }
 
+// Qt reads arguments as UTF-8 text and turns bytes that are not UTF-8 into U+FFFD, so a
+// folder named in another encoding would silently become a different folder: output would
+// land elsewhere, or a node's home would be made anew. Such an argument is refused instead.
+// Returns the 1-based index of the first one, or 0.
+int firstArgumentNotText(int argc, char** argv) {
+#if defined(Q_OS_UNIX)
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray raw(argv[i]);
+        if (QString::fromLocal8Bit(raw).toLocal8Bit() != raw)
+            return i;
+    }
+#else
+    Q_UNUSED(argc);
+    Q_UNUSED(argv);
+#endif
+    return 0;
+}
+
 bool haveDisplay() {
 #if defined(Q_OS_LINUX) || defined(Q_OS_FREEBSD)
     return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY") ||
@@ -52,6 +70,14 @@ bool haveDisplay() {
 int main(int argc, char** argv) {
     // Diagnostics stay quiet unless asked for (QT_LOGGING_RULES="tandem.*.debug=true").
     QLoggingCategory::setFilterRules(QStringLiteral("tandem.*.debug=false"));
+    if (const int bad = firstArgumentNotText(argc, argv)) {
+        std::fprintf(stderr,
+                     "tandem: argument %d (\"%s\") is not valid text in this system's encoding "
+                     "(UTF-8); Tandem cannot use file or folder names like it without changing "
+                     "them. Rename the file or folder, or choose another one.\n",
+                     bad, QString::fromLocal8Bit(argv[bad]).toLocal8Bit().constData());
+        return 2;
+    }
     tandem::ui::GuiOptions gui;
     if (wantsGui(argc, argv, &gui)) {
         if (!haveDisplay()) {

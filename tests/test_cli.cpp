@@ -11,6 +11,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+
+#include <sys/stat.h>
 
 using namespace tandem;
 
@@ -27,9 +30,16 @@ struct Result {
     }
 };
 
+// TANDEM_TEST_BINARY runs the tests against another build (an older one, to show that a
+// regression test fails there).
+QString tandemBinary() {
+    const QString other = qEnvironmentVariable("TANDEM_TEST_BINARY");
+    return other.isEmpty() ? QStringLiteral(TANDEM_BINARY) : other;
+}
+
 Result runTandem(const QStringList& args, int timeoutMs = 600000) {
     QProcess p;
-    p.start(QStringLiteral(TANDEM_BINARY), args);
+    p.start(tandemBinary(), args);
     Result r;
     if (!p.waitForStarted(60000)) {
         r.err = p.errorString();
@@ -88,6 +98,13 @@ private Q_SLOTS:
     void resumeRefusesOtherData();
     void configFile();
     void userTorchScriptModelWithBatchNorm();
+    void onlyRegularFilesAreRead();
+    void runDescriptionAndOptionsShareTheirRanges();
+    void tooManyThreadsAreCapped();
+    void pathsThatAreNotTextAreRefused();
+    void metricsReachTheFileAsTheyHappen();
+    void fullDiskSaysSoAndKeepsTheCheckpoint();
+    void damagedTrustStoreIsNamed();
 
 private:
     QTemporaryDir m_tmp;
@@ -445,6 +462,177 @@ void TestCli::userTorchScriptModelWithBatchNorm() {
                    QStringLiteral("--format=torchscript"), QStringLiteral("--out"),
                    m_tmp.filePath(QStringLiteral("user-export.pt"))});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+}
+
+void TestCli::onlyRegularFilesAreRead() {
+    // A FIFO used to block forever; /dev/zero (size 0, endless) was read until memory ran out.
+    const QString fifo = m_tmp.filePath(QStringLiteral("fifo.csv"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    const QString out = QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("fifo-out"));
+    const QString tiny = QStringLiteral("--data=mnist:") + m_tmp.filePath(QStringLiteral("tiny"));
+    const QList<QStringList> cases = {
+        {QStringLiteral("train"), QStringLiteral("--model=mlp"),
+         QStringLiteral("--data=csv:") + fifo, out},
+        {QStringLiteral("train"), QStringLiteral("--model=") + fifo, tiny, out},
+        {QStringLiteral("train"), QStringLiteral("--config=/dev/zero")},
+        {QStringLiteral("train"), QStringLiteral("--resume=/dev/zero")},
+        {QStringLiteral("train"), QStringLiteral("--model=mlp"),
+         QStringLiteral("--data=csv:/dev/zero"), out},
+        {QStringLiteral("export"), QStringLiteral("--checkpoint=/dev/zero"),
+         QStringLiteral("--format=torchscript"),
+         QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("zero.pt"))},
+    };
+    for (const QStringList& args : cases) {
+        const Result r = runTandem(args, 120000);
+        QVERIFY2(!r.crashed && r.exitCode > 0, qPrintable(args.join(QLatin1Char(' ')) + r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("not a regular file")),
+                 qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") + r.err));
+    }
+}
+
+void TestCli::runDescriptionAndOptionsShareTheirRanges() {
+    const QString cfg = m_tmp.filePath(QStringLiteral("ranges.json"));
+    // A timeout in seconds that wraps to 704 ms once made milliseconds in an int.
+    QVERIFY(testutil::writeFile(cfg, R"({"model": "mlp", "worker_timeout": 4294968})"));
+    Result json = runTandem({QStringLiteral("train"), QStringLiteral("--config"), cfg});
+    QCOMPARE(json.exitCode, 2);
+    Result cli = runTandem({QStringLiteral("train"), QStringLiteral("--worker-timeout=4294968")});
+    QCOMPARE(cli.exitCode, 2);
+    const QString range = QStringLiteral("must be between 1 and 86400 (got 4294968)");
+    QVERIFY2(json.err.contains(QStringLiteral("\"worker_timeout\" ") + range),
+             qPrintable(json.err));
+    QVERIFY2(cli.err.contains(QStringLiteral("--worker-timeout ") + range), qPrintable(cli.err));
+    // 2^32 + 1 epochs is refused as what it is, not as -2147483648.
+    QVERIFY(testutil::writeFile(cfg, R"({"model": "mlp", "epochs": 4294967297})"));
+    json = runTandem({QStringLiteral("train"), QStringLiteral("--config"), cfg});
+    QCOMPARE(json.exitCode, 2);
+    QVERIFY2(json.err.contains(QStringLiteral("4294967297")) &&
+                 !json.err.contains(QStringLiteral("-2147483648")),
+             qPrintable(json.err));
+}
+
+void TestCli::tooManyThreadsAreCapped() {
+    const Result r =
+        runTandem({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                   QStringLiteral("--data=mnist:") + m_tmp.filePath(QStringLiteral("tiny")),
+                   QStringLiteral("--threads=1024"), QStringLiteral("--max-steps=2"),
+                   QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("threads"))});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const int cores = QThread::idealThreadCount();
+    QVERIFY2(r.err.contains(QStringLiteral("1024 threads is more than 4 per core")) &&
+                 r.err.contains(QStringLiteral("using %1").arg(cores)) &&
+                 r.err.contains(QStringLiteral("%1 thread(s)").arg(cores)),
+             qPrintable(r.err));
+}
+
+void TestCli::pathsThatAreNotTextAreRefused() {
+    // Bytes that are not UTF-8 cannot pass through Qt's argument list unchanged (they become
+    // U+FFFD, a different folder): refused, and nothing is written anywhere.
+    QDir base(m_tmp.filePath(QStringLiteral("latin1")));
+    QVERIFY(base.mkpath(QStringLiteral(".")));
+    for (const char* option : {"--out", "--home"}) {
+        QProcess p;
+        p.setProgram(QStringLiteral("/bin/sh"));
+        p.setArguments(
+            {QStringLiteral("-c"),
+             QStringLiteral("exec \"$0\" train --model=mlp --data=mnist:\"$1\" --max-steps=1 "
+                            "%1 \"$2/$(printf 'r\\351sultats')\"")
+                 .arg(QLatin1String(option)),
+             tandemBinary(), m_tmp.filePath(QStringLiteral("tiny")), base.path()});
+        p.start();
+        QVERIFY(p.waitForFinished(120000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(err.contains(QStringLiteral("is not valid text")), qPrintable(err));
+        QVERIFY2(
+            base.entryList(QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty(),
+            qPrintable(
+                base.entryList(QDir::AllEntries | QDir::NoDotAndDotDot).join(QLatin1Char(','))));
+    }
+}
+
+void TestCli::metricsReachTheFileAsTheyHappen() {
+    // A run long enough that no epoch ends (which used to be when the log was flushed): the
+    // lines of the steps done so far are in metrics.jsonl when the process is killed.
+    const QString out = m_tmp.filePath(QStringLiteral("killed"));
+    QProcess p;
+    p.start(tandemBinary(), {QStringLiteral("train"), QStringLiteral("--model=mnist-cnn"),
+                             QStringLiteral("--data=fashion-mnist:") + fashionDir(),
+                             QStringLiteral("--limit-train=6400"), QStringLiteral("--threads=1"),
+                             QStringLiteral("--out=") + out});
+    QByteArray err;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            err += p.readAllStandardError();
+            return err.contains("step 1/100") || p.state() == QProcess::NotRunning;
+        },
+        120000));
+    QVERIFY2(err.contains("step 1/100"), err.constData());
+    QTest::qWait(300);
+    p.kill();
+    QVERIFY(p.waitForFinished(30000));
+    const QList<QByteArray> lines = readAll(out + QStringLiteral("/metrics.jsonl")).split('\n');
+    int steps = 0;
+    for (const QByteArray& l : lines) {
+        if (l.isEmpty())
+            continue;
+        const QJsonObject o = QJsonDocument::fromJson(l).object();
+        QVERIFY2(!o.isEmpty(), l.constData()); // every line is whole
+        steps += o.value(QStringLiteral("type")).toString() == QLatin1String("step");
+    }
+    QVERIFY2(steps >= 1, qPrintable(QString::number(steps)));
+}
+
+void TestCli::fullDiskSaysSoAndKeepsTheCheckpoint() {
+    // A 3 MB volume holds one checkpoint of the mlp (about 2.5 MB with Adam's state) but not
+    // the second one written beside it.
+    const QString mnt = m_tmp.filePath(QStringLiteral("small-disk"));
+    QVERIFY(QDir().mkpath(mnt));
+    QProcess mount;
+    mount.start(QStringLiteral("mount"),
+                {QStringLiteral("-t"), QStringLiteral("tmpfs"), QStringLiteral("-o"),
+                 QStringLiteral("size=3m"), QStringLiteral("tmpfs"), mnt});
+    if (!mount.waitForFinished(30000) || mount.exitStatus() != QProcess::NormalExit ||
+        mount.exitCode() != 0)
+        QSKIP("cannot mount a small tmpfs here (needs root)");
+    struct Unmount {
+        QString at;
+        ~Unmount() { QProcess::execute(QStringLiteral("umount"), {at}); }
+    } unmount{mnt};
+    const QString out = mnt + QStringLiteral("/run");
+    const Result r =
+        runTandem({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                   QStringLiteral("--data=mnist:") + m_tmp.filePath(QStringLiteral("tiny")),
+                   QStringLiteral("--batch=10"), QStringLiteral("--checkpoint-every=3"),
+                   QStringLiteral("--threads=1"), QStringLiteral("--out=") + out});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("no space left on")) &&
+                 r.err.contains(QStringLiteral("needs about 3 MB")) &&
+                 r.err.contains(QStringLiteral("The checkpoint of step 3")) &&
+                 r.err.contains(QStringLiteral("is kept")),
+             qPrintable(r.err));
+    QVERIFY(!r.err.contains(QStringLiteral("Unknown error")));
+    // The kept checkpoint is whole: the run resumes from it elsewhere.
+    QVERIFY(QFile::copy(out + QStringLiteral("/checkpoint.tandem"),
+                        m_tmp.filePath(QStringLiteral("kept.tandem"))));
+    const Result resumed =
+        runTandem({QStringLiteral("train"), QStringLiteral("--resume"),
+                   m_tmp.filePath(QStringLiteral("kept.tandem")), QStringLiteral("--max-steps=5"),
+                   QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("resumed"))});
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QVERIFY2(resumed.err.contains(QStringLiteral("resuming at step 3")), qPrintable(resumed.err));
+}
+
+void TestCli::damagedTrustStoreIsNamed() {
+    const QString home = m_tmp.filePath(QStringLiteral("damaged-home"));
+    QVERIFY(QDir().mkpath(home));
+    const QString file = home + QStringLiteral("/trusted-devices.json");
+    QVERIFY(testutil::writeFile(file, "{\"devices\": [ {\"id\": 12"));
+    const Result list = runTandem(
+        {QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), home});
+    QCOMPARE(list.exitCode, 1);
+    QVERIFY2(list.err.contains(file) && list.err.contains(QStringLiteral("damaged")),
+             qPrintable(list.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -268,6 +268,18 @@ void TestDistributed::killedWorkerDoesNotStopTheRun() {
     for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray())
         total += v.toObject().value(QStringLiteral("samples")).toInteger();
     QCOMPARE(total, 8 * 2000);
+    // The summary says which worker left and why; the other is still active.
+    QStringList statuses;
+    for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray()) {
+        const QJsonObject w = v.toObject();
+        statuses << w.value(QStringLiteral("status")).toString();
+        if (statuses.last() == QLatin1String("dropped"))
+            QVERIFY2(!w.value(QStringLiteral("reason")).toString().isEmpty(),
+                     qPrintable(QString::fromUtf8(QJsonDocument(w).toJson())));
+        QVERIFY(!w.value(QStringLiteral("left_out")).toBool());
+    }
+    statuses.sort();
+    QCOMPARE(statuses, (QStringList{QStringLiteral("active"), QStringLiteral("dropped")}));
     QVERIFY(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
     QVERIFY(w2->finish());
     QCOMPARE(w2->exitCode(), 0);

@@ -6,8 +6,13 @@
 #include "optimizer.h"
 #include "sampler.h"
 #include "scriptmodel.h"
+#include "training.h"
 #include "worker.h"
+#include "ziparchive.h"
 
+#include <QFile>
+#include <QJsonObject>
+#include <QRandomGenerator>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -69,6 +74,10 @@ private Q_SLOTS:
     void tensorRecordRoundTrip();
     void gatherScalesImages();
     void balancerSplitsByThroughput();
+    void balancerIsNotFooledByOneStall();
+    void damagedTorchScriptIsRefused();
+    void runDescriptionNumbersKeepTheirRange();
+    void threadsAreCappedPerCore();
 };
 
 void TestEngine::devices() {
@@ -439,25 +448,169 @@ void TestEngine::balancerSplitsByThroughput() {
     b.record(QStringLiteral("fast"), 60, 100.0, 0);
     b.record(QStringLiteral("slow"), 20, 100.0, 0);
     QCOMPARE(b.split(64, ids), (std::vector<int64_t>{48, 16}));
-    // The slow one also spends 40 ms a step communicating: equal finish times give it less.
+    // The slow one also spends 40 ms a step communicating, measured over a few steps: equal
+    // finish times give it less.
     ThroughputBalancer c;
-    c.record(QStringLiteral("fast"), 60, 100.0, 0);
-    c.record(QStringLiteral("slow"), 20, 100.0, 40.0);
+    for (int i = 0; i < ThroughputBalancer::kMinToJudge; ++i) {
+        c.record(QStringLiteral("fast"), 60, 100.0, 0);
+        c.record(QStringLiteral("slow"), 20, 100.0, 40.0);
+    }
     const auto withComm = c.split(64, ids);
     QCOMPARE(withComm[0] + withComm[1], 64);
     QVERIFY(withComm[1] < 16 && withComm[1] > 0);
-    // Overhead longer than the whole step: left out (it would only slow the step down).
+    // Overhead longer than the whole step, measured again and again: left out (it would only
+    // slow the step down).
     ThroughputBalancer d;
-    d.record(QStringLiteral("fast"), 60, 100.0, 0);
-    d.record(QStringLiteral("slow"), 20, 100.0, 500.0);
+    for (int i = 0; i < ThroughputBalancer::kMinToJudge; ++i) {
+        d.record(QStringLiteral("fast"), 60, 100.0, 0);
+        d.record(QStringLiteral("slow"), 20, 100.0, 500.0);
+    }
     QCOMPARE(d.split(64, ids), (std::vector<int64_t>{64, 0}));
     // A memory cap moves the excess to the others; the total always holds.
     QCOMPARE(b.split(64, ids, {40, 0}), (std::vector<int64_t>{40, 24}));
     QCOMPARE(b.split(1, ids)[0] + b.split(1, ids)[1], 1);
     QCOMPARE(b.split(7, {QStringLiteral("solo")}), (std::vector<int64_t>{7}));
-    // Smoothing: one outlier measurement moves the estimate part of the way.
-    b.record(QStringLiteral("fast"), 60, 1000.0, 0); // a slow step: 60 samples/s
-    QVERIFY(b.speed(QStringLiteral("fast")) < 600 && b.speed(QStringLiteral("fast")) > 300);
+    // A real change in speed is followed within a few steps.
+    for (int i = 0; i < ThroughputBalancer::kWindow; ++i)
+        b.record(QStringLiteral("fast"), 60, 200.0, 0); // now 300 samples/s
+    QCOMPARE(b.speed(QStringLiteral("fast")), 300.0);
+}
+
+void TestEngine::balancerIsNotFooledByOneStall() {
+    const std::vector<QString> ids{QStringLiteral("desktop"), QStringLiteral("laptop")};
+    ThroughputBalancer b;
+    for (int i = 0; i < 6; ++i) {
+        b.record(QStringLiteral("desktop"), 48, 100.0, 5.0);
+        b.record(QStringLiteral("laptop"), 16, 100.0, 5.0);
+    }
+    const std::vector<int64_t> before = b.split(64, ids);
+    QVERIFY(before[1] > 0);
+    // The laptop's lid closed for 30 s in the middle of a step: that step's round trip, less
+    // its compute, is 30 s. It is a stall, not what moving the weights costs.
+    b.record(QStringLiteral("laptop"), 16, 100.0, 30000.0);
+    QCOMPARE(b.split(64, ids), before);
+    QVERIFY(b.overheadMs(QStringLiteral("laptop")) < 10.0);
+    // Frozen in the middle of its compute instead: one slow compute does not halve its share.
+    b.record(QStringLiteral("laptop"), 16, 30000.0, 5.0);
+    QCOMPARE(b.split(64, ids), before);
+    // One measurement of a slow link is not enough to leave a new worker out either.
+    ThroughputBalancer fresh;
+    fresh.record(QStringLiteral("desktop"), 48, 100.0, 5.0);
+    fresh.record(QStringLiteral("laptop"), 16, 100.0, 9120.0);
+    QVERIFY(fresh.split(64, ids)[1] > 0);
+}
+
+void TestEngine::damagedTorchScriptIsRefused() {
+    // A TorchScript archive is a zip of stored and deflated entries; LibTorch checks none of
+    // their CRCs, so a flipped bit in a weight would load and train silently.
+    const QByteArray good = saveScriptModule(zoo("mlp"));
+    QVERIFY(verifyZipArchive(good, QStringLiteral("model.pt")).ok());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("model.pt"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(good);
+    f.close();
+    auto loaded = loadScriptModule(path);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.ok() ? QString() : loaded.error().message));
+    const auto reference = modelTensors(*loaded).params;
+
+    // 50 random single-byte changes anywhere in the file: each is refused with a message that
+    // names the file, or (a byte no entry's content depends on) loads exactly the same weights.
+    QRandomGenerator rng(7);
+    int refused = 0;
+    for (int i = 0; i < 50; ++i) {
+        QByteArray bad = good;
+        const auto at = qsizetype(rng.bounded(int(bad.size())));
+        bad[at] = char(bad[at] ^ char(1 + rng.bounded(255)));
+        auto m = loadScriptModule(bad, QStringLiteral("model.pt"));
+        if (!m) {
+            ++refused;
+            QVERIFY2(m.error().message.contains(QStringLiteral("model.pt")),
+                     qPrintable(m.error().message));
+            QVERIFY2(!m.error().message.contains(QStringLiteral("learning rate")),
+                     qPrintable(m.error().message));
+            continue;
+        }
+        const auto params = modelTensors(*m).params;
+        QCOMPARE(params.size(), reference.size());
+        for (size_t p = 0; p < params.size(); ++p)
+            QVERIFY2(at::equal(params[p], reference[p]),
+                     qPrintable(QStringLiteral("byte %1 changed a weight silently").arg(at)));
+    }
+    QVERIFY(refused > 0);
+    // The weights are the bulk of the file: a change inside them is always refused, with the
+    // entry named. The first stored weight tensor (data/0) holds the first layer's weights.
+    const auto u16 = [&](qsizetype at) {
+        return qsizetype(uchar(good[at])) | (qsizetype(uchar(good[at + 1])) << 8);
+    };
+    QByteArray flipped = good;
+    const qsizetype name = good.indexOf("data/0");
+    QVERIFY(name > 30);
+    // Its local header: the signature, 26 bytes of fields, then the name.
+    const qsizetype header = good.lastIndexOf("PK\x03\x04", name);
+    QCOMPARE(header + 30 + u16(header + 26), name + 6);
+    const qsizetype data0 = header + 30 + u16(header + 26) + u16(header + 28);
+    flipped[data0] = char(flipped[data0] ^ 0x40);
+    const Status st = verifyZipArchive(flipped, QStringLiteral("model.pt"));
+    QVERIFY(!st.ok());
+    QCOMPARE(st.error().code, ErrorCode::Corrupt);
+    QVERIFY2(st.error().message.contains(QStringLiteral("CRC")), qPrintable(st.error().message));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(flipped);
+    f.close();
+    auto fromFile = loadScriptModule(path);
+    QVERIFY(!fromFile.ok());
+    QVERIFY2(fromFile.error().message.contains(path), qPrintable(fromFile.error().message));
+    // Truncated at any length: refused.
+    for (qsizetype n : {qsizetype(0), qsizetype(21), good.size() / 2, good.size() - 1})
+        QVERIFY(!verifyZipArchive(good.left(n), QStringLiteral("model.pt")).ok());
+}
+
+void TestEngine::runDescriptionNumbersKeepTheirRange() {
+    // Seconds that do not fit in an int once made milliseconds used to wrap to 704 ms.
+    auto r = RunConfig::fromJson(QJsonObject{{QStringLiteral("worker_timeout"), 4294968}});
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.contains(QStringLiteral("worker_timeout")) &&
+                 r.error().message.contains(QStringLiteral("between 1 and 86400")) &&
+                 r.error().message.contains(QStringLiteral("4294968")),
+             qPrintable(r.error().message));
+    // 2^32 + 1 epochs used to be reported as -2147483648.
+    r = RunConfig::fromJson(QJsonObject{{QStringLiteral("epochs"), 4294967297.0}});
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.contains(QStringLiteral("4294967297")),
+             qPrintable(r.error().message));
+    r = RunConfig::fromJson(QJsonObject{{QStringLiteral("batch"), 2.5}});
+    QVERIFY(!r.ok());
+    QVERIFY(r.error().message.contains(QStringLiteral("whole number")));
+    r = RunConfig::fromJson(QJsonObject{{QStringLiteral("lr"), 0}});
+    QVERIFY(!r.ok());
+    QVERIFY(r.error().message.contains(QStringLiteral("above 0")));
+    r = RunConfig::fromJson(QJsonObject{{QStringLiteral("seed"), -1}});
+    QVERIFY(!r.ok());
+    // The limits hold at their edges, and validate() applies the same table.
+    r = RunConfig::fromJson(
+        QJsonObject{{QStringLiteral("worker_timeout"), 86400}, {QStringLiteral("epochs"), 100000}});
+    QVERIFY2(r.ok(), qPrintable(r.ok() ? QString() : r.error().message));
+    QCOMPARE(r->workerTimeoutS, 86400);
+    RunConfig c;
+    c.joinTimeoutS = -5;
+    QVERIFY(!c.validate().ok());
+    // Every field of the table exists in the description written by toJson.
+    const QJsonObject written = RunConfig().toJson();
+    for (const RunField& f : runFields())
+        QVERIFY2(written.contains(QLatin1String(f.key)), f.key);
+}
+
+void TestEngine::threadsAreCappedPerCore() {
+    QString warning;
+    QCOMPARE(threadsFor(0, 2, &warning), 2);
+    QCOMPARE(threadsFor(8, 2, &warning), 8);
+    QVERIFY(warning.isEmpty());
+    QCOMPARE(threadsFor(1024, 2, &warning), 2);
+    QVERIFY2(warning.contains(QStringLiteral("1024")) &&
+                 warning.contains(QStringLiteral("using 2")),
+             qPrintable(warning));
 }
 
 QTEST_GUILESS_MAIN(TestEngine)

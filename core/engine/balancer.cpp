@@ -6,22 +6,31 @@
 
 namespace tandem {
 
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void push(std::vector<double>& window, double value) {
+    window.push_back(value);
+    if (int(window.size()) > ThroughputBalancer::kWindow)
+        window.erase(window.begin());
+}
+
+} // namespace
+
 void ThroughputBalancer::record(const QString& worker, int64_t samples, double computeMs,
                                 double overheadMs) {
-    if (samples <= 0 || !(computeMs > 0))
+    if (samples <= 0 || !(computeMs > 0) || !std::isfinite(overheadMs))
         return;
     Stats& s = m_stats[worker];
-    const double speed = double(samples) / (computeMs / 1000.0);
-    // The first measurement stands alone; later ones are smoothed so one noisy step does not
-    // swing the split.
-    if (s.samples == 0) {
-        s.speed = speed;
-        s.overheadMs = std::max(0.0, overheadMs);
-    } else {
-        s.speed += m_alpha * (speed - s.speed);
-        s.overheadMs += m_alpha * (std::max(0.0, overheadMs) - s.overheadMs);
-    }
-    ++s.samples;
+    push(s.speeds, double(samples) / (computeMs / 1000.0));
+    push(s.overheadMs, std::max(0.0, overheadMs));
+    s.speed = median(s.speeds);
+    s.overhead = median(s.overheadMs);
 }
 
 double ThroughputBalancer::speed(const QString& worker) const {
@@ -29,7 +38,7 @@ double ThroughputBalancer::speed(const QString& worker) const {
 }
 
 double ThroughputBalancer::overheadMs(const QString& worker) const {
-    return m_stats.value(worker).overheadMs;
+    return m_stats.value(worker).overhead;
 }
 
 std::vector<int64_t> ThroughputBalancer::split(int64_t batch, const std::vector<QString>& workers,
@@ -50,7 +59,8 @@ std::vector<int64_t> ThroughputBalancer::split(int64_t batch, const std::vector<
         const auto it = m_stats.constFind(workers[i]);
         if (it != m_stats.constEnd() && it->speed > 0) {
             v[i] = it->speed;
-            o[i] = it->overheadMs / 1000.0;
+            // Too few measurements to tell a slow link from one slow step: no overhead yet.
+            o[i] = int(it->overheadMs.size()) >= kMinToJudge ? it->overhead / 1000.0 : 0.0;
             sum += v[i];
             ++measured;
         }

@@ -10,14 +10,20 @@ namespace tandem {
 
 // Splits each step's global batch among workers so that they finish together. Each worker's
 // time for b samples is modelled as overhead + b / speed, where speed (samples per second of
-// compute) and overhead (communication and fixed costs per step) are smoothed measurements.
-// Equal finish times then give b_i = (T - overhead_i) * speed_i with sum(b_i) = B. A worker
-// whose overhead alone exceeds T gets nothing this step: it would only make the step longer.
-// Until a worker has been measured it is assumed to be as fast as the average.
+// compute) and overhead (communication and fixed costs per step) are the medians of the last
+// few measurements. Equal finish times then give b_i = (T - overhead_i) * speed_i with
+// sum(b_i) = B. A worker whose overhead alone exceeds T gets nothing this step: it would only
+// make the step longer. Until a worker has been measured it is assumed to be as fast as the
+// average.
+//
+// Medians, not running averages: a laptop whose lid closed for 30 s returns one step that
+// took 30 s. That is a stall, not what moving its weights costs, and an average would carry it
+// for dozens of steps and leave the worker out of the run. A median ignores it, and a worker
+// is judged by its overhead only once it has been measured kMinToJudge times.
 class ThroughputBalancer {
 public:
-    explicit ThroughputBalancer(double smoothing = 0.3)
-        : m_alpha(smoothing) {}
+    static constexpr int kWindow = 5;
+    static constexpr int kMinToJudge = 3;
 
     void record(const QString& worker, int64_t samples, double computeMs, double overheadMs);
     void forget(const QString& worker) { m_stats.remove(worker); }
@@ -32,11 +38,11 @@ public:
 
 private:
     struct Stats {
-        double speed = 0;
-        double overheadMs = 0;
-        int samples = 0;
+        std::vector<double> speeds;     // the last kWindow measurements, oldest first
+        std::vector<double> overheadMs; // likewise
+        double speed = 0;               // their medians
+        double overhead = 0;
     };
-    double m_alpha;
     QHash<QString, Stats> m_stats;
 };
 

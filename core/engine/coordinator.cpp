@@ -3,6 +3,7 @@
 // is the whole of a one-machine run; the distributed run reuses it with remote links.
 
 #include "balancer.h"
+#include "files.h"
 #include "hub.h"
 #include "optimizer.h"
 #include "runcheckpoint.h"
@@ -32,8 +33,7 @@ Q_LOGGING_CATEGORY(lcTrain, "tandem.train")
 namespace tandem {
 
 int setTorchThreads(int threads) {
-    const int n = threads > 0 ? threads : std::max(1, QThread::idealThreadCount());
-    at::set_num_threads(n);
+    at::set_num_threads(threadsFor(threads, QThread::idealThreadCount(), nullptr));
     return at::get_num_threads();
 }
 
@@ -154,6 +154,9 @@ struct Member {
 // Steps between re-measurements of a worker the balancer left out.
 constexpr int64_t kProbeEvery = 50;
 
+// metrics.jsonl: each line reaches the file as it is written (it is small), so a run that is
+// killed keeps its log up to the last step. A failed write is reported once, with the reason;
+// training goes on, since the checkpoint, not the log, is what a resume needs.
 class MetricsLog {
 public:
     bool open(const QString& path, bool append) {
@@ -162,16 +165,25 @@ public:
                            (append ? QIODevice::Append : QIODevice::Truncate));
     }
     void write(const QJsonObject& o) {
-        if (m_file.isOpen())
-            m_file.write(QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n');
+        if (!m_file.isOpen() || m_failed)
+            return;
+        const QByteArray line = QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
+        if (m_file.write(line) != line.size() || !m_file.flush()) {
+            m_failed = true;
+            m_error = writeError(m_file.fileName(), line.size(), m_file.errorString()).message;
+        }
     }
-    void flush() {
-        if (m_file.isOpen())
-            m_file.flush();
+    // The first write error, once; empty when there is none to report.
+    QString takeError() {
+        QString e;
+        e.swap(m_error);
+        return e;
     }
 
 private:
     QFile m_file;
+    bool m_failed = false;
+    QString m_error;
 };
 
 } // namespace
@@ -206,6 +218,10 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         return st.error();
     if (cfg.outDir.isEmpty())
         return makeError(ErrorCode::InvalidArgument, QStringLiteral("no output folder given"));
+    QString threadWarning;
+    (void)threadsFor(cfg.threads, QThread::idealThreadCount(), &threadWarning);
+    if (!threadWarning.isEmpty())
+        obs.onMessage(threadWarning);
     const int threads = setTorchThreads(cfg.threads);
 
     auto loaded = loadDataset(cfg.data);
@@ -435,7 +451,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                       .arg(threads)
                       .arg(members.size()));
 
-    auto saveCheckpoint = [&]() -> Status {
+    auto saveCheckpointNow = [&]() -> Status {
         state.epoch = sampler.epoch();
         state.position = sampler.position();
         state.epochLossSum = epochAcc.lossSum;
@@ -443,6 +459,24 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         state.epochSamples = epochAcc.samples;
         state.epochSteps = epochAcc.steps;
         return writeRunCheckpoint(ckptPath, module, optimizer, state);
+    };
+    // The step of the newest checkpoint on disk. A checkpoint that cannot be written (a full
+    // disk) never replaces it: QSaveFile renames only a complete file.
+    int64_t savedStep = ckpt ? ckpt->state.step : -1;
+    auto saveCheckpoint = [&]() -> Status {
+        if (auto st = saveCheckpointNow(); !st)
+            return makeError(st.error().code,
+                             savedStep >= 0
+                                 ? QStringLiteral("%1. The checkpoint of step %2 in %3 is kept; "
+                                                  "resume from it with --resume")
+                                       .arg(st.error().message)
+                                       .arg(savedStep)
+                                       .arg(ckptPath)
+                                 : QStringLiteral("%1. No checkpoint of this run was written "
+                                                  "yet")
+                                       .arg(st.error().message));
+        savedStep = state.step;
+        return success();
     };
     auto shutdown = [&](const QString& reason) {
         if (hub)
@@ -481,13 +515,17 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                                  .arg(cfg.lr));
         }
         log.write(sm.toJson());
+        if (const QString e = log.takeError(); !e.isEmpty())
+            obs.onMessage(QStringLiteral("%1; training goes on, but metrics.jsonl misses the "
+                                         "steps from %2 on")
+                              .arg(e)
+                              .arg(state.step));
         obs.onStep(sm);
         if (cfg.checkpointEvery > 0 && state.step % cfg.checkpointEvery == 0) {
             if (auto st = saveCheckpoint(); !st) {
                 shutdown(QStringLiteral("the run failed"));
                 return st.error();
             }
-            log.flush();
         }
         return success();
     };
@@ -624,6 +662,8 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                 auto r = m.link->wait();
                 if (!r) {
                     m.alive = false;
+                    m.stats.status = WorkerSummary::Status::Dropped;
+                    m.stats.reason = r.error().message;
                     obs.onMessage(QStringLiteral("dropped %1: %2; its samples go to the others")
                                       .arg(m.stats.name, r.error().message));
                     returned.push_back(std::move(o.indices));
@@ -821,6 +861,8 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                     auto r = m.link->wait();
                     if (!r) {
                         m.alive = false;
+                        m.stats.status = WorkerSummary::Status::Dropped;
+                        m.stats.reason = r.error().message;
                         balancer.forget(m.stats.name);
                         obs.onMessage(
                             QStringLiteral(
@@ -952,7 +994,6 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         state.lastTestAccuracy = em.testAccuracy;
         state.lastTestLoss = em.testLoss;
         log.write(em.toJson());
-        log.flush();
         obs.onEpoch(em);
         lastEpoch = epochAcc;
         epochAcc = Accum{};
@@ -976,10 +1017,9 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
     try {
         module.eval();
         QSaveFile pt(QDir(cfg.outDir).filePath(QStringLiteral("model.pt")));
-        if (!pt.open(QIODevice::WriteOnly) || pt.write(saveScriptModule(module)) < 0 ||
-            !pt.commit())
-            return makeError(ErrorCode::Io, QStringLiteral("cannot write model.pt in %1: %2")
-                                                .arg(cfg.outDir, pt.errorString()));
+        const QByteArray archive = saveScriptModule(module);
+        if (!pt.open(QIODevice::WriteOnly) || pt.write(archive) != archive.size() || !pt.commit())
+            return writeError(pt.fileName(), archive.size(), pt.errorString());
         module.train();
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Runtime,
@@ -1017,6 +1057,12 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
         // A worker's own rate: samples over the time it computed. The run's rate is above.
         w.samplesPerS = w.computeS > 0 ? double(w.samples) / w.computeS : 0;
         w.leftOut = m.leftOut;
+        if (m.alive && m.leftOut) {
+            w.status = WorkerSummary::Status::LeftOut;
+            w.reason = QStringLiteral("moving the weights cost it %1 ms a step, more than its "
+                                      "share of the compute")
+                           .arg(balancer.overheadMs(w.name), 0, 'f', 0);
+        }
         (void)busy;
         if (m.remote) {
             ++remotes;
@@ -1030,7 +1076,6 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
     QJsonObject final = sum.toJson();
     final.insert(QStringLiteral("type"), QStringLiteral("summary"));
     log.write(final);
-    log.flush();
     return sum;
 }
 

@@ -1,3 +1,4 @@
+#include "files.h"
 #include "runcheckpoint.h"
 #include "scriptmodel.h"
 #include "training.h"
@@ -25,8 +26,7 @@ Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QS
     }
     QSaveFile f(out);
     if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("cannot write %1: %2").arg(out, f.errorString()));
+        return writeError(out, bytes.size(), f.errorString());
     return success();
 }
 

@@ -4,6 +4,8 @@
 
 #include <QJsonArray>
 
+#include <cmath>
+
 namespace tandem {
 
 namespace {
@@ -19,6 +21,80 @@ QJsonArray workersJson(const QList<WorkerStepStats>& ws) {
 }
 
 } // namespace
+
+const QList<RunField>& runFields() {
+    // The ranges are generous; what they exclude is what would overflow (a timeout in
+    // milliseconds must fit an int) or could not be meant (a learning rate of 1e6).
+    static const QList<RunField> fields = [] {
+        using C = RunConfig;
+        QList<RunField> f;
+        auto i32 = [&](const char* key, const char* option, double lo, double hi, int C::*m) {
+            RunField r{key, option, lo, hi};
+            r.i32 = m;
+            f << r;
+        };
+        auto i64 = [&](const char* key, const char* option, double lo, double hi, int64_t C::*m) {
+            RunField r{key, option, lo, hi};
+            r.i64 = m;
+            f << r;
+        };
+        auto f64 = [&](const char* key, const char* option, double lo, double hi, bool loOpen,
+                       double C::*m) {
+            RunField r{key, option, lo, hi, loOpen, false};
+            r.f64 = m;
+            f << r;
+        };
+        constexpr double kSteps = 1e12; // far beyond any run, exact in a double
+        i32("epochs", "epochs", 1, 100000, &C::epochs);
+        i32("batch", "batch", 1, 1 << 20, &C::batch);
+        f64("lr", "lr", 0, 100, true, &C::lr);
+        f64("momentum", "momentum", 0, 0.999999, false, &C::momentum);
+        // -1 stands for "the optimizer's default"; other negative values mean nothing.
+        f64("weight_decay", "weight-decay", -1, 1, false, &C::weightDecay);
+        i32("warmup_steps", "warmup-steps", 0, 1e9, &C::warmupSteps);
+        i32("threads", "threads", 0, 1024, &C::threads);
+        i64("limit_train", "limit-train", 0, kSteps, &C::limitTrain);
+        i64("limit_test", "limit-test", 0, kSteps, &C::limitTest);
+        i64("max_steps", "max-steps", 0, kSteps, &C::maxSteps);
+        i32("checkpoint_every", "checkpoint-every", 0, 1e9, &C::checkpointEvery);
+        i32("eval_batch", "eval-batch", 1, 1 << 20, &C::evalBatch);
+        i32("staleness", "staleness", 0, 1000, &C::staleness);
+        i32("local_steps", "local-steps", 1, 10000, &C::localSteps);
+        f64("outer_lr", "outer-lr", 0, 10, true, &C::outerLr);
+        f64("outer_momentum", "outer-momentum", 0, 0.999, false, &C::outerMomentum);
+        i32("workers", "workers", 0, 256, &C::workers);
+        // Seconds; a day is longer than any laptop lid stays closed mid-run.
+        i32("worker_timeout", "worker-timeout", 1, 86400, &C::workerTimeoutS);
+        i32("join_timeout", "join-timeout", 0, 86400, &C::joinTimeoutS);
+        return f;
+    }();
+    return fields;
+}
+
+double RunField::get(const RunConfig& c) const {
+    return i32 ? double(c.*i32) : i64 ? double(c.*i64) : c.*f64;
+}
+
+Status RunField::set(RunConfig& c, double v, const QString& name) const {
+    const bool inRange = std::isfinite(v) && (loOpen ? v > lo : v >= lo) && v <= hi;
+    if (!inRange)
+        return makeError(
+            ErrorCode::InvalidArgument,
+            QStringLiteral("%1 must be %2 %3 and %4 (got %5)")
+                .arg(name, loOpen ? QStringLiteral("above") : QStringLiteral("between"),
+                     QString::number(lo), QString::number(hi), QString::number(v, 'g', 17)));
+    if (integer && v != std::floor(v))
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("%1 must be a whole number (got %2)")
+                             .arg(name, QString::number(v, 'g', 17)));
+    if (i32)
+        c.*i32 = int(v);
+    else if (i64)
+        c.*i64 = int64_t(v);
+    else
+        c.*f64 = v;
+    return success();
+}
 
 QJsonObject RunConfig::toJson() const {
     return QJsonObject{
@@ -88,36 +164,33 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
         dst = v.toString();
         return true;
     };
-    auto num = [&](const char* k, auto& dst) -> bool {
-        const QJsonValue v = o.value(QLatin1String(k));
-        if (v.isUndefined())
-            return true;
-        if (!v.isDouble())
-            return false;
-        using T = std::decay_t<decltype(dst)>;
-        if constexpr (std::is_floating_point_v<T>) {
-            dst = v.toDouble();
-        } else {
-            const double d = v.toDouble();
-            if (d != double(qint64(d)))
-                return false;
-            dst = static_cast<T>(d);
-        }
-        return true;
+    const auto wrongType = [](const QString& key, const char* expected) {
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("run description: \"%1\" has the wrong type (expected %2)")
+                             .arg(key, QLatin1String(expected)));
     };
-    QString seed;
-    const bool ok = str("model", c.model) && str("data", c.data) && num("epochs", c.epochs) &&
-                    num("batch", c.batch) && str("optimizer", c.optimizer) && num("lr", c.lr) &&
-                    num("momentum", c.momentum) && num("weight_decay", c.weightDecay) &&
-                    str("schedule", c.schedule) && num("warmup_steps", c.warmupSteps) &&
-                    num("threads", c.threads) && num("limit_train", c.limitTrain) &&
-                    num("limit_test", c.limitTest) && num("max_steps", c.maxSteps) &&
-                    num("checkpoint_every", c.checkpointEvery) && num("eval_batch", c.evalBatch) &&
-                    str("out", c.outDir) && str("mode", c.mode) && str("wire", c.wire) &&
-                    num("staleness", c.staleness) && num("local_steps", c.localSteps) &&
-                    num("outer_lr", c.outerLr) && num("outer_momentum", c.outerMomentum) &&
-                    str("listen", c.listen) && num("workers", c.workers) &&
-                    num("worker_timeout", c.workerTimeoutS) && num("join_timeout", c.joinTimeoutS);
+    for (const RunField& f : runFields()) {
+        const QString key = QLatin1String(f.key);
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined())
+            continue;
+        if (!v.isDouble())
+            return wrongType(key, "a number");
+        // The range is checked on the number as written, before it is narrowed to the field's
+        // type: 4294968 seconds must be refused, not wrapped into 704 ms.
+        if (auto st = f.set(c, v.toDouble(), QStringLiteral("run description: \"%1\"").arg(key));
+            !st)
+            return st.error();
+    }
+    for (const char* k :
+         {"model", "data", "optimizer", "schedule", "out", "mode", "wire", "listen"}) {
+        const QString key = QLatin1String(k);
+        if (!o.value(key).isUndefined() && !o.value(key).isString())
+            return wrongType(key, "text");
+    }
+    const bool ok = str("model", c.model) && str("data", c.data) && str("optimizer", c.optimizer) &&
+                    str("schedule", c.schedule) && str("out", c.outDir) && str("mode", c.mode) &&
+                    str("wire", c.wire) && str("listen", c.listen);
     const QJsonValue local = o.value(QStringLiteral("local_worker"));
     const QJsonValue invites = o.value(QStringLiteral("invites"));
     bool listsOk = true;
@@ -137,7 +210,9 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     }
     if (!ok || !listsOk)
         return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("run description: a value has the wrong type"));
+                         QStringLiteral("run description: a value has the wrong type (\"local_"
+                                        "worker\" takes true or false, \"invites\" a list of "
+                                        "at most 256 addresses)"));
     const QJsonValue s = o.value(QStringLiteral("seed"));
     if (s.isString()) {
         bool sok = false;
@@ -146,7 +221,12 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
             return makeError(ErrorCode::InvalidArgument,
                              QStringLiteral("run description: seed is not a whole number"));
     } else if (s.isDouble()) {
-        c.seed = static_cast<uint64_t>(s.toDouble());
+        const double d = s.toDouble();
+        if (!(d >= 0) || d > 9007199254740992.0 || d != std::floor(d))
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("run description: seed must be a whole number from 0 "
+                                            "to 2^53, or text for larger seeds"));
+        c.seed = static_cast<uint64_t>(d);
     } else if (!s.isUndefined()) {
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("run description: seed is not a whole number"));
@@ -162,55 +242,28 @@ Status RunConfig::validate() const {
         return bad(QStringLiteral("no model given"));
     if (data.isEmpty())
         return bad(QStringLiteral("no dataset given"));
-    if (epochs < 1 || epochs > 100000)
-        return bad(QStringLiteral("epochs must be between 1 and 100000 (got %1)").arg(epochs));
-    if (batch < 1 || batch > 1 << 20)
-        return bad(QStringLiteral("batch must be between 1 and 1048576 (got %1)").arg(batch));
+    for (const RunField& f : runFields()) {
+        RunConfig scratch;
+        if (auto st = f.set(scratch, f.get(*this), QLatin1String(f.key)); !st)
+            return st.error();
+    }
     if (optimizer != QLatin1String("sgd") && optimizer != QLatin1String("adam") &&
         optimizer != QLatin1String("adamw"))
         return bad(
             QStringLiteral("unknown optimizer \"%1\"; use sgd, adam or adamw").arg(optimizer));
-    if (!(lr > 0) || lr > 100)
-        return bad(
-            QStringLiteral("learning rate must be above 0 and at most 100 (got %1)").arg(lr));
-    if (momentum < 0 || momentum >= 1)
-        return bad(QStringLiteral("momentum must be in [0, 1) (got %1)").arg(momentum));
-    if (weightDecay > 1)
-        return bad(QStringLiteral("weight decay must be at most 1 (got %1)").arg(weightDecay));
     if (schedule != QLatin1String("constant") && schedule != QLatin1String("cosine"))
         return bad(QStringLiteral("unknown schedule \"%1\"; use constant or cosine").arg(schedule));
-    if (warmupSteps < 0)
-        return bad(QStringLiteral("warm-up steps cannot be negative"));
-    if (threads < 0 || threads > 1024)
-        return bad(QStringLiteral("threads must be between 0 (automatic) and 1024"));
-    if (limitTrain < 0 || limitTest < 0 || maxSteps < 0 || checkpointEvery < 0)
-        return bad(QStringLiteral("limits and step counts cannot be negative"));
-    if (evalBatch < 1)
-        return bad(QStringLiteral("the evaluation batch must be at least 1"));
     if (mode != QLatin1String("sync") && mode != QLatin1String("async") &&
         mode != QLatin1String("local-sgd"))
         return bad(QStringLiteral("unknown mode \"%1\"; use sync, async or local-sgd").arg(mode));
-    if (staleness < 0 || staleness > 1000)
-        return bad(QStringLiteral("the staleness bound must be between 0 and 1000"));
-    if (localSteps < 1 || localSteps > 10000)
-        return bad(QStringLiteral("local steps must be between 1 and 10000"));
-    if (!(outerLr > 0) || outerLr > 10 || outerMomentum < 0 || outerMomentum >= 1)
-        return bad(QStringLiteral(
-            "the outer learning rate must be in (0, 10] and its momentum in [0, 1)"));
     if (wire != QLatin1String("fp32") && wire != QLatin1String("fp16") &&
         wire != QLatin1String("bf16"))
         return bad(
             QStringLiteral("unknown wire precision \"%1\"; use fp32, fp16 or bf16").arg(wire));
-    if (workers < 0 || workers > 256)
-        return bad(QStringLiteral("workers must be between 0 and 256"));
     if (workers > 0 && listen.isEmpty())
         return bad(QStringLiteral("waiting for workers needs --listen HOST:PORT"));
     if (!localWorker && workers == 0)
         return bad(QStringLiteral("--no-local-worker needs --workers N with N at least 1"));
-    if (workerTimeoutS < 1)
-        return bad(QStringLiteral("the worker timeout must be at least 1 second"));
-    if (joinTimeoutS < 0)
-        return bad(QStringLiteral("the join timeout cannot be negative"));
     return success();
 }
 
@@ -244,6 +297,34 @@ QJsonObject EpochMetrics::toJson() const {
                        {QStringLiteral("test_accuracy"), testAccuracy}};
 }
 
+int threadsFor(int requested, int cores, QString* warning) {
+    cores = std::max(1, cores);
+    if (requested <= 0)
+        return cores;
+    if (requested > kMaxThreadsPerCore * cores) {
+        if (warning)
+            *warning = QStringLiteral("%1 threads is more than %2 per core on this machine's %3 "
+                                      "core(s), which only slows training down; using %3")
+                           .arg(requested)
+                           .arg(kMaxThreadsPerCore)
+                           .arg(cores);
+        return cores;
+    }
+    return requested;
+}
+
+QString WorkerSummary::statusName(Status s) {
+    switch (s) {
+    case Status::Active:
+        return QStringLiteral("active");
+    case Status::LeftOut:
+        return QStringLiteral("left-out");
+    case Status::Dropped:
+        return QStringLiteral("dropped");
+    }
+    return {};
+}
+
 QJsonObject RunSummary::toJson() const {
     QJsonArray ws;
     for (const WorkerSummary& w : workers)
@@ -255,7 +336,9 @@ QJsonObject RunSummary::toJson() const {
                               {QStringLiteral("communicate_s"), w.communicateS},
                               {QStringLiteral("wait_s"), w.waitS},
                               {QStringLiteral("bytes"), static_cast<qint64>(w.bytes)},
-                              {QStringLiteral("left_out"), w.leftOut}});
+                              {QStringLiteral("left_out"), w.leftOut},
+                              {QStringLiteral("status"), WorkerSummary::statusName(w.status)},
+                              {QStringLiteral("reason"), w.reason}});
     QJsonObject o{{QStringLiteral("model"), model},
                   {QStringLiteral("data"), data},
                   {QStringLiteral("dataset_hash"), datasetHash},

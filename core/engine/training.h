@@ -61,6 +61,26 @@ struct RunConfig {
     double effectiveWeightDecay() const;
 };
 
+// The numeric fields of a run description and the values each accepts. The command line
+// (--worker-timeout), the JSON run description ("worker_timeout") and validate() all read
+// this one table, so a value refused on one path is refused on the others with the same words.
+struct RunField {
+    const char* key;    // in the run description
+    const char* option; // on the command line, without "--"
+    double lo;
+    double hi;
+    bool loOpen = false; // lo itself is not allowed (a learning rate must be above 0)
+    bool integer = true; // a whole number
+    int RunConfig::*i32 = nullptr;
+    int64_t RunConfig::*i64 = nullptr;
+    double RunConfig::*f64 = nullptr;
+
+    double get(const RunConfig& c) const;
+    // Checks `v` against the range and stores it; the error names the field as `name`.
+    Status set(RunConfig& c, double v, const QString& name) const;
+};
+const QList<RunField>& runFields();
+
 struct WorkerStepStats {
     QString name;
     int64_t samples = 0;
@@ -95,8 +115,16 @@ struct EpochMetrics {
 };
 
 struct WorkerSummary {
+    // How the worker ended the run: still taking part, left out by the balancer (its
+    // communication cost more than its compute added), or dropped (it left, failed or went
+    // silent). `reason` says why for the last two.
+    enum class Status { Active, LeftOut, Dropped };
+    static QString statusName(Status s);
+
     QString name;
     QString device;
+    Status status = Status::Active;
+    QString reason;
     int64_t bytes = 0;    // sent and received on the wire
     bool leftOut = false; // the balancer stopped giving it work (communication too costly)
     int64_t samples = 0;
@@ -190,5 +218,12 @@ Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QS
 // Sets LibTorch's intra-op thread count (it defaults to one on some builds); 0 means one per
 // core. Returns the count in force.
 int setTorchThreads(int threads);
+
+// The LibTorch thread count to use for `requested` (0: one per core) on a machine with `cores`
+// cores. More than kMaxThreadsPerCore threads per core only makes the threads fight (1024 on
+// two cores ran 90 times slower): such a request is capped at one per core and `warning` says
+// so.
+constexpr int kMaxThreadsPerCore = 4;
+int threadsFor(int requested, int cores, QString* warning);
 
 } // namespace tandem

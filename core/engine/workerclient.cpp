@@ -19,6 +19,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
+#include <QThread>
 #include <QTimer>
 
 #include <thread>
@@ -412,6 +413,10 @@ private:
 } // namespace
 
 int runWorker(const WorkerOptions& options, const std::function<void(const QString&)>& log) {
+    QString threadWarning;
+    (void)threadsFor(options.threads, QThread::idealThreadCount(), &threadWarning);
+    if (!threadWarning.isEmpty())
+        log(threadWarning);
     setTorchThreads(options.threads);
     auto identity = Identity::loadOrCreate(options.home);
     if (!identity) {

@@ -20,6 +20,9 @@ public:
 
     explicit TrustStore(const QString& home);
 
+    // The trusted devices; an error names the file when it is damaged or unreadable.
+    Expected<QList<Entry>> load() const;
+    // The same, empty when the file is damaged (a damaged store trusts nobody).
     QList<Entry> entries() const;
     bool contains(const QString& deviceId) const;
     Status add(const QString& deviceId, const QString& name = {});
