@@ -29,6 +29,9 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
 fi
 
+# ccache keys on relative paths below the checkout, so another clone of it reuses the cache.
+CCACHE_BASEDIR="$(pwd)"
+export CCACHE_BASEDIR
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
 

@@ -56,32 +56,30 @@ Connection::Connection(QSslSocket* socket, QObject* parent)
     connect(m_socket, &QSslSocket::encrypted, this, &Connection::onEncrypted);
     connect(m_socket, &QSslSocket::readyRead, this, &Connection::onReadyRead);
     connect(m_socket, &QSslSocket::bytesWritten, this, &Connection::pump);
-    // Errors and disconnects are handled once the socket's own code has returned, never from
+    // A close or an error is acted on once the socket's own code has returned, never from
     // inside its signal. Qt's OpenSSL backend emits errorOccurred in the middle of a failed
     // handshake and goes on using its SSL object afterwards (to send the fatal alert); a slot
     // that disconnects the socket there makes the backend free that object under itself, and
     // the process dies in BIO_ctrl. Any stranger on the LAN could trigger that with one
     // 7-byte packet before authenticating.
     //
-    // A peer's last words (a Reject, a Bye) often arrive together with its close: whatever is
-    // buffered is read before the close is reported.
-    connect(
-        m_socket, &QSslSocket::disconnected, this,
-        [this] {
-            drain();
-            close(QStringLiteral("the peer closed the connection"));
-        },
-        Qt::QueuedConnection);
-    connect(
-        m_socket, &QSslSocket::errorOccurred, this,
-        [this](QAbstractSocket::SocketError e) {
-            drain();
-            if (e == QAbstractSocket::RemoteHostClosedError)
-                close(QStringLiteral("the peer closed the connection"));
-            else if (m_socket)
-                close(m_socket->errorString());
-        },
-        Qt::QueuedConnection);
+    // What is already buffered is read at once, though: a peer's last words (a Reject, a Bye)
+    // often arrive together with its close, and the buffer does not outlive the signal.
+    // Reading touches only that buffer, never the TLS session.
+    connect(m_socket, &QSslSocket::disconnected, this, [this] {
+        drain();
+        QMetaObject::invokeMethod(
+            this, [this] { close(QStringLiteral("the peer closed the connection")); },
+            Qt::QueuedConnection);
+    });
+    connect(m_socket, &QSslSocket::errorOccurred, this, [this](QAbstractSocket::SocketError e) {
+        drain();
+        const QString reason = e == QAbstractSocket::RemoteHostClosedError || !m_socket
+                                   ? QStringLiteral("the peer closed the connection")
+                                   : m_socket->errorString();
+        QMetaObject::invokeMethod(
+            this, [this, reason] { close(reason); }, Qt::QueuedConnection);
+    });
     connect(m_socket, &QSslSocket::sslErrors, this, [this](const QList<QSslError>& errors) {
         // With QueryPeer no chain is verified, so what remains are real failures.
         QStringList s;
