@@ -6,6 +6,7 @@
 #include "optimizer.h"
 #include "sampler.h"
 #include "scriptmodel.h"
+#include "torchcompat.h"
 #include "training.h"
 #include "worker.h"
 #include "ziparchive.h"
@@ -19,6 +20,7 @@
 #include <QThread>
 
 #include <ATen/Parallel.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
 #include <torch/cuda.h>
 
 #include <cmath>
@@ -78,6 +80,7 @@ private Q_SLOTS:
     void damagedTorchScriptIsRefused();
     void runDescriptionNumbersKeepTheirRange();
     void threadsAreCappedPerCore();
+    void trainsPastTheProfilingRuns();
 };
 
 void TestEngine::devices() {
@@ -611,6 +614,24 @@ void TestEngine::threadsAreCappedPerCore() {
     QVERIFY2(warning.contains(QStringLiteral("1024")) &&
                  warning.contains(QStringLiteral("using 2")),
              qPrintable(warning));
+}
+
+void TestEngine::trainsPastTheProfilingRuns() {
+    // LibTorch 2.x profiles a module's first runs and then optimizes its graph; with the
+    // TensorExpr fuser on, Debian 13's LibTorch 2.6 never finished compiling the fused kernel
+    // of the mlp's third step (a worker hung after two steps). Loading a model turns it off.
+    torch::jit::Module m = zoo("mlp");
+    QVERIFY(!torch::jit::tensorExprFuserEnabled());
+    m.train();
+    const at::Tensor x = at::rand({8, 1, 28, 28});
+    for (int step = 0; step < 10; ++step) {
+        for (const at::Tensor& p : modelTensors(m).params)
+            if (p.grad().defined())
+                p.mutable_grad().zero_();
+        const at::Tensor loss = m.forward({x}).toTensor().sum();
+        loss.backward();
+        QVERIFY(std::isfinite(loss.item<double>()));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestEngine)

@@ -1,6 +1,7 @@
 #include "scriptmodel.h"
 
 #include "files.h"
+#include "torchcompat.h"
 #include "ziparchive.h"
 
 #include <QCryptographicHash>
@@ -198,6 +199,7 @@ bool isZooModel(const QString& name) {
 }
 
 Expected<torch::jit::Module> buildZooModel(const QString& name, uint64_t seed) {
+    initTorchRuntime(); // every module Tandem runs is built or loaded here
     try {
         if (name == QLatin1String("mlp"))
             return buildMlp(seed);
@@ -215,6 +217,7 @@ Expected<torch::jit::Module> buildZooModel(const QString& name, uint64_t seed) {
 }
 
 Expected<torch::jit::Module> loadScriptModule(const QString& path) {
+    initTorchRuntime();
     if (!QFileInfo::exists(path))
         return makeError(ErrorCode::NotFound,
                          QStringLiteral("model file %1 does not exist").arg(path));
@@ -248,6 +251,7 @@ Expected<torch::jit::Module> loadScriptModule(const QString& path) {
 }
 
 Expected<torch::jit::Module> loadScriptModule(const QByteArray& archive, const QString& name) {
+    initTorchRuntime();
     if (auto st = verifyZipArchive(archive, name); !st)
         return st.error();
     try {
