@@ -182,7 +182,7 @@ Status readRunOptions(const QCommandLineParser& p, RunConfig& cfg) {
                 ErrorCode::InvalidArgument,
                 QStringLiteral("--%1: \"%2\" is not a %3")
                     .arg(name, v,
-                         f.integer ? QStringLiteral("whole number") : QStringLiteral("number")));
+                         f.integer() ? QStringLiteral("whole number") : QStringLiteral("number")));
         if (auto st = f.set(cfg, d, QStringLiteral("--") + name); !st)
             return st;
     }

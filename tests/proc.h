@@ -97,6 +97,25 @@ private:
     QByteArray m_err, m_out;
 };
 
+// Runs `tandem ARGS` to the end; returns its standard output, trimmed.
+inline QString tandemOutput(const QStringList& args) {
+    TandemProcess p(args);
+    p.finish();
+    return p.out().trimmed();
+}
+
+// What pairing leaves behind, without the ceremony: the node at `home` gets an identity and
+// it and the node `coordId` at `coordHome` trust each other. Returns `home`'s device ID.
+inline QString trustEachOther(const QString& coordHome, const QString& coordId,
+                              const QString& home) {
+    const QString id = tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home});
+    tandemOutput(
+        {QStringLiteral("trust"), QStringLiteral("add"), id, QStringLiteral("--home"), coordHome});
+    tandemOutput(
+        {QStringLiteral("trust"), QStringLiteral("add"), coordId, QStringLiteral("--home"), home});
+    return id;
+}
+
 inline int countLines(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))

@@ -19,12 +19,6 @@ using namespace tandem;
 
 namespace {
 
-QString run(const QStringList& args) {
-    TandemProcess p(args);
-    p.finish();
-    return p.out().trimmed();
-}
-
 QByteArray readAll(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
@@ -119,20 +113,14 @@ void TestDistributed::initTestCase() {
     QVERIFY(m_tmp.isValid());
     m_tiny = m_tmp.filePath(QStringLiteral("tiny"));
     testutil::writeIdxDataset(m_tiny, 2000, 500, true);
-    m_coordId = run({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    m_coordId = tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
     QVERIFY(isDeviceId(m_coordId));
-    for (const char* w : {"w1", "w2", "w3"}) {
-        const QString id = run({QStringLiteral("identity"), QStringLiteral("--home"), home(w)});
-        QVERIFY(isDeviceId(id));
-        run({QStringLiteral("trust"), QStringLiteral("add"), id, QStringLiteral("--home"),
-             home("coord")});
-        run({QStringLiteral("trust"), QStringLiteral("add"), m_coordId, QStringLiteral("--home"),
-             home(w)});
-    }
+    for (const char* w : {"w1", "w2", "w3"})
+        QVERIFY(isDeviceId(trustEachOther(home("coord"), m_coordId, home(w))));
     // "stranger" trusts the coordinator, but the coordinator does not know it.
-    run({QStringLiteral("identity"), QStringLiteral("--home"), home("stranger")});
-    run({QStringLiteral("trust"), QStringLiteral("add"), m_coordId, QStringLiteral("--home"),
-         home("stranger")});
+    tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("stranger")});
+    tandemOutput({QStringLiteral("trust"), QStringLiteral("add"), m_coordId,
+                  QStringLiteral("--home"), home("stranger")});
 }
 
 QStringList TestDistributed::coordinator(const QStringList& extra) const {
@@ -464,7 +452,7 @@ void TestDistributed::untrustedWorkerIsRefused() {
     QVERIFY(!c.waitForErr(QStringLiteral("refused .*not paired")).isEmpty());
     // A worker that does not trust the coordinator leaves by itself, saying why.
     const QString loner = home("loner");
-    run({QStringLiteral("identity"), QStringLiteral("--home"), loner});
+    tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), loner});
     TandemProcess* l = worker("loner", port, {QStringLiteral("--reconnect=0")});
     QVERIFY(l->finish());
     QCOMPARE(l->exitCode(), 1);
@@ -743,7 +731,8 @@ void TestDistributed::pairThroughServeThenTrain() {
     // Two fresh machines: one runs `tandem serve`, the other pairs with it by device ID found
     // on the LAN (loopback broadcast here), both confirm the code, and then they train.
     const QString desk = home("pair-desk"), lap = home("pair-laptop");
-    const QString deskId = run({QStringLiteral("identity"), QStringLiteral("--home"), desk});
+    const QString deskId =
+        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), desk});
     const QString dport = freeUdpPort();
     TandemProcess serve(serveArgs(desk, dport) << QStringLiteral("--name=desk"), true);
     QVERIFY(!serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
@@ -761,7 +750,8 @@ void TestDistributed::pairThroughServeThenTrain() {
     QVERIFY(pair.finish());
     QVERIFY2(pair.exitCode() == 0, qPrintable(pair.err()));
     QVERIFY(!serve.waitForErr(QStringLiteral("paired with laptop")).isEmpty());
-    QVERIFY(run({QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), desk})
+    QVERIFY(tandemOutput(
+                {QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), desk})
                 .contains(QStringLiteral("laptop")));
     // Now the laptop coordinates and the desk trains with it: no trust added by hand.
     const QString out = m_tmp.filePath(QStringLiteral("paired-run"));
@@ -798,19 +788,23 @@ void TestDistributed::rejectedCodePairsNothing() {
     QVERIFY(pair.finish());
     QCOMPARE(pair.exitCode(), 1);
     QVERIFY2(pair.err().contains(QStringLiteral("rejected the code")), qPrintable(pair.err()));
-    QVERIFY(run({QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), desk})
+    QVERIFY(tandemOutput(
+                {QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), desk})
                 .isEmpty());
-    QVERIFY(run({QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), lap})
+    QVERIFY(tandemOutput(
+                {QStringLiteral("trust"), QStringLiteral("list"), QStringLiteral("--home"), lap})
                 .isEmpty());
 }
 
 void TestDistributed::unpairingDropsAnOpenSession() {
     // A device removed from the trust store mid-run is dropped at once; the run goes on.
     const QString coord = home("revoke-coord"), w = home("revoke-w");
-    const QString cid = run({QStringLiteral("identity"), QStringLiteral("--home"), coord});
-    const QString wid = run({QStringLiteral("identity"), QStringLiteral("--home"), w});
-    run({QStringLiteral("trust"), QStringLiteral("add"), wid, QStringLiteral("--home"), coord});
-    run({QStringLiteral("trust"), QStringLiteral("add"), cid, QStringLiteral("--home"), w});
+    const QString cid = tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), coord});
+    const QString wid = tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), w});
+    tandemOutput(
+        {QStringLiteral("trust"), QStringLiteral("add"), wid, QStringLiteral("--home"), coord});
+    tandemOutput(
+        {QStringLiteral("trust"), QStringLiteral("add"), cid, QStringLiteral("--home"), w});
     const QString out = m_tmp.filePath(QStringLiteral("revoke"));
     TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
                      QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
@@ -824,7 +818,8 @@ void TestDistributed::unpairingDropsAnOpenSession() {
                           QStringLiteral("--threads=1"), QStringLiteral("--reconnect=0")});
     QVERIFY(QTest::qWaitFor(
         [&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 20; }, 120000));
-    run({QStringLiteral("trust"), QStringLiteral("remove"), wid, QStringLiteral("--home"), coord});
+    tandemOutput(
+        {QStringLiteral("trust"), QStringLiteral("remove"), wid, QStringLiteral("--home"), coord});
     QVERIFY(worker.finish());
     QCOMPARE(worker.exitCode(), 1);
     QVERIFY2(worker.err().contains(QStringLiteral("was unpaired from this coordinator")),

@@ -24,12 +24,6 @@ using namespace tandem;
 
 namespace {
 
-QString run(const QStringList& args) {
-    TandemProcess p(args);
-    p.finish();
-    return p.out().trimmed();
-}
-
 QHostAddress attacker(int i) {
     return QHostAddress(QStringLiteral("127.0.%1.%2").arg(1 + i / 250).arg(2 + i % 250));
 }
@@ -123,14 +117,9 @@ void TestHostile::initTestCase() {
     m_tiny = m_tmp.filePath(QStringLiteral("tiny"));
     testutil::writeIdxDataset(m_tiny, 2000, 500, true);
     const QString coordId =
-        run({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
     QVERIFY(isDeviceId(coordId));
-    const QString workerId = run({QStringLiteral("identity"), QStringLiteral("--home"), home("w")});
-    QVERIFY(isDeviceId(workerId));
-    run({QStringLiteral("trust"), QStringLiteral("add"), workerId, QStringLiteral("--home"),
-         home("coord")});
-    run({QStringLiteral("trust"), QStringLiteral("add"), coordId, QStringLiteral("--home"),
-         home("w")});
+    QVERIFY(isDeviceId(trustEachOther(home("coord"), coordId, home("w"))));
 }
 
 QStringList TestHostile::coordinator(const QStringList& extra) const {

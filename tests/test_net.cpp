@@ -43,6 +43,13 @@ private Q_SLOTS:
 
 private:
     Identity make(const QString& name);
+    // A client with a certificate connects from 127.0.0.1 and finishes its handshake.
+    bool pairedPeerGetsIn(Server& server) {
+        QSignalSpy accepted(&server, &Server::connectionSecured);
+        std::unique_ptr<Connection> client(
+            Connection::connectTo(QStringLiteral("127.0.0.1"), server.serverPort(), m_b));
+        return accepted.wait(20000);
+    }
     QTemporaryDir m_tmp;
     Identity m_a, m_b;
 };
@@ -219,12 +226,8 @@ void TestNet::unauthenticatedConnectionsAreCapped() {
     QCOMPARE(server.unauthenticated(), 3);
     QVERIFY(socks[0]->state() == QAbstractSocket::UnconnectedState);
     // A real peer gets in while the silent ones hold every slot.
-    QSignalSpy accepted(&server, &Server::connectionSecured);
-    Connection* client =
-        Connection::connectTo(QStringLiteral("127.0.0.1"), server.serverPort(), m_b, this);
-    QVERIFY(accepted.wait(20000));
+    QVERIFY(pairedPeerGetsIn(server));
     QVERIFY(server.refusedTotal() >= 4);
-    delete client;
 }
 
 void TestNet::floodFromOneAddressLeavesOthersAPath() {
@@ -243,11 +246,7 @@ void TestNet::floodFromOneAddressLeavesOthersAPath() {
     QTRY_COMPARE_WITH_TIMEOUT(server.unauthenticated(), 4, 20000);
     QTRY_COMPARE_WITH_TIMEOUT(server.refusedTotal(), qint64(6), 20000);
     // A peer from another address is not affected.
-    QSignalSpy accepted(&server, &Server::connectionSecured);
-    Connection* client =
-        Connection::connectTo(QStringLiteral("127.0.0.1"), server.serverPort(), m_b, this);
-    QVERIFY(accepted.wait(20000));
-    delete client;
+    QVERIFY(pairedPeerGetsIn(server));
 }
 
 void TestNet::silentConnectionsCloseEarly() {
@@ -263,11 +262,7 @@ void TestNet::silentConnectionsCloseEarly() {
     QVERIFY2(t.elapsed() < 9000, qPrintable(QString::number(t.elapsed())));
     QCOMPARE(server.unauthenticated(), 0);
     // A client that started its handshake is not cut off as silent while it completes.
-    QSignalSpy accepted(&server, &Server::connectionSecured);
-    Connection* client =
-        Connection::connectTo(QStringLiteral("127.0.0.1"), server.serverPort(), m_b, this);
-    QVERIFY(accepted.wait(20000));
-    delete client;
+    QVERIFY(pairedPeerGetsIn(server));
 }
 
 void TestNet::damagedTrustStoreTrustsNobodyAndIsKept() {

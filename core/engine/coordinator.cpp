@@ -32,8 +32,8 @@ Q_LOGGING_CATEGORY(lcTrain, "tandem.train")
 
 namespace tandem {
 
-int setTorchThreads(int threads) {
-    at::set_num_threads(threadsFor(threads, QThread::idealThreadCount(), nullptr));
+int setTorchThreads(int threads, QString* warning) {
+    at::set_num_threads(threadsFor(threads, QThread::idealThreadCount(), warning));
     return at::get_num_threads();
 }
 
@@ -219,10 +219,9 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
     if (cfg.outDir.isEmpty())
         return makeError(ErrorCode::InvalidArgument, QStringLiteral("no output folder given"));
     QString threadWarning;
-    (void)threadsFor(cfg.threads, QThread::idealThreadCount(), &threadWarning);
+    const int threads = setTorchThreads(cfg.threads, &threadWarning);
     if (!threadWarning.isEmpty())
         obs.onMessage(threadWarning);
-    const int threads = setTorchThreads(cfg.threads);
 
     auto loaded = loadDataset(cfg.data);
     if (!loaded)

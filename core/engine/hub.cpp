@@ -141,6 +141,8 @@ HubSession::HubSession(CoordinatorHub* hub, Connection* connection)
                    QStringLiteral("device %1 was unpaired from this coordinator")
                        .arg(m_conn->peerId()));
     });
+    // The session exists only for a device that was trusted when it connected (onSecured).
+    m_trustCheck.start();
 }
 
 void HubSession::refuse(wire::RejectCode code, const QString& message) {
@@ -162,13 +164,6 @@ void HubSession::onMessage(const wire::Message& m) {
                                                       h->appVersion, QStringLiteral("worker"));
             !why.isEmpty()) {
             refuse(wire::RejectCode::Version, why);
-            return;
-        }
-        if (!TrustStore(cfg.home).contains(m_conn->peerId())) {
-            refuse(wire::RejectCode::Untrusted,
-                   QStringLiteral("device %1 (%2) is not paired with this coordinator; pair the "
-                                  "two machines, or run 'tandem trust add %1' on the coordinator")
-                       .arg(m_conn->peerId(), h->displayName));
             return;
         }
         if (h->role != QLatin1String("worker")) {
@@ -193,7 +188,6 @@ void HubSession::onMessage(const wire::Message& m) {
         spec.trainSamples = cfg.trainSamples;
         m_conn->send(spec);
         m_state = State::AwaitReady;
-        m_trustCheck.start();
         return;
     }
     case State::AwaitReady: {

@@ -40,7 +40,7 @@ const QList<RunField>& runFields() {
         };
         auto f64 = [&](const char* key, const char* option, double lo, double hi, bool loOpen,
                        double C::*m) {
-            RunField r{key, option, lo, hi, loOpen, false};
+            RunField r{key, option, lo, hi, loOpen};
             r.f64 = m;
             f << r;
         };
@@ -75,18 +75,24 @@ double RunField::get(const RunConfig& c) const {
     return i32 ? double(c.*i32) : i64 ? double(c.*i64) : c.*f64;
 }
 
-Status RunField::set(RunConfig& c, double v, const QString& name) const {
+Status RunField::check(double v, const QString& name) const {
     const bool inRange = std::isfinite(v) && (loOpen ? v > lo : v >= lo) && v <= hi;
     if (!inRange)
         return makeError(
             ErrorCode::InvalidArgument,
-            QStringLiteral("%1 must be %2 %3 and %4 (got %5)")
-                .arg(name, loOpen ? QStringLiteral("above") : QStringLiteral("between"),
-                     QString::number(lo), QString::number(hi), QString::number(v, 'g', 17)));
-    if (integer && v != std::floor(v))
+            (loOpen ? QStringLiteral("%1 must be above %2 and at most %3 (got %4)")
+                    : QStringLiteral("%1 must be between %2 and %3 (got %4)"))
+                .arg(name, QString::number(lo), QString::number(hi), QString::number(v, 'g', 17)));
+    if (integer() && v != std::floor(v))
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("%1 must be a whole number (got %2)")
                              .arg(name, QString::number(v, 'g', 17)));
+    return success();
+}
+
+Status RunField::set(RunConfig& c, double v, const QString& name) const {
+    if (auto st = check(v, name); !st)
+        return st;
     if (i32)
         c.*i32 = int(v);
     else if (i64)
@@ -135,35 +141,22 @@ QJsonObject RunConfig::toJson() const {
 
 Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     RunConfig c;
-    static const QStringList known = {
-        QStringLiteral("model"),        QStringLiteral("data"),
-        QStringLiteral("epochs"),       QStringLiteral("batch"),
-        QStringLiteral("optimizer"),    QStringLiteral("lr"),
-        QStringLiteral("momentum"),     QStringLiteral("weight_decay"),
-        QStringLiteral("schedule"),     QStringLiteral("warmup_steps"),
-        QStringLiteral("seed"),         QStringLiteral("threads"),
-        QStringLiteral("limit_train"),  QStringLiteral("limit_test"),
-        QStringLiteral("max_steps"),    QStringLiteral("checkpoint_every"),
-        QStringLiteral("eval_batch"),   QStringLiteral("out"),
-        QStringLiteral("mode"),         QStringLiteral("wire"),
-        QStringLiteral("staleness"),    QStringLiteral("local_steps"),
-        QStringLiteral("outer_lr"),     QStringLiteral("outer_momentum"),
-        QStringLiteral("listen"),       QStringLiteral("workers"),
-        QStringLiteral("local_worker"), QStringLiteral("worker_timeout"),
-        QStringLiteral("invites"),      QStringLiteral("join_timeout")};
+    // Text fields, read as they are; the numeric ones come from runFields().
+    using C = RunConfig;
+    static const std::pair<const char*, QString C::*> texts[] = {
+        {"model", &C::model},       {"data", &C::data},    {"optimizer", &C::optimizer},
+        {"schedule", &C::schedule}, {"out", &C::outDir},   {"mode", &C::mode},
+        {"wire", &C::wire},         {"listen", &C::listen}};
+    QStringList known = {QStringLiteral("seed"), QStringLiteral("local_worker"),
+                         QStringLiteral("invites")};
+    for (const auto& t : texts)
+        known << QLatin1String(t.first);
+    for (const RunField& f : runFields())
+        known << QLatin1String(f.key);
     for (auto it = o.constBegin(); it != o.constEnd(); ++it)
         if (!known.contains(it.key()))
             return makeError(ErrorCode::InvalidArgument,
                              QStringLiteral("run description: unknown key \"%1\"").arg(it.key()));
-    auto str = [&](const char* k, QString& dst) -> bool {
-        const QJsonValue v = o.value(QLatin1String(k));
-        if (v.isUndefined())
-            return true;
-        if (!v.isString())
-            return false;
-        dst = v.toString();
-        return true;
-    };
     const auto wrongType = [](const QString& key, const char* expected) {
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("run description: \"%1\" has the wrong type (expected %2)")
@@ -182,15 +175,14 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
             !st)
             return st.error();
     }
-    for (const char* k :
-         {"model", "data", "optimizer", "schedule", "out", "mode", "wire", "listen"}) {
-        const QString key = QLatin1String(k);
-        if (!o.value(key).isUndefined() && !o.value(key).isString())
-            return wrongType(key, "text");
+    for (const auto& [k, member] : texts) {
+        const QJsonValue v = o.value(QLatin1String(k));
+        if (v.isUndefined())
+            continue;
+        if (!v.isString())
+            return wrongType(QLatin1String(k), "text");
+        c.*member = v.toString();
     }
-    const bool ok = str("model", c.model) && str("data", c.data) && str("optimizer", c.optimizer) &&
-                    str("schedule", c.schedule) && str("out", c.outDir) && str("mode", c.mode) &&
-                    str("wire", c.wire) && str("listen", c.listen);
     const QJsonValue local = o.value(QStringLiteral("local_worker"));
     const QJsonValue invites = o.value(QStringLiteral("invites"));
     bool listsOk = true;
@@ -208,7 +200,7 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     } else if (!invites.isUndefined()) {
         listsOk = false;
     }
-    if (!ok || !listsOk)
+    if (!listsOk)
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("run description: a value has the wrong type (\"local_"
                                         "worker\" takes true or false, \"invites\" a list of "
@@ -242,11 +234,9 @@ Status RunConfig::validate() const {
         return bad(QStringLiteral("no model given"));
     if (data.isEmpty())
         return bad(QStringLiteral("no dataset given"));
-    for (const RunField& f : runFields()) {
-        RunConfig scratch;
-        if (auto st = f.set(scratch, f.get(*this), QLatin1String(f.key)); !st)
+    for (const RunField& f : runFields())
+        if (auto st = f.check(f.get(*this), QLatin1String(f.key)); !st)
             return st.error();
-    }
     if (optimizer != QLatin1String("sgd") && optimizer != QLatin1String("adam") &&
         optimizer != QLatin1String("adamw"))
         return bad(

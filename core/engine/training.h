@@ -70,13 +70,16 @@ struct RunField {
     double lo;
     double hi;
     bool loOpen = false; // lo itself is not allowed (a learning rate must be above 0)
-    bool integer = true; // a whole number
+    // The field; exactly one is set. Integer fields take whole numbers only.
     int RunConfig::*i32 = nullptr;
     int64_t RunConfig::*i64 = nullptr;
     double RunConfig::*f64 = nullptr;
 
+    bool integer() const { return f64 == nullptr; }
     double get(const RunConfig& c) const;
-    // Checks `v` against the range and stores it; the error names the field as `name`.
+    // Checks `v` against the range; the error names the field as `name`.
+    Status check(double v, const QString& name) const;
+    // Checks `v` and stores it.
     Status set(RunConfig& c, double v, const QString& name) const;
 };
 const QList<RunField>& runFields();
@@ -216,8 +219,8 @@ enum class ExportFormat { TorchScript, Safetensors };
 Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QString& out);
 
 // Sets LibTorch's intra-op thread count (it defaults to one on some builds); 0 means one per
-// core. Returns the count in force.
-int setTorchThreads(int threads);
+// core. Returns the count in force; `warning` receives threadsFor's, if any.
+int setTorchThreads(int threads, QString* warning = nullptr);
 
 // The LibTorch thread count to use for `requested` (0: one per core) on a machine with `cores`
 // cores. More than kMaxThreadsPerCore threads per core only makes the threads fight (1024 on

@@ -19,7 +19,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
-#include <QThread>
 #include <QTimer>
 
 #include <thread>
@@ -414,10 +413,9 @@ private:
 
 int runWorker(const WorkerOptions& options, const std::function<void(const QString&)>& log) {
     QString threadWarning;
-    (void)threadsFor(options.threads, QThread::idealThreadCount(), &threadWarning);
+    setTorchThreads(options.threads, &threadWarning);
     if (!threadWarning.isEmpty())
         log(threadWarning);
-    setTorchThreads(options.threads);
     auto identity = Identity::loadOrCreate(options.home);
     if (!identity) {
         log(identity.error().message);
