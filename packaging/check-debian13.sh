@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Builds Tandem in a Debian 13 (trixie) root, against the LibTorch 2.x and Qt 6.8 that Debian 13
+# ships, as a new user there would.
+#
+#   packaging/check-debian13.sh        LibTorch 2.6 (CPU): builds and runs the whole test suite
+#                                      with the README's command (packaging/quickstart.sh test)
+#   packaging/check-debian13.sh cuda   LibTorch 2.6 built for CUDA, with CUDA 12.4: builds with
+#                                      TANDEM_WITH_CUDA, then runs the test suite on the CPU
+#                                      (no GPU is needed, or used)
+#
+# The check runs on a clean clone of the checkout's HEAD: commit first. Needs root (asks sudo
+# otherwise), debootstrap and Debian's package mirror. The root is kept between runs in
+# $TANDEM_CHECK_ROOTS (default /var/cache/tandem-check), with its packages and its ccache, so a
+# second run builds in minutes; delete that folder to start over. The first CUDA run downloads
+# about 2.6 GB.
+set -euo pipefail
+mode=${1:-cpu}
+case "$mode" in
+cpu | cuda) ;;
+*)
+    echo "usage: $0 [cpu|cuda]" >&2
+    exit 2
+    ;;
+esac
+checkout=$(cd "$(dirname "$0")/.." && pwd)
+if [ "$(id -u)" -ne 0 ]; then
+    exec sudo TANDEM_CHECK_ROOTS="${TANDEM_CHECK_ROOTS:-}" "$0" "$@"
+fi
+
+cache=${TANDEM_CHECK_ROOTS:-/var/cache/tandem-check}
+root=$cache/trixie-$mode
+components=main
+[ "$mode" = cuda ] && components=main,contrib,non-free
+mkdir -p "$cache"
+exec 9>"$cache/.lock-$mode"
+flock -n 9 || {
+    echo "check-debian13: another $mode check is running (lock $cache/.lock-$mode)" >&2
+    exit 1
+}
+
+say() { printf '\n== %s\n' "$*"; }
+
+if [ ! -f "$root/.tandem-root" ]; then
+    command -v debootstrap >/dev/null || {
+        say "installing debootstrap"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap
+    }
+    # the Debian mirror this machine's apt already uses
+    mirror=${TANDEM_DEBIAN_MIRROR:-$({
+        grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'
+        grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'
+    } | grep -v security | grep '/debian/\?$' | head -n 1 || true)}
+    mirror=${mirror:-http://deb.debian.org/debian}
+    say "making a Debian 13 root in $root (from $mirror)"
+    rm -rf "$root.new"
+    debootstrap --variant=minbase --components="$components" trixie "$root.new" "$mirror" \
+        >"$cache/debootstrap-$mode.log" 2>&1 || {
+        echo "check-debian13: debootstrap failed; see $cache/debootstrap-$mode.log" >&2
+        exit 1
+    }
+    rm -rf "$root"
+    mv "$root.new" "$root"
+    touch "$root/.tandem-root"
+fi
+
+mounted=()
+cleanup() {
+    local m
+    for m in "${mounted[@]}"; do umount -l "$m" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+for m in proc sys dev; do
+    case $m in
+    proc) mount -t proc proc "$root/proc" ;;
+    *) mount --rbind "/$m" "$root/$m" && mount --make-rslave "$root/$m" ;;
+    esac
+    mounted=("$root/$m" "${mounted[@]}")
+done
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+
+rm -rf "$root/src"
+git clone -q "$checkout" "$root/src"
+say "checking $(git -C "$root/src" log -1 --format='%h %s') ($mode)"
+
+inroot() {
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI=true \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        CCACHE_DIR=/root/.ccache /bin/bash -c "$1"
+}
+
+if [ "$mode" = cpu ]; then
+    inroot 'cd /src && bash packaging/quickstart.sh test'
+    exit
+fi
+
+# The CUDA build. LibTorch's CUDA package depends on nvidia-cudnn, an installer that fetches
+# cuDNN from NVIDIA's servers while it is configured; without internet that fails and leaves
+# LibTorch unconfigured. A placeholder package stands in for it, and a stub libcudnn.so.9
+# (the library's name and symbol version, no code) lets the linker and the loader resolve the
+# name. Tandem never calls cuDNN itself; a real GPU machine installs the real one.
+inroot '
+set -e
+export DEBIAN_FRONTEND=noninteractive
+if ! dpkg-query -W -f="\${Status}" nvidia-cudnn 2>/dev/null | grep -q "install ok installed"; then
+    mkdir -p /tmp/cudnn-placeholder/DEBIAN
+    printf "%s\n" "Package: nvidia-cudnn" "Version: 9.99~placeholder" "Architecture: all" \
+        "Maintainer: Tandem <tandem@localhost>" \
+        "Description: placeholder for the cuDNN downloader (no cuDNN inside)" \
+        >/tmp/cudnn-placeholder/DEBIAN/control
+    dpkg-deb -b /tmp/cudnn-placeholder /tmp/nvidia-cudnn-placeholder.deb >/dev/null
+    dpkg -i /tmp/nvidia-cudnn-placeholder.deb
+fi
+packages="cmake ninja-build g++ ccache pkg-config git qt6-base-dev qt6-charts-dev
+  libqt6opengl6-dev libxkbcommon-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev
+  libtorch-cuda-dev nvidia-cuda-toolkit libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev
+  dataset-fashion-mnist python3-torch-cuda python3-numpy xvfb xauth fonts-noto-core fonts-noto-cjk
+  dpkg-dev file desktop-file-utils appstream binutils"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f="\${Status}" "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "Installing:$missing"
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends $missing
+fi
+'
+inroot 'bash /src/packaging/linux/cudnn-stub.sh /opt/cudnn-stub'
+inroot '
+set -e
+cd /src
+export CCACHE_BASEDIR=/src LD_LIBRARY_PATH=/opt/cudnn-stub
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_REQUIRE_CUDA=ON \
+    -DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,/opt/cudnn-stub \
+    -DCMAKE_SHARED_LINKER_FLAGS=-Wl,-rpath-link,/opt/cudnn-stub
+cmake --build build
+echo "== linked against:"
+ldd build/bin/tandem | grep -E "torch_cuda|cudart|cudnn" || true
+echo "== tandem devices --json (no GPU in this machine):"
+build/bin/tandem devices --json
+cd build && ctest --output-on-failure --parallel 2
+'
