@@ -107,6 +107,9 @@ int cmdDevices(const QStringList& args) {
     if (!parse(p, QStringLiteral("devices"), args, QStringLiteral("Lists compute devices."), &exit))
         return exit;
     const QList<DeviceInfo> devices = detectDevices();
+    // What was not found goes to stderr, so the JSON on stdout stays an array of devices.
+    for (const QString& note : deviceNotes())
+        printErr(note);
     if (p.isSet(QStringLiteral("json"))) {
         QJsonArray a;
         for (const DeviceInfo& d : devices)
@@ -242,6 +245,13 @@ int cmdTrain(const QStringList& args) {
     opt("outer-momentum", QStringLiteral("local-sgd: outer Nesterov momentum [0.9]."), "X");
     opt("wire", QStringLiteral("How tensors travel between machines: fp32, fp16 or bf16 [fp32]."),
         "PRECISION");
+    opt("precision",
+        QStringLiteral("What workers compute the forward pass in: fp32, or bf16/fp16 autocast "
+                       "where the device has it; weights stay fp32 [fp32]."),
+        "PRECISION");
+    opt("device",
+        QStringLiteral("This machine's device for training: cuda:N, mps or cpu [the best]."),
+        "DEVICE");
     opt("listen", QStringLiteral("Coordinate workers from other machines on this address."),
         "HOST:PORT");
     opt("workers", QStringLiteral("Remote workers to wait for before training starts [0]."), "N");
@@ -278,6 +288,7 @@ int cmdTrain(const QStringList& args) {
         cfg.workers = defaults.workers;
         cfg.invites = defaults.invites;
         cfg.localWorker = defaults.localWorker;
+        cfg.device = defaults.device;
     } else if (p.isSet(QStringLiteral("config"))) {
         const QString path = p.value(QStringLiteral("config"));
         auto bytes = readRegularFile(path, 1 << 20);
@@ -312,6 +323,8 @@ int cmdTrain(const QStringList& args) {
     str("out", cfg.outDir);
     str("mode", cfg.mode);
     str("wire", cfg.wire);
+    str("precision", cfg.precision);
+    str("device", cfg.device);
     str("listen", cfg.listen);
     cfg.home = p.value(QStringLiteral("home"));
     if (p.isSet(QStringLiteral("invite")))
@@ -468,6 +481,13 @@ int cmdWorker(const QStringList& args) {
     p.addOption({QStringLiteral("max-batch"),
                  QStringLiteral("The most samples this device takes per step [no limit]."),
                  QStringLiteral("N")});
+    p.addOption({QStringLiteral("device"),
+                 QStringLiteral("The device to compute on: cuda:N, mps or cpu [the best]."),
+                 QStringLiteral("DEVICE")});
+    p.addOption({QStringLiteral("devices"),
+                 QStringLiteral("One worker per device: all (every GPU), or a list such as "
+                                "cuda:0,cuda:1."),
+                 QStringLiteral("LIST")});
     int exit = kOk;
     if (!parse(p, QStringLiteral("worker"), args,
                QStringLiteral("Joins a coordinator's run and trains until it ends."), &exit))
@@ -484,6 +504,11 @@ int cmdWorker(const QStringList& args) {
     o.home = nodeHome(p.value(QStringLiteral("home")));
     o.cacheDir = p.value(QStringLiteral("cache"));
     o.name = p.value(QStringLiteral("name"));
+    if (p.isSet(QStringLiteral("device")) && p.isSet(QStringLiteral("devices")))
+        return fail(makeError(ErrorCode::InvalidArgument,
+                              QStringLiteral("give --device or --devices, not both")));
+    o.devices = p.isSet(QStringLiteral("devices")) ? p.value(QStringLiteral("devices"))
+                                                   : p.value(QStringLiteral("device"));
     OptionReader r{p, {}};
     r.read("threads", o.threads, 0, 1024);
     r.read("reconnect", o.reconnectSeconds, 0, 86400);

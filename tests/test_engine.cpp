@@ -4,6 +4,7 @@
 #include "balancer.h"
 #include "devices.h"
 #include "optimizer.h"
+#include "precision.h"
 #include "sampler.h"
 #include "scriptmodel.h"
 #include "torchcompat.h"
@@ -24,6 +25,7 @@
 #include <torch/cuda.h>
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace tandem;
 
@@ -41,6 +43,30 @@ torch::jit::Module zoo(const char* name, uint64_t seed = 0) {
     if (!m)
         qFatal("%s", qPrintable(m.error().message));
     return *m;
+}
+
+// n random 28x28 images with labels in 0..9, as a Fashion-MNIST stand-in.
+std::shared_ptr<const Dataset> randomImages(int64_t n, uint64_t seed = 1) {
+    auto d = std::make_shared<Dataset>();
+    d->sampleShape = {1, 28, 28};
+    QRandomGenerator rng{quint32(seed)};
+    d->u8.resize(size_t(n) * 784);
+    for (uint8_t& v : d->u8)
+        v = uint8_t(rng.bounded(256));
+    for (int64_t i = 0; i < n; ++i)
+        d->labels.push_back(int64_t(rng.bounded(10)));
+    return d;
+}
+
+std::vector<int64_t> iota(int64_t n) {
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+        v[size_t(i)] = i;
+    return v;
+}
+
+DeviceInfo cpuDevice() {
+    return detectDevices().last();
 }
 
 at::Tensor scalarParam(std::initializer_list<float> v) {
@@ -81,6 +107,14 @@ private Q_SLOTS:
     void runDescriptionNumbersKeepTheirRange();
     void threadsAreCappedPerCore();
     void trainsPastTheProfilingRuns();
+    void choosingDevices();
+    void mpsMemoryLimitsUnlessTheUserChose();
+    void bf16AutocastOnCpu();
+    void precisionFallsBackWithAReason();
+    void lossScalerSkipsOverflowAndGrows();
+    void fp16OverflowIsRecomputedNotApplied();
+    void outOfMemoryRetriesInHalves();
+    void balancerKeepsAMemoryCap();
 };
 
 void TestEngine::devices() {
@@ -632,6 +666,206 @@ void TestEngine::trainsPastTheProfilingRuns() {
         loss.backward();
         QVERIFY(std::isfinite(loss.item<double>()));
     }
+}
+
+void TestEngine::choosingDevices() {
+    DeviceInfo cuda0, cuda1, cpu;
+    cuda0.kind = cuda1.kind = QStringLiteral("cuda");
+    cuda1.index = 1;
+    cpu.kind = QStringLiteral("cpu");
+    const QList<DeviceInfo> two{cuda0, cuda1, cpu};
+    QCOMPARE(chooseDevice(two, {})->torchDevice(), QStringLiteral("cuda:0"));
+    QCOMPARE(chooseDevice(two, QStringLiteral("auto"))->torchDevice(), QStringLiteral("cuda:0"));
+    QCOMPARE(chooseDevice(two, QStringLiteral("cuda:1"))->torchDevice(), QStringLiteral("cuda:1"));
+    QCOMPARE(chooseDevice(two, QStringLiteral("CUDA"))->torchDevice(), QStringLiteral("cuda:0"));
+    QCOMPARE(chooseDevice(two, QStringLiteral("cpu"))->torchDevice(), QStringLiteral("cpu"));
+    // A device this machine lacks, and a name that is no device, are told apart.
+    auto missing = chooseDevice(two, QStringLiteral("cuda:2"));
+    QVERIFY(!missing);
+    QCOMPARE(missing.error().code, ErrorCode::InvalidArgument);
+    QVERIFY2(missing.error().message.contains(QLatin1String("cuda:0, cuda:1, cpu")),
+             qPrintable(missing.error().message));
+    auto typo = chooseDevice(two, QStringLiteral("gpu"));
+    QVERIFY(!typo);
+    QVERIFY(typo.error().message.contains(QLatin1String("unknown device")));
+    QVERIFY(!chooseDevice({cpu}, QStringLiteral("mps")));
+    // --devices all: every GPU, each a worker; the CPU only where there is no GPU.
+    auto all = chooseDevices(two, QStringLiteral("all"));
+    QCOMPARE(all->size(), 2);
+    QCOMPARE(all->at(1).torchDevice(), QStringLiteral("cuda:1"));
+    QCOMPARE(chooseDevices({cpu}, QStringLiteral("all"))->first().kind, QStringLiteral("cpu"));
+    QCOMPARE(chooseDevices(two, QStringLiteral("cuda:1,cpu"))->size(), 2);
+    QVERIFY(!chooseDevices(two, QStringLiteral("cuda:0,cuda:5")));
+    QVERIFY(!chooseDevices(two, QStringLiteral(",")));
+    // This machine: the CPU is always there.
+    QCOMPARE(chooseDevice(detectDevices(), QStringLiteral("cpu"))->kind, QStringLiteral("cpu"));
+}
+
+void TestEngine::mpsMemoryLimitsUnlessTheUserChose() {
+    const MpsMemoryDefaults d = mpsMemoryDefaults(nullptr, nullptr);
+    QCOMPARE(d.count, 2);
+    QCOMPARE(QByteArray(d.settings[0].name), QByteArray("PYTORCH_MPS_HIGH_WATERMARK_RATIO"));
+    // The low mark must stay at or below the high one, or MPS refuses to start.
+    QVERIFY(std::atof(d.settings[1].value) <= std::atof(d.settings[0].value));
+    QVERIFY(std::atof(d.settings[0].value) <= 1.0);
+    QCOMPARE(mpsMemoryDefaults("1.7", nullptr).count, 0);
+    QCOMPARE(mpsMemoryDefaults(nullptr, "0.5").count, 0);
+    QCOMPARE(mpsMemoryDefaults("", "").count, 2);
+}
+
+void TestEngine::bf16AutocastOnCpu() {
+    QVERIFY(autocastSupported(c10::DeviceType::CPU, at::kBFloat16, nullptr));
+    const at::Tensor a = at::rand({4, 8}), w = at::rand({3, 8});
+    {
+        AutocastScope scope(c10::DeviceType::CPU, at::kBFloat16);
+        QCOMPARE(at::linear(a, w).scalar_type(), at::kBFloat16);
+    }
+    QCOMPARE(at::linear(a, w).scalar_type(), at::kFloat); // the scope put things back
+
+    // A replica in bf16 computes fp32 gradients for its fp32 weights, close to fp32's own.
+    const torch::jit::Module m = zoo("mlp", 3);
+    auto data = randomImages(64);
+    ReplicaOptions bf16;
+    bf16.precision = Precision::Bf16;
+    ModelReplica full(cpuDevice(), m, data), half(cpuDevice(), m, data, bf16);
+    QCOMPARE(half.precision(), Precision::Bf16);
+    QVERIFY(half.precisionNote().isEmpty());
+    WorkRequest req;
+    req.indices = iota(64);
+    auto a32 = full.compute(req, QStringLiteral("fp32"));
+    auto a16 = half.compute(req, QStringLiteral("bf16"));
+    QVERIFY(a32 && a16);
+    for (size_t i = 0; i < a32->grads.size(); ++i) {
+        QCOMPARE(a16->grads[i].scalar_type(), at::kFloat);
+        const double rel = (a16->grads[i] - a32->grads[i]).norm().item<double>() /
+                           (a32->grads[i].norm().item<double>() + 1e-12);
+        QVERIFY2(rel < 0.05, qPrintable(QString::number(rel)));
+        QVERIFY(rel > 0); // bf16 really ran: its rounding shows
+    }
+    QVERIFY(std::abs(a16->lossSum - a32->lossSum) / a32->lossSum < 0.01);
+}
+
+void TestEngine::precisionFallsBackWithAReason() {
+    QString note;
+    QCOMPARE(effectivePrecision(Precision::Fp16, cpuDevice(), &note), Precision::Fp32);
+    QVERIFY2(note.contains(QLatin1String("fp16")) && note.contains(QLatin1String("fp32")),
+             qPrintable(note));
+    note.clear();
+    QCOMPARE(effectivePrecision(Precision::Bf16, cpuDevice(), &note), Precision::Bf16);
+    QVERIFY(note.isEmpty());
+    DeviceInfo turing;
+    turing.kind = QStringLiteral("cuda");
+    turing.name = QStringLiteral("GeForce RTX 2080");
+    turing.capability = QStringLiteral("7.5");
+    QCOMPARE(effectivePrecision(Precision::Bf16, turing, &note), Precision::Fp32);
+    QVERIFY2(note.contains(QLatin1String("7.5")), qPrintable(note));
+    QCOMPARE(effectivePrecision(Precision::Fp16, turing, &note), Precision::Fp16);
+    DeviceInfo mps;
+    mps.kind = QStringLiteral("mps");
+    std::string why;
+    const bool mpsHalf = autocastSupported(c10::DeviceType::MPS, at::kHalf, &why);
+    QCOMPARE(mpsHalf, bool(TANDEM_TORCH_AT_LEAST(2, 5)));
+    QCOMPARE(effectivePrecision(Precision::Fp16, mps, nullptr),
+             mpsHalf ? Precision::Fp16 : Precision::Fp32);
+    // The replica applies the same rule and keeps the reason for the log.
+    ReplicaOptions fp16;
+    fp16.precision = Precision::Fp16;
+    ModelReplica r(cpuDevice(), zoo("mlp"), randomImages(8), fp16);
+    QCOMPARE(r.precision(), Precision::Fp32);
+    QVERIFY(!r.precisionNote().isEmpty());
+    QVERIFY(precisionFromName(QStringLiteral("bf16")) == Precision::Bf16);
+    QVERIFY(!precisionFromName(QStringLiteral("fp8")));
+}
+
+void TestEngine::lossScalerSkipsOverflowAndGrows() {
+    LossScaler s;
+    QCOMPARE(s.scale(), 65536.0);
+    std::vector<at::Tensor> g{at::full({3}, 65536.0), at::full({2}, 131072.0)};
+    QVERIFY(s.unscale(g));
+    QVERIFY(at::allclose(g[0], at::ones({3})));
+    QVERIFY(at::allclose(g[1], at::full({2}, 2.0)));
+    std::vector<at::Tensor> bad{at::ones({3}), at::tensor(std::vector<float>{1.f, INFINITY})};
+    QVERIFY(!s.unscale(bad));
+    QCOMPARE(s.scale(), 32768.0);
+    std::vector<at::Tensor> nan{at::tensor(std::vector<float>{NAN})};
+    QVERIFY(!s.unscale(nan));
+    QCOMPARE(s.scale(), 16384.0);
+    for (int i = 0; i < LossScaler::kGrowthInterval - 1; ++i) {
+        std::vector<at::Tensor> ok{at::ones({1})};
+        QVERIFY(s.unscale(ok));
+    }
+    QCOMPARE(s.scale(), 16384.0);
+    std::vector<at::Tensor> ok{at::ones({1})};
+    QVERIFY(s.unscale(ok));
+    QCOMPARE(s.scale(), 32768.0); // 2000 good steps in a row double it
+}
+
+void TestEngine::fp16OverflowIsRecomputedNotApplied() {
+    // fp16 autocast needs a GPU, but the loss scaler's part of a step does not: a scale of
+    // 3e38 overflows even fp32. The replica must halve the scale and compute the same samples
+    // again until the gradients are finite, and return those, which equal the unscaled ones.
+    const torch::jit::Module m = zoo("mlp", 7);
+    auto data = randomImages(32);
+    ReplicaOptions huge;
+    huge.lossScale = 3e38;
+    ModelReplica plain(cpuDevice(), m, data), scaled(cpuDevice(), m, data, huge);
+    WorkRequest req;
+    req.indices = iota(32);
+    auto a = plain.compute(req, QStringLiteral("plain"));
+    auto b = scaled.compute(req, QStringLiteral("scaled"));
+    QVERIFY(a);
+    QVERIFY2(b, b ? "" : qPrintable(b.error().message));
+    QCOMPARE(b->samples, int64_t(32));
+    QVERIFY(std::abs(a->lossSum - b->lossSum) < 1e-4 * a->lossSum); // counted once
+    for (size_t i = 0; i < a->grads.size(); ++i) {
+        QVERIFY(at::isfinite(b->grads[i]).all().item<bool>());
+        QVERIFY(at::allclose(a->grads[i], b->grads[i], 1e-3, 1e-6));
+    }
+}
+
+void TestEngine::outOfMemoryRetriesInHalves() {
+    const torch::jit::Module m = zoo("mlp", 5);
+    auto data = randomImages(64);
+    ReplicaOptions small;
+    small.faultOomAbove = 20; // more than 20 samples at once fails as an allocator would
+    ModelReplica whole(cpuDevice(), m, data), parts(cpuDevice(), m, data, small);
+    WorkRequest req;
+    req.indices = iota(64);
+    auto a = whole.compute(req, QStringLiteral("whole"));
+    auto b = parts.compute(req, QStringLiteral("parts"));
+    QVERIFY(a);
+    QVERIFY2(b, b ? "" : qPrintable(b.error().message));
+    // 64 failed, then 32; 16 fits. The step is the same mean gradient over all 64 samples.
+    QCOMPARE(a->memoryCap, int64_t(0));
+    QCOMPARE(b->memoryCap, int64_t(16));
+    QCOMPARE(b->notes.size(), 2);
+    QVERIFY2(b->notes[0].contains(QLatin1String("64")) && b->notes[0].contains(QLatin1String("32")),
+             qPrintable(b->notes[0]));
+    QCOMPARE(b->samples, int64_t(64));
+    QVERIFY(std::abs(a->lossSum - b->lossSum) < 1e-3 * a->lossSum);
+    QCOMPARE(a->correct, b->correct);
+    for (size_t i = 0; i < a->grads.size(); ++i)
+        QVERIFY(at::allclose(a->grads[i], b->grads[i], 1e-4, 1e-6));
+    // Later steps start at the size that worked, with nothing more to say.
+    auto c = parts.compute(req, QStringLiteral("parts"));
+    QVERIFY(c);
+    QVERIFY(c->notes.isEmpty());
+    QCOMPARE(c->memoryCap, int64_t(16));
+}
+
+void TestEngine::balancerKeepsAMemoryCap() {
+    // A worker that ran out of memory at 64 and fits 32 never gets more than 32, however fast.
+    ThroughputBalancer b;
+    const std::vector<QString> ws{QStringLiteral("gpu"), QStringLiteral("cpu")};
+    for (int i = 0; i < 6; ++i) {
+        b.record(ws[0], 100, 10.0, 1.0);  // 10,000 samples/s
+        b.record(ws[1], 100, 100.0, 1.0); // 1,000 samples/s
+    }
+    const auto free = b.split(128, ws);
+    QVERIFY(free[0] > 100);
+    const auto capped = b.split(128, ws, {32, 0});
+    QCOMPARE(capped[0], int64_t(32));
+    QCOMPARE(capped[1], int64_t(96));
 }
 
 QTEST_GUILESS_MAIN(TestEngine)

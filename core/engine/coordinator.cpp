@@ -149,6 +149,17 @@ struct Member {
     bool alive = true;
     bool leftOut = false; // the balancer gives it no samples
     int64_t leftOutSince = 0;
+    // The most samples its device fit at once after it ran out of memory (0: it never did).
+    // The balancer never gives it more, so the share that failed is never tried again.
+    int64_t memoryCap = 0;
+
+    // The most samples this worker may take in one step (0: no limit).
+    int64_t cap() const {
+        const int64_t asked = remote ? remote->maxBatch() : 0;
+        if (asked > 0 && memoryCap > 0)
+            return std::min(asked, memoryCap);
+        return asked > 0 ? asked : memoryCap;
+    }
 };
 
 // Steps between re-measurements of a worker the balancer left out.
@@ -310,23 +321,49 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
     if (!log.open(QDir(cfg.outDir).filePath(QStringLiteral("metrics.jsonl")), ckpt.has_value()))
         return makeError(ErrorCode::Io,
                          QStringLiteral("cannot write metrics.jsonl in %1").arg(cfg.outDir));
-    // Workers: this machine's best device, unless told otherwise, and the remote workers that
-    // join through the hub. Both are WorkerLinks; the loop below does not tell them apart.
+    // Workers: this machine's best device, or the one the run names, and the remote workers
+    // that join through the hub. Both are WorkerLinks; the loop below does not tell them apart.
     const QList<DeviceInfo> devices = detectDevices();
     std::vector<Member> members;
     if (cfg.localWorker) {
+        auto device = chooseDevice(devices, cfg.device);
+        if (!device)
+            return device.error();
         try {
+            ReplicaOptions ro;
+            ro.innerOptimizer = ocfg;
+            ro.precision = precisionFromName(cfg.precision).value_or(Precision::Fp32);
+            auto local =
+                std::make_shared<LocalWorker>(QStringLiteral("local"), *device, module, train, ro);
+            if (!local->replica().precisionNote().isEmpty())
+                obs.onMessage(local->replica().precisionNote());
+            else if (ro.precision != Precision::Fp32)
+                obs.onMessage(QStringLiteral("computing in %1 autocast on %2, with fp32 weights")
+                                  .arg(cfg.precision, device->name));
             Member m;
-            m.link = std::make_shared<LocalWorker>(QStringLiteral("local"), devices.first(), module,
-                                                   train, ocfg);
+            m.link = std::move(local);
             m.stats.name = m.link->name();
-            m.stats.device = devices.first().name;
+            m.stats.device = device->name;
             members.push_back(std::move(m));
         } catch (const std::exception& e) {
-            return makeError(ErrorCode::Runtime, QStringLiteral("cannot start a worker on %1: %2")
-                                                     .arg(devices.first().name, firstLine(e)));
+            return makeError(
+                ErrorCode::Runtime,
+                QStringLiteral("cannot start a worker on %1: %2").arg(device->name, firstLine(e)));
         }
     }
+    // What a worker's result says beyond its gradient: its log lines, and a lower memory cap.
+    const auto noteResult = [&](Member& m, const WorkResult& r) {
+        for (const QString& n : r.notes)
+            obs.onMessage(QStringLiteral("%1: %2").arg(m.stats.name, n));
+        if (r.memoryCap > 0 && (m.memoryCap == 0 || r.memoryCap < m.memoryCap)) {
+            m.memoryCap = r.memoryCap;
+            if (r.notes.isEmpty()) // a remote worker: its own log has the details
+                obs.onMessage(QStringLiteral("%1 ran out of memory and retried in smaller parts; "
+                                             "it takes at most %2 samples per step from now on")
+                                  .arg(m.stats.name)
+                                  .arg(m.memoryCap));
+        }
+    };
     auto wire = wireDtypeFromName(cfg.wire);
     if (!wire)
         return wire.error();
@@ -668,6 +705,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                     returned.push_back(std::move(o.indices));
                     continue;
                 }
+                noteResult(m, *r);
                 const double rtt = double(wall.nsecsElapsed() - o.submittedNs) / 1e6;
                 m.stats.samples += r->samples;
                 m.stats.computeS += r->computeMs / 1e3;
@@ -783,7 +821,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                     if (members[w].alive) {
                         live.push_back(w);
                         names.push_back(members[w].stats.name);
-                        caps.push_back(members[w].remote ? members[w].remote->maxBatch() : 0);
+                        caps.push_back(members[w].cap());
                     }
                 if (live.empty()) {
                     if (auto st = waitForAnyWorker(); !st)
@@ -872,6 +910,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                         leftover.insert(leftover.end(), slices[j].begin(), slices[j].end());
                         continue;
                     }
+                    noteResult(m, *r);
                     const double rtt = double(stepTimer.nsecsElapsed() - submittedAt[j]) / 1e6;
                     rttMs[live[j]] += rtt;
                     took[live[j]] += r->samples;

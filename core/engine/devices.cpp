@@ -1,7 +1,9 @@
 #include "devices.h"
+#include "torchcompat.h"
 
 #include <QFile>
 #include <QLoggingCategory>
+#include <QRegularExpression>
 #include <QSysInfo>
 #include <QThread>
 
@@ -70,7 +72,71 @@ QString cpuModelName() {
     return QStringLiteral("%1 CPU").arg(QSysInfo::currentCpuArchitecture());
 }
 
+Expected<DeviceInfo> chooseDevice(const QList<DeviceInfo>& devices, const QString& spec) {
+    const QString want = spec.trimmed().toLower();
+    if (!devices.isEmpty() && (want.isEmpty() || want == QLatin1String("auto")))
+        return devices.first();
+    for (const DeviceInfo& d : devices)
+        if (d.torchDevice() == want ||
+            (want == QLatin1String("cuda") && d.kind == QLatin1String("cuda")))
+            return d;
+    QStringList have;
+    for (const DeviceInfo& d : devices)
+        have << d.torchDevice();
+    const bool known = want == QLatin1String("cpu") || want == QLatin1String("mps") ||
+                       want == QLatin1String("cuda") ||
+                       QRegularExpression(QStringLiteral("^cuda:[0-9]+$")).match(want).hasMatch();
+    return makeError(ErrorCode::InvalidArgument,
+                     known ? QStringLiteral("there is no device %1 on this machine; it has %2 (see "
+                                            "'tandem devices')")
+                                 .arg(spec, have.join(QStringLiteral(", ")))
+                           : QStringLiteral("unknown device \"%1\"; use cuda:N, mps or cpu (this "
+                                            "machine has %2)")
+                                 .arg(spec, have.join(QStringLiteral(", "))));
+}
+
+Expected<QList<DeviceInfo>> chooseDevices(const QList<DeviceInfo>& devices, const QString& spec) {
+    QList<DeviceInfo> out;
+    if (spec.trimmed().toLower() == QLatin1String("all")) {
+        for (const DeviceInfo& d : devices)
+            if (d.kind != QLatin1String("cpu"))
+                out << d;
+        if (out.isEmpty() && !devices.isEmpty())
+            out << devices.last();
+        return out;
+    }
+    for (const QString& one : spec.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        auto d = chooseDevice(devices, one);
+        if (!d)
+            return d.error();
+        out << *d;
+    }
+    if (out.isEmpty())
+        return makeError(
+            ErrorCode::InvalidArgument,
+            QStringLiteral("no device named; use all, or a list such as cuda:0,cuda:1"));
+    return out;
+}
+
+QStringList deviceNotes() {
+    QStringList notes;
+#if defined(TANDEM_WITH_CUDA)
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0)
+        notes << QStringLiteral("no CUDA device found (the CUDA runtime says: %1); training runs "
+                                "on the other devices")
+                     .arg(QString::fromUtf8(err != cudaSuccess ? cudaGetErrorString(err)
+                                                               : "no devices"));
+#else
+    notes << QStringLiteral("no CUDA device: this build of Tandem uses LibTorch %1 without CUDA")
+                 .arg(torchVersionString());
+#endif
+    return notes;
+}
+
 QList<DeviceInfo> detectDevices() {
+    initTorchRuntime();
     QList<DeviceInfo> out;
     const QString tv = torchVersionString();
 

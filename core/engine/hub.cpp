@@ -75,6 +75,7 @@ Expected<WorkResult> RemoteWorker::wait() {
     out.lossSum = r.lossSum;
     out.correct = r.correct;
     out.computeMs = r.computeMs;
+    out.memoryCap = r.memoryCap;
     if (auto st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers);
         !st) {
         fail(st.error().message);
@@ -222,7 +223,13 @@ void HubSession::onMessage(const wire::Message& m) {
                 std::make_shared<RemoteWorker>(m_hub, this, m_name, r->device, r->maxBatch, &cfg);
             m_state = State::Working;
             m_hub->addMessage(
-                QStringLiteral("worker %1 joined with %2").arg(m_name, r->device.name));
+                QStringLiteral("worker %1 joined with %2%3")
+                    .arg(m_name, r->device.name,
+                         r->precision.isEmpty() || r->precision == QLatin1String("fp32")
+                             ? QString()
+                             : QStringLiteral(" (%1 autocast)").arg(r->precision)));
+            if (!r->precisionNote.isEmpty())
+                m_hub->addMessage(QStringLiteral("worker %1: %2").arg(m_name, r->precisionNote));
             m_hub->joined(m_worker);
             return;
         }

@@ -125,6 +125,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("out"), outDir},
         {QStringLiteral("mode"), mode},
         {QStringLiteral("wire"), wire},
+        {QStringLiteral("precision"), precision},
         {QStringLiteral("staleness"), staleness},
         {QStringLiteral("local_steps"), localSteps},
         {QStringLiteral("outer_lr"), outerLr},
@@ -133,6 +134,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("listen"), listen},
         {QStringLiteral("workers"), workers},
         {QStringLiteral("local_worker"), localWorker},
+        {QStringLiteral("device"), device},
         {QStringLiteral("worker_timeout"), workerTimeoutS},
         {QStringLiteral("join_timeout"), joinTimeoutS},
         {QStringLiteral("invites"), QJsonArray::fromStringList(invites)},
@@ -144,9 +146,10 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     // Text fields, read as they are; the numeric ones come from runFields().
     using C = RunConfig;
     static const std::pair<const char*, QString C::*> texts[] = {
-        {"model", &C::model},       {"data", &C::data},    {"optimizer", &C::optimizer},
-        {"schedule", &C::schedule}, {"out", &C::outDir},   {"mode", &C::mode},
-        {"wire", &C::wire},         {"listen", &C::listen}};
+        {"model", &C::model},       {"data", &C::data},     {"optimizer", &C::optimizer},
+        {"schedule", &C::schedule}, {"out", &C::outDir},    {"mode", &C::mode},
+        {"wire", &C::wire},         {"listen", &C::listen}, {"precision", &C::precision},
+        {"device", &C::device}};
     QStringList known = {QStringLiteral("seed"), QStringLiteral("local_worker"),
                          QStringLiteral("invites")};
     for (const auto& t : texts)
@@ -250,6 +253,10 @@ Status RunConfig::validate() const {
         wire != QLatin1String("bf16"))
         return bad(
             QStringLiteral("unknown wire precision \"%1\"; use fp32, fp16 or bf16").arg(wire));
+    if (precision != QLatin1String("fp32") && precision != QLatin1String("bf16") &&
+        precision != QLatin1String("fp16"))
+        return bad(
+            QStringLiteral("unknown precision \"%1\"; use fp32, bf16 or fp16").arg(precision));
     if (workers > 0 && listen.isEmpty())
         return bad(QStringLiteral("waiting for workers needs --listen HOST:PORT"));
     if (!localWorker && workers == 0)

@@ -39,6 +39,10 @@ struct RunConfig {
     QString outDir;
     QString mode = QStringLiteral("sync"); // sync, async or local-sgd
     QString wire = QStringLiteral("fp32"); // how tensors travel: fp32, fp16, bf16
+    // What workers compute the forward pass in: fp32, or bf16/fp16 autocast where the device
+    // has it (weights, gradients and the optimizer stay fp32). A device without it says so and
+    // computes in fp32.
+    QString precision = QStringLiteral("fp32");
     int staleness = 4;    // async: gradients staler than this many steps are dropped
     int localSteps = 8;   // local-sgd: inner steps per round (H)
     double outerLr = 0.7; // local-sgd: the outer Nesterov optimizer (DiLoCo's defaults)
@@ -48,6 +52,7 @@ struct RunConfig {
     QString listen;          // HOST:PORT; empty: this machine only
     int workers = 0;         // remote workers to wait for before training starts
     bool localWorker = true; // this machine trains too
+    QString device; // the device this machine trains on: "cuda:1", "mps", "cpu"; empty: the best
     int workerTimeoutS = 30; // a worker silent this long is dropped
     // How long to wait for `workers` before training with those that came (0: as long as it
     // takes). The app waits a bounded time for the machines it invited.

@@ -2,11 +2,14 @@
 
 #include "optimizer.h"
 #include "scriptmodel.h"
+#include "torchcompat.h"
 
 #include <QElapsedTimer>
 #include <QLoggingCategory>
 
 #include <cstring>
+#include <optional>
+#include <stdexcept>
 
 Q_LOGGING_CATEGORY(lcWorker, "tandem.worker")
 
@@ -40,12 +43,13 @@ at::Tensor gatherLabels(const Dataset& data, const std::vector<int64_t>& indices
 }
 
 ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
-                           std::shared_ptr<const Dataset> data, OptimizerConfig innerOptimizer)
+                           std::shared_ptr<const Dataset> data, ReplicaOptions options)
     : m_device(std::move(device))
     , m_torchDevice(m_device.torchDevice().toStdString())
     , m_model(model)
     , m_data(std::move(data))
-    , m_innerConfig(innerOptimizer) {
+    , m_options(options) {
+    initTorchRuntime();
     {
         // Copying a tensor is an autograd operation while grad mode is on, which would leave
         // the copy's parameters as non-leaf tensors that never receive a .grad.
@@ -59,14 +63,21 @@ ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
     m_buffers = std::move(t.buffers);
     for (at::Tensor& p : m_params)
         p.detach_().requires_grad_(true);
+    m_precision = effectivePrecision(m_options.precision, m_device, &m_precisionNote);
+    if (m_options.lossScale > 0)
+        m_scaler.emplace(m_options.lossScale);
+    else if (m_precision == Precision::Fp16)
+        m_scaler.emplace();
+    if (m_options.faultOomAbove <= 0)
+        m_options.faultOomAbove = qEnvironmentVariableIntValue("TANDEM_FAULT_OOM_ABOVE");
 }
 
 ModelReplica::~ModelReplica() = default;
 
 LocalWorker::LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
-                         std::shared_ptr<const Dataset> data, OptimizerConfig innerOptimizer)
+                         std::shared_ptr<const Dataset> data, ReplicaOptions options)
     : m_name(std::move(name))
-    , m_replica(std::move(device), model, std::move(data), innerOptimizer) {
+    , m_replica(std::move(device), model, std::move(data), std::move(options)) {
     m_thread = std::thread([this] { run(); });
 }
 
@@ -122,6 +133,84 @@ void LocalWorker::run() {
     }
 }
 
+void ModelReplica::clearGrads() {
+    for (at::Tensor& p : m_params)
+        if (p.grad().defined())
+            p.mutable_grad() = at::Tensor();
+}
+
+void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& out) {
+    const int64_t n = static_cast<int64_t>(samples.size());
+    for (;;) {
+        clearGrads();
+        const int64_t part = m_chunkCap > 0 ? std::min(n, m_chunkCap) : n;
+        const double scale = m_scaler ? m_scaler->scale() : 1.0;
+        double lossSum = 0;
+        int64_t correct = 0;
+        try {
+            for (int64_t from = 0; from < n; from += part) {
+                const int64_t to = std::min(n, from + part);
+                const std::vector<int64_t> slice(samples.begin() + from, samples.begin() + to);
+                const int64_t m = to - from;
+                TORCH_CHECK_WITH(OutOfMemoryError,
+                                 m_options.faultOomAbove <= 0 || m <= m_options.faultOomAbove,
+                                 "out of memory (injected: more than ", m_options.faultOomAbove,
+                                 " samples at once)");
+                at::Tensor x = gatherInputs(*m_data, slice).to(m_torchDevice);
+                at::Tensor y = gatherLabels(*m_data, slice).to(m_torchDevice);
+                at::Tensor logits;
+                {
+                    std::optional<AutocastScope> autocast;
+                    if (m_precision != Precision::Fp32)
+                        autocast.emplace(m_torchDevice.type(), autocastType(m_precision));
+                    logits = m_model.forward({x}).toTensor();
+                }
+                // The loss in fp32, as autocast computes log_softmax and nll_loss anyway.
+                logits = logits.to(at::kFloat);
+                at::Tensor loss = at::nll_loss(at::log_softmax(logits, 1), y);
+                // Each part's mean, weighted by its share, sums to the mean over `samples`.
+                loss.mul(scale * double(m) / double(n)).backward();
+                lossSum += loss.item<double>() * double(m);
+                correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+            }
+        } catch (const std::exception& e) {
+            if (!isOutOfMemory(e))
+                throw;
+            clearGrads();
+            releaseCachedMemory(m_torchDevice);
+            if (part <= 1)
+                throw;
+            m_chunkCap = part / 2;
+            out.notes << QStringLiteral(
+                             "out of memory on %1 computing %2 samples at once; the step "
+                             "is retried in parts of %3, and this worker's share is "
+                             "capped at %3 from now on")
+                             .arg(m_device.name)
+                             .arg(part)
+                             .arg(m_chunkCap);
+            continue;
+        }
+        if (m_scaler) {
+            std::vector<at::Tensor> grads;
+            for (const at::Tensor& p : m_params)
+                grads.push_back(p.grad());
+            if (!m_scaler->unscale(grads)) {
+                // An fp16 overflow: GradScaler would skip the step and lose its samples; here
+                // the same samples are computed again at half the scale.
+                if (m_scaler->scale() < 1.0)
+                    throw std::runtime_error("the loss is not finite even without loss scaling "
+                                             "(the model diverged); lower the learning rate or "
+                                             "train in bf16 or fp32");
+                continue;
+            }
+        }
+        out.lossSum += lossSum;
+        out.correct += correct;
+        out.memoryCap = m_chunkCap;
+        return;
+    }
+}
+
 Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString& workerName) {
     QElapsedTimer timer;
     timer.start();
@@ -136,7 +225,7 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
             for (size_t i = 0; i < m_buffers.size(); ++i)
                 m_buffers[i].copy_((*req.buffers)[i]);
         }
-        at::manual_seed(req.seed);
+        seedDevice(m_torchDevice, req.seed);
         // Sync and async: one forward/backward over all the samples, returning the mean
         // gradient. Local-SGD: innerSteps optimizer steps over consecutive slices, returning
         // the parameter delta (start - end), which the coordinator's outer optimizer treats
@@ -146,7 +235,7 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
         std::vector<at::Tensor> start;
         if (local) {
             if (!m_inner)
-                m_inner = std::make_unique<Optimizer>(m_innerConfig, m_params);
+                m_inner = std::make_unique<Optimizer>(m_options.innerOptimizer, m_params);
             at::NoGradGuard noGrad;
             for (const at::Tensor& p : m_params)
                 start.push_back(p.detach().clone());
@@ -157,18 +246,9 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
                          to = n * size_t(h + 1) / size_t(inner);
             if (from == to)
                 continue;
-            const std::vector<int64_t> slice(req.indices.begin() + long(from),
-                                             req.indices.begin() + long(to));
-            for (at::Tensor& p : m_params)
-                if (p.grad().defined())
-                    p.mutable_grad() = at::Tensor();
-            at::Tensor x = gatherInputs(*m_data, slice).to(m_torchDevice);
-            at::Tensor y = gatherLabels(*m_data, slice).to(m_torchDevice);
-            at::Tensor logits = m_model.forward({x}).toTensor();
-            at::Tensor loss = at::nll_loss(at::log_softmax(logits, 1), y);
-            loss.backward();
-            out.lossSum += loss.item<double>() * double(slice.size());
-            out.correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+            accumulate(std::vector<int64_t>(req.indices.begin() + long(from),
+                                            req.indices.begin() + long(to)),
+                       out);
             if (local) {
                 std::vector<at::Tensor> g;
                 for (const at::Tensor& p : m_params)
@@ -188,13 +268,17 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
         out.buffers.reserve(m_buffers.size());
         for (const at::Tensor& b : m_buffers)
             out.buffers.push_back(b.detach().to(at::kCPU));
+        // The copies above wait for the device already; this keeps the timing honest should
+        // they ever become asynchronous.
+        synchronizeDevice(m_torchDevice);
     } catch (const std::exception& e) {
         QString msg = QString::fromUtf8(e.what());
         msg.truncate(msg.indexOf(QLatin1Char('\n')) > 0 ? msg.indexOf(QLatin1Char('\n'))
                                                         : msg.size());
-        if (msg.contains(QLatin1String("out of memory"), Qt::CaseInsensitive))
-            msg +=
-                QStringLiteral(" — lower the batch size or free memory on %1").arg(m_device.name);
+        if (isOutOfMemory(e))
+            msg += QStringLiteral(" — even one sample at a time does not fit; free memory on %1 "
+                                  "or use a smaller model")
+                       .arg(m_device.name);
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("worker %1 on %2: %3").arg(workerName, m_device.name, msg));
     }

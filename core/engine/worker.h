@@ -9,9 +9,12 @@
 #include "devices.h"
 #include "expected.h"
 #include "optimizer.h"
+#include "precision.h"
 
 #include <ATen/ATen.h>
 #include <torch/script.h>
+
+#include <QStringList>
 
 #include <condition_variable>
 #include <functional>
@@ -49,6 +52,10 @@ struct WorkResult {
     std::vector<at::Tensor> grads;   // mean over this worker's samples, on the CPU
     std::vector<at::Tensor> buffers; // after this step's forward pass, on the CPU
     double computeMs = 0;
+    // The most samples the device computed at once without running out of memory, after it
+    // once did (0: it never has). The coordinator never gives the worker more than this.
+    int64_t memoryCap = 0;
+    QStringList notes; // what the run's log should say about this step (an out-of-memory retry)
 };
 
 class WorkerLink {
@@ -80,17 +87,36 @@ private:
 at::Tensor gatherInputs(const Dataset& data, const std::vector<int64_t>& indices);
 at::Tensor gatherLabels(const Dataset& data, const std::vector<int64_t>& indices);
 
+struct ReplicaOptions {
+    // Local-SGD's inner steps; the optimizer keeps its state across rounds, as DiLoCo's inner
+    // optimizer does.
+    OptimizerConfig innerOptimizer;
+    Precision precision = Precision::Fp32; // asked for; the device may fall back to fp32
+    // A forward pass over more than this many samples fails as the device's allocator does when
+    // memory runs out (0: never). Tests set it, or TANDEM_FAULT_OOM_ABOVE in the environment.
+    int64_t faultOomAbove = 0;
+    // Loss scaling starts here (0: at LossScaler's 2^16, and only for fp16). Tests set it to
+    // force gradient overflows in any precision.
+    double lossScale = 0;
+};
+
 // A private copy of the model on one device that turns sample indices into gradients. The
 // in-process worker and a worker process both compute through it.
+//
+// Out of memory: a pass over n samples that runs out of device memory is retried at once in
+// parts of n/2 (halving again if need be), with the gradients accumulated over the parts, so
+// the step's result is the same mean gradient. The replica remembers the size that worked and
+// reports it (WorkResult::memoryCap), and the coordinator never gives it more.
 class ModelReplica {
 public:
-    // innerOptimizer is used only for local-SGD's inner steps; it keeps its state across
-    // rounds, as DiLoCo's inner optimizer does.
     ModelReplica(DeviceInfo device, const torch::jit::Module& model,
-                 std::shared_ptr<const Dataset> data, OptimizerConfig innerOptimizer = {});
+                 std::shared_ptr<const Dataset> data, ReplicaOptions options = {});
     ~ModelReplica();
 
     const DeviceInfo& device() const { return m_device; }
+    Precision precision() const { return m_precision; }
+    // Why the precision asked for is not the one in use; empty when it is.
+    const QString& precisionNote() const { return m_precisionNote; }
     // The replica's own tensors, on its device; a worker process writes received weights here.
     std::vector<at::Tensor>& params() { return m_params; }
     std::vector<at::Tensor>& buffers() { return m_buffers; }
@@ -102,14 +128,24 @@ public:
     Expected<WorkResult> compute(const WorkRequest& req, const QString& workerName);
 
 private:
+    // Forward and backward over `samples`, leaving their mean gradient in the parameters' .grad
+    // (unscaled). Retries in smaller parts on out-of-memory and, for fp16, at a smaller loss
+    // scale on overflow.
+    void accumulate(const std::vector<int64_t>& samples, WorkResult& out);
+    void clearGrads();
+
     DeviceInfo m_device;
     c10::Device m_torchDevice;
     torch::jit::Module m_model;
     std::vector<at::Tensor> m_params;
     std::vector<at::Tensor> m_buffers;
     std::shared_ptr<const Dataset> m_data;
-    OptimizerConfig m_innerConfig;
+    ReplicaOptions m_options;
     std::unique_ptr<Optimizer> m_inner;
+    Precision m_precision = Precision::Fp32;
+    QString m_precisionNote;
+    std::optional<LossScaler> m_scaler; // fp16 only
+    int64_t m_chunkCap = 0;             // the most samples per pass since an out-of-memory error
 };
 
 // Runs a ModelReplica on a thread of its own, so that several workers (and the coordinator)
@@ -117,11 +153,12 @@ private:
 class LocalWorker final : public WorkerLink {
 public:
     LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
-                std::shared_ptr<const Dataset> data, OptimizerConfig innerOptimizer = {});
+                std::shared_ptr<const Dataset> data, ReplicaOptions options = {});
     ~LocalWorker() override;
 
     QString name() const override { return m_name; }
     DeviceInfo device() const override { return m_replica.device(); }
+    const ModelReplica& replica() const { return m_replica; }
     void submit(WorkRequest request) override;
     Expected<WorkResult> wait() override;
     bool ready() const override;

@@ -16,6 +16,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
+#include <QHostInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
@@ -27,17 +28,19 @@ namespace tandem {
 
 namespace {
 
-// Local-SGD's inner optimizer is the run's own optimizer, as the coordinator configured it.
-OptimizerConfig innerOptimizerConfig(const QByteArray& configJson) {
-    OptimizerConfig o;
+// How the run computes, as the coordinator configured it: local-SGD's inner optimizer is the
+// run's own optimizer, and the precision is the run's.
+ReplicaOptions replicaOptions(const QByteArray& configJson) {
+    ReplicaOptions r;
     auto cfg = RunConfig::fromJson(QJsonDocument::fromJson(configJson).object());
     if (!cfg)
-        return o;
+        return r;
     if (auto k = optimizerKindFromName(cfg->optimizer))
-        o.kind = *k;
-    o.momentum = cfg->momentum;
-    o.weightDecay = cfg->effectiveWeightDecay();
-    return o;
+        r.innerOptimizer.kind = *k;
+    r.innerOptimizer.momentum = cfg->momentum;
+    r.innerOptimizer.weightDecay = cfg->effectiveWeightDecay();
+    r.precision = precisionFromName(cfg->precision).value_or(Precision::Fp32);
+    return r;
 }
 
 // One worker's life: connect, Hello, load the run, then compute whatever is assigned. The
@@ -47,11 +50,13 @@ class WorkerClient : public QObject {
 public:
     enum class State { Connecting, AwaitHello, AwaitRun, AwaitData, Working, Done };
 
-    WorkerClient(const WorkerOptions& o, const Identity& id,
-                 std::function<void(const QString&)> log)
+    WorkerClient(const WorkerOptions& o, DeviceInfo device, const Identity& id,
+                 std::function<void(const QString&)> log, std::function<void()> onDone)
         : m_opt(o)
+        , m_device(std::move(device))
         , m_identity(id)
-        , m_log(std::move(log)) {
+        , m_log(std::move(log))
+        , m_onDone(std::move(onDone)) {
         m_retry.setSingleShot(true);
         connect(&m_retry, &QTimer::timeout, this, [this] { connectNow(); });
         // Unpairing the coordinator here ends the session at once.
@@ -141,7 +146,7 @@ private:
             m_log(why);
         if (m_conn)
             m_conn->close(why);
-        QTimer::singleShot(100, this, [] { QCoreApplication::exit(0); });
+        QTimer::singleShot(100, this, [this] { m_onDone(); });
     }
 
     void onMessage(const wire::Message& m) {
@@ -300,25 +305,30 @@ private:
     void becomeReady() {
         if (m_compute.joinable())
             m_compute.join();
-        const QList<DeviceInfo> devices = detectDevices();
         try {
             m_replica = std::make_unique<ModelReplica>(
-                devices.first(), m_module, std::shared_ptr<const Dataset>(m_data, &m_data->train),
-                innerOptimizerConfig(m_spec.configJson));
+                m_device, m_module, std::shared_ptr<const Dataset>(m_data, &m_data->train),
+                replicaOptions(m_spec.configJson));
         } catch (const std::exception& e) {
             finish(1, QStringLiteral("cannot start on %1: %2")
-                          .arg(devices.first().name,
+                          .arg(m_device.name,
                                QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
             return;
         }
         m_state = State::Working;
         wire::Ready r;
         r.schemaHash = m_spec.schemaHash;
-        r.device = devices.first();
+        r.device = m_device;
         r.maxBatch = m_opt.maxBatch;
+        r.precision = precisionName(m_replica->precision());
+        r.precisionNote = m_replica->precisionNote();
         m_conn->send(r);
-        m_log(QStringLiteral("ready on %1; %2 training samples")
-                  .arg(devices.first().name)
+        if (!r.precisionNote.isEmpty())
+            m_log(r.precisionNote);
+        m_log(QStringLiteral("ready on %1%2; %3 training samples")
+                  .arg(m_device.name, r.precision == QLatin1String("fp32")
+                                          ? QString()
+                                          : QStringLiteral(" (%1 autocast)").arg(r.precision))
                   .arg(m_data->train.count()));
     }
 
@@ -345,6 +355,7 @@ private:
         m_compute = std::thread([this, a, weights = std::move(weights)] {
             QString error;
             QByteArray bundle;
+            QStringList notes;
             wire::Result res;
             res.step = a.step;
             res.weightsVersion = a.weightsVersion;
@@ -369,12 +380,16 @@ private:
                     res.lossSum = r->lossSum;
                     res.correct = r->correct;
                     res.computeMs = r->computeMs;
+                    res.memoryCap = r->memoryCap;
+                    notes = r->notes;
                     bundle = packBundle(r->grads, r->buffers, m_wire);
                 }
             }
             QMetaObject::invokeMethod(
                 this,
-                [this, res, bundle, error]() mutable {
+                [this, res, bundle, error, notes]() mutable {
+                    for (const QString& n : notes)
+                        m_log(n);
                     if (!m_conn || m_state != State::Working)
                         return;
                     if (!error.isEmpty()) {
@@ -390,8 +405,10 @@ private:
     }
 
     WorkerOptions m_opt;
+    DeviceInfo m_device;
     Identity m_identity;
     std::function<void(const QString&)> m_log;
+    std::function<void()> m_onDone;
     State m_state = State::Connecting;
     Connection* m_conn = nullptr;
     QTimer m_retry;
@@ -416,15 +433,45 @@ int runWorker(const WorkerOptions& options, const std::function<void(const QStri
     setTorchThreads(options.threads, &threadWarning);
     if (!threadWarning.isEmpty())
         log(threadWarning);
+    const QList<DeviceInfo> found = detectDevices();
+    auto devices = options.devices.trimmed().isEmpty()
+                       ? Expected<QList<DeviceInfo>>(QList<DeviceInfo>{found.first()})
+                       : chooseDevices(found, options.devices);
+    if (!devices) {
+        log(devices.error().message);
+        return 2;
+    }
     auto identity = Identity::loadOrCreate(options.home);
     if (!identity) {
         log(identity.error().message);
         return 1;
     }
-    WorkerClient client(options, *identity, log);
-    client.start();
+    // One worker per device, each with its own connection: the coordinator's balancer sees
+    // each as a worker of its own and sizes its share to that device.
+    const bool several = devices->size() > 1;
+    std::vector<std::unique_ptr<WorkerClient>> clients;
+    int running = int(devices->size());
+    for (const DeviceInfo& d : *devices) {
+        WorkerOptions o = options;
+        const QString tag = d.torchDevice();
+        if (several)
+            o.name = QStringLiteral("%1 %2").arg(
+                options.name.isEmpty() ? QHostInfo::localHostName() : options.name, tag);
+        auto prefixed = [log, several, tag](const QString& line) {
+            log(several ? QStringLiteral("[%1] %2").arg(tag, line) : line);
+        };
+        clients.push_back(std::make_unique<WorkerClient>(o, d, *identity, prefixed, [&running] {
+            if (--running == 0)
+                QCoreApplication::exit(0);
+        }));
+    }
+    for (auto& c : clients)
+        c->start();
     QCoreApplication::exec();
-    return client.exitCode();
+    int code = 0;
+    for (const auto& c : clients)
+        code = code != 0 ? code : c->exitCode();
+    return code;
 }
 
 } // namespace tandem

@@ -23,10 +23,15 @@ struct WorkerOptions {
     int reconnectSeconds = 60;
     int idleTimeoutSeconds = 60;
     int64_t maxBatch = 0;
+    // Which device to compute on: "cuda:1", "mps", "cpu" (empty: the best); "all", or a list
+    // such as "cuda:0,cuda:1", runs one worker per device, each a worker of its own to the
+    // coordinator.
+    QString devices;
 };
 
 // Runs until the coordinator ends the run (exit code 0) or the worker cannot go on (1, with
-// the reason given to `log`). Needs a QCoreApplication; runs its own event loop.
+// the reason given to `log`; 2 when the device asked for is not here). Needs a QCoreApplication;
+// runs its own event loop.
 int runWorker(const WorkerOptions& options, const std::function<void(const QString&)>& log);
 
 } // namespace tandem

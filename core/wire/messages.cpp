@@ -113,6 +113,8 @@ struct Encoder {
         o->set_schema_hash(str(m.schemaHash));
         devToPb(m.device, o->mutable_device());
         o->set_max_batch(m.maxBatch);
+        o->set_precision(str(m.precision));
+        o->set_precision_note(str(m.precisionNote));
     }
     void operator()(const DataRequest& m) {
         e.mutable_data_request()->set_dataset_hash(str(m.datasetHash));
@@ -139,6 +141,7 @@ struct Encoder {
         o->set_compute_ms(m.computeMs);
         o->set_tensors_blob(m.tensorsBlob);
         o->set_weights_version(m.weightsVersion);
+        o->set_memory_cap(m.memoryCap);
     }
     void operator()(const Control& m) {
         ::tandem::pb::Control_Action a = ::tandem::pb::Control_Action_NONE;
@@ -272,6 +275,8 @@ Expected<Message> decode(const QByteArray& payload) {
         m.schemaHash = text(e.ready().schema_hash());
         m.device = devFromPb(e.ready().device());
         m.maxBatch = std::max<int64_t>(0, e.ready().max_batch());
+        m.precision = text(e.ready().precision());
+        m.precisionNote = text(e.ready().precision_note());
         return Message(m);
     }
     case ::tandem::pb::Envelope::kDataRequest:
@@ -302,6 +307,7 @@ Expected<Message> decode(const QByteArray& payload) {
         m.computeMs = o.compute_ms();
         m.tensorsBlob = o.tensors_blob();
         m.weightsVersion = o.weights_version();
+        m.memoryCap = std::max<int64_t>(0, o.memory_cap());
         if (m.samples < 0 || m.correct < 0 || m.correct > m.samples || !(m.computeMs >= 0))
             return corrupt(QStringLiteral("a result has impossible counts"));
         return Message(m);

@@ -74,6 +74,8 @@ struct Ready {
     QString schemaHash;
     DeviceInfo device;
     int64_t maxBatch = 0;
+    QString precision;
+    QString precisionNote;
 };
 struct DataRequest {
     QString datasetHash;
@@ -98,6 +100,7 @@ struct Result {
     double computeMs = 0;
     uint64_t tensorsBlob = 0;
     int64_t weightsVersion = 0;
+    int64_t memoryCap = 0;
 };
 struct Control {
     enum class Action { None, Pause, Resume, Stop };
