@@ -160,6 +160,9 @@ void TestCli::devicesJson() {
         QVERIFY(o.value(QStringLiteral("index")).isDouble());
     }
     QCOMPARE(a.last().toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("cpu"));
+    // No GPU: stdout stays a JSON array, and stderr says what was not found and why.
+    if (a.first().toObject().value(QStringLiteral("kind")).toString() != QLatin1String("cuda"))
+        QVERIFY2(r.err.contains(QLatin1String("no CUDA device")), qPrintable(r.err));
     r = runTandem({QStringLiteral("devices")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains(QStringLiteral("LibTorch")));
@@ -206,6 +209,20 @@ void TestCli::badInput_data() {
     QTest::newRow("unknown dataset")
         << QStringList{QStringLiteral("train"), QStringLiteral("--data=imagenet"), out} << 2
         << QStringLiteral("unknown dataset");
+    QTest::newRow("precision") << QStringList{QStringLiteral("train"),
+                                              QStringLiteral("--precision=fp8")}
+                               << 2 << QStringLiteral("unknown precision \"fp8\"");
+    QTest::newRow("device not here")
+        << QStringList{QStringLiteral("train"), QStringLiteral("--device=cuda:9"), tiny, out} << 2
+        << QStringLiteral("no device cuda:9 on this machine");
+    QTest::newRow("device unknown")
+        << QStringList{QStringLiteral("worker"), QStringLiteral("--connect=127.0.0.1:9"),
+                       QStringLiteral("--device=tpu")}
+        << 2 << QStringLiteral("unknown device \"tpu\"");
+    QTest::newRow("device and devices")
+        << QStringList{QStringLiteral("worker"), QStringLiteral("--connect=127.0.0.1:9"),
+                       QStringLiteral("--device=cpu"), QStringLiteral("--devices=all")}
+        << 2 << QStringLiteral("not both");
     QTest::newRow("export needs args")
         << QStringList{QStringLiteral("export")} << 2 << QStringLiteral("--checkpoint");
     QTest::newRow("export bad format")

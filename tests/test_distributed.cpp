@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <QJsonArray>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSslSocket>
 #include <QTcpSocket>
@@ -96,6 +97,8 @@ private Q_SLOTS:
     void rejectedCodePairsNothing();
     void unpairingDropsAnOpenSession();
     void repeatedPairingFailuresAreRateLimited();
+    void oneWorkerPerDevice();
+    void outOfMemoryShrinksTheShare();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -851,6 +854,80 @@ void TestDistributed::repeatedPairingFailuresAreRateLimited() {
     QCOMPARE(fourth.exitCode(), 1);
     QVERIFY2(fourth.err().contains(QStringLiteral("too many failed pairing attempts")),
              qPrintable(fourth.err()));
+}
+
+void TestDistributed::oneWorkerPerDevice() {
+    // --devices LIST: one process, one worker (and connection) per device, each balanced on
+    // its own. On this CPU-only machine the list names the CPU twice; on a machine with two
+    // GPUs `--devices all` does the same with cuda:0 and cuda:1. The run is also bf16.
+    const QString out = m_tmp.filePath(QStringLiteral("perdevice"));
+    TandemProcess c(
+        coordinator({QStringLiteral("--workers=2"), QStringLiteral("--no-local-worker"),
+                     QStringLiteral("--batch=32"), QStringLiteral("--max-steps=12"),
+                     QStringLiteral("--precision=bf16"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker("w1", port, {QStringLiteral("--devices=cpu,cpu")});
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonArray ws = c.summary().value(QStringLiteral("workers")).toArray();
+    QCOMPARE(ws.size(), 2);
+    QSet<QString> names;
+    for (const QJsonValue& v : ws) {
+        const QJsonObject o = v.toObject();
+        QVERIFY2(o.value(QStringLiteral("samples")).toInteger() > 0, qPrintable(c.out()));
+        QCOMPARE(o.value(QStringLiteral("status")).toString(), QStringLiteral("active"));
+        names << o.value(QStringLiteral("name")).toString();
+    }
+    QCOMPARE(names.size(), 2);
+    QVERIFY(w->finish());
+    QCOMPARE(w->exitCode(), 0);
+    QVERIFY2(w->err().contains(QLatin1String("[cpu] ready on")), qPrintable(w->err()));
+    QVERIFY2(w->err().contains(QLatin1String("bf16 autocast")), qPrintable(w->err()));
+    QVERIFY2(c.err().contains(QLatin1String("(bf16 autocast)")), qPrintable(c.err()));
+
+    // A device this machine does not have is a usage error, with the list of what it has.
+    TandemProcess none({QStringLiteral("worker"), QStringLiteral("--connect=127.0.0.1:9"),
+                        QStringLiteral("--home"), home("w1"), QStringLiteral("--device=cuda:3")});
+    QVERIFY(none.finish());
+    QCOMPARE(none.exitCode(), 2);
+    QVERIFY2(none.err().contains(QLatin1String("no device cuda:3")), qPrintable(none.err()));
+}
+
+void TestDistributed::outOfMemoryShrinksTheShare() {
+    // The remote worker's allocator fails above 8 samples at once (injected, as a full GPU
+    // would). The step is retried in halves, the run goes on, and from then on the balancer
+    // never gives that worker more than the 8 that fit.
+    const QString out = m_tmp.filePath(QStringLiteral("oom"));
+    TandemProcess c(
+        coordinator({QStringLiteral("--workers=1"), QStringLiteral("--batch=64"),
+                     QStringLiteral("--max-steps=10"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    qputenv("TANDEM_FAULT_OOM_ABOVE", "8");
+    TandemProcess* w = worker("w2", port);
+    qunsetenv("TANDEM_FAULT_OOM_ABOVE");
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QLatin1String("ran out of memory")), qPrintable(c.err()));
+    QVERIFY(w->finish());
+    QCOMPARE(w->exitCode(), 0);
+    QVERIFY2(w->err().contains(QLatin1String("out of memory on")), qPrintable(w->err()));
+    QVERIFY(w->err().contains(QLatin1String("parts of 8")));
+    // Per step: the remote worker's samples; more than 8 at most once (the step that failed).
+    int over = 0, steps = 0;
+    for (const QByteArray& l : readAll(out + QStringLiteral("/metrics.jsonl")).split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(l).object();
+        if (o.value(QStringLiteral("type")).toString() != QLatin1String("step"))
+            continue;
+        ++steps;
+        QCOMPARE(o.value(QStringLiteral("samples")).toInteger(), 64);
+        for (const QJsonValue& v : o.value(QStringLiteral("workers")).toArray())
+            if (v.toObject().value(QStringLiteral("name")).toString() != QLatin1String("local"))
+                over += v.toObject().value(QStringLiteral("samples")).toInteger() > 8;
+    }
+    QCOMPARE(steps, 10);
+    QVERIFY2(over <= 1, qPrintable(QString::number(over)));
 }
 
 QTEST_GUILESS_MAIN(TestDistributed)
