@@ -705,6 +705,26 @@ Tandem %3</translation>
         <translation>دقة النقل</translation>
     </message>
     <message>
+        <source>Device on this machine</source>
+        <translation>الجهاز على هذه الآلة</translation>
+    </message>
+    <message>
+        <source>Best available: %1</source>
+        <translation>الأفضل المتاح: %1</translation>
+    </message>
+    <message>
+        <source>Compute precision</source>
+        <translation>دقة الحساب</translation>
+    </message>
+    <message>
+        <source>bfloat16 autocast (faster on recent CPUs and GPUs)</source>
+        <translation>‏autocast بصيغة bfloat16 (أسرع على المعالجات ووحدات GPU الحديثة)</translation>
+    </message>
+    <message>
+        <source>16-bit autocast (NVIDIA and Apple GPUs)</source>
+        <translation>‏autocast بدقة 16 بت (وحدات GPU من NVIDIA وApple)</translation>
+    </message>
+    <message>
         <source>SGD with momentum</source>
         <translation>SGD مع الزخم</translation>
     </message>

@@ -697,6 +697,26 @@ Tandem %3</translation>
         <translation>Übertragungsgenauigkeit</translation>
     </message>
     <message>
+        <source>Device on this machine</source>
+        <translation>Gerät auf diesem Rechner</translation>
+    </message>
+    <message>
+        <source>Best available: %1</source>
+        <translation>Das beste verfügbare: %1</translation>
+    </message>
+    <message>
+        <source>Compute precision</source>
+        <translation>Rechengenauigkeit</translation>
+    </message>
+    <message>
+        <source>bfloat16 autocast (faster on recent CPUs and GPUs)</source>
+        <translation>bfloat16-Autocast (schneller auf neueren CPUs und GPUs)</translation>
+    </message>
+    <message>
+        <source>16-bit autocast (NVIDIA and Apple GPUs)</source>
+        <translation>16-Bit-Autocast (GPUs von NVIDIA und Apple)</translation>
+    </message>
+    <message>
         <source>SGD with momentum</source>
         <translation>SGD mit Momentum</translation>
     </message>

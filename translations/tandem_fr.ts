@@ -697,6 +697,26 @@ Tandem %3</translation>
         <translation>Précision sur le réseau</translation>
     </message>
     <message>
+        <source>Device on this machine</source>
+        <translation>Appareil de cette machine</translation>
+    </message>
+    <message>
+        <source>Best available: %1</source>
+        <translation>Le meilleur disponible : %1</translation>
+    </message>
+    <message>
+        <source>Compute precision</source>
+        <translation>Précision de calcul</translation>
+    </message>
+    <message>
+        <source>bfloat16 autocast (faster on recent CPUs and GPUs)</source>
+        <translation>autocast bfloat16 (plus rapide sur les CPU et GPU récents)</translation>
+    </message>
+    <message>
+        <source>16-bit autocast (NVIDIA and Apple GPUs)</source>
+        <translation>autocast 16 bits (GPU NVIDIA et Apple)</translation>
+    </message>
+    <message>
         <source>SGD with momentum</source>
         <translation>SGD avec momentum</translation>
     </message>

@@ -697,6 +697,26 @@ Tandem %3</translation>
         <translation>वायर प्रिसिज़न</translation>
     </message>
     <message>
+        <source>Device on this machine</source>
+        <translation>इस मशीन का डिवाइस</translation>
+    </message>
+    <message>
+        <source>Best available: %1</source>
+        <translation>सबसे अच्छा उपलब्ध: %1</translation>
+    </message>
+    <message>
+        <source>Compute precision</source>
+        <translation>गणना परिशुद्धता</translation>
+    </message>
+    <message>
+        <source>bfloat16 autocast (faster on recent CPUs and GPUs)</source>
+        <translation>bfloat16 ऑटोकास्ट (नए CPU और GPU पर तेज़)</translation>
+    </message>
+    <message>
+        <source>16-bit autocast (NVIDIA and Apple GPUs)</source>
+        <translation>16-बिट ऑटोकास्ट (NVIDIA और Apple GPU)</translation>
+    </message>
+    <message>
         <source>SGD with momentum</source>
         <translation>मोमेंटम के साथ SGD</translation>
     </message>

@@ -695,6 +695,26 @@ Tandem %3</translation>
         <translation>传输精度</translation>
     </message>
     <message>
+        <source>Device on this machine</source>
+        <translation>本机设备</translation>
+    </message>
+    <message>
+        <source>Best available: %1</source>
+        <translation>最佳可用：%1</translation>
+    </message>
+    <message>
+        <source>Compute precision</source>
+        <translation>计算精度</translation>
+    </message>
+    <message>
+        <source>bfloat16 autocast (faster on recent CPUs and GPUs)</source>
+        <translation>bfloat16 自动混合精度（在较新的 CPU 和 GPU 上更快）</translation>
+    </message>
+    <message>
+        <source>16-bit autocast (NVIDIA and Apple GPUs)</source>
+        <translation>16 位自动混合精度（NVIDIA 和 Apple GPU）</translation>
+    </message>
+    <message>
         <source>SGD with momentum</source>
         <translation>带动量的 SGD</translation>
     </message>

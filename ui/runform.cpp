@@ -102,6 +102,22 @@ RunForm::RunForm(PeerModel* peers, QWidget* parent)
     m_wire->addItem(tr("bfloat16 (half the traffic, wider range)"), QStringLiteral("bf16"));
     form->addRow(tr("Wire precision"), m_wire);
 
+    // Where this machine trains, and in what precision every machine computes.
+    m_device = new QComboBox;
+    m_device->setObjectName(QStringLiteral("deviceCombo"));
+    const QList<DeviceInfo> devices = detectDevices();
+    m_device->addItem(tr("Best available: %1").arg(devices.first().name), QString());
+    for (const DeviceInfo& d : devices)
+        m_device->addItem(QStringLiteral("%1: %2").arg(d.torchDevice(), d.name), d.torchDevice());
+    form->addRow(tr("Device on this machine"), m_device);
+    m_precision = new QComboBox;
+    m_precision->setObjectName(QStringLiteral("precisionCombo"));
+    m_precision->addItem(tr("32-bit floats (exact)"), QStringLiteral("fp32"));
+    m_precision->addItem(tr("bfloat16 autocast (faster on recent CPUs and GPUs)"),
+                         QStringLiteral("bf16"));
+    m_precision->addItem(tr("16-bit autocast (NVIDIA and Apple GPUs)"), QStringLiteral("fp16"));
+    form->addRow(tr("Compute precision"), m_precision);
+
     m_optimizer = new QComboBox;
     m_optimizer->setObjectName(QStringLiteral("optimizerCombo"));
     m_optimizer->addItem(QStringLiteral("Adam"), QStringLiteral("adam"));
@@ -230,6 +246,8 @@ RunConfig RunForm::config() const {
     c.data = dataSpec();
     c.mode = m_mode->currentData().toString();
     c.wire = m_wire->currentData().toString();
+    c.precision = m_precision->currentData().toString();
+    c.device = m_device->currentData().toString();
     c.optimizer = m_optimizer->currentData().toString();
     c.lr = m_lr->value();
     c.schedule = m_schedule->currentData().toString();
@@ -270,6 +288,8 @@ void RunForm::setConfig(const RunConfig& c) {
     m_dataPath->setText(path);
     m_mode->setCurrentIndex(std::max(0, m_mode->findData(c.mode)));
     m_wire->setCurrentIndex(std::max(0, m_wire->findData(c.wire)));
+    m_precision->setCurrentIndex(std::max(0, m_precision->findData(c.precision)));
+    m_device->setCurrentIndex(std::max(0, m_device->findData(c.device)));
     m_optimizer->setCurrentIndex(std::max(0, m_optimizer->findData(c.optimizer)));
     m_lr->setValue(c.lr);
     m_schedule->setCurrentIndex(std::max(0, m_schedule->findData(c.schedule)));

@@ -20,7 +20,8 @@ namespace tandem::ui {
 
 class PeerModel;
 
-// The New run form: model, dataset, machines, mode, precision, optimizer, schedule, batch and
+// The New run form: model, dataset, machines, mode, wire and compute precision, this machine's
+// device, optimizer, schedule, batch and
 // epochs. Defaults train the built-in demo. What it edits is a RunConfig, saved and loaded as
 // the JSON that `tandem train --config FILE` reads; fields the form does not show survive a
 // load and save unchanged.
@@ -64,6 +65,8 @@ private:
     QListWidget* m_machines;
     QComboBox* m_mode;
     QComboBox* m_wire;
+    QComboBox* m_device;
+    QComboBox* m_precision;
     QComboBox* m_optimizer;
     QDoubleSpinBox* m_lr;
     QComboBox* m_schedule;

@@ -268,7 +268,20 @@ private Q_SLOTS:
         c.batch = 128;
         c.localSteps = 4;
         c.seed = 12345678901234ULL;
+        c.precision = QStringLiteral("bf16");
+        c.device = QStringLiteral("cpu");
         w.runForm()->setConfig(c);
+        // The form shows both, and gives them back.
+        QCOMPARE(w.runForm()
+                     ->findChild<QComboBox*>(QStringLiteral("precisionCombo"))
+                     ->currentData()
+                     .toString(),
+                 QStringLiteral("bf16"));
+        QCOMPARE(w.runForm()
+                     ->findChild<QComboBox*>(QStringLiteral("deviceCombo"))
+                     ->currentData()
+                     .toString(),
+                 QStringLiteral("cpu"));
         const QString file = home.filePath(QStringLiteral("run.json"));
         QVERIFY(w.runForm()->saveTo(file));
 
@@ -279,6 +292,8 @@ private Q_SLOTS:
         QCOMPARE(other.config().limitTrain, 777);
         QCOMPARE(other.config().mode, QStringLiteral("local-sgd"));
         QCOMPARE(other.config().seed, 12345678901234ULL);
+        QCOMPARE(other.config().precision, QStringLiteral("bf16"));
+        QCOMPARE(other.config().device, QStringLiteral("cpu"));
 
         // The same file drives the command line.
         TandemProcess cli({QStringLiteral("train"), QStringLiteral("--config"), file,
