@@ -1,5 +1,5 @@
 #!/bin/sh
-# Quick start on Debian 12 / Ubuntu 24.04: installs what is missing, builds, then
+# Quick start on Debian 12 or 13: installs what is missing, builds, then
 #   run   opens the Tandem app (without a display: trains the built-in demo, mnist-cnn on
 #         Fashion-MNIST, on the command line; arguments after `run` go to `tandem train`)
 #   test  runs the whole test suite
