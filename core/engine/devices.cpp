@@ -165,7 +165,7 @@ QList<DeviceInfo> detectDevices() {
     }
 
     // MPS: Apple-silicon GPUs share the machine's memory.
-    if (at::hasMPS()) {
+    if (mpsAvailable()) {
         DeviceInfo d;
         d.kind = QStringLiteral("mps");
         d.name = QStringLiteral("%1 GPU (MPS)").arg(cpuModelName());

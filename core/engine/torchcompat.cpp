@@ -149,6 +149,14 @@ void synchronizeDevice(const c10::Device& device) {
     }
 }
 
+bool mpsAvailable() {
+#if TANDEM_TORCH_AT_LEAST(2, 1)
+    return torch::mps::is_available();
+#else
+    return at::hasMPS();
+#endif
+}
+
 void seedDevice(const c10::Device& device, uint64_t seed) {
     at::manual_seed(seed); // the CPU generator, and every CUDA device's
 #if TANDEM_TORCH_AT_LEAST(2, 1)

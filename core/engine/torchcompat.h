@@ -80,6 +80,9 @@ void releaseCachedMemory(const c10::Device& device);
 // enqueueing of it.
 void synchronizeDevice(const c10::Device& device);
 
+// Whether this LibTorch was built with MPS and the machine has an Apple GPU for it.
+bool mpsAvailable();
+
 // Seeds every generator the device draws from (dropout, random init) for one step.
 void seedDevice(const c10::Device& device, uint64_t seed);
 
