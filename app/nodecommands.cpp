@@ -163,7 +163,11 @@ int cmdServe(const QStringList& args) {
               QStringLiteral("Address for pairing requests [[::]:47301, IPv6 and IPv4]."),
               QStringLiteral("HOST:PORT")},
              {QStringLiteral("headless"),
-              QStringLiteral("No window (the only mode of this command for now).")}},
+              QStringLiteral("No window (the only mode of this command for now).")},
+             {QStringLiteral("devices"),
+              QStringLiteral("The devices this node trains on when invited: all (one worker per "
+                             "GPU), or a list such as cuda:0,cuda:1 [the best device]."),
+              QStringLiteral("LIST")}},
             &c, &exit))
         return exit;
     auto id = Identity::loadOrCreate(c.home);
@@ -183,6 +187,13 @@ int cmdServe(const QStringList& args) {
     ns.home = c.home;
     ns.name = c.name;
     ns.devices = detectDevices();
+    if (p.isSet(QStringLiteral("devices"))) {
+        ns.workerDevices = p.value(QStringLiteral("devices"));
+        if (auto chosen = chooseDevices(ns.devices, ns.workerDevices); !chosen) {
+            say(QStringLiteral("tandem: --devices: %1").arg(chosen.error().message));
+            return 2;
+        }
+    }
     ns.listenAddress = hp->first == QLatin1String("localhost")
                            ? QHostAddress(QHostAddress::LocalHost)
                        : hp->first == QLatin1String("::") ? QHostAddress(QHostAddress::Any)

@@ -223,6 +223,10 @@ void TestCli::badInput_data() {
         << QStringList{QStringLiteral("worker"), QStringLiteral("--connect=127.0.0.1:9"),
                        QStringLiteral("--device=cpu"), QStringLiteral("--devices=all")}
         << 2 << QStringLiteral("not both");
+    QTest::newRow("serve devices") << QStringList{QStringLiteral("serve"), QStringLiteral("--home"),
+                                                  m_tmp.filePath(QStringLiteral("serve-home")),
+                                                  QStringLiteral("--devices=cuda:7")}
+                                   << 2 << QStringLiteral("--devices: there is no device cuda:7");
     QTest::newRow("export needs args")
         << QStringList{QStringLiteral("export")} << 2 << QStringLiteral("--checkpoint");
     QTest::newRow("export bad format")

@@ -286,6 +286,8 @@ void NodeService::startInvitedWorker(Connection* conn, quint16 port) {
     if (!m_s.cacheDir.isEmpty())
         args << QStringLiteral("--cache") << m_s.cacheDir;
     args << QStringLiteral("--name") << displayName();
+    if (!m_s.workerDevices.isEmpty())
+        args << QStringLiteral("--devices") << m_s.workerDevices;
     m_worker.start(m_s.workerProgram.isEmpty() ? QCoreApplication::applicationFilePath()
                                                : m_s.workerProgram,
                    args);
