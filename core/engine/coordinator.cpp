@@ -153,12 +153,13 @@ struct Member {
     // The balancer never gives it more, so the share that failed is never tried again.
     int64_t memoryCap = 0;
 
-    // The most samples this worker may take in one step (0: no limit).
-    int64_t cap() const {
+    // The most samples this worker may take in one step (0: no limit). Both limits are per
+    // forward pass; a local-SGD round makes `passes` of them.
+    int64_t cap(int64_t passes) const {
         const int64_t asked = remote ? remote->maxBatch() : 0;
-        if (asked > 0 && memoryCap > 0)
-            return std::min(asked, memoryCap);
-        return asked > 0 ? asked : memoryCap;
+        const int64_t perPass =
+            asked > 0 && memoryCap > 0 ? std::min(asked, memoryCap) : std::max(asked, memoryCap);
+        return perPass * passes;
     }
 };
 
@@ -359,7 +360,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
             m.memoryCap = r.memoryCap;
             if (r.notes.isEmpty()) // a remote worker: its own log has the details
                 obs.onMessage(QStringLiteral("%1 ran out of memory and retried in smaller parts; "
-                                             "it takes at most %2 samples per step from now on")
+                                             "it takes at most %2 samples at once from now on")
                                   .arg(m.stats.name)
                                   .arg(m.memoryCap));
         }
@@ -821,7 +822,7 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                     if (members[w].alive) {
                         live.push_back(w);
                         names.push_back(members[w].stats.name);
-                        caps.push_back(members[w].cap());
+                        caps.push_back(members[w].cap(localSgd ? cfg.localSteps : 1));
                     }
                 if (live.empty()) {
                     if (auto st = waitForAnyWorker(); !st)
