@@ -46,11 +46,12 @@ torch::jit::Module zoo(const char* name, uint64_t seed = 0) {
 }
 
 // n random 28x28 images with labels in 0..9, as a Fashion-MNIST stand-in.
-std::shared_ptr<const Dataset> randomImages(int64_t n, uint64_t seed = 1) {
+std::shared_ptr<const Dataset> randomImages(int64_t n, uint64_t seed = 1,
+                                            std::vector<int64_t> shape = {1, 28, 28}) {
     auto d = std::make_shared<Dataset>();
-    d->sampleShape = {1, 28, 28};
+    d->sampleShape = shape;
     QRandomGenerator rng{quint32(seed)};
-    d->u8.resize(size_t(n) * 784);
+    d->u8.resize(size_t(n * d->sampleSize()));
     for (uint8_t& v : d->u8)
         v = uint8_t(rng.bounded(256));
     for (int64_t i = 0; i < n; ++i)
@@ -113,6 +114,7 @@ private Q_SLOTS:
     void precisionFallsBackWithAReason();
     void lossScalerSkipsOverflowAndGrows();
     void fp16OverflowIsRecomputedNotApplied();
+    void retriesLeaveNoTraceInBatchNorm();
     void outOfMemoryRetriesInHalves();
     void balancerKeepsAMemoryCap();
 };
@@ -816,11 +818,33 @@ void TestEngine::fp16OverflowIsRecomputedNotApplied() {
     QVERIFY(a);
     QVERIFY2(b, b ? "" : qPrintable(b.error().message));
     QCOMPARE(b->samples, int64_t(32));
+    QVERIFY(b->buffers.empty());
     QVERIFY(std::abs(a->lossSum - b->lossSum) < 1e-4 * a->lossSum); // counted once
     for (size_t i = 0; i < a->grads.size(); ++i) {
         QVERIFY(at::isfinite(b->grads[i]).all().item<bool>());
         QVERIFY(at::allclose(a->grads[i], b->grads[i], 1e-3, 1e-6));
     }
+}
+
+void TestEngine::retriesLeaveNoTraceInBatchNorm() {
+    // The overflowing attempts ran whole forward passes; their BatchNorm statistics must not
+    // count. After the step, the buffers are those of one clean pass.
+    const torch::jit::Module m = zoo("resnet8", 2);
+    auto data = randomImages(16, 3, {3, 32, 32});
+    ReplicaOptions huge;
+    huge.lossScale = 1e40; // beyond fp32: every attempt overflows until the scale is back in range
+    ModelReplica plain(cpuDevice(), m, data), scaled(cpuDevice(), m, data, huge);
+    WorkRequest req;
+    req.indices = iota(16);
+    auto a = plain.compute(req, QStringLiteral("plain"));
+    auto b = scaled.compute(req, QStringLiteral("scaled"));
+    QVERIFY(a && b);
+    QCOMPARE(a->buffers.size(), b->buffers.size());
+    QVERIFY(!a->buffers.empty());
+    for (size_t i = 0; i < a->buffers.size(); ++i)
+        QVERIFY2(
+            at::allclose(a->buffers[i].to(at::kDouble), b->buffers[i].to(at::kDouble), 1e-4, 1e-6),
+            qPrintable(QString::number(i)));
 }
 
 void TestEngine::outOfMemoryRetriesInHalves() {

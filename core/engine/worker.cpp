@@ -141,7 +141,17 @@ void ModelReplica::clearGrads() {
 
 void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& out) {
     const int64_t n = static_cast<int64_t>(samples.size());
-    for (;;) {
+    // A retry starts from the buffers (BatchNorm statistics) the first attempt started from,
+    // so a failed attempt's forward passes leave no trace.
+    std::vector<at::Tensor> savedBuffers;
+    for (const at::Tensor& b : m_buffers)
+        savedBuffers.push_back(b.detach().clone());
+    for (bool retry = false;; retry = true) {
+        if (retry) {
+            at::NoGradGuard noGrad;
+            for (size_t i = 0; i < m_buffers.size(); ++i)
+                m_buffers[i].copy_(savedBuffers[i]);
+        }
         clearGrads();
         const int64_t part = m_chunkCap > 0 ? std::min(n, m_chunkCap) : n;
         const double scale = m_scaler ? m_scaler->scale() : 1.0;
