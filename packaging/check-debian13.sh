@@ -4,9 +4,10 @@
 #
 #   packaging/check-debian13.sh        LibTorch 2.6 (CPU): builds and runs the whole test suite
 #                                      with the README's command (packaging/quickstart.sh test)
-#   packaging/check-debian13.sh cuda   LibTorch 2.6 built for CUDA, with CUDA 12.4: builds with
-#                                      TANDEM_WITH_CUDA, then runs the test suite on the CPU
-#                                      (no GPU is needed, or used)
+#   packaging/check-debian13.sh cuda   LibTorch 2.6 built for CUDA, with CUDA 12.4: the same
+#                                      command with the CUDA packages and TANDEM_REQUIRE_CUDA,
+#                                      so it builds with TANDEM_WITH_CUDA and runs the suite on
+#                                      the CPU (no GPU is needed, or used)
 #
 # The check runs on a clean clone of the checkout's HEAD: commit first. Needs root (asks sudo
 # otherwise), debootstrap and Debian's package mirror. The root is kept between runs in
@@ -95,9 +96,9 @@ fi
 
 # The CUDA build. LibTorch's CUDA package depends on nvidia-cudnn, an installer that fetches
 # cuDNN from NVIDIA's servers while it is configured; without internet that fails and leaves
-# LibTorch unconfigured. A placeholder package stands in for it, and a stub libcudnn.so.9
-# (the library's name and symbol version, no code) lets the linker and the loader resolve the
-# name. Tandem never calls cuDNN itself; a real GPU machine installs the real one.
+# LibTorch unconfigured. A placeholder package stands in for it, and a stand-in libcudnn.so.9
+# (packaging/linux/cudnn-stub.sh: the library's name, symbol version and functions, each of
+# which stops with a message if called) lets the linker and the loader resolve it. Tandem never calls cuDNN itself; a real GPU machine installs the real one.
 inroot '
 set -e
 export DEBIAN_FRONTEND=noninteractive
@@ -110,33 +111,29 @@ if ! dpkg-query -W -f="\${Status}" nvidia-cudnn 2>/dev/null | grep -q "install o
     dpkg-deb -b /tmp/cudnn-placeholder /tmp/nvidia-cudnn-placeholder.deb >/dev/null
     dpkg -i /tmp/nvidia-cudnn-placeholder.deb
 fi
-packages="cmake ninja-build g++ ccache pkg-config git qt6-base-dev qt6-charts-dev
-  libqt6opengl6-dev libxkbcommon-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev
-  libtorch-cuda-dev nvidia-cuda-toolkit libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev
-  dataset-fashion-mnist python3-torch-cuda python3-numpy xvfb xauth fonts-noto-core fonts-noto-cjk
-  dpkg-dev file desktop-file-utils appstream binutils"
+# LibTorch for CUDA first: the stub is made from what it imports, before anything links.
 missing=""
-for p in $packages; do
+for p in libtorch-cuda-dev nvidia-cuda-toolkit python3-torch-cuda gcc binutils; do
     dpkg-query -W -f="\${Status}" "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
-    echo "Installing:$missing"
     apt-get update -q
     apt-get install -y -q --no-install-recommends $missing
 fi
+bash /src/packaging/linux/cudnn-stub.sh /opt/cudnn-stub
 '
-inroot 'bash /src/packaging/linux/cudnn-stub.sh /opt/cudnn-stub'
+# Then the README's command, with the CUDA packages in place of the CPU ones and CUDA required.
 inroot '
 set -e
 cd /src
-export CCACHE_BASEDIR=/src LD_LIBRARY_PATH=/opt/cudnn-stub
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_REQUIRE_CUDA=ON \
-    -DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,/opt/cudnn-stub \
-    -DCMAKE_SHARED_LINKER_FLAGS=-Wl,-rpath-link,/opt/cudnn-stub
-cmake --build build
+export LD_LIBRARY_PATH=/opt/cudnn-stub
+export TANDEM_TORCH_PACKAGES="libtorch-cuda-dev nvidia-cuda-toolkit python3-torch-cuda"
+export TANDEM_CMAKE_ARGS="-DTANDEM_REQUIRE_CUDA=ON -DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,/opt/cudnn-stub -DCMAKE_SHARED_LINKER_FLAGS=-Wl,-rpath-link,/opt/cudnn-stub"
+status=0
+bash packaging/quickstart.sh test || status=$?
 echo "== linked against:"
 ldd build/bin/tandem | grep -E "torch_cuda|cudart|cudnn" || true
 echo "== tandem devices --json (no GPU in this machine):"
 build/bin/tandem devices --json
-cd build && ctest --output-on-failure --parallel 2
+exit $status
 '

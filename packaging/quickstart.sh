@@ -10,11 +10,14 @@ cd "$(dirname "$0")/.."
 # which the tests use to prove that exported models load; Xvfb for the screenshots; fonts that
 # render Devanagari and CJK; what CPack and the package test use (dpkg-shlibdeps, file, the
 # desktop-entry and AppStream validators).
+# TANDEM_TORCH_PACKAGES replaces LibTorch and PyTorch (packaging/check-debian13.sh cuda names
+# Debian 13's CUDA builds), and TANDEM_CMAKE_ARGS adds to the configuration.
+torch_packages=${TANDEM_TORCH_PACKAGES:-libtorch-dev python3-torch}
 packages="cmake ninja-build g++ ccache pkg-config
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev qt6-tools-dev
   qt6-tools-dev-tools qt6-l10n-tools libgl-dev
-  libtorch-dev libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev
-  dataset-fashion-mnist python3-torch python3-numpy xvfb xauth fonts-noto-core fonts-noto-cjk
+  $torch_packages libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev
+  dataset-fashion-mnist python3-numpy xvfb xauth fonts-noto-core fonts-noto-cjk
   dpkg-dev file desktop-file-utils appstream"
 
 missing=""
@@ -32,7 +35,8 @@ fi
 # ccache keys on relative paths below the checkout, so another clone of it reuses the cache.
 CCACHE_BASEDIR="$(pwd)"
 export CCACHE_BASEDIR
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+# shellcheck disable=SC2086 # TANDEM_CMAKE_ARGS holds several arguments
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${TANDEM_CMAKE_ARGS:-}
 cmake --build build
 
 case "${1:-run}" in

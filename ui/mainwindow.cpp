@@ -86,7 +86,7 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     m_banner->hide();
 
     // Left: cluster, new run, history.
-    m_form = new RunForm(m_node->peers());
+    m_form = new RunForm(m_node->peers(), m_ctx.node.devices);
     m_tabs = new QTabWidget;
     m_tabs->setObjectName(QStringLiteral("tabs"));
     m_tabs->addTab(buildClusterTab(), tr("Cluster"));

@@ -40,7 +40,7 @@ const DataKind kDataKinds[] = {{QString(), false},
                                {QStringLiteral("csv:"), false}};
 } // namespace
 
-RunForm::RunForm(PeerModel* peers, QWidget* parent)
+RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* parent)
     : QWidget(parent)
     , m_peers(peers) {
     auto* form = new QFormLayout(this);
@@ -105,8 +105,9 @@ RunForm::RunForm(PeerModel* peers, QWidget* parent)
     // Where this machine trains, and in what precision every machine computes.
     m_device = new QComboBox;
     m_device->setObjectName(QStringLiteral("deviceCombo"));
-    const QList<DeviceInfo> devices = detectDevices();
-    m_device->addItem(tr("Best available: %1").arg(devices.first().name), QString());
+    m_device->addItem(
+        tr("Best available: %1").arg(devices.isEmpty() ? QString() : devices.first().name),
+        QString());
     for (const DeviceInfo& d : devices)
         m_device->addItem(QStringLiteral("%1: %2").arg(d.torchDevice(), d.name), d.torchDevice());
     form->addRow(tr("Device on this machine"), m_device);

@@ -29,7 +29,8 @@ class RunForm : public QWidget {
     Q_OBJECT
 
 public:
-    explicit RunForm(PeerModel* peers, QWidget* parent = nullptr);
+    // `devices` are this machine's, as detectDevices() found them.
+    RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* parent = nullptr);
     ~RunForm() override;
 
     RunConfig config() const;

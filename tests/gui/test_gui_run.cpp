@@ -285,7 +285,7 @@ private Q_SLOTS:
         const QString file = home.filePath(QStringLiteral("run.json"));
         QVERIFY(w.runForm()->saveTo(file));
 
-        RunForm other(w.node()->peers());
+        RunForm other(w.node()->peers(), detectDevices());
         QVERIFY(other.loadFrom(file));
         QJsonObject a = w.runForm()->config().toJson(), b = other.config().toJson();
         QCOMPARE(b, a);
