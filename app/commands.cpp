@@ -1,16 +1,18 @@
-#include "commands.h"
+#include "app/commands.h"
 
-#include "devices.h"
-#include "discovery.h"
-#include "files.h"
-#include "identity.h"
-#include "nodecommands.h"
-#include "progress.h"
-#include "server.h"
-#include "training.h"
-#include "truststore.h"
-#include "version.h"
-#include "workerclient.h"
+#include "app/cli.h"
+#include "app/nodecommands.h"
+#include "app/progress.h"
+#include "common/files.h"
+#include "common/version.h"
+#include "engine/devices.h"
+#include "engine/runplan.h"
+#include "engine/training.h"
+#include "engine/workerclient.h"
+#include "net/discovery.h"
+#include "net/identity.h"
+#include "net/server.h"
+#include "net/truststore.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -29,23 +31,6 @@
 namespace tandem::cli {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
-
-void printErr(const QString& s) {
-    fprintf(stderr, "tandem: %s\n", qPrintable(s));
-}
-void printOut(const QString& s) {
-    fprintf(stdout, "%s\n", qPrintable(s));
-    fflush(stdout);
-}
-
-int fail(const Error& e) {
-    printErr(e.message);
-    return e.code == ErrorCode::InvalidArgument ? kUsage : kFailed;
-}
 
 QString topUsage() {
     return QStringLiteral(
@@ -66,38 +51,6 @@ QString topUsage() {
         "  pair      Pair with another node (both confirm the same 6-digit code)\n"
         "\n"
         "Run 'tandem COMMAND --help' for a command's options.\n");
-}
-
-// Parses a subcommand's arguments; on --help prints usage and returns kOk through `exit`.
-bool parse(QCommandLineParser& p, const QString& command, const QStringList& args,
-           const QString& description, int* exit) {
-    p.setApplicationDescription(description);
-    p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
-                                  QStringLiteral("Show this help."));
-    p.addOption(help);
-    p.addOption({QStringLiteral("home"),
-                 QStringLiteral("This node's home folder (identity, trust store, caches)."),
-                 QStringLiteral("DIR")});
-    QStringList full = args;
-    full.prepend(QStringLiteral("tandem ") + command);
-    if (!p.parse(full)) {
-        printErr(QStringLiteral("%1: %2 (see 'tandem %1 --help')").arg(command, p.errorText()));
-        *exit = kUsage;
-        return false;
-    }
-    if (p.isSet(help)) {
-        fprintf(stdout, "%s", qPrintable(p.helpText()));
-        *exit = kOk;
-        return false;
-    }
-    if (!p.positionalArguments().isEmpty()) {
-        printErr(QStringLiteral("%1: unexpected argument \"%2\"")
-                     .arg(command, p.positionalArguments().first()));
-        *exit = kUsage;
-        return false;
-    }
-    return true;
 }
 
 int cmdDevices(const QStringList& args) {
@@ -134,42 +87,6 @@ int cmdDevices(const QStringList& args) {
     return kOk;
 }
 
-// A typed reader for numeric options: a bad value is a usage error that names the option.
-struct OptionReader {
-    QCommandLineParser& p;
-    QString error;
-
-    template <typename T> void read(const char* name, T& dst, double lo, double hi) {
-        const QString n = QLatin1String(name);
-        if (!error.isEmpty() || !p.isSet(n))
-            return;
-        const QString v = p.value(n);
-        bool ok = false;
-        double d;
-        if constexpr (std::is_floating_point_v<T>) {
-            d = v.toDouble(&ok);
-        } else {
-            const qlonglong i = v.toLongLong(&ok);
-            d = double(i);
-        }
-        if (!ok) {
-            error = QStringLiteral("--%1: \"%2\" is not a %3")
-                        .arg(n, v,
-                             std::is_floating_point_v<T> ? QStringLiteral("number")
-                                                         : QStringLiteral("whole number"));
-            return;
-        }
-        if (d < lo || d > hi) {
-            error = QStringLiteral("--%1: %2 is outside %3..%4").arg(n, v).arg(lo).arg(hi);
-            return;
-        }
-        if constexpr (std::is_floating_point_v<T>)
-            dst = static_cast<T>(d);
-        else
-            dst = static_cast<T>(v.toLongLong());
-    }
-};
-
 // Reads the numeric options of a run through the engine's table of fields, so that the
 // command line and a run description accept exactly the same values.
 Status readRunOptions(const QCommandLineParser& p, RunConfig& cfg) {
@@ -202,8 +119,7 @@ Status readRunOptions(const QCommandLineParser& p, RunConfig& cfg) {
     return success();
 }
 
-int cmdTrain(const QStringList& args) {
-    QCommandLineParser p;
+void addTrainOptions(QCommandLineParser& p) {
     const RunConfig defaults;
     auto opt = [&](const char* name, const QString& help, const char* valueName) {
         p.addOption({QLatin1String(name), help, QLatin1String(valueName)});
@@ -220,11 +136,13 @@ int cmdTrain(const QStringList& args) {
         "SPEC");
     opt("epochs", QStringLiteral("Epochs [%1].").arg(defaults.epochs), "N");
     opt("batch", QStringLiteral("Global batch size [%1].").arg(defaults.batch), "B");
-    opt("optimizer", QStringLiteral("sgd, adam or adamw [%1].").arg(defaults.optimizer), "NAME");
+    opt("optimizer", QStringLiteral("sgd, adam or adamw [%1].").arg(nameOf(defaults.optimizer)),
+        "NAME");
     opt("lr", QStringLiteral("Learning rate [%1].").arg(defaults.lr), "X");
     opt("momentum", QStringLiteral("SGD momentum [%1].").arg(defaults.momentum), "X");
     opt("weight-decay", QStringLiteral("Weight decay [0; 0.01 for adamw]."), "X");
-    opt("schedule", QStringLiteral("constant or cosine [%1].").arg(defaults.schedule), "NAME");
+    opt("schedule", QStringLiteral("constant or cosine [%1].").arg(nameOf(defaults.schedule)),
+        "NAME");
     opt("warmup-steps", QStringLiteral("Linear learning-rate warm-up steps [0]."), "N");
     opt("seed", QStringLiteral("Random seed for weights and sampling [0]."), "S");
     opt("threads", QStringLiteral("LibTorch threads [one per core]."), "N");
@@ -232,7 +150,7 @@ int cmdTrain(const QStringList& args) {
     opt("limit-test", QStringLiteral("Use only the first N test samples."), "N");
     opt("max-steps", QStringLiteral("Stop after N steps in total, with a checkpoint."), "N");
     opt("checkpoint-every", QStringLiteral("Write a checkpoint every N steps [epoch ends]."), "N");
-    opt("out", QStringLiteral("Output folder [runs/MODEL-TIME]."), "DIR");
+    opt("out", QStringLiteral("Output folder [runs/TIME-MODEL]."), "DIR");
     opt("resume", QStringLiteral("Continue the run saved in this checkpoint."), "CHECKPOINT");
     opt("config",
         QStringLiteral("Read the run description from this JSON file; options given "
@@ -266,6 +184,11 @@ int cmdTrain(const QStringList& args) {
          QStringLiteral("HOST[:PORT]")});
     p.addOption({QStringLiteral("no-local-worker"),
                  QStringLiteral("Coordinate only; this machine does not train.")});
+}
+
+int cmdTrain(const QStringList& args) {
+    QCommandLineParser p;
+    addTrainOptions(p);
     int exit = kOk;
     if (!parse(p, QStringLiteral("train"), args,
                QStringLiteral("Trains a model. Progress goes to stderr; the last line on stdout "
@@ -276,19 +199,13 @@ int cmdTrain(const QStringList& args) {
     RunConfig cfg;
     const QString resume = p.value(QStringLiteral("resume"));
     if (!resume.isEmpty()) {
-        auto c = checkpointConfig(resume);
+        auto c = RunPlan::resumeConfig(resume);
         if (!c)
             return fail(c.error());
         cfg = *c;
-        cfg.maxSteps = 0; // a stop-after limit belongs to the run that set it
         // Where the run meets its workers is this invocation's to say (--listen, --workers,
-        // --invite, --no-local-worker), not the checkpoint's.
-        const RunConfig defaults;
-        cfg.listen = defaults.listen;
-        cfg.workers = defaults.workers;
-        cfg.invites = defaults.invites;
-        cfg.localWorker = defaults.localWorker;
-        cfg.device = defaults.device;
+        // --invite, --no-local-worker, --device), not the checkpoint's.
+        RunPlan::forgetMachines(cfg);
     } else if (p.isSet(QStringLiteral("config"))) {
         const QString path = p.value(QStringLiteral("config"));
         auto bytes = readRegularFile(path, 1 << 20);
@@ -311,19 +228,26 @@ int cmdTrain(const QStringList& args) {
         if (p.isSet(QLatin1String(n)))
             dst = p.value(QLatin1String(n));
     };
-    if (!resume.isEmpty() && (p.isSet(QStringLiteral("model")) || p.isSet(QStringLiteral("data")) ||
-                              p.isSet(QStringLiteral("seed")) || p.isSet(QStringLiteral("batch"))))
+    const QStringList fixed = RunPlan::fixedOnResume();
+    if (!resume.isEmpty() &&
+        std::any_of(fixed.begin(), fixed.end(), [&](const QString& o) { return p.isSet(o); }))
         return fail(makeError(ErrorCode::InvalidArgument,
                               QStringLiteral("--resume continues a run as it was set up; "
                                              "--model, --data, --seed and --batch cannot change")));
     str("model", cfg.model);
     str("data", cfg.data);
-    str("optimizer", cfg.optimizer);
-    str("schedule", cfg.schedule);
     str("out", cfg.outDir);
-    str("mode", cfg.mode);
-    str("wire", cfg.wire);
-    str("precision", cfg.precision);
+    const auto choice = [&](const char* n, auto& dst, const char* what) -> Status {
+        return p.isSet(QLatin1String(n)) ? parseInto(p.value(QLatin1String(n)), dst, what)
+                                         : success();
+    };
+    for (const Status& st :
+         {choice("optimizer", cfg.optimizer, "optimizer"),
+          choice("schedule", cfg.schedule, "schedule"), choice("mode", cfg.mode, "mode"),
+          choice("wire", cfg.wire, "wire precision"),
+          choice("precision", cfg.precision, "precision")})
+        if (!st)
+            return fail(st.error());
     str("device", cfg.device);
     str("listen", cfg.listen);
     cfg.home = p.value(QStringLiteral("home"));
@@ -336,11 +260,7 @@ int cmdTrain(const QStringList& args) {
     if (auto st = cfg.validate(); !st)
         return fail(st.error());
     if (cfg.outDir.isEmpty())
-        cfg.outDir =
-            QDir(QStringLiteral("runs"))
-                .filePath(QStringLiteral("%1-%2").arg(
-                    QFileInfo(cfg.model).completeBaseName(),
-                    QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+        cfg.outDir = RunPlan::newRunFolder(QStringLiteral("runs"), cfg.model);
 
     RunControl control;
     ProgressPrinter progress(&control);
@@ -393,74 +313,6 @@ int cmdExport(const QStringList& args) {
         return fail(st.error());
     printErr(QStringLiteral("wrote %1").arg(out));
     return kOk;
-}
-
-int cmdIdentity(const QStringList& args) {
-    QCommandLineParser p;
-    int exit = kOk;
-    if (!parse(p, QStringLiteral("identity"), args,
-               QStringLiteral("Prints this node's device ID (made on first use)."), &exit))
-        return exit;
-    const QString home = nodeHome(p.value(QStringLiteral("home")));
-    auto id = Identity::loadOrCreate(home);
-    if (!id)
-        return fail(id.error());
-    printErr(QStringLiteral("home %1").arg(home));
-    printOut(id->deviceId());
-    return kOk;
-}
-
-int cmdTrust(const QStringList& args) {
-    QCommandLineParser p;
-    p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("list, add or remove"));
-    p.addPositionalArgument(QStringLiteral("id"), QStringLiteral("a device ID"));
-    p.addOption({QStringLiteral("name"), QStringLiteral("A name to remember the device by."),
-                 QStringLiteral("NAME")});
-    p.setApplicationDescription(
-        QStringLiteral("Lists, adds or removes the devices this node accepts."));
-    p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help.")});
-    p.addOption({QStringLiteral("home"), QStringLiteral("This node's home folder."),
-                 QStringLiteral("DIR")});
-    QStringList full = args;
-    full.prepend(QStringLiteral("tandem trust"));
-    if (!p.parse(full)) {
-        printErr(QStringLiteral("trust: %1").arg(p.errorText()));
-        return kUsage;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        fprintf(stdout, "%s", qPrintable(p.helpText()));
-        return kOk;
-    }
-    const QStringList pos = p.positionalArguments();
-    TrustStore store(nodeHome(p.value(QStringLiteral("home"))));
-    const QString action = pos.value(0, QStringLiteral("list"));
-    if (action == QLatin1String("list") && pos.size() <= 1) {
-        auto list = store.load();
-        if (!list)
-            return fail(list.error());
-        for (const TrustStore::Entry& e : *list)
-            printOut(QStringLiteral("%1  %2").arg(e.id, e.name));
-        return kOk;
-    }
-    if ((action == QLatin1String("add") || action == QLatin1String("remove")) && pos.size() == 2) {
-        if (action == QLatin1String("add")) {
-            if (auto st = store.add(pos[1], p.value(QStringLiteral("name"))); !st)
-                return fail(st.error());
-            printErr(QStringLiteral("trusting %1").arg(pos[1]));
-            return kOk;
-        }
-        auto removed = store.remove(pos[1]);
-        if (!removed)
-            return fail(removed.error());
-        if (!*removed) {
-            printErr(QStringLiteral("%1 was not trusted").arg(pos[1]));
-            return kFailed;
-        }
-        printErr(QStringLiteral("no longer trusting %1").arg(pos[1]));
-        return kOk;
-    }
-    printErr(QStringLiteral("usage: tandem trust list | add ID | remove ID [--home DIR]"));
-    return kUsage;
 }
 
 int cmdWorker(const QStringList& args) {
@@ -516,136 +368,6 @@ int cmdWorker(const QStringList& args) {
     if (!r.error.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument, r.error));
     return runWorker(o, [](const QString& line) { printErr(line); });
-}
-
-int cmdPeers(const QStringList& args) {
-    QCommandLineParser p;
-    p.addOption({QStringLiteral("json"), QStringLiteral("Print a JSON array.")});
-    p.addOption(
-        {QStringLiteral("wait"), QStringLiteral("Seconds to listen [4]."), QStringLiteral("S")});
-    p.addOption({QStringLiteral("expect"),
-                 QStringLiteral("Stop listening as soon as this many peers are seen."),
-                 QStringLiteral("N")});
-    p.addOption({QStringLiteral("add"),
-                 QStringLiteral("Also ask this address directly (networks that block broadcast)."),
-                 QStringLiteral("HOST[:PORT]")});
-    p.addOption({QStringLiteral("discovery-port"),
-                 QStringLiteral("UDP port of announcements [%1].").arg(Discovery::kDefaultPort),
-                 QStringLiteral("P")});
-    p.addOption(
-        {QStringLiteral("announce-to"),
-         QStringLiteral(
-             "Comma-separated addresses to announce to, instead of the broadcast address and "
-             "the multicast groups."),
-         QStringLiteral("ADDRS")});
-    p.addOption({QStringLiteral("name"),
-                 QStringLiteral("The name this node announces [host name]."),
-                 QStringLiteral("NAME")});
-    int exit = kOk;
-    if (!parse(p, QStringLiteral("peers"), args,
-               QStringLiteral("Lists the Tandem nodes on the LAN."), &exit))
-        return exit;
-    int waitS = 4, port = Discovery::kDefaultPort, expect = 0;
-    OptionReader r{p, {}};
-    r.read("wait", waitS, 0, 3600);
-    r.read("expect", expect, 0, 100000);
-    r.read("discovery-port", port, 1, 65535);
-    if (!r.error.isEmpty())
-        return fail(makeError(ErrorCode::InvalidArgument, r.error));
-    const QString home = nodeHome(p.value(QStringLiteral("home")));
-    auto id = Identity::loadOrCreate(home);
-    if (!id)
-        return fail(id.error());
-    wire::Announcement self;
-    self.deviceId = id->deviceId();
-    self.displayName = p.isSet(QStringLiteral("name")) ? p.value(QStringLiteral("name"))
-                                                       : QHostInfo::localHostName();
-    self.os = QSysInfo::prettyProductName();
-    self.appVersion = appVersion();
-    self.devices = detectDevices();
-    self.query = true; // a listing wants answers now, not within an announcement interval
-    Discovery d(self);
-    d.setPort(quint16(port));
-    if (p.isSet(QStringLiteral("announce-to"))) {
-        QList<QHostAddress> targets;
-        for (const QString& a :
-             p.value(QStringLiteral("announce-to")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            QHostAddress h(a.trimmed());
-            if (h.isNull())
-                return fail(
-                    makeError(ErrorCode::InvalidArgument,
-                              QStringLiteral("--announce-to: \"%1\" is not an IP address").arg(a)));
-            targets << h;
-        }
-        d.setTargets(targets);
-    }
-    if (auto st = d.start(); !st)
-        return fail(st.error());
-    if (p.isSet(QStringLiteral("add"))) {
-        QString host = p.value(QStringLiteral("add"));
-        quint16 addPort = Discovery::kDefaultPort;
-        if (auto hp = parseHostPort(host)) {
-            host = hp->first;
-            addPort = hp->second;
-        }
-        const QHostAddress h(host);
-        if (h.isNull())
-            return fail(makeError(ErrorCode::InvalidArgument,
-                                  QStringLiteral("--add: \"%1\" is not an IP address").arg(host)));
-        d.addAddress(h, addPort);
-    }
-    QEventLoop loop;
-    QTimer::singleShot(waitS * 1000, &loop, &QEventLoop::quit);
-    if (expect > 0)
-        QObject::connect(&d, &Discovery::peersChanged, &loop, [&] {
-            if (d.peers().size() >= expect)
-                loop.quit();
-        });
-    loop.exec();
-    const TrustStore trust(home);
-    QJsonArray out;
-    for (const Discovery::Peer& peer : d.peers()) {
-        const wire::Announcement& a = peer.announcement;
-        QJsonArray devs;
-        for (const DeviceInfo& dev : a.devices)
-            devs.append(dev.toJson());
-        out.append(QJsonObject{{QStringLiteral("device_id"), a.deviceId},
-                               {QStringLiteral("name"), a.displayName},
-                               {QStringLiteral("address"), peer.address.toString()},
-                               {QStringLiteral("tcp_port"), a.tcpPort},
-                               {QStringLiteral("os"), a.os},
-                               {QStringLiteral("app_version"), a.appVersion},
-                               {QStringLiteral("protocol_version"), qint64(a.protocolVersion)},
-                               {QStringLiteral("devices"), devs},
-                               {QStringLiteral("paired"), trust.contains(a.deviceId)}});
-    }
-    if (p.isSet(QStringLiteral("json"))) {
-        printOut(QString::fromUtf8(QJsonDocument(out).toJson(QJsonDocument::Indented)).trimmed());
-        return kOk;
-    }
-    if (out.isEmpty())
-        printErr(QStringLiteral(
-                     "no Tandem node answered within %1 s. Is Tandem running on the other machine? "
-                     "Firewalls must let UDP port %2 through; on Wi-Fi that blocks broadcast, "
-                     "use --add ADDRESS.")
-                     .arg(waitS)
-                     .arg(port));
-    for (const QJsonValue& v : out) {
-        const QJsonObject o = v.toObject();
-        QStringList devs;
-        for (const QJsonValue& dv : o.value(QStringLiteral("devices")).toArray())
-            devs << dv.toObject().value(QStringLiteral("name")).toString();
-        printOut(QStringLiteral("%1  %2  %3  %4  Tandem %5  %6  [%7]")
-                     .arg(o.value(QStringLiteral("device_id")).toString().left(16),
-                          o.value(QStringLiteral("name")).toString(),
-                          o.value(QStringLiteral("address")).toString(),
-                          o.value(QStringLiteral("os")).toString(),
-                          o.value(QStringLiteral("app_version")).toString(),
-                          o.value(QStringLiteral("paired")).toBool() ? QStringLiteral("paired")
-                                                                     : QStringLiteral("not paired"),
-                          devs.join(QStringLiteral(", "))));
-    }
-    return kOk;
 }
 
 } // namespace

@@ -1,7 +1,7 @@
-#include "commands.h"
-#include "gui.h"
+#include "app/commands.h"
+#include "ui/gui.h"
 
-#include "version.h"
+#include "common/version.h"
 
 #include <QApplication>
 #include <QCoreApplication>

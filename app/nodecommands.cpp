@@ -1,13 +1,15 @@
-#include "nodecommands.h"
+#include "app/nodecommands.h"
 
-#include "devices.h"
-#include "discovery.h"
-#include "identity.h"
-#include "nodeservice.h"
-#include "pairing.h"
-#include "server.h"
-#include "truststore.h"
-#include "version.h"
+#include "app/cli.h"
+#include "common/ports.h"
+#include "common/version.h"
+#include "engine/devices.h"
+#include "net/discovery.h"
+#include "net/identity.h"
+#include "net/pairing.h"
+#include "net/server.h"
+#include "net/truststore.h"
+#include "node/nodeservice.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -29,11 +31,6 @@
 namespace tandem::cli {
 
 namespace {
-
-void say(const QString& s) {
-    fprintf(stderr, "%s\n", qPrintable(s));
-    fflush(stderr);
-}
 
 // Asks on the terminal: shows the code and reads y or n from standard input without blocking
 // the event loop (the peer's answer and the timeout must still arrive).
@@ -94,14 +91,11 @@ struct Common {
 bool parseCommon(QCommandLineParser& p, const QString& command, const QStringList& args,
                  const QString& description, const QList<QCommandLineOption>& extra, Common* c,
                  int* exit) {
-    p.setApplicationDescription(description);
-    p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help.")});
-    p.addOption({QStringLiteral("home"), QStringLiteral("This node's home folder."),
-                 QStringLiteral("DIR")});
     p.addOption({QStringLiteral("name"), QStringLiteral("The name other machines see [host name]."),
                  QStringLiteral("NAME")});
     p.addOption({QStringLiteral("discovery-port"),
-                 QStringLiteral("UDP port of announcements [47300]."), QStringLiteral("P")});
+                 QStringLiteral("UDP port of announcements [%1].").arg(kDiscoveryPort),
+                 QStringLiteral("P")});
     p.addOption(
         {QStringLiteral("announce-to"),
          QStringLiteral(
@@ -109,26 +103,15 @@ bool parseCommon(QCommandLineParser& p, const QString& command, const QStringLis
          QStringLiteral("ADDRS")});
     for (const QCommandLineOption& o : extra)
         p.addOption(o);
-    QStringList full = args;
-    full.prepend(QStringLiteral("tandem ") + command);
-    if (!p.parse(full)) {
-        say(QStringLiteral("tandem: %1: %2").arg(command, p.errorText()));
-        *exit = 2;
+    if (!parse(p, command, args, description, exit, true))
         return false;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        fprintf(stdout, "%s", qPrintable(p.helpText()));
-        *exit = 0;
-        return false;
-    }
     c->home = nodeHome(p.value(QStringLiteral("home")));
     c->name = p.value(QStringLiteral("name"));
     if (p.isSet(QStringLiteral("discovery-port"))) {
         bool ok = false;
         const uint v = p.value(QStringLiteral("discovery-port")).toUInt(&ok);
         if (!ok || v == 0 || v > 65535) {
-            say(QStringLiteral("tandem: --discovery-port must be 1..65535"));
-            *exit = 2;
+            *exit = usage(QStringLiteral("--discovery-port must be 1..65535"));
             return false;
         }
         c->discoveryPort = quint16(v);
@@ -139,8 +122,7 @@ bool parseCommon(QCommandLineParser& p, const QString& command, const QStringLis
              p.value(QStringLiteral("announce-to")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
             const QHostAddress h(a.trimmed());
             if (h.isNull()) {
-                say(QStringLiteral("tandem: --announce-to: \"%1\" is not an IP address").arg(a));
-                *exit = 2;
+                *exit = usage(QStringLiteral("--announce-to: \"%1\" is not an IP address").arg(a));
                 return false;
             }
             c->announceTo << h;
@@ -160,7 +142,8 @@ int cmdServe(const QStringList& args) {
             QStringLiteral("Runs this node: announces it on the LAN and accepts pairing requests "
                            "(each is confirmed here by its code)."),
             {{QStringLiteral("listen"),
-              QStringLiteral("Address for pairing requests [[::]:47301, IPv6 and IPv4]."),
+              QStringLiteral("Address for pairing requests [[::]:%1, IPv6 and IPv4].")
+                  .arg(kServePort),
               QStringLiteral("HOST:PORT")},
              {QStringLiteral("headless"),
               QStringLiteral("No window (the only mode of this command for now).")},
@@ -172,14 +155,13 @@ int cmdServe(const QStringList& args) {
         return exit;
     auto id = Identity::loadOrCreate(c.home);
     if (!id) {
-        say(QStringLiteral("tandem: %1").arg(id.error().message));
-        return 1;
+        return fail(id.error());
     }
-    auto hp = parseHostPort(p.isSet(QStringLiteral("listen")) ? p.value(QStringLiteral("listen"))
-                                                              : QStringLiteral("[::]:47301"));
+    auto hp = parseHostPort(p.isSet(QStringLiteral("listen"))
+                                ? p.value(QStringLiteral("listen"))
+                                : QStringLiteral("[::]:%1").arg(kServePort));
     if (!hp) {
-        say(QStringLiteral("tandem: --listen: %1").arg(hp.error().message));
-        return 2;
+        return usage(QStringLiteral("--listen: %1").arg(hp.error().message));
     }
     // "::" listens on IPv6 and IPv4 both, so a peer found by either kind of announcement
     // can reach it.
@@ -190,8 +172,7 @@ int cmdServe(const QStringList& args) {
     if (p.isSet(QStringLiteral("devices"))) {
         ns.workerDevices = p.value(QStringLiteral("devices"));
         if (auto chosen = chooseDevices(ns.devices, ns.workerDevices); !chosen) {
-            say(QStringLiteral("tandem: --devices: %1").arg(chosen.error().message));
-            return 2;
+            return usage(QStringLiteral("--devices: %1").arg(chosen.error().message));
         }
     }
     ns.listenAddress = hp->first == QLatin1String("localhost")
@@ -206,7 +187,7 @@ int cmdServe(const QStringList& args) {
     NodeService node(ns, &prompt);
     int exitCode = 0;
     QObject::connect(&node, &NodeService::failed, [&](const QString& why) {
-        say(QStringLiteral("tandem: %1").arg(why));
+        printErr(why);
         exitCode = 1;
         QCoreApplication::exit(1);
     });
@@ -217,7 +198,7 @@ int cmdServe(const QStringList& args) {
     });
     QObject::connect(&node, &NodeService::message, [](const QString& m) { say(m); });
     QObject::connect(&node, &NodeService::pairingFinished,
-                     [](bool paired, int, const QString& msg) {
+                     [](bool paired, PairFailure, const QString& msg) {
                          say(paired ? msg : QStringLiteral("pairing failed: %1").arg(msg));
                      });
     QTimer::singleShot(0, &node, &NodeService::start);
@@ -241,17 +222,15 @@ int cmdPair(const QStringList& args) {
             &c, &exit))
         return exit;
     if (p.positionalArguments().size() != 1) {
-        say(QStringLiteral("tandem: pair needs one ADDRESS[:PORT] or DEVICE-ID"));
-        return 2;
+        return usage(QStringLiteral("pair needs one ADDRESS[:PORT] or DEVICE-ID"));
     }
     auto id = Identity::loadOrCreate(c.home);
     if (!id) {
-        say(QStringLiteral("tandem: %1").arg(id.error().message));
-        return 1;
+        return fail(id.error());
     }
     QString target = p.positionalArguments().first();
     QString host;
-    quint16 port = 47301;
+    quint16 port = kServePort;
     if (isDeviceId(target.toLower())) {
         // Find that device's address among the announcements.
         wire::Announcement self = selfAnnouncement(*id, c.name, 0);
@@ -261,8 +240,8 @@ int cmdPair(const QStringList& args) {
         if (c.announceToSet)
             d.setTargets(c.announceTo);
         if (auto st = d.start(); !st) {
-            say(QStringLiteral("tandem: %1").arg(st.error().message));
-            return 1;
+            printErr(st.error().message);
+            return kFailed;
         }
         QEventLoop loop;
         const int waitS =
@@ -278,10 +257,10 @@ int cmdPair(const QStringList& args) {
         });
         loop.exec();
         if (host.isEmpty()) {
-            say(QStringLiteral("tandem: device %1 did not announce itself; is 'tandem serve' "
-                               "running there? Or give "
-                               "its address")
-                    .arg(target.left(16)));
+            printErr(QStringLiteral("device %1 did not announce itself; is 'tandem serve' "
+                                    "running there? Or give "
+                                    "its address")
+                         .arg(target.left(16)));
             return 1;
         }
     } else if (auto hp = parseHostPort(target)) {
@@ -303,7 +282,7 @@ int cmdPair(const QStringList& args) {
     QObject::connect(conn, &Connection::secured, &session, [&] { session.start(); });
     QObject::connect(conn, &Connection::closed, &session, [&](const QString& reason) {
         if (session.state() == PairState::Start) {
-            say(QStringLiteral("tandem: cannot reach %1:%2: %3").arg(host).arg(port).arg(reason));
+            printErr(QStringLiteral("cannot reach %1:%2: %3").arg(host).arg(port).arg(reason));
             QCoreApplication::exit(0);
         }
     });

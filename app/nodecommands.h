@@ -8,5 +8,9 @@ namespace tandem::cli {
 
 int cmdServe(const QStringList& args);
 int cmdPair(const QStringList& args);
+// peercommands.cpp
+int cmdIdentity(const QStringList& args);
+int cmdTrust(const QStringList& args);
+int cmdPeers(const QStringList& args);
 
 } // namespace tandem::cli

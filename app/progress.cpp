@@ -1,6 +1,6 @@
-#include "progress.h"
+#include "app/progress.h"
 
-#include "clocktext.h"
+#include "common/clocktext.h"
 
 #include <QString>
 

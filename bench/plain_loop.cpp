@@ -4,7 +4,7 @@
 //
 //   bench_plain_loop STEPS THREADS [BATCH]
 
-#include "dataset.h"
+#include "formats/dataset.h"
 
 #include <torch/torch.h>
 

@@ -1,7 +1,7 @@
 // The tandem command line, run as a real process: training end to end, exports that PyTorch
 // loads, resuming, and every kind of bad input ending in a one-line reason and exit code 1 or 2.
 
-#include "tensorfile.h"
+#include "formats/tensorfile.h"
 #include "testutil.h"
 
 #include <QFile>

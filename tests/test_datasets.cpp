@@ -1,8 +1,8 @@
 // Every dataset reader, on good files and on each way a file can be wrong.
 
-#include "dataset.h"
-#include "files.h"
-#include "gzip.h"
+#include "common/files.h"
+#include "formats/dataset.h"
+#include "formats/gzip.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>

@@ -2,10 +2,10 @@
 // TLS, the sync-equivalence promise, workers that die, join late or are not trusted, a
 // coordinator that crashes and resumes, and peers that speak the wrong protocol.
 
-#include "connection.h"
-#include "identity.h"
+#include "formats/tensorfile.h"
+#include "net/connection.h"
+#include "net/identity.h"
 #include "proc.h"
-#include "tensorfile.h"
 #include "testutil.h"
 
 #include <QJsonArray>

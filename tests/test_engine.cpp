@@ -1,16 +1,16 @@
 // The engine's parts: devices, the model zoo, the optimizers against hand-computed steps, the
 // learning-rate schedule, the sampler and tensor conversion.
 
-#include "balancer.h"
-#include "devices.h"
-#include "optimizer.h"
-#include "precision.h"
-#include "sampler.h"
-#include "scriptmodel.h"
-#include "torchcompat.h"
-#include "training.h"
-#include "worker.h"
-#include "ziparchive.h"
+#include "engine/balancer.h"
+#include "engine/devices.h"
+#include "engine/optimizer.h"
+#include "engine/precision.h"
+#include "engine/sampler.h"
+#include "engine/scriptmodel.h"
+#include "engine/torchcompat.h"
+#include "engine/training.h"
+#include "engine/worker.h"
+#include "formats/ziparchive.h"
 
 #include <QFile>
 #include <QJsonObject>

@@ -6,8 +6,8 @@
 // Attackers use source addresses 127.0.0.2 and up (all of 127/8 is loopback on Linux), so that
 // per-address limits see them apart from the real worker on 127.0.0.1.
 
-#include "connection.h"
-#include "identity.h"
+#include "net/connection.h"
+#include "net/identity.h"
 #include "proc.h"
 #include "testutil.h"
 

@@ -1,11 +1,11 @@
 // Identity, the trust store and the TLS transport on loopback: two nodes that talk, and the
 // connections the listener must drop (junk bytes, no certificate, silence, too many at once).
 
-#include "connection.h"
-#include "discovery.h"
-#include "identity.h"
-#include "server.h"
-#include "truststore.h"
+#include "net/connection.h"
+#include "net/discovery.h"
+#include "net/identity.h"
+#include "net/server.h"
+#include "net/truststore.h"
 
 #include <QElapsedTimer>
 #include <QFile>

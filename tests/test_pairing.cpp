@@ -1,11 +1,11 @@
 // The pairing state machine over real TLS on loopback: both sides confirm, either side
 // rejects, a timeout, a tampered reveal, a replayed commitment and messages out of order.
 
-#include "connection.h"
-#include "identity.h"
-#include "pairing.h"
-#include "server.h"
-#include "truststore.h"
+#include "net/connection.h"
+#include "net/identity.h"
+#include "net/pairing.h"
+#include "net/server.h"
+#include "net/truststore.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>

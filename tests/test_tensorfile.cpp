@@ -1,7 +1,7 @@
 // The run checkpoint container and safetensors: round trips, and refusal of every truncation
 // and of flipped bits.
 
-#include "tensorfile.h"
+#include "formats/tensorfile.h"
 
 #include <QCryptographicHash>
 #include <QFile>

@@ -1,8 +1,8 @@
 // The frame decoder, blob reassembly and message encoding, fed good, truncated, oversized and
 // random input.
 
-#include "framing.h"
-#include "messages.h"
+#include "wire/framing.h"
+#include "wire/messages.h"
 
 #include <QRandomGenerator>
 #include <QTest>

@@ -1,4 +1,4 @@
-#include "appsettings.h"
+#include "ui/appsettings.h"
 
 #include <QDir>
 #include <QSettings>

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/ports.h"
+
 #include <QString>
 
 namespace tandem::ui {
@@ -9,12 +11,12 @@ namespace tandem::ui {
 struct AppSettings {
     QString language; // "de", "ar", ...; empty: the system's language
     QString nodeName; // empty: the host name
-    quint16 discoveryPort = 47300;
-    quint16 listenPort = 47301; // pairing requests and invitations
-    quint16 runPort = 0;        // where a run this machine coordinates listens; 0: any free port
-    QString runsFolder;         // empty: <home>/runs
-    QString cacheFolder;        // datasets received from coordinators; empty: <home>/cache
-    bool acceptWork = true;     // join runs of paired machines while this one is idle
+    quint16 discoveryPort = kDiscoveryPort;
+    quint16 listenPort = kServePort; // pairing requests and invitations
+    quint16 runPort = 0;    // where a run this machine coordinates listens; 0: any free port
+    QString runsFolder;     // empty: <home>/runs
+    QString cacheFolder;    // datasets received from coordinators; empty: <home>/cache
+    bool acceptWork = true; // join runs of paired machines while this one is idle
     bool wizardDone = false;
 
     static AppSettings load(const QString& home);

@@ -1,6 +1,6 @@
-#include "chartpanel.h"
+#include "ui/chartpanel.h"
 
-#include "livechart.h"
+#include "ui/livechart.h"
 
 #include <QGridLayout>
 

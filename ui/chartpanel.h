@@ -1,6 +1,6 @@
 #pragma once
 
-#include "training.h"
+#include "engine/training.h"
 
 #include <QHash>
 #include <QWidget>

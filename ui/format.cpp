@@ -1,4 +1,4 @@
-#include "format.h"
+#include "ui/format.h"
 
 #include <QCoreApplication>
 #include <QLocale>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "deviceinfo.h"
+#include "common/deviceinfo.h"
 
 #include <QList>
 #include <QString>

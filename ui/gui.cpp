@@ -1,10 +1,10 @@
-#include "gui.h"
+#include "ui/gui.h"
 
-#include "appsettings.h"
-#include "devices.h"
-#include "identity.h"
-#include "language.h"
-#include "mainwindow.h"
+#include "engine/devices.h"
+#include "net/identity.h"
+#include "ui/appsettings.h"
+#include "ui/language.h"
+#include "ui/mainwindow.h"
 
 #include <QApplication>
 #include <QSysInfo>

@@ -1,4 +1,4 @@
-#include "historymodel.h"
+#include "ui/historymodel.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "livechart.h"
+#include "ui/livechart.h"
 
 #include <QAreaSeries>
 #include <QBarCategoryAxis>

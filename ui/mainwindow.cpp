@@ -1,17 +1,18 @@
-#include "mainwindow.h"
+#include "ui/mainwindow.h"
 
-#include "chartpanel.h"
-#include "clocktext.h"
-#include "format.h"
-#include "historymodel.h"
-#include "nodebridge.h"
-#include "peermodel.h"
-#include "runform.h"
-#include "settingsdialog.h"
-#include "setupwizard.h"
-#include "tables.h"
-#include "trainingrun.h"
-#include "version.h"
+#include "common/clocktext.h"
+#include "common/version.h"
+#include "engine/runplan.h"
+#include "engine/trainingrun.h"
+#include "ui/chartpanel.h"
+#include "ui/format.h"
+#include "ui/historymodel.h"
+#include "ui/nodebridge.h"
+#include "ui/peermodel.h"
+#include "ui/runform.h"
+#include "ui/settingsdialog.h"
+#include "ui/setupwizard.h"
+#include "ui/tables.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -43,17 +44,6 @@
 
 namespace tandem::ui {
 
-namespace {
-
-QJsonObject startRecord(const RunConfig& c) {
-    return QJsonObject{
-        {QStringLiteral("config"), c.toJson()},
-        {QStringLiteral("started"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
-        {QStringLiteral("status"), QStringLiteral("running")},
-        {QStringLiteral("app_version"), appVersion()}};
-}
-} // namespace
-
 MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     : QMainWindow(parent)
     , m_ctx(context)
@@ -68,6 +58,49 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     m_history = new HistoryModel(this);
     m_history->setFolder(context.settings.effectiveRunsFolder(context.home));
 
+    buildBanner();
+
+    buildTabs();
+
+    QWidget* right = buildRunPanel();
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(m_tabs);
+    split->addWidget(right);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({620, 820});
+
+    m_log = new QPlainTextEdit;
+    m_log->setObjectName(QStringLiteral("logView"));
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(5000);
+    m_log->setPlaceholderText(tr("Log"));
+    auto* vsplit = new QSplitter(Qt::Vertical);
+    vsplit->addWidget(split);
+    vsplit->addWidget(m_log);
+    vsplit->setStretchFactor(0, 5);
+    vsplit->setStretchFactor(1, 1);
+
+    auto* central = new QWidget;
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->addWidget(m_banner);
+    centralLayout->addWidget(vsplit, 1);
+    setCentralWidget(central);
+    buildMenus();
+
+    m_progressTimer.setSingleShot(true);
+    m_progressTimer.setInterval(100);
+    connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::showProgress);
+    connectRun();
+    connectNode();
+    buildTray();
+    updateControls();
+    updateTray();
+    resize(1280, 800);
+    m_node->start();
+}
+
+void MainWindow::buildBanner() {
     // The banner: errors and outcomes in words, with what to do next.
     m_banner = new QFrame;
     m_banner->setObjectName(QStringLiteral("banner"));
@@ -84,7 +117,9 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     bannerRow->addWidget(bannerClose, 0, Qt::AlignTop);
     connect(bannerClose, &QToolButton::clicked, m_banner, &QWidget::hide);
     m_banner->hide();
+}
 
+void MainWindow::buildTabs() {
     // Left: cluster, new run, history.
     m_form = new RunForm(m_node->peers(), m_ctx.node.devices);
     m_tabs = new QTabWidget;
@@ -108,7 +143,9 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     m_tabs->addTab(runTab, tr("New run"));
     m_tabs->addTab(buildHistoryTab(), tr("History"));
     m_tabs->setCurrentIndex(1);
+}
 
+QWidget* MainWindow::buildRunPanel() {
     // Right: controls, progress, charts.
     m_start = new QPushButton(tr("Start"));
     m_pause = new QPushButton(tr("Pause"));
@@ -138,84 +175,10 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     rightLayout->addLayout(controls);
     rightLayout->addWidget(m_progressText);
     rightLayout->addWidget(m_charts, 1);
+    return right;
+}
 
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(m_tabs);
-    split->addWidget(right);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
-    split->setSizes({620, 820});
-
-    m_log = new QPlainTextEdit;
-    m_log->setObjectName(QStringLiteral("logView"));
-    m_log->setReadOnly(true);
-    m_log->setMaximumBlockCount(5000);
-    m_log->setPlaceholderText(tr("Log"));
-    auto* vsplit = new QSplitter(Qt::Vertical);
-    vsplit->addWidget(split);
-    vsplit->addWidget(m_log);
-    vsplit->setStretchFactor(0, 5);
-    vsplit->setStretchFactor(1, 1);
-
-    auto* central = new QWidget;
-    auto* centralLayout = new QVBoxLayout(central);
-    centralLayout->addWidget(m_banner);
-    centralLayout->addWidget(vsplit, 1);
-    setCentralWidget(central);
-    buildMenus();
-
-    m_progressTimer.setSingleShot(true);
-    m_progressTimer.setInterval(100);
-    connect(&m_progressTimer, &QTimer::timeout, this, &MainWindow::showProgress);
-    connect(m_start, &QPushButton::clicked, this, &MainWindow::startRun);
-    connect(m_pause, &QPushButton::clicked, m_run, &TrainingRun::pause);
-    connect(m_resume, &QPushButton::clicked, m_run, &TrainingRun::resume);
-    connect(m_stop, &QPushButton::clicked, m_run, &TrainingRun::stop);
-    connect(m_run, &TrainingRun::stateChanged, this, [this] {
-        updateControls();
-        updateTray();
-        if (m_run->state() == TrainingRun::State::Paused)
-            m_progressText->setText(
-                tr("Paused at step %1. Resume continues where it stopped.").arg(m_last.step));
-        else if (m_run->state() == TrainingRun::State::Stopping)
-            m_progressText->setText(tr("Stopping: saving a checkpoint…"));
-    });
-    connect(m_run, &TrainingRun::started, this, [this](const RunInfo& info) {
-        log(tr("Training %1 on %2: %3 training samples, %4 steps per epoch")
-                .arg(info.model, info.datasetDescription)
-                .arg(info.trainSamples)
-                .arg(info.stepsPerEpoch));
-    });
-    connect(m_run, &TrainingRun::stepped, this, &MainWindow::onStep);
-    connect(m_run, &TrainingRun::epochEnded, this, [this](const EpochMetrics& e) {
-        m_charts->addEpoch(e);
-        log(tr("Epoch %1: test accuracy %2%, test loss %3")
-                .arg(e.epoch + 1)
-                .arg(QLocale().toString(100 * e.testAccuracy, 'f', 2))
-                .arg(QLocale().toString(e.testLoss, 'f', 4)));
-    });
-    connect(m_run, &TrainingRun::message, this, [this](const QString& m) {
-        log(m);
-        if (m.startsWith(QLatin1String("dropped ")))
-            showBanner(BannerKind::Warning,
-                       tr("A machine left the run: %1. Its share goes to the others. Check that "
-                          "it is switched on and on this network; it can join again.")
-                           .arg(m.mid(8).section(QLatin1Char(':'), 0, 0)));
-    });
-    connect(m_run, &TrainingRun::finished, this, &MainWindow::onFinished);
-    connect(m_run, &TrainingRun::failed, this, &MainWindow::onFailed);
-    connect(m_form, &RunForm::checked, this, [this](bool ok, const QString& message) {
-        if (!m_startPending)
-            return;
-        m_startPending = false;
-        if (ok) {
-            launch(m_form->config(), QString());
-        } else {
-            showBanner(BannerKind::Error, explainError(message));
-            updateControls();
-        }
-    });
-
+void MainWindow::connectNode() {
     connect(m_node, &NodeBridge::message, this, &MainWindow::log);
     connect(m_node, &NodeBridge::failed, this, [this](const QString& m) {
         showBanner(BannerKind::Error,
@@ -228,7 +191,7 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     });
     connect(m_node, &NodeBridge::pairingQuestion, this, &MainWindow::onPairingQuestion);
     connect(m_node, &NodeBridge::pairingFinished, this,
-            [this](bool paired, int, const QString& message) {
+            [this](bool paired, PairFailure, const QString& message) {
                 log(message);
                 if (paired && !(m_wizard && m_wizard->isVisible()))
                     showBanner(BannerKind::Info, tr("Paired: %1").arg(message));
@@ -240,7 +203,9 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
                                    : tr("This machine finished its work for %1.").arg(coordinator));
                 updateTray();
             });
+}
 
+void MainWindow::buildTray() {
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         m_tray = new QSystemTrayIcon(windowIcon(), this);
         auto* menu = new QMenu(this);
@@ -256,10 +221,6 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
         m_tray->setContextMenu(menu);
         m_tray->show();
     }
-    updateControls();
-    updateTray();
-    resize(1280, 800);
-    m_node->start();
 }
 
 MainWindow::~MainWindow() {
@@ -388,265 +349,6 @@ void MainWindow::showBanner(BannerKind kind, const QString& text) {
 void MainWindow::log(const QString& line) {
     m_log->appendPlainText(QStringLiteral("%1  %2").arg(
         QLocale().toString(QTime::currentTime(), QStringLiteral("HH:mm:ss")), line));
-}
-
-QString MainWindow::explainError(const QString& message) const {
-    const QString lower = message.toLower();
-    if (lower.contains(QLatin1String("out of memory")))
-        return tr("A device ran out of memory (%1). Lower the batch size or leave that machine "
-                  "out, then start again.")
-            .arg(message);
-    if (lower.contains(QLatin1String("dataset")) || lower.contains(QLatin1String("idx")) ||
-        lower.contains(QLatin1String("csv")) || lower.contains(QLatin1String("cifar")))
-        return tr("The dataset cannot be used: %1. Check the folder or file and its format "
-                  "(the user guide lists the formats).")
-            .arg(message);
-    if (lower.contains(QLatin1String("model")) || lower.contains(QLatin1String("torchscript")))
-        return tr("The model cannot be used: %1. Save it with torch.jit.save after "
-                  "torch.jit.script, and check that it returns class scores.")
-            .arg(message);
-    if (lower.contains(QLatin1String("not paired")) || lower.contains(QLatin1String("version")))
-        return tr("A machine could not join: %1.").arg(message);
-    return tr("The run stopped with an error: %1").arg(message);
-}
-
-void MainWindow::startRun() {
-    if (m_run->active() || m_startPending)
-        return;
-    m_banner->hide();
-    m_startPending = true;
-    m_start->setEnabled(false);
-    m_progressText->setText(tr("Checking the model and the dataset…"));
-    m_form->check();
-}
-
-void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
-    if (resumeFrom.isEmpty()) {
-        const QString stamp =
-            QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-        QString folder =
-            QDir(m_ctx.settings.effectiveRunsFolder(m_ctx.home))
-                .filePath(stamp + QLatin1Char('-') + QFileInfo(config.model).completeBaseName());
-        for (int i = 2; QFileInfo::exists(folder); ++i)
-            folder = folder.section(QLatin1Char('~'), 0, 0) + QStringLiteral("~%1").arg(i);
-        config.outDir = folder;
-    }
-    config.home = m_ctx.home;
-    if (!config.invites.isEmpty()) {
-        config.listen = QStringLiteral("[::]:%1").arg(m_ctx.settings.runPort);
-        // Wait for the invited machines, but not for ever: one that is busy or switched off
-        // must not hold up the others.
-        config.workers = int(config.invites.size());
-        config.joinTimeoutS = 30;
-    } else {
-        config.listen.clear();
-        config.workers = 0;
-    }
-    if (!config.localWorker && config.invites.isEmpty()) {
-        showBanner(BannerKind::Error, tr("No machine is chosen to train. Tick at least one "
-                                         "machine under New run → Machines."));
-        updateControls();
-        return;
-    }
-    m_runFolder = config.outDir;
-    QJsonObject record = startRecord(config);
-    if (!resumeFrom.isEmpty()) {
-        const QJsonObject old = HistoryModel::readRecord(m_runFolder);
-        if (old.contains(QStringLiteral("started")))
-            record.insert(QStringLiteral("started"), old.value(QStringLiteral("started")));
-    }
-    HistoryModel::writeRecord(m_runFolder, record);
-    m_history->setActiveFolder(m_runFolder);
-    m_history->reload();
-    m_charts->reset();
-    m_firstStep = -1;
-    m_last = StepMetrics{};
-    m_progress->setValue(0);
-    m_progressText->setText(config.invites.isEmpty() ? tr("Starting…")
-                                                     : tr("Starting; inviting %n machine(s)…",
-                                                          nullptr, int(config.invites.size())));
-    log(tr("Run folder: %1").arg(m_runFolder));
-    m_node->setBusy(true);
-    m_run->start(config, resumeFrom);
-    updateControls();
-}
-
-void MainWindow::resumeRun(int row) {
-    const QModelIndex i = m_history->index(row, 0);
-    if (!i.isValid() || m_run->active())
-        return;
-    const QString checkpoint = i.data(HistoryModel::CheckpointRole).toString();
-    if (!i.data(HistoryModel::ResumableRole).toBool()) {
-        showBanner(BannerKind::Info, tr("That run finished or has no checkpoint; start a new "
-                                        "run instead."));
-        return;
-    }
-    auto c = checkpointConfig(checkpoint);
-    if (!c) {
-        showBanner(BannerKind::Error, tr("Cannot resume: %1").arg(c.error().message));
-        return;
-    }
-    RunConfig config = *c;
-    config.maxSteps = 0;
-    config.outDir = i.data(HistoryModel::FolderRole).toString();
-    launch(config, checkpoint);
-}
-
-void MainWindow::updateControls() {
-    using S = TrainingRun::State;
-    const S s = m_run->state();
-    const bool busy = m_run->active() || m_startPending;
-    m_start->setEnabled(!busy);
-    m_pause->setEnabled(s == S::Running);
-    m_resume->setEnabled(s == S::Paused);
-    m_stop->setEnabled(s == S::Running || s == S::Paused);
-    m_form->setEnabled(!busy);
-}
-
-void MainWindow::onStep(const StepMetrics& m) {
-    if (m_firstStep < 0)
-        m_firstStep = m.step - 1;
-    m_last = m;
-    m_charts->addStep(m); // buffered; drawn at most ten times a second
-    // Labels, the progress bar and the cluster table show the latest step ten times a
-    // second, however fast steps come.
-    if (!m_progressTimer.isActive())
-        m_progressTimer.start();
-}
-
-void MainWindow::showProgress() {
-    const StepMetrics& m = m_last;
-    if (!m_run->active() || m.step <= 0)
-        return;
-    m_node->peers()->setRunStats(m.workers, m.stepMs);
-    const double fraction = m.totalSteps > 0 ? double(m.step) / double(m.totalSteps) : 0;
-    m_progress->setValue(int(1000 * fraction));
-    const int64_t done = m.step - m_firstStep;
-    const double eta = done > 0 ? m.elapsedS / double(done) * double(m.totalSteps - m.step) : -1;
-    const int epochs =
-        m.stepsPerEpoch > 0 ? int((m.totalSteps + m.stepsPerEpoch - 1) / m.stepsPerEpoch) : 0;
-    if (m_run->state() != TrainingRun::State::Running)
-        return; // the paused/stopping text stays
-    m_progressText->setText(tr("Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · "
-                               "%7 samples/s · loss %8")
-                                .arg(m.epoch + 1)
-                                .arg(epochs)
-                                .arg(m.step)
-                                .arg(m.totalSteps)
-                                .arg(clockText(m.elapsedS), clockText(eta),
-                                     QLocale().toString(m.samplesPerS, 'f', 0),
-                                     QLocale().toString(m.loss, 'f', 4)));
-}
-
-void MainWindow::onFinished(const RunSummary& s) {
-    m_node->setBusy(false);
-    m_node->peers()->setRunStats({}, 0);
-    QJsonObject record = HistoryModel::readRecord(m_runFolder);
-    record.insert(QStringLiteral("status"),
-                  s.finished ? QStringLiteral("finished") : QStringLiteral("stopped"));
-    record.insert(QStringLiteral("summary"), s.toJson());
-    record.insert(QStringLiteral("ended"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
-    HistoryModel::writeRecord(m_runFolder, record);
-    m_history->setActiveFolder(QString());
-    m_history->reload();
-    const QString accuracy =
-        s.testAccuracy >= 0 ? QLocale().toString(100 * s.testAccuracy, 'f', 2) + QLatin1Char('%')
-                            : tr("not measured yet");
-    if (s.finished) {
-        m_progress->setValue(1000);
-        m_progressText->setText(tr("Finished: test accuracy %1, %2 samples/s.")
-                                    .arg(accuracy, QLocale().toString(s.samplesPerS, 'f', 0)));
-        showBanner(BannerKind::Info, tr("The run finished with test accuracy %1. Export the "
-                                        "model from History.")
-                                         .arg(accuracy));
-    } else {
-        m_progressText->setText(tr("Stopped at step %1; a checkpoint is saved.").arg(s.steps));
-        showBanner(BannerKind::Info,
-                   tr("The run stopped at step %1. Resume it from History.").arg(s.steps));
-    }
-    if (m_tray)
-        m_tray->showMessage(QStringLiteral("Tandem"), m_progressText->text());
-    m_tabs->setCurrentIndex(2);
-    if (m_history->rowCount() > 0)
-        selectWholeRow(m_historyView, m_history->index(0, 0));
-    updateControls();
-    if (m_quitAfterRun)
-        close();
-}
-
-void MainWindow::onFailed(const Error& e) {
-    m_node->setBusy(false);
-    m_node->peers()->setRunStats({}, 0);
-    QJsonObject record = HistoryModel::readRecord(m_runFolder);
-    record.insert(QStringLiteral("status"), QStringLiteral("failed"));
-    record.insert(QStringLiteral("error"), e.message);
-    HistoryModel::writeRecord(m_runFolder, record);
-    m_history->setActiveFolder(QString());
-    m_history->reload();
-    m_progressText->setText(tr("The run failed."));
-    showBanner(BannerKind::Error, explainError(e.message));
-    updateControls();
-    if (m_quitAfterRun)
-        close();
-}
-
-void MainWindow::exportSelected(ExportFormat format) {
-    const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
-    if (rows.isEmpty()) {
-        showBanner(BannerKind::Info, tr("Choose a run in History first."));
-        return;
-    }
-    const bool ts = format == ExportFormat::TorchScript;
-    const QString suggested =
-        QDir(QDir::homePath())
-            .filePath(QFileInfo(rows.first().data(HistoryModel::FolderRole).toString()).fileName() +
-                      (ts ? QStringLiteral(".pt") : QStringLiteral(".safetensors")));
-    const QString path = QFileDialog::getSaveFileName(
-        this, ts ? tr("Export as TorchScript") : tr("Export as safetensors"), suggested,
-        ts ? tr("TorchScript (*.pt)") : tr("safetensors (*.safetensors)"));
-    if (!path.isEmpty())
-        exportRun(rows.first().row(), format, path);
-}
-
-void MainWindow::exportRun(int row, ExportFormat format, const QString& path) {
-    const QString checkpoint =
-        m_history->index(row, 0).data(HistoryModel::CheckpointRole).toString();
-    if (checkpoint.isEmpty()) {
-        const QString m = tr("That run has no checkpoint to export.");
-        showBanner(BannerKind::Error, m);
-        Q_EMIT exportFinished(false, m);
-        return;
-    }
-    if (m_exportThread)
-        m_exportThread->wait();
-    QPointer<MainWindow> self(this);
-    // Reading the checkpoint and writing the file can take seconds for a large model.
-    m_exportThread.reset(QThread::create([self, checkpoint, format, path] {
-        const Status st = exportCheckpoint(checkpoint, format, path);
-        const QString err = st ? QString() : st.error().message;
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, err, path] {
-                if (!self)
-                    return;
-                if (err.isEmpty()) {
-                    const QString m =
-                        tr("Exported to %1. In Python: %2")
-                            .arg(QDir::toNativeSeparators(path),
-                                 path.endsWith(QLatin1String(".pt"))
-                                     ? QStringLiteral("torch.jit.load(path)")
-                                     : QStringLiteral("safetensors.torch.load_file(path)"));
-                    self->showBanner(BannerKind::Info, m);
-                    Q_EMIT self->exportFinished(true, m);
-                } else {
-                    const QString m = tr("The export failed: %1").arg(err);
-                    self->showBanner(BannerKind::Error, m);
-                    Q_EMIT self->exportFinished(false, m);
-                }
-            },
-            Qt::QueuedConnection);
-    }));
-    m_exportThread->start();
 }
 
 void MainWindow::onPairingQuestion(const PairingQuestion& q) {

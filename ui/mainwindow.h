@@ -1,8 +1,8 @@
 #pragma once
 
-#include "appsettings.h"
-#include "nodeservice.h"
-#include "training.h"
+#include "engine/training.h"
+#include "node/nodeservice.h"
+#include "ui/appsettings.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>
@@ -75,6 +75,12 @@ protected:
 private:
     enum class BannerKind { Info, Warning, Error };
     void buildMenus();
+    void buildBanner();
+    void buildTabs();
+    QWidget* buildRunPanel();
+    void buildTray();
+    void connectRun();
+    void connectNode();
     QWidget* buildClusterTab();
     QWidget* buildHistoryTab();
     void showBanner(BannerKind kind, const QString& text);
@@ -91,7 +97,8 @@ private:
     void saveDescription();
     void loadDescription();
     void updateTray();
-    QString explainError(const QString& message) const;
+    QString explainError(const Error& error) const;
+    void onRunEvent(const RunEvent& e);
     bool confirm(const QString& title, const QString& text, const QString& action);
 
     WindowContext m_ctx;

@@ -1,6 +1,6 @@
-#include "nodebridge.h"
+#include "ui/nodebridge.h"
 
-#include "peermodel.h"
+#include "ui/peermodel.h"
 
 namespace tandem::ui {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "nodeservice.h"
+#include "node/nodeservice.h"
 
 #include <QObject>
 #include <QThread>
@@ -41,7 +41,7 @@ Q_SIGNALS:
     void started(const QString& deviceId, quint16 port);
     void failed(const QString& message);
     void pairingQuestion(const tandem::PairingQuestion& question);
-    void pairingFinished(bool paired, int failure, const QString& message);
+    void pairingFinished(bool paired, tandem::PairFailure failure, const QString& message);
     void message(const QString& text);
     void workerChanged(bool running, const QString& coordinator);
 

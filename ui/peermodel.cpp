@@ -1,7 +1,7 @@
-#include "peermodel.h"
+#include "ui/peermodel.h"
 
-#include "format.h"
-#include "messages.h"
+#include "ui/format.h"
+#include "wire/messages.h"
 
 #include <QLocale>
 

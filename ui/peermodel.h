@@ -1,7 +1,7 @@
 #pragma once
 
-#include "nodeservice.h"
-#include "training.h"
+#include "engine/training.h"
+#include "node/nodeservice.h"
 
 #include <QAbstractTableModel>
 #include <QHash>

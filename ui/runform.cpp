@@ -1,7 +1,7 @@
-#include "runform.h"
+#include "ui/runform.h"
 
-#include "files.h"
-#include "peermodel.h"
+#include "common/files.h"
+#include "ui/peermodel.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -245,13 +245,14 @@ RunConfig RunForm::config() const {
     const QString model = m_model->currentData().toString();
     c.model = model == kFileItem ? m_modelPath->text().trimmed() : model;
     c.data = dataSpec();
-    c.mode = m_mode->currentData().toString();
-    c.wire = m_wire->currentData().toString();
-    c.precision = m_precision->currentData().toString();
+    c.mode = parse<TrainMode>(m_mode->currentData().toString()).value_or(TrainMode::Sync);
+    c.wire = parse<WireDtype>(m_wire->currentData().toString()).value_or(WireDtype::Fp32);
+    c.precision = parse<Precision>(m_precision->currentData().toString()).value_or(Precision::Fp32);
     c.device = m_device->currentData().toString();
-    c.optimizer = m_optimizer->currentData().toString();
+    c.optimizer =
+        parse<OptimizerKind>(m_optimizer->currentData().toString()).value_or(OptimizerKind::Adam);
     c.lr = m_lr->value();
-    c.schedule = m_schedule->currentData().toString();
+    c.schedule = parse<Schedule>(m_schedule->currentData().toString()).value_or(Schedule::Constant);
     c.warmupSteps = m_warmup->value();
     c.batch = m_batch->value();
     c.epochs = m_epochs->value();
@@ -287,13 +288,13 @@ void RunForm::setConfig(const RunConfig& c) {
         }
     m_data->setCurrentIndex(kind);
     m_dataPath->setText(path);
-    m_mode->setCurrentIndex(std::max(0, m_mode->findData(c.mode)));
-    m_wire->setCurrentIndex(std::max(0, m_wire->findData(c.wire)));
-    m_precision->setCurrentIndex(std::max(0, m_precision->findData(c.precision)));
+    m_mode->setCurrentIndex(std::max(0, m_mode->findData(nameOf(c.mode))));
+    m_wire->setCurrentIndex(std::max(0, m_wire->findData(nameOf(c.wire))));
+    m_precision->setCurrentIndex(std::max(0, m_precision->findData(nameOf(c.precision))));
     m_device->setCurrentIndex(std::max(0, m_device->findData(c.device)));
-    m_optimizer->setCurrentIndex(std::max(0, m_optimizer->findData(c.optimizer)));
+    m_optimizer->setCurrentIndex(std::max(0, m_optimizer->findData(nameOf(c.optimizer))));
     m_lr->setValue(c.lr);
-    m_schedule->setCurrentIndex(std::max(0, m_schedule->findData(c.schedule)));
+    m_schedule->setCurrentIndex(std::max(0, m_schedule->findData(nameOf(c.schedule))));
     m_warmup->setValue(c.warmupSteps);
     m_batch->setValue(c.batch);
     m_epochs->setValue(c.epochs);
@@ -386,12 +387,14 @@ void RunForm::check() {
     const RunConfig c = config();
     if (m_model->currentData().toString() == kFileItem && c.model.isEmpty()) {
         setCheck(Check::Failed, tr("Choose a TorchScript file for the model."));
-        Q_EMIT checked(false, m_checkMessage);
+        Q_EMIT checked(false, m_checkMessage,
+                       Error{ErrorCode::InvalidArgument, m_checkMessage, ErrorSubject::Model});
         return;
     }
     if (m_data->currentIndex() > 0 && m_dataPath->text().trimmed().isEmpty()) {
         setCheck(Check::Failed, tr("Choose where the dataset is."));
-        Q_EMIT checked(false, m_checkMessage);
+        Q_EMIT checked(false, m_checkMessage,
+                       Error{ErrorCode::InvalidArgument, m_checkMessage, ErrorSubject::Dataset});
         return;
     }
     setCheck(Check::Checking, QString());
@@ -415,7 +418,7 @@ void RunForm::check() {
                     return;
                 }
                 self->setCheck(r ? Check::Ok : Check::Failed, r ? *r : r.error().message);
-                Q_EMIT self->checked(bool(r), self->m_checkMessage);
+                Q_EMIT self->checked(bool(r), self->m_checkMessage, r ? Error{} : r.error());
             },
             Qt::QueuedConnection);
     }));

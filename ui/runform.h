@@ -1,7 +1,7 @@
 #pragma once
 
-#include "expected.h"
-#include "training.h"
+#include "common/expected.h"
+#include "engine/training.h"
 
 #include <QWidget>
 
@@ -45,7 +45,8 @@ public:
     void check();
 
 Q_SIGNALS:
-    void checked(bool ok, const QString& message);
+    // `error` says what failed, typed, when ok is false.
+    void checked(bool ok, const QString& message, const tandem::Error& error);
 
 private:
     void updatePeers();

@@ -1,6 +1,6 @@
-#include "settingsdialog.h"
+#include "ui/settingsdialog.h"
 
-#include "language.h"
+#include "ui/language.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "appsettings.h"
+#include "ui/appsettings.h"
 
 #include <QDialog>
 

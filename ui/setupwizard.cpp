@@ -1,9 +1,9 @@
-#include "setupwizard.h"
+#include "ui/setupwizard.h"
 
-#include "format.h"
-#include "nodebridge.h"
-#include "peermodel.h"
-#include "tables.h"
+#include "ui/format.h"
+#include "ui/nodebridge.h"
+#include "ui/peermodel.h"
+#include "ui/tables.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -190,9 +190,9 @@ public:
             m_different->setEnabled(true);
         });
         connect(node, &NodeBridge::pairingFinished, this,
-                [this](bool paired, int failure, const QString& detail) {
+                [this](bool paired, PairFailure failure, const QString& detail) {
                     if (m_active)
-                        finish(paired, PairFailure(failure), detail);
+                        finish(paired, failure, detail);
                 });
     }
 

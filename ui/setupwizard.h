@@ -1,7 +1,7 @@
 #pragma once
 
-#include "deviceinfo.h"
-#include "pairing.h"
+#include "common/deviceinfo.h"
+#include "net/pairing.h"
 
 #include <QWizard>
 

@@ -1,4 +1,4 @@
-#include "tables.h"
+#include "ui/tables.h"
 
 #include <QHeaderView>
 #include <QTableView>

@@ -20,12 +20,25 @@ enum class ErrorCode {
     Incompatible,    // versions, schemas or shapes that do not fit together
     Runtime,         // the training backend reported an error
     Cancelled,       // the user or the peer stopped the operation
+    OutOfMemory,     // a device ran out of memory, even after retrying in smaller parts
 };
+
+// What a failure is about, where the code alone does not say: a corrupt dataset and a
+// corrupt model need different advice.
+enum class ErrorSubject { None, Dataset, Model, Peer };
 
 struct Error {
     ErrorCode code = ErrorCode::Runtime;
     QString message;
+    ErrorSubject subject = ErrorSubject::None;
 };
+
+// `e`, marked as being about `subject` unless it already says what it is about.
+inline Error about(Error e, ErrorSubject subject) {
+    if (e.subject == ErrorSubject::None)
+        e.subject = subject;
+    return e;
+}
 
 inline Error makeError(ErrorCode code, QString message) {
     return Error{code, std::move(message)};

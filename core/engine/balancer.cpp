@@ -1,4 +1,4 @@
-#include "balancer.h"
+#include "engine/balancer.h"
 
 #include <algorithm>
 #include <cmath>

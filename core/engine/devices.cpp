@@ -1,5 +1,5 @@
-#include "devices.h"
-#include "torchcompat.h"
+#include "engine/devices.h"
+#include "engine/torchcompat.h"
 
 #include <QFile>
 #include <QLoggingCategory>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "deviceinfo.h"
-#include "expected.h"
+#include "common/deviceinfo.h"
+#include "common/expected.h"
 
 #include <QList>
 #include <QString>

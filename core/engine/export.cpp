@@ -1,7 +1,7 @@
-#include "files.h"
-#include "runcheckpoint.h"
-#include "scriptmodel.h"
-#include "training.h"
+#include "common/files.h"
+#include "engine/runcheckpoint.h"
+#include "engine/scriptmodel.h"
+#include "engine/training.h"
 
 #include <QSaveFile>
 

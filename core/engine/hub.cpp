@@ -1,8 +1,10 @@
-#include "hub.h"
+#include "engine/hub.h"
 
-#include "devices.h"
-#include "truststore.h"
-#include "version.h"
+#include "net/trustwatcher.h"
+
+#include "common/version.h"
+#include "engine/devices.h"
+#include "net/truststore.h"
 
 #include <QElapsedTimer>
 #include <QHostInfo>
@@ -134,16 +136,14 @@ HubSession::HubSession(CoordinatorHub* hub, Connection* connection)
     connect(m_conn, &Connection::closed, this, &HubSession::onClosed);
     // Unpairing takes effect on open sessions: the trust store is read again every second
     // (another process, the CLI or the GUI, may have removed the device).
-    m_trustCheck.setInterval(1000);
-    connect(&m_trustCheck, &QTimer::timeout, this, [this] {
-        if (m_state != State::Closed &&
-            !TrustStore(m_hub->config().home).contains(m_conn->peerId()))
-            refuse(wire::RejectCode::Untrusted,
-                   QStringLiteral("device %1 was unpaired from this coordinator")
-                       .arg(m_conn->peerId()));
-    });
     // The session exists only for a device that was trusted when it connected (onSecured).
-    m_trustCheck.start();
+    auto* trust = new TrustWatcher(m_hub->config().home, this);
+    trust->watch(m_conn->peerId());
+    connect(trust, &TrustWatcher::revoked, this, [this](const QString& id) {
+        if (m_state != State::Closed)
+            refuse(wire::RejectCode::Untrusted,
+                   QStringLiteral("device %1 was unpaired from this coordinator").arg(id));
+    });
 }
 
 void HubSession::refuse(wire::RejectCode code, const QString& message) {
@@ -182,7 +182,7 @@ void HubSession::onMessage(const wire::Message& m) {
         spec.schemaHash = cfg.schemaHash;
         spec.datasetSpec = cfg.datasetSpec;
         spec.datasetHash = cfg.datasetHash;
-        spec.mode = cfg.mode;
+        spec.mode = nameOf(cfg.mode);
         spec.wireDtype = dtypeName(cfg.wire);
         spec.params = cfg.layout.paramMetas();
         spec.buffers = cfg.layout.bufferMetas();
@@ -387,43 +387,13 @@ QByteArray CoordinatorHub::datasetContainer() {
 
 void CoordinatorHub::addMessage(const QString& text) {
     qCDebug(lcHub) << text;
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_messages << text;
+    if (m_config.events)
+        m_config.events(HubEvent{HubEvent::Kind::Note, nullptr, text});
 }
 
 void CoordinatorHub::joined(std::shared_ptr<RemoteWorker> worker) {
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_joined.push_back(std::move(worker));
-    }
-    m_cv.notify_all();
-}
-
-std::vector<std::shared_ptr<RemoteWorker>> CoordinatorHub::takeJoined() {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    std::vector<std::shared_ptr<RemoteWorker>> out;
-    out.swap(m_joined);
-    return out;
-}
-
-int CoordinatorHub::waitForJoined(int count, int timeoutMs,
-                                  const std::function<bool()>& cancelled) {
-    QElapsedTimer t;
-    t.start();
-    std::unique_lock<std::mutex> lock(m_mutex);
-    while (int(m_joined.size()) < count && (timeoutMs < 0 || t.elapsed() < timeoutMs)) {
-        if (cancelled && cancelled())
-            break;
-        m_cv.wait_for(lock, std::chrono::milliseconds(200));
-    }
-    return int(m_joined.size());
-}
-
-QStringList CoordinatorHub::takeMessages() {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    QStringList out;
-    out.swap(m_messages);
-    return out;
+    if (m_config.events)
+        m_config.events(HubEvent{HubEvent::Kind::Joined, std::move(worker), QString()});
 }
 
 void CoordinatorHub::invite(const QString& host, quint16 port) {

@@ -1,15 +1,17 @@
 #pragma once
 
+#include "engine/internal.h"
+
 // Engine-internal: the coordinator's network side. The hub lives on a thread of its own with
 // an event loop; it accepts TLS connections, admits only paired workers speaking this
 // protocol version, hands each the run (model, dataset, configuration) and turns it into a
 // RemoteWorker, a WorkerLink the training loop drives like the local one.
 
-#include "connection.h"
-#include "dataset.h"
-#include "server.h"
-#include "wiretensors.h"
-#include "worker.h"
+#include "engine/wiretensors.h"
+#include "engine/worker.h"
+#include "formats/dataset.h"
+#include "net/connection.h"
+#include "net/server.h"
 
 #include <QHostAddress>
 #include <QThread>
@@ -24,6 +26,16 @@ namespace tandem {
 
 class CoordinatorHub;
 class HubSession;
+class RemoteWorker;
+
+// What the hub hands the training side, on the network thread: a worker that is ready to
+// take work, or a line for the run's log.
+struct HubEvent {
+    enum class Kind { Joined, Note };
+    Kind kind = Kind::Note;
+    std::shared_ptr<RemoteWorker> worker; // Joined
+    QString text;                         // Note
+};
 
 struct HubConfig {
     QString home;
@@ -37,10 +49,11 @@ struct HubConfig {
     QString datasetSpec;
     QString datasetHash;
     std::shared_ptr<const DatasetSplits> data;
-    QString mode;
+    TrainMode mode = TrainMode::Sync;
     DType wire = DType::F32;
     ModelLayout layout;
     int64_t trainSamples = 0;
+    std::function<void(HubEvent)> events; // called on the network thread
 };
 
 class RemoteWorker final : public WorkerLink {
@@ -95,16 +108,9 @@ public:
 
     // From the training thread. Starts the network thread and listens; returns the port.
     Expected<quint16> start();
-    // Workers that became ready since the last call.
-    std::vector<std::shared_ptr<RemoteWorker>> takeJoined();
-    // Blocks until `count` workers have joined (and not been taken), the timeout passes or
-    // `cancelled` says so. Returns how many are waiting.
-    int waitForJoined(int count, int timeoutMs, const std::function<bool()>& cancelled);
     void broadcast(wire::Control::Action action);
     // Says goodbye to every worker and stops the network thread.
     void finish(const QString& reason);
-    // Lines for the run's log ("worker X joined", "refused device Y: ...").
-    QStringList takeMessages();
     // Asks a paired node running `tandem serve` at host:port to join this run.
     void invite(const QString& host, quint16 port);
 
@@ -126,11 +132,6 @@ private:
     QByteArray m_datasetBlob;
     QString m_deviceId;
     std::optional<Identity> m_identity;
-
-    std::mutex m_mutex;
-    std::condition_variable m_cv;
-    std::vector<std::shared_ptr<RemoteWorker>> m_joined;
-    QStringList m_messages;
 };
 
 // One worker's connection as the coordinator sees it: Hello, then the run, then work.
@@ -157,7 +158,6 @@ private:
     std::shared_ptr<RemoteWorker> m_worker;
     uint64_t m_lastWeightsVersion = UINT64_MAX;
     uint64_t m_datasetBlob = 0; // the dataset transfer under way, if any
-    QTimer m_trustCheck;
 };
 
 wire::Hello makeHello(const QString& role, const QString& deviceId);

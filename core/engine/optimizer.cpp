@@ -1,21 +1,10 @@
-#include "optimizer.h"
+#include "engine/optimizer.h"
 
-#include "scriptmodel.h"
+#include "engine/scriptmodel.h"
 
 #include <cmath>
 
 namespace tandem {
-
-Expected<OptimizerConfig::Kind> optimizerKindFromName(const QString& name) {
-    if (name == QLatin1String("sgd"))
-        return OptimizerConfig::Kind::Sgd;
-    if (name == QLatin1String("adam"))
-        return OptimizerConfig::Kind::Adam;
-    if (name == QLatin1String("adamw"))
-        return OptimizerConfig::Kind::AdamW;
-    return makeError(ErrorCode::InvalidArgument,
-                     QStringLiteral("unknown optimizer \"%1\"; use sgd, adam or adamw").arg(name));
-}
 
 Optimizer::Optimizer(OptimizerConfig config, std::vector<at::Tensor> params)
     : m_cfg(config)

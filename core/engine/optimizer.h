@@ -1,11 +1,14 @@
 #pragma once
 
+#include "engine/internal.h"
+
 // Engine-internal. The optimizers work on a flat list of parameter tensors that the
 // coordinator owns, and follow torch.optim's update rules exactly, so that a run is comparable
 // with the same settings in PyTorch and its state can be checkpointed in Tandem's own format.
 
-#include "expected.h"
-#include "tensorfile.h"
+#include "common/expected.h"
+#include "engine/runenums.h"
+#include "formats/tensorfile.h"
 
 #include <ATen/ATen.h>
 
@@ -17,15 +20,13 @@
 namespace tandem {
 
 struct OptimizerConfig {
-    enum class Kind { Sgd, Adam, AdamW };
+    using Kind = OptimizerKind;
     Kind kind = Kind::Adam;
     double momentum = 0.9; // sgd
     bool nesterov = false; // sgd
     double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
     double weightDecay = 0; // L2 added to the gradient (sgd, adam); decoupled (adamw)
 };
-
-Expected<OptimizerConfig::Kind> optimizerKindFromName(const QString& name);
 
 class Optimizer {
 public:

@@ -1,32 +1,10 @@
-#include "precision.h"
+#include "engine/precision.h"
 
-#include "torchcompat.h"
+#include "engine/torchcompat.h"
 
 #include <ATen/core/grad_mode.h>
 
 namespace tandem {
-
-std::optional<Precision> precisionFromName(const QString& name) {
-    if (name == QLatin1String("fp32"))
-        return Precision::Fp32;
-    if (name == QLatin1String("bf16"))
-        return Precision::Bf16;
-    if (name == QLatin1String("fp16"))
-        return Precision::Fp16;
-    return std::nullopt;
-}
-
-QString precisionName(Precision p) {
-    switch (p) {
-    case Precision::Fp32:
-        return QStringLiteral("fp32");
-    case Precision::Bf16:
-        return QStringLiteral("bf16");
-    case Precision::Fp16:
-        return QStringLiteral("fp16");
-    }
-    return {};
-}
 
 at::ScalarType autocastType(Precision p) {
     switch (p) {

@@ -1,10 +1,13 @@
 #pragma once
 
+#include "engine/internal.h"
+
 // Engine-internal: mixed precision. A worker computes its forward pass in fp16 or bf16 under
 // autocast where its device and LibTorch allow it; weights, gradients and the parameter
 // server's optimizer stay in fp32 (the master weights), as with torch.autocast in PyTorch.
 
-#include "deviceinfo.h"
+#include "common/deviceinfo.h"
+#include "engine/runenums.h"
 
 #include <ATen/ATen.h>
 
@@ -15,9 +18,12 @@
 
 namespace tandem {
 
-enum class Precision { Fp32, Bf16, Fp16 };
-std::optional<Precision> precisionFromName(const QString& name);
-QString precisionName(Precision p);
+inline std::optional<Precision> precisionFromName(const QString& name) {
+    return parse<Precision>(name);
+}
+inline QString precisionName(Precision p) {
+    return nameOf(p);
+}
 at::ScalarType autocastType(Precision p); // Half or BFloat16; Float for fp32
 
 // What `device` computes in when `requested` is asked for. When it must fall back to fp32,

@@ -1,6 +1,6 @@
-#include "runcheckpoint.h"
+#include "engine/runcheckpoint.h"
 
-#include "scriptmodel.h"
+#include "engine/scriptmodel.h"
 
 #include <QJsonArray>
 

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "engine/internal.h"
+
 // Engine-internal: a run's resumable state in Tandem's checkpoint container.
 
-#include "expected.h"
-#include "optimizer.h"
-#include "training.h"
+#include "common/expected.h"
+#include "engine/optimizer.h"
+#include "engine/training.h"
 
 #include <torch/script.h>
 

@@ -1,6 +1,6 @@
 // The engine's plain value types: run configuration, metrics and control. No LibTorch here.
 
-#include "training.h"
+#include "engine/training.h"
 
 #include <QJsonArray>
 
@@ -108,11 +108,11 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("data"), data},
         {QStringLiteral("epochs"), epochs},
         {QStringLiteral("batch"), batch},
-        {QStringLiteral("optimizer"), optimizer},
+        {QStringLiteral("optimizer"), nameOf(optimizer)},
         {QStringLiteral("lr"), lr},
         {QStringLiteral("momentum"), momentum},
         {QStringLiteral("weight_decay"), weightDecay},
-        {QStringLiteral("schedule"), schedule},
+        {QStringLiteral("schedule"), nameOf(schedule)},
         {QStringLiteral("warmup_steps"), warmupSteps},
         // 64-bit seeds do not survive a double; they travel as text.
         {QStringLiteral("seed"), QString::number(seed)},
@@ -123,9 +123,9 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("checkpoint_every"), checkpointEvery},
         {QStringLiteral("eval_batch"), evalBatch},
         {QStringLiteral("out"), outDir},
-        {QStringLiteral("mode"), mode},
-        {QStringLiteral("wire"), wire},
-        {QStringLiteral("precision"), precision},
+        {QStringLiteral("mode"), nameOf(mode)},
+        {QStringLiteral("wire"), nameOf(wire)},
+        {QStringLiteral("precision"), nameOf(precision)},
         {QStringLiteral("staleness"), staleness},
         {QStringLiteral("local_steps"), localSteps},
         {QStringLiteral("outer_lr"), outerLr},
@@ -145,15 +145,30 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     RunConfig c;
     // Text fields, read as they are; the numeric ones come from runFields().
     using C = RunConfig;
-    static const std::pair<const char*, QString C::*> texts[] = {
-        {"model", &C::model},       {"data", &C::data},     {"optimizer", &C::optimizer},
-        {"schedule", &C::schedule}, {"out", &C::outDir},    {"mode", &C::mode},
-        {"wire", &C::wire},         {"listen", &C::listen}, {"precision", &C::precision},
-        {"device", &C::device}};
+    static const std::pair<const char*, QString C::*> texts[] = {{"model", &C::model},
+                                                                 {"data", &C::data},
+                                                                 {"out", &C::outDir},
+                                                                 {"listen", &C::listen},
+                                                                 {"device", &C::device}};
+    // Choices, read as text and parsed into their enums.
+    const auto choice = [&](const char* key, auto& field, const char* what) -> Status {
+        const QJsonValue v = o.value(QLatin1String(key));
+        if (v.isUndefined())
+            return success();
+        if (!v.isString())
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("run description: \"%1\" has the wrong type "
+                                            "(expected text)")
+                                 .arg(QLatin1String(key)));
+        return parseInto(v.toString(), field, what);
+    };
+    static const char* const choiceKeys[] = {"optimizer", "schedule", "mode", "wire", "precision"};
     QStringList known = {QStringLiteral("seed"), QStringLiteral("local_worker"),
                          QStringLiteral("invites")};
     for (const auto& t : texts)
         known << QLatin1String(t.first);
+    for (const char* k : choiceKeys)
+        known << QLatin1String(k);
     for (const RunField& f : runFields())
         known << QLatin1String(f.key);
     for (auto it = o.constBegin(); it != o.constEnd(); ++it)
@@ -186,6 +201,12 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
             return wrongType(QLatin1String(k), "text");
         c.*member = v.toString();
     }
+    for (const Status& st :
+         {choice("optimizer", c.optimizer, "optimizer"), choice("schedule", c.schedule, "schedule"),
+          choice("mode", c.mode, "mode"), choice("wire", c.wire, "wire precision"),
+          choice("precision", c.precision, "precision")})
+        if (!st)
+            return st.error();
     const QJsonValue local = o.value(QStringLiteral("local_worker"));
     const QJsonValue invites = o.value(QStringLiteral("invites"));
     bool listsOk = true;
@@ -240,23 +261,6 @@ Status RunConfig::validate() const {
     for (const RunField& f : runFields())
         if (auto st = f.check(f.get(*this), QLatin1String(f.key)); !st)
             return st.error();
-    if (optimizer != QLatin1String("sgd") && optimizer != QLatin1String("adam") &&
-        optimizer != QLatin1String("adamw"))
-        return bad(
-            QStringLiteral("unknown optimizer \"%1\"; use sgd, adam or adamw").arg(optimizer));
-    if (schedule != QLatin1String("constant") && schedule != QLatin1String("cosine"))
-        return bad(QStringLiteral("unknown schedule \"%1\"; use constant or cosine").arg(schedule));
-    if (mode != QLatin1String("sync") && mode != QLatin1String("async") &&
-        mode != QLatin1String("local-sgd"))
-        return bad(QStringLiteral("unknown mode \"%1\"; use sync, async or local-sgd").arg(mode));
-    if (wire != QLatin1String("fp32") && wire != QLatin1String("fp16") &&
-        wire != QLatin1String("bf16"))
-        return bad(
-            QStringLiteral("unknown wire precision \"%1\"; use fp32, fp16 or bf16").arg(wire));
-    if (precision != QLatin1String("fp32") && precision != QLatin1String("bf16") &&
-        precision != QLatin1String("fp16"))
-        return bad(
-            QStringLiteral("unknown precision \"%1\"; use fp32, bf16 or fp16").arg(precision));
     if (workers > 0 && listen.isEmpty())
         return bad(QStringLiteral("waiting for workers needs --listen HOST:PORT"));
     if (!localWorker && workers == 0)
@@ -267,7 +271,7 @@ Status RunConfig::validate() const {
 double RunConfig::effectiveWeightDecay() const {
     if (weightDecay >= 0)
         return weightDecay;
-    return optimizer == QLatin1String("adamw") ? 0.01 : 0.0;
+    return optimizer == OptimizerKind::AdamW ? 0.01 : 0.0;
 }
 
 QJsonObject StepMetrics::toJson() const {

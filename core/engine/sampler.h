@@ -1,5 +1,7 @@
 #pragma once
 
+#include "engine/internal.h"
+
 #include <cstdint>
 #include <vector>
 

@@ -1,8 +1,8 @@
-#include "scriptmodel.h"
+#include "engine/scriptmodel.h"
 
-#include "files.h"
-#include "torchcompat.h"
-#include "ziparchive.h"
+#include "common/files.h"
+#include "engine/torchcompat.h"
+#include "formats/ziparchive.h"
 
 #include <QCryptographicHash>
 #include <QFile>

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "engine/internal.h"
+
 // Engine-internal: the one place that turns model names and files into TorchScript modules.
 
-#include "expected.h"
-#include "tensorfile.h"
+#include "common/expected.h"
+#include "formats/tensorfile.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "torchcompat.h"
+#include "engine/torchcompat.h"
 
 #include <ATen/Context.h>
 #include <ATen/autocast_mode.h>

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "engine/internal.h"
+
 // Engine-internal: the one place that knows which LibTorch this build links and which devices
 // it was built for. Code that differs between LibTorch 1.13 (Debian 12), 2.x (Debian 13, macOS,
 // CUDA desktops) and CUDA or CPU-only builds asks here instead of testing versions itself.

@@ -3,8 +3,9 @@
 // The engine's public face: plain structs in, plain structs out. Nothing here includes
 // LibTorch, so the command line, the UI and the network layer build without it.
 
-#include "devices.h"
-#include "expected.h"
+#include "common/expected.h"
+#include "engine/devices.h"
+#include "engine/runenums.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -23,11 +24,11 @@ struct RunConfig {
     QString data = QStringLiteral("fashion-mnist");
     int epochs = 1;
     int batch = 64; // the global batch: what one optimizer step sees, across all workers
-    QString optimizer = QStringLiteral("adam"); // sgd, adam or adamw
+    OptimizerKind optimizer = OptimizerKind::Adam;
     double lr = 0.001;
     double momentum = 0.9;   // sgd
     double weightDecay = -1; // < 0: the optimizer's default (0, or 0.01 for adamw)
-    QString schedule = QStringLiteral("constant"); // constant or cosine
+    Schedule schedule = Schedule::Constant;
     int warmupSteps = 0;
     uint64_t seed = 0;
     int threads = 0;        // LibTorch intra-op threads; 0: one per core
@@ -37,12 +38,12 @@ struct RunConfig {
     int checkpointEvery = 0; // steps between periodic checkpoints (0: epoch ends only)
     int evalBatch = 1000;
     QString outDir;
-    QString mode = QStringLiteral("sync"); // sync, async or local-sgd
-    QString wire = QStringLiteral("fp32"); // how tensors travel: fp32, fp16, bf16
+    TrainMode mode = TrainMode::Sync;
+    WireDtype wire = WireDtype::Fp32; // how tensors travel
     // What workers compute the forward pass in: fp32, or bf16/fp16 autocast where the device
     // has it (weights, gradients and the optimizer stay fp32). A device without it says so and
     // computes in fp32.
-    QString precision = QStringLiteral("fp32");
+    Precision precision = Precision::Fp32;
     int staleness = 4;    // async: gradients staler than this many steps are dropped
     int localSteps = 8;   // local-sgd: inner steps per round (H)
     double outerLr = 0.7; // local-sgd: the outer Nesterov optimizer (DiLoCo's defaults)
@@ -176,6 +177,23 @@ struct RunInfo {
     QList<DeviceInfo> devices;
 };
 
+// What happened to the run, typed, so that a UI words each kind in its own language. The log
+// line for the same event comes through RunObserver::onMessage.
+struct RunEvent {
+    enum class Kind {
+        WorkerJoined,  // worker: took its place in the run
+        WorkerDropped, // worker left, failed or went silent; reason says which
+        WorkerLeftOut, // the balancer gives worker no samples; reason says why
+        WorkerBack,    // a worker left out takes part again
+        Paused,
+        Resumed,
+    };
+    Kind kind = Kind::WorkerJoined;
+    QString worker;
+    QString reason;
+    int64_t step = 0; // optimizer steps so far
+};
+
 // Called on the training thread; implementations must be quick or hand off to their own
 // thread (the UI uses queued signals).
 class RunObserver {
@@ -185,6 +203,7 @@ public:
     virtual void onStep(const StepMetrics&) {}
     virtual void onEpoch(const EpochMetrics&) {}
     virtual void onMessage(const QString&) {}
+    virtual void onEvent(const RunEvent&) {}
     // Called now and then while the run waits (for workers); a chance to request a stop.
     virtual void onWaiting() {}
 };

@@ -1,4 +1,4 @@
-#include "trainingrun.h"
+#include "engine/trainingrun.h"
 
 namespace tandem {
 
@@ -12,6 +12,7 @@ public:
     void onStep(const StepMetrics& m) override { Q_EMIT m_run->stepped(m); }
     void onEpoch(const EpochMetrics& m) override { Q_EMIT m_run->epochEnded(m); }
     void onMessage(const QString& s) override { Q_EMIT m_run->message(s); }
+    void onEvent(const RunEvent& e) override { Q_EMIT m_run->event(e); }
 
 private:
     TrainingRun* m_run;
@@ -24,6 +25,7 @@ TrainingRun::TrainingRun(QObject* parent)
     qRegisterMetaType<tandem::EpochMetrics>();
     qRegisterMetaType<tandem::RunSummary>();
     qRegisterMetaType<tandem::Error>();
+    qRegisterMetaType<tandem::RunEvent>();
     qRegisterMetaType<tandem::TrainingRun::State>();
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "training.h"
+#include "engine/training.h"
 
 #include <QMetaType>
 #include <QObject>
@@ -43,6 +43,7 @@ Q_SIGNALS:
     void stepped(const tandem::StepMetrics& metrics);
     void epochEnded(const tandem::EpochMetrics& metrics);
     void message(const QString& text);
+    void event(const tandem::RunEvent& event);
     void finished(const tandem::RunSummary& summary);
     void failed(const tandem::Error& error);
 
@@ -65,3 +66,4 @@ Q_DECLARE_METATYPE(tandem::StepMetrics)
 Q_DECLARE_METATYPE(tandem::EpochMetrics)
 Q_DECLARE_METATYPE(tandem::RunSummary)
 Q_DECLARE_METATYPE(tandem::Error)
+Q_DECLARE_METATYPE(tandem::RunEvent)

@@ -1,6 +1,6 @@
-#include "wiretensors.h"
+#include "engine/wiretensors.h"
 
-#include "scriptmodel.h"
+#include "engine/scriptmodel.h"
 
 #include <cstring>
 
@@ -127,6 +127,18 @@ Expected<DType> wireDtypeFromName(const QString& name) {
     return makeError(
         ErrorCode::InvalidArgument,
         QStringLiteral("unknown wire precision \"%1\"; use fp32, fp16 or bf16").arg(name));
+}
+
+DType storageDtype(WireDtype wire) {
+    switch (wire) {
+    case WireDtype::Fp16:
+        return DType::F16;
+    case WireDtype::Bf16:
+        return DType::BF16;
+    case WireDtype::Fp32:
+        break;
+    }
+    return DType::F32;
 }
 
 QString wireDtypeName(DType t) {

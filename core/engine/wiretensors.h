@@ -1,13 +1,16 @@
 #pragma once
 
+#include "engine/internal.h"
+
 // Engine-internal: tensors to and from the bytes that travel in blobs. A bundle is every
 // parameter-shaped tensor (weights, gradients or deltas) in the run's wire dtype, followed by
 // every buffer in its own dtype, in schema order. Both sides know the schema, so the expected
 // size is exact and checked before anything is read.
 
-#include "expected.h"
-#include "messages.h"
-#include "tensorfile.h"
+#include "common/expected.h"
+#include "engine/runenums.h"
+#include "formats/tensorfile.h"
+#include "wire/messages.h"
 
 #include <ATen/ATen.h>
 
@@ -36,8 +39,9 @@ struct ModelLayout {
     qint64 bundleBytes(DType wire) const;
 };
 
-Expected<DType> wireDtypeFromName(const QString& name); // fp32, fp16, bf16
-QString wireDtypeName(DType t);                         // F32, F16, BF16
+Expected<DType> wireDtypeFromName(const QString& name); // fp32, fp16, bf16, F32, ...
+DType storageDtype(WireDtype wire);
+QString wireDtypeName(DType t); // F32, F16, BF16
 
 QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
                       DType wire);

@@ -1,8 +1,8 @@
-#include "worker.h"
+#include "engine/worker.h"
 
-#include "optimizer.h"
-#include "scriptmodel.h"
-#include "torchcompat.h"
+#include "engine/optimizer.h"
+#include "engine/scriptmodel.h"
+#include "engine/torchcompat.h"
 
 #include <QElapsedTimer>
 #include <QLoggingCategory>
@@ -289,7 +289,7 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
             msg += QStringLiteral(" — even one sample at a time does not fit; free memory on %1 "
                                   "or use a smaller model")
                        .arg(m_device.name);
-        return makeError(ErrorCode::Runtime,
+        return makeError(isOutOfMemory(e) ? ErrorCode::OutOfMemory : ErrorCode::Runtime,
                          QStringLiteral("worker %1 on %2: %3").arg(workerName, m_device.name, msg));
     }
     out.computeMs = double(timer.nsecsElapsed()) / 1e6;

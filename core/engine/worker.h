@@ -1,15 +1,17 @@
 #pragma once
 
+#include "engine/internal.h"
+
 // Engine-internal: the coordinator's view of a worker. The coordinator owns the weights, the
 // optimizer and the sampler; a worker computes gradients on its device for the sample indices
 // it is given. Here the only implementation runs in-process on its own thread; a network
 // implementation carries the same requests and results over the wire.
 
-#include "dataset.h"
-#include "devices.h"
-#include "expected.h"
-#include "optimizer.h"
-#include "precision.h"
+#include "common/expected.h"
+#include "engine/devices.h"
+#include "engine/optimizer.h"
+#include "engine/precision.h"
+#include "formats/dataset.h"
 
 #include <ATen/ATen.h>
 #include <torch/script.h>

@@ -1,15 +1,17 @@
-#include "workerclient.h"
-#include "version.h"
+#include "engine/workerclient.h"
 
-#include "connection.h"
-#include "dataset.h"
-#include "devices.h"
-#include "hub.h"
-#include "scriptmodel.h"
-#include "training.h"
-#include "truststore.h"
-#include "wiretensors.h"
-#include "worker.h"
+#include "common/version.h"
+#include "net/trustwatcher.h"
+
+#include "engine/devices.h"
+#include "engine/hub.h"
+#include "engine/scriptmodel.h"
+#include "engine/training.h"
+#include "engine/wiretensors.h"
+#include "engine/worker.h"
+#include "formats/dataset.h"
+#include "net/connection.h"
+#include "net/truststore.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -35,11 +37,10 @@ ReplicaOptions replicaOptions(const QByteArray& configJson) {
     auto cfg = RunConfig::fromJson(QJsonDocument::fromJson(configJson).object());
     if (!cfg)
         return r;
-    if (auto k = optimizerKindFromName(cfg->optimizer))
-        r.innerOptimizer.kind = *k;
+    r.innerOptimizer.kind = cfg->optimizer;
     r.innerOptimizer.momentum = cfg->momentum;
     r.innerOptimizer.weightDecay = cfg->effectiveWeightDecay();
-    r.precision = precisionFromName(cfg->precision).value_or(Precision::Fp32);
+    r.precision = cfg->precision;
     return r;
 }
 
@@ -60,13 +61,11 @@ public:
         m_retry.setSingleShot(true);
         connect(&m_retry, &QTimer::timeout, this, [this] { connectNow(); });
         // Unpairing the coordinator here ends the session at once.
-        m_trustCheck.setInterval(1000);
-        connect(&m_trustCheck, &QTimer::timeout, this, [this] {
-            if (!m_coordinatorId.isEmpty() && m_state != State::Done &&
-                !TrustStore(m_opt.home).contains(m_coordinatorId))
-                finish(1,
-                       QStringLiteral("the coordinator (device %1) was unpaired from this machine")
-                           .arg(m_coordinatorId));
+        connect(&m_trust, &TrustWatcher::revoked, this, [this](const QString& id) {
+            if (m_state != State::Done)
+                finish(1, QStringLiteral("the coordinator (device %1) was unpaired from this "
+                                         "machine")
+                              .arg(id));
         });
     }
 
@@ -103,7 +102,7 @@ private:
                 hello.displayName = m_opt.name;
             m_conn->send(hello);
             m_coordinatorId = peerId;
-            m_trustCheck.start();
+            m_trust.watch(peerId);
         });
         connect(m_conn, &Connection::received, this,
                 [this](const wire::Message& m) { onMessage(m); });
@@ -412,7 +411,7 @@ private:
     State m_state = State::Connecting;
     Connection* m_conn = nullptr;
     QTimer m_retry;
-    QTimer m_trustCheck;
+    TrustWatcher m_trust{m_opt.home};
     QString m_coordinatorId;
     QElapsedTimer m_sinceLost;
     int m_exit = 0;

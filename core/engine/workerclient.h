@@ -2,7 +2,7 @@
 
 // The worker process: connects to a coordinator, takes part in its run until it ends.
 
-#include "expected.h"
+#include "common/expected.h"
 
 #include <QString>
 

@@ -1,7 +1,7 @@
-#include "dataset.h"
+#include "formats/dataset.h"
 
-#include "gzip.h"
-#include "tensorfile.h"
+#include "formats/gzip.h"
+#include "formats/tensorfile.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "expected.h"
-#include "gzip.h"
+#include "common/expected.h"
+#include "formats/gzip.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,6 +1,6 @@
-#include "gzip.h"
+#include "formats/gzip.h"
 
-#include "files.h"
+#include "common/files.h"
 
 #include <zlib.h>
 

@@ -1,6 +1,6 @@
-#include "tensorfile.h"
+#include "formats/tensorfile.h"
 
-#include "files.h"
+#include "common/files.h"
 
 #include <QCryptographicHash>
 #include <QFile>

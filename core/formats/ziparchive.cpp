@@ -1,4 +1,4 @@
-#include "ziparchive.h"
+#include "formats/ziparchive.h"
 
 #include <QtEndian>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "framing.h"
-#include "identity.h"
-#include "messages.h"
+#include "net/identity.h"
+#include "wire/framing.h"
+#include "wire/messages.h"
 
 #include <QElapsedTimer>
 #include <QLoggingCategory>

@@ -1,4 +1,4 @@
-#include "discovery.h"
+#include "net/discovery.h"
 
 #include <QLoggingCategory>
 #include <QNetworkDatagram>

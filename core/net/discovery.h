@@ -1,7 +1,8 @@
 #pragma once
 
-#include "expected.h"
-#include "messages.h"
+#include "common/expected.h"
+#include "common/ports.h"
+#include "wire/messages.h"
 
 #include <QDateTime>
 #include <QHostAddress>
@@ -22,7 +23,7 @@ class Discovery : public QObject {
     Q_OBJECT
 
 public:
-    static constexpr quint16 kDefaultPort = 47300; // documented in the user guide
+    static constexpr quint16 kDefaultPort = kDiscoveryPort; // documented in the user guide
     static QHostAddress multicastV4() { return QHostAddress(QStringLiteral("239.255.47.30")); }
     static QHostAddress multicastV6() { return QHostAddress(QStringLiteral("ff02::7461:6e64")); }
 

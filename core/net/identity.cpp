@@ -1,4 +1,4 @@
-#include "identity.h"
+#include "net/identity.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -1,4 +1,4 @@
-#include "pairing.h"
+#include "net/pairing.h"
 
 #include <QCryptographicHash>
 #include <QLoggingCategory>

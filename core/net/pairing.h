@@ -1,7 +1,7 @@
 #pragma once
 
-#include "connection.h"
-#include "truststore.h"
+#include "net/connection.h"
+#include "net/truststore.h"
 
 #include <QObject>
 #include <QTimer>

@@ -1,7 +1,7 @@
-#include "truststore.h"
+#include "net/truststore.h"
 
-#include "files.h"
-#include "identity.h"
+#include "common/files.h"
+#include "net/identity.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "expected.h"
+#include "common/expected.h"
 
 #include <QDateTime>
 #include <QList>

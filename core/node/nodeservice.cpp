@@ -1,9 +1,11 @@
-#include "nodeservice.h"
+#include "node/nodeservice.h"
 
-#include "connection.h"
-#include "server.h"
-#include "truststore.h"
-#include "version.h"
+#include "net/trustwatcher.h"
+
+#include "common/version.h"
+#include "net/connection.h"
+#include "net/server.h"
+#include "net/truststore.h"
 
 #include <QCoreApplication>
 #include <QHostInfo>
@@ -49,11 +51,11 @@ NodeService::NodeService(NodeSettings settings, PairingPrompt* prompt, QObject* 
     : QObject(parent)
     , m_s(std::move(settings))
     , m_prompt(prompt)
-    , m_worker(this)
-    , m_trustPoll(this) {
+    , m_worker(this) {
     qRegisterMetaType<tandem::PeerInfo>();
     qRegisterMetaType<QList<tandem::PeerInfo>>();
     qRegisterMetaType<tandem::PairingQuestion>();
+    qRegisterMetaType<tandem::PairFailure>();
     if (!m_prompt) {
         m_forward = std::make_unique<ForwardingPrompt>(this);
         m_prompt = m_forward.get();
@@ -70,8 +72,6 @@ NodeService::NodeService(NodeSettings settings, PairingPrompt* prompt, QObject* 
                                        .arg(code));
         Q_EMIT workerChanged(false, m_workerCoordinator);
     });
-    m_trustPoll.setInterval(2000);
-    connect(&m_trustPoll, &QTimer::timeout, this, &NodeService::rebuildPeers);
 }
 
 NodeService::~NodeService() {
@@ -130,7 +130,9 @@ void NodeService::start() {
     connect(m_discovery.get(), &Discovery::peersChanged, this, &NodeService::rebuildPeers);
     if (auto st = m_discovery->start(); !st)
         Q_EMIT message(tr("Discovery is off: %1").arg(st.error().message));
-    m_trustPoll.start();
+    // Another process (the command line) may pair or unpair meanwhile.
+    m_trust = std::make_unique<TrustWatcher>(m_s.home, this, 2000);
+    connect(m_trust.get(), &TrustWatcher::changed, this, &NodeService::rebuildPeers);
     qCDebug(lcNode) << "node" << deviceId() << "listening on" << tcpPort();
     Q_EMIT started(deviceId(), tcpPort());
     rebuildPeers();
@@ -247,7 +249,7 @@ void NodeService::onSecured(Connection* conn) {
                     [this, conn, from, session](bool paired, const QString& msg) {
                         if (!paired)
                             recordFailure(from);
-                        Q_EMIT pairingFinished(paired, int(session->failure()), msg);
+                        Q_EMIT pairingFinished(paired, session->failure(), msg);
                         rebuildPeers();
                         QTimer::singleShot(
                             500, conn, [conn] { conn->close(QStringLiteral("pairing finished")); });
@@ -298,7 +300,7 @@ void NodeService::startInvitedWorker(Connection* conn, quint16 port) {
 
 void NodeService::pairWith(const QString& host, quint16 port) {
     if (!m_id) {
-        Q_EMIT pairingFinished(false, int(PairFailure::ConnectionLost),
+        Q_EMIT pairingFinished(false, PairFailure::ConnectionLost,
                                QStringLiteral("this node has not started"));
         return;
     }
@@ -313,7 +315,7 @@ void NodeService::pairWith(const QString& host, quint16 port) {
     connect(conn, &Connection::closed, conn, [conn] { conn->deleteWhenFlushed(); });
     connect(session, &PairingSession::finished, this,
             [this, conn, session](bool paired, const QString& msg) {
-                Q_EMIT pairingFinished(paired, int(session->failure()), msg);
+                Q_EMIT pairingFinished(paired, session->failure(), msg);
                 rebuildPeers();
                 QTimer::singleShot(300, conn,
                                    [conn] { conn->close(QStringLiteral("pairing finished")); });

@@ -1,10 +1,11 @@
 #pragma once
 
-#include "deviceinfo.h"
-#include "discovery.h"
-#include "expected.h"
-#include "identity.h"
-#include "pairing.h"
+#include "common/deviceinfo.h"
+#include "common/expected.h"
+#include "common/ports.h"
+#include "net/discovery.h"
+#include "net/identity.h"
+#include "net/pairing.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -22,6 +23,8 @@
 
 namespace tandem {
 
+class TrustWatcher;
+
 class Connection;
 class Server;
 
@@ -31,7 +34,7 @@ struct NodeSettings {
     QString name;              // shown to other machines; empty: the host name
     QList<DeviceInfo> devices; // announced; the engine detects them
     QHostAddress listenAddress = QHostAddress(QHostAddress::Any); // IPv6 and IPv4
-    quint16 listenPort = 47301; // pairing requests and invitations; 0: any
+    quint16 listenPort = kServePort; // pairing requests and invitations; 0: any
     quint16 discoveryPort = Discovery::kDefaultPort;
     std::optional<QList<QHostAddress>> announceTo; // instead of broadcast and multicast
     QString cacheDir;       // for the worker's received datasets; empty: its default
@@ -95,7 +98,7 @@ Q_SIGNALS:
     void peersChanged(const QList<tandem::PeerInfo>& peers);
     // Pairing, either direction: the code to compare, then the outcome.
     void pairingQuestion(const tandem::PairingQuestion& question);
-    void pairingFinished(bool paired, int failure, const QString& message);
+    void pairingFinished(bool paired, tandem::PairFailure failure, const QString& message);
     void message(const QString& text);
     // The worker this node runs for someone else's run started or ended.
     void workerChanged(bool running, const QString& coordinator);
@@ -119,7 +122,7 @@ private:
     QProcess m_worker;
     QString m_workerCoordinator;
     bool m_busy = false;
-    QTimer m_trustPoll; // another process (the CLI) may pair or unpair meanwhile
+    std::unique_ptr<TrustWatcher> m_trust;
     QList<PeerInfo> m_peerList;
 
     // Failed attempts per address: after three within ten minutes, that address waits a
@@ -135,3 +138,4 @@ private:
 
 Q_DECLARE_METATYPE(tandem::PeerInfo)
 Q_DECLARE_METATYPE(tandem::PairingQuestion)
+Q_DECLARE_METATYPE(tandem::PairFailure)

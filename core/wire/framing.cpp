@@ -1,4 +1,4 @@
-#include "framing.h"
+#include "wire/framing.h"
 
 #include <QtEndian>
 

@@ -1,6 +1,6 @@
 // The one file that sees the generated protobuf types.
 
-#include "messages.h"
+#include "wire/messages.h"
 
 #include "tandem.pb.h"
 

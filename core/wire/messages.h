@@ -3,8 +3,8 @@
 // The wire protocol's messages as plain structs. Only messages.cpp sees the generated
 // protobuf types; everything else builds and reads these.
 
-#include "deviceinfo.h"
-#include "expected.h"
+#include "common/deviceinfo.h"
+#include "common/expected.h"
 
 #include <QByteArray>
 #include <QList>

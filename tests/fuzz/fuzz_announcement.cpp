@@ -1,6 +1,6 @@
 // Fuzz target: a UDP announcement (discovery), which anyone on the LAN can send.
 
-#include "messages.h"
+#include "wire/messages.h"
 
 #include <cstddef>
 #include <cstdint>

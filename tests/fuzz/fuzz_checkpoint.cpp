@@ -1,7 +1,7 @@
 // Fuzz target: Tandem's checkpoint container and the dataset container built on it.
 
-#include "dataset.h"
-#include "tensorfile.h"
+#include "formats/dataset.h"
+#include "formats/tensorfile.h"
 
 #include <cstddef>
 #include <cstdint>

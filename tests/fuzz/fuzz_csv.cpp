@@ -1,6 +1,6 @@
 // Fuzz target: the CSV reader, with the label column by default, by index and by name.
 
-#include "dataset.h"
+#include "formats/dataset.h"
 
 #include <cstddef>
 #include <cstdint>

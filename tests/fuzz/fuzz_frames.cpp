@@ -1,8 +1,8 @@
 // Fuzz target: a byte stream from a peer, through the frame decoder, the blob-part parser and
 // assembler, and the message decoder: everything a node reads before it trusts anything.
 
-#include "framing.h"
-#include "messages.h"
+#include "wire/framing.h"
+#include "wire/messages.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Fuzz target: the IDX reader (MNIST and Fashion-MNIST files), plain and gzip.
 
-#include "dataset.h"
-#include "gzip.h"
+#include "formats/dataset.h"
+#include "formats/gzip.h"
 
 #include <cstddef>
 #include <cstdint>

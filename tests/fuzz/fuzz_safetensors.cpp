@@ -1,6 +1,6 @@
 // Fuzz target: the safetensors reader.
 
-#include "tensorfile.h"
+#include "formats/tensorfile.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -6,8 +6,8 @@
 // One Server lives for the whole run, in this thread; each input is sent by a fresh client
 // that then closes, and the event loop runs until the server has dealt with the connection.
 
-#include "identity.h"
-#include "server.h"
+#include "net/identity.h"
+#include "net/server.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -3,8 +3,8 @@
 // What the GUI tests share: a window context whose node stays on loopback, and a free UDP
 // port so parallel tests' announcements do not meet.
 
-#include "devices.h"
-#include "mainwindow.h"
+#include "engine/devices.h"
+#include "ui/mainwindow.h"
 
 #include <QHostAddress>
 #include <QUdpSocket>

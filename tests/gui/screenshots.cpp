@@ -2,17 +2,17 @@
 // wizard pairing with a second node (a `tandem serve` on loopback), then a short run shared
 // by both, its history and an export. docs/screenshots/make.sh runs it under Xvfb.
 
-#include "chartpanel.h"
+#include "engine/trainingrun.h"
 #include "guitest.h"
-#include "historymodel.h"
-#include "language.h"
-#include "livechart.h"
-#include "nodebridge.h"
-#include "peermodel.h"
-#include "runform.h"
-#include "setupwizard.h"
-#include "tables.h"
-#include "trainingrun.h"
+#include "ui/chartpanel.h"
+#include "ui/historymodel.h"
+#include "ui/language.h"
+#include "ui/livechart.h"
+#include "ui/nodebridge.h"
+#include "ui/peermodel.h"
+#include "ui/runform.h"
+#include "ui/setupwizard.h"
+#include "ui/tables.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,17 +1,17 @@
 // The dashboard with a real training run on this machine: the controls, the charts, history,
 // export, the run description's JSON, error banners, and the event loop's latency meanwhile.
 
-#include "chartpanel.h"
+#include "engine/trainingrun.h"
 #include "guitest.h"
-#include "historymodel.h"
-#include "livechart.h"
-#include "nodebridge.h"
-#include "peermodel.h"
+#include "net/truststore.h"
 #include "proc.h"
-#include "runform.h"
-#include "settingsdialog.h"
-#include "trainingrun.h"
-#include "truststore.h"
+#include "ui/chartpanel.h"
+#include "ui/historymodel.h"
+#include "ui/livechart.h"
+#include "ui/nodebridge.h"
+#include "ui/peermodel.h"
+#include "ui/runform.h"
+#include "ui/settingsdialog.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -259,16 +259,16 @@ private Q_SLOTS:
         QTemporaryDir home;
         MainWindow w(loopbackContext(home.path(), freeUdpPort()));
         RunConfig c = tinyRun(3, 777); // limit_train is not on the form: it must survive
-        c.mode = QStringLiteral("local-sgd");
-        c.wire = QStringLiteral("fp16");
-        c.optimizer = QStringLiteral("sgd");
+        c.mode = TrainMode::LocalSgd;
+        c.wire = WireDtype::Fp16;
+        c.optimizer = OptimizerKind::Sgd;
         c.lr = 0.05;
-        c.schedule = QStringLiteral("cosine");
+        c.schedule = Schedule::Cosine;
         c.warmupSteps = 10;
         c.batch = 128;
         c.localSteps = 4;
         c.seed = 12345678901234ULL;
-        c.precision = QStringLiteral("bf16");
+        c.precision = Precision::Bf16;
         c.device = QStringLiteral("cpu");
         w.runForm()->setConfig(c);
         // The form shows both, and gives them back.
@@ -290,9 +290,9 @@ private Q_SLOTS:
         QJsonObject a = w.runForm()->config().toJson(), b = other.config().toJson();
         QCOMPARE(b, a);
         QCOMPARE(other.config().limitTrain, 777);
-        QCOMPARE(other.config().mode, QStringLiteral("local-sgd"));
+        QCOMPARE(other.config().mode, TrainMode::LocalSgd);
         QCOMPARE(other.config().seed, 12345678901234ULL);
-        QCOMPARE(other.config().precision, QStringLiteral("bf16"));
+        QCOMPARE(other.config().precision, Precision::Bf16);
         QCOMPARE(other.config().device, QStringLiteral("cpu"));
 
         // The same file drives the command line.

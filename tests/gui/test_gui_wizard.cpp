@@ -2,11 +2,11 @@
 // and rejected from either side, and pairing started by the other machine.
 
 #include "guitest.h"
-#include "nodebridge.h"
-#include "peermodel.h"
+#include "net/truststore.h"
 #include "proc.h"
-#include "setupwizard.h"
-#include "truststore.h"
+#include "ui/nodebridge.h"
+#include "ui/peermodel.h"
+#include "ui/setupwizard.h"
 
 #include <QAbstractButton>
 #include <QLabel>

@@ -1,9 +1,9 @@
 // Every shipped translation is complete, keeps its placeholders, and Arabic reads right to
 // left.
 
-#include "format.h"
-#include "language.h"
-#include "mainwindow.h"
+#include "ui/format.h"
+#include "ui/language.h"
+#include "ui/mainwindow.h"
 
 #include <QApplication>
 #include <QDir>

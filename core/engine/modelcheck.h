@@ -1,0 +1,29 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: running a model outside training. The check before a run (does the model
+// take the data's inputs and return class scores?) and the evaluation on the test split.
+
+#include "common/expected.h"
+#include "formats/dataset.h"
+
+#include <torch/script.h>
+
+#include <exception>
+#include <utility>
+
+namespace tandem {
+
+// The first line of a LibTorch exception: the rest is a C++ backtrace.
+QString firstLine(const std::exception& e);
+
+// Runs the model once on two samples before any training, so a model that does not fit the
+// data fails with a sentence instead of on the first step of a worker.
+Status checkModelFits(torch::jit::Module& module, const DatasetSplits& data,
+                      const QString& modelName);
+
+// Mean loss and top-1 accuracy over `test`, in batches of `batch`.
+std::pair<double, double> evaluate(torch::jit::Module& module, const Dataset& test, int batch);
+
+} // namespace tandem

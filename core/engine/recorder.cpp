@@ -1,0 +1,96 @@
+#include "engine/recorder.h"
+
+#include "common/files.h"
+#include "engine/modelcheck.h"
+#include "engine/scriptmodel.h"
+
+#include <QDir>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+namespace tandem {
+
+Recorder::Recorder(const RunConfig& config)
+    : m_outDir(config.outDir)
+    , m_model(config.model) {}
+
+Status Recorder::open(bool resuming, int64_t savedStep) {
+    m_savedStep = savedStep;
+    if (!QDir().mkpath(m_outDir))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot create the output folder %1").arg(m_outDir));
+    m_log.setFileName(QDir(m_outDir).filePath(QStringLiteral("metrics.jsonl")));
+    if (!m_log.open(QIODevice::WriteOnly | QIODevice::Text |
+                    (resuming ? QIODevice::Append : QIODevice::Truncate)))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("cannot write metrics.jsonl in %1").arg(m_outDir));
+    return success();
+}
+
+QString Recorder::checkpointPath() const {
+    return QDir(m_outDir).filePath(QStringLiteral("checkpoint.tandem"));
+}
+
+Status Recorder::checkpoint(const torch::jit::Module& module, const Optimizer& optimizer,
+                            const RunState& state) {
+    if (auto st = writeRunCheckpoint(checkpointPath(), module, optimizer, state); !st)
+        return makeError(st.error().code,
+                         m_savedStep >= 0
+                             ? QStringLiteral("%1. The checkpoint of step %2 in %3 is kept; "
+                                              "resume from it with --resume")
+                                   .arg(st.error().message)
+                                   .arg(m_savedStep)
+                                   .arg(checkpointPath())
+                             : QStringLiteral("%1. No checkpoint of this run was written yet")
+                                   .arg(st.error().message));
+    m_savedStep = state.step;
+    return success();
+}
+
+void Recorder::write(const QJsonObject& o) {
+    if (!m_log.isOpen() || m_logFailed)
+        return;
+    const QByteArray line = QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
+    if (m_log.write(line) != line.size() || !m_log.flush()) {
+        m_logFailed = true;
+        m_logError = writeError(m_log.fileName(), line.size(), m_log.errorString()).message;
+    }
+}
+
+QString Recorder::step(const StepMetrics& m) {
+    write(m.toJson());
+    QString e;
+    e.swap(m_logError);
+    return e;
+}
+
+void Recorder::epoch(const EpochMetrics& m) {
+    write(m.toJson());
+}
+
+void Recorder::summary(const RunSummary& s) {
+    QJsonObject o = s.toJson();
+    o.insert(QStringLiteral("type"), QStringLiteral("summary"));
+    write(o);
+}
+
+Status Recorder::exportModel(torch::jit::Module& module) {
+    try {
+        module.eval();
+        QSaveFile pt(QDir(m_outDir).filePath(QStringLiteral("model.pt")));
+        const QByteArray archive = saveScriptModule(module);
+        module.train();
+        if (!pt.open(QIODevice::WriteOnly) || pt.write(archive) != archive.size() || !pt.commit())
+            return writeError(pt.fileName(), archive.size(), pt.errorString());
+    } catch (const std::exception& e) {
+        module.train();
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("exporting TorchScript failed: %1").arg(firstLine(e)));
+    }
+    return writeSafetensors(QDir(m_outDir).filePath(QStringLiteral("model.safetensors")),
+                            stateDictRecords(module),
+                            {{QStringLiteral("format"), QStringLiteral("pt")},
+                             {QStringLiteral("tandem_model"), m_model}});
+}
+
+} // namespace tandem

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: everything a run leaves in its folder. metrics.jsonl (a line per step and
+// per epoch, and the summary), the run checkpoint, and the exports (TorchScript and
+// safetensors). One component writes them all, so that each file's rules live in one place.
+
+#include "engine/optimizer.h"
+#include "engine/runcheckpoint.h"
+#include "engine/training.h"
+
+#include <QFile>
+
+#include <torch/script.h>
+
+namespace tandem {
+
+class Recorder {
+public:
+    explicit Recorder(const RunConfig& config);
+
+    // Creates the folder and opens metrics.jsonl, appending when the run resumes. `savedStep`
+    // is the step of the checkpoint already on disk (-1: none).
+    Status open(bool resuming, int64_t savedStep);
+    QString checkpointPath() const;
+    int64_t savedStep() const { return m_savedStep; }
+
+    // Writes the checkpoint. One that cannot be written (a full disk) never replaces the one
+    // on disk, since only a complete file is renamed into place; the error says which is kept.
+    Status checkpoint(const torch::jit::Module& module, const Optimizer& optimizer,
+                      const RunState& state);
+    // metrics.jsonl: each line reaches the file as it is written (it is small), so a run that
+    // is killed keeps its log up to the last step. A failed write is reported once, through
+    // the returned text; training goes on, since the checkpoint, not the log, is what a resume
+    // needs.
+    QString step(const StepMetrics& m);
+    void epoch(const EpochMetrics& m);
+    void summary(const RunSummary& s);
+    // model.pt (TorchScript, in eval mode, which is what inference wants) and
+    // model.safetensors.
+    Status exportModel(torch::jit::Module& module);
+
+private:
+    void write(const QJsonObject& o);
+
+    QString m_outDir;
+    QString m_model;
+    QFile m_log;
+    bool m_logFailed = false;
+    QString m_logError;
+    int64_t m_savedStep = -1;
+};
+
+} // namespace tandem

@@ -1,0 +1,82 @@
+#pragma once
+
+// The run's choices as types. Each enum has one table of names, used by parse() and
+// nameOf() at the edges (the JSON run description, the command line, the wire) and by
+// choices() for the sentence that lists what is allowed. Inside the engine they are only
+// compared as values. Plain C++/Qt: the app and the UI include it.
+
+#include "common/expected.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <utility>
+
+namespace tandem {
+
+// How workers' results become optimizer steps.
+enum class TrainMode { Sync, Async, LocalSgd };
+// How weights and gradients travel between machines.
+enum class WireDtype { Fp32, Fp16, Bf16 };
+// What workers compute the forward pass in (autocast); weights stay fp32.
+enum class Precision { Fp32, Bf16, Fp16 };
+enum class OptimizerKind { Sgd, Adam, AdamW };
+enum class Schedule { Constant, Cosine };
+// Which side of a connection a peer is on.
+enum class PeerRole { Coordinator, Worker, Node };
+
+template <typename E> struct EnumNames;
+#define TANDEM_ENUM_NAMES(E, ...)                                                                  \
+    template <> struct EnumNames<E> {                                                              \
+        static constexpr std::pair<E, const char*> table[] = {__VA_ARGS__};                        \
+    };
+TANDEM_ENUM_NAMES(TrainMode, {TrainMode::Sync, "sync"}, {TrainMode::Async, "async"},
+                  {TrainMode::LocalSgd, "local-sgd"})
+TANDEM_ENUM_NAMES(WireDtype, {WireDtype::Fp32, "fp32"}, {WireDtype::Fp16, "fp16"},
+                  {WireDtype::Bf16, "bf16"})
+TANDEM_ENUM_NAMES(Precision, {Precision::Fp32, "fp32"}, {Precision::Bf16, "bf16"},
+                  {Precision::Fp16, "fp16"})
+TANDEM_ENUM_NAMES(OptimizerKind, {OptimizerKind::Sgd, "sgd"}, {OptimizerKind::Adam, "adam"},
+                  {OptimizerKind::AdamW, "adamw"})
+TANDEM_ENUM_NAMES(Schedule, {Schedule::Constant, "constant"}, {Schedule::Cosine, "cosine"})
+TANDEM_ENUM_NAMES(PeerRole, {PeerRole::Coordinator, "coordinator"}, {PeerRole::Worker, "worker"},
+                  {PeerRole::Node, "node"})
+#undef TANDEM_ENUM_NAMES
+
+template <typename E, typename = decltype(EnumNames<E>::table)> QString nameOf(E value) {
+    for (const auto& [v, name] : EnumNames<E>::table)
+        if (v == value)
+            return QLatin1String(name);
+    return {};
+}
+
+template <typename E> std::optional<E> parse(const QString& name) {
+    for (const auto& [v, n] : EnumNames<E>::table)
+        if (name == QLatin1String(n))
+            return v;
+    return std::nullopt;
+}
+
+// "sync, async or local-sgd": the names, for messages.
+template <typename E> QString choices() {
+    QStringList names;
+    for (const auto& entry : EnumNames<E>::table)
+        names << QLatin1String(entry.second);
+    const QString last = names.takeLast();
+    return names.isEmpty() ? last
+                           : names.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
+}
+
+// Reads `text` into `out`, or says what is allowed: unknown mode "x"; use sync, async or local-sgd.
+template <typename E> Status parseInto(const QString& text, E& out, const char* what) {
+    if (auto v = parse<E>(text)) {
+        out = *v;
+        return success();
+    }
+    return makeError(
+        ErrorCode::InvalidArgument,
+        QStringLiteral("unknown %1 \"%2\"; use %3").arg(QLatin1String(what), text, choices<E>()));
+}
+
+} // namespace tandem

@@ -1,0 +1,83 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: how workers' results become optimizer steps. Each training mode is one
+// StepPolicy in a file of its own (syncpolicy.cpp, localsgdpolicy.cpp, asyncpolicy.cpp); the
+// Trainer owns the state they work on and hands it to them as a StepContext. Adding a mode is
+// one enum value in runenums.h, one file, and one line in makeStepPolicy().
+
+#include "common/expected.h"
+#include "engine/optimizer.h"
+#include "engine/sampler.h"
+#include "engine/scriptmodel.h"
+#include "engine/training.h"
+#include "engine/workerpool.h"
+
+#include <functional>
+#include <memory>
+
+namespace tandem {
+
+// One applied optimizer step, as the policy saw it; the Trainer makes StepMetrics of it.
+struct StepOutcome {
+    int64_t samples = 0; // in the step's batch
+    double lossSum = 0;  // summed over those samples
+    int64_t correct = 0;
+    double lr = 0;
+    double stepMs = 0; // training time the step took
+    QList<WorkerStepStats> workers;
+};
+
+// What the Trainer answers between steps.
+enum class Gate { Go, Stop };
+enum class EpochEnd { Complete, Stopped };
+
+// The run's state, owned by the Trainer, as a policy works on it.
+struct StepContext {
+    const RunConfig& cfg;
+    ModelTensors& master;
+    Optimizer& optimizer;
+    EpochSampler& sampler;
+    WorkerPool& pool;
+    DType wire = DType::F32;
+    const int64_t& step; // optimizer steps so far; applied() advances it
+    int64_t totalSteps = 0;
+    int64_t staleDropped = 0; // async: gradients dropped for staleness
+    // Before each step: pause, resume and stop for every mode, the step limit, and workers
+    // that joined. Stop means: take no new step.
+    std::function<Gate()> gate;
+    // After the optimizer step: counts it, records it and checkpoints when due.
+    std::function<Status(const StepOutcome&)> applied;
+    // Every worker is gone: waits a while for one to join; fails (the run saved) otherwise.
+    std::function<Status()> waitForAnyWorker;
+
+    // The scheduled learning rate for the next step.
+    double lr() const;
+    // A per-step, per-worker seed for dropout and other randomness.
+    uint64_t seedFor(size_t worker, uint64_t round = 0) const;
+};
+
+class StepPolicy {
+public:
+    virtual ~StepPolicy() = default;
+    // Samples one step (a round, in local-SGD) consumes.
+    virtual int64_t samplesPerStep(const RunConfig& cfg) const { return cfg.batch; }
+    // The optimizer the coordinator applies results with, given the run's own.
+    virtual OptimizerConfig serverOptimizer(const RunConfig&, const OptimizerConfig& run) const {
+        return run;
+    }
+    // Takes steps until this epoch's samples are used, or the gate says stop.
+    virtual Expected<EpochEnd> runEpoch(StepContext& ctx) = 0;
+};
+
+std::unique_ptr<StepPolicy> makeSyncPolicy();
+std::unique_ptr<StepPolicy> makeLocalSgdPolicy();
+std::unique_ptr<StepPolicy> makeAsyncPolicy();
+std::unique_ptr<StepPolicy> makeStepPolicy(TrainMode mode);
+
+// Cuts `indices` into consecutive slices of the given sizes.
+std::vector<std::vector<int64_t>> sliceBatch(const std::vector<int64_t>& indices,
+                                             const std::vector<int64_t>& counts);
+
+} // namespace tandem

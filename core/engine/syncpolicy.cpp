@@ -1,0 +1,165 @@
+#include "engine/syncpolicy.h"
+
+#include "engine/wiretensors.h"
+
+namespace tandem {
+
+std::unique_ptr<StepPolicy> makeSyncPolicy() {
+    return std::make_unique<SyncPolicy>();
+}
+
+Expected<EpochEnd> SyncPolicy::runEpoch(StepContext& ctx) {
+    while (ctx.sampler.remaining() > 0) {
+        if (ctx.gate() == Gate::Stop)
+            return EpochEnd::Stopped;
+        if (auto st = step(ctx); !st)
+            return st.error();
+    }
+    return EpochEnd::Complete;
+}
+
+Status SyncPolicy::step(StepContext& ctx) {
+    QElapsedTimer timer;
+    timer.start();
+    const std::vector<int64_t> indices = ctx.sampler.next(samplesPerStep(ctx.cfg));
+    const double lr = ctx.lr();
+    Collected c;
+    if (auto st = dispatch(ctx, indices, lr, timer, c); !st)
+        return st;
+    const auto batch = double(indices.size());
+    StepOutcome out;
+    for (const WorkResult& r : c.results) {
+        out.lossSum += r.lossSum;
+        out.correct += r.correct;
+    }
+    std::vector<at::Tensor> grads = combineResults(ctx.master, c.results, batch);
+    ctx.optimizer.step(grads, serverLr(ctx, lr));
+    out.samples = int64_t(indices.size());
+    out.lr = lr;
+    out.stepMs = double(timer.nsecsElapsed()) / 1e6;
+    out.workers = workerStats(ctx, c, out.stepMs);
+    return ctx.applied(out);
+}
+
+Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr,
+                            const QElapsedTimer& timer, Collected& c) {
+    std::shared_ptr<const QByteArray> packed;
+    std::vector<int64_t> pending = indices;
+    for (uint64_t round = 0; !pending.empty(); ++round) {
+        const std::vector<size_t> live = ctx.pool.live();
+        if (live.empty()) {
+            if (auto st = ctx.waitForAnyWorker(); !st)
+                return st;
+            continue;
+        }
+        c.rttMs.resize(ctx.pool.size(), 0);
+        c.took.resize(ctx.pool.size(), 0);
+        c.computeMs.resize(ctx.pool.size(), 0);
+        const std::vector<int64_t> counts =
+            ctx.pool.shares(live, int64_t(pending.size()), passes(ctx.cfg), ctx.step, round == 0);
+        const auto slices = sliceBatch(pending, counts);
+        std::vector<qint64> submittedAt(live.size());
+        for (size_t j = 0; j < live.size(); ++j) {
+            if (slices[j].empty())
+                continue;
+            PoolMember& m = ctx.pool.at(live[j]);
+            WorkRequest req;
+            req.step = ctx.step;
+            req.indices = slices[j];
+            req.params = &ctx.master.params;
+            req.buffers = &ctx.master.buffers;
+            req.seed = ctx.seedFor(live[j], round);
+            req.weightsVersion = ctx.step;
+            shapeRequest(req, ctx, lr);
+            if (m.remote) {
+                if (!packed)
+                    packed = std::make_shared<const QByteArray>(
+                        packBundle(ctx.master.params, ctx.master.buffers, ctx.wire));
+                req.packedWeights = packed;
+            }
+            submittedAt[j] = timer.nsecsElapsed();
+            m.link->submit(std::move(req));
+        }
+        std::vector<int64_t> leftover;
+        for (size_t j = 0; j < live.size(); ++j) {
+            if (slices[j].empty())
+                continue;
+            const size_t w = live[j];
+            auto r = ctx.pool.at(w).link->wait();
+            if (!r) {
+                ctx.pool.drop(w, r.error(),
+                              QStringLiteral("its %1 sample(s) of step %2 go to the others")
+                                  .arg(slices[j].size())
+                                  .arg(ctx.step + 1),
+                              ctx.step);
+                leftover.insert(leftover.end(), slices[j].begin(), slices[j].end());
+                continue;
+            }
+            const double rtt = double(timer.nsecsElapsed() - submittedAt[j]) / 1e6;
+            ctx.pool.record(w, *r, rtt, true);
+            c.rttMs[w] += rtt;
+            c.took[w] += r->samples;
+            c.computeMs[w] += r->computeMs;
+            c.results.push_back(std::move(*r));
+        }
+        pending = std::move(leftover);
+    }
+    return success();
+}
+
+QList<WorkerStepStats> SyncPolicy::workerStats(StepContext& ctx, Collected& c,
+                                               double stepMs) const {
+    QList<WorkerStepStats> out;
+    for (size_t w = 0; w < c.took.size(); ++w) {
+        PoolMember& m = ctx.pool.at(w);
+        if (c.took[w] == 0 && !m.alive())
+            continue;
+        WorkerStepStats ws;
+        ws.name = m.stats.name;
+        ws.samples = c.took[w];
+        ws.computeMs = c.computeMs[w];
+        ws.waitMs = std::max(0.0, stepMs - c.rttMs[w]);
+        m.stats.samples += c.took[w];
+        m.stats.waitS += ws.waitMs / 1e3;
+        ctx.pool.refreshBytes(w);
+        out << ws;
+    }
+    return out;
+}
+
+std::vector<at::Tensor> combineResults(ModelTensors& master, std::vector<WorkResult>& results,
+                                       double batch) {
+    at::NoGradGuard noGrad;
+    std::vector<at::Tensor> grads;
+    if (results.size() == 1) {
+        grads = std::move(results[0].grads);
+        for (size_t b = 0; b < master.buffers.size(); ++b)
+            master.buffers[b].copy_(results[0].buffers[b]);
+        return grads;
+    }
+    grads.resize(master.params.size());
+    for (const WorkResult& r : results) {
+        const double wgt = double(r.samples) / batch;
+        for (size_t p = 0; p < grads.size(); ++p) {
+            if (!r.grads[p].defined())
+                continue;
+            if (!grads[p].defined())
+                grads[p] = r.grads[p].mul(wgt);
+            else
+                grads[p].add_(r.grads[p], wgt);
+        }
+    }
+    for (size_t b = 0; b < master.buffers.size(); ++b) {
+        if (!master.buffers[b].is_floating_point()) {
+            master.buffers[b].copy_(results[0].buffers[b]);
+            continue;
+        }
+        at::Tensor acc = at::zeros_like(master.buffers[b]);
+        for (const WorkResult& r : results)
+            acc.add_(r.buffers[b], double(r.samples) / batch);
+        master.buffers[b].copy_(acc);
+    }
+    return grads;
+}
+
+} // namespace tandem

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: synchronous data parallelism. Every step's global batch is split among the
+// workers by the balancer; each returns the mean gradient over its share, and the shares are
+// combined weighted by size, which is the mean gradient over the whole batch: the same step
+// as one machine would take. Local-SGD (localsgdpolicy.cpp) is the same exchange with rounds
+// of inner steps in place of one gradient.
+
+#include "engine/steppolicy.h"
+#include "engine/worker.h"
+
+#include <QElapsedTimer>
+
+namespace tandem {
+
+class SyncPolicy : public StepPolicy {
+public:
+    Expected<EpochEnd> runEpoch(StepContext& ctx) override;
+
+protected:
+    // Forward passes per worker per step (local-SGD's inner steps).
+    virtual int64_t passes(const RunConfig&) const { return 1; }
+    // Fills in what this mode asks of a worker beyond its samples.
+    virtual void shapeRequest(WorkRequest&, const StepContext&, double) const {}
+    // The learning rate the coordinator's optimizer applies the combined result with.
+    virtual double serverLr(const StepContext&, double lr) const { return lr; }
+
+private:
+    struct Collected {
+        std::vector<WorkResult> results;
+        std::vector<double> rttMs;     // per pool member
+        std::vector<int64_t> took;     // samples, per pool member
+        std::vector<double> computeMs; // per pool member
+    };
+    Status step(StepContext& ctx);
+    // Hands out the step's samples; whatever a worker that fails was holding goes to the
+    // others, so no sample of the step is lost and none is used twice.
+    Status dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr,
+                    const QElapsedTimer& timer, Collected& c);
+    QList<WorkerStepStats> workerStats(StepContext& ctx, Collected& c, double stepMs) const;
+};
+
+// Sum over results of (b_i / B) * g_i: the mean gradient (or parameter delta) over the global
+// batch B. Buffers: running statistics average by share; counters are the same on every worker
+// and are taken from the first. Writes the buffers into `master`; returns the gradients.
+std::vector<at::Tensor> combineResults(ModelTensors& master, std::vector<WorkResult>& results,
+                                       double batch);
+
+} // namespace tandem

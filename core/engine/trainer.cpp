@@ -1,0 +1,517 @@
+#include "engine/trainer.h"
+
+#include "common/files.h"
+#include "common/ports.h"
+#include "engine/modelcheck.h"
+#include "engine/wiretensors.h"
+#include "engine/worker.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+
+#include <cmath>
+
+Q_LOGGING_CATEGORY(lcTrain, "tandem.train")
+
+namespace tandem {
+
+Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom,
+                                 RunObserver* observer, RunControl* control) {
+    Trainer trainer(cfg, resumeFrom, observer, control);
+    return trainer.run();
+}
+
+QString Trainer::phaseName(Phase p) {
+    static const char* const names[] = {"loading",   "joining", "training", "paused", "evaluating",
+                                        "exporting", "done",    "failed",   "stopped"};
+    return QLatin1String(names[int(p)]);
+}
+
+Trainer::Trainer(RunConfig config, QString resumeFrom, RunObserver* observer, RunControl* control)
+    : m_cfg(std::move(config))
+    , m_resumeFrom(std::move(resumeFrom))
+    , m_obs(observer ? *observer : m_nullObserver)
+    , m_control(control)
+    , m_recorder(m_cfg)
+    , m_pool(m_obs) {}
+
+Trainer::~Trainer() = default;
+
+void Trainer::setPhase(Phase p) {
+    if (p != m_phase)
+        qCDebug(lcTrain) << "phase" << phaseName(m_phase) << "->" << phaseName(p);
+    m_phase = p;
+}
+
+Error Trainer::fail(Error e) {
+    setPhase(Phase::Failed);
+    return e;
+}
+
+Expected<RunSummary> Trainer::run() {
+    if (auto st = load(); !st)
+        return fail(st.error());
+    if (auto st = join(); !st)
+        return fail(st.error());
+    announceStart();
+    auto end = train();
+    if (!end)
+        return fail(end.error());
+    const bool stopped = *end == EpochEnd::Stopped;
+    if (auto st = finish(stopped); !st)
+        return fail(st.error());
+    RunSummary sum = summarize(stopped);
+    m_recorder.summary(sum);
+    setPhase(stopped ? Phase::Stopped : Phase::Done);
+    return sum;
+}
+
+// --- Loading -------------------------------------------------------------------------------
+
+Status Trainer::load() {
+    setPhase(Phase::Loading);
+    if (auto st = m_cfg.validate(); !st)
+        return st;
+    if (m_cfg.outDir.isEmpty())
+        return makeError(ErrorCode::InvalidArgument, QStringLiteral("no output folder given"));
+    QString threadWarning;
+    m_threads = setTorchThreads(m_cfg.threads, &threadWarning);
+    if (!threadWarning.isEmpty())
+        m_obs.onMessage(threadWarning);
+
+    auto loaded = loadDataset(m_cfg.data);
+    if (!loaded)
+        return about(loaded.error(), ErrorSubject::Dataset);
+    m_data = std::make_shared<DatasetSplits>(std::move(*loaded));
+    m_data->limitTrain(m_cfg.limitTrain);
+    m_data->limitTest(m_cfg.limitTest);
+    if (auto st = loadModel(); !st)
+        return about(st.error(), ErrorSubject::Model);
+
+    m_master = modelTensors(m_module);
+    for (const at::Tensor& p : m_master.params)
+        m_parameterCount += p.numel();
+    m_runOptimizer.kind = m_cfg.optimizer;
+    m_runOptimizer.momentum = m_cfg.momentum;
+    m_runOptimizer.weightDecay = m_cfg.effectiveWeightDecay();
+    m_policy = makeStepPolicy(m_cfg.mode);
+    m_optimizer = std::make_unique<Optimizer>(m_policy->serverOptimizer(m_cfg, m_runOptimizer),
+                                              m_master.params);
+    m_sampler = std::make_unique<EpochSampler>(m_data->train.count(), m_cfg.seed);
+    m_state.config = m_cfg;
+    m_state.datasetHash = QString::fromLatin1(m_data->contentHash);
+    m_state.schemaHash = QString::fromLatin1(schemaHash(m_master));
+    if (auto st = restore(); !st)
+        return st;
+    if (auto st = m_recorder.open(m_ckpt.has_value(), m_ckpt ? m_ckpt->state.step : -1); !st)
+        return st;
+    m_devices = detectDevices();
+    return startLocalWorker();
+}
+
+// The model and, when resuming, the state to continue from.
+Status Trainer::loadModel() {
+    if (!m_resumeFrom.isEmpty()) {
+        auto c = loadRunCheckpoint(m_resumeFrom);
+        if (!c)
+            return c.error();
+        if (c->state.datasetHash != QString::fromLatin1(m_data->contentHash))
+            return makeError(ErrorCode::Incompatible,
+                             QStringLiteral("%1 was trained on different data than %2 (content "
+                                            "hash %3 against %4); resume with the same dataset")
+                                 .arg(m_resumeFrom, m_cfg.data, c->state.datasetHash.left(12),
+                                      QString::fromLatin1(m_data->contentHash.left(12))));
+        m_module = c->module;
+        m_ckpt = std::move(*c);
+    } else {
+        auto m = isZooModel(m_cfg.model) ? buildZooModel(m_cfg.model, m_cfg.seed)
+                                         : loadScriptModule(m_cfg.model);
+        if (!m)
+            return m.error();
+        m_module = *m;
+    }
+    return checkModelFits(m_module, *m_data, m_cfg.model);
+}
+
+Status Trainer::restore() {
+    if (!m_ckpt)
+        return success();
+    const RunState& s = m_ckpt->state;
+    if (!m_sampler->seek(s.epoch, s.position))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1: sampler position %2 is outside the dataset")
+                             .arg(m_resumeFrom)
+                             .arg(s.position));
+    if (auto st = m_optimizer->restore(m_ckpt->optimizerSteps, m_ckpt->optimizerState); !st)
+        return makeError(st.error().code,
+                         QStringLiteral("%1: %2").arg(m_resumeFrom, st.error().message));
+    m_state.step = s.step;
+    m_state.completedEpochs = s.completedEpochs;
+    m_state.lastTestAccuracy = s.lastTestAccuracy;
+    m_state.lastTestLoss = s.lastTestLoss;
+    m_epochAcc = Accum{s.epochLossSum, s.epochCorrect, s.epochSamples, s.epochSteps};
+    return success();
+}
+
+// This machine's best device, or the one the run names. Remote workers join through the hub;
+// both are WorkerLinks, and the step policies do not tell them apart.
+Status Trainer::startLocalWorker() {
+    if (!m_cfg.localWorker)
+        return success();
+    auto device = chooseDevice(m_devices, m_cfg.device);
+    if (!device)
+        return device.error();
+    try {
+        ReplicaOptions ro;
+        ro.innerOptimizer = m_runOptimizer;
+        ro.precision = m_cfg.precision;
+        auto train = std::shared_ptr<const Dataset>(m_data, &m_data->train);
+        auto local =
+            std::make_shared<LocalWorker>(QStringLiteral("local"), *device, m_module, train, ro);
+        if (!local->replica().precisionNote().isEmpty())
+            m_obs.onMessage(local->replica().precisionNote());
+        else if (ro.precision != Precision::Fp32)
+            m_obs.onMessage(QStringLiteral("computing in %1 autocast on %2, with fp32 weights")
+                                .arg(nameOf(m_cfg.precision), device->name));
+        m_pool.add(std::move(local));
+    } catch (const std::exception& e) {
+        return makeError(
+            ErrorCode::Runtime,
+            QStringLiteral("cannot start a worker on %1: %2").arg(device->name, firstLine(e)));
+    }
+    return success();
+}
+
+// --- Joining -------------------------------------------------------------------------------
+
+Status Trainer::join() {
+    setPhase(Phase::Joining);
+    if (m_cfg.listen.isEmpty())
+        return success();
+    if (auto st = startHub(); !st)
+        return st;
+    return waitForWorkers();
+}
+
+Status Trainer::startHub() {
+    auto hp = parseHostPort(m_cfg.listen);
+    if (!hp)
+        return hp.error();
+    HubConfig hc;
+    hc.home = nodeHome(m_cfg.home);
+    const QString host = hp->first;
+    // "::" means both IPv6 and IPv4, as for `serve`: invited peers connect back over whichever
+    // kind of address they know this machine by.
+    hc.address = host == QLatin1String("localhost") ? QHostAddress(QHostAddress::LocalHost)
+                 : host == QLatin1String("::")      ? QHostAddress(QHostAddress::Any)
+                                                    : QHostAddress(host);
+    if (hc.address.isNull())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("--listen: \"%1\" is not an IP address").arg(host));
+    hc.port = hp->second;
+    hc.workerTimeoutMs = m_cfg.workerTimeoutS * 1000;
+    hc.runId = m_state.schemaHash.left(8) + QStringLiteral("-") +
+               QString::number(QDateTime::currentMSecsSinceEpoch());
+    hc.configJson = QJsonDocument(m_cfg.toJson()).toJson(QJsonDocument::Compact);
+    try {
+        hc.modelArchive = saveScriptModule(m_module);
+    } catch (const std::exception& e) {
+        return makeError(
+            ErrorCode::Runtime,
+            QStringLiteral("cannot serialise the model for workers: %1").arg(firstLine(e)));
+    }
+    hc.schemaHash = m_state.schemaHash;
+    hc.datasetSpec = m_cfg.data;
+    hc.datasetHash = m_state.datasetHash;
+    hc.data = m_data;
+    hc.mode = m_cfg.mode;
+    hc.wire = storageDtype(m_cfg.wire);
+    hc.layout = ModelLayout::of(m_master.paramNames, m_master.params, m_master.bufferNames,
+                                m_master.buffers);
+    hc.trainSamples = m_data->train.count();
+    hc.events = m_pool.hubSink();
+    m_pool.setHasHub(true);
+    m_hub = std::make_unique<CoordinatorHub>(hc);
+    auto port = m_hub->start();
+    if (!port)
+        return port.error();
+    for (const QString& inv : m_cfg.invites) {
+        auto ihp = parseHostPort(
+            inv.contains(QLatin1Char(':')) ? inv : inv + QStringLiteral(":%1").arg(kServePort));
+        if (!ihp) {
+            shutdown(QStringLiteral("bad invitation"));
+            return ihp.error();
+        }
+        m_hub->invite(ihp->first, ihp->second);
+    }
+    m_obs.onMessage(QStringLiteral("listening on %1:%2 for %3 worker(s)")
+                        .arg(hc.address.toString())
+                        .arg(*port)
+                        .arg(m_cfg.workers));
+    return success();
+}
+
+Status Trainer::waitForWorkers() {
+    QElapsedTimer joinClock;
+    joinClock.start();
+    int joined = 0;
+    while ((joined = m_pool.waitForJoined(m_cfg.workers, 500, {})) < m_cfg.workers) {
+        m_pool.flushNotes();
+        m_obs.onWaiting();
+        if (m_cfg.joinTimeoutS > 0 && joinClock.elapsed() > qint64(m_cfg.joinTimeoutS) * 1000 &&
+            (joined > 0 || m_cfg.localWorker)) {
+            m_obs.onMessage(QStringLiteral("%1 of %2 invited worker(s) joined within %3 s; "
+                                           "training with them (late ones join as they come)")
+                                .arg(joined)
+                                .arg(m_cfg.workers)
+                                .arg(m_cfg.joinTimeoutS));
+            break;
+        }
+        if (m_control && m_control->stopRequested()) {
+            shutdown(QStringLiteral("the run was stopped before it started"));
+            return makeError(ErrorCode::Cancelled,
+                             QStringLiteral("stopped while waiting for workers"));
+        }
+    }
+    m_pool.admitJoined();
+    return success();
+}
+
+void Trainer::announceStart() {
+    m_stepsPerEpoch = m_sampler->stepsPerEpoch(m_policy->samplesPerStep(m_cfg));
+    m_totalSteps = m_stepsPerEpoch * m_cfg.epochs;
+    RunInfo info;
+    info.model = m_cfg.model;
+    info.datasetDescription = m_data->description;
+    info.trainSamples = m_data->train.count();
+    info.testSamples = m_data->test.count();
+    info.parameters = m_parameterCount;
+    info.stepsPerEpoch = m_stepsPerEpoch;
+    info.totalSteps = m_totalSteps;
+    info.startStep = m_state.step;
+    info.devices = m_devices;
+    m_obs.onStart(info);
+    m_obs.onMessage(QStringLiteral("training %1 (%2 parameters) on %3: %4 training and %5 test "
+                                   "samples, %6 thread(s), %7 worker(s)")
+                        .arg(m_cfg.model)
+                        .arg(m_parameterCount)
+                        .arg(m_data->description)
+                        .arg(m_data->train.count())
+                        .arg(m_data->test.count())
+                        .arg(m_threads)
+                        .arg(m_pool.size()));
+}
+
+// --- Training ------------------------------------------------------------------------------
+
+Expected<EpochEnd> Trainer::train() {
+    setPhase(Phase::Training);
+    m_lastEpoch = m_epochAcc;
+    m_ctx.reset(new StepContext{m_cfg, m_master, *m_optimizer, *m_sampler, m_pool,
+                                storageDtype(m_cfg.wire), m_state.step, m_totalSteps});
+    m_ctx->gate = [this] { return gate(); };
+    m_ctx->applied = [this](const StepOutcome& o) { return applied(o); };
+    m_ctx->waitForAnyWorker = [this] { return waitForAnyWorker(); };
+    while (m_sampler->epoch() < m_cfg.epochs) {
+        auto end = m_policy->runEpoch(*m_ctx);
+        if (!end)
+            return end.error();
+        if (*end == EpochEnd::Stopped)
+            return EpochEnd::Stopped;
+        if (auto st = evaluate(); !st)
+            return st.error();
+        setPhase(Phase::Training);
+    }
+    return EpochEnd::Complete;
+}
+
+Gate Trainer::gate() {
+    if (m_control && m_control->paused()) {
+        setPhase(Phase::Paused);
+        if (m_hub)
+            m_hub->broadcast(wire::Control::Action::Pause);
+        m_obs.onMessage(QStringLiteral("paused at step %1").arg(m_state.step));
+        m_obs.onEvent(RunEvent{RunEvent::Kind::Paused, {}, {}, m_state.step});
+        const bool go = m_control->waitWhilePaused();
+        if (!go)
+            return Gate::Stop;
+        if (m_hub)
+            m_hub->broadcast(wire::Control::Action::Resume);
+        m_obs.onMessage(QStringLiteral("resumed at step %1").arg(m_state.step));
+        m_obs.onEvent(RunEvent{RunEvent::Kind::Resumed, {}, {}, m_state.step});
+        setPhase(Phase::Training);
+    }
+    if (m_control && m_control->stopRequested())
+        return Gate::Stop;
+    if (m_cfg.maxSteps > 0 && m_state.step >= m_cfg.maxSteps)
+        return Gate::Stop;
+    // Workers that joined since the last step take part from this one on.
+    m_pool.admitJoined();
+    return Gate::Go;
+}
+
+// Every applied step, in any mode: refuse a diverged loss (with a checkpoint of the last good
+// state), log it, tell the observer, and checkpoint when due.
+Status Trainer::applied(const StepOutcome& o) {
+    ++m_state.step;
+    ++m_stepsThisRun;
+    m_trainSeconds += o.stepMs / 1e3;
+    m_samplesThisRun += o.samples;
+    m_epochAcc.lossSum += o.lossSum;
+    m_epochAcc.correct += o.correct;
+    m_epochAcc.samples += o.samples;
+    ++m_epochAcc.steps;
+
+    StepMetrics sm;
+    sm.step = m_state.step;
+    sm.epoch = m_sampler->epoch();
+    sm.epochStep = m_epochAcc.steps;
+    sm.stepsPerEpoch = m_stepsPerEpoch;
+    sm.totalSteps = m_totalSteps;
+    sm.loss = o.samples ? o.lossSum / double(o.samples) : 0;
+    sm.accuracy = o.samples ? double(o.correct) / double(o.samples) : 0;
+    sm.lr = o.lr;
+    sm.samples = o.samples;
+    sm.stepMs = o.stepMs;
+    sm.elapsedS = m_trainSeconds;
+    sm.samplesPerS = m_trainSeconds > 0 ? double(m_samplesThisRun) / m_trainSeconds : 0;
+    sm.workers = o.workers;
+    if (!std::isfinite(sm.loss)) {
+        (void)saveCheckpoint();
+        shutdown(QStringLiteral("the run failed"));
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("the loss became %1 at step %2; lower the learning rate "
+                                        "(now %3) and start again")
+                             .arg(sm.loss)
+                             .arg(m_state.step)
+                             .arg(m_cfg.lr));
+    }
+    if (const QString e = m_recorder.step(sm); !e.isEmpty())
+        m_obs.onMessage(QStringLiteral("%1; training goes on, but metrics.jsonl misses the "
+                                       "steps from %2 on")
+                            .arg(e)
+                            .arg(m_state.step));
+    m_obs.onStep(sm);
+    if (m_cfg.checkpointEvery > 0 && m_state.step % m_cfg.checkpointEvery == 0) {
+        if (auto st = saveCheckpoint(); !st) {
+            shutdown(QStringLiteral("the run failed"));
+            return st;
+        }
+    }
+    return success();
+}
+
+// When every worker has left: wait a while for one to join rather than lose the run; failing
+// that, keep what was trained and say how to continue.
+Status Trainer::waitForAnyWorker() {
+    m_obs.onMessage(QStringLiteral("no worker is left; waiting up to %1 s for one to join")
+                        .arg(m_cfg.workerTimeoutS * 4));
+    if (m_pool.waitForJoined(1, m_cfg.workerTimeoutS * 4000,
+                             [this] { return m_control && m_control->stopRequested(); }) >= 1) {
+        m_pool.admitJoined();
+        return success();
+    }
+    (void)saveCheckpoint();
+    shutdown(QStringLiteral("no workers left"));
+    // The code and subject of why the last one left: out of memory, or a machine that went.
+    const Error& last = m_pool.lastDrop();
+    return Error{last.code == ErrorCode::OutOfMemory ? ErrorCode::OutOfMemory : ErrorCode::Runtime,
+                 QStringLiteral("every worker left at step %1 (the last: %2); progress is saved "
+                                "in %3, resume with --resume")
+                     .arg(m_state.step)
+                     .arg(last.message)
+                     .arg(m_recorder.checkpointPath()),
+                 last.subject};
+}
+
+Status Trainer::saveCheckpoint() {
+    m_state.epoch = m_sampler->epoch();
+    m_state.position = m_sampler->position();
+    m_state.epochLossSum = m_epochAcc.lossSum;
+    m_state.epochCorrect = m_epochAcc.correct;
+    m_state.epochSamples = m_epochAcc.samples;
+    m_state.epochSteps = m_epochAcc.steps;
+    return m_recorder.checkpoint(m_module, *m_optimizer, m_state);
+}
+
+// --- Evaluating ----------------------------------------------------------------------------
+
+// End of an epoch: evaluate on the test split (not counted as training time).
+Status Trainer::evaluate() {
+    setPhase(Phase::Evaluating);
+    EpochMetrics em;
+    em.epoch = m_sampler->epoch();
+    em.trainLoss = m_epochAcc.loss();
+    em.trainAccuracy = m_epochAcc.accuracy();
+    try {
+        std::tie(em.testLoss, em.testAccuracy) =
+            tandem::evaluate(m_module, m_data->test, m_cfg.evalBatch);
+    } catch (const std::exception& e) {
+        shutdown(QStringLiteral("the run failed"));
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("evaluation failed: %1").arg(firstLine(e)));
+    }
+    m_state.lastTestAccuracy = em.testAccuracy;
+    m_state.lastTestLoss = em.testLoss;
+    m_recorder.epoch(em);
+    m_obs.onEpoch(em);
+    m_lastEpoch = m_epochAcc;
+    m_epochAcc = Accum{};
+    ++m_state.completedEpochs;
+    m_sampler->nextEpoch();
+    if (auto st = saveCheckpoint(); !st) {
+        shutdown(QStringLiteral("the run failed"));
+        return st;
+    }
+    return success();
+}
+
+// --- Exporting -----------------------------------------------------------------------------
+
+Status Trainer::finish(bool stopped) {
+    shutdown(stopped ? QStringLiteral("the run was stopped") : QStringLiteral("the run finished"));
+    setPhase(Phase::Exporting);
+    if (stopped || m_state.completedEpochs == 0)
+        if (auto st = saveCheckpoint(); !st)
+            return st;
+    return m_recorder.exportModel(m_module);
+}
+
+void Trainer::shutdown(const QString& reason) {
+    if (m_hub)
+        m_hub->finish(reason);
+    m_pool.flushNotes();
+}
+
+RunSummary Trainer::summarize(bool stopped) {
+    RunSummary sum;
+    sum.model = m_cfg.model;
+    sum.data = m_cfg.data;
+    sum.datasetHash = QString::fromLatin1(m_data->contentHash);
+    sum.outDir = QDir(m_cfg.outDir).absolutePath();
+    sum.checkpoint = QFileInfo(m_recorder.checkpointPath()).absoluteFilePath();
+    sum.finished = !stopped;
+    sum.epochs = m_state.completedEpochs;
+    sum.steps = m_state.step;
+    sum.samples = m_samplesThisRun;
+    const Accum& reported = m_epochAcc.steps > 0 ? m_epochAcc : m_lastEpoch;
+    sum.trainLoss = reported.loss();
+    sum.trainAccuracy = reported.accuracy();
+    sum.testAccuracy = m_state.lastTestAccuracy;
+    sum.testLoss = m_state.lastTestLoss;
+    sum.trainSeconds = m_trainSeconds;
+    sum.samplesPerS = m_trainSeconds > 0 ? double(m_samplesThisRun) / m_trainSeconds : 0;
+    sum.workers = m_pool.summaries();
+    const auto [remoteBytes, remotes] = m_pool.remoteBytes();
+    sum.staleDropped = m_ctx ? m_ctx->staleDropped : 0;
+    sum.wireBytesPerStep = remotes > 0 && m_stepsThisRun > 0
+                               ? double(remoteBytes) / remotes / double(m_stepsThisRun)
+                               : 0;
+    return sum;
+}
+
+} // namespace tandem

@@ -1,0 +1,118 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: one training run, from its inputs to its exports, as a sequence of phases.
+// The Trainer owns the master weights, the optimizer, the sampler and the run's state; the
+// WorkerPool owns the workers; a StepPolicy (the mode) turns workers' results into steps; the
+// Recorder writes the run folder. Pause, resume and stop are answered in gate(), for every
+// mode.
+
+#include "engine/hub.h"
+#include "engine/optimizer.h"
+#include "engine/recorder.h"
+#include "engine/runcheckpoint.h"
+#include "engine/sampler.h"
+#include "engine/scriptmodel.h"
+#include "engine/steppolicy.h"
+#include "engine/training.h"
+#include "engine/workerpool.h"
+
+#include <memory>
+#include <optional>
+
+namespace tandem {
+
+class Trainer {
+public:
+    enum class Phase {
+        Loading,
+        Joining,
+        Training,
+        Paused,
+        Evaluating,
+        Exporting,
+        Done,
+        Failed,
+        Stopped
+    };
+    static QString phaseName(Phase p);
+
+    Trainer(RunConfig config, QString resumeFrom, RunObserver* observer, RunControl* control);
+    ~Trainer();
+
+    // Runs every phase in turn.
+    Expected<RunSummary> run();
+    Phase phase() const { return m_phase; }
+
+private:
+    // The running training figures of an epoch.
+    struct Accum {
+        double lossSum = 0;
+        int64_t correct = 0;
+        int64_t samples = 0;
+        int64_t steps = 0;
+        double loss() const { return samples ? lossSum / double(samples) : 0; }
+        double accuracy() const { return samples ? double(correct) / double(samples) : 0; }
+    };
+
+    // Loading: the data, the model (or the checkpoint to resume), the optimizer, the sampler,
+    // the run folder and this machine's worker.
+    Status load();
+    Status loadModel();
+    Status restore();
+    Status startLocalWorker();
+    // Joining: listens for workers, invites paired nodes, waits for those it was told to.
+    Status join();
+    Status startHub();
+    Status waitForWorkers();
+    // Training ⇄ Paused, epoch by epoch; Evaluating at each epoch's end.
+    Expected<EpochEnd> train();
+    Status evaluate();
+    // Exporting: the final checkpoint (when stopped early), model.pt, model.safetensors.
+    Status finish(bool stopped);
+    RunSummary summarize(bool stopped);
+
+    Gate gate();
+    Status applied(const StepOutcome& outcome);
+    Status waitForAnyWorker();
+    Status saveCheckpoint();
+    void announceStart();
+    // Says goodbye to the workers; `reason` is what they are told.
+    void shutdown(const QString& reason);
+    Error fail(Error e);
+    void setPhase(Phase p);
+
+    RunConfig m_cfg;
+    QString m_resumeFrom;
+    RunObserver m_nullObserver;
+    RunObserver& m_obs;
+    RunControl* m_control;
+    Phase m_phase = Phase::Loading;
+
+    int m_threads = 1;
+    std::shared_ptr<DatasetSplits> m_data;
+    torch::jit::Module m_module;
+    std::optional<LoadedCheckpoint> m_ckpt;
+    ModelTensors m_master;
+    int64_t m_parameterCount = 0;
+    std::unique_ptr<StepPolicy> m_policy;
+    OptimizerConfig m_runOptimizer;
+    std::unique_ptr<Optimizer> m_optimizer;
+    std::unique_ptr<EpochSampler> m_sampler;
+    RunState m_state;
+    Accum m_epochAcc;
+    Accum m_lastEpoch;
+    Recorder m_recorder;
+    QList<DeviceInfo> m_devices;
+    WorkerPool m_pool;
+    std::unique_ptr<CoordinatorHub> m_hub; // after the pool: it stops delivering first
+    std::unique_ptr<StepContext> m_ctx;
+    int64_t m_stepsPerEpoch = 0;
+    int64_t m_totalSteps = 0;
+    double m_trainSeconds = 0; // wall time of training steps in this process
+    int64_t m_samplesThisRun = 0;
+    int64_t m_stepsThisRun = 0;
+};
+
+} // namespace tandem

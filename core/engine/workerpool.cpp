@@ -1,0 +1,234 @@
+#include "engine/workerpool.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+
+namespace tandem {
+
+int64_t PoolMember::cap(int64_t passes) const {
+    const int64_t asked = remote ? remote->maxBatch() : 0;
+    const int64_t perPass =
+        asked > 0 && memoryCap > 0 ? std::min(asked, memoryCap) : std::max(asked, memoryCap);
+    return perPass * passes;
+}
+
+WorkerPool::WorkerPool(RunObserver& observer)
+    : m_obs(observer) {}
+
+std::function<void(HubEvent)> WorkerPool::hubSink() {
+    return [this](HubEvent e) {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (e.kind == HubEvent::Kind::Joined)
+                m_joined.push_back(std::move(e.worker));
+            else
+                m_notes << e.text;
+        }
+        m_cv.notify_all();
+    };
+}
+
+void WorkerPool::add(std::shared_ptr<WorkerLink> link, RemoteWorker* remote) {
+    PoolMember m;
+    m.remote = remote;
+    m.stats.name = link->name();
+    m.stats.device = link->device().name;
+    m.link = std::move(link);
+    m.link->setReadyCallback([this] {
+        { std::lock_guard<std::mutex> lock(m_readyMutex); }
+        m_readyCv.notify_all();
+    });
+    m_members.push_back(std::move(m));
+}
+
+int WorkerPool::waitForJoined(int count, int timeoutMs, const std::function<bool()>& cancelled) {
+    QElapsedTimer t;
+    t.start();
+    std::unique_lock<std::mutex> lock(m_mutex);
+    while (m_hasHub && int(m_joined.size()) < count && (timeoutMs < 0 || t.elapsed() < timeoutMs)) {
+        if (cancelled && cancelled())
+            break;
+        m_cv.wait_for(lock, std::chrono::milliseconds(200));
+    }
+    return int(m_joined.size());
+}
+
+void WorkerPool::flushNotes() {
+    QStringList notes;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        notes.swap(m_notes);
+    }
+    for (const QString& n : notes)
+        m_obs.onMessage(n);
+}
+
+void WorkerPool::admitJoined() {
+    flushNotes();
+    std::vector<std::shared_ptr<RemoteWorker>> joined;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        joined.swap(m_joined);
+    }
+    for (auto& w : joined) {
+        RemoteWorker* remote = w.get();
+        add(std::move(w), remote);
+        emitEvent(RunEvent::Kind::WorkerJoined, m_members.back(), QString(), 0);
+    }
+}
+
+std::vector<size_t> WorkerPool::live() const {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < m_members.size(); ++i)
+        if (m_members[i].alive())
+            out.push_back(i);
+    return out;
+}
+
+bool WorkerPool::anyAlive() const {
+    return std::any_of(m_members.begin(), m_members.end(),
+                       [](const PoolMember& m) { return m.alive(); });
+}
+
+std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t n, int64_t passes,
+                                        int64_t step, bool firstRound) {
+    std::vector<QString> names;
+    std::vector<int64_t> caps;
+    for (size_t i : live) {
+        names.push_back(m_members[i].stats.name);
+        caps.push_back(m_members[i].cap(passes));
+    }
+    std::vector<int64_t> counts = m_balancer.split(n, names, caps);
+    if (firstRound)
+        updateSlots(live, counts, n, step);
+    return counts;
+}
+
+// A worker left out is measured again now and then with a small slice: links and loads
+// change, and one noisy early step must not exclude a device for good. Leaving a worker out and
+// taking it back are said in the log.
+void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_t>& counts,
+                             int64_t n, int64_t step) {
+    for (size_t j = 0; j < live.size(); ++j) {
+        PoolMember& m = m_members[live[j]];
+        if (counts[j] > 0 || !m.leftOut() || step - m.leftOutSince < kProbeEvery)
+            continue;
+        const auto donor = size_t(std::max_element(counts.begin(), counts.end()) - counts.begin());
+        const int64_t probe = std::min(counts[donor] - 1, std::max<int64_t>(1, n / 8));
+        if (probe > 0) {
+            counts[donor] -= probe;
+            counts[j] = probe;
+            m.slot = WorkerSlot::Probing;
+            m.leftOutSince = step;
+        }
+    }
+    for (size_t j = 0; j < live.size(); ++j) {
+        PoolMember& m = m_members[live[j]];
+        const bool out = counts[j] == 0;
+        if (out && !m.leftOut()) {
+            m.slot = WorkerSlot::LeftOut;
+            m.leftOutSince = step;
+            const QString why = QStringLiteral("moving the weights costs it %1 ms a step, more "
+                                               "than its share of the compute")
+                                    .arg(m_balancer.overheadMs(m.stats.name), 0, 'f', 0);
+            m_obs.onMessage(QStringLiteral("leaving %1 out: %2; training without it is faster "
+                                           "for this model (local-sgd, or a faster link, would "
+                                           "let it help)")
+                                .arg(m.stats.name, why));
+            emitEvent(RunEvent::Kind::WorkerLeftOut, m, why, step);
+        } else if (out && m.slot == WorkerSlot::Probing && step != m.leftOutSince) {
+            m.slot = WorkerSlot::LeftOut;
+        } else if (!out && m.leftOut() && step != m.leftOutSince) {
+            m.slot = WorkerSlot::Active;
+            m_obs.onMessage(QStringLiteral("%1 takes part again").arg(m.stats.name));
+            emitEvent(RunEvent::Kind::WorkerBack, m, QString(), step);
+        }
+    }
+}
+
+void WorkerPool::record(size_t i, const WorkResult& r, double rttMs, bool measure) {
+    PoolMember& m = m_members[i];
+    // What a worker's result says beyond its gradient: its log lines, and a lower memory cap.
+    for (const QString& n : r.notes)
+        m_obs.onMessage(QStringLiteral("%1: %2").arg(m.stats.name, n));
+    if (r.memoryCap > 0 && (m.memoryCap == 0 || r.memoryCap < m.memoryCap)) {
+        m.memoryCap = r.memoryCap;
+        if (r.notes.isEmpty()) // a remote worker: its own log has the details
+            m_obs.onMessage(QStringLiteral("%1 ran out of memory and retried in smaller parts; "
+                                           "it takes at most %2 samples at once from now on")
+                                .arg(m.stats.name)
+                                .arg(m.memoryCap));
+    }
+    const double overheadMs = rttMs - r.computeMs;
+    if (measure)
+        m_balancer.record(m.stats.name, r.samples, r.computeMs, overheadMs);
+    m.stats.computeS += r.computeMs / 1e3;
+    m.stats.communicateS += std::max(0.0, overheadMs) / 1e3;
+}
+
+void WorkerPool::drop(size_t i, const Error& why, const QString& consequence, int64_t step) {
+    PoolMember& m = m_members[i];
+    const QString& reason = why.message;
+    m_lastDrop = m.remote ? about(why, ErrorSubject::Peer) : why;
+    m.slot = WorkerSlot::Dropped;
+    m.stats.status = WorkerSummary::Status::Dropped;
+    m.stats.reason = reason;
+    m_balancer.forget(m.stats.name);
+    m_obs.onMessage(QStringLiteral("dropped %1: %2; %3").arg(m.stats.name, reason, consequence));
+    emitEvent(RunEvent::Kind::WorkerDropped, m, reason, step);
+}
+
+void WorkerPool::refreshBytes(size_t i) {
+    PoolMember& m = m_members[i];
+    if (m.remote)
+        m.stats.bytes = m.remote->bytesSent() + m.remote->bytesReceived();
+}
+
+void WorkerPool::waitUntil(const std::function<bool()>& anyReady, int timeoutMs) {
+    std::unique_lock<std::mutex> lock(m_readyMutex);
+    m_readyCv.wait_for(lock, std::chrono::milliseconds(timeoutMs), anyReady);
+}
+
+QList<WorkerSummary> WorkerPool::summaries() {
+    QList<WorkerSummary> out;
+    for (size_t i = 0; i < m_members.size(); ++i) {
+        refreshBytes(i);
+        PoolMember& m = m_members[i];
+        WorkerSummary w = m.stats;
+        // A worker's own rate: samples over the time it computed.
+        w.samplesPerS = w.computeS > 0 ? double(w.samples) / w.computeS : 0;
+        w.leftOut = m.leftOut();
+        if (m.alive() && m.leftOut()) {
+            w.status = WorkerSummary::Status::LeftOut;
+            w.reason = QStringLiteral("moving the weights cost it %1 ms a step, more than its "
+                                      "share of the compute")
+                           .arg(m_balancer.overheadMs(w.name), 0, 'f', 0);
+        }
+        out << w;
+    }
+    return out;
+}
+
+std::pair<int64_t, int> WorkerPool::remoteBytes() const {
+    int64_t bytes = 0;
+    int remotes = 0;
+    for (const PoolMember& m : m_members)
+        if (m.remote) {
+            ++remotes;
+            bytes += m.remote->bytesSent() + m.remote->bytesReceived();
+        }
+    return {bytes, remotes};
+}
+
+void WorkerPool::emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason,
+                           int64_t step) {
+    RunEvent e;
+    e.kind = kind;
+    e.worker = m.stats.name;
+    e.reason = reason;
+    e.step = step;
+    m_obs.onEvent(e);
+}
+
+} // namespace tandem

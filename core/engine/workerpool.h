@@ -1,0 +1,117 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: the workers of one run and the slot each is in. The training loop asks the
+// pool who takes part and how many samples each gets; the pool keeps the balancer's
+// measurements, leaves out a worker whose communication costs more than its compute adds,
+// measures it again now and then, and drops one that fails. Workers that join through the hub
+// arrive as events and take their place at the next step boundary.
+
+#include "engine/balancer.h"
+#include "engine/hub.h"
+#include "engine/training.h"
+#include "engine/worker.h"
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace tandem {
+
+enum class WorkerSlot {
+    Active,  // gets its share of every step
+    LeftOut, // the balancer gives it nothing: moving the weights costs more than it adds
+    Probing, // left out, and measured again with a small slice this step
+    Dropped, // left, failed or went silent; never given work again
+};
+
+// A worker taking part in the run, with what the summary reports about it.
+struct PoolMember {
+    std::shared_ptr<WorkerLink> link;
+    RemoteWorker* remote = nullptr; // null for an in-process worker
+    WorkerSummary stats;
+    WorkerSlot slot = WorkerSlot::Active;
+    int64_t leftOutSince = 0; // the step it was left out (or last probed) at
+    // The most samples its device fit at once after it ran out of memory (0: it never did).
+    // The balancer never gives it more, so the share that failed is never tried again.
+    int64_t memoryCap = 0;
+
+    bool alive() const { return slot != WorkerSlot::Dropped; }
+    bool leftOut() const { return slot == WorkerSlot::LeftOut || slot == WorkerSlot::Probing; }
+    // The most samples this worker may take in one step (0: no limit). Both limits are per
+    // forward pass; a local-SGD round makes `passes` of them.
+    int64_t cap(int64_t passes) const;
+};
+
+class WorkerPool {
+public:
+    // Steps between re-measurements of a worker the balancer left out.
+    static constexpr int64_t kProbeEvery = 50;
+
+    explicit WorkerPool(RunObserver& observer);
+
+    // Where the hub delivers its events (on its network thread).
+    std::function<void(HubEvent)> hubSink();
+    void setHasHub(bool h) { m_hasHub = h; }
+
+    void add(std::shared_ptr<WorkerLink> link, RemoteWorker* remote = nullptr);
+    // Blocks until `count` joined workers wait for admission, the timeout passes (-1: none)
+    // or `cancelled` says so. Returns how many wait. Without a hub, returns at once.
+    int waitForJoined(int count, int timeoutMs, const std::function<bool()>& cancelled);
+    // Gives the workers that joined their place, and passes the hub's notes to the log.
+    void admitJoined();
+    // Passes the hub's notes to the log.
+    void flushNotes();
+
+    size_t size() const { return m_members.size(); }
+    PoolMember& at(size_t i) { return m_members[i]; }
+    const PoolMember& at(size_t i) const { return m_members[i]; }
+    std::vector<size_t> live() const; // indices of the workers not dropped
+    bool anyAlive() const;
+
+    // Splits `n` samples among `live` for the step after `step` (`passes` forward passes each).
+    // On the step's first round it also decides who is left out, probes a worker left out for
+    // kProbeEvery steps, and says so in the log.
+    std::vector<int64_t> shares(const std::vector<size_t>& live, int64_t n, int64_t passes,
+                                int64_t step, bool firstRound);
+    // A result came back after `rttMs`: its notes, the worker's time and the balancer's
+    // measurement (when `measure`).
+    void record(size_t i, const WorkResult& r, double rttMs, bool measure);
+    // The worker failed; `consequence` completes the log line ("its samples go to the others").
+    void drop(size_t i, const Error& why, const QString& consequence, int64_t step);
+    // Why the last worker was dropped; a remote worker's failure is about a peer.
+    const Error& lastDrop() const { return m_lastDrop; }
+    void refreshBytes(size_t i);
+
+    // Blocks until `anyReady` holds, checked whenever a worker's result or failure arrives,
+    // or `timeoutMs` passes.
+    void waitUntil(const std::function<bool()>& anyReady, int timeoutMs);
+
+    // Every worker as the run ends, with its status and why.
+    QList<WorkerSummary> summaries();
+    // Bytes on the wire summed over remote workers, and how many there were.
+    std::pair<int64_t, int> remoteBytes() const;
+
+private:
+    void emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason, int64_t step);
+    void updateSlots(const std::vector<size_t>& live, std::vector<int64_t>& counts, int64_t n,
+                     int64_t step);
+
+    RunObserver& m_obs;
+    ThroughputBalancer m_balancer;
+    std::vector<PoolMember> m_members;
+    bool m_hasHub = false;
+    Error m_lastDrop;
+
+    std::mutex m_mutex; // guards the inbox, filled on the hub's thread
+    std::condition_variable m_cv;
+    std::vector<std::shared_ptr<RemoteWorker>> m_joined;
+    QStringList m_notes;
+    std::mutex m_readyMutex;
+    std::condition_variable m_readyCv;
+};
+
+} // namespace tandem

@@ -1,0 +1,6 @@
+// Must not compile: UI code reaching into the engine's internals.
+#include "engine/worker.h"
+
+int probeInternal() {
+    return 0;
+}

@@ -1,0 +1,6 @@
+// Must not compile: UI code reaching for LibTorch.
+#include <torch/script.h>
+
+int probeTorch() {
+    return 0;
+}

@@ -1,0 +1,415 @@
+// The engine's parts without processes or sockets: the worker pool's slots, each step policy
+// driven against fake workers, the recorder's files and the run plan's rules.
+
+#include "engine/recorder.h"
+#include "engine/runplan.h"
+#include "engine/steppolicy.h"
+#include "engine/syncpolicy.h"
+#include "engine/workerpool.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <deque>
+
+using namespace tandem;
+
+namespace {
+
+// A worker whose result is the request's sample count and a gradient of `value` everywhere,
+// or a failure; it records what it was asked.
+class FakeLink final : public WorkerLink {
+public:
+    FakeLink(QString name, float value)
+        : m_name(std::move(name))
+        , m_value(value) {}
+    QString name() const override { return m_name; }
+    DeviceInfo device() const override {
+        DeviceInfo d;
+        d.name = QStringLiteral("fake");
+        return d;
+    }
+    void submit(WorkRequest r) override {
+        requests.push_back(r);
+        notifyReady();
+    }
+    bool ready() const override { return true; }
+    Expected<WorkResult> wait() override {
+        const WorkRequest& r = requests.back();
+        if (failNext) {
+            failNext = false;
+            return makeError(ErrorCode::Runtime, QStringLiteral("%1 went away").arg(m_name));
+        }
+        WorkResult out;
+        out.step = r.step;
+        out.samples = int64_t(r.indices.size());
+        out.lossSum = double(out.samples) * m_value;
+        out.correct = out.samples;
+        out.grads = {at::full({3}, m_value)};
+        out.computeMs = 1;
+        return out;
+    }
+
+    std::vector<WorkRequest> requests;
+    bool failNext = false;
+
+private:
+    QString m_name;
+    float m_value;
+};
+
+class Recording : public RunObserver {
+public:
+    void onMessage(const QString& m) override { messages << m; }
+    void onEvent(const RunEvent& e) override { events.push_back(e); }
+    QStringList messages;
+    std::vector<RunEvent> events;
+};
+
+// What a policy works on: one parameter of three zeros, plain SGD, a sampler over `samples`.
+struct Bench {
+    RunConfig cfg;
+    ModelTensors master;
+    std::unique_ptr<Optimizer> optimizer;
+    EpochSampler sampler;
+    Recording obs;
+    WorkerPool pool{obs};
+    int64_t step = 0;
+    std::vector<StepOutcome> outcomes;
+    std::unique_ptr<StepContext> ctx;
+
+    Bench(int64_t samples, int batch, OptimizerConfig oc = sgd())
+        : sampler(samples, 1) {
+        cfg.batch = batch;
+        master.paramNames = {"w"};
+        master.params = {at::zeros({3})};
+        optimizer = std::make_unique<Optimizer>(oc, master.params);
+        ctx.reset(new StepContext{cfg, master, *optimizer, sampler, pool, DType::F32, step, 100});
+        ctx->gate = [] { return Gate::Go; };
+        ctx->applied = [this](const StepOutcome& o) {
+            ++step;
+            outcomes.push_back(o);
+            return success();
+        };
+        ctx->waitForAnyWorker = [] {
+            return Status(makeError(ErrorCode::Runtime, QStringLiteral("no worker left")));
+        };
+    }
+    static OptimizerConfig sgd() {
+        OptimizerConfig o;
+        o.kind = OptimizerKind::Sgd;
+        o.momentum = 0;
+        return o;
+    }
+    std::shared_ptr<FakeLink> add(const char* name, float value) {
+        auto l = std::make_shared<FakeLink>(QLatin1String(name), value);
+        pool.add(l);
+        return l;
+    }
+};
+
+} // namespace
+
+class TestParts : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void poolLeavesOutProbesAndDrops() {
+        Recording obs;
+        WorkerPool pool(obs);
+        pool.add(std::make_shared<FakeLink>(QStringLiteral("fast"), 1));
+        pool.add(std::make_shared<FakeLink>(QStringLiteral("slow"), 1));
+        // Unmeasured workers share equally.
+        auto counts = pool.shares(pool.live(), 64, 1, 0, true);
+        QCOMPARE(counts, (std::vector<int64_t>{32, 32}));
+        // The slow one's communication costs far more than a step's compute: left out, once.
+        WorkResult r;
+        r.samples = 32;
+        r.computeMs = 10;
+        for (int i = 0; i < ThroughputBalancer::kMinToJudge; ++i) {
+            pool.record(0, r, 10, true);
+            pool.record(1, r, 5000, true);
+        }
+        counts = pool.shares(pool.live(), 64, 1, 3, true);
+        QCOMPARE(counts, (std::vector<int64_t>{64, 0}));
+        QCOMPARE(pool.at(1).slot, WorkerSlot::LeftOut);
+        QCOMPARE(obs.events.size(), size_t(1));
+        QCOMPARE(obs.events[0].kind, RunEvent::Kind::WorkerLeftOut);
+        QCOMPARE(obs.events[0].worker, QStringLiteral("slow"));
+        QVERIFY(obs.events[0].reason.contains(QStringLiteral("ms a step")));
+        // Later rounds of a step decide nothing.
+        pool.shares(pool.live(), 8, 1, 4, false);
+        QCOMPARE(obs.events.size(), size_t(1));
+        // After kProbeEvery steps it is measured again with a small slice.
+        counts = pool.shares(pool.live(), 64, 1, 3 + WorkerPool::kProbeEvery, true);
+        QCOMPARE(counts[1], int64_t(8));
+        QCOMPARE(counts[0] + counts[1], int64_t(64));
+        QCOMPARE(pool.at(1).slot, WorkerSlot::Probing);
+        // The probe was fast: it takes part again, and says so.
+        for (int i = 0; i < ThroughputBalancer::kWindow; ++i)
+            pool.record(1, r, 10, true);
+        counts = pool.shares(pool.live(), 64, 1, 4 + WorkerPool::kProbeEvery, true);
+        QVERIFY(counts[1] > 0);
+        QCOMPARE(pool.at(1).slot, WorkerSlot::Active);
+        QCOMPARE(obs.events.back().kind, RunEvent::Kind::WorkerBack);
+        // A failure drops it for good, with the reason.
+        pool.drop(0, makeError(ErrorCode::Runtime, QStringLiteral("lid closed")),
+                  QStringLiteral("its samples go to the others"), 60);
+        QCOMPARE(pool.live(), (std::vector<size_t>{1}));
+        QCOMPARE(obs.events.back().kind, RunEvent::Kind::WorkerDropped);
+        QCOMPARE(obs.events.back().reason, QStringLiteral("lid closed"));
+        QVERIFY(obs.messages.last().startsWith(QStringLiteral("dropped fast: lid closed")));
+        const QList<WorkerSummary> s = pool.summaries();
+        QCOMPARE(s[0].status, WorkerSummary::Status::Dropped);
+        QCOMPARE(s[1].status, WorkerSummary::Status::Active);
+    }
+
+    void poolAdmitsWorkersTheHubHandsOver() {
+        Recording obs;
+        WorkerPool pool(obs);
+        QCOMPARE(pool.waitForJoined(1, 0, {}), 0); // no hub: nothing to wait for
+        pool.setHasHub(true);
+        auto sink = pool.hubSink();
+        HubConfig hc;
+        DeviceInfo dev;
+        dev.name = QStringLiteral("cuda:0");
+        sink(HubEvent{HubEvent::Kind::Note, nullptr, QStringLiteral("worker gpu joined")});
+        sink(HubEvent{
+            HubEvent::Kind::Joined,
+            std::make_shared<RemoteWorker>(nullptr, nullptr, QStringLiteral("gpu"), dev, 16, &hc),
+            QString()});
+        QCOMPARE(pool.waitForJoined(1, 10000, {}), 1);
+        QCOMPARE(pool.size(), size_t(0)); // not before the step boundary
+        pool.admitJoined();
+        QCOMPARE(pool.size(), size_t(1));
+        QCOMPARE(pool.at(0).stats.device, QStringLiteral("cuda:0"));
+        QCOMPARE(pool.at(0).cap(4), int64_t(64)); // --max-batch is per forward pass
+        QCOMPARE(obs.messages, QStringList{QStringLiteral("worker gpu joined")});
+        QCOMPARE(obs.events.back().kind, RunEvent::Kind::WorkerJoined);
+    }
+
+    // Two workers' gradients combine weighted by their shares: the mean over the batch.
+    void syncCombinesByShare() {
+        Bench b(8, 4);
+        auto one = b.add("one", 1);
+        auto two = b.add("two", 3);
+        auto policy = makeSyncPolicy();
+        auto end = policy->runEpoch(*b.ctx);
+        QVERIFY(end);
+        QCOMPARE(*end, EpochEnd::Complete);
+        QCOMPARE(b.outcomes.size(), size_t(2));
+        // Equal shares of 2: the mean gradient is 2, and SGD at lr 1e-3 moved w twice by it.
+        QCOMPARE(one->requests.size(), size_t(2));
+        QCOMPARE(one->requests[0].indices.size(), size_t(2));
+        QCOMPARE(one->requests[0].innerSteps, 0);
+        const float w = b.master.params[0][0].item<float>();
+        QVERIFY2(std::abs(w - float(-2 * 2 * b.cfg.lr)) < 1e-7, qPrintable(QString::number(w)));
+        QCOMPARE(b.outcomes[0].samples, int64_t(4));
+        QCOMPARE(b.outcomes[0].workers.size(), 2);
+        QCOMPARE(b.outcomes[0].lossSum, 2 * 1.0 + 2 * 3.0);
+        // Every sample of the epoch went to exactly one worker.
+        QSet<int64_t> seen;
+        for (auto* l : {one.get(), two.get()})
+            for (const WorkRequest& r : l->requests)
+                for (int64_t i : r.indices) {
+                    QVERIFY(!seen.contains(i));
+                    seen.insert(i);
+                }
+        QCOMPARE(seen.size(), 8);
+    }
+
+    // A worker that fails mid-step: its samples go to the other, none lost, none twice.
+    void syncHandsAFailedShareToTheOthers() {
+        Bench b(4, 4);
+        auto one = b.add("one", 1);
+        auto two = b.add("two", 1);
+        two->failNext = true;
+        auto end = makeSyncPolicy()->runEpoch(*b.ctx);
+        QVERIFY(end);
+        QCOMPARE(b.outcomes.size(), size_t(1));
+        QCOMPARE(b.outcomes[0].samples, int64_t(4));
+        QCOMPARE(one->requests.size(), size_t(2)); // its share, then the failed one's
+        QCOMPARE(one->requests[0].indices.size() + one->requests[1].indices.size(), size_t(4));
+        QCOMPARE(b.obs.events.back().kind, RunEvent::Kind::WorkerDropped);
+        QVERIFY(b.obs.messages.last().contains(QStringLiteral("go to the others")));
+    }
+
+    void syncStopsAtTheGate() {
+        Bench b(8, 4);
+        b.add("one", 1);
+        b.ctx->gate = [] { return Gate::Stop; };
+        auto end = makeSyncPolicy()->runEpoch(*b.ctx);
+        QVERIFY(end);
+        QCOMPARE(*end, EpochEnd::Stopped);
+        QVERIFY(b.outcomes.empty());
+    }
+
+    // Local-SGD: rounds of H inner steps, the deltas applied by the outer Nesterov optimizer.
+    void localSgdAsksForRoundsOfInnerSteps() {
+        auto policy = makeLocalSgdPolicy();
+        RunConfig cfg;
+        cfg.localSteps = 4;
+        cfg.batch = 2;
+        QCOMPARE(policy->samplesPerStep(cfg), int64_t(8));
+        const OptimizerConfig outer = policy->serverOptimizer(cfg, OptimizerConfig{});
+        QCOMPARE(outer.kind, OptimizerKind::Sgd);
+        QVERIFY(outer.nesterov);
+        QCOMPARE(outer.momentum, cfg.outerMomentum);
+
+        Bench b(16, 2, outer);
+        b.cfg.localSteps = 4;
+        b.cfg.outerLr = 0.5;
+        auto one = b.add("one", 1);
+        auto end = policy->runEpoch(*b.ctx);
+        QVERIFY(end);
+        QCOMPARE(b.outcomes.size(), size_t(2));
+        QCOMPARE(one->requests[0].indices.size(), size_t(8));
+        QCOMPARE(one->requests[0].innerSteps, 4);
+        QCOMPARE(one->requests[0].innerLr, b.cfg.lr);
+        // The first outer step: momentum buffer = delta, Nesterov step = lr * (1 + 0.9) * delta.
+        const float w0 = -0.5f * 1.9f;
+        const float w = b.master.params[0][0].item<float>();
+        QVERIFY(std::abs(w - (w0 + -0.5f * (0.9f * 1.9f + 1.0f))) < 1e-5);
+    }
+
+    // Async: each result is a step of its own; one staler than the bound is dropped.
+    void asyncAppliesEachResult() {
+        Bench b(12, 4);
+        auto one = b.add("one", 1);
+        auto two = b.add("two", 1);
+        auto end = makeAsyncPolicy()->runEpoch(*b.ctx);
+        QVERIFY(end);
+        QCOMPARE(*end, EpochEnd::Complete);
+        QCOMPARE(b.outcomes.size(), size_t(3));
+        for (const StepOutcome& o : b.outcomes) {
+            QCOMPARE(o.samples, int64_t(4));
+            QCOMPARE(o.workers.size(), 1);
+        }
+        QCOMPARE(one->requests.size() + two->requests.size(), size_t(3));
+        // A local worker reads a snapshot of its own, not the weights the optimizer moves.
+        QVERIFY(one->requests[0].params != &b.master.params);
+
+        Bench s(12, 4);
+        s.cfg.staleness = 0;
+        s.add("one", 1);
+        s.add("two", 1);
+        QVERIFY(makeAsyncPolicy()->runEpoch(*s.ctx));
+        QVERIFY(s.ctx->staleDropped > 0);
+        QCOMPARE(int64_t(s.outcomes.size()) + s.ctx->staleDropped, int64_t(3));
+    }
+
+    void recorderWritesTheRunFolder() {
+        QTemporaryDir dir;
+        RunConfig cfg;
+        cfg.outDir = dir.filePath(QStringLiteral("run"));
+        cfg.model = QStringLiteral("mlp");
+        Recorder rec(cfg);
+        QVERIFY(rec.open(false, -1));
+        StepMetrics sm;
+        sm.step = 1;
+        sm.loss = 2.5;
+        QVERIFY(rec.step(sm).isEmpty());
+        EpochMetrics em;
+        em.testAccuracy = 0.5;
+        rec.epoch(em);
+        RunSummary sum;
+        sum.steps = 1;
+        rec.summary(sum);
+        QFile f(dir.filePath(QStringLiteral("run/metrics.jsonl")));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(QJsonDocument::fromJson(lines[0]).object().value(QStringLiteral("type")),
+                 QStringLiteral("step"));
+        QCOMPARE(QJsonDocument::fromJson(lines[2]).object().value(QStringLiteral("type")),
+                 QStringLiteral("summary"));
+
+        auto module = buildZooModel(QStringLiteral("mlp"), 1);
+        QVERIFY(module);
+        ModelTensors t = modelTensors(*module);
+        Optimizer opt(OptimizerConfig{}, t.params);
+        RunState state;
+        state.config = cfg;
+        state.schemaHash = QString::fromLatin1(schemaHash(t));
+        state.step = 7;
+        QVERIFY(rec.checkpoint(*module, opt, state));
+        QCOMPARE(rec.savedStep(), int64_t(7));
+        auto loaded = loadRunCheckpoint(rec.checkpointPath());
+        QVERIFY2(loaded, loaded ? "" : qPrintable(loaded.error().message));
+        QCOMPARE(loaded->state.step, int64_t(7));
+        QVERIFY(rec.exportModel(*module));
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("run/model.pt"))));
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("run/model.safetensors"))));
+
+        // A resumed run appends to the log.
+        Recorder again(cfg);
+        QVERIFY(again.open(true, 7));
+        again.step(sm);
+        f.close();
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().trimmed().split('\n').size(), 4);
+    }
+
+    void runPlanNamesFoldersAndResumes() {
+        QTemporaryDir dir;
+        const QDateTime when(QDate(2026, 3, 4), QTime(5, 6, 7));
+        const QString a = RunPlan::newRunFolder(dir.path(), QStringLiteral("/x/my.model.pt"), when);
+        QCOMPARE(a, dir.filePath(QStringLiteral("20260304-050607-my.model")));
+        QVERIFY(QDir().mkpath(a));
+        const QString b = RunPlan::newRunFolder(dir.path(), QStringLiteral("/x/my.model.pt"), when);
+        QCOMPARE(b, a + QStringLiteral("~2"));
+        QVERIFY(QDir().mkpath(b));
+        QCOMPARE(RunPlan::newRunFolder(dir.path(), QStringLiteral("/x/my.model.pt"), when),
+                 a + QStringLiteral("~3"));
+
+        // Resuming: the run as it was set up, going on in the checkpoint's folder, without the
+        // step limit of the run that stopped.
+        RunConfig cfg;
+        cfg.model = QStringLiteral("mlp");
+        cfg.outDir = QStringLiteral("/somewhere/else");
+        cfg.maxSteps = 5;
+        cfg.invites = {QStringLiteral("gpu-box")};
+        cfg.device = QStringLiteral("cpu");
+        auto module = buildZooModel(QStringLiteral("mlp"), 1);
+        QVERIFY(module);
+        ModelTensors t = modelTensors(*module);
+        Optimizer opt(OptimizerConfig{}, t.params);
+        RunState state;
+        state.config = cfg;
+        const QString ckpt = QDir(a).filePath(QStringLiteral("checkpoint.tandem"));
+        QVERIFY(writeRunCheckpoint(ckpt, *module, opt, state));
+        auto resumed = RunPlan::resumeConfig(ckpt);
+        QVERIFY(resumed);
+        QCOMPARE(resumed->outDir, QFileInfo(a).absoluteFilePath());
+        QCOMPARE(resumed->maxSteps, int64_t(0));
+        QCOMPARE(resumed->invites, cfg.invites); // the app invites the same machines again
+        RunPlan::forgetMachines(*resumed);       // the command line asks the new invocation
+        QVERIFY(resumed->invites.isEmpty());
+        QVERIFY(resumed->device.isEmpty());
+        QVERIFY(RunPlan::fixedOnResume().contains(QStringLiteral("seed")));
+        QVERIFY(!RunPlan::resumeConfig(dir.filePath(QStringLiteral("none.tandem"))));
+    }
+
+    void enumsReadAndWriteTheirNames() {
+        QCOMPARE(nameOf(TrainMode::LocalSgd), QStringLiteral("local-sgd"));
+        QVERIFY(parse<TrainMode>(QStringLiteral("async")) == TrainMode::Async);
+        QVERIFY(!parse<WireDtype>(QStringLiteral("int3")));
+        QCOMPARE(choices<Schedule>(), QStringLiteral("constant or cosine"));
+        OptimizerKind k = OptimizerKind::Adam;
+        const Status st = parseInto(QStringLiteral("lion"), k, "optimizer");
+        QVERIFY(!st);
+        QCOMPARE(st.error().message,
+                 QStringLiteral("unknown optimizer \"lion\"; use sgd, adam or adamw"));
+        QCOMPARE(k, OptimizerKind::Adam);
+        QCOMPARE(nameOf(PeerRole::Worker), QStringLiteral("worker"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestParts)
+#include "test_parts.moc"

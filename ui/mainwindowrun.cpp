@@ -1,0 +1,365 @@
+// The main window's side of a training run: starting, resuming and following it, its
+// outcome in words, and exporting what it made.
+
+#include "ui/mainwindow.h"
+
+#include "common/clocktext.h"
+#include "common/version.h"
+#include "engine/runplan.h"
+#include "engine/trainingrun.h"
+#include "ui/chartpanel.h"
+#include "ui/format.h"
+#include "ui/historymodel.h"
+#include "ui/nodebridge.h"
+#include "ui/peermodel.h"
+#include "ui/runform.h"
+#include "ui/settingsdialog.h"
+#include "ui/setupwizard.h"
+#include "ui/tables.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDesktopServices>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLocale>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QSystemTrayIcon>
+#include <QTabWidget>
+#include <QTableView>
+#include <QThread>
+#include <QToolButton>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace tandem::ui {
+
+namespace {
+
+QJsonObject startRecord(const RunConfig& c) {
+    return QJsonObject{
+        {QStringLiteral("config"), c.toJson()},
+        {QStringLiteral("started"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
+        {QStringLiteral("status"), QStringLiteral("running")},
+        {QStringLiteral("app_version"), appVersion()}};
+}
+} // namespace
+
+void MainWindow::connectRun() {
+    connect(m_start, &QPushButton::clicked, this, &MainWindow::startRun);
+    connect(m_pause, &QPushButton::clicked, m_run, &TrainingRun::pause);
+    connect(m_resume, &QPushButton::clicked, m_run, &TrainingRun::resume);
+    connect(m_stop, &QPushButton::clicked, m_run, &TrainingRun::stop);
+    connect(m_run, &TrainingRun::stateChanged, this, [this] {
+        updateControls();
+        updateTray();
+        if (m_run->state() == TrainingRun::State::Paused)
+            m_progressText->setText(
+                tr("Paused at step %1. Resume continues where it stopped.").arg(m_last.step));
+        else if (m_run->state() == TrainingRun::State::Stopping)
+            m_progressText->setText(tr("Stopping: saving a checkpoint…"));
+    });
+    connect(m_run, &TrainingRun::started, this, [this](const RunInfo& info) {
+        log(tr("Training %1 on %2: %3 training samples, %4 steps per epoch")
+                .arg(info.model, info.datasetDescription)
+                .arg(info.trainSamples)
+                .arg(info.stepsPerEpoch));
+    });
+    connect(m_run, &TrainingRun::stepped, this, &MainWindow::onStep);
+    connect(m_run, &TrainingRun::epochEnded, this, [this](const EpochMetrics& e) {
+        m_charts->addEpoch(e);
+        log(tr("Epoch %1: test accuracy %2%, test loss %3")
+                .arg(e.epoch + 1)
+                .arg(QLocale().toString(100 * e.testAccuracy, 'f', 2))
+                .arg(QLocale().toString(e.testLoss, 'f', 4)));
+    });
+    connect(m_run, &TrainingRun::message, this, &MainWindow::log);
+    connect(m_run, &TrainingRun::event, this, &MainWindow::onRunEvent);
+    connect(m_run, &TrainingRun::finished, this, &MainWindow::onFinished);
+    connect(m_run, &TrainingRun::failed, this, &MainWindow::onFailed);
+    connect(m_form, &RunForm::checked, this, [this](bool ok, const QString&, const Error& error) {
+        if (!m_startPending)
+            return;
+        m_startPending = false;
+        if (ok) {
+            launch(m_form->config(), QString());
+        } else {
+            showBanner(BannerKind::Error, explainError(error));
+            updateControls();
+        }
+    });
+}
+
+QString MainWindow::explainError(const Error& e) const {
+    if (e.code == ErrorCode::OutOfMemory)
+        return tr("A device ran out of memory (%1). Lower the batch size or leave that machine "
+                  "out, then start again.")
+            .arg(e.message);
+    switch (e.subject) {
+    case ErrorSubject::Dataset:
+        return tr("The dataset cannot be used: %1. Check the folder or file and its format "
+                  "(the user guide lists the formats).")
+            .arg(e.message);
+    case ErrorSubject::Model:
+        return tr("The model cannot be used: %1. Save it with torch.jit.save after "
+                  "torch.jit.script, and check that it returns class scores.")
+            .arg(e.message);
+    case ErrorSubject::Peer:
+        return tr("A machine could not join: %1.").arg(e.message);
+    case ErrorSubject::None:
+        break;
+    }
+    return tr("The run stopped with an error: %1").arg(e.message);
+}
+
+void MainWindow::onRunEvent(const RunEvent& e) {
+    if (e.kind == RunEvent::Kind::WorkerDropped)
+        showBanner(BannerKind::Warning,
+                   tr("A machine left the run: %1. Its share goes to the others. Check that "
+                      "it is switched on and on this network; it can join again.")
+                       .arg(e.worker));
+}
+
+void MainWindow::startRun() {
+    if (m_run->active() || m_startPending)
+        return;
+    m_banner->hide();
+    m_startPending = true;
+    m_start->setEnabled(false);
+    m_progressText->setText(tr("Checking the model and the dataset…"));
+    m_form->check();
+}
+
+void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
+    if (resumeFrom.isEmpty())
+        config.outDir =
+            RunPlan::newRunFolder(m_ctx.settings.effectiveRunsFolder(m_ctx.home), config.model);
+    config.home = m_ctx.home;
+    if (!config.invites.isEmpty()) {
+        config.listen = QStringLiteral("[::]:%1").arg(m_ctx.settings.runPort);
+        // Wait for the invited machines, but not for ever: one that is busy or switched off
+        // must not hold up the others.
+        config.workers = int(config.invites.size());
+        config.joinTimeoutS = 30;
+    } else {
+        config.listen.clear();
+        config.workers = 0;
+    }
+    if (!config.localWorker && config.invites.isEmpty()) {
+        showBanner(BannerKind::Error, tr("No machine is chosen to train. Tick at least one "
+                                         "machine under New run → Machines."));
+        updateControls();
+        return;
+    }
+    m_runFolder = config.outDir;
+    QJsonObject record = startRecord(config);
+    if (!resumeFrom.isEmpty()) {
+        const QJsonObject old = HistoryModel::readRecord(m_runFolder);
+        if (old.contains(QStringLiteral("started")))
+            record.insert(QStringLiteral("started"), old.value(QStringLiteral("started")));
+    }
+    HistoryModel::writeRecord(m_runFolder, record);
+    m_history->setActiveFolder(m_runFolder);
+    m_history->reload();
+    m_charts->reset();
+    m_firstStep = -1;
+    m_last = StepMetrics{};
+    m_progress->setValue(0);
+    m_progressText->setText(config.invites.isEmpty() ? tr("Starting…")
+                                                     : tr("Starting; inviting %n machine(s)…",
+                                                          nullptr, int(config.invites.size())));
+    log(tr("Run folder: %1").arg(m_runFolder));
+    m_node->setBusy(true);
+    m_run->start(config, resumeFrom);
+    updateControls();
+}
+
+void MainWindow::resumeRun(int row) {
+    const QModelIndex i = m_history->index(row, 0);
+    if (!i.isValid() || m_run->active())
+        return;
+    const QString checkpoint = i.data(HistoryModel::CheckpointRole).toString();
+    if (!i.data(HistoryModel::ResumableRole).toBool()) {
+        showBanner(BannerKind::Info, tr("That run finished or has no checkpoint; start a new "
+                                        "run instead."));
+        return;
+    }
+    auto c = RunPlan::resumeConfig(checkpoint);
+    if (!c) {
+        showBanner(BannerKind::Error, tr("Cannot resume: %1").arg(c.error().message));
+        return;
+    }
+    launch(*c, checkpoint);
+}
+
+void MainWindow::updateControls() {
+    using S = TrainingRun::State;
+    const S s = m_run->state();
+    const bool busy = m_run->active() || m_startPending;
+    m_start->setEnabled(!busy);
+    m_pause->setEnabled(s == S::Running);
+    m_resume->setEnabled(s == S::Paused);
+    m_stop->setEnabled(s == S::Running || s == S::Paused);
+    m_form->setEnabled(!busy);
+}
+
+void MainWindow::onStep(const StepMetrics& m) {
+    if (m_firstStep < 0)
+        m_firstStep = m.step - 1;
+    m_last = m;
+    m_charts->addStep(m); // buffered; drawn at most ten times a second
+    // Labels, the progress bar and the cluster table show the latest step ten times a
+    // second, however fast steps come.
+    if (!m_progressTimer.isActive())
+        m_progressTimer.start();
+}
+
+void MainWindow::showProgress() {
+    const StepMetrics& m = m_last;
+    if (!m_run->active() || m.step <= 0)
+        return;
+    m_node->peers()->setRunStats(m.workers, m.stepMs);
+    const double fraction = m.totalSteps > 0 ? double(m.step) / double(m.totalSteps) : 0;
+    m_progress->setValue(int(1000 * fraction));
+    const int64_t done = m.step - m_firstStep;
+    const double eta = done > 0 ? m.elapsedS / double(done) * double(m.totalSteps - m.step) : -1;
+    const int epochs =
+        m.stepsPerEpoch > 0 ? int((m.totalSteps + m.stepsPerEpoch - 1) / m.stepsPerEpoch) : 0;
+    if (m_run->state() != TrainingRun::State::Running)
+        return; // the paused/stopping text stays
+    m_progressText->setText(tr("Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · "
+                               "%7 samples/s · loss %8")
+                                .arg(m.epoch + 1)
+                                .arg(epochs)
+                                .arg(m.step)
+                                .arg(m.totalSteps)
+                                .arg(clockText(m.elapsedS), clockText(eta),
+                                     QLocale().toString(m.samplesPerS, 'f', 0),
+                                     QLocale().toString(m.loss, 'f', 4)));
+}
+
+void MainWindow::onFinished(const RunSummary& s) {
+    m_node->setBusy(false);
+    m_node->peers()->setRunStats({}, 0);
+    QJsonObject record = HistoryModel::readRecord(m_runFolder);
+    record.insert(QStringLiteral("status"),
+                  s.finished ? QStringLiteral("finished") : QStringLiteral("stopped"));
+    record.insert(QStringLiteral("summary"), s.toJson());
+    record.insert(QStringLiteral("ended"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    HistoryModel::writeRecord(m_runFolder, record);
+    m_history->setActiveFolder(QString());
+    m_history->reload();
+    const QString accuracy =
+        s.testAccuracy >= 0 ? QLocale().toString(100 * s.testAccuracy, 'f', 2) + QLatin1Char('%')
+                            : tr("not measured yet");
+    if (s.finished) {
+        m_progress->setValue(1000);
+        m_progressText->setText(tr("Finished: test accuracy %1, %2 samples/s.")
+                                    .arg(accuracy, QLocale().toString(s.samplesPerS, 'f', 0)));
+        showBanner(BannerKind::Info, tr("The run finished with test accuracy %1. Export the "
+                                        "model from History.")
+                                         .arg(accuracy));
+    } else {
+        m_progressText->setText(tr("Stopped at step %1; a checkpoint is saved.").arg(s.steps));
+        showBanner(BannerKind::Info,
+                   tr("The run stopped at step %1. Resume it from History.").arg(s.steps));
+    }
+    if (m_tray)
+        m_tray->showMessage(QStringLiteral("Tandem"), m_progressText->text());
+    m_tabs->setCurrentIndex(2);
+    if (m_history->rowCount() > 0)
+        selectWholeRow(m_historyView, m_history->index(0, 0));
+    updateControls();
+    if (m_quitAfterRun)
+        close();
+}
+
+void MainWindow::onFailed(const Error& e) {
+    m_node->setBusy(false);
+    m_node->peers()->setRunStats({}, 0);
+    QJsonObject record = HistoryModel::readRecord(m_runFolder);
+    record.insert(QStringLiteral("status"), QStringLiteral("failed"));
+    record.insert(QStringLiteral("error"), e.message);
+    HistoryModel::writeRecord(m_runFolder, record);
+    m_history->setActiveFolder(QString());
+    m_history->reload();
+    m_progressText->setText(tr("The run failed."));
+    showBanner(BannerKind::Error, explainError(e));
+    updateControls();
+    if (m_quitAfterRun)
+        close();
+}
+
+void MainWindow::exportSelected(ExportFormat format) {
+    const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
+    if (rows.isEmpty()) {
+        showBanner(BannerKind::Info, tr("Choose a run in History first."));
+        return;
+    }
+    const bool ts = format == ExportFormat::TorchScript;
+    const QString suggested =
+        QDir(QDir::homePath())
+            .filePath(QFileInfo(rows.first().data(HistoryModel::FolderRole).toString()).fileName() +
+                      (ts ? QStringLiteral(".pt") : QStringLiteral(".safetensors")));
+    const QString path = QFileDialog::getSaveFileName(
+        this, ts ? tr("Export as TorchScript") : tr("Export as safetensors"), suggested,
+        ts ? tr("TorchScript (*.pt)") : tr("safetensors (*.safetensors)"));
+    if (!path.isEmpty())
+        exportRun(rows.first().row(), format, path);
+}
+
+void MainWindow::exportRun(int row, ExportFormat format, const QString& path) {
+    const QString checkpoint =
+        m_history->index(row, 0).data(HistoryModel::CheckpointRole).toString();
+    if (checkpoint.isEmpty()) {
+        const QString m = tr("That run has no checkpoint to export.");
+        showBanner(BannerKind::Error, m);
+        Q_EMIT exportFinished(false, m);
+        return;
+    }
+    if (m_exportThread)
+        m_exportThread->wait();
+    QPointer<MainWindow> self(this);
+    // Reading the checkpoint and writing the file can take seconds for a large model.
+    m_exportThread.reset(QThread::create([self, checkpoint, format, path] {
+        const Status st = exportCheckpoint(checkpoint, format, path);
+        const QString err = st ? QString() : st.error().message;
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, err, path] {
+                if (!self)
+                    return;
+                if (err.isEmpty()) {
+                    const QString m =
+                        tr("Exported to %1. In Python: %2")
+                            .arg(QDir::toNativeSeparators(path),
+                                 path.endsWith(QLatin1String(".pt"))
+                                     ? QStringLiteral("torch.jit.load(path)")
+                                     : QStringLiteral("safetensors.torch.load_file(path)"));
+                    self->showBanner(BannerKind::Info, m);
+                    Q_EMIT self->exportFinished(true, m);
+                } else {
+                    const QString m = tr("The export failed: %1").arg(err);
+                    self->showBanner(BannerKind::Error, m);
+                    Q_EMIT self->exportFinished(false, m);
+                }
+            },
+            Qt::QueuedConnection);
+    }));
+    m_exportThread->start();
+}
+
+} // namespace tandem::ui
