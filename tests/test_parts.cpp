@@ -90,16 +90,17 @@ struct Bench {
         master.paramNames = {"w"};
         master.params = {at::zeros({3})};
         optimizer = std::make_unique<Optimizer>(oc, master.params);
-        ctx.reset(new StepContext{cfg, master, *optimizer, sampler, pool, DType::F32, step, 100});
-        ctx->gate = [] { return Gate::Go; };
-        ctx->applied = [this](const StepOutcome& o) {
-            ++step;
-            outcomes.push_back(o);
-            return success();
-        };
-        ctx->waitForAnyWorker = [] {
-            return Status(makeError(ErrorCode::Runtime, QStringLiteral("no worker left")));
-        };
+        ctx.reset(new StepContext{cfg, master, *optimizer, sampler, pool, DType::F32, step, 100, 0,
+                                  [] { return Gate::Go; },
+                                  [this](const StepOutcome& o) {
+                                      ++step;
+                                      outcomes.push_back(o);
+                                      return success();
+                                  },
+                                  [] {
+                                      return Status(makeError(ErrorCode::Runtime,
+                                                              QStringLiteral("no worker left")));
+                                  }});
     }
     static OptimizerConfig sgd() {
         OptimizerConfig o;

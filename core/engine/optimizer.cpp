@@ -2,89 +2,141 @@
 
 #include "engine/scriptmodel.h"
 
-#include <cmath>
+#include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
+#include <torch/optim/sgd.h>
+
+#include <type_traits>
 
 namespace tandem {
+
+namespace {
+
+// LibTorch keys an optimizer's per-parameter state by the parameter's TensorImpl: as a string
+// before 2.1, as the pointer itself from then on.
+template <typename Map> typename Map::key_type stateKey(const at::Tensor& p) {
+    using Key = typename Map::key_type;
+    if constexpr (std::is_same_v<Key, std::string>)
+        return c10::guts::to_string(p.unsafeGetTensorImpl());
+    else
+        return p.unsafeGetTensorImpl();
+}
+
+using StateMap = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>;
+
+std::unique_ptr<torch::optim::Optimizer> makeImpl(const OptimizerConfig& c,
+                                                  const std::vector<at::Tensor>& params) {
+    const double lr = 1e-3; // set before every step
+    switch (c.kind) {
+    case OptimizerKind::Sgd:
+        return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(lr)
+                                                               .momentum(c.momentum)
+                                                               .nesterov(c.nesterov)
+                                                               .weight_decay(c.weightDecay));
+    case OptimizerKind::Adam:
+        return std::make_unique<torch::optim::Adam>(params,
+                                                    torch::optim::AdamOptions(lr)
+                                                        .betas(std::make_tuple(c.beta1, c.beta2))
+                                                        .eps(c.eps)
+                                                        .weight_decay(c.weightDecay));
+    case OptimizerKind::AdamW:
+        return std::make_unique<torch::optim::AdamW>(params,
+                                                     torch::optim::AdamWOptions(lr)
+                                                         .betas(std::make_tuple(c.beta1, c.beta2))
+                                                         .eps(c.eps)
+                                                         .weight_decay(c.weightDecay));
+    }
+    return nullptr;
+}
+
+// One parameter's state, whichever optimizer holds it, as named tensors.
+struct Slots {
+    at::Tensor momentum, expAvg, expAvgSq;
+    int64_t step = 0;
+};
+
+Slots readSlots(torch::optim::OptimizerParamState* s, OptimizerKind kind) {
+    Slots out;
+    if (!s)
+        return out;
+    if (kind == OptimizerKind::Sgd) {
+        out.momentum = static_cast<torch::optim::SGDParamState*>(s)->momentum_buffer();
+    } else if (kind == OptimizerKind::Adam) {
+        auto* a = static_cast<torch::optim::AdamParamState*>(s);
+        out.expAvg = a->exp_avg();
+        out.expAvgSq = a->exp_avg_sq();
+        out.step = a->step();
+    } else {
+        auto* a = static_cast<torch::optim::AdamWParamState*>(s);
+        out.expAvg = a->exp_avg();
+        out.expAvgSq = a->exp_avg_sq();
+        out.step = a->step();
+    }
+    return out;
+}
+
+std::unique_ptr<torch::optim::OptimizerParamState> makeState(const Slots& v, OptimizerKind kind) {
+    if (kind == OptimizerKind::Sgd) {
+        if (!v.momentum.defined())
+            return nullptr;
+        auto s = std::make_unique<torch::optim::SGDParamState>();
+        s->momentum_buffer(v.momentum);
+        return s;
+    }
+    if (!v.expAvg.defined())
+        return nullptr;
+    if (kind == OptimizerKind::Adam) {
+        auto s = std::make_unique<torch::optim::AdamParamState>();
+        s->exp_avg(v.expAvg).exp_avg_sq(v.expAvgSq).step(v.step);
+        return s;
+    }
+    auto s = std::make_unique<torch::optim::AdamWParamState>();
+    s->exp_avg(v.expAvg).exp_avg_sq(v.expAvgSq).step(v.step);
+    return s;
+}
+
+} // namespace
 
 Optimizer::Optimizer(OptimizerConfig config, std::vector<at::Tensor> params)
     : m_cfg(config)
     , m_params(std::move(params))
-    , m_buf(m_params.size())
-    , m_expAvg(m_params.size())
-    , m_expSq(m_params.size())
-    , m_paramSteps(m_params.size(), 0) {}
+    , m_impl(makeImpl(m_cfg, m_params)) {}
+
+Optimizer::~Optimizer() = default;
 
 void Optimizer::step(const std::vector<at::Tensor>& grads, double lr) {
     at::NoGradGuard noGrad;
     ++m_steps;
-    for (size_t i = 0; i < m_params.size(); ++i) {
-        if (i >= grads.size() || !grads[i].defined())
-            continue;
-        at::Tensor p = m_params[i];
-        at::Tensor g = grads[i];
-        switch (m_cfg.kind) {
-        case OptimizerConfig::Kind::Sgd: {
-            // torch.optim.SGD, dampening 0: buf = momentum*buf + g (buf = g at first);
-            // p -= lr * (nesterov ? g + momentum*buf : buf).
-            if (m_cfg.weightDecay != 0)
-                g = g.add(p, m_cfg.weightDecay);
-            if (m_cfg.momentum != 0) {
-                if (!m_buf[i].defined())
-                    m_buf[i] = g.clone();
-                else
-                    m_buf[i].mul_(m_cfg.momentum).add_(g);
-                g = m_cfg.nesterov ? g.add(m_buf[i], m_cfg.momentum) : m_buf[i];
-            }
-            p.add_(g, -lr);
-            break;
-        }
-        case OptimizerConfig::Kind::Adam:
-        case OptimizerConfig::Kind::AdamW: {
-            // torch.optim.Adam/AdamW: m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g^2;
-            // p -= lr/(1-b1^t) * m / (sqrt(v)/sqrt(1-b2^t) + eps).
-            // Adam's weight decay is L2 on the gradient; AdamW's scales p by (1 - lr*wd).
-            if (m_cfg.weightDecay != 0) {
-                if (m_cfg.kind == OptimizerConfig::Kind::AdamW)
-                    p.mul_(1.0 - lr * m_cfg.weightDecay);
-                else
-                    g = g.add(p, m_cfg.weightDecay);
-            }
-            if (!m_expAvg[i].defined()) {
-                m_expAvg[i] = at::zeros_like(p);
-                m_expSq[i] = at::zeros_like(p);
-            }
-            const int64_t t = ++m_paramSteps[i];
-            m_expAvg[i].mul_(m_cfg.beta1).add_(g, 1.0 - m_cfg.beta1);
-            m_expSq[i].mul_(m_cfg.beta2).addcmul_(g, g, 1.0 - m_cfg.beta2);
-            const double bc1 = 1.0 - std::pow(m_cfg.beta1, double(t));
-            const double bc2 = 1.0 - std::pow(m_cfg.beta2, double(t));
-            at::Tensor denom = m_expSq[i].sqrt().div_(std::sqrt(bc2)).add_(m_cfg.eps);
-            p.addcdiv_(m_expAvg[i], denom, -lr / bc1);
-            break;
-        }
-        }
-    }
+    // A parameter without a gradient is left alone (and so is its state), as torch.optim does.
+    for (size_t i = 0; i < m_params.size(); ++i)
+        m_params[i].mutable_grad() = i < grads.size() ? grads[i] : at::Tensor();
+    for (torch::optim::OptimizerParamGroup& g : m_impl->param_groups())
+        g.options().set_lr(lr);
+    m_impl->step();
+    for (at::Tensor& p : m_params)
+        p.mutable_grad() = at::Tensor();
 }
 
 QList<TensorRecord> Optimizer::stateRecords() const {
     QList<TensorRecord> out;
+    auto& state = m_impl->state();
     for (size_t i = 0; i < m_params.size(); ++i) {
+        auto it = state.find(stateKey<StateMap>(m_params[i]));
+        const Slots s = readSlots(it == state.end() ? nullptr : it->second.get(), m_cfg.kind);
         const std::string idx = std::to_string(i);
-        if (m_buf[i].defined())
-            out << toRecord("momentum_buffer." + idx, m_buf[i]);
-        if (m_expAvg[i].defined()) {
-            out << toRecord("exp_avg." + idx, m_expAvg[i]);
-            out << toRecord("exp_avg_sq." + idx, m_expSq[i]);
-            TensorRecord s = toRecord("step." + idx, at::scalar_tensor(m_paramSteps[i], at::kLong));
-            out << s;
+        if (s.momentum.defined())
+            out << toRecord("momentum_buffer." + idx, s.momentum);
+        if (s.expAvg.defined()) {
+            out << toRecord("exp_avg." + idx, s.expAvg);
+            out << toRecord("exp_avg_sq." + idx, s.expAvgSq);
+            out << toRecord("step." + idx, at::scalar_tensor(s.step, at::kLong));
         }
     }
     return out;
 }
 
 Status Optimizer::restore(int64_t steps, const QList<TensorRecord>& records) {
-    std::vector<at::Tensor> buf(m_params.size()), avg(m_params.size()), sq(m_params.size());
-    std::vector<int64_t> psteps(m_params.size(), 0);
+    std::vector<Slots> slots(m_params.size());
     for (const TensorRecord& r : records) {
         const qsizetype dot = r.name.lastIndexOf(QLatin1Char('.'));
         bool ok = false;
@@ -96,10 +148,11 @@ Status Optimizer::restore(int64_t steps, const QList<TensorRecord>& records) {
         auto t = fromRecord(r);
         if (!t)
             return t.error();
+        Slots& s = slots[size_t(i)];
         if (slot == QLatin1String("step")) {
             if (t->numel() != 1)
                 return makeError(ErrorCode::Corrupt, QStringLiteral("bad optimizer step count"));
-            psteps[size_t(i)] = t->item<int64_t>();
+            s.step = t->item<int64_t>();
             continue;
         }
         if (!t->sizes().equals(m_params[size_t(i)].sizes()))
@@ -108,24 +161,25 @@ Status Optimizer::restore(int64_t steps, const QList<TensorRecord>& records) {
                 QStringLiteral("optimizer state %1 does not fit its parameter").arg(r.name));
         at::Tensor v = t->to(m_params[size_t(i)].options());
         if (slot == QLatin1String("momentum_buffer"))
-            buf[size_t(i)] = v;
+            s.momentum = v;
         else if (slot == QLatin1String("exp_avg"))
-            avg[size_t(i)] = v;
+            s.expAvg = v;
         else if (slot == QLatin1String("exp_avg_sq"))
-            sq[size_t(i)] = v;
+            s.expAvgSq = v;
         else
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("unknown optimizer state %1").arg(r.name));
     }
     for (size_t i = 0; i < m_params.size(); ++i)
-        if (avg[i].defined() != sq[i].defined())
+        if (slots[i].expAvg.defined() != slots[i].expAvgSq.defined())
             return makeError(
                 ErrorCode::Corrupt,
                 QStringLiteral("optimizer state for parameter %1 is incomplete").arg(i));
-    m_buf = std::move(buf);
-    m_expAvg = std::move(avg);
-    m_expSq = std::move(sq);
-    m_paramSteps = std::move(psteps);
+    auto& state = m_impl->state();
+    state.clear();
+    for (size_t i = 0; i < m_params.size(); ++i)
+        if (auto s = makeState(slots[i], m_cfg.kind))
+            state[stateKey<StateMap>(m_params[i])] = std::move(s);
     m_steps = steps;
     return success();
 }

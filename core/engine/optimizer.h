@@ -2,9 +2,10 @@
 
 #include "engine/internal.h"
 
-// Engine-internal. The optimizers work on a flat list of parameter tensors that the
-// coordinator owns, and follow torch.optim's update rules exactly, so that a run is comparable
-// with the same settings in PyTorch and its state can be checkpointed in Tandem's own format.
+// Engine-internal. The optimizers are LibTorch's own (torch::optim), over a flat list of
+// parameter tensors that the coordinator owns, so that a run takes the same steps as the same
+// settings in PyTorch. Their state is checkpointed in Tandem's own format, one record per
+// tensor ("exp_avg.3"), so that checkpoints do not depend on LibTorch's serialisation.
 
 #include "common/expected.h"
 #include "engine/runenums.h"
@@ -15,7 +16,12 @@
 #include <QList>
 #include <QString>
 
+#include <memory>
 #include <vector>
+
+namespace torch::optim {
+class Optimizer;
+}
 
 namespace tandem {
 
@@ -31,6 +37,9 @@ struct OptimizerConfig {
 class Optimizer {
 public:
     Optimizer(OptimizerConfig config, std::vector<at::Tensor> params);
+    ~Optimizer();
+    Optimizer(const Optimizer&) = delete;
+    Optimizer& operator=(const Optimizer&) = delete;
 
     // One update with learning rate `lr`. grads[i] belongs to params[i]; an undefined
     // gradient leaves its parameter (and state) untouched, as torch.optim does.
@@ -45,10 +54,7 @@ public:
 private:
     OptimizerConfig m_cfg;
     std::vector<at::Tensor> m_params;
-    std::vector<at::Tensor> m_buf;    // sgd momentum
-    std::vector<at::Tensor> m_expAvg; // adam first moment
-    std::vector<at::Tensor> m_expSq;  // adam second moment
-    std::vector<int64_t> m_paramSteps;
+    std::unique_ptr<torch::optim::Optimizer> m_impl;
     int64_t m_steps = 0;
 };
 
