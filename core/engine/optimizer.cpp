@@ -6,6 +6,7 @@
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 
+#include <sstream>
 #include <type_traits>
 
 namespace tandem {
@@ -16,10 +17,13 @@ namespace {
 // before 2.1, as the pointer itself from then on.
 template <typename Map> typename Map::key_type stateKey(const at::Tensor& p) {
     using Key = typename Map::key_type;
-    if constexpr (std::is_same_v<Key, std::string>)
-        return c10::guts::to_string(p.unsafeGetTensorImpl());
-    else
+    if constexpr (std::is_same_v<Key, std::string>) {
+        std::ostringstream key; // what c10::guts::to_string wrote: the address, as text
+        key << static_cast<const void*>(p.unsafeGetTensorImpl());
+        return key.str();
+    } else {
         return p.unsafeGetTensorImpl();
+    }
 }
 
 using StateMap = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>;
