@@ -9,21 +9,11 @@
 #include "engine/runplan.h"
 #include "engine/training.h"
 #include "engine/workerclient.h"
-#include "net/discovery.h"
-#include "net/identity.h"
 #include "net/server.h"
-#include "net/truststore.h"
 
 #include <QCommandLineParser>
-#include <QDateTime>
-#include <QDir>
-#include <QEventLoop>
-#include <QFile>
-#include <QHostInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSysInfo>
-#include <QTimer>
 
 #include <cstdio>
 #include <functional>
@@ -230,24 +220,22 @@ int cmdTrain(const QStringList& args) {
     };
     const QStringList fixed = RunPlan::fixedOnResume();
     if (!resume.isEmpty() &&
-        std::any_of(fixed.begin(), fixed.end(), [&](const QString& o) { return p.isSet(o); }))
-        return fail(makeError(ErrorCode::InvalidArgument,
-                              QStringLiteral("--resume continues a run as it was set up; "
-                                             "--model, --data, --seed and --batch cannot change")));
+        std::any_of(fixed.begin(), fixed.end(), [&](const QString& o) { return p.isSet(o); })) {
+        QStringList options;
+        for (const QString& o : fixed)
+            options << QStringLiteral("--") + o;
+        const QString last = options.takeLast();
+        return usage(QStringLiteral("--resume continues a run as it was set up; %1 and %2 "
+                                    "cannot change")
+                         .arg(options.join(QStringLiteral(", ")), last));
+    }
     str("model", cfg.model);
     str("data", cfg.data);
     str("out", cfg.outDir);
-    const auto choice = [&](const char* n, auto& dst, const char* what) -> Status {
-        return p.isSet(QLatin1String(n)) ? parseInto(p.value(QLatin1String(n)), dst, what)
-                                         : success();
-    };
-    for (const Status& st :
-         {choice("optimizer", cfg.optimizer, "optimizer"),
-          choice("schedule", cfg.schedule, "schedule"), choice("mode", cfg.mode, "mode"),
-          choice("wire", cfg.wire, "wire precision"),
-          choice("precision", cfg.precision, "precision")})
-        if (!st)
-            return fail(st.error());
+    for (const QString& key : runChoiceKeys())
+        if (p.isSet(key))
+            if (auto st = setRunChoice(cfg, key, p.value(key)); !st)
+                return fail(st.error());
     str("device", cfg.device);
     str("listen", cfg.listen);
     cfg.home = p.value(QStringLiteral("home"));

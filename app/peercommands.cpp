@@ -4,14 +4,8 @@
 #include "app/nodecommands.h"
 
 #include "app/cli.h"
-#include "app/nodecommands.h"
-#include "app/progress.h"
-#include "common/files.h"
 #include "common/version.h"
 #include "engine/devices.h"
-#include "engine/runplan.h"
-#include "engine/training.h"
-#include "engine/workerclient.h"
 #include "net/discovery.h"
 #include "net/identity.h"
 #include "net/server.h"
@@ -19,9 +13,7 @@
 
 #include <QCommandLineParser>
 #include <QDateTime>
-#include <QDir>
 #include <QEventLoop>
-#include <QFile>
 #include <QHostInfo>
 #include <QJsonArray>
 #include <QJsonDocument>

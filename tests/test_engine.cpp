@@ -775,8 +775,8 @@ void TestEngine::precisionFallsBackWithAReason() {
     ModelReplica r(cpuDevice(), zoo("mlp"), randomImages(8), fp16);
     QCOMPARE(r.precision(), Precision::Fp32);
     QVERIFY(!r.precisionNote().isEmpty());
-    QVERIFY(precisionFromName(QStringLiteral("bf16")) == Precision::Bf16);
-    QVERIFY(!precisionFromName(QStringLiteral("fp8")));
+    QVERIFY(parse<Precision>(QStringLiteral("bf16")) == Precision::Bf16);
+    QVERIFY(!parse<Precision>(QStringLiteral("fp8")));
 }
 
 void TestEngine::lossScalerSkipsOverflowAndGrows() {

@@ -115,6 +115,23 @@ struct Bench {
     }
 };
 
+// What a checkpoint of an mlp run set up as `cfg` holds at `step`: the model, fresh Adam state
+// and the run state.
+struct SavedRun {
+    torch::jit::Module module;
+    std::unique_ptr<Optimizer> optimizer;
+    RunState state;
+
+    SavedRun(const RunConfig& cfg, int64_t step)
+        : module(*buildZooModel(QStringLiteral("mlp"), 1)) {
+        const ModelTensors t = modelTensors(module);
+        optimizer = std::make_unique<Optimizer>(OptimizerConfig{}, t.params);
+        state.config = cfg;
+        state.schemaHash = QString::fromLatin1(schemaHash(t));
+        state.step = step;
+    }
+};
+
 } // namespace
 
 class TestParts : public QObject {
@@ -331,20 +348,13 @@ private Q_SLOTS:
         QCOMPARE(QJsonDocument::fromJson(lines[2]).object().value(QStringLiteral("type")),
                  QStringLiteral("summary"));
 
-        auto module = buildZooModel(QStringLiteral("mlp"), 1);
-        QVERIFY(module);
-        ModelTensors t = modelTensors(*module);
-        Optimizer opt(OptimizerConfig{}, t.params);
-        RunState state;
-        state.config = cfg;
-        state.schemaHash = QString::fromLatin1(schemaHash(t));
-        state.step = 7;
-        QVERIFY(rec.checkpoint(*module, opt, state));
+        SavedRun run(cfg, 7);
+        QVERIFY(rec.checkpoint(run.module, *run.optimizer, run.state));
         QCOMPARE(rec.savedStep(), int64_t(7));
         auto loaded = loadRunCheckpoint(rec.checkpointPath());
         QVERIFY2(loaded, loaded ? "" : qPrintable(loaded.error().message));
         QCOMPARE(loaded->state.step, int64_t(7));
-        QVERIFY(rec.exportModel(*module));
+        QVERIFY(rec.exportModel(run.module));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("run/model.pt"))));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("run/model.safetensors"))));
 
@@ -377,14 +387,9 @@ private Q_SLOTS:
         cfg.maxSteps = 5;
         cfg.invites = {QStringLiteral("gpu-box")};
         cfg.device = QStringLiteral("cpu");
-        auto module = buildZooModel(QStringLiteral("mlp"), 1);
-        QVERIFY(module);
-        ModelTensors t = modelTensors(*module);
-        Optimizer opt(OptimizerConfig{}, t.params);
-        RunState state;
-        state.config = cfg;
+        SavedRun run(cfg, 0);
         const QString ckpt = QDir(a).filePath(QStringLiteral("checkpoint.tandem"));
-        QVERIFY(writeRunCheckpoint(ckpt, *module, opt, state));
+        QVERIFY(writeRunCheckpoint(ckpt, run.module, *run.optimizer, run.state));
         auto resumed = RunPlan::resumeConfig(ckpt);
         QVERIFY(resumed);
         QCOMPARE(resumed->outDir, QFileInfo(a).absoluteFilePath());

@@ -1,8 +1,6 @@
 #include "ui/mainwindow.h"
 
-#include "common/clocktext.h"
 #include "common/version.h"
-#include "engine/runplan.h"
 #include "engine/trainingrun.h"
 #include "ui/chartpanel.h"
 #include "ui/format.h"
@@ -14,13 +12,10 @@
 #include "ui/setupwizard.h"
 #include "ui/tables.h"
 
-#include <QApplication>
 #include <QCloseEvent>
-#include <QDateTime>
 #include <QDesktopServices>
 #include <QDir>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QJsonObject>
@@ -32,12 +27,10 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollBar>
 #include <QSplitter>
 #include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
-#include <QThread>
 #include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>

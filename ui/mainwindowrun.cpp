@@ -13,37 +13,22 @@
 #include "ui/nodebridge.h"
 #include "ui/peermodel.h"
 #include "ui/runform.h"
-#include "ui/settingsdialog.h"
-#include "ui/setupwizard.h"
 #include "ui/tables.h"
 
 #include <QApplication>
-#include <QCloseEvent>
 #include <QDateTime>
-#include <QDesktopServices>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
-#include <QInputDialog>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLocale>
-#include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollBar>
-#include <QSplitter>
 #include <QSystemTrayIcon>
-#include <QTabWidget>
 #include <QTableView>
 #include <QThread>
-#include <QToolButton>
-#include <QUrl>
-#include <QVBoxLayout>
 
 namespace tandem::ui {
 

@@ -139,7 +139,6 @@ Status AsyncPolicy::collect(StepContext& ctx, bool stopping) {
         const double rtt = double(m_wall.nsecsElapsed() - o.submittedNs) / 1e6;
         ctx.pool.record(w, *r, rtt, false);
         m.stats.samples += r->samples;
-        ctx.pool.refreshBytes(w);
         if (stopping)
             continue; // the run is ending: finished work is not applied
         if (ctx.step - o.version > ctx.cfg.staleness) {

@@ -28,6 +28,17 @@ template <typename Map> typename Map::key_type stateKey(const at::Tensor& p) {
 
 using StateMap = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>;
 
+// Adam and AdamW differ only in how they apply weight decay; their options and state have the
+// same fields.
+template <typename Opt, typename Options>
+std::unique_ptr<torch::optim::Optimizer>
+makeAdam(const OptimizerConfig& c, const std::vector<at::Tensor>& params, double lr) {
+    return std::make_unique<Opt>(params, Options(lr)
+                                             .betas(std::make_tuple(c.beta1, c.beta2))
+                                             .eps(c.eps)
+                                             .weight_decay(c.weightDecay));
+}
+
 std::unique_ptr<torch::optim::Optimizer> makeImpl(const OptimizerConfig& c,
                                                   const std::vector<at::Tensor>& params) {
     const double lr = 1e-3; // set before every step
@@ -38,17 +49,9 @@ std::unique_ptr<torch::optim::Optimizer> makeImpl(const OptimizerConfig& c,
                                                                .nesterov(c.nesterov)
                                                                .weight_decay(c.weightDecay));
     case OptimizerKind::Adam:
-        return std::make_unique<torch::optim::Adam>(params,
-                                                    torch::optim::AdamOptions(lr)
-                                                        .betas(std::make_tuple(c.beta1, c.beta2))
-                                                        .eps(c.eps)
-                                                        .weight_decay(c.weightDecay));
+        return makeAdam<torch::optim::Adam, torch::optim::AdamOptions>(c, params, lr);
     case OptimizerKind::AdamW:
-        return std::make_unique<torch::optim::AdamW>(params,
-                                                     torch::optim::AdamWOptions(lr)
-                                                         .betas(std::make_tuple(c.beta1, c.beta2))
-                                                         .eps(c.eps)
-                                                         .weight_decay(c.weightDecay));
+        return makeAdam<torch::optim::AdamW, torch::optim::AdamWOptions>(c, params, lr);
     }
     return nullptr;
 }
@@ -59,24 +62,37 @@ struct Slots {
     int64_t step = 0;
 };
 
-Slots readSlots(torch::optim::OptimizerParamState* s, OptimizerKind kind) {
+template <typename State> Slots readAdam(torch::optim::OptimizerParamState* s) {
+    auto* a = static_cast<State*>(s);
     Slots out;
-    if (!s)
-        return out;
-    if (kind == OptimizerKind::Sgd) {
-        out.momentum = static_cast<torch::optim::SGDParamState*>(s)->momentum_buffer();
-    } else if (kind == OptimizerKind::Adam) {
-        auto* a = static_cast<torch::optim::AdamParamState*>(s);
-        out.expAvg = a->exp_avg();
-        out.expAvgSq = a->exp_avg_sq();
-        out.step = a->step();
-    } else {
-        auto* a = static_cast<torch::optim::AdamWParamState*>(s);
-        out.expAvg = a->exp_avg();
-        out.expAvgSq = a->exp_avg_sq();
-        out.step = a->step();
-    }
+    out.expAvg = a->exp_avg();
+    out.expAvgSq = a->exp_avg_sq();
+    out.step = a->step();
     return out;
+}
+
+template <typename State>
+std::unique_ptr<torch::optim::OptimizerParamState> makeAdamState(const Slots& v) {
+    auto s = std::make_unique<State>();
+    s->exp_avg(v.expAvg).exp_avg_sq(v.expAvgSq).step(v.step);
+    return s;
+}
+
+Slots readSlots(torch::optim::OptimizerParamState* s, OptimizerKind kind) {
+    if (!s)
+        return {};
+    switch (kind) {
+    case OptimizerKind::Sgd: {
+        Slots out;
+        out.momentum = static_cast<torch::optim::SGDParamState*>(s)->momentum_buffer();
+        return out;
+    }
+    case OptimizerKind::Adam:
+        return readAdam<torch::optim::AdamParamState>(s);
+    case OptimizerKind::AdamW:
+        return readAdam<torch::optim::AdamWParamState>(s);
+    }
+    return {};
 }
 
 std::unique_ptr<torch::optim::OptimizerParamState> makeState(const Slots& v, OptimizerKind kind) {
@@ -89,14 +105,8 @@ std::unique_ptr<torch::optim::OptimizerParamState> makeState(const Slots& v, Opt
     }
     if (!v.expAvg.defined())
         return nullptr;
-    if (kind == OptimizerKind::Adam) {
-        auto s = std::make_unique<torch::optim::AdamParamState>();
-        s->exp_avg(v.expAvg).exp_avg_sq(v.expAvgSq).step(v.step);
-        return s;
-    }
-    auto s = std::make_unique<torch::optim::AdamWParamState>();
-    s->exp_avg(v.expAvg).exp_avg_sq(v.expAvgSq).step(v.step);
-    return s;
+    return kind == OptimizerKind::Adam ? makeAdamState<torch::optim::AdamParamState>(v)
+                                       : makeAdamState<torch::optim::AdamWParamState>(v);
 }
 
 } // namespace

@@ -41,7 +41,7 @@ Precision effectivePrecision(Precision requested, const DeviceInfo& device, QStr
     if (note)
         *note = QStringLiteral("%1 autocast is not available on %2 with LibTorch %3 (%4); "
                                "computing in fp32 there")
-                    .arg(precisionName(requested), device.name, device.torchVersion, reason);
+                    .arg(nameOf(requested), device.name, device.torchVersion, reason);
     return Precision::Fp32;
 }
 

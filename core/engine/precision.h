@@ -18,12 +18,6 @@
 
 namespace tandem {
 
-inline std::optional<Precision> precisionFromName(const QString& name) {
-    return parse<Precision>(name);
-}
-inline QString precisionName(Precision p) {
-    return nameOf(p);
-}
 at::ScalarType autocastType(Precision p); // Half or BFloat16; Float for fp32
 
 // What `device` computes in when `requested` is asked for. When it must fall back to fp32,

@@ -141,6 +141,27 @@ QJsonObject RunConfig::toJson() const {
     };
 }
 
+const QStringList& runChoiceKeys() {
+    static const QStringList keys = {QStringLiteral("optimizer"), QStringLiteral("schedule"),
+                                     QStringLiteral("mode"), QStringLiteral("wire"),
+                                     QStringLiteral("precision")};
+    return keys;
+}
+
+Status setRunChoice(RunConfig& c, const QString& key, const QString& value) {
+    if (key == QLatin1String("optimizer"))
+        return parseInto(value, c.optimizer, "optimizer");
+    if (key == QLatin1String("schedule"))
+        return parseInto(value, c.schedule, "schedule");
+    if (key == QLatin1String("mode"))
+        return parseInto(value, c.mode, "mode");
+    if (key == QLatin1String("wire"))
+        return parseInto(value, c.wire, "wire precision");
+    if (key == QLatin1String("precision"))
+        return parseInto(value, c.precision, "precision");
+    return makeError(ErrorCode::InvalidArgument, QStringLiteral("\"%1\" is not a choice").arg(key));
+}
+
 Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     RunConfig c;
     // Text fields, read as they are; the numeric ones come from runFields().
@@ -150,25 +171,11 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
                                                                  {"out", &C::outDir},
                                                                  {"listen", &C::listen},
                                                                  {"device", &C::device}};
-    // Choices, read as text and parsed into their enums.
-    const auto choice = [&](const char* key, auto& field, const char* what) -> Status {
-        const QJsonValue v = o.value(QLatin1String(key));
-        if (v.isUndefined())
-            return success();
-        if (!v.isString())
-            return makeError(ErrorCode::InvalidArgument,
-                             QStringLiteral("run description: \"%1\" has the wrong type "
-                                            "(expected text)")
-                                 .arg(QLatin1String(key)));
-        return parseInto(v.toString(), field, what);
-    };
-    static const char* const choiceKeys[] = {"optimizer", "schedule", "mode", "wire", "precision"};
     QStringList known = {QStringLiteral("seed"), QStringLiteral("local_worker"),
                          QStringLiteral("invites")};
     for (const auto& t : texts)
         known << QLatin1String(t.first);
-    for (const char* k : choiceKeys)
-        known << QLatin1String(k);
+    known << runChoiceKeys();
     for (const RunField& f : runFields())
         known << QLatin1String(f.key);
     for (auto it = o.constBegin(); it != o.constEnd(); ++it)
@@ -201,12 +208,15 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
             return wrongType(QLatin1String(k), "text");
         c.*member = v.toString();
     }
-    for (const Status& st :
-         {choice("optimizer", c.optimizer, "optimizer"), choice("schedule", c.schedule, "schedule"),
-          choice("mode", c.mode, "mode"), choice("wire", c.wire, "wire precision"),
-          choice("precision", c.precision, "precision")})
-        if (!st)
+    for (const QString& key : runChoiceKeys()) {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined())
+            continue;
+        if (!v.isString())
+            return wrongType(key, "text");
+        if (auto st = setRunChoice(c, key, v.toString()); !st)
             return st.error();
+    }
     const QJsonValue local = o.value(QStringLiteral("local_worker"));
     const QJsonValue invites = o.value(QStringLiteral("invites"));
     bool listsOk = true;

@@ -121,7 +121,6 @@ QList<WorkerStepStats> SyncPolicy::workerStats(StepContext& ctx, Collected& c,
         ws.waitMs = std::max(0.0, stepMs - c.rttMs[w]);
         m.stats.samples += c.took[w];
         m.stats.waitS += ws.waitMs / 1e3;
-        ctx.pool.refreshBytes(w);
         out << ws;
     }
     return out;

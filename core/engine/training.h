@@ -90,6 +90,12 @@ struct RunField {
 };
 const QList<RunField>& runFields();
 
+// The fields that take one name of a set (optimizer, schedule, mode, wire, precision), by the
+// key they have both in the run description and on the command line; setRunChoice parses the
+// name into the field's enum or says what is allowed.
+const QStringList& runChoiceKeys();
+Status setRunChoice(RunConfig& c, const QString& key, const QString& value);
+
 struct WorkerStepStats {
     QString name;
     int64_t samples = 0;

@@ -141,10 +141,6 @@ DType storageDtype(WireDtype wire) {
     return DType::F32;
 }
 
-QString wireDtypeName(DType t) {
-    return dtypeName(t);
-}
-
 QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
                       DType wire) {
     const at::ScalarType ws = scalarTypeOf(wire);

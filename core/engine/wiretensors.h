@@ -41,7 +41,6 @@ struct ModelLayout {
 
 Expected<DType> wireDtypeFromName(const QString& name); // fp32, fp16, bf16, F32, ...
 DType storageDtype(WireDtype wire);
-QString wireDtypeName(DType t); // F32, F16, BF16
 
 QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
                       DType wire);

@@ -319,7 +319,7 @@ private:
         r.schemaHash = m_spec.schemaHash;
         r.device = m_device;
         r.maxBatch = m_opt.maxBatch;
-        r.precision = precisionName(m_replica->precision());
+        r.precision = nameOf(m_replica->precision());
         r.precisionNote = m_replica->precisionNote();
         m_conn->send(r);
         if (!r.precisionNote.isEmpty())

@@ -6,6 +6,10 @@
 
 namespace tandem {
 
+int64_t PoolMember::bytes() const {
+    return remote ? remote->bytesSent() + remote->bytesReceived() : 0;
+}
+
 int64_t PoolMember::cap(int64_t passes) const {
     const int64_t asked = remote ? remote->maxBatch() : 0;
     const int64_t perPass =
@@ -129,9 +133,7 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
         if (out && !m.leftOut()) {
             m.slot = WorkerSlot::LeftOut;
             m.leftOutSince = step;
-            const QString why = QStringLiteral("moving the weights costs it %1 ms a step, more "
-                                               "than its share of the compute")
-                                    .arg(m_balancer.overheadMs(m.stats.name), 0, 'f', 0);
+            const QString why = leftOutReason(m);
             m_obs.onMessage(QStringLiteral("leaving %1 out: %2; training without it is faster "
                                            "for this model (local-sgd, or a faster link, would "
                                            "let it help)")
@@ -179,31 +181,22 @@ void WorkerPool::drop(size_t i, const Error& why, const QString& consequence, in
     emitEvent(RunEvent::Kind::WorkerDropped, m, reason, step);
 }
 
-void WorkerPool::refreshBytes(size_t i) {
-    PoolMember& m = m_members[i];
-    if (m.remote)
-        m.stats.bytes = m.remote->bytesSent() + m.remote->bytesReceived();
-}
-
 void WorkerPool::waitUntil(const std::function<bool()>& anyReady, int timeoutMs) {
     std::unique_lock<std::mutex> lock(m_readyMutex);
     m_readyCv.wait_for(lock, std::chrono::milliseconds(timeoutMs), anyReady);
 }
 
-QList<WorkerSummary> WorkerPool::summaries() {
+QList<WorkerSummary> WorkerPool::summaries() const {
     QList<WorkerSummary> out;
-    for (size_t i = 0; i < m_members.size(); ++i) {
-        refreshBytes(i);
-        PoolMember& m = m_members[i];
+    for (const PoolMember& m : m_members) {
         WorkerSummary w = m.stats;
+        w.bytes = m.bytes();
         // A worker's own rate: samples over the time it computed.
         w.samplesPerS = w.computeS > 0 ? double(w.samples) / w.computeS : 0;
         w.leftOut = m.leftOut();
         if (m.alive() && m.leftOut()) {
             w.status = WorkerSummary::Status::LeftOut;
-            w.reason = QStringLiteral("moving the weights cost it %1 ms a step, more than its "
-                                      "share of the compute")
-                           .arg(m_balancer.overheadMs(w.name), 0, 'f', 0);
+            w.reason = leftOutReason(m);
         }
         out << w;
     }
@@ -216,9 +209,15 @@ std::pair<int64_t, int> WorkerPool::remoteBytes() const {
     for (const PoolMember& m : m_members)
         if (m.remote) {
             ++remotes;
-            bytes += m.remote->bytesSent() + m.remote->bytesReceived();
+            bytes += m.bytes();
         }
     return {bytes, remotes};
+}
+
+QString WorkerPool::leftOutReason(const PoolMember& m) const {
+    return QStringLiteral("moving the weights costs it %1 ms a step, more than its share of the "
+                          "compute")
+        .arg(m_balancer.overheadMs(m.stats.name), 0, 'f', 0);
 }
 
 void WorkerPool::emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason,

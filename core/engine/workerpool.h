@@ -44,6 +44,8 @@ struct PoolMember {
     // The most samples this worker may take in one step (0: no limit). Both limits are per
     // forward pass; a local-SGD round makes `passes` of them.
     int64_t cap(int64_t passes) const;
+    // Sent and received on the wire so far (0 for an in-process worker).
+    int64_t bytes() const;
 };
 
 class WorkerPool {
@@ -84,18 +86,19 @@ public:
     void drop(size_t i, const Error& why, const QString& consequence, int64_t step);
     // Why the last worker was dropped; a remote worker's failure is about a peer.
     const Error& lastDrop() const { return m_lastDrop; }
-    void refreshBytes(size_t i);
 
     // Blocks until `anyReady` holds, checked whenever a worker's result or failure arrives,
     // or `timeoutMs` passes.
     void waitUntil(const std::function<bool()>& anyReady, int timeoutMs);
 
     // Every worker as the run ends, with its status and why.
-    QList<WorkerSummary> summaries();
+    QList<WorkerSummary> summaries() const;
     // Bytes on the wire summed over remote workers, and how many there were.
     std::pair<int64_t, int> remoteBytes() const;
 
 private:
+    // Why the balancer leaves `m` out, in words for the log and the summary.
+    QString leftOutReason(const PoolMember& m) const;
     void emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason, int64_t step);
     void updateSlots(const std::vector<size_t>& live, std::vector<int64_t>& counts, int64_t n,
                      int64_t step);

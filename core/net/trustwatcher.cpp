@@ -2,6 +2,8 @@
 
 #include "net/truststore.h"
 
+#include <QMetaMethod>
+
 namespace tandem {
 
 TrustWatcher::TrustWatcher(QString home, QObject* parent, int intervalMs)
@@ -23,6 +25,9 @@ void TrustWatcher::unwatch(const QString& deviceId) {
 }
 
 void TrustWatcher::check() {
+    // Nothing to tell anyone: a worker that has not met its coordinator yet.
+    if (m_watched.isEmpty() && !isSignalConnected(QMetaMethod::fromSignal(&TrustWatcher::changed)))
+        return;
     QSet<QString> now;
     for (const TrustStore::Entry& e : TrustStore(m_home).entries())
         now.insert(e.id);
