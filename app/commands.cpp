@@ -126,7 +126,9 @@ void addTrainOptions(QCommandLineParser& p) {
         "SPEC");
     opt("epochs", QStringLiteral("Epochs [%1].").arg(defaults.epochs), "N");
     opt("batch", QStringLiteral("Global batch size [%1].").arg(defaults.batch), "B");
-    opt("optimizer", QStringLiteral("sgd, adam or adamw [%1].").arg(nameOf(defaults.optimizer)),
+    opt("optimizer",
+        QStringLiteral("sgd, adam, adamw, rmsprop or adagrad [%1].")
+            .arg(nameOf(defaults.optimizer)),
         "NAME");
     opt("lr", QStringLiteral("Learning rate [%1].").arg(defaults.lr), "X");
     opt("momentum", QStringLiteral("SGD momentum [%1].").arg(defaults.momentum), "X");

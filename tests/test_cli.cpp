@@ -187,8 +187,8 @@ void TestCli::badInput_data() {
     QTest::newRow("negative lr") << QStringList{QStringLiteral("train"), QStringLiteral("--lr=-1")}
                                  << 2 << QStringLiteral("--lr");
     QTest::newRow("optimizer") << QStringList{QStringLiteral("train"),
-                                              QStringLiteral("--optimizer=rmsprop")}
-                               << 2 << QStringLiteral("unknown optimizer \"rmsprop\"");
+                                              QStringLiteral("--optimizer=lion")}
+                               << 2 << QStringLiteral("unknown optimizer \"lion\"");
     QTest::newRow("schedule") << QStringList{QStringLiteral("train"),
                                              QStringLiteral("--schedule=step")}
                               << 2 << QStringLiteral("unknown schedule");

@@ -96,6 +96,8 @@ private Q_SLOTS:
     void adamByHand();
     void adamWDecouplesWeightDecay();
     void missingGradientLeavesParameterAlone();
+    void rmspropByHand();
+    void adagradByHand();
     void optimizerStateRoundTrip();
     void learningRateSchedule();
     void samplerIsAPermutationPerEpoch();
@@ -365,6 +367,41 @@ void TestEngine::adamWDecouplesWeightDecay() {
     QVERIFY(at::allclose(q, scalarParam({0.9f}), 1e-6, 1e-6));
 }
 
+void TestEngine::rmspropByHand() {
+    at::Tensor p = scalarParam({1.0f, -2.0f});
+    OptimizerConfig c;
+    c.kind = OptimizerConfig::Kind::RmsProp;
+    Optimizer opt(c, {p});
+    const double lr = 0.01, alpha = 0.99, eps = 1e-8;
+    const double g1[2] = {0.5, 0.25}, g2[2] = {-0.5, 1.0};
+    opt.step({scalarParam({0.5f, 0.25f})}, lr);
+    // v = (1 - alpha) g^2, so the first step is lr * g / (0.1 |g|) = 0.1 * sign(g).
+    QVERIFY(at::allclose(p, scalarParam({0.9f, -2.1f}), 1e-6, 1e-6));
+    opt.step({scalarParam({-0.5f, 1.0f})}, lr);
+    const double start[2] = {0.9, -2.1};
+    double expect[2];
+    for (int i = 0; i < 2; ++i) {
+        const double v = alpha * (1 - alpha) * g1[i] * g1[i] + (1 - alpha) * g2[i] * g2[i];
+        expect[i] = start[i] - lr * g2[i] / (std::sqrt(v) + eps);
+    }
+    QVERIFY(at::allclose(p, scalarParam({float(expect[0]), float(expect[1])}), 1e-6, 1e-6));
+}
+
+void TestEngine::adagradByHand() {
+    at::Tensor p = scalarParam({1.0f, -2.0f});
+    OptimizerConfig c;
+    c.kind = OptimizerConfig::Kind::Adagrad;
+    Optimizer opt(c, {p});
+    // sum = g^2, so the first step is lr * sign(g).
+    opt.step({scalarParam({0.5f, 0.25f})}, 0.1);
+    QVERIFY(at::allclose(p, scalarParam({0.9f, -2.1f}), 1e-6, 1e-6));
+    opt.step({scalarParam({-0.5f, 1.0f})}, 0.1);
+    const double s0 = 0.25 + 0.25, s1 = 0.0625 + 1.0;
+    QVERIFY(at::allclose(
+        p, scalarParam({float(0.9 + 0.1 * 0.5 / std::sqrt(s0)), float(-2.1 - 0.1 / std::sqrt(s1))}),
+        1e-6, 1e-6));
+}
+
 void TestEngine::missingGradientLeavesParameterAlone() {
     at::Tensor a = scalarParam({1.0f}), b = scalarParam({1.0f});
     OptimizerConfig c;
@@ -375,8 +412,7 @@ void TestEngine::missingGradientLeavesParameterAlone() {
 }
 
 void TestEngine::optimizerStateRoundTrip() {
-    for (auto kind :
-         {OptimizerConfig::Kind::Sgd, OptimizerConfig::Kind::Adam, OptimizerConfig::Kind::AdamW}) {
+    for (const auto& [kind, name] : EnumNames<OptimizerKind>::table) {
         OptimizerConfig c;
         c.kind = kind;
         at::Tensor p1 = at::rand({3, 3}), p2 = p1.clone();
@@ -393,8 +429,14 @@ void TestEngine::optimizerStateRoundTrip() {
             a.step({gs[size_t(i)]}, 0.01);
             b.step({gs[size_t(i)]}, 0.01);
         }
-        QVERIFY(at::equal(p1, p2));
+        QVERIFY2(at::equal(p1, p2), name);
         QCOMPARE(b.stepCount(), 5);
+        // Restoring no state at all (a run saved before its first step) leaves a working
+        // optimizer, including Adagrad, which expects its state to exist from the start.
+        Optimizer fresh(c, {p2});
+        QVERIFY(fresh.restore(0, {}).ok());
+        fresh.step({gs[0]}, 0.01);
+        QVERIFY2(!at::equal(p1, p2), name);
     }
     // State that does not fit the parameters is refused.
     OptimizerConfig c;

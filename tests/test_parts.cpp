@@ -410,8 +410,9 @@ private Q_SLOTS:
         OptimizerKind k = OptimizerKind::Adam;
         const Status st = parseInto(QStringLiteral("lion"), k, "optimizer");
         QVERIFY(!st);
-        QCOMPARE(st.error().message,
-                 QStringLiteral("unknown optimizer \"lion\"; use sgd, adam or adamw"));
+        QCOMPARE(
+            st.error().message,
+            QStringLiteral("unknown optimizer \"lion\"; use sgd, adam, adamw, rmsprop or adagrad"));
         QCOMPARE(k, OptimizerKind::Adam);
         QCOMPARE(nameOf(PeerRole::Worker), QStringLiteral("worker"));
     }

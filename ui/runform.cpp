@@ -124,6 +124,8 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     m_optimizer->addItem(QStringLiteral("Adam"), QStringLiteral("adam"));
     m_optimizer->addItem(QStringLiteral("AdamW"), QStringLiteral("adamw"));
     m_optimizer->addItem(tr("SGD with momentum"), QStringLiteral("sgd"));
+    m_optimizer->addItem(QStringLiteral("RMSprop"), QStringLiteral("rmsprop"));
+    m_optimizer->addItem(QStringLiteral("Adagrad"), QStringLiteral("adagrad"));
     form->addRow(tr("Optimizer"), m_optimizer);
 
     m_lr = new QDoubleSpinBox;

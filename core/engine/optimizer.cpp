@@ -2,8 +2,10 @@
 
 #include "engine/scriptmodel.h"
 
+#include <torch/optim/adagrad.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
+#include <torch/optim/rmsprop.h>
 #include <torch/optim/sgd.h>
 
 #include <sstream>
@@ -52,13 +54,20 @@ std::unique_ptr<torch::optim::Optimizer> makeImpl(const OptimizerConfig& c,
         return makeAdam<torch::optim::Adam, torch::optim::AdamOptions>(c, params, lr);
     case OptimizerKind::AdamW:
         return makeAdam<torch::optim::AdamW, torch::optim::AdamWOptions>(c, params, lr);
+    case OptimizerKind::RmsProp: // PyTorch's defaults: alpha 0.99, no momentum, not centred
+        return std::make_unique<torch::optim::RMSprop>(
+            params,
+            torch::optim::RMSpropOptions(lr).alpha(c.alpha).eps(c.eps).weight_decay(c.weightDecay));
+    case OptimizerKind::Adagrad:
+        return std::make_unique<torch::optim::Adagrad>(
+            params, torch::optim::AdagradOptions(lr).eps(c.adagradEps).weight_decay(c.weightDecay));
     }
     return nullptr;
 }
 
 // One parameter's state, whichever optimizer holds it, as named tensors.
 struct Slots {
-    at::Tensor momentum, expAvg, expAvgSq;
+    at::Tensor momentum, expAvg, expAvgSq, squareAvg, sum;
     int64_t step = 0;
 };
 
@@ -91,22 +100,61 @@ Slots readSlots(torch::optim::OptimizerParamState* s, OptimizerKind kind) {
         return readAdam<torch::optim::AdamParamState>(s);
     case OptimizerKind::AdamW:
         return readAdam<torch::optim::AdamWParamState>(s);
+    case OptimizerKind::RmsProp: {
+        auto* r = static_cast<torch::optim::RMSpropParamState*>(s);
+        Slots out;
+        out.squareAvg = r->square_avg();
+        out.step = r->step();
+        return out;
+    }
+    case OptimizerKind::Adagrad: {
+        auto* a = static_cast<torch::optim::AdagradParamState*>(s);
+        Slots out;
+        out.sum = a->sum();
+        out.step = int64_t(a->step());
+        return out;
+    }
     }
     return {};
 }
 
-std::unique_ptr<torch::optim::OptimizerParamState> makeState(const Slots& v, OptimizerKind kind) {
-    if (kind == OptimizerKind::Sgd) {
+// The state to install for one parameter, or null for none yet (the optimizer then makes it on
+// the parameter's first step).
+std::unique_ptr<torch::optim::OptimizerParamState> makeState(const Slots& v, OptimizerKind kind,
+                                                             const at::Tensor& param) {
+    switch (kind) {
+    case OptimizerKind::Sgd: {
         if (!v.momentum.defined())
             return nullptr;
         auto s = std::make_unique<torch::optim::SGDParamState>();
         s->momentum_buffer(v.momentum);
         return s;
     }
-    if (!v.expAvg.defined())
-        return nullptr;
-    return kind == OptimizerKind::Adam ? makeAdamState<torch::optim::AdamParamState>(v)
-                                       : makeAdamState<torch::optim::AdamWParamState>(v);
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+        if (!v.expAvg.defined())
+            return nullptr;
+        return kind == OptimizerKind::Adam ? makeAdamState<torch::optim::AdamParamState>(v)
+                                           : makeAdamState<torch::optim::AdamWParamState>(v);
+    case OptimizerKind::RmsProp: {
+        if (!v.squareAvg.defined())
+            return nullptr;
+        auto s = std::make_unique<torch::optim::RMSpropParamState>();
+        s->square_avg(v.squareAvg).step(v.step);
+        return s;
+    }
+    case OptimizerKind::Adagrad: {
+        // Adagrad makes every parameter's state up front and expects to find it on each step.
+        auto s = std::make_unique<torch::optim::AdagradParamState>();
+        s->sum(v.sum.defined() ? v.sum : at::zeros_like(param)).step(v.step);
+        return s;
+    }
+    }
+    return nullptr;
+}
+
+bool countsSteps(OptimizerKind kind) {
+    return kind != OptimizerKind::Sgd;
 }
 
 } // namespace
@@ -143,8 +191,14 @@ QList<TensorRecord> Optimizer::stateRecords() const {
         if (s.expAvg.defined()) {
             out << toRecord("exp_avg." + idx, s.expAvg);
             out << toRecord("exp_avg_sq." + idx, s.expAvgSq);
-            out << toRecord("step." + idx, at::scalar_tensor(s.step, at::kLong));
         }
+        if (s.squareAvg.defined())
+            out << toRecord("square_avg." + idx, s.squareAvg);
+        if (s.sum.defined())
+            out << toRecord("sum." + idx, s.sum);
+        if (countsSteps(m_cfg.kind) &&
+            (s.expAvg.defined() || s.squareAvg.defined() || s.sum.defined()))
+            out << toRecord("step." + idx, at::scalar_tensor(s.step, at::kLong));
     }
     return out;
 }
@@ -180,6 +234,10 @@ Status Optimizer::restore(int64_t steps, const QList<TensorRecord>& records) {
             s.expAvg = v;
         else if (slot == QLatin1String("exp_avg_sq"))
             s.expAvgSq = v;
+        else if (slot == QLatin1String("square_avg"))
+            s.squareAvg = v;
+        else if (slot == QLatin1String("sum"))
+            s.sum = v;
         else
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("unknown optimizer state %1").arg(r.name));
@@ -192,7 +250,7 @@ Status Optimizer::restore(int64_t steps, const QList<TensorRecord>& records) {
     auto& state = m_impl->state();
     state.clear();
     for (size_t i = 0; i < m_params.size(); ++i)
-        if (auto s = makeState(slots[i], m_cfg.kind))
+        if (auto s = makeState(slots[i], m_cfg.kind, m_params[i]))
             state[stateKey<StateMap>(m_params[i])] = std::move(s);
     m_steps = steps;
     return success();

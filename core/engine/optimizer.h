@@ -28,10 +28,12 @@ namespace tandem {
 struct OptimizerConfig {
     using Kind = OptimizerKind;
     Kind kind = Kind::Adam;
-    double momentum = 0.9; // sgd
-    bool nesterov = false; // sgd
-    double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-    double weightDecay = 0; // L2 added to the gradient (sgd, adam); decoupled (adamw)
+    double momentum = 0.9;                         // sgd
+    bool nesterov = false;                         // sgd
+    double beta1 = 0.9, beta2 = 0.999, eps = 1e-8; // adam, adamw; eps also rmsprop
+    double alpha = 0.99;                           // rmsprop's smoothing
+    double adagradEps = 1e-10;                     // PyTorch's default for Adagrad
+    double weightDecay = 0; // L2 added to the gradient (all but adamw); decoupled (adamw)
 };
 
 class Optimizer {

@@ -21,7 +21,7 @@ enum class TrainMode { Sync, Async, LocalSgd };
 enum class WireDtype { Fp32, Fp16, Bf16 };
 // What workers compute the forward pass in (autocast); weights stay fp32.
 enum class Precision { Fp32, Bf16, Fp16 };
-enum class OptimizerKind { Sgd, Adam, AdamW };
+enum class OptimizerKind { Sgd, Adam, AdamW, RmsProp, Adagrad };
 enum class Schedule { Constant, Cosine };
 // Which side of a connection a peer is on.
 enum class PeerRole { Coordinator, Worker, Node };
@@ -38,7 +38,8 @@ TANDEM_ENUM_NAMES(WireDtype, {WireDtype::Fp32, "fp32"}, {WireDtype::Fp16, "fp16"
 TANDEM_ENUM_NAMES(Precision, {Precision::Fp32, "fp32"}, {Precision::Bf16, "bf16"},
                   {Precision::Fp16, "fp16"})
 TANDEM_ENUM_NAMES(OptimizerKind, {OptimizerKind::Sgd, "sgd"}, {OptimizerKind::Adam, "adam"},
-                  {OptimizerKind::AdamW, "adamw"})
+                  {OptimizerKind::AdamW, "adamw"}, {OptimizerKind::RmsProp, "rmsprop"},
+                  {OptimizerKind::Adagrad, "adagrad"})
 TANDEM_ENUM_NAMES(Schedule, {Schedule::Constant, "constant"}, {Schedule::Cosine, "cosine"})
 TANDEM_ENUM_NAMES(PeerRole, {PeerRole::Coordinator, "coordinator"}, {PeerRole::Worker, "worker"},
                   {PeerRole::Node, "node"})
