@@ -10,6 +10,7 @@
 #include "engine/training.h"
 #include "engine/workerclient.h"
 #include "net/server.h"
+#include "node/workercommand.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -307,29 +308,7 @@ int cmdExport(const QStringList& args) {
 
 int cmdWorker(const QStringList& args) {
     QCommandLineParser p;
-    p.addOption({QStringLiteral("connect"), QStringLiteral("The coordinator's address."),
-                 QStringLiteral("HOST:PORT")});
-    p.addOption({QStringLiteral("threads"), QStringLiteral("LibTorch threads [one per core]."),
-                 QStringLiteral("N")});
-    p.addOption({QStringLiteral("name"),
-                 QStringLiteral("The name the coordinator shows for this machine [host name]."),
-                 QStringLiteral("NAME")});
-    p.addOption({QStringLiteral("cache"),
-                 QStringLiteral("Folder for datasets received from coordinators [HOME/cache]."),
-                 QStringLiteral("DIR")});
-    p.addOption({QStringLiteral("reconnect"),
-                 QStringLiteral("Seconds to keep trying to reach the coordinator [60]."),
-                 QStringLiteral("S")});
-    p.addOption({QStringLiteral("max-batch"),
-                 QStringLiteral("The most samples this device takes per step [no limit]."),
-                 QStringLiteral("N")});
-    p.addOption({QStringLiteral("device"),
-                 QStringLiteral("The device to compute on: cuda:N, mps or cpu [the best]."),
-                 QStringLiteral("DEVICE")});
-    p.addOption({QStringLiteral("devices"),
-                 QStringLiteral("One worker per device: all (every GPU), or a list such as "
-                                "cuda:0,cuda:1."),
-                 QStringLiteral("LIST")});
+    WorkerCommand::addOptions(p);
     int exit = kOk;
     if (!parse(p, QStringLiteral("worker"), args,
                QStringLiteral("Joins a coordinator's run and trains until it ends."), &exit))

@@ -2,7 +2,6 @@
 
 #include "app/cli.h"
 #include "common/ports.h"
-#include "common/version.h"
 #include "engine/devices.h"
 #include "net/discovery.h"
 #include "net/identity.h"
@@ -19,7 +18,6 @@
 #include <QHostInfo>
 #include <QProcess>
 #include <QSocketNotifier>
-#include <QSysInfo>
 #include <QTimer>
 
 #include <cstdio>
@@ -68,17 +66,6 @@ private:
     std::function<void(bool)> m_answer;
     std::unique_ptr<QSocketNotifier> m_notifier;
 };
-
-wire::Announcement selfAnnouncement(const Identity& id, const QString& name, quint16 tcpPort) {
-    wire::Announcement a;
-    a.deviceId = id.deviceId();
-    a.displayName = name.isEmpty() ? QHostInfo::localHostName() : name;
-    a.os = QSysInfo::prettyProductName();
-    a.appVersion = appVersion();
-    a.devices = detectDevices();
-    a.tcpPort = tcpPort;
-    return a;
-}
 
 struct Common {
     QString home;
@@ -233,7 +220,7 @@ int cmdPair(const QStringList& args) {
     quint16 port = kServePort;
     if (isDeviceId(target.toLower())) {
         // Find that device's address among the announcements.
-        wire::Announcement self = selfAnnouncement(*id, c.name, 0);
+        wire::Announcement self = Discovery::describeSelf(id->deviceId(), c.name, detectDevices());
         self.query = true;
         Discovery d(self);
         d.setPort(c.discoveryPort);

@@ -4,7 +4,6 @@
 #include "app/nodecommands.h"
 
 #include "app/cli.h"
-#include "common/version.h"
 #include "engine/devices.h"
 #include "net/discovery.h"
 #include "net/identity.h"
@@ -14,10 +13,8 @@
 #include <QCommandLineParser>
 #include <QDateTime>
 #include <QEventLoop>
-#include <QHostInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSysInfo>
 #include <QTimer>
 
 #include <cstdio>
@@ -131,13 +128,8 @@ int cmdPeers(const QStringList& args) {
     auto id = Identity::loadOrCreate(home);
     if (!id)
         return fail(id.error());
-    wire::Announcement self;
-    self.deviceId = id->deviceId();
-    self.displayName = p.isSet(QStringLiteral("name")) ? p.value(QStringLiteral("name"))
-                                                       : QHostInfo::localHostName();
-    self.os = QSysInfo::prettyProductName();
-    self.appVersion = appVersion();
-    self.devices = detectDevices();
+    wire::Announcement self =
+        Discovery::describeSelf(id->deviceId(), p.value(QStringLiteral("name")), detectDevices());
     self.query = true; // a listing wants answers now, not within an announcement interval
     Discovery d(self);
     d.setPort(quint16(port));

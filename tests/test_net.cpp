@@ -6,6 +6,9 @@
 #include "net/identity.h"
 #include "net/server.h"
 #include "net/truststore.h"
+#include "node/workercommand.h"
+
+#include <QCommandLineParser>
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -26,6 +29,7 @@ private Q_SLOTS:
     void identityIsMadeOnceAndKept();
     void trustStore();
     void hostPort();
+    void workerCommandReadsWhatANodeWrites();
     void twoNodesTalkOverTls();
     void blobsTravelInParts();
     void junkBytesAreDropped();
@@ -408,6 +412,40 @@ void TestNet::announcementsAreHintsAndCapped() {
     QCOMPARE(a.peers().first().announcement.displayName, QStringLiteral("other"));
     QVERIFY(!wire::decodeAnnouncement(QByteArray(wire::kMaxAnnouncementBytes + 1, 'T')).ok());
     QCOMPARE(wire::decodeAnnouncement(wire::encodeAnnouncement(other)).value().tcpPort, quint16(9));
+}
+
+void TestNet::workerCommandReadsWhatANodeWrites() {
+    // The arguments a node writes for an invited worker parse with the options `tandem worker`
+    // declares, to the same values: an IPv6 host in brackets, names with spaces, every field.
+    WorkerCommand w;
+    w.host = QStringLiteral("fe80::1%eth0");
+    w.port = 40123;
+    w.home = QStringLiteral("/home/a b/.tandem");
+    w.cacheDir = QStringLiteral("/tmp/cache");
+    w.name = QStringLiteral("gpu desktop");
+    w.devices = QStringLiteral("cuda:0,cuda:1");
+    const QStringList args = w.arguments();
+    QCOMPARE(args.first(), QStringLiteral("worker"));
+    QCommandLineParser p;
+    WorkerCommand::addOptions(p);
+    p.addOption({QStringLiteral("home"), QString(), QStringLiteral("DIR")});
+    QVERIFY2(p.parse(QStringList{QStringLiteral("tandem")} + args.mid(1)),
+             qPrintable(p.errorText()));
+    QVERIFY(p.positionalArguments().isEmpty());
+    const auto hp = parseHostPort(p.value(QStringLiteral("connect")));
+    QVERIFY(hp.ok());
+    QCOMPARE(hp->first, w.host);
+    QCOMPARE(hp->second, w.port);
+    QCOMPARE(p.value(QStringLiteral("home")), w.home);
+    QCOMPARE(p.value(QStringLiteral("cache")), w.cacheDir);
+    QCOMPARE(p.value(QStringLiteral("name")), w.name);
+    QCOMPARE(p.value(QStringLiteral("devices")), w.devices);
+    // Fields left empty are left out, so the worker uses its defaults.
+    WorkerCommand bare;
+    bare.host = QStringLiteral("127.0.0.1");
+    bare.port = 1;
+    QCOMPARE(bare.arguments(), (QStringList{QStringLiteral("worker"), QStringLiteral("--connect"),
+                                            QStringLiteral("127.0.0.1:1")}));
 }
 
 QTEST_GUILESS_MAIN(TestNet)

@@ -1,12 +1,28 @@
 #include "net/discovery.h"
 
+#include "common/version.h"
+
+#include <QHostInfo>
 #include <QLoggingCategory>
 #include <QNetworkDatagram>
 #include <QNetworkInterface>
+#include <QSysInfo>
 
 Q_LOGGING_CATEGORY(lcDiscovery, "tandem.discovery")
 
 namespace tandem {
+
+wire::Announcement Discovery::describeSelf(const QString& deviceId, const QString& name,
+                                           const QList<DeviceInfo>& devices, quint16 tcpPort) {
+    wire::Announcement a;
+    a.deviceId = deviceId;
+    a.displayName = name.isEmpty() ? QHostInfo::localHostName() : name;
+    a.os = QSysInfo::prettyProductName();
+    a.appVersion = appVersion();
+    a.devices = devices;
+    a.tcpPort = tcpPort;
+    return a;
+}
 
 Discovery::Discovery(wire::Announcement self, QObject* parent)
     : QObject(parent)

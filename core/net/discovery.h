@@ -35,6 +35,12 @@ public:
 
     explicit Discovery(wire::Announcement self, QObject* parent = nullptr);
 
+    // What a node says about itself: the one way to build an announcement, used by a serving
+    // node and by the commands that only listen. An empty name means the host name; port 0
+    // means the node takes no connections.
+    static wire::Announcement describeSelf(const QString& deviceId, const QString& name,
+                                           const QList<DeviceInfo>& devices, quint16 tcpPort = 0);
+
     void setPort(quint16 port) { m_port = port; }
     // Where announcements go; by default the IPv4 broadcast address and both multicast groups.
     void setTargets(const QList<QHostAddress>& targets) { m_targets = targets; }

@@ -1,8 +1,8 @@
 #include "node/nodeservice.h"
 
 #include "net/trustwatcher.h"
+#include "node/workercommand.h"
 
-#include "common/version.h"
 #include "net/connection.h"
 #include "net/server.h"
 #include "net/truststore.h"
@@ -10,7 +10,6 @@
 #include <QCoreApplication>
 #include <QHostInfo>
 #include <QLoggingCategory>
-#include <QSysInfo>
 
 Q_LOGGING_CATEGORY(lcNode, "tandem.node")
 
@@ -93,14 +92,7 @@ quint16 NodeService::tcpPort() const {
 }
 
 wire::Announcement NodeService::announcement() const {
-    wire::Announcement a;
-    a.deviceId = deviceId();
-    a.displayName = displayName();
-    a.os = QSysInfo::prettyProductName();
-    a.appVersion = appVersion();
-    a.devices = m_s.devices;
-    a.tcpPort = tcpPort();
-    return a;
+    return Discovery::describeSelf(deviceId(), m_s.name, m_s.devices, tcpPort());
 }
 
 void NodeService::start() {
@@ -278,21 +270,16 @@ void NodeService::startInvitedWorker(Connection* conn, quint16 port) {
         if (p.deviceId == conn->peerId() && !p.name.isEmpty())
             m_workerCoordinator = p.name;
     Q_EMIT message(tr("Joining the run of %1 at %2:%3").arg(m_workerCoordinator, host).arg(port));
-    const QString target =
-        QStringLiteral("%1:%2")
-            .arg(host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']')
-                                                 : host)
-            .arg(port);
-    QStringList args{QStringLiteral("worker"), QStringLiteral("--connect"), target,
-                     QStringLiteral("--home"), m_s.home};
-    if (!m_s.cacheDir.isEmpty())
-        args << QStringLiteral("--cache") << m_s.cacheDir;
-    args << QStringLiteral("--name") << displayName();
-    if (!m_s.workerDevices.isEmpty())
-        args << QStringLiteral("--devices") << m_s.workerDevices;
+    WorkerCommand worker;
+    worker.host = host;
+    worker.port = port;
+    worker.home = m_s.home;
+    worker.cacheDir = m_s.cacheDir;
+    worker.name = displayName();
+    worker.devices = m_s.workerDevices;
     m_worker.start(m_s.workerProgram.isEmpty() ? QCoreApplication::applicationFilePath()
                                                : m_s.workerProgram,
-                   args);
+                   worker.arguments());
     Q_EMIT workerChanged(true, m_workerCoordinator);
     conn->send(wire::Bye{QStringLiteral("joining")});
     QTimer::singleShot(500, conn, [conn] { conn->close(QStringLiteral("invitation accepted")); });

@@ -1,0 +1,56 @@
+#include "node/workercommand.h"
+
+#include <QCommandLineParser>
+
+namespace tandem {
+
+namespace {
+const QString kConnect = QStringLiteral("connect"), kHome = QStringLiteral("home"),
+              kCache = QStringLiteral("cache"), kName = QStringLiteral("name"),
+              kDevices = QStringLiteral("devices");
+
+QString dashed(const QString& option) {
+    return QStringLiteral("--") + option;
+}
+} // namespace
+
+QStringList WorkerCommand::arguments() const {
+    const QString bracketed =
+        host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
+    QStringList args{QStringLiteral("worker"), dashed(kConnect),
+                     QStringLiteral("%1:%2").arg(bracketed).arg(port)};
+    const std::pair<const QString&, const QString&> optional[] = {
+        {kHome, home}, {kCache, cacheDir}, {kName, name}, {kDevices, devices}};
+    for (const auto& [option, value] : optional)
+        if (!value.isEmpty())
+            args << dashed(option) << value;
+    return args;
+}
+
+void WorkerCommand::addOptions(QCommandLineParser& p) {
+    p.addOption(
+        {kConnect, QStringLiteral("The coordinator's address."), QStringLiteral("HOST:PORT")});
+    p.addOption({QStringLiteral("threads"), QStringLiteral("LibTorch threads [one per core]."),
+                 QStringLiteral("N")});
+    p.addOption({kName,
+                 QStringLiteral("The name the coordinator shows for this machine [host name]."),
+                 QStringLiteral("NAME")});
+    p.addOption({kCache,
+                 QStringLiteral("Folder for datasets received from coordinators [HOME/cache]."),
+                 QStringLiteral("DIR")});
+    p.addOption({QStringLiteral("reconnect"),
+                 QStringLiteral("Seconds to keep trying to reach the coordinator [60]."),
+                 QStringLiteral("S")});
+    p.addOption({QStringLiteral("max-batch"),
+                 QStringLiteral("The most samples this device takes per step [no limit]."),
+                 QStringLiteral("N")});
+    p.addOption({QStringLiteral("device"),
+                 QStringLiteral("The device to compute on: cuda:N, mps or cpu [the best]."),
+                 QStringLiteral("DEVICE")});
+    p.addOption({kDevices,
+                 QStringLiteral("One worker per device: all (every GPU), or a list such as "
+                                "cuda:0,cuda:1."),
+                 QStringLiteral("LIST")});
+}
+
+} // namespace tandem

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+class QCommandLineParser;
+
+namespace tandem {
+
+// The command line of `tandem worker`, in one place: the options the command reads, and the
+// arguments a node writes when it starts a worker for an invitation, so that the two cannot
+// drift apart.
+struct WorkerCommand {
+    QString host;
+    quint16 port = 0;
+    QString home;
+    QString cacheDir; // empty: the worker's default
+    QString name;     // empty: the host name
+    QString devices;  // empty: the best device
+
+    // "worker --connect HOST:PORT --home …", the arguments after the program.
+    QStringList arguments() const;
+    // Declares the options of `tandem worker` on p (--home is every command's).
+    static void addOptions(QCommandLineParser& p);
+};
+
+} // namespace tandem
