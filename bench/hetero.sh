@@ -7,12 +7,13 @@
 #
 #   bench/hetero.sh                  SLOW=30 STEPS=150 BATCH=128 WIRE=fp32
 #   SLOW=100 bench/hetero.sh         equal workers
+#   TANDEM=/path/to/tandem bench/hetero.sh   another build (bench/versus.sh)
 set -eu
 cd "$(dirname "$0")/.."
 slow=${SLOW:-30}; steps=${STEPS:-150}; batch=${BATCH:-128}; wire=${WIRE:-fp32}; mode=${MODE:-sync}
 slowcpu=${SLOWCPU:-$(cd .. && pwd)/shared/tools/slowcpu}
-cmake --build build --target tandem >/dev/null
-t=build/bin/tandem
+if [ -z "${TANDEM:-}" ]; then cmake --build build --target tandem >/dev/null; fi
+t=${TANDEM:-build/bin/tandem}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 field() { tail -n 1 | python3 -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
