@@ -1,6 +1,7 @@
 #include "app/commands.h"
 #include "ui/gui.h"
 
+#include "common/memory.h"
 #include "common/version.h"
 
 #include <QApplication>
@@ -68,6 +69,7 @@ bool haveDisplay() {
 } // namespace
 
 int main(int argc, char** argv) {
+    tandem::keepFreedMemoryForReuse();
     // Diagnostics stay quiet unless asked for (QT_LOGGING_RULES="tandem.*.debug=true").
     QLoggingCategory::setFilterRules(QStringLiteral("tandem.*.debug=false"));
     if (const int bad = firstArgumentNotText(argc, argv)) {

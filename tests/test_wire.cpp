@@ -24,6 +24,9 @@ private Q_SLOTS:
     void messagesRoundTrip();
     void decodeRejectsGarbage();
     void randomStreamsNeverCrash();
+    void readerMatchesDecoder();
+    void readerChecksABlobPartBeforeReadingIt();
+    void readerKeepsACutBlobIncomplete();
 };
 
 void TestWire::framesSplitAcrossReads() {
@@ -240,6 +243,97 @@ void TestWire::randomStreamsNeverCrash() {
         }
     }
     QVERIFY(frames > 100);
+}
+
+namespace {
+// A source that hands out `bytes` in pieces of at most `piece` bytes per call, and nothing
+// between calls to more().
+struct Trickle {
+    QByteArray bytes;
+    qsizetype pos = 0, limit = 0, piece = 1;
+    qint64 read(char* to, qint64 max) {
+        const qint64 n = std::min<qint64>({max, qint64(piece), qint64(limit - pos)});
+        memcpy(to, bytes.constData() + pos, size_t(n));
+        pos += qsizetype(n);
+        return n;
+    }
+    void more(qsizetype n) { limit = std::min(bytes.size(), limit + n); }
+};
+} // namespace
+
+void TestWire::readerMatchesDecoder() {
+    // Messages and blobs, delivered in random pieces: the reader yields the same messages as
+    // the decoder, and the blobs arrive whole, in the assembler, without passing through it.
+    QRandomGenerator rng(99);
+    QByteArray stream, blob(3 * int(kBlobPartBytes / 2) + 17, Qt::Uninitialized);
+    for (char& c : blob)
+        c = char(rng.bounded(256));
+    QList<QByteArray> sent;
+    for (qsizetype off = 0, i = 0; off < blob.size(); ++i) {
+        const qsizetype n = std::min<qsizetype>(kBlobPartBytes, blob.size() - off);
+        stream += blobPartFrame(uint32_t(BlobKind::Tensors), 5, uint64_t(blob.size()),
+                                uint64_t(off), QByteArrayView(blob.constData() + off, n));
+        off += n;
+        const QByteArray m = encode(Ping{uint64_t(i)});
+        sent << m;
+        stream += frame(m);
+    }
+    BlobAssembler blobs;
+    blobs.setCap(uint32_t(BlobKind::Tensors), blob.size());
+    FrameReader reader(blobs);
+    Trickle t{stream};
+    QList<QByteArray> got;
+    while (t.pos < stream.size()) {
+        t.more(qsizetype(rng.bounded(200000)) + 1);
+        t.piece = qsizetype(rng.bounded(70000)) + 1;
+        while (auto p = reader.next([&](char* to, qint64 max) { return t.read(to, max); }))
+            got << *p;
+        QVERIFY(!reader.failed());
+    }
+    QCOMPARE(got, sent);
+    QCOMPARE(blobs.take(5).value(), blob);
+}
+
+void TestWire::readerChecksABlobPartBeforeReadingIt() {
+    BlobAssembler blobs;
+    blobs.setCap(uint32_t(BlobKind::Tensors), 100);
+    FrameReader reader(blobs);
+    // A part of a blob claiming more than the cap: refused on its header, its data unread.
+    const QByteArray part =
+        blobPartFrame(uint32_t(BlobKind::Tensors), 1, 1000, 0, QByteArray(50, 'x'));
+    Trickle t{part + frame(encode(Ping{1}))};
+    t.more(t.bytes.size());
+    t.piece = t.bytes.size();
+    QVERIFY(!reader.next([&](char* to, qint64 max) { return t.read(to, max); }));
+    QVERIFY(reader.failed());
+    QVERIFY(reader.error().contains(QStringLiteral("at most 100")));
+    QCOMPARE(t.pos, 4 + kBlobPartHeader);
+    // An oversized frame is refused on its length alone.
+    BlobAssembler none;
+    FrameReader small(none, 64);
+    Trickle big{frame(QByteArray(65, 'a'))};
+    big.more(big.bytes.size());
+    big.piece = big.bytes.size();
+    QVERIFY(!small.next([&](char* to, qint64 max) { return big.read(to, max); }));
+    QVERIFY(small.failed());
+    QCOMPARE(big.pos, 4);
+}
+
+void TestWire::readerKeepsACutBlobIncomplete() {
+    // A sender that dies in the middle of a part leaves a blob that can never be taken: no
+    // partial tensors reach the caller.
+    BlobAssembler blobs;
+    blobs.setCap(uint32_t(BlobKind::Tensors), 100);
+    FrameReader reader(blobs);
+    Trickle t{blobPartFrame(uint32_t(BlobKind::Tensors), 3, 40, 0, QByteArray(40, 'y'))};
+    t.more(t.bytes.size() - 1);
+    t.piece = 7;
+    QVERIFY(!reader.next([&](char* to, qint64 max) { return t.read(to, max); }));
+    QVERIFY(!reader.failed());
+    QVERIFY(!blobs.take(3));
+    t.more(1);
+    QVERIFY(!reader.next([&](char* to, qint64 max) { return t.read(to, max); }));
+    QCOMPARE(blobs.take(3).value(), QByteArray(40, 'y'));
 }
 
 QTEST_GUILESS_MAIN(TestWire)

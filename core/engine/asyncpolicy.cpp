@@ -35,6 +35,7 @@ private:
     std::deque<std::vector<int64_t>> m_returned;   // samples of workers that left
     QElapsedTimer m_wall;
     qint64 m_lastApplied = 0;
+    QByteArray m_packSpare; // the memory weights are packed into, version after version
 };
 
 Expected<EpochEnd> AsyncPolicy::runEpoch(StepContext& ctx) {
@@ -100,7 +101,7 @@ bool AsyncPolicy::handOut(StepContext& ctx) {
                 req.weightsVersion = ctx.step;
                 if (m.remote) {
                     req.packedWeights = std::make_shared<const QByteArray>(
-                        packBundle(ctx.master.params, ctx.master.buffers, ctx.wire));
+                        packBundle(ctx.master.params, ctx.master.buffers, ctx.wire, &m_packSpare));
                 } else {
                     // The optimizer changes the master weights while this worker reads them:
                     // it gets a copy of its own.
@@ -139,6 +140,7 @@ Status AsyncPolicy::collect(StepContext& ctx, bool stopping) {
         const double rtt = double(m_wall.nsecsElapsed() - o.submittedNs) / 1e6;
         ctx.pool.record(w, *r, rtt, false);
         m.stats.samples += r->samples;
+        ++m.served;
         if (stopping)
             continue; // the run is ending: finished work is not applied
         if (ctx.step - o.version > ctx.cfg.staleness) {

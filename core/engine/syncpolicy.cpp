@@ -74,7 +74,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             if (m.remote) {
                 if (!packed)
                     packed = std::make_shared<const QByteArray>(
-                        packBundle(ctx.master.params, ctx.master.buffers, ctx.wire));
+                        packBundle(ctx.master.params, ctx.master.buffers, ctx.wire, &m_packSpare));
                 req.packedWeights = packed;
             }
             submittedAt[j] = timer.nsecsElapsed();
@@ -120,6 +120,7 @@ QList<WorkerStepStats> SyncPolicy::workerStats(StepContext& ctx, Collected& c,
         ws.computeMs = c.computeMs[w];
         ws.waitMs = std::max(0.0, stepMs - c.rttMs[w]);
         m.stats.samples += c.took[w];
+        m.served += c.took[w] > 0 ? 1 : 0;
         m.stats.waitS += ws.waitMs / 1e3;
         out << ws;
     }

@@ -40,6 +40,8 @@ private:
     Status dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr,
                     const QElapsedTimer& timer, Collected& c);
     QList<WorkerStepStats> workerStats(StepContext& ctx, Collected& c, double stepMs) const;
+
+    QByteArray m_packSpare; // the memory weights are packed into, step after step
 };
 
 // Sum over results of (b_i / B) * g_i: the mean gradient (or parameter delta) over the global

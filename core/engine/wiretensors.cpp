@@ -142,7 +142,7 @@ DType storageDtype(WireDtype wire) {
 }
 
 QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
-                      DType wire) {
+                      DType wire, QByteArray* spare) {
     const at::ScalarType ws = scalarTypeOf(wire);
     std::vector<at::Tensor> parts;
     qint64 total = 0;
@@ -158,12 +158,18 @@ QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<a
         total += qint64(c.nbytes());
         parts.push_back(std::move(c));
     }
-    QByteArray out(total, Qt::Uninitialized);
+    QByteArray out;
+    if (spare && spare->size() == total && spare->isDetached())
+        out = std::move(*spare);
+    else
+        out = QByteArray(total, Qt::Uninitialized);
     char* dst = out.data();
     for (const at::Tensor& c : parts) {
         std::memcpy(dst, c.data_ptr(), c.nbytes());
         dst += c.nbytes();
     }
+    if (spare)
+        *spare = out;
     return out;
 }
 
@@ -200,21 +206,24 @@ Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wi
                              .arg(bytes.size())
                              .arg(layout.bundleBytes(wire)));
     const at::ScalarType ws = scalarTypeOf(wire);
-    const char* src = bytes.constData();
+    char* src = const_cast<char*>(bytes.constData()); // the views are only read
+    // Each view keeps the bytes alive; the blob's memory goes back to its connection's spare
+    // once the last of them is gone.
+    auto view = [&](const std::vector<int64_t>& shape, at::ScalarType type) {
+        at::Tensor t = at::from_blob(
+            src, shape, [keep = bytes](void*) mutable { keep = QByteArray(); },
+            at::TensorOptions().dtype(type));
+        src += t.nbytes();
+        return t;
+    };
     params->resize(layout.paramShapes.size());
     for (size_t i = 0; i < layout.paramShapes.size(); ++i) {
-        at::Tensor raw = at::empty(layout.paramShapes[i], ws);
-        std::memcpy(raw.data_ptr(), src, raw.nbytes());
-        src += raw.nbytes();
+        at::Tensor raw = view(layout.paramShapes[i], ws);
         (*params)[i] = ws == at::kFloat ? raw : raw.to(at::kFloat);
     }
     buffers->resize(layout.bufferShapes.size());
-    for (size_t i = 0; i < layout.bufferShapes.size(); ++i) {
-        at::Tensor raw = at::empty(layout.bufferShapes[i], layout.bufferTypes[i]);
-        std::memcpy(raw.data_ptr(), src, raw.nbytes());
-        src += raw.nbytes();
-        (*buffers)[i] = raw;
-    }
+    for (size_t i = 0; i < layout.bufferShapes.size(); ++i)
+        (*buffers)[i] = view(layout.bufferShapes[i], layout.bufferTypes[i]);
     return success();
 }
 

@@ -42,13 +42,17 @@ struct ModelLayout {
 Expected<DType> wireDtypeFromName(const QString& name); // fp32, fp16, bf16, F32, ...
 DType storageDtype(WireDtype wire);
 
+// With `spare` given, the bundle is written into it when it has the right size and nobody else
+// holds it (the previous bundle has been sent), and it then shares the result: a step reuses
+// the same pages instead of faulting in fresh ones for every bundle.
 QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
-                      DType wire);
+                      DType wire, QByteArray* spare = nullptr);
 // Copies a bundle straight into existing tensors (a replica's parameters and buffers, on any
 // device), converting from the wire dtype on the way: one copy, no intermediate tensors.
 Status unpackInto(const QByteArray& bytes, const ModelLayout& layout, DType wire,
                   std::vector<at::Tensor>& params, std::vector<at::Tensor>& buffers);
-// Fills float32 CPU tensors shaped as the layout says.
+// Float32 CPU tensors shaped as the layout says. At fp32 they are views of `bytes` (which they
+// keep alive), not copies.
 Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wire,
                     std::vector<at::Tensor>* params, std::vector<at::Tensor>* buffers);
 

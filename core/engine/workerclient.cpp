@@ -381,7 +381,7 @@ private:
                     res.computeMs = r->computeMs;
                     res.memoryCap = r->memoryCap;
                     notes = r->notes;
-                    bundle = packBundle(r->grads, r->buffers, m_wire);
+                    bundle = packBundle(r->grads, r->buffers, m_wire, &m_packSpare);
                 }
             }
             QMetaObject::invokeMethod(
@@ -418,6 +418,7 @@ private:
 
     wire::RunSpec m_spec;
     DType m_wire = DType::F32;
+    QByteArray m_packSpare; // compute thread: the memory results are packed into
     ModelLayout m_layout;
     torch::jit::Module m_module;
     std::shared_ptr<DatasetSplits> m_data;

@@ -49,6 +49,8 @@ public:
     void setIdleTimeout(int ms);
     void setBlobCap(wire::BlobKind kind, qint64 maxBytes) {
         m_blobs.setCap(uint32_t(kind), maxBytes);
+        if (kind == wire::BlobKind::Tensors)
+            m_blobs.setReuse(uint32_t(kind));
     }
 
     void send(const wire::Message& m);
@@ -96,8 +98,8 @@ private:
     QPointer<QSslSocket> m_socket;
     State m_state = State::Handshaking;
     QString m_peerId;
-    wire::FrameDecoder m_decoder;
     wire::BlobAssembler m_blobs;
+    wire::FrameReader m_reader{m_blobs};
     QTimer m_handshakeTimer;
     QTimer m_pingTimer;
     QElapsedTimer m_lastHeard;

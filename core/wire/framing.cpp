@@ -17,10 +17,11 @@ QByteArray frame(const QByteArray& payload) {
 }
 
 QByteArray blobPartFrame(uint32_t kind, uint64_t id, uint64_t total, uint64_t offset,
-                         QByteArrayView data) {
+                         QByteArrayView data, qint64 dataSize) {
+    const qint64 size = dataSize < 0 ? data.size() : dataSize;
     QByteArray out(4 + kBlobPartHeader + data.size(), Qt::Uninitialized);
     char* p = out.data();
-    qToLittleEndian<quint32>(quint32(kBlobPartHeader + data.size()), p);
+    qToLittleEndian<quint32>(quint32(kBlobPartHeader + size), p);
     p[4] = 0;
     qToLittleEndian<quint32>(kind, p + 5);
     qToLittleEndian<quint64>(id, p + 9);
@@ -75,6 +76,17 @@ std::optional<QByteArray> FrameDecoder::next() {
 
 Status BlobAssembler::add(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset,
                           QByteArrayView data) {
+    auto to = reserve(id, kind, total, offset, data.size());
+    if (!to)
+        return to.error();
+    if (!data.isEmpty())
+        memcpy(*to, data.data(), size_t(data.size()));
+    commit(id);
+    return success();
+}
+
+Expected<char*> BlobAssembler::reserve(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset,
+                                       qint64 size) {
     auto bad = [](const QString& m) { return makeError(ErrorCode::Corrupt, m); };
     if (id == 0)
         return bad(QStringLiteral("blob id 0 is reserved"));
@@ -96,26 +108,44 @@ Status BlobAssembler::add(uint64_t id, uint32_t kind, uint64_t total, uint64_t o
         Pending p;
         p.kind = kind;
         p.total = total;
-        // Reserve only what the cap has already vetted.
-        p.data.reserve(qsizetype(total));
+        // Allocated only once the cap has vetted the size; filled part by part. The memory of
+        // the last blob of this kind is used again when nobody holds that blob any more:
+        // a run receives same-sized tensors every step, and fresh pages cost a fault each.
+        auto spare = m_spare.find(kind);
+        if (spare != m_spare.end() && spare->size() == qsizetype(total) && spare->isDetached())
+            p.data = std::move(*spare);
+        else
+            p.data = QByteArray(qsizetype(total), Qt::Uninitialized);
+        if (spare != m_spare.end())
+            m_spare.erase(spare);
         it = m_pending.insert(id, std::move(p));
     }
     Pending& p = it.value();
     if (p.kind != kind || p.total != total)
         return bad(QStringLiteral("blob %1 changed its kind or size").arg(id));
-    if (offset != quint64(p.data.size()))
+    if (offset != quint64(p.committed))
         return bad(QStringLiteral("blob %1: part at offset %2, expected %3")
                        .arg(id)
                        .arg(offset)
-                       .arg(p.data.size()));
-    if (quint64(data.size()) > total - offset)
+                       .arg(p.committed));
+    if (size < 0 || quint64(size) > total - offset)
         return bad(QStringLiteral("blob %1 runs past its declared size").arg(id));
-    p.data.append(data);
-    if (quint64(p.data.size()) == total) {
+    m_reserved = {id, size};
+    return p.data.data() + offset;
+}
+
+void BlobAssembler::commit(uint64_t id) {
+    auto it = m_pending.find(id);
+    if (it == m_pending.end() || m_reserved.first != id)
+        return;
+    Pending& p = it.value();
+    p.committed += m_reserved.second;
+    m_reserved = {0, 0};
+    if (quint64(p.committed) == p.total) {
         m_done.insert(id, std::move(p.data));
+        m_kindOf.insert(id, p.kind);
         m_pending.erase(it);
     }
-    return success();
 }
 
 std::optional<QByteArray> BlobAssembler::take(uint64_t id) {
@@ -124,16 +154,113 @@ std::optional<QByteArray> BlobAssembler::take(uint64_t id) {
         return std::nullopt;
     QByteArray b = std::move(it.value());
     m_done.erase(it);
+    const uint32_t kind = m_kindOf.take(id);
+    if (m_reuse.contains(kind))
+        m_spare.insert(kind, b); // shared until the caller lets go of it
     return b;
 }
 
 qint64 BlobAssembler::pendingBytes() const {
     qint64 n = 0;
     for (const Pending& p : m_pending)
-        n += p.data.size();
+        n += p.committed;
     for (const QByteArray& b : m_done)
         n += b.size();
     return n;
+}
+
+void FrameReader::fail(const QString& why) {
+    m_error = why;
+    m_stage = Stage::Length;
+}
+
+bool FrameReader::fill(const Source& read, qsizetype want) {
+    while (m_headFill < want) {
+        const qint64 n = read(m_head + m_headFill, want - m_headFill);
+        if (n <= 0)
+            return false;
+        m_headFill += qsizetype(n);
+    }
+    return true;
+}
+
+std::optional<QByteArray> FrameReader::next(const Source& read) {
+    while (!failed()) {
+        switch (m_stage) {
+        case Stage::Length: {
+            if (!fill(read, 4))
+                return std::nullopt;
+            m_frameLen = qFromLittleEndian<quint32>(m_head);
+            if (m_frameLen > m_max) {
+                fail(QStringLiteral("a peer announced a frame of %1 bytes; the limit is %2")
+                         .arg(m_frameLen)
+                         .arg(m_max));
+                return std::nullopt;
+            }
+            m_stage = m_frameLen == 0 ? Stage::Payload : Stage::Kind;
+            m_payload.clear();
+            m_payloadFill = 0;
+            break;
+        }
+        case Stage::Kind:
+            if (!fill(read, 5))
+                return std::nullopt;
+            if (m_head[4] == '\0') {
+                m_stage = Stage::BlobHeader;
+            } else {
+                m_payload = QByteArray(qsizetype(m_frameLen), Qt::Uninitialized);
+                m_payload[0] = m_head[4];
+                m_payloadFill = 1;
+                m_stage = Stage::Payload;
+            }
+            break;
+        case Stage::BlobHeader: {
+            if (m_frameLen < kBlobPartHeader) {
+                fail(QStringLiteral("a truncated blob part"));
+                return std::nullopt;
+            }
+            if (!fill(read, 4 + kBlobPartHeader))
+                return std::nullopt;
+            const char* h = m_head + 4;
+            m_blobId = qFromLittleEndian<quint64>(h + 5);
+            m_blobLeft = m_frameLen - kBlobPartHeader;
+            auto to = m_blobs.reserve(m_blobId, qFromLittleEndian<quint32>(h + 1),
+                                      qFromLittleEndian<quint64>(h + 13),
+                                      qFromLittleEndian<quint64>(h + 21), m_blobLeft);
+            if (!to) {
+                fail(to.error().message);
+                return std::nullopt;
+            }
+            m_blobTo = *to;
+            m_stage = Stage::BlobData;
+            break;
+        }
+        case Stage::BlobData:
+            while (m_blobLeft > 0) {
+                const qint64 n = read(m_blobTo, m_blobLeft);
+                if (n <= 0)
+                    return std::nullopt;
+                m_blobTo += n;
+                m_blobLeft -= n;
+            }
+            m_blobs.commit(m_blobId);
+            m_headFill = 0;
+            m_stage = Stage::Length;
+            break;
+        case Stage::Payload:
+            while (m_payloadFill < m_payload.size()) {
+                const qint64 n =
+                    read(m_payload.data() + m_payloadFill, m_payload.size() - m_payloadFill);
+                if (n <= 0)
+                    return std::nullopt;
+                m_payloadFill += qsizetype(n);
+            }
+            m_headFill = 0;
+            m_stage = Stage::Length;
+            return std::move(m_payload);
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace tandem::wire

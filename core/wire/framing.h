@@ -4,8 +4,10 @@
 
 #include <QByteArray>
 #include <QHash>
+#include <QSet>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 namespace tandem::wire {
@@ -31,9 +33,10 @@ struct BlobPartView {
     uint64_t offset = 0;
     QByteArrayView data;
 };
-// The whole frame, length prefix included, in one allocation.
+// The whole frame, length prefix included, in one allocation. With `dataSize` given (and no
+// data), only the length prefix and header, for a writer that sends dataSize bytes after it.
 QByteArray blobPartFrame(uint32_t kind, uint64_t id, uint64_t total, uint64_t offset,
-                         QByteArrayView data);
+                         QByteArrayView data, qint64 dataSize = -1);
 bool isBlobPart(const QByteArray& payload);
 // The view points into `payload`.
 Expected<BlobPartView> parseBlobPart(const QByteArray& payload);
@@ -70,9 +73,18 @@ public:
     // cap(kind) returns the largest size accepted for that kind, or -1 to refuse the kind.
     void setCap(uint32_t kind, qint64 maxBytes) { m_caps.insert(kind, maxBytes); }
     void setMaxPending(int n) { m_maxPending = n; }
+    // Blobs of this kind come again and again with the same size (tensors, every step): the
+    // memory of the last one taken is used for the next once its holder lets go of it.
+    void setReuse(uint32_t kind) { m_reuse.insert(kind); }
 
     // Adds a part. Returns an error for a protocol violation; the connection should close.
     Status add(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset, QByteArrayView data);
+    // The same checks as add() for a part of `size` bytes, without its bytes: returns where they
+    // go, for a reader that copies them there straight from the socket. commit() once they are
+    // written; a part never committed leaves its blob incomplete, never taken.
+    Expected<char*> reserve(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset,
+                            qint64 size);
+    void commit(uint64_t id);
     // A completed blob, removed from the assembler; nullopt if not (yet) complete.
     std::optional<QByteArray> take(uint64_t id);
     qint64 pendingBytes() const;
@@ -82,11 +94,54 @@ private:
         uint32_t kind = 0;
         uint64_t total = 0;
         QByteArray data;
+        qint64 committed = 0; // bytes of data written and committed
     };
     QHash<uint32_t, qint64> m_caps;
     QHash<uint64_t, Pending> m_pending;
     QHash<uint64_t, QByteArray> m_done;
+    QHash<uint64_t, uint32_t> m_kindOf;  // of each completed blob
+    QHash<uint32_t, QByteArray> m_spare; // per kind: the last blob taken, for its memory
+    QSet<uint32_t> m_reuse;
+    std::pair<uint64_t, qint64> m_reserved{0, 0}; // the part reserve() made room for
     int m_maxPending = 8;
+};
+
+// Reads frames from a byte source with no copy of blob data on the way: the part header is
+// checked by the assembler before any of its data is read, and the data then goes from the
+// source straight into the blob. Other frames come back whole, for wire::decode. A protocol
+// violation (oversized frame, bad blob part) sets failed(); the connection must close.
+class FrameReader {
+public:
+    // Reads at most `max` bytes into `to`; returns how many (0 when nothing is available now).
+    using Source = std::function<qint64(char* to, qint64 max)>;
+
+    explicit FrameReader(BlobAssembler& blobs, qint64 maxFrame = kMaxFrameBytes)
+        : m_blobs(blobs)
+        , m_max(maxFrame) {}
+
+    // The next whole frame that is not a blob part, reading as much from `read` as it needs;
+    // nullopt when the source has no more for now (blob parts are consumed on the way).
+    std::optional<QByteArray> next(const Source& read);
+    bool failed() const { return !m_error.isEmpty(); }
+    QString error() const { return m_error; }
+
+private:
+    enum class Stage { Length, Kind, BlobHeader, BlobData, Payload };
+    bool fill(const Source& read, qsizetype want); // m_head up to `want` bytes
+    void fail(const QString& why);
+
+    BlobAssembler& m_blobs;
+    qint64 m_max;
+    Stage m_stage = Stage::Length;
+    char m_head[4 + kBlobPartHeader] = {};
+    qsizetype m_headFill = 0;
+    qint64 m_frameLen = 0;
+    QByteArray m_payload;
+    qsizetype m_payloadFill = 0;
+    uint64_t m_blobId = 0;
+    char* m_blobTo = nullptr;
+    qint64 m_blobLeft = 0;
+    QString m_error;
 };
 
 } // namespace tandem::wire

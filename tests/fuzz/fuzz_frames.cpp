@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace tandem::wire;
@@ -32,5 +33,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (decoder.failed())
             break;
     }
+    // The same bytes through the reader the connection uses, which writes blob data straight
+    // into the assembler, in pieces of uneven sizes.
+    BlobAssembler direct;
+    direct.setCap(uint32_t(BlobKind::Tensors), 1 << 16);
+    FrameReader reader(direct, 1 << 20);
+    size_t pos = 0, piece = 1;
+    const FrameReader::Source source = [&](char* to, qint64 max) -> qint64 {
+        const size_t n = std::min({size_t(max), piece, size - pos});
+        memcpy(to, data + pos, n);
+        pos += n;
+        piece = piece * 3 % 1021 + 1;
+        return qint64(n);
+    };
+    while (auto payload = reader.next(source))
+        if (auto m = decode(*payload))
+            (void)encode(*m);
     return 0;
 }
