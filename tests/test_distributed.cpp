@@ -184,7 +184,7 @@ void TestDistributed::coordinatorAndTwoWorkers() {
     // worker, within 5%.
     const double perStep = s.value(QStringLiteral("wire_bytes_per_step")).toDouble();
     QVERIFY2(perStep > 2 * 203530 * 4 * 0.99 && perStep < 2 * 203530 * 4 * 1.05,
-             qPrintable(QString::number(perStep)));
+             qPrintable(QString::number(perStep) + QLatin1Char('\n') + c.out() + c.err()));
     QVERIFY(w1->finish());
     QVERIFY(w2->finish());
     QCOMPARE(w1->exitCode(), 0);

@@ -506,11 +506,11 @@ RunSummary Trainer::summarize(bool stopped) {
     sum.trainSeconds = m_trainSeconds;
     sum.samplesPerS = m_trainSeconds > 0 ? double(m_samplesThisRun) / m_trainSeconds : 0;
     sum.workers = m_pool.summaries();
-    const auto [remoteBytes, remotes] = m_pool.remoteBytes();
+    // Per step and remote worker that took part in it: a worker the balancer gave nothing in a
+    // step moved nothing in it either.
+    const auto [remoteBytes, served] = m_pool.remoteBytes();
     sum.staleDropped = m_ctx ? m_ctx->staleDropped : 0;
-    sum.wireBytesPerStep = remotes > 0 && m_stepsThisRun > 0
-                               ? double(remoteBytes) / remotes / double(m_stepsThisRun)
-                               : 0;
+    sum.wireBytesPerStep = served > 0 ? double(remoteBytes) / double(served) : 0;
     return sum;
 }
 

@@ -203,15 +203,14 @@ QList<WorkerSummary> WorkerPool::summaries() const {
     return out;
 }
 
-std::pair<int64_t, int> WorkerPool::remoteBytes() const {
-    int64_t bytes = 0;
-    int remotes = 0;
+std::pair<int64_t, int64_t> WorkerPool::remoteBytes() const {
+    int64_t bytes = 0, served = 0;
     for (const PoolMember& m : m_members)
         if (m.remote) {
-            ++remotes;
             bytes += m.bytes();
+            served += m.served;
         }
-    return {bytes, remotes};
+    return {bytes, served};
 }
 
 QString WorkerPool::leftOutReason(const PoolMember& m) const {

@@ -38,6 +38,7 @@ struct PoolMember {
     // The most samples its device fit at once after it ran out of memory (0: it never did).
     // The balancer never gives it more, so the share that failed is never tried again.
     int64_t memoryCap = 0;
+    int64_t served = 0; // steps (or async results) it computed a share of
 
     bool alive() const { return slot != WorkerSlot::Dropped; }
     bool leftOut() const { return slot == WorkerSlot::LeftOut || slot == WorkerSlot::Probing; }
@@ -94,7 +95,8 @@ public:
     // Every worker as the run ends, with its status and why.
     QList<WorkerSummary> summaries() const;
     // Bytes on the wire summed over remote workers, and how many there were.
-    std::pair<int64_t, int> remoteBytes() const;
+    // Bytes on the wire to and from remote workers, and the steps they served between them.
+    std::pair<int64_t, int64_t> remoteBytes() const;
 
 private:
     // Why the balancer leaves `m` out, in words for the log and the summary.
