@@ -8,6 +8,7 @@
 #   bench/hetero.sh                  SLOW=30 STEPS=150 BATCH=128 WIRE=fp32
 #   SLOW=100 bench/hetero.sh         equal workers
 #   TANDEM=/path/to/tandem bench/hetero.sh   another build (bench/versus.sh)
+#   MODEL=resnet18.pt SLOW=100 STEPS=15 bench/hetero.sh   another model (bench/make_resnet18.py)
 set -eu
 cd "$(dirname "$0")/.."
 slow=${SLOW:-30}; steps=${STEPS:-150}; batch=${BATCH:-128}; wire=${WIRE:-fp32}; mode=${MODE:-sync}
@@ -22,7 +23,7 @@ field() { tail -n 1 | python3 -c "import json,sys; print(json.loads(sys.stdin.re
 c=$($t identity --home "$work/c" 2>/dev/null); w=$($t identity --home "$work/w" 2>/dev/null)
 $t trust add "$w" --home "$work/c" 2>/dev/null; $t trust add "$c" --home "$work/w" 2>/dev/null
 
-common="--model mnist-cnn --data fashion-mnist --optimizer adam --lr 0.001 --threads 1 --limit-test 1"
+common="--model ${MODEL:-mnist-cnn} --data fashion-mnist --optimizer adam --lr 0.001 --threads 1 --limit-test 1"
 cap() { if [ "$slow" -ge 100 ]; then "$@"; else "$slowcpu" "$slow" "$@"; fi; }
 
 fast=$($t train $common --batch 64 --max-steps "$steps" --out "$work/fast" 2>/dev/null | field samples_per_s)
@@ -42,7 +43,7 @@ wait $coord
 joint=$(field samples_per_s <"$work/joint.out")
 bytes=$(field wire_bytes_per_step <"$work/joint.out")
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "slow_cap=${slow}% steps=$steps joint_batch=$batch wire=$wire mode=$mode"
+echo "model=${MODEL:-mnist-cnn} slow_cap=${slow}% steps=$steps joint_batch=$batch wire=$wire mode=$mode"
 echo "fast_alone=$fast slow_alone=$slowalone joint=$joint wire_bytes_per_step=$bytes"
 awk -v f="$fast" -v s="$slowalone" -v j="$joint" 'BEGIN { printf "efficiency=%.3f (joint / (fast alone + slow alone); target >= 0.90)\n", j / (f + s) }'
 tail -n 1 "$work/joint.out" | python3 -c "
