@@ -2,6 +2,7 @@
 
 #include "engine/scriptmodel.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace tandem {
@@ -159,10 +160,14 @@ QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<a
         parts.push_back(std::move(c));
     }
     QByteArray out;
-    if (spare && spare->size() == total && spare->isDetached())
+    if (spare && spare->size() == total && spare->isDetached()) {
+        // The connection that sent the last bundle let go of it on the network thread; its
+        // reads of these bytes happen before the writes that come now.
+        std::atomic_thread_fence(std::memory_order_acquire);
         out = std::move(*spare);
-    else
+    } else {
         out = QByteArray(total, Qt::Uninitialized);
+    }
     char* dst = out.data();
     for (const at::Tensor& c : parts) {
         std::memcpy(dst, c.data_ptr(), c.nbytes());

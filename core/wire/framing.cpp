@@ -2,6 +2,7 @@
 
 #include <QtEndian>
 
+#include <atomic>
 #include <cstring>
 
 namespace tandem::wire {
@@ -112,10 +113,14 @@ Expected<char*> BlobAssembler::reserve(uint64_t id, uint32_t kind, uint64_t tota
         // the last blob of this kind is used again when nobody holds that blob any more:
         // a run receives same-sized tensors every step, and fresh pages cost a fault each.
         auto spare = m_spare.find(kind);
-        if (spare != m_spare.end() && spare->size() == qsizetype(total) && spare->isDetached())
+        if (spare != m_spare.end() && spare->size() == qsizetype(total) && spare->isDetached()) {
+            // The holder let go on another thread (the training side); its reads of these
+            // bytes happen before the writes that come now.
+            std::atomic_thread_fence(std::memory_order_acquire);
             p.data = std::move(*spare);
-        else
+        } else {
             p.data = QByteArray(qsizetype(total), Qt::Uninitialized);
+        }
         if (spare != m_spare.end())
             m_spare.erase(spare);
         it = m_pending.insert(id, std::move(p));
