@@ -147,8 +147,7 @@ void BlobAssembler::commit(uint64_t id) {
     p.committed += m_reserved.second;
     m_reserved = {0, 0};
     if (quint64(p.committed) == p.total) {
-        m_done.insert(id, std::move(p.data));
-        m_kindOf.insert(id, p.kind);
+        m_done.insert(id, std::move(p));
         m_pending.erase(it);
     }
 }
@@ -157,9 +156,9 @@ std::optional<QByteArray> BlobAssembler::take(uint64_t id) {
     auto it = m_done.find(id);
     if (it == m_done.end())
         return std::nullopt;
-    QByteArray b = std::move(it.value());
+    const uint32_t kind = it->kind;
+    QByteArray b = std::move(it->data);
     m_done.erase(it);
-    const uint32_t kind = m_kindOf.take(id);
     if (m_reuse.contains(kind))
         m_spare.insert(kind, b); // shared until the caller lets go of it
     return b;
@@ -169,8 +168,8 @@ qint64 BlobAssembler::pendingBytes() const {
     qint64 n = 0;
     for (const Pending& p : m_pending)
         n += p.committed;
-    for (const QByteArray& b : m_done)
-        n += b.size();
+    for (const Pending& p : m_done)
+        n += p.committed;
     return n;
 }
 

@@ -98,8 +98,7 @@ private:
     };
     QHash<uint32_t, qint64> m_caps;
     QHash<uint64_t, Pending> m_pending;
-    QHash<uint64_t, QByteArray> m_done;
-    QHash<uint64_t, uint32_t> m_kindOf;  // of each completed blob
+    QHash<uint64_t, Pending> m_done;     // complete, until taken
     QHash<uint32_t, QByteArray> m_spare; // per kind: the last blob taken, for its memory
     QSet<uint32_t> m_reuse;
     std::pair<uint64_t, qint64> m_reserved{0, 0}; // the part reserve() made room for
