@@ -49,4 +49,4 @@ awk -v f="$fast" -v s="$slowalone" -v j="$joint" 'BEGIN { printf "efficiency=%.3
 tail -n 1 "$work/joint.out" | python3 -c "
 import json, sys
 for w in json.loads(sys.stdin.read())['workers']:
-    print('worker: %(name)s samples=%(samples)d samples_per_s=%(samples_per_s).1f compute_s=%(compute_s).2f communicate_s=%(communicate_s).2f wait_s=%(wait_s).2f' % w)"
+    print('worker: %(name)s samples=%(samples)d samples_per_s=%(samples_per_s).1f compute_s=%(compute_s).2f communicate_s=%(communicate_s).2f wait_s=%(wait_s).2f overlapped_bytes=%(gradient_bytes_overlapped)d' % w)"

@@ -22,7 +22,15 @@ public:
 
     // TANDEM_TEST_BINARY runs the tests against another build (an older one, to show that a
     // regression test fails there).
-    explicit TandemProcess(const QStringList& args, bool keepStdin = false) {
+    // `env`: NAME=VALUE entries added to this process's environment.
+    explicit TandemProcess(const QStringList& args, bool keepStdin = false,
+                           const QStringList& env = {}) {
+        if (!env.isEmpty()) {
+            QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+            for (const QString& kv : env)
+                e.insert(kv.section(QLatin1Char('='), 0, 0), kv.section(QLatin1Char('='), 1));
+            m_p.setProcessEnvironment(e);
+        }
         QObject::connect(&m_p, &QProcess::readyReadStandardError,
                          [this] { m_err += m_p.readAllStandardError(); });
         QObject::connect(&m_p, &QProcess::readyReadStandardOutput,

@@ -78,6 +78,7 @@ private Q_SLOTS:
     void initTestCase();
     void coordinatorAndTwoWorkers();
     void syncMatchesOneWorker();
+    void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
     void lateWorkerJoins();
     void joinTimeoutTrainsWithoutAbsentWorkers();
@@ -104,7 +105,13 @@ private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
     QStringList coordinator(const QStringList& extra) const;
     QString waitPort(TandemProcess& c);
-    TandemProcess* worker(const char* homeName, const QString& port, const QStringList& extra = {});
+    TandemProcess* worker(const char* homeName, const QString& port, const QStringList& extra = {},
+                          const QStringList& env = {});
+    // The same sync run on this machine alone (in `one`) and with one remote worker as well
+    // (in `two`, the remote worker started with `workerEnv`); returns the two-worker summary.
+    QJsonObject runAloneAndWithAWorker(const QString& one, const QString& two,
+                                       const QStringList& workerEnv, TandemProcess** remote);
+    void expectSameTrajectory(const QString& one, const QString& two);
 
     QTemporaryDir m_tmp;
     QString m_tiny;
@@ -143,12 +150,13 @@ QString TestDistributed::waitPort(TandemProcess& c) {
 }
 
 TandemProcess* TestDistributed::worker(const char* homeName, const QString& port,
-                                       const QStringList& extra) {
+                                       const QStringList& extra, const QStringList& env) {
     m_workers.push_back(std::make_unique<TandemProcess>(
         QStringList{QStringLiteral("worker"), QStringLiteral("--connect"),
                     QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home(homeName),
                     QStringLiteral("--threads=1")} +
-        extra));
+            extra,
+        false, env));
     return m_workers.back().get();
 }
 
@@ -191,9 +199,9 @@ void TestDistributed::coordinatorAndTwoWorkers() {
     QCOMPARE(w2->exitCode(), 0);
 }
 
-void TestDistributed::syncMatchesOneWorker() {
-    // The same seed and global batch on one worker and on two (the coordinator's and a remote
-    // one) give the same trajectory: the combined gradient is the full batch's mean.
+QJsonObject TestDistributed::runAloneAndWithAWorker(const QString& one, const QString& two,
+                                                    const QStringList& workerEnv,
+                                                    TandemProcess** remote) {
     const QStringList common{QStringLiteral("train"),
                              QStringLiteral("--model=mlp"),
                              QStringLiteral("--data=mnist:") + m_tiny,
@@ -203,25 +211,28 @@ void TestDistributed::syncMatchesOneWorker() {
                              QStringLiteral("--optimizer=sgd"),
                              QStringLiteral("--lr=0.05"),
                              QStringLiteral("--seed=5")};
-    const QString one = m_tmp.filePath(QStringLiteral("one")),
-                  two = m_tmp.filePath(QStringLiteral("two"));
     TandemProcess a(common + QStringList{QStringLiteral("--out=") + one});
-    QVERIFY(a.finish());
-    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    if (!a.finish() || a.exitCode() != 0) {
+        qWarning().noquote() << a.err();
+        return {};
+    }
     TandemProcess b(common + QStringList{QStringLiteral("--out=") + two,
                                          QStringLiteral("--listen=127.0.0.1:0"),
                                          QStringLiteral("--workers=1"), QStringLiteral("--home"),
                                          home("coord")});
     const QString port = waitPort(b);
-    QVERIFY(!port.isEmpty());
-    TandemProcess* w = worker("w1", port);
-    QVERIFY(b.finish());
-    QVERIFY2(b.exitCode() == 0, qPrintable(b.err()));
-    QVERIFY(w->finish());
-    // Both workers really took part.
-    for (const QJsonValue& v : b.summary().value(QStringLiteral("workers")).toArray())
-        QVERIFY2(v.toObject().value(QStringLiteral("samples")).toInteger() > 0,
-                 qPrintable(b.out()));
+    if (port.isEmpty())
+        return {};
+    *remote = worker("w1", port, {}, workerEnv);
+    if (!b.finish() || b.exitCode() != 0) {
+        qWarning().noquote() << b.err();
+        return {};
+    }
+    (*remote)->finish();
+    return b.summary();
+}
+
+void TestDistributed::expectSameTrajectory(const QString& one, const QString& two) {
     const QList<double> la = stepLosses(one + QStringLiteral("/metrics.jsonl"));
     const QList<double> lb = stepLosses(two + QStringLiteral("/metrics.jsonl"));
     QCOMPARE(la.size(), 40);
@@ -232,6 +243,54 @@ void TestDistributed::syncMatchesOneWorker() {
     const double diff = maxWeightDiff(one + QStringLiteral("/model.safetensors"),
                                       two + QStringLiteral("/model.safetensors"));
     QVERIFY2(diff < 1e-4, qPrintable(QString::number(diff)));
+}
+
+void TestDistributed::syncMatchesOneWorker() {
+    // The same seed and global batch on one worker and on two (the coordinator's and a remote
+    // one) give the same trajectory: the combined gradient is the full batch's mean. The remote
+    // worker's gradients leave in parts while its backward pass runs; the coordinator applies
+    // them only once the whole result is in.
+    const QString one = m_tmp.filePath(QStringLiteral("one")),
+                  two = m_tmp.filePath(QStringLiteral("two"));
+    TandemProcess* w = nullptr;
+    const QJsonObject s = runAloneAndWithAWorker(one, two, {}, &w);
+    QVERIFY(!s.isEmpty());
+    // Both workers really took part, and the remote one's upload overlapped its backward pass.
+    int remote = 0;
+    for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray()) {
+        const QJsonObject o = v.toObject();
+        QVERIFY2(o.value(QStringLiteral("samples")).toInteger() > 0,
+                 qPrintable(QString::fromUtf8(QJsonDocument(s).toJson())));
+        if (o.value(QStringLiteral("bytes")).toInteger() > 0) {
+            ++remote;
+            QVERIFY2(o.value(QStringLiteral("gradient_bytes_overlapped")).toInteger() > 0,
+                     qPrintable(QString::fromUtf8(QJsonDocument(o).toJson())));
+        }
+    }
+    QCOMPARE(remote, 1);
+    QCOMPARE(w->exitCode(), 0);
+    expectSameTrajectory(one, two);
+}
+
+void TestDistributed::killedMidUploadAppliesNoPartialGradient() {
+    // The remote worker dies in step 3 with part of its gradients sent. The coordinator drops
+    // it, gives its samples to its own worker, and the run goes on exactly as if this machine
+    // had trained alone: nothing of the partial upload was applied.
+    const QString one = m_tmp.filePath(QStringLiteral("one-b")),
+                  two = m_tmp.filePath(QStringLiteral("cut"));
+    TandemProcess* w = nullptr;
+    const QJsonObject s =
+        runAloneAndWithAWorker(one, two, {QStringLiteral("TANDEM_FAULT_EXIT_MID_UPLOAD=3")}, &w);
+    QVERIFY(!s.isEmpty());
+    QCOMPARE(w->exitCode(), 3);
+    QVERIFY2(w->err().contains(QLatin1String("exiting mid-upload")), qPrintable(w->err()));
+    QStringList statuses;
+    for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray())
+        statuses << v.toObject().value(QStringLiteral("status")).toString();
+    statuses.sort();
+    QCOMPARE(statuses, (QStringList{QStringLiteral("active"), QStringLiteral("dropped")}));
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
+    expectSameTrajectory(one, two);
 }
 
 void TestDistributed::killedWorkerDoesNotStopTheRun() {
@@ -382,7 +441,7 @@ void TestDistributed::wrongProtocolAndSchemaAreRefused() {
     });
     QVERIFY2(r.has_value(), qPrintable(c.err()));
     QCOMPARE(r->code, wire::RejectCode::Version);
-    QVERIFY2(r->message.contains(QStringLiteral("protocol 1")) &&
+    QVERIFY2(r->message.contains(QStringLiteral("protocol %1").arg(wire::kProtocolVersion)) &&
                  r->message.contains(QStringLiteral("protocol 99")) &&
                  r->message.contains(QStringLiteral("9.0.0")),
              qPrintable(r->message));

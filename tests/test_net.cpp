@@ -19,10 +19,15 @@
 #include <QTest>
 #include <QUdpSocket>
 
+#include <cstring>
+
 using namespace tandem;
 
 class TestNet : public QObject {
     Q_OBJECT
+
+private:
+    void securedPair(Server& server, Connection** client, Connection** serverSide);
 
 private Q_SLOTS:
     void initTestCase();
@@ -32,6 +37,7 @@ private Q_SLOTS:
     void workerCommandReadsWhatANodeWrites();
     void twoNodesTalkOverTls();
     void blobsTravelInParts();
+    void aBlobGoesAsItsProducerFillsIt();
     void junkBytesAreDropped();
     void clientWithoutCertificateIsDropped();
     void silentClientTimesOut();
@@ -145,18 +151,26 @@ void TestNet::twoNodesTalkOverTls() {
     delete client;
 }
 
-void TestNet::blobsTravelInParts() {
-    Server server(m_a);
+// A client connection to `server` and the server's side of it, both secured (null on failure).
+void TestNet::securedPair(Server& server, Connection** client, Connection** serverSide) {
     QVERIFY(server.listenOn(QHostAddress::LocalHost, 0).ok());
     QSignalSpy accepted(&server, &Server::connectionSecured);
-    Connection* client =
+    Connection* c =
         Connection::connectTo(QStringLiteral("127.0.0.1"), server.serverPort(), m_b, this);
+    QSignalSpy secured(c, &Connection::secured);
     QVERIFY(accepted.wait(20000));
-    auto* serverSide = accepted.first().first().value<Connection*>();
-    serverSide->setBlobCap(wire::BlobKind::Tensors, 5 << 20);
-    QSignalSpy secured(client, &Connection::secured);
-    if (client->state() != Connection::State::Secured)
+    if (c->state() != Connection::State::Secured)
         QVERIFY(secured.wait(20000));
+    *client = c;
+    *serverSide = accepted.first().first().value<Connection*>();
+}
+
+void TestNet::blobsTravelInParts() {
+    Server server(m_a);
+    Connection *client = nullptr, *serverSide = nullptr;
+    securedPair(server, &client, &serverSide);
+    QVERIFY(client && serverSide);
+    serverSide->setBlobCap(wire::BlobKind::Tensors, 5 << 20);
     QByteArray big(int(wire::kBlobPartBytes * 3 + 17), Qt::Uninitialized);
     for (int i = 0; i < big.size(); ++i)
         big[i] = char(i * 31);
@@ -165,6 +179,39 @@ void TestNet::blobsTravelInParts() {
     QSignalSpy got(serverSide, &Connection::received);
     QVERIFY(got.wait(20000));
     QCOMPARE(serverSide->takeBlob(id).value(), big);
+    delete client;
+}
+
+void TestNet::aBlobGoesAsItsProducerFillsIt() {
+    Server server(m_a);
+    Connection *client = nullptr, *serverSide = nullptr;
+    securedPair(server, &client, &serverSide);
+    QVERIFY(client && serverSide);
+    serverSide->setBlobCap(wire::BlobKind::Tensors, 5 << 20);
+    QSignalSpy got(serverSide, &Connection::received);
+    QByteArray data(int(wire::kBlobPartBytes * 2 + 5), '\0');
+    char* fill = data.data(); // the producer's pointer, taken before the blob shares the bytes
+    const uint64_t id = client->openBlob(wire::BlobKind::Tensors, data);
+    // A frame right behind a blob still being produced passes it.
+    client->send(wire::DataRequest{QString(64, QLatin1Char('f'))});
+    QVERIFY(got.wait(20000));
+    QCOMPARE(
+        std::get<wire::DataRequest>(got.takeFirst().first().value<wire::Message>()).datasetHash,
+        QString(64, QLatin1Char('f')));
+    QVERIFY(!serverSide->takeBlob(id));
+    // The front, then the rest, as the producer finishes them.
+    std::memset(fill, 'a', size_t(wire::kBlobPartBytes) + 3);
+    client->growBlob(id, wire::kBlobPartBytes + 3);
+    std::memset(fill + wire::kBlobPartBytes + 3, 'b', size_t(wire::kBlobPartBytes) + 2);
+    client->growBlob(id, data.size());
+    client->send(wire::DataOffer{id}); // behind the blob, which is now whole: after it
+    QVERIFY(got.wait(20000));
+    QVERIFY(std::holds_alternative<wire::DataOffer>(got.first().first().value<wire::Message>()));
+    const QByteArray arrived = serverSide->takeBlob(id).value();
+    QCOMPARE(arrived.left(int(wire::kBlobPartBytes) + 3),
+             QByteArray(int(wire::kBlobPartBytes) + 3, 'a'));
+    QCOMPARE(arrived.mid(int(wire::kBlobPartBytes) + 3),
+             QByteArray(int(wire::kBlobPartBytes) + 2, 'b'));
     delete client;
 }
 

@@ -116,6 +116,20 @@ void TestWire::blobAssemblerChecks() {
     QVERIFY(few.add(1, uint32_t(BlobKind::Tensors), 10, 0, "a").ok());
     QVERIFY(few.add(2, uint32_t(BlobKind::Tensors), 10, 0, "a").ok());
     QVERIFY(!few.add(3, uint32_t(BlobKind::Tensors), 10, 0, "a").ok()); // too many in flight
+
+    // A reused kind comes once per step: a complete blob nobody took (its sender gave it up)
+    // goes when the next one starts, and never holds memory or a slot for good.
+    BlobAssembler steps;
+    steps.setCap(uint32_t(BlobKind::Tensors), 100);
+    steps.setCap(uint32_t(BlobKind::Model), 100);
+    steps.setReuse(uint32_t(BlobKind::Tensors));
+    steps.setMaxPending(2);
+    QVERIFY(steps.add(1, uint32_t(BlobKind::Model), 2, 0, "mm").ok());
+    QVERIFY(steps.add(2, uint32_t(BlobKind::Tensors), 2, 0, "ab").ok()); // given up
+    QVERIFY(steps.add(3, uint32_t(BlobKind::Tensors), 2, 0, "cd").ok());
+    QVERIFY(!steps.take(2));
+    QCOMPARE(steps.take(3).value(), QByteArray("cd"));
+    QCOMPARE(steps.take(1).value(), QByteArray("mm")); // other kinds are kept until taken
 }
 
 // Nodes work together exactly when their protocol versions agree; the refusal names both

@@ -78,7 +78,9 @@ Expected<WorkResult> RemoteWorker::wait() {
     out.correct = r.correct;
     out.computeMs = r.computeMs;
     out.memoryCap = r.memoryCap;
-    if (auto st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers);
+    out.earlyBytes = r.earlyBytes;
+    if (auto st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers,
+                               BundleOrder::Backward);
         !st) {
         fail(st.error().message);
         return makeError(ErrorCode::Corrupt,

@@ -339,17 +339,19 @@ QString WorkerSummary::statusName(Status s) {
 QJsonObject RunSummary::toJson() const {
     QJsonArray ws;
     for (const WorkerSummary& w : workers)
-        ws.append(QJsonObject{{QStringLiteral("name"), w.name},
-                              {QStringLiteral("device"), w.device},
-                              {QStringLiteral("samples"), static_cast<qint64>(w.samples)},
-                              {QStringLiteral("samples_per_s"), w.samplesPerS},
-                              {QStringLiteral("compute_s"), w.computeS},
-                              {QStringLiteral("communicate_s"), w.communicateS},
-                              {QStringLiteral("wait_s"), w.waitS},
-                              {QStringLiteral("bytes"), static_cast<qint64>(w.bytes)},
-                              {QStringLiteral("left_out"), w.leftOut},
-                              {QStringLiteral("status"), WorkerSummary::statusName(w.status)},
-                              {QStringLiteral("reason"), w.reason}});
+        ws.append(QJsonObject{
+            {QStringLiteral("name"), w.name},
+            {QStringLiteral("device"), w.device},
+            {QStringLiteral("samples"), static_cast<qint64>(w.samples)},
+            {QStringLiteral("samples_per_s"), w.samplesPerS},
+            {QStringLiteral("compute_s"), w.computeS},
+            {QStringLiteral("communicate_s"), w.communicateS},
+            {QStringLiteral("gradient_bytes_overlapped"), static_cast<qint64>(w.overlappedBytes)},
+            {QStringLiteral("wait_s"), w.waitS},
+            {QStringLiteral("bytes"), static_cast<qint64>(w.bytes)},
+            {QStringLiteral("left_out"), w.leftOut},
+            {QStringLiteral("status"), WorkerSummary::statusName(w.status)},
+            {QStringLiteral("reason"), w.reason}});
     QJsonObject o{{QStringLiteral("model"), model},
                   {QStringLiteral("data"), data},
                   {QStringLiteral("dataset_hash"), datasetHash},

@@ -147,6 +147,8 @@ struct WorkerSummary {
     double computeS = 0;
     double communicateS = 0;
     double waitS = 0;
+    // Gradient bytes a remote worker sent while its backward pass was still computing the rest.
+    int64_t overlappedBytes = 0;
 };
 
 struct RunSummary {

@@ -142,13 +142,34 @@ DType storageDtype(WireDtype wire) {
     return DType::F32;
 }
 
+namespace {
+
+// Position k of a bundle holds parameter paramAt(k).
+size_t paramAt(size_t k, size_t count, BundleOrder order) {
+    return order == BundleOrder::Schema ? k : count - 1 - k;
+}
+
+// The memory of `spare` when it has the right size and nobody else holds it, else new memory.
+QByteArray reuseOrAllocate(QByteArray* spare, qint64 size) {
+    if (spare && spare->size() == size && spare->isDetached()) {
+        // The connection that sent the last bundle let go of it on the network thread; its
+        // reads of these bytes happen before the writes that come now.
+        std::atomic_thread_fence(std::memory_order_acquire);
+        return std::move(*spare);
+    }
+    return QByteArray(size, Qt::Uninitialized);
+}
+
+} // namespace
+
 QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
-                      DType wire, QByteArray* spare) {
+                      DType wire, QByteArray* spare, BundleOrder order) {
     const at::ScalarType ws = scalarTypeOf(wire);
     std::vector<at::Tensor> parts;
     qint64 total = 0;
-    for (const at::Tensor& p : params) {
-        at::Tensor c = p.detach().to(at::kCPU, ws).contiguous();
+    for (size_t k = 0; k < params.size(); ++k) {
+        at::Tensor c =
+            params[paramAt(k, params.size(), order)].detach().to(at::kCPU, ws).contiguous();
         total += qint64(c.nbytes());
         parts.push_back(std::move(c));
     }
@@ -159,15 +180,7 @@ QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<a
         total += qint64(c.nbytes());
         parts.push_back(std::move(c));
     }
-    QByteArray out;
-    if (spare && spare->size() == total && spare->isDetached()) {
-        // The connection that sent the last bundle let go of it on the network thread; its
-        // reads of these bytes happen before the writes that come now.
-        std::atomic_thread_fence(std::memory_order_acquire);
-        out = std::move(*spare);
-    } else {
-        out = QByteArray(total, Qt::Uninitialized);
-    }
+    QByteArray out = reuseOrAllocate(spare, total);
     char* dst = out.data();
     for (const at::Tensor& c : parts) {
         std::memcpy(dst, c.data_ptr(), c.nbytes());
@@ -204,7 +217,8 @@ Status unpackInto(const QByteArray& bytes, const ModelLayout& layout, DType wire
 }
 
 Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wire,
-                    std::vector<at::Tensor>* params, std::vector<at::Tensor>* buffers) {
+                    std::vector<at::Tensor>* params, std::vector<at::Tensor>* buffers,
+                    BundleOrder order) {
     if (bytes.size() != layout.bundleBytes(wire))
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("a tensor bundle of %1 bytes; %2 were expected")
@@ -221,8 +235,10 @@ Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wi
         src += t.nbytes();
         return t;
     };
-    params->resize(layout.paramShapes.size());
-    for (size_t i = 0; i < layout.paramShapes.size(); ++i) {
+    const size_t count = layout.paramShapes.size();
+    params->resize(count);
+    for (size_t k = 0; k < count; ++k) {
+        const size_t i = paramAt(k, count, order);
         at::Tensor raw = view(layout.paramShapes[i], ws);
         (*params)[i] = ws == at::kFloat ? raw : raw.to(at::kFloat);
     }
@@ -230,6 +246,83 @@ Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wi
     for (size_t i = 0; i < layout.bufferShapes.size(); ++i)
         (*buffers)[i] = view(layout.bufferShapes[i], layout.bufferTypes[i]);
     return success();
+}
+
+GradientBundle::GradientBundle(const ModelLayout& layout, DType wire)
+    : m_layout(layout)
+    , m_wire(scalarTypeOf(wire)) {
+    const size_t count = layout.paramShapes.size();
+    m_offset.resize(count);
+    m_bytes.resize(count);
+    qint64 at = 0;
+    for (size_t k = 0; k < count; ++k) {
+        const size_t i = paramAt(k, count, BundleOrder::Backward);
+        m_offset[i] = at;
+        m_bytes[i] = numelOf(layout.paramShapes[i]) * qint64(dtypeSize(wire));
+        at += m_bytes[i];
+    }
+    m_paramBytes = at;
+    m_size = layout.bundleBytes(wire);
+    m_done.assign(count, false);
+}
+
+QByteArray GradientBundle::begin() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    QByteArray out = reuseOrAllocate(&m_spare, m_size);
+    // Written through this pointer while the network thread reads the part already ready:
+    // never through a QByteArray call that could detach it.
+    m_data = out.data();
+    m_spare = out;
+    m_done.assign(m_done.size(), false);
+    m_frontier = 0;
+    m_ready = 0;
+    return out;
+}
+
+void GradientBundle::write(size_t i, const at::Tensor& grad) {
+    at::Tensor dst = at::from_blob(m_data + m_offset[i], m_layout.paramShapes[i],
+                                   at::TensorOptions().dtype(m_wire));
+    at::NoGradGuard noGrad;
+    if (grad.defined())
+        dst.copy_(grad.detach());
+    else
+        dst.zero_();
+    m_done[i] = true;
+}
+
+qint64 GradientBundle::add(size_t i, const at::Tensor& grad) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_data || i >= m_done.size() || m_done[i])
+        return -1;
+    write(i, grad);
+    const size_t count = m_done.size();
+    const qint64 before = m_ready;
+    while (m_frontier < count && m_done[paramAt(m_frontier, count, BundleOrder::Backward)]) {
+        m_ready += m_bytes[paramAt(m_frontier, count, BundleOrder::Backward)];
+        ++m_frontier;
+    }
+    return m_ready > before ? m_ready : -1;
+}
+
+void GradientBundle::finish(const std::vector<at::Tensor>& grads,
+                            const std::vector<at::Tensor>& buffers) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (size_t i = 0; i < m_done.size(); ++i)
+        if (!m_done[i])
+            write(i, i < grads.size() ? grads[i] : at::Tensor());
+    char* dst = m_data + m_paramBytes;
+    for (size_t b = 0; b < buffers.size() && b < m_layout.bufferShapes.size(); ++b) {
+        at::Tensor c = buffers[b].detach().to(at::kCPU, m_layout.bufferTypes[b]).contiguous();
+        std::memcpy(dst, c.data_ptr(), c.nbytes());
+        dst += c.nbytes();
+    }
+    m_frontier = m_done.size();
+    m_ready = m_size;
+}
+
+qint64 GradientBundle::ready() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_ready;
 }
 
 } // namespace tandem

@@ -16,6 +16,7 @@
 
 #include <QByteArray>
 
+#include <mutex>
 #include <vector>
 
 namespace tandem {
@@ -42,11 +43,17 @@ struct ModelLayout {
 Expected<DType> wireDtypeFromName(const QString& name); // fp32, fp16, bf16, F32, ...
 DType storageDtype(WireDtype wire);
 
+// The order of the parameter-shaped tensors in a bundle. Weights travel in schema order;
+// gradients and deltas in the reverse, the order a backward pass produces them, so that a
+// worker can send the front of its result while the rest is still being computed.
+enum class BundleOrder { Schema, Backward };
+
 // With `spare` given, the bundle is written into it when it has the right size and nobody else
 // holds it (the previous bundle has been sent), and it then shares the result: a step reuses
 // the same pages instead of faulting in fresh ones for every bundle.
 QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
-                      DType wire, QByteArray* spare = nullptr);
+                      DType wire, QByteArray* spare = nullptr,
+                      BundleOrder order = BundleOrder::Schema);
 // Copies a bundle straight into existing tensors (a replica's parameters and buffers, on any
 // device), converting from the wire dtype on the way: one copy, no intermediate tensors.
 Status unpackInto(const QByteArray& bytes, const ModelLayout& layout, DType wire,
@@ -54,6 +61,44 @@ Status unpackInto(const QByteArray& bytes, const ModelLayout& layout, DType wire
 // Float32 CPU tensors shaped as the layout says. At fp32 they are views of `bytes` (which they
 // keep alive), not copies.
 Status unpackBundle(const QByteArray& bytes, const ModelLayout& layout, DType wire,
-                    std::vector<at::Tensor>* params, std::vector<at::Tensor>* buffers);
+                    std::vector<at::Tensor>* params, std::vector<at::Tensor>* buffers,
+                    BundleOrder order = BundleOrder::Schema);
+
+// A result bundle (BundleOrder::Backward) filled as the backward pass produces gradients.
+// Each gradient is written into its place as it becomes final; ready() is how many bytes
+// from the front are final and can be sent while the rest is computed (gradients that come
+// out of order wait for those before them).
+class GradientBundle {
+public:
+    GradientBundle(const ModelLayout& layout, DType wire);
+
+    // A bundle for the next result, in the memory of the last one once nobody else holds it.
+    // Resets what is ready.
+    QByteArray begin();
+    // Parameter `i`'s final gradient (any device and float dtype). Returns ready() when this
+    // made more bytes ready, or -1. Safe to call from the autograd engine's threads.
+    qint64 add(size_t i, const at::Tensor& grad);
+    // Writes every parameter not added yet (zeros where `grads` has none) and the buffers; the
+    // whole bundle is then ready.
+    void finish(const std::vector<at::Tensor>& grads, const std::vector<at::Tensor>& buffers);
+    qint64 ready() const;
+    qint64 size() const { return m_size; }
+
+private:
+    void write(size_t i, const at::Tensor& grad); // m_mutex held
+
+    ModelLayout m_layout;
+    at::ScalarType m_wire;
+    std::vector<qint64> m_offset; // parameter i's byte offset in the bundle
+    std::vector<qint64> m_bytes;  // and its size
+    qint64 m_paramBytes = 0;      // where the buffers start
+    qint64 m_size = 0;
+    QByteArray m_spare;
+    char* m_data = nullptr;
+    mutable std::mutex m_mutex;
+    std::vector<bool> m_done;
+    size_t m_frontier = 0; // parameters final from the front, in bundle order
+    qint64 m_ready = 0;
+};
 
 } // namespace tandem

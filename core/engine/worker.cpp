@@ -63,6 +63,13 @@ ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
     m_buffers = std::move(t.buffers);
     for (at::Tensor& p : m_params)
         p.detach_().requires_grad_(true);
+    // A leaf's hook runs once per backward pass, with the sum of everything flowing into it:
+    // with .grad cleared before a single pass, that is the parameter's final gradient.
+    for (size_t i = 0; i < m_params.size(); ++i)
+        m_params[i].register_hook([this, i](const at::Tensor& grad) {
+            if (m_sink)
+                (*m_sink)(i, grad);
+        });
     m_precision = effectivePrecision(m_options.precision, m_device, &m_precisionNote);
     if (m_options.lossScale > 0)
         m_scaler.emplace(m_options.lossScale);
@@ -139,7 +146,8 @@ void ModelReplica::clearGrads() {
             p.mutable_grad() = at::Tensor();
 }
 
-void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& out) {
+void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& out,
+                              const std::function<void(size_t, const at::Tensor&)>* sink) {
     const int64_t n = static_cast<int64_t>(samples.size());
     // A retry starts from the buffers (BatchNorm statistics) the first attempt started from,
     // so a failed attempt's forward passes leave no trace.
@@ -157,6 +165,11 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
         const double scale = m_scaler ? m_scaler->scale() : 1.0;
         double lossSum = 0;
         int64_t correct = 0;
+        // Gradients leave during the pass only when this pass's are the step's: one pass over
+        // every sample, not scaled, and no earlier attempt that streamed some already.
+        const bool stream = sink && *sink && !retry && part == n && !m_scaler;
+        m_sink = stream ? sink : nullptr;
+        out.streamed = stream;
         try {
             for (int64_t from = 0; from < n; from += part) {
                 const int64_t to = std::min(n, from + part);
@@ -183,7 +196,10 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                 lossSum += loss.item<double>() * double(m);
                 correct += logits.argmax(1).eq(y).sum().item<int64_t>();
             }
+            m_sink = nullptr;
         } catch (const std::exception& e) {
+            m_sink = nullptr;
+            out.streamed = false;
             if (!isOutOfMemory(e))
                 throw;
             clearGrads();
@@ -221,6 +237,31 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
     }
 }
 
+void ModelReplica::takeWeights(const std::vector<at::Tensor>& params,
+                               const std::vector<at::Tensor>& buffers, bool writesParams) {
+    at::NoGradGuard noGrad;
+    for (size_t i = 0; i < m_params.size(); ++i) {
+        const at::Tensor& src = params[i];
+        // A replica on the coordinator's own device reads the coordinator's weights in place:
+        // they do not change until every result of the step is in. Only local-SGD's inner
+        // steps write to the replica's parameters, and those need a copy of their own.
+        const bool shareable = !writesParams && src.device() == m_params[i].device() &&
+                               src.scalar_type() == m_params[i].scalar_type() &&
+                               src.sizes() == m_params[i].sizes() && src.is_contiguous();
+        if (shareable) {
+            if (!m_params[i].is_alias_of(src))
+                m_params[i].set_(src.detach());
+        } else if (m_params[i].is_alias_of(src)) {
+            m_params[i].set_(src.detach().clone());
+        } else {
+            m_params[i].copy_(src);
+        }
+    }
+    // Buffers (BatchNorm statistics) are written by the forward pass: always a copy.
+    for (size_t i = 0; i < m_buffers.size(); ++i)
+        m_buffers[i].copy_(buffers[i]);
+}
+
 Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString& workerName) {
     QElapsedTimer timer;
     timer.start();
@@ -228,13 +269,8 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
     out.step = req.step;
     out.samples = static_cast<int64_t>(req.indices.size());
     try {
-        if (req.params) {
-            at::NoGradGuard noGrad;
-            for (size_t i = 0; i < m_params.size(); ++i)
-                m_params[i].copy_((*req.params)[i]);
-            for (size_t i = 0; i < m_buffers.size(); ++i)
-                m_buffers[i].copy_((*req.buffers)[i]);
-        }
+        if (req.params)
+            takeWeights(*req.params, *req.buffers, req.innerSteps > 0);
         seedDevice(m_torchDevice, req.seed);
         // Sync and async: one forward/backward over all the samples, returning the mean
         // gradient. Local-SGD: innerSteps optimizer steps over consecutive slices, returning
@@ -258,7 +294,7 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
                 continue;
             accumulate(std::vector<int64_t>(req.indices.begin() + long(from),
                                             req.indices.begin() + long(to)),
-                       out);
+                       out, local ? nullptr : &req.onGradient);
             if (local) {
                 std::vector<at::Tensor> g;
                 for (const at::Tensor& p : m_params)

@@ -44,6 +44,10 @@ struct WorkRequest {
     // return the parameter delta instead of a gradient. 0: one gradient, no step.
     int innerSteps = 0;
     double innerLr = 0;
+    // Called with each parameter's gradient as the backward pass makes it final, before the
+    // pass ends, so that it can be on its way while the rest is computed. Only for a step
+    // computed in one pass; WorkResult::streamed says whether what it was given stands.
+    std::function<void(size_t param, const at::Tensor& grad)> onGradient;
 };
 
 struct WorkResult {
@@ -58,6 +62,11 @@ struct WorkResult {
     // once did (0: it never has). The coordinator never gives the worker more than this.
     int64_t memoryCap = 0;
     QStringList notes; // what the run's log should say about this step (an out-of-memory retry)
+    // Every gradient passed to WorkRequest::onGradient is this result's. False when the step
+    // was not streamed, or was computed again (out of memory, an fp16 overflow) after some
+    // were: what was streamed must then be discarded.
+    bool streamed = false;
+    int64_t earlyBytes = 0; // a remote worker's: bytes of it sent while its backward pass ran
 };
 
 class WorkerLink {
@@ -133,8 +142,13 @@ private:
     // Forward and backward over `samples`, leaving their mean gradient in the parameters' .grad
     // (unscaled). Retries in smaller parts on out-of-memory and, for fp16, at a smaller loss
     // scale on overflow.
-    void accumulate(const std::vector<int64_t>& samples, WorkResult& out);
+    void accumulate(const std::vector<int64_t>& samples, WorkResult& out,
+                    const std::function<void(size_t, const at::Tensor&)>* sink = nullptr);
     void clearGrads();
+    // The request's weights into the replica: shared, not copied, where they already live on
+    // this replica's device and nothing here writes to them.
+    void takeWeights(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
+                     bool writesParams);
 
     DeviceInfo m_device;
     c10::Device m_torchDevice;
@@ -148,6 +162,8 @@ private:
     QString m_precisionNote;
     std::optional<LossScaler> m_scaler; // fp16 only
     int64_t m_chunkCap = 0;             // the most samples per pass since an out-of-memory error
+    // Where the parameters' gradient hooks pass gradients during a streamed pass; null outside.
+    const std::function<void(size_t, const at::Tensor&)>* m_sink = nullptr;
 };
 
 // Runs a ModelReplica on a thread of its own, so that several workers (and the coordinator)

@@ -21,9 +21,12 @@
 #include <QHostInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QPointer>
 #include <QSaveFile>
 #include <QTimer>
 
+#include <cstdlib>
+#include <limits>
 #include <thread>
 
 namespace tandem {
@@ -252,6 +255,7 @@ private:
         // The worker's gradient bundles and the coordinator's weight bundles have this exact
         // size; the dataset is bounded by what a desktop can hold.
         m_conn->setBlobCap(wire::BlobKind::Tensors, m_layout.bundleBytes(m_wire));
+        m_grads = std::make_unique<GradientBundle>(m_layout, m_wire);
         m_conn->setBlobCap(wire::BlobKind::Dataset, qint64(8) << 30);
         std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
         if (!archive) {
@@ -350,57 +354,113 @@ private:
         }
         if (m_compute.joinable())
             m_compute.join();
-        // The event loop stays free while this runs; the result comes back as a queued call.
-        m_compute = std::thread([this, a, weights = std::move(weights)] {
-            QString error;
-            QByteArray bundle;
-            QStringList notes;
-            wire::Result res;
-            res.step = a.step;
-            res.weightsVersion = a.weightsVersion;
-            if (weights) {
-                if (auto st = unpackInto(*weights, m_layout, m_wire, m_replica->params(),
-                                         m_replica->buffers());
-                    !st)
-                    error = st.error().message;
-            }
-            if (error.isEmpty()) {
-                WorkRequest req;
-                req.step = a.step;
-                req.indices = a.indices;
-                req.seed = a.seed;
-                req.innerSteps = a.innerSteps;
-                req.innerLr = a.lr;
-                auto r = m_replica->compute(req, QStringLiteral("this worker"));
-                if (!r) {
-                    error = r.error().message;
+        // The event loop stays free while this runs; the result comes back as queued calls.
+        m_compute = std::thread([this, a, weights = std::move(weights)] { compute(a, weights); });
+    }
+
+    // The compute thread's side of a step. The result bundle is sent as the backward pass fills
+    // it: its blob opens before the step starts, and each gradient that completes the bundle's
+    // front lets that much go (the network thread sends it while the rest is computed). The
+    // Result message follows the last byte; the coordinator applies nothing before it.
+    void compute(const wire::Assign& a, const std::optional<QByteArray>& weights) {
+        QString error;
+        QStringList notes;
+        wire::Result res;
+        res.step = a.step;
+        res.weightsVersion = a.weightsVersion;
+        if (weights) {
+            if (auto st = unpackInto(*weights, m_layout, m_wire, m_replica->params(),
+                                     m_replica->buffers());
+                !st)
+                error = st.error().message;
+        }
+        QByteArray bundle;
+        if (error.isEmpty()) {
+            bundle = m_grads->begin();
+            QMetaObject::invokeMethod(
+                this, [this, bundle] { openResult(bundle); }, Qt::QueuedConnection);
+            WorkRequest req;
+            req.step = a.step;
+            req.indices = a.indices;
+            req.seed = a.seed;
+            req.innerSteps = a.innerSteps;
+            req.innerLr = a.lr;
+            // What had left before the last gradient came: sent while backward still ran.
+            qint64 early = 0, latest = 0;
+            req.onGradient = [this, &early, &latest, step = a.step](size_t i, const at::Tensor& g) {
+                const qint64 ready = m_grads->add(i, g);
+                if (ready < 0)
+                    return;
+                early = latest;
+                latest = ready;
+                QMetaObject::invokeMethod(
+                    this, [this, ready, step] { growResult(ready, step); }, Qt::QueuedConnection);
+            };
+            auto r = m_replica->compute(req, QStringLiteral("this worker"));
+            if (!r) {
+                error = r.error().message;
+            } else {
+                res.samples = r->samples;
+                res.lossSum = r->lossSum;
+                res.correct = r->correct;
+                res.computeMs = r->computeMs;
+                res.memoryCap = r->memoryCap;
+                notes = r->notes;
+                if (r->streamed || latest == 0) {
+                    res.earlyBytes = r->streamed ? early : 0;
+                    m_grads->finish(r->grads, r->buffers);
                 } else {
-                    res.samples = r->samples;
-                    res.lossSum = r->lossSum;
-                    res.correct = r->correct;
-                    res.computeMs = r->computeMs;
-                    res.memoryCap = r->memoryCap;
-                    notes = r->notes;
-                    bundle = packBundle(r->grads, r->buffers, m_wire, &m_packSpare);
+                    // The step was computed again after part of it left: the bytes already
+                    // sent are not this result's. That blob is completed and left unused
+                    // (the coordinator drops it when the next arrives), and the result goes
+                    // in a blob of its own.
+                    QMetaObject::invokeMethod(
+                        this, [this] { growResult(std::numeric_limits<qint64>::max(), -1); },
+                        Qt::QueuedConnection);
+                    bundle = m_grads->begin();
+                    QMetaObject::invokeMethod(
+                        this, [this, bundle] { openResult(bundle); }, Qt::QueuedConnection);
+                    m_grads->finish(r->grads, r->buffers);
                 }
             }
-            QMetaObject::invokeMethod(
-                this,
-                [this, res, bundle, error, notes]() mutable {
-                    for (const QString& n : notes)
-                        m_log(n);
-                    if (!m_conn || m_state != State::Working)
-                        return;
-                    if (!error.isEmpty()) {
-                        m_conn->send(wire::WorkError{res.step, error});
-                        finish(1, error);
-                        return;
-                    }
-                    res.tensorsBlob = m_conn->sendBlob(wire::BlobKind::Tensors, bundle);
-                    m_conn->send(res);
-                },
-                Qt::QueuedConnection);
-        });
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, res, error, notes]() mutable {
+                for (const QString& n : notes)
+                    m_log(n);
+                if (!m_conn || m_state != State::Working)
+                    return;
+                if (!error.isEmpty()) {
+                    m_conn->send(wire::WorkError{res.step, error});
+                    finish(1, error);
+                    return;
+                }
+                if (m_conn != m_resultConn)
+                    return; // the connection the result went out on is gone
+                m_conn->growBlob(m_resultBlob, std::numeric_limits<qint64>::max());
+                res.tensorsBlob = m_resultBlob;
+                m_conn->send(res);
+            },
+            Qt::QueuedConnection);
+    }
+
+    void openResult(const QByteArray& bundle) {
+        m_resultConn = m_conn;
+        if (m_conn && m_state == State::Working)
+            m_resultBlob = m_conn->openBlob(wire::BlobKind::Tensors, bundle);
+    }
+
+    void growResult(qint64 ready, int64_t step) {
+        if (!m_conn || m_conn != m_resultConn || m_state != State::Working)
+            return;
+        m_conn->growBlob(m_resultBlob, ready);
+        // Fault injection for tests: the process dies with part of step N's gradients sent.
+        if (m_exitMidUpload > 0 && step + 1 == m_exitMidUpload && ready < m_grads->size()) {
+            m_conn->flush();
+            m_log(QStringLiteral("exiting mid-upload (TANDEM_FAULT_EXIT_MID_UPLOAD)"));
+            std::_Exit(3);
+        }
     }
 
     WorkerOptions m_opt;
@@ -418,7 +478,10 @@ private:
 
     wire::RunSpec m_spec;
     DType m_wire = DType::F32;
-    QByteArray m_packSpare; // compute thread: the memory results are packed into
+    std::unique_ptr<GradientBundle> m_grads; // compute thread: the result being filled
+    QPointer<Connection> m_resultConn;       // where the result's blob was opened
+    uint64_t m_resultBlob = 0;
+    const int m_exitMidUpload = qEnvironmentVariableIntValue("TANDEM_FAULT_EXIT_MID_UPLOAD");
     ModelLayout m_layout;
     torch::jit::Module m_module;
     std::shared_ptr<DatasetSplits> m_data;

@@ -167,6 +167,7 @@ void WorkerPool::record(size_t i, const WorkResult& r, double rttMs, bool measur
         m_balancer.record(m.stats.name, r.samples, r.computeMs, overheadMs);
     m.stats.computeS += r.computeMs / 1e3;
     m.stats.communicateS += std::max(0.0, overheadMs) / 1e3;
+    m.stats.overlappedBytes += r.earlyBytes;
 }
 
 void WorkerPool::drop(size_t i, const Error& why, const QString& consequence, int64_t step) {

@@ -3,6 +3,8 @@
 #include <QLoggingCategory>
 #include <QRandomGenerator>
 
+#include <algorithm>
+
 namespace tandem {
 
 Q_LOGGING_CATEGORY(lcNet, "tandem.net")
@@ -231,17 +233,26 @@ void Connection::enqueue(const QByteArray& frame) {
 
 void Connection::pump() {
     while (m_socket && !m_outgoing.empty() && m_socket->bytesToWrite() < kHighWater) {
-        Outgoing& o = m_outgoing.front();
-        if (o.blobId == 0) {
-            m_bytesSent += o.frame.size();
-            m_queuedFrameBytes -= o.frame.size();
-            m_socket->write(o.frame);
-            m_outgoing.pop_front();
+        auto it = m_outgoing.begin();
+        if (it->blobId != 0 && it->offset >= it->ready && it->ready < it->blob.size()) {
+            // A blob still being produced: the frames right behind it may pass it (a pong
+            // while a worker computes the rest of its result), but nothing behind a later
+            // blob, which a frame may refer to.
+            ++it;
+            if (it == m_outgoing.end() || it->blobId != 0)
+                return;
+        }
+        if (it->blobId == 0) {
+            m_bytesSent += it->frame.size();
+            m_queuedFrameBytes -= it->frame.size();
+            m_socket->write(it->frame);
+            m_outgoing.erase(it);
             continue;
         }
+        Outgoing& o = *it;
         // The part's header, then its bytes straight from the blob: the socket copies them once,
         // into the TLS layer, and nothing else does.
-        const qint64 n = std::min<qint64>(wire::kBlobPartBytes, o.blob.size() - o.offset);
+        const qint64 n = std::min<qint64>(wire::kBlobPartBytes, o.ready - o.offset);
         const QByteArray head = wire::blobPartFrame(o.kind, o.blobId, uint64_t(o.blob.size()),
                                                     uint64_t(o.offset), {}, n);
         m_socket->write(head);
@@ -260,6 +271,10 @@ void Connection::send(const wire::Message& m) {
 }
 
 uint64_t Connection::sendBlob(wire::BlobKind kind, const QByteArray& data) {
+    return queueBlob(kind, data, data.size());
+}
+
+uint64_t Connection::queueBlob(wire::BlobKind kind, const QByteArray& data, qint64 ready) {
     const uint64_t id = m_nextBlob++;
     if (m_state != State::Secured)
         return id;
@@ -272,9 +287,28 @@ uint64_t Connection::sendBlob(wire::BlobKind kind, const QByteArray& data) {
     o.blob = data; // shared with the caller, not copied
     o.blobId = id;
     o.kind = uint32_t(kind);
+    o.ready = ready;
     m_outgoing.push_back(std::move(o));
     pump();
     return id;
+}
+
+void Connection::flush() {
+    if (!m_socket)
+        return;
+    m_socket->flush();
+    m_socket->waitForBytesWritten(2000);
+}
+
+uint64_t Connection::openBlob(wire::BlobKind kind, const QByteArray& data) {
+    return queueBlob(kind, data, 0);
+}
+
+void Connection::growBlob(uint64_t id, qint64 ready) {
+    for (Outgoing& o : m_outgoing)
+        if (o.blobId == id)
+            o.ready = std::clamp(ready, o.ready, qint64(o.blob.size()));
+    pump();
 }
 
 bool Connection::sending(uint64_t id) const {

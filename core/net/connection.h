@@ -58,6 +58,15 @@ public:
     // refers to it. The parts are written as the socket drains, from `data` itself (shared,
     // not copied), so a peer that does not read costs no more than a socket buffer.
     uint64_t sendBlob(wire::BlobKind kind, const QByteArray& data);
+    // A blob whose bytes are still being produced: nothing of it is sent until growBlob()
+    // says how much of its front is final. `data` is shared, not copied; its producer writes
+    // the rest through a pointer it took before (never through a call that detaches it). Frames
+    // sent meanwhile (pings, an error) are not held back by it.
+    uint64_t openBlob(wire::BlobKind kind, const QByteArray& data);
+    // The first `ready` bytes of blob `id` are final and may be sent.
+    void growBlob(uint64_t id, qint64 ready);
+    // Hands what the socket holds to the system now, for a process about to exit.
+    void flush();
     // True while blob `id` is still being sent.
     bool sending(uint64_t id) const;
     std::optional<QByteArray> takeBlob(uint64_t id) { return m_blobs.take(id); }
@@ -78,6 +87,7 @@ Q_SIGNALS:
 
 private:
     void onEncrypted();
+    uint64_t queueBlob(wire::BlobKind kind, const QByteArray& data, qint64 ready);
     void onReadyRead();
     void drain();
     void writeFrame(const QByteArray& payload);
@@ -91,6 +101,7 @@ private:
         uint64_t blobId = 0;
         uint32_t kind = 0;
         qint64 offset = 0;
+        qint64 ready = 0; // bytes of the blob that may be sent
     };
     std::deque<Outgoing> m_outgoing;
     qint64 m_queuedFrameBytes = 0;

@@ -104,6 +104,12 @@ Expected<char*> BlobAssembler::reserve(uint64_t id, uint32_t kind, uint64_t tota
                            .arg(kind)
                            .arg(total)
                            .arg(cap));
+        // Blobs of a reused kind come one per step and are taken as their message arrives: a
+        // complete one still here when the next starts was given up by its sender (a result
+        // computed again) and is never asked for.
+        if (m_reuse.contains(kind))
+            for (auto d = m_done.begin(); d != m_done.end();)
+                d = d->kind == kind ? m_done.erase(d) : std::next(d);
         if (m_pending.size() + m_done.size() >= m_maxPending)
             return bad(QStringLiteral("too many blobs in flight"));
         Pending p;

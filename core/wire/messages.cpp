@@ -142,6 +142,7 @@ struct Encoder {
         o->set_tensors_blob(m.tensorsBlob);
         o->set_weights_version(m.weightsVersion);
         o->set_memory_cap(m.memoryCap);
+        o->set_early_bytes(m.earlyBytes);
     }
     void operator()(const Control& m) {
         ::tandem::pb::Control_Action a = ::tandem::pb::Control_Action_NONE;
@@ -308,6 +309,7 @@ Expected<Message> decode(const QByteArray& payload) {
         m.tensorsBlob = o.tensors_blob();
         m.weightsVersion = o.weights_version();
         m.memoryCap = std::max<int64_t>(0, o.memory_cap());
+        m.earlyBytes = std::max<int64_t>(0, o.early_bytes());
         if (m.samples < 0 || m.correct < 0 || m.correct > m.samples || !(m.computeMs >= 0))
             return corrupt(QStringLiteral("a result has impossible counts"));
         return Message(m);

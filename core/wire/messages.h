@@ -17,7 +17,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kProtocolVersion = 2;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -101,6 +101,7 @@ struct Result {
     uint64_t tensorsBlob = 0;
     int64_t weightsVersion = 0;
     int64_t memoryCap = 0;
+    int64_t earlyBytes = 0; // bytes of the result sent while the backward pass still ran
 };
 struct Control {
     enum class Action { None, Pause, Resume, Stop };
