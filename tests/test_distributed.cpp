@@ -92,6 +92,7 @@ private Q_SLOTS:
     void localSgdMode();
     void pauseResumeAndStopReachWorkers();
     void batchNormBuffersStayConsistent();
+    void largeModelMovesExactlyItsBytes();
     void repeatedResultIsAppliedOnce();
     void silentWorkerIsDroppedAfterTimeout();
     void pairThroughServeThenTrain();
@@ -112,6 +113,8 @@ private:
     QJsonObject runAloneAndWithAWorker(const QString& one, const QString& two,
                                        const QStringList& workerEnv, TandemProcess** remote);
     void expectSameTrajectory(const QString& one, const QString& two);
+    // Runs tests/python/SCRIPT to write a TorchScript model; empty without Debian's torch.
+    QString scriptModel(const char* script, const char* file);
 
     QTemporaryDir m_tmp;
     QString m_tiny;
@@ -657,17 +660,25 @@ void TestDistributed::pauseResumeAndStopReachWorkers() {
              qPrintable(again.err()));
 }
 
-void TestDistributed::batchNormBuffersStayConsistent() {
+QString TestDistributed::scriptModel(const char* script, const char* file) {
     QProcess py;
     py.start(QStringLiteral("/usr/bin/python3"),
              {QStringLiteral("-c"), QStringLiteral("import torch")});
     if (!py.waitForFinished(120000) || py.exitCode() != 0)
+        return QString();
+    const QString model = m_tmp.filePath(QString::fromLatin1(file));
+    py.start(QStringLiteral("/usr/bin/python3"),
+             {QStringLiteral(TANDEM_PYTHON_DIR "/") + QString::fromLatin1(script), model});
+    if (!py.waitForFinished(120000) || py.exitCode() != 0)
+        qFatal("%s failed: %s", script, py.readAllStandardError().constData());
+    return model;
+}
+
+void TestDistributed::batchNormBuffersStayConsistent() {
+    const QString model = scriptModel("make_user_model.py", "bn.pt");
+    if (model.isEmpty())
         QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed; cannot script a "
               "BatchNorm model");
-    const QString model = m_tmp.filePath(QStringLiteral("bn.pt"));
-    py.start(QStringLiteral("/usr/bin/python3"),
-             {QStringLiteral(TANDEM_PYTHON_DIR "/make_user_model.py"), model});
-    QVERIFY(py.waitForFinished(120000) && py.exitCode() == 0);
     const QString out = m_tmp.filePath(QStringLiteral("bn"));
     TandemProcess c({QStringLiteral("train"), QStringLiteral("--model"), model,
                      QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
@@ -698,6 +709,50 @@ void TestDistributed::batchNormBuffersStayConsistent() {
     }
     QVERIFY(checked);
     QVERIFY(c.summary().value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+}
+
+void TestDistributed::largeModelMovesExactlyItsBytes() {
+    // 29.7 MB of weights down and as many gradient bytes up per step, over TLS on loopback.
+    // Two runs that differ only in their step count: the difference is what a step moves,
+    // which is the two bundles and nothing more than their framing and two small messages.
+    const QString model = scriptModel("make_wide_model.py", "wide.pt");
+    if (model.isEmpty())
+        QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed; cannot script the "
+              "model");
+    const qint64 params = 784 * 4096 + 4096 + 4096 * 1024 + 1024 + 1024 * 10 + 10;
+    auto run = [&](int steps, qint64* bytes, qint64* overlapped) {
+        const QString out = m_tmp.filePath(QStringLiteral("wide%1").arg(steps));
+        TandemProcess c({QStringLiteral("train"), QStringLiteral("--model"), model,
+                         QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
+                         QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+                         QStringLiteral("--no-local-worker"), QStringLiteral("--batch=32"),
+                         QStringLiteral("--max-steps=%1").arg(steps), QStringLiteral("--home"),
+                         home("coord"), QStringLiteral("--out=") + out});
+        const QString port = waitPort(c);
+        QVERIFY(!port.isEmpty());
+        TandemProcess* w = worker("w1", port);
+        QVERIFY(c.finish());
+        QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+        QVERIFY(w->finish());
+        const QJsonObject s = c.summary();
+        QCOMPARE(s.value(QStringLiteral("steps")).toInt(), steps);
+        const QJsonObject o = s.value(QStringLiteral("workers")).toArray().first().toObject();
+        *bytes = o.value(QStringLiteral("bytes")).toInteger();
+        *overlapped = o.value(QStringLiteral("gradient_bytes_overlapped")).toInteger();
+    };
+    qint64 b2 = 0, b5 = 0, o2 = 0, o5 = 0; // wire bytes and bytes overlapped, by step count
+    run(2, &b2, &o2);
+    run(5, &b5, &o5);
+    const qint64 perStep = (b5 - b2) / 3, expected = 2 * 4 * params;
+    // Framing: a 33-byte header per blob part (at most 1 MiB each, a few more where the
+    // gradient bundle grew mid-part), the Assign with its sample indices, the Result, pings.
+    QVERIFY2(
+        perStep >= expected && perStep < expected + 16 * 1024,
+        qPrintable(QStringLiteral("%1 bytes per step, %2 expected").arg(perStep).arg(expected)));
+    // fc2's 16.8 MB of gradients (and fc3's) left while fc1's were still being computed, in
+    // most steps (a step the machine's load stretches elsewhere may not count).
+    QVERIFY2(o5 >= 3 * 4 * (4096 * 1024 + 1024 + 1024 * 10 + 10),
+             qPrintable(QStringLiteral("%1 bytes overlapped in 5 steps").arg(o5)));
 }
 
 void TestDistributed::repeatedResultIsAppliedOnce() {

@@ -4,6 +4,7 @@
 #include <ATen/autocast_mode.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
+#include <torch/csrc/jit/python/update_graph_executor_opt.h>
 #include <torch/cuda.h>
 
 #if TANDEM_TORCH_AT_LEAST(2, 1)
@@ -42,6 +43,10 @@ void initTorchRuntime() {
             setenv(d.settings[i].name, d.settings[i].value, 0);
 #endif
     });
+}
+
+void trainWithoutGraphOptimization() {
+    torch::jit::setGraphExecutorOptimize(false);
 }
 
 bool autocastSupported(c10::DeviceType device, c10::ScalarType dtype, std::string* why) {

@@ -34,6 +34,15 @@ namespace tandem {
 // It also applies mpsMemoryDefaults() to the environment, before the MPS allocator reads it.
 void initTorchRuntime();
 
+// Runs TorchScript on the calling thread without the graph executor's optimisation passes
+// (LibTorch keeps the switch per thread). Those passes turn the forward pass into autodiff
+// subgraphs whose backward computes every gradient of the subgraph at once, so each
+// parameter's gradient only becomes final at the very end of the backward pass and none can
+// leave early. Without them autograd finalises each parameter's gradient as it reaches it,
+// last layer first. The fuser is off anyway (above), and step times stay the same within
+// noise (bench/README.md, "Gradients during the backward pass").
+void trainWithoutGraphOptimization();
+
 // The MPS allocator's limits, as environment variables to set. PyTorch's default lets the
 // allocator grow to 1.7 times the GPU's recommended working set, which on an 8 GB MacBook Air
 // means swapping, not an out-of-memory error Tandem could recover from. Unless the user chose

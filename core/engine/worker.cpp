@@ -268,6 +268,7 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
     WorkResult out;
     out.step = req.step;
     out.samples = static_cast<int64_t>(req.indices.size());
+    trainWithoutGraphOptimization();
     try {
         if (req.params)
             takeWeights(*req.params, *req.buffers, req.innerSteps > 0);

@@ -385,14 +385,17 @@ private:
             req.seed = a.seed;
             req.innerSteps = a.innerSteps;
             req.innerLr = a.lr;
-            // What had left before the last gradient came: sent while backward still ran.
-            qint64 early = 0, latest = 0;
-            req.onGradient = [this, &early, &latest, step = a.step](size_t i, const at::Tensor& g) {
+            // When each part of the bundle became ready, to tell what really left while the
+            // backward pass still ran.
+            std::vector<std::pair<qint64, qint64>> released; // (ns into the step, bytes ready)
+            QElapsedTimer clock;
+            clock.start();
+            req.onGradient = [this, &released, &clock, step = a.step](size_t i,
+                                                                      const at::Tensor& g) {
                 const qint64 ready = m_grads->add(i, g);
                 if (ready < 0)
                     return;
-                early = latest;
-                latest = ready;
+                released.emplace_back(clock.nsecsElapsed(), ready);
                 QMetaObject::invokeMethod(
                     this, [this, ready, step] { growResult(ready, step); }, Qt::QueuedConnection);
             };
@@ -406,8 +409,8 @@ private:
                 res.computeMs = r->computeMs;
                 res.memoryCap = r->memoryCap;
                 notes = r->notes;
-                if (r->streamed || latest == 0) {
-                    res.earlyBytes = r->streamed ? early : 0;
+                if (r->streamed || released.empty()) {
+                    res.earlyBytes = r->streamed ? earlyBytes(released, clock.nsecsElapsed()) : 0;
                     m_grads->finish(r->grads, r->buffers);
                 } else {
                     // The step was computed again after part of it left: the bytes already
@@ -443,6 +446,18 @@ private:
                 m_conn->send(res);
             },
             Qt::QueuedConnection);
+    }
+
+    // The bytes that were ready with at least a tenth of the step's compute still to go before
+    // the last gradient: those overlapped the backward pass. Gradients that all come in one
+    // burst at its end (as from a graph optimised into autodiff subgraphs) count for nothing.
+    static qint64 earlyBytes(const std::vector<std::pair<qint64, qint64>>& released,
+                             qint64 stepNs) {
+        qint64 early = 0;
+        for (const auto& [at, ready] : released)
+            if (at <= released.back().first - stepNs / 10)
+                early = std::max(early, ready);
+        return early;
     }
 
     void openResult(const QByteArray& bundle) {
