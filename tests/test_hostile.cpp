@@ -280,14 +280,14 @@ void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
     hello.role = QStringLiteral("worker");
     hello.appVersion = QStringLiteral(TANDEM_VERSION);
     s.write(wire::frame(wire::encode(hello)));
-    wire::FrameDecoder decoder(qint64(64) << 20);
+    wire::BlobAssembler blobs;
+    blobs.setCap(uint32_t(wire::BlobKind::Model), qint64(64) << 20);
+    wire::FrameReader reader(blobs);
     QString datasetHash;
     QVERIFY(QTest::qWaitFor(
         [&] {
-            decoder.append(s.readAll());
-            while (auto payload = decoder.next()) {
-                if (wire::isBlobPart(*payload))
-                    continue;
+            while (auto payload =
+                       reader.next([&](char* to, qint64 max) { return s.read(to, max); })) {
                 auto m = wire::decode(*payload);
                 if (m && std::holds_alternative<wire::RunSpec>(*m))
                     datasetHash = std::get<wire::RunSpec>(*m).datasetHash;

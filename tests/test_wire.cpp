@@ -24,70 +24,111 @@ private Q_SLOTS:
     void messagesRoundTrip();
     void decodeRejectsGarbage();
     void randomStreamsNeverCrash();
-    void readerMatchesDecoder();
+    void readerReassemblesMessagesAndBlobs();
     void readerChecksABlobPartBeforeReadingIt();
     void readerKeepsACutBlobIncomplete();
 };
 
-void TestWire::framesSplitAcrossReads() {
-    const QByteArray a = frame("hello"), b = frame(QByteArray(1000, 'x')), c = frame(QByteArray());
-    const QByteArray stream = a + b + c;
-    FrameDecoder d;
+namespace {
+// A source that hands out `bytes` in pieces of at most `piece` bytes per call, and nothing
+// between calls to more().
+struct Trickle {
+    QByteArray bytes;
+    qsizetype pos = 0, limit = 0, piece = 1;
+    qint64 read(char* to, qint64 max) {
+        const qint64 n = std::min<qint64>({max, qint64(piece), qint64(limit - pos)});
+        memcpy(to, bytes.constData() + pos, size_t(n));
+        pos += qsizetype(n);
+        return n;
+    }
+    void more(qsizetype n) { limit = std::min(bytes.size(), limit + n); }
+};
+} // namespace
+
+namespace {
+// Every frame that is not a blob part, reading `stream` in pieces of `piece` bytes.
+QList<QByteArray> readAll(FrameReader& reader, const QByteArray& stream, qsizetype piece) {
+    Trickle t{stream};
+    t.piece = piece;
     QList<QByteArray> got;
-    for (char ch : stream) { // one byte at a time: the worst split
-        d.append(QByteArray(1, ch));
-        while (auto p = d.next())
+    while (t.pos < stream.size() && !reader.failed()) {
+        t.more(piece);
+        while (auto p = reader.next([&](char* to, qint64 max) { return t.read(to, max); }))
             got << *p;
     }
-    QVERIFY(!d.failed());
+    return got;
+}
+} // namespace
+
+void TestWire::framesSplitAcrossReads() {
+    const QByteArray a = frame("hello"), b = frame(QByteArray(1000, 'x')), c = frame(QByteArray());
+    BlobAssembler none;
+    FrameReader reader(none);
+    // One byte at a time: the worst split.
+    const QList<QByteArray> got = readAll(reader, a + b + c, 1);
+    QVERIFY(!reader.failed());
     QCOMPARE(got.size(), 3);
     QCOMPARE(got[0], QByteArray("hello"));
     QCOMPARE(got[1], QByteArray(1000, 'x'));
     QCOMPARE(got[2], QByteArray());
-    QCOMPARE(d.buffered(), 0);
 }
 
 void TestWire::oversizedLengthFailsBeforeBuffering() {
-    FrameDecoder d(1024);
+    BlobAssembler none;
+    FrameReader reader(none, 1024);
     char len[4];
     qToLittleEndian<quint32>(0xffffffffu, len);
-    d.append(QByteArray(len, 4));
-    QVERIFY(!d.next());
-    QVERIFY(d.failed());
-    QVERIFY2(d.error().contains(QStringLiteral("4294967295")), qPrintable(d.error()));
-    QCOMPARE(d.buffered(), 0); // nothing kept
-    d.append(frame("late"));
-    QVERIFY(!d.next()); // a failed decoder stays failed
+    Trickle t{QByteArray(len, 4) + frame("late")};
+    t.more(t.bytes.size());
+    t.piece = t.bytes.size();
+    QVERIFY(!reader.next([&](char* to, qint64 max) { return t.read(to, max); }));
+    QVERIFY(reader.failed());
+    QVERIFY2(reader.error().contains(QStringLiteral("4294967295")), qPrintable(reader.error()));
+    QCOMPARE(t.pos, 4); // nothing read past the length
+    // A failed reader stays failed.
+    QVERIFY(!reader.next([&](char* to, qint64 max) { return t.read(to, max); }));
+    QCOMPARE(t.pos, 4);
 }
 
 void TestWire::truncatedFrameWaits() {
-    FrameDecoder d;
+    BlobAssembler none;
+    FrameReader reader(none);
     const QByteArray f = frame(QByteArray(100, 'a'));
-    d.append(f.left(50));
-    QVERIFY(!d.next());
-    QVERIFY(!d.failed());
-    d.append(f.mid(50));
-    QCOMPARE(d.next().value(), QByteArray(100, 'a'));
+    Trickle t{f};
+    t.piece = f.size();
+    auto source = [&](char* to, qint64 max) { return t.read(to, max); };
+    t.more(50);
+    QVERIFY(!reader.next(source));
+    QVERIFY(!reader.failed());
+    t.more(f.size());
+    QCOMPARE(reader.next(source).value(), QByteArray(100, 'a'));
 }
 
 void TestWire::blobPartFrames() {
     const QByteArray data("0123456789");
-    const QByteArray f = blobPartFrame(2, 77, 30, 10, QByteArrayView(data));
-    FrameDecoder d;
-    d.append(f);
-    const QByteArray payload = d.next().value();
-    QVERIFY(isBlobPart(payload));
-    auto v = parseBlobPart(payload);
-    QVERIFY(v.ok());
-    QCOMPARE(v->kind, 2u);
-    QCOMPARE(v->id, 77u);
-    QCOMPARE(v->total, 30u);
-    QCOMPARE(v->offset, 10u);
-    QCOMPARE(v->data.toByteArray(), data);
-    QVERIFY(!parseBlobPart(payload.left(kBlobPartHeader - 1)).ok());
-    // An encoded message never looks like a blob part.
-    QVERIFY(!isBlobPart(encode(Ping{1})));
-    QVERIFY(!isBlobPart(encode(Bye{})));
+    BlobAssembler blobs;
+    blobs.setCap(2, 100);
+    FrameReader reader(blobs);
+    // Two parts of blob 77, and a message after them: the parts go to the assembler.
+    const QByteArray stream = blobPartFrame(2, 77, 20, 0, QByteArrayView(data)) +
+                              blobPartFrame(2, 77, 20, 10, QByteArrayView(data)) +
+                              frame(encode(Ping{1}));
+    const QList<QByteArray> got = readAll(reader, stream, 7);
+    QCOMPARE(got, QList<QByteArray>{encode(Ping{1})});
+    QCOMPARE(blobs.take(77).value(), data + data);
+    // The header alone, announced by length and written without its data.
+    const QByteArray head = blobPartFrame(2, 78, 5, 0, {}, 5);
+    QCOMPARE(head.size(), 4 + kBlobPartHeader);
+    QCOMPARE(qFromLittleEndian<quint32>(head.constData()), quint32(kBlobPartHeader + 5));
+    // A payload that starts like a blob part but is shorter than its header is refused.
+    BlobAssembler other;
+    FrameReader strict(other);
+    readAll(strict, frame(QByteArray(kBlobPartHeader - 1, '\0')), 64);
+    QVERIFY(strict.failed());
+    QVERIFY2(strict.error().contains(QStringLiteral("truncated")), qPrintable(strict.error()));
+    // An encoded message never starts as a blob part does.
+    QVERIFY(encode(Ping{1}).at(0) != '\0');
+    QVERIFY(encode(Bye{}).at(0) != '\0');
 }
 
 void TestWire::blobAssemblerChecks() {
@@ -230,13 +271,14 @@ void TestWire::decodeRejectsGarbage() {
 }
 
 void TestWire::randomStreamsNeverCrash() {
-    // Random bytes through the whole receive path: decoder, blob parser, message decoder.
+    // Random bytes through the whole receive path: frame reader, blob assembler, message
+    // decoder.
     QRandomGenerator rng(1234);
-    BlobAssembler blobs;
-    blobs.setCap(uint32_t(BlobKind::Tensors), 1 << 16);
     int frames = 0;
     for (int round = 0; round < 2000; ++round) {
-        FrameDecoder d(1 << 16);
+        BlobAssembler blobs;
+        blobs.setCap(uint32_t(BlobKind::Tensors), 1 << 16);
+        FrameReader reader(blobs, 1 << 16);
         QByteArray junk(int(rng.bounded(512)), Qt::Uninitialized);
         for (char& c : junk)
             c = char(rng.bounded(256));
@@ -245,39 +287,17 @@ void TestWire::randomStreamsNeverCrash() {
             if (round % 2 == 0)
                 junk[4] = '\0';
         }
-        d.append(junk);
-        while (auto p = d.next()) {
+        for (const QByteArray& p : readAll(reader, junk, qsizetype(rng.bounded(64)) + 1)) {
             ++frames;
-            if (isBlobPart(*p)) {
-                if (auto v = parseBlobPart(*p))
-                    (void)blobs.add(v->id, v->kind, v->total, v->offset, v->data);
-            } else {
-                (void)decode(*p);
-            }
+            (void)decode(p);
         }
     }
     QVERIFY(frames > 100);
 }
 
-namespace {
-// A source that hands out `bytes` in pieces of at most `piece` bytes per call, and nothing
-// between calls to more().
-struct Trickle {
-    QByteArray bytes;
-    qsizetype pos = 0, limit = 0, piece = 1;
-    qint64 read(char* to, qint64 max) {
-        const qint64 n = std::min<qint64>({max, qint64(piece), qint64(limit - pos)});
-        memcpy(to, bytes.constData() + pos, size_t(n));
-        pos += qsizetype(n);
-        return n;
-    }
-    void more(qsizetype n) { limit = std::min(bytes.size(), limit + n); }
-};
-} // namespace
-
-void TestWire::readerMatchesDecoder() {
-    // Messages and blobs, delivered in random pieces: the reader yields the same messages as
-    // the decoder, and the blobs arrive whole, in the assembler, without passing through it.
+void TestWire::readerReassemblesMessagesAndBlobs() {
+    // Messages and blobs, delivered in random pieces: the reader yields the messages sent, in
+    // order, and the blobs arrive whole, in the assembler, without passing through it.
     QRandomGenerator rng(99);
     QByteArray stream, blob(3 * int(kBlobPartBytes / 2) + 17, Qt::Uninitialized);
     for (char& c : blob)

@@ -33,48 +33,6 @@ QByteArray blobPartFrame(uint32_t kind, uint64_t id, uint64_t total, uint64_t of
     return out;
 }
 
-bool isBlobPart(const QByteArray& payload) {
-    return !payload.isEmpty() && payload[0] == '\0';
-}
-
-Expected<BlobPartView> parseBlobPart(const QByteArray& payload) {
-    if (payload.size() < kBlobPartHeader || payload[0] != '\0')
-        return makeError(ErrorCode::Corrupt, QStringLiteral("a truncated blob part"));
-    const char* p = payload.constData();
-    BlobPartView v;
-    v.kind = qFromLittleEndian<quint32>(p + 1);
-    v.id = qFromLittleEndian<quint64>(p + 5);
-    v.total = qFromLittleEndian<quint64>(p + 13);
-    v.offset = qFromLittleEndian<quint64>(p + 21);
-    v.data = QByteArrayView(p + kBlobPartHeader, payload.size() - kBlobPartHeader);
-    return v;
-}
-
-std::optional<QByteArray> FrameDecoder::next() {
-    if (failed() || m_buf.size() - m_pos < 4)
-        return std::nullopt;
-    const quint32 len = qFromLittleEndian<quint32>(m_buf.constData() + m_pos);
-    if (qint64(len) > m_max) {
-        m_error = QStringLiteral("a peer announced a frame of %1 bytes; the limit is %2")
-                      .arg(len)
-                      .arg(m_max);
-        m_buf.clear();
-        m_pos = 0;
-        return std::nullopt;
-    }
-    if (m_buf.size() - m_pos - 4 < qsizetype(len))
-        return std::nullopt;
-    QByteArray payload = m_buf.mid(m_pos + 4, len);
-    m_pos += 4 + len;
-    // Compact once the consumed prefix dominates, so the buffer never holds much more than
-    // one frame.
-    if (m_pos > (1 << 20) || m_pos * 2 > m_buf.size()) {
-        m_buf.remove(0, m_pos);
-        m_pos = 0;
-    }
-    return payload;
-}
-
 Status BlobAssembler::add(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset,
                           QByteArrayView data) {
     auto to = reserve(id, kind, total, offset, data.size());

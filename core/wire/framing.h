@@ -26,43 +26,10 @@ QByteArray frame(const QByteArray& payload);
 // is a blob part:
 //   0x00 | kind u32 | id u64 | total u64 | offset u64 | data          (all little-endian)
 constexpr qsizetype kBlobPartHeader = 1 + 4 + 8 + 8 + 8;
-struct BlobPartView {
-    uint32_t kind = 0;
-    uint64_t id = 0;
-    uint64_t total = 0;
-    uint64_t offset = 0;
-    QByteArrayView data;
-};
 // The whole frame, length prefix included, in one allocation. With `dataSize` given (and no
 // data), only the length prefix and header, for a writer that sends dataSize bytes after it.
 QByteArray blobPartFrame(uint32_t kind, uint64_t id, uint64_t total, uint64_t offset,
                          QByteArrayView data, qint64 dataSize = -1);
-bool isBlobPart(const QByteArray& payload);
-// The view points into `payload`.
-Expected<BlobPartView> parseBlobPart(const QByteArray& payload);
-
-// Splits a byte stream into frame payloads. The length prefix is checked against the cap
-// before anything is buffered for that frame; an oversized length is a protocol error and the
-// decoder stays failed (the connection must be closed).
-class FrameDecoder {
-public:
-    explicit FrameDecoder(qint64 maxFrame = kMaxFrameBytes)
-        : m_max(maxFrame) {}
-
-    void append(const QByteArray& bytes) { m_buf.append(bytes); }
-    // The next whole frame's payload; nullopt when more bytes are needed. Sets failed() when
-    // the stream is malformed.
-    std::optional<QByteArray> next();
-    bool failed() const { return !m_error.isEmpty(); }
-    QString error() const { return m_error; }
-    qint64 buffered() const { return m_buf.size() - m_pos; }
-
-private:
-    QByteArray m_buf;
-    qsizetype m_pos = 0;
-    qint64 m_max;
-    QString m_error;
-};
 
 // Reassembles blobs from their parts. Each blob's declared size is checked against a cap for
 // its kind (the caller knows what it expects: exact tensor sizes, a bound for a model file)
