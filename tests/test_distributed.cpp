@@ -83,6 +83,7 @@ private Q_SLOTS:
     void lateWorkerJoins();
     void joinTimeoutTrainsWithoutAbsentWorkers();
     void coordinatorCrashAndResume();
+    void coordinatorKilledMidBroadcastResumesExactly();
     void wrongProtocolAndSchemaAreRefused();
     void junkAndCertlessClientsDoNotDisturb();
     void untrustedWorkerIsRefused();
@@ -405,6 +406,54 @@ void TestDistributed::coordinatorCrashAndResume() {
     QCOMPARE(s.value(QStringLiteral("epochs")).toInt(), 6);
     QVERIFY(w->finish());
     QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+}
+
+void TestDistributed::coordinatorKilledMidBroadcastResumesExactly() {
+    // The coordinator dies in step 12 with half of that step's weights sent to its remote
+    // worker, and resumes from its step-10 checkpoint. The worker drops the half bundle,
+    // reconnects, and the run ends exactly where one machine alone ends: nothing of the cut
+    // broadcast was used.
+    const QString one = m_tmp.filePath(QStringLiteral("one-c")),
+                  cut = m_tmp.filePath(QStringLiteral("broadcast"));
+    const QStringList common{QStringLiteral("train"),
+                             QStringLiteral("--model=mlp"),
+                             QStringLiteral("--data=mnist:") + m_tiny,
+                             QStringLiteral("--threads=1"),
+                             QStringLiteral("--batch=50"),
+                             QStringLiteral("--epochs=1"),
+                             QStringLiteral("--optimizer=sgd"),
+                             QStringLiteral("--lr=0.05"),
+                             QStringLiteral("--seed=5")};
+    TandemProcess a(common + QStringList{QStringLiteral("--out=") + one});
+    QVERIFY(a.finish());
+    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    const QStringList listen{QStringLiteral("--workers=1"), QStringLiteral("--home"),
+                             home("coord")};
+    TandemProcess b(common + listen +
+                        QStringList{QStringLiteral("--listen=127.0.0.1:0"),
+                                    QStringLiteral("--checkpoint-every=5"),
+                                    QStringLiteral("--out=") + cut},
+                    false, {QStringLiteral("TANDEM_FAULT_EXIT_MID_BROADCAST=12")});
+    const QString port = waitPort(b);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker("w1", port, {QStringLiteral("--reconnect=120")});
+    QVERIFY(b.finish());
+    QCOMPARE(b.exitCode(), 3);
+    QVERIFY(!w->waitForErr(QStringLiteral("lost the coordinator")).isEmpty());
+    TandemProcess again(QStringList{QStringLiteral("train"), QStringLiteral("--resume"),
+                                    cut + QStringLiteral("/checkpoint.tandem"),
+                                    QStringLiteral("--threads=1"),
+                                    QStringLiteral("--listen=127.0.0.1:") + port} +
+                        listen);
+    QVERIFY(again.finish());
+    QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+    QVERIFY2(again.err().contains(QStringLiteral("resuming at step 10")), qPrintable(again.err()));
+    QVERIFY(again.summary().value(QStringLiteral("finished")).toBool());
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+    const double diff = maxWeightDiff(one + QStringLiteral("/model.safetensors"),
+                                      cut + QStringLiteral("/model.safetensors"));
+    QVERIFY2(diff < 1e-4, qPrintable(QString::number(diff)));
 }
 
 void TestDistributed::wrongProtocolAndSchemaAreRefused() {

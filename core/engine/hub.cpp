@@ -10,6 +10,8 @@
 #include <QHostInfo>
 #include <QLoggingCategory>
 
+#include <cstdlib>
+
 Q_LOGGING_CATEGORY(lcHub, "tandem.hub")
 
 namespace tandem {
@@ -307,6 +309,16 @@ void HubSession::assign(const WorkRequest& req) {
     a.innerSteps = req.innerSteps;
     a.lr = req.innerLr;
     if (uint64_t(req.weightsVersion) != m_lastWeightsVersion && req.packedWeights) {
+        // Fault injection for tests: the coordinator dies with half of step N's weights sent.
+        static const int exitMidBroadcast =
+            qEnvironmentVariableIntValue("TANDEM_FAULT_EXIT_MID_BROADCAST");
+        if (exitMidBroadcast > 0 && req.step + 1 == exitMidBroadcast) {
+            const uint64_t id = m_conn->openBlob(wire::BlobKind::Tensors, *req.packedWeights);
+            m_conn->growBlob(id, req.packedWeights->size() / 2);
+            m_conn->flush();
+            qCWarning(lcHub, "exiting mid-broadcast (TANDEM_FAULT_EXIT_MID_BROADCAST)");
+            std::_Exit(3);
+        }
         a.weightsBlob = m_conn->sendBlob(wire::BlobKind::Tensors, *req.packedWeights);
         m_lastWeightsVersion = uint64_t(req.weightsVersion);
     }
