@@ -11,6 +11,7 @@
 #include "proc.h"
 #include "testutil.h"
 
+#include <QJsonArray>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSslSocket>
@@ -98,6 +99,7 @@ private Q_SLOTS:
     void strangerHearsNothingBeforeTrust();
     void pairedWorkerGetsThroughAFlood();
     void peerThatNeverReadsCannotExhaustMemory();
+    void badGradientPartsDropOnlyThatWorker();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -321,6 +323,108 @@ void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
                      QStringLiteral("--threads=1")});
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+}
+
+void TestHostile::badGradientPartsDropOnlyThatWorker() {
+    if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
+        QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
+    // A paired worker whose result parts break the rules, each in its own run: a part sent
+    // twice, a part past the end of its bundle, and a whole bundle of the wrong size. The
+    // coordinator closes that connection, gives the worker's samples to its own worker, and
+    // the run ends as it would have.
+    const QStringList cases{QStringLiteral("twice"), QStringLiteral("past the end"),
+                            QStringLiteral("wrong size")};
+    for (int kind = 0; kind < cases.size(); ++kind) {
+        const QString out = m_tmp.filePath(QStringLiteral("parts%1").arg(kind));
+        TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                         QStringLiteral("--data=fashion-mnist"), QStringLiteral("--threads=1"),
+                         QStringLiteral("--limit-train=2000"), QStringLiteral("--limit-test=100"),
+                         QStringLiteral("--batch=50"), QStringLiteral("--listen=127.0.0.1:0"),
+                         QStringLiteral("--home"), home("coord"), QStringLiteral("--workers=1"),
+                         QStringLiteral("--out=") + out});
+        const quint16 port = waitPort(c);
+        QVERIFY(port != 0);
+        auto id = Identity::loadOrCreate(home("w"));
+        QVERIFY(id.ok());
+        QSslSocket s;
+        s.setSslConfiguration(tlsConfiguration(*id));
+        s.connectToHostEncrypted(QStringLiteral("127.0.0.1"), port);
+        QVERIFY(s.waitForEncrypted(30000));
+        wire::Hello hello;
+        hello.role = QStringLiteral("worker");
+        hello.appVersion = QStringLiteral(TANDEM_VERSION);
+        s.write(wire::frame(wire::encode(hello)));
+        wire::BlobAssembler blobs;
+        blobs.setCap(uint32_t(wire::BlobKind::Model), qint64(64) << 20);
+        wire::FrameReader reader(blobs);
+        qint64 bundle = 0;
+        bool misbehaved = false;
+        auto onMessage = [&](const wire::Message& m) {
+            if (const auto* spec = std::get_if<wire::RunSpec>(&m)) {
+                for (const wire::TensorMeta& t : spec->params) {
+                    qint64 n = 4;
+                    for (int64_t d : t.shape)
+                        n *= d;
+                    bundle += n;
+                }
+                blobs.setCap(uint32_t(wire::BlobKind::Tensors), bundle);
+                wire::Ready r;
+                r.schemaHash = spec->schemaHash;
+                r.device.kind = QStringLiteral("cpu");
+                r.device.name = QStringLiteral("misbehaving worker");
+                s.write(wire::frame(wire::encode(r)));
+            } else if (const auto* a = std::get_if<wire::Assign>(&m); a && !misbehaved) {
+                misbehaved = true;
+                const auto part = [&](uint64_t total, uint64_t offset, qint64 size) {
+                    s.write(wire::blobPartFrame(uint32_t(wire::BlobKind::Tensors), 1, total, offset,
+                                                QByteArray(size, '\0')));
+                };
+                if (kind == 0) {
+                    part(uint64_t(bundle), 0, 1000);
+                    part(uint64_t(bundle), 0, 1000);
+                } else if (kind == 1) {
+                    part(uint64_t(bundle), 0, 1000);
+                    part(uint64_t(bundle), uint64_t(bundle) - 10, 100);
+                } else {
+                    part(uint64_t(bundle - 4), 0, bundle - 4);
+                    wire::Result res;
+                    res.step = a->step;
+                    res.weightsVersion = a->weightsVersion;
+                    res.samples = int64_t(a->indices.size());
+                    res.lossSum = 2.3 * double(res.samples);
+                    res.computeMs = 1;
+                    res.tensorsBlob = 1;
+                    s.write(wire::frame(wire::encode(res)));
+                }
+            }
+        };
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                while (auto payload =
+                           reader.next([&](char* to, qint64 max) { return s.read(to, max); }))
+                    if (auto m = wire::decode(*payload))
+                        onMessage(*m);
+                return s.state() != QAbstractSocket::ConnectedState;
+            },
+            60000));
+        QVERIFY2(misbehaved, qPrintable(c.err()));
+        QVERIFY(c.finish());
+        QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+        const QJsonObject sum = c.summary();
+        QVERIFY(sum.value(QStringLiteral("finished")).toBool());
+        QCOMPARE(sum.value(QStringLiteral("samples")).toInteger(), 2000);
+        QStringList statuses;
+        for (const QJsonValue& v : sum.value(QStringLiteral("workers")).toArray()) {
+            statuses << v.toObject().value(QStringLiteral("status")).toString();
+            if (statuses.last() == QLatin1String("dropped"))
+                qInfo("%s: dropped: %s", qPrintable(cases[kind]),
+                      qPrintable(v.toObject().value(QStringLiteral("reason")).toString()));
+        }
+        statuses.sort();
+        QVERIFY2(statuses == (QStringList{QStringLiteral("active"), QStringLiteral("dropped")}),
+                 qPrintable(cases[kind] + QLatin1Char('\n') + c.err()));
+        QVERIFY2(c.err().contains(QStringLiteral("dropped")), qPrintable(c.err()));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHostile)
