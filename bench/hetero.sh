@@ -9,6 +9,7 @@
 #   SLOW=100 bench/hetero.sh         equal workers
 #   TANDEM=/path/to/tandem bench/hetero.sh   another build (bench/versus.sh)
 #   MODEL=resnet18.pt SLOW=100 STEPS=15 bench/hetero.sh   another model (bench/make_resnet18.py)
+#   CPU_SPLIT=1 bench/hetero.sh      also where the joint run's CPU went, by process and thread
 set -eu
 cd "$(dirname "$0")/.."
 slow=${SLOW:-30}; steps=${STEPS:-150}; batch=${BATCH:-128}; wire=${WIRE:-fp32}; mode=${MODE:-sync}
@@ -39,6 +40,11 @@ while [ -z "$port" ]; do
     kill -0 $coord 2>/dev/null || { cat "$work/joint.err"; exit 1; }
 done
 cap $t worker --connect "127.0.0.1:$port" --home "$work/w" --threads 1 >"$work/worker.log" 2>&1 &
+if [ -n "${CPU_SPLIT:-}" ]; then # where the joint run's CPU goes, by thread
+    wpid=""
+    while [ -z "$wpid" ]; do wpid=$(pgrep -n -f "worker --connect 127.0.0.1:$port" || true); done
+    python3 bench/cpu_split.py coordinator=$coord worker=$wpid >"$work/cpu" &
+fi
 wait $coord
 joint=$(field samples_per_s <"$work/joint.out")
 bytes=$(field wire_bytes_per_step <"$work/joint.out")
@@ -46,6 +52,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "model=${MODEL:-mnist-cnn} slow_cap=${slow}% steps=$steps joint_batch=$batch wire=$wire mode=$mode"
 echo "fast_alone=$fast slow_alone=$slowalone joint=$joint wire_bytes_per_step=$bytes"
 awk -v f="$fast" -v s="$slowalone" -v j="$joint" 'BEGIN { printf "efficiency=%.3f (joint / (fast alone + slow alone); target >= 0.90)\n", j / (f + s) }'
+if [ -n "${CPU_SPLIT:-}" ]; then wait; cat "$work/cpu"; fi
 tail -n 1 "$work/joint.out" | python3 -c "
 import json, sys
 for w in json.loads(sys.stdin.read())['workers']:

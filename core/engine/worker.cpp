@@ -1,5 +1,6 @@
 #include "engine/worker.h"
 
+#include "common/threadname.h"
 #include "engine/optimizer.h"
 #include "engine/scriptmodel.h"
 #include "engine/torchcompat.h"
@@ -120,6 +121,7 @@ Expected<WorkResult> LocalWorker::wait() {
 }
 
 void LocalWorker::run() {
+    nameThisThread("tandem-worker");
     for (;;) {
         WorkRequest req;
         {

@@ -1,5 +1,6 @@
 #include "engine/workerclient.h"
 
+#include "common/threadname.h"
 #include "common/version.h"
 #include "net/trustwatcher.h"
 
@@ -355,7 +356,10 @@ private:
         if (m_compute.joinable())
             m_compute.join();
         // The event loop stays free while this runs; the result comes back as queued calls.
-        m_compute = std::thread([this, a, weights = std::move(weights)] { compute(a, weights); });
+        m_compute = std::thread([this, a, weights = std::move(weights)] {
+            nameThisThread("tandem-compute");
+            compute(a, weights);
+        });
     }
 
     // The compute thread's side of a step. The result bundle is sent as the backward pass fills
