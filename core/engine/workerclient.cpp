@@ -244,6 +244,10 @@ private:
     }
 
     void loadRun(const wire::RunSpec& spec) {
+        // A step of the last session may still be computing (the coordinator came back while
+        // it ran): it reads the layout and fills the result bundle replaced below.
+        if (m_compute.joinable())
+            m_compute.join();
         m_spec = spec;
         auto wire = wireDtypeFromName(spec.wireDtype);
         auto layout = ModelLayout::fromWire(spec.params, spec.buffers);
