@@ -109,6 +109,8 @@ private:
     QString waitPort(TandemProcess& c);
     TandemProcess* worker(const char* homeName, const QString& port, const QStringList& extra = {},
                           const QStringList& env = {});
+    // One sync run's arguments (mlp, the tiny data, SGD, seed 5): 40 steps of 50 samples.
+    QStringList syncRun() const;
     // The same sync run on this machine alone (in `one`) and with one remote worker as well
     // (in `two`, the remote worker started with `workerEnv`); returns the two-worker summary.
     QJsonObject runAloneAndWithAWorker(const QString& one, const QString& two,
@@ -203,18 +205,22 @@ void TestDistributed::coordinatorAndTwoWorkers() {
     QCOMPARE(w2->exitCode(), 0);
 }
 
+QStringList TestDistributed::syncRun() const {
+    return {QStringLiteral("train"),
+            QStringLiteral("--model=mlp"),
+            QStringLiteral("--data=mnist:") + m_tiny,
+            QStringLiteral("--threads=1"),
+            QStringLiteral("--batch=50"),
+            QStringLiteral("--epochs=1"),
+            QStringLiteral("--optimizer=sgd"),
+            QStringLiteral("--lr=0.05"),
+            QStringLiteral("--seed=5")};
+}
+
 QJsonObject TestDistributed::runAloneAndWithAWorker(const QString& one, const QString& two,
                                                     const QStringList& workerEnv,
                                                     TandemProcess** remote) {
-    const QStringList common{QStringLiteral("train"),
-                             QStringLiteral("--model=mlp"),
-                             QStringLiteral("--data=mnist:") + m_tiny,
-                             QStringLiteral("--threads=1"),
-                             QStringLiteral("--batch=50"),
-                             QStringLiteral("--epochs=1"),
-                             QStringLiteral("--optimizer=sgd"),
-                             QStringLiteral("--lr=0.05"),
-                             QStringLiteral("--seed=5")};
+    const QStringList common = syncRun();
     TandemProcess a(common + QStringList{QStringLiteral("--out=") + one});
     if (!a.finish() || a.exitCode() != 0) {
         qWarning().noquote() << a.err();
@@ -415,15 +421,7 @@ void TestDistributed::coordinatorKilledMidBroadcastResumesExactly() {
     // broadcast was used.
     const QString one = m_tmp.filePath(QStringLiteral("one-c")),
                   cut = m_tmp.filePath(QStringLiteral("broadcast"));
-    const QStringList common{QStringLiteral("train"),
-                             QStringLiteral("--model=mlp"),
-                             QStringLiteral("--data=mnist:") + m_tiny,
-                             QStringLiteral("--threads=1"),
-                             QStringLiteral("--batch=50"),
-                             QStringLiteral("--epochs=1"),
-                             QStringLiteral("--optimizer=sgd"),
-                             QStringLiteral("--lr=0.05"),
-                             QStringLiteral("--seed=5")};
+    const QStringList common = syncRun();
     TandemProcess a(common + QStringList{QStringLiteral("--out=") + one});
     QVERIFY(a.finish());
     QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));

@@ -103,6 +103,22 @@ private Q_SLOTS:
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
+    // Connects `s` to the coordinator on `port` as the paired worker "w" (TLS with its identity)
+    // and says Hello; what follows is up to the test.
+    bool helloAsPairedWorker(QSslSocket& s, quint16 port) {
+        auto id = Identity::loadOrCreate(home("w"));
+        if (!id.ok())
+            return false;
+        s.setSslConfiguration(tlsConfiguration(*id));
+        s.connectToHostEncrypted(QStringLiteral("127.0.0.1"), port);
+        if (!s.waitForEncrypted(30000))
+            return false;
+        wire::Hello hello;
+        hello.role = QStringLiteral("worker");
+        hello.appVersion = QStringLiteral(TANDEM_VERSION);
+        s.write(wire::frame(wire::encode(hello)));
+        return true;
+    }
     QStringList coordinator(const QStringList& extra) const;
     quint16 waitPort(TandemProcess& p) {
         return quint16(
@@ -270,18 +286,9 @@ void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
                      QStringLiteral("--out=") + out});
     const quint16 port = waitPort(c);
     QVERIFY(port != 0);
-    auto id = Identity::loadOrCreate(home("w"));
-    QVERIFY(id.ok());
-
     // A paired peer with a socket of its own, so that it can stop reading.
     QSslSocket s;
-    s.setSslConfiguration(tlsConfiguration(*id));
-    s.connectToHostEncrypted(QStringLiteral("127.0.0.1"), port);
-    QVERIFY(s.waitForEncrypted(30000));
-    wire::Hello hello;
-    hello.role = QStringLiteral("worker");
-    hello.appVersion = QStringLiteral(TANDEM_VERSION);
-    s.write(wire::frame(wire::encode(hello)));
+    QVERIFY(helloAsPairedWorker(s, port));
     wire::BlobAssembler blobs;
     blobs.setCap(uint32_t(wire::BlobKind::Model), qint64(64) << 20);
     wire::FrameReader reader(blobs);
@@ -344,16 +351,8 @@ void TestHostile::badGradientPartsDropOnlyThatWorker() {
                          QStringLiteral("--out=") + out});
         const quint16 port = waitPort(c);
         QVERIFY(port != 0);
-        auto id = Identity::loadOrCreate(home("w"));
-        QVERIFY(id.ok());
         QSslSocket s;
-        s.setSslConfiguration(tlsConfiguration(*id));
-        s.connectToHostEncrypted(QStringLiteral("127.0.0.1"), port);
-        QVERIFY(s.waitForEncrypted(30000));
-        wire::Hello hello;
-        hello.role = QStringLiteral("worker");
-        hello.appVersion = QStringLiteral(TANDEM_VERSION);
-        s.write(wire::frame(wire::encode(hello)));
+        QVERIFY(helloAsPairedWorker(s, port));
         wire::BlobAssembler blobs;
         blobs.setCap(uint32_t(wire::BlobKind::Model), qint64(64) << 20);
         wire::FrameReader reader(blobs);

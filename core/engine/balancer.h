@@ -17,8 +17,8 @@ namespace tandem {
 // sum(b_i) = B. A worker whose overhead alone exceeds T gets nothing this step: it would only
 // make the step longer. The overhead is measured as the round trip less the worker's compute,
 // so the part of a transfer that overlaps compute (gradients sent during the backward pass)
-// does not count against a worker: a slow link is charged only for what it adds. Until a worker has been measured it is assumed to be as fast as the
-// average.
+// does not count against a worker: a slow link is charged only for what it adds. Until a worker has
+// been measured it is assumed to be as fast as the average.
 //
 // Medians, not running averages: a laptop whose lid closed for 30 s returns one step that
 // took 30 s. That is a stall, not what moving its weights costs, and an average would carry it
