@@ -478,8 +478,9 @@ private:
         if (!m_conn || m_conn != m_resultConn || m_state != State::Working)
             return;
         m_conn->growBlob(m_resultBlob, ready);
-        // Fault injection for tests: the process dies with part of step N's gradients sent.
-        if (m_exitMidUpload > 0 && step + 1 == m_exitMidUpload && ready < m_grads->size()) {
+        // Fault injection for tests: the process dies with part of the gradients sent of the
+        // first step from N on that it computes.
+        if (m_exitMidUpload > 0 && step + 1 >= m_exitMidUpload && ready < m_grads->size()) {
             m_conn->flush();
             m_log(QStringLiteral("exiting mid-upload (TANDEM_FAULT_EXIT_MID_UPLOAD)"));
             std::_Exit(3);
