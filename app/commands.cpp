@@ -151,11 +151,15 @@ void addTrainOptions(QCommandLineParser& p) {
         "FILE");
     opt("mode", QStringLiteral("sync, async or local-sgd [sync]."), "MODE");
     opt("staleness", QStringLiteral("async: drop gradients staler than this many steps [4]."), "S");
-    opt("local-steps", QStringLiteral("local-sgd: inner optimizer steps per round [8]."), "H");
+    opt("local-steps", QStringLiteral("local-sgd: inner optimizer steps per round [32]."), "H");
     opt("outer-lr", QStringLiteral("local-sgd: outer Nesterov learning rate [0.7]."), "X");
     opt("outer-momentum", QStringLiteral("local-sgd: outer Nesterov momentum [0.9]."), "X");
     opt("wire", QStringLiteral("How tensors travel between machines: fp32, fp16 or bf16 [fp32]."),
         "PRECISION");
+    opt("outer-wire",
+        QStringLiteral("local-sgd: how weights and parameter deltas travel: fp32, fp16, int8 or "
+                       "int4, with what rounding loses carried to the next round [fp32]."),
+        "FORMAT");
     opt("precision",
         QStringLiteral("What workers compute the forward pass in: fp32, or bf16/fp16 autocast "
                        "where the device has it; weights stay fp32 [fp32]."),
@@ -235,10 +239,12 @@ int cmdTrain(const QStringList& args) {
     str("model", cfg.model);
     str("data", cfg.data);
     str("out", cfg.outDir);
-    for (const QString& key : runChoiceKeys())
-        if (p.isSet(key))
-            if (auto st = setRunChoice(cfg, key, p.value(key)); !st)
+    for (const QString& key : runChoiceKeys()) {
+        const QString option = QString(key).replace(QLatin1Char('_'), QLatin1Char('-'));
+        if (p.isSet(option))
+            if (auto st = setRunChoice(cfg, key, p.value(option)); !st)
                 return fail(st.error());
+    }
     str("device", cfg.device);
     str("listen", cfg.listen);
     cfg.home = p.value(QStringLiteral("home"));

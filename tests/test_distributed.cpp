@@ -92,6 +92,7 @@ private Q_SLOTS:
     void halfPrecisionOnTheWire();
     void asyncMode();
     void localSgdMode();
+    void localSgdInt4WithLateAndLostWorkers();
     void pauseResumeAndStopReachWorkers();
     void batchNormBuffersStayConsistent();
     void largeModelMovesExactlyItsBytes();
@@ -668,6 +669,52 @@ void TestDistributed::localSgdMode() {
     QVERIFY(losses.last() < losses.first());
     QVERIFY(w->finish());
     QCOMPARE(w->exitCode(), 0);
+}
+
+void TestDistributed::localSgdInt4WithLateAndLostWorkers() {
+    // Local-SGD with the int4 outer wire on Fashion-MNIST: one worker from the start, a second
+    // that joins late (it is sent the weights whole, then differences), and the first killed
+    // mid-run (its round goes to the others). The run still learns, and what crosses the wire
+    // per round is the int4 size of the model both ways, not fp32's.
+    if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
+        QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
+    const QString out = m_tmp.filePath(QStringLiteral("int4"));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                     QStringLiteral("--data=fashion-mnist"), QStringLiteral("--limit-train=12000"),
+                     QStringLiteral("--limit-test=2000"), QStringLiteral("--epochs=3"),
+                     QStringLiteral("--batch=64"), QStringLiteral("--optimizer=adam"),
+                     QStringLiteral("--lr=0.001"), QStringLiteral("--mode=local-sgd"),
+                     QStringLiteral("--local-steps=16"), QStringLiteral("--outer-wire=int4"),
+                     QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                     QStringLiteral("--workers=1"), QStringLiteral("--worker-timeout=20"),
+                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess* first = worker("w1", port, {QStringLiteral("--name=first")});
+    const QString metrics = out + QStringLiteral("/metrics.jsonl");
+    QVERIFY(QTest::qWaitFor([&] { return countLines(metrics) >= 3; }, 120000));
+    TandemProcess* late = worker("w2", port, {QStringLiteral("--name=late")});
+    QVERIFY(!c.waitForErr(QStringLiteral("worker (late\\S*) joined")).isEmpty());
+    first->kill9();
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QStringLiteral("left")), qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QVERIFY(s.value(QStringLiteral("finished")).toBool());
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 3 * 12000);
+    QVERIFY2(s.value(QStringLiteral("test_accuracy")).toDouble() >= 0.78, qPrintable(c.out()));
+    qint64 lateSamples = 0;
+    for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray())
+        if (v.toObject().value(QStringLiteral("name")).toString().startsWith(QLatin1String("late")))
+            lateSamples = v.toObject().value(QStringLiteral("samples")).toInteger();
+    QVERIFY2(lateSamples > 0, qPrintable(c.out()));
+    // 203,530 parameters: int4 blocks of 128 take 72 bytes, 114,552 bytes each way a round;
+    // fp32 would be 814,120. Joining costs one whole fp32 send, spread over the rounds.
+    const double perRound = s.value(QStringLiteral("wire_bytes_per_step")).toDouble();
+    QVERIFY2(perRound > 2 * 114552 && perRound < 2 * 814120 / 4,
+             qPrintable(QString::number(perRound) + QLatin1Char('\n') + c.out()));
+    QVERIFY(late->finish());
+    QCOMPARE(late->exitCode(), 0);
 }
 
 void TestDistributed::pauseResumeAndStopReachWorkers() {

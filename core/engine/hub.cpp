@@ -4,6 +4,7 @@
 
 #include "common/version.h"
 #include "engine/devices.h"
+#include "engine/scriptmodel.h"
 #include "net/truststore.h"
 
 #include <QElapsedTimer>
@@ -39,6 +40,24 @@ RemoteWorker::RemoteWorker(CoordinatorHub* hub, HubSession* session, QString nam
     , m_config(config) {}
 
 void RemoteWorker::submit(WorkRequest request) {
+    // Local-SGD: the weights go whole the first time and as the outer-wire difference from
+    // what the worker holds after that.
+    if (m_config->mode == TrainMode::LocalSgd && request.params && request.packedWeights) {
+        if (request.weightsVersion == m_mirrorVersion) {
+            request.packedWeights.reset();
+        } else {
+            at::Tensor flat = flattenParams(*request.params);
+            if (m_mirror.empty()) {
+                // What the worker decodes from the bundle in the run's wire dtype.
+                m_mirror.sentWhole(flat.to(scalarTypeOf(m_config->wire)).to(at::kFloat));
+            } else {
+                request.packedWeights = std::make_shared<const QByteArray>(
+                    m_mirror.update(flat, *request.buffers, m_config->outer));
+                request.weightsDelta = true;
+            }
+            m_mirrorVersion = request.weightsVersion;
+        }
+    }
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_waiting = true;
@@ -81,9 +100,17 @@ Expected<WorkResult> RemoteWorker::wait() {
     out.computeMs = r.computeMs;
     out.memoryCap = r.memoryCap;
     out.earlyBytes = r.earlyBytes;
-    if (auto st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers,
-                               BundleOrder::Backward);
-        !st) {
+    Status st = success();
+    if (m_config->mode == TrainMode::LocalSgd) {
+        at::Tensor flat;
+        st = unpackOuter(bytes, m_config->layout, m_config->outer, &flat, &out.buffers);
+        if (st)
+            out.grads = splitParams(flat, m_config->layout);
+    } else {
+        st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers,
+                          BundleOrder::Backward);
+    }
+    if (!st) {
         fail(st.error().message);
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("worker %1 sent malformed gradients: %2")
@@ -135,7 +162,9 @@ HubSession::HubSession(CoordinatorHub* hub, Connection* connection)
     m_conn->setIdleTimeout(hub->config().workerTimeoutMs);
     // What a worker may send: its gradient bundles, of exactly the size the schema gives.
     m_conn->setBlobCap(wire::BlobKind::Tensors,
-                       hub->config().layout.bundleBytes(hub->config().wire));
+                       hub->config().mode == TrainMode::LocalSgd
+                           ? outerBundleBytes(hub->config().layout, hub->config().outer)
+                           : hub->config().layout.bundleBytes(hub->config().wire));
     connect(m_conn, &Connection::received, this, &HubSession::onMessage);
     connect(m_conn, &Connection::closed, this, &HubSession::onClosed);
     // Unpairing takes effect on open sessions: the trust store is read again every second
@@ -191,6 +220,8 @@ void HubSession::onMessage(const wire::Message& m) {
         spec.params = cfg.layout.paramMetas();
         spec.buffers = cfg.layout.bufferMetas();
         spec.trainSamples = cfg.trainSamples;
+        if (cfg.mode == TrainMode::LocalSgd)
+            spec.outerWire = nameOf(cfg.outer);
         m_conn->send(spec);
         m_state = State::AwaitReady;
         return;
@@ -225,6 +256,8 @@ void HubSession::onMessage(const wire::Message& m) {
             }
             m_worker =
                 std::make_shared<RemoteWorker>(m_hub, this, m_name, r->device, r->maxBatch, &cfg);
+            m_setupSent = m_conn->bytesSent();
+            m_setupReceived = m_conn->bytesReceived();
             m_state = State::Working;
             m_hub->addMessage(
                 QStringLiteral("worker %1 joined with %2%3")
@@ -255,7 +288,8 @@ void HubSession::onMessage(const wire::Message& m) {
                        QStringLiteral("a result without its gradients"));
                 return;
             }
-            m_worker->updateBytes(m_conn->bytesSent(), m_conn->bytesReceived());
+            m_worker->updateBytes(m_conn->bytesSent() - m_setupSent,
+                                  m_conn->bytesReceived() - m_setupReceived);
             if (!m_worker->deliver(*r, std::move(*t)))
                 m_hub->addMessage(QStringLiteral("ignored a repeated result for step %1 from %2")
                                       .arg(r->step + 1)
@@ -308,6 +342,7 @@ void HubSession::assign(const WorkRequest& req) {
     a.weightsVersion = req.weightsVersion;
     a.innerSteps = req.innerSteps;
     a.lr = req.innerLr;
+    a.weightsDelta = req.weightsDelta;
     if (uint64_t(req.weightsVersion) != m_lastWeightsVersion && req.packedWeights) {
         // Fault injection for tests: the coordinator dies with half of the weights sent in the
         // first broadcast from step N on (the balancer may have left this worker out of step N).

@@ -7,6 +7,7 @@
 // protocol version, hands each the run (model, dataset, configuration) and turns it into a
 // RemoteWorker, a WorkerLink the training loop drives like the local one.
 
+#include "engine/outerwire.h"
 #include "engine/wiretensors.h"
 #include "engine/worker.h"
 #include "formats/dataset.h"
@@ -51,6 +52,7 @@ struct HubConfig {
     std::shared_ptr<const DatasetSplits> data;
     TrainMode mode = TrainMode::Sync;
     DType wire = DType::F32;
+    OuterWire outer = OuterWire::Fp32; // local-sgd: weights after the first and deltas
     ModelLayout layout;
     int64_t trainSamples = 0;
     std::function<void(HubEvent)> events; // called on the network thread
@@ -85,6 +87,9 @@ private:
     DeviceInfo m_device;
     int64_t m_maxBatch;
     const HubConfig* m_config;
+    // Training thread: local-SGD's record of the weights this worker holds.
+    WeightMirror m_mirror;
+    int64_t m_mirrorVersion = -1;
 
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
@@ -157,6 +162,9 @@ private:
     QString m_name;
     std::shared_ptr<RemoteWorker> m_worker;
     uint64_t m_lastWeightsVersion = UINT64_MAX;
+    // Bytes of setup (the model, the dataset) before the worker was ready: not training traffic.
+    qint64 m_setupSent = 0;
+    qint64 m_setupReceived = 0;
     uint64_t m_datasetBlob = 0; // the dataset transfer under way, if any
 };
 

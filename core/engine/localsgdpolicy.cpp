@@ -5,6 +5,9 @@
 
 #include "engine/syncpolicy.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace tandem {
 
 namespace {
@@ -24,8 +27,12 @@ public:
 
 protected:
     int64_t passes(const RunConfig& cfg) const override { return cfg.localSteps; }
+    // Each worker takes as many inner steps of about the run's batch as its share holds: a
+    // faster worker is given more samples and so takes more steps, and the round ends for
+    // both at once. The outer update weighs each delta by the samples behind it.
     void shapeRequest(WorkRequest& req, const StepContext& ctx, double lr) const override {
-        req.innerSteps = ctx.cfg.localSteps;
+        const auto steps = std::llround(double(req.indices.size()) / double(ctx.cfg.batch));
+        req.innerSteps = int(std::clamp<long long>(steps, 1, ctx.cfg.localSteps * 4LL));
         req.innerLr = lr;
     }
     double serverLr(const StepContext& ctx, double) const override { return ctx.cfg.outerLr; }

@@ -130,6 +130,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("local_steps"), localSteps},
         {QStringLiteral("outer_lr"), outerLr},
         {QStringLiteral("outer_momentum"), outerMomentum},
+        {QStringLiteral("outer_wire"), nameOf(outerWire)},
         // Which machines take part: the run description the app saves names them too.
         {QStringLiteral("listen"), listen},
         {QStringLiteral("workers"), workers},
@@ -142,9 +143,9 @@ QJsonObject RunConfig::toJson() const {
 }
 
 const QStringList& runChoiceKeys() {
-    static const QStringList keys = {QStringLiteral("optimizer"), QStringLiteral("schedule"),
-                                     QStringLiteral("mode"), QStringLiteral("wire"),
-                                     QStringLiteral("precision")};
+    static const QStringList keys = {QStringLiteral("optimizer"),  QStringLiteral("schedule"),
+                                     QStringLiteral("mode"),       QStringLiteral("wire"),
+                                     QStringLiteral("outer_wire"), QStringLiteral("precision")};
     return keys;
 }
 
@@ -157,6 +158,8 @@ Status setRunChoice(RunConfig& c, const QString& key, const QString& value) {
         return parseInto(value, c.mode, "mode");
     if (key == QLatin1String("wire"))
         return parseInto(value, c.wire, "wire precision");
+    if (key == QLatin1String("outer_wire"))
+        return parseInto(value, c.outerWire, "outer-wire format");
     if (key == QLatin1String("precision"))
         return parseInto(value, c.precision, "precision");
     return makeError(ErrorCode::InvalidArgument, QStringLiteral("\"%1\" is not a choice").arg(key));

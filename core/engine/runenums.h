@@ -19,6 +19,8 @@ namespace tandem {
 enum class TrainMode { Sync, Async, LocalSgd };
 // How weights and gradients travel between machines.
 enum class WireDtype { Fp32, Fp16, Bf16 };
+// How local-SGD's outer traffic (weights down, parameter deltas up) travels.
+enum class OuterWire { Fp32, Fp16, Int8, Int4 };
 // What workers compute the forward pass in (autocast); weights stay fp32.
 enum class Precision { Fp32, Bf16, Fp16 };
 enum class OptimizerKind { Sgd, Adam, AdamW, RmsProp, Adagrad };
@@ -35,6 +37,8 @@ TANDEM_ENUM_NAMES(TrainMode, {TrainMode::Sync, "sync"}, {TrainMode::Async, "asyn
                   {TrainMode::LocalSgd, "local-sgd"})
 TANDEM_ENUM_NAMES(WireDtype, {WireDtype::Fp32, "fp32"}, {WireDtype::Fp16, "fp16"},
                   {WireDtype::Bf16, "bf16"})
+TANDEM_ENUM_NAMES(OuterWire, {OuterWire::Fp32, "fp32"}, {OuterWire::Fp16, "fp16"},
+                  {OuterWire::Int8, "int8"}, {OuterWire::Int4, "int4"})
 TANDEM_ENUM_NAMES(Precision, {Precision::Fp32, "fp32"}, {Precision::Bf16, "bf16"},
                   {Precision::Fp16, "fp16"})
 TANDEM_ENUM_NAMES(OptimizerKind, {OptimizerKind::Sgd, "sgd"}, {OptimizerKind::Adam, "adam"},

@@ -230,6 +230,7 @@ Status Trainer::startHub() {
     hc.data = m_data;
     hc.mode = m_cfg.mode;
     hc.wire = storageDtype(m_cfg.wire);
+    hc.outer = m_cfg.outerWire;
     hc.layout = ModelLayout::of(m_master.paramNames, m_master.params, m_master.bufferNames,
                                 m_master.buffers);
     hc.trainSamples = m_data->train.count();

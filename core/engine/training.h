@@ -45,9 +45,12 @@ struct RunConfig {
     // computes in fp32.
     Precision precision = Precision::Fp32;
     int staleness = 4;    // async: gradients staler than this many steps are dropped
-    int localSteps = 8;   // local-sgd: inner steps per round (H)
+    int localSteps = 32;  // local-sgd: inner steps per round (H)
     double outerLr = 0.7; // local-sgd: the outer Nesterov optimizer (DiLoCo's defaults)
     double outerMomentum = 0.9;
+    // local-sgd: how weights and parameter deltas travel; int8 and int4 carry what they round
+    // away into the next round (error feedback).
+    OuterWire outerWire = OuterWire::Fp32;
 
     // Where and how this run meets its workers; not part of what a checkpoint resumes.
     QString listen;          // HOST:PORT; empty: this machine only
@@ -90,9 +93,9 @@ struct RunField {
 };
 const QList<RunField>& runFields();
 
-// The fields that take one name of a set (optimizer, schedule, mode, wire, precision), by the
-// key they have both in the run description and on the command line; setRunChoice parses the
-// name into the field's enum or says what is allowed.
+// The fields that take one name of a set (optimizer, schedule, mode, wire, outer_wire,
+// precision), by the key they have in the run description (on the command line, with '-'
+// for '_'); setRunChoice parses the name into the field's enum or says what is allowed.
 const QStringList& runChoiceKeys();
 Status setRunChoice(RunConfig& c, const QString& key, const QString& value);
 

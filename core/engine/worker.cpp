@@ -335,4 +335,32 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
     return out;
 }
 
+WorkRequest requestFrom(const wire::Assign& a) {
+    WorkRequest req;
+    req.step = a.step;
+    req.indices = a.indices;
+    req.seed = a.seed;
+    req.innerSteps = a.innerSteps;
+    req.innerLr = a.lr;
+    return req;
+}
+
+void describeResult(const WorkResult& r, wire::Result& res) {
+    res.samples = r.samples;
+    res.lossSum = r.lossSum;
+    res.correct = r.correct;
+    res.computeMs = r.computeMs;
+    res.memoryCap = r.memoryCap;
+}
+
+qint64 bytesReleasedEarly(const std::vector<std::pair<qint64, qint64>>& released, qint64 stepNs) {
+    qint64 early = 0;
+    if (released.empty())
+        return early;
+    for (const auto& [at, ready] : released)
+        if (at <= released.back().first - stepNs / 10)
+            early = std::max(early, ready);
+    return early;
+}
+
 } // namespace tandem

@@ -12,6 +12,7 @@
 #include "engine/optimizer.h"
 #include "engine/precision.h"
 #include "formats/dataset.h"
+#include "wire/messages.h"
 
 #include <ATen/ATen.h>
 #include <torch/script.h>
@@ -39,6 +40,7 @@ struct WorkRequest {
     uint64_t seed = 0; // seeds dropout and other randomness for this step and worker
     // The same weights packed for the wire, shared by every remote worker of the step.
     std::shared_ptr<const QByteArray> packedWeights;
+    bool weightsDelta = false; // packedWeights bring the worker's last weights up to date
     int64_t weightsVersion = 0;
     // Local-SGD: take this many optimizer steps over consecutive slices of `indices` and
     // return the parameter delta instead of a gradient. 0: one gradient, no step.
@@ -194,5 +196,15 @@ private:
     bool m_quit = false;
     std::thread m_thread; // last: started once everything above is in place
 };
+
+// A worker process's side of an assignment: the request it computes, and what the Result
+// message says about the step besides its tensors.
+WorkRequest requestFrom(const wire::Assign& a);
+void describeResult(const WorkResult& r, wire::Result& res);
+// Of the (ns into the step, bytes ready) points a streamed result was let go at, the bytes
+// that were ready with at least a tenth of the step's compute still to go before the last
+// gradient: those overlapped the backward pass. Gradients that all come in one burst at its
+// end (as from a graph optimised into autodiff subgraphs) count for nothing.
+qint64 bytesReleasedEarly(const std::vector<std::pair<qint64, qint64>>& released, qint64 stepNs);
 
 } // namespace tandem

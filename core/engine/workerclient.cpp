@@ -6,6 +6,7 @@
 
 #include "engine/devices.h"
 #include "engine/hub.h"
+#include "engine/outerwire.h"
 #include "engine/scriptmodel.h"
 #include "engine/training.h"
 #include "engine/wiretensors.h"
@@ -257,9 +258,24 @@ private:
         }
         m_wire = *wire;
         m_layout = *layout;
+        // Local-SGD: weights after the first arrive as differences, and deltas leave, in the
+        // run's outer-wire format.
+        m_outer.reset();
+        if (spec.mode == nameOf(TrainMode::LocalSgd)) {
+            const std::optional<OuterWire> w = parse<OuterWire>(spec.outerWire);
+            if (!w) {
+                finish(1, QStringLiteral("the coordinator's run description names an unknown "
+                                         "outer-wire format \"%1\"")
+                              .arg(spec.outerWire));
+                return;
+            }
+            m_outer.emplace(*w);
+        }
         // The worker's gradient bundles and the coordinator's weight bundles have this exact
         // size; the dataset is bounded by what a desktop can hold.
-        m_conn->setBlobCap(wire::BlobKind::Tensors, m_layout.bundleBytes(m_wire));
+        m_conn->setBlobCap(wire::BlobKind::Tensors,
+                           std::max(m_layout.bundleBytes(m_wire),
+                                    m_outer ? outerBundleBytes(m_layout, m_outer->wire()) : 0));
         m_grads = std::make_unique<GradientBundle>(m_layout, m_wire);
         m_conn->setBlobCap(wire::BlobKind::Dataset, qint64(8) << 30);
         std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
@@ -377,22 +393,17 @@ private:
         res.step = a.step;
         res.weightsVersion = a.weightsVersion;
         if (weights) {
-            if (auto st = unpackInto(*weights, m_layout, m_wire, m_replica->params(),
-                                     m_replica->buffers());
-                !st)
+            if (auto st = takeWeights(*weights, a.weightsDelta); !st)
                 error = st.error().message;
         }
         QByteArray bundle;
-        if (error.isEmpty()) {
+        if (error.isEmpty() && m_outer) {
+            computeRound(a, res, error, notes);
+        } else if (error.isEmpty()) {
             bundle = m_grads->begin();
             QMetaObject::invokeMethod(
                 this, [this, bundle] { openResult(bundle); }, Qt::QueuedConnection);
-            WorkRequest req;
-            req.step = a.step;
-            req.indices = a.indices;
-            req.seed = a.seed;
-            req.innerSteps = a.innerSteps;
-            req.innerLr = a.lr;
+            WorkRequest req = requestFrom(a);
             // When each part of the bundle became ready, to tell what really left while the
             // backward pass still ran.
             std::vector<std::pair<qint64, qint64>> released; // (ns into the step, bytes ready)
@@ -411,14 +422,11 @@ private:
             if (!r) {
                 error = r.error().message;
             } else {
-                res.samples = r->samples;
-                res.lossSum = r->lossSum;
-                res.correct = r->correct;
-                res.computeMs = r->computeMs;
-                res.memoryCap = r->memoryCap;
+                describeResult(*r, res);
                 notes = r->notes;
                 if (r->streamed || released.empty()) {
-                    res.earlyBytes = r->streamed ? earlyBytes(released, clock.nsecsElapsed()) : 0;
+                    res.earlyBytes =
+                        r->streamed ? bytesReleasedEarly(released, clock.nsecsElapsed()) : 0;
                     m_grads->finish(r->grads, r->buffers);
                 } else {
                     // The step was computed again after part of it left: the bytes already
@@ -456,16 +464,35 @@ private:
             Qt::QueuedConnection);
     }
 
-    // The bytes that were ready with at least a tenth of the step's compute still to go before
-    // the last gradient: those overlapped the backward pass. Gradients that all come in one
-    // burst at its end (as from a graph optimised into autodiff subgraphs) count for nothing.
-    static qint64 earlyBytes(const std::vector<std::pair<qint64, qint64>>& released,
-                             qint64 stepNs) {
-        qint64 early = 0;
-        for (const auto& [at, ready] : released)
-            if (at <= released.back().first - stepNs / 10)
-                early = std::max(early, ready);
-        return early;
+    Status takeWeights(const QByteArray& weights, bool delta) {
+        if (delta)
+            return m_outer ? m_outer->applyDifference(weights, m_layout, m_replica->params(),
+                                                      m_replica->buffers())
+                           : makeError(ErrorCode::Corrupt,
+                                       QStringLiteral("a weight update outside local-SGD"));
+        if (auto st =
+                unpackInto(weights, m_layout, m_wire, m_replica->params(), m_replica->buffers());
+            !st)
+            return st;
+        if (m_outer)
+            m_outer->tookWhole(m_replica->params());
+        return success();
+    }
+
+    // A local-SGD round: the inner steps, then the parameter delta in the outer-wire format,
+    // with what the format rounds away kept for the next round.
+    void computeRound(const wire::Assign& a, wire::Result& res, QString& error,
+                      QStringList& notes) {
+        auto r = m_replica->compute(requestFrom(a), QStringLiteral("this worker"));
+        if (!r) {
+            error = r.error().message;
+            return;
+        }
+        describeResult(*r, res);
+        notes = r->notes;
+        const QByteArray bundle = m_outer->packDelta(r->grads, r->buffers);
+        QMetaObject::invokeMethod(
+            this, [this, bundle] { openResult(bundle); }, Qt::QueuedConnection);
     }
 
     void openResult(const QByteArray& bundle) {
@@ -507,6 +534,7 @@ private:
     uint64_t m_resultBlob = 0;
     const int m_exitMidUpload = qEnvironmentVariableIntValue("TANDEM_FAULT_EXIT_MID_UPLOAD");
     ModelLayout m_layout;
+    std::optional<OuterWorkerSide> m_outer; // local-SGD only
     torch::jit::Module m_module;
     std::shared_ptr<DatasetSplits> m_data;
     std::unique_ptr<ModelReplica> m_replica;

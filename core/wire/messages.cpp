@@ -107,6 +107,7 @@ struct Encoder {
         for (const TensorMeta& t : m.buffers)
             metaToPb(t, o->add_buffers());
         o->set_train_samples(m.trainSamples);
+        o->set_outer_wire(str(m.outerWire));
     }
     void operator()(const Ready& m) {
         auto* o = e.mutable_ready();
@@ -131,6 +132,7 @@ struct Encoder {
         o->set_weights_version(m.weightsVersion);
         o->set_inner_steps(m.innerSteps);
         o->set_lr(m.lr);
+        o->set_weights_delta(m.weightsDelta);
     }
     void operator()(const Result& m) {
         auto* o = e.mutable_result();
@@ -267,6 +269,7 @@ Expected<Message> decode(const QByteArray& payload) {
             m.buffers << *tm;
         }
         m.trainSamples = o.train_samples();
+        m.outerWire = text(o.outer_wire());
         if (m.trainSamples < 0)
             return corrupt(QStringLiteral("a run spec claims a negative sample count"));
         return Message(m);
@@ -294,6 +297,7 @@ Expected<Message> decode(const QByteArray& payload) {
         m.weightsVersion = o.weights_version();
         m.innerSteps = o.inner_steps();
         m.lr = o.lr();
+        m.weightsDelta = o.weights_delta();
         if (m.step < 0 || m.innerSteps < 0 || m.innerSteps > 100000)
             return corrupt(QStringLiteral("an assignment has an invalid step or step count"));
         return Message(m);

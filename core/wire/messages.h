@@ -17,7 +17,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 2;
+constexpr uint32_t kProtocolVersion = 3;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -69,6 +69,7 @@ struct RunSpec {
     QList<TensorMeta> params;
     QList<TensorMeta> buffers;
     int64_t trainSamples = 0;
+    QString outerWire; // local-sgd only
 };
 struct Ready {
     QString schemaHash;
@@ -91,6 +92,7 @@ struct Assign {
     int64_t weightsVersion = 0;
     int innerSteps = 0;
     double lr = 0;
+    bool weightsDelta = false; // the blob brings the last weights sent up to date
 };
 struct Result {
     int64_t step = 0;

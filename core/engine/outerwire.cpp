@@ -1,0 +1,235 @@
+#include "engine/outerwire.h"
+
+#include <ATen/core/grad_mode.h>
+
+#include <cstring>
+
+namespace tandem {
+
+namespace {
+
+struct Blocks {
+    int64_t size = 0; // values per block
+    int levels = 0;   // the largest code
+    int perByte = 1;  // codes per byte
+    bool valid() const { return size > 0; }
+};
+
+Blocks blocksOf(OuterWire w) {
+    switch (w) {
+    case OuterWire::Int8:
+        return {256, 255, 1};
+    case OuterWire::Int4:
+        return {128, 15, 2};
+    case OuterWire::Fp32:
+    case OuterWire::Fp16:
+        break;
+    }
+    return {};
+}
+
+int64_t blockCount(int64_t n, const Blocks& b) {
+    return (n + b.size - 1) / b.size;
+}
+
+// The one formula both sides decode with, so that the sender knows bit for bit what the
+// receiver holds.
+at::Tensor dequantize(const at::Tensor& codes, const at::Tensor& mins, const at::Tensor& steps,
+                      int64_t n) {
+    return codes.to(at::kFloat)
+        .mul_(steps.unsqueeze(1))
+        .add_(mins.unsqueeze(1))
+        .view(-1)
+        .narrow(0, 0, n);
+}
+
+} // namespace
+
+qint64 outerVectorBytes(OuterWire w, int64_t n) {
+    switch (w) {
+    case OuterWire::Fp32:
+        return qint64(n) * 4;
+    case OuterWire::Fp16:
+        return qint64(n) * 2;
+    case OuterWire::Int8:
+    case OuterWire::Int4:
+        break;
+    }
+    const Blocks b = blocksOf(w);
+    const int64_t nb = blockCount(n, b);
+    return qint64(nb) * 8 + qint64(nb) * (b.size / b.perByte);
+}
+
+qint64 outerBundleBytes(const ModelLayout& layout, OuterWire w) {
+    ModelLayout buffersOnly = layout;
+    buffersOnly.paramNames.clear();
+    buffersOnly.paramShapes.clear();
+    return outerVectorBytes(w, layout.paramCount()) + buffersOnly.bundleBytes(DType::F32);
+}
+
+at::Tensor encodeOuter(const at::Tensor& x, OuterWire w, char* out) {
+    at::NoGradGuard noGrad;
+    const at::Tensor v = x.detach().to(at::kCPU, at::kFloat).contiguous().view(-1);
+    const int64_t n = v.numel();
+    if (w == OuterWire::Fp32) {
+        std::memcpy(out, v.data_ptr(), size_t(n) * 4);
+        return v.clone();
+    }
+    if (w == OuterWire::Fp16) {
+        const at::Tensor h = v.to(at::kHalf);
+        std::memcpy(out, h.data_ptr(), size_t(n) * 2);
+        return h.to(at::kFloat);
+    }
+    const Blocks b = blocksOf(w);
+    const int64_t nb = blockCount(n, b);
+    // The last block is padded with its own last value, so the padding widens no range.
+    at::Tensor m = at::empty({nb * b.size}, at::kFloat);
+    m.narrow(0, 0, n).copy_(v);
+    if (nb * b.size > n)
+        m.narrow(0, n, nb * b.size - n).fill_(n > 0 ? v[n - 1].item<float>() : 0.0f);
+    m = m.view({nb, b.size});
+    const at::Tensor mins = std::get<0>(m.min(1));
+    at::Tensor steps = (std::get<0>(m.max(1)) - mins).div_(double(b.levels));
+    // A block of equal values has no range: any step decodes it exactly.
+    steps.masked_fill_(steps.le(0), 1.0);
+    const at::Tensor codes = (m - mins.unsqueeze(1))
+                                 .div_(steps.unsqueeze(1))
+                                 .round_()
+                                 .clamp_(0, double(b.levels))
+                                 .to(at::kByte);
+    std::memcpy(out, mins.data_ptr(), size_t(nb) * 4);
+    std::memcpy(out + nb * 4, steps.data_ptr(), size_t(nb) * 4);
+    char* data = out + nb * 8;
+    if (b.perByte == 1) {
+        std::memcpy(data, codes.data_ptr(), size_t(nb * b.size));
+    } else {
+        const at::Tensor pairs = codes.view({nb, b.size / 2, 2}).to(at::kInt);
+        const at::Tensor packed =
+            (pairs.select(2, 0) + pairs.select(2, 1) * 16).to(at::kByte).contiguous();
+        std::memcpy(data, packed.data_ptr(), size_t(nb * b.size / 2));
+    }
+    return dequantize(codes, mins, steps, n).clone();
+}
+
+Expected<at::Tensor> decodeOuter(const char* in, qint64 size, OuterWire w, int64_t n) {
+    if (n < 0 || size != outerVectorBytes(w, n))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("an outer update of %1 bytes; %2 were expected")
+                             .arg(size)
+                             .arg(outerVectorBytes(w, std::max<int64_t>(n, 0))));
+    char* src = const_cast<char*>(in); // from_blob wants non-const; only read
+    if (w == OuterWire::Fp32)
+        return at::from_blob(src, {n}, at::kFloat).clone();
+    if (w == OuterWire::Fp16)
+        return at::from_blob(src, {n}, at::kHalf).to(at::kFloat);
+    const Blocks b = blocksOf(w);
+    const int64_t nb = blockCount(n, b);
+    const at::Tensor mins = at::from_blob(src, {nb}, at::kFloat);
+    const at::Tensor steps = at::from_blob(src + nb * 4, {nb}, at::kFloat);
+    at::Tensor codes;
+    if (b.perByte == 1) {
+        codes = at::from_blob(src + nb * 8, {nb, b.size}, at::kByte);
+    } else {
+        const at::Tensor packed =
+            at::from_blob(src + nb * 8, {nb, b.size / 2}, at::kByte).to(at::kInt);
+        codes = at::stack({packed.remainder(16), packed.div(16, "floor")}, 2)
+                    .view({nb, b.size})
+                    .to(at::kByte);
+    }
+    return dequantize(codes, mins, steps, n).clone();
+}
+
+at::Tensor ErrorFeedback::encode(const at::Tensor& x, OuterWire w, char* out) {
+    at::NoGradGuard noGrad;
+    const at::Tensor meant =
+        m_residual.defined() && m_residual.numel() == x.numel() ? x + m_residual : x;
+    at::Tensor sent = encodeOuter(meant, w, out);
+    m_residual = meant - sent;
+    return sent;
+}
+
+at::Tensor flattenParams(const std::vector<at::Tensor>& params) {
+    at::NoGradGuard noGrad;
+    std::vector<at::Tensor> flat;
+    flat.reserve(params.size());
+    for (const at::Tensor& p : params)
+        flat.push_back(p.detach().to(at::kCPU, at::kFloat).reshape(-1));
+    return flat.empty() ? at::empty({0}, at::kFloat) : at::cat(flat);
+}
+
+std::vector<at::Tensor> splitParams(const at::Tensor& flat, const ModelLayout& layout) {
+    std::vector<at::Tensor> out;
+    int64_t at = 0;
+    for (const auto& shape : layout.paramShapes) {
+        int64_t n = 1;
+        for (int64_t d : shape)
+            n *= d;
+        out.push_back(flat.narrow(0, at, n).view(shape));
+        at += n;
+    }
+    return out;
+}
+
+QByteArray packOuter(const at::Tensor& flat, const std::vector<at::Tensor>& buffers, OuterWire w,
+                     ErrorFeedback* feedback, at::Tensor* decoded) {
+    const QByteArray tail = packBundle({}, buffers, DType::F32);
+    const qint64 vec = outerVectorBytes(w, flat.numel());
+    QByteArray out(vec + tail.size(), Qt::Uninitialized);
+    at::Tensor sent =
+        feedback ? feedback->encode(flat, w, out.data()) : encodeOuter(flat, w, out.data());
+    std::memcpy(out.data() + vec, tail.constData(), size_t(tail.size()));
+    if (decoded)
+        *decoded = std::move(sent);
+    return out;
+}
+
+Status unpackOuter(const QByteArray& bytes, const ModelLayout& layout, OuterWire w,
+                   at::Tensor* flat, std::vector<at::Tensor>* buffers) {
+    if (bytes.size() != outerBundleBytes(layout, w))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("an outer bundle of %1 bytes; %2 were expected")
+                             .arg(bytes.size())
+                             .arg(outerBundleBytes(layout, w)));
+    const qint64 vec = outerVectorBytes(w, layout.paramCount());
+    auto v = decodeOuter(bytes.constData(), vec, w, layout.paramCount());
+    if (!v)
+        return v.error();
+    *flat = std::move(*v);
+    ModelLayout buffersOnly = layout;
+    buffersOnly.paramNames.clear();
+    buffersOnly.paramShapes.clear();
+    std::vector<at::Tensor> none;
+    return unpackBundle(bytes.mid(vec), buffersOnly, DType::F32, &none, buffers);
+}
+
+QByteArray WeightMirror::update(const at::Tensor& weights, const std::vector<at::Tensor>& buffers,
+                                OuterWire w) {
+    at::NoGradGuard noGrad;
+    at::Tensor step;
+    QByteArray out = packOuter(weights - m_held, buffers, w, nullptr, &step);
+    m_held.add_(step);
+    return out;
+}
+
+Status OuterWorkerSide::applyDifference(const QByteArray& bytes, const ModelLayout& layout,
+                                        std::vector<at::Tensor>& params,
+                                        std::vector<at::Tensor>& buffers) {
+    if (!m_held.defined())
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("the coordinator sent a weight update before the "
+                                        "weights it updates"));
+    at::Tensor step;
+    std::vector<at::Tensor> newBuffers;
+    if (auto st = unpackOuter(bytes, layout, m_wire, &step, &newBuffers); !st)
+        return st;
+    m_held.add_(step);
+    at::NoGradGuard noGrad;
+    const std::vector<at::Tensor> held = splitParams(m_held, layout);
+    for (size_t i = 0; i < held.size() && i < params.size(); ++i)
+        params[i].copy_(held[i]);
+    for (size_t i = 0; i < newBuffers.size() && i < buffers.size(); ++i)
+        buffers[i].copy_(newBuffers[i]);
+    return success();
+}
+
+} // namespace tandem

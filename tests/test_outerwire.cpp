@@ -1,0 +1,202 @@
+// Local-SGD's outer wire: the formats round-trip as the sender predicts, error feedback keeps
+// the long-run sum of what was sent, and a worker's copy of the weights tracks the
+// coordinator's through delta updates.
+
+#include "engine/outerwire.h"
+#include "engine/training.h"
+
+#include <QTest>
+
+#include <ATen/Parallel.h>
+
+namespace tandem {
+
+namespace {
+
+const OuterWire kAll[] = {OuterWire::Fp32, OuterWire::Fp16, OuterWire::Int8, OuterWire::Int4};
+
+QByteArray encoded(const at::Tensor& x, OuterWire w, at::Tensor* predicted) {
+    QByteArray bytes(outerVectorBytes(w, x.numel()), Qt::Uninitialized);
+    *predicted = encodeOuter(x, w, bytes.data());
+    return bytes;
+}
+
+} // namespace
+
+class TestOuterWire : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() {
+        at::set_num_threads(1);
+        at::manual_seed(7);
+    }
+
+    void sizes() {
+        QCOMPARE(outerVectorBytes(OuterWire::Fp32, 1000), qint64(4000));
+        QCOMPARE(outerVectorBytes(OuterWire::Fp16, 1000), qint64(2000));
+        // 4 blocks of 256: 8 header bytes and 256 code bytes each.
+        QCOMPARE(outerVectorBytes(OuterWire::Int8, 1000), qint64(4 * (8 + 256)));
+        // 8 blocks of 128: 8 header bytes and 64 code bytes each.
+        QCOMPARE(outerVectorBytes(OuterWire::Int4, 1000), qint64(8 * (8 + 64)));
+        QCOMPARE(outerVectorBytes(OuterWire::Int4, 0), qint64(0));
+    }
+
+    // The receiver decodes exactly what the sender predicted, and each value is within half a
+    // step of its block's range.
+    void roundTripsAsPredicted() {
+        for (OuterWire w : kAll) {
+            for (int64_t n : {1, 127, 128, 129, 1000, 70001}) {
+                const at::Tensor x = at::randn({n}).mul_(0.01).add_(at::randn({1}));
+                at::Tensor predicted;
+                const QByteArray bytes = encoded(x, w, &predicted);
+                auto back = decodeOuter(bytes.constData(), bytes.size(), w, n);
+                QVERIFY(back.ok());
+                QVERIFY2(at::equal(*back, predicted), qPrintable(nameOf(w)));
+                const double err = (x - *back).abs().max().item<double>();
+                const double range = (x.max() - x.min()).item<double>();
+                const double bound = w == OuterWire::Fp32   ? 0.0
+                                     : w == OuterWire::Fp16 ? 1e-3 * x.abs().max().item<double>()
+                                     : w == OuterWire::Int8 ? range / 255 / 2 * 1.001
+                                                            : range / 15 / 2 * 1.001;
+                QVERIFY2(err <= bound + 1e-7,
+                         qPrintable(QStringLiteral("%1, n=%2: error %3, bound %4")
+                                        .arg(nameOf(w))
+                                        .arg(n)
+                                        .arg(err)
+                                        .arg(bound)));
+            }
+        }
+    }
+
+    void constantBlocksAreExact() {
+        const at::Tensor x = at::full({300}, 0.125f);
+        for (OuterWire w : {OuterWire::Int8, OuterWire::Int4}) {
+            at::Tensor predicted;
+            const QByteArray bytes = encoded(x, w, &predicted);
+            QVERIFY(at::equal(predicted, x));
+        }
+    }
+
+    void wrongSizesAreRefused() {
+        const at::Tensor x = at::randn({500});
+        for (OuterWire w : kAll) {
+            at::Tensor predicted;
+            const QByteArray bytes = encoded(x, w, &predicted);
+            QVERIFY(!decodeOuter(bytes.constData(), bytes.size() - 1, w, 500).ok());
+            QVERIFY(!decodeOuter(bytes.constData(), bytes.size(), w, 800).ok());
+            QVERIFY(!decodeOuter(bytes.constData(), bytes.size(), w, -1).ok());
+        }
+    }
+
+    // Over many rounds, what was sent plus what is still carried equals what was meant, and
+    // what is carried stays as small as one round's rounding: nothing is lost, and nothing
+    // piles up. Without feedback the same int4 stream drifts far further.
+    void errorFeedbackKeepsTheSum() {
+        for (OuterWire w : {OuterWire::Fp16, OuterWire::Int8, OuterWire::Int4}) {
+            ErrorFeedback fb;
+            const int64_t n = 5000;
+            at::Tensor meant = at::zeros({n}, at::kDouble), sent = at::zeros({n}, at::kDouble),
+                       plain = at::zeros({n}, at::kDouble);
+            QByteArray bytes(outerVectorBytes(w, n), Qt::Uninitialized);
+            double worstCarry = 0, lastRange = 0;
+            for (int round = 0; round < 300; ++round) {
+                // Deltas with a persistent direction, as a training run's are.
+                const at::Tensor x = at::randn({n}).mul_(1e-3).add_(2e-4);
+                meant += x.to(at::kDouble);
+                at::Tensor s = fb.encode(x, w, bytes.data());
+                auto back = decodeOuter(bytes.constData(), bytes.size(), w, n);
+                QVERIFY(back.ok());
+                QVERIFY(at::equal(*back, s));
+                sent += s.to(at::kDouble);
+                at::Tensor p;
+                QByteArray once(bytes.size(), Qt::Uninitialized);
+                p = encodeOuter(x, w, once.data());
+                plain += p.to(at::kDouble);
+                const double exact =
+                    (meant - sent - fb.residual().to(at::kDouble)).abs().max().item<double>();
+                QVERIFY2(
+                    exact < 1e-5,
+                    qPrintable(
+                        QStringLiteral("%1 round %2: %3").arg(nameOf(w)).arg(round).arg(exact)));
+                worstCarry = std::max(worstCarry, fb.residual().abs().max().item<double>());
+                lastRange = (x.max() - x.min()).item<double>();
+            }
+            const double gap = (meant - sent).abs().max().item<double>();
+            const double drift = (meant - plain).abs().max().item<double>();
+            // The carry is at most about one step of the format (a range over its levels).
+            const double levels = w == OuterWire::Int4 ? 15 : w == OuterWire::Int8 ? 255 : 1000;
+            QVERIFY2(worstCarry < 2 * lastRange / levels + 1e-6,
+                     qPrintable(QStringLiteral("%1: carry %2").arg(nameOf(w)).arg(worstCarry)));
+            QVERIFY2(gap <= worstCarry + 1e-6, qPrintable(QString::number(gap)));
+            if (w == OuterWire::Int4)
+                QVERIFY2(
+                    drift > 10 * gap,
+                    qPrintable(QStringLiteral("without feedback %1, with %2").arg(drift).arg(gap)));
+        }
+    }
+
+    void runDescriptionCarriesTheFormat() {
+        RunConfig c;
+        QCOMPARE(c.outerWire, OuterWire::Fp32);
+        QCOMPARE(c.localSteps, 32);
+        c.outerWire = OuterWire::Int4;
+        auto back = RunConfig::fromJson(c.toJson());
+        QVERIFY(back.ok());
+        QCOMPARE(back->outerWire, OuterWire::Int4);
+        QJsonObject o = c.toJson();
+        o.insert(QStringLiteral("outer_wire"), QStringLiteral("int3"));
+        auto bad = RunConfig::fromJson(o);
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().message.contains(QStringLiteral("fp32, fp16, int8 or int4")),
+                 qPrintable(bad.error().message));
+    }
+
+    // The coordinator's mirror and a worker that applies every bundle hold the same bits, and
+    // when the weights stop moving, a few more bundles bring the worker onto them.
+    void mirrorAndWorkerAgree() {
+        std::vector<at::Tensor> params = {at::randn({64, 32}), at::randn({64}),
+                                          at::randn({10, 64})};
+        std::vector<at::Tensor> buffers = {at::randn({64}), at::tensor({int64_t(3)})};
+        const ModelLayout layout =
+            ModelLayout::of({"a", "b", "c"}, params, {"mean", "count"}, buffers);
+        for (OuterWire w : {OuterWire::Fp16, OuterWire::Int8, OuterWire::Int4}) {
+            at::Tensor weights = flattenParams(params);
+            WeightMirror mirror;
+            mirror.sentWhole(weights);
+            at::Tensor worker = weights.clone();
+            // The worker client's side, applying the same bundles to a model's tensors.
+            std::vector<at::Tensor> model = splitParams(weights.clone(), layout);
+            std::vector<at::Tensor> modelBuffers = {at::zeros({64}), at::zeros({1}, at::kLong)};
+            OuterWorkerSide side(w);
+            side.tookWhole(model);
+            for (int round = 0; round < 40; ++round) {
+                if (round < 30)
+                    weights = weights - at::randn_like(weights).mul_(0.01);
+                buffers[0] = at::randn({64});
+                const QByteArray bytes = mirror.update(weights, buffers, w);
+                QCOMPARE(bytes.size(), outerBundleBytes(layout, w));
+                at::Tensor step;
+                std::vector<at::Tensor> gotBuffers;
+                QVERIFY(unpackOuter(bytes, layout, w, &step, &gotBuffers).ok());
+                worker.add_(step);
+                QVERIFY(at::equal(worker, mirror.held()));
+                QVERIFY(side.applyDifference(bytes, layout, model, modelBuffers).ok());
+                QVERIFY(at::equal(flattenParams(model), mirror.held()));
+                QVERIFY(at::equal(modelBuffers[0], buffers[0]));
+                QVERIFY(at::equal(gotBuffers[0], buffers[0]));
+                QCOMPARE(gotBuffers[1].item<int64_t>(), int64_t(3));
+            }
+            const double gap = (worker - weights).abs().max().item<double>();
+            QVERIFY2(gap < 1e-6, qPrintable(QStringLiteral("%1: %2").arg(nameOf(w)).arg(gap)));
+            const std::vector<at::Tensor> split = splitParams(worker, layout);
+            QCOMPARE(split.size(), size_t(3));
+            QCOMPARE(split[2].sizes().vec(), (std::vector<int64_t>{10, 64}));
+        }
+    }
+};
+
+} // namespace tandem
+
+QTEST_GUILESS_MAIN(tandem::TestOuterWire)
+#include "test_outerwire.moc"
