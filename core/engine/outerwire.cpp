@@ -28,6 +28,14 @@ Blocks blocksOf(OuterWire w) {
     return {};
 }
 
+// The layout's buffers alone: what follows the vector in an outer bundle.
+ModelLayout buffersOf(const ModelLayout& layout) {
+    ModelLayout out = layout;
+    out.paramNames.clear();
+    out.paramShapes.clear();
+    return out;
+}
+
 int64_t blockCount(int64_t n, const Blocks& b) {
     return (n + b.size - 1) / b.size;
 }
@@ -61,10 +69,7 @@ qint64 outerVectorBytes(OuterWire w, int64_t n) {
 }
 
 qint64 outerBundleBytes(const ModelLayout& layout, OuterWire w) {
-    ModelLayout buffersOnly = layout;
-    buffersOnly.paramNames.clear();
-    buffersOnly.paramShapes.clear();
-    return outerVectorBytes(w, layout.paramCount()) + buffersOnly.bundleBytes(DType::F32);
+    return outerVectorBytes(w, layout.paramCount()) + buffersOf(layout).bundleBytes(DType::F32);
 }
 
 at::Tensor encodeOuter(const at::Tensor& x, OuterWire w, char* out) {
@@ -195,11 +200,8 @@ Status unpackOuter(const QByteArray& bytes, const ModelLayout& layout, OuterWire
     if (!v)
         return v.error();
     *flat = std::move(*v);
-    ModelLayout buffersOnly = layout;
-    buffersOnly.paramNames.clear();
-    buffersOnly.paramShapes.clear();
     std::vector<at::Tensor> none;
-    return unpackBundle(bytes.mid(vec), buffersOnly, DType::F32, &none, buffers);
+    return unpackBundle(bytes.mid(vec), buffersOf(layout), DType::F32, &none, buffers);
 }
 
 QByteArray WeightMirror::update(const at::Tensor& weights, const std::vector<at::Tensor>& buffers,
