@@ -152,6 +152,10 @@ void addTrainOptions(QCommandLineParser& p) {
     opt("mode", QStringLiteral("sync, async or local-sgd [sync]."), "MODE");
     opt("staleness", QStringLiteral("async: drop gradients staler than this many steps [4]."), "S");
     opt("local-steps", QStringLiteral("local-sgd: inner optimizer steps per round [32]."), "H");
+    opt("fragments",
+        QStringLiteral("local-sgd: stream the exchange in F fragments, one every H/F steps, "
+                       "while training goes on [1]."),
+        "F");
     opt("outer-lr", QStringLiteral("local-sgd: outer Nesterov learning rate [0.7]."), "X");
     opt("outer-momentum", QStringLiteral("local-sgd: outer Nesterov momentum [0.9]."), "X");
     opt("wire", QStringLiteral("How tensors travel between machines: fp32, fp16 or bf16 [fp32]."),

@@ -11,6 +11,7 @@
 #include "proc.h"
 #include "testutil.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QRandomGenerator>
 #include <QSignalSpy>
@@ -100,6 +101,7 @@ private Q_SLOTS:
     void pairedWorkerGetsThroughAFlood();
     void peerThatNeverReadsCannotExhaustMemory();
     void badGradientPartsDropOnlyThatWorker();
+    void streamingScheduleAsAWorkerSeesIt();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -423,6 +425,104 @@ void TestHostile::badGradientPartsDropOnlyThatWorker() {
         QVERIFY2(statuses == (QStringList{QStringLiteral("active"), QStringLiteral("dropped")}),
                  qPrintable(cases[kind] + QLatin1Char('\n') + c.err()));
         QVERIFY2(c.err().contains(QStringLiteral("dropped")), qPrintable(c.err()));
+    }
+}
+
+void TestHostile::streamingScheduleAsAWorkerSeesIt() {
+    // A scripted worker in a streaming local-SGD run (4 fragments, one per tensor of the MLP)
+    // answers an assignment only once it holds the next one too, with a zero delta of the
+    // fragment asked for. It sees: round r sends fragment r mod 4, so every parameter is
+    // synchronised exactly once in any 4 rounds; the next round is always in hand before the
+    // current one is answered, so a worker never waits for a fragment in flight; and round r + 2
+    // brings the fragment round r sent, as its difference only.
+    const QString out = m_tmp.filePath(QStringLiteral("schedule"));
+    TandemProcess c(
+        coordinator({QStringLiteral("--mode=local-sgd"), QStringLiteral("--local-steps=8"),
+                     QStringLiteral("--fragments=4"), QStringLiteral("--batch=50"),
+                     QStringLiteral("--max-steps=12"), QStringLiteral("--out=") + out}));
+    const quint16 port = waitPort(c);
+    QVERIFY2(port != 0, qPrintable(c.err()));
+    QSslSocket s;
+    QVERIFY(helloAsPairedWorker(s, port));
+    wire::BlobAssembler blobs;
+    blobs.setCap(uint32_t(wire::BlobKind::Model), qint64(64) << 20);
+    wire::FrameReader reader(blobs);
+    std::vector<qint64> tensorBytes;
+    std::vector<wire::Assign> assigns;
+    size_t answered = 0;
+    int heldTwo = 0;
+    uint64_t blobId = 1000;
+    QElapsedTimer lastAssign;
+    lastAssign.start();
+    const auto answer = [&] {
+        const wire::Assign& a = assigns[answered++];
+        const qint64 bytes = tensorBytes[size_t(a.sendFragment)];
+        s.write(wire::blobPartFrame(uint32_t(wire::BlobKind::Tensors), ++blobId, uint64_t(bytes), 0,
+                                    QByteArray(bytes, '\0')));
+        wire::Result res;
+        res.step = a.step;
+        res.weightsVersion = a.weightsVersion;
+        res.samples = int64_t(a.indices.size());
+        res.lossSum = 2.3 * double(res.samples);
+        res.computeMs = 1;
+        res.tensorsBlob = blobId;
+        s.write(wire::frame(wire::encode(res)));
+    };
+    auto onMessage = [&](const wire::Message& m) {
+        if (const auto* spec = std::get_if<wire::RunSpec>(&m)) {
+            for (const wire::TensorMeta& t : spec->params) {
+                qint64 n = 4;
+                for (int64_t d : t.shape)
+                    n *= d;
+                tensorBytes.push_back(n); // fp32, no buffers: one tensor is one fragment
+            }
+            blobs.setCap(uint32_t(wire::BlobKind::Tensors), qint64(64) << 20);
+            wire::Ready r;
+            r.schemaHash = spec->schemaHash;
+            r.device.kind = QStringLiteral("cpu");
+            r.device.name = QStringLiteral("scripted worker");
+            s.write(wire::frame(wire::encode(r)));
+        } else if (const auto* a = std::get_if<wire::Assign>(&m)) {
+            if (a->weightsBlob != 0)
+                blobs.take(a->weightsBlob);
+            assigns.push_back(*a);
+            lastAssign.restart();
+            if (assigns.size() - answered == 2) {
+                ++heldTwo;
+                answer();
+            }
+        }
+    };
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            while (auto payload =
+                       reader.next([&](char* to, qint64 max) { return s.read(to, max); }))
+                if (auto m = wire::decode(*payload))
+                    onMessage(*m);
+            // The last rounds have no next one behind them.
+            if (answered < assigns.size() && lastAssign.elapsed() > 3000)
+                answer();
+            return s.state() != QAbstractSocket::ConnectedState;
+        },
+        120000));
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 12);
+    QCOMPARE(tensorBytes.size(), size_t(4));
+    QCOMPARE(assigns.size(), size_t(12));
+    QCOMPARE(heldTwo, 11); // every round but the last was answered with the next in hand
+    for (size_t r = 0; r < assigns.size(); ++r) {
+        const wire::Assign& a = assigns[r];
+        QCOMPARE(a.fragments, 4);
+        QCOMPARE(a.sendFragment, int(r % 4));
+        if (r == 0) {
+            QVERIFY(a.weightsBlob != 0 && !a.weightsDelta); // whole, once
+        } else if (r == 1) {
+            QCOMPARE(a.weightsBlob, uint64_t(0)); // nothing has changed yet
+        } else {
+            QVERIFY(a.weightsBlob != 0 && a.weightsDelta);
+            QCOMPARE(a.mergeFragment, assigns[r - 2].sendFragment);
+        }
     }
 }
 

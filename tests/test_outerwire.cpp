@@ -2,6 +2,7 @@
 // the long-run sum of what was sent, and a worker's copy of the weights tracks the
 // coordinator's through delta updates.
 
+#include "engine/fragments.h"
 #include "engine/outerwire.h"
 #include "engine/training.h"
 
@@ -150,6 +151,18 @@ private Q_SLOTS:
         QVERIFY(!bad.ok());
         QVERIFY2(bad.error().message.contains(QStringLiteral("fp32, fp16, int8 or int4")),
                  qPrintable(bad.error().message));
+        // Fragments: kept, and refused outside local-SGD or beyond one per inner step.
+        c.model = QStringLiteral("mlp");
+        c.data = QStringLiteral("fashion-mnist");
+        c.mode = TrainMode::LocalSgd;
+        c.fragments = 4;
+        QVERIFY(c.validate().ok());
+        QCOMPARE(RunConfig::fromJson(c.toJson())->fragments, 4);
+        c.mode = TrainMode::Sync;
+        QVERIFY(c.validate().error().message.contains(QStringLiteral("--mode local-sgd")));
+        c.mode = TrainMode::LocalSgd;
+        c.localSteps = 2;
+        QVERIFY(c.validate().error().message.contains(QStringLiteral("use at most 2 fragments")));
     }
 
     // The coordinator's mirror and a worker that applies every bundle hold the same bits, and
@@ -192,6 +205,110 @@ private Q_SLOTS:
             const std::vector<at::Tensor> split = splitParams(worker, layout);
             QCOMPARE(split.size(), size_t(3));
             QCOMPARE(split[2].sizes().vec(), (std::vector<int64_t>{10, 64}));
+        }
+    }
+
+    void fragmentsCoverEveryParameterOnce() {
+        const std::vector<std::vector<int64_t>> models{
+            {200704, 256, 2560, 10},                     // the MLP
+            {288, 32, 18432, 64, 401408, 128, 1280, 10}, // the CNN
+            {5, 5, 5, 5, 5, 5, 5},
+            {1},
+            {7, 0, 7, 1000, 3}};
+        for (const auto& numels : models) {
+            int64_t total = 0, largest = 0;
+            for (int64_t n : numels) {
+                total += n;
+                largest = std::max(largest, n);
+            }
+            for (int f : {1, 2, 3, 4, 8, 100}) {
+                const std::vector<Fragment> frags = cutFragments(numels, f);
+                QCOMPARE(int(frags.size()), std::min<int>(f, int(numels.size())));
+                size_t next = 0;
+                int64_t offset = 0;
+                for (const Fragment& fr : frags) {
+                    // Consecutive runs of whole tensors, none empty, in schema order.
+                    QCOMPARE(fr.firstParam, next);
+                    QVERIFY(fr.endParam > fr.firstParam);
+                    QCOMPARE(fr.offset, offset);
+                    int64_t n = 0;
+                    for (size_t i = fr.firstParam; i < fr.endParam; ++i)
+                        n += numels[i];
+                    QCOMPARE(fr.count, n);
+                    // As even as whole tensors allow: within one tensor of an equal share.
+                    QVERIFY(double(n) <= double(total) / double(frags.size()) + double(largest));
+                    next = fr.endParam;
+                    offset += n;
+                }
+                QCOMPARE(next, numels.size());
+                QCOMPARE(offset, total);
+            }
+        }
+    }
+
+    void fragmentMergeKeepsStepsTakenMeanwhile() {
+        // A worker sends fragment 0's delta, takes more steps, then merges fragment 0's new
+        // global values: the parameters become the new values plus the steps taken since the
+        // send; fragment 1 is not touched, and its delta still counts from where it started.
+        std::vector<at::Tensor> params{at::randn({6}), at::randn({2, 3}), at::randn({4})};
+        FragmentTracker t;
+        t.restart(params, 2);
+        QCOMPARE(t.count(), 2);
+        const Fragment f0 = t.at(0), f1 = t.at(1);
+        const at::Tensor start0 = gatherFragment(params, f0), start1 = gatherFragment(params, f1);
+        const std::vector<at::Tensor> firstSteps{at::randn({6}), at::randn({2, 3}), at::randn({4})};
+        for (size_t i = 0; i < params.size(); ++i)
+            params[i].add_(firstSteps[i]);
+        const at::Tensor sent = t.delta(0, params);
+        QVERIFY(at::allclose(sent, start0 - gatherFragment(params, f0)));
+        const at::Tensor atSend = gatherFragment(params, f0);
+        const std::vector<at::Tensor> meanwhile{at::randn({6}), at::randn({2, 3}), at::randn({4})};
+        for (size_t i = 0; i < params.size(); ++i)
+            params[i].add_(meanwhile[i]);
+        const at::Tensor before1 = gatherFragment(params, f1);
+        const at::Tensor global = at::randn({f0.count});
+        t.merge(0, global, params);
+        const at::Tensor progress = gatherFragment(meanwhile, f0);
+        QVERIFY(at::allclose(gatherFragment(params, f0), global + progress, 1e-5, 1e-6));
+        QVERIFY(at::equal(gatherFragment(params, f1), before1));
+        // The next delta of fragment 0 is the progress since the merge's base: exactly the
+        // steps taken meanwhile (and none of those before the send, which the global holds).
+        QVERIFY(at::allclose(t.delta(0, params), -progress, 1e-5, 1e-6));
+        QVERIFY(at::allclose(t.delta(1, params), start1 - before1, 1e-5, 1e-6));
+        QVERIFY(at::allclose(atSend - start0, gatherFragment(firstSteps, f0), 1e-5, 1e-6));
+        // One fragment's gradient list leaves every other parameter undefined.
+        const std::vector<at::Tensor> g = fragmentGrads(global, f0, params);
+        QCOMPARE(g.size(), params.size());
+        for (size_t i = 0; i < g.size(); ++i)
+            QCOMPARE(g[i].defined(), i >= f0.firstParam && i < f0.endParam);
+    }
+
+    void fragmentUpdatesTravelInTheirOwnSize() {
+        // The coordinator's mirror and the worker's side agree on a fragment update bit for
+        // bit, and its bundle is the fragment's size in the format, not the model's.
+        ModelLayout layout;
+        layout.paramNames = {"a", "b", "c"};
+        layout.paramShapes = {{300}, {20, 10}, {500}};
+        const std::vector<Fragment> frags = cutFragments(paramNumels(layout), 3);
+        QCOMPARE(frags.size(), size_t(3));
+        const at::Tensor weights = at::randn({1000});
+        for (OuterWire w : {OuterWire::Fp32, OuterWire::Int8, OuterWire::Int4}) {
+            WeightMirror mirror;
+            mirror.sentWhole(weights);
+            OuterWorkerSide side(w);
+            std::vector<at::Tensor> model = splitParams(weights.clone(), layout);
+            side.tookWhole(model);
+            std::vector<at::Tensor> none;
+            const at::Tensor target = gatherFragment(splitParams(weights, layout), frags[2]) + 0.5;
+            const QByteArray bytes = mirror.updateFragment(target, frags[2], none, w);
+            QCOMPARE(qint64(bytes.size()), outerVectorBytes(w, 500));
+            auto global = side.applyFragment(bytes, layout, frags[2], none);
+            QVERIFY(global.ok());
+            QVERIFY(at::equal(*global, mirror.held().narrow(0, 500, 500)));
+            QVERIFY(at::equal(mirror.held().narrow(0, 0, 500), weights.narrow(0, 0, 500)));
+            QVERIFY((*global - target).abs().max().item<double>() < 0.02);
+            // A bundle of another fragment's size is refused.
+            QVERIFY(!side.applyFragment(bytes, layout, frags[1], none).ok());
         }
     }
 };

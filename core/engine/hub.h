@@ -81,6 +81,10 @@ public:
     void updateBytes(qint64 sent, qint64 received);
 
 private:
+    struct Awaited;
+    void shapeOuterRequest(WorkRequest& request);
+    void shapeFragmentRequest(WorkRequest& request, Awaited& awaited);
+
     CoordinatorHub* m_hub;
     HubSession* m_session; // network thread only; checked through the hub
     QString m_name;
@@ -93,11 +97,16 @@ private:
 
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
-    bool m_waiting = false;
-    int64_t m_expectStep = -1;
-    int64_t m_expectVersion = -1;
-    std::optional<wire::Result> m_result;
-    QByteArray m_tensors;
+    // The assignments out, oldest first, and the results in for the oldest of them.
+    struct Awaited {
+        int64_t step = -1;
+        int64_t version = -1;
+        int64_t values = -1; // the delta's values: every parameter (-1) or one fragment's
+        int fragment = -1;
+    };
+    std::deque<Awaited> m_expect;
+    std::deque<std::pair<wire::Result, QByteArray>> m_results;
+    std::vector<Fragment> m_fragments; // training thread: streaming's cut of the model
     QString m_error;
     std::atomic<bool> m_alive{true};
     std::atomic<qint64> m_bytesSent{0};

@@ -18,11 +18,7 @@ public:
         return int64_t(cfg.batch) * cfg.localSteps;
     }
     OptimizerConfig serverOptimizer(const RunConfig& cfg, const OptimizerConfig&) const override {
-        OptimizerConfig outer;
-        outer.kind = OptimizerKind::Sgd;
-        outer.momentum = cfg.outerMomentum;
-        outer.nesterov = true;
-        return outer;
+        return outerOptimizer(cfg);
     }
 
 protected:
@@ -39,6 +35,14 @@ protected:
 };
 
 } // namespace
+
+OptimizerConfig outerOptimizer(const RunConfig& cfg) {
+    OptimizerConfig outer;
+    outer.kind = OptimizerKind::Sgd;
+    outer.momentum = cfg.outerMomentum;
+    outer.nesterov = true;
+    return outer;
+}
 
 std::unique_ptr<StepPolicy> makeLocalSgdPolicy() {
     return std::make_unique<LocalSgdPolicy>();

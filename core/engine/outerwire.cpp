@@ -68,8 +68,9 @@ qint64 outerVectorBytes(OuterWire w, int64_t n) {
     return qint64(nb) * 8 + qint64(nb) * (b.size / b.perByte);
 }
 
-qint64 outerBundleBytes(const ModelLayout& layout, OuterWire w) {
-    return outerVectorBytes(w, layout.paramCount()) + buffersOf(layout).bundleBytes(DType::F32);
+qint64 outerBundleBytes(const ModelLayout& layout, OuterWire w, int64_t values) {
+    return outerVectorBytes(w, values < 0 ? layout.paramCount() : values) +
+           buffersOf(layout).bundleBytes(DType::F32);
 }
 
 at::Tensor encodeOuter(const at::Tensor& x, OuterWire w, char* out) {
@@ -189,14 +190,15 @@ QByteArray packOuter(const at::Tensor& flat, const std::vector<at::Tensor>& buff
 }
 
 Status unpackOuter(const QByteArray& bytes, const ModelLayout& layout, OuterWire w,
-                   at::Tensor* flat, std::vector<at::Tensor>* buffers) {
-    if (bytes.size() != outerBundleBytes(layout, w))
+                   at::Tensor* flat, std::vector<at::Tensor>* buffers, int64_t values) {
+    const int64_t n = values < 0 ? layout.paramCount() : values;
+    if (bytes.size() != outerBundleBytes(layout, w, n))
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("an outer bundle of %1 bytes; %2 were expected")
                              .arg(bytes.size())
-                             .arg(outerBundleBytes(layout, w)));
-    const qint64 vec = outerVectorBytes(w, layout.paramCount());
-    auto v = decodeOuter(bytes.constData(), vec, w, layout.paramCount());
+                             .arg(outerBundleBytes(layout, w, n)));
+    const qint64 vec = outerVectorBytes(w, n);
+    auto v = decodeOuter(bytes.constData(), vec, w, n);
     if (!v)
         return v.error();
     *flat = std::move(*v);
@@ -211,6 +213,42 @@ QByteArray WeightMirror::update(const at::Tensor& weights, const std::vector<at:
     QByteArray out = packOuter(weights - m_held, buffers, w, nullptr, &step);
     m_held.add_(step);
     return out;
+}
+
+QByteArray WeightMirror::updateFragment(const at::Tensor& values, const Fragment& f,
+                                        const std::vector<at::Tensor>& buffers, OuterWire w) {
+    at::NoGradGuard noGrad;
+    at::Tensor held = m_held.narrow(0, f.offset, f.count);
+    at::Tensor step;
+    QByteArray out = packOuter(values - held, buffers, w, nullptr, &step);
+    held.add_(step);
+    return out;
+}
+
+Expected<at::Tensor> OuterWorkerSide::applyFragment(const QByteArray& bytes,
+                                                    const ModelLayout& layout, const Fragment& f,
+                                                    std::vector<at::Tensor>& buffers) {
+    if (!m_held.defined() || f.offset + f.count > m_held.numel())
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("the coordinator sent a fragment update before the "
+                                        "weights it updates"));
+    at::Tensor step;
+    std::vector<at::Tensor> newBuffers;
+    if (auto st = unpackOuter(bytes, layout, m_wire, &step, &newBuffers, f.count); !st)
+        return st.error();
+    at::NoGradGuard noGrad;
+    at::Tensor held = m_held.narrow(0, f.offset, f.count);
+    held.add_(step);
+    for (size_t i = 0; i < newBuffers.size() && i < buffers.size(); ++i)
+        buffers[i].copy_(newBuffers[i]);
+    return held.clone();
+}
+
+QByteArray OuterWorkerSide::packFragmentDelta(const at::Tensor& flat,
+                                              const std::vector<at::Tensor>& buffers, int k) {
+    if (m_fragmentFeedback.size() <= size_t(k))
+        m_fragmentFeedback.resize(size_t(k) + 1);
+    return packOuter(flat, buffers, m_wire, &m_fragmentFeedback[size_t(k)]);
 }
 
 Status OuterWorkerSide::applyDifference(const QByteArray& bytes, const ModelLayout& layout,

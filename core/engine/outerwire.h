@@ -19,6 +19,7 @@
 // Buffers (batch-norm statistics) follow the vector in their own dtypes, as in a tensor bundle.
 
 #include "common/expected.h"
+#include "engine/fragments.h"
 #include "engine/runenums.h"
 #include "engine/wiretensors.h"
 
@@ -32,8 +33,9 @@ namespace tandem {
 
 // Bytes that n values take in format w.
 qint64 outerVectorBytes(OuterWire w, int64_t n);
-// The bytes of a whole outer bundle for the layout: the vector, then the buffers.
-qint64 outerBundleBytes(const ModelLayout& layout, OuterWire w);
+// The bytes of an outer bundle for the layout: the vector (every parameter, or `values` of them
+// for one fragment), then the buffers.
+qint64 outerBundleBytes(const ModelLayout& layout, OuterWire w, int64_t values = -1);
 
 // Encodes the flat float32 CPU vector x into out (outerVectorBytes(w, x.numel()) bytes) and
 // returns what the receiver will decode from them.
@@ -64,7 +66,7 @@ QByteArray packOuter(const at::Tensor& flat, const std::vector<at::Tensor>& buff
                      ErrorFeedback* feedback, at::Tensor* decoded = nullptr);
 // Reads a bundle made by packOuter: the decoded vector and float32/integer CPU buffers.
 Status unpackOuter(const QByteArray& bytes, const ModelLayout& layout, OuterWire w,
-                   at::Tensor* flat, std::vector<at::Tensor>* buffers);
+                   at::Tensor* flat, std::vector<at::Tensor>* buffers, int64_t values = -1);
 
 // The coordinator's record of the weights one remote worker holds: what the worker has
 // decoded from everything sent to it so far, tracked bit for bit.
@@ -77,6 +79,9 @@ public:
     // allows; the remainder goes with the next one.
     QByteArray update(const at::Tensor& weights, const std::vector<at::Tensor>& buffers,
                       OuterWire w);
+    // Streaming: the bundle that brings the worker's copy of one fragment to `values`.
+    QByteArray updateFragment(const at::Tensor& values, const Fragment& f,
+                              const std::vector<at::Tensor>& buffers, OuterWire w);
     const at::Tensor& held() const { return m_held; }
 
 private:
@@ -91,7 +96,10 @@ public:
         : m_wire(w) {}
     OuterWire wire() const { return m_wire; }
     // Whole weights were unpacked into `params`: later differences apply to them.
-    void tookWhole(const std::vector<at::Tensor>& params) { m_held = flattenParams(params); }
+    void tookWhole(const std::vector<at::Tensor>& params) {
+        m_held = flattenParams(params);
+        m_fragmentFeedback.clear();
+    }
     // Applies a difference bundle: `params` become the updated weights, `buffers` are replaced.
     Status applyDifference(const QByteArray& bytes, const ModelLayout& layout,
                            std::vector<at::Tensor>& params, std::vector<at::Tensor>& buffers);
@@ -100,11 +108,18 @@ public:
                          const std::vector<at::Tensor>& buffers) {
         return packOuter(flattenParams(delta), buffers, m_wire, &m_feedback);
     }
+    // Streaming: applies a fragment's bundle and returns the fragment's new global values.
+    Expected<at::Tensor> applyFragment(const QByteArray& bytes, const ModelLayout& layout,
+                                       const Fragment& f, std::vector<at::Tensor>& buffers);
+    // Streaming: fragment k's delta, with what rounding lost on k's last send added.
+    QByteArray packFragmentDelta(const at::Tensor& flat, const std::vector<at::Tensor>& buffers,
+                                 int k);
 
 private:
     OuterWire m_wire;
     at::Tensor m_held;
     ErrorFeedback m_feedback;
+    std::vector<ErrorFeedback> m_fragmentFeedback;
 };
 
 } // namespace tandem

@@ -60,6 +60,7 @@ const QList<RunField>& runFields() {
         i32("eval_batch", "eval-batch", 1, 1 << 20, &C::evalBatch);
         i32("staleness", "staleness", 0, 1000, &C::staleness);
         i32("local_steps", "local-steps", 1, 10000, &C::localSteps);
+        i32("fragments", "fragments", 1, 256, &C::fragments);
         f64("outer_lr", "outer-lr", 0, 10, true, &C::outerLr);
         f64("outer_momentum", "outer-momentum", 0, 0.999, false, &C::outerMomentum);
         i32("workers", "workers", 0, 256, &C::workers);
@@ -128,6 +129,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("precision"), nameOf(precision)},
         {QStringLiteral("staleness"), staleness},
         {QStringLiteral("local_steps"), localSteps},
+        {QStringLiteral("fragments"), fragments},
         {QStringLiteral("outer_lr"), outerLr},
         {QStringLiteral("outer_momentum"), outerMomentum},
         {QStringLiteral("outer_wire"), nameOf(outerWire)},
@@ -278,6 +280,14 @@ Status RunConfig::validate() const {
         return bad(QStringLiteral("waiting for workers needs --listen HOST:PORT"));
     if (!localWorker && workers == 0)
         return bad(QStringLiteral("--no-local-worker needs --workers N with N at least 1"));
+    if (fragments > 1 && mode != TrainMode::LocalSgd)
+        return bad(QStringLiteral("fragments stream local-SGD's exchange; use them with "
+                                  "--mode local-sgd, or leave fragments at 1"));
+    if (fragments > localSteps)
+        return bad(QStringLiteral("fragments is %1 but local_steps is %2: each fragment needs at "
+                                  "least one inner step of its own; use at most %2 fragments")
+                       .arg(fragments)
+                       .arg(localSteps));
     return success();
 }
 

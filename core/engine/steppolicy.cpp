@@ -11,12 +11,12 @@ uint64_t StepContext::seedFor(size_t worker, uint64_t round) const {
     return splitmix64(s);
 }
 
-std::unique_ptr<StepPolicy> makeStepPolicy(TrainMode mode) {
-    switch (mode) {
+std::unique_ptr<StepPolicy> makeStepPolicy(const RunConfig& cfg) {
+    switch (cfg.mode) {
     case TrainMode::Sync:
         return makeSyncPolicy();
     case TrainMode::LocalSgd:
-        return makeLocalSgdPolicy();
+        return cfg.fragments > 1 ? makeStreamingPolicy() : makeLocalSgdPolicy();
     case TrainMode::Async:
         return makeAsyncPolicy();
     }

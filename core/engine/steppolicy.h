@@ -74,7 +74,10 @@ public:
 std::unique_ptr<StepPolicy> makeSyncPolicy();
 std::unique_ptr<StepPolicy> makeLocalSgdPolicy();
 std::unique_ptr<StepPolicy> makeAsyncPolicy();
-std::unique_ptr<StepPolicy> makeStepPolicy(TrainMode mode);
+std::unique_ptr<StepPolicy> makeStreamingPolicy();
+std::unique_ptr<StepPolicy> makeStepPolicy(const RunConfig& cfg);
+// Local-SGD's outer optimizer: Nesterov momentum (DiLoCo's), at the run's outer settings.
+OptimizerConfig outerOptimizer(const RunConfig& cfg);
 
 // Cuts `indices` into consecutive slices of the given sizes.
 std::vector<std::vector<int64_t>> sliceBatch(const std::vector<int64_t>& indices,

@@ -98,7 +98,7 @@ Status Trainer::load() {
     m_runOptimizer.kind = m_cfg.optimizer;
     m_runOptimizer.momentum = m_cfg.momentum;
     m_runOptimizer.weightDecay = m_cfg.effectiveWeightDecay();
-    m_policy = makeStepPolicy(m_cfg.mode);
+    m_policy = makeStepPolicy(m_cfg);
     m_optimizer = std::make_unique<Optimizer>(m_policy->serverOptimizer(m_cfg, m_runOptimizer),
                                               m_master.params);
     m_sampler = std::make_unique<EpochSampler>(m_data->train.count(), m_cfg.seed);

@@ -44,8 +44,11 @@ struct RunConfig {
     // has it (weights, gradients and the optimizer stay fp32). A device without it says so and
     // computes in fp32.
     Precision precision = Precision::Fp32;
-    int staleness = 4;    // async: gradients staler than this many steps are dropped
-    int localSteps = 32;  // local-sgd: inner steps per round (H)
+    int staleness = 4;   // async: gradients staler than this many steps are dropped
+    int localSteps = 32; // local-sgd: inner steps per round (H)
+    // local-sgd: F > 1 streams the exchange: the parameters are cut into F fragments, one is
+    // synchronised every H/F steps, and workers train on while it is in flight.
+    int fragments = 1;
     double outerLr = 0.7; // local-sgd: the outer Nesterov optimizer (DiLoCo's defaults)
     double outerMomentum = 0.9;
     // local-sgd: how weights and parameter deltas travel; int8 and int4 carry what they round

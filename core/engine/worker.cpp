@@ -4,8 +4,11 @@
 #include "engine/optimizer.h"
 #include "engine/scriptmodel.h"
 #include "engine/torchcompat.h"
+#include "engine/training.h"
 
 #include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLoggingCategory>
 
 #include <cstring>
@@ -101,22 +104,21 @@ LocalWorker::~LocalWorker() {
 void LocalWorker::submit(WorkRequest request) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        m_request = std::move(request);
-        m_result.reset();
+        m_requests.push_back(std::move(request));
     }
     m_cv.notify_all();
 }
 
 bool LocalWorker::ready() const {
     std::lock_guard<std::mutex> lock(m_mutex);
-    return m_result.has_value();
+    return !m_results.empty();
 }
 
 Expected<WorkResult> LocalWorker::wait() {
     std::unique_lock<std::mutex> lock(m_mutex);
-    m_cv.wait(lock, [this] { return m_result.has_value(); });
-    Expected<WorkResult> r = std::move(*m_result);
-    m_result.reset();
+    m_cv.wait(lock, [this] { return !m_results.empty(); });
+    Expected<WorkResult> r = std::move(m_results.front());
+    m_results.pop_front();
     return r;
 }
 
@@ -126,16 +128,16 @@ void LocalWorker::run() {
         WorkRequest req;
         {
             std::unique_lock<std::mutex> lock(m_mutex);
-            m_cv.wait(lock, [this] { return m_quit || m_request.has_value(); });
+            m_cv.wait(lock, [this] { return m_quit || !m_requests.empty(); });
             if (m_quit)
                 return;
-            req = std::move(*m_request);
-            m_request.reset();
+            req = std::move(m_requests.front());
+            m_requests.pop_front();
         }
         Expected<WorkResult> r = m_replica.compute(req, m_name);
         {
             std::lock_guard<std::mutex> lock(m_mutex);
-            m_result = std::move(r);
+            m_results.push_back(std::move(r));
         }
         m_cv.notify_all();
         notifyReady();
@@ -264,6 +266,23 @@ void ModelReplica::takeWeights(const std::vector<at::Tensor>& params,
         m_buffers[i].copy_(buffers[i]);
 }
 
+void ModelReplica::mergeFragment(const WorkRequest& req) {
+    if (req.params || req.restartFragments || !m_fragments.started() ||
+        m_fragments.fragments() != req.fragments) {
+        m_fragments.restart(m_params, req.fragments);
+    } else if (req.mergeFragment >= 0 && req.mergeValues.defined()) {
+        if (req.mergeFragment >= m_fragments.count() ||
+            req.mergeValues.numel() != m_fragments.at(req.mergeFragment).count)
+            throw std::runtime_error("a fragment update that does not fit the model");
+        m_fragments.merge(req.mergeFragment, req.mergeValues, m_params);
+        at::NoGradGuard noGrad;
+        for (size_t i = 0; i < req.mergeBuffers.size() && i < m_buffers.size(); ++i)
+            m_buffers[i].copy_(req.mergeBuffers[i]);
+    }
+    if (req.sendFragment < 0 || req.sendFragment >= m_fragments.count())
+        throw std::runtime_error("asked for a fragment the model does not have");
+}
+
 Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString& workerName) {
     QElapsedTimer timer;
     timer.start();
@@ -274,6 +293,9 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
     try {
         if (req.params)
             takeWeights(*req.params, *req.buffers, req.innerSteps > 0);
+        const bool streaming = req.fragments > 1 && req.innerSteps > 0;
+        if (streaming)
+            mergeFragment(req);
         seedDevice(m_torchDevice, req.seed);
         // Sync and async: one forward/backward over all the samples, returning the mean
         // gradient. Local-SGD: innerSteps optimizer steps over consecutive slices, returning
@@ -287,7 +309,8 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
                 m_inner = std::make_unique<Optimizer>(m_options.innerOptimizer, m_params);
             at::NoGradGuard noGrad;
             for (const at::Tensor& p : m_params)
-                start.push_back(p.detach().clone());
+                if (!streaming)
+                    start.push_back(p.detach().clone());
         }
         const size_t n = req.indices.size();
         for (int h = 0; h < inner; ++h) {
@@ -306,7 +329,10 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
             }
         }
         out.grads.reserve(m_params.size());
-        if (local) {
+        if (streaming) {
+            out.grads = fragmentGrads(m_fragments.delta(req.sendFragment, m_params),
+                                      m_fragments.at(req.sendFragment), m_params);
+        } else if (local) {
             at::NoGradGuard noGrad;
             for (size_t i = 0; i < m_params.size(); ++i)
                 out.grads.push_back(start[i].sub(m_params[i].detach()).to(at::kCPU));
@@ -342,6 +368,9 @@ WorkRequest requestFrom(const wire::Assign& a) {
     req.seed = a.seed;
     req.innerSteps = a.innerSteps;
     req.innerLr = a.lr;
+    req.fragments = a.fragments;
+    req.sendFragment = a.sendFragment;
+    req.mergeFragment = a.mergeFragment;
     return req;
 }
 
@@ -361,6 +390,58 @@ qint64 bytesReleasedEarly(const std::vector<std::pair<qint64, qint64>>& released
         if (at <= released.back().first - stepNs / 10)
             early = std::max(early, ready);
     return early;
+}
+
+Expected<QByteArray> outerRound(ModelReplica& replica, OuterWorkerSide& outer,
+                                const wire::Assign& a, WorkResult* result) {
+    auto r = replica.compute(requestFrom(a), QStringLiteral("this worker"));
+    if (!r)
+        return r.error();
+    *result = std::move(*r);
+    return outer.packDelta(result->grads, result->buffers);
+}
+
+Expected<QByteArray> streamingRound(ModelReplica& replica, OuterWorkerSide& outer,
+                                    const ModelLayout& layout, const wire::Assign& a,
+                                    const QByteArray* update, bool restarted, WorkResult* result) {
+    const std::vector<Fragment> fragments = cutFragments(paramNumels(layout), a.fragments);
+    const auto count = int(fragments.size());
+    if (a.sendFragment >= count || a.mergeFragment >= count)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("the coordinator named fragment %1 of a model cut in %2")
+                             .arg(std::max(a.sendFragment, a.mergeFragment))
+                             .arg(count));
+    WorkRequest req = requestFrom(a);
+    req.restartFragments = restarted;
+    if (update) {
+        if (a.mergeFragment < 0)
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("a fragment update that names no fragment"));
+        auto global = outer.applyFragment(*update, layout, fragments[size_t(a.mergeFragment)],
+                                          replica.buffers());
+        if (!global)
+            return global.error();
+        req.mergeValues = std::move(*global);
+    }
+    auto r = replica.compute(req, QStringLiteral("this worker"));
+    if (!r)
+        return r.error();
+    *result = std::move(*r);
+    const Fragment& f = fragments[size_t(a.sendFragment)];
+    return outer.packFragmentDelta(gatherFragment(result->grads, f), result->buffers,
+                                   a.sendFragment);
+}
+
+ReplicaOptions replicaOptions(const QByteArray& configJson) {
+    ReplicaOptions r;
+    auto cfg = RunConfig::fromJson(QJsonDocument::fromJson(configJson).object());
+    if (!cfg)
+        return r;
+    r.innerOptimizer.kind = cfg->optimizer;
+    r.innerOptimizer.momentum = cfg->momentum;
+    r.innerOptimizer.weightDecay = cfg->effectiveWeightDecay();
+    r.precision = cfg->precision;
+    return r;
 }
 
 } // namespace tandem

@@ -9,7 +9,9 @@
 
 #include "common/expected.h"
 #include "engine/devices.h"
+#include "engine/fragments.h"
 #include "engine/optimizer.h"
+#include "engine/outerwire.h"
 #include "engine/precision.h"
 #include "formats/dataset.h"
 #include "wire/messages.h"
@@ -20,6 +22,7 @@
 #include <QStringList>
 
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -46,6 +49,16 @@ struct WorkRequest {
     // return the parameter delta instead of a gradient. 0: one gradient, no step.
     int innerSteps = 0;
     double innerLr = 0;
+    // Streaming local-SGD (fragments > 1): the worker keeps its own weights from round to
+    // round. `params`, when set, are taken whole and start every fragment afresh; otherwise
+    // `mergeValues` (and `mergeBuffers`), when defined, are fragment `mergeFragment`'s new
+    // global values. The result carries fragment `sendFragment`'s delta only.
+    int fragments = 0;
+    int sendFragment = 0;
+    int mergeFragment = -1;
+    at::Tensor mergeValues;
+    std::vector<at::Tensor> mergeBuffers;
+    bool restartFragments = false; // the worker process put whole weights in place itself
     // Called with each parameter's gradient as the backward pass makes it final, before the
     // pass ends, so that it can be on its way while the rest is computed. Only for a step
     // computed in one pass; WorkResult::streamed says whether what it was given stands.
@@ -76,7 +89,8 @@ public:
     virtual ~WorkerLink() = default;
     virtual QString name() const = 0;
     virtual DeviceInfo device() const = 0;
-    // Starts work; returns at once. At most one request is outstanding per worker.
+    // Starts work; returns at once. At most one request is outstanding per worker, except in
+    // streaming local-SGD, which queues a second behind it: results come back in order.
     virtual void submit(WorkRequest request) = 0;
     // Blocks until the outstanding request's result (or its failure) is in.
     virtual Expected<WorkResult> wait() = 0;
@@ -147,6 +161,8 @@ private:
     void accumulate(const std::vector<int64_t>& samples, WorkResult& out,
                     const std::function<void(size_t, const at::Tensor&)>* sink = nullptr);
     void clearGrads();
+    // Streaming local-SGD: starts the fragments afresh or merges the request's fragment.
+    void mergeFragment(const WorkRequest& req);
     // The request's weights into the replica: shared, not copied, where they already live on
     // this replica's device and nothing here writes to them.
     void takeWeights(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
@@ -163,6 +179,7 @@ private:
     Precision m_precision = Precision::Fp32;
     QString m_precisionNote;
     std::optional<LossScaler> m_scaler; // fp16 only
+    FragmentTracker m_fragments;        // streaming local-SGD only
     int64_t m_chunkCap = 0;             // the most samples per pass since an out-of-memory error
     // Where the parameters' gradient hooks pass gradients during a streamed pass; null outside.
     const std::function<void(size_t, const at::Tensor&)>* m_sink = nullptr;
@@ -191,16 +208,30 @@ private:
 
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
-    std::optional<WorkRequest> m_request;
-    std::optional<Expected<WorkResult>> m_result;
+    std::deque<WorkRequest> m_requests;
+    std::deque<Expected<WorkResult>> m_results;
     bool m_quit = false;
     std::thread m_thread; // last: started once everything above is in place
 };
+
+// How the run's workers compute, from its run description: local-SGD's inner optimizer is the
+// run's own optimizer, and the precision is the run's.
+ReplicaOptions replicaOptions(const QByteArray& configJson);
 
 // A worker process's side of an assignment: the request it computes, and what the Result
 // message says about the step besides its tensors.
 WorkRequest requestFrom(const wire::Assign& a);
 void describeResult(const WorkResult& r, wire::Result& res);
+// A worker process's local-SGD round: the inner steps, then the parameter delta in the
+// outer-wire format, with what the format rounds away kept for the next round.
+Expected<QByteArray> outerRound(ModelReplica& replica, OuterWorkerSide& outer,
+                                const wire::Assign& a, WorkResult* result);
+// A worker process's round of streaming local-SGD: merges the fragment `update` brings (when
+// set), takes the inner steps and packs the delta of the fragment asked for. `restarted`: the
+// weights were just put in place whole.
+Expected<QByteArray> streamingRound(ModelReplica& replica, OuterWorkerSide& outer,
+                                    const ModelLayout& layout, const wire::Assign& a,
+                                    const QByteArray* update, bool restarted, WorkResult* result);
 // Of the (ns into the step, bytes ready) points a streamed result was let go at, the bytes
 // that were ready with at least a tenth of the step's compute still to go before the last
 // gradient: those overlapped the backward pass. Gradients that all come in one burst at its

@@ -28,26 +28,13 @@
 #include <QTimer>
 
 #include <cstdlib>
+#include <deque>
 #include <limits>
 #include <thread>
 
 namespace tandem {
 
 namespace {
-
-// How the run computes, as the coordinator configured it: local-SGD's inner optimizer is the
-// run's own optimizer, and the precision is the run's.
-ReplicaOptions replicaOptions(const QByteArray& configJson) {
-    ReplicaOptions r;
-    auto cfg = RunConfig::fromJson(QJsonDocument::fromJson(configJson).object());
-    if (!cfg)
-        return r;
-    r.innerOptimizer.kind = cfg->optimizer;
-    r.innerOptimizer.momentum = cfg->momentum;
-    r.innerOptimizer.weightDecay = cfg->effectiveWeightDecay();
-    r.precision = cfg->precision;
-    return r;
-}
 
 // One worker's life: connect, Hello, load the run, then compute whatever is assigned. The
 // computing happens on a thread of its own so that this (event-loop) thread keeps answering
@@ -146,6 +133,10 @@ private:
             return;
         m_state = State::Done;
         m_exit = code;
+        if (m_roundsQueued + m_roundsWaited > 0)
+            m_log(QStringLiteral("%1 of %2 round(s) began without waiting for the coordinator")
+                      .arg(QString::number(m_roundsQueued),
+                           QString::number(m_roundsQueued + m_roundsWaited)));
         if (!why.isEmpty())
             m_log(why);
         if (m_conn)
@@ -249,6 +240,8 @@ private:
         // it ran): it reads the layout and fills the result bundle replaced below.
         if (m_compute.joinable())
             m_compute.join();
+        m_computing = false;
+        m_queue.clear();
         m_spec = spec;
         auto wire = wireDtypeFromName(spec.wireDtype);
         auto layout = ModelLayout::fromWire(spec.params, spec.buffers);
@@ -373,10 +366,20 @@ private:
                 return;
             }
         }
+        m_queue.emplace_back(a, std::move(weights));
+        startNext();
+    }
+
+    void startNext() {
+        if (m_computing || m_queue.empty() || !m_conn || m_state != State::Working)
+            return;
+        auto [a, weights] = std::move(m_queue.front());
+        m_queue.pop_front();
         if (m_compute.joinable())
             m_compute.join();
+        m_computing = true;
         // The event loop stays free while this runs; the result comes back as queued calls.
-        m_compute = std::thread([this, a, weights = std::move(weights)] {
+        m_compute = std::thread([this, a = std::move(a), weights = std::move(weights)] {
             nameThisThread("tandem-compute");
             compute(a, weights);
         });
@@ -392,13 +395,26 @@ private:
         wire::Result res;
         res.step = a.step;
         res.weightsVersion = a.weightsVersion;
-        if (weights) {
+        const bool streaming = a.fragments > 1 && m_outer;
+        if (weights && !(streaming && a.weightsDelta)) {
             if (auto st = takeWeights(*weights, a.weightsDelta); !st)
                 error = st.error().message;
         }
         QByteArray bundle;
         if (error.isEmpty() && m_outer) {
-            computeRound(a, res, error, notes);
+            WorkResult r;
+            auto b = streaming ? streamingRound(*m_replica, *m_outer, m_layout, a,
+                                                weights && a.weightsDelta ? &*weights : nullptr,
+                                                weights && !a.weightsDelta, &r)
+                               : outerRound(*m_replica, *m_outer, a, &r);
+            if (!b) {
+                error = b.error().message;
+            } else {
+                describeResult(r, res);
+                notes = r.notes;
+                QMetaObject::invokeMethod(
+                    this, [this, bundle = *b] { openResult(bundle); }, Qt::QueuedConnection);
+            }
         } else if (error.isEmpty()) {
             bundle = m_grads->begin();
             QMetaObject::invokeMethod(
@@ -445,11 +461,14 @@ private:
         }
         QMetaObject::invokeMethod(
             this,
-            [this, res, error, notes]() mutable {
+            [this, res, error, notes, streaming]() mutable {
+                m_computing = false;
                 for (const QString& n : notes)
                     m_log(n);
                 if (!m_conn || m_state != State::Working)
                     return;
+                if (streaming)
+                    (m_queue.empty() ? m_roundsWaited : m_roundsQueued) += 1;
                 if (!error.isEmpty()) {
                     m_conn->send(wire::WorkError{res.step, error});
                     finish(1, error);
@@ -460,6 +479,7 @@ private:
                 m_conn->growBlob(m_resultBlob, std::numeric_limits<qint64>::max());
                 res.tensorsBlob = m_resultBlob;
                 m_conn->send(res);
+                startNext();
             },
             Qt::QueuedConnection);
     }
@@ -477,22 +497,6 @@ private:
         if (m_outer)
             m_outer->tookWhole(m_replica->params());
         return success();
-    }
-
-    // A local-SGD round: the inner steps, then the parameter delta in the outer-wire format,
-    // with what the format rounds away kept for the next round.
-    void computeRound(const wire::Assign& a, wire::Result& res, QString& error,
-                      QStringList& notes) {
-        auto r = m_replica->compute(requestFrom(a), QStringLiteral("this worker"));
-        if (!r) {
-            error = r.error().message;
-            return;
-        }
-        describeResult(*r, res);
-        notes = r->notes;
-        const QByteArray bundle = m_outer->packDelta(r->grads, r->buffers);
-        QMetaObject::invokeMethod(
-            this, [this, bundle] { openResult(bundle); }, Qt::QueuedConnection);
     }
 
     void openResult(const QByteArray& bundle) {
@@ -539,6 +543,10 @@ private:
     std::shared_ptr<DatasetSplits> m_data;
     std::unique_ptr<ModelReplica> m_replica;
     std::thread m_compute;
+    bool m_computing = false;
+    // Streaming local-SGD's next round, given before the current one ends, waits here.
+    std::deque<std::pair<wire::Assign, std::optional<QByteArray>>> m_queue;
+    int64_t m_roundsQueued = 0, m_roundsWaited = 0; // streaming: next round in hand or not
 };
 
 } // namespace

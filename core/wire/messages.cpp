@@ -4,6 +4,8 @@
 
 #include "tandem.pb.h"
 
+#include <algorithm>
+
 namespace tandem::wire {
 
 namespace {
@@ -133,6 +135,9 @@ struct Encoder {
         o->set_inner_steps(m.innerSteps);
         o->set_lr(m.lr);
         o->set_weights_delta(m.weightsDelta);
+        o->set_fragments(m.fragments);
+        o->set_send_fragment(m.sendFragment);
+        o->set_merge_fragment(m.mergeFragment + 1);
     }
     void operator()(const Result& m) {
         auto* o = e.mutable_result();
@@ -298,8 +303,15 @@ Expected<Message> decode(const QByteArray& payload) {
         m.innerSteps = o.inner_steps();
         m.lr = o.lr();
         m.weightsDelta = o.weights_delta();
+        m.fragments = o.fragments();
+        m.sendFragment = o.send_fragment();
+        m.mergeFragment = o.merge_fragment() - 1;
         if (m.step < 0 || m.innerSteps < 0 || m.innerSteps > 100000)
             return corrupt(QStringLiteral("an assignment has an invalid step or step count"));
+        if (m.fragments < 0 || m.fragments > 4096 || m.sendFragment < 0 ||
+            m.sendFragment >= std::max(1, m.fragments) || m.mergeFragment < -1 ||
+            m.mergeFragment >= std::max(1, m.fragments))
+            return corrupt(QStringLiteral("an assignment names a fragment that does not exist"));
         return Message(m);
     }
     case ::tandem::pb::Envelope::kResult: {

@@ -17,7 +17,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 3;
+constexpr uint32_t kProtocolVersion = 4;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -93,6 +93,11 @@ struct Assign {
     int innerSteps = 0;
     double lr = 0;
     bool weightsDelta = false; // the blob brings the last weights sent up to date
+    // Streaming local-SGD (fragments > 1): the fragment whose delta the result carries, and
+    // the one a weights_delta blob covers (-1: none).
+    int fragments = 0;
+    int sendFragment = 0;
+    int mergeFragment = -1;
 };
 struct Result {
     int64_t step = 0;

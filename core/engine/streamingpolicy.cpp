@@ -1,0 +1,250 @@
+// Streaming local-SGD (the schedule of Streaming DiLoCo): the parameters are cut into F
+// fragments (fragments.h), a round is H/F inner steps, and round r's exchange carries fragment
+// r mod F only. Rounds are pipelined two deep: every worker holds the next round's assignment
+// before it finishes the current one, so it goes straight on training while its fragment's
+// delta travels, is combined with the others' and comes back as the fragment's new global
+// values with the round after next. The outer optimizer is local-SGD's Nesterov, applied to
+// the fragment's parameters only (an undefined gradient leaves a parameter and its momentum
+// alone).
+//
+// What a checkpoint holds: the global weights. Progress a worker has made on a fragment since
+// its last exchange (at most H inner steps) lives only on that worker until then.
+
+#include "engine/fragments.h"
+#include "engine/syncpolicy.h"
+#include "engine/wiretensors.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+namespace tandem {
+
+namespace {
+
+class StreamingPolicy final : public StepPolicy {
+public:
+    int64_t samplesPerStep(const RunConfig& cfg) const override {
+        return int64_t(cfg.batch) * innerSteps(cfg);
+    }
+    OptimizerConfig serverOptimizer(const RunConfig& cfg, const OptimizerConfig&) const override {
+        return outerOptimizer(cfg);
+    }
+    Expected<EpochEnd> runEpoch(StepContext& ctx) override;
+
+private:
+    struct Slot {
+        size_t worker = 0;
+        std::vector<int64_t> indices;
+        qint64 submittedNs = 0;
+    };
+    struct Round {
+        int fragment = 0;
+        double lr = 0;
+        std::vector<Slot> slots;
+        // The weights a worker starting this round takes whole: a copy, since the coordinator
+        // updates its own while the round runs. The requests point into it.
+        std::shared_ptr<ModelTensors> whole;
+    };
+    enum class Submitted { Round, Nothing, Retry };
+
+    static int64_t innerSteps(const RunConfig& cfg) {
+        return std::max(1, cfg.localSteps / std::max(1, cfg.fragments));
+    }
+    Expected<Submitted> submit(StepContext& ctx);
+    std::vector<int64_t> drawSamples(StepContext& ctx);
+    Status collect(StepContext& ctx);
+
+    std::vector<Fragment> m_fragments;
+    std::deque<Round> m_inflight;
+    std::deque<int> m_unsent;         // fragments updated and not yet sent to the workers
+    std::vector<int64_t> m_returned;  // samples of a dropped worker: handed out first
+    std::vector<char> m_started;      // per pool member: it has taken whole weights
+    std::vector<qint64> m_lastResult; // per pool member: when its last result came in
+    int64_t m_rounds = 0;
+    QElapsedTimer m_clock;
+    qint64 m_lastCollect = 0;
+    QByteArray m_packSpare;
+};
+
+Expected<EpochEnd> StreamingPolicy::runEpoch(StepContext& ctx) {
+    if (m_fragments.empty())
+        m_fragments = cutFragments(paramNumels(ctx.master.params), ctx.cfg.fragments);
+    if (!m_clock.isValid()) {
+        m_clock.start();
+        m_lastCollect = 0;
+    }
+    bool stopping = false;
+    for (;;) {
+        while (!stopping && m_inflight.size() < 2 &&
+               (ctx.sampler.remaining() > 0 || !m_returned.empty())) {
+            // The step limit counts the round in flight; gate() also pauses and admits.
+            if ((ctx.cfg.maxSteps > 0 &&
+                 ctx.step + int64_t(m_inflight.size()) >= ctx.cfg.maxSteps) ||
+                ctx.gate() == Gate::Stop) {
+                stopping = true;
+                break;
+            }
+            auto s = submit(ctx);
+            if (!s)
+                return s.error();
+            if (*s == Submitted::Nothing)
+                break;
+        }
+        if (m_inflight.empty())
+            break;
+        if (auto st = collect(ctx); !st)
+            return st.error();
+    }
+    return stopping ? EpochEnd::Stopped : EpochEnd::Complete;
+}
+
+std::vector<int64_t> StreamingPolicy::drawSamples(StepContext& ctx) {
+    const int64_t want = samplesPerStep(ctx.cfg);
+    std::vector<int64_t> indices;
+    const auto fromReturned = std::min<int64_t>(want, int64_t(m_returned.size()));
+    indices.assign(m_returned.begin(), m_returned.begin() + fromReturned);
+    m_returned.erase(m_returned.begin(), m_returned.begin() + fromReturned);
+    const std::vector<int64_t> fresh = ctx.sampler.next(want - int64_t(indices.size()));
+    indices.insert(indices.end(), fresh.begin(), fresh.end());
+    return indices;
+}
+
+Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
+    const std::vector<size_t> live = ctx.pool.live();
+    if (live.empty()) {
+        if (!m_inflight.empty())
+            return Submitted::Nothing; // what is in flight comes back first
+        if (auto st = ctx.waitForAnyWorker(); !st)
+            return st.error();
+        return Submitted::Retry;
+    }
+    m_started.resize(ctx.pool.size(), 0);
+    m_lastResult.resize(ctx.pool.size(), 0);
+    Round round;
+    round.fragment = int(m_rounds % int64_t(m_fragments.size()));
+    round.lr = ctx.lr();
+    const std::vector<int64_t> indices = drawSamples(ctx);
+    // No worker is left out: the exchange overlaps training, so a slow link costs no one time.
+    const std::vector<int64_t> counts =
+        ctx.pool.shares(live, int64_t(indices.size()), innerSteps(ctx.cfg), ctx.step, false);
+    const auto slices = sliceBatch(indices, counts);
+    const int merge = m_unsent.empty() ? -1 : m_unsent.front();
+    if (!m_unsent.empty())
+        m_unsent.pop_front();
+    at::Tensor mergeValues;
+    std::vector<at::Tensor> mergeBuffers;
+    if (merge >= 0) {
+        mergeValues = gatherFragment(ctx.master.params, m_fragments[size_t(merge)]);
+        for (const at::Tensor& b : ctx.master.buffers)
+            mergeBuffers.push_back(b.detach().to(at::kCPU).clone());
+    }
+    std::shared_ptr<const QByteArray> packed;
+    round.slots.reserve(live.size());
+    for (size_t j = 0; j < live.size(); ++j) {
+        const size_t w = live[j];
+        PoolMember& m = ctx.pool.at(w);
+        WorkRequest req;
+        req.step = ctx.step + int64_t(m_inflight.size());
+        req.indices = slices[j];
+        req.seed = ctx.seedFor(w, uint64_t(m_rounds));
+        req.weightsVersion = m_rounds;
+        const auto steps = std::llround(double(req.indices.size()) / double(ctx.cfg.batch));
+        req.innerSteps = int(std::clamp<long long>(steps, 1, innerSteps(ctx.cfg) * 4));
+        req.innerLr = round.lr;
+        req.fragments = ctx.cfg.fragments;
+        req.sendFragment = round.fragment;
+        if (!m_started[w]) {
+            if (!round.whole) {
+                round.whole = std::make_shared<ModelTensors>();
+                for (const at::Tensor& p : ctx.master.params)
+                    round.whole->params.push_back(p.detach().clone());
+                for (const at::Tensor& b : ctx.master.buffers)
+                    round.whole->buffers.push_back(b.detach().clone());
+            }
+            req.params = &round.whole->params;
+            req.buffers = &round.whole->buffers;
+            if (m.remote) {
+                if (!packed)
+                    packed = std::make_shared<const QByteArray>(
+                        packBundle(ctx.master.params, ctx.master.buffers, ctx.wire, &m_packSpare));
+                req.packedWeights = packed;
+            }
+            m_started[w] = 1;
+        } else if (merge >= 0) {
+            req.mergeFragment = merge;
+            req.mergeValues = mergeValues;
+            req.mergeBuffers = mergeBuffers;
+        }
+        round.slots.push_back(Slot{w, req.indices, m_clock.nsecsElapsed()});
+        m.link->submit(std::move(req));
+    }
+    ++m_rounds;
+    m_inflight.push_back(std::move(round));
+    return Submitted::Round;
+}
+
+Status StreamingPolicy::collect(StepContext& ctx) {
+    Round& round = m_inflight.front();
+    std::vector<WorkResult> results;
+    StepOutcome out;
+    int64_t samples = 0;
+    for (Slot& slot : round.slots) {
+        PoolMember& m = ctx.pool.at(slot.worker);
+        if (!m.alive()) {
+            m_returned.insert(m_returned.end(), slot.indices.begin(), slot.indices.end());
+            continue;
+        }
+        auto r = m.link->wait();
+        if (!r) {
+            ctx.pool.drop(slot.worker, r.error(),
+                          QStringLiteral("its %1 sample(s) of this round go to the others")
+                              .arg(slot.indices.size()),
+                          ctx.step);
+            m_returned.insert(m_returned.end(), slot.indices.begin(), slot.indices.end());
+            continue;
+        }
+        const qint64 now = m_clock.nsecsElapsed();
+        // Its time on this round: from when it could start it (its previous result) on.
+        const double ms = double(now - std::max(slot.submittedNs, m_lastResult[slot.worker])) / 1e6;
+        m_lastResult[slot.worker] = now;
+        ctx.pool.record(slot.worker, *r, ms, true);
+        WorkerStepStats ws;
+        ws.name = m.stats.name;
+        ws.samples = r->samples;
+        ws.computeMs = r->computeMs;
+        ws.waitMs = std::max(0.0, ms - r->computeMs);
+        m.stats.samples += r->samples;
+        m.served += r->samples > 0 ? 1 : 0;
+        m.stats.waitS += ws.waitMs / 1e3;
+        out.workers << ws;
+        out.lossSum += r->lossSum;
+        out.correct += r->correct;
+        samples += r->samples;
+        results.push_back(std::move(*r));
+    }
+    const int fragment = round.fragment;
+    const double lr = round.lr;
+    m_inflight.pop_front();
+    if (samples == 0)
+        return success(); // every worker of the round failed; its samples go out again
+    std::vector<at::Tensor> grads = combineResults(ctx.master, results, double(samples));
+    ctx.optimizer.step(grads, ctx.cfg.outerLr);
+    m_unsent.push_back(fragment);
+    const qint64 now = m_clock.nsecsElapsed();
+    out.samples = samples;
+    out.lr = lr;
+    out.stepMs = double(now - m_lastCollect) / 1e6;
+    m_lastCollect = now;
+    return ctx.applied(out);
+}
+
+} // namespace
+
+std::unique_ptr<StepPolicy> makeStreamingPolicy() {
+    return std::make_unique<StreamingPolicy>();
+}
+
+} // namespace tandem
