@@ -685,6 +685,22 @@ Tandem %3</translation>
         <translation>SGD محلي: عدة خطوات محلية لكل تبادل (للشبكات البطيئة)</translation>
     </message>
     <message>
+        <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
+        <translation>SGD محلي متدفق: التبادل يتداخل مع التدريب (Wi-Fi)</translation>
+    </message>
+    <message>
+        <source>8-bit blocks (a quarter of the traffic)</source>
+        <translation>كتل 8 بت (ربع حركة البيانات)</translation>
+    </message>
+    <message>
+        <source>4-bit blocks (an eighth of the traffic)</source>
+        <translation>كتل 4 بت (ثُمن حركة البيانات)</translation>
+    </message>
+    <message>
+        <source>Local SGD updates</source>
+        <translation>تحديثات SGD المحلي</translation>
+    </message>
+    <message>
         <source>Mode</source>
         <translation>الوضع</translation>
     </message>

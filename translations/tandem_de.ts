@@ -677,6 +677,22 @@ Tandem %3</translation>
         <translation>Lokales SGD: mehrere lokale Schritte je Austausch (langsame Netzwerke)</translation>
     </message>
     <message>
+        <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
+        <translation>Streaming-SGD: Austausch läuft parallel zum Training (WLAN)</translation>
+    </message>
+    <message>
+        <source>8-bit blocks (a quarter of the traffic)</source>
+        <translation>8-Bit-Blöcke (ein Viertel des Datenverkehrs)</translation>
+    </message>
+    <message>
+        <source>4-bit blocks (an eighth of the traffic)</source>
+        <translation>4-Bit-Blöcke (ein Achtel des Datenverkehrs)</translation>
+    </message>
+    <message>
+        <source>Local SGD updates</source>
+        <translation>Updates des lokalen SGD</translation>
+    </message>
+    <message>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>

@@ -669,6 +669,22 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>8-bit blocks (a quarter of the traffic)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4-bit blocks (an eighth of the traffic)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local SGD updates</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Mode</source>
         <translation type="unfinished"></translation>
     </message>

@@ -677,6 +677,22 @@ Tandem %3</translation>
         <translation>SGD local : plusieurs étapes locales par échange (réseaux lents)</translation>
     </message>
     <message>
+        <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
+        <translation>SGD local en flux : les échanges chevauchent l’entraînement (Wi-Fi)</translation>
+    </message>
+    <message>
+        <source>8-bit blocks (a quarter of the traffic)</source>
+        <translation>Blocs de 8 bits (un quart du trafic)</translation>
+    </message>
+    <message>
+        <source>4-bit blocks (an eighth of the traffic)</source>
+        <translation>Blocs de 4 bits (un huitième du trafic)</translation>
+    </message>
+    <message>
+        <source>Local SGD updates</source>
+        <translation>Mises à jour du SGD local</translation>
+    </message>
+    <message>
         <source>Mode</source>
         <translation>Mode</translation>
     </message>

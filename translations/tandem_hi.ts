@@ -677,6 +677,22 @@ Tandem %3</translation>
         <translation>लोकल SGD: हर आदान-प्रदान पर कई लोकल स्टेप (धीमे नेटवर्क)</translation>
     </message>
     <message>
+        <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
+        <translation>स्ट्रीमिंग लोकल SGD: आदान-प्रदान ट्रेनिंग के साथ-साथ (Wi-Fi)</translation>
+    </message>
+    <message>
+        <source>8-bit blocks (a quarter of the traffic)</source>
+        <translation>8-बिट ब्लॉक (एक-चौथाई ट्रैफ़िक)</translation>
+    </message>
+    <message>
+        <source>4-bit blocks (an eighth of the traffic)</source>
+        <translation>4-बिट ब्लॉक (आठवाँ हिस्सा ट्रैफ़िक)</translation>
+    </message>
+    <message>
+        <source>Local SGD updates</source>
+        <translation>लोकल SGD अपडेट</translation>
+    </message>
+    <message>
         <source>Mode</source>
         <translation>मोड</translation>
     </message>

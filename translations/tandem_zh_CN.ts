@@ -675,6 +675,22 @@ Tandem %3</translation>
         <translation>本地 SGD：每次交换前执行多个本地步（适合慢速网络）</translation>
     </message>
     <message>
+        <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
+        <translation>流式本地 SGD：交换与训练重叠进行（Wi-Fi）</translation>
+    </message>
+    <message>
+        <source>8-bit blocks (a quarter of the traffic)</source>
+        <translation>8 位分块（四分之一的流量）</translation>
+    </message>
+    <message>
+        <source>4-bit blocks (an eighth of the traffic)</source>
+        <translation>4 位分块（八分之一的流量）</translation>
+    </message>
+    <message>
+        <source>Local SGD updates</source>
+        <translation>本地 SGD 更新</translation>
+    </message>
+    <message>
         <source>Mode</source>
         <translation>模式</translation>
     </message>

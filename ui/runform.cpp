@@ -27,6 +27,8 @@ namespace tandem::ui {
 
 namespace {
 const QString kFileItem = QStringLiteral("file");
+// The mode list's entry for local SGD with its exchange streamed in fragments.
+constexpr char kStreaming[] = "streaming";
 
 // Dataset kinds: the spec prefix, and whether it names a folder or a file.
 struct DataKind {
@@ -85,15 +87,7 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     m_machines->setMaximumHeight(90);
     form->addRow(tr("Machines"), m_machines);
 
-    m_mode = new QComboBox;
-    m_mode->setObjectName(QStringLiteral("modeCombo"));
-    m_mode->addItem(tr("Synchronous: one model, exact (best on a fast network)"),
-                    QStringLiteral("sync"));
-    m_mode->addItem(tr("Asynchronous: no waiting for the slowest machine"),
-                    QStringLiteral("async"));
-    m_mode->addItem(tr("Local SGD: several local steps per exchange (slow networks)"),
-                    QStringLiteral("local-sgd"));
-    form->addRow(tr("Mode"), m_mode);
+    addModeRows(form);
 
     m_wire = new QComboBox;
     m_wire->setObjectName(QStringLiteral("wireCombo"));
@@ -169,7 +163,7 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
 
     connect(m_modelBrowse, &QPushButton::clicked, this, &RunForm::browseModel);
     connect(m_dataBrowse, &QPushButton::clicked, this, &RunForm::browseData);
-    for (QComboBox* c : {m_model, m_data, m_mode, m_wire, m_optimizer, m_schedule})
+    for (QComboBox* c : {m_model, m_data, m_mode, m_wire, m_outerWire, m_optimizer, m_schedule})
         connect(c, &QComboBox::currentIndexChanged, this, &RunForm::updateEnabled);
     for (QLineEdit* e : {m_modelPath, m_dataPath})
         connect(e, &QLineEdit::textChanged, this,
@@ -187,6 +181,30 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     updatePeers();
 }
 
+// How the machines share the work, and what local SGD sends.
+void RunForm::addModeRows(QFormLayout* form) {
+    m_mode = new QComboBox;
+    m_mode->setObjectName(QStringLiteral("modeCombo"));
+    m_mode->addItem(tr("Synchronous: one model, exact (best on a fast network)"),
+                    QStringLiteral("sync"));
+    m_mode->addItem(tr("Asynchronous: no waiting for the slowest machine"),
+                    QStringLiteral("async"));
+    m_mode->addItem(tr("Local SGD: several local steps per exchange (slow networks)"),
+                    QStringLiteral("local-sgd"));
+    m_mode->addItem(tr("Streaming local SGD: exchanges overlap training (Wi-Fi)"),
+                    QString::fromLatin1(kStreaming));
+    form->addRow(tr("Mode"), m_mode);
+
+    // Local SGD's weights and deltas on the wire.
+    m_outerWire = new QComboBox;
+    m_outerWire->setObjectName(QStringLiteral("outerWireCombo"));
+    m_outerWire->addItem(tr("32-bit floats (exact)"), QStringLiteral("fp32"));
+    m_outerWire->addItem(tr("16-bit floats (half the traffic)"), QStringLiteral("fp16"));
+    m_outerWire->addItem(tr("8-bit blocks (a quarter of the traffic)"), QStringLiteral("int8"));
+    m_outerWire->addItem(tr("4-bit blocks (an eighth of the traffic)"), QStringLiteral("int4"));
+    form->addRow(tr("Local SGD updates"), m_outerWire);
+}
+
 RunForm::~RunForm() {
     if (m_checkThread)
         m_checkThread->wait();
@@ -199,6 +217,9 @@ void RunForm::updateEnabled() {
     const bool builtin = m_data->currentIndex() == 0;
     m_dataPath->setEnabled(!builtin);
     m_dataBrowse->setEnabled(!builtin);
+    const QString mode = m_mode->currentData().toString();
+    m_outerWire->setEnabled(mode == QLatin1String("local-sgd") ||
+                            mode == QLatin1String(kStreaming));
     m_dataPath->setPlaceholderText(builtin                                     ? QString()
                                    : kDataKinds[m_data->currentIndex()].folder ? tr("a folder")
                                                                                : tr("a .csv file"));
@@ -247,7 +268,12 @@ RunConfig RunForm::config() const {
     const QString model = m_model->currentData().toString();
     c.model = model == kFileItem ? m_modelPath->text().trimmed() : model;
     c.data = dataSpec();
-    c.mode = parse<TrainMode>(m_mode->currentData().toString()).value_or(TrainMode::Sync);
+    const QString mode = m_mode->currentData().toString();
+    const bool streaming = mode == QLatin1String(kStreaming);
+    c.mode = streaming ? TrainMode::LocalSgd : parse<TrainMode>(mode).value_or(TrainMode::Sync);
+    // Four fragments: each moves a quarter of the model, one every H/4 steps.
+    c.fragments = streaming ? (m_base.fragments > 1 ? m_base.fragments : 4) : 1;
+    c.outerWire = parse<OuterWire>(m_outerWire->currentData().toString()).value_or(OuterWire::Fp32);
     c.wire = parse<WireDtype>(m_wire->currentData().toString()).value_or(WireDtype::Fp32);
     c.precision = parse<Precision>(m_precision->currentData().toString()).value_or(Precision::Fp32);
     c.device = m_device->currentData().toString();
@@ -290,7 +316,11 @@ void RunForm::setConfig(const RunConfig& c) {
         }
     m_data->setCurrentIndex(kind);
     m_dataPath->setText(path);
-    m_mode->setCurrentIndex(std::max(0, m_mode->findData(nameOf(c.mode))));
+    m_mode->setCurrentIndex(
+        std::max(0, m_mode->findData(c.mode == TrainMode::LocalSgd && c.fragments > 1
+                                         ? QString::fromLatin1(kStreaming)
+                                         : nameOf(c.mode))));
+    m_outerWire->setCurrentIndex(std::max(0, m_outerWire->findData(nameOf(c.outerWire))));
     m_wire->setCurrentIndex(std::max(0, m_wire->findData(nameOf(c.wire))));
     m_precision->setCurrentIndex(std::max(0, m_precision->findData(nameOf(c.precision))));
     m_device->setCurrentIndex(std::max(0, m_device->findData(c.device)));

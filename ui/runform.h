@@ -9,6 +9,7 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -50,6 +51,7 @@ Q_SIGNALS:
 
 private:
     void updatePeers();
+    void addModeRows(QFormLayout* form);
     void updateEnabled();
     void browseModel();
     void browseData();
@@ -67,6 +69,7 @@ private:
     QListWidget* m_machines;
     QComboBox* m_mode;
     QComboBox* m_wire;
+    QComboBox* m_outerWire; // local SGD and streaming only
     QComboBox* m_device;
     QComboBox* m_precision;
     QComboBox* m_optimizer;

@@ -267,6 +267,8 @@ private Q_SLOTS:
         c.warmupSteps = 10;
         c.batch = 128;
         c.localSteps = 4;
+        c.fragments = 2;
+        c.outerWire = OuterWire::Int8;
         c.seed = 12345678901234ULL;
         c.precision = Precision::Bf16;
         c.device = QStringLiteral("cpu");
@@ -282,6 +284,13 @@ private Q_SLOTS:
                      ->currentData()
                      .toString(),
                  QStringLiteral("cpu"));
+        auto* mode = w.runForm()->findChild<QComboBox*>(QStringLiteral("modeCombo"));
+        QCOMPARE(mode->currentData().toString(), QStringLiteral("streaming"));
+        QCOMPARE(w.runForm()
+                     ->findChild<QComboBox*>(QStringLiteral("outerWireCombo"))
+                     ->currentData()
+                     .toString(),
+                 QStringLiteral("int8"));
         const QString file = home.filePath(QStringLiteral("run.json"));
         QVERIFY(w.runForm()->saveTo(file));
 
@@ -294,6 +303,18 @@ private Q_SLOTS:
         QCOMPARE(other.config().seed, 12345678901234ULL);
         QCOMPARE(other.config().precision, Precision::Bf16);
         QCOMPARE(other.config().device, QStringLiteral("cpu"));
+        QCOMPARE(other.config().fragments, 2);
+        QCOMPARE(other.config().outerWire, OuterWire::Int8);
+        // Picking a mode in the list sets what it stands for.
+        auto* otherMode = other.findChild<QComboBox*>(QStringLiteral("modeCombo"));
+        otherMode->setCurrentIndex(otherMode->findData(QStringLiteral("sync")));
+        QCOMPARE(other.config().fragments, 1);
+        QVERIFY(!other.findChild<QComboBox*>(QStringLiteral("outerWireCombo"))->isEnabled());
+        otherMode->setCurrentIndex(otherMode->findData(QStringLiteral("local-sgd")));
+        QCOMPARE(other.config().mode, TrainMode::LocalSgd);
+        QCOMPARE(other.config().fragments, 1);
+        QVERIFY(other.findChild<QComboBox*>(QStringLiteral("outerWireCombo"))->isEnabled());
+        QVERIFY(other.loadFrom(file));
 
         // The same file drives the command line.
         TandemProcess cli({QStringLiteral("train"), QStringLiteral("--config"), file,
