@@ -6,6 +6,8 @@
 #   sync        sync fp32, the pair
 #   lsgd-fp32   local-SGD, H inner steps per round, fp32 outer wire
 #   lsgd-int4   the same with the int4 outer wire (error feedback)
+#   stream-int4 (in MODES only) streaming local-SGD, 4 fragments, int4: one fragment every
+#               H/4 steps, overlapped with training
 # and prints samples/s against alone, test accuracy against alone, and bytes on the wire per
 # training sample against sync (a remote worker's traffic in a step or round it takes part
 # in, over the samples of that step or round). SLOW=30 caps the remote worker at 30% of a core
@@ -48,6 +50,9 @@ for m in $modes; do
     lsgd-fp32) args="--mode local-sgd --local-steps $h --outer-wire fp32"; per=$((batch * h)) ;;
     lsgd-int8) args="--mode local-sgd --local-steps $h --outer-wire int8"; per=$((batch * h)) ;;
     lsgd-int4) args="--mode local-sgd --local-steps $h --outer-wire int4"; per=$((batch * h)) ;;
+    stream-int4)
+        args="--mode local-sgd --local-steps $h --fragments 4 --outer-wire int4"
+        per=$((batch * h / 4)) ;;
     *) echo "unknown mode $m" >&2; exit 2 ;;
     esac
     $t train $common $args --listen 127.0.0.1:0 --workers 1 --home "$work/c" --out "$work/$m" \
