@@ -1,5 +1,7 @@
 #include "engine/fragments.h"
 
+#include <ATen/core/grad_mode.h>
+
 #include <algorithm>
 #include <cmath>
 
