@@ -123,6 +123,9 @@ private:
     // Local-SGD (int4, Fashion-MNIST, 3 epochs of 12,000) with one worker from the start, one
     // that joins late and the first killed mid-run; returns the summary's bytes per round.
     double lateAndLostWorkers(const char* name, const QStringList& extra);
+    // A local-SGD run on Fashion-MNIST with the int4 outer wire (Adam at 0.001, batch 64),
+    // listening for one worker.
+    QStringList fashionLocalSgd(const char* model, int trainSamples, int epochs) const;
     // Runs tests/python/SCRIPT to write a TorchScript model; empty without Debian's torch.
     QString scriptModel(const char* script, const char* file);
 
@@ -676,19 +679,31 @@ void TestDistributed::localSgdMode() {
     QCOMPARE(w->exitCode(), 0);
 }
 
+QStringList TestDistributed::fashionLocalSgd(const char* model, int trainSamples,
+                                             int epochs) const {
+    return {QStringLiteral("train"),
+            QStringLiteral("--model=%1").arg(QLatin1String(model)),
+            QStringLiteral("--data=fashion-mnist"),
+            QStringLiteral("--limit-train=%1").arg(trainSamples),
+            QStringLiteral("--limit-test=2000"),
+            QStringLiteral("--epochs=%1").arg(epochs),
+            QStringLiteral("--batch=64"),
+            QStringLiteral("--optimizer=adam"),
+            QStringLiteral("--lr=0.001"),
+            QStringLiteral("--mode=local-sgd"),
+            QStringLiteral("--outer-wire=int4"),
+            QStringLiteral("--threads=1"),
+            QStringLiteral("--listen=127.0.0.1:0"),
+            QStringLiteral("--workers=1"),
+            QStringLiteral("--home"),
+            home("coord")};
+}
+
 double TestDistributed::lateAndLostWorkers(const char* name, const QStringList& extra) {
     const QString out = m_tmp.filePath(QLatin1String(name));
     TandemProcess c(
-        QStringList{QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                    QStringLiteral("--data=fashion-mnist"), QStringLiteral("--limit-train=12000"),
-                    QStringLiteral("--limit-test=2000"), QStringLiteral("--epochs=3"),
-                    QStringLiteral("--batch=64"), QStringLiteral("--optimizer=adam"),
-                    QStringLiteral("--lr=0.001"), QStringLiteral("--mode=local-sgd"),
-                    QStringLiteral("--outer-wire=int4"), QStringLiteral("--threads=1"),
-                    QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                    QStringLiteral("--worker-timeout=20"), QStringLiteral("--home"), home("coord"),
-                    QStringLiteral("--out=") + out} +
-        extra);
+        fashionLocalSgd("mlp", 12000, 3) +
+        QStringList{QStringLiteral("--worker-timeout=20"), QStringLiteral("--out=") + out} + extra);
     const QString port = waitPort(c);
     if (port.isEmpty())
         qFatal("%s", qPrintable(c.err()));
@@ -752,16 +767,10 @@ void TestDistributed::streamingReachesTheDemoFloor() {
     // and the worker found its next round waiting for it.
     if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
         QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mnist-cnn"),
-                     QStringLiteral("--data=fashion-mnist"), QStringLiteral("--limit-train=30000"),
-                     QStringLiteral("--limit-test=2000"), QStringLiteral("--epochs=1"),
-                     QStringLiteral("--batch=64"), QStringLiteral("--optimizer=adam"),
-                     QStringLiteral("--lr=0.001"), QStringLiteral("--mode=local-sgd"),
-                     QStringLiteral("--local-steps=32"), QStringLiteral("--fragments=4"),
-                     QStringLiteral("--outer-wire=int4"), QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                     QStringLiteral("--home"), home("coord"),
-                     QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("demo-floor"))});
+    TandemProcess c(
+        fashionLocalSgd("mnist-cnn", 30000, 1) +
+        QStringList{QStringLiteral("--local-steps=32"), QStringLiteral("--fragments=4"),
+                    QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("demo-floor"))});
     const QString port = waitPort(c);
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
     TandemProcess* w = worker("w3", port);

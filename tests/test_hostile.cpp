@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QUdpSocket>
 
+#include <functional>
 #include <memory>
 
 using namespace tandem;
@@ -122,6 +123,51 @@ private:
         return true;
     }
     QStringList coordinator(const QStringList& extra) const;
+    // A scripted worker's parts: each parameter's fp32 bytes, the Ready for a RunSpec, a Result
+    // for an assignment (its tensors in blob `blob`), and the loop that reads and dispatches
+    // the coordinator's messages (calling `idle` between reads) until it closes the connection.
+    static std::vector<qint64> fp32Bytes(const wire::RunSpec& spec) {
+        std::vector<qint64> out;
+        for (const wire::TensorMeta& t : spec.params) {
+            qint64 n = 4;
+            for (int64_t d : t.shape)
+                n *= d;
+            out.push_back(n);
+        }
+        return out;
+    }
+    static void sayReady(QSslSocket& s, const wire::RunSpec& spec, const QString& name) {
+        wire::Ready r;
+        r.schemaHash = spec.schemaHash;
+        r.device.kind = QStringLiteral("cpu");
+        r.device.name = name;
+        s.write(wire::frame(wire::encode(r)));
+    }
+    static void sayResult(QSslSocket& s, const wire::Assign& a, uint64_t blob) {
+        wire::Result res;
+        res.step = a.step;
+        res.weightsVersion = a.weightsVersion;
+        res.samples = int64_t(a.indices.size());
+        res.lossSum = 2.3 * double(res.samples);
+        res.computeMs = 1;
+        res.tensorsBlob = blob;
+        s.write(wire::frame(wire::encode(res)));
+    }
+    static bool serveUntilClosed(QSslSocket& s, wire::FrameReader& reader,
+                                 const std::function<void(const wire::Message&)>& onMessage,
+                                 const std::function<void()>& idle = {}) {
+        return QTest::qWaitFor(
+            [&] {
+                while (auto payload =
+                           reader.next([&](char* to, qint64 max) { return s.read(to, max); }))
+                    if (auto m = wire::decode(*payload))
+                        onMessage(*m);
+                if (idle)
+                    idle();
+                return s.state() != QAbstractSocket::ConnectedState;
+            },
+            120000);
+    }
     quint16 waitPort(TandemProcess& p) {
         return quint16(
             p.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).toUInt());
@@ -362,18 +408,10 @@ void TestHostile::badGradientPartsDropOnlyThatWorker() {
         bool misbehaved = false;
         auto onMessage = [&](const wire::Message& m) {
             if (const auto* spec = std::get_if<wire::RunSpec>(&m)) {
-                for (const wire::TensorMeta& t : spec->params) {
-                    qint64 n = 4;
-                    for (int64_t d : t.shape)
-                        n *= d;
+                for (qint64 n : fp32Bytes(*spec))
                     bundle += n;
-                }
                 blobs.setCap(uint32_t(wire::BlobKind::Tensors), bundle);
-                wire::Ready r;
-                r.schemaHash = spec->schemaHash;
-                r.device.kind = QStringLiteral("cpu");
-                r.device.name = QStringLiteral("misbehaving worker");
-                s.write(wire::frame(wire::encode(r)));
+                sayReady(s, *spec, QStringLiteral("misbehaving worker"));
             } else if (const auto* a = std::get_if<wire::Assign>(&m); a && !misbehaved) {
                 misbehaved = true;
                 const auto part = [&](uint64_t total, uint64_t offset, qint64 size) {
@@ -388,26 +426,11 @@ void TestHostile::badGradientPartsDropOnlyThatWorker() {
                     part(uint64_t(bundle), uint64_t(bundle) - 10, 100);
                 } else {
                     part(uint64_t(bundle - 4), 0, bundle - 4);
-                    wire::Result res;
-                    res.step = a->step;
-                    res.weightsVersion = a->weightsVersion;
-                    res.samples = int64_t(a->indices.size());
-                    res.lossSum = 2.3 * double(res.samples);
-                    res.computeMs = 1;
-                    res.tensorsBlob = 1;
-                    s.write(wire::frame(wire::encode(res)));
+                    sayResult(s, *a, 1);
                 }
             }
         };
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                while (auto payload =
-                           reader.next([&](char* to, qint64 max) { return s.read(to, max); }))
-                    if (auto m = wire::decode(*payload))
-                        onMessage(*m);
-                return s.state() != QAbstractSocket::ConnectedState;
-            },
-            60000));
+        QVERIFY(serveUntilClosed(s, reader, onMessage));
         QVERIFY2(misbehaved, qPrintable(c.err()));
         QVERIFY(c.finish());
         QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
@@ -459,29 +482,13 @@ void TestHostile::streamingScheduleAsAWorkerSeesIt() {
         const qint64 bytes = tensorBytes[size_t(a.sendFragment)];
         s.write(wire::blobPartFrame(uint32_t(wire::BlobKind::Tensors), ++blobId, uint64_t(bytes), 0,
                                     QByteArray(bytes, '\0')));
-        wire::Result res;
-        res.step = a.step;
-        res.weightsVersion = a.weightsVersion;
-        res.samples = int64_t(a.indices.size());
-        res.lossSum = 2.3 * double(res.samples);
-        res.computeMs = 1;
-        res.tensorsBlob = blobId;
-        s.write(wire::frame(wire::encode(res)));
+        sayResult(s, a, blobId);
     };
     auto onMessage = [&](const wire::Message& m) {
         if (const auto* spec = std::get_if<wire::RunSpec>(&m)) {
-            for (const wire::TensorMeta& t : spec->params) {
-                qint64 n = 4;
-                for (int64_t d : t.shape)
-                    n *= d;
-                tensorBytes.push_back(n); // fp32, no buffers: one tensor is one fragment
-            }
+            tensorBytes = fp32Bytes(*spec); // no buffers: one tensor is one fragment
             blobs.setCap(uint32_t(wire::BlobKind::Tensors), qint64(64) << 20);
-            wire::Ready r;
-            r.schemaHash = spec->schemaHash;
-            r.device.kind = QStringLiteral("cpu");
-            r.device.name = QStringLiteral("scripted worker");
-            s.write(wire::frame(wire::encode(r)));
+            sayReady(s, *spec, QStringLiteral("scripted worker"));
         } else if (const auto* a = std::get_if<wire::Assign>(&m)) {
             if (a->weightsBlob != 0)
                 blobs.take(a->weightsBlob);
@@ -493,18 +500,11 @@ void TestHostile::streamingScheduleAsAWorkerSeesIt() {
             }
         }
     };
-    QVERIFY(QTest::qWaitFor(
-        [&] {
-            while (auto payload =
-                       reader.next([&](char* to, qint64 max) { return s.read(to, max); }))
-                if (auto m = wire::decode(*payload))
-                    onMessage(*m);
-            // The last rounds have no next one behind them.
-            if (answered < assigns.size() && lastAssign.elapsed() > 3000)
-                answer();
-            return s.state() != QAbstractSocket::ConnectedState;
-        },
-        120000));
+    // The last round has no next one behind it.
+    QVERIFY(serveUntilClosed(s, reader, onMessage, [&] {
+        if (answered < assigns.size() && lastAssign.elapsed() > 3000)
+            answer();
+    }));
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 12);

@@ -80,7 +80,7 @@ void RemoteWorker::shapeOuterRequest(WorkRequest& request) {
 // Streaming: whole weights the first time, then one fragment's difference, and the delta
 // that comes back covers the fragment asked for.
 void RemoteWorker::shapeFragmentRequest(WorkRequest& request, Awaited& awaited) {
-    if (m_fragments.empty() || int(m_fragments.size()) > request.fragments)
+    if (m_fragments.empty())
         m_fragments = cutFragments(paramNumels(m_config->layout), request.fragments);
     if (request.params && request.packedWeights) {
         m_mirror.sentWhole(
@@ -120,14 +120,7 @@ Expected<WorkResult> RemoteWorker::wait() {
     m_expect.pop_front();
     lock.unlock();
 
-    WorkResult out;
-    out.step = r.step;
-    out.samples = r.samples;
-    out.lossSum = r.lossSum;
-    out.correct = r.correct;
-    out.computeMs = r.computeMs;
-    out.memoryCap = r.memoryCap;
-    out.earlyBytes = r.earlyBytes;
+    WorkResult out = resultFrom(r);
     Status st = success();
     if (m_config->mode == TrainMode::LocalSgd) {
         at::Tensor flat;

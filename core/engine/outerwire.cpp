@@ -206,13 +206,16 @@ Status unpackOuter(const QByteArray& bytes, const ModelLayout& layout, OuterWire
     return unpackBundle(bytes.mid(vec), buffersOf(layout), DType::F32, &none, buffers);
 }
 
+namespace {
+// Every parameter, as one fragment: what a whole-model update covers.
+Fragment wholeOf(int64_t values) {
+    return Fragment{0, 0, 0, values};
+}
+} // namespace
+
 QByteArray WeightMirror::update(const at::Tensor& weights, const std::vector<at::Tensor>& buffers,
                                 OuterWire w) {
-    at::NoGradGuard noGrad;
-    at::Tensor step;
-    QByteArray out = packOuter(weights - m_held, buffers, w, nullptr, &step);
-    m_held.add_(step);
-    return out;
+    return updateFragment(weights, wholeOf(m_held.numel()), buffers, w);
 }
 
 QByteArray WeightMirror::updateFragment(const at::Tensor& values, const Fragment& f,
@@ -230,7 +233,7 @@ Expected<at::Tensor> OuterWorkerSide::applyFragment(const QByteArray& bytes,
                                                     std::vector<at::Tensor>& buffers) {
     if (!m_held.defined() || f.offset + f.count > m_held.numel())
         return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("the coordinator sent a fragment update before the "
+                         QStringLiteral("the coordinator sent a weight update before the "
                                         "weights it updates"));
     at::Tensor step;
     std::vector<at::Tensor> newBuffers;
@@ -254,21 +257,13 @@ QByteArray OuterWorkerSide::packFragmentDelta(const at::Tensor& flat,
 Status OuterWorkerSide::applyDifference(const QByteArray& bytes, const ModelLayout& layout,
                                         std::vector<at::Tensor>& params,
                                         std::vector<at::Tensor>& buffers) {
-    if (!m_held.defined())
-        return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("the coordinator sent a weight update before the "
-                                        "weights it updates"));
-    at::Tensor step;
-    std::vector<at::Tensor> newBuffers;
-    if (auto st = unpackOuter(bytes, layout, m_wire, &step, &newBuffers); !st)
-        return st;
-    m_held.add_(step);
+    auto held = applyFragment(bytes, layout, wholeOf(layout.paramCount()), buffers);
+    if (!held)
+        return held.error();
     at::NoGradGuard noGrad;
-    const std::vector<at::Tensor> held = splitParams(m_held, layout);
-    for (size_t i = 0; i < held.size() && i < params.size(); ++i)
-        params[i].copy_(held[i]);
-    for (size_t i = 0; i < newBuffers.size() && i < buffers.size(); ++i)
-        buffers[i].copy_(newBuffers[i]);
+    const std::vector<at::Tensor> split = splitParams(*held, layout);
+    for (size_t i = 0; i < split.size() && i < params.size(); ++i)
+        params[i].copy_(split[i]);
     return success();
 }
 

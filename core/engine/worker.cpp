@@ -308,8 +308,9 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
             if (!m_inner)
                 m_inner = std::make_unique<Optimizer>(m_options.innerOptimizer, m_params);
             at::NoGradGuard noGrad;
-            for (const at::Tensor& p : m_params)
-                if (!streaming)
+            // Streaming keeps its starting points per fragment (FragmentTracker).
+            if (!streaming)
+                for (const at::Tensor& p : m_params)
                     start.push_back(p.detach().clone());
         }
         const size_t n = req.indices.size();
@@ -380,6 +381,18 @@ void describeResult(const WorkResult& r, wire::Result& res) {
     res.correct = r.correct;
     res.computeMs = r.computeMs;
     res.memoryCap = r.memoryCap;
+}
+
+WorkResult resultFrom(const wire::Result& res) {
+    WorkResult r;
+    r.step = res.step;
+    r.samples = res.samples;
+    r.lossSum = res.lossSum;
+    r.correct = res.correct;
+    r.computeMs = res.computeMs;
+    r.memoryCap = res.memoryCap;
+    r.earlyBytes = res.earlyBytes;
+    return r;
 }
 
 qint64 bytesReleasedEarly(const std::vector<std::pair<qint64, qint64>>& released, qint64 stepNs) {

@@ -222,6 +222,8 @@ ReplicaOptions replicaOptions(const QByteArray& configJson);
 // message says about the step besides its tensors.
 WorkRequest requestFrom(const wire::Assign& a);
 void describeResult(const WorkResult& r, wire::Result& res);
+// The coordinator's side: what a Result message says, without its tensors.
+WorkResult resultFrom(const wire::Result& res);
 // A worker process's local-SGD round: the inner steps, then the parameter delta in the
 // outer-wire format, with what the format rounds away kept for the next round.
 Expected<QByteArray> outerRound(ModelReplica& replica, OuterWorkerSide& outer,
