@@ -10,6 +10,8 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <utility>
+
 #include <signal.h>
 #include <sys/types.h>
 
@@ -122,6 +124,14 @@ inline QString trustEachOther(const QString& coordHome, const QString& coordId,
     tandemOutput(
         {QStringLiteral("trust"), QStringLiteral("add"), coordId, QStringLiteral("--home"), home});
     return id;
+}
+
+// A coordinator's node at `coordHome` and a worker's at `workerHome`, each with an identity,
+// trusting each other. Returns their device IDs, coordinator first.
+inline std::pair<QString, QString> pairHomes(const QString& coordHome, const QString& workerHome) {
+    const QString coordId =
+        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), coordHome});
+    return {coordId, trustEachOther(coordHome, coordId, workerHome)};
 }
 
 inline int countLines(const QString& path) {

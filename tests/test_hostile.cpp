@@ -153,15 +153,28 @@ private:
         res.tensorsBlob = blob;
         s.write(wire::frame(wire::encode(res)));
     }
+    // The next message off a scripted peer's socket; a ping (the coordinator's link probe, or
+    // a keepalive) is answered as a worker's connection answers it.
+    static std::optional<wire::Message> nextMessage(QSslSocket& s, wire::FrameReader& reader) {
+        while (auto payload = reader.next([&](char* to, qint64 max) { return s.read(to, max); })) {
+            auto m = wire::decode(*payload);
+            if (!m)
+                continue;
+            if (const auto* ping = std::get_if<wire::Ping>(&*m)) {
+                s.write(wire::frame(wire::encode(wire::Pong{ping->nonce, ping->echoBytes})));
+                continue;
+            }
+            return *m;
+        }
+        return std::nullopt;
+    }
     static bool serveUntilClosed(QSslSocket& s, wire::FrameReader& reader,
                                  const std::function<void(const wire::Message&)>& onMessage,
                                  const std::function<void()>& idle = {}) {
         return QTest::qWaitFor(
             [&] {
-                while (auto payload =
-                           reader.next([&](char* to, qint64 max) { return s.read(to, max); }))
-                    if (auto m = wire::decode(*payload))
-                        onMessage(*m);
+                while (auto m = nextMessage(s, reader))
+                    onMessage(*m);
                 if (idle)
                     idle();
                 return s.state() != QAbstractSocket::ConnectedState;
@@ -182,10 +195,8 @@ void TestHostile::initTestCase() {
     QVERIFY(m_tmp.isValid());
     m_tiny = m_tmp.filePath(QStringLiteral("tiny"));
     testutil::writeIdxDataset(m_tiny, 2000, 500, true);
-    const QString coordId =
-        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
-    QVERIFY(isDeviceId(coordId));
-    QVERIFY(isDeviceId(trustEachOther(home("coord"), coordId, home("w"))));
+    const auto [coordId, workerId] = pairHomes(home("coord"), home("w"));
+    QVERIFY(isDeviceId(coordId) && isDeviceId(workerId));
 }
 
 QStringList TestHostile::coordinator(const QStringList& extra) const {
@@ -343,12 +354,9 @@ void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
     QString datasetHash;
     QVERIFY(QTest::qWaitFor(
         [&] {
-            while (auto payload =
-                       reader.next([&](char* to, qint64 max) { return s.read(to, max); })) {
-                auto m = wire::decode(*payload);
-                if (m && std::holds_alternative<wire::RunSpec>(*m))
+            while (auto m = nextMessage(s, reader))
+                if (std::holds_alternative<wire::RunSpec>(*m))
                     datasetHash = std::get<wire::RunSpec>(*m).datasetHash;
-            }
             return !datasetHash.isEmpty() || s.state() != QAbstractSocket::ConnectedState;
         },
         30000));

@@ -20,6 +20,8 @@ constexpr qint64 kHighWater = qint64(1) << 20;
 // left to grow. Frames other than blob parts are small (control messages, assignments).
 constexpr qint64 kMaxQueuedFrameBytes = qint64(64) << 20;
 constexpr size_t kMaxQueuedItems = 4096;
+// The most filler a Pong carries back, whatever a Ping asks for.
+constexpr uint32_t kMaxProbeBytes = 1u << 20;
 
 } // namespace
 
@@ -202,13 +204,62 @@ void Connection::onReadyRead() {
             return;
         }
         if (const auto* ping = std::get_if<wire::Ping>(&*msg)) {
-            send(wire::Pong{ping->nonce});
+            send(wire::Pong{ping->nonce, std::min(ping->echoBytes, kMaxProbeBytes)});
             continue;
         }
-        if (std::holds_alternative<wire::Pong>(*msg))
+        if (const auto* pong = std::get_if<wire::Pong>(&*msg)) {
+            onPong(*pong);
             continue;
+        }
         Q_EMIT received(*msg);
     }
+}
+
+void Connection::probe(qint64 bytes, int rounds) {
+    if (probing() || m_state != State::Secured)
+        return;
+    m_probe = Probe{};
+    m_probe.stage = 0;
+    m_probe.rounds = std::max(1, rounds);
+    m_probe.bytes = uint32_t(std::clamp<qint64>(bytes, 1, kMaxProbeBytes));
+    sendProbePing();
+}
+
+void Connection::sendProbePing() {
+    m_probe.nonce = QRandomGenerator::global()->generate64();
+    const uint32_t filler = m_probe.stage == 0 ? 0 : m_probe.bytes;
+    send(wire::Ping{m_probe.nonce, filler, filler});
+    m_probe.clock.start();
+}
+
+// The round trip of an empty ping is what every probe pays besides its bytes; what the filler
+// adds to it is the time the link took to carry them.
+void Connection::onPong(const wire::Pong& pong) {
+    if (m_probe.stage < 0 || pong.nonce != m_probe.nonce)
+        return; // a keepalive's answer
+    const double ms = double(m_probe.clock.nsecsElapsed()) / 1e6;
+    if (m_probe.stage == 0) {
+        // The least round trip seen on this link: an empty ping that waited behind other
+        // traffic would make the filler look faster than it went.
+        m_minRttMs = m_minRttMs > 0 ? std::min(m_minRttMs, ms) : ms;
+        m_probe.rttMs = m_minRttMs;
+    } else {
+        const double carried = double(m_probe.bytes) + double(pong.paddingBytes);
+        const double seconds = std::max(ms - m_probe.rttMs, 0.01) / 1000.0;
+        m_probe.best = std::max(m_probe.best, carried / seconds);
+    }
+    if (m_probe.stage < m_probe.rounds) {
+        ++m_probe.stage;
+        sendProbePing();
+        return;
+    }
+    const LinkProbe result{m_probe.rttMs, m_probe.best};
+    m_probe.stage = -1;
+    Q_EMIT probed(result);
+}
+
+bool Connection::idle() const {
+    return m_outgoing.empty() && (!m_socket || m_socket->bytesToWrite() == 0);
 }
 
 void Connection::writeFrame(const QByteArray& payload) {

@@ -18,6 +18,14 @@ namespace tandem {
 
 Q_DECLARE_LOGGING_CATEGORY(lcNet)
 
+// What a bandwidth probe measured: the round trip of a small message, and the rate at which
+// filler crossed the link, both directions together (as a sync step uses them: weights one
+// way, gradients the other).
+struct LinkProbe {
+    double rttMs = 0;
+    double bytesPerSecond = 0;
+};
+
 // TLS 1.3 with this node's certificate; the peer's certificate is requested but not checked
 // against any authority: callers pin it by device ID (the SHA-256 of the certificate).
 QSslConfiguration tlsConfiguration(const Identity& identity);
@@ -71,6 +79,14 @@ public:
     bool sending(uint64_t id) const;
     std::optional<QByteArray> takeBlob(uint64_t id) { return m_blobs.take(id); }
 
+    // Measures the link: a small ping for the round trip, then `rounds` pings that carry
+    // `bytes` of filler each way; probed() reports the best of them. A probe already under
+    // way is not restarted.
+    void probe(qint64 bytes, int rounds);
+    bool probing() const { return m_probe.stage >= 0; }
+    // Nothing is waiting to be written.
+    bool idle() const;
+
     // Sends Reject when given one, then closes. Safe to call more than once.
     void close(const QString& reason, std::optional<wire::Reject> reject = std::nullopt);
     // Deletes this connection once its last bytes (a Reject, a Bye) have left, or after a
@@ -84,6 +100,7 @@ Q_SIGNALS:
     void secured(const QString& peerId);
     void received(const tandem::wire::Message& message);
     void closed(const QString& reason);
+    void probed(tandem::LinkProbe probe);
 
 private:
     void onEncrypted();
@@ -93,6 +110,8 @@ private:
     void writeFrame(const QByteArray& payload);
     void enqueue(const QByteArray& frame);
     void pump();
+    void onPong(const wire::Pong& pong);
+    void sendProbePing();
 
     // What waits to be written, in order: whole frames, or a blob written part by part.
     struct Outgoing {
@@ -115,6 +134,16 @@ private:
     QTimer m_pingTimer;
     QElapsedTimer m_lastHeard;
     int m_idleTimeoutMs = 0;
+    struct Probe {
+        int stage = -1; // -1: none; 0: the round trip; 1..rounds: filler
+        int rounds = 0;
+        uint32_t bytes = 0;
+        uint64_t nonce = 0;
+        QElapsedTimer clock;
+        double rttMs = 0;
+        double best = 0;
+    } m_probe;
+    double m_minRttMs = 0;
     uint64_t m_nextBlob = 1;
     qint64 m_bytesSent = 0;
     qint64 m_bytesReceived = 0;

@@ -169,8 +169,18 @@ struct Encoder {
         e.mutable_control()->set_action(a);
     }
     void operator()(const Bye& m) { e.mutable_bye()->set_reason(str(m.reason)); }
-    void operator()(const Ping& m) { e.mutable_ping()->set_nonce(m.nonce); }
-    void operator()(const Pong& m) { e.mutable_pong()->set_nonce(m.nonce); }
+    void operator()(const Ping& m) {
+        auto* p = e.mutable_ping();
+        p->set_nonce(m.nonce);
+        p->set_echo_bytes(m.echoBytes);
+        if (m.paddingBytes > 0)
+            p->set_padding(std::string(m.paddingBytes, '\0'));
+    }
+    void operator()(const Pong& m) {
+        e.mutable_pong()->set_nonce(m.nonce);
+        if (m.paddingBytes > 0)
+            e.mutable_pong()->set_padding(std::string(m.paddingBytes, '\0'));
+    }
     void operator()(const PairRequest& m) {
         auto* o = e.mutable_pair_request();
         o->set_commitment(bytes(m.commitment));
@@ -351,9 +361,10 @@ Expected<Message> decode(const QByteArray& payload) {
     case ::tandem::pb::Envelope::kBye:
         return Message(Bye{text(e.bye().reason())});
     case ::tandem::pb::Envelope::kPing:
-        return Message(Ping{e.ping().nonce()});
+        return Message(
+            Ping{e.ping().nonce(), e.ping().echo_bytes(), uint32_t(e.ping().padding().size())});
     case ::tandem::pb::Envelope::kPong:
-        return Message(Pong{e.pong().nonce()});
+        return Message(Pong{e.pong().nonce(), uint32_t(e.pong().padding().size())});
     case ::tandem::pb::Envelope::kWorkError:
         return Message(WorkError{e.work_error().step(), text(e.work_error().message())});
     case ::tandem::pb::Envelope::kPairRequest: {

@@ -17,7 +17,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 4;
+constexpr uint32_t kProtocolVersion = 5;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -117,11 +117,15 @@ struct Control {
 struct Bye {
     QString reason;
 };
+// Filler bytes are not kept: only their count travels in and out of these.
 struct Ping {
     uint64_t nonce = 0;
+    uint32_t echoBytes = 0;    // how much filler the Pong should carry back
+    uint32_t paddingBytes = 0; // how much filler this one carries
 };
 struct Pong {
     uint64_t nonce = 0;
+    uint32_t paddingBytes = 0;
 };
 struct WorkError {
     int64_t step = 0;
