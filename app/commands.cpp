@@ -149,7 +149,10 @@ void addTrainOptions(QCommandLineParser& p) {
         QStringLiteral("Read the run description from this JSON file; options given "
                        "here override it."),
         "FILE");
-    opt("mode", QStringLiteral("sync, async or local-sgd [sync]."), "MODE");
+    opt("mode",
+        QStringLiteral("sync, async, local-sgd, or auto (measures the links, then sync or "
+                       "streaming local-sgd) [sync]."),
+        "MODE");
     opt("staleness", QStringLiteral("async: drop gradients staler than this many steps [4]."), "S");
     opt("local-steps", QStringLiteral("local-sgd: inner optimizer steps per round [32]."), "H");
     opt("fragments",

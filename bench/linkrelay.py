@@ -5,14 +5,17 @@ optional random stalls (a Wi-Fi hiccup: nothing moves for a while). Backpressure
 the relay holds at most a few chunks per direction.
 
     python3 bench/linkrelay.py --to 127.0.0.1:PORT [--listen 127.0.0.1:0] [--rate-mbit 100]
-        [--delay-ms 5] [--stall-every-s 0] [--stall-ms 200] [--seed 1]
+        [--delay-ms 5] [--stall-every-s 0] [--stall-ms 200] [--seed 1] [--usr1-rate-mbit R]
 
 It prints "relay listening on HOST:PORT" once it accepts connections; point the worker at that
 port. --stall-every-s S stalls each direction at random moments, S seconds apart on average.
+--usr1-rate-mbit R: on SIGUSR1 the link's rate becomes R Mbit/s (a laptop walking away from the
+access point), and it says so on stdout.
 """
 import argparse
 import asyncio
 import random
+import signal
 import sys
 import time
 
@@ -79,6 +82,7 @@ async def main():
     p.add_argument("--stall-every-s", type=float, default=0.0)
     p.add_argument("--stall-ms", type=float, default=200.0)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--usr1-rate-mbit", type=float, default=0.0)
     a = p.parse_args()
     rng = random.Random(a.seed)
     rate = a.rate_mbit * 1e6 / 8
@@ -95,6 +99,13 @@ async def main():
             return
         await asyncio.gather(pipe(client_r, server_w, up, a.delay_ms / 1e3),
                              pipe(server_r, client_w, down, a.delay_ms / 1e3))
+
+    if a.usr1_rate_mbit > 0:
+        def slow_down():
+            up.rate = down.rate = a.usr1_rate_mbit * 1e6 / 8
+            print(f"relay rate now {a.usr1_rate_mbit:g} Mbit/s", flush=True)
+
+        asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, slow_down)
 
     host, port = a.listen.rsplit(":", 1)
     server = await asyncio.start_server(accepted, host, int(port))

@@ -3,6 +3,7 @@
 // coordinator's through delta updates.
 
 #include "engine/fragments.h"
+#include "engine/modechoice.h"
 #include "engine/outerwire.h"
 #include "engine/training.h"
 
@@ -310,6 +311,56 @@ private Q_SLOTS:
             // A bundle of another fragment's size is refused.
             QVERIFY(!side.applyFragment(bytes, layout, frags[1], none).ok());
         }
+    }
+
+    // --mode auto's rule on the figures of the demo network (1.2 M parameters: 9.6 MB a sync
+    // step, 43 kB a streaming step with H=32 and int4) and a 30 ms step on this machine.
+    void autoModeFollowsTheLink() {
+        ModeFacts f;
+        f.computeMs = 30;
+        f.syncBytesPerStep = 9.6e6;
+        f.streamBytesPerStep = 9.6e6 / 226;
+        // Wi-Fi, 2 MB/s: a sync step would spend 4.8 s moving weights; the worker is left out.
+        f.links = {LinkFacts{QStringLiteral("laptop@10.0.0.2"), 2e6, 5}};
+        ModeChoice c = chooseMode(f);
+        QVERIFY(c.streaming);
+        QCOMPARE(c.syncSpeedup, 1.0);
+        QVERIFY(c.streamSpeedup > 1.6);
+        QVERIFY2(c.why.contains(QStringLiteral("the link to laptop@10.0.0.2 moves 2.0 MB/s")),
+                 qPrintable(c.why));
+        QVERIFY2(c.why.contains(QStringLiteral("streaming mode will send 1/226 of sync's traffic")),
+                 qPrintable(c.why));
+        // 10 Gbit/s: sync keeps most of the second machine and stays exact.
+        f.links = {LinkFacts{QStringLiteral("desk"), 1.2e9, 0.1}};
+        c = chooseMode(f);
+        QVERIFY2(!c.streaming, qPrintable(c.why));
+        QVERIFY(c.syncSpeedup > 1.5 && c.syncSpeedup < 2);
+        QVERIFY2(c.why.contains(QStringLiteral("training in sync")), qPrintable(c.why));
+        // 1 Gbit/s: 82 ms a step to move 30 ms of compute's weights is a loss.
+        f.links = {LinkFacts{QStringLiteral("desk"), 117e6, 0.3}};
+        QVERIFY(chooseMode(f).streaming);
+        // The slowest of several links decides, and the message names it.
+        f.links = {LinkFacts{QStringLiteral("fast"), 1.2e9, 0.1},
+                   LinkFacts{QStringLiteral("slow"), 1e6, 8}};
+        c = chooseMode(f);
+        QVERIFY(c.why.contains(QStringLiteral("the link to slow moves 1.0 MB/s")));
+        // A link too slow even for streaming's exchange adds only part of a worker.
+        f.links = {LinkFacts{QStringLiteral("far"), 0.5e6, 50}};
+        c = chooseMode(f);
+        QVERIFY(c.streamSpeedup > 1 && c.streamSpeedup < 2);
+        // No worker over the network: nothing to measure, sync.
+        f.links.clear();
+        c = chooseMode(f);
+        QVERIFY(!c.streaming);
+        QVERIFY(c.why.contains(QStringLiteral("no worker joined")));
+        // "auto" is a mode the run description accepts, with fragments for when it streams.
+        RunConfig rc;
+        rc.model = QStringLiteral("mlp");
+        rc.data = QStringLiteral("fashion-mnist");
+        rc.mode = TrainMode::Auto;
+        rc.fragments = 4;
+        QVERIFY(rc.validate().ok());
+        QCOMPARE(*parse<TrainMode>(QStringLiteral("auto")), TrainMode::Auto);
     }
 };
 

@@ -4,6 +4,7 @@
 
 #include "common/version.h"
 #include "engine/devices.h"
+#include "engine/modechoice.h"
 #include "engine/scriptmodel.h"
 #include "net/truststore.h"
 
@@ -28,155 +29,6 @@ wire::Hello makeHello(const QString& role, const QString& deviceId) {
     return h;
 }
 
-// ---- RemoteWorker ----------------------------------------------------------------------------
-
-RemoteWorker::RemoteWorker(CoordinatorHub* hub, HubSession* session, QString name,
-                           DeviceInfo device, int64_t maxBatch, const HubConfig* config)
-    : m_hub(hub)
-    , m_session(session)
-    , m_name(std::move(name))
-    , m_device(std::move(device))
-    , m_maxBatch(maxBatch)
-    , m_config(config) {}
-
-void RemoteWorker::submit(WorkRequest request) {
-    Awaited awaited{request.step, request.weightsVersion, -1, -1};
-    if (m_config->mode == TrainMode::LocalSgd && request.fragments > 1)
-        shapeFragmentRequest(request, awaited);
-    else if (m_config->mode == TrainMode::LocalSgd && request.params && request.packedWeights)
-        shapeOuterRequest(request);
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_expect.push_back(awaited);
-        if (!m_alive.load())
-            return; // wait() reports the failure
-    }
-    CoordinatorHub* hub = m_hub;
-    HubSession* session = m_session;
-    QMetaObject::invokeMethod(
-        hub, [hub, session, request = std::move(request)] { hub->sendAssign(session, request); },
-        Qt::QueuedConnection);
-}
-
-// Local-SGD: the weights go whole the first time and as the outer-wire difference from what
-// the worker holds after that.
-void RemoteWorker::shapeOuterRequest(WorkRequest& request) {
-    if (request.weightsVersion == m_mirrorVersion) {
-        request.packedWeights.reset();
-        return;
-    }
-    at::Tensor flat = flattenParams(*request.params);
-    if (m_mirror.empty()) {
-        // What the worker decodes from the bundle in the run's wire dtype.
-        m_mirror.sentWhole(flat.to(scalarTypeOf(m_config->wire)).to(at::kFloat));
-    } else {
-        request.packedWeights = std::make_shared<const QByteArray>(
-            m_mirror.update(flat, *request.buffers, m_config->outer));
-        request.weightsDelta = true;
-    }
-    m_mirrorVersion = request.weightsVersion;
-}
-
-// Streaming: whole weights the first time, then one fragment's difference, and the delta
-// that comes back covers the fragment asked for.
-void RemoteWorker::shapeFragmentRequest(WorkRequest& request, Awaited& awaited) {
-    if (m_fragments.empty())
-        m_fragments = cutFragments(paramNumels(m_config->layout), request.fragments);
-    if (request.params && request.packedWeights) {
-        m_mirror.sentWhole(
-            flattenParams(*request.params).to(scalarTypeOf(m_config->wire)).to(at::kFloat));
-        request.mergeFragment = -1;
-    } else {
-        request.packedWeights.reset();
-        if (request.mergeFragment >= 0 && request.mergeValues.defined() && !m_mirror.empty()) {
-            request.packedWeights = std::make_shared<const QByteArray>(m_mirror.updateFragment(
-                request.mergeValues, m_fragments[size_t(request.mergeFragment)],
-                request.mergeBuffers, m_config->outer));
-            request.weightsDelta = true;
-        } else {
-            request.mergeFragment = -1;
-        }
-    }
-    request.params = nullptr;
-    awaited.fragment = request.sendFragment;
-    awaited.values = m_fragments[size_t(request.sendFragment)].count;
-}
-
-bool RemoteWorker::ready() const {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    return !m_results.empty() || !m_alive.load();
-}
-
-Expected<WorkResult> RemoteWorker::wait() {
-    std::unique_lock<std::mutex> lock(m_mutex);
-    m_cv.wait(lock, [this] { return !m_results.empty() || !m_alive.load(); });
-    if (m_results.empty() || m_expect.empty())
-        return makeError(ErrorCode::Runtime,
-                         QStringLiteral("worker %1 left: %2").arg(m_name, m_error));
-    const wire::Result r = m_results.front().first;
-    const QByteArray bytes = std::move(m_results.front().second);
-    const Awaited awaited = m_expect.front();
-    m_results.pop_front();
-    m_expect.pop_front();
-    lock.unlock();
-
-    WorkResult out = resultFrom(r);
-    Status st = success();
-    if (m_config->mode == TrainMode::LocalSgd) {
-        at::Tensor flat;
-        st = unpackOuter(bytes, m_config->layout, m_config->outer, &flat, &out.buffers,
-                         awaited.values);
-        if (st && awaited.fragment >= 0)
-            out.grads = fragmentGrads(flat, m_fragments[size_t(awaited.fragment)],
-                                      m_config->layout.paramShapes);
-        else if (st)
-            out.grads = splitParams(flat, m_config->layout);
-    } else {
-        st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers,
-                          BundleOrder::Backward);
-    }
-    if (!st) {
-        fail(st.error().message);
-        return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("worker %1 sent malformed gradients: %2")
-                             .arg(m_name, st.error().message));
-    }
-    return out;
-}
-
-bool RemoteWorker::deliver(const wire::Result& result, QByteArray tensors) {
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        // Exactly one result per assignment, in the order they went out: a repeated or late
-        // push (same worker, another or an already answered step) is not applied.
-        const size_t next = m_results.size();
-        if (next >= m_expect.size() || result.step != m_expect[next].step ||
-            result.weightsVersion != m_expect[next].version)
-            return false;
-        m_results.emplace_back(result, std::move(tensors));
-    }
-    m_cv.notify_all();
-    notifyReady();
-    return true;
-}
-
-void RemoteWorker::fail(const QString& reason) {
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        if (!m_alive.load())
-            return;
-        m_error = reason;
-        m_alive = false;
-    }
-    m_cv.notify_all();
-    notifyReady();
-}
-
-void RemoteWorker::updateBytes(qint64 sent, qint64 received) {
-    m_bytesSent = sent;
-    m_bytesReceived = received;
-}
-
 // ---- HubSession -------------------------------------------------------------------------------
 
 HubSession::HubSession(CoordinatorHub* hub, Connection* connection)
@@ -185,12 +37,8 @@ HubSession::HubSession(CoordinatorHub* hub, Connection* connection)
     , m_conn(connection) {
     m_conn->setParent(this);
     m_conn->setIdleTimeout(hub->config().workerTimeoutMs);
-    // What a worker may send: its gradient bundles, of exactly the size the schema gives.
-    m_conn->setBlobCap(wire::BlobKind::Tensors,
-                       hub->config().mode == TrainMode::LocalSgd
-                           ? outerBundleBytes(hub->config().layout, hub->config().outer)
-                           : hub->config().layout.bundleBytes(hub->config().wire));
     connect(m_conn, &Connection::received, this, &HubSession::onMessage);
+    connect(m_conn, &Connection::probed, this, &HubSession::onProbed);
     connect(m_conn, &Connection::closed, this, &HubSession::onClosed);
     // Unpairing takes effect on open sessions: the trust store is read again every second
     // (another process, the CLI or the GUI, may have removed the device).
@@ -233,24 +81,16 @@ void HubSession::onMessage(const wire::Message& m) {
         m_name = QStringLiteral("%1@%2").arg(h->displayName.isEmpty() ? QStringLiteral("worker")
                                                                       : h->displayName,
                                              m_conn->peerAddress());
-        wire::RunSpec spec;
-        spec.runId = cfg.runId;
-        spec.configJson = cfg.configJson;
-        spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, cfg.modelArchive);
-        spec.schemaHash = cfg.schemaHash;
-        spec.datasetSpec = cfg.datasetSpec;
-        spec.datasetHash = cfg.datasetHash;
-        spec.mode = nameOf(cfg.mode);
-        spec.wireDtype = dtypeName(cfg.wire);
-        spec.params = cfg.layout.paramMetas();
-        spec.buffers = cfg.layout.bufferMetas();
-        spec.trainSamples = cfg.trainSamples;
-        if (cfg.mode == TrainMode::LocalSgd)
-            spec.outerWire = nameOf(cfg.outer);
-        m_conn->send(spec);
-        m_state = State::AwaitReady;
+        // The link first: what it moves decides --mode auto, and the log says it either way.
+        m_state = State::Probing;
+        m_conn->probe(cfg.probeBytes, cfg.probeRounds);
         return;
     }
+    case State::Probing:
+    case State::AwaitRun:
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("unexpected %1 before the run was sent").arg(wire::messageName(m)));
+        return;
     case State::AwaitReady: {
         if (const auto* d = std::get_if<wire::DataRequest>(&m)) {
             if (d->datasetHash != cfg.datasetHash) {
@@ -339,6 +179,57 @@ void HubSession::onMessage(const wire::Message& m) {
     }
 }
 
+void HubSession::sendRun() {
+    const HubConfig& cfg = m_hub->config();
+    // What a worker may send: its gradient bundles, of exactly the size the schema gives.
+    m_conn->setBlobCap(wire::BlobKind::Tensors, cfg.mode == TrainMode::LocalSgd
+                                                    ? outerBundleBytes(cfg.layout, cfg.outer)
+                                                    : cfg.layout.bundleBytes(cfg.wire));
+    wire::RunSpec spec;
+    spec.runId = cfg.runId;
+    spec.configJson = cfg.configJson;
+    spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, cfg.modelArchive);
+    spec.schemaHash = cfg.schemaHash;
+    spec.datasetSpec = cfg.datasetSpec;
+    spec.datasetHash = cfg.datasetHash;
+    spec.mode = nameOf(cfg.mode);
+    spec.wireDtype = dtypeName(cfg.wire);
+    spec.params = cfg.layout.paramMetas();
+    spec.buffers = cfg.layout.bufferMetas();
+    spec.trainSamples = cfg.trainSamples;
+    if (cfg.mode == TrainMode::LocalSgd)
+        spec.outerWire = nameOf(cfg.outer);
+    m_conn->send(spec);
+    m_state = State::AwaitReady;
+}
+
+// The handshake's probe lets the run go on; a later one, taken while the link was quiet, is
+// logged when two in a row put the link at half or twice what the log last said.
+void HubSession::onProbed(const LinkProbe& link) {
+    if (m_state == State::Probing) {
+        m_reportedRate = link.bytesPerSecond;
+        m_hub->probed(m_name, link);
+        if (m_hub->config().modePending)
+            m_state = State::AwaitRun;
+        else
+            sendRun();
+        return;
+    }
+    if (m_state != State::Working || m_reportedRate <= 0)
+        return;
+    const double r = link.bytesPerSecond / m_reportedRate;
+    const int verdict = r >= 2 ? 1 : r <= 0.5 ? -1 : 0;
+    if (verdict != 0 && verdict == m_liveVerdict) {
+        m_hub->addMessage(
+            QStringLiteral("the link to %1 now moves %2 (%3 when measured before)")
+                .arg(m_name, rateText(link.bytesPerSecond), rateText(m_reportedRate)));
+        m_reportedRate = link.bytesPerSecond;
+        m_liveVerdict = 0;
+        return;
+    }
+    m_liveVerdict = verdict;
+}
+
 void HubSession::onClosed(const QString& reason) {
     const State was = m_state;
     m_state = State::Closed;
@@ -419,6 +310,14 @@ Expected<quint16> CoordinatorHub::start() {
                 result = st.error();
             else
                 result = m_server->serverPort();
+            const int every = qEnvironmentVariableIsSet("TANDEM_LINK_PROBE_MS")
+                                  ? qEnvironmentVariableIntValue("TANDEM_LINK_PROBE_MS")
+                                  : m_config.liveProbeMs;
+            if (every > 0) {
+                auto* live = new QTimer(this);
+                connect(live, &QTimer::timeout, this, &CoordinatorHub::probeLive);
+                live->start(every);
+            }
         },
         Qt::BlockingQueuedConnection);
     return result;
@@ -442,6 +341,35 @@ void CoordinatorHub::onSecured(Connection* c) {
     auto* s = new HubSession(this, c);
     m_sessions << s;
     c->send(makeHello(QStringLiteral("coordinator"), m_deviceId));
+}
+
+void CoordinatorHub::probed(const QString& worker, const LinkProbe& link) {
+    addMessage(QStringLiteral("the link to %1 moves %2 (round trip %3 ms)")
+                   .arg(worker, rateText(link.bytesPerSecond))
+                   .arg(link.rttMs, 0, 'f', 1));
+    if (m_config.events)
+        m_config.events(HubEvent{HubEvent::Kind::Probed, nullptr, worker, link});
+}
+
+void CoordinatorHub::decide(TrainMode mode, OuterWire outer, const QByteArray& configJson) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, mode, outer, configJson] {
+            m_config.mode = mode;
+            m_config.outer = outer;
+            m_config.configJson = configJson;
+            m_config.modePending = false;
+            for (HubSession* s : std::as_const(m_sessions))
+                if (s->state() == HubSession::State::AwaitRun)
+                    s->sendRun();
+        },
+        Qt::BlockingQueuedConnection);
+}
+
+void CoordinatorHub::probeLive() {
+    for (HubSession* s : std::as_const(m_sessions))
+        if (s->state() == HubSession::State::Working && s->connection()->idle())
+            s->connection()->probe(256 << 10, 1);
 }
 
 void CoordinatorHub::sessionGone(HubSession* session) {

@@ -32,10 +32,11 @@ class RemoteWorker;
 // What the hub hands the training side, on the network thread: a worker that is ready to
 // take work, or a line for the run's log.
 struct HubEvent {
-    enum class Kind { Joined, Note };
+    enum class Kind { Joined, Note, Probed };
     Kind kind = Kind::Note;
     std::shared_ptr<RemoteWorker> worker; // Joined
-    QString text;                         // Note
+    QString text;                         // Note; Probed: the worker's name
+    LinkProbe link;                       // Probed: its link, as the handshake measured it
 };
 
 struct HubConfig {
@@ -56,6 +57,14 @@ struct HubConfig {
     ModelLayout layout;
     int64_t trainSamples = 0;
     std::function<void(HubEvent)> events; // called on the network thread
+    // --mode auto: each worker's link is probed after its Hello and the run held back from it
+    // until decide() says what the mode is. Otherwise the run follows the probe at once.
+    bool modePending = false;
+    qint64 probeBytes = 512 << 10; // filler each way, per probe round, at the handshake
+    int probeRounds = 2;
+    // How often a working worker's link is measured again, when nothing else is being sent to it
+    // (0: never); TANDEM_LINK_PROBE_MS overrides it.
+    int liveProbeMs = 30000;
 };
 
 class RemoteWorker final : public WorkerLink {
@@ -127,17 +136,22 @@ public:
     void finish(const QString& reason);
     // Asks a paired node running `tandem serve` at host:port to join this run.
     void invite(const QString& host, quint16 port);
+    // --mode auto: the mode is chosen; the workers waiting for the run receive it, in `mode`
+    // with this run description.
+    void decide(TrainMode mode, OuterWire outer, const QByteArray& configJson);
 
     // Network thread.
     void sendAssign(HubSession* session, const WorkRequest& request);
     void addMessage(const QString& text);
     void joined(std::shared_ptr<RemoteWorker> worker);
     void sessionGone(HubSession* session);
+    void probed(const QString& worker, const LinkProbe& link);
     const HubConfig& config() const { return m_config; }
     QByteArray datasetContainer();
 
 private:
     void onSecured(Connection* c);
+    void probeLive();
 
     HubConfig m_config;
     QThread m_thread;
@@ -153,14 +167,18 @@ class HubSession : public QObject {
     Q_OBJECT
 
 public:
-    enum class State { AwaitHello, AwaitReady, Working, Closed };
+    // Probing: the link is measured; AwaitRun: --mode auto has not chosen yet.
+    enum class State { AwaitHello, Probing, AwaitRun, AwaitReady, Working, Closed };
 
     HubSession(CoordinatorHub* hub, Connection* connection);
     Connection* connection() const { return m_conn; }
     State state() const { return m_state; }
     void assign(const WorkRequest& request);
+    // Sends the run: the model, the data's identity, the mode. Once, after the probe.
+    void sendRun();
 
 private:
+    void onProbed(const LinkProbe& link);
     void onMessage(const wire::Message& m);
     void onClosed(const QString& reason);
     void refuse(wire::RejectCode code, const QString& message);
@@ -175,6 +193,8 @@ private:
     qint64 m_setupSent = 0;
     qint64 m_setupReceived = 0;
     uint64_t m_datasetBlob = 0; // the dataset transfer under way, if any
+    double m_reportedRate = 0;  // the link's rate as last written to the log
+    int m_liveVerdict = 0;      // the last live probe: +1 twice as fast, -1 half, 0 about the same
 };
 
 wire::Hello makeHello(const QString& role, const QString& deviceId);

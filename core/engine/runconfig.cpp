@@ -280,9 +280,9 @@ Status RunConfig::validate() const {
         return bad(QStringLiteral("waiting for workers needs --listen HOST:PORT"));
     if (!localWorker && workers == 0)
         return bad(QStringLiteral("--no-local-worker needs --workers N with N at least 1"));
-    if (fragments > 1 && mode != TrainMode::LocalSgd)
+    if (fragments > 1 && mode != TrainMode::LocalSgd && mode != TrainMode::Auto)
         return bad(QStringLiteral("fragments stream local-SGD's exchange; use them with "
-                                  "--mode local-sgd, or leave fragments at 1"));
+                                  "--mode local-sgd or auto, or leave fragments at 1"));
     if (fragments > localSteps)
         return bad(QStringLiteral("fragments is %1 but local_steps is %2: each fragment needs at "
                                   "least one inner step of its own; use at most %2 fragments")
@@ -366,6 +366,7 @@ QJsonObject RunSummary::toJson() const {
             {QStringLiteral("status"), WorkerSummary::statusName(w.status)},
             {QStringLiteral("reason"), w.reason}});
     QJsonObject o{{QStringLiteral("model"), model},
+                  {QStringLiteral("mode"), mode},
                   {QStringLiteral("data"), data},
                   {QStringLiteral("dataset_hash"), datasetHash},
                   {QStringLiteral("finished"), finished},

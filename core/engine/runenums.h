@@ -15,8 +15,9 @@
 
 namespace tandem {
 
-// How workers' results become optimizer steps.
-enum class TrainMode { Sync, Async, LocalSgd };
+// How workers' results become optimizer steps. Auto is a request, not a mode: the coordinator
+// measures each worker's link as it joins and trains in sync or streaming local-SGD.
+enum class TrainMode { Sync, Async, LocalSgd, Auto };
 // How weights and gradients travel between machines.
 enum class WireDtype { Fp32, Fp16, Bf16 };
 // How local-SGD's outer traffic (weights down, parameter deltas up) travels.
@@ -34,7 +35,7 @@ template <typename E> struct EnumNames;
         static constexpr std::pair<E, const char*> table[] = {__VA_ARGS__};                        \
     };
 TANDEM_ENUM_NAMES(TrainMode, {TrainMode::Sync, "sync"}, {TrainMode::Async, "async"},
-                  {TrainMode::LocalSgd, "local-sgd"})
+                  {TrainMode::LocalSgd, "local-sgd"}, {TrainMode::Auto, "auto"})
 TANDEM_ENUM_NAMES(WireDtype, {WireDtype::Fp32, "fp32"}, {WireDtype::Fp16, "fp16"},
                   {WireDtype::Bf16, "bf16"})
 TANDEM_ENUM_NAMES(OuterWire, {OuterWire::Fp32, "fp32"}, {OuterWire::Fp16, "fp16"},

@@ -14,6 +14,7 @@ uint64_t StepContext::seedFor(size_t worker, uint64_t round) const {
 std::unique_ptr<StepPolicy> makeStepPolicy(const RunConfig& cfg) {
     switch (cfg.mode) {
     case TrainMode::Sync:
+    case TrainMode::Auto: // resolved before a policy is made
         return makeSyncPolicy();
     case TrainMode::LocalSgd:
         return cfg.fragments > 1 ? makeStreamingPolicy() : makeLocalSgdPolicy();

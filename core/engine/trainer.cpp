@@ -98,9 +98,20 @@ Status Trainer::load() {
     m_runOptimizer.kind = m_cfg.optimizer;
     m_runOptimizer.momentum = m_cfg.momentum;
     m_runOptimizer.weightDecay = m_cfg.effectiveWeightDecay();
-    m_policy = makeStepPolicy(m_cfg);
-    m_optimizer = std::make_unique<Optimizer>(m_policy->serverOptimizer(m_cfg, m_runOptimizer),
-                                              m_master.params);
+    if (m_cfg.mode == TrainMode::Auto && m_ckpt) {
+        // A checkpoint continues in the mode its run chose.
+        m_cfg.mode = m_ckpt->state.config.mode;
+        m_cfg.fragments = m_ckpt->state.config.fragments;
+        m_cfg.outerWire = m_ckpt->state.config.outerWire;
+    } else if (m_cfg.mode == TrainMode::Auto && m_cfg.listen.isEmpty()) {
+        m_cfg.mode = TrainMode::Sync;
+        m_cfg.fragments = 1;
+        m_obs.onMessage(QStringLiteral("automatic mode: no other machine takes part in this run "
+                                       "(it does not listen for workers); training in sync"));
+    }
+    m_modePending = m_cfg.mode == TrainMode::Auto;
+    if (!m_modePending)
+        makePolicy();
     m_sampler = std::make_unique<EpochSampler>(m_data->train.count(), m_cfg.seed);
     m_state.config = m_cfg;
     m_state.datasetHash = QString::fromLatin1(m_data->contentHash);
@@ -111,6 +122,13 @@ Status Trainer::load() {
         return st;
     m_devices = detectDevices();
     return startLocalWorker();
+}
+
+void Trainer::makePolicy() {
+    m_policy = makeStepPolicy(m_cfg);
+    m_optimizer = std::make_unique<Optimizer>(m_policy->serverOptimizer(m_cfg, m_runOptimizer),
+                                              m_master.params);
+    m_state.config = m_cfg;
 }
 
 // The model and, when resuming, the state to continue from.
@@ -228,7 +246,8 @@ Status Trainer::startHub() {
     hc.datasetSpec = m_cfg.data;
     hc.datasetHash = m_state.datasetHash;
     hc.data = m_data;
-    hc.mode = m_cfg.mode;
+    hc.mode = m_modePending ? TrainMode::Sync : m_cfg.mode;
+    hc.modePending = m_modePending;
     hc.wire = storageDtype(m_cfg.wire);
     hc.outer = m_cfg.outerWire;
     hc.layout = ModelLayout::of(m_master.paramNames, m_master.params, m_master.bufferNames,
@@ -259,17 +278,31 @@ Status Trainer::startHub() {
 Status Trainer::waitForWorkers() {
     QElapsedTimer joinClock;
     joinClock.start();
+    if (m_modePending) {
+        if (auto st = awaitWorkers(joinClock, true); !st)
+            return st;
+        if (auto st = decideMode(); !st)
+            return st;
+    }
+    if (auto st = awaitWorkers(joinClock, false); !st)
+        return st;
+    m_pool.admitJoined();
+    return success();
+}
+
+Status Trainer::awaitWorkers(const QElapsedTimer& since, bool probed) {
     int joined = 0;
-    while ((joined = m_pool.waitForJoined(m_cfg.workers, 500, {})) < m_cfg.workers) {
+    while ((joined = m_pool.waitForJoined(m_cfg.workers, 500, {}, probed)) < m_cfg.workers) {
         m_pool.flushNotes();
         m_obs.onWaiting();
-        if (m_cfg.joinTimeoutS > 0 && joinClock.elapsed() > qint64(m_cfg.joinTimeoutS) * 1000 &&
+        if (m_cfg.joinTimeoutS > 0 && since.elapsed() > qint64(m_cfg.joinTimeoutS) * 1000 &&
             (joined > 0 || m_cfg.localWorker)) {
-            m_obs.onMessage(QStringLiteral("%1 of %2 invited worker(s) joined within %3 s; "
-                                           "training with them (late ones join as they come)")
-                                .arg(joined)
-                                .arg(m_cfg.workers)
-                                .arg(m_cfg.joinTimeoutS));
+            if (!probed)
+                m_obs.onMessage(QStringLiteral("%1 of %2 invited worker(s) joined within %3 s; "
+                                               "training with them (late ones join as they come)")
+                                    .arg(joined)
+                                    .arg(m_cfg.workers)
+                                    .arg(m_cfg.joinTimeoutS));
             break;
         }
         if (m_control && m_control->stopRequested()) {
@@ -278,7 +311,6 @@ Status Trainer::waitForWorkers() {
                              QStringLiteral("stopped while waiting for workers"));
         }
     }
-    m_pool.admitJoined();
     return success();
 }
 
@@ -491,6 +523,7 @@ void Trainer::shutdown(const QString& reason) {
 RunSummary Trainer::summarize(bool stopped) {
     RunSummary sum;
     sum.model = m_cfg.model;
+    sum.mode = nameOf(m_cfg.mode);
     sum.data = m_cfg.data;
     sum.datasetHash = QString::fromLatin1(m_data->contentHash);
     sum.outDir = QDir(m_cfg.outDir).absolutePath();

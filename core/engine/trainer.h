@@ -18,6 +18,8 @@
 #include "engine/training.h"
 #include "engine/workerpool.h"
 
+#include <QElapsedTimer>
+
 #include <memory>
 #include <optional>
 
@@ -62,10 +64,18 @@ private:
     Status loadModel();
     Status restore();
     Status startLocalWorker();
+    // The step policy and the optimizer, for the mode m_cfg names.
+    void makePolicy();
+    // --mode auto: from the handshakes' link probes and one step timed here, sync or streaming
+    // local-SGD; says which and why, and sends the run to the workers that wait for it.
+    Status decideMode();
+    Expected<double> timeOneStep();
     // Joining: listens for workers, invites paired nodes, waits for those it was told to.
     Status join();
     Status startHub();
     Status waitForWorkers();
+    // Waits for m_cfg.workers workers to be probed (or to join), within the join timeout.
+    Status awaitWorkers(const QElapsedTimer& since, bool probed);
     // Training ⇄ Paused, epoch by epoch; Evaluating at each epoch's end.
     Expected<EpochEnd> train();
     Status evaluate();
@@ -97,6 +107,7 @@ private:
     ModelTensors m_master;
     int64_t m_parameterCount = 0;
     std::unique_ptr<StepPolicy> m_policy;
+    bool m_modePending = false; // --mode auto before the links are measured
     OptimizerConfig m_runOptimizer;
     std::unique_ptr<Optimizer> m_optimizer;
     std::unique_ptr<EpochSampler> m_sampler;

@@ -26,6 +26,8 @@ std::function<void(HubEvent)> WorkerPool::hubSink() {
             std::lock_guard<std::mutex> lock(m_mutex);
             if (e.kind == HubEvent::Kind::Joined)
                 m_joined.push_back(std::move(e.worker));
+            else if (e.kind == HubEvent::Kind::Probed)
+                m_probed << LinkFacts{e.text, e.link.bytesPerSecond, e.link.rttMs};
             else
                 m_notes << e.text;
         }
@@ -46,16 +48,23 @@ void WorkerPool::add(std::shared_ptr<WorkerLink> link, RemoteWorker* remote) {
     m_members.push_back(std::move(m));
 }
 
-int WorkerPool::waitForJoined(int count, int timeoutMs, const std::function<bool()>& cancelled) {
+int WorkerPool::waitForJoined(int count, int timeoutMs, const std::function<bool()>& cancelled,
+                              bool probed) {
     QElapsedTimer t;
     t.start();
     std::unique_lock<std::mutex> lock(m_mutex);
-    while (m_hasHub && int(m_joined.size()) < count && (timeoutMs < 0 || t.elapsed() < timeoutMs)) {
+    const auto have = [&] { return probed ? int(m_probed.size()) : int(m_joined.size()); };
+    while (m_hasHub && have() < count && (timeoutMs < 0 || t.elapsed() < timeoutMs)) {
         if (cancelled && cancelled())
             break;
         m_cv.wait_for(lock, std::chrono::milliseconds(200));
     }
-    return int(m_joined.size());
+    return have();
+}
+
+QList<LinkFacts> WorkerPool::probedLinks() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_probed;
 }
 
 void WorkerPool::flushNotes() {

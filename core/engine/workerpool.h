@@ -10,6 +10,7 @@
 
 #include "engine/balancer.h"
 #include "engine/hub.h"
+#include "engine/modechoice.h"
 #include "engine/training.h"
 #include "engine/worker.h"
 
@@ -62,8 +63,12 @@ public:
 
     void add(std::shared_ptr<WorkerLink> link, RemoteWorker* remote = nullptr);
     // Blocks until `count` joined workers wait for admission, the timeout passes (-1: none)
-    // or `cancelled` says so. Returns how many wait. Without a hub, returns at once.
-    int waitForJoined(int count, int timeoutMs, const std::function<bool()>& cancelled);
+    // or `cancelled` says so. Returns how many wait. Without a hub, returns at once. `probed`:
+    // counts the workers whose link the handshake measured instead (--mode auto waits for them).
+    int waitForJoined(int count, int timeoutMs, const std::function<bool()>& cancelled,
+                      bool probed = false);
+    // Every worker's link as its handshake measured it, in the order they came.
+    QList<LinkFacts> probedLinks() const;
     // Gives the workers that joined their place, and passes the hub's notes to the log.
     void admitJoined();
     // Passes the hub's notes to the log.
@@ -111,9 +116,10 @@ private:
     bool m_hasHub = false;
     Error m_lastDrop;
 
-    std::mutex m_mutex; // guards the inbox, filled on the hub's thread
+    mutable std::mutex m_mutex; // guards the inbox, filled on the hub's thread
     std::condition_variable m_cv;
     std::vector<std::shared_ptr<RemoteWorker>> m_joined;
+    QList<LinkFacts> m_probed;
     QStringList m_notes;
     std::mutex m_readyMutex;
     std::condition_variable m_readyCv;

@@ -1,0 +1,89 @@
+// --mode auto: the Trainer's choice between sync and streaming local-SGD, made once the
+// workers it waits for have had their links measured (hub.cpp) and before any has the run.
+
+#include "engine/modechoice.h"
+#include "engine/outerwire.h"
+#include "engine/trainer.h"
+
+#include <QJsonDocument>
+
+#include <algorithm>
+
+namespace tandem {
+
+// Forward and backward over one global batch on this machine's device, as a sync step alone
+// would compute it: the best of two passes after one that warms the device up.
+Expected<double> Trainer::timeOneStep() {
+    auto device = chooseDevice(m_devices, m_cfg.device);
+    if (!device)
+        return device.error();
+    try {
+        ReplicaOptions ro;
+        ro.precision = m_cfg.precision;
+        ModelReplica replica(*device, m_module,
+                             std::shared_ptr<const Dataset>(m_data, &m_data->train), ro);
+        WorkRequest req;
+        const int64_t n = std::min<int64_t>(m_cfg.batch, m_data->train.count());
+        for (int64_t i = 0; i < n; ++i)
+            req.indices.push_back(i);
+        req.params = &m_master.params;
+        req.buffers = &m_master.buffers;
+        double best = 0;
+        for (int pass = 0; pass < 3; ++pass) {
+            auto r = replica.compute(req, QStringLiteral("timing"));
+            if (!r)
+                return r.error();
+            if (pass == 1 || (pass > 1 && r->computeMs < best))
+                best = r->computeMs;
+        }
+        return best;
+    } catch (const std::exception& e) {
+        return makeError(
+            ErrorCode::Runtime,
+            QStringLiteral("cannot time a step on %1: %2")
+                .arg(device->name, QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
+    }
+}
+
+Status Trainer::decideMode() {
+    m_pool.flushNotes();
+    auto computeMs = timeOneStep();
+    if (!computeMs)
+        return computeMs.error();
+    // Streaming as auto runs it: the fragments and outer wire asked for, else 4 and int4 (the
+    // measured best trade of bytes for accuracy, bench/README.md).
+    RunConfig streaming = m_cfg;
+    streaming.mode = TrainMode::LocalSgd;
+    if (streaming.fragments <= 1)
+        streaming.fragments = std::min(4, streaming.localSteps);
+    if (streaming.outerWire == OuterWire::Fp32)
+        streaming.outerWire = OuterWire::Int4;
+
+    const ModelLayout layout = ModelLayout::of(m_master.paramNames, m_master.params,
+                                               m_master.bufferNames, m_master.buffers);
+    ModeFacts f;
+    f.computeMs = *computeMs;
+    f.localDevices = m_cfg.localWorker ? 1 : 0;
+    f.links = m_pool.probedLinks();
+    f.syncBytesPerStep = 2.0 * double(layout.bundleBytes(storageDtype(m_cfg.wire)));
+    // Each parameter goes each way once every H inner steps, a fragment at a time.
+    f.streamBytesPerStep = 2.0 * double(outerBundleBytes(layout, streaming.outerWire)) /
+                           double(std::max(1, streaming.localSteps));
+    const ModeChoice choice = chooseMode(f);
+    m_obs.onMessage(choice.why);
+    if (choice.streaming) {
+        m_cfg = streaming;
+    } else {
+        m_cfg.mode = TrainMode::Sync;
+        m_cfg.fragments = 1;
+    }
+    if (auto st = m_cfg.validate(); !st)
+        return st;
+    m_modePending = false;
+    makePolicy();
+    m_hub->decide(m_cfg.mode, m_cfg.outerWire,
+                  QJsonDocument(m_cfg.toJson()).toJson(QJsonDocument::Compact));
+    return success();
+}
+
+} // namespace tandem

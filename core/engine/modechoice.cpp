@@ -1,0 +1,86 @@
+#include "engine/modechoice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace tandem {
+
+QString rateText(double bytesPerSecond) {
+    if (bytesPerSecond >= 1e9)
+        return QStringLiteral("%1 GB/s").arg(bytesPerSecond / 1e9, 0, 'f', 2);
+    if (bytesPerSecond >= 1e6)
+        return QStringLiteral("%1 MB/s").arg(bytesPerSecond / 1e6, 0, 'f', 1);
+    return QStringLiteral("%1 kB/s").arg(bytesPerSecond / 1e3, 0, 'f', 0);
+}
+
+namespace {
+
+double transferMs(double bytes, const LinkFacts& link) {
+    return link.bytesPerSecond > 0 ? bytes / link.bytesPerSecond * 1000.0 : 1e12;
+}
+
+// The shortest sync step the balancer can make: this machine's devices and the m workers with
+// the cheapest links share the batch so that all finish together, t = (T + ΣC) / (L + m).
+double syncStepMs(const ModeFacts& f) {
+    std::vector<double> costs;
+    for (const LinkFacts& l : f.links)
+        costs.push_back(transferMs(f.syncBytesPerStep, l) + l.rttMs);
+    std::sort(costs.begin(), costs.end());
+    double best = f.localDevices > 0 ? f.computeMs / f.localDevices : 1e12;
+    double sum = 0;
+    for (size_t m = 1; m <= costs.size(); ++m) {
+        sum += costs[m - 1];
+        const double t = (f.computeMs + sum) / double(f.localDevices + int(m));
+        if (t > costs[m - 1]) // every worker counted still adds time to compute
+            best = std::min(best, t);
+        else if (f.localDevices == 0)
+            best = std::min(best, t);
+    }
+    return best;
+}
+
+} // namespace
+
+ModeChoice chooseMode(const ModeFacts& f) {
+    ModeChoice c;
+    if (f.links.isEmpty() || f.computeMs <= 0) {
+        c.why = QStringLiteral("no worker joined over the network before the run began: "
+                               "training in sync");
+        return c;
+    }
+    c.syncSpeedup = f.computeMs / syncStepMs(f);
+    double stream = f.localDevices;
+    for (const LinkFacts& l : f.links)
+        stream += std::min(1.0, f.computeMs / std::max(transferMs(f.streamBytesPerStep, l), 1e-9));
+    c.streamSpeedup = stream;
+    c.trafficRatio = f.streamBytesPerStep > 0 ? f.syncBytesPerStep / f.streamBytesPerStep : 1;
+    c.streaming = c.streamSpeedup - 1 > (c.syncSpeedup - 1) / kSyncShareToKeep;
+
+    const LinkFacts& slowest = *std::min_element(
+        f.links.begin(), f.links.end(),
+        [](const LinkFacts& a, const LinkFacts& b) { return a.bytesPerSecond < b.bytesPerSecond; });
+    const QString link =
+        QStringLiteral("the link to %1 moves %2; a sync step %3 %4 ms moving the weights against "
+                       "%5 ms of compute")
+            .arg(slowest.name, rateText(slowest.bytesPerSecond),
+                 c.streaming ? QStringLiteral("would spend") : QStringLiteral("spends"))
+            .arg(std::lround(transferMs(f.syncBytesPerStep, slowest) + slowest.rttMs))
+            .arg(std::lround(f.computeMs / std::max(1, f.localDevices + int(f.links.size()))));
+    if (c.streaming)
+        c.why = QStringLiteral("%1: streaming mode will send 1/%2 of sync's traffic (about "
+                               "%3× this machine alone, against %4× in sync)")
+                    .arg(link)
+                    .arg(std::lround(c.trafficRatio))
+                    .arg(c.streamSpeedup, 0, 'f', 1)
+                    .arg(c.syncSpeedup, 0, 'f', 1);
+    else
+        c.why = QStringLiteral("%1: training in sync (about %2× this machine alone; streaming "
+                               "would make %3×)")
+                    .arg(link)
+                    .arg(c.syncSpeedup, 0, 'f', 1)
+                    .arg(c.streamSpeedup, 0, 'f', 1);
+    return c;
+}
+
+} // namespace tandem

@@ -1,0 +1,156 @@
+#include "engine/hub.h"
+
+#include "engine/scriptmodel.h"
+
+namespace tandem {
+
+// ---- RemoteWorker ----------------------------------------------------------------------------
+
+RemoteWorker::RemoteWorker(CoordinatorHub* hub, HubSession* session, QString name,
+                           DeviceInfo device, int64_t maxBatch, const HubConfig* config)
+    : m_hub(hub)
+    , m_session(session)
+    , m_name(std::move(name))
+    , m_device(std::move(device))
+    , m_maxBatch(maxBatch)
+    , m_config(config) {}
+
+void RemoteWorker::submit(WorkRequest request) {
+    Awaited awaited{request.step, request.weightsVersion, -1, -1};
+    if (m_config->mode == TrainMode::LocalSgd && request.fragments > 1)
+        shapeFragmentRequest(request, awaited);
+    else if (m_config->mode == TrainMode::LocalSgd && request.params && request.packedWeights)
+        shapeOuterRequest(request);
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_expect.push_back(awaited);
+        if (!m_alive.load())
+            return; // wait() reports the failure
+    }
+    CoordinatorHub* hub = m_hub;
+    HubSession* session = m_session;
+    QMetaObject::invokeMethod(
+        hub, [hub, session, request = std::move(request)] { hub->sendAssign(session, request); },
+        Qt::QueuedConnection);
+}
+
+// Local-SGD: the weights go whole the first time and as the outer-wire difference from what
+// the worker holds after that.
+void RemoteWorker::shapeOuterRequest(WorkRequest& request) {
+    if (request.weightsVersion == m_mirrorVersion) {
+        request.packedWeights.reset();
+        return;
+    }
+    at::Tensor flat = flattenParams(*request.params);
+    if (m_mirror.empty()) {
+        // What the worker decodes from the bundle in the run's wire dtype.
+        m_mirror.sentWhole(flat.to(scalarTypeOf(m_config->wire)).to(at::kFloat));
+    } else {
+        request.packedWeights = std::make_shared<const QByteArray>(
+            m_mirror.update(flat, *request.buffers, m_config->outer));
+        request.weightsDelta = true;
+    }
+    m_mirrorVersion = request.weightsVersion;
+}
+
+// Streaming: whole weights the first time, then one fragment's difference, and the delta
+// that comes back covers the fragment asked for.
+void RemoteWorker::shapeFragmentRequest(WorkRequest& request, Awaited& awaited) {
+    if (m_fragments.empty())
+        m_fragments = cutFragments(paramNumels(m_config->layout), request.fragments);
+    if (request.params && request.packedWeights) {
+        m_mirror.sentWhole(
+            flattenParams(*request.params).to(scalarTypeOf(m_config->wire)).to(at::kFloat));
+        request.mergeFragment = -1;
+    } else {
+        request.packedWeights.reset();
+        if (request.mergeFragment >= 0 && request.mergeValues.defined() && !m_mirror.empty()) {
+            request.packedWeights = std::make_shared<const QByteArray>(m_mirror.updateFragment(
+                request.mergeValues, m_fragments[size_t(request.mergeFragment)],
+                request.mergeBuffers, m_config->outer));
+            request.weightsDelta = true;
+        } else {
+            request.mergeFragment = -1;
+        }
+    }
+    request.params = nullptr;
+    awaited.fragment = request.sendFragment;
+    awaited.values = m_fragments[size_t(request.sendFragment)].count;
+}
+
+bool RemoteWorker::ready() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return !m_results.empty() || !m_alive.load();
+}
+
+Expected<WorkResult> RemoteWorker::wait() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_cv.wait(lock, [this] { return !m_results.empty() || !m_alive.load(); });
+    if (m_results.empty() || m_expect.empty())
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("worker %1 left: %2").arg(m_name, m_error));
+    const wire::Result r = m_results.front().first;
+    const QByteArray bytes = std::move(m_results.front().second);
+    const Awaited awaited = m_expect.front();
+    m_results.pop_front();
+    m_expect.pop_front();
+    lock.unlock();
+
+    WorkResult out = resultFrom(r);
+    Status st = success();
+    if (m_config->mode == TrainMode::LocalSgd) {
+        at::Tensor flat;
+        st = unpackOuter(bytes, m_config->layout, m_config->outer, &flat, &out.buffers,
+                         awaited.values);
+        if (st && awaited.fragment >= 0)
+            out.grads = fragmentGrads(flat, m_fragments[size_t(awaited.fragment)],
+                                      m_config->layout.paramShapes);
+        else if (st)
+            out.grads = splitParams(flat, m_config->layout);
+    } else {
+        st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers,
+                          BundleOrder::Backward);
+    }
+    if (!st) {
+        fail(st.error().message);
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("worker %1 sent malformed gradients: %2")
+                             .arg(m_name, st.error().message));
+    }
+    return out;
+}
+
+bool RemoteWorker::deliver(const wire::Result& result, QByteArray tensors) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        // Exactly one result per assignment, in the order they went out: a repeated or late
+        // push (same worker, another or an already answered step) is not applied.
+        const size_t next = m_results.size();
+        if (next >= m_expect.size() || result.step != m_expect[next].step ||
+            result.weightsVersion != m_expect[next].version)
+            return false;
+        m_results.emplace_back(result, std::move(tensors));
+    }
+    m_cv.notify_all();
+    notifyReady();
+    return true;
+}
+
+void RemoteWorker::fail(const QString& reason) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (!m_alive.load())
+            return;
+        m_error = reason;
+        m_alive = false;
+    }
+    m_cv.notify_all();
+    notifyReady();
+}
+
+void RemoteWorker::updateBytes(qint64 sent, qint64 received) {
+    m_bytesSent = sent;
+    m_bytesReceived = received;
+}
+
+} // namespace tandem

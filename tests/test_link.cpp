@@ -1,0 +1,172 @@
+// --mode auto over a throttled link: the coordinator measures each worker's link as it joins,
+// chooses sync or streaming local-SGD from it, says why, and measures the link again while the
+// run goes on. The link is bench/linkrelay.py, a userspace relay with a fixed rate and delay on
+// loopback.
+
+#include "net/identity.h"
+#include "proc.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QTemporaryDir>
+
+using namespace tandem;
+
+namespace {
+
+// The relay between a worker and the coordinator's port; reports the port it listens on.
+class Relay {
+public:
+    Relay(const QString& coordinatorPort, double mbit, double delayMs, double usr1Mbit = 0) {
+        m_p.setProcessChannelMode(QProcess::MergedChannels);
+        m_p.start(QStringLiteral(TANDEM_PYTHON),
+                  {QStringLiteral(TANDEM_RELAY), QStringLiteral("--to"),
+                   QStringLiteral("127.0.0.1:") + coordinatorPort, QStringLiteral("--rate-mbit"),
+                   QString::number(mbit), QStringLiteral("--delay-ms"), QString::number(delayMs),
+                   QStringLiteral("--usr1-rate-mbit"), QString::number(usr1Mbit)});
+    }
+    ~Relay() {
+        m_p.kill();
+        m_p.waitForFinished(10000);
+    }
+    // The relay's port, once it listens; empty if it never does.
+    QString port() { return waitFor(QStringLiteral("relay listening on 127\\.0\\.0\\.1:(\\d+)")); }
+    QString waitFor(const QString& pattern) {
+        const QRegularExpression re(pattern);
+        QString cap;
+        (void)QTest::qWaitFor(
+            [&] {
+                m_out += m_p.readAll();
+                const auto m = re.match(QString::fromUtf8(m_out));
+                if (m.hasMatch())
+                    cap = m.captured(1).isEmpty() ? m.captured(0) : m.captured(1);
+                return m.hasMatch() || m_p.state() == QProcess::NotRunning;
+            },
+            30000);
+        return cap;
+    }
+    void slowDown() { ::kill(pid_t(m_p.processId()), SIGUSR1); }
+
+private:
+    QProcess m_p;
+    QByteArray m_out;
+};
+
+} // namespace
+
+class TestLink : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void autoChoosesStreamingOnASlowLink();
+    void autoKeepsSyncWhenComputeDominates();
+
+private:
+    QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
+    QStringList coordinator(const QString& out, const QStringList& extra) const;
+
+    QTemporaryDir m_tmp;
+    QString m_tiny;
+};
+
+void TestLink::initTestCase() {
+    if (QStringLiteral(TANDEM_PYTHON).isEmpty())
+        QSKIP("no Python 3 to run the link relay (bench/linkrelay.py)");
+    QVERIFY(m_tmp.isValid());
+    m_tiny = m_tmp.filePath(QStringLiteral("tiny"));
+    testutil::writeIdxDataset(m_tiny, 2000, 500, true);
+    const auto [coordId, workerId] = pairHomes(home("coord"), home("w"));
+    QVERIFY(isDeviceId(coordId) && isDeviceId(workerId));
+}
+
+QStringList TestLink::coordinator(const QString& out, const QStringList& extra) const {
+    return QStringList{QStringLiteral("train"),       QStringLiteral("--data=mnist:") + m_tiny,
+                       QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                       QStringLiteral("--home"),      home("coord"),
+                       QStringLiteral("--workers=1"), QStringLiteral("--mode=auto"),
+                       QStringLiteral("--out=") + out} +
+           extra;
+}
+
+// 12 Mbit/s (1.5 MB/s): a sync step of the MLP would move 1.6 MB, 1.1 s against milliseconds of
+// compute. The run streams, the log says why with the measured rate, and when the link drops to
+// a tenth, the live probes say so.
+void TestLink::autoChoosesStreamingOnASlowLink() {
+    const QString out = m_tmp.filePath(QStringLiteral("slow"));
+    TandemProcess c(coordinator(out, {QStringLiteral("--model=mlp"), QStringLiteral("--batch=50"),
+                                      QStringLiteral("--epochs=1000")}),
+                    false, {QStringLiteral("TANDEM_LINK_PROBE_MS=300")});
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    Relay relay(port, 12, 2, 1.2);
+    const QString relayPort = relay.port();
+    QVERIFY(!relayPort.isEmpty());
+    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
+                     QStringLiteral("127.0.0.1:") + relayPort, QStringLiteral("--home"), home("w"),
+                     QStringLiteral("--threads=1")});
+
+    const QString rate = c.waitForErr(QStringLiteral("the link to \\S+ moves ([0-9.]+) MB/s"));
+    QVERIFY2(!rate.isEmpty(), qPrintable(c.err()));
+    qInfo("handshake probe through a 12 Mbit/s relay: %s MB/s", qPrintable(rate));
+    QVERIFY2(rate.toDouble() > 1.0 && rate.toDouble() < 1.7, qPrintable(rate));
+    const QString ratio =
+        c.waitForErr(QStringLiteral("streaming mode will send 1/(\\d+) of sync's traffic"));
+    QVERIFY2(!ratio.isEmpty(), qPrintable(c.err()));
+    // 32 inner steps, int4 (about 7 bits in 8 saved): a few hundred times less.
+    QVERIFY2(ratio.toInt() > 100, qPrintable(ratio));
+    QVERIFY(!c.waitForErr(QStringLiteral("joined with")).isEmpty());
+    QVERIFY(QTest::qWaitFor([&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 5; },
+                            120000));
+
+    // Only what the log says from here on counts.
+    const qsizetype before = c.err().size();
+    relay.slowDown();
+    QVERIFY(!relay.waitFor(QStringLiteral("relay rate now")).isEmpty());
+    const QRegularExpression nowRe(QStringLiteral("the link to \\S+ now moves ([0-9.]+) kB/s"));
+    QString now;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            (void)c.waitForErr(QStringLiteral("$^"), 200); // reads what came, never matches
+            now = nowRe.match(c.err().mid(before)).captured(1);
+            return !now.isEmpty() || !c.running();
+        },
+        180000));
+    QVERIFY2(!now.isEmpty(), qPrintable(c.err()));
+    qInfo("live probe after the relay dropped to 1.2 Mbit/s: %s kB/s", qPrintable(now));
+    QVERIFY2(now.toDouble() > 50 && now.toDouble() < 220, qPrintable(now));
+
+    c.signal(SIGTERM);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QCOMPARE(s.value(QStringLiteral("mode")).toString(), QStringLiteral("local-sgd"));
+    const QJsonArray ws = s.value(QStringLiteral("workers")).toArray();
+    QCOMPARE(ws.size(), 2);
+    for (const QJsonValue& v : ws)
+        QVERIFY2(v.toObject().value(QStringLiteral("samples")).toInteger() > 0,
+                 qPrintable(c.out()));
+    (void)w.finish(60000);
+}
+
+// Loopback, and a step of 1,000 samples of the demo network: moving its weights takes a small
+// part of computing them, and the run stays in sync.
+void TestLink::autoKeepsSyncWhenComputeDominates() {
+    const QString out = m_tmp.filePath(QStringLiteral("fast"));
+    TandemProcess c(
+        coordinator(out, {QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=1000"),
+                          QStringLiteral("--epochs=1"), QStringLiteral("--max-steps=2")}));
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
+                     QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home("w"),
+                     QStringLiteral("--threads=1")});
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QStringLiteral(": training in sync (about")), qPrintable(c.err()));
+    QCOMPARE(c.summary().value(QStringLiteral("mode")).toString(), QStringLiteral("sync"));
+    (void)w.finish(60000);
+}
+
+QTEST_GUILESS_MAIN(TestLink)
+#include "test_link.moc"
