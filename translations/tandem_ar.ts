@@ -685,6 +685,10 @@ Tandem %3</translation>
         <translation>SGD محلي: عدة خطوات محلية لكل تبادل (للشبكات البطيئة)</translation>
     </message>
     <message>
+        <source>Automatic: measures the network, then synchronous or streaming</source>
+        <translation>تلقائي: يقيس الشبكة، ثم متزامن أو متدفق</translation>
+    </message>
+    <message>
         <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
         <translation>SGD محلي متدفق: التبادل يتداخل مع التدريب (Wi-Fi)</translation>
     </message>

@@ -677,6 +677,10 @@ Tandem %3</translation>
         <translation>Lokales SGD: mehrere lokale Schritte je Austausch (langsame Netzwerke)</translation>
     </message>
     <message>
+        <source>Automatic: measures the network, then synchronous or streaming</source>
+        <translation>Automatisch: misst das Netzwerk, dann synchron oder Streaming</translation>
+    </message>
+    <message>
         <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
         <translation>Streaming-SGD: Austausch läuft parallel zum Training (WLAN)</translation>
     </message>

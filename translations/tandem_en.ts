@@ -669,6 +669,10 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Automatic: measures the network, then synchronous or streaming</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
         <translation type="unfinished"></translation>
     </message>

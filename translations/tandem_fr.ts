@@ -677,6 +677,10 @@ Tandem %3</translation>
         <translation>SGD local : plusieurs étapes locales par échange (réseaux lents)</translation>
     </message>
     <message>
+        <source>Automatic: measures the network, then synchronous or streaming</source>
+        <translation>Automatique : mesure le réseau, puis synchrone ou en flux</translation>
+    </message>
+    <message>
         <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
         <translation>SGD local en flux : les échanges chevauchent l’entraînement (Wi-Fi)</translation>
     </message>

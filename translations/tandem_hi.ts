@@ -677,6 +677,10 @@ Tandem %3</translation>
         <translation>लोकल SGD: हर आदान-प्रदान पर कई लोकल स्टेप (धीमे नेटवर्क)</translation>
     </message>
     <message>
+        <source>Automatic: measures the network, then synchronous or streaming</source>
+        <translation>स्वचालित: नेटवर्क मापता है, फिर सिंक्रोनस या स्ट्रीमिंग</translation>
+    </message>
+    <message>
         <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
         <translation>स्ट्रीमिंग लोकल SGD: आदान-प्रदान ट्रेनिंग के साथ-साथ (Wi-Fi)</translation>
     </message>

@@ -675,6 +675,10 @@ Tandem %3</translation>
         <translation>本地 SGD：每次交换前执行多个本地步（适合慢速网络）</translation>
     </message>
     <message>
+        <source>Automatic: measures the network, then synchronous or streaming</source>
+        <translation>自动：先测量网络，再选择同步或流式</translation>
+    </message>
+    <message>
         <source>Streaming local SGD: exchanges overlap training (Wi-Fi)</source>
         <translation>流式本地 SGD：交换与训练重叠进行（Wi-Fi）</translation>
     </message>

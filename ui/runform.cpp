@@ -177,7 +177,10 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
         if (tl.row() == 0 && tl.column() == 0)
             updatePeers();
     });
-    setConfig(RunConfig{});
+    // A new run measures the network and picks the mode: sync where the link keeps up.
+    RunConfig initial;
+    initial.mode = TrainMode::Auto;
+    setConfig(initial);
     updatePeers();
 }
 
@@ -185,6 +188,8 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
 void RunForm::addModeRows(QFormLayout* form) {
     m_mode = new QComboBox;
     m_mode->setObjectName(QStringLiteral("modeCombo"));
+    m_mode->addItem(tr("Automatic: measures the network, then synchronous or streaming"),
+                    QStringLiteral("auto"));
     m_mode->addItem(tr("Synchronous: one model, exact (best on a fast network)"),
                     QStringLiteral("sync"));
     m_mode->addItem(tr("Asynchronous: no waiting for the slowest machine"),
@@ -219,7 +224,7 @@ void RunForm::updateEnabled() {
     m_dataBrowse->setEnabled(!builtin);
     const QString mode = m_mode->currentData().toString();
     m_outerWire->setEnabled(mode == QLatin1String("local-sgd") ||
-                            mode == QLatin1String(kStreaming));
+                            mode == QLatin1String(kStreaming) || mode == QLatin1String("auto"));
     m_dataPath->setPlaceholderText(builtin                                     ? QString()
                                    : kDataKinds[m_data->currentIndex()].folder ? tr("a folder")
                                                                                : tr("a .csv file"));
