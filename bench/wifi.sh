@@ -8,6 +8,8 @@
 #   lsgd-int4   the same with the int4 outer wire (error feedback)
 #   stream-int4 (in MODES only) streaming local-SGD, 4 fragments, int4: one fragment every
 #               H/4 steps, overlapped with training
+#   auto        (in MODES only) --mode auto: the coordinator measures the link and picks; the
+#               log line that says what and why is printed
 # and prints samples/s against alone, test accuracy against alone, and bytes on the wire per
 # training sample against sync (a remote worker's traffic in a step or round it takes part
 # in, over the samples of that step or round). SLOW=30 caps the remote worker at 30% of a core
@@ -53,6 +55,7 @@ for m in $modes; do
     stream-int4)
         args="--mode local-sgd --local-steps $h --fragments 4 --outer-wire int4"
         per=$((batch * h / 4)) ;;
+    auto) args="--mode auto --local-steps $h"; per=0 ;;
     *) echo "unknown mode $m" >&2; exit 2 ;;
     esac
     $t train $common $args --listen 127.0.0.1:0 --workers 1 --home "$work/c" --out "$work/$m" \
@@ -75,6 +78,10 @@ for m in $modes; do
     cap $t worker --connect "127.0.0.1:$rport" --home "$work/w" --threads 1 >"$work/$m.worker" 2>&1 &
     wait $coord
     kill $relay 2>/dev/null || true
+    if [ "$m" = auto ]; then
+        grep -o 'the link to .*' "$work/$m.err" | grep 'compute' | sed 's/^/    /'
+        if grep -q 'streaming mode will send' "$work/$m.err"; then per=$((batch * h / 4)); else per=$batch; fi
+    fi
     summary "$m" "$per" | tee -a "$work/figures"
 done
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
