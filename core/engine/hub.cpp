@@ -18,6 +18,16 @@ Q_LOGGING_CATEGORY(lcHub, "tandem.hub")
 
 namespace tandem {
 
+namespace {
+// The handshake's probe: filler each way, per round, and its rounds.
+constexpr qint64 kProbeBytes = 512 << 10;
+constexpr int kProbeRounds = 2;
+// A working worker's link is measured again this often (TANDEM_LINK_PROBE_MS overrides it; 0:
+// never), with this much filler, when nothing else is being sent to it.
+constexpr int kLiveProbeMs = 30000;
+constexpr qint64 kLiveProbeBytes = 256 << 10;
+} // namespace
+
 wire::Hello makeHello(const QString& role, const QString& deviceId) {
     wire::Hello h;
     h.appVersion = appVersion();
@@ -83,7 +93,7 @@ void HubSession::onMessage(const wire::Message& m) {
                                              m_conn->peerAddress());
         // The link first: what it moves decides --mode auto, and the log says it either way.
         m_state = State::Probing;
-        m_conn->probe(cfg.probeBytes, cfg.probeRounds);
+        m_conn->probe(kProbeBytes, kProbeRounds);
         return;
     }
     case State::Probing:
@@ -312,7 +322,7 @@ Expected<quint16> CoordinatorHub::start() {
                 result = m_server->serverPort();
             const int every = qEnvironmentVariableIsSet("TANDEM_LINK_PROBE_MS")
                                   ? qEnvironmentVariableIntValue("TANDEM_LINK_PROBE_MS")
-                                  : m_config.liveProbeMs;
+                                  : kLiveProbeMs;
             if (every > 0) {
                 auto* live = new QTimer(this);
                 connect(live, &QTimer::timeout, this, &CoordinatorHub::probeLive);
@@ -369,7 +379,7 @@ void CoordinatorHub::decide(TrainMode mode, OuterWire outer, const QByteArray& c
 void CoordinatorHub::probeLive() {
     for (HubSession* s : std::as_const(m_sessions))
         if (s->state() == HubSession::State::Working && s->connection()->idle())
-            s->connection()->probe(256 << 10, 1);
+            s->connection()->probe(kLiveProbeBytes, 1);
 }
 
 void CoordinatorHub::sessionGone(HubSession* session) {

@@ -60,11 +60,6 @@ struct HubConfig {
     // --mode auto: each worker's link is probed after its Hello and the run held back from it
     // until decide() says what the mode is. Otherwise the run follows the probe at once.
     bool modePending = false;
-    qint64 probeBytes = 512 << 10; // filler each way, per probe round, at the handshake
-    int probeRounds = 2;
-    // How often a working worker's link is measured again, when nothing else is being sent to it
-    // (0: never); TANDEM_LINK_PROBE_MS overrides it.
-    int liveProbeMs = 30000;
 };
 
 class RemoteWorker final : public WorkerLink {

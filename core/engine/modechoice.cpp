@@ -32,9 +32,9 @@ double syncStepMs(const ModeFacts& f) {
     for (size_t m = 1; m <= costs.size(); ++m) {
         sum += costs[m - 1];
         const double t = (f.computeMs + sum) / double(f.localDevices + int(m));
-        if (t > costs[m - 1]) // every worker counted still adds time to compute
-            best = std::min(best, t);
-        else if (f.localDevices == 0)
+        // Every worker counted must still have time to compute; without a device here, some
+        // worker has to take part whatever its link costs.
+        if (t > costs[m - 1] || f.localDevices == 0)
             best = std::min(best, t);
     }
     return best;

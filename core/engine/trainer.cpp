@@ -128,7 +128,6 @@ void Trainer::makePolicy() {
     m_policy = makeStepPolicy(m_cfg);
     m_optimizer = std::make_unique<Optimizer>(m_policy->serverOptimizer(m_cfg, m_runOptimizer),
                                               m_master.params);
-    m_state.config = m_cfg;
 }
 
 // The model and, when resuming, the state to continue from.
