@@ -103,6 +103,7 @@ private Q_SLOTS:
     void peerThatNeverReadsCannotExhaustMemory();
     void badGradientPartsDropOnlyThatWorker();
     void streamingScheduleAsAWorkerSeesIt();
+    void workerDecliningDuringTheProbeIsNamed();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -532,6 +533,41 @@ void TestHostile::streamingScheduleAsAWorkerSeesIt() {
             QCOMPARE(a.mergeFragment, assigns[r - 2].sendFragment);
         }
     }
+}
+
+void TestHostile::workerDecliningDuringTheProbeIsNamed() {
+    // A worker whose owner stops it while the coordinator measures its link answers the
+    // probe's ping with a Reject: the log says it declined the run, with its reason, and does
+    // not call it a protocol error.
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                     QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
+                     home("coord"), QStringLiteral("--workers=1"),
+                     QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("declined"))});
+    const quint16 port = waitPort(c);
+    QVERIFY(port != 0);
+    QSslSocket s;
+    QVERIFY(helloAsPairedWorker(s, port));
+    wire::BlobAssembler blobs;
+    wire::FrameReader reader(blobs);
+    bool pinged = false;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            while (auto payload =
+                       reader.next([&](char* to, qint64 max) { return s.read(to, max); })) {
+                auto m = wire::decode(*payload);
+                if (m && std::holds_alternative<wire::Ping>(*m) && !pinged) {
+                    pinged = true;
+                    s.write(wire::frame(wire::encode(
+                        wire::Reject{wire::RejectCode::Busy, QStringLiteral("its owner quit")})));
+                }
+            }
+            return pinged;
+        },
+        60000));
+    const QString line = c.waitForErr(QStringLiteral("(worker \\S+ declined the run: .*)"));
+    QVERIFY2(line.contains(QStringLiteral("its owner quit")), qPrintable(c.err()));
+    QVERIFY2(!c.err().contains(QStringLiteral("unexpected Reject")), qPrintable(c.err()));
 }
 
 QTEST_GUILESS_MAIN(TestHostile)

@@ -67,6 +67,11 @@ void HubSession::refuse(wire::RejectCode code, const QString& message) {
     m_conn->close(message, wire::Reject{code, message});
 }
 
+void HubSession::declined(const QString& why) {
+    m_hub->addMessage(QStringLiteral("worker %1 declined the run: %2").arg(m_name, why));
+    m_conn->close(why);
+}
+
 void HubSession::onMessage(const wire::Message& m) {
     const HubConfig& cfg = m_hub->config();
     switch (m_state) {
@@ -98,6 +103,12 @@ void HubSession::onMessage(const wire::Message& m) {
     }
     case State::Probing:
     case State::AwaitRun:
+        // A worker may decline at any point before it has joined, such as when its
+        // owner stops it while its link is being measured.
+        if (const auto* rj = std::get_if<wire::Reject>(&m)) {
+            declined(rj->message);
+            return;
+        }
         refuse(wire::RejectCode::Protocol,
                QStringLiteral("unexpected %1 before the run was sent").arg(wire::messageName(m)));
         return;
@@ -146,9 +157,7 @@ void HubSession::onMessage(const wire::Message& m) {
             return;
         }
         if (const auto* rj = std::get_if<wire::Reject>(&m)) {
-            m_hub->addMessage(
-                QStringLiteral("worker %1 declined the run: %2").arg(m_name, rj->message));
-            m_conn->close(rj->message);
+            declined(rj->message);
             return;
         }
         refuse(wire::RejectCode::Protocol,

@@ -177,6 +177,7 @@ private:
     void onMessage(const wire::Message& m);
     void onClosed(const QString& reason);
     void refuse(wire::RejectCode code, const QString& message);
+    void declined(const QString& why);
 
     CoordinatorHub* m_hub;
     Connection* m_conn;
