@@ -296,6 +296,25 @@ private Q_SLOTS:
         QVERIFY(std::abs(w - (w0 + -0.5f * (0.9f * 1.9f + 1.0f))) < 1e-5);
     }
 
+    // With no outer momentum the outer step is plain SGD (LibTorch refuses Nesterov without
+    // momentum); at an outer learning rate of 1 each round moves the weights by exactly the
+    // worker's delta, as a sweep's one-device trials need.
+    void localSgdWithoutOuterMomentumTakesTheDelta() {
+        auto policy = makeLocalSgdPolicy();
+        RunConfig cfg;
+        cfg.outerMomentum = 0;
+        const OptimizerConfig outer = policy->serverOptimizer(cfg, OptimizerConfig{});
+        QVERIFY(!outer.nesterov);
+        Bench b(16, 2, outer);
+        b.cfg.localSteps = 4;
+        b.cfg.outerLr = 1;
+        b.cfg.outerMomentum = 0;
+        b.add("one", 1);
+        QVERIFY(policy->runEpoch(*b.ctx));
+        QCOMPARE(b.outcomes.size(), size_t(2));
+        QVERIFY(std::abs(b.master.params[0][0].item<float>() - -2.0f) < 1e-6f);
+    }
+
     // Async: each result is a step of its own; one staler than the bound is dropped.
     void asyncAppliesEachResult() {
         Bench b(12, 4);

@@ -40,7 +40,9 @@ OptimizerConfig outerOptimizer(const RunConfig& cfg) {
     OptimizerConfig outer;
     outer.kind = OptimizerKind::Sgd;
     outer.momentum = cfg.outerMomentum;
-    outer.nesterov = true;
+    // Nesterov needs momentum; at 0 the outer step is plain SGD (with an outer learning rate
+    // of 1, it takes the averaged weights as they are).
+    outer.nesterov = cfg.outerMomentum > 0;
     return outer;
 }
 
