@@ -33,6 +33,7 @@ QString topUsage() {
         "Commands:\n"
         "  devices   List this machine's compute devices\n"
         "  train     Train a model (the built-in demo: mnist-cnn on Fashion-MNIST)\n"
+        "  sweep     Search hyperparameters: one trial per device, here and on paired nodes\n"
         "  export    Export a run checkpoint as TorchScript or safetensors\n"
         "  worker    Join a coordinator's run (tandem worker --connect HOST:PORT)\n"
         "  identity  Print this node's device ID\n"
@@ -375,7 +376,7 @@ int run(const QStringList& argv) {
         {QStringLiteral("export"), cmdExport},     {QStringLiteral("worker"), cmdWorker},
         {QStringLiteral("identity"), cmdIdentity}, {QStringLiteral("trust"), cmdTrust},
         {QStringLiteral("peers"), cmdPeers},       {QStringLiteral("serve"), cmdServe},
-        {QStringLiteral("pair"), cmdPair},
+        {QStringLiteral("pair"), cmdPair},         {QStringLiteral("sweep"), cmdSweep},
     };
     const auto it = commands.constFind(first);
     if (it == commands.constEnd()) {

@@ -12,5 +12,7 @@ int cmdPair(const QStringList& args);
 int cmdIdentity(const QStringList& args);
 int cmdTrust(const QStringList& args);
 int cmdPeers(const QStringList& args);
+// sweepcommand.cpp
+int cmdSweep(const QStringList& args);
 
 } // namespace tandem::cli

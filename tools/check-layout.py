@@ -9,7 +9,7 @@ from pathlib import Path
 
 MAX_FUNCTION = 150
 MAX_FILE = 600
-FOLDERS = ["core/engine", "core/node", "ui", "app"]
+FOLDERS = ["core/engine", "core/node", "core/sweep", "ui", "app"]
 NOT_FUNCTIONS = re.compile(
     r"^\s*(?:template\s*<[^>]*>\s*)?(?:namespace|class|struct|union|enum|extern)\b|"
     r"(?:^|[^\w])(?:if|for|while|switch|catch|do|else|return)\s*(?:\(|$)|=\s*$|=\s*\[")
