@@ -538,6 +538,14 @@ Does it show this code?
         <source>Stop and quit</source>
         <translation>إيقاف وإنهاء</translation>
     </message>
+    <message>
+        <source>Sweep</source>
+        <translation>المسح</translation>
+    </message>
+    <message>
+        <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
+        <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1073,6 +1081,213 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>إلغاء</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::SweepTab</name>
+    <message>
+        <source>A sweep description (JSON): a run with a &quot;sweep&quot; object</source>
+        <translation>وصف المسح (JSON): تدريب يحوي كائن &quot;sweep&quot;</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>فتح…</translation>
+    </message>
+    <message>
+        <source>Where the trials&apos; run folders and sweep.jsonl go</source>
+        <translation>مكان مجلدات التجارب والملف sweep.jsonl</translation>
+    </message>
+    <message>
+        <source>Paired machines run trials too</source>
+        <translation>الأجهزة المقترنة تشغّل تجارب أيضًا</translation>
+    </message>
+    <message>
+        <source>Start sweep</source>
+        <translation>بدء المسح</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>متابعة</translation>
+    </message>
+    <message>
+        <source>Continue the sweep in this folder: finished trials are kept, interrupted ones resume from their checkpoints</source>
+        <translation>متابعة المسح في هذا المجلد: تبقى التجارب المكتملة، وتُستأنف المتوقفة من نقاط استعادتها</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>إيقاف</translation>
+    </message>
+    <message>
+        <source>Export best…</source>
+        <translation>تصدير الأفضل…</translation>
+    </message>
+    <message>
+        <source>Open a sweep file to start.</source>
+        <translation>افتح ملف مسح للبدء.</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>التجربة</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>المعاملات</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>الجهاز الحسابي</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>الحالة</translation>
+    </message>
+    <message>
+        <source>Sweep file</source>
+        <translation>ملف المسح</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>المجلد</translation>
+    </message>
+    <message>
+        <source>Parameter</source>
+        <translation>المعامل</translation>
+    </message>
+    <message>
+        <source>Open a sweep description</source>
+        <translation>فتح وصف مسح</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>This sweep file cannot be used: %1</source>
+        <translation>لا يمكن استخدام ملف المسح هذا: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s), %1, searching %2. Results go to the folder above.</source>
+        <translation>
+            <numerusform>لا تجارب (%n)، %1، يبحث في %2. تُحفظ النتائج في المجلد أعلاه.</numerusform>
+            <numerusform>تجربة واحدة (%n)، %1، يبحث في %2. تُحفظ النتائج في المجلد أعلاه.</numerusform>
+            <numerusform>تجربتان (%n)، %1، يبحث في %2. تُحفظ النتائج في المجلد أعلاه.</numerusform>
+            <numerusform>%n تجارب، %1، يبحث في %2. تُحفظ النتائج في المجلد أعلاه.</numerusform>
+            <numerusform>%n تجربةً، %1، يبحث في %2. تُحفظ النتائج في المجلد أعلاه.</numerusform>
+            <numerusform>%n تجربة، %1، يبحث في %2. تُحفظ النتائج في المجلد أعلاه.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>That folder already holds a sweep: press Continue to go on with it, or choose another folder.</source>
+        <translation>يحوي هذا المجلد مسحًا بالفعل: اضغط &quot;متابعة&quot; لإكماله، أو اختر مجلدًا آخر.</translation>
+    </message>
+    <message>
+        <source>Cannot continue: %1</source>
+        <translation>تعذّرت المتابعة: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>لا حقب (%n)</numerusform>
+            <numerusform>حقبة واحدة (%n)</numerusform>
+            <numerusform>حقبتان (%n)</numerusform>
+            <numerusform>%n حقب</numerusform>
+            <numerusform>%n حقبةً</numerusform>
+            <numerusform>%n حقبة</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>test loss</source>
+        <translation>خسارة الاختبار</translation>
+    </message>
+    <message>
+        <source>test accuracy</source>
+        <translation>دقة الاختبار</translation>
+    </message>
+    <message>
+        <source>Every trial</source>
+        <translation>كل التجارب</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>الخطوة</translation>
+    </message>
+    <message>
+        <source>The sweep did not start: %1</source>
+        <translation>لم يبدأ المسح: %1</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>في الانتظار</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>قيد التشغيل</translation>
+    </message>
+    <message>
+        <source>waiting for promotion</source>
+        <translation>بانتظار الترقية</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>اكتمل</translation>
+    </message>
+    <message>
+        <source>stopped early</source>
+        <translation>أوقف مبكرًا</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>فشل</translation>
+    </message>
+    <message>
+        <source>trial %1</source>
+        <translation>التجربة %1</translation>
+    </message>
+    <message>
+        <source>%1 (log10)</source>
+        <translation>%1 (log10)</translation>
+    </message>
+    <message>
+        <source>%1 against %2</source>
+        <translation>%1 مقابل %2</translation>
+    </message>
+    <message>
+        <source>trials</source>
+        <translation>التجارب</translation>
+    </message>
+    <message>
+        <source>best</source>
+        <translation>الأفضل</translation>
+    </message>
+    <message numerus="yes">
+        <source>Finished: %n trial(s) in %1 s.</source>
+        <translation>
+            <numerusform>اكتمل: لا تجارب (%n) في %1 ث.</numerusform>
+            <numerusform>اكتمل: تجربة واحدة (%n) في %1 ث.</numerusform>
+            <numerusform>اكتمل: تجربتان (%n) في %1 ث.</numerusform>
+            <numerusform>اكتمل: %n تجارب في %1 ث.</numerusform>
+            <numerusform>اكتمل: %n تجربةً في %1 ث.</numerusform>
+            <numerusform>اكتمل: %n تجربة في %1 ث.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stopped; Continue resumes it from the checkpoints.</source>
+        <translation>توقف؛ &quot;متابعة&quot; تستأنفه من نقاط الاستعادة.</translation>
+    </message>
+    <message>
+        <source>Best: trial %1 (%2), %3.</source>
+        <translation>الأفضل: التجربة %1 (%2)، %3.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n trial(s) started; running: %2; devices: %3.</source>
+        <translation>
+            <numerusform>بدأت %1 من %n تجربة؛ قيد التشغيل: %2؛ الأجهزة الحسابية: %3.</numerusform>
+            <numerusform>بدأت %1 من %n تجربة؛ قيد التشغيل: %2؛ الأجهزة الحسابية: %3.</numerusform>
+            <numerusform>بدأت %1 من %n تجربة؛ قيد التشغيل: %2؛ الأجهزة الحسابية: %3.</numerusform>
+            <numerusform>بدأت %1 من %n تجربة؛ قيد التشغيل: %2؛ الأجهزة الحسابية: %3.</numerusform>
+            <numerusform>بدأت %1 من %n تجربة؛ قيد التشغيل: %2؛ الأجهزة الحسابية: %3.</numerusform>
+            <numerusform>بدأت %1 من %n تجربة؛ قيد التشغيل: %2؛ الأجهزة الحسابية: %3.</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

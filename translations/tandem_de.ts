@@ -530,6 +530,14 @@ Zeigt er diesen Code?
         <source>Stop and quit</source>
         <translation>Stoppen und beenden</translation>
     </message>
+    <message>
+        <source>Sweep</source>
+        <translation>Sweep</translation>
+    </message>
+    <message>
+        <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
+        <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1065,6 +1073,197 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::SweepTab</name>
+    <message>
+        <source>A sweep description (JSON): a run with a &quot;sweep&quot; object</source>
+        <translation>Eine Sweep-Beschreibung (JSON): ein Lauf mit einem „sweep“-Objekt</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>Öffnen…</translation>
+    </message>
+    <message>
+        <source>Where the trials&apos; run folders and sweep.jsonl go</source>
+        <translation>Wohin die Laufordner der Versuche und sweep.jsonl geschrieben werden</translation>
+    </message>
+    <message>
+        <source>Paired machines run trials too</source>
+        <translation>Gekoppelte Rechner führen auch Versuche aus</translation>
+    </message>
+    <message>
+        <source>Start sweep</source>
+        <translation>Sweep starten</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Continue the sweep in this folder: finished trials are kept, interrupted ones resume from their checkpoints</source>
+        <translation>Den Sweep in diesem Ordner fortsetzen: abgeschlossene Versuche bleiben, unterbrochene machen an ihrem Checkpoint weiter</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Stoppen</translation>
+    </message>
+    <message>
+        <source>Export best…</source>
+        <translation>Beste exportieren…</translation>
+    </message>
+    <message>
+        <source>Open a sweep file to start.</source>
+        <translation>Öffnen Sie eine Sweep-Datei, um zu beginnen.</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>Versuch</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Sweep file</source>
+        <translation>Sweep-Datei</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Ordner</translation>
+    </message>
+    <message>
+        <source>Parameter</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>Open a sweep description</source>
+        <translation>Sweep-Beschreibung öffnen</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>This sweep file cannot be used: %1</source>
+        <translation>Diese Sweep-Datei ist nicht verwendbar: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s), %1, searching %2. Results go to the folder above.</source>
+        <translation>
+            <numerusform>%n Versuch, %1, durchsucht %2. Die Ergebnisse kommen in den Ordner oben.</numerusform>
+            <numerusform>%n Versuche, %1, durchsucht %2. Die Ergebnisse kommen in den Ordner oben.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>That folder already holds a sweep: press Continue to go on with it, or choose another folder.</source>
+        <translation>Dieser Ordner enthält schon einen Sweep: Mit „Fortsetzen“ geht er weiter, oder wählen Sie einen anderen Ordner.</translation>
+    </message>
+    <message>
+        <source>Cannot continue: %1</source>
+        <translation>Fortsetzen nicht möglich: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>%n Epoche</numerusform>
+            <numerusform>%n Epochen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>test loss</source>
+        <translation>Testverlust</translation>
+    </message>
+    <message>
+        <source>test accuracy</source>
+        <translation>Testgenauigkeit</translation>
+    </message>
+    <message>
+        <source>Every trial</source>
+        <translation>Alle Versuche</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>The sweep did not start: %1</source>
+        <translation>Der Sweep ist nicht gestartet: %1</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>wartet</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>waiting for promotion</source>
+        <translation>wartet auf Beförderung</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>abgeschlossen</translation>
+    </message>
+    <message>
+        <source>stopped early</source>
+        <translation>früh gestoppt</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>trial %1</source>
+        <translation>Versuch %1</translation>
+    </message>
+    <message>
+        <source>%1 (log10)</source>
+        <translation>%1 (log10)</translation>
+    </message>
+    <message>
+        <source>%1 against %2</source>
+        <translation>%1 nach %2</translation>
+    </message>
+    <message>
+        <source>trials</source>
+        <translation>Versuche</translation>
+    </message>
+    <message>
+        <source>best</source>
+        <translation>beste</translation>
+    </message>
+    <message numerus="yes">
+        <source>Finished: %n trial(s) in %1 s.</source>
+        <translation>
+            <numerusform>Abgeschlossen: %n Versuch in %1 s.</numerusform>
+            <numerusform>Abgeschlossen: %n Versuche in %1 s.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stopped; Continue resumes it from the checkpoints.</source>
+        <translation>Gestoppt; „Fortsetzen“ macht an den Checkpoints weiter.</translation>
+    </message>
+    <message>
+        <source>Best: trial %1 (%2), %3.</source>
+        <translation>Bester: Versuch %1 (%2), %3.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n trial(s) started; running: %2; devices: %3.</source>
+        <translation>
+            <numerusform>%1 von %n Versuch gestartet; laufend: %2; Geräte: %3.</numerusform>
+            <numerusform>%1 von %n Versuchen gestartet; laufend: %2; Geräte: %3.</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

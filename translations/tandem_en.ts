@@ -524,6 +524,14 @@ Does it show this code?
         <source>Stop and quit</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Sweep</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -800,6 +808,26 @@ Tandem %3</source>
         <source>Check model and data</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Best available: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device on this machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bfloat16 autocast (faster on recent CPUs and GPUs)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>16-bit autocast (NVIDIA and Apple GPUs)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compute precision</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>
@@ -1037,6 +1065,197 @@ Tandem %3</source>
     <message>
         <source>Cancel</source>
         <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::SweepTab</name>
+    <message>
+        <source>A sweep description (JSON): a run with a &quot;sweep&quot; object</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where the trials&apos; run folders and sweep.jsonl go</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paired machines run trials too</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start sweep</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue the sweep in this folder: finished trials are kept, interrupted ones resume from their checkpoints</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export best…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a sweep file to start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a sweep description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This sweep file cannot be used: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s), %1, searching %2. Results go to the folder above.</source>
+        <translation>
+            <numerusform>%n trial, %1, searching %2. Results go to the folder above.</numerusform>
+            <numerusform>%n trials, %1, searching %2. Results go to the folder above.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>That folder already holds a sweep: press Continue to go on with it, or choose another folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot continue: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>%n epoch</numerusform>
+            <numerusform>%n epochs</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>test loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>test accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every trial</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sweep did not start: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting for promotion</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped early</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>trial %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (log10)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 against %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>trials</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>best</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Finished: %n trial(s) in %1 s.</source>
+        <translation>
+            <numerusform>Finished: %n trial in %1 s.</numerusform>
+            <numerusform>Finished: %n trials in %1 s.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stopped; Continue resumes it from the checkpoints.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Best: trial %1 (%2), %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n trial(s) started; running: %2; devices: %3.</source>
+        <translation>
+            <numerusform>%1 of %n trial started; running: %2; devices: %3.</numerusform>
+            <numerusform>%1 of %n trials started; running: %2; devices: %3.</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

@@ -530,6 +530,14 @@ Affiche-t-elle ce code ?
         <source>Stop and quit</source>
         <translation>Arrêter et quitter</translation>
     </message>
+    <message>
+        <source>Sweep</source>
+        <translation>Balayage</translation>
+    </message>
+    <message>
+        <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
+        <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1065,6 +1073,197 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>Annuler</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::SweepTab</name>
+    <message>
+        <source>A sweep description (JSON): a run with a &quot;sweep&quot; object</source>
+        <translation>Une description de balayage (JSON) : un entraînement avec un objet « sweep »</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>Ouvrir…</translation>
+    </message>
+    <message>
+        <source>Where the trials&apos; run folders and sweep.jsonl go</source>
+        <translation>Où vont les dossiers des essais et sweep.jsonl</translation>
+    </message>
+    <message>
+        <source>Paired machines run trials too</source>
+        <translation>Les machines appairées exécutent aussi des essais</translation>
+    </message>
+    <message>
+        <source>Start sweep</source>
+        <translation>Lancer le balayage</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>Continuer</translation>
+    </message>
+    <message>
+        <source>Continue the sweep in this folder: finished trials are kept, interrupted ones resume from their checkpoints</source>
+        <translation>Continuer le balayage de ce dossier : les essais terminés sont conservés, les essais interrompus reprennent depuis leur point de reprise</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Arrêter</translation>
+    </message>
+    <message>
+        <source>Export best…</source>
+        <translation>Exporter le meilleur…</translation>
+    </message>
+    <message>
+        <source>Open a sweep file to start.</source>
+        <translation>Ouvrez un fichier de balayage pour commencer.</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>Essai</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>Paramètres</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Appareil</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>État</translation>
+    </message>
+    <message>
+        <source>Sweep file</source>
+        <translation>Fichier de balayage</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Dossier</translation>
+    </message>
+    <message>
+        <source>Parameter</source>
+        <translation>Paramètre</translation>
+    </message>
+    <message>
+        <source>Open a sweep description</source>
+        <translation>Ouvrir une description de balayage</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>This sweep file cannot be used: %1</source>
+        <translation>Ce fichier de balayage est inutilisable : %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s), %1, searching %2. Results go to the folder above.</source>
+        <translation>
+            <numerusform>%n essai, %1, explore %2. Les résultats vont dans le dossier ci-dessus.</numerusform>
+            <numerusform>%n essais, %1, explore %2. Les résultats vont dans le dossier ci-dessus.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>That folder already holds a sweep: press Continue to go on with it, or choose another folder.</source>
+        <translation>Ce dossier contient déjà un balayage : cliquez sur Continuer pour le poursuivre, ou choisissez un autre dossier.</translation>
+    </message>
+    <message>
+        <source>Cannot continue: %1</source>
+        <translation>Impossible de continuer : %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>%n époque</numerusform>
+            <numerusform>%n époques</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>test loss</source>
+        <translation>perte de test</translation>
+    </message>
+    <message>
+        <source>test accuracy</source>
+        <translation>précision de test</translation>
+    </message>
+    <message>
+        <source>Every trial</source>
+        <translation>Tous les essais</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>étape</translation>
+    </message>
+    <message>
+        <source>The sweep did not start: %1</source>
+        <translation>Le balayage n&apos;a pas démarré : %1</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>en attente</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>en cours</translation>
+    </message>
+    <message>
+        <source>waiting for promotion</source>
+        <translation>en attente de promotion</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>terminé</translation>
+    </message>
+    <message>
+        <source>stopped early</source>
+        <translation>arrêté tôt</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>échec</translation>
+    </message>
+    <message>
+        <source>trial %1</source>
+        <translation>essai %1</translation>
+    </message>
+    <message>
+        <source>%1 (log10)</source>
+        <translation>%1 (log10)</translation>
+    </message>
+    <message>
+        <source>%1 against %2</source>
+        <translation>%1 selon %2</translation>
+    </message>
+    <message>
+        <source>trials</source>
+        <translation>essais</translation>
+    </message>
+    <message>
+        <source>best</source>
+        <translation>meilleur</translation>
+    </message>
+    <message numerus="yes">
+        <source>Finished: %n trial(s) in %1 s.</source>
+        <translation>
+            <numerusform>Terminé : %n essai en %1 s.</numerusform>
+            <numerusform>Terminé : %n essais en %1 s.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stopped; Continue resumes it from the checkpoints.</source>
+        <translation>Arrêté ; Continuer le reprend depuis les points de reprise.</translation>
+    </message>
+    <message>
+        <source>Best: trial %1 (%2), %3.</source>
+        <translation>Meilleur : essai %1 (%2), %3.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n trial(s) started; running: %2; devices: %3.</source>
+        <translation>
+            <numerusform>%1 essai sur %n lancé ; en cours : %2 ; appareils : %3.</numerusform>
+            <numerusform>%1 essais sur %n lancés ; en cours : %2 ; appareils : %3.</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

@@ -530,6 +530,14 @@ Does it show this code?
         <source>Stop and quit</source>
         <translation>बंद करके बाहर निकलें</translation>
     </message>
+    <message>
+        <source>Sweep</source>
+        <translation>स्वीप</translation>
+    </message>
+    <message>
+        <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
+        <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1065,6 +1073,197 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>रद्द करें</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::SweepTab</name>
+    <message>
+        <source>A sweep description (JSON): a run with a &quot;sweep&quot; object</source>
+        <translation>स्वीप का विवरण (JSON): &quot;sweep&quot; ऑब्जेक्ट वाला एक रन</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>खोलें…</translation>
+    </message>
+    <message>
+        <source>Where the trials&apos; run folders and sweep.jsonl go</source>
+        <translation>ट्रायल के रन फ़ोल्डर और sweep.jsonl कहाँ सहेजे जाएँ</translation>
+    </message>
+    <message>
+        <source>Paired machines run trials too</source>
+        <translation>पेयर की गई मशीनें भी ट्रायल चलाएँ</translation>
+    </message>
+    <message>
+        <source>Start sweep</source>
+        <translation>स्वीप शुरू करें</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>जारी रखें</translation>
+    </message>
+    <message>
+        <source>Continue the sweep in this folder: finished trials are kept, interrupted ones resume from their checkpoints</source>
+        <translation>इस फ़ोल्डर का स्वीप जारी रखें: पूरे हुए ट्रायल रखे जाते हैं, बीच में रुके ट्रायल अपने चेकपॉइंट से आगे चलते हैं</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>बंद करें</translation>
+    </message>
+    <message>
+        <source>Export best…</source>
+        <translation>सबसे अच्छा निर्यात करें…</translation>
+    </message>
+    <message>
+        <source>Open a sweep file to start.</source>
+        <translation>शुरू करने के लिए स्वीप फ़ाइल खोलें।</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>ट्रायल</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>पैरामीटर</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>डिवाइस</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>स्थिति</translation>
+    </message>
+    <message>
+        <source>Sweep file</source>
+        <translation>स्वीप फ़ाइल</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>फ़ोल्डर</translation>
+    </message>
+    <message>
+        <source>Parameter</source>
+        <translation>पैरामीटर</translation>
+    </message>
+    <message>
+        <source>Open a sweep description</source>
+        <translation>स्वीप विवरण खोलें</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>This sweep file cannot be used: %1</source>
+        <translation>यह स्वीप फ़ाइल काम में नहीं ली जा सकती: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s), %1, searching %2. Results go to the folder above.</source>
+        <translation>
+            <numerusform>%n ट्रायल, %1, %2 की खोज। नतीजे ऊपर के फ़ोल्डर में जाएँगे।</numerusform>
+            <numerusform>%n ट्रायल, %1, %2 की खोज। नतीजे ऊपर के फ़ोल्डर में जाएँगे।</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>That folder already holds a sweep: press Continue to go on with it, or choose another folder.</source>
+        <translation>उस फ़ोल्डर में पहले से एक स्वीप है: उसे आगे चलाने के लिए &quot;जारी रखें&quot; दबाएँ, या कोई दूसरा फ़ोल्डर चुनें।</translation>
+    </message>
+    <message>
+        <source>Cannot continue: %1</source>
+        <translation>जारी नहीं रख सकते: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>%n एपॉक</numerusform>
+            <numerusform>%n एपॉक</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>test loss</source>
+        <translation>टेस्ट लॉस</translation>
+    </message>
+    <message>
+        <source>test accuracy</source>
+        <translation>टेस्ट सटीकता</translation>
+    </message>
+    <message>
+        <source>Every trial</source>
+        <translation>सभी ट्रायल</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>स्टेप</translation>
+    </message>
+    <message>
+        <source>The sweep did not start: %1</source>
+        <translation>स्वीप शुरू नहीं हुआ: %1</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>कतार में</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>चल रहा है</translation>
+    </message>
+    <message>
+        <source>waiting for promotion</source>
+        <translation>प्रमोशन का इंतज़ार</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>पूरा हुआ</translation>
+    </message>
+    <message>
+        <source>stopped early</source>
+        <translation>जल्दी रोका गया</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>विफल</translation>
+    </message>
+    <message>
+        <source>trial %1</source>
+        <translation>ट्रायल %1</translation>
+    </message>
+    <message>
+        <source>%1 (log10)</source>
+        <translation>%1 (log10)</translation>
+    </message>
+    <message>
+        <source>%1 against %2</source>
+        <translation>%2 के हिसाब से %1</translation>
+    </message>
+    <message>
+        <source>trials</source>
+        <translation>ट्रायल</translation>
+    </message>
+    <message>
+        <source>best</source>
+        <translation>सबसे अच्छा</translation>
+    </message>
+    <message numerus="yes">
+        <source>Finished: %n trial(s) in %1 s.</source>
+        <translation>
+            <numerusform>पूरा हुआ: %1 सेकंड में %n ट्रायल।</numerusform>
+            <numerusform>पूरा हुआ: %1 सेकंड में %n ट्रायल।</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stopped; Continue resumes it from the checkpoints.</source>
+        <translation>रोका गया; &quot;जारी रखें&quot; इसे चेकपॉइंट से आगे चलाएगा।</translation>
+    </message>
+    <message>
+        <source>Best: trial %1 (%2), %3.</source>
+        <translation>सबसे अच्छा: ट्रायल %1 (%2), %3।</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n trial(s) started; running: %2; devices: %3.</source>
+        <translation>
+            <numerusform>%n में से %1 ट्रायल शुरू; चल रहे: %2; डिवाइस: %3।</numerusform>
+            <numerusform>%n में से %1 ट्रायल शुरू; चल रहे: %2; डिवाइस: %3।</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

@@ -528,6 +528,14 @@ Does it show this code?
         <source>Stop and quit</source>
         <translation>停止并退出</translation>
     </message>
+    <message>
+        <source>Sweep</source>
+        <translation>超参数搜索</translation>
+    </message>
+    <message>
+        <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
+        <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1063,6 +1071,193 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::SweepTab</name>
+    <message>
+        <source>A sweep description (JSON): a run with a &quot;sweep&quot; object</source>
+        <translation>超参数搜索描述（JSON）：带有 &quot;sweep&quot; 对象的训练描述</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>打开…</translation>
+    </message>
+    <message>
+        <source>Where the trials&apos; run folders and sweep.jsonl go</source>
+        <translation>各试验的训练文件夹和 sweep.jsonl 的保存位置</translation>
+    </message>
+    <message>
+        <source>Paired machines run trials too</source>
+        <translation>已配对的机器也运行试验</translation>
+    </message>
+    <message>
+        <source>Start sweep</source>
+        <translation>开始搜索</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Continue the sweep in this folder: finished trials are kept, interrupted ones resume from their checkpoints</source>
+        <translation>继续此文件夹中的搜索：已完成的试验保留，中断的试验从其检查点继续</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Export best…</source>
+        <translation>导出最佳…</translation>
+    </message>
+    <message>
+        <source>Open a sweep file to start.</source>
+        <translation>打开一个搜索文件以开始。</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>试验</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Sweep file</source>
+        <translation>搜索文件</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Parameter</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Open a sweep description</source>
+        <translation>打开搜索描述</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>This sweep file cannot be used: %1</source>
+        <translation>无法使用此搜索文件：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s), %1, searching %2. Results go to the folder above.</source>
+        <translation>
+            <numerusform>%n 个试验，%1，搜索 %2。结果保存在上方的文件夹中。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>That folder already holds a sweep: press Continue to go on with it, or choose another folder.</source>
+        <translation>该文件夹中已有一次搜索：点击“继续”接着进行，或选择其他文件夹。</translation>
+    </message>
+    <message>
+        <source>Cannot continue: %1</source>
+        <translation>无法继续：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>%n 轮</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>test loss</source>
+        <translation>测试损失</translation>
+    </message>
+    <message>
+        <source>test accuracy</source>
+        <translation>测试准确率</translation>
+    </message>
+    <message>
+        <source>Every trial</source>
+        <translation>所有试验</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>The sweep did not start: %1</source>
+        <translation>搜索未能开始：%1</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>waiting for promotion</source>
+        <translation>等待晋级</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>stopped early</source>
+        <translation>提前停止</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>trial %1</source>
+        <translation>试验 %1</translation>
+    </message>
+    <message>
+        <source>%1 (log10)</source>
+        <translation>%1（log10）</translation>
+    </message>
+    <message>
+        <source>%1 against %2</source>
+        <translation>%1 随 %2 的变化</translation>
+    </message>
+    <message>
+        <source>trials</source>
+        <translation>试验</translation>
+    </message>
+    <message>
+        <source>best</source>
+        <translation>最佳</translation>
+    </message>
+    <message numerus="yes">
+        <source>Finished: %n trial(s) in %1 s.</source>
+        <translation>
+            <numerusform>已完成：%n 个试验，用时 %1 秒。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stopped; Continue resumes it from the checkpoints.</source>
+        <translation>已停止；点击“继续”将从检查点恢复。</translation>
+    </message>
+    <message>
+        <source>Best: trial %1 (%2), %3.</source>
+        <translation>最佳：试验 %1（%2），%3。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n trial(s) started; running: %2; devices: %3.</source>
+        <translation>
+            <numerusform>已开始 %1/%n 个试验；运行中：%2；设备：%3。</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

@@ -7,6 +7,7 @@
 #include <QChartView>
 #include <QHorizontalStackedBarSeries>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -21,7 +22,7 @@ struct LiveChart::Chart {
     QChartView* view = nullptr;
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
-    QList<QLineSeries*> lines; // Lines: one per series; StackedArea: the upper edges
+    QList<QXYSeries*> lines; // Lines, Points: one per series; StackedArea: the upper edges
     QList<QLineSeries*> lowers;
     QList<QAreaSeries*> areas;
     QHorizontalStackedBarSeries* bars = nullptr;
@@ -86,17 +87,22 @@ int LiveChart::addSeries(const QString& name, const QColor& color, bool faint) {
     s.faint = faint;
     m_series << s;
     QChart* c = m_chart->chart;
-    if (m_kind == Kind::Lines) {
-        auto* line = new QLineSeries;
+    if (m_kind == Kind::Lines || m_kind == Kind::Points) {
+        QXYSeries* line = nullptr;
+        if (m_kind == Kind::Points) {
+            auto* points = new QScatterSeries;
+            points->setMarkerSize(8);
+            line = points;
+        } else {
+            line = new QLineSeries;
+            line->setPointsVisible(m_pointsVisible);
+        }
         line->setName(name);
-        QPen pen(faint ? QColor(color.red(), color.green(), color.blue(), 70) : color);
-        pen.setWidthF(faint ? 1.0 : 2.0);
-        line->setPen(pen);
-        line->setPointsVisible(m_pointsVisible);
         c->addSeries(line);
+        m_chart->lines << line;
         line->attachAxis(m_chart->x);
         line->attachAxis(m_chart->y);
-        m_chart->lines << line;
+        style(int(m_series.size()) - 1);
     } else if (m_kind == Kind::StackedArea) {
         auto* upper = new QLineSeries;
         auto* lower = new QLineSeries;
@@ -121,9 +127,53 @@ int LiveChart::addSeries(const QString& name, const QColor& color, bool faint) {
 }
 
 void LiveChart::setPointsVisible(bool visible) {
-    for (QLineSeries* line : std::as_const(m_chart->lines))
+    for (QXYSeries* line : std::as_const(m_chart->lines))
         line->setPointsVisible(visible);
     m_pointsVisible = visible;
+}
+
+void LiveChart::style(int series) {
+    const Series& s = m_series[series];
+    const QColor& c = s.color;
+    QXYSeries* line = m_chart->lines[series];
+    if (m_kind == Kind::Points) {
+        auto* points = static_cast<QScatterSeries*>(line);
+        points->setColor(s.faint ? QColor(c.red(), c.green(), c.blue(), 110) : c);
+        points->setBorderColor(s.faint ? QColor(Qt::transparent) : c.darker(140));
+        points->setMarkerSize(s.faint ? 7 : 11);
+        return;
+    }
+    QPen pen(s.faint ? QColor(c.red(), c.green(), c.blue(), 70) : c);
+    pen.setWidthF(s.faint ? 1.0 : 2.0);
+    line->setPen(pen);
+}
+
+void LiveChart::setFaint(int series, bool faint) {
+    if ((m_kind != Kind::Lines && m_kind != Kind::Points) || series < 0 ||
+        series >= m_series.size() || m_series[series].faint == faint)
+        return;
+    m_series[series].faint = faint;
+    style(series);
+    // The emphasised series is drawn last, over the faint ones.
+    QXYSeries* line = m_chart->lines[series];
+    if (!faint) {
+        m_chart->chart->removeSeries(line);
+        m_chart->chart->addSeries(line);
+        line->attachAxis(m_chart->x);
+        line->attachAxis(m_chart->y);
+    }
+}
+
+void LiveChart::removeAllSeries() {
+    if (m_kind != Kind::Lines && m_kind != Kind::Points)
+        return;
+    for (QXYSeries* line : std::as_const(m_chart->lines)) {
+        m_chart->chart->removeSeries(line);
+        delete line;
+    }
+    m_chart->lines.clear();
+    m_series.clear();
+    scheduleDraw();
 }
 
 void LiveChart::thin(QList<QPointF>& points) {
@@ -139,7 +189,8 @@ void LiveChart::thin(QList<QPointF>& points) {
 }
 
 void LiveChart::append(int series, double x, double y) {
-    if (m_kind != Kind::Lines || series < 0 || series >= m_series.size() || !std::isfinite(y))
+    if ((m_kind != Kind::Lines && m_kind != Kind::Points) || series < 0 ||
+        series >= m_series.size() || !std::isfinite(x) || !std::isfinite(y))
         return;
     Series& s = m_series[series];
     s.points << QPointF(x, y);
@@ -234,7 +285,7 @@ void LiveChart::draw() {
         y0 = std::min(y0, p.y());
         y1 = std::max(y1, p.y());
     };
-    if (m_kind == Kind::Lines) {
+    if (m_kind == Kind::Lines || m_kind == Kind::Points) {
         for (qsizetype i = 0; i < m_series.size(); ++i) {
             m_chart->lines[i]->replace(m_series[i].points);
             for (const QPointF& p : m_series[i].points)

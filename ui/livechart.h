@@ -23,6 +23,7 @@ public:
         Lines,       // independent curves
         StackedArea, // curves stacked on each other (one value per series per x)
         StackedBars, // horizontal bars per category, segments per series
+        Points,      // unconnected points (a scatter), appended as Lines are
     };
     static constexpr int kMaxPoints = 600;
 
@@ -41,6 +42,10 @@ public:
     void setBars(const QStringList& categories,                // StackedBars:
                  const QList<QList<double>>& valuesPerSeries); // [series][category]
     void clear();
+    // Draws the series emphasised (full colour, thick) or faint.
+    void setFaint(int series, bool faint);
+    // Removes every series (Lines and Points).
+    void removeAllSeries();
 
     // What is kept for drawing (after thinning) and what was appended in all.
     int pointCount(int series) const;
@@ -55,6 +60,7 @@ private:
         qint64 appended = 0;
     };
     static void thin(QList<QPointF>& points);
+    void style(int series);
     void scheduleDraw();
     void draw();
 

@@ -135,6 +135,7 @@ void MainWindow::buildTabs() {
     connect(save, &QPushButton::clicked, this, &MainWindow::saveDescription);
     m_tabs->addTab(runTab, tr("New run"));
     m_tabs->addTab(buildHistoryTab(), tr("History"));
+    m_tabs->addTab(buildSweepTab(), tr("Sweep"));
     m_tabs->setCurrentIndex(1);
 }
 

@@ -32,6 +32,7 @@ class HistoryModel;
 class NodeBridge;
 class RunForm;
 class SetupWizard;
+class SweepTab;
 
 // What the window needs to know at start.
 struct WindowContext {
@@ -55,12 +56,15 @@ public:
     ChartPanel* charts() const { return m_charts; }
     TrainingRun* run() const { return m_run; }
     HistoryModel* history() const { return m_history; }
+    SweepTab* sweep() const { return m_sweep; }
     QString bannerText() const;
 
     // Starts a run of what the form describes, after checking its model and dataset.
     void startRun();
     // Exports the history row's checkpoint; emits exportFinished.
     void exportRun(int historyRow, ExportFormat format, const QString& path);
+    // Exports a run checkpoint (a sweep's best trial); emits exportFinished.
+    void exportCheckpointFile(const QString& checkpoint, ExportFormat format, const QString& path);
     // Continues the history row's stopped run from its checkpoint.
     void resumeRun(int historyRow);
     void showWizard();
@@ -93,6 +97,8 @@ private:
     void onFailed(const Error& e);
     void onPairingQuestion(const PairingQuestion& q);
     void exportSelected(ExportFormat format);
+    void exportSweepBest(const QString& checkpoint, const QString& suggestedName);
+    QWidget* buildSweepTab();
     void openSettings();
     void saveDescription();
     void loadDescription();
@@ -107,6 +113,7 @@ private:
     RunForm* m_form;
     ChartPanel* m_charts;
     HistoryModel* m_history;
+    SweepTab* m_sweep = nullptr;
     QTabWidget* m_tabs;
     QTableView* m_clusterView;
     QTableView* m_historyView;

@@ -13,6 +13,7 @@
 #include "ui/nodebridge.h"
 #include "ui/peermodel.h"
 #include "ui/runform.h"
+#include "ui/sweeptab.h"
 #include "ui/tables.h"
 
 #include <QApplication>
@@ -307,8 +308,38 @@ void MainWindow::exportSelected(ExportFormat format) {
 }
 
 void MainWindow::exportRun(int row, ExportFormat format, const QString& path) {
-    const QString checkpoint =
-        m_history->index(row, 0).data(HistoryModel::CheckpointRole).toString();
+    exportCheckpointFile(m_history->index(row, 0).data(HistoryModel::CheckpointRole).toString(),
+                         format, path);
+}
+
+QWidget* MainWindow::buildSweepTab() {
+    // Sweeps go beside the runs: <home>/sweeps by default.
+    m_sweep = new SweepTab(m_node->peers(), m_ctx.home,
+                           QDir::cleanPath(QDir(m_ctx.settings.effectiveRunsFolder(m_ctx.home))
+                                               .filePath(QStringLiteral("../sweeps"))));
+    connect(m_sweep, &SweepTab::message, this, &MainWindow::log);
+    connect(m_sweep, &SweepTab::exportRequested, this, &MainWindow::exportSweepBest);
+    // Trials train here too: invitations from other machines wait until the sweep ends.
+    connect(m_sweep, &SweepTab::runningChanged, this,
+            [this](bool running) { m_node->setBusy(running || m_run->active()); });
+    return m_sweep;
+}
+
+void MainWindow::exportSweepBest(const QString& checkpoint, const QString& suggestedName) {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export as TorchScript"),
+        QDir(QDir::homePath()).filePath(suggestedName + QStringLiteral(".pt")),
+        tr("TorchScript (*.pt);;safetensors (*.safetensors)"));
+    if (path.isEmpty())
+        return;
+    exportCheckpointFile(checkpoint,
+                         path.endsWith(QLatin1String(".safetensors")) ? ExportFormat::Safetensors
+                                                                      : ExportFormat::TorchScript,
+                         path);
+}
+
+void MainWindow::exportCheckpointFile(const QString& checkpoint, ExportFormat format,
+                                      const QString& path) {
     if (checkpoint.isEmpty()) {
         const QString m = tr("That run has no checkpoint to export.");
         showBanner(BannerKind::Error, m);
