@@ -101,6 +101,7 @@ private Q_SLOTS:
     void sweepAcrossTwoNodes();
     void resumeAfterKillRerunsNoFinishedTrial();
     void trialOfANodeThatLeavesResumesElsewhere();
+    void damagedRecordsAreRefusedOnResume();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -505,6 +506,38 @@ void TestSweep::trialOfANodeThatLeavesResumesElsewhere() {
                                                       .arg(out)
                                                       .arg(remoteTrial, 3, 10, QLatin1Char('0'))));
     QVERIFY2(log.contains(QStringLiteral("resuming at step")), qPrintable(log));
+}
+
+void TestSweep::damagedRecordsAreRefusedOnResume() {
+    // A sweep folder whose records were damaged (by hand, or a disk): --resume names the line
+    // and starts nothing, rather than guessing which trials finished.
+    const QString dir = m_tmp.filePath(QStringLiteral("damaged"));
+    QDir().mkpath(dir);
+    const SweepConfig c = sweep(R"({"model": "mlp", "data": "fashion-mnist", "epochs": 3,
+        "sweep": {"space": {"lr": {"log_uniform": [0.001, 0.01]}}, "trials": 4,
+                  "scheduler": {"kind": "asha", "rungs": [1, 3]}}})");
+    QFile desc(dir + QStringLiteral("/sweep.json"));
+    QVERIFY(desc.open(QIODevice::WriteOnly));
+    desc.write(QJsonDocument(c.toJson()).toJson());
+    desc.close();
+    const QList<QByteArray> bad = {
+        R"({"trial": 0, "params": {"lr": 0.002}, "status": "done", "metrics": [0.5, 0.6, 0.7]})",
+        R"({"trial": 0, "params": {"lr": 0.002}, "status": "done", "rung": 7})",
+        R"({"trial": 3, "params": {"lr": 0.002}, "status": "done"})",
+        R"({"trial": 0, "params": {"lr": 0.002}, "status": "sleeping"})",
+        "not json at all",
+    };
+    for (const QByteArray& line : bad) {
+        QFile rec(dir + QStringLiteral("/sweep.jsonl"));
+        QVERIFY(rec.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        rec.write(line + "\n");
+        rec.close();
+        TandemProcess p({QStringLiteral("sweep"), QStringLiteral("--resume"), dir});
+        QVERIFY(p.finish());
+        QVERIFY2(p.exitCode() == 2, qPrintable(p.err()));
+        QVERIFY2(p.err().contains(QStringLiteral("line 1")), qPrintable(p.err()));
+        QVERIFY(!QFileInfo::exists(dir + QStringLiteral("/trials/000")));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

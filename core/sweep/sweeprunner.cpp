@@ -143,7 +143,8 @@ Expected<std::pair<SweepConfig, QList<TrialRecord>>> SweepRunner::load(const QSt
             if (l.trimmed().isEmpty())
                 continue;
             auto t = TrialRecord::fromJson(QJsonDocument::fromJson(l).object());
-            if (!t || t->id != trials.size())
+            if (!t || t->id != trials.size() || t->rung >= config->rungs.size() ||
+                t->metrics.size() > config->rungs.size())
                 return makeError(ErrorCode::InvalidArgument,
                                  QStringLiteral("%1, line %2: not a trial record in order; the "
                                                 "sweep cannot continue from it")

@@ -12,12 +12,15 @@
 #include "ui/peermodel.h"
 #include "ui/runform.h"
 #include "ui/setupwizard.h"
+#include "ui/sweeptab.h"
 #include "ui/tables.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -142,6 +145,33 @@ int main(int argc, char** argv) {
     if (!waitFor([&] { return exported.size() > 0; }, 60000, "the export"))
         return 1;
     shot(&w, "07-history-exported");
+
+    // A small sweep on both machines: nine trials of the MLP, asha over two rungs.
+    QTemporaryDir sweeps;
+    const QString sweepFile = sweeps.filePath(QStringLiteral("mlp-sweep.json"));
+    QFile f(sweepFile);
+    if (!f.open(QIODevice::WriteOnly))
+        return 1;
+    f.write(R"({"model": "mlp", "data": "fashion-mnist", "threads": 1, "epochs": 3,
+        "limit_train": 6000, "limit_test": 2000, "local_steps": 8,
+        "sweep": {"space": {"lr": {"log_uniform": [0.00001, 0.01]},
+                            "optimizer": {"choice": ["adam", "sgd"]}},
+                  "trials": 9, "seed": 2,
+                  "scheduler": {"kind": "asha", "reduction": 3, "rungs": [1, 3]}}})");
+    f.close();
+    SweepTab* sweep = w.sweep();
+    sweep->setProgram(QStringLiteral(TANDEM_BINARY));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("tabs"));
+    tabs->setCurrentWidget(sweep);
+    if (!sweep->openFile(sweepFile))
+        return 1;
+    sweep->findChild<QLineEdit*>(QStringLiteral("sweepFolder"))
+        ->setText(sweeps.filePath(QStringLiteral("mlp-sweep")));
+    QSignalSpy swept(sweep, &SweepTab::finished);
+    sweep->start();
+    if (!waitFor([&] { return swept.size() > 0; }, 600000, "the sweep"))
+        return 1;
+    shot(&w, "08-sweep");
     peer.terminate();
     peer.waitForFinished(10000);
     return 0;
