@@ -69,6 +69,10 @@ int cmdSweep(const QStringList& args) {
                  QStringLiteral("Seconds an invited node has to join a trial before the trial "
                                 "goes elsewhere [60]."),
                  QStringLiteral("S")});
+    p.addOption({QStringLiteral("retry-after"),
+                 QStringLiteral("Seconds before a node that could not run a trial (it left, or "
+                                "declined) is asked again [60]."),
+                 QStringLiteral("S")});
     int exit = kOk;
     if (!parse(p, QStringLiteral("sweep"), args,
                QStringLiteral("Runs a hyperparameter sweep: one trial per device at a time, on "
@@ -114,6 +118,7 @@ int cmdSweep(const QStringList& args) {
     o.program = QCoreApplication::applicationFilePath();
     OptionReader r{p, {}};
     r.read("join-timeout", o.joinTimeoutS, 1, 86400);
+    r.read("retry-after", o.retryS, 1, 86400);
     if (!r.error.isEmpty())
         return usage(r.error);
 

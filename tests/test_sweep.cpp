@@ -102,6 +102,7 @@ private Q_SLOTS:
     void resumeAfterKillRerunsNoFinishedTrial();
     void trialOfANodeThatLeavesResumesElsewhere();
     void damagedRecordsAreRefusedOnResume();
+    void busyNodeDeclinesAndTheTrialIsRequeued();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -538,6 +539,49 @@ void TestSweep::damagedRecordsAreRefusedOnResume() {
         QVERIFY2(p.err().contains(QStringLiteral("line 1")), qPrintable(p.err()));
         QVERIFY(!QFileInfo::exists(dir + QStringLiteral("/trials/000")));
     }
+}
+
+void TestSweep::busyNodeDeclinesAndTheTrialIsRequeued() {
+    // The only device is a node already training in someone else's run: it declines each
+    // invitation, the sweep says so and asks again later, and after the fourth refusal the
+    // trial is marked failed with the node's reason. Nothing waits for a join timeout.
+    const QString node = home("busy-node"), other = home("busy-other"), me = home("busy-me");
+    pairHomes(other, node);
+    pairHomes(me, node);
+    TandemProcess serve({QStringLiteral("serve"), QStringLiteral("--home"), node,
+                         QStringLiteral("--listen=127.0.0.1:0"),
+                         QStringLiteral("--announce-to=127.255.255.255"),
+                         QStringLiteral("--discovery-port=") + freeUdpPort()},
+                        true);
+    const QString port = serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY2(!port.isEmpty(), qPrintable(serve.err()));
+    const QString at = QStringLiteral("127.0.0.1:") + port;
+    TandemProcess run({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                       QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
+                       QStringLiteral("--epochs=1000"), QStringLiteral("--listen=127.0.0.1:0"),
+                       QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
+                       QStringLiteral("--invite"), at, QStringLiteral("--home"), other,
+                       QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("busy-run"))});
+    QVERIFY2(!run.waitForErr(QStringLiteral("( joined with )")).isEmpty(), qPrintable(run.err()));
+    const QString path =
+        writeSweep("busy.json", QStringLiteral(R"({"model": "mlp", "data": "mnist:%1", "threads": 1,
+            "sweep": {"space": {"lr": {"log_uniform": [0.001, 0.01]}}, "trials": 1}})")
+                                    .arg(m_tiny));
+    TandemProcess s({QStringLiteral("sweep"), QStringLiteral("--config"), path,
+                     QStringLiteral("--out"), m_tmp.filePath(QStringLiteral("busy")),
+                     QStringLiteral("--devices=none"), QStringLiteral("--invite"), at,
+                     QStringLiteral("--retry-after=1"), QStringLiteral("--home"), me});
+    QVERIFY(s.finish(300000));
+    QVERIFY2(s.exitCode() == 0, qPrintable(s.err()));
+    QVERIFY2(s.err().contains(QStringLiteral("declined: this machine is already training")),
+             qPrintable(s.err()));
+    const QJsonObject sum = s.summary();
+    QCOMPARE(sum.value(QStringLiteral("failed")).toInt(), 1);
+    const QJsonObject rec = records(m_tmp.filePath(QStringLiteral("busy"))).at(0);
+    QCOMPARE(rec.value(QStringLiteral("requeues")).toInt(), 4);
+    QVERIFY2(rec.value(QStringLiteral("error")).toString().contains(QStringLiteral("declined")),
+             qPrintable(rec.value(QStringLiteral("error")).toString()));
+    run.kill9();
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

@@ -119,45 +119,6 @@ QString SweepRunner::trialDir(int trial) const {
         .filePath(QStringLiteral("trials/%1").arg(trial, 3, 10, QLatin1Char('0')));
 }
 
-Expected<std::pair<SweepConfig, QList<TrialRecord>>> SweepRunner::load(const QString& outDir) {
-    const QString descPath = QDir(outDir).filePath(QStringLiteral("sweep.json"));
-    auto desc = readRegularFile(descPath, 1 << 20);
-    if (!desc)
-        return makeError(
-            desc.error().code,
-            QStringLiteral("%1 is not a sweep folder: %2").arg(outDir, desc.error().message));
-    const QJsonDocument doc = QJsonDocument::fromJson(*desc);
-    auto config = SweepConfig::fromJson(doc.object());
-    if (!config)
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("%1: %2").arg(descPath, config.error().message));
-    QList<TrialRecord> trials;
-    const QString recPath = QDir(outDir).filePath(QStringLiteral("sweep.jsonl"));
-    if (QFileInfo::exists(recPath)) {
-        auto rec = readRegularFile(recPath, qint64(64) << 20);
-        if (!rec)
-            return rec.error();
-        int line = 0;
-        for (const QByteArray& l : rec->split('\n')) {
-            ++line;
-            if (l.trimmed().isEmpty())
-                continue;
-            auto t = TrialRecord::fromJson(QJsonDocument::fromJson(l).object());
-            if (!t || t->id != trials.size() || t->rung >= config->rungs.size() ||
-                t->metrics.size() > config->rungs.size())
-                return makeError(ErrorCode::InvalidArgument,
-                                 QStringLiteral("%1, line %2: not a trial record in order; the "
-                                                "sweep cannot continue from it")
-                                     .arg(recPath)
-                                     .arg(line));
-            if (t->status == TrialRecord::Status::Running)
-                t->status = TrialRecord::Status::Pending;
-            trials << *t;
-        }
-    }
-    return std::pair{*config, trials};
-}
-
 Status SweepRunner::start(const QList<TrialRecord>& resumed) {
     if (!QDir().mkpath(QDir(m_options.outDir).filePath(QStringLiteral("trials"))))
         return makeError(ErrorCode::Io,
@@ -190,6 +151,8 @@ Status SweepRunner::start(const QList<TrialRecord>& resumed) {
         slot->dev = d;
         m_slots.push_back(std::move(slot));
     }
+    m_retry.setSingleShot(true);
+    connect(&m_retry, &QTimer::timeout, this, &SweepRunner::fill);
     m_clock.start();
     save();
     Q_EMIT message(QStringLiteral("sweep of %1 trial(s) (%2) on %3 device(s): %4")
@@ -204,32 +167,6 @@ Status SweepRunner::start(const QList<TrialRecord>& resumed) {
                        }()));
     QTimer::singleShot(0, this, &SweepRunner::fill);
     return success();
-}
-
-void SweepRunner::waitForOldTrials(const QList<TrialRecord>& trials) {
-#ifdef Q_OS_LINUX
-    // A sweep killed outright sends its trials SIGTERM; each saves a checkpoint before it
-    // exits. A resume waits for them (a minute at most), so that it starts from that checkpoint
-    // and no two processes train the same trial.
-    QElapsedTimer waited;
-    waited.start();
-    for (const TrialRecord& t : trials) {
-        QFile pidFile(QDir(trialDir(t.id)).filePath(QStringLiteral("trial.pid")));
-        if (!pidFile.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray pid = pidFile.readAll().trimmed();
-        const QString cmdline = QStringLiteral("/proc/%1/cmdline").arg(QString::fromLatin1(pid));
-        const auto alive = [&] {
-            QFile f(cmdline);
-            return !pid.isEmpty() && f.open(QIODevice::ReadOnly) &&
-                   f.readAll().contains(trialDir(t.id).toUtf8());
-        };
-        while (alive() && waited.elapsed() < 60000)
-            QThread::msleep(100);
-    }
-#else
-    Q_UNUSED(trials);
-#endif
 }
 
 bool SweepRunner::fast(const Slot& slot) const {
@@ -275,16 +212,16 @@ void SweepRunner::fill() {
         }
         launch(*s, *job);
     }
+    // A device resting after a failure is asked again when it is due.
+    if (nextRetry >= 0)
+        m_retry.start(int(std::max<qint64>(100, nextRetry - now)));
     for (const auto& s : m_slots)
         if (s->proc)
             return;
     if (m_scheduler.finish(m_trials)) {
+        m_retry.stop();
         end();
-        return;
     }
-    // Nothing runs, yet work is left: every device that could take it is resting after a
-    // failure. Ask again when the first is due.
-    QTimer::singleShot(int(std::max<qint64>(100, nextRetry - now)), this, &SweepRunner::fill);
 }
 
 Expected<QStringList> SweepRunner::trainArguments(const Slot& slot, const TrialJob& job) {
@@ -411,8 +348,15 @@ void SweepRunner::onOutput(Slot& slot) {
         if (l.startsWith(QLatin1String("error: ")) || l.startsWith(QLatin1String("tandem: ")))
             slot.lastError = l.section(QLatin1String(": "), 1);
     }
-    if (!slot.dev.host.isEmpty() && slot.requeueWhy.isEmpty() && deviceLeft(lines))
-        requeue(slot, QStringLiteral("%1 left mid-trial").arg(slot.dev.name));
+    if (!slot.dev.host.isEmpty() && slot.requeueWhy.isEmpty()) {
+        if (deviceLeft(lines))
+            requeue(slot, QStringLiteral("%1 left mid-trial").arg(slot.dev.name));
+        else if (const qsizetype at = lines.indexOf(QLatin1String("declined the invitation: "));
+                 at >= 0)
+            requeue(slot,
+                    QStringLiteral("%1 declined: %2")
+                        .arg(slot.dev.name, lines.mid(at + 25).section(QLatin1Char('\n'), 0, 0)));
+    }
 }
 
 void SweepRunner::requeue(Slot& slot, const QString& why) {
@@ -452,7 +396,7 @@ void SweepRunner::onExited(Slot& slot, int exitCode, bool crashed) {
         slot.downUntilMs = now + qint64(m_options.retryS) * 1000;
         if (t.requeues > kMaxRequeues) {
             t.status = TrialRecord::Status::Failed;
-            t.error = QStringLiteral("its device left %1 times; the last time: %2")
+            t.error = QStringLiteral("it could not run on its device %1 times; the last time: %2")
                           .arg(t.requeues)
                           .arg(why);
         } else {

@@ -10,12 +10,12 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QTimer>
 
 #include <memory>
 
 class QLockFile;
 class QProcess;
-class QTimer;
 
 namespace tandem {
 
@@ -94,6 +94,7 @@ private:
     std::vector<std::unique_ptr<Slot>> m_slots;
     std::unique_ptr<QLockFile> m_lock;
     QElapsedTimer m_clock;
+    QTimer m_retry;            // asks a device resting after a failure again
     qint64 m_tailStartMs = -1; // when a device first found nothing to start
     bool m_stopping = false;
     bool m_ended = false;
