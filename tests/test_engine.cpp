@@ -3,6 +3,7 @@
 
 #include "engine/balancer.h"
 #include "engine/devices.h"
+#include "engine/modelcheck.h"
 #include "engine/optimizer.h"
 #include "engine/precision.h"
 #include "engine/sampler.h"
@@ -83,6 +84,7 @@ class TestEngine : public QObject {
 private Q_SLOTS:
     void initTestCase() { at::set_num_threads(1); }
     void devices();
+    void runningStatsAreGatheredAgain();
     void mlpNamesAndShapes();
     void mnistCnnIsThePytorchExample();
     void resnet8ShapesAndBuffers();
@@ -510,6 +512,41 @@ void TestEngine::tensorRecordRoundTrip() {
     TensorRecord bad = toRecord("y", at::rand({4}));
     bad.data.chop(1);
     QVERIFY(!fromRecord(bad).ok());
+}
+
+void TestEngine::runningStatsAreGatheredAgain() {
+    // Statistics left far from the data (as an outer step leaves them) come back to what the
+    // model's layers see: 32 training-mode passes leave 3% of the stale figures.
+    QVERIFY(!hasRunningStats(zoo("mlp")));
+    torch::jit::Module m = zoo("resnet8");
+    QVERIFY(hasRunningStats(m));
+    const auto data = randomImages(512, 3, {3, 32, 32});
+    at::Tensor mean, var;
+    for (const auto& b : m.named_buffers(true)) {
+        if (b.name == "bn1.running_mean")
+            mean = b.value;
+        if (b.name == "bn1.running_var")
+            var = b.value;
+    }
+    QVERIFY(mean.defined() && var.defined());
+    {
+        at::NoGradGuard g;
+        mean.fill_(50.0);
+        var.fill_(1e3);
+    }
+    refreshRunningStats(m, *data, 64, 32);
+    QVERIFY2(mean.abs().max().item<double>() < 5.0,
+             qPrintable(QString::number(mean.abs().max().item<double>())));
+    QVERIFY2(var.max().item<double>() < 50.0,
+             qPrintable(QString::number(var.max().item<double>())));
+    // A second refresh starts from figures that already fit: it moves them by 3% of what the
+    // first moved them, no more.
+    const double firstMove = (mean - 50.0).abs().max().item<double>();
+    const at::Tensor once = mean.clone();
+    refreshRunningStats(m, *data, 64, 32);
+    const double secondMove = (mean - once).abs().max().item<double>();
+    QVERIFY2(secondMove < 0.05 * firstMove,
+             qPrintable(QStringLiteral("%1 then %2").arg(firstMove).arg(secondMove)));
 }
 
 void TestEngine::gatherScalesImages() {

@@ -62,6 +62,32 @@ Status checkModelFits(torch::jit::Module& module, const DatasetSplits& data,
     return success();
 }
 
+bool hasRunningStats(const torch::jit::Module& module) {
+    for (const auto& b : module.named_buffers(true))
+        if (QString::fromStdString(b.name).endsWith(QLatin1String("running_mean")))
+            return true;
+    return false;
+}
+
+void refreshRunningStats(torch::jit::Module& module, const Dataset& train, int batch, int batches) {
+    const int64_t n = train.count();
+    if (n == 0 || batch <= 0 || batches <= 0)
+        return;
+    at::NoGradGuard noGrad;
+    module.train();
+    // A fixed, even spread through the split: the same samples every time, and every part of
+    // it (the split may be sorted by class); a small split is gone through more than once.
+    const int64_t total = int64_t(batch) * batches;
+    const double stride = std::max(1.0, double(n) / double(total));
+    std::vector<int64_t> idx;
+    for (int64_t start = 0; start < total; start += batch) {
+        idx.clear();
+        for (int64_t i = start; i < std::min(total, start + batch); ++i)
+            idx.push_back(int64_t(double(i) * stride) % n);
+        module.forward({gatherInputs(train, idx)});
+    }
+}
+
 std::pair<double, double> evaluate(torch::jit::Module& module, const Dataset& test, int batch) {
     at::NoGradGuard noGrad;
     module.eval();

@@ -23,6 +23,16 @@ QString firstLine(const std::exception& e);
 Status checkModelFits(torch::jit::Module& module, const DatasetSplits& data,
                       const QString& modelName);
 
+// Whether the model keeps running statistics (batch normalisation's running_mean).
+bool hasRunningStats(const torch::jit::Module& module);
+
+// Gathers the running statistics again for the weights as they are: `batches` forward passes
+// in training mode, without gradients, over training samples spread evenly through `train`.
+// Local-SGD's outer step moves the weights away from those the workers gathered the statistics
+// with (momentum carries it past them), and evaluating with stale statistics can put a network
+// with batch normalisation at chance; SWA re-estimates them after averaging for the same reason.
+void refreshRunningStats(torch::jit::Module& module, const Dataset& train, int batch, int batches);
+
 // Mean loss and top-1 accuracy over `test`, in batches of `batch`.
 std::pair<double, double> evaluate(torch::jit::Module& module, const Dataset& test, int batch);
 

@@ -480,6 +480,17 @@ Status Trainer::evaluate() {
     em.trainLoss = m_epochAcc.loss();
     em.trainAccuracy = m_epochAcc.accuracy();
     try {
+        // Local-SGD's outer step (unless it only takes the workers' weights as they are) leaves
+        // batch normalisation's statistics behind the weights: gather them again first.
+        const bool outerMoves = m_cfg.outerLr != 1.0 || m_cfg.outerMomentum != 0.0;
+        if (m_cfg.mode == TrainMode::LocalSgd && outerMoves && hasRunningStats(m_module)) {
+            if (!m_statsNoted)
+                m_obs.onMessage(QStringLiteral(
+                    "gathering batch-norm statistics for the weights before each evaluation "
+                    "(local-SGD's outer step moves the weights past the ones they came from)"));
+            m_statsNoted = true;
+            refreshRunningStats(m_module, m_data->train, m_cfg.batch, kStatsBatches);
+        }
         std::tie(em.testLoss, em.testAccuracy) =
             tandem::evaluate(m_module, m_data->test, m_cfg.evalBatch);
     } catch (const std::exception& e) {

@@ -241,7 +241,6 @@ Expected<QStringList> SweepRunner::trainArguments(const Slot& slot, const TrialJ
         // they are: the trial trains as one machine would, and its weights and checkpoint
         // come back here once a round wherever it ran.
         QJsonObject o = run->toJson();
-        const RunConfig defaults;
         o.insert(QStringLiteral("mode"), QStringLiteral("local-sgd"));
         o.insert(QStringLiteral("outer_lr"), 1.0);
         o.insert(QStringLiteral("outer_momentum"), 0.0);
