@@ -126,6 +126,10 @@ int LiveChart::addSeries(const QString& name, const QColor& color, bool faint) {
     return int(m_series.size()) - 1;
 }
 
+void LiveChart::setLegendVisible(bool visible) {
+    m_chart->chart->legend()->setVisible(visible);
+}
+
 void LiveChart::setPointsVisible(bool visible) {
     for (QXYSeries* line : std::as_const(m_chart->lines))
         line->setPointsVisible(visible);

@@ -33,6 +33,7 @@ public:
     void setTitles(const QString& title, const QString& xTitle, const QString& yTitle);
     // Returns the series' number. A faint series is drawn thin and translucent.
     int addSeries(const QString& name, const QColor& color, bool faint = false);
+    void setLegendVisible(bool visible);
     // Marks each point (for charts with few points, such as one per epoch).
     void setPointsVisible(bool visible);
     int seriesCount() const { return int(m_series.size()); }

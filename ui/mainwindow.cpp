@@ -10,6 +10,7 @@
 #include "ui/runform.h"
 #include "ui/settingsdialog.h"
 #include "ui/setupwizard.h"
+#include "ui/sweeptab.h"
 #include "ui/tables.h"
 
 #include <QCloseEvent>
@@ -62,6 +63,14 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
     split->setSizes({620, 820});
+    // A sweep's table and charts are the left side's; the run panel gives them room while the
+    // Sweep tab is open, and takes it back after.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this, split](int) {
+        const int total = split->sizes().value(0) + split->sizes().value(1);
+        const bool sweep = m_tabs->currentWidget() == static_cast<QWidget*>(m_sweep);
+        const int left = sweep ? total * 2 / 3 : std::min(split->sizes().value(0), total * 2 / 5);
+        split->setSizes({left, total - left});
+    });
 
     m_log = new QPlainTextEdit;
     m_log->setObjectName(QStringLiteral("logView"));

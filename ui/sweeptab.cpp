@@ -75,11 +75,13 @@ SweepTab::SweepTab(PeerModel* peers, const QString& home, const QString& sweepsF
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(ParamsCol, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(ParamsCol, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
 
     m_curves = new LiveChart(LiveChart::Kind::Lines);
     m_curves->setObjectName(QStringLiteral("sweepCurves"));
     m_curves->setPointsVisible(true);
+    m_curves->setLegendVisible(false); // one series a trial: the table says which is which
     m_scatter = new LiveChart(LiveChart::Kind::Points);
     m_scatter->setObjectName(QStringLiteral("sweepScatter"));
     m_param = new QComboBox;
@@ -172,7 +174,7 @@ bool SweepTab::openFile(const QString& path) {
     return true;
 }
 
-QStringList SweepTab::nodes() const {
+QStringList SweepTab::nodes(QStringList* names) const {
     QStringList out;
     if (!m_usePeers->isChecked() || !m_peers)
         return out;
@@ -185,6 +187,8 @@ QStringList SweepTab::nodes() const {
         if (address.contains(QLatin1Char(':')))
             address = QLatin1Char('[') + address + QLatin1Char(']');
         out << QStringLiteral("%1:%2").arg(address, i.data(PeerModel::PortRole).toString());
+        if (names)
+            *names << i.data().toString();
     }
     return out;
 }
@@ -216,7 +220,7 @@ void SweepTab::launch(const SweepConfig& config, const QList<TrialRecord>& resum
     SweepOptions o;
     o.outDir = QDir(m_folder->text()).absolutePath();
     o.home = m_home;
-    o.invites = nodes();
+    o.invites = nodes(&o.inviteNames);
     o.program = m_program;
     m_runner = std::make_unique<SweepRunner>(config, o);
     m_ended = false;

@@ -61,7 +61,8 @@ Q_SIGNALS:
 private:
     void chooseFile();
     void launch(const SweepConfig& config, const QList<TrialRecord>& resumed);
-    QStringList nodes() const;
+    // HOST:PORT of each paired machine online, and in `names` what the cluster calls it.
+    QStringList nodes(QStringList* names = nullptr) const;
     void onTrial(const TrialRecord& t);
     void setRow(const TrialRecord& t);
     void refreshCurves();

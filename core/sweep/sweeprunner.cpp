@@ -135,8 +135,11 @@ Status SweepRunner::start(const QList<TrialRecord>& resumed) {
     if (!local)
         return local.error();
     m_devices = *local;
-    for (const QString& host : m_options.invites)
-        m_devices << SweepDevice{host, QString(), host};
+    for (qsizetype i = 0; i < m_options.invites.size(); ++i) {
+        const QString& host = m_options.invites[i];
+        const QString name = m_options.inviteNames.value(i);
+        m_devices << SweepDevice{name.isEmpty() ? host : name, QString(), host};
+    }
     if (m_devices.isEmpty())
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("no device to run trials on: give --invite HOST, or "
@@ -478,7 +481,13 @@ void SweepRunner::end() {
     if (m_ended)
         return;
     m_ended = true;
+    // The lock goes with the sweep's end, not with this object: the folder can be continued
+    // from elsewhere at once.
+    m_lock.reset();
     save();
+    // Trials never promoted became "stopped early" as the sweep ended.
+    for (const TrialRecord& t : m_trials)
+        Q_EMIT trialChanged(t);
     Q_EMIT finished(summary());
 }
 

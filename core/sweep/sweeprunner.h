@@ -21,9 +21,10 @@ namespace tandem {
 
 // Where a sweep runs and where it keeps its results.
 struct SweepOptions {
-    QString outDir;      // sweep.json, sweep.jsonl and trials/NNN, one run folder a trial
-    QString home;        // this node's identity and trust store (for invitations)
-    QStringList invites; // paired nodes running `tandem serve`, HOST[:PORT]: one device each
+    QString outDir;          // sweep.json, sweep.jsonl and trials/NNN, one run folder a trial
+    QString home;            // this node's identity and trust store (for invitations)
+    QStringList invites;     // paired nodes running `tandem serve`, HOST[:PORT]: one device each
+    QStringList inviteNames; // what to call each (its machine name); empty: HOST[:PORT]
     // This machine's devices for trials: empty for every accelerator (or the CPU when there is
     // none), "none" for no local trials, or a list such as "cuda:0,cuda:1".
     QString devices;

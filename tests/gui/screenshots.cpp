@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
         std::printf("%s\n", qPrintable(file));
     };
 
-    QTemporaryDir here, there;
+    QTemporaryDir here, there, sweeps; // outlive the window, whose sweep holds a folder
     const quint16 port = freeUdpPort();
     QProcess peer;
     QByteArray peerOut;
@@ -147,7 +147,6 @@ int main(int argc, char** argv) {
     shot(&w, "07-history-exported");
 
     // A small sweep on both machines: nine trials of the MLP, asha over two rungs.
-    QTemporaryDir sweeps;
     const QString sweepFile = sweeps.filePath(QStringLiteral("mlp-sweep.json"));
     QFile f(sweepFile);
     if (!f.open(QIODevice::WriteOnly))

@@ -3,6 +3,7 @@
 
 #include "guitest.h"
 #include "proc.h"
+#include "sweep/scheduler.h"
 #include "testutil.h"
 #include "ui/livechart.h"
 #include "ui/nodebridge.h"
@@ -64,7 +65,8 @@ void TestGuiSweep::sweepTabRunsAcrossTwoMachinesAndExportsTheBest() {
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(QStringLiteral(R"({"model": "mlp", "data": "mnist:%1", "threads": 1, "epochs": 2,
         "local_steps": 4, "sweep": {"space": {"lr": {"choice": [0.000001, 0.003]},
-        "batch": {"choice": [20, 40]}}, "scheduler": "grid"}})")
+        "batch": {"choice": [20, 40]}}, "trials": 4, "seed": 3,
+        "scheduler": {"kind": "asha", "reduction": 2, "rungs": [1, 2]}}})")
                 .arg(data)
                 .toUtf8());
     f.close();
@@ -80,21 +82,30 @@ void TestGuiSweep::sweepTabRunsAcrossTwoMachinesAndExportsTheBest() {
     QVERIFY(done.wait(300000));
     QVERIFY(done.first().first().toJsonObject().value(QStringLiteral("complete")).toBool());
 
+    // The table says what the records say: trials promoted to the second rung finished, the
+    // rest were stopped early when the sweep ended (asha keeps the better half of a rung).
     auto* table = tab->findChild<QTableWidget*>(QStringLiteral("sweepTable"));
     QCOMPARE(table->rowCount(), 4);
     QSet<QString> devices;
-    for (int r = 0; r < 4; ++r) {
-        QCOMPARE(table->item(r, 3)->text(), QStringLiteral("finished"));
-        QVERIFY(!table->item(r, 4)->text().isEmpty()); // the metric at its one rung
-        devices << table->item(r, 2)->text();
-    }
-    QCOMPARE(devices.size(), 2);
+    int stopped = 0;
     auto* curves = tab->findChild<LiveChart*>(QStringLiteral("sweepCurves"));
     QCOMPARE(curves->seriesCount(), 4);
-    for (int s = 0; s < 4; ++s)
-        QCOMPARE(curves->appendedCount(s), qint64(2)); // one point per epoch
+    for (const TrialRecord& t : tab->runner()->trials()) {
+        const bool done = t.status == TrialRecord::Status::Done;
+        QVERIFY(done || t.status == TrialRecord::Status::Stopped);
+        stopped += !done;
+        QCOMPARE(table->item(t.id, 3)->text(),
+                 done ? QStringLiteral("finished") : QStringLiteral("stopped early"));
+        QVERIFY(!table->item(t.id, 4)->text().isEmpty()); // the metric at the first rung
+        QCOMPARE(table->item(t.id, 5)->text().isEmpty(), !done);
+        devices << table->item(t.id, 2)->text();
+        QCOMPARE(curves->appendedCount(t.id), qint64(done ? 2 : 1)); // one point per epoch
+    }
+    QVERIFY(stopped >= 1 && stopped <= 2);
+    QCOMPARE(devices.size(), 2);
     auto* scatter = tab->findChild<LiveChart*>(QStringLiteral("sweepScatter"));
     QCOMPARE(scatter->appendedCount(0) + scatter->appendedCount(1), qint64(4));
+    QCOMPARE(scatter->appendedCount(1), qint64(1)); // the best, drawn apart
     QVERIFY2(tab->statusText().contains(QStringLiteral("Best: trial")),
              qPrintable(tab->statusText()));
     QVERIFY2(tab->statusText().contains(QStringLiteral("lr=0.003")), qPrintable(tab->statusText()));
