@@ -103,6 +103,7 @@ private Q_SLOTS:
     void trialOfANodeThatLeavesResumesElsewhere();
     void damagedRecordsAreRefusedOnResume();
     void busyNodeDeclinesAndTheTrialIsRequeued();
+    void trialStoppedFromOutsideResumes();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -582,6 +583,34 @@ void TestSweep::busyNodeDeclinesAndTheTrialIsRequeued() {
     QVERIFY2(rec.value(QStringLiteral("error")).toString().contains(QStringLiteral("declined")),
              qPrintable(rec.value(QStringLiteral("error")).toString()));
     run.kill9();
+}
+
+void TestSweep::trialStoppedFromOutsideResumes() {
+    // A trial process stopped by a signal that did not reach the sweep (Ctrl+C reaches a
+    // terminal's whole process group first; or someone stops the process) saves a checkpoint
+    // and exits: the sweep takes it for an interruption, not a failure, and resumes it.
+    const QString path = writeSweep(
+        "outside.json",
+        QStringLiteral(R"({"model": "mlp", "data": "mnist:%1", "threads": 1, "epochs": 40,
+            "local_steps": 2, "batch": 10, "checkpoint_every": 10,
+            "sweep": {"space": {"lr": {"log_uniform": [0.001, 0.01]}}, "trials": 1}})")
+            .arg(m_tiny));
+    const QString out = m_tmp.filePath(QStringLiteral("outside"));
+    TandemProcess s({QStringLiteral("sweep"), QStringLiteral("--config"), path,
+                     QStringLiteral("--out"), out, QStringLiteral("--devices=cpu")});
+    const QString pidFile = out + QStringLiteral("/trials/000/trial.pid");
+    const QString checkpoint = out + QStringLiteral("/trials/000/checkpoint.tandem");
+    QVERIFY(QTest::qWaitFor(
+        [&] { return QFileInfo::exists(pidFile) && QFileInfo::exists(checkpoint); }, 300000));
+    ::kill(pid_t(readAll(pidFile).trimmed().toLongLong()), SIGINT);
+    QVERIFY(s.finish(600000));
+    QVERIFY2(s.exitCode() == 0, qPrintable(s.err()));
+    QVERIFY2(s.err().contains(QStringLiteral("trial 0: its process was stopped; it goes back")),
+             qPrintable(s.err()));
+    QCOMPARE(s.summary().value(QStringLiteral("finished")).toInt(), 1);
+    const QJsonObject rec = records(out).at(0);
+    QCOMPARE(rec.value(QStringLiteral("requeues")).toInt(), 1);
+    QVERIFY(readAll(out + QStringLiteral("/trials/000/trial.log")).contains("resuming at step"));
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

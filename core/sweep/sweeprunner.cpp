@@ -386,16 +386,21 @@ void SweepRunner::onExited(Slot& slot, int exitCode, bool crashed) {
         summary = QJsonDocument::fromJson(lines.last()).object();
     const double metric = summary.value(m_config.metric).toDouble(-1);
     const bool remote = !slot.dev.host.isEmpty();
+    const bool finished = exitCode == 0 && summary.value(QStringLiteral("finished")).toBool();
     QString why = slot.requeueWhy;
     if (why.isEmpty() && remote && exitCode != 0 &&
         (crashed || !slot.joined || deviceLeft(slot.log)))
         why = QStringLiteral("%1 left mid-trial").arg(slot.dev.name);
-    if (m_stopping && why.isEmpty() &&
-        !(exitCode == 0 && summary.value(QStringLiteral("finished")).toBool())) {
+    // Stopped from outside (Ctrl+C reaches a terminal's whole process group, or someone
+    // stopped the process): it saved a checkpoint and said so in its summary.
+    if (why.isEmpty() && !m_stopping && exitCode == 0 && !summary.isEmpty() && !finished)
+        why = QStringLiteral("its process was stopped");
+    if (m_stopping && !finished) {
         t.status = TrialRecord::Status::Pending; // resumes from its checkpoint next time
     } else if (!why.isEmpty()) {
         t.requeues += 1;
-        slot.downUntilMs = now + qint64(m_options.retryS) * 1000;
+        if (remote) // this machine's own devices do not rest
+            slot.downUntilMs = now + qint64(m_options.retryS) * 1000;
         if (t.requeues > kMaxRequeues) {
             t.status = TrialRecord::Status::Failed;
             t.error = QStringLiteral("it could not run on its device %1 times; the last time: %2")
@@ -409,7 +414,7 @@ void SweepRunner::onExited(Slot& slot, int exitCode, bool crashed) {
                     .arg(t.id)
                     .arg(why));
         }
-    } else if (exitCode == 0 && summary.value(QStringLiteral("finished")).toBool() && metric >= 0) {
+    } else if (finished && metric >= 0) {
         t.seconds += summary.value(QStringLiteral("train_seconds")).toDouble();
         // A rung that had already ended before an interruption trains nothing when resumed,
         // and measures no speed.
