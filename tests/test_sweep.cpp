@@ -316,6 +316,12 @@ void TestSweep::badSweepFilesNameTheField() {
         {R"({"model": "mlp", "data": "d", "sweep": {"space": {"lr": {"uniform": [0.1, 1]}},
              "trials": 4, "scheduler": {"kind": "asha", "rungs": [3, 1]}}})",
          "sweep.scheduler.rungs"},
+        {R"({"model": "mlp", "data": "d", "sweep": {"space": {"lr": {"uniform": [0.1, 1]}},
+             "trials": 4, "scheduler": {"kind": "asha", "unit": "steps"}}})",
+         "sweep.scheduler.unit: rungs are counted in epochs"},
+        {R"({"model": "mlp", "data": "d", "sweep": {"space": {"lr": {"uniform": [0.1, 1]}},
+             "trials": 4, "scheduler": {"kind": "asha", "unit": 5}}})",
+         "sweep.scheduler.unit"},
         {R"({"model": "mlp", "data": "d"})", "no \"sweep\" object"},
     };
     for (const auto& [text, expected] : cases) {

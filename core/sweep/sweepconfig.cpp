@@ -168,8 +168,8 @@ Status readScheduler(const QJsonValue& v, SweepConfig& c) {
     else
         return bad(
             QStringLiteral("sweep.scheduler.kind: \"%1\" is not random, grid or asha").arg(kind));
-    if (o.value(QStringLiteral("unit")).toString(QStringLiteral("epochs")) !=
-        QLatin1String("epochs"))
+    if (const QJsonValue unit = o.value(QStringLiteral("unit"));
+        !unit.isUndefined() && unit != QJsonValue(QStringLiteral("epochs")))
         return bad(QStringLiteral("sweep.scheduler.unit: rungs are counted in epochs; use "
                                   "limit_train in the base run for shorter epochs"));
     const double red = o.value(QStringLiteral("reduction")).toDouble(3);
