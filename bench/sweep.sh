@@ -19,7 +19,9 @@ slowcpu=${SLOWCPU:-$(cd .. && pwd)/shared/tools/slowcpu}
 cmake --build build --target tandem >/dev/null
 t=$(pwd)/build/bin/tandem
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+# The node runs under slowcpu's shell, which waits for it before acting on a signal: stop the
+# node itself.
+trap 'pkill -f "serve --home $work/w" 2>/dev/null; kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 c=$($t identity --home "$work/c" 2>/dev/null); w=$($t identity --home "$work/w" 2>/dev/null)
 $t trust add "$w" --home "$work/c" >/dev/null 2>&1; $t trust add "$c" --home "$work/w" >/dev/null 2>&1
 last=$(echo "$rungs" | tr -d ' ' | tr ',' '\n' | tail -n 1)
