@@ -2,7 +2,6 @@
 
 #include "app/cli.h"
 #include "app/nodecommands.h"
-#include "common/files.h"
 #include "sweep/sweeprunner.h"
 
 #include <QCoreApplication>
@@ -23,24 +22,6 @@ std::atomic<int> g_signal{0};
 
 extern "C" void onStopSignal(int sig) {
     g_signal.store(sig);
-}
-
-Expected<SweepConfig> readSweepFile(const QString& path) {
-    auto bytes = readRegularFile(path, 1 << 20);
-    if (!bytes)
-        return makeError(bytes.error().code,
-                         QStringLiteral("sweep description %1").arg(bytes.error().message));
-    QJsonParseError perr;
-    const QJsonDocument doc = QJsonDocument::fromJson(*bytes, &perr);
-    if (!doc.isObject())
-        return makeError(
-            ErrorCode::InvalidArgument,
-            QStringLiteral("%1 is not a JSON object: %2").arg(path, perr.errorString()));
-    auto c = SweepConfig::fromJson(doc.object());
-    if (!c)
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("%1: %2").arg(path, c.error().message));
-    return c;
 }
 
 } // namespace
@@ -94,7 +75,7 @@ int cmdSweep(const QStringList& args) {
         config = loaded->first;
         resumed = loaded->second;
     } else if (p.isSet(QStringLiteral("config"))) {
-        auto c = readSweepFile(p.value(QStringLiteral("config")));
+        auto c = SweepConfig::readFile(p.value(QStringLiteral("config")));
         if (!c)
             return fail(c.error());
         config = *c;

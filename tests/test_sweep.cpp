@@ -86,6 +86,22 @@ QString freeUdpPort() {
     return QString::number(probe.localPort());
 }
 
+// `tandem serve` for `home` on loopback only, announcing by loopback broadcast.
+QStringList serveArgs(const QString& home) {
+    return {QStringLiteral("serve"),
+            QStringLiteral("--home"),
+            home,
+            QStringLiteral("--listen=127.0.0.1:0"),
+            QStringLiteral("--announce-to=127.255.255.255"),
+            QStringLiteral("--discovery-port=") + freeUdpPort()};
+}
+
+// Where a served node listens, HOST:PORT; empty if it did not start.
+QString nodeAddress(TandemProcess& serve) {
+    const QString port = serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    return port.isEmpty() ? QString() : QStringLiteral("127.0.0.1:") + port;
+}
+
 } // namespace
 
 class TestSweep : public QObject {
@@ -351,14 +367,9 @@ void TestSweep::sweepAcrossTwoNodes() {
     const QString desk = home("desk"), lap = home("lap");
     const auto [lapId, deskId] = pairHomes(lap, desk);
     QVERIFY(!lapId.isEmpty() && !deskId.isEmpty());
-    const QString dport = freeUdpPort();
-    TandemProcess serve({QStringLiteral("serve"), QStringLiteral("--home"), desk,
-                         QStringLiteral("--listen=127.0.0.1:0"),
-                         QStringLiteral("--announce-to=127.255.255.255"),
-                         QStringLiteral("--discovery-port=") + dport},
-                        true);
-    const QString port = serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
-    QVERIFY2(!port.isEmpty(), qPrintable(serve.err()));
+    TandemProcess serve(serveArgs(desk), true);
+    const QString node = nodeAddress(serve);
+    QVERIFY2(!node.isEmpty(), qPrintable(serve.err()));
     const QString path =
         writeSweep("two.json",
                    QStringLiteral(R"({"model": "mlp", "data": "mnist:%1", "threads": 1, "epochs": 2,
@@ -370,8 +381,7 @@ void TestSweep::sweepAcrossTwoNodes() {
     const QString out = m_tmp.filePath(QStringLiteral("two"));
     TandemProcess s({QStringLiteral("sweep"), QStringLiteral("--config"), path,
                      QStringLiteral("--out"), out, QStringLiteral("--devices=cpu"),
-                     QStringLiteral("--invite"), QStringLiteral("127.0.0.1:") + port,
-                     QStringLiteral("--home"), lap});
+                     QStringLiteral("--invite"), node, QStringLiteral("--home"), lap});
     QVERIFY(s.finish(600000));
     QVERIFY2(s.exitCode() == 0, qPrintable(s.err()));
     const QJsonObject sum = s.summary();
@@ -466,14 +476,9 @@ void TestSweep::trialOfANodeThatLeavesResumesElsewhere() {
     // checkpoint on this machine, and the sweep finishes both.
     const QString desk = home("gone-desk"), lap = home("gone-lap");
     pairHomes(lap, desk);
-    TandemProcess serve({QStringLiteral("serve"), QStringLiteral("--home"), desk,
-                         QStringLiteral("--listen=127.0.0.1:0"),
-                         QStringLiteral("--announce-to=127.255.255.255"),
-                         QStringLiteral("--discovery-port=") + freeUdpPort()},
-                        true);
-    const QString port = serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
-    QVERIFY2(!port.isEmpty(), qPrintable(serve.err()));
-    const QString node = QStringLiteral("127.0.0.1:") + port;
+    TandemProcess serve(serveArgs(desk), true);
+    const QString node = nodeAddress(serve);
+    QVERIFY2(!node.isEmpty(), qPrintable(serve.err()));
     const QString path = writeSweep(
         "gone.json",
         QStringLiteral(R"({"model": "mlp", "data": "mnist:%1", "threads": 1, "epochs": 30,
@@ -555,14 +560,9 @@ void TestSweep::busyNodeDeclinesAndTheTrialIsRequeued() {
     const QString node = home("busy-node"), other = home("busy-other"), me = home("busy-me");
     pairHomes(other, node);
     pairHomes(me, node);
-    TandemProcess serve({QStringLiteral("serve"), QStringLiteral("--home"), node,
-                         QStringLiteral("--listen=127.0.0.1:0"),
-                         QStringLiteral("--announce-to=127.255.255.255"),
-                         QStringLiteral("--discovery-port=") + freeUdpPort()},
-                        true);
-    const QString port = serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
-    QVERIFY2(!port.isEmpty(), qPrintable(serve.err()));
-    const QString at = QStringLiteral("127.0.0.1:") + port;
+    TandemProcess serve(serveArgs(node), true);
+    const QString at = nodeAddress(serve);
+    QVERIFY2(!at.isEmpty(), qPrintable(serve.err()));
     TandemProcess run({QStringLiteral("train"), QStringLiteral("--model=mlp"),
                        QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
                        QStringLiteral("--epochs=1000"), QStringLiteral("--listen=127.0.0.1:0"),

@@ -1,6 +1,7 @@
 #include "ui/runform.h"
 
 #include "common/files.h"
+#include "common/ports.h"
 #include "ui/peermodel.h"
 
 #include <QComboBox>
@@ -250,12 +251,9 @@ void RunForm::updatePeers() {
         const bool wanted =
             self ? m_base.localWorker && !unticked.contains(id) : !unticked.contains(id);
         item->setCheckState(wanted ? Qt::Checked : Qt::Unchecked);
-        QString address = i.data(PeerModel::AddressRole).toString();
-        if (address.contains(QLatin1Char(':')))
-            address = QLatin1Char('[') + address + QLatin1Char(']');
         item->setData(Qt::UserRole, self ? QString()
-                                         : QStringLiteral("%1:%2").arg(
-                                               address, i.data(PeerModel::PortRole).toString()));
+                                         : hostPort(i.data(PeerModel::AddressRole).toString(),
+                                                    quint16(i.data(PeerModel::PortRole).toUInt())));
         item->setData(Qt::UserRole + 1, id);
         m_machines->addItem(item);
     }

@@ -1,6 +1,6 @@
 #include "ui/sweeptab.h"
 
-#include "common/files.h"
+#include "common/ports.h"
 #include "ui/livechart.h"
 #include "ui/peermodel.h"
 
@@ -133,7 +133,7 @@ SweepTab::SweepTab(PeerModel* peers, const QString& home, const QString& sweepsF
     });
     connect(m_param, &QComboBox::currentIndexChanged, this, &SweepTab::refreshScatter);
     m_refresh.setInterval(1000);
-    connect(&m_refresh, &QTimer::timeout, this, &SweepTab::refreshCurves);
+    connect(&m_refresh, &QTimer::timeout, this, &SweepTab::readRunningCurves);
     updateButtons();
 }
 
@@ -148,10 +148,7 @@ void SweepTab::chooseFile() {
 
 bool SweepTab::openFile(const QString& path) {
     m_file->setText(path);
-    auto bytes = readRegularFile(path, 1 << 20);
-    Expected<SweepConfig> c = bytes
-                                  ? SweepConfig::fromJson(QJsonDocument::fromJson(*bytes).object())
-                                  : Expected<SweepConfig>(bytes.error());
+    auto c = SweepConfig::readFile(path);
     if (!c) {
         m_config.reset();
         m_status->setText(tr("This sweep file cannot be used: %1").arg(c.error().message));
@@ -183,10 +180,8 @@ QStringList SweepTab::nodes(QStringList* names) const {
         if (i.data(PeerModel::SelfRole).toBool() || !i.data(PeerModel::PairedRole).toBool() ||
             !i.data(PeerModel::OnlineRole).toBool())
             continue;
-        QString address = i.data(PeerModel::AddressRole).toString();
-        if (address.contains(QLatin1Char(':')))
-            address = QLatin1Char('[') + address + QLatin1Char(']');
-        out << QStringLiteral("%1:%2").arg(address, i.data(PeerModel::PortRole).toString());
+        out << hostPort(i.data(PeerModel::AddressRole).toString(),
+                        quint16(i.data(PeerModel::PortRole).toUInt()));
         if (names)
             *names << i.data().toString();
     }
@@ -223,7 +218,6 @@ void SweepTab::launch(const SweepConfig& config, const QList<TrialRecord>& resum
     o.invites = nodes(&o.inviteNames);
     o.program = m_program;
     m_runner = std::make_unique<SweepRunner>(config, o);
-    m_ended = false;
     m_table->setRowCount(0);
     m_table->setColumnCount(FirstRungCol + int(config.rungs.size()));
     for (int r = 0; r < config.rungs.size(); ++r)
@@ -244,9 +238,7 @@ void SweepTab::launch(const SweepConfig& config, const QList<TrialRecord>& resum
     connect(m_runner.get(), &SweepRunner::message, this, &SweepTab::message);
     connect(m_runner.get(), &SweepRunner::trialChanged, this, &SweepTab::onTrial);
     connect(m_runner.get(), &SweepRunner::finished, this, [this](const QJsonObject& summary) {
-        m_ended = true;
         m_refresh.stop();
-        refreshCurves();
         updateStatus();
         updateButtons();
         Q_EMIT runningChanged(false);
@@ -272,17 +264,12 @@ void SweepTab::stop() {
 }
 
 QString SweepTab::bestCheckpoint() const {
-    if (!m_runner)
-        return {};
-    return m_runner->summary()
-        .value(QStringLiteral("best"))
-        .toObject()
-        .value(QStringLiteral("checkpoint"))
-        .toString();
+    const int best = bestTrial();
+    return best < 0 ? QString() : m_runner->checkpointOf(best);
 }
 
 int SweepTab::bestTrial() const {
-    return m_runner ? TrialScheduler(m_runner->config()).best(m_runner->trials()) : -1;
+    return m_runner ? m_runner->best() : -1;
 }
 
 QString SweepTab::statusText() const {
@@ -312,7 +299,8 @@ void SweepTab::onTrial(const TrialRecord& t) {
     if (!m_curveOf.contains(t.id))
         m_curveOf.insert(t.id,
                          m_curves->addSeries(tr("trial %1").arg(t.id), trialColor(t.id), true));
-    refreshCurves();
+    readCurve(t);
+    emphasiseBest();
     refreshScatter();
     updateStatus();
     updateButtons();
@@ -337,33 +325,40 @@ void SweepTab::setRow(const TrialRecord& t) {
                                   : QString());
 }
 
-void SweepTab::refreshCurves() {
+void SweepTab::readCurve(const TrialRecord& t) {
+    // Only what the trial's metrics.jsonl gained since the last read.
+    QFile f(QDir(m_runner->trialDir(t.id)).filePath(QStringLiteral("metrics.jsonl")));
+    if (!m_curveOf.contains(t.id) || !f.open(QIODevice::ReadOnly) ||
+        f.size() <= m_readTo.value(t.id))
+        return;
+    f.seek(m_readTo.value(t.id));
+    const QByteArray chunk = f.readAll();
+    const qsizetype end = chunk.lastIndexOf('\n');
+    if (end < 0)
+        return;
+    m_readTo[t.id] += end + 1;
+    // Step lines carry the step; epoch lines the test metric at that step.
+    const QString metric = m_runner->config().metric;
+    for (const QByteArray& line : chunk.left(end).split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        const QString type = o.value(QStringLiteral("type")).toString();
+        if (type == QLatin1String("step"))
+            m_lastStep[t.id] = o.value(QStringLiteral("step")).toInteger();
+        else if (type == QLatin1String("epoch"))
+            m_curves->append(m_curveOf.value(t.id), double(m_lastStep.value(t.id)),
+                             o.value(metric).toDouble());
+    }
+}
+
+void SweepTab::readRunningCurves() {
     if (!m_runner)
         return;
-    const QString metric = m_runner->config().metric;
-    for (const TrialRecord& t : m_runner->trials()) {
-        if (!m_curveOf.contains(t.id))
-            continue;
-        QFile f(QDir(m_runner->trialDir(t.id)).filePath(QStringLiteral("metrics.jsonl")));
-        if (!f.open(QIODevice::ReadOnly) || f.size() <= m_readTo.value(t.id))
-            continue;
-        f.seek(m_readTo.value(t.id));
-        const QByteArray chunk = f.readAll();
-        const qsizetype end = chunk.lastIndexOf('\n');
-        if (end < 0)
-            continue;
-        m_readTo[t.id] += end + 1;
-        // Step lines carry the step; epoch lines the test metric at that step.
-        for (const QByteArray& line : chunk.left(end).split('\n')) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            const QString type = o.value(QStringLiteral("type")).toString();
-            if (type == QLatin1String("step"))
-                m_lastStep[t.id] = o.value(QStringLiteral("step")).toInteger();
-            else if (type == QLatin1String("epoch"))
-                m_curves->append(m_curveOf.value(t.id), double(m_lastStep.value(t.id)),
-                                 o.value(metric).toDouble());
-        }
-    }
+    for (const TrialRecord& t : m_runner->trials())
+        if (t.status == TrialRecord::Status::Running)
+            readCurve(t);
+}
+
+void SweepTab::emphasiseBest() {
     const int best = bestTrial();
     for (auto it = m_curveOf.constBegin(); it != m_curveOf.constEnd(); ++it)
         m_curves->setFaint(it.value(), it.key() != best);
@@ -409,7 +404,7 @@ void SweepTab::updateStatus() {
     int running = 0;
     for (const TrialRecord& t : m_runner->trials())
         running += t.status == TrialRecord::Status::Running;
-    QString text = m_ended
+    QString text = m_runner->ended()
                        ? (s.value(QStringLiteral("complete")).toBool()
                               ? tr("Finished: %n trial(s) in %1 s.", "",
                                    s.value(QStringLiteral("trials")).toInt())

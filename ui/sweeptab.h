@@ -44,7 +44,7 @@ public:
     // Continues the sweep in the folder field.
     void resume();
     void stop();
-    bool running() const { return m_runner && !m_ended; }
+    bool running() const { return m_runner && !m_runner->ended(); }
     SweepRunner* runner() const { return m_runner.get(); }
     // The best trial's checkpoint so far; empty before any trial has a result.
     QString bestCheckpoint() const;
@@ -65,7 +65,11 @@ private:
     QStringList nodes(QStringList* names = nullptr) const;
     void onTrial(const TrialRecord& t);
     void setRow(const TrialRecord& t);
-    void refreshCurves();
+    // Draws what a trial's metrics.jsonl gained: each running trial's once a second, and a
+    // trial's own whenever its record changes (its last lines as it ends).
+    void readCurve(const TrialRecord& t);
+    void readRunningCurves();
+    void emphasiseBest();
     void refreshScatter();
     void updateStatus();
     void updateButtons();
@@ -77,7 +81,6 @@ private:
     QString m_program;
     std::optional<SweepConfig> m_config;
     std::unique_ptr<SweepRunner> m_runner;
-    bool m_ended = false;
     QLineEdit* m_file;
     QLineEdit* m_folder;
     QCheckBox* m_usePeers;

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
 #include <QStorageInfo>
 
 namespace tandem {
@@ -70,6 +71,13 @@ Expected<QByteArray> readRegularFile(const QString& path, qint64 maxBytes) {
 qint64 megabytesCeil(qint64 bytes) {
     constexpr qint64 kMb = 1000 * 1000;
     return (std::max<qint64>(bytes, 0) + kMb - 1) / kMb;
+}
+
+Status writeFileAtomically(const QString& path, const QByteArray& bytes) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+        return writeError(path, bytes.size(), f.errorString());
+    return success();
 }
 
 Error writeError(const QString& path, qint64 neededBytes, const QString& platformText) {

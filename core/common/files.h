@@ -24,6 +24,10 @@ Expected<QByteArray> readRegularFile(const QString& path, qint64 maxBytes);
 // says so, with what was needed and what is free, instead of the platform's often empty text.
 Error writeError(const QString& path, qint64 neededBytes, const QString& platformText);
 
+// Writes a whole file so that it is either the old one or the new one, never half of each
+// (QSaveFile); a failure is worded by writeError.
+Status writeFileAtomically(const QString& path, const QByteArray& bytes);
+
 // Whole megabytes, rounded up, for messages ("needs about 5 MB").
 qint64 megabytesCeil(qint64 bytes);
 

@@ -3,8 +3,6 @@
 #include "engine/scriptmodel.h"
 #include "engine/training.h"
 
-#include <QSaveFile>
-
 namespace tandem {
 
 Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QString& out) {
@@ -24,10 +22,7 @@ Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QS
                          QStringLiteral("exporting TorchScript failed: %1")
                              .arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
     }
-    QSaveFile f(out);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-        return writeError(out, bytes.size(), f.errorString());
-    return success();
+    return writeFileAtomically(out, bytes);
 }
 
 } // namespace tandem

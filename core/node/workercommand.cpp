@@ -1,5 +1,7 @@
 #include "node/workercommand.h"
 
+#include "common/ports.h"
+
 #include <QCommandLineParser>
 
 namespace tandem {
@@ -15,10 +17,7 @@ QString dashed(const QString& option) {
 } // namespace
 
 QStringList WorkerCommand::arguments() const {
-    const QString bracketed =
-        host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
-    QStringList args{QStringLiteral("worker"), dashed(kConnect),
-                     QStringLiteral("%1:%2").arg(bracketed).arg(port)};
+    QStringList args{QStringLiteral("worker"), dashed(kConnect), hostPort(host, port)};
     const std::pair<const QString&, const QString&> optional[] = {
         {kHome, home}, {kCache, cacheDir}, {kName, name}, {kDevices, devices}};
     for (const auto& [option, value] : optional)

@@ -90,7 +90,7 @@ bool TrialScheduler::promotable(const QList<TrialRecord>& trials, const TrialRec
     if (top == 0)
         return false;
     const double mine = t.metrics[rung];
-    return !better(results[top - 1], mine) || mine == results[top - 1];
+    return !better(results[top - 1], mine);
 }
 
 std::optional<TrialJob> TrialScheduler::promotion(QList<TrialRecord>& trials) const {

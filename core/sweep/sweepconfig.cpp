@@ -1,5 +1,7 @@
 #include "sweep/sweepconfig.h"
 
+#include "common/files.h"
+
 #include <QJsonDocument>
 
 #include <algorithm>
@@ -318,6 +320,21 @@ Expected<SweepConfig> SweepConfig::fromJson(const QJsonObject& o) {
         c.seed = uint64_t(seed.toDouble());
     else if (!seed.isUndefined())
         return bad(QStringLiteral("sweep.seed must be a whole number from 0 to 2^53"));
+    return c;
+}
+
+Expected<SweepConfig> SweepConfig::readFile(const QString& path) {
+    auto bytes = readRegularFile(path, 1 << 20);
+    if (!bytes)
+        return makeError(bytes.error().code,
+                         QStringLiteral("sweep description %1").arg(bytes.error().message));
+    QJsonParseError perr;
+    const QJsonDocument doc = QJsonDocument::fromJson(*bytes, &perr);
+    if (!doc.isObject())
+        return bad(QStringLiteral("%1 is not a JSON object: %2").arg(path, perr.errorString()));
+    auto c = fromJson(doc.object());
+    if (!c)
+        return bad(QStringLiteral("%1: %2").arg(path, c.error().message));
     return c;
 }
 

@@ -59,6 +59,8 @@ struct SweepConfig {
 
     // Reads and checks a whole sweep file's object; errors name the field ("sweep.space.lr: …").
     static Expected<SweepConfig> fromJson(const QJsonObject& o);
+    // Reads a sweep file; errors name the file, then the field.
+    static Expected<SweepConfig> readFile(const QString& path);
     QJsonObject toJson() const;
 
     // The parameters of trial `index` (0-based). Random and asha draw them from the seed and

@@ -15,16 +15,11 @@ namespace tandem {
 
 Expected<std::pair<SweepConfig, QList<TrialRecord>>> SweepRunner::load(const QString& outDir) {
     const QString descPath = QDir(outDir).filePath(QStringLiteral("sweep.json"));
-    auto desc = readRegularFile(descPath, 1 << 20);
-    if (!desc)
-        return makeError(
-            desc.error().code,
-            QStringLiteral("%1 is not a sweep folder: %2").arg(outDir, desc.error().message));
-    const QJsonDocument doc = QJsonDocument::fromJson(*desc);
-    auto config = SweepConfig::fromJson(doc.object());
+    auto config = SweepConfig::readFile(descPath);
     if (!config)
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("%1: %2").arg(descPath, config.error().message));
+        return makeError(config.error().code,
+                         QStringLiteral("%1 is not a sweep folder to continue: %2")
+                             .arg(outDir, config.error().message));
     QList<TrialRecord> trials;
     const QString recPath = QDir(outDir).filePath(QStringLiteral("sweep.jsonl"));
     if (QFileInfo::exists(recPath)) {

@@ -10,7 +10,6 @@
 #include <QJsonDocument>
 #include <QLockFile>
 #include <QProcess>
-#include <QSaveFile>
 #include <QThread>
 #include <QTimer>
 
@@ -26,6 +25,8 @@ namespace tandem {
 namespace {
 
 constexpr int kMaxRequeues = 3;
+// What a trial's coordinator logs when the node it invited says no, before the node's reason.
+const QLatin1String kDeclined("declined the invitation: ");
 
 // A trial's device left or never joined: what its log says when that happened.
 bool deviceLeft(const QString& log) {
@@ -38,13 +39,6 @@ QString listenFor(const QString& host) {
                           host.startsWith(QLatin1String("localhost")) ||
                           host.startsWith(QLatin1String("[::1]"));
     return loopback ? QStringLiteral("127.0.0.1:0") : QStringLiteral("[::]:0");
-}
-
-Status writeFileAtomically(const QString& path, const QByteArray& bytes) {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-        return writeError(path, bytes.size(), f.errorString());
-    return success();
 }
 
 // This machine's devices for trials: every GPU, or the CPU when there is none.
@@ -106,17 +100,24 @@ SweepRunner::SweepRunner(SweepConfig config, SweepOptions options, QObject* pare
     , m_scheduler(m_config) {}
 
 SweepRunner::~SweepRunner() {
+    // Every trial is asked to stop (each saves a checkpoint) before any is waited for.
     for (auto& s : m_slots)
         if (s->proc) {
             s->proc->disconnect(this);
             s->proc->terminate();
-            s->proc->waitForFinished(60000);
         }
+    for (auto& s : m_slots)
+        if (s->proc)
+            s->proc->waitForFinished(60000);
 }
 
 QString SweepRunner::trialDir(int trial) const {
     return QDir(m_options.outDir)
         .filePath(QStringLiteral("trials/%1").arg(trial, 3, 10, QLatin1Char('0')));
+}
+
+QString SweepRunner::checkpointOf(int trial) const {
+    return QDir(trialDir(trial)).filePath(QStringLiteral("checkpoint.tandem"));
 }
 
 Status SweepRunner::start(const QList<TrialRecord>& resumed) {
@@ -232,7 +233,7 @@ Expected<QStringList> SweepRunner::trainArguments(const Slot& slot, const TrialJ
     if (!QDir().mkpath(dir))
         return makeError(ErrorCode::Io, QStringLiteral("cannot create %1").arg(dir));
     const QString epochs = QString::number(m_config.rungs.at(job.rung));
-    const QString checkpoint = QDir(dir).filePath(QStringLiteral("checkpoint.tandem"));
+    const QString checkpoint = checkpointOf(job.trial);
     QStringList args{QStringLiteral("train")};
     if (QFileInfo::exists(checkpoint)) {
         args << QStringLiteral("--resume") << checkpoint << QStringLiteral("--epochs") << epochs;
@@ -353,11 +354,11 @@ void SweepRunner::onOutput(Slot& slot) {
     if (!slot.dev.host.isEmpty() && slot.requeueWhy.isEmpty()) {
         if (deviceLeft(lines))
             requeue(slot, QStringLiteral("%1 left mid-trial").arg(slot.dev.name));
-        else if (const qsizetype at = lines.indexOf(QLatin1String("declined the invitation: "));
-                 at >= 0)
+        else if (const qsizetype at = lines.indexOf(kDeclined); at >= 0)
             requeue(slot,
                     QStringLiteral("%1 declined: %2")
-                        .arg(slot.dev.name, lines.mid(at + 25).section(QLatin1Char('\n'), 0, 0)));
+                        .arg(slot.dev.name,
+                             lines.mid(at + kDeclined.size()).section(QLatin1Char('\n'), 0, 0)));
     }
 }
 
@@ -373,8 +374,11 @@ void SweepRunner::onExited(Slot& slot, int exitCode, bool crashed) {
     if (!slot.proc || slot.trial < 0)
         return;
     slot.out += slot.proc->readAllStandardOutput();
-    if (slot.proc->bytesAvailable() > 0 || !slot.errLine.isEmpty()) {
-        slot.errLine += "\n";
+    // What stderr still holds, and a last line without its newline.
+    slot.errLine += slot.proc->readAllStandardError();
+    if (!slot.errLine.isEmpty()) {
+        if (!slot.errLine.endsWith('\n'))
+            slot.errLine += '\n';
         onOutput(slot);
     }
     TrialRecord& t = m_trials[slot.trial];
@@ -424,7 +428,7 @@ void SweepRunner::onExited(Slot& slot, int exitCode, bool crashed) {
         }
         t.steps = summary.value(QStringLiteral("steps")).toInteger();
         m_scheduler.report(m_trials, t.id, metric);
-        const int best = m_scheduler.best(m_trials);
+        const int top = best();
         Q_EMIT message(QStringLiteral("trial %1 %2 on %3, %4 epoch(s): %5 %6; best so far: trial "
                                       "%7 (%8)")
                            .arg(t.id)
@@ -432,8 +436,8 @@ void SweepRunner::onExited(Slot& slot, int exitCode, bool crashed) {
                            .arg(m_config.rungs.at(t.rung))
                            .arg(m_config.metric)
                            .arg(metric, 0, 'f', 4)
-                           .arg(best)
-                           .arg(m_trials[best].metrics.last(), 0, 'f', 4));
+                           .arg(top)
+                           .arg(m_trials[top].metrics.last(), 0, 'f', 4));
     } else {
         t.status = TrialRecord::Status::Failed;
         t.error = !slot.lastError.isEmpty() ? slot.lastError
@@ -534,7 +538,7 @@ QJsonObject SweepRunner::summary() const {
                   {QStringLiteral("wall_s"), double(wall) / 1e3},
                   {QStringLiteral("tail_s"), double(wall - tail) / 1e3},
                   {QStringLiteral("devices"), devices}};
-    if (const int b = m_scheduler.best(m_trials); b >= 0) {
+    if (const int b = best(); b >= 0) {
         const TrialRecord& t = m_trials[b];
         o.insert(QStringLiteral("best"),
                  QJsonObject{{QStringLiteral("trial"), t.id},
@@ -543,8 +547,7 @@ QJsonObject SweepRunner::summary() const {
                              {QStringLiteral("epochs"), m_config.rungs.at(t.metrics.size() - 1)},
                              {QStringLiteral("device"), t.device},
                              {QStringLiteral("run"), trialDir(b)},
-                             {QStringLiteral("checkpoint"),
-                              QDir(trialDir(b)).filePath(QStringLiteral("checkpoint.tandem"))}});
+                             {QStringLiteral("checkpoint"), checkpointOf(b)}});
     }
     return o;
 }

@@ -63,9 +63,14 @@ public:
     void stop();
 
     const SweepConfig& config() const { return m_config; }
+    // The sweep finished, or stopped (`finished` was emitted).
+    bool ended() const { return m_ended; }
     const QList<TrialRecord>& trials() const { return m_trials; }
     const QList<SweepDevice>& devices() const { return m_devices; }
     QString trialDir(int trial) const;
+    QString checkpointOf(int trial) const;
+    // The trial with the best metric so far (at the highest rung reached); -1 before any.
+    int best() const { return m_scheduler.best(m_trials); }
     QJsonObject summary() const;
 
 Q_SIGNALS:
