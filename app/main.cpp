@@ -1,6 +1,7 @@
 #include "app/commands.h"
 #include "ui/gui.h"
 
+#include "common/failpoint.h"
 #include "common/memory.h"
 #include "common/version.h"
 
@@ -66,6 +67,19 @@ bool haveDisplay() {
 #endif
 }
 
+// TANDEM_FAILPOINTS in a build without failpoints would test nothing, and a misspelt one
+// would arm nothing: both are refused before anything runs.
+const char* failpointProblem() {
+#if TANDEM_FAILPOINTS_BUILD
+    return tandem::failpoint::configError();
+#else
+    return qEnvironmentVariableIsSet("TANDEM_FAILPOINTS")
+               ? "TANDEM_FAILPOINTS is set, but this build has no failpoints (configure with "
+                 "-DTANDEM_FAILPOINTS=ON)"
+               : nullptr;
+#endif
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -78,6 +92,10 @@ int main(int argc, char** argv) {
                      "(UTF-8); Tandem cannot use file or folder names like it without changing "
                      "them. Rename the file or folder, or choose another one.\n",
                      bad, QString::fromLocal8Bit(argv[bad]).toLocal8Bit().constData());
+        return 2;
+    }
+    if (const char* why = failpointProblem()) {
+        std::fprintf(stderr, "tandem: %s\n", why);
         return 2;
     }
     tandem::ui::GuiOptions gui;

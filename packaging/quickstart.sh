@@ -35,8 +35,10 @@ fi
 # ccache keys on relative paths below the checkout, so another clone of it reuses the cache.
 CCACHE_BASEDIR="$(pwd)"
 export CCACHE_BASEDIR
+# The failpoints (core/common/failpoint.h) are compiled in, for the fault tests; they do nothing
+# unless TANDEM_FAILPOINTS names one. Packages are built without them.
 # shellcheck disable=SC2086 # TANDEM_CMAKE_ARGS holds several arguments
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${TANDEM_CMAKE_ARGS:-}
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_FAILPOINTS=ON ${TANDEM_CMAKE_ARGS:-}
 cmake --build build
 
 case "${1:-run}" in

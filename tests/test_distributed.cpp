@@ -2,6 +2,7 @@
 // TLS, the sync-equivalence promise, workers that die, join late or are not trusted, a
 // coordinator that crashes and resumes, and peers that speak the wrong protocol.
 
+#include "common/failpoint.h"
 #include "formats/tensorfile.h"
 #include "net/connection.h"
 #include "net/identity.h"
@@ -298,12 +299,15 @@ void TestDistributed::killedMidUploadAppliesNoPartialGradient() {
     // had trained alone: nothing of the partial upload was applied.
     const QString one = m_tmp.filePath(QStringLiteral("one-b")),
                   two = m_tmp.filePath(QStringLiteral("cut"));
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
     TandemProcess* w = nullptr;
-    const QJsonObject s =
-        runAloneAndWithAWorker(one, two, {QStringLiteral("TANDEM_FAULT_EXIT_MID_UPLOAD=3")}, &w);
+    const QJsonObject s = runAloneAndWithAWorker(
+        one, two, {QStringLiteral("TANDEM_FAILPOINTS=worker.upload=crash@3")}, &w);
     QVERIFY(!s.isEmpty());
-    QCOMPARE(w->exitCode(), 3);
-    QVERIFY2(w->err().contains(QLatin1String("exiting mid-upload")), qPrintable(w->err()));
+    QCOMPARE(w->exitCode(), -1);
+    QVERIFY2(w->err().contains(QLatin1String("failpoint worker.upload: crash")),
+             qPrintable(w->err()));
     QStringList statuses;
     for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray())
         statuses << v.toObject().value(QStringLiteral("status")).toString();
@@ -425,11 +429,12 @@ void TestDistributed::coordinatorCrashAndResume() {
 }
 
 void TestDistributed::coordinatorKilledMidBroadcastResumesExactly() {
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
     // The coordinator dies with half of a step's weights sent to its remote worker, and
     // resumes from the checkpoint of the step before. The worker drops the half bundle,
     // reconnects, and the run ends exactly where one machine alone ends: nothing of the cut
-    // broadcast was used. Step 2 is early enough that the balancer has not judged the worker
-    // yet, so it takes part; the fault fires at the first broadcast from step 2 on regardless.
+    // broadcast was used. The failpoint fires at the second broadcast of new weights to it.
     const QString one = m_tmp.filePath(QStringLiteral("one-c")),
                   cut = m_tmp.filePath(QStringLiteral("broadcast"));
     const QStringList common = syncRun();
@@ -442,12 +447,14 @@ void TestDistributed::coordinatorKilledMidBroadcastResumesExactly() {
                         QStringList{QStringLiteral("--listen=127.0.0.1:0"),
                                     QStringLiteral("--checkpoint-every=1"),
                                     QStringLiteral("--out=") + cut},
-                    false, {QStringLiteral("TANDEM_FAULT_EXIT_MID_BROADCAST=2")});
+                    false, {QStringLiteral("TANDEM_FAILPOINTS=hub.broadcast=crash@2")});
     const QString port = waitPort(b);
     QVERIFY(!port.isEmpty());
     TandemProcess* w = worker("w1", port, {QStringLiteral("--reconnect=120")});
     QVERIFY(b.finish());
-    QCOMPARE(b.exitCode(), 3);
+    QCOMPARE(b.exitCode(), -1);
+    QVERIFY2(b.err().contains(QLatin1String("failpoint hub.broadcast: crash")),
+             qPrintable(b.err()));
     QVERIFY(!w->waitForErr(QStringLiteral("lost the coordinator")).isEmpty());
     TandemProcess again(QStringList{QStringLiteral("train"), QStringLiteral("--resume"),
                                     cut + QStringLiteral("/checkpoint.tandem"),
@@ -1155,7 +1162,11 @@ void TestDistributed::oneWorkerPerDevice() {
     for (const QJsonValue& v : ws) {
         const QJsonObject o = v.toObject();
         QVERIFY2(o.value(QStringLiteral("samples")).toInteger() > 0, qPrintable(c.out()));
-        QCOMPARE(o.value(QStringLiteral("status")).toString(), QStringLiteral("active"));
+        // Both stay in the run to its end. Each is balanced on its own, so on a loaded machine
+        // the balancer may have left one out of the last steps; it is never dropped.
+        const QString status = o.value(QStringLiteral("status")).toString();
+        QVERIFY2(status == QLatin1String("active") || status == QLatin1String("left-out"),
+                 qPrintable(c.out()));
         names << o.value(QStringLiteral("name")).toString();
     }
     QCOMPARE(names.size(), 2);

@@ -1,8 +1,11 @@
 #include "common/files.h"
 
+#include "common/failpoint.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QSaveFile>
 #include <QStorageInfo>
 
@@ -73,9 +76,28 @@ qint64 megabytesCeil(qint64 bytes) {
     return (std::max<qint64>(bytes, 0) + kMb - 1) / kMb;
 }
 
-Status writeFileAtomically(const QString& path, const QByteArray& bytes) {
+Expected<QJsonObject> readJsonObjectFile(const QString& path, const QString& what) {
+    auto bytes = readRegularFile(path, 1 << 20);
+    if (!bytes)
+        return makeError(bytes.error().code,
+                         QStringLiteral("%1 %2").arg(what, bytes.error().message));
+    QJsonParseError perr;
+    const QJsonDocument doc = QJsonDocument::fromJson(*bytes, &perr);
+    if (!doc.isObject())
+        return makeError(
+            ErrorCode::InvalidArgument,
+            QStringLiteral("%1 is not a JSON object: %2").arg(path, perr.errorString()));
+    return doc.object();
+}
+
+Status writeFileAtomically(const QString& path, const QByteArray& bytes, const char* failpoint) {
     QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
+        return writeError(path, bytes.size(), f.errorString());
+    if (TANDEM_FAILPOINT(failpoint))
+        return writeError(path, bytes.size(),
+                          QStringLiteral("failpoint %1").arg(QLatin1String(failpoint)));
+    if (!f.commit())
         return writeError(path, bytes.size(), f.errorString());
     return success();
 }

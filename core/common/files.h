@@ -3,6 +3,7 @@
 #include "common/expected.h"
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QString>
 
 namespace tandem {
@@ -24,9 +25,15 @@ Expected<QByteArray> readRegularFile(const QString& path, qint64 maxBytes);
 // says so, with what was needed and what is free, instead of the platform's often empty text.
 Error writeError(const QString& path, qint64 neededBytes, const QString& platformText);
 
+// Reads a JSON object from a regular file of at most 1 MB. `what` names the file in errors
+// ("run description …: no such file", "… is not a JSON object: …").
+Expected<QJsonObject> readJsonObjectFile(const QString& path, const QString& what);
+
 // Writes a whole file so that it is either the old one or the new one, never half of each
-// (QSaveFile); a failure is worded by writeError.
-Status writeFileAtomically(const QString& path, const QByteArray& bytes);
+// (QSaveFile); a failure is worded by writeError. `failpoint` names the failpoint (failpoint.h)
+// between writing and renaming.
+Status writeFileAtomically(const QString& path, const QByteArray& bytes,
+                           const char* failpoint = "file.write");
 
 // Whole megabytes, rounded up, for messages ("needs about 5 MB").
 qint64 megabytesCeil(qint64 bytes);

@@ -1,10 +1,12 @@
 #include "engine/recorder.h"
 
+#include "common/failpoint.h"
 #include "common/files.h"
 #include "engine/modelcheck.h"
 #include "engine/scriptmodel.h"
 
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
 
@@ -19,6 +21,19 @@ Status Recorder::open(bool resuming, int64_t savedStep) {
     if (!QDir().mkpath(m_outDir))
         return makeError(ErrorCode::Io,
                          QStringLiteral("cannot create the output folder %1").arg(m_outDir));
+#if TANDEM_FAILPOINTS_BUILD
+    if (const QString ledger = qEnvironmentVariable("TANDEM_SAMPLE_LEDGER"); !ledger.isEmpty()) {
+        m_ledger.setFileName(ledger);
+        if (!m_ledger.open(QIODevice::WriteOnly | QIODevice::Append))
+            return makeError(ErrorCode::Io, QStringLiteral("cannot open the sample ledger %1: %2")
+                                                .arg(ledger, m_ledger.errorString()));
+        m_ledger.write(
+            QJsonDocument(QJsonObject{{QStringLiteral("from"), qint64(resuming ? savedStep : 0)}})
+                .toJson(QJsonDocument::Compact) +
+            '\n');
+        m_ledger.flush();
+    }
+#endif
     m_log.setFileName(QDir(m_outDir).filePath(QStringLiteral("metrics.jsonl")));
     if (!m_log.open(QIODevice::WriteOnly | QIODevice::Text |
                     (resuming ? QIODevice::Append : QIODevice::Truncate)))
@@ -45,6 +60,20 @@ Status Recorder::checkpoint(const torch::jit::Module& module, const Optimizer& o
                                    .arg(st.error().message));
     m_savedStep = state.step;
     return success();
+}
+
+void Recorder::samples(int64_t step, int epoch, const std::vector<int64_t>& indices) {
+    if (!m_ledger.isOpen() || indices.empty())
+        return;
+    QJsonArray a;
+    for (int64_t i : indices)
+        a.append(qint64(i));
+    m_ledger.write(QJsonDocument(QJsonObject{{QStringLiteral("step"), qint64(step)},
+                                             {QStringLiteral("epoch"), epoch},
+                                             {QStringLiteral("samples"), a}})
+                       .toJson(QJsonDocument::Compact) +
+                   '\n');
+    m_ledger.flush();
 }
 
 void Recorder::write(const QJsonObject& o) {

@@ -35,6 +35,11 @@ public:
     // the returned text; training goes on, since the checkpoint, not the log, is what a resume
     // needs.
     QString step(const StepMetrics& m);
+    // The sample ledger, in builds with failpoints: with TANDEM_SAMPLE_LEDGER=FILE, a JSON line
+    // per applied step with the indices of the samples its update used, after a line
+    // {"from": S} saying that this process continues from step S. bench/faults.py reads it to
+    // prove that no sample is lost or repeated within an epoch, across faults and resumes.
+    void samples(int64_t step, int epoch, const std::vector<int64_t>& indices);
     void epoch(const EpochMetrics& m);
     void summary(const RunSummary& s);
     // model.pt (TorchScript, in eval mode, which is what inference wants) and
@@ -47,6 +52,7 @@ private:
     QString m_outDir;
     QString m_model;
     QFile m_log;
+    QFile m_ledger;
     bool m_logFailed = false;
     QString m_logError;
     int64_t m_savedStep = -1;

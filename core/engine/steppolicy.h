@@ -27,6 +27,8 @@ struct StepOutcome {
     double lr = 0;
     double stepMs = 0; // training time the step took
     QList<WorkerStepStats> workers;
+    // The samples whose results the update used, where the mode keeps them apart (sync).
+    std::vector<int64_t> indices;
 };
 
 // What the Trainer answers between steps.

@@ -21,7 +21,7 @@ Expected<EpochEnd> SyncPolicy::runEpoch(StepContext& ctx) {
 Status SyncPolicy::step(StepContext& ctx) {
     QElapsedTimer timer;
     timer.start();
-    const std::vector<int64_t> indices = ctx.sampler.next(samplesPerStep(ctx.cfg));
+    std::vector<int64_t> indices = ctx.sampler.next(samplesPerStep(ctx.cfg));
     const double lr = ctx.lr();
     Collected c;
     if (auto st = dispatch(ctx, indices, lr, timer, c); !st)
@@ -38,6 +38,7 @@ Status SyncPolicy::step(StepContext& ctx) {
     out.lr = lr;
     out.stepMs = double(timer.nsecsElapsed()) / 1e6;
     out.workers = workerStats(ctx, c, out.stepMs);
+    out.indices = std::move(indices); // all of them: dispatch() returns once all are computed
     return ctx.applied(out);
 }
 

@@ -1,5 +1,6 @@
 #include "engine/trainer.h"
 
+#include "common/failpoint.h"
 #include "common/files.h"
 #include "common/ports.h"
 #include "engine/modelcheck.h"
@@ -389,7 +390,9 @@ Gate Trainer::gate() {
 // Every applied step, in any mode: refuse a diverged loss (with a checkpoint of the last good
 // state), log it, tell the observer, and checkpoint when due.
 Status Trainer::applied(const StepOutcome& o) {
+    (void)TANDEM_FAILPOINT("trainer.step");
     ++m_state.step;
+    m_recorder.samples(m_state.step, m_sampler->epoch(), o.indices);
     ++m_stepsThisRun;
     m_trainSeconds += o.stepMs / 1e3;
     m_samplesThisRun += o.samples;

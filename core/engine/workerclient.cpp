@@ -1,5 +1,6 @@
 #include "engine/workerclient.h"
 
+#include "common/failpoint.h"
 #include "common/threadname.h"
 #include "common/version.h"
 #include "net/trustwatcher.h"
@@ -196,6 +197,8 @@ private:
                     finish(1, QStringLiteral("the coordinator's dataset did not arrive whole"));
                     return;
                 }
+                if (TANDEM_FAILPOINT("dataset.transfer"))
+                    blob->truncate(blob->size() / 2);
                 auto d =
                     datasetFromContainer(*blob, QStringLiteral("the dataset from the coordinator"));
                 if (!d || QString::fromLatin1(d->contentHash) != m_spec.datasetHash) {
@@ -509,12 +512,10 @@ private:
         if (!m_conn || m_conn != m_resultConn || m_state != State::Working)
             return;
         m_conn->growBlob(m_resultBlob, ready);
-        // Fault injection for tests: the process dies with part of the gradients sent of the
-        // first step from N on that it computes.
-        if (m_exitMidUpload > 0 && step + 1 >= m_exitMidUpload && ready < m_grads->size()) {
-            m_conn->flush();
-            m_log(QStringLiteral("exiting mid-upload (TANDEM_FAULT_EXIT_MID_UPLOAD)"));
-            std::_Exit(3);
+        if (ready < m_grads->size() && TANDEM_FAILPOINT_DUE("worker.upload")) {
+            m_conn->flush(); // part of the result on the wire, then the failpoint's action
+            if (TANDEM_FAILPOINT_ACT("worker.upload"))
+                finish(1, QStringLiteral("failpoint worker.upload at step %1").arg(step + 1));
         }
     }
 
@@ -536,7 +537,6 @@ private:
     std::unique_ptr<GradientBundle> m_grads; // compute thread: the result being filled
     QPointer<Connection> m_resultConn;       // where the result's blob was opened
     uint64_t m_resultBlob = 0;
-    const int m_exitMidUpload = qEnvironmentVariableIntValue("TANDEM_FAULT_EXIT_MID_UPLOAD");
     ModelLayout m_layout;
     std::optional<OuterWorkerSide> m_outer; // local-SGD only
     torch::jit::Module m_module;

@@ -1,5 +1,6 @@
 #include "formats/tensorfile.h"
 
+#include "common/failpoint.h"
 #include "common/files.h"
 
 #include <QCryptographicHash>
@@ -197,12 +198,17 @@ Status writeCheckpoint(const QString& path, const TensorFile& file) {
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly))
         return writeError(path, needed, out.errorString());
+    if (TANDEM_FAILPOINT("checkpoint.write"))
+        return writeError(path, needed, QStringLiteral("failpoint checkpoint.write"));
     const Status st =
         emitCheckpoint(file, [&](const char* p, qint64 n) { return out.write(p, n) == n; });
     if (!st && st.error().code != ErrorCode::Io)
         return st;
+    if (st && TANDEM_FAILPOINT("checkpoint.rename"))
+        return writeError(path, needed, QStringLiteral("failpoint checkpoint.rename"));
     if (!st || !out.commit())
         return writeError(path, needed, out.errorString());
+    (void)TANDEM_FAILPOINT("checkpoint.renamed");
     return success();
 }
 

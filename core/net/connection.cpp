@@ -1,7 +1,10 @@
 #include "net/connection.h"
 
+#include "common/failpoint.h"
+
 #include <QLoggingCategory>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 
 #include <algorithm>
 
@@ -283,6 +286,12 @@ void Connection::enqueue(const QByteArray& frame) {
 }
 
 void Connection::pump() {
+    // A flush inside the loop (a failpoint's) makes the socket report bytes written, which
+    // calls pump() again: the inner call must not write between the halves of a frame.
+    if (m_pumping)
+        return;
+    m_pumping = true;
+    const auto done = qScopeGuard([this] { m_pumping = false; });
     while (m_socket && !m_outgoing.empty() && m_socket->bytesToWrite() < kHighWater) {
         auto it = m_outgoing.begin();
         if (it->blobId != 0 && it->offset >= it->ready && it->ready < it->blob.size()) {
@@ -294,10 +303,16 @@ void Connection::pump() {
                 return;
         }
         if (it->blobId == 0) {
-            m_bytesSent += it->frame.size();
-            m_queuedFrameBytes -= it->frame.size();
-            m_socket->write(it->frame);
+            const QByteArray frame = std::move(it->frame);
+            m_bytesSent += frame.size();
+            m_queuedFrameBytes -= frame.size();
             m_outgoing.erase(it);
+            if (TANDEM_FAILPOINT_DUE("frame.send")) {
+                if (!sendHalfThenAct(frame))
+                    return;
+                continue;
+            }
+            m_socket->write(frame);
             continue;
         }
         Outgoing& o = *it;
@@ -313,6 +328,20 @@ void Connection::pump() {
         if (o.offset >= o.blob.size())
             m_outgoing.pop_front();
     }
+}
+
+// A failpoint mid-frame: half the frame goes out, then the point acts. After a stall the rest
+// follows; a failed send closes the connection (false).
+bool Connection::sendHalfThenAct(const QByteArray& frame) {
+    const qsizetype half = frame.size() / 2;
+    m_socket->write(frame.constData(), half);
+    m_socket->flush();
+    if (TANDEM_FAILPOINT_ACT("frame.send")) {
+        close(QStringLiteral("failpoint frame.send"));
+        return false;
+    }
+    m_socket->write(frame.constData() + half, frame.size() - half);
+    return true;
 }
 
 void Connection::send(const wire::Message& m) {

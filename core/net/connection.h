@@ -110,6 +110,7 @@ private:
     void writeFrame(const QByteArray& payload);
     void enqueue(const QByteArray& frame);
     void pump();
+    bool sendHalfThenAct(const QByteArray& frame);
     void onPong(const wire::Pong& pong);
     void sendProbePing();
 
@@ -146,6 +147,7 @@ private:
     double m_minRttMs = 0;
     uint64_t m_nextBlob = 1;
     qint64 m_bytesSent = 0;
+    bool m_pumping = false;
     qint64 m_bytesReceived = 0;
 };
 

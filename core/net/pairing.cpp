@@ -1,5 +1,7 @@
 #include "net/pairing.h"
 
+#include "common/failpoint.h"
+
 #include <QCryptographicHash>
 #include <QLoggingCategory>
 
@@ -139,6 +141,10 @@ void PairingSession::onMessage(const wire::Message& m) {
             }
             m_peerCommitment = req->commitment;
             m_peerName = req->displayName;
+            if (TANDEM_FAILPOINT("pairing.exchange")) {
+                fail(PairFailure::Interference, QStringLiteral("failpoint pairing.exchange"));
+                return;
+            }
             m_conn->send(wire::PairNonce{m_myNonce, m_myName});
             m_state = PairState::AwaitReveal;
             return;

@@ -9,7 +9,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 namespace tandem {
 
@@ -104,12 +103,9 @@ Status TrustStore::save(const QList<Entry>& entries) const {
                              {QStringLiteral("name"), e.name},
                              {QStringLiteral("added"), e.added.toString(Qt::ISODate)}});
     QDir().mkpath(QFileInfo(m_path).absolutePath());
-    QSaveFile f(m_path);
-    const QByteArray bytes = QJsonDocument(QJsonObject{{QStringLiteral("devices"), a}}).toJson();
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("cannot write %1: %2").arg(m_path, f.errorString()));
-    return success();
+    return writeFileAtomically(m_path,
+                               QJsonDocument(QJsonObject{{QStringLiteral("devices"), a}}).toJson(),
+                               "truststore.write");
 }
 
 } // namespace tandem
