@@ -212,21 +212,9 @@ int cmdTrain(const QStringList& args) {
         // --invite, --no-local-worker, --device), not the checkpoint's.
         RunPlan::forgetMachines(cfg);
     } else if (p.isSet(QStringLiteral("config"))) {
-        const QString path = p.value(QStringLiteral("config"));
-        auto bytes = readRegularFile(path, 1 << 20);
-        if (!bytes)
-            return fail(makeError(bytes.error().code,
-                                  QStringLiteral("run description %1").arg(bytes.error().message)));
-        QJsonParseError perr;
-        const QJsonDocument doc = QJsonDocument::fromJson(*bytes, &perr);
-        if (!doc.isObject())
-            return fail(makeError(
-                ErrorCode::InvalidArgument,
-                QStringLiteral("%1 is not a JSON object: %2").arg(path, perr.errorString())));
-        auto c = RunConfig::fromJson(doc.object());
+        auto c = RunConfig::readFile(p.value(QStringLiteral("config")));
         if (!c)
-            return fail(makeError(ErrorCode::InvalidArgument,
-                                  QStringLiteral("%1: %2").arg(path, c.error().message)));
+            return fail(c.error());
         cfg = *c;
     }
     auto str = [&](const char* n, QString& dst) {

@@ -2,6 +2,8 @@
 
 #include "engine/training.h"
 
+#include "common/files.h"
+
 #include <QJsonArray>
 
 #include <cmath>
@@ -165,6 +167,17 @@ Status setRunChoice(RunConfig& c, const QString& key, const QString& value) {
     if (key == QLatin1String("precision"))
         return parseInto(value, c.precision, "precision");
     return makeError(ErrorCode::InvalidArgument, QStringLiteral("\"%1\" is not a choice").arg(key));
+}
+
+Expected<RunConfig> RunConfig::readFile(const QString& path) {
+    auto o = readJsonObjectFile(path, QStringLiteral("run description"));
+    if (!o)
+        return o.error();
+    auto c = fromJson(*o);
+    if (!c)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("%1: %2").arg(path, c.error().message));
+    return c;
 }
 
 Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {

@@ -69,6 +69,8 @@ struct RunConfig {
 
     QJsonObject toJson() const;
     static Expected<RunConfig> fromJson(const QJsonObject& o);
+    // A run description file (JSON, at most 1 MB); errors name the file.
+    static Expected<RunConfig> readFile(const QString& path);
     Status validate() const;
     double effectiveWeightDecay() const;
 };

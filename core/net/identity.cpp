@@ -1,5 +1,7 @@
 #include "net/identity.h"
 
+#include "common/files.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -107,6 +109,19 @@ Status writePrivate(const QString& path, const QByteArray& bytes, bool secret) {
     return success();
 }
 
+// The certificate is this key's own and its signature holds: a certificate damaged in a way
+// that still parses would otherwise give this node another device ID without a word.
+bool signedBy(const QByteArray& certPem, const QByteArray& keyPem) {
+    Bio cb(BIO_new_mem_buf(certPem.constData(), int(certPem.size())));
+    Bio kb(BIO_new_mem_buf(keyPem.constData(), int(keyPem.size())));
+    if (!cb || !kb)
+        return false;
+    X509Ptr cert(PEM_read_bio_X509(cb.get(), nullptr, nullptr, nullptr));
+    PKey key(PEM_read_bio_PrivateKey(kb.get(), nullptr, nullptr, nullptr));
+    return cert && key && X509_check_private_key(cert.get(), key.get()) == 1 &&
+           X509_verify(cert.get(), key.get()) == 1;
+}
+
 } // namespace
 
 Expected<Identity> Identity::loadOrCreate(const QString& home) {
@@ -124,18 +139,25 @@ Expected<Identity> Identity::loadOrCreate(const QString& home) {
         if (auto st = writePrivate(certPath, made->second, false); !st)
             return st.error();
     }
-    QFile kf(keyPath), cf(certPath);
-    if (!kf.open(QIODevice::ReadOnly) || !cf.open(QIODevice::ReadOnly))
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("cannot read this node's identity in %1").arg(dir));
-    Identity id;
-    id.m_key = QSslKey(kf.readAll(), QSsl::Ec, QSsl::Pem);
-    const QList<QSslCertificate> certs = QSslCertificate::fromData(cf.readAll(), QSsl::Pem);
-    if (id.m_key.isNull() || certs.isEmpty())
+    const auto damaged = [&](const QString& file) {
         return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("this node's identity in %1 is damaged; move the folder "
+                         QStringLiteral("this node's identity is damaged (%1); move the folder %2 "
                                         "away to make a new one (peers must then pair again)")
-                             .arg(dir));
+                             .arg(file, dir));
+    };
+    auto keyPem = readRegularFile(keyPath, 64 * 1024);
+    if (!keyPem)
+        return keyPem.error();
+    auto certPem = readRegularFile(certPath, 64 * 1024);
+    if (!certPem)
+        return certPem.error();
+    Identity id;
+    id.m_key = QSslKey(*keyPem, QSsl::Ec, QSsl::Pem);
+    if (id.m_key.isNull())
+        return damaged(keyPath);
+    const QList<QSslCertificate> certs = QSslCertificate::fromData(*certPem, QSsl::Pem);
+    if (certs.isEmpty() || !signedBy(*certPem, *keyPem))
+        return damaged(certPath);
     id.m_cert = certs.first();
     id.m_id = deviceIdOf(id.m_cert);
     return id;

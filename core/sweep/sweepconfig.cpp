@@ -324,15 +324,10 @@ Expected<SweepConfig> SweepConfig::fromJson(const QJsonObject& o) {
 }
 
 Expected<SweepConfig> SweepConfig::readFile(const QString& path) {
-    auto bytes = readRegularFile(path, 1 << 20);
-    if (!bytes)
-        return makeError(bytes.error().code,
-                         QStringLiteral("sweep description %1").arg(bytes.error().message));
-    QJsonParseError perr;
-    const QJsonDocument doc = QJsonDocument::fromJson(*bytes, &perr);
-    if (!doc.isObject())
-        return bad(QStringLiteral("%1 is not a JSON object: %2").arg(path, perr.errorString()));
-    auto c = fromJson(doc.object());
+    auto o = readJsonObjectFile(path, QStringLiteral("sweep description"));
+    if (!o)
+        return o.error();
+    auto c = fromJson(*o);
     if (!c)
         return bad(QStringLiteral("%1: %2").arg(path, c.error().message));
     return c;

@@ -1,0 +1,367 @@
+// The corruption sweep: every kind of file Tandem reads, cut short at 100 random lengths and
+// with 100 random single-bit flips. Each damaged copy is refused with a message that names the
+// file, or, where the format has no way to tell (raw images, CSV text, tensor bytes without a
+// checksum), loads exactly what its bytes say. Never a crash, a hang or a silent wrong result:
+// formats that carry a checksum (checkpoints, dataset caches, TorchScript archives) never load
+// a changed file.
+
+#include "common/files.h"
+#include "engine/runcheckpoint.h"
+#include "engine/scriptmodel.h"
+#include "engine/training.h"
+#include "formats/dataset.h"
+#include "formats/tensorfile.h"
+#include "net/identity.h"
+#include "net/truststore.h"
+#include "proc.h"
+#include "sweep/sweepconfig.h"
+#include "testutil.h"
+#include "ui/appsettings.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <functional>
+#include <optional>
+#include <random>
+
+using namespace tandem;
+
+namespace {
+
+// What one load did: refused (with its message), or loaded, with whether the result equals
+// the undamaged file's.
+struct Outcome {
+    std::optional<QString> error;
+    bool sameAsOriginal = false;
+};
+
+struct Tally {
+    int refused = 0, exact = 0, changed = 0;
+};
+
+// The same parameters, shapes and values.
+bool sameParams(const ModelTensors& a, const ModelTensors& b) {
+    if (a.params.size() != b.params.size())
+        return false;
+    for (size_t i = 0; i < a.params.size(); ++i)
+        if (a.params[i].sizes() != b.params[i].sizes() || !a.params[i].equal(b.params[i]))
+            return false;
+    return true;
+}
+
+// Loads a dataset spec; the same content is the same hash.
+std::function<Outcome()> datasetLoad(const QString& spec, const QByteArray& want) {
+    return [spec, want]() -> Outcome {
+        auto d = loadDataset(spec);
+        if (!d)
+            return {d.error().message};
+        return {std::nullopt, d->contentHash == want};
+    };
+}
+
+} // namespace
+
+class TestCorruption : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void runCheckpoint();
+    void torchScriptExport();
+    void safetensorsExport();
+    void runDescription();
+    void sweepDescription();
+    void trustStore();
+    void appSettings();
+    void identity();
+    void datasetCache();
+    void idxImages();
+    void csvTable();
+    void cifarBatch();
+
+private:
+    QString path(const QString& n) const { return m_tmp.filePath(n); }
+    // Damages `file` 200 ways, loading each; `canTell` says whether a load of changed bytes
+    // must be refused. Restores the file at the end.
+    void sweep(const QString& file, const std::function<Outcome()>& load, bool canTell);
+
+    QTemporaryDir m_tmp;
+    QString m_run;
+};
+
+void TestCorruption::initTestCase() {
+    QVERIFY(m_tmp.isValid());
+    testutil::writeIdxDataset(path(QStringLiteral("tiny")), 200, 50, false);
+    m_run = path(QStringLiteral("run"));
+    TandemProcess t({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                     QStringLiteral("--data=mnist:") + path(QStringLiteral("tiny")),
+                     QStringLiteral("--threads=1"), QStringLiteral("--epochs=1"),
+                     QStringLiteral("--batch=50"), QStringLiteral("--out=") + m_run});
+    QVERIFY(t.finish());
+    QVERIFY2(t.exitCode() == 0, qPrintable(t.err()));
+}
+
+void TestCorruption::sweep(const QString& file, const std::function<Outcome()>& load,
+                           bool canTell) {
+    const QByteArray original = readRegularFile(file, qint64(1) << 30).value();
+    QVERIFY(!original.isEmpty());
+    const Outcome clean = load();
+    QVERIFY2(!clean.error, qPrintable(clean.error.value_or(QString())));
+    std::mt19937_64 rng(qHash(QFileInfo(file).fileName()));
+    const QString name = QFileInfo(file).fileName();
+    Tally t;
+    for (int i = 0; i < 200; ++i) {
+        QByteArray damaged = original;
+        QString how;
+        if (i < 100) {
+            damaged.truncate(qsizetype(rng() % quint64(original.size())));
+            how = QStringLiteral("cut to %1 bytes").arg(damaged.size());
+        } else {
+            const auto bit = rng() % (quint64(original.size()) * 8);
+            damaged[qsizetype(bit / 8)] = char(damaged[qsizetype(bit / 8)] ^ (1 << (bit % 8)));
+            how = QStringLiteral("bit %1 flipped").arg(bit);
+        }
+        QVERIFY(testutil::writeFile(file, damaged));
+        const Outcome o = load();
+        if (o.error) {
+            QVERIFY2(o.error->contains(name),
+                     qPrintable(QStringLiteral("%1, %2: the message does not name the file: %3")
+                                    .arg(name, how, *o.error)));
+            ++t.refused;
+        } else if (o.sameAsOriginal) {
+            ++t.exact;
+        } else {
+            QVERIFY2(
+                !canTell,
+                qPrintable(QStringLiteral("%1, %2: loaded, and not as it was").arg(name, how)));
+            ++t.changed;
+        }
+    }
+    QVERIFY(testutil::writeFile(file, original));
+    qInfo("%s: %d refused, %d loaded exactly as before, %d loaded as their bytes say",
+          qPrintable(name), t.refused, t.exact, t.changed);
+}
+
+void TestCorruption::runCheckpoint() {
+    const QString file = m_run + QStringLiteral("/checkpoint.tandem");
+    const auto first = loadRunCheckpoint(file);
+    QVERIFY(first);
+    const ModelTensors want = modelTensors(first->module);
+    sweep(
+        file,
+        [&]() -> Outcome {
+            auto c = loadRunCheckpoint(file);
+            if (!c)
+                return {c.error().message};
+            const ModelTensors got = modelTensors(c->module);
+            return {std::nullopt, sameParams(got, want)};
+        },
+        true);
+}
+
+void TestCorruption::torchScriptExport() {
+    const QString file = m_run + QStringLiteral("/model.pt");
+    const auto first = loadScriptModule(file);
+    QVERIFY(first);
+    const ModelTensors want = modelTensors(*first);
+    sweep(
+        file,
+        [&]() -> Outcome {
+            auto m = loadScriptModule(file);
+            if (!m)
+                return {m.error().message};
+            const ModelTensors got = modelTensors(*m);
+            return {std::nullopt, sameParams(got, want)};
+        },
+        true);
+}
+
+void TestCorruption::safetensorsExport() {
+    const QString file = m_run + QStringLiteral("/model.safetensors");
+    const QList<TensorRecord> want =
+        parseSafetensors(readRegularFile(file, 1 << 30).value(), file).value();
+    sweep(
+        file,
+        [&]() -> Outcome {
+            auto bytes = readRegularFile(file, 1 << 30);
+            if (!bytes)
+                return {bytes.error().message};
+            auto r = parseSafetensors(*bytes, file);
+            if (!r)
+                return {r.error().message};
+            bool same = r->size() == want.size();
+            for (qsizetype i = 0; same && i < r->size(); ++i)
+                same = (*r)[i].name == want[i].name && (*r)[i].data == want[i].data &&
+                       (*r)[i].shape == want[i].shape;
+            return {std::nullopt, same};
+        },
+        false); // safetensors has no checksum: a flipped weight byte is a different weight
+}
+
+void TestCorruption::runDescription() {
+    const QString file = path(QStringLiteral("run.json"));
+    QVERIFY(testutil::writeFile(
+        file, R"({"model": "mlp", "data": "fashion-mnist", "epochs": 3, "batch": 64,
+                  "lr": 0.001, "optimizer": "adam", "mode": "sync", "seed": 7})"));
+    const QJsonObject want = RunConfig::readFile(file).value().toJson();
+    sweep(
+        file,
+        [&]() -> Outcome {
+            auto c = RunConfig::readFile(file);
+            if (!c)
+                return {c.error().message};
+            return {std::nullopt, c->toJson() == want};
+        },
+        false); // JSON text: "epochs": 2 is as valid as 3
+}
+
+void TestCorruption::sweepDescription() {
+    const QString file = path(QStringLiteral("sweep.json"));
+    QVERIFY(testutil::writeFile(file, R"({"model": "mlp", "data": "fashion-mnist", "epochs": 3,
+                  "sweep": {"trials": 4, "space": {"lr": {"log_uniform": [0.0001, 0.1]}}}})"));
+    const QJsonObject want = SweepConfig::readFile(file).value().toJson();
+    sweep(
+        file,
+        [&]() -> Outcome {
+            auto c = SweepConfig::readFile(file);
+            if (!c)
+                return {c.error().message};
+            return {std::nullopt, c->toJson() == want};
+        },
+        false);
+}
+
+void TestCorruption::trustStore() {
+    const QString home = path(QStringLiteral("trust"));
+    TrustStore store(home);
+    QVERIFY(store.add(QString(64, QLatin1Char('a')), QStringLiteral("laptop")).ok());
+    QVERIFY(store.add(QString(64, QLatin1Char('b')), QStringLiteral("desktop")).ok());
+    const auto want = store.load().value();
+    sweep(
+        store.path(),
+        [&]() -> Outcome {
+            auto l = store.load();
+            if (!l)
+                return {l.error().message};
+            bool same = l->size() == want.size();
+            for (qsizetype i = 0; same && i < l->size(); ++i)
+                same = (*l)[i].id == want[i].id && (*l)[i].name == want[i].name;
+            return {std::nullopt, same};
+        },
+        false); // a renamed device is still JSON; a changed ID is checked against certificates
+}
+
+void TestCorruption::appSettings() {
+    // settings.ini is text that QSettings reads line by line: whatever parses is taken, the rest
+    // falls back to the defaults (ports out of range among them), and nothing is refused.
+    const QString home = path(QStringLiteral("settings"));
+    ui::AppSettings a;
+    a.language = QStringLiteral("de");
+    a.nodeName = QStringLiteral("desk");
+    a.listenPort = 47001;
+    a.runPort = 47002;
+    a.runsFolder = path(QStringLiteral("runs"));
+    a.wizardDone = true;
+    a.save(home);
+    const auto same = [&](const ui::AppSettings& b) {
+        return b.language == a.language && b.nodeName == a.nodeName &&
+               b.discoveryPort == a.discoveryPort && b.listenPort == a.listenPort &&
+               b.runPort == a.runPort && b.runsFolder == a.runsFolder &&
+               b.cacheFolder == a.cacheFolder && b.acceptWork == a.acceptWork &&
+               b.wizardDone == a.wizardDone;
+    };
+    QVERIFY(same(ui::AppSettings::load(home)));
+    sweep(
+        home + QStringLiteral("/settings.ini"),
+        [&]() -> Outcome {
+            return {std::nullopt, same(ui::AppSettings::load(home))};
+        },
+        false);
+}
+
+void TestCorruption::identity() {
+    // The private key and certificate: damaged ones are refused, never silently replaced by a
+    // new identity (which would unpair the machine from every other).
+    const QString home = path(QStringLiteral("id"));
+    const QString id = Identity::loadOrCreate(home).value().deviceId();
+    const QDir files(home + QStringLiteral("/identity"));
+    QVERIFY(!files.entryList(QDir::Files).isEmpty());
+    for (const QString& f : files.entryList(QDir::Files)) {
+        const QString file = files.filePath(f);
+        sweep(
+            file,
+            [&]() -> Outcome {
+                auto i = Identity::loadOrCreate(home);
+                if (!i)
+                    return {i.error().message};
+                return {std::nullopt, i->deviceId() == id};
+            },
+            true);
+    }
+}
+
+void TestCorruption::datasetCache() {
+    auto data = loadDataset(QStringLiteral("mnist:") + path(QStringLiteral("tiny")));
+    QVERIFY(data);
+    const QString file = path(QStringLiteral("cache.tandem"));
+    QVERIFY(testutil::writeFile(file, datasetToContainer(*data).value()));
+    sweep(
+        file,
+        [&]() -> Outcome {
+            auto bytes = readRegularFile(file, 1 << 30);
+            if (!bytes)
+                return {bytes.error().message};
+            auto d = datasetFromContainer(*bytes, file);
+            if (!d)
+                return {d.error().message};
+            return {std::nullopt, d->contentHash == data->contentHash};
+        },
+        true);
+}
+
+void TestCorruption::idxImages() {
+    // Raw pixels have no checksum; headers, sizes and labels are checked.
+    const QString dir = path(QStringLiteral("tiny"));
+    const QString spec = QStringLiteral("mnist:") + dir;
+    const QByteArray want = loadDataset(spec).value().contentHash;
+    for (const QString& f : QDir(dir).entryList(QDir::Files))
+        sweep(QDir(dir).filePath(f), datasetLoad(spec, want), false);
+}
+
+void TestCorruption::csvTable() {
+    const QString file = path(QStringLiteral("iris.csv"));
+    QByteArray text = "sepal,petal,species\n";
+    for (int i = 0; i < 60; ++i)
+        text += QByteArray::number(4.0 + i * 0.05) + ',' + QByteArray::number(1.0 + i * 0.1) + ',' +
+                (i % 3 == 0   ? "setosa"
+                 : i % 3 == 1 ? "versicolor"
+                              : "virginica") +
+                '\n';
+    QVERIFY(testutil::writeFile(file, text));
+    const QString spec = QStringLiteral("csv:%1,label=species").arg(file);
+    const QByteArray want = loadDataset(spec).value().contentHash;
+    sweep(file, datasetLoad(spec, want), false);
+}
+
+void TestCorruption::cifarBatch() {
+    const QString dir = path(QStringLiteral("cifar"));
+    QVERIFY(QDir().mkpath(dir));
+    std::mt19937 rng(5);
+    for (const char* f : {"data_batch_1.bin", "test_batch.bin"}) {
+        QByteArray b;
+        for (int r = 0; r < 20; ++r) {
+            b += char(rng() % 10);
+            for (int i = 0; i < 3072; ++i)
+                b += char(rng() & 0xff);
+        }
+        QVERIFY(testutil::writeFile(QDir(dir).filePath(QLatin1String(f)), b));
+    }
+    const QString spec = QStringLiteral("cifar10:") + dir;
+    const QByteArray want = loadDataset(spec).value().contentHash;
+    sweep(QDir(dir).filePath(QStringLiteral("data_batch_1.bin")), datasetLoad(spec, want), false);
+}
+
+QTEST_GUILESS_MAIN(TestCorruption)
+#include "test_corruption.moc"
