@@ -16,16 +16,31 @@
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSslSocket>
+#include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QUdpSocket>
 
+#include <cmath>
+#include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 
 using namespace tandem;
 
 namespace {
+
+// `tandem serve` on loopback, announcing only to the loopback broadcast address on a discovery
+// port the caller holds.
+QStringList serveArgs(const QString& home, quint16 discoveryPort) {
+    return {QStringLiteral("serve"),
+            QStringLiteral("--home"),
+            home,
+            QStringLiteral("--listen=127.0.0.1:0"),
+            QStringLiteral("--announce-to=127.255.255.255"),
+            QStringLiteral("--discovery-port=%1").arg(discoveryPort)};
+}
 
 QHostAddress attacker(int i) {
     return QHostAddress(QStringLiteral("127.0.%1.%2").arg(1 + i / 250).arg(2 + i % 250));
@@ -104,6 +119,8 @@ private Q_SLOTS:
     void badGradientPartsDropOnlyThatWorker();
     void streamingScheduleAsAWorkerSeesIt();
     void workerDecliningDuringTheProbeIsNamed();
+    void idleAndStalledConnectionsDoNotDelayPairedPeers();
+    void invitationIsTriedAgainUntilTheNodeListens();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -124,6 +141,7 @@ private:
         return true;
     }
     QStringList coordinator(const QStringList& extra) const;
+    QString m_coordId;
     // A scripted worker's parts: each parameter's fp32 bytes, the Ready for a RunSpec, a Result
     // for an assignment (its tensors in blob `blob`), and the loop that reads and dispatches
     // the coordinator's messages (calling `idle` between reads) until it closes the connection.
@@ -198,6 +216,7 @@ void TestHostile::initTestCase() {
     testutil::writeIdxDataset(m_tiny, 2000, 500, true);
     const auto [coordId, workerId] = pairHomes(home("coord"), home("w"));
     QVERIFY(isDeviceId(coordId) && isDeviceId(workerId));
+    m_coordId = coordId;
 }
 
 QStringList TestHostile::coordinator(const QStringList& extra) const {
@@ -231,11 +250,7 @@ void TestHostile::brokenHandshakesAndRandomPacketsDoNotCrash() {
     QVERIFY2(port != 0, qPrintable(c.err()));
     QUdpSocket udp;
     udp.bind(QHostAddress::LocalHost, 0);
-    TandemProcess serve({QStringLiteral("serve"), QStringLiteral("--home"), home("serve"),
-                         QStringLiteral("--listen=127.0.0.1:0"),
-                         QStringLiteral("--announce-to=127.255.255.255"),
-                         QStringLiteral("--discovery-port=%1").arg(udp.localPort())},
-                        true);
+    TandemProcess serve(serveArgs(home("serve"), udp.localPort()), true);
     const quint16 servePort = waitPort(serve);
     QVERIFY2(servePort != 0, qPrintable(serve.err()));
 
@@ -392,12 +407,16 @@ void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
 void TestHostile::badGradientPartsDropOnlyThatWorker() {
     if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
         QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
-    // A paired worker whose result parts break the rules, each in its own run: a part sent
-    // twice, a part past the end of its bundle, and a whole bundle of the wrong size. The
-    // coordinator closes that connection, gives the worker's samples to its own worker, and
-    // the run ends as it would have.
-    const QStringList cases{QStringLiteral("twice"), QStringLiteral("past the end"),
-                            QStringLiteral("wrong size")};
+    // A paired worker whose results break the rules, each in its own run: a part sent twice, a
+    // part past the end of its bundle, a whole bundle of the wrong size, well-formed gradients
+    // that are NaN, a result claiming ten times the samples it was given (which would scale
+    // its gradient tenfold), a result for a step it was never given, and a frame declaring
+    // 4 GB. The coordinator closes that connection, gives the worker's samples to its own
+    // worker, and the run ends as it would have, with finite weights.
+    const QStringList cases{QStringLiteral("twice"),          QStringLiteral("past the end"),
+                            QStringLiteral("wrong size"),     QStringLiteral("NaN gradients"),
+                            QStringLiteral("inflated count"), QStringLiteral("unassigned step"),
+                            QStringLiteral("huge frame")};
     for (int kind = 0; kind < cases.size(); ++kind) {
         const QString out = m_tmp.filePath(QStringLiteral("parts%1").arg(kind));
         TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
@@ -433,9 +452,27 @@ void TestHostile::badGradientPartsDropOnlyThatWorker() {
                 } else if (kind == 1) {
                     part(uint64_t(bundle), 0, 1000);
                     part(uint64_t(bundle), uint64_t(bundle) - 10, 100);
-                } else {
+                } else if (kind == 2) {
                     part(uint64_t(bundle - 4), 0, bundle - 4);
                     sayResult(s, *a, 1);
+                } else if (kind == 3) {
+                    QByteArray nan(bundle, '\0');
+                    const float q = std::numeric_limits<float>::quiet_NaN();
+                    for (qint64 i = 0; i + 4 <= bundle; i += 4)
+                        std::memcpy(nan.data() + i, &q, 4);
+                    s.write(wire::blobPartFrame(uint32_t(wire::BlobKind::Tensors), 1,
+                                                uint64_t(bundle), 0, nan));
+                    sayResult(s, *a, 1);
+                } else if (kind == 4 || kind == 5) {
+                    part(uint64_t(bundle), 0, bundle);
+                    wire::Assign told = *a;
+                    if (kind == 5)
+                        told.step += 7;
+                    else
+                        told.indices.resize(told.indices.size() * 10);
+                    sayResult(s, told, 1);
+                } else {
+                    s.write(QByteArray("\xff\xff\xff\xff", 4) + QByteArray(64, 'x'));
                 }
             }
         };
@@ -457,6 +494,8 @@ void TestHostile::badGradientPartsDropOnlyThatWorker() {
         QVERIFY2(statuses == (QStringList{QStringLiteral("active"), QStringLiteral("dropped")}),
                  qPrintable(cases[kind] + QLatin1Char('\n') + c.err()));
         QVERIFY2(c.err().contains(QStringLiteral("dropped")), qPrintable(c.err()));
+        QVERIFY2(std::isfinite(sum.value(QStringLiteral("test_loss")).toDouble(NAN)),
+                 qPrintable(c.out()));
     }
 }
 
@@ -571,4 +610,133 @@ void TestHostile::workerDecliningDuringTheProbeIsNamed() {
 }
 
 QTEST_GUILESS_MAIN(TestHostile)
+namespace {
+
+// Holds 500 idle TCP connections and 100 TLS handshakes stalled after part of a ClientHello
+// (a record header announcing 512 bytes, then 40 of them) against `port`, from 100 addresses,
+// reopening whichever the peer closes, while it is alive.
+class Siege : public QObject {
+public:
+    explicit Siege(quint16 port)
+        : m_port(port) {
+        refill();
+        connect(&m_timer, &QTimer::timeout, this, &Siege::refill);
+        m_timer.start(100);
+    }
+    int open() const {
+        int n = 0;
+        for (const auto& s : m_sockets)
+            n += s->state() == QAbstractSocket::ConnectedState ? 1 : 0;
+        return n;
+    }
+
+private:
+    void refill() {
+        for (size_t i = 0; i < 600; ++i) {
+            if (m_sockets.size() <= i) {
+                m_sockets.push_back(std::make_unique<QTcpSocket>());
+                if (i >= 500)
+                    connect(
+                        m_sockets[i].get(), &QTcpSocket::connected, this, [s = m_sockets[i].get()] {
+                            s->write(QByteArray::fromHex("1603010200") + QByteArray(40, '\x01'));
+                        });
+            }
+            QTcpSocket* s = m_sockets[i].get();
+            if (s->state() == QAbstractSocket::UnconnectedState) {
+                s->bind(attacker(int(i % 100)), 0);
+                s->connectToHost(QHostAddress::LocalHost, m_port);
+            }
+        }
+    }
+    quint16 m_port;
+    QTimer m_timer;
+    std::vector<std::unique_ptr<QTcpSocket>> m_sockets;
+};
+
+} // namespace
+
+void TestHostile::idleAndStalledConnectionsDoNotDelayPairedPeers() {
+    // Against a coordinator: its paired worker joins, and the run trains to the end.
+    const QString out = m_tmp.filePath(QStringLiteral("siege"));
+    TandemProcess c(coordinator({QStringLiteral("--max-steps=5"), QStringLiteral("--out=") + out}));
+    const quint16 port = waitPort(c);
+    QVERIFY(port != 0);
+    auto siege = std::make_unique<Siege>(port);
+    QTest::qWait(2000);
+    qInfo("against the coordinator: %d of 600 connections open", siege->open());
+    QElapsedTimer t;
+    t.start();
+    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
+                     QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--home"), home("w"),
+                     QStringLiteral("--threads=1")});
+    const QString joined = c.waitForErr(QStringLiteral("worker \\S+ joined"), 120000);
+    const qint64 workerMs = t.elapsed();
+    QVERIFY2(!joined.isEmpty(), qPrintable(c.err()));
+    QVERIFY(c.finish());
+    siege.reset();
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 5);
+
+    // Against a served node: a paired coordinator's invitation reaches it and it joins.
+    QVERIFY(isDeviceId(trustEachOther(home("coord"), m_coordId, home("node"))));
+    QUdpSocket udp;
+    udp.bind(QHostAddress::LocalHost, 0);
+    TandemProcess serve(serveArgs(home("node"), udp.localPort()), true);
+    const quint16 nodePort = waitPort(serve);
+    QVERIFY(nodePort != 0);
+    siege = std::make_unique<Siege>(nodePort);
+    QTest::qWait(2000);
+    qInfo("against the node: %d of 600 connections open", siege->open());
+    t.restart();
+    TandemProcess invite(coordinator({QStringLiteral("--max-steps=5"),
+                                      QStringLiteral("--invite=127.0.0.1:%1").arg(nodePort),
+                                      QStringLiteral("--out=") + out + QStringLiteral("-node")}));
+    const QString nodeJoined = invite.waitForErr(QStringLiteral("worker \\S+ joined"), 120000);
+    const qint64 nodeMs = t.elapsed();
+    QVERIFY2(!nodeJoined.isEmpty(), qPrintable(invite.err() + serve.err()));
+    QVERIFY(invite.finish());
+    siege.reset();
+    QVERIFY2(invite.exitCode() == 0, qPrintable(invite.err()));
+    QVERIFY(serve.running());
+    qInfo("joined during the siege: the worker %lld ms after it started, the node %lld ms after "
+          "the coordinator that invited it started",
+          workerMs, nodeMs);
+    // Both figures include starting a process; the target is 5 s on an idle machine, and a
+    // loaded test machine gets some slack.
+    QVERIFY2(workerMs < 10000 && nodeMs < 10000,
+             qPrintable(QStringLiteral("%1 / %2 ms").arg(workerMs).arg(nodeMs)));
+}
+
+void TestHostile::invitationIsTriedAgainUntilTheNodeListens() {
+    // The node is not listening yet when the coordinator invites it (the app still starting,
+    // or its handshake slot lost to a flood): the coordinator says so, tries again, and the
+    // node joins once it listens.
+    QVERIFY(isDeviceId(trustEachOther(home("coord"), m_coordId, home("late-node"))));
+    quint16 nodePort = 0;
+    {
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        nodePort = probe.serverPort();
+    }
+    TandemProcess c(coordinator(
+        {QStringLiteral("--max-steps=5"), QStringLiteral("--invite=127.0.0.1:%1").arg(nodePort),
+         QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("late"))}));
+    const QString retry = c.waitForErr(
+        QStringLiteral("could not reach 127.0.0.1:%1 to invite it .*trying again").arg(nodePort),
+        120000);
+    QVERIFY2(!retry.isEmpty(), qPrintable(c.err()));
+    QUdpSocket udp;
+    udp.bind(QHostAddress::LocalHost, 0);
+    QStringList args = serveArgs(home("late-node"), udp.localPort());
+    args.replaceInStrings(QStringLiteral("--listen=127.0.0.1:0"),
+                          QStringLiteral("--listen=127.0.0.1:%1").arg(nodePort));
+    TandemProcess serve(args, true);
+    QVERIFY2(waitPort(serve) == nodePort, qPrintable(serve.err()));
+    QVERIFY2(!c.waitForErr(QStringLiteral("worker \\S+ joined"), 120000).isEmpty(),
+             qPrintable(c.err() + serve.err()));
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 5);
+}
+
 #include "test_hostile.moc"

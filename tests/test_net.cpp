@@ -43,6 +43,7 @@ private Q_SLOTS:
     void silentClientTimesOut();
     void unauthenticatedConnectionsAreCapped();
     void floodFromOneAddressLeavesOthersAPath();
+    void floodInTheSameBurstLeavesAPairedPeerItsSlot();
     void silentConnectionsCloseEarly();
     void damagedTrustStoreTrustsNobodyAndIsKept();
     void oversizedFrameClosesTheConnection();
@@ -298,6 +299,43 @@ void TestNet::floodFromOneAddressLeavesOthersAPath() {
     QTRY_COMPARE_WITH_TIMEOUT(server.refusedTotal(), qint64(6), 20000);
     // A peer from another address is not affected.
     QVERIFY(pairedPeerGetsIn(server));
+}
+
+void TestNet::floodInTheSameBurstLeavesAPairedPeerItsSlot() {
+    // A flood from many addresses reconnects faster than the server accepts, so a paired
+    // peer's connection arrives in one burst of accepts with many of the flood's, and the slots
+    // churn before its ClientHello is read. It keeps its slot anyway.
+    Server server(m_a);
+    server.setMaxUnauthenticated(8);
+    server.setSilentTimeout(600000);
+    QVERIFY(server.listenOn(QHostAddress::Any, 0).ok());
+    std::vector<std::unique_ptr<QTcpSocket>> flood;
+    // 40 connections from 40 addresses, left in the kernel's backlog (which holds 50): the
+    // server's event loop does not run in between.
+    const auto wave = [&] {
+        for (int i = 0; i < 40; ++i) {
+            flood.push_back(std::make_unique<QTcpSocket>());
+            flood.back()->bind(QHostAddress(QStringLiteral("127.0.2.%1").arg(1 + i)), 0);
+            flood.back()->connectToHost(QHostAddress::LocalHost, server.serverPort());
+            if (!flood.back()->waitForConnected(20000))
+                return false;
+        }
+        return true;
+    };
+    // Two waves give every address of the flood a record of refusals.
+    QVERIFY(wave());
+    QTRY_COMPARE_WITH_TIMEOUT(server.refusedTotal(), qint64(32), 20000);
+    QVERIFY(wave());
+    QTRY_COMPARE_WITH_TIMEOUT(server.refusedTotal(), qint64(72), 20000);
+    QSignalSpy accepted(&server, &Server::connectionSecured);
+    // The peer's TCP connection completes in the kernel at once, just ahead of a third wave.
+    std::unique_ptr<Connection> peer(
+        Connection::connectTo(QStringLiteral("127.0.0.1"), server.serverPort(), m_b));
+    QVERIFY(wave());
+    QVERIFY(accepted.wait(20000));
+    // Each of the wave's 40 was refused or made room for another, and so did the peer.
+    QTRY_COMPARE_WITH_TIMEOUT(server.refusedTotal(), qint64(113), 20000);
+    QVERIFY(server.unauthenticated() <= 8);
 }
 
 void TestNet::silentConnectionsCloseEarly() {

@@ -2,6 +2,7 @@
 
 #include "net/trustwatcher.h"
 
+#include "common/failpoint.h"
 #include "common/version.h"
 #include "engine/devices.h"
 #include "engine/modechoice.h"
@@ -174,10 +175,19 @@ void HubSession::onMessage(const wire::Message& m) {
             }
             m_worker->updateBytes(m_conn->bytesSent() - m_setupSent,
                                   m_conn->bytesReceived() - m_setupReceived);
-            if (!m_worker->deliver(*r, std::move(*t)))
+            switch (m_worker->deliver(*r, std::move(*t))) {
+            case RemoteWorker::Delivery::Kept:
+                break;
+            case RemoteWorker::Delivery::Repeated:
                 m_hub->addMessage(QStringLiteral("ignored a repeated result for step %1 from %2")
                                       .arg(r->step + 1)
                                       .arg(m_name));
+                break;
+            case RemoteWorker::Delivery::Invalid:
+                m_conn->close(QStringLiteral("a result for step %1, which it was not given yet")
+                                  .arg(r->step + 1));
+                break;
+            }
             return;
         }
         if (const auto* e = std::get_if<wire::WorkError>(&m)) {
@@ -282,18 +292,20 @@ void HubSession::assign(const WorkRequest& req) {
     a.sendFragment = req.sendFragment;
     a.mergeFragment = req.weightsDelta ? req.mergeFragment : -1;
     if (uint64_t(req.weightsVersion) != m_lastWeightsVersion && req.packedWeights) {
-        // Fault injection for tests: the coordinator dies with half of the weights sent in the
-        // first broadcast from step N on (the balancer may have left this worker out of step N).
-        static const int exitMidBroadcast =
-            qEnvironmentVariableIntValue("TANDEM_FAULT_EXIT_MID_BROADCAST");
-        if (exitMidBroadcast > 0 && req.step + 1 >= exitMidBroadcast) {
+        if (TANDEM_FAILPOINT_DUE("hub.broadcast")) {
+            // Half of the weights on the wire, then the failpoint's action.
             const uint64_t id = m_conn->openBlob(wire::BlobKind::Tensors, *req.packedWeights);
             m_conn->growBlob(id, req.packedWeights->size() / 2);
             m_conn->flush();
-            qCWarning(lcHub, "exiting mid-broadcast (TANDEM_FAULT_EXIT_MID_BROADCAST)");
-            std::_Exit(3);
+            if (TANDEM_FAILPOINT_ACT("hub.broadcast")) {
+                m_conn->close(QStringLiteral("failpoint hub.broadcast"));
+                return;
+            }
+            m_conn->growBlob(id, req.packedWeights->size());
+            a.weightsBlob = id;
+        } else {
+            a.weightsBlob = m_conn->sendBlob(wire::BlobKind::Tensors, *req.packedWeights);
         }
-        a.weightsBlob = m_conn->sendBlob(wire::BlobKind::Tensors, *req.packedWeights);
         m_lastWeightsVersion = uint64_t(req.weightsVersion);
     }
     m_conn->send(a);
@@ -423,34 +435,56 @@ void CoordinatorHub::joined(std::shared_ptr<RemoteWorker> worker) {
 
 void CoordinatorHub::invite(const QString& host, quint16 port) {
     QMetaObject::invokeMethod(
-        this,
-        [this, host, port] {
-            if (!m_identity || !m_server)
-                return;
-            Connection* c = Connection::connectTo(host, port, *m_identity, this);
-            const QString where = QStringLiteral("%1:%2").arg(host).arg(port);
-            connect(c, &Connection::secured, this, [this, c, where](const QString& peerId) {
-                if (!TrustStore(m_config.home).contains(peerId)) {
-                    addMessage(
-                        QStringLiteral("not inviting %1: device %2 is not paired with this machine")
-                            .arg(where, peerId));
-                    c->close(QStringLiteral("not paired"));
+        this, [this, host, port] { inviteAttempt(host, port, 1); }, Qt::QueuedConnection);
+}
+
+void CoordinatorHub::inviteAttempt(const QString& host, quint16 port, int attempt) {
+    if (!m_identity || !m_server)
+        return;
+    Connection* c = Connection::connectTo(host, port, *m_identity, this);
+    const QString where = QStringLiteral("%1:%2").arg(host).arg(port);
+    auto secured = std::make_shared<bool>(false);
+    connect(c, &Connection::secured, this, [this, c, where, secured](const QString& peerId) {
+        *secured = true;
+        if (!TrustStore(m_config.home).contains(peerId)) {
+            addMessage(QStringLiteral("not inviting %1: device %2 is not paired with this machine")
+                           .arg(where, peerId));
+            c->close(QStringLiteral("not paired"));
+            return;
+        }
+        c->send(makeHello(QStringLiteral("coordinator"), m_deviceId));
+        c->send(wire::Invite{m_server->serverPort(), m_config.runId});
+        addMessage(QStringLiteral("invited %1 to join").arg(where));
+    });
+    connect(c, &Connection::received, this, [this, c, where](const wire::Message& m) {
+        if (const auto* r = std::get_if<wire::Reject>(&m))
+            addMessage(QStringLiteral("%1 declined the invitation: %2").arg(where, r->message));
+        if (std::holds_alternative<wire::Bye>(m) || std::holds_alternative<wire::Reject>(m))
+            c->close(QStringLiteral("invitation answered"));
+    });
+    connect(c, &Connection::closed, this,
+            [this, c, host, port, where, attempt, secured](const QString& reason) {
+                c->deleteWhenFlushed();
+                if (*secured)
+                    return;
+                if (attempt >= kInviteAttempts) {
+                    addMessage(QStringLiteral("could not invite %1 after %2 tries: %3; check that "
+                                              "`tandem serve` runs there and that this machine "
+                                              "can reach it")
+                                   .arg(where)
+                                   .arg(attempt)
+                                   .arg(reason));
                     return;
                 }
-                c->send(makeHello(QStringLiteral("coordinator"), m_deviceId));
-                c->send(wire::Invite{m_server->serverPort(), m_config.runId});
-                addMessage(QStringLiteral("invited %1 to join").arg(where));
+                const int pauseMs = 500 << std::min(attempt, 4);
+                addMessage(QStringLiteral("could not reach %1 to invite it (%2); trying again in "
+                                          "%3 s")
+                               .arg(where, reason)
+                               .arg(pauseMs / 1000.0));
+                QTimer::singleShot(pauseMs, this, [this, host, port, attempt] {
+                    inviteAttempt(host, port, attempt + 1);
+                });
             });
-            connect(c, &Connection::received, this, [this, c, where](const wire::Message& m) {
-                if (const auto* r = std::get_if<wire::Reject>(&m))
-                    addMessage(
-                        QStringLiteral("%1 declined the invitation: %2").arg(where, r->message));
-                if (std::holds_alternative<wire::Bye>(m) || std::holds_alternative<wire::Reject>(m))
-                    c->close(QStringLiteral("invitation answered"));
-            });
-            connect(c, &Connection::closed, this, [c] { c->deleteWhenFlushed(); });
-        },
-        Qt::QueuedConnection);
 }
 
 void CoordinatorHub::broadcast(wire::Control::Action action) {

@@ -79,14 +79,18 @@ public:
     qint64 bytesReceived() const { return m_bytesReceived.load(); }
 
     // Network thread.
-    // False (and nothing changes) for a result that answers no outstanding assignment.
-    bool deliver(const wire::Result& result, QByteArray tensors);
+    // A result that answers the next outstanding assignment is kept; one for a step already
+    // answered (a repeated or late push) changes nothing; one for a step after the one
+    // outstanding breaks the protocol.
+    enum class Delivery { Kept, Repeated, Invalid };
+    Delivery deliver(const wire::Result& result, QByteArray tensors);
     void fail(const QString& reason);
     void updateBytes(qint64 sent, qint64 received);
 
 private:
     struct Awaited;
     void shapeOuterRequest(WorkRequest& request);
+    Status checkResult(const WorkResult& r, const Awaited& awaited) const;
     void shapeFragmentRequest(WorkRequest& request, Awaited& awaited);
 
     CoordinatorHub* m_hub;
@@ -107,6 +111,7 @@ private:
         int64_t version = -1;
         int64_t values = -1; // the delta's values: every parameter (-1) or one fragment's
         int fragment = -1;
+        int64_t samples = 0; // assigned
     };
     std::deque<Awaited> m_expect;
     std::deque<std::pair<wire::Result, QByteArray>> m_results;
@@ -129,8 +134,11 @@ public:
     void broadcast(wire::Control::Action action);
     // Says goodbye to every worker and stops the network thread.
     void finish(const QString& reason);
-    // Asks a paired node running `tandem serve` at host:port to join this run.
+    // Asks a paired node running `tandem serve` at host:port to join this run. A connection
+    // that fails before its handshake (the node busy or briefly unreachable) is tried again,
+    // up to kInviteAttempts times with growing pauses.
     void invite(const QString& host, quint16 port);
+    static constexpr int kInviteAttempts = 6;
     // --mode auto: the mode is chosen; the workers waiting for the run receive it, in `mode`
     // with this run description.
     void decide(TrainMode mode, OuterWire outer, const QByteArray& configJson);
@@ -147,6 +155,7 @@ public:
 private:
     void onSecured(Connection* c);
     void probeLive();
+    void inviteAttempt(const QString& host, quint16 port, int attempt);
 
     HubConfig m_config;
     QThread m_thread;

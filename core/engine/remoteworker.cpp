@@ -16,7 +16,7 @@ RemoteWorker::RemoteWorker(CoordinatorHub* hub, HubSession* session, QString nam
     , m_config(config) {}
 
 void RemoteWorker::submit(WorkRequest request) {
-    Awaited awaited{request.step, request.weightsVersion, -1, -1};
+    Awaited awaited{request.step, request.weightsVersion, -1, -1, int64_t(request.indices.size())};
     if (m_config->mode == TrainMode::LocalSgd && request.fragments > 1)
         shapeFragmentRequest(request, awaited);
     else if (m_config->mode == TrainMode::LocalSgd && request.params && request.packedWeights)
@@ -111,6 +111,8 @@ Expected<WorkResult> RemoteWorker::wait() {
         st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers,
                           BundleOrder::Backward);
     }
+    if (st)
+        st = checkResult(out, awaited);
     if (!st) {
         fail(st.error().message);
         return makeError(ErrorCode::Corrupt,
@@ -120,20 +122,49 @@ Expected<WorkResult> RemoteWorker::wait() {
     return out;
 }
 
-bool RemoteWorker::deliver(const wire::Result& result, QByteArray tensors) {
+// What a well-formed result may say: in sync mode the samples it was given, and always no more
+// correct answers than samples, a finite loss and finite values. A worker that says otherwise
+// would scale or poison the combined update.
+Status RemoteWorker::checkResult(const WorkResult& r, const Awaited& awaited) const {
+    const bool sync = m_config->mode == TrainMode::Sync;
+    if (r.samples < 0 || (sync && r.samples != awaited.samples) || r.correct < 0 ||
+        r.correct > r.samples)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("it reported %1 sample(s) and %2 correct for step %3, "
+                                        "which was given %4")
+                             .arg(r.samples)
+                             .arg(r.correct)
+                             .arg(awaited.step + 1)
+                             .arg(awaited.samples));
+    at::NoGradGuard noGrad;
+    bool finite = std::isfinite(r.lossSum);
+    for (size_t i = 0; finite && i < r.grads.size(); ++i)
+        finite = !r.grads[i].defined() || std::isfinite(r.grads[i].sum(at::kDouble).item<double>());
+    if (!finite)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("its loss or values for step %1 are not finite (NaN or "
+                                        "infinite); if the loss diverged, lower the learning "
+                                        "rate")
+                             .arg(awaited.step + 1));
+    return success();
+}
+
+RemoteWorker::Delivery RemoteWorker::deliver(const wire::Result& result, QByteArray tensors) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         // Exactly one result per assignment, in the order they went out: a repeated or late
-        // push (same worker, another or an already answered step) is not applied.
+        // push (same worker, an already answered step, or one from before a reconnection) is
+        // not applied. Answering a step ahead of the one outstanding is no worker's mistake.
         const size_t next = m_results.size();
         if (next >= m_expect.size() || result.step != m_expect[next].step ||
             result.weightsVersion != m_expect[next].version)
-            return false;
+            return next < m_expect.size() && result.step > m_expect[next].step ? Delivery::Invalid
+                                                                               : Delivery::Repeated;
         m_results.emplace_back(result, std::move(tensors));
     }
     m_cv.notify_all();
     notifyReady();
-    return true;
+    return Delivery::Kept;
 }
 
 void RemoteWorker::fail(const QString& reason) {

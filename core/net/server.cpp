@@ -2,6 +2,8 @@
 
 #include <QLoggingCategory>
 
+#include <tuple>
+
 namespace tandem {
 
 Server::Server(const Identity& identity, QObject* parent)
@@ -19,18 +21,27 @@ int Server::pendingFrom(const QString& address) const {
     return n;
 }
 
-Connection* Server::oldestPending() const {
-    Connection* oldest = nullptr;
-    qint64 age = -1;
+std::pair<qint64, int> Server::suspicion(const QString& address) const {
+    return {m_strikes.value(address), pendingFrom(address)};
+}
+
+Connection* Server::evictionCandidate() const {
+    Connection* chosen = nullptr;
+    std::tuple<qint64, int, qint64> worst{-1, -1, -1};
     // Silent ones first: they have not even started a handshake.
     for (bool silentOnly : {true, false}) {
-        for (auto it = m_handshaking.cbegin(); it != m_handshaking.cend(); ++it)
-            if ((!silentOnly || !it->spoke) && it->since.elapsed() > age) {
-                oldest = it.key();
-                age = it->since.elapsed();
+        for (auto it = m_handshaking.cbegin(); it != m_handshaking.cend(); ++it) {
+            if (silentOnly && it->spoke)
+                continue;
+            const auto [strikes, held] = suspicion(it->address);
+            const std::tuple<qint64, int, qint64> rank{strikes, held, it->since.elapsed()};
+            if (rank > worst) {
+                chosen = it.key();
+                worst = rank;
             }
-        if (oldest)
-            return oldest;
+        }
+        if (chosen)
+            return chosen;
     }
     return nullptr;
 }
@@ -50,6 +61,11 @@ void Server::refused(const QString& address) {
     ++m_refusedTotal;
     ++m_refusedSinceReport;
     ++m_refusedBy[address];
+    if (++m_strikes[address] == 1 && m_strikes.size() > 4096) {
+        // Many addresses: keep those refused repeatedly, forget the rest.
+        for (auto it = m_strikes.begin(); it != m_strikes.end();)
+            it = (it.value() /= 2) == 0 ? m_strikes.erase(it) : std::next(it);
+    }
     if (m_lastReport.isValid() && m_lastReport.elapsed() < 10000)
         return;
     // The addresses that were refused most, so the log says where a flood comes from.
@@ -90,10 +106,17 @@ void Server::incomingConnection(qintptr descriptor) {
         return;
     }
     if (int(m_handshaking.size()) >= m_maxUnauthenticated) {
-        if (Connection* old = oldestPending()) {
-            refused(m_handshaking.value(old).address);
-            old->close(QStringLiteral("making room: too many connections waiting for their "
-                                      "handshake"));
+        if (Connection* victim = evictionCandidate()) {
+            const QString from = m_handshaking.value(victim).address;
+            if (m_strikes.value(address) > m_strikes.value(from)) {
+                refused(address);
+                s->abort();
+                delete s;
+                return;
+            }
+            refused(from);
+            victim->close(QStringLiteral("making room: too many connections waiting for their "
+                                         "handshake"));
         }
     }
     s->setSslConfiguration(m_tls);
@@ -108,7 +131,7 @@ void Server::incomingConnection(qintptr descriptor) {
             it->spoke = true;
     });
     connect(c, &Connection::secured, this, [this, c] {
-        m_handshaking.remove(c);
+        m_strikes.remove(m_handshaking.take(c).address);
         Q_EMIT connectionSecured(c);
     });
     connect(c, &Connection::closed, this, [this, c] {

@@ -20,8 +20,12 @@ namespace tandem {
 //    slots);
 //  - a connection that has sent nothing after `silentMs` is closed (a real client sends its
 //    ClientHello at once: the server answering it is how it shows);
-//  - when all `maxUnauthenticated` slots are taken, the oldest silent one (else the oldest)
-//    makes room for the newcomer, so holding slots costs an attacker more than it costs us.
+//  - when all `maxUnauthenticated` slots are taken, a silent one (else any) makes room for the
+//    newcomer: from the address refused most often, then the one holding most slots, then the
+//    oldest. An address that has never been refused, as a paired machine's usually is, keeps
+//    its slot while a flood churns through the others, even when its connection arrives in
+//    the same burst of accepts as theirs; a newcomer from an address refused more often than
+//    any slot holder is refused instead. Holding slots costs an attacker more than it costs us.
 // What is refused is logged at most every 10 s, with counts.
 //
 // It is a QTcpServer that makes its own QSslSocket per connection (what QSslServer does
@@ -56,7 +60,10 @@ private:
         bool spoke = false; // the server has answered a ClientHello
     };
     int pendingFrom(const QString& address) const;
-    Connection* oldestPending() const;
+    // The pending connection to close for a newcomer, or nullptr if none.
+    Connection* evictionCandidate() const;
+    // How strongly an address looks like a flood's: its refusals, then its pending connections.
+    std::pair<qint64, int> suspicion(const QString& address) const;
     void closeSilent();
     void refused(const QString& address);
 
@@ -72,6 +79,9 @@ private:
     qint64 m_refusedSinceReport = 0;
     qint64 m_refusedTotal = 0;
     QHash<QString, qint64> m_refusedBy;
+    // Refusals per address since the start (bounded; halved when it grows too large), cleared
+    // for an address whose connection completes its handshake.
+    QHash<QString, qint64> m_strikes;
 };
 
 // Parses "HOST:PORT" ("0.0.0.0:7300", "[::1]:7300", "localhost:0").
