@@ -10,7 +10,8 @@ the relay holds at most a few chunks per direction.
 It prints "relay listening on HOST:PORT" once it accepts connections; point the worker at that
 port. --stall-every-s S stalls each direction at random moments, S seconds apart on average.
 --usr1-rate-mbit R: on SIGUSR1 the link's rate becomes R Mbit/s (a laptop walking away from the
-access point), and it says so on stdout.
+access point), and it says so on stdout. SIGUSR2 cuts the link (nothing moves either way, as when
+Wi-Fi drops, and connections stay open) and the next SIGUSR2 restores it; each is said on stdout.
 """
 import argparse
 import asyncio
@@ -20,6 +21,7 @@ import sys
 import time
 
 CHUNK = 64 * 1024
+LINK_UP = None  # asyncio.Event, set while the link carries bytes (SIGUSR2 toggles it)
 
 
 class Link:
@@ -50,6 +52,7 @@ async def pipe(reader, writer, link, delay):
 
     async def receive():
         while True:
+            await LINK_UP.wait()
             data = await reader.read(CHUNK)
             await queue.put((link.departs(time.monotonic(), len(data)) + delay, data))
             if not data:
@@ -61,6 +64,7 @@ async def pipe(reader, writer, link, delay):
             wait = due - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
+            await LINK_UP.wait()
             if not data:
                 writer.close()
                 return
@@ -84,6 +88,19 @@ async def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--usr1-rate-mbit", type=float, default=0.0)
     a = p.parse_args()
+    global LINK_UP
+    LINK_UP = asyncio.Event()
+    LINK_UP.set()
+
+    def cut_or_restore():
+        if LINK_UP.is_set():
+            LINK_UP.clear()
+            print("relay link cut", flush=True)
+        else:
+            LINK_UP.set()
+            print("relay link restored", flush=True)
+
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, cut_or_restore)
     rng = random.Random(a.seed)
     rate = a.rate_mbit * 1e6 / 8
     up = Link(rate, a.stall_every_s, a.stall_ms / 1e3, rng)

@@ -1,0 +1,580 @@
+#!/usr/bin/env python3
+"""The fault campaign: short runs with a coordinator and two workers on loopback, each hit by one
+fault at a random step and place, checked against invariants. It needs a build with failpoints
+(-DTANDEM_FAILPOINTS=ON, which packaging/quickstart.sh uses).
+
+    python3 bench/faults.py [--tries 30] [--kinds worker-kill,...] [--binary build/bin/tandem]
+        [--model mnist-cnn] [--samples 6400] [--batch 64] [--seed 1] [--only-try I] [--work DIR]
+
+Kinds:
+  worker-kill       a worker crashes (SIGKILL) at a failpoint (mid-upload, mid-frame) or at a
+                    random moment
+  worker-stop       a worker is frozen (SIGSTOP) for longer than the worker timeout, then
+                    continued (SIGCONT)
+  coordinator-kill  the coordinator crashes at a failpoint (checkpoint write and rename, after an
+                    optimizer step, mid-broadcast, mid-frame) or at a random moment, and the run
+                    is resumed from its checkpoint
+  disk-full         the run's folder is a small tmpfs that fills at a random step (needs root)
+  link-cut          a worker's link (a relay, bench/linkrelay.py) carries nothing for longer than
+                    the worker timeout, then comes back
+  clock-jump        a worker's wall clock jumps (days back or forward, then again), through the
+                    LD_PRELOAD shim bench/clockjump.cpp (built next to the binary, in lib/)
+Invariants, for every try:
+  the run finishes (after a resume where the fault stopped the coordinator); no sample is lost
+  or repeated within an epoch (the sample ledger, TANDEM_SAMPLE_LEDGER); test accuracy within 1
+  point of a clean run with the same seed; the checkpoint a resume starts from is the newest one
+  written whole; no process is left behind; no process spins (CPU time within 2.5x the clean
+  run's, plus 5 s).
+It prints a table of tries, passes and failures, and each failure's reproduction command, and
+exits 1 when any try failed. A kind this machine cannot run (disk-full without root) is
+reported as skipped.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KINDS = ["worker-kill", "worker-stop", "coordinator-kill", "disk-full", "link-cut", "clock-jump"]
+JUMPS = [-30 * 86400, -86400, -3600, 3600, 86400, 365 * 86400]
+WORKER_POINTS = ["worker.upload", "frame.send"]
+COORD_POINTS = ["checkpoint.write", "checkpoint.rename", "checkpoint.renamed", "trainer.step",
+                "hub.broadcast", "frame.send"]
+WORKER_TIMEOUT = 5
+CHECKPOINT_EVERY = 10
+RECONNECT = 8  # seconds a worker tries to reach a coordinator that went
+LONG = 600  # seconds any one process may take before the try is failed as a hang
+
+
+class Proc:
+    """A process whose output is collected as it comes, and whose CPU time is known at its end."""
+
+    def __init__(self, name, args, env=None, log=None):
+        self.name = name
+        self.args = args
+        full = dict(os.environ)
+        full.update(env or {})
+        self.env = env or {}
+        self.p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full,
+                                  start_new_session=True)
+        self.out, self.err = [], []
+        self.lock = threading.Condition()
+        self.status = None
+        self.cpu = 0.0
+        self.log = log
+        for stream, sink in ((self.p.stdout, self.out), (self.p.stderr, self.err)):
+            threading.Thread(target=self._read, args=(stream, sink), daemon=True).start()
+        threading.Thread(target=self._reap, daemon=True).start()
+
+    def _read(self, stream, sink):
+        for raw in iter(stream.readline, b""):
+            with self.lock:
+                sink.append(raw.decode("utf-8", "replace"))
+                self.lock.notify_all()
+
+    def _reap(self):
+        _, status, usage = os.wait4(self.p.pid, 0)
+        with self.lock:
+            self.cpu = usage.ru_utime + usage.ru_stime
+            self.status = status
+            self.p.returncode = os.waitstatus_to_exitcode(status)
+            self.lock.notify_all()
+
+    def running(self):
+        return self.status is None
+
+    def wait_err(self, pattern, timeout=LONG):
+        """The first match of pattern in stderr, or None once the process ended or time ran out."""
+        rx = re.compile(pattern)
+        end = time.monotonic() + timeout
+        with self.lock:
+            while True:
+                m = rx.search("".join(self.err))
+                if m:
+                    return m
+                left = end - time.monotonic()
+                if self.status is not None or left <= 0:
+                    return None
+                self.lock.wait(min(left, 1.0))
+
+    def finish(self, timeout=LONG):
+        end = time.monotonic() + timeout
+        with self.lock:
+            while self.status is None and time.monotonic() < end:
+                self.lock.wait(1.0)
+        if self.status is None:
+            self.kill()
+            return False
+        time.sleep(0.05)  # the readers' last lines
+        return True
+
+    def kill(self, sig=signal.SIGKILL):
+        try:
+            os.killpg(self.p.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def code(self):
+        return self.p.returncode
+
+    def text(self):
+        with self.lock:
+            return "".join(self.err) + "".join(self.out)
+
+    def summary(self):
+        for line in reversed(self.out):
+            if line.startswith("{"):
+                try:
+                    return json.loads(line)
+                except ValueError:
+                    pass
+        return {}
+
+    def save(self, folder):
+        with open(os.path.join(folder, self.name + ".log"), "w") as f:
+            f.write(" ".join(shlex.quote(a) for a in self.args) + "\n")
+            if self.env:
+                f.write("env: %s\n" % " ".join(f"{k}={v}" for k, v in self.env.items()))
+            f.write(self.text())
+
+
+def run_quietly(args):
+    return subprocess.run(args, capture_output=True, text=True, check=True).stdout.strip()
+
+
+class Campaign:
+    def __init__(self, a):
+        self.a = a
+        self.bin = a.binary
+        self.work = a.work or tempfile.mkdtemp(prefix="tandem-faults-")
+        self.homes = {n: os.path.join(self.work, "homes", n) for n in ("coord", "w1", "w2")}
+        coord = run_quietly([self.bin, "identity", "--home", self.homes["coord"]])
+        for w in ("w1", "w2"):
+            wid = run_quietly([self.bin, "identity", "--home", self.homes[w]])
+            run_quietly([self.bin, "trust", "add", wid, "--home", self.homes["coord"]])
+            run_quietly([self.bin, "trust", "add", coord, "--home", self.homes[w]])
+        self.steps = (a.samples + a.batch - 1) // a.batch
+        self.clean = None
+        self.hits = {}
+
+    # --- one run ----------------------------------------------------------------------------
+    def coordinator_args(self, out, port=0):
+        a = self.a
+        return [self.bin, "train", f"--model={a.model}", f"--data={a.data}",
+                f"--limit-train={a.samples}", f"--limit-test={a.test_samples}", "--epochs=1",
+                f"--batch={a.batch}", "--threads=1", f"--listen=127.0.0.1:{port}", "--workers=2",
+                "--no-local-worker", "--home", self.homes["coord"],
+                f"--worker-timeout={WORKER_TIMEOUT}", f"--checkpoint-every={CHECKPOINT_EVERY}",
+                f"--seed={a.seed}", f"--out={out}"]
+
+    def resume_args(self, out, port):
+        return [self.bin, "train", "--resume", os.path.join(out, "checkpoint.tandem"),
+                "--threads=1", f"--listen=127.0.0.1:{port}", "--workers=2", "--no-local-worker",
+                "--home", self.homes["coord"], f"--worker-timeout={WORKER_TIMEOUT}"]
+
+    def worker_args(self, name, port):
+        return [self.bin, "worker", "--connect", f"127.0.0.1:{port}", "--home", self.homes[name],
+                "--threads=1", f"--reconnect={RECONNECT}"]
+
+    def steps_done(self, out):
+        try:
+            with open(os.path.join(out, "metrics.jsonl")) as f:
+                steps = [json.loads(line).get("step", 0) for line in f if '"step"' in line]
+            return max(steps, default=0)
+        except (OSError, ValueError):
+            return 0
+
+    def wait_step(self, out, step, procs):
+        end = time.monotonic() + LONG
+        while self.steps_done(out) < step:
+            if time.monotonic() > end or not procs[0].running():
+                return False
+            time.sleep(0.05)
+        return True
+
+    # --- invariants -------------------------------------------------------------------------
+    def check_ledger(self, path):
+        """Steps 1..n in order, each epoch's samples distinct and, for a whole epoch, all of them."""
+        steps = {}
+        try:
+            with open(path) as f:
+                for line in f:
+                    o = json.loads(line)
+                    if "from" in o:
+                        for s in [s for s in steps if s > o["from"]]:
+                            del steps[s]
+                    else:
+                        steps[o["step"]] = (o["epoch"], o["samples"])
+        except (OSError, ValueError) as e:
+            return f"the sample ledger cannot be read: {e}"
+        if sorted(steps) != list(range(1, len(steps) + 1)):
+            return "the ledger's steps are not 1..n"
+        if len(steps) != self.steps:
+            return f"{len(steps)} steps applied, {self.steps} expected"
+        seen = []
+        for s in sorted(steps):
+            seen.extend(steps[s][1])
+        if len(seen) != len(set(seen)):
+            return f"{len(seen) - len(set(seen))} sample(s) repeated within the epoch"
+        if set(seen) != set(range(self.a.samples)):
+            return f"{self.a.samples - len(set(seen))} sample(s) lost from the epoch"
+        return None
+
+    def spins(self, procs):
+        for p in procs:
+            base = self.clean["cpu"].get(p.name.split("-")[0], 0)
+            if p.cpu > 2.5 * base + 5:
+                return f"{p.name} used {p.cpu:.1f} s of CPU (clean run: {base:.1f} s)"
+        return None
+
+    def leftovers(self, folder):
+        pids = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) in (os.getpid(), os.getppid()):
+                continue
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if folder.encode() in f.read():
+                        pids.append(int(entry))
+            except OSError:
+                pass
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return f"process(es) left behind: {pids}" if pids else None
+
+    # --- the clean run ----------------------------------------------------------------------
+    def run_clean(self):
+        """The reference run. Every failpoint is armed to stall 1 ms, so the log also counts how
+        often each process passes each point: the range the faulted tries draw from."""
+        folder = os.path.join(self.work, "clean")
+        os.makedirs(folder)
+        out = os.path.join(folder, "run")
+        stall = lambda points: {"TANDEM_FAILPOINTS": ";".join(f"{p}=stall:1" for p in points)}
+        c = Proc("coordinator", self.coordinator_args(out), stall(COORD_POINTS))
+        port = c.wait_err(r"listening on 127\.0\.0\.1:(\d+)")
+        if not port:
+            sys.exit("the clean run's coordinator did not start:\n" + c.text())
+        ws = [Proc(w, self.worker_args(w, port.group(1)), stall(WORKER_POINTS)) for w in ("w1", "w2")]
+        ok = all(p.finish() for p in [c] + ws)
+        for p in [c] + ws:
+            p.save(folder)
+        s = c.summary()
+        if not ok or c.code() != 0 or not s.get("finished"):
+            sys.exit(f"the clean run failed; see {folder}")
+        count = lambda p, point: p.text().count(f"failpoint {point}: stall")
+        self.hits = {("coordinator", pt): count(c, pt) for pt in COORD_POINTS}
+        for pt in WORKER_POINTS:
+            self.hits[("worker", pt)] = min(count(w, pt) for w in ws)
+        self.clean = {"accuracy": s["test_accuracy"], "seconds": s.get("train_seconds", 0),
+                      "cpu": {"coordinator": c.cpu, "w1": ws[0].cpu, "w2": ws[1].cpu}}
+        print(f"clean run: test accuracy {s['test_accuracy']:.4f}, {self.steps} steps, "
+              f"CPU {c.cpu:.1f}/{ws[0].cpu:.1f}/{ws[1].cpu:.1f} s; failpoint passes: "
+              + ", ".join(f"{who} {pt} {n}" for (who, pt), n in self.hits.items()), flush=True)
+
+    # --- one try ----------------------------------------------------------------------------
+    def try_once(self, kind, index):
+        """One try; a draw whose fault came after the run had already ended is drawn again (at
+        most twice), since it tested nothing."""
+        for draw in range(3):
+            result, detail = self.draw_once(kind, index, draw)
+            if result != "late":
+                return result, detail + (f" (draw {draw + 1})" if draw else "")
+        return "fail", "the fault came after the run's end three times: " + detail
+
+    def draw_once(self, kind, index, draw):
+        rng = random.Random(f"{self.a.seed}-{kind}-{index}" + (f"-{draw}" if draw else ""))
+        folder = os.path.join(self.work, f"{kind}-{index:02d}" + (f"-{draw}" if draw else ""))
+        os.makedirs(folder)
+        ledger = os.path.join(folder, "ledger.jsonl")
+        env = {"TANDEM_SAMPLE_LEDGER": ledger}
+        disk = None
+        if kind == "disk-full":
+            disk = os.path.join(folder, "disk")
+            os.makedirs(disk)
+            try:
+                r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", disk],
+                                   capture_output=True, text=True)
+                why = r.stderr.strip() if r.returncode != 0 else None
+            except OSError as e:
+                why = str(e)
+            if why is not None:
+                return "skipped", "cannot mount a tmpfs here (needs root): " + why
+        out = os.path.join(disk or folder, "run")
+        try:
+            return self.try_in(kind, rng, folder, out, env, ledger, disk)
+        finally:
+            if disk:
+                subprocess.run(["umount", "-l", disk], capture_output=True)
+
+    def try_in(self, kind, rng, folder, out, env, ledger, disk):
+        procs, what = [], ""
+        coord_env = dict(env)
+        victim = rng.choice(["w1", "w2"])
+        worker_env = {"w1": {}, "w2": {}}
+        at_step = rng.randint(2, max(2, self.steps - CHECKPOINT_EVERY - 3))
+        place = "moment"
+        if kind == "worker-kill":
+            place = rng.choice(WORKER_POINTS + ["moment"])
+            if place != "moment":
+                n = rng.randint(1, max(1, self.hits[("worker", place)] - 1))
+                worker_env[victim]["TANDEM_FAILPOINTS"] = f"{place}=crash@{n}"
+                what = f"{victim} crashes at {place}@{n}"
+            else:
+                what = f"{victim} killed at step {at_step}"
+        elif kind == "coordinator-kill":
+            place = rng.choice(COORD_POINTS + ["moment"])
+            if place != "moment":
+                n = rng.randint(1, max(1, self.hits[("coordinator", place)] - 1))
+                coord_env["TANDEM_FAILPOINTS"] = f"{place}=crash@{n}"
+                what = f"coordinator crashes at {place}@{n}"
+            else:
+                what = f"coordinator killed at step {at_step}"
+        elif kind == "worker-stop":
+            what = f"{victim} frozen {WORKER_TIMEOUT + 3} s at step {at_step}"
+        elif kind == "disk-full":
+            what = f"disk full from step {at_step}"
+        elif kind == "link-cut":
+            what = f"{victim}'s link cut {WORKER_TIMEOUT + 3} s at step {at_step}"
+        elif kind == "clock-jump":
+            shim = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(self.bin))), "lib",
+                                "libtandem_clockjump.so")
+            if not os.path.exists(shim):
+                return "skipped", f"no {shim}; build the target tandem_clockjump"
+            offset_file = os.path.join(folder, "clock-offset")
+            jumps = [rng.choice(JUMPS), rng.choice(JUMPS + [0])]
+            worker_env[victim] = {"LD_PRELOAD": shim, "TANDEM_CLOCK_OFFSET_FILE": offset_file}
+            what = f"{victim}'s clock jumps {jumps[0]:+d} s at step {at_step}, then to {jumps[1]:+d} s"
+
+        c = Proc("coordinator", self.coordinator_args(out), coord_env)
+        procs.append(c)
+        m = c.wait_err(r"listening on 127\.0\.0\.1:(\d+)")
+        if not m:
+            return self.verdict(folder, procs, what, "the coordinator did not start")
+        port = m.group(1)
+        relay = None
+        ports = {"w1": port, "w2": port}
+        if kind == "link-cut":
+            relay = Proc("relay", [sys.executable, os.path.join(ROOT, "bench", "linkrelay.py"),
+                                   "--to", f"127.0.0.1:{port}", "--rate-mbit", "2000",
+                                   "--delay-ms", "0"])
+            procs.append(relay)
+            rm = None
+            end = time.monotonic() + 30
+            while not rm and time.monotonic() < end:
+                with relay.lock:
+                    rm = re.search(r"relay listening on 127\.0\.0\.1:(\d+)", "".join(relay.out))
+                    relay.lock.wait(0.5)
+            if not rm:
+                return self.verdict(folder, procs, what, "the relay did not start")
+            ports[victim] = rm.group(1)
+        workers = {w: Proc(w, self.worker_args(w, ports[w]), worker_env[w]) for w in ("w1", "w2")}
+        procs += list(workers.values())
+
+        resumed_from = None
+        if place == "moment" or kind in ("worker-stop", "disk-full", "link-cut", "clock-jump"):
+            if not self.wait_step(out, at_step, procs):
+                return self.verdict(folder, procs, what, f"the run did not reach step {at_step}")
+            if kind == "worker-kill":
+                workers[victim].kill()
+            elif kind == "coordinator-kill":
+                c.kill()
+            elif kind == "worker-stop":
+                workers[victim].kill(signal.SIGSTOP)
+                time.sleep(WORKER_TIMEOUT + 3)
+                workers[victim].kill(signal.SIGCONT)
+            elif kind == "clock-jump":
+                for seconds in jumps:
+                    with open(offset_file + ".new", "w") as f:
+                        f.write(str(seconds))
+                    os.replace(offset_file + ".new", offset_file)
+                    time.sleep(2)
+            elif kind == "link-cut":
+                relay.kill(signal.SIGUSR2)
+                time.sleep(WORKER_TIMEOUT + 3)
+                relay.kill(signal.SIGUSR2)
+            elif kind == "disk-full":
+                # The coordinator is held while the disk fills, so that the run cannot finish
+                # in the meantime: the next checkpoint it writes meets a full disk.
+                c.kill(signal.SIGSTOP)
+                st = os.statvfs(disk)
+                filler = os.path.join(disk, "filler")
+                try:
+                    with open(filler, "wb") as f:
+                        left = st.f_bavail * st.f_frsize - 64 * 1024
+                        while left > 0:
+                            n = min(left, 1 << 20)
+                            f.write(b"\0" * n)
+                            left -= n
+                except OSError:
+                    pass  # full already
+                c.kill(signal.SIGCONT)
+
+        # A worker that crashed before the run began leaves the coordinator waiting for its
+        # second worker, as it should: the user starts it again, and so does the campaign.
+        end = time.monotonic() + LONG
+        while c.running() and time.monotonic() < end:
+            w = workers[victim]
+            if kind == "worker-kill" and not w.running() and self.steps_done(out) == 0:
+                workers[victim] = Proc(victim + "-again", self.worker_args(victim, ports[victim]))
+                procs.append(workers[victim])
+                what += " before the run began; started again"
+            time.sleep(0.2)
+        if not c.finish(1):
+            return self.verdict(folder, procs, what, "the coordinator hung")
+        first = c
+        if kind in ("coordinator-kill", "disk-full"):
+            if kind == "disk-full":
+                if c.code() == 0:
+                    return self.late(folder, procs, what)
+                if "no space left" not in c.text():
+                    return self.verdict(folder, procs, what,
+                                        "the coordinator stopped without saying the disk is full")
+                os.remove(os.path.join(disk, "filler"))
+            elif c.code() == 0:
+                return self.late(folder, procs, what)
+            before = self.steps_done(out)
+            # Workers the coordinator sent away when it stopped have left; the user starts
+            # them again. The others are trying to reconnect.
+            for name, w in list(workers.items()):
+                if w.running() and not w.wait_err(r"trying to reconnect", 10):
+                    w.finish(30)
+                if not w.running():
+                    workers[name] = Proc(name + "-again", self.worker_args(name, ports[name]),
+                                         worker_env[name] if kind != "worker-kill" else {})
+                    procs.append(workers[name])
+            if os.path.exists(os.path.join(out, "checkpoint.tandem")):
+                c = Proc("coordinator-resumed", self.resume_args(out, port), env)
+                r = c.wait_err(r"resuming at step (\d+)")
+                resumed_from = int(r.group(1)) if r else None
+            else:  # it died before its first checkpoint: the only way on is to start again
+                c = Proc("coordinator-again", self.coordinator_args(out, port), env)
+                resumed_from = 0
+            procs.append(c)
+            if resumed_from is None:
+                c.finish()
+                return self.verdict(folder, procs, what,
+                                    "the checkpoint on disk was refused: " + c.text()[-300:])
+            low = (before // CHECKPOINT_EVERY) * CHECKPOINT_EVERY
+            if before % CHECKPOINT_EVERY == 0 and low > 0:
+                low -= CHECKPOINT_EVERY  # it may have died writing this very checkpoint
+            if resumed_from and not low <= resumed_from <= before:
+                return self.verdict(folder, procs, what,
+                                    f"resumed from step {resumed_from}, but steps to {before} were "
+                                    f"taken with a checkpoint every {CHECKPOINT_EVERY}")
+            if not c.finish():
+                return self.verdict(folder, procs, what, "the resumed coordinator hung")
+        del first
+
+        s = c.summary()
+        if c.code() != 0 or not s.get("finished"):
+            return self.verdict(folder, procs, what, f"the run did not finish (exit {c.code()})")
+        for w in workers.values():
+            if w.running() and not w.finish(120):
+                return self.verdict(folder, procs, what, f"{w.name} did not exit after the run")
+        if relay:
+            relay.kill(signal.SIGTERM)
+            relay.finish(30)
+        problem = (self.check_ledger(ledger) or self.spins([c] + list(workers.values())))
+        acc = s.get("test_accuracy", 0)
+        if not problem and abs(acc - self.clean["accuracy"]) > 0.01:
+            problem = (f"test accuracy {acc:.4f}, more than 1 point from the clean run's "
+                       f"{self.clean['accuracy']:.4f}")
+        if not problem and resumed_from is not None:
+            what += f" (resumed from step {resumed_from})"
+        if kind == "clock-jump":  # the shim says so when the process reads the shifted clock
+            seen = "clockjump:" in workers[victim].text()
+            what += " (read by the worker)" if seen else " (the worker never read its wall clock)"
+        return self.verdict(folder, procs, what, problem, acc)
+
+    def late(self, folder, procs, what):
+        self.verdict(folder, procs, what, None)
+        return "late", what + ": the run ended before the fault"
+
+    def verdict(self, folder, procs, what, problem, acc=None):
+        for p in procs:
+            if p.running():
+                p.kill(signal.SIGCONT)
+                p.kill()
+                p.finish(30)
+        for p in procs:
+            p.save(folder)
+        problem = problem or self.leftovers(folder)
+        detail = what + (f", accuracy {acc:.4f}" if acc is not None else "")
+        return ("fail", f"{detail}: {problem}") if problem else ("pass", detail)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tries", type=int, default=30)
+    p.add_argument("--kinds", default=",".join(KINDS))
+    p.add_argument("--binary", default=os.path.join(ROOT, "build", "bin", "tandem"))
+    p.add_argument("--model", default="mnist-cnn")
+    p.add_argument("--data", default="fashion-mnist")
+    p.add_argument("--samples", type=int, default=6400)
+    p.add_argument("--test-samples", type=int, default=2000)
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--only-try", type=int, default=-1, help="run this try of each kind only")
+    p.add_argument("--work", help="a folder for the runs (kept); by default a temporary one, "
+                                  "removed when every try passed")
+    a = p.parse_args()
+    kinds = [k for k in a.kinds.split(",") if k]
+    for k in kinds:
+        if k not in KINDS:
+            sys.exit(f"unknown kind {k}; the kinds are {', '.join(KINDS)}")
+    if a.work:
+        os.makedirs(a.work, exist_ok=True)
+    camp = Campaign(a)
+    print(f"fault campaign: {a.model} on {a.samples} samples of {a.data}, batch {a.batch}, "
+          f"2 workers, {camp.steps} steps, {a.tries} tries per kind; runs in {camp.work}",
+          flush=True)
+    started = time.monotonic()
+    camp.run_clean()
+    table, failures = [], []
+    for kind in kinds:
+        tries = [a.only_try] if a.only_try >= 0 else range(a.tries)
+        counts = {"pass": 0, "fail": 0, "skipped": 0}
+        for i in tries:
+            t0 = time.monotonic()
+            result, detail = camp.try_once(kind, i)
+            counts[result] += 1
+            print(f"  {kind} {i:2d}: {result} ({time.monotonic() - t0:.0f} s) {detail}",
+                  flush=True)
+            if result == "fail":
+                failures.append((kind, i, detail))
+            if result == "skipped":
+                break
+        table.append((kind, counts))
+    print(f"\n{'kind':<18}{'tries':>6}{'passed':>8}{'failed':>8}")
+    for kind, n in table:
+        tried = n["pass"] + n["fail"]
+        note = "  skipped: this machine cannot" if n["skipped"] else ""
+        print(f"{kind:<18}{tried:>6}{n['pass']:>8}{n['fail']:>8}{note}")
+    print(f"({time.monotonic() - started:.0f} s)")
+    for kind, i, detail in failures:
+        cmd = [sys.executable, os.path.abspath(__file__), "--kinds", kind, "--only-try", str(i),
+               "--seed", str(a.seed), "--model", a.model, "--data", a.data, "--samples",
+               str(a.samples), "--batch", str(a.batch), "--binary", a.binary]
+        print(f"FAILED {kind} {i}: {detail}\n  again: {' '.join(shlex.quote(x) for x in cmd)}")
+    if failures:
+        print(f"the runs are kept in {camp.work}")
+        return 1
+    if not a.work:
+        shutil.rmtree(camp.work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
