@@ -113,13 +113,25 @@ if ! dpkg-query -W -f="\${Status}" nvidia-cudnn 2>/dev/null | grep -q "install o
 fi
 # LibTorch for CUDA first: the stub is made from what it imports, before anything links.
 missing=""
-for p in libtorch-cuda-dev nvidia-cuda-toolkit python3-torch-cuda gcc binutils; do
+for p in libtorch-cuda-dev nvidia-cuda-toolkit python3-torch-cuda gcc binutils libegl1 libgl1; do
     dpkg-query -W -f="\${Status}" "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
     apt-get update -q
     apt-get install -y -q --no-install-recommends $missing
 fi
+# The CUDA packages bring the NVIDIA GL switch (glx-diversions, nvidia-alternative): it moves
+# libEGL.so.1 and libGL.so.1 aside and points them at the libraries of the NVIDIA driver, which
+# this root does not have, so the Qt GUI library would not link. Point them at the Mesa ones,
+# as on a machine without the NVIDIA GL driver.
+if update-alternatives --query glx 2>/dev/null | grep -q "^Alternative: /usr/lib/mesa-diverted$"; then
+    update-alternatives --set glx /usr/lib/mesa-diverted
+    ldconfig
+fi
+test -e /usr/lib/x86_64-linux-gnu/libEGL.so.1 || {
+    echo "check-debian13: libEGL.so.1 is missing from the root; Qt cannot link" >&2
+    exit 1
+}
 bash /src/packaging/linux/cudnn-stub.sh /opt/cudnn-stub
 '
 # Then the README's command, with the CUDA packages in place of the CPU ones and CUDA required.
