@@ -12,7 +12,7 @@
 #               log line that says what and why is printed
 # and prints samples/s against alone, test accuracy against alone, and bytes on the wire per
 # training sample against sync (a remote worker's traffic in a step or round it takes part
-# in, over the samples of that step or round). SLOW=30 caps the remote worker at 30% of a core
+# in, over the samples of that step or round), and the CPU the relay itself took. SLOW=30 caps the remote worker at 30% of a core
 # (../shared/tools/slowcpu, or SLOWCPU) for a heterogeneous pair.
 #
 #   bench/wifi.sh      RATE=100 DELAY=5 MODEL=mnist-cnn SAMPLES=20000 H=32 SLOW=100 MODES=...
@@ -70,6 +70,7 @@ for m in $modes; do
     python3 -u bench/linkrelay.py --to "127.0.0.1:$port" --rate-mbit "$rate" --delay-ms "$delay" \
         >"$work/$m.relay" 2>&1 &
     relay=$!
+    relay_from=$(date +%s.%N)
     rport=""
     while [ -z "$rport" ]; do
         sleep 0.1
@@ -77,6 +78,11 @@ for m in $modes; do
     done
     cap $t worker --connect "127.0.0.1:$rport" --home "$work/w" --threads 1 >"$work/$m.worker" 2>&1 &
     wait $coord
+    # The relay shares this machine's cores with both workers: what it took is what the pair
+    # could not use.
+    awk -v hz="$(getconf CLK_TCK)" -v from="$relay_from" -v to="$(date +%s.%N)" -v m="$m" \
+        '{ cpu = ($14 + $15) / hz; printf "    %s: the relay used %.1f s of CPU in %.1f s (%.0f%% of a core)\n", m, cpu, to - from, 100 * cpu / (to - from) }' \
+        "/proc/$relay/stat" || true
     kill $relay 2>/dev/null || true
     if [ "$m" = auto ]; then
         grep -o 'the link to .*' "$work/$m.err" | grep 'compute' | sed 's/^/    /'
