@@ -15,6 +15,7 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 #include <deque>
 
@@ -37,6 +38,7 @@ public:
     }
     void submit(WorkRequest r) override {
         requests.push_back(r);
+        submittedNs = arrivalClockNs();
         notifyReady();
     }
     bool ready() const override { return true; }
@@ -53,11 +55,20 @@ public:
         out.correct = out.samples;
         out.grads = {at::full({3}, m_value)};
         out.computeMs = 1;
+        if (delayMs > 0) {
+            QThread::msleep(ulong(delayMs));
+            out.arrivedNs = arrivalClockNs();
+        } else if (arriveAtOnce) {
+            out.arrivedNs = submittedNs + 1'000'000;
+        }
         return out;
     }
 
     std::vector<WorkRequest> requests;
     bool failNext = false;
+    int delayMs = 0;           // its result arrives this long after the policy waits for it
+    bool arriveAtOnce = false; // its result is stamped as arrived 1 ms after the request
+    int64_t submittedNs = 0;
 
 private:
     QString m_name;
@@ -240,6 +251,39 @@ private Q_SLOTS:
                     seen.insert(i);
                 }
         QCOMPARE(seen.size(), 8);
+    }
+
+    // Results are collected in turn. A fast worker's result that arrived while a slow one's
+    // was awaited is timed to its arrival: the wait is the fast worker's idle time, not its
+    // overhead, and the balancer moves samples to it rather than to the slow one.
+    void syncTimesAResultToItsArrival() {
+        Bench b(64 * 8, 64);
+        auto slow = b.add("slow", 1);
+        slow->delayMs = 150;
+        auto fast = b.add("fast", 1);
+        fast->arriveAtOnce = true;
+        auto policy = makeSyncPolicy();
+        auto end = policy->runEpoch(*b.ctx);
+        QVERIFY(end);
+        QCOMPARE(b.outcomes.size(), size_t(8));
+        int waited = 0;
+        for (const StepOutcome& o : b.outcomes) {
+            QCOMPARE(o.workers.size(), 2);
+            QCOMPARE(o.workers[1].name, QStringLiteral("fast"));
+            if (o.workers[0].samples == 0)
+                continue; // the slow one left out: nobody waited
+            ++waited;
+            // Before this was fixed, the fast worker's wait counted as its round trip: 0 ms.
+            QVERIFY2(o.workers[1].waitMs >= 100, qPrintable(QString::number(o.workers[1].waitMs)));
+        }
+        QVERIFY(waited >= 3); // a worker is judged after 3 measurements
+        // Both compute at the same speed; once judged, the slow one's 150 ms of overhead gives
+        // the fast one the larger share (equal when both were charged the 150 ms).
+        const StepOutcome& last = b.outcomes.back();
+        QVERIFY2(last.workers[1].samples > last.workers[0].samples,
+                 qPrintable(QStringLiteral("%1 against %2")
+                                .arg(last.workers[1].samples)
+                                .arg(last.workers[0].samples)));
     }
 
     // A worker that fails mid-step: its samples go to the other, none lost, none twice.

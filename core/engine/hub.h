@@ -114,7 +114,12 @@ private:
         int64_t samples = 0; // assigned
     };
     std::deque<Awaited> m_expect;
-    std::deque<std::pair<wire::Result, QByteArray>> m_results;
+    struct Arrived {
+        wire::Result result;
+        QByteArray tensors;
+        int64_t arrivedNs = 0;
+    };
+    std::deque<Arrived> m_results;
     std::vector<Fragment> m_fragments; // training thread: streaming's cut of the model
     QString m_error;
     std::atomic<bool> m_alive{true};

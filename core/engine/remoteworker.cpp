@@ -89,14 +89,16 @@ Expected<WorkResult> RemoteWorker::wait() {
     if (m_results.empty() || m_expect.empty())
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("worker %1 left: %2").arg(m_name, m_error));
-    const wire::Result r = m_results.front().first;
-    const QByteArray bytes = std::move(m_results.front().second);
+    const wire::Result r = m_results.front().result;
+    const QByteArray bytes = std::move(m_results.front().tensors);
+    const int64_t arrivedNs = m_results.front().arrivedNs;
     const Awaited awaited = m_expect.front();
     m_results.pop_front();
     m_expect.pop_front();
     lock.unlock();
 
     WorkResult out = resultFrom(r);
+    out.arrivedNs = arrivedNs;
     Status st = success();
     if (m_config->mode == TrainMode::LocalSgd) {
         at::Tensor flat;
@@ -160,7 +162,7 @@ RemoteWorker::Delivery RemoteWorker::deliver(const wire::Result& result, QByteAr
             result.weightsVersion != m_expect[next].version)
             return next < m_expect.size() && result.step > m_expect[next].step ? Delivery::Invalid
                                                                                : Delivery::Repeated;
-        m_results.emplace_back(result, std::move(tensors));
+        m_results.push_back(Arrived{result, std::move(tensors), arrivalClockNs()});
     }
     m_cv.notify_all();
     notifyReady();

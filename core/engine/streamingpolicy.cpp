@@ -38,7 +38,7 @@ private:
     struct Slot {
         size_t worker = 0;
         std::vector<int64_t> indices;
-        qint64 submittedNs = 0;
+        int64_t submittedNs = 0; // arrivalClockNs()
     };
     struct Round {
         int fragment = 0;
@@ -59,10 +59,10 @@ private:
 
     std::vector<Fragment> m_fragments;
     std::deque<Round> m_inflight;
-    std::deque<int> m_unsent;         // fragments updated and not yet sent to the workers
-    std::vector<int64_t> m_returned;  // samples of a dropped worker: handed out first
-    std::vector<char> m_started;      // per pool member: it has taken whole weights
-    std::vector<qint64> m_lastResult; // per pool member: when its last result came in
+    std::deque<int> m_unsent;          // fragments updated and not yet sent to the workers
+    std::vector<int64_t> m_returned;   // samples of a dropped worker: handed out first
+    std::vector<char> m_started;       // per pool member: it has taken whole weights
+    std::vector<int64_t> m_lastResult; // per pool member: when its last result arrived
     int64_t m_rounds = 0;
     QElapsedTimer m_clock;
     qint64 m_lastCollect = 0;
@@ -178,7 +178,7 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
             req.mergeValues = mergeValues;
             req.mergeBuffers = mergeBuffers;
         }
-        round.slots.push_back(Slot{w, req.indices, m_clock.nsecsElapsed()});
+        round.slots.push_back(Slot{w, req.indices, arrivalClockNs()});
         m.link->submit(std::move(req));
     }
     ++m_rounds;
@@ -206,10 +206,15 @@ Status StreamingPolicy::collect(StepContext& ctx) {
             m_returned.insert(m_returned.end(), slot.indices.begin(), slot.indices.end());
             continue;
         }
-        const qint64 now = m_clock.nsecsElapsed();
-        // Its time on this round: from when it could start it (its previous result) on.
-        const double ms = double(now - std::max(slot.submittedNs, m_lastResult[slot.worker])) / 1e6;
-        m_lastResult[slot.worker] = now;
+        // Its time on this round: from when it could start it (its previous result) to when
+        // this result arrived, not to when it is collected here. Results are collected in
+        // round order, so a fast worker's result waits while a slow one's is awaited; timed
+        // to its collection, that wait would count as the fast worker's overhead and shift
+        // the next rounds' samples to the slow one, which makes it slower still.
+        const int64_t arrived = r->arrivedNs > 0 ? r->arrivedNs : arrivalClockNs();
+        const double ms =
+            double(arrived - std::max(slot.submittedNs, m_lastResult[slot.worker])) / 1e6;
+        m_lastResult[slot.worker] = arrived;
         ctx.pool.record(slot.worker, *r, ms, true);
         WorkerStepStats ws;
         ws.name = m.stats.name;

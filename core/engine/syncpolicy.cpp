@@ -24,7 +24,7 @@ Status SyncPolicy::step(StepContext& ctx) {
     std::vector<int64_t> indices = ctx.sampler.next(samplesPerStep(ctx.cfg));
     const double lr = ctx.lr();
     Collected c;
-    if (auto st = dispatch(ctx, indices, lr, timer, c); !st)
+    if (auto st = dispatch(ctx, indices, lr, c); !st)
         return st;
     const auto batch = double(indices.size());
     StepOutcome out;
@@ -43,7 +43,7 @@ Status SyncPolicy::step(StepContext& ctx) {
 }
 
 Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr,
-                            const QElapsedTimer& timer, Collected& c) {
+                            Collected& c) {
     std::shared_ptr<const QByteArray> packed;
     std::vector<int64_t> pending = indices;
     for (uint64_t round = 0; !pending.empty(); ++round) {
@@ -59,7 +59,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
         const std::vector<int64_t> counts =
             ctx.pool.shares(live, int64_t(pending.size()), passes(ctx.cfg), ctx.step, round == 0);
         const auto slices = sliceBatch(pending, counts);
-        std::vector<qint64> submittedAt(live.size());
+        std::vector<int64_t> submittedAt(live.size()); // arrivalClockNs()
         for (size_t j = 0; j < live.size(); ++j) {
             if (slices[j].empty())
                 continue;
@@ -78,7 +78,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
                         packBundle(ctx.master.params, ctx.master.buffers, ctx.wire, &m_packSpare));
                 req.packedWeights = packed;
             }
-            submittedAt[j] = timer.nsecsElapsed();
+            submittedAt[j] = arrivalClockNs();
             m.link->submit(std::move(req));
         }
         std::vector<int64_t> leftover;
@@ -96,7 +96,10 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
                 leftover.insert(leftover.end(), slices[j].begin(), slices[j].end());
                 continue;
             }
-            const double rtt = double(timer.nsecsElapsed() - submittedAt[j]) / 1e6;
+            // Up to the result's arrival: results are collected in turn, and the time one
+            // waits while an earlier worker's is awaited is not this worker's overhead.
+            const int64_t arrived = r->arrivedNs > 0 ? r->arrivedNs : arrivalClockNs();
+            const double rtt = double(arrived - submittedAt[j]) / 1e6;
             ctx.pool.record(w, *r, rtt, true);
             c.rttMs[w] += rtt;
             c.took[w] += r->samples;

@@ -37,8 +37,7 @@ private:
     Status step(StepContext& ctx);
     // Hands out the step's samples; whatever a worker that fails was holding goes to the
     // others, so no sample of the step is lost and none is used twice.
-    Status dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr,
-                    const QElapsedTimer& timer, Collected& c);
+    Status dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr, Collected& c);
     QList<WorkerStepStats> workerStats(StepContext& ctx, Collected& c, double stepMs) const;
 
     QByteArray m_packSpare; // the memory weights are packed into, step after step

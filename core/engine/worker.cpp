@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -85,6 +86,12 @@ ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
 
 ModelReplica::~ModelReplica() = default;
 
+int64_t arrivalClockNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
 LocalWorker::LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
                          std::shared_ptr<const Dataset> data, ReplicaOptions options)
     : m_name(std::move(name))
@@ -135,6 +142,8 @@ void LocalWorker::run() {
             m_requests.pop_front();
         }
         Expected<WorkResult> r = m_replica.compute(req, m_name);
+        if (r)
+            r->arrivedNs = arrivalClockNs();
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_results.push_back(std::move(r));

@@ -82,7 +82,13 @@ struct WorkResult {
     // were: what was streamed must then be discarded.
     bool streamed = false;
     int64_t earlyBytes = 0; // a remote worker's: bytes of it sent while its backward pass ran
+    // When the result reached the coordinator (arrivalClockNs()); 0 when not stamped. A policy
+    // that collects results later than they arrive (streaming) times workers by this.
+    int64_t arrivedNs = 0;
 };
+
+// The monotonic clock results are stamped with, in nanoseconds.
+int64_t arrivalClockNs();
 
 class WorkerLink {
 public:
