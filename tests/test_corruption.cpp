@@ -51,13 +51,17 @@ bool sameParams(const ModelTensors& a, const ModelTensors& b) {
     return true;
 }
 
+// A load's outcome: refused with its message, or compared with the original by `same`.
+template <typename T, typename Same> Outcome judged(const Expected<T>& loaded, Same same) {
+    if (!loaded)
+        return {loaded.error().message};
+    return {std::nullopt, same(*loaded)};
+}
+
 // Loads a dataset spec; the same content is the same hash.
 std::function<Outcome()> datasetLoad(const QString& spec, const QByteArray& want) {
     return [spec, want]() -> Outcome {
-        auto d = loadDataset(spec);
-        if (!d)
-            return {d.error().message};
-        return {std::nullopt, d->contentHash == want};
+        return judged(loadDataset(spec), [&](const auto& d) { return d.contentHash == want; });
     };
 }
 
@@ -152,11 +156,8 @@ void TestCorruption::runCheckpoint() {
     sweep(
         file,
         [&]() -> Outcome {
-            auto c = loadRunCheckpoint(file);
-            if (!c)
-                return {c.error().message};
-            const ModelTensors got = modelTensors(c->module);
-            return {std::nullopt, sameParams(got, want)};
+            return judged(loadRunCheckpoint(file),
+                          [&](const auto& c) { return sameParams(modelTensors(c.module), want); });
         },
         true);
 }
@@ -169,11 +170,8 @@ void TestCorruption::torchScriptExport() {
     sweep(
         file,
         [&]() -> Outcome {
-            auto m = loadScriptModule(file);
-            if (!m)
-                return {m.error().message};
-            const ModelTensors got = modelTensors(*m);
-            return {std::nullopt, sameParams(got, want)};
+            return judged(loadScriptModule(file),
+                          [&](const auto& m) { return sameParams(modelTensors(m), want); });
         },
         true);
 }
@@ -209,10 +207,8 @@ void TestCorruption::runDescription() {
     sweep(
         file,
         [&]() -> Outcome {
-            auto c = RunConfig::readFile(file);
-            if (!c)
-                return {c.error().message};
-            return {std::nullopt, c->toJson() == want};
+            return judged(RunConfig::readFile(file),
+                          [&](const auto& c) { return c.toJson() == want; });
         },
         false); // JSON text: "epochs": 2 is as valid as 3
 }
@@ -225,10 +221,8 @@ void TestCorruption::sweepDescription() {
     sweep(
         file,
         [&]() -> Outcome {
-            auto c = SweepConfig::readFile(file);
-            if (!c)
-                return {c.error().message};
-            return {std::nullopt, c->toJson() == want};
+            return judged(SweepConfig::readFile(file),
+                          [&](const auto& c) { return c.toJson() == want; });
         },
         false);
 }
@@ -293,10 +287,8 @@ void TestCorruption::identity() {
         sweep(
             file,
             [&]() -> Outcome {
-                auto i = Identity::loadOrCreate(home);
-                if (!i)
-                    return {i.error().message};
-                return {std::nullopt, i->deviceId() == id};
+                return judged(Identity::loadOrCreate(home),
+                              [&](const auto& i) { return i.deviceId() == id; });
             },
             true);
     }

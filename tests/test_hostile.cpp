@@ -124,6 +124,15 @@ private Q_SLOTS:
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
+    // `tandem worker` with the home paired with the coordinator's, joining 127.0.0.1:port.
+    QStringList pairedWorker(quint16 port) const {
+        return {QStringLiteral("worker"),
+                QStringLiteral("--connect"),
+                QStringLiteral("127.0.0.1:%1").arg(port),
+                QStringLiteral("--home"),
+                home("w"),
+                QStringLiteral("--threads=1")};
+    }
     // Connects `s` to the coordinator on `port` as the paired worker "w" (TLS with its identity)
     // and says Hello; what follows is up to the test.
     bool helloAsPairedWorker(QSslSocket& s, quint16 port) {
@@ -263,9 +272,7 @@ void TestHostile::brokenHandshakesAndRandomPacketsDoNotCrash() {
     QVERIFY2(serve.running(), qPrintable(serve.err()));
 
     // The run is unaffected: the paired worker joins and it trains to the end.
-    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
-                     QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--home"), home("w"),
-                     QStringLiteral("--threads=1")});
+    TandemProcess w(pairedWorker(port));
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     QVERIFY(c.summary().value(QStringLiteral("finished")).toBool());
@@ -295,9 +302,7 @@ void TestHostile::strangerHearsNothingBeforeTrust() {
     QCOMPARE(r->code, wire::RejectCode::Untrusted);
     QVERIFY2(r->message.contains(stranger->deviceId()), qPrintable(r->message));
     delete conn;
-    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
-                     QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--home"), home("w"),
-                     QStringLiteral("--threads=1")});
+    TandemProcess w(pairedWorker(port));
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
 }
@@ -329,9 +334,7 @@ void TestHostile::pairedWorkerGetsThroughAFlood() {
 
     QElapsedTimer t;
     t.start();
-    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
-                     QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--home"), home("w"),
-                     QStringLiteral("--threads=1")});
+    TandemProcess w(pairedWorker(port));
     const QString joined = c.waitForErr(QStringLiteral("worker \\S+ joined"), 120000);
     const qint64 joinMs = t.elapsed();
     keep.stop();
@@ -397,9 +400,7 @@ void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
                                              "sent")),
              qPrintable(c.err()));
     s.abort();
-    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
-                     QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--home"), home("w"),
-                     QStringLiteral("--threads=1")});
+    TandemProcess w(pairedWorker(port));
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
 }
@@ -666,9 +667,7 @@ void TestHostile::idleAndStalledConnectionsDoNotDelayPairedPeers() {
     qInfo("against the coordinator: %d of 600 connections open", siege->open());
     QElapsedTimer t;
     t.start();
-    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
-                     QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--home"), home("w"),
-                     QStringLiteral("--threads=1")});
+    TandemProcess w(pairedWorker(port));
     const QString joined = c.waitForErr(QStringLiteral("worker \\S+ joined"), 120000);
     const qint64 workerMs = t.elapsed();
     QVERIFY2(!joined.isEmpty(), qPrintable(c.err()));

@@ -2,6 +2,8 @@
 
 #include "engine/wiretensors.h"
 
+#include <QElapsedTimer>
+
 namespace tandem {
 
 std::unique_ptr<StepPolicy> makeSyncPolicy() {

@@ -11,8 +11,6 @@
 #include "engine/steppolicy.h"
 #include "engine/worker.h"
 
-#include <QElapsedTimer>
-
 namespace tandem {
 
 class SyncPolicy : public StepPolicy {
