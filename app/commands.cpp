@@ -168,6 +168,11 @@ void addTrainOptions(QCommandLineParser& p) {
         QStringLiteral("local-sgd: how weights and parameter deltas travel: fp32, fp16, int8 or "
                        "int4, with what rounding loses carried to the next round [fp32]."),
         "FORMAT");
+    opt("inner-lr-scaling",
+        QStringLiteral("local-sgd: workers, to scale the inner learning rate with the workers "
+                       "sharing a round, so a round moves as far as one machine's H steps; "
+                       "none, to train with --lr as given [workers]."),
+        "HOW");
     opt("precision",
         QStringLiteral("What workers compute the forward pass in: fp32, or bf16/fp16 autocast "
                        "where the device has it; weights stay fp32 [fp32]."),

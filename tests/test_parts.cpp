@@ -18,6 +18,7 @@
 #include <QThread>
 
 #include <deque>
+#include <map>
 
 using namespace tandem;
 
@@ -340,6 +341,70 @@ private Q_SLOTS:
         QVERIFY(std::abs(w - (w0 + -0.5f * (0.9f * 1.9f + 1.0f))) < 1e-5);
     }
 
+    // k workers sharing a round each take 1/k of the steps one machine would over the same
+    // samples: their inner learning rate is the run's times (sum n)^2 / sum n^2, unless the
+    // run keeps it as given; the log says which, once, when the number of workers changes.
+    void localSgdScalesTheInnerLrWithTheWorkers() {
+        RunConfig cfg;
+        QCOMPARE(innerLrScale(cfg, {8, 8}), 2.0);
+        QCOMPARE(innerLrScale(cfg, {8}), 1.0);
+        QCOMPARE(innerLrScale(cfg, {8, 0}), 1.0);
+        QCOMPARE(innerLrScale(cfg, {4, 4, 4, 4}), 4.0);
+        QVERIFY(std::abs(innerLrScale(cfg, {77, 23}) - 1.5485) < 1e-3);
+        cfg.innerLrScaling = LrScaling::None;
+        QCOMPARE(innerLrScale(cfg, {8, 8}), 1.0);
+
+        for (const bool streaming : {false, true}) {
+            for (const LrScaling scaling : {LrScaling::Workers, LrScaling::None}) {
+                const QString what = QStringLiteral("%1, %2").arg(
+                    streaming ? QStringLiteral("streaming") : QStringLiteral("local-sgd"),
+                    nameOf(scaling));
+                Bench b(64, 2, outerOptimizer(cfg));
+                b.cfg.mode = TrainMode::LocalSgd;
+                b.cfg.localSteps = 4;
+                b.cfg.fragments = streaming ? 2 : 1;
+                b.cfg.innerLrScaling = scaling;
+                auto one = b.add("one", 1);
+                auto two = b.add("two", 1);
+                auto policy = streaming ? makeStreamingPolicy() : makeLocalSgdPolicy();
+                QVERIFY2(policy->runEpoch(*b.ctx), qPrintable(what));
+                // Each round's split, by the round's weights version.
+                std::map<int64_t, std::vector<int64_t>> split;
+                for (const auto& link : {one, two})
+                    for (const WorkRequest& r : link->requests)
+                        split[r.weightsVersion].push_back(int64_t(r.indices.size()));
+                QVERIFY2(split.size() >= 4, qPrintable(what));
+                int shared = 0;
+                for (const auto& link : {one, two}) {
+                    for (const WorkRequest& r : link->requests) {
+                        const std::vector<int64_t>& n = split[r.weightsVersion];
+                        double sum = 0, squares = 0;
+                        for (const int64_t x : n) {
+                            sum += double(x);
+                            squares += double(x) * double(x);
+                        }
+                        const double want =
+                            scaling == LrScaling::None ? b.cfg.lr : b.cfg.lr * sum * sum / squares;
+                        QVERIFY2(std::abs(r.innerLr - want) < 1e-12,
+                                 qPrintable(QStringLiteral("%1: %2 against %3")
+                                                .arg(what)
+                                                .arg(r.innerLr)
+                                                .arg(want)));
+                        shared += n.size() == 2 && n[0] == n[1] ? 1 : 0;
+                    }
+                }
+                QVERIFY2(shared > 0, qPrintable(what)); // an even split happened: 2x, or 1x
+                const QStringList said = b.obs.messages.filter(
+                    QStringLiteral("2 worker(s) share each round; their inner learning rate is"));
+                QVERIFY2(said.size() == 1, qPrintable(b.obs.messages.join(QLatin1Char('\n'))));
+                QVERIFY2(said[0].contains(scaling == LrScaling::None
+                                              ? QStringLiteral("is 0.001 as given")
+                                              : QStringLiteral("is 0.002, the run's 0.001 times")),
+                         qPrintable(said[0]));
+            }
+        }
+    }
+
     // With no outer momentum the outer step is plain SGD (LibTorch refuses Nesterov without
     // momentum); at an outer learning rate of 1 each round moves the weights by exactly the
     // worker's delta, as a sweep's one-device trials need.
@@ -478,6 +543,20 @@ private Q_SLOTS:
             QStringLiteral("unknown optimizer \"lion\"; use sgd, adam, adamw, rmsprop or adagrad"));
         QCOMPARE(k, OptimizerKind::Adam);
         QCOMPARE(nameOf(PeerRole::Worker), QStringLiteral("worker"));
+        // A run description carries the inner learning rate's scaling both ways, and an unknown
+        // one is refused with what is allowed.
+        RunConfig c;
+        QCOMPARE(c.innerLrScaling, LrScaling::Workers);
+        c.innerLrScaling = LrScaling::None;
+        auto back = RunConfig::fromJson(c.toJson());
+        QVERIFY(back);
+        QCOMPARE(back->innerLrScaling, LrScaling::None);
+        QJsonObject o = c.toJson();
+        o.insert(QStringLiteral("inner_lr_scaling"), QStringLiteral("sqrt"));
+        auto refused = RunConfig::fromJson(o);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.contains(QStringLiteral("use workers or none")),
+                 qPrintable(refused.error().message));
     }
 };
 

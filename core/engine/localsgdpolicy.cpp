@@ -25,13 +25,20 @@ protected:
     int64_t passes(const RunConfig& cfg) const override { return cfg.localSteps; }
     // Each worker takes as many inner steps of about the run's batch as its share holds: a
     // faster worker is given more samples and so takes more steps, and the round ends for
-    // both at once. The outer update weighs each delta by the samples behind it.
-    void shapeRequest(WorkRequest& req, const StepContext& ctx, double lr) const override {
+    // both at once. The outer update weighs each delta by the samples behind it; the inner
+    // learning rate follows the split (innerLrScale).
+    void shapeRequest(WorkRequest& req, StepContext& ctx, double lr,
+                      const std::vector<int64_t>& counts) override {
         const auto steps = std::llround(double(req.indices.size()) / double(ctx.cfg.batch));
         req.innerSteps = int(std::clamp<long long>(steps, 1, ctx.cfg.localSteps * 4LL));
-        req.innerLr = lr;
+        const double scale = innerLrScale(ctx.cfg, counts);
+        m_note.observe(ctx.pool, ctx.cfg, counts, lr, scale);
+        req.innerLr = lr * scale;
     }
     double serverLr(const StepContext& ctx, double) const override { return ctx.cfg.outerLr; }
+
+private:
+    InnerLrNote m_note;
 };
 
 } // namespace

@@ -135,6 +135,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("outer_lr"), outerLr},
         {QStringLiteral("outer_momentum"), outerMomentum},
         {QStringLiteral("outer_wire"), nameOf(outerWire)},
+        {QStringLiteral("inner_lr_scaling"), nameOf(innerLrScaling)},
         // Which machines take part: the run description the app saves names them too.
         {QStringLiteral("listen"), listen},
         {QStringLiteral("workers"), workers},
@@ -147,9 +148,13 @@ QJsonObject RunConfig::toJson() const {
 }
 
 const QStringList& runChoiceKeys() {
-    static const QStringList keys = {QStringLiteral("optimizer"),  QStringLiteral("schedule"),
-                                     QStringLiteral("mode"),       QStringLiteral("wire"),
-                                     QStringLiteral("outer_wire"), QStringLiteral("precision")};
+    static const QStringList keys = {QStringLiteral("optimizer"),
+                                     QStringLiteral("schedule"),
+                                     QStringLiteral("mode"),
+                                     QStringLiteral("wire"),
+                                     QStringLiteral("outer_wire"),
+                                     QStringLiteral("precision"),
+                                     QStringLiteral("inner_lr_scaling")};
     return keys;
 }
 
@@ -166,6 +171,8 @@ Status setRunChoice(RunConfig& c, const QString& key, const QString& value) {
         return parseInto(value, c.outerWire, "outer-wire format");
     if (key == QLatin1String("precision"))
         return parseInto(value, c.precision, "precision");
+    if (key == QLatin1String("inner_lr_scaling"))
+        return parseInto(value, c.innerLrScaling, "inner learning-rate scaling");
     return makeError(ErrorCode::InvalidArgument, QStringLiteral("\"%1\" is not a choice").arg(key));
 }
 

@@ -22,6 +22,8 @@ enum class TrainMode { Sync, Async, LocalSgd, Auto };
 enum class WireDtype { Fp32, Fp16, Bf16 };
 // How local-SGD's outer traffic (weights down, parameter deltas up) travels.
 enum class OuterWire { Fp32, Fp16, Int8, Int4 };
+// Local-SGD's inner learning rate: scaled with how many workers share a round, or as given.
+enum class LrScaling { Workers, None };
 // What workers compute the forward pass in (autocast); weights stay fp32.
 enum class Precision { Fp32, Bf16, Fp16 };
 enum class OptimizerKind { Sgd, Adam, AdamW, RmsProp, Adagrad };
@@ -40,6 +42,7 @@ TANDEM_ENUM_NAMES(WireDtype, {WireDtype::Fp32, "fp32"}, {WireDtype::Fp16, "fp16"
                   {WireDtype::Bf16, "bf16"})
 TANDEM_ENUM_NAMES(OuterWire, {OuterWire::Fp32, "fp32"}, {OuterWire::Fp16, "fp16"},
                   {OuterWire::Int8, "int8"}, {OuterWire::Int4, "int4"})
+TANDEM_ENUM_NAMES(LrScaling, {LrScaling::Workers, "workers"}, {LrScaling::None, "none"})
 TANDEM_ENUM_NAMES(Precision, {Precision::Fp32, "fp32"}, {Precision::Bf16, "bf16"},
                   {Precision::Fp16, "fp16"})
 TANDEM_ENUM_NAMES(OptimizerKind, {OptimizerKind::Sgd, "sgd"}, {OptimizerKind::Adam, "adam"},

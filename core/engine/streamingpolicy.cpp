@@ -67,6 +67,7 @@ private:
     QElapsedTimer m_clock;
     qint64 m_lastCollect = 0;
     QByteArray m_packSpare;
+    InnerLrNote m_lrNote;
 };
 
 Expected<EpochEnd> StreamingPolicy::runEpoch(StepContext& ctx) {
@@ -131,6 +132,8 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
     const std::vector<int64_t> counts =
         ctx.pool.shares(live, int64_t(indices.size()), innerSteps(ctx.cfg), ctx.step, false);
     const auto slices = sliceBatch(indices, counts);
+    const double lrScale = innerLrScale(ctx.cfg, counts);
+    m_lrNote.observe(ctx.pool, ctx.cfg, counts, round.lr, lrScale);
     const int merge = m_unsent.empty() ? -1 : m_unsent.front();
     if (!m_unsent.empty())
         m_unsent.pop_front();
@@ -153,7 +156,7 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
         req.weightsVersion = m_rounds;
         const auto steps = std::llround(double(req.indices.size()) / double(ctx.cfg.batch));
         req.innerSteps = int(std::clamp<long long>(steps, 1, innerSteps(ctx.cfg) * 4));
-        req.innerLr = round.lr;
+        req.innerLr = round.lr * lrScale;
         req.fragments = ctx.cfg.fragments;
         req.sendFragment = round.fragment;
         if (!m_started[w]) {

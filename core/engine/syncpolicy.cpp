@@ -73,7 +73,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             req.buffers = &ctx.master.buffers;
             req.seed = ctx.seedFor(live[j], round);
             req.weightsVersion = ctx.step;
-            shapeRequest(req, ctx, lr);
+            shapeRequest(req, ctx, lr, counts);
             if (m.remote) {
                 if (!packed)
                     packed = std::make_shared<const QByteArray>(

@@ -20,8 +20,10 @@ public:
 protected:
     // Forward passes per worker per step (local-SGD's inner steps).
     virtual int64_t passes(const RunConfig&) const { return 1; }
-    // Fills in what this mode asks of a worker beyond its samples.
-    virtual void shapeRequest(WorkRequest&, const StepContext&, double) const {}
+    // Fills in what this mode asks of a worker beyond its samples, given the step's learning
+    // rate and how its samples are split among the workers (`counts`, one per live worker).
+    virtual void shapeRequest(WorkRequest&, StepContext&, double,
+                              const std::vector<int64_t>& /*counts*/) {}
     // The learning rate the coordinator's optimizer applies the combined result with.
     virtual double serverLr(const StepContext&, double lr) const { return lr; }
 

@@ -54,6 +54,10 @@ struct RunConfig {
     // local-sgd: how weights and parameter deltas travel; int8 and int4 carry what they round
     // away into the next round (error feedback).
     OuterWire outerWire = OuterWire::Fp32;
+    // local-sgd: workers' inner learning rate is lr times the workers sharing a round (weighted
+    // by their shares), so a round moves the model about as far as one machine's H steps over
+    // the same samples; None keeps lr as given.
+    LrScaling innerLrScaling = LrScaling::Workers;
 
     // Where and how this run meets its workers; not part of what a checkpoint resumes.
     QString listen;          // HOST:PORT; empty: this machine only

@@ -77,6 +77,10 @@ void WorkerPool::flushNotes() {
         m_obs.onMessage(n);
 }
 
+void WorkerPool::note(const QString& text) {
+    m_obs.onMessage(text);
+}
+
 void WorkerPool::admitJoined() {
     flushNotes();
     std::vector<std::shared_ptr<RemoteWorker>> joined;

@@ -73,6 +73,8 @@ public:
     void admitJoined();
     // Passes the hub's notes to the log.
     void flushNotes();
+    // A line for the run's log.
+    void note(const QString& text);
 
     size_t size() const { return m_members.size(); }
     PoolMember& at(size_t i) { return m_members[i]; }
