@@ -15,11 +15,12 @@
 # in, over the samples of that step or round), and the CPU the relay itself took. SLOW=30 caps the remote worker at 30% of a core
 # (../shared/tools/slowcpu, or SLOWCPU) for a heterogeneous pair.
 #
-#   bench/wifi.sh      RATE=100 DELAY=5 MODEL=mnist-cnn SAMPLES=20000 H=32 SLOW=100 MODES=...
+#   bench/wifi.sh      RATE=100 DELAY=5 MODEL=mnist-cnn SAMPLES=20000 H=32 SLOW=100 SEED=3
+#                      LIMIT_TEST=10000 (test samples) MODES=...
 set -eu
 cd "$(dirname "$0")/.."
 rate=${RATE:-100}; delay=${DELAY:-5}; model=${MODEL:-mnist-cnn}; samples=${SAMPLES:-20000}
-h=${H:-32}; slow=${SLOW:-100}; batch=${BATCH:-64}
+h=${H:-32}; slow=${SLOW:-100}; batch=${BATCH:-64}; seed=${SEED:-3}; limit_test=${LIMIT_TEST:-10000}
 modes=${MODES:-"sync lsgd-fp32 lsgd-int4"}
 slowcpu=${SLOWCPU:-$(cd .. && pwd)/shared/tools/slowcpu}
 cmake --build build --target tandem >/dev/null
@@ -30,7 +31,7 @@ c=$($t identity --home "$work/c" 2>/dev/null); w=$($t identity --home "$work/w" 
 $t trust add "$w" --home "$work/c" >/dev/null 2>&1; $t trust add "$c" --home "$work/w" >/dev/null 2>&1
 cap() { if [ "$slow" -ge 100 ]; then "$@"; else "$slowcpu" "$slow" "$@"; fi; }
 common="--model $model --data fashion-mnist --optimizer adam --lr 0.001 --threads 1 --batch $batch
-        --epochs 1 --limit-train $samples --limit-test 2000 --seed 3"
+        --epochs 1 --limit-train $samples --limit-test $limit_test --seed $seed"
 summary() { # name, samples a step (a round) holds: one line of figures from a run's summary
     python3 - "$work/$1.out" "$1" "$2" <<'PY'
 import json, sys
