@@ -98,6 +98,8 @@ void ProgressPrinter::onStart(const RunInfo& info) {
 }
 
 void ProgressPrinter::onStep(const StepMetrics& m) {
+    if (m.totalSteps > 0)
+        m_totalSteps = m.totalSteps; // an epoch can take more steps than planned
     const double done = m_totalSteps > 0 ? double(m.step) / double(m_totalSteps) : 0;
     const double stepsPerS = m.elapsedS > 0 ? double(m.step - m_startStep) / m.elapsedS : 0;
     const double eta = stepsPerS > 0 ? double(m_totalSteps - m.step) / stepsPerS : -1;

@@ -786,6 +786,12 @@ void TestDistributed::streamingReachesTheDemoFloor() {
     const double accuracy = c.summary().value(QStringLiteral("test_accuracy")).toDouble();
     qInfo("streaming mnist-cnn, 30,000 samples: test accuracy %.4f", accuracy);
     QVERIFY2(accuracy >= 0.85, qPrintable(c.out()));
+    // Its first two rounds time each device on one batch, which leaves samples for later
+    // rounds: the epoch's length shown grows to the steps it took, and ends at 100%.
+    const int steps = c.summary().value(QStringLiteral("steps")).toInt();
+    QVERIFY2(steps > (30000 + 511) / 512, qPrintable(c.err()));
+    QCOMPARE(c.waitForErr(QStringLiteral("100% epoch 1 step (\\d+/\\d+) "), 1000),
+             QStringLiteral("%1/%1").arg(steps));
     QVERIFY(w->finish());
     const QString queued =
         w->waitForErr(QStringLiteral("(\\d+) of \\d+ round\\(s\\) began without waiting"), 1000);

@@ -44,7 +44,7 @@ public:
     }
     bool ready() const override { return true; }
     Expected<WorkResult> wait() override {
-        const WorkRequest& r = requests.back();
+        const WorkRequest& r = requests.at(answered++); // in the order asked
         if (failNext) {
             failNext = false;
             return makeError(ErrorCode::Runtime, QStringLiteral("%1 went away").arg(m_name));
@@ -55,7 +55,7 @@ public:
         out.lossSum = double(out.samples) * m_value;
         out.correct = out.samples;
         out.grads = {at::full({3}, m_value)};
-        out.computeMs = 1;
+        out.computeMs = msPerSample > 0 ? msPerSample * double(out.samples) : 1;
         if (delayMs > 0) {
             QThread::msleep(ulong(delayMs));
             out.arrivedNs = arrivalClockNs();
@@ -66,6 +66,8 @@ public:
     }
 
     std::vector<WorkRequest> requests;
+    size_t answered = 0;
+    double msPerSample = 0; // its compute time, when not 1 ms a request
     bool failNext = false;
     int delayMs = 0;           // its result arrives this long after the policy waits for it
     bool arriveAtOnce = false; // its result is stamped as arrived 1 ms after the request
@@ -403,6 +405,66 @@ private Q_SLOTS:
                          qPrintable(said[0]));
             }
         }
+    }
+
+    // Streaming hands every worker two rounds before any result is in. A worker not timed yet
+    // takes one batch of a round while the timed ones share the rest by speed; until one is
+    // timed a round is a batch each, and the step says how many samples it left for later.
+    void streamingTimesANewWorkerOnOneBatch() {
+        Bench b(160, 4, outerOptimizer(RunConfig{}));
+        b.cfg.mode = TrainMode::LocalSgd;
+        b.cfg.localSteps = 8;
+        b.cfg.fragments = 2; // rounds of 4 steps of 4: 16 samples
+        auto fast = b.add("fast", 1);
+        auto slow = b.add("slow", 1);
+        fast->msPerSample = 1;
+        slow->msPerSample = 3;
+        std::shared_ptr<FakeLink> late;
+        b.ctx->gate = [&] {
+            if (b.step == 4 && !late) {
+                late = b.add("late", 1);
+                late->msPerSample = 1;
+            }
+            return Gate::Go;
+        };
+        QVERIFY(makeStreamingPolicy()->runEpoch(*b.ctx));
+        const auto sizes = [](const std::shared_ptr<FakeLink>& l) {
+            std::vector<size_t> n;
+            for (const WorkRequest& r : l->requests)
+                n.push_back(r.indices.size());
+            return n;
+        };
+        // Rounds 1 and 2 go out together, one batch each; round 3 is split 3:1 by speed.
+        QCOMPARE(sizes(fast).at(0), size_t(4));
+        QCOMPARE(sizes(fast).at(1), size_t(4));
+        QCOMPARE(sizes(slow).at(0), size_t(4));
+        QCOMPARE(sizes(slow).at(1), size_t(4));
+        QCOMPARE(sizes(fast).at(2), size_t(12));
+        QCOMPARE(sizes(slow).at(2), size_t(4));
+        QCOMPARE(b.outcomes.at(0).samples, int64_t(8));
+        QCOMPARE(b.outcomes.at(0).shortBy, int64_t(8));
+        QCOMPARE(b.outcomes.at(1).shortBy, int64_t(8));
+        QCOMPARE(b.outcomes.at(2).samples, int64_t(16));
+        QCOMPARE(b.outcomes.at(2).shortBy, int64_t(0));
+        // The late worker's first two rounds are one batch each; the round stays whole.
+        QVERIFY(late);
+        QVERIFY(late->requests.size() >= 3);
+        for (int r = 0; r < 2; ++r) {
+            const int64_t version = late->requests[size_t(r)].weightsVersion;
+            QCOMPARE(late->requests[size_t(r)].indices.size(), size_t(4));
+            size_t round = 0;
+            for (const auto& l : {fast, slow, late})
+                for (const WorkRequest& q : l->requests)
+                    round += q.weightsVersion == version ? q.indices.size() : 0;
+            QCOMPARE(round, size_t(16));
+        }
+        QVERIFY(late->requests[2].indices.size() > slow->requests.back().indices.size());
+        // Every sample once, in ten full rounds and two short ones.
+        int64_t samples = 0;
+        for (const StepOutcome& o : b.outcomes)
+            samples += o.samples;
+        QCOMPARE(samples, int64_t(160));
+        QCOMPARE(b.outcomes.size(), size_t(11));
     }
 
     // With no outer momentum the outer step is plain SGD (LibTorch refuses Nesterov without

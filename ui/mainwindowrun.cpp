@@ -222,8 +222,7 @@ void MainWindow::showProgress() {
     m_progress->setValue(int(1000 * fraction));
     const int64_t done = m.step - m_firstStep;
     const double eta = done > 0 ? m.elapsedS / double(done) * double(m.totalSteps - m.step) : -1;
-    const int epochs =
-        m.stepsPerEpoch > 0 ? int((m.totalSteps + m.stepsPerEpoch - 1) / m.stepsPerEpoch) : 0;
+    const int epochs = m.epochs;
     if (m_run->state() != TrainingRun::State::Running)
         return; // the paused/stopping text stays
     m_progressText->setText(tr("Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · "

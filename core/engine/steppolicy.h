@@ -29,6 +29,9 @@ struct StepOutcome {
     QList<WorkerStepStats> workers;
     // The samples whose results the update used, where the mode keeps them apart (sync).
     std::vector<int64_t> indices;
+    // Samples fewer than the step was meant to hold, left for later steps of the epoch (a
+    // streaming round that times a new worker on one batch): the epoch takes more steps.
+    int64_t shortBy = 0;
 };
 
 // What the Trainer answers between steps.

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <numeric>
 
 namespace tandem {
 
@@ -43,6 +44,7 @@ private:
     struct Round {
         int fragment = 0;
         double lr = 0;
+        int64_t planned = 0; // samples the round would hold with every worker timed
         std::vector<Slot> slots;
         // The weights a worker starting this round takes whole: a copy, since the coordinator
         // updates its own while the round runs. The requests point into it.
@@ -54,7 +56,8 @@ private:
         return std::max(1, cfg.localSteps / std::max(1, cfg.fragments));
     }
     Expected<Submitted> submit(StepContext& ctx);
-    std::vector<int64_t> drawSamples(StepContext& ctx);
+    std::vector<int64_t> split(StepContext& ctx, const std::vector<size_t>& live, int64_t n);
+    std::vector<int64_t> drawSamples(StepContext& ctx, int64_t n);
     Status collect(StepContext& ctx);
 
     std::vector<Fragment> m_fragments;
@@ -102,13 +105,39 @@ Expected<EpochEnd> StreamingPolicy::runEpoch(StepContext& ctx) {
     return stopping ? EpochEnd::Stopped : EpochEnd::Complete;
 }
 
-std::vector<int64_t> StreamingPolicy::drawSamples(StepContext& ctx) {
-    const int64_t want = samplesPerStep(ctx.cfg);
+// How many of a round's `n` samples each live worker takes. No one is left out: the exchange
+// overlaps training, so a slow link costs no one time. Timed workers share by speed, so that
+// their rounds end together. A worker not timed yet takes one batch while there are others:
+// every worker is handed two rounds before any result is in, and with equal shares of both a
+// device a fifth as fast would keep the others waiting for most of that time. Until one is
+// timed, a round is that one batch each, and the epoch takes a step or two more.
+std::vector<int64_t> StreamingPolicy::split(StepContext& ctx, const std::vector<size_t>& live,
+                                            int64_t n) {
+    const int64_t passes = innerSteps(ctx.cfg);
+    std::vector<size_t> timed;
+    for (const size_t w : live)
+        if (ctx.pool.timed(w))
+            timed.push_back(w);
+    const int64_t probe = std::min<int64_t>(ctx.cfg.batch, n / int64_t(live.size()));
+    if (live.size() < 2 || timed.size() == live.size() || probe < 1)
+        return ctx.pool.shares(live, n, passes, ctx.step, false);
+    const auto untimed = int64_t(live.size() - timed.size());
+    const std::vector<int64_t> byTime =
+        timed.empty() ? std::vector<int64_t>{}
+                      : ctx.pool.shares(timed, n - probe * untimed, passes, ctx.step, false);
+    std::vector<int64_t> counts;
+    size_t k = 0;
+    for (const size_t w : live)
+        counts.push_back(ctx.pool.timed(w) ? byTime[k++] : probe);
+    return counts;
+}
+
+std::vector<int64_t> StreamingPolicy::drawSamples(StepContext& ctx, int64_t n) {
     std::vector<int64_t> indices;
-    const auto fromReturned = std::min<int64_t>(want, int64_t(m_returned.size()));
+    const auto fromReturned = std::min<int64_t>(n, int64_t(m_returned.size()));
     indices.assign(m_returned.begin(), m_returned.begin() + fromReturned);
     m_returned.erase(m_returned.begin(), m_returned.begin() + fromReturned);
-    const std::vector<int64_t> fresh = ctx.sampler.next(want - int64_t(indices.size()));
+    const std::vector<int64_t> fresh = ctx.sampler.next(n - int64_t(indices.size()));
     indices.insert(indices.end(), fresh.begin(), fresh.end());
     return indices;
 }
@@ -127,10 +156,11 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
     Round round;
     round.fragment = int(m_rounds % int64_t(m_fragments.size()));
     round.lr = ctx.lr();
-    const std::vector<int64_t> indices = drawSamples(ctx);
-    // No worker is left out: the exchange overlaps training, so a slow link costs no one time.
-    const std::vector<int64_t> counts =
-        ctx.pool.shares(live, int64_t(indices.size()), innerSteps(ctx.cfg), ctx.step, false);
+    round.planned =
+        std::min(samplesPerStep(ctx.cfg), ctx.sampler.remaining() + int64_t(m_returned.size()));
+    const std::vector<int64_t> counts = split(ctx, live, round.planned);
+    const std::vector<int64_t> indices =
+        drawSamples(ctx, std::accumulate(counts.begin(), counts.end(), int64_t(0)));
     const auto slices = sliceBatch(indices, counts);
     const double lrScale = innerLrScale(ctx.cfg, counts);
     m_lrNote.observe(ctx.pool, ctx.cfg, counts, round.lr, lrScale);
@@ -235,6 +265,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
     }
     const int fragment = round.fragment;
     const double lr = round.lr;
+    const int64_t planned = round.planned;
     m_inflight.pop_front();
     if (samples == 0)
         return success(); // every worker of the round failed; its samples go out again
@@ -243,6 +274,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
     m_unsent.push_back(fragment);
     const qint64 now = m_clock.nsecsElapsed();
     out.samples = samples;
+    out.shortBy = std::max<int64_t>(0, planned - samples);
     out.lr = lr;
     out.stepMs = double(now - m_lastCollect) / 1e6;
     m_lastCollect = now;

@@ -400,13 +400,24 @@ Status Trainer::applied(const StepOutcome& o) {
     m_epochAcc.correct += o.correct;
     m_epochAcc.samples += o.samples;
     ++m_epochAcc.steps;
+    if (o.shortBy > 0) {
+        // The samples a short step left over make the epoch longer; what was shown as its
+        // length follows. The learning-rate schedule keeps the planned length.
+        m_epochShortBy += o.shortBy;
+        const int64_t per = m_policy->samplesPerStep(m_cfg);
+        const int64_t extra =
+            (m_sampler->size() + m_epochShortBy + per - 1) / per - m_stepsPerEpoch;
+        m_totalSteps += extra - m_epochExtraSteps;
+        m_epochExtraSteps = extra;
+    }
 
     StepMetrics sm;
     sm.step = m_state.step;
     sm.epoch = m_sampler->epoch();
     sm.epochStep = m_epochAcc.steps;
-    sm.stepsPerEpoch = m_stepsPerEpoch;
+    sm.stepsPerEpoch = m_stepsPerEpoch + m_epochExtraSteps;
     sm.totalSteps = m_totalSteps;
+    sm.epochs = m_cfg.epochs;
     sm.loss = o.samples ? o.lossSum / double(o.samples) : 0;
     sm.accuracy = o.samples ? double(o.correct) / double(o.samples) : 0;
     sm.lr = o.lr;
@@ -507,6 +518,8 @@ Status Trainer::evaluate() {
     m_obs.onEpoch(em);
     m_lastEpoch = m_epochAcc;
     m_epochAcc = Accum{};
+    m_epochShortBy = 0;
+    m_epochExtraSteps = 0;
     ++m_state.completedEpochs;
     m_sampler->nextEpoch();
     if (auto st = saveCheckpoint(); !st) {

@@ -125,6 +125,10 @@ private:
     std::unique_ptr<StepContext> m_ctx;
     int64_t m_stepsPerEpoch = 0;
     int64_t m_totalSteps = 0;
+    // This epoch: samples its steps held fewer than planned (StepOutcome::shortBy), and the
+    // steps that adds.
+    int64_t m_epochShortBy = 0;
+    int64_t m_epochExtraSteps = 0;
     double m_trainSeconds = 0; // wall time of training steps in this process
     int64_t m_samplesThisRun = 0;
     int64_t m_stepsThisRun = 0;

@@ -116,11 +116,12 @@ struct WorkerStepStats {
 };
 
 struct StepMetrics {
-    int64_t step = 0;      // 1-based count of optimizer steps so far
-    int epoch = 0;         // 0-based
-    int64_t epochStep = 0; // 1-based within the epoch
-    int64_t stepsPerEpoch = 0;
+    int64_t step = 0;          // 1-based count of optimizer steps so far
+    int epoch = 0;             // 0-based
+    int64_t epochStep = 0;     // 1-based within the epoch
+    int64_t stepsPerEpoch = 0; // this epoch's: it can take more steps than planned
     int64_t totalSteps = 0;
+    int epochs = 0; // the run's
     double loss = 0;
     double accuracy = 0; // on this step's training batch
     double lr = 0;

@@ -87,6 +87,8 @@ public:
     // kProbeEvery steps, and says so in the log.
     std::vector<int64_t> shares(const std::vector<size_t>& live, int64_t n, int64_t passes,
                                 int64_t step, bool firstRound);
+    // Whether the balancer has timed worker `i` yet (a result of it has been recorded).
+    bool timed(size_t i) const { return m_balancer.speed(m_members[i].stats.name) > 0; }
     // A result came back after `rttMs`: its notes, the worker's time and the balancer's
     // measurement (when `measure`).
     void record(size_t i, const WorkResult& r, double rttMs, bool measure);
