@@ -49,6 +49,7 @@ private Q_SLOTS:
     void oversizedFrameClosesTheConnection();
     void idlePeerIsDropped();
     void discoveryFindsAndForgetsPeers();
+    void discoveryAnswersANodeThatStartsLater();
     void discoveryByAddress();
     void announcementsAreHintsAndCapped();
 
@@ -456,6 +457,29 @@ void TestNet::discoveryFindsAndForgetsPeers() {
     // A node does not list itself, and a peer that falls silent expires.
     b.stop();
     QTRY_COMPARE_WITH_TIMEOUT(a.peers().size(), 0, 20000);
+}
+
+void TestNet::discoveryAnswersANodeThatStartsLater() {
+    // Announcements a minute apart: the node that starts second hears the first only because
+    // its own first announcement is a query, answered at once. The first node then stops, as
+    // `tandem peers --expect=1` does once it has found what it wanted.
+    const quint16 port = freeUdpPort();
+    Discovery a(announcement(m_a, QStringLiteral("first"), 1)),
+        b(announcement(m_b, QStringLiteral("second"), 2));
+    for (Discovery* d : {&a, &b}) {
+        d->setPort(port);
+        d->setTargets({QHostAddress(QStringLiteral("127.255.255.255"))});
+        d->setInterval(60000);
+        d->setExpiry(120000);
+    }
+    QVERIFY(a.start().ok());
+    QTest::qWait(200); // a's first announcement has gone out, to nobody
+    QVERIFY(b.start().ok());
+    QTRY_COMPARE_WITH_TIMEOUT(a.peers().size(), 1, 20000);
+    a.stop();
+    QTRY_COMPARE_WITH_TIMEOUT(b.peers().size(), 1, 20000);
+    QCOMPARE(b.peers().first().announcement.deviceId, m_a.deviceId());
+    QCOMPARE(b.peers().first().announcement.displayName, QStringLiteral("first"));
 }
 
 void TestNet::discoveryByAddress() {

@@ -58,7 +58,13 @@ Status Discovery::start() {
         if (joinV6)
             m_v6.joinMulticastGroup(multicastV6(), nif);
     }
+    // The first announcement is a query: nodes already running answer it at once. Without
+    // that, a node that started a moment earlier is heard only at its next announcement, and
+    // not at all if it stops first (a `tandem peers --expect=1` that has found what it wanted).
+    const bool query = m_self.query;
+    m_self.query = true;
     announce();
+    m_self.query = query;
     m_announce.start();
     m_expire.start();
     return success();
