@@ -11,6 +11,7 @@
 #include "engine/training.h"
 #include "formats/dataset.h"
 #include "formats/tensorfile.h"
+#include "imageutil.h"
 #include "net/identity.h"
 #include "net/truststore.h"
 #include "proc.h"
@@ -84,6 +85,9 @@ private Q_SLOTS:
     void idxImages();
     void csvTable();
     void cifarBatch();
+    void textAndTokenFiles();
+    void numpyArrays();
+    void imageFile();
 
 private:
     QString path(const QString& n) const { return m_tmp.filePath(n); }
@@ -353,6 +357,76 @@ void TestCorruption::cifarBatch() {
     const QString spec = QStringLiteral("cifar10:") + dir;
     const QByteArray want = loadDataset(spec).value().contentHash;
     sweep(QDir(dir).filePath(QStringLiteral("data_batch_1.bin")), datasetLoad(spec, want), false);
+}
+
+void TestCorruption::textAndTokenFiles() {
+    // Any bytes are text, and any whole number of uint16 tokens is a token file: what cannot
+    // be told apart loads, what is cut short of a window or of a token is refused by name.
+    const QString text = path(QStringLiteral("story.txt")), tokens = path(QStringLiteral("t.bin"));
+    QByteArray t, b;
+    for (int i = 0; i < 600; ++i) {
+        t += "word " + QByteArray::number(i % 17) + (i % 9 == 0 ? ".\n" : " ");
+        b += char(i % 251) + QByteArray(1, char(i % 3));
+    }
+    QVERIFY(testutil::writeFile(text, t));
+    QVERIFY(testutil::writeFile(tokens, b));
+    const QString textSpec = QStringLiteral("text:%1,context=64").arg(text);
+    sweep(text, datasetLoad(textSpec, loadDataset(textSpec).value().contentHash), false);
+    const QString tokenSpec = QStringLiteral("tokens:%1,context=32").arg(tokens);
+    sweep(tokens, datasetLoad(tokenSpec, loadDataset(tokenSpec).value().contentHash), false);
+}
+
+void TestCorruption::numpyArrays() {
+    // An .npy array's header and length are checked; an .npz archive is a zip with CRCs.
+    const QString dir = path(QStringLiteral("arrays"));
+    QVERIFY(QDir().mkpath(dir));
+    QByteArray header = "{'descr': '<f4', 'fortran_order': False, 'shape': (40, 3), }";
+    while ((10 + header.size() + 1) % 64 != 0)
+        header += ' ';
+    header += '\n';
+    QByteArray x = QByteArray("\x93NUMPY\x01\x00", 8) + char(header.size()) + '\0' + header;
+    for (int i = 0; i < 120; ++i) {
+        const float v = float(i) * 0.25f;
+        x.append(reinterpret_cast<const char*>(&v), 4);
+    }
+    QByteArray yh = "{'descr': '<i8', 'fortran_order': False, 'shape': (40,), }";
+    while ((10 + yh.size() + 1) % 64 != 0)
+        yh += ' ';
+    yh += '\n';
+    QByteArray y = QByteArray("\x93NUMPY\x01\x00", 8) + char(yh.size()) + '\0' + yh;
+    for (int64_t i = 0; i < 40; ++i) {
+        const int64_t v = i % 4;
+        y.append(reinterpret_cast<const char*>(&v), 8);
+    }
+    QVERIFY(testutil::writeFile(dir + QStringLiteral("/x_train.npy"), x));
+    QVERIFY(testutil::writeFile(dir + QStringLiteral("/y_train.npy"), y));
+    const QString spec = QStringLiteral("npy:") + dir;
+    const QByteArray want = loadDataset(spec).value().contentHash;
+    sweep(dir + QStringLiteral("/x_train.npy"), datasetLoad(spec, want), false);
+    sweep(dir + QStringLiteral("/y_train.npy"), datasetLoad(spec, want), false);
+    if (!QFileInfo::exists(QStringLiteral("/usr/bin/python3")))
+        return;
+    // The same arrays in a compressed archive written by NumPy.
+    const QString npz = path(QStringLiteral("arrays.npz"));
+    QProcess p;
+    p.start(QStringLiteral("/usr/bin/python3"),
+            {QStringLiteral("-c"),
+             QStringLiteral("import numpy as n,sys; n.savez_compressed(sys.argv[1], "
+                            "x_train=n.load(sys.argv[2]), y_train=n.load(sys.argv[3]))"),
+             npz, dir + QStringLiteral("/x_train.npy"), dir + QStringLiteral("/y_train.npy")});
+    if (!p.waitForFinished(60000) || p.exitCode() != 0)
+        QSKIP("NumPy is not installed for /usr/bin/python3");
+    const QString zspec = QStringLiteral("npz:") + npz;
+    sweep(npz, datasetLoad(zspec, loadDataset(zspec).value().contentHash), false);
+}
+
+void TestCorruption::imageFile() {
+    const QString dir = path(QStringLiteral("pictures"));
+    QVERIFY(testutil::writeImageFolder(dir, 5));
+    const QString spec = QStringLiteral("images:%1,size=8").arg(dir);
+    const QByteArray want = loadDataset(spec).value().contentHash;
+    sweep(dir + QStringLiteral("/red/0.png"), datasetLoad(spec, want), false);
+    sweep(dir + QStringLiteral("/blue/1.jpg"), datasetLoad(spec, want), false);
 }
 
 QTEST_GUILESS_MAIN(TestCorruption)

@@ -2,13 +2,20 @@
 
 #include "common/files.h"
 #include "formats/dataset.h"
+#include "formats/datasetspec.h"
 #include "formats/gzip.h"
+#include "formats/tokenstream.h"
+#include "imageutil.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 
 #include <QTest>
+
+#include <zip.h>
+
+#include <limits>
 #include <sys/stat.h>
 
 using namespace tandem;
@@ -44,6 +51,18 @@ private Q_SLOTS:
     void csvLabelHeaderInFirstColumn();
     void onlyRegularFilesAreRead();
     void readsAreCappedByBytesRead();
+    void textWindowsAndHoldOut();
+    void tokenFiles();
+    void sequenceErrors_data();
+    void sequenceErrors();
+    void sequenceDataTravelsWhole();
+    void csvRegressionTarget();
+    void targetsTravelWhole();
+    void npyFolderAndNpzArchive();
+    void arrayErrors_data();
+    void arrayErrors();
+    void imageFolders();
+    void imageErrors();
 
 private:
     QTemporaryDir m_tmp;
@@ -533,6 +552,457 @@ void TestDatasets::readsAreCappedByBytesRead() {
     auto over = readRegularFile(f, 4999);
     QVERIFY(!over.ok());
     QVERIFY(over.error().message.contains(QStringLiteral("larger than 4999 bytes")));
+}
+
+void TestDatasets::textWindowsAndHoldOut() {
+    // 1,000 bytes: the last tenth (100) is the test split. Windows of 8 take 9 bytes each,
+    // consecutive windows sharing their boundary byte: (900 - 1) / 8 = 112 and (100 - 1) / 8 = 12.
+    QByteArray text;
+    for (int i = 0; i < 1000; ++i)
+        text.append(char('a' + i % 26));
+    const QString f = m_tmp.filePath(QStringLiteral("t.txt"));
+    QVERIFY(writeFile(f, text));
+    auto d = loadDataset(QStringLiteral("text:%1,context=8").arg(f));
+    QVERIFY2(d.ok(), qPrintable(d ? QString() : d.error().message));
+    QCOMPARE(d->numClasses, 256);
+    QCOMPARE(d->train.count(), 112);
+    QCOMPARE(d->test.count(), 12);
+    QCOMPARE(d->train.storage, Dataset::Storage::Windows);
+    QCOMPARE(d->train.targets, Dataset::Targets::Ids);
+    QCOMPARE(d->train.sampleShape, std::vector<int64_t>{8});
+    // Window 3 of the test split starts at byte 900 + 24; its targets are one byte later.
+    QCOMPARE(d->test.stream->at(d->test.firstToken + 3 * 8), int64_t(text.at(924)));
+    QVERIFY(d->description.contains(QStringLiteral("last tenth")));
+    // The default context is 256, and a test file replaces the hold-out.
+    const QString t = m_tmp.filePath(QStringLiteral("v.txt"));
+    QVERIFY(writeFile(t, text.left(300)));
+    auto withTest = loadDataset(QStringLiteral("text:%1,test=%2").arg(f, t));
+    QVERIFY(withTest.ok());
+    QCOMPARE(withTest->train.count(), (1000 - 1) / 256);
+    QCOMPARE(withTest->test.count(), 1);
+    // limit-train keeps the hash, which identifies what a peer must hold.
+    const QByteArray hash = d->contentHash;
+    d->limitTrain(5);
+    QCOMPARE(d->train.count(), 5);
+    QCOMPARE(d->contentHash, hash);
+}
+
+void TestDatasets::tokenFiles() {
+    // nanoGPT's .bin: uint16 little-endian by default; uint32 and int32 on request.
+    QByteArray u16, i32;
+    for (int i = 0; i < 500; ++i) {
+        const quint16 v = quint16((i * 37) % 50000);
+        u16.append(char(v & 0xff)).append(char(v >> 8));
+        char b[4];
+        qToLittleEndian<qint32>(i % 70000, b);
+        i32.append(b, 4);
+    }
+    const QString a = m_tmp.filePath(QStringLiteral("train.bin")),
+                  b = m_tmp.filePath(QStringLiteral("big.bin32"));
+    QVERIFY(writeFile(a, u16));
+    QVERIFY(writeFile(b, i32));
+    auto d = loadDataset(QStringLiteral("tokens:%1,context=16").arg(a));
+    QVERIFY2(d.ok(), qPrintable(d ? QString() : d.error().message));
+    int64_t biggest = 0;
+    for (int i = 0; i < 500; ++i)
+        biggest = std::max<int64_t>(biggest, (i * 37) % 50000);
+    QCOMPARE(d->numClasses, int(biggest + 1));
+    QCOMPARE(d->train.count(), (450 - 1) / 16);
+    QCOMPARE(d->train.stream->at(7), int64_t(7 * 37));
+    auto e = loadDataset(QStringLiteral("tokens:%1,dtype=int32,context=16").arg(b));
+    QVERIFY2(e.ok(), qPrintable(e ? QString() : e.error().message));
+    QCOMPARE(e->train.stream->at(499 - 50), int64_t(449));
+}
+
+void TestDatasets::sequenceErrors_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("options");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("odd bytes") << QByteArray(101, 'x') << QStringLiteral(",context=4")
+                               << QStringLiteral("not a whole number of uint16 tokens");
+    QTest::newRow("negative int32") << QByteArray("\x01\x00\x00\x00\xff\xff\xff\xff", 8)
+                                    << QStringLiteral(",dtype=int32,context=1")
+                                    << QStringLiteral("token -1 at position 1 is negative");
+    QTest::newRow("shorter than a window") << QByteArray(40, 'x') << QStringLiteral(",context=64")
+                                           << QStringLiteral("fewer than one window of 65");
+    QTest::newRow("unknown dtype") << QByteArray(40, 'x') << QStringLiteral(",dtype=float16")
+                                   << QStringLiteral("dtype= takes uint16, uint32 or int32");
+    QTest::newRow("context 0") << QByteArray(40, 'x') << QStringLiteral(",context=0")
+                               << QStringLiteral("context= takes a whole number");
+    QTest::newRow("unknown option") << QByteArray(40, 'x') << QStringLiteral(",contxt=4")
+                                    << QStringLiteral("unknown or repeated option \"contxt=4\"");
+    QTest::newRow("empty") << QByteArray() << QStringLiteral(",context=4")
+                           << QStringLiteral("holds 0 token(s)");
+}
+
+void TestDatasets::sequenceErrors() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, options);
+    QFETCH(QString, expected);
+    const QString f = m_tmp.filePath(QStringLiteral("bad.bin"));
+    QVERIFY(writeFile(f, content));
+    auto d = loadDataset(QStringLiteral("tokens:") + f + options);
+    QVERIFY(!d.ok());
+    QVERIFY2(d.error().message.contains(expected), qPrintable(d.error().message));
+    if (!options.contains(QLatin1String("dtype")) && !options.contains(QLatin1String("contxt"))) {
+        QVERIFY2(d.error().message.contains(f), qPrintable(d.error().message));
+    }
+    // A FIFO and a device are refused by name, never opened.
+    const QString fifo = m_tmp.filePath(QStringLiteral("tokens.fifo"));
+    if (!QFileInfo::exists(fifo))
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    for (const QString& what : {fifo, QStringLiteral("/dev/zero")}) {
+        auto t = loadDataset(QStringLiteral("text:") + what);
+        QVERIFY(!t.ok());
+        QVERIFY2(t.error().message.contains(what), qPrintable(t.error().message));
+    }
+}
+
+void TestDatasets::sequenceDataTravelsWhole() {
+    // A peer receives the tokens the windows cover and trains on the same windows, with the
+    // same hash; a damaged token blob is refused.
+    QByteArray text;
+    for (int i = 0; i < 777; ++i)
+        text.append(char(i * 13 % 251));
+    const QString f = m_tmp.filePath(QStringLiteral("ship.txt"));
+    QVERIFY(writeFile(f, text));
+    auto d = loadDataset(QStringLiteral("text:%1,context=10").arg(f));
+    QVERIFY(d.ok());
+    auto blob = datasetToContainer(*d);
+    QVERIFY(blob.ok());
+    auto back = datasetFromContainer(*blob, QStringLiteral("peer"));
+    QVERIFY2(back.ok(), qPrintable(back ? QString() : back.error().message));
+    QCOMPARE(back->contentHash, d->contentHash);
+    QCOMPARE(back->train.count(), d->train.count());
+    QCOMPARE(back->test.count(), d->test.count());
+    std::vector<int64_t> x(10), y(10);
+    d->test.stream->copy(d->test.firstToken + 20, 10, x.data());
+    back->test.stream->copy(back->test.firstToken + 20, 10, y.data());
+    QCOMPARE(x, y);
+    QCOMPARE(back->numClasses, 256);
+    // Cut to its first windows (--limit-train), it travels cut, and keeps the whole dataset's
+    // hash, which identifies it to the run.
+    d->limitTrain(7);
+    auto cut = datasetFromContainer(*datasetToContainer(*d), QStringLiteral("peer"));
+    QVERIFY2(cut.ok(), qPrintable(cut ? QString() : cut.error().message));
+    QCOMPARE(cut->train.count(), 7);
+    QCOMPARE(cut->contentHash, d->contentHash);
+}
+
+void TestDatasets::csvRegressionTarget() {
+    // target= reads the column as a float to predict; every value must be a number.
+    const QString f = m_tmp.filePath(QStringLiteral("reg.csv"));
+    QByteArray csv = "a,b,price\n";
+    for (int i = 0; i < 20; ++i)
+        csv += QByteArray::number(i) + "," + QByteArray::number(i % 3) + "," +
+               QByteArray::number(1.5 * i - 0.25) + "\n";
+    QVERIFY(writeFile(f, csv));
+    auto d = loadDataset(QStringLiteral("csv:%1,target=price").arg(f));
+    QVERIFY2(d.ok(), qPrintable(d ? QString() : d.error().message));
+    QCOMPARE(d->train.targets, Dataset::Targets::Values);
+    QCOMPARE(d->train.targetShape, std::vector<int64_t>{1});
+    QCOMPARE(d->train.count(), 16);
+    QCOMPARE(d->test.count(), 4);
+    QCOMPARE(d->numClasses, 0);
+    QCOMPARE(d->train.values[1], 1.25f);                // row 1
+    QCOMPARE(d->test.values[0], float(1.5 * 4 - 0.25)); // every fifth row is held out
+    QCOMPARE(d->train.sampleShape, std::vector<int64_t>{2});
+    QVERIFY(writeFile(f, csv + "3,1,cheap\n"));
+    auto bad = loadDataset(QStringLiteral("csv:%1,target=price").arg(f));
+    QVERIFY(!bad.ok());
+    QVERIFY2(bad.error().message.contains(QStringLiteral("\"cheap\" is not a number")) &&
+                 bad.error().message.contains(f),
+             qPrintable(bad.error().message));
+    auto both = loadDataset(QStringLiteral("csv:%1,label=a,target=price").arg(f));
+    QVERIFY(!both.ok());
+}
+
+void TestDatasets::targetsTravelWhole() {
+    // Float and id targets of any shape, and int64 inputs, survive the container; a tampered
+    // target is refused.
+    DatasetSplits s;
+    s.kind = QStringLiteral("test");
+    s.numClasses = 7;
+    for (Dataset* d : {&s.train, &s.test}) {
+        d->storage = Dataset::Storage::I64;
+        d->sampleShape = {3};
+        d->i64 = {1, 2, 3, 4, 5, 6};
+        d->targets = Dataset::Targets::Ids;
+        d->targetShape = {3};
+        d->labels = {6, kIgnoredTarget, 0, 1, 2, 3};
+    }
+    finishSplits(s);
+    auto blob = datasetToContainer(s);
+    QVERIFY(blob.ok());
+    auto back = datasetFromContainer(*blob, QStringLiteral("peer"));
+    QVERIFY2(back.ok(), qPrintable(back ? QString() : back.error().message));
+    QCOMPARE(back->train.labels, s.train.labels);
+    QCOMPARE(back->train.i64, s.train.i64);
+    QCOMPARE(back->train.count(), 2);
+    s.train.labels[0] = 7; // beyond the vocabulary
+    finishSplits(s);
+    auto refused = datasetFromContainer(*datasetToContainer(s), QStringLiteral("peer"));
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().message.contains(QStringLiteral("id 7 is outside 0..6")),
+             qPrintable(refused.error().message));
+
+    DatasetSplits v;
+    v.kind = QStringLiteral("test");
+    for (Dataset* d : {&v.train, &v.test}) {
+        d->storage = Dataset::Storage::F32;
+        d->sampleShape = {2};
+        d->f32 = {0.5f, 1.5f, 2.5f, 3.5f};
+        d->targets = Dataset::Targets::Values;
+        d->targetShape = {2, 1};
+        d->values = {1.f, 0.f, 0.25f, -3.f};
+    }
+    finishSplits(v);
+    auto vb = datasetFromContainer(*datasetToContainer(v), QStringLiteral("peer"));
+    QVERIFY2(vb.ok(), qPrintable(vb ? QString() : vb.error().message));
+    QCOMPARE(vb->test.values, v.test.values);
+    QCOMPARE(vb->test.targetShape, (std::vector<int64_t>{2, 1}));
+}
+
+namespace {
+
+// An .npy file: version 1 header for `descr` and `shape`, then `data`.
+QByteArray npy(const char* descr, const QString& shape, const QByteArray& data,
+               bool fortran = false) {
+    QByteArray header = QStringLiteral("{'descr': '%1', 'fortran_order': %2, 'shape': (%3), }")
+                            .arg(QLatin1String(descr),
+                                 fortran ? QStringLiteral("True") : QStringLiteral("False"), shape)
+                            .toLatin1();
+    while ((10 + header.size() + 1) % 64 != 0)
+        header += ' ';
+    header += '\n';
+    QByteArray out("\x93NUMPY\x01\x00", 8);
+    out.append(char(header.size() & 0xff)).append(char(header.size() >> 8));
+    return out + header + data;
+}
+
+template <typename T> QByteArray raw(std::initializer_list<T> v) {
+    QByteArray b;
+    for (T x : v)
+        b.append(reinterpret_cast<const char*>(&x), sizeof x);
+    return b;
+}
+
+bool writeNpz(const QString& path, const QHash<QString, QByteArray>& members) {
+    int err = 0;
+    zip_t* z = zip_open(QFile::encodeName(path).constData(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+    if (!z)
+        return false;
+    for (auto it = members.constBegin(); it != members.constEnd(); ++it) {
+        zip_source_t* src =
+            zip_source_buffer(z, it.value().constData(), zip_uint64_t(it.value().size()), 0);
+        if (zip_file_add(z, (it.key() + QStringLiteral(".npy")).toUtf8().constData(), src, 0) < 0)
+            return false;
+    }
+    return zip_close(z) == 0;
+}
+
+} // namespace
+
+void TestDatasets::npyFolderAndNpzArchive() {
+    // Six samples of [2] float64 inputs and [2] bool targets (multi-label); every fifth held out.
+    const QString dir = m_tmp.filePath(QStringLiteral("npy"));
+    QDir().mkpath(dir);
+    QVERIFY(writeFile(
+        dir + QStringLiteral("/x_train.npy"),
+        npy("<f8", QStringLiteral("6, 2"), raw<double>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}))));
+    QVERIFY(writeFile(
+        dir + QStringLiteral("/y_train.npy"),
+        npy("|b1", QStringLiteral("6, 2"), raw<uint8_t>({1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0, 1}))));
+    auto d = loadDataset(QStringLiteral("npy:") + dir);
+    QVERIFY2(d.ok(), qPrintable(d ? QString() : d.error().message));
+    QCOMPARE(d->train.count(), 5);
+    QCOMPARE(d->test.count(), 1);
+    QCOMPARE(d->train.storage, Dataset::Storage::F32);
+    QCOMPARE(d->train.targets, Dataset::Targets::Values);
+    QCOMPARE(d->test.f32, (std::vector<float>{8, 9}));
+    QCOMPARE(d->test.values, (std::vector<float>{1, 0}));
+
+    // An archive with a test split: int32 token ids stay ids, int64 [N, T] targets are ids per
+    // position with -100 ignored; inputs=float makes the same ids numbers.
+    const QString npz = m_tmp.filePath(QStringLiteral("seq.npz"));
+    const QHash<QString, QByteArray> members = {
+        {QStringLiteral("x_train"),
+         npy("<i4", QStringLiteral("2, 3"), raw<int32_t>({1, 2, 3, 4, 5, 6}))},
+        {QStringLiteral("y_train"),
+         npy("<i8", QStringLiteral("2, 3"), raw<int64_t>({2, 3, -100, 5, 6, 7}))},
+        {QStringLiteral("x_test"), npy("<i4", QStringLiteral("1, 3"), raw<int32_t>({7, 8, 9}))},
+        {QStringLiteral("y_test"), npy("<i8", QStringLiteral("1, 3"), raw<int64_t>({8, 9, 1}))}};
+    QVERIFY(writeNpz(npz, members));
+    auto s = loadDataset(QStringLiteral("npz:") + npz);
+    QVERIFY2(s.ok(), qPrintable(s ? QString() : s.error().message));
+    QCOMPARE(s->train.storage, Dataset::Storage::I64);
+    QCOMPARE(s->train.targets, Dataset::Targets::Ids);
+    QCOMPARE(s->train.labels, (std::vector<int64_t>{2, 3, kIgnoredTarget, 5, 6, 7}));
+    QCOMPARE(s->numClasses, 10);
+    QCOMPARE(s->test.i64, (std::vector<int64_t>{7, 8, 9}));
+    auto f = loadDataset(QStringLiteral("npz:%1,inputs=float").arg(npz));
+    QVERIFY(f.ok());
+    QCOMPARE(f->train.f32, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+    QVERIFY(f->contentHash != s->contentHash);
+    auto blob = datasetToContainer(*s);
+    QVERIFY(blob.ok());
+    auto back = datasetFromContainer(*blob, QStringLiteral("peer"));
+    QVERIFY2(back.ok(), qPrintable(back ? QString() : back.error().message));
+    QCOMPARE(back->contentHash, s->contentHash);
+}
+
+void TestDatasets::arrayErrors_data() {
+    QTest::addColumn<QByteArray>("x");
+    QTest::addColumn<QByteArray>("y");
+    QTest::addColumn<QString>("expected");
+    const QByteArray y3 = npy("<i8", QStringLiteral("3,"), raw<int64_t>({0, 1, 0}));
+    const QByteArray x3 = npy("<f4", QStringLiteral("3,"), raw<float>({0, 1, 2}));
+    QTest::newRow("truncated header") << npy("<f4", QStringLiteral("3,"), {}).left(30) << y3
+                                      << QStringLiteral("header is cut short");
+    QTest::newRow("no magic") << QByteArray("NUMPY but not really") << y3
+                              << QStringLiteral("no \\x93NUMPY magic");
+    QTest::newRow("fortran order") << npy("<f4", QStringLiteral("3,"), raw<float>({0, 1, 2}), true)
+                                   << y3 << QStringLiteral("Fortran order");
+    QTest::newRow("unknown dtype") << npy("<c8", QStringLiteral("3,"), QByteArray(24, 0)) << y3
+                                   << QStringLiteral("dtype c8 is not supported");
+    QTest::newRow("big-endian") << npy(">f4", QStringLiteral("3,"), QByteArray(12, 0)) << y3
+                                << QStringLiteral("big-endian");
+    QTest::newRow("data short of its shape")
+        << npy("<f4", QStringLiteral("3, 2"), raw<float>({0, 1, 2})) << y3
+        << QStringLiteral("holds 12 bytes of data; its shape (3, 2) of float32 needs 24");
+    QTest::newRow("x and y lengths") << x3 << npy("<i8", QStringLiteral("2,"), raw<int64_t>({0, 1}))
+                                     << QStringLiteral("x holds 3 samples but y holds 2");
+    QTest::newRow("negative class")
+        << x3 << npy("<i8", QStringLiteral("3,"), raw<int64_t>({0, -1, 0}))
+        << QStringLiteral("target 1 of y is -1");
+    QTest::newRow("not finite") << x3
+                                << npy("<f4", QStringLiteral("3,"),
+                                       raw<float>({0, std::numeric_limits<float>::infinity(), 0}))
+                                << QStringLiteral("target 1 of y is not finite");
+}
+
+void TestDatasets::arrayErrors() {
+    QFETCH(QByteArray, x);
+    QFETCH(QByteArray, y);
+    QFETCH(QString, expected);
+    const QString dir =
+        m_tmp.filePath(QStringLiteral("bad-") + QLatin1String(QTest::currentDataTag()));
+    QDir().mkpath(dir);
+    QVERIFY(writeFile(dir + QStringLiteral("/x_train.npy"), x));
+    QVERIFY(writeFile(dir + QStringLiteral("/y_train.npy"), y));
+    auto d = loadDataset(QStringLiteral("npy:") + dir);
+    QVERIFY(!d.ok());
+    QVERIFY2(d.error().message.contains(expected) && d.error().message.contains(dir),
+             qPrintable(d.error().message));
+    // The same arrays in an archive; and archives that are not.
+    const QString npz = dir + QStringLiteral(".npz");
+    QVERIFY(writeNpz(npz, {{QStringLiteral("x_train"), x}, {QStringLiteral("y_train"), y}}));
+    auto z = loadDataset(QStringLiteral("npz:") + npz);
+    QVERIFY(!z.ok());
+    QVERIFY2(z.error().message.contains(expected), qPrintable(z.error().message));
+    QVERIFY(writeFile(npz, QByteArray("PK\x03\x04 cut off")));
+    auto cut = loadDataset(QStringLiteral("npz:") + npz);
+    QVERIFY(!cut.ok());
+    QVERIFY2(cut.error().message.contains(npz), qPrintable(cut.error().message));
+    QVERIFY(writeNpz(npz, {{QStringLiteral("x_train"), x}}));
+    auto half = loadDataset(QStringLiteral("npz:") + npz);
+    QVERIFY(!half.ok());
+    QVERIFY2(half.error().message.contains(QStringLiteral("holds no y_train array")),
+             qPrintable(half.error().message));
+}
+
+void TestDatasets::imageFolders() {
+    const QString dir = m_tmp.filePath(QStringLiteral("images"));
+    QVERIFY(writeImageFolder(dir, 10));
+    auto d = loadDataset(QStringLiteral("images:%1,size=16").arg(dir));
+    QVERIFY2(d.ok(), qPrintable(d ? QString() : d.error().message));
+    QCOMPARE(d->classNames,
+             (QStringList{QStringLiteral("blue"), QStringLiteral("green"), QStringLiteral("red")}));
+    QCOMPARE(d->train.count(), 24); // every fifth of each class's ten held out
+    QCOMPARE(d->test.count(), 6);
+    QCOMPARE(d->train.sampleShape, (std::vector<int64_t>{3, 16, 16}));
+    // Pixels keep their class's colour, channel by channel: a red image's first plane is the
+    // brightest.
+    const int64_t plane = 16 * 16;
+    for (int64_t i = 0; i < d->train.count(); ++i) {
+        double sum[3] = {0, 0, 0};
+        for (int c = 0; c < 3; ++c)
+            for (int64_t p = 0; p < plane; ++p)
+                sum[c] += d->train.u8[size_t(i * 3 * plane + c * plane + p)];
+        const int64_t label = d->train.labels[size_t(i)]; // blue 0, green 1, red 2
+        QVERIFY(sum[2 - label] > sum[(3 - label) % 3] && sum[2 - label] > sum[(4 - label) % 3]);
+    }
+    // A 40×20 image is scaled to 32×16 and its centre 16×16 kept.
+    const QString one = m_tmp.filePath(QStringLiteral("wide"));
+    QDir().mkpath(one + QStringLiteral("/a"));
+    QDir().mkpath(one + QStringLiteral("/b"));
+    QImage wide(40, 20, QImage::Format_RGB888);
+    for (int x = 0; x < 40; ++x)
+        for (int y = 0; y < 20; ++y)
+            wide.setPixel(x, y, x < 10 || x >= 30 ? qRgb(0, 0, 0) : qRgb(250, 250, 250));
+    for (int i = 0; i < 5; ++i) {
+        QVERIFY(wide.save(one + QStringLiteral("/a/%1.png").arg(i)));
+        QVERIFY(wide.save(one + QStringLiteral("/b/%1.bmp").arg(i)));
+    }
+    auto w = loadDataset(QStringLiteral("images:%1,size=16").arg(one));
+    QVERIFY2(w.ok(), qPrintable(w ? QString() : w.error().message));
+    // The black borders fall outside the centre crop.
+    for (int64_t p = 0; p < 3 * plane; ++p)
+        QVERIFY(w->train.u8[size_t(p)] > 200);
+    // A test folder replaces the hold-out.
+    const QString test = m_tmp.filePath(QStringLiteral("images-test"));
+    QVERIFY(writeImageFolder(test, 2, 9));
+    auto t = loadDataset(QStringLiteral("images:%1,size=8,test=%2").arg(dir, test));
+    QVERIFY(t.ok());
+    QCOMPARE(t->train.count(), 30);
+    QCOMPARE(t->test.count(), 6);
+}
+
+void TestDatasets::imageErrors() {
+    const QString dir = m_tmp.filePath(QStringLiteral("bad-images"));
+    QVERIFY(writeImageFolder(dir, 6));
+    // A corrupt JPEG is refused by name, or skipped and counted with skip_bad=1.
+    const QString bad = dir + QStringLiteral("/green/broken.jpg");
+    QVERIFY(writeFile(bad, QByteArray("\xff\xd8\xff\xe0 not really a JPEG", 24)));
+    auto d = loadDataset(QStringLiteral("images:%1,size=8").arg(dir));
+    QVERIFY(!d.ok());
+    QVERIFY2(d.error().message.contains(bad) &&
+                 d.error().message.contains(QStringLiteral("skip_bad=1")),
+             qPrintable(d.error().message));
+    auto skipped = loadDataset(QStringLiteral("images:%1,size=8,skip_bad=1").arg(dir));
+    QVERIFY2(skipped.ok(), qPrintable(skipped ? QString() : skipped.error().message));
+    QCOMPARE(skipped->train.count() + skipped->test.count(), 18);
+    QVERIFY(skipped->description.contains(QStringLiteral("1 unreadable file(s) skipped")));
+    QVERIFY(QFile::remove(bad));
+    // An empty class folder, no class folders, a test class the training folder lacks.
+    QDir().mkpath(dir + QStringLiteral("/yellow"));
+    auto empty = loadDataset(QStringLiteral("images:") + dir);
+    QVERIFY(!empty.ok());
+    QVERIFY2(empty.error().message.contains(dir + QStringLiteral("/yellow")),
+             qPrintable(empty.error().message));
+    QVERIFY(QDir(dir + QStringLiteral("/yellow")).removeRecursively());
+    const QString flat = m_tmp.filePath(QStringLiteral("flat-images"));
+    QDir().mkpath(flat);
+    auto none = loadDataset(QStringLiteral("images:") + flat);
+    QVERIFY(!none.ok());
+    QVERIFY2(none.error().message.contains(QStringLiteral("no class folders")),
+             qPrintable(none.error().message));
+    const QString other = m_tmp.filePath(QStringLiteral("other-images"));
+    QVERIFY(writeImageFolder(other, 1));
+    QDir().mkpath(other + QStringLiteral("/purple"));
+    auto unknown = loadDataset(QStringLiteral("images:%1,test=%2").arg(dir, other));
+    QVERIFY(!unknown.ok());
+    QVERIFY2(unknown.error().message.contains(QStringLiteral("\"purple\"")),
+             qPrintable(unknown.error().message));
+    auto size = loadDataset(QStringLiteral("images:%1,size=0").arg(dir));
+    QVERIFY(!size.ok());
+    // A FIFO named like an image is not a file: it is left out, never opened (which would
+    // block).
+    const QString fifo = dir + QStringLiteral("/red/pipe.png");
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    auto piped = loadDataset(QStringLiteral("images:%1,size=8").arg(dir));
+    QVERIFY2(piped.ok(), qPrintable(piped ? QString() : piped.error().message));
+    QCOMPARE(piped->train.count() + piped->test.count(), 18);
 }
 
 QTEST_GUILESS_MAIN(TestDatasets)

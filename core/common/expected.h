@@ -33,6 +33,45 @@ struct Error {
     ErrorSubject subject = ErrorSubject::None;
 };
 
+// The codes and subjects by name, for machine-readable output ("out-of-memory", "dataset").
+inline QString errorCodeName(ErrorCode c) {
+    switch (c) {
+    case ErrorCode::InvalidArgument:
+        return QStringLiteral("invalid-argument");
+    case ErrorCode::NotFound:
+        return QStringLiteral("not-found");
+    case ErrorCode::Io:
+        return QStringLiteral("io");
+    case ErrorCode::Corrupt:
+        return QStringLiteral("corrupt");
+    case ErrorCode::Unsupported:
+        return QStringLiteral("unsupported");
+    case ErrorCode::Incompatible:
+        return QStringLiteral("incompatible");
+    case ErrorCode::Runtime:
+        return QStringLiteral("runtime");
+    case ErrorCode::Cancelled:
+        return QStringLiteral("cancelled");
+    case ErrorCode::OutOfMemory:
+        return QStringLiteral("out-of-memory");
+    }
+    return {};
+}
+
+inline QString errorSubjectName(ErrorSubject s) {
+    switch (s) {
+    case ErrorSubject::None:
+        return QString();
+    case ErrorSubject::Dataset:
+        return QStringLiteral("dataset");
+    case ErrorSubject::Model:
+        return QStringLiteral("model");
+    case ErrorSubject::Peer:
+        return QStringLiteral("peer");
+    }
+    return {};
+}
+
 // `e`, marked as being about `subject` unless it already says what it is about.
 inline Error about(Error e, ErrorSubject subject) {
     if (e.subject == ErrorSubject::None)

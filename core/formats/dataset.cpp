@@ -1,7 +1,9 @@
 #include "formats/dataset.h"
 
+#include "formats/datasetspec.h"
 #include "formats/gzip.h"
 #include "formats/tensorfile.h"
+#include "formats/tokenstream.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -27,9 +29,15 @@ constexpr qint64 kMaxFileBytes = qint64(4) << 30;
 constexpr int64_t kMaxDim = 1 << 16;
 constexpr int64_t kMaxSamples = int64_t(1) << 31;
 constexpr int kMaxClasses = 100000;
+constexpr int kMaxVocabulary = 1 << 24;
 
 Error corrupt(const QString& name, const QString& what) {
     return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, what));
+}
+
+template <typename T> void addRaw(QCryptographicHash& h, const std::vector<T>& v) {
+    h.addData(QByteArrayView(reinterpret_cast<const char*>(v.data()),
+                             static_cast<qsizetype>(v.size() * sizeof(T))));
 }
 
 void hashSplit(QCryptographicHash& h, const Dataset& d) {
@@ -37,33 +45,84 @@ void hashSplit(QCryptographicHash& h, const Dataset& d) {
         h.addData(QByteArrayView(reinterpret_cast<const char*>(&s), sizeof s));
     const int64_t n = d.count();
     h.addData(QByteArrayView(reinterpret_cast<const char*>(&n), sizeof n));
-    if (d.storage == Dataset::Storage::U8)
-        h.addData(QByteArrayView(reinterpret_cast<const char*>(d.u8.data()),
-                                 static_cast<qsizetype>(d.u8.size())));
-    else
-        h.addData(QByteArrayView(reinterpret_cast<const char*>(d.f32.data()),
-                                 static_cast<qsizetype>(d.f32.size() * sizeof(float))));
-    h.addData(QByteArrayView(reinterpret_cast<const char*>(d.labels.data()),
-                             static_cast<qsizetype>(d.labels.size() * sizeof(int64_t))));
+    // Images and tables with class labels hash as they always have, so that caches and
+    // checkpoints made before other kinds existed stay valid; the other kinds add a tag.
+    switch (d.storage) {
+    case Dataset::Storage::U8:
+        addRaw(h, d.u8);
+        break;
+    case Dataset::Storage::F32:
+        addRaw(h, d.f32);
+        break;
+    case Dataset::Storage::I64:
+        h.addData("storage i64\n");
+        addRaw(h, d.i64);
+        break;
+    case Dataset::Storage::Windows: {
+        h.addData("storage windows " + tokenTypeName(d.stream->type()).toLatin1() + '\n');
+        // In slices, so that a mapped file is hashed without being copied.
+        const int64_t tokens = d.windows * d.sampleShape[0] + 1;
+        constexpr int64_t kSlice = int64_t(1) << 22;
+        for (int64_t from = 0; from < tokens; from += kSlice)
+            h.addData(d.stream->view(d.firstToken + from, std::min(kSlice, tokens - from)));
+        break;
+    }
+    }
+    switch (d.targets) {
+    case Dataset::Targets::Class:
+        addRaw(h, d.labels);
+        break;
+    case Dataset::Targets::Ids:
+        h.addData("targets ids\n");
+        for (int64_t s : d.targetShape)
+            h.addData(QByteArrayView(reinterpret_cast<const char*>(&s), sizeof s));
+        addRaw(h, d.labels);
+        break;
+    case Dataset::Targets::Values:
+        h.addData("targets values\n");
+        for (int64_t s : d.targetShape)
+            h.addData(QByteArrayView(reinterpret_cast<const char*>(&s), sizeof s));
+        addRaw(h, d.values);
+        break;
+    }
 }
 
-void finish(DatasetSplits& s) {
+QByteArray hashOf(const DatasetSplits& s) {
     QCryptographicHash h(QCryptographicHash::Sha256);
     h.addData(s.kind.toUtf8());
     hashSplit(h, s.train);
     hashSplit(h, s.test);
-    s.contentHash = h.result().toHex();
+    return h.result().toHex();
+}
+
+void finish(DatasetSplits& s) {
+    s.contentHash = hashOf(s);
 }
 
 void truncateSplit(Dataset& d, int64_t n) {
     if (n <= 0 || n >= d.count())
         return;
     const auto per = static_cast<size_t>(d.sampleSize());
-    d.labels.resize(static_cast<size_t>(n));
-    if (d.storage == Dataset::Storage::U8)
-        d.u8.resize(per * static_cast<size_t>(n));
+    const auto perTarget = static_cast<size_t>(d.targetSize());
+    const auto rows = static_cast<size_t>(n);
+    switch (d.storage) {
+    case Dataset::Storage::U8:
+        d.u8.resize(per * rows);
+        break;
+    case Dataset::Storage::F32:
+        d.f32.resize(per * rows);
+        break;
+    case Dataset::Storage::I64:
+        d.i64.resize(per * rows);
+        break;
+    case Dataset::Storage::Windows:
+        d.windows = n;
+        return;
+    }
+    if (d.targets == Dataset::Targets::Values)
+        d.values.resize(perTarget * rows);
     else
-        d.f32.resize(per * static_cast<size_t>(n));
+        d.labels.resize(perTarget * rows);
 }
 
 Status checkLabels(const std::vector<int64_t>& labels, int numClasses, const QString& name) {
@@ -92,6 +151,48 @@ int64_t Dataset::sampleSize() const {
     for (int64_t s : sampleShape)
         n *= s;
     return n;
+}
+
+void finishSplits(DatasetSplits& s) {
+    finish(s);
+}
+
+Expected<SpecOptions> parseSpecOptions(const QString& body, const QStringList& allowed,
+                                       const QString& spec) {
+    const QStringList parts = body.split(QLatin1Char(','));
+    SpecOptions o;
+    o.file = parts.first();
+    if (o.file.isEmpty())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("dataset spec %1 names no file").arg(spec));
+    for (int i = 1; i < parts.size(); ++i) {
+        const qsizetype eq = parts[i].indexOf(QLatin1Char('='));
+        const QString key = eq < 0 ? parts[i] : parts[i].left(eq);
+        if (eq < 0 || !allowed.contains(key) || o.values.contains(key))
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("dataset spec %1: unknown or repeated option \"%2\" "
+                                            "(it takes %3)")
+                                 .arg(spec, parts[i],
+                                      allowed.isEmpty() ? QStringLiteral("none")
+                                                        : allowed.join(QStringLiteral("=, ")) +
+                                                              QLatin1Char('=')));
+        o.values.insert(key, parts[i].mid(eq + 1));
+    }
+    return o;
+}
+
+int64_t Dataset::targetSize() const {
+    int64_t n = 1;
+    for (int64_t s : targetShape)
+        n *= s;
+    return n;
+}
+
+int64_t Dataset::count() const {
+    if (storage == Storage::Windows)
+        return windows;
+    const int64_t per = std::max<int64_t>(1, targetSize());
+    return targets == Targets::Values ? int64_t(values.size()) / per : int64_t(labels.size()) / per;
 }
 
 void DatasetSplits::limitTrain(int64_t n) {
@@ -390,7 +491,7 @@ bool parseFloat(const QByteArray& s, float* out) {
 } // namespace
 
 Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, const QString& name,
-                            const QStringList& knownClasses) {
+                            const QStringList& knownClasses, bool floatTarget) {
     QList<QByteArray> lines = text.split('\n');
     QList<QList<QByteArray>> rows;
     QList<int> lineNos;
@@ -489,6 +590,16 @@ Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, 
                                          .arg(QString::fromUtf8(row[c].left(40))));
             d.f32.push_back(v);
         }
+        if (floatTarget) {
+            float t;
+            if (!parseFloat(row[labelIdx], &t))
+                return corrupt(name, QStringLiteral("line %1, target column %2: \"%3\" is not a "
+                                                    "number")
+                                         .arg(lineNos[r])
+                                         .arg(labelIdx + 1)
+                                         .arg(QString::fromUtf8(row[labelIdx].left(40))));
+            d.values.push_back(t);
+        }
         rawLabels << row[labelIdx];
         bool isInt = false;
         const qlonglong v = row[labelIdx].toLongLong(&isInt);
@@ -498,6 +609,12 @@ Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, 
     }
     if (rawLabels.isEmpty())
         return corrupt(name, QStringLiteral("has a header but no data rows"));
+    if (floatTarget) {
+        // One float per row, shaped [1] as a regression model's [batch, 1] output is.
+        d.targets = Dataset::Targets::Values;
+        d.targetShape = {1};
+        return out;
+    }
 
     if (numericLabels && knownClasses.isEmpty()) {
         // Integer labels are class indices already.
@@ -548,33 +665,44 @@ Expected<DatasetSplits> readCsvDataset(const QString& specBody, const QString& s
     const QStringList parts = specBody.split(QLatin1Char(','));
     const QString file = parts.first();
     QString label, testFile;
+    bool regression = false;
     for (int i = 1; i < parts.size(); ++i) {
         const QString& p = parts[i];
-        if (p.startsWith(QLatin1String("label=")))
+        if (p.startsWith(QLatin1String("label=")) && !regression) {
             label = p.mid(6);
-        else if (p.startsWith(QLatin1String("test=")))
+        } else if (p.startsWith(QLatin1String("target=")) && label.isEmpty()) {
+            label = p.mid(7);
+            regression = true;
+        } else if (p.startsWith(QLatin1String("test="))) {
             testFile = p.mid(5);
-        else
+        } else {
             return makeError(ErrorCode::InvalidArgument,
                              QStringLiteral("dataset spec %1: unknown option \"%2\" (use label= "
-                                            "or test=)")
+                                            "for a class column or target= for a number to "
+                                            "predict, and test=)")
                                  .arg(spec, p));
+        }
     }
+    if (regression && label.isEmpty())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("dataset spec %1: target= needs a column").arg(spec));
     if (file.isEmpty())
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("dataset spec %1 names no file").arg(spec));
     auto text = readFileMaybeGzip(file, kMaxFileBytes);
     if (!text)
         return text.error();
-    auto table = parseCsv(*text, label, file);
+    auto table = parseCsv(*text, label, file, {}, regression);
     if (!table)
         return table.error();
 
     DatasetSplits s;
     s.spec = spec;
     s.kind = QStringLiteral("csv");
-    s.classNames = table->classNames;
-    s.numClasses = static_cast<int>(table->classNames.size());
+    if (!regression) {
+        s.classNames = table->classNames;
+        s.numClasses = static_cast<int>(table->classNames.size());
+    }
     if (!testFile.isEmpty()) {
         auto testText = readFileMaybeGzip(testFile, kMaxFileBytes);
         if (!testText)
@@ -583,7 +711,8 @@ Expected<DatasetSplits> readCsvDataset(const QString& specBody, const QString& s
         const bool named =
             table->classNames.size() > 0 && table->classNames.first() != QStringLiteral("0");
         auto testTable =
-            parseCsv(*testText, label, testFile, named ? table->classNames : QStringList{});
+            parseCsv(*testText, label, testFile,
+                     named && !regression ? table->classNames : QStringList{}, regression);
         if (!testTable)
             return testTable.error();
         if (testTable->data.sampleShape != table->data.sampleShape)
@@ -593,8 +722,9 @@ Expected<DatasetSplits> readCsvDataset(const QString& specBody, const QString& s
                                  .arg(testTable->data.sampleShape[0])
                                  .arg(file)
                                  .arg(table->data.sampleShape[0]));
-        if (auto st = checkLabels(testTable->data.labels, s.numClasses, testFile); !st)
-            return st.error();
+        if (!regression)
+            if (auto st = checkLabels(testTable->data.labels, s.numClasses, testFile); !st)
+                return st.error();
         s.train = std::move(table->data);
         s.test = std::move(testTable->data);
         s.description = QStringLiteral("CSV %1 (test: %2)").arg(file, testFile);
@@ -605,11 +735,16 @@ Expected<DatasetSplits> readCsvDataset(const QString& specBody, const QString& s
         const int64_t per = all.sampleSize();
         s.train.storage = s.test.storage = Dataset::Storage::F32;
         s.train.sampleShape = s.test.sampleShape = all.sampleShape;
+        s.train.targets = s.test.targets = all.targets;
+        s.train.targetShape = s.test.targetShape = all.targetShape;
         for (int64_t i = 0; i < all.count(); ++i) {
             Dataset& dst = (i % 5 == 4) ? s.test : s.train;
             dst.f32.insert(dst.f32.end(), all.f32.begin() + i * per,
                            all.f32.begin() + (i + 1) * per);
-            dst.labels.push_back(all.labels[static_cast<size_t>(i)]);
+            if (regression)
+                dst.values.push_back(all.values[static_cast<size_t>(i)]);
+            else
+                dst.labels.push_back(all.labels[static_cast<size_t>(i)]);
         }
         if (s.train.count() == 0 || s.test.count() == 0)
             return corrupt(
@@ -625,30 +760,100 @@ Expected<DatasetSplits> readCsvDataset(const QString& specBody, const QString& s
 
 namespace {
 
+QString targetsName(Dataset::Targets t) {
+    switch (t) {
+    case Dataset::Targets::Class:
+        return QStringLiteral("class");
+    case Dataset::Targets::Ids:
+        return QStringLiteral("ids");
+    case Dataset::Targets::Values:
+        return QStringLiteral("values");
+    }
+    return {};
+}
+
+template <typename T> QByteArray rawBytes(const std::vector<T>& v) {
+    return QByteArray(reinterpret_cast<const char*>(v.data()), qsizetype(v.size() * sizeof(T)));
+}
+
+template <typename T> void assignRaw(std::vector<T>& v, const QByteArray& bytes) {
+    v.resize(size_t(bytes.size()) / sizeof(T));
+    if (!v.empty())
+        memcpy(v.data(), bytes.constData(), v.size() * sizeof(T));
+}
+
+// A split as records: x (inputs) and y (targets), or for a token stream the tokens its windows
+// cover as a blob, described in the metadata.
 void putSplit(TensorFile& f, const QString& prefix, const Dataset& d) {
+    if (d.storage == Dataset::Storage::Windows) {
+        const int64_t tokens = d.windows * d.sampleShape[0] + 1;
+        f.blobs.insert(prefix + QStringLiteral(".tokens"),
+                       d.stream->view(d.firstToken, tokens).toByteArray());
+        f.meta.insert(prefix + QStringLiteral("_windows"),
+                      QJsonObject{{QStringLiteral("dtype"), tokenTypeName(d.stream->type())},
+                                  {QStringLiteral("context"), qint64(d.sampleShape[0])},
+                                  {QStringLiteral("windows"), qint64(d.windows)}});
+        return;
+    }
     TensorRecord x;
     x.name = prefix + QStringLiteral(".x");
     x.shape = {d.count()};
     x.shape.insert(x.shape.end(), d.sampleShape.begin(), d.sampleShape.end());
-    if (d.storage == Dataset::Storage::U8) {
+    switch (d.storage) {
+    case Dataset::Storage::U8:
         x.dtype = DType::U8;
-        x.data = QByteArray(reinterpret_cast<const char*>(d.u8.data()), qsizetype(d.u8.size()));
-    } else {
+        x.data = rawBytes(d.u8);
+        break;
+    case Dataset::Storage::F32:
         x.dtype = DType::F32;
-        x.data = QByteArray(reinterpret_cast<const char*>(d.f32.data()),
-                            qsizetype(d.f32.size() * sizeof(float)));
+        x.data = rawBytes(d.f32);
+        break;
+    case Dataset::Storage::I64:
+    case Dataset::Storage::Windows:
+        x.dtype = DType::I64;
+        x.data = rawBytes(d.i64);
+        break;
     }
     TensorRecord y;
     y.name = prefix + QStringLiteral(".y");
-    y.dtype = DType::I64;
     y.shape = {d.count()};
-    y.data = QByteArray(reinterpret_cast<const char*>(d.labels.data()),
-                        qsizetype(d.labels.size() * sizeof(int64_t)));
+    y.shape.insert(y.shape.end(), d.targetShape.begin(), d.targetShape.end());
+    y.dtype = d.targets == Dataset::Targets::Values ? DType::F32 : DType::I64;
+    y.data = d.targets == Dataset::Targets::Values ? rawBytes(d.values) : rawBytes(d.labels);
     f.tensors << x << y;
+    f.meta.insert(prefix + QStringLiteral("_targets"), targetsName(d.targets));
+}
+
+Expected<Dataset> getWindows(const TensorFile& f, const QString& prefix, const QString& name) {
+    const QJsonObject w = f.meta.value(prefix + QStringLiteral("_windows")).toObject();
+    TokenType type;
+    const int64_t context = w.value(QStringLiteral("context")).toInteger();
+    const int64_t windows = w.value(QStringLiteral("windows")).toInteger();
+    if (!tokenTypeFromName(w.value(QStringLiteral("dtype")).toString(), &type) || context < 1 ||
+        context > kMaxDim || windows < 1 || !f.blobs.contains(prefix + QStringLiteral(".tokens")))
+        return corrupt(name, QStringLiteral("the %1 token windows are malformed").arg(prefix));
+    auto stream =
+        TokenStream::fromBytes(f.blobs.value(prefix + QStringLiteral(".tokens")), type, name);
+    if (!stream)
+        return stream.error();
+    if ((*stream)->size() != windows * context + 1)
+        return corrupt(
+            name, QStringLiteral("the %1 token windows do not match their tokens").arg(prefix));
+    Dataset d;
+    d.storage = Dataset::Storage::Windows;
+    d.targets = Dataset::Targets::Ids;
+    d.sampleShape = d.targetShape = {context};
+    d.stream = std::move(*stream);
+    d.windows = windows;
+    return d;
 }
 
 Expected<Dataset> getSplit(const TensorFile& f, const QString& prefix, int numClasses,
                            const QString& name) {
+    if (f.meta.contains(prefix + QStringLiteral("_windows")))
+        return getWindows(f, prefix, name);
+    const QString targets = f.meta.value(prefix + QStringLiteral("_targets"))
+                                .toString(targetsName(Dataset::Targets::Class));
     const TensorRecord* x = nullptr;
     const TensorRecord* y = nullptr;
     for (const TensorRecord& t : f.tensors) {
@@ -657,21 +862,48 @@ Expected<Dataset> getSplit(const TensorFile& f, const QString& prefix, int numCl
         else if (t.name == prefix + QStringLiteral(".y"))
             y = &t;
     }
-    if (!x || !y || x->shape.size() < 2 || y->dtype != DType::I64 || y->shape.size() != 1 ||
-        y->shape[0] != x->shape[0] || (x->dtype != DType::U8 && x->dtype != DType::F32))
-        return corrupt(name, QStringLiteral("the %1 split is missing or malformed").arg(prefix));
     Dataset d;
+    if (targets == targetsName(Dataset::Targets::Ids))
+        d.targets = Dataset::Targets::Ids;
+    else if (targets == targetsName(Dataset::Targets::Values))
+        d.targets = Dataset::Targets::Values;
+    else if (targets != targetsName(Dataset::Targets::Class))
+        return corrupt(name, QStringLiteral("unknown kind of targets \"%1\"").arg(targets));
+    const DType yType = d.targets == Dataset::Targets::Values ? DType::F32 : DType::I64;
+    if (!x || !y || x->shape.size() < 2 || y->dtype != yType || y->shape.empty() ||
+        (d.targets == Dataset::Targets::Class && y->shape.size() != 1) ||
+        y->shape[0] != x->shape[0] ||
+        (x->dtype != DType::U8 && x->dtype != DType::F32 && x->dtype != DType::I64))
+        return corrupt(name, QStringLiteral("the %1 split is missing or malformed").arg(prefix));
     d.sampleShape.assign(x->shape.begin() + 1, x->shape.end());
+    d.targetShape.assign(y->shape.begin() + 1, y->shape.end());
     if (x->dtype == DType::U8) {
         d.storage = Dataset::Storage::U8;
         d.u8.assign(x->data.begin(), x->data.end());
-    } else {
+    } else if (x->dtype == DType::F32) {
         d.storage = Dataset::Storage::F32;
-        d.f32.resize(size_t(x->numel()));
-        memcpy(d.f32.data(), x->data.constData(), size_t(x->data.size()));
+        assignRaw(d.f32, x->data);
+    } else {
+        d.storage = Dataset::Storage::I64;
+        assignRaw(d.i64, x->data);
     }
-    d.labels.resize(size_t(y->numel()));
-    memcpy(d.labels.data(), y->data.constData(), size_t(y->data.size()));
+    if (d.targets == Dataset::Targets::Values) {
+        assignRaw(d.values, y->data);
+        for (float v : d.values)
+            if (!std::isfinite(v))
+                return corrupt(name, QStringLiteral("a %1 target is not finite").arg(prefix));
+        return d;
+    }
+    assignRaw(d.labels, y->data);
+    if (d.targets == Dataset::Targets::Ids) {
+        for (int64_t v : d.labels)
+            if (v != kIgnoredTarget && (v < 0 || v >= numClasses))
+                return corrupt(name, QStringLiteral("a %1 target id %2 is outside 0..%3")
+                                         .arg(prefix)
+                                         .arg(v)
+                                         .arg(numClasses - 1));
+        return d;
+    }
     if (auto st = checkLabels(d.labels, numClasses, name); !st)
         return st.error();
     return d;
@@ -688,7 +920,11 @@ Expected<QByteArray> datasetToContainer(const DatasetSplits& data) {
                     {QStringLiteral("description"), data.description},
                     {QStringLiteral("num_classes"), data.numClasses},
                     {QStringLiteral("class_names"), QJsonArray::fromStringList(data.classNames)},
-                    {QStringLiteral("hash"), QString::fromLatin1(data.contentHash)}};
+                    // What the blob holds: less than the dataset when the run uses only the
+                    // first samples (--limit-train), which keep the whole dataset's hash as
+                    // their identity.
+                    {QStringLiteral("hash"), QString::fromLatin1(hashOf(data))},
+                    {QStringLiteral("identity"), QString::fromLatin1(data.contentHash)}};
     putSplit(f, QStringLiteral("train"), data.train);
     putSplit(f, QStringLiteral("test"), data.test);
     return serializeCheckpoint(f);
@@ -708,7 +944,8 @@ Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QStr
     s.numClasses = m.value(QStringLiteral("num_classes")).toInt();
     for (const QJsonValue& v : m.value(QStringLiteral("class_names")).toArray())
         s.classNames << v.toString();
-    if (s.numClasses < 1 || s.numClasses > kMaxClasses)
+    // Regression data has no classes; a vocabulary may be far larger than a class list.
+    if (s.numClasses < 0 || s.numClasses > kMaxVocabulary)
         return corrupt(name, QStringLiteral("invalid class count"));
     auto train = getSplit(*f, QStringLiteral("train"), s.numClasses, name);
     if (!train)
@@ -718,9 +955,14 @@ Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QStr
         return test.error();
     s.train = std::move(*train);
     s.test = std::move(*test);
+    if (s.train.targets == Dataset::Targets::Class && s.numClasses < 1)
+        return corrupt(name, QStringLiteral("invalid class count"));
     finish(s);
     if (s.contentHash != m.value(QStringLiteral("hash")).toString().toLatin1())
         return corrupt(name, QStringLiteral("its content does not match its hash"));
+    if (const QString identity = m.value(QStringLiteral("identity")).toString();
+        !identity.isEmpty())
+        s.contentHash = identity.toLatin1();
     return s;
 }
 
@@ -757,9 +999,16 @@ Expected<DatasetSplits> loadDataset(const QString& spec) {
     }
     if (kind == QLatin1String("csv"))
         return readCsvDataset(body, spec);
+    if (kind == QLatin1String("text") || kind == QLatin1String("tokens"))
+        return readSequenceDataset(kind, body, spec);
+    if (kind == QLatin1String("npz") || kind == QLatin1String("npy"))
+        return readArrayDataset(kind, body, spec);
+    if (kind == QLatin1String("images"))
+        return readImageDataset(body, spec);
     return makeError(ErrorCode::InvalidArgument,
                      QStringLiteral("unknown dataset \"%1\"; use fashion-mnist, "
-                                    "fashion-mnist:DIR, mnist:DIR, cifar10:DIR or csv:FILE")
+                                    "fashion-mnist:DIR, mnist:DIR, cifar10:DIR, csv:FILE, "
+                                    "text:FILE, tokens:FILE, npz:FILE, npy:DIR or images:DIR")
                          .arg(spec));
 }
 

@@ -8,31 +8,65 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace tandem {
 
-// One split of a classification dataset, held in memory in the form it was stored in.
-// Images stay uint8 (a quarter of the memory of float) and are scaled to [0,1] when a batch is
-// gathered; tabular features are float. No normalisation is applied anywhere: a model that
-// wants it does it in forward().
+class TokenStream;
+
+// A target id that no loss counts, as PyTorch's ignore_index: the prompt's positions in a chat
+// transcript, padding.
+constexpr int64_t kIgnoredTarget = -100;
+
+// One split of a dataset, held in the form it was stored in. Images stay uint8 (a quarter of
+// the memory of float) and are scaled to [0,1] when a batch is gathered; tabular features are
+// float; integer arrays (token ids a model embeds) stay int64. A token stream is not copied at
+// all: its samples are windows of a memory-mapped file. No normalisation is applied anywhere: a
+// model that wants it does it in forward().
 struct Dataset {
-    enum class Storage { U8, F32 };
+    enum class Storage {
+        U8,      // u8, scaled to [0,1] when gathered
+        F32,     // f32, as stored
+        I64,     // i64, as stored (token ids, indices)
+        Windows, // sample i is tokens [first + i*context, first + (i+1)*context] of `stream`
+    };
+    // What a sample's target is, and so which losses can use it.
+    enum class Targets {
+        Class,  // one class index per sample, in [0, numClasses): `labels`
+        Ids,    // integers of targetShape per sample (next tokens, masks; -100 is ignored),
+                // in [0, numClasses): `labels`
+        Values, // floats of targetShape per sample (regression, multi-label): `values`
+    };
 
     Storage storage = Storage::U8;
     std::vector<int64_t> sampleShape; // per sample: {C,H,W} for images, {features} for tables
     std::vector<uint8_t> u8;          // count * product(sampleShape), when storage == U8
     std::vector<float> f32;           // count * product(sampleShape), when storage == F32
-    std::vector<int64_t> labels;      // count entries, each in [0, numClasses)
+    std::vector<int64_t> i64;         // count * product(sampleShape), when storage == I64
+    Targets targets = Targets::Class;
+    std::vector<int64_t> targetShape; // per sample; empty for Class
+    std::vector<int64_t> labels;      // count * product(targetShape), for Class and Ids
+    std::vector<float> values;        // count * product(targetShape), for Values
+    // Windows: the input of sample i is `context` tokens from firstToken + i*context, and its
+    // target the same positions one token later (sampleShape and targetShape are {context}).
+    std::shared_ptr<const TokenStream> stream;
+    int64_t firstToken = 0;
+    int64_t windows = 0;
 
-    int64_t count() const { return static_cast<int64_t>(labels.size()); }
+    int64_t count() const;
     int64_t sampleSize() const;
+    int64_t targetSize() const;
+    // The integer or float element type of a sample's input as a model receives it.
+    bool integerInputs() const { return storage == Storage::I64 || storage == Storage::Windows; }
 };
 
 struct DatasetSplits {
     QString spec; // as the user wrote it, e.g. "fashion-mnist" or "csv:iris.csv,label=species"
-    QString kind; // "idx", "cifar10" or "csv"
+    QString kind; // "idx", "cifar10", "csv", "text", "tokens", "npz" or "npy"
     QString description; // human-readable, names the files
+    // Class and Ids targets lie in [0, numClasses): the classes, or the token vocabulary (256
+    // for text:, the largest token id + 1 for tokens:). 0 for Values.
     int numClasses = 0;
     QStringList classNames;
     Dataset train;
@@ -57,11 +91,18 @@ QString defaultFashionMnistDir();
 //                                 index (default: the column headed "label", else the last
 //                                 column); without test= every fifth
 //                                 row is held out for testing
+//   csv:FILE,target=COL[,test=FILE]   regression on the float column COL
+//   text:FILE[,context=N][,test=FILE]  the file's bytes as tokens, windows of N (256)
+//   tokens:FILE[,dtype=uint16|uint32|int32][,context=N][,test=FILE]  a flat little-endian
+//                                 token stream (nanoGPT's .bin), memory-mapped
+//   npz:FILE, npy:DIR             NumPy arrays x_train, y_train[, x_test, y_test]
 Expected<DatasetSplits> loadDataset(const QString& spec);
 
 // A dataset as one self-describing blob (Tandem's checkpoint container), for sending it to a
-// worker that lacks it and for that worker's cache. The hash is recomputed on reading, so a
-// blob that does not hold what its name claims is refused.
+// worker that lacks it and for that worker's cache. The hash of what it holds is recomputed on
+// reading, so a blob that does not hold what it claims is refused. A dataset cut to its first
+// samples (limitTrain) is shipped cut, and read back with the whole dataset's hash, which is
+// what identifies it to a run.
 Expected<QByteArray> datasetToContainer(const DatasetSplits& data);
 Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QString& name);
 
@@ -82,8 +123,10 @@ struct CsvTable {
     Dataset data;
     QStringList classNames;
 };
+// With `floatTarget` the column is a regression target: every value must be a number, and the
+// table's targets are Values.
 Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, const QString& name,
-                            const QStringList& knownClasses = {});
+                            const QStringList& knownClasses = {}, bool floatTarget = false);
 Expected<DatasetSplits> readCsvDataset(const QString& specBody, const QString& spec);
 
 } // namespace tandem

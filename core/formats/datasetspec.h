@@ -1,0 +1,58 @@
+#pragma once
+
+// The dataset readers' shared pieces, for the files that hold the readers of each kind
+// (dataset.cpp: images and tables; sequencedata.cpp: token streams; arraydata.cpp: NumPy).
+
+#include "common/expected.h"
+#include "formats/dataset.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <vector>
+
+namespace tandem {
+
+// "FILE,key=value,..." with only the keys in `allowed`; errors name the spec.
+struct SpecOptions {
+    QString file;
+    QHash<QString, QString> values;
+};
+Expected<SpecOptions> parseSpecOptions(const QString& body, const QStringList& allowed,
+                                       const QString& spec);
+
+// Computes the splits' content hash.
+void finishSplits(DatasetSplits& s);
+
+// One NumPy array as an .npy file holds it.
+struct NpyArray {
+    char kind = 'f'; // f, i, u or b
+    int width = 4;   // bytes per element
+    std::vector<int64_t> shape;
+    QByteArray data; // little-endian, C order
+
+    int64_t count() const { return shape.empty() ? 1 : shape[0]; }
+    int64_t perRow() const {
+        int64_t n = 1;
+        for (size_t i = 1; i < shape.size(); ++i)
+            n *= shape[i];
+        return n;
+    }
+    QString dtype() const; // "float32", as NumPy names it; empty for one not read
+    bool integer() const { return kind == 'i' || kind == 'u'; }
+};
+
+// Parses an .npy file's bytes: the magic, a version 1, 2 or 3 header, its dict (descr,
+// fortran_order, shape) and exactly the data the shape asks for. Errors name `name`.
+Expected<NpyArray> parseNpy(const QByteArray& bytes, const QString& name);
+
+Expected<DatasetSplits> readSequenceDataset(const QString& kind, const QString& body,
+                                            const QString& spec);
+Expected<DatasetSplits> readImageDataset(const QString& body, const QString& spec);
+Expected<DatasetSplits> readArrayDataset(const QString& kind, const QString& body,
+                                         const QString& spec);
+
+} // namespace tandem
