@@ -1,11 +1,13 @@
 #include "app/commands.h"
 
 #include "app/cli.h"
+#include "app/eventlog.h"
 #include "app/nodecommands.h"
 #include "app/progress.h"
 #include "common/files.h"
 #include "common/version.h"
 #include "engine/devices.h"
+#include "engine/generation.h"
 #include "engine/runplan.h"
 #include "engine/training.h"
 #include "engine/workerclient.h"
@@ -18,6 +20,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <type_traits>
 
 namespace tandem::cli {
 
@@ -35,6 +38,7 @@ QString topUsage() {
         "  train     Train a model (the built-in demo: mnist-cnn on Fashion-MNIST)\n"
         "  sweep     Search hyperparameters: one trial per device, here and on paired nodes\n"
         "  export    Export a run checkpoint as TorchScript or safetensors\n"
+        "  generate  Continue a prompt with a trained language model\n"
         "  worker    Join a coordinator's run (tandem worker --connect HOST:PORT)\n"
         "  identity  Print this node's device ID\n"
         "  trust     List, add or remove the devices this node accepts\n"
@@ -123,11 +127,19 @@ void addTrainOptions(QCommandLineParser& p) {
         "NAME|FILE");
     opt("data",
         QStringLiteral("Dataset: fashion-mnist, fashion-mnist:DIR, mnist:DIR, cifar10:DIR, "
-                       "csv:FILE[,label=COL][,test=FILE] [%1].")
+                       "csv:FILE[,label=COL|target=COL][,test=FILE], "
+                       "text:FILE[,context=N][,test=FILE], "
+                       "tokens:FILE[,dtype=uint16|uint32|int32][,context=N][,test=FILE] [%1].")
             .arg(defaults.data),
         "SPEC");
     opt("epochs", QStringLiteral("Epochs [%1].").arg(defaults.epochs), "N");
     opt("batch", QStringLiteral("Global batch size [%1].").arg(defaults.batch), "B");
+    opt("loss",
+        QStringLiteral("auto (from the model's output and the data's targets), cross-entropy, "
+                       "mse, l1, huber, bce, or model (the model's own loss(output, target)) "
+                       "[%1].")
+            .arg(nameOf(defaults.loss)),
+        "NAME");
     opt("optimizer",
         QStringLiteral("sgd, adam, adamw, rmsprop or adagrad [%1].")
             .arg(nameOf(defaults.optimizer)),
@@ -188,12 +200,18 @@ void addTrainOptions(QCommandLineParser& p) {
         QStringLiteral("Train with the workers that came after this many seconds [0: wait]."), "S");
     opt("eval-batch", QStringLiteral("Batch size for evaluation [%1].").arg(defaults.evalBatch),
         "N");
+    opt("events",
+        QStringLiteral("Write the run's typed events as JSON lines to FILE, or to stdout with - "
+                       "(before the summary)."),
+        "FILE|-");
     p.addOption(
         {QStringLiteral("invite"),
          QStringLiteral("Ask a paired machine running 'tandem serve' to join (repeatable)."),
          QStringLiteral("HOST[:PORT]")});
     p.addOption({QStringLiteral("no-local-worker"),
                  QStringLiteral("Coordinate only; this machine does not train.")});
+    p.addOption({QStringLiteral("no-history"),
+                 QStringLiteral("Do not list this run in the app's History.")});
 }
 
 int cmdTrain(const QStringList& args) {
@@ -253,6 +271,8 @@ int cmdTrain(const QStringList& args) {
         cfg.invites = p.values(QStringLiteral("invite"));
     if (p.isSet(QStringLiteral("no-local-worker")))
         cfg.localWorker = false;
+    if (p.isSet(QStringLiteral("no-history")))
+        cfg.listInHistory = false;
     if (auto st = readRunOptions(p, cfg); !st)
         return fail(st.error());
     if (auto st = cfg.validate(); !st)
@@ -260,20 +280,32 @@ int cmdTrain(const QStringList& args) {
     if (cfg.outDir.isEmpty())
         cfg.outDir = RunPlan::newRunFolder(QStringLiteral("runs"), cfg.model);
 
+    std::unique_ptr<EventLog> events;
+    if (p.isSet(QStringLiteral("events"))) {
+        auto log = EventLog::open(p.value(QStringLiteral("events")));
+        if (!log)
+            return fail(log.error());
+        events = std::move(*log);
+    }
     RunControl control;
     ProgressPrinter progress(&control);
+    progress.setEventLog(events.get());
     SignalWatcher signals(&control, &progress);
     auto summary = runTraining(cfg, resume, &progress, &control);
-    if (!summary)
+    if (!summary) {
+        if (events)
+            events->failed(summary.error());
         return fail(summary.error());
+    }
+    if (events)
+        events->finished(*summary);
     progress.onMessage(
         QStringLiteral("%1: %2 steps, %3 samples/s%4; outputs in %5")
             .arg(summary->finished ? QStringLiteral("finished") : QStringLiteral("stopped"))
             .arg(summary->steps)
             .arg(summary->samplesPerS, 0, 'f', 1)
-            .arg(summary->testAccuracy >= 0
-                     ? QStringLiteral(", test accuracy %1").arg(summary->testAccuracy, 0, 'f', 4)
-                     : QString())
+            .arg(summary->test.evaluated ? QStringLiteral(", ") + testFiguresText(summary->test)
+                                         : QString())
             .arg(summary->outDir));
     printOut(QString::fromUtf8(QJsonDocument(summary->toJson()).toJson(QJsonDocument::Compact)));
     return kOk;
@@ -310,6 +342,70 @@ int cmdExport(const QStringList& args) {
     if (auto st = exportCheckpoint(ckpt, f, out); !st)
         return fail(st.error());
     printErr(QStringLiteral("wrote %1").arg(out));
+    return kOk;
+}
+
+int cmdGenerate(const QStringList& args) {
+    QCommandLineParser p;
+    const GenerateOptions defaults;
+    auto opt = [&](const char* name, const QString& help, const char* valueName) {
+        p.addOption({QLatin1String(name), help, QLatin1String(valueName)});
+    };
+    opt("model", QStringLiteral("A run checkpoint or a TorchScript file of a byte-level model."),
+        "FILE");
+    opt("prompt", QStringLiteral("The text to continue."), "TEXT");
+    opt("tokens", QStringLiteral("How many bytes to add [%1].").arg(defaults.tokens), "N");
+    opt("temperature",
+        QStringLiteral("0 takes the likeliest byte; above 0 samples [%1].")
+            .arg(defaults.temperature),
+        "T");
+    opt("seed", QStringLiteral("Seed for sampling [0]."), "S");
+    opt("context",
+        QStringLiteral("Most bytes the model sees at once [the run's context=, or 256]."), "N");
+    int exit = kOk;
+    if (!parse(p, QStringLiteral("generate"), args,
+               QStringLiteral("Continues a prompt with a trained language model, printing each "
+                              "byte as it is made."),
+               &exit))
+        return exit;
+    GenerateOptions o;
+    o.model = p.value(QStringLiteral("model"));
+    o.prompt = p.value(QStringLiteral("prompt")).toUtf8();
+    if (o.model.isEmpty())
+        return fail(makeError(ErrorCode::InvalidArgument,
+                              QStringLiteral("generate needs --model (a checkpoint.tandem or a "
+                                             "model.pt)")));
+    bool ok = true;
+    auto number = [&](const char* name, auto* out, double lo, double hi) {
+        if (!p.isSet(QLatin1String(name)))
+            return;
+        bool good = false;
+        const double v = p.value(QLatin1String(name)).toDouble(&good);
+        if (!good || !(v >= lo && v <= hi)) {
+            ok = false;
+            printErr(QStringLiteral("--%1 takes a number from %2 to %3")
+                         .arg(QLatin1String(name))
+                         .arg(lo)
+                         .arg(hi));
+            return;
+        }
+        *out = static_cast<std::remove_pointer_t<decltype(out)>>(v);
+    };
+    number("tokens", &o.tokens, 0, 1e6);
+    number("temperature", &o.temperature, 0, 100);
+    number("seed", &o.seed, 0, 9.0e15);
+    number("context", &o.context, 1, 1 << 16);
+    if (!ok)
+        return kUsage;
+    fputs(o.prompt.constData(), stdout);
+    const Status st = generateText(o, [](const QByteArray& token) {
+        fwrite(token.constData(), 1, size_t(token.size()), stdout);
+        fflush(stdout);
+        return true;
+    });
+    fputc('\n', stdout);
+    if (!st)
+        return fail(st.error());
     return kOk;
 }
 
@@ -370,6 +466,7 @@ int run(const QStringList& argv) {
         {QStringLiteral("identity"), cmdIdentity}, {QStringLiteral("trust"), cmdTrust},
         {QStringLiteral("peers"), cmdPeers},       {QStringLiteral("serve"), cmdServe},
         {QStringLiteral("pair"), cmdPair},         {QStringLiteral("sweep"), cmdSweep},
+        {QStringLiteral("generate"), cmdGenerate},
     };
     const auto it = commands.constFind(first);
     if (it == commands.constEnd()) {

@@ -1,11 +1,16 @@
 #include "app/progress.h"
 
+#include "app/eventlog.h"
+
 #include "common/clocktext.h"
 
 #include <QString>
 
+#include <QStringList>
+
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <thread>
 
@@ -89,7 +94,14 @@ SignalWatcher::~SignalWatcher() {
     m_thread.join();
 }
 
+void ProgressPrinter::onEvent(const RunEvent& e) {
+    if (m_events)
+        m_events->event(e);
+}
+
 void ProgressPrinter::onStart(const RunInfo& info) {
+    if (m_events)
+        m_events->started(info);
     m_startStep = info.startStep;
     m_totalSteps = info.totalSteps;
     if (info.startStep > 0)
@@ -98,6 +110,8 @@ void ProgressPrinter::onStart(const RunInfo& info) {
 }
 
 void ProgressPrinter::onStep(const StepMetrics& m) {
+    if (m_events)
+        m_events->step(m);
     if (m.totalSteps > 0)
         m_totalSteps = m.totalSteps; // an epoch can take more steps than planned
     const double done = m_totalSteps > 0 ? double(m.step) / double(m_totalSteps) : 0;
@@ -127,13 +141,29 @@ void ProgressPrinter::onStep(const StepMetrics& m) {
 }
 
 void ProgressPrinter::onEpoch(const EpochMetrics& m) {
-    onMessage(QStringLiteral("epoch %1: train loss %2, train accuracy %3, test loss %4, test "
-                             "accuracy %5")
+    if (m_events)
+        m_events->evaluated(m);
+    const QString trainAccuracy =
+        std::isfinite(m.trainAccuracy)
+            ? QStringLiteral(", train accuracy %1").arg(m.trainAccuracy, 0, 'f', 4)
+            : QString();
+    onMessage(QStringLiteral("epoch %1: train loss %2%3, %4")
                   .arg(m.epoch + 1)
                   .arg(m.trainLoss, 0, 'f', 4)
-                  .arg(m.trainAccuracy, 0, 'f', 4)
-                  .arg(m.testLoss, 0, 'f', 4)
-                  .arg(m.testAccuracy, 0, 'f', 4));
+                  .arg(trainAccuracy, testFiguresText(m.test)));
+}
+
+QString testFiguresText(const TestMetrics& t) {
+    QStringList parts;
+    const std::pair<const char*, double> figures[] = {{"test loss", t.loss},
+                                                      {"test accuracy", t.accuracy},
+                                                      {"test perplexity", t.perplexity},
+                                                      {"test R²", t.r2},
+                                                      {"test MAE", t.mae}};
+    for (const auto& [name, value] : figures)
+        if (std::isfinite(value))
+            parts << QStringLiteral("%1 %2").arg(QString::fromUtf8(name)).arg(value, 0, 'f', 4);
+    return parts.join(QStringLiteral(", "));
 }
 
 void ProgressPrinter::onMessage(const QString& text) {

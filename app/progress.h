@@ -10,6 +10,11 @@
 
 namespace tandem::cli {
 
+class EventLog;
+
+// "test loss 0.3120, test accuracy 0.8812": the figures an evaluation defined, for the log.
+QString testFiguresText(const TestMetrics& t);
+
 // Human-readable progress on stderr: a redrawn bar on a terminal, a line every few seconds
 // otherwise (logs, CI). stdout stays free for the machine-readable summary.
 class ProgressPrinter final : public RunObserver {
@@ -20,11 +25,15 @@ public:
     void onStep(const StepMetrics& m) override;
     void onEpoch(const EpochMetrics& m) override;
     void onMessage(const QString& text) override;
+    void onEvent(const RunEvent& e) override;
+    // Also writes every start, step, evaluation and event there (--events).
+    void setEventLog(EventLog* log) { m_events = log; }
 
 private:
     void endLine();
 
     RunControl* m_control;
+    EventLog* m_events = nullptr;
     bool m_tty;
     bool m_lineOpen = false;
     int64_t m_startStep = 0;

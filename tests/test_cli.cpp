@@ -103,6 +103,7 @@ private Q_SLOTS:
     void tooManyThreadsAreCapped();
     void pathsThatAreNotTextAreRefused();
     void metricsReachTheFileAsTheyHappen();
+    void typedEvents();
     void fullDiskSaysSoAndKeepsTheCheckpoint();
     void damagedTrustStoreIsNamed();
 
@@ -193,8 +194,8 @@ void TestCli::badInput_data() {
                                              QStringLiteral("--schedule=step")}
                               << 2 << QStringLiteral("unknown schedule");
     QTest::newRow("unknown model")
-        << QStringList{QStringLiteral("train"), QStringLiteral("--model=gpt"), tiny, out} << 1
-        << QStringLiteral("model file gpt does not exist");
+        << QStringList{QStringLiteral("train"), QStringLiteral("--model=gpt5"), tiny, out} << 1
+        << QStringLiteral("model file gpt5 does not exist");
     QTest::newRow("model not torchscript")
         << QStringList{QStringLiteral("train"),
                        QStringLiteral("--model=") + QStringLiteral(TANDEM_BINARY), tiny, out}
@@ -570,6 +571,52 @@ void TestCli::pathsThatAreNotTextAreRefused() {
             qPrintable(
                 base.entryList(QDir::AllEntries | QDir::NoDotAndDotDot).join(QLatin1Char(','))));
     }
+}
+
+void TestCli::typedEvents() {
+    // --events FILE: every start, step, evaluation, checkpoint and the end as JSON lines.
+    const QString tiny = QStringLiteral("--data=mnist:") + m_tmp.filePath(QStringLiteral("tiny"));
+    const QString events = m_tmp.filePath(QStringLiteral("events.jsonl"));
+    Result r = runTandem({QStringLiteral("train"), QStringLiteral("--model=mlp"), tiny,
+                          QStringLiteral("--batch=50"), QStringLiteral("--threads=1"),
+                          QStringLiteral("--checkpoint-every=2"), QStringLiteral("--events"),
+                          events, QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("ev"))});
+    QCOMPARE(r.exitCode, 0);
+    QStringList kinds;
+    QJsonObject last;
+    for (const QByteArray& l : readAll(events).trimmed().split('\n')) {
+        last = QJsonDocument::fromJson(l).object();
+        kinds << last.value(QStringLiteral("event")).toString();
+    }
+    QCOMPARE(kinds.first(), QStringLiteral("started"));
+    QCOMPARE(kinds.count(QStringLiteral("step")), 4); // 200 samples, batch 50
+    QCOMPARE(kinds.count(QStringLiteral("evaluated")), 1);
+    QVERIFY(kinds.count(QStringLiteral("checkpoint_written")) >= 2);
+    QCOMPARE(kinds.last(), QStringLiteral("finished"));
+    QCOMPARE(last.value(QStringLiteral("steps")).toInt(), 4);
+    QVERIFY(last.value(QStringLiteral("test_accuracy")).isDouble());
+
+    // "-": on stdout, before the summary, which stays the last line; a failure says its code.
+    r = runTandem({QStringLiteral("train"), QStringLiteral("--model=resnet8"), tiny,
+                   QStringLiteral("--events=-"),
+                   QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("ev-bad"))});
+    QCOMPARE(r.exitCode, 1);
+    const QJsonObject failed =
+        QJsonDocument::fromJson(r.out.trimmed().split(QLatin1Char('\n')).last().toUtf8()).object();
+    QCOMPARE(failed.value(QStringLiteral("event")).toString(), QStringLiteral("failed"));
+    QCOMPARE(failed.value(QStringLiteral("code")).toString(), QStringLiteral("incompatible"));
+    QCOMPARE(failed.value(QStringLiteral("subject")).toString(), QStringLiteral("model"));
+    r = runTandem({QStringLiteral("train"), QStringLiteral("--model=mlp"), tiny,
+                   QStringLiteral("--threads=1"), QStringLiteral("--events=-"),
+                   QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("ev-out"))});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(!r.summary().contains(QStringLiteral("event")));
+    QCOMPARE(r.summary().value(QStringLiteral("steps")).toInt(), 4);
+    QCOMPARE(QJsonDocument::fromJson(r.out.section(QLatin1Char('\n'), 0, 0).toUtf8())
+                 .object()
+                 .value(QStringLiteral("event"))
+                 .toString(),
+             QStringLiteral("started"));
 }
 
 void TestCli::metricsReachTheFileAsTheyHappen() {

@@ -45,6 +45,15 @@ QStringList serveArgs(const QString& home, const QString& discoveryPort) {
             QStringLiteral("--discovery-port=") + discoveryPort};
 }
 
+// The environment that makes each of a coordinator's steps take at least `ms` (the
+// trainer.step failpoint stalls it), for tests that must act while a run is still going; a
+// build without failpoints runs unpaced.
+QStringList pacedSteps(int ms) {
+    if (!TANDEM_FAILPOINTS_BUILD)
+        return {};
+    return {QStringLiteral("TANDEM_FAILPOINTS=trainer.step=stall:%1").arg(ms)};
+}
+
 QList<double> stepLosses(const QString& metrics) {
     QList<double> out;
     for (const QByteArray& l : readAll(metrics).split('\n')) {
@@ -598,12 +607,13 @@ void TestDistributed::workerWithoutTheDataReceivesIt() {
     const QString data = m_tmp.filePath(QStringLiteral("private-data"));
     testutil::writeIdxDataset(data, 300, 100, false);
     const QString out = m_tmp.filePath(QStringLiteral("transfer"));
+    // Only the first 240 of its 300 samples: what travels is cut, and still the run's dataset.
     TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
                      QStringLiteral("--data=mnist:") + data, QStringLiteral("--threads=1"),
                      QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
                      QStringLiteral("--no-local-worker"), QStringLiteral("--batch=30"),
-                     QStringLiteral("--epochs=2"), QStringLiteral("--home"), home("coord"),
-                     QStringLiteral("--out=") + out});
+                     QStringLiteral("--limit-train=240"), QStringLiteral("--epochs=2"),
+                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
     const QString port = waitPort(c);
     QVERIFY(!port.isEmpty());
     // The data exists only on the coordinator from here on.
@@ -616,7 +626,7 @@ void TestDistributed::workerWithoutTheDataReceivesIt() {
              qPrintable(w->err()));
     const QDir cache(home("w3") + QStringLiteral("/cache/datasets"));
     QCOMPARE(cache.entryList({QStringLiteral("*.tandem")}).size(), 1);
-    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 20);
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 16);
 }
 
 void TestDistributed::halfPrecisionOnTheWire() {
@@ -708,9 +718,13 @@ QStringList TestDistributed::fashionLocalSgd(const char* model, int trainSamples
 
 double TestDistributed::lateAndLostWorkers(const char* name, const QStringList& extra) {
     const QString out = m_tmp.filePath(QLatin1String(name));
+    // Each round takes at least a quarter of a second, so that the late worker joins while the
+    // run goes on however fast this machine computes.
     TandemProcess c(
         fashionLocalSgd("mlp", 12000, 3) +
-        QStringList{QStringLiteral("--worker-timeout=20"), QStringLiteral("--out=") + out} + extra);
+            QStringList{QStringLiteral("--worker-timeout=20"), QStringLiteral("--out=") + out} +
+            extra,
+        false, pacedSteps(250));
     const QString port = waitPort(c);
     if (port.isEmpty())
         qFatal("%s", qPrintable(c.err()));
@@ -765,7 +779,11 @@ void TestDistributed::streamingWithLateAndLostWorkers() {
         QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
     const double perRound = lateAndLostWorkers(
         "streaming", {QStringLiteral("--local-steps=16"), QStringLiteral("--fragments=4")});
-    QVERIFY2(perRound > 0 && perRound < 114552, qPrintable(QString::number(perRound)));
+    // About 57 k alone (a quarter of the int4 exchange both ways), plus the late worker's
+    // whole fp32 weights spread over the rounds it serves: few when it joins late and, on a
+    // loaded machine, takes a small share (73 k here alone, up to 124 k beside other tests).
+    // Always less than one unstreamed int4 round.
+    QVERIFY2(perRound > 0 && perRound < 2 * 114552, qPrintable(QString::number(perRound)));
 }
 
 void TestDistributed::streamingReachesTheDemoFloor() {
@@ -1101,11 +1119,13 @@ void TestDistributed::unpairingDropsAnOpenSession() {
     tandemOutput(
         {QStringLiteral("trust"), QStringLiteral("add"), cid, QStringLiteral("--home"), w});
     const QString out = m_tmp.filePath(QStringLiteral("revoke"));
+    // Steps of at least 10 ms keep the run going while the trust store changes.
     TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
                      QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
                      QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
                      QStringLiteral("--batch=20"), QStringLiteral("--epochs=8"),
-                     QStringLiteral("--home"), coord, QStringLiteral("--out=") + out});
+                     QStringLiteral("--home"), coord, QStringLiteral("--out=") + out},
+                    false, pacedSteps(10));
     const QString port = waitPort(c);
     QVERIFY(!port.isEmpty());
     TandemProcess worker({QStringLiteral("worker"), QStringLiteral("--connect"),

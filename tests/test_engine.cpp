@@ -558,7 +558,7 @@ void TestEngine::gatherScalesImages() {
     QCOMPARE(x.sizes().vec(), (std::vector<int64_t>{2, 1, 2, 2}));
     QCOMPARE(x.scalar_type(), at::kFloat);
     QVERIFY(at::allclose(x[1].flatten(), at::tensor(std::vector<float>{0.f, 1.f, 0.2f, 0.4f})));
-    QCOMPARE(gatherLabels(d, {1, 0, 0})[0].item<int64_t>(), 3);
+    QCOMPARE(gatherTargets(d, {1, 0, 0})[0].item<int64_t>(), 3);
 }
 
 void TestEngine::balancerSplitsByThroughput() {

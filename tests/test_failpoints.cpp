@@ -180,9 +180,10 @@ void TestFailpoints::crashWhileCheckpointing() {
     QVERIFY(a.finish());
     QCOMPARE(a.exitCode(), -1); // killed
     QVERIFY2(a.err().contains(crashed(point)), qPrintable(a.err()));
-    // Nothing half-written is left next to the checkpoint.
+    // Nothing half-written is left next to the checkpoint (and the run's history record).
     QCOMPARE(QDir(out).entryList(QDir::Files),
-             (QStringList{QStringLiteral("checkpoint.tandem"), QStringLiteral("metrics.jsonl")}));
+             (QStringList{QStringLiteral("checkpoint.tandem"), QStringLiteral("metrics.jsonl"),
+                          QStringLiteral("record.json")}));
     TandemProcess b({QStringLiteral("train"), QStringLiteral("--resume"),
                      out + QStringLiteral("/checkpoint.tandem"), QStringLiteral("--threads=1")},
                     false, {QStringLiteral("TANDEM_SAMPLE_LEDGER=") + ledger});

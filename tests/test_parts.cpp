@@ -53,7 +53,7 @@ public:
         out.step = r.step;
         out.samples = int64_t(r.indices.size());
         out.lossSum = double(out.samples) * m_value;
-        out.correct = out.samples;
+        out.correct = out.counted = out.samples;
         out.grads = {at::full({3}, m_value)};
         out.computeMs = msPerSample > 0 ? msPerSample * double(out.samples) : 1;
         if (delayMs > 0) {
@@ -524,7 +524,9 @@ private Q_SLOTS:
         sm.loss = 2.5;
         QVERIFY(rec.step(sm).isEmpty());
         EpochMetrics em;
-        em.testAccuracy = 0.5;
+        em.test.evaluated = true;
+        em.test.loss = 3.1;
+        em.test.perplexity = 22.2;
         rec.epoch(em);
         RunSummary sum;
         sum.steps = 1;
@@ -537,6 +539,11 @@ private Q_SLOTS:
                  QStringLiteral("step"));
         QCOMPARE(QJsonDocument::fromJson(lines[2]).object().value(QStringLiteral("type")),
                  QStringLiteral("summary"));
+        // The epoch's figures: those its task defines as numbers, the others null.
+        const QJsonObject epoch = QJsonDocument::fromJson(lines[1]).object();
+        QCOMPARE(epoch.value(QStringLiteral("test_perplexity")).toDouble(), 22.2);
+        QVERIFY(epoch.value(QStringLiteral("test_accuracy")).isNull());
+        QVERIFY(epoch.value(QStringLiteral("test_r2")).isNull());
 
         SavedRun run(cfg, 7);
         QVERIFY(rec.checkpoint(run.module, *run.optimizer, run.state));

@@ -339,7 +339,20 @@ void TestSweep::badSweepFilesNameTheField() {
              "trials": 4, "scheduler": {"kind": "asha", "unit": 5}}})",
          "sweep.scheduler.unit"},
         {R"({"model": "mlp", "data": "d"})", "no \"sweep\" object"},
+        {R"({"model": "mlp", "data": "d", "sweep": {"space": {"lr": {"uniform": [0.1, 1]}},
+             "trials": 4, "metric": "bleu"}})",
+         "is not test_accuracy, test_loss, test_perplexity, test_r2 or test_mae"},
     };
+    // Each figure of a task ranks its own way: perplexity and MAE lower, R² higher.
+    for (const auto& [metric, maximize] :
+         {std::pair{"test_perplexity", false}, {"test_mae", false}, {"test_r2", true}}) {
+        const QByteArray text = R"({"model": "mlp", "data": "d", "sweep": {"space":
+            {"lr": {"uniform": [0.1, 1]}}, "trials": 4, "metric": ")" +
+                                QByteArray(metric) + "\"}}";
+        auto c = SweepConfig::fromJson(QJsonDocument::fromJson(text).object());
+        QVERIFY2(c, metric);
+        QCOMPARE(c->maximize, maximize);
+    }
     for (const auto& [text, expected] : cases) {
         auto c = SweepConfig::fromJson(parseJson(text));
         QVERIFY2(!c, text);

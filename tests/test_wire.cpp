@@ -240,10 +240,13 @@ void TestWire::messagesRoundTrip() {
     Result r;
     r.samples = 10;
     r.correct = 7;
+    r.counted = 40; // a sequence's positions
     r.lossSum = 3.5;
     auto rb = decode(encode(r));
     QVERIFY(rb.ok());
     QCOMPARE(std::get<Result>(*rb).lossSum, 3.5);
+    QCOMPARE(std::get<Result>(*rb).correct, 7);
+    QCOMPARE(std::get<Result>(*rb).counted, 40);
     QCOMPARE(messageName(*rb), QStringLiteral("Result"));
 
     auto cb = decode(encode(Control{Control::Action::Pause}));
@@ -256,7 +259,11 @@ void TestWire::decodeRejectsGarbage() {
     QVERIFY(!decode(QByteArray("\xff\xff\xff\xff", 4)).ok());
     Result r;
     r.samples = 5;
-    r.correct = 9; // more hits than samples
+    r.correct = 9; // more hits than were counted
+    r.counted = 5;
+    QVERIFY(!decode(encode(r)).ok());
+    r.correct = 0;
+    r.counted = -1;
     QVERIFY(!decode(encode(r)).ok());
     Assign a;
     a.step = -1;

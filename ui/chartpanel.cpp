@@ -1,8 +1,11 @@
 #include "ui/chartpanel.h"
 
+#include "ui/format.h"
 #include "ui/livechart.h"
 
 #include <QGridLayout>
+
+#include <cmath>
 
 namespace tandem::ui {
 
@@ -50,7 +53,12 @@ ChartPanel::ChartPanel(QWidget* parent)
     grid->addWidget(m_time, 1, 1);
 }
 
-void ChartPanel::reset() {
+void ChartPanel::reset(Task task) {
+    m_task = task;
+    m_accuracy->setTitles(task == Task::Classification || task == Task::MultiLabel
+                              ? tr("Accuracy")
+                              : tr("Test figure"),
+                          tr("Epoch"), testFigureAxis(task));
     m_loss->clear();
     m_accuracy->clear();
     m_speed->clear();
@@ -105,8 +113,13 @@ void ChartPanel::addStep(const StepMetrics& m) {
 }
 
 void ChartPanel::addEpoch(const EpochMetrics& m) {
-    m_accuracy->append(m_testAcc, m.epoch + 1, 100.0 * m.testAccuracy);
-    m_accuracy->append(m_trainAcc, m.epoch + 1, 100.0 * m.trainAccuracy);
+    const double test = testFigureValue(m.test, m_task);
+    if (std::isfinite(test))
+        m_accuracy->append(m_testAcc, m.epoch + 1, test);
+    // Training accuracy sits on the same axis only where the figure is an accuracy.
+    if ((m_task == Task::Classification || m_task == Task::MultiLabel) &&
+        std::isfinite(m.trainAccuracy))
+        m_accuracy->append(m_trainAcc, m.epoch + 1, 100.0 * m.trainAccuracy);
 }
 
 } // namespace tandem::ui

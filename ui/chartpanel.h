@@ -17,7 +17,8 @@ class ChartPanel : public QWidget {
 public:
     explicit ChartPanel(QWidget* parent = nullptr);
 
-    void reset();
+    // Clears the charts for a new run; the second chart shows the test figure of `task`.
+    void reset(Task task = Task::Classification);
     void addStep(const StepMetrics& m);
     void addEpoch(const EpochMetrics& m);
 
@@ -34,6 +35,7 @@ private:
     LiveChart* m_speed;
     LiveChart* m_time;
     int m_rawLoss = 0, m_smoothLoss = 0, m_testAcc = 0, m_trainAcc = 0;
+    Task m_task = Task::Classification;
     double m_ema = 0;
     bool m_emaSet = false;
     QStringList m_workers;

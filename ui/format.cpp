@@ -49,4 +49,57 @@ QString pairingCodeText(const QString& code) {
     return pairingCodeFirst(code) + QLatin1Char(' ') + pairingCodeSecond(code);
 }
 
+QString testFigureAxis(Task task) {
+    switch (task) {
+    case Task::Classification:
+    case Task::MultiLabel:
+        return QCoreApplication::translate("Format", "Accuracy (%)");
+    case Task::Sequence:
+        return QCoreApplication::translate("Format", "Perplexity");
+    case Task::Regression:
+        return QCoreApplication::translate("Format", "R²");
+    case Task::Custom:
+        return QCoreApplication::translate("Format", "Test loss");
+    }
+    return {};
+}
+
+double testFigureValue(const TestMetrics& t, Task task) {
+    if (!t.evaluated)
+        return std::nan("");
+    switch (task) {
+    case Task::Classification:
+    case Task::MultiLabel:
+        return 100.0 * t.accuracy;
+    case Task::Sequence:
+        return t.perplexity;
+    case Task::Regression:
+        return t.r2;
+    case Task::Custom:
+        return t.loss;
+    }
+    return std::nan("");
+}
+
+QString testFigureText(const TestMetrics& t, Task task) {
+    const double v = testFigureValue(t, task);
+    if (!t.evaluated || !std::isfinite(v))
+        return QCoreApplication::translate("Format", "not measured yet");
+    switch (task) {
+    case Task::Classification:
+    case Task::MultiLabel:
+        return QCoreApplication::translate("Format", "test accuracy %1%")
+            .arg(QLocale().toString(v, 'f', 2));
+    case Task::Sequence:
+        return QCoreApplication::translate("Format", "perplexity %1")
+            .arg(QLocale().toString(v, 'f', 2));
+    case Task::Regression:
+        return QCoreApplication::translate("Format", "R² %1").arg(QLocale().toString(v, 'f', 3));
+    case Task::Custom:
+        return QCoreApplication::translate("Format", "test loss %1")
+            .arg(QLocale().toString(v, 'f', 4));
+    }
+    return {};
+}
+
 } // namespace tandem::ui

@@ -1,5 +1,8 @@
 #include "ui/historymodel.h"
 
+#include "engine/runhistory.h"
+#include "ui/format.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -11,10 +14,6 @@
 
 namespace tandem::ui {
 
-namespace {
-const QString kRecord = QStringLiteral("run.json");
-}
-
 HistoryModel::HistoryModel(QObject* parent)
     : QAbstractTableModel(parent) {}
 
@@ -23,31 +22,29 @@ void HistoryModel::setFolder(const QString& runsFolder) {
     reload();
 }
 
-void HistoryModel::writeRecord(const QString& runFolder, const QJsonObject& record) {
-    QDir().mkpath(runFolder);
-    QSaveFile f(QDir(runFolder).filePath(kRecord));
-    if (f.open(QIODevice::WriteOnly)) {
-        f.write(QJsonDocument(record).toJson());
-        f.commit();
-    }
-}
-
-QJsonObject HistoryModel::readRecord(const QString& runFolder) {
-    QFile f(QDir(runFolder).filePath(kRecord));
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(f.read(4 << 20)).object();
+void HistoryModel::setHome(const QString& home) {
+    m_home = home;
+    reload();
 }
 
 void HistoryModel::reload() {
     beginResetModel();
     m_entries.clear();
-    const QDir dir(m_folder);
-    for (const QFileInfo& fi : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QJsonObject r = readRecord(fi.absoluteFilePath());
+    // The runs folder's runs, and those started elsewhere (the command line) and listed in the
+    // node's history.
+    QStringList folders;
+    if (!m_folder.isEmpty())
+        for (const QFileInfo& fi : QDir(m_folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot))
+            folders << fi.absoluteFilePath();
+    if (!m_home.isEmpty())
+        for (const QString& f : RunHistory::listed(m_home))
+            if (!folders.contains(QFileInfo(f).absoluteFilePath()))
+                folders << QFileInfo(f).absoluteFilePath();
+    for (const QString& folder : folders) {
+        QJsonObject r = RunHistory::read(folder);
         if (r.isEmpty())
             continue;
-        Entry e{fi.absoluteFilePath(), r,
+        Entry e{folder, r,
                 QDateTime::fromString(r.value(QStringLiteral("started")).toString(), Qt::ISODate)};
         m_entries << e;
     }
@@ -77,7 +74,7 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation o, int role) cons
     case Status:
         return tr("Status");
     case Accuracy:
-        return tr("Test accuracy");
+        return tr("Result");
     case Speed:
         return tr("Samples/s");
     case ColumnCount:
@@ -95,7 +92,7 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
     QString status = e.record.value(QStringLiteral("status")).toString();
     if (status == QLatin1String("running") && e.folder != m_active)
         status = QStringLiteral("interrupted");
-    const QString checkpoint = QDir(e.folder).filePath(QStringLiteral("checkpoint.tandem"));
+    const QString checkpoint = QDir(e.folder).filePath(RunFiles::checkpoint());
     switch (role) {
     case FolderRole:
         return e.folder;
@@ -104,6 +101,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
     case ResumableRole:
         return status != QLatin1String("finished") && status != QLatin1String("running") &&
                QFile::exists(checkpoint);
+    case TaskRole:
+        return summary.value(QStringLiteral("objective")).toString();
     case Qt::ToolTipRole: {
         // The folder, the run description as the command line reads it, and any error.
         QString tip = e.folder + QStringLiteral("\n\n") +
@@ -136,8 +135,13 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
             return tr("Running");
         return tr("Interrupted");
     case Accuracy: {
-        const double a = summary.value(QStringLiteral("test_accuracy")).toDouble(-1);
-        return a >= 0 ? QLocale().toString(100.0 * a, 'f', 2) + QLatin1Char('%') : QString();
+        // The figure of the run's own task: accuracy, perplexity, R² or the loss.
+        const TestMetrics t = TestMetrics::readFrom(summary);
+        if (!t.evaluated)
+            return QString();
+        const Task task = parse<Task>(summary.value(QStringLiteral("objective")).toString())
+                              .value_or(Task::Classification);
+        return testFigureText(t, task);
     }
     case Speed: {
         const double s = summary.value(QStringLiteral("samples_per_s")).toDouble(0);

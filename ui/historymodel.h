@@ -6,14 +6,16 @@
 
 namespace tandem::ui {
 
-// Past runs: each run folder under the runs folder holds run.json (its description, when it
-// started, how it ended and its final figures) next to the checkpoint and exports.
+// Past runs: those in the runs folder and those the node's history lists (started from the
+// command line), each folder's record (RunHistory: its description, when it started, how it
+// ended and its final figures) beside the checkpoint and exports.
 class HistoryModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
     enum Column { Started, Model, Dataset, Status, Accuracy, Speed, ColumnCount };
-    enum DataRole { FolderRole = Qt::UserRole + 1, CheckpointRole, ResumableRole };
+    // TaskRole: the run's task as runenums names it ("sequence", …), empty before its summary.
+    enum DataRole { FolderRole = Qt::UserRole + 1, CheckpointRole, ResumableRole, TaskRole };
 
     explicit HistoryModel(QObject* parent = nullptr);
 
@@ -28,9 +30,8 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
-    // run.json helpers for the window that runs the training.
-    static void writeRecord(const QString& runFolder, const QJsonObject& record);
-    static QJsonObject readRecord(const QString& runFolder);
+    // The node home whose history lists runs started elsewhere (the command line).
+    void setHome(const QString& home);
 
 private:
     struct Entry {
@@ -39,6 +40,7 @@ private:
         QDateTime started;
     };
     QString m_folder;
+    QString m_home;
     QString m_active;
     QList<Entry> m_entries;
 };

@@ -80,6 +80,14 @@ void LiveChart::setTitles(const QString& title, const QString& xTitle, const QSt
     }
 }
 
+QString LiveChart::title() const {
+    return m_chart->chart->title();
+}
+
+QString LiveChart::yTitle() const {
+    return m_chart->y ? m_chart->y->titleText() : QString();
+}
+
 int LiveChart::addSeries(const QString& name, const QColor& color, bool faint) {
     Series s;
     s.name = name;

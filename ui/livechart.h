@@ -31,6 +31,8 @@ public:
     ~LiveChart() override;
 
     void setTitles(const QString& title, const QString& xTitle, const QString& yTitle);
+    QString title() const;
+    QString yTitle() const; // empty for bars
     // Returns the series' number. A faint series is drawn thin and translucent.
     int addSeries(const QString& name, const QColor& color, bool faint = false);
     void setLegendVisible(bool visible);

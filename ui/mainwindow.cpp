@@ -51,6 +51,7 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
                              context.node.devices);
     m_history = new HistoryModel(this);
     m_history->setFolder(context.settings.effectiveRunsFolder(context.home));
+    m_history->setHome(context.home);
 
     buildBanner();
 
@@ -275,8 +276,11 @@ QWidget* MainWindow::buildHistoryTab() {
     auto* exportSt = new QPushButton(tr("Export safetensors…"));
     auto* resume = new QPushButton(tr("Resume run"));
     auto* open = new QPushButton(tr("Open folder"));
+    auto* tryIt = new QPushButton(tr("Try it…"));
     resume->setObjectName(QStringLiteral("resumeRunButton"));
-    for (QPushButton* b : {exportTs, exportSt, resume, open})
+    tryIt->setObjectName(QStringLiteral("tryButton"));
+    tryIt->setToolTip(tr("Let a language model continue a prompt of yours."));
+    for (QPushButton* b : {exportTs, exportSt, resume, open, tryIt})
         row->addWidget(b);
     row->addStretch();
     layout->addLayout(row);
@@ -289,6 +293,22 @@ QWidget* MainWindow::buildHistoryTab() {
         if (!rows.isEmpty())
             resumeRun(rows.first().row());
     });
+    connect(tryIt, &QPushButton::clicked, this, [this] {
+        const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            tryRun(rows.first().row());
+    });
+    // Only a language model's run (a sequence task) can continue a text.
+    const auto canTry = [this, tryIt] {
+        const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
+        tryIt->setEnabled(!rows.isEmpty() &&
+                          rows.first().data(HistoryModel::TaskRole).toString() ==
+                              QLatin1String("sequence") &&
+                          !rows.first().data(HistoryModel::CheckpointRole).toString().isEmpty());
+    };
+    connect(m_historyView->selectionModel(), &QItemSelectionModel::selectionChanged, this, canTry);
+    connect(m_history, &QAbstractItemModel::modelReset, this, canTry);
+    canTry();
     connect(open, &QPushButton::clicked, this, [this] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
         if (!rows.isEmpty())

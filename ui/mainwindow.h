@@ -97,6 +97,8 @@ private:
     void onFailed(const Error& e);
     void onPairingQuestion(const PairingQuestion& q);
     void exportSelected(ExportFormat format);
+    // "Try it…": a language model run continues a prompt (TryDialog).
+    void tryRun(int historyRow);
     void exportSweepBest(const QString& checkpoint, const QString& suggestedName);
     QWidget* buildSweepTab();
     void openSettings();
@@ -134,6 +136,7 @@ private:
     bool m_startPending = false;
     bool m_quitAfterRun = false;
     int64_t m_firstStep = -1;
+    Task m_task = Task::Classification; // the running run's, for its figures
     StepMetrics m_last;
 };
 

@@ -5,6 +5,7 @@
 
 #include "common/clocktext.h"
 #include "common/version.h"
+#include "engine/runhistory.h"
 #include "engine/runplan.h"
 #include "engine/trainingrun.h"
 #include "ui/chartpanel.h"
@@ -15,6 +16,7 @@
 #include "ui/runform.h"
 #include "ui/sweeptab.h"
 #include "ui/tables.h"
+#include "ui/trydialog.h"
 
 #include <QApplication>
 #include <QDateTime>
@@ -33,16 +35,7 @@
 
 namespace tandem::ui {
 
-namespace {
-
-QJsonObject startRecord(const RunConfig& c) {
-    return QJsonObject{
-        {QStringLiteral("config"), c.toJson()},
-        {QStringLiteral("started"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
-        {QStringLiteral("status"), QStringLiteral("running")},
-        {QStringLiteral("app_version"), appVersion()}};
-}
-} // namespace
+namespace {} // namespace
 
 void MainWindow::connectRun() {
     connect(m_start, &QPushButton::clicked, this, &MainWindow::startRun);
@@ -59,6 +52,8 @@ void MainWindow::connectRun() {
             m_progressText->setText(tr("Stopping: saving a checkpoint…"));
     });
     connect(m_run, &TrainingRun::started, this, [this](const RunInfo& info) {
+        m_task = info.task;
+        m_charts->reset(info.task);
         log(tr("Training %1 on %2: %3 training samples, %4 steps per epoch")
                 .arg(info.model, info.datasetDescription)
                 .arg(info.trainSamples)
@@ -67,10 +62,9 @@ void MainWindow::connectRun() {
     connect(m_run, &TrainingRun::stepped, this, &MainWindow::onStep);
     connect(m_run, &TrainingRun::epochEnded, this, [this](const EpochMetrics& e) {
         m_charts->addEpoch(e);
-        log(tr("Epoch %1: test accuracy %2%, test loss %3")
+        log(tr("Epoch %1: %2, test loss %3")
                 .arg(e.epoch + 1)
-                .arg(QLocale().toString(100 * e.testAccuracy, 'f', 2))
-                .arg(QLocale().toString(e.testLoss, 'f', 4)));
+                .arg(testFigureText(e.test, m_task), QLocale().toString(e.test.loss, 'f', 4)));
     });
     connect(m_run, &TrainingRun::message, this, &MainWindow::log);
     connect(m_run, &TrainingRun::event, this, &MainWindow::onRunEvent);
@@ -151,13 +145,8 @@ void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
         return;
     }
     m_runFolder = config.outDir;
-    QJsonObject record = startRecord(config);
-    if (!resumeFrom.isEmpty()) {
-        const QJsonObject old = HistoryModel::readRecord(m_runFolder);
-        if (old.contains(QStringLiteral("started")))
-            record.insert(QStringLiteral("started"), old.value(QStringLiteral("started")));
-    }
-    HistoryModel::writeRecord(m_runFolder, record);
+    // Written here too, so that History shows the run at once; the engine keeps it (RunHistory).
+    RunHistory::started(config);
     m_history->setActiveFolder(m_runFolder);
     m_history->reload();
     m_charts->reset();
@@ -239,24 +228,16 @@ void MainWindow::showProgress() {
 void MainWindow::onFinished(const RunSummary& s) {
     m_node->setBusy(false);
     m_node->peers()->setRunStats({}, 0);
-    QJsonObject record = HistoryModel::readRecord(m_runFolder);
-    record.insert(QStringLiteral("status"),
-                  s.finished ? QStringLiteral("finished") : QStringLiteral("stopped"));
-    record.insert(QStringLiteral("summary"), s.toJson());
-    record.insert(QStringLiteral("ended"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
-    HistoryModel::writeRecord(m_runFolder, record);
+    // The engine recorded the end in the run's folder (RunHistory).
     m_history->setActiveFolder(QString());
     m_history->reload();
-    const QString accuracy =
-        s.testAccuracy >= 0 ? QLocale().toString(100 * s.testAccuracy, 'f', 2) + QLatin1Char('%')
-                            : tr("not measured yet");
+    const QString figure = testFigureText(s.test, s.task);
     if (s.finished) {
         m_progress->setValue(1000);
-        m_progressText->setText(tr("Finished: test accuracy %1, %2 samples/s.")
-                                    .arg(accuracy, QLocale().toString(s.samplesPerS, 'f', 0)));
-        showBanner(BannerKind::Info, tr("The run finished with test accuracy %1. Export the "
-                                        "model from History.")
-                                         .arg(accuracy));
+        m_progressText->setText(tr("Finished: %1, %2 samples/s.")
+                                    .arg(figure, QLocale().toString(s.samplesPerS, 'f', 0)));
+        showBanner(BannerKind::Info,
+                   tr("The run finished: %1. Export the model from History.").arg(figure));
     } else {
         m_progressText->setText(tr("Stopped at step %1; a checkpoint is saved.").arg(s.steps));
         showBanner(BannerKind::Info,
@@ -275,10 +256,10 @@ void MainWindow::onFinished(const RunSummary& s) {
 void MainWindow::onFailed(const Error& e) {
     m_node->setBusy(false);
     m_node->peers()->setRunStats({}, 0);
-    QJsonObject record = HistoryModel::readRecord(m_runFolder);
-    record.insert(QStringLiteral("status"), QStringLiteral("failed"));
-    record.insert(QStringLiteral("error"), e.message);
-    HistoryModel::writeRecord(m_runFolder, record);
+    // A run that failed before the engine ran it has no end in its record yet.
+    if (RunHistory::read(m_runFolder).value(QStringLiteral("status")).toString() ==
+        QLatin1String("running"))
+        RunHistory::ended(m_runFolder, Expected<RunSummary>(e));
     m_history->setActiveFolder(QString());
     m_history->reload();
     m_progressText->setText(tr("The run failed."));
@@ -286,6 +267,17 @@ void MainWindow::onFailed(const Error& e) {
     updateControls();
     if (m_quitAfterRun)
         close();
+}
+
+void MainWindow::tryRun(int row) {
+    const QString checkpoint =
+        m_history->index(row, 0).data(HistoryModel::CheckpointRole).toString();
+    if (checkpoint.isEmpty())
+        return;
+    auto* dialog = new TryDialog(
+        checkpoint, m_history->index(row, HistoryModel::Model).data().toString(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
 }
 
 void MainWindow::exportSelected(ExportFormat format) {

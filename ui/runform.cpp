@@ -31,16 +31,28 @@ const QString kFileItem = QStringLiteral("file");
 // The mode list's entry for local SGD with its exchange streamed in fragments.
 constexpr char kStreaming[] = "streaming";
 
-// Dataset kinds: the spec prefix, and whether it names a folder or a file.
+// Dataset kinds: the spec prefix, whether it names a folder or a file, and the file dialog's
+// filter for a file. Options follow the path in the same field ("story.txt,context=128").
 struct DataKind {
     QString prefix; // "" for the built-in set
     bool folder;
+    const char* filter;
 };
-const DataKind kDataKinds[] = {{QString(), false},
-                               {QStringLiteral("fashion-mnist:"), true},
-                               {QStringLiteral("mnist:"), true},
-                               {QStringLiteral("cifar10:"), true},
-                               {QStringLiteral("csv:"), false}};
+const DataKind kDataKinds[] = {
+    {QString(), false, nullptr},
+    {QStringLiteral("fashion-mnist:"), true, nullptr},
+    {QStringLiteral("mnist:"), true, nullptr},
+    {QStringLiteral("cifar10:"), true, nullptr},
+    {QStringLiteral("csv:"), false,
+     QT_TRANSLATE_NOOP("tandem::ui::RunForm", "CSV (*.csv);;All files (*)")},
+    {QStringLiteral("text:"), false,
+     QT_TRANSLATE_NOOP("tandem::ui::RunForm", "Text (*.txt *.md);;All files (*)")},
+    {QStringLiteral("tokens:"), false,
+     QT_TRANSLATE_NOOP("tandem::ui::RunForm", "Token files (*.bin);;All files (*)")},
+    {QStringLiteral("npz:"), false,
+     QT_TRANSLATE_NOOP("tandem::ui::RunForm", "NumPy (*.npz);;All files (*)")},
+    {QStringLiteral("images:"), true, nullptr}};
+constexpr int kTextKind = 5;
 } // namespace
 
 RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* parent)
@@ -56,6 +68,8 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     m_model->addItem(tr("mlp: small fully connected network"), QStringLiteral("mlp"));
     m_model->addItem(tr("resnet8: small ResNet for 32×32 colour images"),
                      QStringLiteral("resnet8"));
+    m_model->addItem(tr("gpt: small language model over the bytes of a text"),
+                     QStringLiteral("gpt"));
     m_model->addItem(tr("Your TorchScript file…"), kFileItem);
     m_modelPath = new QLineEdit;
     m_modelPath->setObjectName(QStringLiteral("modelPath"));
@@ -67,21 +81,7 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     form->addRow(tr("Model"), m_model);
     form->addRow(QString(), modelRow);
 
-    m_data = new QComboBox;
-    m_data->setObjectName(QStringLiteral("dataCombo"));
-    m_data->addItem(tr("Fashion-MNIST (built in)"));
-    m_data->addItem(tr("Fashion-MNIST folder (IDX files)"));
-    m_data->addItem(tr("MNIST folder (IDX files)"));
-    m_data->addItem(tr("CIFAR-10 folder (binary version)"));
-    m_data->addItem(tr("CSV file (label column and numbers)"));
-    m_dataPath = new QLineEdit;
-    m_dataPath->setObjectName(QStringLiteral("dataPath"));
-    m_dataBrowse = new QPushButton(tr("Choose…"));
-    auto* dataRow = new QHBoxLayout;
-    dataRow->addWidget(m_dataPath, 1);
-    dataRow->addWidget(m_dataBrowse);
-    form->addRow(tr("Dataset"), m_data);
-    form->addRow(QString(), dataRow);
+    addDataRows(form);
 
     m_machines = new QListWidget;
     m_machines->setObjectName(QStringLiteral("machinesList"));
@@ -169,7 +169,14 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     for (QLineEdit* e : {m_modelPath, m_dataPath})
         connect(e, &QLineEdit::textChanged, this,
                 [this] { setCheck(Check::NotChecked, QString()); });
-    connect(m_model, &QComboBox::currentIndexChanged, this,
+    connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
+        setCheck(Check::NotChecked, QString());
+        // The language model trains on text: offer a text file rather than the image demo.
+        if (m_model->currentData().toString() == QLatin1String("gpt") &&
+            m_data->currentIndex() == 0)
+            m_data->setCurrentIndex(kTextKind);
+    });
+    connect(m_loss, &QComboBox::currentIndexChanged, this,
             [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_data, &QComboBox::currentIndexChanged, this,
             [this] { setCheck(Check::NotChecked, QString()); });
@@ -183,6 +190,39 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     initial.mode = TrainMode::Auto;
     setConfig(initial);
     updatePeers();
+}
+
+// The dataset (a kind and where it is) and the loss.
+void RunForm::addDataRows(QFormLayout* form) {
+    m_data = new QComboBox;
+    m_data->setObjectName(QStringLiteral("dataCombo"));
+    m_data->addItem(tr("Fashion-MNIST (built in)"));
+    m_data->addItem(tr("Fashion-MNIST folder (IDX files)"));
+    m_data->addItem(tr("MNIST folder (IDX files)"));
+    m_data->addItem(tr("CIFAR-10 folder (binary version)"));
+    m_data->addItem(tr("CSV file (label= or target= column and numbers)"));
+    m_data->addItem(tr("Text file (its bytes are the tokens)"));
+    m_data->addItem(tr("Token file (nanoGPT .bin)"));
+    m_data->addItem(tr("NumPy arrays (.npz with x_train, y_train)"));
+    m_data->addItem(tr("Image folder (one subfolder per class)"));
+    m_dataPath = new QLineEdit;
+    m_dataPath->setObjectName(QStringLiteral("dataPath"));
+    m_dataBrowse = new QPushButton(tr("Choose…"));
+    auto* dataRow = new QHBoxLayout;
+    dataRow->addWidget(m_dataPath, 1);
+    dataRow->addWidget(m_dataBrowse);
+    form->addRow(tr("Dataset"), m_data);
+    m_loss = new QComboBox;
+    m_loss->setObjectName(QStringLiteral("lossCombo"));
+    m_loss->addItem(tr("Automatic: from the model's output and the data"), QStringLiteral("auto"));
+    m_loss->addItem(tr("Cross-entropy (classes, next token)"), QStringLiteral("cross-entropy"));
+    m_loss->addItem(tr("Mean squared error (regression)"), QStringLiteral("mse"));
+    m_loss->addItem(tr("Mean absolute error (regression)"), QStringLiteral("l1"));
+    m_loss->addItem(tr("Huber (regression with outliers)"), QStringLiteral("huber"));
+    m_loss->addItem(tr("Binary cross-entropy (several labels each)"), QStringLiteral("bce"));
+    m_loss->addItem(tr("The model's own loss() method"), QStringLiteral("model"));
+    form->addRow(QString(), dataRow);
+    form->addRow(tr("Loss"), m_loss);
 }
 
 // How the machines share the work, and what local SGD sends.
@@ -226,9 +266,15 @@ void RunForm::updateEnabled() {
     const QString mode = m_mode->currentData().toString();
     m_outerWire->setEnabled(mode == QLatin1String("local-sgd") ||
                             mode == QLatin1String(kStreaming) || mode == QLatin1String("auto"));
-    m_dataPath->setPlaceholderText(builtin                                     ? QString()
-                                   : kDataKinds[m_data->currentIndex()].folder ? tr("a folder")
-                                                                               : tr("a .csv file"));
+    const QString prefix = kDataKinds[m_data->currentIndex()].prefix;
+    m_dataPath->setPlaceholderText(
+        builtin                              ? QString()
+        : prefix == QLatin1String("csv:")    ? tr("a .csv file[,target=COLUMN to predict a number]")
+        : prefix == QLatin1String("text:")   ? tr("a text file[,context=256]")
+        : prefix == QLatin1String("tokens:") ? tr("a .bin file[,dtype=uint16][,context=256]")
+        : prefix == QLatin1String("images:") ? tr("a folder of class folders[,size=64]")
+        : kDataKinds[m_data->currentIndex()].folder ? tr("a folder")
+                                                    : tr("a file"));
 }
 
 void RunForm::updatePeers() {
@@ -271,6 +317,7 @@ RunConfig RunForm::config() const {
     const QString model = m_model->currentData().toString();
     c.model = model == kFileItem ? m_modelPath->text().trimmed() : model;
     c.data = dataSpec();
+    c.loss = parse<LossKind>(m_loss->currentData().toString()).value_or(LossKind::Auto);
     const QString mode = m_mode->currentData().toString();
     const bool streaming = mode == QLatin1String(kStreaming);
     c.mode = streaming ? TrainMode::LocalSgd : parse<TrainMode>(mode).value_or(TrainMode::Sync);
@@ -319,6 +366,7 @@ void RunForm::setConfig(const RunConfig& c) {
         }
     m_data->setCurrentIndex(kind);
     m_dataPath->setText(path);
+    m_loss->setCurrentIndex(std::max(0, m_loss->findData(nameOf(c.loss))));
     m_mode->setCurrentIndex(
         std::max(0, m_mode->findData(c.mode == TrainMode::LocalSgd && c.fragments > 1
                                          ? QString::fromLatin1(kStreaming)
@@ -389,8 +437,8 @@ void RunForm::browseData() {
     const int k = m_data->currentIndex();
     const QString f = kDataKinds[k].folder
                           ? QFileDialog::getExistingDirectory(this, tr("Choose the dataset folder"))
-                          : QFileDialog::getOpenFileName(this, tr("Choose the CSV file"), QString(),
-                                                         tr("CSV (*.csv);;All files (*)"));
+                          : QFileDialog::getOpenFileName(this, tr("Choose the dataset file"),
+                                                         QString(), tr(kDataKinds[k].filter));
     if (!f.isEmpty()) {
         m_dataPath->setText(f);
         check();

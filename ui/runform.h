@@ -51,6 +51,7 @@ Q_SIGNALS:
 
 private:
     void updatePeers();
+    void addDataRows(QFormLayout* form);
     void addModeRows(QFormLayout* form);
     void updateEnabled();
     void browseModel();
@@ -64,6 +65,7 @@ private:
     QLineEdit* m_modelPath;
     QPushButton* m_modelBrowse;
     QComboBox* m_data;
+    QComboBox* m_loss;
     QLineEdit* m_dataPath;
     QPushButton* m_dataBrowse;
     QListWidget* m_machines;

@@ -1,6 +1,7 @@
 #include "ui/sweeptab.h"
 
 #include "common/ports.h"
+#include "engine/runhistory.h"
 #include "ui/livechart.h"
 #include "ui/peermodel.h"
 
@@ -327,7 +328,7 @@ void SweepTab::setRow(const TrialRecord& t) {
 
 void SweepTab::readCurve(const TrialRecord& t) {
     // Only what the trial's metrics.jsonl gained since the last read.
-    QFile f(QDir(m_runner->trialDir(t.id)).filePath(QStringLiteral("metrics.jsonl")));
+    QFile f(QDir(m_runner->trialDir(t.id)).filePath(RunFiles::metrics()));
     if (!m_curveOf.contains(t.id) || !f.open(QIODevice::ReadOnly) ||
         f.size() <= m_readTo.value(t.id))
         return;

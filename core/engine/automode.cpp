@@ -20,6 +20,7 @@ Expected<double> Trainer::timeOneStep() {
     try {
         ReplicaOptions ro;
         ro.precision = m_cfg.precision;
+        ro.loss = m_objective.loss;
         ModelReplica replica(*device, m_module,
                              std::shared_ptr<const Dataset>(m_data, &m_data->train), ro);
         WorkRequest req;

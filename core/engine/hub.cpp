@@ -457,8 +457,11 @@ void CoordinatorHub::inviteAttempt(const QString& host, quint16 port, int attemp
         addMessage(QStringLiteral("invited %1 to join").arg(where));
     });
     connect(c, &Connection::received, this, [this, c, where](const wire::Message& m) {
-        if (const auto* r = std::get_if<wire::Reject>(&m))
+        if (const auto* r = std::get_if<wire::Reject>(&m)) {
             addMessage(QStringLiteral("%1 declined the invitation: %2").arg(where, r->message));
+            if (m_config.events)
+                m_config.events(HubEvent{HubEvent::Kind::Declined, nullptr, where, {}, r->message});
+        }
         if (std::holds_alternative<wire::Bye>(m) || std::holds_alternative<wire::Reject>(m))
             c->close(QStringLiteral("invitation answered"));
     });

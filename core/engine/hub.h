@@ -32,11 +32,12 @@ class RemoteWorker;
 // What the hub hands the training side, on the network thread: a worker that is ready to
 // take work, or a line for the run's log.
 struct HubEvent {
-    enum class Kind { Joined, Note, Probed };
+    enum class Kind { Joined, Note, Probed, Declined };
     Kind kind = Kind::Note;
     std::shared_ptr<RemoteWorker> worker; // Joined
-    QString text;                         // Note; Probed: the worker's name
-    LinkProbe link;                       // Probed: its link, as the handshake measured it
+    QString text;   // Note; Probed: the worker's name; Declined: the node invited (HOST:PORT)
+    LinkProbe link; // Probed: its link, as the handshake measured it
+    QString reason; // Declined: the node's answer
 };
 
 struct HubConfig {

@@ -12,54 +12,10 @@
 
 namespace tandem {
 
-namespace {
-
-QString shapeText(at::IntArrayRef s) {
-    QStringList parts;
-    for (int64_t d : s)
-        parts << QString::number(d);
-    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
-
-} // namespace
-
 QString firstLine(const std::exception& e) {
     QString m = QString::fromUtf8(e.what());
     const qsizetype nl = m.indexOf(QLatin1Char('\n'));
     return nl > 0 ? m.left(nl) : m;
-}
-
-Status checkModelFits(torch::jit::Module& module, const DatasetSplits& data,
-                      const QString& modelName) {
-    const int64_t n = std::min<int64_t>(2, data.train.count());
-    std::vector<int64_t> idx;
-    for (int64_t i = 0; i < n; ++i)
-        idx.push_back(i);
-    at::Tensor x = gatherInputs(data.train, idx);
-    try {
-        at::NoGradGuard noGrad;
-        module.eval();
-        c10::IValue out = module.forward({x});
-        module.train();
-        if (!out.isTensor())
-            return makeError(
-                ErrorCode::Incompatible,
-                QStringLiteral("model %1 must return one tensor of class scores").arg(modelName));
-        const at::Tensor y = out.toTensor();
-        if (y.dim() != 2 || y.size(0) != n || y.size(1) < data.numClasses)
-            return makeError(ErrorCode::Incompatible,
-                             QStringLiteral("model %1 returns shape %2 for inputs of shape %3; "
-                                            "it must return [batch, %4] class scores for %5")
-                                 .arg(modelName, shapeText(y.sizes()), shapeText(x.sizes()))
-                                 .arg(data.numClasses)
-                                 .arg(data.description));
-    } catch (const std::exception& e) {
-        module.train();
-        return makeError(ErrorCode::Incompatible,
-                         QStringLiteral("model %1 cannot take inputs of shape %2 from %3: %4")
-                             .arg(modelName, shapeText(x.sizes()), data.description, firstLine(e)));
-    }
-    return success();
 }
 
 bool hasRunningStats(const torch::jit::Module& module) {
@@ -88,26 +44,21 @@ void refreshRunningStats(torch::jit::Module& module, const Dataset& train, int b
     }
 }
 
-std::pair<double, double> evaluate(torch::jit::Module& module, const Dataset& test, int batch) {
+TestMetrics evaluate(torch::jit::Module& module, const Objective& objective, const Dataset& test,
+                     int batch) {
     at::NoGradGuard noGrad;
     module.eval();
-    double lossSum = 0;
-    int64_t correct = 0;
+    Evaluation e(objective);
     std::vector<int64_t> idx;
     for (int64_t start = 0; start < test.count(); start += batch) {
         idx.clear();
         for (int64_t i = start; i < std::min(test.count(), start + batch); ++i)
             idx.push_back(i);
-        at::Tensor x = gatherInputs(test, idx);
-        at::Tensor y = gatherLabels(test, idx);
-        at::Tensor logits = module.forward({x}).toTensor();
-        lossSum +=
-            at::nll_loss(at::log_softmax(logits, 1), y, {}, at::Reduction::Sum).item<double>();
-        correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+        e.add(module, module.forward({gatherInputs(test, idx)}).toTensor(),
+              gatherTargets(test, idx));
     }
     module.train();
-    const double n = double(std::max<int64_t>(1, test.count()));
-    return {lossSum / n, double(correct) / n};
+    return e.result();
 }
 
 int setTorchThreads(int threads, QString* warning) {
@@ -133,18 +84,25 @@ Expected<QString> checkRunInputs(const RunConfig& cfg) {
         isZooModel(cfg.model) ? buildZooModel(cfg.model, cfg.seed) : loadScriptModule(cfg.model);
     if (!m)
         return about(m.error(), ErrorSubject::Model);
-    if (auto st = checkModelFits(*m, *data, cfg.model); !st)
-        return about(st.error(), ErrorSubject::Model);
-    int64_t parameters = 0;
-    for (const at::Tensor& p : modelTensors(*m).params)
-        parameters += p.numel();
-    return QStringLiteral("%1: %2 parameters; %3: %4 training and %5 test samples, %6 classes")
+    auto objective = resolveObjective(cfg.loss, *m, *data, cfg.model);
+    if (!objective)
+        return about(objective.error(), ErrorSubject::Model);
+    const ModelTensors t = modelTensors(*m);
+    const QString frozen =
+        t.frozenCount() > 0 ? QStringLiteral(" (%1 frozen)").arg(t.frozenCount()) : QString();
+    const QString targets = data->train.targets == Dataset::Targets::Values
+                                ? QStringLiteral("float targets")
+                                : (data->train.targets == Dataset::Targets::Ids
+                                       ? QStringLiteral("a vocabulary of %1").arg(data->numClasses)
+                                       : QStringLiteral("%1 classes").arg(data->numClasses));
+    return QStringLiteral("%1: %2 trainable parameters%3; %4: %5 training and %6 test samples, "
+                          "%7; loss %8 (%9)")
         .arg(QFileInfo(cfg.model).fileName())
-        .arg(parameters)
-        .arg(data->description)
+        .arg(t.trainableCount())
+        .arg(frozen, data->description)
         .arg(data->train.count())
         .arg(data->test.count())
-        .arg(data->numClasses);
+        .arg(targets, nameOf(objective->loss), nameOf(objective->task));
 }
 
 } // namespace tandem

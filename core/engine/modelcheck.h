@@ -6,6 +6,7 @@
 // take the data's inputs and return class scores?) and the evaluation on the test split.
 
 #include "common/expected.h"
+#include "engine/objective.h"
 #include "formats/dataset.h"
 
 #include <torch/script.h>
@@ -18,11 +19,6 @@ namespace tandem {
 // The first line of a LibTorch exception: the rest is a C++ backtrace.
 QString firstLine(const std::exception& e);
 
-// Runs the model once on two samples before any training, so a model that does not fit the
-// data fails with a sentence instead of on the first step of a worker.
-Status checkModelFits(torch::jit::Module& module, const DatasetSplits& data,
-                      const QString& modelName);
-
 // Whether the model keeps running statistics (batch normalisation's running_mean).
 bool hasRunningStats(const torch::jit::Module& module);
 
@@ -33,7 +29,8 @@ bool hasRunningStats(const torch::jit::Module& module);
 // with batch normalisation at chance; SWA re-estimates them after averaging for the same reason.
 void refreshRunningStats(torch::jit::Module& module, const Dataset& train, int batch, int batches);
 
-// Mean loss and top-1 accuracy over `test`, in batches of `batch`.
-std::pair<double, double> evaluate(torch::jit::Module& module, const Dataset& test, int batch);
+// The test figures of `objective` over `test`, in batches of `batch`.
+TestMetrics evaluate(torch::jit::Module& module, const Objective& objective, const Dataset& test,
+                     int batch);
 
 } // namespace tandem

@@ -3,6 +3,7 @@
 #include "common/failpoint.h"
 #include "common/files.h"
 #include "engine/modelcheck.h"
+#include "engine/runhistory.h"
 #include "engine/scriptmodel.h"
 
 #include <QDir>
@@ -34,7 +35,7 @@ Status Recorder::open(bool resuming, int64_t savedStep) {
         m_ledger.flush();
     }
 #endif
-    m_log.setFileName(QDir(m_outDir).filePath(QStringLiteral("metrics.jsonl")));
+    m_log.setFileName(QDir(m_outDir).filePath(RunFiles::metrics()));
     if (!m_log.open(QIODevice::WriteOnly | QIODevice::Text |
                     (resuming ? QIODevice::Append : QIODevice::Truncate)))
         return makeError(ErrorCode::Io,
@@ -43,7 +44,7 @@ Status Recorder::open(bool resuming, int64_t savedStep) {
 }
 
 QString Recorder::checkpointPath() const {
-    return QDir(m_outDir).filePath(QStringLiteral("checkpoint.tandem"));
+    return QDir(m_outDir).filePath(RunFiles::checkpoint());
 }
 
 Status Recorder::checkpoint(const torch::jit::Module& module, const Optimizer& optimizer,
@@ -106,7 +107,7 @@ void Recorder::summary(const RunSummary& s) {
 Status Recorder::exportModel(torch::jit::Module& module) {
     try {
         module.eval();
-        QSaveFile pt(QDir(m_outDir).filePath(QStringLiteral("model.pt")));
+        QSaveFile pt(QDir(m_outDir).filePath(RunFiles::torchScript()));
         const QByteArray archive = saveScriptModule(module);
         module.train();
         if (!pt.open(QIODevice::WriteOnly) || pt.write(archive) != archive.size() || !pt.commit())
@@ -116,7 +117,7 @@ Status Recorder::exportModel(torch::jit::Module& module) {
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("exporting TorchScript failed: %1").arg(firstLine(e)));
     }
-    return writeSafetensors(QDir(m_outDir).filePath(QStringLiteral("model.safetensors")),
+    return writeSafetensors(QDir(m_outDir).filePath(RunFiles::safetensors()),
                             stateDictRecords(module),
                             {{QStringLiteral("format"), QStringLiteral("pt")},
                              {QStringLiteral("tandem_model"), m_model}});

@@ -125,17 +125,18 @@ Expected<WorkResult> RemoteWorker::wait() {
 }
 
 // What a well-formed result may say: in sync mode the samples it was given, and always no more
-// correct answers than samples, a finite loss and finite values. A worker that says otherwise
+// correct answers than it counted, a finite loss and finite values. A worker that says otherwise
 // would scale or poison the combined update.
 Status RemoteWorker::checkResult(const WorkResult& r, const Awaited& awaited) const {
     const bool sync = m_config->mode == TrainMode::Sync;
     if (r.samples < 0 || (sync && r.samples != awaited.samples) || r.correct < 0 ||
-        r.correct > r.samples)
+        r.correct > r.counted)
         return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("it reported %1 sample(s) and %2 correct for step %3, "
-                                        "which was given %4")
+                         QStringLiteral("it reported %1 sample(s) and %2 of %3 correct for step "
+                                        "%4, which was given %5")
                              .arg(r.samples)
                              .arg(r.correct)
+                             .arg(r.counted)
                              .arg(awaited.step + 1)
                              .arg(awaited.samples));
     at::NoGradGuard noGrad;

@@ -11,15 +11,22 @@ const QString kParam = QStringLiteral("param/");
 const QString kBuffer = QStringLiteral("buffer/");
 const QString kOptim = QStringLiteral("optim/");
 const QString kArchive = QStringLiteral("model.torchscript");
+QJsonObject lastTestJson(const TestMetrics& t) {
+    QJsonObject o;
+    t.writeTo(o);
+    return o;
+}
+
 } // namespace
 
 QList<TensorRecord> stateDictRecords(const torch::jit::Module& module) {
+    // Trainable and frozen parameters alike, in the module's own order, as state_dict() has
+    // them.
     QList<TensorRecord> out;
-    const ModelTensors t = modelTensors(module);
-    for (size_t i = 0; i < t.params.size(); ++i)
-        out << toRecord(t.paramNames[i], t.params[i]);
-    for (size_t i = 0; i < t.buffers.size(); ++i)
-        out << toRecord(t.bufferNames[i], t.buffers[i]);
+    for (const auto& p : module.named_parameters(/*recurse=*/true))
+        out << toRecord(p.name, p.value);
+    for (const auto& b : module.named_buffers(/*recurse=*/true))
+        out << toRecord(b.name, b.value);
     return out;
 }
 
@@ -35,23 +42,20 @@ Status writeRunCheckpoint(const QString& path, const torch::jit::Module& module,
         {QStringLiteral("completed_epochs"), s.completedEpochs},
         {QStringLiteral("epoch_loss_sum"), s.epochLossSum},
         {QStringLiteral("epoch_correct"), static_cast<qint64>(s.epochCorrect)},
+        {QStringLiteral("epoch_counted"), static_cast<qint64>(s.epochCounted)},
         {QStringLiteral("epoch_samples"), static_cast<qint64>(s.epochSamples)},
         {QStringLiteral("epoch_steps"), static_cast<qint64>(s.epochSteps)},
-        {QStringLiteral("last_test_accuracy"), s.lastTestAccuracy},
-        {QStringLiteral("last_test_loss"), s.lastTestLoss},
+        {QStringLiteral("last_test"), lastTestJson(s.lastTest)},
         {QStringLiteral("dataset_hash"), s.datasetHash},
         {QStringLiteral("schema_hash"), s.schemaHash},
         {QStringLiteral("optimizer_steps"), static_cast<qint64>(optimizer.stepCount())},
         {QStringLiteral("model_source"),
          isZooModel(s.config.model) ? QStringLiteral("zoo") : QStringLiteral("archive")},
     };
-    const ModelTensors t = modelTensors(module);
-    for (size_t i = 0; i < t.params.size(); ++i)
-        f.tensors << toRecord((kParam + QString::fromStdString(t.paramNames[i])).toStdString(),
-                              t.params[i]);
-    for (size_t i = 0; i < t.buffers.size(); ++i)
-        f.tensors << toRecord((kBuffer + QString::fromStdString(t.bufferNames[i])).toStdString(),
-                              t.buffers[i]);
+    for (const auto& p : module.named_parameters(/*recurse=*/true))
+        f.tensors << toRecord((kParam + QString::fromStdString(p.name)).toStdString(), p.value);
+    for (const auto& b : module.named_buffers(/*recurse=*/true))
+        f.tensors << toRecord((kBuffer + QString::fromStdString(b.name)).toStdString(), b.value);
     for (TensorRecord r : optimizer.stateRecords()) {
         r.name.prepend(kOptim);
         f.tensors << r;
@@ -86,10 +90,18 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
     s.completedEpochs = static_cast<int>(i64("completed_epochs"));
     s.epochLossSum = m.value(QStringLiteral("epoch_loss_sum")).toDouble();
     s.epochCorrect = i64("epoch_correct");
+    // Checkpoints from before other objectives counted accuracy over samples.
+    s.epochCounted =
+        m.contains(QStringLiteral("epoch_counted")) ? i64("epoch_counted") : i64("epoch_samples");
     s.epochSamples = i64("epoch_samples");
     s.epochSteps = i64("epoch_steps");
-    s.lastTestAccuracy = m.value(QStringLiteral("last_test_accuracy")).toDouble(-1);
-    s.lastTestLoss = m.value(QStringLiteral("last_test_loss")).toDouble();
+    if (m.contains(QStringLiteral("last_test"))) {
+        s.lastTest = TestMetrics::readFrom(m.value(QStringLiteral("last_test")).toObject());
+    } else if (m.value(QStringLiteral("last_test_accuracy")).toDouble(-1) >= 0) {
+        s.lastTest.evaluated = true;
+        s.lastTest.accuracy = m.value(QStringLiteral("last_test_accuracy")).toDouble();
+        s.lastTest.loss = m.value(QStringLiteral("last_test_loss")).toDouble();
+    }
     s.datasetHash = m.value(QStringLiteral("dataset_hash")).toString();
     s.schemaHash = m.value(QStringLiteral("schema_hash")).toString();
     out.optimizerSteps = i64("optimizer_steps");
@@ -153,6 +165,8 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
         return success();
     };
     if (auto st = fill(kParam, t.paramNames, t.params); !st)
+        return st.error();
+    if (auto st = fill(kParam, t.frozenNames, t.frozen); !st)
         return st.error();
     if (auto st = fill(kBuffer, t.bufferNames, t.buffers); !st)
         return st.error();

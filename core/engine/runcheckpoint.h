@@ -21,10 +21,10 @@ struct RunState {
     // The current epoch's running training figures, so a resumed run reports them whole.
     double epochLossSum = 0;
     int64_t epochCorrect = 0;
+    int64_t epochCounted = 0;
     int64_t epochSamples = 0;
     int64_t epochSteps = 0;
-    double lastTestAccuracy = -1;
-    double lastTestLoss = 0;
+    TestMetrics lastTest;
     QString datasetHash;
     QString schemaHash;
 };

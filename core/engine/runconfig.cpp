@@ -111,6 +111,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("data"), data},
         {QStringLiteral("epochs"), epochs},
         {QStringLiteral("batch"), batch},
+        {QStringLiteral("loss"), nameOf(loss)},
         {QStringLiteral("optimizer"), nameOf(optimizer)},
         {QStringLiteral("lr"), lr},
         {QStringLiteral("momentum"), momentum},
@@ -148,17 +149,17 @@ QJsonObject RunConfig::toJson() const {
 }
 
 const QStringList& runChoiceKeys() {
-    static const QStringList keys = {QStringLiteral("optimizer"),
-                                     QStringLiteral("schedule"),
-                                     QStringLiteral("mode"),
-                                     QStringLiteral("wire"),
-                                     QStringLiteral("outer_wire"),
-                                     QStringLiteral("precision"),
-                                     QStringLiteral("inner_lr_scaling")};
+    static const QStringList keys = {
+        QStringLiteral("loss"),      QStringLiteral("optimizer"),
+        QStringLiteral("schedule"),  QStringLiteral("mode"),
+        QStringLiteral("wire"),      QStringLiteral("outer_wire"),
+        QStringLiteral("precision"), QStringLiteral("inner_lr_scaling")};
     return keys;
 }
 
 Status setRunChoice(RunConfig& c, const QString& key, const QString& value) {
+    if (key == QLatin1String("loss"))
+        return parseInto(value, c.loss, "loss");
     if (key == QLatin1String("optimizer"))
         return parseInto(value, c.optimizer, "optimizer");
     if (key == QLatin1String("schedule"))
@@ -333,12 +334,13 @@ QJsonObject StepMetrics::toJson() const {
 }
 
 QJsonObject EpochMetrics::toJson() const {
-    return QJsonObject{{QStringLiteral("type"), QStringLiteral("epoch")},
-                       {QStringLiteral("epoch"), epoch},
-                       {QStringLiteral("train_loss"), trainLoss},
-                       {QStringLiteral("train_accuracy"), trainAccuracy},
-                       {QStringLiteral("test_loss"), testLoss},
-                       {QStringLiteral("test_accuracy"), testAccuracy}};
+    QJsonObject o{{QStringLiteral("type"), QStringLiteral("epoch")},
+                  {QStringLiteral("epoch"), epoch},
+                  {QStringLiteral("train_loss"), trainLoss},
+                  {QStringLiteral("train_accuracy"),
+                   std::isfinite(trainAccuracy) ? QJsonValue(trainAccuracy) : QJsonValue()}};
+    test.writeTo(o);
+    return o;
 }
 
 int threadsFor(int requested, int cores, QString* warning) {
@@ -385,27 +387,34 @@ QJsonObject RunSummary::toJson() const {
             {QStringLiteral("left_out"), w.leftOut},
             {QStringLiteral("status"), WorkerSummary::statusName(w.status)},
             {QStringLiteral("reason"), w.reason}});
-    QJsonObject o{{QStringLiteral("model"), model},
-                  {QStringLiteral("mode"), mode},
-                  {QStringLiteral("data"), data},
-                  {QStringLiteral("dataset_hash"), datasetHash},
-                  {QStringLiteral("finished"), finished},
-                  {QStringLiteral("epochs"), epochs},
-                  {QStringLiteral("steps"), static_cast<qint64>(steps)},
-                  {QStringLiteral("samples"), static_cast<qint64>(samples)},
-                  {QStringLiteral("train_loss"), trainLoss},
-                  {QStringLiteral("train_accuracy"), trainAccuracy},
-                  {QStringLiteral("samples_per_s"), samplesPerS},
-                  {QStringLiteral("train_seconds"), trainSeconds},
-                  {QStringLiteral("wire_bytes_per_step"), wireBytesPerStep},
-                  {QStringLiteral("stale_dropped"), static_cast<qint64>(staleDropped)},
-                  {QStringLiteral("out"), outDir},
-                  {QStringLiteral("checkpoint"), checkpoint},
-                  {QStringLiteral("workers"), ws}};
-    // null rather than a made-up figure when no epoch was evaluated
-    o.insert(QStringLiteral("test_accuracy"),
-             testAccuracy >= 0 ? QJsonValue(testAccuracy) : QJsonValue());
-    o.insert(QStringLiteral("test_loss"), testAccuracy >= 0 ? QJsonValue(testLoss) : QJsonValue());
+    QJsonObject o{
+        {QStringLiteral("model"), model},
+        {QStringLiteral("mode"), mode},
+        {QStringLiteral("data"), data},
+        {QStringLiteral("dataset_hash"), datasetHash},
+        {QStringLiteral("finished"), finished},
+        {QStringLiteral("epochs"), epochs},
+        {QStringLiteral("steps"), static_cast<qint64>(steps)},
+        {QStringLiteral("samples"), static_cast<qint64>(samples)},
+        {QStringLiteral("loss"), nameOf(loss)},
+        {QStringLiteral("objective"), nameOf(task)},
+        {QStringLiteral("train_loss"), trainLoss},
+        {QStringLiteral("train_accuracy"),
+         std::isfinite(trainAccuracy) ? QJsonValue(trainAccuracy) : QJsonValue()},
+        {QStringLiteral("samples_per_s"), samplesPerS},
+        {QStringLiteral("train_seconds"), trainSeconds},
+        {QStringLiteral("trainable_parameters"), static_cast<qint64>(trainableParameters)},
+        {QStringLiteral("frozen_parameters"), static_cast<qint64>(frozenParameters)},
+        {QStringLiteral("wire_bytes_per_step"), wireBytesPerStep},
+        {QStringLiteral("stale_dropped"), static_cast<qint64>(staleDropped)},
+        {QStringLiteral("out"), outDir},
+        {QStringLiteral("checkpoint"), checkpoint},
+        {QStringLiteral("workers"), ws}};
+    // null rather than a made-up figure when no epoch was evaluated, or for a figure the task
+    // does not define
+    test.writeTo(o);
+    if (task == Task::Sequence)
+        o.insert(QStringLiteral("tokens_per_s"), tokensPerS);
     return o;
 }
 

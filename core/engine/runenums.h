@@ -28,6 +28,13 @@ enum class LrScaling { Workers, None };
 enum class Precision { Fp32, Bf16, Fp16 };
 enum class OptimizerKind { Sgd, Adam, AdamW, RmsProp, Adagrad };
 enum class Schedule { Constant, Cosine };
+// What a step minimises. Auto is a request: the model check picks one from the model's output
+// and the data's targets; Model calls the model's own loss(output, target) method.
+enum class LossKind { Auto, CrossEntropy, Mse, L1, Huber, Bce, Model };
+// What a run's figures mean, from its loss and its data: top-1 accuracy of one class per sample,
+// next-token accuracy and perplexity, R² and mean absolute error, per-label accuracy, or only
+// the loss of a model that defines its own.
+enum class Task { Classification, Sequence, Regression, MultiLabel, Custom };
 // Which side of a connection a peer is on.
 enum class PeerRole { Coordinator, Worker, Node };
 
@@ -49,6 +56,12 @@ TANDEM_ENUM_NAMES(OptimizerKind, {OptimizerKind::Sgd, "sgd"}, {OptimizerKind::Ad
                   {OptimizerKind::AdamW, "adamw"}, {OptimizerKind::RmsProp, "rmsprop"},
                   {OptimizerKind::Adagrad, "adagrad"})
 TANDEM_ENUM_NAMES(Schedule, {Schedule::Constant, "constant"}, {Schedule::Cosine, "cosine"})
+TANDEM_ENUM_NAMES(LossKind, {LossKind::Auto, "auto"}, {LossKind::CrossEntropy, "cross-entropy"},
+                  {LossKind::Mse, "mse"}, {LossKind::L1, "l1"}, {LossKind::Huber, "huber"},
+                  {LossKind::Bce, "bce"}, {LossKind::Model, "model"})
+TANDEM_ENUM_NAMES(Task, {Task::Classification, "classification"}, {Task::Sequence, "sequence"},
+                  {Task::Regression, "regression"}, {Task::MultiLabel, "multi-label"},
+                  {Task::Custom, "custom"})
 TANDEM_ENUM_NAMES(PeerRole, {PeerRole::Coordinator, "coordinator"}, {PeerRole::Worker, "worker"},
                   {PeerRole::Node, "node"})
 #undef TANDEM_ENUM_NAMES

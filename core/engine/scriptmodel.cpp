@@ -11,172 +11,9 @@
 #include <cmath>
 #include <random>
 #include <sstream>
+#include <unordered_map>
 
 namespace tandem {
-
-namespace {
-
-using torch::jit::Module;
-
-// Creates modules whose class names are unique within one model: TorchScript serialises
-// every class under its qualified name, so two different Conv2d definitions must not share
-// one.
-class ZooBuilder {
-public:
-    ZooBuilder(std::string model, uint64_t seed)
-        : m_model(std::move(model))
-        , m_gen(seed) {}
-
-    Module module(const std::string& cls) {
-        Module m(c10::QualifiedName("__torch__.tandem." + m_model + "." + cls + "_" +
-                                    std::to_string(m_counter++)));
-        // Module::train()/eval() flip this attribute on every submodule.
-        m.register_attribute("training", c10::BoolType::get(), true);
-        return m;
-    }
-
-    // torch.nn's default for Linear and Conv2d: kaiming_uniform(a=sqrt(5)) for the weight,
-    // which is U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the same bound for the bias.
-    at::Tensor uniform(at::IntArrayRef shape, int64_t fanIn) {
-        const double bound = 1.0 / std::sqrt(static_cast<double>(fanIn));
-        at::Tensor t = at::empty(shape, at::kFloat);
-        float* p = t.data_ptr<float>();
-        for (int64_t i = 0; i < t.numel(); ++i) {
-            // Our own mapping from the 64-bit generator, so that weights are the same on every
-            // standard library (distribution implementations differ between them).
-            const double u = static_cast<double>(m_gen() >> 11) * (1.0 / 9007199254740992.0);
-            p[i] = static_cast<float>((2.0 * u - 1.0) * bound);
-        }
-        return t;
-    }
-
-    Module linear(int64_t in, int64_t out) {
-        Module m = module("Linear");
-        m.register_parameter("weight", uniform({out, in}, in).requires_grad_(true), false);
-        m.register_parameter("bias", uniform({out}, in).requires_grad_(true), false);
-        m.define(R"(
-def forward(self, x: Tensor) -> Tensor:
-    return torch.linear(x, self.weight, self.bias)
-)");
-        return m;
-    }
-
-    Module conv2d(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad, bool bias) {
-        Module m = module("Conv2d");
-        const int64_t fanIn = in * k * k;
-        m.register_parameter("weight", uniform({out, in, k, k}, fanIn).requires_grad_(true), false);
-        if (bias)
-            m.register_parameter("bias", uniform({out}, fanIn).requires_grad_(true), false);
-        const std::string s = std::to_string(stride), p = std::to_string(pad);
-        m.define("def forward(self, x: Tensor) -> Tensor:\n"
-                 "    return torch.conv2d(x, self.weight, " +
-                 std::string(bias ? "self.bias" : "None") + ", [" + s + ", " + s + "], [" + p +
-                 ", " + p + "], [1, 1], 1)\n");
-        return m;
-    }
-
-    Module batchNorm2d(int64_t c) {
-        Module m = module("BatchNorm2d");
-        m.register_parameter("weight", at::ones({c}).requires_grad_(true), false);
-        m.register_parameter("bias", at::zeros({c}).requires_grad_(true), false);
-        m.register_buffer("running_mean", at::zeros({c}));
-        m.register_buffer("running_var", at::ones({c}));
-        m.register_buffer("num_batches_tracked", at::zeros({}, at::kLong));
-        m.define(R"(
-def forward(self, x: Tensor) -> Tensor:
-    if self.training:
-        self.num_batches_tracked.add_(1)
-    return torch.batch_norm(x, self.weight, self.bias, self.running_mean, self.running_var,
-                            self.training, 0.1, 1e-05, False)
-)");
-        return m;
-    }
-
-private:
-    std::string m_model;
-    std::mt19937_64 m_gen;
-    int m_counter = 0;
-};
-
-// The multilayer perceptron: 784-256-10 on flattened 28x28 images.
-Module buildMlp(uint64_t seed) {
-    ZooBuilder b("mlp", seed);
-    Module m = b.module("Mlp");
-    m.register_module("fc1", b.linear(784, 256));
-    m.register_module("fc2", b.linear(256, 10));
-    m.define(R"(
-def forward(self, x: Tensor) -> Tensor:
-    x = torch.flatten(x, 1)
-    x = torch.relu(self.fc1.forward(x))
-    return self.fc2.forward(x)
-)");
-    return m;
-}
-
-// The pytorch/examples MNIST network without dropout, with the same parameter names.
-Module buildMnistCnn(uint64_t seed) {
-    ZooBuilder b("mnist_cnn", seed);
-    Module m = b.module("Net");
-    m.register_module("conv1", b.conv2d(1, 32, 3, 1, 0, true));
-    m.register_module("conv2", b.conv2d(32, 64, 3, 1, 0, true));
-    m.register_module("fc1", b.linear(9216, 128));
-    m.register_module("fc2", b.linear(128, 10));
-    m.define(R"(
-def forward(self, x: Tensor) -> Tensor:
-    x = torch.relu(self.conv1.forward(x))
-    x = torch.relu(self.conv2.forward(x))
-    x = torch.max_pool2d(x, [2, 2], [2, 2], [0, 0], [1, 1], False)
-    x = torch.flatten(x, 1)
-    x = torch.relu(self.fc1.forward(x))
-    return self.fc2.forward(x)
-)");
-    return m;
-}
-
-// A basic residual block: two 3x3 conv+BN, with a 1x1 conv+BN shortcut when the shape changes.
-Module resBlock(ZooBuilder& b, int64_t in, int64_t out, int64_t stride) {
-    Module m = b.module("BasicBlock");
-    m.register_module("conv1", b.conv2d(in, out, 3, stride, 1, false));
-    m.register_module("bn1", b.batchNorm2d(out));
-    m.register_module("conv2", b.conv2d(out, out, 3, 1, 1, false));
-    m.register_module("bn2", b.batchNorm2d(out));
-    const bool project = stride != 1 || in != out;
-    if (project) {
-        m.register_module("shortcut_conv", b.conv2d(in, out, 1, stride, 0, false));
-        m.register_module("shortcut_bn", b.batchNorm2d(out));
-    }
-    const std::string shortcut =
-        project ? "self.shortcut_bn.forward(self.shortcut_conv.forward(x))" : "x";
-    m.define("def forward(self, x: Tensor) -> Tensor:\n"
-             "    y = torch.relu(self.bn1.forward(self.conv1.forward(x)))\n"
-             "    y = self.bn2.forward(self.conv2.forward(y))\n"
-             "    return torch.relu(y + " +
-             shortcut + ")\n");
-    return m;
-}
-
-// ResNet-8 for 32x32x3 images (CIFAR-10): a 16-channel stem and three residual stages of one
-// block each (16, 32, 64 channels), global average pooling and a linear classifier.
-Module buildResnet8(uint64_t seed) {
-    ZooBuilder b("resnet8", seed);
-    Module m = b.module("ResNet8");
-    m.register_module("conv1", b.conv2d(3, 16, 3, 1, 1, false));
-    m.register_module("bn1", b.batchNorm2d(16));
-    m.register_module("layer1", resBlock(b, 16, 16, 1));
-    m.register_module("layer2", resBlock(b, 16, 32, 2));
-    m.register_module("layer3", resBlock(b, 32, 64, 2));
-    m.register_module("fc", b.linear(64, 10));
-    m.define(R"(
-def forward(self, x: Tensor) -> Tensor:
-    x = torch.relu(self.bn1.forward(self.conv1.forward(x)))
-    x = self.layer1.forward(x)
-    x = self.layer2.forward(x)
-    x = self.layer3.forward(x)
-    x = torch.mean(x, [2, 3])
-    return self.fc.forward(x)
-)");
-    return m;
-}
 
 Error torchError(const QString& what, const std::exception& e) {
     // c10::Error messages carry a C++ backtrace after the first line; the first line is the
@@ -186,34 +23,6 @@ Error torchError(const QString& what, const std::exception& e) {
     if (nl > 0)
         msg.truncate(nl);
     return makeError(ErrorCode::Runtime, QStringLiteral("%1: %2").arg(what, msg));
-}
-
-} // namespace
-
-QStringList zooModelNames() {
-    return {QStringLiteral("mlp"), QStringLiteral("mnist-cnn"), QStringLiteral("resnet8")};
-}
-
-bool isZooModel(const QString& name) {
-    return zooModelNames().contains(name);
-}
-
-Expected<torch::jit::Module> buildZooModel(const QString& name, uint64_t seed) {
-    initTorchRuntime(); // every module Tandem runs is built or loaded here
-    try {
-        if (name == QLatin1String("mlp"))
-            return buildMlp(seed);
-        if (name == QLatin1String("mnist-cnn"))
-            return buildMnistCnn(seed);
-        if (name == QLatin1String("resnet8"))
-            return buildResnet8(seed);
-    } catch (const std::exception& e) {
-        return torchError(QStringLiteral("building model %1").arg(name), e);
-    }
-    return makeError(ErrorCode::InvalidArgument,
-                     QStringLiteral("unknown model \"%1\"; built-in models are %2, or give the "
-                                    "path of a TorchScript file")
-                         .arg(name, zooModelNames().join(QStringLiteral(", "))));
 }
 
 Expected<torch::jit::Module> loadScriptModule(const QString& path) {
@@ -272,14 +81,47 @@ QByteArray saveScriptModule(const torch::jit::Module& module) {
 ModelTensors modelTensors(const torch::jit::Module& module) {
     ModelTensors t;
     for (const auto& p : module.named_parameters(/*recurse=*/true)) {
-        t.paramNames.push_back(p.name);
-        t.params.push_back(p.value);
+        if (p.value.requires_grad()) {
+            t.paramNames.push_back(p.name);
+            t.params.push_back(p.value);
+        } else {
+            t.frozenNames.push_back(p.name);
+            t.frozen.push_back(p.value);
+        }
     }
     for (const auto& b : module.named_buffers(/*recurse=*/true)) {
         t.bufferNames.push_back(b.name);
         t.buffers.push_back(b.value);
     }
     return t;
+}
+
+QString describeParameters(const ModelTensors& t) {
+    QString s = QStringLiteral("%1 trainable parameters").arg(t.trainableCount());
+    if (t.frozenCount() > 0)
+        s += QStringLiteral(", %1 frozen, which are never sent or changed").arg(t.frozenCount());
+    return s;
+}
+
+Status checkTrainable(const ModelTensors& t, const QString& modelName) {
+    if (!t.params.empty())
+        return success();
+    return makeError(ErrorCode::Incompatible,
+                     QStringLiteral("model %1 has no trainable parameters: every one has "
+                                    "requires_grad=False. Unfreeze the layers to train before "
+                                    "saving it")
+                         .arg(modelName));
+}
+
+void copyTrainability(const torch::jit::Module& original, torch::jit::Module& copy) {
+    std::unordered_map<std::string, bool> trainable;
+    for (const auto& p : original.named_parameters(/*recurse=*/true))
+        trainable[p.name] = p.value.requires_grad();
+    for (const auto& p : copy.named_parameters(/*recurse=*/true)) {
+        auto it = trainable.find(p.name);
+        at::Tensor t = p.value;
+        t.detach_().requires_grad_(it == trainable.end() || it->second);
+    }
 }
 
 QByteArray schemaHash(const ModelTensors& t) {
@@ -293,9 +135,25 @@ QByteArray schemaHash(const ModelTensors& t) {
     };
     for (size_t i = 0; i < t.params.size(); ++i)
         add("param", t.paramNames[i], t.params[i]);
+    for (size_t i = 0; i < t.frozen.size(); ++i)
+        add("frozen", t.frozenNames[i], t.frozen[i]);
     for (size_t i = 0; i < t.buffers.size(); ++i)
         add("buffer", t.bufferNames[i], t.buffers[i]);
     return h.result().toHex();
+}
+
+int64_t ModelTensors::trainableCount() const {
+    int64_t n = 0;
+    for (const at::Tensor& p : params)
+        n += p.numel();
+    return n;
+}
+
+int64_t ModelTensors::frozenCount() const {
+    int64_t n = 0;
+    for (const at::Tensor& p : frozen)
+        n += p.numel();
+    return n;
 }
 
 namespace {

@@ -24,6 +24,7 @@ struct StepOutcome {
     int64_t samples = 0; // in the step's batch
     double lossSum = 0;  // summed over those samples
     int64_t correct = 0;
+    int64_t counted = 0; // what `correct` is out of (WorkResult::counted)
     double lr = 0;
     double stepMs = 0; // training time the step took
     QList<WorkerStepStats> workers;

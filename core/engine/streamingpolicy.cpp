@@ -260,6 +260,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
         out.workers << ws;
         out.lossSum += r->lossSum;
         out.correct += r->correct;
+        out.counted += r->counted;
         samples += r->samples;
         results.push_back(std::move(*r));
     }

@@ -33,6 +33,7 @@ Status SyncPolicy::step(StepContext& ctx) {
     for (const WorkResult& r : c.results) {
         out.lossSum += r.lossSum;
         out.correct += r.correct;
+        out.counted += r.counted;
     }
     std::vector<at::Tensor> grads = combineResults(ctx.master, c.results, batch);
     ctx.optimizer.step(grads, serverLr(ctx, lr));

@@ -4,6 +4,7 @@
 #include "common/files.h"
 #include "common/ports.h"
 #include "engine/modelcheck.h"
+#include "engine/runhistory.h"
 #include "engine/wiretensors.h"
 #include "engine/worker.h"
 
@@ -22,8 +23,10 @@ namespace tandem {
 
 Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom,
                                  RunObserver* observer, RunControl* control) {
-    Trainer trainer(cfg, resumeFrom, observer, control);
-    return trainer.run();
+    RunHistory::started(cfg);
+    Expected<RunSummary> result = Trainer(cfg, resumeFrom, observer, control).run();
+    RunHistory::ended(cfg.outDir, result);
+    return result;
 }
 
 QString Trainer::phaseName(Phase p) {
@@ -94,8 +97,10 @@ Status Trainer::load() {
         return about(st.error(), ErrorSubject::Model);
 
     m_master = modelTensors(m_module);
-    for (const at::Tensor& p : m_master.params)
-        m_parameterCount += p.numel();
+    m_parameterCount = m_master.trainableCount();
+    m_frozenCount = m_master.frozenCount();
+    if (auto st = checkTrainable(m_master, m_cfg.model); !st)
+        return about(st.error(), ErrorSubject::Model);
     m_runOptimizer.kind = m_cfg.optimizer;
     m_runOptimizer.momentum = m_cfg.momentum;
     m_runOptimizer.weightDecay = m_cfg.effectiveWeightDecay();
@@ -152,7 +157,13 @@ Status Trainer::loadModel() {
             return m.error();
         m_module = *m;
     }
-    return checkModelFits(m_module, *m_data, m_cfg.model);
+    // Resolved once: the checkpoint and every worker receive the loss chosen, never "auto".
+    auto objective = resolveObjective(m_cfg.loss, m_module, *m_data, m_cfg.model);
+    if (!objective)
+        return objective.error();
+    m_objective = *objective;
+    m_cfg.loss = m_objective.loss;
+    return success();
 }
 
 Status Trainer::restore() {
@@ -169,14 +180,14 @@ Status Trainer::restore() {
                          QStringLiteral("%1: %2").arg(m_resumeFrom, st.error().message));
     m_state.step = s.step;
     m_state.completedEpochs = s.completedEpochs;
-    m_state.lastTestAccuracy = s.lastTestAccuracy;
-    m_state.lastTestLoss = s.lastTestLoss;
-    m_epochAcc = Accum{s.epochLossSum, s.epochCorrect, s.epochSamples, s.epochSteps};
+    m_state.lastTest = s.lastTest;
+    m_epochAcc =
+        Accum{s.epochLossSum, s.epochCorrect, s.epochCounted, s.epochSamples, s.epochSteps};
     return success();
 }
 
-// This machine's best device, or the one the run names. Remote workers join through the hub;
-// both are WorkerLinks, and the step policies do not tell them apart.
+// This machine's best device, or the one the run names. Remote workers join through the hub:
+// both are WorkerLinks, which the step policies do not tell apart.
 Status Trainer::startLocalWorker() {
     if (!m_cfg.localWorker)
         return success();
@@ -187,6 +198,7 @@ Status Trainer::startLocalWorker() {
         ReplicaOptions ro;
         ro.innerOptimizer = m_runOptimizer;
         ro.precision = m_cfg.precision;
+        ro.loss = m_objective.loss;
         auto train = std::shared_ptr<const Dataset>(m_data, &m_data->train);
         auto local =
             std::make_shared<LocalWorker>(QStringLiteral("local"), *device, m_module, train, ro);
@@ -319,20 +331,21 @@ void Trainer::announceStart() {
     m_totalSteps = m_stepsPerEpoch * m_cfg.epochs;
     RunInfo info;
     info.model = m_cfg.model;
+    info.loss = m_objective.loss;
+    info.task = m_objective.task;
     info.datasetDescription = m_data->description;
     info.trainSamples = m_data->train.count();
     info.testSamples = m_data->test.count();
     info.parameters = m_parameterCount;
+    info.frozenParameters = m_frozenCount;
     info.stepsPerEpoch = m_stepsPerEpoch;
     info.totalSteps = m_totalSteps;
     info.startStep = m_state.step;
     info.devices = m_devices;
     m_obs.onStart(info);
-    m_obs.onMessage(QStringLiteral("training %1 (%2 parameters) on %3: %4 training and %5 test "
-                                   "samples, %6 thread(s), %7 worker(s)")
-                        .arg(m_cfg.model)
-                        .arg(m_parameterCount)
-                        .arg(m_data->description)
+    m_obs.onMessage(QStringLiteral("training %1 (%2) on %3: %4 training and %5 test samples, "
+                                   "%6 thread(s), %7 worker(s)")
+                        .arg(m_cfg.model, describeParameters(m_master), m_data->description)
                         .arg(m_data->train.count())
                         .arg(m_data->test.count())
                         .arg(m_threads)
@@ -398,6 +411,7 @@ Status Trainer::applied(const StepOutcome& o) {
     m_samplesThisRun += o.samples;
     m_epochAcc.lossSum += o.lossSum;
     m_epochAcc.correct += o.correct;
+    m_epochAcc.counted += o.counted;
     m_epochAcc.samples += o.samples;
     ++m_epochAcc.steps;
     if (o.shortBy > 0) {
@@ -419,7 +433,8 @@ Status Trainer::applied(const StepOutcome& o) {
     sm.totalSteps = m_totalSteps;
     sm.epochs = m_cfg.epochs;
     sm.loss = o.samples ? o.lossSum / double(o.samples) : 0;
-    sm.accuracy = o.samples ? double(o.correct) / double(o.samples) : 0;
+    sm.accuracy = o.counted ? double(o.correct) / double(o.counted)
+                            : std::numeric_limits<double>::quiet_NaN();
     sm.lr = o.lr;
     sm.samples = o.samples;
     sm.stepMs = o.stepMs;
@@ -456,6 +471,7 @@ Status Trainer::applied(const StepOutcome& o) {
 Status Trainer::waitForAnyWorker() {
     m_obs.onMessage(QStringLiteral("no worker is left; waiting up to %1 s for one to join")
                         .arg(m_cfg.workerTimeoutS * 4));
+    m_obs.onEvent(RunEvent{RunEvent::Kind::WorkersGone, {}, {}, m_state.step});
     if (m_pool.waitForJoined(1, m_cfg.workerTimeoutS * 4000,
                              [this] { return m_control && m_control->stopRequested(); }) >= 1) {
         m_pool.admitJoined();
@@ -479,9 +495,13 @@ Status Trainer::saveCheckpoint() {
     m_state.position = m_sampler->position();
     m_state.epochLossSum = m_epochAcc.lossSum;
     m_state.epochCorrect = m_epochAcc.correct;
+    m_state.epochCounted = m_epochAcc.counted;
     m_state.epochSamples = m_epochAcc.samples;
     m_state.epochSteps = m_epochAcc.steps;
-    return m_recorder.checkpoint(m_module, *m_optimizer, m_state);
+    Status st = m_recorder.checkpoint(m_module, *m_optimizer, m_state);
+    if (st)
+        m_obs.onEvent(RunEvent{RunEvent::Kind::CheckpointWritten, {}, {}, m_state.step});
+    return st;
 }
 
 // --- Evaluating ----------------------------------------------------------------------------
@@ -505,15 +525,13 @@ Status Trainer::evaluate() {
             m_statsNoted = true;
             refreshRunningStats(m_module, m_data->train, m_cfg.batch, kStatsBatches);
         }
-        std::tie(em.testLoss, em.testAccuracy) =
-            tandem::evaluate(m_module, m_data->test, m_cfg.evalBatch);
+        em.test = tandem::evaluate(m_module, m_objective, m_data->test, m_cfg.evalBatch);
     } catch (const std::exception& e) {
         shutdown(QStringLiteral("the run failed"));
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("evaluation failed: %1").arg(firstLine(e)));
     }
-    m_state.lastTestAccuracy = em.testAccuracy;
-    m_state.lastTestLoss = em.testLoss;
+    m_state.lastTest = em.test;
     m_recorder.epoch(em);
     m_obs.onEpoch(em);
     m_lastEpoch = m_epochAcc;
@@ -561,10 +579,15 @@ RunSummary Trainer::summarize(bool stopped) {
     const Accum& reported = m_epochAcc.steps > 0 ? m_epochAcc : m_lastEpoch;
     sum.trainLoss = reported.loss();
     sum.trainAccuracy = reported.accuracy();
-    sum.testAccuracy = m_state.lastTestAccuracy;
-    sum.testLoss = m_state.lastTestLoss;
+    sum.test = m_state.lastTest;
+    sum.loss = m_objective.loss;
+    sum.task = m_objective.task;
     sum.trainSeconds = m_trainSeconds;
+    sum.trainableParameters = m_parameterCount;
+    sum.frozenParameters = m_frozenCount;
     sum.samplesPerS = m_trainSeconds > 0 ? double(m_samplesThisRun) / m_trainSeconds : 0;
+    if (m_objective.task == Task::Sequence)
+        sum.tokensPerS = sum.samplesPerS * double(m_data->train.targetSize());
     sum.workers = m_pool.summaries();
     // Per step and remote worker that took part in it: a worker the balancer gave nothing in a
     // step moved nothing in it either.

@@ -9,6 +9,7 @@
 // mode.
 
 #include "engine/hub.h"
+#include "engine/objective.h"
 #include "engine/optimizer.h"
 #include "engine/recorder.h"
 #include "engine/runcheckpoint.h"
@@ -52,10 +53,15 @@ private:
     struct Accum {
         double lossSum = 0;
         int64_t correct = 0;
+        int64_t counted = 0;
         int64_t samples = 0;
         int64_t steps = 0;
         double loss() const { return samples ? lossSum / double(samples) : 0; }
-        double accuracy() const { return samples ? double(correct) / double(samples) : 0; }
+        // NaN for a task without accuracy (nothing counted).
+        double accuracy() const {
+            return counted ? double(correct) / double(counted)
+                           : std::numeric_limits<double>::quiet_NaN();
+        }
     };
 
     // Loading: the data, the model (or the checkpoint to resume), the optimizer, the sampler,
@@ -105,7 +111,9 @@ private:
     torch::jit::Module m_module;
     std::optional<LoadedCheckpoint> m_ckpt;
     ModelTensors m_master;
-    int64_t m_parameterCount = 0;
+    Objective m_objective;
+    int64_t m_parameterCount = 0; // trainable
+    int64_t m_frozenCount = 0;
     std::unique_ptr<StepPolicy> m_policy;
     bool m_modePending = false; // --mode auto before the links are measured
     bool m_statsNoted = false;  // the log said why batch-norm statistics are gathered again

@@ -13,9 +13,12 @@
 #include <QStringList>
 
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <limits>
 #include <mutex>
+#include <optional>
 
 namespace tandem {
 
@@ -24,6 +27,9 @@ struct RunConfig {
     QString data = QStringLiteral("fashion-mnist");
     int epochs = 1;
     int batch = 64; // the global batch: what one optimizer step sees, across all workers
+    // What a step minimises; auto picks from the model's output and the data's targets before
+    // the run starts, and the run (its checkpoint, its workers) carries the loss it picked.
+    LossKind loss = LossKind::Auto;
     OptimizerKind optimizer = OptimizerKind::Adam;
     double lr = 0.001;
     double momentum = 0.9;   // sgd
@@ -68,7 +74,9 @@ struct RunConfig {
     // How long to wait for `workers` before training with those that came (0: as long as it
     // takes). The app waits a bounded time for the machines it invited.
     int joinTimeoutS = 0;
-    QString home;        // this node's identity and trust store
+    QString home; // this node's identity and trust store
+    // The run is listed in the node's History (RunHistory); a sweep's trials are not.
+    bool listInHistory = true;
     QStringList invites; // paired nodes running `tandem serve` to ask to join (HOST[:PORT])
 
     QJsonObject toJson() const;
@@ -133,12 +141,32 @@ struct StepMetrics {
     QJsonObject toJson() const;
 };
 
+// The test split's figures after an evaluation. Which ones are defined follows the run's task
+// (runenums.h): accuracy for classification (top-1), sequences (next token) and multi-label
+// (per label); perplexity (exp of the mean token loss) for sequences; R² and the mean absolute
+// error for regression. The others are NaN, and null in JSON.
+struct TestMetrics {
+    bool evaluated = false;
+    double loss = std::numeric_limits<double>::quiet_NaN();
+    double accuracy = std::numeric_limits<double>::quiet_NaN();
+    double perplexity = std::numeric_limits<double>::quiet_NaN();
+    double r2 = std::numeric_limits<double>::quiet_NaN();
+    double mae = std::numeric_limits<double>::quiet_NaN();
+
+    bool hasAccuracy() const { return evaluated && !std::isnan(accuracy); }
+    // "test_loss", "test_accuracy", "test_perplexity", "test_r2", "test_mae" into `o`: a number
+    // where defined, else null.
+    void writeTo(QJsonObject& o) const;
+    static TestMetrics readFrom(const QJsonObject& o);
+    // The figure a sweep ranks by ("test_accuracy", …); NaN when not defined.
+    double byName(const QString& key) const;
+};
+
 struct EpochMetrics {
     int epoch = 0;
     double trainLoss = 0;
-    double trainAccuracy = 0;
-    double testLoss = 0;
-    double testAccuracy = 0;
+    double trainAccuracy = 0; // NaN where the task has no accuracy
+    TestMetrics test;
     QJsonObject toJson() const;
 };
 
@@ -175,24 +203,31 @@ struct RunSummary {
     int epochs = 0;        // completed epochs
     int64_t steps = 0;
     int64_t samples = 0;
+    LossKind loss = LossKind::CrossEntropy; // as the run resolved it
+    Task task = Task::Classification;
     double trainLoss = 0; // mean over the last epoch's steps (or the steps run)
     double trainAccuracy = 0;
-    double testLoss = 0;
-    double testAccuracy = -1; // -1: never evaluated
+    TestMetrics test; // the last evaluation's
     double samplesPerS = 0;
+    double tokensPerS = 0; // sequences: samples/s times the tokens a sample predicts
     double trainSeconds = 0;
-    double wireBytesPerStep = 0; // per remote worker, both directions
-    int64_t staleDropped = 0;    // async: gradients dropped for staleness
+    int64_t trainableParameters = 0;
+    int64_t frozenParameters = 0; // requires_grad=False in the model: never sent or changed
+    double wireBytesPerStep = 0;  // per remote worker, both directions
+    int64_t staleDropped = 0;     // async: gradients dropped for staleness
     QList<WorkerSummary> workers;
     QJsonObject toJson() const;
 };
 
 struct RunInfo {
     QString model;
+    LossKind loss = LossKind::CrossEntropy;
+    Task task = Task::Classification;
     QString datasetDescription;
     int64_t trainSamples = 0;
     int64_t testSamples = 0;
-    int64_t parameters = 0;
+    int64_t parameters = 0; // trainable
+    int64_t frozenParameters = 0;
     int64_t stepsPerEpoch = 0;
     int64_t totalSteps = 0;
     int64_t startStep = 0;
@@ -209,11 +244,20 @@ struct RunEvent {
         WorkerBack,    // a worker left out takes part again
         Paused,
         Resumed,
+        InviteDeclined,    // worker: the invited node (HOST:PORT); reason: its answer
+        WorkersGone,       // every worker left; the run waits a while for one to join
+        CheckpointWritten, // at step
     };
     Kind kind = Kind::WorkerJoined;
     QString worker;
     QString reason;
     int64_t step = 0; // optimizer steps so far
+
+    // {"event": "worker_joined", "worker": …, "reason": …, "step": …}: the line `tandem train
+    // --events` writes, and what a reader of those lines parses back.
+    QJsonObject toJson() const;
+    static QString kindName(Kind k);
+    static std::optional<Kind> kindFromName(const QString& name);
 };
 
 // Called on the training thread; implementations must be quick or hand off to their own

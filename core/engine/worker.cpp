@@ -1,10 +1,12 @@
 #include "engine/worker.h"
 
 #include "common/threadname.h"
+#include "engine/objective.h"
 #include "engine/optimizer.h"
 #include "engine/scriptmodel.h"
 #include "engine/torchcompat.h"
 #include "engine/training.h"
+#include "formats/tokenstream.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -20,31 +22,63 @@ Q_LOGGING_CATEGORY(lcWorker, "tandem.worker")
 
 namespace tandem {
 
-at::Tensor gatherInputs(const Dataset& data, const std::vector<int64_t>& indices) {
-    std::vector<int64_t> shape{static_cast<int64_t>(indices.size())};
-    shape.insert(shape.end(), data.sampleShape.begin(), data.sampleShape.end());
-    const int64_t per = data.sampleSize();
-    if (data.storage == Dataset::Storage::U8) {
-        at::Tensor raw = at::empty(shape, at::kByte);
-        auto* dst = raw.data_ptr<uint8_t>();
-        for (size_t i = 0; i < indices.size(); ++i)
-            std::memcpy(dst + int64_t(i) * per, data.u8.data() + indices[i] * per, size_t(per));
-        return raw.to(at::kFloat).div_(255.0);
-    }
-    at::Tensor out = at::empty(shape, at::kFloat);
-    auto* dst = out.data_ptr<float>();
+namespace {
+
+// Window i's tokens from `offset` (0: the input, 1: the target) as an [n, context] batch.
+at::Tensor gatherWindows(const Dataset& data, const std::vector<int64_t>& indices, int64_t offset) {
+    const int64_t context = data.sampleShape[0];
+    at::Tensor out = at::empty({static_cast<int64_t>(indices.size()), context}, at::kLong);
+    auto* dst = out.data_ptr<int64_t>();
     for (size_t i = 0; i < indices.size(); ++i)
-        std::memcpy(dst + int64_t(i) * per, data.f32.data() + indices[i] * per,
-                    size_t(per) * sizeof(float));
+        data.stream->copy(data.firstToken + indices[i] * context + offset, context,
+                          dst + int64_t(i) * context);
     return out;
 }
 
-at::Tensor gatherLabels(const Dataset& data, const std::vector<int64_t>& indices) {
-    at::Tensor out = at::empty({static_cast<int64_t>(indices.size())}, at::kLong);
-    auto* dst = out.data_ptr<int64_t>();
+template <typename T>
+at::Tensor gatherRows(const std::vector<T>& from, at::IntArrayRef shape, int64_t per,
+                      const std::vector<int64_t>& indices, at::ScalarType type) {
+    at::Tensor out = at::empty(shape, type);
+    auto* dst = static_cast<T*>(out.data_ptr());
     for (size_t i = 0; i < indices.size(); ++i)
-        dst[i] = data.labels[size_t(indices[i])];
+        std::memcpy(dst + int64_t(i) * per, from.data() + indices[i] * per,
+                    size_t(per) * sizeof(T));
     return out;
+}
+
+std::vector<int64_t> batchShape(const std::vector<int64_t>& indices,
+                                const std::vector<int64_t>& perSample) {
+    std::vector<int64_t> shape{static_cast<int64_t>(indices.size())};
+    shape.insert(shape.end(), perSample.begin(), perSample.end());
+    return shape;
+}
+
+} // namespace
+
+at::Tensor gatherInputs(const Dataset& data, const std::vector<int64_t>& indices) {
+    const std::vector<int64_t> shape = batchShape(indices, data.sampleShape);
+    const int64_t per = data.sampleSize();
+    switch (data.storage) {
+    case Dataset::Storage::U8:
+        return gatherRows(data.u8, shape, per, indices, at::kByte).to(at::kFloat).div_(255.0);
+    case Dataset::Storage::F32:
+        return gatherRows(data.f32, shape, per, indices, at::kFloat);
+    case Dataset::Storage::I64:
+        return gatherRows(data.i64, shape, per, indices, at::kLong);
+    case Dataset::Storage::Windows:
+        return gatherWindows(data, indices, 0);
+    }
+    return {};
+}
+
+at::Tensor gatherTargets(const Dataset& data, const std::vector<int64_t>& indices) {
+    if (data.storage == Dataset::Storage::Windows)
+        return gatherWindows(data, indices, 1);
+    const std::vector<int64_t> shape = batchShape(indices, data.targetShape);
+    const int64_t per = data.targetSize();
+    if (data.targets == Dataset::Targets::Values)
+        return gatherRows(data.values, shape, per, indices, at::kFloat);
+    return gatherRows(data.labels, shape, per, indices, at::kLong);
 }
 
 ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
@@ -53,7 +87,8 @@ ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
     , m_torchDevice(m_device.torchDevice().toStdString())
     , m_model(model)
     , m_data(std::move(data))
-    , m_options(options) {
+    , m_options(options)
+    , m_objective{options.loss, taskOf(options.loss, m_data->targets)} {
     initTorchRuntime();
     {
         // Copying a tensor is an autograd operation while grad mode is on, which would leave
@@ -63,11 +98,12 @@ ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
         m_model.to(m_torchDevice);
     }
     m_model.train();
+    // Only the trainable parameters take part: a frozen one gets no gradient and is never
+    // written (ModelTensors).
+    copyTrainability(model, m_model);
     ModelTensors t = modelTensors(m_model);
     m_params = std::move(t.params);
     m_buffers = std::move(t.buffers);
-    for (at::Tensor& p : m_params)
-        p.detach_().requires_grad_(true);
     // A leaf's hook runs once per backward pass, with the sum of everything flowing into it:
     // with .grad cleared before a single pass, that is the parameter's final gradient.
     for (size_t i = 0; i < m_params.size(); ++i)
@@ -177,7 +213,7 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
         const int64_t part = m_chunkCap > 0 ? std::min(n, m_chunkCap) : n;
         const double scale = m_scaler ? m_scaler->scale() : 1.0;
         double lossSum = 0;
-        int64_t correct = 0;
+        int64_t correct = 0, counted = 0;
         // Gradients leave during the pass only when this pass's are the step's: one pass over
         // every sample, not scaled, and no earlier attempt that streamed some already.
         const bool stream = sink && *sink && !retry && part == n && !m_scaler;
@@ -193,21 +229,21 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                                  "out of memory (injected: more than ", m_options.faultOomAbove,
                                  " samples at once)");
                 at::Tensor x = gatherInputs(*m_data, slice).to(m_torchDevice);
-                at::Tensor y = gatherLabels(*m_data, slice).to(m_torchDevice);
-                at::Tensor logits;
+                at::Tensor y = gatherTargets(*m_data, slice).to(m_torchDevice);
+                at::Tensor output;
                 {
                     std::optional<AutocastScope> autocast;
                     if (m_precision != Precision::Fp32)
                         autocast.emplace(m_torchDevice.type(), autocastType(m_precision));
-                    logits = m_model.forward({x}).toTensor();
+                    output = m_model.forward({x}).toTensor();
                 }
-                // The loss in fp32, as autocast computes log_softmax and nll_loss anyway.
-                logits = logits.to(at::kFloat);
-                at::Tensor loss = at::nll_loss(at::log_softmax(logits, 1), y);
+                // In fp32, whatever the forward pass computed in (objective.h).
+                const BatchLoss b = batchLoss(m_objective, m_model, output, y);
                 // Each part's mean, weighted by its share, sums to the mean over `samples`.
-                loss.mul(scale * double(m) / double(n)).backward();
-                lossSum += loss.item<double>() * double(m);
-                correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+                b.loss.mul(scale * double(m) / double(n)).backward();
+                lossSum += b.loss.item<double>() * double(m);
+                correct += b.correct;
+                counted += b.counted;
             }
             m_sink = nullptr;
         } catch (const std::exception& e) {
@@ -245,6 +281,7 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
         }
         out.lossSum += lossSum;
         out.correct += correct;
+        out.counted += counted;
         out.memoryCap = m_chunkCap;
         return;
     }
@@ -388,6 +425,7 @@ void describeResult(const WorkResult& r, wire::Result& res) {
     res.samples = r.samples;
     res.lossSum = r.lossSum;
     res.correct = r.correct;
+    res.counted = r.counted;
     res.computeMs = r.computeMs;
     res.memoryCap = r.memoryCap;
 }
@@ -398,6 +436,7 @@ WorkResult resultFrom(const wire::Result& res) {
     r.samples = res.samples;
     r.lossSum = res.lossSum;
     r.correct = res.correct;
+    r.counted = res.counted;
     r.computeMs = res.computeMs;
     r.memoryCap = res.memoryCap;
     r.earlyBytes = res.earlyBytes;
@@ -463,6 +502,7 @@ ReplicaOptions replicaOptions(const QByteArray& configJson) {
     r.innerOptimizer.momentum = cfg->momentum;
     r.innerOptimizer.weightDecay = cfg->effectiveWeightDecay();
     r.precision = cfg->precision;
+    r.loss = cfg->loss;
     return r;
 }
 

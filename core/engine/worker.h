@@ -10,6 +10,7 @@
 #include "common/expected.h"
 #include "engine/devices.h"
 #include "engine/fragments.h"
+#include "engine/objective.h"
 #include "engine/optimizer.h"
 #include "engine/outerwire.h"
 #include "engine/precision.h"
@@ -69,7 +70,8 @@ struct WorkResult {
     int64_t step = 0;
     int64_t samples = 0;
     double lossSum = 0;              // summed over this worker's samples
-    int64_t correct = 0;             // top-1 hits on this worker's samples
+    int64_t correct = 0;             // hits the task's accuracy counts (objective.h)
+    int64_t counted = 0;             // what they are counted of: samples, positions, labels
     std::vector<at::Tensor> grads;   // mean over this worker's samples, on the CPU
     std::vector<at::Tensor> buffers; // after this step's forward pass, on the CPU
     double computeMs = 0;
@@ -116,15 +118,18 @@ private:
     std::function<void()> m_onReady;
 };
 
-// Builds a float batch in [0,1] (images) or as stored (tables) from dataset rows.
+// Builds a batch from dataset rows: images as floats in [0,1], tables as stored floats, token ids
+// and integer arrays as int64.
 at::Tensor gatherInputs(const Dataset& data, const std::vector<int64_t>& indices);
-at::Tensor gatherLabels(const Dataset& data, const std::vector<int64_t>& indices);
+// The rows' targets: int64 class indices [n] or ids [n, …], or floats [n, …].
+at::Tensor gatherTargets(const Dataset& data, const std::vector<int64_t>& indices);
 
 struct ReplicaOptions {
     // Local-SGD's inner steps; the optimizer keeps its state across rounds, as DiLoCo's inner
     // optimizer does.
     OptimizerConfig innerOptimizer;
-    Precision precision = Precision::Fp32; // asked for; the device may fall back to fp32
+    Precision precision = Precision::Fp32;  // asked for; the device may fall back to fp32
+    LossKind loss = LossKind::CrossEntropy; // as the coordinator resolved it
     // A forward pass over more than this many samples fails as the device's allocator does when
     // memory runs out (0: never). Tests set it, or TANDEM_FAULT_OOM_ABOVE in the environment.
     int64_t faultOomAbove = 0;
@@ -181,6 +186,7 @@ private:
     std::vector<at::Tensor> m_buffers;
     std::shared_ptr<const Dataset> m_data;
     ReplicaOptions m_options;
+    Objective m_objective;
     std::unique_ptr<Optimizer> m_inner;
     Precision m_precision = Precision::Fp32;
     QString m_precisionNote;

@@ -28,6 +28,8 @@ std::function<void(HubEvent)> WorkerPool::hubSink() {
                 m_joined.push_back(std::move(e.worker));
             else if (e.kind == HubEvent::Kind::Probed)
                 m_probed << LinkFacts{e.text, e.link.bytesPerSecond, e.link.rttMs};
+            else if (e.kind == HubEvent::Kind::Declined)
+                m_declined << std::make_pair(e.text, e.reason);
             else
                 m_notes << e.text;
         }
@@ -69,12 +71,17 @@ QList<LinkFacts> WorkerPool::probedLinks() const {
 
 void WorkerPool::flushNotes() {
     QStringList notes;
+    QList<std::pair<QString, QString>> declined;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         notes.swap(m_notes);
+        declined.swap(m_declined);
     }
     for (const QString& n : notes)
         m_obs.onMessage(n);
+    // On the training thread, as every event is.
+    for (const auto& [node, why] : declined)
+        m_obs.onEvent(RunEvent{RunEvent::Kind::InviteDeclined, node, why, 0});
 }
 
 void WorkerPool::note(const QString& text) {

@@ -125,6 +125,7 @@ private:
     std::vector<std::shared_ptr<RemoteWorker>> m_joined;
     QList<LinkFacts> m_probed;
     QStringList m_notes;
+    QList<std::pair<QString, QString>> m_declined; // nodes that declined an invitation, and why
     std::mutex m_readyMutex;
     std::condition_variable m_readyCv;
 };

@@ -1,6 +1,7 @@
 // The dashboard with a real training run on this machine: the controls, the charts, history,
 // export, the run description's JSON, error banners, and the event loop's latency meanwhile.
 
+#include "engine/runhistory.h"
 #include "engine/trainingrun.h"
 #include "guitest.h"
 #include "net/truststore.h"
@@ -12,6 +13,7 @@
 #include "ui/peermodel.h"
 #include "ui/runform.h"
 #include "ui/settingsdialog.h"
+#include "ui/trydialog.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -133,7 +135,7 @@ private Q_SLOTS:
         QCOMPARE(h->index(0, HistoryModel::Status).data().toString(), QStringLiteral("Stopped"));
         QVERIFY(h->index(0, 0).data(HistoryModel::ResumableRole).toBool());
         const int64_t stoppedAt =
-            HistoryModel::readRecord(h->index(0, 0).data(HistoryModel::FolderRole).toString())
+            RunHistory::read(h->index(0, 0).data(HistoryModel::FolderRole).toString())
                 .value(QStringLiteral("summary"))
                 .toObject()
                 .value(QStringLiteral("steps"))
@@ -162,6 +164,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(w.run()->state(), TrainingRun::State::Finished, 120000);
         QCOMPARE(w.charts()->accuracyChart()->appendedCount(0), 1);
         QVERIFY(w.bannerText().contains(QStringLiteral("test accuracy")));
+        QCOMPARE(w.charts()->accuracyChart()->yTitle(), QStringLiteral("Accuracy (%)"));
+        QVERIFY(!button(w, "tryButton")->isEnabled()); // a classifier does not write text
         HistoryModel* h = w.history();
         QCOMPARE(h->rowCount(), 1);
         QCOMPARE(h->index(0, HistoryModel::Status).data().toString(), QStringLiteral("Finished"));
@@ -236,8 +240,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(w.run()->state(), TrainingRun::State::Finished, 240000);
         QVERIFY(!peer.waitForErr(QStringLiteral("Joining the run of macbook")).isEmpty());
         const QJsonObject summary =
-            HistoryModel::readRecord(
-                w.history()->index(0, 0).data(HistoryModel::FolderRole).toString())
+            RunHistory::read(w.history()->index(0, 0).data(HistoryModel::FolderRole).toString())
                 .value(QStringLiteral("summary"))
                 .toObject();
         const QJsonArray workers = summary.value(QStringLiteral("workers")).toArray();
@@ -359,6 +362,98 @@ private Q_SLOTS:
     }
 
     // The Check button reads the data and loads the model without starting anything.
+    // A language model's run: its chart shows perplexity, History its figure and "Try it…",
+    // which streams a continuation of a prompt.
+    void textRunChartsPerplexityAndTriesIt() {
+        QTemporaryDir home, data;
+        const QString text = data.filePath(QStringLiteral("story.txt"));
+        QByteArray story;
+        for (int i = 0; story.size() < 6000; ++i)
+            story += (i % 2 ? "the cat sat on the mat. " : "a dog ran to the tree.\n");
+        QFile f(text);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(story);
+        f.close();
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        w.show();
+        RunConfig c = tinyRun(1, 0);
+        c.model = QStringLiteral("gpt");
+        c.data = QStringLiteral("text:%1,context=32").arg(text);
+        c.limitTest = 0;
+        c.batch = 16;
+        w.runForm()->setConfig(c);
+        QCOMPARE(w.runForm()->config().data, c.data);
+        w.startRun();
+        QTRY_COMPARE_WITH_TIMEOUT(w.run()->state(), TrainingRun::State::Finished, 180000);
+        QCOMPARE(w.charts()->accuracyChart()->yTitle(), QStringLiteral("Perplexity"));
+        QCOMPARE(w.charts()->accuracyChart()->appendedCount(0), 1);
+        QCOMPARE(w.charts()->accuracyChart()->appendedCount(1), 0); // no training accuracy axis
+        QVERIFY2(w.bannerText().contains(QStringLiteral("perplexity")), qPrintable(w.bannerText()));
+        HistoryModel* h = w.history();
+        QVERIFY(h->index(0, HistoryModel::Accuracy)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("perplexity ")));
+        QCOMPARE(h->index(0, 0).data(HistoryModel::TaskRole).toString(),
+                 QStringLiteral("sequence"));
+        auto* tryIt = button(w, "tryButton");
+        QTRY_VERIFY(tryIt->isEnabled());
+        QTest::mouseClick(tryIt, Qt::LeftButton);
+        auto* dialog = w.findChild<TryDialog*>(QStringLiteral("tryDialog"));
+        QVERIFY(dialog);
+        dialog->findChild<QLineEdit*>(QStringLiteral("tryPrompt"))->setText(QStringLiteral("the "));
+        QSignalSpy done(dialog, &TryDialog::done);
+        QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("tryGenerate")),
+                          Qt::LeftButton);
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.last().at(0).toString(), QString());
+        QVERIFY2(dialog->text().startsWith(QStringLiteral("the ")) && dialog->text().size() > 50,
+                 qPrintable(dialog->text()));
+        dialog->close();
+    }
+
+    // A run started from the command line with this node's home shows in History, with its
+    // figure; a sweep trial's (--no-history) does not.
+    void commandLineRunsShowInHistory() {
+        QTemporaryDir home, out;
+        const QString data = out.filePath(QStringLiteral("tiny"));
+        QByteArray csv = "a,b,label\n";
+        for (int i = 0; i < 60; ++i)
+            csv += QByteArray::number(i % 7) + ',' + QByteArray::number(i % 3) + ',' +
+                   QByteArray::number(i % 2) + '\n';
+        QFile f(data + QStringLiteral(".csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(csv);
+        f.close();
+        for (const char* extra : {"", "--no-history"}) {
+            QProcess p;
+            QStringList args{QStringLiteral("train"),
+                             QStringLiteral("--model"),
+                             QStringLiteral("mlp"),
+                             QStringLiteral("--data=csv:") + data + QStringLiteral(".csv"),
+                             QStringLiteral("--home"),
+                             home.path(),
+                             QStringLiteral("--out"),
+                             out.filePath(QLatin1String(*extra ? "hidden" : "cli-run"))};
+            if (*extra)
+                args << QLatin1String(extra);
+            p.start(QStringLiteral(TANDEM_BINARY), args);
+            QVERIFY(p.waitForFinished(120000));
+            // mlp wants 784 inputs, not 2: the run fails, and its record says why.
+            QCOMPARE(p.exitCode(), 1);
+        }
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        HistoryModel* h = w.history();
+        QCOMPARE(h->rowCount(), 1);
+        QCOMPARE(h->index(0, 0).data(HistoryModel::FolderRole).toString(),
+                 QFileInfo(out.filePath(QStringLiteral("cli-run"))).absoluteFilePath());
+        QCOMPARE(h->index(0, HistoryModel::Status).data().toString(), QStringLiteral("Failed"));
+        QVERIFY(RunHistory::read(out.filePath(QStringLiteral("cli-run")))
+                    .value(QStringLiteral("error"))
+                    .toString()
+                    .contains(QStringLiteral("cannot take inputs")));
+    }
+
     void checkBeforeStart() {
         QTemporaryDir home;
         MainWindow w(loopbackContext(home.path(), freeUdpPort()));
@@ -369,7 +464,7 @@ private Q_SLOTS:
         QCOMPARE(form->checkState(), RunForm::Check::Checking);
         QVERIFY(checked.wait(60000));
         QCOMPARE(form->checkState(), RunForm::Check::Ok);
-        QVERIFY2(form->checkMessage().contains(QStringLiteral("1199882 parameters")),
+        QVERIFY2(form->checkMessage().contains(QStringLiteral("1199882 trainable parameters")),
                  qPrintable(form->checkMessage()));
 
         // A file that is not TorchScript is refused with the loader's reason.

@@ -1,5 +1,7 @@
 // Must compile: what the UI and the command line may use.
 #include "engine/devices.h"
+#include "engine/generation.h"
+#include "engine/runhistory.h"
 #include "engine/runplan.h"
 #include "engine/training.h"
 #include "engine/trainingrun.h"

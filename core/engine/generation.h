@@ -1,0 +1,36 @@
+#pragma once
+
+// Continuing a prompt with a trained language model: the engine's public face for `tandem
+// generate` and the app's "Try it…". Plain C++/Qt: nothing here includes LibTorch.
+
+#include "common/expected.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <cstdint>
+#include <functional>
+
+namespace tandem {
+
+struct GenerateOptions {
+    // A run checkpoint (checkpoint.tandem), a TorchScript file (model.pt), or a zoo name.
+    QString model;
+    QByteArray prompt; // UTF-8 text; for a byte-level model its bytes are the tokens
+    int tokens = 200;  // how many to add
+    // 0 picks the likeliest token every time; above 0 samples from softmax(logits / T).
+    double temperature = 0.8;
+    uint64_t seed = 0;
+    // The most tokens the model is given at once (a model with learned positions knows no more);
+    // 0: the context the checkpoint's data was cut into, or 256.
+    int context = 0;
+};
+
+// Feeds the prompt to a byte-level model ([B, T] ids in, [B, T, 256] logits out) and calls
+// `onToken` with each new byte as it is made; generation stops early when it returns false.
+// Errors name the file; a model whose output is not next-byte logits is refused before anything
+// is generated. Runs on the calling thread: call it off a UI's.
+Status generateText(const GenerateOptions& options,
+                    const std::function<bool(const QByteArray&)>& onToken);
+
+} // namespace tandem

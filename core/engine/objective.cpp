@@ -1,0 +1,285 @@
+#include "engine/objective.h"
+
+#include "engine/modelcheck.h"
+#include "engine/worker.h"
+
+#include <cmath>
+
+namespace tandem {
+
+namespace {
+
+QString shapeText(at::IntArrayRef s) {
+    QStringList parts;
+    for (int64_t d : s)
+        parts << QString::number(d);
+    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QString dtypeText(const at::Tensor& t) {
+    return QString::fromLatin1(c10::toString(t.scalar_type())).toLower();
+}
+
+Error refuse(const QString& text) {
+    return makeError(ErrorCode::Incompatible, text);
+}
+
+// The target as the output's shape when both hold one value per element, so that a [B, 1]
+// regression output meets a [B] target (and the reverse) without broadcasting to [B, B].
+at::Tensor alignedTarget(const at::Tensor& output, const at::Tensor& target) {
+    return output.sizes() == target.sizes() ? target : target.reshape(output.sizes());
+}
+
+Status checkCrossEntropy(const at::Tensor& out, const at::Tensor& y, const DatasetSplits& data,
+                         const QString& modelName) {
+    if (data.train.targets == Dataset::Targets::Values)
+        return refuse(QStringLiteral("cross-entropy needs integer class or token targets, but %1 "
+                                     "has float targets of shape %2; use --loss mse, l1, huber "
+                                     "or bce")
+                          .arg(data.description, shapeText(y.sizes())));
+    std::vector<int64_t> want = y.sizes().vec();
+    want.push_back(std::max(1, data.numClasses));
+    if (out.dim() != y.dim() + 1 || out.sizes().slice(0, size_t(y.dim())) != y.sizes())
+        return refuse(QStringLiteral("model %1 returns %2 (%3), but cross-entropy against the "
+                                     "targets %4 (int64) of %5 needs %6: the targets' shape with "
+                                     "one score per class last")
+                          .arg(modelName, shapeText(out.sizes()), dtypeText(out),
+                               shapeText(y.sizes()), data.description, shapeText(want)));
+    if (out.size(-1) < data.numClasses)
+        return refuse(
+            QStringLiteral("model %1 returns %2 scores per %3, but %4 has %5 up to %6; "
+                           "the model must score at least %7")
+                .arg(modelName)
+                .arg(out.size(-1))
+                .arg(y.dim() > 1 ? QStringLiteral("position") : QStringLiteral("sample"),
+                     data.description,
+                     y.dim() > 1 ? QStringLiteral("token ids") : QStringLiteral("class indices"))
+                .arg(data.numClasses - 1)
+                .arg(data.numClasses));
+    return success();
+}
+
+Status checkValues(LossKind loss, const at::Tensor& out, const at::Tensor& y,
+                   const DatasetSplits& data, const QString& modelName) {
+    if (data.train.targets != Dataset::Targets::Values)
+        return refuse(QStringLiteral("--loss %1 compares numbers, but %2 has integer %3 of shape "
+                                     "%4; use --loss cross-entropy, or give float targets")
+                          .arg(nameOf(loss), data.description,
+                               data.train.targets == Dataset::Targets::Class
+                                   ? QStringLiteral("class labels")
+                                   : QStringLiteral("ids"),
+                               shapeText(y.sizes())));
+    if (out.numel() != y.numel())
+        return refuse(QStringLiteral("model %1 returns %2, but the targets of %3 are %4; --loss "
+                                     "%5 compares them element by element, so the model must "
+                                     "return %4")
+                          .arg(modelName, shapeText(out.sizes()), data.description,
+                               shapeText(y.sizes()), nameOf(loss)));
+    if (loss == LossKind::Bce)
+        for (const Dataset* split : {&data.train, &data.test})
+            for (float v : split->values)
+                if (!(v >= 0.f && v <= 1.f))
+                    return refuse(QStringLiteral("--loss bce needs targets between 0 and 1, but "
+                                                 "%1 holds %2; use --loss mse for other values")
+                                      .arg(data.description)
+                                      .arg(double(v)));
+    return success();
+}
+
+Status checkModelLoss(torch::jit::Module& module, const at::Tensor& out, const at::Tensor& y,
+                      const QString& modelName) {
+    if (!module.find_method("loss"))
+        return refuse(QStringLiteral("model %1 has no method loss(self, output: Tensor, target: "
+                                     "Tensor) -> Tensor; define one with @torch.jit.export, or "
+                                     "choose another --loss")
+                          .arg(modelName));
+    try {
+        const c10::IValue v = module.run_method("loss", out, y);
+        if (!v.isTensor() || v.toTensor().numel() != 1 || !v.toTensor().is_floating_point())
+            return refuse(QStringLiteral("model %1's loss(output, target) must return one "
+                                         "floating-point number as a tensor")
+                              .arg(modelName));
+    } catch (const std::exception& e) {
+        return refuse(
+            QStringLiteral("model %1's loss(output, target) fails on output %2 and "
+                           "targets %3: %4")
+                .arg(modelName, shapeText(out.sizes()), shapeText(y.sizes()), firstLine(e)));
+    }
+    return success();
+}
+
+} // namespace
+
+Task taskOf(LossKind loss, Dataset::Targets targets) {
+    switch (loss) {
+    case LossKind::Auto:
+    case LossKind::CrossEntropy:
+        return targets == Dataset::Targets::Ids ? Task::Sequence : Task::Classification;
+    case LossKind::Mse:
+    case LossKind::L1:
+    case LossKind::Huber:
+        return Task::Regression;
+    case LossKind::Bce:
+        return Task::MultiLabel;
+    case LossKind::Model:
+        return Task::Custom;
+    }
+    return Task::Custom;
+}
+
+Expected<Objective> resolveObjective(LossKind asked, torch::jit::Module& module,
+                                     const DatasetSplits& data, const QString& modelName) {
+    const int64_t n = std::min<int64_t>(2, data.train.count());
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < n; ++i)
+        idx.push_back(i);
+    const at::Tensor x = gatherInputs(data.train, idx);
+    const at::Tensor y = gatherTargets(data.train, idx);
+    at::Tensor out;
+    try {
+        at::NoGradGuard noGrad;
+        module.eval();
+        c10::IValue v = module.forward({x});
+        module.train();
+        if (!v.isTensor())
+            return refuse(QStringLiteral("model %1 must return one tensor (scores, logits or "
+                                         "values); it returns a %2")
+                              .arg(modelName, QString::fromStdString(v.tagKind())));
+        out = v.toTensor();
+    } catch (const std::exception& e) {
+        module.train();
+        // Token ids beyond a model's embedding fail inside it, with LibTorch's words.
+        const QString ids = data.train.integerInputs() && data.numClasses > 0
+                                ? QStringLiteral(" (ids up to %1: does the model embed at least "
+                                                 "%2 tokens?)")
+                                      .arg(data.numClasses - 1)
+                                      .arg(data.numClasses)
+                                : QString();
+        return refuse(QStringLiteral("model %1 cannot take inputs of shape %2 (%3) from %4%5: %6")
+                          .arg(modelName, shapeText(x.sizes()), dtypeText(x), data.description, ids,
+                               firstLine(e)));
+    }
+    LossKind loss = asked;
+    if (loss == LossKind::Auto) {
+        if (module.find_method("loss"))
+            loss = LossKind::Model;
+        else
+            loss = data.train.targets == Dataset::Targets::Values ? LossKind::Mse
+                                                                  : LossKind::CrossEntropy;
+    }
+    Status st = success();
+    switch (loss) {
+    case LossKind::Auto:
+    case LossKind::CrossEntropy:
+        st = checkCrossEntropy(out, y, data, modelName);
+        break;
+    case LossKind::Mse:
+    case LossKind::L1:
+    case LossKind::Huber:
+    case LossKind::Bce:
+        st = checkValues(loss, out, y, data, modelName);
+        break;
+    case LossKind::Model:
+        st = checkModelLoss(module, out.detach().to(at::kFloat), y, modelName);
+        break;
+    }
+    if (!st)
+        return st.error();
+    return Objective{loss, taskOf(loss, data.train.targets)};
+}
+
+BatchLoss batchLoss(const Objective& objective, torch::jit::Module& module,
+                    const at::Tensor& output, const at::Tensor& target) {
+    BatchLoss b;
+    // The loss in fp32, as autocast computes log_softmax and the losses anyway.
+    const at::Tensor out = output.to(at::kFloat);
+    switch (objective.loss) {
+    case LossKind::Auto:
+    case LossKind::CrossEntropy: {
+        // Over the last dimension: [B, C] against [B], or [B, T, V] against [B, T]; positions
+        // whose target is -100 count for nothing, as in PyTorch.
+        const at::Tensor logits = out.reshape({-1, out.size(-1)});
+        const at::Tensor t = target.reshape({-1});
+        const at::Tensor kept = t.ne(kIgnoredTarget);
+        b.counted = kept.sum().item<int64_t>();
+        const at::Tensor sum =
+            at::nll_loss(at::log_softmax(logits, 1), t, {}, at::Reduction::Sum, kIgnoredTarget);
+        b.loss = sum.div(double(std::max<int64_t>(1, b.counted)));
+        b.correct = logits.argmax(1).eq(t).logical_and(kept).sum().item<int64_t>();
+        break;
+    }
+    case LossKind::Mse:
+        b.loss = at::mse_loss(out, alignedTarget(out, target));
+        break;
+    case LossKind::L1:
+        b.loss = at::l1_loss(out, alignedTarget(out, target));
+        break;
+    case LossKind::Huber:
+        b.loss = at::huber_loss(out, alignedTarget(out, target), at::Reduction::Mean, 1.0);
+        break;
+    case LossKind::Bce: {
+        const at::Tensor t = alignedTarget(out, target);
+        b.loss = at::binary_cross_entropy_with_logits(out, t);
+        b.correct = out.gt(0).eq(t.gt(0.5)).sum().item<int64_t>();
+        b.counted = t.numel();
+        break;
+    }
+    case LossKind::Model:
+        b.loss = module.run_method("loss", out, target).toTensor().to(at::kFloat).reshape({});
+        break;
+    }
+    return b;
+}
+
+void Evaluation::add(torch::jit::Module& module, const at::Tensor& output,
+                     const at::Tensor& target) {
+    const BatchLoss b = batchLoss(m_objective, module, output, target);
+    // A sequence's loss is a mean over the positions counted, so batches weigh by those; every
+    // other loss is a mean over the batch.
+    const double weight =
+        m_objective.task == Task::Sequence ? double(b.counted) : double(output.size(0));
+    m_lossSum += b.loss.item<double>() * weight;
+    m_weight += weight;
+    m_correct += b.correct;
+    m_counted += b.counted;
+    if (m_objective.task == Task::Regression) {
+        const at::Tensor out = output.to(at::kDouble);
+        const at::Tensor t = alignedTarget(out, target).to(at::kDouble);
+        const at::Tensor err = out.sub(t);
+        m_n += double(t.numel());
+        m_sum += t.sum().item<double>();
+        m_sumSq += t.square().sum().item<double>();
+        m_sse += err.square().sum().item<double>();
+        m_sae += err.abs().sum().item<double>();
+    }
+}
+
+TestMetrics Evaluation::result() const {
+    TestMetrics m;
+    m.evaluated = true;
+    m.loss = m_weight > 0 ? m_lossSum / m_weight : 0;
+    switch (m_objective.task) {
+    case Task::Classification:
+    case Task::MultiLabel:
+        m.accuracy = m_counted > 0 ? double(m_correct) / double(m_counted) : 0;
+        break;
+    case Task::Sequence:
+        m.accuracy = m_counted > 0 ? double(m_correct) / double(m_counted) : 0;
+        m.perplexity = std::exp(m.loss);
+        break;
+    case Task::Regression: {
+        // R² = 1 - SSE / SST, SST the targets' squared deviation from their own mean. Targets
+        // that do not vary leave it undefined.
+        const double sst = m_sumSq - (m_n > 0 ? m_sum * m_sum / m_n : 0);
+        if (sst > 0)
+            m.r2 = 1.0 - m_sse / sst;
+        m.mae = m_n > 0 ? m_sae / m_n : 0;
+        break;
+    }
+    case Task::Custom:
+        break;
+    }
+    return m;
+}
+
+} // namespace tandem

@@ -1,0 +1,64 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: what a step minimises and what the test figures mean. One place turns a
+// model's output and a batch's targets into a loss, for the workers' steps and for the
+// coordinator's evaluation alike, so that the loss a run reports is the loss it trained on.
+
+#include "common/expected.h"
+#include "engine/training.h"
+#include "formats/dataset.h"
+
+#include <ATen/ATen.h>
+#include <torch/script.h>
+
+namespace tandem {
+
+struct Objective {
+    LossKind loss = LossKind::CrossEntropy; // never Auto
+    Task task = Task::Classification;
+};
+
+// The task `loss` gives on data with `targets`: cross-entropy on one class per sample is
+// classification, on ids per position a sequence; MSE, L1 and Huber are regression; BCE is
+// multi-label; the model's own loss is custom.
+Task taskOf(LossKind loss, Dataset::Targets targets);
+
+// The model check before a run: runs the model on two training samples and picks the loss for
+// `asked` from its output and the data's targets (auto), or checks that the loss asked for
+// fits them. A mismatch is refused naming the shapes and dtypes and what would fit: logits
+// [B,T,V] against targets [B], a token id at or above V, MSE on integer targets.
+Expected<Objective> resolveObjective(LossKind asked, torch::jit::Module& module,
+                                     const DatasetSplits& data, const QString& modelName);
+
+// One batch's loss, in fp32: the mean over what it counts (samples, or the positions whose
+// target is not -100), with the hits the task's accuracy counts. `counted` is 0 where the task
+// has no accuracy.
+struct BatchLoss {
+    at::Tensor loss;
+    int64_t correct = 0;
+    int64_t counted = 0;
+};
+BatchLoss batchLoss(const Objective& objective, torch::jit::Module& module,
+                    const at::Tensor& output, const at::Tensor& target);
+
+// The test figures, summed batch by batch.
+class Evaluation {
+public:
+    explicit Evaluation(Objective objective)
+        : m_objective(objective) {}
+    void add(torch::jit::Module& module, const at::Tensor& output, const at::Tensor& target);
+    TestMetrics result() const;
+
+private:
+    Objective m_objective;
+    double m_lossSum = 0; // each batch's mean times its weight
+    double m_weight = 0;  // samples, or counted positions for sequences
+    int64_t m_correct = 0;
+    int64_t m_counted = 0;
+    // Regression: over every target value.
+    double m_n = 0, m_sum = 0, m_sumSq = 0, m_sse = 0, m_sae = 0;
+};
+
+} // namespace tandem

@@ -1,0 +1,48 @@
+#pragma once
+
+// A run's history record, one rule for every front end: each run, started from the app or from
+// `tandem train`, writes record.json in its folder (its description, when it started, its
+// status, and at the end its summary or its error) and lists its folder in the node home's
+// history.list, so that the app's History shows command-line runs beside its own. Plain C++/Qt.
+
+#include "common/expected.h"
+#include "engine/training.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+namespace tandem {
+
+// What a run leaves in its folder, named here only: the engine writes them, the app, the
+// sweep and the tests find them by these names.
+struct RunFiles {
+    static QString checkpoint() { return QStringLiteral("checkpoint.tandem"); }
+    static QString metrics() { return QStringLiteral("metrics.jsonl"); }
+    static QString torchScript() { return QStringLiteral("model.pt"); }
+    static QString safetensors() { return QStringLiteral("model.safetensors"); }
+    static QString record() { return QStringLiteral("record.json"); }
+};
+
+class RunHistory {
+public:
+    // The record (RunFiles::record()). A folder from before it was named so holds run.json with
+    // a "status"; that is read too.
+    static QJsonObject read(const QString& runFolder);
+    static void write(const QString& runFolder, const QJsonObject& record);
+
+    // The record of a run that starts now (status "running"), keeping the start time of the
+    // record a resumed run already has; lists the folder in `home`'s history unless the run
+    // asks not to (a sweep's trials are shown by the sweep).
+    static QJsonObject started(const RunConfig& config);
+    // Marks the end: "finished" or "stopped" with the summary, or "failed" with the error.
+    static void ended(const QString& runFolder, const Expected<RunSummary>& result);
+
+    // The run folders listed in `home`'s history that still exist, newest last.
+    static QStringList listed(const QString& home);
+
+private:
+    static void list(const QString& home, const QString& runFolder);
+};
+
+} // namespace tandem

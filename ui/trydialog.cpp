@@ -1,0 +1,134 @@
+#include "ui/trydialog.h"
+
+#include "engine/generation.h"
+
+#include <QApplication>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QThread>
+#include <QVBoxLayout>
+
+namespace tandem::ui {
+
+TryDialog::TryDialog(const QString& checkpoint, const QString& runName, QWidget* parent)
+    : QDialog(parent)
+    , m_checkpoint(checkpoint)
+    , m_prompt(new QLineEdit)
+    , m_tokens(new QSpinBox)
+    , m_temperature(new QDoubleSpinBox)
+    , m_output(new QPlainTextEdit)
+    , m_generate(new QPushButton(tr("Generate")))
+    , m_stop(new QPushButton(tr("Stop"))) {
+    setWindowTitle(tr("Try %1").arg(runName));
+    setObjectName(QStringLiteral("tryDialog"));
+    m_prompt->setObjectName(QStringLiteral("tryPrompt"));
+    m_prompt->setPlaceholderText(tr("Text for the model to continue"));
+    m_tokens->setRange(1, 4096);
+    m_tokens->setValue(200);
+    m_tokens->setSuffix(tr(" bytes"));
+    m_temperature->setRange(0, 5);
+    m_temperature->setSingleStep(0.1);
+    m_temperature->setValue(0.8);
+    m_temperature->setToolTip(
+        tr("0 always takes the likeliest next byte; higher values vary more."));
+    m_output->setObjectName(QStringLiteral("tryOutput"));
+    m_output->setReadOnly(true);
+    m_generate->setObjectName(QStringLiteral("tryGenerate"));
+    m_generate->setDefault(true);
+    m_stop->setEnabled(false);
+    auto* form = new QFormLayout;
+    form->addRow(tr("Prompt"), m_prompt);
+    form->addRow(tr("Length"), m_tokens);
+    form->addRow(tr("Temperature"), m_temperature);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    buttons->addButton(m_generate, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_stop, QDialogButtonBox::ActionRole);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_output, 1);
+    layout->addWidget(buttons);
+    connect(m_generate, &QPushButton::clicked, this, &TryDialog::generate);
+    connect(m_stop, &QPushButton::clicked, this, &TryDialog::stop);
+    connect(m_prompt, &QLineEdit::returnPressed, this, &TryDialog::generate);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    resize(640, 420);
+}
+
+TryDialog::~TryDialog() {
+    stop();
+    if (m_thread)
+        m_thread->wait();
+}
+
+QString TryDialog::text() const {
+    return m_output->toPlainText();
+}
+
+void TryDialog::generate() {
+    if (m_thread)
+        return;
+    GenerateOptions o;
+    o.model = m_checkpoint;
+    o.prompt = m_prompt->text().toUtf8();
+    o.tokens = m_tokens->value();
+    o.temperature = m_temperature->value();
+    o.seed = quint64(QDateTime::currentMSecsSinceEpoch());
+    m_output->setPlainText(m_prompt->text());
+    m_decoder.resetState();
+    m_generate->setEnabled(false);
+    m_stop->setEnabled(true);
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    auto cancel = m_cancel;
+    QPointer<TryDialog> self(this);
+    m_thread.reset(QThread::create([self, o, cancel] {
+        const Status st = generateText(o, [self, cancel](const QByteArray& bytes) {
+            QMetaObject::invokeMethod(
+                qApp,
+                [self, bytes] {
+                    if (self)
+                        self->append(bytes);
+                },
+                Qt::QueuedConnection);
+            return !cancel->load();
+        });
+        const QString error = st ? QString() : st.error().message;
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, error] {
+                if (self)
+                    self->finished(error);
+            },
+            Qt::QueuedConnection);
+    }));
+    m_thread->start();
+}
+
+void TryDialog::stop() {
+    if (m_cancel)
+        m_cancel->store(true);
+}
+
+void TryDialog::append(const QByteArray& bytes) {
+    m_output->moveCursor(QTextCursor::End);
+    m_output->insertPlainText(m_decoder.decode(bytes));
+}
+
+void TryDialog::finished(const QString& error) {
+    m_thread->wait(); // it has just returned
+    m_thread.reset();
+    m_generate->setEnabled(true);
+    m_stop->setEnabled(false);
+    if (!error.isEmpty())
+        m_output->appendPlainText(QLatin1Char('\n') + tr("Could not generate: %1").arg(error));
+    Q_EMIT done(error);
+}
+
+} // namespace tandem::ui

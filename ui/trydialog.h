@@ -1,0 +1,58 @@
+#pragma once
+
+// "Try it…": a language model from History continues a prompt, its text appearing as it is
+// made. Generation runs on a thread of its own; the window stays responsive and Stop ends it.
+
+#include <QDialog>
+#include <QString>
+#include <QStringDecoder>
+
+#include <atomic>
+#include <memory>
+
+class QDoubleSpinBox;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QThread;
+
+namespace tandem::ui {
+
+class TryDialog : public QDialog {
+    Q_OBJECT
+
+public:
+    // `checkpoint` is the run's checkpoint.tandem.
+    TryDialog(const QString& checkpoint, const QString& runName, QWidget* parent = nullptr);
+    ~TryDialog() override;
+
+    // The text so far (prompt and continuation); for tests.
+    QString text() const;
+    bool generating() const { return bool(m_thread); }
+
+public Q_SLOTS:
+    void generate();
+    void stop();
+
+Q_SIGNALS:
+    // Generation ended: finished, stopped, or failed with `error` (empty otherwise).
+    void done(const QString& error);
+
+private:
+    void append(const QByteArray& bytes);
+    void finished(const QString& error);
+
+    QString m_checkpoint;
+    QLineEdit* m_prompt;
+    QSpinBox* m_tokens;
+    QDoubleSpinBox* m_temperature;
+    QPlainTextEdit* m_output;
+    QPushButton* m_generate;
+    QPushButton* m_stop;
+    QStringDecoder m_decoder{QStringDecoder::Utf8};
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::unique_ptr<QThread> m_thread;
+};
+
+} // namespace tandem::ui
