@@ -17,6 +17,8 @@
 #
 #   bench/wifi.sh      RATE=100 DELAY=5 MODEL=mnist-cnn SAMPLES=20000 H=32 SLOW=100 SEED=3
 #                      LIMIT_TEST=10000 (test samples) MODES=...
+#                      DATA=fashion-mnist LR=0.001 EPOCHS=1 EXTRA="..." (more train options)
+# A language model's run (DATA=text:…) reports perplexity and bytes per token as well.
 set -eu
 cd "$(dirname "$0")/.."
 rate=${RATE:-100}; delay=${DELAY:-5}; model=${MODEL:-mnist-cnn}; samples=${SAMPLES:-20000}
@@ -30,8 +32,9 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 c=$($t identity --home "$work/c" 2>/dev/null); w=$($t identity --home "$work/w" 2>/dev/null)
 $t trust add "$w" --home "$work/c" >/dev/null 2>&1; $t trust add "$c" --home "$work/w" >/dev/null 2>&1
 cap() { if [ "$slow" -ge 100 ]; then "$@"; else "$slowcpu" "$slow" "$@"; fi; }
-common="--model $model --data fashion-mnist --optimizer adam --lr 0.001 --threads 1 --batch $batch
-        --epochs 1 --limit-train $samples --limit-test $limit_test --seed $seed"
+data=${DATA:-fashion-mnist}; lr=${LR:-0.001}; epochs=${EPOCHS:-1}
+common="--model $model --data $data --optimizer adam --lr $lr --threads 1 --batch $batch
+        --epochs $epochs --limit-train $samples --limit-test $limit_test --seed $seed ${EXTRA:-}"
 summary() { # name, samples a step (a round) holds: one line of figures from a run's summary
     python3 - "$work/$1.out" "$1" "$2" <<'PY'
 import json, sys
@@ -39,10 +42,12 @@ d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 remote = [w for w in d["workers"] if w["name"] != "local"]
 # Bytes per sample: what a remote worker moves in a step or round it takes part in (training
 # traffic only, including its first whole weights), over the samples that step or round holds.
-print("%s samples_per_s=%.1f test_accuracy=%.4f samples=%d wire_bytes=%d bytes_per_sample=%.1f remote_samples=%d"
-      % (sys.argv[2], d["samples_per_s"], d["test_accuracy"], d["samples"],
+ppl = d.get("test_perplexity") or 0.0
+tokens = d.get("tokens_per_s", 0) / d["samples_per_s"] if d.get("tokens_per_s") else 1.0
+print("%s samples_per_s=%.1f test_accuracy=%.4f samples=%d wire_bytes=%d bytes_per_sample=%.1f remote_samples=%d test_perplexity=%.4f tokens_per_sample=%.1f"
+      % (sys.argv[2], d["samples_per_s"], d["test_accuracy"] or 0.0, d["samples"],
          sum(w["bytes"] for w in remote), d["wire_bytes_per_step"] / float(sys.argv[3]),
-         sum(w["samples"] for w in remote)))
+         sum(w["samples"] for w in remote), ppl, tokens))
 PY
 }
 $t train $common --out "$work/alone" >"$work/alone.out" 2>/dev/null
@@ -105,6 +110,11 @@ for name, r in rows.items():
     if name == "alone":
         continue
     ratio = "%.1fx fewer than sync" % (sync["bytes_per_sample"] / r["bytes_per_sample"]) if sync and r["bytes_per_sample"] else "-"
+    if a["test_perplexity"] > 0:
+        print("%-10s %.2fx alone's tokens/s, perplexity %.3f (alone %.3f), %.2f bytes/token (%s), remote took %.0f%%"
+              % (name, r["samples_per_s"] / a["samples_per_s"], r["test_perplexity"], a["test_perplexity"],
+                 r["bytes_per_sample"] / r["tokens_per_sample"], ratio, 100 * r["remote_samples"] / r["samples"]))
+        continue
     print("%-10s %.2fx alone's samples/s, accuracy %+.2f points, %.1f bytes/sample (%s), remote took %.0f%%"
           % (name, r["samples_per_s"] / a["samples_per_s"], 100 * (r["test_accuracy"] - a["test_accuracy"]),
              r["bytes_per_sample"], ratio, 100 * r["remote_samples"] / r["samples"]))

@@ -26,6 +26,42 @@
         <source>unknown model</source>
         <translation>طراز غير معروف</translation>
     </message>
+    <message>
+        <source>Accuracy (%)</source>
+        <translation>الدقة (%)</translation>
+    </message>
+    <message>
+        <source>Perplexity</source>
+        <translation>الحيرة</translation>
+    </message>
+    <message>
+        <source>R²</source>
+        <translation>R²</translation>
+    </message>
+    <message>
+        <source>Test loss</source>
+        <translation>خسارة الاختبار</translation>
+    </message>
+    <message>
+        <source>not measured yet</source>
+        <translation>لم تُقَس بعد</translation>
+    </message>
+    <message>
+        <source>test accuracy %1%</source>
+        <translation>دقة الاختبار %1%</translation>
+    </message>
+    <message>
+        <source>perplexity %1</source>
+        <translation>الحيرة %1</translation>
+    </message>
+    <message>
+        <source>R² %1</source>
+        <translation>R² %1</translation>
+    </message>
+    <message>
+        <source>test loss %1</source>
+        <translation>خسارة الاختبار %1</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -101,6 +137,10 @@
         <source>Wait</source>
         <translation>الانتظار</translation>
     </message>
+    <message>
+        <source>Test figure</source>
+        <translation>نتيجة الاختبار</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
@@ -119,10 +159,6 @@
     <message>
         <source>Status</source>
         <translation>الحالة</translation>
-    </message>
-    <message>
-        <source>Test accuracy</source>
-        <translation>دقة الاختبار</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -147,6 +183,10 @@
     <message>
         <source>Interrupted</source>
         <translation>انقطع</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>النتيجة</translation>
     </message>
 </context>
 <context>
@@ -218,10 +258,6 @@
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
         <translation>تدريب %1 على %2: %3 عينة تدريب، %4 خطوة لكل حقبة</translation>
-    </message>
-    <message>
-        <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation>الحقبة %1: دقة الاختبار %2%، خسارة الاختبار %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
@@ -407,18 +443,6 @@ Protocol version %2.</source>
         <translation>الحقبة %1 من %2 · الخطوة %3 من %4 · المنقضي %5 · المتبقي نحو %6 · %7 عينة/ث · الخسارة %8</translation>
     </message>
     <message>
-        <source>not measured yet</source>
-        <translation>لم تُقس بعد</translation>
-    </message>
-    <message>
-        <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation>اكتمل: دقة الاختبار %1، %2 عينة/ث.</translation>
-    </message>
-    <message>
-        <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation>اكتمل التدريب بدقة اختبار %1. صدّر النموذج من السجل.</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>أُوقف عند الخطوة %1؛ حُفظت نقطة استعادة.</translation>
     </message>
@@ -546,6 +570,26 @@ Does it show this code?
         <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
         <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
     </message>
+    <message>
+        <source>Try it…</source>
+        <translation>جرّبه…</translation>
+    </message>
+    <message>
+        <source>Let a language model continue a prompt of yours.</source>
+        <translation>دع نموذج اللغة يكمل نصًا تكتبه.</translation>
+    </message>
+    <message>
+        <source>Epoch %1: %2, test loss %3</source>
+        <translation>الحقبة %1: %2، خسارة الاختبار %3</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2 samples/s.</source>
+        <translation>انتهى: %1، %2 عينة/ث.</translation>
+    </message>
+    <message>
+        <source>The run finished: %1. Export the model from History.</source>
+        <translation>انتهى التشغيل: %1. صدّر النموذج من السجل.</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -669,10 +713,6 @@ Tandem %3</translation>
         <translation>مجلد CIFAR-10 (النسخة الثنائية)</translation>
     </message>
     <message>
-        <source>CSV file (label column and numbers)</source>
-        <translation>ملف CSV (عمود التصنيف وأرقام)</translation>
-    </message>
-    <message>
         <source>Dataset</source>
         <translation>مجموعة البيانات</translation>
     </message>
@@ -789,10 +829,6 @@ Tandem %3</translation>
         <translation>مجلد</translation>
     </message>
     <message>
-        <source>a .csv file</source>
-        <translation>ملف ‎.csv</translation>
-    </message>
-    <message>
         <source>Cannot write %1: %2</source>
         <translation>تعذّرت الكتابة إلى %1: %2</translation>
     </message>
@@ -821,14 +857,6 @@ Tandem %3</translation>
         <translation>اختر مجلد مجموعة البيانات</translation>
     </message>
     <message>
-        <source>Choose the CSV file</source>
-        <translation>اختر ملف CSV</translation>
-    </message>
-    <message>
-        <source>CSV (*.csv);;All files (*)</source>
-        <translation>CSV (*.csv);;كل الملفات (*)</translation>
-    </message>
-    <message>
         <source>Checking the model and the dataset…</source>
         <translation>جارٍ فحص النموذج ومجموعة البيانات…</translation>
     </message>
@@ -843,6 +871,102 @@ Tandem %3</translation>
     <message>
         <source>Check model and data</source>
         <translation>فحص النموذج والبيانات</translation>
+    </message>
+    <message>
+        <source>gpt: small language model over the bytes of a text</source>
+        <translation>gpt: نموذج لغة صغير على بايتات النص</translation>
+    </message>
+    <message>
+        <source>CSV file (label= or target= column and numbers)</source>
+        <translation>ملف CSV (عمود label= أو target= وأرقام)</translation>
+    </message>
+    <message>
+        <source>Text file (its bytes are the tokens)</source>
+        <translation>ملف نصي (بايتاته هي الرموز)</translation>
+    </message>
+    <message>
+        <source>Token file (nanoGPT .bin)</source>
+        <translation>ملف رموز (nanoGPT .bin)</translation>
+    </message>
+    <message>
+        <source>NumPy arrays (.npz with x_train, y_train)</source>
+        <translation>مصفوفات NumPy (ملف ‎.npz فيه x_train وy_train)</translation>
+    </message>
+    <message>
+        <source>Image folder (one subfolder per class)</source>
+        <translation>مجلد صور (مجلد فرعي لكل فئة)</translation>
+    </message>
+    <message>
+        <source>Automatic: from the model&apos;s output and the data</source>
+        <translation>تلقائي: من مخرجات النموذج والبيانات</translation>
+    </message>
+    <message>
+        <source>Cross-entropy (classes, next token)</source>
+        <translation>الإنتروبيا المتقاطعة (فئات، الرمز التالي)</translation>
+    </message>
+    <message>
+        <source>Mean squared error (regression)</source>
+        <translation>متوسط مربع الخطأ (انحدار)</translation>
+    </message>
+    <message>
+        <source>Mean absolute error (regression)</source>
+        <translation>متوسط الخطأ المطلق (انحدار)</translation>
+    </message>
+    <message>
+        <source>Huber (regression with outliers)</source>
+        <translation>هوبر (انحدار مع قيم شاذة)</translation>
+    </message>
+    <message>
+        <source>Binary cross-entropy (several labels each)</source>
+        <translation>الإنتروبيا المتقاطعة الثنائية (عدة تسميات لكل عينة)</translation>
+    </message>
+    <message>
+        <source>The model&apos;s own loss() method</source>
+        <translation>دالة loss()‎ الخاصة بالنموذج</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>الخسارة</translation>
+    </message>
+    <message>
+        <source>a .csv file[,target=COLUMN to predict a number]</source>
+        <translation>ملف ‎.csv[,target=عمود للتنبؤ برقم]</translation>
+    </message>
+    <message>
+        <source>a text file[,context=256]</source>
+        <translation>ملف نصي[,context=256]</translation>
+    </message>
+    <message>
+        <source>a .bin file[,dtype=uint16][,context=256]</source>
+        <translation>ملف ‎.bin[,dtype=uint16][,context=256]</translation>
+    </message>
+    <message>
+        <source>a folder of class folders[,size=64]</source>
+        <translation>مجلد فيه مجلدات الفئات[,size=64]</translation>
+    </message>
+    <message>
+        <source>a file</source>
+        <translation>ملف</translation>
+    </message>
+    <message>
+        <source>Choose the dataset file</source>
+        <translation>اختر ملف البيانات</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;All files (*)</source>
+        <translation>CSV (*.csv);;كل الملفات (*)</translation>
+    </message>
+    <message>
+        <source>Text (*.txt *.md);;All files (*)</source>
+        <translation>نص (*.txt *.md);;كل الملفات (*)</translation>
+    </message>
+    <message>
+        <source>Token files (*.bin);;All files (*)</source>
+        <translation>ملفات الرموز (*.bin);;كل الملفات (*)</translation>
+    </message>
+    <message>
+        <source>NumPy (*.npz);;All files (*)</source>
+        <translation>NumPy (*.npz);;كل الملفات (*)</translation>
     </message>
 </context>
 <context>
@@ -1288,6 +1412,49 @@ Tandem %3</translation>
             <numerusform>بدأت %1 من %n تجربة؛ قيد التشغيل: %2؛ الأجهزة الحسابية: %3.</numerusform>
             <numerusform>بدأت %1 من %n تجربة؛ قيد التشغيل: %2؛ الأجهزة الحسابية: %3.</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>Generate</source>
+        <translation>أنشئ</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>أوقف</translation>
+    </message>
+    <message>
+        <source>Try %1</source>
+        <translation>جرّب %1</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue</source>
+        <translation>نص ليكمله النموذج</translation>
+    </message>
+    <message>
+        <source> bytes</source>
+        <translation> بايت</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next byte; higher values vary more.</source>
+        <translation>القيمة 0 تختار دائمًا البايت التالي الأرجح؛ القيم الأعلى أكثر تنوعًا.</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>المطالبة</translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation>الطول</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>الحرارة</translation>
+    </message>
+    <message>
+        <source>Could not generate: %1</source>
+        <translation>تعذّر الإنشاء: %1</translation>
     </message>
 </context>
 </TS>

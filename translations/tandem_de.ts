@@ -22,6 +22,42 @@
         <source>unknown model</source>
         <translation>unbekanntes Modell</translation>
     </message>
+    <message>
+        <source>Accuracy (%)</source>
+        <translation>Genauigkeit (%)</translation>
+    </message>
+    <message>
+        <source>Perplexity</source>
+        <translation>Perplexität</translation>
+    </message>
+    <message>
+        <source>R²</source>
+        <translation>R²</translation>
+    </message>
+    <message>
+        <source>Test loss</source>
+        <translation>Testverlust</translation>
+    </message>
+    <message>
+        <source>not measured yet</source>
+        <translation>noch nicht gemessen</translation>
+    </message>
+    <message>
+        <source>test accuracy %1%</source>
+        <translation>Testgenauigkeit %1 %</translation>
+    </message>
+    <message>
+        <source>perplexity %1</source>
+        <translation>Perplexität %1</translation>
+    </message>
+    <message>
+        <source>R² %1</source>
+        <translation>R² %1</translation>
+    </message>
+    <message>
+        <source>test loss %1</source>
+        <translation>Testverlust %1</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -97,6 +133,10 @@
         <source>Wait</source>
         <translation>Warten</translation>
     </message>
+    <message>
+        <source>Test figure</source>
+        <translation>Testergebnis</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
@@ -115,10 +155,6 @@
     <message>
         <source>Status</source>
         <translation>Status</translation>
-    </message>
-    <message>
-        <source>Test accuracy</source>
-        <translation>Testgenauigkeit</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -143,6 +179,10 @@
     <message>
         <source>Interrupted</source>
         <translation>Unterbrochen</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Ergebnis</translation>
     </message>
 </context>
 <context>
@@ -214,10 +254,6 @@
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
         <translation>Trainiere %1 auf %2: %3 Trainingsbeispiele, %4 Schritte je Epoche</translation>
-    </message>
-    <message>
-        <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation>Epoche %1: Testgenauigkeit %2%, Testverlust %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
@@ -399,18 +435,6 @@ Protokollversion %2.</translation>
         <translation>Epoche %1 von %2 · Schritt %3 von %4 · vergangen %5 · noch etwa %6 · %7 Samples/s · Verlust %8</translation>
     </message>
     <message>
-        <source>not measured yet</source>
-        <translation>noch nicht gemessen</translation>
-    </message>
-    <message>
-        <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation>Abgeschlossen: Testgenauigkeit %1, %2 Samples/s.</translation>
-    </message>
-    <message>
-        <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation>Der Lauf ist mit einer Testgenauigkeit von %1 abgeschlossen. Exportieren Sie das Modell im Verlauf.</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>Angehalten bei Schritt %1; ein Checkpoint ist gespeichert.</translation>
     </message>
@@ -538,6 +562,26 @@ Zeigt er diesen Code?
         <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
         <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
     </message>
+    <message>
+        <source>Try it…</source>
+        <translation>Ausprobieren…</translation>
+    </message>
+    <message>
+        <source>Let a language model continue a prompt of yours.</source>
+        <translation>Ein Sprachmodell setzt einen Text von Ihnen fort.</translation>
+    </message>
+    <message>
+        <source>Epoch %1: %2, test loss %3</source>
+        <translation>Epoche %1: %2, Testverlust %3</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2 samples/s.</source>
+        <translation>Fertig: %1, %2 Beispiele/s.</translation>
+    </message>
+    <message>
+        <source>The run finished: %1. Export the model from History.</source>
+        <translation>Der Lauf ist fertig: %1. Exportieren Sie das Modell im Verlauf.</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -661,10 +705,6 @@ Tandem %3</translation>
         <translation>CIFAR-10-Ordner (Binärversion)</translation>
     </message>
     <message>
-        <source>CSV file (label column and numbers)</source>
-        <translation>CSV-Datei (Label-Spalte und Zahlen)</translation>
-    </message>
-    <message>
         <source>Dataset</source>
         <translation>Datensatz</translation>
     </message>
@@ -781,10 +821,6 @@ Tandem %3</translation>
         <translation>ein Ordner</translation>
     </message>
     <message>
-        <source>a .csv file</source>
-        <translation>eine .csv-Datei</translation>
-    </message>
-    <message>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
@@ -813,14 +849,6 @@ Tandem %3</translation>
         <translation>Datensatzordner auswählen</translation>
     </message>
     <message>
-        <source>Choose the CSV file</source>
-        <translation>CSV-Datei auswählen</translation>
-    </message>
-    <message>
-        <source>CSV (*.csv);;All files (*)</source>
-        <translation>CSV (*.csv);;Alle Dateien (*)</translation>
-    </message>
-    <message>
         <source>Checking the model and the dataset…</source>
         <translation>Modell und Datensatz werden geprüft…</translation>
     </message>
@@ -835,6 +863,102 @@ Tandem %3</translation>
     <message>
         <source>Check model and data</source>
         <translation>Modell und Daten prüfen</translation>
+    </message>
+    <message>
+        <source>gpt: small language model over the bytes of a text</source>
+        <translation>gpt: kleines Sprachmodell über die Bytes eines Textes</translation>
+    </message>
+    <message>
+        <source>CSV file (label= or target= column and numbers)</source>
+        <translation>CSV-Datei (Spalte label= oder target= und Zahlen)</translation>
+    </message>
+    <message>
+        <source>Text file (its bytes are the tokens)</source>
+        <translation>Textdatei (ihre Bytes sind die Tokens)</translation>
+    </message>
+    <message>
+        <source>Token file (nanoGPT .bin)</source>
+        <translation>Token-Datei (nanoGPT .bin)</translation>
+    </message>
+    <message>
+        <source>NumPy arrays (.npz with x_train, y_train)</source>
+        <translation>NumPy-Arrays (.npz mit x_train, y_train)</translation>
+    </message>
+    <message>
+        <source>Image folder (one subfolder per class)</source>
+        <translation>Bildordner (ein Unterordner je Klasse)</translation>
+    </message>
+    <message>
+        <source>Automatic: from the model&apos;s output and the data</source>
+        <translation>Automatisch: aus der Ausgabe des Modells und den Daten</translation>
+    </message>
+    <message>
+        <source>Cross-entropy (classes, next token)</source>
+        <translation>Kreuzentropie (Klassen, nächstes Token)</translation>
+    </message>
+    <message>
+        <source>Mean squared error (regression)</source>
+        <translation>Mittlerer quadratischer Fehler (Regression)</translation>
+    </message>
+    <message>
+        <source>Mean absolute error (regression)</source>
+        <translation>Mittlerer absoluter Fehler (Regression)</translation>
+    </message>
+    <message>
+        <source>Huber (regression with outliers)</source>
+        <translation>Huber (Regression mit Ausreißern)</translation>
+    </message>
+    <message>
+        <source>Binary cross-entropy (several labels each)</source>
+        <translation>Binäre Kreuzentropie (mehrere Labels je Beispiel)</translation>
+    </message>
+    <message>
+        <source>The model&apos;s own loss() method</source>
+        <translation>Die eigene loss()-Methode des Modells</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>a .csv file[,target=COLUMN to predict a number]</source>
+        <translation>eine .csv-Datei[,target=SPALTE, um eine Zahl vorherzusagen]</translation>
+    </message>
+    <message>
+        <source>a text file[,context=256]</source>
+        <translation>eine Textdatei[,context=256]</translation>
+    </message>
+    <message>
+        <source>a .bin file[,dtype=uint16][,context=256]</source>
+        <translation>eine .bin-Datei[,dtype=uint16][,context=256]</translation>
+    </message>
+    <message>
+        <source>a folder of class folders[,size=64]</source>
+        <translation>ein Ordner mit Klassenordnern[,size=64]</translation>
+    </message>
+    <message>
+        <source>a file</source>
+        <translation>eine Datei</translation>
+    </message>
+    <message>
+        <source>Choose the dataset file</source>
+        <translation>Datensatzdatei wählen</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;All files (*)</source>
+        <translation>CSV (*.csv);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Text (*.txt *.md);;All files (*)</source>
+        <translation>Text (*.txt *.md);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Token files (*.bin);;All files (*)</source>
+        <translation>Token-Dateien (*.bin);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>NumPy (*.npz);;All files (*)</source>
+        <translation>NumPy (*.npz);;Alle Dateien (*)</translation>
     </message>
 </context>
 <context>
@@ -1264,6 +1388,49 @@ Tandem %3</translation>
             <numerusform>%1 von %n Versuch gestartet; laufend: %2; Geräte: %3.</numerusform>
             <numerusform>%1 von %n Versuchen gestartet; laufend: %2; Geräte: %3.</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>Generate</source>
+        <translation>Erzeugen</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Stopp</translation>
+    </message>
+    <message>
+        <source>Try %1</source>
+        <translation>%1 ausprobieren</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue</source>
+        <translation>Text, den das Modell fortsetzen soll</translation>
+    </message>
+    <message>
+        <source> bytes</source>
+        <translation> Bytes</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next byte; higher values vary more.</source>
+        <translation>0 nimmt immer das wahrscheinlichste nächste Byte; höhere Werte variieren mehr.</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>Anfang</translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation>Länge</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <source>Could not generate: %1</source>
+        <translation>Erzeugen fehlgeschlagen: %1</translation>
     </message>
 </context>
 </TS>

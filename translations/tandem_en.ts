@@ -22,6 +22,42 @@
         <source>unknown model</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Accuracy (%)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Perplexity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>R²</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Test loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not measured yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>test accuracy %1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>perplexity %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>R² %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>test loss %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -97,6 +133,10 @@
         <source>Wait</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Test figure</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
@@ -114,10 +154,6 @@
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Test accuracy</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -142,6 +178,10 @@
     </message>
     <message>
         <source>Interrupted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Result</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -213,10 +253,6 @@
     </message>
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Epoch %1: test accuracy %2%, test loss %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -397,18 +433,6 @@ Protocol version %2.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>not measured yet</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -532,6 +556,26 @@ Does it show this code?
         <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Try it…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Let a language model continue a prompt of yours.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Epoch %1: %2, test loss %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2 samples/s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run finished: %1. Export the model from History.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -653,10 +697,6 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>CSV file (label column and numbers)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Dataset</source>
         <translation type="unfinished"></translation>
     </message>
@@ -753,10 +793,6 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>a .csv file</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Cannot write %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -782,14 +818,6 @@ Tandem %3</source>
     </message>
     <message>
         <source>Choose the dataset folder</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Choose the CSV file</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>CSV (*.csv);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -826,6 +854,102 @@ Tandem %3</source>
     </message>
     <message>
         <source>Compute precision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>gpt: small language model over the bytes of a text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV file (label= or target= column and numbers)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text file (its bytes are the tokens)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token file (nanoGPT .bin)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NumPy arrays (.npz with x_train, y_train)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Image folder (one subfolder per class)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Automatic: from the model&apos;s output and the data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cross-entropy (classes, next token)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mean squared error (regression)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mean absolute error (regression)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Huber (regression with outliers)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Binary cross-entropy (several labels each)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model&apos;s own loss() method</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a .csv file[,target=COLUMN to predict a number]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a text file[,context=256]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a .bin file[,dtype=uint16][,context=256]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a folder of class folders[,size=64]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the dataset file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text (*.txt *.md);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token files (*.bin);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NumPy (*.npz);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1256,6 +1380,49 @@ Tandem %3</source>
             <numerusform>%1 of %n trial started; running: %2; devices: %3.</numerusform>
             <numerusform>%1 of %n trials started; running: %2; devices: %3.</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>Generate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text for the model to continue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next byte; higher values vary more.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not generate: %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

@@ -22,6 +22,42 @@
         <source>unknown model</source>
         <translation>modèle inconnu</translation>
     </message>
+    <message>
+        <source>Accuracy (%)</source>
+        <translation>Précision (%)</translation>
+    </message>
+    <message>
+        <source>Perplexity</source>
+        <translation>Perplexité</translation>
+    </message>
+    <message>
+        <source>R²</source>
+        <translation>R²</translation>
+    </message>
+    <message>
+        <source>Test loss</source>
+        <translation>Perte de test</translation>
+    </message>
+    <message>
+        <source>not measured yet</source>
+        <translation>pas encore mesurée</translation>
+    </message>
+    <message>
+        <source>test accuracy %1%</source>
+        <translation>précision de test %1 %</translation>
+    </message>
+    <message>
+        <source>perplexity %1</source>
+        <translation>perplexité %1</translation>
+    </message>
+    <message>
+        <source>R² %1</source>
+        <translation>R² %1</translation>
+    </message>
+    <message>
+        <source>test loss %1</source>
+        <translation>perte de test %1</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -97,6 +133,10 @@
         <source>Wait</source>
         <translation>Attente</translation>
     </message>
+    <message>
+        <source>Test figure</source>
+        <translation>Résultat de test</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
@@ -115,10 +155,6 @@
     <message>
         <source>Status</source>
         <translation>État</translation>
-    </message>
-    <message>
-        <source>Test accuracy</source>
-        <translation>Précision de test</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -143,6 +179,10 @@
     <message>
         <source>Interrupted</source>
         <translation>Interrompu</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Résultat</translation>
     </message>
 </context>
 <context>
@@ -214,10 +254,6 @@
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
         <translation>Entraînement de %1 sur %2 : %3 échantillons d&apos;entraînement, %4 étapes par époque</translation>
-    </message>
-    <message>
-        <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation>Époque %1 : précision de test %2%, perte de test %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
@@ -399,18 +435,6 @@ Version du protocole %2.</translation>
         <translation>Époque %1 sur %2 · étape %3 sur %4 · écoulé %5 · reste environ %6 · %7 échantillons/s · perte %8</translation>
     </message>
     <message>
-        <source>not measured yet</source>
-        <translation>pas encore mesurée</translation>
-    </message>
-    <message>
-        <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation>Terminé : précision de test %1, %2 échantillons/s.</translation>
-    </message>
-    <message>
-        <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation>L&apos;entraînement s&apos;est terminé avec une précision de test de %1. Exportez le modèle depuis l&apos;Historique.</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>Arrêté à l&apos;étape %1 ; un point de reprise est enregistré.</translation>
     </message>
@@ -538,6 +562,26 @@ Affiche-t-elle ce code ?
         <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
         <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
     </message>
+    <message>
+        <source>Try it…</source>
+        <translation>Essayer…</translation>
+    </message>
+    <message>
+        <source>Let a language model continue a prompt of yours.</source>
+        <translation>Un modèle de langue poursuit un texte de votre choix.</translation>
+    </message>
+    <message>
+        <source>Epoch %1: %2, test loss %3</source>
+        <translation>Époque %1 : %2, perte de test %3</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2 samples/s.</source>
+        <translation>Terminé : %1, %2 échantillons/s.</translation>
+    </message>
+    <message>
+        <source>The run finished: %1. Export the model from History.</source>
+        <translation>L&apos;entraînement est terminé : %1. Exportez le modèle depuis l&apos;historique.</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -661,10 +705,6 @@ Tandem %3</translation>
         <translation>Dossier CIFAR-10 (version binaire)</translation>
     </message>
     <message>
-        <source>CSV file (label column and numbers)</source>
-        <translation>Fichier CSV (colonne d&apos;étiquettes et nombres)</translation>
-    </message>
-    <message>
         <source>Dataset</source>
         <translation>Jeu de données</translation>
     </message>
@@ -781,10 +821,6 @@ Tandem %3</translation>
         <translation>un dossier</translation>
     </message>
     <message>
-        <source>a .csv file</source>
-        <translation>un fichier .csv</translation>
-    </message>
-    <message>
         <source>Cannot write %1: %2</source>
         <translation>Impossible d&apos;écrire %1 : %2</translation>
     </message>
@@ -813,14 +849,6 @@ Tandem %3</translation>
         <translation>Choisir le dossier du jeu de données</translation>
     </message>
     <message>
-        <source>Choose the CSV file</source>
-        <translation>Choisir le fichier CSV</translation>
-    </message>
-    <message>
-        <source>CSV (*.csv);;All files (*)</source>
-        <translation>CSV (*.csv);;Tous les fichiers (*)</translation>
-    </message>
-    <message>
         <source>Checking the model and the dataset…</source>
         <translation>Vérification du modèle et du jeu de données…</translation>
     </message>
@@ -835,6 +863,102 @@ Tandem %3</translation>
     <message>
         <source>Check model and data</source>
         <translation>Vérifier le modèle et les données</translation>
+    </message>
+    <message>
+        <source>gpt: small language model over the bytes of a text</source>
+        <translation>gpt : petit modèle de langue sur les octets d&apos;un texte</translation>
+    </message>
+    <message>
+        <source>CSV file (label= or target= column and numbers)</source>
+        <translation>Fichier CSV (colonne label= ou target= et nombres)</translation>
+    </message>
+    <message>
+        <source>Text file (its bytes are the tokens)</source>
+        <translation>Fichier texte (ses octets sont les jetons)</translation>
+    </message>
+    <message>
+        <source>Token file (nanoGPT .bin)</source>
+        <translation>Fichier de jetons (nanoGPT .bin)</translation>
+    </message>
+    <message>
+        <source>NumPy arrays (.npz with x_train, y_train)</source>
+        <translation>Tableaux NumPy (.npz avec x_train, y_train)</translation>
+    </message>
+    <message>
+        <source>Image folder (one subfolder per class)</source>
+        <translation>Dossier d&apos;images (un sous-dossier par classe)</translation>
+    </message>
+    <message>
+        <source>Automatic: from the model&apos;s output and the data</source>
+        <translation>Automatique : selon la sortie du modèle et les données</translation>
+    </message>
+    <message>
+        <source>Cross-entropy (classes, next token)</source>
+        <translation>Entropie croisée (classes, jeton suivant)</translation>
+    </message>
+    <message>
+        <source>Mean squared error (regression)</source>
+        <translation>Erreur quadratique moyenne (régression)</translation>
+    </message>
+    <message>
+        <source>Mean absolute error (regression)</source>
+        <translation>Erreur absolue moyenne (régression)</translation>
+    </message>
+    <message>
+        <source>Huber (regression with outliers)</source>
+        <translation>Huber (régression avec valeurs aberrantes)</translation>
+    </message>
+    <message>
+        <source>Binary cross-entropy (several labels each)</source>
+        <translation>Entropie croisée binaire (plusieurs étiquettes chacun)</translation>
+    </message>
+    <message>
+        <source>The model&apos;s own loss() method</source>
+        <translation>La méthode loss() du modèle</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Perte</translation>
+    </message>
+    <message>
+        <source>a .csv file[,target=COLUMN to predict a number]</source>
+        <translation>un fichier .csv[,target=COLONNE pour prédire un nombre]</translation>
+    </message>
+    <message>
+        <source>a text file[,context=256]</source>
+        <translation>un fichier texte[,context=256]</translation>
+    </message>
+    <message>
+        <source>a .bin file[,dtype=uint16][,context=256]</source>
+        <translation>un fichier .bin[,dtype=uint16][,context=256]</translation>
+    </message>
+    <message>
+        <source>a folder of class folders[,size=64]</source>
+        <translation>un dossier de dossiers de classes[,size=64]</translation>
+    </message>
+    <message>
+        <source>a file</source>
+        <translation>un fichier</translation>
+    </message>
+    <message>
+        <source>Choose the dataset file</source>
+        <translation>Choisir le fichier de données</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;All files (*)</source>
+        <translation>CSV (*.csv);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <source>Text (*.txt *.md);;All files (*)</source>
+        <translation>Texte (*.txt *.md);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <source>Token files (*.bin);;All files (*)</source>
+        <translation>Fichiers de jetons (*.bin);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <source>NumPy (*.npz);;All files (*)</source>
+        <translation>NumPy (*.npz);;Tous les fichiers (*)</translation>
     </message>
 </context>
 <context>
@@ -1264,6 +1388,49 @@ Tandem %3</translation>
             <numerusform>%1 essai sur %n lancé ; en cours : %2 ; appareils : %3.</numerusform>
             <numerusform>%1 essais sur %n lancés ; en cours : %2 ; appareils : %3.</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>Generate</source>
+        <translation>Générer</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Arrêter</translation>
+    </message>
+    <message>
+        <source>Try %1</source>
+        <translation>Essayer %1</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue</source>
+        <translation>Texte que le modèle doit poursuivre</translation>
+    </message>
+    <message>
+        <source> bytes</source>
+        <translation> octets</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next byte; higher values vary more.</source>
+        <translation>0 prend toujours l&apos;octet suivant le plus probable ; des valeurs plus élevées varient davantage.</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>Amorce</translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation>Longueur</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Température</translation>
+    </message>
+    <message>
+        <source>Could not generate: %1</source>
+        <translation>Impossible de générer : %1</translation>
     </message>
 </context>
 </TS>

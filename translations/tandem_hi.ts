@@ -22,6 +22,42 @@
         <source>unknown model</source>
         <translation>अज्ञात मॉडल</translation>
     </message>
+    <message>
+        <source>Accuracy (%)</source>
+        <translation>सटीकता (%)</translation>
+    </message>
+    <message>
+        <source>Perplexity</source>
+        <translation>पर्प्लेक्सिटी</translation>
+    </message>
+    <message>
+        <source>R²</source>
+        <translation>R²</translation>
+    </message>
+    <message>
+        <source>Test loss</source>
+        <translation>परीक्षण हानि</translation>
+    </message>
+    <message>
+        <source>not measured yet</source>
+        <translation>अभी मापा नहीं गया</translation>
+    </message>
+    <message>
+        <source>test accuracy %1%</source>
+        <translation>परीक्षण सटीकता %1%</translation>
+    </message>
+    <message>
+        <source>perplexity %1</source>
+        <translation>पर्प्लेक्सिटी %1</translation>
+    </message>
+    <message>
+        <source>R² %1</source>
+        <translation>R² %1</translation>
+    </message>
+    <message>
+        <source>test loss %1</source>
+        <translation>परीक्षण हानि %1</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -97,6 +133,10 @@
         <source>Wait</source>
         <translation>प्रतीक्षा</translation>
     </message>
+    <message>
+        <source>Test figure</source>
+        <translation>परीक्षण परिणाम</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
@@ -115,10 +155,6 @@
     <message>
         <source>Status</source>
         <translation>स्थिति</translation>
-    </message>
-    <message>
-        <source>Test accuracy</source>
-        <translation>टेस्ट सटीकता</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -143,6 +179,10 @@
     <message>
         <source>Interrupted</source>
         <translation>बीच में रुका</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>परिणाम</translation>
     </message>
 </context>
 <context>
@@ -214,10 +254,6 @@
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
         <translation>%2 पर %1 की ट्रेनिंग: %3 ट्रेनिंग सैंपल, हर एपॉक में %4 स्टेप</translation>
-    </message>
-    <message>
-        <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation>एपॉक %1: टेस्ट सटीकता %2%, टेस्ट लॉस %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
@@ -399,18 +435,6 @@ Protocol version %2.</source>
         <translation>एपॉक %1 / %2 · स्टेप %3 / %4 · बीता समय %5 · लगभग %6 बाकी · %7 सैंपल/सेकंड · लॉस %8</translation>
     </message>
     <message>
-        <source>not measured yet</source>
-        <translation>अभी मापा नहीं गया</translation>
-    </message>
-    <message>
-        <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation>पूरा हुआ: टेस्ट सटीकता %1, %2 सैंपल/सेकंड।</translation>
-    </message>
-    <message>
-        <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation>रन %1 टेस्ट सटीकता के साथ पूरा हुआ। इतिहास से मॉडल निर्यात करें।</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>स्टेप %1 पर रोका गया; चेकपॉइंट सहेजा गया है।</translation>
     </message>
@@ -538,6 +562,26 @@ Does it show this code?
         <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
         <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
     </message>
+    <message>
+        <source>Try it…</source>
+        <translation>आज़माएँ…</translation>
+    </message>
+    <message>
+        <source>Let a language model continue a prompt of yours.</source>
+        <translation>भाषा मॉडल को आपका लिखा पाठ आगे बढ़ाने दें।</translation>
+    </message>
+    <message>
+        <source>Epoch %1: %2, test loss %3</source>
+        <translation>युग %1: %2, परीक्षण हानि %3</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2 samples/s.</source>
+        <translation>पूरा हुआ: %1, %2 नमूने/से.।</translation>
+    </message>
+    <message>
+        <source>The run finished: %1. Export the model from History.</source>
+        <translation>रन पूरा हुआ: %1। मॉडल को इतिहास से निर्यात करें।</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -661,10 +705,6 @@ Tandem %3</translation>
         <translation>CIFAR-10 फ़ोल्डर (बाइनरी संस्करण)</translation>
     </message>
     <message>
-        <source>CSV file (label column and numbers)</source>
-        <translation>CSV फ़ाइल (लेबल कॉलम और संख्याएँ)</translation>
-    </message>
-    <message>
         <source>Dataset</source>
         <translation>डेटासेट</translation>
     </message>
@@ -781,10 +821,6 @@ Tandem %3</translation>
         <translation>एक फ़ोल्डर</translation>
     </message>
     <message>
-        <source>a .csv file</source>
-        <translation>एक .csv फ़ाइल</translation>
-    </message>
-    <message>
         <source>Cannot write %1: %2</source>
         <translation>%1 नहीं लिख सकते: %2</translation>
     </message>
@@ -813,14 +849,6 @@ Tandem %3</translation>
         <translation>डेटासेट फ़ोल्डर चुनें</translation>
     </message>
     <message>
-        <source>Choose the CSV file</source>
-        <translation>CSV फ़ाइल चुनें</translation>
-    </message>
-    <message>
-        <source>CSV (*.csv);;All files (*)</source>
-        <translation>CSV (*.csv);;सभी फ़ाइलें (*)</translation>
-    </message>
-    <message>
         <source>Checking the model and the dataset…</source>
         <translation>मॉडल और डेटासेट की जाँच हो रही है…</translation>
     </message>
@@ -835,6 +863,102 @@ Tandem %3</translation>
     <message>
         <source>Check model and data</source>
         <translation>मॉडल और डेटा जाँचें</translation>
+    </message>
+    <message>
+        <source>gpt: small language model over the bytes of a text</source>
+        <translation>gpt: पाठ के बाइट्स पर छोटा भाषा मॉडल</translation>
+    </message>
+    <message>
+        <source>CSV file (label= or target= column and numbers)</source>
+        <translation>CSV फ़ाइल (label= या target= स्तंभ और संख्याएँ)</translation>
+    </message>
+    <message>
+        <source>Text file (its bytes are the tokens)</source>
+        <translation>पाठ फ़ाइल (इसके बाइट्स ही टोकन हैं)</translation>
+    </message>
+    <message>
+        <source>Token file (nanoGPT .bin)</source>
+        <translation>टोकन फ़ाइल (nanoGPT .bin)</translation>
+    </message>
+    <message>
+        <source>NumPy arrays (.npz with x_train, y_train)</source>
+        <translation>NumPy सरणियाँ (x_train, y_train वाली .npz)</translation>
+    </message>
+    <message>
+        <source>Image folder (one subfolder per class)</source>
+        <translation>चित्र फ़ोल्डर (हर वर्ग का एक उप-फ़ोल्डर)</translation>
+    </message>
+    <message>
+        <source>Automatic: from the model&apos;s output and the data</source>
+        <translation>स्वचालित: मॉडल के आउटपुट और डेटा से</translation>
+    </message>
+    <message>
+        <source>Cross-entropy (classes, next token)</source>
+        <translation>क्रॉस-एन्ट्रॉपी (वर्ग, अगला टोकन)</translation>
+    </message>
+    <message>
+        <source>Mean squared error (regression)</source>
+        <translation>माध्य वर्ग त्रुटि (रिग्रेशन)</translation>
+    </message>
+    <message>
+        <source>Mean absolute error (regression)</source>
+        <translation>माध्य निरपेक्ष त्रुटि (रिग्रेशन)</translation>
+    </message>
+    <message>
+        <source>Huber (regression with outliers)</source>
+        <translation>ह्यूबर (बाहरी मानों वाला रिग्रेशन)</translation>
+    </message>
+    <message>
+        <source>Binary cross-entropy (several labels each)</source>
+        <translation>बाइनरी क्रॉस-एन्ट्रॉपी (हर नमूने के कई लेबल)</translation>
+    </message>
+    <message>
+        <source>The model&apos;s own loss() method</source>
+        <translation>मॉडल की अपनी loss() विधि</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>हानि</translation>
+    </message>
+    <message>
+        <source>a .csv file[,target=COLUMN to predict a number]</source>
+        <translation>एक .csv फ़ाइल[,target=स्तंभ संख्या अनुमान के लिए]</translation>
+    </message>
+    <message>
+        <source>a text file[,context=256]</source>
+        <translation>एक पाठ फ़ाइल[,context=256]</translation>
+    </message>
+    <message>
+        <source>a .bin file[,dtype=uint16][,context=256]</source>
+        <translation>एक .bin फ़ाइल[,dtype=uint16][,context=256]</translation>
+    </message>
+    <message>
+        <source>a folder of class folders[,size=64]</source>
+        <translation>वर्ग फ़ोल्डरों वाला फ़ोल्डर[,size=64]</translation>
+    </message>
+    <message>
+        <source>a file</source>
+        <translation>एक फ़ाइल</translation>
+    </message>
+    <message>
+        <source>Choose the dataset file</source>
+        <translation>डेटासेट फ़ाइल चुनें</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;All files (*)</source>
+        <translation>CSV (*.csv);;सभी फ़ाइलें (*)</translation>
+    </message>
+    <message>
+        <source>Text (*.txt *.md);;All files (*)</source>
+        <translation>पाठ (*.txt *.md);;सभी फ़ाइलें (*)</translation>
+    </message>
+    <message>
+        <source>Token files (*.bin);;All files (*)</source>
+        <translation>टोकन फ़ाइलें (*.bin);;सभी फ़ाइलें (*)</translation>
+    </message>
+    <message>
+        <source>NumPy (*.npz);;All files (*)</source>
+        <translation>NumPy (*.npz);;सभी फ़ाइलें (*)</translation>
     </message>
 </context>
 <context>
@@ -1264,6 +1388,49 @@ Tandem %3</translation>
             <numerusform>%n में से %1 ट्रायल शुरू; चल रहे: %2; डिवाइस: %3।</numerusform>
             <numerusform>%n में से %1 ट्रायल शुरू; चल रहे: %2; डिवाइस: %3।</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>Generate</source>
+        <translation>बनाएँ</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>रोकें</translation>
+    </message>
+    <message>
+        <source>Try %1</source>
+        <translation>%1 आज़माएँ</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue</source>
+        <translation>मॉडल के आगे बढ़ाने के लिए पाठ</translation>
+    </message>
+    <message>
+        <source> bytes</source>
+        <translation> बाइट</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next byte; higher values vary more.</source>
+        <translation>0 हमेशा सबसे संभावित अगला बाइट लेता है; ऊँचे मान अधिक विविधता देते हैं।</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>प्रॉम्प्ट</translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation>लंबाई</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>तापमान</translation>
+    </message>
+    <message>
+        <source>Could not generate: %1</source>
+        <translation>नहीं बना सका: %1</translation>
     </message>
 </context>
 </TS>

@@ -21,6 +21,42 @@
         <source>unknown model</source>
         <translation>未知型号</translation>
     </message>
+    <message>
+        <source>Accuracy (%)</source>
+        <translation>准确率 (%)</translation>
+    </message>
+    <message>
+        <source>Perplexity</source>
+        <translation>困惑度</translation>
+    </message>
+    <message>
+        <source>R²</source>
+        <translation>R²</translation>
+    </message>
+    <message>
+        <source>Test loss</source>
+        <translation>测试损失</translation>
+    </message>
+    <message>
+        <source>not measured yet</source>
+        <translation>尚未测量</translation>
+    </message>
+    <message>
+        <source>test accuracy %1%</source>
+        <translation>测试准确率 %1%</translation>
+    </message>
+    <message>
+        <source>perplexity %1</source>
+        <translation>困惑度 %1</translation>
+    </message>
+    <message>
+        <source>R² %1</source>
+        <translation>R² %1</translation>
+    </message>
+    <message>
+        <source>test loss %1</source>
+        <translation>测试损失 %1</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -96,6 +132,10 @@
         <source>Wait</source>
         <translation>等待</translation>
     </message>
+    <message>
+        <source>Test figure</source>
+        <translation>测试指标</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::HistoryModel</name>
@@ -114,10 +154,6 @@
     <message>
         <source>Status</source>
         <translation>状态</translation>
-    </message>
-    <message>
-        <source>Test accuracy</source>
-        <translation>测试准确率</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -142,6 +178,10 @@
     <message>
         <source>Interrupted</source>
         <translation>已中断</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
     </message>
 </context>
 <context>
@@ -213,10 +253,6 @@
     <message>
         <source>Training %1 on %2: %3 training samples, %4 steps per epoch</source>
         <translation>正在 %2 上训练 %1：%3 个训练样本，每轮 %4 步</translation>
-    </message>
-    <message>
-        <source>Epoch %1: test accuracy %2%, test loss %3</source>
-        <translation>第 %1 轮：测试准确率 %2%，测试损失 %3</translation>
     </message>
     <message>
         <source>A machine left the run: %1. Its share goes to the others. Check that it is switched on and on this network; it can join again.</source>
@@ -397,18 +433,6 @@ Protocol version %2.</source>
         <translation>第 %1/%2 轮 · 第 %3/%4 步 · 已用 %5 · 约剩 %6 · %7 样本/秒 · 损失 %8</translation>
     </message>
     <message>
-        <source>not measured yet</source>
-        <translation>尚未测量</translation>
-    </message>
-    <message>
-        <source>Finished: test accuracy %1, %2 samples/s.</source>
-        <translation>已完成：测试准确率 %1，%2 样本/秒。</translation>
-    </message>
-    <message>
-        <source>The run finished with test accuracy %1. Export the model from History.</source>
-        <translation>训练已完成，测试准确率 %1。请在“历史”中导出模型。</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>已在第 %1 步停止；检查点已保存。</translation>
     </message>
@@ -536,6 +560,26 @@ Does it show this code?
         <source>TorchScript (*.pt);;safetensors (*.safetensors)</source>
         <translation>TorchScript (*.pt);;safetensors (*.safetensors)</translation>
     </message>
+    <message>
+        <source>Try it…</source>
+        <translation>试一试…</translation>
+    </message>
+    <message>
+        <source>Let a language model continue a prompt of yours.</source>
+        <translation>让语言模型续写您给出的文本。</translation>
+    </message>
+    <message>
+        <source>Epoch %1: %2, test loss %3</source>
+        <translation>第 %1 轮：%2，测试损失 %3</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2 samples/s.</source>
+        <translation>完成：%1，%2 样本/秒。</translation>
+    </message>
+    <message>
+        <source>The run finished: %1. Export the model from History.</source>
+        <translation>运行已完成：%1。请在“历史”中导出模型。</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -659,10 +703,6 @@ Tandem %3</translation>
         <translation>CIFAR-10 文件夹（二进制版本）</translation>
     </message>
     <message>
-        <source>CSV file (label column and numbers)</source>
-        <translation>CSV 文件（标签列和数字）</translation>
-    </message>
-    <message>
         <source>Dataset</source>
         <translation>数据集</translation>
     </message>
@@ -779,10 +819,6 @@ Tandem %3</translation>
         <translation>一个文件夹</translation>
     </message>
     <message>
-        <source>a .csv file</source>
-        <translation>一个 .csv 文件</translation>
-    </message>
-    <message>
         <source>Cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
@@ -811,14 +847,6 @@ Tandem %3</translation>
         <translation>选择数据集文件夹</translation>
     </message>
     <message>
-        <source>Choose the CSV file</source>
-        <translation>选择 CSV 文件</translation>
-    </message>
-    <message>
-        <source>CSV (*.csv);;All files (*)</source>
-        <translation>CSV (*.csv);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>Checking the model and the dataset…</source>
         <translation>正在检查模型和数据集…</translation>
     </message>
@@ -833,6 +861,102 @@ Tandem %3</translation>
     <message>
         <source>Check model and data</source>
         <translation>检查模型和数据</translation>
+    </message>
+    <message>
+        <source>gpt: small language model over the bytes of a text</source>
+        <translation>gpt：基于文本字节的小型语言模型</translation>
+    </message>
+    <message>
+        <source>CSV file (label= or target= column and numbers)</source>
+        <translation>CSV 文件（label= 或 target= 列与数值）</translation>
+    </message>
+    <message>
+        <source>Text file (its bytes are the tokens)</source>
+        <translation>文本文件（其字节即词元）</translation>
+    </message>
+    <message>
+        <source>Token file (nanoGPT .bin)</source>
+        <translation>词元文件（nanoGPT .bin）</translation>
+    </message>
+    <message>
+        <source>NumPy arrays (.npz with x_train, y_train)</source>
+        <translation>NumPy 数组（含 x_train、y_train 的 .npz）</translation>
+    </message>
+    <message>
+        <source>Image folder (one subfolder per class)</source>
+        <translation>图像文件夹（每个类别一个子文件夹）</translation>
+    </message>
+    <message>
+        <source>Automatic: from the model&apos;s output and the data</source>
+        <translation>自动：根据模型输出与数据选择</translation>
+    </message>
+    <message>
+        <source>Cross-entropy (classes, next token)</source>
+        <translation>交叉熵（类别、下一个词元）</translation>
+    </message>
+    <message>
+        <source>Mean squared error (regression)</source>
+        <translation>均方误差（回归）</translation>
+    </message>
+    <message>
+        <source>Mean absolute error (regression)</source>
+        <translation>平均绝对误差（回归）</translation>
+    </message>
+    <message>
+        <source>Huber (regression with outliers)</source>
+        <translation>Huber（含离群值的回归）</translation>
+    </message>
+    <message>
+        <source>Binary cross-entropy (several labels each)</source>
+        <translation>二元交叉熵（每个样本多个标签）</translation>
+    </message>
+    <message>
+        <source>The model&apos;s own loss() method</source>
+        <translation>模型自带的 loss() 方法</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>a .csv file[,target=COLUMN to predict a number]</source>
+        <translation>一个 .csv 文件[,target=列 以预测数值]</translation>
+    </message>
+    <message>
+        <source>a text file[,context=256]</source>
+        <translation>一个文本文件[,context=256]</translation>
+    </message>
+    <message>
+        <source>a .bin file[,dtype=uint16][,context=256]</source>
+        <translation>一个 .bin 文件[,dtype=uint16][,context=256]</translation>
+    </message>
+    <message>
+        <source>a folder of class folders[,size=64]</source>
+        <translation>一个包含类别文件夹的文件夹[,size=64]</translation>
+    </message>
+    <message>
+        <source>a file</source>
+        <translation>一个文件</translation>
+    </message>
+    <message>
+        <source>Choose the dataset file</source>
+        <translation>选择数据集文件</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;All files (*)</source>
+        <translation>CSV (*.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Text (*.txt *.md);;All files (*)</source>
+        <translation>文本 (*.txt *.md);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Token files (*.bin);;All files (*)</source>
+        <translation>词元文件 (*.bin);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>NumPy (*.npz);;All files (*)</source>
+        <translation>NumPy (*.npz);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -1258,6 +1382,49 @@ Tandem %3</translation>
         <translation>
             <numerusform>已开始 %1/%n 个试验；运行中：%2；设备：%3。</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Try %1</source>
+        <translation>试用 %1</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue</source>
+        <translation>让模型续写的文本</translation>
+    </message>
+    <message>
+        <source> bytes</source>
+        <translation> 字节</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next byte; higher values vary more.</source>
+        <translation>0 总是选取最可能的下一个字节；数值越高变化越多。</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation>长度</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Could not generate: %1</source>
+        <translation>无法生成：%1</translation>
     </message>
 </context>
 </TS>

@@ -2,6 +2,7 @@
 
 #include "common/files.h"
 
+#include <QHash>
 #include <QJsonDocument>
 
 #include <algorithm>
@@ -303,10 +304,17 @@ Expected<SweepConfig> SweepConfig::fromJson(const QJsonObject& o) {
         c.trials = int(t);
     }
     c.metric = s.value(QStringLiteral("metric")).toString(QStringLiteral("test_accuracy"));
-    if (c.metric != QLatin1String("test_accuracy") && c.metric != QLatin1String("test_loss"))
-        return bad(
-            QStringLiteral("sweep.metric: \"%1\" is not test_accuracy or test_loss").arg(c.metric));
-    c.maximize = c.metric == QLatin1String("test_accuracy");
+    // Each metric with the direction that makes it better.
+    static const QHash<QString, bool> kMetrics = {{QStringLiteral("test_accuracy"), true},
+                                                  {QStringLiteral("test_loss"), false},
+                                                  {QStringLiteral("test_perplexity"), false},
+                                                  {QStringLiteral("test_r2"), true},
+                                                  {QStringLiteral("test_mae"), false}};
+    if (!kMetrics.contains(c.metric))
+        return bad(QStringLiteral("sweep.metric: \"%1\" is not test_accuracy, test_loss, "
+                                  "test_perplexity, test_r2 or test_mae")
+                       .arg(c.metric));
+    c.maximize = kMetrics.value(c.metric);
     const QJsonValue dir = s.value(QStringLiteral("direction"));
     if (dir == QJsonValue(QStringLiteral("max")))
         c.maximize = true;

@@ -49,7 +49,8 @@ struct SweepConfig {
     RunConfig baseRun; // the same, read
     QList<SearchParam> space;
     int trials = 0;
-    QString metric = QStringLiteral("test_accuracy"); // or "test_loss"
+    // test_accuracy, test_loss, test_perplexity, test_r2 or test_mae
+    QString metric = QStringLiteral("test_accuracy");
     bool maximize = true;
     SchedulerKind scheduler = SchedulerKind::Random;
     int reduction = 3;  // asha: the best 1/reduction of a rung is promoted

@@ -2,6 +2,8 @@
 
 #include "common/files.h"
 #include "engine/devices.h"
+#include "engine/runhistory.h"
+#include "engine/training.h"
 
 #include <QDir>
 #include <QFile>
@@ -25,14 +27,6 @@ namespace tandem {
 namespace {
 
 constexpr int kMaxRequeues = 3;
-// What a trial's coordinator logs when the node it invited says no, before the node's reason.
-const QLatin1String kDeclined("declined the invitation: ");
-
-// A trial's device left or never joined: what its log says when that happened.
-bool deviceLeft(const QString& log) {
-    return log.contains(QLatin1String("no worker is left")) ||
-           log.contains(QLatin1String("every worker left"));
-}
 
 QString listenFor(const QString& host) {
     const bool loopback = host.startsWith(QLatin1String("127.")) ||
@@ -87,10 +81,11 @@ struct SweepRunner::Slot {
     qint64 downUntilMs = 0;
     QList<std::pair<qint64, qint64>> busy; // [start, end) of each job, sweep milliseconds
     QList<double> speeds;                  // samples/s of its finished jobs
-    QByteArray out;
-    QByteArray errLine; // the incomplete last line of stderr
-    QString log;        // this job's stderr
+    QByteArray out;        // stdout: the typed events (--events -), then the summary
+    qsizetype outRead = 0; // how much of `out` has been read for events
+    QByteArray errLine;    // the incomplete last line of stderr
     QString lastError;
+    bool deviceLeft = false; // its device left mid-trial, or every worker did
 };
 
 SweepRunner::SweepRunner(SweepConfig config, SweepOptions options, QObject* parent)
@@ -117,7 +112,7 @@ QString SweepRunner::trialDir(int trial) const {
 }
 
 QString SweepRunner::checkpointOf(int trial) const {
-    return QDir(trialDir(trial)).filePath(QStringLiteral("checkpoint.tandem"));
+    return QDir(trialDir(trial)).filePath(RunFiles::checkpoint());
 }
 
 Status SweepRunner::start(const QList<TrialRecord>& resumed) {
@@ -262,6 +257,9 @@ Expected<QStringList> SweepRunner::trainArguments(const Slot& slot, const TrialJ
             return st.error();
         args << QStringLiteral("--config") << path << QStringLiteral("--out") << dir;
     }
+    // What happens in the trial comes back typed, on stdout before the summary.
+    // The sweep shows its trials; History does not list each.
+    args << QStringLiteral("--events") << QStringLiteral("-") << QStringLiteral("--no-history");
     if (!m_options.home.isEmpty())
         args << QStringLiteral("--home") << m_options.home;
     if (slot.dev.host.isEmpty())
@@ -290,9 +288,10 @@ void SweepRunner::launch(Slot& slot, const TrialJob& job) {
     slot.joined = slot.dev.host.isEmpty();
     slot.requeueWhy.clear();
     slot.out.clear();
+    slot.outRead = 0;
     slot.errLine.clear();
-    slot.log.clear();
     slot.lastError.clear();
+    slot.deviceLeft = false;
     slot.startMs = m_clock.elapsed();
     slot.proc = new QProcess(this);
     slot.proc->setProgram(m_options.program);
@@ -302,8 +301,10 @@ void SweepRunner::launch(Slot& slot, const TrialJob& job) {
     slot.proc->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
 #endif
     Slot* s = &slot;
-    connect(slot.proc, &QProcess::readyReadStandardOutput, this,
-            [s] { s->out += s->proc->readAllStandardOutput(); });
+    connect(slot.proc, &QProcess::readyReadStandardOutput, this, [this, s] {
+        s->out += s->proc->readAllStandardOutput();
+        onEvents(*s);
+    });
     connect(slot.proc, &QProcess::readyReadStandardError, this, [this, s] { onOutput(*s); });
     connect(slot.proc, &QProcess::finished, this, [this, s](int code, QProcess::ExitStatus st) {
         onExited(*s, code, st == QProcess::CrashExit);
@@ -335,30 +336,38 @@ void SweepRunner::launch(Slot& slot, const TrialJob& job) {
 }
 
 void SweepRunner::onOutput(Slot& slot) {
+    // stderr is the trial's log for people: kept in trial.log, never read for meaning.
     slot.errLine += slot.proc->readAllStandardError();
-    QFile log(QDir(trialDir(slot.trial)).filePath(QStringLiteral("trial.log")));
     const qsizetype cut = slot.errLine.lastIndexOf('\n');
     if (cut < 0)
         return;
-    const QString lines = QString::fromUtf8(slot.errLine.left(cut + 1));
-    slot.errLine.remove(0, cut + 1);
+    QFile log(QDir(trialDir(slot.trial)).filePath(QStringLiteral("trial.log")));
     if (log.open(QIODevice::Append))
-        log.write(lines.toUtf8());
-    slot.log += lines;
-    for (const QString& l : lines.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-        if (l.contains(QLatin1String(" joined with ")))
+        log.write(slot.errLine.left(cut + 1));
+    slot.errLine.remove(0, cut + 1);
+}
+
+void SweepRunner::onEvents(Slot& slot) {
+    for (qsizetype end = slot.out.indexOf('\n', slot.outRead); end >= 0;
+         end = slot.out.indexOf('\n', slot.outRead)) {
+        const QJsonObject e =
+            QJsonDocument::fromJson(slot.out.mid(slot.outRead, end - slot.outRead)).object();
+        slot.outRead = end + 1;
+        const QString kind = e.value(QStringLiteral("event")).toString();
+        const auto typed = RunEvent::kindFromName(kind);
+        if (typed == RunEvent::Kind::WorkerJoined)
             slot.joined = true;
-        if (l.startsWith(QLatin1String("error: ")) || l.startsWith(QLatin1String("tandem: ")))
-            slot.lastError = l.section(QLatin1String(": "), 1);
-    }
-    if (!slot.dev.host.isEmpty() && slot.requeueWhy.isEmpty()) {
-        if (deviceLeft(lines))
+        else if (typed == RunEvent::Kind::WorkersGone)
+            slot.deviceLeft = true;
+        else if (kind == QLatin1String("failed"))
+            slot.lastError = e.value(QStringLiteral("message")).toString();
+        if (slot.dev.host.isEmpty() || !slot.requeueWhy.isEmpty())
+            continue;
+        if (typed == RunEvent::Kind::WorkersGone)
             requeue(slot, QStringLiteral("%1 left mid-trial").arg(slot.dev.name));
-        else if (const qsizetype at = lines.indexOf(kDeclined); at >= 0)
-            requeue(slot,
-                    QStringLiteral("%1 declined: %2")
-                        .arg(slot.dev.name,
-                             lines.mid(at + kDeclined.size()).section(QLatin1Char('\n'), 0, 0)));
+        else if (typed == RunEvent::Kind::InviteDeclined)
+            requeue(slot, QStringLiteral("%1 declined: %2")
+                              .arg(slot.dev.name, e.value(QStringLiteral("reason")).toString()));
     }
 }
 
@@ -374,6 +383,7 @@ void SweepRunner::onExited(Slot& slot, int exitCode, bool crashed) {
     if (!slot.proc || slot.trial < 0)
         return;
     slot.out += slot.proc->readAllStandardOutput();
+    onEvents(slot);
     // What stderr still holds, and a last line without its newline.
     slot.errLine += slot.proc->readAllStandardError();
     if (!slot.errLine.isEmpty()) {
@@ -384,16 +394,22 @@ void SweepRunner::onExited(Slot& slot, int exitCode, bool crashed) {
     TrialRecord& t = m_trials[slot.trial];
     const qint64 now = m_clock.elapsed();
     slot.busy.append({slot.startMs, now});
+    // The summary: the last line that is not an event.
     QJsonObject summary;
     const QList<QByteArray> lines = slot.out.trimmed().split('\n');
-    if (!lines.isEmpty())
-        summary = QJsonDocument::fromJson(lines.last()).object();
-    const double metric = summary.value(m_config.metric).toDouble(-1);
+    for (auto it = lines.crbegin(); it != lines.crend() && summary.isEmpty(); ++it) {
+        const QJsonObject o = QJsonDocument::fromJson(*it).object();
+        if (!o.contains(QStringLiteral("event")))
+            summary = o;
+    }
+    // null when the trial was never evaluated or its task does not define the metric; R² may
+    // be below 0.
+    const bool measured = summary.value(m_config.metric).isDouble();
+    const double metric = summary.value(m_config.metric).toDouble();
     const bool remote = !slot.dev.host.isEmpty();
     const bool finished = exitCode == 0 && summary.value(QStringLiteral("finished")).toBool();
     QString why = slot.requeueWhy;
-    if (why.isEmpty() && remote && exitCode != 0 &&
-        (crashed || !slot.joined || deviceLeft(slot.log)))
+    if (why.isEmpty() && remote && exitCode != 0 && (crashed || !slot.joined || slot.deviceLeft))
         why = QStringLiteral("%1 left mid-trial").arg(slot.dev.name);
     // Stopped from outside (Ctrl+C reaches a terminal's whole process group, or someone
     // stopped the process): it saved a checkpoint and said so in its summary.
@@ -418,7 +434,7 @@ void SweepRunner::onExited(Slot& slot, int exitCode, bool crashed) {
                     .arg(t.id)
                     .arg(why));
         }
-    } else if (finished && metric >= 0) {
+    } else if (finished && measured) {
         t.seconds += summary.value(QStringLiteral("train_seconds")).toDouble();
         // A rung that had already ended before an interruption trains nothing when resumed,
         // and measures no speed.

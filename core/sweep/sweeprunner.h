@@ -86,6 +86,8 @@ private:
     Expected<QStringList> trainArguments(const Slot& slot, const TrialJob& job);
     void onExited(Slot& slot, int exitCode, bool crashed);
     void onOutput(Slot& slot);
+    // Reads the trial's typed events (tandem train --events -) from its stdout as they come.
+    void onEvents(Slot& slot);
     void requeue(Slot& slot, const QString& why);
     bool fast(const Slot& slot) const;
     void waitForOldTrials(const QList<TrialRecord>& trials);

@@ -145,6 +145,7 @@ struct Encoder {
         o->set_samples(m.samples);
         o->set_loss_sum(m.lossSum);
         o->set_correct(m.correct);
+        o->set_counted(m.counted);
         o->set_compute_ms(m.computeMs);
         o->set_tensors_blob(m.tensorsBlob);
         o->set_weights_version(m.weightsVersion);
@@ -331,12 +332,14 @@ Expected<Message> decode(const QByteArray& payload) {
         m.samples = o.samples();
         m.lossSum = o.loss_sum();
         m.correct = o.correct();
+        m.counted = o.counted();
         m.computeMs = o.compute_ms();
         m.tensorsBlob = o.tensors_blob();
         m.weightsVersion = o.weights_version();
         m.memoryCap = std::max<int64_t>(0, o.memory_cap());
         m.earlyBytes = std::max<int64_t>(0, o.early_bytes());
-        if (m.samples < 0 || m.correct < 0 || m.correct > m.samples || !(m.computeMs >= 0))
+        if (m.samples < 0 || m.correct < 0 || m.counted < 0 || m.correct > m.counted ||
+            !(m.computeMs >= 0))
             return corrupt(QStringLiteral("a result has impossible counts"));
         return Message(m);
     }

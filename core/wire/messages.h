@@ -104,6 +104,7 @@ struct Result {
     int64_t samples = 0;
     double lossSum = 0;
     int64_t correct = 0;
+    int64_t counted = 0; // what `correct` is out of: samples, target positions or labels
     double computeMs = 0;
     uint64_t tensorsBlob = 0;
     int64_t weightsVersion = 0;
