@@ -4,9 +4,15 @@
 #include "wire/framing.h"
 #include "wire/messages.h"
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QRandomGenerator>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QtEndian>
+
+#include <limits>
 
 using namespace tandem;
 using namespace tandem::wire;
@@ -21,6 +27,7 @@ private Q_SLOTS:
     void truncatedFrameWaits();
     void blobPartFrames();
     void blobAssemblerChecks();
+    void spilledBlobsGoToFiles();
     void messagesRoundTrip();
     void decodeRejectsGarbage();
     void randomStreamsNeverCrash();
@@ -131,6 +138,47 @@ void TestWire::blobPartFrames() {
     QVERIFY(encode(Bye{}).at(0) != '\0');
 }
 
+void TestWire::spilledBlobsGoToFiles() {
+    QTemporaryDir dir;
+    const QString spill = dir.filePath(QStringLiteral("incoming"));
+    const auto tokens = uint32_t(BlobKind::Tokens);
+    auto files = [&] { return QDir(spill).entryList(QDir::Files); };
+    {
+        BlobAssembler a;
+        a.setCap(tokens, std::numeric_limits<qint64>::max());
+        a.setSpill(tokens, spill);
+        QVERIFY(a.add(1, tokens, 10, 0, "01234").ok());
+        QCOMPARE(files().size(), 1); // written as it comes, not held
+        QVERIFY(a.pendingBytes() <= 5);
+        QVERIFY(a.add(1, tokens, 10, 5, "56789").ok());
+        QVERIFY(!a.take(1)); // a spilled blob is a file, never bytes in memory
+        const std::optional<QString> path = a.takeFile(1);
+        QVERIFY(path);
+        QVERIFY(!a.takeFile(1)); // taken once
+        QFile f(*path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("0123456789"));
+        f.close();
+        QVERIFY(f.remove());
+        // The same checks as for blobs in memory.
+        QVERIFY(a.add(2, tokens, 4, 0, "ab").ok());
+        QVERIFY(!a.add(2, tokens, 4, 3, "c").ok());   // out of order
+        QVERIFY(!a.add(3, tokens, 2, 0, "abc").ok()); // past its size
+        QVERIFY(a.add(4, tokens, 0, 0, "").ok());     // empty
+        const std::optional<QString> empty = a.takeFile(4);
+        QVERIFY(empty && QFileInfo(*empty).size() == 0);
+        QFile::remove(*empty);
+        // More than the disk holds is refused before a byte is written, saying so.
+        const auto huge = a.add(5, tokens, quint64(1) << 62, 0, "x");
+        QVERIFY(!huge.ok());
+        QVERIFY2(huge.error().message.contains(QLatin1String("free")),
+                 qPrintable(huge.error().message));
+        QVERIFY(a.add(6, tokens, 8, 0, "half").ok()); // never completed
+    }
+    // What was never completed or never taken leaves no file behind.
+    QVERIFY2(files().isEmpty(), qPrintable(files().join(QLatin1Char(' '))));
+}
+
 void TestWire::blobAssemblerChecks() {
     BlobAssembler a;
     a.setCap(uint32_t(BlobKind::Tensors), 100);
@@ -212,6 +260,12 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(h2.displayName, h.displayName);
     QCOMPARE(h2.devices.size(), 1);
     QCOMPARE(h2.devices[0].memoryBytes, d.memoryBytes);
+
+    auto offer = decode(encode(DataOffer{4, 5, 6}));
+    QVERIFY(offer.ok());
+    QCOMPARE(std::get<DataOffer>(*offer).blob, uint64_t(4));
+    QCOMPARE(std::get<DataOffer>(*offer).trainTokensBlob, uint64_t(5));
+    QCOMPARE(std::get<DataOffer>(*offer).testTokensBlob, uint64_t(6));
 
     RunSpec s;
     s.runId = QStringLiteral("r1");

@@ -78,6 +78,12 @@ public:
     // True while blob `id` is still being sent.
     bool sending(uint64_t id) const;
     std::optional<QByteArray> takeBlob(uint64_t id) { return m_blobs.take(id); }
+    // Blobs of `kind` are written to files in `dir` as they arrive (wire::BlobAssembler).
+    void setBlobSpill(wire::BlobKind kind, const QString& dir) {
+        m_blobs.setSpill(uint32_t(kind), dir);
+    }
+    // A completed spilled blob's file, now the caller's.
+    std::optional<QString> takeBlobFile(uint64_t id) { return m_blobs.takeFile(id); }
 
     // Measures the link: a small ping for the round trip, then `rounds` pings that carry
     // `bytes` of filler each way; probed() reports the best of them. A probe already under

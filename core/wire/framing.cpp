@@ -1,5 +1,8 @@
 #include "wire/framing.h"
 
+#include <QDir>
+#include <QStorageInfo>
+#include <QTemporaryFile>
 #include <QtEndian>
 
 #include <atomic>
@@ -40,8 +43,51 @@ Status BlobAssembler::add(uint64_t id, uint32_t kind, uint64_t total, uint64_t o
         return to.error();
     if (!data.isEmpty())
         memcpy(*to, data.data(), size_t(data.size()));
-    commit(id);
-    return success();
+    return commit(id);
+}
+
+BlobAssembler::~BlobAssembler() {
+    for (Pending& p : m_pending)
+        discard(p);
+    for (Pending& p : m_done)
+        discard(p);
+}
+
+void BlobAssembler::discard(Pending& p) {
+    if (p.file) {
+        p.file->close();
+        p.file->remove();
+        p.file.reset();
+    }
+}
+
+Expected<std::shared_ptr<QFile>> BlobAssembler::spillFile(uint32_t kind, uint64_t total) const {
+    const QString dir = m_spill.value(kind);
+    if (!QDir().mkpath(dir))
+        return makeError(ErrorCode::Io, QStringLiteral("cannot create the folder %1").arg(dir));
+    const QStorageInfo disk(dir);
+    if (disk.isValid() && disk.bytesAvailable() >= 0 && quint64(disk.bytesAvailable()) < total)
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("%1 has %2 MB free, and the data to receive takes %3 MB; "
+                                        "free some space there")
+                             .arg(dir)
+                             .arg(disk.bytesAvailable() >> 20)
+                             .arg(total >> 20));
+    QTemporaryFile f(QDir(dir).filePath(QStringLiteral("receiving-XXXXXX.part")));
+    f.setAutoRemove(false);
+    if (!f.open())
+        return makeError(
+            ErrorCode::Io,
+            QStringLiteral("cannot create a file in %1: %2").arg(dir, f.errorString()));
+    auto file = std::make_shared<QFile>(f.fileName());
+    f.close();
+    if (!file->open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        QFile::remove(f.fileName());
+        return makeError(
+            ErrorCode::Io,
+            QStringLiteral("cannot write %1: %2").arg(file->fileName(), file->errorString()));
+    }
+    return file;
 }
 
 Expected<char*> BlobAssembler::reserve(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset,
@@ -73,20 +119,28 @@ Expected<char*> BlobAssembler::reserve(uint64_t id, uint32_t kind, uint64_t tota
         Pending p;
         p.kind = kind;
         p.total = total;
-        // Allocated only once the cap has vetted the size; filled part by part. The memory of
-        // the last blob of this kind is used again when nobody holds that blob any more:
-        // a run receives same-sized tensors every step, and fresh pages cost a fault each.
-        auto spare = m_spare.find(kind);
-        if (spare != m_spare.end() && spare->size() == qsizetype(total) && spare->isDetached()) {
-            // The holder let go on another thread (the training side); its reads of these
-            // bytes happen before the writes that come now.
-            std::atomic_thread_fence(std::memory_order_acquire);
-            p.data = std::move(*spare);
+        if (m_spill.contains(kind)) {
+            auto file = spillFile(kind, total);
+            if (!file)
+                return file.error();
+            p.file = std::move(*file);
         } else {
-            p.data = QByteArray(qsizetype(total), Qt::Uninitialized);
+            // Allocated only once the cap has vetted the size; filled part by part. The memory
+            // of the last blob of this kind is used again when nobody holds that blob any more:
+            // a run receives same-sized tensors every step, and fresh pages cost a fault each.
+            auto spare = m_spare.find(kind);
+            if (spare != m_spare.end() && spare->size() == qsizetype(total) &&
+                spare->isDetached()) {
+                // The holder let go on another thread (the training side); its reads of these
+                // bytes happen before the writes that come now.
+                std::atomic_thread_fence(std::memory_order_acquire);
+                p.data = std::move(*spare);
+            } else {
+                p.data = QByteArray(qsizetype(total), Qt::Uninitialized);
+            }
+            if (spare != m_spare.end())
+                m_spare.erase(spare);
         }
-        if (spare != m_spare.end())
-            m_spare.erase(spare);
         it = m_pending.insert(id, std::move(p));
     }
     Pending& p = it.value();
@@ -100,25 +154,62 @@ Expected<char*> BlobAssembler::reserve(uint64_t id, uint32_t kind, uint64_t tota
     if (size < 0 || quint64(size) > total - offset)
         return bad(QStringLiteral("blob %1 runs past its declared size").arg(id));
     m_reserved = {id, size};
+    if (p.file) { // the part lands in memory, and commit() writes it out
+        if (p.data.size() < size)
+            p.data = QByteArray(qsizetype(size), Qt::Uninitialized);
+        return p.data.data();
+    }
     return p.data.data() + offset;
 }
 
-void BlobAssembler::commit(uint64_t id) {
+Status BlobAssembler::commit(uint64_t id) {
     auto it = m_pending.find(id);
     if (it == m_pending.end() || m_reserved.first != id)
-        return;
+        return success();
     Pending& p = it.value();
-    p.committed += m_reserved.second;
+    const qint64 size = m_reserved.second;
     m_reserved = {0, 0};
+    if (p.file && size > 0 && p.file->write(p.data.constData(), size) != size) {
+        const Error e = makeError(
+            ErrorCode::Io,
+            QStringLiteral("cannot write %1: %2").arg(p.file->fileName(), p.file->errorString()));
+        discard(p);
+        m_pending.erase(it);
+        return e;
+    }
+    p.committed += size;
     if (quint64(p.committed) == p.total) {
+        if (p.file) {
+            p.data = QByteArray();
+            if (!p.file->flush()) {
+                const Error e =
+                    makeError(ErrorCode::Io, QStringLiteral("cannot write %1: %2")
+                                                 .arg(p.file->fileName(), p.file->errorString()));
+                discard(p);
+                m_pending.erase(it);
+                return e;
+            }
+            p.file->close();
+        }
         m_done.insert(id, std::move(p));
         m_pending.erase(it);
     }
+    return success();
+}
+
+std::optional<QString> BlobAssembler::takeFile(uint64_t id) {
+    auto it = m_done.find(id);
+    if (it == m_done.end() || !it->file)
+        return std::nullopt;
+    const QString path = it->file->fileName();
+    it->file.reset();
+    m_done.erase(it);
+    return path;
 }
 
 std::optional<QByteArray> BlobAssembler::take(uint64_t id) {
     auto it = m_done.find(id);
-    if (it == m_done.end())
+    if (it == m_done.end() || it->file)
         return std::nullopt;
     const uint32_t kind = it->kind;
     QByteArray b = std::move(it->data);
@@ -131,9 +222,9 @@ std::optional<QByteArray> BlobAssembler::take(uint64_t id) {
 qint64 BlobAssembler::pendingBytes() const {
     qint64 n = 0;
     for (const Pending& p : m_pending)
-        n += p.committed;
+        n += p.file ? p.data.size() : p.committed;
     for (const Pending& p : m_done)
-        n += p.committed;
+        n += p.file ? 0 : p.committed;
     return n;
 }
 
@@ -211,7 +302,10 @@ std::optional<QByteArray> FrameReader::next(const Source& read) {
                 m_blobTo += n;
                 m_blobLeft -= n;
             }
-            m_blobs.commit(m_blobId);
+            if (auto st = m_blobs.commit(m_blobId); !st) {
+                fail(st.error().message);
+                return std::nullopt;
+            }
             m_headFill = 0;
             m_stage = Stage::Length;
             break;

@@ -3,11 +3,14 @@
 #include "common/expected.h"
 
 #include <QByteArray>
+#include <QFile>
 #include <QHash>
 #include <QSet>
+#include <QString>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace tandem::wire {
@@ -37,12 +40,23 @@ QByteArray blobPartFrame(uint32_t kind, uint64_t id, uint64_t total, uint64_t of
 // taken.
 class BlobAssembler {
 public:
+    BlobAssembler() = default;
+    BlobAssembler(const BlobAssembler&) = delete;
+    BlobAssembler& operator=(const BlobAssembler&) = delete;
+    // Removes the files of spilled blobs that were never taken.
+    ~BlobAssembler();
+
     // cap(kind) returns the largest size accepted for that kind, or -1 to refuse the kind.
     void setCap(uint32_t kind, qint64 maxBytes) { m_caps.insert(kind, maxBytes); }
     void setMaxPending(int n) { m_maxPending = n; }
     // Blobs of this kind come again and again with the same size (tensors, every step): the
     // memory of the last one taken is used for the next once its holder lets go of it.
     void setReuse(uint32_t kind) { m_reuse.insert(kind); }
+    // Blobs of this kind are written to a new file in `dir` part by part instead of being held
+    // in memory (a token file of gigabytes): memory stays at one part, and a blob larger than
+    // the disk's free space is refused before its first byte is written. takeFile() hands
+    // over the completed file.
+    void setSpill(uint32_t kind, const QString& dir) { m_spill.insert(kind, dir); }
 
     // Adds a part. Returns an error for a protocol violation; the connection should close.
     Status add(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset, QByteArrayView data);
@@ -51,23 +65,33 @@ public:
     // written; a part never committed leaves its blob incomplete, never taken.
     Expected<char*> reserve(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset,
                             qint64 size);
-    void commit(uint64_t id);
-    // A completed blob, removed from the assembler; nullopt if not (yet) complete.
+    // A spilled blob's part is written to its file here; an error (a full disk) means the
+    // blob can never complete, and the connection should close.
+    Status commit(uint64_t id);
+    // A completed blob, removed from the assembler; nullopt if not (yet) complete, or spilled.
     std::optional<QByteArray> take(uint64_t id);
+    // A completed spilled blob: the path of its file, which the caller now owns (renames or
+    // removes); nullopt if not (yet) complete, or not spilled.
+    std::optional<QString> takeFile(uint64_t id);
+    // Bytes held in memory by blobs not yet taken (spilled blobs hold one part at most).
     qint64 pendingBytes() const;
 
 private:
     struct Pending {
         uint32_t kind = 0;
         uint64_t total = 0;
-        QByteArray data;
-        qint64 committed = 0; // bytes of data written and committed
+        QByteArray data;             // the blob, or for a spilled one the part in hand
+        std::shared_ptr<QFile> file; // a spilled blob's file, open for writing
+        qint64 committed = 0;        // bytes of data written and committed
     };
+    Expected<std::shared_ptr<QFile>> spillFile(uint32_t kind, uint64_t total) const;
+    static void discard(Pending& p);
     QHash<uint32_t, qint64> m_caps;
     QHash<uint64_t, Pending> m_pending;
     QHash<uint64_t, Pending> m_done;     // complete, until taken
     QHash<uint32_t, QByteArray> m_spare; // per kind: the last blob taken, for its memory
     QSet<uint32_t> m_reuse;
+    QHash<uint32_t, QString> m_spill;             // per kind: the folder its blobs are written to
     std::pair<uint64_t, qint64> m_reserved{0, 0}; // the part reserve() made room for
     int m_maxPending = 8;
 };
