@@ -2,8 +2,8 @@
 
 #include "common/failpoint.h"
 #include "common/files.h"
+#include "formats/sha256.h"
 
-#include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -165,7 +165,7 @@ Status emitCheckpoint(const TensorFile& file,
                                                         {QStringLiteral("tensors"), dir},
                                                         {QStringLiteral("blobs"), blobs}})
                                   .toJson(QJsonDocument::Compact);
-    QCryptographicHash digest(QCryptographicHash::Sha256);
+    Sha256 digest;
     auto put = [&](const char* p, qint64 n) {
         digest.addData(QByteArrayView(p, n));
         return sink(p, n);
@@ -247,8 +247,7 @@ Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& nam
     const qint64 body = bytes.size() - kDigest;
     if (headerLen > quint64(kMaxHeader) || qint64(headerLen) > body - kFixed)
         return corrupt(name, QStringLiteral("truncated (the header runs past the end)"));
-    const QByteArray expect = QCryptographicHash::hash(QByteArrayView(bytes.constData(), body),
-                                                       QCryptographicHash::Sha256);
+    const QByteArray expect = Sha256::hash(QByteArrayView(bytes.constData(), body));
     if (expect != bytes.mid(body))
         return corrupt(name, QStringLiteral("checksum mismatch: the file is truncated or damaged"));
 
