@@ -19,11 +19,9 @@
 #include "ui/trydialog.h"
 
 #include <QApplication>
-#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QJsonObject>
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
@@ -34,8 +32,6 @@
 #include <QThread>
 
 namespace tandem::ui {
-
-namespace {} // namespace
 
 void MainWindow::connectRun() {
     connect(m_start, &QPushButton::clicked, this, &MainWindow::startRun);
