@@ -2,6 +2,7 @@
 
 #include "common/files.h"
 #include "formats/dataset.h"
+#include "formats/datasetcache.h"
 #include "formats/datasetspec.h"
 #include "formats/gzip.h"
 #include "formats/tokenstream.h"
@@ -53,6 +54,7 @@ private Q_SLOTS:
     void readsAreCappedByBytesRead();
     void textWindowsAndHoldOut();
     void tokenFiles();
+    void tokensTravelApartIntoTheCache();
     void sequenceErrors_data();
     void sequenceErrors();
     void sequenceDataTravelsWhole();
@@ -612,6 +614,81 @@ void TestDatasets::tokenFiles() {
     auto e = loadDataset(QStringLiteral("tokens:%1,dtype=int32,context=16").arg(b));
     QVERIFY2(e.ok(), qPrintable(e ? QString() : e.error().message));
     QCOMPARE(e->train.stream->at(499 - 50), int64_t(449));
+}
+
+void TestDatasets::tokensTravelApartIntoTheCache() {
+    // What a worker that lacks a token file receives: a container that describes the windows,
+    // and each split's tokens as raw bytes it writes to a file and maps.
+    QByteArray bytes;
+    for (int i = 0; i < 3000; ++i)
+        bytes.append(char('a' + (i * 7) % 26));
+    const QString text = m_tmp.filePath(QStringLiteral("apart.txt"));
+    QVERIFY(writeFile(text, bytes));
+    auto d = loadDataset(QStringLiteral("text:%1,context=32").arg(text));
+    QVERIFY2(d.ok(), qPrintable(d ? QString() : d.error().message));
+    auto inside = datasetToContainer(*d);
+    auto apart = datasetToContainer(*d, TokenPlacement::Apart);
+    QVERIFY(inside.ok() && apart.ok());
+    QVERIFY(apart->size() + bytes.size() / 2 < inside->size()); // no tokens in it
+    const QByteArray train = splitTokens(d->train), test = splitTokens(d->test);
+    QCOMPARE(train.size() + test.size(),
+             qsizetype(2 + d->train.windows * 32 + d->test.windows * 32));
+    QVERIFY(splitTokens(Dataset{}).isEmpty());
+
+    // Without its tokens the container is refused by name, not misread.
+    auto alone = datasetFromContainer(*apart, QStringLiteral("the offer"));
+    QVERIFY(!alone.ok());
+    QVERIFY2(alone.error().message.contains(QLatin1String("the offer")) &&
+                 alone.error().message.contains(QLatin1String("tokens")),
+             qPrintable(alone.error().message));
+
+    const QString hash = QString::fromLatin1(d->contentHash);
+    const QString dir = m_tmp.filePath(QStringLiteral("cache/datasets"));
+    DatasetCache cache(dir);
+    auto received = [&](const QString& name, const QByteArray& content) {
+        QDir().mkpath(cache.incomingDir());
+        const QString path = QDir(cache.incomingDir()).filePath(name);
+        return writeFile(path, content) ? path : QString();
+    };
+    QVERIFY(!cache.find(hash, 0));
+
+    // Tokens that are not the dataset's are refused, and nothing of them is kept.
+    QByteArray wrong = train;
+    wrong[100] = 'Z';
+    auto refused = cache.accept(hash, *apart, received(QStringLiteral("r1"), wrong),
+                                received(QStringLiteral("r2"), test));
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().message.contains(QLatin1String("hash")),
+             qPrintable(refused.error().message));
+    QVERIFY2(QDir(dir).entryList(QDir::Files).isEmpty(),
+             qPrintable(QDir(dir).entryList(QDir::Files).join(QLatin1Char(' '))));
+    QVERIFY(!cache.find(hash, 0));
+
+    auto got = cache.accept(hash, *apart, received(QStringLiteral("r3"), train),
+                            received(QStringLiteral("r4"), test));
+    QVERIFY2(got.ok(), qPrintable(got ? QString() : got.error().message));
+    QCOMPARE(got->data.contentHash, d->contentHash);
+    QVERIFY(!got->cachedAt.isEmpty());
+    QCOMPARE(got->data.train.count(), d->train.count());
+    QCOMPARE(got->data.train.stream->at(40), d->train.stream->at(40));
+    QCOMPARE(QDir(dir).entryList(QDir::Files).size(), 3); // the container and two token files
+
+    // The next run finds it, maps its tokens, and checks them again.
+    auto again = cache.find(hash, 0);
+    QVERIFY(again);
+    QCOMPARE(again->contentHash, d->contentHash);
+    QCOMPARE(again->test.count(), d->test.count());
+    QVERIFY(!cache.find(QString(64, QLatin1Char('0')), 0));
+    // A run that needs more training samples than the cached copy holds (it was cut to its
+    // first samples) does not take it for the whole dataset.
+    QVERIFY(cache.find(hash, d->train.count()));
+    QVERIFY(!cache.find(hash, d->train.count() + 1));
+    QFile tokens(QDir(dir).filePath(hash + QStringLiteral(".train.tokens")));
+    QVERIFY(tokens.open(QIODevice::ReadWrite));
+    QVERIFY(tokens.seek(10));
+    QVERIFY(tokens.write("Z") == 1);
+    tokens.close();
+    QVERIFY(!cache.find(hash, 0)); // damaged: a miss, so the worker receives it again
 }
 
 void TestDatasets::sequenceErrors_data() {

@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include <QCryptographicHash>
+#include <QFileInfo>
 #include <QHash>
 #include <QJsonArray>
 #include <QRandomGenerator>
@@ -95,6 +96,7 @@ private Q_SLOTS:
     void initTestCase();
     void gptOnTextWithTwoWorkers_data();
     void gptOnTextWithTwoWorkers();
+    void workersWithoutTheFileReceiveItsTokens();
     void regressionWithTwoWorkers_data();
     void regressionWithTwoWorkers();
     void multiLabelTrains();
@@ -288,6 +290,68 @@ void TestLm::gptOnTextWithTwoWorkers() {
           "jumped", "over", "mat", "tree", "house", "river", "red", "car"})
         words += text.mid(12).contains(QStringLiteral(" %1").arg(QLatin1String(w))) ? 1 : 0;
     QVERIFY2(words >= 3, qPrintable(text));
+}
+
+void TestLm::workersWithoutTheFileReceiveItsTokens() {
+    // The file is gone once the coordinator has mapped it, so the workers must receive the
+    // tokens: as raw bytes written straight to a file in their cache, which they map.
+    const QString dir = m_tmp.filePath(QStringLiteral("shipped"));
+    QVERIFY(QDir().mkpath(dir));
+    const QString text = QDir(dir).filePath(QStringLiteral("story.txt"));
+    QVERIFY(testutil::writeFile(text, m_story));
+    for (const char* w : {"w1", "w2"})
+        QVERIFY(QDir(home(w) + QStringLiteral("/cache")).removeRecursively());
+    TandemProcess c(listen({QStringLiteral("--model=gpt"),
+                            QStringLiteral("--data=text:%1,context=32").arg(text),
+                            QStringLiteral("--limit-train=256"), QStringLiteral("--batch=32"),
+                            QStringLiteral("--epochs=1"), QStringLiteral("--mode=sync"),
+                            QStringLiteral("--out=") + QDir(dir).filePath(QStringLiteral("run"))}));
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    QVERIFY(QFile::remove(text));
+    TandemProcess* w1 = worker("w1", port);
+    TandemProcess* w2 = worker("w2", port);
+    QVERIFY(c.finish(600000));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonArray workers = c.summary().value(QStringLiteral("workers")).toArray();
+    QCOMPARE(workers.size(), 3);
+    for (const QJsonValue& w : workers)
+        QVERIFY(w.toObject().value(QStringLiteral("samples")).toInteger() > 0);
+    for (TandemProcess* w : {w1, w2}) {
+        QVERIFY(w->finish());
+        QVERIFY2(w->err().contains(QLatin1String("receiving it from the coordinator")),
+                 qPrintable(w->err()));
+    }
+    // 256 windows of 32 bytes and the one after them, and the test split's windows.
+    const QDir cache(home("w1") + QStringLiteral("/cache/datasets"));
+    const QStringList train = cache.entryList({QStringLiteral("*.train.tokens")});
+    QCOMPARE(train.size(), 1);
+    QCOMPARE(QFileInfo(cache.filePath(train.first())).size(), qint64(256 * 32 + 1));
+    QCOMPARE(cache.entryList({QStringLiteral("*.test.tokens")}).size(), 1);
+    QCOMPARE(cache.entryList({QStringLiteral("*.tandem")}).size(), 1);
+    QVERIFY(cache.entryList({QStringLiteral("*.part")}).isEmpty());
+
+    // A run that needs more of the same data does not take that shorter copy for the whole:
+    // the workers receive it again, and every sample they are given lies inside it.
+    QVERIFY(testutil::writeFile(text, m_story));
+    TandemProcess more(listen(
+        {QStringLiteral("--model=gpt"), QStringLiteral("--data=text:%1,context=32").arg(text),
+         QStringLiteral("--limit-train=512"), QStringLiteral("--batch=64"),
+         QStringLiteral("--epochs=1"), QStringLiteral("--mode=sync"),
+         QStringLiteral("--out=") + QDir(dir).filePath(QStringLiteral("more"))}));
+    const QString port2 = waitPort(more);
+    QVERIFY2(!port2.isEmpty(), qPrintable(more.err()));
+    QVERIFY(QFile::remove(text));
+    TandemProcess* again = worker("w1", port2);
+    worker("w2", port2);
+    QVERIFY(more.finish(600000));
+    QVERIFY2(more.exitCode() == 0, qPrintable(more.err()));
+    for (const QJsonValue& w : more.summary().value(QStringLiteral("workers")).toArray())
+        QVERIFY(w.toObject().value(QStringLiteral("samples")).toInteger() > 0);
+    QVERIFY(again->finish());
+    QVERIFY2(again->err().contains(QLatin1String("receiving it from the coordinator")),
+             qPrintable(again->err()));
+    QCOMPARE(QFileInfo(cache.filePath(train.first())).size(), qint64(512 * 32 + 1));
 }
 
 void TestLm::regressionWithTwoWorkers_data() {

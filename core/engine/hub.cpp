@@ -129,8 +129,22 @@ void HubSession::onMessage(const wire::Message& m) {
             }
             m_hub->addMessage(QStringLiteral("sending the dataset to %1").arg(m_name));
             const QByteArray blob = m_hub->datasetContainer();
-            m_datasetBlob = m_conn->sendBlob(wire::BlobKind::Dataset, blob);
-            m_conn->send(wire::DataOffer{m_datasetBlob});
+            wire::DataOffer offer;
+            offer.blob = m_datasetBlob = m_conn->sendBlob(wire::BlobKind::Dataset, blob);
+            // Token windows send their tokens apart, straight from the mapped file and never
+            // copied: the worker writes them to its cache as they arrive and maps them there.
+            // The parts are read from the stream as the socket drains; holding the dataset
+            // keeps it mapped until they are sent.
+            if (const auto& data = cfg.data) {
+                m_sentData = data;
+                if (const QByteArray t = splitTokens(data->train); !t.isEmpty())
+                    offer.trainTokensBlob = m_datasetBlob =
+                        m_conn->sendBlob(wire::BlobKind::Tokens, t);
+                if (const QByteArray t = splitTokens(data->test); !t.isEmpty())
+                    offer.testTokensBlob = m_datasetBlob =
+                        m_conn->sendBlob(wire::BlobKind::Tokens, t);
+            }
+            m_conn->send(offer);
             return;
         }
         if (const auto* r = std::get_if<wire::Ready>(&m)) {
@@ -415,7 +429,7 @@ void CoordinatorHub::sendAssign(HubSession* session, const WorkRequest& request)
 
 QByteArray CoordinatorHub::datasetContainer() {
     if (m_datasetBlob.isEmpty() && m_config.data) {
-        auto b = datasetToContainer(*m_config.data);
+        auto b = datasetToContainer(*m_config.data, TokenPlacement::Apart);
         if (b)
             m_datasetBlob = *b;
     }

@@ -203,9 +203,10 @@ private:
     // Bytes of setup (the model, the dataset) before the worker was ready: not training traffic.
     qint64 m_setupSent = 0;
     qint64 m_setupReceived = 0;
-    uint64_t m_datasetBlob = 0; // the dataset transfer under way, if any
-    double m_reportedRate = 0;  // the link's rate as last written to the log
-    int m_liveVerdict = 0;      // the last live probe: +1 twice as fast, -1 half, 0 about the same
+    uint64_t m_datasetBlob = 0; // the dataset transfer under way (its last blob), if any
+    std::shared_ptr<const DatasetSplits> m_sentData; // what that transfer's token blobs read
+    double m_reportedRate = 0;                       // the link's rate as last written to the log
+    int m_liveVerdict = 0; // the last live probe: +1 twice as fast, -1 half, 0 about the same
 };
 
 wire::Hello makeHello(const QString& role, const QString& deviceId);

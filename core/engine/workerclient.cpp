@@ -13,19 +13,14 @@
 #include "engine/wiretensors.h"
 #include "engine/worker.h"
 #include "formats/dataset.h"
+#include "formats/datasetcache.h"
 #include "net/connection.h"
 #include "net/truststore.h"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QElapsedTimer>
-#include <QEventLoop>
-#include <QFile>
 #include <QHostInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QPointer>
-#include <QSaveFile>
 #include <QTimer>
 
 #include <cstdlib>
@@ -191,26 +186,8 @@ private:
                 loadRun(*spec);
             return;
         case State::AwaitData:
-            if (const auto* offer = std::get_if<wire::DataOffer>(&m)) {
-                std::optional<QByteArray> blob = m_conn->takeBlob(offer->blob);
-                if (!blob) {
-                    finish(1, QStringLiteral("the coordinator's dataset did not arrive whole"));
-                    return;
-                }
-                if (TANDEM_FAILPOINT("dataset.transfer"))
-                    blob->truncate(blob->size() / 2);
-                auto d =
-                    datasetFromContainer(*blob, QStringLiteral("the dataset from the coordinator"));
-                if (!d || QString::fromLatin1(d->contentHash) != m_spec.datasetHash) {
-                    finish(1, d ? QStringLiteral(
-                                      "the dataset from the coordinator does not match its hash")
-                                : d.error().message);
-                    return;
-                }
-                saveCache(*blob);
-                m_data = std::make_shared<DatasetSplits>(std::move(*d));
-                becomeReady();
-            }
+            if (const auto* offer = std::get_if<wire::DataOffer>(&m))
+                onDataOffer(*offer);
             return;
         case State::Working:
             if (const auto* a = std::get_if<wire::Assign>(&m))
@@ -222,20 +199,46 @@ private:
         }
     }
 
-    QString cacheDir() const {
-        return QDir(m_opt.cacheDir.isEmpty() ? QDir(m_opt.home).filePath(QStringLiteral("cache"))
-                                             : m_opt.cacheDir)
-            .filePath(QStringLiteral("datasets"));
-    }
-    QString cachePath(const QString& hash) const {
-        return QDir(cacheDir()).filePath(QStringLiteral("%1.tandem").arg(hash));
+    DatasetCache datasetCache() const { return DatasetCache::of(m_opt.cacheDir, m_opt.home); }
+
+    void onDataOffer(const wire::DataOffer& offer) {
+        std::optional<QByteArray> blob = m_conn->takeBlob(offer.blob);
+        // A split's token blob arrived as a file; "" for a split without one.
+        auto file = [&](uint64_t id) { return id ? m_conn->takeBlobFile(id) : QString(); };
+        const std::optional<QString> train = file(offer.trainTokensBlob),
+                                     test = file(offer.testTokensBlob);
+        if (!blob || !train || !test) {
+            DatasetCache::discard({train.value_or(QString()), test.value_or(QString())});
+            finish(1, QStringLiteral("the coordinator's dataset did not arrive whole"));
+            return;
+        }
+        if (TANDEM_FAILPOINT("dataset.transfer"))
+            blob->truncate(blob->size() / 2);
+        // Checking the data against its hash reads all of it (a token file of gigabytes: tens of
+        // seconds), so the idle compute thread does it, and this one goes on answering pings.
+        if (m_compute.joinable())
+            m_compute.join();
+        m_compute = std::thread([this, cache = datasetCache(), hash = m_spec.datasetHash,
+                                 blob = std::move(*blob), train = *train, test = *test] {
+            nameThisThread("tandem-data");
+            auto got = cache.accept(hash, blob, train, test);
+            QMetaObject::invokeMethod(
+                this, [this, hash, got = std::move(got)]() mutable { onDataChecked(hash, got); },
+                Qt::QueuedConnection);
+        });
     }
 
-    void saveCache(const QByteArray& blob) {
-        QDir().mkpath(cacheDir());
-        QSaveFile f(cachePath(m_spec.datasetHash));
-        if (f.open(QIODevice::WriteOnly) && f.write(blob) == blob.size() && f.commit())
-            m_log(QStringLiteral("cached the dataset in %1").arg(f.fileName()));
+    void onDataChecked(const QString& hash, Expected<DatasetCache::Received>& got) {
+        if (m_state != State::AwaitData || hash != m_spec.datasetHash)
+            return; // the session started again meanwhile
+        if (!got) {
+            finish(1, got.error().message);
+            return;
+        }
+        if (!got->cachedAt.isEmpty())
+            m_log(QStringLiteral("cached the dataset in %1").arg(got->cachedAt));
+        m_data = std::make_shared<DatasetSplits>(std::move(got->data));
+        becomeReady();
     }
 
     void loadRun(const wire::RunSpec& spec) {
@@ -274,6 +277,9 @@ private:
                                     m_outer ? outerBundleBytes(m_layout, m_outer->wire()) : 0));
         m_grads = std::make_unique<GradientBundle>(m_layout, m_wire);
         m_conn->setBlobCap(wire::BlobKind::Dataset, qint64(8) << 30);
+        // Token files go to disk as they arrive, bounded by its free space rather than memory.
+        m_conn->setBlobCap(wire::BlobKind::Tokens, std::numeric_limits<qint64>::max());
+        m_conn->setBlobSpill(wire::BlobKind::Tokens, datasetCache().incomingDir());
         std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
         if (!archive) {
             finish(1, QStringLiteral("the coordinator's model did not arrive whole"));
@@ -299,14 +305,8 @@ private:
         }
         // The dataset: the cached copy, or the same spec read here, when the hash matches.
         m_data.reset();
-        if (QFile::exists(cachePath(spec.datasetHash))) {
-            QFile f(cachePath(spec.datasetHash));
-            if (f.open(QIODevice::ReadOnly)) {
-                auto d = datasetFromContainer(f.readAll(), f.fileName());
-                if (d && QString::fromLatin1(d->contentHash) == spec.datasetHash)
-                    m_data = std::make_shared<DatasetSplits>(std::move(*d));
-            }
-        }
+        if (auto d = datasetCache().find(spec.datasetHash, spec.trainSamples))
+            m_data = std::make_shared<DatasetSplits>(std::move(*d));
         if (!m_data) {
             auto d = loadDataset(spec.datasetSpec);
             if (d && QString::fromLatin1(d->contentHash) == spec.datasetHash)

@@ -2,10 +2,10 @@
 
 #include "formats/datasetspec.h"
 #include "formats/gzip.h"
+#include "formats/sha256.h"
 #include "formats/tensorfile.h"
 #include "formats/tokenstream.h"
 
-#include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
@@ -35,12 +35,12 @@ Error corrupt(const QString& name, const QString& what) {
     return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, what));
 }
 
-template <typename T> void addRaw(QCryptographicHash& h, const std::vector<T>& v) {
+template <typename T> void addRaw(Sha256& h, const std::vector<T>& v) {
     h.addData(QByteArrayView(reinterpret_cast<const char*>(v.data()),
                              static_cast<qsizetype>(v.size() * sizeof(T))));
 }
 
-void hashSplit(QCryptographicHash& h, const Dataset& d) {
+void hashSplit(Sha256& h, const Dataset& d) {
     for (int64_t s : d.sampleShape)
         h.addData(QByteArrayView(reinterpret_cast<const char*>(&s), sizeof s));
     const int64_t n = d.count();
@@ -63,8 +63,11 @@ void hashSplit(QCryptographicHash& h, const Dataset& d) {
         // In slices, so that a mapped file is hashed without being copied.
         const int64_t tokens = d.windows * d.sampleShape[0] + 1;
         constexpr int64_t kSlice = int64_t(1) << 22;
-        for (int64_t from = 0; from < tokens; from += kSlice)
-            h.addData(d.stream->view(d.firstToken + from, std::min(kSlice, tokens - from)));
+        for (int64_t from = 0; from < tokens; from += kSlice) {
+            const int64_t n = std::min(kSlice, tokens - from);
+            h.addData(d.stream->view(d.firstToken + from, n));
+            d.stream->releasePages(d.firstToken + from, n);
+        }
         break;
     }
     }
@@ -88,7 +91,7 @@ void hashSplit(QCryptographicHash& h, const Dataset& d) {
 }
 
 QByteArray hashOf(const DatasetSplits& s) {
-    QCryptographicHash h(QCryptographicHash::Sha256);
+    Sha256 h;
     h.addData(s.kind.toUtf8());
     hashSplit(h, s.train);
     hashSplit(h, s.test);
@@ -96,7 +99,7 @@ QByteArray hashOf(const DatasetSplits& s) {
 }
 
 void finish(DatasetSplits& s) {
-    s.contentHash = hashOf(s);
+    s.contentHash = s.heldHash = hashOf(s);
 }
 
 void truncateSplit(Dataset& d, int64_t n) {
@@ -196,9 +199,13 @@ int64_t Dataset::count() const {
 }
 
 void DatasetSplits::limitTrain(int64_t n) {
+    if (n > 0 && n < train.count())
+        heldHash.clear();
     truncateSplit(train, n);
 }
 void DatasetSplits::limitTest(int64_t n) {
+    if (n > 0 && n < test.count())
+        heldHash.clear();
     truncateSplit(test, n);
 }
 
@@ -784,15 +791,16 @@ template <typename T> void assignRaw(std::vector<T>& v, const QByteArray& bytes)
 
 // A split as records: x (inputs) and y (targets), or for a token stream the tokens its windows
 // cover as a blob, described in the metadata.
-void putSplit(TensorFile& f, const QString& prefix, const Dataset& d) {
+void putSplit(TensorFile& f, const QString& prefix, const Dataset& d, TokenPlacement where) {
     if (d.storage == Dataset::Storage::Windows) {
-        const int64_t tokens = d.windows * d.sampleShape[0] + 1;
-        f.blobs.insert(prefix + QStringLiteral(".tokens"),
-                       d.stream->view(d.firstToken, tokens).toByteArray());
-        f.meta.insert(prefix + QStringLiteral("_windows"),
-                      QJsonObject{{QStringLiteral("dtype"), tokenTypeName(d.stream->type())},
-                                  {QStringLiteral("context"), qint64(d.sampleShape[0])},
-                                  {QStringLiteral("windows"), qint64(d.windows)}});
+        QJsonObject w{{QStringLiteral("dtype"), tokenTypeName(d.stream->type())},
+                      {QStringLiteral("context"), qint64(d.sampleShape[0])},
+                      {QStringLiteral("windows"), qint64(d.windows)}};
+        if (where == TokenPlacement::Apart)
+            w.insert(QStringLiteral("tokens"), QStringLiteral("apart"));
+        else
+            f.blobs.insert(prefix + QStringLiteral(".tokens"), splitTokens(d));
+        f.meta.insert(prefix + QStringLiteral("_windows"), w);
         return;
     }
     TensorRecord x;
@@ -824,18 +832,26 @@ void putSplit(TensorFile& f, const QString& prefix, const Dataset& d) {
     f.meta.insert(prefix + QStringLiteral("_targets"), targetsName(d.targets));
 }
 
-Expected<Dataset> getWindows(const TensorFile& f, const QString& prefix, const QString& name) {
+Expected<Dataset> getWindows(const TensorFile& f, const QString& prefix, const QString& name,
+                             const TokenSource& tokens) {
     const QJsonObject w = f.meta.value(prefix + QStringLiteral("_windows")).toObject();
     TokenType type;
+    const QString dtype = w.value(QStringLiteral("dtype")).toString();
     const int64_t context = w.value(QStringLiteral("context")).toInteger();
     const int64_t windows = w.value(QStringLiteral("windows")).toInteger();
-    if (!tokenTypeFromName(w.value(QStringLiteral("dtype")).toString(), &type) || context < 1 ||
-        context > kMaxDim || windows < 1 || !f.blobs.contains(prefix + QStringLiteral(".tokens")))
+    const bool apart = w.value(QStringLiteral("tokens")).toString() == QLatin1String("apart");
+    if (!tokenTypeFromName(dtype, &type) || context < 1 || context > kMaxDim || windows < 1 ||
+        (!apart && !f.blobs.contains(prefix + QStringLiteral(".tokens"))))
         return corrupt(name, QStringLiteral("the %1 token windows are malformed").arg(prefix));
-    auto stream =
-        TokenStream::fromBytes(f.blobs.value(prefix + QStringLiteral(".tokens")), type, name);
+    if (apart && !tokens)
+        return corrupt(name, QStringLiteral("the %1 tokens are not with it").arg(prefix));
+    auto stream = apart ? tokens(prefix, dtype)
+                        : TokenStream::fromBytes(f.blobs.value(prefix + QStringLiteral(".tokens")),
+                                                 type, name);
     if (!stream)
         return stream.error();
+    if ((*stream)->type() != type)
+        return corrupt(name, QStringLiteral("the %1 tokens are not %2").arg(prefix, dtype));
     if ((*stream)->size() != windows * context + 1)
         return corrupt(
             name, QStringLiteral("the %1 token windows do not match their tokens").arg(prefix));
@@ -849,9 +865,9 @@ Expected<Dataset> getWindows(const TensorFile& f, const QString& prefix, const Q
 }
 
 Expected<Dataset> getSplit(const TensorFile& f, const QString& prefix, int numClasses,
-                           const QString& name) {
+                           const QString& name, const TokenSource& tokens) {
     if (f.meta.contains(prefix + QStringLiteral("_windows")))
-        return getWindows(f, prefix, name);
+        return getWindows(f, prefix, name, tokens);
     const QString targets = f.meta.value(prefix + QStringLiteral("_targets"))
                                 .toString(targetsName(Dataset::Targets::Class));
     const TensorRecord* x = nullptr;
@@ -911,7 +927,14 @@ Expected<Dataset> getSplit(const TensorFile& f, const QString& prefix, int numCl
 
 } // namespace
 
-Expected<QByteArray> datasetToContainer(const DatasetSplits& data) {
+QByteArray splitTokens(const Dataset& d) {
+    if (d.storage != Dataset::Storage::Windows || !d.stream)
+        return {};
+    const QByteArrayView v = d.stream->view(d.firstToken, d.windows * d.sampleShape[0] + 1);
+    return QByteArray::fromRawData(v.data(), v.size());
+}
+
+Expected<QByteArray> datasetToContainer(const DatasetSplits& data, TokenPlacement tokens) {
     TensorFile f;
     f.meta =
         QJsonObject{{QStringLiteral("kind"), QStringLiteral("tandem-dataset")},
@@ -923,14 +946,16 @@ Expected<QByteArray> datasetToContainer(const DatasetSplits& data) {
                     // What the blob holds: less than the dataset when the run uses only the
                     // first samples (--limit-train), which keep the whole dataset's hash as
                     // their identity.
-                    {QStringLiteral("hash"), QString::fromLatin1(hashOf(data))},
+                    {QStringLiteral("hash"),
+                     QString::fromLatin1(data.heldHash.isEmpty() ? hashOf(data) : data.heldHash)},
                     {QStringLiteral("identity"), QString::fromLatin1(data.contentHash)}};
-    putSplit(f, QStringLiteral("train"), data.train);
-    putSplit(f, QStringLiteral("test"), data.test);
+    putSplit(f, QStringLiteral("train"), data.train, tokens);
+    putSplit(f, QStringLiteral("test"), data.test, tokens);
     return serializeCheckpoint(f);
 }
 
-Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QString& name) {
+Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QString& name,
+                                             const TokenSource& tokens) {
     auto f = parseCheckpoint(bytes, name);
     if (!f)
         return f.error();
@@ -947,10 +972,10 @@ Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QStr
     // Regression data has no classes; a vocabulary may be far larger than a class list.
     if (s.numClasses < 0 || s.numClasses > kMaxVocabulary)
         return corrupt(name, QStringLiteral("invalid class count"));
-    auto train = getSplit(*f, QStringLiteral("train"), s.numClasses, name);
+    auto train = getSplit(*f, QStringLiteral("train"), s.numClasses, name, tokens);
     if (!train)
         return train.error();
-    auto test = getSplit(*f, QStringLiteral("test"), s.numClasses, name);
+    auto test = getSplit(*f, QStringLiteral("test"), s.numClasses, name, tokens);
     if (!test)
         return test.error();
     s.train = std::move(*train);

@@ -8,6 +8,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -72,9 +73,12 @@ struct DatasetSplits {
     Dataset train;
     Dataset test;
     QByteArray contentHash; // SHA-256 over both splits' shapes, data and labels (hex)
+    // The same over what the splits hold now, which differs once they are limited; empty when
+    // not known (then computed again, a pass over all the data).
+    QByteArray heldHash;
 
     // Gives up the first n training samples only (0 keeps all); the hash is not changed since
-    // it identifies the content a peer must hold.
+    // it identifies the content a peer must hold (heldHash is).
     void limitTrain(int64_t n);
     void limitTest(int64_t n);
 };
@@ -103,8 +107,21 @@ Expected<DatasetSplits> loadDataset(const QString& spec);
 // reading, so a blob that does not hold what it claims is refused. A dataset cut to its first
 // samples (limitTrain) is shipped cut, and read back with the whole dataset's hash, which is
 // what identifies it to a run.
-Expected<QByteArray> datasetToContainer(const DatasetSplits& data);
-Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QString& name);
+//
+// With tokens left apart, a split of token windows keeps only its description in the
+// container: its tokens travel as a blob of their own (splitTokens), which a worker writes to a
+// file and maps, so that no side holds a token file of gigabytes in memory. Reading such a
+// container asks `tokens` for each split's stream ("train" or "test").
+enum class TokenPlacement { Inside, Apart };
+using TokenSource = std::function<Expected<std::shared_ptr<const TokenStream>>(
+    const QString& split, const QString& dtype)>;
+Expected<QByteArray> datasetToContainer(const DatasetSplits& data,
+                                        TokenPlacement tokens = TokenPlacement::Inside);
+Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QString& name,
+                                             const TokenSource& tokens = {});
+// The raw little-endian bytes of the tokens a split of windows covers, without a copy (valid
+// while the split's stream lives); empty for any other split.
+QByteArray splitTokens(const Dataset& d);
 
 // The individual readers, exposed for tests and fuzzing.
 struct IdxArray {

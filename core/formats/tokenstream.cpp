@@ -8,6 +8,11 @@
 
 #include <cstring>
 
+#if defined(Q_OS_UNIX)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 namespace tandem {
 
 QString tokenTypeName(TokenType t) {
@@ -80,6 +85,24 @@ Expected<std::shared_ptr<const TokenStream>> TokenStream::map(const QString& pat
     return std::shared_ptr<const TokenStream>(std::move(s));
 }
 
+void TokenStream::releasePages(int64_t from, int64_t n) const {
+#if defined(Q_OS_UNIX)
+    // The pages stay in the page cache; the process only stops counting them as its own, and
+    // a later read faults them in again, so rounding the range out to whole pages is safe.
+    if (!m_file || !m_data || n <= 0)
+        return;
+    static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    const int w = tokenTypeWidth(m_type);
+    const uintptr_t begin = uintptr_t(m_data + from * w) & ~(page - 1);
+    const uintptr_t end = uintptr_t(m_data + std::min(from + n, m_size) * w);
+    if (end > begin)
+        madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+#else
+    (void)from;
+    (void)n;
+#endif
+}
+
 Expected<std::shared_ptr<const TokenStream>>
 TokenStream::fromBytes(QByteArray bytes, TokenType type, const QString& name) {
     std::shared_ptr<TokenStream> s(new TokenStream);
@@ -102,32 +125,39 @@ TokenStream::fromBytes(QByteArray bytes, TokenType type, const QString& name) {
 }
 
 Status TokenStream::scan() {
+    // In slices, each let go once read: a mapped file of gigabytes is scanned without becoming
+    // gigabytes of this process's resident memory.
+    constexpr int64_t kSlice = int64_t(1) << 22;
     int64_t best = -1;
-    switch (m_type) {
-    case TokenType::U8:
-        for (int64_t i = 0; i < m_size; ++i)
-            best = std::max<int64_t>(best, m_data[i]);
-        break;
-    case TokenType::U16:
-        for (int64_t i = 0; i < m_size; ++i)
-            best = std::max<int64_t>(best, qFromLittleEndian<quint16>(m_data + 2 * i));
-        break;
-    case TokenType::U32:
-        for (int64_t i = 0; i < m_size; ++i)
-            best = std::max<int64_t>(best, qFromLittleEndian<quint32>(m_data + 4 * i));
-        break;
-    case TokenType::I32:
-        for (int64_t i = 0; i < m_size; ++i) {
-            const qint32 v = qFromLittleEndian<qint32>(m_data + 4 * i);
-            if (v < 0)
-                return makeError(ErrorCode::Corrupt,
-                                 QStringLiteral("%1: token %2 at position %3 is negative")
-                                     .arg(m_name)
-                                     .arg(v)
-                                     .arg(i));
-            best = std::max<int64_t>(best, v);
+    for (int64_t from = 0; from < m_size; from += kSlice) {
+        const int64_t to = std::min(m_size, from + kSlice);
+        switch (m_type) {
+        case TokenType::U8:
+            for (int64_t i = from; i < to; ++i)
+                best = std::max<int64_t>(best, m_data[i]);
+            break;
+        case TokenType::U16:
+            for (int64_t i = from; i < to; ++i)
+                best = std::max<int64_t>(best, qFromLittleEndian<quint16>(m_data + 2 * i));
+            break;
+        case TokenType::U32:
+            for (int64_t i = from; i < to; ++i)
+                best = std::max<int64_t>(best, qFromLittleEndian<quint32>(m_data + 4 * i));
+            break;
+        case TokenType::I32:
+            for (int64_t i = from; i < to; ++i) {
+                const qint32 v = qFromLittleEndian<qint32>(m_data + 4 * i);
+                if (v < 0)
+                    return makeError(ErrorCode::Corrupt,
+                                     QStringLiteral("%1: token %2 at position %3 is negative")
+                                         .arg(m_name)
+                                         .arg(v)
+                                         .arg(i));
+                best = std::max<int64_t>(best, v);
+            }
+            break;
         }
-        break;
+        releasePages(from, to - from);
     }
     m_max = best;
     return success();

@@ -45,6 +45,9 @@ public:
     int64_t at(int64_t i) const;
     // The raw little-endian bytes of tokens [from, from + n), without a copy.
     QByteArrayView view(int64_t from, int64_t n) const;
+    // After a pass over tokens [from, from + n) (the scan, the hash): a mapped file's pages
+    // stop counting as this process's resident memory until a batch touches them again.
+    void releasePages(int64_t from, int64_t n) const;
 
 private:
     TokenStream() = default;

@@ -122,7 +122,12 @@ struct Encoder {
     void operator()(const DataRequest& m) {
         e.mutable_data_request()->set_dataset_hash(str(m.datasetHash));
     }
-    void operator()(const DataOffer& m) { e.mutable_data_offer()->set_blob(m.blob); }
+    void operator()(const DataOffer& m) {
+        auto* o = e.mutable_data_offer();
+        o->set_blob(m.blob);
+        o->set_train_tokens_blob(m.trainTokensBlob);
+        o->set_test_tokens_blob(m.testTokensBlob);
+    }
     void operator()(const Assign& m) {
         auto* o = e.mutable_assign();
         o->set_step(m.step);
@@ -302,7 +307,8 @@ Expected<Message> decode(const QByteArray& payload) {
     case ::tandem::pb::Envelope::kDataRequest:
         return Message(DataRequest{text(e.data_request().dataset_hash())});
     case ::tandem::pb::Envelope::kDataOffer:
-        return Message(DataOffer{e.data_offer().blob()});
+        return Message(DataOffer{e.data_offer().blob(), e.data_offer().train_tokens_blob(),
+                                 e.data_offer().test_tokens_blob()});
     case ::tandem::pb::Envelope::kAssign: {
         const auto& o = e.assign();
         Assign m;

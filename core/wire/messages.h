@@ -17,7 +17,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 5;
+constexpr uint32_t kProtocolVersion = 6;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -27,7 +27,9 @@ constexpr uint32_t kProtocolVersion = 5;
 QString incompatibility(const QString& myApp, uint32_t peerProtocol, const QString& peerApp,
                         const QString& peerRole);
 
-enum class BlobKind : uint32_t { Model = 1, Tensors = 2, Dataset = 3 };
+// Tokens: a token stream's raw bytes, sent apart from its dataset's container so that a worker
+// writes them to a file and maps it, whatever their size.
+enum class BlobKind : uint32_t { Model = 1, Tensors = 2, Dataset = 3, Tokens = 4 };
 
 enum class RejectCode : uint32_t {
     Version = 1,   // protocol versions do not match
@@ -83,6 +85,10 @@ struct DataRequest {
 };
 struct DataOffer {
     uint64_t blob = 0;
+    // The token blobs of a split of token windows, whose container leaves its tokens out;
+    // 0 for a split that carries its own data.
+    uint64_t trainTokensBlob = 0;
+    uint64_t testTokensBlob = 0;
 };
 struct Assign {
     int64_t step = 0;
