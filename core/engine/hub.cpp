@@ -74,151 +74,147 @@ void HubSession::declined(const QString& why) {
 }
 
 void HubSession::onMessage(const wire::Message& m) {
-    const HubConfig& cfg = m_hub->config();
     switch (m_state) {
-    case State::AwaitHello: {
-        const auto* h = std::get_if<wire::Hello>(&m);
-        if (!h) {
+    case State::AwaitHello:
+        if (const auto* h = std::get_if<wire::Hello>(&m))
+            onHello(*h);
+        else
             refuse(wire::RejectCode::Protocol,
                    QStringLiteral("expected Hello, got %1").arg(wire::messageName(m)));
-            return;
-        }
-        if (const QString why = wire::incompatibility(appVersion(), h->protocolVersion,
-                                                      h->appVersion, QStringLiteral("worker"));
-            !why.isEmpty()) {
-            refuse(wire::RejectCode::Version, why);
-            return;
-        }
-        if (h->role != QLatin1String("worker")) {
-            refuse(wire::RejectCode::Protocol,
-                   QStringLiteral("expected a worker, got a %1").arg(h->role));
-            return;
-        }
-        m_name = QStringLiteral("%1@%2").arg(h->displayName.isEmpty() ? QStringLiteral("worker")
-                                                                      : h->displayName,
-                                             m_conn->peerAddress());
-        // The link first: what it moves decides --mode auto, and the log says it either way.
-        m_state = State::Probing;
-        m_conn->probe(kProbeBytes, kProbeRounds);
         return;
-    }
     case State::Probing:
     case State::AwaitRun:
         // A worker may decline at any point before it has joined, such as when its
         // owner stops it while its link is being measured.
-        if (const auto* rj = std::get_if<wire::Reject>(&m)) {
+        if (const auto* rj = std::get_if<wire::Reject>(&m))
             declined(rj->message);
-            return;
-        }
-        refuse(wire::RejectCode::Protocol,
-               QStringLiteral("unexpected %1 before the run was sent").arg(wire::messageName(m)));
+        else
+            refuse(
+                wire::RejectCode::Protocol,
+                QStringLiteral("unexpected %1 before the run was sent").arg(wire::messageName(m)));
         return;
-    case State::AwaitReady: {
-        if (const auto* d = std::get_if<wire::DataRequest>(&m)) {
-            if (d->datasetHash != cfg.datasetHash) {
-                refuse(wire::RejectCode::Protocol,
-                       QStringLiteral("asked for a dataset this run does not use"));
-                return;
-            }
-            // One transfer at a time: asking again before the first has arrived is not what a
-            // worker does, and each request would queue the whole dataset once more.
-            if (m_datasetBlob != 0 && m_conn->sending(m_datasetBlob)) {
-                refuse(wire::RejectCode::Protocol,
-                       QStringLiteral("asked for the dataset again while it was being sent"));
-                return;
-            }
-            m_hub->addMessage(QStringLiteral("sending the dataset to %1").arg(m_name));
-            const QByteArray blob = m_hub->datasetContainer();
-            wire::DataOffer offer;
-            offer.blob = m_datasetBlob = m_conn->sendBlob(wire::BlobKind::Dataset, blob);
-            // Token windows send their tokens apart, straight from the mapped file and never
-            // copied: the worker writes them to its cache as they arrive and maps them there.
-            // The parts are read from the stream as the socket drains; holding the dataset
-            // keeps it mapped until they are sent.
-            if (const auto& data = cfg.data) {
-                m_sentData = data;
-                if (const QByteArray t = splitTokens(data->train); !t.isEmpty())
-                    offer.trainTokensBlob = m_datasetBlob =
-                        m_conn->sendBlob(wire::BlobKind::Tokens, t);
-                if (const QByteArray t = splitTokens(data->test); !t.isEmpty())
-                    offer.testTokensBlob = m_datasetBlob =
-                        m_conn->sendBlob(wire::BlobKind::Tokens, t);
-            }
-            m_conn->send(offer);
-            return;
-        }
-        if (const auto* r = std::get_if<wire::Ready>(&m)) {
-            if (r->schemaHash != cfg.schemaHash) {
-                refuse(
-                    wire::RejectCode::Schema,
-                    QStringLiteral("the worker's model has schema %1 but the coordinator's has %2")
-                        .arg(r->schemaHash.left(16), cfg.schemaHash.left(16)));
-                return;
-            }
-            m_worker =
-                std::make_shared<RemoteWorker>(m_hub, this, m_name, r->device, r->maxBatch, &cfg);
-            m_setupSent = m_conn->bytesSent();
-            m_setupReceived = m_conn->bytesReceived();
-            m_state = State::Working;
-            m_hub->addMessage(
-                QStringLiteral("worker %1 joined with %2%3")
-                    .arg(m_name, r->device.name,
-                         r->precision.isEmpty() || r->precision == QLatin1String("fp32")
-                             ? QString()
-                             : QStringLiteral(" (%1 autocast)").arg(r->precision)));
-            if (!r->precisionNote.isEmpty())
-                m_hub->addMessage(QStringLiteral("worker %1: %2").arg(m_name, r->precisionNote));
-            m_hub->joined(m_worker);
-            return;
-        }
-        if (const auto* rj = std::get_if<wire::Reject>(&m)) {
+    case State::AwaitReady:
+        if (const auto* d = std::get_if<wire::DataRequest>(&m))
+            onDataRequest(*d);
+        else if (const auto* r = std::get_if<wire::Ready>(&m))
+            onReady(*r);
+        else if (const auto* rj = std::get_if<wire::Reject>(&m))
             declined(rj->message);
-            return;
-        }
-        refuse(wire::RejectCode::Protocol,
-               QStringLiteral("unexpected %1 while loading").arg(wire::messageName(m)));
+        else
+            refuse(wire::RejectCode::Protocol,
+                   QStringLiteral("unexpected %1 while loading").arg(wire::messageName(m)));
         return;
-    }
-    case State::Working: {
+    case State::Working:
         if (const auto* r = std::get_if<wire::Result>(&m)) {
-            std::optional<QByteArray> t = m_conn->takeBlob(r->tensorsBlob);
-            if (!t) {
-                refuse(wire::RejectCode::Protocol,
-                       QStringLiteral("a result without its gradients"));
-                return;
-            }
-            m_worker->updateBytes(m_conn->bytesSent() - m_setupSent,
-                                  m_conn->bytesReceived() - m_setupReceived);
-            switch (m_worker->deliver(*r, std::move(*t))) {
-            case RemoteWorker::Delivery::Kept:
-                break;
-            case RemoteWorker::Delivery::Repeated:
-                m_hub->addMessage(QStringLiteral("ignored a repeated result for step %1 from %2")
-                                      .arg(r->step + 1)
-                                      .arg(m_name));
-                break;
-            case RemoteWorker::Delivery::Invalid:
-                m_conn->close(QStringLiteral("a result for step %1, which it was not given yet")
-                                  .arg(r->step + 1));
-                break;
-            }
-            return;
-        }
-        if (const auto* e = std::get_if<wire::WorkError>(&m)) {
+            onResult(*r);
+        } else if (const auto* e = std::get_if<wire::WorkError>(&m)) {
             m_hub->addMessage(QStringLiteral("worker %1 failed: %2").arg(m_name, e->message));
             m_conn->close(e->message);
-            return;
-        }
-        if (std::holds_alternative<wire::Bye>(m)) {
+        } else if (std::holds_alternative<wire::Bye>(m)) {
             m_conn->close(QStringLiteral("the worker left"));
-            return;
+        } else {
+            refuse(wire::RejectCode::Protocol,
+                   QStringLiteral("unexpected %1").arg(wire::messageName(m)));
         }
-        refuse(wire::RejectCode::Protocol,
-               QStringLiteral("unexpected %1").arg(wire::messageName(m)));
         return;
-    }
     case State::Closed:
         return;
+    }
+}
+
+void HubSession::onHello(const wire::Hello& h) {
+    if (const QString why = wire::incompatibility(appVersion(), h.protocolVersion, h.appVersion,
+                                                  QStringLiteral("worker"));
+        !why.isEmpty()) {
+        refuse(wire::RejectCode::Version, why);
+        return;
+    }
+    if (h.role != QLatin1String("worker")) {
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("expected a worker, got a %1").arg(h.role));
+        return;
+    }
+    m_name = QStringLiteral("%1@%2").arg(
+        h.displayName.isEmpty() ? QStringLiteral("worker") : h.displayName, m_conn->peerAddress());
+    // The link first: what it moves decides --mode auto, and the log says it either way.
+    m_state = State::Probing;
+    m_conn->probe(kProbeBytes, kProbeRounds);
+}
+
+void HubSession::onDataRequest(const wire::DataRequest& d) {
+    const HubConfig& cfg = m_hub->config();
+    if (d.datasetHash != cfg.datasetHash) {
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("asked for a dataset this run does not use"));
+        return;
+    }
+    // One transfer at a time: asking again before the first has arrived is not what a worker
+    // does, and each request would queue the whole dataset once more.
+    if (m_datasetBlob != 0 && m_conn->sending(m_datasetBlob)) {
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("asked for the dataset again while it was being sent"));
+        return;
+    }
+    m_hub->addMessage(QStringLiteral("sending the dataset to %1").arg(m_name));
+    const QByteArray blob = m_hub->datasetContainer();
+    wire::DataOffer offer;
+    offer.blob = m_datasetBlob = m_conn->sendBlob(wire::BlobKind::Dataset, blob);
+    // Token windows send their tokens apart, straight from the mapped file and never copied:
+    // the worker writes them to its cache as they arrive and maps them there. The parts are
+    // read from the stream as the socket drains; holding the dataset keeps it mapped until
+    // they are sent.
+    if (const auto& data = cfg.data) {
+        m_sentData = data;
+        if (const QByteArray t = splitTokens(data->train); !t.isEmpty())
+            offer.trainTokensBlob = m_datasetBlob = m_conn->sendBlob(wire::BlobKind::Tokens, t);
+        if (const QByteArray t = splitTokens(data->test); !t.isEmpty())
+            offer.testTokensBlob = m_datasetBlob = m_conn->sendBlob(wire::BlobKind::Tokens, t);
+    }
+    m_conn->send(offer);
+}
+
+void HubSession::onReady(const wire::Ready& r) {
+    const HubConfig& cfg = m_hub->config();
+    if (r.schemaHash != cfg.schemaHash) {
+        refuse(wire::RejectCode::Schema,
+               QStringLiteral("the worker's model has schema %1 but the coordinator's has %2")
+                   .arg(r.schemaHash.left(16), cfg.schemaHash.left(16)));
+        return;
+    }
+    m_worker = std::make_shared<RemoteWorker>(m_hub, this, m_name, r.device, r.maxBatch, &cfg);
+    m_setupSent = m_conn->bytesSent();
+    m_setupReceived = m_conn->bytesReceived();
+    m_state = State::Working;
+    m_hub->addMessage(QStringLiteral("worker %1 joined with %2%3")
+                          .arg(m_name, r.device.name,
+                               r.precision.isEmpty() || r.precision == QLatin1String("fp32")
+                                   ? QString()
+                                   : QStringLiteral(" (%1 autocast)").arg(r.precision)));
+    if (!r.precisionNote.isEmpty())
+        m_hub->addMessage(QStringLiteral("worker %1: %2").arg(m_name, r.precisionNote));
+    m_hub->joined(m_worker);
+}
+
+void HubSession::onResult(const wire::Result& r) {
+    std::optional<QByteArray> t = m_conn->takeBlob(r.tensorsBlob);
+    if (!t) {
+        refuse(wire::RejectCode::Protocol, QStringLiteral("a result without its gradients"));
+        return;
+    }
+    m_worker->updateBytes(m_conn->bytesSent() - m_setupSent,
+                          m_conn->bytesReceived() - m_setupReceived);
+    switch (m_worker->deliver(r, std::move(*t))) {
+    case RemoteWorker::Delivery::Kept:
+        break;
+    case RemoteWorker::Delivery::Repeated:
+        m_hub->addMessage(QStringLiteral("ignored a repeated result for step %1 from %2")
+                              .arg(r.step + 1)
+                              .arg(m_name));
+        break;
+    case RemoteWorker::Delivery::Invalid:
+        m_conn->close(
+            QStringLiteral("a result for step %1, which it was not given yet").arg(r.step + 1));
+        break;
     }
 }
 

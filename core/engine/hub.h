@@ -189,7 +189,12 @@ public:
 
 private:
     void onProbed(const LinkProbe& link);
+    // One handler per message kind; onMessage only says which the session's state admits.
     void onMessage(const wire::Message& m);
+    void onHello(const wire::Hello& h);
+    void onDataRequest(const wire::DataRequest& d);
+    void onReady(const wire::Ready& r);
+    void onResult(const wire::Result& r);
     void onClosed(const QString& reason);
     void refuse(wire::RejectCode code, const QString& message);
     void declined(const QString& why);
