@@ -65,22 +65,11 @@ Status writeRunCheckpoint(const QString& path, const torch::jit::Module& module,
     return writeCheckpoint(path, f);
 }
 
-Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
-    auto file = readCheckpoint(path);
-    if (!file)
-        return file.error();
-    const QJsonObject m = file->meta;
-    if (m.value(QStringLiteral("kind")).toString() != QLatin1String("tandem-run"))
-        return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("%1 is not a Tandem run checkpoint").arg(path));
-    auto cfg = RunConfig::fromJson(m.value(QStringLiteral("config")).toObject());
-    if (!cfg)
-        return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("%1: %2").arg(path, cfg.error().message));
+namespace {
 
-    LoadedCheckpoint out;
+// Where the run stood: its step, epoch, position, sums and last test figures.
+Status readCounters(const QJsonObject& m, const QString& path, LoadedCheckpoint& out) {
     RunState& s = out.state;
-    s.config = *cfg;
     auto i64 = [&](const char* k) {
         return static_cast<int64_t>(m.value(QLatin1String(k)).toDouble());
     };
@@ -109,6 +98,29 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
         out.optimizerSteps < 0)
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("%1: negative step or epoch counts").arg(path));
+    return success();
+}
+
+} // namespace
+
+Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
+    auto file = readCheckpoint(path);
+    if (!file)
+        return file.error();
+    const QJsonObject m = file->meta;
+    if (m.value(QStringLiteral("kind")).toString() != QLatin1String("tandem-run"))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1 is not a Tandem run checkpoint").arg(path));
+    auto cfg = RunConfig::fromJson(m.value(QStringLiteral("config")).toObject());
+    if (!cfg)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1: %2").arg(path, cfg.error().message));
+
+    LoadedCheckpoint out;
+    RunState& s = out.state;
+    s.config = *cfg;
+    if (auto st = readCounters(m, path, out); !st)
+        return st.error();
 
     if (isZooModel(s.config.model)) {
         auto mod = buildZooModel(s.config.model, s.config.seed);
