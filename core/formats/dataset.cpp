@@ -495,6 +495,96 @@ bool parseFloat(const QByteArray& s, float* out) {
     return true;
 }
 
+// The label column: named by the caller (a header name or a 0-based index), else the column
+// headed "label" (in any case) wherever it stands, else the last column.
+Expected<qsizetype> labelColumnIndex(const QString& labelColumn, bool header,
+                                     const QStringList& headerNames, qsizetype ncols,
+                                     const QString& name) {
+    qsizetype labelIdx = ncols - 1;
+    if (labelColumn.isEmpty() && header) {
+        for (qsizetype c = 0; c < headerNames.size(); ++c)
+            if (headerNames[c].compare(QLatin1String("label"), Qt::CaseInsensitive) == 0) {
+                labelIdx = c;
+                break;
+            }
+    }
+    if (!labelColumn.isEmpty()) {
+        bool isIndex = false;
+        const int idx = labelColumn.toInt(&isIndex);
+        if (header && headerNames.contains(labelColumn)) {
+            labelIdx = headerNames.indexOf(labelColumn);
+        } else if (isIndex) {
+            if (idx < 0 || idx >= ncols)
+                return makeError(ErrorCode::InvalidArgument,
+                                 QStringLiteral("%1: label column %2 is outside 0..%3")
+                                     .arg(name)
+                                     .arg(idx)
+                                     .arg(ncols - 1));
+            labelIdx = idx;
+        } else {
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("%1: there is no column named \"%2\"%3")
+                                 .arg(name, labelColumn,
+                                      header ? QStringLiteral(" (columns: %1)")
+                                                   .arg(headerNames.join(QStringLiteral(", ")))
+                                             : QStringLiteral(" (the file has no header row)")));
+        }
+    }
+
+    return labelIdx;
+}
+
+// Class indices for the rows' raw labels: integers are indices already; names become the
+// sorted distinct names, unless the caller fixed them (a test file must use the training
+// file's classes).
+Status assignClasses(const QList<QByteArray>& rawLabels, bool numericLabels,
+                     const QStringList& knownClasses, const QString& name, CsvTable& out) {
+    Dataset& d = out.data;
+    if (numericLabels && knownClasses.isEmpty()) {
+        // Integer labels are class indices already.
+        int64_t maxLabel = 0;
+        for (const QByteArray& l : rawLabels)
+            maxLabel = std::max<int64_t>(maxLabel, l.toLongLong());
+        if (maxLabel >= kMaxClasses)
+            return corrupt(name, QStringLiteral("label %1 is too large; labels must be class "
+                                                "indices below %2")
+                                     .arg(maxLabel)
+                                     .arg(kMaxClasses));
+        for (const QByteArray& l : rawLabels)
+            d.labels.push_back(l.toLongLong());
+        for (int64_t i = 0; i <= maxLabel; ++i)
+            out.classNames << QString::number(i);
+    } else {
+        // Names: classes are the sorted distinct names, unless the caller fixed them (a test
+        // file must use the training file's classes).
+        QStringList classes = knownClasses;
+        if (classes.isEmpty()) {
+            for (const QByteArray& l : rawLabels)
+                classes << QString::fromUtf8(l);
+            classes.removeDuplicates();
+            classes.sort();
+            if (classes.size() > kMaxClasses)
+                return corrupt(name, QStringLiteral("has %1 distinct labels; at most %2 are "
+                                                    "supported")
+                                         .arg(classes.size())
+                                         .arg(kMaxClasses));
+        }
+        QHash<QString, int> index;
+        for (int i = 0; i < classes.size(); ++i)
+            index.insert(classes[i], i);
+        for (qsizetype r = 0; r < rawLabels.size(); ++r) {
+            const auto it = index.constFind(QString::fromUtf8(rawLabels[r]));
+            if (it == index.constEnd())
+                return corrupt(name, QStringLiteral("label \"%1\" does not occur in the "
+                                                    "training data")
+                                         .arg(QString::fromUtf8(rawLabels[r])));
+            d.labels.push_back(*it);
+        }
+        out.classNames = classes;
+    }
+    return success();
+}
+
 } // namespace
 
 Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, const QString& name,
@@ -540,38 +630,10 @@ Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, 
         for (const QByteArray& f : rows.first())
             headerNames << QString::fromUtf8(f);
 
-    // By default the label is the column whose header is "label" (in any case), wherever it
-    // stands; without one, the last column.
-    qsizetype labelIdx = ncols - 1;
-    if (labelColumn.isEmpty() && header) {
-        for (qsizetype c = 0; c < headerNames.size(); ++c)
-            if (headerNames[c].compare(QLatin1String("label"), Qt::CaseInsensitive) == 0) {
-                labelIdx = c;
-                break;
-            }
-    }
-    if (!labelColumn.isEmpty()) {
-        bool isIndex = false;
-        const int idx = labelColumn.toInt(&isIndex);
-        if (header && headerNames.contains(labelColumn)) {
-            labelIdx = headerNames.indexOf(labelColumn);
-        } else if (isIndex) {
-            if (idx < 0 || idx >= ncols)
-                return makeError(ErrorCode::InvalidArgument,
-                                 QStringLiteral("%1: label column %2 is outside 0..%3")
-                                     .arg(name)
-                                     .arg(idx)
-                                     .arg(ncols - 1));
-            labelIdx = idx;
-        } else {
-            return makeError(ErrorCode::InvalidArgument,
-                             QStringLiteral("%1: there is no column named \"%2\"%3")
-                                 .arg(name, labelColumn,
-                                      header ? QStringLiteral(" (columns: %1)")
-                                                   .arg(headerNames.join(QStringLiteral(", ")))
-                                             : QStringLiteral(" (the file has no header row)")));
-        }
-    }
+    const auto labelIdxOr = labelColumnIndex(labelColumn, header, headerNames, ncols, name);
+    if (!labelIdxOr)
+        return labelIdxOr.error();
+    const qsizetype labelIdx = *labelIdxOr;
 
     CsvTable out;
     Dataset& d = out.data;
@@ -612,7 +674,6 @@ Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, 
         const qlonglong v = row[labelIdx].toLongLong(&isInt);
         if (!isInt || v < 0)
             numericLabels = false;
-        (void)v;
     }
     if (rawLabels.isEmpty())
         return corrupt(name, QStringLiteral("has a header but no data rows"));
@@ -623,48 +684,8 @@ Expected<CsvTable> parseCsv(const QByteArray& text, const QString& labelColumn, 
         return out;
     }
 
-    if (numericLabels && knownClasses.isEmpty()) {
-        // Integer labels are class indices already.
-        int64_t maxLabel = 0;
-        for (const QByteArray& l : rawLabels)
-            maxLabel = std::max<int64_t>(maxLabel, l.toLongLong());
-        if (maxLabel >= kMaxClasses)
-            return corrupt(name, QStringLiteral("label %1 is too large; labels must be class "
-                                                "indices below %2")
-                                     .arg(maxLabel)
-                                     .arg(kMaxClasses));
-        for (const QByteArray& l : rawLabels)
-            d.labels.push_back(l.toLongLong());
-        for (int64_t i = 0; i <= maxLabel; ++i)
-            out.classNames << QString::number(i);
-    } else {
-        // Names: classes are the sorted distinct names, unless the caller fixed them (a test
-        // file must use the training file's classes).
-        QStringList classes = knownClasses;
-        if (classes.isEmpty()) {
-            for (const QByteArray& l : rawLabels)
-                classes << QString::fromUtf8(l);
-            classes.removeDuplicates();
-            classes.sort();
-            if (classes.size() > kMaxClasses)
-                return corrupt(name, QStringLiteral("has %1 distinct labels; at most %2 are "
-                                                    "supported")
-                                         .arg(classes.size())
-                                         .arg(kMaxClasses));
-        }
-        QHash<QString, int> index;
-        for (int i = 0; i < classes.size(); ++i)
-            index.insert(classes[i], i);
-        for (qsizetype r = 0; r < rawLabels.size(); ++r) {
-            const auto it = index.constFind(QString::fromUtf8(rawLabels[r]));
-            if (it == index.constEnd())
-                return corrupt(name, QStringLiteral("label \"%1\" does not occur in the "
-                                                    "training data")
-                                         .arg(QString::fromUtf8(rawLabels[r])));
-            d.labels.push_back(*it);
-        }
-        out.classNames = classes;
-    }
+    if (auto st = assignClasses(rawLabels, numericLabels, knownClasses, name, out); !st)
+        return st.error();
     return out;
 }
 
