@@ -211,11 +211,9 @@ private Q_SLOTS:
         HubConfig hc;
         DeviceInfo dev;
         dev.name = QStringLiteral("cuda:0");
-        sink(HubEvent{HubEvent::Kind::Note, nullptr, QStringLiteral("worker gpu joined")});
-        sink(HubEvent{
-            HubEvent::Kind::Joined,
-            std::make_shared<RemoteWorker>(nullptr, nullptr, QStringLiteral("gpu"), dev, 16, &hc),
-            QString()});
+        sink(HubEvent::note(QStringLiteral("worker gpu joined")));
+        sink(HubEvent::joined(
+            std::make_shared<RemoteWorker>(nullptr, nullptr, QStringLiteral("gpu"), dev, 16, &hc)));
         QCOMPARE(pool.waitForJoined(1, 10000, {}), 1);
         QCOMPARE(pool.size(), size_t(0)); // not before the step boundary
         pool.admitJoined();

@@ -389,7 +389,7 @@ void CoordinatorHub::probed(const QString& worker, const LinkProbe& link) {
                    .arg(worker, rateText(link.bytesPerSecond))
                    .arg(link.rttMs, 0, 'f', 1));
     if (m_config.events)
-        m_config.events(HubEvent{HubEvent::Kind::Probed, nullptr, worker, link});
+        m_config.events(HubEvent::probed(worker, link));
 }
 
 void CoordinatorHub::decide(TrainMode mode, OuterWire outer, const QByteArray& configJson) {
@@ -435,12 +435,12 @@ QByteArray CoordinatorHub::datasetContainer() {
 void CoordinatorHub::addMessage(const QString& text) {
     qCDebug(lcHub) << text;
     if (m_config.events)
-        m_config.events(HubEvent{HubEvent::Kind::Note, nullptr, text});
+        m_config.events(HubEvent::note(text));
 }
 
 void CoordinatorHub::joined(std::shared_ptr<RemoteWorker> worker) {
     if (m_config.events)
-        m_config.events(HubEvent{HubEvent::Kind::Joined, std::move(worker), QString()});
+        m_config.events(HubEvent::joined(std::move(worker)));
 }
 
 void CoordinatorHub::invite(const QString& host, quint16 port) {
@@ -470,7 +470,7 @@ void CoordinatorHub::inviteAttempt(const QString& host, quint16 port, int attemp
         if (const auto* r = std::get_if<wire::Reject>(&m)) {
             addMessage(QStringLiteral("%1 declined the invitation: %2").arg(where, r->message));
             if (m_config.events)
-                m_config.events(HubEvent{HubEvent::Kind::Declined, nullptr, where, {}, r->message});
+                m_config.events(HubEvent::declined(where, r->message));
         }
         if (std::holds_alternative<wire::Bye>(m) || std::holds_alternative<wire::Reject>(m))
             c->close(QStringLiteral("invitation answered"));

@@ -38,6 +38,31 @@ struct HubEvent {
     QString text;   // Note; Probed: the worker's name; Declined: the node invited (HOST:PORT)
     LinkProbe link; // Probed: its link, as the handshake measured it
     QString reason; // Declined: the node's answer
+
+    static HubEvent note(QString text) { return make(Kind::Note, std::move(text)); }
+    static HubEvent joined(std::shared_ptr<RemoteWorker> w) {
+        HubEvent e = make(Kind::Joined, {});
+        e.worker = std::move(w);
+        return e;
+    }
+    static HubEvent probed(QString worker, const LinkProbe& link) {
+        HubEvent e = make(Kind::Probed, std::move(worker));
+        e.link = link;
+        return e;
+    }
+    static HubEvent declined(QString node, QString reason) {
+        HubEvent e = make(Kind::Declined, std::move(node));
+        e.reason = std::move(reason);
+        return e;
+    }
+
+private:
+    static HubEvent make(Kind kind, QString text) {
+        HubEvent e;
+        e.kind = kind;
+        e.text = std::move(text);
+        return e;
+    }
 };
 
 struct HubConfig {
