@@ -17,6 +17,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
@@ -502,23 +503,31 @@ private Q_SLOTS:
     }
 
     // The GUI thread must never stall for more than 50 ms during a run. A 5 ms timer measures
-    // how late each of its ticks is while a run sends steps as fast as it can.
+    // how late each of its ticks is while a run sends steps as fast as it can, less the time
+    // the GUI thread was ready to run but waiting for a core (Linux's schedstat): a tick that
+    // is late because other processes had the cores is not a stall of the GUI, and on a loaded
+    // machine such waits alone exceeded 50 ms at the 99th percentile. Work and blocking (on a
+    // lock, a file) still count.
     void eventLoopLatency() {
         QTemporaryDir home;
         MainWindow w(loopbackContext(home.path(), freeUdpPort()));
         w.show();
         w.runForm()->setConfig(tinyRun(6, 8192));
-        QList<double> lateMs;
+        QList<double> lateMs, stallMs;
         QElapsedTimer clock;
         QTimer tick;
         tick.setTimerType(Qt::PreciseTimer);
         tick.setInterval(5);
-        qint64 last = 0;
+        qint64 last = 0, lastWait = 0;
         connect(&tick, &QTimer::timeout, this, [&] {
-            const qint64 now = clock.nsecsElapsed();
-            if (last > 0)
-                lateMs << std::max(0.0, double(now - last) / 1e6 - 5.0);
+            const qint64 now = clock.nsecsElapsed(), wait = runQueueWaitNs();
+            if (last > 0) {
+                const double late = std::max(0.0, double(now - last) / 1e6 - 5.0);
+                lateMs << late;
+                stallMs << std::max(0.0, late - double(wait - lastWait) / 1e6);
+            }
             last = now;
+            lastWait = wait;
         });
         QSignalSpy steps(w.run(), &TrainingRun::stepped);
         w.startRun();
@@ -533,17 +542,25 @@ private Q_SLOTS:
         QCOMPARE(w.run()->state(), TrainingRun::State::Finished);
         QVERIFY(lateMs.size() > 100);
         std::sort(lateMs.begin(), lateMs.end());
-        const double p50 = lateMs[lateMs.size() / 2];
-        const double p99 = lateMs[lateMs.size() * 99 / 100];
-        const double worst = lateMs.last();
+        std::sort(stallMs.begin(), stallMs.end());
+        auto p99 = [](const QList<double>& v) { return v[v.size() * 99 / 100]; };
         const double seconds = double(clock.elapsed()) / 1e3;
         qInfo("event-loop latency over %.1f s, %lld steps (%.0f steps/s): median %.2f ms, "
-              "p99 %.2f ms, max %.2f ms",
-              seconds, qlonglong(steps.size()), double(steps.size()) / seconds, p50, p99, worst);
-        // The 50 ms budget holds for the 99th percentile; a single tick may lose the CPU to
-        // other processes on a loaded machine, so the worst case is only kept in bounds.
-        QVERIFY2(p99 < 50, qPrintable(QString::number(p99)));
-        QVERIFY2(worst < 500, qPrintable(QString::number(worst)));
+              "p99 %.2f ms, max %.2f ms; less waits for a core: p99 %.2f ms, max %.2f ms",
+              seconds, qlonglong(steps.size()), double(steps.size()) / seconds,
+              lateMs[lateMs.size() / 2], p99(lateMs), lateMs.last(), p99(stallMs), stallMs.last());
+        QVERIFY2(p99(stallMs) < 50, qPrintable(QString::number(p99(stallMs))));
+        QVERIFY2(stallMs.last() < 500, qPrintable(QString::number(stallMs.last())));
+    }
+
+    // How long this thread has waited, runnable, for a core (the second field of Linux's
+    // schedstat); 0 where that is not known, which counts every late tick as a stall.
+    static qint64 runQueueWaitNs() {
+        QFile f(QStringLiteral("/proc/thread-self/schedstat"));
+        if (!f.open(QIODevice::ReadOnly))
+            return 0;
+        const QList<QByteArray> fields = f.readAll().simplified().split(' ');
+        return fields.size() >= 2 ? fields[1].toLongLong() : 0;
     }
 };
 
