@@ -652,6 +652,17 @@ void TestDatasets::tokensTravelApartIntoTheCache() {
     };
     QVERIFY(!cache.find(hash, 0));
 
+    // The hash names files: one that is not a hash never becomes a path.
+    const QString outside = m_tmp.filePath(QStringLiteral("outside.tandem"));
+    auto escaped = cache.accept(QStringLiteral("../../outside"), *apart,
+                                received(QStringLiteral("r0"), train), QString());
+    QVERIFY(!escaped.ok());
+    QVERIFY2(escaped.error().message.contains(QLatin1String("not a dataset hash")),
+             qPrintable(escaped.error().message));
+    QVERIFY(!QFile::exists(outside));
+    QVERIFY(!QFile::exists(QDir(cache.incomingDir()).filePath(QStringLiteral("r0"))));
+    QVERIFY(!cache.find(QStringLiteral("../../outside"), 0));
+
     // Tokens that are not the dataset's are refused, and nothing of them is kept.
     QByteArray wrong = train;
     wrong[100] = 'Z';

@@ -3,10 +3,25 @@
 #include "formats/tokenstream.h"
 
 #include <QDir>
+
 #include <QFile>
 #include <QSaveFile>
+#include <algorithm>
 
 namespace tandem {
+
+namespace {
+
+// The hash names files in the cache, and it comes from the coordinator: anything but a SHA-256
+// in hex (a path, "..") is refused before it reaches a file name.
+bool isHash(const QString& hash) {
+    return hash.size() == 64 && std::all_of(hash.begin(), hash.end(), [](QChar c) {
+               return (c >= QLatin1Char('0') && c <= QLatin1Char('9')) ||
+                      (c >= QLatin1Char('a') && c <= QLatin1Char('f'));
+           });
+}
+
+} // namespace
 
 DatasetCache::DatasetCache(QString dir)
     : m_dir(std::move(dir)) {}
@@ -62,6 +77,8 @@ Expected<DatasetSplits> DatasetCache::read(const QByteArray& container, const QS
 }
 
 std::optional<DatasetSplits> DatasetCache::find(const QString& hash, int64_t trainSamples) const {
+    if (!isHash(hash))
+        return std::nullopt;
     QFile f(containerPath(hash));
     if (!f.open(QIODevice::ReadOnly))
         return std::nullopt;
@@ -76,6 +93,12 @@ Expected<DatasetCache::Received> DatasetCache::accept(const QString& hash,
                                                       const QString& trainTokens,
                                                       const QString& testTokens) const {
     const QString name = QStringLiteral("the dataset from the coordinator");
+    if (!isHash(hash)) {
+        discard({trainTokens, testTokens});
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1 names itself \"%2\", which is not a dataset hash")
+                             .arg(name, hash.left(80)));
+    }
     const std::pair<QString, QString> received[] = {{QStringLiteral("train"), trainTokens},
                                                     {QStringLiteral("test"), testTokens}};
     // The token files take their cache names before they are mapped (a mapped file cannot be
