@@ -13,6 +13,8 @@
 
 #include <QElapsedTimer>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSslSocket>
@@ -116,6 +118,7 @@ private Q_SLOTS:
     void strangerHearsNothingBeforeTrust();
     void pairedWorkerGetsThroughAFlood();
     void peerThatNeverReadsCannotExhaustMemory();
+    void workersReceiveOnlyTheirSettings();
     void badGradientPartsDropOnlyThatWorker();
     void streamingScheduleAsAWorkerSeesIt();
     void workerDecliningDuringTheProbeIsNamed();
@@ -399,6 +402,47 @@ void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
     QVERIFY2(c.err().contains(QStringLiteral("asked for the dataset again while it was being "
                                              "sent")),
              qPrintable(c.err()));
+    s.abort();
+    TandemProcess w(pairedWorker(port));
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+}
+
+void TestHostile::workersReceiveOnlyTheirSettings() {
+    if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
+        QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
+    // What a peer learns of a run: the settings it computes with, not where the coordinator
+    // writes, what it listens on or which devices it uses.
+    const QString out = m_tmp.filePath(QStringLiteral("settings"));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
+                     QStringLiteral("--data=fashion-mnist"), QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
+                     home("coord"), QStringLiteral("--workers=1"),
+                     QStringLiteral("--no-local-worker"), QStringLiteral("--max-steps=3"),
+                     QStringLiteral("--limit-train=300"), QStringLiteral("--lr=0.0123"),
+                     QStringLiteral("--out=") + out});
+    const quint16 port = waitPort(c);
+    QVERIFY(port != 0);
+    QSslSocket s;
+    QVERIFY(helloAsPairedWorker(s, port));
+    wire::BlobAssembler blobs;
+    blobs.setCap(uint32_t(wire::BlobKind::Model), qint64(64) << 20);
+    wire::FrameReader reader(blobs);
+    QByteArray settings;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            while (auto m = nextMessage(s, reader))
+                if (std::holds_alternative<wire::RunSpec>(*m))
+                    settings = std::get<wire::RunSpec>(*m).configJson;
+            return !settings.isEmpty() || s.state() != QAbstractSocket::ConnectedState;
+        },
+        30000));
+    const QJsonObject o = QJsonDocument::fromJson(settings).object();
+    QCOMPARE(o.value(QStringLiteral("lr")).toDouble(), 0.0123);
+    QVERIFY(o.contains(QStringLiteral("loss")) && o.contains(QStringLiteral("precision")));
+    for (const char* key : {"out", "listen", "invites", "device", "workers", "local_worker"})
+        QVERIFY2(!o.contains(QLatin1String(key)), settings.constData());
+    QVERIFY(!settings.contains(out.toUtf8()));
     s.abort();
     TandemProcess w(pairedWorker(port));
     QVERIFY(c.finish());

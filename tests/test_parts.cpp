@@ -5,6 +5,7 @@
 #include "engine/runplan.h"
 #include "engine/steppolicy.h"
 #include "engine/syncpolicy.h"
+#include "engine/worker.h"
 #include "engine/workerpool.h"
 
 #include <QDir>
@@ -152,6 +153,26 @@ class TestParts : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void workerRefusesSettingsItCannotRead() {
+        // A worker computes with the run's settings or not at all: defaults in their place
+        // would train another run than the one the coordinator shows.
+        RunConfig c;
+        c.lr = 0.0123;
+        c.loss = LossKind::Mse;
+        auto ok = replicaOptions(QJsonDocument(c.toJson()).toJson());
+        QVERIFY2(ok.ok(), qPrintable(ok ? QString() : ok.error().message));
+        QCOMPARE(ok->loss, LossKind::Mse);
+        auto garbage = replicaOptions("not json");
+        QVERIFY(!garbage.ok());
+        QCOMPARE(garbage.error().code, ErrorCode::Incompatible);
+        QJsonObject newer = c.toJson();
+        newer.insert(QStringLiteral("a_setting_from_a_later_release"), 1);
+        auto unknown = replicaOptions(QJsonDocument(newer).toJson());
+        QVERIFY(!unknown.ok());
+        QVERIFY2(unknown.error().message.contains(QLatin1String("a_setting_from_a_later_release")),
+                 qPrintable(unknown.error().message));
+    }
+
     void poolLeavesOutProbesAndDrops() {
         Recording obs;
         WorkerPool pool(obs);

@@ -11,6 +11,8 @@
 
 #include <QElapsedTimer>
 #include <QHostInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLoggingCategory>
 
 #include <cstdlib>
@@ -27,6 +29,18 @@ constexpr int kProbeRounds = 2;
 // never), with this much filler, when nothing else is being sent to it.
 constexpr int kLiveProbeMs = 30000;
 constexpr qint64 kLiveProbeBytes = 256 << 10;
+
+// The run's settings as a worker receives them: the coordinator's own (where it writes, what
+// it listens on, whom it invites, which of its devices it uses, how many workers it waits for)
+// are its business, not a peer's.
+QByteArray workerSettings(const QByteArray& configJson) {
+    QJsonObject o = QJsonDocument::fromJson(configJson).object();
+    for (const char* key :
+         {"out", "listen", "invites", "device", "workers", "local_worker", "join_timeout"})
+        o.remove(QLatin1String(key));
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
 } // namespace
 
 wire::Hello makeHello(const QString& role, const QString& deviceId) {
@@ -226,7 +240,7 @@ void HubSession::sendRun() {
                                                     : cfg.layout.bundleBytes(cfg.wire));
     wire::RunSpec spec;
     spec.runId = cfg.runId;
-    spec.configJson = cfg.configJson;
+    spec.configJson = workerSettings(cfg.configJson);
     spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, cfg.modelArchive);
     spec.schemaHash = cfg.schemaHash;
     spec.datasetSpec = cfg.datasetSpec;

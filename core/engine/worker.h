@@ -227,8 +227,9 @@ private:
 };
 
 // How the run's workers compute, from its run description: local-SGD's inner optimizer is the
-// run's own optimizer, and the precision is the run's.
-ReplicaOptions replicaOptions(const QByteArray& configJson);
+// run's own optimizer, and the precision and the loss are the run's. A description that does
+// not read as a run's is refused, naming what is wrong, rather than trained with defaults.
+Expected<ReplicaOptions> replicaOptions(const QByteArray& configJson);
 
 // A worker process's side of an assignment: the request it computes, and what the Result
 // message says about the step besides its tensors.

@@ -231,10 +231,8 @@ private:
     void onDataChecked(const QString& hash, Expected<DatasetCache::Received>& got) {
         if (m_state != State::AwaitData || hash != m_spec.datasetHash)
             return; // the session started again meanwhile
-        if (!got) {
-            finish(1, got.error().message);
-            return;
-        }
+        if (!got)
+            return finish(1, got.error().message);
         if (!got->cachedAt.isEmpty())
             m_log(QStringLiteral("cached the dataset in %1").arg(got->cachedAt));
         m_data = std::make_shared<DatasetSplits>(std::move(got->data));
@@ -251,14 +249,16 @@ private:
         m_spec = spec;
         auto wire = wireDtypeFromName(spec.wireDtype);
         auto layout = ModelLayout::fromWire(spec.params, spec.buffers);
-        if (!wire || !layout) {
-            finish(1, QStringLiteral("the coordinator's run description is malformed"));
+        auto options = replicaOptions(spec.configJson);
+        if (!wire || !layout || !options) {
+            finish(1, options ? QStringLiteral("the coordinator's run description is malformed")
+                              : options.error().message);
             return;
         }
+        m_options = *options;
         m_wire = *wire;
         m_layout = *layout;
-        // Local-SGD: weights after the first arrive as differences, and deltas leave, in the
-        // run's outer-wire format.
+        // Local-SGD: weights after the first come as differences, deltas leave, in the outer wire.
         m_outer.reset();
         if (spec.mode == nameOf(TrainMode::LocalSgd)) {
             const std::optional<OuterWire> w = parse<OuterWire>(spec.outerWire);
@@ -271,13 +271,13 @@ private:
             m_outer.emplace(*w);
         }
         // The worker's gradient bundles and the coordinator's weight bundles have this exact
-        // size; the dataset is bounded by what a desktop can hold.
+        // size; the dataset is bounded by what a desktop can hold, token files (written to disk
+        // as they arrive) by its free space.
         m_conn->setBlobCap(wire::BlobKind::Tensors,
                            std::max(m_layout.bundleBytes(m_wire),
                                     m_outer ? outerBundleBytes(m_layout, m_outer->wire()) : 0));
         m_grads = std::make_unique<GradientBundle>(m_layout, m_wire);
         m_conn->setBlobCap(wire::BlobKind::Dataset, qint64(8) << 30);
-        // Token files go to disk as they arrive, bounded by its free space rather than memory.
         m_conn->setBlobCap(wire::BlobKind::Tokens, std::numeric_limits<qint64>::max());
         m_conn->setBlobSpill(wire::BlobKind::Tokens, datasetCache().incomingDir());
         std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
@@ -285,9 +285,8 @@ private:
             finish(1, QStringLiteral("the coordinator's model did not arrive whole"));
             return;
         }
-        // TorchScript runs code: this archive comes from a coordinator whose certificate is in
-        // the trust store, which is the only other place Tandem loads models from besides a
-        // file the user chose.
+        // TorchScript runs code: this comes from a paired coordinator, the one place besides a
+        // file the user chose that Tandem loads models from.
         auto module = loadScriptModule(*archive, QStringLiteral("the coordinator's model"));
         if (!module) {
             finish(1, module.error().message);
@@ -328,7 +327,7 @@ private:
         try {
             m_replica = std::make_unique<ModelReplica>(
                 m_device, m_module, std::shared_ptr<const Dataset>(m_data, &m_data->train),
-                replicaOptions(m_spec.configJson));
+                m_options);
         } catch (const std::exception& e) {
             finish(1, QStringLiteral("cannot start on %1: %2")
                           .arg(m_device.name,
@@ -389,9 +388,9 @@ private:
     }
 
     // The compute thread's side of a step. The result bundle is sent as the backward pass fills
-    // it: its blob opens before the step starts, and each gradient that completes the bundle's
-    // front lets that much go (the network thread sends it while the rest is computed). The
-    // Result message follows the last byte; the coordinator applies nothing before it.
+    // it: its blob opens before the step starts, and each gradient completing its front lets
+    // that much go while the rest is computed. The Result message follows the last byte; the
+    // coordinator applies nothing before it.
     void compute(const wire::Assign& a, const std::optional<QByteArray>& weights) {
         QString error;
         QStringList notes;
@@ -533,6 +532,7 @@ private:
     int m_exit = 0;
 
     wire::RunSpec m_spec;
+    ReplicaOptions m_options; // the run's settings, as the worker reads them
     DType m_wire = DType::F32;
     std::unique_ptr<GradientBundle> m_grads; // compute thread: the result being filled
     QPointer<Connection> m_resultConn;       // where the result's blob was opened
