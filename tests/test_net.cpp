@@ -17,6 +17,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QNetworkDatagram>
 #include <QUdpSocket>
 
 #include <cstring>
@@ -50,6 +51,7 @@ private Q_SLOTS:
     void idlePeerIsDropped();
     void discoveryFindsAndForgetsPeers();
     void discoveryAnswersANodeThatStartsLater();
+    void discoveryAnswersAPeerHeardForTheFirstTime();
     void discoveryByAddress();
     void announcementsAreHintsAndCapped();
 
@@ -480,6 +482,30 @@ void TestNet::discoveryAnswersANodeThatStartsLater() {
     QTRY_COMPARE_WITH_TIMEOUT(b.peers().size(), 1, 20000);
     QCOMPARE(b.peers().first().announcement.deviceId, m_a.deviceId());
     QCOMPARE(b.peers().first().announcement.displayName, QStringLiteral("first"));
+}
+
+void TestNet::discoveryAnswersAPeerHeardForTheFirstTime() {
+    // A plain announcement (not a query), as a node sends every few seconds: the first one from
+    // a peer is answered at once, later ones are not.
+    Discovery a(announcement(m_a, QStringLiteral("a"), 1));
+    a.setPort(freeUdpPort());
+    a.setTargets({});
+    a.setInterval(60000);
+    QVERIFY(a.start().ok());
+    QUdpSocket peer;
+    QVERIFY(peer.bind(QHostAddress::LocalHost, 0));
+    const QByteArray plain = wire::encodeAnnouncement(announcement(m_b, QStringLiteral("b"), 2));
+    QSignalSpy answered(&peer, &QUdpSocket::readyRead);
+    peer.writeDatagram(plain, QHostAddress::LocalHost, a.port());
+    QVERIFY(answered.wait(20000));
+    auto reply = wire::decodeAnnouncement(peer.receiveDatagram().data());
+    QVERIFY(reply.ok());
+    QCOMPARE(reply->deviceId, m_a.deviceId());
+    QVERIFY(!reply->query);
+    QCOMPARE(a.peers().size(), 1);
+    peer.writeDatagram(plain, QHostAddress::LocalHost, a.port());
+    QVERIFY(!answered.wait(1500)); // already known: no answer
+    QVERIFY(!peer.hasPendingDatagrams());
 }
 
 void TestNet::discoveryByAddress() {

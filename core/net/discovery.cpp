@@ -122,14 +122,18 @@ void Discovery::onDatagrams() {
         const QHostAddress v4(from.toIPv4Address(&ok));
         if (ok)
             from = v4; // IPv4-mapped IPv6 addresses read better as plain IPv4
-        if (a->query) {
+        auto it = std::find_if(m_peers.begin(), m_peers.end(), [&](const Peer& p) {
+            return p.announcement.deviceId == a->deviceId;
+        });
+        // A query is answered, and so is a peer heard for the first time: its own first
+        // announcement may never have reached us (lost, or sent while its link's IPv6 address
+        // was still tentative), and it may stop listening soon, as `tandem peers --expect`
+        // does. Two new peers settle in at most three datagrams.
+        if (a->query || it == m_peers.end()) {
             wire::Announcement reply = m_self;
             reply.query = false;
             sendTo(wire::encodeAnnouncement(reply), from, quint16(d.senderPort()));
         }
-        auto it = std::find_if(m_peers.begin(), m_peers.end(), [&](const Peer& p) {
-            return p.announcement.deviceId == a->deviceId;
-        });
         if (it == m_peers.end()) {
             m_peers << Peer{*a, from, QDateTime::currentDateTimeUtc()};
             changed = true;

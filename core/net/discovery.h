@@ -16,9 +16,11 @@ namespace tandem {
 // Finds other Tandem nodes on the LAN. Each node announces itself by UDP, at once (as a query
 // that running nodes answer straight away) and then every few seconds, to the IPv4 broadcast
 // address and to an IPv4 and an IPv6 multicast group, all on one fixed port; it lists the
-// announcements it hears and forgets peers that fall silent. Announcements are hints: a peer's
-// identity is what its TLS certificate proves later, never what it announces. Where a network
-// blocks broadcast, a peer can be added by address: a unicast query makes it announce itself back.
+// announcements it hears and forgets peers that fall silent. A peer heard for the first time is
+// answered directly, so that two nodes find each other as soon as either hears the other.
+// Announcements are hints: a peer's identity is what its TLS certificate proves later, never
+// what it announces. Where a network blocks broadcast, a peer can be added by address: a
+// unicast query makes it announce itself back.
 class Discovery : public QObject {
     Q_OBJECT
 
