@@ -212,6 +212,38 @@ private:
             },
             120000);
     }
+    // A coordinator of three steps of an mlp on the full Fashion-MNIST that waits for one
+    // remote worker, with `extra` arguments.
+    QStringList oneWorkerRun(const QString& out, const QStringList& extra = {}) const {
+        return QStringList{QStringLiteral("train"),
+                           QStringLiteral("--model=mlp"),
+                           QStringLiteral("--data=fashion-mnist"),
+                           QStringLiteral("--threads=1"),
+                           QStringLiteral("--listen=127.0.0.1:0"),
+                           QStringLiteral("--home"),
+                           home("coord"),
+                           QStringLiteral("--workers=1"),
+                           QStringLiteral("--no-local-worker"),
+                           QStringLiteral("--max-steps=3"),
+                           QStringLiteral("--out=") + out} +
+               extra;
+    }
+    // The RunSpec a paired peer receives on `s` once it has said hello, read off `reader`.
+    std::optional<wire::RunSpec> runSpecAsPairedWorker(QSslSocket& s, quint16 port,
+                                                       wire::FrameReader& reader) {
+        if (!helloAsPairedWorker(s, port))
+            return std::nullopt;
+        std::optional<wire::RunSpec> spec;
+        (void)QTest::qWaitFor( // the spec, or nothing when it never came
+            [&] {
+                while (auto m = nextMessage(s, reader))
+                    if (const auto* r = std::get_if<wire::RunSpec>(&*m))
+                        spec = *r;
+                return spec || s.state() != QAbstractSocket::ConnectedState;
+            },
+            30000);
+        return spec;
+    }
     quint16 waitPort(TandemProcess& p) {
         return quint16(
             p.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).toUInt());
@@ -359,30 +391,17 @@ void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
         QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
     // A run on the full Fashion-MNIST: its dataset container is about 55 MB.
     const QString out = m_tmp.filePath(QStringLiteral("hoard"));
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                     QStringLiteral("--data=fashion-mnist"), QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
-                     home("coord"), QStringLiteral("--workers=1"),
-                     QStringLiteral("--no-local-worker"), QStringLiteral("--max-steps=3"),
-                     QStringLiteral("--out=") + out});
+    TandemProcess c(oneWorkerRun(out));
     const quint16 port = waitPort(c);
     QVERIFY(port != 0);
     // A paired peer with a socket of its own, so that it can stop reading.
     QSslSocket s;
-    QVERIFY(helloAsPairedWorker(s, port));
     wire::BlobAssembler blobs;
     blobs.setCap(uint32_t(wire::BlobKind::Model), qint64(64) << 20);
     wire::FrameReader reader(blobs);
-    QString datasetHash;
-    QVERIFY(QTest::qWaitFor(
-        [&] {
-            while (auto m = nextMessage(s, reader))
-                if (std::holds_alternative<wire::RunSpec>(*m))
-                    datasetHash = std::get<wire::RunSpec>(*m).datasetHash;
-            return !datasetHash.isEmpty() || s.state() != QAbstractSocket::ConnectedState;
-        },
-        30000));
-    QVERIFY(!datasetHash.isEmpty());
+    const std::optional<wire::RunSpec> spec = runSpecAsPairedWorker(s, port, reader);
+    QVERIFY(spec && !spec->datasetHash.isEmpty());
+    const QString datasetHash = spec->datasetHash;
     const qint64 before = rssOf(c.pid());
     // From here on it reads nothing, and asks for the dataset 40 times.
     s.setReadBufferSize(4096);
@@ -414,29 +433,17 @@ void TestHostile::workersReceiveOnlyTheirSettings() {
     // What a peer learns of a run: the settings it computes with, not where the coordinator
     // writes, what it listens on or which devices it uses.
     const QString out = m_tmp.filePath(QStringLiteral("settings"));
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                     QStringLiteral("--data=fashion-mnist"), QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
-                     home("coord"), QStringLiteral("--workers=1"),
-                     QStringLiteral("--no-local-worker"), QStringLiteral("--max-steps=3"),
-                     QStringLiteral("--limit-train=300"), QStringLiteral("--lr=0.0123"),
-                     QStringLiteral("--out=") + out});
+    TandemProcess c(
+        oneWorkerRun(out, {QStringLiteral("--limit-train=300"), QStringLiteral("--lr=0.0123")}));
     const quint16 port = waitPort(c);
     QVERIFY(port != 0);
     QSslSocket s;
-    QVERIFY(helloAsPairedWorker(s, port));
     wire::BlobAssembler blobs;
     blobs.setCap(uint32_t(wire::BlobKind::Model), qint64(64) << 20);
     wire::FrameReader reader(blobs);
-    QByteArray settings;
-    QVERIFY(QTest::qWaitFor(
-        [&] {
-            while (auto m = nextMessage(s, reader))
-                if (std::holds_alternative<wire::RunSpec>(*m))
-                    settings = std::get<wire::RunSpec>(*m).configJson;
-            return !settings.isEmpty() || s.state() != QAbstractSocket::ConnectedState;
-        },
-        30000));
+    const std::optional<wire::RunSpec> spec = runSpecAsPairedWorker(s, port, reader);
+    QVERIFY(spec);
+    const QByteArray settings = spec->configJson;
     const QJsonObject o = QJsonDocument::fromJson(settings).object();
     QCOMPARE(o.value(QStringLiteral("lr")).toDouble(), 0.0123);
     QVERIFY(o.contains(QStringLiteral("loss")) && o.contains(QStringLiteral("precision")));
