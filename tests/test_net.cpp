@@ -12,12 +12,12 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QNetworkDatagram>
 #include <QSignalSpy>
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QNetworkDatagram>
 #include <QUdpSocket>
 
 #include <cstring>
