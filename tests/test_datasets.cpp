@@ -646,8 +646,8 @@ void TestDatasets::tokensTravelApartIntoTheCache() {
     const QString dir = m_tmp.filePath(QStringLiteral("cache/datasets"));
     DatasetCache cache(dir);
     auto received = [&](const QString& name, const QByteArray& content) {
-        QDir().mkpath(cache.incomingDir());
-        const QString path = QDir(cache.incomingDir()).filePath(name);
+        QDir().mkpath(cache.dir());
+        const QString path = QDir(cache.dir()).filePath(name);
         return writeFile(path, content) ? path : QString();
     };
     QVERIFY(!cache.find(hash, 0));
@@ -660,7 +660,7 @@ void TestDatasets::tokensTravelApartIntoTheCache() {
     QVERIFY2(escaped.error().message.contains(QLatin1String("not a dataset hash")),
              qPrintable(escaped.error().message));
     QVERIFY(!QFile::exists(outside));
-    QVERIFY(!QFile::exists(QDir(cache.incomingDir()).filePath(QStringLiteral("r0"))));
+    QVERIFY(!QFile::exists(QDir(cache.dir()).filePath(QStringLiteral("r0"))));
     QVERIFY(!cache.find(QStringLiteral("../../outside"), 0));
 
     // Tokens that are not the dataset's are refused, and nothing of them is kept.

@@ -279,7 +279,7 @@ private:
         m_grads = std::make_unique<GradientBundle>(m_layout, m_wire);
         m_conn->setBlobCap(wire::BlobKind::Dataset, qint64(8) << 30);
         m_conn->setBlobCap(wire::BlobKind::Tokens, std::numeric_limits<qint64>::max());
-        m_conn->setBlobSpill(wire::BlobKind::Tokens, datasetCache().incomingDir());
+        m_conn->setBlobSpill(wire::BlobKind::Tokens, datasetCache().dir());
         std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
         if (!archive) {
             finish(1, QStringLiteral("the coordinator's model did not arrive whole"));

@@ -38,10 +38,6 @@ void DatasetCache::discard(const QStringList& files) {
             QFile::remove(path);
 }
 
-QString DatasetCache::incomingDir() const {
-    return m_dir;
-}
-
 QString DatasetCache::containerPath(const QString& hash) const {
     return QDir(m_dir).filePath(QStringLiteral("%1.tandem").arg(hash));
 }

@@ -13,7 +13,7 @@ namespace tandem {
 // run on the same data starts at once. Each is a container, HASH.tandem, and for a dataset of
 // token windows its tokens beside it (HASH.train.tokens, HASH.test.tokens), which are mapped,
 // never read whole: a token file of gigabytes costs disk, not memory. Token blobs are received
-// straight into files in this folder (incomingDir()) and moved to their names once the
+// straight into files in this folder (dir()) and moved to their names once the
 // dataset they belong to checks out. Everything read back is checked against its hash; a
 // damaged entry is a miss, never an error that stops a run.
 class DatasetCache {
@@ -24,9 +24,8 @@ public:
     // Removes received files that will not be kept (empty names are skipped).
     static void discard(const QStringList& files);
 
+    // Also where token blobs are written while they arrive (Connection::setBlobSpill).
     const QString& dir() const { return m_dir; }
-    // Where token blobs are written while they arrive (Connection::setBlobSpill).
-    QString incomingDir() const;
 
     // The dataset cached under `hash`, whose content matches it and which holds at least
     // `trainSamples` training samples; nullopt otherwise. A run cut to its first samples
