@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Checks the source layout rules: no function in core/ longer than 100 lines (150 in ui and
-app), and no file longer than MAX_FILE lines in the folders that hold classes (core/engine,
-core/node, core/sweep, ui and app). The wire's translation table (decode in
-core/wire/messages.cpp, one case per message) is the one exception. Prints each breach with
-its place and exits 1 if there is any."""
+app); no file longer than its folder's limit in the folders that hold classes (600 lines in
+core/engine, core/node, core/sweep, ui and app; 300 in core/engine/worker, one job a file); and
+the worker's side (core/engine/worker) includes nothing of the coordinator's. The wire's
+translation table (decode in core/wire/messages.cpp, one case per message) is the one
+exception. Prints each breach with its place and exits 1 if there is any."""
 
 import re
 import sys
@@ -12,7 +13,23 @@ from pathlib import Path
 # The longest function allowed under each folder.
 MAX_FUNCTION = {"core": 100, "ui": 150, "app": 150}
 MAX_FILE = 600
-FILE_FOLDERS = ["core/engine", "core/node", "core/sweep", "ui", "app"]
+# The longest file allowed in each folder that holds classes; the deepest folder that holds a
+# file sets its limit.
+FILE_LIMITS = {"core/engine": MAX_FILE, "core/node": MAX_FILE, "core/sweep": MAX_FILE,
+               "ui": MAX_FILE, "app": MAX_FILE, "core/engine/worker": 300}
+# Headers a folder's files may not include: the worker's side knows the coordinator only
+# through the wire.
+FORBIDDEN_INCLUDES = {
+    "core/engine/worker": ["engine/hub.h", "engine/trainer.h", "engine/workerpool.h",
+                           "engine/steppolicy.h", "engine/syncpolicy.h", "engine/balancer.h"],
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def folder_rule(rel, table):
+    """The value for the deepest folder of `table` that holds `rel`, or None."""
+    found = [f for f in table if rel.is_relative_to(f)]
+    return table[max(found, key=len)] if found else None
 EXEMPT = {("core/wire/messages.cpp", "decode")}
 NOT_FUNCTIONS = re.compile(
     r"^\s*(?:template\s*<[^>]*>\s*)?(?:namespace|class|struct|union|enum|extern)\b|"
@@ -96,9 +113,14 @@ def main(root, folders):
             text = path.read_text(encoding="utf-8")
             rel = path.relative_to(root)
             lines = text.count("\n")
-            if lines > MAX_FILE and any(rel.is_relative_to(f) for f in FILE_FOLDERS):
-                print(f"{rel}: {lines} lines (at most {MAX_FILE})")
+            most = folder_rule(rel, FILE_LIMITS)
+            if most is not None and lines > most:
+                print(f"{rel}: {lines} lines (at most {most})")
                 bad += 1
+            for header in INCLUDE.findall(text):
+                if header in (folder_rule(rel, FORBIDDEN_INCLUDES) or []):
+                    print(f"{rel}: includes {header}, which is the coordinator's")
+                    bad += 1
             for name, first, count in functions(text):
                 if count > limit and (rel.as_posix(), name) not in EXEMPT:
                     print(f"{rel}:{first}: {name} is {count} lines (at most {limit})")
@@ -126,6 +148,10 @@ def self_test():
         ("core/wire/messages.cpp", function("encode", 200), 1),
         ("core/node/d.cpp", "\n" * 601, 1),
         ("core/formats/e.cpp", "\n" * 601, 0),
+        ("core/engine/worker/f.cpp", "\n" * 300, 0),
+        ("core/engine/worker/f.cpp", "\n" * 301, 1),
+        ("core/engine/worker/g.cpp", '#include "engine/hub.h"\n', 1),
+        ("core/engine/g.cpp", '#include "engine/hub.h"\n', 0),
     ]
     failed = 0
     for rel, text, want in cases:

@@ -5,12 +5,12 @@
 #include "common/failpoint.h"
 #include "common/version.h"
 #include "engine/devices.h"
+#include "engine/hello.h"
 #include "engine/modechoice.h"
 #include "engine/scriptmodel.h"
 #include "net/truststore.h"
 
 #include <QElapsedTimer>
-#include <QHostInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
@@ -42,17 +42,6 @@ QByteArray workerSettings(const QByteArray& configJson) {
 }
 
 } // namespace
-
-wire::Hello makeHello(const QString& role, const QString& deviceId) {
-    wire::Hello h;
-    h.appVersion = appVersion();
-    h.torchVersion = torchVersionString();
-    h.deviceId = deviceId;
-    h.displayName = QHostInfo::localHostName();
-    h.role = role;
-    h.devices = detectDevices();
-    return h;
-}
 
 // ---- HubSession -------------------------------------------------------------------------------
 
@@ -143,7 +132,7 @@ void HubSession::onHello(const wire::Hello& h) {
         refuse(wire::RejectCode::Version, why);
         return;
     }
-    if (h.role != QLatin1String("worker")) {
+    if (h.role != wire::nameOf(wire::PeerRole::Worker)) {
         refuse(wire::RejectCode::Protocol,
                QStringLiteral("expected a worker, got a %1").arg(h.role));
         return;
@@ -395,7 +384,7 @@ void CoordinatorHub::onSecured(Connection* c) {
     }
     auto* s = new HubSession(this, c);
     m_sessions << s;
-    c->send(makeHello(QStringLiteral("coordinator"), m_deviceId));
+    c->send(makeHello(wire::PeerRole::Coordinator, m_deviceId));
 }
 
 void CoordinatorHub::probed(const QString& worker, const LinkProbe& link) {
@@ -476,7 +465,7 @@ void CoordinatorHub::inviteAttempt(const QString& host, quint16 port, int attemp
             c->close(QStringLiteral("not paired"));
             return;
         }
-        c->send(makeHello(QStringLiteral("coordinator"), m_deviceId));
+        c->send(makeHello(wire::PeerRole::Coordinator, m_deviceId));
         c->send(wire::Invite{m_server->serverPort(), m_config.runId});
         addMessage(QStringLiteral("invited %1 to join").arg(where));
     });

@@ -239,6 +239,4 @@ private:
     int m_liveVerdict = 0; // the last live probe: +1 twice as fast, -1 half, 0 about the same
 };
 
-wire::Hello makeHello(const QString& role, const QString& deviceId);
-
 } // namespace tandem

@@ -3,6 +3,8 @@
 #include "net/trustwatcher.h"
 #include "node/workercommand.h"
 
+#include "wire/roles.h"
+
 #include "net/connection.h"
 #include "net/server.h"
 #include "net/truststore.h"
@@ -212,7 +214,7 @@ void NodeService::onSecured(Connection* conn) {
         conn, &Connection::received, this, [this, conn, from, first](const wire::Message& m) {
             QObject::disconnect(*first);
             if (const auto* h = std::get_if<wire::Hello>(&m);
-                h && h->role == QLatin1String("coordinator")) {
+                h && h->role == wire::nameOf(wire::PeerRole::Coordinator)) {
                 if (!TrustStore(m_s.home).contains(conn->peerId())) {
                     conn->close(
                         QStringLiteral("not paired"),

@@ -1,0 +1,51 @@
+#pragma once
+
+// A worker's admission of a run: the coordinator's run description and model read and checked
+// whole before anything computes. A description this worker cannot honour is refused, naming
+// what, never trained with defaults.
+
+#include "engine/internal.h"
+
+#include "common/expected.h"
+#include "engine/outerwire.h"
+#include "engine/wiretensors.h"
+#include "engine/worker.h"
+#include "formats/datasetcache.h"
+#include "wire/messages.h"
+
+#include <torch/script.h>
+
+#include <memory>
+#include <optional>
+
+namespace tandem {
+
+// What a worker computes a run with, as it read the coordinator's RunSpec.
+struct AdmittedRun {
+    wire::RunSpec spec;
+    ReplicaOptions options;
+    DType wire = DType::F32;        // the gradient and weight bundles' element type
+    ModelLayout layout;             // the model's tensors in bundle order
+    std::optional<OuterWire> outer; // local-SGD: the outer updates' format
+    torch::jit::Module module;
+
+    // The largest tensor bundle either side sends in this run: the cap for its blobs.
+    qint64 bundleCap() const;
+};
+
+// Reads the run description and loads the model archive that came with it. Fails with
+// ErrorCode::Corrupt for a description that does not read, and ErrorCode::Incompatible when the
+// model here does not have the schema the coordinator announced.
+Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& modelArchive);
+
+// The run's dataset when this worker has it already: the cached copy of the same content, or the
+// same spec read here when its hash matches. Null when it must be received.
+std::shared_ptr<DatasetSplits> localDataset(const wire::RunSpec& spec, const DatasetCache& cache);
+
+// The replica the run computes on, on `device`. Fails naming the device when it cannot start
+// there (out of memory, a model the device cannot run).
+Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
+                                                     const AdmittedRun& run,
+                                                     const std::shared_ptr<DatasetSplits>& data);
+
+} // namespace tandem

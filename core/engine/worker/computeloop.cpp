@@ -1,0 +1,195 @@
+#include "engine/worker/computeloop.h"
+
+#include "common/failpoint.h"
+#include "common/threadname.h"
+
+#include <QElapsedTimer>
+
+#include <limits>
+
+namespace tandem {
+
+ComputeLoop::ComputeLoop(Hooks hooks, QObject* parent)
+    : QObject(parent)
+    , m_hooks(std::move(hooks)) {}
+
+ComputeLoop::~ComputeLoop() {
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void ComputeLoop::reset() {
+    // A step of the last session may still be computing (the coordinator came back while it
+    // ran): it reads the layout and fills the result bundle replaced next.
+    if (m_thread.joinable())
+        m_thread.join();
+    m_computing = false;
+    m_queue.clear();
+    m_conn = nullptr;
+}
+
+void ComputeLoop::start(AdmittedRun run, std::unique_ptr<ModelReplica> replica,
+                        Connection* connection) {
+    reset();
+    m_run = std::move(run);
+    m_replica = std::move(replica);
+    m_outer.reset();
+    if (m_run.outer)
+        m_outer.emplace(*m_run.outer);
+    m_grads = std::make_unique<GradientBundle>(m_run.layout, m_run.wire);
+    m_conn = connection;
+}
+
+void ComputeLoop::runIdle(std::function<void()> job) {
+    if (m_thread.joinable())
+        m_thread.join();
+    m_thread = std::thread([job = std::move(job)] {
+        nameThisThread("tandem-data");
+        job();
+    });
+}
+
+void ComputeLoop::enqueue(const wire::Assign& a, std::optional<QByteArray> weights) {
+    m_queue.emplace_back(a, std::move(weights));
+    startNext();
+}
+
+void ComputeLoop::startNext() {
+    if (m_computing || m_queue.empty() || !m_conn || !m_replica)
+        return;
+    auto [a, weights] = std::move(m_queue.front());
+    m_queue.pop_front();
+    if (m_thread.joinable())
+        m_thread.join();
+    m_computing = true;
+    // The event loop stays free while this runs; the result comes back as queued calls.
+    m_thread = std::thread([this, a = std::move(a), weights = std::move(weights)] {
+        nameThisThread("tandem-compute");
+        compute(a, weights);
+    });
+}
+
+// The compute thread's side of a step. The Result message follows the bundle's last byte; the
+// coordinator applies nothing before it.
+void ComputeLoop::compute(const wire::Assign& a, const std::optional<QByteArray>& weights) {
+    QString error;
+    QStringList notes;
+    wire::Result res;
+    res.step = a.step;
+    res.weightsVersion = a.weightsVersion;
+    const bool streaming = a.fragments > 1 && m_outer;
+    if (weights && !(streaming && a.weightsDelta)) {
+        if (auto st = takeWeights(*weights, a.weightsDelta); !st)
+            error = st.error().message;
+    }
+    if (error.isEmpty() && m_outer) {
+        WorkResult r;
+        auto b = streaming ? streamingRound(*m_replica, *m_outer, m_run.layout, a,
+                                            weights && a.weightsDelta ? &*weights : nullptr,
+                                            weights && !a.weightsDelta, &r)
+                           : outerRound(*m_replica, *m_outer, a, &r);
+        if (!b) {
+            error = b.error().message;
+        } else {
+            describeResult(r, res);
+            notes = r.notes;
+            post([this, bundle = *b] { openResult(bundle); });
+        }
+    } else if (error.isEmpty()) {
+        error = computeGradients(a, res, notes);
+    }
+    post([this, res, error, notes, streaming] { finishStep(res, error, notes, streaming); });
+}
+
+QString ComputeLoop::computeGradients(const wire::Assign& a, wire::Result& res,
+                                      QStringList& notes) {
+    QByteArray bundle = m_grads->begin();
+    post([this, bundle] { openResult(bundle); });
+    WorkRequest req = requestFrom(a);
+    // When each part of the bundle became ready, to tell what really left while the backward
+    // pass still ran.
+    std::vector<std::pair<qint64, qint64>> released; // (ns into the step, bytes ready)
+    QElapsedTimer clock;
+    clock.start();
+    req.onGradient = [this, &released, &clock, step = a.step](size_t i, const at::Tensor& g) {
+        const qint64 ready = m_grads->add(i, g);
+        if (ready < 0)
+            return;
+        released.emplace_back(clock.nsecsElapsed(), ready);
+        post([this, ready, step] { growResult(ready, step); });
+    };
+    auto r = m_replica->compute(req, QStringLiteral("this worker"));
+    if (!r)
+        return r.error().message;
+    describeResult(*r, res);
+    notes = r->notes;
+    if (r->streamed || released.empty()) {
+        res.earlyBytes = r->streamed ? bytesReleasedEarly(released, clock.nsecsElapsed()) : 0;
+        m_grads->finish(r->grads, r->buffers);
+        return {};
+    }
+    // The step was computed again after part of it left: the bytes already sent are not this
+    // result's. That blob is completed and left unused (the coordinator drops it when the next
+    // arrives), and the result goes in a blob of its own.
+    post([this] { growResult(std::numeric_limits<qint64>::max(), -1); });
+    bundle = m_grads->begin();
+    post([this, bundle] { openResult(bundle); });
+    m_grads->finish(r->grads, r->buffers);
+    return {};
+}
+
+void ComputeLoop::finishStep(wire::Result res, const QString& error, const QStringList& notes,
+                             bool streaming) {
+    m_computing = false;
+    for (const QString& n : notes)
+        m_hooks.log(n);
+    if (!m_conn)
+        return;
+    if (streaming)
+        (m_queue.empty() ? m_roundsWaited : m_roundsQueued) += 1;
+    if (!error.isEmpty()) {
+        m_conn->send(wire::WorkError{res.step, error});
+        m_hooks.fail(1, error);
+        return;
+    }
+    if (m_conn != m_resultConn)
+        return; // the connection the result went out on is gone
+    m_conn->growBlob(m_resultBlob, std::numeric_limits<qint64>::max());
+    res.tensorsBlob = m_resultBlob;
+    m_conn->send(res);
+    startNext();
+}
+
+Status ComputeLoop::takeWeights(const QByteArray& weights, bool delta) {
+    if (delta)
+        return m_outer ? m_outer->applyDifference(weights, m_run.layout, m_replica->params(),
+                                                  m_replica->buffers())
+                       : makeError(ErrorCode::Corrupt,
+                                   QStringLiteral("a weight update outside local-SGD"));
+    if (auto st = unpackInto(weights, m_run.layout, m_run.wire, m_replica->params(),
+                             m_replica->buffers());
+        !st)
+        return st;
+    if (m_outer)
+        m_outer->tookWhole(m_replica->params());
+    return success();
+}
+
+void ComputeLoop::openResult(const QByteArray& bundle) {
+    m_resultConn = m_conn;
+    if (m_conn)
+        m_resultBlob = m_conn->openBlob(wire::BlobKind::Tensors, bundle);
+}
+
+void ComputeLoop::growResult(qint64 ready, int64_t step) {
+    if (!m_conn || m_conn != m_resultConn)
+        return;
+    m_conn->growBlob(m_resultBlob, ready);
+    if (ready < m_grads->size() && TANDEM_FAILPOINT_DUE("worker.upload")) {
+        m_conn->flush(); // part of the result on the wire, then the failpoint's action
+        if (TANDEM_FAILPOINT_ACT("worker.upload"))
+            m_hooks.fail(1, QStringLiteral("failpoint worker.upload at step %1").arg(step + 1));
+    }
+}
+
+} // namespace tandem

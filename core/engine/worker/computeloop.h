@@ -1,0 +1,84 @@
+#pragma once
+
+// A worker's compute loop: the thread its steps run on, the rounds queued behind the one
+// computing, and the result bundle streamed to the coordinator while the backward pass fills
+// it. The session (worker/session.h) feeds it assignments and ends it; the loop reports a
+// failure back through its hooks and otherwise talks only to the connection it is given.
+
+#include "engine/internal.h"
+
+#include "engine/worker/admission.h"
+#include "net/connection.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <thread>
+
+namespace tandem {
+
+class ComputeLoop : public QObject {
+public:
+    struct Hooks {
+        std::function<void(const QString&)> log;
+        // A step failed, or a failpoint fired: the session ends with this exit code and reason.
+        std::function<void(int code, const QString& why)> fail;
+    };
+
+    explicit ComputeLoop(Hooks hooks, QObject* parent = nullptr);
+    ~ComputeLoop() override;
+
+    // Waits for the step in flight, drops queued rounds and stops sending: the session is
+    // starting again or ending.
+    void reset();
+    // Computes `run` on `replica`, sending results on `connection`.
+    void start(AdmittedRun run, std::unique_ptr<ModelReplica> replica, Connection* connection);
+    // The connection was lost: results computed meanwhile are dropped.
+    void lostConnection() { m_conn = nullptr; }
+    // Queues an assignment (with its weights blob, when it carried one) and starts it when no
+    // step is computing.
+    void enqueue(const wire::Assign& a, std::optional<QByteArray> weights);
+    // Runs `job` on the compute thread's place while no step needs it (the dataset's check,
+    // which reads gigabytes); `job` reports back with a queued call of its own.
+    void runIdle(std::function<void()> job);
+
+    const ModelReplica& replica() const { return *m_replica; }
+    // Streaming local-SGD: how many rounds began with the next already in hand, and how many
+    // waited for it.
+    int64_t roundsQueued() const { return m_roundsQueued; }
+    int64_t roundsWaited() const { return m_roundsWaited; }
+
+private:
+    void startNext();
+    void compute(const wire::Assign& a, const std::optional<QByteArray>& weights);
+    // A gradient step: the bundle opens before the step and grows as the backward pass fills it.
+    QString computeGradients(const wire::Assign& a, wire::Result& res, QStringList& notes);
+    void finishStep(wire::Result res, const QString& error, const QStringList& notes,
+                    bool streaming);
+    Status takeWeights(const QByteArray& weights, bool delta);
+    void openResult(const QByteArray& bundle);
+    void growResult(qint64 ready, int64_t step);
+    // Calls `f` on this object's (the event loop's) thread.
+    template <typename F> void post(F&& f) {
+        QMetaObject::invokeMethod(this, std::forward<F>(f), Qt::QueuedConnection);
+    }
+
+    Hooks m_hooks;
+    QPointer<Connection> m_conn; // null while there is nowhere to send results
+    AdmittedRun m_run;
+    std::unique_ptr<ModelReplica> m_replica;
+    std::optional<OuterWorkerSide> m_outer;  // local-SGD only
+    std::unique_ptr<GradientBundle> m_grads; // compute thread: the result being filled
+    QPointer<Connection> m_resultConn;       // where the result's blob was opened
+    uint64_t m_resultBlob = 0;
+    std::thread m_thread;
+    bool m_computing = false;
+    // Streaming local-SGD's next round, given before the current one ends, waits here.
+    std::deque<std::pair<wire::Assign, std::optional<QByteArray>>> m_queue;
+    int64_t m_roundsQueued = 0, m_roundsWaited = 0;
+};
+
+} // namespace tandem

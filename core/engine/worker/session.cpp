@@ -1,0 +1,271 @@
+#include "engine/worker/session.h"
+
+#include "common/failpoint.h"
+#include "common/version.h"
+#include "engine/hello.h"
+#include "engine/training.h"
+#include "net/connection.h"
+#include "net/truststore.h"
+
+#include <limits>
+
+namespace tandem {
+
+WorkerSession::WorkerSession(const WorkerOptions& o, DeviceInfo device, const Identity& id,
+                             std::function<void(const QString&)> log, std::function<void()> onDone)
+    : m_opt(o)
+    , m_device(std::move(device))
+    , m_identity(id)
+    , m_log(std::move(log))
+    , m_onDone(std::move(onDone))
+    , m_loop({m_log, [this](int code, const QString& why) { finish(code, why); }}) {
+    m_retry.setSingleShot(true);
+    connect(&m_retry, &QTimer::timeout, this, [this] { connectNow(); });
+    // Unpairing the coordinator here ends the session at once.
+    connect(&m_trust, &TrustWatcher::revoked, this, [this](const QString& id) {
+        finish(
+            1,
+            QStringLiteral("the coordinator (device %1) was unpaired from this machine").arg(id));
+    });
+}
+
+void WorkerSession::start() {
+    m_sinceLost.start();
+    connectNow();
+}
+
+void WorkerSession::connectNow() {
+    m_state = State::Connecting;
+    m_conn = Connection::connectTo(m_opt.host, m_opt.port, m_identity, this);
+    m_conn->setIdleTimeout(m_opt.idleTimeoutSeconds * 1000);
+    m_conn->setBlobCap(wire::BlobKind::Model, qint64(4) << 30);
+    connect(m_conn, &Connection::secured, this, &WorkerSession::onSecured);
+    connect(m_conn, &Connection::received, this, &WorkerSession::onMessage);
+    connect(m_conn, &Connection::closed, this, &WorkerSession::onClosed);
+}
+
+void WorkerSession::onSecured(const QString& peerId) {
+    if (!TrustStore(m_opt.home).contains(peerId)) {
+        finish(1, QStringLiteral("the coordinator at %1:%2 (device %3) is not paired with this "
+                                 "machine; pair them, or run 'tandem trust add %3'")
+                      .arg(m_opt.host)
+                      .arg(m_opt.port)
+                      .arg(peerId));
+        return;
+    }
+    m_state = State::AwaitHello;
+    wire::Hello hello = makeHello(wire::PeerRole::Worker, m_identity.deviceId());
+    if (!m_opt.name.isEmpty())
+        hello.displayName = m_opt.name;
+    m_conn->send(hello);
+    m_trust.watch(peerId);
+}
+
+void WorkerSession::onClosed(const QString& reason) {
+    if (m_state == State::Done)
+        return;
+    m_loop.lostConnection();
+    Connection* old = m_conn;
+    m_conn = nullptr;
+    if (old) {
+        old->disconnect(this);
+        old->deleteWhenFlushed();
+    }
+    if (m_state != State::Connecting) {
+        m_log(QStringLiteral("lost the coordinator: %1; trying to reconnect for %2 s")
+                  .arg(reason)
+                  .arg(m_opt.reconnectSeconds));
+        m_sinceLost.restart();
+    }
+    if (m_sinceLost.elapsed() > qint64(m_opt.reconnectSeconds) * 1000) {
+        finish(1, QStringLiteral("cannot reach the coordinator at %1:%2: %3")
+                      .arg(m_opt.host)
+                      .arg(m_opt.port)
+                      .arg(reason));
+        return;
+    }
+    m_state = State::Connecting;
+    m_retry.start(500);
+}
+
+void WorkerSession::finish(int code, const QString& why) {
+    if (m_state == State::Done)
+        return;
+    m_state = State::Done;
+    m_exit = code;
+    m_loop.lostConnection();
+    const int64_t queued = m_loop.roundsQueued(), rounds = queued + m_loop.roundsWaited();
+    if (rounds > 0)
+        m_log(QStringLiteral("%1 of %2 round(s) began without waiting for the coordinator")
+                  .arg(QString::number(queued), QString::number(rounds)));
+    if (!why.isEmpty())
+        m_log(why);
+    if (m_conn)
+        m_conn->close(why);
+    QTimer::singleShot(100, this, [this] { m_onDone(); });
+}
+
+bool WorkerSession::onAnyState(const wire::Message& m) {
+    if (const auto* r = std::get_if<wire::Reject>(&m)) {
+        finish(1, QStringLiteral("the coordinator refused this worker: %1").arg(r->message));
+    } else if (const auto* b = std::get_if<wire::Bye>(&m)) {
+        finish(0, QStringLiteral("the coordinator ended the run: %1").arg(b->reason));
+    } else if (const auto* c = std::get_if<wire::Control>(&m)) {
+        if (c->action == wire::Control::Action::Pause)
+            m_log(QStringLiteral("the run is paused"));
+        else if (c->action == wire::Control::Action::Resume)
+            m_log(QStringLiteral("the run continues"));
+        else if (c->action == wire::Control::Action::Stop)
+            finish(0, QStringLiteral("the coordinator stopped the run"));
+    } else {
+        return false;
+    }
+    return true;
+}
+
+void WorkerSession::onMessage(const wire::Message& m) {
+    if (onAnyState(m))
+        return;
+    const auto* hello = std::get_if<wire::Hello>(&m);
+    const auto* spec = std::get_if<wire::RunSpec>(&m);
+    const auto* offer = std::get_if<wire::DataOffer>(&m);
+    const auto* assign = std::get_if<wire::Assign>(&m);
+    if (m_state == State::AwaitHello && hello)
+        onHello(*hello);
+    else if (m_state == State::AwaitRun && spec)
+        onRunSpec(*spec);
+    else if (m_state == State::AwaitData && offer)
+        onDataOffer(*offer);
+    else if (m_state == State::Working && assign)
+        onAssign(*assign);
+}
+
+void WorkerSession::onHello(const wire::Hello& h) {
+    if (const QString why = wire::incompatibility(appVersion(), h.protocolVersion, h.appVersion,
+                                                  wire::nameOf(wire::PeerRole::Coordinator));
+        !why.isEmpty()) {
+        m_conn->send(wire::Reject{wire::RejectCode::Version, why});
+        finish(1, why);
+        return;
+    }
+    m_log(QStringLiteral("connected to coordinator %1 (Tandem %2, LibTorch %3)")
+              .arg(h.displayName, h.appVersion, h.torchVersion));
+    m_state = State::AwaitRun;
+}
+
+void WorkerSession::onRunSpec(const wire::RunSpec& spec) {
+    m_loop.reset();
+    m_run.reset();
+    std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
+    if (!archive) {
+        finish(1, QStringLiteral("the coordinator's model did not arrive whole"));
+        return;
+    }
+    auto run = admitRun(spec, *archive);
+    if (!run) {
+        if (run.error().code == ErrorCode::Incompatible)
+            m_conn->send(wire::Reject{wire::RejectCode::Schema, run.error().message});
+        finish(1, run.error().message);
+        return;
+    }
+    m_run = std::move(*run);
+    // The worker's gradient bundles and the coordinator's weight bundles have this exact size;
+    // the dataset is bounded by what a desktop can hold, token files (written to disk as they
+    // arrive) by its free space.
+    m_conn->setBlobCap(wire::BlobKind::Tensors, m_run->bundleCap());
+    m_conn->setBlobCap(wire::BlobKind::Dataset, qint64(8) << 30);
+    m_conn->setBlobCap(wire::BlobKind::Tokens, std::numeric_limits<qint64>::max());
+    m_conn->setBlobSpill(wire::BlobKind::Tokens, datasetCache().dir());
+    m_data = localDataset(spec, datasetCache());
+    if (!m_data) {
+        m_log(QStringLiteral("%1 is not here; receiving it from the coordinator")
+                  .arg(spec.datasetSpec));
+        m_state = State::AwaitData;
+        m_conn->send(wire::DataRequest{spec.datasetHash});
+        return;
+    }
+    becomeReady();
+}
+
+void WorkerSession::onDataOffer(const wire::DataOffer& offer) {
+    std::optional<QByteArray> blob = m_conn->takeBlob(offer.blob);
+    // A split's token blob arrived as a file; "" for a split without one.
+    auto file = [&](uint64_t id) { return id ? m_conn->takeBlobFile(id) : QString(); };
+    const std::optional<QString> train = file(offer.trainTokensBlob),
+                                 test = file(offer.testTokensBlob);
+    if (!blob || !train || !test) {
+        DatasetCache::discard({train.value_or(QString()), test.value_or(QString())});
+        finish(1, QStringLiteral("the coordinator's dataset did not arrive whole"));
+        return;
+    }
+    if (TANDEM_FAILPOINT("dataset.transfer"))
+        blob->truncate(blob->size() / 2);
+    // Checking the data against its hash reads all of it (a token file of gigabytes: tens of
+    // seconds), so the idle compute thread does it, and this one goes on answering pings.
+    m_loop.runIdle([this, cache = datasetCache(), hash = m_run->spec.datasetHash,
+                    blob = std::move(*blob), train = *train, test = *test] {
+        auto got = cache.accept(hash, blob, train, test);
+        QMetaObject::invokeMethod(
+            this, [this, hash, got = std::move(got)]() mutable { onDataChecked(hash, got); },
+            Qt::QueuedConnection);
+    });
+}
+
+void WorkerSession::onDataChecked(const QString& hash, Expected<DatasetCache::Received>& got) {
+    if (m_state != State::AwaitData || !m_run || hash != m_run->spec.datasetHash)
+        return; // the session started again meanwhile
+    if (!got)
+        return finish(1, got.error().message);
+    if (!got->cachedAt.isEmpty())
+        m_log(QStringLiteral("cached the dataset in %1").arg(got->cachedAt));
+    m_data = std::make_shared<DatasetSplits>(std::move(got->data));
+    becomeReady();
+}
+
+void WorkerSession::becomeReady() {
+    m_loop.reset();
+    auto replica = startReplica(m_device, *m_run, m_data);
+    if (!replica) {
+        finish(1, replica.error().message);
+        return;
+    }
+    const ModelReplica& r = **replica;
+    wire::Ready ready;
+    ready.schemaHash = m_run->spec.schemaHash;
+    ready.device = m_device;
+    ready.maxBatch = m_opt.maxBatch;
+    ready.precision = nameOf(r.precision());
+    ready.precisionNote = r.precisionNote();
+    m_loop.start(std::move(*m_run), std::move(*replica), m_conn);
+    m_run.reset();
+    m_state = State::Working;
+    m_conn->send(ready);
+    if (!ready.precisionNote.isEmpty())
+        m_log(ready.precisionNote);
+    m_log(QStringLiteral("ready on %1%2; %3 training samples")
+              .arg(m_device.name, ready.precision == QLatin1String("fp32")
+                                      ? QString()
+                                      : QStringLiteral(" (%1 autocast)").arg(ready.precision))
+              .arg(m_data->train.count()));
+}
+
+void WorkerSession::onAssign(const wire::Assign& a) {
+    for (int64_t i : a.indices)
+        if (i < 0 || i >= m_data->train.count()) {
+            const QString why = QStringLiteral("assigned sample %1, outside the dataset").arg(i);
+            m_conn->send(wire::WorkError{a.step, why});
+            finish(1, why);
+            return;
+        }
+    std::optional<QByteArray> weights;
+    if (a.weightsBlob != 0) {
+        weights = m_conn->takeBlob(a.weightsBlob);
+        if (!weights) {
+            finish(1, QStringLiteral("an assignment arrived without its weights"));
+            return;
+        }
+    }
+    m_loop.enqueue(a, std::move(weights));
+}
+
+} // namespace tandem
