@@ -153,6 +153,40 @@ class TestParts : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void runDescriptionNumbersKeepTheirRange() {
+        // Seconds that do not fit in an int once made milliseconds used to wrap to 704 ms.
+        auto r = RunConfig::fromJson(QJsonObject{{QStringLiteral("worker_timeout"), 4294968}});
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.contains(QStringLiteral("worker_timeout")) &&
+                     r.error().message.contains(QStringLiteral("between 1 and 86400")) &&
+                     r.error().message.contains(QStringLiteral("4294968")),
+                 qPrintable(r.error().message));
+        // 2^32 + 1 epochs used to be reported as -2147483648.
+        r = RunConfig::fromJson(QJsonObject{{QStringLiteral("epochs"), 4294967297.0}});
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.contains(QStringLiteral("4294967297")),
+                 qPrintable(r.error().message));
+        r = RunConfig::fromJson(QJsonObject{{QStringLiteral("batch"), 2.5}});
+        QVERIFY(!r.ok());
+        QVERIFY(r.error().message.contains(QStringLiteral("whole number")));
+        r = RunConfig::fromJson(QJsonObject{{QStringLiteral("lr"), 0}});
+        QVERIFY(!r.ok());
+        QVERIFY(r.error().message.contains(QStringLiteral("above 0")));
+        r = RunConfig::fromJson(QJsonObject{{QStringLiteral("seed"), -1}});
+        QVERIFY(!r.ok());
+        // The limits hold at their edges, and validate() applies the same table.
+        r = RunConfig::fromJson(QJsonObject{{QStringLiteral("worker_timeout"), 86400},
+                                            {QStringLiteral("epochs"), 100000}});
+        QVERIFY2(r.ok(), qPrintable(r.ok() ? QString() : r.error().message));
+        QCOMPARE(r->workerTimeoutS, 86400);
+        RunConfig c;
+        c.joinTimeoutS = -5;
+        QVERIFY(!c.validate().ok());
+        // Every field of the table exists in the description written by toJson.
+        const QJsonObject written = RunConfig().toJson();
+        for (const RunField& f : runFields())
+            QVERIFY2(written.contains(QLatin1String(f.key)), f.key);
+    }
     void workerRefusesSettingsItCannotRead() {
         // A worker computes with the run's settings or not at all: defaults in their place
         // would train another run than the one the coordinator shows.

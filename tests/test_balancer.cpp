@@ -1,0 +1,126 @@
+// The balancer: shares by measured throughput, one stall does not move them, and a device's
+// memory cap holds.
+
+#include "engine/balancer.h"
+#include "engine/devices.h"
+#include "engine/modelcheck.h"
+#include "engine/optimizer.h"
+#include "engine/precision.h"
+#include "engine/sampler.h"
+#include "engine/scriptmodel.h"
+#include "engine/torchcompat.h"
+#include "engine/training.h"
+#include "engine/wiretensors.h"
+#include "engine/worker.h"
+#include "formats/ziparchive.h"
+
+#include "enginetestutil.h"
+
+#include <QFile>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <ATen/Parallel.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
+#include <torch/cuda.h>
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace tandem;
+
+using namespace tandem;
+using namespace tandem::testing;
+
+class TestBalancer : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { at::set_num_threads(1); }
+    void balancerSplitsByThroughput();
+    void balancerIsNotFooledByOneStall();
+    void balancerKeepsAMemoryCap();
+};
+
+void TestBalancer::balancerSplitsByThroughput() {
+    ThroughputBalancer b;
+    const std::vector<QString> ids{QStringLiteral("fast"), QStringLiteral("slow")};
+    // Unmeasured workers share equally.
+    QCOMPARE(b.split(64, ids), (std::vector<int64_t>{32, 32}));
+    // 600 and 200 samples/s, no overhead: 3 to 1.
+    b.record(QStringLiteral("fast"), 60, 100.0, 0);
+    b.record(QStringLiteral("slow"), 20, 100.0, 0);
+    QCOMPARE(b.split(64, ids), (std::vector<int64_t>{48, 16}));
+    // The slow one also spends 40 ms a step communicating, measured over a few steps: equal
+    // finish times give it less.
+    ThroughputBalancer c;
+    for (int i = 0; i < ThroughputBalancer::kMinToJudge; ++i) {
+        c.record(QStringLiteral("fast"), 60, 100.0, 0);
+        c.record(QStringLiteral("slow"), 20, 100.0, 40.0);
+    }
+    const auto withComm = c.split(64, ids);
+    QCOMPARE(withComm[0] + withComm[1], 64);
+    QVERIFY(withComm[1] < 16 && withComm[1] > 0);
+    // Overhead longer than the whole step, measured again and again: left out (it would only
+    // slow the step down).
+    ThroughputBalancer d;
+    for (int i = 0; i < ThroughputBalancer::kMinToJudge; ++i) {
+        d.record(QStringLiteral("fast"), 60, 100.0, 0);
+        d.record(QStringLiteral("slow"), 20, 100.0, 500.0);
+    }
+    QCOMPARE(d.split(64, ids), (std::vector<int64_t>{64, 0}));
+    // A memory cap moves the excess to the others; the total always holds.
+    QCOMPARE(b.split(64, ids, {40, 0}), (std::vector<int64_t>{40, 24}));
+    QCOMPARE(b.split(1, ids)[0] + b.split(1, ids)[1], 1);
+    QCOMPARE(b.split(7, {QStringLiteral("solo")}), (std::vector<int64_t>{7}));
+    // A real change in speed is followed within a few steps.
+    for (int i = 0; i < ThroughputBalancer::kWindow; ++i)
+        b.record(QStringLiteral("fast"), 60, 200.0, 0); // now 300 samples/s
+    QCOMPARE(b.speed(QStringLiteral("fast")), 300.0);
+}
+
+void TestBalancer::balancerIsNotFooledByOneStall() {
+    const std::vector<QString> ids{QStringLiteral("desktop"), QStringLiteral("laptop")};
+    ThroughputBalancer b;
+    for (int i = 0; i < 6; ++i) {
+        b.record(QStringLiteral("desktop"), 48, 100.0, 5.0);
+        b.record(QStringLiteral("laptop"), 16, 100.0, 5.0);
+    }
+    const std::vector<int64_t> before = b.split(64, ids);
+    QVERIFY(before[1] > 0);
+    // The laptop's lid closed for 30 s in the middle of a step: that step's round trip, less
+    // its compute, is 30 s. It is a stall, not what moving the weights costs.
+    b.record(QStringLiteral("laptop"), 16, 100.0, 30000.0);
+    QCOMPARE(b.split(64, ids), before);
+    QVERIFY(b.overheadMs(QStringLiteral("laptop")) < 10.0);
+    // Frozen in the middle of its compute instead: one slow compute does not halve its share.
+    b.record(QStringLiteral("laptop"), 16, 30000.0, 5.0);
+    QCOMPARE(b.split(64, ids), before);
+    // One measurement of a slow link is not enough to leave a new worker out either.
+    ThroughputBalancer fresh;
+    fresh.record(QStringLiteral("desktop"), 48, 100.0, 5.0);
+    fresh.record(QStringLiteral("laptop"), 16, 100.0, 9120.0);
+    QVERIFY(fresh.split(64, ids)[1] > 0);
+}
+
+void TestBalancer::balancerKeepsAMemoryCap() {
+    // A worker that ran out of memory at 64 and fits 32 never gets more than 32, however fast.
+    ThroughputBalancer b;
+    const std::vector<QString> ws{QStringLiteral("gpu"), QStringLiteral("cpu")};
+    for (int i = 0; i < 6; ++i) {
+        b.record(ws[0], 100, 10.0, 1.0);  // 10,000 samples/s
+        b.record(ws[1], 100, 100.0, 1.0); // 1,000 samples/s
+    }
+    const auto free = b.split(128, ws);
+    QVERIFY(free[0] > 100);
+    const auto capped = b.split(128, ws, {32, 0});
+    QCOMPARE(capped[0], int64_t(32));
+    QCOMPARE(capped[1], int64_t(96));
+}
+
+QTEST_GUILESS_MAIN(TestBalancer)
+#include "test_balancer.moc"

@@ -1,0 +1,232 @@
+// A model replica's step: out-of-memory retries in halves that leave no trace, the
+// coordinator's weights read in place, and gradients streamed into the bundle during the
+// backward pass.
+
+#include "engine/balancer.h"
+#include "engine/devices.h"
+#include "engine/modelcheck.h"
+#include "engine/optimizer.h"
+#include "engine/precision.h"
+#include "engine/sampler.h"
+#include "engine/scriptmodel.h"
+#include "engine/torchcompat.h"
+#include "engine/training.h"
+#include "engine/wiretensors.h"
+#include "engine/worker.h"
+#include "formats/ziparchive.h"
+
+#include "enginetestutil.h"
+
+#include <QFile>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <ATen/Parallel.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
+#include <torch/cuda.h>
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace tandem;
+
+using namespace tandem;
+using namespace tandem::testing;
+
+class TestReplica : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { at::set_num_threads(1); }
+    void retriesLeaveNoTraceInBatchNorm();
+    void outOfMemoryRetriesInHalves();
+    void replicaReadsTheCoordinatorsWeightsInPlace();
+    void gradientBundleFillsFromTheFront();
+    void replicaStreamsGradientsDuringBackward();
+};
+
+void TestReplica::retriesLeaveNoTraceInBatchNorm() {
+    // The overflowing attempts ran whole forward passes; their BatchNorm statistics must not
+    // count. After the step, the buffers are those of one clean pass.
+    const torch::jit::Module m = zoo("resnet8", 2);
+    auto data = randomImages(16, 3, {3, 32, 32});
+    ReplicaOptions huge;
+    huge.lossScale = 1e40; // beyond fp32: every attempt overflows until the scale is back in range
+    ModelReplica plain(cpuDevice(), m, data), scaled(cpuDevice(), m, data, huge);
+    WorkRequest req;
+    req.indices = iota(16);
+    auto a = plain.compute(req, QStringLiteral("plain"));
+    auto b = scaled.compute(req, QStringLiteral("scaled"));
+    QVERIFY(a && b);
+    QCOMPARE(a->buffers.size(), b->buffers.size());
+    QVERIFY(!a->buffers.empty());
+    for (size_t i = 0; i < a->buffers.size(); ++i)
+        QVERIFY2(
+            at::allclose(a->buffers[i].to(at::kDouble), b->buffers[i].to(at::kDouble), 1e-4, 1e-6),
+            qPrintable(QString::number(i)));
+}
+
+void TestReplica::outOfMemoryRetriesInHalves() {
+    const torch::jit::Module m = zoo("mlp", 5);
+    auto data = randomImages(64);
+    ReplicaOptions small;
+    small.faultOomAbove = 20; // more than 20 samples at once fails as an allocator would
+    ModelReplica whole(cpuDevice(), m, data), parts(cpuDevice(), m, data, small);
+    WorkRequest req;
+    req.indices = iota(64);
+    auto a = whole.compute(req, QStringLiteral("whole"));
+    auto b = parts.compute(req, QStringLiteral("parts"));
+    QVERIFY(a);
+    QVERIFY2(b, b ? "" : qPrintable(b.error().message));
+    // 64 failed, then 32; 16 fits. The step is the same mean gradient over all 64 samples.
+    QCOMPARE(a->memoryCap, int64_t(0));
+    QCOMPARE(b->memoryCap, int64_t(16));
+    QCOMPARE(b->notes.size(), 2);
+    QVERIFY2(b->notes[0].contains(QLatin1String("64")) && b->notes[0].contains(QLatin1String("32")),
+             qPrintable(b->notes[0]));
+    QCOMPARE(b->samples, int64_t(64));
+    QVERIFY(std::abs(a->lossSum - b->lossSum) < 1e-3 * a->lossSum);
+    QCOMPARE(a->correct, b->correct);
+    for (size_t i = 0; i < a->grads.size(); ++i)
+        QVERIFY(at::allclose(a->grads[i], b->grads[i], 1e-4, 1e-6));
+    // Later steps start at the size that worked, with nothing more to say.
+    auto c = parts.compute(req, QStringLiteral("parts"));
+    QVERIFY(c);
+    QVERIFY(c->notes.isEmpty());
+    QCOMPARE(c->memoryCap, int64_t(16));
+}
+
+void TestReplica::replicaReadsTheCoordinatorsWeightsInPlace() {
+    const torch::jit::Module m = zoo("mlp", 5);
+    auto data = randomImages(32);
+    ModelTensors master = modelTensors(m.deepcopy());
+    std::vector<at::Tensor> params, buffers;
+    for (const at::Tensor& p : master.params)
+        params.push_back(p.detach().clone().add_(0.01));
+    for (const at::Tensor& b : master.buffers)
+        buffers.push_back(b.detach().clone());
+    ModelReplica shared(cpuDevice(), m, data), copied(cpuDevice(), m, data);
+    WorkRequest req;
+    req.indices = iota(32);
+    req.params = &params;
+    req.buffers = &buffers;
+    auto a = shared.compute(req, QStringLiteral("shared"));
+    QVERIFY(a);
+    // No copy: the replica's parameters are the coordinator's memory.
+    for (size_t i = 0; i < params.size(); ++i)
+        QCOMPARE(shared.params()[i].data_ptr(), params[i].data_ptr());
+    // The coordinator's step in place is what the next request computes with, exactly as a
+    // copy of the new weights would be.
+    {
+        at::NoGradGuard noGrad;
+        for (at::Tensor& p : params)
+            p.mul_(0.5);
+    }
+    auto b = shared.compute(req, QStringLiteral("shared"));
+    std::vector<at::Tensor> fresh;
+    for (const at::Tensor& p : params)
+        fresh.push_back(p.clone());
+    req.params = &fresh;
+    auto c = copied.compute(req, QStringLiteral("copied"));
+    QVERIFY(b && c);
+    QCOMPARE(b->lossSum, c->lossSum);
+    for (size_t i = 0; i < b->grads.size(); ++i)
+        QVERIFY(at::equal(b->grads[i], c->grads[i]));
+    // Local-SGD's inner steps write to the replica's parameters: those get memory of their own
+    // and the coordinator's weights stay as they were.
+    req.params = &params;
+    req.innerSteps = 2;
+    req.innerLr = 0.1;
+    std::vector<at::Tensor> before;
+    for (const at::Tensor& p : params)
+        before.push_back(p.clone());
+    auto d = shared.compute(req, QStringLiteral("shared"));
+    QVERIFY(d);
+    for (size_t i = 0; i < params.size(); ++i) {
+        QVERIFY(shared.params()[i].data_ptr() != params[i].data_ptr());
+        QVERIFY(at::equal(params[i], before[i]));
+    }
+    QVERIFY(d->grads[0].abs().sum().item<double>() > 0); // the delta of real inner steps
+}
+
+void TestReplica::gradientBundleFillsFromTheFront() {
+    // Three parameters; a result bundle holds them last first, then the buffer.
+    const std::vector<at::Tensor> params{at::zeros({2}), at::zeros({3}), at::zeros({4})};
+    const std::vector<at::Tensor> buffers{at::zeros({1})};
+    const ModelLayout layout = ModelLayout::of({"a", "b", "c"}, params, {"n"}, buffers);
+    GradientBundle g(layout, DType::F32);
+    QCOMPARE(g.size(), qint64((2 + 3 + 4 + 1) * 4));
+    QByteArray bytes = g.begin();
+    QCOMPARE(g.ready(), qint64(0));
+    // Out of order: "b" is final before "c", but nothing can go before "c" does.
+    QCOMPARE(g.add(1, at::full({3}, 2.0)), qint64(-1));
+    QCOMPARE(g.ready(), qint64(0));
+    QCOMPARE(g.add(2, at::full({4}, 3.0)), qint64((4 + 3) * 4));
+    QCOMPARE(g.add(2, at::full({4}, 9.0)), qint64(-1)); // once only
+    // "a" never had a gradient: zeros, and the buffers, when the step ends.
+    g.finish({at::Tensor(), at::Tensor(), at::Tensor()}, {at::full({1}, 7.0)});
+    QCOMPARE(g.ready(), g.size());
+    std::vector<at::Tensor> gp, gb;
+    QVERIFY(unpackBundle(bytes, layout, DType::F32, &gp, &gb, BundleOrder::Backward).ok());
+    QVERIFY(at::equal(gp[0], at::zeros({2})));
+    QVERIFY(at::equal(gp[1], at::full({3}, 2.0)));
+    QVERIFY(at::equal(gp[2], at::full({4}, 3.0)));
+    QVERIFY(at::equal(gb[0], at::full({1}, 7.0)));
+    // The same bytes as packing the finished gradients in one go.
+    QCOMPARE(packBundle({at::zeros({2}), at::full({3}, 2.0), at::full({4}, 3.0)},
+                        {at::full({1}, 7.0)}, DType::F32, nullptr, BundleOrder::Backward),
+             bytes);
+    // In fp16 on the wire, converted on the way in.
+    GradientBundle h(layout, DType::F16);
+    const QByteArray half = h.begin();
+    h.add(2, at::full({4}, 0.5));
+    h.finish({at::full({2}, 1.0), at::full({3}, 2.0), at::Tensor()}, {at::full({1}, 7.0)});
+    QVERIFY(unpackBundle(half, layout, DType::F16, &gp, &gb, BundleOrder::Backward).ok());
+    QVERIFY(at::equal(gp[2], at::full({4}, 0.5)));
+    QVERIFY(at::equal(gp[0], at::full({2}, 1.0)));
+}
+
+void TestReplica::replicaStreamsGradientsDuringBackward() {
+    const torch::jit::Module m = zoo("mnist-cnn", 3);
+    auto data = randomImages(16);
+    ModelReplica r(cpuDevice(), m, data);
+    WorkRequest req;
+    req.indices = iota(16);
+    std::vector<at::Tensor> streamed(r.params().size());
+    std::vector<size_t> order;
+    req.onGradient = [&](size_t i, const at::Tensor& g) {
+        order.push_back(i);
+        streamed[i] = g.clone();
+    };
+    auto a = r.compute(req, QStringLiteral("streamed"));
+    QVERIFY(a);
+    QVERIFY(a->streamed);
+    // Every parameter's gradient came once, during the pass, and is the step's gradient.
+    QCOMPARE(order.size(), r.params().size());
+    for (size_t i = 0; i < streamed.size(); ++i)
+        QVERIFY(at::equal(streamed[i], a->grads[i]));
+    // The last layer's first: backward order, which result bundles follow.
+    QCOMPARE(order.front(), r.params().size() - 1);
+    // A step computed in parts (after running out of memory) is not streamed.
+    ReplicaOptions small;
+    small.faultOomAbove = 8;
+    ModelReplica parts(cpuDevice(), m, data, small);
+    order.clear();
+    auto b = parts.compute(req, QStringLiteral("parts"));
+    QVERIFY(b);
+    QVERIFY(!b->streamed);
+    QVERIFY(order.empty());
+    // Nor are local-SGD's rounds.
+    req.innerSteps = 2;
+    req.innerLr = 0.01;
+    auto c = r.compute(req, QStringLiteral("local"));
+    QVERIFY(c);
+    QVERIFY(!c->streamed);
+}
+
+QTEST_GUILESS_MAIN(TestReplica)
+#include "test_replica.moc"
