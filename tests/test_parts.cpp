@@ -1,11 +1,13 @@
 // The engine's parts without processes or sockets: the worker pool's slots, each step policy
 // driven against fake workers, the recorder's files and the run plan's rules.
 
+#include "engine/hub.h"
 #include "engine/recorder.h"
 #include "engine/runplan.h"
 #include "engine/steppolicy.h"
 #include "engine/syncpolicy.h"
 #include "engine/worker.h"
+#include "engine/worker/admission.h"
 #include "engine/workerpool.h"
 
 #include <QDir>
@@ -191,20 +193,27 @@ private Q_SLOTS:
         // A worker computes with the run's settings or not at all: defaults in their place
         // would train another run than the one the coordinator shows.
         RunConfig c;
-        c.lr = 0.0123;
+        c.optimizer = OptimizerKind::AdamW;
         c.loss = LossKind::Mse;
-        auto ok = replicaOptions(QJsonDocument(c.toJson()).toJson());
+        c.precision = Precision::Bf16;
+        auto ok = replicaOptions(workerSettings(c));
         QVERIFY2(ok.ok(), qPrintable(ok ? QString() : ok.error().message));
         QCOMPARE(ok->loss, LossKind::Mse);
-        auto garbage = replicaOptions("not json");
-        QVERIFY(!garbage.ok());
-        QCOMPARE(garbage.error().code, ErrorCode::Incompatible);
-        QJsonObject newer = c.toJson();
-        newer.insert(QStringLiteral("a_setting_from_a_later_release"), 1);
-        auto unknown = replicaOptions(QJsonDocument(newer).toJson());
-        QVERIFY(!unknown.ok());
-        QVERIFY2(unknown.error().message.contains(QLatin1String("a_setting_from_a_later_release")),
-                 qPrintable(unknown.error().message));
+        QCOMPARE(ok->precision, Precision::Bf16);
+        QCOMPARE(ok->innerOptimizer.kind, OptimizerKind::AdamW);
+        QCOMPARE(ok->innerOptimizer.weightDecay, 0.01); // AdamW's default, as the run applies it
+        // Values outside the run description's limits are refused, naming the setting.
+        wire::WorkerSettings bad = workerSettings(c);
+        bad.momentum = 7;
+        auto outside = replicaOptions(bad);
+        QVERIFY(!outside.ok());
+        QCOMPARE(outside.error().code, ErrorCode::Incompatible);
+        QVERIFY2(outside.error().message.contains(QLatin1String("momentum")),
+                 qPrintable(outside.error().message));
+        // The loss is the coordinator's to resolve; a worker never picks one itself.
+        wire::WorkerSettings unresolved = workerSettings(c);
+        unresolved.loss = LossKind::Auto;
+        QVERIFY(!replicaOptions(unresolved).ok());
     }
 
     void poolLeavesOutProbesAndDrops() {

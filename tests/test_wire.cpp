@@ -269,7 +269,14 @@ void TestWire::messagesRoundTrip() {
 
     RunSpec s;
     s.runId = QStringLiteral("r1");
-    s.configJson = "{\"model\":\"mlp\"}";
+    s.settings.optimizer = OptimizerKind::RmsProp;
+    s.settings.momentum = 0.5;
+    s.settings.weightDecay = 0.01;
+    s.settings.precision = Precision::Bf16;
+    s.settings.loss = LossKind::Huber;
+    s.mode = TrainMode::LocalSgd;
+    s.wire = WireDtype::Bf16;
+    s.outerWire = OuterWire::Int4;
     s.modelBlob = 3;
     s.params << TensorMeta{QStringLiteral("fc1.weight"), {256, 784}, QStringLiteral("F32")};
     s.buffers << TensorMeta{QStringLiteral("bn.num_batches_tracked"), {}, QStringLiteral("I64")};
@@ -279,7 +286,28 @@ void TestWire::messagesRoundTrip() {
     const RunSpec& s2 = std::get<RunSpec>(*sb);
     QCOMPARE(s2.params[0].shape, (std::vector<int64_t>{256, 784}));
     QCOMPARE(s2.buffers[0].dtype, QStringLiteral("I64"));
-    QCOMPARE(s2.configJson, s.configJson);
+    QVERIFY(s2.settings == s.settings);
+    QCOMPARE(s2.mode, TrainMode::LocalSgd);
+    QCOMPARE(s2.wire, WireDtype::Bf16);
+    QCOMPARE(s2.outerWire, std::optional<OuterWire>(OuterWire::Int4));
+    // A sync run names no outer wire.
+    s.mode = TrainMode::Sync;
+    s.outerWire.reset();
+    auto sync = decode(encode(s));
+    QVERIFY(sync.ok());
+    QVERIFY(!std::get<RunSpec>(*sync).outerWire);
+    // A choice this version does not know (a later release's optimizer) is refused, naming it,
+    // never read as a default.
+    QByteArray later = encode(s);
+    const int at = later.indexOf("rmsprop");
+    QVERIFY(at > 0);
+    later.replace(at, 7, "lion-v2");
+    auto refused = decode(later);
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error().code, ErrorCode::Incompatible);
+    QVERIFY2(refused.error().message.contains(QLatin1String("optimizer")) &&
+                 refused.error().message.contains(QLatin1String("\"lion-v2\"")),
+             qPrintable(refused.error().message));
 
     Assign a;
     a.step = 12;

@@ -5,8 +5,6 @@
 #include "engine/outerwire.h"
 #include "engine/trainer.h"
 
-#include <QJsonDocument>
-
 #include <algorithm>
 
 namespace tandem {
@@ -82,8 +80,7 @@ Status Trainer::decideMode() {
     m_modePending = false;
     m_state.config = m_cfg;
     makePolicy();
-    m_hub->decide(m_cfg.mode, m_cfg.outerWire,
-                  QJsonDocument(m_cfg.toJson()).toJson(QJsonDocument::Compact));
+    m_hub->decide(m_cfg.mode, m_cfg.outerWire, workerSettings(m_cfg));
     return success();
 }
 

@@ -7,13 +7,13 @@
 
 namespace tandem {
 
-wire::Hello makeHello(wire::PeerRole role, const QString& deviceId) {
+wire::Hello makeHello(PeerRole role, const QString& deviceId) {
     wire::Hello h;
     h.appVersion = appVersion();
     h.torchVersion = torchVersionString();
     h.deviceId = deviceId;
     h.displayName = QHostInfo::localHostName();
-    h.role = wire::nameOf(role);
+    h.role = nameOf(role);
     h.devices = detectDevices();
     return h;
 }

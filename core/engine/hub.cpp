@@ -11,8 +11,6 @@
 #include "net/truststore.h"
 
 #include <QElapsedTimer>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLoggingCategory>
 
 #include <cstdlib>
@@ -29,17 +27,6 @@ constexpr int kProbeRounds = 2;
 // never), with this much filler, when nothing else is being sent to it.
 constexpr int kLiveProbeMs = 30000;
 constexpr qint64 kLiveProbeBytes = 256 << 10;
-
-// The run's settings as a worker receives them: the coordinator's own (where it writes, what
-// it listens on, whom it invites, which of its devices it uses, how many workers it waits for)
-// are its business, not a peer's.
-QByteArray workerSettings(const QByteArray& configJson) {
-    QJsonObject o = QJsonDocument::fromJson(configJson).object();
-    for (const char* key :
-         {"out", "listen", "invites", "device", "workers", "local_worker", "join_timeout"})
-        o.remove(QLatin1String(key));
-    return QJsonDocument(o).toJson(QJsonDocument::Compact);
-}
 
 } // namespace
 
@@ -132,7 +119,7 @@ void HubSession::onHello(const wire::Hello& h) {
         refuse(wire::RejectCode::Version, why);
         return;
     }
-    if (h.role != wire::nameOf(wire::PeerRole::Worker)) {
+    if (h.role != nameOf(PeerRole::Worker)) {
         refuse(wire::RejectCode::Protocol,
                QStringLiteral("expected a worker, got a %1").arg(h.role));
         return;
@@ -229,18 +216,18 @@ void HubSession::sendRun() {
                                                     : cfg.layout.bundleBytes(cfg.wire));
     wire::RunSpec spec;
     spec.runId = cfg.runId;
-    spec.configJson = workerSettings(cfg.configJson);
+    spec.settings = cfg.settings;
     spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, cfg.modelArchive);
     spec.schemaHash = cfg.schemaHash;
     spec.datasetSpec = cfg.datasetSpec;
     spec.datasetHash = cfg.datasetHash;
-    spec.mode = nameOf(cfg.mode);
-    spec.wireDtype = dtypeName(cfg.wire);
+    spec.mode = cfg.mode;
+    spec.wire = wireDtypeOf(cfg.wire);
     spec.params = cfg.layout.paramMetas();
     spec.buffers = cfg.layout.bufferMetas();
     spec.trainSamples = cfg.trainSamples;
     if (cfg.mode == TrainMode::LocalSgd)
-        spec.outerWire = nameOf(cfg.outer);
+        spec.outerWire = cfg.outer;
     m_conn->send(spec);
     m_state = State::AwaitReady;
 }
@@ -384,7 +371,7 @@ void CoordinatorHub::onSecured(Connection* c) {
     }
     auto* s = new HubSession(this, c);
     m_sessions << s;
-    c->send(makeHello(wire::PeerRole::Coordinator, m_deviceId));
+    c->send(makeHello(PeerRole::Coordinator, m_deviceId));
 }
 
 void CoordinatorHub::probed(const QString& worker, const LinkProbe& link) {
@@ -395,13 +382,13 @@ void CoordinatorHub::probed(const QString& worker, const LinkProbe& link) {
         m_config.events(HubEvent::probed(worker, link));
 }
 
-void CoordinatorHub::decide(TrainMode mode, OuterWire outer, const QByteArray& configJson) {
+void CoordinatorHub::decide(TrainMode mode, OuterWire outer, const wire::WorkerSettings& settings) {
     QMetaObject::invokeMethod(
         this,
-        [this, mode, outer, configJson] {
+        [this, mode, outer, settings] {
             m_config.mode = mode;
             m_config.outer = outer;
-            m_config.configJson = configJson;
+            m_config.settings = settings;
             m_config.modePending = false;
             for (HubSession* s : std::as_const(m_sessions))
                 if (s->state() == HubSession::State::AwaitRun)
@@ -465,7 +452,7 @@ void CoordinatorHub::inviteAttempt(const QString& host, quint16 port, int attemp
             c->close(QStringLiteral("not paired"));
             return;
         }
-        c->send(makeHello(wire::PeerRole::Coordinator, m_deviceId));
+        c->send(makeHello(PeerRole::Coordinator, m_deviceId));
         c->send(wire::Invite{m_server->serverPort(), m_config.runId});
         addMessage(QStringLiteral("invited %1 to join").arg(where));
     });
@@ -540,6 +527,16 @@ void CoordinatorHub::finish(const QString& reason) {
         },
         Qt::QueuedConnection);
     m_thread.wait(10000);
+}
+
+wire::WorkerSettings workerSettings(const RunConfig& cfg) {
+    wire::WorkerSettings s;
+    s.optimizer = cfg.optimizer;
+    s.momentum = cfg.momentum;
+    s.weightDecay = cfg.effectiveWeightDecay();
+    s.precision = cfg.precision;
+    s.loss = cfg.loss;
+    return s;
 }
 
 } // namespace tandem

@@ -71,7 +71,7 @@ struct HubConfig {
     quint16 port = 0;
     int workerTimeoutMs = 30000;
     QString runId;
-    QByteArray configJson;
+    wire::WorkerSettings settings; // what a worker computes with
     QByteArray modelArchive;
     QString schemaHash;
     QString datasetSpec;
@@ -172,7 +172,7 @@ public:
     static constexpr int kInviteAttempts = 6;
     // --mode auto: the mode is chosen; the workers waiting for the run receive it, in `mode`
     // with this run description.
-    void decide(TrainMode mode, OuterWire outer, const QByteArray& configJson);
+    void decide(TrainMode mode, OuterWire outer, const wire::WorkerSettings& settings);
 
     // Network thread.
     void sendAssign(HubSession* session, const WorkRequest& request);
@@ -238,5 +238,10 @@ private:
     double m_reportedRate = 0;                       // the link's rate as last written to the log
     int m_liveVerdict = 0; // the last live probe: +1 twice as fast, -1 half, 0 about the same
 };
+
+// What the run's workers compute with, from its settings: local-SGD's inner optimizer is the
+// run's own optimizer, and the precision and the loss are the run's. Nothing of the
+// coordinator's own (its output folder, address, invitations or devices) is in it.
+wire::WorkerSettings workerSettings(const RunConfig& cfg);
 
 } // namespace tandem

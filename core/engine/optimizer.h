@@ -8,7 +8,7 @@
 // tensor ("exp_avg.3"), so that checkpoints do not depend on LibTorch's serialisation.
 
 #include "common/expected.h"
-#include "engine/runenums.h"
+#include "common/runenums.h"
 #include "formats/tensorfile.h"
 
 #include <ATen/ATen.h>

@@ -20,7 +20,7 @@
 
 #include "common/expected.h"
 #include "engine/fragments.h"
-#include "engine/runenums.h"
+#include "common/runenums.h"
 #include "engine/wiretensors.h"
 
 #include <ATen/ATen.h>

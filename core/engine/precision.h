@@ -7,7 +7,7 @@
 // server's optimizer stay in fp32 (the master weights), as with torch.autocast in PyTorch.
 
 #include "common/deviceinfo.h"
-#include "engine/runenums.h"
+#include "common/runenums.h"
 
 #include <ATen/ATen.h>
 

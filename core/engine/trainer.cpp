@@ -246,7 +246,7 @@ Status Trainer::startHub() {
     hc.workerTimeoutMs = m_cfg.workerTimeoutS * 1000;
     hc.runId = m_state.schemaHash.left(8) + QStringLiteral("-") +
                QString::number(QDateTime::currentMSecsSinceEpoch());
-    hc.configJson = QJsonDocument(m_cfg.toJson()).toJson(QJsonDocument::Compact);
+    hc.settings = workerSettings(m_cfg);
     try {
         hc.modelArchive = saveScriptModule(m_module);
     } catch (const std::exception& e) {

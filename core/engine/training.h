@@ -5,7 +5,7 @@
 
 #include "common/expected.h"
 #include "engine/devices.h"
-#include "engine/runenums.h"
+#include "common/runenums.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -117,17 +117,10 @@ qint64 ModelLayout::bundleBytes(DType wire) const {
     return total > 9.0e15 ? std::numeric_limits<qint64>::max() : qint64(total);
 }
 
-Expected<DType> wireDtypeFromName(const QString& name) {
-    const QString n = name.toLower();
-    if (n == QLatin1String("fp32") || n == QLatin1String("f32"))
-        return DType::F32;
-    if (n == QLatin1String("fp16") || n == QLatin1String("f16"))
-        return DType::F16;
-    if (n == QLatin1String("bf16"))
-        return DType::BF16;
-    return makeError(
-        ErrorCode::InvalidArgument,
-        QStringLiteral("unknown wire precision \"%1\"; use fp32, fp16 or bf16").arg(name));
+WireDtype wireDtypeOf(DType storage) {
+    return storage == DType::F16    ? WireDtype::Fp16
+           : storage == DType::BF16 ? WireDtype::Bf16
+                                    : WireDtype::Fp32;
 }
 
 DType storageDtype(WireDtype wire) {

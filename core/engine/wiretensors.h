@@ -8,7 +8,7 @@
 // size is exact and checked before anything is read.
 
 #include "common/expected.h"
-#include "engine/runenums.h"
+#include "common/runenums.h"
 #include "formats/tensorfile.h"
 #include "wire/messages.h"
 
@@ -40,8 +40,9 @@ struct ModelLayout {
     qint64 bundleBytes(DType wire) const;
 };
 
-Expected<DType> wireDtypeFromName(const QString& name); // fp32, fp16, bf16, F32, ...
+// How tensors of a wire format are stored in a bundle, and back.
 DType storageDtype(WireDtype wire);
+WireDtype wireDtypeOf(DType storage);
 
 // The order of the parameter-shaped tensors in a bundle. Weights travel in schema order;
 // gradients and deltas in the reverse, the order a backward pass produces them, so that a

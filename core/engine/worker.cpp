@@ -493,26 +493,4 @@ Expected<QByteArray> streamingRound(ModelReplica& replica, OuterWorkerSide& oute
                                    a.sendFragment);
 }
 
-Expected<ReplicaOptions> replicaOptions(const QByteArray& configJson) {
-    ReplicaOptions r;
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(configJson, &err);
-    if (!doc.isObject())
-        return makeError(ErrorCode::Incompatible,
-                         QStringLiteral("the coordinator's run settings are not a JSON object (%1)")
-                             .arg(err.errorString()));
-    auto cfg = RunConfig::fromJson(doc.object());
-    if (!cfg)
-        return makeError(
-            ErrorCode::Incompatible,
-            QStringLiteral("the coordinator's run settings cannot be honoured here: %1")
-                .arg(cfg.error().message));
-    r.innerOptimizer.kind = cfg->optimizer;
-    r.innerOptimizer.momentum = cfg->momentum;
-    r.innerOptimizer.weightDecay = cfg->effectiveWeightDecay();
-    r.precision = cfg->precision;
-    r.loss = cfg->loss;
-    return r;
-}
-
 } // namespace tandem

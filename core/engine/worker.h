@@ -14,6 +14,7 @@
 #include "engine/optimizer.h"
 #include "engine/outerwire.h"
 #include "engine/precision.h"
+#include "engine/training.h"
 #include "formats/dataset.h"
 #include "wire/messages.h"
 
@@ -225,11 +226,6 @@ private:
     bool m_quit = false;
     std::thread m_thread; // last: started once everything above is in place
 };
-
-// How the run's workers compute, from its run description: local-SGD's inner optimizer is the
-// run's own optimizer, and the precision and the loss are the run's. A description that does
-// not read as a run's is refused, naming what is wrong, rather than trained with defaults.
-Expected<ReplicaOptions> replicaOptions(const QByteArray& configJson);
 
 // A worker process's side of an assignment: the request it computes, and what the Result
 // message says about the step besides its tensors.

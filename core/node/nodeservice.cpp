@@ -3,7 +3,7 @@
 #include "net/trustwatcher.h"
 #include "node/workercommand.h"
 
-#include "wire/roles.h"
+#include "common/runenums.h"
 
 #include "net/connection.h"
 #include "net/server.h"
@@ -214,7 +214,7 @@ void NodeService::onSecured(Connection* conn) {
         conn, &Connection::received, this, [this, conn, from, first](const wire::Message& m) {
             QObject::disconnect(*first);
             if (const auto* h = std::get_if<wire::Hello>(&m);
-                h && h->role == wire::nameOf(wire::PeerRole::Coordinator)) {
+                h && h->role == nameOf(PeerRole::Coordinator)) {
                 if (!TrustStore(m_s.home).contains(conn->peerId())) {
                     conn->close(
                         QStringLiteral("not paired"),

@@ -97,19 +97,25 @@ struct Encoder {
     void operator()(const RunSpec& m) {
         auto* o = e.mutable_run_spec();
         o->set_run_id(str(m.runId));
-        o->set_config_json(bytes(m.configJson));
+        auto* s = o->mutable_settings();
+        s->set_optimizer(str(nameOf(m.settings.optimizer)));
+        s->set_momentum(m.settings.momentum);
+        s->set_weight_decay(m.settings.weightDecay);
+        s->set_precision(str(nameOf(m.settings.precision)));
+        s->set_loss(str(nameOf(m.settings.loss)));
         o->set_model_blob(m.modelBlob);
         o->set_schema_hash(str(m.schemaHash));
         o->set_dataset_spec(str(m.datasetSpec));
         o->set_dataset_hash(str(m.datasetHash));
-        o->set_mode(str(m.mode));
-        o->set_wire_dtype(str(m.wireDtype));
+        o->set_mode(str(nameOf(m.mode)));
+        o->set_wire_dtype(str(nameOf(m.wire)));
         for (const TensorMeta& t : m.params)
             metaToPb(t, o->add_params());
         for (const TensorMeta& t : m.buffers)
             metaToPb(t, o->add_buffers());
         o->set_train_samples(m.trainSamples);
-        o->set_outer_wire(str(m.outerWire));
+        if (m.outerWire)
+            o->set_outer_wire(str(nameOf(*m.outerWire)));
     }
     void operator()(const Ready& m) {
         auto* o = e.mutable_ready();
@@ -214,6 +220,40 @@ Error corrupt(const QString& what) {
     return makeError(ErrorCode::Corrupt, what);
 }
 
+// One of the run's choices by its name. A name this version does not know (a later release's
+// optimizer, say) is refused, naming it: a worker computes with the run's settings or not at all.
+template <typename E> Status named(const std::string& name, E& out, const char* what) {
+    if (auto v = parse<E>(text(name))) {
+        out = *v;
+        return success();
+    }
+    return makeError(ErrorCode::Incompatible,
+                     QStringLiteral("the run's %1 is \"%2\", which Tandem %3 does not know (it "
+                                    "knows %4); install the same Tandem version on every machine")
+                         .arg(QLatin1String(what), text(name).left(40),
+                              QStringLiteral(TANDEM_VERSION), choices<E>()));
+}
+
+// A run spec's typed fields: its settings, mode and wire formats.
+Status readRunChoices(const ::tandem::pb::RunSpec& o, RunSpec& m) {
+    const auto& s = o.settings();
+    m.settings.momentum = s.momentum();
+    m.settings.weightDecay = s.weight_decay();
+    for (Status st : {named(s.optimizer(), m.settings.optimizer, "optimizer"),
+                      named(s.precision(), m.settings.precision, "precision"),
+                      named(s.loss(), m.settings.loss, "loss"), named(o.mode(), m.mode, "mode"),
+                      named(o.wire_dtype(), m.wire, "wire format")})
+        if (!st)
+            return st;
+    if (!o.outer_wire().empty()) {
+        OuterWire w{};
+        if (Status st = named(o.outer_wire(), w, "outer wire format"); !st)
+            return st;
+        m.outerWire = w;
+    }
+    return success();
+}
+
 } // namespace
 
 QByteArray encode(const Message& m) {
@@ -268,13 +308,12 @@ Expected<Message> decode(const QByteArray& payload) {
         const auto& o = e.run_spec();
         RunSpec m;
         m.runId = text(o.run_id());
-        m.configJson = QByteArray::fromStdString(o.config_json().substr(0, 1 << 16));
+        if (Status st = readRunChoices(o, m); !st)
+            return st.error();
         m.modelBlob = o.model_blob();
         m.schemaHash = text(o.schema_hash());
         m.datasetSpec = text(o.dataset_spec());
         m.datasetHash = text(o.dataset_hash());
-        m.mode = text(o.mode());
-        m.wireDtype = text(o.wire_dtype());
         if (o.params_size() > kMaxTensors || o.buffers_size() > kMaxTensors)
             return corrupt(QStringLiteral("a run spec lists too many tensors"));
         for (const auto& t : o.params()) {
@@ -290,7 +329,6 @@ Expected<Message> decode(const QByteArray& payload) {
             m.buffers << *tm;
         }
         m.trainSamples = o.train_samples();
-        m.outerWire = text(o.outer_wire());
         if (m.trainSamples < 0)
             return corrupt(QStringLiteral("a run spec claims a negative sample count"));
         return Message(m);

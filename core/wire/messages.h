@@ -5,19 +5,21 @@
 
 #include "common/deviceinfo.h"
 #include "common/expected.h"
+#include "common/runenums.h"
 
 #include <QByteArray>
 #include <QList>
 #include <QString>
 
 #include <cstdint>
+#include <optional>
 #include <variant>
 #include <vector>
 
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 6;
+constexpr uint32_t kProtocolVersion = 7;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -59,19 +61,32 @@ struct Reject {
     RejectCode code = RejectCode::Protocol;
     QString message;
 };
+// The run's settings a worker computes with, and nothing of the coordinator's own (its output
+// folder, address, invitations or devices).
+struct WorkerSettings {
+    OptimizerKind optimizer = OptimizerKind::Adam; // local-SGD's inner optimizer
+    double momentum = 0.9;
+    double weightDecay = 0; // as the optimizer applies it
+    Precision precision = Precision::Fp32;
+    LossKind loss = LossKind::CrossEntropy; // as the coordinator resolved it: never Auto
+    bool operator==(const WorkerSettings& o) const {
+        return optimizer == o.optimizer && momentum == o.momentum && weightDecay == o.weightDecay &&
+               precision == o.precision && loss == o.loss;
+    }
+};
 struct RunSpec {
     QString runId;
-    QByteArray configJson;
+    WorkerSettings settings;
     uint64_t modelBlob = 0;
     QString schemaHash;
     QString datasetSpec;
     QString datasetHash;
-    QString mode;
-    QString wireDtype;
+    TrainMode mode = TrainMode::Sync; // never Auto: the coordinator decides before it sends
+    WireDtype wire = WireDtype::Fp32;
     QList<TensorMeta> params;
     QList<TensorMeta> buffers;
     int64_t trainSamples = 0;
-    QString outerWire; // local-sgd only
+    std::optional<OuterWire> outerWire; // local-sgd only
 };
 struct Ready {
     QString schemaHash;

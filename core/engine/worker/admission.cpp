@@ -9,29 +9,52 @@ qint64 AdmittedRun::bundleCap() const {
     return std::max(layout.bundleBytes(wire), outer ? outerBundleBytes(layout, *outer) : 0);
 }
 
+Expected<ReplicaOptions> replicaOptions(const wire::WorkerSettings& settings) {
+    // The run description's own limits, applied to the values a worker was sent.
+    RunConfig c;
+    c.optimizer = settings.optimizer;
+    c.momentum = settings.momentum;
+    c.weightDecay = settings.weightDecay;
+    c.precision = settings.precision;
+    c.loss = settings.loss;
+    if (Status st = c.validate(); !st)
+        return makeError(
+            ErrorCode::Incompatible,
+            QStringLiteral("the coordinator's run settings cannot be honoured here: %1")
+                .arg(st.error().message));
+    if (settings.loss == LossKind::Auto)
+        return makeError(ErrorCode::Incompatible,
+                         QStringLiteral("the coordinator's run settings leave the loss to choose; "
+                                        "a worker computes the loss the coordinator chose"));
+    ReplicaOptions r;
+    r.innerOptimizer.kind = settings.optimizer;
+    r.innerOptimizer.momentum = settings.momentum;
+    r.innerOptimizer.weightDecay = settings.weightDecay;
+    r.precision = settings.precision;
+    r.loss = settings.loss;
+    return r;
+}
+
 Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& modelArchive) {
     AdmittedRun run;
     run.spec = spec;
-    auto wire = wireDtypeFromName(spec.wireDtype);
     auto layout = ModelLayout::fromWire(spec.params, spec.buffers);
-    auto options = replicaOptions(spec.configJson);
+    auto options = replicaOptions(spec.settings);
     if (!options)
         return options.error();
-    if (!wire || !layout)
+    if (!layout)
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("the coordinator's run description is malformed"));
     run.options = *options;
-    run.wire = *wire;
+    run.wire = storageDtype(spec.wire);
     run.layout = *layout;
     // Local-SGD: weights after the first come as differences, deltas leave, in the outer wire.
-    if (spec.mode == nameOf(TrainMode::LocalSgd)) {
-        const std::optional<OuterWire> w = parse<OuterWire>(spec.outerWire);
-        if (!w)
+    if (spec.mode == TrainMode::LocalSgd) {
+        if (!spec.outerWire)
             return makeError(ErrorCode::Corrupt,
-                             QStringLiteral("the coordinator's run description names an unknown "
-                                            "outer-wire format \"%1\"")
-                                 .arg(spec.outerWire));
-        run.outer = *w;
+                             QStringLiteral("the coordinator's local-SGD run names no outer-wire "
+                                            "format"));
+        run.outer = *spec.outerWire;
     }
     // TorchScript runs code: this comes from a paired coordinator, the one place besides a file
     // the user chose that Tandem loads models from.
@@ -40,10 +63,14 @@ Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& mode
         return module.error();
     run.module = *module;
     const QString mySchema = QString::fromLatin1(schemaHash(modelTensors(run.module)));
-    if (mySchema != spec.schemaHash)
-        return makeError(ErrorCode::Incompatible,
-                         QStringLiteral("the model's schema here is %1 but the coordinator says %2")
-                             .arg(mySchema.left(16), spec.schemaHash.left(16)));
+    if (mySchema != spec.schemaHash) {
+        Error e = makeError(ErrorCode::Incompatible,
+                            QStringLiteral("the model's schema here is %1 but the coordinator "
+                                           "says %2")
+                                .arg(mySchema.left(16), spec.schemaHash.left(16)));
+        e.subject = ErrorSubject::Model;
+        return e;
+    }
     return run;
 }
 

@@ -33,9 +33,15 @@ struct AdmittedRun {
     qint64 bundleCap() const;
 };
 
+// How a worker computes from the run's settings. Settings it cannot honour (a value outside the
+// run description's limits, a loss left to resolve) are refused, naming what is wrong, rather
+// than trained with defaults.
+Expected<ReplicaOptions> replicaOptions(const wire::WorkerSettings& settings);
+
 // Reads the run description and loads the model archive that came with it. Fails with
-// ErrorCode::Corrupt for a description that does not read, and ErrorCode::Incompatible when the
-// model here does not have the schema the coordinator announced.
+// ErrorCode::Corrupt for a description that does not read, ErrorCode::Incompatible for settings
+// this worker cannot honour, and ErrorCode::Incompatible with ErrorSubject::Model when the model
+// here does not have the schema the coordinator announced.
 Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& modelArchive);
 
 // The run's dataset when this worker has it already: the cached copy of the same content, or the

@@ -54,7 +54,7 @@ void WorkerSession::onSecured(const QString& peerId) {
         return;
     }
     m_state = State::AwaitHello;
-    wire::Hello hello = makeHello(wire::PeerRole::Worker, m_identity.deviceId());
+    wire::Hello hello = makeHello(PeerRole::Worker, m_identity.deviceId());
     if (!m_opt.name.isEmpty())
         hello.displayName = m_opt.name;
     m_conn->send(hello);
@@ -142,7 +142,7 @@ void WorkerSession::onMessage(const wire::Message& m) {
 
 void WorkerSession::onHello(const wire::Hello& h) {
     if (const QString why = wire::incompatibility(appVersion(), h.protocolVersion, h.appVersion,
-                                                  wire::nameOf(wire::PeerRole::Coordinator));
+                                                  nameOf(PeerRole::Coordinator));
         !why.isEmpty()) {
         m_conn->send(wire::Reject{wire::RejectCode::Version, why});
         finish(1, why);
@@ -163,7 +163,7 @@ void WorkerSession::onRunSpec(const wire::RunSpec& spec) {
     }
     auto run = admitRun(spec, *archive);
     if (!run) {
-        if (run.error().code == ErrorCode::Incompatible)
+        if (run.error().subject == ErrorSubject::Model)
             m_conn->send(wire::Reject{wire::RejectCode::Schema, run.error().message});
         finish(1, run.error().message);
         return;
