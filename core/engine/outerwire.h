@@ -19,8 +19,8 @@
 // Buffers (batch-norm statistics) follow the vector in their own dtypes, as in a tensor bundle.
 
 #include "common/expected.h"
-#include "engine/fragments.h"
 #include "common/runenums.h"
+#include "engine/fragments.h"
 #include "engine/wiretensors.h"
 
 #include <ATen/ATen.h>

@@ -4,8 +4,8 @@
 // LibTorch, so the command line, the UI and the network layer build without it.
 
 #include "common/expected.h"
-#include "engine/devices.h"
 #include "common/runenums.h"
+#include "engine/devices.h"
 
 #include <QJsonObject>
 #include <QList>
