@@ -45,7 +45,6 @@ public:
     // which reads gigabytes); `job` reports back with a queued call of its own.
     void runIdle(std::function<void()> job);
 
-    const ModelReplica& replica() const { return *m_replica; }
     // Streaming local-SGD: how many rounds began with the next already in hand, and how many
     // waited for it.
     int64_t roundsQueued() const { return m_roundsQueued; }
