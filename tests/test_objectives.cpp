@@ -3,6 +3,7 @@
 // its formula, the test figures (accuracy, perplexity, R², MAE), and parameters left frozen.
 
 #include "engine/modelcheck.h"
+#include "engine/modes/rounds.h"
 #include "engine/objective.h"
 #include "engine/runcheckpoint.h"
 #include "engine/scriptmodel.h"
@@ -372,8 +373,7 @@ private Q_SLOTS:
         QCOMPARE(replica.params().size(), size_t(1));
         WorkRequest req;
         req.indices = {0, 1, 2, 3, 4, 5};
-        req.innerSteps = 3;
-        req.innerLr = 0.5;
+        req.local = localSgdRound(3, 0.5);
         auto r = replica.compute(req, QStringLiteral("w"));
         QVERIFY(r);
         QCOMPARE(r->grads.size(), size_t(1));

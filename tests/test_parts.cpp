@@ -2,10 +2,11 @@
 // driven against fake workers, the recorder's files and the run plan's rules.
 
 #include "engine/hub.h"
+#include "engine/modes/rounds.h"
+#include "engine/modes/sync.h"
 #include "engine/recorder.h"
 #include "engine/runplan.h"
 #include "engine/steppolicy.h"
-#include "engine/syncpolicy.h"
 #include "engine/worker.h"
 #include "engine/worker/admission.h"
 #include "engine/workerpool.h"
@@ -301,7 +302,7 @@ private Q_SLOTS:
         // Equal shares of 2: the mean gradient is 2, and SGD at lr 1e-3 moved w twice by it.
         QCOMPARE(one->requests.size(), size_t(2));
         QCOMPARE(one->requests[0].indices.size(), size_t(2));
-        QCOMPARE(one->requests[0].innerSteps, 0);
+        QVERIFY(!one->requests[0].local);
         const float w = b.master.params[0][0].item<float>();
         QVERIFY2(std::abs(w - float(-2 * 2 * b.cfg.lr)) < 1e-7, qPrintable(QString::number(w)));
         QCOMPARE(b.outcomes[0].samples, int64_t(4));
@@ -397,8 +398,9 @@ private Q_SLOTS:
         QVERIFY(end);
         QCOMPARE(b.outcomes.size(), size_t(2));
         QCOMPARE(one->requests[0].indices.size(), size_t(8));
-        QCOMPARE(one->requests[0].innerSteps, 4);
-        QCOMPARE(one->requests[0].innerLr, b.cfg.lr);
+        QVERIFY(one->requests[0].local);
+        QCOMPARE(one->requests[0].local->innerSteps, 4);
+        QCOMPARE(one->requests[0].local->innerLr, b.cfg.lr);
         // The first outer step: momentum buffer = delta, Nesterov step = lr * (1 + 0.9) * delta.
         const float w0 = -0.5f * 1.9f;
         const float w = b.master.params[0][0].item<float>();
@@ -449,10 +451,10 @@ private Q_SLOTS:
                         }
                         const double want =
                             scaling == LrScaling::None ? b.cfg.lr : b.cfg.lr * sum * sum / squares;
-                        QVERIFY2(std::abs(r.innerLr - want) < 1e-12,
+                        QVERIFY2(std::abs(r.local->innerLr - want) < 1e-12,
                                  qPrintable(QStringLiteral("%1: %2 against %3")
                                                 .arg(what)
-                                                .arg(r.innerLr)
+                                                .arg(r.local->innerLr)
                                                 .arg(want)));
                         shared += n.size() == 2 && n[0] == n[1] ? 1 : 0;
                     }

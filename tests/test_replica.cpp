@@ -5,6 +5,7 @@
 #include "engine/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
+#include "engine/modes/rounds.h"
 #include "engine/optimizer.h"
 #include "engine/precision.h"
 #include "engine/sampler.h"
@@ -139,8 +140,7 @@ void TestReplica::replicaReadsTheCoordinatorsWeightsInPlace() {
     // Local-SGD's inner steps write to the replica's parameters: those get memory of their own
     // and the coordinator's weights stay as they were.
     req.params = &params;
-    req.innerSteps = 2;
-    req.innerLr = 0.1;
+    req.local = localSgdRound(2, 0.1);
     std::vector<at::Tensor> before;
     for (const at::Tensor& p : params)
         before.push_back(p.clone());
@@ -221,8 +221,7 @@ void TestReplica::replicaStreamsGradientsDuringBackward() {
     QVERIFY(!b->streamed);
     QVERIFY(order.empty());
     // Nor are local-SGD's rounds.
-    req.innerSteps = 2;
-    req.innerLr = 0.01;
+    req.local = localSgdRound(2, 0.01);
     auto c = r.compute(req, QStringLiteral("local"));
     QVERIFY(c);
     QVERIFY(!c->streamed);

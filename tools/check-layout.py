@@ -21,7 +21,7 @@ FILE_LIMITS = {"core/engine": MAX_FILE, "core/node": MAX_FILE, "core/sweep": MAX
 # through the wire.
 FORBIDDEN_INCLUDES = {
     "core/engine/worker": ["engine/hub.h", "engine/trainer.h", "engine/workerpool.h",
-                           "engine/steppolicy.h", "engine/syncpolicy.h", "engine/balancer.h"],
+                           "engine/steppolicy.h", "engine/modes/sync.h", "engine/balancer.h"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 

@@ -15,9 +15,19 @@
 
 namespace tandem {
 
-// How workers' results become optimizer steps. Auto is a request, not a mode: the coordinator
-// measures each worker's link as it joins and trains in sync or streaming local-SGD.
-enum class TrainMode { Sync, Async, LocalSgd, Auto };
+// How workers' results become optimizer steps: each mode's value and the name the command
+// line, the form and the wire know it by. A mode is its line here, its file under
+// core/engine/modes (which defines makeMode<Value>(), its StepPolicy) and its entry in the New
+// run form's list (docs/architecture.md shows one added). Auto is a request, not a mode: the
+// coordinator measures each worker's link as it joins and trains in sync or streaming
+// local-SGD.
+#define TANDEM_TRAIN_MODES(X) X(Sync, "sync") X(Async, "async") X(LocalSgd, "local-sgd")
+enum class TrainMode {
+#define TANDEM_MODE_VALUE(value, name) value,
+    TANDEM_TRAIN_MODES(TANDEM_MODE_VALUE)
+#undef TANDEM_MODE_VALUE
+        Auto
+};
 // How weights and gradients travel between machines.
 enum class WireDtype { Fp32, Fp16, Bf16 };
 // How local-SGD's outer traffic (weights down, parameter deltas up) travels.
@@ -43,8 +53,13 @@ template <typename E> struct EnumNames;
     template <> struct EnumNames<E> {                                                              \
         static constexpr std::pair<E, const char*> table[] = {__VA_ARGS__};                        \
     };
-TANDEM_ENUM_NAMES(TrainMode, {TrainMode::Sync, "sync"}, {TrainMode::Async, "async"},
-                  {TrainMode::LocalSgd, "local-sgd"}, {TrainMode::Auto, "auto"})
+template <> struct EnumNames<TrainMode> {
+    static constexpr std::pair<TrainMode, const char*> table[] = {
+#define TANDEM_MODE_NAME(value, name) {TrainMode::value, name},
+        TANDEM_TRAIN_MODES(TANDEM_MODE_NAME)
+#undef TANDEM_MODE_NAME
+            {TrainMode::Auto, "auto"}};
+};
 TANDEM_ENUM_NAMES(WireDtype, {WireDtype::Fp32, "fp32"}, {WireDtype::Fp16, "fp16"},
                   {WireDtype::Bf16, "bf16"})
 TANDEM_ENUM_NAMES(OuterWire, {OuterWire::Fp32, "fp32"}, {OuterWire::Fp16, "fp16"},

@@ -285,12 +285,9 @@ void HubSession::assign(const WorkRequest& req) {
     a.indices = req.indices;
     a.seed = req.seed;
     a.weightsVersion = req.weightsVersion;
-    a.innerSteps = req.innerSteps;
-    a.lr = req.innerLr;
     a.weightsDelta = req.weightsDelta;
-    a.fragments = req.fragments;
-    a.sendFragment = req.sendFragment;
-    a.mergeFragment = req.weightsDelta ? req.mergeFragment : -1;
+    if (req.local)
+        req.local->describe(a);
     if (uint64_t(req.weightsVersion) != m_lastWeightsVersion && req.packedWeights) {
         if (TANDEM_FAILPOINT_DUE("hub.broadcast")) {
             // Half of the weights on the wire, then the failpoint's action.

@@ -115,9 +115,7 @@ public:
 
 private:
     struct Awaited;
-    void shapeOuterRequest(WorkRequest& request);
     Status checkResult(const WorkResult& r, const Awaited& awaited) const;
-    void shapeFragmentRequest(WorkRequest& request, Awaited& awaited);
 
     CoordinatorHub* m_hub;
     HubSession* m_session; // network thread only; checked through the hub
@@ -125,9 +123,8 @@ private:
     DeviceInfo m_device;
     int64_t m_maxBatch;
     const HubConfig* m_config;
-    // Training thread: local-SGD's record of the weights this worker holds.
-    WeightMirror m_mirror;
-    int64_t m_mirrorVersion = -1;
+    // Training thread: a local mode's record of the weights this worker holds.
+    RemoteRoundSide m_side;
 
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
@@ -138,6 +135,7 @@ private:
         int64_t values = -1; // the delta's values: every parameter (-1) or one fragment's
         int fragment = -1;
         int64_t samples = 0; // assigned
+        bool outer = false;  // a local round's result, in the outer-wire format
     };
     std::deque<Awaited> m_expect;
     struct Arrived {
@@ -146,7 +144,6 @@ private:
         int64_t arrivedNs = 0;
     };
     std::deque<Arrived> m_results;
-    std::vector<Fragment> m_fragments; // training thread: streaming's cut of the model
     QString m_error;
     std::atomic<bool> m_alive{true};
     std::atomic<qint64> m_bytesSent{0};

@@ -17,10 +17,14 @@ RemoteWorker::RemoteWorker(CoordinatorHub* hub, HubSession* session, QString nam
 
 void RemoteWorker::submit(WorkRequest request) {
     Awaited awaited{request.step, request.weightsVersion, -1, -1, int64_t(request.indices.size())};
-    if (m_config->mode == TrainMode::LocalSgd && request.fragments > 1)
-        shapeFragmentRequest(request, awaited);
-    else if (m_config->mode == TrainMode::LocalSgd && request.params && request.packedWeights)
-        shapeOuterRequest(request);
+    // A local round shapes the weights for what the worker holds, and says what comes back.
+    if (request.local) {
+        request.local->shapeForWire(m_side, request, m_config->layout, m_config->wire,
+                                    m_config->outer);
+        awaited.outer = true;
+        awaited.fragment = m_side.awaitFragment;
+        awaited.values = m_side.awaitValues;
+    }
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_expect.push_back(awaited);
@@ -32,50 +36,6 @@ void RemoteWorker::submit(WorkRequest request) {
     QMetaObject::invokeMethod(
         hub, [hub, session, request = std::move(request)] { hub->sendAssign(session, request); },
         Qt::QueuedConnection);
-}
-
-// Local-SGD: the weights go whole the first time and as the outer-wire difference from what
-// the worker holds after that.
-void RemoteWorker::shapeOuterRequest(WorkRequest& request) {
-    if (request.weightsVersion == m_mirrorVersion) {
-        request.packedWeights.reset();
-        return;
-    }
-    at::Tensor flat = flattenParams(*request.params);
-    if (m_mirror.empty()) {
-        // What the worker decodes from the bundle in the run's wire dtype.
-        m_mirror.sentWhole(flat.to(scalarTypeOf(m_config->wire)).to(at::kFloat));
-    } else {
-        request.packedWeights = std::make_shared<const QByteArray>(
-            m_mirror.update(flat, *request.buffers, m_config->outer));
-        request.weightsDelta = true;
-    }
-    m_mirrorVersion = request.weightsVersion;
-}
-
-// Streaming: whole weights the first time, then one fragment's difference, and the delta
-// that comes back covers the fragment asked for.
-void RemoteWorker::shapeFragmentRequest(WorkRequest& request, Awaited& awaited) {
-    if (m_fragments.empty())
-        m_fragments = cutFragments(paramNumels(m_config->layout), request.fragments);
-    if (request.params && request.packedWeights) {
-        m_mirror.sentWhole(
-            flattenParams(*request.params).to(scalarTypeOf(m_config->wire)).to(at::kFloat));
-        request.mergeFragment = -1;
-    } else {
-        request.packedWeights.reset();
-        if (request.mergeFragment >= 0 && request.mergeValues.defined() && !m_mirror.empty()) {
-            request.packedWeights = std::make_shared<const QByteArray>(m_mirror.updateFragment(
-                request.mergeValues, m_fragments[size_t(request.mergeFragment)],
-                request.mergeBuffers, m_config->outer));
-            request.weightsDelta = true;
-        } else {
-            request.mergeFragment = -1;
-        }
-    }
-    request.params = nullptr;
-    awaited.fragment = request.sendFragment;
-    awaited.values = m_fragments[size_t(request.sendFragment)].count;
 }
 
 bool RemoteWorker::ready() const {
@@ -100,12 +60,12 @@ Expected<WorkResult> RemoteWorker::wait() {
     WorkResult out = resultFrom(r);
     out.arrivedNs = arrivedNs;
     Status st = success();
-    if (m_config->mode == TrainMode::LocalSgd) {
+    if (awaited.outer) {
         at::Tensor flat;
         st = unpackOuter(bytes, m_config->layout, m_config->outer, &flat, &out.buffers,
                          awaited.values);
         if (st && awaited.fragment >= 0)
-            out.grads = fragmentGrads(flat, m_fragments[size_t(awaited.fragment)],
+            out.grads = fragmentGrads(flat, m_side.fragments[size_t(awaited.fragment)],
                                       m_config->layout.paramShapes);
         else if (st)
             out.grads = splitParams(flat, m_config->layout);

@@ -55,15 +55,15 @@ void InnerLrNote::observe(WorkerPool& pool, const RunConfig& cfg,
 
 std::unique_ptr<StepPolicy> makeStepPolicy(const RunConfig& cfg) {
     switch (cfg.mode) {
-    case TrainMode::Sync:
+#define TANDEM_MODE_CASE(value, name)                                                              \
+    case TrainMode::value:                                                                         \
+        return makeMode##value(cfg);
+        TANDEM_TRAIN_MODES(TANDEM_MODE_CASE)
+#undef TANDEM_MODE_CASE
     case TrainMode::Auto: // resolved before a policy is made
-        return makeSyncPolicy();
-    case TrainMode::LocalSgd:
-        return cfg.fragments > 1 ? makeStreamingPolicy() : makeLocalSgdPolicy();
-    case TrainMode::Async:
-        return makeAsyncPolicy();
+        break;
     }
-    return makeSyncPolicy();
+    return makeModeSync(cfg);
 }
 
 std::vector<std::vector<int64_t>> sliceBatch(const std::vector<int64_t>& indices,

@@ -2,10 +2,13 @@
 
 #include "engine/internal.h"
 
-// Engine-internal: how workers' results become optimizer steps. Each training mode is one
-// StepPolicy in a file of its own (syncpolicy.cpp, localsgdpolicy.cpp, asyncpolicy.cpp); the
-// Trainer owns the state they work on and hands it to them as a StepContext. Adding a mode is
-// one enum value in runenums.h, one file, and one line in makeStepPolicy().
+// Engine-internal: how workers' results become optimizer steps. Each training mode is a file
+// of its own under modes/ (sync.cpp, async.cpp, localsgd.cpp and streaming.cpp, local-SGD's
+// streamed form) that holds both its sides: the StepPolicy here, and the round its workers run
+// where the mode needs more of them than one gradient (worker.h's LocalRound). The Trainer owns
+// the state a policy works on and hands it over as a StepContext. Adding a mode is its line in
+// TANDEM_TRAIN_MODES (common/runenums.h), its file, defining makeMode<Value>(), and its entry
+// in the New run form's list.
 
 #include "common/expected.h"
 #include "engine/optimizer.h"
@@ -101,6 +104,12 @@ std::unique_ptr<StepPolicy> makeSyncPolicy();
 std::unique_ptr<StepPolicy> makeLocalSgdPolicy();
 std::unique_ptr<StepPolicy> makeAsyncPolicy();
 std::unique_ptr<StepPolicy> makeStreamingPolicy();
+// Each mode's policy for a run, defined in the mode's file.
+#define TANDEM_MODE_FACTORY(value, name)                                                           \
+    std::unique_ptr<StepPolicy> makeMode##value(const RunConfig& cfg);
+TANDEM_TRAIN_MODES(TANDEM_MODE_FACTORY)
+#undef TANDEM_MODE_FACTORY
+// The run's mode's policy (the mode resolved: never Auto).
 std::unique_ptr<StepPolicy> makeStepPolicy(const RunConfig& cfg);
 // Local-SGD's outer optimizer: Nesterov momentum (DiLoCo's), at the run's outer settings.
 OptimizerConfig outerOptimizer(const RunConfig& cfg);

@@ -1,6 +1,7 @@
 #include "engine/worker.h"
 
 #include "common/threadname.h"
+#include "engine/modes/rounds.h"
 #include "engine/objective.h"
 #include "engine/optimizer.h"
 #include "engine/scriptmodel.h"
@@ -177,7 +178,7 @@ void LocalWorker::run() {
             req = std::move(m_requests.front());
             m_requests.pop_front();
         }
-        Expected<WorkResult> r = m_replica.compute(req, m_name);
+        Expected<WorkResult> r = m_replica.compute(req, m_name, &m_roundState);
         if (r)
             r->arrivedNs = arrivalClockNs();
         {
@@ -312,24 +313,8 @@ void ModelReplica::takeWeights(const std::vector<at::Tensor>& params,
         m_buffers[i].copy_(buffers[i]);
 }
 
-void ModelReplica::mergeFragment(const WorkRequest& req) {
-    if (req.params || req.restartFragments || !m_fragments.started() ||
-        m_fragments.fragments() != req.fragments) {
-        m_fragments.restart(m_params, req.fragments);
-    } else if (req.mergeFragment >= 0 && req.mergeValues.defined()) {
-        if (req.mergeFragment >= m_fragments.count() ||
-            req.mergeValues.numel() != m_fragments.at(req.mergeFragment).count)
-            throw std::runtime_error("a fragment update that does not fit the model");
-        m_fragments.merge(req.mergeFragment, req.mergeValues, m_params);
-        at::NoGradGuard noGrad;
-        for (size_t i = 0; i < req.mergeBuffers.size() && i < m_buffers.size(); ++i)
-            m_buffers[i].copy_(req.mergeBuffers[i]);
-    }
-    if (req.sendFragment < 0 || req.sendFragment >= m_fragments.count())
-        throw std::runtime_error("asked for a fragment the model does not have");
-}
-
-Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString& workerName) {
+Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString& workerName,
+                                           std::unique_ptr<RoundState>* roundState) {
     QElapsedTimer timer;
     timer.start();
     WorkResult out;
@@ -337,28 +322,23 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
     out.samples = static_cast<int64_t>(req.indices.size());
     trainWithoutGraphOptimization();
     try {
-        if (req.params)
-            takeWeights(*req.params, *req.buffers, req.innerSteps > 0);
-        const bool streaming = req.fragments > 1 && req.innerSteps > 0;
-        if (streaming)
-            mergeFragment(req);
-        seedDevice(m_torchDevice, req.seed);
         // Sync and async: one forward/backward over all the samples, returning the mean
-        // gradient. Local-SGD: innerSteps optimizer steps over consecutive slices, returning
-        // the parameter delta (start - end), which the coordinator's outer optimizer treats
-        // as a gradient.
-        const int inner = std::max(1, req.innerSteps);
-        const bool local = req.innerSteps > 0;
-        std::vector<at::Tensor> start;
+        // gradient. A local round: its inner optimizer steps over consecutive slices, returning
+        // what its mode sends back (local-SGD's parameter delta, start - end, which the
+        // coordinator's outer optimizer treats as a gradient).
+        const LocalRound* local = req.local.get();
+        if (req.params)
+            takeWeights(*req.params, *req.buffers, local != nullptr);
+        std::unique_ptr<RoundState> scratch;
+        std::unique_ptr<RoundState>& state = roundState ? *roundState : scratch;
         if (local) {
             if (!m_inner)
                 m_inner = std::make_unique<Optimizer>(m_options.innerOptimizer, m_params);
-            at::NoGradGuard noGrad;
-            // Streaming keeps its starting points per fragment (FragmentTracker).
-            if (!streaming)
-                for (const at::Tensor& p : m_params)
-                    start.push_back(p.detach().clone());
+            state = local->adopt(std::move(state));
+            local->begin(*this, *state, req.params != nullptr || local->wholeWeights);
         }
+        seedDevice(m_torchDevice, req.seed);
+        const int inner = local ? std::max(1, local->innerSteps) : 1;
         const size_t n = req.indices.size();
         for (int h = 0; h < inner; ++h) {
             const size_t from = n * size_t(h) / size_t(inner),
@@ -372,18 +352,13 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
                 std::vector<at::Tensor> g;
                 for (const at::Tensor& p : m_params)
                     g.push_back(p.grad());
-                m_inner->step(g, req.innerLr);
+                m_inner->step(g, local->innerLr);
             }
         }
-        out.grads.reserve(m_params.size());
-        if (streaming) {
-            out.grads = fragmentGrads(m_fragments.delta(req.sendFragment, m_params),
-                                      m_fragments.at(req.sendFragment), m_params);
-        } else if (local) {
-            at::NoGradGuard noGrad;
-            for (size_t i = 0; i < m_params.size(); ++i)
-                out.grads.push_back(start[i].sub(m_params[i].detach()).to(at::kCPU));
+        if (local) {
+            out.grads = local->end(*this, *state);
         } else {
+            out.grads.reserve(m_params.size());
             for (const at::Tensor& p : m_params)
                 out.grads.push_back(p.grad().defined() ? p.grad().to(at::kCPU) : at::Tensor());
         }
@@ -408,16 +383,15 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
     return out;
 }
 
-WorkRequest requestFrom(const wire::Assign& a) {
+Expected<WorkRequest> requestFrom(const wire::Assign& a) {
     WorkRequest req;
     req.step = a.step;
     req.indices = a.indices;
     req.seed = a.seed;
-    req.innerSteps = a.innerSteps;
-    req.innerLr = a.lr;
-    req.fragments = a.fragments;
-    req.sendFragment = a.sendFragment;
-    req.mergeFragment = a.mergeFragment;
+    auto local = roundFrom(a);
+    if (!local)
+        return local.error();
+    req.local = std::move(*local);
     return req;
 }
 
@@ -451,46 +425,6 @@ qint64 bytesReleasedEarly(const std::vector<std::pair<qint64, qint64>>& released
         if (at <= released.back().first - stepNs / 10)
             early = std::max(early, ready);
     return early;
-}
-
-Expected<QByteArray> outerRound(ModelReplica& replica, OuterWorkerSide& outer,
-                                const wire::Assign& a, WorkResult* result) {
-    auto r = replica.compute(requestFrom(a), QStringLiteral("this worker"));
-    if (!r)
-        return r.error();
-    *result = std::move(*r);
-    return outer.packDelta(result->grads, result->buffers);
-}
-
-Expected<QByteArray> streamingRound(ModelReplica& replica, OuterWorkerSide& outer,
-                                    const ModelLayout& layout, const wire::Assign& a,
-                                    const QByteArray* update, bool restarted, WorkResult* result) {
-    const std::vector<Fragment> fragments = cutFragments(paramNumels(layout), a.fragments);
-    const auto count = int(fragments.size());
-    if (a.sendFragment >= count || a.mergeFragment >= count)
-        return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("the coordinator named fragment %1 of a model cut in %2")
-                             .arg(std::max(a.sendFragment, a.mergeFragment))
-                             .arg(count));
-    WorkRequest req = requestFrom(a);
-    req.restartFragments = restarted;
-    if (update) {
-        if (a.mergeFragment < 0)
-            return makeError(ErrorCode::Corrupt,
-                             QStringLiteral("a fragment update that names no fragment"));
-        auto global = outer.applyFragment(*update, layout, fragments[size_t(a.mergeFragment)],
-                                          replica.buffers());
-        if (!global)
-            return global.error();
-        req.mergeValues = std::move(*global);
-    }
-    auto r = replica.compute(req, QStringLiteral("this worker"));
-    if (!r)
-        return r.error();
-    *result = std::move(*r);
-    const Fragment& f = fragments[size_t(a.sendFragment)];
-    return outer.packFragmentDelta(gatherFragment(result->grads, f), result->buffers,
-                                   a.sendFragment);
 }
 
 } // namespace tandem

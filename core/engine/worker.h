@@ -34,6 +34,73 @@
 
 namespace tandem {
 
+class ModelReplica;
+struct WorkRequest;
+struct WorkResult;
+
+// What a worker keeps from one local round to the next for its mode: where its weights stood
+// when the round began (local-SGD), or each fragment's global values and where they were sent
+// from (streaming).
+class RoundState {
+public:
+    virtual ~RoundState() = default;
+};
+
+// The coordinator's record of one remote worker in a local mode: the weights it holds, as
+// the coordinator mirrors them, and the model's cut into fragments.
+struct RemoteRoundSide {
+    WeightMirror mirror;
+    int64_t mirrorVersion = -1;
+    std::vector<Fragment> fragments;
+    // What the result answering the request will carry: every parameter's delta (-1) or one
+    // fragment's, and how many values that is.
+    int awaitFragment = -1;
+    int64_t awaitValues = -1;
+};
+
+// A local round: the worker takes `innerSteps` optimizer steps at `innerLr` over consecutive
+// slices of the request's samples and returns what its mode sends back instead of a gradient.
+// Each local mode defines its round, with the fields it needs, in its own file beside its
+// StepPolicy (modes/localsgd.cpp, modes/streaming.cpp); the replica, the workers and the wire
+// reach it only through this interface.
+class LocalRound {
+public:
+    LocalRound(int innerSteps, double innerLr)
+        : innerSteps(innerSteps)
+        , innerLr(innerLr) {}
+    virtual ~LocalRound() = default;
+
+    int innerSteps = 1;
+    double innerLr = 0;
+    // A worker process put whole weights in place before this round.
+    bool wholeWeights = false;
+
+    // Rounds are handed out before the last one ends (streaming).
+    virtual bool pipelined() const { return false; }
+    // The state this kind of round keeps on a worker: `held` when it is of that kind, else a
+    // new one.
+    virtual std::unique_ptr<RoundState> adopt(std::unique_ptr<RoundState> held) const = 0;
+    // With the request's weights in place (`tookWhole`: just taken whole), before the inner
+    // steps. Throws std::runtime_error on an assignment that does not fit the model.
+    virtual void begin(ModelReplica& replica, RoundState& state, bool tookWhole) const = 0;
+    // After the inner steps: the result's tensors, one per parameter, on the CPU (undefined
+    // where the round sends nothing back).
+    virtual std::vector<at::Tensor> end(ModelReplica& replica, RoundState& state) const = 0;
+
+    // The coordinator, for a remote worker: shapes the request's weights for what the worker
+    // holds, and says what the result will carry.
+    virtual void shapeForWire(RemoteRoundSide& side, WorkRequest& req, const ModelLayout& layout,
+                              DType wire, OuterWire outer) = 0;
+    // The round's fields on the wire.
+    virtual void describe(wire::Assign& a) const = 0;
+    // A worker process: takes the weight update the assignment came with.
+    virtual Status takeUpdate(OuterWorkerSide& outer, const ModelLayout& layout,
+                              const QByteArray& update, ModelReplica& replica) = 0;
+    // A worker process: the round's result in the outer-wire format.
+    virtual Expected<QByteArray> pack(OuterWorkerSide& outer, const ModelLayout& layout,
+                                      const WorkResult& r) const = 0;
+};
+
 struct WorkRequest {
     int64_t step = 0;
     std::vector<int64_t> indices;
@@ -47,20 +114,8 @@ struct WorkRequest {
     std::shared_ptr<const QByteArray> packedWeights;
     bool weightsDelta = false; // packedWeights bring the worker's last weights up to date
     int64_t weightsVersion = 0;
-    // Local-SGD: take this many optimizer steps over consecutive slices of `indices` and
-    // return the parameter delta instead of a gradient. 0: one gradient, no step.
-    int innerSteps = 0;
-    double innerLr = 0;
-    // Streaming local-SGD (fragments > 1): the worker keeps its own weights from round to
-    // round. `params`, when set, are taken whole and start every fragment afresh; otherwise
-    // `mergeValues` (and `mergeBuffers`), when defined, are fragment `mergeFragment`'s new
-    // global values. The result carries fragment `sendFragment`'s delta only.
-    int fragments = 0;
-    int sendFragment = 0;
-    int mergeFragment = -1;
-    at::Tensor mergeValues;
-    std::vector<at::Tensor> mergeBuffers;
-    bool restartFragments = false; // the worker process put whole weights in place itself
+    // A local mode's round, in place of one gradient (null: sync and async).
+    std::shared_ptr<LocalRound> local;
     // Called with each parameter's gradient as the backward pass makes it final, before the
     // pass ends, so that it can be on its way while the rest is computed. Only for a step
     // computed in one pass; WorkResult::streamed says whether what it was given stands.
@@ -162,9 +217,12 @@ public:
     torch::jit::Module& module() { return m_model; }
 
     // Copies the request's weights in (when it carries any), runs forward and backward on the
-    // request's samples and returns the mean gradient. Never throws: LibTorch errors (out of
-    // memory, a model that fails) come back as values.
-    Expected<WorkResult> compute(const WorkRequest& req, const QString& workerName);
+    // request's samples and returns the mean gradient, or runs the request's local round.
+    // `roundState` keeps the round's state from one round to the next (a round of its own
+    // when null). Never throws: LibTorch errors (out of memory, a model that fails) come back
+    // as values.
+    Expected<WorkResult> compute(const WorkRequest& req, const QString& workerName,
+                                 std::unique_ptr<RoundState>* roundState = nullptr);
 
 private:
     // Forward and backward over `samples`, leaving their mean gradient in the parameters' .grad
@@ -173,8 +231,6 @@ private:
     void accumulate(const std::vector<int64_t>& samples, WorkResult& out,
                     const std::function<void(size_t, const at::Tensor&)>* sink = nullptr);
     void clearGrads();
-    // Streaming local-SGD: starts the fragments afresh or merges the request's fragment.
-    void mergeFragment(const WorkRequest& req);
     // The request's weights into the replica: shared, not copied, where they already live on
     // this replica's device and nothing here writes to them.
     void takeWeights(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,
@@ -192,7 +248,6 @@ private:
     Precision m_precision = Precision::Fp32;
     QString m_precisionNote;
     std::optional<LossScaler> m_scaler; // fp16 only
-    FragmentTracker m_fragments;        // streaming local-SGD only
     int64_t m_chunkCap = 0;             // the most samples per pass since an out-of-memory error
     // Where the parameters' gradient hooks pass gradients during a streamed pass; null outside.
     const std::function<void(size_t, const at::Tensor&)>* m_sink = nullptr;
@@ -218,6 +273,7 @@ private:
 
     QString m_name;
     ModelReplica m_replica;
+    std::unique_ptr<RoundState> m_roundState; // the worker's thread
 
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
@@ -227,22 +283,13 @@ private:
     std::thread m_thread; // last: started once everything above is in place
 };
 
-// A worker process's side of an assignment: the request it computes, and what the Result
-// message says about the step besides its tensors.
-WorkRequest requestFrom(const wire::Assign& a);
+// A worker process's side of an assignment: the request it computes (its local round, read
+// from the wire by the round's mode), and what the Result message says about the step besides
+// its tensors.
+Expected<WorkRequest> requestFrom(const wire::Assign& a);
 void describeResult(const WorkResult& r, wire::Result& res);
 // The coordinator's side: what a Result message says, without its tensors.
 WorkResult resultFrom(const wire::Result& res);
-// A worker process's local-SGD round: the inner steps, then the parameter delta in the
-// outer-wire format, with what the format rounds away kept for the next round.
-Expected<QByteArray> outerRound(ModelReplica& replica, OuterWorkerSide& outer,
-                                const wire::Assign& a, WorkResult* result);
-// A worker process's round of streaming local-SGD: merges the fragment `update` brings (when
-// set), takes the inner steps and packs the delta of the fragment asked for. `restarted`: the
-// weights were just put in place whole.
-Expected<QByteArray> streamingRound(ModelReplica& replica, OuterWorkerSide& outer,
-                                    const ModelLayout& layout, const wire::Assign& a,
-                                    const QByteArray* update, bool restarted, WorkResult* result);
 // Of the (ns into the step, bytes ready) points a streamed result was let go at, the bytes
 // that were ready with at least a tenth of the step's compute still to go before the last
 // gradient: those overlapped the backward pass. Gradients that all come in one burst at its

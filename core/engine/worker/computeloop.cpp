@@ -34,6 +34,7 @@ void ComputeLoop::start(AdmittedRun run, std::unique_ptr<ModelReplica> replica,
     m_run = std::move(run);
     m_replica = std::move(replica);
     m_outer.reset();
+    m_roundState.reset();
     if (m_run.outer)
         m_outer.emplace(*m_run.outer);
     m_grads = std::make_unique<GradientBundle>(m_run.layout, m_run.wire);
@@ -77,41 +78,40 @@ void ComputeLoop::compute(const wire::Assign& a, const std::optional<QByteArray>
     wire::Result res;
     res.step = a.step;
     res.weightsVersion = a.weightsVersion;
-    const bool streaming = a.fragments > 1 && m_outer;
-    if (weights && !(streaming && a.weightsDelta)) {
-        if (auto st = takeWeights(*weights, a.weightsDelta); !st)
-            error = st.error().message;
-    }
-    if (error.isEmpty() && m_outer) {
-        WorkResult r;
-        auto b = streaming ? streamingRound(*m_replica, *m_outer, m_run.layout, a,
-                                            weights && a.weightsDelta ? &*weights : nullptr,
-                                            weights && !a.weightsDelta, &r)
-                           : outerRound(*m_replica, *m_outer, a, &r);
+    auto req = requestFrom(a);
+    const bool pipelined = req && req->local && req->local->pipelined();
+    if (!req)
+        error = req.error().message;
+    else if (req->local && !m_outer)
+        error = QStringLiteral("the coordinator sent a local round in a run without local-SGD");
+    else if (weights)
+        error = takeWeights(*weights, a.weightsDelta, req->local.get());
+    if (error.isEmpty() && req->local) {
+        // A local round: its mode runs it and packs what goes back.
+        auto r = m_replica->compute(*req, QStringLiteral("this worker"), &m_roundState);
+        auto b = r ? req->local->pack(*m_outer, m_run.layout, *r) : r.error();
         if (!b) {
             error = b.error().message;
         } else {
-            describeResult(r, res);
-            notes = r.notes;
+            describeResult(*r, res);
+            notes = r->notes;
             post([this, bundle = *b] { openResult(bundle); });
         }
     } else if (error.isEmpty()) {
-        error = computeGradients(a, res, notes);
+        error = computeGradients(*req, res, notes);
     }
-    post([this, res, error, notes, streaming] { finishStep(res, error, notes, streaming); });
+    post([this, res, error, notes, pipelined] { finishStep(res, error, notes, pipelined); });
 }
 
-QString ComputeLoop::computeGradients(const wire::Assign& a, wire::Result& res,
-                                      QStringList& notes) {
+QString ComputeLoop::computeGradients(WorkRequest req, wire::Result& res, QStringList& notes) {
     QByteArray bundle = m_grads->begin();
     post([this, bundle] { openResult(bundle); });
-    WorkRequest req = requestFrom(a);
     // When each part of the bundle became ready, to tell what really left while the backward
     // pass still ran.
     std::vector<std::pair<qint64, qint64>> released; // (ns into the step, bytes ready)
     QElapsedTimer clock;
     clock.start();
-    req.onGradient = [this, &released, &clock, step = a.step](size_t i, const at::Tensor& g) {
+    req.onGradient = [this, &released, &clock, step = req.step](size_t i, const at::Tensor& g) {
         const qint64 ready = m_grads->add(i, g);
         if (ready < 0)
             return;
@@ -139,13 +139,13 @@ QString ComputeLoop::computeGradients(const wire::Assign& a, wire::Result& res,
 }
 
 void ComputeLoop::finishStep(wire::Result res, const QString& error, const QStringList& notes,
-                             bool streaming) {
+                             bool pipelined) {
     m_computing = false;
     for (const QString& n : notes)
         m_hooks.log(n);
     if (!m_conn)
         return;
-    if (streaming)
+    if (pipelined)
         (m_queue.empty() ? m_roundsWaited : m_roundsQueued) += 1;
     if (!error.isEmpty()) {
         m_conn->send(wire::WorkError{res.step, error});
@@ -160,19 +160,22 @@ void ComputeLoop::finishStep(wire::Result res, const QString& error, const QStri
     startNext();
 }
 
-Status ComputeLoop::takeWeights(const QByteArray& weights, bool delta) {
-    if (delta)
-        return m_outer ? m_outer->applyDifference(weights, m_run.layout, m_replica->params(),
-                                                  m_replica->buffers())
-                       : makeError(ErrorCode::Corrupt,
-                                   QStringLiteral("a weight update outside local-SGD"));
+QString ComputeLoop::takeWeights(const QByteArray& weights, bool delta, LocalRound* round) {
+    if (delta) {
+        if (!round)
+            return QStringLiteral("the coordinator sent a weight update outside local-SGD");
+        auto st = round->takeUpdate(*m_outer, m_run.layout, weights, *m_replica);
+        return st ? QString() : st.error().message;
+    }
     if (auto st = unpackInto(weights, m_run.layout, m_run.wire, m_replica->params(),
                              m_replica->buffers());
         !st)
-        return st;
+        return st.error().message;
     if (m_outer)
         m_outer->tookWhole(m_replica->params());
-    return success();
+    if (round)
+        round->wholeWeights = true;
+    return {};
 }
 
 void ComputeLoop::openResult(const QByteArray& bundle) {

@@ -45,8 +45,8 @@ public:
     // which reads gigabytes); `job` reports back with a queued call of its own.
     void runIdle(std::function<void()> job);
 
-    // Streaming local-SGD: how many rounds began with the next already in hand, and how many
-    // waited for it.
+    // Pipelined rounds (streaming local-SGD): how many began with the next already in hand, and how
+    // many waited for it.
     int64_t roundsQueued() const { return m_roundsQueued; }
     int64_t roundsWaited() const { return m_roundsWaited; }
 
@@ -54,10 +54,12 @@ private:
     void startNext();
     void compute(const wire::Assign& a, const std::optional<QByteArray>& weights);
     // A gradient step: the bundle opens before the step and grows as the backward pass fills it.
-    QString computeGradients(const wire::Assign& a, wire::Result& res, QStringList& notes);
+    QString computeGradients(WorkRequest req, wire::Result& res, QStringList& notes);
     void finishStep(wire::Result res, const QString& error, const QStringList& notes,
-                    bool streaming);
-    Status takeWeights(const QByteArray& weights, bool delta);
+                    bool pipelined);
+    // The assignment's weights into the replica: whole, or an update that `round`'s mode
+    // applies. Returns what went wrong, or nothing.
+    QString takeWeights(const QByteArray& weights, bool delta, LocalRound* round);
     void openResult(const QByteArray& bundle);
     void growResult(qint64 ready, int64_t step);
     // Calls `f` on this object's (the event loop's) thread.
@@ -69,9 +71,10 @@ private:
     QPointer<Connection> m_conn; // null while there is nowhere to send results
     AdmittedRun m_run;
     std::unique_ptr<ModelReplica> m_replica;
-    std::optional<OuterWorkerSide> m_outer;  // local-SGD only
-    std::unique_ptr<GradientBundle> m_grads; // compute thread: the result being filled
-    QPointer<Connection> m_resultConn;       // where the result's blob was opened
+    std::optional<OuterWorkerSide> m_outer;   // local-SGD only
+    std::unique_ptr<RoundState> m_roundState; // compute thread: the local mode's own
+    std::unique_ptr<GradientBundle> m_grads;  // compute thread: the result being filled
+    QPointer<Connection> m_resultConn;        // where the result's blob was opened
     uint64_t m_resultBlob = 0;
     std::thread m_thread;
     bool m_computing = false;

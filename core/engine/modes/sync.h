@@ -5,7 +5,7 @@
 // Engine-internal: synchronous data parallelism. Every step's global batch is split among the
 // workers by the balancer; each returns the mean gradient over its share, and the shares are
 // combined weighted by size, which is the mean gradient over the whole batch: the same step
-// as one machine would take. Local-SGD (localsgdpolicy.cpp) is the same exchange with rounds
+// as one machine would take. Local-SGD (modes/localsgd.cpp) is the same exchange with rounds
 // of inner steps in place of one gradient.
 
 #include "engine/steppolicy.h"

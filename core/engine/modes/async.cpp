@@ -180,4 +180,8 @@ std::unique_ptr<StepPolicy> makeAsyncPolicy() {
     return std::make_unique<AsyncPolicy>();
 }
 
+std::unique_ptr<StepPolicy> makeModeAsync(const RunConfig&) {
+    return makeAsyncPolicy();
+}
+
 } // namespace tandem

@@ -9,9 +9,14 @@
 //
 // What a checkpoint holds: the global weights. Progress a worker has made on a fragment since
 // its last exchange (at most H inner steps) lives only on that worker until then.
+//
+// Both sides are here: the coordinator's StreamingPolicy, and the round a worker runs
+// (StreamingRound), whose fragments a worker keeps from round to round in a FragmentTracker.
 
 #include "engine/fragments.h"
-#include "engine/syncpolicy.h"
+#include "engine/modes/rounds.h"
+#include "engine/modes/sync.h"
+#include "engine/scriptmodel.h"
 #include "engine/wiretensors.h"
 
 #include <QElapsedTimer>
@@ -185,10 +190,9 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
         req.seed = ctx.seedFor(w, uint64_t(m_rounds));
         req.weightsVersion = m_rounds;
         const auto steps = std::llround(double(req.indices.size()) / double(ctx.cfg.batch));
-        req.innerSteps = int(std::clamp<long long>(steps, 1, innerSteps(ctx.cfg) * 4));
-        req.innerLr = round.lr * lrScale;
-        req.fragments = ctx.cfg.fragments;
-        req.sendFragment = round.fragment;
+        StreamingAssignment sa;
+        sa.fragments = ctx.cfg.fragments;
+        sa.send = round.fragment;
         if (!m_started[w]) {
             if (!round.whole) {
                 round.whole = std::make_shared<ModelTensors>();
@@ -207,10 +211,12 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
             }
             m_started[w] = 1;
         } else if (merge >= 0) {
-            req.mergeFragment = merge;
-            req.mergeValues = mergeValues;
-            req.mergeBuffers = mergeBuffers;
+            sa.merge = merge;
+            sa.mergeValues = mergeValues;
+            sa.mergeBuffers = mergeBuffers;
         }
+        req.local = streamingRound(int(std::clamp<long long>(steps, 1, innerSteps(ctx.cfg) * 4)),
+                                   round.lr * lrScale, std::move(sa));
         round.slots.push_back(Slot{w, req.indices, arrivalClockNs()});
         m.link->submit(std::move(req));
     }
@@ -282,7 +288,120 @@ Status StreamingPolicy::collect(StepContext& ctx) {
     return ctx.applied(out);
 }
 
+// A worker's fragments: the global values each was last merged at, and where it was sent from.
+struct Fragments final : RoundState {
+    FragmentTracker tracker;
+};
+
+class StreamingRound final : public LocalRound {
+public:
+    StreamingRound(int innerSteps, double innerLr, StreamingAssignment a)
+        : LocalRound(innerSteps, innerLr)
+        , m_a(std::move(a)) {}
+
+    bool pipelined() const override { return true; }
+    std::unique_ptr<RoundState> adopt(std::unique_ptr<RoundState> held) const override {
+        if (held && dynamic_cast<Fragments*>(held.get()))
+            return held;
+        return std::make_unique<Fragments>();
+    }
+    // Starts the fragments afresh from whole weights, or merges the fragment the round brings.
+    void begin(ModelReplica& replica, RoundState& state, bool tookWhole) const override {
+        FragmentTracker& t = static_cast<Fragments&>(state).tracker;
+        if (tookWhole || !t.started() || t.fragments() != m_a.fragments) {
+            t.restart(replica.params(), m_a.fragments);
+        } else if (m_a.merge >= 0 && m_a.mergeValues.defined()) {
+            if (m_a.merge >= t.count() || m_a.mergeValues.numel() != t.at(m_a.merge).count)
+                throw std::runtime_error("a fragment update that does not fit the model");
+            t.merge(m_a.merge, m_a.mergeValues, replica.params());
+            at::NoGradGuard noGrad;
+            for (size_t i = 0; i < m_a.mergeBuffers.size() && i < replica.buffers().size(); ++i)
+                replica.buffers()[i].copy_(m_a.mergeBuffers[i]);
+        }
+        if (m_a.send < 0 || m_a.send >= t.count())
+            throw std::runtime_error("asked for a fragment the model does not have");
+    }
+    // Fragment `send`'s delta, and nothing for the other parameters.
+    std::vector<at::Tensor> end(ModelReplica& replica, RoundState& state) const override {
+        FragmentTracker& t = static_cast<Fragments&>(state).tracker;
+        return fragmentGrads(t.delta(m_a.send, replica.params()), t.at(m_a.send), replica.params());
+    }
+
+    // Whole weights the first time, then one fragment's difference; the delta that comes back
+    // covers the fragment asked for.
+    void shapeForWire(RemoteRoundSide& side, WorkRequest& req, const ModelLayout& layout,
+                      DType wire, OuterWire outer) override {
+        if (side.fragments.empty())
+            side.fragments = cutFragments(paramNumels(layout), m_a.fragments);
+        if (req.params && req.packedWeights) {
+            side.mirror.sentWhole(flattenParams(*req.params).to(scalarTypeOf(wire)).to(at::kFloat));
+            m_sentMerge = -1;
+        } else {
+            req.packedWeights.reset();
+            if (m_a.merge >= 0 && m_a.mergeValues.defined() && !side.mirror.empty()) {
+                req.packedWeights = std::make_shared<const QByteArray>(side.mirror.updateFragment(
+                    m_a.mergeValues, side.fragments[size_t(m_a.merge)], m_a.mergeBuffers, outer));
+                req.weightsDelta = true;
+                m_sentMerge = m_a.merge;
+            } else {
+                m_sentMerge = -1;
+            }
+        }
+        req.params = nullptr;
+        side.awaitFragment = m_a.send;
+        side.awaitValues = side.fragments[size_t(m_a.send)].count;
+    }
+    void describe(wire::Assign& a) const override {
+        a.innerSteps = innerSteps;
+        a.lr = innerLr;
+        a.fragments = m_a.fragments;
+        a.sendFragment = m_a.send;
+        a.mergeFragment = m_sentMerge;
+    }
+    // The fragment's new global values, from the difference the coordinator sent.
+    Status takeUpdate(OuterWorkerSide& outer, const ModelLayout& layout, const QByteArray& update,
+                      ModelReplica& replica) override {
+        const std::vector<Fragment> fragments = cutFragments(paramNumels(layout), m_a.fragments);
+        const auto count = int(fragments.size());
+        if (m_a.merge < 0)
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("a fragment update that names no fragment"));
+        if (m_a.merge >= count)
+            return outOfRange(m_a.merge, count);
+        auto global =
+            outer.applyFragment(update, layout, fragments[size_t(m_a.merge)], replica.buffers());
+        if (!global)
+            return global.error();
+        m_a.mergeValues = std::move(*global);
+        return success();
+    }
+    Expected<QByteArray> pack(OuterWorkerSide& outer, const ModelLayout& layout,
+                              const WorkResult& r) const override {
+        const std::vector<Fragment> fragments = cutFragments(paramNumels(layout), m_a.fragments);
+        if (m_a.send >= int(fragments.size()))
+            return outOfRange(m_a.send, int(fragments.size())).error();
+        return outer.packFragmentDelta(gatherFragment(r.grads, fragments[size_t(m_a.send)]),
+                                       r.buffers, m_a.send);
+    }
+
+private:
+    static Status outOfRange(int k, int count) {
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("the coordinator named fragment %1 of a model cut in %2")
+                             .arg(k)
+                             .arg(count));
+    }
+
+    StreamingAssignment m_a;
+    int m_sentMerge = -1; // the fragment the wire's update brings (-1: none)
+};
+
 } // namespace
+
+std::shared_ptr<LocalRound> streamingRound(int innerSteps, double innerLr,
+                                           StreamingAssignment assignment) {
+    return std::make_shared<StreamingRound>(innerSteps, innerLr, std::move(assignment));
+}
 
 std::unique_ptr<StepPolicy> makeStreamingPolicy() {
     return std::make_unique<StreamingPolicy>();

@@ -1,4 +1,4 @@
-#include "engine/syncpolicy.h"
+#include "engine/modes/sync.h"
 
 #include "engine/wiretensors.h"
 
@@ -167,6 +167,10 @@ std::vector<at::Tensor> combineResults(ModelTensors& master, std::vector<WorkRes
         master.buffers[b].copy_(acc);
     }
     return grads;
+}
+
+std::unique_ptr<StepPolicy> makeModeSync(const RunConfig&) {
+    return makeSyncPolicy();
 }
 
 } // namespace tandem
