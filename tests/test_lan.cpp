@@ -81,6 +81,21 @@ void TestLan::initTestCase() {
                 QStringLiteral("up")}));
     QVERIFY(sh({m_ip, QStringLiteral("-n"), m_b, QStringLiteral("link"), QStringLiteral("set"), vb,
                 QStringLiteral("up")}));
+    // As on a real LAN, the nodes start on a link that is up: a veth pair's carrier comes up a
+    // moment after both ends are set up, and its IPv6 link-local addresses stay tentative until
+    // duplicate address detection ends. Announcements sent before then fail or are dropped.
+    auto ready = [&](const QString& ns, const QString& dev) {
+        QString link, tentative;
+        return sh({m_ip, QStringLiteral("-n"), ns, QStringLiteral("-o"), QStringLiteral("link"),
+                   QStringLiteral("show"), QStringLiteral("dev"), dev},
+                  &link) &&
+               link.contains(QLatin1String("state UP")) &&
+               sh({m_ip, QStringLiteral("-n"), ns, QStringLiteral("-6"), QStringLiteral("addr"),
+                   QStringLiteral("show"), QStringLiteral("dev"), dev, QStringLiteral("tentative")},
+                  &tentative) &&
+               tentative.trimmed().isEmpty();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(ready(m_a, va) && ready(m_b, vb), 30000);
 }
 
 void TestLan::nodesInTwoNamespacesFindEachOther() {
