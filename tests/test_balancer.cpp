@@ -1,7 +1,7 @@
 // The balancer: shares by measured throughput, one stall does not move them, and a device's
 // memory cap holds.
 
-#include "engine/balancer.h"
+#include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"

@@ -1,7 +1,7 @@
 // Devices: what is detected, how a device list the user gives is read, threads per core, and
 // MPS's memory limit.
 
-#include "engine/balancer.h"
+#include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"

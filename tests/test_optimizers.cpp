@@ -1,7 +1,7 @@
 // The optimizers against steps computed by hand, their state's round trip, and the
 // learning-rate schedule.
 
-#include "engine/balancer.h"
+#include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"

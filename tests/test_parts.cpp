@@ -1,15 +1,16 @@
 // The engine's parts without processes or sockets: the worker pool's slots, each step policy
 // driven against fake workers, the recorder's files and the run plan's rules.
 
-#include "engine/hub.h"
+#include "engine/coordinator/hub.h"
+#include "engine/coordinator/remoteworker.h"
+#include "engine/coordinator/steppolicy.h"
+#include "engine/coordinator/workerpool.h"
 #include "engine/modes/rounds.h"
 #include "engine/modes/sync.h"
 #include "engine/recorder.h"
 #include "engine/runplan.h"
-#include "engine/steppolicy.h"
 #include "engine/worker.h"
 #include "engine/worker/admission.h"
-#include "engine/workerpool.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
 // Mixed precision: bf16 autocast on the CPU, fallbacks with their reasons, and the fp16 loss
 // scaler's skipped and recomputed steps.
 
-#include "engine/balancer.h"
+#include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"

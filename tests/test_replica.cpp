@@ -2,7 +2,7 @@
 // coordinator's weights read in place, and gradients streamed into the bundle during the
 // backward pass.
 
-#include "engine/balancer.h"
+#include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/modes/rounds.h"

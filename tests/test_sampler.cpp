@@ -1,7 +1,7 @@
 // Samples into batches: the sampler's permutations and seeking, gathering rows into tensors, and
 // tensor records.
 
-#include "engine/balancer.h"
+#include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"

@@ -2,7 +2,7 @@
 // originals, seeded initialisation, train and eval modes, loading errors, schema hashes and
 // running statistics.
 
-#include "engine/balancer.h"
+#include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"

@@ -1,7 +1,7 @@
 #pragma once
 
 // The first message each side of a run's connection sends, shared by the coordinator's
-// sessions (hub.cpp) and the worker's (worker/session.cpp).
+// sessions (coordinator/hubsession.cpp) and the worker's (worker/session.cpp).
 
 #include "common/runenums.h"
 #include "wire/messages.h"

@@ -2,10 +2,13 @@
 
 #include "engine/internal.h"
 
-// Engine-internal: the coordinator's view of a worker. The coordinator owns the weights, the
-// optimizer and the sampler; a worker computes gradients on its device for the sample indices
-// it is given. Here the only implementation runs in-process on its own thread; a network
-// implementation carries the same requests and results over the wire.
+// Engine-internal: the work both sides share. The coordinator owns the weights, the optimizer
+// and the sampler; a worker computes gradients on its device for the sample indices it is
+// given. Here are the work itself (WorkRequest, WorkResult, a local mode's LocalRound), the
+// ModelReplica that computes it on one device, the WorkerLink the coordinator drives (its
+// implementations are coordinator/localworker.h and coordinator/remoteworker.h), and the
+// translation of work to and from the wire. A worker process runs the same replica
+// (worker/computeloop.h).
 
 #include "common/expected.h"
 #include "engine/devices.h"
@@ -251,36 +254,6 @@ private:
     int64_t m_chunkCap = 0;             // the most samples per pass since an out-of-memory error
     // Where the parameters' gradient hooks pass gradients during a streamed pass; null outside.
     const std::function<void(size_t, const at::Tensor&)>* m_sink = nullptr;
-};
-
-// Runs a ModelReplica on a thread of its own, so that several workers (and the coordinator)
-// overlap.
-class LocalWorker final : public WorkerLink {
-public:
-    LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
-                std::shared_ptr<const Dataset> data, ReplicaOptions options = {});
-    ~LocalWorker() override;
-
-    QString name() const override { return m_name; }
-    DeviceInfo device() const override { return m_replica.device(); }
-    const ModelReplica& replica() const { return m_replica; }
-    void submit(WorkRequest request) override;
-    Expected<WorkResult> wait() override;
-    bool ready() const override;
-
-private:
-    void run();
-
-    QString m_name;
-    ModelReplica m_replica;
-    std::unique_ptr<RoundState> m_roundState; // the worker's thread
-
-    mutable std::mutex m_mutex;
-    std::condition_variable m_cv;
-    std::deque<WorkRequest> m_requests;
-    std::deque<Expected<WorkResult>> m_results;
-    bool m_quit = false;
-    std::thread m_thread; // last: started once everything above is in place
 };
 
 // A worker process's side of an assignment: the request it computes (its local round, read

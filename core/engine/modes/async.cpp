@@ -3,7 +3,7 @@
 // bound since the worker read them; such gradients are dropped and counted. A worker that
 // leaves hands its outstanding samples back, so none is skipped.
 
-#include "engine/steppolicy.h"
+#include "engine/coordinator/steppolicy.h"
 #include "engine/wiretensors.h"
 
 #include <QElapsedTimer>

@@ -8,7 +8,7 @@
 // as one machine would take. Local-SGD (modes/localsgd.cpp) is the same exchange with rounds
 // of inner steps in place of one gradient.
 
-#include "engine/steppolicy.h"
+#include "engine/coordinator/steppolicy.h"
 #include "engine/worker.h"
 
 namespace tandem {

@@ -3,7 +3,7 @@
 // A worker's session with its coordinator, the protocol only: connect and reconnect, Hello,
 // admit the run, receive the dataset when it is not here, then pass assignments to the compute
 // loop until the coordinator ends the run. The coordinator's side of the same conversation is
-// HubSession (hub.h).
+// HubSession (coordinator/hubsession.h).
 
 #include "engine/internal.h"
 

@@ -8,16 +8,17 @@
 // Recorder writes the run folder. Pause, resume and stop are answered in gate(), for every
 // mode.
 
-#include "engine/hub.h"
+#include "engine/coordinator/hub.h"
+#include "engine/coordinator/localworker.h"
+#include "engine/coordinator/steppolicy.h"
+#include "engine/coordinator/workerpool.h"
 #include "engine/objective.h"
 #include "engine/optimizer.h"
 #include "engine/recorder.h"
 #include "engine/runcheckpoint.h"
 #include "engine/sampler.h"
 #include "engine/scriptmodel.h"
-#include "engine/steppolicy.h"
 #include "engine/training.h"
-#include "engine/workerpool.h"
 
 #include <QElapsedTimer>
 

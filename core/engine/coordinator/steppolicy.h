@@ -11,11 +11,11 @@
 // in the New run form's list.
 
 #include "common/expected.h"
+#include "engine/coordinator/workerpool.h"
 #include "engine/optimizer.h"
 #include "engine/sampler.h"
 #include "engine/scriptmodel.h"
 #include "engine/training.h"
-#include "engine/workerpool.h"
 
 #include <functional>
 #include <memory>

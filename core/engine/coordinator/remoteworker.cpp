@@ -1,10 +1,11 @@
-#include "engine/hub.h"
+#include "engine/coordinator/remoteworker.h"
+
+#include "engine/coordinator/hub.h"
+#include "engine/coordinator/hubsession.h"
 
 #include "engine/scriptmodel.h"
 
 namespace tandem {
-
-// ---- RemoteWorker ----------------------------------------------------------------------------
 
 RemoteWorker::RemoteWorker(CoordinatorHub* hub, HubSession* session, QString name,
                            DeviceInfo device, int64_t maxBatch, const HubConfig* config)

@@ -1,9 +1,9 @@
 // --mode auto: the Trainer's choice between sync and streaming local-SGD, made once the
 // workers it waits for have had their links measured (hub.cpp) and before any has the run.
 
+#include "engine/coordinator/trainer.h"
 #include "engine/modechoice.h"
 #include "engine/outerwire.h"
-#include "engine/trainer.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "engine/trainer.h"
+#include "engine/coordinator/trainer.h"
 
 #include "common/failpoint.h"
 #include "common/files.h"

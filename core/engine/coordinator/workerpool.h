@@ -8,8 +8,9 @@
 // measures it again now and then, and drops one that fails. Workers that join through the hub
 // arrive as events and take their place at the next step boundary.
 
-#include "engine/balancer.h"
-#include "engine/hub.h"
+#include "engine/coordinator/balancer.h"
+#include "engine/coordinator/hub.h"
+#include "engine/coordinator/remoteworker.h"
 #include "engine/modechoice.h"
 #include "engine/training.h"
 #include "engine/worker.h"

@@ -1,4 +1,4 @@
-#include "engine/steppolicy.h"
+#include "engine/coordinator/steppolicy.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "engine/balancer.h"
+#include "engine/coordinator/balancer.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "engine/workerpool.h"
+#include "engine/coordinator/workerpool.h"
 
 #include <QElapsedTimer>
 

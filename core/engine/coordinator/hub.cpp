@@ -1,0 +1,256 @@
+#include "engine/coordinator/hub.h"
+
+#include "engine/coordinator/hubsession.h"
+#include "engine/coordinator/remoteworker.h"
+
+#include "common/version.h"
+#include "engine/devices.h"
+#include "engine/hello.h"
+#include "engine/modechoice.h"
+#include "engine/scriptmodel.h"
+#include "net/truststore.h"
+
+#include <QElapsedTimer>
+#include <QLoggingCategory>
+
+#include <cstdlib>
+
+Q_LOGGING_CATEGORY(lcHub, "tandem.hub")
+
+namespace tandem {
+
+namespace {
+// A working worker's link is measured again this often (TANDEM_LINK_PROBE_MS overrides it; 0:
+// never), with this much filler, when nothing else is being sent to it.
+constexpr int kLiveProbeMs = 30000;
+constexpr qint64 kLiveProbeBytes = 256 << 10;
+
+} // namespace
+
+CoordinatorHub::CoordinatorHub(HubConfig config)
+    : m_config(std::move(config)) {
+    m_thread.setObjectName(QStringLiteral("tandem-network"));
+}
+
+CoordinatorHub::~CoordinatorHub() {
+    if (m_thread.isRunning())
+        finish(QStringLiteral("the coordinator stopped"));
+}
+
+Expected<quint16> CoordinatorHub::start() {
+    auto identity = Identity::loadOrCreate(m_config.home);
+    if (!identity)
+        return identity.error();
+    m_deviceId = identity->deviceId();
+    m_identity = *identity;
+    moveToThread(&m_thread);
+    m_thread.start();
+    Expected<quint16> result = makeError(ErrorCode::Runtime, QStringLiteral("not started"));
+    QMetaObject::invokeMethod(
+        this,
+        [this, &result, id = *identity] {
+            m_server = new Server(id, this);
+            connect(m_server, &Server::connectionSecured, this, &CoordinatorHub::onSecured);
+            if (auto st = m_server->listenOn(m_config.address, m_config.port); !st)
+                result = st.error();
+            else
+                result = m_server->serverPort();
+            const int every = qEnvironmentVariableIsSet("TANDEM_LINK_PROBE_MS")
+                                  ? qEnvironmentVariableIntValue("TANDEM_LINK_PROBE_MS")
+                                  : kLiveProbeMs;
+            if (every > 0) {
+                auto* live = new QTimer(this);
+                connect(live, &QTimer::timeout, this, &CoordinatorHub::probeLive);
+                live->start(every);
+            }
+        },
+        Qt::BlockingQueuedConnection);
+    return result;
+}
+
+void CoordinatorHub::onSecured(Connection* c) {
+    // Nothing about this machine (its name, versions, devices) goes to a device it has not
+    // paired with: any TLS client can present a certificate, so trust is checked first and a
+    // stranger hears only that it is not paired.
+    if (!TrustStore(m_config.home).contains(c->peerId())) {
+        const QString why = QStringLiteral("device %1 is not paired with this coordinator; pair "
+                                           "the two machines, or run 'tandem trust add %1' on "
+                                           "the coordinator")
+                                .arg(c->peerId());
+        addMessage(QStringLiteral("refused %1: %2").arg(c->peerAddress(), why));
+        c->setParent(this);
+        connect(c, &Connection::closed, c, &Connection::deleteWhenFlushed);
+        c->close(why, wire::Reject{wire::RejectCode::Untrusted, why});
+        return;
+    }
+    auto* s = new HubSession(this, c);
+    m_sessions << s;
+    c->send(makeHello(PeerRole::Coordinator, m_deviceId));
+}
+
+void CoordinatorHub::probed(const QString& worker, const LinkProbe& link) {
+    addMessage(QStringLiteral("the link to %1 moves %2 (round trip %3 ms)")
+                   .arg(worker, rateText(link.bytesPerSecond))
+                   .arg(link.rttMs, 0, 'f', 1));
+    if (m_config.events)
+        m_config.events(HubEvent::probed(worker, link));
+}
+
+void CoordinatorHub::decide(TrainMode mode, OuterWire outer, const wire::WorkerSettings& settings) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, mode, outer, settings] {
+            m_config.mode = mode;
+            m_config.outer = outer;
+            m_config.settings = settings;
+            m_config.modePending = false;
+            for (HubSession* s : std::as_const(m_sessions))
+                if (s->state() == HubSession::State::AwaitRun)
+                    s->sendRun();
+        },
+        Qt::BlockingQueuedConnection);
+}
+
+void CoordinatorHub::probeLive() {
+    for (HubSession* s : std::as_const(m_sessions))
+        if (s->state() == HubSession::State::Working && s->connection()->idle())
+            s->connection()->probe(kLiveProbeBytes, 1);
+}
+
+void CoordinatorHub::sessionGone(HubSession* session) {
+    m_sessions.removeAll(session);
+}
+
+void CoordinatorHub::sendAssign(HubSession* session, const WorkRequest& request) {
+    if (!m_sessions.contains(session))
+        return; // it left; its RemoteWorker already reports the failure
+    session->assign(request);
+}
+
+QByteArray CoordinatorHub::datasetContainer() {
+    if (m_datasetBlob.isEmpty() && m_config.data) {
+        auto b = datasetToContainer(*m_config.data, TokenPlacement::Apart);
+        if (b)
+            m_datasetBlob = *b;
+    }
+    return m_datasetBlob;
+}
+
+void CoordinatorHub::addMessage(const QString& text) {
+    qCDebug(lcHub) << text;
+    if (m_config.events)
+        m_config.events(HubEvent::note(text));
+}
+
+void CoordinatorHub::joined(std::shared_ptr<RemoteWorker> worker) {
+    if (m_config.events)
+        m_config.events(HubEvent::joined(std::move(worker)));
+}
+
+void CoordinatorHub::invite(const QString& host, quint16 port) {
+    QMetaObject::invokeMethod(
+        this, [this, host, port] { inviteAttempt(host, port, 1); }, Qt::QueuedConnection);
+}
+
+void CoordinatorHub::inviteAttempt(const QString& host, quint16 port, int attempt) {
+    if (!m_identity || !m_server)
+        return;
+    Connection* c = Connection::connectTo(host, port, *m_identity, this);
+    const QString where = QStringLiteral("%1:%2").arg(host).arg(port);
+    auto secured = std::make_shared<bool>(false);
+    connect(c, &Connection::secured, this, [this, c, where, secured](const QString& peerId) {
+        *secured = true;
+        if (!TrustStore(m_config.home).contains(peerId)) {
+            addMessage(QStringLiteral("not inviting %1: device %2 is not paired with this machine")
+                           .arg(where, peerId));
+            c->close(QStringLiteral("not paired"));
+            return;
+        }
+        c->send(makeHello(PeerRole::Coordinator, m_deviceId));
+        c->send(wire::Invite{m_server->serverPort(), m_config.runId});
+        addMessage(QStringLiteral("invited %1 to join").arg(where));
+    });
+    connect(c, &Connection::received, this, [this, c, where](const wire::Message& m) {
+        if (const auto* r = std::get_if<wire::Reject>(&m)) {
+            addMessage(QStringLiteral("%1 declined the invitation: %2").arg(where, r->message));
+            if (m_config.events)
+                m_config.events(HubEvent::declined(where, r->message));
+        }
+        if (std::holds_alternative<wire::Bye>(m) || std::holds_alternative<wire::Reject>(m))
+            c->close(QStringLiteral("invitation answered"));
+    });
+    connect(c, &Connection::closed, this,
+            [this, c, host, port, where, attempt, secured](const QString& reason) {
+                c->deleteWhenFlushed();
+                if (*secured)
+                    return;
+                if (attempt >= kInviteAttempts) {
+                    addMessage(QStringLiteral("could not invite %1 after %2 tries: %3; check that "
+                                              "`tandem serve` runs there and that this machine "
+                                              "can reach it")
+                                   .arg(where)
+                                   .arg(attempt)
+                                   .arg(reason));
+                    return;
+                }
+                const int pauseMs = 500 << std::min(attempt, 4);
+                addMessage(QStringLiteral("could not reach %1 to invite it (%2); trying again in "
+                                          "%3 s")
+                               .arg(where, reason)
+                               .arg(pauseMs / 1000.0));
+                QTimer::singleShot(pauseMs, this, [this, host, port, attempt] {
+                    inviteAttempt(host, port, attempt + 1);
+                });
+            });
+}
+
+void CoordinatorHub::broadcast(wire::Control::Action action) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, action] {
+            for (HubSession* s : std::as_const(m_sessions))
+                if (s->state() == HubSession::State::Working)
+                    s->connection()->send(wire::Control{action});
+        },
+        Qt::QueuedConnection);
+}
+
+void CoordinatorHub::finish(const QString& reason) {
+    if (!m_thread.isRunning())
+        return;
+    QMetaObject::invokeMethod(
+        this,
+        [this, reason] {
+            for (HubSession* s : std::as_const(m_sessions)) {
+                s->connection()->send(wire::Bye{reason});
+                s->connection()->close(reason);
+            }
+            if (m_server)
+                m_server->close();
+            // Let the Bye frames reach the sockets, then free everything on this thread
+            // (its sockets and timers belong to it) before it ends.
+            QTimer::singleShot(200, this, [this] {
+                m_sessions.clear();
+                const QObjectList kids = children();
+                for (QObject* c : kids)
+                    delete c;
+                m_server = nullptr;
+                moveToThread(nullptr);
+                m_thread.quit();
+            });
+        },
+        Qt::QueuedConnection);
+    m_thread.wait(10000);
+}
+
+wire::WorkerSettings workerSettings(const RunConfig& cfg) {
+    wire::WorkerSettings s;
+    s.optimizer = cfg.optimizer;
+    s.momentum = cfg.momentum;
+    s.weightDecay = cfg.effectiveWeightDecay();
+    s.precision = cfg.precision;
+    s.loss = cfg.loss;
+    return s;
+}
+
+} // namespace tandem

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: the coordinator's network side. The hub lives on a thread of its own with
+// an event loop; it accepts TLS connections, admits only paired workers speaking this
+// protocol version, hands each the run (model, dataset, configuration) and turns it into a
+// RemoteWorker, a WorkerLink the training loop drives like the local one. Each connection is
+// a HubSession (hubsession.h).
+
+#include "engine/coordinator/hubconfig.h"
+#include "engine/wiretensors.h"
+#include "net/connection.h"
+#include "net/identity.h"
+#include "net/server.h"
+
+#include <QThread>
+
+#include <memory>
+#include <optional>
+
+namespace tandem {
+
+class HubSession;
+class RemoteWorker;
+
+class CoordinatorHub : public QObject {
+    Q_OBJECT
+
+public:
+    explicit CoordinatorHub(HubConfig config);
+    ~CoordinatorHub() override;
+
+    // From the training thread. Starts the network thread and listens; returns the port.
+    Expected<quint16> start();
+    void broadcast(wire::Control::Action action);
+    // Says goodbye to every worker and stops the network thread.
+    void finish(const QString& reason);
+    // Asks a paired node running `tandem serve` at host:port to join this run. A connection
+    // that fails before its handshake (the node busy or briefly unreachable) is tried again,
+    // up to kInviteAttempts times with growing pauses.
+    void invite(const QString& host, quint16 port);
+    static constexpr int kInviteAttempts = 6;
+    // --mode auto: the mode is chosen; the workers waiting for the run receive it, in `mode`
+    // with this run description.
+    void decide(TrainMode mode, OuterWire outer, const wire::WorkerSettings& settings);
+
+    // Network thread.
+    void sendAssign(HubSession* session, const WorkRequest& request);
+    void addMessage(const QString& text);
+    void joined(std::shared_ptr<RemoteWorker> worker);
+    void sessionGone(HubSession* session);
+    void probed(const QString& worker, const LinkProbe& link);
+    const HubConfig& config() const { return m_config; }
+    QByteArray datasetContainer();
+
+private:
+    void onSecured(Connection* c);
+    void probeLive();
+    void inviteAttempt(const QString& host, quint16 port, int attempt);
+
+    HubConfig m_config;
+    QThread m_thread;
+    Server* m_server = nullptr;
+    QList<HubSession*> m_sessions;
+    QByteArray m_datasetBlob;
+    QString m_deviceId;
+    std::optional<Identity> m_identity;
+};
+
+} // namespace tandem

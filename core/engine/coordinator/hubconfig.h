@@ -1,0 +1,89 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: what the coordinator's network side is given (HubConfig) and what it hands
+// the training side (HubEvent). Shared by the hub, its sessions and the RemoteWorkers.
+
+#include "engine/outerwire.h"
+#include "engine/worker.h"
+#include "formats/dataset.h"
+#include "net/connection.h"
+
+#include <QHostAddress>
+#include <QLoggingCategory>
+
+#include <functional>
+#include <memory>
+
+Q_DECLARE_LOGGING_CATEGORY(lcHub)
+
+namespace tandem {
+
+class RemoteWorker;
+
+// What the hub hands the training side, on the network thread: a worker that is ready to
+// take work, or a line for the run's log.
+struct HubEvent {
+    enum class Kind { Joined, Note, Probed, Declined };
+    Kind kind = Kind::Note;
+    std::shared_ptr<RemoteWorker> worker; // Joined
+    QString text;   // Note; Probed: the worker's name; Declined: the node invited (HOST:PORT)
+    LinkProbe link; // Probed: its link, as the handshake measured it
+    QString reason; // Declined: the node's answer
+
+    static HubEvent note(QString text) { return make(Kind::Note, std::move(text)); }
+    static HubEvent joined(std::shared_ptr<RemoteWorker> w) {
+        HubEvent e = make(Kind::Joined, {});
+        e.worker = std::move(w);
+        return e;
+    }
+    static HubEvent probed(QString worker, const LinkProbe& link) {
+        HubEvent e = make(Kind::Probed, std::move(worker));
+        e.link = link;
+        return e;
+    }
+    static HubEvent declined(QString node, QString reason) {
+        HubEvent e = make(Kind::Declined, std::move(node));
+        e.reason = std::move(reason);
+        return e;
+    }
+
+private:
+    static HubEvent make(Kind kind, QString text) {
+        HubEvent e;
+        e.kind = kind;
+        e.text = std::move(text);
+        return e;
+    }
+};
+
+struct HubConfig {
+    QString home;
+    QHostAddress address = QHostAddress::LocalHost;
+    quint16 port = 0;
+    int workerTimeoutMs = 30000;
+    QString runId;
+    wire::WorkerSettings settings; // what a worker computes with
+    QByteArray modelArchive;
+    QString schemaHash;
+    QString datasetSpec;
+    QString datasetHash;
+    std::shared_ptr<const DatasetSplits> data;
+    TrainMode mode = TrainMode::Sync;
+    DType wire = DType::F32;
+    OuterWire outer = OuterWire::Fp32; // local-sgd: weights after the first and deltas
+    ModelLayout layout;
+    int64_t trainSamples = 0;
+    std::function<void(HubEvent)> events; // called on the network thread
+    // --mode auto: each worker's link is probed after its Hello and the run held back from it
+    // until decide() says what the mode is. Otherwise the run follows the probe at once.
+    bool modePending = false;
+};
+
+// What the run's workers compute with, from its settings: local-SGD's inner optimizer is the
+// run's own optimizer, and the precision and the loss are the run's. Nothing of the
+// coordinator's own (its output folder, address, invitations or devices) is in it.
+wire::WorkerSettings workerSettings(const RunConfig& cfg);
+
+} // namespace tandem

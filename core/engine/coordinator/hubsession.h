@@ -1,0 +1,62 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: one worker's connection as the coordinator sees it, on the network thread.
+// The protocol's coordinator half: Hello, the probe, the run, the dataset, then assignments
+// and results. Its counterpart on the worker is WorkerSession (worker/session.h).
+
+#include "engine/coordinator/hubconfig.h"
+#include "net/connection.h"
+
+#include <QObject>
+
+#include <memory>
+
+namespace tandem {
+
+class CoordinatorHub;
+class RemoteWorker;
+
+class HubSession : public QObject {
+    Q_OBJECT
+
+public:
+    // Probing: the link is measured; AwaitRun: --mode auto has not chosen yet.
+    enum class State { AwaitHello, Probing, AwaitRun, AwaitReady, Working, Closed };
+
+    HubSession(CoordinatorHub* hub, Connection* connection);
+    Connection* connection() const { return m_conn; }
+    State state() const { return m_state; }
+    void assign(const WorkRequest& request);
+    // Sends the run: the model, the data's identity, the mode. Once, after the probe.
+    void sendRun();
+
+private:
+    void onProbed(const LinkProbe& link);
+    // One handler per message kind; onMessage only says which the session's state admits.
+    void onMessage(const wire::Message& m);
+    void onHello(const wire::Hello& h);
+    void onDataRequest(const wire::DataRequest& d);
+    void onReady(const wire::Ready& r);
+    void onResult(const wire::Result& r);
+    void onClosed(const QString& reason);
+    void refuse(wire::RejectCode code, const QString& message);
+    void declined(const QString& why);
+
+    CoordinatorHub* m_hub;
+    Connection* m_conn;
+    State m_state = State::AwaitHello;
+    QString m_name;
+    std::shared_ptr<RemoteWorker> m_worker;
+    uint64_t m_lastWeightsVersion = UINT64_MAX;
+    // Bytes of setup (the model, the dataset) before the worker was ready: not training traffic.
+    qint64 m_setupSent = 0;
+    qint64 m_setupReceived = 0;
+    uint64_t m_datasetBlob = 0; // the dataset transfer under way (its last blob), if any
+    std::shared_ptr<const DatasetSplits> m_sentData; // what that transfer's token blobs read
+    double m_reportedRate = 0;                       // the link's rate as last written to the log
+    int m_liveVerdict = 0; // the last live probe: +1 twice as fast, -1 half, 0 about the same
+};
+
+} // namespace tandem

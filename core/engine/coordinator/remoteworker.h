@@ -1,0 +1,83 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: a worker on another machine, as the training loop drives it: a WorkerLink
+// like the in-process one. Submitting sends an assignment through the worker's HubSession;
+// the network thread delivers its results here, and wait() hands them to the training thread.
+
+#include "engine/coordinator/hubconfig.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+namespace tandem {
+
+class CoordinatorHub;
+class HubSession;
+
+class RemoteWorker final : public WorkerLink {
+public:
+    RemoteWorker(CoordinatorHub* hub, HubSession* session, QString name, DeviceInfo device,
+                 int64_t maxBatch, const HubConfig* config);
+
+    QString name() const override { return m_name; }
+    DeviceInfo device() const override { return m_device; }
+    void submit(WorkRequest request) override;
+    Expected<WorkResult> wait() override;
+    bool ready() const override;
+
+    int64_t maxBatch() const { return m_maxBatch; }
+    bool alive() const { return m_alive.load(); }
+    qint64 bytesSent() const { return m_bytesSent.load(); }
+    qint64 bytesReceived() const { return m_bytesReceived.load(); }
+
+    // Network thread.
+    // A result that answers the next outstanding assignment is kept; one for a step already
+    // answered (a repeated or late push) changes nothing; one for a step after the one
+    // outstanding breaks the protocol.
+    enum class Delivery { Kept, Repeated, Invalid };
+    Delivery deliver(const wire::Result& result, QByteArray tensors);
+    void fail(const QString& reason);
+    void updateBytes(qint64 sent, qint64 received);
+
+private:
+    struct Awaited;
+    Status checkResult(const WorkResult& r, const Awaited& awaited) const;
+
+    CoordinatorHub* m_hub;
+    HubSession* m_session; // network thread only; checked through the hub
+    QString m_name;
+    DeviceInfo m_device;
+    int64_t m_maxBatch;
+    const HubConfig* m_config;
+    // Training thread: a local mode's record of the weights this worker holds.
+    RemoteRoundSide m_side;
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_cv;
+    // The assignments out, oldest first, and the results in for the oldest of them.
+    struct Awaited {
+        int64_t step = -1;
+        int64_t version = -1;
+        int64_t values = -1; // the delta's values: every parameter (-1) or one fragment's
+        int fragment = -1;
+        int64_t samples = 0; // assigned
+        bool outer = false;  // a local round's result, in the outer-wire format
+    };
+    std::deque<Awaited> m_expect;
+    struct Arrived {
+        wire::Result result;
+        QByteArray tensors;
+        int64_t arrivedNs = 0;
+    };
+    std::deque<Arrived> m_results;
+    QString m_error;
+    std::atomic<bool> m_alive{true};
+    std::atomic<qint64> m_bytesSent{0};
+    std::atomic<qint64> m_bytesReceived{0};
+};
+
+} // namespace tandem
