@@ -1,0 +1,85 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: the Hugging Face families built natively with LibTorch's own operators, no
+// TorchScript. The weights are kept by their Hugging Face names, as the folder stores them,
+// so a checkpoint loads and saves without a translation table.
+//
+// GPT-2: learned positions, LayerNorm before attention and MLP, GELU (tanh), Conv1D weights
+// stored [in, out], the output layer tied to the token embedding.
+// Llama family: rotary positions (rope_theta, with linear or llama3 scaling) applied to queries
+// and keys by rotating halves, RMSNorm computed in fp32, grouped-query attention, a SwiGLU MLP
+// (down(silu(gate(x)) * up(x))), optional q/k/v biases (Qwen2) and tied embeddings.
+
+#include "common/expected.h"
+#include "engine/hf/config.h"
+#include "engine/hf/lora.h"
+#include "formats/tensorfile.h"
+
+#include <ATen/ATen.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tandem {
+
+class HfTransformer {
+public:
+    explicit HfTransformer(HfConfig config);
+
+    const HfConfig& config() const { return m_config; }
+    // Every tensor the config calls for, by Hugging Face name, in the model's order.
+    std::vector<std::pair<std::string, std::vector<int64_t>>> expectedTensors() const;
+    // Takes the folder's tensors. Refuses, naming the tensor, every one that is missing, every
+    // one the model has no place for (apart from buffers that Hugging Face recomputes: GPT-2's
+    // causal masks, Llama's rotary frequencies, a tied output layer) and every shape mismatch.
+    // The weights keep the checkpoint's dtype.
+    Status load(const QList<TensorRecord>& weights);
+    // Every tensor, by name: the base weights, then any adapters (named as PEFT names them,
+    // "….q_proj.lora_A.weight"). Those that train are leaves with requires_grad; with
+    // adapters, the base weights are frozen.
+    const std::vector<std::pair<std::string, at::Tensor>>& parameters() const { return m_params; }
+
+    // Adds adapters to every layer `lora` targets and freezes the base weights. A is drawn
+    // from `seed`. Once, after load().
+    Status addLora(const LoraConfig& lora, uint64_t seed);
+    const std::optional<LoraConfig>& lora() const { return m_lora; }
+    // Dropout on the adapters' inputs applies only while training.
+    void setTraining(bool training) { m_training = training; }
+    // Writes adapter_model.safetensors and adapter_config.json into `dir`, as PEFT does.
+    Status saveLoraAdapter(const QString& dir) const;
+
+    // Token ids [batch, length] (int64) to next-token logits [batch, length, vocab], in the
+    // weights' dtype. A length past the model's positions (GPT-2) or its sliding window
+    // (Mistral) is refused.
+    Expected<at::Tensor> forward(const at::Tensor& ids) const;
+
+private:
+    const at::Tensor& p(const std::string& name) const;
+    at::Tensor gpt2(const at::Tensor& ids) const;
+    at::Tensor llama(const at::Tensor& ids) const;
+    at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const;
+    at::Tensor invFreq() const;
+    // A linear layer ([out, in] weight, as torch.nn.Linear) or a GPT-2 Conv1D ([in, out]), by
+    // its module name, with its adapter if it has one.
+    at::Tensor linear(const std::string& module, const at::Tensor& x, bool bias) const;
+    at::Tensor conv1d(const std::string& module, const at::Tensor& x) const;
+    at::Tensor adapted(const std::string& module, const at::Tensor& x, const at::Tensor& y) const;
+
+    struct Adapter {
+        at::Tensor a, b;
+    };
+
+    HfConfig m_config;
+    std::vector<std::pair<std::string, at::Tensor>> m_params;
+    std::map<std::string, size_t> m_index;
+    std::optional<LoraConfig> m_lora;
+    std::map<std::string, Adapter> m_adapters; // by module name
+    bool m_training = false;
+};
+
+} // namespace tandem
