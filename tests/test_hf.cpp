@@ -18,6 +18,8 @@
 
 #include <torch/torch.h>
 
+#include <set>
+
 using namespace tandem;
 
 namespace {
@@ -37,6 +39,21 @@ QJsonObject llamaConfig() {
 
 QByteArray json(const QJsonObject& o) {
     return QJsonDocument(o).toJson();
+}
+
+// How many autograd nodes the backward pass of `t` walks: what the forward pass kept.
+size_t graphNodes(const at::Tensor& t) {
+    std::set<torch::autograd::Node*> seen;
+    std::vector<torch::autograd::Node*> todo{t.grad_fn().get()};
+    while (!todo.empty()) {
+        torch::autograd::Node* n = todo.back();
+        todo.pop_back();
+        if (!n || !seen.insert(n).second)
+            continue;
+        for (const auto& e : n->next_edges())
+            todo.push_back(e.function.get());
+    }
+    return seen.size();
 }
 
 } // namespace
@@ -59,6 +76,8 @@ private Q_SLOTS:
     void loraStartsAtTheBaseAndEqualsItsMerge_data();
     void loraStartsAtTheBaseAndEqualsItsMerge();
     void loraAdaptersSaveAsPeftNamesThem();
+    void checkpointedBlocksGiveTheSameGradients_data();
+    void checkpointedBlocksGiveTheSameGradients();
 
 private:
     QTemporaryDir m_tmp;
@@ -466,6 +485,72 @@ void TestHf::loraAdaptersSaveAsPeftNamesThem() {
     QCOMPARE(config.value(QStringLiteral("r")).toInt(), 2);
     QCOMPARE(config.value(QStringLiteral("lora_alpha")).toDouble(), 4.0);
     QCOMPARE(config.value(QStringLiteral("target_modules")).toArray().size(), 2);
+}
+
+void TestHf::checkpointedBlocksGiveTheSameGradients_data() {
+    QTest::addColumn<QString>("family");
+    QTest::addColumn<QString>("lora"); // empty: every weight trains
+    QTest::newRow("llama, full") << "llama" << QString();
+    QTest::newRow("gpt2, full") << "gpt2" << QString();
+    QTest::newRow("qwen2, lora with dropout") << "qwen2"
+                                              << "r=2,dropout=0.3,targets=q_proj,v_proj,up_proj";
+    QTest::newRow("gpt2, lora with dropout") << "gpt2"
+                                             << "r=2,dropout=0.3,targets=c_attn,c_fc";
+}
+
+// Recomputing each block in the backward pass changes nothing a step sees: the loss and every
+// gradient are those of the pass that kept its activations, dropout masks included.
+void TestHf::checkpointedBlocksGiveTheSameGradients() {
+    if (!m_python)
+        QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed");
+    QFETCH(QString, family);
+    QFETCH(QString, lora);
+    const QString dir = m_tmp.filePath(family);
+    const HfConfig config = *readHfConfig(dir);
+    const QList<TensorRecord> weights = *readHfWeights(dir);
+    const at::Tensor& ids = m_expected.at(QStringLiteral("input_ids"));
+    std::vector<std::map<std::string, at::Tensor>> grads;
+    std::vector<double> losses;
+    std::vector<size_t> nodes;
+    for (bool checkpoint : {false, true}) {
+        HfTransformer model(config);
+        QVERIFY(model.load(weights));
+        if (!lora.isEmpty()) {
+            QVERIFY(model.addLora(*parseLoraSpec(lora, config.family), 5));
+            at::NoGradGuard noGrad;
+            at::manual_seed(9);
+            for (const auto& [name, t] : model.parameters())
+                if (name.find(".lora_B.") != std::string::npos)
+                    t.normal_(0, 0.1);
+        }
+        model.setTraining(true);
+        model.setCheckpointActivations(checkpoint);
+        const auto out = model.forward(ids);
+        QVERIFY2(out, qPrintable(out ? QString() : out.error().message));
+        const at::Tensor logits = *out;
+        const at::Tensor loss = at::cross_entropy_loss(
+            logits.reshape({-1, logits.size(-1)}).narrow(0, 0, ids.numel() - 1),
+            ids.reshape({-1}).narrow(0, 1, ids.numel() - 1));
+        nodes.push_back(graphNodes(loss));
+        loss.backward();
+        losses.push_back(loss.item<double>());
+        std::map<std::string, at::Tensor> g;
+        for (const auto& [name, t] : model.parameters())
+            if (t.requires_grad()) {
+                QVERIFY2(t.grad().defined(), name.c_str());
+                g[name] = t.grad().clone();
+            }
+        grads.push_back(std::move(g));
+    }
+    qInfo("autograd nodes kept: %zu without checkpointing, %zu with", nodes[0], nodes[1]);
+    QVERIFY(nodes[1] * 2 < nodes[0]); // the blocks' insides were not kept
+    QCOMPARE(losses[1], losses[0]);
+    QCOMPARE(grads[1].size(), grads[0].size());
+    for (const auto& [name, g] : grads[0]) {
+        const double diff = (grads[1].at(name) - g).abs().max().item<double>();
+        QVERIFY2(diff <= 1e-6 * std::max(1.0, g.abs().max().item<double>()),
+                 qPrintable(QStringLiteral("%1: %2").arg(QString::fromStdString(name)).arg(diff)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHf)

@@ -11,6 +11,7 @@
 #include <QSet>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <torch/autograd.h>
 
 #include <cmath>
 #include <cstring>
@@ -170,6 +171,7 @@ Status HfTransformer::load(const QList<TensorRecord>& weights) {
         m_index[expected[i].first] = m_params.size();
         m_params.emplace_back(expected[i].first, found[i].set_requires_grad(true));
     }
+    indexLayers();
     return success();
 }
 
@@ -200,6 +202,7 @@ Expected<at::Tensor> HfTransformer::forward(const at::Tensor& ids) const {
         return Error{ErrorCode::InvalidArgument,
                      QStringLiteral("token ids must lie in [0, %1), the model's vocabulary")
                          .arg(m_config.vocab)};
+    ++m_forwards;
     try {
         return m_config.family == HfFamily::Gpt2 ? gpt2(ids) : llama(ids);
     } catch (const std::exception& e) {
@@ -230,25 +233,32 @@ at::Tensor HfTransformer::gpt2(const at::Tensor& ids) const {
     const at::Tensor& wte = p("transformer.wte.weight");
     at::Tensor x = wte.index_select(0, ids.reshape({-1})).view({b, t, h}) +
                    p("transformer.wpe.weight").narrow(0, 0, t);
+    // GPT-2 has no rotary tables; an empty tensor stands in (autograd functions take no
+    // undefined ones).
+    const at::Tensor none = at::empty({0}, x.options().requires_grad(false));
+    for (int64_t i = 0; i < c.layers; ++i)
+        x = runBlock(i, x, none, none);
+    x = at::layer_norm(x, {h}, p("transformer.ln_f.weight"), p("transformer.ln_f.bias"), c.normEps);
+    return at::linear(x, wte);
+}
+
+at::Tensor HfTransformer::gpt2Block(int64_t layer, const at::Tensor& in) const {
+    const HfConfig& c = m_config;
+    const int64_t b = in.size(0), t = in.size(1), h = c.hidden;
     const char* gelu = c.activation == QLatin1String("gelu") ? "none" : "tanh";
     auto heads = [&](const at::Tensor& y) {
         return y.view({b, t, c.heads, c.headDim}).transpose(1, 2);
     };
-    for (int64_t i = 0; i < c.layers; ++i) {
-        const std::string n = "transformer.h." + std::to_string(i) + ".";
-        const at::Tensor a =
-            at::layer_norm(x, {h}, p(n + "ln_1.weight"), p(n + "ln_1.bias"), c.normEps);
-        const auto qkv = conv1d(n + "attn.c_attn", a).split(h, -1);
-        const at::Tensor att = attention(heads(qkv[0]), heads(qkv[1]), heads(qkv[2]))
-                                   .transpose(1, 2)
-                                   .reshape({b, t, h});
-        x = x + conv1d(n + "attn.c_proj", att);
-        const at::Tensor m =
-            at::layer_norm(x, {h}, p(n + "ln_2.weight"), p(n + "ln_2.bias"), c.normEps);
-        x = x + conv1d(n + "mlp.c_proj", at::gelu(conv1d(n + "mlp.c_fc", m), gelu));
-    }
-    x = at::layer_norm(x, {h}, p("transformer.ln_f.weight"), p("transformer.ln_f.bias"), c.normEps);
-    return at::linear(x, wte);
+    const std::string n = "transformer.h." + std::to_string(layer) + ".";
+    const at::Tensor a =
+        at::layer_norm(in, {h}, p(n + "ln_1.weight"), p(n + "ln_1.bias"), c.normEps);
+    const auto qkv = conv1d(n + "attn.c_attn", a).split(h, -1);
+    const at::Tensor att =
+        attention(heads(qkv[0]), heads(qkv[1]), heads(qkv[2])).transpose(1, 2).reshape({b, t, h});
+    const at::Tensor x = in + conv1d(n + "attn.c_proj", att);
+    const at::Tensor m =
+        at::layer_norm(x, {h}, p(n + "ln_2.weight"), p(n + "ln_2.bias"), c.normEps);
+    return x + conv1d(n + "mlp.c_proj", at::gelu(conv1d(n + "mlp.c_fc", m), gelu));
 }
 
 at::Tensor HfTransformer::invFreq() const {
@@ -290,31 +300,110 @@ at::Tensor HfTransformer::llama(const at::Tensor& ids) const {
     const at::Tensor freqs = at::outer(positions, inv);
     const at::Tensor angles = at::cat({freqs, freqs}, -1);
     const at::Tensor cos = angles.cos().to(x.scalar_type()), sin = angles.sin().to(x.scalar_type());
+    for (int64_t i = 0; i < c.layers; ++i)
+        x = runBlock(i, x, cos, sin);
+    x = rmsNorm(x, p("model.norm.weight"), c.normEps);
+    return at::linear(x, c.tieEmbeddings ? embed : p("lm_head.weight"));
+}
+
+at::Tensor HfTransformer::llamaBlock(int64_t layer, const at::Tensor& in, const at::Tensor& cos,
+                                     const at::Tensor& sin) const {
+    const HfConfig& c = m_config;
+    const int64_t b = in.size(0), t = in.size(1);
     auto rope = [&](const at::Tensor& y) { return y * cos + rotateHalf(y) * sin; };
     auto heads = [&](const at::Tensor& y, int64_t n) {
         return y.view({b, t, n, c.headDim}).transpose(1, 2);
     };
     const int64_t group = c.heads / c.kvHeads;
-    for (int64_t i = 0; i < c.layers; ++i) {
-        const std::string n = "model.layers." + std::to_string(i) + ".";
-        const std::string a = n + "self_attn.", m = n + "mlp.";
-        const at::Tensor r = rmsNorm(x, p(n + "input_layernorm.weight"), c.normEps);
-        const at::Tensor q = rope(heads(linear(a + "q_proj", r, c.qkvBias), c.heads));
-        at::Tensor k = rope(heads(linear(a + "k_proj", r, c.qkvBias), c.kvHeads));
-        at::Tensor v = heads(linear(a + "v_proj", r, c.qkvBias), c.kvHeads);
-        if (group > 1) {
-            k = k.repeat_interleave(group, 1);
-            v = v.repeat_interleave(group, 1);
-        }
-        const at::Tensor att =
-            attention(q, k, v).transpose(1, 2).reshape({b, t, c.heads * c.headDim});
-        x = x + linear(a + "o_proj", att, c.oBias);
-        const at::Tensor r2 = rmsNorm(x, p(n + "post_attention_layernorm.weight"), c.normEps);
-        const at::Tensor gate = at::silu(linear(m + "gate_proj", r2, c.mlpBias));
-        x = x + linear(m + "down_proj", gate * linear(m + "up_proj", r2, c.mlpBias), c.mlpBias);
+    const std::string n = "model.layers." + std::to_string(layer) + ".";
+    const std::string a = n + "self_attn.", m = n + "mlp.";
+    const at::Tensor r = rmsNorm(in, p(n + "input_layernorm.weight"), c.normEps);
+    const at::Tensor q = rope(heads(linear(a + "q_proj", r, c.qkvBias), c.heads));
+    at::Tensor k = rope(heads(linear(a + "k_proj", r, c.qkvBias), c.kvHeads));
+    at::Tensor v = heads(linear(a + "v_proj", r, c.qkvBias), c.kvHeads);
+    if (group > 1) {
+        k = k.repeat_interleave(group, 1);
+        v = v.repeat_interleave(group, 1);
     }
-    x = rmsNorm(x, p("model.norm.weight"), c.normEps);
-    return at::linear(x, c.tieEmbeddings ? embed : p("lm_head.weight"));
+    const at::Tensor att = attention(q, k, v).transpose(1, 2).reshape({b, t, c.heads * c.headDim});
+    const at::Tensor x = in + linear(a + "o_proj", att, c.oBias);
+    const at::Tensor r2 = rmsNorm(x, p(n + "post_attention_layernorm.weight"), c.normEps);
+    const at::Tensor gate = at::silu(linear(m + "gate_proj", r2, c.mlpBias));
+    return x + linear(m + "down_proj", gate * linear(m + "up_proj", r2, c.mlpBias), c.mlpBias);
+}
+
+at::Tensor HfTransformer::block(int64_t layer, const at::Tensor& x, const at::Tensor& cos,
+                                const at::Tensor& sin, uint64_t seed) const {
+    m_blockSeed = seed;
+    return m_config.family == HfFamily::Gpt2 ? gpt2Block(layer, x) : llamaBlock(layer, x, cos, sin);
+}
+
+// Gradient checkpointing as an autograd function: the forward pass runs the block without
+// recording it and keeps only its input; the backward pass runs it again with autograd on and
+// takes the gradients of the input and of the block's trainable tensors from that graph.
+struct BlockRecompute : torch::autograd::Function<BlockRecompute> {
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const HfTransformer* model,
+                              int64_t layer, int64_t seed, const at::Tensor& x,
+                              const at::Tensor& cos, const at::Tensor& sin, at::TensorList params) {
+        // The model outlives every backward pass through it: the replica that owns it runs them.
+        ctx->saved_data["model"] = int64_t(reinterpret_cast<intptr_t>(model));
+        ctx->saved_data["layer"] = layer;
+        ctx->saved_data["seed"] = seed;
+        ctx->saved_data["params"] = int64_t(params.size());
+        ctx->save_for_backward({x, cos, sin});
+        return model->block(layer, x, cos, sin, uint64_t(seed));
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        const auto* model =
+            reinterpret_cast<const HfTransformer*>(intptr_t(ctx->saved_data["model"].toInt()));
+        const int64_t layer = ctx->saved_data["layer"].toInt();
+        const auto saved = ctx->get_saved_variables();
+        const at::Tensor x = saved[0].detach().requires_grad_(saved[0].requires_grad());
+        at::Tensor y;
+        {
+            at::AutoGradMode on(true);
+            y = model->block(layer, x, saved[1], saved[2],
+                             uint64_t(ctx->saved_data["seed"].toInt()));
+        }
+        std::vector<at::Tensor> inputs;
+        if (x.requires_grad())
+            inputs.push_back(x);
+        const auto& params = model->m_layerParams[size_t(layer)];
+        inputs.insert(inputs.end(), params.begin(), params.end());
+        torch::autograd::variable_list out{at::Tensor(), at::Tensor(), at::Tensor()};
+        const auto g = inputs.empty()
+                           ? torch::autograd::variable_list()
+                           : torch::autograd::grad({y}, inputs, {grads[0]}, false, false, true);
+        out.push_back(x.requires_grad() ? g[0] : at::Tensor());
+        out.push_back(at::Tensor());
+        out.push_back(at::Tensor());
+        out.insert(out.end(), g.begin() + (x.requires_grad() ? 1 : 0), g.end());
+        return out;
+    }
+};
+
+at::Tensor HfTransformer::runBlock(int64_t layer, const at::Tensor& x, const at::Tensor& cos,
+                                   const at::Tensor& sin) const {
+    const uint64_t seed = m_forwards * 1000003ULL + uint64_t(layer);
+    const auto& params = m_layerParams[size_t(layer)];
+    if (!m_checkpoint || !at::GradMode::is_enabled() || (params.empty() && !x.requires_grad()))
+        return block(layer, x, cos, sin, seed);
+    return BlockRecompute::apply(this, layer, int64_t(seed), x, cos, sin, at::TensorList(params));
+}
+
+void HfTransformer::indexLayers() {
+    m_layerParams.assign(size_t(m_config.layers), {});
+    const std::string prefix =
+        m_config.family == HfFamily::Gpt2 ? "transformer.h." : "model.layers.";
+    for (const auto& [name, t] : m_params) {
+        if (!t.requires_grad() || name.rfind(prefix, 0) != 0)
+            continue;
+        const size_t layer = std::stoul(name.substr(prefix.size()));
+        if (layer < m_layerParams.size())
+            m_layerParams[layer].push_back(t);
+    }
 }
 
 at::Tensor HfTransformer::linear(const std::string& module, const at::Tensor& x, bool bias) const {
@@ -339,8 +428,15 @@ at::Tensor HfTransformer::adapted(const std::string& module, const at::Tensor& x
     if (it == m_adapters.end())
         return y;
     at::Tensor in = x.to(it->second.a.scalar_type());
-    if (m_training && m_lora->dropout > 0)
-        in = at::dropout(in, m_lora->dropout, true);
+    if (m_training && m_lora->dropout > 0) {
+        // The mask comes from the block's seed and the layer's name, so that a block computed
+        // again for gradient checkpointing draws the same one.
+        const double keep = 1.0 - m_lora->dropout;
+        at::Generator gen = at::detail::createCPUGenerator(m_blockSeed * 0x9E3779B97F4A7C15ULL ^
+                                                           std::hash<std::string>()(module));
+        const at::Tensor mask = at::empty(in.sizes(), at::kFloat).bernoulli_(keep, gen);
+        in = in * mask.to(in.device()) / keep;
+    }
     const at::Tensor delta = at::linear(at::linear(in, it->second.a), it->second.b);
     return y + (delta * m_lora->scale()).to(y.scalar_type());
 }
@@ -389,6 +485,7 @@ Status HfTransformer::addLora(const LoraConfig& lora, uint64_t seed) {
         m_params.push_back(std::move(entry));
     }
     m_lora = lora;
+    indexLayers();
     return success();
 }
 

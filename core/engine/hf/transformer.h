@@ -27,6 +27,8 @@
 
 namespace tandem {
 
+struct BlockRecompute;
+
 class HfTransformer {
 public:
     explicit HfTransformer(HfConfig config);
@@ -50,6 +52,10 @@ public:
     const std::optional<LoraConfig>& lora() const { return m_lora; }
     // Dropout on the adapters' inputs applies only while training.
     void setTraining(bool training) { m_training = training; }
+    // Gradient checkpointing: a transformer block keeps only its input for the backward pass
+    // and computes its activations again there, instead of keeping them all. Gradients are
+    // the same; memory falls from every block's activations to one block's.
+    void setCheckpointActivations(bool on) { m_checkpoint = on; }
     // Writes adapter_model.safetensors and adapter_config.json into `dir`, as PEFT does.
     Status saveLoraAdapter(const QString& dir) const;
 
@@ -59,9 +65,22 @@ public:
     Expected<at::Tensor> forward(const at::Tensor& ids) const;
 
 private:
+    friend struct BlockRecompute;
+
     const at::Tensor& p(const std::string& name) const;
     at::Tensor gpt2(const at::Tensor& ids) const;
     at::Tensor llama(const at::Tensor& ids) const;
+    // Block `layer` on x; cos and sin are the rotary tables (Llama). Dropout masks follow from
+    // `seed`, so a block computed again in the backward pass draws the same ones.
+    at::Tensor block(int64_t layer, const at::Tensor& x, const at::Tensor& cos,
+                     const at::Tensor& sin, uint64_t seed) const;
+    at::Tensor gpt2Block(int64_t layer, const at::Tensor& x) const;
+    at::Tensor llamaBlock(int64_t layer, const at::Tensor& x, const at::Tensor& cos,
+                          const at::Tensor& sin) const;
+    // The block, through BlockRecompute when checkpointing applies.
+    at::Tensor runBlock(int64_t layer, const at::Tensor& x, const at::Tensor& cos,
+                        const at::Tensor& sin) const;
+    void indexLayers();
     at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const;
     at::Tensor invFreq() const;
     // A linear layer ([out, in] weight, as torch.nn.Linear) or a GPT-2 Conv1D ([in, out]), by
@@ -80,6 +99,10 @@ private:
     std::optional<LoraConfig> m_lora;
     std::map<std::string, Adapter> m_adapters; // by module name
     bool m_training = false;
+    bool m_checkpoint = false;
+    std::vector<std::vector<at::Tensor>> m_layerParams; // per block, the tensors that train
+    mutable uint64_t m_forwards = 0;                    // seeds each pass's dropout
+    mutable uint64_t m_blockSeed = 0;                   // the block being computed
 };
 
 } // namespace tandem
