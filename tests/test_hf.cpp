@@ -76,6 +76,7 @@ private Q_SLOTS:
     void loraStartsAtTheBaseAndEqualsItsMerge_data();
     void loraStartsAtTheBaseAndEqualsItsMerge();
     void loraAdaptersSaveAsPeftNamesThem();
+    void exportsAreHuggingFaceFolders();
     void checkpointedBlocksGiveTheSameGradients_data();
     void checkpointedBlocksGiveTheSameGradients();
 
@@ -485,6 +486,50 @@ void TestHf::loraAdaptersSaveAsPeftNamesThem() {
     QCOMPARE(config.value(QStringLiteral("r")).toInt(), 2);
     QCOMPARE(config.value(QStringLiteral("lora_alpha")).toDouble(), 4.0);
     QCOMPARE(config.value(QStringLiteral("target_modules")).toArray().size(), 2);
+}
+
+// A model saves as the folder it came from: the same config, every weight by its name; with
+// adapters, merged into the weights, so that the saved folder alone gives the adapted logits.
+void TestHf::exportsAreHuggingFaceFolders() {
+    if (!m_python)
+        QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed");
+    const at::Tensor& ids = m_expected.at(QStringLiteral("input_ids"));
+    for (const QString& family : {QStringLiteral("gpt2"), QStringLiteral("qwen2")}) {
+        const QString dir = m_tmp.filePath(family);
+        const HfConfig config = *readHfConfig(dir);
+        HfTransformer model(config);
+        QVERIFY(model.load(*readHfWeights(dir)));
+        QTemporaryDir plain, merged;
+        QVERIFY(model.saveHfModel(plain.path()));
+        auto again = readHfConfig(plain.path());
+        QVERIFY(again);
+        QCOMPARE(again->source, config.source);
+        HfTransformer reloaded(*again);
+        const auto weights = readHfWeights(plain.path());
+        QVERIFY(weights);
+        QVERIFY(reloaded.load(*weights));
+        for (const TensorRecord& r : *weights) {
+            QVERIFY2(r.name != QLatin1String("lm_head.weight"), "a tied output layer is left out");
+            QCOMPARE(r.dtype, DType::F32);
+        }
+        QCOMPARE(qsizetype(weights->size()), qsizetype(model.expectedTensors().size()));
+        QVERIFY(at::equal(*reloaded.forward(ids), *model.forward(ids)));
+
+        QVERIFY(model.addLora(*parseLoraSpec(QStringLiteral("r=2"), config.family), 3));
+        {
+            at::NoGradGuard noGrad;
+            for (const auto& [name, t] : model.parameters())
+                if (name.find(".lora_B.") != std::string::npos)
+                    t.normal_(0, 0.1);
+        }
+        QVERIFY(model.saveHfModel(merged.path()));
+        HfTransformer folded(*readHfConfig(merged.path()));
+        QVERIFY(folded.load(*readHfWeights(merged.path())));
+        const at::Tensor want = *model.forward(ids);
+        QVERIFY((want - *reloaded.forward(ids)).abs().max().item<double>() > 1e-2);
+        const double diff = (*folded.forward(ids) - want).abs().max().item<double>();
+        QVERIFY2(diff < 1e-4, qPrintable(QString::number(diff)));
+    }
 }
 
 void TestHf::checkpointedBlocksGiveTheSameGradients_data() {

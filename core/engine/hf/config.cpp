@@ -240,6 +240,7 @@ Expected<HfConfig> parseHfConfig(const QByteArray& json, const QString& name) {
         return corrupt(name, QStringLiteral("not a JSON object (%1)").arg(perr.errorString()));
     const QJsonObject o = doc.object();
     HfConfig c;
+    c.source = o;
     c.modelType = o.value(QLatin1String("model_type")).toString();
     const QJsonArray archs = o.value(QLatin1String("architectures")).toArray();
     const Family* family = nullptr;

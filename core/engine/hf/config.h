@@ -11,6 +11,7 @@
 #include "common/expected.h"
 #include "formats/tensorfile.h"
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -51,6 +52,7 @@ struct HfConfig {
     int64_t slidingWindow = 0; // Mistral: attention reaches this many tokens back; 0: all
     DType dtype = DType::F32;  // what the checkpoint's weights are stored in
     QList<int64_t> bosTokens, eosTokens;
+    QJsonObject source; // config.json as read, written back with the model's exports
 
     // The parameters' count, from the figures above (tied embeddings counted once).
     int64_t parameterCount() const;

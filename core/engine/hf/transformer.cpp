@@ -521,4 +521,37 @@ Status HfTransformer::saveLoraAdapter(const QString& dir) const {
                                QJsonDocument(config).toJson());
 }
 
+Status HfTransformer::saveHfModel(const QString& dir) const {
+    if (m_params.empty())
+        return Error{ErrorCode::Runtime, QStringLiteral("the model's weights are not loaded")};
+    if (!QDir().mkpath(dir))
+        return Error{ErrorCode::Io, QStringLiteral("cannot create %1").arg(dir)};
+    QList<TensorRecord> records;
+    at::NoGradGuard noGrad;
+    for (const auto& [name, t] : m_params) {
+        if (name.find(".lora_") != std::string::npos)
+            continue;
+        at::Tensor w = t.detach();
+        const std::string suffix = ".weight";
+        const bool weight = name.size() > suffix.size() &&
+                            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+        auto ad = weight ? m_adapters.find(name.substr(0, name.size() - suffix.size()))
+                         : m_adapters.end();
+        if (ad != m_adapters.end()) {
+            at::Tensor delta = at::matmul(ad->second.b, ad->second.a) * m_lora->scale();
+            if (m_config.family == HfFamily::Gpt2) // Conv1D: [in, out]
+                delta = delta.t();
+            w = (w.to(at::kFloat) + delta.to(w.device())).to(w.scalar_type());
+        }
+        records.append(toRecord(name, w.cpu().contiguous()));
+    }
+    const Status written =
+        writeSafetensors(QDir(dir).filePath(QStringLiteral("model.safetensors")), records,
+                         {{QStringLiteral("format"), QStringLiteral("pt")}});
+    if (!written)
+        return written;
+    return writeFileAtomically(QDir(dir).filePath(QStringLiteral("config.json")),
+                               QJsonDocument(m_config.source).toJson());
+}
+
 } // namespace tandem

@@ -58,6 +58,11 @@ public:
     void setCheckpointActivations(bool on) { m_checkpoint = on; }
     // Writes adapter_model.safetensors and adapter_config.json into `dir`, as PEFT does.
     Status saveLoraAdapter(const QString& dir) const;
+    // Writes the model as a Hugging Face folder: its config.json and model.safetensors with
+    // every weight by its Hugging Face name in its own dtype (a tied output layer is left out,
+    // as save_pretrained leaves it out). Adapters are folded into the weights they adapt
+    // ((alpha/r) B A added, as PEFT's merge_and_unload), so the folder is a plain model.
+    Status saveHfModel(const QString& dir) const;
 
     // Token ids [batch, length] (int64) to next-token logits [batch, length, vocab], in the
     // weights' dtype. A length past the model's positions (GPT-2) or its sliding window
