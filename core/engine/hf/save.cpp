@@ -1,0 +1,81 @@
+// Saving a native transformer as the files Hugging Face's libraries read: PEFT's adapter
+// folder, and the model's own folder with its adapters merged.
+#include "common/files.h"
+#include "engine/hf/transformer.h"
+#include "engine/scriptmodel.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstring>
+
+namespace tandem {
+
+Status HfTransformer::saveLoraAdapter(const QString& dir) const {
+    if (!m_lora)
+        return Error{ErrorCode::Runtime, QStringLiteral("the model has no adapters to save")};
+    QList<TensorRecord> records;
+    for (const auto& [module, ad] : m_adapters) {
+        // PEFT's names: its wrapper's prefix and no adapter name.
+        records.append(
+            toRecord("base_model.model." + module + ".lora_A.weight", ad.a.detach().cpu()));
+        records.append(
+            toRecord("base_model.model." + module + ".lora_B.weight", ad.b.detach().cpu()));
+    }
+    const Status written =
+        writeSafetensors(QDir(dir).filePath(QStringLiteral("adapter_model.safetensors")), records,
+                         {{QStringLiteral("format"), QStringLiteral("pt")}});
+    if (!written)
+        return written;
+    QJsonObject config{
+        {QStringLiteral("peft_type"), QStringLiteral("LORA")},
+        {QStringLiteral("task_type"), QStringLiteral("CAUSAL_LM")},
+        {QStringLiteral("r"), qint64(m_lora->rank)},
+        {QStringLiteral("lora_alpha"), m_lora->alpha},
+        {QStringLiteral("lora_dropout"), m_lora->dropout},
+        {QStringLiteral("target_modules"), QJsonArray::fromStringList(m_lora->targets)},
+        {QStringLiteral("bias"), QStringLiteral("none")},
+        {QStringLiteral("fan_in_fan_out"), m_config.family == HfFamily::Gpt2},
+        {QStringLiteral("inference_mode"), true},
+        {QStringLiteral("base_model_name_or_path"), QString()},
+    };
+    return writeFileAtomically(QDir(dir).filePath(QStringLiteral("adapter_config.json")),
+                               QJsonDocument(config).toJson());
+}
+
+Status HfTransformer::saveHfModel(const QString& dir) const {
+    if (m_params.empty())
+        return Error{ErrorCode::Runtime, QStringLiteral("the model's weights are not loaded")};
+    if (!QDir().mkpath(dir))
+        return Error{ErrorCode::Io, QStringLiteral("cannot create %1").arg(dir)};
+    QList<TensorRecord> records;
+    at::NoGradGuard noGrad;
+    for (const auto& [name, t] : m_params) {
+        if (name.find(".lora_") != std::string::npos)
+            continue;
+        at::Tensor w = t.detach();
+        const std::string suffix = ".weight";
+        const bool weight = name.size() > suffix.size() &&
+                            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+        auto ad = weight ? m_adapters.find(name.substr(0, name.size() - suffix.size()))
+                         : m_adapters.end();
+        if (ad != m_adapters.end()) {
+            at::Tensor delta = at::matmul(ad->second.b, ad->second.a) * m_lora->scale();
+            if (m_config.family == HfFamily::Gpt2) // Conv1D: [in, out]
+                delta = delta.t();
+            w = (w.to(at::kFloat) + delta.to(w.device())).to(w.scalar_type());
+        }
+        records.append(toRecord(name, w.cpu().contiguous()));
+    }
+    const Status written =
+        writeSafetensors(QDir(dir).filePath(QStringLiteral("model.safetensors")), records,
+                         {{QStringLiteral("format"), QStringLiteral("pt")}});
+    if (!written)
+        return written;
+    return writeFileAtomically(QDir(dir).filePath(QStringLiteral("config.json")),
+                               QJsonDocument(m_config.source).toJson());
+}
+
+} // namespace tandem
