@@ -1,0 +1,116 @@
+// One training step of a model built natively (core/engine/hf), for memory and speed: random
+// weights of a GPT-2 or Llama shape, a batch of random tokens, one forward and backward pass,
+// timed after a warm-up (the mean of the timed steps). Run once per setting, each in a process
+// of its own, so that the peak resident memory (ru_maxrss) is that setting's.
+//
+//   bench_hf_step gpt2|llama full|checkpoint|lora [HIDDEN LAYERS CONTEXT BATCH [STEPS]]
+//
+// gpt2 defaults to GPT-2 small (768, 12 layers, vocabulary 50257), llama to a 26 M parameter
+// shape (512, 8 layers, vocabulary 4096); context 512 and batch 4. lora is r=8 on the
+// attention projections (c_attn for GPT-2), the base weights frozen. Prints one JSON line.
+#include "engine/hf/config.h"
+#include "engine/hf/lora.h"
+#include "engine/hf/transformer.h"
+#include "engine/scriptmodel.h"
+
+#include <ATen/ATen.h>
+#include <torch/torch.h>
+
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace tandem;
+
+namespace {
+
+QJsonObject shape(bool gpt2, int64_t hidden, int64_t layers, int64_t context) {
+    if (gpt2)
+        return QJsonObject{
+            {QStringLiteral("model_type"), QStringLiteral("gpt2")},
+            {QStringLiteral("vocab_size"), 50257},
+            {QStringLiteral("n_positions"), qint64(std::max<int64_t>(context, 1024))},
+            {QStringLiteral("n_embd"), qint64(hidden)},
+            {QStringLiteral("n_layer"), qint64(layers)},
+            {QStringLiteral("n_head"), qint64(hidden / 64)}};
+    return QJsonObject{
+        {QStringLiteral("model_type"), QStringLiteral("llama")},
+        {QStringLiteral("vocab_size"), 4096},
+        {QStringLiteral("hidden_size"), qint64(hidden)},
+        {QStringLiteral("intermediate_size"), qint64(hidden * 8 / 3)},
+        {QStringLiteral("num_hidden_layers"), qint64(layers)},
+        {QStringLiteral("num_attention_heads"), qint64(hidden / 64)},
+        {QStringLiteral("num_key_value_heads"), qint64(std::max<int64_t>(hidden / 256, 1))},
+        {QStringLiteral("max_position_embeddings"), qint64(context)}};
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const char* usage = "usage: bench_hf_step gpt2|llama full|checkpoint|lora "
+                        "[HIDDEN LAYERS CONTEXT BATCH [STEPS]]\n";
+    if (argc < 3) {
+        std::fputs(usage, stderr);
+        return 2;
+    }
+    const bool gpt2 = std::strcmp(argv[1], "gpt2") == 0;
+    const std::string setting = argv[2];
+    if ((!gpt2 && std::strcmp(argv[1], "llama") != 0) ||
+        (setting != "full" && setting != "checkpoint" && setting != "lora")) {
+        std::fputs(usage, stderr);
+        return 2;
+    }
+    const int64_t hidden = argc > 3 ? std::atoll(argv[3]) : (gpt2 ? 768 : 512);
+    const int64_t layers = argc > 4 ? std::atoll(argv[4]) : (gpt2 ? 12 : 8);
+    const int64_t context = argc > 5 ? std::atoll(argv[5]) : 512;
+    const int64_t batch = argc > 6 ? std::atoll(argv[6]) : 4;
+    const int steps = argc > 7 ? std::atoi(argv[7]) : 2;
+    at::set_num_threads(2);
+    auto config = parseHfConfig(QJsonDocument(shape(gpt2, hidden, layers, context)).toJson(),
+                                QStringLiteral("bench"));
+    if (!config) {
+        std::fprintf(stderr, "%s\n", qPrintable(config.error().message));
+        return 1;
+    }
+    HfTransformer model(*config);
+    {
+        QList<TensorRecord> weights;
+        at::manual_seed(1);
+        for (const auto& [name, s] : model.expectedTensors())
+            weights.append(toRecord(name, at::randn(s) * 0.02));
+        if (!model.load(weights))
+            return 1;
+    }
+    if (setting == "lora" &&
+        !model.addLora(*parseLoraSpec(QStringLiteral("r=8"), config->family), 1))
+        return 1;
+    model.setTraining(true);
+    model.setCheckpointActivations(setting == "checkpoint");
+    const at::Tensor ids = at::randint(config->vocab, {batch, context}, at::kLong);
+    double ms = 0;
+    for (int i = 0; i <= steps; ++i) { // one warm-up, then the timed steps
+        QElapsedTimer clock;
+        clock.start();
+        const at::Tensor logits = *model.forward(ids);
+        at::cross_entropy_loss(logits.reshape({-1, config->vocab}), ids.reshape({-1})).backward();
+        for (const auto& [name, t] : model.parameters())
+            t.mutable_grad() = at::Tensor();
+        if (i > 0)
+            ms += double(clock.nsecsElapsed()) / 1e6 / steps;
+    }
+    rusage resources{};
+    getrusage(RUSAGE_SELF, &resources);
+    std::printf("{\"family\": \"%s\", \"setting\": \"%s\", \"parameters\": %lld, \"hidden\": "
+                "%lld, \"layers\": %lld, \"context\": %lld, \"batch\": %lld, \"step_ms\": %.1f, "
+                "\"tokens_per_s\": %.1f, \"peak_rss_mb\": %.1f}\n",
+                argv[1], setting.c_str(), (long long)config->parameterCount(), (long long)hidden,
+                (long long)layers, (long long)context, (long long)batch, ms,
+                double(batch * context) / (ms / 1000.0), double(resources.ru_maxrss) / 1024.0);
+    return 0;
+}
