@@ -3,17 +3,11 @@
 #include "engine/coordinator/hubsession.h"
 #include "engine/coordinator/remoteworker.h"
 
-#include "common/version.h"
-#include "engine/devices.h"
 #include "engine/hello.h"
 #include "engine/modechoice.h"
-#include "engine/scriptmodel.h"
 #include "net/truststore.h"
 
-#include <QElapsedTimer>
 #include <QLoggingCategory>
-
-#include <cstdlib>
 
 Q_LOGGING_CATEGORY(lcHub, "tandem.hub")
 

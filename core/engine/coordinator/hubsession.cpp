@@ -7,11 +7,7 @@
 
 #include "common/failpoint.h"
 #include "common/version.h"
-#include "engine/devices.h"
 #include "engine/modechoice.h"
-
-#include <QElapsedTimer>
-#include <QLoggingCategory>
 
 namespace tandem {
 

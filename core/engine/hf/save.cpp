@@ -9,8 +9,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <cstring>
-
 namespace tandem {
 
 Status HfTransformer::saveLoraAdapter(const QString& dir) const {
@@ -56,11 +54,7 @@ Status HfTransformer::saveHfModel(const QString& dir) const {
         if (name.find(".lora_") != std::string::npos)
             continue;
         at::Tensor w = t.detach();
-        const std::string suffix = ".weight";
-        const bool weight = name.size() > suffix.size() &&
-                            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-        auto ad = weight ? m_adapters.find(name.substr(0, name.size() - suffix.size()))
-                         : m_adapters.end();
+        auto ad = m_adapters.find(weightModule(name));
         if (ad != m_adapters.end()) {
             at::Tensor delta = at::matmul(ad->second.b, ad->second.a) * m_lora->scale();
             if (m_config.family == HfFamily::Gpt2) // Conv1D: [in, out]

@@ -1,14 +1,7 @@
 #include "engine/hf/transformer.h"
 
-#include "common/files.h"
 #include "engine/scriptmodel.h"
 #include "engine/torchcompat.h"
-
-#include <QDir>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QSet>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/autograd.h>
@@ -344,12 +337,14 @@ at::Tensor HfTransformer::block(int64_t layer, const at::Tensor& x, const at::Te
 struct BlockRecompute : torch::autograd::Function<BlockRecompute> {
     static at::Tensor forward(torch::autograd::AutogradContext* ctx, const HfTransformer* model,
                               int64_t layer, int64_t seed, const at::Tensor& x,
-                              const at::Tensor& cos, const at::Tensor& sin, at::TensorList params) {
-        // The model outlives every backward pass through it: the replica that owns it runs them.
+                              const at::Tensor& cos, const at::Tensor& sin,
+                              at::TensorList /*params*/) {
+        // The block's trainable tensors are arguments only so that autograd counts them as
+        // inputs and asks backward for their gradients. The model outlives every backward pass
+        // through it: the replica that owns it runs them.
         ctx->saved_data["model"] = int64_t(reinterpret_cast<intptr_t>(model));
         ctx->saved_data["layer"] = layer;
         ctx->saved_data["seed"] = seed;
-        ctx->saved_data["params"] = int64_t(params.size());
         ctx->save_for_backward({x, cos, sin});
         return model->block(layer, x, cos, sin, uint64_t(seed));
     }
@@ -391,6 +386,14 @@ at::Tensor HfTransformer::runBlock(int64_t layer, const at::Tensor& x, const at:
     if (!m_checkpoint || !at::GradMode::is_enabled() || (params.empty() && !x.requires_grad()))
         return block(layer, x, cos, sin, seed);
     return BlockRecompute::apply(this, layer, int64_t(seed), x, cos, sin, at::TensorList(params));
+}
+
+std::string HfTransformer::weightModule(const std::string& name) {
+    const std::string suffix = ".weight";
+    if (name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return {};
+    return name.substr(0, name.size() - suffix.size());
 }
 
 void HfTransformer::indexLayers() {
@@ -456,11 +459,9 @@ Status HfTransformer::addLora(const LoraConfig& lora, uint64_t seed) {
     at::Generator gen = at::detail::createCPUGenerator(seed);
     std::vector<std::pair<std::string, at::Tensor>> added;
     for (const auto& [name, t] : m_params) {
-        const std::string suffix = ".weight";
-        if (name.size() <= suffix.size() ||
-            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        const std::string module = weightModule(name);
+        if (module.empty())
             continue;
-        const std::string module = name.substr(0, name.size() - suffix.size());
         const QString leaf = QString::fromStdString(module.substr(module.rfind('.') + 1));
         if (!lora.targets.contains(leaf) || t.dim() != 2)
             continue;

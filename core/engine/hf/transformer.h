@@ -86,6 +86,8 @@ private:
     at::Tensor runBlock(int64_t layer, const at::Tensor& x, const at::Tensor& cos,
                         const at::Tensor& sin) const;
     void indexLayers();
+    // "….q_proj" for "….q_proj.weight"; empty for any other name.
+    static std::string weightModule(const std::string& name);
     at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const;
     at::Tensor invFreq() const;
     // A linear layer ([out, in] weight, as torch.nn.Linear) or a GPT-2 Conv1D ([in, out]), by
