@@ -121,10 +121,19 @@ void addTrainOptions(QCommandLineParser& p) {
         p.addOption({QLatin1String(name), help, QLatin1String(valueName)});
     };
     opt("model",
-        QStringLiteral("Built-in model (mlp, mnist-cnn, resnet8) or a TorchScript file "
-                       "[%1].")
+        QStringLiteral("Built-in model (mlp, mnist-cnn, resnet8), hf:DIR (a Hugging Face "
+                       "folder: GPT-2, Llama, Qwen2, Mistral) or a TorchScript file [%1].")
             .arg(defaults.model),
-        "NAME|FILE");
+        "NAME|hf:DIR|FILE");
+    opt("lora",
+        QStringLiteral("hf: models: train low-rank adapters only, the base weights frozen in "
+                       "their own dtype; every key optional [r=8,alpha=2r,dropout=0,targets=the "
+                       "attention projections]."),
+        "r=R,alpha=A,dropout=P,targets=L[,L…]");
+    p.addOption({QStringLiteral("checkpoint-activations"),
+                 QStringLiteral("hf: models: recompute each block's activations in the "
+                                "backward pass instead of keeping them (less memory, more "
+                                "time).")});
     opt("data",
         QStringLiteral("Dataset: fashion-mnist, fashion-mnist:DIR, mnist:DIR, cifar10:DIR, "
                        "csv:FILE[,label=COL|target=COL][,test=FILE], "
@@ -257,7 +266,10 @@ int cmdTrain(const QStringList& args) {
     }
     str("model", cfg.model);
     str("data", cfg.data);
+    str("lora", cfg.lora);
     str("out", cfg.outDir);
+    if (p.isSet(QStringLiteral("checkpoint-activations")))
+        cfg.checkpointActivations = true;
     for (const QString& key : runChoiceKeys()) {
         const QString option = QString(key).replace(QLatin1Char('_'), QLatin1Char('-'));
         if (p.isSet(option))
@@ -315,10 +327,13 @@ int cmdExport(const QStringList& args) {
     QCommandLineParser p;
     p.addOption({QStringLiteral("checkpoint"), QStringLiteral("The run checkpoint."),
                  QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("format"), QStringLiteral("torchscript or safetensors."),
+    p.addOption({QStringLiteral("format"),
+                 QStringLiteral("torchscript or safetensors (a file); for a Hugging Face model "
+                                "hf (the model's folder, adapters merged), merged (the same) or "
+                                "peft (the adapters' folder)."),
                  QStringLiteral("FORMAT")});
-    p.addOption(
-        {QStringLiteral("out"), QStringLiteral("The file to write."), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("out"), QStringLiteral("The file or folder to write."),
+                 QStringLiteral("PATH")});
     int exit = kOk;
     if (!parse(p, QStringLiteral("export"), args,
                QStringLiteral("Exports a trained model from a run checkpoint."), &exit))
@@ -329,16 +344,20 @@ int cmdExport(const QStringList& args) {
     if (ckpt.isEmpty() || out.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument,
                               QStringLiteral("export needs --checkpoint FILE and --out FILE")));
-    ExportFormat f;
-    if (format == QLatin1String("torchscript"))
-        f = ExportFormat::TorchScript;
-    else if (format == QLatin1String("safetensors"))
-        f = ExportFormat::Safetensors;
-    else
+    static const QList<std::pair<QString, ExportFormat>> formats = {
+        {QStringLiteral("torchscript"), ExportFormat::TorchScript},
+        {QStringLiteral("safetensors"), ExportFormat::Safetensors},
+        {QStringLiteral("hf"), ExportFormat::Hf},
+        {QStringLiteral("peft"), ExportFormat::Peft},
+        {QStringLiteral("merged"), ExportFormat::Merged}};
+    auto found = std::find_if(formats.begin(), formats.end(),
+                              [&](const auto& f) { return f.first == format; });
+    if (found == formats.end())
         return fail(makeError(ErrorCode::InvalidArgument,
-                              QStringLiteral("--format must be torchscript or safetensors (got "
-                                             "\"%1\")")
+                              QStringLiteral("--format must be torchscript, safetensors, hf, "
+                                             "merged or peft (got \"%1\")")
                                   .arg(format)));
+    const ExportFormat f = found->second;
     if (auto st = exportCheckpoint(ckpt, f, out); !st)
         return fail(st.error());
     printErr(QStringLiteral("wrote %1").arg(out));

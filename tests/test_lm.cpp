@@ -5,6 +5,7 @@
 // a pause and a coordinator killed and resumed, with only the trainable bytes on the wire.
 
 #include "formats/tensorfile.h"
+#include "hffolder.h"
 #include "imageutil.h"
 #include "proc.h"
 #include "testutil.h"
@@ -71,14 +72,6 @@ double unigramPerplexity(const QByteArray& text) {
     for (qsizetype i = cut; i < text.size(); ++i)
         nll -= std::log(std::max(counts.value(text[i]), 0.5) / double(cut));
     return std::exp(nll / double(text.size() - cut));
-}
-
-QList<TensorRecord> safetensors(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    auto t = parseSafetensors(f.readAll(), path);
-    return t ? *t : QList<TensorRecord>{};
 }
 
 QByteArray tensorBytes(const QList<TensorRecord>& records, const QString& name) {
@@ -178,7 +171,7 @@ std::optional<TestLm::Digests> TestLm::digestsOf(const QString& model) {
 }
 
 QString TestLm::changedTensors(const Digests& before, const QString& exported) {
-    const QList<TensorRecord> records = safetensors(exported);
+    const QList<TensorRecord> records = hffolder::readSafetensors(exported);
     QStringList changed;
     for (const QString& name : before.names) {
         const QByteArray bytes = tensorBytes(records, name);

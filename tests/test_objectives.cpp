@@ -378,8 +378,8 @@ private Q_SLOTS:
         QVERIFY(r);
         QCOMPARE(r->grads.size(), size_t(1));
         QVERIFY(r->grads[0].abs().sum().item<double>() > 0);
-        QVERIFY(at::equal(replica.module().attr("w1").toTensor(), w1));
-        QVERIFY(!replica.module().attr("w1").toTensor().requires_grad());
+        QVERIFY(at::equal(replica.module().script()->attr("w1").toTensor(), w1));
+        QVERIFY(!replica.module().script()->attr("w1").toTensor().requires_grad());
 
         // A checkpoint keeps both, and which is frozen.
         QTemporaryDir dir;
@@ -392,8 +392,8 @@ private Q_SLOTS:
         QVERIFY(writeRunCheckpoint(path, m, opt, s));
         auto loaded = loadRunCheckpoint(path);
         QVERIFY2(loaded, qPrintable(loaded ? QString() : loaded.error().message));
-        QVERIFY(at::equal(loaded->module.attr("w1").toTensor(), w1));
-        QVERIFY(!loaded->module.attr("w1").toTensor().requires_grad());
+        QVERIFY(at::equal(loaded->module.script()->attr("w1").toTensor(), w1));
+        QVERIFY(!loaded->module.script()->attr("w1").toTensor().requires_grad());
         QCOMPARE(modelTensors(loaded->module).frozenNames, t.frozenNames);
         QCOMPARE(stateDictRecords(m).size(), 2);
     }

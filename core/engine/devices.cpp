@@ -6,6 +6,7 @@
 #include <QRegularExpression>
 #include <QSysInfo>
 #include <QThread>
+#include <cmath>
 
 #include <ATen/Context.h>
 #include <torch/cuda.h>
@@ -182,6 +183,23 @@ QList<DeviceInfo> detectDevices() {
     cpu.cores = QThread::idealThreadCount();
     cpu.torchVersion = tv;
     out << cpu;
+    // TANDEM_MEMORY_LIMIT (bytes, or with K, M or G): a share of the machine a person wants
+    // to lend, not all of it. Runs are sized to it (memoryplan.h).
+    const QString limitText = qEnvironmentVariable("TANDEM_MEMORY_LIMIT").trimmed().toUpper();
+    if (!limitText.isEmpty()) {
+        const QString units = QStringLiteral("KMG");
+        const qsizetype unit = units.indexOf(limitText.right(1));
+        bool ok = false;
+        const double value = (unit >= 0 ? limitText.chopped(1) : limitText).toDouble(&ok);
+        if (ok && value > 0) {
+            const int64_t limit = int64_t(value * std::pow(1024.0, double(unit + 1)));
+            for (DeviceInfo& d : out)
+                d.memoryBytes = d.memoryBytes > 0 ? std::min(d.memoryBytes, limit) : limit;
+        } else {
+            qCWarning(lcDevices) << "TANDEM_MEMORY_LIMIT" << limitText
+                                 << "is not a size (bytes, or a number with K, M or G); ignored";
+        }
+    }
     qCDebug(lcDevices) << "found" << out.size() << "device(s)";
     return out;
 }

@@ -30,7 +30,7 @@ int contextOf(const QString& dataSpec) {
 }
 
 struct Loaded {
-    torch::jit::Module module;
+    Model module;
     int context = kDefaultContext;
 };
 
@@ -45,6 +45,11 @@ Expected<Loaded> loadForGeneration(const QString& model) {
         auto c = loadRunCheckpoint(model);
         if (!c)
             return c.error();
+        if (c->module.transformer())
+            return makeError(ErrorCode::Unsupported,
+                             QStringLiteral("%1 is a Hugging Face model, whose text goes through "
+                                            "its tokenizer; generate reads byte-level models only")
+                                 .arg(model));
         out.module = c->module;
         out.context = contextOf(c->state.config.data);
     } else {
@@ -80,7 +85,7 @@ Status generateText(const GenerateOptions& o,
     auto loaded = loadForGeneration(o.model);
     if (!loaded)
         return loaded.error();
-    torch::jit::Module& m = loaded->module;
+    const Model& m = loaded->module;
     const int context = o.context > 0 ? o.context : loaded->context;
     std::vector<int64_t> ids;
     for (char c : o.prompt)
@@ -95,9 +100,9 @@ Status generateText(const GenerateOptions& o,
         const std::vector<int64_t> window(ids.begin() + long(from), ids.end());
         at::Tensor logits;
         try {
-            const c10::IValue out =
-                m.forward({at::tensor(window, at::kLong).reshape({1, int64_t(window.size())})});
-            logits = out.isTensor() ? out.toTensor() : at::Tensor();
+            logits = m.forward(at::tensor(window, at::kLong).reshape({1, int64_t(window.size())}));
+        } catch (const NotOneTensor&) {
+            logits = at::Tensor();
         } catch (const std::exception& e) {
             return makeError(ErrorCode::Incompatible,
                              QStringLiteral("%1 is not a byte-level language model: it fails on "

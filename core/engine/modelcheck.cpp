@@ -18,19 +18,19 @@ QString firstLine(const std::exception& e) {
     return nl > 0 ? m.left(nl) : m;
 }
 
-bool hasRunningStats(const torch::jit::Module& module) {
-    for (const auto& b : module.named_buffers(true))
-        if (QString::fromStdString(b.name).endsWith(QLatin1String("running_mean")))
+bool hasRunningStats(const Model& model) {
+    for (const auto& [name, value] : model.buffers())
+        if (QString::fromStdString(name).endsWith(QLatin1String("running_mean")))
             return true;
     return false;
 }
 
-void refreshRunningStats(torch::jit::Module& module, const Dataset& train, int batch, int batches) {
+void refreshRunningStats(const Model& model, const Dataset& train, int batch, int batches) {
     const int64_t n = train.count();
     if (n == 0 || batch <= 0 || batches <= 0)
         return;
     at::NoGradGuard noGrad;
-    module.train();
+    model.train();
     // A fixed, even spread through the split: the same samples every time, and every part of
     // it (the split may be sorted by class); a small split is gone through more than once.
     const int64_t total = int64_t(batch) * batches;
@@ -40,24 +40,33 @@ void refreshRunningStats(torch::jit::Module& module, const Dataset& train, int b
         idx.clear();
         for (int64_t i = start; i < std::min(total, start + batch); ++i)
             idx.push_back(int64_t(double(i) * stride) % n);
-        module.forward({gatherInputs(train, idx)});
+        model.forward(gatherInputs(train, idx));
     }
 }
 
-TestMetrics evaluate(torch::jit::Module& module, const Objective& objective, const Dataset& test,
+TestMetrics evaluate(const Model& model, const Objective& objective, const Dataset& test,
                      int batch) {
+    // A language model's output is a vocabulary's logits per position: a thousand windows of
+    // them at once would take tens of gigabytes. Batches are cut so that one's output stays
+    // under this many values, from the size of the first sample's.
+    constexpr int64_t kMaxOutputValues = int64_t(1) << 25;
     at::NoGradGuard noGrad;
-    module.eval();
+    model.eval();
     Evaluation e(objective);
     std::vector<int64_t> idx;
-    for (int64_t start = 0; start < test.count(); start += batch) {
+    int64_t step = 1; // one sample first, to learn the output's size
+    for (int64_t start = 0; start < test.count();) {
         idx.clear();
-        for (int64_t i = start; i < std::min(test.count(), start + batch); ++i)
+        for (int64_t i = start; i < std::min(test.count(), start + step); ++i)
             idx.push_back(i);
-        e.add(module, module.forward({gatherInputs(test, idx)}).toTensor(),
-              gatherTargets(test, idx));
+        const at::Tensor out = model.forward(gatherInputs(test, idx));
+        e.add(model, out, gatherTargets(test, idx));
+        start += int64_t(idx.size());
+        step = std::clamp<int64_t>(kMaxOutputValues /
+                                       std::max<int64_t>(1, out.numel() / int64_t(idx.size())),
+                                   1, std::max(1, batch));
     }
-    module.train();
+    model.train();
     return e.result();
 }
 
@@ -80,8 +89,7 @@ Expected<QString> checkRunInputs(const RunConfig& cfg) {
     auto data = loadDataset(cfg.data);
     if (!data)
         return about(data.error(), ErrorSubject::Dataset);
-    auto m =
-        isZooModel(cfg.model) ? buildZooModel(cfg.model, cfg.seed) : loadScriptModule(cfg.model);
+    auto m = openModel(cfg);
     if (!m)
         return about(m.error(), ErrorSubject::Model);
     auto objective = resolveObjective(cfg.loss, *m, *data, cfg.model);
@@ -97,7 +105,7 @@ Expected<QString> checkRunInputs(const RunConfig& cfg) {
                                        : QStringLiteral("%1 classes").arg(data->numClasses));
     return QStringLiteral("%1: %2 trainable parameters%3; %4: %5 training and %6 test samples, "
                           "%7; loss %8 (%9)")
-        .arg(QFileInfo(cfg.model).fileName())
+        .arg(hfFolderOf(cfg.model).isEmpty() ? QFileInfo(cfg.model).fileName() : cfg.model)
         .arg(t.trainableCount())
         .arg(frozen, data->description)
         .arg(data->train.count())

@@ -9,8 +9,6 @@
 #include "engine/objective.h"
 #include "formats/dataset.h"
 
-#include <torch/script.h>
-
 #include <exception>
 #include <utility>
 
@@ -20,17 +18,17 @@ namespace tandem {
 QString firstLine(const std::exception& e);
 
 // Whether the model keeps running statistics (batch normalisation's running_mean).
-bool hasRunningStats(const torch::jit::Module& module);
+bool hasRunningStats(const Model& model);
 
 // Gathers the running statistics again for the weights as they are: `batches` forward passes
 // in training mode, without gradients, over training samples spread evenly through `train`.
 // Local-SGD's outer step moves the weights away from those the workers gathered the statistics
 // with (momentum carries it past them), and evaluating with stale statistics can put a network
 // with batch normalisation at chance; SWA re-estimates them after averaging for the same reason.
-void refreshRunningStats(torch::jit::Module& module, const Dataset& train, int batch, int batches);
+void refreshRunningStats(const Model& model, const Dataset& train, int batch, int batches);
 
 // The test figures of `objective` over `test`, in batches of `batch`.
-TestMetrics evaluate(torch::jit::Module& module, const Objective& objective, const Dataset& test,
+TestMetrics evaluate(const Model& model, const Objective& objective, const Dataset& test,
                      int batch);
 
 } // namespace tandem

@@ -86,19 +86,21 @@ Status checkValues(LossKind loss, const at::Tensor& out, const at::Tensor& y,
     return success();
 }
 
-Status checkModelLoss(torch::jit::Module& module, const at::Tensor& out, const at::Tensor& y,
+Status checkModelLoss(const Model& model, const at::Tensor& out, const at::Tensor& y,
                       const QString& modelName) {
-    if (!module.find_method("loss"))
+    if (!model.hasLoss())
         return refuse(QStringLiteral("model %1 has no method loss(self, output: Tensor, target: "
                                      "Tensor) -> Tensor; define one with @torch.jit.export, or "
                                      "choose another --loss")
                           .arg(modelName));
     try {
-        const c10::IValue v = module.run_method("loss", out, y);
-        if (!v.isTensor() || v.toTensor().numel() != 1 || !v.toTensor().is_floating_point())
-            return refuse(QStringLiteral("model %1's loss(output, target) must return one "
-                                         "floating-point number as a tensor")
-                              .arg(modelName));
+        const at::Tensor v = model.loss(out, y);
+        if (v.numel() != 1 || !v.is_floating_point())
+            throw NotOneTensor("tensor of " + std::to_string(v.numel()) + " values");
+    } catch (const NotOneTensor&) {
+        return refuse(QStringLiteral("model %1's loss(output, target) must return one "
+                                     "floating-point number as a tensor")
+                          .arg(modelName));
     } catch (const std::exception& e) {
         return refuse(
             QStringLiteral("model %1's loss(output, target) fails on output %2 and "
@@ -127,8 +129,8 @@ Task taskOf(LossKind loss, Dataset::Targets targets) {
     return Task::Custom;
 }
 
-Expected<Objective> resolveObjective(LossKind asked, torch::jit::Module& module,
-                                     const DatasetSplits& data, const QString& modelName) {
+Expected<Objective> resolveObjective(LossKind asked, const Model& model, const DatasetSplits& data,
+                                     const QString& modelName) {
     const int64_t n = std::min<int64_t>(2, data.train.count());
     std::vector<int64_t> idx;
     for (int64_t i = 0; i < n; ++i)
@@ -138,16 +140,16 @@ Expected<Objective> resolveObjective(LossKind asked, torch::jit::Module& module,
     at::Tensor out;
     try {
         at::NoGradGuard noGrad;
-        module.eval();
-        c10::IValue v = module.forward({x});
-        module.train();
-        if (!v.isTensor())
-            return refuse(QStringLiteral("model %1 must return one tensor (scores, logits or "
-                                         "values); it returns a %2")
-                              .arg(modelName, QString::fromStdString(v.tagKind())));
-        out = v.toTensor();
+        model.eval();
+        out = model.forward(x);
+        model.train();
+    } catch (const NotOneTensor& e) {
+        model.train();
+        return refuse(QStringLiteral("model %1 must return one tensor (scores, logits or "
+                                     "values); it returns a %2")
+                          .arg(modelName, QString::fromStdString(e.kind)));
     } catch (const std::exception& e) {
-        module.train();
+        model.train();
         // Token ids beyond a model's embedding fail inside it, with LibTorch's words.
         const QString ids = data.train.integerInputs() && data.numClasses > 0
                                 ? QStringLiteral(" (ids up to %1: does the model embed at least "
@@ -161,7 +163,7 @@ Expected<Objective> resolveObjective(LossKind asked, torch::jit::Module& module,
     }
     LossKind loss = asked;
     if (loss == LossKind::Auto) {
-        if (module.find_method("loss"))
+        if (model.hasLoss())
             loss = LossKind::Model;
         else
             loss = data.train.targets == Dataset::Targets::Values ? LossKind::Mse
@@ -180,7 +182,7 @@ Expected<Objective> resolveObjective(LossKind asked, torch::jit::Module& module,
         st = checkValues(loss, out, y, data, modelName);
         break;
     case LossKind::Model:
-        st = checkModelLoss(module, out.detach().to(at::kFloat), y, modelName);
+        st = checkModelLoss(model, out.detach().to(at::kFloat), y, modelName);
         break;
     }
     if (!st)
@@ -188,8 +190,8 @@ Expected<Objective> resolveObjective(LossKind asked, torch::jit::Module& module,
     return Objective{loss, taskOf(loss, data.train.targets)};
 }
 
-BatchLoss batchLoss(const Objective& objective, torch::jit::Module& module,
-                    const at::Tensor& output, const at::Tensor& target) {
+BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Tensor& output,
+                    const at::Tensor& target) {
     BatchLoss b;
     // The loss in fp32, as autocast computes log_softmax and the losses anyway.
     const at::Tensor out = output.to(at::kFloat);
@@ -225,15 +227,14 @@ BatchLoss batchLoss(const Objective& objective, torch::jit::Module& module,
         break;
     }
     case LossKind::Model:
-        b.loss = module.run_method("loss", out, target).toTensor().to(at::kFloat).reshape({});
+        b.loss = model.loss(out, target).to(at::kFloat).reshape({});
         break;
     }
     return b;
 }
 
-void Evaluation::add(torch::jit::Module& module, const at::Tensor& output,
-                     const at::Tensor& target) {
-    const BatchLoss b = batchLoss(m_objective, module, output, target);
+void Evaluation::add(const Model& model, const at::Tensor& output, const at::Tensor& target) {
+    const BatchLoss b = batchLoss(m_objective, model, output, target);
     // A sequence's loss is a mean over the positions counted, so batches weigh by those; every
     // other loss is a mean over the batch.
     const double weight =

@@ -10,8 +10,8 @@
 #include "engine/training.h"
 #include "formats/dataset.h"
 
+#include "engine/model.h"
 #include <ATen/ATen.h>
-#include <torch/script.h>
 
 namespace tandem {
 
@@ -29,8 +29,8 @@ Task taskOf(LossKind loss, Dataset::Targets targets);
 // `asked` from its output and the data's targets (auto), or checks that the loss asked for
 // fits them. A mismatch is refused naming the shapes and dtypes and what would fit: logits
 // [B,T,V] against targets [B], a token id at or above V, MSE on integer targets.
-Expected<Objective> resolveObjective(LossKind asked, torch::jit::Module& module,
-                                     const DatasetSplits& data, const QString& modelName);
+Expected<Objective> resolveObjective(LossKind asked, const Model& model, const DatasetSplits& data,
+                                     const QString& modelName);
 
 // One batch's loss, in fp32: the mean over what it counts (samples, or the positions whose
 // target is not -100), with the hits the task's accuracy counts. `counted` is 0 where the task
@@ -40,15 +40,15 @@ struct BatchLoss {
     int64_t correct = 0;
     int64_t counted = 0;
 };
-BatchLoss batchLoss(const Objective& objective, torch::jit::Module& module,
-                    const at::Tensor& output, const at::Tensor& target);
+BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Tensor& output,
+                    const at::Tensor& target);
 
 // The test figures, summed batch by batch.
 class Evaluation {
 public:
     explicit Evaluation(Objective objective)
         : m_objective(objective) {}
-    void add(torch::jit::Module& module, const at::Tensor& output, const at::Tensor& target);
+    void add(const Model& model, const at::Tensor& output, const at::Tensor& target);
     TestMetrics result() const;
 
 private:

@@ -1,5 +1,7 @@
 #include "engine/recorder.h"
 
+#include "engine/hf/hfmodel.h"
+
 #include "common/failpoint.h"
 #include "common/files.h"
 #include "engine/modelcheck.h"
@@ -47,7 +49,7 @@ QString Recorder::checkpointPath() const {
     return QDir(m_outDir).filePath(RunFiles::checkpoint());
 }
 
-Status Recorder::checkpoint(const torch::jit::Module& module, const Optimizer& optimizer,
+Status Recorder::checkpoint(const Model& module, const Optimizer& optimizer,
                             const RunState& state) {
     if (auto st = writeRunCheckpoint(checkpointPath(), module, optimizer, state); !st)
         return makeError(st.error().code,
@@ -104,11 +106,13 @@ void Recorder::summary(const RunSummary& s) {
     write(o);
 }
 
-Status Recorder::exportModel(torch::jit::Module& module) {
+Status Recorder::exportModel(const Model& module) {
+    if (module.transformer())
+        return exportHfModel(*module.transformer(), m_outDir, hfFolderOf(m_model));
     try {
         module.eval();
         QSaveFile pt(QDir(m_outDir).filePath(RunFiles::torchScript()));
-        const QByteArray archive = saveScriptModule(module);
+        const QByteArray archive = module.archive();
         module.train();
         if (!pt.open(QIODevice::WriteOnly) || pt.write(archive) != archive.size() || !pt.commit())
             return writeError(pt.fileName(), archive.size(), pt.errorString());

@@ -12,7 +12,7 @@
 
 #include <QFile>
 
-#include <torch/script.h>
+#include "engine/model.h"
 
 namespace tandem {
 
@@ -28,8 +28,7 @@ public:
 
     // Writes the checkpoint. One that cannot be written (a full disk) never replaces the one
     // on disk, since only a complete file is renamed into place; the error says which is kept.
-    Status checkpoint(const torch::jit::Module& module, const Optimizer& optimizer,
-                      const RunState& state);
+    Status checkpoint(const Model& module, const Optimizer& optimizer, const RunState& state);
     // metrics.jsonl: each line reaches the file as it is written (it is small), so a run that
     // is killed keeps its log up to the last step. A failed write is reported once, through
     // the returned text; training goes on, since the checkpoint, not the log, is what a resume
@@ -44,7 +43,7 @@ public:
     void summary(const RunSummary& s);
     // model.pt (TorchScript, in eval mode, which is what inference wants) and
     // model.safetensors.
-    Status exportModel(torch::jit::Module& module);
+    Status exportModel(const Model& module);
 
 private:
     void write(const QJsonObject& o);

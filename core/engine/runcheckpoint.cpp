@@ -11,6 +11,7 @@ const QString kParam = QStringLiteral("param/");
 const QString kBuffer = QStringLiteral("buffer/");
 const QString kOptim = QStringLiteral("optim/");
 const QString kArchive = QStringLiteral("model.torchscript");
+const QString kHfArchive = QStringLiteral("model.hf");
 QJsonObject lastTestJson(const TestMetrics& t) {
     QJsonObject o;
     t.writeTo(o);
@@ -19,19 +20,8 @@ QJsonObject lastTestJson(const TestMetrics& t) {
 
 } // namespace
 
-QList<TensorRecord> stateDictRecords(const torch::jit::Module& module) {
-    // Trainable and frozen parameters alike, in the module's own order, as state_dict() has
-    // them.
-    QList<TensorRecord> out;
-    for (const auto& p : module.named_parameters(/*recurse=*/true))
-        out << toRecord(p.name, p.value);
-    for (const auto& b : module.named_buffers(/*recurse=*/true))
-        out << toRecord(b.name, b.value);
-    return out;
-}
-
-Status writeRunCheckpoint(const QString& path, const torch::jit::Module& module,
-                          const Optimizer& optimizer, const RunState& s) {
+Status writeRunCheckpoint(const QString& path, const Model& module, const Optimizer& optimizer,
+                          const RunState& s) {
     TensorFile f;
     f.meta = QJsonObject{
         {QStringLiteral("kind"), QStringLiteral("tandem-run")},
@@ -52,16 +42,19 @@ Status writeRunCheckpoint(const QString& path, const torch::jit::Module& module,
         {QStringLiteral("model_source"),
          isZooModel(s.config.model) ? QStringLiteral("zoo") : QStringLiteral("archive")},
     };
-    for (const auto& p : module.named_parameters(/*recurse=*/true))
-        f.tensors << toRecord((kParam + QString::fromStdString(p.name)).toStdString(), p.value);
-    for (const auto& b : module.named_buffers(/*recurse=*/true))
-        f.tensors << toRecord((kBuffer + QString::fromStdString(b.name)).toStdString(), b.value);
+    for (const auto& [name, value] : module.parameters())
+        f.tensors << toRecord((kParam + QString::fromStdString(name)).toStdString(), value);
+    for (const auto& [name, value] : module.buffers())
+        f.tensors << toRecord((kBuffer + QString::fromStdString(name)).toStdString(), value);
     for (TensorRecord r : optimizer.stateRecords()) {
         r.name.prepend(kOptim);
         f.tensors << r;
     }
+    // The weights are the records above: a native transformer's archive holds only its
+    // structure. A TorchScript archive is its code and cannot leave its weights out.
     if (!isZooModel(s.config.model))
-        f.blobs.insert(kArchive, saveScriptModule(module));
+        f.blobs.insert(module.transformer() ? kHfArchive : kArchive,
+                       module.archive(/*withWeights=*/false));
     return writeCheckpoint(path, f);
 }
 
@@ -128,10 +121,11 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
             return mod.error();
         out.module = *mod;
     } else {
-        if (!file->blobs.contains(kArchive))
+        const QString key = file->blobs.contains(kHfArchive) ? kHfArchive : kArchive;
+        if (!file->blobs.contains(key))
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("%1 does not hold its model").arg(path));
-        auto mod = loadScriptModule(file->blobs.value(kArchive), path);
+        auto mod = modelFromArchive(file->blobs.value(key), path);
         if (!mod)
             return mod.error();
         out.module = *mod;

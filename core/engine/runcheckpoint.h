@@ -8,7 +8,7 @@
 #include "engine/optimizer.h"
 #include "engine/training.h"
 
-#include <torch/script.h>
+#include "engine/model.h"
 
 namespace tandem {
 
@@ -32,18 +32,15 @@ struct RunState {
 // Zoo models are stored by name and rebuilt; a user's TorchScript model is stored as its
 // archive (its code), since nothing else can rebuild it. Weights, buffers and optimizer state
 // are always Tandem's own tensor records.
-Status writeRunCheckpoint(const QString& path, const torch::jit::Module& module,
-                          const Optimizer& optimizer, const RunState& state);
+Status writeRunCheckpoint(const QString& path, const Model& module, const Optimizer& optimizer,
+                          const RunState& state);
 
 struct LoadedCheckpoint {
     RunState state;
-    torch::jit::Module module;
+    Model module;
     QList<TensorRecord> optimizerState;
     int64_t optimizerSteps = 0;
 };
 Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path);
-
-// Every parameter and buffer by its state-dict name, for safetensors.
-QList<TensorRecord> stateDictRecords(const torch::jit::Module& module);
 
 } // namespace tandem

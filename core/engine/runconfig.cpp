@@ -108,6 +108,8 @@ Status RunField::set(RunConfig& c, double v, const QString& name) const {
 QJsonObject RunConfig::toJson() const {
     return QJsonObject{
         {QStringLiteral("model"), model},
+        {QStringLiteral("lora"), lora},
+        {QStringLiteral("checkpoint_activations"), checkpointActivations},
         {QStringLiteral("data"), data},
         {QStringLiteral("epochs"), epochs},
         {QStringLiteral("batch"), batch},
@@ -188,17 +190,51 @@ Expected<RunConfig> RunConfig::readFile(const QString& path) {
     return c;
 }
 
+namespace {
+
+// The run description's true/false fields and its list of invites.
+Status readFlagsAndInvites(const QJsonObject& o, RunConfig& c) {
+    const QJsonValue local = o.value(QStringLiteral("local_worker"));
+    const QJsonValue recompute = o.value(QStringLiteral("checkpoint_activations"));
+    const QJsonValue invites = o.value(QStringLiteral("invites"));
+    bool listsOk = true;
+    if (local.isBool())
+        c.localWorker = local.toBool();
+    else if (!local.isUndefined())
+        listsOk = false;
+    if (recompute.isBool())
+        c.checkpointActivations = recompute.toBool();
+    else if (!recompute.isUndefined())
+        listsOk = false;
+    if (invites.isArray()) {
+        for (const QJsonValue& v : invites.toArray()) {
+            if (!v.isString() || c.invites.size() >= 256)
+                listsOk = false;
+            else
+                c.invites << v.toString();
+        }
+    } else if (!invites.isUndefined()) {
+        listsOk = false;
+    }
+    if (!listsOk)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("run description: a value has the wrong type (\"local_"
+                                        "worker\" and \"checkpoint_activations\" take true or "
+                                        "false, \"invites\" a list of at most 256 addresses)"));
+    return success();
+}
+
+} // namespace
+
 Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     RunConfig c;
     // Text fields, read as they are; the numeric ones come from runFields().
     using C = RunConfig;
-    static const std::pair<const char*, QString C::*> texts[] = {{"model", &C::model},
-                                                                 {"data", &C::data},
-                                                                 {"out", &C::outDir},
-                                                                 {"listen", &C::listen},
-                                                                 {"device", &C::device}};
+    static const std::pair<const char*, QString C::*> texts[] = {
+        {"model", &C::model}, {"data", &C::data},     {"lora", &C::lora},
+        {"out", &C::outDir},  {"listen", &C::listen}, {"device", &C::device}};
     QStringList known = {QStringLiteral("seed"), QStringLiteral("local_worker"),
-                         QStringLiteral("invites")};
+                         QStringLiteral("checkpoint_activations"), QStringLiteral("invites")};
     for (const auto& t : texts)
         known << QLatin1String(t.first);
     known << runChoiceKeys();
@@ -243,28 +279,8 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
         if (auto st = setRunChoice(c, key, v.toString()); !st)
             return st.error();
     }
-    const QJsonValue local = o.value(QStringLiteral("local_worker"));
-    const QJsonValue invites = o.value(QStringLiteral("invites"));
-    bool listsOk = true;
-    if (local.isBool())
-        c.localWorker = local.toBool();
-    else if (!local.isUndefined())
-        listsOk = false;
-    if (invites.isArray()) {
-        for (const QJsonValue& v : invites.toArray()) {
-            if (!v.isString() || c.invites.size() >= 256)
-                listsOk = false;
-            else
-                c.invites << v.toString();
-        }
-    } else if (!invites.isUndefined()) {
-        listsOk = false;
-    }
-    if (!listsOk)
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("run description: a value has the wrong type (\"local_"
-                                        "worker\" takes true or false, \"invites\" a list of "
-                                        "at most 256 addresses)"));
+    if (auto st = readFlagsAndInvites(o, c); !st)
+        return st.error();
     const QJsonValue s = o.value(QStringLiteral("seed"));
     if (s.isString()) {
         bool sok = false;
@@ -297,6 +313,15 @@ Status RunConfig::validate() const {
     for (const RunField& f : runFields())
         if (auto st = f.check(f.get(*this), QLatin1String(f.key)); !st)
             return st.error();
+    const bool hf = model.startsWith(QLatin1String("hf:"));
+    if (!lora.isEmpty() && !hf)
+        return bad(QStringLiteral("--lora adds adapters to a Hugging Face model (--model hf:DIR); "
+                                  "%1 is not one")
+                       .arg(model));
+    if (checkpointActivations && !hf)
+        return bad(QStringLiteral("--checkpoint-activations recomputes a Hugging Face model's "
+                                  "blocks (--model hf:DIR); %1 is not one")
+                       .arg(model));
     if (workers > 0 && listen.isEmpty())
         return bad(QStringLiteral("waiting for workers needs --listen HOST:PORT"));
     if (!localWorker && workers == 0)

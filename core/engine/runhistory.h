@@ -21,6 +21,10 @@ struct RunFiles {
     static QString metrics() { return QStringLiteral("metrics.jsonl"); }
     static QString torchScript() { return QStringLiteral("model.pt"); }
     static QString safetensors() { return QStringLiteral("model.safetensors"); }
+    // A Hugging Face model's run: the model as a Hugging Face folder, and its adapters as PEFT
+    // saves them.
+    static QString hfModel() { return QStringLiteral("hf-model"); }
+    static QString adapter() { return QStringLiteral("adapter"); }
     static QString record() { return QStringLiteral("record.json"); }
 };
 

@@ -6,9 +6,12 @@
 namespace tandem {
 
 QString RunPlan::newRunFolder(const QString& parent, const QString& model, const QDateTime& when) {
-    const QString base =
-        QDir(parent).filePath(when.toString(QStringLiteral("yyyyMMdd-HHmmss")) + QLatin1Char('-') +
-                              QFileInfo(model).completeBaseName());
+    // A Hugging Face folder by its own name, whole ("Qwen2.5-0.5B", not "Qwen2").
+    const QString name = model.startsWith(QLatin1String("hf:"))
+                             ? QFileInfo(QDir::cleanPath(model.mid(3))).fileName()
+                             : QFileInfo(model).completeBaseName();
+    const QString base = QDir(parent).filePath(when.toString(QStringLiteral("yyyyMMdd-HHmmss")) +
+                                               QLatin1Char('-') + name);
     QString folder = base;
     for (int i = 2; QFileInfo::exists(folder); ++i)
         folder = base + QStringLiteral("~%1").arg(i);
@@ -35,8 +38,9 @@ void RunPlan::forgetMachines(RunConfig& config) {
 }
 
 QStringList RunPlan::fixedOnResume() {
-    return {QStringLiteral("model"), QStringLiteral("data"), QStringLiteral("seed"),
-            QStringLiteral("batch")};
+    return {QStringLiteral("model"), QStringLiteral("data"),
+            QStringLiteral("seed"),  QStringLiteral("batch"),
+            QStringLiteral("lora"),  QStringLiteral("checkpoint-activations")};
 }
 
 } // namespace tandem

@@ -23,7 +23,13 @@
 namespace tandem {
 
 struct RunConfig {
-    QString model = QStringLiteral("mnist-cnn"); // a zoo name or a TorchScript file
+    QString model = QStringLiteral("mnist-cnn"); // a zoo name, hf:DIR or a TorchScript file
+    // hf: models. Low-rank adapters ("r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj"): only
+    // they train, the base weights stay frozen in their own dtype. Empty: every weight trains.
+    QString lora;
+    // hf: models: each transformer block keeps only its input and recomputes its activations
+    // in the backward pass, trading time for memory.
+    bool checkpointActivations = false;
     QString data = QStringLiteral("fashion-mnist");
     int epochs = 1;
     int batch = 64; // the global batch: what one optimizer step sees, across all workers
@@ -305,7 +311,9 @@ Expected<QString> checkRunInputs(const RunConfig& config);
 // Reads a run checkpoint's stored configuration.
 Expected<RunConfig> checkpointConfig(const QString& checkpoint);
 
-enum class ExportFormat { TorchScript, Safetensors };
+// TorchScript and safetensors write one file; a Hugging Face model's formats write a folder:
+// Hf the model (adapters merged, as Merged), Peft its adapters.
+enum class ExportFormat { TorchScript, Safetensors, Hf, Peft, Merged };
 Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QString& out);
 
 // Sets LibTorch's intra-op thread count (it defaults to one on some builds); 0 means one per

@@ -82,7 +82,7 @@ at::Tensor gatherTargets(const Dataset& data, const std::vector<int64_t>& indice
     return gatherRows(data.labels, shape, per, indices, at::kLong);
 }
 
-ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
+ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
                            std::shared_ptr<const Dataset> data, ReplicaOptions options)
     : m_device(std::move(device))
     , m_torchDevice(m_device.torchDevice().toStdString())
@@ -95,13 +95,12 @@ ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
         // Copying a tensor is an autograd operation while grad mode is on, which would leave
         // the copy's parameters as non-leaf tensors that never receive a .grad.
         at::NoGradGuard noGrad;
-        m_model = model.deepcopy();
+        // Trainable where the original is: only the trainable parameters take part, and a
+        // frozen one gets no gradient and is never written (ModelTensors).
+        m_model = model.copy();
         m_model.to(m_torchDevice);
     }
     m_model.train();
-    // Only the trainable parameters take part: a frozen one gets no gradient and is never
-    // written (ModelTensors).
-    copyTrainability(model, m_model);
     ModelTensors t = modelTensors(m_model);
     m_params = std::move(t.params);
     m_buffers = std::move(t.buffers);
@@ -117,6 +116,7 @@ ModelReplica::ModelReplica(DeviceInfo device, const torch::jit::Module& model,
         m_scaler.emplace(m_options.lossScale);
     else if (m_precision == Precision::Fp16)
         m_scaler.emplace();
+    m_chunkCap = std::max<int64_t>(0, m_options.samplesPerPass);
     if (m_options.faultOomAbove <= 0)
         m_options.faultOomAbove = qEnvironmentVariableIntValue("TANDEM_FAULT_OOM_ABOVE");
 }
@@ -175,7 +175,7 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                     std::optional<AutocastScope> autocast;
                     if (m_precision != Precision::Fp32)
                         autocast.emplace(m_torchDevice.type(), autocastType(m_precision));
-                    output = m_model.forward({x}).toTensor();
+                    output = m_model.forward(x);
                 }
                 // In fp32, whatever the forward pass computed in (objective.h).
                 const BatchLoss b = batchLoss(m_objective, m_model, output, y);

@@ -195,6 +195,9 @@ struct ReplicaOptions {
     // Loss scaling starts here (0: at LossScaler's 2^16, and only for fp16). Tests set it to
     // force gradient overflows in any precision.
     double lossScale = 0;
+    // Passes over more samples than this are computed in parts, their gradients accumulated
+    // (0: no limit): what the device's memory holds (memoryplan.h).
+    int64_t samplesPerPass = 0;
 };
 
 // A private copy of the model on one device that turns sample indices into gradients. The
@@ -206,8 +209,8 @@ struct ReplicaOptions {
 // reports it (WorkResult::memoryCap), and the coordinator never gives it more.
 class ModelReplica {
 public:
-    ModelReplica(DeviceInfo device, const torch::jit::Module& model,
-                 std::shared_ptr<const Dataset> data, ReplicaOptions options = {});
+    ModelReplica(DeviceInfo device, const Model& model, std::shared_ptr<const Dataset> data,
+                 ReplicaOptions options = {});
     ~ModelReplica();
 
     const DeviceInfo& device() const { return m_device; }
@@ -217,7 +220,7 @@ public:
     // The replica's own tensors, on its device; a worker process writes received weights here.
     std::vector<at::Tensor>& params() { return m_params; }
     std::vector<at::Tensor>& buffers() { return m_buffers; }
-    torch::jit::Module& module() { return m_model; }
+    const Model& module() const { return m_model; }
 
     // Copies the request's weights in (when it carries any), runs forward and backward on the
     // request's samples and returns the mean gradient, or runs the request's local round.
@@ -241,7 +244,7 @@ private:
 
     DeviceInfo m_device;
     c10::Device m_torchDevice;
-    torch::jit::Module m_model;
+    Model m_model;
     std::vector<at::Tensor> m_params;
     std::vector<at::Tensor> m_buffers;
     std::shared_ptr<const Dataset> m_data;

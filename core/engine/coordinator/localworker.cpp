@@ -4,7 +4,7 @@
 
 namespace tandem {
 
-LocalWorker::LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
+LocalWorker::LocalWorker(QString name, DeviceInfo device, const Model& model,
                          std::shared_ptr<const Dataset> data, ReplicaOptions options)
     : m_name(std::move(name))
     , m_replica(std::move(device), model, std::move(data), std::move(options)) {

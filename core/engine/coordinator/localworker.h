@@ -18,7 +18,7 @@ namespace tandem {
 // overlap.
 class LocalWorker final : public WorkerLink {
 public:
-    LocalWorker(QString name, DeviceInfo device, const torch::jit::Module& model,
+    LocalWorker(QString name, DeviceInfo device, const Model& model,
                 std::shared_ptr<const Dataset> data, ReplicaOptions options = {});
     ~LocalWorker() override;
 

@@ -3,6 +3,7 @@
 #include "common/failpoint.h"
 #include "common/files.h"
 #include "common/ports.h"
+#include "engine/memoryplan.h"
 #include "engine/modelcheck.h"
 #include "engine/runhistory.h"
 #include "engine/wiretensors.h"
@@ -127,7 +128,18 @@ Status Trainer::load() {
     if (auto st = m_recorder.open(m_ckpt.has_value(), m_ckpt ? m_ckpt->state.step : -1); !st)
         return st;
     m_devices = detectDevices();
+    planMemory();
     return startLocalWorker();
+}
+
+void Trainer::planMemory() {
+    // Worked out once, from the model and the data as the run has them.
+    const MemoryNeed worker = memoryNeed(m_module, m_data->train, m_cfg, false);
+    const MemoryNeed own = memoryNeed(m_module, m_data->train, m_cfg, true);
+    m_pool.setMemoryPlan([worker, own](const DeviceInfo& device, const QString& name, bool local) {
+        return samplesThatFit(local ? own : worker, device,
+                              local ? QStringLiteral("this machine") : name);
+    });
 }
 
 void Trainer::makePolicy() {
@@ -151,8 +163,7 @@ Status Trainer::loadModel() {
         m_module = c->module;
         m_ckpt = std::move(*c);
     } else {
-        auto m = isZooModel(m_cfg.model) ? buildZooModel(m_cfg.model, m_cfg.seed)
-                                         : loadScriptModule(m_cfg.model);
+        auto m = openModel(m_cfg);
         if (!m)
             return m.error();
         m_module = *m;
@@ -194,11 +205,17 @@ Status Trainer::startLocalWorker() {
     auto device = chooseDevice(m_devices, m_cfg.device);
     if (!device)
         return device.error();
+    // Before the replica takes its memory: a model that cannot fit is refused with the figures.
+    auto fits = samplesThatFit(memoryNeed(m_module, m_data->train, m_cfg, true), *device,
+                               QStringLiteral("this machine"));
+    if (!fits)
+        return fits.error();
     try {
         ReplicaOptions ro;
         ro.innerOptimizer = m_runOptimizer;
         ro.precision = m_cfg.precision;
         ro.loss = m_objective.loss;
+        ro.samplesPerPass = *fits;
         auto train = std::shared_ptr<const Dataset>(m_data, &m_data->train);
         auto local =
             std::make_shared<LocalWorker>(QStringLiteral("local"), *device, m_module, train, ro);
@@ -208,120 +225,12 @@ Status Trainer::startLocalWorker() {
             m_obs.onMessage(QStringLiteral("computing in %1 autocast on %2, with fp32 weights")
                                 .arg(nameOf(m_cfg.precision), device->name));
         m_pool.add(std::move(local));
+        if (auto st = m_pool.applyMemoryPlan(m_pool.size() - 1); !st)
+            return st;
     } catch (const std::exception& e) {
         return makeError(
             ErrorCode::Runtime,
             QStringLiteral("cannot start a worker on %1: %2").arg(device->name, firstLine(e)));
-    }
-    return success();
-}
-
-// --- Joining -------------------------------------------------------------------------------
-
-Status Trainer::join() {
-    setPhase(Phase::Joining);
-    if (m_cfg.listen.isEmpty())
-        return success();
-    if (auto st = startHub(); !st)
-        return st;
-    return waitForWorkers();
-}
-
-Status Trainer::startHub() {
-    auto hp = parseHostPort(m_cfg.listen);
-    if (!hp)
-        return hp.error();
-    HubConfig hc;
-    hc.home = nodeHome(m_cfg.home);
-    const QString host = hp->first;
-    // "::" means both IPv6 and IPv4, as for `serve`: invited peers connect back over whichever
-    // kind of address they know this machine by.
-    hc.address = host == QLatin1String("localhost") ? QHostAddress(QHostAddress::LocalHost)
-                 : host == QLatin1String("::")      ? QHostAddress(QHostAddress::Any)
-                                                    : QHostAddress(host);
-    if (hc.address.isNull())
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("--listen: \"%1\" is not an IP address").arg(host));
-    hc.port = hp->second;
-    hc.workerTimeoutMs = m_cfg.workerTimeoutS * 1000;
-    hc.runId = m_state.schemaHash.left(8) + QStringLiteral("-") +
-               QString::number(QDateTime::currentMSecsSinceEpoch());
-    hc.settings = workerSettings(m_cfg);
-    try {
-        hc.modelArchive = saveScriptModule(m_module);
-    } catch (const std::exception& e) {
-        return makeError(
-            ErrorCode::Runtime,
-            QStringLiteral("cannot serialise the model for workers: %1").arg(firstLine(e)));
-    }
-    hc.schemaHash = m_state.schemaHash;
-    hc.datasetSpec = m_cfg.data;
-    hc.datasetHash = m_state.datasetHash;
-    hc.data = m_data;
-    hc.mode = m_modePending ? TrainMode::Sync : m_cfg.mode;
-    hc.modePending = m_modePending;
-    hc.wire = storageDtype(m_cfg.wire);
-    hc.outer = m_cfg.outerWire;
-    hc.layout = ModelLayout::of(m_master.paramNames, m_master.params, m_master.bufferNames,
-                                m_master.buffers);
-    hc.trainSamples = m_data->train.count();
-    hc.events = m_pool.hubSink();
-    m_pool.setHasHub(true);
-    m_hub = std::make_unique<CoordinatorHub>(hc);
-    auto port = m_hub->start();
-    if (!port)
-        return port.error();
-    for (const QString& inv : m_cfg.invites) {
-        auto ihp = parseHostPort(
-            inv.contains(QLatin1Char(':')) ? inv : inv + QStringLiteral(":%1").arg(kServePort));
-        if (!ihp) {
-            shutdown(QStringLiteral("bad invitation"));
-            return ihp.error();
-        }
-        m_hub->invite(ihp->first, ihp->second);
-    }
-    m_obs.onMessage(QStringLiteral("listening on %1:%2 for %3 worker(s)")
-                        .arg(hc.address.toString())
-                        .arg(*port)
-                        .arg(m_cfg.workers));
-    return success();
-}
-
-Status Trainer::waitForWorkers() {
-    QElapsedTimer joinClock;
-    joinClock.start();
-    if (m_modePending) {
-        if (auto st = awaitWorkers(joinClock, true); !st)
-            return st;
-        if (auto st = decideMode(); !st)
-            return st;
-    }
-    if (auto st = awaitWorkers(joinClock, false); !st)
-        return st;
-    m_pool.admitJoined();
-    return success();
-}
-
-Status Trainer::awaitWorkers(const QElapsedTimer& since, bool probed) {
-    int joined = 0;
-    while ((joined = m_pool.waitForJoined(m_cfg.workers, 500, {}, probed)) < m_cfg.workers) {
-        m_pool.flushNotes();
-        m_obs.onWaiting();
-        if (m_cfg.joinTimeoutS > 0 && since.elapsed() > qint64(m_cfg.joinTimeoutS) * 1000 &&
-            (joined > 0 || m_cfg.localWorker)) {
-            if (!probed)
-                m_obs.onMessage(QStringLiteral("%1 of %2 invited worker(s) joined within %3 s; "
-                                               "training with them (late ones join as they come)")
-                                    .arg(joined)
-                                    .arg(m_cfg.workers)
-                                    .arg(m_cfg.joinTimeoutS));
-            break;
-        }
-        if (m_control && m_control->stopRequested()) {
-            shutdown(QStringLiteral("the run was stopped before it started"));
-            return makeError(ErrorCode::Cancelled,
-                             QStringLiteral("stopped while waiting for workers"));
-        }
     }
     return success();
 }

@@ -86,6 +86,8 @@ private:
     // Training ⇄ Paused, epoch by epoch; Evaluating at each epoch's end.
     Expected<EpochEnd> train();
     Status evaluate();
+    // What each worker's device must hold (memoryplan.h), for the pool.
+    void planMemory();
     // Exporting: the final checkpoint (when stopped early), model.pt, model.safetensors.
     Status finish(bool stopped);
     RunSummary summarize(bool stopped);
@@ -109,7 +111,7 @@ private:
 
     int m_threads = 1;
     std::shared_ptr<DatasetSplits> m_data;
-    torch::jit::Module m_module;
+    Model m_module;
     std::optional<LoadedCheckpoint> m_ckpt;
     ModelTensors m_master;
     Objective m_objective;

@@ -50,6 +50,24 @@ void WorkerPool::add(std::shared_ptr<WorkerLink> link, RemoteWorker* remote) {
     m_members.push_back(std::move(m));
 }
 
+Status WorkerPool::applyMemoryPlan(size_t i) {
+    PoolMember& m = m_members[i];
+    if (!m_memoryPlan)
+        return success();
+    auto cap = m_memoryPlan(m.link->device(), m.stats.name, m.remote == nullptr);
+    if (!cap) {
+        drop(i, cap.error(), QStringLiteral("the run goes on without it"), 0);
+        return cap.error();
+    }
+    if (*cap > 0) {
+        m.memoryCap = m.memoryCap > 0 ? std::min(m.memoryCap, *cap) : *cap;
+        m_obs.onMessage(QStringLiteral("%1 (%2) holds at most %3 samples at once")
+                            .arg(m.stats.name, m.link->device().name)
+                            .arg(m.memoryCap));
+    }
+    return success();
+}
+
 int WorkerPool::waitForJoined(int count, int timeoutMs, const std::function<bool()>& cancelled,
                               bool probed) {
     QElapsedTimer t;
@@ -99,6 +117,7 @@ void WorkerPool::admitJoined() {
         RemoteWorker* remote = w.get();
         add(std::move(w), remote);
         emitEvent(RunEvent::Kind::WorkerJoined, m_members.back(), QString(), 0);
+        (void)applyMemoryPlan(m_members.size() - 1);
     }
 }
 
@@ -177,8 +196,9 @@ void WorkerPool::record(size_t i, const WorkResult& r, double rttMs, bool measur
     if (r.memoryCap > 0 && (m.memoryCap == 0 || r.memoryCap < m.memoryCap)) {
         m.memoryCap = r.memoryCap;
         if (r.notes.isEmpty()) // a remote worker: its own log has the details
-            m_obs.onMessage(QStringLiteral("%1 ran out of memory and retried in smaller parts; "
-                                           "it takes at most %2 samples at once from now on")
+            m_obs.onMessage(QStringLiteral("%1 holds at most %2 samples at once (it ran out of "
+                                           "memory, or its memory says so); it gets no more "
+                                           "from now on")
                                 .arg(m.stats.name)
                                 .arg(m.memoryCap));
     }

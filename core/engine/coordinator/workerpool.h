@@ -63,6 +63,15 @@ public:
     void setHasHub(bool h) { m_hasHub = h; }
 
     void add(std::shared_ptr<WorkerLink> link, RemoteWorker* remote = nullptr);
+    // How many samples per forward pass fit a worker's device (memoryplan.h), from the device
+    // it reports and whether it is this machine's own worker; an error when the model does
+    // not fit at all.
+    using MemoryPlan =
+        std::function<Expected<int64_t>(const DeviceInfo& device, const QString& name, bool local)>;
+    void setMemoryPlan(MemoryPlan plan) { m_memoryPlan = std::move(plan); }
+    // Caps worker `i` at what fits its device, or drops it (and returns why) when the model
+    // does not fit. Workers that join through the hub go through it as they are admitted.
+    Status applyMemoryPlan(size_t i);
     // Blocks until `count` joined workers wait for admission, the timeout passes (-1: none)
     // or `cancelled` says so. Returns how many wait. Without a hub, returns at once. `probed`:
     // counts the workers whose link the handshake measured instead (--mode auto waits for them).
@@ -109,6 +118,7 @@ public:
     std::pair<int64_t, int64_t> remoteBytes() const;
 
 private:
+    MemoryPlan m_memoryPlan;
     // Why the balancer leaves `m` out, in words for the log and the summary.
     QString leftOutReason(const PoolMember& m) const;
     void emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason, int64_t step);

@@ -1,10 +1,14 @@
 // Saving a native transformer as the files Hugging Face's libraries read: PEFT's adapter
 // folder, and the model's own folder with its adapters merged.
 #include "common/files.h"
+#include "engine/hf/hfmodel.h"
 #include "engine/hf/transformer.h"
+#include "engine/runhistory.h"
 #include "engine/scriptmodel.h"
 
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -70,6 +74,37 @@ Status HfTransformer::saveHfModel(const QString& dir) const {
         return written;
     return writeFileAtomically(QDir(dir).filePath(QStringLiteral("config.json")),
                                QJsonDocument(m_config.source).toJson());
+}
+
+Status copyCompanionFiles(const QString& sourceDir, const QString& dir) {
+    if (sourceDir.isEmpty())
+        return success();
+    for (const char* name :
+         {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model",
+          "vocab.json", "merges.txt", "generation_config.json"}) {
+        const QString from = QDir(sourceDir).filePath(QLatin1String(name));
+        if (!QFileInfo(from).isFile())
+            continue;
+        const QString to = QDir(dir).filePath(QLatin1String(name));
+        QFile::remove(to);
+        if (!QFile::copy(from, to))
+            return Error{ErrorCode::Io, QStringLiteral("cannot copy %1 to %2").arg(from, dir)};
+    }
+    return success();
+}
+
+Status exportHfModel(const HfTransformer& model, const QString& outDir, const QString& sourceDir) {
+    const QString folder = QDir(outDir).filePath(RunFiles::hfModel());
+    if (auto st = model.saveHfModel(folder); !st)
+        return st;
+    if (auto st = copyCompanionFiles(sourceDir, folder); !st)
+        return st;
+    if (!model.lora())
+        return success();
+    const QString adapter = QDir(outDir).filePath(RunFiles::adapter());
+    if (!QDir().mkpath(adapter))
+        return Error{ErrorCode::Io, QStringLiteral("cannot create %1").arg(adapter)};
+    return model.saveLoraAdapter(adapter);
 }
 
 } // namespace tandem

@@ -121,6 +121,18 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> HfTransformer::expecte
 }
 
 Status HfTransformer::load(const QList<TensorRecord>& weights) {
+    NamedTensors tensors;
+    tensors.reserve(size_t(weights.size()));
+    for (const TensorRecord& r : weights) {
+        auto t = fromRecord(r);
+        if (!t)
+            return t.error();
+        tensors.emplace_back(r.name.toStdString(), *t);
+    }
+    return load(tensors);
+}
+
+Status HfTransformer::load(const NamedTensors& weights) {
     auto refuse = [](ErrorCode code, const QString& why) {
         return Error{code, why, ErrorSubject::Model};
     };
@@ -129,8 +141,9 @@ Status HfTransformer::load(const QList<TensorRecord>& weights) {
     for (size_t i = 0; i < expected.size(); ++i)
         wanted[expected[i].first] = i;
     std::vector<at::Tensor> found(expected.size());
-    for (const TensorRecord& r : weights) {
-        const std::string name = canonicalName(m_config, r.name);
+    for (const auto& [written, t] : weights) {
+        const QString shown = QString::fromStdString(written);
+        const std::string name = canonicalName(m_config, shown);
         auto it = wanted.find(name);
         if (it == wanted.end()) {
             if (ignorable(m_config, name))
@@ -138,22 +151,18 @@ Status HfTransformer::load(const QList<TensorRecord>& weights) {
             return refuse(ErrorCode::Incompatible,
                           QStringLiteral("the checkpoint holds %1, which a %2 with this config "
                                          "does not have")
-                              .arg(r.name, m_config.architecture));
+                              .arg(shown, m_config.architecture));
         }
         const auto& shape = expected[it->second].second;
-        if (r.shape != shape)
+        if (t.sizes().vec() != shape)
             return refuse(ErrorCode::Incompatible,
                           QStringLiteral("%1 is %2 in the checkpoint; this config makes it %3")
-                              .arg(r.name, shapeText(r.shape), shapeText(shape)));
+                              .arg(shown, shapeText(t.sizes().vec()), shapeText(shape)));
         if (found[it->second].defined())
-            return refuse(ErrorCode::Corrupt, QStringLiteral("%1 appears twice").arg(r.name));
-        auto t = fromRecord(r);
-        if (!t)
-            return t.error();
-        found[it->second] = *t;
+            return refuse(ErrorCode::Corrupt, QStringLiteral("%1 appears twice").arg(shown));
+        found[it->second] = t;
     }
-    m_params.clear();
-    m_index.clear();
+    NamedTensors params;
     for (size_t i = 0; i < expected.size(); ++i) {
         if (!found[i].defined())
             return refuse(ErrorCode::Incompatible,
@@ -161,43 +170,88 @@ Status HfTransformer::load(const QList<TensorRecord>& weights) {
                                          "needs")
                               .arg(QString::fromStdString(expected[i].first),
                                    shapeText(expected[i].second), m_config.architecture));
-        m_index[expected[i].first] = m_params.size();
-        m_params.emplace_back(expected[i].first, found[i].set_requires_grad(true));
+        params.emplace_back(expected[i].first, found[i].detach().set_requires_grad(true));
     }
-    indexLayers();
+    m_params = std::move(params);
+    m_adapters.clear();
+    m_lora.reset();
+    reindex();
     return success();
+}
+
+HfTransformer HfTransformer::copy() const {
+    HfTransformer c(m_config);
+    c.m_lora = m_lora;
+    c.m_training = m_training;
+    c.m_checkpoint = m_checkpoint;
+    at::NoGradGuard noGrad;
+    for (const auto& [name, t] : m_params)
+        c.m_params.emplace_back(name,
+                                t.requires_grad() ? t.detach().clone().set_requires_grad(true) : t);
+    c.reindex();
+    return c;
+}
+
+void HfTransformer::to(const c10::Device& device) {
+    at::NoGradGuard noGrad;
+    for (auto& [name, t] : m_params)
+        if (t.device() != device)
+            t = t.detach().to(device).set_requires_grad(t.requires_grad());
+    reindex();
+}
+
+void HfTransformer::convertWeights(at::ScalarType dtype) {
+    at::NoGradGuard noGrad;
+    for (auto& [name, t] : m_params)
+        if (t.is_floating_point() && t.scalar_type() != dtype)
+            t = t.detach().to(dtype).set_requires_grad(t.requires_grad());
+    m_config.dtype = dtype == at::kFloat  ? DType::F32
+                     : dtype == at::kHalf ? DType::F16
+                                          : DType::BF16;
+    m_config.source.insert(QStringLiteral("torch_dtype"),
+                           dtype == at::kFloat  ? QStringLiteral("float32")
+                           : dtype == at::kHalf ? QStringLiteral("float16")
+                                                : QStringLiteral("bfloat16"));
+    reindex();
 }
 
 const at::Tensor& HfTransformer::p(const std::string& name) const {
     return m_params[m_index.at(name)].second;
 }
 
-Expected<at::Tensor> HfTransformer::forward(const at::Tensor& ids) const {
+at::Tensor HfTransformer::logits(const at::Tensor& ids) const {
+    auto refuse = [](const QString& why) { throw std::invalid_argument(why.toStdString()); };
     if (m_params.empty())
-        return Error{ErrorCode::Runtime, QStringLiteral("the model's weights are not loaded")};
+        refuse(QStringLiteral("the model's weights are not loaded"));
     if (ids.dim() != 2 || ids.scalar_type() != at::kLong)
-        return Error{ErrorCode::InvalidArgument,
-                     QStringLiteral("token ids must be an int64 [batch, length] tensor")};
+        refuse(QStringLiteral("token ids must be an int64 [batch, length] tensor"));
     const int64_t length = ids.size(1);
     if (m_config.family == HfFamily::Gpt2 && length > m_config.maxPositions)
-        return Error{ErrorCode::InvalidArgument,
-                     QStringLiteral("%1 tokens is more than the model's %2 positions")
-                         .arg(length)
-                         .arg(m_config.maxPositions)};
+        refuse(QStringLiteral("%1 tokens is more than the model's %2 positions")
+                   .arg(length)
+                   .arg(m_config.maxPositions));
     if (m_config.slidingWindow > 0 && length > m_config.slidingWindow)
-        return Error{ErrorCode::Unsupported,
-                     QStringLiteral("%1 tokens is more than the model's sliding window of %2, "
-                                    "which Tandem does not implement: use a shorter context")
-                         .arg(length)
-                         .arg(m_config.slidingWindow)};
+        throw std::domain_error(
+            QStringLiteral("%1 tokens is more than the model's sliding window of %2, which "
+                           "Tandem does not implement: use a shorter context")
+                .arg(length)
+                .arg(m_config.slidingWindow)
+                .toStdString());
     if (ids.numel() > 0 &&
         (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= m_config.vocab))
-        return Error{ErrorCode::InvalidArgument,
-                     QStringLiteral("token ids must lie in [0, %1), the model's vocabulary")
-                         .arg(m_config.vocab)};
+        refuse(QStringLiteral("token ids must lie in [0, %1), the model's vocabulary")
+                   .arg(m_config.vocab));
     ++m_forwards;
+    return m_config.family == HfFamily::Gpt2 ? gpt2(ids) : llama(ids);
+}
+
+Expected<at::Tensor> HfTransformer::forward(const at::Tensor& ids) const {
     try {
-        return m_config.family == HfFamily::Gpt2 ? gpt2(ids) : llama(ids);
+        return logits(ids);
+    } catch (const std::invalid_argument& e) {
+        return Error{ErrorCode::InvalidArgument, QString::fromUtf8(e.what())};
+    } catch (const std::domain_error& e) { // what Tandem does not build
+        return Error{ErrorCode::Unsupported, QString::fromUtf8(e.what())};
     } catch (const std::exception& e) {
         return Error{isOutOfMemory(e) ? ErrorCode::OutOfMemory : ErrorCode::Runtime,
                      QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)};
@@ -396,7 +450,20 @@ std::string HfTransformer::weightModule(const std::string& name) {
     return name.substr(0, name.size() - suffix.size());
 }
 
-void HfTransformer::indexLayers() {
+void HfTransformer::reindex() {
+    m_index.clear();
+    m_adapters.clear();
+    for (size_t i = 0; i < m_params.size(); ++i) {
+        const std::string& name = m_params[i].first;
+        m_index[name] = i;
+        for (const char* part : {".lora_A.weight", ".lora_B.weight"}) {
+            const size_t at = name.rfind(part);
+            if (at != std::string::npos && at + std::strlen(part) == name.size()) {
+                Adapter& ad = m_adapters[name.substr(0, at)];
+                (part[6] == 'A' ? ad.a : ad.b) = m_params[i].second;
+            }
+        }
+    }
     m_layerParams.assign(size_t(m_config.layers), {});
     const std::string prefix =
         m_config.family == HfFamily::Gpt2 ? "transformer.h." : "model.layers.";
@@ -458,6 +525,7 @@ Status HfTransformer::addLora(const LoraConfig& lora, uint64_t seed) {
         t.set_requires_grad(false);
     at::Generator gen = at::detail::createCPUGenerator(seed);
     std::vector<std::pair<std::string, at::Tensor>> added;
+    int adapters = 0;
     for (const auto& [name, t] : m_params) {
         const std::string module = weightModule(name);
         if (module.empty())
@@ -476,17 +544,15 @@ Status HfTransformer::addLora(const LoraConfig& lora, uint64_t seed) {
         ad.b.set_requires_grad(true);
         added.emplace_back(module + ".lora_A.weight", ad.a);
         added.emplace_back(module + ".lora_B.weight", ad.b);
-        m_adapters[module] = ad;
+        ++adapters;
     }
-    if (m_adapters.empty())
+    if (adapters == 0)
         return Error{ErrorCode::InvalidArgument,
                      QStringLiteral("no layer of this model matches the adapters' targets")};
-    for (auto& entry : added) {
-        m_index[entry.first] = m_params.size();
+    for (auto& entry : added)
         m_params.push_back(std::move(entry));
-    }
     m_lora = lora;
-    indexLayers();
+    reindex();
     return success();
 }
 

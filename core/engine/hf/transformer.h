@@ -28,6 +28,7 @@
 namespace tandem {
 
 struct BlockRecompute;
+using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
 class HfTransformer {
 public:
@@ -41,6 +42,8 @@ public:
     // causal masks, Llama's rotary frequencies, a tied output layer) and every shape mismatch.
     // The weights keep the checkpoint's dtype.
     Status load(const QList<TensorRecord>& weights);
+    // The same from tensors, which the model takes as they are (no copy).
+    Status load(const NamedTensors& weights);
     // Every tensor, by name: the base weights, then any adapters (named as PEFT names them,
     // "….q_proj.lora_A.weight"). Those that train are leaves with requires_grad; with
     // adapters, the base weights are frozen.
@@ -56,6 +59,13 @@ public:
     // and computes its activations again there, instead of keeping them all. Gradients are
     // the same; memory falls from every block's activations to one block's.
     void setCheckpointActivations(bool on) { m_checkpoint = on; }
+    bool checkpointActivations() const { return m_checkpoint; }
+    // A model of its own: its trainable tensors are copies, its frozen ones (a LoRA base) are
+    // shared, since nothing writes to them.
+    HfTransformer copy() const;
+    void to(const c10::Device& device);
+    // Every floating-point weight in `dtype`; config.json's torch_dtype follows.
+    void convertWeights(at::ScalarType dtype);
     // Writes adapter_model.safetensors and adapter_config.json into `dir`, as PEFT does.
     Status saveLoraAdapter(const QString& dir) const;
     // Writes the model as a Hugging Face folder: its config.json and model.safetensors with
@@ -68,6 +78,10 @@ public:
     // weights' dtype. A length past the model's positions (GPT-2) or its sliding window
     // (Mistral) is refused.
     Expected<at::Tensor> forward(const at::Tensor& ids) const;
+    // The same, throwing: std::invalid_argument for ids the model cannot take,
+    // std::domain_error for a length it would need unbuilt features for, and whatever
+    // LibTorch throws (out of memory) as it throws it.
+    at::Tensor logits(const at::Tensor& ids) const;
 
 private:
     friend struct BlockRecompute;
@@ -85,7 +99,8 @@ private:
     // The block, through BlockRecompute when checkpointing applies.
     at::Tensor runBlock(int64_t layer, const at::Tensor& x, const at::Tensor& cos,
                         const at::Tensor& sin) const;
-    void indexLayers();
+    // m_index, m_adapters and m_layerParams from m_params.
+    void reindex();
     // "….q_proj" for "….q_proj.weight"; empty for any other name.
     static std::string weightModule(const std::string& name);
     at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const;

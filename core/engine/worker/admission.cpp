@@ -1,5 +1,6 @@
 #include "engine/worker/admission.h"
 
+#include "engine/memoryplan.h"
 #include "engine/scriptmodel.h"
 #include "engine/training.h"
 
@@ -58,7 +59,7 @@ Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& mode
     }
     // TorchScript runs code: this comes from a paired coordinator, the one place besides a file
     // the user chose that Tandem loads models from.
-    auto module = loadScriptModule(modelArchive, QStringLiteral("the coordinator's model"));
+    auto module = modelFromArchive(modelArchive, QStringLiteral("the coordinator's model"));
     if (!module)
         return module.error();
     run.module = *module;
@@ -86,9 +87,21 @@ std::shared_ptr<DatasetSplits> localDataset(const wire::RunSpec& spec, const Dat
 Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
                                                      const AdmittedRun& run,
                                                      const std::shared_ptr<DatasetSplits>& data) {
+    // Sized to this device before the replica takes its memory: refused with the figures when
+    // the model cannot fit, and never more samples in one pass than fit.
+    RunConfig sized;
+    sized.mode = run.spec.mode;
+    sized.optimizer = run.options.innerOptimizer.kind;
+    sized.precision = run.options.precision;
+    auto fits = samplesThatFit(memoryNeed(run.module, data->train, sized, false), device,
+                               QStringLiteral("this machine"));
+    if (!fits)
+        return fits.error();
     try {
+        ReplicaOptions options = run.options;
+        options.samplesPerPass = *fits;
         return std::make_unique<ModelReplica>(
-            device, run.module, std::shared_ptr<const Dataset>(data, &data->train), run.options);
+            device, run.module, std::shared_ptr<const Dataset>(data, &data->train), options);
     } catch (const std::exception& e) {
         return makeError(
             ErrorCode::Runtime,

@@ -226,6 +226,8 @@ void WorkerSession::becomeReady() {
     m_loop.reset();
     auto replica = startReplica(m_device, *m_run, m_data);
     if (!replica) {
+        // The coordinator's log says why this machine stays out (a model too big for it).
+        m_conn->send(wire::Reject{wire::RejectCode::Internal, replica.error().message});
         finish(1, replica.error().message);
         return;
     }

@@ -1,0 +1,121 @@
+// The Trainer's joining phase: the hub that workers connect to, the invitations to paired
+// machines, and the wait for the workers the run asked for.
+
+#include "common/ports.h"
+#include "engine/coordinator/trainer.h"
+#include "engine/modelcheck.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+
+namespace tandem {
+
+Status Trainer::join() {
+    setPhase(Phase::Joining);
+    if (m_cfg.listen.isEmpty())
+        return success();
+    if (auto st = startHub(); !st)
+        return st;
+    return waitForWorkers();
+}
+
+Status Trainer::startHub() {
+    auto hp = parseHostPort(m_cfg.listen);
+    if (!hp)
+        return hp.error();
+    HubConfig hc;
+    hc.home = nodeHome(m_cfg.home);
+    const QString host = hp->first;
+    // "::" means both IPv6 and IPv4, as for `serve`: invited peers connect back over whichever
+    // kind of address they know this machine by.
+    hc.address = host == QLatin1String("localhost") ? QHostAddress(QHostAddress::LocalHost)
+                 : host == QLatin1String("::")      ? QHostAddress(QHostAddress::Any)
+                                                    : QHostAddress(host);
+    if (hc.address.isNull())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("--listen: \"%1\" is not an IP address").arg(host));
+    hc.port = hp->second;
+    hc.workerTimeoutMs = m_cfg.workerTimeoutS * 1000;
+    hc.runId = m_state.schemaHash.left(8) + QStringLiteral("-") +
+               QString::number(QDateTime::currentMSecsSinceEpoch());
+    hc.settings = workerSettings(m_cfg);
+    try {
+        hc.modelArchive = m_module.archive();
+    } catch (const std::exception& e) {
+        return makeError(
+            ErrorCode::Runtime,
+            QStringLiteral("cannot serialise the model for workers: %1").arg(firstLine(e)));
+    }
+    hc.schemaHash = m_state.schemaHash;
+    hc.datasetSpec = m_cfg.data;
+    hc.datasetHash = m_state.datasetHash;
+    hc.data = m_data;
+    hc.mode = m_modePending ? TrainMode::Sync : m_cfg.mode;
+    hc.modePending = m_modePending;
+    hc.wire = storageDtype(m_cfg.wire);
+    hc.outer = m_cfg.outerWire;
+    hc.layout = ModelLayout::of(m_master.paramNames, m_master.params, m_master.bufferNames,
+                                m_master.buffers);
+    hc.trainSamples = m_data->train.count();
+    hc.events = m_pool.hubSink();
+    m_pool.setHasHub(true);
+    m_hub = std::make_unique<CoordinatorHub>(hc);
+    auto port = m_hub->start();
+    if (!port)
+        return port.error();
+    for (const QString& inv : m_cfg.invites) {
+        auto ihp = parseHostPort(
+            inv.contains(QLatin1Char(':')) ? inv : inv + QStringLiteral(":%1").arg(kServePort));
+        if (!ihp) {
+            shutdown(QStringLiteral("bad invitation"));
+            return ihp.error();
+        }
+        m_hub->invite(ihp->first, ihp->second);
+    }
+    m_obs.onMessage(QStringLiteral("listening on %1:%2 for %3 worker(s)")
+                        .arg(hc.address.toString())
+                        .arg(*port)
+                        .arg(m_cfg.workers));
+    return success();
+}
+
+Status Trainer::waitForWorkers() {
+    QElapsedTimer joinClock;
+    joinClock.start();
+    if (m_modePending) {
+        if (auto st = awaitWorkers(joinClock, true); !st)
+            return st;
+        if (auto st = decideMode(); !st)
+            return st;
+    }
+    if (auto st = awaitWorkers(joinClock, false); !st)
+        return st;
+    m_pool.admitJoined();
+    return success();
+}
+
+Status Trainer::awaitWorkers(const QElapsedTimer& since, bool probed) {
+    int joined = 0;
+    while ((joined = m_pool.waitForJoined(m_cfg.workers, 500, {}, probed)) < m_cfg.workers) {
+        m_pool.flushNotes();
+        m_obs.onWaiting();
+        if (m_cfg.joinTimeoutS > 0 && since.elapsed() > qint64(m_cfg.joinTimeoutS) * 1000 &&
+            (joined > 0 || m_cfg.localWorker)) {
+            if (!probed)
+                m_obs.onMessage(QStringLiteral("%1 of %2 invited worker(s) joined within %3 s; "
+                                               "training with them (late ones join as they come)")
+                                    .arg(joined)
+                                    .arg(m_cfg.workers)
+                                    .arg(m_cfg.joinTimeoutS));
+            break;
+        }
+        if (m_control && m_control->stopRequested()) {
+            shutdown(QStringLiteral("the run was stopped before it started"));
+            return makeError(ErrorCode::Cancelled,
+                             QStringLiteral("stopped while waiting for workers"));
+        }
+    }
+    return success();
+}
+
+} // namespace tandem

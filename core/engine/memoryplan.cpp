@@ -1,0 +1,101 @@
+#include "engine/memoryplan.h"
+
+#include "engine/hf/transformer.h"
+
+namespace tandem {
+
+namespace {
+
+int64_t bytesOf(const at::Tensor& t) {
+    return t.numel() * int64_t(t.element_size());
+}
+
+// The activations one window of `tokens` keeps for the backward pass, in values of `elem`
+// bytes: per block its norms, projections, rotated queries and keys, attention output and MLP
+// (with grouped keys repeated), the attention scores in fp32, the logits with their fp32 copy,
+// log-softmax and gradient. With checkpointing, every block keeps only its input and one block
+// at a time keeps the rest.
+int64_t transformerSampleBytes(const HfConfig& c, int64_t tokens, int64_t elem, bool checkpoint) {
+    const int64_t h = c.hidden, q = c.heads * c.headDim, kv = c.kvHeads * c.headDim;
+    const int64_t perToken = 10 * h + 5 * q + 3 * kv + 4 * c.intermediate;
+    const int64_t block = tokens * (perToken * elem + c.heads * tokens * 9);
+    const int64_t blocks = checkpoint ? c.layers * tokens * h * elem + block : c.layers * block;
+    const int64_t logits = tokens * c.vocab * (elem + 3 * 4);
+    return blocks + logits + 2 * tokens * h * elem;
+}
+
+// Optimizer state per trainable value: Adam's two moments, SGD's momentum.
+int64_t optimizerBytesPerValue(OptimizerKind k) {
+    return k == OptimizerKind::Sgd ? 4 : 8;
+}
+
+} // namespace
+
+QString bytesText(int64_t bytes) {
+    const double kb = double(bytes) / 1024.0, mb = kb / 1024.0;
+    if (mb >= 1024)
+        return QStringLiteral("%1 GB").arg(mb / 1024.0, 0, 'f', 1);
+    if (mb >= 1)
+        return QStringLiteral("%1 MB").arg(qRound64(mb));
+    return QStringLiteral("%1 KB").arg(qMax<int64_t>(1, qRound64(kb)));
+}
+
+MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig& cfg,
+                      bool coordinator) {
+    MemoryNeed need;
+    int64_t trainable = 0;
+    int64_t elem = 4;
+    for (const auto& [name, t] : model.parameters()) {
+        need.weightBytes += bytesOf(t);
+        if (t.requires_grad())
+            trainable += t.numel();
+        else if (t.is_floating_point())
+            elem = std::min<int64_t>(elem, int64_t(t.element_size()));
+    }
+    for (const auto& [name, t] : model.buffers())
+        need.weightBytes += bytesOf(t);
+    const bool local = cfg.mode == TrainMode::LocalSgd;
+    need.trainingBytes =
+        trainable * 4 + (local ? trainable * optimizerBytesPerValue(cfg.optimizer) : 0);
+    if (coordinator)
+        need.trainingBytes += trainable * (4 + optimizerBytesPerValue(cfg.optimizer));
+    if (cfg.precision != Precision::Fp32)
+        elem = 2;
+    const HfTransformer* t = model.transformer();
+    if (t && !train.sampleShape.empty())
+        need.perSampleBytes = transformerSampleBytes(t->config(), train.sampleShape.front(), elem,
+                                                     t->checkpointActivations());
+    return need;
+}
+
+int64_t memoryBudget(const DeviceInfo& d) {
+    const double share = d.kind == QLatin1String("cuda")  ? 0.9
+                         : d.kind == QLatin1String("mps") ? 0.75
+                                                          : 0.8;
+    return int64_t(double(d.memoryBytes) * share);
+}
+
+Expected<int64_t> samplesThatFit(const MemoryNeed& need, const DeviceInfo& device,
+                                 const QString& who) {
+    const int64_t budget = memoryBudget(device);
+    if (budget <= 0)
+        return int64_t(0); // the device did not say
+    const int64_t left = budget - need.fixedBytes();
+    const int64_t one = std::max<int64_t>(need.perSampleBytes, 0);
+    if (left >= one)
+        return one > 0 ? std::max<int64_t>(1, left / one) : int64_t(0);
+    QString perSample;
+    if (one > 0)
+        perSample = QStringLiteral(" and %1 for each sample").arg(bytesText(one));
+    return makeError(ErrorCode::OutOfMemory,
+                     QStringLiteral("%1's %2 has %3 to train with (of %4); this run needs %5 "
+                                    "for the model (%6 of weights, %7 of gradients and optimizer "
+                                    "state)%8. Train fewer weights (--lora), recompute "
+                                    "activations (--checkpoint-activations), use a shorter "
+                                    "context, or leave this machine out")
+                         .arg(who, device.name, bytesText(budget), bytesText(device.memoryBytes),
+                              bytesText(need.fixedBytes()), bytesText(need.weightBytes),
+                              bytesText(need.trainingBytes), perSample));
+}
+
+} // namespace tandem

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: what a device must hold to train a run's model, worked out before the run
+// starts from the model's tensors and, for a Hugging Face transformer, from its config and the
+// context: the weights, the gradients and optimizer state of what trains, and the activations
+// one sample keeps for the backward pass. A device that cannot hold the model and one sample is
+// refused with the figures, before training; one that can gets a cap on the samples per
+// forward pass that fit, so the balancer never hands it more (the out-of-memory retry in
+// smaller parts stays for what the estimate misses).
+
+#include "common/deviceinfo.h"
+#include "common/expected.h"
+#include "engine/model.h"
+#include "engine/training.h"
+#include "formats/dataset.h"
+
+namespace tandem {
+
+struct MemoryNeed {
+    int64_t weightBytes = 0;    // every parameter and buffer, in its own dtype
+    int64_t trainingBytes = 0;  // gradients and optimizer state of the trainable parameters
+    int64_t perSampleBytes = 0; // activations kept for one sample's backward pass (0: unknown)
+
+    int64_t fixedBytes() const { return weightBytes + trainingBytes; }
+};
+
+// A worker's need: its replica, its gradients and, in local modes, its own optimizer's state.
+// `coordinator` adds what the coordinator keeps beside its own worker: the fp32 masters and
+// the run's optimizer state.
+MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig& cfg,
+                      bool coordinator);
+
+// What a run may use of a device: most of a GPU's memory, about three quarters of a Mac's
+// (Metal's recommended working set), and most of a CPU machine's memory.
+int64_t memoryBudget(const DeviceInfo& device);
+
+// The most samples per forward pass that fit `device` (0: no limit known), or an error naming
+// the figures when not even the model and one sample fit. `who` names the machine.
+Expected<int64_t> samplesThatFit(const MemoryNeed& need, const DeviceInfo& device,
+                                 const QString& who);
+
+// "1.5 GB", "820 MB".
+QString bytesText(int64_t bytes);
+
+} // namespace tandem

@@ -1,0 +1,167 @@
+#pragma once
+
+// Small Hugging Face model folders written here, with no Python: config.json and
+// model.safetensors holding random weights by their Hugging Face names, in F32 or BF16.
+
+#include "formats/tensorfile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace hffolder {
+
+struct Spec {
+    QString family = QStringLiteral("llama"); // or "gpt2"
+    int vocab = 64, hidden = 32, layers = 2, heads = 4, kvHeads = 2, intermediate = 48;
+    int positions = 64;
+    bool bf16 = false;
+    quint32 seed = 1;
+    // Embeddings as torch.nn.Embedding draws them, N(0, 1), so that a frozen (tied) output
+    // layer can still make sharp predictions; the other weights N(0, 0.02).
+    double embeddingStd = 0.2;
+};
+
+inline void put(QByteArray& out, float f, bool bf16) {
+    quint32 bits;
+    std::memcpy(&bits, &f, 4);
+    if (!bf16) {
+        out.append(reinterpret_cast<const char*>(&bits), 4);
+        return;
+    }
+    // Rounded to nearest, ties to even, as torch converts.
+    bits += 0x7fff + ((bits >> 16) & 1);
+    const quint16 half = quint16(bits >> 16);
+    out.append(reinterpret_cast<const char*>(&half), 2);
+}
+
+// Every tensor the family's config calls for: norms at one, embeddings N(0, embeddingStd), the
+// rest N(0, 0.02) as Hugging Face initialises them.
+inline QList<tandem::TensorRecord> weights(const Spec& s) {
+    using Shape = std::vector<int64_t>;
+    std::vector<std::pair<QString, Shape>> names;
+    const int64_t h = s.hidden, f = s.intermediate, hd = s.hidden / s.heads;
+    if (s.family == QLatin1String("gpt2")) {
+        names = {{QStringLiteral("transformer.wte.weight"), {s.vocab, h}},
+                 {QStringLiteral("transformer.wpe.weight"), {s.positions, h}}};
+        for (int i = 0; i < s.layers; ++i) {
+            const QString b = QStringLiteral("transformer.h.%1.").arg(i);
+            for (const auto& [n, shape] :
+                 std::vector<std::pair<const char*, Shape>>{{"ln_1.weight", {h}},
+                                                            {"ln_1.bias", {h}},
+                                                            {"attn.c_attn.weight", {h, 3 * h}},
+                                                            {"attn.c_attn.bias", {3 * h}},
+                                                            {"attn.c_proj.weight", {h, h}},
+                                                            {"attn.c_proj.bias", {h}},
+                                                            {"ln_2.weight", {h}},
+                                                            {"ln_2.bias", {h}},
+                                                            {"mlp.c_fc.weight", {h, f}},
+                                                            {"mlp.c_fc.bias", {f}},
+                                                            {"mlp.c_proj.weight", {f, h}},
+                                                            {"mlp.c_proj.bias", {h}}})
+                names.emplace_back(b + QLatin1String(n), shape);
+        }
+        names.emplace_back(QStringLiteral("transformer.ln_f.weight"), Shape{h});
+        names.emplace_back(QStringLiteral("transformer.ln_f.bias"), Shape{h});
+    } else {
+        const int64_t q = s.heads * hd, kv = s.kvHeads * hd;
+        names = {{QStringLiteral("model.embed_tokens.weight"), {s.vocab, h}}};
+        for (int i = 0; i < s.layers; ++i) {
+            const QString b = QStringLiteral("model.layers.%1.").arg(i);
+            for (const auto& [n, shape] : std::vector<std::pair<const char*, Shape>>{
+                     {"input_layernorm.weight", {h}},
+                     {"self_attn.q_proj.weight", {q, h}},
+                     {"self_attn.k_proj.weight", {kv, h}},
+                     {"self_attn.v_proj.weight", {kv, h}},
+                     {"self_attn.o_proj.weight", {h, q}},
+                     {"post_attention_layernorm.weight", {h}},
+                     {"mlp.gate_proj.weight", {f, h}},
+                     {"mlp.up_proj.weight", {f, h}},
+                     {"mlp.down_proj.weight", {h, f}}})
+                names.emplace_back(b + QLatin1String(n), shape);
+        }
+        names.emplace_back(QStringLiteral("model.norm.weight"), Shape{h});
+    }
+    QRandomGenerator rng(s.seed);
+    QList<tandem::TensorRecord> out;
+    for (const auto& [name, shape] : names) {
+        tandem::TensorRecord r;
+        r.name = name;
+        r.dtype = s.bf16 ? tandem::DType::BF16 : tandem::DType::F32;
+        r.shape = shape;
+        const bool norm =
+            name.contains(QLatin1String("norm")) || name.contains(QLatin1String("ln_"));
+        const bool bias = name.endsWith(QLatin1String(".bias"));
+        const double std = name.contains(QLatin1String("embed")) ||
+                                   name.contains(QLatin1String(".wte.")) ||
+                                   name.contains(QLatin1String(".wpe."))
+                               ? s.embeddingStd
+                               : 0.02;
+        for (int64_t i = 0; i < r.numel(); ++i) {
+            // Box-Muller from two uniforms.
+            const double u1 = std::max(rng.generateDouble(), 1e-12), u2 = rng.generateDouble();
+            const double normal = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+            put(r.data, norm ? (bias ? 0.0f : 1.0f) : float(std * normal), s.bf16);
+        }
+        out << r;
+    }
+    return out;
+}
+
+inline QJsonObject config(const Spec& s) {
+    QJsonObject c{{QStringLiteral("vocab_size"), s.vocab},
+                  {QStringLiteral("torch_dtype"),
+                   s.bf16 ? QStringLiteral("bfloat16") : QStringLiteral("float32")}};
+    if (s.family == QLatin1String("gpt2")) {
+        c.insert(QStringLiteral("model_type"), QStringLiteral("gpt2"));
+        c.insert(QStringLiteral("architectures"), QJsonArray{QStringLiteral("GPT2LMHeadModel")});
+        c.insert(QStringLiteral("n_embd"), s.hidden);
+        c.insert(QStringLiteral("n_layer"), s.layers);
+        c.insert(QStringLiteral("n_head"), s.heads);
+        c.insert(QStringLiteral("n_inner"), s.intermediate);
+        c.insert(QStringLiteral("n_positions"), s.positions);
+    } else {
+        c.insert(QStringLiteral("model_type"), QStringLiteral("llama"));
+        c.insert(QStringLiteral("architectures"), QJsonArray{QStringLiteral("LlamaForCausalLM")});
+        c.insert(QStringLiteral("hidden_size"), s.hidden);
+        c.insert(QStringLiteral("num_hidden_layers"), s.layers);
+        c.insert(QStringLiteral("num_attention_heads"), s.heads);
+        c.insert(QStringLiteral("num_key_value_heads"), s.kvHeads);
+        c.insert(QStringLiteral("intermediate_size"), s.intermediate);
+        c.insert(QStringLiteral("max_position_embeddings"), s.positions);
+        c.insert(QStringLiteral("tie_word_embeddings"), true);
+    }
+    return c;
+}
+
+// A safetensors file's tensors, or none when it cannot be read.
+inline QList<tandem::TensorRecord> readSafetensors(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    auto t = tandem::parseSafetensors(f.readAll(), path);
+    return t ? *t : QList<tandem::TensorRecord>{};
+}
+
+// Writes DIR/config.json and DIR/model.safetensors; false if either cannot be written.
+inline bool write(const QString& dir, const Spec& s) {
+    if (!QDir().mkpath(dir))
+        return false;
+    QFile cfg(QDir(dir).filePath(QStringLiteral("config.json")));
+    if (!cfg.open(QIODevice::WriteOnly) || cfg.write(QJsonDocument(config(s)).toJson()) <= 0)
+        return false;
+    cfg.close();
+    return bool(tandem::writeSafetensors(QDir(dir).filePath(QStringLiteral("model.safetensors")),
+                                         weights(s),
+                                         {{QStringLiteral("format"), QStringLiteral("pt")}}));
+}
+
+} // namespace hffolder

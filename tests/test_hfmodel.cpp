@@ -1,0 +1,245 @@
+// A Hugging Face folder as a model a run trains (engine/model.h): its archive rebuilds the same
+// transformer with and without its weights, a replica's copy shares the frozen base and owns
+// what trains, a run checkpoint of it loads back, and a damaged or hostile archive is an error,
+// never a crash.
+#include "engine/hf/hfmodel.h"
+#include "engine/hf/transformer.h"
+#include "engine/memoryplan.h"
+#include "engine/model.h"
+#include "engine/optimizer.h"
+#include "engine/runcheckpoint.h"
+#include "hffolder.h"
+
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <torch/torch.h>
+
+using namespace tandem;
+
+namespace {
+
+at::Tensor someIds() {
+    return at::arange(24, at::kLong).remainder(64).reshape({2, 12});
+}
+
+// Gives the adapters values of their own, as training would.
+void perturbAdapters(const Model& m) {
+    at::NoGradGuard noGrad;
+    for (const auto& [name, t] : m.parameters())
+        if (name.find(".lora_B.") != std::string::npos)
+            t.normal_(0, 0.1);
+}
+
+} // namespace
+
+class TestHfModel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void archivesRebuildTheSameModel();
+    void copiesShareOnlyTheFrozenBase();
+    void runCheckpointsLoadBack();
+    void damagedArchivesAreErrors();
+    void fullFineTuningTrainsFp32();
+    void memoryIsPlannedPerDevice();
+
+private:
+    QTemporaryDir m_tmp;
+    QString m_llama;
+};
+
+void TestHfModel::initTestCase() {
+    QVERIFY(m_tmp.isValid());
+    hffolder::Spec s;
+    s.bf16 = true;
+    m_llama = m_tmp.filePath(QStringLiteral("llama"));
+    QVERIFY(hffolder::write(m_llama, s));
+}
+
+void TestHfModel::archivesRebuildTheSameModel() {
+    auto m = openHfModel(m_llama, QStringLiteral("r=4,alpha=8,dropout=0.1"), true, 5);
+    QVERIFY2(m, qPrintable(m ? QString() : m.error().message));
+    perturbAdapters(*m);
+    const ModelTensors t = modelTensors(*m);
+    QCOMPARE(t.params.size(), size_t(2 * 4 * 2)); // A and B on q, k, v and o, two layers
+    for (const at::Tensor& p : t.params)
+        QCOMPARE(p.scalar_type(), at::kFloat);
+    for (const at::Tensor& f : t.frozen)
+        QCOMPARE(f.scalar_type(), at::kBFloat16);
+
+    auto again = modelFromArchive(m->archive(), QStringLiteral("archive"));
+    QVERIFY2(again, qPrintable(again ? QString() : again.error().message));
+    QVERIFY(again->transformer());
+    QVERIFY(again->transformer()->checkpointActivations());
+    QCOMPARE(again->transformer()->lora()->dropout, 0.1);
+    const ModelTensors u = modelTensors(*again);
+    QCOMPARE(schemaHash(u), schemaHash(t));
+    for (size_t i = 0; i < t.params.size(); ++i)
+        QVERIFY(at::equal(u.params[i], t.params[i]));
+    for (size_t i = 0; i < t.frozen.size(); ++i)
+        QVERIFY(at::equal(u.frozen[i], t.frozen[i]));
+    m->eval();
+    again->eval();
+    QVERIFY(at::equal(m->forward(someIds()), again->forward(someIds())));
+
+    // Without weights: the same structure, far fewer bytes.
+    const QByteArray bare = m->archive(false);
+    QVERIFY(bare.size() < m->archive().size() / 4);
+    auto skeleton = modelFromArchive(bare, QStringLiteral("bare"));
+    QVERIFY(skeleton);
+    QCOMPARE(schemaHash(modelTensors(*skeleton)), schemaHash(t));
+}
+
+void TestHfModel::copiesShareOnlyTheFrozenBase() {
+    auto m = openHfModel(m_llama, QStringLiteral("r=2"), false, 1);
+    QVERIFY(m);
+    const Model c = m->copy();
+    const ModelTensors a = modelTensors(*m), b = modelTensors(c);
+    QCOMPARE(b.paramNames, a.paramNames);
+    QCOMPARE(b.frozenNames, a.frozenNames);
+    for (size_t i = 0; i < a.frozen.size(); ++i)
+        QVERIFY(b.frozen[i].is_alias_of(a.frozen[i]));
+    for (size_t i = 0; i < a.params.size(); ++i) {
+        QVERIFY(!b.params[i].is_alias_of(a.params[i]));
+        QVERIFY(b.params[i].is_leaf() && b.params[i].requires_grad());
+    }
+    // What the copy learns stays its own; its gradients reach its own adapters only.
+    perturbAdapters(c);
+    c.train();
+    c.forward(someIds()).to(at::kFloat).logsumexp(-1).sum().backward();
+    for (const at::Tensor& p : b.params)
+        QVERIFY(p.grad().defined());
+    for (const at::Tensor& p : a.params)
+        QVERIFY(!p.grad().defined());
+    QVERIFY(!at::equal(a.params[1], b.params[1]));
+}
+
+void TestHfModel::runCheckpointsLoadBack() {
+    RunConfig cfg;
+    cfg.model = QStringLiteral("hf:") + m_llama;
+    cfg.lora = QStringLiteral("r=4");
+    auto m = openModel(cfg);
+    QVERIFY(m);
+    perturbAdapters(*m);
+    ModelTensors t = modelTensors(*m);
+    OptimizerConfig oc;
+    Optimizer opt(oc, t.params);
+    RunState s;
+    s.config = cfg;
+    s.schemaHash = QString::fromLatin1(schemaHash(t));
+    const QString path = m_tmp.filePath(QStringLiteral("run.tandem"));
+    QVERIFY(writeRunCheckpoint(path, *m, opt, s));
+    // The weights are stored once, as records: the file is about their size, not twice it.
+    qint64 weightBytes = 0;
+    for (const auto& [name, v] : m->parameters())
+        weightBytes += v.numel() * v.element_size();
+    QVERIFY(QFileInfo(path).size() < weightBytes * 3 / 2);
+    auto c = loadRunCheckpoint(path);
+    QVERIFY2(c, qPrintable(c ? QString() : c.error().message));
+    QVERIFY(c->module.transformer());
+    const ModelTensors u = modelTensors(c->module);
+    for (size_t i = 0; i < t.params.size(); ++i)
+        QVERIFY(at::equal(u.params[i], t.params[i]));
+    for (size_t i = 0; i < t.frozen.size(); ++i)
+        QVERIFY(at::equal(u.frozen[i], t.frozen[i]));
+}
+
+void TestHfModel::damagedArchivesAreErrors() {
+    auto m = openHfModel(m_llama, QStringLiteral("r=2"), false, 1);
+    QVERIFY(m);
+    const QByteArray good = m->archive();
+    QByteArray flipped = good;
+    flipped[flipped.size() / 2] = char(flipped[flipped.size() / 2] ^ 0x40);
+    QVERIFY(!modelFromArchive(flipped, QStringLiteral("flipped")));
+    QVERIFY(!modelFromArchive(good.left(good.size() - 9), QStringLiteral("cut")));
+
+    // Well-formed containers with figures no model has.
+    auto edited = [&](const std::function<void(TensorFile&)>& edit) {
+        TensorFile f = *parseCheckpoint(m->archive(false), QStringLiteral("x"));
+        edit(f);
+        return modelFromArchive(*serializeCheckpoint(f), QStringLiteral("peer"));
+    };
+    auto badRank = edited([](TensorFile& f) {
+        QJsonObject lora = f.meta.value(QStringLiteral("lora")).toObject();
+        lora.insert(QStringLiteral("r"), -3);
+        f.meta.insert(QStringLiteral("lora"), lora);
+    });
+    QVERIFY(!badRank);
+    QVERIFY2(badRank.error().message.contains(QLatin1String("adapters")),
+             qPrintable(badRank.error().message));
+    auto huge = edited([](TensorFile& f) {
+        QJsonArray layout = f.meta.value(QStringLiteral("layout")).toArray();
+        QJsonObject first = layout.first().toObject();
+        first.insert(QStringLiteral("shape"), QJsonArray{qint64(1) << 40, qint64(1) << 40});
+        layout.replace(0, first);
+        f.meta.insert(QStringLiteral("layout"), layout);
+    });
+    QVERIFY(!huge);
+    auto otherModel = edited([](TensorFile& f) {
+        QJsonObject c = f.meta.value(QStringLiteral("config")).toObject();
+        c.insert(QStringLiteral("model_type"), QStringLiteral("bert"));
+        f.meta.insert(QStringLiteral("config"), c);
+    });
+    QVERIFY(!otherModel);
+}
+
+void TestHfModel::fullFineTuningTrainsFp32() {
+    auto m = openHfModel(m_llama, QString(), false, 1);
+    QVERIFY(m);
+    const ModelTensors t = modelTensors(*m);
+    QVERIFY(t.frozen.empty());
+    for (const at::Tensor& p : t.params)
+        QCOMPARE(p.scalar_type(), at::kFloat);
+    QCOMPARE(m->transformer()->config().source.value(QStringLiteral("torch_dtype")).toString(),
+             QStringLiteral("float32"));
+}
+
+void TestHfModel::memoryIsPlannedPerDevice() {
+    RunConfig cfg;
+    cfg.model = QStringLiteral("hf:") + m_llama;
+    cfg.lora = QStringLiteral("r=4");
+    auto lora = openModel(cfg);
+    QVERIFY(lora);
+    Dataset windows;
+    windows.sampleShape = {32};
+    const ModelTensors t = modelTensors(*lora);
+    int64_t weights = 0;
+    for (const at::Tensor& p : t.params)
+        weights += p.numel() * 4;
+    for (const at::Tensor& f : t.frozen)
+        weights += f.numel() * 2; // bf16
+    const MemoryNeed sync = memoryNeed(*lora, windows, cfg, false);
+    QCOMPARE(sync.weightBytes, weights);
+    QCOMPARE(sync.trainingBytes, t.trainableCount() * 4); // gradients
+    cfg.mode = TrainMode::LocalSgd;
+    QCOMPARE(memoryNeed(*lora, windows, cfg, false).trainingBytes,
+             t.trainableCount() * 12); // and Adam's moments
+    QCOMPARE(memoryNeed(*lora, windows, cfg, true).trainingBytes, t.trainableCount() * 24);
+    QVERIFY(sync.perSampleBytes > 0);
+    Dataset longer;
+    longer.sampleShape = {64};
+    QVERIFY(memoryNeed(*lora, longer, cfg, false).perSampleBytes > 2 * sync.perSampleBytes);
+    lora->transformer()->setCheckpointActivations(true);
+    QVERIFY(memoryNeed(*lora, windows, cfg, false).perSampleBytes < sync.perSampleBytes);
+
+    DeviceInfo gpu;
+    gpu.kind = QStringLiteral("cuda");
+    gpu.name = QStringLiteral("Test GPU");
+    gpu.memoryBytes = 0;
+    QCOMPARE(*samplesThatFit(sync, gpu, QStringLiteral("w1")), int64_t(0)); // not known
+    gpu.memoryBytes = int64_t(double(sync.fixedBytes() + 5 * sync.perSampleBytes + 7) / 0.9) + 1;
+    QCOMPARE(*samplesThatFit(sync, gpu, QStringLiteral("w1")), int64_t(5));
+    gpu.memoryBytes = int64_t(double(sync.fixedBytes()) / 0.9);
+    auto refused = samplesThatFit(sync, gpu, QStringLiteral("w1"));
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::OutOfMemory);
+    for (const char* says : {"w1's Test GPU", "for each sample", "--lora", "of weights"})
+        QVERIFY2(refused.error().message.contains(QLatin1String(says)),
+                 qPrintable(refused.error().message));
+}
+
+QTEST_GUILESS_MAIN(TestHfModel)
+#include "test_hfmodel.moc"

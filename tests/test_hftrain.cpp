@@ -1,0 +1,350 @@
+// Hugging Face folders trained end to end with real tandem processes on loopback, no Python:
+// a Llama-shaped model with a bf16 base fine-tuned with LoRA by a coordinator and two workers
+// (sync, and streaming local-SGD with activation checkpointing), where only the adapters
+// travel and the base comes back bit for bit; a GPT-2-shaped model fully fine-tuned, stopped,
+// resumed and exported in every format, its export opened again as a model.
+
+#include "formats/tensorfile.h"
+#include "hffolder.h"
+#include "proc.h"
+#include "testutil.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+
+#include <cmath>
+#include <memory>
+
+using namespace tandem;
+
+namespace {
+
+// A token stream adapters can learn: mostly the first 8 tokens of the vocabulary, each
+// followed by the next of them half the time, and one token in 20 drawn from all of it. A model
+// that learned nothing pays ln(vocab) a token; one that learned the 8 pays about ln(8).
+QByteArray learnableTokens(int count, int vocab) {
+    QRandomGenerator rng(3);
+    QByteArray out;
+    quint16 t = 0;
+    for (int i = 0; i < count; ++i) {
+        out.append(reinterpret_cast<const char*>(&t), 2);
+        const int r = rng.bounded(20);
+        t = r == 0   ? quint16(rng.bounded(vocab))
+            : r < 11 ? quint16((t + 1) % 8)
+                     : quint16(rng.bounded(8));
+    }
+    return out;
+}
+
+const TensorRecord* find(const QList<TensorRecord>& records, const QString& name) {
+    for (const TensorRecord& r : records)
+        if (r.name == name)
+            return &r;
+    return nullptr;
+}
+
+double firstLoss(const QString& metrics) {
+    QFile f(metrics);
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    return QJsonDocument::fromJson(f.readLine()).object().value(QStringLiteral("loss")).toDouble();
+}
+
+} // namespace
+
+class TestHfTrain : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void loraOnABf16BaseWithTwoWorkers_data();
+    void loraOnABf16BaseWithTwoWorkers();
+    void fullFineTuneStopsResumesAndExports();
+    void mistakesAreRefusedBeforeTraining();
+    void eachDeviceIsSizedToItsMemory();
+
+private:
+    QString home(const char* name) const { return m_tmp.filePath(QLatin1String(name)); }
+    QJsonObject trainWithTwoWorkers(const QStringList& args);
+
+    QTemporaryDir m_tmp;
+    QString m_llama, m_gpt2, m_tokens;
+    hffolder::Spec m_llamaSpec;
+};
+
+void TestHfTrain::initTestCase() {
+    QVERIFY(m_tmp.isValid());
+    m_llama = m_tmp.filePath(QStringLiteral("tiny-llama"));
+    m_llamaSpec.bf16 = true;
+    QVERIFY(hffolder::write(m_llama, m_llamaSpec));
+    QVERIFY(testutil::writeFile(m_llama + QStringLiteral("/tokenizer.json"), "{\"model\": {}}"));
+    hffolder::Spec gpt2;
+    gpt2.family = QStringLiteral("gpt2");
+    gpt2.layers = 1;
+    QVERIFY(hffolder::write(m_gpt2 = m_tmp.filePath(QStringLiteral("tiny-gpt2")), gpt2));
+    m_tokens = m_tmp.filePath(QStringLiteral("tokens.bin"));
+    QVERIFY(testutil::writeFile(m_tokens, learnableTokens(40000, 64)));
+    const QString coordId =
+        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    for (const char* w : {"w1", "w2"})
+        QVERIFY(!trustEachOther(home("coord"), coordId, home(w)).isEmpty());
+}
+
+QJsonObject TestHfTrain::trainWithTwoWorkers(const QStringList& args) {
+    TandemProcess c(QStringList{QStringLiteral("train"), QStringLiteral("--threads=1"),
+                                QStringLiteral("--listen=127.0.0.1:0"),
+                                QStringLiteral("--workers=2"), QStringLiteral("--home"),
+                                home("coord"), QStringLiteral("--worker-timeout=60"),
+                                QStringLiteral("--no-history")} +
+                    args);
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    if (port.isEmpty()) {
+        qWarning().noquote() << c.err();
+        return {};
+    }
+    std::vector<std::unique_ptr<TandemProcess>> workers;
+    for (const char* w : {"w1", "w2"})
+        workers.push_back(std::make_unique<TandemProcess>(
+            QStringList{QStringLiteral("worker"), QStringLiteral("--connect"),
+                        QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home(w),
+                        QStringLiteral("--threads=1")}));
+    if (!c.finish(600000) || c.exitCode() != 0) {
+        qWarning().noquote() << c.err();
+        return {};
+    }
+    for (auto& w : workers)
+        w->finish(60000);
+    return c.summary();
+}
+
+void TestHfTrain::loraOnABf16BaseWithTwoWorkers_data() {
+    QTest::addColumn<QStringList>("mode");
+    QTest::newRow("sync") << QStringList{QStringLiteral("--mode=sync")};
+    QTest::newRow("streaming, checkpointed activations")
+        << QStringList{QStringLiteral("--mode=local-sgd"), QStringLiteral("--local-steps=4"),
+                       QStringLiteral("--fragments=2"), QStringLiteral("--outer-momentum=0.5"),
+                       QStringLiteral("--checkpoint-activations")};
+}
+
+void TestHfTrain::loraOnABf16BaseWithTwoWorkers() {
+    QFETCH(QStringList, mode);
+    const QString out = m_tmp.filePath(
+        QStringLiteral("lora-%1").arg(QLatin1String(QTest::currentDataTag()).left(4)));
+    const QJsonObject s = trainWithTwoWorkers(
+        QStringList{QStringLiteral("--model=hf:") + m_llama,
+                    QStringLiteral("--data=tokens:%1,context=32").arg(m_tokens),
+                    QStringLiteral("--lora=r=4,alpha=8,targets=q_proj,v_proj,o_proj,down_proj"),
+                    QStringLiteral("--batch=32"), QStringLiteral("--lr=0.01"),
+                    QStringLiteral("--epochs=1"), QStringLiteral("--out=") + out} +
+        mode);
+    QVERIFY(!s.isEmpty());
+    // Per layer, rank 4: q (4·32 + 32·4), v (4·32 + 16·4), o (4·32 + 32·4), down (4·48 + 32·4).
+    const qint64 adapters = 2 * (256 + 192 + 256 + 320);
+    QCOMPARE(s.value(QStringLiteral("trainable_parameters")).toInteger(), adapters);
+    QVERIFY(s.value(QStringLiteral("frozen_parameters")).toInteger() > 5 * adapters);
+    for (const QJsonValue& w : s.value(QStringLiteral("workers")).toArray())
+        QVERIFY(w.toObject().value(QStringLiteral("samples")).toInteger() > 0);
+
+    // The adapters learn on a base that never trains.
+    const double first = firstLoss(out + QStringLiteral("/metrics.jsonl"));
+    const double test = s.value(QStringLiteral("test_loss")).toDouble();
+    qInfo("%s: first step's loss %.3f, test loss %.3f (ln 64 = %.3f)", QTest::currentDataTag(),
+          first, test, std::log(64.0));
+    QVERIFY2(test < first - 1 && test < std::log(64.0) - 0.5,
+             qPrintable(QStringLiteral("first %1, test %2").arg(first).arg(test)));
+
+    // Only the adapters travel: a sync step sends each worker the adapters and takes back
+    // their gradient, fp32.
+    if (mode.first() == QLatin1String("--mode=sync")) {
+        const double perStep = s.value(QStringLiteral("wire_bytes_per_step")).toDouble();
+        qInfo("sync: %.0f bytes per step and worker for %lld adapter parameters", perStep,
+              qlonglong(adapters));
+        QVERIFY2(perStep > 2.0 * double(adapters) * 4 * 0.99 &&
+                     perStep < 2.0 * double(adapters) * 4 * 1.05,
+                 qPrintable(QString::number(perStep)));
+    }
+
+    // The checkpoint keeps the base bit for bit, in bf16.
+    const QString state = out + QStringLiteral("/state.safetensors");
+    TandemProcess e({QStringLiteral("export"), QStringLiteral("--checkpoint"),
+                     out + QStringLiteral("/checkpoint.tandem"), QStringLiteral("--format"),
+                     QStringLiteral("safetensors"), QStringLiteral("--out"), state});
+    QVERIFY(e.finish());
+    QCOMPARE(e.exitCode(), 0);
+    const QList<TensorRecord> saved = hffolder::readSafetensors(state);
+    for (const TensorRecord& base : hffolder::weights(m_llamaSpec)) {
+        const TensorRecord* r = find(saved, base.name);
+        QVERIFY2(r && r->dtype == DType::BF16 && r->data == base.data, qPrintable(base.name));
+    }
+
+    // The run leaves PEFT's adapter folder and the merged model, still bf16.
+    const QList<TensorRecord> peft =
+        hffolder::readSafetensors(out + QStringLiteral("/adapter/adapter_model.safetensors"));
+    QCOMPARE(peft.size(), int(2 * 4 * m_llamaSpec.layers));
+    QVERIFY(
+        find(peft, QStringLiteral("base_model.model.model.layers.1.mlp.down_proj.lora_B.weight")));
+    const QList<TensorRecord> merged =
+        hffolder::readSafetensors(out + QStringLiteral("/hf-model/model.safetensors"));
+    const TensorRecord* q = find(merged, QStringLiteral("model.layers.0.self_attn.q_proj.weight"));
+    const TensorRecord* k = find(merged, QStringLiteral("model.layers.0.self_attn.k_proj.weight"));
+    QVERIFY(q && k && q->dtype == DType::BF16);
+    const QList<TensorRecord> base = hffolder::weights(m_llamaSpec);
+    QVERIFY(q->data != find(base, q->name)->data); // adapted and merged
+    QVERIFY(k->data == find(base, k->name)->data); // not a target
+    // With the base folder's tokenizer beside it, so the folder works on its own.
+    QVERIFY(QFileInfo::exists(out + QStringLiteral("/hf-model/tokenizer.json")));
+}
+
+void TestHfTrain::fullFineTuneStopsResumesAndExports() {
+    const QString out = m_tmp.filePath(QStringLiteral("full"));
+    const QStringList run{QStringLiteral("train"),
+                          QStringLiteral("--model=hf:") + m_gpt2,
+                          QStringLiteral("--data=tokens:%1,context=16").arg(m_tokens),
+                          QStringLiteral("--batch=16"),
+                          QStringLiteral("--lr=0.003"),
+                          QStringLiteral("--threads=1"),
+                          QStringLiteral("--no-history"),
+                          QStringLiteral("--out=") + out};
+    TandemProcess first(run + QStringList{QStringLiteral("--max-steps=15")});
+    QVERIFY(first.finish(300000));
+    QCOMPARE(first.exitCode(), 0);
+    const QJsonObject a = first.summary();
+    QCOMPARE(a.value(QStringLiteral("frozen_parameters")).toInteger(), 0);
+    const QString ckpt = out + QStringLiteral("/checkpoint.tandem");
+    TandemProcess resumed({QStringLiteral("train"), QStringLiteral("--resume"), ckpt,
+                           QStringLiteral("--max-steps=30"), QStringLiteral("--threads=1"),
+                           QStringLiteral("--no-history")});
+    QVERIFY(resumed.finish(300000));
+    QCOMPARE(resumed.exitCode(), 0);
+    QCOMPARE(resumed.summary().value(QStringLiteral("steps")).toInt(), 30);
+
+    // Every format but PEFT's (no adapters) and TorchScript's (not a script) exports.
+    auto exportAs = [&](const char* format) {
+        auto p = std::make_unique<TandemProcess>(
+            QStringList{QStringLiteral("export"), QStringLiteral("--checkpoint"), ckpt,
+                        QStringLiteral("--format"), QLatin1String(format), QStringLiteral("--out"),
+                        out + QStringLiteral("/export-") + QLatin1String(format)});
+        p->finish();
+        return p;
+    };
+    QCOMPARE(exportAs("hf")->exitCode(), 0);
+    QCOMPARE(exportAs("merged")->exitCode(), 0);
+    auto peft = exportAs("peft");
+    QVERIFY(peft->exitCode() != 0);
+    QVERIFY2(peft->err().contains(QLatin1String("without adapters")), qPrintable(peft->err()));
+    auto script = exportAs("torchscript");
+    QVERIFY(script->exitCode() != 0);
+    QVERIFY2(script->err().contains(QLatin1String("not as TorchScript")),
+             qPrintable(script->err()));
+
+    // The export is a Hugging Face folder again: fp32 now, every tensor by its name, and it
+    // trains as a model of its own.
+    const QString exported = out + QStringLiteral("/export-hf");
+    const QList<TensorRecord> w =
+        hffolder::readSafetensors(exported + QStringLiteral("/model.safetensors"));
+    QVERIFY(find(w, QStringLiteral("transformer.h.0.attn.c_attn.weight")));
+    QCOMPARE(find(w, QStringLiteral("transformer.wte.weight"))->dtype, DType::F32);
+    TandemProcess again({QStringLiteral("train"), QStringLiteral("--model=hf:") + exported,
+                         QStringLiteral("--data=tokens:%1,context=16").arg(m_tokens),
+                         QStringLiteral("--max-steps=2"), QStringLiteral("--threads=1"),
+                         QStringLiteral("--no-history"),
+                         QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("again"))});
+    QVERIFY(again.finish(300000));
+    QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+}
+
+void TestHfTrain::mistakesAreRefusedBeforeTraining() {
+    struct Case {
+        QStringList args;
+        const char* says;
+    };
+    const QString data = QStringLiteral("--data=tokens:%1,context=16").arg(m_tokens);
+    const QList<Case> cases = {
+        {{QStringLiteral("--model=mlp"), QStringLiteral("--lora=r=4")}, "(--model hf:DIR)"},
+        {{QStringLiteral("--model=mlp"), QStringLiteral("--checkpoint-activations")},
+         "(--model hf:DIR)"},
+        {{QStringLiteral("--model=hf:") + m_llama, data,
+          QStringLiteral("--lora=r=4,targets=c_attn")},
+         "\"c_attn\" is not a linear layer"},
+        {{QStringLiteral("--model=hf:") + m_llama, data, QStringLiteral("--lora=rank=4")},
+         "--lora"},
+        {{QStringLiteral("--model=hf:") + m_tmp.filePath(QStringLiteral("none")), data},
+         "config.json"},
+        // The GPT-2 folder embeds 64 tokens; a context past its 64 positions cannot fit.
+        {{QStringLiteral("--model=hf:") + m_gpt2,
+          QStringLiteral("--data=tokens:%1,context=100").arg(m_tokens)},
+         "64 positions"},
+    };
+    for (const Case& c : cases) {
+        TandemProcess p(
+            QStringList{QStringLiteral("train"), QStringLiteral("--no-history"),
+                        QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("x"))} +
+            c.args);
+        QVERIFY(p.finish(120000));
+        QVERIFY2(p.exitCode() != 0 && p.err().contains(QLatin1String(c.says)),
+                 qPrintable(c.args.join(QLatin1Char(' ')) + QStringLiteral(": ") + p.err()));
+    }
+}
+
+void TestHfTrain::eachDeviceIsSizedToItsMemory() {
+    const QStringList run{QStringLiteral("train"),
+                          QStringLiteral("--model=hf:") + m_llama,
+                          QStringLiteral("--data=tokens:%1,context=32").arg(m_tokens),
+                          QStringLiteral("--lora=r=4"),
+                          QStringLiteral("--batch=16"),
+                          QStringLiteral("--max-steps=3"),
+                          QStringLiteral("--threads=1"),
+                          QStringLiteral("--no-history")};
+    // Too little for the model: refused with the figures, before training.
+    TandemProcess small(
+        run + QStringList{QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("small"))},
+        false, {QStringLiteral("TANDEM_MEMORY_LIMIT=40K")});
+    QVERIFY(small.finish(120000));
+    QVERIFY(small.exitCode() != 0);
+    QVERIFY2(small.err().contains(QLatin1String("this machine's")) &&
+                 small.err().contains(QLatin1String("for each sample")) &&
+                 !small.err().contains(QLatin1String("step 1")),
+             qPrintable(small.err()));
+
+    // Room for a few windows of 32 tokens at a time: each step computes 16 in parts of that
+    // many, and trains.
+    const QString out = m_tmp.filePath(QStringLiteral("capped"));
+    TandemProcess capped(run + QStringList{QStringLiteral("--out=") + out}, false,
+                         {QStringLiteral("TANDEM_MEMORY_LIMIT=1M")});
+    QVERIFY(capped.finish(120000));
+    QVERIFY2(capped.exitCode() == 0, qPrintable(capped.err()));
+    static const QRegularExpression holds(QStringLiteral("holds at most (\\d+) samples at once"));
+    const auto m = holds.match(capped.err());
+    QVERIFY2(m.hasMatch(), qPrintable(capped.err()));
+    const int cap = m.captured(1).toInt();
+    QVERIFY2(cap >= 1 && cap < 16, qPrintable(m.captured(0)));
+    QCOMPARE(capped.summary().value(QStringLiteral("steps")).toInt(), 3);
+
+    // A worker whose device cannot hold the model says so and the run goes on without it.
+    TandemProcess c(QStringList{
+        QStringLiteral("train"), QStringLiteral("--threads=1"),
+        QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+        QStringLiteral("--join-timeout=20"), QStringLiteral("--home"), home("coord"),
+        QStringLiteral("--no-history"), QStringLiteral("--model=hf:") + m_llama,
+        QStringLiteral("--data=tokens:%1,context=32").arg(m_tokens), QStringLiteral("--lora=r=4"),
+        QStringLiteral("--batch=16"), QStringLiteral("--max-steps=3"),
+        QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("without"))});
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY(!port.isEmpty());
+    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
+                     QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home("w1"),
+                     QStringLiteral("--threads=1")},
+                    false, {QStringLiteral("TANDEM_MEMORY_LIMIT=40K")});
+    QVERIFY(c.finish(300000));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY(w.finish(60000));
+    QVERIFY(w.exitCode() != 0);
+    QVERIFY2(w.err().contains(QLatin1String("for each sample")), qPrintable(w.err()));
+    QVERIFY2(c.err().contains(QLatin1String("for each sample")), qPrintable(c.err()));
+}
+
+QTEST_GUILESS_MAIN(TestHfTrain)
+#include "test_hftrain.moc"
