@@ -192,6 +192,22 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export Hugging Face folder…</source>
+        <translation>تصدير مجلد Hugging Face…</translation>
+    </message>
+    <message>
+        <source>Export adapters (PEFT)…</source>
+        <translation>تصدير المحوّلات (PEFT)…</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder into</source>
+        <translation>تصدير مجلد Hugging Face إلى</translation>
+    </message>
+    <message>
+        <source>Export the adapters into</source>
+        <translation>تصدير المحوّلات إلى</translation>
+    </message>
+    <message>
         <source>Dismiss</source>
         <translation>إخفاء</translation>
     </message>
@@ -668,6 +684,38 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
+    <message>
+        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
+        <translation>مجلد Hugging Face… ‏(GPT-2، Llama، Qwen2، Mistral)</translation>
+    </message>
+    <message>
+        <source>empty: train every weight</source>
+        <translation>فارغ: تدريب كل الأوزان</translation>
+    </message>
+    <message>
+        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <translation>محوّلات منخفضة الرتبة: تُدرَّب وحدها وتبقى أوزان النموذج مجمّدة. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
+    </message>
+    <message>
+        <source>Recompute activations (less memory, more time)</source>
+        <translation>إعادة حساب التنشيطات (ذاكرة أقل، وقت أطول)</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>المحوّلات (LoRA)</translation>
+    </message>
+    <message>
+        <source>a folder with config.json and model.safetensors</source>
+        <translation>مجلد فيه config.json و model.safetensors</translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder</source>
+        <translation>اختر مجلد نموذج Hugging Face</translation>
+    </message>
+    <message>
+        <source>Choose the Hugging Face model's folder.</source>
+        <translation>اختر مجلد نموذج Hugging Face.</translation>
+    </message>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
         <translation>mnist-cnn: شبكة التفافية لصور 28×28</translation>

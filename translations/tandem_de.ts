@@ -188,6 +188,22 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export Hugging Face folder…</source>
+        <translation>Hugging-Face-Ordner exportieren…</translation>
+    </message>
+    <message>
+        <source>Export adapters (PEFT)…</source>
+        <translation>Adapter exportieren (PEFT)…</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder into</source>
+        <translation>Hugging-Face-Ordner exportieren nach</translation>
+    </message>
+    <message>
+        <source>Export the adapters into</source>
+        <translation>Adapter exportieren nach</translation>
+    </message>
+    <message>
         <source>Dismiss</source>
         <translation>Ausblenden</translation>
     </message>
@@ -660,6 +676,38 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
+    <message>
+        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
+        <translation>Ein Hugging-Face-Ordner… (GPT-2, Llama, Qwen2, Mistral)</translation>
+    </message>
+    <message>
+        <source>empty: train every weight</source>
+        <translation>leer: alle Gewichte trainieren</translation>
+    </message>
+    <message>
+        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <translation>Low-Rank-Adapter: nur sie werden trainiert, die Gewichte des Modells bleiben eingefroren. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
+    </message>
+    <message>
+        <source>Recompute activations (less memory, more time)</source>
+        <translation>Aktivierungen neu berechnen (weniger Speicher, mehr Zeit)</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>Adapter (LoRA)</translation>
+    </message>
+    <message>
+        <source>a folder with config.json and model.safetensors</source>
+        <translation>ein Ordner mit config.json und model.safetensors</translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder</source>
+        <translation>Hugging-Face-Modellordner wählen</translation>
+    </message>
+    <message>
+        <source>Choose the Hugging Face model's folder.</source>
+        <translation>Wählen Sie den Ordner des Hugging-Face-Modells.</translation>
+    </message>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
         <translation>mnist-cnn: Faltungsnetz für 28×28-Bilder</translation>

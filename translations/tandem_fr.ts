@@ -188,6 +188,22 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export Hugging Face folder…</source>
+        <translation>Exporter le dossier Hugging Face…</translation>
+    </message>
+    <message>
+        <source>Export adapters (PEFT)…</source>
+        <translation>Exporter les adaptateurs (PEFT)…</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder into</source>
+        <translation>Exporter le dossier Hugging Face dans</translation>
+    </message>
+    <message>
+        <source>Export the adapters into</source>
+        <translation>Exporter les adaptateurs dans</translation>
+    </message>
+    <message>
         <source>Dismiss</source>
         <translation>Masquer</translation>
     </message>
@@ -660,6 +676,38 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
+    <message>
+        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
+        <translation>Un dossier Hugging Face… (GPT-2, Llama, Qwen2, Mistral)</translation>
+    </message>
+    <message>
+        <source>empty: train every weight</source>
+        <translation>vide : entraîner tous les poids</translation>
+    </message>
+    <message>
+        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <translation>Adaptateurs de rang faible : eux seuls s’entraînent, les poids du modèle restent figés. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
+    </message>
+    <message>
+        <source>Recompute activations (less memory, more time)</source>
+        <translation>Recalculer les activations (moins de mémoire, plus de temps)</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>Adaptateurs (LoRA)</translation>
+    </message>
+    <message>
+        <source>a folder with config.json and model.safetensors</source>
+        <translation>un dossier contenant config.json et model.safetensors</translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder</source>
+        <translation>Choisir un dossier de modèle Hugging Face</translation>
+    </message>
+    <message>
+        <source>Choose the Hugging Face model's folder.</source>
+        <translation>Choisissez le dossier du modèle Hugging Face.</translation>
+    </message>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
         <translation>mnist-cnn : réseau convolutif pour images 28×28</translation>

@@ -188,6 +188,22 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export Hugging Face folder…</source>
+        <translation>Hugging Face फ़ोल्डर निर्यात करें…</translation>
+    </message>
+    <message>
+        <source>Export adapters (PEFT)…</source>
+        <translation>एडेप्टर निर्यात करें (PEFT)…</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder into</source>
+        <translation>Hugging Face फ़ोल्डर यहाँ निर्यात करें</translation>
+    </message>
+    <message>
+        <source>Export the adapters into</source>
+        <translation>एडेप्टर यहाँ निर्यात करें</translation>
+    </message>
+    <message>
         <source>Dismiss</source>
         <translation>हटाएँ</translation>
     </message>
@@ -660,6 +676,38 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
+    <message>
+        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
+        <translation>Hugging Face फ़ोल्डर… (GPT-2, Llama, Qwen2, Mistral)</translation>
+    </message>
+    <message>
+        <source>empty: train every weight</source>
+        <translation>खाली: सभी वज़न प्रशिक्षित करें</translation>
+    </message>
+    <message>
+        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <translation>लो-रैंक एडेप्टर: केवल ये प्रशिक्षित होते हैं, मॉडल के अपने वज़न स्थिर रहते हैं। r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
+    </message>
+    <message>
+        <source>Recompute activations (less memory, more time)</source>
+        <translation>एक्टिवेशन फिर से गणना करें (कम मेमोरी, अधिक समय)</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>एडेप्टर (LoRA)</translation>
+    </message>
+    <message>
+        <source>a folder with config.json and model.safetensors</source>
+        <translation>config.json और model.safetensors वाला फ़ोल्डर</translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder</source>
+        <translation>Hugging Face मॉडल फ़ोल्डर चुनें</translation>
+    </message>
+    <message>
+        <source>Choose the Hugging Face model's folder.</source>
+        <translation>Hugging Face मॉडल का फ़ोल्डर चुनें।</translation>
+    </message>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
         <translation>mnist-cnn: 28×28 छवियों के लिए कन्वोल्यूशनल नेटवर्क</translation>

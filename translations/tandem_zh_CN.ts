@@ -187,6 +187,22 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export Hugging Face folder…</source>
+        <translation>导出 Hugging Face 文件夹…</translation>
+    </message>
+    <message>
+        <source>Export adapters (PEFT)…</source>
+        <translation>导出适配器（PEFT）…</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder into</source>
+        <translation>将 Hugging Face 文件夹导出到</translation>
+    </message>
+    <message>
+        <source>Export the adapters into</source>
+        <translation>将适配器导出到</translation>
+    </message>
+    <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -658,6 +674,38 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
+    <message>
+        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
+        <translation>Hugging Face 模型文件夹…（GPT-2、Llama、Qwen2、Mistral）</translation>
+    </message>
+    <message>
+        <source>empty: train every weight</source>
+        <translation>留空：训练全部权重</translation>
+    </message>
+    <message>
+        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <translation>低秩适配器：只训练适配器，模型自身的权重保持冻结。r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
+    </message>
+    <message>
+        <source>Recompute activations (less memory, more time)</source>
+        <translation>重新计算激活（占用更少内存，耗时更长）</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>适配器（LoRA）</translation>
+    </message>
+    <message>
+        <source>a folder with config.json and model.safetensors</source>
+        <translation>包含 config.json 和 model.safetensors 的文件夹</translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder</source>
+        <translation>选择 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>Choose the Hugging Face model's folder.</source>
+        <translation>请选择 Hugging Face 模型的文件夹。</translation>
+    </message>
     <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
         <translation>mnist-cnn：用于 28×28 图像的卷积网络</translation>

@@ -274,13 +274,16 @@ QWidget* MainWindow::buildHistoryTab() {
     auto* row = new QHBoxLayout;
     auto* exportTs = new QPushButton(tr("Export TorchScript…"));
     auto* exportSt = new QPushButton(tr("Export safetensors…"));
+    // A Hugging Face model's run: its folder (adapters merged), or PEFT's adapter folder.
+    auto* exportHf = new QPushButton(tr("Export Hugging Face folder…"));
+    auto* exportPeft = new QPushButton(tr("Export adapters (PEFT)…"));
     auto* resume = new QPushButton(tr("Resume run"));
     auto* open = new QPushButton(tr("Open folder"));
     auto* tryIt = new QPushButton(tr("Try it…"));
     resume->setObjectName(QStringLiteral("resumeRunButton"));
     tryIt->setObjectName(QStringLiteral("tryButton"));
     tryIt->setToolTip(tr("Let a language model continue a prompt of yours."));
-    for (QPushButton* b : {exportTs, exportSt, resume, open, tryIt})
+    for (QPushButton* b : {exportTs, exportSt, exportHf, exportPeft, resume, open, tryIt})
         row->addWidget(b);
     row->addStretch();
     layout->addLayout(row);
@@ -288,6 +291,9 @@ QWidget* MainWindow::buildHistoryTab() {
             [this] { exportSelected(ExportFormat::TorchScript); });
     connect(exportSt, &QPushButton::clicked, this,
             [this] { exportSelected(ExportFormat::Safetensors); });
+    connect(exportHf, &QPushButton::clicked, this, [this] { exportSelected(ExportFormat::Hf); });
+    connect(exportPeft, &QPushButton::clicked, this,
+            [this] { exportSelected(ExportFormat::Peft); });
     connect(resume, &QPushButton::clicked, this, [this] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
         if (!rows.isEmpty())

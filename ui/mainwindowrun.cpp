@@ -282,6 +282,22 @@ void MainWindow::exportSelected(ExportFormat format) {
         showBanner(BannerKind::Info, tr("Choose a run in History first."));
         return;
     }
+    if (format == ExportFormat::Hf || format == ExportFormat::Peft) {
+        // A folder: the one chosen, under the run's name.
+        const QString parent = QFileDialog::getExistingDirectory(
+            this,
+            format == ExportFormat::Hf ? tr("Export the Hugging Face folder into")
+                                       : tr("Export the adapters into"),
+            QDir::homePath());
+        if (!parent.isEmpty())
+            exportRun(
+                rows.first().row(), format,
+                QDir(parent).filePath(
+                    QFileInfo(rows.first().data(HistoryModel::FolderRole).toString()).fileName() +
+                    (format == ExportFormat::Hf ? QStringLiteral("-hf")
+                                                : QStringLiteral("-adapter"))));
+        return;
+    }
     const bool ts = format == ExportFormat::TorchScript;
     const QString suggested =
         QDir(QDir::homePath())
@@ -348,10 +364,15 @@ void MainWindow::exportCheckpointFile(const QString& checkpoint, ExportFormat fo
                 if (err.isEmpty()) {
                     const QString m =
                         tr("Exported to %1. In Python: %2")
-                            .arg(QDir::toNativeSeparators(path),
-                                 path.endsWith(QLatin1String(".pt"))
-                                     ? QStringLiteral("torch.jit.load(path)")
-                                     : QStringLiteral("safetensors.torch.load_file(path)"));
+                            .arg(
+                                QDir::toNativeSeparators(path),
+                                path.endsWith(QLatin1String(".pt"))
+                                    ? QStringLiteral("torch.jit.load(path)")
+                                : path.endsWith(QLatin1String(".safetensors"))
+                                    ? QStringLiteral("safetensors.torch.load_file(path)")
+                                : path.endsWith(QLatin1String("-adapter"))
+                                    ? QStringLiteral("PeftModel.from_pretrained(base, path)")
+                                    : QStringLiteral("AutoModelForCausalLM.from_pretrained(path)"));
                     self->showBanner(BannerKind::Info, m);
                     Q_EMIT self->exportFinished(true, m);
                 } else {

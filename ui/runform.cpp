@@ -4,6 +4,7 @@
 #include "common/ports.h"
 #include "ui/peermodel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDoubleSpinBox>
@@ -28,6 +29,7 @@ namespace tandem::ui {
 
 namespace {
 const QString kFileItem = QStringLiteral("file");
+const QString kHfItem = QStringLiteral("hf");
 // The mode list's entry for local SGD with its exchange streamed in fragments.
 constexpr char kStreaming[] = "streaming";
 
@@ -53,6 +55,7 @@ const DataKind kDataKinds[] = {
      QT_TRANSLATE_NOOP("tandem::ui::RunForm", "NumPy (*.npz);;All files (*)")},
     {QStringLiteral("images:"), true, nullptr}};
 constexpr int kTextKind = 5;
+constexpr int kTokensKind = 6;
 } // namespace
 
 RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* parent)
@@ -61,26 +64,7 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     auto* form = new QFormLayout(this);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
 
-    m_model = new QComboBox;
-    m_model->setObjectName(QStringLiteral("modelCombo"));
-    m_model->addItem(tr("mnist-cnn: convolutional network for 28×28 images"),
-                     QStringLiteral("mnist-cnn"));
-    m_model->addItem(tr("mlp: small fully connected network"), QStringLiteral("mlp"));
-    m_model->addItem(tr("resnet8: small ResNet for 32×32 colour images"),
-                     QStringLiteral("resnet8"));
-    m_model->addItem(tr("gpt: small language model over the bytes of a text"),
-                     QStringLiteral("gpt"));
-    m_model->addItem(tr("Your TorchScript file…"), kFileItem);
-    m_modelPath = new QLineEdit;
-    m_modelPath->setObjectName(QStringLiteral("modelPath"));
-    m_modelPath->setPlaceholderText(tr("model.pt saved with torch.jit.save"));
-    m_modelBrowse = new QPushButton(tr("Choose…"));
-    auto* modelRow = new QHBoxLayout;
-    modelRow->addWidget(m_modelPath, 1);
-    modelRow->addWidget(m_modelBrowse);
-    form->addRow(tr("Model"), m_model);
-    form->addRow(QString(), modelRow);
-
+    addModelRows(form);
     addDataRows(form);
 
     m_machines = new QListWidget;
@@ -175,7 +159,18 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
         if (m_model->currentData().toString() == QLatin1String("gpt") &&
             m_data->currentIndex() == 0)
             m_data->setCurrentIndex(kTextKind);
+        // A Hugging Face model reads its own vocabulary's tokens; adapters suit a laptop.
+        if (m_model->currentData().toString() == kHfItem) {
+            if (m_data->currentIndex() == 0)
+                m_data->setCurrentIndex(kTokensKind);
+            if (m_lora->text().isEmpty())
+                m_lora->setText(QStringLiteral("r=8"));
+        }
     });
+    connect(m_lora, &QLineEdit::textChanged, this,
+            [this] { setCheck(Check::NotChecked, QString()); });
+    connect(m_recompute, &QCheckBox::toggled, this,
+            [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_loss, &QComboBox::currentIndexChanged, this,
             [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_data, &QComboBox::currentIndexChanged, this,
@@ -256,10 +251,47 @@ RunForm::~RunForm() {
         m_checkThread->wait();
 }
 
+void RunForm::addModelRows(QFormLayout* form) {
+    m_model = new QComboBox;
+    m_model->setObjectName(QStringLiteral("modelCombo"));
+    m_model->addItem(tr("mnist-cnn: convolutional network for 28×28 images"),
+                     QStringLiteral("mnist-cnn"));
+    m_model->addItem(tr("mlp: small fully connected network"), QStringLiteral("mlp"));
+    m_model->addItem(tr("resnet8: small ResNet for 32×32 colour images"),
+                     QStringLiteral("resnet8"));
+    m_model->addItem(tr("gpt: small language model over the bytes of a text"),
+                     QStringLiteral("gpt"));
+    m_model->addItem(tr("Your TorchScript file…"), kFileItem);
+    m_model->addItem(tr("A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)"), kHfItem);
+    m_modelPath = new QLineEdit;
+    m_modelPath->setObjectName(QStringLiteral("modelPath"));
+    m_modelPath->setPlaceholderText(tr("model.pt saved with torch.jit.save"));
+    m_modelBrowse = new QPushButton(tr("Choose…"));
+    auto* modelRow = new QHBoxLayout;
+    modelRow->addWidget(m_modelPath, 1);
+    modelRow->addWidget(m_modelBrowse);
+    form->addRow(tr("Model"), m_model);
+    form->addRow(QString(), modelRow);
+    m_lora = new QLineEdit;
+    m_lora->setObjectName(QStringLiteral("loraEdit"));
+    m_lora->setPlaceholderText(tr("empty: train every weight"));
+    m_lora->setToolTip(tr("Low-rank adapters: only they train, the model's own weights stay "
+                          "frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj"));
+    m_recompute = new QCheckBox(tr("Recompute activations (less memory, more time)"));
+    m_recompute->setObjectName(QStringLiteral("recomputeCheck"));
+    form->addRow(tr("Adapters (LoRA)"), m_lora);
+    form->addRow(QString(), m_recompute);
+}
+
 void RunForm::updateEnabled() {
-    const bool file = m_model->currentData().toString() == kFileItem;
+    const bool hf = m_model->currentData().toString() == kHfItem;
+    const bool file = m_model->currentData().toString() == kFileItem || hf;
     m_modelPath->setEnabled(file);
     m_modelBrowse->setEnabled(file);
+    m_modelPath->setPlaceholderText(hf ? tr("a folder with config.json and model.safetensors")
+                                       : tr("model.pt saved with torch.jit.save"));
+    m_lora->setEnabled(hf);
+    m_recompute->setEnabled(hf);
     const bool builtin = m_data->currentIndex() == 0;
     m_dataPath->setEnabled(!builtin);
     m_dataBrowse->setEnabled(!builtin);
@@ -315,7 +347,12 @@ QString RunForm::dataSpec() const {
 RunConfig RunForm::config() const {
     RunConfig c = m_base;
     const QString model = m_model->currentData().toString();
-    c.model = model == kFileItem ? m_modelPath->text().trimmed() : model;
+    const bool hf = model == kHfItem;
+    c.model = model == kFileItem ? m_modelPath->text().trimmed()
+              : hf               ? QStringLiteral("hf:") + m_modelPath->text().trimmed()
+                                 : model;
+    c.lora = hf ? m_lora->text().trimmed() : QString();
+    c.checkpointActivations = hf && m_recompute->isChecked();
     c.data = dataSpec();
     c.loss = parse<LossKind>(m_loss->currentData().toString()).value_or(LossKind::Auto);
     const QString mode = m_mode->currentData().toString();
@@ -354,9 +391,12 @@ RunConfig RunForm::config() const {
 
 void RunForm::setConfig(const RunConfig& c) {
     m_base = c;
+    const bool hf = c.model.startsWith(QLatin1String("hf:"));
     const int m = m_model->findData(c.model);
-    m_model->setCurrentIndex(m >= 0 ? m : m_model->findData(kFileItem));
-    m_modelPath->setText(m >= 0 ? QString() : c.model);
+    m_model->setCurrentIndex(m >= 0 ? m : m_model->findData(hf ? kHfItem : kFileItem));
+    m_modelPath->setText(m >= 0 ? QString() : hf ? c.model.mid(3) : c.model);
+    m_lora->setText(c.lora);
+    m_recompute->setChecked(c.checkpointActivations);
     int kind = 0;
     QString path;
     for (int k = 1; k < int(std::size(kDataKinds)); ++k)
@@ -425,8 +465,10 @@ Status RunForm::loadFrom(const QString& path) {
 
 void RunForm::browseModel() {
     const QString f =
-        QFileDialog::getOpenFileName(this, tr("Choose a TorchScript model"), QString(),
-                                     tr("TorchScript (*.pt *.pth);;All files (*)"));
+        m_model->currentData().toString() == kHfItem
+            ? QFileDialog::getExistingDirectory(this, tr("Choose a Hugging Face model folder"))
+            : QFileDialog::getOpenFileName(this, tr("Choose a TorchScript model"), QString(),
+                                           tr("TorchScript (*.pt *.pth);;All files (*)"));
     if (!f.isEmpty()) {
         m_modelPath->setText(f);
         check(); // a chosen file is checked at once, long before Start
@@ -468,8 +510,11 @@ void RunForm::setCheck(Check c, const QString& message) {
 
 void RunForm::check() {
     const RunConfig c = config();
-    if (m_model->currentData().toString() == kFileItem && c.model.isEmpty()) {
-        setCheck(Check::Failed, tr("Choose a TorchScript file for the model."));
+    const bool hf = m_model->currentData().toString() == kHfItem;
+    if ((m_model->currentData().toString() == kFileItem && c.model.isEmpty()) ||
+        (hf && c.model == QLatin1String("hf:"))) {
+        setCheck(Check::Failed, hf ? tr("Choose the Hugging Face model's folder.")
+                                   : tr("Choose a TorchScript file for the model."));
         Q_EMIT checked(false, m_checkMessage,
                        Error{ErrorCode::InvalidArgument, m_checkMessage, ErrorSubject::Model});
         return;

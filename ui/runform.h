@@ -7,6 +7,7 @@
 
 #include <memory>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -51,6 +52,7 @@ Q_SIGNALS:
 
 private:
     void updatePeers();
+    void addModelRows(QFormLayout* form);
     void addDataRows(QFormLayout* form);
     void addModeRows(QFormLayout* form);
     void updateEnabled();
@@ -64,6 +66,9 @@ private:
     QComboBox* m_model;
     QLineEdit* m_modelPath;
     QPushButton* m_modelBrowse;
+    // A Hugging Face folder's adapters (empty: every weight trains) and recomputed activations.
+    QLineEdit* m_lora;
+    QCheckBox* m_recompute;
     QComboBox* m_data;
     QComboBox* m_loss;
     QLineEdit* m_dataPath;

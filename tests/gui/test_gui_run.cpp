@@ -4,6 +4,7 @@
 #include "engine/runhistory.h"
 #include "engine/trainingrun.h"
 #include "guitest.h"
+#include "hffolder.h"
 #include "net/truststore.h"
 #include "proc.h"
 #include "ui/chartpanel.h"
@@ -483,6 +484,81 @@ private Q_SLOTS:
         QCOMPARE(form->checkState(), RunForm::Check::Failed);
         QVERIFY2(form->checkMessage().contains(junk), qPrintable(form->checkMessage()));
         QCOMPARE(w.run()->state(), TrainingRun::State::Idle);
+    }
+
+    // "A Hugging Face folder…": the folder, its adapters and recomputed activations make the
+    // run the command line would, and the check reads the folder and counts what trains.
+    void huggingFaceFolderIsChecked() {
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        const QString folder = home.filePath(QStringLiteral("tiny-llama"));
+        QVERIFY(hffolder::write(folder, hffolder::Spec{}));
+        QByteArray tokens;
+        for (quint16 i = 0; i < 4000; ++i) {
+            const quint16 t = i % 64;
+            tokens.append(reinterpret_cast<const char*>(&t), 2);
+        }
+        const QString data = home.filePath(QStringLiteral("tokens.bin"));
+        QFile f(data);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(tokens) == tokens.size());
+        f.close();
+
+        auto* model = form->findChild<QComboBox*>(QStringLiteral("modelCombo"));
+        model->setCurrentIndex(model->findData(QStringLiteral("hf")));
+        auto* lora = form->findChild<QLineEdit*>(QStringLiteral("loraEdit"));
+        QVERIFY(lora->isEnabled());
+        QCOMPARE(lora->text(), QStringLiteral("r=8")); // a laptop's default
+        form->findChild<QLineEdit*>(QStringLiteral("modelPath"))->setText(folder);
+        lora->setText(QStringLiteral("r=4"));
+        form->findChild<QCheckBox*>(QStringLiteral("recomputeCheck"))->setChecked(true);
+        RunConfig c = form->config();
+        QCOMPARE(c.model, QStringLiteral("hf:") + folder);
+        QCOMPARE(c.lora, QStringLiteral("r=4"));
+        QVERIFY(c.checkpointActivations);
+        QVERIFY(c.data.startsWith(QStringLiteral("tokens:")));
+        c.data = QStringLiteral("tokens:%1,context=16").arg(data);
+        form->setConfig(c);
+        QCOMPARE(form->config().toJson(), c.toJson());
+
+        QSignalSpy checked(form, &RunForm::checked);
+        form->check();
+        QVERIFY(checked.wait(60000));
+        QCOMPARE(form->checkState(), RunForm::Check::Ok);
+        // Rank 4 on q, k, v and o of two layers: 2 · (4·32 + 32·4 + 2·(4·32 + 16·4) + 4·32 +
+        // 32·4) trainable values.
+        QVERIFY2(form->checkMessage().contains(QStringLiteral("1792 trainable parameters")),
+                 qPrintable(form->checkMessage()));
+
+        // It trains from the form, and History exports its folder and its adapters.
+        w.show();
+        c.maxSteps = 3;
+        c.epochs = 1;
+        form->setConfig(c);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.run()->state() == TrainingRun::State::Finished ||
+                                     w.run()->state() == TrainingRun::State::Stopped,
+                                 120000);
+        QSignalSpy exported(&w, &MainWindow::exportFinished);
+        const QString hf = home.filePath(QStringLiteral("export-hf"));
+        w.exportRun(0, ExportFormat::Hf, hf);
+        QVERIFY(exported.wait(60000));
+        QVERIFY2(exported.last().at(0).toBool(), qPrintable(exported.last().at(1).toString()));
+        QVERIFY(QFileInfo::exists(hf + QStringLiteral("/config.json")));
+        QVERIFY(QFileInfo::exists(hf + QStringLiteral("/model.safetensors")));
+        const QString peft = home.filePath(QStringLiteral("export-adapter"));
+        w.exportRun(0, ExportFormat::Peft, peft);
+        QVERIFY(exported.wait(60000));
+        QVERIFY2(exported.last().at(0).toBool(), qPrintable(exported.last().at(1).toString()));
+        QVERIFY2(exported.last().at(1).toString().contains(QStringLiteral("PeftModel")),
+                 qPrintable(exported.last().at(1).toString()));
+        QVERIFY(QFileInfo::exists(peft + QStringLiteral("/adapter_config.json")));
+
+        // Back to a built-in model: the adapters no longer apply.
+        model->setCurrentIndex(0);
+        QVERIFY(!lora->isEnabled());
+        QVERIFY(form->config().lora.isEmpty());
+        QVERIFY(!form->config().checkpointActivations);
     }
 
     void unreadableDatasetIsExplained() {
