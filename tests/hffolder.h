@@ -20,13 +20,16 @@
 namespace hffolder {
 
 struct Spec {
-    QString family = QStringLiteral("llama"); // or "gpt2"
+    // "gpt2", or the Llama family: "llama", "qwen2" (q/k/v biases), "mistral" (a sliding window
+    // longer than any context the tests use)
+    QString family = QStringLiteral("llama");
+    bool tied = true; // the Llama family: the output layer is the token embedding
     int vocab = 64, hidden = 32, layers = 2, heads = 4, kvHeads = 2, intermediate = 48;
     int positions = 64;
     bool bf16 = false;
     quint32 seed = 1;
-    // Embeddings as torch.nn.Embedding draws them, N(0, 1), so that a frozen (tied) output
-    // layer can still make sharp predictions; the other weights N(0, 0.02).
+    // Embeddings (and an untied output layer) wider than Hugging Face's N(0, 0.02), so that a
+    // frozen output layer can still make sharp predictions; the other weights N(0, 0.02).
     double embeddingStd = 0.2;
 };
 
@@ -81,14 +84,20 @@ inline QList<tandem::TensorRecord> weights(const Spec& s) {
                      {"self_attn.q_proj.weight", {q, h}},
                      {"self_attn.k_proj.weight", {kv, h}},
                      {"self_attn.v_proj.weight", {kv, h}},
+                     {"self_attn.q_proj.bias", {q}},
+                     {"self_attn.k_proj.bias", {kv}},
+                     {"self_attn.v_proj.bias", {kv}},
                      {"self_attn.o_proj.weight", {h, q}},
                      {"post_attention_layernorm.weight", {h}},
                      {"mlp.gate_proj.weight", {f, h}},
                      {"mlp.up_proj.weight", {f, h}},
                      {"mlp.down_proj.weight", {h, f}}})
-                names.emplace_back(b + QLatin1String(n), shape);
+                if (s.family == QLatin1String("qwen2") || !QByteArray(n).endsWith(".bias"))
+                    names.emplace_back(b + QLatin1String(n), shape);
         }
         names.emplace_back(QStringLiteral("model.norm.weight"), Shape{h});
+        if (!s.tied)
+            names.emplace_back(QStringLiteral("lm_head.weight"), Shape{s.vocab, h});
     }
     QRandomGenerator rng(s.seed);
     QList<tandem::TensorRecord> out;
@@ -100,9 +109,11 @@ inline QList<tandem::TensorRecord> weights(const Spec& s) {
         const bool norm =
             name.contains(QLatin1String("norm")) || name.contains(QLatin1String("ln_"));
         const bool bias = name.endsWith(QLatin1String(".bias"));
+        // Embeddings and an untied output layer alike: what turns hidden states into logits.
         const double std = name.contains(QLatin1String("embed")) ||
                                    name.contains(QLatin1String(".wte.")) ||
-                                   name.contains(QLatin1String(".wpe."))
+                                   name.contains(QLatin1String(".wpe.")) ||
+                                   name.startsWith(QLatin1String("lm_head"))
                                ? s.embeddingStd
                                : 0.02;
         for (int64_t i = 0; i < r.numel(); ++i) {
@@ -129,15 +140,21 @@ inline QJsonObject config(const Spec& s) {
         c.insert(QStringLiteral("n_inner"), s.intermediate);
         c.insert(QStringLiteral("n_positions"), s.positions);
     } else {
-        c.insert(QStringLiteral("model_type"), QStringLiteral("llama"));
-        c.insert(QStringLiteral("architectures"), QJsonArray{QStringLiteral("LlamaForCausalLM")});
+        const QString arch = s.family == QLatin1String("qwen2") ? QStringLiteral("Qwen2ForCausalLM")
+                             : s.family == QLatin1String("mistral")
+                                 ? QStringLiteral("MistralForCausalLM")
+                                 : QStringLiteral("LlamaForCausalLM");
+        c.insert(QStringLiteral("model_type"), s.family);
+        c.insert(QStringLiteral("architectures"), QJsonArray{arch});
+        if (s.family == QLatin1String("mistral"))
+            c.insert(QStringLiteral("sliding_window"), 4096);
         c.insert(QStringLiteral("hidden_size"), s.hidden);
         c.insert(QStringLiteral("num_hidden_layers"), s.layers);
         c.insert(QStringLiteral("num_attention_heads"), s.heads);
         c.insert(QStringLiteral("num_key_value_heads"), s.kvHeads);
         c.insert(QStringLiteral("intermediate_size"), s.intermediate);
         c.insert(QStringLiteral("max_position_embeddings"), s.positions);
-        c.insert(QStringLiteral("tie_word_embeddings"), true);
+        c.insert(QStringLiteral("tie_word_embeddings"), s.tied);
     }
     return c;
 }

@@ -1,0 +1,66 @@
+"""The mean cross-entropy per token of a Hugging Face folder on a token file's windows, computed
+from the published equations in float64 (make_hf.py's references), with no code of Tandem's:
+what Tandem reports as a run's test loss, checked from the folder it exported.
+
+    check_hf_loss.py DIR TOKENS CONTEXT      prints the loss
+
+TOKENS is a little-endian uint16 stream; its windows are tokens [i*CONTEXT, i*CONTEXT+CONTEXT]
+for i below (n-1)//CONTEXT, each position predicting the next token, as Tandem cuts them.
+"""
+import json
+import os
+import struct
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_hf import gpt2_logits, llama_logits  # noqa: E402
+
+DTYPES = {"F32": (torch.float32, 4), "F16": (torch.float16, 2), "BF16": (torch.bfloat16, 2)}
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    data = raw[8 + n:]
+    out = {}
+    for name, meta in header.items():
+        if name == "__metadata__":
+            continue
+        dtype, _ = DTYPES[meta["dtype"]]
+        a, b = meta["data_offsets"]
+        t = torch.frombuffer(bytearray(data[a:b]), dtype=dtype).reshape(meta["shape"])
+        out[name] = t.to(torch.float64)
+    return out
+
+
+def main():
+    folder, tokens, context = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with open(os.path.join(folder, "config.json")) as f:
+        c = json.load(f)
+    p = read_safetensors(os.path.join(folder, "model.safetensors"))
+    with open(tokens, "rb") as f:
+        raw = f.read()
+    t = list(struct.unpack("<%dH" % (len(raw) // 2), raw))
+    windows = (len(t) - 1) // context
+    total, count = 0.0, 0
+    for i in range(windows):
+        x = t[i * context:i * context + context]
+        y = torch.tensor(t[i * context + 1:i * context + context + 1])
+        if c["model_type"] == "gpt2":
+            c.setdefault("layer_norm_epsilon", 1e-5)
+            p2 = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in p.items()}
+            logits = gpt2_logits(c, p2, [x])[0]
+        else:
+            c.setdefault("rms_norm_eps", 1e-6)
+            logits = llama_logits(c, p, [x], qwen=c["model_type"] == "qwen2")[0]
+        total += torch.nn.functional.cross_entropy(logits, y, reduction="sum").item()
+        count += len(x)
+    print(total / count)
+
+
+if __name__ == "__main__":
+    main()
