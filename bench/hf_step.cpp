@@ -54,21 +54,25 @@ QJsonObject shape(bool gpt2, int64_t hidden, int64_t layers, int64_t context) {
 
 int main(int argc, char** argv) {
     const char* usage = "usage: bench_hf_step gpt2|llama full|checkpoint|lora "
-                        "[HIDDEN LAYERS CONTEXT BATCH [STEPS]]\n";
+                        "[HIDDEN LAYERS CONTEXT BATCH [STEPS]]\n"
+                        "       bench_hf_step gpt2|llama save DIR [HIDDEN LAYERS CONTEXT]\n";
     if (argc < 3) {
         std::fputs(usage, stderr);
         return 2;
     }
     const bool gpt2 = std::strcmp(argv[1], "gpt2") == 0;
     const std::string setting = argv[2];
+    // "save DIR": the same random model written as a Hugging Face folder, for `tandem train`.
+    const bool save = setting == "save" && argc > 3;
+    const int shift = save ? 1 : 0;
     if ((!gpt2 && std::strcmp(argv[1], "llama") != 0) ||
-        (setting != "full" && setting != "checkpoint" && setting != "lora")) {
+        (setting != "full" && setting != "checkpoint" && setting != "lora" && !save)) {
         std::fputs(usage, stderr);
         return 2;
     }
-    const int64_t hidden = argc > 3 ? std::atoll(argv[3]) : (gpt2 ? 768 : 512);
-    const int64_t layers = argc > 4 ? std::atoll(argv[4]) : (gpt2 ? 12 : 8);
-    const int64_t context = argc > 5 ? std::atoll(argv[5]) : 512;
+    const int64_t hidden = argc > 3 + shift ? std::atoll(argv[3 + shift]) : (gpt2 ? 768 : 512);
+    const int64_t layers = argc > 4 + shift ? std::atoll(argv[4 + shift]) : (gpt2 ? 12 : 8);
+    const int64_t context = argc > 5 + shift ? std::atoll(argv[5 + shift]) : 512;
     const int64_t batch = argc > 6 ? std::atoll(argv[6]) : 4;
     const int steps = argc > 7 ? std::atoi(argv[7]) : 2;
     at::set_num_threads(2);
@@ -87,6 +91,8 @@ int main(int argc, char** argv) {
         if (!model.load(weights))
             return 1;
     }
+    if (save)
+        return model.saveHfModel(QString::fromLocal8Bit(argv[3])) ? 0 : 1;
     if (setting == "lora" &&
         !model.addLora(*parseLoraSpec(QStringLiteral("r=8"), config->family), 1))
         return 1;
