@@ -1,0 +1,240 @@
+// Tokenizers read from tokenizer.json: each kind the supported families ship (byte-level BPE
+// with GPT-2's, Llama 3's and Qwen2's expressions; SentencePiece-style BPE with byte fallback,
+// legacy and Metaspace; normalizers) is trained in Python (python/make_tokenizers.py) and
+// checked against python/tokref.py, a plain implementation written from Hugging Face's
+// description, on text in many scripts with spaces and newlines everywhere. Every string
+// comes back exactly from its ids. Files Tandem cannot follow are refused by the component.
+
+#include "formats/tokenizer.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tandem;
+
+namespace {
+
+const QString kPython = QStringLiteral("/usr/bin/python3");
+
+QStringList testStrings() {
+    return {
+        QStringLiteral("Hello world"),
+        QStringLiteral(" leading space"),
+        QStringLiteral("trailing space "),
+        QStringLiteral("  double  spaces  everywhere  "),
+        QStringLiteral("\nnewline first"),
+        QStringLiteral("last newline\n"),
+        QStringLiteral("mid\n\nnewlines\r\nand \n spaces \n\n "),
+        QStringLiteral("\ttab\tseparated\t"),
+        QStringLiteral("Les élèves étudient à l'école; où est-elle?"),
+        QStringLiteral("de\u0301compose\u0301e"),
+        QStringLiteral("机器学习是人工智能的一个分支。我们在家里训练模型。"),
+        QStringLiteral("Emoji 🙂🚀👩‍💻 mixed with text🙂"),
+        QStringLiteral("मशीन लर्निंग कृत्रिम बुद्धिमत्ता का हिस्सा है।"),
+        QStringLiteral("التعلم الآلي فرع من الذكاء الاصطناعي."),
+        QStringLiteral("Rare: ǅ ꙮ 𓀀 ⟁ ᚠᛇᚻ"),
+        QStringLiteral("It's they'LL we'VE I'M 12345678 3.14159"),
+        QStringLiteral("ﬁnance ＡＢＣ １２３"),
+        QStringLiteral("def f(x):\n    return x  # two\n\n\n"),
+        QStringLiteral(
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+        QStringLiteral("     "),
+        QStringLiteral(""),
+        QStringLiteral("x"),
+    };
+}
+
+// Strings with added tokens in them: ids checked against the reference, not round-tripped
+// (a legacy SentencePiece file puts "▁" after a special token, as Hugging Face's does).
+QStringList addedTokenStrings() {
+    return {
+        QStringLiteral("<|endoftext|>Hi<|endoftext|> there"),
+        QStringLiteral("<s>x</s> <s> y"),
+        QStringLiteral("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"),
+        QStringLiteral("a <tool>  b<tool>c"),
+        QStringLiteral("<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhey"),
+        QStringLiteral("</s>trailing"),
+    };
+}
+
+std::vector<int32_t> idsOf(const QJsonValue& v) {
+    std::vector<int32_t> out;
+    for (const auto& x : v.toArray())
+        out.push_back(int32_t(x.toInt()));
+    return out;
+}
+
+QByteArray tokenizerJson(const QJsonObject& over) {
+    QJsonObject vocab{{QStringLiteral("a"), 0},
+                      {QStringLiteral("b"), 1},
+                      {QStringLiteral("ab"), 2},
+                      {QStringLiteral("c"), 3}};
+    QJsonObject t{{QStringLiteral("model"),
+                   QJsonObject{{QStringLiteral("type"), QStringLiteral("BPE")},
+                               {QStringLiteral("vocab"), vocab},
+                               {QStringLiteral("merges"), QJsonArray{QStringLiteral("a b")}}}},
+                  {QStringLiteral("added_tokens"), QJsonArray{}}};
+    for (auto it = over.begin(); it != over.end(); ++it)
+        t.insert(it.key(), it.value());
+    return QJsonDocument(t).toJson();
+}
+
+} // namespace
+
+class TestTokenizer : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void matchesTheReference_data();
+    void matchesTheReference();
+    void mergesByRank();
+    void unsupportedPartsAreRefusedByName();
+    void folderErrorsNameTheFile();
+
+private:
+    QTemporaryDir m_tmp;
+};
+
+void TestTokenizer::initTestCase() {
+    QVERIFY(m_tmp.isValid());
+    QProcess p;
+    p.start(kPython, {QStringLiteral(TANDEM_PYTHON_DIR "/make_tokenizers.py"), m_tmp.path()});
+    QVERIFY2(p.waitForFinished(120000) && p.exitCode() == 0,
+             qPrintable(QStringLiteral("make_tokenizers.py (needs Debian's python3-regex): ") +
+                        QString::fromUtf8(p.readAllStandardError())));
+}
+
+void TestTokenizer::matchesTheReference_data() {
+    QTest::addColumn<QString>("kind");
+    for (const char* k : {"gpt2", "llama3", "qwen2", "llama2", "mistral", "nfkc"})
+        QTest::newRow(k) << QString::fromLatin1(k);
+}
+
+void TestTokenizer::matchesTheReference() {
+    QFETCH(QString, kind);
+    const QString dir = m_tmp.filePath(kind);
+    auto tok = Tokenizer::fromFolder(dir);
+    QVERIFY2(tok, qPrintable(tok ? QString() : tok.error().message));
+    const QStringList plain = testStrings();
+    const QStringList strings = plain + addedTokenStrings();
+
+    QProcess p;
+    p.start(kPython, {QStringLiteral(TANDEM_PYTHON_DIR "/tokref.py"), dir});
+    QVERIFY(p.waitForStarted());
+    p.write(QJsonDocument(QJsonArray::fromStringList(strings)).toJson());
+    p.closeWriteChannel();
+    QVERIFY(p.waitForFinished(120000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    const QJsonArray ref = QJsonDocument::fromJson(p.readAllStandardOutput()).array();
+    QCOMPARE(ref.size(), strings.size());
+
+    int tokens = 0;
+    for (qsizetype i = 0; i < strings.size(); ++i) {
+        const QString& s = strings[i];
+        const QJsonObject r = ref[i].toObject();
+        const std::vector<int32_t> ids = (*tok)->encode(s, true);
+        const std::vector<int32_t> bare = (*tok)->encode(s, false);
+        tokens += int(bare.size());
+        QVERIFY2(
+            ids == idsOf(r.value(QStringLiteral("ids"))),
+            qPrintable(
+                QStringLiteral("%1: the ids of \"%2\" differ from the reference").arg(kind, s)));
+        QVERIFY2(bare == idsOf(r.value(QStringLiteral("plain"))),
+                 qPrintable(QStringLiteral("%1: \"%2\" without the template").arg(kind, s)));
+        const QString back = QString::fromUtf8((*tok)->decode(bare));
+        QCOMPARE(back, r.value(QStringLiteral("text")).toString());
+        if (i < plain.size()) {
+            // Exact, but for what the file changes on purpose: its normalizers, and the one
+            // leading space that Metaspace's "first" scheme takes for its own "▁".
+            QString expected = s;
+            if (kind == QLatin1String("nfkc"))
+                expected = s.normalized(QString::NormalizationForm_KC).toLower();
+            else if (kind == QLatin1String("qwen2"))
+                expected = s.normalized(QString::NormalizationForm_C);
+            else if (kind == QLatin1String("mistral") && s.startsWith(QLatin1Char(' ')))
+                expected = s.mid(1);
+            QCOMPARE(back, expected);
+        }
+    }
+    QVERIFY(tokens > 300);
+    // Special tokens are single ids, never split, and skipped on request.
+    const int32_t eos = (*tok)->eos();
+    QVERIFY(eos >= 0);
+    const std::vector<int32_t> e = (*tok)->encode((*tok)->eosToken(), false);
+    QCOMPARE(e, std::vector<int32_t>{eos});
+    QVERIFY((*tok)->decode(e, true).isEmpty());
+}
+
+void TestTokenizer::mergesByRank() {
+    // "c a b a b": the merge a+b applies wherever it can, and only it.
+    auto tok = Tokenizer::fromJson(tokenizerJson({}), {}, QStringLiteral("t.json"));
+    QVERIFY(tok);
+    QCOMPARE((*tok)->encode(QStringLiteral("cabab")), (std::vector<int32_t>{3, 2, 2}));
+    QCOMPARE((*tok)->encode(QStringLiteral("ba")), (std::vector<int32_t>{1, 0}));
+    // no unknown token: characters outside the vocabulary are dropped, as Hugging Face does,
+    // and their neighbours merge
+    QCOMPARE((*tok)->encode(QStringLiteral("azb")), (std::vector<int32_t>{2}));
+    QCOMPARE((*tok)->vocabSize(), 4);
+    QCOMPARE((*tok)->decode({2, 3}), QByteArray("ab c")); // no decoder: joined with spaces
+}
+
+void TestTokenizer::unsupportedPartsAreRefusedByName() {
+    const QList<QPair<QJsonObject, QString>> cases{
+        {{{QStringLiteral("normalizer"),
+           QJsonObject{{QStringLiteral("type"), QStringLiteral("BertNormalizer")}}}},
+         QStringLiteral("normalizer \"BertNormalizer\"")},
+        {{{QStringLiteral("pre_tokenizer"),
+           QJsonObject{{QStringLiteral("type"), QStringLiteral("Sequence")},
+                       {QStringLiteral("pretokenizers"),
+                        QJsonArray{QJsonObject{
+                            {QStringLiteral("type"), QStringLiteral("UnicodeScripts")}}}}}}},
+         QStringLiteral("pre-tokenizer \"UnicodeScripts\"")},
+        {{{QStringLiteral("model"),
+           QJsonObject{{QStringLiteral("type"), QStringLiteral("Unigram")}}}},
+         QStringLiteral("model \"Unigram\"")},
+        {{{QStringLiteral("decoder"),
+           QJsonObject{{QStringLiteral("type"), QStringLiteral("WordPiece")}}}},
+         QStringLiteral("decoder \"WordPiece\"")},
+        {{{QStringLiteral("post_processor"),
+           QJsonObject{{QStringLiteral("type"), QStringLiteral("Mystery")}}}},
+         QStringLiteral("post-processor \"Mystery\"")},
+        {{{QStringLiteral("pre_tokenizer"),
+           QJsonObject{{QStringLiteral("type"), QStringLiteral("Split")},
+                       {QStringLiteral("pattern"),
+                        QJsonObject{{QStringLiteral("Regex"), QStringLiteral("(unclosed")}}},
+                       {QStringLiteral("behavior"), QStringLiteral("Isolated")}}}},
+         QStringLiteral("(unclosed")},
+    };
+    for (const auto& [over, expected] : cases) {
+        auto tok = Tokenizer::fromJson(tokenizerJson(over), {}, QStringLiteral("bad.json"));
+        QVERIFY(!tok);
+        QVERIFY2(tok.error().message.contains(expected) &&
+                     tok.error().message.startsWith(QStringLiteral("bad.json")),
+                 qPrintable(tok.error().message));
+    }
+    auto broken = Tokenizer::fromJson("{\"model\": ", {}, QStringLiteral("cut.json"));
+    QVERIFY(!broken);
+    QVERIFY(broken.error().message.contains(QStringLiteral("cut.json")));
+}
+
+void TestTokenizer::folderErrorsNameTheFile() {
+    QTemporaryDir empty;
+    auto none = Tokenizer::fromFolder(empty.path());
+    QVERIFY(!none);
+    QVERIFY(none.error().message.contains(QStringLiteral("tokenizer.json")));
+    QFile sp(empty.filePath(QStringLiteral("tokenizer.model")));
+    QVERIFY(sp.open(QIODevice::WriteOnly));
+    sp.close();
+    auto only = Tokenizer::fromFolder(empty.path());
+    QVERIFY(!only);
+    QVERIFY2(only.error().message.contains(QStringLiteral("SentencePiece")),
+             qPrintable(only.error().message));
+}
+
+QTEST_GUILESS_MAIN(TestTokenizer)
+#include "test_tokenizer.moc"
