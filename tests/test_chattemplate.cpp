@@ -1,0 +1,155 @@
+// Chat templates: the families' own templates (data/chat_templates.json: Llama 3, Qwen2,
+// Mistral, Zephyr/TinyLlama, Llama 2) and one that uses every construct the interpreter offers
+// are rendered over several conversations, with and without the generation prompt, and
+// compared with Jinja2 set up as Hugging Face sets it up (python/render_chat.py). A template
+// that raises is an error with its message; constructs outside the subset are refused when
+// the template is read, by name and line.
+
+#include "formats/chattemplate.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+using namespace tandem;
+
+namespace {
+
+using Conversation = std::vector<ChatMessage>;
+
+QList<Conversation> conversations() {
+    return {
+        {{QStringLiteral("system"), QStringLiteral("You answer in one line.")},
+         {QStringLiteral("user"), QStringLiteral("What is 2+2?")},
+         {QStringLiteral("assistant"), QStringLiteral("4.")},
+         {QStringLiteral("user"), QStringLiteral("  And 3+3?\n")},
+         {QStringLiteral("assistant"), QStringLiteral("6, of course.\nNext?")}},
+        {{QStringLiteral("user"), QStringLiteral("Grüße 🙂 — 机器学习?")},
+         {QStringLiteral("assistant"), QStringLiteral("  नमस्ते  ")}},
+        {{QStringLiteral("user"), QStringLiteral("one")}},
+        {{QStringLiteral("user"), QStringLiteral("a")},
+         {QStringLiteral("user"), QStringLiteral("b")}}, // not alternating
+    };
+}
+
+QJsonArray json(const Conversation& c) {
+    QJsonArray a;
+    for (const ChatMessage& m : c)
+        a.append(
+            QJsonObject{{QStringLiteral("role"), m.role}, {QStringLiteral("content"), m.content}});
+    return a;
+}
+
+} // namespace
+
+class TestChatTemplate : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void matchesJinja2();
+    void unsupportedConstructsAreRefusedByLine();
+    void raisedExceptionsAreErrors();
+};
+
+void TestChatTemplate::matchesJinja2() {
+    QFile f(QStringLiteral(TANDEM_DATA_DIR "/chat_templates.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject templates = QJsonDocument::fromJson(f.readAll()).object();
+    QVERIFY(templates.size() >= 6);
+    QJsonArray cases;
+    QList<Expected<QString>> ours;
+    for (auto it = templates.begin(); it != templates.end(); ++it) {
+        auto t = ChatTemplate::parse(it.value().toString(), it.key());
+        QVERIFY2(t, qPrintable(t ? QString() : t.error().message));
+        for (const Conversation& c : conversations())
+            for (bool gen : {false, true}) {
+                cases.append(QJsonObject{{QStringLiteral("template"), it.value()},
+                                         {QStringLiteral("messages"), json(c)},
+                                         {QStringLiteral("add_generation_prompt"), gen},
+                                         {QStringLiteral("bos_token"), QStringLiteral("<s>")},
+                                         {QStringLiteral("eos_token"), QStringLiteral("</s>")}});
+                ours.append(t->render(c, gen, QStringLiteral("<s>"), QStringLiteral("</s>")));
+            }
+    }
+    QProcess p;
+    p.start(QStringLiteral("/usr/bin/python3"),
+            {QStringLiteral(TANDEM_PYTHON_DIR "/render_chat.py")});
+    QVERIFY(p.waitForStarted());
+    p.write(QJsonDocument(cases).toJson());
+    p.closeWriteChannel();
+    QVERIFY(p.waitForFinished(120000));
+    QVERIFY2(p.exitCode() == 0, qPrintable(QStringLiteral("render_chat.py (needs Debian's "
+                                                          "python3-jinja2): ") +
+                                           QString::fromUtf8(p.readAllStandardError())));
+    const QJsonArray ref = QJsonDocument::fromJson(p.readAllStandardOutput()).array();
+    QCOMPARE(ref.size(), cases.size());
+    int errors = 0;
+    for (qsizetype i = 0; i < ref.size(); ++i) {
+        const QJsonObject r = ref[i].toObject();
+        const QString what =
+            QStringLiteral("case %1 (%2)")
+                .arg(i)
+                .arg(QString::fromUtf8(
+                    QJsonDocument(cases[i].toObject().value(QStringLiteral("messages")).toArray())
+                        .toJson(QJsonDocument::Compact)));
+        if (r.contains(QStringLiteral("error"))) {
+            ++errors;
+            QVERIFY2(!ours[i], qPrintable(what + QStringLiteral(": Jinja2 raised ") +
+                                          r.value(QStringLiteral("error")).toString()));
+            QVERIFY2(ours[i].error().message.contains(r.value(QStringLiteral("error")).toString()),
+                     qPrintable(ours[i].error().message));
+            continue;
+        }
+        QVERIFY2(ours[i], qPrintable(what + QStringLiteral(": ") +
+                                     (ours[i] ? QString() : ours[i].error().message)));
+        QCOMPARE(*ours[i], r.value(QStringLiteral("text")).toString());
+    }
+    QVERIFY(errors >= 4); // Mistral's and Llama 2's alternation checks
+}
+
+void TestChatTemplate::unsupportedConstructsAreRefusedByLine() {
+    const QList<QPair<QString, QString>> cases{
+        {QStringLiteral("a\n{% macro m() %}x{% endmacro %}"),
+         QStringLiteral("line 2: {% macro %}")},
+        {QStringLiteral("{{ messages|wordcount }}"), QStringLiteral("|wordcount")},
+        {QStringLiteral("{% for a, b in x %}{% endfor %}"), QStringLiteral("unpacking")},
+        {QStringLiteral("{% if x %}open"), QStringLiteral("{% endif %}")},
+        {QStringLiteral("{{ 'open }}"), QStringLiteral("not closed")},
+        {QStringLiteral("{{ x y }}"), QStringLiteral("unexpected \"y\"")},
+    };
+    for (const auto& [source, expected] : cases) {
+        auto t = ChatTemplate::parse(source, QStringLiteral("tokenizer_config.json"));
+        if (t) {
+            // Filters and methods are looked up when they run.
+            auto r = t->render({{QStringLiteral("user"), QStringLiteral("x")}}, false, {}, {});
+            QVERIFY2(!r, qPrintable(source));
+            QVERIFY2(r.error().message.contains(expected), qPrintable(r.error().message));
+            continue;
+        }
+        QVERIFY2(t.error().message.contains(expected) &&
+                     t.error().message.startsWith(QStringLiteral("tokenizer_config.json")),
+                 qPrintable(t.error().message));
+    }
+}
+
+void TestChatTemplate::raisedExceptionsAreErrors() {
+    auto t = ChatTemplate::parse(
+        QStringLiteral("{% for m in messages %}\n{% if m.role not in ['user', 'assistant'] "
+                       "%}\n{{ raise_exception('role ' + m.role + ' is not allowed') }}\n{% "
+                       "endif %}{{ m.content }}{% endfor %}"),
+        QStringLiteral("t"));
+    QVERIFY(t);
+    QCOMPARE(*t->render({{QStringLiteral("user"), QStringLiteral("hi")}}, false, {}, {}),
+             QStringLiteral("hi"));
+    auto r = t->render({{QStringLiteral("tool"), QStringLiteral("x")}}, false, {}, {});
+    QVERIFY(!r);
+    QVERIFY2(r.error().message.contains(QStringLiteral("line 3")) &&
+                 r.error().message.contains(QStringLiteral("role tool is not allowed")),
+             qPrintable(r.error().message));
+}
+
+QTEST_GUILESS_MAIN(TestChatTemplate)
+#include "test_chattemplate.moc"
