@@ -370,10 +370,20 @@ int cmdGenerate(const QStringList& args) {
     auto opt = [&](const char* name, const QString& help, const char* valueName) {
         p.addOption({QLatin1String(name), help, QLatin1String(valueName)});
     };
-    opt("model", QStringLiteral("A run checkpoint or a TorchScript file of a byte-level model."),
-        "FILE");
-    opt("prompt", QStringLiteral("The text to continue."), "TEXT");
-    opt("tokens", QStringLiteral("How many bytes to add [%1].").arg(defaults.tokens), "N");
+    opt("model",
+        QStringLiteral("hf:DIR (a Hugging Face folder, a run's hf-model/ among them), a run "
+                       "checkpoint, or a TorchScript file of a byte-level model."),
+        "MODEL");
+    opt("prompt", QStringLiteral("The text to continue, or with --chat the user's message."),
+        "TEXT");
+    p.addOption({QStringLiteral("chat"),
+                 QStringLiteral("Hugging Face models: write the prompt with the model's chat "
+                                "template and print the assistant's answer.")});
+    opt("tokens", QStringLiteral("How many tokens to add at most [%1].").arg(defaults.tokens), "N");
+    opt("top-p",
+        QStringLiteral("Hugging Face models: sample among the likeliest tokens that make up "
+                       "this much probability [1]."),
+        "P");
     opt("temperature",
         QStringLiteral("0 takes the likeliest byte; above 0 samples [%1].")
             .arg(defaults.temperature),
@@ -383,17 +393,18 @@ int cmdGenerate(const QStringList& args) {
         QStringLiteral("Most bytes the model sees at once [the run's context=, or 256]."), "N");
     int exit = kOk;
     if (!parse(p, QStringLiteral("generate"), args,
-               QStringLiteral("Continues a prompt with a trained language model, printing each "
-                              "byte as it is made."),
+               QStringLiteral("Continues a prompt with a trained language model, or answers it "
+                              "(--chat), printing the text as it is made."),
                &exit))
         return exit;
     GenerateOptions o;
     o.model = p.value(QStringLiteral("model"));
     o.prompt = p.value(QStringLiteral("prompt")).toUtf8();
+    o.chat = p.isSet(QStringLiteral("chat"));
     if (o.model.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument,
-                              QStringLiteral("generate needs --model (a checkpoint.tandem or a "
-                                             "model.pt)")));
+                              QStringLiteral("generate needs --model (hf:DIR, a "
+                                             "checkpoint.tandem or a model.pt)")));
     bool ok = true;
     auto number = [&](const char* name, auto* out, double lo, double hi) {
         if (!p.isSet(QLatin1String(name)))
@@ -412,11 +423,13 @@ int cmdGenerate(const QStringList& args) {
     };
     number("tokens", &o.tokens, 0, 1e6);
     number("temperature", &o.temperature, 0, 100);
+    number("top-p", &o.topP, 1e-6, 1);
     number("seed", &o.seed, 0, 9.0e15);
     number("context", &o.context, 1, 1 << 16);
     if (!ok)
         return kUsage;
-    fputs(o.prompt.constData(), stdout);
+    if (!o.chat)
+        fputs(o.prompt.constData(), stdout);
     const Status st = generateText(o, [](const QByteArray& token) {
         fwrite(token.constData(), 1, size_t(token.size()), stdout);
         fflush(stdout);

@@ -4,6 +4,7 @@
 // of its own, so that the peak resident memory (ru_maxrss) is that setting's.
 //
 //   bench_hf_step gpt2|llama full|checkpoint|lora [HIDDEN LAYERS CONTEXT BATCH [STEPS]]
+//   bench_hf_step gpt2|llama generate [HIDDEN LAYERS PROMPT 1 TOKENS]
 //
 // gpt2 defaults to GPT-2 small (768, 12 layers, vocabulary 50257), llama to a 26 M parameter
 // shape (512, 8 layers, vocabulary 4096); context 512 and batch 4. lora is r=8 on the
@@ -50,6 +51,35 @@ QJsonObject shape(bool gpt2, int64_t hidden, int64_t layers, int64_t context) {
         {QStringLiteral("max_position_embeddings"), qint64(context)}};
 }
 
+// Greedy generation of `count` tokens after a prompt of `prompt` random ids, with the KV cache
+// and without it (the whole text again for every token): tokens per second for each.
+int generate(const HfTransformer& model, const HfConfig& config, int64_t prompt, int count) {
+    at::NoGradGuard noGrad;
+    const at::Tensor start = at::randint(config.vocab, {1, prompt}, at::kLong);
+    double perSecond[2] = {0, 0};
+    std::vector<int64_t> produced[2];
+    for (int cached = 0; cached < 2; ++cached) {
+        HfTransformer::KvCache cache;
+        at::Tensor all = start, next = start;
+        QElapsedTimer clock;
+        clock.start();
+        for (int i = 0; i < count; ++i) {
+            const at::Tensor logits = cached ? model.logits(next, cache) : model.logits(all);
+            const int64_t id = logits[0][logits.size(1) - 1].argmax().item<int64_t>();
+            produced[cached].push_back(id);
+            next = at::full({1, 1}, id, at::kLong);
+            all = at::cat({all, next}, 1);
+        }
+        perSecond[cached] = double(count) / (double(clock.nsecsElapsed()) / 1e9);
+    }
+    std::printf("{\"setting\": \"generate\", \"parameters\": %lld, \"prompt\": %lld, "
+                "\"tokens\": %d, \"tokens_per_s_without_cache\": %.1f, "
+                "\"tokens_per_s_with_cache\": %.1f, \"same_tokens\": %s}\n",
+                (long long)config.parameterCount(), (long long)prompt, count, perSecond[0],
+                perSecond[1], produced[0] == produced[1] ? "true" : "false");
+    return produced[0] == produced[1] ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -66,7 +96,8 @@ int main(int argc, char** argv) {
     const bool save = setting == "save" && argc > 3;
     const int shift = save ? 1 : 0;
     if ((!gpt2 && std::strcmp(argv[1], "llama") != 0) ||
-        (setting != "full" && setting != "checkpoint" && setting != "lora" && !save)) {
+        (setting != "full" && setting != "checkpoint" && setting != "lora" &&
+         setting != "generate" && !save)) {
         std::fputs(usage, stderr);
         return 2;
     }
@@ -93,6 +124,8 @@ int main(int argc, char** argv) {
     }
     if (save)
         return model.saveHfModel(QString::fromLocal8Bit(argv[3])) ? 0 : 1;
+    if (setting == "generate")
+        return generate(model, *config, context, steps);
     if (setting == "lora" &&
         !model.addLora(*parseLoraSpec(QStringLiteral("r=8"), config->family), 1))
         return 1;

@@ -134,6 +134,14 @@ inline std::pair<QString, QString> pairHomes(const QString& coordHome, const QSt
     return {coordId, trustEachOther(coordHome, coordId, workerHome)};
 }
 
+// The loss of a run's first step, from its metrics.jsonl; 0 when there is none.
+inline double firstLoss(const QString& metrics) {
+    QFile f(metrics);
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    return QJsonDocument::fromJson(f.readLine()).object().value(QStringLiteral("loss")).toDouble();
+}
+
 inline int countLines(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))

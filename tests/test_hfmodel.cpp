@@ -45,11 +45,46 @@ private Q_SLOTS:
     void damagedArchivesAreErrors();
     void fullFineTuningTrainsFp32();
     void memoryIsPlannedPerDevice();
+    void kvCacheGivesTheSameLogits_data();
+    void kvCacheGivesTheSameLogits();
 
 private:
     QTemporaryDir m_tmp;
     QString m_llama;
 };
+
+void TestHfModel::kvCacheGivesTheSameLogits_data() {
+    QTest::addColumn<QString>("family");
+    for (const char* f : {"gpt2", "llama", "qwen2", "mistral"})
+        QTest::newRow(f) << QString::fromLatin1(f);
+}
+
+void TestHfModel::kvCacheGivesTheSameLogits() {
+    // A prompt of 5 tokens, then 7 more one at a time (then 3 at once) through the cache, give
+    // the logits the whole text gives at once, for each family (grouped queries, biases).
+    QFETCH(QString, family);
+    hffolder::Spec s;
+    s.family = family;
+    if (family == QLatin1String("qwen2"))
+        s.kvHeads = 1;
+    const QString dir = m_tmp.filePath(QStringLiteral("kv-") + family);
+    QVERIFY(hffolder::write(dir, s));
+    auto m = openHfModel(dir, QString(), false, 1);
+    QVERIFY(m);
+    at::NoGradGuard noGrad;
+    m->eval();
+    const HfTransformer* t = m->transformer();
+    const at::Tensor ids = at::arange(15, at::kLong).mul(7).remainder(64).reshape({1, 15});
+    const at::Tensor whole = t->logits(ids);
+    HfTransformer::KvCache cache;
+    std::vector<at::Tensor> parts{t->logits(ids.narrow(1, 0, 5), cache)};
+    for (int64_t i = 5; i < 12; ++i)
+        parts.push_back(t->logits(ids.narrow(1, i, 1), cache));
+    parts.push_back(t->logits(ids.narrow(1, 12, 3), cache));
+    QCOMPARE(cache.length, int64_t(15));
+    const double diff = (at::cat(parts, 1) - whole).abs().max().item<double>();
+    QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
+}
 
 void TestHfModel::initTestCase() {
     QVERIFY(m_tmp.isValid());

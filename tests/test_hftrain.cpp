@@ -51,13 +51,6 @@ const TensorRecord* find(const QList<TensorRecord>& records, const QString& name
     return nullptr;
 }
 
-double firstLoss(const QString& metrics) {
-    QFile f(metrics);
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    return QJsonDocument::fromJson(f.readLine()).object().value(QStringLiteral("loss")).toDouble();
-}
-
 } // namespace
 
 class TestHfTrain : public QObject {

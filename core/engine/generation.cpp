@@ -45,11 +45,6 @@ Expected<Loaded> loadForGeneration(const QString& model) {
         auto c = loadRunCheckpoint(model);
         if (!c)
             return c.error();
-        if (c->module.transformer())
-            return makeError(ErrorCode::Unsupported,
-                             QStringLiteral("%1 is a Hugging Face model, whose text goes through "
-                                            "its tokenizer; generate reads byte-level models only")
-                                 .arg(model));
         out.module = c->module;
         out.context = contextOf(c->state.config.data);
     } else {
@@ -82,10 +77,14 @@ int64_t pick(const at::Tensor& logits, double temperature, std::mt19937_64& rng)
 
 Status generateText(const GenerateOptions& o,
                     const std::function<bool(const QByteArray&)>& onToken) {
+    if (o.model.startsWith(QLatin1String("hf:")))
+        return generateWithTokenizer(o, onToken);
     auto loaded = loadForGeneration(o.model);
     if (!loaded)
         return loaded.error();
     const Model& m = loaded->module;
+    if (m.transformer())
+        return generateWithTokenizer(o, onToken);
     const int context = o.context > 0 ? o.context : loaded->context;
     std::vector<int64_t> ids;
     for (char c : o.prompt)

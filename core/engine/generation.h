@@ -14,10 +14,19 @@
 namespace tandem {
 
 struct GenerateOptions {
-    // A run checkpoint (checkpoint.tandem), a TorchScript file (model.pt), or a zoo name.
+    // A run checkpoint (checkpoint.tandem), a TorchScript file (model.pt), a zoo name, or
+    // hf:DIR, a Hugging Face folder (a run's hf-model/ export among them).
     QString model;
     QByteArray prompt; // UTF-8 text; for a byte-level model its bytes are the tokens
-    int tokens = 200;  // how many to add
+    // Hugging Face models: the prompt is one user message, written with the chat template and
+    // the assistant's turn opened; the answer ends at the end of that turn.
+    bool chat = false;
+    // Hugging Face models: sample only among the likeliest tokens whose probabilities add up
+    // to top_p (1 keeps all).
+    double topP = 1.0;
+    // Hugging Face models: keep each block's keys and values (off only to measure it).
+    bool kvCache = true;
+    int tokens = 200; // how many to add
     // 0 picks the likeliest token every time; above 0 samples from softmax(logits / T).
     double temperature = 0.8;
     uint64_t seed = 0;
@@ -32,5 +41,12 @@ struct GenerateOptions {
 // is generated. Runs on the calling thread: call it off a UI's.
 Status generateText(const GenerateOptions& options,
                     const std::function<bool(const QByteArray&)>& onToken);
+
+// The same for a Hugging Face model (hf:DIR, or a run checkpoint of one): the prompt goes
+// through the folder's tokenizer (and its chat template with `chat`), and `onText` receives
+// the answer's UTF-8 as it is made, never cut inside a character; it ends at an EOS token.
+// generateText() passes such models here.
+Status generateWithTokenizer(const GenerateOptions& options,
+                             const std::function<bool(const QByteArray&)>& onText);
 
 } // namespace tandem

@@ -86,7 +86,7 @@ Expected<RunConfig> checkpointConfig(const QString& checkpoint) {
 }
 
 Expected<QString> checkRunInputs(const RunConfig& cfg) {
-    auto data = loadDataset(cfg.data);
+    auto data = loadDataset(cfg.data, hfFolderOf(cfg.model));
     if (!data)
         return about(data.error(), ErrorSubject::Dataset);
     auto m = openModel(cfg);

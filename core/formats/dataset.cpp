@@ -1015,6 +1015,10 @@ Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QStr
 // ---- Spec ----------------------------------------------------------------------------------
 
 Expected<DatasetSplits> loadDataset(const QString& spec) {
+    return loadDataset(spec, QString());
+}
+
+Expected<DatasetSplits> loadDataset(const QString& spec, const QString& tokenizerDir) {
     if (spec == QLatin1String("fashion-mnist")) {
         const QString dir = defaultFashionMnistDir();
         if (!QFileInfo(dir).isDir())
@@ -1045,6 +1049,10 @@ Expected<DatasetSplits> loadDataset(const QString& spec) {
     }
     if (kind == QLatin1String("csv"))
         return readCsvDataset(body, spec);
+    const bool tokenized = !tokenizerDir.isEmpty() || body.contains(QStringLiteral(",tokenizer="));
+    if ((kind == QLatin1String("text") && tokenized) || kind == QLatin1String("jsonl") ||
+        kind == QLatin1String("chat"))
+        return readTextDataset(kind, body, spec, tokenizerDir);
     if (kind == QLatin1String("text") || kind == QLatin1String("tokens"))
         return readSequenceDataset(kind, body, spec);
     if (kind == QLatin1String("npz") || kind == QLatin1String("npy"))
@@ -1054,7 +1062,8 @@ Expected<DatasetSplits> loadDataset(const QString& spec) {
     return makeError(ErrorCode::InvalidArgument,
                      QStringLiteral("unknown dataset \"%1\"; use fashion-mnist, "
                                     "fashion-mnist:DIR, mnist:DIR, cifar10:DIR, csv:FILE, "
-                                    "text:FILE, tokens:FILE, npz:FILE, npy:DIR or images:DIR")
+                                    "text:FILE, jsonl:FILE, chat:FILE, tokens:FILE, npz:FILE, "
+                                    "npy:DIR or images:DIR")
                          .arg(spec));
 }
 

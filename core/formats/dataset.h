@@ -100,7 +100,14 @@ QString defaultFashionMnistDir();
 //   tokens:FILE[,dtype=uint16|uint32|int32][,context=N][,test=FILE]  a flat little-endian
 //                                 token stream (nanoGPT's .bin), memory-mapped
 //   npz:FILE, npy:DIR             NumPy arrays x_train, y_train[, x_test, y_test]
+// With a tokenizer (a Hugging Face model's folder, or tokenizer=DIR in the spec):
+//   text:FILE[,context=N][,test=FILE]      the file through the tokenizer, one document
+//   jsonl:FILE[,field=text][,context=N][,long=split|refuse][,test=FILE]  a document a line
+//   chat:FILE[,template=FILE][,context=N][,long=split|refuse][,test=FILE]  {"messages": […]}
+//                                 a line, written with the chat template; only the
+//                                 assistant's tokens are targets (the rest are -100)
 Expected<DatasetSplits> loadDataset(const QString& spec);
+Expected<DatasetSplits> loadDataset(const QString& spec, const QString& tokenizerDir);
 
 // A dataset as one self-describing blob (Tandem's checkpoint container), for sending it to a
 // worker that lacks it and for that worker's cache. The hash of what it holds is recomputed on

@@ -51,6 +51,9 @@ Expected<NpyArray> parseNpy(const QByteArray& bytes, const QString& name);
 
 Expected<DatasetSplits> readSequenceDataset(const QString& kind, const QString& body,
                                             const QString& spec);
+// text:, jsonl: and chat: through the tokenizer of `tokenizerDir` (or the spec's tokenizer=).
+Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body,
+                                        const QString& spec, const QString& tokenizerDir);
 Expected<DatasetSplits> readImageDataset(const QString& body, const QString& spec);
 Expected<DatasetSplits> readArrayDataset(const QString& kind, const QString& body,
                                          const QString& spec);

@@ -58,30 +58,31 @@ void addNormalizer(const QJsonObject& o, std::vector<Normalizer>& out) {
         {QStringLiteral("NFKD"), QString::NormalizationForm_KD}};
     if (forms.contains(t)) {
         const auto form = forms.value(t);
-        out.push_back([form](QString& s) { s = s.normalized(form); });
+        out.push_back({[form](QString& s) { s = s.normalized(form); }});
     } else if (t == QLatin1String("Lowercase")) {
-        out.push_back([](QString& s) { s = s.toLower(); });
+        out.push_back({[](QString& s) { s = s.toLower(); }});
     } else if (t == QLatin1String("Prepend")) {
         const QString p = o.value(QStringLiteral("prepend")).toString();
-        out.push_back([p](QString& s) {
-            if (!s.isEmpty())
-                s.prepend(p);
-        });
+        out.push_back({[p](QString& s) {
+                           if (!s.isEmpty())
+                               s.prepend(p);
+                       },
+                       true});
     } else if (t == QLatin1String("Replace")) {
         const QRegularExpression re = patternOf(o, QStringLiteral("normalizer Replace"));
         const QString content = o.value(QStringLiteral("content")).toString();
-        out.push_back([re, content](QString& s) { s.replace(re, content); });
+        out.push_back({[re, content](QString& s) { s.replace(re, content); }});
     } else if (t == QLatin1String("Strip")) {
         const bool left = o.value(QStringLiteral("strip_left")).toBool(true);
         const bool right = o.value(QStringLiteral("strip_right")).toBool(true);
-        out.push_back([left, right](QString& s) {
+        out.push_back({[left, right](QString& s) {
             qsizetype a = 0, b = s.size();
             while (left && a < b && s.at(a).isSpace())
                 ++a;
             while (right && b > a && s.at(b - 1).isSpace())
                 --b;
             s = s.mid(a, b - a);
-        });
+        }});
     } else if (t == QLatin1String("Sequence")) {
         for (const auto& n : o.value(QStringLiteral("normalizers")).toArray())
             addNormalizer(n.toObject(), out);
@@ -401,7 +402,7 @@ bool Tokenizer::isSpecial(int32_t id) const {
     return it != m->addedById.constEnd() && m->added[size_t(*it)].special;
 }
 
-std::vector<int32_t> Tokenizer::encode(QStringView text, bool addSpecial) const {
+std::vector<int32_t> Tokenizer::encode(QStringView text, bool addSpecial, bool continuation) const {
     std::vector<int32_t> out;
     if (addSpecial)
         out = m->prefix;
@@ -409,7 +410,8 @@ std::vector<int32_t> Tokenizer::encode(QStringView text, bool addSpecial) const 
     auto encodeStretch = [&](QStringView stretch, bool atStart) {
         QString s = stretch.toString();
         for (const Normalizer& n : m->normalizers)
-            n(s);
+            if (!(n.prepends && continuation && !atStart && stretch.data() == text.data()))
+                n.apply(s);
         std::vector<Piece> pieces{{s, atStart}};
         for (const PreTokenizer& p : m->preTokenizers)
             p(pieces);
@@ -441,13 +443,13 @@ std::vector<int32_t> Tokenizer::encode(QStringView text, bool addSpecial) const 
             if (which < 0)
                 continue;
             if (match.capturedStart() > at)
-                encodeStretch(text.mid(at, match.capturedStart() - at), at == 0);
+                encodeStretch(text.mid(at, match.capturedStart() - at), at == 0 && !continuation);
             out.push_back(m->added[size_t(which)].id);
             at = match.capturedEnd();
         }
     }
     if (at < text.size())
-        encodeStretch(text.mid(at), at == 0);
+        encodeStretch(text.mid(at), at == 0 && !continuation);
     if (addSpecial)
         out.insert(out.end(), m->suffix.begin(), m->suffix.end());
     return out;

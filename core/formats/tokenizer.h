@@ -39,7 +39,10 @@ public:
 
     // Token ids for `text`. Added tokens are matched first and never split; with `addSpecial`
     // the post-processor adds its tokens (a BOS) around the text as the file's template says.
-    std::vector<int32_t> encode(QStringView text, bool addSpecial = true) const;
+    // With `continuation` the text goes on from an earlier piece of the same document: it is
+    // not the text's start for Metaspace, and a Prepend normalizer leaves its first stretch.
+    std::vector<int32_t> encode(QStringView text, bool addSpecial = true,
+                                bool continuation = false) const;
     // The UTF-8 bytes that `ids` stand for, through the file's decoder. Byte-fallback tokens
     // give raw bytes, so a prefix of a sequence may end inside a character. Ids outside the
     // vocabulary are passed over; `skipSpecial` leaves special tokens out.

@@ -23,7 +23,10 @@ struct Piece {
     bool atStart = false;
 };
 
-using Normalizer = std::function<void(QString&)>;
+struct Normalizer {
+    std::function<void(QString&)> apply;
+    bool prepends = false; // Prepend: left out where a text goes on from an earlier piece
+};
 using PreTokenizer = std::function<void(std::vector<Piece>&)>;
 using Decoder = std::function<void(std::vector<QByteArray>&)>;
 

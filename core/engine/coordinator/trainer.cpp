@@ -88,7 +88,7 @@ Status Trainer::load() {
     if (!threadWarning.isEmpty())
         m_obs.onMessage(threadWarning);
 
-    auto loaded = loadDataset(m_cfg.data);
+    auto loaded = loadDataset(m_cfg.data, hfFolderOf(m_cfg.model));
     if (!loaded)
         return about(loaded.error(), ErrorSubject::Dataset);
     m_data = std::make_shared<DatasetSplits>(std::move(*loaded));

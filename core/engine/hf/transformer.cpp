@@ -225,7 +225,7 @@ at::Tensor HfTransformer::logits(const at::Tensor& ids) const {
         refuse(QStringLiteral("the model's weights are not loaded"));
     if (ids.dim() != 2 || ids.scalar_type() != at::kLong)
         refuse(QStringLiteral("token ids must be an int64 [batch, length] tensor"));
-    const int64_t length = ids.size(1);
+    const int64_t length = ids.size(1) + (m_cache ? m_cache->length : 0);
     if (m_config.family == HfFamily::Gpt2 && length > m_config.maxPositions)
         refuse(QStringLiteral("%1 tokens is more than the model's %2 positions")
                    .arg(length)
@@ -245,6 +245,34 @@ at::Tensor HfTransformer::logits(const at::Tensor& ids) const {
     return m_config.family == HfFamily::Gpt2 ? gpt2(ids) : llama(ids);
 }
 
+at::Tensor HfTransformer::logits(const at::Tensor& ids, KvCache& cache) const {
+    struct Using {
+        KvCache*& slot;
+        ~Using() { slot = nullptr; }
+    } using_{m_cache};
+    m_cache = &cache;
+    cache.keys.resize(size_t(m_config.layers));
+    cache.values.resize(size_t(m_config.layers));
+    at::Tensor out = logits(ids);
+    cache.length += ids.size(1);
+    return out;
+}
+
+std::pair<at::Tensor, at::Tensor> HfTransformer::withCache(int64_t layer, at::Tensor k,
+                                                           at::Tensor v) const {
+    if (!m_cache)
+        return {k, v};
+    at::Tensor& ck = m_cache->keys[size_t(layer)];
+    at::Tensor& cv = m_cache->values[size_t(layer)];
+    if (ck.defined()) {
+        k = at::cat({ck, k}, 2);
+        v = at::cat({cv, v}, 2);
+    }
+    ck = k;
+    cv = v;
+    return {k, v};
+}
+
 Expected<at::Tensor> HfTransformer::forward(const at::Tensor& ids) const {
     try {
         return logits(ids);
@@ -260,26 +288,30 @@ Expected<at::Tensor> HfTransformer::forward(const at::Tensor& ids) const {
 
 at::Tensor HfTransformer::attention(const at::Tensor& q, const at::Tensor& k,
                                     const at::Tensor& v) const {
-    // q [B, H, T, D]; k and v [B, H, T, D] once grouped heads are repeated.
+    // q [B, H, T, D]; k and v [B, H, S, D] once grouped heads are repeated, S >= T: the last T
+    // keys are the queries' own positions, the S - T before them cached ones all may see.
+    const int64_t t = q.size(2), past = k.size(2) - t;
 #if TANDEM_TORCH_AT_LEAST(2, 0)
-    return at::scaled_dot_product_attention(q, k, v, {}, 0.0, true);
-#else
-    const int64_t t = q.size(2);
+    if (past == 0)
+        return at::scaled_dot_product_attention(q, k, v, {}, 0.0, true);
+    if (t == 1)
+        return at::scaled_dot_product_attention(q, k, v, {}, 0.0, false);
+#endif
     const at::Tensor scores =
         at::matmul(q, k.transpose(-2, -1)).to(at::kFloat) / std::sqrt(double(q.size(-1)));
-    const at::Tensor future = at::ones({t, t}, q.options().dtype(at::kBool)).triu(1);
+    const at::Tensor future = at::ones({t, t + past}, q.options().dtype(at::kBool)).triu(1 + past);
     const at::Tensor weights =
         at::softmax(scores.masked_fill(future, -std::numeric_limits<float>::infinity()), -1);
     return at::matmul(weights.to(q.scalar_type()), v);
-#endif
 }
 
 at::Tensor HfTransformer::gpt2(const at::Tensor& ids) const {
     const HfConfig& c = m_config;
     const int64_t b = ids.size(0), t = ids.size(1), h = c.hidden;
     const at::Tensor& wte = p("transformer.wte.weight");
+    const int64_t past = m_cache ? m_cache->length : 0;
     at::Tensor x = wte.index_select(0, ids.reshape({-1})).view({b, t, h}) +
-                   p("transformer.wpe.weight").narrow(0, 0, t);
+                   p("transformer.wpe.weight").narrow(0, past, t);
     // GPT-2 has no rotary tables; an empty tensor stands in (autograd functions take no
     // undefined ones).
     const at::Tensor none = at::empty({0}, x.options().requires_grad(false));
@@ -300,8 +332,8 @@ at::Tensor HfTransformer::gpt2Block(int64_t layer, const at::Tensor& in) const {
     const at::Tensor a =
         at::layer_norm(in, {h}, p(n + "ln_1.weight"), p(n + "ln_1.bias"), c.normEps);
     const auto qkv = conv1d(n + "attn.c_attn", a).split(h, -1);
-    const at::Tensor att =
-        attention(heads(qkv[0]), heads(qkv[1]), heads(qkv[2])).transpose(1, 2).reshape({b, t, h});
+    const auto [k, v] = withCache(layer, heads(qkv[1]), heads(qkv[2]));
+    const at::Tensor att = attention(heads(qkv[0]), k, v).transpose(1, 2).reshape({b, t, h});
     const at::Tensor x = in + conv1d(n + "attn.c_proj", att);
     const at::Tensor m =
         at::layer_norm(x, {h}, p(n + "ln_2.weight"), p(n + "ln_2.bias"), c.normEps);
@@ -343,7 +375,8 @@ at::Tensor HfTransformer::llama(const at::Tensor& ids) const {
     const at::Tensor& embed = p("model.embed_tokens.weight");
     at::Tensor x = embed.index_select(0, ids.reshape({-1})).view({b, t, h});
     const at::Tensor inv = invFreq().to(x.device());
-    const at::Tensor positions = at::arange(t, inv.options());
+    const int64_t past = m_cache ? m_cache->length : 0;
+    const at::Tensor positions = at::arange(past, past + t, inv.options());
     const at::Tensor freqs = at::outer(positions, inv);
     const at::Tensor angles = at::cat({freqs, freqs}, -1);
     const at::Tensor cos = angles.cos().to(x.scalar_type()), sin = angles.sin().to(x.scalar_type());
@@ -366,8 +399,8 @@ at::Tensor HfTransformer::llamaBlock(int64_t layer, const at::Tensor& in, const 
     const std::string a = n + "self_attn.", m = n + "mlp.";
     const at::Tensor r = rmsNorm(in, p(n + "input_layernorm.weight"), c.normEps);
     const at::Tensor q = rope(heads(linear(a + "q_proj", r, c.qkvBias), c.heads));
-    at::Tensor k = rope(heads(linear(a + "k_proj", r, c.qkvBias), c.kvHeads));
-    at::Tensor v = heads(linear(a + "v_proj", r, c.qkvBias), c.kvHeads);
+    auto [k, v] = withCache(layer, rope(heads(linear(a + "k_proj", r, c.qkvBias), c.kvHeads)),
+                            heads(linear(a + "v_proj", r, c.qkvBias), c.kvHeads));
     if (group > 1) {
         k = k.repeat_interleave(group, 1);
         v = v.repeat_interleave(group, 1);

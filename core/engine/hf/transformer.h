@@ -83,6 +83,16 @@ public:
     // LibTorch throws (out of memory) as it throws it.
     at::Tensor logits(const at::Tensor& ids) const;
 
+    // What generation keeps of the tokens so far: each block's keys and values ([B, kv heads,
+    // length, head dim]), so that a new token costs one position's work, not the whole text's.
+    struct KvCache {
+        std::vector<at::Tensor> keys, values;
+        int64_t length = 0;
+    };
+    // Logits of `ids` coming after the tokens `cache` holds, which it then holds too. Refused
+    // as logits() refuses, counting the cached tokens in the length.
+    at::Tensor logits(const at::Tensor& ids, KvCache& cache) const;
+
 private:
     friend struct BlockRecompute;
 
@@ -104,6 +114,8 @@ private:
     // "….q_proj" for "….q_proj.weight"; empty for any other name.
     static std::string weightModule(const std::string& name);
     at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const;
+    // k and v with the cached ones of `layer` in front, stored back; unchanged without a cache.
+    std::pair<at::Tensor, at::Tensor> withCache(int64_t layer, at::Tensor k, at::Tensor v) const;
     at::Tensor invFreq() const;
     // A linear layer ([out, in] weight, as torch.nn.Linear) or a GPT-2 Conv1D ([in, out]), by
     // its module name, with its adapter if it has one.
@@ -125,6 +137,7 @@ private:
     std::vector<std::vector<at::Tensor>> m_layerParams; // per block, the tensors that train
     mutable uint64_t m_forwards = 0;                    // seeds each pass's dropout
     mutable uint64_t m_blockSeed = 0;                   // the block being computed
+    mutable KvCache* m_cache = nullptr;                 // during logits(ids, cache)
 };
 
 } // namespace tandem

@@ -1,0 +1,185 @@
+// Generation with a Hugging Face model: its tokenizer, its chat template, a KV cache, and
+// temperature and top-p sampling; the answer streams as UTF-8 while it is made.
+
+#include "engine/generation.h"
+
+#include "engine/hf/hfmodel.h"
+#include "engine/hf/transformer.h"
+#include "engine/modelcheck.h"
+#include "engine/runcheckpoint.h"
+#include "formats/chattemplate.h"
+#include "formats/tokenizer.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+namespace tandem {
+
+namespace {
+
+struct HfLoaded {
+    Model model;
+    QString folder; // where the tokenizer is
+};
+
+Expected<HfLoaded> loadHf(const QString& spec) {
+    HfLoaded out;
+    if (spec.startsWith(QLatin1String("hf:"))) {
+        out.folder = spec.mid(3);
+        auto m = openHfModel(out.folder, QString(), false, 0);
+        if (!m)
+            return m.error();
+        out.model = *m;
+        return out;
+    }
+    auto c = loadRunCheckpoint(spec);
+    if (!c)
+        return c.error();
+    out.model = c->module;
+    out.folder = hfFolderOf(c->state.config.model);
+    return out;
+}
+
+// The ids that end an answer: the tokenizer's EOS and those generation_config.json names.
+std::set<int32_t> stopIds(const Tokenizer& tok, const QString& folder) {
+    std::set<int32_t> stop;
+    if (tok.eos() >= 0)
+        stop.insert(tok.eos());
+    QFile f(QDir(folder).filePath(QStringLiteral("generation_config.json")));
+    if (f.open(QIODevice::ReadOnly)) {
+        const QJsonValue v =
+            QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("eos_token_id"));
+        for (const auto& id : v.isArray() ? v.toArray() : QJsonArray{v})
+            if (id.toInt(-1) >= 0)
+                stop.insert(int32_t(id.toInt()));
+    }
+    return stop;
+}
+
+// The next token from the last position's logits: the likeliest at temperature 0, else a
+// draw among the likeliest tokens whose probabilities reach topP, from our own generator so
+// that a seed gives the same text everywhere.
+int64_t sample(const at::Tensor& logits, double temperature, double topP, std::mt19937_64& rng) {
+    if (temperature <= 0)
+        return logits.argmax().item<int64_t>();
+    const at::Tensor p = at::softmax(logits.to(at::kDouble).div(temperature), 0).contiguous();
+    const double* prob = p.data_ptr<double>();
+    std::vector<int64_t> order(size_t(p.numel()));
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = int64_t(i);
+    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return prob[a] > prob[b] || (prob[a] == prob[b] && a < b);
+    });
+    double kept = 0;
+    size_t n = 0;
+    while (n < order.size() && (n == 0 || kept < topP))
+        kept += prob[order[n++]];
+    double u = double(rng() >> 11) * (1.0 / 9007199254740992.0) * kept;
+    for (size_t i = 0; i < n; ++i) {
+        u -= prob[order[i]];
+        if (u < 0)
+            return order[i];
+    }
+    return order[n - 1];
+}
+
+// How many bytes at the end of `s` are the start of a UTF-8 character not yet complete.
+int incompleteTail(const QByteArray& s) {
+    for (int back = 1; back <= 3 && back <= s.size(); ++back) {
+        const uchar c = uchar(s[s.size() - back]);
+        if ((c & 0xC0) == 0x80)
+            continue;
+        const int need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        return need > back ? back : 0;
+    }
+    return 0;
+}
+
+} // namespace
+
+Status generateWithTokenizer(const GenerateOptions& o,
+                             const std::function<bool(const QByteArray&)>& onText) {
+    auto loaded = loadHf(o.model);
+    if (!loaded)
+        return loaded.error();
+    const HfTransformer* model = loaded->model.transformer();
+    if (!model)
+        return makeError(ErrorCode::Incompatible,
+                         QStringLiteral("%1 is not a Hugging Face model").arg(o.model));
+    auto tok = Tokenizer::fromFolder(loaded->folder);
+    if (!tok)
+        return tok.error();
+    const QString prompt = QString::fromUtf8(o.prompt);
+    std::vector<int32_t> ids;
+    if (o.chat) {
+        const QString source = (*tok)->chatTemplate();
+        if (source.isEmpty())
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("%1 has no chat_template in tokenizer_config.json; "
+                                            "leave out --chat to continue the prompt as text")
+                                 .arg(loaded->folder));
+        auto tmpl =
+            ChatTemplate::parse(source, loaded->folder + QStringLiteral("/tokenizer_config.json"));
+        if (!tmpl)
+            return tmpl.error();
+        auto text = tmpl->render({{QStringLiteral("user"), prompt}}, true, (*tok)->bosToken(),
+                                 (*tok)->eosToken());
+        if (!text)
+            return text.error();
+        ids = (*tok)->encode(*text, false);
+    } else {
+        ids = (*tok)->encode(prompt, true);
+    }
+    if (ids.empty())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("the prompt gives no tokens; write a prompt"));
+    const std::set<int32_t> stop = stopIds(**tok, loaded->folder);
+    std::mt19937_64 rng(o.seed);
+    at::NoGradGuard noGrad;
+    loaded->model.eval();
+    HfTransformer::KvCache cache;
+    std::vector<int32_t> answer;
+    QByteArray sent;
+    std::vector<int64_t> all(ids.begin(), ids.end());
+    try {
+        at::Tensor next = at::tensor(all, at::kLong).reshape({1, int64_t(all.size())});
+        for (int n = 0; n < o.tokens; ++n) {
+            const at::Tensor logits =
+                o.kvCache
+                    ? model->logits(next, cache)
+                    : model->logits(at::tensor(all, at::kLong).reshape({1, int64_t(all.size())}));
+            const int64_t id =
+                sample(logits[0][logits.size(1) - 1].to(at::kFloat), o.temperature, o.topP, rng);
+            if (stop.count(int32_t(id)))
+                break;
+            answer.push_back(int32_t(id));
+            all.push_back(id);
+            next = at::tensor(std::vector<int64_t>{id}, at::kLong).reshape({1, 1});
+            QByteArray text = (*tok)->decode(answer, true);
+            text.chop(incompleteTail(text));
+            if (text.size() > sent.size() && text.startsWith(sent)) {
+                const QByteArray piece = text.mid(sent.size());
+                sent = text;
+                if (!onText(piece))
+                    break;
+            }
+        }
+    } catch (const std::invalid_argument& e) {
+        return makeError(ErrorCode::InvalidArgument, QString::fromUtf8(e.what()));
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Runtime, firstLine(e));
+    }
+    const QByteArray text = (*tok)->decode(answer, true);
+    if (text.size() > sent.size() && text.startsWith(sent))
+        onText(text.mid(sent.size()));
+    return success();
+}
+
+} // namespace tandem

@@ -1,0 +1,467 @@
+// Text for a Hugging Face model, through that model's tokenizer:
+//   text:FILE    one document: the file
+//   jsonl:FILE   one document per line, its "text" field (field=NAME for another)
+//   chat:FILE    one conversation per line, {"messages": [{"role", "content"}, …]}, written
+//                with the model's chat template; only the assistant's tokens are trained
+// Documents are encoded with the tokenizer's template (a BOS) and joined with its EOS, then
+// cut into windows of context + 1 tokens. The tokens are cached by the SHA-256 of the file,
+// the tokenizer and the options, so a second run (and a peer, which receives tokens) never
+// tokenizes again.
+
+#include "formats/chattemplate.h"
+#include "formats/dataset.h"
+#include "formats/datasetspec.h"
+#include "formats/sha256.h"
+#include "formats/tokenizer.h"
+#include "formats/tokenstream.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+#include <cstring>
+#include <optional>
+
+namespace tandem {
+
+namespace {
+
+constexpr int64_t kDefaultContext = 256;
+constexpr int64_t kMaxContext = 1 << 16;
+constexpr qsizetype kChunk = 1 << 20;
+
+// The tokens of a file: documents back to back, each position marked trained or not.
+struct Encoded {
+    std::vector<int32_t> tokens;
+    std::vector<uint8_t> trained;
+    std::vector<int64_t> starts; // where each document begins
+};
+
+Error badLine(const QString& file, qsizetype line, const QString& what) {
+    return makeError(ErrorCode::Corrupt,
+                     QStringLiteral("%1, line %2: %3").arg(file).arg(line).arg(what));
+}
+
+// The line of the first byte that is not UTF-8, or 0 when all are.
+qsizetype invalidUtf8Line(const QByteArray& b) {
+    const auto* p = reinterpret_cast<const uchar*>(b.constData());
+    const qsizetype n = b.size();
+    qsizetype line = 1;
+    for (qsizetype i = 0; i < n;) {
+        const uchar c = p[i];
+        int more = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+        if (more < 0 || (more > 0 && c < 0xC2 && more == 1) || i + more >= n + (more == 0))
+            return line;
+        for (int k = 1; k <= more; ++k)
+            if (i + k >= n || (p[i + k] & 0xC0) != 0x80)
+                return line;
+        if (c == '\n')
+            ++line;
+        i += more + 1;
+    }
+    return 0;
+}
+
+void append(Encoded& e, const std::vector<int32_t>& ids, bool trained) {
+    e.tokens.insert(e.tokens.end(), ids.begin(), ids.end());
+    e.trained.insert(e.trained.end(), ids.size(), trained ? 1 : 0);
+}
+
+// A long text in pieces of about kChunk characters, cut only after "X\n" before a character
+// that is not a space: a place where the families' expressions split anyway.
+void encodeText(const Tokenizer& tok, const QString& text, Encoded& e) {
+    qsizetype at = 0;
+    bool first = true;
+    while (at < text.size()) {
+        qsizetype end = text.size();
+        if (text.size() - at > 2 * kChunk) {
+            end = at + kChunk;
+            while (end < text.size() - 1 && !(text[end - 1] == QLatin1Char('\n') && end >= 2 &&
+                                              !text[end - 2].isSpace() && !text[end].isSpace()))
+                ++end;
+        }
+        append(e, tok.encode(QStringView(text).mid(at, end - at), first, !first), true);
+        first = false;
+        at = end;
+    }
+}
+
+qsizetype commonPrefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    qsizetype n = 0;
+    while (n < qsizetype(a.size()) && n < qsizetype(b.size()) && a[size_t(n)] == b[size_t(n)])
+        ++n;
+    return n;
+}
+
+// One conversation: its rendering's tokens, with the assistant's turns marked trained. A turn
+// is what rendering it adds after the conversation so far with the generation prompt, so its
+// end-of-turn tokens are learnt too.
+Status encodeChat(const Tokenizer& tok, const ChatTemplate& tmpl,
+                  const std::vector<ChatMessage>& messages, Encoded& e) {
+    auto render = [&](size_t n, bool gen) {
+        return tmpl.render(std::vector<ChatMessage>(messages.begin(), messages.begin() + long(n)),
+                           gen, tok.bosToken(), tok.eosToken());
+    };
+    auto all = render(messages.size(), false);
+    if (!all)
+        return all.error();
+    const std::vector<int32_t> ids = tok.encode(*all, false);
+    std::vector<uint8_t> trained(ids.size(), 0);
+    for (size_t i = 0; i < messages.size(); ++i) {
+        if (messages[i].role != QLatin1String("assistant"))
+            continue;
+        auto before = render(i, true);
+        auto through = render(i + 1, false);
+        if (!before || !through)
+            continue;
+        const qsizetype from = commonPrefix(ids, tok.encode(*before, false));
+        const qsizetype to = commonPrefix(ids, tok.encode(*through, false));
+        for (qsizetype k = from; k < to; ++k)
+            trained[size_t(k)] = 1;
+    }
+    e.tokens.insert(e.tokens.end(), ids.begin(), ids.end());
+    e.trained.insert(e.trained.end(), trained.begin(), trained.end());
+    return success();
+}
+
+Expected<std::vector<ChatMessage>> messagesOf(const QJsonObject& o, const QString& file,
+                                              qsizetype line) {
+    const QJsonValue m = o.value(QStringLiteral("messages"));
+    if (!m.isArray() || m.toArray().isEmpty())
+        return badLine(file, line, QStringLiteral("has no \"messages\" list"));
+    std::vector<ChatMessage> out;
+    for (const auto& v : m.toArray()) {
+        const QJsonObject msg = v.toObject();
+        const QString role = msg.value(QStringLiteral("role")).toString();
+        if (role != QLatin1String("system") && role != QLatin1String("user") &&
+            role != QLatin1String("assistant"))
+            return badLine(file, line,
+                           QStringLiteral("a message's role is \"%1\"; chat: takes system, "
+                                          "user and assistant")
+                               .arg(role));
+        if (!msg.value(QStringLiteral("content")).isString())
+            return badLine(file, line,
+                           QStringLiteral("a %1 message has no \"content\" string").arg(role));
+        out.push_back({role, msg.value(QStringLiteral("content")).toString()});
+    }
+    return out;
+}
+
+struct TextOptions {
+    QString kind, file, field = QStringLiteral("text");
+    bool refuseLong = false;
+    int64_t context = kDefaultContext;
+    std::shared_ptr<const Tokenizer> tok;
+    std::optional<ChatTemplate> tmpl;
+};
+
+Expected<Encoded> encodeFile(const TextOptions& o, const QByteArray& bytes) {
+    Encoded e;
+    if (o.kind == QLatin1String("text")) {
+        e.starts.push_back(0);
+        encodeText(*o.tok, QString::fromUtf8(bytes), e);
+        if (o.tok->eos() >= 0)
+            append(e, {o.tok->eos()}, true);
+        return e;
+    }
+    qsizetype line = 0;
+    for (const QByteArray& raw : bytes.split('\n')) {
+        ++line;
+        if (raw.trimmed().isEmpty())
+            continue;
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(raw, &err);
+        if (err.error != QJsonParseError::NoError || !doc.isObject())
+            return badLine(o.file, line,
+                           QStringLiteral("is not a JSON object (%1)")
+                               .arg(err.error == QJsonParseError::NoError
+                                        ? QStringLiteral("not an object")
+                                        : err.errorString()));
+        const size_t before = e.tokens.size();
+        e.starts.push_back(int64_t(before));
+        if (o.kind == QLatin1String("chat")) {
+            auto messages = messagesOf(doc.object(), o.file, line);
+            if (!messages)
+                return messages.error();
+            if (auto st = encodeChat(*o.tok, *o.tmpl, *messages, e); !st)
+                return makeError(st.error().code, QStringLiteral("%1, line %2: %3")
+                                                      .arg(o.file)
+                                                      .arg(line)
+                                                      .arg(st.error().message));
+        } else {
+            const QJsonValue v = doc.object().value(o.field);
+            if (!v.isString())
+                return badLine(o.file, line,
+                               QStringLiteral("has no \"%1\" string (field=%1)").arg(o.field));
+            append(e, o.tok->encode(v.toString(), true), true);
+            if (o.tok->eos() >= 0)
+                append(e, {o.tok->eos()}, true);
+        }
+        if (o.refuseLong && int64_t(e.tokens.size() - before) > o.context + 1)
+            return badLine(o.file, line,
+                           QStringLiteral("holds %1 tokens, more than one window of %2 "
+                                          "(long=refuse); use a larger context= or long=split")
+                               .arg(e.tokens.size() - before)
+                               .arg(o.context + 1));
+    }
+    if (e.starts.empty())
+        return makeError(ErrorCode::Corrupt, QStringLiteral("%1 holds no documents").arg(o.file));
+    return e;
+}
+
+QString cacheDir() {
+    const QString env = qEnvironmentVariable("TANDEM_TOKEN_CACHE");
+    return env.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
+                               QStringLiteral("/tandem/tokens")
+                         : env;
+}
+
+QByteArray raw(const void* p, size_t bytes) {
+    return QByteArray(static_cast<const char*>(p), qsizetype(bytes));
+}
+
+// The cache: KEY.tokens (int32), KEY.trained (a byte a token), KEY.starts (int64), written
+// whole or not at all; a damaged entry is encoded again.
+std::optional<Encoded> cached(const QString& key) {
+    QFile t(cacheDir() + QLatin1Char('/') + key + QStringLiteral(".tokens"));
+    QFile m(cacheDir() + QLatin1Char('/') + key + QStringLiteral(".trained"));
+    QFile s(cacheDir() + QLatin1Char('/') + key + QStringLiteral(".starts"));
+    if (!t.open(QIODevice::ReadOnly) || !m.open(QIODevice::ReadOnly) ||
+        !s.open(QIODevice::ReadOnly) || t.size() != m.size() * 4 || s.size() % 8 != 0 ||
+        s.size() == 0)
+        return std::nullopt;
+    Encoded e;
+    e.tokens.resize(size_t(m.size()));
+    e.trained.resize(size_t(m.size()));
+    e.starts.resize(size_t(s.size() / 8));
+    if (t.read(reinterpret_cast<char*>(e.tokens.data()), t.size()) != t.size() ||
+        m.read(reinterpret_cast<char*>(e.trained.data()), m.size()) != m.size() ||
+        s.read(reinterpret_cast<char*>(e.starts.data()), s.size()) != s.size())
+        return std::nullopt;
+    return e;
+}
+
+void keep(const QString& key, const Encoded& e) {
+    QDir().mkpath(cacheDir());
+    const std::pair<const char*, QByteArray> files[] = {
+        {".tokens", raw(e.tokens.data(), e.tokens.size() * 4)},
+        {".trained", raw(e.trained.data(), e.trained.size())},
+        {".starts", raw(e.starts.data(), e.starts.size() * 8)}};
+    for (const auto& [ext, bytes] : files) {
+        QSaveFile f(cacheDir() + QLatin1Char('/') + key + QLatin1String(ext));
+        if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+            return; // a cache that cannot be written is only slower
+    }
+}
+
+// Tokens [from, to) of `e` as a stream of the narrowest type the vocabulary fits.
+Expected<std::shared_ptr<const TokenStream>> streamOf(const Encoded& e, int64_t from, int64_t to,
+                                                      int32_t vocab, const QString& name) {
+    const bool narrow = vocab <= 65536;
+    QByteArray bytes(qsizetype((to - from) * (narrow ? 2 : 4)), Qt::Uninitialized);
+    for (int64_t i = from; i < to; ++i) {
+        const int32_t t = e.tokens[size_t(i)];
+        if (narrow) {
+            const uint16_t v = uint16_t(t);
+            memcpy(bytes.data() + (i - from) * 2, &v, 2);
+        } else {
+            memcpy(bytes.data() + (i - from) * 4, &t, 4);
+        }
+    }
+    return TokenStream::fromBytes(bytes, narrow ? TokenType::U16 : TokenType::U32, name);
+}
+
+Dataset windowsOf(std::shared_ptr<const TokenStream> stream, int64_t context) {
+    Dataset d;
+    d.storage = Dataset::Storage::Windows;
+    d.targets = Dataset::Targets::Ids;
+    d.sampleShape = d.targetShape = {context};
+    d.windows = stream->size() > context ? (stream->size() - 1) / context : 0;
+    d.stream = std::move(stream);
+    return d;
+}
+
+// Chat: windows of the packed conversations [from, to), each target the next token or -100
+// where that token is not the assistant's; windows with nothing to learn are left out.
+Dataset maskedWindowsOf(const Encoded& e, int64_t from, int64_t to, int64_t context) {
+    Dataset d;
+    d.storage = Dataset::Storage::I64;
+    d.targets = Dataset::Targets::Ids;
+    d.sampleShape = d.targetShape = {context};
+    for (int64_t w = from; w + context + 1 <= to; w += context) {
+        bool any = false;
+        for (int64_t k = 1; k <= context && !any; ++k)
+            any = e.trained[size_t(w + k)] != 0;
+        if (!any)
+            continue;
+        for (int64_t k = 0; k < context; ++k) {
+            d.i64.push_back(e.tokens[size_t(w + k)]);
+            d.labels.push_back(e.trained[size_t(w + k + 1)] ? e.tokens[size_t(w + k + 1)]
+                                                            : kIgnoredTarget);
+        }
+    }
+    return d;
+}
+
+Expected<Encoded> encodeCached(const TextOptions& o, const QString& file) {
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly))
+        return makeError(ErrorCode::NotFound,
+                         QStringLiteral("%1 cannot be read: %2").arg(file, f.errorString()));
+    const QByteArray bytes = f.readAll();
+    if (bytes.trimmed().isEmpty())
+        return makeError(ErrorCode::Corrupt, QStringLiteral("%1 is empty").arg(file));
+    if (const qsizetype line = invalidUtf8Line(bytes))
+        return badLine(file, line, QStringLiteral("is not valid UTF-8; save the file as UTF-8"));
+    Sha256 h;
+    h.addData(bytes);
+    h.addData(o.tok->fingerprint());
+    h.addData(QStringLiteral("%1|%2|%3|%4")
+                  .arg(o.kind, o.field)
+                  .arg(o.refuseLong ? o.context : 0)
+                  .arg(o.tmpl ? 1 : 0)
+                  .toUtf8());
+    const QString key = QString::fromLatin1(h.result().toHex());
+    if (auto hit = cached(key))
+        return *hit;
+    TextOptions one = o;
+    one.file = file;
+    auto e = encodeFile(one, bytes);
+    if (e)
+        keep(key, *e);
+    return e;
+}
+
+// The chat template: the spec's template=FILE, else the tokenizer's.
+Status readTemplate(TextOptions& o, const QString& file, const QString& dir) {
+    QString source = o.tok->chatTemplate(), name = dir + QStringLiteral("/tokenizer_config.json");
+    if (!file.isEmpty()) {
+        name = file;
+        QFile t(name);
+        if (!t.open(QIODevice::ReadOnly))
+            return makeError(ErrorCode::NotFound,
+                             QStringLiteral("%1 cannot be read: %2").arg(name, t.errorString()));
+        source = QString::fromUtf8(t.readAll());
+    }
+    if (source.isEmpty())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("%1 has no chat_template, so chat: cannot write its "
+                                        "conversations; give one with template=FILE (a "
+                                        "Jinja file) or use jsonl:")
+                             .arg(name));
+    auto t = ChatTemplate::parse(source, name);
+    if (!t)
+        return t.error();
+    o.tmpl = *t;
+    return success();
+}
+
+} // namespace
+
+Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body,
+                                        const QString& spec, const QString& tokenizerDir) {
+    auto opts = parseSpecOptions(body,
+                                 {QStringLiteral("context"), QStringLiteral("test"),
+                                  QStringLiteral("field"), QStringLiteral("long"),
+                                  QStringLiteral("tokenizer"), QStringLiteral("template")},
+                                 spec);
+    if (!opts)
+        return opts.error();
+    TextOptions o;
+    o.kind = kind;
+    o.file = opts->file;
+    if (opts->values.contains(QStringLiteral("field")))
+        o.field = opts->values.value(QStringLiteral("field"));
+    const QString lng = opts->values.value(QStringLiteral("long"), QStringLiteral("split"));
+    if (lng != QLatin1String("split") && lng != QLatin1String("refuse"))
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("dataset spec %1: long= takes split or refuse").arg(spec));
+    o.refuseLong = lng == QLatin1String("refuse");
+    if (opts->values.contains(QStringLiteral("context"))) {
+        bool ok = false;
+        o.context = opts->values.value(QStringLiteral("context")).toLongLong(&ok);
+        if (!ok || o.context < 1 || o.context > kMaxContext)
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("dataset spec %1: context= takes a whole number of "
+                                            "tokens from 1 to %2")
+                                 .arg(spec)
+                                 .arg(kMaxContext));
+    }
+    const QString dir = opts->values.value(QStringLiteral("tokenizer"), tokenizerDir);
+    if (dir.isEmpty())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("dataset spec %1 needs a tokenizer: train a Hugging Face "
+                                        "model (--model hf:DIR), whose tokenizer it uses, or "
+                                        "add tokenizer=DIR")
+                             .arg(spec));
+    auto tok = Tokenizer::fromFolder(dir);
+    if (!tok)
+        return tok.error();
+    o.tok = *tok;
+    if (kind == QLatin1String("chat"))
+        if (auto st = readTemplate(o, opts->values.value(QStringLiteral("template")), dir); !st)
+            return st.error();
+    auto all = encodeCached(o, o.file);
+    if (!all)
+        return all.error();
+    DatasetSplits s;
+    s.spec = spec;
+    s.kind = kind;
+    s.numClasses = o.tok->vocabSize();
+    const QString testFile = opts->values.value(QStringLiteral("test"));
+    std::optional<Encoded> test;
+    int64_t cut = int64_t(all->tokens.size());
+    if (!testFile.isEmpty()) {
+        auto t = encodeCached(o, testFile);
+        if (!t)
+            return t.error();
+        test = std::move(*t);
+    } else if (all->starts.size() >= 2) {
+        // The last tenth of the documents (one at least) is held out.
+        cut = all->starts[all->starts.size() - std::max<size_t>(1, all->starts.size() / 10)];
+    } else {
+        cut -= cut / 10;
+    }
+    const Encoded& testTokens = test ? *test : *all;
+    const int64_t testFrom = test ? 0 : cut;
+    const int64_t testTo = int64_t(testTokens.tokens.size());
+    if (kind == QLatin1String("chat")) {
+        s.train = maskedWindowsOf(*all, 0, cut, o.context);
+        s.test = maskedWindowsOf(testTokens, testFrom, testTo, o.context);
+    } else {
+        auto train = streamOf(*all, 0, cut, s.numClasses, o.file);
+        auto held = streamOf(testTokens, testFrom, testTo, s.numClasses, o.file);
+        if (!train || !held)
+            return train ? held.error() : train.error();
+        s.train = windowsOf(*train, o.context);
+        s.test = windowsOf(*held, o.context);
+    }
+    if (s.train.count() == 0 || s.test.count() == 0)
+        return makeError(
+            ErrorCode::Corrupt,
+            QStringLiteral("%1 gives %2 training and %3 test window(s) of %4 tokens%5; "
+                           "use more text or a smaller context=")
+                .arg(o.file)
+                .arg(s.train.count())
+                .arg(s.test.count())
+                .arg(o.context + 1)
+                .arg(kind == QLatin1String("chat")
+                         ? QStringLiteral(" with assistant tokens to learn")
+                         : QString()));
+    s.description =
+        QStringLiteral("%1 %2 (%3 tokens in %4 document(s) through %5's tokenizer, windows of %6)")
+            .arg(kind, QFileInfo(o.file).fileName())
+            .arg(all->tokens.size())
+            .arg(all->starts.size())
+            .arg(QFileInfo(dir).fileName())
+            .arg(o.context);
+    finishSplits(s);
+    return s;
+}
+
+} // namespace tandem

@@ -1,0 +1,188 @@
+// text:, jsonl: and chat: through a model folder's tokenizer: documents get the tokenizer's
+// template and are joined with its EOS; chat turns are written with the chat template and only
+// the assistant's tokens (with its end of turn) are targets; tokens are cached by content; and
+// bad input is refused naming the file and line.
+
+#include "formats/dataset.h"
+#include "formats/tokenizer.h"
+#include "formats/tokenstream.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tandem;
+
+namespace {
+
+QByteArray chatLine(const QList<QPair<QString, QString>>& messages) {
+    QJsonArray a;
+    for (const auto& [role, content] : messages)
+        a.append(QJsonObject{{QStringLiteral("role"), role}, {QStringLiteral("content"), content}});
+    return QJsonDocument(QJsonObject{{QStringLiteral("messages"), a}})
+               .toJson(QJsonDocument::Compact) +
+           '\n';
+}
+
+} // namespace
+
+class TestTextData : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void jsonlDocumentsAreJoinedWithEos();
+    void onlyAssistantTokensAreTargets();
+    void badInputNamesFileAndLine();
+
+private:
+    QString file(const QString& name, const QByteArray& bytes) {
+        const QString path = m_tmp.filePath(name);
+        if (!testutil::writeFile(path, bytes))
+            qFatal("cannot write %s", qPrintable(path));
+        return path;
+    }
+
+    QTemporaryDir m_tmp;
+    QString m_qwen, m_gpt2;
+};
+
+void TestTextData::initTestCase() {
+    QVERIFY(m_tmp.isValid());
+    qputenv("TANDEM_TOKEN_CACHE", m_tmp.filePath(QStringLiteral("cache")).toUtf8());
+    QProcess p;
+    p.start(QStringLiteral("/usr/bin/python3"),
+            {QStringLiteral(TANDEM_PYTHON_DIR "/make_tokenizers.py"), m_tmp.path()});
+    QVERIFY2(p.waitForFinished(120000) && p.exitCode() == 0, p.readAllStandardError().constData());
+    m_qwen = m_tmp.filePath(QStringLiteral("qwen2"));
+    m_gpt2 = m_tmp.filePath(QStringLiteral("gpt2"));
+    // Qwen2's ChatML template
+    QFile c(m_qwen + QStringLiteral("/tokenizer_config.json"));
+    QVERIFY(c.open(QIODevice::ReadOnly));
+    QJsonObject config = QJsonDocument::fromJson(c.readAll()).object();
+    c.close();
+    config.insert(
+        QStringLiteral("chat_template"),
+        QStringLiteral("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' "
+                       "+ message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if "
+                       "add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"));
+    QVERIFY(testutil::writeFile(c.fileName(), QJsonDocument(config).toJson()));
+}
+
+void TestTextData::jsonlDocumentsAreJoinedWithEos() {
+    const QStringList docs{QStringLiteral("The first document."),
+                           QStringLiteral("Zweites Dokument: Grüße!"),
+                           QStringLiteral("第三个文件。"), QStringLiteral("four"),
+                           QStringLiteral("five and more words here")};
+    QByteArray lines;
+    for (const QString& d : docs)
+        lines +=
+            QJsonDocument(QJsonObject{{QStringLiteral("body"), d}}).toJson(QJsonDocument::Compact) +
+            '\n';
+    const QString path = file(QStringLiteral("docs.jsonl"), lines);
+    auto tok = Tokenizer::fromFolder(m_gpt2);
+    QVERIFY(tok);
+    std::vector<int32_t> expected;
+    for (const QString& d : docs) {
+        const auto ids = (*tok)->encode(d, true);
+        expected.insert(expected.end(), ids.begin(), ids.end());
+        expected.push_back((*tok)->eos());
+    }
+    const QString spec = QStringLiteral("jsonl:%1,field=body,context=4").arg(path);
+    auto data = loadDataset(spec, m_gpt2);
+    QVERIFY2(data, qPrintable(data ? QString() : data.error().message));
+    QCOMPARE(data->numClasses, (*tok)->vocabSize());
+    QCOMPARE(data->train.storage, Dataset::Storage::Windows);
+    // the last document is held out; train windows are the tokens before it, in order
+    const int64_t held = int64_t((*tok)->encode(docs.last(), true).size()) + 1;
+    std::vector<int64_t> got(size_t(data->train.windows * 4 + 1));
+    data->train.stream->copy(0, int64_t(got.size()), got.data());
+    for (size_t i = 0; i < got.size(); ++i)
+        QCOMPARE(got[i], int64_t(expected[i]));
+    QCOMPARE(data->train.stream->size(), int64_t(expected.size()) - held);
+    // cached: the files exist and a second read gives the same dataset without the tokenizer
+    // being asked again (the same hash)
+    QCOMPARE(QDir(m_tmp.filePath(QStringLiteral("cache"))).entryList(QDir::Files).size(), 3);
+    auto again = loadDataset(spec, m_gpt2);
+    QVERIFY(again);
+    QCOMPARE(again->contentHash, data->contentHash);
+}
+
+void TestTextData::onlyAssistantTokensAreTargets() {
+    QByteArray lines;
+    for (int i = 0; i < 40; ++i)
+        lines += chatLine({{QStringLiteral("system"), QStringLiteral("Be brief.")},
+                           {QStringLiteral("user"), QStringLiteral("Colour of a plum?")},
+                           {QStringLiteral("assistant"), QStringLiteral("Purple.")},
+                           {QStringLiteral("user"), QStringLiteral("And a lime?")},
+                           {QStringLiteral("assistant"), QStringLiteral("Green, mostly.")}});
+    const QString path = file(QStringLiteral("chat.jsonl"), lines);
+    auto data = loadDataset(QStringLiteral("chat:%1,context=128,tokenizer=%2").arg(path, m_qwen));
+    QVERIFY2(data, qPrintable(data ? QString() : data.error().message));
+    auto tok = Tokenizer::fromFolder(m_qwen);
+    QVERIFY(tok);
+    QCOMPARE(data->train.storage, Dataset::Storage::I64);
+    QVERIFY(data->train.count() >= 1);
+    // The targets kept, in order, are exactly the assistant's turns with their end of turn.
+    std::vector<int32_t> kept;
+    for (int64_t i = 0; i < 128; ++i)
+        if (data->train.labels[size_t(i)] != kIgnoredTarget)
+            kept.push_back(int32_t(data->train.labels[size_t(i)]));
+    const QString once = QStringLiteral("Purple.<|im_end|>\nGreen, mostly.<|im_end|>\n");
+    const QString text = QString::fromUtf8((*tok)->decode(kept));
+    QVERIFY2(text.startsWith(once), qPrintable(text));
+    QVERIFY(kept.size() < 128 / 2);
+    QVERIFY(data->test.count() >= 1);
+}
+
+void TestTextData::badInputNamesFileAndLine() {
+    const QString ok =
+        QString::fromUtf8(chatLine({{QStringLiteral("user"), QStringLiteral("hi")},
+                                    {QStringLiteral("assistant"), QStringLiteral("hello")}}));
+    const QList<std::tuple<QString, QByteArray, QString, QString>> cases{
+        {QStringLiteral("text"), QByteArray("fine\nbad \xff\xfe byte\n"), QString(),
+         QStringLiteral("line 2: is not valid UTF-8")},
+        {QStringLiteral("jsonl"), QByteArray("{\"text\": \"a\"}\n[1, 2]\n"), QString(),
+         QStringLiteral("line 2: is not a JSON object")},
+        {QStringLiteral("jsonl"), QByteArray("{\"text\": \"a\"}\n\n{\"body\": \"b\"}\n"), QString(),
+         QStringLiteral("line 3: has no \"text\" string")},
+        {QStringLiteral("chat"),
+         ok.toUtf8() + chatLine({{QStringLiteral("robot"), QStringLiteral("x")}}), QString(),
+         QStringLiteral("line 2: a message's role is \"robot\"")},
+        {QStringLiteral("chat"),
+         ok.toUtf8() + ok.toUtf8() + chatLine({{QStringLiteral("assistant"), QStringLiteral("x")}}),
+         QStringLiteral(",template=") +
+             file(QStringLiteral("strict.jinja"),
+                  "{% for m in messages %}{% if loop.first and m.role != 'user' %}{{ "
+                  "raise_exception('a conversation opens with the user') }}{% endif %}{{ m.content "
+                  "}}{% endfor %}"),
+         QStringLiteral("strict.jinja, chat template line 1: the template refuses the "
+                        "conversation: a conversation opens with the user")},
+        {QStringLiteral("jsonl"),
+         QByteArray(
+             "{\"text\": \"short\"}\n{\"text\": \"a much longer document than four tokens\"}\n"),
+         QStringLiteral(",context=8,long=refuse"), QStringLiteral("line 2: holds")},
+        {QStringLiteral("text"), QByteArray(" \n"), QString(), QStringLiteral("is empty")},
+    };
+    int n = 0;
+    for (const auto& [kind, bytes, options, expected] : cases) {
+        const QString path = file(QStringLiteral("bad%1.txt").arg(n++), bytes);
+        auto data = loadDataset(QStringLiteral("%1:%2%3").arg(kind, path, options), m_qwen);
+        QVERIFY2(!data, qPrintable(path));
+        QVERIFY2(data.error().message.contains(path) && data.error().message.contains(expected),
+                 qPrintable(data.error().message));
+    }
+    auto none = loadDataset(QStringLiteral("chat:") + m_tmp.filePath(QStringLiteral("x")));
+    QVERIFY(!none);
+    QVERIFY2(none.error().message.contains(QStringLiteral("needs a tokenizer")),
+             qPrintable(none.error().message));
+}
+
+QTEST_GUILESS_MAIN(TestTextData)
+#include "test_textdata.moc"
