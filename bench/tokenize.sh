@@ -29,7 +29,7 @@ with open(sys.argv[1], "w", encoding="utf-8") as f:
         n += len(line.encode())
         f.write(line)
 PY
-head -c "$((pymb * 1000000))" "$work/corpus.txt" | iconv -c -f utf-8 -t utf-8 > "$work/head.txt"
+head -c "$((pymb * 1000000))" "$work/corpus.txt" | iconv -c -f utf-8 -t utf-8 > "$work/head.txt" || true
 for kind in gpt2 mistral; do
     rm -rf "$work/cache"
     TANDEM_TOKEN_CACHE="$work/cache" build/bin/bench_tokenize "$work/tok/$kind" "$work/corpus.txt"
