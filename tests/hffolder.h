@@ -181,4 +181,34 @@ inline bool write(const QString& dir, const Spec& s) {
                                          {{QStringLiteral("format"), QStringLiteral("pt")}}));
 }
 
+// Writes DIR/tokenizer.json and DIR/tokenizer_config.json for a vocabulary of 64: one token a
+// character of " ", a-z, A-Z, ".,?!:", a newline and "0123", then "</s>" (id 63, the EOS), and
+// a plain chat template ("role: content" lines, "assistant:" to answer).
+inline bool writeTokenizer(const QString& dir) {
+    const QString chars =
+        QStringLiteral(" abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.,?!:\n0123");
+    QJsonObject vocab;
+    for (qsizetype i = 0; i < chars.size(); ++i)
+        vocab.insert(QString(chars[i]), int(i));
+    vocab.insert(QStringLiteral("</s>"), 63);
+    const QJsonObject tokenizer{
+        {QStringLiteral("added_tokens"),
+         QJsonArray{QJsonObject{{QStringLiteral("id"), 63},
+                                {QStringLiteral("content"), QStringLiteral("</s>")},
+                                {QStringLiteral("special"), true}}}},
+        {QStringLiteral("decoder"), QJsonObject{{QStringLiteral("type"), QStringLiteral("Fuse")}}},
+        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("BPE")},
+                                              {QStringLiteral("vocab"), vocab},
+                                              {QStringLiteral("merges"), QJsonArray{}}}}};
+    const QJsonObject config{
+        {QStringLiteral("eos_token"), QStringLiteral("</s>")},
+        {QStringLiteral("chat_template"),
+         QStringLiteral("{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if "
+                        "add_generation_prompt %}assistant:{% endif %}")}};
+    QFile t(QDir(dir).filePath(QStringLiteral("tokenizer.json")));
+    QFile c(QDir(dir).filePath(QStringLiteral("tokenizer_config.json")));
+    return t.open(QIODevice::WriteOnly) && t.write(QJsonDocument(tokenizer).toJson()) > 0 &&
+           c.open(QIODevice::WriteOnly) && c.write(QJsonDocument(config).toJson()) > 0;
+}
+
 } // namespace hffolder

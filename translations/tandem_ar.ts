@@ -685,6 +685,22 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
+        <source>Text file (bytes, or a Hugging Face model&apos;s tokenizer)</source>
+        <translation>ملف نصي (بايتات، أو مُرمِّز نموذج Hugging Face)</translation>
+    </message>
+    <message>
+        <source>JSON Lines of documents (&quot;text&quot; a line; a Hugging Face model)</source>
+        <translation>مستندات JSON Lines (حقل &quot;text&quot; في كل سطر؛ نموذج Hugging Face)</translation>
+    </message>
+    <message>
+        <source>Chat conversations (JSON Lines of &quot;messages&quot;; a Hugging Face model)</source>
+        <translation>محادثات (JSON Lines من &quot;messages&quot;؛ نموذج Hugging Face)</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl *.json);;All files (*)</source>
+        <translation>JSON Lines (*.jsonl *.json);;كل الملفات (*)</translation>
+    </message>
+    <message>
         <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
         <translation>مجلد Hugging Face… ‏(GPT-2، Llama، Qwen2، Mistral)</translation>
     </message>
@@ -1464,6 +1480,30 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>A message for the model, or text to continue</source>
+        <translation>رسالة إلى النموذج، أو نص ليكمله</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> رمزًا</translation>
+    </message>
+    <message>
+        <source>Only the likeliest tokens that together make up this much probability are drawn from.</source>
+        <translation>يُسحب فقط من الرموز الأرجح التي يبلغ مجموع احتمالاتها هذا القدر.</translation>
+    </message>
+    <message>
+        <source>Answer as in a chat</source>
+        <translation>أجب كما في محادثة</translation>
+    </message>
+    <message>
+        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
+        <translation>يكتب رسالتك بقالب المحادثة الخاص بالنموذج ويعرض إجابة المساعد؛ عند إيقافه يكمل النموذج نصك.</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
     <message>
         <source>Generate</source>
         <translation>أنشئ</translation>

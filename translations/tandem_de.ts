@@ -677,6 +677,22 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
+        <source>Text file (bytes, or a Hugging Face model&apos;s tokenizer)</source>
+        <translation>Textdatei (Bytes, oder der Tokenizer eines Hugging-Face-Modells)</translation>
+    </message>
+    <message>
+        <source>JSON Lines of documents (&quot;text&quot; a line; a Hugging Face model)</source>
+        <translation>JSON Lines mit Dokumenten (&quot;text&quot; je Zeile; ein Hugging-Face-Modell)</translation>
+    </message>
+    <message>
+        <source>Chat conversations (JSON Lines of &quot;messages&quot;; a Hugging Face model)</source>
+        <translation>Chat-Gespräche (JSON Lines mit &quot;messages&quot;; ein Hugging-Face-Modell)</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl *.json);;All files (*)</source>
+        <translation>JSON Lines (*.jsonl *.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
         <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
         <translation>Ein Hugging-Face-Ordner… (GPT-2, Llama, Qwen2, Mistral)</translation>
     </message>
@@ -1440,6 +1456,30 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>A message for the model, or text to continue</source>
+        <translation>Eine Nachricht an das Modell, oder Text zum Fortsetzen</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> Tokens</translation>
+    </message>
+    <message>
+        <source>Only the likeliest tokens that together make up this much probability are drawn from.</source>
+        <translation>Gezogen wird nur aus den wahrscheinlichsten Tokens, die zusammen diese Wahrscheinlichkeit ausmachen.</translation>
+    </message>
+    <message>
+        <source>Answer as in a chat</source>
+        <translation>Wie im Chat antworten</translation>
+    </message>
+    <message>
+        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
+        <translation>Schreibt Ihre Nachricht mit der Chat-Vorlage des Modells und zeigt die Antwort des Assistenten; aus, setzt das Modell Ihren Text fort.</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
     <message>
         <source>Generate</source>
         <translation>Erzeugen</translation>

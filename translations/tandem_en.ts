@@ -653,6 +653,22 @@ Tandem %3</source>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
+        <source>Text file (bytes, or a Hugging Face model&apos;s tokenizer)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON Lines of documents (&quot;text&quot; a line; a Hugging Face model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat conversations (JSON Lines of &quot;messages&quot;; a Hugging Face model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl *.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>mnist-cnn: convolutional network for 28×28 images</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1384,6 +1400,30 @@ Tandem %3</source>
 </context>
 <context>
     <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>A message for the model, or text to continue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only the likeliest tokens that together make up this much probability are drawn from.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answer as in a chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message>
         <source>Generate</source>
         <translation type="unfinished"></translation>

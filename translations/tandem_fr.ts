@@ -677,6 +677,22 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
+        <source>Text file (bytes, or a Hugging Face model&apos;s tokenizer)</source>
+        <translation>Fichier texte (octets, ou le tokenizer d&apos;un modèle Hugging Face)</translation>
+    </message>
+    <message>
+        <source>JSON Lines of documents (&quot;text&quot; a line; a Hugging Face model)</source>
+        <translation>JSON Lines de documents (&quot;text&quot; par ligne ; un modèle Hugging Face)</translation>
+    </message>
+    <message>
+        <source>Chat conversations (JSON Lines of &quot;messages&quot;; a Hugging Face model)</source>
+        <translation>Conversations (JSON Lines de &quot;messages&quot; ; un modèle Hugging Face)</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl *.json);;All files (*)</source>
+        <translation>JSON Lines (*.jsonl *.json);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
         <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
         <translation>Un dossier Hugging Face… (GPT-2, Llama, Qwen2, Mistral)</translation>
     </message>
@@ -1440,6 +1456,30 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>A message for the model, or text to continue</source>
+        <translation>Un message pour le modèle, ou un texte à poursuivre</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> jetons</translation>
+    </message>
+    <message>
+        <source>Only the likeliest tokens that together make up this much probability are drawn from.</source>
+        <translation>Le tirage se fait parmi les jetons les plus probables qui totalisent cette probabilité.</translation>
+    </message>
+    <message>
+        <source>Answer as in a chat</source>
+        <translation>Répondre comme dans une conversation</translation>
+    </message>
+    <message>
+        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
+        <translation>Écrit votre message avec le modèle de conversation du modèle et montre la réponse de l&apos;assistant ; désactivé, le modèle poursuit votre texte.</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
     <message>
         <source>Generate</source>
         <translation>Générer</translation>

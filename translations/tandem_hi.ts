@@ -677,6 +677,22 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
+        <source>Text file (bytes, or a Hugging Face model&apos;s tokenizer)</source>
+        <translation>टेक्स्ट फ़ाइल (बाइट, या Hugging Face मॉडल का टोकनाइज़र)</translation>
+    </message>
+    <message>
+        <source>JSON Lines of documents (&quot;text&quot; a line; a Hugging Face model)</source>
+        <translation>दस्तावेज़ों की JSON Lines (हर पंक्ति में &quot;text&quot;; Hugging Face मॉडल)</translation>
+    </message>
+    <message>
+        <source>Chat conversations (JSON Lines of &quot;messages&quot;; a Hugging Face model)</source>
+        <translation>चैट बातचीत (&quot;messages&quot; की JSON Lines; Hugging Face मॉडल)</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl *.json);;All files (*)</source>
+        <translation>JSON Lines (*.jsonl *.json);;सभी फ़ाइलें (*)</translation>
+    </message>
+    <message>
         <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
         <translation>Hugging Face फ़ोल्डर… (GPT-2, Llama, Qwen2, Mistral)</translation>
     </message>
@@ -1440,6 +1456,30 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>A message for the model, or text to continue</source>
+        <translation>मॉडल के लिए संदेश, या आगे बढ़ाने के लिए टेक्स्ट</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> टोकन</translation>
+    </message>
+    <message>
+        <source>Only the likeliest tokens that together make up this much probability are drawn from.</source>
+        <translation>केवल उन सबसे संभावित टोकनों में से चुना जाता है जिनकी कुल संभावना इतनी हो।</translation>
+    </message>
+    <message>
+        <source>Answer as in a chat</source>
+        <translation>चैट की तरह जवाब दें</translation>
+    </message>
+    <message>
+        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
+        <translation>आपका संदेश मॉडल के चैट टेम्पलेट से लिखता है और सहायक का उत्तर दिखाता है; बंद होने पर मॉडल आपका टेक्स्ट आगे बढ़ाता है।</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
     <message>
         <source>Generate</source>
         <translation>बनाएँ</translation>

@@ -675,6 +675,22 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::RunForm</name>
     <message>
+        <source>Text file (bytes, or a Hugging Face model&apos;s tokenizer)</source>
+        <translation>文本文件（字节，或 Hugging Face 模型的分词器）</translation>
+    </message>
+    <message>
+        <source>JSON Lines of documents (&quot;text&quot; a line; a Hugging Face model)</source>
+        <translation>JSON Lines 文档（每行一个 &quot;text&quot;；Hugging Face 模型）</translation>
+    </message>
+    <message>
+        <source>Chat conversations (JSON Lines of &quot;messages&quot;; a Hugging Face model)</source>
+        <translation>对话（&quot;messages&quot; 的 JSON Lines；Hugging Face 模型）</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl *.json);;All files (*)</source>
+        <translation>JSON Lines (*.jsonl *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
         <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
         <translation>Hugging Face 模型文件夹…（GPT-2、Llama、Qwen2、Mistral）</translation>
     </message>
@@ -1434,6 +1450,30 @@ Tandem %3</translation>
 </context>
 <context>
     <name>tandem::ui::TryDialog</name>
+    <message>
+        <source>A message for the model, or text to continue</source>
+        <translation>给模型的消息，或要续写的文本</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个词元</translation>
+    </message>
+    <message>
+        <source>Only the likeliest tokens that together make up this much probability are drawn from.</source>
+        <translation>只从累计概率达到此值的最可能词元中抽取。</translation>
+    </message>
+    <message>
+        <source>Answer as in a chat</source>
+        <translation>像聊天一样回答</translation>
+    </message>
+    <message>
+        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
+        <translation>用模型的聊天模板写入您的消息并显示助手的回答；关闭时，模型续写您的文本。</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
     <message>
         <source>Generate</source>
         <translation>生成</translation>

@@ -103,6 +103,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
                QFile::exists(checkpoint);
     case TaskRole:
         return summary.value(QStringLiteral("objective")).toString();
+    case ModelRole:
+        return config.value(QStringLiteral("model")).toString();
     case Qt::ToolTipRole: {
         // The folder, the run description as the command line reads it, and any error.
         QString tip = e.folder + QStringLiteral("\n\n") +

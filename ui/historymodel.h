@@ -15,7 +15,14 @@ class HistoryModel : public QAbstractTableModel {
 public:
     enum Column { Started, Model, Dataset, Status, Accuracy, Speed, ColumnCount };
     // TaskRole: the run's task as runenums names it ("sequence", …), empty before its summary.
-    enum DataRole { FolderRole = Qt::UserRole + 1, CheckpointRole, ResumableRole, TaskRole };
+    // ModelRole: the model as the run description names it (hf:DIR, a file, a zoo name).
+    enum DataRole {
+        FolderRole = Qt::UserRole + 1,
+        CheckpointRole,
+        ResumableRole,
+        TaskRole,
+        ModelRole
+    };
 
     explicit HistoryModel(QObject* parent = nullptr);
 

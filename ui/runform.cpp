@@ -7,12 +7,15 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -53,9 +56,34 @@ const DataKind kDataKinds[] = {
      QT_TRANSLATE_NOOP("tandem::ui::RunForm", "Token files (*.bin);;All files (*)")},
     {QStringLiteral("npz:"), false,
      QT_TRANSLATE_NOOP("tandem::ui::RunForm", "NumPy (*.npz);;All files (*)")},
-    {QStringLiteral("images:"), true, nullptr}};
+    {QStringLiteral("images:"), true, nullptr},
+    {QStringLiteral("jsonl:"), false,
+     QT_TRANSLATE_NOOP("tandem::ui::RunForm", "JSON Lines (*.jsonl *.json);;All files (*)")},
+    {QStringLiteral("chat:"), false,
+     QT_TRANSLATE_NOOP("tandem::ui::RunForm", "JSON Lines (*.jsonl *.json);;All files (*)")}};
 constexpr int kTextKind = 5;
-constexpr int kTokensKind = 6;
+constexpr int kChatKind = 10;
+
+// A Hugging Face folder's parameter count, from the size of its safetensors files and the
+// dtype config.json names; 0 when the folder has none.
+qint64 hfParameters(const QString& dir) {
+    qint64 bytes = 0;
+    for (const QFileInfo& f :
+         QDir(dir).entryInfoList({QStringLiteral("*.safetensors")}, QDir::Files))
+        bytes += f.size();
+    QFile config(QDir(dir).filePath(QStringLiteral("config.json")));
+    const QString dtype = config.open(QIODevice::ReadOnly)
+                              ? QJsonDocument::fromJson(config.readAll())
+                                    .object()
+                                    .value(QStringLiteral("torch_dtype"))
+                                    .toString()
+                              : QString();
+    return bytes / (dtype == QLatin1String("float32") ? 4 : 2);
+}
+
+// Above this many parameters a new Hugging Face run recomputes activations: a laptop's memory
+// goes further that way.
+constexpr qint64 kRecomputeAbove = 300'000'000;
 } // namespace
 
 RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* parent)
@@ -159,16 +187,21 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
         if (m_model->currentData().toString() == QLatin1String("gpt") &&
             m_data->currentIndex() == 0)
             m_data->setCurrentIndex(kTextKind);
-        // A Hugging Face model reads its own vocabulary's tokens; adapters suit a laptop.
+        // Fine-tuning a language model: conversations through its own tokenizer; adapters
+        // suit a laptop.
         if (m_model->currentData().toString() == kHfItem) {
             if (m_data->currentIndex() == 0)
-                m_data->setCurrentIndex(kTokensKind);
+                m_data->setCurrentIndex(kChatKind);
             if (m_lora->text().isEmpty())
                 m_lora->setText(QStringLiteral("r=8"));
         }
     });
     connect(m_lora, &QLineEdit::textChanged, this,
             [this] { setCheck(Check::NotChecked, QString()); });
+    connect(m_modelPath, &QLineEdit::editingFinished, this, [this] {
+        if (m_model->currentData().toString() == kHfItem)
+            m_recompute->setChecked(hfParameters(m_modelPath->text().trimmed()) > kRecomputeAbove);
+    });
     connect(m_recompute, &QCheckBox::toggled, this,
             [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_loss, &QComboBox::currentIndexChanged, this,
@@ -196,10 +229,12 @@ void RunForm::addDataRows(QFormLayout* form) {
     m_data->addItem(tr("MNIST folder (IDX files)"));
     m_data->addItem(tr("CIFAR-10 folder (binary version)"));
     m_data->addItem(tr("CSV file (label= or target= column and numbers)"));
-    m_data->addItem(tr("Text file (its bytes are the tokens)"));
+    m_data->addItem(tr("Text file (bytes, or a Hugging Face model's tokenizer)"));
     m_data->addItem(tr("Token file (nanoGPT .bin)"));
     m_data->addItem(tr("NumPy arrays (.npz with x_train, y_train)"));
     m_data->addItem(tr("Image folder (one subfolder per class)"));
+    m_data->addItem(tr("JSON Lines of documents (\"text\" a line; a Hugging Face model)"));
+    m_data->addItem(tr("Chat conversations (JSON Lines of \"messages\"; a Hugging Face model)"));
     m_dataPath = new QLineEdit;
     m_dataPath->setObjectName(QStringLiteral("dataPath"));
     m_dataBrowse = new QPushButton(tr("Choose…"));
@@ -471,6 +506,7 @@ void RunForm::browseModel() {
                                            tr("TorchScript (*.pt *.pth);;All files (*)"));
     if (!f.isEmpty()) {
         m_modelPath->setText(f);
+        Q_EMIT m_modelPath->editingFinished();
         check(); // a chosen file is checked at once, long before Start
     }
 }

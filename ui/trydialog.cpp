@@ -3,6 +3,7 @@
 #include "engine/generation.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -18,22 +19,35 @@
 
 namespace tandem::ui {
 
-TryDialog::TryDialog(const QString& checkpoint, const QString& runName, QWidget* parent)
+TryDialog::TryDialog(const QString& checkpoint, const QString& runName, bool tokenizer,
+                     QWidget* parent)
     : QDialog(parent)
     , m_checkpoint(checkpoint)
     , m_prompt(new QLineEdit)
     , m_tokens(new QSpinBox)
     , m_temperature(new QDoubleSpinBox)
+    , m_topP(new QDoubleSpinBox)
+    , m_chat(new QCheckBox(tr("Answer as in a chat")))
     , m_output(new QPlainTextEdit)
     , m_generate(new QPushButton(tr("Generate")))
     , m_stop(new QPushButton(tr("Stop"))) {
     setWindowTitle(tr("Try %1").arg(runName));
     setObjectName(QStringLiteral("tryDialog"));
     m_prompt->setObjectName(QStringLiteral("tryPrompt"));
-    m_prompt->setPlaceholderText(tr("Text for the model to continue"));
+    m_prompt->setPlaceholderText(tokenizer ? tr("A message for the model, or text to continue")
+                                           : tr("Text for the model to continue"));
     m_tokens->setRange(1, 4096);
     m_tokens->setValue(200);
-    m_tokens->setSuffix(tr(" bytes"));
+    m_tokens->setSuffix(tokenizer ? tr(" tokens") : tr(" bytes"));
+    m_topP->setRange(0.05, 1);
+    m_topP->setSingleStep(0.05);
+    m_topP->setValue(0.9);
+    m_topP->setToolTip(tr("Only the likeliest tokens that together make up this much "
+                          "probability are drawn from."));
+    m_chat->setObjectName(QStringLiteral("tryChat"));
+    m_chat->setChecked(tokenizer);
+    m_chat->setToolTip(tr("Writes your message with the model's chat template and shows the "
+                          "assistant's answer; off, the model continues your text."));
     m_temperature->setRange(0, 5);
     m_temperature->setSingleStep(0.1);
     m_temperature->setValue(0.8);
@@ -48,6 +62,13 @@ TryDialog::TryDialog(const QString& checkpoint, const QString& runName, QWidget*
     form->addRow(tr("Prompt"), m_prompt);
     form->addRow(tr("Length"), m_tokens);
     form->addRow(tr("Temperature"), m_temperature);
+    if (tokenizer) {
+        form->addRow(tr("Top-p"), m_topP);
+        form->addRow(QString(), m_chat);
+    } else {
+        m_topP->hide();
+        m_chat->hide();
+    }
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
     buttons->addButton(m_generate, QDialogButtonBox::ActionRole);
     buttons->addButton(m_stop, QDialogButtonBox::ActionRole);
@@ -80,8 +101,10 @@ void TryDialog::generate() {
     o.prompt = m_prompt->text().toUtf8();
     o.tokens = m_tokens->value();
     o.temperature = m_temperature->value();
+    o.topP = m_topP->isHidden() ? 1.0 : m_topP->value();
+    o.chat = m_chat->isChecked();
     o.seed = quint64(QDateTime::currentMSecsSinceEpoch());
-    m_output->setPlainText(m_prompt->text());
+    m_output->setPlainText(o.chat ? QString() : m_prompt->text());
     m_decoder.resetState();
     m_generate->setEnabled(false);
     m_stop->setEnabled(true);

@@ -1,7 +1,8 @@
 #pragma once
 
 // "Try it…": a language model from History continues a prompt, its text appearing as it is
-// made. Generation runs on a thread of its own; the window stays responsive and Stop ends it.
+// made; a Hugging Face model answers it as a chat, through its tokenizer and chat template.
+// Generation runs on a thread of its own; the window stays responsive and Stop ends it.
 
 #include <QDialog>
 #include <QString>
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <memory>
 
+class QCheckBox;
 class QDoubleSpinBox;
 class QLineEdit;
 class QPlainTextEdit;
@@ -23,8 +25,10 @@ class TryDialog : public QDialog {
     Q_OBJECT
 
 public:
-    // `checkpoint` is the run's checkpoint.tandem.
-    TryDialog(const QString& checkpoint, const QString& runName, QWidget* parent = nullptr);
+    // `checkpoint` is the run's checkpoint.tandem; `tokenizer`: a Hugging Face model's, whose
+    // folder has a tokenizer (tokens, not bytes, a chat answer, top-p).
+    TryDialog(const QString& checkpoint, const QString& runName, bool tokenizer = false,
+              QWidget* parent = nullptr);
     ~TryDialog() override;
 
     // The text so far (prompt and continuation); for tests.
@@ -47,6 +51,8 @@ private:
     QLineEdit* m_prompt;
     QSpinBox* m_tokens;
     QDoubleSpinBox* m_temperature;
+    QDoubleSpinBox* m_topP;
+    QCheckBox* m_chat;
     QPlainTextEdit* m_output;
     QPushButton* m_generate;
     QPushButton* m_stop;

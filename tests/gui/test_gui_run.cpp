@@ -508,15 +508,34 @@ private Q_SLOTS:
         model->setCurrentIndex(model->findData(QStringLiteral("hf")));
         auto* lora = form->findChild<QLineEdit*>(QStringLiteral("loraEdit"));
         QVERIFY(lora->isEnabled());
-        QCOMPARE(lora->text(), QStringLiteral("r=8")); // a laptop's default
-        form->findChild<QLineEdit*>(QStringLiteral("modelPath"))->setText(folder);
+        QCOMPARE(lora->text(), QStringLiteral("r=8"));                  // a laptop's default
+        QCOMPARE(form->config().data.left(5), QStringLiteral("chat:")); // text in, by default
+        // A model above 300 M parameters recomputes activations by default (a sparse 700 MB of
+        // bf16 weights stands in for one); a small one does not.
+        auto* path = form->findChild<QLineEdit*>(QStringLiteral("modelPath"));
+        auto* recompute = form->findChild<QCheckBox*>(QStringLiteral("recomputeCheck"));
+        const QString big = home.filePath(QStringLiteral("big"));
+        QVERIFY(QDir().mkpath(big));
+        QFile weights(big + QStringLiteral("/model.safetensors"));
+        QVERIFY(weights.open(QIODevice::WriteOnly) && weights.resize(700'000'000));
+        weights.close();
+        QFile bigConfig(big + QStringLiteral("/config.json"));
+        QVERIFY(bigConfig.open(QIODevice::WriteOnly) &&
+                bigConfig.write("{\"torch_dtype\": \"bfloat16\"}") > 0);
+        bigConfig.close();
+        path->setText(big);
+        Q_EMIT path->editingFinished();
+        QVERIFY(recompute->isChecked());
+        path->setText(folder);
+        Q_EMIT path->editingFinished();
+        QVERIFY(!recompute->isChecked());
         lora->setText(QStringLiteral("r=4"));
         form->findChild<QCheckBox*>(QStringLiteral("recomputeCheck"))->setChecked(true);
         RunConfig c = form->config();
         QCOMPARE(c.model, QStringLiteral("hf:") + folder);
         QCOMPARE(c.lora, QStringLiteral("r=4"));
         QVERIFY(c.checkpointActivations);
-        QVERIFY(c.data.startsWith(QStringLiteral("tokens:")));
+        QVERIFY(c.data.startsWith(QStringLiteral("chat:")));
         c.data = QStringLiteral("tokens:%1,context=16").arg(data);
         form->setConfig(c);
         QCOMPARE(form->config().toJson(), c.toJson());
@@ -553,6 +572,25 @@ private Q_SLOTS:
         QVERIFY2(exported.last().at(1).toString().contains(QStringLiteral("PeftModel")),
                  qPrintable(exported.last().at(1).toString()));
         QVERIFY(QFileInfo::exists(peft + QStringLiteral("/adapter_config.json")));
+
+        // "Try it…" answers as a chat through the folder's tokenizer and template, streaming.
+        QVERIFY(hffolder::writeTokenizer(folder));
+        auto* tryIt = button(w, "tryButton");
+        QTRY_VERIFY(tryIt->isEnabled());
+        QTest::mouseClick(tryIt, Qt::LeftButton);
+        auto* dialog = w.findChild<TryDialog*>(QStringLiteral("tryDialog"));
+        QVERIFY(dialog);
+        QVERIFY(dialog->findChild<QCheckBox*>(QStringLiteral("tryChat"))->isChecked());
+        dialog->findChild<QLineEdit*>(QStringLiteral("tryPrompt"))->setText(QStringLiteral("Hi"));
+        QSignalSpy done(dialog, &TryDialog::done);
+        QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("tryGenerate")),
+                          Qt::LeftButton);
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.last().at(0).toString(), QString());
+        qInfo("Try it answered: %s", qPrintable(dialog->text()));
+        QVERIFY2(!dialog->text().isEmpty() && !dialog->text().startsWith(QStringLiteral("Hi")),
+                 qPrintable(dialog->text()));
+        dialog->close();
 
         // Back to a built-in model: the adapters no longer apply.
         model->setCurrentIndex(0);
