@@ -380,6 +380,8 @@ int cmdGenerate(const QStringList& args) {
                  QStringLiteral("Hugging Face models: write the prompt with the model's chat "
                                 "template and print the assistant's answer.")});
     opt("tokens", QStringLiteral("How many tokens to add at most [%1].").arg(defaults.tokens), "N");
+    opt("device", QStringLiteral("Hugging Face models: cuda:N, mps or cpu [this machine's best]."),
+        "DEV");
     opt("top-p",
         QStringLiteral("Hugging Face models: sample among the likeliest tokens that make up "
                        "this much probability [1]."),
@@ -401,6 +403,7 @@ int cmdGenerate(const QStringList& args) {
     o.model = p.value(QStringLiteral("model"));
     o.prompt = p.value(QStringLiteral("prompt")).toUtf8();
     o.chat = p.isSet(QStringLiteral("chat"));
+    o.device = p.value(QStringLiteral("device"));
     if (o.model.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument,
                               QStringLiteral("generate needs --model (hf:DIR, a "

@@ -38,6 +38,7 @@ class TestTextData : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void jsonlDocumentsAreJoinedWithEos();
+    void longTextIsCutWhereTheTokensAgree();
     void onlyAssistantTokensAreTargets();
     void badInputNamesFileAndLine();
 
@@ -112,6 +113,33 @@ void TestTextData::jsonlDocumentsAreJoinedWithEos() {
     auto again = loadDataset(spec, m_gpt2);
     QVERIFY(again);
     QCOMPARE(again->contentHash, data->contentHash);
+}
+
+void TestTextData::longTextIsCutWhereTheTokensAgree() {
+    // Over 2 M characters are tokenized in pieces cut at line starts: the tokens are those of
+    // the whole text at once, with Llama 3's BOS before and its EOS after.
+    QString text;
+    const QStringList words{QStringLiteral("alpha"),  QStringLiteral("Beta,"),
+                            QStringLiteral("gamma."), QStringLiteral("  delta"),
+                            QStringLiteral("ε"),      QStringLiteral("42")};
+    for (int i = 0; text.size() < 2'600'000; ++i)
+        text += words[i % 6] + QLatin1Char(' ') + words[(i * 7) % 6] +
+                (i % 5 == 0 ? QStringLiteral(" \n") : QStringLiteral("\n"));
+    const QString path = file(QStringLiteral("long.txt"), text.toUtf8());
+    const QString llama3 = m_tmp.filePath(QStringLiteral("llama3"));
+    auto tok = Tokenizer::fromFolder(llama3);
+    QVERIFY(tok);
+    std::vector<int32_t> expected = (*tok)->encode(text, true);
+    expected.push_back((*tok)->eos());
+    auto data = loadDataset(QStringLiteral("text:%1,context=64").arg(path), llama3);
+    QVERIFY2(data, qPrintable(data ? QString() : data.error().message));
+    const int64_t n = data->train.stream->size();
+    QCOMPARE(n + data->test.stream->size(), int64_t(expected.size()));
+    std::vector<int64_t> got(static_cast<size_t>(n));
+    data->train.stream->copy(0, n, got.data());
+    QCOMPARE(got.front(), int64_t((*tok)->bos()));
+    for (int64_t i = 0; i < n; ++i)
+        QVERIFY2(got[size_t(i)] == expected[size_t(i)], qPrintable(QString::number(i)));
 }
 
 void TestTextData::onlyAssistantTokensAreTargets() {

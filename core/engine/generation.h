@@ -26,6 +26,8 @@ struct GenerateOptions {
     double topP = 1.0;
     // Hugging Face models: keep each block's keys and values (off only to measure it).
     bool kvCache = true;
+    // Hugging Face models: "cuda:N", "mps" or "cpu"; empty for this machine's best.
+    QString device;
     int tokens = 200; // how many to add
     // 0 picks the likeliest token every time; above 0 samples from softmax(logits / T).
     double temperature = 0.8;

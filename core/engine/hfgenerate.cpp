@@ -3,6 +3,8 @@
 
 #include "engine/generation.h"
 
+#include "engine/devices.h"
+
 #include "engine/hf/hfmodel.h"
 #include "engine/hf/transformer.h"
 #include "engine/modelcheck.h"
@@ -116,6 +118,10 @@ Status generateWithTokenizer(const GenerateOptions& o,
     auto tok = Tokenizer::fromFolder(loaded->folder);
     if (!tok)
         return tok.error();
+    auto device = chooseDevice(detectDevices(), o.device);
+    if (!device)
+        return device.error();
+    const c10::Device on(device->torchDevice().toStdString());
     const QString prompt = QString::fromUtf8(o.prompt);
     std::vector<int32_t> ids;
     if (o.chat) {
@@ -144,24 +150,32 @@ Status generateWithTokenizer(const GenerateOptions& o,
     std::mt19937_64 rng(o.seed);
     at::NoGradGuard noGrad;
     loaded->model.eval();
+    try {
+        loaded->model.to(on);
+    } catch (const std::exception& e) {
+        return makeError(
+            ErrorCode::Runtime,
+            QStringLiteral("cannot move the model to %1: %2").arg(device->name, firstLine(e)));
+    }
     HfTransformer::KvCache cache;
     std::vector<int32_t> answer;
     QByteArray sent;
     std::vector<int64_t> all(ids.begin(), ids.end());
     try {
-        at::Tensor next = at::tensor(all, at::kLong).reshape({1, int64_t(all.size())});
+        auto onDevice = [&](const std::vector<int64_t>& v) {
+            return at::tensor(v, at::kLong).reshape({1, int64_t(v.size())}).to(on);
+        };
+        at::Tensor next = onDevice(all);
         for (int n = 0; n < o.tokens; ++n) {
             const at::Tensor logits =
-                o.kvCache
-                    ? model->logits(next, cache)
-                    : model->logits(at::tensor(all, at::kLong).reshape({1, int64_t(all.size())}));
-            const int64_t id =
-                sample(logits[0][logits.size(1) - 1].to(at::kFloat), o.temperature, o.topP, rng);
+                o.kvCache ? model->logits(next, cache) : model->logits(onDevice(all));
+            const int64_t id = sample(logits[0][logits.size(1) - 1].to(at::kFloat).cpu(),
+                                      o.temperature, o.topP, rng);
             if (stop.count(int32_t(id)))
                 break;
             answer.push_back(int32_t(id));
             all.push_back(id);
-            next = at::tensor(std::vector<int64_t>{id}, at::kLong).reshape({1, 1});
+            next = onDevice({id});
             QByteArray text = (*tok)->decode(answer, true);
             text.chop(incompleteTail(text));
             if (text.size() > sent.size() && text.startsWith(sent)) {

@@ -75,8 +75,8 @@ void append(Encoded& e, const std::vector<int32_t>& ids, bool trained) {
 // A long text in pieces of about kChunk characters, cut only after "X\n" before a character
 // that is not a space: a place where the families' expressions split anyway.
 void encodeText(const Tokenizer& tok, const QString& text, Encoded& e) {
+    append(e, tok.prefixTokens(), true);
     qsizetype at = 0;
-    bool first = true;
     while (at < text.size()) {
         qsizetype end = text.size();
         if (text.size() - at > 2 * kChunk) {
@@ -84,11 +84,19 @@ void encodeText(const Tokenizer& tok, const QString& text, Encoded& e) {
             while (end < text.size() - 1 && !(text[end - 1] == QLatin1Char('\n') && end >= 2 &&
                                               !text[end - 2].isSpace() && !text[end].isSpace()))
                 ++end;
+            if (end >= text.size() - 1) // no place to cut: the rest in one piece
+                end = text.size();
         }
-        append(e, tok.encode(QStringView(text).mid(at, end - at), first, !first), true);
-        first = false;
+        append(e, tok.encode(QStringView(text).mid(at, end - at), false, at > 0), true);
         at = end;
     }
+    append(e, tok.suffixTokens(), true);
+}
+
+// The EOS after a document, unless the tokenizer's template put one there already.
+void endDocument(const Tokenizer& tok, Encoded& e) {
+    if (tok.eos() >= 0 && (e.tokens.empty() || e.tokens.back() != tok.eos()))
+        append(e, {tok.eos()}, true);
 }
 
 qsizetype commonPrefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
@@ -158,6 +166,7 @@ struct TextOptions {
     int64_t context = kDefaultContext;
     std::shared_ptr<const Tokenizer> tok;
     std::optional<ChatTemplate> tmpl;
+    QString templateSource; // part of the cache key
 };
 
 Expected<Encoded> encodeFile(const TextOptions& o, const QByteArray& bytes) {
@@ -165,8 +174,7 @@ Expected<Encoded> encodeFile(const TextOptions& o, const QByteArray& bytes) {
     if (o.kind == QLatin1String("text")) {
         e.starts.push_back(0);
         encodeText(*o.tok, QString::fromUtf8(bytes), e);
-        if (o.tok->eos() >= 0)
-            append(e, {o.tok->eos()}, true);
+        endDocument(*o.tok, e);
         return e;
     }
     qsizetype line = 0;
@@ -199,8 +207,7 @@ Expected<Encoded> encodeFile(const TextOptions& o, const QByteArray& bytes) {
                 return badLine(o.file, line,
                                QStringLiteral("has no \"%1\" string (field=%1)").arg(o.field));
             append(e, o.tok->encode(v.toString(), true), true);
-            if (o.tok->eos() >= 0)
-                append(e, {o.tok->eos()}, true);
+            endDocument(*o.tok, e);
         }
         if (o.refuseLong && int64_t(e.tokens.size() - before) > o.context + 1)
             return badLine(o.file, line,
@@ -321,11 +328,11 @@ Expected<Encoded> encodeCached(const TextOptions& o, const QString& file) {
     Sha256 h;
     h.addData(bytes);
     h.addData(o.tok->fingerprint());
-    h.addData(QStringLiteral("%1|%2|%3|%4")
+    h.addData(QStringLiteral("%1|%2|%3|")
                   .arg(o.kind, o.field)
                   .arg(o.refuseLong ? o.context : 0)
-                  .arg(o.tmpl ? 1 : 0)
                   .toUtf8());
+    h.addData(o.templateSource.toUtf8());
     const QString key = QString::fromLatin1(h.result().toHex());
     if (auto hit = cached(key))
         return *hit;
@@ -358,6 +365,7 @@ Status readTemplate(TextOptions& o, const QString& file, const QString& dir) {
     if (!t)
         return t.error();
     o.tmpl = *t;
+    o.templateSource = source;
     return success();
 }
 

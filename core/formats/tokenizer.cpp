@@ -368,6 +368,12 @@ Tokenizer::~Tokenizer() = default;
 int32_t Tokenizer::vocabSize() const {
     return int32_t(m->idToToken.size());
 }
+const std::vector<int32_t>& Tokenizer::prefixTokens() const {
+    return m->prefix;
+}
+const std::vector<int32_t>& Tokenizer::suffixTokens() const {
+    return m->suffix;
+}
 int32_t Tokenizer::bos() const {
     return m->bos;
 }

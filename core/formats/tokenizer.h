@@ -48,6 +48,10 @@ public:
     // vocabulary are passed over; `skipSpecial` leaves special tokens out.
     QByteArray decode(const std::vector<int32_t>& ids, bool skipSpecial = false) const;
 
+    // The tokens the post-processor puts before and after a sequence (a BOS, an EOS).
+    const std::vector<int32_t>& prefixTokens() const;
+    const std::vector<int32_t>& suffixTokens() const;
+
     // The largest id the tokenizer gives, plus one.
     int32_t vocabSize() const;
     // -1 when the tokenizer names none.
