@@ -24,8 +24,10 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <atomic>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 namespace tandem {
 
@@ -73,11 +75,11 @@ void append(Encoded& e, const std::vector<int32_t>& ids, bool trained) {
 }
 
 // A long text in pieces of about kChunk characters, cut only after "X\n" before a character
-// that is not a space: a place where the families' expressions split anyway.
+// that is not a space: a place where the families' expressions split anyway, so the tokens are
+// those of the whole text at once. The pieces are tokenized on every core.
 void encodeText(const Tokenizer& tok, const QString& text, Encoded& e) {
-    append(e, tok.prefixTokens(), true);
-    qsizetype at = 0;
-    while (at < text.size()) {
+    std::vector<std::pair<qsizetype, qsizetype>> pieces;
+    for (qsizetype at = 0; at < text.size();) {
         qsizetype end = text.size();
         if (text.size() - at > 2 * kChunk) {
             end = at + kChunk;
@@ -87,9 +89,28 @@ void encodeText(const Tokenizer& tok, const QString& text, Encoded& e) {
             if (end >= text.size() - 1) // no place to cut: the rest in one piece
                 end = text.size();
         }
-        append(e, tok.encode(QStringView(text).mid(at, end - at), false, at > 0), true);
+        pieces.emplace_back(at, end);
         at = end;
     }
+    std::vector<std::vector<int32_t>> ids(pieces.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i = next++; i < pieces.size(); i = next++)
+            ids[i] = tok.encode(
+                QStringView(text).mid(pieces[i].first, pieces[i].second - pieces[i].first), false,
+                pieces[i].first > 0);
+    };
+    const size_t threads =
+        std::min<size_t>(pieces.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t)
+        pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool)
+        t.join();
+    append(e, tok.prefixTokens(), true);
+    for (const auto& part : ids)
+        append(e, part, true);
     append(e, tok.suffixTokens(), true);
 }
 
