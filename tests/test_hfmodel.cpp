@@ -2,6 +2,7 @@
 // transformer with and without its weights, a replica's copy shares the frozen base and owns
 // what trains, a run checkpoint of it loads back, and a damaged or hostile archive is an error,
 // never a crash.
+#include "engine/generation.h"
 #include "engine/hf/hfmodel.h"
 #include "engine/hf/transformer.h"
 #include "engine/memoryplan.h"
@@ -47,6 +48,7 @@ private Q_SLOTS:
     void memoryIsPlannedPerDevice();
     void kvCacheGivesTheSameLogits_data();
     void kvCacheGivesTheSameLogits();
+    void generationStopsAtTheModelsPositions();
 
 private:
     QTemporaryDir m_tmp;
@@ -84,6 +86,31 @@ void TestHfModel::kvCacheGivesTheSameLogits() {
     QCOMPARE(cache.length, int64_t(15));
     const double diff = (at::cat(parts, 1) - whole).abs().max().item<double>();
     QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
+}
+
+void TestHfModel::generationStopsAtTheModelsPositions() {
+    // GPT-2 reads 64 positions here, and a tokenizer with no EOS never ends an answer: asked
+    // for 200 tokens, generation fills the positions and ends without an error.
+    hffolder::Spec s;
+    s.family = QStringLiteral("gpt2");
+    const QString dir = m_tmp.filePath(QStringLiteral("gen-gpt2"));
+    QVERIFY(hffolder::write(dir, s) && hffolder::writeTokenizer(dir));
+    QFile config(dir + QStringLiteral("/tokenizer_config.json"));
+    QVERIFY(config.open(QIODevice::WriteOnly) && config.write("{}") == 2);
+    config.close();
+    GenerateOptions o;
+    o.model = QStringLiteral("hf:") + dir;
+    o.prompt = "ab";
+    o.tokens = 200;
+    o.temperature = 0;
+    o.device = QStringLiteral("cpu");
+    QByteArray out;
+    const Status st = generateText(o, [&](const QByteArray& piece) {
+        out += piece;
+        return true;
+    });
+    QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+    QVERIFY2(!out.isEmpty() && out.size() <= 63, out.constData());
 }
 
 void TestHfModel::initTestCase() {

@@ -19,6 +19,7 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -104,6 +105,29 @@ int incompleteTail(const QByteArray& s) {
     return 0;
 }
 
+// The prompt's token ids: as text with the tokenizer's template, or with `chat` as one user
+// message written with the chat template, the assistant's turn opened.
+Expected<std::vector<int32_t>> promptIds(const Tokenizer& tok, const QString& folder,
+                                         const GenerateOptions& o) {
+    const QString prompt = QString::fromUtf8(o.prompt);
+    if (!o.chat)
+        return tok.encode(prompt, true);
+    const QString source = tok.chatTemplate();
+    if (source.isEmpty())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("%1 has no chat_template in tokenizer_config.json; "
+                                        "leave out --chat to continue the prompt as text")
+                             .arg(folder));
+    auto tmpl = ChatTemplate::parse(source, folder + QStringLiteral("/tokenizer_config.json"));
+    if (!tmpl)
+        return tmpl.error();
+    auto text =
+        tmpl->render({{QStringLiteral("user"), prompt}}, true, tok.bosToken(), tok.eosToken());
+    if (!text)
+        return text.error();
+    return tok.encode(*text, false);
+}
+
 } // namespace
 
 Status generateWithTokenizer(const GenerateOptions& o,
@@ -122,27 +146,10 @@ Status generateWithTokenizer(const GenerateOptions& o,
     if (!device)
         return device.error();
     const c10::Device on(device->torchDevice().toStdString());
-    const QString prompt = QString::fromUtf8(o.prompt);
-    std::vector<int32_t> ids;
-    if (o.chat) {
-        const QString source = (*tok)->chatTemplate();
-        if (source.isEmpty())
-            return makeError(ErrorCode::InvalidArgument,
-                             QStringLiteral("%1 has no chat_template in tokenizer_config.json; "
-                                            "leave out --chat to continue the prompt as text")
-                                 .arg(loaded->folder));
-        auto tmpl =
-            ChatTemplate::parse(source, loaded->folder + QStringLiteral("/tokenizer_config.json"));
-        if (!tmpl)
-            return tmpl.error();
-        auto text = tmpl->render({{QStringLiteral("user"), prompt}}, true, (*tok)->bosToken(),
-                                 (*tok)->eosToken());
-        if (!text)
-            return text.error();
-        ids = (*tok)->encode(*text, false);
-    } else {
-        ids = (*tok)->encode(prompt, true);
-    }
+    auto prompt = promptIds(**tok, loaded->folder, o);
+    if (!prompt)
+        return prompt.error();
+    const std::vector<int32_t>& ids = *prompt;
     if (ids.empty())
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("the prompt gives no tokens; write a prompt"));
@@ -165,8 +172,20 @@ Status generateWithTokenizer(const GenerateOptions& o,
         auto onDevice = [&](const std::vector<int64_t>& v) {
             return at::tensor(v, at::kLong).reshape({1, int64_t(v.size())}).to(on);
         };
+        // The most tokens the model reads at once: GPT-2's positions, Mistral's window. The
+        // answer ends there rather than failing.
+        const HfConfig& c = model->config();
+        const size_t limit = size_t(c.family == HfFamily::Gpt2 ? c.maxPositions
+                                    : c.slidingWindow > 0      ? c.slidingWindow
+                                                          : std::numeric_limits<int64_t>::max());
+        if (all.size() > limit)
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("the prompt is %1 tokens, more than the %2 the model "
+                                            "reads at once; write a shorter one")
+                                 .arg(all.size())
+                                 .arg(limit));
         at::Tensor next = onDevice(all);
-        for (int n = 0; n < o.tokens; ++n) {
+        for (int n = 0; n < o.tokens && all.size() <= limit; ++n) {
             const at::Tensor logits =
                 o.kvCache ? model->logits(next, cache) : model->logits(onDevice(all));
             const int64_t id = sample(logits[0][logits.size(1) - 1].to(at::kFloat).cpu(),
