@@ -12,8 +12,11 @@
 #include "hffolder.h"
 
 #include <QJsonArray>
+
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cstring>
+#include <limits>
 
 #include <torch/torch.h>
 
@@ -49,6 +52,7 @@ private Q_SLOTS:
     void kvCacheGivesTheSameLogits_data();
     void kvCacheGivesTheSameLogits();
     void generationStopsAtTheModelsPositions();
+    void divergedWeightsAreAnErrorNotACrash();
 
 private:
     QTemporaryDir m_tmp;
@@ -111,6 +115,34 @@ void TestHfModel::generationStopsAtTheModelsPositions() {
     });
     QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
     QVERIFY2(!out.isEmpty() && out.size() <= 63, out.constData());
+}
+
+void TestHfModel::divergedWeightsAreAnErrorNotACrash() {
+    // A model whose final norm holds a NaN scores every token NaN: sampling among them is
+    // refused with what it means, at any temperature.
+    hffolder::Spec s;
+    s.family = QStringLiteral("gpt2");
+    const QString dir = m_tmp.filePath(QStringLiteral("nan-gpt2"));
+    QVERIFY(hffolder::write(dir, s) && hffolder::writeTokenizer(dir));
+    QList<TensorRecord> weights = hffolder::weights(s);
+    for (TensorRecord& r : weights)
+        if (r.name == QLatin1String("transformer.ln_f.weight")) {
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            memcpy(r.data.data(), &nan, 4);
+        }
+    QVERIFY(writeSafetensors(dir + QStringLiteral("/model.safetensors"), weights, {}));
+    for (double temperature : {0.0, 0.8}) {
+        GenerateOptions o;
+        o.model = QStringLiteral("hf:") + dir;
+        o.prompt = "ab";
+        o.tokens = 5;
+        o.temperature = temperature;
+        o.device = QStringLiteral("cpu");
+        const Status st = generateText(o, [](const QByteArray&) { return true; });
+        QVERIFY(!st);
+        QVERIFY2(st.error().message.contains(QStringLiteral("not finite")),
+                 qPrintable(st.error().message));
+    }
 }
 
 void TestHfModel::initTestCase() {

@@ -188,8 +188,13 @@ Status generateWithTokenizer(const GenerateOptions& o,
         for (int n = 0; n < o.tokens && all.size() <= limit; ++n) {
             const at::Tensor logits =
                 o.kvCache ? model->logits(next, cache) : model->logits(onDevice(all));
-            const int64_t id = sample(logits[0][logits.size(1) - 1].to(at::kFloat).cpu(),
-                                      o.temperature, o.topP, rng);
+            const at::Tensor last = logits[0][logits.size(1) - 1].to(at::kFloat).cpu();
+            if (!at::isfinite(last).all().item<bool>())
+                return makeError(ErrorCode::Runtime,
+                                 QStringLiteral("the model's scores for the next token are not "
+                                                "finite (NaN or infinity): its weights may have "
+                                                "diverged"));
+            const int64_t id = sample(last, o.temperature, o.topP, rng);
             if (stop.count(int32_t(id)))
                 break;
             answer.push_back(int32_t(id));
