@@ -10,7 +10,9 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include <signal.h>
 #include <sys/types.h>
@@ -132,6 +134,19 @@ inline std::pair<QString, QString> pairHomes(const QString& coordHome, const QSt
     const QString coordId =
         tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), coordHome});
     return {coordId, trustEachOther(coordHome, coordId, workerHome)};
+}
+
+// Workers joining the coordinator listening on 127.0.0.1:`port`, one for each home, each on
+// one thread.
+inline std::vector<std::unique_ptr<TandemProcess>> startWorkers(const QString& port,
+                                                                const QStringList& homes) {
+    std::vector<std::unique_ptr<TandemProcess>> workers;
+    for (const QString& home : homes)
+        workers.push_back(std::make_unique<TandemProcess>(
+            QStringList{QStringLiteral("worker"), QStringLiteral("--connect"),
+                        QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home,
+                        QStringLiteral("--threads=1")}));
+    return workers;
 }
 
 // The loss of a run's first step, from its metrics.jsonl; 0 when there is none.

@@ -149,12 +149,7 @@ void TestHfChat::chatLoraWithTwoWorkersThenGenerate() {
          QStringLiteral("--out=") + out});
     const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
-    std::vector<std::unique_ptr<TandemProcess>> workers;
-    for (const char* w : {"w1", "w2"})
-        workers.push_back(std::make_unique<TandemProcess>(
-            QStringList{QStringLiteral("worker"), QStringLiteral("--connect"),
-                        QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home(w),
-                        QStringLiteral("--threads=1")}));
+    const auto workers = startWorkers(port, {home("w1"), home("w2")});
     QVERIFY2(c.finish(600000) && c.exitCode() == 0, qPrintable(c.err()));
     for (auto& w : workers)
         w->finish(60000);

@@ -36,6 +36,17 @@ void perturbAdapters(const Model& m) {
             t.normal_(0, 0.1);
 }
 
+// "ab" to a model folder's generation, on the CPU.
+GenerateOptions fromPrompt(const QString& dir, int tokens, double temperature) {
+    GenerateOptions o;
+    o.model = QStringLiteral("hf:") + dir;
+    o.prompt = "ab";
+    o.tokens = tokens;
+    o.temperature = temperature;
+    o.device = QStringLiteral("cpu");
+    return o;
+}
+
 } // namespace
 
 class TestHfModel : public QObject {
@@ -55,6 +66,13 @@ private Q_SLOTS:
     void divergedWeightsAreAnErrorNotACrash();
 
 private:
+    // A tiny GPT-2 folder with the 64-token tokenizer, under `name`; empty if not written.
+    QString gpt2WithTokenizer(const QString& name, hffolder::Spec* spec) {
+        spec->family = QStringLiteral("gpt2");
+        const QString dir = m_tmp.filePath(name);
+        return hffolder::write(dir, *spec) && hffolder::writeTokenizer(dir) ? dir : QString();
+    }
+
     QTemporaryDir m_tmp;
     QString m_llama;
 };
@@ -96,18 +114,12 @@ void TestHfModel::generationStopsAtTheModelsPositions() {
     // GPT-2 reads 64 positions here, and a tokenizer with no EOS never ends an answer: asked
     // for 200 tokens, generation fills the positions and ends without an error.
     hffolder::Spec s;
-    s.family = QStringLiteral("gpt2");
-    const QString dir = m_tmp.filePath(QStringLiteral("gen-gpt2"));
-    QVERIFY(hffolder::write(dir, s) && hffolder::writeTokenizer(dir));
+    const QString dir = gpt2WithTokenizer(QStringLiteral("gen-gpt2"), &s);
+    QVERIFY(!dir.isEmpty());
     QFile config(dir + QStringLiteral("/tokenizer_config.json"));
     QVERIFY(config.open(QIODevice::WriteOnly) && config.write("{}") == 2);
     config.close();
-    GenerateOptions o;
-    o.model = QStringLiteral("hf:") + dir;
-    o.prompt = "ab";
-    o.tokens = 200;
-    o.temperature = 0;
-    o.device = QStringLiteral("cpu");
+    GenerateOptions o = fromPrompt(dir, 200, 0);
     QByteArray out;
     const Status st = generateText(o, [&](const QByteArray& piece) {
         out += piece;
@@ -121,9 +133,8 @@ void TestHfModel::divergedWeightsAreAnErrorNotACrash() {
     // A model whose final norm holds a NaN scores every token NaN: sampling among them is
     // refused with what it means, at any temperature.
     hffolder::Spec s;
-    s.family = QStringLiteral("gpt2");
-    const QString dir = m_tmp.filePath(QStringLiteral("nan-gpt2"));
-    QVERIFY(hffolder::write(dir, s) && hffolder::writeTokenizer(dir));
+    const QString dir = gpt2WithTokenizer(QStringLiteral("nan-gpt2"), &s);
+    QVERIFY(!dir.isEmpty());
     QList<TensorRecord> weights = hffolder::weights(s);
     for (TensorRecord& r : weights)
         if (r.name == QLatin1String("transformer.ln_f.weight")) {
@@ -132,12 +143,7 @@ void TestHfModel::divergedWeightsAreAnErrorNotACrash() {
         }
     QVERIFY(writeSafetensors(dir + QStringLiteral("/model.safetensors"), weights, {}));
     for (double temperature : {0.0, 0.8}) {
-        GenerateOptions o;
-        o.model = QStringLiteral("hf:") + dir;
-        o.prompt = "ab";
-        o.tokens = 5;
-        o.temperature = temperature;
-        o.device = QStringLiteral("cpu");
+        const GenerateOptions o = fromPrompt(dir, 5, temperature);
         const Status st = generateText(o, [](const QByteArray&) { return true; });
         QVERIFY(!st);
         QVERIFY2(st.error().message.contains(QStringLiteral("not finite")),

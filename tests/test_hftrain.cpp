@@ -114,12 +114,7 @@ QJsonObject TestHfTrain::trainWithTwoWorkers(const QStringList& args) {
         qWarning().noquote() << c.err();
         return {};
     }
-    std::vector<std::unique_ptr<TandemProcess>> workers;
-    for (const char* w : {"w1", "w2"})
-        workers.push_back(std::make_unique<TandemProcess>(
-            QStringList{QStringLiteral("worker"), QStringLiteral("--connect"),
-                        QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home(w),
-                        QStringLiteral("--threads=1")}));
+    const auto workers = startWorkers(port, {home("w1"), home("w2")});
     if (!c.finish(600000) || c.exitCode() != 0) {
         qWarning().noquote() << c.err();
         return {};

@@ -1,5 +1,7 @@
 #include "engine/generation.h"
 
+#include "engine/hfgenerate.h"
+
 #include "engine/modelcheck.h"
 #include "engine/runcheckpoint.h"
 #include "engine/scriptmodel.h"
@@ -32,6 +34,7 @@ int contextOf(const QString& dataSpec) {
 struct Loaded {
     Model module;
     int context = kDefaultContext;
+    QString hfFolder; // a Hugging Face run's model folder: its tokenizer
 };
 
 Expected<Loaded> loadForGeneration(const QString& model) {
@@ -47,6 +50,7 @@ Expected<Loaded> loadForGeneration(const QString& model) {
             return c.error();
         out.module = c->module;
         out.context = contextOf(c->state.config.data);
+        out.hfFolder = hfFolderOf(c->state.config.model);
     } else {
         auto m = loadScriptModule(model);
         if (!m)
@@ -84,7 +88,7 @@ Status generateText(const GenerateOptions& o,
         return loaded.error();
     const Model& m = loaded->module;
     if (m.transformer())
-        return generateWithTokenizer(o, onToken);
+        return generateHf(m, loaded->hfFolder, o, onToken);
     const int context = o.context > 0 ? o.context : loaded->context;
     std::vector<int64_t> ids;
     for (char c : o.prompt)

@@ -44,10 +44,10 @@ struct GenerateOptions {
 Status generateText(const GenerateOptions& options,
                     const std::function<bool(const QByteArray&)>& onToken);
 
-// The same for a Hugging Face model (hf:DIR, or a run checkpoint of one): the prompt goes
-// through the folder's tokenizer (and its chat template with `chat`), and `onText` receives
-// the answer's UTF-8 as it is made, never cut inside a character; it ends at an EOS token.
-// generateText() passes such models here.
+// The same for a Hugging Face model (hf:DIR; a run checkpoint goes through generateText(),
+// which passes a Hugging Face run's model on): the prompt goes through the folder's tokenizer
+// (and its chat template with `chat`), and `onText` receives the answer's UTF-8 as it is made,
+// never cut inside a character; it ends at an EOS token or at the model's positions.
 Status generateWithTokenizer(const GenerateOptions& options,
                              const std::function<bool(const QByteArray&)>& onText);
 

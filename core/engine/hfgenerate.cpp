@@ -1,14 +1,13 @@
 // Generation with a Hugging Face model: its tokenizer, its chat template, a KV cache, and
 // temperature and top-p sampling; the answer streams as UTF-8 while it is made.
 
-#include "engine/generation.h"
+#include "engine/hfgenerate.h"
 
 #include "engine/devices.h"
 
 #include "engine/hf/hfmodel.h"
 #include "engine/hf/transformer.h"
 #include "engine/modelcheck.h"
-#include "engine/runcheckpoint.h"
 #include "formats/chattemplate.h"
 #include "formats/tokenizer.h"
 
@@ -26,29 +25,6 @@
 namespace tandem {
 
 namespace {
-
-struct HfLoaded {
-    Model model;
-    QString folder; // where the tokenizer is
-};
-
-Expected<HfLoaded> loadHf(const QString& spec) {
-    HfLoaded out;
-    if (spec.startsWith(QLatin1String("hf:"))) {
-        out.folder = spec.mid(3);
-        auto m = openHfModel(out.folder, QString(), false, 0);
-        if (!m)
-            return m.error();
-        out.model = *m;
-        return out;
-    }
-    auto c = loadRunCheckpoint(spec);
-    if (!c)
-        return c.error();
-    out.model = c->module;
-    out.folder = hfFolderOf(c->state.config.model);
-    return out;
-}
 
 // The ids that end an answer: the tokenizer's EOS and those generation_config.json names.
 std::set<int32_t> stopIds(const Tokenizer& tok, const QString& folder) {
@@ -132,33 +108,40 @@ Expected<std::vector<int32_t>> promptIds(const Tokenizer& tok, const QString& fo
 
 Status generateWithTokenizer(const GenerateOptions& o,
                              const std::function<bool(const QByteArray&)>& onText) {
-    auto loaded = loadHf(o.model);
-    if (!loaded)
-        return loaded.error();
-    const HfTransformer* model = loaded->model.transformer();
+    if (!o.model.startsWith(QLatin1String("hf:")))
+        return generateText(o, onText); // a checkpoint: it says what built it
+    auto m = openHfModel(o.model.mid(3), QString(), false, 0);
+    if (!m)
+        return m.error();
+    return generateHf(*m, o.model.mid(3), o, onText);
+}
+
+Status generateHf(const Model& loaded, const QString& folder, const GenerateOptions& o,
+                  const std::function<bool(const QByteArray&)>& onText) {
+    const HfTransformer* model = loaded.transformer();
     if (!model)
         return makeError(ErrorCode::Incompatible,
                          QStringLiteral("%1 is not a Hugging Face model").arg(o.model));
-    auto tok = Tokenizer::fromFolder(loaded->folder);
+    auto tok = Tokenizer::fromFolder(folder);
     if (!tok)
         return tok.error();
     auto device = chooseDevice(detectDevices(), o.device);
     if (!device)
         return device.error();
     const c10::Device on(device->torchDevice().toStdString());
-    auto prompt = promptIds(**tok, loaded->folder, o);
+    auto prompt = promptIds(**tok, folder, o);
     if (!prompt)
         return prompt.error();
     const std::vector<int32_t>& ids = *prompt;
     if (ids.empty())
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("the prompt gives no tokens; write a prompt"));
-    const std::set<int32_t> stop = stopIds(**tok, loaded->folder);
+    const std::set<int32_t> stop = stopIds(**tok, folder);
     std::mt19937_64 rng(o.seed);
     at::NoGradGuard noGrad;
-    loaded->model.eval();
+    loaded.eval();
     try {
-        loaded->model.to(on);
+        loaded.to(on);
     } catch (const std::exception& e) {
         return makeError(
             ErrorCode::Runtime,
