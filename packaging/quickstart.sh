@@ -20,7 +20,7 @@ packages="cmake ninja-build g++ ccache pkg-config
   qt6-base-dev qt6-charts-dev qt6-image-formats-plugins libqt6opengl6-dev libxkbcommon-dev qt6-tools-dev
   qt6-tools-dev-tools qt6-l10n-tools libgl-dev
   $torch_packages libopenblas0-openmp libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev libzip-dev
-  dataset-fashion-mnist python3-numpy python3-regex python3-jinja2 xvfb xauth fonts-noto-core fonts-noto-cjk
+  dataset-fashion-mnist python3-numpy python3-regex python3-jinja2 python3-sentencepiece xvfb xauth fonts-noto-core fonts-noto-cjk
   dpkg-dev file desktop-file-utils appstream"
 
 missing=""

@@ -7,12 +7,15 @@
 
 #include "formats/tokenizer.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace tandem;
 
@@ -61,6 +64,23 @@ QStringList addedTokenStrings() {
     };
 }
 
+// Runs a Python script of tests/python with `args`, the strings as a JSON array on its stdin;
+// returns the JSON array it prints (empty, with a failure recorded, if it fails).
+QJsonArray runPython(const QStringList& args, const QStringList& strings) {
+    QProcess p;
+    p.setWorkingDirectory(QStringLiteral(TANDEM_PYTHON_DIR));
+    p.start(kPython, args);
+    if (!p.waitForStarted())
+        return {};
+    p.write(QJsonDocument(QJsonArray::fromStringList(strings)).toJson());
+    p.closeWriteChannel();
+    if (!p.waitForFinished(120000) || p.exitCode() != 0) {
+        qWarning("%s", p.readAllStandardError().constData());
+        return {};
+    }
+    return QJsonDocument::fromJson(p.readAllStandardOutput()).array();
+}
+
 std::vector<int32_t> idsOf(const QJsonValue& v) {
     std::vector<int32_t> out;
     for (const auto& x : v.toArray())
@@ -95,6 +115,8 @@ private Q_SLOTS:
     void mergesByRank();
     void unsupportedPartsAreRefusedByName();
     void folderErrorsNameTheFile();
+    void sentencePieceModelMatchesSentencePiece();
+    void sentencePieceModelsTandemCannotFollowAreRefused();
 
 private:
     QTemporaryDir m_tmp;
@@ -123,14 +145,8 @@ void TestTokenizer::matchesTheReference() {
     const QStringList plain = testStrings();
     const QStringList strings = plain + addedTokenStrings();
 
-    QProcess p;
-    p.start(kPython, {QStringLiteral(TANDEM_PYTHON_DIR "/tokref.py"), dir});
-    QVERIFY(p.waitForStarted());
-    p.write(QJsonDocument(QJsonArray::fromStringList(strings)).toJson());
-    p.closeWriteChannel();
-    QVERIFY(p.waitForFinished(120000));
-    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-    const QJsonArray ref = QJsonDocument::fromJson(p.readAllStandardOutput()).array();
+    const QJsonArray ref =
+        runPython({QStringLiteral(TANDEM_PYTHON_DIR "/tokref.py"), dir}, strings);
     QCOMPARE(ref.size(), strings.size());
 
     int tokens = 0;
@@ -234,6 +250,84 @@ void TestTokenizer::folderErrorsNameTheFile() {
     QVERIFY(!only);
     QVERIFY2(only.error().message.contains(QStringLiteral("SentencePiece")),
              qPrintable(only.error().message));
+}
+
+// A folder with only tokenizer.model (SentencePiece's file): a BPE model with byte fallback
+// trained by SentencePiece itself (python/make_spm.py, Debian's python3-sentencepiece), which
+// also gives the reference ids. Strings with added tokens are left out: there Tandem follows
+// Hugging Face's reading ("▁" after a user-defined token, as for every tokenizer.json).
+void TestTokenizer::sentencePieceModelMatchesSentencePiece() {
+    QProcess probe;
+    probe.start(kPython, {QStringLiteral("-c"), QStringLiteral("import sentencepiece")});
+    if (!probe.waitForFinished(60000) || probe.exitCode() != 0)
+        QSKIP("no SentencePiece for Python (Debian's python3-sentencepiece)");
+    const QString dir = m_tmp.filePath(QStringLiteral("spm"));
+    const QStringList strings = testStrings();
+    const QJsonArray ref =
+        runPython({QStringLiteral(TANDEM_PYTHON_DIR "/make_spm.py"), dir}, strings);
+    QCOMPARE(ref.size(), strings.size());
+
+    auto tok = Tokenizer::fromFolder(dir + QStringLiteral("/bpe"));
+    QVERIFY2(tok, qPrintable(tok ? QString() : tok.error().message));
+    QCOMPARE((*tok)->bos(), 1);
+    QCOMPARE((*tok)->eos(), 2);
+    QCOMPARE((*tok)->bosToken(), QStringLiteral("<s>"));
+    int tokens = 0, bytes = 0;
+    for (qsizetype i = 0; i < strings.size(); ++i) {
+        const QString& s = strings[i];
+        const std::vector<int32_t> want = idsOf(ref[i].toObject().value(QStringLiteral("ids")));
+        const std::vector<int32_t> ids = (*tok)->encode(s, false);
+        QVERIFY2(
+            ids == want,
+            qPrintable(QStringLiteral("the ids of \"%1\" differ from SentencePiece's").arg(s)));
+        tokens += int(ids.size());
+        bytes += int(
+            std::count_if(ids.begin(), ids.end(), [](int32_t id) { return id >= 3 && id < 259; }));
+        const QString back = QString::fromUtf8((*tok)->decode(ids));
+        QCOMPARE(back, ref[i].toObject().value(QStringLiteral("text")).toString());
+        QCOMPARE(back, s);
+        // With the template, the model's BOS first.
+        const std::vector<int32_t> withBos = (*tok)->encode(s, true);
+        QCOMPARE(withBos.front(), 1);
+        QCOMPARE(std::vector<int32_t>(withBos.begin() + 1, withBos.end()), ids);
+    }
+    QVERIFY(tokens > 300);
+    QVERIFY2(bytes > 20, "some characters fall back to bytes"); // ids 3..258: <0x00>..<0xFF>
+    QCOMPARE((*tok)->encode(QStringLiteral("</s>"), false), std::vector<int32_t>{2});
+}
+
+void TestTokenizer::sentencePieceModelsTandemCannotFollowAreRefused() {
+    const QString dir = m_tmp.filePath(QStringLiteral("spm"));
+    if (!QFileInfo::exists(dir + QStringLiteral("/unigram/tokenizer.model")))
+        QSKIP("no SentencePiece for Python (Debian's python3-sentencepiece)");
+    const QList<QPair<QString, QString>> cases{
+        {QStringLiteral("unigram"), QStringLiteral("it is a unigram model")},
+        {QStringLiteral("nfkc"), QStringLiteral("normalization rule \"nmt_nfkc\"")}};
+    for (const auto& [name, expected] : cases) {
+        auto tok = Tokenizer::fromFolder(dir + QLatin1Char('/') + name);
+        QVERIFY(!tok);
+        QCOMPARE(tok.error().code, ErrorCode::Unsupported);
+        QVERIFY2(tok.error().message.contains(expected) &&
+                     tok.error().message.contains(name + QStringLiteral("/tokenizer.model")),
+                 qPrintable(tok.error().message));
+    }
+    // Bytes that are not a ModelProto, and a model cut short, are refused as corrupt.
+    QTemporaryDir bad;
+    QFile junk(bad.filePath(QStringLiteral("tokenizer.model")));
+    QFile whole(dir + QStringLiteral("/bpe/tokenizer.model"));
+    QVERIFY(whole.open(QIODevice::ReadOnly));
+    const QByteArray model = whole.readAll();
+    for (const QByteArray& bytes :
+         {QByteArray("\x0a\xff\xff\xff\xff\x0f junk", 11), model.chopped(1)}) {
+        QVERIFY(junk.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        junk.write(bytes);
+        junk.close();
+        auto tok = Tokenizer::fromFolder(bad.path());
+        QVERIFY(!tok);
+        QCOMPARE(tok.error().code, ErrorCode::Corrupt);
+        QVERIFY2(tok.error().message.contains(QStringLiteral("not a SentencePiece model")),
+                 qPrintable(tok.error().message));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTokenizer)

@@ -4,6 +4,7 @@
 
 #include "formats/tokenizer.h"
 
+#include "formats/sentencepiece.h"
 #include "formats/sha256.h"
 #include "formats/tokenizerparts.h"
 
@@ -543,26 +544,36 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromJson(const QByteArray&
 
 Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromFolder(const QString& dir) {
     const QDir d(dir);
-    QFile f(d.filePath(QStringLiteral("tokenizer.json")));
-    if (!f.open(QIODevice::ReadOnly)) {
-        const bool sentencePiece = d.exists(QStringLiteral("tokenizer.model"));
-        return makeError(
-            ErrorCode::NotFound,
-            sentencePiece
-                ? QStringLiteral("%1 has only tokenizer.model (SentencePiece), which Tandem does "
-                                 "not read; save the tokenizer with a fast tokenizer "
-                                 "(AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR) "
-                                 "writes tokenizer.json)")
-                      .arg(f.fileName())
-                : QStringLiteral("%1 cannot be read: %2; a Hugging Face model folder keeps its "
-                                 "tokenizer there")
-                      .arg(f.fileName(), f.errorString()));
-    }
     QByteArray config;
     QFile c(d.filePath(QStringLiteral("tokenizer_config.json")));
     if (c.open(QIODevice::ReadOnly))
         config = c.readAll();
-    auto t = fromJson(f.readAll(), config, f.fileName());
+    QFile f(d.filePath(QStringLiteral("tokenizer.json")));
+    Expected<std::shared_ptr<const Tokenizer>> t = std::shared_ptr<const Tokenizer>();
+    if (f.open(QIODevice::ReadOnly)) {
+        t = fromJson(f.readAll(), config, f.fileName());
+    } else if (QFile spm(d.filePath(QStringLiteral("tokenizer.model")));
+               spm.open(QIODevice::ReadOnly)) {
+        // SentencePiece's own file, where a folder has no tokenizer.json: the same tokenizer,
+        // described as tokenizer.json (sentencepiece.h). Its BOS and EOS are the model's own
+        // unless tokenizer_config.json names others.
+        auto model = readSentencePieceModel(spm.read(kMaxSentencePieceBytes + 1), spm.fileName());
+        if (!model)
+            return model.error();
+        QJsonObject cfg = QJsonDocument::fromJson(config).object();
+        for (const auto& [key, piece] : {std::pair{QStringLiteral("bos_token"), model->bosPiece},
+                                         std::pair{QStringLiteral("eos_token"), model->eosPiece}})
+            if (!cfg.contains(key) && !piece.isEmpty())
+                cfg.insert(key, piece);
+        t = fromJson(model->tokenizerJson, QJsonDocument(cfg).toJson(QJsonDocument::Compact),
+                     spm.fileName());
+    } else {
+        return makeError(ErrorCode::NotFound,
+                         QStringLiteral("%1 cannot be read: %2; a Hugging Face model folder keeps "
+                                        "its tokenizer there (or SentencePiece's in "
+                                        "tokenizer.model)")
+                             .arg(f.fileName(), f.errorString()));
+    }
     if (!t || (*t)->eos() >= 0)
         return t;
     // The EOS id a model's generation settings or config name, when the tokenizer's do not.
