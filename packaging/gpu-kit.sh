@@ -28,7 +28,7 @@ arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-g
 # What a build needs (headers, CMake and pkg-config files, tools) and what Tandem loads at run
 # time (the libraries, Qt's platform, TLS and image plugins). Vulkan's headers are optional for
 # Qt Gui and left out; so are lupdate and lconvert, which pull in LLVM (see below).
-dev_packages="qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-tools-dev qt6-l10n-tools
+dev_packages="qt6-base-dev qt6-base-dev-tools qmake6 qt6-charts-dev qt6-tools-dev qt6-l10n-tools
   libqt6opengl6-dev libgl-dev libglx-dev libopengl-dev libegl-dev libxkbcommon-dev
   libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev libzip-dev pkgconf"
 run_packages="libqt6core6 libqt6gui6 libqt6network6 libqt6widgets6 libqt6charts6 libqt6xml6
@@ -69,21 +69,20 @@ dpkg -L $dev_packages $run_packages | sort -u | while read -r f; do
     [ -f "$f" ] || [ -L "$f" ] || continue
     case "$f" in
     /usr/share/doc/* | /usr/share/man/* | /usr/share/lintian/* | /usr/share/bug/* | *.a) continue ;;
-    /usr/lib/qt6/bin/lupdate | /usr/lib/qt6/bin/lconvert | */qt6/plugins/designer/*) continue ;;
+    /usr/lib/qt6/bin/lupdate | /usr/lib/qt6/bin/lconvert | /usr/lib/qt6/libexec/lprodump) continue ;;
+    */qt6/plugins/designer/*) continue ;;
     /usr/bin/lupdate* | /usr/bin/lconvert*) continue ;;
     esac
     put "$f"
 done
 
-# lupdate and lconvert only update the .ts sources (never part of a build), but Qt's CMake
-# files check that they exist: stand-ins that say what they are.
-for tool in lupdate lconvert; do
-    cat >"$root/usr/lib/qt6/bin/$tool" <<EOF
-#!/bin/sh
-echo "$tool is not part of Tandem's GPU kit: update translations on a machine with Qt's tools" >&2
-exit 1
-EOF
-    chmod +x "$root/usr/lib/qt6/bin/$tool"
+# lupdate, lconvert and lprodump only update the .ts sources (never part of a build), but Qt's
+# CMake files check that they exist: stand-ins that say what they are.
+for tool in bin/lupdate bin/lconvert libexec/lprodump; do
+    mkdir -p "$root/usr/lib/qt6/$(dirname "$tool")"
+    printf '#!/bin/sh\necho "%s is not in the Tandem GPU kit: update translations where Qt tools are" >&2\nexit 1\n' \
+        "$(basename "$tool")" >"$root/usr/lib/qt6/$tool"
+    chmod +x "$root/usr/lib/qt6/$tool"
 done
 
 # Headers that Debian keeps under the multiarch folder (OpenSSL's configuration.h, ...) are
