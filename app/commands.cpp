@@ -172,8 +172,9 @@ void addTrainOptions(QCommandLineParser& p) {
                        "here override it."),
         "FILE");
     opt("mode",
-        QStringLiteral("sync, async, local-sgd, or auto (measures the links, then sync or "
-                       "streaming local-sgd) [sync]."),
+        QStringLiteral("sync, async, local-sgd, or auto (measures the links and one step, "
+                       "then sync, streaming local-sgd, or this machine alone for a run too "
+                       "short to repay starting the others) [auto]."),
         "MODE");
     opt("staleness", QStringLiteral("async: drop gradients staler than this many steps [4]."), "S");
     opt("local-steps", QStringLiteral("local-sgd: inner optimizer steps per round [32]."), "H");

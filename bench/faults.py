@@ -171,7 +171,8 @@ class Campaign:
         a = self.a
         return [self.bin, "train", f"--model={a.model}", f"--data={a.data}",
                 f"--limit-train={a.samples}", f"--limit-test={a.test_samples}", "--epochs=1",
-                f"--batch={a.batch}", "--threads=1", f"--listen=127.0.0.1:{port}", "--workers=2",
+                f"--batch={a.batch}", "--threads=1", "--mode=sync",
+                f"--listen=127.0.0.1:{port}", "--workers=2",
                 "--no-local-worker", "--home", self.homes["coord"],
                 f"--worker-timeout={WORKER_TIMEOUT}", f"--checkpoint-every={CHECKPOINT_EVERY}",
                 f"--seed={a.seed}", f"--out={out}"]

@@ -77,7 +77,7 @@ def main():
             out = os.path.join(work, "run")
             r = subprocess.run([a.binary, "train", "--model=mlp", "--data=fashion-mnist",
                                 f"--limit-train={a.samples}", "--limit-test=500", "--epochs=1",
-                                "--threads=1", "--workers=1", "--no-local-worker",
+                                "--threads=1", "--mode=sync", "--workers=1", "--no-local-worker",
                                 "--listen=127.0.0.1:0", "--invite", f"127.0.0.1:{port}",
                                 "--home", lap, f"--out={out}"], capture_output=True, text=True)
             runs += 1

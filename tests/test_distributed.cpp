@@ -159,11 +159,13 @@ void TestDistributed::initTestCase() {
                   QStringLiteral("--home"), home("stranger")});
 }
 
+// Sync unless `extra` names another mode (the last --mode given counts).
 QStringList TestDistributed::coordinator(const QStringList& extra) const {
     return QStringList{QStringLiteral("train"),
                        QStringLiteral("--model=mlp"),
                        QStringLiteral("--data=mnist:") + m_tiny,
                        QStringLiteral("--threads=1"),
+                       QStringLiteral("--mode=sync"),
                        QStringLiteral("--listen=127.0.0.1:0"),
                        QStringLiteral("--home"),
                        home("coord"),
@@ -190,13 +192,14 @@ void TestDistributed::coordinatorAndTwoWorkers() {
     if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
         QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
     const QString out = m_tmp.filePath(QStringLiteral("e2e"));
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                     QStringLiteral("--data=fashion-mnist"), QStringLiteral("--limit-train=12000"),
-                     QStringLiteral("--limit-test=2000"), QStringLiteral("--epochs=1"),
-                     QStringLiteral("--batch=64"), QStringLiteral("--lr=0.001"),
-                     QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
-                     QStringLiteral("--workers=2"), QStringLiteral("--no-local-worker"),
-                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--model=mlp"), QStringLiteral("--data=fashion-mnist"),
+                     QStringLiteral("--limit-train=12000"), QStringLiteral("--limit-test=2000"),
+                     QStringLiteral("--epochs=1"), QStringLiteral("--batch=64"),
+                     QStringLiteral("--lr=0.001"), QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=2"),
+                     QStringLiteral("--no-local-worker"), QStringLiteral("--home"), home("coord"),
+                     QStringLiteral("--out=") + out});
     const QString port = waitPort(c);
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
     TandemProcess* w1 = worker("w1", port);
@@ -234,7 +237,8 @@ QStringList TestDistributed::syncRun() const {
             QStringLiteral("--epochs=1"),
             QStringLiteral("--optimizer=sgd"),
             QStringLiteral("--lr=0.05"),
-            QStringLiteral("--seed=5")};
+            QStringLiteral("--seed=5"),
+            QStringLiteral("--mode=sync")};
 }
 
 QJsonObject TestDistributed::runAloneAndWithAWorker(const QString& one, const QString& two,
@@ -608,12 +612,13 @@ void TestDistributed::workerWithoutTheDataReceivesIt() {
     testutil::writeIdxDataset(data, 300, 100, false);
     const QString out = m_tmp.filePath(QStringLiteral("transfer"));
     // Only the first 240 of its 300 samples: what travels is cut, and still the run's dataset.
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                     QStringLiteral("--data=mnist:") + data, QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                     QStringLiteral("--no-local-worker"), QStringLiteral("--batch=30"),
-                     QStringLiteral("--limit-train=240"), QStringLiteral("--epochs=2"),
-                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + data,
+                     QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                     QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
+                     QStringLiteral("--batch=30"), QStringLiteral("--limit-train=240"),
+                     QStringLiteral("--epochs=2"), QStringLiteral("--home"), home("coord"),
+                     QStringLiteral("--out=") + out});
     const QString port = waitPort(c);
     QVERIFY(!port.isEmpty());
     // The data exists only on the coordinator from here on.
@@ -876,11 +881,12 @@ void TestDistributed::batchNormBuffersStayConsistent() {
         QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed; cannot script a "
               "BatchNorm model");
     const QString out = m_tmp.filePath(QStringLiteral("bn"));
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model"), model,
-                     QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                     QStringLiteral("--batch=40"), QStringLiteral("--epochs=1"),
-                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--model"), model, QStringLiteral("--data=mnist:") + m_tiny,
+                     QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                     QStringLiteral("--workers=1"), QStringLiteral("--batch=40"),
+                     QStringLiteral("--epochs=1"), QStringLiteral("--home"), home("coord"),
+                     QStringLiteral("--out=") + out});
     const QString port = waitPort(c);
     QVERIFY(!port.isEmpty());
     worker("w1", port);
@@ -918,12 +924,12 @@ void TestDistributed::largeModelMovesExactlyItsBytes() {
     const qint64 params = 784 * 4096 + 4096 + 4096 * 1024 + 1024 + 1024 * 10 + 10;
     auto run = [&](int steps, qint64* bytes, qint64* overlapped) {
         const QString out = m_tmp.filePath(QStringLiteral("wide%1").arg(steps));
-        TandemProcess c({QStringLiteral("train"), QStringLiteral("--model"), model,
-                         QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
-                         QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                         QStringLiteral("--no-local-worker"), QStringLiteral("--batch=32"),
-                         QStringLiteral("--max-steps=%1").arg(steps), QStringLiteral("--home"),
-                         home("coord"), QStringLiteral("--out=") + out});
+        TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                         QStringLiteral("--model"), model, QStringLiteral("--data=mnist:") + m_tiny,
+                         QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                         QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
+                         QStringLiteral("--batch=32"), QStringLiteral("--max-steps=%1").arg(steps),
+                         QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
         const QString port = waitPort(c);
         QVERIFY(!port.isEmpty());
         TandemProcess* w = worker("w1", port);
@@ -1016,12 +1022,13 @@ void TestDistributed::silentWorkerIsDroppedAfterTimeout() {
     // A worker that stops answering (frozen, not gone: its socket stays open) is dropped
     // after --worker-timeout and its share goes to the other.
     const QString out = m_tmp.filePath(QStringLiteral("silent"));
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                     QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=2"),
-                     QStringLiteral("--no-local-worker"), QStringLiteral("--worker-timeout=3"),
-                     QStringLiteral("--batch=20"), QStringLiteral("--epochs=6"),
-                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + m_tiny,
+                     QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                     QStringLiteral("--workers=2"), QStringLiteral("--no-local-worker"),
+                     QStringLiteral("--worker-timeout=3"), QStringLiteral("--batch=20"),
+                     QStringLiteral("--epochs=6"), QStringLiteral("--home"), home("coord"),
+                     QStringLiteral("--out=") + out});
     const QString port = waitPort(c);
     QVERIFY(!port.isEmpty());
     TandemProcess* w1 = worker("w1", port);
@@ -1068,11 +1075,12 @@ void TestDistributed::pairThroughServeThenTrain() {
                 .contains(QStringLiteral("laptop")));
     // Now the laptop coordinates and the desk trains with it: no trust added by hand.
     const QString out = m_tmp.filePath(QStringLiteral("paired-run"));
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                     QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                     QStringLiteral("--no-local-worker"), QStringLiteral("--epochs=1"),
-                     QStringLiteral("--home"), lap, QStringLiteral("--out=") + out});
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + m_tiny,
+                     QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                     QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
+                     QStringLiteral("--epochs=1"), QStringLiteral("--home"), lap,
+                     QStringLiteral("--out=") + out});
     const QString port = waitPort(c);
     QVERIFY(!port.isEmpty());
     TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
@@ -1120,11 +1128,12 @@ void TestDistributed::unpairingDropsAnOpenSession() {
         {QStringLiteral("trust"), QStringLiteral("add"), cid, QStringLiteral("--home"), w});
     const QString out = m_tmp.filePath(QStringLiteral("revoke"));
     // Steps of at least 10 ms keep the run going while the trust store changes.
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                     QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                     QStringLiteral("--batch=20"), QStringLiteral("--epochs=8"),
-                     QStringLiteral("--home"), coord, QStringLiteral("--out=") + out},
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + m_tiny,
+                     QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                     QStringLiteral("--workers=1"), QStringLiteral("--batch=20"),
+                     QStringLiteral("--epochs=8"), QStringLiteral("--home"), coord,
+                     QStringLiteral("--out=") + out},
                     false, pacedSteps(10));
     const QString port = waitPort(c);
     QVERIFY(!port.isEmpty());

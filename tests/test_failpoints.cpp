@@ -96,6 +96,7 @@ QStringList TestFailpoints::localRun(const QString& out) const {
             QStringLiteral("--batch=50"),
             QStringLiteral("--epochs=1"),
             QStringLiteral("--seed=3"),
+            QStringLiteral("--mode=sync"),
             QStringLiteral("--checkpoint-every=5"),
             QStringLiteral("--out=") + out};
 }
@@ -279,13 +280,13 @@ void TestFailpoints::datasetCutInTransfer() {
     const QString data = path(QStringLiteral("private"));
     testutil::writeIdxDataset(data, 300, 100, false);
     const QString out = path(QStringLiteral("transfer"));
-    m_procs.push_back(std::make_unique<TandemProcess>(
-        QStringList{QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                    QStringLiteral("--data=mnist:") + data, QStringLiteral("--threads=1"),
-                    QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                    QStringLiteral("--no-local-worker"), QStringLiteral("--batch=30"),
-                    QStringLiteral("--epochs=1"), QStringLiteral("--home"),
-                    path(QStringLiteral("coord")), QStringLiteral("--out=") + out}));
+    m_procs.push_back(std::make_unique<TandemProcess>(QStringList{
+        QStringLiteral("train"), QStringLiteral("--mode=sync"), QStringLiteral("--model=mlp"),
+        QStringLiteral("--data=mnist:") + data, QStringLiteral("--threads=1"),
+        QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+        QStringLiteral("--no-local-worker"), QStringLiteral("--batch=30"),
+        QStringLiteral("--epochs=1"), QStringLiteral("--home"), path(QStringLiteral("coord")),
+        QStringLiteral("--out=") + out}));
     TandemProcess* c = m_procs.back().get();
     const QString port = waitPort(*c);
     QVERIFY(!port.isEmpty());

@@ -103,12 +103,13 @@ void TestHfTrain::initTestCase() {
 }
 
 QJsonObject TestHfTrain::trainWithTwoWorkers(const QStringList& args) {
-    TandemProcess c(QStringList{QStringLiteral("train"), QStringLiteral("--threads=1"),
-                                QStringLiteral("--listen=127.0.0.1:0"),
-                                QStringLiteral("--workers=2"), QStringLiteral("--home"),
-                                home("coord"), QStringLiteral("--worker-timeout=60"),
-                                QStringLiteral("--no-history")} +
-                    args);
+    // Sync unless the test names a mode (the last --mode given counts).
+    TandemProcess c(
+        QStringList{QStringLiteral("train"), QStringLiteral("--threads=1"),
+                    QStringLiteral("--mode=sync"), QStringLiteral("--listen=127.0.0.1:0"),
+                    QStringLiteral("--workers=2"), QStringLiteral("--home"), home("coord"),
+                    QStringLiteral("--worker-timeout=60"), QStringLiteral("--no-history")} +
+        args);
     const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     if (port.isEmpty()) {
         qWarning().noquote() << c.err();
@@ -419,7 +420,7 @@ void TestHfTrain::eachDeviceIsSizedToItsMemory() {
 
     // A worker whose device cannot hold the model says so and the run goes on without it.
     TandemProcess c(QStringList{
-        QStringLiteral("train"), QStringLiteral("--threads=1"),
+        QStringLiteral("train"), QStringLiteral("--mode=sync"), QStringLiteral("--threads=1"),
         QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
         QStringLiteral("--join-timeout=20"), QStringLiteral("--home"), home("coord"),
         QStringLiteral("--no-history"), QStringLiteral("--model=hf:") + m_llama,

@@ -215,17 +215,12 @@ private:
     // A coordinator of three steps of an mlp on the full Fashion-MNIST that waits for one
     // remote worker, with `extra` arguments.
     QStringList oneWorkerRun(const QString& out, const QStringList& extra = {}) const {
-        return QStringList{QStringLiteral("train"),
-                           QStringLiteral("--model=mlp"),
-                           QStringLiteral("--data=fashion-mnist"),
-                           QStringLiteral("--threads=1"),
-                           QStringLiteral("--listen=127.0.0.1:0"),
-                           QStringLiteral("--home"),
-                           home("coord"),
-                           QStringLiteral("--workers=1"),
-                           QStringLiteral("--no-local-worker"),
-                           QStringLiteral("--max-steps=3"),
-                           QStringLiteral("--out=") + out} +
+        return QStringList{QStringLiteral("train"),         QStringLiteral("--mode=sync"),
+                           QStringLiteral("--model=mlp"),   QStringLiteral("--data=fashion-mnist"),
+                           QStringLiteral("--threads=1"),   QStringLiteral("--listen=127.0.0.1:0"),
+                           QStringLiteral("--home"),        home("coord"),
+                           QStringLiteral("--workers=1"),   QStringLiteral("--no-local-worker"),
+                           QStringLiteral("--max-steps=3"), QStringLiteral("--out=") + out} +
                extra;
     }
     // The RunSpec a paired peer receives on `s` once it has said hello, read off `reader`.
@@ -264,15 +259,11 @@ void TestHostile::initTestCase() {
 }
 
 QStringList TestHostile::coordinator(const QStringList& extra) const {
-    return QStringList{QStringLiteral("train"),
-                       QStringLiteral("--model=mlp"),
-                       QStringLiteral("--data=mnist:") + m_tiny,
-                       QStringLiteral("--threads=1"),
-                       QStringLiteral("--listen=127.0.0.1:0"),
-                       QStringLiteral("--home"),
-                       home("coord"),
-                       QStringLiteral("--workers=1"),
-                       QStringLiteral("--no-local-worker")} +
+    return QStringList{QStringLiteral("train"),       QStringLiteral("--mode=sync"),
+                       QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + m_tiny,
+                       QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                       QStringLiteral("--home"),      home("coord"),
+                       QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker")} +
            extra;
 }
 
@@ -469,11 +460,12 @@ void TestHostile::badGradientPartsDropOnlyThatWorker() {
                             QStringLiteral("huge frame")};
     for (int kind = 0; kind < cases.size(); ++kind) {
         const QString out = m_tmp.filePath(QStringLiteral("parts%1").arg(kind));
-        TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                         QStringLiteral("--data=fashion-mnist"), QStringLiteral("--threads=1"),
-                         QStringLiteral("--limit-train=2000"), QStringLiteral("--limit-test=100"),
-                         QStringLiteral("--batch=50"), QStringLiteral("--listen=127.0.0.1:0"),
-                         QStringLiteral("--home"), home("coord"), QStringLiteral("--workers=1"),
+        TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                         QStringLiteral("--model=mlp"), QStringLiteral("--data=fashion-mnist"),
+                         QStringLiteral("--threads=1"), QStringLiteral("--limit-train=2000"),
+                         QStringLiteral("--limit-test=100"), QStringLiteral("--batch=50"),
+                         QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
+                         home("coord"), QStringLiteral("--workers=1"),
                          QStringLiteral("--out=") + out});
         const quint16 port = waitPort(c);
         QVERIFY(port != 0);
@@ -628,10 +620,10 @@ void TestHostile::workerDecliningDuringTheProbeIsNamed() {
     // A worker whose owner stops it while the coordinator measures its link answers the
     // probe's ping with a Reject: the log says it declined the run, with its reason, and does
     // not call it a protocol error.
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                     QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
-                     home("coord"), QStringLiteral("--workers=1"),
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + m_tiny,
+                     QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                     QStringLiteral("--home"), home("coord"), QStringLiteral("--workers=1"),
                      QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("declined"))});
     const quint16 port = waitPort(c);
     QVERIFY(port != 0);

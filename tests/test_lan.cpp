@@ -188,7 +188,7 @@ void TestLan::pairAcrossTheLinkThenTrain() {
     QProcess train;
     train.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), m_a,
                        QStringLiteral(TANDEM_BINARY), QStringLiteral("train"),
-                       QStringLiteral("--model=mlp"),
+                       QStringLiteral("--mode=sync"), QStringLiteral("--model=mlp"),
                        QStringLiteral("--data=mnist:") + tmp.filePath(QStringLiteral("data")),
                        QStringLiteral("--epochs=1"), QStringLiteral("--batch=20"),
                        QStringLiteral("--threads=1"), QStringLiteral("--listen=0.0.0.0:0"),

@@ -61,6 +61,7 @@ private Q_SLOTS:
     void initTestCase();
     void autoChoosesStreamingOnASlowLink();
     void autoKeepsSyncWhenComputeDominates();
+    void autoTrainsAloneWhenTheRunIsTooShort();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -149,12 +150,13 @@ void TestLink::autoChoosesStreamingOnASlowLink() {
 }
 
 // Loopback, and a step of 1,000 samples of the demo network: moving its weights takes a small
-// part of computing them, and the run stays in sync.
+// part of computing them, and the run stays in sync. Ten steps repay the worker's start (about
+// two steps' time) even when sync keeps only half of its speed.
 void TestLink::autoKeepsSyncWhenComputeDominates() {
     const QString out = m_tmp.filePath(QStringLiteral("fast"));
     TandemProcess c(
         coordinator(out, {QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=1000"),
-                          QStringLiteral("--epochs=1"), QStringLiteral("--max-steps=2")}));
+                          QStringLiteral("--epochs=5")}));
     const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
     TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
@@ -165,6 +167,36 @@ void TestLink::autoKeepsSyncWhenComputeDominates() {
     QVERIFY2(c.err().contains(QStringLiteral(": training in sync (about")), qPrintable(c.err()));
     QCOMPARE(c.summary().value(QStringLiteral("mode")).toString(), QStringLiteral("sync"));
     (void)w.finish(60000);
+}
+
+// The same network and batch for two steps: the worker would start (two steps' time) for a run
+// that two machines end no sooner than one. This machine trains alone, the log says why, and
+// the waiting worker is sent home with the reason.
+void TestLink::autoTrainsAloneWhenTheRunIsTooShort() {
+    const QString out = m_tmp.filePath(QStringLiteral("short"));
+    TandemProcess c(
+        coordinator(out, {QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=1000"),
+                          QStringLiteral("--epochs=1"), QStringLiteral("--max-steps=2")}));
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
+                     QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home("w"),
+                     QStringLiteral("--threads=1")});
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QRegularExpression(QStringLiteral(
+                 "this run has 2 step\\(s\\) left, about [0-9.]+ s on this machine alone.*"
+                 "training on this machine alone"))),
+             qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QCOMPARE(s.value(QStringLiteral("mode")).toString(), QStringLiteral("sync"));
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 2);
+    QCOMPARE(s.value(QStringLiteral("workers")).toArray().size(), 1);
+    QVERIFY(w.finish(60000));
+    QCOMPARE(w.exitCode(), 0);
+    QVERIFY2(w.err().contains(QStringLiteral("the coordinator ended the run: this run is too "
+                                             "short for more machines to pay off")),
+             qPrintable(w.err()));
 }
 
 QTEST_GUILESS_MAIN(TestLink)

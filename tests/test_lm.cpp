@@ -184,8 +184,10 @@ QString TestLm::changedTensors(const Digests& before, const QString& exported) {
 }
 
 QStringList TestLm::listen(const QStringList& extra) const {
+    // Sync unless the test names a mode (the last --mode given counts).
     return QStringList{QStringLiteral("train"),
                        QStringLiteral("--threads=1"),
+                       QStringLiteral("--mode=sync"),
                        QStringLiteral("--listen=127.0.0.1:0"),
                        QStringLiteral("--workers=2"),
                        QStringLiteral("--home"),
@@ -445,12 +447,12 @@ void TestLm::imageFolderTrainsACnn() {
     const QString dir = m_tmp.filePath(QStringLiteral("pictures"));
     QVERIFY(testutil::writeImageFolder(dir, 40));
     const QString out = m_tmp.filePath(QStringLiteral("pictures-run"));
-    TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=resnet8"),
-                     QStringLiteral("--data=images:%1,size=32").arg(dir),
-                     QStringLiteral("--batch=16"), QStringLiteral("--lr=0.003"),
-                     QStringLiteral("--epochs=3"), QStringLiteral("--threads=1"),
-                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-                     QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
+    TandemProcess c(
+        {QStringLiteral("train"), QStringLiteral("--mode=sync"), QStringLiteral("--model=resnet8"),
+         QStringLiteral("--data=images:%1,size=32").arg(dir), QStringLiteral("--batch=16"),
+         QStringLiteral("--lr=0.003"), QStringLiteral("--epochs=3"), QStringLiteral("--threads=1"),
+         QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+         QStringLiteral("--home"), home("coord"), QStringLiteral("--out=") + out});
     const QString port = waitPort(c);
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
     TandemProcess* w = worker("w1", port);

@@ -361,6 +361,73 @@ private Q_SLOTS:
         rc.fragments = 4;
         QVERIFY(rc.validate().ok());
         QCOMPARE(*parse<TrainMode>(QStringLiteral("auto")), TrainMode::Auto);
+        // It is the default: a run description that names no mode leaves the choice to auto.
+        QCOMPARE(RunConfig().mode, TrainMode::Auto);
+        auto fromJson = RunConfig::fromJson(QJsonObject{{QStringLiteral("model"), rc.model}});
+        QVERIFY(fromJson.ok());
+        QCOMPARE(fromJson->mode, TrainMode::Auto);
+    }
+
+    // A run of known length pays for starting its workers: the model over the link and two of
+    // this machine's steps to warm up. On the demo network (4.8 MB of model) over a 1 Gbit/s
+    // link with 30 ms steps, that is about 0.1 s: worth it for 600 steps, not for 3.
+    void autoModeCountsTheStart() {
+        ModeFacts f;
+        f.computeMs = 30;
+        f.syncBytesPerStep = 9.6e6;
+        f.streamBytesPerStep = 9.6e6 / 226;
+        f.startBytes = 4.8e6;
+        f.links = {LinkFacts{QStringLiteral("desk"), 117e6, 0.3}};
+        const ModeChoice endless = chooseMode(f);
+        f.steps = 600;
+        ModeChoice c = chooseMode(f);
+        QVERIFY2(!c.alone && c.streaming == endless.streaming, qPrintable(c.why));
+        QVERIFY(c.streamSpeedup < endless.streamSpeedup && c.streamSpeedup > 1.5);
+        QCOMPARE(c.startS, (4.8e6 / 117e6 * 1e3 + 0.3 + 2 * 30) / 1e3);
+        QVERIFY2(c.why.contains(QStringLiteral("counting about 0.1 s for the workers to start "
+                                               "over the run's 600 step(s)")),
+                 qPrintable(c.why));
+        // Three steps: 90 ms alone, against 101 ms of start before the worker adds anything.
+        f.steps = 3;
+        c = chooseMode(f);
+        QVERIFY2(c.alone, qPrintable(c.why));
+        QVERIFY(!c.streaming);
+        QCOMPARE(c.aloneS, 0.09);
+        QVERIFY2(c.why.contains(QStringLiteral("this run has 3 step(s) left")), qPrintable(c.why));
+        QVERIFY2(c.why.contains(QStringLiteral("training on this machine alone")),
+                 qPrintable(c.why));
+        // The break-even: alone is chosen exactly while the best mode ends no sooner.
+        for (int64_t steps : {4, 5, 6, 8, 12, 20, 50}) {
+            f.steps = steps;
+            c = chooseMode(f);
+            const double work = double(steps) * f.computeMs;
+            const double best = work / std::max(c.syncSpeedup, c.streamSpeedup);
+            QCOMPARE(c.alone, std::min(c.startS * 1e3 + work / endless.syncSpeedup,
+                                       c.startS * 1e3 + work / endless.streamSpeedup) >= work);
+            if (!c.alone)
+                QVERIFY2(best < work, qPrintable(c.why));
+        }
+        // A slow link makes the start dear: 4.8 MB at 2 MB/s is 2.4 s, 80 steps of 30 ms.
+        f.links = {LinkFacts{QStringLiteral("laptop"), 2e6, 5}};
+        f.steps = 100;
+        QVERIFY(chooseMode(f).alone);
+        f.steps = 2000;
+        c = chooseMode(f);
+        QVERIFY2(!c.alone && c.streaming, qPrintable(c.why));
+        // Without a device here, the workers must train whatever they cost.
+        f.localDevices = 0;
+        f.steps = 3;
+        QVERIFY(!chooseMode(f).alone);
+        // Sync chosen while streaming would be faster says why.
+        f.localDevices = 1;
+        f.steps = 0;
+        f.links = {LinkFacts{QStringLiteral("desk"), 1.2e9, 0.1}};
+        c = chooseMode(f);
+        QVERIFY(!c.streaming && c.streamSpeedup > c.syncSpeedup);
+        QVERIFY2(c.why.contains(QStringLiteral("sync follows one machine's training exactly and "
+                                               "is kept while it brings at least 50 % of "
+                                               "streaming's gain")),
+                 qPrintable(c.why));
     }
 };
 

@@ -576,11 +576,12 @@ void TestSweep::busyNodeDeclinesAndTheTrialIsRequeued() {
     TandemProcess serve(serveArgs(node), true);
     const QString at = nodeAddress(serve);
     QVERIFY2(!at.isEmpty(), qPrintable(serve.err()));
-    TandemProcess run({QStringLiteral("train"), QStringLiteral("--model=mlp"),
-                       QStringLiteral("--data=mnist:") + m_tiny, QStringLiteral("--threads=1"),
-                       QStringLiteral("--epochs=1000"), QStringLiteral("--listen=127.0.0.1:0"),
-                       QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
-                       QStringLiteral("--invite"), at, QStringLiteral("--home"), other,
+    TandemProcess run({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                       QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + m_tiny,
+                       QStringLiteral("--threads=1"), QStringLiteral("--epochs=1000"),
+                       QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+                       QStringLiteral("--no-local-worker"), QStringLiteral("--invite"), at,
+                       QStringLiteral("--home"), other,
                        QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("busy-run"))});
     QVERIFY2(!run.waitForErr(QStringLiteral("( joined with )")).isEmpty(), qPrintable(run.err()));
     const QString path =

@@ -40,6 +40,21 @@ double syncStepMs(const ModeFacts& f) {
     return best;
 }
 
+// How long the run waits before its workers add anything: the slowest link's transfer of what
+// a worker receives first, and the warm-up steps (0 for a run of unknown length).
+double startMs(const ModeFacts& f) {
+    if (f.steps <= 0)
+        return 0;
+    double slowest = 0;
+    for (const LinkFacts& l : f.links)
+        slowest = std::max(slowest, transferMs(f.startBytes, l) + l.rttMs);
+    return slowest + kWorkerWarmUpSteps * f.computeMs;
+}
+
+QString seconds(double ms) {
+    return ms >= 10e3 ? QString::number(std::lround(ms / 1e3)) : QString::number(ms / 1e3, 'f', 1);
+}
+
 } // namespace
 
 ModeChoice chooseMode(const ModeFacts& f) {
@@ -55,6 +70,31 @@ ModeChoice chooseMode(const ModeFacts& f) {
         stream += std::min(1.0, f.computeMs / std::max(transferMs(f.streamBytesPerStep, l), 1e-9));
     c.streamSpeedup = stream;
     c.trafficRatio = f.streamBytesPerStep > 0 ? f.syncBytesPerStep / f.streamBytesPerStep : 1;
+
+    // Over a run of known length the start counts: each mode's speed-up is taken over the
+    // whole run, against one device of this machine.
+    const double start = startMs(f);
+    if (f.steps > 0) {
+        const double work = double(f.steps) * f.computeMs; // the steps on one device
+        c.startS = start / 1e3;
+        c.aloneS = work / std::max(1, f.localDevices) / 1e3;
+        const double syncMs = start + work / c.syncSpeedup;
+        const double streamMs = start + work / c.streamSpeedup;
+        c.syncSpeedup = work / syncMs;
+        c.streamSpeedup = work / streamMs;
+        if (f.localDevices > 0 && std::min(syncMs, streamMs) >= c.aloneS * 1e3) {
+            c.alone = true;
+            c.why =
+                QStringLiteral("this run has %1 step(s) left, about %2 s on this machine alone; "
+                               "the other machine(s) would take about %3 s to receive the "
+                               "model and warm up, and the run would end no sooner (%4 s in "
+                               "sync, %5 s streaming): training on this machine alone")
+                    .arg(f.steps)
+                    .arg(seconds(c.aloneS * 1e3), seconds(start), seconds(syncMs),
+                         seconds(streamMs));
+            return c;
+        }
+    }
     c.streaming = c.streamSpeedup - 1 > (c.syncSpeedup - 1) / kSyncShareToKeep;
 
     const LinkFacts& slowest = *std::min_element(
@@ -74,12 +114,26 @@ ModeChoice chooseMode(const ModeFacts& f) {
                     .arg(std::lround(c.trafficRatio))
                     .arg(c.streamSpeedup, 0, 'f', 1)
                     .arg(c.syncSpeedup, 0, 'f', 1);
+    else if (c.streamSpeedup > c.syncSpeedup)
+        // Say why the faster prediction lost: sync is exact, and is kept while it earns enough.
+        c.why = QStringLiteral("%1: training in sync (about %2× this machine alone; streaming "
+                               "would make %3×, but sync follows one machine's training exactly "
+                               "and is kept while it brings at least %4 % of streaming's gain)")
+                    .arg(link)
+                    .arg(c.syncSpeedup, 0, 'f', 1)
+                    .arg(c.streamSpeedup, 0, 'f', 1)
+                    .arg(std::lround(kSyncShareToKeep * 100));
     else
         c.why = QStringLiteral("%1: training in sync (about %2× this machine alone; streaming "
                                "would make %3×)")
                     .arg(link)
                     .arg(c.syncSpeedup, 0, 'f', 1)
                     .arg(c.streamSpeedup, 0, 'f', 1);
+    if (start > 0)
+        c.why += QStringLiteral(", counting about %1 s for the workers to start over the run's %2 "
+                                "step(s)")
+                     .arg(seconds(start))
+                     .arg(f.steps);
     return c;
 }
 

@@ -6,6 +6,8 @@
 #include <QList>
 #include <QString>
 
+#include <cstdint>
+
 namespace tandem {
 
 // One worker's link as the handshake's probe measured it.
@@ -21,13 +23,22 @@ struct ModeFacts {
     QList<LinkFacts> links;
     double syncBytesPerStep = 0;   // each worker's link in one sync step, both ways
     double streamBytesPerStep = 0; // each worker's link per step of the batch in streaming
+    // The steps the run has left (0: not known, as good as endless).
+    int64_t steps = 0;
+    // What each worker receives before its first step (the model, and the data it lacks).
+    double startBytes = 0;
 };
 
 struct ModeChoice {
     bool streaming = false;
+    // The other machines would cost more to start than they save over the steps left: this
+    // machine trains alone (in sync) and the workers are sent home.
+    bool alone = false;
     double syncSpeedup = 1;   // predicted, against this machine alone
     double streamSpeedup = 1; // likewise
     double trafficRatio = 1;  // sync's bytes over streaming's, per sample
+    double startS = 0;        // predicted seconds before the workers add anything
+    double aloneS = 0;        // predicted seconds of the steps left on this machine alone
     QString why;              // the log line that says what was chosen and why
 };
 
@@ -43,7 +54,16 @@ constexpr double kSyncShareToKeep = 0.5;
 // transfer alone exceeds T is left out. In streaming, a worker's exchange overlaps its inner
 // steps, so it adds its full speed while the link carries a round's bytes within the round's
 // compute, and a fraction of it when not.
+//
+// A run of known length also pays for starting the workers: each receives the model (and the
+// data it lacks) over its link and warms its device up with a first step (two of this
+// machine's steps, the first being the slow one), while the run waits for it. The speed-ups
+// above are then taken over the whole run, start included, and a run too short to repay the
+// start trains on this machine alone.
 ModeChoice chooseMode(const ModeFacts& facts);
+
+// How many of this machine's steps starting a worker is counted as, beyond its transfers.
+constexpr double kWorkerWarmUpSteps = 2;
 
 // "12.3 MB/s", "850 kB/s": a rate for the log.
 QString rateText(double bytesPerSecond);

@@ -50,7 +50,9 @@ struct RunConfig {
     int checkpointEvery = 0; // steps between periodic checkpoints (0: epoch ends only)
     int evalBatch = 1000;
     QString outDir;
-    TrainMode mode = TrainMode::Sync;
+    // auto: sync on one machine; with workers, sync, streaming local-SGD or this machine alone,
+    // from the links, one timed step and the run's length (modechoice.h).
+    TrainMode mode = TrainMode::Auto;
     WireDtype wire = WireDtype::Fp32; // how tensors travel
     // What workers compute the forward pass in: fp32, or bf16/fp16 autocast where the device
     // has it (weights, gradients and the optimizer stay fp32). A device without it says so and

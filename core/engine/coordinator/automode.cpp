@@ -67,9 +67,15 @@ Status Trainer::decideMode() {
     // Each parameter goes each way once every H inner steps, a fragment at a time.
     f.streamBytesPerStep = 2.0 * double(outerBundleBytes(layout, streaming.outerWire)) /
                            double(std::max(1, streaming.localSteps));
+    f.steps = stepsLeft();
+    f.startBytes = double(m_hub->config().modelArchive.size());
     const ModeChoice choice = chooseMode(f);
     m_obs.onMessage(choice.why);
-    if (choice.streaming) {
+    m_alone = choice.alone;
+    if (choice.alone) {
+        m_cfg.mode = TrainMode::Sync;
+        m_cfg.fragments = 1;
+    } else if (choice.streaming) {
         m_cfg = streaming;
     } else {
         m_cfg.mode = TrainMode::Sync;
@@ -80,8 +86,23 @@ Status Trainer::decideMode() {
     m_modePending = false;
     m_state.config = m_cfg;
     makePolicy();
-    m_hub->decide(m_cfg.mode, m_cfg.outerWire, workerSettings(m_cfg));
+    if (m_alone)
+        m_hub->dismiss(QStringLiteral("this run is too short for more machines to pay off; the "
+                                      "coordinator trains it alone"),
+                       workerSettings(m_cfg));
+    else
+        m_hub->decide(m_cfg.mode, m_cfg.outerWire, workerSettings(m_cfg));
     return success();
+}
+
+// The optimizer steps the run has left, as the sync policy would take them: the epochs' steps
+// of the global batch, or fewer under --max-steps.
+int64_t Trainer::stepsLeft() const {
+    const int64_t perEpoch = m_sampler->stepsPerEpoch(m_cfg.batch);
+    int64_t total = perEpoch * m_cfg.epochs;
+    if (m_cfg.maxSteps > 0)
+        total = std::min(total, m_cfg.maxSteps);
+    return std::max<int64_t>(0, total - m_state.step);
 }
 
 } // namespace tandem

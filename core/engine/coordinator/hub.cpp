@@ -105,6 +105,22 @@ void CoordinatorHub::decide(TrainMode mode, OuterWire outer, const wire::WorkerS
         Qt::BlockingQueuedConnection);
 }
 
+void CoordinatorHub::dismiss(const QString& reason, const wire::WorkerSettings& settings) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, reason, settings] {
+            m_config.mode = TrainMode::Sync;
+            m_config.settings = settings;
+            m_config.modePending = false;
+            for (HubSession* s : std::as_const(m_sessions))
+                if (s->state() == HubSession::State::AwaitRun) {
+                    s->connection()->send(wire::Bye{reason});
+                    s->connection()->close(reason);
+                }
+        },
+        Qt::BlockingQueuedConnection);
+}
+
 void CoordinatorHub::probeLive() {
     for (HubSession* s : std::as_const(m_sessions))
         if (s->state() == HubSession::State::Working && s->connection()->idle())

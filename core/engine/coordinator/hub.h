@@ -44,6 +44,9 @@ public:
     // --mode auto: the mode is chosen; the workers waiting for the run receive it, in `mode`
     // with this run description.
     void decide(TrainMode mode, OuterWire outer, const wire::WorkerSettings& settings);
+    // --mode auto: the coordinator trains alone; the workers waiting for the run are told why
+    // and leave. One that connects later is given the run (in sync) as usual.
+    void dismiss(const QString& reason, const wire::WorkerSettings& settings);
 
     // Network thread.
     void sendAssign(HubSession* session, const WorkRequest& request);

@@ -111,10 +111,9 @@ Status Trainer::load() {
         m_cfg.fragments = m_ckpt->state.config.fragments;
         m_cfg.outerWire = m_ckpt->state.config.outerWire;
     } else if (m_cfg.mode == TrainMode::Auto && m_cfg.listen.isEmpty()) {
+        // This machine alone: there is nothing to choose, and nothing to say.
         m_cfg.mode = TrainMode::Sync;
         m_cfg.fragments = 1;
-        m_obs.onMessage(QStringLiteral("automatic mode: no other machine takes part in this run "
-                                       "(it does not listen for workers); training in sync"));
     }
     m_modePending = m_cfg.mode == TrainMode::Auto;
     if (!m_modePending)

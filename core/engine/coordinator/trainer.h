@@ -76,6 +76,7 @@ private:
     // --mode auto: from the handshakes' link probes and one step timed here, sync or streaming
     // local-SGD; says which and why, and sends the run to the workers that wait for it.
     Status decideMode();
+    int64_t stepsLeft() const;
     Expected<double> timeOneStep();
     // Joining: listens for workers, invites paired nodes, waits for those it was told to.
     Status join();
@@ -119,6 +120,7 @@ private:
     int64_t m_frozenCount = 0;
     std::unique_ptr<StepPolicy> m_policy;
     bool m_modePending = false; // --mode auto before the links are measured
+    bool m_alone = false;       // --mode auto chose this machine alone: no worker is awaited
     bool m_statsNoted = false;  // the log said why batch-norm statistics are gathered again
     // Forward passes that gather batch-norm statistics again before an evaluation: at
     // PyTorch's momentum of 0.1, 32 leave 3% of the old figures.

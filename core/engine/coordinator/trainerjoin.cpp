@@ -87,6 +87,8 @@ Status Trainer::waitForWorkers() {
             return st;
         if (auto st = decideMode(); !st)
             return st;
+        if (m_alone)
+            return success();
     }
     if (auto st = awaitWorkers(joinClock, false); !st)
         return st;
