@@ -606,6 +606,14 @@ Does it show this code?
         <source>The run finished: %1. Export the model from History.</source>
         <translation>انتهى التشغيل: %1. صدّر النموذج من السجل.</translation>
     </message>
+    <message>
+        <source>Pausing after the step in progress…</source>
+        <translation>يتوقف مؤقتًا بعد الخطوة الجارية…</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
+        <translation>اكتملت الحقبة %1 من %2 · التقييم على %3 من عينات الاختبار… %4 %</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1031,6 +1039,18 @@ Tandem %3</translation>
     <message>
         <source>NumPy (*.npz);;All files (*)</source>
         <translation>NumPy (*.npz);;كل الملفات (*)</translation>
+    </message>
+    <message>
+        <source>all of them</source>
+        <translation>جميعها</translation>
+    </message>
+    <message>
+        <source>Train on the first N training samples only; 0 uses them all.</source>
+        <translation>التدريب على أول N من عينات التدريب فقط؛ 0 يستخدمها كلها.</translation>
+    </message>
+    <message>
+        <source>Training samples</source>
+        <translation>عينات التدريب</translation>
     </message>
 </context>
 <context>

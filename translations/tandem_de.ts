@@ -598,6 +598,14 @@ Zeigt er diesen Code?
         <source>The run finished: %1. Export the model from History.</source>
         <translation>Der Lauf ist fertig: %1. Exportieren Sie das Modell im Verlauf.</translation>
     </message>
+    <message>
+        <source>Pausing after the step in progress…</source>
+        <translation>Wird nach dem laufenden Schritt pausiert…</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
+        <translation>Epoche %1 von %2 fertig · Auswertung auf %3 Test-Samples… %4 %</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1023,6 +1031,18 @@ Tandem %3</translation>
     <message>
         <source>NumPy (*.npz);;All files (*)</source>
         <translation>NumPy (*.npz);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>all of them</source>
+        <translation>alle</translation>
+    </message>
+    <message>
+        <source>Train on the first N training samples only; 0 uses them all.</source>
+        <translation>Nur mit den ersten N Trainings-Samples trainieren; 0 nimmt alle.</translation>
+    </message>
+    <message>
+        <source>Training samples</source>
+        <translation>Trainings-Samples</translation>
     </message>
 </context>
 <context>

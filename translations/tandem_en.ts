@@ -576,6 +576,14 @@ Does it show this code?
         <source>The run finished: %1. Export the model from History.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Pausing after the step in progress…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -966,6 +974,18 @@ Tandem %3</source>
     </message>
     <message>
         <source>NumPy (*.npz);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all of them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train on the first N training samples only; 0 uses them all.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training samples</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -598,6 +598,14 @@ Affiche-t-elle ce code ?
         <source>The run finished: %1. Export the model from History.</source>
         <translation>L&apos;entraînement est terminé : %1. Exportez le modèle depuis l&apos;historique.</translation>
     </message>
+    <message>
+        <source>Pausing after the step in progress…</source>
+        <translation>Mise en pause après l'étape en cours…</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
+        <translation>Époque %1 sur %2 terminée · évaluation sur %3 échantillons de test… %4 %</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1023,6 +1031,18 @@ Tandem %3</translation>
     <message>
         <source>NumPy (*.npz);;All files (*)</source>
         <translation>NumPy (*.npz);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <source>all of them</source>
+        <translation>tous</translation>
+    </message>
+    <message>
+        <source>Train on the first N training samples only; 0 uses them all.</source>
+        <translation>N'entraîner que sur les N premiers échantillons d'entraînement ; 0 les prend tous.</translation>
+    </message>
+    <message>
+        <source>Training samples</source>
+        <translation>Échantillons d'entraînement</translation>
     </message>
 </context>
 <context>

@@ -598,6 +598,14 @@ Does it show this code?
         <source>The run finished: %1. Export the model from History.</source>
         <translation>रन पूरा हुआ: %1। मॉडल को इतिहास से निर्यात करें।</translation>
     </message>
+    <message>
+        <source>Pausing after the step in progress…</source>
+        <translation>चल रहे चरण के बाद रुक रहा है…</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
+        <translation>एपॉक %1 / %2 पूरा · %3 टेस्ट सैंपल पर मूल्यांकन… %4 %</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1023,6 +1031,18 @@ Tandem %3</translation>
     <message>
         <source>NumPy (*.npz);;All files (*)</source>
         <translation>NumPy (*.npz);;सभी फ़ाइलें (*)</translation>
+    </message>
+    <message>
+        <source>all of them</source>
+        <translation>सभी</translation>
+    </message>
+    <message>
+        <source>Train on the first N training samples only; 0 uses them all.</source>
+        <translation>केवल पहले N ट्रेनिंग सैंपल पर ट्रेन करें; 0 सभी का उपयोग करता है।</translation>
+    </message>
+    <message>
+        <source>Training samples</source>
+        <translation>ट्रेनिंग सैंपल</translation>
     </message>
 </context>
 <context>

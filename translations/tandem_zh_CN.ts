@@ -596,6 +596,14 @@ Does it show this code?
         <source>The run finished: %1. Export the model from History.</source>
         <translation>运行已完成：%1。请在“历史”中导出模型。</translation>
     </message>
+    <message>
+        <source>Pausing after the step in progress…</source>
+        <translation>当前步骤完成后暂停…</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
+        <translation>第 %1 / %2 轮完成 · 正在用 %3 个测试样本评估… %4 %</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1021,6 +1029,18 @@ Tandem %3</translation>
     <message>
         <source>NumPy (*.npz);;All files (*)</source>
         <translation>NumPy (*.npz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>all of them</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Train on the first N training samples only; 0 uses them all.</source>
+        <translation>只用前 N 个训练样本训练；0 表示全部使用。</translation>
+    </message>
+    <message>
+        <source>Training samples</source>
+        <translation>训练样本</translation>
     </message>
 </context>
 <context>

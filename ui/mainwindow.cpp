@@ -304,17 +304,21 @@ QWidget* MainWindow::buildHistoryTab() {
         if (!rows.isEmpty())
             tryRun(rows.first().row());
     });
-    // Only a language model's run (a sequence task) can continue a text.
-    const auto canTry = [this, tryIt] {
+    // Only a language model's run (a sequence task) can continue a text, and only a run that
+    // ended before its last step (stopped, failed, interrupted) with a checkpoint can resume.
+    const auto selectedCan = [this, tryIt, resume] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
-        tryIt->setEnabled(!rows.isEmpty() &&
-                          rows.first().data(HistoryModel::TaskRole).toString() ==
+        const QModelIndex row = rows.isEmpty() ? QModelIndex() : rows.first();
+        tryIt->setEnabled(row.isValid() &&
+                          row.data(HistoryModel::TaskRole).toString() ==
                               QLatin1String("sequence") &&
-                          !rows.first().data(HistoryModel::CheckpointRole).toString().isEmpty());
+                          !row.data(HistoryModel::CheckpointRole).toString().isEmpty());
+        resume->setEnabled(row.isValid() && row.data(HistoryModel::ResumableRole).toBool());
     };
-    connect(m_historyView->selectionModel(), &QItemSelectionModel::selectionChanged, this, canTry);
-    connect(m_history, &QAbstractItemModel::modelReset, this, canTry);
-    canTry();
+    connect(m_historyView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            selectedCan);
+    connect(m_history, &QAbstractItemModel::modelReset, this, selectedCan);
+    selectedCan();
     connect(open, &QPushButton::clicked, this, [this] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
         if (!rows.isEmpty())

@@ -107,6 +107,7 @@ private:
     void updateTray();
     QString explainError(const Error& error) const;
     void onRunEvent(const RunEvent& e);
+    void onEvaluating(qint64 done, qint64 total);
     bool confirm(const QString& title, const QString& text, const QString& action);
 
     WindowContext m_ctx;
@@ -138,6 +139,11 @@ private:
     int64_t m_firstStep = -1;
     Task m_task = Task::Classification; // the running run's, for its figures
     StepMetrics m_last;
+    // The test split's evaluation at each epoch's end: its size, how long the last one took
+    // (-1: none yet), and when the one under way began (invalid: none is).
+    int64_t m_testSamples = 0;
+    double m_evalS = -1;
+    QElapsedTimer m_evalClock;
 };
 
 } // namespace tandem::ui

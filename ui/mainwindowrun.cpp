@@ -41,14 +41,15 @@ void MainWindow::connectRun() {
     connect(m_run, &TrainingRun::stateChanged, this, [this] {
         updateControls();
         updateTray();
+        // The engine pauses once the step in flight is done, and says at which (onRunEvent).
         if (m_run->state() == TrainingRun::State::Paused)
-            m_progressText->setText(
-                tr("Paused at step %1. Resume continues where it stopped.").arg(m_last.step));
+            m_progressText->setText(tr("Pausing after the step in progress…"));
         else if (m_run->state() == TrainingRun::State::Stopping)
             m_progressText->setText(tr("Stopping: saving a checkpoint…"));
     });
     connect(m_run, &TrainingRun::started, this, [this](const RunInfo& info) {
         m_task = info.task;
+        m_testSamples = info.testSamples;
         m_charts->reset(info.task);
         log(tr("Training %1 on %2: %3 training samples, %4 steps per epoch")
                 .arg(info.model, info.datasetDescription)
@@ -64,6 +65,7 @@ void MainWindow::connectRun() {
     });
     connect(m_run, &TrainingRun::message, this, &MainWindow::log);
     connect(m_run, &TrainingRun::event, this, &MainWindow::onRunEvent);
+    connect(m_run, &TrainingRun::evaluating, this, &MainWindow::onEvaluating);
     connect(m_run, &TrainingRun::finished, this, &MainWindow::onFinished);
     connect(m_run, &TrainingRun::failed, this, &MainWindow::onFailed);
     connect(m_form, &RunForm::checked, this, [this](bool ok, const QString&, const Error& error) {
@@ -102,6 +104,9 @@ QString MainWindow::explainError(const Error& e) const {
 }
 
 void MainWindow::onRunEvent(const RunEvent& e) {
+    if (e.kind == RunEvent::Kind::Paused && m_run->state() == TrainingRun::State::Paused)
+        m_progressText->setText(
+            tr("Paused at step %1. Resume continues where it stopped.").arg(e.step));
     if (e.kind == RunEvent::Kind::WorkerDropped)
         showBanner(BannerKind::Warning,
                    tr("A machine left the run: %1. Its share goes to the others. Check that "
@@ -148,6 +153,8 @@ void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
     m_charts->reset();
     m_firstStep = -1;
     m_last = StepMetrics{};
+    m_evalS = -1;
+    m_evalClock.invalidate();
     m_progress->setValue(0);
     m_progressText->setText(config.invites.isEmpty() ? tr("Starting…")
                                                      : tr("Starting; inviting %n machine(s)…",
@@ -187,7 +194,24 @@ void MainWindow::updateControls() {
     m_form->setEnabled(!busy);
 }
 
+// An epoch's end: the status says what the run does instead of showing the last step's line,
+// which would look like a hang, and times it for the estimate of what is left.
+void MainWindow::onEvaluating(qint64 done, qint64 total) {
+    if (done == 0)
+        m_evalClock.start();
+    else if (done >= total && m_evalClock.isValid())
+        m_evalS = double(m_evalClock.elapsed()) / 1e3;
+    if (m_run->state() != TrainingRun::State::Running)
+        return; // the paused/stopping text stays
+    m_progressText->setText(tr("Epoch %1 of %2 done · evaluating on %3 test samples… %4 %")
+                                .arg(m_last.epoch + 1)
+                                .arg(m_last.epochs)
+                                .arg(QLocale().toString(total))
+                                .arg(total > 0 ? 100 * done / total : 0));
+}
+
 void MainWindow::onStep(const StepMetrics& m) {
+    m_evalClock.invalidate();
     if (m_firstStep < 0)
         m_firstStep = m.step - 1;
     m_last = m;
@@ -206,10 +230,18 @@ void MainWindow::showProgress() {
     const double fraction = m.totalSteps > 0 ? double(m.step) / double(m.totalSteps) : 0;
     m_progress->setValue(int(1000 * fraction));
     const int64_t done = m.step - m_firstStep;
-    const double eta = done > 0 ? m.elapsedS / double(done) * double(m.totalSteps - m.step) : -1;
     const int epochs = m.epochs;
-    if (m_run->state() != TrainingRun::State::Running)
-        return; // the paused/stopping text stays
+    // What is left: the steps at this run's pace, and an evaluation at the end of this epoch and
+    // of each after it (as long as the last one took, or, before the first, the test samples
+    // at about three times the training pace: a forward pass without the backward).
+    const double evalS = m_evalS >= 0 ? m_evalS
+                         : m.samplesPerS > 0 ? double(m_testSamples) / (3 * m.samplesPerS)
+                                             : 0;
+    const double eta = done > 0 ? m.elapsedS / double(done) * double(m.totalSteps - m.step) +
+                                      evalS * double(std::max(0, epochs - m.epoch))
+                                : -1;
+    if (m_run->state() != TrainingRun::State::Running || m_evalClock.isValid())
+        return; // the paused/stopping text, or the evaluation's, stays
     m_progressText->setText(tr("Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · "
                                "%7 samples/s · loss %8")
                                 .arg(m.epoch + 1)

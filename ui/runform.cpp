@@ -1,6 +1,5 @@
 #include "ui/runform.h"
 
-#include "common/files.h"
 #include "common/ports.h"
 #include "ui/peermodel.h"
 
@@ -21,12 +20,12 @@
 #include <QListWidget>
 #include <QPointer>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSet>
 #include <QSpinBox>
 #include <QThread>
 
 #include <iterator>
+#include <limits>
 
 namespace tandem::ui {
 
@@ -164,6 +163,14 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     sizeRow->addWidget(new QLabel(tr("Epochs")));
     sizeRow->addWidget(m_epochs);
     form->addRow(tr("Batch (all machines)"), sizeRow);
+    // Part of the data, for a quick first run (the command line's --limit-train).
+    m_limitTrain = new QSpinBox;
+    m_limitTrain->setObjectName(QStringLiteral("limitTrainSpin"));
+    m_limitTrain->setRange(0, std::numeric_limits<int>::max());
+    m_limitTrain->setSingleStep(1000);
+    m_limitTrain->setSpecialValueText(tr("all of them"));
+    m_limitTrain->setToolTip(tr("Train on the first N training samples only; 0 uses them all."));
+    form->addRow(tr("Training samples"), m_limitTrain);
 
     auto* checkButton = new QPushButton(tr("Check model and data"));
     checkButton->setObjectName(QStringLiteral("checkButton"));
@@ -323,8 +330,11 @@ void RunForm::updateEnabled() {
     const bool file = m_model->currentData().toString() == kFileItem || hf;
     m_modelPath->setEnabled(file);
     m_modelBrowse->setEnabled(file);
-    m_modelPath->setPlaceholderText(hf ? tr("a folder with config.json and model.safetensors")
-                                       : tr("model.pt saved with torch.jit.save"));
+    // A disabled field shows no hint: greyed text in it reads as a value.
+    m_modelPath->setPlaceholderText(!file ? QString()
+                                    : hf  ? tr("a folder with config.json and model.safetensors")
+                                          : tr("model.pt saved with torch.jit.save"));
+    m_lora->setPlaceholderText(hf ? tr("empty: train every weight") : QString());
     m_lora->setEnabled(hf);
     m_recompute->setEnabled(hf);
     const bool builtin = m_data->currentIndex() == 0;
@@ -406,6 +416,7 @@ RunConfig RunForm::config() const {
     c.warmupSteps = m_warmup->value();
     c.batch = m_batch->value();
     c.epochs = m_epochs->value();
+    c.limitTrain = m_limitTrain->value();
     c.invites.clear();
     c.localWorker = false;
     for (int i = 0; i < m_machines->count(); ++i) {
@@ -456,6 +467,7 @@ void RunForm::setConfig(const RunConfig& c) {
     m_warmup->setValue(c.warmupSteps);
     m_batch->setValue(c.batch);
     m_epochs->setValue(c.epochs);
+    m_limitTrain->setValue(int(std::min<int64_t>(c.limitTrain, std::numeric_limits<int>::max())));
     for (int i = 0; i < m_machines->count(); ++i) {
         QListWidgetItem* item = m_machines->item(i);
         const QString target = item->data(Qt::UserRole).toString();
@@ -465,37 +477,6 @@ void RunForm::setConfig(const RunConfig& c) {
     }
     updateEnabled();
     setCheck(Check::NotChecked, QString());
-}
-
-Status RunForm::saveTo(const QString& path) const {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        return makeError(ErrorCode::Io, tr("Cannot write %1: %2").arg(path, f.errorString()));
-    RunConfig c = config();
-    c.outDir.clear(); // each run gets its own folder
-    f.write(QJsonDocument(c.toJson()).toJson());
-    if (!f.commit())
-        return makeError(ErrorCode::Io, tr("Cannot write %1: %2").arg(path, f.errorString()));
-    return success();
-}
-
-Status RunForm::loadFrom(const QString& path) {
-    // A FIFO would block the window on open; a device would pour bytes.
-    if (auto st = checkRegularFile(path); !st)
-        return makeError(st.error().code, tr("Cannot read %1: %2").arg(path, st.error().message));
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return makeError(ErrorCode::NotFound, tr("Cannot read %1: %2").arg(path, f.errorString()));
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.read(1 << 20), &err);
-    if (!doc.isObject())
-        return makeError(ErrorCode::InvalidArgument,
-                         tr("%1 is not a run description: %2").arg(path, err.errorString()));
-    auto c = RunConfig::fromJson(doc.object());
-    if (!c)
-        return makeError(c.error().code, tr("%1: %2").arg(path, c.error().message));
-    setConfig(*c);
-    return success();
 }
 
 void RunForm::browseModel() {

@@ -85,6 +85,7 @@ private:
     QSpinBox* m_warmup;
     QSpinBox* m_batch;
     QSpinBox* m_epochs;
+    QSpinBox* m_limitTrain; // 0: every training sample
     QLabel* m_checkLabel;
     Check m_check = Check::NotChecked;
     QString m_checkMessage;

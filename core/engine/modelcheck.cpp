@@ -45,7 +45,7 @@ void refreshRunningStats(const Model& model, const Dataset& train, int batch, in
 }
 
 TestMetrics evaluate(const Model& model, const Objective& objective, const Dataset& test,
-                     int batch) {
+                     int batch, const EvaluationProgress& progress) {
     // A language model's output is a vocabulary's logits per position: a thousand windows of
     // them at once would take tens of gigabytes. Batches are cut so that one's output stays
     // under this many values, from the size of the first sample's.
@@ -62,6 +62,8 @@ TestMetrics evaluate(const Model& model, const Objective& objective, const Datas
         const at::Tensor out = model.forward(gatherInputs(test, idx));
         e.add(model, out, gatherTargets(test, idx));
         start += int64_t(idx.size());
+        if (progress)
+            progress(start, test.count());
         step = std::clamp<int64_t>(kMaxOutputValues /
                                        std::max<int64_t>(1, out.numel() / int64_t(idx.size())),
                                    1, std::max(1, batch));

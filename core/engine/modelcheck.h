@@ -10,6 +10,7 @@
 #include "formats/dataset.h"
 
 #include <exception>
+#include <functional>
 #include <utility>
 
 namespace tandem {
@@ -27,8 +28,10 @@ bool hasRunningStats(const Model& model);
 // with batch normalisation at chance; SWA re-estimates them after averaging for the same reason.
 void refreshRunningStats(const Model& model, const Dataset& train, int batch, int batches);
 
-// The test figures of `objective` over `test`, in batches of `batch`.
+// The test figures of `objective` over `test`, in batches of `batch`. `progress`, when given,
+// is told the samples done and the total after each batch.
+using EvaluationProgress = std::function<void(int64_t done, int64_t total)>;
 TestMetrics evaluate(const Model& model, const Objective& objective, const Dataset& test,
-                     int batch);
+                     int batch, const EvaluationProgress& progress = {});
 
 } // namespace tandem

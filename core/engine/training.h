@@ -278,6 +278,8 @@ public:
     virtual void onEpoch(const EpochMetrics&) {}
     virtual void onMessage(const QString&) {}
     virtual void onEvent(const RunEvent&) {}
+    // The test split's evaluation at an epoch's end: `done` of `total` samples, 0 as it begins.
+    virtual void onEvaluating(int64_t /*done*/, int64_t /*total*/) {}
     // Called now and then while the run waits (for workers); a chance to request a stop.
     virtual void onWaiting() {}
 };

@@ -13,6 +13,9 @@ public:
     void onEpoch(const EpochMetrics& m) override { Q_EMIT m_run->epochEnded(m); }
     void onMessage(const QString& s) override { Q_EMIT m_run->message(s); }
     void onEvent(const RunEvent& e) override { Q_EMIT m_run->event(e); }
+    void onEvaluating(int64_t done, int64_t total) override {
+        Q_EMIT m_run->evaluating(qint64(done), qint64(total));
+    }
 
 private:
     TrainingRun* m_run;

@@ -44,6 +44,8 @@ Q_SIGNALS:
     void epochEnded(const tandem::EpochMetrics& metrics);
     void message(const QString& text);
     void event(const tandem::RunEvent& event);
+    // An epoch's end: the test split is being evaluated, `done` of `total` samples.
+    void evaluating(qint64 done, qint64 total);
     void finished(const tandem::RunSummary& summary);
     void failed(const tandem::Error& error);
 

@@ -26,6 +26,8 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -96,19 +98,22 @@ private Q_SLOTS:
         QCOMPARE(w.run()->state(), TrainingRun::State::Paused);
         QVERIFY(button(w, "resumeButton")->isEnabled());
         QVERIFY(!button(w, "pauseButton")->isEnabled());
-        QTRY_VERIFY_WITH_TIMEOUT(w.findChild<QLabel*>(QStringLiteral("progressText"))
-                                     ->text()
-                                     .contains(QStringLiteral("Paused")),
-                                 10000);
-        // The engine confirms the pause after the step in flight; no step follows it.
+        // The engine confirms the pause after the step in flight; no step follows it. The
+        // status line names the step the log names.
+        QString pausedAt;
         QVERIFY(QTest::qWaitFor(
             [&] {
                 for (const QList<QVariant>& m : messages)
                     if (m.first().toString().startsWith(QStringLiteral("paused at step")))
-                        return true;
-                return false;
+                        pausedAt = m.first().toString().section(QLatin1Char(' '), 3, 3);
+                return !pausedAt.isEmpty();
             },
             30000));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.findChild<QLabel*>(QStringLiteral("progressText"))
+                ->text()
+                .startsWith(QStringLiteral("Paused at step %1.").arg(pausedAt)),
+            10000);
         QCoreApplication::processEvents();
         const qint64 atPause = loss->appendedCount(0);
         QTest::qWait(1000);
@@ -136,6 +141,10 @@ private Q_SLOTS:
         QCOMPARE(h->rowCount(), 1);
         QCOMPARE(h->index(0, HistoryModel::Status).data().toString(), QStringLiteral("Stopped"));
         QVERIFY(h->index(0, 0).data(HistoryModel::ResumableRole).toBool());
+        auto* historyView = w.findChild<QTableView*>(QStringLiteral("historyView"));
+        QVERIFY(historyView);
+        historyView->selectRow(0);
+        QVERIFY(button(w, "resumeRunButton")->isEnabled());
         const int64_t stoppedAt =
             RunHistory::read(h->index(0, 0).data(HistoryModel::FolderRole).toString())
                 .value(QStringLiteral("summary"))
@@ -162,8 +171,26 @@ private Q_SLOTS:
         MainWindow w(loopbackContext(home.path(), freeUdpPort()));
         w.show();
         w.runForm()->setConfig(tinyRun(1, 1024));
+        // The epoch's end says that it evaluates, on how many samples, and how far it is;
+        // read after the window's own slot (connected first) has run.
+        auto* progressText = w.findChild<QLabel*>(QStringLiteral("progressText"));
+        QStringList evalTexts;
+        qint64 evalDone = -1, evalTotal = -1;
+        connect(w.run(), &TrainingRun::evaluating, &w, [&](qint64 done, qint64 total) {
+            evalTexts << progressText->text();
+            evalDone = done;
+            evalTotal = total;
+        });
         w.startRun();
         QTRY_COMPARE_WITH_TIMEOUT(w.run()->state(), TrainingRun::State::Finished, 120000);
+        QVERIFY(evalTexts.size() >= 2);
+        QVERIFY(evalTotal > 0);
+        QCOMPARE(evalDone, evalTotal);
+        QVERIFY2(evalTexts.first().contains(
+                     QStringLiteral("evaluating on %1 test samples… 0 %")
+                         .arg(QLocale().toString(evalTotal))),
+                 qPrintable(evalTexts.first()));
+        QVERIFY2(evalTexts.last().endsWith(QStringLiteral("100 %")), qPrintable(evalTexts.last()));
         QCOMPARE(w.charts()->accuracyChart()->appendedCount(0), 1);
         QVERIFY(w.bannerText().contains(QStringLiteral("test accuracy")));
         QCOMPARE(w.charts()->accuracyChart()->yTitle(), QStringLiteral("Accuracy (%)"));
@@ -173,6 +200,12 @@ private Q_SLOTS:
         QCOMPARE(h->index(0, HistoryModel::Status).data().toString(), QStringLiteral("Finished"));
         QVERIFY(h->index(0, HistoryModel::Accuracy).data().toString().endsWith(QLatin1Char('%')));
         QVERIFY(!h->index(0, 0).data(HistoryModel::ResumableRole).toBool());
+        // A finished run is not offered to resume.
+        auto* historyView = w.findChild<QTableView*>(QStringLiteral("historyView"));
+        QVERIFY(historyView);
+        historyView->selectRow(0);
+        QCOMPARE(historyView->selectionModel()->selectedRows().size(), 1);
+        QVERIFY(!button(w, "resumeRunButton")->isEnabled());
 
         QSignalSpy exported(&w, &MainWindow::exportFinished);
         const QString pt = out.filePath(QStringLiteral("model.pt"));
@@ -304,6 +337,14 @@ private Q_SLOTS:
         QJsonObject a = w.runForm()->config().toJson(), b = other.config().toJson();
         QCOMPARE(b, a);
         QCOMPARE(other.config().limitTrain, 777);
+        // The form shows the part of the data it trains on, and the user can change it.
+        auto* limit = other.findChild<QSpinBox*>(QStringLiteral("limitTrainSpin"));
+        QVERIFY(limit);
+        QCOMPARE(limit->value(), 777);
+        limit->setValue(0);
+        QCOMPARE(other.config().limitTrain, 0);
+        QCOMPARE(limit->text(), QStringLiteral("all of them"));
+        limit->setValue(777);
         QCOMPARE(other.config().mode, TrainMode::LocalSgd);
         QCOMPARE(other.config().seed, 12345678901234ULL);
         QCOMPARE(other.config().precision, Precision::Bf16);
@@ -505,14 +546,22 @@ private Q_SLOTS:
         f.close();
 
         auto* model = form->findChild<QComboBox*>(QStringLiteral("modelCombo"));
-        model->setCurrentIndex(model->findData(QStringLiteral("hf")));
+        auto* path = form->findChild<QLineEdit*>(QStringLiteral("modelPath"));
         auto* lora = form->findChild<QLineEdit*>(QStringLiteral("loraEdit"));
+        // A built-in model: the file and adapter fields are disabled and show no hint, which
+        // would read as a value.
+        model->setCurrentIndex(0);
+        QVERIFY(!path->isEnabled() && !lora->isEnabled());
+        QVERIFY(path->placeholderText().isEmpty());
+        QVERIFY(lora->placeholderText().isEmpty());
+        model->setCurrentIndex(model->findData(QStringLiteral("hf")));
+        QVERIFY(path->isEnabled());
+        QVERIFY(path->placeholderText().contains(QStringLiteral("config.json")));
         QVERIFY(lora->isEnabled());
         QCOMPARE(lora->text(), QStringLiteral("r=8"));                  // a laptop's default
         QCOMPARE(form->config().data.left(5), QStringLiteral("chat:")); // text in, by default
         // A model above 300 M parameters recomputes activations by default (a sparse 700 MB of
         // bf16 weights stands in for one); a small one does not.
-        auto* path = form->findChild<QLineEdit*>(QStringLiteral("modelPath"));
         auto* recompute = form->findChild<QCheckBox*>(QStringLiteral("recomputeCheck"));
         const QString big = home.filePath(QStringLiteral("big"));
         QVERIFY(QDir().mkpath(big));

@@ -433,7 +433,10 @@ Status Trainer::evaluate() {
             m_statsNoted = true;
             refreshRunningStats(m_module, m_data->train, m_cfg.batch, kStatsBatches);
         }
-        em.test = tandem::evaluate(m_module, m_objective, m_data->test, m_cfg.evalBatch);
+        m_obs.onEvaluating(0, m_data->test.count());
+        em.test = tandem::evaluate(
+            m_module, m_objective, m_data->test, m_cfg.evalBatch,
+            [this](int64_t done, int64_t total) { m_obs.onEvaluating(done, total); });
     } catch (const std::exception& e) {
         shutdown(QStringLiteral("the run failed"));
         return makeError(ErrorCode::Runtime,
