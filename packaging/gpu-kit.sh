@@ -30,7 +30,7 @@ arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-g
 # Qt Gui and left out; so are lupdate and lconvert, which pull in LLVM (see below).
 dev_packages="qt6-base-dev qt6-base-dev-tools qmake6 qt6-charts-dev qt6-tools-dev qt6-l10n-tools
   libqt6opengl6-dev libgl-dev libglx-dev libopengl-dev libegl-dev libxkbcommon-dev
-  libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev libzip-dev pkgconf"
+  libprotobuf-dev protobuf-compiler libssl-dev zlib1g-dev libzip-dev pkgconf pkgconf-bin pkg-config"
 run_packages="libqt6core6 libqt6gui6 libqt6network6 libqt6widgets6 libqt6charts6 libqt6xml6
   libqt6test6 libqt6dbus6 libqt6opengl6 libqt6openglwidgets6 libprotobuf32 libprotoc32
   libssl3 zlib1g libzip4 libpkgconf3"
@@ -128,7 +128,7 @@ export LD_LIBRARY_PATH="$TANDEM_KIT/lent${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export QT_PLUGIN_PATH="$TANDEM_KIT/usr/lib/@ARCH@/qt6/plugins"
 export PKG_CONFIG_LIBDIR="$TANDEM_KIT/usr/lib/@ARCH@/pkgconfig:$TANDEM_KIT/usr/share/pkgconfig"
 export PKG_CONFIG_SYSROOT_DIR="$TANDEM_KIT"
-export PKG_CONFIG="$TANDEM_KIT/usr/bin/pkgconf"
+export PKG_CONFIG="$TANDEM_KIT/usr/bin/pkg-config"
 EOS
 sed -i "s/@ARCH@/$arch/g" "$root/env.sh"
 
