@@ -614,6 +614,16 @@ Does it show this code?
         <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
         <translation>اكتملت الحقبة %1 من %2 · التقييم على %3 من عينات الاختبار… %4 %</translation>
     </message>
+    <message>
+        <source>device %1</source>
+        <translation>الجهاز %1</translation>
+    </message>
+    <message>
+        <source>Device ID: %1
+Address: %2</source>
+        <translation>معرّف الجهاز: %1
+العنوان: %2</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

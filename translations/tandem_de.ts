@@ -606,6 +606,16 @@ Zeigt er diesen Code?
         <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
         <translation>Epoche %1 von %2 fertig · Auswertung auf %3 Test-Samples… %4 %</translation>
     </message>
+    <message>
+        <source>device %1</source>
+        <translation>Gerät %1</translation>
+    </message>
+    <message>
+        <source>Device ID: %1
+Address: %2</source>
+        <translation>Geräte-ID: %1
+Adresse: %2</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

@@ -584,6 +584,15 @@ Does it show this code?
         <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>device %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device ID: %1
+Address: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

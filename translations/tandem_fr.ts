@@ -606,6 +606,16 @@ Affiche-t-elle ce code ?
         <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
         <translation>Époque %1 sur %2 terminée · évaluation sur %3 échantillons de test… %4 %</translation>
     </message>
+    <message>
+        <source>device %1</source>
+        <translation>appareil %1</translation>
+    </message>
+    <message>
+        <source>Device ID: %1
+Address: %2</source>
+        <translation>ID d'appareil : %1
+Adresse : %2</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

@@ -606,6 +606,16 @@ Does it show this code?
         <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
         <translation>एपॉक %1 / %2 पूरा · %3 टेस्ट सैंपल पर मूल्यांकन… %4 %</translation>
     </message>
+    <message>
+        <source>device %1</source>
+        <translation>डिवाइस %1</translation>
+    </message>
+    <message>
+        <source>Device ID: %1
+Address: %2</source>
+        <translation>डिवाइस ID: %1
+पता: %2</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

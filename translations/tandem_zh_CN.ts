@@ -604,6 +604,16 @@ Does it show this code?
         <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
         <translation>第 %1 / %2 轮完成 · 正在用 %3 个测试样本评估… %4 %</translation>
     </message>
+    <message>
+        <source>device %1</source>
+        <translation>设备 %1</translation>
+    </message>
+    <message>
+        <source>Device ID: %1
+Address: %2</source>
+        <translation>设备 ID：%1
+地址：%2</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

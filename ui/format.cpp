@@ -45,6 +45,11 @@ QString pairingCodeSecond(const QString& code) {
     return code.mid(3) + QChar(0x202C); // POP DIRECTIONAL FORMATTING
 }
 
+QString shortDeviceId(const QString& id) {
+    const QString digits = id.left(8).toUpper();
+    return QChar(0x202A) + digits.left(4) + QLatin1Char(' ') + digits.mid(4) + QChar(0x202C);
+}
+
 QString pairingCodeText(const QString& code) {
     return pairingCodeFirst(code) + QLatin1Char(' ') + pairingCodeSecond(code);
 }

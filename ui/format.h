@@ -19,6 +19,10 @@ QString pairingCodeText(const QString& code);
 QString pairingCodeFirst(const QString& code);
 QString pairingCodeSecond(const QString& code);
 
+// A device ID (the SHA-256 of a machine's certificate, hex) as people compare it at a glance:
+// its first eight digits in two groups, "3F2A 91C0"; kept left to right in right-to-left text.
+QString shortDeviceId(const QString& id);
+
 // The test figure that says how good a model is at its task, in the user's language: "test
 // accuracy 88.12%", "perplexity 3.41", "R² 0.973", or "test loss 0.0312" for a model's own
 // loss; "not measured yet" before an evaluation.

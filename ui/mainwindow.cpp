@@ -388,13 +388,16 @@ void MainWindow::onPairingQuestion(const PairingQuestion& q) {
     if (m_wizard && m_wizard->handlesPairing())
         return;
     // Another machine started pairing with this one.
-    auto* box = new QMessageBox(
-        QMessageBox::Question, tr("Pair with %1?").arg(q.peerName),
-        tr("%1 (%2) wants to pair with this machine.\n\nDoes it show "
-           "this code?\n\n%3 %4")
-            .arg(q.peerName, q.peerAddress, pairingCodeFirst(q.code), pairingCodeSecond(q.code)),
-        QMessageBox::NoButton, this);
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Pair with %1?").arg(q.peerName),
+                                tr("%1 (%2) wants to pair with this machine.\n\nDoes it show "
+                                   "this code?\n\n%3 %4")
+                                    .arg(q.peerName, tr("device %1").arg(shortDeviceId(q.peerId)),
+                                         pairingCodeFirst(q.code), pairingCodeSecond(q.code)),
+                                QMessageBox::NoButton, this);
     box->setObjectName(QStringLiteral("pairQuestion"));
+    // Names repeat (two machines called "vm"); the device ID tells them apart, and the address
+    // is a detail for whoever needs it.
+    box->setDetailedText(tr("Device ID: %1\nAddress: %2").arg(q.peerId, q.peerAddress));
     auto* yes = box->addButton(tr("The codes match"), QMessageBox::YesRole);
     box->addButton(tr("The codes differ"), QMessageBox::NoRole);
     box->setAttribute(Qt::WA_DeleteOnClose);

@@ -232,6 +232,14 @@ private Q_SLOTS:
             20000));
         QVERIFY(box->text().contains(code.left(3) + QLatin1Char(' ') + code.mid(3)));
         QVERIFY(box->text().contains(QStringLiteral("gpu-desktop")));
+        // The machine is named with its short device ID, not its address (a detail).
+        const QString thereId =
+            tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), there});
+        QVERIFY(box->text().contains(thereId.left(4).toUpper() + QLatin1Char(' ') +
+                                     thereId.mid(4, 4).toUpper()));
+        QVERIFY2(!box->text().contains(QStringLiteral("127.0.0.1")), qPrintable(box->text()));
+        QVERIFY(box->detailedText().contains(QStringLiteral("127.0.0.1")));
+        QVERIFY(box->detailedText().contains(thereId));
         pair.write("y\n");
         QAbstractButton* yes = nullptr;
         for (QAbstractButton* b : box->buttons())
