@@ -624,6 +624,10 @@ Address: %2</source>
         <translation>معرّف الجهاز: %1
 العنوان: %2</translation>
     </message>
+    <message>
+        <source>Export</source>
+        <translation>تصدير</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

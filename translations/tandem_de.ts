@@ -616,6 +616,10 @@ Address: %2</source>
         <translation>Geräte-ID: %1
 Adresse: %2</translation>
     </message>
+    <message>
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

@@ -593,6 +593,10 @@ Does it show this code?
 Address: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

@@ -616,6 +616,10 @@ Address: %2</source>
         <translation>ID d'appareil : %1
 Adresse : %2</translation>
     </message>
+    <message>
+        <source>Export</source>
+        <translation>Exporter</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

@@ -616,6 +616,10 @@ Address: %2</source>
         <translation>डिवाइस ID: %1
 पता: %2</translation>
     </message>
+    <message>
+        <source>Export</source>
+        <translation>निर्यात करें</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

@@ -614,6 +614,10 @@ Address: %2</source>
         <translation>设备 ID：%1
 地址：%2</translation>
     </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

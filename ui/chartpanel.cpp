@@ -38,8 +38,10 @@ ChartPanel::ChartPanel(QWidget* parent)
     m_smoothLoss = m_loss->addSeries(tr("Smoothed"), QColor(0x1f, 0x77, 0xb4));
     m_accuracy->setTitles(tr("Accuracy"), tr("Epoch"), tr("Accuracy (%)"));
     m_accuracy->setPointsVisible(true);
+    for (LiveChart* c : {m_loss, m_accuracy, m_speed})
+        c->setIntegerX(true); // steps and epochs
     m_testAcc = m_accuracy->addSeries(tr("Test"), QColor(0x2c, 0xa0, 0x2c));
-    m_trainAcc = m_accuracy->addSeries(tr("Training"), QColor(0x7f, 0x7f, 0x7f), true);
+    m_trainAcc = m_accuracy->addSeries(tr("Training"), QColor(0x7f, 0x7f, 0x7f));
     m_speed->setTitles(tr("Throughput per worker"), tr("Step"), tr("Samples/s"));
     m_time->setTitles(tr("Where each worker's time goes"), tr("Seconds"), QString());
     m_time->addSeries(tr("Compute"), QColor(0x2c, 0xa0, 0x2c));
@@ -51,14 +53,18 @@ ChartPanel::ChartPanel(QWidget* parent)
     grid->addWidget(m_accuracy, 0, 1);
     grid->addWidget(m_speed, 1, 0);
     grid->addWidget(m_time, 1, 1);
+    reset(); // the empty charts already show their units' ranges
 }
 
-void ChartPanel::reset(Task task) {
+void ChartPanel::reset(Task task, int epochs) {
     m_task = task;
-    m_accuracy->setTitles(task == Task::Classification || task == Task::MultiLabel
-                              ? tr("Accuracy")
-                              : tr("Test figure"),
-                          tr("Epoch"), testFigureAxis(task));
+    const bool accuracy = task == Task::Classification || task == Task::MultiLabel;
+    m_accuracy->setTitles(accuracy ? tr("Accuracy") : tr("Test figure"), tr("Epoch"),
+                          testFigureAxis(task));
+    // Every epoch of the run, with the first and last points off the edges; an accuracy axis
+    // starts on its unit's full scale.
+    m_accuracy->setXSpan(0, epochs + 1);
+    m_accuracy->setEmptyRange(0, epochs + 1, 0, accuracy ? 100 : 1);
     m_loss->clear();
     m_accuracy->clear();
     m_speed->clear();

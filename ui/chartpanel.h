@@ -17,8 +17,9 @@ class ChartPanel : public QWidget {
 public:
     explicit ChartPanel(QWidget* parent = nullptr);
 
-    // Clears the charts for a new run; the second chart shows the test figure of `task`.
-    void reset(Task task = Task::Classification);
+    // Clears the charts for a new run; the second chart shows the test figure of `task`, over
+    // the run's `epochs`.
+    void reset(Task task = Task::Classification, int epochs = 1);
     void addStep(const StepMetrics& m);
     void addEpoch(const EpochMetrics& m);
 

@@ -6,6 +6,8 @@
 #include <QChart>
 #include <QChartView>
 #include <QHorizontalStackedBarSeries>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QVBoxLayout>
@@ -30,6 +32,55 @@ struct LiveChart::Chart {
     QValueAxis* barValues = nullptr;
 };
 
+NiceAxis niceAxis(double lo, double hi, bool integers) {
+    NiceAxis n;
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+        return n;
+    if (hi < lo)
+        std::swap(lo, hi);
+    const bool nonNegative = lo >= 0;
+    if (hi - lo < (integers ? 1.0 : std::max(std::abs(hi) * 1e-6, 1e-9))) {
+        const double w = integers ? 1.0 : std::max(std::abs(lo) * 0.1, 1e-3);
+        lo -= integers ? 0 : w;
+        hi += w;
+    }
+    const double rough = (hi - lo) / 5;
+    const double mag = std::pow(10.0, std::floor(std::log10(rough)));
+    double step = 10 * mag;
+    for (double m : {1.0, 2.0, 2.5, 5.0}) {
+        if (integers && m == 2.5)
+            continue;
+        if (m * mag >= rough * (1 - 1e-9)) {
+            step = m * mag;
+            break;
+        }
+    }
+    if (integers)
+        step = std::max(1.0, std::round(step));
+    n.min = std::floor(lo / step + 1e-9) * step;
+    n.max = std::ceil(hi / step - 1e-9) * step;
+    if (nonNegative && n.min < 0)
+        n.min = 0;
+    if (n.max <= n.min)
+        n.max = n.min + step;
+    n.ticks = int(std::lround((n.max - n.min) / step)) + 1;
+    while (n.decimals < 6) {
+        const double scaled = step * std::pow(10.0, n.decimals);
+        if (std::abs(scaled - std::round(scaled)) < 1e-6 * std::max(1.0, scaled))
+            break;
+        ++n.decimals;
+    }
+    return n;
+}
+
+namespace {
+void applyAxis(QValueAxis* axis, const NiceAxis& n) {
+    axis->setRange(n.min, n.max);
+    axis->setTickCount(n.ticks);
+    axis->setLabelFormat(QStringLiteral("%.%1f").arg(n.decimals));
+}
+} // namespace
+
 LiveChart::LiveChart(Kind kind, QWidget* parent)
     : QWidget(parent)
     , m_kind(kind)
@@ -41,7 +92,8 @@ LiveChart::LiveChart(Kind kind, QWidget* parent)
     m_chart->chart = c;
     m_chart->view = new QChartView(c, this);
     m_chart->view->setRenderHint(QPainter::Antialiasing);
-    m_chart->view->setMinimumSize(280, 200);
+    // Four charts share the right half of a 1024-pixel-wide window.
+    m_chart->view->setMinimumSize(200, 150);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_chart->view);
@@ -136,6 +188,32 @@ int LiveChart::addSeries(const QString& name, const QColor& color, bool faint) {
 
 void LiveChart::setLegendVisible(bool visible) {
     m_chart->chart->legend()->setVisible(visible);
+}
+
+bool LiveChart::legendShows(int series) const {
+    if (series < 0 || series >= m_chart->lines.size())
+        return false;
+    const auto markers = m_chart->chart->legend()->markers(m_chart->lines[series]);
+    return !markers.isEmpty() && markers.first()->isVisible();
+}
+
+void LiveChart::setEmptyRange(double x0, double x1, double y0, double y1) {
+    m_empty[0] = x0;
+    m_empty[1] = x1;
+    m_empty[2] = y0;
+    m_empty[3] = y1;
+    scheduleDraw();
+}
+
+void LiveChart::setXSpan(double lo, double hi) {
+    m_spanLo = lo;
+    m_spanHi = hi;
+    scheduleDraw();
+}
+
+void LiveChart::setIntegerX(bool integers) {
+    m_integerX = integers;
+    scheduleDraw();
 }
 
 void LiveChart::setPointsVisible(bool visible) {
@@ -302,6 +380,9 @@ void LiveChart::draw() {
             m_chart->lines[i]->replace(m_series[i].points);
             for (const QPointF& p : m_series[i].points)
                 extend(p);
+            // The legend names only what is drawn (a run may never report a series).
+            for (QLegendMarker* marker : m_chart->chart->legend()->markers(m_chart->lines[i]))
+                marker->setVisible(!m_series[i].points.isEmpty());
         }
     } else if (m_kind == Kind::StackedArea) {
         QList<double> base(m_stackX.size(), 0.0);
@@ -337,25 +418,26 @@ void LiveChart::draw() {
         }
         for (double t : totals)
             maxTotal = std::max(maxTotal, t);
-        m_chart->barValues->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1);
+        m_xAxis = niceAxis(0, maxTotal > 0 ? maxTotal : 1, false);
+        applyAxis(m_chart->barValues, m_xAxis);
         return;
     }
-    if (x0 > x1) {
-        m_chart->x->setRange(0, 10);
-        m_chart->y->setRange(0, 1);
-        return;
+    if (x0 > x1) { // nothing drawn yet
+        x0 = m_empty[0];
+        x1 = m_empty[1];
+        y0 = m_empty[2];
+        y1 = m_empty[3];
     }
-    if (x1 - x0 < 1)
-        x1 = x0 + 1;
-    const double pad = (y1 - y0) * 0.05;
+    if (m_spanLo <= m_spanHi) {
+        x0 = std::min(x0, m_spanLo);
+        x1 = std::max(x1, m_spanHi);
+    }
     if (m_kind == Kind::StackedArea)
         y0 = 0;
-    m_chart->x->setRange(x0, x1);
-    m_chart->y->setRange(y0 - (m_kind == Kind::StackedArea ? 0 : pad),
-                         y1 + pad + (y1 == y0 ? 1e-3 : 0));
-    // Round tick values (0, 0.5, 1.0 rather than 0.09, 0.68, 1.27).
-    m_chart->x->applyNiceNumbers();
-    m_chart->y->applyNiceNumbers();
+    m_xAxis = niceAxis(x0, x1, m_integerX);
+    m_yAxis = niceAxis(y0, y1, false);
+    applyAxis(m_chart->x, m_xAxis);
+    applyAxis(m_chart->y, m_yAxis);
 }
 
 } // namespace tandem::ui

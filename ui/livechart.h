@@ -15,6 +15,17 @@ namespace tandem::ui {
 // sets bars through this. Points are buffered and drawn at most ten times a second, and old
 // points are thinned (pairs averaged) once a series holds kMaxPoints, so a run of any length
 // at any step rate costs the UI thread a bounded amount of work.
+// An axis over [lo, hi] with round ticks about five apart: 1, 2, 2.5 or 5 times a power of
+// ten (whole numbers only for `integers`), ends on ticks, never below zero when `lo` is not,
+// and labels with just the decimals the step needs (0, 1, 2 rather than 0, 0, 1, 1).
+struct NiceAxis {
+    double min = 0;
+    double max = 1;
+    int ticks = 2;
+    int decimals = 0;
+};
+NiceAxis niceAxis(double lo, double hi, bool integers);
+
 class LiveChart : public QWidget {
     Q_OBJECT
 
@@ -38,6 +49,13 @@ public:
     void setLegendVisible(bool visible);
     // Marks each point (for charts with few points, such as one per epoch).
     void setPointsVisible(bool visible);
+    // The ranges an empty chart shows (its unit's: 0 to 100 for a percentage).
+    void setEmptyRange(double x0, double x1, double y0, double y1);
+    // The x axis always covers [lo, hi] (an epoch chart: every epoch of the run, with room
+    // after the last point).
+    void setXSpan(double lo, double hi);
+    // The x axis counts in whole numbers (steps, epochs).
+    void setIntegerX(bool integers);
     int seriesCount() const { return int(m_series.size()); }
 
     void append(int series, double x, double y);               // Lines
@@ -52,6 +70,11 @@ public:
 
     // What is kept for drawing (after thinning) and what was appended in all.
     int pointCount(int series) const;
+    // The axes as last drawn (the value axis of bars is `x`).
+    NiceAxis xAxis() const { return m_xAxis; }
+    NiceAxis yAxis() const { return m_yAxis; }
+    // Whether the legend names `series` (it does once the series has a point).
+    bool legendShows(int series) const;
     qint64 appendedCount(int series) const;
 
 private:
@@ -77,6 +100,10 @@ private:
     QTimer m_drawTimer;
     bool m_dirty = false;
     bool m_pointsVisible = false;
+    double m_empty[4] = {0, 10, 0, 1};  // x0, x1, y0, y1
+    double m_spanLo = 0, m_spanHi = -1; // none while lo > hi
+    bool m_integerX = false;
+    NiceAxis m_xAxis, m_yAxis;
     std::unique_ptr<Chart> m_chart;
 };
 

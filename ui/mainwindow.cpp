@@ -28,6 +28,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QSystemTrayIcon>
 #include <QTabWidget>
@@ -63,7 +64,8 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     split->addWidget(right);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
-    split->setSizes({620, 820});
+    // Halves: on a 1024-pixel window the New run form fits beside the charts in every language.
+    split->setSizes({720, 720});
     // A sweep's table and charts are the left side's; the run panel gives them room while the
     // Sweep tab is open, and takes it back after.
     connect(m_tabs, &QTabWidget::currentChanged, this, [this, split](int) {
@@ -143,7 +145,14 @@ void MainWindow::buildTabs() {
     runLayout->addStretch();
     connect(load, &QPushButton::clicked, this, &MainWindow::loadDescription);
     connect(save, &QPushButton::clicked, this, &MainWindow::saveDescription);
-    m_tabs->addTab(runTab, tr("New run"));
+    // The form is taller than a laptop's screen leaves the tab: it scrolls instead of holding
+    // the window's height.
+    auto* runScroll = new QScrollArea;
+    runScroll->setObjectName(QStringLiteral("runScroll"));
+    runScroll->setWidgetResizable(true);
+    runScroll->setFrameShape(QFrame::NoFrame);
+    runScroll->setWidget(runTab);
+    m_tabs->addTab(runScroll, tr("New run"));
     m_tabs->addTab(buildHistoryTab(), tr("History"));
     m_tabs->addTab(buildSweepTab(), tr("Sweep"));
     m_tabs->setCurrentIndex(1);
@@ -272,28 +281,33 @@ QWidget* MainWindow::buildHistoryTab() {
     m_historyView->setObjectName(QStringLiteral("historyView"));
     layout->addWidget(m_historyView, 1);
     auto* row = new QHBoxLayout;
-    auto* exportTs = new QPushButton(tr("Export TorchScript…"));
-    auto* exportSt = new QPushButton(tr("Export safetensors…"));
-    // A Hugging Face model's run: its folder (adapters merged), or PEFT's adapter folder.
-    auto* exportHf = new QPushButton(tr("Export Hugging Face folder…"));
-    auto* exportPeft = new QPushButton(tr("Export adapters (PEFT)…"));
+    // One button for the formats, so that the row fits a laptop's window: TorchScript and
+    // safetensors for any run, and for a Hugging Face model's run its folder (adapters
+    // merged) or PEFT's adapter folder.
+    auto* exportButton = new QPushButton(tr("Export"));
+    exportButton->setObjectName(QStringLiteral("exportButton"));
+    auto* exportMenu = new QMenu(exportButton);
+    QAction* exportTs = exportMenu->addAction(tr("Export TorchScript…"));
+    QAction* exportSt = exportMenu->addAction(tr("Export safetensors…"));
+    QAction* exportHf = exportMenu->addAction(tr("Export Hugging Face folder…"));
+    QAction* exportPeft = exportMenu->addAction(tr("Export adapters (PEFT)…"));
+    exportButton->setMenu(exportMenu);
     auto* resume = new QPushButton(tr("Resume run"));
     auto* open = new QPushButton(tr("Open folder"));
     auto* tryIt = new QPushButton(tr("Try it…"));
     resume->setObjectName(QStringLiteral("resumeRunButton"));
     tryIt->setObjectName(QStringLiteral("tryButton"));
     tryIt->setToolTip(tr("Let a language model continue a prompt of yours."));
-    for (QPushButton* b : {exportTs, exportSt, exportHf, exportPeft, resume, open, tryIt})
+    for (QPushButton* b : {exportButton, resume, open, tryIt})
         row->addWidget(b);
     row->addStretch();
     layout->addLayout(row);
-    connect(exportTs, &QPushButton::clicked, this,
+    connect(exportTs, &QAction::triggered, this,
             [this] { exportSelected(ExportFormat::TorchScript); });
-    connect(exportSt, &QPushButton::clicked, this,
+    connect(exportSt, &QAction::triggered, this,
             [this] { exportSelected(ExportFormat::Safetensors); });
-    connect(exportHf, &QPushButton::clicked, this, [this] { exportSelected(ExportFormat::Hf); });
-    connect(exportPeft, &QPushButton::clicked, this,
-            [this] { exportSelected(ExportFormat::Peft); });
+    connect(exportHf, &QAction::triggered, this, [this] { exportSelected(ExportFormat::Hf); });
+    connect(exportPeft, &QAction::triggered, this, [this] { exportSelected(ExportFormat::Peft); });
     connect(resume, &QPushButton::clicked, this, [this] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
         if (!rows.isEmpty())

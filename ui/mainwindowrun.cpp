@@ -50,7 +50,8 @@ void MainWindow::connectRun() {
     connect(m_run, &TrainingRun::started, this, [this](const RunInfo& info) {
         m_task = info.task;
         m_testSamples = info.testSamples;
-        m_charts->reset(info.task);
+        m_charts->reset(info.task,
+                        info.stepsPerEpoch > 0 ? int(info.totalSteps / info.stepsPerEpoch) : 1);
         log(tr("Training %1 on %2: %3 training samples, %4 steps per epoch")
                 .arg(info.model, info.datasetDescription)
                 .arg(info.trainSamples)
@@ -150,7 +151,7 @@ void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
     RunHistory::started(config);
     m_history->setActiveFolder(m_runFolder);
     m_history->reload();
-    m_charts->reset();
+    m_charts->reset(Task::Classification, config.epochs);
     m_firstStep = -1;
     m_last = StepMetrics{};
     m_evalS = -1;
@@ -234,7 +235,7 @@ void MainWindow::showProgress() {
     // What is left: the steps at this run's pace, and an evaluation at the end of this epoch and
     // of each after it (as long as the last one took, or, before the first, the test samples
     // at about three times the training pace: a forward pass without the backward).
-    const double evalS = m_evalS >= 0 ? m_evalS
+    const double evalS = m_evalS >= 0        ? m_evalS
                          : m.samplesPerS > 0 ? double(m_testSamples) / (3 * m.samplesPerS)
                                              : 0;
     const double eta = done > 0 ? m.elapsedS / double(done) * double(m.totalSteps - m.step) +

@@ -83,12 +83,23 @@ qint64 hfParameters(const QString& dir) {
 // Above this many parameters a new Hugging Face run recomputes activations: a laptop's memory
 // goes further that way.
 constexpr qint64 kRecomputeAbove = 300'000'000;
+// Lists as wide as their longest entry would hold the window wider than a laptop's screen; an
+// entry too long for the width is elided, and shown whole when the list opens.
+void compactLists(QWidget* form) {
+    for (QComboBox* c : form->findChildren<QComboBox*>()) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(12);
+    }
+}
+
 } // namespace
 
 RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* parent)
     : QWidget(parent)
     , m_peers(peers) {
     auto* form = new QFormLayout(this);
+    // On a narrow window a label goes above its field instead of beside it.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
 
     addModelRows(form);
@@ -146,11 +157,15 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     m_warmup = new QSpinBox;
     m_warmup->setRange(0, 1000000);
     m_warmup->setPrefix(tr("warm-up steps: "));
+    // The warm-up under the rate and its schedule: three fields abreast are too wide for a
+    // laptop's window in some languages.
     auto* lrRow = new QHBoxLayout;
     lrRow->addWidget(m_lr);
     lrRow->addWidget(m_schedule);
-    lrRow->addWidget(m_warmup);
-    form->addRow(tr("Learning rate"), lrRow);
+    auto* lrRows = new QVBoxLayout;
+    lrRows->addLayout(lrRow);
+    lrRows->addWidget(m_warmup);
+    form->addRow(tr("Learning rate"), lrRows);
 
     m_batch = new QSpinBox;
     m_batch->setObjectName(QStringLiteral("batchSpin"));
@@ -225,6 +240,7 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     initial.mode = TrainMode::Auto;
     setConfig(initial);
     updatePeers();
+    compactLists(this);
 }
 
 // The dataset (a kind and where it is) and the loss.

@@ -94,8 +94,9 @@ SweepTab::SweepTab(PeerModel* peers, const QString& home, const QString& sweepsF
     fileRow->addWidget(browse);
     fileRow->addWidget(new QLabel(tr("Folder")));
     fileRow->addWidget(m_folder, 2);
+    // The choice of machines on a line of its own: beside the buttons, its sentence held the
+    // window wider than a laptop's.
     auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_usePeers);
     buttons->addStretch();
     for (QPushButton* b : {m_start, m_resume, m_stop, m_export})
         buttons->addWidget(b);
@@ -115,6 +116,7 @@ SweepTab::SweepTab(PeerModel* peers, const QString& home, const QString& sweepsF
     split->addWidget(charts);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(fileRow);
+    layout->addWidget(m_usePeers);
     layout->addLayout(buttons);
     layout->addWidget(m_status);
     layout->addWidget(split, 1);

@@ -9,6 +9,7 @@
 #include "proc.h"
 #include "ui/chartpanel.h"
 #include "ui/historymodel.h"
+#include "ui/language.h"
 #include "ui/livechart.h"
 #include "ui/nodebridge.h"
 #include "ui/peermodel.h"
@@ -16,6 +17,7 @@
 #include "ui/settingsdialog.h"
 #include "ui/trydialog.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -25,6 +27,8 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
@@ -32,6 +36,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <limits>
 
 using namespace tandem;
 using namespace tandem::ui;
@@ -186,9 +191,8 @@ private Q_SLOTS:
         QVERIFY(evalTexts.size() >= 2);
         QVERIFY(evalTotal > 0);
         QCOMPARE(evalDone, evalTotal);
-        QVERIFY2(evalTexts.first().contains(
-                     QStringLiteral("evaluating on %1 test samples… 0 %")
-                         .arg(QLocale().toString(evalTotal))),
+        QVERIFY2(evalTexts.first().contains(QStringLiteral("evaluating on %1 test samples… 0 %")
+                                                .arg(QLocale().toString(evalTotal))),
                  qPrintable(evalTexts.first()));
         QVERIFY2(evalTexts.last().endsWith(QStringLiteral("100 %")), qPrintable(evalTexts.last()));
         QCOMPARE(w.charts()->accuracyChart()->appendedCount(0), 1);
@@ -671,6 +675,70 @@ private Q_SLOTS:
     // is late because other processes had the cores is not a stall of the GUI, and on a loaded
     // machine such waits alone exceeded 50 ms at the 99th percentile. Work and blocking (on a
     // lock, a file) still count.
+    // Axes end on round ticks with just the decimals they need, never below zero for figures
+    // that cannot be, and the epoch axis spans the run; the legend names what is drawn.
+    void chartsChooseNiceAxes() {
+        auto same = [](const NiceAxis& n, double min, double max, int ticks, int decimals) {
+            return qFuzzyCompare(1 + n.min, 1 + min) && qFuzzyCompare(n.max, max) &&
+                   n.ticks == ticks && n.decimals == decimals;
+        };
+        QVERIFY(same(niceAxis(0.09, 1.27, false), 0, 1.5, 7, 2));
+        QVERIFY(same(niceAxis(0, 3.7, false), 0, 4, 5, 0));       // seconds: 0 1 2 3 4
+        QVERIFY(same(niceAxis(0, 147, false), 0, 150, 4, 0));     // not 0 37 74 111 147
+        QVERIFY(same(niceAxis(0.02, 2.3, false), 0, 2.5, 6, 1));  // a loss stays above zero
+        QVERIFY(same(niceAxis(-0.3, 0.9, false), -0.5, 1, 7, 2)); // R² may go below
+        QVERIFY(same(niceAxis(0, 2, true), 0, 2, 3, 0));
+        QVERIFY(same(niceAxis(1, 938, true), 0, 1000, 6, 0));
+        QVERIFY(niceAxis(3, 3, false).max > 3 && niceAxis(3, 3, false).min >= 0);
+
+        ChartPanel panel;
+        panel.reset(Task::Classification, 1);
+        LiveChart* acc = panel.accuracyChart();
+        // Before the first evaluation: the whole percentage scale, and the run's one epoch
+        // in the middle of its axis.
+        QTRY_VERIFY(same(acc->yAxis(), 0, 100, 6, 0));
+        QVERIFY(same(acc->xAxis(), 0, 2, 3, 0));
+        QVERIFY(!acc->legendShows(0) && !acc->legendShows(1));
+        EpochMetrics e;
+        e.epoch = 0;
+        e.test.evaluated = true;
+        e.test.accuracy = 0.881;
+        e.test.loss = 0.33;
+        e.trainAccuracy = std::numeric_limits<double>::quiet_NaN();
+        panel.addEpoch(e);
+        QTRY_VERIFY(acc->legendShows(0));
+        QVERIFY(!acc->legendShows(1)); // no training accuracy came: not named
+        QVERIFY(same(acc->xAxis(), 0, 2, 3, 0));
+        QVERIFY(acc->yAxis().min <= 88.1 && acc->yAxis().max >= 88.1 && acc->yAxis().min >= 0);
+    }
+
+    // A 13-inch laptop at default scaling leaves about 1024 × 700 for a window: every tab fits,
+    // in every language.
+    void windowFitsASmallScreen() {
+        auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
+        for (const Language& l : supportedLanguages()) {
+            applyLanguage(*app, l.code);
+            QTemporaryDir home;
+            MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+            w.show();
+            const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+            QVERIFY2(
+                min.width() <= 1024 && min.height() <= 700,
+                qPrintable(
+                    QStringLiteral("%1: %2 x %3").arg(l.code).arg(min.width()).arg(min.height())));
+            w.resize(1024, 700);
+            QTRY_COMPARE(w.size(), QSize(1024, 700));
+            // The New run form fits its tab's width without scrolling sideways.
+            auto* runScroll = w.findChild<QScrollArea*>(QStringLiteral("runScroll"));
+            QVERIFY(runScroll);
+            QTRY_VERIFY2(!runScroll->horizontalScrollBar()->isVisible(), qPrintable(l.code));
+            if (const QString shots = qEnvironmentVariable("TANDEM_SMALL_SHOTS"); !shots.isEmpty())
+                QTest::qWait(500),
+                    w.grab().save(QStringLiteral("%1/%2-1024x700.png").arg(shots, l.code));
+        }
+        applyLanguage(*app, QStringLiteral("en"));
+    }
+
     void eventLoopLatency() {
         QTemporaryDir home;
         MainWindow w(loopbackContext(home.path(), freeUdpPort()));
