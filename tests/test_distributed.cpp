@@ -737,7 +737,15 @@ double TestDistributed::lateAndLostWorkers(const char* name, const QStringList& 
     const QString metrics = out + QStringLiteral("/metrics.jsonl");
     if (!QTest::qWaitFor([&] { return countLines(metrics) >= 3; }, 120000))
         return -1;
+    // The run pauses while the late worker starts, however long that takes on a loaded
+    // machine, so that it joins early in the run and the rounds it serves carry its join.
+    c.signal(SIGUSR1);
+    if (c.waitForErr(QStringLiteral("paused at step")).isEmpty())
+        return -1;
     TandemProcess* late = worker("w2", port, {QStringLiteral("--name=late")});
+    if (late->waitForErr(QStringLiteral("ready on")).isEmpty())
+        return -1;
+    c.signal(SIGUSR2);
     if (c.waitForErr(QStringLiteral("worker (late\\S*) joined")).isEmpty())
         return -1;
     first->kill9();
