@@ -370,7 +370,8 @@ private Q_SLOTS:
 
     // A run of known length pays for starting its workers: the model over the link and two of
     // this machine's steps to warm up. On the demo network (4.8 MB of model) over a 1 Gbit/s
-    // link with 30 ms steps, that is about 0.1 s: worth it for 600 steps, not for 3.
+    // link with 30 ms steps, that is about 0.1 s, counted three times over: worth it for 600
+    // steps, not for 3.
     void autoModeCountsTheStart() {
         ModeFacts f;
         f.computeMs = 30;
@@ -383,11 +384,11 @@ private Q_SLOTS:
         ModeChoice c = chooseMode(f);
         QVERIFY2(!c.alone && c.streaming == endless.streaming, qPrintable(c.why));
         QVERIFY(c.streamSpeedup < endless.streamSpeedup && c.streamSpeedup > 1.5);
-        QCOMPARE(c.startS, (4.8e6 / 117e6 * 1e3 + 0.3 + 2 * 30) / 1e3);
-        QVERIFY2(c.why.contains(QStringLiteral("counting about 0.1 s for the workers to start "
+        QCOMPARE(c.startS, kStartMargin * (4.8e6 / 117e6 * 1e3 + 0.3 + 2 * 30) / 1e3);
+        QVERIFY2(c.why.contains(QStringLiteral("counting about 0.3 s for the workers to start "
                                                "over the run's 600 step(s)")),
                  qPrintable(c.why));
-        // Three steps: 90 ms alone, against 101 ms of start before the worker adds anything.
+        // Three steps: 90 ms alone, against 303 ms of start before the worker adds anything.
         f.steps = 3;
         c = chooseMode(f);
         QVERIFY2(c.alone, qPrintable(c.why));
@@ -396,17 +397,30 @@ private Q_SLOTS:
         QVERIFY2(c.why.contains(QStringLiteral("this run has 3 step(s) left")), qPrintable(c.why));
         QVERIFY2(c.why.contains(QStringLiteral("training on this machine alone")),
                  qPrintable(c.why));
-        // The break-even: alone is chosen exactly while the best mode ends no sooner.
-        for (int64_t steps : {4, 5, 6, 8, 12, 20, 50}) {
+        // The break-even: alone is chosen exactly while the best mode does not end a tenth
+        // sooner (streaming is a mode only from four rounds of H steps on).
+        for (int64_t steps : {4, 5, 6, 8, 12, 20, 50, 200}) {
             f.steps = steps;
             c = chooseMode(f);
             const double work = double(steps) * f.computeMs;
             const double best = work / std::max(c.syncSpeedup, c.streamSpeedup);
-            QCOMPARE(c.alone, std::min(c.startS * 1e3 + work / endless.syncSpeedup,
-                                       c.startS * 1e3 + work / endless.streamSpeedup) >= work);
+            const double speed = steps >= kMinStreamingRounds * f.localSteps
+                                     ? std::max(endless.syncSpeedup, endless.streamSpeedup)
+                                     : endless.syncSpeedup;
+            QCOMPARE(c.alone, c.startS * 1e3 + work / speed >= kGainToKeep * work);
             if (!c.alone)
                 QVERIFY2(best < work, qPrintable(c.why));
         }
+        // A cold first step of 300 ms (a copy of the model made, the allocator and threads
+        // started) counts too: the 600-step run keeps its worker, a 20-step one does not.
+        f.coldStartMs = 300;
+        f.steps = 600;
+        c = chooseMode(f);
+        QVERIFY2(!c.alone, qPrintable(c.why));
+        QCOMPARE(c.startS, kStartMargin * (4.8e6 / 117e6 * 1e3 + 0.3 + 300 + 2 * 30) / 1e3);
+        f.steps = 20;
+        QVERIFY(chooseMode(f).alone);
+        f.coldStartMs = 0;
         // A slow link makes the start dear: 4.8 MB at 2 MB/s is 2.4 s, 80 steps of 30 ms.
         f.links = {LinkFacts{QStringLiteral("laptop"), 2e6, 5}};
         f.steps = 100;
@@ -414,6 +428,17 @@ private Q_SLOTS:
         f.steps = 2000;
         c = chooseMode(f);
         QVERIFY2(!c.alone && c.streaming, qPrintable(c.why));
+        // A run of fewer than four rounds of H steps does not stream, whatever the link: here
+        // 100 steps of H=32 train in sync (slowly), 128 stream.
+        f.coldStartMs = 0;
+        f.links = {LinkFacts{QStringLiteral("laptop"), 2e6, 5}};
+        f.startBytes = 0;
+        f.steps = 100;
+        c = chooseMode(f);
+        QVERIFY2(!c.streaming, qPrintable(c.why));
+        f.steps = 128;
+        QVERIFY(chooseMode(f).streaming);
+        f.startBytes = 4.8e6;
         // Without a device here, the workers must train whatever they cost.
         f.localDevices = 0;
         f.steps = 3;

@@ -48,7 +48,7 @@ double startMs(const ModeFacts& f) {
     double slowest = 0;
     for (const LinkFacts& l : f.links)
         slowest = std::max(slowest, transferMs(f.startBytes, l) + l.rttMs);
-    return slowest + kWorkerWarmUpSteps * f.computeMs;
+    return kStartMargin * (slowest + f.coldStartMs + kWorkerWarmUpSteps * f.computeMs);
 }
 
 QString seconds(double ms) {
@@ -70,6 +70,12 @@ ModeChoice chooseMode(const ModeFacts& f) {
         stream += std::min(1.0, f.computeMs / std::max(transferMs(f.streamBytesPerStep, l), 1e-9));
     c.streamSpeedup = stream;
     c.trafficRatio = f.streamBytesPerStep > 0 ? f.syncBytesPerStep / f.streamBytesPerStep : 1;
+    // Which of the two, from their speeds once running (the start costs both the same). A run
+    // of fewer than a few rounds streams badly: each worker is timed, then waits a round for
+    // its first exchange.
+    const bool tooShortToStream =
+        f.steps > 0 && f.steps < int64_t(kMinStreamingRounds) * std::max(1, f.localSteps);
+    c.streaming = !tooShortToStream && c.streamSpeedup - 1 > (c.syncSpeedup - 1) / kSyncShareToKeep;
 
     // Over a run of known length the start counts: each mode's speed-up is taken over the
     // whole run, against one device of this machine.
@@ -79,10 +85,11 @@ ModeChoice chooseMode(const ModeFacts& f) {
         c.startS = start / 1e3;
         c.aloneS = work / std::max(1, f.localDevices) / 1e3;
         const double syncMs = start + work / c.syncSpeedup;
-        const double streamMs = start + work / c.streamSpeedup;
+        const double streamMs = tooShortToStream ? syncMs : start + work / c.streamSpeedup;
         c.syncSpeedup = work / syncMs;
         c.streamSpeedup = work / streamMs;
-        if (f.localDevices > 0 && std::min(syncMs, streamMs) >= c.aloneS * 1e3) {
+        if (f.localDevices > 0 && std::min(syncMs, streamMs) >= kGainToKeep * c.aloneS * 1e3) {
+            c.streaming = false;
             c.alone = true;
             c.why =
                 QStringLiteral("this run has %1 step(s) left, about %2 s on this machine alone; "
@@ -95,7 +102,6 @@ ModeChoice chooseMode(const ModeFacts& f) {
             return c;
         }
     }
-    c.streaming = c.streamSpeedup - 1 > (c.syncSpeedup - 1) / kSyncShareToKeep;
 
     const LinkFacts& slowest = *std::min_element(
         f.links.begin(), f.links.end(),

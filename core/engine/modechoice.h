@@ -27,6 +27,10 @@ struct ModeFacts {
     int64_t steps = 0;
     // What each worker receives before its first step (the model, and the data it lacks).
     double startBytes = 0;
+    int localSteps = 32; // streaming's inner steps per round (H)
+    // What this machine took to make a copy of the model and compute its first step, cold:
+    // what a worker pays before it adds anything, beyond its transfers.
+    double coldStartMs = 0;
 };
 
 struct ModeChoice {
@@ -56,14 +60,24 @@ constexpr double kSyncShareToKeep = 0.5;
 // compute, and a fraction of it when not.
 //
 // A run of known length also pays for starting the workers: each receives the model (and the
-// data it lacks) over its link and warms its device up with a first step (two of this
-// machine's steps, the first being the slow one), while the run waits for it. The speed-ups
+// data it lacks) over its link, makes its copy and computes a cold first step (as long as this
+// machine's took), then two more before it keeps pace, while the run waits for it. The speed-ups
 // above are then taken over the whole run, start included, and a run too short to repay the
 // start trains on this machine alone.
 ModeChoice chooseMode(const ModeFacts& facts);
 
-// How many of this machine's steps starting a worker is counted as, beyond its transfers.
+// How many of this machine's steps starting a worker is counted as, beyond its transfers and
+// its cold first step.
 constexpr double kWorkerWarmUpSteps = 2;
+// The start as predicted is counted this many times over: on loopback a worker's first real
+// steps took three times the prediction (bench/short_runs.sh), and a short run that ends later
+// with more machines is the mistake to avoid.
+constexpr double kStartMargin = 3;
+// Other machines take part only where the run is predicted to end at least this much sooner
+// (as a share of this machine alone's time); otherwise it trains alone.
+constexpr double kGainToKeep = 0.9;
+// A run of known length streams only when it has at least this many rounds of H steps.
+constexpr int kMinStreamingRounds = 4;
 
 // "12.3 MB/s", "850 kB/s": a rate for the log.
 QString rateText(double bytesPerSecond);

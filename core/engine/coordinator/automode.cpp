@@ -5,17 +5,22 @@
 #include "engine/modechoice.h"
 #include "engine/outerwire.h"
 
+#include <QElapsedTimer>
+
 #include <algorithm>
 
 namespace tandem {
 
 // Forward and backward over one global batch on this machine's device, as a sync step alone
-// would compute it: the best of two passes after one that warms the device up.
-Expected<double> Trainer::timeOneStep() {
+// would compute it: the best of two passes after one that warms the device up. `coldMs` gets
+// what the first took with the copy of the model made for it: what a worker pays to start.
+Expected<double> Trainer::timeOneStep(double& coldMs) {
     auto device = chooseDevice(m_devices, m_cfg.device);
     if (!device)
         return device.error();
     try {
+        QElapsedTimer cold;
+        cold.start();
         ReplicaOptions ro;
         ro.precision = m_cfg.precision;
         ro.loss = m_objective.loss;
@@ -32,6 +37,8 @@ Expected<double> Trainer::timeOneStep() {
             auto r = replica.compute(req, QStringLiteral("timing"));
             if (!r)
                 return r.error();
+            if (pass == 0)
+                coldMs = double(cold.nsecsElapsed()) / 1e6;
             if (pass > 0) // the first warms the device up
                 best = pass == 1 ? r->computeMs : std::min(best, r->computeMs);
         }
@@ -46,7 +53,8 @@ Expected<double> Trainer::timeOneStep() {
 
 Status Trainer::decideMode() {
     m_pool.flushNotes();
-    auto computeMs = timeOneStep();
+    double coldMs = 0;
+    auto computeMs = timeOneStep(coldMs);
     if (!computeMs)
         return computeMs.error();
     // Streaming as auto runs it: the fragments and outer wire asked for, else 4 and int4 (the
@@ -61,6 +69,7 @@ Status Trainer::decideMode() {
     const ModelLayout& layout = m_hub->config().layout; // fixed before the hub started
     ModeFacts f;
     f.computeMs = *computeMs;
+    f.coldStartMs = coldMs;
     f.localDevices = m_cfg.localWorker ? 1 : 0;
     f.links = m_pool.probedLinks();
     f.syncBytesPerStep = 2.0 * double(layout.bundleBytes(storageDtype(m_cfg.wire)));
@@ -68,6 +77,7 @@ Status Trainer::decideMode() {
     f.streamBytesPerStep = 2.0 * double(outerBundleBytes(layout, streaming.outerWire)) /
                            double(std::max(1, streaming.localSteps));
     f.steps = stepsLeft();
+    f.localSteps = streaming.localSteps;
     f.startBytes = double(m_hub->config().modelArchive.size());
     const ModeChoice choice = chooseMode(f);
     m_obs.onMessage(choice.why);

@@ -77,7 +77,7 @@ private:
     // local-SGD; says which and why, and sends the run to the workers that wait for it.
     Status decideMode();
     int64_t stepsLeft() const;
-    Expected<double> timeOneStep();
+    Expected<double> timeOneStep(double& coldMs);
     // Joining: listens for workers, invites paired nodes, waits for those it was told to.
     Status join();
     Status startHub();
