@@ -44,8 +44,8 @@ void refreshRunningStats(const Model& model, const Dataset& train, int batch, in
     }
 }
 
-TestMetrics evaluate(const Model& model, const Objective& objective, const Dataset& test,
-                     int batch, const EvaluationProgress& progress) {
+TestMetrics evaluate(const Model& model, const Objective& objective, const Dataset& test, int batch,
+                     const EvaluationProgress& progress) {
     // A language model's output is a vocabulary's logits per position: a thousand windows of
     // them at once would take tens of gigabytes. Batches are cut so that one's output stays
     // under this many values, from the size of the first sample's.

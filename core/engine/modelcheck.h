@@ -31,7 +31,7 @@ void refreshRunningStats(const Model& model, const Dataset& train, int batch, in
 // The test figures of `objective` over `test`, in batches of `batch`. `progress`, when given,
 // is told the samples done and the total after each batch.
 using EvaluationProgress = std::function<void(int64_t done, int64_t total)>;
-TestMetrics evaluate(const Model& model, const Objective& objective, const Dataset& test,
-                     int batch, const EvaluationProgress& progress = {});
+TestMetrics evaluate(const Model& model, const Objective& objective, const Dataset& test, int batch,
+                     const EvaluationProgress& progress = {});
 
 } // namespace tandem
