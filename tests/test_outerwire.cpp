@@ -397,8 +397,8 @@ private Q_SLOTS:
         QVERIFY2(c.why.contains(QStringLiteral("this run has 3 step(s) left")), qPrintable(c.why));
         QVERIFY2(c.why.contains(QStringLiteral("training on this machine alone")),
                  qPrintable(c.why));
-        // The break-even: alone is chosen exactly while the best mode does not end a tenth
-        // sooner (streaming is a mode only from four rounds of H steps on).
+        // The break-even: alone is chosen exactly while the best mode does not end sooner
+        // (streaming is a mode only from four rounds of H steps on).
         for (int64_t steps : {4, 5, 6, 8, 12, 20, 50, 200}) {
             f.steps = steps;
             c = chooseMode(f);
@@ -436,6 +436,13 @@ private Q_SLOTS:
         f.steps = 100;
         c = chooseMode(f);
         QVERIFY2(!c.streaming, qPrintable(c.why));
+        f.links = {LinkFacts{QStringLiteral("desk"), 1.2e9, 0.1}}; // sync pays off: it says why
+        c = chooseMode(f);
+        QVERIFY2(!c.streaming && !c.alone &&
+                     c.why.contains(QStringLiteral("a run of 100 step(s) is too short to "
+                                                   "stream, which needs 4 rounds of 32")),
+                 qPrintable(c.why));
+        f.links = {LinkFacts{QStringLiteral("laptop"), 2e6, 5}};
         f.steps = 128;
         QVERIFY(chooseMode(f).streaming);
         f.startBytes = 4.8e6;

@@ -120,6 +120,14 @@ ModeChoice chooseMode(const ModeFacts& f) {
                     .arg(std::lround(c.trafficRatio))
                     .arg(c.streamSpeedup, 0, 'f', 1)
                     .arg(c.syncSpeedup, 0, 'f', 1);
+    else if (tooShortToStream)
+        c.why = QStringLiteral("%1: training in sync (about %2× this machine alone; a run of %3 "
+                               "step(s) is too short to stream, which needs %4 rounds of %5)")
+                    .arg(link)
+                    .arg(c.syncSpeedup, 0, 'f', 1)
+                    .arg(f.steps)
+                    .arg(kMinStreamingRounds)
+                    .arg(f.localSteps);
     else if (c.streamSpeedup > c.syncSpeedup)
         // Say why the faster prediction lost: sync is exact, and is kept while it earns enough.
         c.why = QStringLiteral("%1: training in sync (about %2× this machine alone; streaming "

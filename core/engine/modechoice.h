@@ -73,9 +73,10 @@ constexpr double kWorkerWarmUpSteps = 2;
 // steps took three times the prediction (bench/short_runs.sh), and a short run that ends later
 // with more machines is the mistake to avoid.
 constexpr double kStartMargin = 3;
-// Other machines take part only where the run is predicted to end at least this much sooner
-// (as a share of this machine alone's time); otherwise it trains alone.
-constexpr double kGainToKeep = 0.9;
+// Other machines take part only where the run is predicted to end sooner than this share of
+// this machine alone's time; otherwise it trains alone. The start's margin above is the
+// safety, so any predicted gain counts.
+constexpr double kGainToKeep = 1.0;
 // A run of known length streams only when it has at least this many rounds of H steps.
 constexpr int kMinStreamingRounds = 4;
 

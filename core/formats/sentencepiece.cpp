@@ -84,7 +84,8 @@ void skip(CodedInputStream& in, uint32_t tag) {
 // false for a field it does not read, which is skipped.
 template <typename F> void message(CodedInputStream& in, F&& field) {
     uint32_t length = 0;
-    if (!in.ReadVarint32(&length))
+    // A length past what is left is refused before anything is read under it.
+    if (!in.ReadVarint32(&length) || int64_t(length) > in.BytesUntilLimit())
         throw Corrupt{};
     const auto limit = in.PushLimit(int(length));
     while (const uint32_t tag = in.ReadTag())
@@ -179,6 +180,7 @@ void readNormalizerSpec(CodedInputStream& in, Model& m) {
 Model parse(const QByteArray& bytes) {
     Model m;
     CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.constData()), int(bytes.size()));
+    in.PushLimit(int(bytes.size())); // so that every embedded length is checked against it
     while (const uint32_t tag = in.ReadTag()) {
         const bool embedded = wireType(tag, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
         if (embedded && fieldOf(tag) == 1)

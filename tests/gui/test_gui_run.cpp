@@ -266,6 +266,8 @@ private Q_SLOTS:
         QVERIFY(!peer.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
 
         RunConfig c = tinyRun(1, 2048);
+        // 64 steps of a small MLP: automatic mode would rightly train them alone.
+        c.mode = TrainMode::Sync;
         w.runForm()->setConfig(c);
         // The paired machine appears under Machines once it is heard; tick it.
         auto* list = w.runForm()->findChild<QListWidget*>(QStringLiteral("machinesList"));
