@@ -380,7 +380,14 @@ void TestDistributed::lateWorkerJoins() {
     worker("w1", port);
     QVERIFY(QTest::qWaitFor(
         [&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 40; }, 120000));
-    TandemProcess* late = worker("w2", port);
+    // The run pauses while the late worker starts, however long that takes on a loaded
+    // machine, so that it cannot arrive after the last step.
+    c.signal(SIGUSR1);
+    QVERIFY(!c.waitForErr(QStringLiteral("paused at step")).isEmpty());
+    TandemProcess* late = worker("w2", port, {QStringLiteral("--name=late")});
+    QVERIFY(!late->waitForErr(QStringLiteral("ready on")).isEmpty());
+    c.signal(SIGUSR2);
+    QVERIFY(!c.waitForErr(QStringLiteral("worker (late\\S*) joined")).isEmpty());
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     const QJsonArray ws = c.summary().value(QStringLiteral("workers")).toArray();
