@@ -224,6 +224,17 @@ void addTrainOptions(QCommandLineParser& p) {
                  QStringLiteral("Do not list this run in the app's History.")});
 }
 
+// --events FILE|-: the run's typed events; `out` stays null without the option.
+Status openEventLog(const QCommandLineParser& p, std::unique_ptr<EventLog>& out) {
+    if (!p.isSet(QStringLiteral("events")))
+        return success();
+    auto log = EventLog::open(p.value(QStringLiteral("events")));
+    if (!log)
+        return log.error();
+    out = std::move(*log);
+    return success();
+}
+
 int cmdTrain(const QStringList& args) {
     QCommandLineParser p;
     addTrainOptions(p);
@@ -294,12 +305,8 @@ int cmdTrain(const QStringList& args) {
         cfg.outDir = RunPlan::newRunFolder(QStringLiteral("runs"), cfg.model);
 
     std::unique_ptr<EventLog> events;
-    if (p.isSet(QStringLiteral("events"))) {
-        auto log = EventLog::open(p.value(QStringLiteral("events")));
-        if (!log)
-            return fail(log.error());
-        events = std::move(*log);
-    }
+    if (auto st = openEventLog(p, events); !st)
+        return fail(st.error());
     RunControl control;
     ProgressPrinter progress(&control);
     progress.setEventLog(events.get());
@@ -475,6 +482,11 @@ int cmdWorker(const QStringList& args) {
     r.read("max-batch", o.maxBatch, 0, 1 << 20);
     if (!r.error.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument, r.error));
+    std::unique_ptr<EventLog> events;
+    if (auto st = openEventLog(p, events); !st)
+        return fail(st.error());
+    if (events)
+        o.events = [log = events.get()](const QJsonObject& e) { log->write(e); };
     return runWorker(o, [](const QString& line) { printErr(line); });
 }
 

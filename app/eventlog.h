@@ -9,6 +9,7 @@
 //   worker_joined, worker_dropped, worker_left_out, worker_back, invite_declined  worker,
 //                reason, step (RunEvent)
 //   paused, resumed, workers_gone, checkpoint_written   step
+//   mode_chosen  reason: what automatic mode chose, and why
 //   finished     the summary's fields (finished: false when stopped early)
 //   failed       code (ErrorCode's name: "out-of-memory", …), subject, message
 // With "-" the lines go to stdout before the summary, which stays the last line.
@@ -34,10 +35,11 @@ public:
     void event(const RunEvent& e);
     void finished(const RunSummary& s);
     void failed(const Error& e);
+    // An event of `tandem worker --events` (WorkerOptions::events), as it is.
+    void write(const QJsonObject& o);
 
 private:
     EventLog() = default;
-    void write(const QJsonObject& o);
 
     std::mutex m_mutex;
     QFile m_file;

@@ -7,7 +7,9 @@
 #include "proc.h"
 #include "testutil.h"
 
+#include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QTemporaryDir>
 
 using namespace tandem;
@@ -161,12 +163,38 @@ void TestLink::autoKeepsSyncWhenComputeDominates() {
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
     TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
                      QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home("w"),
-                     QStringLiteral("--threads=1")});
+                     QStringLiteral("--threads=1"), QStringLiteral("--events=-")});
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     QVERIFY2(c.err().contains(QStringLiteral(": training in sync (about")), qPrintable(c.err()));
     QCOMPARE(c.summary().value(QStringLiteral("mode")).toString(), QStringLiteral("sync"));
-    (void)w.finish(60000);
+    QVERIFY(w.finish(60000));
+    // The worker's events: whose run it joined, then its steps with its share of each.
+    QStringList kinds;
+    double share = -1;
+    int64_t samples = 0;
+    for (const QString& line : w.out().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const QJsonObject e = QJsonDocument::fromJson(line.toUtf8()).object();
+        kinds << e.value(QStringLiteral("event")).toString();
+        if (kinds.last() == QLatin1String("joined"))
+            QCOMPARE(e.value(QStringLiteral("mode")).toString(), QStringLiteral("sync"));
+        if (kinds.last() == QLatin1String("progress")) {
+            share = e.value(QStringLiteral("share")).toDouble();
+            samples = e.value(QStringLiteral("samples")).toInteger();
+            QVERIFY(e.value(QStringLiteral("loss")).toDouble() > 0);
+        }
+    }
+    QVERIFY2(kinds.value(0) == QLatin1String("joined") &&
+                 kinds.contains(QStringLiteral("progress")),
+             qPrintable(w.out()));
+    QVERIFY2(share > 0 && share < 1, qPrintable(w.out()));
+    const qint64 remote = [&]() -> qint64 {
+        for (const QJsonValue& v : c.summary().value(QStringLiteral("workers")).toArray())
+            if (v.toObject().value(QStringLiteral("name")).toString() != QLatin1String("local"))
+                return v.toObject().value(QStringLiteral("samples")).toInteger();
+        return -1;
+    }();
+    QVERIFY2(samples > 0 && samples <= remote, qPrintable(w.out()));
 }
 
 // The same network and batch for two steps: the worker would start (two steps' time) for a run
@@ -176,12 +204,14 @@ void TestLink::autoTrainsAloneWhenTheRunIsTooShort() {
     const QString out = m_tmp.filePath(QStringLiteral("short"));
     TandemProcess c(
         coordinator(out, {QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=1000"),
-                          QStringLiteral("--epochs=1"), QStringLiteral("--max-steps=2")}));
+                          QStringLiteral("--epochs=1"), QStringLiteral("--max-steps=2"),
+                          QStringLiteral("--events=") + out + QStringLiteral(".events")}));
     const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
     TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
                      QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home("w"),
-                     QStringLiteral("--threads=1")});
+                     QStringLiteral("--threads=1"),
+                     QStringLiteral("--events=") + out + QStringLiteral(".worker-events")});
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     QVERIFY2(c.err().contains(QRegularExpression(QStringLiteral(
@@ -197,6 +227,22 @@ void TestLink::autoTrainsAloneWhenTheRunIsTooShort() {
     QVERIFY2(w.err().contains(QStringLiteral("the coordinator ended the run: this run is too "
                                              "short for more machines to pay off")),
              qPrintable(w.err()));
+    // The choice is a typed event too (the app shows it under the run's status).
+    QFile events(out + QStringLiteral(".events"));
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    bool chosen = false;
+    for (const QByteArray& line : events.readAll().split('\n')) {
+        const QJsonObject e = QJsonDocument::fromJson(line).object();
+        if (e.value(QStringLiteral("event")).toString() == QLatin1String("mode_chosen"))
+            chosen = e.value(QStringLiteral("reason"))
+                         .toString()
+                         .contains(QStringLiteral("training on this machine alone"));
+    }
+    QVERIFY(chosen);
+    // The dismissed worker never joined: its events file has no "joined".
+    QFile workerEvents(out + QStringLiteral(".worker-events"));
+    QVERIFY(workerEvents.open(QIODevice::ReadOnly));
+    QVERIFY(!workerEvents.readAll().contains("\"joined\""));
 }
 
 QTEST_GUILESS_MAIN(TestLink)

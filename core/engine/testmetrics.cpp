@@ -55,7 +55,8 @@ constexpr std::pair<RunEvent::Kind, const char*> kEventNames[] = {
     {RunEvent::Kind::Resumed, "resumed"},
     {RunEvent::Kind::InviteDeclined, "invite_declined"},
     {RunEvent::Kind::WorkersGone, "workers_gone"},
-    {RunEvent::Kind::CheckpointWritten, "checkpoint_written"}};
+    {RunEvent::Kind::CheckpointWritten, "checkpoint_written"},
+    {RunEvent::Kind::ModeChosen, "mode_chosen"}};
 
 } // namespace
 

@@ -255,6 +255,7 @@ struct RunEvent {
         InviteDeclined,    // worker: the invited node (HOST:PORT); reason: its answer
         WorkersGone,       // every worker left; the run waits a while for one to join
         CheckpointWritten, // at step
+        ModeChosen,        // reason: what automatic mode chose, and why
     };
     Kind kind = Kind::WorkerJoined;
     QString worker;

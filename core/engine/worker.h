@@ -116,6 +116,7 @@ struct WorkRequest {
     // The same weights packed for the wire, shared by every remote worker of the step.
     std::shared_ptr<const QByteArray> packedWeights;
     bool weightsDelta = false; // packedWeights bring the worker's last weights up to date
+    double share = 0;          // this worker's part of the step's samples (shown to it)
     int64_t weightsVersion = 0;
     // A local mode's round, in place of one gradient (null: sync and async).
     std::shared_ptr<LocalRound> local;

@@ -4,6 +4,7 @@
 
 #include "common/expected.h"
 
+#include <QJsonObject>
 #include <QString>
 
 #include <functional>
@@ -27,6 +28,14 @@ struct WorkerOptions {
     // such as "cuda:0,cuda:1", runs one worker per device, each a worker of its own to the
     // coordinator.
     QString devices;
+    // What happens in the run, for a program that shows it (the app's lending view), as typed
+    // JSON objects with "event" naming the kind:
+    //   joined    coordinator, coordinator_id, run, mode, device
+    //   progress  step, samples (this worker's so far), loss (mean since the last progress),
+    //             samples_per_s (since the last), share (of the step's samples; 0: not given)
+    //   paused, resumed
+    // Progress comes at most twice a second.
+    std::function<void(const QJsonObject&)> events;
 };
 
 // Runs until the coordinator ends the run (exit code 0) or the worker cannot go on (1, with

@@ -9,7 +9,7 @@ namespace tandem {
 namespace {
 const QString kConnect = QStringLiteral("connect"), kHome = QStringLiteral("home"),
               kCache = QStringLiteral("cache"), kName = QStringLiteral("name"),
-              kDevices = QStringLiteral("devices");
+              kDevices = QStringLiteral("devices"), kEvents = QStringLiteral("events");
 
 QString dashed(const QString& option) {
     return QStringLiteral("--") + option;
@@ -19,7 +19,7 @@ QString dashed(const QString& option) {
 QStringList WorkerCommand::arguments() const {
     QStringList args{QStringLiteral("worker"), dashed(kConnect), hostPort(host, port)};
     const std::pair<const QString&, const QString&> optional[] = {
-        {kHome, home}, {kCache, cacheDir}, {kName, name}, {kDevices, devices}};
+        {kHome, home}, {kCache, cacheDir}, {kName, name}, {kDevices, devices}, {kEvents, events}};
     for (const auto& [option, value] : optional)
         if (!value.isEmpty())
             args << dashed(option) << value;
@@ -46,6 +46,10 @@ void WorkerCommand::addOptions(QCommandLineParser& p) {
     p.addOption({QStringLiteral("device"),
                  QStringLiteral("The device to compute on: cuda:N, mps or cpu [the best]."),
                  QStringLiteral("DEVICE")});
+    p.addOption({kEvents,
+                 QStringLiteral("Write what happens in the run as JSON lines to FILE, or to stdout "
+                                "with -."),
+                 QStringLiteral("FILE|-")});
     p.addOption({kDevices,
                  QStringLiteral("One worker per device: all (every GPU), or a list such as "
                                 "cuda:0,cuda:1."),

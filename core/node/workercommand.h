@@ -17,6 +17,7 @@ struct WorkerCommand {
     QString cacheDir; // empty: the worker's default
     QString name;     // empty: the host name
     QString devices;  // empty: the best device
+    QString events;   // "-": typed events on stdout (WorkerOptions::events); empty: none
 
     // "worker --connect HOST:PORT --home …", the arguments after the program.
     QStringList arguments() const;

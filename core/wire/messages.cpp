@@ -149,6 +149,7 @@ struct Encoder {
         o->set_fragments(m.fragments);
         o->set_send_fragment(m.sendFragment);
         o->set_merge_fragment(m.mergeFragment + 1);
+        o->set_share(m.share);
     }
     void operator()(const Result& m) {
         auto* o = e.mutable_result();
@@ -361,6 +362,8 @@ Expected<Message> decode(const QByteArray& payload) {
         m.fragments = o.fragments();
         m.sendFragment = o.send_fragment();
         m.mergeFragment = o.merge_fragment() - 1;
+        // Shown only: anything outside [0, 1] (NaN included) is "not given".
+        m.share = o.share() >= 0 && o.share() <= 1 ? o.share() : 0;
         if (m.step < 0 || m.innerSteps < 0 || m.innerSteps > 100000)
             return corrupt(QStringLiteral("an assignment has an invalid step or step count"));
         if (m.fragments < 0 || m.fragments > 4096 || m.sendFragment < 0 ||

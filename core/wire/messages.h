@@ -119,6 +119,7 @@ struct Assign {
     int fragments = 0;
     int sendFragment = 0;
     int mergeFragment = -1;
+    double share = 0; // this worker's part of the step's samples; 0: not given
 };
 struct Result {
     int64_t step = 0;

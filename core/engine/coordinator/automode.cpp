@@ -81,6 +81,7 @@ Status Trainer::decideMode() {
     f.startBytes = double(m_hub->config().modelArchive.size());
     const ModeChoice choice = chooseMode(f);
     m_obs.onMessage(choice.why);
+    m_obs.onEvent(RunEvent{RunEvent::Kind::ModeChosen, {}, choice.why, 0});
     m_alone = choice.alone;
     if (choice.alone) {
         m_cfg.mode = TrainMode::Sync;

@@ -272,6 +272,7 @@ void HubSession::assign(const WorkRequest& req) {
     a.seed = req.seed;
     a.weightsVersion = req.weightsVersion;
     a.weightsDelta = req.weightsDelta;
+    a.share = req.share;
     if (req.local)
         req.local->describe(a);
     if (uint64_t(req.weightsVersion) != m_lastWeightsVersion && req.packedWeights) {

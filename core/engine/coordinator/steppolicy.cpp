@@ -78,4 +78,12 @@ std::vector<std::vector<int64_t>> sliceBatch(const std::vector<int64_t>& indices
     return out;
 }
 
+double shareOf(const std::vector<int64_t>& counts, size_t i) {
+    int64_t total = 0;
+    for (int64_t c : counts)
+        total += std::max<int64_t>(0, c);
+    return total > 0 && i < counts.size() ? double(std::max<int64_t>(0, counts[i])) / double(total)
+                                          : 0.0;
+}
+
 } // namespace tandem

@@ -117,5 +117,7 @@ OptimizerConfig outerOptimizer(const RunConfig& cfg);
 // Cuts `indices` into consecutive slices of the given sizes.
 std::vector<std::vector<int64_t>> sliceBatch(const std::vector<int64_t>& indices,
                                              const std::vector<int64_t>& counts);
+// Slice `i`'s part of all of them (0 when there are none).
+double shareOf(const std::vector<int64_t>& counts, size_t i);
 
 } // namespace tandem

@@ -187,6 +187,7 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
         WorkRequest req;
         req.step = ctx.step + int64_t(m_inflight.size());
         req.indices = slices[j];
+        req.share = shareOf(counts, j);
         req.seed = ctx.seedFor(w, uint64_t(m_rounds));
         req.weightsVersion = m_rounds;
         const auto steps = std::llround(double(req.indices.size()) / double(ctx.cfg.batch));

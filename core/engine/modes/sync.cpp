@@ -70,6 +70,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             WorkRequest req;
             req.step = ctx.step;
             req.indices = slices[j];
+            req.share = shareOf(counts, j);
             req.params = &ctx.master.params;
             req.buffers = &ctx.master.buffers;
             req.seed = ctx.seedFor(live[j], round);

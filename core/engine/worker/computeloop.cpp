@@ -60,6 +60,7 @@ void ComputeLoop::startNext() {
         return;
     auto [a, weights] = std::move(m_queue.front());
     m_queue.pop_front();
+    m_share = a.share;
     if (m_thread.joinable())
         m_thread.join();
     m_computing = true;
@@ -157,6 +158,8 @@ void ComputeLoop::finishStep(wire::Result res, const QString& error, const QStri
     m_conn->growBlob(m_resultBlob, std::numeric_limits<qint64>::max());
     res.tensorsBlob = m_resultBlob;
     m_conn->send(res);
+    if (m_hooks.stepSent)
+        m_hooks.stepSent(res, m_share);
     startNext();
 }
 

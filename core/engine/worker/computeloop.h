@@ -26,6 +26,9 @@ public:
         std::function<void(const QString&)> log;
         // A step failed, or a failpoint fired: the session ends with this exit code and reason.
         std::function<void(int code, const QString& why)> fail;
+        // A step's result went to the coordinator; `share` is the part of the step's samples
+        // the coordinator gave this worker (0: not given).
+        std::function<void(const wire::Result& result, double share)> stepSent;
     };
 
     explicit ComputeLoop(Hooks hooks, QObject* parent = nullptr);
@@ -81,6 +84,7 @@ private:
     // Streaming local-SGD's next round, given before the current one ends, waits here.
     std::deque<std::pair<wire::Assign, std::optional<QByteArray>>> m_queue;
     int64_t m_roundsQueued = 0, m_roundsWaited = 0;
+    double m_share = 0; // the computing assignment's
 };
 
 } // namespace tandem

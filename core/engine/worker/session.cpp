@@ -18,7 +18,8 @@ WorkerSession::WorkerSession(const WorkerOptions& o, DeviceInfo device, const Id
     , m_identity(id)
     , m_log(std::move(log))
     , m_onDone(std::move(onDone))
-    , m_loop({m_log, [this](int code, const QString& why) { finish(code, why); }}) {
+    , m_loop({m_log, [this](int code, const QString& why) { finish(code, why); },
+              [this](const wire::Result& r, double share) { m_events.stepSent(r, share); }}) {
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, [this] { connectNow(); });
     // Unpairing the coordinator here ends the session at once.
@@ -59,6 +60,7 @@ void WorkerSession::onSecured(const QString& peerId) {
         hello.displayName = m_opt.name;
     m_conn->send(hello);
     m_trust.watch(peerId);
+    m_events.coordinatorId(peerId);
 }
 
 void WorkerSession::onClosed(const QString& reason) {
@@ -111,11 +113,13 @@ bool WorkerSession::onAnyState(const wire::Message& m) {
     } else if (const auto* b = std::get_if<wire::Bye>(&m)) {
         finish(0, QStringLiteral("the coordinator ended the run: %1").arg(b->reason));
     } else if (const auto* c = std::get_if<wire::Control>(&m)) {
-        if (c->action == wire::Control::Action::Pause)
+        if (c->action == wire::Control::Action::Pause) {
             m_log(QStringLiteral("the run is paused"));
-        else if (c->action == wire::Control::Action::Resume)
+            m_events.paused(true);
+        } else if (c->action == wire::Control::Action::Resume) {
             m_log(QStringLiteral("the run continues"));
-        else if (c->action == wire::Control::Action::Stop)
+            m_events.paused(false);
+        } else if (c->action == wire::Control::Action::Stop)
             finish(0, QStringLiteral("the coordinator stopped the run"));
     } else {
         return false;
@@ -150,6 +154,7 @@ void WorkerSession::onHello(const wire::Hello& h) {
     }
     m_log(QStringLiteral("connected to coordinator %1 (Tandem %2, LibTorch %3)")
               .arg(h.displayName, h.appVersion, h.torchVersion));
+    m_events.coordinatorName(h.displayName);
     m_state = State::AwaitRun;
 }
 
@@ -238,6 +243,7 @@ void WorkerSession::becomeReady() {
     ready.maxBatch = m_opt.maxBatch;
     ready.precision = nameOf(r.precision());
     ready.precisionNote = r.precisionNote();
+    m_events.joined(m_run->spec.runId, m_run->spec.mode, m_device.name);
     m_loop.start(std::move(*m_run), std::move(*replica), m_conn);
     m_run.reset();
     m_state = State::Working;

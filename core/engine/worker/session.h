@@ -9,6 +9,7 @@
 
 #include "engine/devices.h"
 #include "engine/worker/computeloop.h"
+#include "engine/worker/events.h"
 #include "engine/workerclient.h"
 #include "net/identity.h"
 #include "net/trustwatcher.h"
@@ -60,6 +61,7 @@ private:
     TrustWatcher m_trust{m_opt.home};
     QElapsedTimer m_sinceLost;
     int m_exit = 0;
+    WorkerEvents m_events{m_opt.events};
 
     std::optional<AdmittedRun> m_run; // between the RunSpec and the start of work
     std::shared_ptr<DatasetSplits> m_data;
