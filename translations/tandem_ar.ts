@@ -284,10 +284,6 @@
         <translation>لا يستطيع هذا الجهاز الانضمام إلى الشبكة: %1. ربما يستخدم برنامج آخر المنافذ نفسها؛ غيّرها من الإعدادات.</translation>
     </message>
     <message>
-        <source>This machine is %1, listening on port %2</source>
-        <translation>هذا الجهاز هو %1، ويستمع على المنفذ %2</translation>
-    </message>
-    <message>
         <source>Paired: %1</source>
         <translation>تم الإقران: %1</translation>
     </message>
@@ -628,6 +624,74 @@ Address: %2</source>
         <source>Export</source>
         <translation>تصدير</translation>
     </message>
+    <message>
+        <source>Stop lending</source>
+        <translation>إيقاف الإعارة</translation>
+    </message>
+    <message>
+        <source>End this machine&apos;s part in the other machine&apos;s run; the run goes on without it.</source>
+        <translation>ينهي دور هذا الجهاز في تدريب الجهاز الآخر؛ ويستمر التدريب من دونه.</translation>
+    </message>
+    <message>
+        <source>This machine is %1 (device %2), listening on port %3</source>
+        <translation>هذا الجهاز هو %1 (الجهاز %2)، ويستمع على المنفذ %3</translation>
+    </message>
+    <message>
+        <source>Training for %1</source>
+        <translation>يدرّب لصالح %1</translation>
+    </message>
+    <message>
+        <source>This machine finished its work for %1. The charts show its part of that run.</source>
+        <translation>أنهى هذا الجهاز عمله لصالح %1. تعرض المخططات نصيبه من ذلك التدريب.</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1</source>
+        <translation>هذا الجهاز مُعار لتدريب %1</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1 (device %2)</source>
+        <translation>هذا الجهاز مُعار لتدريب %1 (الجهاز %2)</translation>
+    </message>
+    <message>
+        <source>%1: receiving the model and the data…</source>
+        <translation>%1: يجري استلام النموذج والبيانات…</translation>
+    </message>
+    <message>
+        <source>%1: %2 paused the run; this machine waits.</source>
+        <translation>%1: أوقف %2 التدريب مؤقتًا؛ هذا الجهاز ينتظر.</translation>
+    </message>
+    <message>
+        <source>%1 on %2: waiting for the first step…</source>
+        <translation>%1 على %2: بانتظار الخطوة الأولى…</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>الخطوة %1</translation>
+    </message>
+    <message>
+        <source>this machine&apos;s share %1 %</source>
+        <translation>نصيب هذا الجهاز %1 %</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 عينة/ث</translation>
+    </message>
+    <message>
+        <source>loss %1</source>
+        <translation>الخسارة %1</translation>
+    </message>
+    <message>
+        <source>%1 on %2</source>
+        <translation>%1 على %2</translation>
+    </message>
+    <message>
+        <source>This machine is lending its device to another run: press Stop lending first.</source>
+        <translation>هذا الجهاز يعير جهازه لتدريب آخر: اضغط أولًا على «إيقاف الإعارة».</translation>
+    </message>
+    <message>
+        <source>Mode: %1</source>
+        <translation>الوضع: %1</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -703,6 +767,10 @@ Tandem %3</translation>
         <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
         <translation>متصل، لكن إصدار Tandem %1 لديه لا يعمل مع هذا الإصدار: ثبّت الإصدار نفسه على الجهازين</translation>
     </message>
+    <message>
+        <source>Device ID</source>
+        <translation>معرّف الجهاز</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
@@ -731,7 +799,7 @@ Tandem %3</translation>
         <translation>فارغ: تدريب كل الأوزان</translation>
     </message>
     <message>
-        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <source>Low-rank adapters: only they train, the model&apos;s own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
         <translation>محوّلات منخفضة الرتبة: تُدرَّب وحدها وتبقى أوزان النموذج مجمّدة. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
     </message>
     <message>
@@ -751,7 +819,7 @@ Tandem %3</translation>
         <translation>اختر مجلد نموذج Hugging Face</translation>
     </message>
     <message>
-        <source>Choose the Hugging Face model's folder.</source>
+        <source>Choose the Hugging Face model&apos;s folder.</source>
         <translation>اختر مجلد نموذج Hugging Face.</translation>
     </message>
     <message>
@@ -965,10 +1033,6 @@ Tandem %3</translation>
     <message>
         <source>CSV file (label= or target= column and numbers)</source>
         <translation>ملف CSV (عمود label= أو target= وأرقام)</translation>
-    </message>
-    <message>
-        <source>Text file (its bytes are the tokens)</source>
-        <translation>ملف نصي (بايتاته هي الرموز)</translation>
     </message>
     <message>
         <source>Token file (nanoGPT .bin)</source>
@@ -1303,6 +1367,22 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>إلغاء</translation>
+    </message>
+    <message>
+        <source>Both machines show a code. When the codes are the same, no other device sits between the two.</source>
+        <translation>يعرض الجهازان رمزًا. إذا تطابق الرمزان فلا يوجد جهاز آخر بينهما.</translation>
+    </message>
+    <message>
+        <source>What was set up, and what comes next.</source>
+        <translation>ما تم إعداده، وما الخطوة التالية.</translation>
+    </message>
+    <message>
+        <source>%1 and %2 are paired: %2 asked, and you confirmed the code here.</source>
+        <translation>تم إقران %1 و%2: طلب %2 ذلك، وأكدتَ الرمز هنا.</translation>
+    </message>
+    <message>
+        <source>Runs started on %1 can now use this machine&apos;s devices. Keep Tandem open here: the dashboard shows the run while this machine takes part, with Stop lending to leave it. You can also start runs from here.</source>
+        <translation>يمكن للتدريبات التي تبدأ على %1 الآن استخدام أجهزة هذا الجهاز. أبقِ Tandem مفتوحًا هنا: تعرض لوحة المعلومات التدريب ما دام هذا الجهاز مشاركًا فيه، ويتيح «إيقاف الإعارة» الخروج منه. يمكنك أيضًا بدء التدريبات من هنا.</translation>
     </message>
 </context>
 <context>

@@ -280,10 +280,6 @@
         <translation>Dieser Rechner kann dem Netzwerk nicht beitreten: %1. Vielleicht nutzt ein anderes Programm dieselben Ports; ändern Sie sie in den Einstellungen.</translation>
     </message>
     <message>
-        <source>This machine is %1, listening on port %2</source>
-        <translation>Dieser Rechner ist %1 und wartet auf Port %2</translation>
-    </message>
-    <message>
         <source>Paired: %1</source>
         <translation>Gekoppelt: %1</translation>
     </message>
@@ -620,6 +616,74 @@ Adresse: %2</translation>
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
+    <message>
+        <source>Stop lending</source>
+        <translation>Verleihen beenden</translation>
+    </message>
+    <message>
+        <source>End this machine&apos;s part in the other machine&apos;s run; the run goes on without it.</source>
+        <translation>Beendet den Anteil dieses Rechners am Lauf des anderen Rechners; der Lauf geht ohne ihn weiter.</translation>
+    </message>
+    <message>
+        <source>This machine is %1 (device %2), listening on port %3</source>
+        <translation>Dieser Rechner ist %1 (Gerät %2) und lauscht auf Port %3</translation>
+    </message>
+    <message>
+        <source>Training for %1</source>
+        <translation>Trainiert für %1</translation>
+    </message>
+    <message>
+        <source>This machine finished its work for %1. The charts show its part of that run.</source>
+        <translation>Dieser Rechner hat seine Arbeit für %1 beendet. Die Diagramme zeigen seinen Anteil an diesem Lauf.</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1</source>
+        <translation>Dieser Rechner ist an den Lauf von %1 verliehen</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1 (device %2)</source>
+        <translation>Dieser Rechner ist an den Lauf von %1 (Gerät %2) verliehen</translation>
+    </message>
+    <message>
+        <source>%1: receiving the model and the data…</source>
+        <translation>%1: Modell und Daten werden empfangen…</translation>
+    </message>
+    <message>
+        <source>%1: %2 paused the run; this machine waits.</source>
+        <translation>%1: %2 hat den Lauf angehalten; dieser Rechner wartet.</translation>
+    </message>
+    <message>
+        <source>%1 on %2: waiting for the first step…</source>
+        <translation>%1 auf %2: wartet auf den ersten Schritt…</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>Schritt %1</translation>
+    </message>
+    <message>
+        <source>this machine&apos;s share %1 %</source>
+        <translation>Anteil dieses Rechners %1 %</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 Beispiele/s</translation>
+    </message>
+    <message>
+        <source>loss %1</source>
+        <translation>Verlust %1</translation>
+    </message>
+    <message>
+        <source>%1 on %2</source>
+        <translation>%1 auf %2</translation>
+    </message>
+    <message>
+        <source>This machine is lending its device to another run: press Stop lending first.</source>
+        <translation>Dieser Rechner verleiht sein Gerät an einen anderen Lauf: zuerst „Verleihen beenden“ drücken.</translation>
+    </message>
+    <message>
+        <source>Mode: %1</source>
+        <translation>Modus: %1</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -695,6 +759,10 @@ Tandem %3</translation>
         <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
         <translation>Online, aber sein Tandem %1 kann nicht mit diesem zusammenarbeiten: Installieren Sie auf beiden dieselbe Version</translation>
     </message>
+    <message>
+        <source>Device ID</source>
+        <translation>Geräte-ID</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
@@ -723,7 +791,7 @@ Tandem %3</translation>
         <translation>leer: alle Gewichte trainieren</translation>
     </message>
     <message>
-        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <source>Low-rank adapters: only they train, the model&apos;s own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
         <translation>Low-Rank-Adapter: nur sie werden trainiert, die Gewichte des Modells bleiben eingefroren. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
     </message>
     <message>
@@ -743,7 +811,7 @@ Tandem %3</translation>
         <translation>Hugging-Face-Modellordner wählen</translation>
     </message>
     <message>
-        <source>Choose the Hugging Face model's folder.</source>
+        <source>Choose the Hugging Face model&apos;s folder.</source>
         <translation>Wählen Sie den Ordner des Hugging-Face-Modells.</translation>
     </message>
     <message>
@@ -957,10 +1025,6 @@ Tandem %3</translation>
     <message>
         <source>CSV file (label= or target= column and numbers)</source>
         <translation>CSV-Datei (Spalte label= oder target= und Zahlen)</translation>
-    </message>
-    <message>
-        <source>Text file (its bytes are the tokens)</source>
-        <translation>Textdatei (ihre Bytes sind die Tokens)</translation>
     </message>
     <message>
         <source>Token file (nanoGPT .bin)</source>
@@ -1295,6 +1359,22 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Both machines show a code. When the codes are the same, no other device sits between the two.</source>
+        <translation>Beide Rechner zeigen einen Code. Sind die Codes gleich, sitzt kein anderes Gerät zwischen den beiden.</translation>
+    </message>
+    <message>
+        <source>What was set up, and what comes next.</source>
+        <translation>Was eingerichtet wurde, und wie es weitergeht.</translation>
+    </message>
+    <message>
+        <source>%1 and %2 are paired: %2 asked, and you confirmed the code here.</source>
+        <translation>%1 und %2 sind gekoppelt: %2 hat angefragt, und Sie haben den Code hier bestätigt.</translation>
+    </message>
+    <message>
+        <source>Runs started on %1 can now use this machine&apos;s devices. Keep Tandem open here: the dashboard shows the run while this machine takes part, with Stop lending to leave it. You can also start runs from here.</source>
+        <translation>Auf %1 gestartete Läufe können jetzt die Geräte dieses Rechners nutzen. Lassen Sie Tandem hier geöffnet: Das Dashboard zeigt den Lauf, solange dieser Rechner mitarbeitet, und „Verleihen beenden“ steigt aus. Sie können auch von hier aus Läufe starten.</translation>
     </message>
 </context>
 <context>

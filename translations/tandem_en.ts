@@ -264,10 +264,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>This machine is %1, listening on port %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Paired: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -597,6 +593,90 @@ Address: %2</source>
         <source>Export</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Stop lending</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>End this machine&apos;s part in the other machine&apos;s run; the run goes on without it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine is %1 (device %2), listening on port %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Hugging Face folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export adapters (PEFT)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training for %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine finished its work for %1. The charts show its part of that run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1 (device %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: receiving the model and the data…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 paused the run; this machine waits.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 on %2: waiting for the first step…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>this machine&apos;s share %1 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>loss %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 on %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine is lending its device to another run: press Stop lending first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder into</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the adapters into</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mode: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -668,6 +748,10 @@ Tandem %3</source>
     </message>
     <message>
         <source>Worker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device ID</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -902,10 +986,6 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Text file (its bytes are the tokens)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Token file (nanoGPT .bin)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -999,6 +1079,38 @@ Tandem %3</source>
     </message>
     <message>
         <source>Training samples</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>empty: train every weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Low-rank adapters: only they train, the model&apos;s own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recompute activations (less memory, more time)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a folder with config.json and model.safetensors</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the Hugging Face model&apos;s folder.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1237,6 +1349,22 @@ Tandem %3</source>
     </message>
     <message>
         <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Both machines show a code. When the codes are the same, no other device sits between the two.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What was set up, and what comes next.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 and %2 are paired: %2 asked, and you confirmed the code here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs started on %1 can now use this machine&apos;s devices. Keep Tandem open here: the dashboard shows the run while this machine takes part, with Stop lending to leave it. You can also start runs from here.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

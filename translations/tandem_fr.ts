@@ -280,10 +280,6 @@
         <translation>Cette machine ne peut pas rejoindre le réseau : %1. Un autre programme utilise peut-être les mêmes ports ; changez-les dans les Paramètres.</translation>
     </message>
     <message>
-        <source>This machine is %1, listening on port %2</source>
-        <translation>Cette machine est %1, à l&apos;écoute sur le port %2</translation>
-    </message>
-    <message>
         <source>Paired: %1</source>
         <translation>Appairée : %1</translation>
     </message>
@@ -600,7 +596,7 @@ Affiche-t-elle ce code ?
     </message>
     <message>
         <source>Pausing after the step in progress…</source>
-        <translation>Mise en pause après l'étape en cours…</translation>
+        <translation>Mise en pause après l&apos;étape en cours…</translation>
     </message>
     <message>
         <source>Epoch %1 of %2 done · evaluating on %3 test samples… %4 %</source>
@@ -613,12 +609,80 @@ Affiche-t-elle ce code ?
     <message>
         <source>Device ID: %1
 Address: %2</source>
-        <translation>ID d'appareil : %1
+        <translation>ID d&apos;appareil : %1
 Adresse : %2</translation>
     </message>
     <message>
         <source>Export</source>
         <translation>Exporter</translation>
+    </message>
+    <message>
+        <source>Stop lending</source>
+        <translation>Arrêter le prêt</translation>
+    </message>
+    <message>
+        <source>End this machine&apos;s part in the other machine&apos;s run; the run goes on without it.</source>
+        <translation>Met fin à la part de cette machine dans l&apos;entraînement de l&apos;autre machine ; l&apos;entraînement continue sans elle.</translation>
+    </message>
+    <message>
+        <source>This machine is %1 (device %2), listening on port %3</source>
+        <translation>Cette machine est %1 (appareil %2), à l&apos;écoute sur le port %3</translation>
+    </message>
+    <message>
+        <source>Training for %1</source>
+        <translation>Entraîne pour %1</translation>
+    </message>
+    <message>
+        <source>This machine finished its work for %1. The charts show its part of that run.</source>
+        <translation>Cette machine a terminé son travail pour %1. Les graphiques montrent sa part de cet entraînement.</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1</source>
+        <translation>Cette machine est prêtée à l&apos;entraînement de %1</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1 (device %2)</source>
+        <translation>Cette machine est prêtée à l&apos;entraînement de %1 (appareil %2)</translation>
+    </message>
+    <message>
+        <source>%1: receiving the model and the data…</source>
+        <translation>%1 : réception du modèle et des données…</translation>
+    </message>
+    <message>
+        <source>%1: %2 paused the run; this machine waits.</source>
+        <translation>%1 : %2 a mis l&apos;entraînement en pause ; cette machine attend.</translation>
+    </message>
+    <message>
+        <source>%1 on %2: waiting for the first step…</source>
+        <translation>%1 sur %2 : en attente de la première étape…</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>étape %1</translation>
+    </message>
+    <message>
+        <source>this machine&apos;s share %1 %</source>
+        <translation>part de cette machine %1 %</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 échantillons/s</translation>
+    </message>
+    <message>
+        <source>loss %1</source>
+        <translation>perte %1</translation>
+    </message>
+    <message>
+        <source>%1 on %2</source>
+        <translation>%1 sur %2</translation>
+    </message>
+    <message>
+        <source>This machine is lending its device to another run: press Stop lending first.</source>
+        <translation>Cette machine prête son appareil à un autre entraînement : appuyez d&apos;abord sur Arrêter le prêt.</translation>
+    </message>
+    <message>
+        <source>Mode: %1</source>
+        <translation>Mode : %1</translation>
     </message>
 </context>
 <context>
@@ -695,6 +759,10 @@ Tandem %3</translation>
         <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
         <translation>En ligne, mais son Tandem %1 ne peut pas fonctionner avec celui-ci : installez la même version sur les deux</translation>
     </message>
+    <message>
+        <source>Device ID</source>
+        <translation>ID d&apos;appareil</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
@@ -723,7 +791,7 @@ Tandem %3</translation>
         <translation>vide : entraîner tous les poids</translation>
     </message>
     <message>
-        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <source>Low-rank adapters: only they train, the model&apos;s own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
         <translation>Adaptateurs de rang faible : eux seuls s’entraînent, les poids du modèle restent figés. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
     </message>
     <message>
@@ -743,7 +811,7 @@ Tandem %3</translation>
         <translation>Choisir un dossier de modèle Hugging Face</translation>
     </message>
     <message>
-        <source>Choose the Hugging Face model's folder.</source>
+        <source>Choose the Hugging Face model&apos;s folder.</source>
         <translation>Choisissez le dossier du modèle Hugging Face.</translation>
     </message>
     <message>
@@ -959,10 +1027,6 @@ Tandem %3</translation>
         <translation>Fichier CSV (colonne label= ou target= et nombres)</translation>
     </message>
     <message>
-        <source>Text file (its bytes are the tokens)</source>
-        <translation>Fichier texte (ses octets sont les jetons)</translation>
-    </message>
-    <message>
         <source>Token file (nanoGPT .bin)</source>
         <translation>Fichier de jetons (nanoGPT .bin)</translation>
     </message>
@@ -1052,11 +1116,11 @@ Tandem %3</translation>
     </message>
     <message>
         <source>Train on the first N training samples only; 0 uses them all.</source>
-        <translation>N'entraîner que sur les N premiers échantillons d'entraînement ; 0 les prend tous.</translation>
+        <translation>N&apos;entraîner que sur les N premiers échantillons d&apos;entraînement ; 0 les prend tous.</translation>
     </message>
     <message>
         <source>Training samples</source>
-        <translation>Échantillons d'entraînement</translation>
+        <translation>Échantillons d&apos;entraînement</translation>
     </message>
 </context>
 <context>
@@ -1295,6 +1359,22 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>Annuler</translation>
+    </message>
+    <message>
+        <source>Both machines show a code. When the codes are the same, no other device sits between the two.</source>
+        <translation>Les deux machines affichent un code. S&apos;ils sont identiques, aucun autre appareil ne s&apos;interpose entre elles.</translation>
+    </message>
+    <message>
+        <source>What was set up, and what comes next.</source>
+        <translation>Ce qui a été configuré, et la suite.</translation>
+    </message>
+    <message>
+        <source>%1 and %2 are paired: %2 asked, and you confirmed the code here.</source>
+        <translation>%1 et %2 sont appairées : %2 a demandé, et vous avez confirmé le code ici.</translation>
+    </message>
+    <message>
+        <source>Runs started on %1 can now use this machine&apos;s devices. Keep Tandem open here: the dashboard shows the run while this machine takes part, with Stop lending to leave it. You can also start runs from here.</source>
+        <translation>Les entraînements lancés sur %1 peuvent maintenant utiliser les appareils de cette machine. Laissez Tandem ouvert ici : le tableau de bord montre l&apos;entraînement tant que cette machine y participe, et Arrêter le prêt l&apos;en retire. Vous pouvez aussi lancer des entraînements d&apos;ici.</translation>
     </message>
 </context>
 <context>

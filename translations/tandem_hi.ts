@@ -280,10 +280,6 @@
         <translation>यह मशीन नेटवर्क से नहीं जुड़ सकती: %1। शायद कोई दूसरा प्रोग्राम वही पोर्ट इस्तेमाल कर रहा है; सेटिंग्स में उन्हें बदलें।</translation>
     </message>
     <message>
-        <source>This machine is %1, listening on port %2</source>
-        <translation>यह मशीन %1 है, पोर्ट %2 पर सुन रही है</translation>
-    </message>
-    <message>
         <source>Paired: %1</source>
         <translation>पेयर हुआ: %1</translation>
     </message>
@@ -620,6 +616,74 @@ Address: %2</source>
         <source>Export</source>
         <translation>निर्यात करें</translation>
     </message>
+    <message>
+        <source>Stop lending</source>
+        <translation>देना बंद करें</translation>
+    </message>
+    <message>
+        <source>End this machine&apos;s part in the other machine&apos;s run; the run goes on without it.</source>
+        <translation>दूसरी मशीन के रन में इस मशीन का हिस्सा समाप्त करें; रन इसके बिना चलता रहेगा।</translation>
+    </message>
+    <message>
+        <source>This machine is %1 (device %2), listening on port %3</source>
+        <translation>यह मशीन %1 है (डिवाइस %2), पोर्ट %3 पर सुन रही है</translation>
+    </message>
+    <message>
+        <source>Training for %1</source>
+        <translation>%1 के लिए प्रशिक्षण</translation>
+    </message>
+    <message>
+        <source>This machine finished its work for %1. The charts show its part of that run.</source>
+        <translation>इस मशीन ने %1 के लिए अपना काम पूरा कर लिया। चार्ट उस रन में इसका हिस्सा दिखाते हैं।</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1</source>
+        <translation>यह मशीन %1 के रन को दी गई है</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1 (device %2)</source>
+        <translation>यह मशीन %1 (डिवाइस %2) के रन को दी गई है</translation>
+    </message>
+    <message>
+        <source>%1: receiving the model and the data…</source>
+        <translation>%1: मॉडल और डेटा प्राप्त हो रहे हैं…</translation>
+    </message>
+    <message>
+        <source>%1: %2 paused the run; this machine waits.</source>
+        <translation>%1: %2 ने रन रोक दिया है; यह मशीन प्रतीक्षा कर रही है।</translation>
+    </message>
+    <message>
+        <source>%1 on %2: waiting for the first step…</source>
+        <translation>%1, %2 पर: पहले चरण की प्रतीक्षा…</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>चरण %1</translation>
+    </message>
+    <message>
+        <source>this machine&apos;s share %1 %</source>
+        <translation>इस मशीन का हिस्सा %1 %</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 नमूने/से</translation>
+    </message>
+    <message>
+        <source>loss %1</source>
+        <translation>लॉस %1</translation>
+    </message>
+    <message>
+        <source>%1 on %2</source>
+        <translation>%1, %2 पर</translation>
+    </message>
+    <message>
+        <source>This machine is lending its device to another run: press Stop lending first.</source>
+        <translation>यह मशीन अपना डिवाइस दूसरे रन को दे रही है: पहले &quot;देना बंद करें&quot; दबाएँ।</translation>
+    </message>
+    <message>
+        <source>Mode: %1</source>
+        <translation>मोड: %1</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -695,6 +759,10 @@ Tandem %3</translation>
         <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
         <translation>ऑनलाइन, लेकिन इसका Tandem %1 इसके साथ काम नहीं कर सकता: दोनों पर एक ही संस्करण इंस्टॉल करें</translation>
     </message>
+    <message>
+        <source>Device ID</source>
+        <translation>डिवाइस ID</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
@@ -723,7 +791,7 @@ Tandem %3</translation>
         <translation>खाली: सभी वज़न प्रशिक्षित करें</translation>
     </message>
     <message>
-        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <source>Low-rank adapters: only they train, the model&apos;s own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
         <translation>लो-रैंक एडेप्टर: केवल ये प्रशिक्षित होते हैं, मॉडल के अपने वज़न स्थिर रहते हैं। r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
     </message>
     <message>
@@ -743,7 +811,7 @@ Tandem %3</translation>
         <translation>Hugging Face मॉडल फ़ोल्डर चुनें</translation>
     </message>
     <message>
-        <source>Choose the Hugging Face model's folder.</source>
+        <source>Choose the Hugging Face model&apos;s folder.</source>
         <translation>Hugging Face मॉडल का फ़ोल्डर चुनें।</translation>
     </message>
     <message>
@@ -957,10 +1025,6 @@ Tandem %3</translation>
     <message>
         <source>CSV file (label= or target= column and numbers)</source>
         <translation>CSV फ़ाइल (label= या target= स्तंभ और संख्याएँ)</translation>
-    </message>
-    <message>
-        <source>Text file (its bytes are the tokens)</source>
-        <translation>पाठ फ़ाइल (इसके बाइट्स ही टोकन हैं)</translation>
     </message>
     <message>
         <source>Token file (nanoGPT .bin)</source>
@@ -1295,6 +1359,22 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>रद्द करें</translation>
+    </message>
+    <message>
+        <source>Both machines show a code. When the codes are the same, no other device sits between the two.</source>
+        <translation>दोनों मशीनें एक कोड दिखाती हैं। कोड एक जैसे हों तो दोनों के बीच कोई और डिवाइस नहीं है।</translation>
+    </message>
+    <message>
+        <source>What was set up, and what comes next.</source>
+        <translation>क्या सेट हुआ, और आगे क्या है।</translation>
+    </message>
+    <message>
+        <source>%1 and %2 are paired: %2 asked, and you confirmed the code here.</source>
+        <translation>%1 और %2 जोड़ी बन गए: %2 ने पूछा, और आपने यहाँ कोड की पुष्टि की।</translation>
+    </message>
+    <message>
+        <source>Runs started on %1 can now use this machine&apos;s devices. Keep Tandem open here: the dashboard shows the run while this machine takes part, with Stop lending to leave it. You can also start runs from here.</source>
+        <translation>%1 पर शुरू किए गए रन अब इस मशीन के डिवाइस इस्तेमाल कर सकते हैं। Tandem यहाँ खुला रखें: जब तक यह मशीन भाग लेती है, डैशबोर्ड रन दिखाता है, और &quot;देना बंद करें&quot; से आप बाहर निकल सकते हैं। आप यहाँ से भी रन शुरू कर सकते हैं।</translation>
     </message>
 </context>
 <context>

@@ -279,10 +279,6 @@
         <translation>本机无法加入网络：%1。可能有其他程序占用了相同端口；请在“设置”中更改端口。</translation>
     </message>
     <message>
-        <source>This machine is %1, listening on port %2</source>
-        <translation>本机为 %1，监听端口 %2</translation>
-    </message>
-    <message>
         <source>Paired: %1</source>
         <translation>已配对：%1</translation>
     </message>
@@ -618,6 +614,74 @@ Address: %2</source>
         <source>Export</source>
         <translation>导出</translation>
     </message>
+    <message>
+        <source>Stop lending</source>
+        <translation>停止出借</translation>
+    </message>
+    <message>
+        <source>End this machine&apos;s part in the other machine&apos;s run; the run goes on without it.</source>
+        <translation>结束本机在另一台机器训练中的工作；训练会在没有本机的情况下继续。</translation>
+    </message>
+    <message>
+        <source>This machine is %1 (device %2), listening on port %3</source>
+        <translation>本机是 %1（设备 %2），正在监听端口 %3</translation>
+    </message>
+    <message>
+        <source>Training for %1</source>
+        <translation>正在为 %1 训练</translation>
+    </message>
+    <message>
+        <source>This machine finished its work for %1. The charts show its part of that run.</source>
+        <translation>本机已完成为 %1 的工作。图表显示本机在该训练中的部分。</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1</source>
+        <translation>本机正出借给 %1 的训练</translation>
+    </message>
+    <message>
+        <source>Lending this machine to the run of %1 (device %2)</source>
+        <translation>本机正出借给 %1（设备 %2）的训练</translation>
+    </message>
+    <message>
+        <source>%1: receiving the model and the data…</source>
+        <translation>%1：正在接收模型和数据…</translation>
+    </message>
+    <message>
+        <source>%1: %2 paused the run; this machine waits.</source>
+        <translation>%1：%2 暂停了训练；本机正在等待。</translation>
+    </message>
+    <message>
+        <source>%1 on %2: waiting for the first step…</source>
+        <translation>%1，使用 %2：正在等待第一步…</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>this machine&apos;s share %1 %</source>
+        <translation>本机份额 %1 %</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 样本/秒</translation>
+    </message>
+    <message>
+        <source>loss %1</source>
+        <translation>损失 %1</translation>
+    </message>
+    <message>
+        <source>%1 on %2</source>
+        <translation>%1，使用 %2</translation>
+    </message>
+    <message>
+        <source>This machine is lending its device to another run: press Stop lending first.</source>
+        <translation>本机正将设备出借给另一个训练：请先按“停止出借”。</translation>
+    </message>
+    <message>
+        <source>Mode: %1</source>
+        <translation>模式：%1</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -693,6 +757,10 @@ Tandem %3</translation>
         <source>Online, but its Tandem %1 cannot work with this one: install the same version on both</source>
         <translation>在线，但它的 Tandem %1 无法与本机协同工作：请在两台机器上安装相同版本</translation>
     </message>
+    <message>
+        <source>Device ID</source>
+        <translation>设备 ID</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::RunForm</name>
@@ -721,7 +789,7 @@ Tandem %3</translation>
         <translation>留空：训练全部权重</translation>
     </message>
     <message>
-        <source>Low-rank adapters: only they train, the model's own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
+        <source>Low-rank adapters: only they train, the model&apos;s own weights stay frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</source>
         <translation>低秩适配器：只训练适配器，模型自身的权重保持冻结。r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj</translation>
     </message>
     <message>
@@ -741,7 +809,7 @@ Tandem %3</translation>
         <translation>选择 Hugging Face 模型文件夹</translation>
     </message>
     <message>
-        <source>Choose the Hugging Face model's folder.</source>
+        <source>Choose the Hugging Face model&apos;s folder.</source>
         <translation>请选择 Hugging Face 模型的文件夹。</translation>
     </message>
     <message>
@@ -955,10 +1023,6 @@ Tandem %3</translation>
     <message>
         <source>CSV file (label= or target= column and numbers)</source>
         <translation>CSV 文件（label= 或 target= 列与数值）</translation>
-    </message>
-    <message>
-        <source>Text file (its bytes are the tokens)</source>
-        <translation>文本文件（其字节即词元）</translation>
     </message>
     <message>
         <source>Token file (nanoGPT .bin)</source>
@@ -1293,6 +1357,22 @@ Tandem %3</translation>
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+    <message>
+        <source>Both machines show a code. When the codes are the same, no other device sits between the two.</source>
+        <translation>两台机器都会显示一个代码。代码相同时，说明两者之间没有其他设备。</translation>
+    </message>
+    <message>
+        <source>What was set up, and what comes next.</source>
+        <translation>已设置的内容，以及接下来要做的事。</translation>
+    </message>
+    <message>
+        <source>%1 and %2 are paired: %2 asked, and you confirmed the code here.</source>
+        <translation>%1 与 %2 已配对：%2 发起了请求，您在此确认了代码。</translation>
+    </message>
+    <message>
+        <source>Runs started on %1 can now use this machine&apos;s devices. Keep Tandem open here: the dashboard shows the run while this machine takes part, with Stop lending to leave it. You can also start runs from here.</source>
+        <translation>在 %1 上启动的训练现在可以使用本机的设备。请在此保持 Tandem 打开：本机参与期间，仪表板会显示该训练，按“停止出借”即可退出。您也可以从这里启动训练。</translation>
     </message>
 </context>
 <context>

@@ -85,13 +85,27 @@ int ChartPanel::workerIndex(const QString& name) {
     return int(m_workers.size()) - 1;
 }
 
-void ChartPanel::addStep(const StepMetrics& m) {
-    const double x = double(m.step);
-    m_loss->append(m_rawLoss, x, m.loss);
+void ChartPanel::appendLoss(double x, double loss) {
+    m_loss->append(m_rawLoss, x, loss);
     // An exponential moving average, started at the first value so it does not rise from 0.
-    m_ema = m_emaSet ? 0.9 * m_ema + 0.1 * m.loss : m.loss;
+    m_ema = m_emaSet ? 0.9 * m_ema + 0.1 * loss : loss;
     m_emaSet = true;
     m_loss->append(m_smoothLoss, x, m_ema);
+}
+
+void ChartPanel::addLentStep(int64_t step, double loss, const QString& machine,
+                             double samplesPerS) {
+    const double x = double(step);
+    appendLoss(x, loss);
+    const int i = workerIndex(machine);
+    QList<double> speeds(m_workers.size(), 0.0);
+    speeds[i] = samplesPerS;
+    m_speed->appendStack(x, speeds);
+}
+
+void ChartPanel::addStep(const StepMetrics& m) {
+    const double x = double(m.step);
+    appendLoss(x, m.loss);
 
     for (const WorkerStepStats& w : m.workers)
         workerIndex(w.name);

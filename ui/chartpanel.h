@@ -22,6 +22,9 @@ public:
     void reset(Task task = Task::Classification, int epochs = 1);
     void addStep(const StepMetrics& m);
     void addEpoch(const EpochMetrics& m);
+    // Lending this machine to another's run: the loss of the samples it trained up to `step`,
+    // and its speed, as the worker reports them.
+    void addLentStep(int64_t step, double loss, const QString& machine, double samplesPerS);
 
     LiveChart* lossChart() const { return m_loss; }
     LiveChart* accuracyChart() const { return m_accuracy; }
@@ -30,6 +33,7 @@ public:
 
 private:
     int workerIndex(const QString& name);
+    void appendLoss(double x, double loss);
 
     LiveChart* m_loss;
     LiveChart* m_accuracy;

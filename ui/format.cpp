@@ -1,5 +1,7 @@
 #include "ui/format.h"
 
+#include "net/identity.h"
+
 #include <QCoreApplication>
 #include <QLocale>
 
@@ -46,8 +48,9 @@ QString pairingCodeSecond(const QString& code) {
 }
 
 QString shortDeviceId(const QString& id) {
-    const QString digits = id.left(8).toUpper();
-    return QChar(0x202A) + digits.left(4) + QLatin1Char(' ') + digits.mid(4) + QChar(0x202C);
+    if (id.isEmpty())
+        return {};
+    return QChar(0x202A) + shortDeviceIdText(id) + QChar(0x202C);
 }
 
 QString pairingCodeText(const QString& code) {

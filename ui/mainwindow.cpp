@@ -47,9 +47,7 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(QStringLiteral("Tandem"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/tandem.png")));
-    m_node->peers()->setSelf(context.settings.nodeName.isEmpty() ? QSysInfo::machineHostName()
-                                                                 : context.settings.nodeName,
-                             context.node.devices);
+    m_node->peers()->setSelf(shownName(), context.node.devices);
     m_history = new HistoryModel(this);
     m_history->setFolder(context.settings.effectiveRunsFolder(context.home));
     m_history->setHome(context.home);
@@ -83,8 +81,11 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     auto* vsplit = new QSplitter(Qt::Vertical);
     vsplit->addWidget(split);
     vsplit->addWidget(m_log);
-    vsplit->setStretchFactor(0, 5);
+    vsplit->setStretchFactor(0, 4);
     vsplit->setStretchFactor(1, 1);
+    // The log opens seven lines high; the splitter's handle gives it more.
+    const int logHeight = 7 * m_log->fontMetrics().lineSpacing() + 2 * m_log->frameWidth() + 8;
+    vsplit->setSizes({std::max(400, 700 - logHeight), logHeight});
 
     auto* central = new QWidget;
     auto* centralLayout = new QVBoxLayout(central);
@@ -169,8 +170,17 @@ QWidget* MainWindow::buildRunPanel() {
     m_resume->setObjectName(QStringLiteral("resumeButton"));
     m_stop->setObjectName(QStringLiteral("stopButton"));
     m_start->setDefault(true);
+    m_stopLending = new QPushButton(tr("Stop lending"));
+    m_stopLending->setObjectName(QStringLiteral("stopLendingButton"));
+    m_stopLending->setToolTip(tr("End this machine's part in the other machine's run; the run "
+                                 "goes on without it."));
+    m_stopLending->hide();
+    connect(m_stopLending, &QPushButton::clicked, this, [this] {
+        m_stopLending->setEnabled(false);
+        m_node->stopLending();
+    });
     auto* controls = new QHBoxLayout;
-    for (QPushButton* b : {m_start, m_pause, m_resume, m_stop})
+    for (QPushButton* b : {m_start, m_pause, m_resume, m_stop, m_stopLending})
         controls->addWidget(b);
     m_progress = new QProgressBar;
     m_progress->setObjectName(QStringLiteral("progressBar"));
@@ -181,12 +191,18 @@ QWidget* MainWindow::buildRunPanel() {
     m_progressText = new QLabel(tr("Ready. The demo is set up in New run: press Start."));
     m_progressText->setObjectName(QStringLiteral("progressText"));
     m_progressText->setWordWrap(true);
+    m_modeText = new QLabel;
+    m_modeText->setObjectName(QStringLiteral("modeText"));
+    m_modeText->setWordWrap(true);
+    m_modeText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_modeText->hide();
     m_charts = new ChartPanel;
     auto* right = new QWidget;
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addLayout(controls);
     rightLayout->addWidget(m_progressText);
+    rightLayout->addWidget(m_modeText);
     rightLayout->addWidget(m_charts, 1);
     return right;
 }
@@ -200,7 +216,10 @@ void MainWindow::connectNode() {
                        .arg(m));
     });
     connect(m_node, &NodeBridge::started, this, [this](const QString& id, quint16 port) {
-        log(tr("This machine is %1, listening on port %2").arg(id.left(16)).arg(port));
+        m_node->peers()->setSelfId(id);
+        log(tr("This machine is %1 (device %2), listening on port %3")
+                .arg(shownName(), shortDeviceId(id))
+                .arg(port));
     });
     connect(m_node, &NodeBridge::pairingQuestion, this, &MainWindow::onPairingQuestion);
     connect(m_node, &NodeBridge::pairingFinished, this,
@@ -209,13 +228,8 @@ void MainWindow::connectNode() {
                 if (paired && !(m_wizard && m_wizard->isVisible()))
                     showBanner(BannerKind::Info, tr("Paired: %1").arg(message));
             });
-    connect(m_node, &NodeBridge::workerChanged, this,
-            [this](bool running, const QString& coordinator) {
-                showBanner(BannerKind::Info,
-                           running ? tr("This machine is training for %1.").arg(coordinator)
-                                   : tr("This machine finished its work for %1.").arg(coordinator));
-                updateTray();
-            });
+    connect(m_node, &NodeBridge::workerChanged, this, &MainWindow::onLendingChanged);
+    connect(m_node, &NodeBridge::lendingEvent, this, &MainWindow::onLendingEvent);
 }
 
 void MainWindow::buildTray() {
@@ -248,6 +262,7 @@ QWidget* MainWindow::buildClusterTab() {
     filter->setSourceModel(m_node->peers());
     m_clusterView = makeRowTable(filter);
     m_clusterView->setObjectName(QStringLiteral("clusterView"));
+    wrapLastColumn(m_clusterView);
     layout->addWidget(m_clusterView, 1);
     auto* row = new QHBoxLayout;
     auto* pair = new QPushButton(tr("Pair a machine…"));
@@ -420,25 +435,35 @@ void MainWindow::onPairingQuestion(const PairingQuestion& q) {
     box->open();
 }
 
+QString MainWindow::shownName() const {
+    return m_ctx.settings.nodeName.isEmpty() ? QSysInfo::machineHostName()
+                                             : m_ctx.settings.nodeName;
+}
+
+// Other machines see the new name at once: the node announces it, and pairing and the runs
+// this machine joins use it. A name other than the host's is kept in the settings.
+void MainWindow::applyName(const QString& name) {
+    if (name.isEmpty())
+        return;
+    if (name != QSysInfo::machineHostName() || !m_ctx.settings.nodeName.isEmpty())
+        m_ctx.settings.nodeName = name;
+    m_ctx.settings.save(m_ctx.home);
+    m_node->setName(name);
+    m_node->peers()->setSelf(name, m_ctx.node.devices);
+}
+
 SetupWizard* MainWindow::wizard() const {
     return m_wizard.data();
 }
 
 void MainWindow::showWizard() {
     if (!m_wizard) {
-        m_wizard = new SetupWizard(m_node, m_ctx.node.devices,
-                                   m_ctx.settings.nodeName.isEmpty() ? QSysInfo::machineHostName()
-                                                                     : m_ctx.settings.nodeName,
-                                   this);
+        m_wizard = new SetupWizard(m_node, m_ctx.node.devices, shownName(), this);
         m_wizard->setAttribute(Qt::WA_DeleteOnClose);
+        connect(m_wizard, &SetupWizard::nameChosen, this, &MainWindow::applyName);
         connect(m_wizard, &QWizard::accepted, this, [this] {
-            const QString name = m_wizard->machineName();
             m_ctx.settings.wizardDone = true;
-            if (name != QSysInfo::machineHostName() || !m_ctx.settings.nodeName.isEmpty())
-                m_ctx.settings.nodeName = name;
-            m_ctx.settings.save(m_ctx.home);
-            m_node->setName(name);
-            m_node->peers()->setSelf(name, m_ctx.node.devices);
+            applyName(m_wizard->machineName());
             m_tabs->setCurrentIndex(1);
         });
     }
@@ -457,11 +482,9 @@ void MainWindow::openSettings() {
         s.cacheFolder.clear();
     s.save(m_ctx.home);
     m_ctx.settings = s;
-    m_node->setName(s.nodeName.isEmpty() ? QSysInfo::machineHostName() : s.nodeName);
     m_node->setAcceptWork(s.acceptWork);
     m_node->setCacheDir(s.effectiveCacheFolder(m_ctx.home));
-    m_node->peers()->setSelf(s.nodeName.isEmpty() ? QSysInfo::machineHostName() : s.nodeName,
-                             m_ctx.node.devices);
+    applyName(shownName());
     m_history->setFolder(s.effectiveRunsFolder(m_ctx.home));
 }
 
@@ -508,7 +531,7 @@ void MainWindow::updateTray() {
     case S::Finished:
     case S::Stopped:
     case S::Failed:
-        status = tr("Idle");
+        status = m_lending.active ? tr("Training for %1").arg(m_lending.coordinator) : tr("Idle");
         break;
     }
     m_tray->setToolTip(QStringLiteral("Tandem: ") + status);

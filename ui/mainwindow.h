@@ -5,6 +5,7 @@
 #include "ui/appsettings.h"
 
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QMainWindow>
 #include <QPointer>
 #include <QTimer>
@@ -109,6 +110,14 @@ private:
     void onRunEvent(const RunEvent& e);
     void onEvaluating(qint64 done, qint64 total);
     bool confirm(const QString& title, const QString& text, const QString& action);
+    // Lending this machine to another machine's run (mainwindowlend.cpp): the dashboard shows
+    // that run as this machine sees it, and Stop lending ends its part.
+    void onLendingChanged(bool running, const QString& coordinator);
+    void onLendingEvent(const QJsonObject& e);
+    void showLending();
+    // This machine's name: the one chosen in the wizard or Settings, or the host's.
+    QString shownName() const;
+    void applyName(const QString& name);
 
     WindowContext m_ctx;
     NodeBridge* m_node;
@@ -124,8 +133,10 @@ private:
     QPushButton* m_pause;
     QPushButton* m_resume;
     QPushButton* m_stop;
+    QPushButton* m_stopLending;
     QProgressBar* m_progress;
     QLabel* m_progressText;
+    QLabel* m_modeText; // automatic mode's choice, for the run's length
     QWidget* m_banner;
     QLabel* m_bannerText;
     QPlainTextEdit* m_log;
@@ -144,6 +155,14 @@ private:
     int64_t m_testSamples = 0;
     double m_evalS = -1;
     QElapsedTimer m_evalClock;
+    struct Lending {
+        bool active = false;
+        bool started = false; // the worker has joined and reports steps
+        bool paused = false;
+        QString coordinator, coordinatorId, device;
+        int64_t step = 0, samples = 0;
+        double loss = 0, samplesPerS = 0, share = 0;
+    } m_lending;
 };
 
 } // namespace tandem::ui

@@ -105,6 +105,12 @@ QString MainWindow::explainError(const Error& e) const {
 }
 
 void MainWindow::onRunEvent(const RunEvent& e) {
+    // Automatic mode's choice stays in view under the status for the whole run; the log's
+    // copy would scroll away.
+    if (e.kind == RunEvent::Kind::ModeChosen) {
+        m_modeText->setText(tr("Mode: %1").arg(e.reason));
+        m_modeText->show();
+    }
     if (e.kind == RunEvent::Kind::Paused && m_run->state() == TrainingRun::State::Paused)
         m_progressText->setText(
             tr("Paused at step %1. Resume continues where it stopped.").arg(e.step));
@@ -152,6 +158,7 @@ void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
     m_history->setActiveFolder(m_runFolder);
     m_history->reload();
     m_charts->reset(Task::Classification, config.epochs);
+    m_modeText->hide();
     m_firstStep = -1;
     m_last = StepMetrics{};
     m_evalS = -1;
@@ -188,11 +195,20 @@ void MainWindow::updateControls() {
     using S = TrainingRun::State;
     const S s = m_run->state();
     const bool busy = m_run->active() || m_startPending;
-    m_start->setEnabled(!busy);
+    // A machine lending its device to another run starts nothing of its own meanwhile.
+    m_start->setEnabled(!busy && !m_lending.active);
+    m_start->setToolTip(m_lending.active
+                            ? tr("This machine is lending its device to another run: press "
+                                 "Stop lending first.")
+                            : QString());
     m_pause->setEnabled(s == S::Running);
     m_resume->setEnabled(s == S::Paused);
     m_stop->setEnabled(s == S::Running || s == S::Paused);
     m_form->setEnabled(!busy);
+    // The run's columns (role, share, speed) only while a run is on: they are empty otherwise,
+    // and the Devices column has their room.
+    for (int c : {int(PeerModel::Role), int(PeerModel::Share), int(PeerModel::Speed)})
+        m_clusterView->setColumnHidden(c, !m_run->active());
 }
 
 // An epoch's end: the status says what the run does instead of showing the last step's line,

@@ -21,6 +21,7 @@ NodeBridge::NodeBridge(const NodeSettings& settings, QObject* parent)
     connect(m_node, &NodeService::pairingFinished, this, &NodeBridge::pairingFinished);
     connect(m_node, &NodeService::message, this, &NodeBridge::message);
     connect(m_node, &NodeService::workerChanged, this, &NodeBridge::workerChanged);
+    connect(m_node, &NodeService::lendingEvent, this, &NodeBridge::lendingEvent);
 }
 
 NodeBridge::~NodeBridge() {
@@ -76,6 +77,10 @@ void NodeBridge::setBusy(bool busy) {
 
 void NodeBridge::setName(const QString& name) {
     post([n = m_node, name] { n->setName(name); });
+}
+
+void NodeBridge::stopLending() {
+    post([n = m_node] { n->stopLending(); });
 }
 
 void NodeBridge::setCacheDir(const QString& dir) {

@@ -36,6 +36,7 @@ public:
     void setBusy(bool busy);
     void setName(const QString& name);
     void setCacheDir(const QString& dir);
+    void stopLending();
 
 Q_SIGNALS:
     void started(const QString& deviceId, quint16 port);
@@ -44,6 +45,7 @@ Q_SIGNALS:
     void pairingFinished(bool paired, tandem::PairFailure failure, const QString& message);
     void message(const QString& text);
     void workerChanged(bool running, const QString& coordinator);
+    void lendingEvent(const QJsonObject& event);
 
 private:
     template <typename F> void post(F&& f);

@@ -24,6 +24,8 @@ QVariant PeerModel::headerData(int section, Qt::Orientation o, int role) const {
     switch (Column(section)) {
     case Machine:
         return tr("Machine");
+    case DeviceId:
+        return tr("Device ID");
     case Status:
         return tr("Status");
     case Devices:
@@ -60,6 +62,8 @@ QVariant PeerModel::data(const QModelIndex& index, int role) const {
     case SelfRole:
         return self;
     case Qt::ToolTipRole:
+        if (index.column() == Devices)
+            return describeDevices(self ? m_selfDevices : p->devices, QStringLiteral("\n"));
         if (p)
             return tr("Device ID %1\n%2\nTandem %3").arg(p->deviceId, p->os, p->appVersion);
         return {};
@@ -74,6 +78,8 @@ QVariant PeerModel::data(const QModelIndex& index, int role) const {
         if (self)
             return tr("%1 (this machine)").arg(m_selfName);
         return p->name.isEmpty() ? p->deviceId.left(16) : p->name;
+    case DeviceId:
+        return shortDeviceId(self ? m_selfId : p->deviceId);
     case Status:
         if (self)
             return tr("Online");
@@ -109,6 +115,11 @@ void PeerModel::setSelf(const QString& name, const QList<DeviceInfo>& devices) {
     m_selfName = name;
     m_selfDevices = devices;
     Q_EMIT dataChanged(index(0, 0), index(0, ColumnCount - 1));
+}
+
+void PeerModel::setSelfId(const QString& deviceId) {
+    m_selfId = deviceId;
+    Q_EMIT dataChanged(index(0, DeviceId), index(0, DeviceId));
 }
 
 void PeerModel::setPeers(const QList<PeerInfo>& peers) {

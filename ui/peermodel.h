@@ -16,8 +16,9 @@ class PeerModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    // Devices last: its text is the longest, and the run's columns stay in view.
-    enum Column { Machine, Status, Role, Share, Speed, Devices, ColumnCount };
+    // Devices last: its text is the longest, and the run's columns stay in view. The device
+    // ID's first eight digits tell apart machines of the same name (clones, default names).
+    enum Column { Machine, DeviceId, Status, Role, Share, Speed, Devices, ColumnCount };
     enum DataRole {
         DeviceIdRole = Qt::UserRole + 1,
         AddressRole,
@@ -35,6 +36,7 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
     void setSelf(const QString& name, const QList<DeviceInfo>& devices);
+    void setSelfId(const QString& deviceId);
     void setPeers(const QList<tandem::PeerInfo>& peers);
     QList<PeerInfo> peers() const { return m_peers; }
     // The workers of the latest step; empty clears the run columns.
@@ -48,6 +50,7 @@ private:
     QString workerKey(const QString& workerName) const;
 
     QString m_selfName;
+    QString m_selfId;
     QList<DeviceInfo> m_selfDevices;
     QList<PeerInfo> m_peers;
     QHash<QString, Live> m_live; // by device ID; "" is this machine

@@ -14,6 +14,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace tandem::ui {
 
 namespace {
@@ -22,6 +24,17 @@ QWidget* folderRow(QLineEdit* edit, QWidget* parent) {
     auto* row = new QHBoxLayout(w);
     row->setContentsMargins(0, 0, 0, 0);
     auto* browse = new QPushButton(SettingsDialog::tr("Choose…"), w);
+    // Wide enough for the whole path (up to a limit), and showing its start, which tells
+    // where the folder is, when it is longer; the tooltip has all of it.
+    auto fit = [edit] {
+        const int text = edit->fontMetrics().horizontalAdvance(edit->text()) + 24;
+        edit->setMinimumWidth(std::clamp(text, 240, 600));
+        edit->setToolTip(edit->text());
+        if (!edit->hasFocus())
+            edit->setCursorPosition(0);
+    };
+    fit();
+    QObject::connect(edit, &QLineEdit::textChanged, w, fit);
     row->addWidget(edit, 1);
     row->addWidget(browse);
     QObject::connect(browse, &QPushButton::clicked, w, [edit, w] {

@@ -13,6 +13,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace tandem::ui {
 
 namespace {
@@ -27,7 +29,9 @@ QLabel* wrapped(const QString& text = {}) {
 // 1. This machine: its devices, its name (editable) and its device ID.
 class SetupWizard::ThisMachinePage : public QWizardPage {
 public:
-    ThisMachinePage(NodeBridge* node, const QList<DeviceInfo>& devices, const QString& name) {
+    ThisMachinePage(SetupWizard* wizard, NodeBridge* node, const QList<DeviceInfo>& devices,
+                    const QString& name)
+        : m_wizard(wizard) {
         setTitle(SetupWizard::tr("This machine"));
         setSubTitle(SetupWizard::tr("Tandem trains on every device listed here. Other machines "
                                     "will see this machine under its name."));
@@ -56,10 +60,29 @@ public:
             showId(node->deviceId());
         connect(node, &NodeBridge::started, this, [showId](const QString& id) { showId(id); });
         connect(m_name, &QLineEdit::textChanged, this, &QWizardPage::completeChanged);
+        m_typing.setSingleShot(true);
+        m_typing.setInterval(400);
+        connect(m_name, &QLineEdit::textChanged, &m_typing, qOverload<>(&QTimer::start));
+        connect(&m_typing, &QTimer::timeout, this, [this] { announce(); });
     }
     bool isComplete() const override { return !m_name->text().trimmed().isEmpty(); }
+    bool validatePage() override {
+        announce();
+        return true;
+    }
+    void announce() {
+        m_typing.stop();
+        const QString name = m_name->text().trimmed();
+        if (!name.isEmpty() && name != m_announced) {
+            m_announced = name;
+            Q_EMIT m_wizard->nameChosen(name);
+        }
+    }
+    SetupWizard* m_wizard;
     QLineEdit* m_name;
     QLabel* m_id;
+    QTimer m_typing;
+    QString m_announced;
 };
 
 // 2. Find your other machine: machines announcing themselves on the LAN, or one added by
@@ -148,6 +171,8 @@ public:
         : m_wizard(wizard)
         , m_node(node) {
         setTitle(SetupWizard::tr("Pair"));
+        setSubTitle(SetupWizard::tr("Both machines show a code. When the codes are the same, "
+                                    "no other device sits between the two."));
         auto* layout = new QVBoxLayout(this);
         m_status = wrapped();
         m_status->setObjectName(QStringLiteral("pairStatus"));
@@ -294,6 +319,7 @@ public:
     explicit DonePage(SetupWizard* wizard)
         : m_wizard(wizard) {
         setTitle(SetupWizard::tr("Done"));
+        setSubTitle(SetupWizard::tr("What was set up, and what comes next."));
         auto* layout = new QVBoxLayout(this);
         m_summary = wrapped();
         m_summary->setObjectName(QStringLiteral("doneSummary"));
@@ -301,14 +327,25 @@ public:
         layout->addStretch();
     }
     void initializePage() override {
-        QString text =
-            m_wizard->paired()
-                ? SetupWizard::tr("%1 and %2 are paired. They find each other on this network "
-                                  "from now on; Tandem shares the training between them.")
-                      .arg(m_wizard->machineName(), m_wizard->chosenName())
-                : SetupWizard::tr("%1 is ready to train on its own. You can pair another machine "
-                                  "at any time from Machines → Set up pairing.")
-                      .arg(m_wizard->machineName());
+        QString text;
+        if (m_wizard->answeredPairing())
+            text = SetupWizard::tr("%1 and %2 are paired: %2 asked, and you confirmed the code "
+                                   "here.")
+                       .arg(m_wizard->machineName(), m_wizard->chosenName()) +
+                   QStringLiteral("\n\n") +
+                   SetupWizard::tr("Runs started on %1 can now use this machine's devices. Keep "
+                                   "Tandem open here: the dashboard shows the run while this "
+                                   "machine takes part, with Stop lending to leave it. You can "
+                                   "also start runs from here.")
+                       .arg(m_wizard->chosenName());
+        else if (m_wizard->paired())
+            text = SetupWizard::tr("%1 and %2 are paired. They find each other on this network "
+                                   "from now on; Tandem shares the training between them.")
+                       .arg(m_wizard->machineName(), m_wizard->chosenName());
+        else
+            text = SetupWizard::tr("%1 is ready to train on its own. You can pair another "
+                                   "machine at any time from Machines → Set up pairing.")
+                       .arg(m_wizard->machineName());
         text += QStringLiteral("\n\n") +
                 SetupWizard::tr("Press Finish to open the dashboard. Its New run tab is set up "
                                 "for the demo (mnist-cnn on Fashion-MNIST): press Start.");
@@ -331,7 +368,7 @@ SetupWizard::SetupWizard(NodeBridge* node, const QList<DeviceInfo>& devices, con
     setButtonText(QWizard::NextButton, tr("&Next >"));
     setButtonText(QWizard::CancelButton, tr("Cancel"));
     setButtonText(QWizard::FinishButton, tr("Finish"));
-    m_thisPage = new ThisMachinePage(node, devices, name);
+    m_thisPage = new ThisMachinePage(this, node, devices, name);
     m_pairPage = new PairPage(this, node);
     setPage(ThisMachine, m_thisPage);
     setPage(FindPeer, new FindPage(this, node));
@@ -339,6 +376,34 @@ SetupWizard::SetupWizard(NodeBridge* node, const QList<DeviceInfo>& devices, con
     setPage(Done, new DonePage(this));
     setStartId(ThisMachine);
     resize(720, 520);
+    connect(node, &NodeBridge::pairingQuestion, this, &SetupWizard::onQuestion);
+    connect(node, &NodeBridge::pairingFinished, this,
+            [this](bool paired, PairFailure, const QString&) { onPairingFinished(paired); });
+}
+
+void SetupWizard::onQuestion(const PairingQuestion& q) {
+    if (handlesPairing())
+        return;
+    m_askingId = q.peerId;
+    m_askingName = q.peerName;
+}
+
+// The other machine paired with this one while the wizard was open: there is nothing left to
+// find, so the wizard goes to its last page and says what that means here.
+void SetupWizard::onPairingFinished(bool paired) {
+    if (m_askingId.isEmpty() || handlesPairing())
+        return;
+    const QString id = std::exchange(m_askingId, QString());
+    if (!paired || !isVisible())
+        return;
+    m_answered = true;
+    m_paired = true;
+    m_chosenId = id;
+    m_chosenName = m_askingName;
+    if (currentId() == Pair)
+        m_pairPage->cleanupPage();
+    for (int guard = 0; currentId() != Done && currentId() != -1 && guard < 4; ++guard)
+        next();
 }
 
 QString SetupWizard::machineName() const {
@@ -354,6 +419,8 @@ int SetupWizard::nextId() const {
     case ThisMachine:
         return FindPeer;
     case FindPeer: {
+        if (m_answered)
+            return Done;
         // Without a choice, the wizard skips pairing: one machine is a valid cluster.
         auto* page = static_cast<FindPage*>(currentPage());
         return page->m_table->selectionModel()->hasSelection() ? Pair : Done;

@@ -18,6 +18,22 @@ QTableView* makeRowTable(QAbstractItemModel* model) {
     return t;
 }
 
+void wrapLastColumn(QTableView* table) {
+    QHeaderView* h = table->horizontalHeader();
+    const int last = table->model()->columnCount() - 1;
+    h->setSectionResizeMode(last, QHeaderView::Stretch);
+    table->setWordWrap(true);
+    table->setTextElideMode(Qt::ElideNone);
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Rows measure their wrapped text again when the column's width changes.
+    QObject::connect(h, &QHeaderView::sectionResized, table, [table, last](int section) {
+        if (section == last)
+            QMetaObject::invokeMethod(table, &QTableView::resizeRowsToContents,
+                                      Qt::QueuedConnection);
+    });
+}
+
 void selectWholeRow(QTableView* table, const QModelIndex& index) {
     table->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect |
                                                QItemSelectionModel::Rows);

@@ -30,6 +30,11 @@ QString deviceIdOf(const QSslCertificate& cert) {
         QCryptographicHash::hash(cert.toDer(), QCryptographicHash::Sha256).toHex());
 }
 
+QString shortDeviceIdText(const QString& id) {
+    const QString digits = id.left(8).toUpper();
+    return digits.size() <= 4 ? digits : digits.left(4) + QLatin1Char(' ') + digits.mid(4);
+}
+
 bool isDeviceId(const QString& s) {
     if (s.size() != 64)
         return false;

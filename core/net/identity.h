@@ -17,6 +17,9 @@ QString nodeHome(const QString& override = {});
 // never from anything a peer says about itself.
 QString deviceIdOf(const QSslCertificate& cert);
 bool isDeviceId(const QString& s);
+// How people see a device ID: its first eight digits, upper case, in two groups ("1F65 EBAE"),
+// enough to tell apart two machines that share a name.
+QString shortDeviceIdText(const QString& id);
 
 // A key pair and a self-signed certificate, made with OpenSSL on first use and kept in the
 // home folder (the key readable by its owner only).

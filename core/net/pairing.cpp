@@ -1,6 +1,7 @@
 #include "net/pairing.h"
 
 #include "common/failpoint.h"
+#include "net/identity.h"
 
 #include <QCryptographicHash>
 #include <QLoggingCategory>
@@ -224,7 +225,8 @@ void PairingSession::complete() {
     m_state = PairState::Paired;
     m_timer.stop();
     qCDebug(lcPairing) << "paired with" << m_conn->peerId();
-    Q_EMIT finished(true, QStringLiteral("paired with %1 (%2)").arg(m_peerName, m_conn->peerId()));
+    Q_EMIT finished(true, QStringLiteral("paired with %1 (device %2)")
+                              .arg(m_peerName, shortDeviceIdText(m_conn->peerId())));
 }
 
 void PairingSession::fail(PairFailure kind, const QString& why, bool tellPeer) {

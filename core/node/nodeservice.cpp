@@ -11,6 +11,7 @@
 
 #include <QCoreApplication>
 #include <QHostInfo>
+#include <QJsonDocument>
 #include <QLoggingCategory>
 
 Q_LOGGING_CATEGORY(lcNode, "tandem.node")
@@ -61,16 +62,30 @@ NodeService::NodeService(NodeSettings settings, PairingPrompt* prompt, QObject* 
         m_forward = std::make_unique<ForwardingPrompt>(this);
         m_prompt = m_forward.get();
     }
-    m_worker.setProcessChannelMode(QProcess::MergedChannels);
-    connect(&m_worker, &QProcess::readyRead, this, [this] {
+    // The worker's log on stderr, its typed events on stdout.
+    m_worker.setProcessChannelMode(QProcess::SeparateChannels);
+    connect(&m_worker, &QProcess::readyReadStandardError, this, [this] {
+        m_worker.setReadChannel(QProcess::StandardError);
         while (m_worker.canReadLine())
             Q_EMIT message(QString::fromUtf8(m_worker.readLine()).trimmed());
     });
+    connect(&m_worker, &QProcess::readyReadStandardOutput, this, [this] {
+        m_worker.setReadChannel(QProcess::StandardOutput);
+        while (m_worker.canReadLine()) {
+            const QJsonObject e = QJsonDocument::fromJson(m_worker.readLine()).object();
+            if (!e.value(QStringLiteral("event")).toString().isEmpty())
+                Q_EMIT lendingEvent(e);
+        }
+    });
     connect(&m_worker, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) {
-        Q_EMIT message(code == 0 ? tr("The run this machine worked for has ended.")
-                                 : tr("The worker for %1 stopped with exit code %2.")
-                                       .arg(m_workerCoordinator)
-                                       .arg(code));
+        Q_EMIT message(m_stopLending ? tr("This machine stopped lending to %1; the run goes on "
+                                          "without it.")
+                                           .arg(m_workerCoordinator)
+                       : code == 0 ? tr("The run this machine worked for has ended.")
+                                   : tr("The worker for %1 stopped with exit code %2.")
+                                         .arg(m_workerCoordinator)
+                                         .arg(code));
+        m_stopLending = false;
         Q_EMIT workerChanged(false, m_workerCoordinator);
     });
 }
@@ -271,7 +286,8 @@ void NodeService::startInvitedWorker(Connection* conn, quint16 port) {
     for (const PeerInfo& p : m_peerList)
         if (p.deviceId == conn->peerId() && !p.name.isEmpty())
             m_workerCoordinator = p.name;
-    Q_EMIT message(tr("Joining the run of %1 at %2:%3").arg(m_workerCoordinator, host).arg(port));
+    Q_EMIT message(tr("Joining the run of %1 (device %2)")
+                       .arg(m_workerCoordinator, shortDeviceIdText(conn->peerId())));
     WorkerCommand worker;
     worker.host = host;
     worker.port = port;
@@ -279,6 +295,7 @@ void NodeService::startInvitedWorker(Connection* conn, quint16 port) {
     worker.cacheDir = m_s.cacheDir;
     worker.name = displayName();
     worker.devices = m_s.workerDevices;
+    worker.events = QStringLiteral("-");
     m_worker.start(m_s.workerProgram.isEmpty() ? QCoreApplication::applicationFilePath()
                                                : m_s.workerProgram,
                    worker.arguments());
@@ -362,6 +379,19 @@ void NodeService::setAcceptWork(bool accept) {
 
 void NodeService::setBusy(bool busy) {
     m_busy = busy;
+}
+
+void NodeService::stopLending() {
+    if (m_worker.state() == QProcess::NotRunning)
+        return;
+    m_stopLending = true;
+    m_worker.terminate();
+    // A worker busy in a long step answers the request when it ends; one that cannot is
+    // killed.
+    QTimer::singleShot(10000, &m_worker, [this] {
+        if (m_worker.state() != QProcess::NotRunning)
+            m_worker.kill();
+    });
 }
 
 void NodeService::setName(const QString& name) {

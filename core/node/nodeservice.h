@@ -11,6 +11,7 @@
 #include <QElapsedTimer>
 #include <QHash>
 #include <QHostAddress>
+#include <QJsonObject>
 #include <QList>
 #include <QMetaType>
 #include <QObject>
@@ -90,6 +91,8 @@ public Q_SLOTS:
     // This machine runs a training of its own: invitations are declined meanwhile.
     void setBusy(bool busy);
     void setName(const QString& name);
+    // Ends this machine's part in someone else's run; the run goes on without it.
+    void stopLending();
     void setCacheDir(const QString& dir) { m_s.cacheDir = dir; }
 
 Q_SIGNALS:
@@ -102,6 +105,9 @@ Q_SIGNALS:
     void message(const QString& text);
     // The worker this node runs for someone else's run started or ended.
     void workerChanged(bool running, const QString& coordinator);
+    // What the worker reports of that run (WorkerOptions::events: joined, progress, paused,
+    // resumed).
+    void lendingEvent(const QJsonObject& event);
 
 private:
     class ForwardingPrompt;
@@ -122,6 +128,7 @@ private:
     QProcess m_worker;
     QString m_workerCoordinator;
     bool m_busy = false;
+    bool m_stopLending = false;
     std::unique_ptr<TrustWatcher> m_trust;
     QList<PeerInfo> m_peerList;
 

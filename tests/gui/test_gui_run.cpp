@@ -31,6 +31,7 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -408,6 +409,27 @@ private Q_SLOTS:
         QCOMPARE(back.acceptWork, false);
         QCOMPARE(back.discoveryPort, quint16(47300));
         QCOMPARE(back.effectiveRunsFolder(home.path()), home.filePath(QStringLiteral("runs")));
+
+        // Folder paths show whole, or from their start when they are longer than the field.
+        const QString deep = home.filePath(QStringLiteral("a/rather/deep/folder/of/this/user"));
+        AppSettings far;
+        far.runsFolder = deep + QStringLiteral("/runs");
+        far.cacheFolder = deep + QString(40, QLatin1Char('x'));
+        SettingsDialog wide(far, home.path());
+        wide.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&wide));
+        int folders = 0;
+        for (QLineEdit* e : wide.findChildren<QLineEdit*>()) {
+            if (!e->text().startsWith(deep))
+                continue;
+            ++folders;
+            QCOMPARE(e->cursorPosition(), 0);
+            QCOMPARE(e->toolTip(), e->text());
+            const int needed = e->fontMetrics().horizontalAdvance(e->text());
+            if (needed < 560)
+                QVERIFY2(e->width() >= needed, qPrintable(e->text()));
+        }
+        QCOMPARE(folders, 2);
     }
 
     // The Check button reads the data and loads the model without starting anything.
@@ -716,6 +738,22 @@ private Q_SLOTS:
 
     // A 13-inch laptop at default scaling leaves about 1024 × 700 for a window: every tab fits,
     // in every language.
+    // Automatic mode's choice (a typed event of the engine's, test_link) stays in view under
+    // the run's status while the log scrolls on.
+    void modeChoiceStaysInTheStatusArea() {
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        w.show();
+        auto* mode = w.findChild<QLabel*>(QStringLiteral("modeText"));
+        QVERIFY(mode && !mode->isVisible());
+        const QString why = QStringLiteral("2 machines: training in sync (about 1.8× this machine "
+                                           "alone; streaming would make 2.0×, a gain too small "
+                                           "for its risk)");
+        Q_EMIT w.run()->event(RunEvent{RunEvent::Kind::ModeChosen, {}, why, 0});
+        QVERIFY(mode->isVisible());
+        QVERIFY(mode->text().contains(why));
+    }
+
     void windowFitsASmallScreen() {
         auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
         for (const Language& l : supportedLanguages()) {
@@ -734,6 +772,24 @@ private Q_SLOTS:
             auto* runScroll = w.findChild<QScrollArea*>(QStringLiteral("runScroll"));
             QVERIFY(runScroll);
             QTRY_VERIFY2(!runScroll->horizontalScrollBar()->isVisible(), qPrintable(l.code));
+            // The Cluster tab's Devices column fits in view, its text wrapped, not cut.
+            auto* cluster = w.findChild<QTableView*>(QStringLiteral("clusterView"));
+            auto* tabs = w.findChild<QTabWidget*>();
+            tabs->setCurrentIndex(0);
+            QTRY_VERIFY(cluster->isVisible());
+            const int devices = PeerModel::Devices;
+            QVERIFY2(cluster->columnViewportPosition(devices) >= 0 &&
+                         cluster->columnViewportPosition(devices) + cluster->columnWidth(devices) <=
+                             cluster->viewport()->width() + 1,
+                     qPrintable(l.code));
+            const QString text = cluster->model()->index(0, devices).data().toString();
+            const int tall = cluster->fontMetrics()
+                                 .boundingRect(QRect(0, 0, cluster->columnWidth(devices) - 8, 4000),
+                                               Qt::TextWordWrap, text)
+                                 .height();
+            QTRY_VERIFY2(cluster->rowHeight(0) >= tall,
+                         qPrintable(l.code + QLatin1Char(' ') + text));
+            tabs->setCurrentIndex(1);
             if (const QString shots = qEnvironmentVariable("TANDEM_SMALL_SHOTS"); !shots.isEmpty())
                 QTest::qWait(500),
                     w.grab().save(QStringLiteral("%1/%2-1024x700.png").arg(shots, l.code));
