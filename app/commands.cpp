@@ -205,6 +205,7 @@ void addTrainOptions(QCommandLineParser& p) {
     opt("listen", QStringLiteral("Coordinate workers from other machines on this address."),
         "HOST:PORT");
     opt("workers", QStringLiteral("Remote workers to wait for before training starts [0]."), "N");
+    opt("name", QStringLiteral("The name workers show for this machine [host name]."), "NAME");
     opt("worker-timeout", QStringLiteral("Drop a worker silent for this many seconds [30]."), "S");
     opt("join-timeout",
         QStringLiteral("Train with the workers that came after this many seconds [0: wait]."), "S");
@@ -297,6 +298,7 @@ int cmdTrain(const QStringList& args) {
         cfg.localWorker = false;
     if (p.isSet(QStringLiteral("no-history")))
         cfg.listInHistory = false;
+    cfg.name = p.value(QStringLiteral("name"));
     if (auto st = readRunOptions(p, cfg); !st)
         return fail(st.error());
     if (auto st = cfg.validate(); !st)

@@ -158,7 +158,7 @@ void TestLink::autoKeepsSyncWhenComputeDominates() {
     const QString out = m_tmp.filePath(QStringLiteral("fast"));
     TandemProcess c(
         coordinator(out, {QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=1000"),
-                          QStringLiteral("--epochs=20")}));
+                          QStringLiteral("--epochs=20"), QStringLiteral("--name=desk")}));
     const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
     TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
@@ -176,8 +176,10 @@ void TestLink::autoKeepsSyncWhenComputeDominates() {
     for (const QString& line : w.out().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
         const QJsonObject e = QJsonDocument::fromJson(line.toUtf8()).object();
         kinds << e.value(QStringLiteral("event")).toString();
-        if (kinds.last() == QLatin1String("joined"))
+        if (kinds.last() == QLatin1String("joined")) {
             QCOMPARE(e.value(QStringLiteral("mode")).toString(), QStringLiteral("sync"));
+            QCOMPARE(e.value(QStringLiteral("coordinator")).toString(), QStringLiteral("desk"));
+        }
         if (kinds.last() == QLatin1String("progress")) {
             share = e.value(QStringLiteral("share")).toDouble();
             samples = e.value(QStringLiteral("samples")).toInteger();

@@ -5,6 +5,7 @@
 
 #include <QGridLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tandem::ui {
@@ -88,8 +89,10 @@ int ChartPanel::workerIndex(const QString& name) {
 void ChartPanel::appendLoss(double x, double loss) {
     m_loss->append(m_rawLoss, x, loss);
     // An exponential moving average, started at the first value so it does not rise from 0.
-    m_ema = m_emaSet ? 0.9 * m_ema + 0.1 * loss : loss;
+    const double keep = std::pow(0.9, std::clamp(x - m_emaX, 1.0, 1000.0));
+    m_ema = m_emaSet ? keep * m_ema + (1 - keep) * loss : loss;
     m_emaSet = true;
+    m_emaX = x;
     m_loss->append(m_smoothLoss, x, m_ema);
 }
 
@@ -101,6 +104,11 @@ void ChartPanel::addLentStep(int64_t step, double loss, const QString& machine,
     QList<double> speeds(m_workers.size(), 0.0);
     speeds[i] = samplesPerS;
     m_speed->appendStack(x, speeds);
+}
+
+void ChartPanel::showLentView(bool lent) {
+    m_accuracy->setVisible(!lent);
+    m_time->setVisible(!lent);
 }
 
 void ChartPanel::addStep(const StepMetrics& m) {

@@ -25,6 +25,9 @@ public:
     // Lending this machine to another's run: the loss of the samples it trained up to `step`,
     // and its speed, as the worker reports them.
     void addLentStep(int64_t step, double loss, const QString& machine, double samplesPerS);
+    // A lending machine sees no test figures and no time split of the run: those two charts
+    // give their room to the loss and the speed.
+    void showLentView(bool lent);
 
     LiveChart* lossChart() const { return m_loss; }
     LiveChart* accuracyChart() const { return m_accuracy; }
@@ -33,6 +36,8 @@ public:
 
 private:
     int workerIndex(const QString& name);
+    // The smoothed curve weighs a point by the steps since the last one (a lending machine
+    // reports every few steps).
     void appendLoss(double x, double loss);
 
     LiveChart* m_loss;
@@ -41,7 +46,7 @@ private:
     LiveChart* m_time;
     int m_rawLoss = 0, m_smoothLoss = 0, m_testAcc = 0, m_trainAcc = 0;
     Task m_task = Task::Classification;
-    double m_ema = 0;
+    double m_ema = 0, m_emaX = 0;
     bool m_emaSet = false;
     QStringList m_workers;
     struct Split {

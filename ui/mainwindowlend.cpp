@@ -18,6 +18,7 @@ void MainWindow::onLendingChanged(bool running, const QString& coordinator) {
         m_lending.active = true;
         m_lending.coordinator = coordinator;
         m_charts->reset();
+        m_charts->showLentView(true);
         log(tr("This machine is training for %1.").arg(coordinator));
     } else {
         m_lending.active = false;

@@ -136,6 +136,7 @@ void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
         config.outDir =
             RunPlan::newRunFolder(m_ctx.settings.effectiveRunsFolder(m_ctx.home), config.model);
     config.home = m_ctx.home;
+    config.name = shownName(); // what invited machines show of this one
     if (!config.invites.isEmpty()) {
         config.listen = QStringLiteral("[::]:%1").arg(m_ctx.settings.runPort);
         // Wait for the invited machines, but not for ever: one that is busy or switched off
@@ -158,6 +159,7 @@ void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
     m_history->setActiveFolder(m_runFolder);
     m_history->reload();
     m_charts->reset(Task::Classification, config.epochs);
+    m_charts->showLentView(false);
     m_modeText->hide();
     m_firstStep = -1;
     m_last = StepMetrics{};
@@ -205,10 +207,11 @@ void MainWindow::updateControls() {
     m_resume->setEnabled(s == S::Paused);
     m_stop->setEnabled(s == S::Running || s == S::Paused);
     m_form->setEnabled(!busy);
-    // The run's columns (role, share, speed) only while a run is on: they are empty otherwise,
-    // and the Devices column has their room.
+    // The run's columns (role, share, speed) only while a run is on, in the Devices column's
+    // room: they are empty otherwise, and the devices are listed under New run meanwhile.
     for (int c : {int(PeerModel::Role), int(PeerModel::Share), int(PeerModel::Speed)})
         m_clusterView->setColumnHidden(c, !m_run->active());
+    m_clusterView->setColumnHidden(PeerModel::Devices, m_run->active());
 }
 
 // An epoch's end: the status says what the run does instead of showing the last step's line,

@@ -10,7 +10,8 @@ namespace tandem::ui {
 QTableView* makeRowTable(QAbstractItemModel* model);
 
 // The last column takes the width left and wraps its text onto more lines rather than being
-// cut behind a sideways scroll (the Devices of a machine).
+// cut behind a sideways scroll (the Devices of a machine); the view scrolls sideways only when
+// the other columns alone are wider than it.
 void wrapLastColumn(QTableView* table);
 
 // Selects the row of `index`. Not QTableView::selectRow(): in right-to-left layouts it looks

@@ -83,6 +83,7 @@ struct RunConfig {
     // takes). The app waits a bounded time for the machines it invited.
     int joinTimeoutS = 0;
     QString home; // this node's identity and trust store
+    QString name; // how workers see this machine; empty: the host name
     // The run is listed in the node's History (RunHistory); a sweep's trials are not.
     bool listInHistory = true;
     QStringList invites; // paired nodes running `tandem serve` to ask to join (HOST[:PORT])

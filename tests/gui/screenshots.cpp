@@ -1,6 +1,7 @@
 // Drives the app as a new user would, on one display, and saves what it shows: the setup
-// wizard pairing with a second node (a `tandem serve` on loopback), then a short run shared
-// by both, its history and an export. docs/screenshots/make.sh runs it under Xvfb.
+// wizard of one window pairing with a second window (two machines on loopback), the answering
+// machine's last wizard page, a short run shared by both, the lending machine's view of it,
+// its history and an export, and a sweep. docs/screenshots/make.sh runs it under Xvfb.
 
 #include "engine/trainingrun.h"
 #include "guitest.h"
@@ -15,13 +16,14 @@
 #include "ui/sweeptab.h"
 #include "ui/tables.h"
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProcess>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -66,15 +68,17 @@ int main(int argc, char** argv) {
         std::printf("%s\n", qPrintable(file));
     };
 
-    QTemporaryDir here, there, sweeps; // outlive the window, whose sweep holds a folder
+    QTemporaryDir here, there, sweeps; // outlive the windows, whose sweep holds a folder
     const quint16 port = freeUdpPort();
-    QProcess peer;
-    QByteArray peerOut;
-    QObject::connect(&peer, &QProcess::readyReadStandardOutput,
-                     [&] { peerOut += peer.readAllStandardOutput(); });
-    peer.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    peer.start(QStringLiteral(TANDEM_BINARY),
-               serveArgs(there.path(), port, QStringLiteral("gpu-desktop")));
+    // The other machine: a window of its own, its wizard open on the Find page.
+    WindowContext otherCtx = loopbackContext(there.path(), port, QStringLiteral("gpu-desktop"));
+    otherCtx.settings.wizardDone = false;
+    MainWindow other(otherCtx);
+    other.resize(1440, 900);
+    other.show();
+    other.showWizard();
+    other.wizard()->resize(780, 580);
+    other.wizard()->next();
 
     WindowContext ctx = loopbackContext(here.path(), port);
     ctx.settings.wizardDone = false;
@@ -84,7 +88,8 @@ int main(int argc, char** argv) {
     w.showWizard();
     SetupWizard* wiz = w.wizard();
     wiz->resize(780, 580);
-    if (!waitFor([&] { return w.node()->isRunning(); }, 20000, "the node"))
+    if (!waitFor([&] { return w.node()->isRunning() && other.node()->isRunning(); }, 20000,
+                 "the nodes"))
         return 1;
     shot(wiz, "01-wizard-this-machine");
     wiz->next();
@@ -101,27 +106,38 @@ int main(int argc, char** argv) {
         return 1;
     shot(wiz, "02-wizard-find");
     wiz->next();
-    const QRegularExpression codeRe(QStringLiteral("CODE (\\d{6})"));
-    if (!waitFor([&] { return codeRe.match(QString::fromUtf8(peerOut)).hasMatch(); }, 30000,
-                 "the code"))
+    QMessageBox* question = nullptr;
+    if (!waitFor(
+            [&] {
+                return (question = other.findChild<QMessageBox*>(QStringLiteral("pairQuestion")));
+            },
+            30000, "the question on the other machine"))
         return 1;
     auto* codeLabel = wiz->findChild<QLabel*>(QStringLiteral("codeLabel"));
     if (!waitFor([&] { return !codeLabel->text().isEmpty(); }, 20000, "the code on screen"))
         return 1;
     shot(wiz, "03-wizard-pair");
-    peer.write("y\n");
+    for (QAbstractButton* b : question->buttons())
+        if (question->buttonRole(b) == QMessageBox::YesRole)
+            b->click();
     wiz->findChild<QPushButton*>(QStringLiteral("sameCodeButton"))->click();
     if (!waitFor([&] { return wiz->paired(); }, 20000, "pairing"))
         return 1;
     wiz->next();
     shot(wiz, "04-wizard-done");
     wiz->accept();
+    if (!waitFor([&] { return other.wizard()->currentId() == SetupWizard::Done; }, 20000,
+                 "the answering wizard's last page"))
+        return 1;
+    shot(other.wizard(), "10-wizard-done-answered");
+    other.wizard()->accept();
 
     // A short run of the demo model shared by both machines.
     RunConfig c = w.runForm()->config();
     c.limitTrain = 9600;
     c.limitTest = 2000;
     c.epochs = 2;
+    c.mode = TrainMode::Sync; // both machines share one CPU here: automatic would train alone
     w.runForm()->setConfig(c);
     if (!waitFor([&] { return w.runForm()->config().invites.size() == 1; }, 20000,
                  "the paired machine in New run"))
@@ -136,6 +152,8 @@ int main(int argc, char** argv) {
         return 1;
     w.findChild<QTabWidget*>(QStringLiteral("tabs"))->setCurrentIndex(0);
     shot(&w, "06-dashboard-training");
+    other.findChild<QTabWidget*>(QStringLiteral("tabs"))->setCurrentIndex(0);
+    shot(&other, "09-lending-machine");
     if (!waitFor([&] { return w.run()->state() == TrainingRun::State::Finished; }, 600000,
                  "the end of the run"))
         return 1;
@@ -171,7 +189,5 @@ int main(int argc, char** argv) {
     if (!waitFor([&] { return swept.size() > 0; }, 600000, "the sweep"))
         return 1;
     shot(&w, "08-sweep");
-    peer.terminate();
-    peer.waitForFinished(10000);
     return 0;
 }

@@ -35,6 +35,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 
 #include <algorithm>
 #include <limits>
@@ -782,13 +783,18 @@ private Q_SLOTS:
                          cluster->columnViewportPosition(devices) + cluster->columnWidth(devices) <=
                              cluster->viewport()->width() + 1,
                      qPrintable(l.code));
+            // Measured as it is drawn, fallback fonts (Arabic) included.
             const QString text = cluster->model()->index(0, devices).data().toString();
-            const int tall = cluster->fontMetrics()
-                                 .boundingRect(QRect(0, 0, cluster->columnWidth(devices) - 8, 4000),
-                                               Qt::TextWordWrap, text)
-                                 .height();
-            QTRY_VERIFY2(cluster->rowHeight(0) >= tall,
+            QTextDocument doc;
+            doc.setDefaultFont(cluster->font());
+            doc.setDocumentMargin(0);
+            doc.setTextWidth(cluster->columnWidth(devices) - 12);
+            doc.setPlainText(text);
+            QTRY_VERIFY2(cluster->rowHeight(0) >= int(doc.size().height()),
                          qPrintable(l.code + QLatin1Char(' ') + text));
+            if (const QString shots = qEnvironmentVariable("TANDEM_SMALL_SHOTS"); !shots.isEmpty())
+                QTest::qWait(500),
+                    w.grab().save(QStringLiteral("%1/%2-cluster.png").arg(shots, l.code));
             tabs->setCurrentIndex(1);
             if (const QString shots = qEnvironmentVariable("TANDEM_SMALL_SHOTS"); !shots.isEmpty())
                 QTest::qWait(500),

@@ -79,7 +79,14 @@ void CoordinatorHub::onSecured(Connection* c) {
     }
     auto* s = new HubSession(this, c);
     m_sessions << s;
-    c->send(makeHello(PeerRole::Coordinator, m_deviceId));
+    c->send(hello());
+}
+
+wire::Hello CoordinatorHub::hello() const {
+    wire::Hello h = makeHello(PeerRole::Coordinator, m_deviceId);
+    if (!m_config.name.isEmpty())
+        h.displayName = m_config.name;
+    return h;
 }
 
 void CoordinatorHub::probed(const QString& worker, const LinkProbe& link) {
@@ -176,7 +183,7 @@ void CoordinatorHub::inviteAttempt(const QString& host, quint16 port, int attemp
             c->close(QStringLiteral("not paired"));
             return;
         }
-        c->send(makeHello(PeerRole::Coordinator, m_deviceId));
+        c->send(hello());
         c->send(wire::Invite{m_server->serverPort(), m_config.runId});
         addMessage(QStringLiteral("invited %1 to join").arg(where));
     });

@@ -58,6 +58,7 @@ public:
     QByteArray datasetContainer();
 
 private:
+    wire::Hello hello() const; // this coordinator's, with the run's name for this machine
     void onSecured(Connection* c);
     void probeLive();
     void inviteAttempt(const QString& host, quint16 port, int attempt);

@@ -60,6 +60,7 @@ private:
 
 struct HubConfig {
     QString home;
+    QString name; // this machine's, in its Hello; empty: the host name
     QHostAddress address = QHostAddress::LocalHost;
     quint16 port = 0;
     int workerTimeoutMs = 30000;

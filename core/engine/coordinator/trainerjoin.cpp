@@ -25,6 +25,7 @@ Status Trainer::startHub() {
         return hp.error();
     HubConfig hc;
     hc.home = nodeHome(m_cfg.home);
+    hc.name = m_cfg.name;
     const QString host = hp->first;
     // "::" means both IPv6 and IPv4, as for `serve`: invited peers connect back over whichever
     // kind of address they know this machine by.
