@@ -51,25 +51,34 @@ Expected<double> Trainer::timeOneStep(double& coldMs) {
     }
 }
 
-Status Trainer::decideMode() {
-    m_pool.flushNotes();
-    double coldMs = 0;
-    auto computeMs = timeOneStep(coldMs);
-    if (!computeMs)
-        return computeMs.error();
-    // Streaming as auto runs it: the fragments and outer wire asked for, else 4 and int4 (the
-    // measured best trade of bytes for accuracy, bench/README.md).
-    RunConfig streaming = m_cfg;
+// Streaming as auto runs it: the fragments and outer wire asked for, else 4 and int4 (the
+// measured best trade of bytes for accuracy, bench/README.md).
+static RunConfig streamingOf(const RunConfig& cfg) {
+    RunConfig streaming = cfg;
     streaming.mode = TrainMode::LocalSgd;
     if (streaming.fragments <= 1)
         streaming.fragments = std::min(4, streaming.localSteps);
     if (streaming.outerWire == OuterWire::Fp32)
         streaming.outerWire = OuterWire::Int4;
+    return streaming;
+}
 
+Status Trainer::timeForMode() {
+    if (m_timedStepMs > 0)
+        return success();
+    auto computeMs = timeOneStep(m_coldStepMs);
+    if (!computeMs)
+        return computeMs.error();
+    m_timedStepMs = *computeMs;
+    return success();
+}
+
+ModeFacts Trainer::modeFacts() const {
+    const RunConfig streaming = streamingOf(m_cfg);
     const ModelLayout& layout = m_hub->config().layout; // fixed before the hub started
     ModeFacts f;
-    f.computeMs = *computeMs;
-    f.coldStartMs = coldMs;
+    f.computeMs = m_timedStepMs;
+    f.coldStartMs = m_coldStepMs;
     f.localDevices = m_cfg.localWorker ? 1 : 0;
     f.links = m_pool.probedLinks();
     f.syncBytesPerStep = 2.0 * double(layout.bundleBytes(storageDtype(m_cfg.wire)));
@@ -79,7 +88,33 @@ Status Trainer::decideMode() {
     f.steps = stepsLeft();
     f.localSteps = streaming.localSteps;
     f.startBytes = double(m_hub->config().modelArchive.size());
-    const ModeChoice choice = chooseMode(f);
+    return f;
+}
+
+// Timed while the workers still start (the hub answers them on its own thread): a run that no
+// worker could shorten is decided at once, without waiting for any.
+Status Trainer::decideBeforeWorkers(bool& decided) {
+    decided = false;
+    if (auto st = timeForMode(); !st)
+        return st;
+    ModeFacts f = modeFacts();
+    f.links.clear();
+    ModeChoice choice;
+    if (!tooShortForAnyWorker(f, &choice.why))
+        return success();
+    choice.alone = true;
+    decided = true;
+    return applyMode(choice);
+}
+
+Status Trainer::decideMode() {
+    m_pool.flushNotes();
+    if (auto st = timeForMode(); !st)
+        return st;
+    return applyMode(chooseMode(modeFacts()));
+}
+
+Status Trainer::applyMode(const ModeChoice& choice) {
     m_obs.onMessage(choice.why);
     m_obs.onEvent(RunEvent{RunEvent::Kind::ModeChosen, {}, choice.why, 0});
     m_alone = choice.alone;
@@ -87,7 +122,7 @@ Status Trainer::decideMode() {
         m_cfg.mode = TrainMode::Sync;
         m_cfg.fragments = 1;
     } else if (choice.streaming) {
-        m_cfg = streaming;
+        m_cfg = streamingOf(m_cfg);
     } else {
         m_cfg.mode = TrainMode::Sync;
         m_cfg.fragments = 1;

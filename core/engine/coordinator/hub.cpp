@@ -119,6 +119,7 @@ void CoordinatorHub::dismiss(const QString& reason, const wire::WorkerSettings& 
             m_config.mode = TrainMode::Sync;
             m_config.settings = settings;
             m_config.modePending = false;
+            m_config.dismissed = reason;
             for (HubSession* s : std::as_const(m_sessions))
                 if (s->state() == HubSession::State::AwaitRun) {
                     s->connection()->send(wire::Bye{reason});

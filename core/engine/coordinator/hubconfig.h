@@ -80,6 +80,8 @@ struct HubConfig {
     // --mode auto: each worker's link is probed after its Hello and the run held back from it
     // until decide() says what the mode is. Otherwise the run follows the probe at once.
     bool modePending = false;
+    // --mode auto chose this machine alone: workers that come are sent home with this reason.
+    QString dismissed;
 };
 
 // What the run's workers compute with, from its settings: local-SGD's inner optimizer is the

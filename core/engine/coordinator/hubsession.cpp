@@ -224,7 +224,11 @@ void HubSession::onProbed(const LinkProbe& link) {
     if (m_state == State::Probing) {
         m_reportedRate = link.bytesPerSecond;
         m_hub->probed(m_name, link);
-        if (m_hub->config().modePending)
+        if (const QString why = m_hub->config().dismissed; !why.isEmpty()) {
+            m_state = State::AwaitRun; // sent home before it has the run
+            m_conn->send(wire::Bye{why});
+            m_conn->close(why);
+        } else if (m_hub->config().modePending)
             m_state = State::AwaitRun;
         else
             sendRun();

@@ -12,6 +12,7 @@
 #include "engine/coordinator/localworker.h"
 #include "engine/coordinator/steppolicy.h"
 #include "engine/coordinator/workerpool.h"
+#include "engine/modechoice.h"
 #include "engine/objective.h"
 #include "engine/optimizer.h"
 #include "engine/recorder.h"
@@ -76,6 +77,11 @@ private:
     // --mode auto: from the handshakes' link probes and one step timed here, sync or streaming
     // local-SGD; says which and why, and sends the run to the workers that wait for it.
     Status decideMode();
+    // Before waiting for workers: trains alone (`decided`) when no worker could repay its start.
+    Status decideBeforeWorkers(bool& decided);
+    Status applyMode(const ModeChoice& choice);
+    ModeFacts modeFacts() const;
+    Status timeForMode(); // m_timedStepMs and m_coldStepMs, once
     int64_t stepsLeft() const;
     Expected<double> timeOneStep(double& coldMs);
     // Joining: listens for workers, invites paired nodes, waits for those it was told to.
@@ -121,7 +127,8 @@ private:
     std::unique_ptr<StepPolicy> m_policy;
     bool m_modePending = false; // --mode auto before the links are measured
     bool m_alone = false;       // --mode auto chose this machine alone: no worker is awaited
-    bool m_statsNoted = false;  // the log said why batch-norm statistics are gathered again
+    double m_timedStepMs = 0, m_coldStepMs = 0; // --mode auto's timing of one step here
+    bool m_statsNoted = false; // the log said why batch-norm statistics are gathered again
     // Forward passes that gather batch-norm statistics again before an evaluation: at
     // PyTorch's momentum of 0.1, 32 leave 3% of the old figures.
     static constexpr int kStatsBatches = 32;

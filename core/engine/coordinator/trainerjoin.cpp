@@ -84,6 +84,11 @@ Status Trainer::waitForWorkers() {
     QElapsedTimer joinClock;
     joinClock.start();
     if (m_modePending) {
+        bool decided = false;
+        if (auto st = decideBeforeWorkers(decided); !st)
+            return st;
+        if (decided)
+            return success();
         if (auto st = awaitWorkers(joinClock, true); !st)
             return st;
         if (auto st = decideMode(); !st)
