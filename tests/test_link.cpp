@@ -64,6 +64,7 @@ private Q_SLOTS:
     void autoChoosesStreamingOnASlowLink();
     void autoKeepsSyncWhenComputeDominates();
     void autoTrainsAloneWhenTheRunIsTooShort();
+    void autoGoesOnAloneWhenNoWorkerComes();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -245,6 +246,23 @@ void TestLink::autoTrainsAloneWhenTheRunIsTooShort() {
     QFile workerEvents(out + QStringLiteral(".worker-events"));
     QVERIFY(workerEvents.open(QIODevice::ReadOnly));
     QVERIFY(!workerEvents.readAll().contains("\"joined\""));
+}
+
+// A run of known length waits for its worker no longer than a third of its time alone: a
+// worker that late could not repay its start. The run goes on alone and says why.
+void TestLink::autoGoesOnAloneWhenNoWorkerComes() {
+    const QString out = m_tmp.filePath(QStringLiteral("nobody"));
+    TandemProcess c(coordinator(out, {QStringLiteral("--model=mlp"), QStringLiteral("--batch=50"),
+                                      QStringLiteral("--epochs=40")}));
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QRegularExpression(
+                 QStringLiteral("no worker had connected after [0-9.]+ s, a third of this run's "
+                                "time on this machine alone: training on this machine alone"))),
+             qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 40 * 40);
+    QCOMPARE(s.value(QStringLiteral("workers")).toArray().size(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestLink)

@@ -89,8 +89,20 @@ Status Trainer::waitForWorkers() {
             return st;
         if (decided)
             return success();
-        if (auto st = awaitWorkers(joinClock, true); !st)
+        // A worker not there after a third of the run's time alone could not repay its start
+        // (its wait is part of it, counted three times over): the run goes on without waiting.
+        const qint64 patienceMs = aloneWaitMs();
+        if (auto st = awaitWorkers(joinClock, true, patienceMs); !st)
             return st;
+        if (patienceMs > 0 && m_pool.probedLinks().isEmpty()) {
+            ModeChoice choice;
+            choice.alone = true;
+            choice.why = QStringLiteral("no worker had connected after %1 s, a third of this "
+                                        "run's time on this machine alone: training on this "
+                                        "machine alone")
+                             .arg(double(joinClock.elapsed()) / 1e3, 0, 'f', 1);
+            return applyMode(choice);
+        }
         if (auto st = decideMode(); !st)
             return st;
         if (m_alone)
@@ -102,9 +114,23 @@ Status Trainer::waitForWorkers() {
     return success();
 }
 
-Status Trainer::awaitWorkers(const QElapsedTimer& since, bool probed) {
+qint64 Trainer::aloneWaitMs() const {
+    if (!m_cfg.localWorker || m_timedStepMs <= 0 || stepsLeft() <= 0)
+        return 0; // a coordinator that only leads, or a run of no known length, waits
+    return std::max<qint64>(1, std::llround(double(stepsLeft()) * m_timedStepMs / kStartMargin));
+}
+
+Status Trainer::awaitWorkers(const QElapsedTimer& since, bool probed, qint64 patienceMs) {
     int joined = 0;
-    while ((joined = m_pool.waitForJoined(m_cfg.workers, 500, {}, probed)) < m_cfg.workers) {
+    QElapsedTimer patience;
+    patience.start();
+    auto slice = [&] {
+        return patienceMs > 0 ? int(std::clamp<qint64>(patienceMs - patience.elapsed(), 1, 500))
+                              : 500;
+    };
+    while ((joined = m_pool.waitForJoined(m_cfg.workers, slice(), {}, probed)) < m_cfg.workers) {
+        if (patienceMs > 0 && patience.elapsed() >= patienceMs)
+            break;
         m_pool.flushNotes();
         m_obs.onWaiting();
         if (m_cfg.joinTimeoutS > 0 && since.elapsed() > qint64(m_cfg.joinTimeoutS) * 1000 &&
