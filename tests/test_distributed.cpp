@@ -387,7 +387,8 @@ void TestDistributed::lateWorkerJoins() {
     TandemProcess* late = worker("w2", port, {QStringLiteral("--name=late")});
     QVERIFY(!late->waitForErr(QStringLiteral("ready on")).isEmpty());
     c.signal(SIGUSR2);
-    QVERIFY(!c.waitForErr(QStringLiteral("worker (late\\S*) joined")).isEmpty());
+    QVERIFY(
+        !c.waitForErr(QStringLiteral("worker (late \\(device [0-9A-F ]+\\)) joined")).isEmpty());
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     const QJsonArray ws = c.summary().value(QStringLiteral("workers")).toArray();
@@ -753,7 +754,7 @@ double TestDistributed::lateAndLostWorkers(const char* name, const QStringList& 
     if (late->waitForErr(QStringLiteral("ready on")).isEmpty())
         return -1;
     c.signal(SIGUSR2);
-    if (c.waitForErr(QStringLiteral("worker (late\\S*) joined")).isEmpty())
+    if (c.waitForErr(QStringLiteral("worker (late \\(device [0-9A-F ]+\\)) joined")).isEmpty())
         return -1;
     first->kill9();
     if (!c.finish() || c.exitCode() != 0 || !c.err().contains(QStringLiteral("left"))) {

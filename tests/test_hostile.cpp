@@ -361,7 +361,8 @@ void TestHostile::pairedWorkerGetsThroughAFlood() {
     QElapsedTimer t;
     t.start();
     TandemProcess w(pairedWorker(port));
-    const QString joined = c.waitForErr(QStringLiteral("worker \\S+ joined"), 120000);
+    const QString joined =
+        c.waitForErr(QStringLiteral("worker [^()]+ \\(device [^)]+\\)( #\\d+)? joined"), 120000);
     const qint64 joinMs = t.elapsed();
     keep.stop();
     flood.clear();
@@ -646,7 +647,8 @@ void TestHostile::workerDecliningDuringTheProbeIsNamed() {
             return pinged;
         },
         60000));
-    const QString line = c.waitForErr(QStringLiteral("(worker \\S+ declined the run: .*)"));
+    const QString line = c.waitForErr(
+        QStringLiteral("(worker [^()]+ \\(device [^)]+\\)( #\\d+)? declined the run: .*)"));
     QVERIFY2(line.contains(QStringLiteral("its owner quit")), qPrintable(c.err()));
     QVERIFY2(!c.err().contains(QStringLiteral("unexpected Reject")), qPrintable(c.err()));
 }
@@ -709,7 +711,8 @@ void TestHostile::idleAndStalledConnectionsDoNotDelayPairedPeers() {
     QElapsedTimer t;
     t.start();
     TandemProcess w(pairedWorker(port));
-    const QString joined = c.waitForErr(QStringLiteral("worker \\S+ joined"), 120000);
+    const QString joined =
+        c.waitForErr(QStringLiteral("worker [^()]+ \\(device [^)]+\\)( #\\d+)? joined"), 120000);
     const qint64 workerMs = t.elapsed();
     QVERIFY2(!joined.isEmpty(), qPrintable(c.err()));
     QVERIFY(c.finish());
@@ -731,7 +734,8 @@ void TestHostile::idleAndStalledConnectionsDoNotDelayPairedPeers() {
     TandemProcess invite(coordinator({QStringLiteral("--max-steps=5"),
                                       QStringLiteral("--invite=127.0.0.1:%1").arg(nodePort),
                                       QStringLiteral("--out=") + out + QStringLiteral("-node")}));
-    const QString nodeJoined = invite.waitForErr(QStringLiteral("worker \\S+ joined"), 120000);
+    const QString nodeJoined = invite.waitForErr(
+        QStringLiteral("worker [^()]+ \\(device [^)]+\\)( #\\d+)? joined"), 120000);
     const qint64 nodeMs = t.elapsed();
     QVERIFY2(!nodeJoined.isEmpty(), qPrintable(invite.err() + serve.err()));
     QVERIFY(invite.finish());
@@ -772,8 +776,10 @@ void TestHostile::invitationIsTriedAgainUntilTheNodeListens() {
                           QStringLiteral("--listen=127.0.0.1:%1").arg(nodePort));
     TandemProcess serve(args, true);
     QVERIFY2(waitPort(serve) == nodePort, qPrintable(serve.err()));
-    QVERIFY2(!c.waitForErr(QStringLiteral("worker \\S+ joined"), 120000).isEmpty(),
-             qPrintable(c.err() + serve.err()));
+    QVERIFY2(
+        !c.waitForErr(QStringLiteral("worker [^()]+ \\(device [^)]+\\)( #\\d+)? joined"), 120000)
+             .isEmpty(),
+        qPrintable(c.err() + serve.err()));
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 5);

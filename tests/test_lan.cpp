@@ -204,11 +204,13 @@ void TestLan::pairAcrossTheLinkThenTrain() {
     QVERIFY2(summary.value(QStringLiteral("test_accuracy")).toDouble() > 0.5, err.constData());
     const QJsonArray workers = summary.value(QStringLiteral("workers")).toArray();
     QCOMPARE(workers.size(), 1);
+    // The worker is named by its machine and device ID; its address is the link's detail.
     QVERIFY(workers[0]
                 .toObject()
                 .value(QStringLiteral("name"))
                 .toString()
-                .contains(QStringLiteral("10.232.0.2")));
+                .contains(QStringLiteral(" (device ")));
+    QVERIFY2(err.contains(" at 10.232.0.2:"), err.constData());
     serve.kill();
     serve.waitForFinished(10000);
 }

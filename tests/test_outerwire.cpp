@@ -372,28 +372,6 @@ private Q_SLOTS:
     // this machine's steps to warm up. On the demo network (4.8 MB of model) over a 1 Gbit/s
     // link with 30 ms steps, that is about 0.1 s, counted three times over: worth it for 600
     // steps, not for 3.
-    // Before any worker is heard from: a run shorter than any worker's start (its cold first
-    // step and warm-up, with no transfer at all) is decided alone at once; a longer one waits.
-    void autoDecidesAloneBeforeWorkersOnlyWhenNoneCouldHelp() {
-        ModeFacts f;
-        f.computeMs = 100;
-        f.coldStartMs = 300;
-        QString why;
-        QVERIFY(!tooShortForAnyWorker(f, &why)); // length unknown: as good as endless
-        f.steps = 4; // 0.4 s alone against 3 × (0.3 + 2 × 0.1) = 1.5 s to start one
-        QVERIFY(tooShortForAnyWorker(f, &why));
-        QVERIFY2(why.contains(QStringLiteral("this run has 4 step(s)")) &&
-                     why.contains(QStringLiteral("without waiting for workers")),
-                 qPrintable(why));
-        f.steps = 15; // 1.5 s: no gain left either
-        QVERIFY(tooShortForAnyWorker(f, nullptr));
-        f.steps = 16; // a worker infinitely fast could end it sooner: wait and measure
-        QVERIFY(!tooShortForAnyWorker(f, nullptr));
-        f.steps = 4;
-        f.localDevices = 0; // the coordinator only leads: it needs its workers
-        QVERIFY(!tooShortForAnyWorker(f, nullptr));
-    }
-
     void autoModeCountsTheStart() {
         ModeFacts f;
         f.computeMs = 30;

@@ -19,8 +19,9 @@ QColor workerColor(int i) {
 }
 
 QString workerLabel(const QString& name) {
+    // Remote workers are "NAME (device 1F65 EBAE)"; the legend has room for the name.
     return name == QLatin1String("local") ? ChartPanel::tr("this machine")
-                                          : name.section(QLatin1Char('@'), 0, 0);
+                                          : name.section(QStringLiteral(" (device "), 0, 0);
 }
 } // namespace
 

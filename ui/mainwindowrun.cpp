@@ -118,7 +118,7 @@ void MainWindow::onRunEvent(const RunEvent& e) {
         showBanner(BannerKind::Warning,
                    tr("A machine left the run: %1. Its share goes to the others. Check that "
                       "it is switched on and on this network; it can join again.")
-                       .arg(e.worker.section(QLatin1Char('@'), 0, 0))); // NAME@ADDRESS:PORT
+                       .arg(e.worker));
 }
 
 void MainWindow::startRun() {

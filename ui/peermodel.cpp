@@ -1,9 +1,11 @@
 #include "ui/peermodel.h"
 
+#include "net/identity.h"
 #include "ui/format.h"
 #include "wire/messages.h"
 
 #include <QLocale>
+#include <QRegularExpression>
 
 namespace tandem::ui {
 
@@ -131,15 +133,12 @@ void PeerModel::setPeers(const QList<PeerInfo>& peers) {
 QString PeerModel::workerKey(const QString& workerName) const {
     if (workerName == QLatin1String("local"))
         return QString();
-    // Remote workers are "NAME@ADDRESS:PORT"; match the address first, then the name.
-    const QString name = workerName.section(QLatin1Char('@'), 0, 0);
-    const QString address =
-        workerName.section(QLatin1Char('@'), 1).section(QLatin1Char(':'), 0, -2);
+    // Remote workers are "NAME (device 1F65 EBAE)": the digits find the machine.
+    static const QRegularExpression device(
+        QStringLiteral("\\(device ([0-9A-F]{4} [0-9A-F]{4})\\)"));
+    const QString digits = device.match(workerName).captured(1);
     for (const PeerInfo& p : m_peers)
-        if (p.paired && !p.address.isEmpty() && p.address == address && p.name == name)
-            return p.deviceId;
-    for (const PeerInfo& p : m_peers)
-        if (p.paired && p.name == name)
+        if (p.paired && !digits.isEmpty() && shortDeviceIdText(p.deviceId) == digits)
             return p.deviceId;
     return workerName;
 }

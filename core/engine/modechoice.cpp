@@ -57,24 +57,6 @@ QString seconds(double ms) {
 
 } // namespace
 
-bool tooShortForAnyWorker(const ModeFacts& f, QString* why) {
-    if (f.localDevices == 0 || f.steps <= 0 || f.computeMs <= 0)
-        return false;
-    ModeFacts ideal = f;
-    ideal.links.clear(); // a transfer of no time
-    const double start = startMs(ideal);
-    const double alone = double(f.steps) * f.computeMs / f.localDevices;
-    if (start < kGainToKeep * alone)
-        return false;
-    if (why)
-        *why = QStringLiteral("this run has %1 step(s), about %2 s on this machine alone; any "
-                              "other machine would take at least %3 s to start: training on "
-                              "this machine alone without waiting for workers")
-                   .arg(f.steps)
-                   .arg(seconds(alone), seconds(start));
-    return true;
-}
-
 ModeChoice chooseMode(const ModeFacts& f) {
     ModeChoice c;
     if (f.links.isEmpty() || f.computeMs <= 0) {

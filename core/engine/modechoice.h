@@ -66,11 +66,6 @@ constexpr double kSyncShareToKeep = 0.5;
 // start trains on this machine alone.
 ModeChoice chooseMode(const ModeFacts& facts);
 
-// Before any worker is heard from (facts.links empty): true when no worker, however fast its
-// link and device, could repay its start (counted as chooseMode counts it, with no transfer)
-// over the steps left; `why` then says so. The run trains alone without waiting for workers.
-bool tooShortForAnyWorker(const ModeFacts& facts, QString* why);
-
 // How many of this machine's steps starting a worker is counted as, beyond its transfers and
 // its cold first step.
 constexpr double kWorkerWarmUpSteps = 2;

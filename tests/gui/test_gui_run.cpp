@@ -293,7 +293,7 @@ private Q_SLOTS:
             if (v.toObject()
                     .value(QStringLiteral("name"))
                     .toString()
-                    .startsWith(QStringLiteral("gpu-desktop@")))
+                    .startsWith(QStringLiteral("gpu-desktop (device ")))
                 remoteSamples = v.toObject().value(QStringLiteral("samples")).toInteger();
         QVERIFY2(remoteSamples > 0, QJsonDocument(summary).toJson().constData());
         QVERIFY(summary.value(QStringLiteral("test_accuracy")).toDouble() > 0.3);

@@ -91,19 +91,39 @@ ModeFacts Trainer::modeFacts() const {
     return f;
 }
 
-// Timed while the workers still start (the hub answers them on its own thread): a run that no
-// worker could shorten is decided at once, without waiting for any.
-Status Trainer::decideBeforeWorkers(bool& decided) {
-    decided = false;
-    if (auto st = timeForMode(); !st)
+// A run too short to stream can only train alone or in sync, and sync takes workers at any
+// step: such a run starts on this machine at once, and each worker takes part or is sent home
+// once its link is measured (decideWhileTraining). Only a run that may stream waits for them.
+bool Trainer::startsBeforeWorkers() const {
+    const int64_t steps = stepsLeft();
+    return m_cfg.localWorker && steps > 0 &&
+           steps < int64_t(kMinStreamingRounds) * std::max(1, streamingOf(m_cfg).localSteps);
+}
+
+Status Trainer::startBeforeWorkers() {
+    m_cfg.mode = TrainMode::Sync;
+    m_cfg.fragments = 1;
+    if (auto st = m_cfg.validate(); !st)
         return st;
-    ModeFacts f = modeFacts();
-    f.links.clear();
-    ModeChoice choice;
-    if (!tooShortForAnyWorker(f, &choice.why))
+    m_state.config = m_cfg;
+    makePolicy();
+    m_decideWhileTraining = true;
+    m_obs.onMessage(QStringLiteral("this run of %1 step(s) starts on this machine; each worker "
+                                   "takes part, or is sent home, once its link is measured")
+                        .arg(stepsLeft()));
+    return success();
+}
+
+// At a step's start, once a worker's link is measured and this machine has timed two steps of
+// its own: the same choice as before a run, over the steps left.
+Status Trainer::decideWhileTraining() {
+    if (!m_decideWhileTraining || m_stepsThisRun < 2 || m_pool.probedLinks().isEmpty())
         return success();
-    choice.alone = true;
-    decided = true;
+    m_decideWhileTraining = false;
+    m_timedStepMs = m_trainSeconds * 1e3 / double(m_stepsThisRun);
+    m_coldStepMs = std::max(m_firstStepMs, m_timedStepMs);
+    ModeChoice choice = chooseMode(modeFacts());
+    choice.streaming = false; // too short to stream: chooseMode says so too
     return applyMode(choice);
 }
 
@@ -131,7 +151,8 @@ Status Trainer::applyMode(const ModeChoice& choice) {
         return st;
     m_modePending = false;
     m_state.config = m_cfg;
-    makePolicy();
+    if (!m_policy) // a run that started before its workers keeps its sync policy and optimizer
+        makePolicy();
     if (m_alone)
         m_hub->dismiss(QStringLiteral("this run is too short for more machines to pay off; the "
                                       "coordinator trains it alone"),

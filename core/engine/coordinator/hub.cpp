@@ -5,6 +5,7 @@
 
 #include "engine/hello.h"
 #include "engine/modechoice.h"
+#include "net/identity.h"
 #include "net/truststore.h"
 
 #include <QLoggingCategory>
@@ -89,9 +90,25 @@ wire::Hello CoordinatorHub::hello() const {
     return h;
 }
 
-void CoordinatorHub::probed(const QString& worker, const LinkProbe& link) {
-    addMessage(QStringLiteral("the link to %1 moves %2 (round trip %3 ms)")
-                   .arg(worker, rateText(link.bytesPerSecond))
+QString CoordinatorHub::workerName(const QString& displayName, const QString& deviceId,
+                                   const HubSession* session) const {
+    const QString base = QStringLiteral("%1 (device %2)")
+                             .arg(displayName.isEmpty() ? QStringLiteral("worker") : displayName,
+                                  shortDeviceIdText(deviceId));
+    QString name = base;
+    for (int n = 2;; ++n) {
+        bool taken = false;
+        for (const HubSession* s : m_sessions)
+            taken = taken || (s != session && s->name() == name);
+        if (!taken)
+            return name;
+        name = QStringLiteral("%1 #%2").arg(base).arg(n);
+    }
+}
+
+void CoordinatorHub::probed(const QString& worker, const QString& address, const LinkProbe& link) {
+    addMessage(QStringLiteral("the link to %1 at %2 moves %3 (round trip %4 ms)")
+                   .arg(worker, address, rateText(link.bytesPerSecond))
                    .arg(link.rttMs, 0, 'f', 1));
     if (m_config.events)
         m_config.events(HubEvent::probed(worker, link));

@@ -45,7 +45,7 @@ public:
     // with this run description.
     void decide(TrainMode mode, OuterWire outer, const wire::WorkerSettings& settings);
     // --mode auto: the coordinator trains alone; the workers waiting for the run are told why
-    // and leave. One that connects later is given the run (in sync) as usual.
+    // and leave, and so is any that connects later.
     void dismiss(const QString& reason, const wire::WorkerSettings& settings);
 
     // Network thread.
@@ -53,7 +53,11 @@ public:
     void addMessage(const QString& text);
     void joined(std::shared_ptr<RemoteWorker> worker);
     void sessionGone(HubSession* session);
-    void probed(const QString& worker, const LinkProbe& link);
+    void probed(const QString& worker, const QString& address, const LinkProbe& link);
+    // "NAME (device 1F65 EBAE)": how the run names a worker in its log, its events and its
+    // summary; " #2" and on when another session has the same.
+    QString workerName(const QString& displayName, const QString& deviceId,
+                       const HubSession* session) const;
     const HubConfig& config() const { return m_config; }
     QByteArray datasetContainer();
 

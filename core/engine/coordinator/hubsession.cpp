@@ -110,8 +110,7 @@ void HubSession::onHello(const wire::Hello& h) {
                QStringLiteral("expected a worker, got a %1").arg(h.role));
         return;
     }
-    m_name = QStringLiteral("%1@%2").arg(
-        h.displayName.isEmpty() ? QStringLiteral("worker") : h.displayName, m_conn->peerAddress());
+    m_name = m_hub->workerName(h.displayName, m_conn->peerId(), this);
     // The link first: what it moves decides --mode auto, and the log says it either way.
     m_state = State::Probing;
     m_conn->probe(kProbeBytes, kProbeRounds);
@@ -223,7 +222,7 @@ void HubSession::sendRun() {
 void HubSession::onProbed(const LinkProbe& link) {
     if (m_state == State::Probing) {
         m_reportedRate = link.bytesPerSecond;
-        m_hub->probed(m_name, link);
+        m_hub->probed(m_name, m_conn->peerAddress(), link);
         if (const QString why = m_hub->config().dismissed; !why.isEmpty()) {
             m_state = State::AwaitRun; // sent home before it has the run
             m_conn->send(wire::Bye{why});

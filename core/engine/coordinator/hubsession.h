@@ -28,6 +28,7 @@ public:
     HubSession(CoordinatorHub* hub, Connection* connection);
     Connection* connection() const { return m_conn; }
     State state() const { return m_state; }
+    QString name() const { return m_name; }
     void assign(const WorkRequest& request);
     // Sends the run: the model, the data's identity, the mode. Once, after the probe.
     void sendRun();

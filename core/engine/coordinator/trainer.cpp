@@ -303,6 +303,10 @@ Gate Trainer::gate() {
         return Gate::Stop;
     if (m_cfg.maxSteps > 0 && m_state.step >= m_cfg.maxSteps)
         return Gate::Stop;
+    if (auto st = decideWhileTraining(); !st) {
+        m_obs.onMessage(st.error().message);
+        return Gate::Stop;
+    }
     // Workers that joined since the last step take part from this one on.
     m_pool.admitJoined();
     return Gate::Go;
@@ -315,6 +319,8 @@ Status Trainer::applied(const StepOutcome& o) {
     ++m_state.step;
     m_recorder.samples(m_state.step, m_sampler->epoch(), o.indices);
     ++m_stepsThisRun;
+    if (m_stepsThisRun == 1)
+        m_firstStepMs = o.stepMs;
     m_trainSeconds += o.stepMs / 1e3;
     m_samplesThisRun += o.samples;
     m_epochAcc.lossSum += o.lossSum;

@@ -77,8 +77,10 @@ private:
     // --mode auto: from the handshakes' link probes and one step timed here, sync or streaming
     // local-SGD; says which and why, and sends the run to the workers that wait for it.
     Status decideMode();
-    // Before waiting for workers: trains alone (`decided`) when no worker could repay its start.
-    Status decideBeforeWorkers(bool& decided);
+    // A run too short to stream starts before its workers and decides when one is measured.
+    bool startsBeforeWorkers() const;
+    Status startBeforeWorkers();
+    Status decideWhileTraining();
     Status applyMode(const ModeChoice& choice);
     ModeFacts modeFacts() const;
     Status timeForMode(); // m_timedStepMs and m_coldStepMs, once
@@ -132,6 +134,8 @@ private:
     bool m_modePending = false; // --mode auto before the links are measured
     bool m_alone = false;       // --mode auto chose this machine alone: no worker is awaited
     double m_timedStepMs = 0, m_coldStepMs = 0; // --mode auto's timing of one step here
+    bool m_decideWhileTraining = false;         // --mode auto started before its workers
+    double m_firstStepMs = 0;                   // this run's first step
     bool m_statsNoted = false; // the log said why batch-norm statistics are gathered again
     // Forward passes that gather batch-norm statistics again before an evaluation: at
     // PyTorch's momentum of 0.1, 32 leave 3% of the old figures.

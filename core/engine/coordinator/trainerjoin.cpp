@@ -83,12 +83,12 @@ Status Trainer::startHub() {
 Status Trainer::waitForWorkers() {
     QElapsedTimer joinClock;
     joinClock.start();
+    if (m_modePending && startsBeforeWorkers())
+        return startBeforeWorkers();
     if (m_modePending) {
-        bool decided = false;
-        if (auto st = decideBeforeWorkers(decided); !st)
+        // Timed while the workers start: the hub answers them on its own thread.
+        if (auto st = timeForMode(); !st)
             return st;
-        if (decided)
-            return success();
         // A worker not there after a third of the run's time alone could not repay its start
         // (its wait is part of it, counted three times over): the run goes on without waiting.
         const qint64 patienceMs = aloneWaitMs();
