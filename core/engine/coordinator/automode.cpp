@@ -120,6 +120,7 @@ Status Trainer::decideWhileTraining() {
     if (!m_decideWhileTraining || m_stepsThisRun < 2 || m_pool.probedLinks().isEmpty())
         return success();
     m_decideWhileTraining = false;
+    m_pool.flushNotes(); // the link's measurement first, then what it decided
     m_timedStepMs = m_trainSeconds * 1e3 / double(m_stepsThisRun);
     m_coldStepMs = std::max(m_firstStepMs, m_timedStepMs);
     ModeChoice choice = chooseMode(modeFacts());

@@ -8,7 +8,9 @@
 #include "net/identity.h"
 #include "net/truststore.h"
 
+#include <QElapsedTimer>
 #include <QLoggingCategory>
+#include <QTimer>
 
 Q_LOGGING_CATEGORY(lcHub, "tandem.hub")
 
@@ -262,9 +264,20 @@ void CoordinatorHub::finish(const QString& reason) {
             }
             if (m_server)
                 m_server->close();
-            // Let the Bye frames reach the sockets, then free everything on this thread
-            // (its sockets and timers belong to it) before it ends.
-            QTimer::singleShot(200, this, [this] {
+            // Let the Bye frames reach the sockets (at most 200 ms; at once when there are
+            // none), then free everything on this thread (its sockets and timers belong to it)
+            // before it ends.
+            auto* wait = new QTimer; // not a child: the children go below, while it fires
+            auto since = std::make_shared<QElapsedTimer>();
+            since->start();
+            connect(wait, &QTimer::timeout, this, [this, wait, since] {
+                bool flushed = true;
+                for (HubSession* s : std::as_const(m_sessions))
+                    flushed = flushed && s->connection()->idle();
+                if (!flushed && since->elapsed() < 200)
+                    return;
+                wait->stop();
+                wait->deleteLater(); // when the thread ends
                 m_sessions.clear();
                 const QObjectList kids = children();
                 for (QObject* c : kids)
@@ -273,6 +286,7 @@ void CoordinatorHub::finish(const QString& reason) {
                 moveToThread(nullptr);
                 m_thread.quit();
             });
+            wait->start(m_sessions.isEmpty() ? 0 : 10);
         },
         Qt::QueuedConnection);
     m_thread.wait(10000);
