@@ -90,9 +90,10 @@ private:
     Status join();
     Status startHub();
     Status waitForWorkers();
-    // Waits for m_cfg.workers workers to be probed (or to join), within the join timeout, and
-    // no longer than patienceMs when that is not 0.
-    Status awaitWorkers(const QElapsedTimer& since, bool probed, qint64 patienceMs = 0);
+    // Waits for `count` workers (-1: m_cfg.workers) to be probed (or to join), within the join
+    // timeout, and no longer than patienceMs when that is not 0.
+    Status awaitWorkers(const QElapsedTimer& since, bool probed, qint64 patienceMs = 0,
+                        int count = -1);
     // --mode auto: how long a run of known length waits for its workers before it goes on
     // alone (0: as long as the join timeout says).
     qint64 aloneWaitMs() const;

@@ -85,6 +85,7 @@ Status Trainer::waitForWorkers() {
     joinClock.start();
     if (m_modePending && startsBeforeWorkers())
         return startBeforeWorkers();
+    int expected = m_cfg.workers;
     if (m_modePending) {
         // Timed while the workers start: the hub answers them on its own thread.
         if (auto st = timeForMode(); !st)
@@ -94,7 +95,9 @@ Status Trainer::waitForWorkers() {
         const qint64 patienceMs = aloneWaitMs();
         if (auto st = awaitWorkers(joinClock, true, patienceMs); !st)
             return st;
-        if (patienceMs > 0 && m_pool.probedLinks().isEmpty()) {
+        // Those that came are the ones to wait for; the others join late, or are sent home.
+        expected = std::min<int>(expected, int(m_pool.probedLinks().size()));
+        if (patienceMs > 0 && expected == 0) {
             ModeChoice choice;
             choice.alone = true;
             choice.why = QStringLiteral("no worker had connected after %1 s, a third of this "
@@ -108,7 +111,7 @@ Status Trainer::waitForWorkers() {
         if (m_alone)
             return success();
     }
-    if (auto st = awaitWorkers(joinClock, false); !st)
+    if (auto st = awaitWorkers(joinClock, false, 0, expected); !st)
         return st;
     m_pool.admitJoined();
     return success();
@@ -120,7 +123,9 @@ qint64 Trainer::aloneWaitMs() const {
     return std::max<qint64>(1, std::llround(double(stepsLeft()) * m_timedStepMs / kStartMargin));
 }
 
-Status Trainer::awaitWorkers(const QElapsedTimer& since, bool probed, qint64 patienceMs) {
+Status Trainer::awaitWorkers(const QElapsedTimer& since, bool probed, qint64 patienceMs,
+                             int count) {
+    count = count < 0 ? m_cfg.workers : count;
     int joined = 0;
     QElapsedTimer patience;
     patience.start();
@@ -128,7 +133,7 @@ Status Trainer::awaitWorkers(const QElapsedTimer& since, bool probed, qint64 pat
         return patienceMs > 0 ? int(std::clamp<qint64>(patienceMs - patience.elapsed(), 1, 500))
                               : 500;
     };
-    while ((joined = m_pool.waitForJoined(m_cfg.workers, slice(), {}, probed)) < m_cfg.workers) {
+    while ((joined = m_pool.waitForJoined(count, slice(), {}, probed)) < count) {
         if (patienceMs > 0 && patience.elapsed() >= patienceMs)
             break;
         m_pool.flushNotes();
