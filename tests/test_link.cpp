@@ -65,6 +65,7 @@ private Q_SLOTS:
     void autoKeepsSyncWhenComputeDominates();
     void autoTrainsAloneWhenTheRunIsTooShort();
     void autoGoesOnAloneWhenNoWorkerComes();
+    void autoGoesOnWithTheWorkersThatCame();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -266,6 +267,31 @@ void TestLink::autoGoesOnAloneWhenNoWorkerComes() {
     const QJsonObject s = c.summary();
     QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 40 * 40);
     QCOMPARE(s.value(QStringLiteral("workers")).toArray().size(), 1);
+}
+
+// Two workers asked for, one comes: once the patience is spent the run goes on with the one
+// that came (or alone, if it came too late), and never waits for the other.
+void TestLink::autoGoesOnWithTheWorkersThatCame() {
+    const QString out = m_tmp.filePath(QStringLiteral("one-of-two"));
+    TandemProcess c(
+        coordinator(out, {QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=64"),
+                          QStringLiteral("--epochs=100"), QStringLiteral("--max-steps=200"),
+                          QStringLiteral("--workers=2")}));
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
+                     QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home("w"),
+                     QStringLiteral("--threads=1")});
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 200);
+    const bool measured = c.err().contains(QStringLiteral(") at 127.0.0.1:"));
+    const bool alone = c.err().contains(QStringLiteral("training on this machine alone"));
+    // A worker measured in time trains; one measured too late was sent home.
+    QCOMPARE(s.value(QStringLiteral("workers")).toArray().size(), measured && !alone ? 2 : 1);
+    QVERIFY(w.finish(60000));
+    QCOMPARE(w.exitCode(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestLink)
