@@ -261,6 +261,10 @@ void Connection::onPong(const wire::Pong& pong) {
     Q_EMIT probed(result);
 }
 
+bool Connection::shutDown() const {
+    return !m_socket || m_socket->state() == QAbstractSocket::UnconnectedState;
+}
+
 bool Connection::idle() const {
     return m_outgoing.empty() && (!m_socket || m_socket->bytesToWrite() == 0);
 }

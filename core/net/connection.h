@@ -92,6 +92,8 @@ public:
     bool probing() const { return m_probe.stage >= 0; }
     // Nothing is waiting to be written.
     bool idle() const;
+    // The socket has shut down after close() (its last bytes sent), or there is none.
+    bool shutDown() const;
 
     // Sends Reject when given one, then closes. Safe to call more than once.
     void close(const QString& reason, std::optional<wire::Reject> reject = std::nullopt);

@@ -264,16 +264,17 @@ void CoordinatorHub::finish(const QString& reason) {
             }
             if (m_server)
                 m_server->close();
-            // Let the Bye frames reach the sockets (at most 200 ms; at once when there are
-            // none), then free everything on this thread (its sockets and timers belong to it)
-            // before it ends.
+            // Let the Bye frames leave and the sockets shut down (at most 200 ms; at once
+            // when there are none): deleting a socket before resets the connection, and the
+            // worker would lose its Bye. Then free everything on this thread (its sockets and
+            // timers belong to it) before it ends.
             auto* wait = new QTimer; // not a child: the children go below, while it fires
             auto since = std::make_shared<QElapsedTimer>();
             since->start();
             connect(wait, &QTimer::timeout, this, [this, wait, since] {
                 bool flushed = true;
                 for (HubSession* s : std::as_const(m_sessions))
-                    flushed = flushed && s->connection()->idle();
+                    flushed = flushed && s->connection()->shutDown();
                 if (!flushed && since->elapsed() < 200)
                     return;
                 wait->stop();
