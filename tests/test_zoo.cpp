@@ -16,6 +16,7 @@
 #include "formats/ziparchive.h"
 
 #include "enginetestutil.h"
+#include "testutil.h"
 
 #include <QFile>
 #include <QJsonObject>
@@ -31,6 +32,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 
 using namespace tandem;
 
@@ -54,6 +57,7 @@ private Q_SLOTS:
     void damagedTorchScriptIsRefused();
     void runningStatsAreGatheredAgain();
     void trainsPastTheProfilingRuns();
+    void runKeepsItsOperatorsOnTheComputeThread();
 };
 
 void TestZoo::mlpNamesAndShapes() {
@@ -322,6 +326,63 @@ void TestZoo::trainsPastTheProfilingRuns() {
         loss.backward();
         QVERIFY(std::isfinite(loss.item<double>()));
     }
+}
+
+// A CPU run at two threads has one OpenMP team: the thread that coordinates runs its
+// operators serially (its steps' optimizer work is small), and the evaluation, its large work,
+// runs on the local worker's thread with the run's threads. The caller's thread gets its
+// thread count back when the run ends.
+void TestZoo::runKeepsItsOperatorsOnTheComputeThread() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    testutil::writeIdxDataset(tmp.filePath(QStringLiteral("data")), 256, 64, false);
+    struct Seen : RunObserver {
+        std::mutex mutex;
+        std::thread::id stepThread, evalThread;
+        int stepThreads = 0, evalThreads = 0;
+        void onStep(const StepMetrics&) override {
+            std::lock_guard<std::mutex> lock(mutex);
+            stepThread = std::this_thread::get_id();
+            stepThreads = at::get_num_threads();
+        }
+        void onEvaluating(int64_t done, int64_t) override {
+            if (done == 0)
+                return; // announced by the run before the evaluation starts
+            std::lock_guard<std::mutex> lock(mutex);
+            evalThread = std::this_thread::get_id();
+            evalThreads = at::get_num_threads();
+        }
+    };
+    auto run = [&](int threads, Seen& seen) {
+        RunConfig cfg;
+        cfg.model = QStringLiteral("mlp");
+        cfg.data = QStringLiteral("mnist:") + tmp.filePath(QStringLiteral("data"));
+        cfg.batch = 32;
+        cfg.evalBatch = 16;
+        cfg.threads = threads;
+        cfg.outDir = tmp.filePath(QStringLiteral("run%1").arg(threads));
+        return runTraining(cfg, QString(), &seen, nullptr);
+    };
+    if (QThread::idealThreadCount() < 2) {
+        at::set_num_threads(1);
+        QSKIP("one core: a run has one thread, and no second team to avoid");
+    }
+    Seen two;
+    auto r = run(2, two);
+    QVERIFY2(r.ok(), qPrintable(r.ok() ? QString() : r.error().message));
+    QCOMPARE(two.stepThreads, 1);
+    QCOMPARE(two.evalThreads, 2);
+    QVERIFY(two.evalThread != two.stepThread);
+    QCOMPARE(at::get_num_threads(), 2); // given back
+    QVERIFY(r->test.hasAccuracy());
+
+    Seen one; // one thread: nothing to keep apart, the evaluation stays where it was
+    r = run(1, one);
+    QVERIFY2(r.ok(), qPrintable(r.ok() ? QString() : r.error().message));
+    QCOMPARE(one.stepThreads, 1);
+    QCOMPARE(one.evalThreads, 1);
+    QVERIFY(one.evalThread == one.stepThread);
+    at::set_num_threads(1);
 }
 
 QTEST_GUILESS_MAIN(TestZoo)

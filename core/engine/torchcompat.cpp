@@ -1,6 +1,7 @@
 #include "engine/torchcompat.h"
 
 #include <ATen/Context.h>
+#include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
@@ -13,6 +14,10 @@
 #endif
 #if defined(TANDEM_WITH_CUDA)
 #include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <dlfcn.h>
 #endif
 
 #include <cstdlib>
@@ -170,6 +175,52 @@ void seedDevice(const c10::Device& device, uint64_t seed) {
 #else
     (void)device;
 #endif
+}
+
+namespace {
+
+// The OpenMP runtime LibTorch loaded (libgomp, or LLVM's libomp on macOS), found by name rather
+// than linked, so that the setting reaches the runtime LibTorch's operators use.
+struct OpenMpCalls {
+    void (*setThreads)(int) = nullptr;
+    int (*maxThreads)() = nullptr;
+};
+
+const OpenMpCalls& openMp() {
+    static const OpenMpCalls calls = [] {
+        OpenMpCalls c;
+#if defined(__unix__) || defined(__APPLE__)
+        c.setThreads = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+        c.maxThreads = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+        if (!c.setThreads || !c.maxThreads)
+            c = OpenMpCalls{};
+#endif
+        return c;
+    }();
+    return calls;
+}
+
+} // namespace
+
+SerialTorchOps::SerialTorchOps() {
+    const OpenMpCalls& omp = openMp();
+    if (!omp.setThreads)
+        return;
+    // ATen sets a thread's OpenMP thread count lazily, on its first parallel operator; that
+    // comes first here, so that it does not undo the setting below.
+    at::internal::lazy_init_num_threads();
+    m_previous = omp.maxThreads();
+    omp.setThreads(1);
+}
+
+SerialTorchOps::~SerialTorchOps() {
+    if (m_previous > 0)
+        openMp().setThreads(m_previous);
+}
+
+bool SerialTorchOps::active() {
+    const OpenMpCalls& omp = openMp();
+    return omp.maxThreads && omp.maxThreads() == 1;
 }
 
 } // namespace tandem

@@ -43,6 +43,28 @@ void initTorchRuntime();
 // noise (bench/README.md, "Gradients during the backward pass").
 void trainWithoutGraphOptimization();
 
+// While alive, the calling thread's LibTorch operators run on that thread alone, without an
+// OpenMP team of their own; other threads keep the run's thread count. A process with two
+// teams has more OpenMP threads than cores, and libgomp then cuts every waiting thread's
+// spinning from 300,000 iterations to 1,000, so each parallel region of the compute thread
+// wakes a sleeping one: CPU training at two threads ran at 0.6 to 0.9 times a one-team Python
+// loop (bench/README.md, "Per-step cost on torchvision networks"). A run holds one on the
+// thread that coordinates, from before its first operator (a team, once formed, stays until
+// its thread ends), and hands its large work to the compute thread. Does nothing where
+// LibTorch's OpenMP runtime is not found. Construct and destroy it on the same thread.
+class SerialTorchOps {
+public:
+    SerialTorchOps();
+    ~SerialTorchOps();
+    SerialTorchOps(const SerialTorchOps&) = delete;
+    SerialTorchOps& operator=(const SerialTorchOps&) = delete;
+    // Whether the calling thread's operators run serially (one OpenMP thread).
+    static bool active();
+
+private:
+    int m_previous = 0; // the thread's OpenMP thread count before (0: unknown)
+};
+
 // The MPS allocator's limits, as environment variables to set. PyTorch's default lets the
 // allocator grow to 1.7 times the GPU's recommended working set, which on an 8 GB MacBook Air
 // means swapping, not an out-of-memory error Tandem could recover from. Unless the user chose

@@ -281,6 +281,7 @@ public:
     virtual void onMessage(const QString&) {}
     virtual void onEvent(const RunEvent&) {}
     // The test split's evaluation at an epoch's end: `done` of `total` samples, 0 as it begins.
+    // The evaluation may run on the thread that computes, while the training thread waits.
     virtual void onEvaluating(int64_t /*done*/, int64_t /*total*/) {}
     // Called now and then while the run waits (for workers); a chance to request a stop.
     virtual void onWaiting() {}

@@ -33,16 +33,22 @@ Expected<double> Trainer::timeOneStep(double& coldMs) {
         req.params = &m_master.params;
         req.buffers = &m_master.buffers;
         double best = 0;
-        for (int pass = 0; pass < 3; ++pass) {
-            auto r = replica.compute(req, QStringLiteral("timing"));
-            if (!r)
-                return r.error();
-            if (pass == 0)
-                coldMs = double(cold.nsecsElapsed()) / 1e6;
-            if (pass > 0) // the first warms the device up
-                best = pass == 1 ? r->computeMs : std::min(best, r->computeMs);
-        }
-        return best;
+        Expected<double> out = best;
+        onComputeThread([&] {
+            for (int pass = 0; pass < 3; ++pass) {
+                auto r = replica.compute(req, QStringLiteral("timing"));
+                if (!r) {
+                    out = r.error();
+                    return;
+                }
+                if (pass == 0)
+                    coldMs = double(cold.nsecsElapsed()) / 1e6;
+                if (pass > 0) // the first warms the device up
+                    best = pass == 1 ? r->computeMs : std::min(best, r->computeMs);
+            }
+            out = best;
+        });
+        return out;
     } catch (const std::exception& e) {
         return makeError(
             ErrorCode::Runtime,

@@ -2,6 +2,8 @@
 
 #include "common/threadname.h"
 
+#include <utility>
+
 namespace tandem {
 
 LocalWorker::LocalWorker(QString name, DeviceInfo device, const Model& model,
@@ -41,15 +43,39 @@ Expected<WorkResult> LocalWorker::wait() {
     return r;
 }
 
+void LocalWorker::call(const std::function<void()>& job) {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_cv.wait(lock, [this] { return m_job == nullptr; });
+    m_job = &job;
+    m_cv.notify_all();
+    m_cv.wait(lock, [this, &job] { return m_job != &job; });
+    if (std::exception_ptr e = std::exchange(m_jobError, nullptr))
+        std::rethrow_exception(e);
+}
+
 void LocalWorker::run() {
     nameThisThread("tandem-worker");
     for (;;) {
         WorkRequest req;
         {
             std::unique_lock<std::mutex> lock(m_mutex);
-            m_cv.wait(lock, [this] { return m_quit || !m_requests.empty(); });
+            m_cv.wait(lock, [this] { return m_quit || m_job || !m_requests.empty(); });
             if (m_quit)
                 return;
+            if (m_job) {
+                std::exception_ptr error;
+                lock.unlock();
+                try {
+                    (*m_job)();
+                } catch (...) {
+                    error = std::current_exception();
+                }
+                lock.lock();
+                m_jobError = error;
+                m_job = nullptr;
+                m_cv.notify_all();
+                continue;
+            }
             req = std::move(m_requests.front());
             m_requests.pop_front();
         }

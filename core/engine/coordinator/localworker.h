@@ -8,6 +8,8 @@
 
 #include <condition_variable>
 #include <deque>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -28,6 +30,11 @@ public:
     void submit(WorkRequest request) override;
     Expected<WorkResult> wait() override;
     bool ready() const override;
+    // Runs `job` on the worker's thread, after the request it is computing, and returns once
+    // it has run; an exception it throws is thrown here. The run's large work besides its
+    // steps (timing, evaluation) goes here, so that one thread's OpenMP team does all of it
+    // (torchcompat.h, SerialTorchOps). Never call it from the worker's own thread.
+    void call(const std::function<void()>& job);
 
 private:
     void run();
@@ -40,6 +47,8 @@ private:
     std::condition_variable m_cv;
     std::deque<WorkRequest> m_requests;
     std::deque<Expected<WorkResult>> m_results;
+    const std::function<void()>* m_job = nullptr; // call()'s, until it has run
+    std::exception_ptr m_jobError;
     bool m_quit = false;
     std::thread m_thread; // last: started once everything above is in place
 };

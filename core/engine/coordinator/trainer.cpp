@@ -87,6 +87,9 @@ Status Trainer::load() {
     m_threads = setTorchThreads(m_cfg.threads, &threadWarning);
     if (!threadWarning.isEmpty())
         m_obs.onMessage(threadWarning);
+    // Before any operator runs here: a team this thread formed would stay (torchcompat.h).
+    if (m_cfg.localWorker && m_threads > 1)
+        m_serialOps.emplace();
 
     auto loaded = loadDataset(m_cfg.data, hfFolderOf(m_cfg.model));
     if (!loaded)
@@ -204,6 +207,8 @@ Status Trainer::startLocalWorker() {
     auto device = chooseDevice(m_devices, m_cfg.device);
     if (!device)
         return device.error();
+    if (device->kind != QLatin1String("cpu"))
+        m_serialOps.reset(); // the optimizer's step on the CPU is then this thread's to run
     // Before the replica takes its memory: a model that cannot fit is refused with the figures.
     auto fits = samplesThatFit(memoryNeed(m_module, m_data->train, m_cfg, true), *device,
                                QStringLiteral("this machine"));
@@ -223,6 +228,7 @@ Status Trainer::startLocalWorker() {
         else if (ro.precision != Precision::Fp32)
             m_obs.onMessage(QStringLiteral("computing in %1 autocast on %2, with fp32 weights")
                                 .arg(nameOf(m_cfg.precision), device->name));
+        m_local = local;
         m_pool.add(std::move(local));
         if (auto st = m_pool.applyMemoryPlan(m_pool.size() - 1); !st)
             return st;
@@ -232,6 +238,13 @@ Status Trainer::startLocalWorker() {
             QStringLiteral("cannot start a worker on %1: %2").arg(device->name, firstLine(e)));
     }
     return success();
+}
+
+void Trainer::onComputeThread(const std::function<void()>& job) {
+    if (m_serialOps && m_local)
+        m_local->call(job);
+    else
+        job();
 }
 
 void Trainer::announceStart() {
@@ -437,12 +450,15 @@ Status Trainer::evaluate() {
                     "gathering batch-norm statistics for the weights before each evaluation "
                     "(local-SGD's outer step moves the weights past the ones they came from)"));
             m_statsNoted = true;
-            refreshRunningStats(m_module, m_data->train, m_cfg.batch, kStatsBatches);
+            onComputeThread(
+                [&] { refreshRunningStats(m_module, m_data->train, m_cfg.batch, kStatsBatches); });
         }
         m_obs.onEvaluating(0, m_data->test.count());
-        em.test = tandem::evaluate(
-            m_module, m_objective, m_data->test, m_cfg.evalBatch,
-            [this](int64_t done, int64_t total) { m_obs.onEvaluating(done, total); });
+        onComputeThread([&] {
+            em.test = tandem::evaluate(
+                m_module, m_objective, m_data->test, m_cfg.evalBatch,
+                [this](int64_t done, int64_t total) { m_obs.onEvaluating(done, total); });
+        });
     } catch (const std::exception& e) {
         shutdown(QStringLiteral("the run failed"));
         return makeError(ErrorCode::Runtime,

@@ -19,10 +19,12 @@
 #include "engine/runcheckpoint.h"
 #include "engine/sampler.h"
 #include "engine/scriptmodel.h"
+#include "engine/torchcompat.h"
 #include "engine/training.h"
 
 #include <QElapsedTimer>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -72,6 +74,9 @@ private:
     Status loadModel();
     Status restore();
     Status startLocalWorker();
+    // Runs `job` where the run's compute happens: on the local worker's thread when this
+    // thread's operators are kept serial (SerialTorchOps), else here.
+    void onComputeThread(const std::function<void()>& job);
     // The step policy and the optimizer, for the mode m_cfg names.
     void makePolicy();
     // --mode auto: from the handshakes' link probes and one step timed here, sync or streaming
@@ -124,6 +129,10 @@ private:
     Phase m_phase = Phase::Loading;
 
     int m_threads = 1;
+    // Held from the start while this machine trains on its CPU with more than one thread:
+    // this thread's operators then stay serial, and its large work goes to m_local's thread.
+    std::optional<SerialTorchOps> m_serialOps;
+    std::shared_ptr<LocalWorker> m_local;
     std::shared_ptr<DatasetSplits> m_data;
     Model m_module;
     std::optional<LoadedCheckpoint> m_ckpt;
