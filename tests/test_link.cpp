@@ -64,6 +64,7 @@ private Q_SLOTS:
     void autoChoosesStreamingOnASlowLink();
     void autoKeepsSyncWhenComputeDominates();
     void autoTrainsAloneWhenTheRunIsTooShort();
+    void autoSendsLaterWorkersHomeUnmeasured();
     void autoGoesOnAloneWhenNoWorkerComes();
     void autoGoesOnWithTheWorkersThatCame();
 
@@ -250,6 +251,45 @@ void TestLink::autoTrainsAloneWhenTheRunIsTooShort() {
     QFile workerEvents(out + QStringLiteral(".worker-events"));
     QVERIFY(workerEvents.open(QIODevice::ReadOnly));
     QVERIFY(!workerEvents.readAll().contains("\"joined\""));
+}
+
+// Four steps of two seconds: after two, not even a worker as fast as this machine over a
+// perfect link could make the two left end sooner, so the run decides to train alone before
+// any worker comes, and one that comes later is sent home without its link being measured.
+void TestLink::autoSendsLaterWorkersHomeUnmeasured() {
+    const QString out = m_tmp.filePath(QStringLiteral("unmeasured"));
+    TandemProcess c(
+        coordinator(out, {QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=1000"),
+                          QStringLiteral("--epochs=5"), QStringLiteral("--max-steps=4")}));
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    QVERIFY2(!c.waitForErr(QStringLiteral("no worker has been measured yet, and none could make "
+                                          "this run end sooner even over a perfect link: this "
+                                          "run has 2 step\\(s\\) left.*training on this "
+                                          "machine alone"))
+                  .isEmpty(),
+             qPrintable(c.err()));
+    // Held still while the worker starts, however long that takes on a loaded machine.
+    c.signal(SIGUSR1);
+    QVERIFY(!c.waitForErr(QStringLiteral("paused at step")).isEmpty());
+    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
+                     QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home("w"),
+                     QStringLiteral("--threads=1")});
+    QVERIFY(w.finish(60000));
+    QCOMPARE(w.exitCode(), 0);
+    QVERIFY2(w.err().contains(QStringLiteral("the coordinator ended the run: this run is too "
+                                             "short for more machines to pay off")),
+             qPrintable(w.err()));
+    c.signal(SIGUSR2);
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QRegularExpression(QStringLiteral(
+                 "\\(device [0-9A-F ]+\\) came after the run chose to train alone; sent home"))),
+             qPrintable(c.err()));
+    QVERIFY2(!c.err().contains(QStringLiteral(") at 127.0.0.1:")), qPrintable(c.err()));
+    const QJsonObject s = c.summary();
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 4);
+    QCOMPARE(s.value(QStringLiteral("workers")).toArray().size(), 1);
 }
 
 // A run of known length waits for its worker no longer than a third of its time alone: a

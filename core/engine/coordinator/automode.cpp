@@ -122,13 +122,30 @@ Status Trainer::startBeforeWorkers() {
 
 // At a step's start, once a worker's link is measured and this machine has timed two steps of
 // its own: the same choice as before a run, over the steps left.
+// Until then, at each step, it asks whether a worker as fast as this machine could make the
+// run end sooner even over a perfect link; once none could, every worker is sent home as it
+// comes, before its link is measured (a measurement that costs both machines time).
 Status Trainer::decideWhileTraining() {
-    if (!m_decideWhileTraining || m_stepsThisRun < 2 || m_pool.probedLinks().isEmpty())
+    if (!m_decideWhileTraining || m_stepsThisRun < 2)
         return success();
-    m_decideWhileTraining = false;
-    m_pool.flushNotes(); // the link's measurement first, then what it decided
     m_timedStepMs = m_trainSeconds * 1e3 / double(m_stepsThisRun);
     m_coldStepMs = std::max(m_firstStepMs, m_timedStepMs);
+    if (m_pool.probedLinks().isEmpty()) {
+        ModeFacts best = modeFacts();
+        LinkFacts perfect;
+        perfect.bytesPerSecond = 1e15;
+        best.links = {perfect};
+        ModeChoice choice = chooseMode(best);
+        if (!choice.alone)
+            return success(); // a worker may yet pay off: wait for its link
+        m_decideWhileTraining = false;
+        choice.why = QStringLiteral("no worker has been measured yet, and none could make this "
+                                    "run end sooner even over a perfect link: %1")
+                         .arg(choice.why);
+        return applyMode(choice);
+    }
+    m_decideWhileTraining = false;
+    m_pool.flushNotes(); // the link's measurement first, then what it decided
     ModeChoice choice = chooseMode(modeFacts());
     choice.streaming = false; // too short to stream: chooseMode says so too
     return applyMode(choice);

@@ -111,6 +111,15 @@ void HubSession::onHello(const wire::Hello& h) {
         return;
     }
     m_name = m_hub->workerName(h.displayName, m_conn->peerId(), this);
+    if (const QString why = m_hub->config().dismissed; !why.isEmpty()) {
+        // The run already chose to train alone: nothing to measure, nothing for it to do.
+        m_hub->addMessage(
+            QStringLiteral("%1 came after the run chose to train alone; sent home").arg(m_name));
+        m_state = State::AwaitRun;
+        m_conn->send(wire::Bye{why});
+        m_conn->close(why);
+        return;
+    }
     // The link first: what it moves decides --mode auto, and the log says it either way.
     m_state = State::Probing;
     m_conn->probe(kProbeBytes, kProbeRounds);
