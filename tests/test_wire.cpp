@@ -1,6 +1,7 @@
 // The frame decoder, blob reassembly and message encoding, fed good, truncated, oversized and
 // random input.
 
+#include "common/files.h"
 #include "wire/framing.h"
 #include "wire/messages.h"
 
@@ -8,6 +9,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRandomGenerator>
+#include <QStorageInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtEndian>
@@ -28,6 +30,7 @@ private Q_SLOTS:
     void blobPartFrames();
     void blobAssemblerChecks();
     void spilledBlobsGoToFiles();
+    void freeSpaceComesFromTheFileSystem();
     void messagesRoundTrip();
     void decodeRejectsGarbage();
     void randomStreamsNeverCrash();
@@ -457,6 +460,21 @@ void TestWire::readerKeepsACutBlobIncomplete() {
     t.more(1);
     QVERIFY(!reader.next([&](char* to, qint64 max) { return t.read(to, max); }));
     QCOMPARE(blobs.take(3).value(), QByteArray(40, 'y'));
+}
+
+// The free space that refuses a blob larger than the disk is asked of the file system itself,
+// so the refusal holds in a chroot or container whose mount table does not list the volume.
+void TestWire::freeSpaceComesFromTheFileSystem() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const qint64 free = freeBytesAt(tmp.path());
+    QVERIFY(free > 0);
+    const QStorageInfo volume(tmp.path());
+    if (volume.isValid()) // the same volume, give or take what others wrote meanwhile
+        QVERIFY2(
+            qAbs(free - volume.bytesAvailable()) < (qint64(64) << 20),
+            qPrintable(QStringLiteral("%1 against %2").arg(free).arg(volume.bytesAvailable())));
+    QCOMPARE(freeBytesAt(tmp.filePath(QStringLiteral("no-such-folder"))), qint64(-1));
 }
 
 QTEST_GUILESS_MAIN(TestWire)

@@ -9,6 +9,10 @@
 #include <QSaveFile>
 #include <QStorageInfo>
 
+#if defined(Q_OS_UNIX)
+#include <sys/statvfs.h>
+#endif
+
 namespace tandem {
 
 namespace {
@@ -107,16 +111,29 @@ Error writeError(const QString& path, qint64 neededBytes, const QString& platfor
     while (!QFileInfo::exists(dir) && dir != QDir::rootPath())
         dir = QFileInfo(dir).absolutePath();
     const QStorageInfo volume(dir);
+    const qint64 free = freeBytesAt(dir);
     // The write failed and the volume cannot hold what was asked: that is the reason, whatever
     // text the platform gave (a failed flush often reports "Unknown error").
-    if (volume.isValid() && volume.bytesAvailable() < std::max<qint64>(neededBytes, 1 << 16))
+    if (free >= 0 && free < std::max<qint64>(neededBytes, 1 << 16))
         return makeError(ErrorCode::Io,
                          QStringLiteral("cannot write %1: no space left on %2 (needs about %3 MB, "
                                         "%4 MB free); free some space and try again")
-                             .arg(path, volume.rootPath())
+                             .arg(path, volume.isValid() ? volume.rootPath() : dir)
                              .arg(megabytesCeil(neededBytes))
-                             .arg(volume.bytesAvailable() / (1000 * 1000)));
+                             .arg(free / (1000 * 1000)));
     return makeError(ErrorCode::Io, QStringLiteral("cannot write %1: %2").arg(path, platformText));
+}
+
+qint64 freeBytesAt(const QString& dir) {
+#if defined(Q_OS_UNIX)
+    struct statvfs st;
+    if (statvfs(QFile::encodeName(dir).constData(), &st) == 0)
+        return qint64(st.f_bavail) * qint64(st.f_frsize);
+    return -1;
+#else
+    const QStorageInfo volume(dir);
+    return volume.isValid() ? volume.bytesAvailable() : -1;
+#endif
 }
 
 } // namespace tandem

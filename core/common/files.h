@@ -25,6 +25,11 @@ Expected<QByteArray> readRegularFile(const QString& path, qint64 maxBytes);
 // says so, with what was needed and what is free, instead of the platform's often empty text.
 Error writeError(const QString& path, qint64 neededBytes, const QString& platformText);
 
+// Bytes this process may still write on the volume that holds the existing folder `dir`; -1
+// when that cannot be known. Asks the file system itself, so that it also answers in a chroot or
+// container whose mount table does not list the volume.
+qint64 freeBytesAt(const QString& dir);
+
 // Reads a JSON object from a regular file of at most 1 MB. `what` names the file in errors
 // ("run description …: no such file", "… is not a JSON object: …").
 Expected<QJsonObject> readJsonObjectFile(const QString& path, const QString& what);

@@ -1,7 +1,8 @@
 #include "wire/framing.h"
 
+#include "common/files.h"
+
 #include <QDir>
-#include <QStorageInfo>
 #include <QTemporaryFile>
 #include <QtEndian>
 
@@ -65,13 +66,13 @@ Expected<std::shared_ptr<QFile>> BlobAssembler::spillFile(uint32_t kind, uint64_
     const QString dir = m_spill.value(kind);
     if (!QDir().mkpath(dir))
         return makeError(ErrorCode::Io, QStringLiteral("cannot create the folder %1").arg(dir));
-    const QStorageInfo disk(dir);
-    if (disk.isValid() && disk.bytesAvailable() >= 0 && quint64(disk.bytesAvailable()) < total)
+    const qint64 free = freeBytesAt(dir);
+    if (free >= 0 && quint64(free) < total)
         return makeError(ErrorCode::Io,
                          QStringLiteral("%1 has %2 MB free, and the data to receive takes %3 MB; "
                                         "free some space there")
                              .arg(dir)
-                             .arg(disk.bytesAvailable() >> 20)
+                             .arg(free >> 20)
                              .arg(total >> 20));
     QTemporaryFile f(QDir(dir).filePath(QStringLiteral("receiving-XXXXXX.part")));
     f.setAutoRemove(false);
