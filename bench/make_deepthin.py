@@ -3,7 +3,10 @@ linear layers of width 64 with ReLU between them, 52 parameter tensors and 0.1 M
 A step on it costs little arithmetic, so what a training loop adds per step shows. Run with
 Debian's Python:
 
-    /usr/bin/python3 bench/make_deepthin.py OUT.pt
+    /usr/bin/python3 bench/make_deepthin.py OUT.pt [DEPTH [WIDTH]]
+
+DEPTH 1 is one linear layer (784 to 10): a step of almost no arithmetic, for the fixed cost of
+a step (bench/step_cost.sh).
 """
 import sys
 
@@ -28,7 +31,7 @@ class DeepThin(nn.Module):
 
 
 torch.manual_seed(0)
-m = DeepThin()
+m = DeepThin(*(int(a) for a in sys.argv[2:4]))
 print(sum(p.numel() for p in m.parameters()), "parameters in",
       len(list(m.parameters())), "tensors", file=sys.stderr)
 torch.jit.script(m).save(sys.argv[1])

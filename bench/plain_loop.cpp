@@ -1,11 +1,13 @@
 // The reference for the engine-overhead benchmark: the idiomatic LibTorch C++ training loop
 // (as in pytorch/examples cpp/mnist) on the same network, data, batch, optimizer and thread
-// count as `tandem train --model mnist-cnn`. Prints samples/s over the training loop only.
+// count as `tandem train --model mnist-cnn`, or on a TorchScript file as `tandem train --model
+// FILE`. Prints samples/s over the training loop only.
 //
-//   bench_plain_loop STEPS THREADS [BATCH]
+//   bench_plain_loop STEPS THREADS [BATCH [MODEL.pt]]
 
 #include "formats/dataset.h"
 
+#include <torch/script.h>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -54,8 +56,24 @@ int main(int argc, char** argv) {
     torch::Tensor labels = torch::from_blob(data->train.labels.data(), {n}, torch::kLong);
 
     Net net;
-    torch::optim::Adam opt(net.parameters(), torch::optim::AdamOptions(0.001));
-    net.train();
+    torch::jit::Module script;
+    const bool scripted = argc > 4;
+    if (scripted)
+        script = torch::jit::load(argv[4]);
+    std::vector<torch::Tensor> params;
+    if (scripted)
+        for (const auto& p : script.parameters())
+            params.push_back(p);
+    else
+        params = net.parameters();
+    torch::optim::Adam opt(params, torch::optim::AdamOptions(0.001));
+    if (scripted)
+        script.train();
+    else
+        net.train();
+    auto forward = [&](const torch::Tensor& x) {
+        return scripted ? script.forward({x}).toTensor() : net.forward(x);
+    };
     torch::Tensor perm = torch::randperm(n);
     int64_t pos = 0;
     const auto t0 = std::chrono::steady_clock::now();
@@ -70,7 +88,7 @@ int main(int argc, char** argv) {
         torch::Tensor x = images.index_select(0, idx).to(torch::kFloat).div_(255.0);
         torch::Tensor y = labels.index_select(0, idx);
         opt.zero_grad();
-        torch::Tensor loss = torch::nll_loss(torch::log_softmax(net.forward(x), 1), y);
+        torch::Tensor loss = torch::nll_loss(torch::log_softmax(forward(x), 1), y);
         loss.backward();
         opt.step();
         lossSum += loss.item<double>();
