@@ -60,6 +60,9 @@ struct StepContext {
     std::function<Status(const StepOutcome&)> applied;
     // Every worker is gone: waits a while for one to join; fails (the run saved) otherwise.
     std::function<Status()> waitForAnyWorker;
+    // Runs a large part of a step's own work where the run computes, with the run's threads
+    // (Trainer::onComputeThread); only while nothing computes there. Empty: runs it here.
+    std::function<void(const std::function<void()>&)> onComputeThread;
 
     // The scheduled learning rate for the next step.
     double lr() const;

@@ -278,11 +278,11 @@ void Trainer::announceStart() {
 Expected<EpochEnd> Trainer::train() {
     setPhase(Phase::Training);
     m_lastEpoch = m_epochAcc;
-    m_ctx.reset(new StepContext{m_cfg, m_master, *m_optimizer, *m_sampler, m_pool,
-                                storageDtype(m_cfg.wire), m_state.step, m_totalSteps, 0,
-                                [this] { return gate(); },
-                                [this](const StepOutcome& o) { return applied(o); },
-                                [this] { return waitForAnyWorker(); }});
+    m_ctx.reset(new StepContext{
+        m_cfg, m_master, *m_optimizer, *m_sampler, m_pool, storageDtype(m_cfg.wire), m_state.step,
+        m_totalSteps, 0, [this] { return gate(); },
+        [this](const StepOutcome& o) { return applied(o); }, [this] { return waitForAnyWorker(); },
+        [this](const std::function<void()>& job) { onComputeThread(job); }});
     while (m_sampler->epoch() < m_cfg.epochs) {
         auto end = m_policy->runEpoch(*m_ctx);
         if (!end)
