@@ -275,7 +275,7 @@ void TestLink::autoSendsLaterWorkersHomeUnmeasured() {
     TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
                      QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home("w"),
                      QStringLiteral("--threads=1")});
-    QVERIFY(w.finish(60000));
+    QVERIFY2(w.finish(60000), qPrintable(w.err() + c.err()));
     QCOMPARE(w.exitCode(), 0);
     QVERIFY2(w.err().contains(QStringLiteral("the coordinator ended the run: this run is too "
                                              "short for more machines to pay off")),

@@ -39,6 +39,7 @@ private Q_SLOTS:
     void twoNodesTalkOverTls();
     void blobsTravelInParts();
     void aBlobGoesAsItsProducerFillsIt();
+    void theLastMessageIsNeverDropped();
     void junkBytesAreDropped();
     void clientWithoutCertificateIsDropped();
     void silentClientTimesOut();
@@ -216,6 +217,27 @@ void TestNet::aBlobGoesAsItsProducerFillsIt() {
              QByteArray(int(wire::kBlobPartBytes) + 3, 'a'));
     QCOMPARE(arrived.mid(int(wire::kBlobPartBytes) + 3),
              QByteArray(int(wire::kBlobPartBytes) + 2, 'b'));
+    delete client;
+}
+
+// Closing drops what is still queued, but never the last message (the Bye that tells a worker
+// why the run ended): queued behind held-back blobs, it would be lost, and the worker would
+// take the closed socket for a lost link and try to reconnect.
+void TestNet::theLastMessageIsNeverDropped() {
+    Server server(m_a);
+    Connection *client = nullptr, *serverSide = nullptr;
+    securedPair(server, &client, &serverSide);
+    QVERIFY(client && serverSide);
+    QSignalSpy got(serverSide, &Connection::received);
+    // A blob still being produced holds back the blob behind it, and every frame behind that.
+    QByteArray producing(int(wire::kBlobPartBytes) * 2, '\0');
+    client->openBlob(wire::BlobKind::Tensors, producing);
+    client->sendBlob(wire::BlobKind::Tensors, QByteArray(100, 'x'));
+    client->close(QStringLiteral("the run ended"), wire::Bye{QStringLiteral("the run ended")});
+    QVERIFY(got.wait(20000));
+    const auto m = got.first().first().value<wire::Message>();
+    QVERIFY(std::holds_alternative<wire::Bye>(m));
+    QCOMPARE(std::get<wire::Bye>(m).reason, QStringLiteral("the run ended"));
     delete client;
 }
 

@@ -402,15 +402,16 @@ bool Connection::sending(uint64_t id) const {
     return false;
 }
 
-void Connection::close(const QString& reason, std::optional<wire::Reject> reject) {
+void Connection::close(const QString& reason, std::optional<wire::Message> last) {
     if (m_state == State::Closed)
         return;
-    // What was still queued is dropped (a peer being closed on gets no more blob parts); a
-    // Reject goes straight to the socket, which flushes it before disconnecting.
+    // What was still queued is dropped (a peer being closed on gets no more blob parts); the
+    // last message goes straight to the socket, which flushes it before disconnecting. Frames
+    // reach the socket whole, so it follows the last complete one.
     m_outgoing.clear();
     m_queuedFrameBytes = 0;
-    if (reject && m_state == State::Secured && m_socket) {
-        const QByteArray f = wire::frame(wire::encode(*reject));
+    if (last && m_state == State::Secured && m_socket) {
+        const QByteArray f = wire::frame(wire::encode(*last));
         m_bytesSent += f.size();
         m_socket->write(f);
     }
@@ -419,7 +420,7 @@ void Connection::close(const QString& reason, std::optional<wire::Reject> reject
     m_pingTimer.stop();
     qCDebug(lcNet) << "closing" << peerAddress() << reason;
     // close() is often reached from inside one of the socket's signals (readyRead, encrypted):
-    // the socket is shut down from the event loop, after that signal has returned. A Reject
+    // the socket is shut down from the event loop, after that signal has returned. The message
     // written above is flushed first: disconnectFromHost waits for pending bytes.
     if (m_socket)
         QMetaObject::invokeMethod(m_socket, &QSslSocket::disconnectFromHost, Qt::QueuedConnection);

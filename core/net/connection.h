@@ -95,8 +95,10 @@ public:
     // The socket has shut down after close() (its last bytes sent), or there is none.
     bool shutDown() const;
 
-    // Sends Reject when given one, then closes. Safe to call more than once.
-    void close(const QString& reason, std::optional<wire::Reject> reject = std::nullopt);
+    // Sends `last` when given one (a Reject, a Bye), then closes. What was still queued is
+    // dropped, never `last`: it goes to the socket at once, ahead of the disconnection. Safe to
+    // call more than once.
+    void close(const QString& reason, std::optional<wire::Message> last = std::nullopt);
     // Deletes this connection once its last bytes (a Reject, a Bye) have left, or after a
     // few seconds: deleting a socket at once would discard them.
     void deleteWhenFlushed();

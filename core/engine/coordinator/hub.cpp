@@ -141,8 +141,7 @@ void CoordinatorHub::dismiss(const QString& reason, const wire::WorkerSettings& 
             m_config.dismissed = reason;
             for (HubSession* s : std::as_const(m_sessions))
                 if (s->state() == HubSession::State::AwaitRun) {
-                    s->connection()->send(wire::Bye{reason});
-                    s->connection()->close(reason);
+                    s->connection()->close(reason, wire::Bye{reason});
                 }
         },
         Qt::BlockingQueuedConnection);
@@ -259,8 +258,7 @@ void CoordinatorHub::finish(const QString& reason) {
         this,
         [this, reason] {
             for (HubSession* s : std::as_const(m_sessions)) {
-                s->connection()->send(wire::Bye{reason});
-                s->connection()->close(reason);
+                s->connection()->close(reason, wire::Bye{reason});
             }
             if (m_server)
                 m_server->close();

@@ -116,8 +116,7 @@ void HubSession::onHello(const wire::Hello& h) {
         m_hub->addMessage(
             QStringLiteral("%1 came after the run chose to train alone; sent home").arg(m_name));
         m_state = State::AwaitRun;
-        m_conn->send(wire::Bye{why});
-        m_conn->close(why);
+        m_conn->close(why, wire::Bye{why});
         return;
     }
     // The link first: what it moves decides --mode auto, and the log says it either way.
@@ -234,8 +233,7 @@ void HubSession::onProbed(const LinkProbe& link) {
         m_hub->probed(m_name, m_conn->peerAddress(), link);
         if (const QString why = m_hub->config().dismissed; !why.isEmpty()) {
             m_state = State::AwaitRun; // sent home before it has the run
-            m_conn->send(wire::Bye{why});
-            m_conn->close(why);
+            m_conn->close(why, wire::Bye{why});
         } else if (m_hub->config().modePending)
             m_state = State::AwaitRun;
         else
