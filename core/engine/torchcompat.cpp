@@ -218,9 +218,4 @@ SerialTorchOps::~SerialTorchOps() {
         openMp().setThreads(m_previous);
 }
 
-bool SerialTorchOps::active() {
-    const OpenMpCalls& omp = openMp();
-    return omp.maxThreads && omp.maxThreads() == 1;
-}
-
 } // namespace tandem

@@ -58,8 +58,6 @@ public:
     ~SerialTorchOps();
     SerialTorchOps(const SerialTorchOps&) = delete;
     SerialTorchOps& operator=(const SerialTorchOps&) = delete;
-    // Whether the calling thread's operators run serially (one OpenMP thread).
-    static bool active();
 
 private:
     int m_previous = 0; // the thread's OpenMP thread count before (0: unknown)
