@@ -8,7 +8,9 @@
 #   fresh-debian . 'bash packaging/gpu-kit-check.sh /dev/shm/gpu-kit'
 #
 # (/dev/shm is shared with such a root; fresh-debian makes one from a clean clone.) Exits
-# non-zero if a Qt or protobuf package is installed when the build starts.
+# non-zero if a Qt or protobuf package is installed when the build starts, or if the build's
+# programs and the kit's plugins would load one library from two files (the kit's one-copy.sh).
+# CCACHE_DIR=/dev/shm/... in the command keeps the compiler's cache from one check to the next.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kit=${1:?usage: gpu-kit-check.sh KIT_FOLDER}
@@ -16,7 +18,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends g++ cmake ninja-build libtorch-dev python3-torch \
     libopenblas0-openmp python3-numpy python3-regex python3-jinja2 python3-sentencepiece \
-    dataset-fashion-mnist xz-utils file
+    dataset-fashion-mnist xz-utils file ccache
 # Debian's libtorch-dev depends on protobuf's headers; LibTorch itself does not need them to be
 # built against. Its libraries need libprotobuf at run time, which the kit lends.
 dpkg --remove --force-depends libprotobuf-dev libprotobuf32 libprotobuf-lite32 >/dev/null
@@ -30,6 +32,7 @@ sh "$kit/unpack.sh" /opt/tandem-kit
 . /opt/tandem-kit/env.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_FAILPOINTS=ON
 cmake --build build
+/opt/tandem-kit/one-copy.sh build/bin build/tests
 cd build
 # The packaging test builds a .deb, whose dependencies dpkg-shlibdeps reads from the installed
 # packages: that is for a Debian desktop, not for the kit's machine.

@@ -111,11 +111,44 @@ find "$root/usr" -type f \( -name '*.so*' -o -perm -u+x \) -print0 |
         [ "$real" = "$path" ] || put "$real"
     done
 
+# Which Debian source each of the kit's libraries was built from, a line "SOURCE SONAME" each.
+# Libraries of one source are made for each other (libssl and libcrypto, Qt's modules): on the
+# target they are loaded from one place, all the kit's or all the machine's (lend.sh).
+sonames() { # the names the loader asks for: libfoo.so.6, not the file libfoo.so.6.4.2 behind it
+    for f in "$1"/*.so.*; do
+        n=$(basename "$f")
+        case "$n" in *.so.*.*) continue ;; esac
+        echo "$n"
+    done
+}
+sonames "$root/usr/lib/$arch" >"$stage/sonames"
+# (dpkg -S fails when one pattern matches nothing; the others still print)
+{ sed 's|^|*/|' "$stage/sonames" | xargs -d '\n' dpkg -S 2>/dev/null || true; } |
+    awk -F': ' -v a="$arch" '{
+        n = split($2, parts, "/"); name = parts[n]; dir = substr($2, 1, length($2) - length(name) - 1)
+        if (dir != "/usr/lib/" a && dir != "/lib/" a) next
+        split($1, pkg, /[:,]/); print pkg[1], name }' | sort -u >"$stage/owners"
+dpkg-query -W -f='${Package} ${source:Package}\n' $(cut -d' ' -f1 "$stage/owners" | sort -u) |
+    sort -u >"$stage/sources"
+while read -r name; do
+    pkg=$(awk -v n="$name" '$2 == n && !seen++ {print $1}' "$stage/owners")
+    src=$(awk -v p="$pkg" '$1 == p && !seen++ {print $2}' "$stage/sources")
+    echo "${src:-$name} $name"
+done <"$stage/sonames" | sort >"$root/groups"
+
+# The loader's cache tags each entry with its ABI ("libc6,x86-64"); lend.sh reads only this
+# machine's kind of entry from the target's cache.
+ldtag=$(/sbin/ldconfig -p | awk -v a="/$arch/libc.so.6" 'index($NF, a) && !seen++' |
+    sed -n 's/.*(\([^,)]*,[^,)]*\)[,)].*/\1/p')
+[ -n "$ldtag" ] || { echo "gpu-kit: no entry for $arch's libc in the loader's cache" >&2; exit 1; }
+
 # Paths inside the kit are relative to it; pkg-config's files say /usr, so the kit's pkg-config
-# reads only its own files and puts the kit in front of their paths. At run time the kit lends
-# only the libraries the machine lacks, or has in a version too old (unpack.sh decides, with
-# ldd, on the machine itself): a newer copy of the same library stays the machine's own, so
-# nothing else that runs in the same environment (Python, CMake) loads an older library.
+# reads only its own files and puts the kit in front of their paths. At run time each library
+# the kit holds is loaded from one file: the kit's own where the machine lacks it or has it too
+# old (it is then lent to everything under env.sh), the machine's where that serves (and then
+# for the build too); unpack.sh decides, with ldd, on the machine itself. A newer copy of a
+# library stays the machine's, so nothing else that runs in the same environment (Python,
+# CMake) loads an older one.
 cat >"$root/env.sh" <<'EOS'
 # Sourced by sh or bash: makes the kit's Qt, protobuf, OpenSSL, zlib and libzip the ones a
 # build finds and a run loads.
@@ -132,36 +165,92 @@ export PKG_CONFIG="$TANDEM_KIT/usr/bin/pkg-config"
 EOS
 sed -i "s/@ARCH@/$arch/g" "$root/env.sh"
 
-# lend.sh, run by unpack.sh on the target: links into lent/ each kit library whose name the
-# machine's loader does not know, then, as long as ldd finds a symbol version missing from the
-# machine's copy of a library (older than Debian 12's), lends that library too.
+# lend.sh, run by unpack.sh on the target (again whenever the machine's libraries change).
 cat >"$root/lend.sh" <<'EOS'
 #!/bin/sh
+# Decides where each of the kit's libraries is loaded from on this machine, so that a process
+# never holds two releases of one library, nor of two libraries built from one source.
+#  - Lent (linked into lent/, which env.sh puts on LD_LIBRARY_PATH ahead of the machine's): a
+#    library this machine's loader does not know, one whose machine copy lacks a symbol version
+#    the kit needs (older than Debian 12's), and every other library of the same Debian source
+#    as a lent one.
+#  - The machine's: every other. The kit's copy is put aside in own/ and its name links to the
+#    machine's file, so that a build linked against the kit, whose RUNPATH names the kit's
+#    folder, loads the same file as a plugin or Python does. (Without this, Tandem loaded the
+#    kit's libcrypto 3.0.19 through its RUNPATH and Qt's TLS plugin the machine's libssl 3.0.22
+#    beside it, and every handshake between unpaired nodes failed its certificate check.)
 set -eu
 kit=$(cd "$(dirname "$0")" && pwd)
 lib=$kit/usr/lib/@ARCH@
-rm -rf "$kit/lent"
-mkdir -p "$kit/lent"
-known=$(/sbin/ldconfig -p 2>/dev/null | awk '{print $1}' | sort -u)
-for f in "$lib"/*.so.*; do
-    name=$(basename "$f")
-    case "$name" in *.so.*.*) continue ;; esac # the soname's link is what the loader asks for
-    echo "$known" | grep -qxF "$name" || ln -s "$f" "$kit/lent/$name"
+if [ -d "$kit/own" ]; then # run before: start again from the kit's own files
+    for f in "$kit/own"/*; do
+        [ -e "$f" ] || continue
+        rm -f "$lib/$(basename "$f")"
+        mv "$f" "$lib/"
+    done
+fi
+rm -rf "$kit/lent" "$kit/own"
+mkdir -p "$kit/lent" "$kit/own"
+cache=$(/sbin/ldconfig -p 2>/dev/null | awk 'index($0, "(@LDTAG@)") || index($0, "(@LDTAG@,")' || true)
+machine_copy() { echo "$cache" | awk -v n="$1" '$1 == n {print $NF; exit}'; }
+lend() { [ -e "$kit/lent/$1" ] || ln -s "$lib/$1" "$kit/lent/$1"; }
+names=$(awk '{print $2}' "$kit/groups")
+
+for name in $names; do
+    [ -n "$(machine_copy "$name")" ] || lend "$name"
 done
 elves=$(find "$kit/usr" -type f -name '*.so*' | sort)
 for round in 1 2 3 4 5 6 7 8; do
+    before=$(ls "$kit/lent" | wc -l)
     short=$(echo "$elves" | LD_LIBRARY_PATH="$kit/lent" xargs ldd 2>&1 |
         sed -n "s/^[^:]*: \([^:]*\): version \`.*' not found.*/\1/p" | sort -u)
-    [ -n "$short" ] || break
     for path in $short; do
         name=$(basename "$path")
-        [ -e "$lib/$name" ] && [ ! -e "$kit/lent/$name" ] && ln -s "$lib/$name" "$kit/lent/$name"
+        [ -e "$lib/$name" ] && lend "$name"
     done
+    for src in $(for n in $(ls "$kit/lent"); do awk -v n="$n" '$2 == n {print $1}' "$kit/groups"; done | sort -u); do
+        for name in $(awk -v s="$src" '$1 == s {print $2}' "$kit/groups"); do
+            lend "$name"
+        done
+    done
+    [ "$(ls "$kit/lent" | wc -l)" -ne "$before" ] || break
 done
-echo "the kit lends $(ls "$kit/lent" | wc -l) libraries this machine lacks (see $kit/lent)"
+
+for name in $names; do
+    [ -e "$kit/lent/$name" ] && continue
+    copy=$(machine_copy "$name")
+    [ -n "$copy" ] || continue
+    mv "$lib/$name" "$kit/own/$name"
+    ln -s "$copy" "$lib/$name"
+done
+echo "the kit lends $(ls "$kit/lent" | wc -l) libraries this machine lacks or has too old (see $kit/lent);" \
+    "$(ls "$kit/own" | wc -l) are this machine's own (see $kit/own)"
 EOS
-sed -i "s/@ARCH@/$arch/g" "$root/lend.sh"
+sed -i -e "s/@ARCH@/$arch/g" -e "s/@LDTAG@/$ldtag/g" "$root/lend.sh"
 chmod +x "$root/lend.sh"
+
+# one-copy.sh FILE|DIR...: run under env.sh, names each library that the given programs and
+# libraries, with the kit's plugins, would load from more than one file, and then fails. A
+# process that loads one of them through two paths (a RUNPATH, a plugin's dependencies) would
+# otherwise mix two releases.
+cat >"$root/one-copy.sh" <<'EOS'
+#!/bin/sh
+set -eu
+[ $# -gt 0 ] || { echo "usage: one-copy.sh FILE|DIR..." >&2; exit 2; }
+kit=$(cd "$(dirname "$0")" && pwd)
+twice=$(find "$@" "$kit/usr/lib/@ARCH@/qt6/plugins" -type f \( -perm -u+x -o -name '*.so*' \) |
+    xargs ldd 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
+    while read -r name path; do echo "$name $(readlink -f "$path")"; done | sort -u |
+    awk '{n[$1]++; f[$1] = f[$1] " " $2} END {for (k in n) if (n[k] > 1) print k ":" f[k]}')
+if [ -n "$twice" ]; then
+    echo "one-copy: these libraries would be loaded from more than one file:" >&2
+    echo "$twice" >&2
+    exit 1
+fi
+echo "one-copy: every library is loaded from one file"
+EOS
+sed -i "s/@ARCH@/$arch/g" "$root/one-copy.sh"
+chmod +x "$root/one-copy.sh"
 
 rm -rf "$out"
 mkdir -p "$out"
