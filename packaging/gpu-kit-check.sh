@@ -32,7 +32,7 @@ sh "$kit/unpack.sh" /opt/tandem-kit
 . /opt/tandem-kit/env.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_FAILPOINTS=ON
 cmake --build build
-/opt/tandem-kit/one-copy.sh build/bin build/tests
+/opt/tandem-kit/one-copy.sh build
 cd build
 # The packaging test builds a .deb, whose dependencies dpkg-shlibdeps reads from the installed
 # packages: that is for a Debian desktop, not for the kit's machine.

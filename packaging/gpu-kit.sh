@@ -193,7 +193,13 @@ rm -rf "$kit/lent" "$kit/own"
 mkdir -p "$kit/lent" "$kit/own"
 cache=$(/sbin/ldconfig -p 2>/dev/null | awk 'index($0, "(@LDTAG@)") || index($0, "(@LDTAG@,")' || true)
 machine_copy() { echo "$cache" | awk -v n="$1" '$1 == n {print $NF; exit}'; }
-lend() { [ -e "$kit/lent/$1" ] || ln -s "$lib/$1" "$kit/lent/$1"; }
+# Lends a library under its soname and, where the kit has it, its unversioned name too: Qt's
+# TLS plugin dlopens "libcrypto.so" and "libssl.so", which would otherwise find the machine's.
+lend() {
+    [ -e "$kit/lent/$1" ] || ln -s "$lib/$1" "$kit/lent/$1"
+    plain=${1%%.so.*}.so
+    [ ! -e "$lib/$plain" ] || [ -e "$kit/lent/$plain" ] || ln -s "$lib/$plain" "$kit/lent/$plain"
+}
 names=$(awk '{print $2}' "$kit/groups")
 
 for name in $names; do
@@ -223,31 +229,53 @@ for name in $names; do
     mv "$lib/$name" "$kit/own/$name"
     ln -s "$copy" "$lib/$name"
 done
-echo "the kit lends $(ls "$kit/lent" | wc -l) libraries this machine lacks or has too old (see $kit/lent);" \
+echo "the kit lends $(ls "$kit/lent" | grep -c '\.so\.') libraries this machine lacks or has too old (see $kit/lent);" \
     "$(ls "$kit/own" | wc -l) are this machine's own (see $kit/own)"
 EOS
 sed -i -e "s/@ARCH@/$arch/g" -e "s/@LDTAG@/$ldtag/g" "$root/lend.sh"
 chmod +x "$root/lend.sh"
 
-# one-copy.sh FILE|DIR...: run under env.sh, names each library that the given programs and
-# libraries, with the kit's plugins, would load from more than one file, and then fails. A
-# process that loads one of them through two paths (a RUNPATH, a plugin's dependencies) would
-# otherwise mix two releases.
+# one-copy.sh BUILD: run under env.sh, checks that no process of the build would hold two
+# releases of one library (two files behind one soname). Two ways in: ldd over the build's
+# programs and tests and the kit's plugins (a RUNPATH against the loader's cache), and what
+# `tandem identity` really loads (it creates a certificate, so Qt's TLS plugin dlopens OpenSSL
+# by names of its own choosing). It names each library found twice and fails.
 cat >"$root/one-copy.sh" <<'EOS'
 #!/bin/sh
 set -eu
-[ $# -gt 0 ] || { echo "usage: one-copy.sh FILE|DIR..." >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: one-copy.sh BUILD_DIR" >&2; exit 2; }
 kit=$(cd "$(dirname "$0")" && pwd)
-twice=$(find "$@" "$kit/usr/lib/@ARCH@/qt6/plugins" -type f \( -perm -u+x -o -name '*.so*' \) |
-    xargs ldd 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
-    while read -r name path; do echo "$name $(readlink -f "$path")"; done | sort -u |
-    awk '{n[$1]++; f[$1] = f[$1] " " $2} END {for (k in n) if (n[k] > 1) print k ":" f[k]}')
-if [ -n "$twice" ]; then
-    echo "one-copy: these libraries would be loaded from more than one file:" >&2
-    echo "$twice" >&2
-    exit 1
+build=$1
+# Reads "path" lines, prints "soname-ish-name realpath" once per real file: the name is the
+# real file's own up to its major version (libz.so.1.2.13 -> libz.so.1), so two releases of a
+# library meet under one name whatever link led to each.
+by_name() {
+    while read -r path; do
+        real=$(readlink -f "$path")
+        echo "$(basename "$real" | sed 's/\(\.so\.[0-9]*\).*/\1/') $real"
+    done | sort -u
+}
+twice() { awk '{n[$1]++; f[$1] = f[$1] " " $2} END {for (k in n) if (n[k] > 1) print "  " k ":" f[k]}'; }
+static=$(find "$build/bin" "$build/tests" "$kit/usr/lib/@ARCH@/qt6/plugins" -type f \
+    \( -perm -u+x -o -name '*.so*' \) | xargs ldd 2>/dev/null |
+    awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u | by_name | twice)
+home=$(mktemp -d)
+loaded=$(LD_DEBUG=libs "$build/bin/tandem" identity --home "$home" 2>&1 >/dev/null |
+    sed -n 's/.*calling init: \(.*\)$/\1/p' | by_name | twice || true)
+rm -rf "$home"
+status=0
+if [ -n "$static" ]; then
+    echo "one-copy: programs of $build and the kit's plugins would load these from more than one file:" >&2
+    echo "$static" >&2
+    status=1
 fi
-echo "one-copy: every library is loaded from one file"
+if [ -n "$loaded" ]; then
+    echo "one-copy: 'tandem identity' loaded these from more than one file:" >&2
+    echo "$loaded" >&2
+    status=1
+fi
+[ $status -ne 0 ] || echo "one-copy: every library is loaded from one file"
+exit $status
 EOS
 sed -i "s/@ARCH@/$arch/g" "$root/one-copy.sh"
 chmod +x "$root/one-copy.sh"
