@@ -8,6 +8,10 @@ timed steps only (data on the device, warm-up excluded), as JSON.
 Also writes the inputs bench/gpu.sh gives Tandem:
 
     python3 bench/python_gpu_loop.py --make DIR     DIR/mnist.npz, DIR/cifar.npz, DIR/resnet18.pt
+
+resnet18 is torchvision's, written out here in torch.nn: the lent machines have PyTorch but not
+always torchvision. Where torchvision is installed, `--check-resnet18` loads its resnet18's
+weights into this one and compares the two outputs.
 """
 import json
 import sys
@@ -37,10 +41,78 @@ class MnistCnn(nn.Module):
         return self.fc2(x)
 
 
+class BasicBlock(nn.Module):
+    """torchvision.models.resnet.BasicBlock, with its parameter names."""
+
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.downsample = None
+        if stride != 1 or inplanes != planes:
+            self.downsample = nn.Sequential(nn.Conv2d(inplanes, planes, 1, stride, bias=False),
+                                            nn.BatchNorm2d(planes))
+
+    def forward(self, x):
+        identity = x if self.downsample is None else self.downsample(x)
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return self.relu(out + identity)
+
+
+class ResNet18(nn.Module):
+    """torchvision.models.resnet18(num_classes=10): the same layers, names and initialisation."""
+
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        widths, inplanes = (64, 128, 256, 512), 64
+        for i, planes in enumerate(widths):
+            stride = 1 if i == 0 else 2
+            setattr(self, f"layer{i + 1}",
+                    nn.Sequential(BasicBlock(inplanes, planes, stride), BasicBlock(planes, planes, 1)))
+            inplanes = planes
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(512, num_classes)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+            elif isinstance(m, nn.BatchNorm2d):
+                nn.init.constant_(m.weight, 1)
+                nn.init.constant_(m.bias, 0)
+
+    def forward(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(self.avgpool(x), 1))
+
+
 def resnet18():
+    return ResNet18(num_classes=10)
+
+
+def check_resnet18():
+    """This resnet18 against torchvision's: the same names and shapes, the same outputs."""
     import torchvision
 
-    return torchvision.models.resnet18(num_classes=10)
+    theirs = torchvision.models.resnet18(num_classes=10).eval()
+    ours = resnet18().eval()
+    a, b = theirs.state_dict(), ours.state_dict()
+    assert [(k, v.shape) for k, v in a.items()] == [(k, v.shape) for k, v in b.items()], \
+        "the state dicts differ"
+    ours.load_state_dict(a)
+    x = torch.randn(4, 3, 32, 32)
+    with torch.no_grad():
+        diff = (theirs(x) - ours(x)).abs().max().item()
+    assert diff < 1e-5, f"outputs differ by {diff}"
+    print(json.dumps({"resnet18": "matches torchvision", "tensors": len(a),
+                      "max_abs_diff": diff, "torchvision": torchvision.__version__}))
 
 
 def make(folder):
@@ -58,6 +130,9 @@ def make(folder):
 def main():
     if sys.argv[1] == "--make":
         make(sys.argv[2])
+        return
+    if sys.argv[1] == "--check-resnet18":
+        check_resnet18()
         return
     path, name, steps, batch, precision = sys.argv[1:6]
     device = torch.device(sys.argv[6] if len(sys.argv) > 6 else "cuda:0")
