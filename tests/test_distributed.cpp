@@ -1222,7 +1222,7 @@ void TestDistributed::oneWorkerPerDevice() {
     }
     QCOMPARE(names.size(), 2);
     QVERIFY(w->finish());
-    QCOMPARE(w->exitCode(), 0);
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
     QVERIFY2(w->err().contains(QLatin1String("[cpu] ready on")), qPrintable(w->err()));
     QVERIFY2(w->err().contains(QLatin1String("bf16 autocast")), qPrintable(w->err()));
     QVERIFY2(c.err().contains(QLatin1String("(bf16 autocast)")), qPrintable(c.err()));
