@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QSet>
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -52,6 +53,26 @@ QByteArray chatLines(int count, quint32 seed) {
                '\n';
     }
     return out;
+}
+
+// The share of an answer's words (at least two, or 0) that the trained answers use: "A", "is",
+// the fruits and their colours. A trained tiny model's answer is made of them, whole or in part
+// ("A plum is purple.", "is ple green.", "A is is pl� p."); an untrained one's of any of its 704
+// tokens ("::� म म म", "]]]]]]"), none of them.
+double answerWordShare(const QString& answer) {
+    QSet<QString> known{QStringLiteral("A"), QStringLiteral("is")};
+    for (const auto& f : kFruits)
+        known << QLatin1String(f[0]) << QLatin1String(f[1]);
+    const QStringList words = answer.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    if (words.size() < 2)
+        return 0;
+    int hits = 0;
+    for (QString w : words) {
+        while (w.endsWith(QLatin1Char('.')))
+            w.chop(1);
+        hits += known.contains(w) ? 1 : 0;
+    }
+    return double(hits) / double(words.size());
 }
 
 // A family's tiny folder with one of the trained tokenizers and a chat template.
@@ -165,25 +186,31 @@ void TestHfChat::chatLoraWithTwoWorkersThenGenerate() {
     QVERIFY2(test < first - 1.0,
              qPrintable(QStringLiteral("first %1, test %2").arg(first).arg(test)));
 
-    // The run's Hugging Face export answers, with the tokenizer and template copied beside it.
-    TandemProcess g({QStringLiteral("generate"),
-                     QStringLiteral("--model=hf:") + out + QStringLiteral("/hf-model"),
-                     QStringLiteral("--chat"), QStringLiteral("--prompt=What colour is a plum?"),
-                     QStringLiteral("--tokens=24"), QStringLiteral("--temperature=0")});
-    QVERIFY2(g.finish(120000) && g.exitCode() == 0, qPrintable(g.err()));
-    const QString answer = g.out().trimmed();
-    qInfo("%s answers: %s", qPrintable(family), qPrintable(answer));
-    // Every answer it learnt from opens "A <fruit> is <colour>."; an untrained model's first
-    // token is any of 704. How much of the rest comes out right varies with the order the
-    // workers' parts arrive in ("A plum is purple.", "A plow."), so only the opening is held to.
-    QVERIFY2(answer.startsWith(QStringLiteral("A")), qPrintable(answer));
+    // The run's Hugging Face export answers, with the tokenizer and template copied beside it,
+    // in the words of the answers it learnt from ("A <fruit> is <colour>."); the untrained base
+    // folder does not. How much comes out whole varies with the order the workers' parts arrive
+    // in ("A plum is purple.", "A plow.", "is ple green."), so the words are held to, not the
+    // sentence.
+    const auto generate = [](const QString& model, const QString& question) {
+        TandemProcess g({QStringLiteral("generate"), QStringLiteral("--model=") + model,
+                         QStringLiteral("--chat"), QStringLiteral("--prompt=") + question,
+                         QStringLiteral("--tokens=24"), QStringLiteral("--temperature=0")});
+        if (!g.finish(120000) || g.exitCode() != 0)
+            return QStringLiteral("(failed: %1)").arg(g.err());
+        return g.out().trimmed();
+    };
+    const QString plum = QStringLiteral("What colour is a plum?");
+    const QString untrained = generate(QStringLiteral("hf:") + home(qPrintable(family)), plum);
+    const QString answer =
+        generate(QStringLiteral("hf:") + out + QStringLiteral("/hf-model"), plum);
+    qInfo("%s answers: %s (untrained: %s)", qPrintable(family), qPrintable(answer),
+          qPrintable(untrained));
+    QVERIFY2(answerWordShare(answer) >= 1.0 / 3, qPrintable(answer));
+    QVERIFY2(answerWordShare(untrained) < 1.0 / 3, qPrintable(untrained));
     // The run's checkpoint answers too: the base folder's tokenizer, the adapters unmerged.
-    TandemProcess k({QStringLiteral("generate"),
-                     QStringLiteral("--model=") + out + QStringLiteral("/checkpoint.tandem"),
-                     QStringLiteral("--chat"), QStringLiteral("--prompt=What colour is a lime?"),
-                     QStringLiteral("--tokens=24"), QStringLiteral("--temperature=0")});
-    QVERIFY2(k.finish(120000) && k.exitCode() == 0, qPrintable(k.err()));
-    QVERIFY2(k.out().trimmed().startsWith(QStringLiteral("A")), qPrintable(k.out()));
+    const QString lime = generate(out + QStringLiteral("/checkpoint.tandem"),
+                                  QStringLiteral("What colour is a lime?"));
+    QVERIFY2(answerWordShare(lime) >= 1.0 / 3, qPrintable(lime));
 }
 
 QTEST_GUILESS_MAIN(TestHfChat)
