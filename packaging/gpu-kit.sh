@@ -177,14 +177,15 @@ cat >"$root/lend.sh" <<'EOS'
 #  - The machine's: every other. The kit's copy is put aside in own/ and its name links to the
 #    machine's file, so that a build linked against the kit, whose RUNPATH names the kit's
 #    folder, loads the same file as a plugin or Python does. (Without this, Tandem loaded the
-#    kit's libcrypto 3.0.19 through its RUNPATH and Qt's TLS plugin the machine's libssl 3.0.22
-#    beside it, and every handshake between unpaired nodes failed its certificate check.)
+#    kit's libcrypto 3.0.19 through its RUNPATH, Qt's TLS plugin dlopened the machine's OpenSSL
+#    beside it, and with two sets of OpenSSL's indices every certificate check in a handshake
+#    between unpaired nodes failed.)
 set -eu
 kit=$(cd "$(dirname "$0")" && pwd)
 lib=$kit/usr/lib/@ARCH@
 if [ -d "$kit/own" ]; then # run before: start again from the kit's own files
     for f in "$kit/own"/*; do
-        [ -e "$f" ] || continue
+        [ -e "$f" ] || [ -L "$f" ] || continue # a soname's relative link dangles in own/
         rm -f "$lib/$(basename "$f")"
         mv "$f" "$lib/"
     done
