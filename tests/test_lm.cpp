@@ -15,7 +15,6 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QRandomGenerator>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -279,18 +278,21 @@ void TestLm::gptOnTextWithTwoWorkers() {
     const QString text = g.out();
     QVERIFY2(text.startsWith(QStringLiteral("the old man ")) && text.size() >= 50,
              qPrintable(text));
-    // Greedy, it writes the grammar's words: a weak model misspells some of them, and greedy
-    // decoding repeats itself ("the man the man"), so each word it writes counts, not each
-    // distinct one. A model that learned nothing writes next to none.
-    const QStringList grammar = QStringLiteral("the a my her cat dog friend old man sister sat on "
-                                               "ran to looked at walked past jumped over mat tree "
-                                               "house river red car")
-                                    .split(QLatin1Char(' '));
-    int words = 0;
-    static const QRegularExpression nonLetters(QStringLiteral("[^a-z]+"));
-    for (const QString& w : text.mid(12).split(nonLetters, Qt::SkipEmptyParts))
-        words += grammar.contains(w) ? 1 : 0;
-    QVERIFY2(words >= 3, qPrintable(text));
+    // Greedy, it writes the story's spelling. Each run trains a little differently (a loaded
+    // machine changes how the two workers' steps interleave), and a weak model misspells
+    // words ("riveriver", "athe") while greedy decoding repeats itself, so whole words are a
+    // poor count. Its letter triples are not: the story holds 148 distinct ones of the 16.7
+    // million a byte model can write, a model near the byte frequencies (or one stuck on a
+    // byte, "eeee", "]]]]") writes next to none of them, and one that learned the grammar
+    // writes mostly them (at least 30 of 38 in every run seen, test perplexity up to 3.0).
+    QByteArray continuation = text.mid(12).toUtf8();
+    continuation.chop(1); // the newline `generate` ends with
+    int known = 0, triples = 0;
+    for (qsizetype i = 0; i + 3 <= continuation.size(); ++i, ++triples)
+        known += m_story.contains(continuation.mid(i, 3)) ? 1 : 0;
+    qInfo("%s: %d of %d letter triples from the story in \"%s\"", QTest::currentDataTag(), known,
+          triples, continuation.simplified().constData());
+    QVERIFY2(triples > 0 && known >= triples / 2, qPrintable(text));
 }
 
 void TestLm::workersWithoutTheFileReceiveItsTokens() {
