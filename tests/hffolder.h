@@ -31,6 +31,8 @@ struct Spec {
     // Embeddings (and an untied output layer) wider than Hugging Face's N(0, 0.02), so that a
     // frozen output layer can still make sharp predictions; the other weights N(0, 0.02).
     double embeddingStd = 0.2;
+    // GPT-2's learned positions; below zero, embeddingStd's.
+    double positionStd = -1;
 };
 
 inline void put(QByteArray& out, float f, bool bf16) {
@@ -110,9 +112,10 @@ inline QList<tandem::TensorRecord> weights(const Spec& s) {
             name.contains(QLatin1String("norm")) || name.contains(QLatin1String("ln_"));
         const bool bias = name.endsWith(QLatin1String(".bias"));
         // Embeddings and an untied output layer alike: what turns hidden states into logits.
-        const double std = name.contains(QLatin1String("embed")) ||
+        const bool position = name.contains(QLatin1String(".wpe."));
+        const double std = position && s.positionStd >= 0 ? s.positionStd
+                           : position || name.contains(QLatin1String("embed")) ||
                                    name.contains(QLatin1String(".wte.")) ||
-                                   name.contains(QLatin1String(".wpe.")) ||
                                    name.startsWith(QLatin1String("lm_head"))
                                ? s.embeddingStd
                                : 0.02;

@@ -78,6 +78,12 @@ bool writeFolder(const QString& dir, const QString& family, const QString& token
     spec.family = family;
     spec.vocab = 704; // the trained tokenizers give about 660 ids
     spec.layers = 2;
+    // GPT-2's learned positions as Hugging Face initialises them. Frozen at the token
+    // embeddings' width they drown which token stands where: the adapters then reached
+    // held-out losses of 2.30 to 2.46 and now and then answered in no word of the answers
+    // ("Ad.", and "ple." even at rank 16); with these, 1.80 to 1.94 in eight runs, answers
+    // such as "A plum is red." and "A plum is plum is purple".
+    spec.positionStd = 0.02;
     if (!hffolder::write(dir, spec))
         return false;
     QFile::remove(dir + QStringLiteral("/tokenizer.json"));
@@ -206,7 +212,9 @@ void TestHfChat::chatLoraWithTwoWorkersThenGenerate() {
     QVERIFY(!answer.isEmpty() && !untrained.isEmpty());
     QVERIFY2(knownWords(answer) > 0, qPrintable(answer));
     QVERIFY2(knownWords(untrained) == 0, qPrintable(untrained));
-    // The run's checkpoint answers too: the base folder's tokenizer, the adapters unmerged.
+    // The run's checkpoint answers too, through the base folder's tokenizer with the adapters
+    // unmerged: greedy, as the export with them merged in.
+    QCOMPARE(generate(out + QStringLiteral("/checkpoint.tandem"), plum), answer);
     const QString lime = generate(out + QStringLiteral("/checkpoint.tandem"),
                                   QStringLiteral("What colour is a lime?"));
     QVERIFY2(knownWords(lime) > 0, qPrintable(lime));
