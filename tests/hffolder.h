@@ -113,12 +113,12 @@ inline QList<tandem::TensorRecord> weights(const Spec& s) {
         const bool bias = name.endsWith(QLatin1String(".bias"));
         // Embeddings and an untied output layer alike: what turns hidden states into logits.
         const bool position = name.contains(QLatin1String(".wpe."));
+        const bool embedding = position || name.contains(QLatin1String("embed")) ||
+                               name.contains(QLatin1String(".wte.")) ||
+                               name.startsWith(QLatin1String("lm_head"));
         const double std = position && s.positionStd >= 0 ? s.positionStd
-                           : position || name.contains(QLatin1String("embed")) ||
-                                   name.contains(QLatin1String(".wte.")) ||
-                                   name.startsWith(QLatin1String("lm_head"))
-                               ? s.embeddingStd
-                               : 0.02;
+                           : embedding                    ? s.embeddingStd
+                                                          : 0.02;
         for (int64_t i = 0; i < r.numel(); ++i) {
             // Box-Muller from two uniforms.
             const double u1 = std::max(rng.generateDouble(), 1e-12), u2 = rng.generateDouble();
