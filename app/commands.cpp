@@ -73,7 +73,7 @@ int cmdDevices(const QStringList& args) {
             extra << QStringLiteral("%1 GiB").arg(double(d.memoryBytes) / (1 << 30), 0, 'f', 1);
         if (!d.capability.isEmpty())
             extra << QStringLiteral("compute %1").arg(d.capability);
-        if (d.kind == QLatin1String("cpu") && d.cores > 0)
+        if (d.kind == DeviceKind::Cpu && d.cores > 0)
             extra << QStringLiteral("%1 cores").arg(d.cores);
         if (!extra.isEmpty())
             line += QStringLiteral(" (%1)").arg(extra.join(QStringLiteral(", ")));
@@ -163,7 +163,8 @@ void addTrainOptions(QCommandLineParser& p) {
     opt("threads", QStringLiteral("LibTorch threads [one per core]."), "N");
     opt("limit-train", QStringLiteral("Use only the first N training samples."), "N");
     opt("limit-test", QStringLiteral("Use only the first N test samples."), "N");
-    opt("max-steps", QStringLiteral("Stop after N steps in total, with a checkpoint."), "N");
+    opt("max-steps",
+        QStringLiteral("Finish after N steps in total: evaluated, checkpointed, exported."), "N");
     opt("checkpoint-every", QStringLiteral("Write a checkpoint every N steps [epoch ends]."), "N");
     opt("out", QStringLiteral("Output folder [runs/TIME-MODEL]."), "DIR");
     opt("resume", QStringLiteral("Continue the run saved in this checkpoint."), "CHECKPOINT");
@@ -354,20 +355,12 @@ int cmdExport(const QStringList& args) {
     if (ckpt.isEmpty() || out.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument,
                               QStringLiteral("export needs --checkpoint FILE and --out FILE")));
-    static const QList<std::pair<QString, ExportFormat>> formats = {
-        {QStringLiteral("torchscript"), ExportFormat::TorchScript},
-        {QStringLiteral("safetensors"), ExportFormat::Safetensors},
-        {QStringLiteral("hf"), ExportFormat::Hf},
-        {QStringLiteral("peft"), ExportFormat::Peft},
-        {QStringLiteral("merged"), ExportFormat::Merged}};
-    auto found = std::find_if(formats.begin(), formats.end(),
-                              [&](const auto& f) { return f.first == format; });
-    if (found == formats.end())
+    ExportFormat f;
+    if (!exportFormatFromName(format, &f))
         return fail(makeError(ErrorCode::InvalidArgument,
                               QStringLiteral("--format must be torchscript, safetensors, hf, "
                                              "merged or peft (got \"%1\")")
                                   .arg(format)));
-    const ExportFormat f = found->second;
     if (auto st = exportCheckpoint(ckpt, f, out); !st)
         return fail(st.error());
     printErr(QStringLiteral("wrote %1").arg(out));
@@ -443,7 +436,7 @@ int cmdGenerate(const QStringList& args) {
         return kUsage;
     if (!o.chat)
         fputs(o.prompt.constData(), stdout);
-    const Status st = generateText(o, [](const QByteArray& token) {
+    const Status st = generate(o, [](const QByteArray& token) {
         fwrite(token.constData(), 1, size_t(token.size()), stdout);
         fflush(stdout);
         return true;

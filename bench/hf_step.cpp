@@ -9,10 +9,10 @@
 // gpt2 defaults to GPT-2 small (768, 12 layers, vocabulary 50257), llama to a 26 M parameter
 // shape (512, 8 layers, vocabulary 4096); context 512 and batch 4. lora is r=8 on the
 // attention projections (c_attn for GPT-2), the base weights frozen. Prints one JSON line.
-#include "engine/hf/config.h"
-#include "engine/hf/lora.h"
-#include "engine/hf/transformer.h"
-#include "engine/scriptmodel.h"
+#include "model/hf/config.h"
+#include "model/hf/lora.h"
+#include "model/hf/transformer.h"
+#include "model/scriptmodel.h"
 
 #include <ATen/ATen.h>
 #include <torch/torch.h>
@@ -64,7 +64,8 @@ int generate(const HfTransformer& model, const HfConfig& config, int64_t prompt,
         QElapsedTimer clock;
         clock.start();
         for (int i = 0; i < count; ++i) {
-            const at::Tensor logits = cached ? model.logits(next, cache) : model.logits(all);
+            const at::Tensor logits =
+                cached ? model.logits(next, {false, 0, &cache}) : model.logits(all);
             const int64_t id = logits[0][logits.size(1) - 1].argmax().item<int64_t>();
             produced[cached].push_back(id);
             next = at::full({1, 1}, id, at::kLong);
@@ -75,7 +76,7 @@ int generate(const HfTransformer& model, const HfConfig& config, int64_t prompt,
     std::printf("{\"setting\": \"generate\", \"parameters\": %lld, \"prompt\": %lld, "
                 "\"tokens\": %d, \"tokens_per_s_without_cache\": %.1f, "
                 "\"tokens_per_s_with_cache\": %.1f, \"same_tokens\": %s}\n",
-                (long long)config.parameterCount(), (long long)prompt, count, perSecond[0],
+                (long long)model.parameterCount(), (long long)prompt, count, perSecond[0],
                 perSecond[1], produced[0] == produced[1] ? "true" : "false");
     return produced[0] == produced[1] ? 0 : 1;
 }
@@ -115,10 +116,10 @@ int main(int argc, char** argv) {
     }
     HfTransformer model(*config);
     {
-        QList<TensorRecord> weights;
+        NamedTensors weights;
         at::manual_seed(1);
         for (const auto& [name, s] : model.expectedTensors())
-            weights.append(toRecord(name, at::randn(s) * 0.02));
+            weights.emplace_back(name, at::randn(s) * 0.02);
         if (!model.load(weights))
             return 1;
     }
@@ -127,16 +128,15 @@ int main(int argc, char** argv) {
     if (setting == "generate")
         return generate(model, *config, context, steps);
     if (setting == "lora" &&
-        !model.addLora(*parseLoraSpec(QStringLiteral("r=8"), config->family), 1))
+        !model.addLora(*parseLoraSpec(QStringLiteral("r=8"), *config->family), 1))
         return 1;
-    model.setTraining(true);
     model.setCheckpointActivations(setting == "checkpoint");
     const at::Tensor ids = at::randint(config->vocab, {batch, context}, at::kLong);
     double ms = 0;
     for (int i = 0; i <= steps; ++i) { // one warm-up, then the timed steps
         QElapsedTimer clock;
         clock.start();
-        const at::Tensor logits = *model.forward(ids);
+        const at::Tensor logits = *model.forward(ids, {true, 0, nullptr});
         at::cross_entropy_loss(logits.reshape({-1, config->vocab}), ids.reshape({-1})).backward();
         for (const auto& [name, t] : model.parameters())
             t.mutable_grad() = at::Tensor();
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     std::printf("{\"family\": \"%s\", \"setting\": \"%s\", \"parameters\": %lld, \"hidden\": "
                 "%lld, \"layers\": %lld, \"context\": %lld, \"batch\": %lld, \"step_ms\": %.1f, "
                 "\"tokens_per_s\": %.1f, \"peak_rss_mb\": %.1f}\n",
-                argv[1], setting.c_str(), (long long)config->parameterCount(), (long long)hidden,
+                argv[1], setting.c_str(), (long long)model.parameterCount(), (long long)hidden,
                 (long long)layers, (long long)context, (long long)batch, ms,
                 double(batch * context) / (ms / 1000.0), double(resources.ru_maxrss) / 1024.0);
     return 0;

@@ -3,10 +3,12 @@
 // What the engine's unit tests share: zoo models, random images, index ranges and the CPU
 // device.
 
+#include "engine/batch.h"
 #include "engine/devices.h"
-#include "engine/scriptmodel.h"
+#include "engine/replica.h"
 #include "engine/training.h"
-#include "engine/worker.h"
+#include "engine/workwire.h"
+#include "model/scriptmodel.h"
 
 #include <QRandomGenerator>
 

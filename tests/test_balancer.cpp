@@ -1,18 +1,20 @@
 // The balancer: shares by measured throughput, one stall does not move them, and a device's
 // memory cap holds.
 
+#include "engine/batch.h"
 #include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"
 #include "engine/precision.h"
+#include "engine/replica.h"
 #include "engine/sampler.h"
-#include "engine/scriptmodel.h"
-#include "engine/torchcompat.h"
 #include "engine/training.h"
 #include "engine/wiretensors.h"
-#include "engine/worker.h"
+#include "engine/workwire.h"
 #include "formats/ziparchive.h"
+#include "model/scriptmodel.h"
+#include "model/torchcompat.h"
 
 #include "enginetestutil.h"
 
@@ -44,6 +46,7 @@ private Q_SLOTS:
     void balancerSplitsByThroughput();
     void balancerIsNotFooledByOneStall();
     void balancerKeepsAMemoryCap();
+    void capsHoldWhileAnotherWorkerHasRoom();
 };
 
 void TestBalancer::balancerSplitsByThroughput() {
@@ -120,6 +123,31 @@ void TestBalancer::balancerKeepsAMemoryCap() {
     const auto capped = b.split(128, ws, {32, 0});
     QCOMPARE(capped[0], int64_t(32));
     QCOMPARE(capped[1], int64_t(96));
+}
+
+void TestBalancer::capsHoldWhileAnotherWorkerHasRoom() {
+    // The fast worker's cap leaves 20 samples over; the middle one is under its own cap, and
+    // must not be handed past it: what it cannot take goes to the slow one, which has room.
+    ThroughputBalancer b;
+    const std::vector<QString> ws{QStringLiteral("fast"), QStringLiteral("middle"),
+                                  QStringLiteral("slow")};
+    for (int i = 0; i < 6; ++i) {
+        b.record(ws[0], 400, 100.0, 0.0); // 4,000 samples/s
+        b.record(ws[1], 100, 100.0, 0.0); // 1,000
+        b.record(ws[2], 100, 100.0, 0.0); // 1,000
+    }
+    QCOMPARE(b.split(60, ws), (std::vector<int64_t>{40, 10, 10}));
+    const auto capped = b.split(60, ws, {20, 12, 0});
+    QCOMPARE(capped, (std::vector<int64_t>{20, 12, 28}));
+    // Every cap holds while the batch fits under them, whatever the rounding.
+    for (int64_t batch = 1; batch <= 72; ++batch) {
+        const auto s = b.split(batch, ws, {20, 12, 40});
+        QCOMPARE(s[0] + s[1] + s[2], batch);
+        QVERIFY2(s[0] <= 20 && s[1] <= 12 && s[2] <= 40, qPrintable(QString::number(batch)));
+    }
+    // Caps that cannot hold the batch: the batch still adds up, the rest spread over them.
+    const auto over = b.split(80, ws, {20, 12, 40});
+    QCOMPARE(over[0] + over[1] + over[2], int64_t(80));
 }
 
 QTEST_GUILESS_MAIN(TestBalancer)

@@ -7,11 +7,11 @@
 
 #include "common/files.h"
 #include "engine/runcheckpoint.h"
-#include "engine/scriptmodel.h"
 #include "engine/training.h"
 #include "formats/dataset.h"
 #include "formats/tensorfile.h"
 #include "imageutil.h"
+#include "model/scriptmodel.h"
 #include "net/identity.h"
 #include "net/truststore.h"
 #include "proc.h"

@@ -819,7 +819,7 @@ void TestDatasets::targetsTravelWhole() {
         d->targetShape = {3};
         d->labels = {6, kIgnoredTarget, 0, 1, 2, 3};
     }
-    finishSplits(s);
+    s.finish();
     auto blob = datasetToContainer(s);
     QVERIFY(blob.ok());
     auto back = datasetFromContainer(*blob, QStringLiteral("peer"));
@@ -828,7 +828,7 @@ void TestDatasets::targetsTravelWhole() {
     QCOMPARE(back->train.i64, s.train.i64);
     QCOMPARE(back->train.count(), 2);
     s.train.labels[0] = 7; // beyond the vocabulary
-    finishSplits(s);
+    s.finish();
     auto refused = datasetFromContainer(*datasetToContainer(s), QStringLiteral("peer"));
     QVERIFY(!refused.ok());
     QVERIFY2(refused.error().message.contains(QStringLiteral("id 7 is outside 0..6")),
@@ -844,7 +844,7 @@ void TestDatasets::targetsTravelWhole() {
         d->targetShape = {2, 1};
         d->values = {1.f, 0.f, 0.25f, -3.f};
     }
-    finishSplits(v);
+    v.finish();
     auto vb = datasetFromContainer(*datasetToContainer(v), QStringLiteral("peer"));
     QVERIFY2(vb.ok(), qPrintable(vb ? QString() : vb.error().message));
     QCOMPARE(vb->test.values, v.test.values);

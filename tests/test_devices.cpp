@@ -1,18 +1,20 @@
 // Devices: what is detected, how a device list the user gives is read, threads per core, and
 // MPS's memory limit.
 
+#include "engine/batch.h"
 #include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"
 #include "engine/precision.h"
+#include "engine/replica.h"
 #include "engine/sampler.h"
-#include "engine/scriptmodel.h"
-#include "engine/torchcompat.h"
 #include "engine/training.h"
 #include "engine/wiretensors.h"
-#include "engine/worker.h"
+#include "engine/workwire.h"
 #include "formats/ziparchive.h"
+#include "model/scriptmodel.h"
+#include "model/torchcompat.h"
 
 #include "enginetestutil.h"
 
@@ -51,7 +53,7 @@ void TestDevices::devices() {
     const QList<DeviceInfo> ds = detectDevices();
     QVERIFY(!ds.isEmpty());
     const DeviceInfo& cpu = ds.last();
-    QCOMPARE(cpu.kind, QStringLiteral("cpu"));
+    QVERIFY(cpu.kind == DeviceKind::Cpu);
     QCOMPARE(cpu.cores, QThread::idealThreadCount());
     QVERIFY(cpu.memoryBytes > (int64_t(256) << 20));
     QVERIFY(!cpu.name.isEmpty());
@@ -59,10 +61,10 @@ void TestDevices::devices() {
     QCOMPARE(cpu.torchDevice(), QStringLiteral("cpu"));
     int cuda = 0, mps = 0;
     for (const DeviceInfo& d : ds) {
-        QVERIFY(d.kind == QLatin1String("cuda") || d.kind == QLatin1String("mps") ||
-                d.kind == QLatin1String("cpu"));
-        cuda += d.kind == QLatin1String("cuda");
-        mps += d.kind == QLatin1String("mps");
+        QVERIFY(d.kind == DeviceKind::Cuda || d.kind == DeviceKind::Mps ||
+                d.kind == DeviceKind::Cpu);
+        cuda += d.kind == DeviceKind::Cuda;
+        mps += d.kind == DeviceKind::Mps;
         const QJsonObject j = d.toJson();
         for (const char* key : {"kind", "name", "memory_bytes", "index"})
             QVERIFY2(j.contains(QLatin1String(key)), key);
@@ -71,7 +73,7 @@ void TestDevices::devices() {
     QCOMPARE(mps, at::hasMPS() ? 1 : 0);
     // The order is CUDA, MPS, CPU: the first entry is the device a run prefers.
     if (cuda > 0)
-        QCOMPARE(ds.first().kind, QStringLiteral("cuda"));
+        QVERIFY(ds.first().kind == DeviceKind::Cuda);
 }
 
 void TestDevices::threadsAreCappedPerCore() {
@@ -87,9 +89,9 @@ void TestDevices::threadsAreCappedPerCore() {
 
 void TestDevices::choosingDevices() {
     DeviceInfo cuda0, cuda1, cpu;
-    cuda0.kind = cuda1.kind = QStringLiteral("cuda");
+    cuda0.kind = cuda1.kind = DeviceKind::Cuda;
     cuda1.index = 1;
-    cpu.kind = QStringLiteral("cpu");
+    cpu.kind = DeviceKind::Cpu;
     const QList<DeviceInfo> two{cuda0, cuda1, cpu};
     QCOMPARE(chooseDevice(two, {})->torchDevice(), QStringLiteral("cuda:0"));
     QCOMPARE(chooseDevice(two, QStringLiteral("auto"))->torchDevice(), QStringLiteral("cuda:0"));
@@ -110,12 +112,12 @@ void TestDevices::choosingDevices() {
     auto all = chooseDevices(two, QStringLiteral("all"));
     QCOMPARE(all->size(), 2);
     QCOMPARE(all->at(1).torchDevice(), QStringLiteral("cuda:1"));
-    QCOMPARE(chooseDevices({cpu}, QStringLiteral("all"))->first().kind, QStringLiteral("cpu"));
+    QVERIFY(chooseDevices({cpu}, QStringLiteral("all"))->first().kind == DeviceKind::Cpu);
     QCOMPARE(chooseDevices(two, QStringLiteral("cuda:1,cpu"))->size(), 2);
     QVERIFY(!chooseDevices(two, QStringLiteral("cuda:0,cuda:5")));
     QVERIFY(!chooseDevices(two, QStringLiteral(",")));
     // This machine: the CPU is always there.
-    QCOMPARE(chooseDevice(detectDevices(), QStringLiteral("cpu"))->kind, QStringLiteral("cpu"));
+    QVERIFY(chooseDevice(detectDevices(), QStringLiteral("cpu"))->kind == DeviceKind::Cpu);
 }
 
 void TestDevices::mpsMemoryLimitsUnlessTheUserChose() {

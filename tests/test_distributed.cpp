@@ -1005,7 +1005,7 @@ void TestDistributed::repeatedResultIsAppliedOnce() {
             conn->setBlobCap(wire::BlobKind::Tensors, bundle);
             wire::Ready r;
             r.schemaHash = spec->schemaHash;
-            r.device.kind = QStringLiteral("cpu");
+            r.device.kind = DeviceKind::Cpu;
             r.device.name = QStringLiteral("test double");
             conn->send(r);
         } else if (const auto* a = std::get_if<wire::Assign>(&m)) {

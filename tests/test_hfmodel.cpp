@@ -1,22 +1,26 @@
-// A Hugging Face folder as a model a run trains (engine/model.h): its archive rebuilds the same
+// A Hugging Face folder as a model a run trains (model/model.h): its archive rebuilds the same
 // transformer with and without its weights, a replica's copy shares the frozen base and owns
-// what trains, a run checkpoint of it loads back, and a damaged or hostile archive is an error,
-// never a crash.
+// what trains, a run checkpoint of it loads back, a damaged or hostile archive is an error,
+// never a crash, and one model serves an evaluation and a generation from two threads at once.
 #include "engine/generation.h"
-#include "engine/hf/hfmodel.h"
-#include "engine/hf/transformer.h"
 #include "engine/memoryplan.h"
-#include "engine/model.h"
 #include "engine/optimizer.h"
 #include "engine/runcheckpoint.h"
 #include "hffolder.h"
+#include "model/generation.h"
+#include "model/hf/hfmodel.h"
+#include "model/hf/transformer.h"
+#include "model/model.h"
+#include "model/openmodel.h"
 
 #include <QJsonArray>
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 #include <torch/torch.h>
 
@@ -64,6 +68,7 @@ private Q_SLOTS:
     void kvCacheGivesTheSameLogits();
     void generationStopsAtTheModelsPositions();
     void divergedWeightsAreAnErrorNotACrash();
+    void oneModelServesTwoThreadsAtOnce();
 
 private:
     // A tiny GPT-2 folder with the 64-token tokenizer, under `name`; empty if not written.
@@ -93,18 +98,18 @@ void TestHfModel::kvCacheGivesTheSameLogits() {
         s.kvHeads = 1;
     const QString dir = m_tmp.filePath(QStringLiteral("kv-") + family);
     QVERIFY(hffolder::write(dir, s));
-    auto m = openHfModel(dir, QString(), false, 1);
+    auto m = openHfModel(dir, {QString(), false, 1});
     QVERIFY(m);
     at::NoGradGuard noGrad;
     m->eval();
-    const HfTransformer* t = m->transformer();
+    const HfTransformer* t = transformerOf(*m);
     const at::Tensor ids = at::arange(15, at::kLong).mul(7).remainder(64).reshape({1, 15});
     const at::Tensor whole = t->logits(ids);
     HfTransformer::KvCache cache;
-    std::vector<at::Tensor> parts{t->logits(ids.narrow(1, 0, 5), cache)};
+    std::vector<at::Tensor> parts{t->logits(ids.narrow(1, 0, 5), {false, 0, &cache})};
     for (int64_t i = 5; i < 12; ++i)
-        parts.push_back(t->logits(ids.narrow(1, i, 1), cache));
-    parts.push_back(t->logits(ids.narrow(1, 12, 3), cache));
+        parts.push_back(t->logits(ids.narrow(1, i, 1), {false, 0, &cache}));
+    parts.push_back(t->logits(ids.narrow(1, 12, 3), {false, 0, &cache}));
     QCOMPARE(cache.length, int64_t(15));
     const double diff = (at::cat(parts, 1) - whole).abs().max().item<double>();
     QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
@@ -121,7 +126,7 @@ void TestHfModel::generationStopsAtTheModelsPositions() {
     config.close();
     GenerateOptions o = fromPrompt(dir, 200, 0);
     QByteArray out;
-    const Status st = generateText(o, [&](const QByteArray& piece) {
+    const Status st = generate(o, [&](const QByteArray& piece) {
         out += piece;
         return true;
     });
@@ -144,11 +149,65 @@ void TestHfModel::divergedWeightsAreAnErrorNotACrash() {
     QVERIFY(writeSafetensors(dir + QStringLiteral("/model.safetensors"), weights, {}));
     for (double temperature : {0.0, 0.8}) {
         const GenerateOptions o = fromPrompt(dir, 5, temperature);
-        const Status st = generateText(o, [](const QByteArray&) { return true; });
+        const Status st = generate(o, [](const QByteArray&) { return true; });
         QVERIFY(!st);
         QVERIFY2(st.error().message.contains(QStringLiteral("not finite")),
                  qPrintable(st.error().message));
     }
+}
+
+void TestHfModel::oneModelServesTwoThreadsAtOnce() {
+    // The model holds weights only: an evaluation's passes and a generation's (its KV cache in
+    // its session) run on one model from two threads at once, and each gets what it gets
+    // alone, every time.
+    auto m = openHfModel(m_llama, {QString(), false, 1});
+    QVERIFY(m);
+    const Model model = *m;
+    model.eval();
+    at::NoGradGuard noGrad;
+    const at::Tensor batch = at::arange(48, at::kLong).mul(5).remainder(64).reshape({4, 12});
+    const at::Tensor expectedLogits = model.forward(batch);
+    auto greedy = [&] {
+        std::vector<int64_t> out;
+        std::unique_ptr<GenerationSession> session = model.startGeneration();
+        Sampler sampler(0, 1, 0);
+        std::vector<int64_t> next{3, 1, 4, 1, 5};
+        for (int i = 0; i < 20; ++i) {
+            auto logits = session->next(next);
+            if (!logits)
+                return std::vector<int64_t>{};
+            out.push_back(sampler.pick(*logits));
+            next = {out.back()};
+        }
+        return out;
+    };
+    const std::vector<int64_t> expectedTokens = greedy();
+    QCOMPARE(expectedTokens.size(), size_t(20));
+    std::atomic<int> ready{0};
+    std::atomic<bool> logitsDiffer{false}, tokensDiffer{false};
+    auto startTogether = [&] {
+        ready.fetch_add(1);
+        while (ready.load() < 2)
+            std::this_thread::yield();
+    };
+    std::thread evaluation([&] {
+        at::NoGradGuard inThread;
+        startTogether();
+        for (int i = 0; i < 30; ++i)
+            if (!at::equal(model.forward(batch), expectedLogits))
+                logitsDiffer = true;
+    });
+    std::thread generation([&] {
+        at::NoGradGuard inThread;
+        startTogether();
+        for (int i = 0; i < 10; ++i)
+            if (greedy() != expectedTokens)
+                tokensDiffer = true;
+    });
+    evaluation.join();
+    generation.join();
+    QVERIFY(!logitsDiffer);
+    QVERIFY(!tokensDiffer);
 }
 
 void TestHfModel::initTestCase() {
@@ -160,7 +219,7 @@ void TestHfModel::initTestCase() {
 }
 
 void TestHfModel::archivesRebuildTheSameModel() {
-    auto m = openHfModel(m_llama, QStringLiteral("r=4,alpha=8,dropout=0.1"), true, 5);
+    auto m = openHfModel(m_llama, {QStringLiteral("r=4,alpha=8,dropout=0.1"), true, 5});
     QVERIFY2(m, qPrintable(m ? QString() : m.error().message));
     perturbAdapters(*m);
     const ModelTensors t = modelTensors(*m);
@@ -172,9 +231,9 @@ void TestHfModel::archivesRebuildTheSameModel() {
 
     auto again = modelFromArchive(m->archive(), QStringLiteral("archive"));
     QVERIFY2(again, qPrintable(again ? QString() : again.error().message));
-    QVERIFY(again->transformer());
-    QVERIFY(again->transformer()->checkpointActivations());
-    QCOMPARE(again->transformer()->lora()->dropout, 0.1);
+    QVERIFY(transformerOf(*again));
+    QVERIFY(transformerOf(*again)->checkpointActivations());
+    QCOMPARE(transformerOf(*again)->lora()->dropout, 0.1);
     const ModelTensors u = modelTensors(*again);
     QCOMPARE(schemaHash(u), schemaHash(t));
     for (size_t i = 0; i < t.params.size(); ++i)
@@ -194,7 +253,7 @@ void TestHfModel::archivesRebuildTheSameModel() {
 }
 
 void TestHfModel::copiesShareOnlyTheFrozenBase() {
-    auto m = openHfModel(m_llama, QStringLiteral("r=2"), false, 1);
+    auto m = openHfModel(m_llama, {QStringLiteral("r=2"), false, 1});
     QVERIFY(m);
     const Model c = m->copy();
     const ModelTensors a = modelTensors(*m), b = modelTensors(c);
@@ -221,7 +280,8 @@ void TestHfModel::runCheckpointsLoadBack() {
     RunConfig cfg;
     cfg.model = QStringLiteral("hf:") + m_llama;
     cfg.lora = QStringLiteral("r=4");
-    auto m = openModel(cfg);
+    auto m =
+        openModel(ModelSource::parse(cfg.model), {cfg.lora, cfg.checkpointActivations, cfg.seed});
     QVERIFY(m);
     perturbAdapters(*m);
     ModelTensors t = modelTensors(*m);
@@ -239,7 +299,7 @@ void TestHfModel::runCheckpointsLoadBack() {
     QVERIFY(QFileInfo(path).size() < weightBytes * 3 / 2);
     auto c = loadRunCheckpoint(path);
     QVERIFY2(c, qPrintable(c ? QString() : c.error().message));
-    QVERIFY(c->module.transformer());
+    QVERIFY(transformerOf(c->module));
     const ModelTensors u = modelTensors(c->module);
     for (size_t i = 0; i < t.params.size(); ++i)
         QVERIFY(at::equal(u.params[i], t.params[i]));
@@ -248,7 +308,7 @@ void TestHfModel::runCheckpointsLoadBack() {
 }
 
 void TestHfModel::damagedArchivesAreErrors() {
-    auto m = openHfModel(m_llama, QStringLiteral("r=2"), false, 1);
+    auto m = openHfModel(m_llama, {QStringLiteral("r=2"), false, 1});
     QVERIFY(m);
     const QByteArray good = m->archive();
     QByteArray flipped = good;
@@ -287,13 +347,13 @@ void TestHfModel::damagedArchivesAreErrors() {
 }
 
 void TestHfModel::fullFineTuningTrainsFp32() {
-    auto m = openHfModel(m_llama, QString(), false, 1);
+    auto m = openHfModel(m_llama, {QString(), false, 1});
     QVERIFY(m);
     const ModelTensors t = modelTensors(*m);
     QVERIFY(t.frozen.empty());
     for (const at::Tensor& p : t.params)
         QCOMPARE(p.scalar_type(), at::kFloat);
-    QCOMPARE(m->transformer()->config().source.value(QStringLiteral("torch_dtype")).toString(),
+    QCOMPARE(transformerOf(*m)->config().source.value(QStringLiteral("torch_dtype")).toString(),
              QStringLiteral("float32"));
 }
 
@@ -301,7 +361,8 @@ void TestHfModel::memoryIsPlannedPerDevice() {
     RunConfig cfg;
     cfg.model = QStringLiteral("hf:") + m_llama;
     cfg.lora = QStringLiteral("r=4");
-    auto lora = openModel(cfg);
+    auto lora =
+        openModel(ModelSource::parse(cfg.model), {cfg.lora, cfg.checkpointActivations, cfg.seed});
     QVERIFY(lora);
     Dataset windows;
     windows.sampleShape = {32};
@@ -322,11 +383,11 @@ void TestHfModel::memoryIsPlannedPerDevice() {
     Dataset longer;
     longer.sampleShape = {64};
     QVERIFY(memoryNeed(*lora, longer, cfg, false).perSampleBytes > 2 * sync.perSampleBytes);
-    lora->transformer()->setCheckpointActivations(true);
+    transformerOf(*lora)->setCheckpointActivations(true);
     QVERIFY(memoryNeed(*lora, windows, cfg, false).perSampleBytes < sync.perSampleBytes);
 
     DeviceInfo gpu;
-    gpu.kind = QStringLiteral("cuda");
+    gpu.kind = DeviceKind::Cuda;
     gpu.name = QStringLiteral("Test GPU");
     gpu.memoryBytes = 0;
     QCOMPARE(*samplesThatFit(sync, gpu, QStringLiteral("w1")), int64_t(0)); // not known

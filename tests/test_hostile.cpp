@@ -170,7 +170,7 @@ private:
     static void sayReady(QSslSocket& s, const wire::RunSpec& spec, const QString& name) {
         wire::Ready r;
         r.schemaHash = spec.schemaHash;
-        r.device.kind = QStringLiteral("cpu");
+        r.device.kind = DeviceKind::Cpu;
         r.device.name = name;
         s.write(wire::frame(wire::encode(r)));
     }

@@ -1,6 +1,7 @@
 // The engine's parts without processes or sockets: the worker pool's slots, each step policy
 // driven against fake workers, the recorder's files and the run plan's rules.
 
+#include "engine/batch.h"
 #include "engine/coordinator/hub.h"
 #include "engine/coordinator/remoteworker.h"
 #include "engine/coordinator/steppolicy.h"
@@ -8,9 +9,11 @@
 #include "engine/modes/rounds.h"
 #include "engine/modes/sync.h"
 #include "engine/recorder.h"
+#include "engine/replica.h"
 #include "engine/runplan.h"
-#include "engine/worker.h"
 #include "engine/worker/admission.h"
+#include "engine/workwire.h"
+#include "model/scriptmodel.h"
 
 #include <QDir>
 #include <QFile>

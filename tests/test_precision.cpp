@@ -1,18 +1,20 @@
 // Mixed precision: bf16 autocast on the CPU, fallbacks with their reasons, and the fp16 loss
 // scaler's skipped and recomputed steps.
 
+#include "engine/batch.h"
 #include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"
 #include "engine/precision.h"
+#include "engine/replica.h"
 #include "engine/sampler.h"
-#include "engine/scriptmodel.h"
-#include "engine/torchcompat.h"
 #include "engine/training.h"
 #include "engine/wiretensors.h"
-#include "engine/worker.h"
+#include "engine/workwire.h"
 #include "formats/ziparchive.h"
+#include "model/scriptmodel.h"
+#include "model/torchcompat.h"
 
 #include "enginetestutil.h"
 
@@ -88,14 +90,14 @@ void TestPrecision::precisionFallsBackWithAReason() {
     QCOMPARE(effectivePrecision(Precision::Bf16, cpuDevice(), &note), Precision::Bf16);
     QVERIFY(note.isEmpty());
     DeviceInfo turing;
-    turing.kind = QStringLiteral("cuda");
+    turing.kind = DeviceKind::Cuda;
     turing.name = QStringLiteral("GeForce RTX 2080");
     turing.capability = QStringLiteral("7.5");
     QCOMPARE(effectivePrecision(Precision::Bf16, turing, &note), Precision::Fp32);
     QVERIFY2(note.contains(QLatin1String("7.5")), qPrintable(note));
     QCOMPARE(effectivePrecision(Precision::Fp16, turing, &note), Precision::Fp16);
     DeviceInfo mps;
-    mps.kind = QStringLiteral("mps");
+    mps.kind = DeviceKind::Mps;
     std::string why;
     const bool mpsHalf = autocastSupported(c10::DeviceType::MPS, at::kHalf, &why);
     QCOMPARE(mpsHalf, bool(TANDEM_TORCH_AT_LEAST(2, 5)));

@@ -2,19 +2,21 @@
 // coordinator's weights read in place, and gradients streamed into the bundle during the
 // backward pass.
 
+#include "engine/batch.h"
 #include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/modes/rounds.h"
 #include "engine/optimizer.h"
 #include "engine/precision.h"
+#include "engine/replica.h"
 #include "engine/sampler.h"
-#include "engine/scriptmodel.h"
-#include "engine/torchcompat.h"
 #include "engine/training.h"
 #include "engine/wiretensors.h"
-#include "engine/worker.h"
+#include "engine/workwire.h"
 #include "formats/ziparchive.h"
+#include "model/scriptmodel.h"
+#include "model/torchcompat.h"
 
 #include "enginetestutil.h"
 

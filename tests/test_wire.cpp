@@ -252,7 +252,7 @@ void TestWire::messagesRoundTrip() {
     h.displayName = QStringLiteral("MacBook");
     h.role = QStringLiteral("worker");
     DeviceInfo d;
-    d.kind = QStringLiteral("mps");
+    d.kind = DeviceKind::Mps;
     d.name = QStringLiteral("Apple M2 GPU (MPS)");
     d.memoryBytes = 16LL << 30;
     h.devices << d;

@@ -2,18 +2,20 @@
 // originals, seeded initialisation, train and eval modes, loading errors, schema hashes and
 // running statistics.
 
+#include "engine/batch.h"
 #include "engine/coordinator/balancer.h"
 #include "engine/devices.h"
 #include "engine/modelcheck.h"
 #include "engine/optimizer.h"
 #include "engine/precision.h"
+#include "engine/replica.h"
 #include "engine/sampler.h"
-#include "engine/scriptmodel.h"
-#include "engine/torchcompat.h"
 #include "engine/training.h"
 #include "engine/wiretensors.h"
-#include "engine/worker.h"
+#include "engine/workwire.h"
 #include "formats/ziparchive.h"
+#include "model/scriptmodel.h"
+#include "model/torchcompat.h"
 
 #include "enginetestutil.h"
 #include "testutil.h"

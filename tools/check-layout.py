@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Checks the source layout rules: no function in core/ longer than 100 lines (150 in ui and
 app); no file longer than its folder's limit in the folders that hold classes (600 lines in
-core/engine, core/node, core/sweep, ui and app; 300 in core/engine/worker, one job a file); and
-the worker's side (core/engine/worker) includes nothing of the coordinator's. The wire's
-translation table (decode in core/wire/messages.cpp, one case per message) is the one
+core/engine, core/model, core/node, core/sweep, ui and app; 300 in core/engine/worker, one job a
+file); the worker's side (core/engine/worker) includes nothing of the coordinator's; and no two
+units (a header with its .cpp) include each other, however many units lie between them. The
+wire's translation table (decode in core/wire/messages.cpp, one case per message) is the one
 exception. Prints each breach with its place and exits 1 if there is any."""
 
 import re
@@ -15,8 +16,8 @@ MAX_FUNCTION = {"core": 100, "ui": 150, "app": 150}
 MAX_FILE = 600
 # The longest file allowed in each folder that holds classes; the deepest folder that holds a
 # file sets its limit.
-FILE_LIMITS = {"core/engine": MAX_FILE, "core/node": MAX_FILE, "core/sweep": MAX_FILE,
-               "ui": MAX_FILE, "app": MAX_FILE, "core/engine/worker": 300}
+FILE_LIMITS = {"core/engine": MAX_FILE, "core/model": MAX_FILE, "core/node": MAX_FILE,
+               "core/sweep": MAX_FILE, "ui": MAX_FILE, "app": MAX_FILE, "core/engine/worker": 300}
 # Headers (or whole folders, ending in /) a folder's files may not include: the worker's side
 # knows the coordinator only through the wire.
 FORBIDDEN_INCLUDES = {
@@ -102,8 +103,58 @@ def functions(text):
                 head_start = i + 1
 
 
+def include_cycles(root, folders):
+    """The cycles among units: a unit is a header and its .cpp ("core/model/model"), and it
+    depends on every unit whose header one of its files includes. Returns each cycle once, as a
+    list of units."""
+    units = {}
+    for folder in folders:
+        for path in (root / folder).rglob("*"):
+            if path.suffix in (".cpp", ".h"):
+                rel = path.relative_to(root).with_suffix("").as_posix()
+                units.setdefault(rel, set())
+                for header in INCLUDE.findall(path.read_text(encoding="utf-8")):
+                    for base in ("core/", ""):  # "engine/x.h" lives in core/, "ui/x.h" at the top
+                        target = (base + header).rsplit(".", 1)[0]
+                        if (root / (base + header)).exists() and target != rel:
+                            units[rel].add(target)
+                            break
+    # Tarjan's strongly connected components; a component of more than one unit is a cycle.
+    index, low, on_stack, stack, cycles = {}, {}, set(), [], []
+
+    def visit(u):
+        index[u] = low[u] = len(index)
+        stack.append(u)
+        on_stack.add(u)
+        for v in sorted(units.get(u, ())):
+            if v not in index:
+                visit(v)
+                low[u] = min(low[u], low[v])
+            elif v in on_stack:
+                low[u] = min(low[u], index[v])
+        if low[u] == index[u]:
+            component = []
+            while True:
+                v = stack.pop()
+                on_stack.discard(v)
+                component.append(v)
+                if v == u:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    sys.setrecursionlimit(10000)
+    for u in sorted(units):
+        if u not in index:
+            visit(u)
+    return cycles
+
+
 def main(root, folders):
     bad = 0
+    for cycle in include_cycles(root, folders):
+        print("include cycle: " + " -> ".join(cycle))
+        bad += 1
     for folder in folders:
         limit = MAX_FUNCTION[folder.split("/")[0]]
         for path in sorted((root / folder).rglob("*")):
@@ -153,6 +204,15 @@ def self_test():
         ("core/engine/worker/g.cpp", '#include "engine/coordinator/hub.h"\n', 1),
         ("core/engine/g.cpp", '#include "engine/coordinator/hub.h"\n', 0),
     ]
+    # Two units that include each other, directly or through a third, are one cycle each.
+    cycle_cases = [
+        ({"core/model/a.h": "", "core/model/a.cpp": '#include "model/b.h"\n',
+          "core/model/b.h": "", "core/model/b.cpp": '#include "model/a.h"\n'}, 1),
+        ({"core/model/a.h": '#include "model/b.h"\n', "core/model/b.h": '#include "model/c.h"\n',
+          "core/model/c.cpp": '#include "model/a.h"\n', "core/model/c.h": ""}, 1),
+        ({"core/model/a.h": "", "core/model/a.cpp": '#include "model/a.h"\n#include "model/b.h"\n',
+          "core/model/b.h": ""}, 0),
+    ]
     failed = 0
     for rel, text, want in cases:
         with tempfile.TemporaryDirectory() as tmp:
@@ -166,7 +226,20 @@ def self_test():
         if got != want:
             print(f"self-test: {rel} gave {got}, expected {want}")
             failed += 1
-    print(f"{len(cases) - failed} passed, {failed} failed")
+    for files, want in cycle_cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for folder in MAX_FUNCTION:
+                (root / folder).mkdir(parents=True, exist_ok=True)
+            for rel, text in files.items():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_text(text, encoding="utf-8")
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = main(root, list(MAX_FUNCTION))
+        if got != want:
+            print(f"self-test: cycle case {sorted(files)} gave {got}, expected {want}")
+            failed += 1
+    print(f"{len(cases) + len(cycle_cases) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 

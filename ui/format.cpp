@@ -20,11 +20,11 @@ QString formatBytes(double bytes) {
 }
 
 QString describeDevice(const DeviceInfo& d) {
-    if (d.kind == QLatin1String("cuda"))
+    if (d.kind == DeviceKind::Cuda)
         return Format::tr("GPU %1 (CUDA): %2, %3")
             .arg(d.index)
             .arg(d.name, formatBytes(double(d.memoryBytes)));
-    if (d.kind == QLatin1String("mps"))
+    if (d.kind == DeviceKind::Mps)
         return Format::tr("Apple GPU (MPS): %1, %2 shared memory")
             .arg(d.name, formatBytes(double(d.memoryBytes)));
     return Format::tr("CPU: %1, %n core(s), %2 RAM", nullptr, d.cores)

@@ -322,10 +322,9 @@ void MainWindow::tryRun(int row) {
         m_history->index(row, 0).data(HistoryModel::CheckpointRole).toString();
     if (checkpoint.isEmpty())
         return;
-    const bool hf = m_history->index(row, 0)
-                        .data(HistoryModel::ModelRole)
-                        .toString()
-                        .startsWith(QLatin1String("hf:"));
+    const bool hf =
+        ModelSource::parse(m_history->index(row, 0).data(HistoryModel::ModelRole).toString())
+            .isHf();
     auto* dialog = new TryDialog(
         checkpoint, m_history->index(row, HistoryModel::Model).data().toString(), hf, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

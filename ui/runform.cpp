@@ -410,7 +410,7 @@ RunConfig RunForm::config() const {
     const QString model = m_model->currentData().toString();
     const bool hf = model == kHfItem;
     c.model = model == kFileItem ? m_modelPath->text().trimmed()
-              : hf               ? QStringLiteral("hf:") + m_modelPath->text().trimmed()
+              : hf               ? ModelSource::hfFolder(m_modelPath->text().trimmed()).text()
                                  : model;
     c.lora = hf ? m_lora->text().trimmed() : QString();
     c.checkpointActivations = hf && m_recompute->isChecked();
@@ -453,10 +453,10 @@ RunConfig RunForm::config() const {
 
 void RunForm::setConfig(const RunConfig& c) {
     m_base = c;
-    const bool hf = c.model.startsWith(QLatin1String("hf:"));
+    const ModelSource source = ModelSource::parse(c.model);
     const int m = m_model->findData(c.model);
-    m_model->setCurrentIndex(m >= 0 ? m : m_model->findData(hf ? kHfItem : kFileItem));
-    m_modelPath->setText(m >= 0 ? QString() : hf ? c.model.mid(3) : c.model);
+    m_model->setCurrentIndex(m >= 0 ? m : m_model->findData(source.isHf() ? kHfItem : kFileItem));
+    m_modelPath->setText(m >= 0 ? QString() : source.path);
     m_lora->setText(c.lora);
     m_recompute->setChecked(c.checkpointActivations);
     int kind = 0;
@@ -545,7 +545,7 @@ void RunForm::check() {
     const RunConfig c = config();
     const bool hf = m_model->currentData().toString() == kHfItem;
     if ((m_model->currentData().toString() == kFileItem && c.model.isEmpty()) ||
-        (hf && c.model == QLatin1String("hf:"))) {
+        (hf && ModelSource::parse(c.model).path.isEmpty())) {
         setCheck(Check::Failed, hf ? tr("Choose the Hugging Face model's folder.")
                                    : tr("Choose a TorchScript file for the model."));
         Q_EMIT checked(false, m_checkMessage,

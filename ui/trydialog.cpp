@@ -112,7 +112,7 @@ void TryDialog::generate() {
     auto cancel = m_cancel;
     QPointer<TryDialog> self(this);
     m_thread.reset(QThread::create([self, o, cancel] {
-        const Status st = generateText(o, [self, cancel](const QByteArray& bytes) {
+        const Status st = tandem::generate(o, [self, cancel](const QByteArray& bytes) {
             QMetaObject::invokeMethod(
                 qApp,
                 [self, bytes] {

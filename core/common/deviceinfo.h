@@ -7,9 +7,34 @@
 
 namespace tandem {
 
+enum class DeviceKind : uint8_t { Cpu, Cuda, Mps };
+
+// "cpu", "cuda", "mps": as LibTorch, the command line, the wire and JSON name them.
+inline QString deviceKindName(DeviceKind k) {
+    switch (k) {
+    case DeviceKind::Cuda:
+        return QStringLiteral("cuda");
+    case DeviceKind::Mps:
+        return QStringLiteral("mps");
+    case DeviceKind::Cpu:
+        break;
+    }
+    return QStringLiteral("cpu");
+}
+
+// False for a name that is none of them (a peer's from a later version, say).
+inline bool deviceKindFromName(const QString& name, DeviceKind* out) {
+    for (DeviceKind k : {DeviceKind::Cpu, DeviceKind::Cuda, DeviceKind::Mps})
+        if (name == deviceKindName(k)) {
+            *out = k;
+            return true;
+        }
+    return false;
+}
+
 // A compute device LibTorch can run on. Plain data, so the UI and the network can carry it.
 struct DeviceInfo {
-    QString kind;            // "cuda", "mps" or "cpu"
+    DeviceKind kind = DeviceKind::Cpu;
     int index = 0;           // the LibTorch device index within its kind
     QString name;            // "NVIDIA GeForce RTX 4090", "Apple M2 GPU (MPS)", CPU model name
     int64_t memoryBytes = 0; // dedicated memory for CUDA; unified/system memory for MPS and CPU
@@ -20,11 +45,12 @@ struct DeviceInfo {
 
     // "cuda:0", "mps", "cpu": the string LibTorch's Device understands.
     QString torchDevice() const {
-        return kind == QLatin1String("cuda") ? QStringLiteral("cuda:%1").arg(index) : kind;
+        return kind == DeviceKind::Cuda ? QStringLiteral("cuda:%1").arg(index)
+                                        : deviceKindName(kind);
     }
 
     QJsonObject toJson() const {
-        QJsonObject o{{QStringLiteral("kind"), kind},
+        QJsonObject o{{QStringLiteral("kind"), deviceKindName(kind)},
                       {QStringLiteral("index"), index},
                       {QStringLiteral("name"), name},
                       {QStringLiteral("memory_bytes"), static_cast<qint64>(memoryBytes)},

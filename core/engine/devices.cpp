@@ -1,5 +1,5 @@
 #include "engine/devices.h"
-#include "engine/torchcompat.h"
+#include "model/torchcompat.h"
 
 #include <QFile>
 #include <QLoggingCategory>
@@ -79,7 +79,7 @@ Expected<DeviceInfo> chooseDevice(const QList<DeviceInfo>& devices, const QStrin
         return devices.first();
     for (const DeviceInfo& d : devices)
         if (d.torchDevice() == want ||
-            (want == QLatin1String("cuda") && d.kind == QLatin1String("cuda")))
+            (want == QLatin1String("cuda") && d.kind == DeviceKind::Cuda))
             return d;
     QStringList have;
     for (const DeviceInfo& d : devices)
@@ -100,7 +100,7 @@ Expected<QList<DeviceInfo>> chooseDevices(const QList<DeviceInfo>& devices, cons
     QList<DeviceInfo> out;
     if (spec.trimmed().toLower() == QLatin1String("all")) {
         for (const DeviceInfo& d : devices)
-            if (d.kind != QLatin1String("cpu"))
+            if (d.kind != DeviceKind::Cpu)
                 out << d;
         if (out.isEmpty() && !devices.isEmpty())
             out << devices.last();
@@ -147,7 +147,7 @@ QList<DeviceInfo> detectDevices() {
         const int n = static_cast<int>(torch::cuda::device_count());
         for (int i = 0; i < n; ++i) {
             DeviceInfo d;
-            d.kind = QStringLiteral("cuda");
+            d.kind = DeviceKind::Cuda;
             d.index = i;
             d.torchVersion = tv;
             d.name = QStringLiteral("CUDA device %1").arg(i);
@@ -168,7 +168,7 @@ QList<DeviceInfo> detectDevices() {
     // MPS: Apple-silicon GPUs share the machine's memory.
     if (mpsAvailable()) {
         DeviceInfo d;
-        d.kind = QStringLiteral("mps");
+        d.kind = DeviceKind::Mps;
         d.name = QStringLiteral("%1 GPU (MPS)").arg(cpuModelName());
         d.memoryBytes = systemMemoryBytes();
         d.torchVersion = tv;
@@ -177,7 +177,7 @@ QList<DeviceInfo> detectDevices() {
     }
 
     DeviceInfo cpu;
-    cpu.kind = QStringLiteral("cpu");
+    cpu.kind = DeviceKind::Cpu;
     cpu.name = cpuModelName();
     cpu.memoryBytes = systemMemoryBytes();
     cpu.cores = QThread::idealThreadCount();

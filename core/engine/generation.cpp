@@ -1,28 +1,32 @@
+// Generation: one loop for every model that generates. The model (model/model.h) gives a
+// session that holds the tokens so far; a Sampler picks each next token; what the tokens are as
+// text is the model's kind's: a byte-level model's tokens are bytes, a Hugging Face model's go
+// through its tokenizer. Text is handed on in whole UTF-8 characters only.
+
 #include "engine/generation.h"
 
-#include "engine/hfgenerate.h"
-
-#include "engine/modelcheck.h"
+#include "engine/devices.h"
 #include "engine/runcheckpoint.h"
-#include "engine/scriptmodel.h"
-#include "formats/tensorfile.h"
+#include "formats/chattemplate.h"
+#include "formats/tokenizer.h"
+#include "model/generation.h"
+#include "model/model.h"
+#include "model/openmodel.h"
 
+#include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 
-#include <random>
+#include <set>
 
 namespace tandem {
 
 namespace {
 
 constexpr int kDefaultContext = 256;
-constexpr int64_t kByteVocabulary = 256;
-
-bool isCheckpoint(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) && f.read(8) == QByteArrayLiteral("TANDEMCK");
-}
 
 // The context a run cut its data into: "context=N" in its data spec, else the default.
 int contextOf(const QString& dataSpec) {
@@ -31,102 +35,228 @@ int contextOf(const QString& dataSpec) {
     return m.hasMatch() ? m.captured(1).toInt() : kDefaultContext;
 }
 
+// The model to generate with, and where it came from: a Hugging Face model's folder holds its
+// tokenizer.
 struct Loaded {
-    Model module;
+    Model model;
+    ModelSource source;
     int context = kDefaultContext;
-    QString hfFolder; // a Hugging Face run's model folder: its tokenizer
 };
 
-Expected<Loaded> loadForGeneration(const QString& model) {
+Expected<Loaded> load(const GenerateOptions& o) {
     Loaded out;
-    if (isZooModel(model)) {
-        auto m = buildZooModel(model, 0);
-        if (!m)
-            return m.error();
-        out.module = *m;
-    } else if (isCheckpoint(model)) {
-        auto c = loadRunCheckpoint(model);
+    out.source = ModelSource::parse(o.model);
+    if (out.source.kind == ModelSource::Kind::Checkpoint) {
+        auto c = loadRunCheckpoint(out.source.path);
         if (!c)
             return c.error();
-        out.module = c->module;
+        out.model = c->module;
         out.context = contextOf(c->state.config.data);
-        out.hfFolder = hfFolderOf(c->state.config.model);
+        out.source = ModelSource::parse(c->state.config.model);
     } else {
-        auto m = loadScriptModule(model);
+        auto m = openModel(out.source, {});
         if (!m)
             return m.error();
-        out.module = *m;
+        out.model = *m;
     }
+    if (o.context > 0)
+        out.context = o.context;
     return out;
 }
 
-// The next token from the last position's logits.
-int64_t pick(const at::Tensor& logits, double temperature, std::mt19937_64& rng) {
-    if (temperature <= 0)
-        return logits.argmax().item<int64_t>();
-    const at::Tensor p = at::softmax(logits.to(at::kDouble).div(temperature), 0).contiguous();
-    const double* prob = p.data_ptr<double>();
-    // Our own draw from the generator, so that a seed gives the same text on every platform.
-    const double u = double(rng() >> 11) * (1.0 / 9007199254740992.0);
-    double acc = 0;
-    for (int64_t i = 0; i < p.numel(); ++i) {
-        acc += prob[i];
-        if (u < acc)
-            return i;
+// How many bytes at the end of `s` are the start of a UTF-8 character not yet complete.
+int incompleteTail(const QByteArray& s) {
+    for (int back = 1; back <= 3 && back <= s.size(); ++back) {
+        const uchar c = uchar(s[s.size() - back]);
+        if ((c & 0xC0) == 0x80)
+            continue;
+        const int need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        return need > back ? back : 0;
     }
-    return p.numel() - 1;
+    return 0;
+}
+
+// What the answer's tokens say: the prompt's ids, the ids that end an answer, and the answer's
+// text so far.
+class Vocabulary {
+public:
+    virtual ~Vocabulary() = default;
+    virtual Expected<std::vector<int64_t>> prompt(const GenerateOptions& o) const = 0;
+    virtual std::set<int64_t> stops() const { return {}; }
+    virtual QByteArray text(const std::vector<int64_t>& answer) const = 0;
+};
+
+// A byte-level model: its tokens are the text's bytes.
+class Bytes final : public Vocabulary {
+public:
+    Expected<std::vector<int64_t>> prompt(const GenerateOptions& o) const override {
+        std::vector<int64_t> ids;
+        for (char c : o.prompt)
+            ids.push_back(int64_t(uchar(c)));
+        if (ids.empty())
+            ids.push_back(int64_t('\n')); // something to start from
+        return ids;
+    }
+    QByteArray text(const std::vector<int64_t>& answer) const override {
+        QByteArray s;
+        for (int64_t b : answer)
+            s.append(char(uchar(b)));
+        return s;
+    }
+};
+
+// A Hugging Face model's tokenizer, chat template and end-of-answer ids.
+class HfVocabulary final : public Vocabulary {
+public:
+    HfVocabulary(std::shared_ptr<const Tokenizer> tok, QString folder)
+        : m_tok(std::move(tok))
+        , m_folder(std::move(folder)) {}
+
+    // The prompt as text with the tokenizer's template, or with `chat` as one user message
+    // written with the chat template, the assistant's turn opened.
+    Expected<std::vector<int64_t>> prompt(const GenerateOptions& o) const override {
+        const QString prompt = QString::fromUtf8(o.prompt);
+        std::vector<int32_t> ids;
+        if (!o.chat) {
+            ids = m_tok->encode(prompt, true);
+        } else {
+            const QString source = m_tok->chatTemplate();
+            if (source.isEmpty())
+                return makeError(ErrorCode::InvalidArgument,
+                                 QStringLiteral("%1 has no chat_template in "
+                                                "tokenizer_config.json; leave out --chat to "
+                                                "continue the prompt as text")
+                                     .arg(m_folder));
+            auto tmpl =
+                ChatTemplate::parse(source, m_folder + QStringLiteral("/tokenizer_config.json"));
+            if (!tmpl)
+                return tmpl.error();
+            auto text = tmpl->render({{QStringLiteral("user"), prompt}}, true, m_tok->bosToken(),
+                                     m_tok->eosToken());
+            if (!text)
+                return text.error();
+            ids = m_tok->encode(*text, false);
+        }
+        if (ids.empty())
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("the prompt gives no tokens; write a prompt"));
+        return std::vector<int64_t>(ids.begin(), ids.end());
+    }
+    // The tokenizer's EOS and those generation_config.json names.
+    std::set<int64_t> stops() const override {
+        std::set<int64_t> stop;
+        if (m_tok->eos() >= 0)
+            stop.insert(m_tok->eos());
+        QFile f(QDir(m_folder).filePath(QStringLiteral("generation_config.json")));
+        if (f.open(QIODevice::ReadOnly) && f.size() < (1 << 20)) {
+            const QJsonValue v =
+                QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("eos_token_id"));
+            for (const auto& id : v.isArray() ? v.toArray() : QJsonArray{v})
+                if (id.toInt(-1) >= 0)
+                    stop.insert(id.toInt());
+        }
+        return stop;
+    }
+    QByteArray text(const std::vector<int64_t>& answer) const override {
+        return m_tok->decode(std::vector<int32_t>(answer.begin(), answer.end()), true);
+    }
+
+private:
+    std::shared_ptr<const Tokenizer> m_tok;
+    QString m_folder;
+};
+
+Expected<std::unique_ptr<Vocabulary>> vocabularyOf(const Loaded& l) {
+    if (l.model.kind() == ModelKind::TorchScript)
+        return std::unique_ptr<Vocabulary>(std::make_unique<Bytes>());
+    if (!l.source.isHf())
+        return makeError(ErrorCode::Incompatible,
+                         QStringLiteral("the run's model has no Hugging Face folder to take its "
+                                        "tokenizer from"));
+    auto tok = Tokenizer::fromFolder(l.source.path);
+    if (!tok)
+        return tok.error();
+    return std::unique_ptr<Vocabulary>(std::make_unique<HfVocabulary>(*tok, l.source.path));
+}
+
+// A byte-level model runs where it was trained to be tried, on the CPU; a transformer on the
+// machine's best device, or the one asked for.
+Status place(const Loaded& l, const GenerateOptions& o) {
+    if (l.model.kind() == ModelKind::TorchScript)
+        return success();
+    auto device = chooseDevice(detectDevices(), o.device);
+    if (!device)
+        return device.error();
+    try {
+        l.model.to(c10::Device(device->torchDevice().toStdString()));
+    } catch (const std::exception& e) {
+        return makeError(
+            ErrorCode::Runtime,
+            QStringLiteral("cannot move the model to %1: %2").arg(device->name, firstLine(e)));
+    }
+    return success();
 }
 
 } // namespace
 
-Status generateText(const GenerateOptions& o,
-                    const std::function<bool(const QByteArray&)>& onToken) {
-    if (o.model.startsWith(QLatin1String("hf:")))
-        return generateWithTokenizer(o, onToken);
-    auto loaded = loadForGeneration(o.model);
+Status generate(const GenerateOptions& o, const std::function<bool(const QByteArray&)>& onText) {
+    auto loaded = load(o);
     if (!loaded)
         return loaded.error();
-    const Model& m = loaded->module;
-    if (m.transformer())
-        return generateHf(m, loaded->hfFolder, o, onToken);
-    const int context = o.context > 0 ? o.context : loaded->context;
-    std::vector<int64_t> ids;
-    for (char c : o.prompt)
-        ids.push_back(int64_t(uchar(c)));
-    if (ids.empty())
-        ids.push_back(int64_t('\n')); // something to start from
-    std::mt19937_64 rng(o.seed);
-    at::NoGradGuard noGrad;
-    m.eval();
-    for (int n = 0; n < o.tokens; ++n) {
-        const size_t from = ids.size() > size_t(context) ? ids.size() - size_t(context) : 0;
-        const std::vector<int64_t> window(ids.begin() + long(from), ids.end());
-        at::Tensor logits;
-        try {
-            logits = m.forward(at::tensor(window, at::kLong).reshape({1, int64_t(window.size())}));
-        } catch (const NotOneTensor&) {
-            logits = at::Tensor();
-        } catch (const std::exception& e) {
-            return makeError(ErrorCode::Incompatible,
-                             QStringLiteral("%1 is not a byte-level language model: it fails on "
-                                            "[1, %2] token ids: %3")
-                                 .arg(o.model)
-                                 .arg(window.size())
-                                 .arg(firstLine(e)));
-        }
-        if (!logits.defined() || logits.dim() != 3 || logits.size(0) != 1 ||
-            logits.size(1) != int64_t(window.size()) || logits.size(2) < kByteVocabulary)
-            return makeError(ErrorCode::Incompatible,
-                             QStringLiteral("%1 is not a byte-level language model: it must "
-                                            "return [1, T, 256] next-byte logits for [1, T] "
-                                            "ids")
-                                 .arg(o.model));
-        const int64_t next =
-            pick(logits[0][logits.size(1) - 1].slice(0, 0, kByteVocabulary), o.temperature, rng);
-        ids.push_back(next);
-        if (!onToken(QByteArray(1, char(next))))
+    auto vocabulary = vocabularyOf(*loaded);
+    if (!vocabulary)
+        return vocabulary.error();
+    const Vocabulary& v = **vocabulary;
+    auto prompt = v.prompt(o);
+    if (!prompt)
+        return prompt.error();
+    if (auto st = place(*loaded, o); !st)
+        return st;
+    loaded->model.eval();
+    std::unique_ptr<GenerationSession> session = loaded->model.startGeneration(loaded->context);
+    if (!session)
+        return makeError(ErrorCode::Incompatible,
+                         QStringLiteral("%1 does not generate text").arg(o.model));
+    const int64_t limit = session->limit();
+    if (limit > 0 && int64_t(prompt->size()) > limit)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("the prompt is %1 tokens, more than the %2 the model "
+                                        "reads at once; write a shorter one")
+                             .arg(prompt->size())
+                             .arg(limit));
+    const std::set<int64_t> stops = v.stops();
+    Sampler sampler(o.temperature, o.topP, o.seed);
+    std::vector<int64_t> answer, next = *prompt;
+    QByteArray sent;
+    for (int n = 0; n < o.tokens && (limit == 0 || session->length() < limit); ++n) {
+        auto logits = session->next(next);
+        if (!logits)
+            return makeError(logits.error().code,
+                             QStringLiteral("%1: %2").arg(o.model, logits.error().message));
+        if (!at::isfinite(*logits).all().item<bool>())
+            return makeError(ErrorCode::Runtime,
+                             QStringLiteral("the model's scores for the next token are not "
+                                            "finite (NaN or infinity): its weights may have "
+                                            "diverged"));
+        const int64_t id = sampler.pick(*logits);
+        if (stops.count(id))
             break;
+        answer.push_back(id);
+        next = {id};
+        QByteArray text = v.text(answer);
+        text.chop(incompleteTail(text));
+        if (text.size() > sent.size() && text.startsWith(sent)) {
+            const QByteArray piece = text.mid(sent.size());
+            sent = text;
+            if (!onText(piece))
+                return success();
+        }
     }
+    // An answer cut off inside a character ends before it.
+    QByteArray text = v.text(answer);
+    text.chop(incompleteTail(text));
+    if (text.size() > sent.size() && text.startsWith(sent))
+        onText(text.mid(sent.size()));
     return success();
 }
 

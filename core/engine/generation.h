@@ -15,7 +15,7 @@ namespace tandem {
 
 struct GenerateOptions {
     // A run checkpoint (checkpoint.tandem), a TorchScript file (model.pt), a zoo name, or
-    // hf:DIR, a Hugging Face folder (a run's hf-model/ export among them).
+    // hf:DIR, a Hugging Face folder (a run's hf-model/ export among them): a ModelSource.
     QString model;
     QByteArray prompt; // UTF-8 text; for a byte-level model its bytes are the tokens
     // Hugging Face models: the prompt is one user message, written with the chat template and
@@ -24,8 +24,6 @@ struct GenerateOptions {
     // Hugging Face models: sample only among the likeliest tokens whose probabilities add up
     // to top_p (1 keeps all).
     double topP = 1.0;
-    // Hugging Face models: keep each block's keys and values (off only to measure it).
-    bool kvCache = true;
     // Hugging Face models: "cuda:N", "mps" or "cpu"; empty for this machine's best.
     QString device;
     int tokens = 200; // how many to add
@@ -37,18 +35,15 @@ struct GenerateOptions {
     int context = 0;
 };
 
-// Feeds the prompt to a byte-level model ([B, T] ids in, [B, T, 256] logits out) and calls
-// `onToken` with each new byte as it is made; generation stops early when it returns false.
-// Errors name the file; a model whose output is not next-byte logits is refused before anything
-// is generated. Runs on the calling thread: call it off a UI's.
-Status generateText(const GenerateOptions& options,
-                    const std::function<bool(const QByteArray&)>& onToken);
-
-// The same for a Hugging Face model (hf:DIR; a run checkpoint goes through generateText(),
-// which passes a Hugging Face run's model on): the prompt goes through the folder's tokenizer
-// (and its chat template with `chat`), and `onText` receives the answer's UTF-8 as it is made,
-// never cut inside a character; it ends at an EOS token or at the model's positions.
-Status generateWithTokenizer(const GenerateOptions& options,
-                             const std::function<bool(const QByteArray&)>& onText);
+// Continues the prompt with the model `options.model` names and calls `onText` with the answer's
+// UTF-8 as it is made, in whole characters only; generation stops early when it returns false.
+// A byte-level model (a TorchScript file, a built-in, their run checkpoints) reads the prompt's
+// bytes as tokens and is refused before anything is generated if its output is not next-byte
+// logits; a Hugging Face model (hf:DIR, or its run's checkpoint) reads it through the folder's
+// tokenizer (and, with `chat`, its chat template) and ends at an EOS token or at the most
+// tokens it reads at once. Errors name the model. Runs on the calling thread: call it off a
+// UI's.
+Status generate(const GenerateOptions& options,
+                const std::function<bool(const QByteArray&)>& onText);
 
 } // namespace tandem

@@ -1,27 +1,11 @@
 #include "engine/memoryplan.h"
 
-#include "engine/hf/transformer.h"
-
 namespace tandem {
 
 namespace {
 
 int64_t bytesOf(const at::Tensor& t) {
     return t.numel() * int64_t(t.element_size());
-}
-
-// The activations one window of `tokens` keeps for the backward pass, in values of `elem`
-// bytes: per block its norms, projections, rotated queries and keys, attention output and MLP
-// (with grouped keys repeated), the attention scores in fp32, the logits with their fp32 copy,
-// log-softmax and gradient. With checkpointing, every block keeps only its input and one block
-// at a time keeps the rest.
-int64_t transformerSampleBytes(const HfConfig& c, int64_t tokens, int64_t elem, bool checkpoint) {
-    const int64_t h = c.hidden, q = c.heads * c.headDim, kv = c.kvHeads * c.headDim;
-    const int64_t perToken = 10 * h + 5 * q + 3 * kv + 4 * c.intermediate;
-    const int64_t block = tokens * (perToken * elem + c.heads * tokens * 9);
-    const int64_t blocks = checkpoint ? c.layers * tokens * h * elem + block : c.layers * block;
-    const int64_t logits = tokens * c.vocab * (elem + 3 * 4);
-    return blocks + logits + 2 * tokens * h * elem;
 }
 
 // Optimizer state per trainable value: Adam's two moments, SGD's momentum.
@@ -61,17 +45,12 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
         need.trainingBytes += trainable * (4 + optimizerBytesPerValue(cfg.optimizer));
     if (cfg.precision != Precision::Fp32)
         elem = 2;
-    const HfTransformer* t = model.transformer();
-    if (t && !train.sampleShape.empty())
-        need.perSampleBytes = transformerSampleBytes(t->config(), train.sampleShape.front(), elem,
-                                                     t->checkpointActivations());
+    need.perSampleBytes = model.bytesPerSample(train.sampleShape, elem);
     return need;
 }
 
 int64_t memoryBudget(const DeviceInfo& d) {
-    const double share = d.kind == QLatin1String("cuda")  ? 0.9
-                         : d.kind == QLatin1String("mps") ? 0.75
-                                                          : 0.8;
+    const double share = d.kind == DeviceKind::Cuda ? 0.9 : d.kind == DeviceKind::Mps ? 0.75 : 0.8;
     return int64_t(double(d.memoryBytes) * share);
 }
 

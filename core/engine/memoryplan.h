@@ -12,9 +12,9 @@
 
 #include "common/deviceinfo.h"
 #include "common/expected.h"
-#include "engine/model.h"
 #include "engine/training.h"
 #include "formats/dataset.h"
+#include "model/model.h"
 
 namespace tandem {
 

@@ -1,9 +1,10 @@
 #include "engine/modelcheck.h"
 
+#include "engine/batch.h"
 #include "engine/runcheckpoint.h"
-#include "engine/scriptmodel.h"
 #include "engine/training.h"
-#include "engine/worker.h"
+#include "model/model.h"
+#include "model/openmodel.h"
 
 #include <QFileInfo>
 #include <QThread>
@@ -11,12 +12,6 @@
 #include <ATen/Parallel.h>
 
 namespace tandem {
-
-QString firstLine(const std::exception& e) {
-    QString m = QString::fromUtf8(e.what());
-    const qsizetype nl = m.indexOf(QLatin1Char('\n'));
-    return nl > 0 ? m.left(nl) : m;
-}
 
 bool hasRunningStats(const Model& model) {
     for (const auto& [name, value] : model.buffers())
@@ -88,10 +83,11 @@ Expected<RunConfig> checkpointConfig(const QString& checkpoint) {
 }
 
 Expected<QString> checkRunInputs(const RunConfig& cfg) {
-    auto data = loadDataset(cfg.data, hfFolderOf(cfg.model));
+    const ModelSource source = ModelSource::parse(cfg.model);
+    auto data = loadDataset(cfg.data, source.isHf() ? source.path : QString());
     if (!data)
         return about(data.error(), ErrorSubject::Dataset);
-    auto m = openModel(cfg);
+    auto m = openModel(source, {cfg.lora, cfg.checkpointActivations, cfg.seed});
     if (!m)
         return about(m.error(), ErrorSubject::Model);
     auto objective = resolveObjective(cfg.loss, *m, *data, cfg.model);
@@ -107,7 +103,7 @@ Expected<QString> checkRunInputs(const RunConfig& cfg) {
                                        : QStringLiteral("%1 classes").arg(data->numClasses));
     return QStringLiteral("%1: %2 trainable parameters%3; %4: %5 training and %6 test samples, "
                           "%7; loss %8 (%9)")
-        .arg(hfFolderOf(cfg.model).isEmpty() ? QFileInfo(cfg.model).fileName() : cfg.model)
+        .arg(source.isHf() ? cfg.model : QFileInfo(source.path).fileName())
         .arg(t.trainableCount())
         .arg(frozen, data->description)
         .arg(data->train.count())

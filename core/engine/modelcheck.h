@@ -8,15 +8,13 @@
 #include "common/expected.h"
 #include "engine/objective.h"
 #include "formats/dataset.h"
+#include "model/model.h"
 
 #include <exception>
 #include <functional>
 #include <utility>
 
 namespace tandem {
-
-// The first line of a LibTorch exception: the rest is a C++ backtrace.
-QString firstLine(const std::exception& e);
 
 // Whether the model keeps running statistics (batch normalisation's running_mean).
 bool hasRunningStats(const Model& model);

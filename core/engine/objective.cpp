@@ -1,7 +1,6 @@
 #include "engine/objective.h"
 
-#include "engine/modelcheck.h"
-#include "engine/worker.h"
+#include "engine/batch.h"
 
 #include <cmath>
 

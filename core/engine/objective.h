@@ -10,7 +10,7 @@
 #include "engine/training.h"
 #include "formats/dataset.h"
 
-#include "engine/model.h"
+#include "model/model.h"
 #include <ATen/ATen.h>
 
 namespace tandem {

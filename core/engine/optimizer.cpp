@@ -1,6 +1,6 @@
 #include "engine/optimizer.h"
 
-#include "engine/scriptmodel.h"
+#include "model/model.h"
 
 #include <torch/optim/adagrad.h>
 #include <torch/optim/adam.h>
@@ -181,24 +181,31 @@ void Optimizer::step(const std::vector<at::Tensor>& grads, double lr) {
 
 QList<TensorRecord> Optimizer::stateRecords() const {
     QList<TensorRecord> out;
+    for (const auto& [name, t] : stateTensors())
+        out << toRecord(name, t);
+    return out;
+}
+
+NamedTensors Optimizer::stateTensors() const {
+    NamedTensors out;
     auto& state = m_impl->state();
     for (size_t i = 0; i < m_params.size(); ++i) {
         auto it = state.find(stateKey<StateMap>(m_params[i]));
         const Slots s = readSlots(it == state.end() ? nullptr : it->second.get(), m_cfg.kind);
         const std::string idx = std::to_string(i);
         if (s.momentum.defined())
-            out << toRecord("momentum_buffer." + idx, s.momentum);
+            out.emplace_back("momentum_buffer." + idx, s.momentum);
         if (s.expAvg.defined()) {
-            out << toRecord("exp_avg." + idx, s.expAvg);
-            out << toRecord("exp_avg_sq." + idx, s.expAvgSq);
+            out.emplace_back("exp_avg." + idx, s.expAvg);
+            out.emplace_back("exp_avg_sq." + idx, s.expAvgSq);
         }
         if (s.squareAvg.defined())
-            out << toRecord("square_avg." + idx, s.squareAvg);
+            out.emplace_back("square_avg." + idx, s.squareAvg);
         if (s.sum.defined())
-            out << toRecord("sum." + idx, s.sum);
+            out.emplace_back("sum." + idx, s.sum);
         if (countsSteps(m_cfg.kind) &&
             (s.expAvg.defined() || s.squareAvg.defined() || s.sum.defined()))
-            out << toRecord("step." + idx, at::scalar_tensor(s.step, at::kLong));
+            out.emplace_back("step." + idx, at::scalar_tensor(s.step, at::kLong));
     }
     return out;
 }

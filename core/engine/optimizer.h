@@ -10,6 +10,7 @@
 #include "common/expected.h"
 #include "common/runenums.h"
 #include "formats/tensorfile.h"
+#include "model/tensors.h"
 
 #include <ATen/ATen.h>
 
@@ -49,7 +50,9 @@ public:
 
     int64_t stepCount() const { return m_steps; }
 
-    // State as named records ("exp_avg.3", ...) for the run checkpoint, and back.
+    // State by name ("exp_avg.3", ...) for the run checkpoint (the tensors themselves), as
+    // records, and back.
+    NamedTensors stateTensors() const;
     QList<TensorRecord> stateRecords() const;
     Status restore(int64_t steps, const QList<TensorRecord>& records);
 

@@ -1,6 +1,6 @@
 #include "engine/precision.h"
 
-#include "engine/torchcompat.h"
+#include "model/torchcompat.h"
 
 #include <ATen/core/grad_mode.h>
 
@@ -21,9 +21,9 @@ at::ScalarType autocastType(Precision p) {
 Precision effectivePrecision(Precision requested, const DeviceInfo& device, QString* note) {
     if (requested == Precision::Fp32)
         return requested;
-    const c10::DeviceType type = device.kind == QLatin1String("cuda")  ? c10::DeviceType::CUDA
-                                 : device.kind == QLatin1String("mps") ? c10::DeviceType::MPS
-                                                                       : c10::DeviceType::CPU;
+    const c10::DeviceType type = device.kind == DeviceKind::Cuda  ? c10::DeviceType::CUDA
+                                 : device.kind == DeviceKind::Mps ? c10::DeviceType::MPS
+                                                                  : c10::DeviceType::CPU;
     std::string why;
     QString reason;
     if (!autocastSupported(type, autocastType(requested), &why)) {

@@ -1,12 +1,10 @@
 #include "engine/recorder.h"
 
-#include "engine/hf/hfmodel.h"
-
 #include "common/failpoint.h"
 #include "common/files.h"
 #include "engine/modelcheck.h"
 #include "engine/runhistory.h"
-#include "engine/scriptmodel.h"
+#include "model/model.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -107,24 +105,11 @@ void Recorder::summary(const RunSummary& s) {
 }
 
 Status Recorder::exportModel(const Model& module) {
-    if (module.transformer())
-        return exportHfModel(*module.transformer(), m_outDir, hfFolderOf(m_model));
-    try {
-        module.eval();
-        QSaveFile pt(QDir(m_outDir).filePath(RunFiles::torchScript()));
-        const QByteArray archive = module.archive();
-        module.train();
-        if (!pt.open(QIODevice::WriteOnly) || pt.write(archive) != archive.size() || !pt.commit())
-            return writeError(pt.fileName(), archive.size(), pt.errorString());
-    } catch (const std::exception& e) {
-        module.train();
-        return makeError(ErrorCode::Runtime,
-                         QStringLiteral("exporting TorchScript failed: %1").arg(firstLine(e)));
-    }
-    return writeSafetensors(QDir(m_outDir).filePath(RunFiles::safetensors()),
-                            stateDictRecords(module),
-                            {{QStringLiteral("format"), QStringLiteral("pt")},
-                             {QStringLiteral("tandem_model"), m_model}});
+    const ExportContext context{ModelSource::parse(m_model)};
+    for (const auto& [format, name] : RunFiles::exportsOf(module.kind(), module.hasAdapters()))
+        if (auto st = module.exportAs(format, QDir(m_outDir).filePath(name), context); !st)
+            return st;
+    return success();
 }
 
 } // namespace tandem

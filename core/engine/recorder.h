@@ -12,7 +12,7 @@
 
 #include <QFile>
 
-#include "engine/model.h"
+#include "model/model.h"
 
 namespace tandem {
 

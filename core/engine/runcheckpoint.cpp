@@ -1,6 +1,7 @@
 #include "engine/runcheckpoint.h"
 
-#include "engine/scriptmodel.h"
+#include "model/model.h"
+#include "model/openmodel.h"
 
 #include <QJsonArray>
 
@@ -39,21 +40,28 @@ Status writeRunCheckpoint(const QString& path, const Model& module, const Optimi
         {QStringLiteral("dataset_hash"), s.datasetHash},
         {QStringLiteral("schema_hash"), s.schemaHash},
         {QStringLiteral("optimizer_steps"), static_cast<qint64>(optimizer.stepCount())},
-        {QStringLiteral("model_source"),
-         isZooModel(s.config.model) ? QStringLiteral("zoo") : QStringLiteral("archive")},
+        {QStringLiteral("model_source"), ModelSource::parse(s.config.model).isBuiltIn()
+                                             ? QStringLiteral("zoo")
+                                             : QStringLiteral("archive")},
+    };
+    // Each tensor is turned into bytes only when the writer reaches it: writing a checkpoint
+    // never holds a second copy of the model or its optimizer state.
+    auto add = [&f](const QString& prefix, const std::string& name, const at::Tensor& t) {
+        DType d = DType::F32;
+        const bool kept = dtypeOf(t.scalar_type(), &d);
+        f.lazy.append({prefix + QString::fromStdString(name), kept ? d : DType::F32,
+                       t.sizes().vec(), [name, t] { return toRecord(name, t).data; }});
     };
     for (const auto& [name, value] : module.parameters())
-        f.tensors << toRecord((kParam + QString::fromStdString(name)).toStdString(), value);
+        add(kParam, name, value);
     for (const auto& [name, value] : module.buffers())
-        f.tensors << toRecord((kBuffer + QString::fromStdString(name)).toStdString(), value);
-    for (TensorRecord r : optimizer.stateRecords()) {
-        r.name.prepend(kOptim);
-        f.tensors << r;
-    }
+        add(kBuffer, name, value);
+    for (const auto& [name, value] : optimizer.stateTensors())
+        add(kOptim, name, value);
     // The weights are the records above: a native transformer's archive holds only its
     // structure. A TorchScript archive is its code and cannot leave its weights out.
-    if (!isZooModel(s.config.model))
-        f.blobs.insert(module.transformer() ? kHfArchive : kArchive,
+    if (!ModelSource::parse(s.config.model).isBuiltIn())
+        f.blobs.insert(module.kind() == ModelKind::Transformer ? kHfArchive : kArchive,
                        module.archive(/*withWeights=*/false));
     return writeCheckpoint(path, f);
 }
@@ -115,8 +123,8 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
     if (auto st = readCounters(m, path, out); !st)
         return st.error();
 
-    if (isZooModel(s.config.model)) {
-        auto mod = buildZooModel(s.config.model, s.config.seed);
+    if (const ModelSource source = ModelSource::parse(s.config.model); source.isBuiltIn()) {
+        auto mod = openModel(source, ModelOptions{QString(), false, s.config.seed});
         if (!mod)
             return mod.error();
         out.module = *mod;

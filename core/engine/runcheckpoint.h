@@ -8,7 +8,7 @@
 #include "engine/optimizer.h"
 #include "engine/training.h"
 
-#include "engine/model.h"
+#include "model/model.h"
 
 namespace tandem {
 

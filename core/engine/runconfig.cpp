@@ -313,7 +313,7 @@ Status RunConfig::validate() const {
     for (const RunField& f : runFields())
         if (auto st = f.check(f.get(*this), QLatin1String(f.key)); !st)
             return st.error();
-    const bool hf = model.startsWith(QLatin1String("hf:"));
+    const bool hf = ModelSource::parse(model).isHf();
     if (!lora.isEmpty() && !hf)
         return bad(QStringLiteral("--lora adds adapters to a Hugging Face model (--model hf:DIR); "
                                   "%1 is not one")
@@ -435,6 +435,12 @@ QJsonObject RunSummary::toJson() const {
         {QStringLiteral("out"), outDir},
         {QStringLiteral("checkpoint"), checkpoint},
         {QStringLiteral("workers"), ws}};
+    if (memoryPlan.fixedBytes > 0)
+        o.insert(
+            QStringLiteral("memory_plan"),
+            QJsonObject{{QStringLiteral("fixed_bytes"), qint64(memoryPlan.fixedBytes)},
+                        {QStringLiteral("per_sample_bytes"), qint64(memoryPlan.perSampleBytes)},
+                        {QStringLiteral("samples_at_once"), qint64(memoryPlan.samplesAtOnce)}});
     // null rather than a made-up figure when no epoch was evaluated, or for a figure the task
     // does not define
     test.writeTo(o);

@@ -26,6 +26,17 @@ struct RunFiles {
     static QString hfModel() { return QStringLiteral("hf-model"); }
     static QString adapter() { return QStringLiteral("adapter"); }
     static QString record() { return QStringLiteral("record.json"); }
+    // What a finished run leaves of its model, and under which name: model.pt and
+    // model.safetensors for a TorchScript model; hf-model/ for a Hugging Face one, and adapter/
+    // when it trained adapters.
+    static QList<std::pair<ExportFormat, QString>> exportsOf(ModelKind kind, bool adapters) {
+        if (kind == ModelKind::TorchScript)
+            return {{ExportFormat::TorchScript, torchScript()},
+                    {ExportFormat::Safetensors, safetensors()}};
+        if (!adapters)
+            return {{ExportFormat::Hf, hfModel()}};
+        return {{ExportFormat::Hf, hfModel()}, {ExportFormat::Peft, adapter()}};
+    }
 };
 
 class RunHistory {

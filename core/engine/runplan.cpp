@@ -7,9 +7,9 @@ namespace tandem {
 
 QString RunPlan::newRunFolder(const QString& parent, const QString& model, const QDateTime& when) {
     // A Hugging Face folder by its own name, whole ("Qwen2.5-0.5B", not "Qwen2").
-    const QString name = model.startsWith(QLatin1String("hf:"))
-                             ? QFileInfo(QDir::cleanPath(model.mid(3))).fileName()
-                             : QFileInfo(model).completeBaseName();
+    const ModelSource source = ModelSource::parse(model);
+    const QString name = source.isHf() ? QFileInfo(QDir::cleanPath(source.path)).fileName()
+                                       : QFileInfo(source.path).completeBaseName();
     const QString base = QDir(parent).filePath(when.toString(QStringLiteral("yyyyMMdd-HHmmss")) +
                                                QLatin1Char('-') + name);
     QString folder = base;

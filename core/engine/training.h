@@ -6,6 +6,7 @@
 #include "common/expected.h"
 #include "common/runenums.h"
 #include "engine/devices.h"
+#include "model/modelsource.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -224,6 +225,14 @@ struct RunSummary {
     int64_t frozenParameters = 0; // requires_grad=False in the model: never sent or changed
     double wireBytesPerStep = 0;  // per remote worker, both directions
     int64_t staleDropped = 0;     // async: gradients dropped for staleness
+    // What the memory plan expected of this machine's own worker (bytes; 0: no local worker or
+    // no figure): the model with its gradients and optimizer state, each sample's activations,
+    // and the samples it may compute at once (0: no limit).
+    struct MemoryPlanFigures {
+        int64_t fixedBytes = 0;
+        int64_t perSampleBytes = 0;
+        int64_t samplesAtOnce = 0;
+    } memoryPlan;
     QList<WorkerSummary> workers;
     QJsonObject toJson() const;
 };
@@ -318,9 +327,9 @@ Expected<QString> checkRunInputs(const RunConfig& config);
 // Reads a run checkpoint's stored configuration.
 Expected<RunConfig> checkpointConfig(const QString& checkpoint);
 
-// TorchScript and safetensors write one file; a Hugging Face model's formats write a folder:
-// Hf the model (adapters merged, as Merged), Peft its adapters.
-enum class ExportFormat { TorchScript, Safetensors, Hf, Peft, Merged };
+// Writes a run checkpoint's model as `format` (model/modelsource.h): TorchScript and
+// safetensors write one file; a Hugging Face model's formats write a folder, made when missing.
+// A format the model does not export as is refused, naming those it does.
 Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QString& out);
 
 // Sets LibTorch's intra-op thread count (it defaults to one on some builds); 0 means one per

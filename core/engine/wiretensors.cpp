@@ -1,6 +1,6 @@
 #include "engine/wiretensors.h"
 
-#include "engine/scriptmodel.h"
+#include "model/model.h"
 
 #include <atomic>
 #include <cstring>

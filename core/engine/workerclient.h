@@ -3,40 +3,13 @@
 // The worker process: connects to a coordinator, takes part in its run until it ends.
 
 #include "common/expected.h"
+#include "engine/workeroptions.h"
 
-#include <QJsonObject>
 #include <QString>
 
 #include <functional>
 
 namespace tandem {
-
-struct WorkerOptions {
-    QString host;
-    quint16 port = 0;
-    QString home;
-    QString cacheDir; // datasets received from coordinators; empty: <home>/cache
-    QString name;     // shown to the coordinator; empty: the host name
-    int threads = 0;
-    // How long to keep trying to reach the coordinator, at start and after losing it (a
-    // coordinator that crashed and is resumed from its checkpoint comes back on the same
-    // address).
-    int reconnectSeconds = 60;
-    int idleTimeoutSeconds = 60;
-    int64_t maxBatch = 0;
-    // Which device to compute on: "cuda:1", "mps", "cpu" (empty: the best); "all", or a list
-    // such as "cuda:0,cuda:1", runs one worker per device, each a worker of its own to the
-    // coordinator.
-    QString devices;
-    // What happens in the run, for a program that shows it (the app's lending view), as typed
-    // JSON objects with "event" naming the kind:
-    //   joined    coordinator, coordinator_id, run, mode, device
-    //   progress  step, samples (this worker's so far), loss (mean since the last progress),
-    //             samples_per_s (since the last), share (of the step's samples; 0: not given)
-    //   paused, resumed
-    // Progress comes at most twice a second.
-    std::function<void(const QJsonObject&)> events;
-};
 
 // Runs until the coordinator ends the run (exit code 0) or the worker cannot go on (1, with
 // the reason given to `log`; 2 when the device asked for is not here). Needs a QCoreApplication;

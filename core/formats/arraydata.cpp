@@ -384,7 +384,7 @@ Expected<DatasetSplits> readArrayDataset(const QString& kind, const QString& bod
                         .arg(s.train.count() + s.test.count())
                         .arg(x.dtype(), arrays[QStringLiteral("y_train")].dtype(),
                              hasTest ? QString() : QStringLiteral("; every fifth held out"));
-    finishSplits(s);
+    s.finish();
     return s;
 }
 

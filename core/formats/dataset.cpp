@@ -1,6 +1,5 @@
 #include "formats/dataset.h"
 
-#include "formats/datasetspec.h"
 #include "formats/gzip.h"
 #include "formats/sha256.h"
 #include "formats/tensorfile.h"
@@ -156,32 +155,8 @@ int64_t Dataset::sampleSize() const {
     return n;
 }
 
-void finishSplits(DatasetSplits& s) {
-    finish(s);
-}
-
-Expected<SpecOptions> parseSpecOptions(const QString& body, const QStringList& allowed,
-                                       const QString& spec) {
-    const QStringList parts = body.split(QLatin1Char(','));
-    SpecOptions o;
-    o.file = parts.first();
-    if (o.file.isEmpty())
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("dataset spec %1 names no file").arg(spec));
-    for (int i = 1; i < parts.size(); ++i) {
-        const qsizetype eq = parts[i].indexOf(QLatin1Char('='));
-        const QString key = eq < 0 ? parts[i] : parts[i].left(eq);
-        if (eq < 0 || !allowed.contains(key) || o.values.contains(key))
-            return makeError(ErrorCode::InvalidArgument,
-                             QStringLiteral("dataset spec %1: unknown or repeated option \"%2\" "
-                                            "(it takes %3)")
-                                 .arg(spec, parts[i],
-                                      allowed.isEmpty() ? QStringLiteral("none")
-                                                        : allowed.join(QStringLiteral("=, ")) +
-                                                              QLatin1Char('=')));
-        o.values.insert(key, parts[i].mid(eq + 1));
-    }
-    return o;
+void DatasetSplits::finish() {
+    tandem::finish(*this);
 }
 
 int64_t Dataset::targetSize() const {
@@ -1010,61 +985,6 @@ Expected<DatasetSplits> datasetFromContainer(const QByteArray& bytes, const QStr
         !identity.isEmpty())
         s.contentHash = identity.toLatin1();
     return s;
-}
-
-// ---- Spec ----------------------------------------------------------------------------------
-
-Expected<DatasetSplits> loadDataset(const QString& spec) {
-    return loadDataset(spec, QString());
-}
-
-Expected<DatasetSplits> loadDataset(const QString& spec, const QString& tokenizerDir) {
-    if (spec == QLatin1String("fashion-mnist")) {
-        const QString dir = defaultFashionMnistDir();
-        if (!QFileInfo(dir).isDir())
-            return makeError(ErrorCode::NotFound,
-                             QStringLiteral("the built-in Fashion-MNIST is not installed at %1; "
-                                            "install Debian's dataset-fashion-mnist package or "
-                                            "use fashion-mnist:DIR")
-                                 .arg(dir));
-        return readIdxDataset(dir, spec);
-    }
-    const qsizetype colon = spec.indexOf(QLatin1Char(':'));
-    const QString kind = colon < 0 ? spec : spec.left(colon);
-    const QString body = colon < 0 ? QString() : spec.mid(colon + 1);
-    if (kind == QLatin1String("fashion-mnist") || kind == QLatin1String("mnist") ||
-        kind == QLatin1String("idx")) {
-        if (body.isEmpty())
-            return makeError(
-                ErrorCode::InvalidArgument,
-                QStringLiteral("dataset spec %1 needs a folder, as %2:DIR").arg(spec, kind));
-        return readIdxDataset(body, spec);
-    }
-    if (kind == QLatin1String("cifar10")) {
-        if (body.isEmpty())
-            return makeError(
-                ErrorCode::InvalidArgument,
-                QStringLiteral("dataset spec %1 needs a folder, as cifar10:DIR").arg(spec));
-        return readCifar10(body, spec);
-    }
-    if (kind == QLatin1String("csv"))
-        return readCsvDataset(body, spec);
-    const bool tokenized = !tokenizerDir.isEmpty() || body.contains(QStringLiteral(",tokenizer="));
-    if ((kind == QLatin1String("text") && tokenized) || kind == QLatin1String("jsonl") ||
-        kind == QLatin1String("chat"))
-        return readTextDataset(kind, body, spec, tokenizerDir);
-    if (kind == QLatin1String("text") || kind == QLatin1String("tokens"))
-        return readSequenceDataset(kind, body, spec);
-    if (kind == QLatin1String("npz") || kind == QLatin1String("npy"))
-        return readArrayDataset(kind, body, spec);
-    if (kind == QLatin1String("images"))
-        return readImageDataset(body, spec);
-    return makeError(ErrorCode::InvalidArgument,
-                     QStringLiteral("unknown dataset \"%1\"; use fashion-mnist, "
-                                    "fashion-mnist:DIR, mnist:DIR, cifar10:DIR, csv:FILE, "
-                                    "text:FILE, jsonl:FILE, chat:FILE, tokens:FILE, npz:FILE, "
-                                    "npy:DIR or images:DIR")
-                         .arg(spec));
 }
 
 } // namespace tandem

@@ -81,6 +81,8 @@ struct DatasetSplits {
     // it identifies the content a peer must hold (heldHash is).
     void limitTrain(int64_t n);
     void limitTest(int64_t n);
+    // Computes both hashes from the splits as they are: what a reader does last.
+    void finish();
 };
 
 // Where Debian's dataset-fashion-mnist package puts the files; FASHION_MNIST_DIR overrides it.

@@ -24,9 +24,6 @@ struct SpecOptions {
 Expected<SpecOptions> parseSpecOptions(const QString& body, const QStringList& allowed,
                                        const QString& spec);
 
-// Computes the splits' content hash.
-void finishSplits(DatasetSplits& s);
-
 // One NumPy array as an .npy file holds it.
 struct NpyArray {
     char kind = 'f'; // f, i, u or b

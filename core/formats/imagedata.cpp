@@ -208,7 +208,7 @@ Expected<DatasetSplits> readImageDataset(const QString& body, const QString& spe
                                    : QStringLiteral("; test: %1").arg(testDir),
                  skipped > 0 ? QStringLiteral("; %1 unreadable file(s) skipped").arg(skipped)
                              : QString());
-    finishSplits(s);
+    s.finish();
     return s;
 }
 

@@ -114,7 +114,7 @@ Expected<DatasetSplits> readSequenceDataset(const QString& kind, const QString& 
     // Bytes are a vocabulary of 256 whatever the file holds; a token file's vocabulary is at
     // least its largest id + 1 (a model's may be larger).
     s.numClasses = text ? 256 : int(std::min<int64_t>(maxToken + 1, INT32_MAX));
-    finishSplits(s);
+    s.finish();
     return s;
 }
 

@@ -136,6 +136,13 @@ int64_t TensorRecord::numel() const {
 
 namespace {
 
+qint64 numelOf(const std::vector<int64_t>& shape) {
+    qint64 n = 1;
+    for (int64_t d : shape)
+        n *= d;
+    return n;
+}
+
 // Writes the container through `sink`, computing the trailing digest on the way, so files
 // and in-memory copies share one layout and neither holds the data twice.
 Status emitCheckpoint(const TensorFile& file,
@@ -153,6 +160,15 @@ Status emitCheckpoint(const TensorFile& file,
                                {QStringLiteral("offset"), offset},
                                {QStringLiteral("nbytes"), t.data.size()}});
         offset += t.data.size();
+    }
+    for (const LazyTensor& t : file.lazy) {
+        const qint64 nbytes = numelOf(t.shape) * dtypeSize(t.dtype);
+        dir.append(QJsonObject{{QStringLiteral("name"), t.name},
+                               {QStringLiteral("dtype"), dtypeName(t.dtype)},
+                               {QStringLiteral("shape"), shapeJson(t.shape)},
+                               {QStringLiteral("offset"), offset},
+                               {QStringLiteral("nbytes"), nbytes}});
+        offset += nbytes;
     }
     QJsonArray blobs;
     for (auto it = file.blobs.constBegin(); it != file.blobs.constEnd(); ++it) {
@@ -177,6 +193,16 @@ Status emitCheckpoint(const TensorFile& file,
     bool ok = put(fixed, kFixed) && put(header.constData(), header.size());
     for (const TensorRecord& t : file.tensors)
         ok = ok && put(t.data.constData(), t.data.size());
+    for (const LazyTensor& t : file.lazy) {
+        if (!ok)
+            break;
+        const QByteArray bytes = t.bytes();
+        if (bytes.size() != numelOf(t.shape) * dtypeSize(t.dtype))
+            return makeError(
+                ErrorCode::InvalidArgument,
+                QStringLiteral("tensor %1: data size does not match its shape").arg(t.name));
+        ok = put(bytes.constData(), bytes.size());
+    }
     for (const QByteArray& b : file.blobs)
         ok = ok && put(b.constData(), b.size());
     const QByteArray sum = digest.result();
@@ -193,6 +219,8 @@ Status writeCheckpoint(const QString& path, const TensorFile& file) {
     qint64 needed = 1 << 16;
     for (const TensorRecord& t : file.tensors)
         needed += t.data.size();
+    for (const LazyTensor& t : file.lazy)
+        needed += numelOf(t.shape) * dtypeSize(t.dtype);
     for (const QByteArray& b : file.blobs)
         needed += b.size();
     QSaveFile out(path);
@@ -229,6 +257,24 @@ Expected<TensorFile> readCheckpoint(const QString& path) {
     if (!bytes)
         return bytes.error();
     return parseCheckpoint(*bytes, path);
+}
+
+bool isTandemCheckpoint(QByteArrayView head) {
+    return head.size() >= 8 && memcmp(head.data(), kMagic, 8) == 0;
+}
+
+Expected<QJsonObject> checkpointMeta(QByteArrayView bytes, const QString& name) {
+    if (bytes.size() < kFixed || !isTandemCheckpoint(bytes))
+        return corrupt(name, QStringLiteral("not a Tandem checkpoint"));
+    const auto* p = reinterpret_cast<const uchar*>(bytes.data());
+    const quint64 headerLen = qFromLittleEndian<quint64>(p + 12);
+    if (headerLen > quint64(kMaxHeader) || qint64(headerLen) > bytes.size() - kFixed)
+        return corrupt(name, QStringLiteral("truncated (the header runs past the end)"));
+    const QJsonDocument doc = QJsonDocument::fromJson(
+        QByteArray::fromRawData(bytes.data() + kFixed, qsizetype(headerLen)));
+    if (!doc.isObject())
+        return corrupt(name, QStringLiteral("unreadable header"));
+    return doc.object().value(QStringLiteral("meta")).toObject();
 }
 
 Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& name) {
@@ -304,7 +350,8 @@ Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& nam
 
 // ---- safetensors ---------------------------------------------------------------------------
 
-Status writeSafetensors(const QString& path, const QList<TensorRecord>& tensors,
+Status writeSafetensors(const QString& path, const QList<SafetensorsEntry>& entries,
+                        const std::function<Expected<QByteArray>(qsizetype)>& bytesOf,
                         const QMap<QString, QString>& metadata) {
     QJsonObject header;
     if (!metadata.isEmpty()) {
@@ -314,53 +361,76 @@ Status writeSafetensors(const QString& path, const QList<TensorRecord>& tensors,
         header.insert(QStringLiteral("__metadata__"), m);
     }
     qint64 offset = 0;
-    for (const TensorRecord& t : tensors) {
+    for (const SafetensorsEntry& t : entries) {
         header.insert(t.name, QJsonObject{{QStringLiteral("dtype"), dtypeName(t.dtype)},
                                           {QStringLiteral("shape"), shapeJson(t.shape)},
                                           {QStringLiteral("data_offsets"),
-                                           QJsonArray{offset, offset + t.data.size()}}});
-        offset += t.data.size();
+                                           QJsonArray{offset, offset + t.length}}});
+        offset += t.length;
     }
     QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
     // The data section starts 8-byte aligned; the format pads the header with spaces.
     while ((json.size() % 8) != 0)
         json.append(' ');
-
-    qint64 needed = 8 + json.size();
-    for (const TensorRecord& t : tensors)
-        needed += t.data.size();
+    const qint64 needed = 8 + json.size() + offset;
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly))
         return writeError(path, needed, out.errorString());
     char len[8];
     qToLittleEndian<quint64>(static_cast<quint64>(json.size()), len);
     bool ok = out.write(len, 8) == 8 && out.write(json) == json.size();
-    for (const TensorRecord& t : tensors)
-        ok = ok && out.write(t.data) == t.data.size();
+    for (qsizetype i = 0; ok && i < entries.size(); ++i) {
+        auto bytes = bytesOf(i);
+        if (!bytes) {
+            out.cancelWriting();
+            return bytes.error();
+        }
+        if (bytes->size() != entries[i].length) {
+            out.cancelWriting();
+            return makeError(ErrorCode::Runtime,
+                             QStringLiteral("%1: tensor %2 gave %3 bytes, not %4")
+                                 .arg(path, entries[i].name)
+                                 .arg(bytes->size())
+                                 .arg(entries[i].length));
+        }
+        ok = out.write(*bytes) == bytes->size();
+    }
     if (!ok || !out.commit())
         return writeError(path, needed, out.errorString());
     return success();
 }
 
-Expected<QList<TensorRecord>> parseSafetensors(const QByteArray& bytes, const QString& name) {
+Status writeSafetensors(const QString& path, const QList<TensorRecord>& tensors,
+                        const QMap<QString, QString>& metadata) {
+    QList<SafetensorsEntry> entries;
+    for (const TensorRecord& t : tensors)
+        entries.append({t.name, t.dtype, t.shape, 0, t.data.size()});
+    return writeSafetensors(
+        path, entries, [&](qsizetype i) -> Expected<QByteArray> { return tensors[i].data; },
+        metadata);
+}
+
+Expected<QList<SafetensorsEntry>> parseSafetensorsHeader(QByteArrayView bytes,
+                                                         const QString& name) {
     if (bytes.size() < 8)
         return corrupt(name, QStringLiteral("too short to be a safetensors file"));
-    const quint64 n = qFromLittleEndian<quint64>(bytes.constData());
+    const quint64 n = qFromLittleEndian<quint64>(bytes.data());
     if (n > quint64(kMaxHeader) || qint64(n) > bytes.size() - 8)
         return corrupt(name, QStringLiteral("the safetensors header runs past the end"));
     QJsonParseError perr;
-    const QJsonDocument doc = QJsonDocument::fromJson(bytes.mid(8, qsizetype(n)), &perr);
+    const QJsonDocument doc =
+        QJsonDocument::fromJson(QByteArray::fromRawData(bytes.data() + 8, qsizetype(n)), &perr);
     if (!doc.isObject())
         return corrupt(name, QStringLiteral("unreadable header: %1").arg(perr.errorString()));
     const qint64 dataStart = 8 + qint64(n);
     const qint64 dataLen = bytes.size() - dataStart;
-    QList<TensorRecord> out;
+    QList<SafetensorsEntry> out;
     const QJsonObject root = doc.object();
     for (auto it = root.constBegin(); it != root.constEnd(); ++it) {
         if (it.key() == QLatin1String("__metadata__"))
             continue;
         const QJsonObject o = it.value().toObject();
-        TensorRecord t;
+        SafetensorsEntry t;
         t.name = it.key();
         if (!dtypeFromName(o.value(QStringLiteral("dtype")).toString(), &t.dtype))
             return corrupt(name, QStringLiteral("tensor %1 has an unknown dtype").arg(t.name));
@@ -373,7 +443,24 @@ Expected<QList<TensorRecord>> parseSafetensors(const QByteArray& bytes, const QS
         if (!shape)
             return shape.error();
         t.shape = std::move(*shape);
-        t.data = bytes.mid(dataStart + begin, len);
+        t.offset = dataStart + begin;
+        t.length = len;
+        out.append(std::move(t));
+    }
+    return out;
+}
+
+Expected<QList<TensorRecord>> parseSafetensors(const QByteArray& bytes, const QString& name) {
+    auto entries = parseSafetensorsHeader(bytes, name);
+    if (!entries)
+        return entries.error();
+    QList<TensorRecord> out;
+    for (SafetensorsEntry& e : *entries) {
+        TensorRecord t;
+        t.name = std::move(e.name);
+        t.dtype = e.dtype;
+        t.shape = std::move(e.shape);
+        t.data = bytes.mid(e.offset, e.length);
         out.append(std::move(t));
     }
     return out;

@@ -3,12 +3,14 @@
 #include "common/expected.h"
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QJsonObject>
 #include <QList>
 #include <QMap>
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace tandem {
@@ -39,13 +41,29 @@ struct TensorRecord {
 // what is actually there and the digest before it trusts a single byte, so a truncated or
 // bit-flipped file is refused rather than half-loaded. No code is ever deserialised from it
 // (unlike pickle).
+// A tensor written without being held: its bytes are asked for when the writer reaches it, so a
+// checkpoint of a large model never holds a second copy of it.
+struct LazyTensor {
+    QString name;
+    DType dtype = DType::F32;
+    std::vector<int64_t> shape;
+    std::function<QByteArray()> bytes;
+};
+
 struct TensorFile {
     QJsonObject meta;
     QList<TensorRecord> tensors;
+    QList<LazyTensor> lazy;          // written after `tensors`; read back among them
     QMap<QString, QByteArray> blobs; // opaque named bytes, e.g. the TorchScript archive
 };
 
 constexpr uint32_t kCheckpointVersion = 1;
+
+// Whether `head` (a file's or an archive's first bytes, 8 or more) starts as a Tandem checkpoint.
+bool isTandemCheckpoint(QByteArrayView head);
+// The caller's metadata of a checkpoint's bytes, read without its tensors (and without checking
+// its digest, which parseCheckpoint does).
+Expected<QJsonObject> checkpointMeta(QByteArrayView bytes, const QString& name);
 
 Status writeCheckpoint(const QString& path, const TensorFile& file);
 Expected<QByteArray> serializeCheckpoint(const TensorFile& file);
@@ -58,5 +76,24 @@ Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& nam
 Status writeSafetensors(const QString& path, const QList<TensorRecord>& tensors,
                         const QMap<QString, QString>& metadata = {});
 Expected<QList<TensorRecord>> parseSafetensors(const QByteArray& bytes, const QString& name);
+
+// One tensor of a safetensors file: where its bytes lie in the file (from its first byte).
+struct SafetensorsEntry {
+    QString name;
+    DType dtype = DType::F32;
+    std::vector<int64_t> shape;
+    qint64 offset = 0;
+    qint64 length = 0;
+};
+// The directory of a safetensors file, every entry checked to lie inside `file` and to hold
+// exactly its shape's bytes, without reading a byte of the data: a mapped file's pages stay
+// where they are until a tensor is used.
+Expected<QList<SafetensorsEntry>> parseSafetensorsHeader(QByteArrayView file, const QString& name);
+// Writes a safetensors file whose tensors `entries` describe (their offsets are worked out
+// here), asking `bytesOf(i)` for each one's bytes in turn, so that only one tensor is held at a
+// time. Written to a temporary file and renamed into place.
+Status writeSafetensors(const QString& path, const QList<SafetensorsEntry>& entries,
+                        const std::function<Expected<QByteArray>(qsizetype)>& bytesOf,
+                        const QMap<QString, QString>& metadata = {});
 
 } // namespace tandem

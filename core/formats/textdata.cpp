@@ -489,7 +489,7 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
             .arg(all->starts.size())
             .arg(QFileInfo(dir).fileName())
             .arg(o.context);
-    finishSplits(s);
+    s.finish();
     return s;
 }
 

@@ -43,7 +43,7 @@ Expected<QList<SweepDevice>> localDevices(const QString& spec) {
     const QList<DeviceInfo> all = detectDevices();
     QList<DeviceInfo> chosen;
     if (spec.isEmpty()) {
-        for (const QString& kind : {QStringLiteral("cuda"), QStringLiteral("mps")}) {
+        for (DeviceKind kind : {DeviceKind::Cuda, DeviceKind::Mps}) {
             for (const DeviceInfo& d : all)
                 if (d.kind == kind)
                     chosen << d;
@@ -52,7 +52,7 @@ Expected<QList<SweepDevice>> localDevices(const QString& spec) {
         }
         if (chosen.isEmpty())
             for (const DeviceInfo& d : all)
-                if (d.kind == QLatin1String("cpu"))
+                if (d.kind == DeviceKind::Cpu)
                     chosen << d;
     } else {
         auto c = chooseDevices(all, spec);
@@ -60,11 +60,8 @@ Expected<QList<SweepDevice>> localDevices(const QString& spec) {
             return c.error();
         chosen = *c;
     }
-    for (const DeviceInfo& d : chosen) {
-        const QString name =
-            d.kind == QLatin1String("cuda") ? QStringLiteral("cuda:%1").arg(d.index) : d.kind;
-        out << SweepDevice{name, name, QString()};
-    }
+    for (const DeviceInfo& d : chosen)
+        out << SweepDevice{d.torchDevice(), d.torchDevice(), QString()};
     return out;
 }
 

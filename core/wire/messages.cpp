@@ -28,7 +28,7 @@ std::string bytes(const QByteArray& b) {
 }
 
 void devToPb(const DeviceInfo& d, ::tandem::pb::Device* o) {
-    o->set_kind(str(d.kind));
+    o->set_kind(str(deviceKindName(d.kind)));
     o->set_index(d.index);
     o->set_name(str(d.name));
     o->set_memory_bytes(d.memoryBytes);
@@ -40,7 +40,10 @@ void devToPb(const DeviceInfo& d, ::tandem::pb::Device* o) {
 
 DeviceInfo devFromPb(const ::tandem::pb::Device& o) {
     DeviceInfo d;
-    d.kind = text(o.kind());
+    // A kind this version does not know (a later peer's) is taken for the CPU: the link still
+    // works, and nothing here puts work on a device it cannot name.
+    if (!deviceKindFromName(text(o.kind()), &d.kind))
+        d.kind = DeviceKind::Cpu;
     d.index = o.index();
     d.name = text(o.name());
     d.memoryBytes = o.memory_bytes();

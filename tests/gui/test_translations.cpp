@@ -123,7 +123,7 @@ private Q_SLOTS:
         QCOMPARE(QApplication::layoutDirection(), Qt::LeftToRight);
         // English plurals come from tandem_en.ts.
         tandem::DeviceInfo cpu;
-        cpu.kind = QStringLiteral("cpu");
+        cpu.kind = tandem::DeviceKind::Cpu;
         cpu.name = QStringLiteral("Test CPU");
         cpu.cores = 2;
         QVERIFY2(describeDevice(cpu).contains(QStringLiteral("2 cores")),

@@ -6,8 +6,10 @@
 #include "engine/training.h"
 #include "engine/trainingrun.h"
 #include "engine/workerclient.h"
+#include "model/modelsource.h"
 
 int probeApi() {
     tandem::RunConfig c;
-    return c.mode == tandem::TrainMode::Sync ? 0 : 1;
+    const tandem::ModelSource s = tandem::ModelSource::parse(c.model);
+    return c.mode == tandem::TrainMode::Sync && s.isBuiltIn() ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 // Must not compile: UI code reaching into the engine's internals.
-#include "engine/worker.h"
+#include "engine/replica.h"
 
 int probeInternal() {
     return 0;

@@ -118,6 +118,8 @@ def llama_logits(c, p, ids, qwen=False):
     eps = c["rms_norm_eps"]
     freqs = rope_frequencies(c)
     bias = qwen or c.get("attention_bias", False)
+    # Mistral's blocks each attend within its sliding window (Qwen2's only where it says so).
+    window = (c.get("sliding_window") or 0) if c["model_type"] == "mistral" else 0
 
     def lin(x, name, has_bias):
         y = x @ p[name + ".weight"].T
@@ -137,7 +139,7 @@ def llama_logits(c, p, ids, qwen=False):
                 g = j // (nh // nkv)  # the key/value head this query head shares
                 heads.append(causal_attention(rotate(q[:, j * hd:(j + 1) * hd], freqs),
                                               rotate(k[:, g * hd:(g + 1) * hd], freqs),
-                                              v[:, g * hd:(g + 1) * hd]))
+                                              v[:, g * hd:(g + 1) * hd], window))
             x = x + lin(torch.cat(heads, 1), n + "self_attn.o_proj", c.get("attention_bias", False))
             r2 = rms_norm(x, p[n + "post_attention_layernorm.weight"], eps)
             gate = lin(r2, n + "mlp.gate_proj", False)
@@ -189,8 +191,8 @@ def llama_model(gen, kind):
     if kind == "qwen2":
         c.update({"num_key_value_heads": 1, "tie_word_embeddings": True, "rms_norm_eps": 1e-6,
                   "use_sliding_window": False, "sliding_window": 4})
-    if kind == "mistral":
-        c.update({"sliding_window": 4096, "num_key_value_heads": 4})
+    if kind == "mistral":  # a window shorter than the 12 tokens the logits are checked on
+        c.update({"sliding_window": 5, "num_key_value_heads": 4})
     h, f = 32, 48
     nkv = c["num_key_value_heads"]
     hd = 8

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace tandem {
@@ -41,53 +42,50 @@ double ThroughputBalancer::overheadMs(const QString& worker) const {
     return m_stats.value(worker).overhead;
 }
 
-std::vector<int64_t> ThroughputBalancer::split(int64_t batch, const std::vector<QString>& workers,
-                                               const std::vector<int64_t>& maxBatch) const {
-    const size_t n = workers.size();
-    std::vector<int64_t> out(n, 0);
-    if (n == 0 || batch <= 0)
-        return out;
-    if (n == 1) {
-        out[0] = batch;
-        return out;
-    }
+ThroughputBalancer::Rates ThroughputBalancer::rates(const std::vector<QString>& workers) const {
     // Speeds and overheads in seconds; unmeasured workers take the measured average.
-    std::vector<double> v(n), o(n);
+    const size_t n = workers.size();
+    Rates r{std::vector<double>(n, 0), std::vector<double>(n, 0)};
     double sum = 0;
     int measured = 0;
     for (size_t i = 0; i < n; ++i) {
         const auto it = m_stats.constFind(workers[i]);
         if (it != m_stats.constEnd() && it->speed > 0) {
-            v[i] = it->speed;
+            r.speed[i] = it->speed;
             // Too few measurements to tell a slow link from one slow step: no overhead yet.
-            o[i] = int(it->overheadMs.size()) >= kMinToJudge ? it->overhead / 1000.0 : 0.0;
-            sum += v[i];
+            r.overhead[i] = int(it->overheadMs.size()) >= kMinToJudge ? it->overhead / 1000.0 : 0;
+            sum += r.speed[i];
             ++measured;
         }
     }
     const double avg = measured ? sum / measured : 1.0;
     for (size_t i = 0; i < n; ++i)
-        if (!(v[i] > 0)) {
-            v[i] = avg;
-            o[i] = 0;
+        if (!(r.speed[i] > 0)) {
+            r.speed[i] = avg;
+            r.overhead[i] = 0;
         }
-    std::vector<bool> active(n, true);
-    std::vector<double> share(n, 0);
+    return r;
+}
+
+std::vector<double> ThroughputBalancer::finishTogether(int64_t batch, const Rates& r) {
     // Solve for the common finish time T over the active set; drop workers whose share comes
     // out non-positive and solve again.
+    const size_t n = r.speed.size();
+    std::vector<bool> active(n, true);
+    std::vector<double> share(n, 0);
     for (size_t round = 0; round < n; ++round) {
         double vs = 0, ov = 0;
         for (size_t i = 0; i < n; ++i)
             if (active[i]) {
-                vs += v[i];
-                ov += o[i] * v[i];
+                vs += r.speed[i];
+                ov += r.overhead[i] * r.speed[i];
             }
         const double T = (double(batch) + ov) / vs;
         bool dropped = false;
         for (size_t i = 0; i < n; ++i) {
             if (!active[i])
                 continue;
-            share[i] = (T - o[i]) * v[i];
+            share[i] = (T - r.overhead[i]) * r.speed[i];
             if (share[i] <= 0.5) {
                 active[i] = false;
                 share[i] = 0;
@@ -97,25 +95,45 @@ std::vector<int64_t> ThroughputBalancer::split(int64_t batch, const std::vector<
         if (!dropped)
             break;
     }
-    // Caps: clamp and hand the excess to uncapped workers in proportion to speed.
-    double excess = 0;
-    for (size_t i = 0; i < n; ++i)
-        if (i < maxBatch.size() && maxBatch[i] > 0 && share[i] > double(maxBatch[i])) {
-            excess += share[i] - double(maxBatch[i]);
-            share[i] = double(maxBatch[i]);
-        }
-    if (excess > 0) {
+    return share;
+}
+
+void ThroughputBalancer::applyCaps(std::vector<double>& share, const std::vector<double>& speed,
+                                   const std::vector<int64_t>& maxBatch) {
+    // Water-filling: clamp every worker over its cap, and hand what it could not take to the
+    // workers in the step that still have room, in proportion to speed; again, until nothing is
+    // left over or no one has room. A worker never gets past its cap while another has room.
+    const size_t n = share.size();
+    auto cap = [&](size_t i) {
+        return i < maxBatch.size() && maxBatch[i] > 0 ? double(maxBatch[i])
+                                                      : std::numeric_limits<double>::infinity();
+    };
+    for (size_t round = 0; round <= n; ++round) {
+        double excess = 0;
+        for (size_t i = 0; i < n; ++i)
+            if (share[i] > cap(i)) {
+                excess += share[i] - cap(i);
+                share[i] = cap(i);
+            }
         double vs = 0;
         for (size_t i = 0; i < n; ++i)
-            if (active[i] &&
-                !(i < maxBatch.size() && maxBatch[i] > 0 && share[i] >= double(maxBatch[i])))
-                vs += v[i];
-        for (size_t i = 0; i < n && vs > 0; ++i)
-            if (active[i] &&
-                !(i < maxBatch.size() && maxBatch[i] > 0 && share[i] >= double(maxBatch[i])))
-                share[i] += excess * v[i] / vs;
+            if (share[i] > 0 && share[i] < cap(i))
+                vs += speed[i];
+        if (excess <= 0 || vs <= 0)
+            return; // with excess left, the caps cannot hold the batch: roundShares places it
+        for (size_t i = 0; i < n; ++i)
+            if (share[i] > 0 && share[i] < cap(i))
+                share[i] += excess * speed[i] / vs;
     }
-    // Largest remainder rounding keeps the total exact.
+}
+
+std::vector<int64_t> ThroughputBalancer::roundShares(int64_t batch,
+                                                     const std::vector<double>& share,
+                                                     const std::vector<int64_t>& maxBatch) {
+    // Largest remainder rounding keeps the total exact; a unit goes past a cap only when every
+    // worker in the step is at its cap (the caps cannot hold the batch).
+    const size_t n = share.size();
+    std::vector<int64_t> out(n, 0);
     int64_t given = 0;
     std::vector<std::pair<double, size_t>> rem;
     for (size_t i = 0; i < n; ++i) {
@@ -125,20 +143,45 @@ std::vector<int64_t> ThroughputBalancer::split(int64_t batch, const std::vector<
     }
     std::sort(rem.begin(), rem.end(),
               [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (size_t j = 0; given < batch; j = (j + 1) % n) {
-        const size_t i = rem[j].second;
-        if (share[i] > 0 ||
-            std::none_of(share.begin(), share.end(), [](double s) { return s > 0; })) {
-            ++out[i];
-            ++given;
+    const bool anyone = std::any_of(share.begin(), share.end(), [](double s) { return s > 0; });
+    auto takes = [&](size_t i) { return share[i] > 0 || !anyone; };
+    auto room = [&](size_t i) {
+        return !(i < maxBatch.size() && maxBatch[i] > 0 && out[i] >= maxBatch[i]);
+    };
+    // In remainder order, to those with room; once a whole round finds none, to all.
+    bool withinCaps = true;
+    while (given < batch) {
+        bool placed = false;
+        for (size_t j = 0; j < n && given < batch; ++j) {
+            const size_t i = rem[j].second;
+            if (takes(i) && (!withinCaps || room(i))) {
+                ++out[i];
+                ++given;
+                placed = true;
+            }
         }
+        if (!placed)
+            withinCaps = false;
     }
-    while (given > batch) { // only when caps cannot hold the whole batch: trim the largest
+    while (given > batch) { // the floors of capped shares can only ever sum below the batch
         auto it = std::max_element(out.begin(), out.end());
         --*it;
         --given;
     }
     return out;
+}
+
+std::vector<int64_t> ThroughputBalancer::split(int64_t batch, const std::vector<QString>& workers,
+                                               const std::vector<int64_t>& maxBatch) const {
+    const size_t n = workers.size();
+    if (n == 0 || batch <= 0)
+        return std::vector<int64_t>(n, 0);
+    if (n == 1)
+        return {batch};
+    const Rates r = rates(workers);
+    std::vector<double> share = finishTogether(batch, r);
+    applyCaps(share, r.speed, maxBatch);
+    return roundShares(batch, share, maxBatch);
 }
 
 } // namespace tandem

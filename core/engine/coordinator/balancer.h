@@ -33,7 +33,8 @@ public:
     void forget(const QString& worker) { m_stats.remove(worker); }
 
     // Per-worker batch sizes for `workers` summing to `batch`. maxBatch[i] > 0 caps worker i
-    // (device memory); the remainder goes to the others.
+    // (device memory): what it cannot take goes to the others with room, and past a cap only
+    // when every worker in the step is at its cap.
     std::vector<int64_t> split(int64_t batch, const std::vector<QString>& workers,
                                const std::vector<int64_t>& maxBatch = {}) const;
 
@@ -41,6 +42,20 @@ public:
     double overheadMs(const QString& worker) const;
 
 private:
+    struct Rates {
+        std::vector<double> speed;    // samples/s
+        std::vector<double> overhead; // s per step
+    };
+    // The phases of split(): each worker's measured rates; the shares that end the step
+    // together (none for a worker whose overhead alone outlasts it); the caps, with what a
+    // capped worker cannot take moved to those with room; whole samples that add up.
+    Rates rates(const std::vector<QString>& workers) const;
+    static std::vector<double> finishTogether(int64_t batch, const Rates& r);
+    static void applyCaps(std::vector<double>& share, const std::vector<double>& speed,
+                          const std::vector<int64_t>& maxBatch);
+    static std::vector<int64_t> roundShares(int64_t batch, const std::vector<double>& share,
+                                            const std::vector<int64_t>& maxBatch);
+
     struct Stats {
         std::vector<double> speeds;     // the last kWindow measurements, oldest first
         std::vector<double> overheadMs; // likewise

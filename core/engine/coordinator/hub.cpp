@@ -157,10 +157,15 @@ void CoordinatorHub::sessionGone(HubSession* session) {
     m_sessions.removeAll(session);
 }
 
-void CoordinatorHub::sendAssign(HubSession* session, const WorkRequest& request) {
-    if (!m_sessions.contains(session))
-        return; // it left; its RemoteWorker already reports the failure
-    session->assign(request);
+void CoordinatorHub::postAssign(HubSession* session, WorkRequest request) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, session, request = std::move(request)] {
+            if (!m_sessions.contains(session))
+                return; // it left; its RemoteWorker already reports the failure
+            session->assign(request);
+        },
+        Qt::QueuedConnection);
 }
 
 QByteArray CoordinatorHub::datasetContainer() {

@@ -9,6 +9,7 @@
 // a HubSession (hubsession.h).
 
 #include "engine/coordinator/hubconfig.h"
+#include "engine/coordinator/sessionhost.h"
 #include "engine/wiretensors.h"
 #include "net/connection.h"
 #include "net/identity.h"
@@ -24,7 +25,7 @@ namespace tandem {
 class HubSession;
 class RemoteWorker;
 
-class CoordinatorHub : public QObject {
+class CoordinatorHub : public QObject, public SessionHost {
     Q_OBJECT
 
 public:
@@ -48,18 +49,17 @@ public:
     // and leave, and so is any that connects later.
     void dismiss(const QString& reason, const wire::WorkerSettings& settings);
 
-    // Network thread.
-    void sendAssign(HubSession* session, const WorkRequest& request);
-    void addMessage(const QString& text);
-    void joined(std::shared_ptr<RemoteWorker> worker);
-    void sessionGone(HubSession* session);
-    void probed(const QString& worker, const QString& address, const LinkProbe& link);
-    // "NAME (device 1F65 EBAE)": how the run names a worker in its log, its events and its
-    // summary; " #2" and on when another session has the same.
+    // SessionHost, on the network thread (postAssign from any).
+    void postAssign(HubSession* session, WorkRequest request) override;
+    void addMessage(const QString& text) override;
+    void joined(std::shared_ptr<RemoteWorker> worker) override;
+    void sessionGone(HubSession* session) override;
+    void probed(const QString& worker, const QString& address, const LinkProbe& link) override;
     QString workerName(const QString& displayName, const QString& deviceId,
-                       const HubSession* session) const;
-    const HubConfig& config() const { return m_config; }
-    QByteArray datasetContainer();
+                       const HubSession* session) const override;
+    const HubConfig& config() const override { return m_config; }
+    QByteArray datasetContainer() override;
+    QObject* networkObject() override { return this; }
 
 private:
     wire::Hello hello() const; // this coordinator's, with the run's name for this machine

@@ -6,7 +6,7 @@
 // the training side (HubEvent). Shared by the hub, its sessions and the RemoteWorkers.
 
 #include "engine/outerwire.h"
-#include "engine/worker.h"
+#include "engine/work.h"
 #include "formats/dataset.h"
 #include "net/connection.h"
 

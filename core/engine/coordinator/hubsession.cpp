@@ -1,7 +1,7 @@
 #include "engine/coordinator/hubsession.h"
 
-#include "engine/coordinator/hub.h"
 #include "engine/coordinator/remoteworker.h"
+#include "engine/coordinator/sessionhost.h"
 
 #include "net/trustwatcher.h"
 
@@ -18,8 +18,8 @@ constexpr int kProbeRounds = 2;
 
 } // namespace
 
-HubSession::HubSession(CoordinatorHub* hub, Connection* connection)
-    : QObject(hub)
+HubSession::HubSession(SessionHost* hub, Connection* connection)
+    : QObject(hub->networkObject())
     , m_hub(hub)
     , m_conn(connection) {
     m_conn->setParent(this);
@@ -267,7 +267,7 @@ void HubSession::onClosed(const QString& reason) {
     }
     m_hub->sessionGone(this);
     // The connection may still be sending its last frame (a Reject): it goes on its own.
-    m_conn->setParent(m_hub);
+    m_conn->setParent(m_hub->networkObject());
     m_conn->disconnect(this);
     m_conn->deleteWhenFlushed();
     deleteLater();

@@ -15,7 +15,7 @@
 
 namespace tandem {
 
-class CoordinatorHub;
+class SessionHost;
 class RemoteWorker;
 
 class HubSession : public QObject {
@@ -25,7 +25,7 @@ public:
     // Probing: the link is measured; AwaitRun: --mode auto has not chosen yet.
     enum class State { AwaitHello, Probing, AwaitRun, AwaitReady, Working, Closed };
 
-    HubSession(CoordinatorHub* hub, Connection* connection);
+    HubSession(SessionHost* hub, Connection* connection);
     Connection* connection() const { return m_conn; }
     State state() const { return m_state; }
     QString name() const { return m_name; }
@@ -45,7 +45,7 @@ private:
     void refuse(wire::RejectCode code, const QString& message);
     void declined(const QString& why);
 
-    CoordinatorHub* m_hub;
+    SessionHost* m_hub;
     Connection* m_conn;
     State m_state = State::AwaitHello;
     QString m_name;

@@ -1,14 +1,14 @@
 #include "engine/coordinator/remoteworker.h"
 
-#include "engine/coordinator/hub.h"
-#include "engine/coordinator/hubsession.h"
+#include "engine/coordinator/sessionhost.h"
+#include "engine/workwire.h"
 
-#include "engine/scriptmodel.h"
+#include "model/model.h"
 
 namespace tandem {
 
-RemoteWorker::RemoteWorker(CoordinatorHub* hub, HubSession* session, QString name,
-                           DeviceInfo device, int64_t maxBatch, const HubConfig* config)
+RemoteWorker::RemoteWorker(SessionHost* hub, HubSession* session, QString name, DeviceInfo device,
+                           int64_t maxBatch, const HubConfig* config)
     : m_hub(hub)
     , m_session(session)
     , m_name(std::move(name))
@@ -32,11 +32,7 @@ void RemoteWorker::submit(WorkRequest request) {
         if (!m_alive.load())
             return; // wait() reports the failure
     }
-    CoordinatorHub* hub = m_hub;
-    HubSession* session = m_session;
-    QMetaObject::invokeMethod(
-        hub, [hub, session, request = std::move(request)] { hub->sendAssign(session, request); },
-        Qt::QueuedConnection);
+    m_hub->postAssign(m_session, std::move(request));
 }
 
 bool RemoteWorker::ready() const {

@@ -15,12 +15,12 @@
 
 namespace tandem {
 
-class CoordinatorHub;
+class SessionHost;
 class HubSession;
 
 class RemoteWorker final : public WorkerLink {
 public:
-    RemoteWorker(CoordinatorHub* hub, HubSession* session, QString name, DeviceInfo device,
+    RemoteWorker(SessionHost* hub, HubSession* session, QString name, DeviceInfo device,
                  int64_t maxBatch, const HubConfig* config);
 
     QString name() const override { return m_name; }
@@ -47,7 +47,7 @@ private:
     struct Awaited;
     Status checkResult(const WorkResult& r, const Awaited& awaited) const;
 
-    CoordinatorHub* m_hub;
+    SessionHost* m_hub;
     HubSession* m_session; // network thread only; checked through the hub
     QString m_name;
     DeviceInfo m_device;

@@ -14,8 +14,8 @@
 #include "engine/coordinator/workerpool.h"
 #include "engine/optimizer.h"
 #include "engine/sampler.h"
-#include "engine/scriptmodel.h"
 #include "engine/training.h"
+#include "model/model.h"
 
 #include <functional>
 #include <memory>

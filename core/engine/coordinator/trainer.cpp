@@ -5,9 +5,11 @@
 #include "common/ports.h"
 #include "engine/memoryplan.h"
 #include "engine/modelcheck.h"
+#include "engine/replica.h"
 #include "engine/runhistory.h"
 #include "engine/wiretensors.h"
-#include "engine/worker.h"
+#include "engine/workwire.h"
+#include "model/openmodel.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -91,7 +93,8 @@ Status Trainer::load() {
     if (m_cfg.localWorker && m_threads > 1)
         m_serialOps.emplace();
 
-    auto loaded = loadDataset(m_cfg.data, hfFolderOf(m_cfg.model));
+    const ModelSource source = ModelSource::parse(m_cfg.model);
+    auto loaded = loadDataset(m_cfg.data, source.isHf() ? source.path : QString());
     if (!loaded)
         return about(loaded.error(), ErrorSubject::Dataset);
     m_data = std::make_shared<DatasetSplits>(std::move(*loaded));
@@ -165,7 +168,8 @@ Status Trainer::loadModel() {
         m_module = c->module;
         m_ckpt = std::move(*c);
     } else {
-        auto m = openModel(m_cfg);
+        auto m = openModel(ModelSource::parse(m_cfg.model),
+                           {m_cfg.lora, m_cfg.checkpointActivations, m_cfg.seed});
         if (!m)
             return m.error();
         m_module = *m;
@@ -207,13 +211,14 @@ Status Trainer::startLocalWorker() {
     auto device = chooseDevice(m_devices, m_cfg.device);
     if (!device)
         return device.error();
-    if (device->kind != QLatin1String("cpu"))
+    if (device->kind != DeviceKind::Cpu)
         m_serialOps.reset(); // the optimizer's step on the CPU is then this thread's to run
     // Before the replica takes its memory: a model that cannot fit is refused with the figures.
-    auto fits = samplesThatFit(memoryNeed(m_module, m_data->train, m_cfg, true), *device,
-                               QStringLiteral("this machine"));
+    const MemoryNeed need = memoryNeed(m_module, m_data->train, m_cfg, true);
+    auto fits = samplesThatFit(need, *device, QStringLiteral("this machine"));
     if (!fits)
         return fits.error();
+    m_localPlan = {need.fixedBytes(), need.perSampleBytes, *fits};
     try {
         ReplicaOptions ro;
         ro.innerOptimizer = m_runOptimizer;
@@ -287,6 +292,14 @@ Expected<EpochEnd> Trainer::train() {
         auto end = m_policy->runEpoch(*m_ctx);
         if (!end)
             return end.error();
+        // Every mode stops at the step limit (streaming counts its rounds in flight); a run
+        // that reached it has finished, whatever else asked it to stop.
+        const bool atLimit = m_cfg.maxSteps > 0 && m_state.step >= m_cfg.maxSteps;
+        if (*end == EpochEnd::Stopped && atLimit) {
+            if (auto st = evaluateAtLimit(); !st)
+                return st.error();
+            return EpochEnd::Complete;
+        }
         if (*end == EpochEnd::Stopped)
             return EpochEnd::Stopped;
         if (auto st = evaluate(); !st)
@@ -434,9 +447,9 @@ Status Trainer::saveCheckpoint() {
 // --- Evaluating ----------------------------------------------------------------------------
 
 // End of an epoch: evaluate on the test split (not counted as training time).
-Status Trainer::evaluate() {
+// The test split's figures for the weights as they are, into `em`.
+Status Trainer::test(EpochMetrics& em) {
     setPhase(Phase::Evaluating);
-    EpochMetrics em;
     em.epoch = m_sampler->epoch();
     em.trainLoss = m_epochAcc.loss();
     em.trainAccuracy = m_epochAcc.accuracy();
@@ -467,6 +480,13 @@ Status Trainer::evaluate() {
     m_state.lastTest = em.test;
     m_recorder.epoch(em);
     m_obs.onEpoch(em);
+    return success();
+}
+
+Status Trainer::evaluate() {
+    EpochMetrics em;
+    if (auto st = test(em); !st)
+        return st;
     m_lastEpoch = m_epochAcc;
     m_epochAcc = Accum{};
     m_epochShortBy = 0;
@@ -480,7 +500,18 @@ Status Trainer::evaluate() {
     return success();
 }
 
-// --- Exporting -----------------------------------------------------------------------------
+// A run that reached its step limit has finished: its test figures and a checkpoint of where
+// it stands (mid-epoch, which --resume goes on from), as at an epoch's end.
+Status Trainer::evaluateAtLimit() {
+    EpochMetrics em;
+    if (auto st = test(em); !st)
+        return st;
+    if (auto st = saveCheckpoint(); !st) {
+        shutdown(QStringLiteral("the run failed"));
+        return st;
+    }
+    return success();
+}
 
 Status Trainer::finish(bool stopped) {
     shutdown(stopped ? QStringLiteral("the run was stopped") : QStringLiteral("the run finished"));
@@ -527,6 +558,7 @@ RunSummary Trainer::summarize(bool stopped) {
     const auto [remoteBytes, served] = m_pool.remoteBytes();
     sum.staleDropped = m_ctx ? m_ctx->staleDropped : 0;
     sum.wireBytesPerStep = served > 0 ? double(remoteBytes) / double(served) : 0;
+    sum.memoryPlan = m_localPlan;
     return sum;
 }
 

@@ -18,9 +18,9 @@
 #include "engine/recorder.h"
 #include "engine/runcheckpoint.h"
 #include "engine/sampler.h"
-#include "engine/scriptmodel.h"
-#include "engine/torchcompat.h"
 #include "engine/training.h"
+#include "model/model.h"
+#include "model/torchcompat.h"
 
 #include <QElapsedTimer>
 
@@ -104,7 +104,9 @@ private:
     qint64 aloneWaitMs() const;
     // Training ⇄ Paused, epoch by epoch; Evaluating at each epoch's end.
     Expected<EpochEnd> train();
+    Status test(EpochMetrics& em);
     Status evaluate();
+    Status evaluateAtLimit();
     // What each worker's device must hold (memoryplan.h), for the pool.
     void planMemory();
     // Exporting: the final checkpoint (when stopped early), model.pt, model.safetensors.
@@ -132,6 +134,7 @@ private:
     // Held from the start while this machine trains on its CPU with more than one thread:
     // this thread's operators then stay serial, and its large work goes to m_local's thread.
     std::optional<SerialTorchOps> m_serialOps;
+    RunSummary::MemoryPlanFigures m_localPlan; // this machine's worker, as planned
     std::shared_ptr<LocalWorker> m_local;
     std::shared_ptr<DatasetSplits> m_data;
     Model m_module;

@@ -13,7 +13,7 @@
 #include "engine/coordinator/remoteworker.h"
 #include "engine/modechoice.h"
 #include "engine/training.h"
-#include "engine/worker.h"
+#include "engine/work.h"
 
 #include <condition_variable>
 #include <functional>

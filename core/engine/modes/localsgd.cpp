@@ -8,7 +8,8 @@
 
 #include "engine/modes/rounds.h"
 #include "engine/modes/sync.h"
-#include "engine/scriptmodel.h"
+#include "engine/replica.h"
+#include "model/model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 // file beside the mode's StepPolicy, and the one place that reads a round off the wire.
 
 #include "common/expected.h"
-#include "engine/worker.h"
+#include "engine/work.h"
 
 #include <memory>
 #include <vector>

@@ -16,8 +16,9 @@
 #include "engine/fragments.h"
 #include "engine/modes/rounds.h"
 #include "engine/modes/sync.h"
-#include "engine/scriptmodel.h"
+#include "engine/replica.h"
 #include "engine/wiretensors.h"
+#include "model/model.h"
 
 #include <QElapsedTimer>
 

@@ -9,7 +9,7 @@
 // of inner steps in place of one gradient.
 
 #include "engine/coordinator/steppolicy.h"
-#include "engine/worker.h"
+#include "engine/work.h"
 
 namespace tandem {
 

@@ -1,8 +1,9 @@
 #include "engine/worker/admission.h"
 
 #include "engine/memoryplan.h"
-#include "engine/scriptmodel.h"
 #include "engine/training.h"
+#include "model/model.h"
+#include "model/openmodel.h"
 
 namespace tandem {
 

@@ -8,8 +8,8 @@
 
 #include "common/expected.h"
 #include "engine/outerwire.h"
+#include "engine/replica.h"
 #include "engine/wiretensors.h"
-#include "engine/worker.h"
 #include "formats/datasetcache.h"
 #include "wire/messages.h"
 

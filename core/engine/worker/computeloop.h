@@ -8,6 +8,7 @@
 #include "engine/internal.h"
 
 #include "engine/worker/admission.h"
+#include "engine/workwire.h"
 #include "net/connection.h"
 
 #include <QObject>

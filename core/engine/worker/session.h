@@ -10,7 +10,7 @@
 #include "engine/devices.h"
 #include "engine/worker/computeloop.h"
 #include "engine/worker/events.h"
-#include "engine/workerclient.h"
+#include "engine/workeroptions.h"
 #include "net/identity.h"
 #include "net/trustwatcher.h"
 

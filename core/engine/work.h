@@ -1,0 +1,170 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: the work both sides share. The coordinator owns the weights, the optimizer
+// and the sampler; a worker computes gradients on its device for the sample indices it is given.
+// Here is the work itself (WorkRequest, WorkResult, a local mode's LocalRound) and the
+// WorkerLink the coordinator drives (its implementations are coordinator/localworker.h and
+// coordinator/remoteworker.h). The replica that computes it is replica.h; its translation to and
+// from the wire workwire.h.
+
+#include "common/expected.h"
+#include "engine/devices.h"
+#include "engine/fragments.h"
+#include "engine/outerwire.h"
+#include "engine/training.h"
+#include "wire/messages.h"
+
+#include <ATen/ATen.h>
+
+#include <QStringList>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace tandem {
+
+class ModelReplica;
+struct WorkRequest;
+struct WorkResult;
+
+// What a worker keeps from one local round to the next for its mode: where its weights stood
+// when the round began (local-SGD), or each fragment's global values and where they were sent
+// from (streaming).
+class RoundState {
+public:
+    virtual ~RoundState() = default;
+};
+
+// The coordinator's record of one remote worker in a local mode: the weights it holds, as
+// the coordinator mirrors them, and the model's cut into fragments.
+struct RemoteRoundSide {
+    WeightMirror mirror;
+    int64_t mirrorVersion = -1;
+    std::vector<Fragment> fragments;
+    // What the result answering the request will carry: every parameter's delta (-1) or one
+    // fragment's, and how many values that is.
+    int awaitFragment = -1;
+    int64_t awaitValues = -1;
+};
+
+// A local round: the worker takes `innerSteps` optimizer steps at `innerLr` over consecutive
+// slices of the request's samples and returns what its mode sends back instead of a gradient.
+// Each local mode defines its round, with the fields it needs, in its own file beside its
+// StepPolicy (modes/localsgd.cpp, modes/streaming.cpp); the replica, the workers and the wire
+// reach it only through this interface.
+class LocalRound {
+public:
+    LocalRound(int innerSteps, double innerLr)
+        : innerSteps(innerSteps)
+        , innerLr(innerLr) {}
+    virtual ~LocalRound() = default;
+
+    int innerSteps = 1;
+    double innerLr = 0;
+    // A worker process put whole weights in place before this round.
+    bool wholeWeights = false;
+
+    // Rounds are handed out before the last one ends (streaming).
+    virtual bool pipelined() const { return false; }
+    // The state this kind of round keeps on a worker: `held` when it is of that kind, else a
+    // new one.
+    virtual std::unique_ptr<RoundState> adopt(std::unique_ptr<RoundState> held) const = 0;
+    // With the request's weights in place (`tookWhole`: just taken whole), before the inner
+    // steps. Throws std::runtime_error on an assignment that does not fit the model.
+    virtual void begin(ModelReplica& replica, RoundState& state, bool tookWhole) const = 0;
+    // After the inner steps: the result's tensors, one per parameter, on the CPU (undefined
+    // where the round sends nothing back).
+    virtual std::vector<at::Tensor> end(ModelReplica& replica, RoundState& state) const = 0;
+
+    // The coordinator, for a remote worker: shapes the request's weights for what the worker
+    // holds, and says what the result will carry.
+    virtual void shapeForWire(RemoteRoundSide& side, WorkRequest& req, const ModelLayout& layout,
+                              DType wire, OuterWire outer) = 0;
+    // The round's fields on the wire.
+    virtual void describe(wire::Assign& a) const = 0;
+    // A worker process: takes the weight update the assignment came with.
+    virtual Status takeUpdate(OuterWorkerSide& outer, const ModelLayout& layout,
+                              const QByteArray& update, ModelReplica& replica) = 0;
+    // A worker process: the round's result in the outer-wire format.
+    virtual Expected<QByteArray> pack(OuterWorkerSide& outer, const ModelLayout& layout,
+                                      const WorkResult& r) const = 0;
+};
+
+struct WorkRequest {
+    int64_t step = 0;
+    std::vector<int64_t> indices;
+    // The coordinator's current parameters and buffers. They are not modified until every
+    // result of this step is in, so a worker may read them without copying first. Null when
+    // the weights are already in place (a worker process receives them separately).
+    const std::vector<at::Tensor>* params = nullptr;
+    const std::vector<at::Tensor>* buffers = nullptr;
+    uint64_t seed = 0; // seeds dropout and other randomness for this step and worker
+    // The same weights packed for the wire, shared by every remote worker of the step.
+    std::shared_ptr<const QByteArray> packedWeights;
+    bool weightsDelta = false; // packedWeights bring the worker's last weights up to date
+    double share = 0;          // this worker's part of the step's samples (shown to it)
+    int64_t weightsVersion = 0;
+    // A local mode's round, in place of one gradient (null: sync and async).
+    std::shared_ptr<LocalRound> local;
+    // Called with each parameter's gradient as the backward pass makes it final, before the
+    // pass ends, so that it can be on its way while the rest is computed. Only for a step
+    // computed in one pass; WorkResult::streamed says whether what it was given stands.
+    std::function<void(size_t param, const at::Tensor& grad)> onGradient;
+};
+
+struct WorkResult {
+    int64_t step = 0;
+    int64_t samples = 0;
+    double lossSum = 0;              // summed over this worker's samples
+    int64_t correct = 0;             // hits the task's accuracy counts (objective.h)
+    int64_t counted = 0;             // what they are counted of: samples, positions, labels
+    std::vector<at::Tensor> grads;   // mean over this worker's samples, on the CPU
+    std::vector<at::Tensor> buffers; // after this step's forward pass, on the CPU
+    double computeMs = 0;
+    // The most samples the device computed at once without running out of memory, after it
+    // once did (0: it never has). The coordinator never gives the worker more than this.
+    int64_t memoryCap = 0;
+    QStringList notes; // what the run's log should say about this step (an out-of-memory retry)
+    // Every gradient passed to WorkRequest::onGradient is this result's. False when the step
+    // was not streamed, or was computed again (out of memory, an fp16 overflow) after some
+    // were: what was streamed must then be discarded.
+    bool streamed = false;
+    int64_t earlyBytes = 0; // a remote worker's: bytes of it sent while its backward pass ran
+    // When the result reached the coordinator (arrivalClockNs()); 0 when not stamped. A policy
+    // that collects results later than they arrive (streaming) times workers by this.
+    int64_t arrivedNs = 0;
+};
+
+// The monotonic clock results are stamped with, in nanoseconds.
+int64_t arrivalClockNs();
+
+class WorkerLink {
+public:
+    virtual ~WorkerLink() = default;
+    virtual QString name() const = 0;
+    virtual DeviceInfo device() const = 0;
+    // Starts work; returns at once. At most one request is outstanding per worker, except in
+    // streaming local-SGD, which queues a second behind it: results come back in order.
+    virtual void submit(WorkRequest request) = 0;
+    // Blocks until the outstanding request's result (or its failure) is in.
+    virtual Expected<WorkResult> wait() = 0;
+    // True once wait() would return at once.
+    virtual bool ready() const = 0;
+    // Called (on any thread) when a result or a failure arrives: lets the async mode wait
+    // for whichever worker finishes first.
+    void setReadyCallback(std::function<void()> f) { m_onReady = std::move(f); }
+
+protected:
+    void notifyReady() {
+        if (m_onReady)
+            m_onReady();
+    }
+
+private:
+    std::function<void()> m_onReady;
+};
+
+} // namespace tandem

@@ -1,0 +1,59 @@
+#include "engine/workwire.h"
+
+#include "engine/modes/rounds.h"
+
+#include <chrono>
+
+namespace tandem {
+
+int64_t arrivalClockNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+Expected<WorkRequest> requestFrom(const wire::Assign& a) {
+    WorkRequest req;
+    req.step = a.step;
+    req.indices = a.indices;
+    req.seed = a.seed;
+    auto local = roundFrom(a);
+    if (!local)
+        return local.error();
+    req.local = std::move(*local);
+    return req;
+}
+
+void describeResult(const WorkResult& r, wire::Result& res) {
+    res.samples = r.samples;
+    res.lossSum = r.lossSum;
+    res.correct = r.correct;
+    res.counted = r.counted;
+    res.computeMs = r.computeMs;
+    res.memoryCap = r.memoryCap;
+}
+
+WorkResult resultFrom(const wire::Result& res) {
+    WorkResult r;
+    r.step = res.step;
+    r.samples = res.samples;
+    r.lossSum = res.lossSum;
+    r.correct = res.correct;
+    r.counted = res.counted;
+    r.computeMs = res.computeMs;
+    r.memoryCap = res.memoryCap;
+    r.earlyBytes = res.earlyBytes;
+    return r;
+}
+
+qint64 bytesReleasedEarly(const std::vector<std::pair<qint64, qint64>>& released, qint64 stepNs) {
+    qint64 early = 0;
+    if (released.empty())
+        return early;
+    for (const auto& [at, ready] : released)
+        if (at <= released.back().first - stepNs / 10)
+            early = std::max(early, ready);
+    return early;
+}
+
+} // namespace tandem

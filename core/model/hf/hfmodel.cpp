@@ -1,0 +1,349 @@
+#include "model/hf/hfmodel.h"
+
+#include "common/files.h"
+#include "model/generation.h"
+#include "model/hf/transformer.h"
+#include "model/hf/weights.h"
+#include "model/torchcompat.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace tandem {
+
+namespace {
+
+const QString kKind = QStringLiteral("tandem-hf-model");
+
+// A generation over one transformer: its KV cache and position.
+class HfGeneration final : public GenerationSession {
+public:
+    explicit HfGeneration(std::shared_ptr<const HfTransformer> t)
+        : m_t(std::move(t)) {
+        const NamedTensors& p = m_t->parameters();
+        if (!p.empty())
+            m_device = p.front().second.device();
+    }
+
+    Expected<at::Tensor> next(const std::vector<int64_t>& ids) override {
+        if (ids.empty())
+            return makeError(ErrorCode::InvalidArgument, QStringLiteral("no tokens to go on from"));
+        at::NoGradGuard noGrad;
+        const at::Tensor in =
+            at::tensor(ids, at::kLong).reshape({1, int64_t(ids.size())}).to(m_device);
+        auto logits = m_t->forward(in, {false, 0, &m_cache});
+        if (!logits)
+            return logits.error();
+        return (*logits)[0][logits->size(1) - 1].to(at::kFloat).cpu();
+    }
+    int64_t length() const override { return m_cache.length; }
+    int64_t limit() const override { return m_t->config().positionLimit(); }
+
+private:
+    std::shared_ptr<const HfTransformer> m_t;
+    c10::Device m_device{c10::kCPU};
+    HfTransformer::KvCache m_cache;
+};
+
+// What a user of the adapters is told the base is, as PEFT writes it: the hub id config.json's
+// _name_or_path gives, where it gives one, else the folder's path.
+QString baseModelName(const HfConfig& c, const ModelSource& source) {
+    const QString id = c.source.value(QStringLiteral("_name_or_path")).toString();
+    if (!id.isEmpty() && !id.startsWith(QLatin1Char('/')) && !id.startsWith(QLatin1Char('.')) &&
+        id.count(QLatin1Char('/')) == 1 && !QFileInfo::exists(id))
+        return id;
+    return source.isHf() ? QFileInfo(source.path).absoluteFilePath() : QString();
+}
+
+class HfModel final : public ModelImpl {
+public:
+    explicit HfModel(std::shared_ptr<HfTransformer> t)
+        : m_t(std::move(t)) {}
+
+    ModelKind kind() const override { return ModelKind::Transformer; }
+    at::Tensor forward(const at::Tensor& x) override {
+        HfTransformer::Pass pass;
+        pass.training = m_training.load();
+        // Dropout draws its masks from the process's generator, which the worker seeds every
+        // step, as torch.nn.Dropout does.
+        if (pass.training && m_t->lora() && m_t->lora()->dropout > 0)
+            pass.seed = uint64_t(at::empty({1}, at::kLong).random_().item<int64_t>());
+        return m_t->logits(x, pass);
+    }
+    void train(bool on) override { m_training = on; }
+    NamedTensors parameters() const override { return m_t->parameters(); }
+    NamedTensors buffers() const override { return {}; }
+    std::shared_ptr<ModelImpl> copy() const override {
+        auto c = std::make_shared<HfModel>(std::make_shared<HfTransformer>(m_t->copy()));
+        c->m_training = m_training.load();
+        return c;
+    }
+    void to(const c10::Device& device) override { m_t->to(device); }
+    QByteArray archive(bool withWeights) const override;
+    bool hasAdapters() const override { return m_t->lora().has_value(); }
+    Status exportAs(ExportFormat format, const QString& out,
+                    const ExportContext& context) const override;
+    int64_t bytesPerSample(const std::vector<int64_t>& shape, int64_t elem) const override {
+        return shape.empty() ? 0 : m_t->bytesPerSample(shape.front(), elem);
+    }
+    std::unique_ptr<GenerationSession> startGeneration(int64_t) const override {
+        return std::make_unique<HfGeneration>(m_t);
+    }
+
+    HfTransformer& transformer() { return *m_t; }
+
+private:
+    std::shared_ptr<HfTransformer> m_t;
+    std::atomic<bool> m_training{false};
+};
+
+Status HfModel::exportAs(ExportFormat format, const QString& out,
+                         const ExportContext& context) const {
+    switch (format) {
+    case ExportFormat::Hf:
+    case ExportFormat::Merged:
+        if (auto st = m_t->saveHfModel(out); !st)
+            return st;
+        return context.source.isHf() ? copyCompanionFiles(context.source.path, out) : success();
+    case ExportFormat::Peft:
+        if (!QDir().mkpath(out))
+            return makeError(ErrorCode::Io, QStringLiteral("cannot create the folder %1").arg(out));
+        return m_t->saveLoraAdapter(out, baseModelName(m_t->config(), context.source));
+    case ExportFormat::Safetensors:
+        return writeStateDict(out, m_t->parameters(), {}, context.source.text());
+    case ExportFormat::TorchScript:
+        break;
+    }
+    return makeError(ErrorCode::InvalidArgument, QStringLiteral("not an export of this model"));
+}
+
+QJsonObject loraJson(const LoraConfig& l) {
+    return QJsonObject{{QStringLiteral("r"), qint64(l.rank)},
+                       {QStringLiteral("alpha"), l.alpha},
+                       {QStringLiteral("dropout"), l.dropout},
+                       {QStringLiteral("targets"), QJsonArray::fromStringList(l.targets)}};
+}
+
+// The adapters' settings an archive holds, read as --lora is read, so that one rule checks
+// them whoever wrote them.
+Expected<LoraConfig> loraFrom(const QJsonObject& o, const Family& family, const QString& name) {
+    QStringList targets;
+    for (const QJsonValue& v : o.value(QStringLiteral("targets")).toArray())
+        targets << v.toString();
+    const QString spec = QStringLiteral("r=%1,alpha=%2,dropout=%3,targets=%4")
+                             .arg(o.value(QStringLiteral("r")).toInteger())
+                             .arg(o.value(QStringLiteral("alpha")).toDouble(), 0, 'g', 17)
+                             .arg(o.value(QStringLiteral("dropout")).toDouble(), 0, 'g', 17)
+                             .arg(targets.join(QLatin1Char(',')));
+    auto l = parseLoraSpec(spec, family);
+    if (!l)
+        return makeError(
+            ErrorCode::Corrupt,
+            QStringLiteral("%1: its adapters' settings: %2").arg(name, l.error().message));
+    return l;
+}
+
+QByteArray HfModel::archive(bool withWeights) const {
+    TensorFile f;
+    f.meta = QJsonObject{{QStringLiteral("kind"), kKind},
+                         {QStringLiteral("config"), m_t->config().source},
+                         {QStringLiteral("checkpoint_activations"), m_t->checkpointActivations()}};
+    if (m_t->lora())
+        f.meta.insert(QStringLiteral("lora"), loraJson(*m_t->lora()));
+    QJsonArray layout;
+    for (const auto& [name, t] : m_t->parameters()) {
+        if (withWeights) {
+            f.tensors << toRecord(name, t);
+            continue;
+        }
+        DType d = DType::F32;
+        dtypeOf(t.scalar_type(), &d);
+        QJsonArray shape;
+        for (int64_t s : t.sizes())
+            shape << qint64(s);
+        layout << QJsonObject{{QStringLiteral("name"), QString::fromStdString(name)},
+                              {QStringLiteral("dtype"), dtypeName(d)},
+                              {QStringLiteral("shape"), shape}};
+    }
+    if (!withWeights)
+        f.meta.insert(QStringLiteral("layout"), layout);
+    auto bytes = serializeCheckpoint(f);
+    if (!bytes)
+        throw std::runtime_error(bytes.error().message.toStdString());
+    return *bytes;
+}
+
+// The archive's tensors, or empty ones of its layout's shapes and dtypes.
+Expected<NamedTensors> archiveTensors(const TensorFile& f, const QString& name) {
+    NamedTensors out;
+    for (const TensorRecord& r : f.tensors) {
+        auto t = fromRecord(r);
+        if (!t)
+            return t.error();
+        out.emplace_back(r.name.toStdString(), *t);
+    }
+    for (const QJsonValue& v : f.meta.value(QStringLiteral("layout")).toArray()) {
+        const QJsonObject o = v.toObject();
+        DType d;
+        if (!dtypeFromName(o.value(QStringLiteral("dtype")).toString(), &d))
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("%1: a tensor has an unknown dtype").arg(name));
+        std::vector<int64_t> shape;
+        for (const QJsonValue& s : o.value(QStringLiteral("shape")).toArray()) {
+            if (s.toInteger(-1) < 0)
+                return makeError(ErrorCode::Corrupt,
+                                 QStringLiteral("%1: a tensor has a negative size").arg(name));
+            shape.push_back(s.toInteger());
+        }
+        out.emplace_back(o.value(QStringLiteral("name")).toString().toStdString(),
+                         at::empty(shape, scalarTypeOf(d)));
+    }
+    return out;
+}
+
+// The adapters' values, by name, into a model that has just been given adapters.
+Status fillAdapters(HfTransformer& t, const NamedTensors& adapters, const QString& name) {
+    std::map<std::string, at::Tensor> own(t.parameters().begin(), t.parameters().end());
+    at::NoGradGuard noGrad;
+    size_t filled = 0;
+    for (const auto& [n, v] : adapters) {
+        auto it = own.find(n);
+        if (it == own.end() || !it->second.sizes().equals(v.sizes()))
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("%1: adapter %2 does not fit the model")
+                                 .arg(name, QString::fromStdString(n)));
+        it->second.copy_(v);
+        ++filled;
+    }
+    size_t expected = 0;
+    for (const auto& [n, v] : t.parameters())
+        expected += n.find(".lora_") != std::string::npos ? 1 : 0;
+    if (filled != expected)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1 holds %2 of the model's %3 adapter tensors")
+                             .arg(name)
+                             .arg(filled)
+                             .arg(expected));
+    return success();
+}
+
+Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name) {
+    auto f = parseCheckpoint(archive, name);
+    if (!f)
+        return f.error();
+    if (f->meta.value(QStringLiteral("kind")).toString() != kKind)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1 does not hold a Hugging Face model").arg(name));
+    auto config = parseHfConfig(
+        QJsonDocument(f->meta.value(QStringLiteral("config")).toObject()).toJson(), name);
+    if (!config)
+        return config.error();
+    auto tensors = archiveTensors(*f, name);
+    if (!tensors)
+        return tensors.error();
+    NamedTensors base, adapters;
+    for (auto& entry : *tensors)
+        (entry.first.find(".lora_") != std::string::npos ? adapters : base)
+            .push_back(std::move(entry));
+    auto t = std::make_shared<HfTransformer>(*config);
+    if (auto st = t->load(base); !st)
+        return makeError(st.error().code, QStringLiteral("%1: %2").arg(name, st.error().message));
+    const QJsonObject lora = f->meta.value(QStringLiteral("lora")).toObject();
+    if (!lora.isEmpty()) {
+        auto l = loraFrom(lora, *config->family, name);
+        if (!l)
+            return l.error();
+        if (auto st = t->addLora(*l, 0); !st)
+            return makeError(st.error().code,
+                             QStringLiteral("%1: %2").arg(name, st.error().message));
+    }
+    if (auto st = fillAdapters(*t, adapters, name); !st)
+        return st.error();
+    t->setCheckpointActivations(f->meta.value(QStringLiteral("checkpoint_activations")).toBool());
+    return Model(std::make_shared<HfModel>(std::move(t)));
+}
+
+} // namespace
+
+Expected<Model> openHfModel(const QString& dir, const ModelOptions& options) {
+    initTorchRuntime();
+    auto config = readHfConfig(dir);
+    if (!config)
+        return config.error();
+    auto t = std::make_shared<HfTransformer>(*config);
+    {
+        auto weights = mapHfWeights(dir);
+        if (!weights)
+            return weights.error();
+        if (auto st = t->load(*weights); !st)
+            return makeError(st.error().code,
+                             QStringLiteral("%1: %2").arg(dir, st.error().message));
+    }
+    if (!options.lora.isEmpty()) {
+        auto lora = parseLoraSpec(options.lora, *config->family);
+        if (!lora)
+            return lora.error();
+        if (auto st = t->addLora(*lora, options.seed); !st)
+            return makeError(st.error().code, QStringLiteral("--lora: %1").arg(st.error().message));
+    } else {
+        // Every weight trains: the coordinator's masters and the optimizer's state are fp32,
+        // as for any other model; --precision picks what the forward pass computes in.
+        t->convertWeights(at::kFloat);
+    }
+    t->setCheckpointActivations(options.checkpointActivations);
+    return Model(std::make_shared<HfModel>(std::move(t)));
+}
+
+bool isHfArchive(const QByteArray& archive) {
+    if (!isTandemCheckpoint(archive))
+        return false;
+    auto meta = checkpointMeta(archive, QString());
+    return meta && meta->value(QStringLiteral("kind")).toString() == kKind;
+}
+
+Expected<Model> hfModelFromArchive(const QByteArray& archive, const QString& name) {
+    initTorchRuntime();
+    // The archive comes from a peer: whatever LibTorch makes of its figures is an error, never
+    // a crash.
+    try {
+        return buildFromArchive(archive, name);
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, firstLine(e)));
+    }
+}
+
+const HfTransformer* transformerOf(const Model& model) {
+    auto* m = dynamic_cast<HfModel*>(model.impl());
+    return m ? &m->transformer() : nullptr;
+}
+
+HfTransformer* transformerOf(Model& model) {
+    auto* m = dynamic_cast<HfModel*>(model.impl());
+    return m ? &m->transformer() : nullptr;
+}
+
+Status copyCompanionFiles(const QString& sourceDir, const QString& dir) {
+    if (sourceDir.isEmpty())
+        return success();
+    for (const char* name :
+         {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model",
+          "vocab.json", "merges.txt", "generation_config.json", "chat_template.jinja"}) {
+        const QString from = QDir(sourceDir).filePath(QLatin1String(name));
+        if (!QFileInfo(from).isFile())
+            continue;
+        const QString to = QDir(dir).filePath(QLatin1String(name));
+        QFile::remove(to);
+        if (!QFile::copy(from, to))
+            return Error{ErrorCode::Io, QStringLiteral("cannot copy %1 to %2").arg(from, dir)};
+    }
+    return success();
+}
+
+} // namespace tandem

@@ -1,0 +1,387 @@
+#include "model/hf/transformer.h"
+
+#include "model/hf/block.h"
+#include "model/torchcompat.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+
+namespace tandem {
+
+namespace {
+
+QString shapeText(const std::vector<int64_t>& shape) {
+    QStringList parts;
+    for (int64_t d : shape)
+        parts << QString::number(d);
+    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+// A role's name in block `layer` ("%1" replaced), or its one name.
+std::string nameOf(const Family& f, Role r, int64_t layer) {
+    std::string n = f.name(r);
+    const size_t at = n.find("%1");
+    return at == std::string::npos ? n : n.replace(at, 2, std::to_string(layer));
+}
+
+bool endsWith(const std::string& s, const char* tail) {
+    const size_t n = std::strlen(tail);
+    return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+}
+
+// The folder's name for a tensor as the model keeps it: a base model's own checkpoint (GPT2Model,
+// LlamaModel) lacks the causal-LM wrapper's prefix.
+std::string canonicalName(const Family& f, const std::string& n) {
+    const std::string prefix = f.basePrefix;
+    if (n.rfind(prefix, 0) == 0 || n == "lm_head.weight")
+        return n;
+    return prefix + n;
+}
+
+// Tensors a folder may hold that the model recomputes or shares instead.
+bool ignorable(const HfConfig& c, const std::string& n) {
+    if (n == "lm_head.weight" && c.tieEmbeddings)
+        return true;
+    return endsWith(n, ".attn.bias") || endsWith(n, ".attn.masked_bias") ||
+           endsWith(n, ".rotary_emb.inv_freq");
+}
+
+} // namespace
+
+// ---- the model ---------------------------------------------------------------------------------
+
+HfTransformer::HfTransformer(HfConfig config)
+    : m_config(std::move(config)) {}
+
+std::string weightModule(const std::string& name) {
+    return endsWith(name, ".weight") && name.size() > 7 ? name.substr(0, name.size() - 7)
+                                                        : std::string();
+}
+
+HfTransformer::Shapes HfTransformer::expectedTensors() const {
+    const HfConfig& c = m_config;
+    const Family& f = *c.family;
+    const int64_t h = c.hidden, hd = c.headDim, q = c.heads * hd, kv = c.kvHeads * hd;
+    const int64_t ff = c.intermediate;
+    Shapes s;
+    // A linear layer of [out, in] (stored [in, out] by Conv1D families), its bias after it or,
+    // with `biasesLater`, after its siblings' weights (Llama's order: q, k, v, then their biases).
+    auto linear = [&](Role r, int64_t layer, int64_t out, int64_t in, bool bias, Shapes* later) {
+        if (!f.has(r))
+            return;
+        const std::string m = nameOf(f, r, layer);
+        s.push_back({m + ".weight",
+                     f.conv1d ? std::vector<int64_t>{in, out} : std::vector<int64_t>{out, in}});
+        if (bias)
+            (later ? *later : s).push_back({m + ".bias", {out}});
+    };
+    auto normOf = [&](Role r, int64_t layer, int64_t dims) {
+        if (!f.has(r))
+            return;
+        const std::string m = nameOf(f, r, layer);
+        s.push_back({m + ".weight", {dims}});
+        if (f.norm == NormKind::LayerNorm)
+            s.push_back({m + ".bias", {dims}});
+    };
+    s.push_back({f.name(Role::Embed), {c.vocab, h}});
+    if (f.has(Role::Positions))
+        s.push_back({f.name(Role::Positions), {c.maxPositions, h}});
+    for (int64_t i = 0; i < c.layers; ++i) {
+        normOf(Role::AttnNorm, i, h);
+        Shapes later;
+        if (f.has(Role::Qkv)) {
+            linear(Role::Qkv, i, q + 2 * kv, h, c.qkvBias, nullptr);
+        } else {
+            linear(Role::Q, i, q, h, c.qkvBias, &later);
+            linear(Role::K, i, kv, h, c.qkvBias, &later);
+            linear(Role::V, i, kv, h, c.qkvBias, &later);
+            s.insert(s.end(), later.begin(), later.end());
+        }
+        linear(Role::O, i, h, q, c.oBias, nullptr);
+        normOf(Role::QNorm, i, hd);
+        normOf(Role::KNorm, i, hd);
+        normOf(Role::PostAttnNorm, i, h);
+        normOf(Role::MlpNorm, i, h);
+        later.clear();
+        if (f.gatedMlp && f.has(Role::GateUp)) {
+            linear(Role::GateUp, i, 2 * ff, h, c.mlpBias, nullptr);
+        } else if (f.gatedMlp) {
+            linear(Role::Gate, i, ff, h, c.mlpBias, &later);
+            linear(Role::Up, i, ff, h, c.mlpBias, &later);
+        } else {
+            linear(Role::Up, i, ff, h, c.mlpBias, nullptr);
+        }
+        linear(Role::Down, i, h, ff, c.mlpBias, f.gatedMlp ? &later : nullptr);
+        s.insert(s.end(), later.begin(), later.end());
+        normOf(Role::PostMlpNorm, i, h);
+    }
+    normOf(Role::FinalNorm, 0, h);
+    if (!c.tieEmbeddings && f.has(Role::LmHead))
+        s.push_back({f.name(Role::LmHead), {c.vocab, h}});
+    return s;
+}
+
+int64_t HfTransformer::parameterCount() const {
+    int64_t n = 0;
+    for (const auto& [name, shape] : expectedTensors()) {
+        int64_t e = 1;
+        for (int64_t d : shape)
+            e *= d;
+        n += e;
+    }
+    return n;
+}
+
+Status HfTransformer::load(const NamedTensors& weights) {
+    auto refuse = [](ErrorCode code, const QString& why) {
+        return Error{code, why, ErrorSubject::Model};
+    };
+    const Shapes expected = expectedTensors();
+    std::map<std::string, size_t> wanted;
+    for (size_t i = 0; i < expected.size(); ++i)
+        wanted[expected[i].first] = i;
+    std::vector<at::Tensor> found(expected.size());
+    for (const auto& [written, t] : weights) {
+        const QString shown = QString::fromStdString(written);
+        const std::string name = canonicalName(*m_config.family, written);
+        auto it = wanted.find(name);
+        if (it == wanted.end()) {
+            if (ignorable(m_config, name))
+                continue;
+            return refuse(ErrorCode::Incompatible,
+                          QStringLiteral("the checkpoint holds %1, which a %2 with this config "
+                                         "does not have")
+                              .arg(shown, m_config.architecture));
+        }
+        const auto& shape = expected[it->second].second;
+        if (t.sizes().vec() != shape)
+            return refuse(ErrorCode::Incompatible,
+                          QStringLiteral("%1 is %2 in the checkpoint; this config makes it %3")
+                              .arg(shown, shapeText(t.sizes().vec()), shapeText(shape)));
+        if (found[it->second].defined())
+            return refuse(ErrorCode::Corrupt, QStringLiteral("%1 appears twice").arg(shown));
+        found[it->second] = t;
+    }
+    NamedTensors params;
+    for (size_t i = 0; i < expected.size(); ++i) {
+        if (!found[i].defined())
+            return refuse(ErrorCode::Incompatible,
+                          QStringLiteral("the checkpoint lacks %1 %2, which a %3 with this config "
+                                         "needs")
+                              .arg(QString::fromStdString(expected[i].first),
+                                   shapeText(expected[i].second), m_config.architecture));
+        params.emplace_back(expected[i].first, found[i].detach().set_requires_grad(true));
+    }
+    m_params = std::move(params);
+    m_lora.reset();
+    bind();
+    return success();
+}
+
+void HfTransformer::bind() {
+    auto w = std::make_shared<BoundWeights>();
+    w->config = m_config;
+    w->conv1d = m_config.family->conv1d;
+    if (m_lora) {
+        w->loraScale = m_lora->scale();
+        w->loraDropout = m_lora->dropout;
+    }
+    std::map<std::string, at::Tensor> byName(m_params.begin(), m_params.end());
+    auto tensor = [&](const std::string& n) {
+        auto it = byName.find(n);
+        return it == byName.end() ? at::Tensor() : it->second;
+    };
+    const Family& f = *m_config.family;
+    auto normOf = [&](Role r, int64_t layer) {
+        if (!f.has(r))
+            return BoundNorm{};
+        const std::string m = nameOf(f, r, layer);
+        return BoundNorm{tensor(m + ".weight"), tensor(m + ".bias")};
+    };
+    auto linearOf = [&](Role r, int64_t layer) {
+        BoundLinear l;
+        if (!f.has(r))
+            return l;
+        const std::string m = nameOf(f, r, layer);
+        l.weight = tensor(m + ".weight");
+        l.bias = tensor(m + ".bias");
+        l.loraA = tensor(m + ".lora_A.weight");
+        l.loraB = tensor(m + ".lora_B.weight");
+        l.id = std::hash<std::string>()(m);
+        return l;
+    };
+    w->embed = tensor(f.name(Role::Embed));
+    if (f.has(Role::Positions))
+        w->positions = tensor(f.name(Role::Positions));
+    w->lmHead =
+        m_config.tieEmbeddings || !f.has(Role::LmHead) ? w->embed : tensor(f.name(Role::LmHead));
+    w->finalNorm = normOf(Role::FinalNorm, 0);
+    const std::string pattern = f.name(Role::AttnNorm);
+    const std::string layerStart = pattern.substr(0, pattern.find("%1"));
+    for (int64_t i = 0; i < m_config.layers; ++i) {
+        BoundLayer l;
+        l.attnNorm = normOf(Role::AttnNorm, i);
+        l.q = linearOf(Role::Q, i), l.k = linearOf(Role::K, i), l.v = linearOf(Role::V, i);
+        l.qkv = linearOf(Role::Qkv, i), l.o = linearOf(Role::O, i);
+        l.qNorm = normOf(Role::QNorm, i), l.kNorm = normOf(Role::KNorm, i);
+        l.postAttnNorm = normOf(Role::PostAttnNorm, i);
+        l.mlpNorm = normOf(Role::MlpNorm, i);
+        l.gate = linearOf(Role::Gate, i), l.up = linearOf(Role::Up, i);
+        l.gateUp = linearOf(Role::GateUp, i), l.down = linearOf(Role::Down, i);
+        l.postMlpNorm = normOf(Role::PostMlpNorm, i);
+        // The block's own trainable tensors: the names under its prefix ("model.layers.3.").
+        const std::string prefix = layerStart + std::to_string(i) + ".";
+        for (const auto& [name, t] : m_params)
+            if (t.requires_grad() && name.rfind(prefix, 0) == 0)
+                l.trainable.push_back(t);
+        w->layers.push_back(std::move(l));
+    }
+    m_bound = std::move(w);
+}
+
+HfTransformer HfTransformer::copy() const {
+    HfTransformer c(m_config);
+    c.m_lora = m_lora;
+    c.m_checkpoint = m_checkpoint;
+    at::NoGradGuard noGrad;
+    for (const auto& [name, t] : m_params)
+        c.m_params.emplace_back(name,
+                                t.requires_grad() ? t.detach().clone().set_requires_grad(true) : t);
+    c.bind();
+    return c;
+}
+
+void HfTransformer::to(const c10::Device& device) {
+    at::NoGradGuard noGrad;
+    for (auto& [name, t] : m_params)
+        if (t.device() != device)
+            t = t.detach().to(device).set_requires_grad(t.requires_grad());
+    bind();
+}
+
+void HfTransformer::convertWeights(at::ScalarType dtype) {
+    at::NoGradGuard noGrad;
+    for (auto& [name, t] : m_params)
+        if (t.is_floating_point() && t.scalar_type() != dtype)
+            t = t.detach().to(dtype).set_requires_grad(t.requires_grad());
+    m_config.dtype = dtype == at::kFloat  ? DType::F32
+                     : dtype == at::kHalf ? DType::F16
+                                          : DType::BF16;
+    m_config.source.insert(QStringLiteral("torch_dtype"),
+                           dtype == at::kFloat  ? QStringLiteral("float32")
+                           : dtype == at::kHalf ? QStringLiteral("float16")
+                                                : QStringLiteral("bfloat16"));
+    bind();
+}
+
+at::Tensor HfTransformer::logits(const at::Tensor& ids, const Pass& pass) const {
+    auto refuse = [](const QString& why) { throw std::invalid_argument(why.toStdString()); };
+    if (!m_bound)
+        refuse(QStringLiteral("the model's weights are not loaded"));
+    if (ids.dim() != 2 || ids.scalar_type() != at::kLong)
+        refuse(QStringLiteral("token ids must be an int64 [batch, length] tensor"));
+    const std::shared_ptr<const BoundWeights> bound = m_bound;
+    const BoundWeights& w = *bound;
+    const HfConfig& c = m_config;
+    const int64_t b = ids.size(0), t = ids.size(1), h = c.hidden;
+    const int64_t past = pass.cache ? pass.cache->length : 0;
+    if (c.positionLimit() > 0 && past + t > c.positionLimit())
+        refuse(QStringLiteral("%1 tokens is more than the model's %2 positions")
+                   .arg(past + t)
+                   .arg(c.positionLimit()));
+    if (ids.numel() > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= c.vocab))
+        refuse(
+            QStringLiteral("token ids must lie in [0, %1), the model's vocabulary").arg(c.vocab));
+    if (pass.cache) {
+        pass.cache->keys.resize(size_t(c.layers));
+        pass.cache->values.resize(size_t(c.layers));
+    }
+    at::Tensor x = w.embed.index_select(0, ids.reshape({-1})).view({b, t, h});
+    if (w.positions.defined())
+        x = x + w.positions.narrow(0, past, t);
+    // Each rotary embedding the blocks use, once per pass.
+    RotaryPair full, local;
+    if (!c.family->learnedPositions) {
+        full = rotaryTables(c.rope, c.headDim, past, t, x);
+        if (c.localRope)
+            local = rotaryTables(*c.localRope, c.headDim, past, t, x);
+    }
+    const bool recompute = m_checkpoint && at::GradMode::is_enabled() && !pass.cache;
+    for (int64_t i = 0; i < c.layers; ++i)
+        x = runBlock(bound, i, x, c.isSliding(i) && c.localRope ? local : full, pass, recompute);
+    if (pass.cache)
+        pass.cache->length += t;
+    x = norm(w.finalNorm, c.family->norm, x, c.normEps);
+    return at::linear(x, w.lmHead);
+}
+
+Expected<at::Tensor> HfTransformer::forward(const at::Tensor& ids, const Pass& pass) const {
+    try {
+        return logits(ids, pass);
+    } catch (const std::invalid_argument& e) {
+        return Error{ErrorCode::InvalidArgument, QString::fromUtf8(e.what())};
+    } catch (const std::exception& e) {
+        return Error{isOutOfMemory(e) ? ErrorCode::OutOfMemory : ErrorCode::Runtime,
+                     QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)};
+    }
+}
+
+int64_t HfTransformer::bytesPerSample(int64_t tokens, int64_t elem) const {
+    const HfConfig& c = m_config;
+    const Family& f = *c.family;
+    const int64_t h = c.hidden, q = c.heads * c.headDim, kv = c.kvHeads * c.headDim;
+    // Per token and block: the norms' inputs and outputs, q/k/v (rotated, with grouped keys
+    // repeated), the attention output and projection, the MLP's gate, up and their product;
+    // per query, the attention scores in fp32 and their softmax.
+    int64_t perToken = 10 * h + 5 * q + 3 * kv + (f.gatedMlp ? 4 : 3) * c.intermediate;
+    if (f.has(Role::QNorm))
+        perToken += 2 * (q + kv);
+    if (f.has(Role::PostAttnNorm))
+        perToken += 4 * h;
+    const int64_t block = tokens * (perToken * elem + c.heads * tokens * 9);
+    const int64_t blocks = m_checkpoint ? c.layers * tokens * h * elem + block : c.layers * block;
+    const int64_t logits = tokens * c.vocab * (elem + 3 * 4);
+    return blocks + logits + 2 * tokens * h * elem;
+}
+
+Status HfTransformer::addLora(const LoraConfig& lora, uint64_t seed) {
+    if (m_params.empty() || m_lora)
+        return Error{ErrorCode::Runtime, QStringLiteral("adapters go on a loaded model, once")};
+    for (auto& [name, t] : m_params)
+        t.set_requires_grad(false);
+    at::Generator gen = at::detail::createCPUGenerator(seed);
+    NamedTensors added;
+    const bool conv = m_config.family->conv1d;
+    for (const auto& [name, t] : m_params) {
+        const std::string module = weightModule(name);
+        if (module.empty() || t.dim() != 2)
+            continue;
+        const QString leaf = QString::fromStdString(module.substr(module.rfind('.') + 1));
+        if (!lora.targets.contains(leaf))
+            continue;
+        // A Conv1D stores [in, out]; torch.nn.Linear [out, in].
+        const int64_t in = conv ? t.size(0) : t.size(1), out = conv ? t.size(1) : t.size(0);
+        const double bound = 1.0 / std::sqrt(double(in));
+        at::Tensor a =
+            at::empty({lora.rank, in}, at::kFloat).uniform_(-bound, bound, gen).to(t.device());
+        at::Tensor b =
+            at::zeros({out, lora.rank}, at::TensorOptions(at::kFloat).device(t.device()));
+        added.emplace_back(module + ".lora_A.weight", a.set_requires_grad(true));
+        added.emplace_back(module + ".lora_B.weight", b.set_requires_grad(true));
+    }
+    if (added.empty())
+        return Error{ErrorCode::InvalidArgument,
+                     QStringLiteral("no layer of this model matches the adapters' targets")};
+    for (auto& entry : added)
+        m_params.push_back(std::move(entry));
+    m_lora = lora;
+    bind();
+    return success();
+}
+
+} // namespace tandem

@@ -1,0 +1,36 @@
+#include "model/openmodel.h"
+
+#include "model/hf/hfmodel.h"
+#include "model/scriptmodel.h"
+
+namespace tandem {
+
+Expected<Model> openModel(const ModelSource& source, const ModelOptions& options) {
+    switch (source.kind) {
+    case ModelSource::Kind::HfFolder:
+        return openHfModel(source.path, options);
+    case ModelSource::Kind::Checkpoint:
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("%1 is a run checkpoint: resume it (--resume) or export "
+                                        "it (tandem export) instead of training it as a model")
+                             .arg(source.path));
+    case ModelSource::Kind::BuiltIn:
+    case ModelSource::Kind::TorchScript:
+        break;
+    }
+    if (!options.lora.isEmpty() || options.checkpointActivations)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("adapters (--lora) and recomputed activations "
+                                        "(--checkpoint-activations) are for a Hugging Face model "
+                                        "(--model hf:DIR); %1 is not one")
+                             .arg(source.text()));
+    return openScriptModel(source, options.seed);
+}
+
+Expected<Model> modelFromArchive(const QByteArray& archive, const QString& name) {
+    if (isTandemCheckpoint(archive))
+        return hfModelFromArchive(archive, name);
+    return scriptModelFromArchive(archive, name);
+}
+
+} // namespace tandem

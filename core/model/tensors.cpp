@@ -1,0 +1,152 @@
+#include "model/tensors.h"
+
+#include <QCryptographicHash>
+
+#include <cstring>
+
+namespace tandem {
+
+Error torchError(const QString& what, const std::exception& e) {
+    // c10::Error messages carry a C++ backtrace after the first line; the first line is the
+    // part a person can act on.
+    QString msg = QString::fromUtf8(e.what());
+    const qsizetype nl = msg.indexOf(QLatin1Char('\n'));
+    if (nl > 0)
+        msg.truncate(nl);
+    return makeError(ErrorCode::Runtime, QStringLiteral("%1: %2").arg(what, msg));
+}
+
+QString firstLine(const std::exception& e) {
+    QString m = QString::fromUtf8(e.what());
+    const qsizetype nl = m.indexOf(QLatin1Char('\n'));
+    return nl > 0 ? m.left(nl) : m;
+}
+
+QString describeParameters(const ModelTensors& t) {
+    QString s = QStringLiteral("%1 trainable parameters").arg(t.trainableCount());
+    if (t.frozenCount() > 0)
+        s += QStringLiteral(", %1 frozen, which are never sent or changed").arg(t.frozenCount());
+    return s;
+}
+
+Status checkTrainable(const ModelTensors& t, const QString& modelName) {
+    if (!t.params.empty())
+        return success();
+    return makeError(ErrorCode::Incompatible,
+                     QStringLiteral("model %1 has no trainable parameters: every one has "
+                                    "requires_grad=False. Unfreeze the layers to train before "
+                                    "saving it")
+                         .arg(modelName));
+}
+
+QByteArray schemaHash(const ModelTensors& t) {
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    auto add = [&](const char* kind, const std::string& n, const at::Tensor& v) {
+        QByteArray line = QByteArray(kind) + ' ' + QByteArray::fromStdString(n) + ' ' +
+                          QByteArray(c10::toString(v.scalar_type()));
+        for (int64_t s : v.sizes())
+            line += ' ' + QByteArray::number(qint64(s));
+        h.addData(line + '\n');
+    };
+    for (size_t i = 0; i < t.params.size(); ++i)
+        add("param", t.paramNames[i], t.params[i]);
+    for (size_t i = 0; i < t.frozen.size(); ++i)
+        add("frozen", t.frozenNames[i], t.frozen[i]);
+    for (size_t i = 0; i < t.buffers.size(); ++i)
+        add("buffer", t.bufferNames[i], t.buffers[i]);
+    return h.result().toHex();
+}
+
+int64_t ModelTensors::trainableCount() const {
+    int64_t n = 0;
+    for (const at::Tensor& p : params)
+        n += p.numel();
+    return n;
+}
+
+int64_t ModelTensors::frozenCount() const {
+    int64_t n = 0;
+    for (const at::Tensor& p : frozen)
+        n += p.numel();
+    return n;
+}
+
+bool dtypeOf(at::ScalarType s, DType* out) {
+    switch (s) {
+    case at::kFloat:
+        *out = DType::F32;
+        return true;
+    case at::kDouble:
+        *out = DType::F64;
+        return true;
+    case at::kHalf:
+        *out = DType::F16;
+        return true;
+    case at::kBFloat16:
+        *out = DType::BF16;
+        return true;
+    case at::kLong:
+        *out = DType::I64;
+        return true;
+    case at::kInt:
+        *out = DType::I32;
+        return true;
+    case at::kByte:
+        *out = DType::U8;
+        return true;
+    case at::kBool:
+        *out = DType::Bool;
+        return true;
+    default:
+        return false;
+    }
+}
+
+at::ScalarType scalarTypeOf(DType d) {
+    switch (d) {
+    case DType::F32:
+        return at::kFloat;
+    case DType::F64:
+        return at::kDouble;
+    case DType::F16:
+        return at::kHalf;
+    case DType::BF16:
+        return at::kBFloat16;
+    case DType::I64:
+        return at::kLong;
+    case DType::I32:
+        return at::kInt;
+    case DType::U8:
+        return at::kByte;
+    case DType::Bool:
+        return at::kBool;
+    }
+    return at::kFloat;
+}
+
+TensorRecord toRecord(const std::string& name, const at::Tensor& t) {
+    TensorRecord r;
+    r.name = QString::fromStdString(name);
+    at::Tensor c = t.detach().to(at::kCPU).contiguous();
+    if (!dtypeOf(c.scalar_type(), &r.dtype)) {
+        c = c.to(at::kFloat);
+        r.dtype = DType::F32;
+    }
+    r.shape.assign(c.sizes().begin(), c.sizes().end());
+    r.data = QByteArray(static_cast<const char*>(c.data_ptr()), qsizetype(c.nbytes()));
+    return r;
+}
+
+Expected<at::Tensor> fromRecord(const TensorRecord& r) {
+    if (r.data.size() != r.numel() * dtypeSize(r.dtype))
+        return makeError(
+            ErrorCode::Corrupt,
+            QStringLiteral("tensor %1: data size does not match its shape").arg(r.name));
+    at::Tensor t =
+        at::empty(at::IntArrayRef(r.shape), at::TensorOptions().dtype(scalarTypeOf(r.dtype)));
+    if (r.data.size() > 0)
+        memcpy(t.data_ptr(), r.data.constData(), size_t(r.data.size()));
+    return t;
+}
+
+} // namespace tandem
