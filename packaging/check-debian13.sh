@@ -3,7 +3,8 @@
 # ships, as a new user there would.
 #
 #   packaging/check-debian13.sh        LibTorch 2.6 (CPU): builds and runs the whole test suite
-#                                      with the README's command (packaging/quickstart.sh test)
+#                                      with the README's command (packaging/quickstart.sh test),
+#                                      the longest checks (label extended) included
 #   packaging/check-debian13.sh cuda   LibTorch 2.6 built for CUDA, with CUDA 12.4: the same
 #                                      command with the CUDA packages and TANDEM_REQUIRE_CUDA,
 #                                      so it builds with TANDEM_WITH_CUDA and runs the suite on
@@ -90,7 +91,7 @@ inroot() {
 }
 
 if [ "$mode" = cpu ]; then
-    inroot 'cd /src && bash packaging/quickstart.sh test'
+    inroot 'cd /src && TANDEM_TEST_ALL=1 bash packaging/quickstart.sh test'
     exit
 fi
 

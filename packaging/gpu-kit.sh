@@ -10,7 +10,8 @@
 # CMake and pkg-config files, and every shared library they load that is not part of the C
 # and C++ runtimes (glibc, libstdc++, libgcc_s), which the target machine's compiler brings.
 # It is packed as kit.tar.xz beside env.sh and unpack.sh, so the folder stays small enough to
-# carry (checked against TANDEM_KIT_LIMIT_MB, 60 by default).
+# carry (checked against TANDEM_KIT_LIMIT_MB, 60 by default); tokenizers.tar.xz beside them holds
+# the published tokenizer files of build/npm/tokenizers (TANDEM_KIT_TOKENIZERS) for bench/gpu.sh.
 #
 # On the target machine:
 #   sh OUT/unpack.sh DIR      unpacks the kit into DIR, and lends (DIR/lent) the libraries
@@ -303,6 +304,16 @@ chmod +x "$out/unpack.sh"
     echo "libraries brought along for them:"
     sort -u "$stage/added" 2>/dev/null || true
 } >"$out/MANIFEST"
+
+# The published tokenizer files bench/gpu.sh's parity phase uses, from where the README's test
+# command writes them (tests/npm), packed beside the kit.
+tokenizers=${TANDEM_KIT_TOKENIZERS:-build/npm/tokenizers}
+if [ -d "$tokenizers" ]; then
+    tar -C "$tokenizers" -cf - . | xz -T0 -9 >"$out/tokenizers.tar.xz"
+else
+    echo "gpu-kit: no tokenizer files in $tokenizers (run the README's test command first);" \
+        "bench/gpu.sh's parity phase will skip the tokenizer checks" >&2
+fi
 
 unpacked=$(du -sm "$root" | cut -f1)
 packed=$(du -sm "$out" | cut -f1)
