@@ -85,6 +85,15 @@ FAMILIES = {
                    "num_key_value_heads": 1, "max_position_embeddings": 1024, "rms_norm_eps": 1e-5,
                    "rope_theta": 1000000.0, "hidden_act": "silu", "sliding_window": None,
                    "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2}},
+    "qwen3": {  # Qwen3-0.6B's form: q/k norms, heads wider than hidden / heads, tied
+        "architecture": "Qwen3ForCausalLM", "tokenizer": "qwen3", "targets": LLAMA_TARGETS,
+        "config": {"model_type": "qwen3", "vocab_size": 151936, "hidden_size": 64,
+                   "intermediate_size": 192, "num_hidden_layers": 2, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "head_dim": 32, "max_position_embeddings": 40960,
+                   "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu",
+                   "attention_bias": False, "use_sliding_window": False, "sliding_window": None,
+                   "max_window_layers": 2, "tie_word_embeddings": True,
+                   "bos_token_id": 151643, "eos_token_id": 151645}},
 }
 
 TEXTS = [
@@ -195,7 +204,7 @@ class StandInReference:
         cfg = dict(spec["config"])
         cfg["architectures"] = [spec["architecture"]]
         cfg["torch_dtype"] = "float32"
-        if family in ("llama", "qwen2"):  # as transformers 5 writes it: rope_parameters
+        if family in ("llama", "qwen2", "qwen3"):  # as transformers 5 writes it: rope_parameters
             rope = dict(cfg.pop("rope_scaling", None) or {})
             rope["rope_theta"] = cfg.pop("rope_theta")
             rope.setdefault("rope_type", "default")

@@ -21,11 +21,12 @@ namespace hffolder {
 
 struct Spec {
     // "gpt2", or the Llama family: "llama", "qwen2" (q/k/v biases), "mistral" (a sliding window
-    // longer than any context the tests use)
+    // longer than any context the tests use), "qwen3" (q/k norms, heads of headDim)
     QString family = QStringLiteral("llama");
     bool tied = true; // the Llama family: the output layer is the token embedding
     int vocab = 64, hidden = 32, layers = 2, heads = 4, kvHeads = 2, intermediate = 48;
     int positions = 64;
+    int headDim = 0; // qwen3: the heads' width (0: hidden / heads)
     bool bf16 = false;
     quint32 seed = 1;
     // Embeddings (and an untied output layer) wider than Hugging Face's N(0, 0.02), so that a
@@ -53,7 +54,8 @@ inline void put(QByteArray& out, float f, bool bf16) {
 inline QList<tandem::TensorRecord> weights(const Spec& s) {
     using Shape = std::vector<int64_t>;
     std::vector<std::pair<QString, Shape>> names;
-    const int64_t h = s.hidden, f = s.intermediate, hd = s.hidden / s.heads;
+    const int64_t h = s.hidden, f = s.intermediate,
+                  hd = s.headDim > 0 ? s.headDim : s.hidden / s.heads;
     if (s.family == QLatin1String("gpt2")) {
         names = {{QStringLiteral("transformer.wte.weight"), {s.vocab, h}},
                  {QStringLiteral("transformer.wpe.weight"), {s.positions, h}}};
@@ -90,11 +92,14 @@ inline QList<tandem::TensorRecord> weights(const Spec& s) {
                      {"self_attn.k_proj.bias", {kv}},
                      {"self_attn.v_proj.bias", {kv}},
                      {"self_attn.o_proj.weight", {h, q}},
+                     {"self_attn.q_norm.weight", {hd}},
+                     {"self_attn.k_norm.weight", {hd}},
                      {"post_attention_layernorm.weight", {h}},
                      {"mlp.gate_proj.weight", {f, h}},
                      {"mlp.up_proj.weight", {f, h}},
                      {"mlp.down_proj.weight", {h, f}}})
-                if (s.family == QLatin1String("qwen2") || !QByteArray(n).endsWith(".bias"))
+                if ((s.family == QLatin1String("qwen2") || !QByteArray(n).endsWith(".bias")) &&
+                    (s.family == QLatin1String("qwen3") || !QByteArray(n).contains("_norm.")))
                     names.emplace_back(b + QLatin1String(n), shape);
         }
         names.emplace_back(QStringLiteral("model.norm.weight"), Shape{h});
@@ -143,10 +148,11 @@ inline QJsonObject config(const Spec& s) {
         c.insert(QStringLiteral("n_inner"), s.intermediate);
         c.insert(QStringLiteral("n_positions"), s.positions);
     } else {
-        const QString arch = s.family == QLatin1String("qwen2") ? QStringLiteral("Qwen2ForCausalLM")
-                             : s.family == QLatin1String("mistral")
-                                 ? QStringLiteral("MistralForCausalLM")
-                                 : QStringLiteral("LlamaForCausalLM");
+        const QString arch =
+            s.family == QLatin1String("qwen2")     ? QStringLiteral("Qwen2ForCausalLM")
+            : s.family == QLatin1String("qwen3")   ? QStringLiteral("Qwen3ForCausalLM")
+            : s.family == QLatin1String("mistral") ? QStringLiteral("MistralForCausalLM")
+                                                   : QStringLiteral("LlamaForCausalLM");
         c.insert(QStringLiteral("model_type"), s.family);
         c.insert(QStringLiteral("architectures"), QJsonArray{arch});
         if (s.family == QLatin1String("mistral"))
@@ -158,6 +164,7 @@ inline QJsonObject config(const Spec& s) {
         c.insert(QStringLiteral("intermediate_size"), s.intermediate);
         c.insert(QStringLiteral("max_position_embeddings"), s.positions);
         c.insert(QStringLiteral("tie_word_embeddings"), s.tied);
+        c.insert(QStringLiteral("head_dim"), s.headDim > 0 ? s.headDim : s.hidden / s.heads);
     }
     return c;
 }

@@ -168,6 +168,15 @@ void TestHf::configReadsEachFamily() {
     QVERIFY(c->tieEmbeddings); // Qwen2's default
     QCOMPARE(c->slidingWindow, 0);
 
+    // Qwen3: heads of 128 unless the config says, no biases, untied unless it says.
+    o[QStringLiteral("model_type")] = QStringLiteral("qwen3");
+    o[QStringLiteral("architectures")] = QJsonArray{QStringLiteral("Qwen3ForCausalLM")};
+    c = parseHfConfig(json(o), QStringLiteral("config.json"));
+    QVERIFY2(c, qPrintable(c ? QString() : c.error().message));
+    QCOMPARE(c->headDim, 128);
+    QVERIFY(!c->qkvBias && !c->tieEmbeddings);
+    QVERIFY(c->family->has(Role::QNorm) && c->family->has(Role::KNorm));
+
     const QJsonObject gpt2 = object(R"({"model_type": "gpt2", "vocab_size": 50257,
                                          "n_positions": 1024, "n_embd": 768, "n_layer": 12,
                                          "n_head": 12})");
@@ -221,7 +230,7 @@ void TestHf::configRefusesWhatIsNotBuilt() {
 
 void TestHf::logitsMatchTheReference_data() {
     QTest::addColumn<QString>("family");
-    for (const char* f : {"gpt2", "llama", "qwen2", "mistral"})
+    for (const char* f : {"gpt2", "llama", "qwen2", "mistral", "qwen3"})
         QTest::newRow(f) << QString::fromLatin1(f);
 }
 

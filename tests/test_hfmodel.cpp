@@ -84,7 +84,7 @@ private:
 
 void TestHfModel::kvCacheGivesTheSameLogits_data() {
     QTest::addColumn<QString>("family");
-    for (const char* f : {"gpt2", "llama", "qwen2", "mistral"})
+    for (const char* f : {"gpt2", "llama", "qwen2", "mistral", "qwen3"})
         QTest::newRow(f) << QString::fromLatin1(f);
 }
 
@@ -96,6 +96,8 @@ void TestHfModel::kvCacheGivesTheSameLogits() {
     s.family = family;
     if (family == QLatin1String("qwen2"))
         s.kvHeads = 1;
+    if (family == QLatin1String("qwen3"))
+        s.headDim = 16; // wider than hidden / heads, as Qwen3's are
     const QString dir = m_tmp.filePath(QStringLiteral("kv-") + family);
     QVERIFY(hffolder::write(dir, s));
     auto m = openHfModel(dir, {QString(), false, 1});

@@ -3,7 +3,7 @@ here byte by byte) with random weights, and the logits each should give for a ba
 ids, computed from the published equations in float64 with per-head and per-pair loops. The
 engine's own transformer must match these; nothing here shares code with it.
 
-    make_hf.py OUT_DIR        writes OUT_DIR/{gpt2,llama,qwen2,mistral}/ and expected.safetensors
+    make_hf.py OUT_DIR        writes OUT_DIR/{gpt2,llama,qwen2,mistral,qwen3}/ and expected.safetensors
 """
 import json
 import math
@@ -120,6 +120,8 @@ def llama_logits(c, p, ids, qwen=False):
     bias = qwen or c.get("attention_bias", False)
     # Mistral's blocks each attend within its sliding window (Qwen2's only where it says so).
     window = (c.get("sliding_window") or 0) if c["model_type"] == "mistral" else 0
+    # Qwen3 normalises each head's query and key (RMS over the head's dimensions) before rotating.
+    qk_norm = c["model_type"] == "qwen3"
 
     def lin(x, name, has_bias):
         y = x @ p[name + ".weight"].T
@@ -137,8 +139,11 @@ def llama_logits(c, p, ids, qwen=False):
             heads = []
             for j in range(nh):
                 g = j // (nh // nkv)  # the key/value head this query head shares
-                heads.append(causal_attention(rotate(q[:, j * hd:(j + 1) * hd], freqs),
-                                              rotate(k[:, g * hd:(g + 1) * hd], freqs),
+                qh, kh = q[:, j * hd:(j + 1) * hd], k[:, g * hd:(g + 1) * hd]
+                if qk_norm:
+                    qh = rms_norm(qh, p[n + "self_attn.q_norm.weight"], eps)
+                    kh = rms_norm(kh, p[n + "self_attn.k_norm.weight"], eps)
+                heads.append(causal_attention(rotate(qh, freqs), rotate(kh, freqs),
                                               v[:, g * hd:(g + 1) * hd], window))
             x = x + lin(torch.cat(heads, 1), n + "self_attn.o_proj", c.get("attention_bias", False))
             r2 = rms_norm(x, p[n + "post_attention_layernorm.weight"], eps)
@@ -178,7 +183,8 @@ def gpt2_model(gen):
 
 def llama_model(gen, kind):
     c = {"model_type": kind, "architectures": [{"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM",
-                                                "mistral": "MistralForCausalLM"}[kind]],
+                                                "mistral": "MistralForCausalLM",
+                                                "qwen3": "Qwen3ForCausalLM"}[kind]],
          "vocab_size": 64, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
          "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64,
          "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "hidden_act": "silu", "torch_dtype": "float32",
@@ -193,9 +199,11 @@ def llama_model(gen, kind):
                   "use_sliding_window": False, "sliding_window": 4})
     if kind == "mistral":  # a window shorter than the 12 tokens the logits are checked on
         c.update({"sliding_window": 5, "num_key_value_heads": 4})
+    if kind == "qwen3":  # heads wider than hidden / heads, tied, q/k norms, no biases
+        c.update({"head_dim": 16, "tie_word_embeddings": True, "rope_theta": 1000000.0})
     h, f = 32, 48
     nkv = c["num_key_value_heads"]
-    hd = 8
+    hd = c.get("head_dim", 8)
     p = {"model.embed_tokens.weight": randn(gen, 64, h), "model.norm.weight": 1 + randn(gen, h, scale=0.1)}
     if not c["tie_word_embeddings"]:
         p["lm_head.weight"] = randn(gen, 64, h, scale=0.2)
@@ -213,6 +221,9 @@ def llama_model(gen, kind):
         if kind == "qwen2":
             for proj, size in (("q", 4 * hd), ("k", nkv * hd), ("v", nkv * hd)):
                 p[n + f"self_attn.{proj}_proj.bias"] = randn(gen, size, scale=0.1)
+        if kind == "qwen3":
+            p[n + "self_attn.q_norm.weight"] = 1 + randn(gen, hd, scale=0.3)
+            p[n + "self_attn.k_norm.weight"] = 1 + randn(gen, hd, scale=0.3)
     stored = dict(p)
     if kind == "llama":
         stored["model.layers.0.self_attn.rotary_emb.inv_freq"] = torch.zeros(4)
@@ -224,7 +235,7 @@ def main():
     gen = torch.Generator().manual_seed(7)
     ids = torch.randint(0, 50, (2, 12), generator=gen)
     expected = {"input_ids": ids}
-    for kind in ("gpt2", "llama", "qwen2", "mistral"):
+    for kind in ("gpt2", "llama", "qwen2", "mistral", "qwen3"):
         if kind == "gpt2":
             c, p, stored = gpt2_model(gen)
             logits = gpt2_logits(c, p, ids)

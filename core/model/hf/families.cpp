@@ -119,6 +119,17 @@ void readMistral(ConfigKeys& k, HfConfig& c) {
     }
 }
 
+// Qwen3: Llama's equations with no q/k/v biases, an explicit head_dim (128 unless the config
+// says), and a sliding window only where use_sliding_window says so, from max_window_layers on.
+void readQwen3(ConfigKeys& k, HfConfig& c) {
+    readLlamaLike(k, c);
+    c.headDim = k.count({"head_dim"}, 128);
+    if (k.flag("use_sliding_window", false)) {
+        c.slidingWindow = k.count({"sliding_window"}, 4096);
+        readSlidingLayers(k, c, k.count({"max_window_layers"}, 28));
+    }
+}
+
 // ---- layouts ----------------------------------------------------------------------------------
 
 // Llama's layout, which most families share or start from.
@@ -204,8 +215,21 @@ Family mistral() {
     return f;
 }
 
+// Qwen3: Llama's layout with a per-head RMS norm of the queries and of the keys, over each
+// head's dimensions, before the rotation (block.cpp applies any family's q/k norms).
+Family qwen3() {
+    Family f = llamaLayout();
+    f.modelType = "qwen3";
+    f.architecture = "Qwen3ForCausalLM";
+    f.title = "Qwen3";
+    f.readConfig = readQwen3;
+    f.names[size_t(Role::QNorm)] = "model.layers.%1.self_attn.q_norm";
+    f.names[size_t(Role::KNorm)] = "model.layers.%1.self_attn.k_norm";
+    return f;
+}
+
 const std::vector<Family>& families() {
-    static const std::vector<Family> table{gpt2(), llama(), qwen2(), mistral()};
+    static const std::vector<Family> table{gpt2(), llama(), qwen2(), mistral(), qwen3()};
     return table;
 }
 
