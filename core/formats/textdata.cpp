@@ -9,8 +9,10 @@
 // tokenizes again.
 
 #include "formats/chattemplate.h"
+
 #include "formats/dataset.h"
 #include "formats/datasetspec.h"
+#include "formats/json.h"
 #include "formats/sha256.h"
 #include "formats/tokenizer.h"
 #include "formats/tokenstream.h"
@@ -204,7 +206,7 @@ Expected<Encoded> encodeFile(const TextOptions& o, const QByteArray& bytes) {
         if (raw.trimmed().isEmpty())
             continue;
         QJsonParseError err;
-        const QJsonDocument doc = QJsonDocument::fromJson(raw, &err);
+        const QJsonDocument doc = parseJson(raw, &err);
         if (err.error != QJsonParseError::NoError || !doc.isObject())
             return badLine(o.file, line,
                            QStringLiteral("is not a JSON object (%1)")

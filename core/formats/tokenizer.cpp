@@ -4,6 +4,8 @@
 
 #include "formats/tokenizer.h"
 
+#include "formats/json.h"
+
 #include "formats/sentencepiece.h"
 #include "formats/sha256.h"
 #include "formats/tokenizerparts.h"
@@ -397,6 +399,89 @@ const QString& Tokenizer::name() const {
     return m->name;
 }
 
+void AddedTrie::insert(QStringView content, int token) {
+    int32_t at = 0;
+    for (QChar c : content) {
+        auto& next = m_nodes[size_t(at)].next;
+        const char16_t u = c.unicode();
+        auto it = std::lower_bound(next.begin(), next.end(), u,
+                                   [](const auto& e, char16_t v) { return e.first < v; });
+        if (it == next.end() || it->first != u) {
+            const int32_t node = int32_t(m_nodes.size());
+            it = next.insert(it, {u, node});
+            m_nodes.emplace_back();
+        }
+        at = it->second;
+    }
+    // Of two tokens with one content (the file says both), the first read stays.
+    if (m_nodes[size_t(at)].token < 0)
+        m_nodes[size_t(at)].token = token;
+}
+
+std::pair<int, qsizetype> AddedTrie::longestAt(QStringView text, qsizetype at) const {
+    std::pair<int, qsizetype> best{-1, 0};
+    int32_t node = 0;
+    for (qsizetype i = at; i < text.size(); ++i) {
+        const auto& next = m_nodes[size_t(node)].next;
+        const char16_t u = text[i].unicode();
+        auto it = std::lower_bound(next.begin(), next.end(), u,
+                                   [](const auto& e, char16_t v) { return e.first < v; });
+        if (it == next.end() || it->first != u)
+            break;
+        node = it->second;
+        if (m_nodes[size_t(node)].token >= 0)
+            best = {m_nodes[size_t(node)].token, i + 1 - at};
+    }
+    return best;
+}
+
+namespace {
+
+// A character of \w as Hugging Face's tokenizers (Rust's regex) means it.
+bool isWordChar(QChar c) {
+    return c.isLetterOrNumber() || c.isMark() || c.category() == QChar::Punctuation_Connector ||
+           c.unicode() == 0x200C || c.unicode() == 0x200D;
+}
+
+} // namespace
+
+std::vector<AddedSplit> splitAdded(QStringView text, const AddedTrie& trie,
+                                   const std::vector<AddedToken>& added) {
+    std::vector<AddedSplit> out;
+    qsizetype done = 0; // the end of the last token taken
+    for (qsizetype i = 0; i < text.size();) {
+        const auto [token, length] = trie.longestAt(text, i);
+        if (token < 0) {
+            ++i;
+            continue;
+        }
+        qsizetype start = i, stop = i + length;
+        i = stop; // matches do not overlap, even one passed over
+        if (start < done)
+            continue; // inside what the last token's rstrip took
+        const AddedToken& a = added[size_t(token)];
+        if (a.singleWord && ((start > 0 && isWordChar(text[start - 1])) ||
+                             (stop < text.size() && isWordChar(text[stop]))))
+            continue;
+        if (a.lstrip) {
+            qsizetype s = start;
+            while (s > 0 && text[s - 1].isSpace())
+                --s;
+            start = std::max(s, done);
+        }
+        if (a.rstrip)
+            while (stop < text.size() && text[stop].isSpace())
+                ++stop;
+        if (done < start)
+            out.push_back({done, start, -1});
+        out.push_back({start, stop, token});
+        done = stop;
+    }
+    if (done < text.size())
+        out.push_back({done, text.size(), -1});
+    return out;
+}
+
 int32_t Tokenizer::idOf(const QString& token) const {
     for (const AddedToken& a : m->added)
         if (a.content == token)
@@ -414,11 +499,7 @@ std::vector<int32_t> Tokenizer::encode(QStringView text, bool addSpecial, bool c
     if (addSpecial)
         out = m->prefix;
     QHash<QString, std::vector<int32_t>> cache;
-    auto encodeStretch = [&](QStringView stretch, bool atStart) {
-        QString s = stretch.toString();
-        for (const Normalizer& n : m->normalizers)
-            if (!(n.prepends && continuation && !atStart && stretch.data() == text.data()))
-                n.apply(s);
+    auto encodeNormalized = [&](const QString& s, bool atStart) {
         std::vector<Piece> pieces{{s, atStart}};
         for (const PreTokenizer& p : m->preTokenizers)
             p(pieces);
@@ -438,25 +519,32 @@ std::vector<int32_t> Tokenizer::encode(QStringView text, bool addSpecial, bool c
             out.insert(out.end(), hit->begin(), hit->end());
         }
     };
-    qsizetype at = 0;
-    if (!m->added.empty()) {
-        auto it = m->addedPattern.globalMatch(text);
-        while (it.hasNext()) {
-            const auto match = it.next();
-            int which = -1;
-            for (int g = 1; g <= int(m->added.size()) && which < 0; ++g)
-                if (match.capturedStart(g) >= 0)
-                    which = g - 1;
-            if (which < 0)
-                continue;
-            if (match.capturedStart() > at)
-                encodeStretch(text.mid(at, match.capturedStart() - at), at == 0 && !continuation);
-            out.push_back(m->added[size_t(which)].id);
-            at = match.capturedEnd();
+    // A stretch between added tokens: normalized, then cut again by the added tokens matched in
+    // normalized text, its pieces pre-tokenized and encoded.
+    auto encodeStretch = [&](QStringView stretch, bool atStart) {
+        QString s = stretch.toString();
+        for (const Normalizer& n : m->normalizers)
+            if (!(n.prepends && continuation && !atStart && stretch.data() == text.data()))
+                n.apply(s);
+        if (m->normalizedTrie.empty()) {
+            encodeNormalized(s, atStart);
+            return;
         }
+        for (const AddedSplit& piece : splitAdded(s, m->normalizedTrie, m->added)) {
+            if (piece.token >= 0)
+                out.push_back(m->added[size_t(piece.token)].id);
+            else
+                encodeNormalized(s.mid(piece.from, piece.to - piece.from),
+                                 atStart && piece.from == 0);
+        }
+    };
+    for (const AddedSplit& piece : splitAdded(text, m->addedTrie, m->added)) {
+        if (piece.token >= 0)
+            out.push_back(m->added[size_t(piece.token)].id);
+        else
+            encodeStretch(text.mid(piece.from, piece.to - piece.from),
+                          piece.from == 0 && !continuation);
     }
-    if (at < text.size())
-        encodeStretch(text.mid(at), at == 0 && !continuation);
     if (addSpecial)
         out.insert(out.end(), m->suffix.begin(), m->suffix.end());
     return out;
@@ -496,7 +584,7 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromJson(const QByteArray&
                                                                const QByteArray& config,
                                                                const QString& name) {
     QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(tokenizerJson, &err);
+    const QJsonDocument doc = parseJson(tokenizerJson, &err);
     if (err.error != QJsonParseError::NoError || !doc.isObject())
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("%1 is not a JSON object (%2 at byte %3)")
@@ -504,7 +592,7 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromJson(const QByteArray&
                              .arg(err.offset));
     QJsonObject cfg;
     if (!config.isEmpty()) {
-        const QJsonDocument c = QJsonDocument::fromJson(config, &err);
+        const QJsonDocument c = parseJson(config, &err);
         if (err.error != QJsonParseError::NoError || !c.isObject())
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("the tokenizer_config.json beside %1 is not a JSON "
@@ -560,7 +648,7 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromFolder(const QString& 
         auto model = readSentencePieceModel(spm.read(kMaxSentencePieceBytes + 1), spm.fileName());
         if (!model)
             return model.error();
-        QJsonObject cfg = QJsonDocument::fromJson(config).object();
+        QJsonObject cfg = parseJson(config).object();
         for (const auto& [key, piece] : {std::pair{QStringLiteral("bos_token"), model->bosPiece},
                                          std::pair{QStringLiteral("eos_token"), model->eosPiece}})
             if (!cfg.contains(key) && !piece.isEmpty())
@@ -581,8 +669,7 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromFolder(const QString& 
         QFile g(d.filePath(QLatin1String(file)));
         if (!g.open(QIODevice::ReadOnly))
             continue;
-        const QJsonValue v =
-            QJsonDocument::fromJson(g.readAll()).object().value(QStringLiteral("eos_token_id"));
+        const QJsonValue v = parseJson(g.readAll()).object().value(QStringLiteral("eos_token_id"));
         const int id = v.isArray() ? v.toArray().first().toInt(-1) : v.toInt(-1);
         if (id >= 0 && id < (*t)->vocabSize()) {
             auto& parts = *const_cast<Tokenizer*>(t->get())->m;

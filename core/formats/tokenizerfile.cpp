@@ -114,32 +114,18 @@ void readAddedTokens(const QJsonArray& added, TokenizerParts& p) {
         a.lstrip = o.value(QStringLiteral("lstrip")).toBool(false);
         a.rstrip = o.value(QStringLiteral("rstrip")).toBool(false);
         a.singleWord = o.value(QStringLiteral("single_word")).toBool(false);
+        // tokenizers' default for a token the file does not say of: normalized unless special.
+        a.normalized = o.value(QStringLiteral("normalized")).toBool(!a.special);
         if (a.content.isEmpty())
             refuse(QStringLiteral("an added token (id %1) is empty").arg(a.id));
         setToken(p, a.id, a.content);
         p.added.push_back(a);
     }
-    // The longest first, so that of two tokens at one place the longer is taken.
-    std::stable_sort(p.added.begin(), p.added.end(), [](const AddedToken& x, const AddedToken& y) {
-        return x.content.size() > y.content.size();
-    });
-    QStringList alternatives;
     for (size_t i = 0; i < p.added.size(); ++i) {
         const AddedToken& a = p.added[i];
         p.addedById.insert(a.id, int(i));
-        QString re =
-            QStringLiteral("(") + QRegularExpression::escape(a.content) + QStringLiteral(")");
-        if (a.singleWord)
-            re = QStringLiteral("(?<!\\w)") + re + QStringLiteral("(?!\\w)");
-        if (a.lstrip)
-            re.prepend(QStringLiteral("\\s*"));
-        if (a.rstrip)
-            re.append(QStringLiteral("\\s*"));
-        alternatives << re;
+        (a.normalized ? p.normalizedTrie : p.addedTrie).insert(a.content, int(i));
     }
-    p.addedPattern = QRegularExpression(alternatives.join(QLatin1Char('|')),
-                                        QRegularExpression::UseUnicodePropertiesOption);
-    p.addedPattern.optimize();
 }
 
 void readPostProcessor(const QJsonObject& o, TokenizerParts& p) {

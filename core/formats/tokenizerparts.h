@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace tandem {
@@ -51,7 +52,38 @@ struct AddedToken {
     bool lstrip = false;
     bool rstrip = false;
     bool singleWord = false;
+    bool normalized = false; // matched in the text as the normalizers leave it
 };
+
+// The added tokens' contents as a trie over UTF-16 code units, for Hugging Face's matching:
+// leftmost first, and of the tokens that start there the longest. Any number of tokens; no
+// regular expression.
+class AddedTrie {
+public:
+    void insert(QStringView content, int token);
+    // The longest token that starts at `at`: its index and length; (-1, 0) when none does.
+    std::pair<int, qsizetype> longestAt(QStringView text, qsizetype at) const;
+    bool empty() const { return m_nodes.size() <= 1; }
+
+private:
+    struct Node {
+        std::vector<std::pair<char16_t, int32_t>> next; // sorted by unit
+        int token = -1;
+    };
+    std::vector<Node> m_nodes{Node{}};
+};
+
+// Where added tokens cut a text: the stretches between them and the tokens themselves.
+struct AddedSplit {
+    qsizetype from = 0, to = 0; // [from, to) of the text
+    int token = -1;             // index in TokenizerParts::added; -1 for a plain stretch
+};
+
+// The text cut by `trie`'s tokens as Hugging Face's AddedVocabulary cuts it: a single_word
+// token is left in place where a word character touches it, lstrip and rstrip take the spaces
+// beside a token into it.
+std::vector<AddedSplit> splitAdded(QStringView text, const AddedTrie& trie,
+                                   const std::vector<AddedToken>& added);
 
 struct TokenizerParts {
     QString name;
@@ -59,8 +91,9 @@ struct TokenizerParts {
     BpeModel bpe;
     std::vector<QString> idToToken; // by id; empty where no token has it
     std::vector<AddedToken> added;
-    QHash<int32_t, int> addedById;   // id -> index in `added`
-    QRegularExpression addedPattern; // one capture group per added token, in order
+    QHash<int32_t, int> addedById; // id -> index in `added`
+    AddedTrie addedTrie;           // the tokens matched in the raw text (normalized false)
+    AddedTrie normalizedTrie;      // those matched after the normalizers (normalized true)
     std::vector<Normalizer> normalizers;
     std::vector<PreTokenizer> preTokenizers;
     std::vector<Decoder> decoders;

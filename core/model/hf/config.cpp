@@ -1,5 +1,7 @@
 #include "model/hf/config.h"
 
+#include "formats/json.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -178,7 +180,7 @@ Rope ConfigKeys::rope(double theta, const char* layerType) {
 
 Expected<HfConfig> parseHfConfig(const QByteArray& json, const QString& name) {
     QJsonParseError perr;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &perr);
+    const QJsonDocument doc = parseJson(json, &perr);
     if (!doc.isObject())
         return corrupt(name, QStringLiteral("not a JSON object (%1)").arg(perr.errorString()));
     const QJsonObject o = doc.object();
