@@ -1,5 +1,6 @@
 // Chat templates: the families' own templates (data/chat_templates.json: Llama 3, Qwen2,
-// Mistral, Zephyr/TinyLlama, Llama 2) and one that uses every construct the interpreter offers
+// Mistral, Zephyr/TinyLlama, Llama 2; and the published Qwen3, Qwen2.5, Gemma 3 and Llama 3
+// files of tests/npm where installed) and one that uses every construct the interpreter offers
 // are rendered over several conversations, with and without the generation prompt, and
 // compared with Jinja2 set up as Hugging Face sets it up (python/render_chat.py). A template
 // that raises is an error with its message; constructs outside the subset are refused when
@@ -32,6 +33,10 @@ QList<Conversation> conversations() {
         {{QStringLiteral("user"), QStringLiteral("one")}},
         {{QStringLiteral("user"), QStringLiteral("a")},
          {QStringLiteral("user"), QStringLiteral("b")}}, // not alternating
+        // A reasoning model's answer, as Qwen3's template takes it apart.
+        {{QStringLiteral("user"), QStringLiteral("Think first: 3*7?")},
+         {QStringLiteral("assistant"), QStringLiteral("<think>\nSeven threes.\n</think>\n\n21.")},
+         {QStringLiteral("user"), QStringLiteral("And 4*7?")}},
     };
 }
 
@@ -57,8 +62,23 @@ private Q_SLOTS:
 void TestChatTemplate::matchesJinja2() {
     QFile f(QStringLiteral(TANDEM_DATA_DIR "/chat_templates.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
-    const QJsonObject templates = QJsonDocument::fromJson(f.readAll()).object();
+    QJsonObject templates = QJsonDocument::fromJson(f.readAll()).object();
     QVERIFY(templates.size() >= 6);
+    // The published models' own templates, where the README's test command installed their
+    // tokenizer files (tests/npm): Qwen3 (reasoning, tools), Qwen2.5, Gemma 3, Llama 3.
+    for (const char* name : {"qwen3", "qwen2_5", "gemma3", "llama3"}) {
+        QFile c(QStringLiteral(TANDEM_NPM_DIR "/tokenizers/") + QLatin1String(name) +
+                QStringLiteral("/tokenizer_config.json"));
+        if (!c.open(QIODevice::ReadOnly))
+            continue;
+        const QString t = QJsonDocument::fromJson(c.readAll())
+                              .object()
+                              .value(QStringLiteral("chat_template"))
+                              .toString();
+        if (!t.isEmpty())
+            templates.insert(QStringLiteral("published ") + QLatin1String(name), t);
+    }
+    qInfo("%lld templates", qint64(templates.size()));
     QJsonArray cases;
     QList<Expected<QString>> ours;
     for (auto it = templates.begin(); it != templates.end(); ++it) {

@@ -261,7 +261,8 @@ struct Lexer {
     bool done() const { return at >= tokens.size(); }
 };
 
-ExprP make(Expr::Kind k, int line, std::vector<ExprP> a = {}, QString name = {}) {
+// A node still being built; it is only read once it is an ExprP.
+std::shared_ptr<Expr> make(Expr::Kind k, int line, std::vector<ExprP> a = {}, QString name = {}) {
     auto e = std::make_shared<Expr>();
     e->kind = k;
     e->line = line;
@@ -300,7 +301,7 @@ ExprP parsePrimary(Lexer& l) {
     const QString t = l.next();
     if (t.startsWith(QLatin1Char('\''))) {
         auto e = make(Expr::Literal, l.line);
-        const_cast<Expr&>(*e).value = Value(t.mid(1));
+        e->value = Value(t.mid(1));
         return e;
     }
     if (!t.isEmpty() && t[0].isDigit()) {
@@ -309,7 +310,7 @@ ExprP parsePrimary(Lexer& l) {
         if (!ok)
             fail(l.line, QStringLiteral("the number %1 is not supported").arg(t));
         auto e = make(Expr::Literal, l.line);
-        const_cast<Expr&>(*e).value = Value(n);
+        e->value = Value(n);
         return e;
     }
     if (t == QLatin1String("(")) {
@@ -333,11 +334,11 @@ ExprP parsePrimary(Lexer& l) {
         fail(l.line, QStringLiteral("unexpected \"%1\"").arg(t));
     auto e = make(Expr::Literal, l.line);
     if (t == QLatin1String("true") || t == QLatin1String("True"))
-        const_cast<Expr&>(*e).value = Value(true);
+        e->value = Value(true);
     else if (t == QLatin1String("false") || t == QLatin1String("False"))
-        const_cast<Expr&>(*e).value = Value(false);
+        e->value = Value(false);
     else if (t == QLatin1String("none") || t == QLatin1String("None"))
-        const_cast<Expr&>(*e).value = Value(None{});
+        e->value = Value(None{});
     else
         return make(Expr::Name, l.line, {}, t);
     return e;
@@ -352,32 +353,35 @@ ExprP parsePostfix(Lexer& l) {
                 std::vector<ExprP> a{e};
                 for (ExprP x : parseArgs(l, QStringLiteral(")")))
                     a.push_back(x);
-                e = make(Expr::Call, l.line, a, name);
-                const_cast<Expr&>(*e).method = true;
+                auto c = make(Expr::Call, l.line, a, name);
+                c->method = true;
+                e = c;
             } else
                 e = make(Expr::Attr, l.line, {e}, name);
         } else if (l.take(QStringLiteral("["))) {
-            if (l.take(QStringLiteral(":"))) {
-                ExprP to = l.peek() == QLatin1String("]") ? nullptr : parseExpr(l);
+            // x[i], or a slice x[from:to:step] with any part left out.
+            auto part = [&](std::initializer_list<const char*> ends) -> ExprP {
+                for (const char* end : ends)
+                    if (l.peek() == QLatin1String(end))
+                        return nullptr;
+                return parseExpr(l);
+            };
+            ExprP from = part({":"});
+            if (!l.take(QStringLiteral(":"))) {
                 l.expect(QStringLiteral("]"));
-                e = make(Expr::Slice, l.line, {e, nullptr, to});
+                e = make(Expr::Index, l.line, {e, from});
                 continue;
             }
-            ExprP index = parseExpr(l);
-            if (l.take(QStringLiteral(":"))) {
-                ExprP to = l.peek() == QLatin1String("]") ? nullptr : parseExpr(l);
-                l.expect(QStringLiteral("]"));
-                e = make(Expr::Slice, l.line, {e, index, to});
-                continue;
-            }
+            ExprP to = part({":", "]"});
+            ExprP step = l.take(QStringLiteral(":")) ? part({"]"}) : nullptr;
             l.expect(QStringLiteral("]"));
-            e = make(Expr::Index, l.line, {e, index});
+            e = make(Expr::Slice, l.line, {e, from, to, step});
         } else if (l.peek() == QLatin1String("(") && e->kind == Expr::Name) {
             l.next();
             std::vector<std::pair<QString, ExprP>> keywords;
             auto call = make(Expr::Call, l.line, {}, e->name);
-            const_cast<Expr&>(*call).a = parseArgs(l, QStringLiteral(")"), &keywords);
-            const_cast<Expr&>(*call).keywords = std::move(keywords);
+            call->a = parseArgs(l, QStringLiteral(")"), &keywords);
+            call->keywords = std::move(keywords);
             e = call;
         } else if (l.take(QStringLiteral("|"))) {
             const QString name = l.next();
@@ -429,7 +433,7 @@ ExprP parseBinary(Lexer& l, int level) {
             l.next();
             const bool neg = l.take(QStringLiteral("not"));
             auto t = make(Expr::Test, l.line, {e}, l.next());
-            const_cast<Expr&>(*t).negated = neg;
+            t->negated = neg;
             e = t;
             continue;
         }
@@ -651,6 +655,14 @@ Value filter(const QString& name, const Value& v, const List& args, int line) {
     }
     if (name == QLatin1String("items"))
         return items(v);
+    if (name == QLatin1String("reverse")) {
+        if (auto l = v.list())
+            return List(l->rbegin(), l->rend());
+        QList<uint> chars = text(v).toUcs4();
+        std::reverse(chars.begin(), chars.end());
+        return QString::fromUcs4(reinterpret_cast<const char32_t*>(chars.constData()),
+                                 chars.size());
+    }
     if (name == QLatin1String("replace"))
         return text(v).replace(toText(arg(0), line, name), toText(arg(1), line, name));
     fail(line, QStringLiteral("the filter |%1 is not supported").arg(name));
@@ -778,6 +790,44 @@ Value binary(const Expr& e, Scope& scope) {
     return arithmetic(op, x, y, e.line);
 }
 
+// x[from:to:step] as Python takes it: any part left out, negative positions from the end, and a
+// negative step walking backwards from the end (messages[::-1]).
+Value slice(const Expr& e, Scope& scope) {
+    const Value obj = eval(e.a[0], scope);
+    const QList<uint> chars = obj.list() ? QList<uint>() : text(obj).toUcs4();
+    const int64_t n = obj.list() ? int64_t(obj.list()->size()) : chars.size();
+    auto number = [&](const ExprP& x) {
+        return toInt(eval(x, scope), e.line, QStringLiteral("a slice"));
+    };
+    const int64_t step = e.a.size() > 3 && e.a[3] ? number(e.a[3]) : 1;
+    if (step == 0)
+        fail(e.line, QStringLiteral("a slice's step cannot be zero"));
+    // Python's bounds: clamped to [0, n] going forwards, to [-1, n - 1] going backwards.
+    auto bound = [&](const ExprP& x, int64_t missing) {
+        if (!x)
+            return missing;
+        int64_t i = number(x);
+        if (i < 0)
+            i += n;
+        return step > 0 ? std::clamp<int64_t>(i, 0, n) : std::clamp<int64_t>(i, -1, n - 1);
+    };
+    const int64_t from = bound(e.a[1], step > 0 ? 0 : n - 1);
+    const int64_t to = bound(e.a[2], step > 0 ? n : -1);
+    std::vector<int64_t> picked;
+    for (int64_t i = from; step > 0 ? i < to : i > to; i += step)
+        picked.push_back(i);
+    if (auto l = obj.list()) {
+        List out;
+        for (int64_t i : picked)
+            out.push_back((*l)[size_t(i)]);
+        return out;
+    }
+    QList<uint> out;
+    for (int64_t i : picked)
+        out.push_back(chars[i]);
+    return QString::fromUcs4(reinterpret_cast<const char32_t*>(out.constData()), out.size());
+}
+
 Value eval(const ExprP& e, Scope& scope) {
     switch (e->kind) {
     case Expr::Literal:
@@ -788,23 +838,8 @@ Value eval(const ExprP& e, Scope& scope) {
         return index(eval(e->a[0], scope), Value(e->name), e->line);
     case Expr::Index:
         return index(eval(e->a[0], scope), eval(e->a[1], scope), e->line);
-    case Expr::Slice: {
-        const Value obj = eval(e->a[0], scope);
-        const QList<uint> chars = obj.list() ? QList<uint>() : text(obj).toUcs4();
-        const int64_t n = obj.list() ? int64_t(obj.list()->size()) : chars.size();
-        const int64_t from =
-            e->a[1] ? position(toInt(eval(e->a[1], scope), e->line, QStringLiteral("a slice")), n)
-                    : 0;
-        const int64_t to =
-            e->a[2] ? position(toInt(eval(e->a[2], scope), e->line, QStringLiteral("a slice")), n)
-                    : n;
-        if (auto l = obj.list())
-            return from < to ? List(l->begin() + from, l->begin() + to) : List();
-        return from < to
-                   ? QString::fromUcs4(reinterpret_cast<const char32_t*>(chars.constData()) + from,
-                                       to - from)
-                   : QString();
-    }
+    case Expr::Slice:
+        return slice(*e, scope);
     case Expr::Call:
         return call(*e, scope);
     case Expr::Filter: {
