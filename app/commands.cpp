@@ -11,6 +11,7 @@
 #include "engine/runplan.h"
 #include "engine/training.h"
 #include "engine/workerclient.h"
+#include "model/modelsource.h"
 #include "net/server.h"
 #include "node/workercommand.h"
 
@@ -122,8 +123,8 @@ void addTrainOptions(QCommandLineParser& p) {
     };
     opt("model",
         QStringLiteral("Built-in model (mlp, mnist-cnn, resnet8), hf:DIR (a Hugging Face "
-                       "folder: GPT-2, Llama, Qwen2, Mistral) or a TorchScript file [%1].")
-            .arg(defaults.model),
+                       "folder: %1) or a TorchScript file [%2].")
+            .arg(hfFamilyTitles(), defaults.model),
         "NAME|hf:DIR|FILE");
     opt("lora",
         QStringLiteral("hf: models: train low-rank adapters only, the base weights frozen in "

@@ -791,8 +791,8 @@ Tandem %3</translation>
         <translation>JSON Lines (*.jsonl *.json);;كل الملفات (*)</translation>
     </message>
     <message>
-        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
-        <translation>مجلد Hugging Face… ‏(GPT-2، Llama، Qwen2، Mistral)</translation>
+        <source>A Hugging Face folder… (%1)</source>
+        <translation>مجلد Hugging Face… ‏(%1)</translation>
     </message>
     <message>
         <source>empty: train every weight</source>

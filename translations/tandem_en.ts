@@ -1082,7 +1082,7 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
+        <source>A Hugging Face folder… (%1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

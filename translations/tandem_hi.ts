@@ -783,8 +783,8 @@ Tandem %3</translation>
         <translation>JSON Lines (*.jsonl *.json);;सभी फ़ाइलें (*)</translation>
     </message>
     <message>
-        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
-        <translation>Hugging Face फ़ोल्डर… (GPT-2, Llama, Qwen2, Mistral)</translation>
+        <source>A Hugging Face folder… (%1)</source>
+        <translation>Hugging Face फ़ोल्डर… (%1)</translation>
     </message>
     <message>
         <source>empty: train every weight</source>

@@ -781,8 +781,8 @@ Tandem %3</translation>
         <translation>JSON Lines (*.jsonl *.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <source>A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)</source>
-        <translation>Hugging Face 模型文件夹…（GPT-2、Llama、Qwen2、Mistral）</translation>
+        <source>A Hugging Face folder… (%1)</source>
+        <translation>Hugging Face 模型文件夹…（%1）</translation>
     </message>
     <message>
         <source>empty: train every weight</source>

@@ -1,6 +1,7 @@
 #include "ui/runform.h"
 
 #include "common/ports.h"
+#include "model/modelsource.h"
 #include "ui/peermodel.h"
 
 #include <QCheckBox>
@@ -320,7 +321,7 @@ void RunForm::addModelRows(QFormLayout* form) {
     m_model->addItem(tr("gpt: small language model over the bytes of a text"),
                      QStringLiteral("gpt"));
     m_model->addItem(tr("Your TorchScript file…"), kFileItem);
-    m_model->addItem(tr("A Hugging Face folder… (GPT-2, Llama, Qwen2, Mistral)"), kHfItem);
+    m_model->addItem(tr("A Hugging Face folder… (%1)").arg(hfFamilyTitles()), kHfItem);
     m_modelPath = new QLineEdit;
     m_modelPath->setObjectName(QStringLiteral("modelPath"));
     m_modelPath->setPlaceholderText(tr("model.pt saved with torch.jit.save"));

@@ -35,6 +35,9 @@ struct ModelSource {
     bool isBuiltIn() const { return kind == Kind::BuiltIn; }
 };
 
+// The transformer families a Hugging Face folder may hold, for people: "GPT-2, Llama, Qwen2, …".
+QString hfFamilyTitles();
+
 // The built-in models' names: mlp, mnist-cnn, resnet8, gpt.
 QStringList zooModelNames();
 bool isZooModel(const QString& name);

@@ -3,7 +3,13 @@ here byte by byte) with random weights, and the logits each should give for a ba
 ids, computed from the published equations in float64 with per-head and per-pair loops. The
 engine's own transformer must match these; nothing here shares code with it.
 
-    make_hf.py OUT_DIR        writes OUT_DIR/{gpt2,llama,qwen2,mistral,qwen3}/ and expected.safetensors
+    make_hf.py OUT_DIR        writes OUT_DIR/{gpt2,llama,qwen2,mistral,qwen3,gemma3,phi3,smollm3,
+                              olmo2,granite}/ and expected.safetensors
+
+expected.safetensors holds each family's logits for input_ids, Phi-3's for their first 6 tokens
+too ("phi3/short": LongRoPE's short factors), and, as "FAMILY/WRONG", the logits the same
+weights give under a config that gets one of the family's own features wrong (WRONG_CHANGES in
+this file): a check that matches the family must differ from each of those.
 """
 import json
 import math
@@ -45,13 +51,18 @@ def gelu_tanh(x):
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def causal_attention(q, k, v, window=0):
-    """q [T, D], k [T, D], v [T, D] for one head: row i attends to columns j <= i."""
+def causal_attention(q, k, v, window=0, scale=None, softcap=0):
+    """q [T, D], k [T, D], v [T, D] for one head: row i attends to columns j <= i (and, with a
+    window, j > i - window); scores scaled by `scale` (1/sqrt(D) unless given) and capped as
+    softcap * tanh(score / softcap) where a soft cap is given."""
     t, d = q.shape
+    scale = 1 / math.sqrt(d) if scale is None else scale
     out = torch.zeros_like(q)
     for i in range(t):
         lo = 0 if window == 0 else max(0, i - window + 1)
-        scores = torch.stack([q[i] @ k[j] for j in range(lo, i + 1)]) / math.sqrt(d)
+        scores = torch.stack([q[i] @ k[j] for j in range(lo, i + 1)]) * scale
+        if softcap:
+            scores = softcap * torch.tanh(scores / softcap)
         w = torch.softmax(scores, 0)
         out[i] = sum(w[j - lo] * v[j] for j in range(lo, i + 1))
     return out
@@ -80,13 +91,27 @@ def gpt2_logits(c, p, ids):
     return torch.stack(out)
 
 
-def rope_frequencies(c):
+def rope_frequencies(c, theta=None, scaling="config", dims=None, length=0):
+    """The rotary frequencies of a head's `dims` rotating dimensions, and the factor cos and sin
+    are scaled by: the config's rope_theta and rope_scaling unless `theta` and `scaling` say
+    otherwise (Gemma 3's local layers: their own base, no scaling). LongRoPE takes its long
+    factors where the pass reaches past original_max_position_embeddings (`length`)."""
     hd = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
+    dims = dims or hd
+    theta = c.get("rope_theta", 10000.0) if theta is None else theta
+    s = c.get("rope_scaling") if scaling == "config" else scaling
+    kind = s and (s.get("rope_type") or s.get("type"))
+    attention = 1.0
+    if kind == "longrope":
+        orig = s.get("original_max_position_embeddings") or c["original_max_position_embeddings"]
+        factors = s["long_factor"] if length > orig else s["short_factor"]
+        factor = s.get("factor") or c["max_position_embeddings"] / orig
+        attention = s.get("attention_factor") or (
+            1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(orig)))
     freqs = []
-    for i in range(hd // 2):
-        f = c.get("rope_theta", 10000.0) ** (-2 * i / hd)
-        s = c.get("rope_scaling")
-        if s and s["rope_type"] == "llama3":
+    for i in range(dims // 2):
+        f = theta ** (-2 * i / dims)
+        if kind == "llama3":
             wavelen = 2 * math.pi / f
             orig = s["original_max_position_embeddings"]
             if wavelen > orig / s["low_freq_factor"]:
@@ -94,34 +119,80 @@ def rope_frequencies(c):
             elif wavelen >= orig / s["high_freq_factor"]:
                 smooth = (orig / wavelen - s["low_freq_factor"]) / (s["high_freq_factor"] - s["low_freq_factor"])
                 f = (1 - smooth) * f / s["factor"] + smooth * f
+        elif kind == "linear":
+            f = f / s["factor"]
+        elif kind == "longrope":
+            f = f / factors[i]
         freqs.append(f)
-    return freqs
+    return freqs, attention
 
 
-def rotate(x, freqs):
-    """Rotates each (i, i + half) pair of x [T, D] by position * frequency i."""
+def rotate(x, freqs, attention=1.0):
+    """Rotates each (i, i + half) pair of x's first 2·len(freqs) columns (x [T, D]) by
+    position * frequency i, scaled by `attention`; the columns after them pass unchanged."""
     t, d = x.shape
-    half = d // 2
+    half = len(freqs)
     out = x.clone()
     for pos in range(t):
         for i, f in enumerate(freqs):
             a, b = x[pos, i], x[pos, i + half]
-            cos, sin = math.cos(pos * f), math.sin(pos * f)
+            cos, sin = math.cos(pos * f) * attention, math.sin(pos * f) * attention
             out[pos, i] = a * cos - b * sin
             out[pos, i + half] = b * cos + a * sin
     return out
 
 
+def one_plus_rms_norm(x, w, eps):
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps) * (1 + w)
+
+
+def sliding_layers(c):
+    """Which layers attend within the sliding window, as each family's config says."""
+    n, kind = c["num_hidden_layers"], c["model_type"]
+    if c.get("layer_types"):
+        return [t == "sliding_attention" for t in c["layer_types"]]
+    if kind == "mistral" or kind == "phi3":
+        return [bool(c.get("sliding_window"))] * n
+    if kind == "gemma3_text":
+        pattern = c.get("sliding_window_pattern", 6)
+        return [(i + 1) % pattern != 0 for i in range(n)]
+    if kind in ("qwen2", "qwen3") and c.get("use_sliding_window"):
+        return [i >= c.get("max_window_layers", 28) for i in range(n)]
+    return [False] * n
+
+
 def llama_logits(c, p, ids, qwen=False):
+    """Llama and the families built from it, each where it departs: Qwen2's q/k/v biases,
+    Mistral's sliding window, Qwen3's per-head q/k norms, Gemma 3 (four (1 + w) norms a layer,
+    per-head q/k norms, GeGLU, scaled embeddings and scores, local and global layers with their
+    own rotary bases, soft caps), Phi-3 (fused projections, partial rotary, LongRoPE), SmolLM3
+    (layers without rotary positions), OLMo 2 (norms after attention and the MLP, q/k norms over
+    the whole projection) and Granite (its four multipliers)."""
+    kind = c["model_type"]
     nh, nkv = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"])
-    hd = c.get("head_dim") or c["hidden_size"] // nh
+    h = c["hidden_size"]
+    hd = c.get("head_dim") or h // nh
     eps = c["rms_norm_eps"]
-    freqs = rope_frequencies(c)
-    bias = qwen or c.get("attention_bias", False)
-    # Mistral's blocks each attend within its sliding window (Qwen2's only where it says so).
-    window = (c.get("sliding_window") or 0) if c["model_type"] == "mistral" else 0
-    # Qwen3 normalises each head's query and key (RMS over the head's dimensions) before rotating.
-    qk_norm = c["model_type"] == "qwen3"
+    gemma, phi3, olmo2, granite = (kind == "gemma3_text", kind == "phi3", kind == "olmo2",
+                                   kind == "granite")
+    bias = qwen or kind == "qwen2" or c.get("attention_bias", False)
+    sliding = sliding_layers(c)
+    window = c.get("sliding_window") or 0
+    rotary = int(hd * c.get("partial_rotary_factor", 1.0))
+    if kind == "smollm3":
+        no_rope = c.get("no_rope_layers") or [int((i + 1) % c.get("no_rope_layer_interval", 4) != 0)
+                                             for i in range(c["num_hidden_layers"])]
+        uses_rope = [bool(r) for r in no_rope]
+    else:
+        uses_rope = [True] * c["num_hidden_layers"]
+    scale = None
+    if gemma:
+        scale = c.get("query_pre_attn_scalar", 256) ** -0.5
+    elif granite:
+        scale = c.get("attention_multiplier", 1.0)
+    residual = c.get("residual_multiplier", 1.0) if granite else 1.0
+    norm = one_plus_rms_norm if gemma else rms_norm
+    act = gelu_tanh if gemma else (lambda g: g * torch.sigmoid(g))
 
     def lin(x, name, has_bias):
         y = x @ p[name + ".weight"].T
@@ -129,29 +200,69 @@ def llama_logits(c, p, ids, qwen=False):
 
     out = []
     for row in ids:
+        t = len(row)
+        full = rope_frequencies(c, theta=c.get("rope_theta", 1000000.0 if gemma else 10000.0),
+                                dims=rotary, length=t)
+        local = rope_frequencies(c, theta=c.get("rope_local_base_freq", 10000.0), scaling=None,
+                                 dims=rotary, length=t) if gemma else full
         x = p["model.embed_tokens.weight"][row]
+        if gemma:
+            x = x * math.sqrt(h)
+        if granite:
+            x = x * c.get("embedding_multiplier", 1.0)
         for i in range(c["num_hidden_layers"]):
             n = f"model.layers.{i}."
-            r = rms_norm(x, p[n + "input_layernorm.weight"], eps)
-            q = lin(r, n + "self_attn.q_proj", bias)
-            k = lin(r, n + "self_attn.k_proj", bias)
-            v = lin(r, n + "self_attn.v_proj", bias)
+            r = x if olmo2 else norm(x, p[n + "input_layernorm.weight"], eps)
+            if phi3:
+                qkv = lin(r, n + "self_attn.qkv_proj", False)
+                q, k, v = qkv[:, :nh * hd], qkv[:, nh * hd:(nh + nkv) * hd], qkv[:, (nh + nkv) * hd:]
+            else:
+                q = lin(r, n + "self_attn.q_proj", bias)
+                k = lin(r, n + "self_attn.k_proj", bias)
+                v = lin(r, n + "self_attn.v_proj", bias)
+            if olmo2 and not c.get("_no_qk_norm"):  # over the whole projection, before the split
+                q = rms_norm(q, p[n + "self_attn.q_norm.weight"], eps)
+                k = rms_norm(k, p[n + "self_attn.k_norm.weight"], eps)
+            freqs, attention = local if gemma and sliding[i] else full
             heads = []
             for j in range(nh):
                 g = j // (nh // nkv)  # the key/value head this query head shares
                 qh, kh = q[:, j * hd:(j + 1) * hd], k[:, g * hd:(g + 1) * hd]
-                if qk_norm:
-                    qh = rms_norm(qh, p[n + "self_attn.q_norm.weight"], eps)
-                    kh = rms_norm(kh, p[n + "self_attn.k_norm.weight"], eps)
-                heads.append(causal_attention(rotate(qh, freqs), rotate(kh, freqs),
-                                              v[:, g * hd:(g + 1) * hd], window))
-            x = x + lin(torch.cat(heads, 1), n + "self_attn.o_proj", c.get("attention_bias", False))
-            r2 = rms_norm(x, p[n + "post_attention_layernorm.weight"], eps)
-            gate = lin(r2, n + "mlp.gate_proj", False)
-            x = x + lin(gate * torch.sigmoid(gate) * lin(r2, n + "mlp.up_proj", False), n + "mlp.down_proj", False)
-        x = rms_norm(x, p["model.norm.weight"], eps)
+                if kind in ("qwen3", "gemma3_text") and not c.get("_no_qk_norm"):  # each head's own
+                    qh = norm(qh, p[n + "self_attn.q_norm.weight"], eps)
+                    kh = norm(kh, p[n + "self_attn.k_norm.weight"], eps)
+                if uses_rope[i]:
+                    qh, kh = rotate(qh, freqs, attention), rotate(kh, freqs, attention)
+                heads.append(causal_attention(qh, kh, v[:, g * hd:(g + 1) * hd],
+                                              window if sliding[i] else 0, scale,
+                                              c.get("attn_logit_softcapping") or 0))
+            a = lin(torch.cat(heads, 1), n + "self_attn.o_proj", c.get("attention_bias", False))
+            if gemma or olmo2:
+                a = norm(a, p[n + "post_attention_layernorm.weight"], eps)
+            x = x + a * residual
+            if gemma:
+                r2 = norm(x, p[n + "pre_feedforward_layernorm.weight"], eps)
+            elif olmo2:
+                r2 = x
+            else:
+                r2 = norm(x, p[n + "post_attention_layernorm.weight"], eps)
+            if phi3:
+                gate, up = lin(r2, n + "mlp.gate_up_proj", False).chunk(2, -1)
+            else:
+                gate, up = lin(r2, n + "mlp.gate_proj", False), lin(r2, n + "mlp.up_proj", False)
+            m = lin(act(gate) * up, n + "mlp.down_proj", False)
+            if gemma or olmo2:
+                m = norm(m, p[n + "post_feedforward_layernorm.weight"], eps)
+            x = x + m * residual
+        x = norm(x, p["model.norm.weight"], eps)
         head = p["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else p["lm_head.weight"]
-        out.append(x @ head.T)
+        logits = x @ head.T
+        if granite:
+            logits = logits / c.get("logits_scaling", 1.0)
+        if c.get("final_logit_softcapping"):
+            cap = c["final_logit_softcapping"]
+            logits = cap * torch.tanh(logits / cap)
+        out.append(logits)
     return torch.stack(out)
 
 
@@ -230,6 +341,105 @@ def llama_model(gen, kind):
     return c, p, stored
 
 
+# The new families' small models: each config sets what the family does differently, at sizes
+# where it matters for 12 tokens (windows shorter than them, LongRoPE's original context too).
+FAMILY_CONFIGS = {
+    # Gemma 3: heads wider than hidden / heads, a scores scale of its own, layers sliding, full,
+    # sliding (pattern 2) with the local layers on their own base and the global ones scaled,
+    # both soft caps.
+    "gemma3": {"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"],
+               "head_dim": 16, "num_hidden_layers": 3, "query_pre_attn_scalar": 24,
+               "sliding_window": 4, "sliding_window_pattern": 2, "rope_theta": 1000000.0,
+               "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+               "rope_local_base_freq": 10000.0, "hidden_activation": "gelu_pytorch_tanh",
+               "attn_logit_softcapping": 2.5, "final_logit_softcapping": 3.0,
+               "tie_word_embeddings": True, "rms_norm_eps": 1e-6},
+    # Phi-3: half of each head rotates, LongRoPE from an original context of 8 (the 12 tokens
+    # take the long factors, 6 the short ones), a sliding window.
+    "phi3": {"model_type": "phi3", "architectures": ["Phi3ForCausalLM"],
+             "partial_rotary_factor": 0.5, "original_max_position_embeddings": 8,
+             "rope_scaling": {"type": "longrope", "short_factor": [1.0, 1.5],
+                              "long_factor": [2.0, 4.0]},
+             "sliding_window": 5, "rms_norm_eps": 1e-5},
+    # SmolLM3: the second layer takes no rotary positions.
+    "smollm3": {"model_type": "smollm3", "architectures": ["SmolLM3ForCausalLM"],
+                "no_rope_layers": [1, 0], "rope_theta": 2000000.0, "tie_word_embeddings": True,
+                "rms_norm_eps": 1e-6},
+    # OLMo 2: norms after attention and the MLP, q/k norms over the whole projection.
+    "olmo2": {"model_type": "olmo2", "architectures": ["Olmo2ForCausalLM"], "rms_norm_eps": 1e-6},
+    # Granite: its four multipliers.
+    "granite": {"model_type": "granite", "architectures": ["GraniteForCausalLM"],
+                "embedding_multiplier": 3.0, "attention_multiplier": 0.2,
+                "residual_multiplier": 0.5, "logits_scaling": 2.0},
+}
+
+# What a reference that misses each family's own features would compute instead.
+WRONG_CHANGES = {
+    "gemma3": {"window": {"sliding_window": 6}, "pattern": {"sliding_window_pattern": 3},
+               "local base": {"rope_local_base_freq": 1000000.0},
+               "scalar": {"query_pre_attn_scalar": 16}, "qk norm": {"_no_qk_norm": True}},
+    "phi3": {"partial rotary": {"partial_rotary_factor": 1.0,
+                                "rope_scaling": {"type": "longrope",
+                                                 "short_factor": [1.0, 1.5, 1.0, 1.0],
+                                                 "long_factor": [2.0, 4.0, 1.0, 1.0]}},
+             "long factor": {"rope_scaling": {"type": "longrope", "short_factor": [1.0, 1.5],
+                                              "long_factor": [4.0, 4.0]}},
+             "short factors past the context": {
+                 "rope_scaling": {"type": "longrope", "short_factor": [1.0, 1.5],
+                                  "long_factor": [1.0, 1.5]}},
+             "attention factor": {"rope_scaling": {"type": "longrope", "short_factor": [1.0, 1.5],
+                                                   "long_factor": [2.0, 4.0],
+                                                   "attention_factor": 1.0}},
+             "window": {"sliding_window": 0}},
+    "smollm3": {"rope everywhere": {"no_rope_layers": [1, 1]}},
+    "olmo2": {"qk norm": {"_no_qk_norm": True}},
+    "granite": {"residual": {"residual_multiplier": 1.0}, "scores": {"attention_multiplier": 0.125}},
+}
+
+
+def family_model(gen, folder):
+    c = {"vocab_size": 64, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64,
+         "rms_norm_eps": 1e-5, "hidden_act": "silu", "torch_dtype": "float32",
+         "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2}
+    c.update(FAMILY_CONFIGS[folder])
+    kind = c["model_type"]
+    h, f, nh, nkv = 32, 48, 4, c["num_key_value_heads"]
+    hd = c.get("head_dim", 8)
+    # Gemma's norms hold w of (1 + w), near zero; the others' hold w itself, near one.
+    centre = 0.0 if kind == "gemma3_text" else 1.0
+    p = {"model.embed_tokens.weight": randn(gen, 64, h),
+         "model.norm.weight": centre + randn(gen, h, scale=0.1)}
+    if not c["tie_word_embeddings"]:
+        p["lm_head.weight"] = randn(gen, 64, h, scale=0.2)
+    for i in range(c["num_hidden_layers"]):
+        n = f"model.layers.{i}."
+        norms = {"gemma3_text": ["input_layernorm", "post_attention_layernorm",
+                                 "pre_feedforward_layernorm", "post_feedforward_layernorm"],
+                 "olmo2": ["post_attention_layernorm", "post_feedforward_layernorm"]}.get(
+                     kind, ["input_layernorm", "post_attention_layernorm"])
+        for norm in norms:
+            p[n + norm + ".weight"] = centre + randn(gen, h, scale=0.1)
+        if kind == "phi3":
+            p[n + "self_attn.qkv_proj.weight"] = randn(gen, (nh + 2 * nkv) * hd, h, scale=0.2)
+            p[n + "mlp.gate_up_proj.weight"] = randn(gen, 2 * f, h, scale=0.2)
+        else:
+            p[n + "self_attn.q_proj.weight"] = randn(gen, nh * hd, h, scale=0.2)
+            p[n + "self_attn.k_proj.weight"] = randn(gen, nkv * hd, h, scale=0.2)
+            p[n + "self_attn.v_proj.weight"] = randn(gen, nkv * hd, h, scale=0.2)
+            p[n + "mlp.gate_proj.weight"] = randn(gen, f, h, scale=0.2)
+            p[n + "mlp.up_proj.weight"] = randn(gen, f, h, scale=0.2)
+        p[n + "self_attn.o_proj.weight"] = randn(gen, h, nh * hd, scale=0.2)
+        p[n + "mlp.down_proj.weight"] = randn(gen, h, f, scale=0.2)
+        if kind == "gemma3_text":
+            p[n + "self_attn.q_norm.weight"] = randn(gen, hd, scale=0.3)
+            p[n + "self_attn.k_norm.weight"] = randn(gen, hd, scale=0.3)
+        if kind == "olmo2":
+            p[n + "self_attn.q_norm.weight"] = 1 + randn(gen, nh * hd, scale=0.3)
+            p[n + "self_attn.k_norm.weight"] = 1 + randn(gen, nkv * hd, scale=0.3)
+    return c, p
+
+
 def main():
     out = sys.argv[1]
     gen = torch.Generator().manual_seed(7)
@@ -260,6 +470,19 @@ def main():
         else:
             write_safetensors(os.path.join(folder, "model.safetensors"), stored)
         expected[kind] = logits.to(torch.float32)
+    for folder in FAMILY_CONFIGS:
+        c, p = family_model(gen, folder)
+        path = os.path.join(out, folder)
+        os.makedirs(path, exist_ok=True)
+        with open(os.path.join(path, "config.json"), "w") as f:
+            json.dump(c, f, indent=2)
+        write_safetensors(os.path.join(path, "model.safetensors"),
+                          {k: v.to(torch.float32) for k, v in p.items()})
+        expected[folder] = llama_logits(c, p, ids).to(torch.float32)
+        if folder == "phi3":
+            expected["phi3/short"] = llama_logits(c, p, ids[:, :6]).to(torch.float32)
+        for wrong, change in WRONG_CHANGES[folder].items():
+            expected[folder + "/" + wrong] = llama_logits(dict(c, **change), p, ids).to(torch.float32)
     write_safetensors(os.path.join(out, "expected.safetensors"), expected)
 
 

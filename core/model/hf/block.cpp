@@ -31,13 +31,18 @@ at::Tensor rotateHalf(const at::Tensor& t) {
     return at::cat({-t.narrow(-1, half, half), t.narrow(-1, 0, half)}, -1);
 }
 
-// The inverse frequencies of `rope` for heads of `dims` dimensions, scaled as its type says.
-at::Tensor inverseFrequencies(const Rope& rope, int64_t dims) {
+// The inverse frequencies of `rope` for `dims` rotating dimensions, scaled as its type says;
+// `length` is how far the pass's positions reach (LongRoPE's long factors apply past the
+// pretrained context).
+at::Tensor inverseFrequencies(const Rope& rope, int64_t dims, int64_t length) {
     const int64_t half = dims / 2;
     at::Tensor inv = at::empty({half}, at::kFloat);
     float* out = inv.data_ptr<float>();
+    const bool longContext = length > rope.originalMaxPositions;
     for (int64_t i = 0; i < half; ++i) {
-        double f = 1.0 / std::pow(rope.theta, double(2 * i) / double(dims));
+        // As transformers computes it: the exponent and the power in fp32.
+        const float exponent = float(2 * i) / float(dims);
+        double f = 1.0 / double(std::pow(float(rope.theta), exponent));
         if (rope.type == Rope::Type::Linear) {
             f /= rope.factor;
         } else if (rope.type == Rope::Type::Llama3) {
@@ -52,6 +57,9 @@ at::Tensor inverseFrequencies(const Rope& rope, int64_t dims) {
                                       (rope.highFreqFactor - rope.lowFreqFactor);
                 f = (1 - smooth) * f / rope.factor + smooth * f;
             }
+        } else if (rope.type == Rope::Type::LongRope) {
+            const auto& factors = longContext ? rope.longFactors : rope.shortFactors;
+            f = 1.0 / (factors[size_t(i)] * double(std::pow(float(rope.theta), exponent)));
         }
         out[i] = float(f);
     }
@@ -89,18 +97,27 @@ at::Tensor linear(const BoundWeights& w, const BoundLinear& l, const at::Tensor&
 
 // q [B, H, T, D]; k and v [B, H, S, D] once grouped heads are repeated, S >= T: the last T keys
 // are the queries' own positions, the S - T before them cached ones. Causal, and with `window`
-// each query sees only itself and the window - 1 tokens before it.
-at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t window) {
+// each query sees only itself and the window - 1 tokens before it. Scores are scaled by `scale`
+// (0: 1/√D) and, with `softcap`, capped as softcap·tanh(score/softcap).
+at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t window,
+                  double scale, double softcap) {
     const int64_t t = q.size(2), s = k.size(2), past = s - t;
     const bool windowed = window > 0 && s > window;
-#if TANDEM_TORCH_AT_LEAST(2, 0)
-    if (!windowed && past == 0)
+    const double factor = scale > 0 ? scale : 1.0 / std::sqrt(double(q.size(-1)));
+#if TANDEM_TORCH_AT_LEAST(2, 1)
+    if (!windowed && softcap == 0 && past == 0)
+        return at::scaled_dot_product_attention(q, k, v, {}, 0.0, true, factor);
+    if (!windowed && softcap == 0 && t == 1)
+        return at::scaled_dot_product_attention(q, k, v, {}, 0.0, false, factor);
+#elif TANDEM_TORCH_AT_LEAST(2, 0)
+    if (!windowed && softcap == 0 && scale == 0 && past == 0)
         return at::scaled_dot_product_attention(q, k, v, {}, 0.0, true);
-    if (!windowed && t == 1)
+    if (!windowed && softcap == 0 && scale == 0 && t == 1)
         return at::scaled_dot_product_attention(q, k, v, {}, 0.0, false);
 #endif
-    const at::Tensor scores =
-        at::matmul(q, k.transpose(-2, -1)).to(at::kFloat) / std::sqrt(double(q.size(-1)));
+    at::Tensor scores = at::matmul(q, k.transpose(-2, -1)).to(at::kFloat) * factor;
+    if (softcap > 0)
+        scores = at::tanh(scores / softcap) * softcap;
     const at::Tensor rows = at::arange(past, past + t, q.options().dtype(at::kLong)).unsqueeze(1);
     const at::Tensor cols = at::arange(0, s, q.options().dtype(at::kLong)).unsqueeze(0);
     at::Tensor blocked = cols > rows;
@@ -109,6 +126,16 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
     const at::Tensor weights =
         at::softmax(scores.masked_fill(blocked, -std::numeric_limits<float>::infinity()), -1);
     return at::matmul(weights.to(q.scalar_type()), v);
+}
+
+// x [B, H, T, D] rotated by the pass's tables over its leading dimensions (all of them, or the
+// partial rotary fraction's); the rest pass through.
+at::Tensor rotate(const at::Tensor& x, const RotaryPair& rope) {
+    const int64_t dims = rope.cos.size(-1), all = x.size(-1);
+    if (dims == all)
+        return x * rope.cos + rotateHalf(x) * rope.sin;
+    const at::Tensor r = x.narrow(-1, 0, dims);
+    return at::cat({r * rope.cos + rotateHalf(r) * rope.sin, x.narrow(-1, dims, all - dims)}, -1);
 }
 
 at::Tensor block(const BoundWeights& w, int64_t layer, const at::Tensor& in, const RotaryPair& rope,
@@ -129,14 +156,18 @@ at::Tensor block(const BoundWeights& w, int64_t layer, const at::Tensor& in, con
     } else {
         qs = linear(w, l.q, a, pass), ks = linear(w, l.k, a, pass), vs = linear(w, l.v, a, pass);
     }
+    if (l.qNorm.defined() && !f.qkNormPerHead) {
+        qs = norm(l.qNorm, f.norm, qs, c.normEps);
+        ks = norm(l.kNorm, f.norm, ks, c.normEps);
+    }
     qs = heads(qs, c.heads), ks = heads(ks, c.kvHeads), vs = heads(vs, c.kvHeads);
-    if (l.qNorm.defined()) {
+    if (l.qNorm.defined() && f.qkNormPerHead) {
         qs = norm(l.qNorm, f.norm, qs, c.normEps);
         ks = norm(l.kNorm, f.norm, ks, c.normEps);
     }
     if (rope.cos.defined()) {
-        qs = qs * rope.cos + rotateHalf(qs) * rope.sin;
-        ks = ks * rope.cos + rotateHalf(ks) * rope.sin;
+        qs = rotate(qs, rope);
+        ks = rotate(ks, rope);
     }
     if (TransformerCache* cache = pass.cache) {
         at::Tensor& ck = cache->keys[size_t(layer)];
@@ -153,11 +184,12 @@ at::Tensor block(const BoundWeights& w, int64_t layer, const at::Tensor& in, con
         vs = vs.repeat_interleave(group, 1);
     }
     const int64_t window = c.isSliding(layer) ? c.slidingWindow : 0;
-    at::Tensor att = attend(qs, ks, vs, window).transpose(1, 2).reshape({b, t, q});
+    at::Tensor att =
+        attend(qs, ks, vs, window, c.attnScale, c.attnSoftcap).transpose(1, 2).reshape({b, t, q});
     att = linear(w, l.o, att, pass);
     if (l.postAttnNorm.defined())
         att = norm(l.postAttnNorm, f.norm, att, c.normEps);
-    const at::Tensor x = in + att;
+    const at::Tensor x = in + (c.residualScale != 1.0 ? att * c.residualScale : att);
     const at::Tensor m = norm(l.mlpNorm, f.norm, x, c.normEps);
     at::Tensor mlp;
     if (!f.gatedMlp) {
@@ -172,7 +204,7 @@ at::Tensor block(const BoundWeights& w, int64_t layer, const at::Tensor& in, con
     }
     if (l.postMlpNorm.defined())
         mlp = norm(l.postMlpNorm, f.norm, mlp, c.normEps);
-    return x + mlp;
+    return x + (c.residualScale != 1.0 ? mlp * c.residualScale : mlp);
 }
 
 // Autograd functions take no undefined tensors, so an empty one stands for "no rotary" on the
@@ -246,6 +278,8 @@ struct BlockRecompute : torch::autograd::Function<BlockRecompute> {
 } // namespace
 
 at::Tensor norm(const BoundNorm& n, NormKind kind, const at::Tensor& x, double eps) {
+    if (!n.defined()) // a family without this norm (OLMo 2 has none before attention)
+        return x;
     switch (kind) {
     case NormKind::LayerNorm:
         return at::layer_norm(x, {x.size(-1)}, n.weight, n.bias, eps);
@@ -253,6 +287,11 @@ at::Tensor norm(const BoundNorm& n, NormKind kind, const at::Tensor& x, double e
         const at::Tensor f = x.to(at::kFloat);
         const at::Tensor normed = f * at::rsqrt(f.pow(2).mean({-1}, true) + eps);
         return n.weight * normed.to(x.scalar_type());
+    }
+    case NormKind::RmsWeightInFloat: {
+        const at::Tensor f = x.to(at::kFloat);
+        const at::Tensor normed = f * at::rsqrt(f.pow(2).mean({-1}, true) + eps);
+        return (n.weight * normed).to(x.scalar_type());
     }
     case NormKind::RmsOnePlus: {
         const at::Tensor f = x.to(at::kFloat);
@@ -265,11 +304,14 @@ at::Tensor norm(const BoundNorm& n, NormKind kind, const at::Tensor& x, double e
 
 RotaryPair rotaryTables(const Rope& rope, int64_t dims, int64_t past, int64_t t,
                         const at::Tensor& like) {
-    const at::Tensor inv = inverseFrequencies(rope, dims).to(like.device());
+    const at::Tensor inv = inverseFrequencies(rope, dims, past + t).to(like.device());
     const at::Tensor positions = at::arange(past, past + t, inv.options());
     const at::Tensor freqs = at::outer(positions, inv);
     const at::Tensor angles = at::cat({freqs, freqs}, -1);
-    return {angles.cos().to(like.scalar_type()), angles.sin().to(like.scalar_type())};
+    at::Tensor cos = angles.cos(), sin = angles.sin();
+    if (rope.attentionFactor != 1.0) // LongRoPE's
+        cos = cos * rope.attentionFactor, sin = sin * rope.attentionFactor;
+    return {cos.to(like.scalar_type()), sin.to(like.scalar_type())};
 }
 
 at::Tensor runBlock(const std::shared_ptr<const BoundWeights>& w, int64_t layer,

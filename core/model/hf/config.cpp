@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <cmath>
 
 namespace tandem {
 
@@ -137,6 +138,13 @@ Rope ConfigKeys::ropeFrom(const QJsonObject& r, double theta, const QString& whe
     QString type = r.value(QLatin1String("rope_type")).toString();
     if (type.isEmpty())
         type = r.value(QLatin1String("type")).toString();
+    // Where the pretrained context ends: the rope's own key (5.x), else the config's (Phi-3's
+    // 4.x configs), else max_position_embeddings.
+    auto originalMax = [&](int64_t fallback) {
+        if (r.contains(QLatin1String("original_max_position_embeddings")))
+            return k.count({"original_max_position_embeddings"});
+        return count({"original_max_position_embeddings", "max_position_embeddings"}, fallback);
+    };
     if (type.isEmpty() || type == QLatin1String("default")) {
         rope.type = Rope::Type::Default;
     } else if (type == QLatin1String("linear")) {
@@ -150,8 +158,35 @@ Rope ConfigKeys::ropeFrom(const QJsonObject& r, double theta, const QString& whe
         rope.originalMaxPositions = k.count({"original_max_position_embeddings"}, 8192);
         if (!(rope.highFreqFactor > rope.lowFreqFactor))
             fail(QStringLiteral("%1: high_freq_factor must be above low_freq_factor").arg(where));
+    } else if (type == QLatin1String("longrope") || type == QLatin1String("su")) {
+        // LongRoPE (Phi-3, whose first configs called it "su").
+        rope.type = Rope::Type::LongRope;
+        rope.originalMaxPositions = originalMax(4096);
+        auto factors = [&](const char* key, std::vector<double>& out) {
+            const QJsonValue v = r.value(QLatin1String(key));
+            for (const QJsonValue& f : v.toArray()) {
+                if (!f.isDouble() || !(f.toDouble() > 0) || !std::isfinite(f.toDouble())) {
+                    k.fail(QStringLiteral("\"%1\" must list positive numbers")
+                               .arg(QLatin1String(key)));
+                    return;
+                }
+                out.push_back(f.toDouble());
+            }
+            if (!v.isArray() || out.empty())
+                k.fail(QStringLiteral("\"%1\" is missing").arg(QLatin1String(key)));
+        };
+        factors("short_factor", rope.shortFactors);
+        factors("long_factor", rope.longFactors);
+        const double maxPositions = double(count({"max_position_embeddings"}, 4096));
+        rope.factor = k.number("factor", maxPositions / double(rope.originalMaxPositions));
+        rope.attentionFactor = k.number(
+            "attention_factor",
+            rope.factor <= 1.0
+                ? 1.0
+                : std::sqrt(1 + std::log(rope.factor) / std::log(rope.originalMaxPositions)));
     } else {
-        refuse(QStringLiteral("%1 of type \"%2\" is not supported (default, linear and llama3 are)")
+        refuse(QStringLiteral("%1 of type \"%2\" is not supported (default, linear, llama3 and "
+                              "longrope are)")
                    .arg(where, type));
     }
     if (const Error* e = k.error())
@@ -159,7 +194,7 @@ Rope ConfigKeys::ropeFrom(const QJsonObject& r, double theta, const QString& whe
     return rope;
 }
 
-Rope ConfigKeys::rope(double theta, const char* layerType) {
+Rope ConfigKeys::rope(double theta, const char* layerType, bool scaled) {
     const QJsonValue params = m_o.value(QLatin1String("rope_parameters"));
     if (params.isObject()) {
         const QJsonObject p = params.toObject();
@@ -170,12 +205,26 @@ Rope ConfigKeys::rope(double theta, const char* layerType) {
             !p.contains(QLatin1String("sliding_attention")))
             return ropeFrom(p, number("rope_theta", theta), QStringLiteral("rope_parameters"));
     }
+    if (!scaled)
+        return ropeFrom(QJsonObject{{QStringLiteral("rope_theta"), theta}}, theta,
+                        QStringLiteral("the rotary embedding"));
     const QJsonValue scaling = m_o.value(QLatin1String("rope_scaling"));
     QJsonObject s = scaling.isObject() ? scaling.toObject() : QJsonObject{};
     if (!scaling.isUndefined() && !scaling.isNull() && !scaling.isObject())
         fail(QStringLiteral("\"rope_scaling\" must be an object"));
     s.insert(QStringLiteral("rope_theta"), number("rope_theta", theta));
     return ropeFrom(s, theta, QStringLiteral("rope_scaling"));
+}
+
+double ConfigKeys::real(const char* key, double fallback) {
+    const QJsonValue v = m_o.value(QLatin1String(key));
+    if (v.isUndefined() || v.isNull())
+        return fallback;
+    if (!v.isDouble() || !std::isfinite(v.toDouble())) {
+        fail(QStringLiteral("\"%1\" must be a number").arg(QLatin1String(key)));
+        return fallback;
+    }
+    return v.toDouble();
 }
 
 Expected<HfConfig> parseHfConfig(const QByteArray& json, const QString& name) {
@@ -188,6 +237,12 @@ Expected<HfConfig> parseHfConfig(const QByteArray& json, const QString& name) {
     c.source = o;
     c.modelType = o.value(QLatin1String("model_type")).toString();
     c.family = familyOf(c.modelType);
+    if (c.modelType == QLatin1String("gemma3"))
+        return refused(name, QStringLiteral("Gemma3ForConditionalGeneration (Gemma 3 with its "
+                                            "vision tower: 4B and up) is not supported; Tandem "
+                                            "fine-tunes Gemma 3's text-only checkpoints "
+                                            "(model_type gemma3_text: gemma-3-270m, gemma-3-1b "
+                                            "and their -it versions)"));
     if (!c.family)
         return refused(name, QStringLiteral("model_type \"%1\" is not supported; Tandem builds %2")
                                  .arg(c.modelType, supportedHfArchitectures()));
@@ -209,6 +264,22 @@ Expected<HfConfig> parseHfConfig(const QByteArray& json, const QString& name) {
                    .arg(c.kvHeads));
     if (!c.family->learnedPositions && c.headDim % 2 != 0)
         k.fail(QStringLiteral("head_dim (%1) must be even for rotary embeddings").arg(c.headDim));
+    if (c.rotaryDims % 2 != 0 || c.rotaryDims > c.headDim)
+        k.fail(QStringLiteral("partial_rotary_factor gives %1 rotated dimensions of each head's "
+                              "%2; they must be even and no more than the head's")
+                   .arg(c.rotaryDims)
+                   .arg(c.headDim));
+    for (const Rope* r : {&c.rope, c.localRope ? &*c.localRope : nullptr}) {
+        if (!r || r->type != Rope::Type::LongRope)
+            continue;
+        const size_t half = size_t(c.rotated() / 2);
+        if (r->shortFactors.size() != half || r->longFactors.size() != half)
+            k.fail(QStringLiteral("longrope's short_factor and long_factor list %1 and %2 "
+                                  "numbers; the rotated dimensions call for %3")
+                       .arg(r->shortFactors.size())
+                       .arg(r->longFactors.size())
+                       .arg(half));
+    }
     const QString dtype = k.text("torch_dtype", k.text("dtype", QStringLiteral("float32")));
     if (dtype == QLatin1String("float32"))
         c.dtype = DType::F32;

@@ -26,13 +26,17 @@ enum class Activation : uint8_t { Gelu, GeluTanh, Silu };
 
 // One rotary embedding: its base and its frequency scaling (rope_type).
 struct Rope {
-    enum class Type : uint8_t { Default, Linear, Llama3 };
+    enum class Type : uint8_t { Default, Linear, Llama3, LongRope };
     Type type = Type::Default;
     double theta = 10000.0;
     double factor = 1.0;
     double lowFreqFactor = 1.0;          // llama3
     double highFreqFactor = 4.0;         // llama3
-    int64_t originalMaxPositions = 8192; // llama3
+    int64_t originalMaxPositions = 8192; // llama3, longrope
+    // longrope: each frequency's divisor, short_factor while a pass's positions stay within
+    // originalMaxPositions and long_factor past them; cos and sin scaled by attentionFactor.
+    std::vector<double> shortFactors, longFactors;
+    double attentionFactor = 1.0;
 };
 
 struct HfConfig {
@@ -55,9 +59,22 @@ struct HfConfig {
     Activation activation = Activation::Silu;
     Rope rope;                     // the rotary embedding (of full-attention layers)
     std::optional<Rope> localRope; // sliding-window layers' own, where it differs
+    int64_t rotaryDims = 0;        // the leading dimensions of each head that rotate (0: all)
+    std::vector<uint8_t> noRope;   // per block: 1 when it takes no rotary positions (SmolLM3)
     int64_t slidingWindow = 0;     // a sliding layer attends this many tokens back, itself included
     std::vector<uint8_t> sliding;  // per block: 1 when it attends within slidingWindow only
-    DType dtype = DType::F32;      // what the checkpoint's weights are stored in
+    // Scales where a family departs from the plain transformer: the attention scores' factor
+    // (0: 1/√head_dim), the token embeddings' (Gemma rounds its √hidden to the weights' dtype
+    // first: embedScaleInDtype), each residual branch's, and the logits' divisor; tanh soft caps
+    // of the attention scores and of the logits (0: none).
+    double attnScale = 0;
+    double embedScale = 1.0;
+    bool embedScaleInDtype = false;
+    double residualScale = 1.0;
+    double logitsDivisor = 1.0;
+    double attnSoftcap = 0;
+    double finalSoftcap = 0;
+    DType dtype = DType::F32; // what the checkpoint's weights are stored in
     QList<int64_t> bosTokens, eosTokens;
     QJsonObject source; // config.json as read, written back with the model's exports
 
@@ -67,6 +84,10 @@ struct HfConfig {
     const Rope& ropeOf(int64_t layer) const {
         return isSliding(layer) && localRope ? *localRope : rope;
     }
+    bool hasRope(int64_t layer) const {
+        return layer >= int64_t(noRope.size()) || !noRope[size_t(layer)];
+    }
+    int64_t rotated() const { return rotaryDims > 0 ? rotaryDims : headDim; }
     // The most tokens one pass may hold: a learned position table's length, else unlimited (0).
     int64_t positionLimit() const { return family && family->learnedPositions ? maxPositions : 0; }
 };
@@ -92,8 +113,11 @@ public:
     Activation activation(const char* key, const QString& fallback,
                           std::initializer_list<Activation> allowed);
     // The rotary embedding: rope_parameters (5.x, or its `layerType` entry when nested by layer
-    // type), else rope_theta and rope_scaling (4.x), with `theta` as the default base.
-    Rope rope(double theta, const char* layerType = nullptr);
+    // type), else rope_theta and rope_scaling (4.x), with `theta` as the default base. With
+    // `scaled` false (Gemma's sliding layers in 4.x configs), rope_scaling does not apply.
+    Rope rope(double theta, const char* layerType = nullptr, bool scaled = true);
+    // A number that may be zero or negative; `fallback` when absent.
+    double real(const char* key, double fallback);
 
     const Error* error() const { return m_error ? &*m_error : nullptr; }
     void fail(const QString& why);   // the file is wrong

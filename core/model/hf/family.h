@@ -38,22 +38,24 @@ enum class Role : uint8_t {
     V,            //
     Qkv,          // q, k and v fused (GPT-2's c_attn, Phi-3's qkv_proj)
     O,            // attention output [hidden, heads·hd]
-    QNorm,        // per-head RMS norm of the queries [hd] (Qwen3, Gemma 3)
+    QNorm,        // RMS norm of the queries: per head [hd] (Qwen3, Gemma 3), or over the whole
+                  // projection [heads·hd] where the family says (OLMo 2)
     KNorm,        // and of the keys
-    PostAttnNorm, // the norm of attention's output before the residual add (Gemma 3)
+    PostAttnNorm, // the norm of attention's output before the residual add (Gemma 3, OLMo 2)
     MlpNorm,      // the norm before the MLP
     Gate,         // gated MLP: down(act(gate(x)) * up(x))
     Up,           // up [ffn, hidden] (GPT-2's c_fc when the MLP is not gated)
     GateUp,       // gate and up fused [2·ffn, hidden] (Phi-3)
     Down,         // down [hidden, ffn] (GPT-2's mlp.c_proj)
-    PostMlpNorm,  // the norm of the MLP's output before the residual add (Gemma 3)
+    PostMlpNorm,  // the norm of the MLP's output before the residual add (Gemma 3, OLMo 2)
     Count
 };
 constexpr size_t kRoles = size_t(Role::Count);
 
 // How a norm computes. LayerNorm: w·x̂ + b. Rms: x̂ computed in fp32, cast back, then w·x̂
-// (Llama). RmsOnePlus: (1 + w)·x̂ computed in fp32, then cast (Gemma).
-enum class NormKind : uint8_t { LayerNorm, Rms, RmsOnePlus };
+// (Llama). RmsWeightInFloat: w·x̂ computed in fp32, then cast (OLMo 2). RmsOnePlus: (1 + w)·x̂
+// computed in fp32, then cast (Gemma).
+enum class NormKind : uint8_t { LayerNorm, Rms, RmsWeightInFloat, RmsOnePlus };
 
 struct Family {
     const char* modelType = "";    // config.json's model_type
@@ -66,6 +68,8 @@ struct Family {
     bool learnedPositions = false; // positions are a learned table, not rotary
     bool conv1d = false;           // linear weights stored [in, out] (GPT-2's Conv1D)
     bool gatedMlp = true;          // down(act(gate(x)) * up(x)); else down(act(up(x)))
+    bool qkNormPerHead = true;     // q/k norms over each head's dimensions, after the split
+                                   // into heads; else over the whole projection, before it
     // The name of each role's tensor: a linear layer's or a norm's module (".weight" and
     // ".bias" go after it), the whole name otherwise; null where the family has no such tensor.
     std::array<const char*, kRoles> names{};

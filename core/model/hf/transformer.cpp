@@ -103,8 +103,8 @@ HfTransformer::Shapes HfTransformer::expectedTensors() const {
             s.insert(s.end(), later.begin(), later.end());
         }
         linear(Role::O, i, h, q, c.oBias, nullptr);
-        normOf(Role::QNorm, i, hd);
-        normOf(Role::KNorm, i, hd);
+        normOf(Role::QNorm, i, f.qkNormPerHead ? hd : q);
+        normOf(Role::KNorm, i, f.qkNormPerHead ? hd : kv);
         normOf(Role::PostAttnNorm, i, h);
         normOf(Role::MlpNorm, i, h);
         later.clear();
@@ -221,7 +221,7 @@ void HfTransformer::bind() {
     w->lmHead =
         m_config.tieEmbeddings || !f.has(Role::LmHead) ? w->embed : tensor(f.name(Role::LmHead));
     w->finalNorm = normOf(Role::FinalNorm, 0);
-    const std::string pattern = f.name(Role::AttnNorm);
+    const std::string pattern = f.name(Role::O); // every family has one
     const std::string layerStart = pattern.substr(0, pattern.find("%1"));
     for (int64_t i = 0; i < m_config.layers; ++i) {
         BoundLayer l;
@@ -302,22 +302,39 @@ at::Tensor HfTransformer::logits(const at::Tensor& ids, const Pass& pass) const 
         pass.cache->values.resize(size_t(c.layers));
     }
     at::Tensor x = w.embed.index_select(0, ids.reshape({-1})).view({b, t, h});
+    if (c.embedScale != 1.0) {
+        // Gemma rounds its √hidden to the weights' dtype before multiplying.
+        const double scale =
+            c.embedScaleInDtype
+                ? at::scalar_tensor(c.embedScale, at::TensorOptions(x.scalar_type())).item<double>()
+                : c.embedScale;
+        x = x * scale;
+    }
     if (w.positions.defined())
         x = x + w.positions.narrow(0, past, t);
     // Each rotary embedding the blocks use, once per pass.
     RotaryPair full, local;
     if (!c.family->learnedPositions) {
-        full = rotaryTables(c.rope, c.headDim, past, t, x);
+        full = rotaryTables(c.rope, c.rotated(), past, t, x);
         if (c.localRope)
-            local = rotaryTables(*c.localRope, c.headDim, past, t, x);
+            local = rotaryTables(*c.localRope, c.rotated(), past, t, x);
     }
     const bool recompute = m_checkpoint && at::GradMode::is_enabled() && !pass.cache;
-    for (int64_t i = 0; i < c.layers; ++i)
-        x = runBlock(bound, i, x, c.isSliding(i) && c.localRope ? local : full, pass, recompute);
+    for (int64_t i = 0; i < c.layers; ++i) {
+        const RotaryPair rope = !c.hasRope(i)                   ? RotaryPair{}
+                                : c.isSliding(i) && c.localRope ? local
+                                                                : full;
+        x = runBlock(bound, i, x, rope, pass, recompute);
+    }
     if (pass.cache)
         pass.cache->length += t;
     x = norm(w.finalNorm, c.family->norm, x, c.normEps);
-    return at::linear(x, w.lmHead);
+    at::Tensor out = at::linear(x, w.lmHead);
+    if (c.logitsDivisor != 1.0)
+        out = out / c.logitsDivisor;
+    if (c.finalSoftcap > 0)
+        out = at::tanh(out / c.finalSoftcap) * c.finalSoftcap;
+    return out;
 }
 
 Expected<at::Tensor> HfTransformer::forward(const at::Tensor& ids, const Pass& pass) const {
