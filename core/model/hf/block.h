@@ -11,6 +11,7 @@
 #include "model/hf/config.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include <memory>
 #include <vector>

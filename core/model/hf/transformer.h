@@ -21,6 +21,7 @@
 #include "model/tensors.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include <memory>
 #include <optional>
