@@ -79,13 +79,21 @@ for m in proc sys dev; do
     mounted=("$root/$m" "${mounted[@]}")
 done
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The host's trusted certificates, for npm in the root (the test references): where the network
+# inspects TLS, the host trusts that network's authority and a fresh root does not.
+extra_ca=()
+if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+    mkdir -p "$root/etc/tandem-check"
+    cp /etc/ssl/certs/ca-certificates.crt "$root/etc/tandem-check/host-ca.crt"
+    extra_ca=(NODE_EXTRA_CA_CERTS=/etc/tandem-check/host-ca.crt)
+fi
 
 rm -rf "$root/src"
 git clone -q "$checkout" "$root/src"
 say "checking $(git -C "$root/src" log -1 --format='%h %s') ($mode)"
 
 inroot() {
-    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI=true \
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI=true "${extra_ca[@]}" \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         CCACHE_DIR=/root/.ccache /bin/bash -c "$1"
 }
