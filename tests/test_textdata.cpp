@@ -41,6 +41,7 @@ private Q_SLOTS:
     void longTextIsCutWhereTheTokensAgree();
     void onlyAssistantTokensAreTargets();
     void badInputNamesFileAndLine();
+    void addedTokensPastTheModelCountOnlyWhenUsed();
 
 private:
     QString file(const QString& name, const QByteArray& bytes) {
@@ -167,6 +168,43 @@ void TestTextData::onlyAssistantTokensAreTargets() {
     QVERIFY2(text.startsWith(once), qPrintable(text));
     QVERIFY(kept.size() < 128 / 2);
     QVERIFY(data->test.count() >= 1);
+}
+
+void TestTextData::addedTokensPastTheModelCountOnlyWhenUsed() {
+    // As Gemma 3's tokenizer: the model's vocabulary (here 27 characters), then an added token
+    // past its end (<image_soft_token> is 262144 beside a model that scores 262144 ids). Text
+    // that never holds it needs a model of the vocabulary's size; text that does, one more.
+    QJsonObject vocab;
+    const QString chars = QStringLiteral(" abcdefghijklmnopqrstuvwxyz");
+    for (qsizetype i = 0; i < chars.size(); ++i)
+        vocab.insert(QString(chars[i]), int(i));
+    const QJsonObject tokenizer{
+        {QStringLiteral("added_tokens"),
+         QJsonArray{QJsonObject{{QStringLiteral("id"), 27},
+                                {QStringLiteral("content"), QStringLiteral("<img>")},
+                                {QStringLiteral("special"), true}}}},
+        {QStringLiteral("decoder"), QJsonObject{{QStringLiteral("type"), QStringLiteral("Fuse")}}},
+        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("BPE")},
+                                              {QStringLiteral("vocab"), vocab},
+                                              {QStringLiteral("merges"), QJsonArray{}}}}};
+    QVERIFY(QDir().mkpath(m_tmp.filePath(QStringLiteral("img"))));
+    file(QStringLiteral("img/tokenizer.json"), QJsonDocument(tokenizer).toJson());
+    const QString dir = m_tmp.filePath(QStringLiteral("img"));
+    auto tok = Tokenizer::fromFolder(dir);
+    QVERIFY(tok);
+    QCOMPARE((*tok)->vocabSize(), 28);
+    QCOMPARE((*tok)->modelVocabSize(), 27);
+    const QByteArray text =
+        QByteArray("a cat sat on a mat and the dog ran far away\n").repeated(20);
+    auto plain = loadDataset(
+        QStringLiteral("text:%1,context=8").arg(file(QStringLiteral("plain.txt"), text)), dir);
+    QVERIFY2(plain, qPrintable(plain ? QString() : plain.error().message));
+    QCOMPARE(plain->numClasses, 27);
+    auto pictured = loadDataset(QStringLiteral("text:%1,context=8")
+                                    .arg(file(QStringLiteral("img.txt"), text + "a <img> here\n")),
+                                dir);
+    QVERIFY2(pictured, qPrintable(pictured ? QString() : pictured.error().message));
+    QCOMPARE(pictured->numClasses, 28);
 }
 
 void TestTextData::badInputNamesFileAndLine() {

@@ -26,6 +26,7 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <optional>
@@ -443,7 +444,7 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
     DatasetSplits s;
     s.spec = spec;
     s.kind = kind;
-    s.numClasses = o.tok->vocabSize();
+    s.numClasses = o.tok->modelVocabSize();
     const QString testFile = opts->values.value(QStringLiteral("test"));
     std::optional<Encoded> test;
     int64_t cut = int64_t(all->tokens.size());
@@ -459,6 +460,11 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
         cut -= cut / 10;
     }
     const Encoded& testTokens = test ? *test : *all;
+    // The model's vocabulary, and any added token past its end that the text uses: a model
+    // must score every id it is trained on, not added tokens the data never holds.
+    for (const Encoded* e : {static_cast<const Encoded*>(&*all), &testTokens})
+        for (int32_t id : e->tokens)
+            s.numClasses = std::max(s.numClasses, id + 1);
     const int64_t testFrom = test ? 0 : cut;
     const int64_t testTo = int64_t(testTokens.tokens.size());
     if (kind == QLatin1String("chat")) {

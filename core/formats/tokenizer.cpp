@@ -371,6 +371,9 @@ Tokenizer::~Tokenizer() = default;
 int32_t Tokenizer::vocabSize() const {
     return int32_t(m->idToToken.size());
 }
+int32_t Tokenizer::modelVocabSize() const {
+    return m->modelVocabSize;
+}
 const std::vector<int32_t>& Tokenizer::prefixTokens() const {
     return m->prefix;
 }
@@ -611,6 +614,7 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromJson(const QByteArray&
     p.fingerprint = h.result().toHex();
     try {
         detail::readModel(o.value(QStringLiteral("model")).toObject(), p);
+        p.modelVocabSize = int32_t(p.idToToken.size());
         detail::readAddedTokens(o.value(QStringLiteral("added_tokens")).toArray(), p);
         if (const QJsonValue n = o.value(QStringLiteral("normalizer")); n.isObject())
             addNormalizer(n.toObject(), p.normalizers);

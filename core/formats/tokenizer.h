@@ -54,6 +54,9 @@ public:
 
     // The largest id the tokenizer gives, plus one.
     int32_t vocabSize() const;
+    // The same without added tokens past the end of the model's own vocabulary: Gemma 3's
+    // <image_soft_token> (262144) beside a model that scores 262144 ids.
+    int32_t modelVocabSize() const;
     // -1 when the tokenizer names none.
     int32_t bos() const;
     int32_t eos() const;

@@ -90,6 +90,7 @@ struct TokenizerParts {
     QByteArray fingerprint;
     BpeModel bpe;
     std::vector<QString> idToToken; // by id; empty where no token has it
+    int32_t modelVocabSize = 0;     // idToToken's size before the added tokens
     std::vector<AddedToken> added;
     QHash<int32_t, int> addedById; // id -> index in `added`
     AddedTrie addedTrie;           // the tokens matched in the raw text (normalized false)
