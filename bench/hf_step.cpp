@@ -3,8 +3,11 @@
 // timed after a warm-up (the mean of the timed steps). Run once per setting, each in a process
 // of its own, so that the peak resident memory (ru_maxrss) is that setting's.
 //
-//   bench_hf_step gpt2|llama full|checkpoint|lora [HIDDEN LAYERS CONTEXT BATCH [STEPS]]
-//   bench_hf_step gpt2|llama generate [HIDDEN LAYERS PROMPT 1 TOKENS]
+//   bench_hf_step FAMILY full|checkpoint|lora [HIDDEN LAYERS CONTEXT BATCH [STEPS]]
+//   bench_hf_step FAMILY generate [HIDDEN LAYERS PROMPT 1 TOKENS]
+//
+// FAMILY: gpt2, llama, or qwen3, gemma3, phi3, smollm3, olmo2, granite (the Llama shape with
+// each family's own features, familyShape).
 //
 // gpt2 defaults to GPT-2 small (768, 12 layers, vocabulary 50257), llama to a 26 M parameter
 // shape (512, 8 layers, vocabulary 4096); context 512 and batch 4. lora is r=8 on the
@@ -30,6 +33,44 @@
 using namespace tandem;
 
 namespace {
+
+// The Llama shape with each family's own features at the same width and depth: q/k norms
+// (Qwen3, OLMo 2), Gemma 3's four norms, GeGLU, scaled scores and five local layers of 512 to
+// each global one, Phi's fused projections and partial rotation, SmolLM3's layers without
+// positions, Granite's multipliers.
+QJsonObject familyShape(const std::string& family, QJsonObject c) {
+    const auto set = [&c](const char* key, const QJsonValue& v) {
+        c.insert(QLatin1String(key), v);
+    };
+    set("tie_word_embeddings", false); // as the Llama shape, so that the sizes match
+    if (family == "qwen3") {
+        set("model_type", QStringLiteral("qwen3"));
+        set("head_dim", 64);
+    } else if (family == "gemma3") {
+        set("model_type", QStringLiteral("gemma3_text"));
+        set("head_dim", 64);
+        set("query_pre_attn_scalar", 64);
+        set("sliding_window", 512);
+        set("sliding_window_pattern", 6);
+        set("rope_local_base_freq", 10000.0);
+        set("hidden_activation", QStringLiteral("gelu_pytorch_tanh"));
+    } else if (family == "phi3") {
+        set("model_type", QStringLiteral("phi3"));
+        set("partial_rotary_factor", 0.75);
+    } else if (family == "smollm3") {
+        set("model_type", QStringLiteral("smollm3"));
+        set("no_rope_layer_interval", 4);
+    } else if (family == "olmo2") {
+        set("model_type", QStringLiteral("olmo2"));
+    } else if (family == "granite") {
+        set("model_type", QStringLiteral("granite"));
+        set("embedding_multiplier", 12.0);
+        set("attention_multiplier", 0.015625);
+        set("residual_multiplier", 0.22);
+        set("logits_scaling", 8.0);
+    }
+    return c;
+}
 
 QJsonObject shape(bool gpt2, int64_t hidden, int64_t layers, int64_t context) {
     if (gpt2)
@@ -84,21 +125,25 @@ int generate(const HfTransformer& model, const HfConfig& config, int64_t prompt,
 } // namespace
 
 int main(int argc, char** argv) {
-    const char* usage = "usage: bench_hf_step gpt2|llama full|checkpoint|lora "
+    const char* usage = "usage: bench_hf_step FAMILY full|checkpoint|lora "
                         "[HIDDEN LAYERS CONTEXT BATCH [STEPS]]\n"
-                        "       bench_hf_step gpt2|llama save DIR [HIDDEN LAYERS CONTEXT]\n";
+                        "       bench_hf_step FAMILY save DIR [HIDDEN LAYERS CONTEXT]\n"
+                        "FAMILY: gpt2 llama qwen3 gemma3 phi3 smollm3 olmo2 granite\n";
     if (argc < 3) {
         std::fputs(usage, stderr);
         return 2;
     }
     const bool gpt2 = std::strcmp(argv[1], "gpt2") == 0;
+    const std::string family = argv[1];
+    const bool known = gpt2 || family == "llama" || family == "qwen3" || family == "gemma3" ||
+                       family == "phi3" || family == "smollm3" || family == "olmo2" ||
+                       family == "granite";
     const std::string setting = argv[2];
     // "save DIR": the same random model written as a Hugging Face folder, for `tandem train`.
     const bool save = setting == "save" && argc > 3;
     const int shift = save ? 1 : 0;
-    if ((!gpt2 && std::strcmp(argv[1], "llama") != 0) ||
-        (setting != "full" && setting != "checkpoint" && setting != "lora" &&
-         setting != "generate" && !save)) {
+    if (!known || (setting != "full" && setting != "checkpoint" && setting != "lora" &&
+                   setting != "generate" && !save)) {
         std::fputs(usage, stderr);
         return 2;
     }
@@ -108,8 +153,11 @@ int main(int argc, char** argv) {
     const int64_t batch = argc > 6 ? std::atoll(argv[6]) : 4;
     const int steps = argc > 7 ? std::atoi(argv[7]) : 2;
     at::set_num_threads(2);
-    auto config = parseHfConfig(QJsonDocument(shape(gpt2, hidden, layers, context)).toJson(),
-                                QStringLiteral("bench"));
+    auto config = parseHfConfig(
+        QJsonDocument(gpt2 ? shape(true, hidden, layers, context)
+                           : familyShape(family, shape(false, hidden, layers, context)))
+            .toJson(),
+        QStringLiteral("bench"));
     if (!config) {
         std::fprintf(stderr, "%s\n", qPrintable(config.error().message));
         return 1;

@@ -191,6 +191,24 @@ inline bool write(const QString& dir, const Spec& s) {
                                          {{QStringLiteral("format"), QStringLiteral("pt")}}));
 }
 
+// A token stream (little-endian uint16) a model can learn: mostly the first 8 tokens of the
+// vocabulary, each followed by the next of them half the time, and one token in 20 drawn from
+// all of it. A model that learned nothing pays ln(vocab) a token; one that learned the 8 pays
+// about ln(8).
+inline QByteArray learnableTokens(int count, int vocab, quint32 seed = 3) {
+    QRandomGenerator rng(seed);
+    QByteArray out;
+    quint16 t = 0;
+    for (int i = 0; i < count; ++i) {
+        out.append(reinterpret_cast<const char*>(&t), 2);
+        const int r = rng.bounded(20);
+        t = r == 0   ? quint16(rng.bounded(vocab))
+            : r < 11 ? quint16((t + 1) % 8)
+                     : quint16(rng.bounded(8));
+    }
+    return out;
+}
+
 // Writes DIR/tokenizer.json and DIR/tokenizer_config.json for a vocabulary of 64: one token a
 // character of " ", a-z, A-Z, ".,?!:", a newline and "0123", then "</s>" (id 63, the EOS), and
 // a plain chat template ("role: content" lines, "assistant:" to answer).

@@ -14,7 +14,6 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QProcess>
-#include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 
@@ -26,23 +25,6 @@ using namespace tandem;
 namespace {
 
 const QString kPython = QStringLiteral("/usr/bin/python3");
-
-// A token stream adapters can learn: mostly the first 8 tokens of the vocabulary, each
-// followed by the next of them half the time, and one token in 20 drawn from all of it. A model
-// that learned nothing pays ln(vocab) a token; one that learned the 8 pays about ln(8).
-QByteArray learnableTokens(int count, int vocab, quint32 seed = 3) {
-    QRandomGenerator rng(seed);
-    QByteArray out;
-    quint16 t = 0;
-    for (int i = 0; i < count; ++i) {
-        out.append(reinterpret_cast<const char*>(&t), 2);
-        const int r = rng.bounded(20);
-        t = r == 0   ? quint16(rng.bounded(vocab))
-            : r < 11 ? quint16((t + 1) % 8)
-                     : quint16(rng.bounded(8));
-    }
-    return out;
-}
 
 const TensorRecord* find(const QList<TensorRecord>& records, const QString& name) {
     for (const TensorRecord& r : records)
@@ -89,9 +71,9 @@ void TestHfTrain::initTestCase() {
     gpt2.layers = 1;
     QVERIFY(hffolder::write(m_gpt2 = m_tmp.filePath(QStringLiteral("tiny-gpt2")), gpt2));
     m_tokens = m_tmp.filePath(QStringLiteral("tokens.bin"));
-    QVERIFY(testutil::writeFile(m_tokens, learnableTokens(40000, 64)));
+    QVERIFY(testutil::writeFile(m_tokens, hffolder::learnableTokens(40000, 64)));
     m_testTokens = m_tmp.filePath(QStringLiteral("test-tokens.bin"));
-    QVERIFY(testutil::writeFile(m_testTokens, learnableTokens(1601, 64, 9)));
+    QVERIFY(testutil::writeFile(m_testTokens, hffolder::learnableTokens(1601, 64, 9)));
     QProcess probe;
     probe.start(kPython, {QStringLiteral("-c"), QStringLiteral("import torch")});
     m_python = probe.waitForFinished(120000) && probe.exitStatus() == QProcess::NormalExit &&

@@ -3,6 +3,11 @@ from the published equations in float64 (make_hf.py's references), with no code 
 what Tandem reports as a run's test loss, checked from the folder it exported.
 
     check_hf_loss.py DIR TOKENS CONTEXT      prints the loss
+    check_hf_loss.py DIR TOKENS CONTEXT --wrong FAMILY
+                                             then, a line each, "NAME LOSS": the loss of the
+                                             same weights under each config of make_hf.py's
+                                             WRONG_CHANGES[FAMILY], which gets one of the
+                                             family's own features wrong
 
 TOKENS is a little-endian uint16 stream; its windows are tokens [i*CONTEXT, i*CONTEXT+CONTEXT]
 for i below (n-1)//CONTEXT, each position predicting the next token, as Tandem cuts them.
@@ -15,7 +20,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_hf import gpt2_logits, llama_logits  # noqa: E402
+from make_hf import WRONG_CHANGES, gpt2_logits, llama_logits  # noqa: E402
 
 DTYPES = {"F32": (torch.float32, 4), "F16": (torch.float16, 2), "BF16": (torch.bfloat16, 2)}
 
@@ -37,14 +42,7 @@ def read_safetensors(path):
     return out
 
 
-def main():
-    folder, tokens, context = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    with open(os.path.join(folder, "config.json")) as f:
-        c = json.load(f)
-    p = read_safetensors(os.path.join(folder, "model.safetensors"))
-    with open(tokens, "rb") as f:
-        raw = f.read()
-    t = list(struct.unpack("<%dH" % (len(raw) // 2), raw))
+def mean_loss(c, p, t, context):
     windows = (len(t) - 1) // context
     total, count = 0.0, 0
     for i in range(windows):
@@ -55,11 +53,25 @@ def main():
             p2 = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in p.items()}
             logits = gpt2_logits(c, p2, [x])[0]
         else:
-            c.setdefault("rms_norm_eps", 1e-6)
-            logits = llama_logits(c, p, [x], qwen=c["model_type"] == "qwen2")[0]
+            c.setdefault("rms_norm_eps", 1e-5 if c["model_type"] == "phi3" else 1e-6)
+            logits = llama_logits(c, p, [x])[0]
         total += torch.nn.functional.cross_entropy(logits, y, reduction="sum").item()
         count += len(x)
-    print(total / count)
+    return total / count
+
+
+def main():
+    folder, tokens, context = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    wrong = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--wrong" else None
+    with open(os.path.join(folder, "config.json")) as f:
+        c = json.load(f)
+    p = read_safetensors(os.path.join(folder, "model.safetensors"))
+    with open(tokens, "rb") as f:
+        raw = f.read()
+    t = list(struct.unpack("<%dH" % (len(raw) // 2), raw))
+    print(mean_loss(c, p, t, context))
+    for name, change in WRONG_CHANGES.get(wrong, {}).items() if wrong else []:
+        print(name.replace(" ", "_"), mean_loss(dict(c, **change), p, t, context))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,9 @@ engine's own transformer must match these; nothing here shares code with it.
 
     make_hf.py OUT_DIR        writes OUT_DIR/{gpt2,llama,qwen2,mistral,qwen3,gemma3,phi3,smollm3,
                               olmo2,granite}/ and expected.safetensors
+    make_hf.py --family NAME DIR [VOCAB [SEED]]
+                              writes one folder of FAMILY_CONFIGS (float32; vocabulary 64
+                              unless VOCAB), for the end-to-end tests
 
 expected.safetensors holds each family's logits for input_ids, Phi-3's for their first 6 tokens
 too ("phi3/short": LongRoPE's short factors), and, as "FAMILY/WRONG", the logits the same
@@ -348,10 +351,10 @@ FAMILY_CONFIGS = {
     # sliding (pattern 2) with the local layers on their own base and the global ones scaled,
     # both soft caps.
     "gemma3": {"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"],
-               "head_dim": 16, "num_hidden_layers": 3, "query_pre_attn_scalar": 24,
+               "head_dim": 16, "num_hidden_layers": 3, "query_pre_attn_scalar": 64,
                "sliding_window": 4, "sliding_window_pattern": 2, "rope_theta": 1000000.0,
                "rope_scaling": {"rope_type": "linear", "factor": 2.0},
-               "rope_local_base_freq": 10000.0, "hidden_activation": "gelu_pytorch_tanh",
+               "rope_local_base_freq": 100.0, "hidden_activation": "gelu_pytorch_tanh",
                "attn_logit_softcapping": 2.5, "final_logit_softcapping": 3.0,
                "tie_word_embeddings": True, "rms_norm_eps": 1e-6},
     # Phi-3: half of each head rotates, LongRoPE from an original context of 8 (the 12 tokens
@@ -367,6 +370,10 @@ FAMILY_CONFIGS = {
                 "rms_norm_eps": 1e-6},
     # OLMo 2: norms after attention and the MLP, q/k norms over the whole projection.
     "olmo2": {"model_type": "olmo2", "architectures": ["Olmo2ForCausalLM"], "rms_norm_eps": 1e-6},
+    # Qwen3: per-head q/k norms, heads wider than hidden / heads (the end-to-end tests' folder;
+    # make_hf.py OUT_DIR writes llama_model's).
+    "qwen3": {"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"], "head_dim": 16,
+              "tie_word_embeddings": True, "rms_norm_eps": 1e-6},
     # Granite: its four multipliers.
     "granite": {"model_type": "granite", "architectures": ["GraniteForCausalLM"],
                 "embedding_multiplier": 3.0, "attention_multiplier": 0.2,
@@ -392,13 +399,14 @@ WRONG_CHANGES = {
                                                    "attention_factor": 1.0}},
              "window": {"sliding_window": 0}},
     "smollm3": {"rope everywhere": {"no_rope_layers": [1, 1]}},
+    "qwen3": {"qk norm": {"_no_qk_norm": True}},
     "olmo2": {"qk norm": {"_no_qk_norm": True}},
     "granite": {"residual": {"residual_multiplier": 1.0}, "scores": {"attention_multiplier": 0.125}},
 }
 
 
-def family_model(gen, folder):
-    c = {"vocab_size": 64, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+def family_model(gen, folder, vocab=64):
+    c = {"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
          "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64,
          "rms_norm_eps": 1e-5, "hidden_act": "silu", "torch_dtype": "float32",
          "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2}
@@ -408,10 +416,10 @@ def family_model(gen, folder):
     hd = c.get("head_dim", 8)
     # Gemma's norms hold w of (1 + w), near zero; the others' hold w itself, near one.
     centre = 0.0 if kind == "gemma3_text" else 1.0
-    p = {"model.embed_tokens.weight": randn(gen, 64, h),
+    p = {"model.embed_tokens.weight": randn(gen, vocab, h),
          "model.norm.weight": centre + randn(gen, h, scale=0.1)}
     if not c["tie_word_embeddings"]:
-        p["lm_head.weight"] = randn(gen, 64, h, scale=0.2)
+        p["lm_head.weight"] = randn(gen, vocab, h, scale=0.2)
     for i in range(c["num_hidden_layers"]):
         n = f"model.layers.{i}."
         norms = {"gemma3_text": ["input_layernorm", "post_attention_layernorm",
@@ -431,6 +439,9 @@ def family_model(gen, folder):
             p[n + "mlp.up_proj.weight"] = randn(gen, f, h, scale=0.2)
         p[n + "self_attn.o_proj.weight"] = randn(gen, h, nh * hd, scale=0.2)
         p[n + "mlp.down_proj.weight"] = randn(gen, h, f, scale=0.2)
+        if kind == "qwen3":
+            p[n + "self_attn.q_norm.weight"] = 1 + randn(gen, hd, scale=0.3)
+            p[n + "self_attn.k_norm.weight"] = 1 + randn(gen, hd, scale=0.3)
         if kind == "gemma3_text":
             p[n + "self_attn.q_norm.weight"] = randn(gen, hd, scale=0.3)
             p[n + "self_attn.k_norm.weight"] = randn(gen, hd, scale=0.3)
@@ -440,7 +451,20 @@ def family_model(gen, folder):
     return c, p
 
 
+def write_family(name, folder, vocab, seed):
+    c, p = family_model(torch.Generator().manual_seed(seed), name, vocab)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    write_safetensors(os.path.join(folder, "model.safetensors"),
+                      {k: v.to(torch.float32) for k, v in p.items()})
+
+
 def main():
+    if sys.argv[1] == "--family":
+        write_family(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 64,
+                     int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+        return
     out = sys.argv[1]
     gen = torch.Generator().manual_seed(7)
     ids = torch.randint(0, 50, (2, 12), generator=gen)
@@ -471,6 +495,8 @@ def main():
             write_safetensors(os.path.join(folder, "model.safetensors"), stored)
         expected[kind] = logits.to(torch.float32)
     for folder in FAMILY_CONFIGS:
+        if folder in expected:  # written above, by llama_model
+            continue
         c, p = family_model(gen, folder)
         path = os.path.join(out, folder)
         os.makedirs(path, exist_ok=True)
