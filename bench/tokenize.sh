@@ -4,7 +4,8 @@
 # style BPE with byte fallback (Mistral's kind), both trained by tests/python/make_tokenizers.py
 # with MERGES merges: Tandem's first read (tokenised and cached) and its second (the cache),
 # against tests/python/tokref.py, the plain Python reference, on the first PY_MB megabytes
-# (line by line).
+# (line by line); then the published Llama 3, Qwen3 and Gemma 3 tokenizers (128 k to 262 k
+# entries) through Tandem and through Hugging Face's own library (bench/hf_tokenize.js).
 #
 #   bench/tokenize.sh [SIZE_MB [PY_MB]]     MERGES=400
 set -eu
@@ -49,3 +50,14 @@ print(json.dumps({"reference": "tokref.py", "tokenizer": sys.argv[1].split("/")[
                   "mb": round(mb, 2), "tokens": len(ids), "mb_per_s": round(mb / s, 3)}))
 PY
 done
+# The published tokenizers the tests read (build/npm/tokenizers, from packaging/quickstart.sh
+# test), 128 k to 262 k entries, through Tandem and through Hugging Face's own library.
+if [ -d build/npm/tokenizers ]; then
+    for kind in llama3 qwen3 gemma3; do
+        rm -rf "$work/cache"
+        TANDEM_TOKEN_CACHE="$work/cache" build/bin/bench_tokenize "build/npm/tokenizers/$kind" \
+            "$work/corpus.txt"
+        node bench/hf_tokenize.js build/npm/node_modules "build/npm/tokenizers/$kind/tokenizer.json" \
+            "$work/corpus.txt"
+    done
+fi
