@@ -113,6 +113,7 @@ private Q_SLOTS:
     void matchesTheReference_data();
     void matchesTheReference();
     void mergesByRank();
+    void addBosAndEosTokensOverTheirPostProcessor();
     void unsupportedPartsAreRefusedByName();
     void folderErrorsNameTheFile();
     void sentencePieceModelMatchesSentencePiece();
@@ -184,6 +185,53 @@ void TestTokenizer::matchesTheReference() {
     const std::vector<int32_t> e = (*tok)->encode((*tok)->eosToken(), false);
     QCOMPARE(e, std::vector<int32_t>{eos});
     QVERIFY((*tok)->decode(e, true).isEmpty());
+}
+
+void TestTokenizer::addBosAndEosTokensOverTheirPostProcessor() {
+    // A post-processor that puts "a" (0) before and "c" (3) after a sequence, and a config
+    // naming "a" the BOS and "c" the EOS. As transformers 5: with neither add_bos_token nor
+    // add_eos_token in the config the post-processor stands; with either, those two decide,
+    // the one not named being false.
+    const QJsonObject specials{
+        {QStringLiteral("a"),
+         QJsonObject{{QStringLiteral("id"), QStringLiteral("a")},
+                     {QStringLiteral("ids"), QJsonArray{0}},
+                     {QStringLiteral("tokens"), QJsonArray{QStringLiteral("a")}}}},
+        {QStringLiteral("c"),
+         QJsonObject{{QStringLiteral("id"), QStringLiteral("c")},
+                     {QStringLiteral("ids"), QJsonArray{3}},
+                     {QStringLiteral("tokens"), QJsonArray{QStringLiteral("c")}}}}};
+    const auto special = [](const char* id) {
+        return QJsonObject{
+            {QStringLiteral("SpecialToken"), QJsonObject{{QStringLiteral("id"), QLatin1String(id)},
+                                                         {QStringLiteral("type_id"), 0}}}};
+    };
+    const QJsonObject post{
+        {QStringLiteral("type"), QStringLiteral("TemplateProcessing")},
+        {QStringLiteral("single"),
+         QJsonArray{special("a"),
+                    QJsonObject{{QStringLiteral("Sequence"),
+                                 QJsonObject{{QStringLiteral("id"), QStringLiteral("A")},
+                                             {QStringLiteral("type_id"), 0}}}},
+                    special("c")}},
+        {QStringLiteral("special_tokens"), specials}};
+    const QByteArray json = tokenizerJson({{QStringLiteral("post_processor"), post}});
+    const auto ids = [&json](const QJsonObject& config) {
+        QJsonObject c = config;
+        c.insert(QStringLiteral("bos_token"), QStringLiteral("a"));
+        c.insert(QStringLiteral("eos_token"), QStringLiteral("c"));
+        auto tok = Tokenizer::fromJson(json, QJsonDocument(c).toJson(), QStringLiteral("t.json"));
+        return tok ? (*tok)->encode(QStringLiteral("b"), true) : std::vector<int32_t>{-1};
+    };
+    using Ids = std::vector<int32_t>;
+    QCOMPARE(ids({}), (Ids{0, 1, 3}));
+    QCOMPARE(ids({{QStringLiteral("add_bos_token"), false}}), (Ids{1}));
+    QCOMPARE(ids({{QStringLiteral("add_bos_token"), true}}), (Ids{0, 1}));
+    QCOMPARE(ids({{QStringLiteral("add_eos_token"), true}}), (Ids{1, 3}));
+    QCOMPARE(
+        ids({{QStringLiteral("add_bos_token"), true}, {QStringLiteral("add_eos_token"), true}}),
+        (Ids{0, 1, 3}));
+    QCOMPARE(ids({{QStringLiteral("add_bos_token"), QJsonValue::Null}}), (Ids{1}));
 }
 
 void TestTokenizer::mergesByRank() {

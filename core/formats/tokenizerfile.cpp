@@ -176,6 +176,19 @@ void readConfig(const QJsonObject& config, TokenizerParts& p) {
         p.bos = idIn(p, p.bosToken);
     if (!p.eosToken.isEmpty())
         p.eos = idIn(p, p.eosToken);
+    // As transformers 5 reads a folder: where tokenizer_config.json names add_bos_token or
+    // add_eos_token, those two decide what goes around a sequence (one not named is false) and
+    // tokenizer.json's post-processor is set aside; where it names neither, the post-processor
+    // stands.
+    if (config.contains(QStringLiteral("add_bos_token")) ||
+        config.contains(QStringLiteral("add_eos_token"))) {
+        p.prefix.clear();
+        p.suffix.clear();
+        if (config.value(QStringLiteral("add_bos_token")).toBool() && p.bos >= 0)
+            p.prefix.push_back(p.bos);
+        if (config.value(QStringLiteral("add_eos_token")).toBool() && p.eos >= 0)
+            p.suffix.push_back(p.eos);
+    }
     const QJsonValue tmpl = config.value(QStringLiteral("chat_template"));
     if (tmpl.isArray()) {
         for (const auto& v : tmpl.toArray())
