@@ -94,7 +94,49 @@ FAMILIES = {
                    "attention_bias": False, "use_sliding_window": False, "sliding_window": None,
                    "max_window_layers": 2, "tie_word_embeddings": True,
                    "bos_token_id": 151643, "eos_token_id": 151645}},
+    "gemma3": {  # gemma-3-270m / -1b's form (gemma3_text): local and global layers, GeGLU, its
+        # own scores scale, (1 + w) norms around both sub-layers, q/k norms, a 262 k vocabulary
+        "architecture": "Gemma3ForCausalLM", "tokenizer": "gemma3", "targets": LLAMA_TARGETS,
+        "config": {"model_type": "gemma3_text", "vocab_size": 262144, "hidden_size": 64,
+                   "intermediate_size": 192, "num_hidden_layers": 3, "num_attention_heads": 4,
+                   "num_key_value_heads": 1, "head_dim": 32, "query_pre_attn_scalar": 32,
+                   "max_position_embeddings": 32768, "rms_norm_eps": 1e-6,
+                   "rope_theta": 1000000.0, "rope_local_base_freq": 10000.0,
+                   "rope_scaling": None, "sliding_window": 8, "sliding_window_pattern": 3,
+                   "layer_types": ["sliding_attention", "sliding_attention", "full_attention"],
+                   "hidden_activation": "gelu_pytorch_tanh", "final_logit_softcapping": None,
+                   "attn_logit_softcapping": None, "tie_word_embeddings": True,
+                   "bos_token_id": 2, "eos_token_id": 106, "pad_token_id": 0}},
+    "phi3": {  # Phi-4-mini's form: fused projections, a quarter of each head unrotated,
+        # LongRoPE past an original context the test ids outrun, a sliding window; Llama 3's
+        # tokenizer stands in for its o200k one, which npm does not carry
+        "architecture": "Phi3ForCausalLM", "tokenizer": "llama3",
+        "targets": ["qkv_proj", "o_proj", "gate_up_proj", "down_proj"],
+        "config": {"model_type": "phi3", "vocab_size": 128256, "hidden_size": 64,
+                   "intermediate_size": 160, "num_hidden_layers": 2, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "partial_rotary_factor": 0.75,
+                   "max_position_embeddings": 1024, "original_max_position_embeddings": 16,
+                   "rope_theta": 10000.0,
+                   "rope_scaling": {"type": "longrope", "short_factor": [1.0, 1.2, 1.5, 2.0, 2.5, 3.0],
+                                    "long_factor": [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]},
+                   "sliding_window": 12, "rms_norm_eps": 1e-5, "hidden_act": "silu",
+                   "tie_word_embeddings": True, "bos_token_id": 128000, "eos_token_id": 128001,
+                   "pad_token_id": 128001}},
+    "smollm3": {  # SmolLM3-3B's form: every fourth layer without rotary positions (the second of
+        # two here); its tokenizer is Llama 3's vocabulary
+        "architecture": "SmolLM3ForCausalLM", "tokenizer": "llama3", "targets": LLAMA_TARGETS,
+        "config": {"model_type": "smollm3", "vocab_size": 128256, "hidden_size": 64,
+                   "intermediate_size": 160, "num_hidden_layers": 2, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "max_position_embeddings": 1024,
+                   "rope_theta": 2000000.0, "no_rope_layers": [1, 0], "no_rope_layer_interval": 4,
+                   "use_sliding_window": False, "rms_norm_eps": 1e-6, "hidden_act": "silu",
+                   "tie_word_embeddings": True, "bos_token_id": 128000, "eos_token_id": 128001}},
 }
+
+# What bench/hf_reference.py (the stand-in where transformers is missing) computes; the others
+# have transformers for their reference on the GPU machine, and tests/test_hffamilies for theirs
+# on every machine.
+STAND_IN_FAMILIES = ("gpt2", "llama", "qwen2", "mistral", "qwen3")
 
 TEXTS = [
     "Hello world! The quick brown fox jumps over the lazy dog.",
@@ -534,6 +576,11 @@ def main():
     print("parity: reference %s; Tandem on %s" % (reference.name, args.device), flush=True)
     failed = 0
     for family in args.families.split(","):
+        if not use_hf and family not in STAND_IN_FAMILIES:
+            print("parity %s: skipped: the stand-in reference does not build it (transformers is "
+                  "its reference where installed; tests/test_hffamilies checks it here)" % family,
+                  flush=True)
+            continue
         started = time.time()
         try:
             r = check_family(family, args, reference)
