@@ -1,7 +1,7 @@
 // Chat templates: the families' own templates (data/chat_templates.json: Llama 3, Qwen2,
-// Mistral, Zephyr/TinyLlama, Llama 2; and the published Qwen3, Qwen2.5, Gemma 3 and Llama 3
-// files of tests/npm where installed) and one that uses every construct the interpreter offers
-// are rendered over several conversations, with and without the generation prompt, and
+// Mistral, Zephyr/TinyLlama, Llama 2, Phi-4-mini; and the published Qwen3, Qwen2.5, Gemma 3 and
+// Llama 3 files of tests/npm where installed) and one that uses every construct the interpreter
+// offers are rendered over several conversations, with and without the generation prompt, and
 // compared with Jinja2 set up as Hugging Face sets it up (python/render_chat.py). A template
 // that raises is an error with its message; constructs outside the subset are refused when
 // the template is read, by name and line.
