@@ -393,6 +393,17 @@ Status readTemplate(TextOptions& o, const QString& file, const QString& dir) {
     return success();
 }
 
+// The ids a model must score for this text: the model's vocabulary, and any added token past
+// its end that the text uses (not added tokens the text never holds: Gemma 3's
+// <image_soft_token> is 262144 beside a model of 262,144 ids).
+int idsToScore(const Tokenizer& tok, const Encoded& train, const Encoded& test) {
+    int n = tok.modelVocabSize();
+    for (const Encoded* e : {&train, &test})
+        for (int32_t id : e->tokens)
+            n = std::max(n, id + 1);
+    return n;
+}
+
 } // namespace
 
 Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body,
@@ -444,7 +455,6 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
     DatasetSplits s;
     s.spec = spec;
     s.kind = kind;
-    s.numClasses = o.tok->modelVocabSize();
     const QString testFile = opts->values.value(QStringLiteral("test"));
     std::optional<Encoded> test;
     int64_t cut = int64_t(all->tokens.size());
@@ -460,11 +470,7 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
         cut -= cut / 10;
     }
     const Encoded& testTokens = test ? *test : *all;
-    // The model's vocabulary, and any added token past its end that the text uses: a model
-    // must score every id it is trained on, not added tokens the data never holds.
-    for (const Encoded* e : {static_cast<const Encoded*>(&*all), &testTokens})
-        for (int32_t id : e->tokens)
-            s.numClasses = std::max(s.numClasses, id + 1);
+    s.numClasses = idsToScore(*o.tok, *all, testTokens);
     const int64_t testFrom = test ? 0 : cut;
     const int64_t testTo = int64_t(testTokens.tokens.size());
     if (kind == QLatin1String("chat")) {
