@@ -76,8 +76,9 @@ QStringList tsStrings(const QString& path) {
 
 QStringList hardCases() {
     return {
-        QStringLiteral("Emoji: 👩‍👩‍👧‍👦 🏳️‍🌈 👍🏽 🇩🇪 ❤️‍🔥 "
-                       "🧑🏿‍💻"),
+        QStringLiteral(
+            "Emoji: 👩‍👩‍👧‍👦 🏳️‍🌈 👍🏽 🇩🇪 ❤️‍🔥 "
+            "🧑🏿‍💻"),
         QStringLiteral("Combining: e\u0301 n\u0303 a\u0308\u0301 ะ\u0e48 क\u094d\u200dष"),
         QStringLiteral("中文文本，日本語のテキスト、한국어 문장。全角：ＡＢＣ１２３"),
         QStringLiteral("हिन्दी में एक वाक्य, और कुछ अंक: १२३४५।"),
