@@ -20,26 +20,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_hf import WRONG_CHANGES, gpt2_logits, llama_logits  # noqa: E402
-
-DTYPES = {"F32": (torch.float32, 4), "F16": (torch.float16, 2), "BF16": (torch.bfloat16, 2)}
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        raw = f.read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    data = raw[8 + n:]
-    out = {}
-    for name, meta in header.items():
-        if name == "__metadata__":
-            continue
-        dtype, _ = DTYPES[meta["dtype"]]
-        a, b = meta["data_offsets"]
-        t = torch.frombuffer(bytearray(data[a:b]), dtype=dtype).reshape(meta["shape"])
-        out[name] = t.to(torch.float64)
-    return out
+from make_hf import WRONG_CHANGES, gpt2_logits, llama_logits, read_safetensors  # noqa: E402
 
 
 def mean_loss(c, p, t, context):
@@ -65,7 +46,7 @@ def main():
     wrong = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--wrong" else None
     with open(os.path.join(folder, "config.json")) as f:
         c = json.load(f)
-    p = read_safetensors(os.path.join(folder, "model.safetensors"))
+    p = {k: v.to(torch.float64) for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
     with open(tokens, "rb") as f:
         raw = f.read()
     t = list(struct.unpack("<%dH" % (len(raw) // 2), raw))

@@ -40,6 +40,23 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(raw)) + raw + b"".join(blobs))
 
 
+def read_safetensors(path):
+    """A safetensors file's tensors by name, in their stored dtype."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    by_name = {v: k for k, v in DTYPES.items()}
+    out = {}
+    for name, meta in header.items():
+        if name == "__metadata__":
+            continue
+        a, b = meta["data_offsets"]
+        out[name] = torch.frombuffer(bytearray(raw[8 + n + a:8 + n + b]),
+                                     dtype=by_name[meta["dtype"]]).reshape(meta["shape"])
+    return out
+
+
 def layer_norm(x, w, b, eps):
     mean = x.mean(-1, keepdim=True)
     var = ((x - mean) ** 2).mean(-1, keepdim=True)
