@@ -20,11 +20,21 @@ bool hasRunningStats(const Model& model) {
     return false;
 }
 
+namespace {
+// Where the model's weights are, for its inputs to go there too.
+c10::Device deviceOf(const Model& model) {
+    for (const auto& [name, value] : model.parameters())
+        return value.device();
+    return c10::Device(at::kCPU);
+}
+} // namespace
+
 void refreshRunningStats(const Model& model, const Dataset& train, int batch, int batches) {
     const int64_t n = train.count();
     if (n == 0 || batch <= 0 || batches <= 0)
         return;
     at::NoGradGuard noGrad;
+    const c10::Device device = deviceOf(model);
     model.train();
     // A fixed, even spread through the split: the same samples every time, and every part of
     // it (the split may be sorted by class); a small split is gone through more than once.
@@ -35,7 +45,7 @@ void refreshRunningStats(const Model& model, const Dataset& train, int batch, in
         idx.clear();
         for (int64_t i = start; i < std::min(total, start + batch); ++i)
             idx.push_back(int64_t(double(i) * stride) % n);
-        model.forward(gatherInputs(train, idx));
+        model.forward(gatherInputs(train, idx).to(device));
     }
 }
 
@@ -46,6 +56,7 @@ TestMetrics evaluate(const Model& model, const Objective& objective, const Datas
     // under this many values, from the size of the first sample's.
     constexpr int64_t kMaxOutputValues = int64_t(1) << 25;
     at::NoGradGuard noGrad;
+    const c10::Device device = deviceOf(model);
     model.eval();
     Evaluation e(objective);
     std::vector<int64_t> idx;
@@ -54,8 +65,8 @@ TestMetrics evaluate(const Model& model, const Objective& objective, const Datas
         idx.clear();
         for (int64_t i = start; i < std::min(test.count(), start + step); ++i)
             idx.push_back(i);
-        const at::Tensor out = model.forward(gatherInputs(test, idx));
-        e.add(model, out, gatherTargets(test, idx));
+        const at::Tensor out = model.forward(gatherInputs(test, idx).to(device));
+        e.add(model, out, gatherTargets(test, idx).to(device));
         start += int64_t(idx.size());
         if (progress)
             progress(start, test.count());

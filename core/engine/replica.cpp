@@ -231,16 +231,19 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
                 m_inner->step(g, local->innerLr);
             }
         }
+        const c10::Device resultDevice =
+            m_options.resultsOnDevice ? m_torchDevice : c10::Device(at::kCPU);
         if (local) {
             out.grads = local->end(*this, *state);
         } else {
             out.grads.reserve(m_params.size());
             for (const at::Tensor& p : m_params)
-                out.grads.push_back(p.grad().defined() ? p.grad().to(at::kCPU) : at::Tensor());
+                out.grads.push_back(p.grad().defined() ? p.grad().to(resultDevice) : at::Tensor());
         }
         out.buffers.reserve(m_buffers.size());
         for (const at::Tensor& b : m_buffers)
-            out.buffers.push_back(b.detach().to(at::kCPU));
+            out.buffers.push_back(b.detach().to(resultDevice, /*non_blocking=*/false,
+                                                /*copy=*/m_options.resultsOnDevice));
         // The copies above wait for the device already; this keeps the timing honest should
         // they ever become asynchronous.
         synchronizeDevice(m_torchDevice);

@@ -39,6 +39,10 @@ struct ReplicaOptions {
     // Passes over more samples than this are computed in parts, their gradients accumulated
     // (0: no limit): what the device's memory holds (memoryplan.h).
     int64_t samplesPerPass = 0;
+    // The in-process worker of a run whose weights live on this replica's device: gradients
+    // and buffers stay on the device for the coordinator to use in place, rather than going
+    // to the CPU as a worker process's must for the wire.
+    bool resultsOnDevice = false;
 };
 
 // A private copy of the model on one device that turns sample indices into gradients. The

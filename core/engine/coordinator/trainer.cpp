@@ -122,6 +122,8 @@ Status Trainer::load() {
         m_cfg.fragments = 1;
     }
     m_modePending = m_cfg.mode == TrainMode::Auto;
+    m_devices = detectDevices();
+    placeMaster();
     if (!m_modePending)
         makePolicy();
     m_sampler = std::make_unique<EpochSampler>(m_data->train.count(), m_cfg.seed);
@@ -132,9 +134,42 @@ Status Trainer::load() {
         return st;
     if (auto st = m_recorder.open(m_ckpt.has_value(), m_ckpt ? m_ckpt->state.step : -1); !st)
         return st;
-    m_devices = detectDevices();
     planMemory();
     return startLocalWorker();
+}
+
+// A sync run whose every weight trains, computed on this machine's accelerator: the weights
+// and the optimizer's state live there too, so that a step neither copies the model to the
+// device nor its gradients back, and the optimizer runs on the device. Elsewhere (the CPU, a
+// frozen base, local-SGD's rounds) they stay in the host's memory, where a frozen base is read
+// straight from its file.
+void Trainer::placeMaster() {
+    if (!m_cfg.localWorker || m_cfg.mode != TrainMode::Sync || m_frozenCount > 0)
+        return;
+    auto device = chooseDevice(m_devices, m_cfg.device);
+    if (!device || device->kind == DeviceKind::Cpu)
+        return; // startLocalWorker says why a named device is missing
+    try {
+        at::NoGradGuard noGrad;
+        m_module.to(c10::Device(device->torchDevice().toStdString()));
+        m_master = modelTensors(m_module);
+        m_masterOnDevice = true;
+    } catch (const std::exception& e) {
+        qCInfo(lcTrain) << "the weights stay in the host's memory:" << firstLine(e);
+        at::NoGradGuard noGrad;
+        m_module.to(c10::Device(at::kCPU));
+        m_master = modelTensors(m_module);
+    }
+}
+
+// The model in the host's memory, for what leaves the run as files.
+Model Trainer::hostModel() const {
+    if (!m_masterOnDevice)
+        return m_module;
+    at::NoGradGuard noGrad;
+    Model host = m_module.copy();
+    host.to(c10::Device(at::kCPU));
+    return host;
 }
 
 void Trainer::planMemory() {
@@ -225,6 +260,7 @@ Status Trainer::startLocalWorker() {
         ro.precision = m_cfg.precision;
         ro.loss = m_objective.loss;
         ro.samplesPerPass = *fits;
+        ro.resultsOnDevice = m_masterOnDevice;
         auto train = std::shared_ptr<const Dataset>(m_data, &m_data->train);
         auto local =
             std::make_shared<LocalWorker>(QStringLiteral("local"), *device, m_module, train, ro);
@@ -519,7 +555,7 @@ Status Trainer::finish(bool stopped) {
     if (stopped || m_state.completedEpochs == 0)
         if (auto st = saveCheckpoint(); !st)
             return st;
-    return m_recorder.exportModel(m_module);
+    return m_recorder.exportModel(hostModel());
 }
 
 void Trainer::shutdown(const QString& reason) {

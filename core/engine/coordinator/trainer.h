@@ -73,6 +73,8 @@ private:
     Status load();
     Status loadModel();
     Status restore();
+    void placeMaster();
+    Model hostModel() const;
     Status startLocalWorker();
     // Runs `job` where the run's compute happens: on the local worker's thread when this
     // thread's operators are kept serial (SerialTorchOps), else here.
@@ -140,6 +142,8 @@ private:
     Model m_module;
     std::optional<LoadedCheckpoint> m_ckpt;
     ModelTensors m_master;
+    // The weights and the optimizer's state live on this machine's accelerator (placeMaster).
+    bool m_masterOnDevice = false;
     Objective m_objective;
     int64_t m_parameterCount = 0; // trainable
     int64_t m_frozenCount = 0;

@@ -152,6 +152,15 @@ QList<WorkerStepStats> SyncPolicy::workerStats(StepContext& ctx, Collected& c,
 std::vector<at::Tensor> combineResults(ModelTensors& master, std::vector<WorkResult>& results,
                                        double batch) {
     at::NoGradGuard noGrad;
+    // The weights may live on the coordinator's own accelerator while a worker process's
+    // results come off the wire on the CPU: each goes where its weight is (a no-op when there).
+    for (WorkResult& r : results) {
+        for (size_t p = 0; p < r.grads.size() && p < master.params.size(); ++p)
+            if (r.grads[p].defined())
+                r.grads[p] = r.grads[p].to(master.params[p].device());
+        for (size_t b = 0; b < r.buffers.size() && b < master.buffers.size(); ++b)
+            r.buffers[b] = r.buffers[b].to(master.buffers[b].device());
+    }
     std::vector<at::Tensor> grads;
     if (results.size() == 1) {
         grads = std::move(results[0].grads);
