@@ -216,7 +216,10 @@ class HfReference:
         return peft_model
 
     def grads(self, peft_model, ids, labels):
-        peft_model = peft_model.to(self.device).train()
+        # Dropout off (GPT-2's config keeps 0.1 in resid_pdrop, embd_pdrop and attn_pdrop):
+        # Tandem fine-tunes without the model's own dropout, and the check is of the equations.
+        # Gradients flow the same in evaluation mode.
+        peft_model = peft_model.to(self.device).eval()
         out = peft_model(input_ids=ids.to(self.device)).logits
         loss = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]).float(),
                                                  labels.reshape(-1).to(self.device), ignore_index=-100)
