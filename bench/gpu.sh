@@ -17,24 +17,24 @@
 #             published form with its published tokenizer, against transformers and PEFT on the
 #             same GPU: logits in fp32 and bf16, LoRA gradients, the PEFT and merged exports
 #             loaded back, token ids and chat templates against AutoTokenizer
+#   workers   two workers on one GPU (a coordinator with its own worker and a second process),
+#             in sync and in streaming local-SGD, against the same run in one process
+#   speed     mnist-cnn and a scripted resnet18 through `tandem train` against a PyTorch eager
+#             loop (bench/python_gpu_loop.py), fp32 and bf16 autocast
+#   hetero    coordinator + a CPU worker + the CUDA worker: the balancer's shares and the
+#             efficiency against each device alone
 #   lmspeed   LoRA (r=16, attention and MLP, bf16 base, activation checkpointing off and on) on
 #             Llama- and Qwen3-shaped models of about 0.5 B and 1.5 B parameters at context 1024,
 #             and full fine-tuning of the 0.5 B ones (bf16 autocast): `tandem train` tokens/s
 #             against a transformers + PEFT loop (bench/python_hf_loop.py) with the same batch,
 #             precision and optimizer, each process's peak GPU memory (nvidia-smi), and Tandem's
 #             memory plan for it
-#   workers   two workers on one GPU (a coordinator with its own worker and a second process),
-#             in sync and in streaming local-SGD, against the same run in one process
 #   nf4       an 8B-shaped model's LoRA step on a 4-bit base (skipped while `tandem train` has
 #             no --base)
 #   tests     the suite's tests that train, on the GPU (TESTS: test_devices test_precision
 #             test_hf test_hfmodel test_objectives test_optimizers test_replica test_zoo
 #             test_parts test_lm test_hftrain test_hfchat): the GUI, network-namespace, package
 #             and long fault tests are left out
-#   speed     mnist-cnn and a scripted resnet18 through `tandem train` against a PyTorch eager
-#             loop (bench/python_gpu_loop.py), fp32 and bf16 autocast
-#   hetero    coordinator + a CPU worker + the CUDA worker: the balancer's shares and the
-#             efficiency against each device alone
 # Each phase is cut short when the run nears BUDGET_S (560) seconds, and says so.
 #
 # On a CPU machine, to check this script before a lent GPU's minutes go to it (the suite runs
@@ -48,7 +48,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-out}
 mkdir -p "$out"
-phases=${PHASES:-build devices parity lmspeed workers nf4 tests speed hetero}
+phases=${PHASES:-build devices parity workers speed hetero lmspeed nf4 tests}
 budget=${BUDGET_S:-560}
 kit=${KIT:-build/gpu-kit}
 device=${DEVICE:-cuda:0}
@@ -244,22 +244,29 @@ lmspeed_run() {
     esac
     $cpu && targs+=(--threads "$(nproc)") pargs+=(--threads "$(nproc)")
     local run=$out/lmspeed/$shape-$setting
-    rm -rf "$run"
-    mkdir -p "$run"
+    # The run's folder (its checkpoint and exported model: gigabytes) stays beside the data.
+    local runDir=$out/../gpu-data/runs/$shape-$setting
+    rm -rf "$run" "$runDir"
+    mkdir -p "$run" "$runDir"
     gpu_watch "$run/tandem-gpu.txt"
-    timeout "$(left)" $bin train "${targs[@]}" --out "$run/tandem" >"$run/tandem.json" 2>"$run/tandem.log"
+    timeout "$(left)" $bin train "${targs[@]}" --out "$runDir" >"$run/tandem.json" 2>"$run/tandem.log"
     local status=$?
+    cp "$runDir/metrics.jsonl" "$run/metrics.jsonl" 2>/dev/null
+    rm -rf "$runDir"
     local tmem
     tmem=$(gpu_watch_stop)
     if [ $status -ne 0 ] && grep -q 'is not supported' "$run/tandem.log"; then
         log "lmspeed $shape: refused by this build: $(grep -m1 'is not supported' "$run/tandem.log")"
+        return 1
+    elif [ $status -eq 124 ]; then
+        log "lmspeed $shape $setting: tandem train cut short by the time budget"
         return 1
     elif [ $status -ne 0 ]; then
         failed "lmspeed $shape $setting: tandem train failed (exit $status): $(tail -1 "$run/tandem.log")"
         return 0
     fi
     local t plan
-    t=$(tandem_tokens_per_s "$run/tandem/metrics.jsonl" "$batch" "$ctx")
+    t=$(tandem_tokens_per_s "$run/metrics.jsonl" "$batch" "$ctx")
     plan=$($py -c "
 import json
 s = json.loads(open('$run/tandem.json').read().strip().splitlines()[-1])
@@ -270,7 +277,10 @@ print(round((p.get('fixed_bytes', 0) + p.get('per_sample_bytes', 0) * min($batch
     status=$?
     local pmem
     pmem=$(gpu_watch_stop)
-    if [ $status -ne 0 ]; then
+    if [ $status -eq 124 ]; then
+        log "lmspeed $shape $setting: the Python loop cut short by the time budget (tandem $t tokens/s)"
+        return 1
+    elif [ $status -ne 0 ]; then
         failed "lmspeed $shape $setting: the Python loop failed: $(tail -1 "$run/python.log")"
         return 0
     fi
@@ -452,4 +462,8 @@ for phase in $phases; do
     log "$phase: $(($(date +%s) - began)) s"
 done
 log "done, $failures phase(s) with failures"
+# Every log and figure in one small file (a device's reply brings few files back), without the
+# run folders' checkpoints and models.
+tar -C "$out" --exclude='*.safetensors' --exclude='*.pt' --exclude='*.tandem' --exclude='*.bin' \
+    --exclude='*.tokens' --exclude=logs.tar.xz -cJf "$out/logs.tar.xz" . 2>/dev/null
 [ "$failures" -eq 0 ]
