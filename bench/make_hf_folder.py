@@ -1,7 +1,7 @@
 """Writes a Hugging Face model folder with random weights in a published family's shape, and a
 token file to train it on, for the benchmarks (bench/gpu.sh, bench/hf_versus.sh).
 
-    make_hf_folder.py SHAPE DIR [--dtype bf16|fp32] [--device cuda:0] [--tokens FILE N]
+    make_hf_folder.py SHAPE DIR [--dtype bf16|fp32] [--device cuda:0] [--tokens FILE N] [--vocab V]
 
 SHAPE is one of SHAPES below. Weights are drawn as transformers initialises a model to train
 (bench/hf_reference.py's init="training", on --device, which a GPU does in a moment for a
@@ -61,8 +61,11 @@ def main():
     ap.add_argument("--tokens", nargs=2, metavar=("FILE", "N"))
     ap.add_argument("--patterned", action="store_true",
                     help="tokens a model can learn: each id is followed by one of four, mostly the first")
+    ap.add_argument("--vocab", type=int, help="another vocabulary size than the shape's")
     args = ap.parse_args()
     cfg = dict(SHAPES[args.shape])
+    if args.vocab:
+        cfg["vocab_size"] = args.vocab
     cfg["torch_dtype"] = "bfloat16" if args.dtype == "bf16" else "float32"
     os.makedirs(args.dir, exist_ok=True)
     device = args.device if args.device.startswith("cuda") else "cpu"
