@@ -141,6 +141,23 @@ print(round(int(sys.argv[2]) * int(sys.argv[3]) / (statistics.median(timed) / 10
 EOF
 }
 
+# Where a `tandem train` step's time goes, from its metrics.jsonl (medians over the steps after
+# the first two): the whole step, the local worker's forward and backward pass in it, and the
+# rest (the optimizer's step and whatever the coordinator does around the pass).
+tandem_step_split() {
+    $py - "$1" <<'EOF'
+import json, statistics, sys
+steps = [json.loads(l) for l in open(sys.argv[1]) if '"step_ms"' in l]
+steps = [s for s in steps if s.get("type", "step") == "step"][2:]
+if not steps:
+    print("step ? ms")
+    sys.exit()
+step = statistics.median(s["step_ms"] for s in steps)
+comp = statistics.median(sum(w.get("compute_ms", 0) for w in s.get("workers", [])) for s in steps)
+print("step %.1f ms: pass %.1f ms, the rest %.1f ms" % (step, comp, step - comp))
+EOF
+}
+
 # Each process's largest GPU memory while a command runs (nvidia-smi every 200 ms), in MiB, into
 # FILE as "PID MIB" lines; `gpu_watch_stop` ends it. Nothing on a machine without nvidia-smi.
 gpu_watch() {
@@ -288,7 +305,8 @@ print(round((p.get('fixed_bytes', 0) + p.get('per_sample_bytes', 0) * min($batch
     p=$(field tokens_per_s <"$run/python.json")
     what=$(field loop <"$run/python.json")
     log "lmspeed $shape $setting context $ctx batch $batch: tandem $t tokens/s, $what $p tokens/s" \
-        "($(ratio "$t" "$p")x); peak GPU MiB tandem $tmem (plan $plan), python $pmem"
+        "($(ratio "$t" "$p")x); peak GPU MiB tandem $tmem (plan $plan), python $pmem;" \
+        "tandem's $(tandem_step_split "$run/metrics.jsonl")"
 }
 
 phase_lmspeed() {
@@ -419,7 +437,7 @@ phase_speed() {
             p=$($py bench/python_gpu_loop.py "$arrays" "$name" "$steps" "$batch" "$precision" \
                 "$device" | tee -a "$out/python.jsonl" | field samples_per_s)
             log "speed: $name $precision batch $batch: tandem $t samples/s, PyTorch eager $p samples/s" \
-                "($(ratio "$t" "$p")x)"
+                "($(ratio "$t" "$p")x); tandem's $(tandem_step_split "$data/run-$name-$precision/metrics.jsonl")"
         done
     done
 }
