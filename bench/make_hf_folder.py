@@ -48,6 +48,10 @@ SHAPES = {
     "qwen3-1.5b": qwen3(2048, 28, 16, 8, 6144),
     "llama-60m": llama(512, 8, 8, 4, 1536, vocab=32000, tied=False),
     "llama-tiny": llama(64, 2, 4, 2, 160, vocab=512),
+    # For the memory plan against measured peaks (bench/hf_plan.sh): deep and narrow, wide and
+    # shallow (with --vocab 128256, llama-60m is the large-vocabulary one).
+    "llama-deep": llama(128, 32, 4, 2, 384, vocab=1024, tied=False),
+    "llama-wide": llama(1024, 2, 16, 8, 4096, vocab=1024, tied=False),
     "qwen3-tiny": qwen3(64, 2, 4, 2, 160, head_dim=32, vocab=512),
 }
 
