@@ -138,11 +138,10 @@ Status Trainer::load() {
     return startLocalWorker();
 }
 
-// A sync run whose every weight trains, computed on this machine's accelerator: the weights
-// and the optimizer's state live there too, so that a step neither copies the model to the
-// device nor its gradients back, and the optimizer runs on the device. Elsewhere (the CPU, a
-// frozen base, local-SGD's rounds) they stay in the host's memory, where a frozen base is read
-// straight from its file.
+// A sync run whose every weight trains on this machine's accelerator keeps the weights and the
+// optimizer's state there: a step copies neither the model to the device nor its gradients
+// back. Elsewhere (the CPU, a frozen base, local-SGD) they stay in the host's memory, where a
+// frozen base is read straight from its file.
 void Trainer::placeMaster() {
     if (!m_cfg.localWorker || m_cfg.mode != TrainMode::Sync || m_frozenCount > 0)
         return;
