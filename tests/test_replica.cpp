@@ -48,6 +48,7 @@ private Q_SLOTS:
     void retriesLeaveNoTraceInBatchNorm();
     void outOfMemoryRetriesInHalves();
     void replicaReadsTheCoordinatorsWeightsInPlace();
+    void resultsOnTheDeviceAreTheSameResults();
     void gradientBundleFillsFromTheFront();
     void replicaStreamsGradientsDuringBackward();
 };
@@ -153,6 +154,31 @@ void TestReplica::replicaReadsTheCoordinatorsWeightsInPlace() {
         QVERIFY(at::equal(params[i], before[i]));
     }
     QVERIFY(d->grads[0].abs().sum().item<double>() > 0); // the delta of real inner steps
+}
+
+void TestReplica::resultsOnTheDeviceAreTheSameResults() {
+    // The in-process worker of a run whose weights live on its device keeps its results there
+    // (ReplicaOptions::resultsOnDevice): the same gradients and batch-norm statistics, the
+    // statistics a copy of their own, since the next step's forward pass writes the replica's.
+    const torch::jit::Module m = zoo("resnet8", 3);
+    auto data = randomImages(8, 3, {3, 32, 32});
+    ReplicaOptions onDevice;
+    onDevice.resultsOnDevice = true;
+    ModelReplica plain(cpuDevice(), m, data), kept(cpuDevice(), m, data, onDevice);
+    WorkRequest req;
+    req.indices = iota(8);
+    auto a = plain.compute(req, QStringLiteral("plain"));
+    auto b = kept.compute(req, QStringLiteral("kept"));
+    QVERIFY(a && b);
+    QCOMPARE(a->lossSum, b->lossSum);
+    QCOMPARE(a->grads.size(), b->grads.size());
+    for (size_t i = 0; i < a->grads.size(); ++i)
+        QVERIFY(at::equal(a->grads[i], b->grads[i]));
+    QVERIFY(!b->buffers.empty());
+    for (size_t i = 0; i < b->buffers.size(); ++i) {
+        QVERIFY(at::equal(a->buffers[i], b->buffers[i]));
+        QVERIFY(b->buffers[i].data_ptr() != kept.buffers()[i].data_ptr());
+    }
 }
 
 void TestReplica::gradientBundleFillsFromTheFront() {
