@@ -161,16 +161,6 @@ void Trainer::placeMaster() {
     }
 }
 
-// The model in the host's memory, for what leaves the run as files.
-Model Trainer::hostModel() const {
-    if (!m_masterOnDevice)
-        return m_module;
-    at::NoGradGuard noGrad;
-    Model host = m_module.copy();
-    host.to(c10::Device(at::kCPU));
-    return host;
-}
-
 void Trainer::planMemory() {
     // Worked out once, from the model and the data as the run has them.
     const MemoryNeed worker = memoryNeed(m_module, m_data->train, m_cfg, false);
@@ -554,7 +544,14 @@ Status Trainer::finish(bool stopped) {
     if (stopped || m_state.completedEpochs == 0)
         if (auto st = saveCheckpoint(); !st)
             return st;
-    return m_recorder.exportModel(hostModel());
+    if (m_masterOnDevice) {
+        // The run is over: its weights come back to the host's memory for the export, in place
+        // (a copy on the device could run out of the device's memory at the very end).
+        at::NoGradGuard noGrad;
+        m_module.to(c10::Device(at::kCPU));
+        m_masterOnDevice = false;
+    }
+    return m_recorder.exportModel(m_module);
 }
 
 void Trainer::shutdown(const QString& reason) {

@@ -74,7 +74,6 @@ private:
     Status loadModel();
     Status restore();
     void placeMaster();
-    Model hostModel() const;
     Status startLocalWorker();
     // Runs `job` where the run's compute happens: on the local worker's thread when this
     // thread's operators are kept serial (SerialTorchOps), else here.
