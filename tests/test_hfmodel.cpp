@@ -374,22 +374,41 @@ void TestHfModel::memoryIsPlannedPerDevice() {
         weights += p.numel() * 4;
     for (const at::Tensor& f : t.frozen)
         weights += f.numel() * 2; // bf16
-    const MemoryNeed sync = memoryNeed(*lora, windows, cfg, false);
+    const MemoryNeed sync = memoryNeed(*lora, windows, cfg, MasterCopy::None);
     QCOMPARE(sync.weightBytes, weights);
     QCOMPARE(sync.trainingBytes, t.trainableCount() * 4); // gradients
     cfg.mode = TrainMode::LocalSgd;
-    QCOMPARE(memoryNeed(*lora, windows, cfg, false).trainingBytes,
+    QCOMPARE(memoryNeed(*lora, windows, cfg, MasterCopy::None).trainingBytes,
              t.trainableCount() * 12); // and Adam's moments
-    QCOMPARE(memoryNeed(*lora, windows, cfg, true).trainingBytes, t.trainableCount() * 24);
+    QCOMPARE(memoryNeed(*lora, windows, cfg, MasterCopy::Separate).trainingBytes,
+             t.trainableCount() * 24);
+    QCOMPARE(memoryNeed(*lora, windows, cfg, MasterCopy::Shared).trainingBytes,
+             t.trainableCount() * 20); // the masters are the replica's own weights
     QVERIFY(sync.perSampleBytes > 0);
     Dataset longer;
     longer.sampleShape = {64};
-    QVERIFY(memoryNeed(*lora, longer, cfg, false).perSampleBytes > 2 * sync.perSampleBytes);
+    QVERIFY(memoryNeed(*lora, longer, cfg, MasterCopy::None).perSampleBytes >
+            2 * sync.perSampleBytes);
     transformerOf(*lora)->setCheckpointActivations(true);
-    QVERIFY(memoryNeed(*lora, windows, cfg, false).perSampleBytes < sync.perSampleBytes);
+    QVERIFY(memoryNeed(*lora, windows, cfg, MasterCopy::None).perSampleBytes < sync.perSampleBytes);
 
+    // Where the coordinator's masters sit beside its own worker: read in place by an fp32 replica
+    // in sync, a copy of their own for a bf16 replica or local-SGD's inner steps, nothing on an
+    // accelerator while they live in the host's memory.
+    DeviceInfo cpu;
+    cpu.kind = DeviceKind::Cpu;
     DeviceInfo gpu;
     gpu.kind = DeviceKind::Cuda;
+    RunConfig sgd;
+    QCOMPARE(mastersBeside(cpu, false, sgd), MasterCopy::Shared);
+    QCOMPARE(mastersBeside(gpu, true, sgd), MasterCopy::Shared);
+    QCOMPARE(mastersBeside(gpu, false, sgd), MasterCopy::None);
+    sgd.precision = Precision::Bf16;
+    QCOMPARE(mastersBeside(cpu, false, sgd), MasterCopy::Separate);
+    sgd.precision = Precision::Fp32;
+    sgd.mode = TrainMode::LocalSgd;
+    QCOMPARE(mastersBeside(cpu, false, sgd), MasterCopy::Separate);
+
     gpu.name = QStringLiteral("Test GPU");
     gpu.memoryBytes = 0;
     QCOMPARE(*samplesThatFit(sync, gpu, QStringLiteral("w1")), int64_t(0)); // not known

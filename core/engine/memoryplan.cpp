@@ -25,7 +25,7 @@ QString bytesText(int64_t bytes) {
 }
 
 MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig& cfg,
-                      bool coordinator) {
+                      MasterCopy masters) {
     MemoryNeed need;
     int64_t trainable = 0;
     int64_t elem = 4;
@@ -41,12 +41,22 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     const bool local = cfg.mode == TrainMode::LocalSgd;
     need.trainingBytes =
         trainable * 4 + (local ? trainable * optimizerBytesPerValue(cfg.optimizer) : 0);
-    if (coordinator)
-        need.trainingBytes += trainable * (4 + optimizerBytesPerValue(cfg.optimizer));
+    if (masters != MasterCopy::None)
+        need.trainingBytes += trainable * optimizerBytesPerValue(cfg.optimizer);
+    if (masters == MasterCopy::Separate)
+        need.trainingBytes += trainable * 4;
     if (cfg.precision != Precision::Fp32)
         elem = 2;
     need.perSampleBytes = model.bytesPerSample(train.sampleShape, elem);
     return need;
+}
+
+MasterCopy mastersBeside(const DeviceInfo& device, bool mastersOnAccelerator,
+                         const RunConfig& cfg) {
+    if ((device.kind == DeviceKind::Cpu) == mastersOnAccelerator)
+        return MasterCopy::None;
+    const bool inPlace = cfg.mode != TrainMode::LocalSgd && cfg.precision == Precision::Fp32;
+    return inPlace ? MasterCopy::Shared : MasterCopy::Separate;
 }
 
 int64_t memoryBudget(const DeviceInfo& d) {

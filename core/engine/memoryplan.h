@@ -26,11 +26,20 @@ struct MemoryNeed {
     int64_t fixedBytes() const { return weightBytes + trainingBytes; }
 };
 
-// A worker's need: its replica, its gradients and, in local modes, its own optimizer's state.
-// `coordinator` adds what the coordinator keeps beside its own worker: the fp32 masters and
-// the run's optimizer state.
+// What the coordinator keeps on a device beside the replica of its own worker there.
+enum class MasterCopy {
+    None,     // a worker's device: no masters
+    Shared,   // the replica reads the fp32 masters in place: only the run's optimizer state adds
+    Separate, // fp32 masters of their own (another dtype, or local-SGD) and the optimizer state
+};
+// A worker's need: its replica, its gradients and, in local modes, its own optimizer's state,
+// plus what `masters` says the coordinator keeps beside it.
 MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig& cfg,
-                      bool coordinator);
+                      MasterCopy masters);
+// What the coordinator keeps on `device`, where its own worker trains: nothing when the masters
+// live in the other memory (the host's, beside an accelerator), else shared or separate as the
+// replica can read them in place (an fp32 replica, outside local-SGD).
+MasterCopy mastersBeside(const DeviceInfo& device, bool mastersOnAccelerator, const RunConfig& cfg);
 
 // What a run may use of a device: most of a GPU's memory, about three quarters of a Mac's
 // (Metal's recommended working set), and most of a CPU machine's memory.

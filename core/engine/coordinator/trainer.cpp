@@ -162,12 +162,14 @@ void Trainer::placeMaster() {
 }
 
 void Trainer::planMemory() {
-    // Worked out once, from the model and the data as the run has them.
-    const MemoryNeed worker = memoryNeed(m_module, m_data->train, m_cfg, false);
-    const MemoryNeed own = memoryNeed(m_module, m_data->train, m_cfg, true);
-    m_pool.setMemoryPlan([worker, own](const DeviceInfo& device, const QString& name, bool local) {
-        return samplesThatFit(local ? own : worker, device,
-                              local ? QStringLiteral("this machine") : name);
+    // Worked out once, from the model and the data as the run has them, for each MasterCopy.
+    MemoryNeed need[3];
+    for (MasterCopy m : {MasterCopy::None, MasterCopy::Shared, MasterCopy::Separate})
+        need[size_t(m)] = memoryNeed(m_module, m_data->train, m_cfg, m);
+    m_pool.setMemoryPlan([need, cfg = m_cfg, on = m_masterOnDevice](
+                             const DeviceInfo& d, const QString& name, bool local) {
+        const MasterCopy m = local ? mastersBeside(d, on, cfg) : MasterCopy::None;
+        return samplesThatFit(need[size_t(m)], d, local ? QStringLiteral("this machine") : name);
     });
 }
 
@@ -238,7 +240,8 @@ Status Trainer::startLocalWorker() {
     if (device->kind != DeviceKind::Cpu)
         m_serialOps.reset(); // the optimizer's step on the CPU is then this thread's to run
     // Before the replica takes its memory: a model that cannot fit is refused with the figures.
-    const MemoryNeed need = memoryNeed(m_module, m_data->train, m_cfg, true);
+    const MemoryNeed need =
+        memoryNeed(m_module, m_data->train, m_cfg, mastersBeside(*device, m_masterOnDevice, m_cfg));
     auto fits = samplesThatFit(need, *device, QStringLiteral("this machine"));
     if (!fits)
         return fits.error();

@@ -94,7 +94,7 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
     sized.mode = run.spec.mode;
     sized.optimizer = run.options.innerOptimizer.kind;
     sized.precision = run.options.precision;
-    auto fits = samplesThatFit(memoryNeed(run.module, data->train, sized, false), device,
+    auto fits = samplesThatFit(memoryNeed(run.module, data->train, sized, MasterCopy::None), device,
                                QStringLiteral("this machine"));
     if (!fits)
         return fits.error();

@@ -361,7 +361,11 @@ int64_t HfTransformer::bytesPerSample(int64_t tokens, int64_t elem) const {
     if (f.has(Role::PostAttnNorm))
         perToken += 4 * h;
     const int64_t block = tokens * (perToken * elem + c.heads * tokens * 9);
-    const int64_t blocks = m_checkpoint ? c.layers * tokens * h * elem + block : c.layers * block;
+    // The backward pass of a block holds, beside what the block kept, the gradients of its
+    // scores and of their softmax, in fp32: all the more next to one recomputed block.
+    const int64_t backward = tokens * c.heads * tokens * 8;
+    const int64_t blocks =
+        (m_checkpoint ? c.layers * tokens * h * elem + block : c.layers * block) + backward;
     const int64_t logits = tokens * c.vocab * (elem + 3 * 4);
     return blocks + logits + 2 * tokens * h * elem;
 }
