@@ -10,7 +10,7 @@ namespace tandem {
 
 void keepFreedMemoryForReuse() {
 #if defined(__GLIBC__)
-    mallopt(M_MMAP_THRESHOLD, 32 << 20); // glibc's largest
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
 }

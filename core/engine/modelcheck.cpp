@@ -5,6 +5,7 @@
 #include "engine/training.h"
 #include "model/model.h"
 #include "model/openmodel.h"
+#include "model/tensormemory.h"
 
 #include <QFileInfo>
 #include <QThread>
@@ -55,6 +56,8 @@ TestMetrics evaluate(const Model& model, const Objective& objective, const Datas
     // them at once would take tens of gigabytes. Batches are cut so that one's output stays
     // under this many values, from the size of the first sample's.
     constexpr int64_t kMaxOutputValues = int64_t(1) << 25;
+    // Training's kept blocks are not this pass's sizes; what this pass leaves is not training's.
+    releaseCachedTensorMemory();
     at::NoGradGuard noGrad;
     const c10::Device device = deviceOf(model);
     model.eval();
@@ -75,6 +78,7 @@ TestMetrics evaluate(const Model& model, const Objective& objective, const Datas
                                    1, std::max(1, batch));
     }
     model.train();
+    releaseCachedTensorMemory();
     return e.result();
 }
 

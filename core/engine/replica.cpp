@@ -9,6 +9,7 @@
 #include "engine/training.h"
 #include "formats/tokenstream.h"
 #include "model/model.h"
+#include "model/tensormemory.h"
 #include "model/torchcompat.h"
 
 #include <QElapsedTimer>
@@ -247,6 +248,7 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
         // The copies above wait for the device already; this keeps the timing honest should
         // they ever become asynchronous.
         synchronizeDevice(m_torchDevice);
+        tensorMemoryStepDone();
     } catch (const std::exception& e) {
         QString msg = QString::fromUtf8(e.what());
         msg.truncate(msg.indexOf(QLatin1Char('\n')) > 0 ? msg.indexOf(QLatin1Char('\n'))

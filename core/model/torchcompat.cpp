@@ -1,5 +1,7 @@
 #include "model/torchcompat.h"
 
+#include "model/tensormemory.h"
+
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
@@ -40,6 +42,7 @@ void initTorchRuntime() {
     static std::once_flag once;
     std::call_once(once, [] {
         torch::jit::setTensorExprFuserEnabled(false);
+        installTensorMemoryCache();
 #if defined(__APPLE__)
         const MpsMemoryDefaults d =
             mpsMemoryDefaults(std::getenv("PYTORCH_MPS_HIGH_WATERMARK_RATIO"),

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/internal.h"
+#include "model/torchversion.h"
 
 // Model-internal: the one place that knows which LibTorch this build links and which devices
 // it was built for. Code that differs between LibTorch 1.13 (Debian 12), 2.x (Debian 13, macOS,
@@ -8,16 +9,10 @@
 
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
-#include <torch/version.h>
 
 #include <cstdint>
 #include <exception>
 #include <string>
-
-// True when the LibTorch being compiled against is at least major.minor.
-#define TANDEM_TORCH_AT_LEAST(major, minor)                                                        \
-    (TORCH_VERSION_MAJOR > (major) ||                                                              \
-     (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 namespace tandem {
 
@@ -31,7 +26,9 @@ namespace tandem {
 // their sizes, and without it every worker runs the same operators as eager PyTorch, which the
 // sync-equivalence guarantee is measured against.
 //
-// It also applies mpsMemoryDefaults() to the environment, before the MPS allocator reads it.
+// It also applies mpsMemoryDefaults() to the environment, before the MPS allocator reads it,
+// and installs the CPU's tensor memory cache (tensormemory.h; TANDEM_TENSOR_CACHE=0 leaves
+// LibTorch's own allocator).
 void initTorchRuntime();
 
 // Runs TorchScript on the calling thread without the graph executor's optimisation passes

@@ -1,0 +1,191 @@
+#include "model/tensormemory.h"
+
+#include "model/torchversion.h"
+
+#include <c10/core/CPUAllocator.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace tandem {
+
+namespace {
+
+// Smaller blocks stay with the C library's heap; larger ones are mapped and unmapped whole, as
+// faulting them in costs little beside the arithmetic on them, and a kept one would sit beside
+// the next phase's different sizes (a 128 k vocabulary's logits: 0.5 GB a block).
+constexpr size_t kSmallest = size_t(1) << 20;
+constexpr size_t kLargest = size_t(32) << 20;
+constexpr size_t kGrain = size_t(64) << 10; // sizes are rounded up to this
+
+// A kept block of the inner allocator's memory.
+struct Kept {
+    void* memory = nullptr;
+    uint64_t keptAt = 0; // the step count when it was handed back
+};
+
+class TensorMemoryCache;
+// Made once and never destroyed: tensors freed while the process exits still come back to it.
+std::atomic<TensorMemoryCache*> g_cache{nullptr};
+
+// LibTorch's allocator interface became non-const in 2.3, when it also gained copy_data. No
+// member says `override`, so that copy_data compiles against either. Every block it hands out
+// is its own context, freed by the one raw deleter, as LibTorch's raw_allocate and
+// raw_deallocate require of a CPU allocator.
+class TensorMemoryCache final : public at::Allocator {
+public:
+    explicit TensorMemoryCache(at::Allocator* inner)
+        : m_inner(inner)
+        , m_innerFree(inner->raw_deleter()) {}
+
+#if TANDEM_TORCH_AT_LEAST(2, 3)
+    at::DataPtr allocate(size_t n) {
+        return take(n);
+    }
+#else
+    at::DataPtr allocate(size_t n) const {
+        return const_cast<TensorMemoryCache*>(this)->take(n);
+    }
+#endif
+    at::DeleterFnPtr raw_deleter() const {
+        return &TensorMemoryCache::giveBack;
+    }
+    void copy_data(void* dest, const void* src, std::size_t count) const {
+        std::memcpy(dest, src, count);
+    }
+
+    void stepDone() {
+        std::vector<void*> expired;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            ++m_steps;
+            for (auto it = m_kept.begin(); it != m_kept.end();) {
+                if (it->second.keptAt + 2 <= m_steps) {
+                    m_counts.cachedBytes -= int64_t(it->first);
+                    expired.push_back(it->second.memory);
+                    it = m_kept.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        for (void* p : expired)
+            m_innerFree(p);
+    }
+
+    void releaseAll() {
+        std::multimap<size_t, Kept> kept;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            kept.swap(m_kept);
+            m_counts.cachedBytes = 0;
+        }
+        for (auto& [size, k] : kept)
+            m_innerFree(k.memory);
+    }
+
+    TensorMemoryCounts counts() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_counts;
+    }
+
+private:
+    static void giveBack(void* memory) {
+        g_cache.load()->keep(memory);
+    }
+
+    at::DataPtr take(size_t n) {
+        if (n < kSmallest || n > kLargest)
+            return m_inner->allocate(n); // its own raw deleter: giveBack passes it on
+        const size_t size = (n + kGrain - 1) / kGrain * kGrain;
+        void* memory = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            // The smallest kept block that holds it, if it is not much larger: memory already
+            // resident serves it rather than a fresh block beside it, and a large block is not
+            // spent on a small tensor while its own size comes again.
+            auto it = m_kept.lower_bound(size);
+            if (it != m_kept.end() && it->first <= size + size / 4) {
+                memory = it->second.memory;
+                m_live.emplace(memory, it->first);
+                m_counts.cachedBytes -= int64_t(it->first);
+                m_kept.erase(it);
+                ++m_counts.reused;
+            } else {
+                ++m_counts.fresh;
+            }
+        }
+        if (!memory) {
+            try {
+                memory = m_inner->raw_allocate(size);
+            } catch (const std::exception&) {
+                releaseAll(); // what is kept must never be what makes the run fail
+                memory = m_inner->raw_allocate(size);
+            }
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_live.emplace(memory, size);
+        }
+        return at::DataPtr(memory, memory, &TensorMemoryCache::giveBack, at::Device(at::kCPU));
+    }
+
+    void keep(void* memory) {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            auto it = m_live.find(memory);
+            if (it != m_live.end()) {
+                m_kept.emplace(it->second, Kept{memory, m_steps});
+                m_counts.cachedBytes += int64_t(it->second);
+                m_live.erase(it);
+                return;
+            }
+        }
+        m_innerFree(memory); // not one of the cache's blocks
+    }
+
+    at::Allocator* m_inner;
+    at::DeleterFnPtr m_innerFree;
+    std::mutex m_mutex;
+    std::unordered_map<void*, size_t> m_live; // handed out, by address: their rounded sizes
+    std::multimap<size_t, Kept> m_kept;       // freed and kept, by size
+    uint64_t m_steps = 0;
+    TensorMemoryCounts m_counts;
+};
+
+} // namespace
+
+void installTensorMemoryCache() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const char* off = std::getenv("TANDEM_TENSOR_CACHE");
+        if (off && std::strcmp(off, "0") == 0)
+            return;
+        at::Allocator* inner = c10::GetCPUAllocator();
+        if (!inner->raw_deleter())
+            return; // an allocator whose blocks need their context: left as it is
+        auto* cache = new TensorMemoryCache(inner);
+        g_cache.store(cache);
+        c10::SetCPUAllocator(cache);
+    });
+}
+
+void tensorMemoryStepDone() {
+    if (TensorMemoryCache* c = g_cache.load())
+        c->stepDone();
+}
+
+void releaseCachedTensorMemory() {
+    if (TensorMemoryCache* c = g_cache.load())
+        c->releaseAll();
+}
+
+TensorMemoryCounts tensorMemoryCounts() {
+    TensorMemoryCache* c = g_cache.load();
+    return c ? c->counts() : TensorMemoryCounts{};
+}
+
+} // namespace tandem

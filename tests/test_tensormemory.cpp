@@ -1,0 +1,131 @@
+// The CPU's tensor memory cache: freed blocks of 1 to 32 MiB come back for tensors of their size,
+// a much larger block is not spent on a small tensor, blocks no step took are freed after two
+// steps, and many threads may allocate and free at once.
+
+#include "model/tensormemory.h"
+#include "model/torchcompat.h"
+
+#include <QTest>
+
+#include <ATen/ATen.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+using namespace tandem;
+
+namespace {
+
+at::Tensor bytes(int64_t n) {
+    return at::empty({n}, at::kByte);
+}
+
+constexpr int64_t MiB = int64_t(1) << 20;
+
+} // namespace
+
+class TestTensorMemory : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void freedBlocksComeBackBySize();
+    void smallAndLargeBlocksAreNotKept();
+    void aMuchLargerBlockIsNotSpentOnASmallTensor();
+    void blocksNoStepTookAreFreedAfterTwoSteps();
+    void reusedMemoryHoldsWhatIsWritten();
+    void threadsAllocateAndFreeAtOnce();
+};
+
+void TestTensorMemory::init() {
+    const char* off = std::getenv("TANDEM_TENSOR_CACHE");
+    if (off && std::strcmp(off, "0") == 0)
+        QSKIP("TANDEM_TENSOR_CACHE=0 leaves LibTorch's own allocator");
+    initTorchRuntime();
+    releaseCachedTensorMemory();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+}
+
+void TestTensorMemory::freedBlocksComeBackBySize() {
+    const TensorMemoryCounts before = tensorMemoryCounts();
+    at::Tensor t = bytes(3 * MiB + 5);
+    const void* where = t.data_ptr();
+    t.reset();
+    // Rounded up to 64 KiB.
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 3 * MiB + 64 * 1024);
+    at::Tensor again = bytes(3 * MiB + 100); // the same rounded size
+    QCOMPARE(again.data_ptr(), where);
+    const TensorMemoryCounts after = tensorMemoryCounts();
+    QCOMPARE(after.cachedBytes, int64_t(0));
+    QCOMPARE(after.reused, before.reused + 1);
+    QCOMPARE(after.fresh, before.fresh + 1);
+}
+
+void TestTensorMemory::smallAndLargeBlocksAreNotKept() {
+    bytes(MiB - 1).reset();
+    bytes(33 * MiB).reset();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+    bytes(32 * MiB).reset();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 32 * MiB);
+}
+
+void TestTensorMemory::aMuchLargerBlockIsNotSpentOnASmallTensor() {
+    at::Tensor big = bytes(16 * MiB);
+    const void* bigAt = big.data_ptr();
+    big.reset();
+    at::Tensor small = bytes(2 * MiB);
+    QVERIFY(small.data_ptr() != bigAt);
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 16 * MiB);
+    at::Tensor slightlySmaller = bytes(14 * MiB); // within a quarter of the block: served by it
+    QCOMPARE(slightlySmaller.data_ptr(), bigAt);
+}
+
+void TestTensorMemory::blocksNoStepTookAreFreedAfterTwoSteps() {
+    bytes(4 * MiB).reset();
+    tensorMemoryStepDone(); // kept during this step: stays for the next
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 4 * MiB);
+    at::Tensor taken = bytes(4 * MiB);
+    taken.reset(); // taken and given back: kept afresh
+    tensorMemoryStepDone();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 4 * MiB);
+    tensorMemoryStepDone(); // no step took it since
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+    bytes(2 * MiB).reset();
+    releaseCachedTensorMemory();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+}
+
+void TestTensorMemory::reusedMemoryHoldsWhatIsWritten() {
+    at::Tensor a = at::full({MiB}, 7.0f);
+    a.reset();
+    at::Tensor z = at::zeros({MiB}, at::kFloat); // the same block, zeroed
+    QCOMPARE(z.sum().item<float>(), 0.0f);
+    at::Tensor x = at::arange(MiB, at::kFloat);
+    QCOMPARE(x.index({MiB - 1}).item<float>(), float(MiB - 1));
+    QCOMPARE((x + 1).sum().item<double>(), double(MiB) * double(MiB + 1) / 2.0);
+}
+
+void TestTensorMemory::threadsAllocateAndFreeAtOnce() {
+    std::vector<std::thread> threads;
+    for (int k = 0; k < 4; ++k)
+        threads.emplace_back([k] {
+            for (int i = 0; i < 300; ++i) {
+                at::Tensor t = bytes((1 + (i + k) % 5) * MiB);
+                t.fill_(uint8_t(k));
+                if (t.index({t.numel() - 1}).item<uint8_t>() != uint8_t(k))
+                    std::abort();
+                if (i % 50 == 0)
+                    tensorMemoryStepDone();
+            }
+        });
+    for (auto& t : threads)
+        t.join();
+    QVERIFY(tensorMemoryCounts().cachedBytes >= 0);
+    releaseCachedTensorMemory();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+}
+
+QTEST_GUILESS_MAIN(TestTensorMemory)
+#include "test_tensormemory.moc"
