@@ -224,8 +224,8 @@ void TestDistributed::coordinatorAndTwoWorkers() {
              qPrintable(QString::number(perStep) + QLatin1Char('\n') + c.out() + c.err()));
     QVERIFY(w1->finish());
     QVERIFY(w2->finish());
-    QCOMPARE(w1->exitCode(), 0);
-    QCOMPARE(w2->exitCode(), 0);
+    QVERIFY2(w1->exitCode() == 0, qPrintable(w1->err()));
+    QVERIFY2(w2->exitCode() == 0, qPrintable(w2->err()));
 }
 
 QStringList TestDistributed::syncRun() const {
@@ -302,7 +302,7 @@ void TestDistributed::syncMatchesOneWorker() {
         }
     }
     QCOMPARE(remote, 1);
-    QCOMPARE(w->exitCode(), 0);
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
     expectSameTrajectory(one, two);
 }
 
@@ -368,7 +368,7 @@ void TestDistributed::killedWorkerDoesNotStopTheRun() {
     QCOMPARE(statuses, (QStringList{QStringLiteral("active"), QStringLiteral("dropped")}));
     QVERIFY(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
     QVERIFY(w2->finish());
-    QCOMPARE(w2->exitCode(), 0);
+    QVERIFY2(w2->exitCode() == 0, qPrintable(w2->err()));
 }
 
 void TestDistributed::lateWorkerJoins() {
@@ -685,7 +685,7 @@ void TestDistributed::asyncMode() {
     QCOMPARE(computed, 3 * 2000);
     QVERIFY(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
     QVERIFY(w->finish());
-    QCOMPARE(w->exitCode(), 0);
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
 }
 
 void TestDistributed::localSgdMode() {
@@ -706,7 +706,7 @@ void TestDistributed::localSgdMode() {
     const QList<double> losses = stepLosses(out + QStringLiteral("/metrics.jsonl"));
     QVERIFY(losses.last() < losses.first());
     QVERIFY(w->finish());
-    QCOMPARE(w->exitCode(), 0);
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
 }
 
 QStringList TestDistributed::fashionLocalSgd(const char* model, int trainSamples,
@@ -1063,7 +1063,7 @@ void TestDistributed::silentWorkerIsDroppedAfterTimeout() {
     QVERIFY(s.value(QStringLiteral("finished")).toBool());
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 6 * 2000);
     QVERIFY(w2->finish());
-    QCOMPARE(w2->exitCode(), 0);
+    QVERIFY2(w2->exitCode() == 0, qPrintable(w2->err()));
 }
 
 void TestDistributed::pairThroughServeThenTrain() {
@@ -1255,7 +1255,7 @@ void TestDistributed::outOfMemoryShrinksTheShare() {
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     QVERIFY2(c.err().contains(QLatin1String("ran out of memory")), qPrintable(c.err()));
     QVERIFY(w->finish());
-    QCOMPARE(w->exitCode(), 0);
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
     QVERIFY2(w->err().contains(QLatin1String("out of memory on")), qPrintable(w->err()));
     QVERIFY(w->err().contains(QLatin1String("parts of 8")));
     // Per step: the remote worker's samples; more than 8 at most once (the step that failed).
