@@ -69,6 +69,7 @@ private Q_SLOTS:
     void generationStopsAtTheModelsPositions();
     void divergedWeightsAreAnErrorNotACrash();
     void oneModelServesTwoThreadsAtOnce();
+    void aCpuSlowAtBf16ComputesTheFrozenBaseInFp32();
 
 private:
     // A tiny GPT-2 folder with the 64-token tokenizer, under `name`; empty if not written.
@@ -421,6 +422,65 @@ void TestHfModel::memoryIsPlannedPerDevice() {
     for (const char* says : {"w1's Test GPU", "for each sample", "--lora", "of weights"})
         QVERIFY2(refused.error().message.contains(QLatin1String(says)),
                  qPrintable(refused.error().message));
+}
+
+void TestHfModel::aCpuSlowAtBf16ComputesTheFrozenBaseInFp32() {
+    // The same logits as the folder's weights widened to fp32, from one fp32 copy that copies
+    // of the model share, counted by the plan; the parameters (and so exports, archives and
+    // checkpoints) keep the bf16 base. Not on a CPU fast at bf16, nor where the copy does not fit.
+    RunConfig cfg;
+    cfg.lora = QStringLiteral("r=4");
+    Dataset windows;
+    windows.sampleShape = {16};
+    DeviceInfo cpu;
+    cpu.kind = DeviceKind::Cpu;
+    cpu.memoryBytes = int64_t(64) << 30;
+    auto open = [&] { return openHfModel(m_llama, {cfg.lora, false, 3}); };
+    auto fast = open();
+    QVERIFY(fast);
+    qputenv("TANDEM_CPU_BF16", "fast");
+    QVERIFY(widenSlowFrozenBase(*fast, windows, cfg, cpu, MasterCopy::Shared).isEmpty());
+    QCOMPARE(fast->widenedBaseBytes(), int64_t(0));
+
+    qputenv("TANDEM_CPU_BF16", "slow");
+    auto lora = open();
+    QVERIFY(lora);
+    int64_t frozen = 0;
+    for (const at::Tensor& f : modelTensors(*lora).frozen)
+        frozen += f.numel();
+    const MemoryNeed narrow = memoryNeed(*lora, windows, cfg, MasterCopy::Shared);
+    const QString said = widenSlowFrozenBase(*lora, windows, cfg, cpu, MasterCopy::Shared);
+    QVERIFY2(said.contains(QLatin1String("fp32 copy")), qPrintable(said));
+    QCOMPARE(lora->widenedBaseBytes(), frozen * 4);
+    const MemoryNeed wide = memoryNeed(*lora, windows, cfg, MasterCopy::Shared);
+    QCOMPARE(wide.weightBytes, narrow.weightBytes + frozen * 4);
+    QVERIFY(wide.perSampleBytes > narrow.perSampleBytes); // activations in fp32
+    for (const at::Tensor& f : modelTensors(*lora).frozen)
+        QCOMPARE(f.scalar_type(), at::kBFloat16);
+
+    auto reference = openHfModel(m_llama, {QString(), false, 3}); // every weight widened
+    QVERIFY(reference);
+    at::NoGradGuard noGrad;
+    lora->eval();
+    reference->eval();
+    const at::Tensor ids = at::arange(12, at::kLong).mul(5).remainder(64).reshape({1, 12});
+    const at::Tensor got = lora->forward(ids), want = reference->forward(ids);
+    QCOMPARE(got.scalar_type(), at::kFloat);
+    const double diff = (got - want).abs().max().item<double>();
+    QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff))); // B starts at zero
+    const Model copy = lora->copy();
+    QCOMPARE(copy.widenedBaseBytes(), frozen * 4);
+    QCOMPARE((copy.forward(ids) - got).abs().max().item<double>(), 0.0);
+
+    // Room for the bf16 base and one window, not for the copy: left as it is, saying why.
+    auto tight = open();
+    QVERIFY(tight);
+    const MemoryNeed need = memoryNeed(*tight, windows, cfg, MasterCopy::Shared);
+    cpu.memoryBytes = int64_t(double(need.fixedBytes() + need.perSampleBytes) / 0.8) + 1024;
+    const QString refused = widenSlowFrozenBase(*tight, windows, cfg, cpu, MasterCopy::Shared);
+    QVERIFY2(refused.contains(QLatin1String("would not fit")), qPrintable(refused));
+    QCOMPARE(tight->widenedBaseBytes(), int64_t(0));
+    qunsetenv("TANDEM_CPU_BF16");
 }
 
 QTEST_GUILESS_MAIN(TestHfModel)

@@ -1,5 +1,7 @@
 #include "engine/memoryplan.h"
 
+#include "model/torchcompat.h"
+
 namespace tandem {
 
 namespace {
@@ -29,11 +31,14 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     MemoryNeed need;
     int64_t trainable = 0;
     int64_t elem = 4;
+    // A widened base computes in fp32, from its copy beside the parameters.
+    const int64_t widened = model.widenedBaseBytes();
+    need.weightBytes += widened;
     for (const auto& [name, t] : model.parameters()) {
         need.weightBytes += bytesOf(t);
         if (t.requires_grad())
             trainable += t.numel();
-        else if (t.is_floating_point())
+        else if (t.is_floating_point() && widened == 0)
             elem = std::min<int64_t>(elem, int64_t(t.element_size()));
     }
     for (const auto& [name, t] : model.buffers())
@@ -57,6 +62,33 @@ MasterCopy mastersBeside(const DeviceInfo& device, bool mastersOnAccelerator,
         return MasterCopy::None;
     const bool inPlace = cfg.mode != TrainMode::LocalSgd && cfg.precision == Precision::Fp32;
     return inPlace ? MasterCopy::Shared : MasterCopy::Separate;
+}
+
+QString widenSlowFrozenBase(const Model& model, const Dataset& train, const RunConfig& cfg,
+                            const DeviceInfo& device, MasterCopy masters) {
+    if (device.kind != DeviceKind::Cpu || cfg.precision != Precision::Fp32 ||
+        model.widenedBaseBytes() > 0 || cpuMultipliesBf16Fast())
+        return {};
+    int64_t narrow = 0; // frozen bf16 or fp16 values
+    for (const auto& [name, t] : model.parameters())
+        if (!t.requires_grad() && t.is_floating_point() && t.element_size() == 2)
+            narrow += t.numel();
+    if (narrow == 0)
+        return {};
+    // The copy, and the activations in fp32 rather than bf16.
+    MemoryNeed need = memoryNeed(model, train, cfg, masters);
+    need.weightBytes += narrow * 4;
+    need.perSampleBytes = model.bytesPerSample(train.sampleShape, 4);
+    const QString copy = bytesText(narrow * 4);
+    if (!samplesThatFit(need, device, QStringLiteral("this machine")))
+        return QStringLiteral("the frozen bf16 base is computed in bf16, which this CPU multiplies "
+                              "many times more slowly than fp32: an fp32 copy (%1) would not fit "
+                              "beside the run")
+            .arg(copy);
+    model.widenFrozenBase();
+    return QStringLiteral("the frozen bf16 base is computed from an fp32 copy (%1 more memory): "
+                          "this CPU multiplies bf16 many times more slowly than fp32")
+        .arg(copy);
 }
 
 int64_t memoryBudget(const DeviceInfo& d) {

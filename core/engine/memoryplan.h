@@ -41,6 +41,12 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
 // replica can read them in place (an fp32 replica, outside local-SGD).
 MasterCopy mastersBeside(const DeviceInfo& device, bool mastersOnAccelerator, const RunConfig& cfg);
 
+// On a CPU without fast bf16 arithmetic (cpuMultipliesBf16Fast), a frozen bf16 or fp16 base of
+// an fp32 run is computed from an fp32 copy when the copy, and the activations in fp32, fit the
+// device beside the run (MemoryNeed then counts them). What was done or why not, for the log;
+// empty where nothing applies.
+QString widenSlowFrozenBase(const Model& model, const Dataset& train, const RunConfig& cfg,
+                            const DeviceInfo& device, MasterCopy masters);
 // What a run may use of a device: most of a GPU's memory, about three quarters of a Mac's
 // (Metal's recommended working set), and most of a CPU machine's memory.
 int64_t memoryBudget(const DeviceInfo& device);

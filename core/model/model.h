@@ -88,6 +88,10 @@ public:
     // A generation's own state over this model, on the device its weights are on; null for a
     // model that does not generate. `context`: the most tokens a byte-level model reads at once.
     virtual std::unique_ptr<GenerationSession> startGeneration(int64_t context) const = 0;
+    // A frozen bf16 or fp16 base on the CPU computed from an fp32 copy (the parameters keep
+    // it as it is); the bytes of that copy. 0 for a model without such a base.
+    virtual int64_t widenFrozenBase() { return 0; }
+    virtual int64_t widenedBaseBytes() const { return 0; }
 };
 
 class Model {
@@ -124,6 +128,8 @@ public:
     std::unique_ptr<GenerationSession> startGeneration(int64_t context = 0) const {
         return m_impl->startGeneration(context);
     }
+    int64_t widenFrozenBase() const { return m_impl->widenFrozenBase(); }
+    int64_t widenedBaseBytes() const { return m_impl->widenedBaseBytes(); }
     // The implementation, for the model library's own code and tests.
     ModelImpl* impl() const { return m_impl.get(); }
 

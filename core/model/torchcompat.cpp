@@ -21,6 +21,12 @@
 #if defined(__unix__) || defined(__APPLE__)
 #include <dlfcn.h>
 #endif
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
+#if defined(__linux__)
+#include <fstream>
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -55,6 +61,38 @@ void initTorchRuntime() {
 
 void trainWithoutGraphOptimization() {
     torch::jit::setGraphExecutorOptimize(false);
+}
+
+bool cpuMultipliesBf16Fast() {
+    if (const char* said = std::getenv("TANDEM_CPU_BF16")) {
+        if (std::string(said) == "fast")
+            return true;
+        if (std::string(said) == "slow")
+            return false;
+    }
+#if defined(__APPLE__)
+    int has = 0;
+    size_t size = sizeof has;
+    return sysctlbyname("hw.optional.arm.FEAT_BF16", &has, &size, nullptr, 0) == 0 && has != 0;
+#elif defined(__linux__)
+    // x86 lists "flags", Arm "Features"; each word is one feature.
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+        if (line.rfind("flags", 0) != 0 && line.rfind("Features", 0) != 0)
+            continue;
+        for (const char* feature : {" avx512_bf16", " amx_bf16", " bf16"}) {
+            const size_t at = line.find(feature);
+            const size_t end = at + std::strlen(feature);
+            if (at != std::string::npos && (end == line.size() || line[end] == ' '))
+                return true;
+        }
+        return false;
+    }
+    return false;
+#else
+    return false;
+#endif
 }
 
 bool autocastSupported(c10::DeviceType device, c10::ScalarType dtype, std::string* why) {

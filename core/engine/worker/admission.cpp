@@ -87,13 +87,18 @@ std::shared_ptr<DatasetSplits> localDataset(const wire::RunSpec& spec, const Dat
 
 Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
                                                      const AdmittedRun& run,
-                                                     const std::shared_ptr<DatasetSplits>& data) {
+                                                     const std::shared_ptr<DatasetSplits>& data,
+                                                     QString* note) {
     // Sized to this device before the replica takes its memory: refused with the figures when
     // the model cannot fit, and never more samples in one pass than fit.
     RunConfig sized;
     sized.mode = run.spec.mode;
     sized.optimizer = run.options.innerOptimizer.kind;
     sized.precision = run.options.precision;
+    const QString widened =
+        widenSlowFrozenBase(run.module, data->train, sized, device, MasterCopy::None);
+    if (note)
+        *note = widened;
     auto fits = samplesThatFit(memoryNeed(run.module, data->train, sized, MasterCopy::None), device,
                                QStringLiteral("this machine"));
     if (!fits)

@@ -49,9 +49,11 @@ Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& mode
 std::shared_ptr<DatasetSplits> localDataset(const wire::RunSpec& spec, const DatasetCache& cache);
 
 // The replica the run computes on, on `device`. Fails naming the device when it cannot start
-// there (out of memory, a model the device cannot run).
+// there (out of memory, a model the device cannot run). `note` gets what the worker's log
+// should say of how it computes (a frozen bf16 base widened, or why not).
 Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
                                                      const AdmittedRun& run,
-                                                     const std::shared_ptr<DatasetSplits>& data);
+                                                     const std::shared_ptr<DatasetSplits>& data,
+                                                     QString* note = nullptr);
 
 } // namespace tandem

@@ -229,7 +229,10 @@ void WorkerSession::onDataChecked(const QString& hash, Expected<DatasetCache::Re
 
 void WorkerSession::becomeReady() {
     m_loop.reset();
-    auto replica = startReplica(m_device, *m_run, m_data);
+    QString note;
+    auto replica = startReplica(m_device, *m_run, m_data, &note);
+    if (!note.isEmpty())
+        m_log(note);
     if (!replica) {
         // The coordinator's log says why this machine stays out (a model too big for it).
         m_conn->send(wire::Reject{wire::RejectCode::Internal, replica.error().message});

@@ -96,6 +96,8 @@ public:
     std::unique_ptr<GenerationSession> startGeneration(int64_t) const override {
         return std::make_unique<HfGeneration>(m_t);
     }
+    int64_t widenFrozenBase() override { return m_t->widenFrozenBase(); }
+    int64_t widenedBaseBytes() const override { return m_t->widenedBytes(); }
 
     HfTransformer& transformer() { return *m_t; }
 

@@ -10,6 +10,8 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <unordered_map>
 
 namespace tandem {
 
@@ -183,6 +185,41 @@ Status HfTransformer::load(const NamedTensors& weights) {
     return success();
 }
 
+struct HfTransformer::Widened {
+    std::mutex mutex;
+    std::unordered_map<const c10::TensorImpl*, at::Tensor> fp32; // by the base tensor
+    int64_t bytes = 0;
+};
+
+at::Tensor HfTransformer::computed(const at::Tensor& t) const {
+    if (!m_widened || !t.defined() || t.requires_grad() || !t.is_floating_point() ||
+        t.element_size() != 2 || !t.device().is_cpu())
+        return t;
+    std::lock_guard<std::mutex> lock(m_widened->mutex);
+    at::Tensor& wide = m_widened->fp32[t.unsafeGetTensorImpl()];
+    if (!wide.defined()) {
+        at::NoGradGuard noGrad;
+        wide = t.to(at::kFloat).contiguous();
+        m_widened->bytes += wide.numel() * 4;
+    }
+    return wide;
+}
+
+int64_t HfTransformer::widenFrozenBase() {
+    if (!m_widened) {
+        m_widened = std::make_shared<Widened>();
+        bind();
+    }
+    return widenedBytes();
+}
+
+int64_t HfTransformer::widenedBytes() const {
+    if (!m_widened)
+        return 0;
+    std::lock_guard<std::mutex> lock(m_widened->mutex);
+    return m_widened->bytes;
+}
+
 void HfTransformer::bind() {
     auto w = std::make_shared<BoundWeights>();
     w->config = m_config;
@@ -194,7 +231,7 @@ void HfTransformer::bind() {
     std::map<std::string, at::Tensor> byName(m_params.begin(), m_params.end());
     auto tensor = [&](const std::string& n) {
         auto it = byName.find(n);
-        return it == byName.end() ? at::Tensor() : it->second;
+        return it == byName.end() ? at::Tensor() : computed(it->second);
     };
     const Family& f = *m_config.family;
     auto normOf = [&](Role r, int64_t layer) {
@@ -248,6 +285,7 @@ HfTransformer HfTransformer::copy() const {
     HfTransformer c(m_config);
     c.m_lora = m_lora;
     c.m_checkpoint = m_checkpoint;
+    c.m_widened = m_widened;
     at::NoGradGuard noGrad;
     for (const auto& [name, t] : m_params)
         c.m_params.emplace_back(name,

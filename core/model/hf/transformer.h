@@ -66,6 +66,11 @@ public:
     void to(const c10::Device& device);
     // Every floating-point weight in `dtype`; config.json's torch_dtype follows.
     void convertWeights(at::ScalarType dtype);
+    // A frozen base in bf16 or fp16 on the CPU is computed from an fp32 copy of its own, for a
+    // CPU without fast bf16 arithmetic; the parameters, and with them exports, archives and
+    // checkpoints, keep the base as it is. Copies share the one fp32 copy. Returns its bytes.
+    int64_t widenFrozenBase();
+    int64_t widenedBytes() const;
     // Writes adapter_model.safetensors and adapter_config.json into `dir`, as PEFT does;
     // `baseModel` is what adapter_config.json names as the base.
     Status saveLoraAdapter(const QString& dir, const QString& baseModel = QString()) const;
@@ -95,13 +100,16 @@ public:
     int64_t parameterCount() const;
 
 private:
+    struct Widened;
     void bind();
+    at::Tensor computed(const at::Tensor& t) const;
 
     HfConfig m_config;
     NamedTensors m_params;
     std::optional<LoraConfig> m_lora;
     bool m_checkpoint = false;
     std::shared_ptr<const BoundWeights> m_bound; // m_params by role, rebuilt when they change
+    std::shared_ptr<Widened> m_widened;          // the fp32 copy of a frozen base, once made
 };
 
 // "….q_proj" for "….q_proj.weight"; empty for any other name.
