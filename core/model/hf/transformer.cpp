@@ -187,7 +187,8 @@ Status HfTransformer::load(const NamedTensors& weights) {
 
 struct HfTransformer::Widened {
     std::mutex mutex;
-    std::unordered_map<const c10::TensorImpl*, at::Tensor> fp32; // by the base tensor
+    // By the base tensor, which each entry holds so that its address names no other tensor.
+    std::unordered_map<const c10::TensorImpl*, std::pair<at::Tensor, at::Tensor>> fp32;
     int64_t bytes = 0;
 };
 
@@ -196,9 +197,10 @@ at::Tensor HfTransformer::computed(const at::Tensor& t) const {
         t.element_size() != 2 || !t.device().is_cpu())
         return t;
     std::lock_guard<std::mutex> lock(m_widened->mutex);
-    at::Tensor& wide = m_widened->fp32[t.unsafeGetTensorImpl()];
+    auto& [base, wide] = m_widened->fp32[t.unsafeGetTensorImpl()];
     if (!wide.defined()) {
         at::NoGradGuard noGrad;
+        base = t;
         wide = t.to(at::kFloat).contiguous();
         m_widened->bytes += wide.numel() * 4;
     }
