@@ -70,9 +70,13 @@ QString widenSlowFrozenBase(const Model& model, const Dataset& train, const RunC
         model.widenedBaseBytes() > 0 || cpuMultipliesBf16Fast())
         return {};
     int64_t narrow = 0; // frozen bf16 or fp16 values
+    QString dtype = QStringLiteral("bf16");
     for (const auto& [name, t] : model.parameters())
-        if (!t.requires_grad() && t.is_floating_point() && t.element_size() == 2)
+        if (!t.requires_grad() && t.is_floating_point() && t.element_size() == 2) {
             narrow += t.numel();
+            if (t.scalar_type() == at::kHalf)
+                dtype = QStringLiteral("fp16");
+        }
     if (narrow == 0)
         return {};
     // The copy, and the activations in fp32 rather than bf16.
@@ -81,14 +85,14 @@ QString widenSlowFrozenBase(const Model& model, const Dataset& train, const RunC
     need.perSampleBytes = model.bytesPerSample(train.sampleShape, 4);
     const QString copy = bytesText(narrow * 4);
     if (!samplesThatFit(need, device, QStringLiteral("this machine")))
-        return QStringLiteral("the frozen bf16 base is computed in bf16, which this CPU multiplies "
-                              "many times more slowly than fp32: an fp32 copy (%1) would not fit "
+        return QStringLiteral("the frozen %1 base is computed in %1, which this CPU multiplies "
+                              "many times more slowly than fp32: an fp32 copy (%2) would not fit "
                               "beside the run")
-            .arg(copy);
+            .arg(dtype, copy);
     model.widenFrozenBase();
-    return QStringLiteral("the frozen bf16 base is computed from an fp32 copy (%1 more memory): "
-                          "this CPU multiplies bf16 many times more slowly than fp32")
-        .arg(copy);
+    return QStringLiteral("the frozen %1 base is computed from an fp32 copy (%2 more memory): "
+                          "this CPU multiplies %1 many times more slowly than fp32")
+        .arg(dtype, copy);
 }
 
 int64_t memoryBudget(const DeviceInfo& d) {
