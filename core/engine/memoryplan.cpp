@@ -53,6 +53,8 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     if (cfg.precision != Precision::Fp32)
         elem = 2;
     need.perSampleBytes = model.bytesPerSample(train.sampleShape, elem);
+    // A quantized base's layer, dequantized while it computes.
+    need.weightBytes += model.transientWeightBytes(widened > 0 ? 4 : elem);
     return need;
 }
 

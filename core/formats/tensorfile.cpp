@@ -86,6 +86,7 @@ int dtypeSize(DType t) {
     case DType::BF16:
         return 2;
     case DType::U8:
+    case DType::I8:
     case DType::Bool:
         return 1;
     }
@@ -110,13 +111,15 @@ QString dtypeName(DType t) {
         return QStringLiteral("U8");
     case DType::Bool:
         return QStringLiteral("BOOL");
+    case DType::I8:
+        return QStringLiteral("I8");
     }
     return {};
 }
 
 bool dtypeFromName(const QString& s, DType* out) {
-    static const DType all[] = {DType::F32, DType::F64, DType::F16, DType::BF16,
-                                DType::I64, DType::I32, DType::U8,  DType::Bool};
+    static const DType all[] = {DType::F32, DType::F64, DType::F16,  DType::BF16, DType::I64,
+                                DType::I32, DType::U8,  DType::Bool, DType::I8};
     for (DType t : all)
         if (dtypeName(t) == s) {
             *out = t;

@@ -17,7 +17,7 @@ namespace tandem {
 
 // Element types that cross file and wire boundaries. The byte layout of every type is
 // little-endian, as on every platform Tandem runs on.
-enum class DType : uint8_t { F32, F64, F16, BF16, I64, I32, U8, Bool };
+enum class DType : uint8_t { F32, F64, F16, BF16, I64, I32, U8, Bool, I8 };
 
 int dtypeSize(DType t);
 QString dtypeName(DType t); // "F32", as safetensors spells them

@@ -92,6 +92,12 @@ public:
     // it as it is); the bytes of that copy. 0 for a model without such a base.
     virtual int64_t widenFrozenBase() { return 0; }
     virtual int64_t widenedBaseBytes() const { return 0; }
+    // What a pass holds for a while beside the weights, in values of `elem` bytes: a quantized
+    // base's largest layer dequantized. 0 for a model without one.
+    virtual int64_t transientWeightBytes(int64_t elem) const {
+        (void)elem;
+        return 0;
+    }
 };
 
 class Model {
@@ -130,6 +136,7 @@ public:
     }
     int64_t widenFrozenBase() const { return m_impl->widenFrozenBase(); }
     int64_t widenedBaseBytes() const { return m_impl->widenedBaseBytes(); }
+    int64_t transientWeightBytes(int64_t elem) const { return m_impl->transientWeightBytes(elem); }
     // The implementation, for the model library's own code and tests.
     ModelImpl* impl() const { return m_impl.get(); }
 

@@ -97,6 +97,9 @@ bool dtypeOf(at::ScalarType s, DType* out) {
     case at::kBool:
         *out = DType::Bool;
         return true;
+    case at::kChar:
+        *out = DType::I8;
+        return true;
     default:
         return false;
     }
@@ -120,6 +123,8 @@ at::ScalarType scalarTypeOf(DType d) {
         return at::kByte;
     case DType::Bool:
         return at::kBool;
+    case DType::I8:
+        return at::kChar;
     }
     return at::kFloat;
 }

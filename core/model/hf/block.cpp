@@ -70,7 +70,11 @@ at::Tensor inverseFrequencies(const Rope& rope, int64_t dims, int64_t length) {
 at::Tensor linear(const BoundWeights& w, const BoundLinear& l, const at::Tensor& x,
                   const TransformerPass& pass) {
     at::Tensor y;
-    if (w.conv1d) {
+    if (l.quant) {
+        y = quantizedLinear(x, l.quant);
+        if (l.bias.defined())
+            y = y + l.bias;
+    } else if (w.conv1d) {
         std::vector<int64_t> shape = x.sizes().vec();
         shape.back() = l.weight.size(1);
         const at::Tensor flat = x.reshape({-1, l.weight.size(0)});
@@ -207,6 +211,32 @@ at::Tensor block(const BoundWeights& w, int64_t layer, const at::Tensor& in, con
     return x + (c.residualScale != 1.0 ? mlp * c.residualScale : mlp);
 }
 
+// What a quantized product keeps for its backward pass: the quantized weight, not its
+// dequantized copy.
+struct QuantHolder : torch::CustomClassHolder {
+    explicit QuantHolder(std::shared_ptr<const QuantizedWeight> w)
+        : weight(std::move(w)) {}
+    std::shared_ptr<const QuantizedWeight> weight;
+};
+
+struct QuantProduct : torch::autograd::Function<QuantProduct> {
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x,
+                              const std::shared_ptr<const QuantizedWeight>& q) {
+        ctx->saved_data["weight"] = c10::IValue::make_capsule(c10::make_intrusive<QuantHolder>(q));
+        ctx->saved_data["dtype"] = int64_t(x.scalar_type());
+        return at::linear(x, dequantize(*q, x.scalar_type()));
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list grads) {
+        const auto holder =
+            c10::static_intrusive_pointer_cast<QuantHolder>(ctx->saved_data["weight"].toCapsule());
+        const auto dtype = at::ScalarType(ctx->saved_data["dtype"].toInt());
+        const at::Tensor w = dequantize(*holder->weight, dtype);
+        return {at::matmul(grads[0].to(dtype), w), at::Tensor()};
+    }
+};
+
 // Autograd functions take no undefined tensors, so an empty one stands for "no rotary" on the
 // way through BlockRecompute.
 RotaryPair rotary(const at::Tensor& cos, const at::Tensor& sin) {
@@ -276,6 +306,12 @@ struct BlockRecompute : torch::autograd::Function<BlockRecompute> {
 };
 
 } // namespace
+
+at::Tensor quantizedLinear(const at::Tensor& x, const std::shared_ptr<const QuantizedWeight>& q) {
+    if (!x.requires_grad() || !at::GradMode::is_enabled())
+        return at::linear(x, dequantize(*q, x.scalar_type()));
+    return QuantProduct::apply(x, q);
+}
 
 at::Tensor norm(const BoundNorm& n, NormKind kind, const at::Tensor& x, double eps) {
     if (!n.defined()) // a family without this norm (OLMo 2 has none before attention)

@@ -9,6 +9,7 @@
 // recomputed in the backward pass owns the weights it reads rather than pointing at a model.
 
 #include "model/hf/config.h"
+#include "model/hf/quant.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
@@ -34,10 +35,18 @@ struct TransformerPass {
 
 struct BoundLinear {
     at::Tensor weight, bias; // bias undefined where there is none
+    // A quantized weight instead of `weight`: [out, in] whatever the family stores, dequantized
+    // where it is used, in the backward pass again rather than kept.
+    std::shared_ptr<const QuantizedWeight> quant;
     at::Tensor loraA, loraB; // undefined where the layer has no adapter
     uint64_t id = 0;         // the module name's hash: each adapter's dropout mask differs
-    bool defined() const { return weight.defined(); }
+    bool defined() const { return weight.defined() || quant; }
 };
+
+// x W^T for a quantized W, dequantized in x's dtype for the product; a pass that keeps
+// gradients keeps only `q` for its backward pass, which dequantizes W again (a frozen weight
+// needs no gradient of its own).
+at::Tensor quantizedLinear(const at::Tensor& x, const std::shared_ptr<const QuantizedWeight>& q);
 
 struct BoundNorm {
     at::Tensor weight, bias;

@@ -98,6 +98,9 @@ public:
     }
     int64_t widenFrozenBase() override { return m_t->widenFrozenBase(); }
     int64_t widenedBaseBytes() const override { return m_t->widenedBytes(); }
+    int64_t transientWeightBytes(int64_t elem) const override {
+        return m_t->dequantizedBytes(elem);
+    }
 
     HfTransformer& transformer() { return *m_t; }
 
@@ -128,6 +131,7 @@ Status HfModel::exportAs(ExportFormat format, const QString& out,
 
 QJsonObject loraJson(const LoraConfig& l) {
     return QJsonObject{{QStringLiteral("r"), qint64(l.rank)},
+                       {QStringLiteral("base"), baseQuantName(l.base)},
                        {QStringLiteral("alpha"), l.alpha},
                        {QStringLiteral("dropout"), l.dropout},
                        {QStringLiteral("targets"), QJsonArray::fromStringList(l.targets)}};
@@ -139,11 +143,12 @@ Expected<LoraConfig> loraFrom(const QJsonObject& o, const Family& family, const 
     QStringList targets;
     for (const QJsonValue& v : o.value(QStringLiteral("targets")).toArray())
         targets << v.toString();
-    const QString spec = QStringLiteral("r=%1,alpha=%2,dropout=%3,targets=%4")
+    const QString base = o.value(QStringLiteral("base")).toString(QStringLiteral("bf16"));
+    const QString spec = QStringLiteral("r=%1,base=%5,alpha=%2,dropout=%3,targets=%4")
                              .arg(o.value(QStringLiteral("r")).toInteger())
                              .arg(o.value(QStringLiteral("alpha")).toDouble(), 0, 'g', 17)
                              .arg(o.value(QStringLiteral("dropout")).toDouble(), 0, 'g', 17)
-                             .arg(targets.join(QLatin1Char(',')));
+                             .arg(targets.join(QLatin1Char(',')), base);
     auto l = parseLoraSpec(spec, family);
     if (!l)
         return makeError(
@@ -292,8 +297,17 @@ Expected<Model> openHfModel(const QString& dir, const ModelOptions& options) {
         auto lora = parseLoraSpec(options.lora, *config->family);
         if (!lora)
             return lora.error();
+        // The folder's own quantized weights stay as they are; the rest are quantized here.
+        if (auto st = t->quantizeBase(lora->base); !st)
+            return makeError(st.error().code,
+                             QStringLiteral("%1: %2").arg(dir, st.error().message));
         if (auto st = t->addLora(*lora, options.seed); !st)
             return makeError(st.error().code, QStringLiteral("--lora: %1").arg(st.error().message));
+    } else if (t->baseQuant() != BaseQuant::None) {
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("%1 holds a %2 base, which trains only through adapters: "
+                                        "add --lora (for example --lora r=16)")
+                             .arg(dir, baseQuantName(t->baseQuant())));
     } else {
         // Every weight trains: the coordinator's masters and the optimizer's state are fp32,
         // as for any other model; --precision picks what the forward pass computes in.

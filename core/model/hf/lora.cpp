@@ -23,7 +23,8 @@ Expected<LoraConfig> parseLoraSpec(const QString& spec, const Family& family) {
         }
         if (eq < 0)
             return invalid(
-                QStringLiteral("\"%1\" is not KEY=VALUE (r, alpha, dropout, targets)").arg(item));
+                QStringLiteral("\"%1\" is not KEY=VALUE (r, alpha, dropout, base, targets)")
+                    .arg(item));
         const QString key = item.left(eq), value = item.mid(eq + 1);
         inTargets = false;
         bool ok = false;
@@ -40,13 +41,25 @@ Expected<LoraConfig> parseLoraSpec(const QString& spec, const Family& family) {
             c.dropout = value.toDouble(&ok);
             if (!ok || !(c.dropout >= 0 && c.dropout < 1))
                 return invalid(QStringLiteral("dropout must be at least 0 and below 1"));
+        } else if (key == QLatin1String("base")) {
+            const QString v = value.toLower();
+            if (v == QLatin1String("nf4"))
+                c.base = BaseQuant::Nf4;
+            else if (v == QLatin1String("int8"))
+                c.base = BaseQuant::Int8;
+            else if (v == QLatin1String("bf16") || v == QLatin1String("fp16") ||
+                     v == QLatin1String("fp32"))
+                c.base = BaseQuant::None;
+            else
+                return invalid(QStringLiteral("base must be nf4 (4 bits), int8 (8 bits) or bf16 "
+                                              "(the folder's own dtype)"));
         } else if (key == QLatin1String("targets")) {
             inTargets = true;
             if (!value.isEmpty())
                 c.targets << value;
         } else {
             return invalid(
-                QStringLiteral("unknown key \"%1\" (r, alpha, dropout, targets)").arg(key));
+                QStringLiteral("unknown key \"%1\" (r, alpha, dropout, base, targets)").arg(key));
         }
     }
     if (!alphaGiven)

@@ -18,17 +18,25 @@
 
 namespace tandem {
 
+// What a run holds a LoRA base's linear weights in (quant.h).
+enum class BaseQuant { None, Nf4, Int8 };
+// "nf4", "int8", "bf16" (None: the folder's own dtype).
+QString baseQuantName(BaseQuant q);
+
 struct LoraConfig {
     int64_t rank = 8;
     double alpha = 16;
     double dropout = 0;
     QStringList targets; // the layers' own names: q_proj, v_proj, c_attn, …
+    // What the frozen base's linear weights are held in: their own dtype, nf4 or int8.
+    BaseQuant base = BaseQuant::None;
 
     double scale() const { return alpha / double(rank); }
 };
 
-// `--lora r=R,alpha=A,dropout=P,targets=q_proj,k_proj[,…]`: every key is optional (r=8,
-// alpha=2r, dropout 0, the family's default targets). Errors name the key at fault.
+// `--lora r=R,alpha=A,dropout=P,base=nf4|int8|bf16,targets=q_proj,k_proj[,…]`: every key is
+// optional (r=8, alpha=2r, dropout 0, the base in the folder's own dtype, the family's default
+// targets). Errors name the key at fault.
 Expected<LoraConfig> parseLoraSpec(const QString& spec, const Family& family);
 
 } // namespace tandem

@@ -2,6 +2,7 @@
 // folder, and the model's own folder with its adapters merged. Both write one tensor at a time:
 // a model never needs a second copy of itself in memory to be saved.
 #include "common/files.h"
+#include "model/hf/quant.h"
 #include "model/hf/transformer.h"
 
 #include <QDir>
@@ -60,8 +61,26 @@ Status HfTransformer::saveHfModel(const QString& dir) const {
         return Error{ErrorCode::Io, QStringLiteral("cannot create %1").arg(dir)};
     std::map<std::string, std::pair<at::Tensor, at::Tensor>> adapters; // module → (A, B)
     NamedTensors base;
+    // A quantized weight is written dequantized, in its own dtype, as the folder had it.
+    const std::map<std::string, at::Tensor> byName(m_params.begin(), m_params.end());
+    std::map<std::string, QuantizedWeight> quantized;
+    const bool conv = m_config.family->conv1d;
     for (const auto& [name, t] : m_params) {
+        if (isBnbCompanion(name))
+            continue;
         const size_t at = name.find(".lora_");
+        if (at == std::string::npos && isQuantizedWeight(name, t)) {
+            auto q = readBnb(name, byName, {});
+            if (!q)
+                return q.error();
+            std::vector<int64_t> shape = q->shape;
+            if (conv)
+                std::swap(shape[0], shape[1]);
+            base.emplace_back(name,
+                              at::empty(shape, at::TensorOptions(q->dtype).device(at::kMeta)));
+            quantized.emplace(name, std::move(*q));
+            continue;
+        }
         if (at == std::string::npos) {
             base.emplace_back(name, t);
             continue;
@@ -72,13 +91,17 @@ Status HfTransformer::saveHfModel(const QString& dir) const {
     QList<SafetensorsEntry> entries;
     for (const auto& [name, t] : base)
         entries.append(entryOf(name, t));
-    const bool conv = m_config.family->conv1d;
     const Status written = writeSafetensors(
         QDir(dir).filePath(QStringLiteral("model.safetensors")), entries,
         [&](qsizetype i) -> Expected<QByteArray> {
             at::NoGradGuard noGrad;
             const auto& [name, t] = base[size_t(i)];
             at::Tensor w = t.detach();
+            if (auto q = quantized.find(name); q != quantized.end()) {
+                w = dequantize(q->second, q->second.dtype);
+                if (conv)
+                    w = w.t().contiguous();
+            }
             auto ad = adapters.find(weightModule(name));
             if (ad != adapters.end()) {
                 at::Tensor delta =
@@ -92,8 +115,13 @@ Status HfTransformer::saveHfModel(const QString& dir) const {
         {{QStringLiteral("format"), QStringLiteral("pt")}});
     if (!written)
         return written;
+    QJsonObject config = m_config.source;
+    config.remove(QStringLiteral("quantization_config")); // written dequantized
+    if (!quantized.empty())
+        config.insert(QStringLiteral("torch_dtype"),
+                      torchDtypeName(quantized.begin()->second.dtype));
     return writeFileAtomically(QDir(dir).filePath(QStringLiteral("config.json")),
-                               QJsonDocument(m_config.source).toJson());
+                               QJsonDocument(config).toJson());
 }
 
 } // namespace tandem

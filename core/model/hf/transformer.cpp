@@ -1,6 +1,7 @@
 #include "model/hf/transformer.h"
 
 #include "model/hf/block.h"
+#include "model/hf/weights.h"
 #include "model/torchcompat.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 
 namespace tandem {
@@ -147,12 +149,22 @@ Status HfTransformer::load(const NamedTensors& weights) {
     std::map<std::string, size_t> wanted;
     for (size_t i = 0; i < expected.size(); ++i)
         wanted[expected[i].first] = i;
+    const std::vector<std::string> linearNames = linearWeights();
+    const std::set<std::string> linear(linearNames.begin(), linearNames.end());
     std::vector<at::Tensor> found(expected.size());
+    // The parts of quantized weights (bitsandbytes' absmax, quant_map, …), read with them.
+    std::map<std::string, at::Tensor> parts;
     for (const auto& [written, t] : weights) {
         const QString shown = QString::fromStdString(written);
         const std::string name = canonicalName(*m_config.family, written);
         auto it = wanted.find(name);
         if (it == wanted.end()) {
+            if (isBnbCompanion(name)) {
+                if (!parts.emplace(name, t).second)
+                    return refuse(ErrorCode::Corrupt,
+                                  QStringLiteral("%1 appears twice").arg(shown));
+                continue;
+            }
             if (ignorable(m_config, name))
                 continue;
             return refuse(ErrorCode::Incompatible,
@@ -161,7 +173,13 @@ Status HfTransformer::load(const NamedTensors& weights) {
                               .arg(shown, m_config.architecture));
         }
         const auto& shape = expected[it->second].second;
-        if (t.sizes().vec() != shape)
+        const bool quantized = isQuantizedWeight(name, t);
+        if (quantized && !linear.count(name))
+            return refuse(ErrorCode::Incompatible,
+                          QStringLiteral("%1 is quantized; Tandem reads quantized weights in the "
+                                         "blocks' linear layers only")
+                              .arg(shown));
+        if (!quantized && t.sizes().vec() != shape)
             return refuse(ErrorCode::Incompatible,
                           QStringLiteral("%1 is %2 in the checkpoint; this config makes it %3")
                               .arg(shown, shapeText(t.sizes().vec()), shapeText(shape)));
@@ -171,18 +189,108 @@ Status HfTransformer::load(const NamedTensors& weights) {
     }
     NamedTensors params;
     for (size_t i = 0; i < expected.size(); ++i) {
+        const auto& [name, shape] = expected[i];
         if (!found[i].defined())
-            return refuse(ErrorCode::Incompatible,
-                          QStringLiteral("the checkpoint lacks %1 %2, which a %3 with this config "
-                                         "needs")
-                              .arg(QString::fromStdString(expected[i].first),
-                                   shapeText(expected[i].second), m_config.architecture));
-        params.emplace_back(expected[i].first, found[i].detach().set_requires_grad(true));
+            return refuse(
+                ErrorCode::Incompatible,
+                QStringLiteral("the checkpoint lacks %1 %2, which a %3 with this config "
+                               "needs")
+                    .arg(QString::fromStdString(name), shapeText(shape), m_config.architecture));
+        if (!isQuantizedWeight(name, found[i])) {
+            params.emplace_back(name, found[i].detach().set_requires_grad(true));
+            continue;
+        }
+        // A quantized weight is [out, in] whatever the family stores.
+        std::vector<int64_t> own = shape;
+        if (m_config.family->conv1d)
+            std::swap(own[0], own[1]);
+        parts[name] = found[i];
+        auto q = readBnb(name, parts, own);
+        if (!q)
+            return q.error();
+        for (auto& [part, t] : bnbTensors(name, *q)) {
+            parts.erase(part);
+            params.emplace_back(part, t.detach());
+        }
+        parts.erase(name.substr(0, name.size() - 6) + "weight_format");
     }
+    if (!parts.empty())
+        return refuse(ErrorCode::Incompatible,
+                      QStringLiteral("the checkpoint holds %1, a part of a quantized weight, "
+                                     "beside no quantized weight it belongs to")
+                          .arg(QString::fromStdString(parts.begin()->first)));
     m_params = std::move(params);
     m_lora.reset();
     bind();
     return success();
+}
+
+bool HfTransformer::isQuantizedWeight(const std::string& name, const at::Tensor& t) {
+    return (t.scalar_type() == at::kByte || t.scalar_type() == at::kChar) &&
+           !weightModule(name).empty();
+}
+
+std::vector<std::string> HfTransformer::linearWeights() const {
+    const Family& f = *m_config.family;
+    std::vector<std::string> out;
+    for (int64_t i = 0; i < m_config.layers; ++i)
+        for (Role r : {Role::Q, Role::K, Role::V, Role::Qkv, Role::O, Role::Gate, Role::Up,
+                       Role::GateUp, Role::Down})
+            if (f.has(r))
+                out.push_back(nameOf(f, r, i) + ".weight");
+    return out;
+}
+
+Status HfTransformer::quantizeBase(BaseQuant kind, const std::function<void(int, int)>& progress) {
+    if (kind == BaseQuant::None)
+        return success();
+    const std::vector<std::string> linear = linearWeights();
+    const std::set<std::string> targets(linear.begin(), linear.end());
+    NamedTensors out;
+    int done = 0;
+    for (auto& [name, t] : m_params) {
+        if (!targets.count(name) || !t.is_floating_point()) {
+            out.emplace_back(name, t);
+            continue;
+        }
+        // One weight at a time, from the mapping: its pages are dropped once it is quantized.
+        const at::Tensor w = m_config.family->conv1d ? t.t() : t;
+        auto q = kind == BaseQuant::Nf4 ? quantizeNf4(w, true, QString::fromStdString(name))
+                                        : quantizeInt8(w, QString::fromStdString(name));
+        if (!q)
+            return q.error();
+        q->to(t.device());
+        dropMappedPages(t);
+        t = at::Tensor();
+        for (auto& part : bnbTensors(name, *q))
+            out.push_back(std::move(part));
+        if (progress)
+            progress(++done, int(targets.size()));
+    }
+    for (auto& [name, t] : out)
+        if (t.is_floating_point())
+            t.set_requires_grad(false);
+    m_params = std::move(out);
+    bind();
+    return success();
+}
+
+BaseQuant HfTransformer::baseQuant() const {
+    for (const auto& [name, t] : m_params)
+        if (isQuantizedWeight(name, t))
+            return t.scalar_type() == at::kChar ? BaseQuant::Int8 : BaseQuant::Nf4;
+    return BaseQuant::None;
+}
+
+int64_t HfTransformer::dequantizedBytes(int64_t elem) const {
+    // The largest quantized weight, dequantized: its fp32 values and their index, or those
+    // values beside its copy in the pass's dtype.
+    int64_t largest = 0;
+    for (const auto& [name, t] : m_params)
+        if (isQuantizedWeight(name, t))
+            largest = std::max<int64_t>(largest,
+                                        t.scalar_type() == at::kChar ? t.numel() : 2 * t.numel());
+    return largest * std::max<int64_t>(6, 4 + elem);
 }
 
 struct HfTransformer::Widened {
@@ -247,7 +355,15 @@ void HfTransformer::bind() {
         if (!f.has(r))
             return l;
         const std::string m = nameOf(f, r, layer);
-        l.weight = tensor(m + ".weight");
+        auto it = byName.find(m + ".weight");
+        if (it != byName.end() && isQuantizedWeight(it->first, it->second)) {
+            auto q = readBnb(it->first, byName, {});
+            if (!q) // load() read it already
+                throw std::runtime_error(q.error().message.toStdString());
+            l.quant = std::make_shared<const QuantizedWeight>(std::move(*q));
+        } else {
+            l.weight = tensor(m + ".weight");
+        }
         l.bias = tensor(m + ".bias");
         l.loraA = tensor(m + ".lora_A.weight");
         l.loraB = tensor(m + ".lora_B.weight");
@@ -307,7 +423,7 @@ void HfTransformer::to(const c10::Device& device) {
 void HfTransformer::convertWeights(at::ScalarType dtype) {
     at::NoGradGuard noGrad;
     for (auto& [name, t] : m_params)
-        if (t.is_floating_point() && t.scalar_type() != dtype)
+        if (t.is_floating_point() && t.scalar_type() != dtype && !isBnbCompanion(name))
             t = t.detach().to(dtype).set_requires_grad(t.requires_grad());
     m_config.dtype = dtype == at::kFloat  ? DType::F32
                      : dtype == at::kHalf ? DType::F16
@@ -418,6 +534,7 @@ Status HfTransformer::addLora(const LoraConfig& lora, uint64_t seed) {
     at::Generator gen = at::detail::createCPUGenerator(seed);
     NamedTensors added;
     const bool conv = m_config.family->conv1d;
+    const std::map<std::string, at::Tensor> byName(m_params.begin(), m_params.end());
     for (const auto& [name, t] : m_params) {
         const std::string module = weightModule(name);
         if (module.empty() || t.dim() != 2)
@@ -425,8 +542,14 @@ Status HfTransformer::addLora(const LoraConfig& lora, uint64_t seed) {
         const QString leaf = QString::fromStdString(module.substr(module.rfind('.') + 1));
         if (!lora.targets.contains(leaf))
             continue;
-        // A Conv1D stores [in, out]; torch.nn.Linear [out, in].
-        const int64_t in = conv ? t.size(0) : t.size(1), out = conv ? t.size(1) : t.size(0);
+        // A Conv1D stores [in, out]; torch.nn.Linear, and every quantized weight, [out, in].
+        int64_t in = conv ? t.size(0) : t.size(1), out = conv ? t.size(1) : t.size(0);
+        if (isQuantizedWeight(name, t)) {
+            auto q = readBnb(name, byName, {});
+            if (!q)
+                return q.error();
+            in = q->shape[1], out = q->shape[0];
+        }
         const double bound = 1.0 / std::sqrt(double(in));
         at::Tensor a =
             at::empty({lora.rank, in}, at::kFloat).uniform_(-bound, bound, gen).to(t.device());

@@ -18,11 +18,13 @@
 #include "model/hf/block.h"
 #include "model/hf/config.h"
 #include "model/hf/lora.h"
+#include "model/hf/quant.h"
 #include "model/tensors.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,7 +47,21 @@ public:
     // Refuses, naming the tensor, every one that is missing, every one the model has no place
     // for (apart from buffers that Hugging Face recomputes or shares: GPT-2's causal masks,
     // rotary frequencies, a tied output layer), every shape mismatch and every duplicate.
+    //
+    // A linear weight may come quantized, as bitsandbytes stores it (quant.h): its parts are
+    // read with it and kept by their bitsandbytes names, so that an archive or checkpoint of the
+    // model carries them as they are.
     Status load(const NamedTensors& weights);
+    // Quantizes every block's linear weights (not the embeddings, norms or output layer, as
+    // bitsandbytes leaves them), one at a time, dropping each source weight's mapped pages once
+    // it is done, and freezes the base. `progress` hears (done, of). Once, after load(), before
+    // addLora().
+    Status quantizeBase(BaseQuant kind, const std::function<void(int, int)>& progress = {});
+    // What the base's linear weights are held in: None when they are in their own dtype.
+    BaseQuant baseQuant() const;
+    // What dequantizing the largest quantized weight holds at once, for a pass in values of
+    // `elem` bytes; 0 without a quantized base.
+    int64_t dequantizedBytes(int64_t elem) const;
     // Every tensor, by name: the base weights, then any adapters (named as PEFT names them,
     // "….q_proj.lora_A.weight"). Those that train are leaves with requires_grad; with adapters,
     // the base weights are frozen.
@@ -101,6 +117,8 @@ public:
 
 private:
     struct Widened;
+    static bool isQuantizedWeight(const std::string& name, const at::Tensor& t);
+    std::vector<std::string> linearWeights() const; // every block's linear weights, by name
     void bind();
     at::Tensor computed(const at::Tensor& t) const;
 

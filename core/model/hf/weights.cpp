@@ -8,11 +8,43 @@
 #include <QJsonObject>
 #include <QSet>
 
+#include <map>
 #include <memory>
+#include <mutex>
+
+#ifdef Q_OS_UNIX
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace tandem {
 
 namespace {
+
+// The mappings that live, by their first byte, so that pages are dropped only from one of them.
+struct Mappings {
+    std::mutex mutex;
+    std::map<uintptr_t, uintptr_t> ranges; // first byte → one past the last
+};
+
+Mappings& mappings() {
+    static Mappings* m = new Mappings; // outlives every tensor, static ones included
+    return *m;
+}
+
+// The file, open and mapped, for as long as a tensor over it lives.
+struct MappedFile {
+    explicit MappedFile(const QString& path)
+        : file(path) {}
+    ~MappedFile() {
+        if (!base)
+            return;
+        std::lock_guard<std::mutex> lock(mappings().mutex);
+        mappings().ranges.erase(reinterpret_cast<uintptr_t>(base));
+    }
+    QFile file;
+    uchar* base = nullptr;
+};
 
 Error modelError(ErrorCode code, const QString& message) {
     return Error{code, message, ErrorSubject::Model};
@@ -20,7 +52,8 @@ Error modelError(ErrorCode code, const QString& message) {
 
 // The tensors of one safetensors file over its private mapping.
 Expected<NamedTensors> mapShard(const QString& path) {
-    auto file = std::make_shared<QFile>(path);
+    auto mapped = std::make_shared<MappedFile>(path);
+    QFile* file = &mapped->file;
     if (!file->exists())
         return modelError(ErrorCode::NotFound, QStringLiteral("%1 is missing").arg(path));
     if (!file->open(QIODevice::ReadOnly))
@@ -31,6 +64,12 @@ Expected<NamedTensors> mapShard(const QString& path) {
     if (!base)
         return modelError(ErrorCode::Io,
                           QStringLiteral("cannot map %1: %2").arg(path, file->errorString()));
+    mapped->base = base;
+    {
+        std::lock_guard<std::mutex> lock(mappings().mutex);
+        mappings().ranges[reinterpret_cast<uintptr_t>(base)] =
+            reinterpret_cast<uintptr_t>(base) + uintptr_t(size);
+    }
     auto entries =
         parseSafetensorsHeader(QByteArrayView(reinterpret_cast<const char*>(base), size), path);
     if (!entries)
@@ -48,7 +87,7 @@ Expected<NamedTensors> mapShard(const QString& path) {
         } else {
             // The tensor holds the file open, and with it the mapping.
             t = at::from_blob(
-                at, e.shape, [file](void*) {}, at::TensorOptions(type));
+                at, e.shape, [mapped](void*) {}, at::TensorOptions(type));
         }
         out.emplace_back(e.name.toStdString(), std::move(t));
     }
@@ -56,6 +95,26 @@ Expected<NamedTensors> mapShard(const QString& path) {
 }
 
 } // namespace
+
+void dropMappedPages(const at::Tensor& t) {
+    if (!t.defined() || !t.device().is_cpu() || t.numel() == 0)
+        return;
+    const auto first = reinterpret_cast<uintptr_t>(t.data_ptr());
+    const uintptr_t end = first + uintptr_t(t.numel()) * uintptr_t(t.element_size());
+    std::lock_guard<std::mutex> lock(mappings().mutex);
+    auto it = mappings().ranges.upper_bound(first);
+    if (it == mappings().ranges.begin())
+        return;
+    --it;
+    if (end > it->second)
+        return; // not within one mapping
+#ifdef Q_OS_UNIX
+    const auto page = uintptr_t(sysconf(_SC_PAGESIZE));
+    const uintptr_t from = (first + page - 1) / page * page, to = end / page * page;
+    if (to > from) // whole pages only: a neighbour's bytes stay
+        madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+#endif
+}
 
 Expected<NamedTensors> mapHfWeights(const QString& dir) {
     const QDir d(dir);

@@ -20,4 +20,9 @@ namespace tandem {
 // (safetensors does not promise alignment).
 Expected<NamedTensors> mapHfWeights(const QString& dir);
 
+// Drops the pages under `t` from memory where it lies in one of those mappings, so that a weight
+// read once (quantized at load) stops counting against the process; they are read from the file
+// again if anything reads them. Nothing for a tensor elsewhere.
+void dropMappedPages(const at::Tensor& t);
+
 } // namespace tandem
