@@ -157,6 +157,20 @@ inline double firstLoss(const QString& metrics) {
     return QJsonDocument::fromJson(f.readLine()).object().value(QStringLiteral("loss")).toDouble();
 }
 
+// The loss of a run's last step that has one, from its metrics.jsonl; 0 when there is none.
+inline double lastLoss(const QString& metrics) {
+    QFile f(metrics);
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    double loss = 0;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+        const QJsonValue v = QJsonDocument::fromJson(line).object().value(QStringLiteral("loss"));
+        if (v.isDouble())
+            loss = v.toDouble();
+    }
+    return loss;
+}
+
 inline int countLines(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
