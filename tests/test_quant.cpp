@@ -6,6 +6,7 @@
 // the same as that folder; LoRA on a quantized base learning, with gradients that reach the
 // adapters through the dequantized weights; and the merged export written dequantized.
 
+#include "common/deviceinfo.h"
 #include "engine/memoryplan.h"
 #include "hffolder.h"
 #include "model/hf/hfmodel.h"
@@ -79,6 +80,7 @@ private Q_SLOTS:
     void loraOnAQuantizedBaseLearns();
     void theMergedExportIsDequantized();
     void aDamagedQuantizedFolderIsRefusedByName();
+    void theMemoryPlanCountsTheQuantizedBase();
 
 private:
     bool runPython(const QStringList& args);
@@ -347,6 +349,44 @@ void TestQuant::aDamagedQuantizedFolderIsRefusedByName() {
         QVERIFY2(m.error().message.contains(QLatin1String(d.said)),
                  qPrintable(QLatin1String(d.what) + QStringLiteral(": ") + m.error().message));
     }
+}
+
+void TestQuant::theMemoryPlanCountsTheQuantizedBase() {
+    auto bf16 = openModel(ModelSource::hfFolder(m_folder), {QStringLiteral("r=4"), false, 3});
+    auto nf4 =
+        openModel(ModelSource::hfFolder(m_folder), {QStringLiteral("r=4,base=nf4"), false, 3});
+    QVERIFY(bf16 && nf4);
+    Dataset windows;
+    windows.sampleShape = {32};
+    RunConfig cfg;
+    const MemoryNeed wide = memoryNeed(*bf16, windows, cfg, MasterCopy::None);
+    const MemoryNeed narrow = memoryNeed(*nf4, windows, cfg, MasterCopy::None);
+    // The quantized base's own bytes, and its largest layer dequantized while it computes.
+    int64_t held = 0;
+    for (const auto& [name, t] : nf4->parameters())
+        held += t.numel() * int64_t(t.element_size());
+    QVERIFY(nf4->transientWeightBytes(2) > 0);
+    QCOMPARE(narrow.weightBytes, held + nf4->transientWeightBytes(2));
+    QCOMPARE(narrow.nf4SavingBytes, int64_t(0)); // already nf4
+    // What the bf16 plan says nf4 would save is what it does save, within 1 %.
+    qInfo("weights: bf16 %lld, nf4 %lld; the bf16 plan foresaw %lld saved",
+          qlonglong(wide.weightBytes), qlonglong(narrow.weightBytes),
+          qlonglong(wide.nf4SavingBytes));
+    const double saved = double(wide.weightBytes - narrow.weightBytes);
+    QVERIFY2(std::abs(double(wide.nf4SavingBytes) - saved) < 0.01 * saved,
+             qPrintable(QString::number(wide.nf4SavingBytes)));
+    // A device that holds the nf4 run but not the bf16 one: the refusal proposes nf4.
+    DeviceInfo gpu;
+    gpu.kind = DeviceKind::Cuda;
+    gpu.name = QStringLiteral("Test GPU");
+    gpu.memoryBytes = int64_t(
+        double(narrow.fixedBytes() + narrow.perSampleBytes + wide.nf4SavingBytes / 4) / 0.9);
+    QVERIFY(samplesThatFit(narrow, gpu, QStringLiteral("w1")));
+    auto refused = samplesThatFit(wide, gpu, QStringLiteral("w1"));
+    QVERIFY(!refused);
+    for (const char* says : {"base=nf4", "the run fits", "of weights"})
+        QVERIFY2(refused.error().message.contains(QLatin1String(says)),
+                 qPrintable(refused.error().message));
 }
 
 QTEST_GUILESS_MAIN(TestQuant)

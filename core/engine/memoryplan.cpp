@@ -55,6 +55,7 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     need.perSampleBytes = model.bytesPerSample(train.sampleShape, elem);
     // A quantized base's layer, dequantized while it computes.
     need.weightBytes += model.transientWeightBytes(widened > 0 ? 4 : elem);
+    need.nf4SavingBytes = model.nf4SavingBytes();
     return need;
 }
 
@@ -114,6 +115,23 @@ Expected<int64_t> samplesThatFit(const MemoryNeed& need, const DeviceInfo& devic
     QString perSample;
     if (one > 0)
         perSample = QStringLiteral(" and %1 for each sample").arg(bytesText(one));
+    if (need.nf4SavingBytes > 0) {
+        // What a 4-bit base would make of it.
+        const bool wouldFit = left + need.nf4SavingBytes >= one;
+        return makeError(
+            ErrorCode::OutOfMemory,
+            QStringLiteral("%1's %2 has %3 to train with (of %4); this run needs %5 for the model "
+                           "(%6 of weights, %7 of adapters' gradients and optimizer state)%8. "
+                           "With the base held in 4 bits (--lora …,base=nf4, or \"4-bit\" in the "
+                           "New run form) the weights take %9 less%10")
+                .arg(who, device.name, bytesText(budget), bytesText(device.memoryBytes),
+                     bytesText(need.fixedBytes()), bytesText(need.weightBytes),
+                     bytesText(need.trainingBytes), perSample, bytesText(need.nf4SavingBytes))
+                .arg(wouldFit ? QStringLiteral(", and the run fits")
+                              : QStringLiteral(", which is still not enough: also recompute "
+                                               "activations (--checkpoint-activations), use a "
+                                               "shorter context, or leave this machine out")));
+    }
     return makeError(ErrorCode::OutOfMemory,
                      QStringLiteral("%1's %2 has %3 to train with (of %4); this run needs %5 "
                                     "for the model (%6 of weights, %7 of gradients and optimizer "

@@ -101,6 +101,9 @@ public:
     int64_t transientWeightBytes(int64_t elem) const override {
         return m_t->dequantizedBytes(elem);
     }
+    int64_t nf4SavingBytes() const override {
+        return m_t->lora() && m_t->baseQuant() == BaseQuant::None ? m_t->nf4Saving() : 0;
+    }
 
     HfTransformer& transformer() { return *m_t; }
 

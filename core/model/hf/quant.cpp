@@ -252,6 +252,24 @@ at::Tensor dequantize(const QuantizedWeight& q, at::ScalarType dtype) {
 
 // ---- bitsandbytes' serialization ---------------------------------------------------------------
 
+int64_t nf4Bytes(const std::vector<int64_t>& shape, at::ScalarType dtype) {
+    QuantizedWeight q;
+    q.shape = shape;
+    q.dtype = dtype;
+    q.offset = 0.0123456789f; // a typical mean's length in the state's JSON
+    const int64_t n = q.numel(), blocks = (n + q.blocksize - 1) / q.blocksize;
+    q.packed = at::empty({(n + 1) / 2, 1}, at::TensorOptions(at::kByte).device(at::kMeta));
+    q.absmax = at::empty({blocks}, at::TensorOptions(at::kByte).device(at::kMeta));
+    q.code = at::empty({16}, at::TensorOptions(at::kFloat).device(at::kMeta));
+    q.nestedAbsmax = at::empty({(blocks + q.nestedBlocksize - 1) / q.nestedBlocksize},
+                               at::TensorOptions(at::kFloat).device(at::kMeta));
+    q.nestedCode = at::empty({256}, at::TensorOptions(at::kFloat).device(at::kMeta));
+    int64_t bytes = 0;
+    for (const auto& [name, t] : bnbTensors(std::string(), q))
+        bytes += t.numel() * int64_t(t.element_size());
+    return bytes;
+}
+
 NamedTensors bnbTensors(const std::string& weight, const QuantizedWeight& q) {
     NamedTensors out;
     if (q.kind == BaseQuant::Int8) {

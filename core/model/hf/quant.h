@@ -65,6 +65,9 @@ Expected<QuantizedWeight> quantizeNf4(const at::Tensor& w, bool doubleQuant,
                                       const QString& name = QString());
 Expected<QuantizedWeight> quantizeInt8(const at::Tensor& w, const QString& name = QString());
 
+// What a weight of `shape` takes in nf4 with double quantization, every part counted.
+int64_t nf4Bytes(const std::vector<int64_t>& shape, at::ScalarType dtype);
+
 // The weight again, [out, in] in `dtype`, on the quantized tensors' device.
 at::Tensor dequantize(const QuantizedWeight& q, at::ScalarType dtype);
 

@@ -230,6 +230,21 @@ bool HfTransformer::isQuantizedWeight(const std::string& name, const at::Tensor&
            !weightModule(name).empty();
 }
 
+int64_t HfTransformer::nf4Saving() const {
+    const std::vector<std::string> linear = linearWeights();
+    const std::set<std::string> targets(linear.begin(), linear.end());
+    int64_t saved = 0, largest = 0, elem = 2;
+    for (const auto& [name, t] : m_params) {
+        if (!targets.count(name) || !t.is_floating_point())
+            continue;
+        const int64_t n = t.numel();
+        saved += n * int64_t(t.element_size()) - nf4Bytes(t.sizes().vec(), t.scalar_type());
+        largest = std::max(largest, n);
+        elem = int64_t(t.element_size());
+    }
+    return saved > 0 ? std::max<int64_t>(0, saved - largest * std::max<int64_t>(6, 4 + elem)) : 0;
+}
+
 std::vector<std::string> HfTransformer::linearWeights() const {
     const Family& f = *m_config.family;
     std::vector<std::string> out;

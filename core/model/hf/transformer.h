@@ -62,6 +62,9 @@ public:
     // What dequantizing the largest quantized weight holds at once, for a pass in values of
     // `elem` bytes; 0 without a quantized base.
     int64_t dequantizedBytes(int64_t elem) const;
+    // What the weights would take less with the blocks' linear weights in nf4, less the largest
+    // one dequantized while it computes.
+    int64_t nf4Saving() const;
     // Every tensor, by name: the base weights, then any adapters (named as PEFT names them,
     // "….q_proj.lora_A.weight"). Those that train are leaves with requires_grad; with adapters,
     // the base weights are frozen.
