@@ -79,6 +79,7 @@ private Q_SLOTS:
     void aBitsandbytesFolderGivesTheReferencesLogits();
     void loraOnAQuantizedBaseLearns();
     void theMergedExportIsDequantized();
+    void aCheckpointsArchiveRebuildsTheQuantizedModel();
     void aDamagedQuantizedFolderIsRefusedByName();
     void theMemoryPlanCountsTheQuantizedBase();
 
@@ -285,6 +286,25 @@ void TestQuant::theMergedExportIsDequantized() {
     const at::Tensor ids = at::arange(0, 12, at::kLong).view({1, 12});
     QVERIFY(at::allclose(back->forward(ids).to(at::kFloat), m->forward(ids).to(at::kFloat), 1e-5,
                          1e-5));
+}
+
+void TestQuant::aCheckpointsArchiveRebuildsTheQuantizedModel() {
+    // A run checkpoint holds the model's archive without weights, then every tensor: the
+    // archive alone must rebuild the quantized layout, which the tensors then fill.
+    auto m = openModel(ModelSource::hfFolder(m_folder), {QStringLiteral("r=4,base=nf4"), false, 3});
+    QVERIFY(m);
+    auto rebuilt = modelFromArchive(m->archive(false), QStringLiteral("checkpoint"));
+    QVERIFY2(rebuilt, rebuilt ? "" : qPrintable(rebuilt.error().message));
+    const NamedTensors from = m->parameters(), to = rebuilt->parameters();
+    QCOMPARE(to.size(), from.size());
+    at::NoGradGuard noGrad;
+    for (size_t i = 0; i < from.size(); ++i) {
+        QCOMPARE(to[i].first, from[i].first);
+        QCOMPARE(to[i].second.scalar_type(), from[i].second.scalar_type());
+        to[i].second.copy_(from[i].second);
+    }
+    const at::Tensor ids = at::arange(0, 12, at::kLong).view({1, 12});
+    QVERIFY(at::equal(rebuilt->forward(ids), m->forward(ids)));
 }
 
 void TestQuant::aDamagedQuantizedFolderIsRefusedByName() {

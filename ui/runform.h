@@ -68,6 +68,7 @@ private:
     QPushButton* m_modelBrowse;
     // A Hugging Face folder's adapters (empty: every weight trains) and recomputed activations.
     QLineEdit* m_lora;
+    QComboBox* m_loraBase; // the frozen base: as stored, int8 or nf4
     QCheckBox* m_recompute;
     QComboBox* m_data;
     QComboBox* m_loss;

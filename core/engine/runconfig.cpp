@@ -179,6 +179,35 @@ Status setRunChoice(RunConfig& c, const QString& key, const QString& value) {
     return makeError(ErrorCode::InvalidArgument, QStringLiteral("\"%1\" is not a choice").arg(key));
 }
 
+QString loraBase(const QString& spec, QString* rest) {
+    QStringList kept;
+    QString base;
+    for (const QString& raw : spec.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString item = raw.trimmed();
+        if (item.startsWith(QLatin1String("base="))) {
+            base = item.mid(5).toLower();
+            if (base == QLatin1String("bf16") || base == QLatin1String("fp16") ||
+                base == QLatin1String("fp32"))
+                base.clear();
+        } else {
+            kept << item;
+        }
+    }
+    if (rest)
+        *rest = kept.join(QLatin1Char(','));
+    return base;
+}
+
+QString withLoraBase(const QString& spec, const QString& base) {
+    QString rest;
+    loraBase(spec, &rest);
+    if (spec.trimmed().isEmpty() || base.isEmpty())
+        return rest;
+    // Before the targets, whose list runs to the end.
+    return rest.isEmpty() ? QStringLiteral("base=") + base
+                          : QStringLiteral("base=%1,%2").arg(base, rest);
+}
+
 Expected<RunConfig> RunConfig::readFile(const QString& path) {
     auto o = readJsonObjectFile(path, QStringLiteral("run description"));
     if (!o)

@@ -23,10 +23,17 @@
 
 namespace tandem {
 
+// The base precision a --lora spec names ("nf4", "int8"; empty for the folder's own dtype),
+// and in `rest` the spec without it.
+QString loraBase(const QString& spec, QString* rest = nullptr);
+// `spec` holding base=`base` (no base for an empty one); empty for an empty spec.
+QString withLoraBase(const QString& spec, const QString& base);
+
 struct RunConfig {
     QString model = QStringLiteral("mnist-cnn"); // a zoo name, hf:DIR or a TorchScript file
     // hf: models. Low-rank adapters ("r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj"): only
-    // they train, the base weights stay frozen in their own dtype. Empty: every weight trains.
+    // they train, the base weights stay frozen in their own dtype, or in 4 or 8 bits with
+    // base=nf4 or base=int8. Empty: every weight trains.
     QString lora;
     // hf: models: each transformer block keeps only its input and recomputes its activations
     // in the backward pass, trading time for memory.

@@ -2,8 +2,11 @@
 
 #include "formats/tensorfile.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 namespace tandem {
 
@@ -89,6 +92,21 @@ QList<ExportFormat> exportFormatsOf(ModelKind kind, bool withAdapters) {
     if (withAdapters)
         f.insert(1, ExportFormat::Peft);
     return f;
+}
+
+qint64 hfFolderParameters(const QString& dir) {
+    qint64 bytes = 0;
+    for (const QFileInfo& f :
+         QDir(dir).entryInfoList({QStringLiteral("*.safetensors")}, QDir::Files))
+        bytes += f.size();
+    QFile config(QDir(dir).filePath(QStringLiteral("config.json")));
+    const QString dtype = config.open(QIODevice::ReadOnly)
+                              ? QJsonDocument::fromJson(config.readAll())
+                                    .object()
+                                    .value(QStringLiteral("torch_dtype"))
+                                    .toString()
+                              : QString();
+    return bytes / (dtype == QLatin1String("float32") ? 4 : 2);
 }
 
 } // namespace tandem

@@ -35,6 +35,10 @@ struct ModelSource {
     bool isBuiltIn() const { return kind == Kind::BuiltIn; }
 };
 
+// A Hugging Face folder's parameter count, from the size of its safetensors files and the
+// dtype config.json names, without opening the model; 0 when the folder has none.
+qint64 hfFolderParameters(const QString& dir);
+
 // The transformer families a Hugging Face folder may hold, for people: "GPT-2, Llama, Qwen2, …".
 QString hfFamilyTitles();
 

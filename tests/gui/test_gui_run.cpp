@@ -587,7 +587,22 @@ private Q_SLOTS:
         QVERIFY(path->isEnabled());
         QVERIFY(path->placeholderText().contains(QStringLiteral("config.json")));
         QVERIFY(lora->isEnabled());
-        QCOMPARE(lora->text(), QStringLiteral("r=8"));                  // a laptop's default
+        QCOMPARE(lora->text(), QStringLiteral("r=8")); // a laptop's default
+        // The base in 4 bits goes into the adapters' spec, and back out of a stored run.
+        auto* loraBase = form->findChild<QComboBox*>(QStringLiteral("loraBaseCombo"));
+        QVERIFY(loraBase && loraBase->isEnabled());
+        loraBase->setCurrentIndex(loraBase->findData(QStringLiteral("nf4")));
+        QCOMPARE(form->config().lora, QStringLiteral("base=nf4,r=8"));
+        RunConfig stored = form->config();
+        stored.lora = QStringLiteral("r=16,base=int8,targets=q_proj,v_proj");
+        form->setConfig(stored);
+        QCOMPARE(lora->text(), QStringLiteral("r=16,targets=q_proj,v_proj"));
+        QCOMPARE(loraBase->currentData().toString(), QStringLiteral("int8"));
+        lora->clear(); // no adapters: every weight trains, in its own dtype
+        QVERIFY(!loraBase->isEnabled());
+        QVERIFY(form->config().lora.isEmpty());
+        lora->setText(QStringLiteral("r=8"));
+        loraBase->setCurrentIndex(0);
         QCOMPARE(form->config().data.left(5), QStringLiteral("chat:")); // text in, by default
         // A model above 300 M parameters recomputes activations by default (a sparse 700 MB of
         // bf16 weights stands in for one); a small one does not.

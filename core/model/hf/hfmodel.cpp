@@ -169,7 +169,9 @@ QByteArray HfModel::archive(bool withWeights) const {
         f.meta.insert(QStringLiteral("lora"), loraJson(*m_t->lora()));
     QJsonArray layout;
     for (const auto& [name, t] : m_t->parameters()) {
-        if (withWeights) {
+        // A quantized weight's state (its shape, dtype and offset, as JSON) is a few bytes that
+        // its layout cannot say: it goes along.
+        if (withWeights || name.find(".quant_state.") != std::string::npos) {
             f.tensors << toRecord(name, t);
             continue;
         }
