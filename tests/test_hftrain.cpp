@@ -292,11 +292,11 @@ void TestHfTrain::loraOnAnNf4BaseLearnsAsOnBf16_data() {
                                 QStringLiteral("--local-steps=4"), QStringLiteral("--fragments=2"),
                                 QStringLiteral("--outer-momentum=0.5"),
                                 QStringLiteral("--checkpoint-activations")};
-    // Llama in sync and Qwen3 streaming here; the other two where every check runs.
+    // Llama in sync here; the other three where every check runs (the Debian 13 check).
     const bool all = !qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL");
     QTest::newRow("llama, sync") << QStringLiteral("llama") << sync;
-    QTest::newRow("qwen3, streaming") << QStringLiteral("qwen3") << streaming;
     if (all) {
+        QTest::newRow("qwen3, streaming") << QStringLiteral("qwen3") << streaming;
         QTest::newRow("llama, streaming") << QStringLiteral("llama") << streaming;
         QTest::newRow("qwen3, sync") << QStringLiteral("qwen3") << sync;
     }
