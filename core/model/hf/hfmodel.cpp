@@ -7,9 +7,11 @@
 #include "model/torchcompat.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLoggingCategory>
 
 #include <atomic>
 #include <cmath>
@@ -17,6 +19,8 @@
 #include <stdexcept>
 
 namespace tandem {
+
+Q_LOGGING_CATEGORY(lcModel, "tandem.model")
 
 namespace {
 
@@ -282,6 +286,44 @@ Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name)
     return Model(std::make_shared<HfModel>(std::move(t)));
 }
 
+int64_t bytesOf(const NamedTensors& tensors) {
+    int64_t b = 0;
+    for (const auto& [name, t] : tensors)
+        b += t.numel() * int64_t(t.element_size());
+    return b;
+}
+
+// Quantizing an 8B base takes a minute or more on a laptop's cores: the log says how far it is.
+Status quantizeWithProgress(HfTransformer& t, BaseQuant kind) {
+    if (kind == BaseQuant::None || t.baseQuant() != BaseQuant::None)
+        return success();
+    const QString name = baseQuantName(kind);
+    const int64_t before = bytesOf(t.parameters());
+    QElapsedTimer clock;
+    clock.start();
+    int shown = 0;
+    auto st = t.quantizeBase(kind, [&](int done, int of) {
+        const int tenth = done * 10 / std::max(1, of);
+        if (tenth > shown && done < of && clock.elapsed() > 2000) {
+            shown = tenth;
+            qCInfo(lcModel).noquote()
+                << QStringLiteral("quantizing the base to %1: %2 of %3 weights")
+                       .arg(name)
+                       .arg(done)
+                       .arg(of);
+        }
+    });
+    if (!st)
+        return st;
+    qCInfo(lcModel).noquote()
+        << QStringLiteral("the base is held in %1: %2 MB of weights instead of %3 MB (%4 s)")
+               .arg(name)
+               .arg(bytesOf(t.parameters()) >> 20)
+               .arg(before >> 20)
+               .arg(double(clock.elapsed()) / 1000.0, 0, 'f', 1);
+    return success();
+}
+
 } // namespace
 
 Expected<Model> openHfModel(const QString& dir, const ModelOptions& options) {
@@ -303,7 +345,7 @@ Expected<Model> openHfModel(const QString& dir, const ModelOptions& options) {
         if (!lora)
             return lora.error();
         // The folder's own quantized weights stay as they are; the rest are quantized here.
-        if (auto st = t->quantizeBase(lora->base); !st)
+        if (auto st = quantizeWithProgress(*t, lora->base); !st)
             return makeError(st.error().code,
                              QStringLiteral("%1: %2").arg(dir, st.error().message));
         if (auto st = t->addLora(*lora, options.seed); !st)

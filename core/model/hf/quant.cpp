@@ -1,10 +1,13 @@
 #include "model/hf/quant.h"
 
+#include <ATen/Parallel.h>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -60,18 +63,29 @@ float clampUnit(float s) {
 
 // Blockwise absmax quantization of `values` (n of them) to indices of `code`, as bitsandbytes'
 // quantize_blockwise computes it: each block scaled by 1/absmax in fp32, clamped to [-1, 1].
-void quantizeBlocks(const float* values, int64_t n, int64_t blocksize, const float* code,
+// Returns false, having stopped early, where a value is an infinity or a NaN.
+bool quantizeBlocks(const float* values, int64_t n, int64_t blocksize, const float* code,
                     int codeSize, float* absmax, uint8_t* indices) {
-    for (int64_t start = 0, b = 0; start < n; start += blocksize, ++b) {
-        const int64_t end = std::min(n, start + blocksize);
-        float m = 0;
-        for (int64_t i = start; i < end; ++i)
-            m = std::max(m, std::fabs(values[i]));
-        absmax[b] = m;
-        const float inv = 1.0f / m;
-        for (int64_t i = start; i < end; ++i)
-            indices[i] = uint8_t(nearest(code, codeSize, clampUnit(values[i] * inv)));
-    }
+    // Blocks are independent: on every core, each block's figures the same whichever does it.
+    const int64_t blocks = (n + blocksize - 1) / blocksize;
+    std::atomic<bool> finite{true};
+    at::parallel_for(
+        0, blocks, std::max<int64_t>(1, 16384 / blocksize), [&](int64_t b0, int64_t b1) {
+            for (int64_t b = b0; b < b1 && finite.load(std::memory_order_relaxed); ++b) {
+                const int64_t start = b * blocksize, end = std::min(n, start + blocksize);
+                float m = 0;
+                for (int64_t i = start; i < end; ++i) {
+                    if (!std::isfinite(values[i]))
+                        finite = false;
+                    m = std::max(m, std::fabs(values[i]));
+                }
+                absmax[b] = m;
+                const float inv = 1.0f / m;
+                for (int64_t i = start; i < end; ++i)
+                    indices[i] = uint8_t(nearest(code, codeSize, clampUnit(values[i] * inv)));
+            }
+        });
+    return finite;
 }
 
 Error refuse(const QString& name, const QString& why) {
@@ -79,15 +93,16 @@ Error refuse(const QString& name, const QString& why) {
                  name.isEmpty() ? why : QStringLiteral("%1: %2").arg(name, why)};
 }
 
-// The weight as contiguous fp32 on the CPU, refused if it holds an infinity or a NaN.
-Expected<at::Tensor> finiteFloats(const at::Tensor& w, const QString& name) {
+const QString kNotFinite = QStringLiteral("the weight holds an infinity or a NaN, which cannot "
+                                          "be quantized; the model folder is damaged");
+
+// The weight, flattened, a part at a time in fp32: never more than one part's copy at once.
+constexpr int64_t kPart = int64_t(1) << 22; // a multiple of every block size, and even
+
+Expected<at::Tensor> flatWeight(const at::Tensor& w, const QString& name) {
     if (!w.is_floating_point() || w.dim() != 2)
         return refuse(name, QStringLiteral("only a floating-point matrix is quantized"));
-    at::Tensor x = w.detach().to(at::kCPU).to(at::kFloat).contiguous().reshape({-1});
-    if (!at::isfinite(x).all().item<bool>())
-        return refuse(name, QStringLiteral("the weight holds an infinity or a NaN, which cannot "
-                                           "be quantized; the model folder is damaged"));
-    return x;
+    return w.detach().to(at::kCPU).contiguous().reshape({-1});
 }
 
 } // namespace
@@ -158,22 +173,28 @@ at::Tensor dynamicCode() {
 
 Expected<QuantizedWeight> quantizeNf4(const at::Tensor& w, bool doubleQuant, const QString& name) {
     at::NoGradGuard noGrad;
-    auto x = finiteFloats(w, name);
-    if (!x)
-        return x.error();
+    auto flat = flatWeight(w, name);
+    if (!flat)
+        return flat.error();
     QuantizedWeight q;
     q.kind = BaseQuant::Nf4;
     q.shape = w.sizes().vec();
     q.dtype = w.scalar_type();
-    const int64_t n = x->numel(), blocks = (n + q.blocksize - 1) / q.blocksize;
+    const int64_t n = flat->numel(), blocks = (n + q.blocksize - 1) / q.blocksize;
     at::Tensor absmax = at::zeros({blocks}, at::kFloat);
-    std::vector<uint8_t> idx(size_t(n + 1), 7); // an odd count is padded with 0.0's index
-    quantizeBlocks(x->data_ptr<float>(), n, q.blocksize, kNf4, 16, absmax.data_ptr<float>(),
-                   idx.data());
     q.packed = at::empty({(n + 1) / 2, 1}, at::kByte);
     uint8_t* p = q.packed.data_ptr<uint8_t>();
-    for (int64_t i = 0; i < (n + 1) / 2; ++i)
-        p[i] = uint8_t(idx[size_t(2 * i)] << 4 | idx[size_t(2 * i + 1)]);
+    std::vector<uint8_t> idx(size_t(std::min(n, kPart) + 1));
+    for (int64_t start = 0; start < n; start += kPart) {
+        const int64_t len = std::min(kPart, n - start);
+        const at::Tensor x = flat->narrow(0, start, len).to(at::kFloat).contiguous();
+        idx[size_t(len)] = 7; // an odd count is padded with 0.0's index
+        if (!quantizeBlocks(x.data_ptr<float>(), len, q.blocksize, kNf4, 16,
+                            absmax.data_ptr<float>() + start / q.blocksize, idx.data()))
+            return refuse(name, kNotFinite);
+        for (int64_t i = 0; i < (len + 1) / 2; ++i)
+            p[start / 2 + i] = uint8_t(idx[size_t(2 * i)] << 4 | idx[size_t(2 * i + 1)]);
+    }
     q.code = nf4Code();
     if (!doubleQuant) {
         q.absmax = absmax;
@@ -187,17 +208,18 @@ Expected<QuantizedWeight> quantizeNf4(const at::Tensor& w, bool doubleQuant, con
     const int64_t nestedBlocks = (blocks + q.nestedBlocksize - 1) / q.nestedBlocksize;
     q.nestedAbsmax = at::zeros({nestedBlocks}, at::kFloat);
     q.absmax = at::empty({blocks}, at::kByte);
-    quantizeBlocks(centred.data_ptr<float>(), blocks, q.nestedBlocksize,
-                   q.nestedCode.data_ptr<float>(), 256, q.nestedAbsmax.data_ptr<float>(),
-                   q.absmax.data_ptr<uint8_t>());
+    if (!quantizeBlocks(centred.data_ptr<float>(), blocks, q.nestedBlocksize,
+                        q.nestedCode.data_ptr<float>(), 256, q.nestedAbsmax.data_ptr<float>(),
+                        q.absmax.data_ptr<uint8_t>()))
+        return refuse(name, kNotFinite);
     return q;
 }
 
 Expected<QuantizedWeight> quantizeInt8(const at::Tensor& w, const QString& name) {
     at::NoGradGuard noGrad;
-    auto x = finiteFloats(w, name);
-    if (!x)
-        return x.error();
+    auto flat = flatWeight(w, name);
+    if (!flat)
+        return flat.error();
     QuantizedWeight q;
     q.kind = BaseQuant::Int8;
     q.shape = w.sizes().vec();
@@ -205,17 +227,34 @@ Expected<QuantizedWeight> quantizeInt8(const at::Tensor& w, const QString& name)
     const int64_t rows = q.shape[0], cols = q.shape[1];
     q.absmax = at::zeros({rows}, at::kFloat);
     q.packed = at::empty({rows, cols}, at::kChar);
-    const float* v = x->data_ptr<float>();
-    float* a = q.absmax.data_ptr<float>();
-    int8_t* out = q.packed.data_ptr<int8_t>();
-    for (int64_t r = 0; r < rows; ++r) {
-        float m = 0;
-        for (int64_t c = 0; c < cols; ++c)
-            m = std::max(m, std::fabs(v[r * cols + c]));
-        a[r] = m;
-        const float scale = 127.0f / m;
-        for (int64_t c = 0; c < cols; ++c)
-            out[r * cols + c] = m > 0 ? int8_t(std::nearbyint(v[r * cols + c] * scale)) : 0;
+    const at::Tensor matrix = flat->view({rows, cols});
+    const int64_t step = std::max<int64_t>(1, kPart / std::max<int64_t>(1, cols));
+    std::atomic<bool> finite{true};
+    for (int64_t first = 0; first < rows; first += step) {
+        const int64_t count = std::min(step, rows - first);
+        const at::Tensor x = matrix.narrow(0, first, count).to(at::kFloat).contiguous();
+        const float* v = x.data_ptr<float>();
+        float* a = q.absmax.data_ptr<float>() + first;
+        int8_t* out = q.packed.data_ptr<int8_t>() + first * cols;
+        at::parallel_for(0, count, 1, [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) {
+                float m = 0;
+                for (int64_t c = 0; c < cols; ++c) {
+                    if (!std::isfinite(v[r * cols + c]))
+                        finite = false;
+                    m = std::max(m, std::fabs(v[r * cols + c]));
+                }
+                a[r] = m;
+                // As `127.0 / absmax` computes in PyTorch: the reciprocal, times 127.
+                const float scale = (1.0f / m) * 127.0f;
+                for (int64_t c = 0; c < cols; ++c)
+                    out[r * cols + c] = m > 0 && std::isfinite(m)
+                                            ? int8_t(std::nearbyint(v[r * cols + c] * scale))
+                                            : 0;
+            }
+        });
+        if (!finite)
+            return refuse(name, kNotFinite);
     }
     return q;
 }

@@ -531,6 +531,35 @@ int64_t HfTransformer::bytesPerSample(int64_t tokens, int64_t elem) const {
         perToken += 2 * (q + kv);
     if (f.has(Role::PostAttnNorm))
         perToken += 4 * h;
+    if (m_lora) {
+        // A frozen layer keeps no input for its weight's gradient, and a frozen norm no output
+        // for its own: only adapted layers keep their inputs (in the adapters' fp32, counted
+        // at the pass's width).
+        auto adapted = [&](std::initializer_list<Role> roles) {
+            for (Role r : roles) {
+                if (!f.has(r))
+                    continue;
+                const std::string n = f.name(r);
+                if (m_lora->targets.contains(QString::fromStdString(n.substr(n.rfind('.') + 1))))
+                    return true;
+            }
+            return false;
+        };
+        int64_t frozen = 2 * h; // the two norms' outputs
+        if (f.has(Role::PostAttnNorm))
+            frozen += 2 * h;
+        if (f.has(Role::QNorm))
+            frozen += q + kv;
+        if (!adapted({Role::Q, Role::K, Role::V, Role::Qkv}))
+            frozen += h;
+        if (!adapted({Role::O}))
+            frozen += q;
+        if (!adapted({Role::Gate, Role::Up, Role::GateUp}))
+            frozen += h;
+        if (!adapted({Role::Down}))
+            frozen += c.intermediate;
+        perToken -= frozen;
+    }
     const int64_t block = tokens * (perToken * elem + c.heads * tokens * 9);
     // The backward pass of a block holds, beside what the block kept, the gradients of its
     // scores and of their softmax, in fp32: all the more next to one recomputed block.
