@@ -1,6 +1,7 @@
 #include "model/hf/quant.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
