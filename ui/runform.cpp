@@ -206,8 +206,6 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
         setCheck(Check::NotChecked, QString());
         updateEnabled();
     });
-    connect(m_loraBase, &QComboBox::currentIndexChanged, this,
-            [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_modelPath, &QLineEdit::editingFinished, this, [this] {
         if (m_model->currentData().toString() == kHfItem)
             m_recompute->setChecked(hfFolderParameters(m_modelPath->text().trimmed()) >
@@ -217,8 +215,9 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
             [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_loss, &QComboBox::currentIndexChanged, this,
             [this] { setCheck(Check::NotChecked, QString()); });
-    connect(m_data, &QComboBox::currentIndexChanged, this,
-            [this] { setCheck(Check::NotChecked, QString()); });
+    for (QComboBox* c : {m_data, m_loraBase})
+        connect(c, &QComboBox::currentIndexChanged, this,
+                [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_peers, &QAbstractItemModel::modelReset, this, &RunForm::updatePeers);
     connect(m_peers, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& tl) {
         if (tl.row() == 0 && tl.column() == 0)

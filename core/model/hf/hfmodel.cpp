@@ -18,9 +18,9 @@
 #include <map>
 #include <stdexcept>
 
-namespace tandem {
-
 Q_LOGGING_CATEGORY(lcModel, "tandem.model")
+
+namespace tandem {
 
 namespace {
 
