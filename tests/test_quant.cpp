@@ -243,6 +243,11 @@ void TestQuant::loraOnAQuantizedBaseLearns() {
         QVERIFY(t.requires_grad() == (name.find(".lora_") != std::string::npos));
     }
     QVERIFY(trainable > 0);
+    // The log's and the summary's count of frozen parameters is the base's values, as bf16's.
+    int64_t values = 0;
+    for (const TensorRecord& r : hffolder::weights(m_spec))
+        values += r.data.size() / 2;
+    QCOMPARE(modelTensors(*m).frozenCount(), values);
     // The base is smaller than bf16's: the embeddings stay, the linear layers shrink 3.5×.
     int64_t bf16 = 0;
     for (const TensorRecord& r : hffolder::weights(m_spec))

@@ -66,8 +66,19 @@ int64_t ModelTensors::trainableCount() const {
 
 int64_t ModelTensors::frozenCount() const {
     int64_t n = 0;
-    for (const at::Tensor& p : frozen)
-        n += p.numel();
+    for (size_t i = 0; i < frozen.size(); ++i) {
+        const std::string& name = frozenNames[i];
+        const auto endsWith = [&](const char* tail) {
+            const size_t k = std::strlen(tail);
+            return name.size() > k && name.compare(name.size() - k, k, tail) == 0;
+        };
+        // A quantized weight (model/hf/quant.h) counts its values: two a byte in nf4, one in
+        // int8; the scales and tables beside it are not parameters.
+        if (frozen[i].scalar_type() == at::kByte && endsWith(".weight"))
+            n += 2 * frozen[i].numel();
+        else if (name.find(".weight.") == std::string::npos && !endsWith(".SCB"))
+            n += frozen[i].numel();
+    }
     return n;
 }
 
