@@ -128,9 +128,10 @@ void addTrainOptions(QCommandLineParser& p) {
         "NAME|hf:DIR|FILE");
     opt("lora",
         QStringLiteral("hf: models: train low-rank adapters only, the base weights frozen in "
-                       "their own dtype; every key optional [r=8,alpha=2r,dropout=0,targets=the "
-                       "attention projections]."),
-        "r=R,alpha=A,dropout=P,targets=L[,L…]");
+                       "their own dtype, or in 4 or 8 bits with base=nf4 or base=int8; every "
+                       "key optional [r=8,alpha=2r,dropout=0,base=bf16,targets=the attention "
+                       "projections]."),
+        "r=R,alpha=A,dropout=P,base=nf4|int8|bf16,targets=L[,L…]");
     p.addOption({QStringLiteral("checkpoint-activations"),
                  QStringLiteral("hf: models: recompute each block's activations in the "
                                 "backward pass instead of keeping them (less memory, more "

@@ -29,8 +29,8 @@
 #             against a transformers + PEFT loop (bench/python_hf_loop.py) with the same batch,
 #             precision and optimizer, each process's peak GPU memory (nvidia-smi), and Tandem's
 #             memory plan for it
-#   nf4       an 8B-shaped model's LoRA step on a 4-bit base (skipped while `tandem train` has
-#             no --base)
+#   nf4       an 8B-shaped model's (Llama-3.1-8B's) LoRA steps on a 4-bit base: peak GPU memory
+#             against a 12 GB card, and tokens/s
 #   tests     the suite's tests that train, on the GPU (TESTS: test_devices test_precision
 #             test_hf test_hfmodel test_objectives test_optimizers test_replica test_zoo
 #             test_parts test_lm test_hftrain test_hfchat): the GUI, network-namespace, package
@@ -48,7 +48,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-out}
 mkdir -p "$out"
-phases=${PHASES:-build devices parity workers speed hetero lmspeed nf4 tests}
+phases=${PHASES:-build devices parity nf4 workers speed hetero lmspeed tests}
 budget=${BUDGET_S:-560}
 kit=${KIT:-build/gpu-kit}
 device=${DEVICE:-cuda:0}
@@ -382,8 +382,10 @@ print(', '.join('%s %d samples' % (w['name'], w['samples']) for w in s['workers'
 }
 
 phase_nf4() {
-    if ! $bin train --help 2>&1 | grep -q -- '--base'; then
-        log "nf4: skipped: this build has no 4-bit base (tandem train --base)"
+    local help
+    help=$($bin train --help 2>&1) # whole: grep -q would cut the pipe, which pipefail counts
+    if ! grep -q -- 'base=nf4' <<<"$help"; then
+        log "nf4: skipped: this build has no 4-bit base (--lora …,base=nf4)"
         return
     fi
     local data=$out/../gpu-data shape=${NF4_SHAPE:-llama-8b}
@@ -394,8 +396,8 @@ phase_nf4() {
         $py bench/make_hf_folder.py "$shape" "$dir" --dtype bf16 --device "$device" --tokens "$tokens" \
             $((ctx * 40 + 1)) >/dev/null || { failed "nf4: making the folder failed"; return; }
     gpu_watch "$out/nf4-gpu.txt"
-    $bin train --model "hf:$dir" --data "tokens:$tokens,context=$ctx,dtype=uint32" --batch 1 --max-steps 3 \
-        --lora r=16 --base nf4 --checkpoint-activations --device "$device" --no-history \
+    $bin train --model "hf:$dir" --data "tokens:$tokens,context=$ctx,dtype=uint32" --batch 1 --max-steps 3 --limit-test 1 \
+        --lora r=16,base=nf4 --checkpoint-activations --device "$device" --no-history \
         --out "$out/nf4-run" >"$out/nf4.json" 2>"$out/nf4.log" ||
         { gpu_watch_stop >/dev/null; failed "nf4: the run failed: $(tail -1 "$out/nf4.log")"; return; }
     log "nf4 $shape: LoRA r=16 on an nf4 base, context $ctx, checkpointing: peak GPU $(gpu_watch_stop) MiB" \

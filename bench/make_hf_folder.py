@@ -48,6 +48,8 @@ SHAPES = {
     "qwen3-1.5b": qwen3(2048, 28, 16, 8, 6144),
     "llama-60m": llama(512, 8, 8, 4, 1536, vocab=32000, tied=False),
     "llama-tiny": llama(64, 2, 4, 2, 160, vocab=512),
+    # Llama-3.1-8B's shape, for the 4-bit base on a GPU (bench/gpu.sh's nf4 phase).
+    "llama-8b": llama(4096, 32, 32, 8, 14336, tied=False),
     # For the memory plan against measured peaks (bench/hf_plan.sh): deep and narrow, wide and
     # shallow (with --vocab 128256, llama-60m is the large-vocabulary one).
     "llama-deep": llama(128, 32, 4, 2, 384, vocab=1024, tied=False),
