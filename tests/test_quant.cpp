@@ -199,6 +199,21 @@ void TestQuant::infinitiesAndNaNsAreRefused() {
                  qPrintable(nf4.error().message));
         QVERIFY(!quantizeInt8(w));
     }
+    // A folder with an infinity in one weight: refused at load, naming it.
+    QList<TensorRecord> tensors = hffolder::weights(m_spec);
+    for (TensorRecord& r : tensors)
+        if (r.name == QLatin1String("model.layers.1.mlp.down_proj.weight"))
+            r.data[6] = char(0x80), r.data[7] = char(0x7f); // bf16 +inf, 0x7f80
+    const QString dir = m_tmp.filePath(QStringLiteral("infinite"));
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(QFile::copy(m_folder + QStringLiteral("/config.json"),
+                        dir + QStringLiteral("/config.json")));
+    QVERIFY(writeSafetensors(dir + QStringLiteral("/model.safetensors"), tensors));
+    auto m = openModel(ModelSource::hfFolder(dir), {QStringLiteral("r=4,base=nf4"), false, 1});
+    QVERIFY(!m);
+    QVERIFY2(m.error().message.contains(QLatin1String("model.layers.1.mlp.down_proj.weight")) &&
+                 m.error().message.contains(QLatin1String("infinity")),
+             qPrintable(m.error().message));
 }
 
 void TestQuant::aBitsandbytesFolderGivesTheReferencesLogits() {

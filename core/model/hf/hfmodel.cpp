@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLocale>
 #include <QLoggingCategory>
 
 #include <atomic>
@@ -315,12 +316,12 @@ Status quantizeWithProgress(HfTransformer& t, BaseQuant kind) {
     });
     if (!st)
         return st;
-    qCInfo(lcModel).noquote()
-        << QStringLiteral("the base is held in %1: %2 MB of weights instead of %3 MB (%4 s)")
-               .arg(name)
-               .arg(bytesOf(t.parameters()) >> 20)
-               .arg(before >> 20)
-               .arg(double(clock.elapsed()) / 1000.0, 0, 'f', 1);
+    qCInfo(lcModel).noquote() << QStringLiteral(
+                                     "the base is held in %1: %2 of weights instead of %3 (%4 s)")
+                                     .arg(name,
+                                          QLocale::c().formattedDataSize(bytesOf(t.parameters())),
+                                          QLocale::c().formattedDataSize(before))
+                                     .arg(double(clock.elapsed()) / 1000.0, 0, 'f', 1);
     return success();
 }
 

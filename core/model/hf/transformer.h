@@ -55,7 +55,8 @@ public:
     // Quantizes every block's linear weights (not the embeddings, norms or output layer, as
     // bitsandbytes leaves them), one at a time, dropping each source weight's mapped pages once
     // it is done, and freezes the base. `progress` hears (done, of). Once, after load(), before
-    // addLora().
+    // addLora(). A weight that cannot be quantized (an infinity in it) is refused by name, and
+    // the model then holds no weights.
     Status quantizeBase(BaseQuant kind, const std::function<void(int, int)>& progress = {});
     // What the base's linear weights are held in: None when they are in their own dtype.
     BaseQuant baseQuant() const;

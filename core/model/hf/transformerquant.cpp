@@ -43,8 +43,12 @@ Status HfTransformer::quantizeBase(BaseQuant kind, const std::function<void(int,
         const at::Tensor w = m_config.family->conv1d ? t.t() : t;
         auto q = kind == BaseQuant::Nf4 ? quantizeNf4(w, true, QString::fromStdString(name))
                                         : quantizeInt8(w, QString::fromStdString(name));
-        if (!q)
+        if (!q) {
+            // Some weights are gone already: the model holds none rather than half of them.
+            m_params.clear();
+            m_bound.reset();
             return q.error();
+        }
         q->to(t.device());
         dropMappedPages(t);
         t = at::Tensor();
