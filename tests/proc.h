@@ -157,18 +157,23 @@ inline double firstLoss(const QString& metrics) {
     return QJsonDocument::fromJson(f.readLine()).object().value(QStringLiteral("loss")).toDouble();
 }
 
-// The loss of a run's last step that has one, from its metrics.jsonl; 0 when there is none.
-inline double lastLoss(const QString& metrics) {
+// The mean loss of a run's last `steps` steps, from its metrics.jsonl; 0 when there is none.
+inline double lastLoss(const QString& metrics, int steps = 1) {
     QFile f(metrics);
     if (!f.open(QIODevice::ReadOnly))
         return 0;
-    double loss = 0;
+    QList<double> losses;
     for (const QByteArray& line : f.readAll().split('\n')) {
-        const QJsonValue v = QJsonDocument::fromJson(line).object().value(QStringLiteral("loss"));
-        if (v.isDouble())
-            loss = v.toDouble();
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o.value(QStringLiteral("type")).toString() == QLatin1String("step") &&
+            o.value(QStringLiteral("loss")).isDouble())
+            losses << o.value(QStringLiteral("loss")).toDouble();
     }
-    return loss;
+    losses = losses.mid(std::max<qsizetype>(0, losses.size() - steps));
+    double sum = 0;
+    for (double l : losses)
+        sum += l;
+    return losses.isEmpty() ? 0 : sum / double(losses.size());
 }
 
 inline int countLines(const QString& path) {

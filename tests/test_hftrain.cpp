@@ -334,11 +334,12 @@ void TestHfTrain::loraOnAnNf4BaseLearnsAsOnBf16() {
         QVERIFY(!s.isEmpty());
         for (const QJsonValue& w : s.value(QStringLiteral("workers")).toArray())
             QVERIFY(w.toObject().value(QStringLiteral("samples")).toInteger() > 0);
-        loss[nf4] = lastLoss(out + QStringLiteral("/metrics.jsonl"));
+        // The last five steps' mean: one step's batch is a noisy measure of a run.
+        loss[nf4] = lastLoss(out + QStringLiteral("/metrics.jsonl"), 5);
         test[nf4] = s.value(QStringLiteral("test_loss")).toDouble();
         QVERIFY(test[nf4] < std::log(64.0) - 0.5);
     }
-    qInfo("%s: last step's loss %.4f on nf4, %.4f on bf16; test loss %.4f and %.4f",
+    qInfo("%s: last five steps' loss %.4f on nf4, %.4f on bf16; test loss %.4f and %.4f",
           QTest::currentDataTag(), loss[1], loss[0], test[1], test[0]);
     QVERIFY2(std::abs(loss[1] - loss[0]) < 0.02 * loss[0], QTest::currentDataTag());
     QVERIFY2(std::abs(test[1] - test[0]) < 0.02 * test[0], QTest::currentDataTag());
