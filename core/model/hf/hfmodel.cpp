@@ -345,7 +345,7 @@ Expected<Model> openHfModel(const QString& dir, const ModelOptions& options) {
         auto lora = parseLoraSpec(options.lora, *config->family);
         if (!lora)
             return lora.error();
-        // The folder's own quantized weights stay as they are; the rest are quantized here.
+        // A folder already quantized (a published -bnb-4bit one) stays as it is.
         if (auto st = quantizeWithProgress(*t, lora->base); !st)
             return makeError(st.error().code,
                              QStringLiteral("%1: %2").arg(dir, st.error().message));

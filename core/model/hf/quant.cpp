@@ -154,22 +154,25 @@ at::Tensor nf4Code() {
 at::Tensor dynamicCode() {
     // create_dynamic_map(signed=True, max_exponent_bits=7, total_bits=8): for each exponent i of
     // 7, the means of 2^i + 1 fp32 boundaries spaced evenly over [0.1, 1], times 10^(i - 6), with
-    // both signs; then 0 and 1; sorted.
-    std::vector<float> data;
-    for (int i = 0; i < 7; ++i) {
-        const at::Tensor b = at::linspace(0.1, 1, (int64_t(1) << i) + 1, at::kFloat);
-        const int64_t k = b.numel() - 1;
-        const at::Tensor means = (b.narrow(0, 0, k) + b.narrow(0, 1, k)) / 2.0;
-        const double scale = std::pow(10.0, double(i - 6));
-        const at::Tensor up = means * scale, down = means * -scale;
-        for (const at::Tensor& t : {up, down})
-            for (int64_t j = 0; j < k; ++j)
-                data.push_back(t[j].item<float>());
-    }
-    data.push_back(0.0f);
-    data.push_back(1.0f);
-    std::sort(data.begin(), data.end());
-    return at::tensor(data, at::kFloat);
+    // both signs; then 0 and 1; sorted. Worked out once, not for every weight.
+    static const std::vector<float> values = [] {
+        std::vector<float> data;
+        for (int i = 0; i < 7; ++i) {
+            const at::Tensor b = at::linspace(0.1, 1, (int64_t(1) << i) + 1, at::kFloat);
+            const int64_t k = b.numel() - 1;
+            const at::Tensor means = (b.narrow(0, 0, k) + b.narrow(0, 1, k)) / 2.0;
+            const double scale = std::pow(10.0, double(i - 6));
+            for (const at::Tensor& t : {means * scale, means * -scale}) {
+                const at::Tensor c = t.contiguous();
+                data.insert(data.end(), c.data_ptr<float>(), c.data_ptr<float>() + k);
+            }
+        }
+        data.push_back(0.0f);
+        data.push_back(1.0f);
+        std::sort(data.begin(), data.end());
+        return data;
+    }();
+    return at::tensor(values, at::kFloat);
 }
 
 Expected<QuantizedWeight> quantizeNf4(const at::Tensor& w, bool doubleQuant, const QString& name) {
@@ -417,10 +420,12 @@ Expected<QuantizedWeight> readBnb(const std::string& name,
     q.code = get(name + ".quant_map");
     q.nestedAbsmax = get(name + ".nested_absmax");
     q.nestedCode = get(name + ".nested_quant_map");
-    const int64_t n =
-        q.shape.size() == 2 && q.shape[0] > 0 && q.shape[1] > 0 ? q.shape[0] * q.shape[1] : -1;
-    if (n < 0 || (!expected.empty() && q.shape != expected))
+    // Against the model's own shape first: no arithmetic on figures a file made up.
+    if (q.shape.size() != 2 || q.shape[0] <= 0 || q.shape[1] <= 0 ||
+        q.shape[0] > (int64_t(1) << 31) || q.shape[1] > (int64_t(1) << 31) ||
+        (!expected.empty() && q.shape != expected))
         return bad(QStringLiteral("its quant_state's shape is not the model's"));
+    const int64_t n = q.shape[0] * q.shape[1];
     if (q.blocksize < 2 || q.blocksize > 4096 || q.blocksize % 2 != 0)
         return bad(
             QStringLiteral("its block size %1 is not one bitsandbytes writes").arg(q.blocksize));
@@ -437,8 +442,9 @@ Expected<QuantizedWeight> readBnb(const std::string& name,
         q.nestedBlocksize = s.value(QStringLiteral("nested_blocksize")).toInteger(0);
         q.offset = float(s.value(QStringLiteral("nested_offset")).toDouble());
         if (q.absmax.scalar_type() != at::kByte || q.nestedBlocksize < 1 ||
-            q.nestedAbsmax.scalar_type() != at::kFloat || !q.nestedCode.defined() ||
-            q.nestedCode.scalar_type() != at::kFloat || q.nestedCode.numel() != 256 ||
+            q.nestedBlocksize > 4096 || q.nestedAbsmax.scalar_type() != at::kFloat ||
+            !q.nestedCode.defined() || q.nestedCode.scalar_type() != at::kFloat ||
+            q.nestedCode.numel() != 256 ||
             q.nestedAbsmax.numel() != (blocks + q.nestedBlocksize - 1) / q.nestedBlocksize)
             return bad(QStringLiteral("its double quantization (nested_absmax, "
                                       "nested_quant_map, nested_blocksize) does not fit it"));
