@@ -27,10 +27,21 @@ Expected<Model> openModel(const ModelSource& source, const ModelOptions& options
     return openScriptModel(source, options.seed);
 }
 
-Expected<Model> modelFromArchive(const QByteArray& archive, const QString& name) {
+Expected<Model> modelFromArchive(const QByteArray& archive, const QString& name,
+                                 const NamedTensors* base) {
     if (isTandemCheckpoint(archive))
-        return hfModelFromArchive(archive, name);
+        return hfModelFromArchive(archive, name, base);
+    if (base && !base->empty())
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1: a TorchScript model has no separate base").arg(name));
     return scriptModelFromArchive(archive, name);
+}
+
+Expected<Model> openFolderLikeArchive(const QString& dir, const QByteArray& archive) {
+    if (!isHfArchive(archive))
+        return makeError(ErrorCode::NotFound,
+                         QStringLiteral("the run's model is not a Hugging Face model"));
+    return openHfFolderAs(dir, archive);
 }
 
 } // namespace tandem

@@ -45,6 +45,11 @@ QString describeParameters(const ModelTensors& t);
 // Refuses a model with nothing to train (every parameter frozen), naming it.
 Status checkTrainable(const ModelTensors& t, const QString& modelName);
 
+// Every tensor of one safetensors file, over its private mapping (read-only to the tensors'
+// users: writes never reach the file), in the file's order; the file stays mapped while any of
+// them lives. Nothing is read until a tensor is used.
+Expected<NamedTensors> mapSafetensorsFile(const QString& path);
+
 // SHA-256 (hex) over parameter and buffer names, shapes and dtypes, and which parameters are
 // frozen: two processes train the same model exactly when their schema hashes agree. A model
 // with nothing frozen hashes as it did before frozen parameters were told apart.

@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -197,8 +198,14 @@ QByteArray HfModel::archive(bool withWeights) const {
     return *bytes;
 }
 
-// The archive's tensors, or empty ones of its layout's shapes and dtypes.
-Expected<NamedTensors> archiveTensors(const TensorFile& f, const QString& name) {
+// The archive's tensors; for its layout's, those of `given` by name where it has them (each of
+// the layout's shape and dtype), else empty ones. Given tensors, every base weight must be there.
+Expected<NamedTensors> archiveTensors(const TensorFile& f, const QString& name,
+                                      const NamedTensors* given) {
+    std::map<std::string, const at::Tensor*> byName;
+    if (given)
+        for (const auto& [n, t] : *given)
+            byName.emplace(n, &t);
     NamedTensors out;
     for (const TensorRecord& r : f.tensors) {
         auto t = fromRecord(r);
@@ -219,8 +226,22 @@ Expected<NamedTensors> archiveTensors(const TensorFile& f, const QString& name) 
                                  QStringLiteral("%1: a tensor has a negative size").arg(name));
             shape.push_back(s.toInteger());
         }
-        out.emplace_back(o.value(QStringLiteral("name")).toString().toStdString(),
-                         at::empty(shape, scalarTypeOf(d)));
+        const std::string tensorName = o.value(QStringLiteral("name")).toString().toStdString();
+        const auto it = byName.find(tensorName);
+        if (it == byName.end()) {
+            if (given && tensorName.find(".lora_") == std::string::npos)
+                return makeError(ErrorCode::Corrupt,
+                                 QStringLiteral("%1: the base model lacks %2")
+                                     .arg(name, QString::fromStdString(tensorName)));
+            out.emplace_back(tensorName, at::empty(shape, scalarTypeOf(d)));
+            continue;
+        }
+        const at::Tensor& t = *it->second;
+        if (!t.sizes().equals(shape) || t.scalar_type() != scalarTypeOf(d))
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("%1: the base model's %2 has another shape or dtype")
+                                 .arg(name, QString::fromStdString(tensorName)));
+        out.emplace_back(tensorName, t);
     }
     return out;
 }
@@ -251,7 +272,8 @@ Status fillAdapters(HfTransformer& t, const NamedTensors& adapters, const QStrin
     return success();
 }
 
-Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name) {
+Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name,
+                                 const NamedTensors* given) {
     auto f = parseCheckpoint(archive, name);
     if (!f)
         return f.error();
@@ -262,7 +284,7 @@ Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name)
         QJsonDocument(f->meta.value(QStringLiteral("config")).toObject()).toJson(), name);
     if (!config)
         return config.error();
-    auto tensors = archiveTensors(*f, name);
+    auto tensors = archiveTensors(*f, name, given);
     if (!tensors)
         return tensors.error();
     NamedTensors base, adapters;
@@ -365,6 +387,31 @@ Expected<Model> openHfModel(const QString& dir, const ModelOptions& options) {
     return Model(std::make_shared<HfModel>(std::move(t)));
 }
 
+Expected<Model> openHfFolderAs(const QString& dir, const QByteArray& archive) {
+    auto meta = checkpointMeta(archive, QStringLiteral("the run's model"));
+    if (!meta)
+        return meta.error();
+    QFile file(QDir(dir).filePath(QStringLiteral("config.json")));
+    if (!file.open(QIODevice::ReadOnly) || file.size() > (qint64(1) << 20) ||
+        QJsonDocument::fromJson(file.readAll()).object() !=
+            meta->value(QStringLiteral("config")).toObject())
+        return makeError(ErrorCode::NotFound, QStringLiteral("%1 is not the run's model").arg(dir));
+    const QJsonObject l = meta->value(QStringLiteral("lora")).toObject();
+    QStringList targets;
+    for (const QJsonValue& v : l.value(QStringLiteral("targets")).toArray())
+        targets << v.toString();
+    ModelOptions options;
+    options.checkpointActivations = meta->value(QStringLiteral("checkpoint_activations")).toBool();
+    if (!l.isEmpty())
+        options.lora = QStringLiteral("r=%1,base=%2,alpha=%3,dropout=%4,targets=%5")
+                           .arg(l.value(QStringLiteral("r")).toInteger())
+                           .arg(l.value(QStringLiteral("base")).toString(QStringLiteral("bf16")))
+                           .arg(l.value(QStringLiteral("alpha")).toDouble(), 0, 'g', 17)
+                           .arg(l.value(QStringLiteral("dropout")).toDouble(), 0, 'g', 17)
+                           .arg(targets.join(QLatin1Char(',')));
+    return openHfModel(dir, options);
+}
+
 bool isHfArchive(const QByteArray& archive) {
     if (!isTandemCheckpoint(archive))
         return false;
@@ -372,12 +419,13 @@ bool isHfArchive(const QByteArray& archive) {
     return meta && meta->value(QStringLiteral("kind")).toString() == kKind;
 }
 
-Expected<Model> hfModelFromArchive(const QByteArray& archive, const QString& name) {
+Expected<Model> hfModelFromArchive(const QByteArray& archive, const QString& name,
+                                   const NamedTensors* base) {
     initTorchRuntime();
     // The archive comes from a peer: whatever LibTorch makes of its figures is an error, never
     // a crash.
     try {
-        return buildFromArchive(archive, name);
+        return buildFromArchive(archive, name, base);
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, firstLine(e)));
     }

@@ -21,7 +21,14 @@ Expected<Model> openHfModel(const QString& dir, const ModelOptions& options);
 
 // A model archive that holds a native transformer (and not TorchScript's zip).
 bool isHfArchive(const QByteArray& archive);
-Expected<Model> hfModelFromArchive(const QByteArray& archive, const QString& name);
+// `base`: the frozen weights the archive leaves out (openmodel.h's modelFromArchive).
+Expected<Model> hfModelFromArchive(const QByteArray& archive, const QString& name,
+                                   const NamedTensors* base = nullptr);
+
+// The Hugging Face folder `dir` opened as the run that made `archive` opened its own: with the
+// adapters' settings the archive holds, so that its base is quantized as that run's was. Refused
+// (ErrorCode::NotFound) when the folder's config.json is not the archive's.
+Expected<Model> openHfFolderAs(const QString& dir, const QByteArray& archive);
 
 // The transformer of a model built from a Hugging Face folder, or null: for the model library's
 // own code and tests.

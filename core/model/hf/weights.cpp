@@ -96,6 +96,10 @@ Expected<NamedTensors> mapShard(const QString& path) {
 
 } // namespace
 
+Expected<NamedTensors> mapSafetensorsFile(const QString& path) {
+    return mapShard(path);
+}
+
 void dropMappedPages(const at::Tensor& t) {
     if (!t.defined() || !t.device().is_cpu() || t.numel() == 0)
         return;
