@@ -467,6 +467,7 @@ int cmdWorker(const QStringList& args) {
     o.port = hp->second;
     o.home = nodeHome(p.value(QStringLiteral("home")));
     o.cacheDir = p.value(QStringLiteral("cache"));
+    o.modelsDir = p.value(QStringLiteral("models"));
     o.name = p.value(QStringLiteral("name"));
     if (p.isSet(QStringLiteral("device")) && p.isSet(QStringLiteral("devices")))
         return fail(makeError(ErrorCode::InvalidArgument,

@@ -137,7 +137,11 @@ int cmdServe(const QStringList& args) {
              {QStringLiteral("devices"),
               QStringLiteral("The devices this node trains on when invited: all (one worker per "
                              "GPU), or a list such as cuda:0,cuda:1 [the best device]."),
-              QStringLiteral("LIST")}},
+              QStringLiteral("LIST")},
+             {QStringLiteral("models"),
+              QStringLiteral("A Hugging Face model folder, or a folder of them, that invited "
+                             "runs take their base model from instead of receiving it."),
+              QStringLiteral("DIR")}},
             &c, &exit))
         return exit;
     auto id = Identity::loadOrCreate(c.home);
@@ -156,6 +160,7 @@ int cmdServe(const QStringList& args) {
     ns.home = c.home;
     ns.name = c.name;
     ns.devices = detectDevices();
+    ns.modelsDir = p.value(QStringLiteral("models"));
     if (p.isSet(QStringLiteral("devices"))) {
         ns.workerDevices = p.value(QStringLiteral("devices"));
         if (auto chosen = chooseDevices(ns.devices, ns.workerDevices); !chosen) {

@@ -6,6 +6,7 @@
 // the adapters travel and the base comes back bit for bit; a model fully fine-tuned, stopped,
 // resumed and exported in every format; and each device sized to its memory.
 
+#include "common/failpoint.h"
 #include "formats/tensorfile.h"
 #include "hffolder.h"
 #include "proc.h"
@@ -46,6 +47,8 @@ private Q_SLOTS:
     void loraOnABf16BaseWithTwoWorkers();
     void loraOnAnNf4BaseLearnsAsOnBf16_data();
     void loraOnAnNf4BaseLearnsAsOnBf16();
+    void aBaseReachesEachWorkerOnce();
+    void aCheckpointNamesItsBaseAndResumeFindsIt();
     void fullFineTuneStopsResumesAndExports();
     void mistakesAreRefusedBeforeTraining();
     void eachDeviceIsSizedToItsMemory();
@@ -348,6 +351,179 @@ void TestHfTrain::loraOnAnNf4BaseLearnsAsOnBf16() {
     // The merged export is the dequantized base plus the adapters, in bf16, and gives the test
     // loss Tandem reported.
     checkExportInPython(out, test[1]);
+}
+
+void TestHfTrain::aBaseReachesEachWorkerOnce() {
+    // A folder of its own: no earlier run has put its base in the workers' caches.
+    hffolder::Spec spec = m_llamaSpec;
+    spec.hidden = 96;
+    spec.intermediate = 256;
+    spec.seed = 7;
+    const QString folder = m_tmp.filePath(QStringLiteral("base-once"));
+    QVERIFY(hffolder::write(folder, spec));
+    struct Run {
+        QString coordinator;
+        QString workers[2];
+        qint64 sent[2] = {-1, -1}; // by worker home: bytes sent before it was ready, last join
+    };
+    // w2 is cut off after the second part it writes, the first time only.
+    auto run = [&](const QStringList& w2env, const QStringList& w1args = {}) {
+        Run r;
+        TandemProcess c(
+            {QStringLiteral("train"), QStringLiteral("--threads=1"), QStringLiteral("--mode=sync"),
+             QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=2"),
+             QStringLiteral("--home"), home("coord"), QStringLiteral("--worker-timeout=60"),
+             QStringLiteral("--no-history"), QStringLiteral("--model=hf:") + folder,
+             QStringLiteral("--data=tokens:%1,context=32").arg(m_tokens),
+             QStringLiteral("--lora=r=4,targets=q_proj,v_proj"), QStringLiteral("--batch=32"),
+             QStringLiteral("--max-steps=3"),
+             QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("base-once-out"))});
+        const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+        if (port.isEmpty())
+            return r;
+        std::unique_ptr<TandemProcess> w[2];
+        for (int i = 0; i < 2; ++i)
+            w[i] = std::make_unique<TandemProcess>(
+                QStringList{QStringLiteral("worker"), QStringLiteral("--connect"),
+                            QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"),
+                            home(i ? "w2" : "w1"), QStringLiteral("--name"),
+                            QStringLiteral("w%1").arg(i + 1), QStringLiteral("--threads=1")} +
+                    (i ? QStringList() : w1args),
+                false, i ? w2env : QStringList());
+        c.finish(300000);
+        r.coordinator = c.err();
+        for (int i = 0; i < 2; ++i) {
+            w[i]->finish(60000);
+            r.workers[i] = w[i]->err();
+            const QRegularExpression sent(
+                QStringLiteral("worker w%1\\b[^\\n]* was sent (\\d+) bytes before it was ready")
+                    .arg(i + 1));
+            for (auto it = sent.globalMatch(r.coordinator); it.hasNext();)
+                r.sent[i] = it.next().captured(1).toLongLong();
+        }
+        if (c.exitCode() != 0)
+            qWarning().noquote() << r.coordinator;
+        return r;
+    };
+
+    // Only a build with failpoints can cut the link (packaging/quickstart.sh makes one).
+    const bool cut = TANDEM_FAILPOINTS_BUILD;
+    const Run first = run(cut ? QStringList{QStringLiteral("TANDEM_FAILPOINTS=base.part=fail@2")}
+                              : QStringList());
+    QVERIFY2(first.sent[0] > 0 && first.sent[1] > 0, qPrintable(first.coordinator));
+    // Its file in w1's cache, by the hash the coordinator gives (earlier tests cached others).
+    const QString hash = QRegularExpression(QStringLiteral("part\\(s\\), hash ([0-9a-f]{12})"))
+                             .match(first.coordinator)
+                             .captured(1);
+    const QStringList cached =
+        QDir(home("w1") + QStringLiteral("/cache/models"))
+            .entryList({hash + QStringLiteral("*.safetensors")}, QDir::Files);
+    QVERIFY2(!hash.isEmpty() && cached.size() == 1, qPrintable(first.coordinator));
+    const qint64 base =
+        QFileInfo(home("w1") + QStringLiteral("/cache/models/") + cached.first()).size();
+    const QRegularExpression parts(
+        QStringLiteral("receiving it from the coordinator in (\\d+) part"));
+    const int count = parts.match(first.workers[0]).captured(1).toInt();
+    qInfo("the base: %lld bytes in %d parts; sent before ready: w1 %lld, w2 %lld (resumed)",
+          qlonglong(base), count, qlonglong(first.sent[0]), qlonglong(first.sent[1]));
+    QVERIFY2(count >= 4, qPrintable(first.workers[0]));
+    QVERIFY2(first.workers[0].contains(QLatin1String("received the base model")),
+             qPrintable(first.workers[0]));
+    // The base went whole to w1, and w2 took up its transfer where the cut left it.
+    QVERIFY(first.sent[0] > base);
+    if (cut) {
+        QVERIFY2(first.workers[1].contains(QStringLiteral("resuming the base model's transfer "
+                                                          "at part 3 of %1")
+                                               .arg(count)),
+                 qPrintable(first.workers[1]));
+        const qint64 partBytes = 64 << 10;
+        QVERIFY2(first.sent[0] - first.sent[1] >= 2 * partBytes - 4096 &&
+                     first.sent[0] - first.sent[1] <= 2 * partBytes + 4096,
+                 qPrintable(QStringLiteral("%1 against %2").arg(first.sent[0]).arg(first.sent[1])));
+    }
+
+    // The next run finds it in both caches: nothing of it is on the wire.
+    const Run second = run({});
+    qInfo("second run, sent before ready: w1 %lld, w2 %lld", qlonglong(second.sent[0]),
+          qlonglong(second.sent[1]));
+    for (int i = 0; i < 2; ++i) {
+        QVERIFY2(second.workers[i].contains(QLatin1String("is in the model cache")) &&
+                     !second.workers[i].contains(QLatin1String("receiving")),
+                 qPrintable(second.workers[i]));
+        QVERIFY(second.sent[i] > 0 && second.sent[i] <= first.sent[0] - base);
+    }
+
+    // A worker pointed at a folder of models takes the base from there, its cache empty.
+    QVERIFY(QDir(home("w1") + QStringLiteral("/cache/models")).removeRecursively());
+    const Run third = run({}, {QStringLiteral("--models"), m_tmp.path()});
+    QVERIFY2(third.workers[0].contains(QStringLiteral("the run's base model is %1: nothing to "
+                                                      "receive")
+                                           .arg(folder)),
+             qPrintable(third.workers[0]));
+    QVERIFY(third.sent[0] > 0 && third.sent[0] <= first.sent[0] - base);
+}
+
+void TestHfTrain::aCheckpointNamesItsBaseAndResumeFindsIt() {
+    hffolder::Spec spec = m_llamaSpec;
+    spec.seed = 9;
+    const QString folder = m_tmp.filePath(QStringLiteral("resume-base"));
+    QVERIFY(hffolder::write(folder, spec));
+    const QString out = m_tmp.filePath(QStringLiteral("resume-base-out"));
+    TandemProcess first({QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
+                         QStringLiteral("--data=tokens:%1,context=16").arg(m_tokens),
+                         QStringLiteral("--lora=r=4,base=nf4"), QStringLiteral("--batch=16"),
+                         QStringLiteral("--max-steps=4"), QStringLiteral("--threads=1"),
+                         QStringLiteral("--no-history"), QStringLiteral("--home"), home("solo"),
+                         QStringLiteral("--out=") + out});
+    QVERIFY(first.finish(300000));
+    QVERIFY2(first.exitCode() == 0, qPrintable(first.err()));
+
+    // The checkpoint holds the adapters and names the base; the base's weights are not in it.
+    const QString ckpt = out + QStringLiteral("/checkpoint.tandem");
+    auto f = readCheckpoint(ckpt);
+    QVERIFY(f);
+    QCOMPARE(f->meta.value(QStringLiteral("base_hash")).toString().size(), 64);
+    int adapters = 0;
+    for (const TensorRecord& r : f->tensors) {
+        QVERIFY2(!r.name.startsWith(QLatin1String("param/")) ||
+                     r.name.contains(QLatin1String(".lora_")),
+                 qPrintable(r.name));
+        adapters += r.name.startsWith(QLatin1String("param/")) ? 1 : 0;
+    }
+    QVERIFY(adapters > 0 && adapters % (2 * spec.layers) == 0); // A and B, each layer
+
+    auto resume = [&](int steps) {
+        auto p = std::make_unique<TandemProcess>(
+            QStringList{QStringLiteral("train"), QStringLiteral("--resume"), ckpt,
+                        QStringLiteral("--max-steps=%1").arg(steps), QStringLiteral("--threads=1"),
+                        QStringLiteral("--no-history")});
+        p->finish(300000);
+        return p;
+    };
+    // Other weights in the folder now: refused by name, and the checkpoint is untouched.
+    const QString saved = m_tmp.filePath(QStringLiteral("resume-base-saved.safetensors"));
+    QVERIFY(QFile::rename(folder + QStringLiteral("/model.safetensors"), saved));
+    hffolder::Spec other = spec;
+    other.seed = 10;
+    QVERIFY(hffolder::write(folder, other));
+    auto bytesOf = [](const QString& path) {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    const QByteArray before = bytesOf(ckpt);
+    auto refused = resume(8);
+    QVERIFY(refused->exitCode() != 0);
+    QVERIFY2(refused->err().contains(QLatin1String("holds other weights now")) &&
+                 refused->err().contains(folder),
+             qPrintable(refused->err()));
+    QCOMPARE(bytesOf(ckpt), before);
+
+    // The folder as it was: the run goes on from step 4.
+    QVERIFY(QFile::remove(folder + QStringLiteral("/model.safetensors")));
+    QVERIFY(QFile::rename(saved, folder + QStringLiteral("/model.safetensors")));
+    auto resumed = resume(8);
+    QVERIFY2(resumed->exitCode() == 0, qPrintable(resumed->err()));
+    QCOMPARE(resumed->summary().value(QStringLiteral("steps")).toInt(), 8);
 }
 
 void TestHfTrain::fullFineTuneStopsResumesAndExports() {

@@ -1,9 +1,14 @@
 #include "engine/runcheckpoint.h"
 
+#include "engine/basepack.h"
 #include "model/model.h"
 #include "model/openmodel.h"
+#include "net/identity.h"
 
+#include <QDir>
 #include <QJsonArray>
+
+#include <set>
 
 namespace tandem {
 
@@ -52,8 +57,16 @@ Status writeRunCheckpoint(const QString& path, const Model& module, const Optimi
         f.lazy.append({prefix + QString::fromStdString(name), kept ? d : DType::F32,
                        t.sizes().vec(), [name, t] { return toRecord(name, t).data; }});
     };
+    std::set<std::string> base;
+    if (!s.baseHash.isEmpty()) {
+        f.meta.insert(QStringLiteral("base_manifest"), QString::fromLatin1(s.baseManifest));
+        f.meta.insert(QStringLiteral("base_hash"), s.baseHash);
+        const ModelTensors t = modelTensors(module);
+        base.insert(t.frozenNames.begin(), t.frozenNames.end());
+    }
     for (const auto& [name, value] : module.parameters())
-        add(kParam, name, value);
+        if (!base.count(name))
+            add(kParam, name, value);
     for (const auto& [name, value] : module.buffers())
         add(kBuffer, name, value);
     for (const auto& [name, value] : optimizer.stateTensors())
@@ -94,12 +107,48 @@ Status readCounters(const QJsonObject& m, const QString& path, LoadedCheckpoint&
     }
     s.datasetHash = m.value(QStringLiteral("dataset_hash")).toString();
     s.schemaHash = m.value(QStringLiteral("schema_hash")).toString();
+    s.baseManifest = m.value(QStringLiteral("base_manifest")).toString().toLatin1();
+    s.baseHash = m.value(QStringLiteral("base_hash")).toString();
     out.optimizerSteps = i64("optimizer_steps");
     if (s.step < 0 || s.epoch < 0 || s.position < 0 || s.completedEpochs < 0 ||
         out.optimizerSteps < 0)
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("%1: negative step or epoch counts").arg(path));
     return success();
+}
+
+// The frozen base a checkpoint names: the folder the run was trained from, opened as the run
+// opened it, when its base has the same hash; else this machine's model cache.
+Expected<NamedTensors> findBase(const RunState& s, const QString& path) {
+    auto manifest = BaseManifest::parse(s.baseManifest, s.baseHash);
+    if (!manifest)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1: %2").arg(path, manifest.error().message));
+    const ModelSource source = ModelSource::parse(s.config.model);
+    QString found = QStringLiteral("is gone");
+    if (source.isHf() && QDir(source.path).exists()) {
+        auto model =
+            openModel(source, {s.config.lora, s.config.checkpointActivations, s.config.seed});
+        auto pack =
+            model ? BasePack::of(*model) : Expected<std::shared_ptr<const BasePack>>(model.error());
+        if (pack && *pack && (*pack)->manifest().hash == s.baseHash) {
+            ModelTensors t = modelTensors(*model);
+            NamedTensors out;
+            for (size_t i = 0; i < t.frozen.size(); ++i)
+                out.emplace_back(t.frozenNames[i], t.frozen[i]);
+            return out;
+        }
+        found = pack ? QStringLiteral("holds other weights now")
+                     : QStringLiteral("cannot be read (%1)").arg(pack.error().message);
+    }
+    const BaseCache cache = BaseCache::of(QString(), nodeHome(s.config.home));
+    if (auto cached = cache.find(*manifest))
+        return std::move(*cached);
+    return makeError(ErrorCode::NotFound,
+                     QStringLiteral("%1 holds the adapters of a base model (hash %2) that is not "
+                                    "here: %3 %4, and the model cache %5 does not hold it. Put "
+                                    "the folder back as it was when the run began, then resume")
+                         .arg(path, s.baseHash.left(12), source.path, found, cache.dir()));
 }
 
 } // namespace
@@ -133,7 +182,14 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
         if (!file->blobs.contains(key))
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("%1 does not hold its model").arg(path));
-        auto mod = modelFromArchive(file->blobs.value(key), path);
+        std::optional<NamedTensors> base;
+        if (!s.baseHash.isEmpty()) {
+            auto found = findBase(s, path);
+            if (!found)
+                return found.error();
+            base = std::move(*found);
+        }
+        auto mod = modelFromArchive(file->blobs.value(key), path, base ? &*base : nullptr);
         if (!mod)
             return mod.error();
         out.module = *mod;
@@ -180,8 +236,10 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
     };
     if (auto st = fill(kParam, t.paramNames, t.params); !st)
         return st.error();
-    if (auto st = fill(kParam, t.frozenNames, t.frozen); !st)
-        return st.error();
+    // A base found by its hash is filled already.
+    if (s.baseHash.isEmpty())
+        if (auto st = fill(kParam, t.frozenNames, t.frozen); !st)
+            return st.error();
     if (auto st = fill(kBuffer, t.bufferNames, t.buffers); !st)
         return st.error();
     return out;

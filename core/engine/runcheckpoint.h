@@ -27,11 +27,17 @@ struct RunState {
     TestMetrics lastTest;
     QString datasetHash;
     QString schemaHash;
+    // A model with a frozen base (LoRA): the base's manifest and hash (basepack.h). The
+    // checkpoint then holds what changes and names the base; resuming finds it by hash.
+    QByteArray baseManifest;
+    QString baseHash;
 };
 
 // Zoo models are stored by name and rebuilt; a user's TorchScript model is stored as its
 // archive (its code), since nothing else can rebuild it. Weights, buffers and optimizer state
-// are always Tandem's own tensor records.
+// are always Tandem's own tensor records. With a base (state.baseHash), its frozen weights are
+// left out: loading finds them by hash in the folder the run was trained from, or in this
+// machine's model cache, and refuses by name when neither holds them.
 Status writeRunCheckpoint(const QString& path, const Model& module, const Optimizer& optimizer,
                           const RunState& state);
 

@@ -15,8 +15,11 @@ struct WorkerOptions {
     QString host;
     quint16 port = 0;
     QString home;
-    QString cacheDir; // datasets received from coordinators; empty: <home>/cache
-    QString name;     // shown to the coordinator; empty: the host name
+    QString cacheDir; // datasets and base models received from coordinators; empty: <home>/cache
+    // A Hugging Face folder, or a folder of them, looked in for a run's base model before it is
+    // received; empty: none.
+    QString modelsDir;
+    QString name; // shown to the coordinator; empty: the host name
     int threads = 0;
     // How long to keep trying to reach the coordinator, at start and after losing it (a
     // coordinator that crashed and is resumed from its checkpoint comes back on the same

@@ -293,6 +293,7 @@ void NodeService::startInvitedWorker(Connection* conn, quint16 port) {
     worker.port = port;
     worker.home = m_s.home;
     worker.cacheDir = m_s.cacheDir;
+    worker.modelsDir = m_s.modelsDir;
     worker.name = displayName();
     worker.devices = m_s.workerDevices;
     worker.events = QStringLiteral("-");

@@ -39,6 +39,7 @@ struct NodeSettings {
     quint16 discoveryPort = Discovery::kDefaultPort;
     std::optional<QList<QHostAddress>> announceTo; // instead of broadcast and multicast
     QString cacheDir;       // for the worker's received datasets; empty: its default
+    QString modelsDir;      // `tandem worker --models` for invited runs; empty: none
     QString workerProgram;  // the `tandem` binary that runs work; empty: this program
     QString workerDevices;  // `tandem worker --devices` for invited runs; empty: the best device
     bool acceptWork = true; // join runs of paired coordinators that invite this node

@@ -8,8 +8,9 @@ namespace tandem {
 
 namespace {
 const QString kConnect = QStringLiteral("connect"), kHome = QStringLiteral("home"),
-              kCache = QStringLiteral("cache"), kName = QStringLiteral("name"),
-              kDevices = QStringLiteral("devices"), kEvents = QStringLiteral("events");
+              kCache = QStringLiteral("cache"), kModels = QStringLiteral("models"),
+              kName = QStringLiteral("name"), kDevices = QStringLiteral("devices"),
+              kEvents = QStringLiteral("events");
 
 QString dashed(const QString& option) {
     return QStringLiteral("--") + option;
@@ -19,7 +20,8 @@ QString dashed(const QString& option) {
 QStringList WorkerCommand::arguments() const {
     QStringList args{QStringLiteral("worker"), dashed(kConnect), hostPort(host, port)};
     const std::pair<const QString&, const QString&> optional[] = {
-        {kHome, home}, {kCache, cacheDir}, {kName, name}, {kDevices, devices}, {kEvents, events}};
+        {kHome, home}, {kCache, cacheDir},  {kModels, modelsDir},
+        {kName, name}, {kDevices, devices}, {kEvents, events}};
     for (const auto& [option, value] : optional)
         if (!value.isEmpty())
             args << dashed(option) << value;
@@ -35,7 +37,12 @@ void WorkerCommand::addOptions(QCommandLineParser& p) {
                  QStringLiteral("The name the coordinator shows for this machine [host name]."),
                  QStringLiteral("NAME")});
     p.addOption({kCache,
-                 QStringLiteral("Folder for datasets received from coordinators [HOME/cache]."),
+                 QStringLiteral("Folder for datasets and base models received from "
+                                "coordinators [HOME/cache]."),
+                 QStringLiteral("DIR")});
+    p.addOption({kModels,
+                 QStringLiteral("A Hugging Face model folder, or a folder of them, to take a "
+                                "run's base model from instead of receiving it."),
                  QStringLiteral("DIR")});
     p.addOption({QStringLiteral("reconnect"),
                  QStringLiteral("Seconds to keep trying to reach the coordinator [60]."),

@@ -14,10 +14,11 @@ struct WorkerCommand {
     QString host;
     quint16 port = 0;
     QString home;
-    QString cacheDir; // empty: the worker's default
-    QString name;     // empty: the host name
-    QString devices;  // empty: the best device
-    QString events;   // "-": typed events on stdout (WorkerOptions::events); empty: none
+    QString cacheDir;  // empty: the worker's default
+    QString modelsDir; // empty: none
+    QString name;      // empty: the host name
+    QString devices;   // empty: the best device
+    QString events;    // "-": typed events on stdout (WorkerOptions::events); empty: none
 
     // "worker --connect HOST:PORT --home …", the arguments after the program.
     QStringList arguments() const;

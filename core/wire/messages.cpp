@@ -119,6 +119,8 @@ struct Encoder {
         o->set_train_samples(m.trainSamples);
         if (m.outerWire)
             o->set_outer_wire(str(nameOf(*m.outerWire)));
+        o->set_base_manifest(m.baseManifest.toStdString());
+        o->set_base_hash(str(m.baseHash));
     }
     void operator()(const Ready& m) {
         auto* o = e.mutable_ready();
@@ -209,6 +211,14 @@ struct Encoder {
     }
     void operator()(const PairReveal& m) { e.mutable_pair_reveal()->set_nonce(bytes(m.nonce)); }
     void operator()(const PairDecision& m) { e.mutable_pair_decision()->set_accepted(m.accepted); }
+    void operator()(const BaseRequest& m) {
+        e.mutable_base_request()->set_base_hash(str(m.baseHash));
+        e.mutable_base_request()->set_part(m.part);
+    }
+    void operator()(const BasePart& m) {
+        e.mutable_base_part()->set_part(m.part);
+        e.mutable_base_part()->set_blob(m.blob);
+    }
     void operator()(const Invite& m) {
         e.mutable_invite()->set_port(m.port);
         e.mutable_invite()->set_run_id(str(m.runId));
@@ -335,6 +345,11 @@ Expected<Message> decode(const QByteArray& payload) {
         m.trainSamples = o.train_samples();
         if (m.trainSamples < 0)
             return corrupt(QStringLiteral("a run spec claims a negative sample count"));
+        m.baseManifest = QByteArray::fromStdString(o.base_manifest());
+        m.baseHash = text(o.base_hash()).left(128);
+        if (m.baseManifest.isEmpty() != m.baseHash.isEmpty())
+            return corrupt(QStringLiteral("a run spec has a base without its hash, or a hash "
+                                          "without its base"));
         return Message(m);
     }
     case ::tandem::pb::Envelope::kReady: {
@@ -445,6 +460,11 @@ Expected<Message> decode(const QByteArray& payload) {
         if (e.invite().port() == 0 || e.invite().port() > 65535)
             return corrupt(QStringLiteral("an invitation without a valid port"));
         return Message(Invite{quint16(e.invite().port()), text(e.invite().run_id()).left(128)});
+    case ::tandem::pb::Envelope::kBaseRequest:
+        return Message(
+            BaseRequest{text(e.base_request().base_hash()).left(128), e.base_request().part()});
+    case ::tandem::pb::Envelope::kBasePart:
+        return Message(BasePart{e.base_part().part(), e.base_part().blob()});
     case ::tandem::pb::Envelope::BODY_NOT_SET:
         break;
     }
@@ -490,10 +510,11 @@ Expected<Announcement> decodeAnnouncement(const QByteArray& datagram) {
 }
 
 QString messageName(const Message& m) {
-    static const char* names[] = {
-        "Hello",     "Reject",      "RunSpec",   "Ready",      "DataRequest",  "DataOffer",
-        "Assign",    "Result",      "Control",   "Bye",        "Ping",         "Pong",
-        "WorkError", "PairRequest", "PairNonce", "PairReveal", "PairDecision", "Invite"};
+    static const char* names[] = {"Hello",        "Reject",      "RunSpec",     "Ready",
+                                  "DataRequest",  "DataOffer",   "Assign",      "Result",
+                                  "Control",      "Bye",         "Ping",        "Pong",
+                                  "WorkError",    "PairRequest", "PairNonce",   "PairReveal",
+                                  "PairDecision", "Invite",      "BaseRequest", "BasePart"};
     static_assert(std::size(names) == std::variant_size_v<Message>, "a name for every message");
     return QLatin1String(names[m.index()]);
 }

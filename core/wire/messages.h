@@ -19,7 +19,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 7;
+constexpr uint32_t kProtocolVersion = 8;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -31,7 +31,8 @@ QString incompatibility(const QString& myApp, uint32_t peerProtocol, const QStri
 
 // Tokens: a token stream's raw bytes, sent apart from its dataset's container so that a worker
 // writes them to a file and maps it, whatever their size.
-enum class BlobKind : uint32_t { Model = 1, Tensors = 2, Dataset = 3, Tokens = 4 };
+// BasePart: one part of a run's frozen base (RunSpec::baseManifest).
+enum class BlobKind : uint32_t { Model = 1, Tensors = 2, Dataset = 3, Tokens = 4, BasePart = 5 };
 
 enum class RejectCode : uint32_t {
     Version = 1,   // protocol versions do not match
@@ -87,6 +88,9 @@ struct RunSpec {
     QList<TensorMeta> buffers;
     int64_t trainSamples = 0;
     std::optional<OuterWire> outerWire; // local-sgd only
+    // A frozen base the archive leaves out (engine/basepack.h); both empty when it holds all.
+    QByteArray baseManifest;
+    QString baseHash;
 };
 struct Ready {
     QString schemaHash;
@@ -104,6 +108,14 @@ struct DataOffer {
     // 0 for a split that carries its own data.
     uint64_t trainTokensBlob = 0;
     uint64_t testTokensBlob = 0;
+};
+struct BaseRequest {
+    QString baseHash;
+    uint32_t part = 0;
+};
+struct BasePart {
+    uint32_t part = 0;
+    uint64_t blob = 0;
 };
 struct Assign {
     int64_t step = 0;
@@ -178,7 +190,7 @@ struct Invite {
 // Blob parts are not messages: they travel as raw frames (framing.h).
 using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
                              Control, Bye, Ping, Pong, WorkError, PairRequest, PairNonce,
-                             PairReveal, PairDecision, Invite>;
+                             PairReveal, PairDecision, Invite, BaseRequest, BasePart>;
 
 // Serialises one message (without the frame's length prefix).
 QByteArray encode(const Message& m);

@@ -5,6 +5,7 @@
 // Engine-internal: what the coordinator's network side is given (HubConfig) and what it hands
 // the training side (HubEvent). Shared by the hub, its sessions and the RemoteWorkers.
 
+#include "engine/basepack.h"
 #include "engine/outerwire.h"
 #include "engine/work.h"
 #include "formats/dataset.h"
@@ -66,7 +67,10 @@ struct HubConfig {
     int workerTimeoutMs = 30000;
     QString runId;
     wire::WorkerSettings settings; // what a worker computes with
-    QByteArray modelArchive;
+    QByteArray modelArchive; // without the base when there is one
+    // The model's frozen base, sent to a worker part by part when its cache lacks it; null when
+    // every weight trains.
+    std::shared_ptr<const BasePack> base;
     QString schemaHash;
     QString datasetSpec;
     QString datasetHash;

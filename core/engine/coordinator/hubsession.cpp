@@ -9,6 +9,10 @@
 #include "common/version.h"
 #include "engine/modechoice.h"
 
+#include <QLocale>
+
+#include <algorithm>
+
 namespace tandem {
 
 namespace {
@@ -72,6 +76,8 @@ void HubSession::onMessage(const wire::Message& m) {
     case State::AwaitReady:
         if (const auto* d = std::get_if<wire::DataRequest>(&m))
             onDataRequest(*d);
+        else if (const auto* b = std::get_if<wire::BaseRequest>(&m))
+            onBaseRequest(*b);
         else if (const auto* r = std::get_if<wire::Ready>(&m))
             onReady(*r);
         else if (const auto* rj = std::get_if<wire::Reject>(&m))
@@ -156,6 +162,60 @@ void HubSession::onDataRequest(const wire::DataRequest& d) {
     m_conn->send(offer);
 }
 
+void HubSession::onBaseRequest(const wire::BaseRequest& r) {
+    const auto& base = m_hub->config().base;
+    if (!base || r.baseHash != base->manifest().hash ||
+        r.part >= uint32_t(base->manifest().parts())) {
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("asked for a part of a base model this run does not have"));
+        return;
+    }
+    const BaseManifest& m = base->manifest();
+    // A worker asks a few parts ahead; one that asks for more than that before they have left
+    // would have this machine queue the base in memory.
+    m_baseBlobs.erase(std::remove_if(m_baseBlobs.begin(), m_baseBlobs.end(),
+                                     [this](uint64_t id) { return !m_conn->sending(id); }),
+                      m_baseBlobs.end());
+    if (m_baseBlobs.size() >= 8) {
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("asked for more parts of the base model than it had received"));
+        return;
+    }
+    if (!m_baseClock.isValid()) {
+        m_baseClock.start();
+        m_hub->addMessage(QStringLiteral("sending the base model to %1 (%2, from part %3 of %4)")
+                              .arg(m_name, QLocale::c().formattedDataSize(m.totalBytes))
+                              .arg(r.part + 1)
+                              .arg(m.parts()));
+    }
+    wire::BasePart part;
+    part.part = r.part;
+    const QByteArray bytes = base->part(int(r.part));
+    part.blob = m_conn->sendBlob(wire::BlobKind::BasePart, bytes);
+    m_baseBlobs.push_back(part.blob);
+    m_conn->send(part);
+    ++m_baseParts;
+    m_baseBytes += bytes.size();
+    // Every 10 s or so, and at the last part: how far, and how long the rest should take at the
+    // pace so far.
+    const qint64 ms = m_baseClock.elapsed();
+    const bool last = r.part + 1 == uint32_t(m.parts());
+    if (last || ms - m_baseLogged >= 10000) {
+        m_baseLogged = ms;
+        const qint64 left = m.totalBytes - (qint64(r.part) + 1) * m.partBytes;
+        const double rate = ms > 0 ? double(m_baseBytes) / (ms / 1000.0) : 0;
+        m_hub->addMessage(
+            last ? QStringLiteral("sent the base model to %1: %2 in %3 s")
+                       .arg(m_name, QLocale::c().formattedDataSize(m_baseBytes))
+                       .arg(ms / 1000.0, 0, 'f', 1)
+                 : QStringLiteral("sending the base model to %1: part %2 of %3, about %4 s left")
+                       .arg(m_name)
+                       .arg(r.part + 1)
+                       .arg(m.parts())
+                       .arg(rate > 0 ? qRound64(double(std::max<qint64>(0, left)) / rate) : 0));
+    }
+}
+
 void HubSession::onReady(const wire::Ready& r) {
     const HubConfig& cfg = m_hub->config();
     if (r.schemaHash != cfg.schemaHash) {
@@ -167,6 +227,9 @@ void HubSession::onReady(const wire::Ready& r) {
     m_worker = std::make_shared<RemoteWorker>(m_hub, this, m_name, r.device, r.maxBatch, &cfg);
     m_setupSent = m_conn->bytesSent();
     m_setupReceived = m_conn->bytesReceived();
+    m_hub->addMessage(QStringLiteral("worker %1 was sent %2 bytes before it was ready")
+                          .arg(m_name)
+                          .arg(m_setupSent));
     m_state = State::Working;
     m_hub->addMessage(QStringLiteral("worker %1 joined with %2%3")
                           .arg(m_name, r.device.name,
@@ -211,6 +274,10 @@ void HubSession::sendRun() {
     spec.runId = cfg.runId;
     spec.settings = cfg.settings;
     spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, cfg.modelArchive);
+    if (cfg.base) {
+        spec.baseManifest = cfg.base->manifest().json();
+        spec.baseHash = cfg.base->manifest().hash;
+    }
     spec.schemaHash = cfg.schemaHash;
     spec.datasetSpec = cfg.datasetSpec;
     spec.datasetHash = cfg.datasetHash;

@@ -9,9 +9,11 @@
 #include "engine/coordinator/hubconfig.h"
 #include "net/connection.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 
 #include <memory>
+#include <vector>
 
 namespace tandem {
 
@@ -39,6 +41,7 @@ private:
     void onMessage(const wire::Message& m);
     void onHello(const wire::Hello& h);
     void onDataRequest(const wire::DataRequest& d);
+    void onBaseRequest(const wire::BaseRequest& r);
     void onReady(const wire::Ready& r);
     void onResult(const wire::Result& r);
     void onClosed(const QString& reason);
@@ -56,7 +59,14 @@ private:
     qint64 m_setupReceived = 0;
     uint64_t m_datasetBlob = 0; // the dataset transfer under way (its last blob), if any
     std::shared_ptr<const DatasetSplits> m_sentData; // what that transfer's token blobs read
-    double m_reportedRate = 0;                       // the link's rate as last written to the log
+    // The base's transfer to this worker: when it began, the parts and bytes sent since, and
+    // when the log last said how far it is.
+    QElapsedTimer m_baseClock;
+    int m_baseParts = 0;
+    qint64 m_baseBytes = 0;
+    qint64 m_baseLogged = -1;
+    std::vector<uint64_t> m_baseBlobs; // parts queued and not yet sent
+    double m_reportedRate = 0;         // the link's rate as last written to the log
     int m_liveVerdict = 0; // the last live probe: +1 twice as fast, -1 half, 0 about the same
 };
 

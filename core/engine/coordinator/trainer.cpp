@@ -9,7 +9,9 @@
 #include "engine/runhistory.h"
 #include "engine/wiretensors.h"
 #include "engine/workwire.h"
+
 #include "model/openmodel.h"
+#include <QLocale>
 
 #include <QDateTime>
 #include <QDir>
@@ -108,6 +110,8 @@ Status Trainer::load() {
     m_frozenCount = m_master.frozenCount();
     if (auto st = checkTrainable(m_master, m_cfg.model); !st)
         return about(st.error(), ErrorSubject::Model);
+    if (auto st = packBase(); !st)
+        return about(st.error(), ErrorSubject::Model);
     m_runOptimizer.kind = m_cfg.optimizer;
     m_runOptimizer.momentum = m_cfg.momentum;
     m_runOptimizer.weightDecay = m_cfg.effectiveWeightDecay();
@@ -130,6 +134,10 @@ Status Trainer::load() {
     m_state.config = m_cfg;
     m_state.datasetHash = QString::fromLatin1(m_data->contentHash);
     m_state.schemaHash = QString::fromLatin1(schemaHash(m_master));
+    if (m_base) {
+        m_state.baseManifest = m_base->manifest().json();
+        m_state.baseHash = m_base->manifest().hash;
+    }
     if (auto st = restore(); !st)
         return st;
     if (auto st = m_recorder.open(m_ckpt.has_value(), m_ckpt ? m_ckpt->state.step : -1); !st)
@@ -171,6 +179,24 @@ Status Trainer::loadModel() {
         return objective.error();
     m_objective = *objective;
     m_cfg.loss = m_objective.loss;
+    return success();
+}
+
+Status Trainer::packBase() {
+    if (m_module.kind() != ModelKind::Transformer || m_master.frozen.empty())
+        return success();
+    QElapsedTimer clock;
+    clock.start();
+    auto pack = BasePack::of(m_module);
+    if (!pack)
+        return pack.error();
+    m_base = *pack;
+    const BaseManifest& m = m_base->manifest();
+    m_obs.onMessage(QStringLiteral("the base model is %1 in %2 part(s), hash %3 (%4 s)")
+                        .arg(QLocale::c().formattedDataSize(m.totalBytes))
+                        .arg(m.parts())
+                        .arg(m.hash.left(12))
+                        .arg(clock.elapsed() / 1000.0, 0, 'f', 1));
     return success();
 }
 

@@ -72,6 +72,8 @@ private:
     // the run folder and this machine's worker.
     Status load();
     Status loadModel();
+    // A frozen base (LoRA): its parts and hash, for the workers and the checkpoints.
+    Status packBase();
     Status restore();
     void placeMaster();
     Status startLocalWorker();
@@ -139,6 +141,7 @@ private:
     std::shared_ptr<LocalWorker> m_local;
     std::shared_ptr<DatasetSplits> m_data;
     Model m_module;
+    std::shared_ptr<const BasePack> m_base; // null when every weight trains
     std::optional<LoadedCheckpoint> m_ckpt;
     ModelTensors m_master;
     // The weights and the optimizer's state live on this machine's accelerator (placeMaster).

@@ -41,12 +41,14 @@ Status Trainer::startHub() {
                QString::number(QDateTime::currentMSecsSinceEpoch());
     hc.settings = workerSettings(m_cfg);
     try {
-        hc.modelArchive = m_module.archive();
+        // A base travels apart, part by part, and only to a worker that lacks it.
+        hc.modelArchive = m_module.archive(/*withWeights=*/!m_base);
     } catch (const std::exception& e) {
         return makeError(
             ErrorCode::Runtime,
             QStringLiteral("cannot serialise the model for workers: %1").arg(firstLine(e)));
     }
+    hc.base = m_base;
     hc.schemaHash = m_state.schemaHash;
     hc.datasetSpec = m_cfg.data;
     hc.datasetHash = m_state.datasetHash;

@@ -37,7 +37,8 @@ Expected<ReplicaOptions> replicaOptions(const wire::WorkerSettings& settings) {
     return r;
 }
 
-Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& modelArchive) {
+Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& modelArchive,
+                               const NamedTensors* base) {
     AdmittedRun run;
     run.spec = spec;
     auto layout = ModelLayout::fromWire(spec.params, spec.buffers);
@@ -60,7 +61,8 @@ Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& mode
     }
     // TorchScript runs code: this comes from a paired coordinator, the one place besides a file
     // the user chose that Tandem loads models from.
-    auto module = modelFromArchive(modelArchive, QStringLiteral("the coordinator's model"));
+    auto module =
+        modelFromArchive(modelArchive, QStringLiteral("the coordinator's model"), base);
     if (!module)
         return module.error();
     run.module = *module;

@@ -41,8 +41,10 @@ Expected<ReplicaOptions> replicaOptions(const wire::WorkerSettings& settings);
 // Reads the run description and loads the model archive that came with it. Fails with
 // ErrorCode::Corrupt for a description that does not read, ErrorCode::Incompatible for settings
 // this worker cannot honour, and ErrorCode::Incompatible with ErrorSubject::Model when the model
-// here does not have the schema the coordinator announced.
-Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& modelArchive);
+// here does not have the schema the coordinator announced. `base`: the frozen weights the
+// archive leaves out (the run's base, from this worker's cache), when the spec names one.
+Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& modelArchive,
+                               const NamedTensors* base = nullptr);
 
 // The run's dataset when this worker has it already: the cached copy of the same content, or the
 // same spec read here when its hash matches. Null when it must be received.

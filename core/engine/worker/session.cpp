@@ -7,6 +7,8 @@
 #include "net/connection.h"
 #include "net/truststore.h"
 
+#include <QLocale>
+
 #include <limits>
 
 namespace tandem {
@@ -133,11 +135,14 @@ void WorkerSession::onMessage(const wire::Message& m) {
     const auto* hello = std::get_if<wire::Hello>(&m);
     const auto* spec = std::get_if<wire::RunSpec>(&m);
     const auto* offer = std::get_if<wire::DataOffer>(&m);
+    const auto* part = std::get_if<wire::BasePart>(&m);
     const auto* assign = std::get_if<wire::Assign>(&m);
     if (m_state == State::AwaitHello && hello)
         onHello(*hello);
     else if (m_state == State::AwaitRun && spec)
         onRunSpec(*spec);
+    else if (m_state == State::AwaitBase && m_base && part)
+        onBasePart(*part);
     else if (m_state == State::AwaitData && offer)
         onDataOffer(*offer);
     else if (m_state == State::Working && assign)
@@ -161,12 +166,20 @@ void WorkerSession::onHello(const wire::Hello& h) {
 void WorkerSession::onRunSpec(const wire::RunSpec& spec) {
     m_loop.reset();
     m_run.reset();
+    m_base.reset();
     std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
     if (!archive) {
         finish(1, QStringLiteral("the coordinator's model did not arrive whole"));
         return;
     }
-    auto run = admitRun(spec, *archive);
+    if (spec.baseHash.isEmpty())
+        return admit(spec, *archive, nullptr);
+    findBase(spec, *archive);
+}
+
+void WorkerSession::admit(const wire::RunSpec& spec, const QByteArray& archive,
+                          const NamedTensors* base) {
+    auto run = admitRun(spec, archive, base);
     if (!run) {
         if (run.error().subject == ErrorSubject::Model)
             m_conn->send(wire::Reject{wire::RejectCode::Schema, run.error().message});

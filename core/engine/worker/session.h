@@ -7,6 +7,7 @@
 
 #include "engine/internal.h"
 
+#include "engine/basepack.h"
 #include "engine/devices.h"
 #include "engine/worker/computeloop.h"
 #include "engine/worker/events.h"
@@ -25,7 +26,7 @@ namespace tandem {
 
 class WorkerSession : public QObject {
 public:
-    enum class State { Connecting, AwaitHello, AwaitRun, AwaitData, Working, Done };
+    enum class State { Connecting, AwaitHello, AwaitRun, AwaitBase, AwaitData, Working, Done };
 
     WorkerSession(const WorkerOptions& o, DeviceInfo device, const Identity& id,
                   std::function<void(const QString&)> log, std::function<void()> onDone);
@@ -44,11 +45,21 @@ private:
     void onMessage(const wire::Message& m);
     void onHello(const wire::Hello& h);
     void onRunSpec(const wire::RunSpec& spec);
+    // The run with its model whole: admitted, then its dataset found or asked for.
+    void admit(const wire::RunSpec& spec, const QByteArray& archive, const NamedTensors* base);
+    // The base the run spec names: from the cache, from --models, or received (sessionbase.cpp).
+    void findBase(const wire::RunSpec& spec, const QByteArray& archive);
+    // The base the run spec names, when it is not in the cache: part by part, a few asked for
+    // ahead, each checked and written as it comes.
+    void receiveBase(const wire::RunSpec& spec, const QByteArray& archive, BaseManifest manifest);
+    void requestBaseParts();
+    void onBasePart(const wire::BasePart& part);
     void onDataOffer(const wire::DataOffer& offer);
     void onDataChecked(const QString& hash, Expected<DatasetCache::Received>& got);
     void becomeReady();
     void onAssign(const wire::Assign& a);
     DatasetCache datasetCache() const { return DatasetCache::of(m_opt.cacheDir, m_opt.home); }
+    BaseCache baseCache() const { return BaseCache::of(m_opt.cacheDir, m_opt.home); }
 
     WorkerOptions m_opt;
     DeviceInfo m_device;
@@ -63,6 +74,20 @@ private:
     int m_exit = 0;
     WorkerEvents m_events{m_opt.events};
 
+    // The base's transfer: the run it is for, the next part to arrive and to ask for, and when
+    // it began and the log last said how far it is.
+    struct BaseTransfer {
+        wire::RunSpec spec;
+        QByteArray archive;
+        BaseManifest manifest;
+        int next = 0;
+        int asked = 0;
+        int first = 0;
+        QElapsedTimer clock;
+        qint64 logged = 0;
+    };
+    std::optional<BaseTransfer> m_base;
+    uint64_t m_baseSearch = 0;        // the folder search under way (--models), by number
     std::optional<AdmittedRun> m_run; // between the RunSpec and the start of work
     std::shared_ptr<DatasetSplits> m_data;
     ComputeLoop m_loop; // last: its thread stops before the rest goes
