@@ -34,11 +34,10 @@ wid=$("$bin" identity --home "$work/worker" | head -n 1)
 "$bin" trust add "$id" --home "$work/worker" >/dev/null
 echo "$shape ($dtype folder, base=$base), $(du -sh "$work/$shape/model.safetensors" | cut -f1) on disk; link $rate Mbit/s, $delay ms"
 
-relay_pid=
 start_relay() { # PORT_TO [LISTEN_PORT]
     python3 bench/linkrelay.py --to "127.0.0.1:$1" --listen "127.0.0.1:${2:-0}" \
         --rate-mbit "$rate" --delay-ms "$delay" >"$work/relay.log" 2>&1 &
-    relay_pid=$!
+    echo $! >"$work/relay.pid"
     for _ in $(seq 100); do
         grep -q "relay listening" "$work/relay.log" 2>/dev/null && break
         sleep 0.1
@@ -48,7 +47,7 @@ start_relay() { # PORT_TO [LISTEN_PORT]
 
 run() { # NAME [cut]
     /usr/bin/time -f %M -o "$work/coord.rss" "$bin" train --model "hf:$work/$shape" --data "tokens:$work/tokens.bin,context=64,dtype=uint32" \
-        --lora "r=8,base=$base" --batch 2 --max-steps 1 --limit-test 2 --no-local-worker \
+        --lora "r=8,base=$base" --batch 2 --max-steps 1 --limit-test 2 --no-local-worker --mode sync \
         --listen 127.0.0.1:0 --workers 1 --home "$work/coord" --no-history --threads 2 \
         --out "$work/out" 2>"$work/coord.log" &
     coord=$!
@@ -65,7 +64,7 @@ run() { # NAME [cut]
     worker=$!
     if [ "${2:-}" = cut ]; then
         sleep "$cut"
-        kill "$relay_pid"
+        kill "$(cat "$work/relay.pid")"
         sleep 3
         start_relay "$port" "$rport" >/dev/null
     fi
@@ -76,7 +75,7 @@ run() { # NAME [cut]
     t1=$(date +%s.%N)
     wait "$coord" || true
     wait "$worker" || true
-    kill "$relay_pid" 2>/dev/null || true
+    kill "$(cat "$work/relay.pid")" 2>/dev/null || true
     sent=$(sed -n 's/.*was sent \([0-9]*\) bytes before it was ready.*/\1/p' "$work/coord.log" | tail -n 1)
     printf '%-28s %6.1f s to ready, %s bytes sent before ready; peak RSS coordinator %s MiB, worker %s MiB\n' \
         "$1" "$(echo "$t1 - $t0" | bc)" "$sent" "$(($(tail -n 1 "$work/coord.rss") / 1024))" \
