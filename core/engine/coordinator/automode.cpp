@@ -93,7 +93,10 @@ ModeFacts Trainer::modeFacts() const {
                            double(std::max(1, streaming.localSteps));
     f.steps = stepsLeft();
     f.localSteps = streaming.localSteps;
-    f.startBytes = double(m_hub->config().modelArchive.size());
+    // A worker that lacks the base receives it before it starts; whether it has it is known
+    // only once it asks.
+    f.startBytes = double(m_hub->config().modelArchive.size()) +
+                   (m_base ? double(m_base->manifest().totalBytes) : 0.0);
     return f;
 }
 

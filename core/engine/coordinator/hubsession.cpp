@@ -208,10 +208,10 @@ void HubSession::onBaseRequest(const wire::BaseRequest& r) {
             last ? QStringLiteral("sent the base model to %1: %2 in %3 s")
                        .arg(m_name, QLocale::c().formattedDataSize(m_baseBytes))
                        .arg(ms / 1000.0, 0, 'f', 1)
-                 : QStringLiteral("sending the base model to %1: part %2 of %3, about %4 s left")
-                       .arg(m_name)
-                       .arg(r.part + 1)
-                       .arg(m.parts())
+                 : QStringLiteral("sending the base model to %1: %2 of %3, about %4 s left")
+                       .arg(m_name,
+                            QLocale::c().formattedDataSize((qint64(r.part) + 1) * m.partBytes),
+                            QLocale::c().formattedDataSize(m.totalBytes))
                        .arg(rate > 0 ? qRound64(double(std::max<qint64>(0, left)) / rate) : 0));
     }
 }

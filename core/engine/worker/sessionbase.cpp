@@ -117,9 +117,10 @@ void WorkerSession::onBasePart(const wire::BasePart& p) {
                 const double rate =
                     double(qint64(b.next - b.first) * b.manifest.partBytes) / (ms / 1000.0);
                 const qint64 left = b.manifest.totalBytes - qint64(b.next) * b.manifest.partBytes;
-                m_log(QStringLiteral("receiving the base model: part %1 of %2, about %3 s left")
-                          .arg(b.next)
-                          .arg(b.manifest.parts())
+                const QLocale c = QLocale::c();
+                m_log(QStringLiteral("receiving the base model: %1 of %2, about %3 s left")
+                          .arg(c.formattedDataSize(qint64(b.next) * b.manifest.partBytes),
+                               c.formattedDataSize(b.manifest.totalBytes))
                           .arg(qRound64(double(left) / rate)));
             }
             return requestBaseParts();
