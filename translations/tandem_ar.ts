@@ -1186,6 +1186,14 @@ Tandem %3</translation>
         <translation>ذاكرة مجموعات البيانات المؤقتة</translation>
     </message>
     <message>
+        <source>none: base models are received</source>
+        <translation>لا شيء: تُستقبل النماذج الأساسية</translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation>مجلد النماذج</translation>
+    </message>
+    <message>
         <source>Train for paired machines while this one is idle</source>
         <translation>التدريب لصالح الأجهزة المقترنة عندما يكون هذا الجهاز خاملًا</translation>
     </message>

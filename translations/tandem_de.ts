@@ -1178,6 +1178,14 @@ Tandem %3</translation>
         <translation>Datensatz-Cache</translation>
     </message>
     <message>
+        <source>none: base models are received</source>
+        <translation>keiner: Basismodelle werden empfangen</translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation>Modellordner</translation>
+    </message>
+    <message>
         <source>Train for paired machines while this one is idle</source>
         <translation>Für gekoppelte Rechner trainieren, während dieser untätig ist</translation>
     </message>

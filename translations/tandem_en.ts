@@ -1169,6 +1169,14 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>none: base models are received</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Train for paired machines while this one is idle</source>
         <translation type="unfinished"></translation>
     </message>

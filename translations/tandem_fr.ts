@@ -1178,6 +1178,14 @@ Tandem %3</translation>
         <translation>Cache des jeux de données</translation>
     </message>
     <message>
+        <source>none: base models are received</source>
+        <translation>aucun : les modèles de base sont reçus</translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation>Dossier de modèles</translation>
+    </message>
+    <message>
         <source>Train for paired machines while this one is idle</source>
         <translation>S&apos;entraîner pour les machines appairées quand celle-ci est inactive</translation>
     </message>

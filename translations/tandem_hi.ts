@@ -1178,6 +1178,14 @@ Tandem %3</translation>
         <translation>डेटासेट कैश</translation>
     </message>
     <message>
+        <source>none: base models are received</source>
+        <translation>कोई नहीं: बेस मॉडल प्राप्त किए जाते हैं</translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation>मॉडल फ़ोल्डर</translation>
+    </message>
+    <message>
         <source>Train for paired machines while this one is idle</source>
         <translation>यह मशीन खाली हो तो पेयर की गई मशीनों के लिए ट्रेन करें</translation>
     </message>

@@ -1176,6 +1176,14 @@ Tandem %3</translation>
         <translation>数据集缓存</translation>
     </message>
     <message>
+        <source>none: base models are received</source>
+        <translation>无：基础模型将被接收</translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
         <source>Train for paired machines while this one is idle</source>
         <translation>本机空闲时为已配对的机器训练</translation>
     </message>

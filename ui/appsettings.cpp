@@ -27,6 +27,7 @@ AppSettings AppSettings::load(const QString& home) {
     a.runPort = port(s, "run_port", a.runPort);
     a.runsFolder = s.value(QStringLiteral("runs_folder")).toString();
     a.cacheFolder = s.value(QStringLiteral("cache_folder")).toString();
+    a.modelsFolder = s.value(QStringLiteral("models_folder")).toString();
     a.acceptWork = s.value(QStringLiteral("accept_work"), true).toBool();
     a.wizardDone = s.value(QStringLiteral("wizard_done"), false).toBool();
     return a;
@@ -42,6 +43,7 @@ void AppSettings::save(const QString& home) const {
     s.setValue(QStringLiteral("run_port"), runPort);
     s.setValue(QStringLiteral("runs_folder"), runsFolder);
     s.setValue(QStringLiteral("cache_folder"), cacheFolder);
+    s.setValue(QStringLiteral("models_folder"), modelsFolder);
     s.setValue(QStringLiteral("accept_work"), acceptWork);
     s.setValue(QStringLiteral("wizard_done"), wizardDone);
     s.sync();

@@ -13,9 +13,12 @@ struct AppSettings {
     QString nodeName; // empty: the host name
     quint16 discoveryPort = kDiscoveryPort;
     quint16 listenPort = kServePort; // pairing requests and invitations
-    quint16 runPort = 0;    // where a run this machine coordinates listens; 0: any free port
-    QString runsFolder;     // empty: <home>/runs
-    QString cacheFolder;    // datasets received from coordinators; empty: <home>/cache
+    quint16 runPort = 0; // where a run this machine coordinates listens; 0: any free port
+    QString runsFolder;  // empty: <home>/runs
+    QString cacheFolder; // datasets received from coordinators; empty: <home>/cache
+    // Hugging Face folders (or a folder of them) a run this machine lends to takes its base
+    // model from instead of receiving it; empty: none.
+    QString modelsFolder;
     bool acceptWork = true; // join runs of paired machines while this one is idle
     bool wizardDone = false;
 

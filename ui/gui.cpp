@@ -25,6 +25,7 @@ int runGui(QApplication& app, const GuiOptions& options) {
     ctx.node.discoveryPort = ctx.settings.discoveryPort;
     ctx.node.acceptWork = ctx.settings.acceptWork;
     ctx.node.cacheDir = ctx.settings.effectiveCacheFolder(ctx.home);
+    ctx.node.modelsDir = ctx.settings.modelsFolder;
 
     MainWindow window(ctx);
     window.show();

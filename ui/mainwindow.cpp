@@ -484,6 +484,7 @@ void MainWindow::openSettings() {
     m_ctx.settings = s;
     m_node->setAcceptWork(s.acceptWork);
     m_node->setCacheDir(s.effectiveCacheFolder(m_ctx.home));
+    m_node->setModelsDir(s.modelsFolder);
     applyName(shownName());
     m_history->setFolder(s.effectiveRunsFolder(m_ctx.home));
 }

@@ -87,4 +87,8 @@ void NodeBridge::setCacheDir(const QString& dir) {
     post([n = m_node, dir] { n->setCacheDir(dir); });
 }
 
+void NodeBridge::setModelsDir(const QString& dir) {
+    post([n = m_node, dir] { n->setModelsDir(dir); });
+}
+
 } // namespace tandem::ui

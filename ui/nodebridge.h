@@ -36,6 +36,7 @@ public:
     void setBusy(bool busy);
     void setName(const QString& name);
     void setCacheDir(const QString& dir);
+    void setModelsDir(const QString& dir);
     void stopLending();
 
 Q_SIGNALS:

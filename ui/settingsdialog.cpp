@@ -83,6 +83,10 @@ SettingsDialog::SettingsDialog(const AppSettings& current, const QString& home, 
     form->addRow(tr("Runs folder"), folderRow(m_runs, this));
     m_cache = new QLineEdit(current.effectiveCacheFolder(home));
     form->addRow(tr("Dataset cache"), folderRow(m_cache, this));
+    m_models = new QLineEdit(current.modelsFolder);
+    m_models->setObjectName(QStringLiteral("modelsFolderEdit"));
+    m_models->setPlaceholderText(tr("none: base models are received"));
+    form->addRow(tr("Models folder"), folderRow(m_models, this));
     m_acceptWork = new QCheckBox(tr("Train for paired machines while this one is idle"));
     m_acceptWork->setObjectName(QStringLiteral("acceptWorkCheck"));
     m_acceptWork->setChecked(current.acceptWork);
@@ -110,6 +114,7 @@ AppSettings SettingsDialog::settings() const {
     s.runPort = quint16(m_runPort->value());
     s.runsFolder = m_runs->text().trimmed();
     s.cacheFolder = m_cache->text().trimmed();
+    s.modelsFolder = m_models->text().trimmed();
     s.acceptWork = m_acceptWork->isChecked();
     return s;
 }

@@ -28,6 +28,7 @@ private:
     QSpinBox* m_runPort;
     QLineEdit* m_runs;
     QLineEdit* m_cache;
+    QLineEdit* m_models;
     QCheckBox* m_acceptWork;
 };
 

@@ -95,6 +95,7 @@ public Q_SLOTS:
     // Ends this machine's part in someone else's run; the run goes on without it.
     void stopLending();
     void setCacheDir(const QString& dir) { m_s.cacheDir = dir; }
+    void setModelsDir(const QString& dir) { m_s.modelsDir = dir; }
 
 Q_SIGNALS:
     void started(const QString& deviceId, quint16 tcpPort);

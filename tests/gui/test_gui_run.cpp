@@ -399,6 +399,8 @@ private Q_SLOTS:
         lang->setCurrentIndex(lang->findData(QStringLiteral("hi")));
         d.findChild<QLineEdit*>(QStringLiteral("nodeNameEdit"))->setText(QStringLiteral("desk"));
         d.findChild<QCheckBox*>(QStringLiteral("acceptWorkCheck"))->setChecked(false);
+        d.findChild<QLineEdit*>(QStringLiteral("modelsFolderEdit"))
+            ->setText(home.filePath(QStringLiteral("models")));
         const AppSettings s = d.settings();
         QCOMPARE(s.language, QStringLiteral("hi"));
         QCOMPARE(s.nodeName, QStringLiteral("desk"));
@@ -408,6 +410,8 @@ private Q_SLOTS:
         QCOMPARE(back.language, QStringLiteral("hi"));
         QCOMPARE(back.nodeName, QStringLiteral("desk"));
         QCOMPARE(back.acceptWork, false);
+        // Runs this machine lends to take their base model from there (tandem serve --models).
+        QCOMPARE(back.modelsFolder, home.filePath(QStringLiteral("models")));
         QCOMPARE(back.discoveryPort, quint16(47300));
         QCOMPARE(back.effectiveRunsFolder(home.path()), home.filePath(QStringLiteral("runs")));
 
