@@ -6,6 +6,7 @@
 // Attackers use source addresses 127.0.0.2 and up (all of 127/8 is loopback on Linux), so that
 // per-address limits see them apart from the real worker on 127.0.0.1.
 
+#include "hffolder.h"
 #include "net/connection.h"
 #include "net/identity.h"
 #include "proc.h"
@@ -118,6 +119,7 @@ private Q_SLOTS:
     void strangerHearsNothingBeforeTrust();
     void pairedWorkerGetsThroughAFlood();
     void peerThatNeverReadsCannotExhaustMemory();
+    void peerThatHoardsBasePartsIsRefused();
     void workersReceiveOnlyTheirSettings();
     void badGradientPartsDropOnlyThatWorker();
     void streamingScheduleAsAWorkerSeesIt();
@@ -414,6 +416,74 @@ void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
                                              "sent")),
              qPrintable(c.err()));
     s.abort();
+    TandemProcess w(pairedWorker(port));
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+}
+
+void TestHostile::peerThatHoardsBasePartsIsRefused() {
+    // A LoRA run on a base of several parts: a worker that lacks the base asks for its parts a
+    // few at a time. A peer that asks for hundreds without reading, or for a part the base does
+    // not have, is refused by name; the coordinator's memory stays bounded and the run goes on
+    // with a real worker.
+    hffolder::Spec spec;
+    spec.bf16 = true;
+    spec.hidden = 96;
+    spec.intermediate = 256;
+    spec.seed = 5;
+    const QString folder = m_tmp.filePath(QStringLiteral("hoard-base"));
+    QVERIFY(hffolder::write(folder, spec));
+    const QString tokens = m_tmp.filePath(QStringLiteral("hoard-tokens.bin"));
+    QVERIFY(testutil::writeFile(tokens, hffolder::learnableTokens(4000, 64)));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--model=hf:") + folder,
+                     QStringLiteral("--data=tokens:%1,context=16").arg(tokens),
+                     QStringLiteral("--lora=r=4"), QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
+                     home("coord"), QStringLiteral("--workers=1"),
+                     QStringLiteral("--no-local-worker"), QStringLiteral("--max-steps=2"),
+                     QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("hoard-base-out"))});
+    const quint16 port = waitPort(c);
+    QVERIFY(port != 0);
+    auto askAsPairedWorker = [&](const std::function<void(QSslSocket&, const wire::RunSpec&)>& ask,
+                                 const QString& refusal) {
+        QSslSocket s;
+        wire::BlobAssembler blobs;
+        blobs.setCap(uint32_t(wire::BlobKind::Model), qint64(64) << 20);
+        wire::FrameReader reader(blobs);
+        const std::optional<wire::RunSpec> spec = runSpecAsPairedWorker(s, port, reader);
+        if (!spec || spec->baseHash.isEmpty())
+            return false;
+        s.setReadBufferSize(4096);
+        ask(s, *spec);
+        s.flush();
+        const bool refused =
+            !c.waitForErr(QStringLiteral("(") + refusal + QStringLiteral(")"), 30000).isEmpty();
+        s.abort();
+        return refused;
+    };
+    const qint64 before = rssOf(c.pid());
+    // 400 parts of 64 KiB asked for at once, none read: 25 MB that the coordinator would queue.
+    QVERIFY2(
+        askAsPairedWorker(
+            [](QSslSocket& s, const wire::RunSpec& spec) {
+                for (uint32_t i = 0; i < 400; ++i)
+                    s.write(wire::frame(wire::encode(wire::BaseRequest{spec.baseHash, i % 7})));
+            },
+            QStringLiteral("asked for more parts of the base model than it had received")),
+        qPrintable(c.err()));
+    const qint64 after = rssOf(c.pid());
+    qInfo("coordinator resident memory: %lld MB before the requests, %lld MB after", before >> 20,
+          after >> 20);
+    QVERIFY2(after - before < (qint64(16) << 20),
+             qPrintable(QStringLiteral("%1 MB more").arg((after - before) >> 20)));
+    QVERIFY2(askAsPairedWorker(
+                 [](QSslSocket& s, const wire::RunSpec& spec) {
+                     s.write(wire::frame(wire::encode(wire::BaseRequest{spec.baseHash, 100000})));
+                 },
+                 QStringLiteral("asked for a part of a base model this run does not have")),
+             qPrintable(c.err()));
+    QVERIFY(c.running());
     TandemProcess w(pairedWorker(port));
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
