@@ -67,7 +67,7 @@ struct HubConfig {
     int workerTimeoutMs = 30000;
     QString runId;
     wire::WorkerSettings settings; // what a worker computes with
-    QByteArray modelArchive; // without the base when there is one
+    QByteArray modelArchive;       // without the base when there is one
     // The model's frozen base, sent to a worker part by part when its cache lacks it; null when
     // every weight trains.
     std::shared_ptr<const BasePack> base;

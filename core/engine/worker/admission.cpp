@@ -61,8 +61,7 @@ Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& mode
     }
     // TorchScript runs code: this comes from a paired coordinator, the one place besides a file
     // the user chose that Tandem loads models from.
-    auto module =
-        modelFromArchive(modelArchive, QStringLiteral("the coordinator's model"), base);
+    auto module = modelFromArchive(modelArchive, QStringLiteral("the coordinator's model"), base);
     if (!module)
         return module.error();
     run.module = *module;
