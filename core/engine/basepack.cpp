@@ -14,7 +14,6 @@
 #include <QJsonObject>
 #include <QLocale>
 #include <QStorageInfo>
-#include <QtEndian>
 
 #include <algorithm>
 
@@ -121,10 +120,7 @@ Expected<std::shared_ptr<const BasePack>> BasePack::of(const Model& model) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return t.frozen[a].element_size() > t.frozen[b].element_size();
     });
-    QJsonObject header{{QStringLiteral("__metadata__"),
-                        QJsonObject{{QStringLiteral("format"), QStringLiteral("pt")}}}};
-    qint64 offset = 0;
-    std::vector<std::pair<qint64, at::Tensor>> placed;
+    QList<SafetensorsEntry> entries;
     for (size_t i : order) {
         at::Tensor v = t.frozen[i];
         DType d;
@@ -133,32 +129,20 @@ Expected<std::shared_ptr<const BasePack>> BasePack::of(const Model& model) {
                              QStringLiteral("the base weight %1 cannot be sent to workers")
                                  .arg(QString::fromStdString(t.frozenNames[i])));
         v = v.contiguous();
-        const qint64 length = v.numel() * qint64(v.element_size());
-        QJsonArray shape;
-        for (int64_t s : v.sizes())
-            shape << qint64(s);
-        header.insert(
-            QString::fromStdString(t.frozenNames[i]),
-            QJsonObject{{QStringLiteral("dtype"), dtypeName(d)},
-                        {QStringLiteral("shape"), shape},
-                        {QStringLiteral("data_offsets"), QJsonArray{offset, offset + length}}});
-        placed.emplace_back(offset, v);
-        offset += length;
+        entries.append({QString::fromStdString(t.frozenNames[i]), d, v.sizes().vec(), 0,
+                        v.numel() * qint64(v.element_size())});
+        pack->m_tensors.emplace_back(t.frozenNames[i], std::move(v));
     }
-    QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
-    while ((json.size() % 8) != 0)
-        json.append(' ');
-    pack->m_header = QByteArray(8, '\0');
-    qToLittleEndian<quint64>(quint64(json.size()), pack->m_header.data());
-    pack->m_header += json;
-    const qint64 start = pack->m_header.size();
-    for (auto& [at, v] : placed) {
-        pack->m_segments.push_back({start + at, v.numel() * qint64(v.element_size()),
-                                    static_cast<const char*>(v.data_ptr())});
-        pack->m_keep.push_back(std::move(v));
+    pack->m_header = safetensorsHeader(entries, {{QStringLiteral("format"), QStringLiteral("pt")}});
+    qint64 offset = pack->m_header.size();
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        pack->m_segments.push_back(
+            {offset, entries[i].length,
+             static_cast<const char*>(pack->m_tensors[size_t(i)].second.data_ptr())});
+        offset += entries[i].length;
     }
     BaseManifest& m = pack->m_manifest;
-    m.totalBytes = start + offset;
+    m.totalBytes = offset;
     const qint64 target = (m.totalBytes + kTargetParts - 1) / kTargetParts;
     m.partBytes = std::clamp((target + kMinPart - 1) / kMinPart * kMinPart, kMinPart, kMaxPart);
     const int parts = int((m.totalBytes + m.partBytes - 1) / m.partBytes);
@@ -176,6 +160,11 @@ Expected<std::shared_ptr<const BasePack>> BasePack::of(const Model& model) {
         m.digests << std::move(d);
     m.hash = QString::fromLatin1(QCryptographicHash::hash(m.json(), kDigest).toHex());
     return std::shared_ptr<const BasePack>(std::move(pack));
+}
+
+std::shared_ptr<const BasePack> BasePack::withHash(const Model& model, const QString& hash) {
+    auto pack = of(model);
+    return pack && *pack && (*pack)->manifest().hash == hash ? *pack : nullptr;
 }
 
 QByteArray BasePack::part(int part) const {
@@ -330,15 +319,8 @@ std::optional<FoundBase> findBaseIn(const QString& modelsDir, const BaseManifest
         auto model = openFolderLikeArchive(folder, archive);
         if (!model)
             continue;
-        auto pack = BasePack::of(*model);
-        if (!pack || !*pack || (*pack)->manifest().hash != m.hash)
-            continue;
-        const ModelTensors t = modelTensors(*model);
-        FoundBase found;
-        found.folder = folder;
-        for (size_t i = 0; i < t.frozen.size(); ++i)
-            found.tensors.emplace_back(t.frozenNames[i], t.frozen[i]);
-        return found;
+        if (auto pack = BasePack::withHash(*model, m.hash))
+            return FoundBase{pack->tensors(), folder};
     }
     return std::nullopt;
 }

@@ -44,9 +44,14 @@ public:
     // and the archive holds them). The parts' digests are worked out here, on every core.
     static Expected<std::shared_ptr<const BasePack>> of(const Model& model);
 
+    // The model's base when it has that hash; null for another base, or none.
+    static std::shared_ptr<const BasePack> withHash(const Model& model, const QString& hash);
+
     const BaseManifest& manifest() const { return m_manifest; }
     // Part `part`'s bytes, copied from the tensors (empty for a part outside the base).
     QByteArray part(int part) const;
+    // The base's tensors by name, as the file holds them: what a model is rebuilt with.
+    const NamedTensors& tensors() const { return m_tensors; }
 
 private:
     struct Segment {
@@ -60,7 +65,7 @@ private:
     BaseManifest m_manifest;
     QByteArray m_header; // the safetensors header: its length and its JSON
     std::vector<Segment> m_segments;
-    std::vector<at::Tensor> m_keep; // what the segments point into
+    NamedTensors m_tensors; // what the segments point into
 };
 
 // A worker's bases, by hash: DIR/HASH.safetensors, and DIR/HASH.partial while one arrives.

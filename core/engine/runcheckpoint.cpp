@@ -118,8 +118,10 @@ Status readCounters(const QJsonObject& m, const QString& path, LoadedCheckpoint&
 }
 
 // The frozen base a checkpoint names: the folder the run was trained from, opened as the run
-// opened it, when its base has the same hash; else this machine's model cache.
-Expected<NamedTensors> findBase(const RunState& s, const QString& path) {
+// opened it, when its base has the same hash (then `pack` is that base, its parts hashed); else
+// this machine's model cache.
+Expected<NamedTensors> findBase(const RunState& s, const QString& path,
+                                std::shared_ptr<const BasePack>* pack) {
     auto manifest = BaseManifest::parse(s.baseManifest, s.baseHash);
     if (!manifest)
         return makeError(ErrorCode::Corrupt,
@@ -129,17 +131,12 @@ Expected<NamedTensors> findBase(const RunState& s, const QString& path) {
     if (source.isHf() && QDir(source.path).exists()) {
         auto model =
             openModel(source, {s.config.lora, s.config.checkpointActivations, s.config.seed});
-        auto pack =
-            model ? BasePack::of(*model) : Expected<std::shared_ptr<const BasePack>>(model.error());
-        if (pack && *pack && (*pack)->manifest().hash == s.baseHash) {
-            ModelTensors t = modelTensors(*model);
-            NamedTensors out;
-            for (size_t i = 0; i < t.frozen.size(); ++i)
-                out.emplace_back(t.frozenNames[i], t.frozen[i]);
-            return out;
-        }
-        found = pack ? QStringLiteral("holds other weights now")
-                     : QStringLiteral("cannot be read (%1)").arg(pack.error().message);
+        if (model)
+            *pack = BasePack::withHash(*model, s.baseHash);
+        if (*pack)
+            return (*pack)->tensors();
+        found = model ? QStringLiteral("holds other weights now")
+                      : QStringLiteral("cannot be read (%1)").arg(model.error().message);
     }
     const BaseCache cache = BaseCache::of(QString(), nodeHome(s.config.home));
     if (auto cached = cache.find(*manifest))
@@ -184,7 +181,7 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
                              QStringLiteral("%1 does not hold its model").arg(path));
         std::optional<NamedTensors> base;
         if (!s.baseHash.isEmpty()) {
-            auto found = findBase(s, path);
+            auto found = findBase(s, path, &out.base);
             if (!found)
                 return found.error();
             base = std::move(*found);

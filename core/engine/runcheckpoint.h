@@ -5,6 +5,7 @@
 // Engine-internal: a run's resumable state in Tandem's checkpoint container.
 
 #include "common/expected.h"
+#include "engine/basepack.h"
 #include "engine/optimizer.h"
 #include "engine/training.h"
 
@@ -46,6 +47,8 @@ struct LoadedCheckpoint {
     Model module;
     QList<TensorRecord> optimizerState;
     int64_t optimizerSteps = 0;
+    // The base, when it was found in the run's folder: its parts are hashed already.
+    std::shared_ptr<const BasePack> base;
 };
 Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path);
 

@@ -353,9 +353,8 @@ Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& nam
 
 // ---- safetensors ---------------------------------------------------------------------------
 
-Status writeSafetensors(const QString& path, const QList<SafetensorsEntry>& entries,
-                        const std::function<Expected<QByteArray>(qsizetype)>& bytesOf,
-                        const QMap<QString, QString>& metadata) {
+QByteArray safetensorsHeader(const QList<SafetensorsEntry>& entries,
+                             const QMap<QString, QString>& metadata) {
     QJsonObject header;
     if (!metadata.isEmpty()) {
         QJsonObject m;
@@ -375,13 +374,22 @@ Status writeSafetensors(const QString& path, const QList<SafetensorsEntry>& entr
     // The data section starts 8-byte aligned; the format pads the header with spaces.
     while ((json.size() % 8) != 0)
         json.append(' ');
-    const qint64 needed = 8 + json.size() + offset;
+    QByteArray out(8, '\0');
+    qToLittleEndian<quint64>(static_cast<quint64>(json.size()), out.data());
+    return out + json;
+}
+
+Status writeSafetensors(const QString& path, const QList<SafetensorsEntry>& entries,
+                        const std::function<Expected<QByteArray>(qsizetype)>& bytesOf,
+                        const QMap<QString, QString>& metadata) {
+    const QByteArray head = safetensorsHeader(entries, metadata);
+    qint64 needed = head.size();
+    for (const SafetensorsEntry& t : entries)
+        needed += t.length;
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly))
         return writeError(path, needed, out.errorString());
-    char len[8];
-    qToLittleEndian<quint64>(static_cast<quint64>(json.size()), len);
-    bool ok = out.write(len, 8) == 8 && out.write(json) == json.size();
+    bool ok = out.write(head) == head.size();
     for (qsizetype i = 0; ok && i < entries.size(); ++i) {
         auto bytes = bytesOf(i);
         if (!bytes) {

@@ -89,6 +89,10 @@ struct SafetensorsEntry {
 // exactly its shape's bytes, without reading a byte of the data: a mapped file's pages stay
 // where they are until a tensor is used.
 Expected<QList<SafetensorsEntry>> parseSafetensorsHeader(QByteArrayView file, const QString& name);
+// The first bytes of a safetensors file whose tensors `entries` describe, in that order after
+// it: the header's length and its JSON, padded to 8 bytes (their offsets are worked out here).
+QByteArray safetensorsHeader(const QList<SafetensorsEntry>& entries,
+                             const QMap<QString, QString>& metadata = {});
 // Writes a safetensors file whose tensors `entries` describe (their offsets are worked out
 // here), asking `bytesOf(i)` for each one's bytes in turn, so that only one tensor is held at a
 // time. Written to a temporary file and renamed into place.

@@ -194,7 +194,6 @@ void HubSession::onBaseRequest(const wire::BaseRequest& r) {
     part.blob = m_conn->sendBlob(wire::BlobKind::BasePart, bytes);
     m_baseBlobs.push_back(part.blob);
     m_conn->send(part);
-    ++m_baseParts;
     m_baseBytes += bytes.size();
     // Every 10 s or so, and at the last part: how far, and how long the rest should take at the
     // pace so far.

@@ -59,10 +59,9 @@ private:
     qint64 m_setupReceived = 0;
     uint64_t m_datasetBlob = 0; // the dataset transfer under way (its last blob), if any
     std::shared_ptr<const DatasetSplits> m_sentData; // what that transfer's token blobs read
-    // The base's transfer to this worker: when it began, the parts and bytes sent since, and
+    // The base's transfer to this worker: when it began, the bytes sent since, and
     // when the log last said how far it is.
     QElapsedTimer m_baseClock;
-    int m_baseParts = 0;
     qint64 m_baseBytes = 0;
     qint64 m_baseLogged = -1;
     std::vector<uint64_t> m_baseBlobs; // parts queued and not yet sent

@@ -187,10 +187,14 @@ Status Trainer::packBase() {
         return success();
     QElapsedTimer clock;
     clock.start();
-    auto pack = BasePack::of(m_module);
-    if (!pack)
-        return pack.error();
-    m_base = *pack;
+    if (m_ckpt && m_ckpt->base) {
+        m_base = m_ckpt->base; // resumed: found, and hashed, in the run's folder
+    } else {
+        auto pack = BasePack::of(m_module);
+        if (!pack)
+            return pack.error();
+        m_base = *pack;
+    }
     const BaseManifest& m = m_base->manifest();
     m_obs.onMessage(QStringLiteral("the base model is %1 in %2 part(s), hash %3 (%4 s)")
                         .arg(QLocale::c().formattedDataSize(m.totalBytes))

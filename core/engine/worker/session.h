@@ -54,6 +54,8 @@ private:
     void receiveBase(const wire::RunSpec& spec, const QByteArray& archive, BaseManifest manifest);
     void requestBaseParts();
     void onBasePart(const wire::BasePart& part);
+    // Every part is here: the file takes its name, and the run is admitted with it.
+    void completeBase();
     void onDataOffer(const wire::DataOffer& offer);
     void onDataChecked(const QString& hash, Expected<DatasetCache::Received>& got);
     void becomeReady();

@@ -73,11 +73,8 @@ void WorkerSession::receiveBase(const wire::RunSpec& spec, const QByteArray& arc
     m_base = BaseTransfer{spec, archive, std::move(manifest), held, held, held, {}, 0};
     m_base->clock.start();
     m_state = State::AwaitBase;
-    if (held == m_base->manifest.parts()) {
-        wire::BasePart none;
-        none.part = uint32_t(held);
-        return onBasePart(none); // every part is here: it only needs its name
-    }
+    if (held == m_base->manifest.parts())
+        return completeBase(); // every part is here: it only needs its name
     requestBaseParts();
 }
 
@@ -91,41 +88,42 @@ void WorkerSession::requestBaseParts() {
 
 void WorkerSession::onBasePart(const wire::BasePart& p) {
     BaseTransfer& b = *m_base;
-    const BaseCache cache = baseCache();
-    if (b.next < b.manifest.parts()) {
-        std::optional<QByteArray> bytes = m_conn->takeBlob(p.blob);
-        if (p.part != uint32_t(b.next) || !bytes) {
-            const QString why = QStringLiteral("part %1 of the base model came out of order or "
-                                               "without its bytes")
-                                    .arg(p.part + 1);
-            m_conn->send(wire::Reject{wire::RejectCode::Protocol, why});
-            return finish(1, why);
-        }
-        if (auto st = cache.write(b.manifest, b.next, *bytes); !st) {
-            m_conn->send(wire::Reject{wire::RejectCode::Internal, st.error().message});
-            return finish(1, st.error().message);
-        }
-        ++b.next;
-        if (TANDEM_FAILPOINT("base.part")) {
-            m_conn->close(QStringLiteral("failpoint base.part"));
-            return;
-        }
-        const qint64 ms = b.clock.elapsed();
-        if (b.next < b.manifest.parts()) {
-            if (ms - b.logged >= 10000) {
-                b.logged = ms;
-                const double rate =
-                    double(qint64(b.next - b.first) * b.manifest.partBytes) / (ms / 1000.0);
-                const qint64 left = b.manifest.totalBytes - qint64(b.next) * b.manifest.partBytes;
-                const QLocale c = QLocale::c();
-                m_log(QStringLiteral("receiving the base model: %1 of %2, about %3 s left")
-                          .arg(c.formattedDataSize(qint64(b.next) * b.manifest.partBytes),
-                               c.formattedDataSize(b.manifest.totalBytes))
-                          .arg(qRound64(double(left) / rate)));
-            }
-            return requestBaseParts();
-        }
+    std::optional<QByteArray> bytes = m_conn->takeBlob(p.blob);
+    if (p.part != uint32_t(b.next) || !bytes) {
+        const QString why = QStringLiteral("part %1 of the base model came out of order or "
+                                           "without its bytes")
+                                .arg(p.part + 1);
+        m_conn->send(wire::Reject{wire::RejectCode::Protocol, why});
+        return finish(1, why);
     }
+    if (auto st = baseCache().write(b.manifest, b.next, *bytes); !st) {
+        m_conn->send(wire::Reject{wire::RejectCode::Internal, st.error().message});
+        return finish(1, st.error().message);
+    }
+    ++b.next;
+    if (TANDEM_FAILPOINT("base.part")) {
+        m_conn->close(QStringLiteral("failpoint base.part"));
+        return;
+    }
+    if (b.next == b.manifest.parts())
+        return completeBase();
+    const qint64 ms = b.clock.elapsed();
+    if (ms - b.logged >= 10000) {
+        b.logged = ms;
+        const double rate = double(qint64(b.next - b.first) * b.manifest.partBytes) / (ms / 1000.0);
+        const qint64 left = b.manifest.totalBytes - qint64(b.next) * b.manifest.partBytes;
+        const QLocale c = QLocale::c();
+        m_log(QStringLiteral("receiving the base model: %1 of %2, about %3 s left")
+                  .arg(c.formattedDataSize(qint64(b.next) * b.manifest.partBytes),
+                       c.formattedDataSize(b.manifest.totalBytes))
+                  .arg(qRound64(double(left) / rate)));
+    }
+    requestBaseParts();
+}
+
+void WorkerSession::completeBase() {
+    const BaseTransfer& b = *m_base;
+    const BaseCache cache = baseCache();
     auto base = cache.complete(b.manifest);
     if (!base)
         return finish(1, base.error().message);

@@ -148,17 +148,21 @@ QJsonObject loraJson(const LoraConfig& l) {
 
 // The adapters' settings an archive holds, read as --lora is read, so that one rule checks
 // them whoever wrote them.
-Expected<LoraConfig> loraFrom(const QJsonObject& o, const Family& family, const QString& name) {
+// The adapters' settings an archive holds, as --lora spells them.
+QString loraSpecOf(const QJsonObject& o) {
     QStringList targets;
     for (const QJsonValue& v : o.value(QStringLiteral("targets")).toArray())
         targets << v.toString();
     const QString base = o.value(QStringLiteral("base")).toString(QStringLiteral("bf16"));
-    const QString spec = QStringLiteral("r=%1,base=%5,alpha=%2,dropout=%3,targets=%4")
-                             .arg(o.value(QStringLiteral("r")).toInteger())
-                             .arg(o.value(QStringLiteral("alpha")).toDouble(), 0, 'g', 17)
-                             .arg(o.value(QStringLiteral("dropout")).toDouble(), 0, 'g', 17)
-                             .arg(targets.join(QLatin1Char(',')), base);
-    auto l = parseLoraSpec(spec, family);
+    return QStringLiteral("r=%1,base=%5,alpha=%2,dropout=%3,targets=%4")
+        .arg(o.value(QStringLiteral("r")).toInteger())
+        .arg(o.value(QStringLiteral("alpha")).toDouble(), 0, 'g', 17)
+        .arg(o.value(QStringLiteral("dropout")).toDouble(), 0, 'g', 17)
+        .arg(targets.join(QLatin1Char(',')), base);
+}
+
+Expected<LoraConfig> loraFrom(const QJsonObject& o, const Family& family, const QString& name) {
+    auto l = parseLoraSpec(loraSpecOf(o), family);
     if (!l)
         return makeError(
             ErrorCode::Corrupt,
@@ -397,18 +401,10 @@ Expected<Model> openHfFolderAs(const QString& dir, const QByteArray& archive) {
             meta->value(QStringLiteral("config")).toObject())
         return makeError(ErrorCode::NotFound, QStringLiteral("%1 is not the run's model").arg(dir));
     const QJsonObject l = meta->value(QStringLiteral("lora")).toObject();
-    QStringList targets;
-    for (const QJsonValue& v : l.value(QStringLiteral("targets")).toArray())
-        targets << v.toString();
     ModelOptions options;
     options.checkpointActivations = meta->value(QStringLiteral("checkpoint_activations")).toBool();
     if (!l.isEmpty())
-        options.lora = QStringLiteral("r=%1,base=%2,alpha=%3,dropout=%4,targets=%5")
-                           .arg(l.value(QStringLiteral("r")).toInteger())
-                           .arg(l.value(QStringLiteral("base")).toString(QStringLiteral("bf16")))
-                           .arg(l.value(QStringLiteral("alpha")).toDouble(), 0, 'g', 17)
-                           .arg(l.value(QStringLiteral("dropout")).toDouble(), 0, 'g', 17)
-                           .arg(targets.join(QLatin1Char(',')));
+        options.lora = loraSpecOf(l);
     return openHfModel(dir, options);
 }
 
