@@ -21,6 +21,7 @@ namespace {
 // never), with this much filler, when nothing else is being sent to it.
 constexpr int kLiveProbeMs = 30000;
 constexpr qint64 kLiveProbeBytes = 256 << 10;
+constexpr qint64 kByeFlushMs = 3000;
 
 } // namespace
 
@@ -267,10 +268,11 @@ void CoordinatorHub::finish(const QString& reason) {
             }
             if (m_server)
                 m_server->close();
-            // Let the Bye frames leave and the sockets shut down (at most 200 ms; at once
-            // when there are none): deleting a socket before resets the connection, and the
-            // worker would lose its Bye. Then free everything on this thread (its sockets and
-            // timers belong to it) before it ends.
+            // Let the Bye frames leave and the sockets shut down (at most 3 s, as soon as
+            // they have; at once when there are none): deleting a socket before resets the
+            // connection, and the worker would lose its Bye and spend its whole reconnect
+            // window knocking on a closed port. On a loaded machine 200 ms was not enough. Then
+            // free everything on this thread (its sockets and timers belong to it) before it ends.
             auto* wait = new QTimer; // not a child: the children go below, while it fires
             auto since = std::make_shared<QElapsedTimer>();
             since->start();
@@ -278,7 +280,7 @@ void CoordinatorHub::finish(const QString& reason) {
                 bool flushed = true;
                 for (HubSession* s : std::as_const(m_sessions))
                     flushed = flushed && s->connection()->shutDown();
-                if (!flushed && since->elapsed() < 200)
+                if (!flushed && since->elapsed() < kByeFlushMs)
                     return;
                 wait->stop();
                 wait->deleteLater(); // when the thread ends
