@@ -19,7 +19,7 @@ namespace {
 
 // Every failpoint in the code. A name in TANDEM_FAILPOINTS that is not here is a typo, and a
 // test that armed it would pass without anything having fired.
-constexpr std::array<const char*, 13> kFailpoints{
+constexpr std::array<const char*, 14> kFailpoints{
     "checkpoint.write",   // a run checkpoint, before its bytes are written
     "checkpoint.rename",  // written to its temporary file, before it replaces the old one
     "checkpoint.renamed", // just after it replaced the old one
@@ -33,6 +33,7 @@ constexpr std::array<const char*, 13> kFailpoints{
     "pairing.exchange",   // a pairing request received, the answer not yet sent
     "truststore.write",   // the trust store written to its temporary file, not yet renamed
     "file.write",         // any other whole-file write (exports, sweep records), before renaming
+    "gguf.write",         // a GGUF export, after its last tensor and before renaming
 };
 
 enum class Kind { Off, Crash, Stall, Stop, Fail };

@@ -134,3 +134,43 @@ put('tls_accept', 'record-header-only', bytes.fromhex('1603010200'))
 put('tls_accept', 'http', b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
 put('tls_accept', 'tandem-frame', frame(field(1, 0, 1)))
 put('tls_accept', 'empty', b'')
+
+# gguf: a small file with every value type the writer uses and a tensor of each block format
+# (F32, F16, BF16, Q8_0, Q5_0, Q4_K), and near-misses.
+def gguf_string(s):
+    b = s.encode() if isinstance(s, str) else s
+    return struct.pack('<Q', len(b)) + b
+
+
+def gguf_file(meta, tensors, version=3):
+    out = b'GGUF' + struct.pack('<IQQ', version, len(tensors), len(meta))
+    for key, (vtype, payload) in meta:
+        out += gguf_string(key) + struct.pack('<I', vtype) + payload
+    offset, infos, data = 0, b'', b''
+    for name, ne, gtype, raw in tensors:
+        infos += gguf_string(name) + struct.pack('<I', len(ne)) + b''.join(struct.pack('<Q', d) for d in ne)
+        infos += struct.pack('<IQ', gtype, offset)
+        data += raw + b'\0' * (-len(raw) % 32)
+        offset += len(raw) + (-len(raw) % 32)
+    out += infos
+    out += b'\0' * (-len(out) % 32)
+    return out + data
+
+
+gguf_meta = [('general.architecture', (8, gguf_string('llama'))),
+             ('llama.block_count', (4, struct.pack('<I', 1))),
+             ('llama.attention.layer_norm_rms_epsilon', (6, struct.pack('<f', 1e-5))),
+             ('tokenizer.ggml.add_bos_token', (7, b'\x01')),
+             ('tokenizer.ggml.tokens', (9, struct.pack('<IQ', 8, 2) + gguf_string('a') + gguf_string('b'))),
+             ('tokenizer.ggml.token_type', (9, struct.pack('<IQ', 5, 2) + struct.pack('<ii', 1, 3)))]
+gguf_tensors = [('f32', [4], 0, struct.pack('<4f', 1, -2, 3, 0.5)),
+                ('f16', [32, 2], 1, bytes(range(128))),
+                ('bf16', [32], 30, bytes(range(64))),
+                ('q8_0', [32], 8, b'\x00\x3c' + bytes(range(32))),
+                ('q5_0', [32], 6, b'\x00\x3c' + bytes(range(20))),
+                ('q4_k', [256], 12, b'\x00\x3c\x00\x38' + bytes(range(140)))]
+put('gguf', 'small', gguf_file(gguf_meta, gguf_tensors))
+put('gguf', 'version-2', gguf_file(gguf_meta[:2], gguf_tensors[:1], version=2))
+put('gguf', 'cut-short', gguf_file(gguf_meta[:1], gguf_tensors[:2])[:-1])
+put('gguf', 'huge-count', b'GGUF' + struct.pack('<IQQ', 3, 1 << 40, 1 << 40))
+put('gguf', 'empty', b'GGUF' + struct.pack('<IQQ', 3, 0, 0))
