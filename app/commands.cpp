@@ -340,11 +340,23 @@ int cmdExport(const QStringList& args) {
     QCommandLineParser p;
     p.addOption({QStringLiteral("checkpoint"), QStringLiteral("The run checkpoint."),
                  QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("model"),
+                 QStringLiteral("Instead of a checkpoint, a Hugging Face folder (hf:DIR), for "
+                                "--format gguf."),
+                 QStringLiteral("MODEL")});
     p.addOption({QStringLiteral("format"),
                  QStringLiteral("torchscript or safetensors (a file); for a Hugging Face model "
-                                "hf (the model's folder, adapters merged), merged (the same) or "
-                                "peft (the adapters' folder)."),
+                                "hf (the model's folder, adapters merged), merged (the same), "
+                                "peft (the adapters' folder) or gguf (one file for llama.cpp, "
+                                "Ollama and LM Studio, adapters merged)."),
                  QStringLiteral("FORMAT")});
+    p.addOption({QStringLiteral("quant"),
+                 QStringLiteral("gguf: how the weights are stored, %1 [f16].")
+                     .arg(ggufQuantNames().join(QStringLiteral(", "))),
+                 QStringLiteral("Q")});
+    p.addOption({QStringLiteral("sizes"),
+                 QStringLiteral("gguf from --model: print the file's size in each quantization "
+                                "and write nothing.")});
     p.addOption({QStringLiteral("out"), QStringLiteral("The file or folder to write."),
                  QStringLiteral("PATH")});
     int exit = kOk;
@@ -352,19 +364,57 @@ int cmdExport(const QStringList& args) {
                QStringLiteral("Exports a trained model from a run checkpoint."), &exit))
         return exit;
     const QString ckpt = p.value(QStringLiteral("checkpoint"));
+    const QString model = p.value(QStringLiteral("model"));
     const QString format = p.value(QStringLiteral("format"));
     const QString out = p.value(QStringLiteral("out"));
-    if (ckpt.isEmpty() || out.isEmpty())
+    if (p.isSet(QStringLiteral("sizes"))) {
+        const ModelSource source = ModelSource::parse(model);
+        if (!source.isHf() || format != QLatin1String("gguf"))
+            return fail(
+                makeError(ErrorCode::InvalidArgument,
+                          QStringLiteral("--sizes goes with --model hf:DIR --format gguf")));
+        const std::vector<GgufQuant> quants = {GgufQuant::F16, GgufQuant::BF16, GgufQuant::Q8_0,
+                                               GgufQuant::Q4_K_M};
+        auto sizes = ggufExportBytes(source.path, quants);
+        if (!sizes)
+            return fail(sizes.error());
+        QJsonObject o;
+        for (size_t i = 0; i < quants.size(); ++i)
+            o.insert(ggufQuantName(quants[i]), qint64((*sizes)[i]));
+        printOut(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
+        return kOk;
+    }
+    if ((ckpt.isEmpty() == model.isEmpty()) || out.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument,
-                              QStringLiteral("export needs --checkpoint FILE and --out FILE")));
+                              QStringLiteral("export needs --checkpoint FILE (or --model hf:DIR) "
+                                             "and --out FILE")));
     ExportFormat f;
     if (!exportFormatFromName(format, &f))
         return fail(makeError(ErrorCode::InvalidArgument,
                               QStringLiteral("--format must be torchscript, safetensors, hf, "
-                                             "merged or peft (got \"%1\")")
+                                             "merged, peft or gguf (got \"%1\")")
                                   .arg(format)));
-    if (auto st = exportCheckpoint(ckpt, f, out); !st)
+    GgufOptions gguf;
+    const QString quant = p.value(QStringLiteral("quant"));
+    if (!quant.isEmpty() && (f != ExportFormat::Gguf || !ggufQuantFromName(quant, &gguf.quant)))
+        return fail(makeError(ErrorCode::InvalidArgument,
+                              f != ExportFormat::Gguf
+                                  ? QStringLiteral("--quant is for --format gguf")
+                                  : QStringLiteral("--quant must be %1 (got \"%2\")")
+                                        .arg(ggufQuantNames().join(QStringLiteral(", ")), quant)));
+    gguf.log = [](const QString& line) { printErr(line); };
+    if (!model.isEmpty()) {
+        const ModelSource source = ModelSource::parse(model);
+        if (f != ExportFormat::Gguf || !source.isHf())
+            return fail(makeError(ErrorCode::InvalidArgument,
+                                  QStringLiteral("--model exports a Hugging Face folder (hf:DIR) "
+                                                 "as --format gguf; other exports come from a "
+                                                 "run's --checkpoint")));
+        if (auto st = exportGgufFromFolder(source.path, out, gguf); !st)
+            return fail(st.error());
+    } else if (auto st = exportCheckpoint(ckpt, f, out, gguf); !st) {
         return fail(st.error());
+    }
     printErr(QStringLiteral("wrote %1").arg(out));
     return kOk;
 }

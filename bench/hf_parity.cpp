@@ -193,7 +193,7 @@ void exportFolders(const QString& dir, const QString& adapterDir, const QString&
     o.adapter = adapterDir;
     const Model m = open(dir, o);
     // As `tandem export` writes them.
-    const ExportContext context{ModelSource::hfFolder(dir)};
+    const ExportContext context{ModelSource::hfFolder(dir), {}};
     must(m.exportAs(ExportFormat::Peft, out + QStringLiteral("/adapter"), context));
     must(m.exportAs(ExportFormat::Merged, out + QStringLiteral("/merged"), context));
 }

@@ -300,7 +300,7 @@ void TestQuant::theMergedExportIsDequantized() {
     auto m = openModel(ModelSource::hfFolder(m_folder), {QStringLiteral("r=4,base=nf4"), false, 3});
     QVERIFY(m);
     const QString out = m_tmp.filePath(QStringLiteral("merged"));
-    QVERIFY(m->exportAs(ExportFormat::Merged, out, {ModelSource::hfFolder(m_folder)}));
+    QVERIFY(m->exportAs(ExportFormat::Merged, out, {ModelSource::hfFolder(m_folder), {}}));
     const QList<TensorRecord> merged =
         hffolder::readSafetensors(out + QStringLiteral("/model.safetensors"));
     QCOMPARE(merged.size(), hffolder::weights(m_spec).size());

@@ -7,7 +7,8 @@
 
 namespace tandem {
 
-Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QString& out) {
+Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QString& out,
+                        const GgufOptions& gguf) {
     auto c = loadRunCheckpoint(checkpoint);
     if (!c)
         return c.error();
@@ -19,7 +20,7 @@ Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QS
     if (!folder && !QFileInfo(out).absoluteDir().exists())
         return makeError(ErrorCode::NotFound,
                          QStringLiteral("the folder of %1 does not exist").arg(out));
-    return c->module.exportAs(format, out, {ModelSource::parse(c->state.config.model)});
+    return c->module.exportAs(format, out, {ModelSource::parse(c->state.config.model), gguf});
 }
 
 } // namespace tandem

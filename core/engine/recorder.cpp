@@ -105,7 +105,7 @@ void Recorder::summary(const RunSummary& s) {
 }
 
 Status Recorder::exportModel(const Model& module) {
-    const ExportContext context{ModelSource::parse(m_model)};
+    const ExportContext context{ModelSource::parse(m_model), {}};
     for (const auto& [format, name] : RunFiles::exportsOf(module.kind(), module.hasAdapters()))
         if (auto st = module.exportAs(format, QDir(m_outDir).filePath(name), context); !st)
             return st;

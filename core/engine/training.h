@@ -6,6 +6,7 @@
 #include "common/expected.h"
 #include "common/runenums.h"
 #include "engine/devices.h"
+#include "model/ggufexport.h"
 #include "model/modelsource.h"
 
 #include <QJsonObject>
@@ -335,9 +336,11 @@ Expected<QString> checkRunInputs(const RunConfig& config);
 Expected<RunConfig> checkpointConfig(const QString& checkpoint);
 
 // Writes a run checkpoint's model as `format` (model/modelsource.h): TorchScript and
-// safetensors write one file; a Hugging Face model's formats write a folder, made when missing.
+// safetensors write one file; a Hugging Face model's formats write a folder, made when missing,
+// except GGUF, one file written as `gguf` says.
 // A format the model does not export as is refused, naming those it does.
-Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QString& out);
+Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QString& out,
+                        const GgufOptions& gguf = {});
 
 // Sets LibTorch's intra-op thread count (it defaults to one on some builds); 0 means one per
 // core. Returns the count in force; `warning` receives threadsFor's, if any.

@@ -14,6 +14,7 @@
 
 #include "common/expected.h"
 #include "model/generation.h"
+#include "model/ggufexport.h"
 #include "model/modelsource.h"
 #include "model/tensors.h"
 
@@ -51,6 +52,7 @@ struct ModelOptions {
 // generation settings go along) and the model's name as the run gave it.
 struct ExportContext {
     ModelSource source;
+    GgufOptions gguf; // ExportFormat::Gguf's
 };
 
 class ModelImpl {

@@ -66,7 +66,8 @@ constexpr FormatName kFormats[] = {{ExportFormat::TorchScript, "torchscript"},
                                    {ExportFormat::Safetensors, "safetensors"},
                                    {ExportFormat::Hf, "hf"},
                                    {ExportFormat::Peft, "peft"},
-                                   {ExportFormat::Merged, "merged"}};
+                                   {ExportFormat::Merged, "merged"},
+                                   {ExportFormat::Gguf, "gguf"}};
 } // namespace
 
 QString exportFormatName(ExportFormat f) {
@@ -88,7 +89,8 @@ bool exportFormatFromName(const QString& name, ExportFormat* out) {
 QList<ExportFormat> exportFormatsOf(ModelKind kind, bool withAdapters) {
     if (kind == ModelKind::TorchScript)
         return {ExportFormat::TorchScript, ExportFormat::Safetensors};
-    QList<ExportFormat> f{ExportFormat::Hf, ExportFormat::Merged, ExportFormat::Safetensors};
+    QList<ExportFormat> f{ExportFormat::Hf, ExportFormat::Merged, ExportFormat::Safetensors,
+                          ExportFormat::Gguf};
     if (withAdapters)
         f.insert(1, ExportFormat::Peft);
     return f;

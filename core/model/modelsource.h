@@ -61,8 +61,9 @@ enum class ExportFormat : uint8_t {
     Hf,          // a Hugging Face folder, adapters merged (from_pretrained)
     Peft,        // the adapters alone, as PEFT writes them
     Merged,      // the same as Hf
+    Gguf,        // one GGUF file, adapters merged, for llama.cpp, Ollama and LM Studio
 };
-// "torchscript", "safetensors", "hf", "peft", "merged": the command line's names.
+// "torchscript", "safetensors", "hf", "peft", "merged", "gguf": the command line's names.
 QString exportFormatName(ExportFormat f);
 bool exportFormatFromName(const QString& name, ExportFormat* out);
 // The forms a model of `kind` exports as; Peft only `withAdapters`.

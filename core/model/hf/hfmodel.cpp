@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QLocale>
 #include <QLoggingCategory>
+#include <QTemporaryDir>
 
 #include <atomic>
 #include <cmath>
@@ -132,6 +133,32 @@ Status HfModel::exportAs(ExportFormat format, const QString& out,
         return m_t->saveLoraAdapter(out, baseModelName(m_t->config(), context.source));
     case ExportFormat::Safetensors:
         return writeStateDict(out, m_t->parameters(), {}, context.source.text());
+    case ExportFormat::Gguf: {
+        // The merged model is written as a Hugging Face folder beside the file, converted from
+        // there (mapped, a tensor at a time) and removed.
+        QTemporaryDir tmp(QFileInfo(out).absolutePath() + QStringLiteral("/.tandem-gguf-XXXXXX"));
+        if (!tmp.isValid())
+            return makeError(ErrorCode::Io,
+                             QStringLiteral("cannot create a temporary folder beside %1: %2")
+                                 .arg(out, tmp.errorString()));
+        if (auto st = m_t->saveHfModel(tmp.path()); !st)
+            return st;
+        if (context.source.isHf())
+            if (auto st = copyCompanionFiles(context.source.path, tmp.path()); !st)
+                return st;
+        GgufOptions g = context.gguf;
+        if (g.loraRank == 0 && m_t->lora()) {
+            g.loraRank = m_t->lora()->rank;
+            g.loraAlpha = m_t->lora()->alpha;
+        }
+        if (g.baseModel.isEmpty())
+            g.baseModel = baseModelName(m_t->config(), context.source);
+        if (QFileInfo(g.baseModel).isAbsolute()) // a folder here: its name, not this machine's path
+            g.baseModel = QFileInfo(g.baseModel).fileName();
+        if (g.name.isEmpty())
+            g.name = QFileInfo(out).completeBaseName();
+        return exportGgufFromFolder(tmp.path(), out, g);
+    }
     case ExportFormat::TorchScript:
         break;
     }

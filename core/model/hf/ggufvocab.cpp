@@ -1,0 +1,208 @@
+// The tokenizer half of a GGUF export (ggufexport.h): a Hugging Face folder's tokenizer.json and
+// tokenizer_config.json as the tokenizer.ggml.* keys llama.cpp reads. Byte-level BPE is written
+// as llama.cpp's "gpt2" model: the vocabulary in id order (padded to the model's vocab_size with
+// unused [PADn] entries, as llama.cpp's converter pads), each token's type (added special tokens
+// are control tokens, other added tokens user-defined), the merges, and the pre-tokenizer under
+// the name llama.cpp gives its splitting expression.
+#include "model/hf/ggufvocab.h"
+
+#include "common/files.h"
+#include "formats/json.h"
+#include "formats/tokenizer.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <map>
+
+namespace tandem {
+
+namespace {
+
+// llama.cpp's token types (gguf-py's TokenType).
+constexpr int64_t kNormal = 1, kControl = 3, kUserDefined = 4, kUnused = 5;
+constexpr qint64 kMaxTokenizerBytes = qint64(256) << 20;
+
+// The splitting expressions of the byte-level tokenizers llama.cpp knows, by the name its
+// vocabulary loader gives them (llama-vocab.cpp).
+struct PreTokenizer {
+    const char* name;
+    const char* regex;
+};
+constexpr PreTokenizer kPreTokenizers[] = {
+    {"llama-bpe",
+     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
+    {"qwen2",
+     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
+};
+
+// The spellings llama.cpp's vocabulary loader takes for the end of a turn (llama-vocab.cpp): it
+// makes any token so spelled a control token, whatever the file says, and warns when it has to.
+// Such a token is written as a control token here, which is what llama.cpp then holds: Qwen's
+// vocabulary has "</s>" as an ordinary token.
+constexpr const char* kEndOfGeneration[] = {"<|eot_id|>",
+                                            "<|im_end|>",
+                                            "<|end|>",
+                                            "<|return|>",
+                                            "<|call|>",
+                                            "<|flush|>",
+                                            "<|calls|>",
+                                            "<end_of_turn>",
+                                            "<|endoftext|>",
+                                            "</s>",
+                                            "<|eom_id|>",
+                                            "<EOT>",
+                                            "_<EOT>",
+                                            "[EOT]",
+                                            "[EOS]",
+                                            "<|end_of_text|>",
+                                            "<end_of_utterance>",
+                                            "<eos>",
+                                            "<turn|>",
+                                            "<|tool_response>"};
+
+// Added tokens that llama.cpp's converter treats as control tokens though the file does not mark
+// them special.
+bool looksSpecial(const QString& t) {
+    if (t == QLatin1String("<pad>") || t == QLatin1String("<mask>") ||
+        t == QLatin1String("<2mass>") || t == QLatin1String("[@BOS@]"))
+        return true;
+    return (t.startsWith(QLatin1String("<|")) && t.endsWith(QLatin1String("|>"))) ||
+           (t.startsWith(QStringLiteral("<\uFF5C")) && t.endsWith(QStringLiteral("\uFF5C>")));
+}
+
+Error refuse(const QString& file, const QString& why) {
+    return makeError(ErrorCode::Unsupported,
+                     QStringLiteral("%1 cannot be written to GGUF: %2").arg(file, why));
+}
+
+// The pre-tokenizer's llama.cpp name, or an error naming what it is.
+Expected<QString> preTokenizerName(const QJsonObject& pre, const QString& file) {
+    const QString type = pre.value(QLatin1String("type")).toString();
+    if (type == QLatin1String("ByteLevel") && pre.value(QLatin1String("use_regex")).toBool(true))
+        return QStringLiteral("gpt-2");
+    if (type == QLatin1String("Sequence")) {
+        const QJsonArray parts = pre.value(QLatin1String("pretokenizers")).toArray();
+        if (parts.size() == 2) {
+            const QJsonObject split = parts[0].toObject(), bytes = parts[1].toObject();
+            const QString regex = split.value(QLatin1String("pattern"))
+                                      .toObject()
+                                      .value(QLatin1String("Regex"))
+                                      .toString();
+            if (split.value(QLatin1String("type")).toString() == QLatin1String("Split") &&
+                bytes.value(QLatin1String("type")).toString() == QLatin1String("ByteLevel")) {
+                for (const PreTokenizer& p : kPreTokenizers)
+                    if (regex == QLatin1String(p.regex))
+                        return QString::fromLatin1(p.name);
+                return refuse(file, QStringLiteral("its pre-tokenizer splits with an expression "
+                                                   "llama.cpp has no name for (%1…)")
+                                        .arg(regex.left(40)));
+            }
+        }
+    }
+    return refuse(file, QStringLiteral("its pre-tokenizer (%1) is not one llama.cpp reads as "
+                                       "byte-level BPE")
+                            .arg(type.isEmpty() ? QStringLiteral("none") : type));
+}
+
+} // namespace
+
+Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
+    const QString file = QDir(dir).filePath(QStringLiteral("tokenizer.json"));
+    auto bytes = readRegularFile(file, kMaxTokenizerBytes);
+    if (!bytes)
+        return makeError(bytes.error().code,
+                         QStringLiteral("a GGUF file needs the model's tokenizer: %1")
+                             .arg(bytes.error().message));
+    QJsonParseError perr;
+    const QJsonObject root = parseJson(*bytes, &perr).object();
+    if (root.isEmpty())
+        return makeError(
+            ErrorCode::Corrupt,
+            QStringLiteral("%1 is not a JSON object: %2").arg(file, perr.errorString()));
+    const QJsonObject model = root.value(QLatin1String("model")).toObject();
+    if (model.value(QLatin1String("type")).toString() != QLatin1String("BPE"))
+        return refuse(file, QStringLiteral("its model is %1, and Tandem writes byte-level BPE "
+                                           "tokenizers to GGUF")
+                                .arg(model.value(QLatin1String("type")).toString()));
+    if (model.value(QLatin1String("byte_fallback")).toBool())
+        return refuse(file, QStringLiteral("it is SentencePiece-style BPE with byte fallback "
+                                           "(Llama 2, Mistral v0.1, Gemma), which Tandem does not "
+                                           "write to GGUF yet"));
+    auto pre = preTokenizerName(root.value(QLatin1String("pre_tokenizer")).toObject(), file);
+    if (!pre)
+        return pre.error();
+    auto tokenizer = Tokenizer::fromFolder(dir);
+    if (!tokenizer)
+        return tokenizer.error();
+
+    GgufVocab v;
+    v.model = QStringLiteral("gpt2");
+    v.pre = *pre;
+    std::map<int64_t, QByteArray> byId;
+    const QJsonObject vocab = model.value(QLatin1String("vocab")).toObject();
+    for (auto it = vocab.begin(); it != vocab.end(); ++it)
+        byId[it.value().toInteger(-1)] = it.key().toUtf8();
+    std::map<int64_t, int64_t> types;
+    for (const QJsonValue& a : root.value(QLatin1String("added_tokens")).toArray()) {
+        const QJsonObject o = a.toObject();
+        const int64_t id = o.value(QLatin1String("id")).toInteger(-1);
+        const QString content = o.value(QLatin1String("content")).toString();
+        byId[id] = content.toUtf8();
+        types[id] = o.value(QLatin1String("special")).toBool() || looksSpecial(content)
+                        ? kControl
+                        : kUserDefined;
+    }
+    if (!byId.empty() && (byId.begin()->first < 0 || byId.rbegin()->first >= vocabSize))
+        return makeError(
+            ErrorCode::Incompatible,
+            QStringLiteral("%1 has token id %2, outside the model's vocabulary of %3 "
+                           "(config.json's vocab_size)")
+                .arg(file)
+                .arg(byId.begin()->first < 0 ? byId.begin()->first : byId.rbegin()->first)
+                .arg(vocabSize));
+    v.tokens.reserve(size_t(vocabSize));
+    for (int64_t i = 0; i < vocabSize; ++i) {
+        auto it = byId.find(i);
+        if (it == byId.end()) {
+            v.tokens.push_back(QByteArray("[PAD") + QByteArray::number(i) + ']');
+            v.types.push_back(kUnused);
+            continue;
+        }
+        v.tokens.push_back(it->second);
+        auto t = types.find(i);
+        v.types.push_back(t == types.end() ? kNormal : t->second);
+        for (const char* eog : kEndOfGeneration)
+            if (it->second == eog)
+                v.types.back() = kControl;
+    }
+    for (const QJsonValue& m : model.value(QLatin1String("merges")).toArray()) {
+        if (m.isString()) {
+            v.merges.push_back(m.toString().toUtf8());
+        } else {
+            const QJsonArray pair = m.toArray();
+            v.merges.push_back(
+                (pair.at(0).toString() + QLatin1Char(' ') + pair.at(1).toString()).toUtf8());
+        }
+    }
+    const Tokenizer& t = **tokenizer;
+    v.bos = t.bos();
+    v.eos = t.eos();
+    v.addBos = !t.prefixTokens().empty();
+    v.addEos = !t.suffixTokens().empty();
+    v.chatTemplate = t.chatTemplate();
+    auto config = readJsonObjectFile(QDir(dir).filePath(QStringLiteral("tokenizer_config.json")),
+                                     QStringLiteral("tokenizer_config.json"));
+    if (config) {
+        const QJsonValue pad = config->value(QLatin1String("pad_token"));
+        const QString padText = pad.isObject()
+                                    ? pad.toObject().value(QLatin1String("content")).toString()
+                                    : pad.toString();
+        if (!padText.isEmpty())
+            v.pad = t.idOf(padText);
+    }
+    return v;
+}
+
+} // namespace tandem
