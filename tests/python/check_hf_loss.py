@@ -9,7 +9,8 @@ what Tandem reports as a run's test loss, checked from the folder it exported.
                                              WRONG_CHANGES[FAMILY], which gets one of the
                                              family's own features wrong
 
-TOKENS is a little-endian uint16 stream; its windows are tokens [i*CONTEXT, i*CONTEXT+CONTEXT]
+TOKENS is a little-endian uint16 stream (uint32 when its name ends in .u32); its windows are
+tokens [i*CONTEXT, i*CONTEXT+CONTEXT]
 for i below (n-1)//CONTEXT, each position predicting the next token, as Tandem cuts them.
 """
 import json
@@ -49,7 +50,10 @@ def main():
     p = {k: v.to(torch.float64) for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
     with open(tokens, "rb") as f:
         raw = f.read()
-    t = list(struct.unpack("<%dH" % (len(raw) // 2), raw))
+    if tokens.endswith(".u32"):
+        t = list(struct.unpack("<%dI" % (len(raw) // 4), raw))
+    else:
+        t = list(struct.unpack("<%dH" % (len(raw) // 2), raw))
     print(mean_loss(c, p, t, context))
     for name, change in WRONG_CHANGES.get(wrong, {}).items() if wrong else []:
         print(name.replace(" ", "_"), mean_loss(dict(c, **change), p, t, context))

@@ -391,6 +391,16 @@ FAMILY_CONFIGS = {
     # make_hf.py OUT_DIR writes llama_model's).
     "qwen3": {"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"], "head_dim": 16,
               "tie_word_embeddings": True, "rms_norm_eps": 1e-6},
+    # Llama 3: its frequency scaling, every branch of it (the first frequency's wavelength lies
+    # between the high and low limits, the others past the low one); for the GGUF export's
+    # rope_freqs tensor.
+    "llama": {"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+              "rope_theta": 500000.0, "tie_word_embeddings": True,
+              "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                               "high_freq_factor": 4.0, "original_max_position_embeddings": 16}},
+    # Qwen2: biases on q, k and v.
+    "qwen2": {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"],
+              "rope_theta": 1000000.0, "tie_word_embeddings": True, "rms_norm_eps": 1e-6},
     # Granite: its four multipliers.
     "granite": {"model_type": "granite", "architectures": ["GraniteForCausalLM"],
                 "embedding_multiplier": 3.0, "attention_multiplier": 0.2,
@@ -422,14 +432,20 @@ WRONG_CHANGES = {
 }
 
 
-def family_model(gen, folder, vocab=64):
+def family_model(gen, folder, vocab=64, wide=False):
+    """The family's tiny folder; `wide`: rows of 256 and 512 values (hidden 256, heads of 64,
+    an MLP of 512, four blocks), wide enough for ggml's 256-value k-quant blocks, its matrices
+    drawn as for training from scratch."""
     c = {"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
          "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64,
          "rms_norm_eps": 1e-5, "hidden_act": "silu", "torch_dtype": "float32",
          "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2}
     c.update(FAMILY_CONFIGS[folder])
+    if wide:
+        c.update({"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 4,
+                  "head_dim": 64})
     kind = c["model_type"]
-    h, f, nh, nkv = 32, 48, 4, c["num_key_value_heads"]
+    h, f, nh, nkv = c["hidden_size"], c["intermediate_size"], 4, c["num_key_value_heads"]
     hd = c.get("head_dim", 8)
     # Gemma's norms hold w of (1 + w), near zero; the others' hold w itself, near one.
     centre = 0.0 if kind == "gemma3_text" else 1.0
@@ -456,6 +472,10 @@ def family_model(gen, folder, vocab=64):
             p[n + "mlp.up_proj.weight"] = randn(gen, f, h, scale=0.2)
         p[n + "self_attn.o_proj.weight"] = randn(gen, h, nh * hd, scale=0.2)
         p[n + "mlp.down_proj.weight"] = randn(gen, h, f, scale=0.2)
+        if kind == "qwen2":
+            p[n + "self_attn.q_proj.bias"] = randn(gen, nh * hd, scale=0.2)
+            p[n + "self_attn.k_proj.bias"] = randn(gen, nkv * hd, scale=0.2)
+            p[n + "self_attn.v_proj.bias"] = randn(gen, nkv * hd, scale=0.2)
         if kind == "qwen3":
             p[n + "self_attn.q_norm.weight"] = 1 + randn(gen, hd, scale=0.3)
             p[n + "self_attn.k_norm.weight"] = 1 + randn(gen, hd, scale=0.3)
@@ -465,11 +485,13 @@ def family_model(gen, folder, vocab=64):
         if kind == "olmo2":
             p[n + "self_attn.q_norm.weight"] = 1 + randn(gen, nh * hd, scale=0.3)
             p[n + "self_attn.k_norm.weight"] = 1 + randn(gen, nkv * hd, scale=0.3)
+    if wide:  # initialised as Hugging Face initialises a model to train: matrices N(0, 0.02)
+        p = {k: v * (0.02 / v.std()) if v.dim() == 2 else v for k, v in p.items()}
     return c, p
 
 
-def write_family(name, folder, vocab, seed):
-    c, p = family_model(torch.Generator().manual_seed(seed), name, vocab)
+def write_family(name, folder, vocab, seed, wide=False):
+    c, p = family_model(torch.Generator().manual_seed(seed), name, vocab, wide)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(c, f, indent=2)
@@ -480,7 +502,8 @@ def write_family(name, folder, vocab, seed):
 def main():
     if sys.argv[1] == "--family":
         write_family(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 64,
-                     int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+                     int(sys.argv[5]) if len(sys.argv) > 5 else 1,
+                     len(sys.argv) > 6 and sys.argv[6] == "wide")
         return
     out = sys.argv[1]
     gen = torch.Generator().manual_seed(7)
