@@ -239,4 +239,39 @@ inline bool writeTokenizer(const QString& dir) {
            c.open(QIODevice::WriteOnly) && c.write(QJsonDocument(config).toJson()) > 0;
 }
 
+// The same 63 characters as a GPT-2-style byte-level tokenizer (its ByteLevel pre-tokenizer and
+// decoder, space as "Ġ" and newline as "Ċ"), the form a GGUF export writes for llama.cpp.
+inline bool writeByteLevelTokenizer(const QString& dir) {
+    const QString chars =
+        QStringLiteral(" abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.,?!:\n0123");
+    QJsonObject vocab;
+    for (qsizetype i = 0; i < chars.size(); ++i) {
+        const QChar c = chars[i];
+        vocab.insert(c == QLatin1Char(' ')    ? QString(QChar(0x120))
+                     : c == QLatin1Char('\n') ? QString(QChar(0x10A))
+                                              : QString(c),
+                     int(i));
+    }
+    vocab.insert(QStringLiteral("</s>"), 63);
+    const QJsonObject byteLevel{{QStringLiteral("type"), QStringLiteral("ByteLevel")},
+                                {QStringLiteral("add_prefix_space"), false},
+                                {QStringLiteral("trim_offsets"), true},
+                                {QStringLiteral("use_regex"), true}};
+    const QJsonObject tokenizer{
+        {QStringLiteral("added_tokens"),
+         QJsonArray{QJsonObject{{QStringLiteral("id"), 63},
+                                {QStringLiteral("content"), QStringLiteral("</s>")},
+                                {QStringLiteral("special"), true}}}},
+        {QStringLiteral("pre_tokenizer"), byteLevel},
+        {QStringLiteral("decoder"), byteLevel},
+        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("BPE")},
+                                              {QStringLiteral("vocab"), vocab},
+                                              {QStringLiteral("merges"), QJsonArray{}}}}};
+    const QJsonObject config{{QStringLiteral("eos_token"), QStringLiteral("</s>")}};
+    QFile t(QDir(dir).filePath(QStringLiteral("tokenizer.json")));
+    QFile c(QDir(dir).filePath(QStringLiteral("tokenizer_config.json")));
+    return t.open(QIODevice::WriteOnly) && t.write(QJsonDocument(tokenizer).toJson()) > 0 &&
+           c.open(QIODevice::WriteOnly) && c.write(QJsonDocument(config).toJson()) > 0;
+}
+
 } // namespace hffolder

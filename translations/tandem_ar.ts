@@ -192,6 +192,50 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export for Ollama / llama.cpp…</source>
+        <translation>تصدير لـ Ollama / llama.cpp…</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>غير معروف</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, the usual choice</source>
+        <translation>Q4_K_M: نحو %1، الاختيار المعتاد</translation>
+    </message>
+    <message>
+        <source>Q8_0: about %1, nearly as trained</source>
+        <translation>Q8_0: نحو %1، قريب جدًا مما دُرّب</translation>
+    </message>
+    <message>
+        <source>F16: about %1, as trained</source>
+        <translation>F16: نحو %1، كما دُرّب</translation>
+    </message>
+    <message>
+        <source>BF16: about %1, as trained</source>
+        <translation>BF16: نحو %1، كما دُرّب</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>تصدير لـ Ollama / llama.cpp</translation>
+    </message>
+    <message>
+        <source>How the weights are stored:</source>
+        <translation>كيف تُخزَّن الأوزان:</translation>
+    </message>
+    <message>
+        <source>Export as GGUF</source>
+        <translation>تصدير بصيغة GGUF</translation>
+    </message>
+    <message>
+        <source>GGUF (*.gguf)</source>
+        <translation>GGUF (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
+        <translation>صُدِّر إلى %1. في Ollama: ollama create %2 -f %3؛ وفي LM Studio أو llama.cpp افتح الملف.</translation>
+    </message>
+    <message>
         <source>Export Hugging Face folder…</source>
         <translation>تصدير مجلد Hugging Face…</translation>
     </message>

@@ -188,6 +188,50 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export for Ollama / llama.cpp…</source>
+        <translation>Für Ollama / llama.cpp exportieren…</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, the usual choice</source>
+        <translation>Q4_K_M: etwa %1, die übliche Wahl</translation>
+    </message>
+    <message>
+        <source>Q8_0: about %1, nearly as trained</source>
+        <translation>Q8_0: etwa %1, fast wie trainiert</translation>
+    </message>
+    <message>
+        <source>F16: about %1, as trained</source>
+        <translation>F16: etwa %1, wie trainiert</translation>
+    </message>
+    <message>
+        <source>BF16: about %1, as trained</source>
+        <translation>BF16: etwa %1, wie trainiert</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>Für Ollama / llama.cpp exportieren</translation>
+    </message>
+    <message>
+        <source>How the weights are stored:</source>
+        <translation>Wie die Gewichte gespeichert werden:</translation>
+    </message>
+    <message>
+        <source>Export as GGUF</source>
+        <translation>Als GGUF exportieren</translation>
+    </message>
+    <message>
+        <source>GGUF (*.gguf)</source>
+        <translation>GGUF (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
+        <translation>Exportiert nach %1. In Ollama: ollama create %2 -f %3; in LM Studio oder llama.cpp die Datei öffnen.</translation>
+    </message>
+    <message>
         <source>Export Hugging Face folder…</source>
         <translation>Hugging-Face-Ordner exportieren…</translation>
     </message>

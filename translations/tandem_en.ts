@@ -188,6 +188,50 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export for Ollama / llama.cpp…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, the usual choice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q8_0: about %1, nearly as trained</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>F16: about %1, as trained</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>BF16: about %1, as trained</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How the weights are stored:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export as GGUF</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GGUF (*.gguf)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Dismiss</source>
         <translation type="unfinished"></translation>
     </message>

@@ -188,6 +188,50 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export for Ollama / llama.cpp…</source>
+        <translation>Exporter pour Ollama / llama.cpp…</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>inconnue</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, the usual choice</source>
+        <translation>Q4_K_M : environ %1, le choix habituel</translation>
+    </message>
+    <message>
+        <source>Q8_0: about %1, nearly as trained</source>
+        <translation>Q8_0 : environ %1, presque comme entraîné</translation>
+    </message>
+    <message>
+        <source>F16: about %1, as trained</source>
+        <translation>F16 : environ %1, comme entraîné</translation>
+    </message>
+    <message>
+        <source>BF16: about %1, as trained</source>
+        <translation>BF16 : environ %1, comme entraîné</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>Exporter pour Ollama / llama.cpp</translation>
+    </message>
+    <message>
+        <source>How the weights are stored:</source>
+        <translation>Comment les poids sont stockés :</translation>
+    </message>
+    <message>
+        <source>Export as GGUF</source>
+        <translation>Exporter en GGUF</translation>
+    </message>
+    <message>
+        <source>GGUF (*.gguf)</source>
+        <translation>GGUF (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
+        <translation>Exporté vers %1. Dans Ollama : ollama create %2 -f %3 ; dans LM Studio ou llama.cpp, ouvrez le fichier.</translation>
+    </message>
+    <message>
         <source>Export Hugging Face folder…</source>
         <translation>Exporter le dossier Hugging Face…</translation>
     </message>

@@ -188,6 +188,50 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export for Ollama / llama.cpp…</source>
+        <translation>Ollama / llama.cpp के लिए निर्यात करें…</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>अज्ञात</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, the usual choice</source>
+        <translation>Q4_K_M: लगभग %1, सामान्य विकल्प</translation>
+    </message>
+    <message>
+        <source>Q8_0: about %1, nearly as trained</source>
+        <translation>Q8_0: लगभग %1, लगभग प्रशिक्षित जैसा</translation>
+    </message>
+    <message>
+        <source>F16: about %1, as trained</source>
+        <translation>F16: लगभग %1, प्रशिक्षित जैसा</translation>
+    </message>
+    <message>
+        <source>BF16: about %1, as trained</source>
+        <translation>BF16: लगभग %1, प्रशिक्षित जैसा</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>Ollama / llama.cpp के लिए निर्यात</translation>
+    </message>
+    <message>
+        <source>How the weights are stored:</source>
+        <translation>भार कैसे सहेजे जाएँ:</translation>
+    </message>
+    <message>
+        <source>Export as GGUF</source>
+        <translation>GGUF के रूप में निर्यात करें</translation>
+    </message>
+    <message>
+        <source>GGUF (*.gguf)</source>
+        <translation>GGUF (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
+        <translation>%1 में निर्यात किया गया। Ollama में: ollama create %2 -f %3; LM Studio या llama.cpp में फ़ाइल खोलें।</translation>
+    </message>
+    <message>
         <source>Export Hugging Face folder…</source>
         <translation>Hugging Face फ़ोल्डर निर्यात करें…</translation>
     </message>

@@ -187,6 +187,50 @@
 <context>
     <name>tandem::ui::MainWindow</name>
     <message>
+        <source>Export for Ollama / llama.cpp…</source>
+        <translation>导出到 Ollama / llama.cpp…</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, the usual choice</source>
+        <translation>Q4_K_M：约 %1，常用选择</translation>
+    </message>
+    <message>
+        <source>Q8_0: about %1, nearly as trained</source>
+        <translation>Q8_0：约 %1，几乎与训练时相同</translation>
+    </message>
+    <message>
+        <source>F16: about %1, as trained</source>
+        <translation>F16：约 %1，与训练时相同</translation>
+    </message>
+    <message>
+        <source>BF16: about %1, as trained</source>
+        <translation>BF16：约 %1，与训练时相同</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>导出到 Ollama / llama.cpp</translation>
+    </message>
+    <message>
+        <source>How the weights are stored:</source>
+        <translation>权重的存储方式：</translation>
+    </message>
+    <message>
+        <source>Export as GGUF</source>
+        <translation>导出为 GGUF</translation>
+    </message>
+    <message>
+        <source>GGUF (*.gguf)</source>
+        <translation>GGUF (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
+        <translation>已导出到 %1。在 Ollama 中：ollama create %2 -f %3；在 LM Studio 或 llama.cpp 中打开该文件。</translation>
+    </message>
+    <message>
         <source>Export Hugging Face folder…</source>
         <translation>导出 Hugging Face 文件夹…</translation>
     </message>

@@ -298,7 +298,7 @@ QWidget* MainWindow::buildHistoryTab() {
     auto* row = new QHBoxLayout;
     // One button for the formats, so that the row fits a laptop's window: TorchScript and
     // safetensors for any run, and for a Hugging Face model's run its folder (adapters
-    // merged) or PEFT's adapter folder.
+    // merged), PEFT's adapter folder, or one GGUF file for Ollama, LM Studio and llama.cpp.
     auto* exportButton = new QPushButton(tr("Export"));
     exportButton->setObjectName(QStringLiteral("exportButton"));
     auto* exportMenu = new QMenu(exportButton);
@@ -306,6 +306,7 @@ QWidget* MainWindow::buildHistoryTab() {
     QAction* exportSt = exportMenu->addAction(tr("Export safetensors…"));
     QAction* exportHf = exportMenu->addAction(tr("Export Hugging Face folder…"));
     QAction* exportPeft = exportMenu->addAction(tr("Export adapters (PEFT)…"));
+    QAction* exportGguf = exportMenu->addAction(tr("Export for Ollama / llama.cpp…"));
     exportButton->setMenu(exportMenu);
     auto* resume = new QPushButton(tr("Resume run"));
     auto* open = new QPushButton(tr("Open folder"));
@@ -323,6 +324,7 @@ QWidget* MainWindow::buildHistoryTab() {
             [this] { exportSelected(ExportFormat::Safetensors); });
     connect(exportHf, &QAction::triggered, this, [this] { exportSelected(ExportFormat::Hf); });
     connect(exportPeft, &QAction::triggered, this, [this] { exportSelected(ExportFormat::Peft); });
+    connect(exportGguf, &QAction::triggered, this, [this] { exportSelected(ExportFormat::Gguf); });
     connect(resume, &QPushButton::clicked, this, [this] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
         if (!rows.isEmpty())

@@ -63,9 +63,12 @@ public:
     // Starts a run of what the form describes, after checking its model and dataset.
     void startRun();
     // Exports the history row's checkpoint; emits exportFinished.
-    void exportRun(int historyRow, ExportFormat format, const QString& path);
+    // `quant`: how a GGUF export stores the weights.
+    void exportRun(int historyRow, ExportFormat format, const QString& path,
+                   GgufQuant quant = GgufQuant::F16);
     // Exports a run checkpoint (a sweep's best trial); emits exportFinished.
-    void exportCheckpointFile(const QString& checkpoint, ExportFormat format, const QString& path);
+    void exportCheckpointFile(const QString& checkpoint, ExportFormat format, const QString& path,
+                              GgufQuant quant = GgufQuant::F16);
     // Continues the history row's stopped run from its checkpoint.
     void resumeRun(int historyRow);
     void showWizard();
@@ -98,6 +101,7 @@ private:
     void onFailed(const Error& e);
     void onPairingQuestion(const PairingQuestion& q);
     void exportSelected(ExportFormat format);
+    void exportGgufSelected(int historyRow);
     // "Try it…": a language model run continues a prompt (TryDialog).
     void tryRun(int historyRow);
     void exportSweepBest(const QString& checkpoint, const QString& suggestedName);

@@ -22,6 +22,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
@@ -353,6 +354,10 @@ void MainWindow::exportSelected(ExportFormat format) {
                                                 : QStringLiteral("-adapter"))));
         return;
     }
+    if (format == ExportFormat::Gguf) {
+        exportGgufSelected(rows.first().row());
+        return;
+    }
     const bool ts = format == ExportFormat::TorchScript;
     const QString suggested =
         QDir(QDir::homePath())
@@ -365,9 +370,47 @@ void MainWindow::exportSelected(ExportFormat format) {
         exportRun(rows.first().row(), format, path);
 }
 
-void MainWindow::exportRun(int row, ExportFormat format, const QString& path) {
+// GGUF: the quantization first, each with the file's size for this model, then the file.
+void MainWindow::exportGgufSelected(int row) {
+    const ModelSource source =
+        ModelSource::parse(m_history->index(row, 0).data(HistoryModel::ModelRole).toString());
+    // Each file's size, from the model folder's shapes (a fine-tune's are its base's).
+    const std::vector<GgufQuant> quants = {GgufQuant::Q4_K_M, GgufQuant::Q8_0, GgufQuant::F16,
+                                           GgufQuant::BF16};
+    const auto sizes = source.isHf() ? ggufExportBytes(source.path, quants)
+                                     : Expected<std::vector<int64_t>>(std::vector<int64_t>{});
+    auto size = [&](size_t i) {
+        return sizes && i < sizes->size() && (*sizes)[i] > 0
+                   ? QLocale().formattedDataSize((*sizes)[i])
+                   : tr("unknown");
+    };
+    const QList<std::pair<GgufQuant, QString>> choices = {
+        {GgufQuant::Q4_K_M, tr("Q4_K_M: about %1, the usual choice").arg(size(0))},
+        {GgufQuant::Q8_0, tr("Q8_0: about %1, nearly as trained").arg(size(1))},
+        {GgufQuant::F16, tr("F16: about %1, as trained").arg(size(2))},
+        {GgufQuant::BF16, tr("BF16: about %1, as trained").arg(size(3))}};
+    QStringList items;
+    for (const auto& c : choices)
+        items << c.second;
+    bool ok = false;
+    const QString picked =
+        QInputDialog::getItem(this, tr("Export for Ollama / llama.cpp"),
+                              tr("How the weights are stored:"), items, 0, false, &ok);
+    if (!ok)
+        return;
+    const GgufQuant quant = choices[items.indexOf(picked)].first;
+    const QString name =
+        QFileInfo(m_history->index(row, 0).data(HistoryModel::FolderRole).toString()).fileName() +
+        QLatin1Char('-') + ggufQuantName(quant) + QStringLiteral(".gguf");
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export as GGUF"), QDir(QDir::homePath()).filePath(name), tr("GGUF (*.gguf)"));
+    if (!path.isEmpty())
+        exportRun(row, ExportFormat::Gguf, path, quant);
+}
+
+void MainWindow::exportRun(int row, ExportFormat format, const QString& path, GgufQuant quant) {
     exportCheckpointFile(m_history->index(row, 0).data(HistoryModel::CheckpointRole).toString(),
-                         format, path);
+                         format, path, quant);
 }
 
 QWidget* MainWindow::buildSweepTab() {
@@ -397,7 +440,7 @@ void MainWindow::exportSweepBest(const QString& checkpoint, const QString& sugge
 }
 
 void MainWindow::exportCheckpointFile(const QString& checkpoint, ExportFormat format,
-                                      const QString& path) {
+                                      const QString& path, GgufQuant quant) {
     if (checkpoint.isEmpty()) {
         const QString m = tr("That run has no checkpoint to export.");
         showBanner(BannerKind::Error, m);
@@ -408,15 +451,27 @@ void MainWindow::exportCheckpointFile(const QString& checkpoint, ExportFormat fo
         m_exportThread->wait();
     QPointer<MainWindow> self(this);
     // Reading the checkpoint and writing the file can take seconds for a large model.
-    m_exportThread.reset(QThread::create([self, checkpoint, format, path] {
-        const Status st = exportCheckpoint(checkpoint, format, path);
+    m_exportThread.reset(QThread::create([self, checkpoint, format, path, quant] {
+        GgufOptions gguf;
+        gguf.quant = quant;
+        const Status st = exportCheckpoint(checkpoint, format, path, gguf);
         const QString err = st ? QString() : st.error().message;
         QMetaObject::invokeMethod(
             qApp,
             [self, err, path] {
                 if (!self)
                     return;
-                if (err.isEmpty()) {
+                if (err.isEmpty() && path.endsWith(QLatin1String(".gguf"))) {
+                    const QFileInfo f(path);
+                    const QString m =
+                        tr("Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or "
+                           "llama.cpp, open the file.")
+                            .arg(QDir::toNativeSeparators(path), f.completeBaseName(),
+                                 QDir::toNativeSeparators(f.absoluteDir().filePath(
+                                     f.completeBaseName() + QStringLiteral(".Modelfile"))));
+                    self->showBanner(BannerKind::Info, m);
+                    Q_EMIT self->exportFinished(true, m);
+                } else if (err.isEmpty()) {
                     const QString m =
                         tr("Exported to %1. In Python: %2")
                             .arg(

@@ -26,6 +26,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -669,6 +670,20 @@ private Q_SLOTS:
         QVERIFY2(exported.last().at(1).toString().contains(QStringLiteral("PeftModel")),
                  qPrintable(exported.last().at(1).toString()));
         QVERIFY(QFileInfo::exists(peft + QStringLiteral("/adapter_config.json")));
+        // And one GGUF file for Ollama and llama.cpp, with its Modelfile beside it.
+        QVERIFY(hffolder::writeByteLevelTokenizer(folder));
+        const QString gguf = home.filePath(QStringLiteral("export.gguf"));
+        w.exportRun(0, ExportFormat::Gguf, gguf, GgufQuant::Q8_0);
+        QVERIFY(exported.wait(60000));
+        QVERIFY2(exported.last().at(0).toBool(), qPrintable(exported.last().at(1).toString()));
+        QVERIFY2(exported.last().at(1).toString().contains(QStringLiteral("ollama create export")),
+                 qPrintable(exported.last().at(1).toString()));
+        QVERIFY(QFileInfo(gguf).size() > 0);
+        QVERIFY(QFileInfo::exists(home.filePath(QStringLiteral("export.Modelfile"))));
+        auto* exportMenu = button(w, "exportButton")->menu();
+        QVERIFY(exportMenu->actions().size() == 5);
+        QCOMPARE(exportMenu->actions().last()->text(),
+                 QStringLiteral("Export for Ollama / llama.cpp…"));
 
         // "Try it…" answers as a chat through the folder's tokenizer and template, streaming.
         QVERIFY(hffolder::writeTokenizer(folder));
