@@ -1,16 +1,18 @@
 // GGUF export (model/ggufexport.h), checked in llama.cpp itself. The container first: its reader
 // gives back what its writer wrote, values, tensors and block formats; F16 rounds as IEEE does;
 // a damaged file (cut at every byte, counts that overrun, tensors that overlap) is refused by
-// name; a write that cannot finish leaves no file. Then, for Llama (Llama 3's frequency scaling
-// and tokenizer), Qwen2 (q/k/v biases, Qwen2.5's tokenizer) and Qwen3 (q/k norms, its own
-// tokenizer): a tiny folder in the family's layout with the published tokenizer files is
-// fine-tuned with LoRA, exported as F16, BF16 and Q8_0, and loaded by llama.cpp (npm's
-// node-llama-cpp, its prebuilt CPU library) with no warning. llama.cpp's token ids for a
-// multilingual text and for chat markup equal Tandem's; its perplexity on held-out windows is
-// within 0.5 % (F16, BF16) or 2 % (Q8_0) of a float64 reference computed from the published
-// equations on the run's merged export (python/check_hf_loss.py); its greedy continuation of a
-// prompt from the F16 file is `tandem generate --temperature 0`'s; the file's chat template is
-// the tokenizer's.
+// name; a write that cannot finish leaves no file. Then, for Qwen3 (q/k norms, its own
+// tokenizer) and, where the whole suite runs (TANDEM_TEST_ALL), Llama (Llama 3's frequency
+// scaling and tokenizer) and Qwen2 (q/k/v biases, Qwen2.5's tokenizer): a tiny folder in the
+// family's layout with the published tokenizer files is fine-tuned with LoRA, exported as F16,
+// BF16, Q8_0 and Q4_K_M, and loaded by llama.cpp (npm's node-llama-cpp, its prebuilt CPU
+// library) with no warning. llama.cpp's token ids for a multilingual text and for chat markup
+// equal Tandem's; its perplexity on held-out windows is within 0.5 % (F16, BF16), 2 % (Q8_0) or
+// 10 % (Q4_K_M) of a float64 reference computed from the published equations on the run's
+// merged export (python/check_hf_loss.py); its greedy continuation of a prompt from the F16 file
+// is `tandem generate --temperature 0`'s; the file's chat template is the tokenizer's, and an
+// Ollama Modelfile lies beside it. Q4_K_M's own 4-bit blocks are measured on a model wide enough
+// for them (q4KMOnAModelWideEnoughForKQuants).
 
 #include "chatdata.h"
 #include "formats/gguf.h"
@@ -362,15 +364,18 @@ void TestGguf::llamaCppReadsTheExport_data() {
     QTest::addColumn<QString>("tokenizer"); // the folder of build/npm/tokenizers
     QTest::addColumn<int>("vocab");         // the published config's vocab_size
     QTest::addColumn<QString>("chat");      // chat markup in the tokenizer's special tokens
+    // Qwen3 everywhere; Llama and Qwen2 where the whole suite runs (TANDEM_TEST_ALL).
+    QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3") << 151936
+                           << QStringLiteral("<|im_start|>assistant\n<think>\n\n</think>\n\nA "
+                                             "plum is purple.<|im_end|>");
+    if (qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL"))
+        return;
     QTest::newRow("llama") << QStringLiteral("llama") << QStringLiteral("llama3") << 128256
                            << QStringLiteral("<|start_header_id|>user<|end_header_id|>\n\nWhat "
                                              "colour is a plum?<|eot_id|>");
     QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("qwen2_5") << 151936
                            << QStringLiteral("<|im_start|>user\nWhat colour is a plum?<|im_end|>\n"
                                              "<|im_start|>assistant\n");
-    QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3") << 151936
-                           << QStringLiteral("<|im_start|>assistant\n<think>\n\n</think>\n\nA "
-                                             "plum is purple.<|im_end|>");
 }
 
 void TestGguf::llamaCppReadsTheExport() {
@@ -386,7 +391,7 @@ void TestGguf::llamaCppReadsTheExport() {
     TandemProcess train({QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
                          QStringLiteral("--data=chat:%1,context=48").arg(m_chat),
                          QStringLiteral("--lora=r=8,alpha=16"), QStringLiteral("--lr=0.004"),
-                         QStringLiteral("--batch=8"), QStringLiteral("--max-steps=30"),
+                         QStringLiteral("--batch=8"), QStringLiteral("--max-steps=12"),
                          QStringLiteral("--threads=2"), QStringLiteral("--no-history"),
                          QStringLiteral("--home"), m_tmp.filePath(QStringLiteral("home")),
                          QStringLiteral("--out=") + runDir});
@@ -478,6 +483,8 @@ void TestGguf::llamaCppReadsTheExport() {
 // from the Q4_K_M file is within 10 % of the reference's, from the F16 file within 0.5 %; the
 // file holds the types llama.cpp's quantizer would choose.
 void TestGguf::q4KMOnAModelWideEnoughForKQuants() {
+    if (qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL"))
+        QSKIP("two minutes of training: run where TANDEM_TEST_ALL is set (the Debian 13 check)");
     QString base, error;
     QVERIFY2(
         makeFolder(QStringLiteral("qwen3"), QStringLiteral("qwen3"), 151936, true, &base, &error),
