@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 namespace tandem {
 
@@ -505,32 +506,32 @@ QByteArray ggmlQuantize(GgmlType t, const float* x, int64_t n) {
         break;
     }
     default: {
-        const int64_t bytes = ggmlBlockBytes(t);
-        for (int64_t b = 0; b < n / block; ++b, o += bytes) {
-            const float* v = x + b * block;
-            switch (t) {
-            case GgmlType::Q8_0:
-                quantizeQ8(v, o);
-                break;
-            case GgmlType::Q5_0:
-                quantizeQ5(v, o, false);
-                break;
-            case GgmlType::Q5_1:
-                quantizeQ5(v, o, true);
-                break;
-            case GgmlType::Q4_K:
-                quantizeQ4K(v, o);
-                break;
-            case GgmlType::Q5_K:
-                quantizeQ5K(v, o);
-                break;
-            case GgmlType::Q6_K:
-                quantizeQ6K(v, o);
-                break;
-            default:
-                break;
+        // Blocks are independent: a large tensor's are shared among the cores.
+        const int64_t bytes = ggmlBlockBytes(t), blocks = n / block;
+        auto range = [&](int64_t from, int64_t to) {
+            for (int64_t b = from; b < to; ++b) {
+                const float* v = x + b * block;
+                char* ob = o + b * bytes;
+                if (t == GgmlType::Q8_0)
+                    quantizeQ8(v, ob);
+                else if (t == GgmlType::Q5_0 || t == GgmlType::Q5_1)
+                    quantizeQ5(v, ob, t == GgmlType::Q5_1);
+                else if (t == GgmlType::Q4_K)
+                    quantizeQ4K(v, ob);
+                else if (t == GgmlType::Q5_K)
+                    quantizeQ5K(v, ob);
+                else if (t == GgmlType::Q6_K)
+                    quantizeQ6K(v, ob);
             }
-        }
+        };
+        const int64_t threads =
+            std::min<int64_t>(std::max(1u, std::thread::hardware_concurrency()), blocks / 256 + 1);
+        std::vector<std::thread> pool;
+        for (int64_t i = 1; i < threads; ++i)
+            pool.emplace_back(range, blocks * i / threads, blocks * (i + 1) / threads);
+        range(0, blocks / threads);
+        for (std::thread& th : pool)
+            th.join();
     }
     }
     return out;

@@ -1,6 +1,7 @@
 #pragma once
 
-// A Hugging Face model folder as one GGUF file, for llama.cpp, Ollama and LM Studio: the
+// A Hugging Face model folder as one GGUF file, for llama.cpp, Ollama and LM Studio (GPT-2,
+// Llama, Mistral, Qwen2, Qwen3 and SmolLM3, with byte-level BPE tokenizers): the
 // architecture and its hyperparameters under llama.cpp's own names and keys, the tensors under
 // llama.cpp's names with the transformations its converter applies (Llama's q/k rows permuted
 // for its RoPE layout, GPT-2's Conv1D weights transposed, Llama 3's RoPE frequency factors as a

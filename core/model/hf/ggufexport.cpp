@@ -31,11 +31,9 @@ struct Arch {
     const char* name;
     bool permuteQk;
 };
-constexpr Arch kArchs[] = {{"gpt2", "gpt2", false},
-                           {"llama", "llama", true},
-                           {"mistral", "llama", true},
-                           {"qwen2", "qwen2", false},
-                           {"qwen3", "qwen3", false}};
+constexpr Arch kArchs[] = {{"gpt2", "gpt2", false},    {"llama", "llama", true},
+                           {"mistral", "llama", true}, {"qwen2", "qwen2", false},
+                           {"qwen3", "qwen3", false},  {"smollm3", "smollm3", true}};
 
 // llama.cpp's name for the tensor playing each role (blk.N. goes before the per-block ones).
 const char* ggufName(Role r) {
@@ -191,9 +189,10 @@ std::vector<float> llama3Factors(const Rope& r, int64_t dims) {
 QString unsupportedFeature(const HfConfig& c) {
     if (c.rope.type == Rope::Type::LongRope)
         return QStringLiteral("LongRoPE scaling");
-    for (uint8_t n : c.noRope)
-        if (n)
-            return QStringLiteral("blocks without rotary positions");
+    // llama.cpp's smollm3 leaves rotary positions out of every fourth block, and no other.
+    for (int64_t i = 0; i < c.layers; ++i)
+        if (!c.hasRope(i) != (c.modelType == QLatin1String("smollm3") && (i + 1) % 4 == 0))
+            return QStringLiteral("rotary positions left out of other blocks than every fourth");
     if (c.rotaryDims > 0 && c.rotaryDims != c.headDim)
         return QStringLiteral("partial rotary embeddings");
     if (c.attnSoftcap > 0 || c.finalSoftcap > 0)
@@ -246,8 +245,8 @@ Expected<const Arch*> archFor(const HfConfig& c, const QString& dir) {
     if (!arch)
         return makeError(ErrorCode::Unsupported,
                          QStringLiteral("%1 is a %2 model; Tandem writes GGUF for GPT-2, Llama, "
-                                        "Mistral, Qwen2 and Qwen3 so far. Export it as hf and "
-                                        "convert that folder with llama.cpp's "
+                                        "Mistral, Qwen2, Qwen3 and SmolLM3 so far. Export it as "
+                                        "hf and convert that folder with llama.cpp's "
                                         "convert_hf_to_gguf.py")
                              .arg(dir, QLatin1String(c.family->title)));
     if (c.source.contains(QLatin1String("quantization_config")))
@@ -287,13 +286,14 @@ void addTensors(Plan& p, const NamedTensors& weights, const GgufOptions& o) {
     std::vector<Entry>& entries = p.entries;
     QStringList& fellBack = p.fellBack; // rows that are no whole number of their type's blocks
     int64_t layer = 0;
-    auto add = [&](const std::string& hfName, const QByteArray& name, bool weight, int64_t heads) {
+    // `linear`: a linear layer's weight, which Conv1D families store [in, out].
+    auto add = [&](const std::string& hfName, const QByteArray& name, bool linear, int64_t heads) {
         at::Tensor t = find(hfName);
         if (!t.defined())
             return;
         Entry e;
         e.source = t;
-        e.transpose = weight && c.family->conv1d && t.dim() == 2;
+        e.transpose = linear && c.family->conv1d && t.dim() == 2;
         e.permuteHeads = heads;
         e.info.name = name;
         e.info.ne = reversed(e.transpose ? t.t().sizes() : t.sizes());
@@ -319,7 +319,7 @@ void addTensors(Plan& p, const NamedTensors& weights, const GgufOptions& o) {
         int64_t heads = 0;
         if (arch->permuteQk && (r == Role::Q || r == Role::K))
             heads = r == Role::Q ? c.heads : c.kvHeads;
-        add(whole ? m : m + ".weight", name + ".weight", true, heads);
+        add(whole ? m : m + ".weight", name + ".weight", !whole, heads);
         if (!whole)
             add(m + ".bias", name + ".bias", false, heads);
     };
@@ -404,8 +404,12 @@ void addMetadata(Plan& p, const QString& dir, const GgufOptions& o) {
         key(QStringLiteral("tokenizer.ggml.padding_token_id"), GgufValue::u32(uint32_t(v.pad)));
     key(QStringLiteral("tokenizer.ggml.add_bos_token"), GgufValue::boolean(v.addBos));
     key(QStringLiteral("tokenizer.ggml.add_eos_token"), GgufValue::boolean(v.addEos));
-    if (!v.chatTemplate.isEmpty())
-        key(QStringLiteral("tokenizer.chat_template"), GgufValue::string(v.chatTemplate));
+    // llama.cpp's template engine has no list slicing: its converter drops SmolLM3's "[:]".
+    const QString chat = a == QLatin1String("smollm3")
+                             ? QString(v.chatTemplate).replace(QLatin1String("[:]"), QString())
+                             : v.chatTemplate;
+    if (!chat.isEmpty())
+        key(QStringLiteral("tokenizer.chat_template"), GgufValue::string(chat));
 }
 
 // Everything of an export but its bytes: the tensors with their types, and the metadata.
@@ -507,7 +511,11 @@ Status exportGgufFromFolder(const QString& dir, const QString& out, const GgufOp
                 if (e.permuteHeads > 0)
                     t = permuteRows(t, e.permuteHeads);
                 t = t.to(at::kFloat).contiguous();
-                return ggmlQuantize(e.info.type, t.data_ptr<float>(), t.numel());
+                QByteArray bytes = ggmlQuantize(e.info.type, t.data_ptr<float>(), t.numel());
+                // Read once: its pages leave memory, so that exporting a model holds one tensor
+                // of it at a time, not the whole file.
+                dropMappedPages(e.source);
+                return bytes;
             } catch (const std::exception& ex) {
                 return torchError(
                     QStringLiteral("converting %1 for GGUF").arg(QString::fromUtf8(e.info.name)),
