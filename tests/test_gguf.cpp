@@ -3,16 +3,19 @@
 // a damaged file (cut at every byte, counts that overrun, tensors that overlap) is refused by
 // name; a write that cannot finish leaves no file. Then, for Qwen3 (q/k norms, its own
 // tokenizer) and, where the whole suite runs (TANDEM_TEST_ALL), Llama (Llama 3's frequency
-// scaling and tokenizer) and Qwen2 (q/k/v biases, Qwen2.5's tokenizer): a tiny folder in the
-// family's layout with the published tokenizer files is fine-tuned with LoRA, exported as F16,
-// BF16, Q8_0 and Q4_K_M, and loaded by llama.cpp (npm's node-llama-cpp, its prebuilt CPU
-// library) with no warning. llama.cpp's token ids for a multilingual text and for chat markup
-// equal Tandem's; its perplexity on held-out windows is within 0.5 % (F16, BF16), 2 % (Q8_0) or
-// 10 % (Q4_K_M) of a float64 reference computed from the published equations on the run's
-// merged export (python/check_hf_loss.py); its greedy continuation of a prompt from the F16 file
-// is `tandem generate --temperature 0`'s; the file's chat template is the tokenizer's, and an
-// Ollama Modelfile lies beside it. Q4_K_M's own 4-bit blocks are measured on a model wide enough
-// for them (q4KMOnAModelWideEnoughForKQuants).
+// scaling and tokenizer), GPT-2 (Conv1D weights, learned positions, its tokenizer), SmolLM3
+// (every fourth block without rotary positions) and Qwen2 (q/k/v biases, Qwen2.5's tokenizer):
+// a tiny folder in the family's layout with the published tokenizer files is fine-tuned with
+// LoRA, exported as F16, BF16, Q8_0 and Q4_K_M, and loaded by llama.cpp (npm's node-llama-cpp,
+// its prebuilt CPU library) with no warning. llama.cpp's token ids for a multilingual text and
+// for chat markup equal Tandem's; its perplexity on held-out windows from the F16 and BF16 files
+// is within 0.5 % of a float64 reference computed from the published equations on the run's
+// merged export (python/check_hf_loss.py), and its loss from the Q8_0 and Q4_K_M files within
+// 0.2; its greedy continuation of a prompt from the F16 file is `tandem generate
+// --temperature 0`'s; the file's chat template is the tokenizer's, and an Ollama Modelfile lies
+// beside it. The quantizations' quality is measured on a model trained until its perplexity
+// means something, and wide enough for Q4_K_M's own 4-bit blocks: within 2 % (Q8_0) and 10 %
+// (Q4_K_M) of the reference (q4KMOnAModelWideEnoughForKQuants).
 
 #include "chatdata.h"
 #include "formats/gguf.h"
@@ -75,6 +78,7 @@ private Q_SLOTS:
     void llamaCppReadsTheExport_data();
     void llamaCppReadsTheExport();
     void q4KMOnAModelWideEnoughForKQuants();
+    void aFamilyLlamaCppCannotReadIsRefusedBeforeWriting_data();
     void aFamilyLlamaCppCannotReadIsRefusedBeforeWriting();
 
 private:
@@ -91,13 +95,20 @@ private:
     bool llamaCpp(const QString& gguf, QJsonObject request, QJsonObject* answer, QString* error);
     static constexpr int kContext = 32, kWindows = 4;
     QTemporaryDir m_tmp;
-    QString m_chat;
+    QString m_chat, m_text;
 };
 
 void TestGguf::initTestCase() {
     QVERIFY(m_tmp.isValid());
     m_chat = home("chat.jsonl");
     QVERIFY(testutil::writeFile(m_chat, chatdata::chatLines(160, 5)));
+    // Plain text for a model without a chat template (GPT-2).
+    QByteArray prose;
+    for (int i = 0; i < 400; ++i)
+        prose += "What colour is a plum? A plum is purple. What colour is a lemon? A lemon is "
+                 "yellow.\n";
+    m_text = home("text.txt");
+    QVERIFY(testutil::writeFile(m_text, prose));
 }
 
 void TestGguf::fp16RoundsToNearestEven() {
@@ -373,6 +384,11 @@ void TestGguf::llamaCppReadsTheExport_data() {
     QTest::newRow("llama") << QStringLiteral("llama") << QStringLiteral("llama3") << 128256
                            << QStringLiteral("<|start_header_id|>user<|end_header_id|>\n\nWhat "
                                              "colour is a plum?<|eot_id|>");
+    QTest::newRow("gpt2") << QStringLiteral("gpt2") << QStringLiteral("gpt2") << 50257
+                          << QStringLiteral("Hello<|endoftext|>world");
+    QTest::newRow("smollm3") << QStringLiteral("smollm3-4") << QStringLiteral("llama3") << 128256
+                             << QStringLiteral(
+                                    "<|im_start|>user\nWhat colour is a plum?<|im_end|>\n");
     QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("qwen2_5") << 151936
                            << QStringLiteral("<|im_start|>user\nWhat colour is a plum?<|im_end|>\n"
                                              "<|im_start|>assistant\n");
@@ -388,13 +404,14 @@ void TestGguf::llamaCppReadsTheExport() {
 
     // A short LoRA fine-tune, so that the export merges real adapters.
     const QString runDir = m_tmp.filePath(family + QStringLiteral("-run"));
-    TandemProcess train({QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
-                         QStringLiteral("--data=chat:%1,context=48").arg(m_chat),
-                         QStringLiteral("--lora=r=8,alpha=16"), QStringLiteral("--lr=0.004"),
-                         QStringLiteral("--batch=8"), QStringLiteral("--max-steps=12"),
-                         QStringLiteral("--threads=2"), QStringLiteral("--no-history"),
-                         QStringLiteral("--home"), m_tmp.filePath(QStringLiteral("home")),
-                         QStringLiteral("--out=") + runDir});
+    TandemProcess train(
+        {QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
+         family == QLatin1String("gpt2") ? QStringLiteral("--data=text:%1,context=48").arg(m_text)
+                                         : QStringLiteral("--data=chat:%1,context=48").arg(m_chat),
+         QStringLiteral("--lora=r=8,alpha=16"), QStringLiteral("--lr=0.004"),
+         QStringLiteral("--batch=8"), QStringLiteral("--max-steps=12"),
+         QStringLiteral("--threads=2"), QStringLiteral("--no-history"), QStringLiteral("--home"),
+         m_tmp.filePath(QStringLiteral("home")), QStringLiteral("--out=") + runDir});
     QVERIFY2(train.finish(900000) && train.exitCode() == 0, qPrintable(train.err()));
     const QString merged = runDir + QStringLiteral("/hf-model");
 
@@ -447,14 +464,21 @@ void TestGguf::llamaCppReadsTheExport() {
         const double mean = answer.value(QStringLiteral("nll")).toDouble() /
                             answer.value(QStringLiteral("count")).toDouble();
         const double ratio = std::exp(mean - reference) - 1;
-        // Q4_K_M on this narrow model falls back to Q5_0 and Q8_0 blocks (rows of 32 values are
-        // no whole k-quant block): its figure is q4KMOnAModelWideEnoughForKQuants's.
-        const double limit = QLatin1String(quant) == QLatin1String("q8_0")     ? 0.02
-                             : QLatin1String(quant) == QLatin1String("q4_k_m") ? 0.1
-                                                                               : 0.005;
         qInfo("%s %s: llama.cpp's perplexity %.4f, the reference's %.4f (%+.3f %%)",
               qPrintable(family), quant, std::exp(mean), std::exp(reference), ratio * 100);
-        QVERIFY2(std::fabs(ratio) <= limit, qPrintable(QString::number(ratio)));
+        if (QLatin1String(quant) == QLatin1String("f16") ||
+            QLatin1String(quant) == QLatin1String("bf16")) {
+            QVERIFY2(std::fabs(ratio) <= 0.005, qPrintable(QString::number(ratio)));
+        } else {
+            // These small models are barely trained: their confident, mostly wrong guesses put
+            // the perplexity in the hundreds of thousands (a loss of 10 to 13), where a
+            // perplexity ratio measures nothing. A broken block format moves the loss by whole
+            // units; 8 and 5 bits (Q4_K_M falls back to Q5_0 on rows of 32) by hundredths to a
+            // tenth. The quality figures are q4KMOnAModelWideEnoughForKQuants's, on a model
+            // trained until its perplexity means something.
+            QVERIFY2(std::fabs(mean - reference) <= 0.2,
+                     qPrintable(QStringLiteral("loss %1 against %2").arg(mean).arg(reference)));
+        }
         if (QLatin1String(quant) == QLatin1String("f16")) {
             std::vector<int32_t> greedy = idsOf(answer.value(QStringLiteral("greedy")));
             const auto end = std::find(greedy.begin(), greedy.end(), (*tok)->eos());
@@ -514,7 +538,7 @@ void TestGguf::q4KMOnAModelWideEnoughForKQuants() {
                          QStringLiteral("--format=gguf"), QStringLiteral("--sizes")});
     QVERIFY2(sizes.finish(120000) && sizes.exitCode() == 0, qPrintable(sizes.err()));
     const QJsonObject planned = sizes.summary();
-    for (const char* quant : {"f16", "q4_k_m"}) {
+    for (const char* quant : {"f16", "q8_0", "q4_k_m"}) {
         const QString gguf = m_tmp.filePath(QStringLiteral("wide-") + QLatin1String(quant) +
                                             QStringLiteral(".gguf"));
         TandemProcess exp({QStringLiteral("export"), QStringLiteral("--model=hf:") + folder,
@@ -532,8 +556,10 @@ void TestGguf::q4KMOnAModelWideEnoughForKQuants() {
         qInfo("wide qwen3 %s (%lld bytes): llama.cpp's perplexity %.3f, the reference's %.3f "
               "(%+.3f %%)",
               quant, QFileInfo(gguf).size(), std::exp(mean), std::exp(reference), ratio * 100);
-        QVERIFY2(std::fabs(ratio) <= (QLatin1String(quant) == QLatin1String("f16") ? 0.005 : 0.1),
-                 qPrintable(QString::number(ratio)));
+        const double limit = QLatin1String(quant) == QLatin1String("f16")    ? 0.005
+                             : QLatin1String(quant) == QLatin1String("q8_0") ? 0.02
+                                                                             : 0.1;
+        QVERIFY2(std::fabs(ratio) <= limit, qPrintable(QString::number(ratio)));
         if (QLatin1String(quant) != QLatin1String("q4_k_m"))
             continue;
         QFile f(gguf);
@@ -563,20 +589,31 @@ void TestGguf::q4KMOnAModelWideEnoughForKQuants() {
     }
 }
 
+void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting_data() {
+    QTest::addColumn<QString>("family");
+    QTest::addColumn<QString>("named"); // what the refusal says
+    QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("Phi-3");
+    // Its second block without rotary positions: llama.cpp's smollm3 leaves them out of every
+    // fourth block only.
+    QTest::newRow("smollm3") << QStringLiteral("smollm3") << QStringLiteral("every fourth");
+}
+
 void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting() {
-    const QString folder = m_tmp.filePath(QStringLiteral("phi3"));
+    QFETCH(QString, family);
+    QFETCH(QString, named);
+    const QString folder = m_tmp.filePath(QStringLiteral("refused-") + family);
     QString out, error;
     QVERIFY2(run(QStringLiteral("/usr/bin/python3"),
                  {QStringLiteral(TANDEM_PYTHON_DIR "/make_hf.py"), QStringLiteral("--family"),
-                  QStringLiteral("phi3"), folder},
+                  family, folder},
                  &out, &error),
              qPrintable(error));
-    const QString gguf = m_tmp.filePath(QStringLiteral("phi3.gguf"));
+    const QString gguf = folder + QStringLiteral(".gguf");
     TandemProcess exp({QStringLiteral("export"), QStringLiteral("--model=hf:") + folder,
                        QStringLiteral("--format=gguf"), QStringLiteral("--out=") + gguf});
     QVERIFY(exp.finish(120000));
     QVERIFY(exp.exitCode() != 0);
-    QVERIFY2(exp.err().contains(QStringLiteral("Phi-3")), qPrintable(exp.err()));
+    QVERIFY2(exp.err().contains(named), qPrintable(exp.err()));
     QVERIFY(!QFileInfo::exists(gguf));
 }
 

@@ -290,13 +290,13 @@ def randn(gen, *shape, scale=0.3):
     return torch.randn(*shape, generator=gen, dtype=torch.float64) * scale
 
 
-def gpt2_model(gen):
-    c = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": 50,
-         "n_positions": 16, "n_embd": 32, "n_layer": 2, "n_head": 4, "n_inner": None,
+def gpt2_model(gen, vocab=50, positions=16):
+    c = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": vocab,
+         "n_positions": positions, "n_embd": 32, "n_layer": 2, "n_head": 4, "n_inner": None,
          "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "torch_dtype": "float32",
-         "bos_token_id": 49, "eos_token_id": 49}
+         "bos_token_id": vocab - 1, "eos_token_id": vocab - 1}
     h, f = 32, 128
-    p = {"wte.weight": randn(gen, 50, h), "wpe.weight": randn(gen, 16, h),
+    p = {"wte.weight": randn(gen, vocab, h), "wpe.weight": randn(gen, positions, h),
          "ln_f.weight": 1 + randn(gen, h, scale=0.1), "ln_f.bias": randn(gen, h, scale=0.1)}
     for i in range(2):
         n = f"h.{i}."
@@ -308,7 +308,7 @@ def gpt2_model(gen):
                   n + "mlp.c_proj.weight": randn(gen, f, h, scale=0.1), n + "mlp.c_proj.bias": randn(gen, h, scale=0.1)})
     # As GPT2Model saves them: no "transformer." prefix, and the causal masks as buffers.
     stored = dict(p)
-    stored["h.0.attn.bias"] = torch.tril(torch.ones(16, 16)).view(1, 1, 16, 16)
+    stored["h.0.attn.bias"] = torch.tril(torch.ones(positions, positions)).view(1, 1, positions, positions)
     return c, p, stored
 
 
@@ -398,6 +398,11 @@ FAMILY_CONFIGS = {
               "rope_theta": 500000.0, "tie_word_embeddings": True,
               "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
                                "high_freq_factor": 4.0, "original_max_position_embeddings": 16}},
+    # SmolLM3 with four blocks, the fourth without rotary positions: the layout llama.cpp's
+    # smollm3 architecture reads (every fourth block without them).
+    "smollm3-4": {"model_type": "smollm3", "architectures": ["SmolLM3ForCausalLM"],
+                  "num_hidden_layers": 4, "no_rope_layers": [1, 1, 1, 0],
+                  "rope_theta": 2000000.0, "tie_word_embeddings": True, "rms_norm_eps": 1e-6},
     # Qwen2: biases on q, k and v.
     "qwen2": {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"],
               "rope_theta": 1000000.0, "tie_word_embeddings": True, "rms_norm_eps": 1e-6},
@@ -491,7 +496,11 @@ def family_model(gen, folder, vocab=64, wide=False):
 
 
 def write_family(name, folder, vocab, seed, wide=False):
-    c, p = family_model(torch.Generator().manual_seed(seed), name, vocab, wide)
+    if name == "gpt2":  # GPT2LMHeadModel's names, positions for a real context
+        c, p, _ = gpt2_model(torch.Generator().manual_seed(seed), vocab, 1024)
+        p = {"transformer." + k: v for k, v in p.items()}
+    else:
+        c, p = family_model(torch.Generator().manual_seed(seed), name, vocab, wide)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(c, f, indent=2)
