@@ -44,6 +44,8 @@ def qwen3(hidden, layers, heads, kv, inter, head_dim=128, vocab=151936, tied=Tru
 SHAPES = {
     "llama-0.5b": llama(1024, 24, 16, 8, 4096),
     "llama-1.5b": llama(2048, 20, 32, 8, 7168),
+    # Llama-3.2-1B's shape (bench/gguf_sizes.py).
+    "llama-1b": llama(2048, 16, 32, 8, 8192),
     "qwen3-0.5b": qwen3(1024, 28, 16, 8, 3072),
     "qwen3-1.5b": qwen3(2048, 28, 16, 8, 6144),
     "llama-60m": llama(512, 8, 8, 4, 1536, vocab=32000, tied=False),
