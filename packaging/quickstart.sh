@@ -54,6 +54,8 @@ cmake --build build
 # --omit=optional: only this machine's own native builds, which the lock file lists as direct
 # dependencies (Linux x64), not the dozen GPU and other-platform builds of llama.cpp and of the
 # tokenizers library that their packages list as optional.
+# node-llama-cpp wants Node.js 20 or later (NodeSource's packages; Debian 12's own is 18): with
+# an older one its checks in test_gguf are skipped, saying so.
 if [ "${1:-run}" = test ] && ! cmp -s tests/npm/package-lock.json build/npm/package-lock.json; then
     rm -rf build/npm
     mkdir -p build/npm
