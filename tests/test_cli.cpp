@@ -233,7 +233,7 @@ void TestCli::badInput_data() {
     QTest::newRow("export bad format")
         << QStringList{QStringLiteral("export"), QStringLiteral("--checkpoint=x"),
                        QStringLiteral("--out=y"), QStringLiteral("--format=onnx")}
-        << 2 << QStringLiteral("torchscript, safetensors, hf, merged or peft");
+        << 2 << QStringLiteral("torchscript, safetensors, hf, merged, peft or gguf");
     QTest::newRow("export missing checkpoint")
         << QStringList{QStringLiteral("export"), QStringLiteral("--checkpoint=/nonexistent.tandem"),
                        QStringLiteral("--out=y"), QStringLiteral("--format=safetensors")}
