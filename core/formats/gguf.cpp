@@ -295,12 +295,6 @@ GgufValue arrayValue(GgufValue::Type element) {
 GgufValue GgufValue::u32(uint32_t v) {
     return scalarValue(Type::U32, v);
 }
-GgufValue GgufValue::i32(int32_t v) {
-    return scalarValue(Type::I32, v);
-}
-GgufValue GgufValue::u64(uint64_t v) {
-    return scalarValue(Type::U64, int64_t(v));
-}
 GgufValue GgufValue::f32(float v) {
     return scalarValue(Type::F32, 0, v);
 }
@@ -320,11 +314,6 @@ GgufValue GgufValue::stringArray(std::vector<QByteArray> v) {
 GgufValue GgufValue::i32Array(std::vector<int64_t> v) {
     GgufValue g = arrayValue(Type::I32);
     g.integers = std::move(v);
-    return g;
-}
-GgufValue GgufValue::f32Array(std::vector<double> v) {
-    GgufValue g = arrayValue(Type::F32);
-    g.reals = std::move(v);
     return g;
 }
 

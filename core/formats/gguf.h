@@ -58,14 +58,11 @@ struct GgufValue {
     std::vector<double> reals;
 
     static GgufValue u32(uint32_t v);
-    static GgufValue i32(int32_t v);
-    static GgufValue u64(uint64_t v);
     static GgufValue f32(float v);
     static GgufValue boolean(bool v);
     static GgufValue string(const QString& v);
     static GgufValue stringArray(std::vector<QByteArray> v);
     static GgufValue i32Array(std::vector<int64_t> v);
-    static GgufValue f32Array(std::vector<double> v);
 
     int64_t arraySize() const;
 };

@@ -5,7 +5,7 @@
 //           "prompt": [ID…], "generate": N}
 //   texts     each tokenized with special tokens parsed and none added: "tokens"
 //   windows   each window's tokens fed in one sequence, every position but the last scoring the
-//             next one: "nll" (the summed negative log-likelihood) and "predictions"
+//             next one: "nll" (the summed negative log-likelihood) and "count"
 //   prompt    greedy continuation of `generate` tokens: "greedy", and "generateSeconds" (the
 //             prompt's evaluation included)
 // Also "warnings" (every line llama.cpp logged at warning level or above while loading and
@@ -44,7 +44,6 @@ const context = await model.createContext({contextSize: Math.max(64, request.con
 // One sequence, its history cleared before each use.
 const sequence = context.getSequence();
 let nll = 0, count = 0;
-const predictions = [];
 for (const window of request.windows ?? []) {
     await sequence.clearHistory();
     const input = window.map((id, i) => i + 1 < window.length
@@ -56,12 +55,10 @@ for (const window of request.windows ?? []) {
         const p = results[i]?.next?.probabilities?.get(window[i + 1]) ?? 0;
         nll += -Math.log(Math.max(p, 1e-30));
         count += 1;
-        predictions.push(results[i]?.next?.probabilities?.keys().next().value ?? -1);
     }
 }
 out.nll = nll;
 out.count = count;
-out.predictions = predictions;
 
 if (request.prompt && request.generate) {
     await sequence.clearHistory();
