@@ -40,6 +40,7 @@ private Q_SLOTS:
     void blobsTravelInParts();
     void aBlobGoesAsItsProducerFillsIt();
     void theLastMessageIsNeverDropped();
+    void theLastMessageSurvivesAPeerStillTalking();
     void junkBytesAreDropped();
     void clientWithoutCertificateIsDropped();
     void silentClientTimesOut();
@@ -238,6 +239,34 @@ void TestNet::theLastMessageIsNeverDropped() {
     const auto m = got.first().first().value<wire::Message>();
     QVERIFY(std::holds_alternative<wire::Bye>(m));
     QCOMPARE(std::get<wire::Bye>(m).reason, QStringLiteral("the run ended"));
+    delete client;
+}
+
+// A coordinator that ends a run while its worker is still sending (a result, a ping) must not
+// reset the connection: closing a socket with the peer's bytes unread in the kernel sends a
+// reset, which throws away the Bye before the worker reads it. The closing side waits for the
+// peer to hang up, dropping what it still sends.
+void TestNet::theLastMessageSurvivesAPeerStillTalking() {
+    Server server(m_a);
+    Connection *client = nullptr, *serverSide = nullptr;
+    securedPair(server, &client, &serverSide);
+    QVERIFY(client && serverSide);
+    QSignalSpy got(serverSide, &Connection::received);
+    QSignalSpy serverClosed(serverSide, &Connection::closed);
+    wire::Hello chatter;
+    chatter.displayName = QString(400, QLatin1Char('c'));
+    for (int round = 0; round < 10; ++round) {
+        for (int i = 0; i < 200; ++i)
+            serverSide->send(chatter);
+        QCoreApplication::processEvents();
+    }
+    client->close(QStringLiteral("the run ended"), wire::Bye{QStringLiteral("the run ended")});
+    for (int i = 0; i < 1000; ++i)
+        serverSide->send(chatter);
+    QTRY_VERIFY_WITH_TIMEOUT(!got.isEmpty() || !serverClosed.isEmpty(), 20000);
+    QVERIFY2(!got.isEmpty(), "the connection ended without the Bye");
+    const auto m = got.first().first().value<wire::Message>();
+    QVERIFY(std::holds_alternative<wire::Bye>(m));
     delete client;
 }
 

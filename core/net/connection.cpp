@@ -23,6 +23,9 @@ constexpr qint64 kHighWater = qint64(1) << 20;
 // left to grow. Frames other than blob parts are small (control messages, assignments).
 constexpr qint64 kMaxQueuedFrameBytes = qint64(64) << 20;
 constexpr size_t kMaxQueuedItems = 4096;
+// After a last message (a Bye, a Reject), how long the connection waits for the peer to read it
+// and hang up before hanging up itself.
+constexpr int kLingerMs = 2000;
 // The most filler a Pong carries back, whatever a Ping asks for.
 constexpr uint32_t kMaxProbeBytes = 1u << 20;
 
@@ -179,6 +182,10 @@ void Connection::drain() {
 }
 
 void Connection::onReadyRead() {
+    if (m_state == State::Closed && m_socket) {
+        m_socket->readAll(); // lingering after a last message: what the peer still sends is dropped
+        return;
+    }
     if (m_state != State::Secured)
         return; // nothing is read before the peer's certificate is known
     QPointer<Connection> self(this);
@@ -410,7 +417,8 @@ void Connection::close(const QString& reason, std::optional<wire::Message> last)
     // reach the socket whole, so it follows the last complete one.
     m_outgoing.clear();
     m_queuedFrameBytes = 0;
-    if (last && m_state == State::Secured && m_socket) {
+    const bool linger = last && m_state == State::Secured && m_socket;
+    if (linger) {
         const QByteArray f = wire::frame(wire::encode(*last));
         m_bytesSent += f.size();
         m_socket->write(f);
@@ -420,10 +428,20 @@ void Connection::close(const QString& reason, std::optional<wire::Message> last)
     m_pingTimer.stop();
     qCDebug(lcNet) << "closing" << peerAddress() << reason;
     // close() is often reached from inside one of the socket's signals (readyRead, encrypted):
-    // the socket is shut down from the event loop, after that signal has returned. The message
-    // written above is flushed first: disconnectFromHost waits for pending bytes.
-    if (m_socket)
-        QMetaObject::invokeMethod(m_socket, &QSslSocket::disconnectFromHost, Qt::QueuedConnection);
+    // the socket is shut down from the event loop, after that signal has returned.
+    //
+    // After a last message the peer hangs up first, once it has read it, or after kLingerMs.
+    // Closing a socket while bytes the peer sent lie unread in the kernel (a ping, a result
+    // sent just before) makes the kernel reset the connection instead of ending it: the reset
+    // discards what this side had not yet sent, and what the peer had not yet read, the last
+    // message among them. Meanwhile onReadyRead drops what arrives.
+    if (m_socket) {
+        if (linger)
+            QTimer::singleShot(kLingerMs, m_socket, &QSslSocket::disconnectFromHost);
+        else
+            QMetaObject::invokeMethod(m_socket, &QSslSocket::disconnectFromHost,
+                                      Qt::QueuedConnection);
+    }
     Q_EMIT closed(reason);
 }
 

@@ -21,7 +21,7 @@ namespace {
 // never), with this much filler, when nothing else is being sent to it.
 constexpr int kLiveProbeMs = 30000;
 constexpr qint64 kLiveProbeBytes = 256 << 10;
-constexpr qint64 kByeFlushMs = 3000;
+constexpr qint64 kByeFlushMs = 5000;
 
 } // namespace
 
@@ -268,11 +268,11 @@ void CoordinatorHub::finish(const QString& reason) {
             }
             if (m_server)
                 m_server->close();
-            // Let the Bye frames leave and the sockets shut down (at most 3 s, as soon as
-            // they have; at once when there are none): deleting a socket before resets the
-            // connection, and the worker would lose its Bye and spend its whole reconnect
-            // window knocking on a closed port. On a loaded machine 200 ms was not enough. Then
-            // free everything on this thread (its sockets and timers belong to it) before it ends.
+            // Let the Bye frames leave and the workers hang up (Connection::close lingers up
+            // to 2 s for that; this waits at most 5 s, and at once when there are none):
+            // deleting a socket before resets the connection, and the worker would lose its Bye
+            // and spend its whole reconnect window knocking on a closed port. Then free
+            // everything on this thread (its sockets and timers belong to it) before it ends.
             auto* wait = new QTimer; // not a child: the children go below, while it fires
             auto since = std::make_shared<QElapsedTimer>();
             since->start();
