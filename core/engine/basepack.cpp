@@ -9,9 +9,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLocale>
 #include <QStorageInfo>
 
@@ -21,15 +18,10 @@ namespace tandem {
 
 namespace {
 
-const QString kFormat = QStringLiteral("tandem-base-1");
-constexpr qint64 kMinPart = qint64(64) << 10;
-constexpr qint64 kMaxPart = qint64(64) << 20;
-constexpr qint64 kMaxBase = qint64(1) << 40; // 1 TiB
-constexpr int kMaxParts = 1 << 16;
+constexpr qint64 kMinPart = BaseManifest::kMinPart;
+constexpr qint64 kMaxPart = BaseManifest::kMaxPart;
 // About this many parts: a cut costs at most a part, and each part's digest is cheap to keep.
 constexpr qint64 kTargetParts = 64;
-
-constexpr auto kDigest = QCryptographicHash::Blake2b_256;
 
 Error corrupt(const QString& what) {
     return makeError(ErrorCode::Corrupt, QStringLiteral("the run's base model: %1").arg(what));
@@ -40,54 +32,6 @@ QString size(qint64 bytes) {
 }
 
 } // namespace
-
-qint64 BaseManifest::partSize(int part) const {
-    if (part < 0 || part >= parts())
-        return 0;
-    return std::min(partBytes, totalBytes - qint64(part) * partBytes);
-}
-
-QByteArray BaseManifest::json() const {
-    QJsonArray d;
-    for (const QByteArray& digest : digests)
-        d << QString::fromLatin1(digest.toHex());
-    return QJsonDocument(QJsonObject{{QStringLiteral("format"), kFormat},
-                                     {QStringLiteral("total_bytes"), totalBytes},
-                                     {QStringLiteral("part_bytes"), partBytes},
-                                     {QStringLiteral("parts"), d}})
-        .toJson(QJsonDocument::Compact);
-}
-
-Expected<BaseManifest> BaseManifest::parse(const QByteArray& json, const QString& hash) {
-    if (json.size() > (qint64(4) << 20))
-        return corrupt(QStringLiteral("its manifest is over 4 MB"));
-    if (QString::fromLatin1(QCryptographicHash::hash(json, kDigest).toHex()) != hash)
-        return corrupt(QStringLiteral("its manifest does not match its hash"));
-    const QJsonObject o = QJsonDocument::fromJson(json).object();
-    if (o.value(QStringLiteral("format")).toString() != kFormat)
-        return corrupt(QStringLiteral("its manifest is not in a format this Tandem reads"));
-    BaseManifest m;
-    m.hash = hash;
-    m.totalBytes = o.value(QStringLiteral("total_bytes")).toInteger(-1);
-    m.partBytes = o.value(QStringLiteral("part_bytes")).toInteger(-1);
-    if (m.totalBytes < 8 || m.totalBytes > kMaxBase)
-        return corrupt(QStringLiteral("its size is outside 8 bytes to 1 TiB"));
-    if (m.partBytes < kMinPart || m.partBytes > kMaxPart)
-        return corrupt(QStringLiteral("its parts are outside 64 KiB to 64 MiB"));
-    const QJsonArray parts = o.value(QStringLiteral("parts")).toArray();
-    const qint64 expected = (m.totalBytes + m.partBytes - 1) / m.partBytes;
-    if (expected > kMaxParts || parts.size() != expected)
-        return corrupt(QStringLiteral("it lists %1 parts where its size makes %2")
-                           .arg(parts.size())
-                           .arg(expected));
-    for (const QJsonValue& v : parts) {
-        const QByteArray digest = QByteArray::fromHex(v.toString().toLatin1());
-        if (digest.size() != 32 || v.toString().size() != 64)
-            return corrupt(QStringLiteral("a part's digest is not 32 bytes of hex"));
-        m.digests << digest;
-    }
-    return m;
-}
 
 template <typename F> void BasePack::pieces(qint64 from, qint64 length, F&& use) const {
     const qint64 end = from + length;
@@ -149,7 +93,7 @@ Expected<std::shared_ptr<const BasePack>> BasePack::of(const Model& model) {
     std::vector<QByteArray> digests(static_cast<size_t>(parts));
     at::parallel_for(0, parts, 1, [&](int64_t first, int64_t last) {
         for (int64_t p = first; p < last; ++p) {
-            QCryptographicHash h(kDigest);
+            QCryptographicHash h(QCryptographicHash::Blake2b_256);
             const qint64 n = std::min(m.partBytes, m.totalBytes - p * m.partBytes);
             pack->pieces(p * m.partBytes, n,
                          [&h](const char* d, qint64 len) { h.addData(QByteArrayView(d, len)); });
@@ -158,7 +102,7 @@ Expected<std::shared_ptr<const BasePack>> BasePack::of(const Model& model) {
     });
     for (QByteArray& d : digests)
         m.digests << std::move(d);
-    m.hash = QString::fromLatin1(QCryptographicHash::hash(m.json(), kDigest).toHex());
+    m.seal();
     return std::shared_ptr<const BasePack>(std::move(pack));
 }
 
@@ -209,9 +153,8 @@ int firstBadPart(QFile& file, const BaseManifest& m, int parts) {
             if (p * m.partBytes + n > length)
                 continue;
             good[size_t(p)] =
-                QCryptographicHash::hash(
-                    QByteArrayView(reinterpret_cast<const char*>(base) + p * m.partBytes, n),
-                    kDigest) == m.digests[int(p)];
+                BaseManifest::digest(QByteArrayView(
+                    reinterpret_cast<const char*>(base) + p * m.partBytes, n)) == m.digests[int(p)];
         }
     });
     file.unmap(const_cast<uchar*>(base));
@@ -276,7 +219,7 @@ Status BaseCache::write(const BaseManifest& m, int part, const QByteArray& bytes
                            .arg(part + 1)
                            .arg(bytes.size())
                            .arg(m.partSize(part)));
-    if (QCryptographicHash::hash(bytes, kDigest) != m.digests[part])
+    if (BaseManifest::digest(bytes) != m.digests[part])
         return corrupt(
             QStringLiteral("part %1 of %2 does not match its digest").arg(part + 1).arg(m.parts()));
     QFile file(path(m, ".partial"));

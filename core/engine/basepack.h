@@ -12,6 +12,7 @@
 #include "common/expected.h"
 #include "model/model.h"
 #include "model/tensors.h"
+#include "wire/basemanifest.h"
 
 #include <QByteArray>
 #include <QList>
@@ -21,21 +22,6 @@
 #include <optional>
 
 namespace tandem {
-
-struct BaseManifest {
-    qint64 totalBytes = 0;
-    qint64 partBytes = 0;
-    QList<QByteArray> digests; // each part's BLAKE2b-256, 32 bytes
-    QString hash;              // BLAKE2b-256 of json(), in hex
-
-    int parts() const { return int(digests.size()); }
-    qint64 partSize(int part) const;
-    // What the hash is taken over, and what a run spec and a checkpoint carry.
-    QByteArray json() const;
-    // A manifest from a peer or a file: its hash must be `hash`, and every figure in it
-    // consistent (sizes, part count, digests), or it is refused saying which.
-    static Expected<BaseManifest> parse(const QByteArray& json, const QString& hash);
-};
 
 // The coordinator's side: the base's bytes, produced part by part from the model's tensors.
 class BasePack {

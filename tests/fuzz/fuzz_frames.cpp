@@ -15,6 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     BlobAssembler direct;
     direct.setCap(uint32_t(BlobKind::Tensors), 1 << 16);
     direct.setCap(uint32_t(BlobKind::Model), 1 << 16);
+    direct.setCap(uint32_t(BlobKind::BasePart), 1 << 16);
     FrameReader reader(direct, 1 << 20);
     size_t pos = 0, piece = 1;
     const FrameReader::Source source = [&](char* to, qint64 max) -> qint64 {

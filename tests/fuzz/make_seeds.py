@@ -174,3 +174,32 @@ put('gguf', 'version-2', gguf_file(gguf_meta[:2], gguf_tensors[:1], version=2))
 put('gguf', 'cut-short', gguf_file(gguf_meta[:1], gguf_tensors[:2])[:-1])
 put('gguf', 'huge-count', b'GGUF' + struct.pack('<IQQ', 3, 1 << 40, 1 << 40))
 put('gguf', 'empty', b'GGUF' + struct.pack('<IQQ', 3, 0, 0))
+
+# basemanifest: a LoRA run's base as a run spec or a checkpoint describes it (the target hashes
+# the input itself), and near-misses; frames: the run spec that carries one, and the base's
+# request and part messages.
+
+
+def manifest(total, part, digests=None, fmt='tandem-base-1'):
+    n = (total + part - 1) // part
+    if digests is None:
+        digests = [hashlib.blake2b(bytes([i]), digest_size=32).hexdigest() for i in range(n)]
+    return json.dumps({'format': fmt, 'part_bytes': part, 'parts': digests, 'total_bytes': total},
+                      separators=(',', ':')).encode()
+
+
+put('basemanifest', 'four-parts', manifest(200000, 65536))
+put('basemanifest', 'one-part', manifest(8, 65536))
+put('basemanifest', 'too-few-parts', manifest(200000, 65536, ['00' * 32]))
+put('basemanifest', 'short-digest', manifest(70000, 65536, ['00' * 31, '11' * 32]))
+put('basemanifest', 'small-parts', manifest(1000, 1000))
+put('basemanifest', 'other-format', manifest(8, 65536, fmt='tandem-base-2'))
+put('basemanifest', 'too-big', manifest(1 << 41, 64 << 20, []))
+put('basemanifest', 'not-json', b'{"format":"tandem-base-1","parts":[')
+four = manifest(200000, 65536)
+run_spec = field(3, 2, field(1, 2, b'run-1') + field(3, 0, 1) + field(4, 2, b'ab' * 32) +
+                 field(14, 2, four) + field(15, 2, hashlib.blake2b(four, digest_size=32).hexdigest().encode()))
+put('frames', 'base-run-spec', frame(run_spec))
+put('frames', 'base-request-part',
+    frame(field(20, 2, field(1, 2, hashlib.blake2b(four, digest_size=32).hexdigest().encode()) + field(2, 0, 3))) +
+    blob_part(5, 7, 10, 0, b'0123456789') + frame(field(21, 2, field(1, 0, 3) + field(2, 0, 7))))
