@@ -8,6 +8,14 @@ what Tandem reports as a run's test loss, checked from the folder it exported.
                                              same weights under each config of make_hf.py's
                                              WRONG_CHANGES[FAMILY], which gets one of the
                                              family's own features wrong
+    check_hf_loss.py DIR TOKENS CONTEXT --adapter ADAPTER [--base nf4]
+                                             the loss of DIR's weights with PEFT's adapter
+                                             folder ADAPTER applied: W + lora_alpha/r * B A for
+                                             each module it holds. With --base nf4, every block
+                                             linear weight of DIR is first quantized to NF4 with
+                                             double quantization and dequantized in its own dtype
+                                             (quant_reference.py), as a run with that base
+                                             trained on it
 
 TOKENS is a little-endian uint16 stream (uint32 when its name ends in .u32); its windows are
 tokens [i*CONTEXT, i*CONTEXT+CONTEXT]
@@ -42,12 +50,48 @@ def mean_loss(c, p, t, context):
     return total / count
 
 
+def apply_adapter(p, adapter, base):
+    """The folder's weights p (as stored) in float64, with the PEFT adapter folder `adapter`
+    merged in; `base` "nf4" first puts every block linear weight through NF4 and back."""
+    with open(os.path.join(adapter, "adapter_config.json")) as f:
+        ac = json.load(f)
+    if ac.get("use_rslora") or ac.get("use_dora"):
+        raise SystemExit("adapter: rsLoRA and DoRA are not what this reference applies")
+    scale = ac["lora_alpha"] / ac["r"]
+    if base == "nf4":
+        from quant_reference import LINEAR, nf4, nf4_dequant
+        for name, w in p.items():
+            module = name[:-len(".weight")] if name.endswith(".weight") else ""
+            if ".layers." in name and module.split(".")[-1] in LINEAR:
+                p[name] = nf4_dequant(nf4(w, True), w.shape, w.numel()).to(w.dtype)
+    p = {k: v.to(torch.float64) for k, v in p.items()}
+    lora = read_safetensors(os.path.join(adapter, "adapter_model.safetensors"))
+    prefix = "base_model.model."
+    merged = 0
+    for key, a in lora.items():
+        if not key.endswith(".lora_A.weight"):
+            continue
+        module = key[len(prefix):-len(".lora_A.weight")]
+        b = lora[key.replace(".lora_A.", ".lora_B.")].to(torch.float64)
+        if module + ".weight" not in p:
+            raise SystemExit("adapter: %s names no weight of the folder" % module)
+        p[module + ".weight"] = p[module + ".weight"] + scale * (b @ a.to(torch.float64))
+        merged += 1
+    if merged == 0:
+        raise SystemExit("adapter: no lora_A/lora_B pairs in " + adapter)
+    return p
+
+
 def main():
     folder, tokens, context = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    wrong = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--wrong" else None
+    flags = dict(zip(sys.argv[4::2], sys.argv[5::2]))
+    wrong = flags.get("--wrong")
     with open(os.path.join(folder, "config.json")) as f:
         c = json.load(f)
     p = {k: v.to(torch.float64) for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
+    if "--adapter" in flags:
+        p = apply_adapter(read_safetensors(os.path.join(folder, "model.safetensors")),
+                          flags["--adapter"], flags.get("--base"))
     with open(tokens, "rb") as f:
         raw = f.read()
     if tokens.endswith(".u32"):
