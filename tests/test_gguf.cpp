@@ -411,15 +411,17 @@ void TestGguf::llamaCppReadsTheExport() {
     QString folder, error;
     QVERIFY2(makeFolder(family, tokenizer, vocab, false, &folder, &error), qPrintable(error));
 
-    // A short LoRA fine-tune, so that the export merges real adapters.
+    // A short LoRA fine-tune, so that the export merges real adapters. The run writes the Q8_0
+    // file itself (--gguf); the others are exported from its checkpoint.
     const QString runDir = m_tmp.filePath(family + QStringLiteral("-run"));
     TandemProcess train(
         {QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
          family == QLatin1String("gpt2") ? QStringLiteral("--data=text:%1,context=48").arg(m_text)
                                          : QStringLiteral("--data=chat:%1,context=48").arg(m_chat),
-         QStringLiteral("--lora=r=8,alpha=16"), QStringLiteral("--lr=0.004"),
-         QStringLiteral("--batch=8"), QStringLiteral("--max-steps=12"),
-         QStringLiteral("--threads=2"), QStringLiteral("--no-history"), QStringLiteral("--home"),
+         QStringLiteral("--lora=r=8,alpha=16"), QStringLiteral("--gguf=q8_0"),
+         QStringLiteral("--lr=0.004"), QStringLiteral("--batch=8"),
+         QStringLiteral("--max-steps=12"), QStringLiteral("--threads=2"),
+         QStringLiteral("--no-history"), QStringLiteral("--home"),
          m_tmp.filePath(QStringLiteral("home")), QStringLiteral("--out=") + runDir});
     QVERIFY2(train.finish(900000) && train.exitCode() == 0, qPrintable(train.err()));
     const QString merged = runDir + QStringLiteral("/hf-model");
@@ -439,15 +441,20 @@ void TestGguf::llamaCppReadsTheExport() {
                             QStringLiteral("--temperature=0")});
     QVERIFY2(generate.finish(300000) && generate.exitCode() == 0, qPrintable(generate.err()));
 
+    QVERIFY2(train.err().contains(QStringLiteral("model.gguf (Q8_0")), qPrintable(train.err()));
     for (const char* quant : {"f16", "bf16", "q8_0", "q4_k_m"}) {
-        const QString gguf = m_tmp.filePath(family + QLatin1Char('-') + QLatin1String(quant) +
-                                            QStringLiteral(".gguf"));
-        TandemProcess exp(
-            {QStringLiteral("export"),
-             QStringLiteral("--checkpoint=") + runDir + QStringLiteral("/checkpoint.tandem"),
-             QStringLiteral("--format=gguf"), QStringLiteral("--quant=") + QLatin1String(quant),
-             QStringLiteral("--out=") + gguf});
-        QVERIFY2(exp.finish(300000) && exp.exitCode() == 0, qPrintable(exp.err()));
+        QString gguf = m_tmp.filePath(family + QLatin1Char('-') + QLatin1String(quant) +
+                                      QStringLiteral(".gguf"));
+        if (QLatin1String(quant) == QLatin1String("q8_0")) {
+            gguf = runDir + QStringLiteral("/model.gguf");
+        } else {
+            TandemProcess exp(
+                {QStringLiteral("export"),
+                 QStringLiteral("--checkpoint=") + runDir + QStringLiteral("/checkpoint.tandem"),
+                 QStringLiteral("--format=gguf"), QStringLiteral("--quant=") + QLatin1String(quant),
+                 QStringLiteral("--out=") + gguf});
+            QVERIFY2(exp.finish(300000) && exp.exitCode() == 0, qPrintable(exp.err()));
+        }
 
         const QJsonObject request{{QStringLiteral("texts"), QJsonArray::fromStringList(texts)},
                                   {QStringLiteral("windows"), windows},
@@ -626,6 +633,21 @@ void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting() {
     QVERIFY(exp.exitCode() != 0);
     QVERIFY2(exp.err().contains(named), qPrintable(exp.err()));
     QVERIFY(!QFileInfo::exists(gguf));
+
+    // A run that asks for the file at its end is refused before it loads anything, rather
+    // than after it has trained.
+    const QString runDir = folder + QStringLiteral("-run");
+    TandemProcess train({QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
+                         QStringLiteral("--data=text:%1,context=16").arg(m_text),
+                         QStringLiteral("--lora=r=4"), QStringLiteral("--gguf=q4_k_m"),
+                         QStringLiteral("--max-steps=2"), QStringLiteral("--no-history"),
+                         QStringLiteral("--home"), m_tmp.filePath(QStringLiteral("home")),
+                         QStringLiteral("--out=") + runDir});
+    QVERIFY(train.finish(120000));
+    QVERIFY(train.exitCode() != 0);
+    QVERIFY2(train.err().contains(QStringLiteral("--gguf q4_k_m")) && train.err().contains(named),
+             qPrintable(train.err()));
+    QVERIFY(!QFileInfo::exists(runDir + QStringLiteral("/metrics.jsonl")));
 }
 
 QTEST_GUILESS_MAIN(TestGguf)

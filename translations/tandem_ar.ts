@@ -1174,6 +1174,50 @@ Tandem %3</translation>
         <source>Training samples</source>
         <translation>عينات التدريب</translation>
     </message>
+    <message>
+        <source>Base as stored</source>
+        <translation>الأساس كما خُزِّن</translation>
+    </message>
+    <message>
+        <source>Base in 8 bits</source>
+        <translation>الأساس بـ 8 بتات</translation>
+    </message>
+    <message>
+        <source>Base in 4 bits (QLoRA)</source>
+        <translation>الأساس بـ 4 بتات (QLoRA)</translation>
+    </message>
+    <message>
+        <source>The frozen model&apos;s own weights in 4 bits (nf4) take about a quarter of bf16&apos;s memory: a 7-8B model fits a 12 GB card</source>
+        <translation>أوزان النموذج المجمّدة بـ 4 بتات (nf4) تشغل نحو ربع ذاكرة bf16: نموذج بحجم 7-8B يتسع في بطاقة 12 GB</translation>
+    </message>
+    <message>
+        <source>No</source>
+        <translation>لا</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: smallest, about 4.9 bits a weight</source>
+        <translation>Q4_K_M: الأصغر، نحو 4.9 بت لكل وزن</translation>
+    </message>
+    <message>
+        <source>Q8_0: 8.5 bits a weight, close to the original</source>
+        <translation>Q8_0: ‏8.5 بت لكل وزن، قريب من الأصل</translation>
+    </message>
+    <message>
+        <source>F16: 16 bits, as trained</source>
+        <translation>F16: ‏16 بت، كما دُرِّب</translation>
+    </message>
+    <message>
+        <source>BF16: 16 bits, as trained</source>
+        <translation>BF16: ‏16 بت، كما دُرِّب</translation>
+    </message>
+    <message>
+        <source>At the end of the run, also write model.gguf and model.Modelfile in the run&apos;s folder: `ollama create NAME -f model.Modelfile` adds it to Ollama, and LM Studio and llama.cpp open model.gguf as it is</source>
+        <translation>في نهاية التشغيل، اكتب أيضًا model.gguf و model.Modelfile في مجلد التشغيل: الأمر `ollama create NAME -f model.Modelfile` يضيفه إلى Ollama، ويفتح LM Studio و llama.cpp الملف model.gguf كما هو</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>تصدير لـ Ollama / llama.cpp</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1166,6 +1166,50 @@ Tandem %3</translation>
         <source>Training samples</source>
         <translation>Trainings-Samples</translation>
     </message>
+    <message>
+        <source>Base as stored</source>
+        <translation>Basis wie gespeichert</translation>
+    </message>
+    <message>
+        <source>Base in 8 bits</source>
+        <translation>Basis in 8 Bit</translation>
+    </message>
+    <message>
+        <source>Base in 4 bits (QLoRA)</source>
+        <translation>Basis in 4 Bit (QLoRA)</translation>
+    </message>
+    <message>
+        <source>The frozen model&apos;s own weights in 4 bits (nf4) take about a quarter of bf16&apos;s memory: a 7-8B model fits a 12 GB card</source>
+        <translation>Die eingefrorenen Gewichte des Modells in 4 Bit (nf4) brauchen etwa ein Viertel des Speichers von bf16: ein 7–8B-Modell passt auf eine 12-GB-Karte</translation>
+    </message>
+    <message>
+        <source>No</source>
+        <translation>Nein</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: smallest, about 4.9 bits a weight</source>
+        <translation>Q4_K_M: am kleinsten, etwa 4,9 Bit je Gewicht</translation>
+    </message>
+    <message>
+        <source>Q8_0: 8.5 bits a weight, close to the original</source>
+        <translation>Q8_0: 8,5 Bit je Gewicht, nah am Original</translation>
+    </message>
+    <message>
+        <source>F16: 16 bits, as trained</source>
+        <translation>F16: 16 Bit, wie trainiert</translation>
+    </message>
+    <message>
+        <source>BF16: 16 bits, as trained</source>
+        <translation>BF16: 16 Bit, wie trainiert</translation>
+    </message>
+    <message>
+        <source>At the end of the run, also write model.gguf and model.Modelfile in the run&apos;s folder: `ollama create NAME -f model.Modelfile` adds it to Ollama, and LM Studio and llama.cpp open model.gguf as it is</source>
+        <translation>Am Ende des Laufs zusätzlich model.gguf und model.Modelfile in den Ordner des Laufs schreiben: `ollama create NAME -f model.Modelfile` fügt es Ollama hinzu, LM Studio und llama.cpp öffnen model.gguf direkt</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>Für Ollama / llama.cpp exportieren</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1157,6 +1157,50 @@ Tandem %3</source>
         <source>Choose the Hugging Face model&apos;s folder.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Base as stored</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base in 8 bits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base in 4 bits (QLoRA)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The frozen model&apos;s own weights in 4 bits (nf4) take about a quarter of bf16&apos;s memory: a 7-8B model fits a 12 GB card</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q4_K_M: smallest, about 4.9 bits a weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q8_0: 8.5 bits a weight, close to the original</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>F16: 16 bits, as trained</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>BF16: 16 bits, as trained</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At the end of the run, also write model.gguf and model.Modelfile in the run&apos;s folder: `ollama create NAME -f model.Modelfile` adds it to Ollama, and LM Studio and llama.cpp open model.gguf as it is</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

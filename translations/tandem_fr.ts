@@ -1166,6 +1166,50 @@ Tandem %3</translation>
         <source>Training samples</source>
         <translation>Échantillons d&apos;entraînement</translation>
     </message>
+    <message>
+        <source>Base as stored</source>
+        <translation>Base telle qu’enregistrée</translation>
+    </message>
+    <message>
+        <source>Base in 8 bits</source>
+        <translation>Base sur 8 bits</translation>
+    </message>
+    <message>
+        <source>Base in 4 bits (QLoRA)</source>
+        <translation>Base sur 4 bits (QLoRA)</translation>
+    </message>
+    <message>
+        <source>The frozen model&apos;s own weights in 4 bits (nf4) take about a quarter of bf16&apos;s memory: a 7-8B model fits a 12 GB card</source>
+        <translation>Les poids figés du modèle sur 4 bits (nf4) occupent environ un quart de la mémoire de bf16 : un modèle de 7 à 8 B tient sur une carte de 12 Go</translation>
+    </message>
+    <message>
+        <source>No</source>
+        <translation>Non</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: smallest, about 4.9 bits a weight</source>
+        <translation>Q4_K_M : le plus petit, environ 4,9 bits par poids</translation>
+    </message>
+    <message>
+        <source>Q8_0: 8.5 bits a weight, close to the original</source>
+        <translation>Q8_0 : 8,5 bits par poids, proche de l’original</translation>
+    </message>
+    <message>
+        <source>F16: 16 bits, as trained</source>
+        <translation>F16 : 16 bits, tel qu’entraîné</translation>
+    </message>
+    <message>
+        <source>BF16: 16 bits, as trained</source>
+        <translation>BF16 : 16 bits, tel qu’entraîné</translation>
+    </message>
+    <message>
+        <source>At the end of the run, also write model.gguf and model.Modelfile in the run&apos;s folder: `ollama create NAME -f model.Modelfile` adds it to Ollama, and LM Studio and llama.cpp open model.gguf as it is</source>
+        <translation>À la fin de l’entraînement, écrire aussi model.gguf et model.Modelfile dans son dossier : `ollama create NOM -f model.Modelfile` l’ajoute à Ollama, et LM Studio et llama.cpp ouvrent model.gguf tel quel</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>Exporter pour Ollama / llama.cpp</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

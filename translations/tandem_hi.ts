@@ -1166,6 +1166,50 @@ Tandem %3</translation>
         <source>Training samples</source>
         <translation>ट्रेनिंग सैंपल</translation>
     </message>
+    <message>
+        <source>Base as stored</source>
+        <translation>आधार जैसा सहेजा गया</translation>
+    </message>
+    <message>
+        <source>Base in 8 bits</source>
+        <translation>आधार 8 बिट में</translation>
+    </message>
+    <message>
+        <source>Base in 4 bits (QLoRA)</source>
+        <translation>आधार 4 बिट में (QLoRA)</translation>
+    </message>
+    <message>
+        <source>The frozen model&apos;s own weights in 4 bits (nf4) take about a quarter of bf16&apos;s memory: a 7-8B model fits a 12 GB card</source>
+        <translation>मॉडल के जमे हुए भार 4 बिट (nf4) में bf16 की लगभग एक-चौथाई मेमोरी लेते हैं: 7-8B का मॉडल 12 GB कार्ड में आ जाता है</translation>
+    </message>
+    <message>
+        <source>No</source>
+        <translation>नहीं</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: smallest, about 4.9 bits a weight</source>
+        <translation>Q4_K_M: सबसे छोटा, हर भार लगभग 4.9 बिट</translation>
+    </message>
+    <message>
+        <source>Q8_0: 8.5 bits a weight, close to the original</source>
+        <translation>Q8_0: हर भार 8.5 बिट, मूल के निकट</translation>
+    </message>
+    <message>
+        <source>F16: 16 bits, as trained</source>
+        <translation>F16: 16 बिट, जैसा प्रशिक्षित</translation>
+    </message>
+    <message>
+        <source>BF16: 16 bits, as trained</source>
+        <translation>BF16: 16 बिट, जैसा प्रशिक्षित</translation>
+    </message>
+    <message>
+        <source>At the end of the run, also write model.gguf and model.Modelfile in the run&apos;s folder: `ollama create NAME -f model.Modelfile` adds it to Ollama, and LM Studio and llama.cpp open model.gguf as it is</source>
+        <translation>रन के अंत में उसके फ़ोल्डर में model.gguf और model.Modelfile भी लिखें: `ollama create NAME -f model.Modelfile` इसे Ollama में जोड़ता है, और LM Studio व llama.cpp model.gguf को सीधे खोलते हैं</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>Ollama / llama.cpp के लिए निर्यात</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1164,6 +1164,50 @@ Tandem %3</translation>
         <source>Training samples</source>
         <translation>训练样本</translation>
     </message>
+    <message>
+        <source>Base as stored</source>
+        <translation>基础权重保持原样</translation>
+    </message>
+    <message>
+        <source>Base in 8 bits</source>
+        <translation>基础权重用 8 位</translation>
+    </message>
+    <message>
+        <source>Base in 4 bits (QLoRA)</source>
+        <translation>基础权重用 4 位（QLoRA）</translation>
+    </message>
+    <message>
+        <source>The frozen model&apos;s own weights in 4 bits (nf4) take about a quarter of bf16&apos;s memory: a 7-8B model fits a 12 GB card</source>
+        <translation>冻结的模型权重用 4 位（nf4）存放，约占 bf16 内存的四分之一：7–8B 的模型可放进 12 GB 显卡</translation>
+    </message>
+    <message>
+        <source>No</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: smallest, about 4.9 bits a weight</source>
+        <translation>Q4_K_M：最小，每个权重约 4.9 位</translation>
+    </message>
+    <message>
+        <source>Q8_0: 8.5 bits a weight, close to the original</source>
+        <translation>Q8_0：每个权重 8.5 位，接近原模型</translation>
+    </message>
+    <message>
+        <source>F16: 16 bits, as trained</source>
+        <translation>F16：16 位，与训练时相同</translation>
+    </message>
+    <message>
+        <source>BF16: 16 bits, as trained</source>
+        <translation>BF16：16 位，与训练时相同</translation>
+    </message>
+    <message>
+        <source>At the end of the run, also write model.gguf and model.Modelfile in the run&apos;s folder: `ollama create NAME -f model.Modelfile` adds it to Ollama, and LM Studio and llama.cpp open model.gguf as it is</source>
+        <translation>运行结束时，另在运行文件夹中写入 model.gguf 和 model.Modelfile：`ollama create NAME -f model.Modelfile` 将其加入 Ollama，LM Studio 和 llama.cpp 可直接打开 model.gguf</translation>
+    </message>
+    <message>
+        <source>Export for Ollama / llama.cpp</source>
+        <translation>导出到 Ollama / llama.cpp</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

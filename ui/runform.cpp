@@ -3,6 +3,7 @@
 #include "common/ports.h"
 #include "model/modelsource.h"
 #include "ui/peermodel.h"
+#include "ui/wheelguard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -31,8 +32,8 @@
 namespace tandem::ui {
 
 namespace {
-const QString kFileItem = QStringLiteral("file");
-const QString kHfItem = QStringLiteral("hf");
+const QString& kFileItem = kModelFileItem;
+const QString& kHfItem = kModelHfItem;
 // The mode list's entry for local SGD with its exchange streamed in fragments.
 constexpr char kStreaming[] = "streaming";
 
@@ -179,6 +180,7 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     m_checkLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     form->addRow(checkButton, m_checkLabel);
     connect(checkButton, &QPushButton::clicked, this, &RunForm::check);
+    guardWheel(this);
 
     connect(m_modelBrowse, &QPushButton::clicked, this, &RunForm::browseModel);
     connect(m_dataBrowse, &QPushButton::clicked, this, &RunForm::browseData);
@@ -213,9 +215,7 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     });
     connect(m_recompute, &QCheckBox::toggled, this,
             [this] { setCheck(Check::NotChecked, QString()); });
-    connect(m_loss, &QComboBox::currentIndexChanged, this,
-            [this] { setCheck(Check::NotChecked, QString()); });
-    for (QComboBox* c : {m_data, m_loraBase})
+    for (QComboBox* c : {m_data, m_loraBase, m_loss})
         connect(c, &QComboBox::currentIndexChanged, this,
                 [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_peers, &QAbstractItemModel::modelReset, this, &RunForm::updatePeers);
@@ -297,48 +297,6 @@ RunForm::~RunForm() {
         m_checkThread->wait();
 }
 
-void RunForm::addModelRows(QFormLayout* form) {
-    m_model = new QComboBox;
-    m_model->setObjectName(QStringLiteral("modelCombo"));
-    m_model->addItem(tr("mnist-cnn: convolutional network for 28×28 images"),
-                     QStringLiteral("mnist-cnn"));
-    m_model->addItem(tr("mlp: small fully connected network"), QStringLiteral("mlp"));
-    m_model->addItem(tr("resnet8: small ResNet for 32×32 colour images"),
-                     QStringLiteral("resnet8"));
-    m_model->addItem(tr("gpt: small language model over the bytes of a text"),
-                     QStringLiteral("gpt"));
-    m_model->addItem(tr("Your TorchScript file…"), kFileItem);
-    m_model->addItem(tr("A Hugging Face folder… (%1)").arg(hfFamilyTitles()), kHfItem);
-    m_modelPath = new QLineEdit;
-    m_modelPath->setObjectName(QStringLiteral("modelPath"));
-    m_modelPath->setPlaceholderText(tr("model.pt saved with torch.jit.save"));
-    m_modelBrowse = new QPushButton(tr("Choose…"));
-    auto* modelRow = new QHBoxLayout;
-    modelRow->addWidget(m_modelPath, 1);
-    modelRow->addWidget(m_modelBrowse);
-    form->addRow(tr("Model"), m_model);
-    form->addRow(QString(), modelRow);
-    m_lora = new QLineEdit;
-    m_lora->setObjectName(QStringLiteral("loraEdit"));
-    m_lora->setPlaceholderText(tr("empty: train every weight"));
-    m_lora->setToolTip(tr("Low-rank adapters: only they train, the model's own weights stay "
-                          "frozen. r=8,alpha=16,dropout=0.05,targets=q_proj,v_proj"));
-    m_loraBase = new QComboBox;
-    m_loraBase->setObjectName(QStringLiteral("loraBaseCombo"));
-    m_loraBase->addItem(tr("Base as stored"), QString());
-    m_loraBase->addItem(tr("Base in 8 bits"), QStringLiteral("int8"));
-    m_loraBase->addItem(tr("Base in 4 bits (QLoRA)"), QStringLiteral("nf4"));
-    m_loraBase->setToolTip(tr("The frozen model's own weights in 4 bits (nf4) take about a "
-                              "quarter of bf16's memory: a 7-8B model fits a 12 GB card"));
-    auto* loraRow = new QHBoxLayout;
-    loraRow->addWidget(m_lora, 1);
-    loraRow->addWidget(m_loraBase);
-    m_recompute = new QCheckBox(tr("Recompute activations (less memory, more time)"));
-    m_recompute->setObjectName(QStringLiteral("recomputeCheck"));
-    form->addRow(tr("Adapters (LoRA)"), loraRow);
-    form->addRow(QString(), m_recompute);
-}
-
 void RunForm::updateEnabled() {
     const bool hf = m_model->currentData().toString() == kHfItem;
     const bool file = m_model->currentData().toString() == kFileItem || hf;
@@ -352,6 +310,7 @@ void RunForm::updateEnabled() {
     m_lora->setEnabled(hf);
     m_loraBase->setEnabled(hf && !m_lora->text().trimmed().isEmpty());
     m_recompute->setEnabled(hf);
+    m_gguf->setEnabled(hf);
     const bool builtin = m_data->currentIndex() == 0;
     m_dataPath->setEnabled(!builtin);
     m_dataBrowse->setEnabled(!builtin);
@@ -414,6 +373,7 @@ RunConfig RunForm::config() const {
     c.lora = hf ? withLoraBase(m_lora->text().trimmed(), m_loraBase->currentData().toString())
                 : QString();
     c.checkpointActivations = hf && m_recompute->isChecked();
+    c.gguf = hf ? m_gguf->currentData().toString() : QString();
     c.data = dataSpec();
     c.loss = parse<LossKind>(m_loss->currentData().toString()).value_or(LossKind::Auto);
     const QString mode = m_mode->currentData().toString();
@@ -461,6 +421,7 @@ void RunForm::setConfig(const RunConfig& c) {
     m_loraBase->setCurrentIndex(std::max(0, m_loraBase->findData(loraBase(c.lora, &lora))));
     m_lora->setText(lora);
     m_recompute->setChecked(c.checkpointActivations);
+    m_gguf->setCurrentIndex(std::max(0, m_gguf->findData(c.gguf.toLower())));
     int kind = 0;
     QString path;
     for (int k = 1; k < int(std::size(kDataKinds)); ++k)

@@ -22,6 +22,10 @@ namespace tandem::ui {
 
 class PeerModel;
 
+// The model list's entries for a file of the user's and a Hugging Face folder (their data).
+inline const QString kModelFileItem = QStringLiteral("file");
+inline const QString kModelHfItem = QStringLiteral("hf");
+
 // The New run form: model, dataset, machines, mode, wire and compute precision, this machine's
 // device, optimizer, schedule, batch and
 // epochs. Defaults train the built-in demo. What it edits is a RunConfig, saved and loaded as
@@ -70,6 +74,7 @@ private:
     QLineEdit* m_lora;
     QComboBox* m_loraBase; // the frozen base: as stored, int8 or nf4
     QCheckBox* m_recompute;
+    QComboBox* m_gguf; // the quantization of the GGUF file written at the end; "": none
     QComboBox* m_data;
     QComboBox* m_loss;
     QLineEdit* m_dataPath;

@@ -4,6 +4,7 @@
 #include "engine/runhistory.h"
 #include "ui/livechart.h"
 #include "ui/peermodel.h"
+#include "ui/wheelguard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -137,6 +138,7 @@ SweepTab::SweepTab(PeerModel* peers, const QString& home, const QString& sweepsF
     connect(m_param, &QComboBox::currentIndexChanged, this, &SweepTab::refreshScatter);
     m_refresh.setInterval(1000);
     connect(&m_refresh, &QTimer::timeout, this, &SweepTab::readRunningCurves);
+    guardWheel(this);
     updateButtons();
 }
 

@@ -4,9 +4,11 @@
 #include "common/files.h"
 #include "engine/modelcheck.h"
 #include "engine/runhistory.h"
+#include "model/ggufexport.h"
 #include "model/model.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
@@ -15,7 +17,18 @@ namespace tandem {
 
 Recorder::Recorder(const RunConfig& config)
     : m_outDir(config.outDir)
-    , m_model(config.model) {}
+    , m_model(config.model)
+    , m_gguf(config.gguf) {}
+
+Status Recorder::checkExports() const {
+    GgufQuant quant;
+    if (m_gguf.isEmpty() || !ggufQuantFromName(m_gguf, &quant))
+        return success();
+    if (auto size = ggufExportBytes(ModelSource::parse(m_model).path, {quant}); !size)
+        return makeError(size.error().code,
+                         QStringLiteral("--gguf %1: %2").arg(m_gguf, size.error().message));
+    return success();
+}
 
 Status Recorder::open(bool resuming, int64_t savedStep) {
     m_savedStep = savedStep;
@@ -104,11 +117,28 @@ void Recorder::summary(const RunSummary& s) {
     write(o);
 }
 
-Status Recorder::exportModel(const Model& module) {
-    const ExportContext context{ModelSource::parse(m_model), {}};
+Status Recorder::exportModel(const Model& module, const std::function<void(const QString&)>& log) {
+    ExportContext context{ModelSource::parse(m_model), {}};
     for (const auto& [format, name] : RunFiles::exportsOf(module.kind(), module.hasAdapters()))
         if (auto st = module.exportAs(format, QDir(m_outDir).filePath(name), context); !st)
             return st;
+    if (m_gguf.isEmpty() || !ggufQuantFromName(m_gguf, &context.gguf.quant))
+        return success();
+    context.gguf.name = QFileInfo(m_outDir).fileName();
+    context.gguf.log = log;
+    const QString out = QDir(m_outDir).filePath(RunFiles::gguf());
+    if (auto st = module.exportAs(ExportFormat::Gguf, out, context); !st)
+        return makeError(
+            st.error().code,
+            QStringLiteral("the GGUF export (--gguf %1): %2").arg(m_gguf, st.error().message));
+    if (log)
+        log(QStringLiteral("wrote %1 (%2, %3 MB) for llama.cpp and LM Studio; in Ollama: "
+                           "ollama create %4 -f %5")
+                .arg(QDir::toNativeSeparators(out), ggufQuantName(context.gguf.quant).toUpper())
+                .arg(double(QFileInfo(out).size()) / 1e6, 0, 'f', 1)
+                .arg(context.gguf.name.toLower(),
+                     QDir::toNativeSeparators(QDir(m_outDir).filePath(
+                         QFileInfo(out).completeBaseName() + QStringLiteral(".Modelfile")))));
     return success();
 }
 

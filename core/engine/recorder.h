@@ -12,6 +12,8 @@
 
 #include <QFile>
 
+#include <functional>
+
 #include "model/model.h"
 
 namespace tandem {
@@ -20,6 +22,10 @@ class Recorder {
 public:
     explicit Recorder(const RunConfig& config);
 
+    // Whether the exports the run asks for beyond its model's own can be written: the GGUF file's
+    // family, tokenizer and shapes, checked before the run loads anything, so that a model
+    // llama.cpp cannot read is refused before it trains.
+    Status checkExports() const;
     // Creates the folder and opens metrics.jsonl, appending when the run resumes. `savedStep`
     // is the step of the checkpoint already on disk (-1: none).
     Status open(bool resuming, int64_t savedStep);
@@ -42,14 +48,17 @@ public:
     void epoch(const EpochMetrics& m);
     void summary(const RunSummary& s);
     // model.pt (TorchScript, in eval mode, which is what inference wants) and
-    // model.safetensors.
-    Status exportModel(const Model& module);
+    // model.safetensors; a Hugging Face model's folder and adapters, and the GGUF file the run
+    // asked for, its progress told to `log`.
+    Status exportModel(const Model& module,
+                       const std::function<void(const QString&)>& log = nullptr);
 
 private:
     void write(const QJsonObject& o);
 
     QString m_outDir;
     QString m_model;
+    QString m_gguf;
     QFile m_log;
     QFile m_ledger;
     bool m_logFailed = false;

@@ -3,6 +3,7 @@
 #include "engine/training.h"
 
 #include "common/files.h"
+#include "model/ggufexport.h"
 
 #include <QJsonArray>
 
@@ -110,6 +111,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("model"), model},
         {QStringLiteral("lora"), lora},
         {QStringLiteral("checkpoint_activations"), checkpointActivations},
+        {QStringLiteral("gguf"), gguf},
         {QStringLiteral("data"), data},
         {QStringLiteral("epochs"), epochs},
         {QStringLiteral("batch"), batch},
@@ -260,8 +262,8 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     // Text fields, read as they are; the numeric ones come from runFields().
     using C = RunConfig;
     static const std::pair<const char*, QString C::*> texts[] = {
-        {"model", &C::model}, {"data", &C::data},     {"lora", &C::lora},
-        {"out", &C::outDir},  {"listen", &C::listen}, {"device", &C::device}};
+        {"model", &C::model},   {"data", &C::data},     {"lora", &C::lora}, {"out", &C::outDir},
+        {"listen", &C::listen}, {"device", &C::device}, {"gguf", &C::gguf}};
     QStringList known = {QStringLiteral("seed"), QStringLiteral("local_worker"),
                          QStringLiteral("checkpoint_activations"), QStringLiteral("invites")};
     for (const auto& t : texts)
@@ -347,6 +349,16 @@ Status RunConfig::validate() const {
         return bad(QStringLiteral("--lora adds adapters to a Hugging Face model (--model hf:DIR); "
                                   "%1 is not one")
                        .arg(model));
+    if (!gguf.isEmpty()) {
+        GgufQuant q;
+        if (!hf)
+            return bad(QStringLiteral("--gguf writes a Hugging Face model for llama.cpp "
+                                      "(--model hf:DIR); %1 is not one")
+                           .arg(model));
+        if (!ggufQuantFromName(gguf, &q))
+            return bad(QStringLiteral("--gguf takes %1, not \"%2\"")
+                           .arg(ggufQuantNames().join(QStringLiteral(", ")), gguf));
+    }
     if (checkpointActivations && !hf)
         return bad(QStringLiteral("--checkpoint-activations recomputes a Hugging Face model's "
                                   "blocks (--model hf:DIR); %1 is not one")

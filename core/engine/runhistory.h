@@ -25,6 +25,9 @@ struct RunFiles {
     // saves them.
     static QString hfModel() { return QStringLiteral("hf-model"); }
     static QString adapter() { return QStringLiteral("adapter"); }
+    // A run that asked for it (RunConfig::gguf): the model for llama.cpp, with Ollama's
+    // Modelfile beside it (model.Modelfile).
+    static QString gguf() { return QStringLiteral("model.gguf"); }
     static QString record() { return QStringLiteral("record.json"); }
     // What a finished run leaves of its model, and under which name: model.pt and
     // model.safetensors for a TorchScript model; hf-model/ for a Hugging Face one, and adapter/

@@ -39,6 +39,10 @@ struct RunConfig {
     // hf: models: each transformer block keeps only its input and recomputes its activations
     // in the backward pass, trading time for memory.
     bool checkpointActivations = false;
+    // hf: models: at the end, also the model for llama.cpp, Ollama and LM Studio, as
+    // RunFiles::gguf() in this quantization (ggufQuantNames(): "q4_k_m"); empty: none. The
+    // family is checked before training starts, so a model GGUF cannot hold is refused then.
+    QString gguf;
     QString data = QStringLiteral("fashion-mnist");
     int epochs = 1;
     int batch = 64; // the global batch: what one optimizer step sees, across all workers

@@ -37,6 +37,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextDocument>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <limits>
@@ -835,6 +836,44 @@ private Q_SLOTS:
                     w.grab().save(QStringLiteral("%1/%2-1024x700.png").arg(shots, l.code));
         }
         applyLanguage(*app, QStringLiteral("en"));
+    }
+
+    // A drop-down or a spin box takes the mouse wheel only once it has focus: over the long
+    // form the wheel scrolls the form, rather than turning the optimizer under the pointer
+    // into another one.
+    void theWheelScrollsTheFormNotItsFields() {
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        w.resize(1024, 600);
+        w.show();
+        w.findChild<QTabWidget*>()->setCurrentIndex(1);
+        auto* scroll = w.findChild<QScrollArea*>(QStringLiteral("runScroll"));
+        QVERIFY(scroll);
+        QTRY_VERIFY(scroll->verticalScrollBar()->maximum() > 0);
+        auto* optimizer = w.findChild<QComboBox*>(QStringLiteral("optimizerCombo"));
+        auto* batch = w.findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+        QVERIFY(optimizer && batch);
+        const int optimizerBefore = optimizer->currentIndex(), batchBefore = batch->value();
+        auto wheel = [](QWidget* field, int delta) {
+            const QPointF at = QRectF(field->rect()).center();
+            QWheelEvent e(at, field->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(field, &e);
+        };
+        scroll->verticalScrollBar()->setValue(0);
+        for (QWidget* field : {static_cast<QWidget*>(optimizer), static_cast<QWidget*>(batch)}) {
+            const int top = scroll->verticalScrollBar()->value();
+            wheel(field, -120);
+            QCOMPARE(optimizer->currentIndex(), optimizerBefore);
+            QCOMPARE(batch->value(), batchBefore);
+            QVERIFY2(scroll->verticalScrollBar()->value() > top, field->objectName().toUtf8());
+        }
+        // Given focus (a click, or Tab), the field takes the wheel.
+        w.activateWindow();
+        batch->setFocus(Qt::OtherFocusReason);
+        QTRY_VERIFY(batch->hasFocus());
+        wheel(batch, 120);
+        QVERIFY(batch->value() != batchBefore);
     }
 
     void eventLoopLatency() {

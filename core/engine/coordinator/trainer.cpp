@@ -87,6 +87,8 @@ Status Trainer::load() {
         return st;
     if (m_cfg.outDir.isEmpty())
         return makeError(ErrorCode::InvalidArgument, QStringLiteral("no output folder given"));
+    if (auto st = m_recorder.checkExports(); !st)
+        return st;
     QString threadWarning;
     m_threads = setTorchThreads(m_cfg.threads, &threadWarning);
     if (!threadWarning.isEmpty())
@@ -549,7 +551,7 @@ Status Trainer::finish(bool stopped) {
         m_module.to(c10::Device(at::kCPU));
         m_masterOnDevice = false;
     }
-    return m_recorder.exportModel(m_module);
+    return m_recorder.exportModel(m_module, [this](const QString& line) { m_obs.onMessage(line); });
 }
 
 void Trainer::shutdown(const QString& reason) {
