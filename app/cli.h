@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include <type_traits>
+#include <utility>
 
 namespace tandem::cli {
 
@@ -24,6 +25,28 @@ void printOut(const QString& s);
 // A line on stderr as it is (progress and log lines).
 void say(const QString& s);
 
+// A command's parser that keeps the options and arguments it was given, so that the command's
+// help is written from exactly what it parses: in UTF-8, wrapped between words to the terminal.
+class Parser : public QCommandLineParser {
+public:
+    bool addOption(const QCommandLineOption& option);
+    void addPositionalArgument(const QString& name, const QString& description);
+    const QList<QCommandLineOption>& options() const { return m_options; }
+    // "Usage: tandem COMMAND [options] ARGS", the description, then each option with its value
+    // and its text below it, no line wider than `width` (a single word longer than that stays
+    // whole).
+    QString help(const QString& command, int width) const;
+
+private:
+    QList<QCommandLineOption> m_options;
+    QList<std::pair<QString, QString>> m_arguments; // name, description
+};
+
+// `text` in lines of at most `width` columns, each indented by `indent`, broken between words.
+QString wrap(const QString& text, int width, int indent);
+// The width help is wrapped to: $COLUMNS, or the terminal's, or 80; at least 60, at most 100.
+int helpWidth();
+
 // Says what failed and returns its exit code: kUsage for a wrong argument, kFailed otherwise.
 int fail(const Error& e);
 inline int usage(const QString& message) {
@@ -33,8 +56,8 @@ inline int usage(const QString& message) {
 // Parses a command's arguments, with --help and --home added. Returns false when the command
 // should exit now with `*exit`: after --help (kOk) or a wrong command line (kUsage).
 // Positional arguments are refused unless `positional`.
-bool parse(QCommandLineParser& p, const QString& command, const QStringList& args,
-           const QString& description, int* exit, bool positional = false);
+bool parse(Parser& p, const QString& command, const QStringList& args, const QString& description,
+           int* exit, bool positional = false);
 
 // Reads numeric options, each against its range; the first problem lands in `error`.
 struct OptionReader {

@@ -11,6 +11,7 @@
 #include "engine/runplan.h"
 #include "engine/training.h"
 #include "engine/workerclient.h"
+#include "model/ggufexport.h"
 #include "model/modelsource.h"
 #include "net/server.h"
 #include "node/workercommand.h"
@@ -38,7 +39,8 @@ QString topUsage() {
         "  devices   List this machine's compute devices\n"
         "  train     Train a model (the built-in demo: mnist-cnn on Fashion-MNIST)\n"
         "  sweep     Search hyperparameters: one trial per device, here and on paired nodes\n"
-        "  export    Export a run checkpoint as TorchScript or safetensors\n"
+        "  export    Export a run's model: TorchScript, safetensors, a Hugging Face\n"
+        "            folder, PEFT adapters, or GGUF for llama.cpp and Ollama\n"
         "  generate  Continue a prompt with a trained language model\n"
         "  worker    Join a coordinator's run (tandem worker --connect HOST:PORT)\n"
         "  identity  Print this node's device ID\n"
@@ -51,7 +53,7 @@ QString topUsage() {
 }
 
 int cmdDevices(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     p.addOption({QStringLiteral("json"), QStringLiteral("Print a JSON array.")});
     int exit = kOk;
     if (!parse(p, QStringLiteral("devices"), args, QStringLiteral("Lists compute devices."), &exit))
@@ -116,15 +118,15 @@ Status readRunOptions(const QCommandLineParser& p, RunConfig& cfg) {
     return success();
 }
 
-void addTrainOptions(QCommandLineParser& p) {
+void addTrainOptions(Parser& p) {
     const RunConfig defaults;
     auto opt = [&](const char* name, const QString& help, const char* valueName) {
-        p.addOption({QLatin1String(name), help, QLatin1String(valueName)});
+        p.addOption({QLatin1String(name), help, QString::fromUtf8(valueName)});
     };
     opt("model",
-        QStringLiteral("Built-in model (mlp, mnist-cnn, resnet8), hf:DIR (a Hugging Face "
-                       "folder: %1) or a TorchScript file [%2].")
-            .arg(hfFamilyTitles(), defaults.model),
+        QStringLiteral("Built-in model (%1), hf:DIR (a Hugging Face folder: %2) or a "
+                       "TorchScript file [%3].")
+            .arg(zooModelNames().join(QStringLiteral(", ")), hfFamilyTitles(), defaults.model),
         "NAME|hf:DIR|FILE");
     opt("lora",
         QStringLiteral("hf: models: train low-rank adapters only, the base weights frozen in "
@@ -132,15 +134,26 @@ void addTrainOptions(QCommandLineParser& p) {
                        "key optional [r=8,alpha=2r,dropout=0,base=bf16,targets=the attention "
                        "projections]."),
         "r=R,alpha=A,dropout=P,base=nf4|int8|bf16,targets=L[,L…]");
+    opt("gguf",
+        QStringLiteral("hf: models: at the end, also write model.gguf for llama.cpp, Ollama and "
+                       "LM Studio (with model.Modelfile for `ollama create`), in this "
+                       "quantization: %1. The family is checked before training starts.")
+            .arg(ggufQuantNames().join(QStringLiteral(", "))),
+        "QUANT");
     p.addOption({QStringLiteral("checkpoint-activations"),
                  QStringLiteral("hf: models: recompute each block's activations in the "
                                 "backward pass instead of keeping them (less memory, more "
                                 "time).")});
     opt("data",
-        QStringLiteral("Dataset: fashion-mnist, fashion-mnist:DIR, mnist:DIR, cifar10:DIR, "
-                       "csv:FILE[,label=COL|target=COL][,test=FILE], "
-                       "text:FILE[,context=N][,test=FILE], "
-                       "tokens:FILE[,dtype=uint16|uint32|int32][,context=N][,test=FILE] [%1].")
+        QStringLiteral(
+            "Dataset. Images and tables: fashion-mnist (built in), fashion-mnist:DIR, "
+            "mnist:DIR, idx:DIR, cifar10:DIR, images:DIR[,size=N][,test=DIR][,skip_bad=1], "
+            "csv:FILE[,label=COL|target=COL][,test=FILE], npz:FILE[,inputs=float|ids], "
+            "npy:DIR[,inputs=float|ids]. Text, through a Hugging Face model's tokenizer (gpt: "
+            "its bytes): text:FILE, jsonl:FILE[,field=NAME], chat:FILE (one conversation a "
+            "line, in the model's chat template), each with ,context=N ,test=FILE "
+            ",long=split|refuse ,tokenizer=DIR ,template=FILE as it needs. Token ids: "
+            "tokens:FILE[,dtype=uint16|uint32|int32][,context=N][,test=FILE] [%1].")
             .arg(defaults.data),
         "SPEC");
     opt("epochs", QStringLiteral("Epochs [%1].").arg(defaults.epochs), "N");
@@ -240,7 +253,7 @@ Status openEventLog(const QCommandLineParser& p, std::unique_ptr<EventLog>& out)
 }
 
 int cmdTrain(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     addTrainOptions(p);
     int exit = kOk;
     if (!parse(p, QStringLiteral("train"), args,
@@ -283,6 +296,7 @@ int cmdTrain(const QStringList& args) {
     str("model", cfg.model);
     str("data", cfg.data);
     str("lora", cfg.lora);
+    str("gguf", cfg.gguf);
     str("out", cfg.outDir);
     if (p.isSet(QStringLiteral("checkpoint-activations")))
         cfg.checkpointActivations = true;
@@ -337,7 +351,7 @@ int cmdTrain(const QStringList& args) {
 }
 
 int cmdExport(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     p.addOption({QStringLiteral("checkpoint"), QStringLiteral("The run checkpoint."),
                  QStringLiteral("FILE")});
     p.addOption({QStringLiteral("model"),
@@ -420,10 +434,10 @@ int cmdExport(const QStringList& args) {
 }
 
 int cmdGenerate(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     const GenerateOptions defaults;
     auto opt = [&](const char* name, const QString& help, const char* valueName) {
-        p.addOption({QLatin1String(name), help, QLatin1String(valueName)});
+        p.addOption({QLatin1String(name), help, QString::fromUtf8(valueName)});
     };
     opt("model",
         QStringLiteral("hf:DIR (a Hugging Face folder, a run's hf-model/ among them), a run "
@@ -500,8 +514,9 @@ int cmdGenerate(const QStringList& args) {
 }
 
 int cmdWorker(const QStringList& args) {
-    QCommandLineParser p;
-    WorkerCommand::addOptions(p);
+    Parser p;
+    for (const QCommandLineOption& o : WorkerCommand::options())
+        p.addOption(o);
     int exit = kOk;
     if (!parse(p, QStringLiteral("worker"), args,
                QStringLiteral("Joins a coordinator's run and trains until it ends."), &exit))

@@ -9,6 +9,7 @@
 #include <QCoreApplication>
 #include <QLoggingCategory>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -38,6 +39,37 @@ bool wantsGui(int argc, char** argv, tandem::ui::GuiOptions* o) {
         return false;
     }
     return true;
+}
+
+// `tandem gui` with anything wantsGui does not take: its help for --help, otherwise what was
+// not understood. Returns the exit code.
+int guiCommandLine(int argc, char** argv) {
+    for (int i = 2; i < argc; ++i)
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::fputs("Usage: tandem [gui] [--lang CODE] [--home DIR]\n"
+                       "\n"
+                       "Opens the Tandem app: pair your machines, start and watch runs, export\n"
+                       "models. Without a display, see 'tandem serve --help' and\n"
+                       "'tandem train --help'.\n"
+                       "\n"
+                       "Options:\n"
+                       "  --lang CODE\n"
+                       "      The app's language: en, de, fr, zh_CN, hi or ar [the system's].\n"
+                       "  --home DIR\n"
+                       "      This node's home folder (identity, trust store, caches).\n"
+                       "  -h, --help\n"
+                       "      Show this help.\n",
+                       stdout);
+            return 0;
+        }
+    int bad = 2;
+    while (bad < argc &&
+           (std::strncmp(argv[bad], "--lang", 6) == 0 || std::strncmp(argv[bad], "--home", 6) == 0))
+        bad += std::strchr(argv[bad], '=') ? 1 : 2;
+    std::fprintf(stderr, "tandem: gui: %s \"%s\" (see 'tandem gui --help')\n",
+                 bad < argc ? "unexpected argument" : "a value is missing after",
+                 argv[std::min(bad, argc - 1)]);
+    return 2;
 }
 
 // Qt reads arguments as UTF-8 text and turns bytes that are not UTF-8 into U+FFFD, so a
@@ -115,6 +147,8 @@ int main(int argc, char** argv) {
         QApplication::setDesktopFileName(QStringLiteral("org.tandem.Tandem"));
         return tandem::ui::runGui(app, gui);
     }
+    if (argc > 1 && std::strcmp(argv[1], "gui") == 0)
+        return guiCommandLine(argc, argv);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("Tandem"));
     QCoreApplication::setOrganizationName(QStringLiteral("Tandem"));

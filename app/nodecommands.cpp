@@ -75,7 +75,7 @@ struct Common {
     bool announceToSet = false;
 };
 
-bool parseCommon(QCommandLineParser& p, const QString& command, const QStringList& args,
+bool parseCommon(Parser& p, const QString& command, const QStringList& args,
                  const QString& description, const QList<QCommandLineOption>& extra, Common* c,
                  int* exit) {
     p.addOption({QStringLiteral("name"), QStringLiteral("The name other machines see [host name]."),
@@ -121,7 +121,7 @@ bool parseCommon(QCommandLineParser& p, const QString& command, const QStringLis
 } // namespace
 
 int cmdServe(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     Common c;
     int exit = 0;
     if (!parseCommon(
@@ -199,7 +199,7 @@ int cmdServe(const QStringList& args) {
 }
 
 int cmdPair(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     Common c;
     int exit = 0;
     p.addPositionalArgument(QStringLiteral("peer"),

@@ -23,7 +23,7 @@
 namespace tandem::cli {
 
 int cmdIdentity(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     int exit = kOk;
     if (!parse(p, QStringLiteral("identity"), args,
                QStringLiteral("Prints this node's device ID (made on first use)."), &exit))
@@ -38,7 +38,7 @@ int cmdIdentity(const QStringList& args) {
 }
 
 int cmdTrust(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("list, add or remove"));
     p.addPositionalArgument(QStringLiteral("id"), QStringLiteral("a device ID"));
     p.addOption({QStringLiteral("name"), QStringLiteral("A name to remember the device by."),
@@ -55,7 +55,7 @@ int cmdTrust(const QStringList& args) {
         return kUsage;
     }
     if (p.isSet(QStringLiteral("help"))) {
-        fprintf(stdout, "%s", qPrintable(p.helpText()));
+        fputs(p.help(QStringLiteral("trust"), helpWidth()).toUtf8().constData(), stdout);
         return kOk;
     }
     const QStringList pos = p.positionalArguments();
@@ -91,7 +91,7 @@ int cmdTrust(const QStringList& args) {
 }
 
 int cmdPeers(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     p.addOption({QStringLiteral("json"), QStringLiteral("Print a JSON array.")});
     p.addOption(
         {QStringLiteral("wait"), QStringLiteral("Seconds to listen [4]."), QStringLiteral("S")});

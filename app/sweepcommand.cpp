@@ -27,7 +27,7 @@ extern "C" void onStopSignal(int sig) {
 } // namespace
 
 int cmdSweep(const QStringList& args) {
-    QCommandLineParser p;
+    Parser p;
     p.addOption({QStringLiteral("config"),
                  QStringLiteral("The sweep description: a run description with a \"sweep\" "
                                 "object (the space, trials, metric and scheduler)."),

@@ -1,7 +1,9 @@
 // The tandem command line, run as a real process: training end to end, exports that PyTorch
 // loads, resuming, and every kind of bad input ending in a one-line reason and exit code 1 or 2.
 
+#include "engine/training.h"
 #include "formats/tensorfile.h"
+#include "model/modelsource.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -9,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -88,6 +91,7 @@ class TestCli : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void versionAndUsage();
+    void everyCommandsHelpFitsAndMatchesItsOptions();
     void devicesJson();
     void badInput_data();
     void badInput();
@@ -142,6 +146,72 @@ void TestCli::versionAndUsage() {
     r = runTandem({QStringLiteral("train"), QStringLiteral("--help")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains(QStringLiteral("--limit-train")));
+}
+
+// `tandem COMMAND --help` for every command the usage lists (and gui): 80 columns without a
+// terminal, UTF-8 without mojibake, the command named in its usage line. Every option it names
+// is one the command takes; train's names every numeric and named field of a run description
+// (the engine's table), every built-in model, and every dataset kind the reader knows (its own
+// list, from the refusal of an unknown one).
+void TestCli::everyCommandsHelpFitsAndMatchesItsOptions() {
+    const Result top = runTandem({QStringLiteral("--help")});
+    QStringList commands{QStringLiteral("gui")};
+    const QString list =
+        top.out.section(QStringLiteral("Commands:\n"), 1).section(QStringLiteral("\n\n"), 0, 0);
+    for (const QString& line : list.split(QLatin1Char('\n')))
+        if (line.startsWith(QLatin1String("  ")) && !line.startsWith(QLatin1String("   ")))
+            commands << line.trimmed().section(QLatin1Char(' '), 0, 0);
+    QVERIFY2(commands.size() >= 11, qPrintable(commands.join(QLatin1Char(' '))));
+    const QRegularExpression optionLine(QStringLiteral("^  (?:-\\w, )?--([a-z0-9-]+)( \\S+)?$"));
+    QHash<QString, QString> helps;
+    for (const QString& command : commands) {
+        const Result r = runTandem({command, QStringLiteral("--help")});
+        QVERIFY2(r.exitCode == 0, qPrintable(command + QLatin1Char(' ') + r.err));
+        helps[command] = r.out;
+        QVERIFY2(r.out.contains(QStringLiteral("tandem ") + command) ||
+                     (command == QLatin1String("gui") && r.out.contains(QStringLiteral("[gui]"))),
+                 qPrintable(r.out));
+        QStringList named{command}; // every option the help names, given at once
+        for (const QString& line : r.out.split(QLatin1Char('\n'))) {
+            QVERIFY2(line.size() <= 80, qPrintable(command + QStringLiteral(": ") + line));
+            QVERIFY2(!line.contains(QChar::ReplacementCharacter) &&
+                         !line.contains(QStringLiteral("\u00e2\u20ac")) &&
+                         !line.contains(QStringLiteral("\u00e2\u0080")),
+                     qPrintable(command + QStringLiteral(": ") + line));
+            const auto m = optionLine.match(line);
+            if (m.hasMatch())
+                named << QStringLiteral("--") + m.captured(1) +
+                             (m.capturedLength(2) > 0 ? QStringLiteral("=1") : QString());
+        }
+        QVERIFY2(named.size() > 1, qPrintable(r.out));
+        // All known to the parser: an option it does not take fails the parse before --help.
+        if (command == QLatin1String("gui"))
+            continue;
+        const Result known = runTandem(named << QStringLiteral("--help"));
+        QVERIFY2(known.exitCode == 0,
+                 qPrintable(named.join(QLatin1Char(' ')) + QStringLiteral(": ") + known.err));
+    }
+    const QString train = helps.value(QStringLiteral("train"));
+    for (const RunField& f : runFields())
+        QVERIFY2(train.contains(QStringLiteral("--") + QLatin1String(f.option)), f.option);
+    for (const QString& key : runChoiceKeys())
+        QVERIFY2(train.contains(QStringLiteral("--") +
+                                QString(key).replace(QLatin1Char('_'), QLatin1Char('-'))),
+                 qPrintable(key));
+    for (const QString& model : zooModelNames())
+        QVERIFY2(train.contains(model), qPrintable(model));
+    const Result unknown = runTandem({QStringLiteral("train"), QStringLiteral("--data=nothing:x")});
+    const QString kinds = unknown.err.section(QStringLiteral("; use "), 1);
+    QVERIFY2(!kinds.isEmpty(), qPrintable(unknown.err));
+    int named = 0;
+    for (const QString& k : kinds.split(QRegularExpression(QStringLiteral(",\\s*|\\s+or\\s+")))) {
+        const QString kind = k.trimmed();
+        if (kind.isEmpty())
+            continue;
+        ++named;
+        QVERIFY2(train.contains(kind), qPrintable(kind));
+    }
+    QVERIFY(named >= 10);
 }
 
 void TestCli::devicesJson() {

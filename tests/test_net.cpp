@@ -613,7 +613,7 @@ void TestNet::workerCommandReadsWhatANodeWrites() {
     const QStringList args = w.arguments();
     QCOMPARE(args.first(), QStringLiteral("worker"));
     QCommandLineParser p;
-    WorkerCommand::addOptions(p);
+    p.addOptions(WorkerCommand::options());
     p.addOption({QStringLiteral("home"), QString(), QStringLiteral("DIR")});
     QVERIFY2(p.parse(QStringList{QStringLiteral("tandem")} + args.mid(1)),
              qPrintable(p.errorText()));

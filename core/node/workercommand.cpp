@@ -28,39 +28,37 @@ QStringList WorkerCommand::arguments() const {
     return args;
 }
 
-void WorkerCommand::addOptions(QCommandLineParser& p) {
-    p.addOption(
-        {kConnect, QStringLiteral("The coordinator's address."), QStringLiteral("HOST:PORT")});
-    p.addOption({QStringLiteral("threads"), QStringLiteral("LibTorch threads [one per core]."),
-                 QStringLiteral("N")});
-    p.addOption({kName,
-                 QStringLiteral("The name the coordinator shows for this machine [host name]."),
-                 QStringLiteral("NAME")});
-    p.addOption({kCache,
-                 QStringLiteral("Folder for datasets and base models received from "
-                                "coordinators [HOME/cache]."),
-                 QStringLiteral("DIR")});
-    p.addOption({kModels,
-                 QStringLiteral("A Hugging Face model folder, or a folder of them, to take a "
-                                "run's base model from instead of receiving it."),
-                 QStringLiteral("DIR")});
-    p.addOption({QStringLiteral("reconnect"),
-                 QStringLiteral("Seconds to keep trying to reach the coordinator [60]."),
-                 QStringLiteral("S")});
-    p.addOption({QStringLiteral("max-batch"),
-                 QStringLiteral("The most samples this device takes per step [no limit]."),
-                 QStringLiteral("N")});
-    p.addOption({QStringLiteral("device"),
-                 QStringLiteral("The device to compute on: cuda:N, mps or cpu [the best]."),
-                 QStringLiteral("DEVICE")});
-    p.addOption({kEvents,
-                 QStringLiteral("Write what happens in the run as JSON lines to FILE, or to stdout "
-                                "with -."),
-                 QStringLiteral("FILE|-")});
-    p.addOption({kDevices,
-                 QStringLiteral("One worker per device: all (every GPU), or a list such as "
-                                "cuda:0,cuda:1."),
-                 QStringLiteral("LIST")});
+QList<QCommandLineOption> WorkerCommand::options() {
+    return {{kConnect, QStringLiteral("The coordinator's address."), QStringLiteral("HOST:PORT")},
+            {QStringLiteral("threads"), QStringLiteral("LibTorch threads [one per core]."),
+             QStringLiteral("N")},
+            {kName, QStringLiteral("The name the coordinator shows for this machine [host name]."),
+             QStringLiteral("NAME")},
+            {kCache,
+             QStringLiteral("Folder for datasets and base models received from "
+                            "coordinators [HOME/cache]."),
+             QStringLiteral("DIR")},
+            {kModels,
+             QStringLiteral("A Hugging Face model folder, or a folder of them, to take a "
+                            "run's base model from instead of receiving it."),
+             QStringLiteral("DIR")},
+            {QStringLiteral("reconnect"),
+             QStringLiteral("Seconds to keep trying to reach the coordinator [60]."),
+             QStringLiteral("S")},
+            {QStringLiteral("max-batch"),
+             QStringLiteral("The most samples this device takes per step [no limit]."),
+             QStringLiteral("N")},
+            {QStringLiteral("device"),
+             QStringLiteral("The device to compute on: cuda:N, mps or cpu [the best]."),
+             QStringLiteral("DEVICE")},
+            {kEvents,
+             QStringLiteral("Write what happens in the run as JSON lines to FILE, or to stdout "
+                            "with -."),
+             QStringLiteral("FILE|-")},
+            {kDevices,
+             QStringLiteral("One worker per device: all (every GPU), or a list such as "
+                            "cuda:0,cuda:1."),
+             QStringLiteral("LIST")}};
 }
 
 } // namespace tandem

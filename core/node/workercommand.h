@@ -1,9 +1,9 @@
 #pragma once
 
+#include <QCommandLineOption>
+#include <QList>
 #include <QString>
 #include <QStringList>
-
-class QCommandLineParser;
 
 namespace tandem {
 
@@ -22,8 +22,8 @@ struct WorkerCommand {
 
     // "worker --connect HOST:PORT --home …", the arguments after the program.
     QStringList arguments() const;
-    // Declares the options of `tandem worker` on p (--home is every command's).
-    static void addOptions(QCommandLineParser& p);
+    // The options of `tandem worker` (--home is every command's).
+    static QList<QCommandLineOption> options();
 };
 
 } // namespace tandem
