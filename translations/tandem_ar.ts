@@ -244,14 +244,6 @@
         <translation>تصدير المحوّلات (PEFT)…</translation>
     </message>
     <message>
-        <source>Export the Hugging Face folder into</source>
-        <translation>تصدير مجلد Hugging Face إلى</translation>
-    </message>
-    <message>
-        <source>Export the adapters into</source>
-        <translation>تصدير المحوّلات إلى</translation>
-    </message>
-    <message>
         <source>Dismiss</source>
         <translation>إخفاء</translation>
     </message>
@@ -735,6 +727,22 @@ Address: %2</source>
     <message>
         <source>Mode: %1</source>
         <translation>الوضع: %1</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
+        <translation>لا يمكن استخدام النموذج: %1. يحوي مجلد Hugging Face الملف config.json وأوزانه (model.safetensors، أو أجزاءه مع model.safetensors.index.json) والملف tokenizer.json، كما تُنزَّل من صفحة النموذج؛ ويذكر دليل المستخدم العائلات التي يقرؤها Tandem.</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1.</source>
+        <translation>لا يمكن استخدام النموذج: %1.</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder as</source>
+        <translation>تصدير مجلد Hugging Face باسم</translation>
+    </message>
+    <message>
+        <source>Export the adapters as</source>
+        <translation>تصدير المحوِّلات باسم</translation>
     </message>
 </context>
 <context>

@@ -240,14 +240,6 @@
         <translation>Adapter exportieren (PEFT)…</translation>
     </message>
     <message>
-        <source>Export the Hugging Face folder into</source>
-        <translation>Hugging-Face-Ordner exportieren nach</translation>
-    </message>
-    <message>
-        <source>Export the adapters into</source>
-        <translation>Adapter exportieren nach</translation>
-    </message>
-    <message>
         <source>Dismiss</source>
         <translation>Ausblenden</translation>
     </message>
@@ -727,6 +719,22 @@ Adresse: %2</translation>
     <message>
         <source>Mode: %1</source>
         <translation>Modus: %1</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
+        <translation>Das Modell kann nicht verwendet werden: %1. Ein Hugging-Face-Ordner enthält config.json, seine Gewichte (model.safetensors oder deren Teile mit model.safetensors.index.json) und tokenizer.json, wie von der Seite des Modells heruntergeladen; das Benutzerhandbuch nennt die Familien, die Tandem liest.</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1.</source>
+        <translation>Das Modell kann nicht verwendet werden: %1.</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder as</source>
+        <translation>Hugging-Face-Ordner exportieren als</translation>
+    </message>
+    <message>
+        <source>Export the adapters as</source>
+        <translation>Adapter exportieren als</translation>
     </message>
 </context>
 <context>

@@ -710,15 +710,23 @@ Address: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Export the Hugging Face folder into</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Export the adapters into</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Mode: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder as</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the adapters as</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

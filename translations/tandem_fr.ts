@@ -240,14 +240,6 @@
         <translation>Exporter les adaptateurs (PEFT)…</translation>
     </message>
     <message>
-        <source>Export the Hugging Face folder into</source>
-        <translation>Exporter le dossier Hugging Face dans</translation>
-    </message>
-    <message>
-        <source>Export the adapters into</source>
-        <translation>Exporter les adaptateurs dans</translation>
-    </message>
-    <message>
         <source>Dismiss</source>
         <translation>Masquer</translation>
     </message>
@@ -727,6 +719,22 @@ Adresse : %2</translation>
     <message>
         <source>Mode: %1</source>
         <translation>Mode : %1</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
+        <translation>Le modèle ne peut pas être utilisé : %1. Un dossier Hugging Face contient config.json, ses poids (model.safetensors, ou ses parties avec model.safetensors.index.json) et tokenizer.json, tels que téléchargés depuis la page du modèle ; le guide de l’utilisateur liste les familles que Tandem lit.</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1.</source>
+        <translation>Le modèle ne peut pas être utilisé : %1.</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder as</source>
+        <translation>Exporter le dossier Hugging Face sous</translation>
+    </message>
+    <message>
+        <source>Export the adapters as</source>
+        <translation>Exporter les adaptateurs sous</translation>
     </message>
 </context>
 <context>

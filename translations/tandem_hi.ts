@@ -240,14 +240,6 @@
         <translation>एडेप्टर निर्यात करें (PEFT)…</translation>
     </message>
     <message>
-        <source>Export the Hugging Face folder into</source>
-        <translation>Hugging Face फ़ोल्डर यहाँ निर्यात करें</translation>
-    </message>
-    <message>
-        <source>Export the adapters into</source>
-        <translation>एडेप्टर यहाँ निर्यात करें</translation>
-    </message>
-    <message>
         <source>Dismiss</source>
         <translation>हटाएँ</translation>
     </message>
@@ -727,6 +719,22 @@ Address: %2</source>
     <message>
         <source>Mode: %1</source>
         <translation>मोड: %1</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
+        <translation>मॉडल उपयोग नहीं हो सकता: %1. Hugging Face फ़ोल्डर में config.json, उसके भार (model.safetensors, या model.safetensors.index.json के साथ उसके हिस्से) और tokenizer.json होते हैं, जैसे मॉडल के पेज से डाउनलोड किए जाते हैं; उपयोगकर्ता गाइड उन परिवारों की सूची देती है जिन्हें Tandem पढ़ता है।</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1.</source>
+        <translation>मॉडल उपयोग नहीं हो सकता: %1.</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder as</source>
+        <translation>Hugging Face फ़ोल्डर इस नाम से निर्यात करें</translation>
+    </message>
+    <message>
+        <source>Export the adapters as</source>
+        <translation>एडैप्टर इस नाम से निर्यात करें</translation>
     </message>
 </context>
 <context>

@@ -239,14 +239,6 @@
         <translation>导出适配器（PEFT）…</translation>
     </message>
     <message>
-        <source>Export the Hugging Face folder into</source>
-        <translation>将 Hugging Face 文件夹导出到</translation>
-    </message>
-    <message>
-        <source>Export the adapters into</source>
-        <translation>将适配器导出到</translation>
-    </message>
-    <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -725,6 +717,22 @@ Address: %2</source>
     <message>
         <source>Mode: %1</source>
         <translation>模式：%1</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
+        <translation>无法使用该模型：%1。Hugging Face 文件夹包含 config.json、权重（model.safetensors，或分片及 model.safetensors.index.json）和 tokenizer.json，即从模型页面下载的内容；用户指南列出了 Tandem 能读取的模型系列。</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1.</source>
+        <translation>无法使用该模型：%1。</translation>
+    </message>
+    <message>
+        <source>Export the Hugging Face folder as</source>
+        <translation>将 Hugging Face 文件夹导出为</translation>
+    </message>
+    <message>
+        <source>Export the adapters as</source>
+        <translation>将适配器导出为</translation>
     </message>
 </context>
 <context>

@@ -105,6 +105,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         return summary.value(QStringLiteral("objective")).toString();
     case ModelRole:
         return config.value(QStringLiteral("model")).toString();
+    case AdaptersRole:
+        return !config.value(QStringLiteral("lora")).toString().isEmpty();
     case Qt::ToolTipRole: {
         // The folder, the run description as the command line reads it, and any error.
         QString tip = e.folder + QStringLiteral("\n\n") +

@@ -21,7 +21,8 @@ public:
         CheckpointRole,
         ResumableRole,
         TaskRole,
-        ModelRole
+        ModelRole,
+        AdaptersRole // whether the run trained adapters (LoRA) rather than every weight
     };
 
     explicit HistoryModel(QObject* parent = nullptr);

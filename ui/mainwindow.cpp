@@ -2,6 +2,7 @@
 
 #include "common/version.h"
 #include "engine/trainingrun.h"
+#include "model/modelsource.h"
 #include "ui/chartpanel.h"
 #include "ui/format.h"
 #include "ui/historymodel.h"
@@ -337,9 +338,20 @@ QWidget* MainWindow::buildHistoryTab() {
     });
     // Only a language model's run (a sequence task) can continue a text, and only a run that
     // ended before its last step (stopped, failed, interrupted) with a checkpoint can resume.
-    const auto selectedCan = [this, tryIt, resume] {
+    const auto selectedCan = [this, tryIt, resume, exportTs, exportSt, exportHf, exportPeft,
+                              exportGguf] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
         const QModelIndex row = rows.isEmpty() ? QModelIndex() : rows.first();
+        // The export menu offers what the run's model can be written as: TorchScript and
+        // safetensors for a TorchScript model, a folder, GGUF and (with adapters) PEFT's
+        // folder for a Hugging Face one.
+        const bool hf = row.isValid() &&
+                        ModelSource::parse(row.data(HistoryModel::ModelRole).toString()).isHf();
+        for (QAction* a : {exportTs, exportSt})
+            a->setVisible(!hf);
+        for (QAction* a : {exportHf, exportGguf})
+            a->setVisible(hf);
+        exportPeft->setVisible(hf && row.data(HistoryModel::AdaptersRole).toBool());
         tryIt->setEnabled(row.isValid() &&
                           row.data(HistoryModel::TaskRole).toString() ==
                               QLatin1String("sequence") &&

@@ -8,6 +8,7 @@
 #include "engine/runhistory.h"
 #include "engine/runplan.h"
 #include "engine/trainingrun.h"
+#include "model/modelsource.h"
 #include "ui/chartpanel.h"
 #include "ui/format.h"
 #include "ui/historymodel.h"
@@ -77,6 +78,7 @@ void MainWindow::connectRun() {
         if (ok) {
             launch(m_form->config(), QString());
         } else {
+            m_progressText->clear(); // no longer checking; the banner says why it stopped
             showBanner(BannerKind::Error, explainError(error));
             updateControls();
         }
@@ -93,10 +95,21 @@ QString MainWindow::explainError(const Error& e) const {
         return tr("The dataset cannot be used: %1. Check the folder or file and its format "
                   "(the user guide lists the formats).")
             .arg(e.message);
-    case ErrorSubject::Model:
+    case ErrorSubject::Model: {
+        // The advice follows what was chosen: a folder, a file of the user's, a built-in one.
+        const ModelSource source = ModelSource::parse(m_form->config().model);
+        if (source.isHf())
+            return tr("The model cannot be used: %1. A Hugging Face folder holds config.json, "
+                      "its weights (model.safetensors, or its shards with "
+                      "model.safetensors.index.json) and tokenizer.json, as downloaded from the "
+                      "model's page; the user guide lists the families Tandem reads.")
+                .arg(e.message);
+        if (source.isBuiltIn())
+            return tr("The model cannot be used: %1.").arg(e.message);
         return tr("The model cannot be used: %1. Save it with torch.jit.save after "
                   "torch.jit.script, and check that it returns class scores.")
             .arg(e.message);
+    }
     case ErrorSubject::Peer:
         return tr("A machine could not join: %1.").arg(e.message);
     case ErrorSubject::None:
@@ -339,19 +352,20 @@ void MainWindow::exportSelected(ExportFormat format) {
         return;
     }
     if (format == ExportFormat::Hf || format == ExportFormat::Peft) {
-        // A folder: the one chosen, under the run's name.
-        const QString parent = QFileDialog::getExistingDirectory(
-            this,
-            format == ExportFormat::Hf ? tr("Export the Hugging Face folder into")
-                                       : tr("Export the adapters into"),
-            QDir::homePath());
-        if (!parent.isEmpty())
-            exportRun(
-                rows.first().row(), format,
-                QDir(parent).filePath(
+        // A folder: named like a file, made by the export (a new name is the usual answer).
+        const QString suggested =
+            QDir(QDir::homePath())
+                .filePath(
                     QFileInfo(rows.first().data(HistoryModel::FolderRole).toString()).fileName() +
                     (format == ExportFormat::Hf ? QStringLiteral("-hf")
-                                                : QStringLiteral("-adapter"))));
+                                                : QStringLiteral("-adapter")));
+        const QString folder = QFileDialog::getSaveFileName(
+            this,
+            format == ExportFormat::Hf ? tr("Export the Hugging Face folder as")
+                                       : tr("Export the adapters as"),
+            suggested, QString(), nullptr, QFileDialog::DontConfirmOverwrite);
+        if (!folder.isEmpty())
+            exportRun(rows.first().row(), format, folder);
         return;
     }
     if (format == ExportFormat::Gguf) {

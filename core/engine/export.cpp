@@ -12,14 +12,12 @@ Status exportCheckpoint(const QString& checkpoint, ExportFormat format, const QS
     auto c = loadRunCheckpoint(checkpoint);
     if (!c)
         return c.error();
-    // A folder that does not exist yet is made; a file's folder must exist.
+    // A folder that does not exist yet is made, and so is a file's.
     const bool folder = format == ExportFormat::Hf || format == ExportFormat::Peft ||
                         format == ExportFormat::Merged;
-    if (folder && !QDir().mkpath(out))
-        return makeError(ErrorCode::Io, QStringLiteral("cannot create the folder %1").arg(out));
-    if (!folder && !QFileInfo(out).absoluteDir().exists())
-        return makeError(ErrorCode::NotFound,
-                         QStringLiteral("the folder of %1 does not exist").arg(out));
+    const QString dir = folder ? out : QFileInfo(out).absolutePath();
+    if (!QDir().mkpath(dir))
+        return makeError(ErrorCode::Io, QStringLiteral("cannot create the folder %1").arg(dir));
     return c->module.exportAs(format, out, {ModelSource::parse(c->state.config.model), gguf});
 }
 

@@ -7,6 +7,7 @@
 #include "model/openmodel.h"
 #include "model/tensormemory.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QThread>
 
@@ -97,8 +98,30 @@ Expected<RunConfig> checkpointConfig(const QString& checkpoint) {
     return RunConfig::fromJson(f->meta.value(QStringLiteral("config")).toObject());
 }
 
+Status checkModelFolder(const ModelSource& source) {
+    if (!source.isHf())
+        return success();
+    const QString holds = QStringLiteral(
+        "a Hugging Face model folder holds config.json, its weights (model.safetensors, or "
+        "shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the "
+        "model's page");
+    auto refuse = [&](const QString& what) {
+        return Error{ErrorCode::NotFound, QStringLiteral("%1 %2; %3").arg(source.path, what, holds),
+                     ErrorSubject::Model};
+    };
+    if (!QFileInfo(source.path).isDir())
+        return refuse(QStringLiteral("is not a folder"));
+    if (!QFileInfo::exists(QDir(source.path).filePath(QStringLiteral("config.json"))))
+        return refuse(QStringLiteral("has no config.json"));
+    if (QDir(source.path).entryList({QStringLiteral("*.safetensors")}, QDir::Files).isEmpty())
+        return refuse(QStringLiteral("has no weights (no .safetensors file)"));
+    return success();
+}
+
 Expected<QString> checkRunInputs(const RunConfig& cfg) {
     const ModelSource source = ModelSource::parse(cfg.model);
+    if (auto st = checkModelFolder(source); !st)
+        return st.error();
     auto data = loadDataset(cfg.data, source.isHf() ? source.path : QString());
     if (!data)
         return about(data.error(), ErrorSubject::Dataset);

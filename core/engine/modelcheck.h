@@ -16,6 +16,11 @@
 
 namespace tandem {
 
+// A Hugging Face folder's first look, before its tokenizer reads the data: a folder that is
+// not one (no config.json, no weights) is the model's problem, said as such, not the
+// dataset's. Success for any other kind of model.
+Status checkModelFolder(const ModelSource& source);
+
 // Whether the model keeps running statistics (batch normalisation's running_mean).
 bool hasRunningStats(const Model& model);
 

@@ -5,6 +5,7 @@
 #include "engine/trainingrun.h"
 #include "guitest.h"
 #include "hffolder.h"
+#include "model/modelsource.h"
 #include "net/truststore.h"
 #include "proc.h"
 #include "ui/chartpanel.h"
@@ -214,9 +215,17 @@ private Q_SLOTS:
         historyView->selectRow(0);
         QCOMPARE(historyView->selectionModel()->selectedRows().size(), 1);
         QVERIFY(!button(w, "resumeRunButton")->isEnabled());
+        // The export menu offers what a TorchScript model can be written as.
+        QStringList offered;
+        for (QAction* a : button(w, "exportButton")->menu()->actions())
+            if (a->isVisible())
+                offered << a->text();
+        QCOMPARE(offered, QStringList({QStringLiteral("Export TorchScript…"),
+                                       QStringLiteral("Export safetensors…")}));
 
+        // Into a folder that does not exist yet: it is made.
         QSignalSpy exported(&w, &MainWindow::exportFinished);
-        const QString pt = out.filePath(QStringLiteral("model.pt"));
+        const QString pt = out.filePath(QStringLiteral("new/folder/model.pt"));
         w.exportRun(0, ExportFormat::TorchScript, pt);
         QVERIFY(exported.wait(60000));
         QVERIFY2(exported.last().at(0).toBool(), qPrintable(exported.last().at(1).toString()));
@@ -681,10 +690,16 @@ private Q_SLOTS:
                  qPrintable(exported.last().at(1).toString()));
         QVERIFY(QFileInfo(gguf).size() > 0);
         QVERIFY(QFileInfo::exists(home.filePath(QStringLiteral("export.Modelfile"))));
-        auto* exportMenu = button(w, "exportButton")->menu();
-        QVERIFY(exportMenu->actions().size() == 5);
-        QCOMPARE(exportMenu->actions().last()->text(),
-                 QStringLiteral("Export for Ollama / llama.cpp…"));
+        // The menu offers what a Hugging Face model's run with adapters can be written as.
+        auto* historyView = w.findChild<QTableView*>(QStringLiteral("historyView"));
+        historyView->selectRow(0);
+        QStringList offered;
+        for (QAction* a : button(w, "exportButton")->menu()->actions())
+            if (a->isVisible())
+                offered << a->text();
+        QCOMPARE(offered, QStringList({QStringLiteral("Export Hugging Face folder…"),
+                                       QStringLiteral("Export adapters (PEFT)…"),
+                                       QStringLiteral("Export for Ollama / llama.cpp…")}));
 
         // "Try it…" answers as a chat through the folder's tokenizer and template, streaming.
         QVERIFY(hffolder::writeTokenizer(folder));
@@ -727,6 +742,25 @@ private Q_SLOTS:
         QCOMPARE(w.run()->state(), TrainingRun::State::Idle);
         QVERIFY(button(w, "startButton")->isEnabled());
         QCOMPARE(w.runForm()->checkState(), RunForm::Check::Failed);
+
+        // An empty folder chosen as a Hugging Face model is the model's problem, explained as
+        // a folder's (what it should hold), not the dataset's, nor as TorchScript's.
+        const QString empty = home.filePath(QStringLiteral("empty-model"));
+        QVERIFY(QDir().mkpath(empty));
+        c.model = ModelSource::hfFolder(empty).text();
+        c.data = QStringLiteral("chat:") + home.filePath(QStringLiteral("chat.jsonl"));
+        w.runForm()->setConfig(c);
+        w.startRun(); // hides the last banner
+        QTRY_VERIFY_WITH_TIMEOUT(!w.bannerText().isEmpty(), 30000);
+        for (const char* says :
+             {"The model cannot be used", "has no config.json", "tokenizer.json"})
+            QVERIFY2(w.bannerText().contains(QLatin1String(says)), qPrintable(w.bannerText()));
+        for (const char* never : {"dataset", "torch.jit"})
+            QVERIFY2(!w.bannerText().contains(QLatin1String(never)), qPrintable(w.bannerText()));
+        // And the status line no longer says it is checking.
+        QVERIFY(!w.findChild<QLabel*>(QStringLiteral("progressText"))
+                     ->text()
+                     .contains(QStringLiteral("Checking")));
     }
 
     // The GUI thread must never stall for more than 50 ms during a run. A 5 ms timer measures

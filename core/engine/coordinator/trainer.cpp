@@ -98,6 +98,8 @@ Status Trainer::load() {
         m_serialOps.emplace();
 
     const ModelSource source = ModelSource::parse(m_cfg.model);
+    if (auto st = checkModelFolder(source); !st)
+        return st;
     auto loaded = loadDataset(m_cfg.data, source.isHf() ? source.path : QString());
     if (!loaded)
         return about(loaded.error(), ErrorSubject::Dataset);
