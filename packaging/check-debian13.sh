@@ -12,9 +12,9 @@
 #
 # The check runs on a clean clone of the checkout's HEAD: commit first. Needs root (asks sudo
 # otherwise), debootstrap and Debian's package mirror. The root is kept between runs in
-# $TANDEM_CHECK_ROOTS (default /var/cache/tandem-check), with its packages and its ccache, so a
-# second run builds in minutes; delete that folder to start over. The first CUDA run downloads
-# about 2.6 GB.
+# $TANDEM_CHECK_ROOTS (default /var/cache/tandem-check), with its packages, and the compile cache
+# the two roots share ($TANDEM_CHECK_ROOTS/ccache), so a second run builds in minutes; delete
+# that folder to start over. The first CUDA run downloads about 2.6 GB.
 set -euo pipefail
 mode=${1:-cpu}
 case "$mode" in
@@ -79,6 +79,16 @@ for m in proc sys dev; do
     mounted=("$root/$m" "${mounted[@]}")
 done
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# One compile cache for both roots: their compiler and Qt are the same packages, so whatever
+# does not include LibTorch's CUDA flags (most of Tandem) compiles once for the two checks.
+# A root from before keeps what its own cache held.
+mkdir -p "$cache/ccache" "$root/root/.ccache"
+if [ -d "$root/root/.ccache" ] && [ ! -f "$cache/ccache/.from-$mode" ]; then
+    cp -a "$root/root/.ccache/." "$cache/ccache/" 2>/dev/null || true
+    touch "$cache/ccache/.from-$mode"
+fi
+mount --bind "$cache/ccache" "$root/root/.ccache"
+mounted=("$root/root/.ccache" "${mounted[@]}")
 # The host's trusted certificates, for npm in the root (the test references): where the network
 # inspects TLS, the host trusts that network's authority and a fresh root does not.
 extra_ca=()
