@@ -18,8 +18,10 @@
 // (Q4_K_M) of the reference (q4KMOnAModelWideEnoughForKQuants).
 
 #include "chatdata.h"
+#include "engine/training.h"
 #include "formats/gguf.h"
 #include "formats/tokenizer.h"
+#include "model/modelsource.h"
 #include "proc.h"
 #include "testutil.h"
 
@@ -648,6 +650,15 @@ void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting() {
     QVERIFY2(train.err().contains(QStringLiteral("--gguf q4_k_m")) && train.err().contains(named),
              qPrintable(train.err()));
     QVERIFY(!QFileInfo::exists(runDir + QStringLiteral("/metrics.jsonl")));
+    // So does the app's check of the New run form.
+    RunConfig cfg;
+    cfg.model = ModelSource::hfFolder(folder).text();
+    cfg.data = QStringLiteral("text:") + m_text;
+    cfg.gguf = QStringLiteral("q4_k_m");
+    const auto checked = checkRunInputs(cfg);
+    QVERIFY(!checked);
+    QVERIFY2(checked.error().message.contains(named), qPrintable(checked.error().message));
+    QCOMPARE(checked.error().subject, ErrorSubject::Model);
 }
 
 QTEST_GUILESS_MAIN(TestGguf)

@@ -3,6 +3,7 @@
 #include "engine/batch.h"
 #include "engine/runcheckpoint.h"
 #include "engine/training.h"
+#include "model/ggufexport.h"
 #include "model/model.h"
 #include "model/openmodel.h"
 #include "model/tensormemory.h"
@@ -118,10 +119,23 @@ Status checkModelFolder(const ModelSource& source) {
     return success();
 }
 
+Status checkRunExports(const QString& model, const QString& gguf) {
+    GgufQuant quant;
+    if (gguf.isEmpty() || !ggufQuantFromName(gguf, &quant))
+        return success();
+    if (auto size = ggufExportBytes(ModelSource::parse(model).path, {quant}); !size)
+        return makeError(size.error().code,
+                         QStringLiteral("--gguf %1: %2").arg(gguf, size.error().message));
+    return success();
+}
+
 Expected<QString> checkRunInputs(const RunConfig& cfg) {
     const ModelSource source = ModelSource::parse(cfg.model);
     if (auto st = checkModelFolder(source); !st)
         return st.error();
+    // The exports it asks for at its end, as the run itself checks them before it loads.
+    if (auto st = checkRunExports(cfg.model, cfg.gguf); !st)
+        return about(st.error(), ErrorSubject::Model);
     auto data = loadDataset(cfg.data, source.isHf() ? source.path : QString());
     if (!data)
         return about(data.error(), ErrorSubject::Dataset);

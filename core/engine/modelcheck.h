@@ -21,6 +21,11 @@ namespace tandem {
 // dataset's. Success for any other kind of model.
 Status checkModelFolder(const ModelSource& source);
 
+// The exports a run asks for beyond its model's own (`gguf`: a GGUF file's quantization, empty
+// for none), checked as far as they can be before anything loads: the GGUF file's family,
+// tokenizer and shapes, so that a model llama.cpp cannot read is refused before it trains.
+Status checkRunExports(const QString& model, const QString& gguf);
+
 // Whether the model keeps running statistics (batch normalisation's running_mean).
 bool hasRunningStats(const Model& model);
 

@@ -21,13 +21,7 @@ Recorder::Recorder(const RunConfig& config)
     , m_gguf(config.gguf) {}
 
 Status Recorder::checkExports() const {
-    GgufQuant quant;
-    if (m_gguf.isEmpty() || !ggufQuantFromName(m_gguf, &quant))
-        return success();
-    if (auto size = ggufExportBytes(ModelSource::parse(m_model).path, {quant}); !size)
-        return makeError(size.error().code,
-                         QStringLiteral("--gguf %1: %2").arg(m_gguf, size.error().message));
-    return success();
+    return checkRunExports(m_model, m_gguf);
 }
 
 Status Recorder::open(bool resuming, int64_t savedStep) {
