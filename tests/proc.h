@@ -2,6 +2,8 @@
 
 // A tandem process under test: collects its output and lets a test wait for a line.
 
+#include "testpaths.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -21,7 +23,7 @@ class TandemProcess {
 public:
     static QString binary() {
         const QString other = qEnvironmentVariable("TANDEM_TEST_BINARY");
-        return other.isEmpty() ? QStringLiteral(TANDEM_BINARY) : other;
+        return other.isEmpty() ? testpaths::binary() : other;
     }
 
     // TANDEM_TEST_BINARY runs the tests against another build (an older one, to show that a

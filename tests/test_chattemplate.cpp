@@ -7,6 +7,7 @@
 // the template is read, by name and line.
 
 #include "formats/chattemplate.h"
+#include "testpaths.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -60,14 +61,14 @@ private Q_SLOTS:
 };
 
 void TestChatTemplate::matchesJinja2() {
-    QFile f(QStringLiteral(TANDEM_DATA_DIR "/chat_templates.json"));
+    QFile f(testpaths::dataDir() + QStringLiteral("/chat_templates.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     QJsonObject templates = QJsonDocument::fromJson(f.readAll()).object();
     QVERIFY(templates.size() >= 6);
     // The published models' own templates, where the README's test command installed their
     // tokenizer files (tests/npm): Qwen3 (reasoning, tools), Qwen2.5, Gemma 3, Llama 3.
     for (const char* name : {"qwen3", "qwen2_5", "gemma3", "llama3"}) {
-        QFile c(QStringLiteral(TANDEM_NPM_DIR "/tokenizers/") + QLatin1String(name) +
+        QFile c(testpaths::npmDir() + QStringLiteral("/tokenizers/") + QLatin1String(name) +
                 QStringLiteral("/tokenizer_config.json"));
         if (!c.open(QIODevice::ReadOnly))
             continue;
@@ -96,7 +97,7 @@ void TestChatTemplate::matchesJinja2() {
     }
     QProcess p;
     p.start(QStringLiteral("/usr/bin/python3"),
-            {QStringLiteral(TANDEM_PYTHON_DIR "/render_chat.py")});
+            {testpaths::pythonDir() + QStringLiteral("/render_chat.py")});
     QVERIFY(p.waitForStarted());
     p.write(QJsonDocument(cases).toJson());
     p.closeWriteChannel();

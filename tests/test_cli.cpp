@@ -4,6 +4,7 @@
 #include "engine/training.h"
 #include "formats/tensorfile.h"
 #include "model/modelsource.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -37,7 +38,7 @@ struct Result {
 // regression test fails there).
 QString tandemBinary() {
     const QString other = qEnvironmentVariable("TANDEM_TEST_BINARY");
-    return other.isEmpty() ? QStringLiteral(TANDEM_BINARY) : other;
+    return other.isEmpty() ? testpaths::binary() : other;
 }
 
 Result runTandem(const QStringList& args, int timeoutMs = 600000) {
@@ -138,7 +139,7 @@ void TestCli::versionAndUsage() {
     for (const char* v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
         env.remove(QLatin1String(v));
     headless.setProcessEnvironment(env);
-    headless.start(QStringLiteral(TANDEM_BINARY), QStringList{});
+    headless.start(testpaths::binary(), QStringList{});
     QVERIFY(headless.waitForFinished(60000));
     QCOMPARE(headless.exitCode(), 2);
     QVERIFY(QString::fromUtf8(headless.readAllStandardError())
@@ -267,8 +268,8 @@ void TestCli::badInput_data() {
         << QStringList{QStringLiteral("train"), QStringLiteral("--model=gpt5"), tiny, out} << 1
         << QStringLiteral("model file gpt5 does not exist");
     QTest::newRow("model not torchscript")
-        << QStringList{QStringLiteral("train"),
-                       QStringLiteral("--model=") + QStringLiteral(TANDEM_BINARY), tiny, out}
+        << QStringList{QStringLiteral("train"), QStringLiteral("--model=") + testpaths::binary(),
+                       tiny, out}
         << 1 << QStringLiteral("not a TorchScript file");
     QTest::newRow("model does not fit data")
         << QStringList{QStringLiteral("train"), QStringLiteral("--model=resnet8"), tiny, out} << 1
@@ -309,8 +310,7 @@ void TestCli::badInput_data() {
                        QStringLiteral("--out=y"), QStringLiteral("--format=safetensors")}
         << 1 << QStringLiteral("no such file");
     QTest::newRow("resume junk") << QStringList{QStringLiteral("train"),
-                                                QStringLiteral("--resume=") +
-                                                    QStringLiteral(TANDEM_BINARY)}
+                                                QStringLiteral("--resume=") + testpaths::binary()}
                                  << 1 << QStringLiteral("not a Tandem checkpoint");
 }
 
@@ -371,8 +371,8 @@ void TestCli::pythonLoadsExports() {
               "PyTorch loads the exports");
     QProcess p;
     p.start(kPython,
-            {QStringLiteral(TANDEM_PYTHON_DIR "/check_export.py"), QStringLiteral("--out"), m_run,
-             QStringLiteral("--model"), QStringLiteral("mlp"), QStringLiteral("--data-dir"),
+            {testpaths::pythonDir() + QStringLiteral("/check_export.py"), QStringLiteral("--out"),
+             m_run, QStringLiteral("--model"), QStringLiteral("mlp"), QStringLiteral("--data-dir"),
              fashionDir(), QStringLiteral("--limit-test"), QStringLiteral("2000"),
              QStringLiteral("--expect-accuracy"),
              QString::number(m_summary.value(QStringLiteral("test_accuracy")).toDouble(), 'g', 10),
@@ -520,7 +520,7 @@ void TestCli::userTorchScriptModelWithBatchNorm() {
               "user model");
     const QString model = m_tmp.filePath(QStringLiteral("user.pt"));
     QProcess p;
-    p.start(kPython, {QStringLiteral(TANDEM_PYTHON_DIR "/make_user_model.py"), model});
+    p.start(kPython, {testpaths::pythonDir() + QStringLiteral("/make_user_model.py"), model});
     QVERIFY(p.waitForFinished(300000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     const QString out = m_tmp.filePath(QStringLiteral("user-run"));

@@ -7,6 +7,7 @@
 #include "net/connection.h"
 #include "net/identity.h"
 #include "proc.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -888,7 +889,7 @@ QString TestDistributed::scriptModel(const char* script, const char* file) {
         return QString();
     const QString model = m_tmp.filePath(QString::fromLatin1(file));
     py.start(QStringLiteral("/usr/bin/python3"),
-             {QStringLiteral(TANDEM_PYTHON_DIR "/") + QString::fromLatin1(script), model});
+             {testpaths::pythonDir() + QStringLiteral("/") + QString::fromLatin1(script), model});
     if (!py.waitForFinished(120000) || py.exitCode() != 0)
         qFatal("%s failed: %s", script, py.readAllStandardError().constData());
     return model;

@@ -23,6 +23,7 @@
 #include "formats/tokenizer.h"
 #include "model/modelsource.h"
 #include "proc.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -289,12 +290,12 @@ void TestGguf::aWriteThatCannotFinishLeavesNoFile() {
 
 bool TestGguf::makeFolder(const QString& family, const QString& tokenizer, int vocab, bool wide,
                           QString* folder, QString* error) {
-    const QString files = QStringLiteral(TANDEM_NPM_DIR "/tokenizers/") + tokenizer;
+    const QString files = testpaths::npmDir() + QStringLiteral("/tokenizers/") + tokenizer;
     *folder = m_tmp.filePath(family + (wide ? QStringLiteral("-wide") : QString()));
     QString out;
     if (!run(QStringLiteral("/usr/bin/python3"),
-             {QStringLiteral(TANDEM_PYTHON_DIR "/make_hf.py"), QStringLiteral("--family"), family,
-              *folder, QString::number(vocab), QStringLiteral("1"),
+             {testpaths::pythonDir() + QStringLiteral("/make_hf.py"), QStringLiteral("--family"),
+              family, *folder, QString::number(vocab), QStringLiteral("1"),
               wide ? QStringLiteral("wide") : QStringLiteral("narrow")},
              &out, error))
         return false;
@@ -342,7 +343,7 @@ bool TestGguf::reference(const QString& folder, const Tokenizer& tok, QJsonArray
     QString out;
     if (!testutil::writeFile(tokens, stream) ||
         !run(QStringLiteral("/usr/bin/python3"),
-             {QStringLiteral(TANDEM_PYTHON_DIR "/check_hf_loss.py"), folder, tokens,
+             {testpaths::pythonDir() + QStringLiteral("/check_hf_loss.py"), folder, tokens,
               QString::number(kContext)},
              &out, error))
         return false;
@@ -352,7 +353,7 @@ bool TestGguf::reference(const QString& folder, const Tokenizer& tok, QJsonArray
 
 bool TestGguf::llamaCpp(const QString& gguf, QJsonObject request, QJsonObject* answer,
                         QString* error) {
-    const QString modules = QStringLiteral(TANDEM_NPM_DIR "/node_modules");
+    const QString modules = testpaths::npmDir() + QStringLiteral("/node_modules");
     if (!QFileInfo::exists(modules + QStringLiteral("/node-llama-cpp/package.json")) ||
         QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty()) {
         *error = QStringLiteral("llama.cpp comes from npm's node-llama-cpp (packaging/"
@@ -365,7 +366,8 @@ bool TestGguf::llamaCpp(const QString& gguf, QJsonObject request, QJsonObject* a
     QString out;
     if (!testutil::writeFile(requestFile, QJsonDocument(request).toJson()) ||
         !run(QStringLiteral("node"),
-             {QStringLiteral(TANDEM_SOURCE_DIR "/tests/npm/llama-check.mjs"), modules, requestFile},
+             {testpaths::sourceDir() + QStringLiteral("/tests/npm/llama-check.mjs"), modules,
+              requestFile},
              &out, error))
         return false;
     *answer = QJsonDocument::fromJson(out.toUtf8()).object();
@@ -624,8 +626,8 @@ void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting() {
     const QString folder = m_tmp.filePath(QStringLiteral("refused-") + family);
     QString out, error;
     QVERIFY2(run(QStringLiteral("/usr/bin/python3"),
-                 {QStringLiteral(TANDEM_PYTHON_DIR "/make_hf.py"), QStringLiteral("--family"),
-                  family, folder},
+                 {testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
+                  QStringLiteral("--family"), family, folder},
                  &out, &error),
              qPrintable(error));
     const QString gguf = folder + QStringLiteral(".gguf");

@@ -9,6 +9,7 @@
 #include "model/hf/transformer.h"
 #include "model/hf/weights.h"
 #include "model/scriptmodel.h"
+#include "testpaths.h"
 
 #include <QDir>
 #include <QFile>
@@ -118,7 +119,7 @@ private:
 void TestHf::initTestCase() {
     QVERIFY(m_tmp.isValid());
     QProcess p;
-    p.start(kPython, {QStringLiteral(TANDEM_PYTHON_DIR "/make_hf.py"), m_tmp.path()});
+    p.start(kPython, {testpaths::pythonDir() + QStringLiteral("/make_hf.py"), m_tmp.path()});
     if (!p.waitForStarted(60000))
         return; // no Python here: the tests that need the reference skip
     QVERIFY(p.waitForFinished(300000));

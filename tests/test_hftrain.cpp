@@ -10,6 +10,7 @@
 #include "formats/tensorfile.h"
 #include "hffolder.h"
 #include "proc.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -196,7 +197,7 @@ void TestHfTrain::checkExportInPython(const QString& out, double tandemLoss,
                                       const QStringList& adapterOn) {
     if (!m_python)
         return;
-    QStringList args{QStringLiteral(TANDEM_PYTHON_DIR "/check_hf_loss.py"),
+    QStringList args{testpaths::pythonDir() + QStringLiteral("/check_hf_loss.py"),
                      adapterOn.isEmpty() ? out + QStringLiteral("/hf-model") : adapterOn.value(0),
                      m_testTokens, QStringLiteral("32")};
     if (!adapterOn.isEmpty())
@@ -337,7 +338,7 @@ void TestHfTrain::loraOnAnNf4BaseLearnsAsOnBf16() {
         if (!m_python)
             QSKIP("Gemma 3's folder comes from make_hf.py, which needs Python with torch");
         QProcess py;
-        py.start(kPython, {QStringLiteral(TANDEM_PYTHON_DIR "/make_hf.py"),
+        py.start(kPython, {testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
                            QStringLiteral("--family"), family, folder, QStringLiteral("64")});
         QVERIFY(py.waitForFinished(300000));
         QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());

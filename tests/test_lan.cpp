@@ -2,6 +2,7 @@
 // running `tandem peers` with the default announcements (broadcast and multicast, which stay
 // inside the two namespaces). Needs root for ip netns; skips, saying so, otherwise.
 
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>
@@ -101,20 +102,20 @@ void TestLan::initTestCase() {
 void TestLan::nodesInTwoNamespacesFindEachOther() {
     QTemporaryDir tmp;
     QString idA, idB;
-    QVERIFY(sh({QStringLiteral(TANDEM_BINARY), QStringLiteral("identity"), QStringLiteral("--home"),
+    QVERIFY(sh({testpaths::binary(), QStringLiteral("identity"), QStringLiteral("--home"),
                 tmp.filePath(QStringLiteral("a"))},
                &idA));
-    QVERIFY(sh({QStringLiteral(TANDEM_BINARY), QStringLiteral("identity"), QStringLiteral("--home"),
+    QVERIFY(sh({testpaths::binary(), QStringLiteral("identity"), QStringLiteral("--home"),
                 tmp.filePath(QStringLiteral("b"))},
                &idB));
     idA = idA.trimmed();
     idB = idB.trimmed();
     auto peers = [&](const QString& ns, const QString& home) {
         auto* p = new QProcess(this);
-        p->start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), ns,
-                        QStringLiteral(TANDEM_BINARY), QStringLiteral("peers"),
-                        QStringLiteral("--json"), QStringLiteral("--wait=10"),
-                        QStringLiteral("--expect=1"), QStringLiteral("--home"), home});
+        p->start(m_ip,
+                 {QStringLiteral("netns"), QStringLiteral("exec"), ns, testpaths::binary(),
+                  QStringLiteral("peers"), QStringLiteral("--json"), QStringLiteral("--wait=10"),
+                  QStringLiteral("--expect=1"), QStringLiteral("--home"), home});
         return p;
     };
     QElapsedTimer t;
@@ -148,22 +149,20 @@ void TestLan::pairAcrossTheLinkThenTrain() {
     const QString desk = tmp.filePath(QStringLiteral("desk")),
                   laptop = tmp.filePath(QStringLiteral("laptop"));
     QString deskId;
-    QVERIFY(sh(
-        {QStringLiteral(TANDEM_BINARY), QStringLiteral("identity"), QStringLiteral("--home"), desk},
-        &deskId));
+    QVERIFY(sh({testpaths::binary(), QStringLiteral("identity"), QStringLiteral("--home"), desk},
+               &deskId));
     deskId = deskId.trimmed();
     testutil::writeIdxDataset(tmp.filePath(QStringLiteral("data")), 1000, 200, true);
 
     QProcess serve;
-    serve.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), m_b,
-                       QStringLiteral(TANDEM_BINARY), QStringLiteral("serve"),
-                       QStringLiteral("--home"), desk, QStringLiteral("--name=desk")});
+    serve.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), m_b, testpaths::binary(),
+                       QStringLiteral("serve"), QStringLiteral("--home"), desk,
+                       QStringLiteral("--name=desk")});
     QVERIFY(serve.waitForStarted(30000));
     QProcess pair;
-    pair.start(m_ip,
-               {QStringLiteral("netns"), QStringLiteral("exec"), m_a, QStringLiteral(TANDEM_BINARY),
-                QStringLiteral("pair"), deskId, QStringLiteral("--home"), laptop,
-                QStringLiteral("--name=laptop"), QStringLiteral("--wait=15")});
+    pair.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), m_a, testpaths::binary(),
+                      QStringLiteral("pair"), deskId, QStringLiteral("--home"), laptop,
+                      QStringLiteral("--name=laptop"), QStringLiteral("--wait=15")});
     QByteArray serveOut, pairOut;
     auto code = [](const QByteArray& out) {
         const auto m =
@@ -186,9 +185,9 @@ void TestLan::pairAcrossTheLinkThenTrain() {
     QVERIFY2(pair.exitCode() == 0, pair.readAllStandardError().constData());
 
     QProcess train;
-    train.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), m_a,
-                       QStringLiteral(TANDEM_BINARY), QStringLiteral("train"),
-                       QStringLiteral("--mode=sync"), QStringLiteral("--model=mlp"),
+    train.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), m_a, testpaths::binary(),
+                       QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                       QStringLiteral("--model=mlp"),
                        QStringLiteral("--data=mnist:") + tmp.filePath(QStringLiteral("data")),
                        QStringLiteral("--epochs=1"), QStringLiteral("--batch=20"),
                        QStringLiteral("--threads=1"), QStringLiteral("--listen=0.0.0.0:0"),

@@ -5,6 +5,7 @@
 
 #include "net/identity.h"
 #include "proc.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -21,8 +22,8 @@ class Relay {
 public:
     Relay(const QString& coordinatorPort, double mbit, double delayMs, double usr1Mbit = 0) {
         m_p.setProcessChannelMode(QProcess::MergedChannels);
-        m_p.start(QStringLiteral(TANDEM_PYTHON),
-                  {QStringLiteral(TANDEM_RELAY), QStringLiteral("--to"),
+        m_p.start(testpaths::python(),
+                  {testpaths::relay(), QStringLiteral("--to"),
                    QStringLiteral("127.0.0.1:") + coordinatorPort, QStringLiteral("--rate-mbit"),
                    QString::number(mbit), QStringLiteral("--delay-ms"), QString::number(delayMs),
                    QStringLiteral("--usr1-rate-mbit"), QString::number(usr1Mbit)});
@@ -77,7 +78,7 @@ private:
 };
 
 void TestLink::initTestCase() {
-    if (QStringLiteral(TANDEM_PYTHON).isEmpty())
+    if (testpaths::python().isEmpty())
         QSKIP("no Python 3 to run the link relay (bench/linkrelay.py)");
     QVERIFY(m_tmp.isValid());
     m_tiny = m_tmp.filePath(QStringLiteral("tiny"));

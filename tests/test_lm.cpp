@@ -8,6 +8,7 @@
 #include "hffolder.h"
 #include "imageutil.h"
 #include "proc.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QCryptographicHash>
@@ -144,7 +145,7 @@ void TestLm::initTestCase() {
     m_gpt = m_tmp.filePath(QStringLiteral("gpt.pt"));
     m_frozen = m_tmp.filePath(QStringLiteral("frozen.pt"));
     m_withLoss = m_tmp.filePath(QStringLiteral("loss.pt"));
-    const QString script = QStringLiteral(TANDEM_PYTHON_DIR "/make_gpt.py");
+    const QString script = testpaths::pythonDir() + QStringLiteral("/make_gpt.py");
     QVERIFY(runPython({script, m_gpt}).has_value());
     QVERIFY(runPython({script, m_frozen, QStringLiteral("--frozen")}).has_value());
     QVERIFY(runPython({script, m_withLoss, QStringLiteral("--loss-method")}).has_value());
@@ -158,7 +159,8 @@ void TestLm::initTestCase() {
 }
 
 std::optional<TestLm::Digests> TestLm::digestsOf(const QString& model) {
-    const auto lines = runPython({QStringLiteral(TANDEM_PYTHON_DIR "/tensor_digests.py"), model});
+    const auto lines =
+        runPython({testpaths::pythonDir() + QStringLiteral("/tensor_digests.py"), model});
     if (!lines)
         return std::nullopt;
     Digests d;
@@ -262,7 +264,7 @@ void TestLm::gptOnTextWithTwoWorkers() {
     // PyTorch gets the test loss Tandem reported from the exported model, within 1%.
     const double tandemLoss = s.value(QStringLiteral("test_loss")).toDouble();
     const std::optional<QString> torchLoss =
-        runPython({QStringLiteral(TANDEM_PYTHON_DIR "/check_lm.py"),
+        runPython({testpaths::pythonDir() + QStringLiteral("/check_lm.py"),
                    out + QStringLiteral("/model.pt"), m_text, QStringLiteral("32")});
     QVERIFY(torchLoss && !torchLoss->isEmpty());
     QVERIFY2(std::abs(torchLoss->toDouble() - tandemLoss) < 0.01 * tandemLoss,
@@ -392,14 +394,14 @@ void TestLm::regressionWithTwoWorkers() {
         data = QStringLiteral("csv:%1,target=y").arg(file);
     } else {
         const QString file = m_tmp.filePath(QStringLiteral("reg.npz"));
-        QVERIFY(runPython({QStringLiteral(TANDEM_PYTHON_DIR "/make_arrays.py"),
+        QVERIFY(runPython({testpaths::pythonDir() + QStringLiteral("/make_arrays.py"),
                            QStringLiteral("regression"), file})
                     .has_value());
         data = QStringLiteral("npz:") + file;
     }
     const QString model = m_tmp.filePath(QStringLiteral("linear.pt"));
-    QVERIFY(runPython({QStringLiteral(TANDEM_PYTHON_DIR "/make_small.py"), QStringLiteral("linear"),
-                       model, QStringLiteral("3"), QStringLiteral("1")})
+    QVERIFY(runPython({testpaths::pythonDir() + QStringLiteral("/make_small.py"),
+                       QStringLiteral("linear"), model, QStringLiteral("3"), QStringLiteral("1")})
                 .has_value());
     const QString out =
         m_tmp.filePath(QStringLiteral("reg-") + QLatin1String(QTest::currentDataTag()));
@@ -424,11 +426,11 @@ void TestLm::multiLabelTrains() {
         QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed");
     const QString data = m_tmp.filePath(QStringLiteral("labels.npz"));
     const QString model = m_tmp.filePath(QStringLiteral("linear43.pt"));
-    QVERIFY(runPython({QStringLiteral(TANDEM_PYTHON_DIR "/make_arrays.py"),
+    QVERIFY(runPython({testpaths::pythonDir() + QStringLiteral("/make_arrays.py"),
                        QStringLiteral("multilabel"), data})
                 .has_value());
-    QVERIFY(runPython({QStringLiteral(TANDEM_PYTHON_DIR "/make_small.py"), QStringLiteral("linear"),
-                       model, QStringLiteral("4"), QStringLiteral("3")})
+    QVERIFY(runPython({testpaths::pythonDir() + QStringLiteral("/make_small.py"),
+                       QStringLiteral("linear"), model, QStringLiteral("4"), QStringLiteral("3")})
                 .has_value());
     TandemProcess c({QStringLiteral("train"), QStringLiteral("--model=") + model,
                      QStringLiteral("--data=npz:") + data, QStringLiteral("--loss=bce"),

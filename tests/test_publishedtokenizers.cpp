@@ -9,6 +9,7 @@
 // The references are installed by the README's test command (tests/npm); without them the test
 // is skipped, saying so.
 #include "formats/tokenizer.h"
+#include "testpaths.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -28,7 +29,7 @@ using namespace tandem;
 
 namespace {
 
-const QString kNpm = QStringLiteral(TANDEM_NPM_DIR);
+const QString kNpm = testpaths::npmDir();
 
 // The translated strings of a gettext .mo file (its msgstr table).
 QStringList moStrings(const QString& path) {
@@ -103,9 +104,9 @@ QStringList hardCases() {
 // `limit` characters in all.
 QStringList corpus(qsizetype limit, qsizetype piece) {
     QStringList texts = hardCases();
-    for (const QString& ts : QDir(QStringLiteral(TANDEM_SOURCE_DIR "/translations"))
+    for (const QString& ts : QDir(testpaths::sourceDir() + QStringLiteral("/translations"))
                                  .entryList({QStringLiteral("*.ts")}))
-        texts << tsStrings(QStringLiteral(TANDEM_SOURCE_DIR "/translations/") + ts);
+        texts << tsStrings(testpaths::sourceDir() + QStringLiteral("/translations/") + ts);
     QDirIterator lic(QStringLiteral("/usr/share/common-licenses"), QDir::Files);
     while (lic.hasNext()) {
         QFile f(lic.next());
@@ -194,8 +195,9 @@ void TestPublishedTokenizers::idsEqualHuggingFaces() {
     }
     QProcess node;
     node.setStandardInputFile(input);
-    node.start(QStringLiteral("node"), {QStringLiteral(TANDEM_SOURCE_DIR "/tests/npm/tokenize.js"),
-                                        kNpm + QStringLiteral("/node_modules")});
+    node.start(QStringLiteral("node"),
+               {testpaths::sourceDir() + QStringLiteral("/tests/npm/tokenize.js"),
+                kNpm + QStringLiteral("/node_modules")});
     QVERIFY(node.waitForFinished(600000));
     QVERIFY2(node.exitCode() == 0, node.readAllStandardError().constData());
     const QJsonObject theirs = QJsonDocument::fromJson(node.readAllStandardOutput()).object();

@@ -14,6 +14,7 @@
 #include "model/hf/transformer.h"
 #include "model/model.h"
 #include "model/openmodel.h"
+#include "testpaths.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -110,7 +111,8 @@ void TestQuant::initTestCase() {
 
 bool TestQuant::runPython(const QStringList& args) {
     QProcess py;
-    py.start(kPython, QStringList{QStringLiteral(TANDEM_PYTHON_DIR "/quant_reference.py")} + args);
+    py.start(kPython,
+             QStringList{testpaths::pythonDir() + QStringLiteral("/quant_reference.py")} + args);
     if (!py.waitForFinished(300000) || py.exitCode() != 0) {
         qWarning().noquote() << py.readAllStandardError();
         return false;

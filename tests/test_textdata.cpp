@@ -6,6 +6,7 @@
 #include "formats/dataset.h"
 #include "formats/tokenizer.h"
 #include "formats/tokenstream.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -60,7 +61,7 @@ void TestTextData::initTestCase() {
     qputenv("TANDEM_TOKEN_CACHE", m_tmp.filePath(QStringLiteral("cache")).toUtf8());
     QProcess p;
     p.start(QStringLiteral("/usr/bin/python3"),
-            {QStringLiteral(TANDEM_PYTHON_DIR "/make_tokenizers.py"), m_tmp.path()});
+            {testpaths::pythonDir() + QStringLiteral("/make_tokenizers.py"), m_tmp.path()});
     QVERIFY2(p.waitForFinished(120000) && p.exitCode() == 0, p.readAllStandardError().constData());
     m_qwen = m_tmp.filePath(QStringLiteral("qwen2"));
     m_gpt2 = m_tmp.filePath(QStringLiteral("gpt2"));

@@ -6,6 +6,7 @@
 // comes back exactly from its ids. Files Tandem cannot follow are refused by the component.
 
 #include "formats/tokenizer.h"
+#include "testpaths.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -68,7 +69,7 @@ QStringList addedTokenStrings() {
 // returns the JSON array it prints (empty, with a failure recorded, if it fails).
 QJsonArray runPython(const QStringList& args, const QStringList& strings) {
     QProcess p;
-    p.setWorkingDirectory(QStringLiteral(TANDEM_PYTHON_DIR));
+    p.setWorkingDirectory(testpaths::pythonDir());
     p.start(kPython, args);
     if (!p.waitForStarted())
         return {};
@@ -126,7 +127,8 @@ private:
 void TestTokenizer::initTestCase() {
     QVERIFY(m_tmp.isValid());
     QProcess p;
-    p.start(kPython, {QStringLiteral(TANDEM_PYTHON_DIR "/make_tokenizers.py"), m_tmp.path()});
+    p.start(kPython,
+            {testpaths::pythonDir() + QStringLiteral("/make_tokenizers.py"), m_tmp.path()});
     QVERIFY2(p.waitForFinished(120000) && p.exitCode() == 0,
              qPrintable(QStringLiteral("make_tokenizers.py (needs Debian's python3-regex): ") +
                         QString::fromUtf8(p.readAllStandardError())));
@@ -147,7 +149,7 @@ void TestTokenizer::matchesTheReference() {
     const QStringList strings = plain + addedTokenStrings();
 
     const QJsonArray ref =
-        runPython({QStringLiteral(TANDEM_PYTHON_DIR "/tokref.py"), dir}, strings);
+        runPython({testpaths::pythonDir() + QStringLiteral("/tokref.py"), dir}, strings);
     QCOMPARE(ref.size(), strings.size());
 
     int tokens = 0;
@@ -312,7 +314,7 @@ void TestTokenizer::sentencePieceModelMatchesSentencePiece() {
     const QString dir = m_tmp.filePath(QStringLiteral("spm"));
     const QStringList strings = testStrings();
     const QJsonArray ref =
-        runPython({QStringLiteral(TANDEM_PYTHON_DIR "/make_spm.py"), dir}, strings);
+        runPython({testpaths::pythonDir() + QStringLiteral("/make_spm.py"), dir}, strings);
     QCOMPARE(ref.size(), strings.size());
 
     auto tok = Tokenizer::fromFolder(dir + QStringLiteral("/bpe"));

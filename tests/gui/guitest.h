@@ -4,6 +4,7 @@
 // port so parallel tests' announcements do not meet.
 
 #include "engine/devices.h"
+#include "testpaths.h"
 #include "ui/mainwindow.h"
 
 #include <QHostAddress>
@@ -28,7 +29,7 @@ inline tandem::ui::WindowContext loopbackContext(const QString& home, quint16 di
     c.node.listenPort = 0;
     c.node.discoveryPort = discoveryPort;
     c.node.announceTo = QList<QHostAddress>{QHostAddress(QStringLiteral("127.255.255.255"))};
-    c.node.workerProgram = QStringLiteral(TANDEM_BINARY);
+    c.node.workerProgram = testpaths::binary();
     return c;
 }
 

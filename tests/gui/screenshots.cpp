@@ -5,6 +5,7 @@
 
 #include "engine/trainingrun.h"
 #include "guitest.h"
+#include "testpaths.h"
 #include "ui/chartpanel.h"
 #include "ui/historymodel.h"
 #include "ui/language.h"
@@ -177,7 +178,7 @@ int main(int argc, char** argv) {
                   "scheduler": {"kind": "asha", "reduction": 3, "rungs": [1, 3]}}})");
     f.close();
     SweepTab* sweep = w.sweep();
-    sweep->setProgram(QStringLiteral(TANDEM_BINARY));
+    sweep->setProgram(testpaths::binary());
     auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("tabs"));
     tabs->setCurrentWidget(sweep);
     if (!sweep->openFile(sweepFile))

@@ -8,6 +8,7 @@
 #include "model/modelsource.h"
 #include "net/truststore.h"
 #include "proc.h"
+#include "testpaths.h"
 #include "ui/chartpanel.h"
 #include "ui/historymodel.h"
 #include "ui/language.h"
@@ -524,7 +525,7 @@ private Q_SLOTS:
                              out.filePath(QLatin1String(*extra ? "hidden" : "cli-run"))};
             if (*extra)
                 args << QLatin1String(extra);
-            p.start(QStringLiteral(TANDEM_BINARY), args);
+            p.start(testpaths::binary(), args);
             QVERIFY(p.waitForFinished(120000));
             // mlp wants 784 inputs, not 2: the run fails, and its record says why.
             QCOMPARE(p.exitCode(), 1);

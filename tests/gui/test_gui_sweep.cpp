@@ -4,6 +4,7 @@
 #include "guitest.h"
 #include "proc.h"
 #include "sweep/scheduler.h"
+#include "testpaths.h"
 #include "testutil.h"
 #include "ui/livechart.h"
 #include "ui/nodebridge.h"
@@ -44,7 +45,7 @@ void TestGuiSweep::sweepTabRunsAcrossTwoMachinesAndExportsTheBest() {
     MainWindow w(loopbackContext(app, dport));
     w.show();
     SweepTab* tab = w.sweep();
-    tab->setProgram(QStringLiteral(TANDEM_BINARY));
+    tab->setProgram(testpaths::binary());
     // The desk shows up paired and online.
     PeerModel* peers = w.node()->peers();
     QTRY_VERIFY_WITH_TIMEOUT(

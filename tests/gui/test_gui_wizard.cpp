@@ -4,6 +4,7 @@
 #include "guitest.h"
 #include "net/truststore.h"
 #include "proc.h"
+#include "testpaths.h"
 #include "ui/nodebridge.h"
 #include "ui/peermodel.h"
 #include "ui/setupwizard.h"
@@ -107,7 +108,7 @@ class TestGuiWizard : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() { QVERIFY(QFile::exists(QStringLiteral(TANDEM_BINARY))); }
+    void initTestCase() { QVERIFY(QFile::exists(testpaths::binary())); }
 
     void wizardPairsBothConfirm() {
         Scene scene;

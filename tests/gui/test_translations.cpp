@@ -1,6 +1,7 @@
 // Every shipped translation is complete, keeps its placeholders, and Arabic reads right to
 // left.
 
+#include "testpaths.h"
 #include "ui/format.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
@@ -34,7 +35,7 @@ private Q_SLOTS:
         for (const Language& l : supportedLanguages())
             if (l.code != QLatin1String("en"))
                 QTest::newRow(qPrintable(l.code))
-                    << QStringLiteral(TANDEM_TS_DIR "/tandem_%1.ts").arg(l.code);
+                    << testpaths::tsDir() + QStringLiteral("/tandem_%1.ts").arg(l.code);
     }
 
     void complete() {
