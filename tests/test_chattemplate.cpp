@@ -9,6 +9,7 @@
 #include "formats/chattemplate.h"
 #include "testpaths.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -58,6 +59,8 @@ private Q_SLOTS:
     void matchesJinja2();
     void unsupportedConstructsAreRefusedByLine();
     void raisedExceptionsAreErrors();
+    void hostileTemplatesAreStoppedByName_data();
+    void hostileTemplatesAreStoppedByName();
 };
 
 void TestChatTemplate::matchesJinja2() {
@@ -170,6 +173,76 @@ void TestChatTemplate::raisedExceptionsAreErrors() {
     QVERIFY2(r.error().message.contains(QStringLiteral("line 3")) &&
                  r.error().message.contains(QStringLiteral("role tool is not allowed")),
              qPrintable(r.error().message));
+}
+
+// A template comes with a downloaded model. One that nests without end, loops without end,
+// builds texts or lists of gigabytes, or counts past the integers is stopped, with the reason,
+// in well under a second.
+void TestChatTemplate::hostileTemplatesAreStoppedByName_data() {
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("brackets") << QStringLiteral("{{ ") + QString(5000, QLatin1Char('(')) +
+                                     QStringLiteral("1") + QString(5000, QLatin1Char(')')) +
+                                     QStringLiteral(" }}")
+                              << QStringLiteral("nests more than");
+    QTest::newRow("not") << QStringLiteral("{{ ") + QStringLiteral("not ").repeated(100000) +
+                                QStringLiteral("x }}")
+                         << QStringLiteral("nests more than");
+    QTest::newRow("else if") << QStringLiteral("{{ 1") +
+                                    QStringLiteral(" if x else 1").repeated(20000) +
+                                    QStringLiteral(" }}")
+                             << QStringLiteral("nests more than");
+    QTest::newRow("statements") << QStringLiteral("{% if true %}").repeated(5000) +
+                                       QStringLiteral("{% endif %}").repeated(5000)
+                                << QStringLiteral("nests more than");
+    QTest::newRow("loops") << QStringLiteral("{% for a in range(100000) %}{% for b in "
+                                             "range(100000) %}{% endfor %}{% endfor %}")
+                           << QStringLiteral("loops more than");
+    QTest::newRow("doubling text")
+        << QStringLiteral("{% set ns = namespace(s='ab') %}{% for i in range(64) %}"
+                          "{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}")
+        << QStringLiteral("builds a text of more than");
+    QTest::newRow("doubling list")
+        << QStringLiteral("{% set ns = namespace(l=[1]) %}{% for i in range(64) %}"
+                          "{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l | length }}")
+        << QStringLiteral("builds a list of more than");
+    QTest::newRow("one text many times")
+        << QStringLiteral("{% set ns = namespace(s='abcdefgh', l=[]) %}{% for i in range(20) %}"
+                          "{% set ns.s = ns.s ~ ns.s %}{% endfor %}{% for i in range(100) %}"
+                          "{% set ns.l = ns.l + [ns.s] %}{% endfor %}{{ ns.l }}")
+        << QStringLiteral("builds a text of more than");
+    QTest::newRow("replace") << QStringLiteral("{% set ns = namespace(s='aaaaaaaa') %}"
+                                               "{% for i in range(12) %}{% set ns.s = "
+                                               "ns.s.replace('a', 'aaaaaaaa') %}{% endfor %}")
+                             << QStringLiteral("builds a text of more than");
+    QTest::newRow("output") << QStringLiteral("{% for i in range(1000000) %}") +
+                                   QString(1000, QLatin1Char('x')) + QStringLiteral("{% endfor %}")
+                            << QStringLiteral("builds a text of more than");
+    QTest::newRow("integers") << QStringLiteral("{{ 9223372036854775807 + 1 }}")
+                              << QStringLiteral("goes past the integers");
+    QTest::newRow("negation") << QStringLiteral("{{ -(-9223372036854775807 - 1) }}")
+                              << QStringLiteral("goes past the integers");
+    QTest::newRow("source") << QStringLiteral("{{ 1 }}").repeated(200000)
+                            << QStringLiteral("more than the");
+}
+
+void TestChatTemplate::hostileTemplatesAreStoppedByName() {
+    QFETCH(QString, source);
+    QFETCH(QString, reason);
+    QElapsedTimer timer;
+    timer.start();
+    auto t = ChatTemplate::parse(source, QStringLiteral("tokenizer_config.json"));
+    QString message = t ? QString() : t.error().message;
+    if (t) {
+        auto out = t->render({{QStringLiteral("user"), QStringLiteral("Hi")}}, true,
+                             QStringLiteral("<s>"), QStringLiteral("</s>"));
+        QVERIFY(!out);
+        message = out.error().message;
+    }
+    qInfo("%s: %lld ms: %s", QTest::currentDataTag(), qint64(timer.elapsed()), qPrintable(message));
+    QVERIFY2(message.contains(reason), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("tokenizer_config.json")), qPrintable(message));
+    QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
 }
 
 QTEST_GUILESS_MAIN(TestChatTemplate)

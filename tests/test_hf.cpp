@@ -12,6 +12,7 @@
 #include "testpaths.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -22,6 +23,8 @@
 #include <torch/torch.h>
 
 #include <set>
+
+#include <sys/resource.h>
 
 using namespace tandem;
 
@@ -96,6 +99,7 @@ private Q_SLOTS:
     void configReadsTheNewFamilies();
     void configRefusesWhatIsNotBuilt_data();
     void configRefusesWhatIsNotBuilt();
+    void aModelNoMachineHoldsIsRefusedAtOnce();
     void logitsMatchTheReference_data();
     void logitsMatchTheReference();
     void everyWeightIsTrainable();
@@ -357,6 +361,14 @@ void TestHf::configRefusesWhatIsNotBuilt_data() {
     row("heads", "num_key_value_heads", "3", corrupt, "num_key_value_heads");
     row("missing size", "hidden_size", "null", corrupt, R"("hidden_size" is missing)");
     row("negative", "num_hidden_layers", "-2", corrupt, "num_hidden_layers");
+    // Sizes no model has: refused by their key before anything is planned or allocated.
+    row("no heads", "num_attention_heads", "0", corrupt, "num_attention_heads");
+    row("10^12 hidden", "hidden_size", "1e12", corrupt, "hidden_size");
+    row("10^9 hidden", "hidden_size", "1000000000", unsupported, R"("hidden_size" is 1000000000)");
+    row("2^40 tokens", "vocab_size", "1099511627776", corrupt, "vocab_size");
+    row("2^30 tokens", "vocab_size", "1073741824", corrupt, "vocab_size");
+    row("10^6 blocks", "num_hidden_layers", "1000000", unsupported, "num_hidden_layers");
+    row("2^22 + 1 tokens", "vocab_size", "4194305", unsupported, R"("vocab_size" is 4194305)");
 }
 
 void TestHf::configRefusesWhatIsNotBuilt() {
@@ -373,6 +385,36 @@ void TestHf::configRefusesWhatIsNotBuilt() {
     if (key == QLatin1String("model_type"))
         QVERIFY2(c.error().message.contains(QStringLiteral("GPT2LMHeadModel, LlamaForCausalLM")),
                  qPrintable(c.error().message));
+}
+
+// A config whose sizes each pass but describe more weights than any machine holds is refused
+// with the count, at once, having allocated nothing for them.
+void TestHf::aModelNoMachineHoldsIsRefusedAtOnce() {
+    QJsonObject o = llamaConfig();
+    o[QStringLiteral("hidden_size")] = 65536;
+    o[QStringLiteral("intermediate_size")] = 1 << 20;
+    o[QStringLiteral("num_hidden_layers")] = 1024;
+    o[QStringLiteral("num_attention_heads")] = 512;
+    o[QStringLiteral("num_key_value_heads")] = 512;
+    o[QStringLiteral("vocab_size")] = 1 << 22;
+    rusage before{};
+    getrusage(RUSAGE_SELF, &before);
+    QElapsedTimer timer;
+    timer.start();
+    auto c = parseHfConfig(json(o), QStringLiteral("config.json"));
+    const qint64 ms = timer.elapsed();
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    QVERIFY(!c);
+    QCOMPARE(c.error().code, ErrorCode::Unsupported);
+    // About 229,000 billion: 1,024 blocks of 223 billion weights, and the embeddings.
+    const auto m = QRegularExpression(QStringLiteral("model of (\\d+) billion parameters"))
+                       .match(c.error().message);
+    QVERIFY2(m.hasMatch() && m.captured(1).toLongLong() > 200000, qPrintable(c.error().message));
+    QVERIFY2(ms < 1000, qPrintable(QString::number(ms)));
+    // The peak resident size (kB) grew by less than 100 MB.
+    QVERIFY2(after.ru_maxrss - before.ru_maxrss < 100 * 1024,
+             qPrintable(QString::number(after.ru_maxrss - before.ru_maxrss)));
 }
 
 void TestHf::logitsMatchTheReference_data() {

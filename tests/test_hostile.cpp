@@ -6,6 +6,7 @@
 // Attackers use source addresses 127.0.0.2 and up (all of 127/8 is loopback on Linux), so that
 // per-address limits see them apart from the real worker on 127.0.0.1.
 
+#include "formats/sha256.h"
 #include "hffolder.h"
 #include "net/connection.h"
 #include "net/identity.h"
@@ -23,6 +24,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QUdpSocket>
+#include <QtEndian>
 
 #include <cmath>
 #include <cstring>
@@ -43,6 +45,46 @@ QStringList serveArgs(const QString& home, quint16 discoveryPort) {
             QStringLiteral("--listen=127.0.0.1:0"),
             QStringLiteral("--announce-to=127.255.255.255"),
             QStringLiteral("--discovery-port=%1").arg(discoveryPort)};
+}
+
+// A scripted coordinator: a TLS server with the identity of `home`, for a real `tandem worker`
+// to connect to; what it then says is up to the test.
+class ScriptedCoordinator : public QTcpServer {
+public:
+    explicit ScriptedCoordinator(const Identity& id)
+        : m_tls(tlsConfiguration(id)) {}
+    QSslSocket* socket() { return m_socket.get(); }
+
+protected:
+    void incomingConnection(qintptr descriptor) override {
+        if (m_socket)
+            return; // one worker at a time
+        m_socket = std::make_unique<QSslSocket>();
+        m_socket->setSocketDescriptor(descriptor);
+        m_socket->setSslConfiguration(m_tls);
+        m_socket->startServerEncryption();
+    }
+
+private:
+    QSslConfiguration m_tls;
+    std::unique_ptr<QSslSocket> m_socket;
+};
+
+// A Tandem checkpoint container (formats/tensorfile.h) written by hand, so that its directory
+// can say what no writer would: `dir` lists the tensors over `data`.
+QByteArray handMadeArchive(const QJsonObject& meta, const QJsonArray& dir, const QByteArray& data) {
+    const QByteArray header = QJsonDocument(QJsonObject{{QStringLiteral("meta"), meta},
+                                                        {QStringLiteral("tensors"), dir},
+                                                        {QStringLiteral("blobs"), QJsonArray{}}})
+                                  .toJson(QJsonDocument::Compact);
+    QByteArray out("TANDEMCK");
+    char fixed[12];
+    qToLittleEndian<quint32>(1, fixed);
+    qToLittleEndian<quint64>(quint64(header.size()), fixed + 4);
+    out += QByteArray(fixed, 12) + header + data;
+    Sha256 digest;
+    digest.addData(out);
+    return out + digest.result();
 }
 
 QHostAddress attacker(int i) {
@@ -126,6 +168,8 @@ private Q_SLOTS:
     void workerDecliningDuringTheProbeIsNamed();
     void idleAndStalledConnectionsDoNotDelayPairedPeers();
     void invitationIsTriedAgainUntilTheNodeListens();
+    void workerRefusesWhatAHostileCoordinatorSends_data();
+    void workerRefusesWhatAHostileCoordinatorSends();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -721,6 +765,134 @@ void TestHostile::workerDecliningDuringTheProbeIsNamed() {
         QStringLiteral("(worker [^()]+ \\(device [^)]+\\)( #\\d+)? declined the run: .*)"));
     QVERIFY2(line.contains(QStringLiteral("its owner quit")), qPrintable(c.err()));
     QVERIFY2(!c.err().contains(QStringLiteral("unexpected Reject")), qPrintable(c.err()));
+}
+
+// A paired coordinator gone bad sends a worker a model no machine holds, a config past any
+// model, a container whose tensors run past its end, or a message the worker cannot read. The
+// worker refuses each at once, says why to the coordinator (the Reject it reads here), and
+// ends without retrying or crashing; the same worker then joins a real run and finishes it.
+void TestHostile::workerRefusesWhatAHostileCoordinatorSends_data() {
+    QTest::addColumn<QByteArray>("archive"); // empty: an unreadable message instead
+    QTest::addColumn<QString>("refusal");    // in the worker's Reject and its log
+    const QJsonObject llama{
+        {QStringLiteral("model_type"), QStringLiteral("llama")},
+        {QStringLiteral("architectures"), QJsonArray{QStringLiteral("LlamaForCausalLM")}},
+        {QStringLiteral("vocab_size"), 128256},
+        {QStringLiteral("hidden_size"), 16384},
+        {QStringLiteral("intermediate_size"), 53248},
+        {QStringLiteral("num_hidden_layers"), 126},
+        {QStringLiteral("num_attention_heads"), 128},
+        {QStringLiteral("num_key_value_heads"), 8},
+        {QStringLiteral("torch_dtype"), QStringLiteral("bfloat16")}};
+    auto archive = [](const QJsonObject& config, const QJsonArray& layout, const QJsonArray& dir,
+                      const QByteArray& data) {
+        return handMadeArchive(
+            QJsonObject{{QStringLiteral("kind"), QStringLiteral("tandem-hf-model")},
+                        {QStringLiteral("config"), config},
+                        {QStringLiteral("layout"), layout}},
+            dir, data);
+    };
+    // Llama 3.1 405B's sizes, its 810 GB of bf16 weights asked for as one tensor.
+    QTest::newRow("terabytes")
+        << archive(llama,
+                   QJsonArray{QJsonObject{
+                       {QStringLiteral("name"), QStringLiteral("model.embed_tokens.weight")},
+                       {QStringLiteral("dtype"), QStringLiteral("BF16")},
+                       {QStringLiteral("shape"), QJsonArray{qint64(405e9)}}}},
+                   {}, {})
+        << QStringLiteral("GB of weights, more than the");
+    QJsonObject wide = llama;
+    wide[QStringLiteral("hidden_size")] = 1000000000;
+    QTest::newRow("config past any model")
+        << archive(wide, {}, {}, {}) << QStringLiteral("\"hidden_size\" is 1000000000");
+    // Two tensors over 64 bytes of data: the second's bytes would lie past the end.
+    const QJsonArray dir{QJsonObject{{QStringLiteral("name"), QStringLiteral("a")},
+                                     {QStringLiteral("dtype"), QStringLiteral("F32")},
+                                     {QStringLiteral("shape"), QJsonArray{16}},
+                                     {QStringLiteral("offset"), 0},
+                                     {QStringLiteral("nbytes"), 64}},
+                         QJsonObject{{QStringLiteral("name"), QStringLiteral("b")},
+                                     {QStringLiteral("dtype"), QStringLiteral("F32")},
+                                     {QStringLiteral("shape"), QJsonArray{16}},
+                                     {QStringLiteral("offset"), 32},
+                                     {QStringLiteral("nbytes"), 64}}};
+    QTest::newRow("tensors past the end") << archive(llama, {}, dir, QByteArray(64, '\0'))
+                                          << QStringLiteral("the coordinator's model");
+    QTest::newRow("unreadable message") << QByteArray() << QStringLiteral("cannot read"); // last
+}
+
+void TestHostile::workerRefusesWhatAHostileCoordinatorSends() {
+    QFETCH(QByteArray, archive);
+    QFETCH(QString, refusal);
+    auto id = Identity::loadOrCreate(home("coord"));
+    QVERIFY(id.ok());
+    ScriptedCoordinator coord(*id);
+    QVERIFY(coord.listen(QHostAddress::LocalHost, 0));
+    TandemProcess w(pairedWorker(coord.serverPort()));
+    QVERIFY(
+        QTest::qWaitFor([&] { return coord.socket() && coord.socket()->isEncrypted(); }, 60000));
+    QSslSocket& s = *coord.socket();
+    wire::BlobAssembler blobs;
+    wire::FrameReader reader(blobs);
+    // The worker's Hello, then the coordinator's and the run.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            auto m = nextMessage(s, reader);
+            return m && std::holds_alternative<wire::Hello>(*m);
+        },
+        30000));
+    QElapsedTimer sent;
+    sent.start();
+    wire::Hello hello;
+    hello.role = QStringLiteral("coordinator");
+    hello.appVersion = QStringLiteral(TANDEM_VERSION);
+    hello.displayName = QStringLiteral("hostile");
+    s.write(wire::frame(wire::encode(hello)));
+    if (archive.isEmpty()) {
+        s.write(wire::frame(QByteArray("\x7f\x01\x02not a message")));
+    } else {
+        s.write(wire::blobPartFrame(uint32_t(wire::BlobKind::Model), 1, uint64_t(archive.size()), 0,
+                                    archive));
+        wire::RunSpec spec;
+        spec.runId = QStringLiteral("hostile");
+        spec.modelBlob = 1;
+        spec.schemaHash = QStringLiteral("0");
+        spec.datasetSpec = QStringLiteral("mnist:") + m_tiny;
+        spec.params << wire::TensorMeta{QStringLiteral("w"), {4}};
+        s.write(wire::frame(wire::encode(spec)));
+    }
+    // The worker's reason, when it reads the archive.
+    QString said;
+    (void)QTest::qWaitFor(
+        [&] {
+            while (auto m = nextMessage(s, reader))
+                if (const auto* r = std::get_if<wire::Reject>(&*m))
+                    said = r->message;
+            return !said.isEmpty() || s.state() != QAbstractSocket::ConnectedState;
+        },
+        30000);
+    QVERIFY(w.finish(60000));
+    qInfo("%s: the worker ended %.1f s after the run was sent", QTest::currentDataTag(),
+          double(sent.elapsed()) / 1000);
+    QCOMPARE(w.exitCode(), 1);
+    QVERIFY2(w.err().contains(refusal), qPrintable(w.err()));
+    QVERIFY2(!w.err().contains(QStringLiteral("trying to reconnect")), qPrintable(w.err()));
+    // Well inside the 60 s a worker keeps knocking on a lost coordinator's door.
+    QVERIFY2(sent.elapsed() < 30000, qPrintable(w.err()));
+    if (!archive.isEmpty())
+        QVERIFY2(said.contains(refusal), qPrintable(said));
+    // The same worker then takes a real run to its end (once, after the last of them).
+    if (!archive.isEmpty())
+        return;
+    const QString out = m_tmp.filePath(QStringLiteral("after-hostile"));
+    TandemProcess c(oneWorkerRun(out));
+    const quint16 port = waitPort(c);
+    QVERIFY2(port != 0, qPrintable(c.err()));
+    TandemProcess again(pairedWorker(port));
+    QVERIFY2(c.finish(), qPrintable(c.err()));
+    QCOMPARE(c.exitCode(), 0);
+    QVERIFY(again.finish(60000));
+    QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
 }
 
 QTEST_GUILESS_MAIN(TestHostile)

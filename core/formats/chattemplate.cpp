@@ -12,7 +12,9 @@
 #include <QRegularExpression>
 #include <QStringList>
 
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <variant>
 
@@ -28,6 +30,42 @@ struct TemplateError {
 [[noreturn]] void fail(int line, const QString& what) {
     throw TemplateError{what, line};
 }
+
+// A template comes with a downloaded model: what it may ask for is capped, each cap far above
+// what a real template needs (the families' are a few kB, nest a few levels deep and loop once
+// over the conversation), and one passed stops it with its reason.
+constexpr qsizetype kMaxSource = 1 << 20; // characters of template text
+constexpr int kMaxDepth = 100; // nested statements, and levels of expressions (about 2 a bracket)
+constexpr int64_t kMaxIterations = 1 << 17; // loop iterations in one rendering
+constexpr qsizetype kMaxChars = 8 << 20;   // characters of any text it builds, its output too
+constexpr size_t kMaxItems = 1 << 20;       // items of any list it builds
+
+void needChars(qint64 n, int line) {
+    if (n > kMaxChars)
+        fail(
+            line,
+            QStringLiteral("the template builds a text of more than %1 characters").arg(kMaxChars));
+}
+
+void needItems(size_t n, int line) {
+    if (n > kMaxItems)
+        fail(line,
+             QStringLiteral("the template builds a list of more than %1 items").arg(kMaxItems));
+}
+
+// One level deeper while reading: statements in statements, expressions in expressions.
+thread_local int tDepth = 0;
+struct Deeper {
+    explicit Deeper(int line) {
+        if (++tDepth > kMaxDepth) {
+            --tDepth;
+            fail(line, QStringLiteral("it nests more than %1 levels deep").arg(kMaxDepth));
+        }
+    }
+    ~Deeper() { --tDepth; }
+    Deeper(const Deeper&) = delete;
+    Deeper& operator=(const Deeper&) = delete;
+};
 
 // ---- Values --------------------------------------------------------------------------------
 
@@ -107,22 +145,51 @@ QJsonValue toJson(const Value& v) {
 }
 
 // As Hugging Face's tojson writes it: json.dumps with ", " and ": ", non-ASCII kept.
-QString pythonJson(const Value& v) {
+// (A list may hold the same long text many times over: what is written is counted as it
+// grows. Line 0: the statement's, filled in where it is run.)
+void writePythonJson(const Value& v, QString& out) {
     if (auto l = v.list()) {
-        QStringList parts;
-        for (const Value& x : *l)
-            parts << pythonJson(x);
-        return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+        out += QLatin1Char('[');
+        for (size_t i = 0; i < l->size(); ++i) {
+            if (i > 0)
+                out += QStringLiteral(", ");
+            writePythonJson((*l)[i], out);
+        }
+        out += QLatin1Char(']');
+    } else if (auto m = v.map()) {
+        out += QLatin1Char('{');
+        bool first = true;
+        for (const auto& [k, x] : *m) {
+            if (!first)
+                out += QStringLiteral(", ");
+            first = false;
+            writePythonJson(Value(k), out);
+            out += QStringLiteral(": ");
+            writePythonJson(x, out);
+        }
+        out += QLatin1Char('}');
+    } else {
+        if (auto s = v.string())
+            needChars(out.size() + 2 * s->size(), 0);
+        out +=
+            QString::fromUtf8(QJsonDocument(QJsonArray{toJson(v)}).toJson(QJsonDocument::Compact))
+                .mid(1)
+                .chopped(1);
     }
-    if (auto m = v.map()) {
-        QStringList parts;
-        for (const auto& [k, x] : *m)
-            parts << pythonJson(Value(k)) + QStringLiteral(": ") + pythonJson(x);
-        return QLatin1Char('{') + parts.join(QStringLiteral(", ")) + QLatin1Char('}');
-    }
-    return QString::fromUtf8(QJsonDocument(QJsonArray{toJson(v)}).toJson(QJsonDocument::Compact))
-        .mid(1)
-        .chopped(1);
+    needChars(out.size(), 0);
+}
+
+QString pythonJson(const Value& v) {
+    QString out;
+    writePythonJson(v, out);
+    return out;
+}
+
+// `s` with every `from` replaced by `to`, when the result stays within the cap.
+QString replaced(const QString& s, const QString& from, const QString& to, int line) {
+    const qint64 hits = from.isEmpty() ? s.size() + 1 : s.count(from);
+    needChars(s.size() + hits * (to.size() - from.size()), line);
+    return QString(s).replace(from, to);
 }
 
 QString text(const Value& v) {
@@ -397,6 +464,7 @@ ExprP parsePostfix(Lexer& l) {
 }
 
 ExprP parseUnary(Lexer& l) {
+    const Deeper deeper(l.line);
     if (l.take(QStringLiteral("-")))
         return make(Expr::Neg, l.line, {parseUnary(l)});
     return parsePostfix(l);
@@ -422,8 +490,10 @@ ExprP parseBinary(Lexer& l, int level) {
     if (level >= int(levels().size()))
         return parseUnary(l);
     if (level == 2) {
-        if (l.take(QStringLiteral("not")))
+        if (l.take(QStringLiteral("not"))) {
+            const Deeper deeper(l.line);
             return make(Expr::Not, l.line, {parseBinary(l, 2)});
+        }
         return parseBinary(l, 3);
     }
     ExprP e = parseBinary(l, level + 1);
@@ -453,6 +523,7 @@ ExprP parseBinary(Lexer& l, int level) {
 }
 
 ExprP parseExpr(Lexer& l) {
+    const Deeper deeper(l.line);
     ExprP e = parseBinary(l, 0);
     if (l.take(QStringLiteral("if"))) {
         ExprP cond = parseBinary(l, 0);
@@ -486,6 +557,7 @@ using Nodes = std::vector<NodeP>;
 
 struct Scope {
     std::vector<QHash<QString, Value>> frames{1};
+    int64_t iterations = 0; // of every loop so far, against kMaxIterations
     Value get(const QString& name) const {
         for (auto f = frames.rbegin(); f != frames.rend(); ++f)
             if (auto it = f->constFind(name); it != f->constEnd())
@@ -573,9 +645,13 @@ Value method(const Value& obj, const QString& name, const List& args, int line) 
         if (name == QLatin1String("lower"))
             return s->toLower();
         if (name == QLatin1String("replace"))
-            return QString(*s).replace(toText(arg(0), line, name), toText(arg(1), line, name));
+            return replaced(*s, toText(arg(0), line, name), toText(arg(1), line, name), line);
         if (name == QLatin1String("split")) {
             List parts;
+            if (arg(0).string())
+                needItems(size_t(arg(0).string()->isEmpty() ? s->size() + 2
+                                                            : s->count(*arg(0).string()) + 1),
+                          line);
             const QStringList p =
                 arg(0).string()
                     ? s->split(*arg(0).string())
@@ -632,10 +708,15 @@ Value filter(const QString& name, const Value& v, const List& args, int line) {
     }
     if (name == QLatin1String("join")) {
         QStringList parts;
+        const QString separator = text(arg(0));
+        qint64 size = 0;
         if (auto l = v.list())
-            for (const Value& x : *l)
+            for (const Value& x : *l) {
                 parts << text(x);
-        return parts.join(text(arg(0)));
+                size += parts.last().size() + separator.size();
+                needChars(size, line);
+            }
+        return parts.join(separator);
     }
     if (name == QLatin1String("default") || name == QLatin1String("d"))
         return v.undefined() || (arg(1).truthy() && !v.truthy()) ? arg(0) : v;
@@ -648,8 +729,10 @@ Value filter(const QString& name, const Value& v, const List& args, int line) {
     if (name == QLatin1String("list")) {
         if (v.list())
             return v;
+        const QString t = text(v);
+        needItems(size_t(t.size()), line);
         List out;
-        for (QChar c : text(v))
+        for (QChar c : t)
             out.push_back(Value(QString(c)));
         return out;
     }
@@ -664,7 +747,7 @@ Value filter(const QString& name, const Value& v, const List& args, int line) {
                                  chars.size());
     }
     if (name == QLatin1String("replace"))
-        return text(v).replace(toText(arg(0), line, name), toText(arg(1), line, name));
+        return replaced(text(v), toText(arg(0), line, name), toText(arg(1), line, name), line);
     fail(line, QStringLiteral("the filter |%1 is not supported").arg(name));
 }
 
@@ -725,9 +808,12 @@ Value call(const Expr& e, Scope& scope) {
 
 Value arithmetic(const QString& op, const Value& x, const Value& y, int line) {
     if (op == QLatin1String("+")) {
-        if (x.string() && y.string())
+        if (x.string() && y.string()) {
+            needChars(x.string()->size() + y.string()->size(), line);
             return *x.string() + *y.string();
+        }
         if (x.list() && y.list()) {
+            needItems(x.list()->size() + y.list()->size(), line);
             List l = *x.list();
             l.insert(l.end(), y.list()->begin(), y.list()->end());
             return l;
@@ -737,11 +823,21 @@ Value arithmetic(const QString& op, const Value& x, const Value& y, int line) {
         fail(line, QStringLiteral("string formatting with %% is not supported"));
     const int64_t a = toInt(x, line, QStringLiteral("\"%1\"").arg(op));
     const int64_t b = toInt(y, line, QStringLiteral("\"%1\"").arg(op));
-    if (op == QLatin1String("+"))
+    // Worked out in floating point first: a result within ±2^62 cannot overflow in int64.
+    const bool sum = op == QLatin1String("+"), difference = op == QLatin1String("-"),
+               product = op == QLatin1String("*");
+    const double approx = sum          ? double(a) + double(b)
+                          : difference ? double(a) - double(b)
+                          : product    ? double(a) * double(b)
+                                       : double(a);
+    if (!(std::fabs(approx) < 0x1p62) ||
+        (!sum && !difference && !product && b == -1 && a == std::numeric_limits<int64_t>::min()))
+        fail(line, QStringLiteral("\"%1\" goes past the integers a template counts with").arg(op));
+    if (sum)
         return a + b;
-    if (op == QLatin1String("-"))
+    if (difference)
         return a - b;
-    if (op == QLatin1String("*"))
+    if (product)
         return a * b;
     if (b == 0)
         fail(line, QStringLiteral("division by zero"));
@@ -762,8 +858,11 @@ Value binary(const Expr& e, Scope& scope) {
         return equal(x, y);
     if (op == QLatin1String("!="))
         return !equal(x, y);
-    if (op == QLatin1String("~"))
-        return text(x) + text(y);
+    if (op == QLatin1String("~")) {
+        const QString a = text(x), b = text(y);
+        needChars(a.size() + b.size(), e.line);
+        return a + b;
+    }
     if (op == QLatin1String("in")) {
         if (auto s = y.string())
             return s->contains(text(x));
@@ -852,8 +951,12 @@ Value eval(const ExprP& e, Scope& scope) {
         return test(e->name, eval(e->a[0], scope), e->line) != e->negated;
     case Expr::Not:
         return !eval(e->a[0], scope).truthy();
-    case Expr::Neg:
-        return -toInt(eval(e->a[0], scope), e->line, QStringLiteral("\"-\""));
+    case Expr::Neg: {
+        const int64_t v = toInt(eval(e->a[0], scope), e->line, QStringLiteral("\"-\""));
+        if (v == std::numeric_limits<int64_t>::min())
+            fail(e->line, QStringLiteral("\"-\" goes past the integers a template counts with"));
+        return -v;
+    }
     case Expr::Binary:
         return binary(*e, scope);
     case Expr::Cond:
@@ -878,6 +981,11 @@ Value eval(const ExprP& e, Scope& scope) {
 
 void run(const Nodes& nodes, Scope& scope, QString& out);
 
+void loopOnce(Scope& scope, int line) {
+    if (++scope.iterations > kMaxIterations)
+        fail(line, QStringLiteral("the template loops more than %1 times").arg(kMaxIterations));
+}
+
 void runFor(const Node& n, Scope& scope, QString& out) {
     const Value seq = eval(n.expr, scope);
     List values;
@@ -891,6 +999,7 @@ void runFor(const Node& n, Scope& scope, QString& out) {
     if (n.conditions.front()) {
         List kept;
         for (const Value& v : values) {
+            loopOnce(scope, n.line);
             scope.frames.emplace_back();
             scope.frames.back().insert(n.text, v);
             if (eval(n.conditions.front(), scope).truthy())
@@ -901,6 +1010,7 @@ void runFor(const Node& n, Scope& scope, QString& out) {
     }
     const int64_t count = int64_t(values.size());
     for (int64_t i = 0; i < count; ++i) {
+        loopOnce(scope, n.line);
         scope.frames.emplace_back();
         Map loop{{QStringLiteral("index0"), Value(i)},
                  {QStringLiteral("index"), Value(i + 1)},
@@ -922,8 +1032,24 @@ void runFor(const Node& n, Scope& scope, QString& out) {
         run(n.bodies[1], scope, out);
 }
 
+void runNode(const Node& node, Scope& scope, QString& out);
+
 void run(const Nodes& nodes, Scope& scope, QString& out) {
     for (const NodeP& n : nodes) {
+        try {
+            runNode(*n, scope, out);
+        } catch (TemplateError& e) {
+            if (e.line == 0) // from a value's text, which has no line of its own
+                e.line = n->line;
+            throw;
+        }
+        needChars(out.size(), n->line);
+    }
+}
+
+void runNode(const Node& node, Scope& scope, QString& out) {
+    const Node* n = &node;
+    {
         switch (n->kind) {
         case Node::Text:
             out += n->text;
@@ -975,6 +1101,10 @@ std::vector<Part> cut(const QString& src) {
     std::vector<Part> parts;
     qsizetype i = 0;
     bool stripNext = false;
+    // Lines are counted as the cut moves on (counting from the start at every tag would take
+    // time growing with the square of the template's length).
+    qsizetype counted = 0;
+    int lines = 1;
     while (i < src.size()) {
         qsizetype open = src.indexOf(QLatin1Char('{'), i);
         while (open >= 0 && open + 1 < src.size() && !QStringLiteral("{%#").contains(src[open + 1]))
@@ -990,7 +1120,9 @@ std::vector<Part> cut(const QString& src) {
             break;
         }
         const QChar kind = src[open + 1];
-        const int line = int(src.left(open).count(QLatin1Char('\n'))) + 1;
+        lines += int(QStringView(src).mid(counted, open - counted).count(QLatin1Char('\n')));
+        counted = open;
+        const int line = lines;
         const QString close = kind == QLatin1Char('{')   ? QStringLiteral("}}")
                               : kind == QLatin1Char('%') ? QStringLiteral("%}")
                                                          : QStringLiteral("#}");
@@ -1042,6 +1174,7 @@ ExprP wholeExpr(Lexer& l) {
 // Statements up to one whose keyword is in `until` (returned in *ended, with its lexer).
 Nodes parseNodes(const std::vector<Part>& parts, size_t& i, const QStringList& until,
                  QString* ended, std::unique_ptr<Lexer>* endLexer) {
+    const Deeper deeper(i < parts.size() ? parts[i].line : 1);
     Nodes out;
     while (i < parts.size()) {
         const Part& p = parts[i++];
@@ -1139,6 +1272,13 @@ QString where(const QString& name, int line) {
 } // namespace
 
 Expected<ChatTemplate> ChatTemplate::parse(const QString& source, const QString& name) {
+    if (source.size() > kMaxSource)
+        return makeError(ErrorCode::Unsupported,
+                         QStringLiteral("%1: the chat template is %2 characters long, more than "
+                                        "the %3 Tandem reads")
+                             .arg(name)
+                             .arg(source.size())
+                             .arg(kMaxSource));
     try {
         const std::vector<Part> parts = cut(source);
         size_t i = 0;

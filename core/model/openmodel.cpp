@@ -28,9 +28,9 @@ Expected<Model> openModel(const ModelSource& source, const ModelOptions& options
 }
 
 Expected<Model> modelFromArchive(const QByteArray& archive, const QString& name,
-                                 const NamedTensors* base) {
+                                 const NamedTensors* base, int64_t maxBytes) {
     if (isTandemCheckpoint(archive))
-        return hfModelFromArchive(archive, name, base);
+        return hfModelFromArchive(archive, name, base, maxBytes);
     if (base && !base->empty())
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("%1: a TorchScript model has no separate base").arg(name));

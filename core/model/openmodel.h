@@ -20,9 +20,11 @@ Expected<Model> openModel(const ModelSource& source, const ModelOptions& options
 // whatever they hold is an error, never a crash. With `base`, a native transformer's frozen
 // weights are those tensors, by name (a worker's cached base, or the folder a checkpoint was
 // trained from), each checked against the archive's shape and dtype; every base weight the
-// archive leaves out must be among them.
+// archive leaves out must be among them. `maxBytes` (0: no limit) is the memory this machine
+// has for the model: a native transformer whose tensors would take more is refused with the
+// figures before anything is allocated for them.
 Expected<Model> modelFromArchive(const QByteArray& archive, const QString& name,
-                                 const NamedTensors* base = nullptr);
+                                 const NamedTensors* base = nullptr, int64_t maxBytes = 0);
 
 // A Hugging Face folder opened as the run that made `archive` (a native transformer's) opened
 // its own, so that its base comes out as that run's did (quantized the same way): how a worker

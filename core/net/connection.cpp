@@ -202,6 +202,7 @@ void Connection::onReadyRead() {
     while (self && m_socket && m_state == State::Secured) {
         std::optional<QByteArray> payload = m_reader.next(source);
         if (m_reader.failed()) {
+            m_unreadable = true;
             close(m_reader.error(), wire::Reject{wire::RejectCode::Protocol, m_reader.error()});
             return;
         }
@@ -209,6 +210,7 @@ void Connection::onReadyRead() {
             return;
         auto msg = wire::decode(*payload);
         if (!msg) {
+            m_unreadable = true;
             close(msg.error().message,
                   wire::Reject{wire::RejectCode::Protocol, msg.error().message});
             return;

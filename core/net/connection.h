@@ -103,6 +103,10 @@ public:
     // few seconds: deleting a socket at once would discard them.
     void deleteWhenFlushed();
 
+    // The connection closed because the peer sent something this side cannot read (a frame
+    // malformed, oversized or of a message it does not know): sent again, it would be again.
+    bool closedOnUnreadable() const { return m_unreadable; }
+
     qint64 bytesSent() const { return m_bytesSent; }
     qint64 bytesReceived() const { return m_bytesReceived; }
 
@@ -158,6 +162,7 @@ private:
     uint64_t m_nextBlob = 1;
     qint64 m_bytesSent = 0;
     bool m_pumping = false;
+    bool m_unreadable = false;
     qint64 m_bytesReceived = 0;
 };
 

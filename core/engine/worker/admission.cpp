@@ -38,7 +38,7 @@ Expected<ReplicaOptions> replicaOptions(const wire::WorkerSettings& settings) {
 }
 
 Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& modelArchive,
-                               const NamedTensors* base) {
+                               const NamedTensors* base, int64_t memoryBytes) {
     AdmittedRun run;
     run.spec = spec;
     auto layout = ModelLayout::fromWire(spec.params, spec.buffers);
@@ -61,7 +61,8 @@ Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& mode
     }
     // TorchScript runs code: this comes from a paired coordinator, the one place besides a file
     // the user chose that Tandem loads models from.
-    auto module = modelFromArchive(modelArchive, QStringLiteral("the coordinator's model"), base);
+    auto module = modelFromArchive(modelArchive, QStringLiteral("the coordinator's model"), base,
+                                   memoryBytes);
     if (!module)
         return module.error();
     run.module = *module;

@@ -43,8 +43,9 @@ Expected<ReplicaOptions> replicaOptions(const wire::WorkerSettings& settings);
 // this worker cannot honour, and ErrorCode::Incompatible with ErrorSubject::Model when the model
 // here does not have the schema the coordinator announced. `base`: the frozen weights the
 // archive leaves out (the run's base, from this worker's cache), when the spec names one.
+// `memoryBytes` (0: no limit): this machine's memory, which a model it is sent cannot exceed.
 Expected<AdmittedRun> admitRun(const wire::RunSpec& spec, const QByteArray& modelArchive,
-                               const NamedTensors* base = nullptr);
+                               const NamedTensors* base = nullptr, int64_t memoryBytes = 0);
 
 // The run's dataset when this worker has it already: the cached copy of the same content, or the
 // same spec read here when its hash matches. Null when it must be received.

@@ -71,9 +71,18 @@ void WorkerSession::onClosed(const QString& reason) {
     m_loop.lostConnection();
     Connection* old = m_conn;
     m_conn = nullptr;
+    const bool unreadable = old && old->closedOnUnreadable();
     if (old) {
         old->disconnect(this);
         old->deleteWhenFlushed();
+    }
+    // The coordinator would send the same again: this worker stops, saying why.
+    if (unreadable) {
+        finish(1, QStringLiteral("the coordinator sent what this worker cannot read (%1); "
+                                 "connecting again would bring the same. Run the same version "
+                                 "of Tandem on both machines")
+                      .arg(reason));
+        return;
     }
     if (m_state != State::Connecting) {
         m_log(QStringLiteral("lost the coordinator: %1; trying to reconnect for %2 s")
@@ -92,7 +101,7 @@ void WorkerSession::onClosed(const QString& reason) {
     m_retry.start(500);
 }
 
-void WorkerSession::finish(int code, const QString& why) {
+void WorkerSession::finish(int code, const QString& why, std::optional<wire::Message> last) {
     if (m_state == State::Done)
         return;
     m_state = State::Done;
@@ -105,7 +114,7 @@ void WorkerSession::finish(int code, const QString& why) {
     if (!why.isEmpty())
         m_log(why);
     if (m_conn)
-        m_conn->close(why);
+        m_conn->close(why, std::move(last));
     QTimer::singleShot(100, this, [this] { m_onDone(); });
 }
 
@@ -153,8 +162,7 @@ void WorkerSession::onHello(const wire::Hello& h) {
     if (const QString why = wire::incompatibility(appVersion(), h.protocolVersion, h.appVersion,
                                                   nameOf(PeerRole::Coordinator));
         !why.isEmpty()) {
-        m_conn->send(wire::Reject{wire::RejectCode::Version, why});
-        finish(1, why);
+        refuse(wire::RejectCode::Version, why);
         return;
     }
     m_log(QStringLiteral("connected to coordinator %1 (Tandem %2, LibTorch %3)")
@@ -179,11 +187,14 @@ void WorkerSession::onRunSpec(const wire::RunSpec& spec) {
 
 void WorkerSession::admit(const wire::RunSpec& spec, const QByteArray& archive,
                           const NamedTensors* base) {
-    auto run = admitRun(spec, archive, base);
+    // The archive is built in this machine's memory before the memory plan sizes it for the
+    // device: one asking for more than the machine has is refused before it is allocated.
+    auto run = admitRun(spec, archive, base, systemMemoryBytes());
     if (!run) {
-        if (run.error().subject == ErrorSubject::Model)
-            m_conn->send(wire::Reject{wire::RejectCode::Schema, run.error().message});
-        finish(1, run.error().message);
+        // The coordinator's log says why this machine stays out.
+        refuse(run.error().subject == ErrorSubject::Model ? wire::RejectCode::Schema
+                                                          : wire::RejectCode::Internal,
+               run.error().message);
         return;
     }
     m_run = std::move(*run);
@@ -248,8 +259,7 @@ void WorkerSession::becomeReady() {
         m_log(note);
     if (!replica) {
         // The coordinator's log says why this machine stays out (a model too big for it).
-        m_conn->send(wire::Reject{wire::RejectCode::Internal, replica.error().message});
-        finish(1, replica.error().message);
+        refuse(wire::RejectCode::Internal, replica.error().message);
         return;
     }
     const ModelReplica& r = **replica;

@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace tandem {
 
@@ -39,7 +40,12 @@ private:
     void connectNow();
     void onSecured(const QString& peerId);
     void onClosed(const QString& reason);
-    void finish(int code, const QString& why);
+    // Ends the session with exit `code`; `last` (a Reject) goes to the coordinator first.
+    void finish(int code, const QString& why, std::optional<wire::Message> last = std::nullopt);
+    // Tells the coordinator why this worker stays out of its run, and ends the session.
+    void refuse(wire::RejectCode code, const QString& why) {
+        finish(1, why, wire::Reject{code, why});
+    }
     // Reject, Bye and Control: whatever the state.
     bool onAnyState(const wire::Message& m);
     void onMessage(const wire::Message& m);

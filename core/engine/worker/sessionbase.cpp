@@ -14,8 +14,7 @@ namespace tandem {
 void WorkerSession::findBase(const wire::RunSpec& spec, const QByteArray& archive) {
     auto manifest = BaseManifest::parse(spec.baseManifest, spec.baseHash);
     if (!manifest) {
-        m_conn->send(wire::Reject{wire::RejectCode::Protocol, manifest.error().message});
-        return finish(1, manifest.error().message);
+        return refuse(wire::RejectCode::Protocol, manifest.error().message);
     }
     const BaseCache cache = baseCache();
     if (auto base = cache.find(*manifest)) {
@@ -53,8 +52,7 @@ void WorkerSession::receiveBase(const wire::RunSpec& spec, const QByteArray& arc
     const BaseCache cache = baseCache();
     const int held = cache.partsHeld(manifest);
     if (auto st = cache.prepare(manifest, held); !st) {
-        m_conn->send(wire::Reject{wire::RejectCode::Internal, st.error().message});
-        return finish(1, st.error().message);
+        return refuse(wire::RejectCode::Internal, st.error().message);
     }
     const QString total = QLocale::c().formattedDataSize(manifest.totalBytes);
     if (held > 0)
@@ -93,12 +91,10 @@ void WorkerSession::onBasePart(const wire::BasePart& p) {
         const QString why = QStringLiteral("part %1 of the base model came out of order or "
                                            "without its bytes")
                                 .arg(p.part + 1);
-        m_conn->send(wire::Reject{wire::RejectCode::Protocol, why});
-        return finish(1, why);
+        return refuse(wire::RejectCode::Protocol, why);
     }
     if (auto st = baseCache().write(b.manifest, b.next, *bytes); !st) {
-        m_conn->send(wire::Reject{wire::RejectCode::Internal, st.error().message});
-        return finish(1, st.error().message);
+        return refuse(wire::RejectCode::Internal, st.error().message);
     }
     ++b.next;
     if (TANDEM_FAILPOINT("base.part")) {

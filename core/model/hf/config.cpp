@@ -26,6 +26,64 @@ Error corrupt(const QString& name, const QString& why) {
 // of two stay far inside int64.
 constexpr double kMaxCount = 1e9;
 
+// The sizes a config may give, each beyond the largest published model's (Llama 3.1 405B: 126
+// blocks 16,384 wide with a feed-forward of 53,248; Gemma 3: 262,144 tokens; contexts of
+// millions), so that no file makes Tandem plan, map or allocate for a model no machine holds.
+// GPT-2's configs name them otherwise (`alt`).
+struct SizeCap {
+    const char* key;
+    const char* alt;
+    int64_t HfConfig::*field;
+    int64_t max;
+};
+constexpr SizeCap kSizeCaps[] = {
+    {"vocab_size", nullptr, &HfConfig::vocab, int64_t(1) << 22},
+    {"hidden_size", "n_embd", &HfConfig::hidden, int64_t(1) << 16},
+    {"num_hidden_layers", "n_layer", &HfConfig::layers, 1024},
+    {"num_attention_heads", "n_head", &HfConfig::heads, 1024},
+    {"num_key_value_heads", nullptr, &HfConfig::kvHeads, 1024},
+    {"head_dim", nullptr, &HfConfig::headDim, 4096},
+    {"intermediate_size", "n_inner", &HfConfig::intermediate, int64_t(1) << 20},
+    {"max_position_embeddings", "n_positions", &HfConfig::maxPositions, int64_t(1) << 24},
+};
+// A trillion weights: 2 TB in bf16, past any machine Tandem runs on.
+constexpr double kMaxParameters = 1e12;
+
+// The parameters `c` describes, counted in floating point so that no size can overflow: the
+// embeddings, each block's attention and MLP, and an output layer of its own.
+double parameterEstimate(const HfConfig& c) {
+    const double h = double(c.hidden), q = double(c.heads) * double(c.headDim),
+                 kv = double(c.kvHeads) * double(c.headDim), ff = double(c.intermediate);
+    const double block = h * (q + 2 * kv) + q * h + 3 * h * ff + 4 * h;
+    double n = double(c.vocab) * h + double(c.layers) * block;
+    if (c.family && c.family->learnedPositions)
+        n += double(c.maxPositions) * h;
+    if (!c.tieEmbeddings)
+        n += double(c.vocab) * h;
+    return n;
+}
+
+// What no model has, refused by its key before anything is planned from it.
+void checkSizes(ConfigKeys& k, const HfConfig& c) {
+    for (const SizeCap& cap : kSizeCaps) {
+        const int64_t v = c.*cap.field;
+        if (v <= cap.max)
+            continue;
+        const char* key = cap.alt && k.json().contains(QLatin1String(cap.alt)) ? cap.alt : cap.key;
+        k.refuse(QStringLiteral("\"%1\" is %2, more than any model has (Tandem takes up to %3)")
+                     .arg(QLatin1String(key))
+                     .arg(v)
+                     .arg(cap.max));
+        return;
+    }
+    if (const double n = parameterEstimate(c); n > kMaxParameters)
+        k.refuse(
+            QStringLiteral("its sizes describe a model of %1 billion parameters, more than any "
+                           "machine holds (Tandem takes up to %2 billion)")
+                .arg(n / 1e9, 0, 'f', 0)
+                .arg(kMaxParameters / 1e9, 0, 'f', 0));
+}
+
 QString activationName(Activation a) {
     switch (a) {
     case Activation::Gelu:
@@ -257,6 +315,7 @@ Expected<HfConfig> parseHfConfig(const QByteArray& json, const QString& name) {
     if (const Error* e = k.error())
         return *e;
     // What every family must satisfy.
+    checkSizes(k, c);
     if (c.heads > 0 && c.kvHeads > 0 && c.heads % c.kvHeads != 0)
         k.fail(QStringLiteral("num_attention_heads (%1) is not a multiple of num_key_value_heads "
                               "(%2)")

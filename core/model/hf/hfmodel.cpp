@@ -16,6 +16,7 @@
 #include <QLoggingCategory>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <map>
@@ -232,7 +233,37 @@ QByteArray HfModel::archive(bool withWeights) const {
 // The archive's tensors; for its layout's, those of `given` by name where it has them (each of
 // the layout's shape and dtype), else empty ones. Given tensors, every base weight must be there.
 Expected<NamedTensors> archiveTensors(const TensorFile& f, const QString& name,
-                                      const NamedTensors* given) {
+                                      const NamedTensors* given, double maxElements,
+                                      int64_t maxBytes) {
+    // The layout's sizes come from a peer: what they add up to is checked against what the
+    // config's model holds, and against the memory this machine has for the model, before
+    // anything is allocated for them.
+    double elements = 0, bytes = 0;
+    for (const QJsonValue& v : f.meta.value(QStringLiteral("layout")).toArray()) {
+        double n = 1;
+        for (const QJsonValue& s : v.toObject().value(QStringLiteral("shape")).toArray())
+            n *= std::max(0.0, s.toDouble());
+        DType d = DType::F32;
+        (void)dtypeFromName(v.toObject().value(QStringLiteral("dtype")).toString(), &d);
+        elements += n;
+        bytes += n * dtypeSize(d);
+    }
+    for (const TensorRecord& r : f.tensors)
+        bytes += double(r.data.size());
+    if (maxBytes > 0 && bytes > double(maxBytes))
+        return makeError(ErrorCode::Unsupported,
+                         QStringLiteral("%1 holds %2 GB of weights, more than the %3 GB this "
+                                        "machine has for a model")
+                             .arg(name)
+                             .arg(bytes / 1e9, 0, 'f', 1)
+                             .arg(double(maxBytes) / 1e9, 0, 'f', 1));
+    if (elements > maxElements)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1 lists tensors of %2 million values, and its config's "
+                                        "model holds %3 million")
+                             .arg(name)
+                             .arg(elements / 1e6, 0, 'f', 0)
+                             .arg(maxElements / 2e6, 0, 'f', 0));
     std::map<std::string, const at::Tensor*> byName;
     if (given)
         for (const auto& [n, t] : *given)
@@ -304,7 +335,7 @@ Status fillAdapters(HfTransformer& t, const NamedTensors& adapters, const QStrin
 }
 
 Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name,
-                                 const NamedTensors* given) {
+                                 const NamedTensors* given, int64_t maxBytes) {
     auto f = parseCheckpoint(archive, name);
     if (!f)
         return f.error();
@@ -315,14 +346,16 @@ Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name,
         QJsonDocument(f->meta.value(QStringLiteral("config")).toObject()).toJson(), name);
     if (!config)
         return config.error();
-    auto tensors = archiveTensors(*f, name, given);
+    auto t = std::make_shared<HfTransformer>(*config);
+    // Adapters and a quantized base's parts add far less than the model itself.
+    auto tensors =
+        archiveTensors(*f, name, given, 2.0 * double(t->parameterCount()) + 1e6, maxBytes);
     if (!tensors)
         return tensors.error();
     NamedTensors base, adapters;
     for (auto& entry : *tensors)
         (entry.first.find(".lora_") != std::string::npos ? adapters : base)
             .push_back(std::move(entry));
-    auto t = std::make_shared<HfTransformer>(*config);
     if (auto st = t->load(base); !st)
         return makeError(st.error().code, QStringLiteral("%1: %2").arg(name, st.error().message));
     const QJsonObject lora = f->meta.value(QStringLiteral("lora")).toObject();
@@ -443,12 +476,12 @@ bool isHfArchive(const QByteArray& archive) {
 }
 
 Expected<Model> hfModelFromArchive(const QByteArray& archive, const QString& name,
-                                   const NamedTensors* base) {
+                                   const NamedTensors* base, int64_t maxBytes) {
     initTorchRuntime();
     // The archive comes from a peer: whatever LibTorch makes of its figures is an error, never
     // a crash.
     try {
-        return buildFromArchive(archive, name, base);
+        return buildFromArchive(archive, name, base, maxBytes);
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, firstLine(e)));
     }

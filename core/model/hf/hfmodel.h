@@ -22,8 +22,9 @@ Expected<Model> openHfModel(const QString& dir, const ModelOptions& options);
 // A model archive that holds a native transformer (and not TorchScript's zip).
 bool isHfArchive(const QByteArray& archive);
 // `base`: the frozen weights the archive leaves out (openmodel.h's modelFromArchive).
+// `maxBytes` (0: no limit): the most its tensors may take here.
 Expected<Model> hfModelFromArchive(const QByteArray& archive, const QString& name,
-                                   const NamedTensors* base = nullptr);
+                                   const NamedTensors* base = nullptr, int64_t maxBytes = 0);
 
 // The Hugging Face folder `dir` opened as the run that made `archive` opened its own: with the
 // adapters' settings the archive holds, so that its base is quantized as that run's was. Refused
