@@ -307,6 +307,17 @@ bool TestGguf::makeFolder(const QString& family, const QString& tokenizer, int v
     QJsonObject config = QJsonDocument::fromJson(configFile.readAll()).object();
     configFile.close();
     config.insert(QStringLiteral("max_position_embeddings"), 4096);
+    // Gemma 3 as published (gemma-3-270m): five sliding-window blocks to one global, the sliding
+    // ones' rotary base 10,000, attention scaled by 1/√head_dim, no soft caps (the folder's three
+    // blocks are all sliding ones).
+    if (family == QLatin1String("gemma3")) {
+        config.insert(QStringLiteral("sliding_window_pattern"), 6);
+        config.insert(QStringLiteral("rope_local_base_freq"), 10000.0);
+        config.insert(QStringLiteral("query_pre_attn_scalar"),
+                      config.value(QStringLiteral("head_dim")).toInt());
+        config.insert(QStringLiteral("attn_logit_softcapping"), QJsonValue::Null);
+        config.insert(QStringLiteral("final_logit_softcapping"), QJsonValue::Null);
+    }
     if (!testutil::writeFile(configFile.fileName(), QJsonDocument(config).toJson()))
         return false;
     for (const char* file : {"tokenizer.json", "tokenizer_config.json"})
@@ -402,6 +413,11 @@ void TestGguf::llamaCppReadsTheExport_data() {
     QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("qwen2_5") << 151936
                            << QStringLiteral("<|im_start|>user\nWhat colour is a plum?<|im_end|>\n"
                                              "<|im_start|>assistant\n");
+    // SentencePiece-style BPE with byte fallback, written as llama.cpp's "llama" vocabulary with
+    // scores; norms written as 1 + w; linear rotary scaling on the global blocks only.
+    QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("gemma3") << 262144
+                            << QStringLiteral("<start_of_turn>user\nWhat colour is a plum?"
+                                              "<end_of_turn>\n<start_of_turn>model\n");
 }
 
 void TestGguf::llamaCppReadsTheExport() {
@@ -618,6 +634,9 @@ void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting_data() {
     // Its second block without rotary positions: llama.cpp's smollm3 leaves them out of every
     // fourth block only.
     QTest::newRow("smollm3") << QStringLiteral("smollm3") << QStringLiteral("every fourth");
+    // make_hf.py's Gemma 3: a sliding window every second block, which llama.cpp's gemma3 does
+    // not read.
+    QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("five to one");
 }
 
 void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting() {

@@ -363,10 +363,13 @@ void TestHf::configRefusesWhatIsNotBuilt_data() {
     row("negative", "num_hidden_layers", "-2", corrupt, "num_hidden_layers");
     // Sizes no model has: refused by their key before anything is planned or allocated.
     row("no heads", "num_attention_heads", "0", corrupt, "num_attention_heads");
-    row("10^12 hidden", "hidden_size", "1e12", corrupt, "hidden_size");
+    row("10^12 hidden", "hidden_size", "1e12", unsupported, R"("hidden_size" is 1000000000000)");
     row("10^9 hidden", "hidden_size", "1000000000", unsupported, R"("hidden_size" is 1000000000)");
-    row("2^40 tokens", "vocab_size", "1099511627776", corrupt, "vocab_size");
-    row("2^30 tokens", "vocab_size", "1073741824", corrupt, "vocab_size");
+    row("2^40 tokens", "vocab_size", "1099511627776", unsupported,
+        R"("vocab_size" is 1099511627776)");
+    row("10^89 blocks", "num_hidden_layers", "7.77778e+89", unsupported, "num_hidden_layers");
+    row("2.8 x 10^8 blocks", "num_hidden_layers", "277777772", unsupported,
+        R"("num_hidden_layers" is 277777772)");
     row("10^6 blocks", "num_hidden_layers", "1000000", unsupported, "num_hidden_layers");
     row("2^22 + 1 tokens", "vocab_size", "4194305", unsupported, R"("vocab_size" is 4194305)");
 }

@@ -744,6 +744,10 @@ Address: %2</source>
         <source>Export the adapters as</source>
         <translation>تصدير المحوِّلات باسم</translation>
     </message>
+    <message>
+        <source>Resuming…</source>
+        <translation>جارٍ الاستئناف…</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

@@ -736,6 +736,10 @@ Adresse: %2</translation>
         <source>Export the adapters as</source>
         <translation>Adapter exportieren als</translation>
     </message>
+    <message>
+        <source>Resuming…</source>
+        <translation>Wird fortgesetzt…</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

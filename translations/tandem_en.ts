@@ -729,6 +729,10 @@ Address: %2</source>
         <source>Export the adapters as</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Resuming…</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

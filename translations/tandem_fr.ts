@@ -736,6 +736,10 @@ Adresse : %2</translation>
         <source>Export the adapters as</source>
         <translation>Exporter les adaptateurs sous</translation>
     </message>
+    <message>
+        <source>Resuming…</source>
+        <translation>Reprise…</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

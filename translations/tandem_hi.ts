@@ -736,6 +736,10 @@ Address: %2</source>
         <source>Export the adapters as</source>
         <translation>एडैप्टर इस नाम से निर्यात करें</translation>
     </message>
+    <message>
+        <source>Resuming…</source>
+        <translation>फिर से शुरू हो रहा है…</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

@@ -734,6 +734,10 @@ Address: %2</source>
         <source>Export the adapters as</source>
         <translation>将适配器导出为</translation>
     </message>
+    <message>
+        <source>Resuming…</source>
+        <translation>正在继续…</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

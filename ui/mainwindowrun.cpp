@@ -33,6 +33,8 @@
 #include <QTableView>
 #include <QThread>
 
+#include <memory>
+
 namespace tandem::ui {
 
 void MainWindow::connectRun() {
@@ -40,15 +42,21 @@ void MainWindow::connectRun() {
     connect(m_pause, &QPushButton::clicked, m_run, &TrainingRun::pause);
     connect(m_resume, &QPushButton::clicked, m_run, &TrainingRun::resume);
     connect(m_stop, &QPushButton::clicked, m_run, &TrainingRun::stop);
-    connect(m_run, &TrainingRun::stateChanged, this, [this] {
-        updateControls();
-        updateTray();
-        // The engine pauses once the step in flight is done, and says at which (onRunEvent).
-        if (m_run->state() == TrainingRun::State::Paused)
-            m_progressText->setText(tr("Pausing after the step in progress…"));
-        else if (m_run->state() == TrainingRun::State::Stopping)
-            m_progressText->setText(tr("Stopping: saving a checkpoint…"));
-    });
+    connect(m_run, &TrainingRun::stateChanged, this,
+            [this, last = std::make_shared<TrainingRun::State>(m_run->state())] {
+                updateControls();
+                updateTray();
+                // The engine pauses once the step in flight is done, and says at which
+                // (onRunEvent); the next step's progress replaces what a resume says.
+                const TrainingRun::State now = m_run->state();
+                if (now == TrainingRun::State::Paused)
+                    m_progressText->setText(tr("Pausing after the step in progress…"));
+                else if (now == TrainingRun::State::Stopping)
+                    m_progressText->setText(tr("Stopping: saving a checkpoint…"));
+                else if (now == TrainingRun::State::Running && *last == TrainingRun::State::Paused)
+                    m_progressText->setText(tr("Resuming…"));
+                *last = now;
+            });
     connect(m_run, &TrainingRun::started, this, [this](const RunInfo& info) {
         m_task = info.task;
         m_testSamples = info.testSamples;

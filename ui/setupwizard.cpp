@@ -129,6 +129,13 @@ public:
         connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
                 [this] { remember(); });
         connect(m_filter, &QAbstractItemModel::modelReset, this, [this] { reselect(); });
+        // The advice for when nothing appears goes once something has.
+        auto hint = [this] { m_hint->setHidden(m_filter->rowCount() > 0); };
+        for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+            connect(m_filter, signal, this, hint);
+        connect(m_filter, &QAbstractItemModel::modelReset, this, hint);
+        connect(m_filter, &QAbstractItemModel::layoutChanged, this, hint);
+        hint();
     }
 
     void initializePage() override { reselect(); }

@@ -317,6 +317,12 @@ GgufValue GgufValue::i32Array(std::vector<int64_t> v) {
     return g;
 }
 
+GgufValue GgufValue::f32Array(std::vector<double> v) {
+    GgufValue g = arrayValue(Type::F32);
+    g.reals = std::move(v);
+    return g;
+}
+
 int64_t GgufValue::arraySize() const {
     return int64_t(strings.size() + integers.size() + reals.size());
 }

@@ -63,6 +63,7 @@ struct GgufValue {
     static GgufValue string(const QString& v);
     static GgufValue stringArray(std::vector<QByteArray> v);
     static GgufValue i32Array(std::vector<int64_t> v);
+    static GgufValue f32Array(std::vector<double> v);
 
     int64_t arraySize() const;
 };

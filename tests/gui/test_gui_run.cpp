@@ -132,6 +132,10 @@ private Q_SLOTS:
 
         QTest::mouseClick(button(w, "resumeButton"), Qt::LeftButton);
         QCOMPARE(w.run()->state(), TrainingRun::State::Running);
+        // The pause's status goes with the pause.
+        QVERIFY(!w.findChild<QLabel*>(QStringLiteral("progressText"))
+                     ->text()
+                     .startsWith(QStringLiteral("Paused")));
         const qint64 atResume = loss->appendedCount(0);
         QTRY_VERIFY_WITH_TIMEOUT(loss->appendedCount(0) >= atResume + 5, 60000);
 

@@ -90,6 +90,8 @@ class TestGuiWizard : public QObject {
                 return row >= 0;
             },
             30000));
+        // Once a machine is listed, the advice for when none is goes.
+        QTRY_VERIFY(child<QLabel>(wiz, "firewallHint")->isHidden());
         QVERIFY(table->model()
                     ->index(row, PeerModel::Status)
                     .data()

@@ -63,6 +63,25 @@ double parameterEstimate(const HfConfig& c) {
     return n;
 }
 
+// Sizes past the caps, refused before a family's rules read them: a count of blocks sizes
+// per-block tables as it is read.
+void checkSizeKeys(ConfigKeys& k) {
+    for (const SizeCap& cap : kSizeCaps)
+        for (const char* key : {cap.key, cap.alt}) {
+            const QJsonValue v = key ? k.json().value(QLatin1String(key)) : QJsonValue();
+            if (v.isDouble() && v.toDouble() > double(cap.max)) {
+                k.refuse(QStringLiteral("\"%1\" is %2, more than any model has (Tandem takes up "
+                                        "to %3)")
+                             .arg(QLatin1String(key))
+                             .arg(v.toDouble() < 1e18 && v.toDouble() == std::floor(v.toDouble())
+                                      ? QString::number(qint64(v.toDouble()))
+                                      : QString::number(v.toDouble(), 'g', 6))
+                             .arg(cap.max));
+                return;
+            }
+        }
+}
+
 // What no model has, refused by its key before anything is planned from it.
 void checkSizes(ConfigKeys& k, const HfConfig& c) {
     for (const SizeCap& cap : kSizeCaps) {
@@ -114,7 +133,7 @@ int64_t ConfigKeys::count(std::initializer_list<const char*> keys, int64_t fallb
         if (v.isUndefined() || v.isNull())
             continue;
         const double d = v.toDouble(-1);
-        if (!v.isDouble() || d < 1 || d != double(int64_t(d)) || d > kMaxCount) {
+        if (!v.isDouble() || !(d >= 1 && d <= kMaxCount) || d != double(int64_t(d))) {
             fail(QStringLiteral("\"%1\" must be a whole number from 1 to %2")
                      .arg(QLatin1String(k))
                      .arg(qint64(kMaxCount)));
@@ -311,6 +330,9 @@ Expected<HfConfig> parseHfConfig(const QByteArray& json, const QString& name) {
                                                 "builds %2")
                                      .arg(a.toString(), supportedHfArchitectures()));
     ConfigKeys k(o, name);
+    checkSizeKeys(k);
+    if (const Error* e = k.error())
+        return *e;
     c.family->readConfig(k, c);
     if (const Error* e = k.error())
         return *e;

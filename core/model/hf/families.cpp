@@ -160,7 +160,7 @@ void readGemma3(ConfigKeys& k, HfConfig& c) {
     } else {
         const int64_t pattern = k.count({"sliding_window_pattern"}, 6);
         c.sliding.assign(size_t(std::max<int64_t>(c.layers, 0)), 0);
-        for (int64_t i = 0; i < c.layers; ++i)
+        for (int64_t i = 0; pattern > 0 && i < c.layers; ++i)
             c.sliding[size_t(i)] = (i + 1) % pattern != 0;
     }
     if (k.flag("use_bidirectional_attention", false))
@@ -226,7 +226,7 @@ void readSmolLm3(ConfigKeys& k, HfConfig& c) {
         }
     } else {
         const int64_t interval = k.count({"no_rope_layer_interval"}, 4);
-        for (int64_t i = 0; i < c.layers; ++i)
+        for (int64_t i = 0; interval > 0 && i < c.layers; ++i)
             c.noRope[size_t(i)] = (i + 1) % interval == 0;
     }
     const QJsonValue w = k.json().value(QLatin1String("sliding_window"));

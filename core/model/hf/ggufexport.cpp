@@ -31,9 +31,10 @@ struct Arch {
     const char* name;
     bool permuteQk;
 };
-constexpr Arch kArchs[] = {{"gpt2", "gpt2", false},    {"llama", "llama", true},
-                           {"mistral", "llama", true}, {"qwen2", "qwen2", false},
-                           {"qwen3", "qwen3", false},  {"smollm3", "smollm3", true}};
+constexpr Arch kArchs[] = {{"gpt2", "gpt2", false},         {"llama", "llama", true},
+                           {"mistral", "llama", true},      {"qwen2", "qwen2", false},
+                           {"qwen3", "qwen3", false},       {"smollm3", "smollm3", true},
+                           {"gemma3_text", "gemma3", false}};
 
 // llama.cpp's name for the tensor playing each role (blk.N. goes before the per-block ones).
 const char* ggufName(Role r) {
@@ -93,6 +94,7 @@ struct Entry {
     int64_t permuteHeads = 0; // reorder the rows of this many heads
     int64_t layer = 0;        // its block
     bool output = false;      // the tensor the logits come from
+    float shift = 0;          // added to every value (Gemma's norms: llama.cpp's weight is 1 + w)
 };
 
 struct Plan {
@@ -185,8 +187,32 @@ std::vector<float> llama3Factors(const Rope& r, int64_t dims) {
     return out;
 }
 
+// What of a Gemma 3 config llama.cpp's gemma3 architecture cannot say (llama-model.cpp: five
+// sliding-window blocks to one global, the sliding ones' rotary base 10,000, attention scaled by
+// 1/√head_dim, the embeddings by √hidden); empty when nothing.
+QString unsupportedGemma3(const HfConfig& c) {
+    for (int64_t i = 0; i < c.layers; ++i)
+        if (c.isSliding(i) != ((i + 1) % 6 != 0))
+            return QStringLiteral("a pattern of sliding-window blocks other than five to one "
+                                  "global");
+    const Rope& local = c.localRope ? *c.localRope : c.rope;
+    if (local.type != Rope::Type::Default || local.theta != 10000.0)
+        return QStringLiteral("a rotary base other than 10,000 in the sliding-window blocks");
+    if (std::fabs(c.attnScale * std::sqrt(double(c.headDim)) - 1) > 1e-6)
+        return QStringLiteral("query_pre_attn_scalar other than head_dim");
+    if (std::fabs(c.embedScale - std::sqrt(double(c.hidden))) > 1e-6 * c.embedScale)
+        return QStringLiteral("embeddings scaled otherwise than by the square root of their width");
+    if (c.attnSoftcap > 0 || c.finalSoftcap > 0)
+        return QStringLiteral("soft-capped logits");
+    if (c.residualScale != 1.0 || c.logitsDivisor != 1.0)
+        return QStringLiteral("scaled residuals or logits");
+    return {};
+}
+
 // What of the config GGUF's architecture for it cannot say, as a refusal; empty when nothing.
 QString unsupportedFeature(const HfConfig& c) {
+    if (c.modelType == QLatin1String("gemma3_text"))
+        return unsupportedGemma3(c);
     if (c.rope.type == Rope::Type::LongRope)
         return QStringLiteral("LongRoPE scaling");
     // llama.cpp's smollm3 leaves rotary positions out of every fourth block, and no other.
@@ -245,7 +271,8 @@ Expected<const Arch*> archFor(const HfConfig& c, const QString& dir) {
     if (!arch)
         return makeError(ErrorCode::Unsupported,
                          QStringLiteral("%1 is a %2 model; Tandem writes GGUF for GPT-2, Llama, "
-                                        "Mistral, Qwen2, Qwen3 and SmolLM3 so far. Export it as "
+                                        "Mistral, Qwen2, Qwen3, SmolLM3 and Gemma 3 so far. Export "
+                                        "it as "
                                         "hf and convert that folder with llama.cpp's "
                                         "convert_hf_to_gguf.py")
                              .arg(dir, QLatin1String(c.family->title)));
@@ -301,6 +328,9 @@ void addTensors(Plan& p, const NamedTensors& weights, const GgufOptions& o) {
             name == "output.weight" || (name == "token_embd.weight" && c.tieEmbeddings);
         e.layer = layer;
         e.output = output;
+        // Gemma's RMS norms scale by 1 + w; llama.cpp's converter writes 1 + w, as here.
+        if (c.modelType == QLatin1String("gemma3_text") && name.endsWith("norm.weight"))
+            e.shift = 1;
         e.info.type = t.dim() >= 2 ? typeFor(o.quant, name, e.info.ne[0], layer, c.layers, output)
                                    : GgmlType::F32;
         const GgmlType plain = typeFor(o.quant, name, 1024, layer, c.layers, output);
@@ -388,14 +418,25 @@ void addMetadata(Plan& p, const QString& dir, const GgufOptions& o) {
             archKey("rope.scaling.type", GgufValue::string(QStringLiteral("linear")));
             archKey("rope.scaling.factor", GgufValue::f32(float(c.rope.factor)));
         }
+        if (a == QLatin1String("gemma3"))
+            archKey("attention.sliding_window", GgufValue::u32(uint32_t(c.slidingWindow)));
     }
     archKey("vocab_size", GgufValue::u32(uint32_t(c.vocab)));
     const GgufVocab& v = p.vocab;
     key(QStringLiteral("tokenizer.ggml.model"), GgufValue::string(v.model));
-    key(QStringLiteral("tokenizer.ggml.pre"), GgufValue::string(v.pre));
+    if (!v.pre.isEmpty())
+        key(QStringLiteral("tokenizer.ggml.pre"), GgufValue::string(v.pre));
     key(QStringLiteral("tokenizer.ggml.tokens"), GgufValue::stringArray(v.tokens));
+    if (!v.scores.empty())
+        key(QStringLiteral("tokenizer.ggml.scores"), GgufValue::f32Array(v.scores));
     key(QStringLiteral("tokenizer.ggml.token_type"), GgufValue::i32Array(v.types));
-    key(QStringLiteral("tokenizer.ggml.merges"), GgufValue::stringArray(v.merges));
+    if (v.model == QLatin1String("gpt2"))
+        key(QStringLiteral("tokenizer.ggml.merges"), GgufValue::stringArray(v.merges));
+    else
+        key(QStringLiteral("tokenizer.ggml.add_space_prefix"),
+            GgufValue::boolean(v.addSpacePrefix));
+    if (v.unk >= 0)
+        key(QStringLiteral("tokenizer.ggml.unknown_token_id"), GgufValue::u32(uint32_t(v.unk)));
     if (v.bos >= 0)
         key(QStringLiteral("tokenizer.ggml.bos_token_id"), GgufValue::u32(uint32_t(v.bos)));
     if (v.eos >= 0)
@@ -480,7 +521,7 @@ Status exportGgufFromFolder(const QString& dir, const QString& out, const GgufOp
                   .arg(fellBack.size())
                   .arg(fellBack.mid(0, 4).join(QStringLiteral(", ")),
                        fellBack.size() > 4 ? QStringLiteral(", …") : QString()));
-    if (c.slidingWindow > 0 && o.log)
+    if (c.slidingWindow > 0 && o.log && QLatin1String(arch->name) != QLatin1String("gemma3"))
         o.log(QStringLiteral("llama.cpp's %1 architecture attends over the whole context: past "
                              "the sliding window of %2 tokens its answers differ from Tandem's")
                   .arg(QLatin1String(arch->name))
@@ -511,6 +552,8 @@ Status exportGgufFromFolder(const QString& dir, const QString& out, const GgufOp
                 if (e.permuteHeads > 0)
                     t = permuteRows(t, e.permuteHeads);
                 t = t.to(at::kFloat).contiguous();
+                if (e.shift != 0)
+                    t = t + e.shift;
                 QByteArray bytes = ggmlQuantize(e.info.type, t.data_ptr<float>(), t.numel());
                 // Read once: its pages leave memory, so that exporting a model holds one tensor
                 // of it at a time, not the whole file.

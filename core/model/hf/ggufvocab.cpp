@@ -3,7 +3,11 @@
 // as llama.cpp's "gpt2" model: the vocabulary in id order (padded to the model's vocab_size with
 // unused [PADn] entries, as llama.cpp's converter pads), each token's type (added special tokens
 // are control tokens, other added tokens user-defined), the merges, and the pre-tokenizer under
-// the name llama.cpp gives its splitting expression.
+// the name llama.cpp gives its splitting expression. SentencePiece-style BPE over "▁" with byte
+// fallback (Llama 2, Mistral, Gemma) is written as llama.cpp's "llama" model: the same tokens,
+// the byte tokens typed as such, and a score for each token in place of the merges, higher the
+// earlier its merge comes (llama.cpp's SentencePiece tokenizer joins the pair whose result
+// scores highest).
 #include "model/hf/ggufvocab.h"
 
 #include "common/files.h"
@@ -12,7 +16,9 @@
 
 #include <QDir>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <map>
 
@@ -21,7 +27,7 @@ namespace tandem {
 namespace {
 
 // llama.cpp's token types (gguf-py's TokenType).
-constexpr int64_t kNormal = 1, kControl = 3, kUserDefined = 4, kUnused = 5;
+constexpr int64_t kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6;
 constexpr qint64 kMaxTokenizerBytes = qint64(256) << 20;
 
 // The splitting expressions of the byte-level tokenizers llama.cpp knows, by the name its
@@ -106,6 +112,46 @@ Expected<QString> preTokenizerName(const QJsonObject& pre, const QString& file) 
                             .arg(type.isEmpty() ? QStringLiteral("none") : type));
 }
 
+// A merge as "left right", from either form tokenizer.json writes it in.
+QByteArray mergeText(const QJsonValue& m) {
+    if (m.isString())
+        return m.toString().toUtf8();
+    const QJsonArray pair = m.toArray();
+    return (pair.at(0).toString() + QLatin1Char(' ') + pair.at(1).toString()).toUtf8();
+}
+
+// SentencePiece-style BPE's scores: a token made by the merge of rank r scores -r (its earliest
+// merge, where several make it), one no merge makes scores below them all.
+std::vector<double> mergeScores(const QJsonObject& model, const std::vector<QByteArray>& tokens) {
+    std::map<QByteArray, size_t> idOf;
+    for (size_t i = 0; i < tokens.size(); ++i)
+        idOf.emplace(tokens[i], i);
+    const QJsonArray merges = model.value(QLatin1String("merges")).toArray();
+    std::vector<double> scores(tokens.size(), -double(merges.size()) - 1);
+    for (qsizetype rank = merges.size() - 1; rank >= 0; --rank) {
+        const QJsonValue m = merges.at(rank);
+        QByteArray result;
+        if (m.isArray()) {
+            result = (m.toArray().at(0).toString() + m.toArray().at(1).toString()).toUtf8();
+        } else {
+            result = m.toString().toUtf8();
+            const qsizetype space = result.indexOf(' ');
+            if (space < 0)
+                continue;
+            result.remove(space, 1);
+        }
+        auto it = idOf.find(result);
+        if (it != idOf.end())
+            scores[it->second] = -double(rank);
+    }
+    return scores;
+}
+
+bool isByteToken(const QByteArray& t) {
+    static const QRegularExpression re(QStringLiteral("^<0x[0-9A-F]{2}>$"));
+    return t.size() == 6 && re.match(QString::fromLatin1(t)).hasMatch();
+}
+
 } // namespace
 
 Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
@@ -123,37 +169,36 @@ Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
             QStringLiteral("%1 is not a JSON object: %2").arg(file, perr.errorString()));
     const QJsonObject model = root.value(QLatin1String("model")).toObject();
     if (model.value(QLatin1String("type")).toString() != QLatin1String("BPE"))
-        return refuse(file, QStringLiteral("its model is %1, and Tandem writes byte-level BPE "
-                                           "tokenizers to GGUF")
+        return refuse(file, QStringLiteral("its model is %1, and Tandem writes BPE tokenizers to "
+                                           "GGUF")
                                 .arg(model.value(QLatin1String("type")).toString()));
-    if (model.value(QLatin1String("byte_fallback")).toBool())
-        return refuse(file, QStringLiteral("it is SentencePiece-style BPE with byte fallback "
-                                           "(Llama 2, Mistral v0.1, Gemma), which Tandem does not "
-                                           "write to GGUF yet"));
-    auto pre = preTokenizerName(root.value(QLatin1String("pre_tokenizer")).toObject(), file);
-    if (!pre)
-        return pre.error();
+    const bool sentencePiece = model.value(QLatin1String("byte_fallback")).toBool();
     auto tokenizer = Tokenizer::fromFolder(dir);
     if (!tokenizer)
         return tokenizer.error();
 
     GgufVocab v;
-    v.model = QStringLiteral("gpt2");
-    v.pre = *pre;
+    if (sentencePiece) {
+        v.model = QStringLiteral("llama");
+        // The "▁" before the text: a Prepend normalizer (Llama 2), or Metaspace's prefix.
+        const QByteArray normalizer =
+            QJsonDocument(root.value(QLatin1String("normalizer")).toObject()).toJson();
+        const QJsonObject pre = root.value(QLatin1String("pre_tokenizer")).toObject();
+        v.addSpacePrefix =
+            normalizer.contains("\"Prepend\"") ||
+            (pre.value(QLatin1String("type")).toString() == QLatin1String("Metaspace") &&
+             pre.value(QLatin1String("prepend_scheme")).toString() != QLatin1String("never"));
+    } else {
+        v.model = QStringLiteral("gpt2");
+        auto pre = preTokenizerName(root.value(QLatin1String("pre_tokenizer")).toObject(), file);
+        if (!pre)
+            return pre.error();
+        v.pre = *pre;
+    }
     std::map<int64_t, QByteArray> byId;
     const QJsonObject vocab = model.value(QLatin1String("vocab")).toObject();
     for (auto it = vocab.begin(); it != vocab.end(); ++it)
         byId[it.value().toInteger(-1)] = it.key().toUtf8();
-    std::map<int64_t, int64_t> types;
-    for (const QJsonValue& a : root.value(QLatin1String("added_tokens")).toArray()) {
-        const QJsonObject o = a.toObject();
-        const int64_t id = o.value(QLatin1String("id")).toInteger(-1);
-        const QString content = o.value(QLatin1String("content")).toString();
-        byId[id] = content.toUtf8();
-        types[id] = o.value(QLatin1String("special")).toBool() || looksSpecial(content)
-                        ? kControl
-                        : kUserDefined;
-    }
     if (!byId.empty() && (byId.begin()->first < 0 || byId.rbegin()->first >= vocabSize))
         return makeError(
             ErrorCode::Incompatible,
@@ -162,6 +207,20 @@ Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
                 .arg(file)
                 .arg(byId.begin()->first < 0 ? byId.begin()->first : byId.rbegin()->first)
                 .arg(vocabSize));
+    std::map<int64_t, int64_t> types;
+    for (const QJsonValue& a : root.value(QLatin1String("added_tokens")).toArray()) {
+        const QJsonObject o = a.toObject();
+        const int64_t id = o.value(QLatin1String("id")).toInteger(-1);
+        // Gemma 3's <image_soft_token> lies past the 262,144 ids its model scores: no text the
+        // model writes holds it, and GGUF's vocabulary has the model's size.
+        if (id < 0 || id >= vocabSize)
+            continue;
+        const QString content = o.value(QLatin1String("content")).toString();
+        byId[id] = content.toUtf8();
+        types[id] = o.value(QLatin1String("special")).toBool() || looksSpecial(content)
+                        ? kControl
+                        : kUserDefined;
+    }
     v.tokens.reserve(size_t(vocabSize));
     for (int64_t i = 0; i < vocabSize; ++i) {
         auto it = byId.find(i);
@@ -176,15 +235,20 @@ Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
         for (const char* eog : kEndOfGeneration)
             if (it->second == eog)
                 v.types.back() = kControl;
+        if (sentencePiece && t == types.end() && isByteToken(it->second))
+            v.types.back() = kByte;
     }
-    for (const QJsonValue& m : model.value(QLatin1String("merges")).toArray()) {
-        if (m.isString()) {
-            v.merges.push_back(m.toString().toUtf8());
-        } else {
-            const QJsonArray pair = m.toArray();
-            v.merges.push_back(
-                (pair.at(0).toString() + QLatin1Char(' ') + pair.at(1).toString()).toUtf8());
-        }
+    if (sentencePiece) {
+        v.scores = mergeScores(model, v.tokens);
+        const QString unk = model.value(QLatin1String("unk_token")).toString();
+        for (size_t i = 0; i < v.tokens.size(); ++i)
+            if (!unk.isEmpty() && v.tokens[i] == unk.toUtf8()) {
+                v.types[i] = kUnknown;
+                v.unk = int32_t(i);
+            }
+    } else {
+        for (const QJsonValue& m : model.value(QLatin1String("merges")).toArray())
+            v.merges.push_back(mergeText(m));
     }
     const Tokenizer& t = **tokenizer;
     v.bos = t.bos();

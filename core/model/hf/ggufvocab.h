@@ -16,12 +16,14 @@
 namespace tandem {
 
 struct GgufVocab {
-    QString model; // tokenizer.ggml.model: "gpt2"
-    QString pre;   // tokenizer.ggml.pre: "llama-bpe", "qwen2", "gpt-2"
+    QString model; // tokenizer.ggml.model: "gpt2" (byte-level BPE) or "llama" (SentencePiece)
+    QString pre;   // tokenizer.ggml.pre: "llama-bpe", "qwen2", "gpt-2" (gpt2 only)
     std::vector<QByteArray> tokens;
     std::vector<int64_t> types;
-    std::vector<QByteArray> merges;
-    int32_t bos = -1, eos = -1, pad = -1;
+    std::vector<QByteArray> merges; // gpt2
+    std::vector<double> scores;     // llama: the higher, the sooner a pair merges into it
+    bool addSpacePrefix = false;    // llama: a "▁" goes before the text
+    int32_t bos = -1, eos = -1, pad = -1, unk = -1;
     bool addBos = false, addEos = false;
     QString chatTemplate;
 };
