@@ -76,14 +76,10 @@ void WorkerSession::onClosed(const QString& reason) {
         old->disconnect(this);
         old->deleteWhenFlushed();
     }
-    // The coordinator would send the same again: this worker stops, saying why.
-    if (unreadable) {
-        finish(1, QStringLiteral("the coordinator sent what this worker cannot read (%1); "
-                                 "connecting again would bring the same. Run the same version "
-                                 "of Tandem on both machines")
-                      .arg(reason));
-        return;
-    }
+    if (unreadable) // the coordinator would send the same again
+        return finish(1, QStringLiteral("the coordinator sent what this worker cannot read (%1); "
+                                        "run the same version of Tandem on both machines")
+                             .arg(reason));
     if (m_state != State::Connecting) {
         m_log(QStringLiteral("lost the coordinator: %1; trying to reconnect for %2 s")
                   .arg(reason)
@@ -190,13 +186,10 @@ void WorkerSession::admit(const wire::RunSpec& spec, const QByteArray& archive,
     // The archive is built in this machine's memory before the memory plan sizes it for the
     // device: one asking for more than the machine has is refused before it is allocated.
     auto run = admitRun(spec, archive, base, systemMemoryBytes());
-    if (!run) {
-        // The coordinator's log says why this machine stays out.
-        refuse(run.error().subject == ErrorSubject::Model ? wire::RejectCode::Schema
-                                                          : wire::RejectCode::Internal,
-               run.error().message);
-        return;
-    }
+    if (!run) // the coordinator's log says why this machine stays out
+        return refuse(run.error().subject == ErrorSubject::Model ? wire::RejectCode::Schema
+                                                                 : wire::RejectCode::Internal,
+                      run.error().message);
     m_run = std::move(*run);
     // The worker's gradient bundles and the coordinator's weight bundles have this exact size;
     // the dataset is bounded by what a desktop can hold, token files (written to disk as they

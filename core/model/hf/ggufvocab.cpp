@@ -147,6 +147,35 @@ std::vector<double> mergeScores(const QJsonObject& model, const std::vector<QByt
     return scores;
 }
 
+// The "▁" before the text: a Prepend normalizer (Llama 2), or Metaspace's prefix.
+bool addsSpacePrefix(const QJsonObject& root) {
+    const QByteArray normalizer =
+        QJsonDocument(root.value(QLatin1String("normalizer")).toObject()).toJson();
+    const QJsonObject pre = root.value(QLatin1String("pre_tokenizer")).toObject();
+    return normalizer.contains("\"Prepend\"") ||
+           (pre.value(QLatin1String("type")).toString() == QLatin1String("Metaspace") &&
+            pre.value(QLatin1String("prepend_scheme")).toString() != QLatin1String("never"));
+}
+
+// The BOS, EOS and padding tokens, whether a BOS or EOS is added, and the chat template.
+void addSpecialTokens(GgufVocab& v, const Tokenizer& t, const QString& dir) {
+    v.bos = t.bos();
+    v.eos = t.eos();
+    v.addBos = !t.prefixTokens().empty();
+    v.addEos = !t.suffixTokens().empty();
+    v.chatTemplate = t.chatTemplate();
+    auto config = readJsonObjectFile(QDir(dir).filePath(QStringLiteral("tokenizer_config.json")),
+                                     QStringLiteral("tokenizer_config.json"));
+    if (config) {
+        const QJsonValue pad = config->value(QLatin1String("pad_token"));
+        const QString padText = pad.isObject()
+                                    ? pad.toObject().value(QLatin1String("content")).toString()
+                                    : pad.toString();
+        if (!padText.isEmpty())
+            v.pad = t.idOf(padText);
+    }
+}
+
 bool isByteToken(const QByteArray& t) {
     static const QRegularExpression re(QStringLiteral("^<0x[0-9A-F]{2}>$"));
     return t.size() == 6 && re.match(QString::fromLatin1(t)).hasMatch();
@@ -180,14 +209,7 @@ Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
     GgufVocab v;
     if (sentencePiece) {
         v.model = QStringLiteral("llama");
-        // The "▁" before the text: a Prepend normalizer (Llama 2), or Metaspace's prefix.
-        const QByteArray normalizer =
-            QJsonDocument(root.value(QLatin1String("normalizer")).toObject()).toJson();
-        const QJsonObject pre = root.value(QLatin1String("pre_tokenizer")).toObject();
-        v.addSpacePrefix =
-            normalizer.contains("\"Prepend\"") ||
-            (pre.value(QLatin1String("type")).toString() == QLatin1String("Metaspace") &&
-             pre.value(QLatin1String("prepend_scheme")).toString() != QLatin1String("never"));
+        v.addSpacePrefix = addsSpacePrefix(root);
     } else {
         v.model = QStringLiteral("gpt2");
         auto pre = preTokenizerName(root.value(QLatin1String("pre_tokenizer")).toObject(), file);
@@ -250,22 +272,7 @@ Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
         for (const QJsonValue& m : model.value(QLatin1String("merges")).toArray())
             v.merges.push_back(mergeText(m));
     }
-    const Tokenizer& t = **tokenizer;
-    v.bos = t.bos();
-    v.eos = t.eos();
-    v.addBos = !t.prefixTokens().empty();
-    v.addEos = !t.suffixTokens().empty();
-    v.chatTemplate = t.chatTemplate();
-    auto config = readJsonObjectFile(QDir(dir).filePath(QStringLiteral("tokenizer_config.json")),
-                                     QStringLiteral("tokenizer_config.json"));
-    if (config) {
-        const QJsonValue pad = config->value(QLatin1String("pad_token"));
-        const QString padText = pad.isObject()
-                                    ? pad.toObject().value(QLatin1String("content")).toString()
-                                    : pad.toString();
-        if (!padText.isEmpty())
-            v.pad = t.idOf(padText);
-    }
+    addSpecialTokens(v, **tokenizer, dir);
     return v;
 }
 
