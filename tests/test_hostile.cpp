@@ -800,7 +800,7 @@ void TestHostile::workerRefusesWhatAHostileCoordinatorSends_data() {
                        {QStringLiteral("dtype"), QStringLiteral("BF16")},
                        {QStringLiteral("shape"), QJsonArray{qint64(405e9)}}}},
                    {}, {})
-        << QStringLiteral("GB of weights, more than the");
+        << QStringLiteral("GB for its weights, more than the");
     QJsonObject wide = llama;
     wide[QStringLiteral("hidden_size")] = 1000000000;
     QTest::newRow("config past any model")

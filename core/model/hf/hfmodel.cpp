@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 Q_LOGGING_CATEGORY(lcModel, "tandem.model")
@@ -236,8 +237,12 @@ Expected<NamedTensors> archiveTensors(const TensorFile& f, const QString& name,
                                       const NamedTensors* given, double maxElements,
                                       int64_t maxBytes) {
     // The layout's sizes come from a peer: what they add up to is checked against what the
-    // config's model holds, and against the memory this machine has for the model, before
-    // anything is allocated for them.
+    // config's model holds, and what would be allocated here (all but the given tensors, which
+    // are held already) against the memory this machine has for the model, before anything is.
+    std::set<QString> held;
+    if (given)
+        for (const auto& [n, t] : *given)
+            held.insert(QString::fromStdString(n));
     double elements = 0, bytes = 0;
     for (const QJsonValue& v : f.meta.value(QStringLiteral("layout")).toArray()) {
         double n = 1;
@@ -246,14 +251,15 @@ Expected<NamedTensors> archiveTensors(const TensorFile& f, const QString& name,
         DType d = DType::F32;
         (void)dtypeFromName(v.toObject().value(QStringLiteral("dtype")).toString(), &d);
         elements += n;
-        bytes += n * dtypeSize(d);
+        if (!held.count(v.toObject().value(QStringLiteral("name")).toString()))
+            bytes += n * dtypeSize(d);
     }
     for (const TensorRecord& r : f.tensors)
         bytes += double(r.data.size());
     if (maxBytes > 0 && bytes > double(maxBytes))
         return makeError(ErrorCode::Unsupported,
-                         QStringLiteral("%1 holds %2 GB of weights, more than the %3 GB this "
-                                        "machine has for a model")
+                         QStringLiteral("%1 needs %2 GB for its weights, more than the %3 GB "
+                                        "this machine has")
                              .arg(name)
                              .arg(bytes / 1e9, 0, 'f', 1)
                              .arg(double(maxBytes) / 1e9, 0, 'f', 1));
