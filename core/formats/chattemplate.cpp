@@ -37,7 +37,7 @@ struct TemplateError {
 constexpr qsizetype kMaxSource = 1 << 20; // characters of template text
 constexpr int kMaxDepth = 100; // nested statements, and levels of expressions (about 2 a bracket)
 constexpr int64_t kMaxIterations = 1 << 17; // loop iterations in one rendering
-constexpr qsizetype kMaxChars = 8 << 20;   // characters of any text it builds, its output too
+constexpr qsizetype kMaxChars = 8 << 20;    // characters of any text it builds, its output too
 constexpr size_t kMaxItems = 1 << 20;       // items of any list it builds
 
 void needChars(qint64 n, int line) {
@@ -830,8 +830,8 @@ Value arithmetic(const QString& op, const Value& x, const Value& y, int line) {
                           : difference ? double(a) - double(b)
                           : product    ? double(a) * double(b)
                                        : double(a);
-    if (!(std::fabs(approx) < 0x1p62) ||
-        (!sum && !difference && !product && b == -1 && a == std::numeric_limits<int64_t>::min()))
+    // (A quotient's is its dividend: INT64_MIN / -1, the one that overflows, is refused too.)
+    if (!(std::fabs(approx) < 0x1p62))
         fail(line, QStringLiteral("\"%1\" goes past the integers a template counts with").arg(op));
     if (sum)
         return a + b;
@@ -1047,42 +1047,39 @@ void run(const Nodes& nodes, Scope& scope, QString& out) {
     }
 }
 
-void runNode(const Node& node, Scope& scope, QString& out) {
-    const Node* n = &node;
-    {
-        switch (n->kind) {
-        case Node::Text:
-            out += n->text;
-            break;
-        case Node::Output:
-            out += text(eval(n->expr, scope));
-            break;
-        case Node::If:
-            for (size_t i = 0; i < n->conditions.size(); ++i)
-                if (!n->conditions[i] || eval(n->conditions[i], scope).truthy()) {
-                    run(n->bodies[i], scope, out);
-                    break;
-                }
-            break;
-        case Node::For:
-            runFor(*n, scope, out);
-            break;
-        case Node::Set: {
-            const Value v = eval(n->expr, scope);
-            if (n->attr.isEmpty()) {
-                scope.frames.back().insert(n->text, v);
-            } else {
-                Map* ns = scope.get(n->text).map();
-                if (!ns)
-                    fail(n->line, QStringLiteral("%1 is not a namespace()").arg(n->text));
-                (*ns)[n->attr] = v;
+void runNode(const Node& n, Scope& scope, QString& out) {
+    switch (n.kind) {
+    case Node::Text:
+        out += n.text;
+        break;
+    case Node::Output:
+        out += text(eval(n.expr, scope));
+        break;
+    case Node::If:
+        for (size_t i = 0; i < n.conditions.size(); ++i)
+            if (!n.conditions[i] || eval(n.conditions[i], scope).truthy()) {
+                run(n.bodies[i], scope, out);
+                break;
             }
-            break;
+        break;
+    case Node::For:
+        runFor(n, scope, out);
+        break;
+    case Node::Set: {
+        const Value v = eval(n.expr, scope);
+        if (n.attr.isEmpty()) {
+            scope.frames.back().insert(n.text, v);
+        } else {
+            Map* ns = scope.get(n.text).map();
+            if (!ns)
+                fail(n.line, QStringLiteral("%1 is not a namespace()").arg(n.text));
+            (*ns)[n.attr] = v;
         }
-        case Node::Block:
-            run(n->bodies[0], scope, out);
-            break;
-        }
+        break;
+    }
+    case Node::Block:
+        run(n.bodies[0], scope, out);
+        break;
     }
 }
 

@@ -25,16 +25,19 @@ namespace tandem {
 namespace {
 
 // The families llama.cpp reads, under its architecture names; `permuteQk`: its converter
-// reorders the q and k rows (LlamaModel and those built on it).
+// reorders the q and k rows (LlamaModel and those built on it); `gemma`: Gemma 3's layout, whose
+// norms are written as 1 + w and whose sliding window llama.cpp reads (it ignores the others').
 struct Arch {
     const char* modelType;
     const char* name;
     bool permuteQk;
+    bool gemma;
 };
-constexpr Arch kArchs[] = {{"gpt2", "gpt2", false},         {"llama", "llama", true},
-                           {"mistral", "llama", true},      {"qwen2", "qwen2", false},
-                           {"qwen3", "qwen3", false},       {"smollm3", "smollm3", true},
-                           {"gemma3_text", "gemma3", false}};
+constexpr Arch kArchs[] = {
+    {"gpt2", "gpt2", false, false},        {"llama", "llama", true, false},
+    {"mistral", "llama", true, false},     {"qwen2", "qwen2", false, false},
+    {"qwen3", "qwen3", false, false},      {"smollm3", "smollm3", true, false},
+    {"gemma3_text", "gemma3", false, true}};
 
 // llama.cpp's name for the tensor playing each role (blk.N. goes before the per-block ones).
 const char* ggufName(Role r) {
@@ -210,8 +213,8 @@ QString unsupportedGemma3(const HfConfig& c) {
 }
 
 // What of the config GGUF's architecture for it cannot say, as a refusal; empty when nothing.
-QString unsupportedFeature(const HfConfig& c) {
-    if (c.modelType == QLatin1String("gemma3_text"))
+QString unsupportedFeature(const HfConfig& c, const Arch& arch) {
+    if (arch.gemma)
         return unsupportedGemma3(c);
     if (c.rope.type == Rope::Type::LongRope)
         return QStringLiteral("LongRoPE scaling");
@@ -282,7 +285,7 @@ Expected<const Arch*> archFor(const HfConfig& c, const QString& dir) {
                                         "quantization_config); train from it and export the run, "
                                         "which writes them dequantized")
                              .arg(dir));
-    if (const QString f = unsupportedFeature(c); !f.isEmpty())
+    if (const QString f = unsupportedFeature(c, *arch); !f.isEmpty())
         return makeError(ErrorCode::Unsupported,
                          QStringLiteral("%1 uses %2, which llama.cpp's %3 architecture does not "
                                         "read from GGUF")
@@ -329,7 +332,7 @@ void addTensors(Plan& p, const NamedTensors& weights, const GgufOptions& o) {
         e.layer = layer;
         e.output = output;
         // Gemma's RMS norms scale by 1 + w; llama.cpp's converter writes 1 + w, as here.
-        if (c.modelType == QLatin1String("gemma3_text") && name.endsWith("norm.weight"))
+        if (arch->gemma && name.endsWith("norm.weight"))
             e.shift = 1;
         e.info.type = t.dim() >= 2 ? typeFor(o.quant, name, e.info.ne[0], layer, c.layers, output)
                                    : GgmlType::F32;
@@ -418,7 +421,7 @@ void addMetadata(Plan& p, const QString& dir, const GgufOptions& o) {
             archKey("rope.scaling.type", GgufValue::string(QStringLiteral("linear")));
             archKey("rope.scaling.factor", GgufValue::f32(float(c.rope.factor)));
         }
-        if (a == QLatin1String("gemma3"))
+        if (arch->gemma)
             archKey("attention.sliding_window", GgufValue::u32(uint32_t(c.slidingWindow)));
     }
     archKey("vocab_size", GgufValue::u32(uint32_t(c.vocab)));
@@ -521,7 +524,7 @@ Status exportGgufFromFolder(const QString& dir, const QString& out, const GgufOp
                   .arg(fellBack.size())
                   .arg(fellBack.mid(0, 4).join(QStringLiteral(", ")),
                        fellBack.size() > 4 ? QStringLiteral(", …") : QString()));
-    if (c.slidingWindow > 0 && o.log && QLatin1String(arch->name) != QLatin1String("gemma3"))
+    if (c.slidingWindow > 0 && o.log && !arch->gemma)
         o.log(QStringLiteral("llama.cpp's %1 architecture attends over the whole context: past "
                              "the sliding window of %2 tokens its answers differ from Tandem's")
                   .arg(QLatin1String(arch->name))

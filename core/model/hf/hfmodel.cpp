@@ -234,7 +234,7 @@ QByteArray HfModel::archive(bool withWeights) const {
 // The archive's tensors; for its layout's, those of `given` by name where it has them (each of
 // the layout's shape and dtype), else empty ones. Given tensors, every base weight must be there.
 Expected<NamedTensors> archiveTensors(const TensorFile& f, const QString& name,
-                                      const NamedTensors* given, double maxElements,
+                                      const NamedTensors* given, int64_t parameters,
                                       int64_t maxBytes) {
     // The layout's sizes come from a peer: what they add up to is checked against what the
     // config's model holds, and what would be allocated here (all but the given tensors, which
@@ -263,13 +263,14 @@ Expected<NamedTensors> archiveTensors(const TensorFile& f, const QString& name,
                              .arg(name)
                              .arg(bytes / 1e9, 0, 'f', 1)
                              .arg(double(maxBytes) / 1e9, 0, 'f', 1));
-    if (elements > maxElements)
+    // Adapters and a quantized base's parts add far less than the model itself.
+    if (elements > 2.0 * double(parameters) + 1e6)
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("%1 lists tensors of %2 million values, and its config's "
                                         "model holds %3 million")
                              .arg(name)
                              .arg(elements / 1e6, 0, 'f', 0)
-                             .arg(maxElements / 2e6, 0, 'f', 0));
+                             .arg(double(parameters) / 1e6, 0, 'f', 0));
     std::map<std::string, const at::Tensor*> byName;
     if (given)
         for (const auto& [n, t] : *given)
@@ -353,9 +354,7 @@ Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name,
     if (!config)
         return config.error();
     auto t = std::make_shared<HfTransformer>(*config);
-    // Adapters and a quantized base's parts add far less than the model itself.
-    auto tensors =
-        archiveTensors(*f, name, given, 2.0 * double(t->parameterCount()) + 1e6, maxBytes);
+    auto tensors = archiveTensors(*f, name, given, t->parameterCount(), maxBytes);
     if (!tensors)
         return tensors.error();
     NamedTensors base, adapters;
