@@ -768,9 +768,11 @@ void TestHostile::workerDecliningDuringTheProbeIsNamed() {
 }
 
 // A paired coordinator gone bad sends a worker a model no machine holds, a config past any
-// model, a container whose tensors run past its end, or a message the worker cannot read. The
-// worker refuses each at once, says why to the coordinator (the Reject it reads here), and
-// ends without retrying or crashing; the same worker then joins a real run and finishes it.
+// model, a container whose tensors run past its end or share bytes, or a message the worker
+// cannot read. The worker refuses each at once, says why to the coordinator (the Reject it
+// reads here), and ends without retrying or crashing; the same worker then joins a real run and
+// finishes it. (A worker is sent no tokenizer and no chat template: the coordinator tokenizes,
+// and its readers' caps are test_chattemplate's and test_tokenizer's.)
 void TestHostile::workerRefusesWhatAHostileCoordinatorSends_data() {
     QTest::addColumn<QByteArray>("archive"); // empty: an unreadable message instead
     QTest::addColumn<QString>("refusal");    // in the worker's Reject and its log
@@ -818,6 +820,9 @@ void TestHostile::workerRefusesWhatAHostileCoordinatorSends_data() {
                                      {QStringLiteral("nbytes"), 64}}};
     QTest::newRow("tensors past the end") << archive(llama, {}, dir, QByteArray(64, '\0'))
                                           << QStringLiteral("the coordinator's model");
+    // The same two over 96 bytes: inside the data, and sharing 32 bytes.
+    QTest::newRow("tensors that overlap") << archive(llama, {}, dir, QByteArray(96, '\0'))
+                                          << QStringLiteral("tensor b shares bytes with another");
     QTest::newRow("unreadable message") << QByteArray() << QStringLiteral("cannot read"); // last
 }
 

@@ -134,10 +134,13 @@ void TestTensorFile::checkpointRejectsOtherVersionsAndFiles() {
 void TestTensorFile::checkpointRejectsLyingDirectory() {
     // A well-formed file (digest and all) whose directory points outside the data, or whose
     // shape disagrees with the byte count, is refused: the digest proves integrity, not sense.
-    auto build = [](const QJsonObject& entry) {
+    auto build = [](const QJsonObject& entry, const QJsonObject& second = {}) {
+        QJsonArray entries{entry};
+        if (!second.isEmpty())
+            entries.append(second);
         const QByteArray header =
             QJsonDocument(QJsonObject{{QStringLiteral("meta"), QJsonObject{}},
-                                      {QStringLiteral("tensors"), QJsonArray{entry}},
+                                      {QStringLiteral("tensors"), entries},
                                       {QStringLiteral("blobs"), QJsonArray{}}})
                 .toJson(QJsonDocument::Compact);
         QByteArray b("TANDEMCK");
@@ -147,8 +150,9 @@ void TestTensorFile::checkpointRejectsLyingDirectory() {
         b.append(v, 4).append(n, 8).append(header).append(QByteArray(16, '\0'));
         return b + QCryptographicHash::hash(b, QCryptographicHash::Sha256);
     };
-    auto entry = [](QJsonArray shape, qint64 off, qint64 len, const QString& dt) {
-        return QJsonObject{{QStringLiteral("name"), QStringLiteral("w")},
+    auto entry = [](QJsonArray shape, qint64 off, qint64 len, const QString& dt,
+                    const QString& name = QStringLiteral("w")) {
+        return QJsonObject{{QStringLiteral("name"), name},
                            {QStringLiteral("dtype"), dt},
                            {QStringLiteral("shape"), shape},
                            {QStringLiteral("offset"), off},
@@ -170,6 +174,18 @@ void TestTensorFile::checkpointRejectsLyingDirectory() {
                  .ok());
     QVERIFY(!parseCheckpoint(build(entry({4}, -1, 16, QStringLiteral("F32"))), QStringLiteral("x"))
                  .ok());
+    // Two tensors over the same bytes: one weight would train through the other.
+    const QJsonObject low = entry({2}, 0, 8, QStringLiteral("F32"));
+    QVERIFY(
+        parseCheckpoint(build(low, entry({2}, 8, 8, QStringLiteral("F32"), QStringLiteral("v"))),
+                        QStringLiteral("x"))
+            .ok());
+    auto shared =
+        parseCheckpoint(build(low, entry({2}, 4, 8, QStringLiteral("F32"), QStringLiteral("v"))),
+                        QStringLiteral("x"));
+    QVERIFY(!shared.ok());
+    QVERIFY2(shared.error().message.contains(QStringLiteral("shares bytes")),
+             qPrintable(shared.error().message));
 }
 
 void TestTensorFile::safetensorsLayout() {
@@ -221,6 +237,10 @@ void TestTensorFile::safetensorsRejectsMalformed_data() {
         << make(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8);
     QTest::newRow("unknown dtype")
         << make(R"({"a":{"dtype":"F8","shape":[8],"data_offsets":[0,8]}})", 8);
+    QTest::newRow("overlapping tensors")
+        << make(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+                12);
 }
 
 void TestTensorFile::safetensorsRejectsMalformed() {

@@ -117,6 +117,7 @@ private Q_SLOTS:
     void addBosAndEosTokensOverTheirPostProcessor();
     void unsupportedPartsAreRefusedByName();
     void folderErrorsNameTheFile();
+    void whatNoTokenizerHoldsIsRefusedByName();
     void sentencePieceModelMatchesSentencePiece();
     void sentencePieceModelsTandemCannotFollowAreRefused();
 
@@ -300,6 +301,65 @@ void TestTokenizer::folderErrorsNameTheFile() {
     QVERIFY(!only);
     QVERIFY2(only.error().message.contains(QStringLiteral("SentencePiece")),
              qPrintable(only.error().message));
+}
+
+// A downloaded tokenizer.json may ask for anything: counts past any published tokenizer's, a
+// document nested past any reader's depth, or a file past any tokenizer's size are each refused
+// by name, before anything is built from them; merges whose results loop back to their own
+// parts still end.
+void TestTokenizer::whatNoTokenizerHoldsIsRefusedByName() {
+    // 2^18 + 1 added tokens (a million are refused the same way), and 2^22 + 1 merges.
+    QByteArray added = "[";
+    for (int i = 0; i <= (1 << 18); ++i)
+        added += (i ? ",{\"id\":" : "{\"id\":") + QByteArray::number(4 + i) + ",\"content\":\"t" +
+                 QByteArray::number(i) + "\"}";
+    added += "]";
+    QByteArray json = tokenizerJson({});
+    auto refusal = [](const QByteArray& bytes) {
+        auto t = Tokenizer::fromJson(bytes, {}, QStringLiteral("big.json"));
+        return t ? QString() : t.error().message;
+    };
+    QByteArray many = json;
+    many.replace("\"added_tokens\": [\n    ]", "\"added_tokens\": " + added);
+    QVERIFY(many.size() > json.size());
+    QString why = refusal(many);
+    QVERIFY2(why.startsWith(QStringLiteral("big.json")) &&
+                 why.contains(QStringLiteral("added_tokens list holds 262145 entries")),
+             qPrintable(why));
+    QByteArray merges = "\"a b\"";
+    merges.reserve(6 << 22);
+    for (int i = 0; i < (1 << 22); ++i)
+        merges += ",\"a b\"";
+    QByteArray cycle = json;
+    cycle.replace(QByteArray("\"a b\"\n"), merges + "\n");
+    why = refusal(cycle);
+    QVERIFY2(why.contains(QStringLiteral("merges list holds 4194305 entries")), qPrintable(why));
+    // Qt's reader stops at a depth of 1,024.
+    QByteArray deep = "{\"decoder\":" + QByteArray(2000, '[') + QByteArray(2000, ']') + "}";
+    why = refusal(deep);
+    QVERIFY2(why.startsWith(QStringLiteral("big.json is not a JSON object")), qPrintable(why));
+    // "aa" has the id of "a": each merge still takes one part away, so encoding ends.
+    QByteArray loop =
+        QJsonDocument(
+            QJsonObject{
+                {QStringLiteral("model"),
+                 QJsonObject{{QStringLiteral("type"), QStringLiteral("BPE")},
+                             {QStringLiteral("vocab"),
+                              QJsonObject{{QStringLiteral("a"), 0}, {QStringLiteral("aa"), 0}}},
+                             {QStringLiteral("merges"), QJsonArray{QStringLiteral("a a")}}}}})
+            .toJson();
+    auto looped = Tokenizer::fromJson(loop, {}, QStringLiteral("loop.json"));
+    QVERIFY(looped);
+    QCOMPARE((*looped)->encode(QString(4096, QLatin1Char('a'))), std::vector<int32_t>{0});
+    // A tokenizer.json past 256 MB (a sparse file: nothing is written) is refused by its size.
+    QTemporaryDir dir;
+    QFile huge(dir.filePath(QStringLiteral("tokenizer.json")));
+    QVERIFY(huge.open(QIODevice::WriteOnly) && huge.resize(qint64(257) << 20));
+    huge.close();
+    auto t = Tokenizer::fromFolder(dir.path());
+    QVERIFY(!t);
+    QVERIFY2(t.error().message.contains(QStringLiteral("tokenizer.json: larger than")),
+             qPrintable(t.error().message));
 }
 
 // A folder with only tokenizer.model (SentencePiece's file): a BPE model with byte fallback

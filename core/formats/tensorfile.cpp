@@ -11,6 +11,7 @@
 #include <QSet>
 #include <QtEndian>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 
@@ -60,6 +61,29 @@ Expected<std::vector<int64_t>> readShape(const QJsonValue& v, DType dt, qint64 n
     if (n > std::numeric_limits<int64_t>::max() / 8 || n * dtypeSize(dt) != nbytes)
         return corrupt(name, QStringLiteral("tensor %1: shape and byte size disagree").arg(tensor));
     return shape;
+}
+
+// Where a directory's tensors lie: [offset, offset + length), by name.
+struct Range {
+    qint64 offset, length;
+    QString name;
+};
+
+// The first tensor whose bytes another's overlap, or an empty name. Writers lay tensors end to
+// end; two that share bytes come from a file made to deceive its reader, which would train one
+// weight through another.
+QString overlapping(std::vector<Range> ranges) {
+    std::sort(ranges.begin(), ranges.end(),
+              [](const Range& a, const Range& b) { return a.offset < b.offset; });
+    qint64 end = 0;
+    for (const Range& r : ranges) {
+        if (r.length == 0)
+            continue;
+        if (r.offset < end)
+            return r.name;
+        end = r.offset + r.length;
+    }
+    return {};
 }
 
 bool readRange(const QJsonValue& offV, const QJsonValue& lenV, qint64 limit, qint64* off,
@@ -315,6 +339,7 @@ Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& nam
     if (dir.size() > kMaxTensors)
         return corrupt(name, QStringLiteral("lists %1 tensors").arg(dir.size()));
     QSet<QString> seen;
+    std::vector<Range> ranges;
     for (const QJsonValue& v : dir) {
         const QJsonObject o = v.toObject();
         TensorRecord t;
@@ -333,8 +358,11 @@ Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& nam
             return shape.error();
         t.shape = std::move(*shape);
         t.data = bytes.mid(dataStart + off, len);
+        ranges.push_back({off, len, t.name});
         out.tensors.append(std::move(t));
     }
+    if (const QString o = overlapping(std::move(ranges)); !o.isEmpty())
+        return corrupt(name, QStringLiteral("tensor %1 shares bytes with another").arg(o));
     const QJsonArray blobs = root.value(QStringLiteral("blobs")).toArray();
     if (blobs.size() > kMaxTensors)
         return corrupt(name, QStringLiteral("lists %1 blobs").arg(blobs.size()));
@@ -437,6 +465,9 @@ Expected<QList<SafetensorsEntry>> parseSafetensorsHeader(QByteArrayView bytes,
     const qint64 dataLen = bytes.size() - dataStart;
     QList<SafetensorsEntry> out;
     const QJsonObject root = doc.object();
+    if (root.size() > kMaxTensors)
+        return corrupt(name, QStringLiteral("lists %1 tensors").arg(root.size()));
+    std::vector<Range> ranges;
     for (auto it = root.constBegin(); it != root.constEnd(); ++it) {
         if (it.key() == QLatin1String("__metadata__"))
             continue;
@@ -456,8 +487,11 @@ Expected<QList<SafetensorsEntry>> parseSafetensorsHeader(QByteArrayView bytes,
         t.shape = std::move(*shape);
         t.offset = dataStart + begin;
         t.length = len;
+        ranges.push_back({begin, len, t.name});
         out.append(std::move(t));
     }
+    if (const QString o = overlapping(std::move(ranges)); !o.isEmpty())
+        return corrupt(name, QStringLiteral("tensor %1 shares bytes with another").arg(o));
     return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "formats/tokenizer.h"
 
+#include "common/files.h"
 #include "formats/json.h"
 
 #include "formats/sentencepiece.h"
@@ -23,6 +24,10 @@ namespace tandem {
 namespace {
 
 constexpr qsizetype kCachedWordLength = 64;
+// What a model folder's tokenizer files may hold: Gemma 3's tokenizer.json is 33 MB, the
+// settings files a few kilobytes.
+constexpr qint64 kMaxTokenizerBytes = qint64(256) << 20;
+constexpr qint64 kMaxConfigBytes = qint64(16) << 20;
 
 QString typeOf(const QJsonObject& o) {
     return o.value(QStringLiteral("type")).toString();
@@ -637,13 +642,19 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromJson(const QByteArray&
 Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromFolder(const QString& dir) {
     const QDir d(dir);
     QByteArray config;
-    QFile c(d.filePath(QStringLiteral("tokenizer_config.json")));
-    if (c.open(QIODevice::ReadOnly))
-        config = c.readAll();
+    if (const QString c = d.filePath(QStringLiteral("tokenizer_config.json")); QFile::exists(c)) {
+        auto bytes = readRegularFile(c, kMaxConfigBytes);
+        if (!bytes)
+            return bytes.error();
+        config = *bytes;
+    }
     QFile f(d.filePath(QStringLiteral("tokenizer.json")));
     Expected<std::shared_ptr<const Tokenizer>> t = std::shared_ptr<const Tokenizer>();
-    if (f.open(QIODevice::ReadOnly)) {
-        t = fromJson(f.readAll(), config, f.fileName());
+    if (f.exists()) {
+        auto bytes = readRegularFile(f.fileName(), kMaxTokenizerBytes);
+        if (!bytes)
+            return bytes.error();
+        t = fromJson(*bytes, config, f.fileName());
     } else if (QFile spm(d.filePath(QStringLiteral("tokenizer.model")));
                spm.open(QIODevice::ReadOnly)) {
         // SentencePiece's own file, where a folder has no tokenizer.json: the same tokenizer,
@@ -670,10 +681,10 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromFolder(const QString& 
         return t;
     // The EOS id a model's generation settings or config name, when the tokenizer's do not.
     for (const char* file : {"generation_config.json", "config.json"}) {
-        QFile g(d.filePath(QLatin1String(file)));
-        if (!g.open(QIODevice::ReadOnly))
+        auto bytes = readRegularFile(d.filePath(QLatin1String(file)), kMaxConfigBytes);
+        if (!bytes)
             continue;
-        const QJsonValue v = parseJson(g.readAll()).object().value(QStringLiteral("eos_token_id"));
+        const QJsonValue v = parseJson(*bytes).object().value(QStringLiteral("eos_token_id"));
         const int id = v.isArray() ? v.toArray().first().toInt(-1) : v.toInt(-1);
         if (id >= 0 && id < (*t)->vocabSize()) {
             auto& parts = *const_cast<Tokenizer*>(t->get())->m;

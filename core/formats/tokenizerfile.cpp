@@ -15,6 +15,20 @@ namespace detail {
 
 namespace {
 
+// Past the largest published tokenizers (Gemma 3: 262,144 tokens, 6,000 added; Qwen: 151,387
+// merges), so that a file asking for more is refused by name before it is built.
+constexpr qsizetype kMaxVocabulary = qsizetype(1) << 22;
+constexpr qsizetype kMaxMerges = qsizetype(1) << 22;
+constexpr qsizetype kMaxAddedTokens = qsizetype(1) << 18;
+
+void refuseCount(const char* what, qsizetype count, qsizetype cap) {
+    if (count > cap)
+        refuse(QStringLiteral("its %1 holds %2 entries, more than the %3 Tandem reads")
+                   .arg(QLatin1String(what))
+                   .arg(count)
+                   .arg(cap));
+}
+
 void setToken(TokenizerParts& p, int32_t id, const QString& token) {
     if (id < 0 || id > (1 << 24))
         refuse(QStringLiteral("token \"%1\" has the id %2, outside 0 to 2^24").arg(token).arg(id));
@@ -31,6 +45,7 @@ int32_t idIn(const TokenizerParts& p, const QString& token) {
 }
 
 void readMerges(const QJsonArray& merges, BpeModel& bpe) {
+    refuseCount("merges list", merges.size(), kMaxMerges);
     bpe.merges.reserve(merges.size());
     for (qsizetype rank = 0; rank < merges.size(); ++rank) {
         const QJsonValue m = merges.at(rank);
@@ -77,6 +92,7 @@ void readModel(const QJsonObject& model, TokenizerParts& p) {
     const QJsonObject vocab = model.value(QStringLiteral("vocab")).toObject();
     if (vocab.isEmpty())
         refuse(QStringLiteral("its BPE model has no vocabulary"));
+    refuseCount("vocabulary", vocab.size(), kMaxVocabulary);
     bpe.vocab.reserve(vocab.size());
     for (auto it = vocab.constBegin(); it != vocab.constEnd(); ++it) {
         const int32_t id = it.value().toInt(-1);
@@ -105,6 +121,7 @@ void readModel(const QJsonObject& model, TokenizerParts& p) {
 }
 
 void readAddedTokens(const QJsonArray& added, TokenizerParts& p) {
+    refuseCount("added_tokens list", added.size(), kMaxAddedTokens);
     for (const auto& v : added) {
         const QJsonObject o = v.toObject();
         AddedToken a;
