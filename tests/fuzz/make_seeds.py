@@ -203,3 +203,89 @@ put('frames', 'base-run-spec', frame(run_spec))
 put('frames', 'base-request-part',
     frame(field(20, 2, field(1, 2, hashlib.blake2b(four, digest_size=32).hexdigest().encode()) + field(2, 0, 3))) +
     blob_part(5, 7, 10, 0, b'0123456789') + frame(field(21, 2, field(1, 0, 3) + field(2, 0, 7))))
+
+# shardindex: an index, then each shard after a line "--shard FILE--"
+def safetensors(tensors):
+    h, data, off = {'__metadata__': {'format': 'pt'}}, b'', 0
+    for name, dtype, shape, raw in tensors:
+        h[name] = {'dtype': dtype, 'shape': shape, 'data_offsets': [off, off + len(raw)]}
+        data += raw
+        off += len(raw)
+    header = json.dumps(h).encode()
+    header += b' ' * (-len(header) % 8)
+    return struct.pack('<Q', len(header)) + header + data
+
+
+def sharded(weight_map, shards):
+    out = json.dumps({'metadata': {'total_size': 32}, 'weight_map': weight_map}, indent=2).encode()
+    for file, tensors in shards:
+        out += b'\n--shard ' + file.encode() + b'--\n' + safetensors(tensors)
+    return out
+
+s1, s2 = 'model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'
+put('shardindex', 'two-shards', sharded({'a': s1, 'b': s2}, [(s1, [('a', 'F32', [2, 2], w)]), (s2, [('b', 'F32', [4], w)])]))
+put('shardindex', 'misplaced', sharded({'a': s1, 'b': s2}, [(s1, [('a', 'F32', [2, 2], w), ('b', 'F32', [4], w)]), (s2, [])]))
+put('shardindex', 'missing', sharded({'a': s1, 'b': s2}, [(s1, [('a', 'F32', [2, 2], w)])]))
+put('shardindex', 'outside-folder', sharded({'a': '../model.safetensors'}, []))
+put('shardindex', 'no-weight-map', b'{"metadata": {}}')
+
+# chatdata: chat: lines (and the same bytes as jsonl:)
+def chat(*messages, text=None):
+    o = {'messages': [{'role': r, 'content': c} for r, c in messages]}
+    if text is not None:
+        o['text'] = text
+    return json.dumps(o).encode() + b'\n'
+
+conversation = chat(('system', 'Be brief.'), ('user', 'What colour is a plum?'), ('assistant', 'A plum is purple.'))
+put('chatdata', 'conversations', conversation * 3 + chat(('user', 'And a lime?'), ('assistant', 'Green.'), ('user', 'Sure?'), ('assistant', 'Yes.'), text='lime'))
+put('chatdata', 'unknown-role', chat(('tool', 'x')))
+put('chatdata', 'not-an-object', b'[1, 2]\n' + conversation)
+put('chatdata', 'text-lines', b'{"text": "Hello there. 0123"}\n{"text": "Bye."}\n\n{"text": ""}\n')
+put('chatdata', 'no-content', b'{"messages": [{"role": "user"}]}\n')
+
+# modelarchive: a Hugging Face model archive without its closing SHA-256 (the target appends it)
+def f32(n, scale=0.02):
+    return struct.pack('<%df' % n, *[scale * ((i * 7919) % 13 - 6) for i in range(n)])
+
+
+def archive(meta, tensors):
+    return container(meta, tensors)[:-32]
+
+llama = {'model_type': 'llama', 'architectures': ['LlamaForCausalLM'], 'vocab_size': 16, 'hidden_size': 8,
+         'intermediate_size': 16, 'num_hidden_layers': 1, 'num_attention_heads': 2, 'num_key_value_heads': 1,
+         'max_position_embeddings': 32, 'tie_word_embeddings': True, 'torch_dtype': 'float32'}
+llama_tensors = [('model.embed_tokens.weight', [16, 8]), ('model.layers.0.input_layernorm.weight', [8]),
+                 ('model.layers.0.self_attn.q_proj.weight', [8, 8]), ('model.layers.0.self_attn.k_proj.weight', [4, 8]),
+                 ('model.layers.0.self_attn.v_proj.weight', [4, 8]), ('model.layers.0.self_attn.o_proj.weight', [8, 8]),
+                 ('model.layers.0.post_attention_layernorm.weight', [8]), ('model.layers.0.mlp.gate_proj.weight', [16, 8]),
+                 ('model.layers.0.mlp.up_proj.weight', [16, 8]), ('model.layers.0.mlp.down_proj.weight', [8, 16]),
+                 ('model.norm.weight', [8])]
+def numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+full = [(n, 'F32', s, f32(numel(s))) for n, s in llama_tensors]
+put('modelarchive', 'llama', archive({'kind': 'tandem-hf-model', 'config': llama, 'checkpoint_activations': False}, full))
+put('modelarchive', 'llama-layout', archive({'kind': 'tandem-hf-model', 'config': llama,
+                                             'layout': [{'name': n, 'dtype': 'F32', 'shape': s} for n, s in llama_tensors]}, []))
+lora = [('model.layers.0.self_attn.q_proj.lora_A.weight', 'F32', [2, 8], f32(16)),
+        ('model.layers.0.self_attn.q_proj.lora_B.weight', 'F32', [8, 2], f32(16)),
+        ('model.layers.0.self_attn.v_proj.lora_A.weight', 'F32', [2, 8], f32(16)),
+        ('model.layers.0.self_attn.v_proj.lora_B.weight', 'F32', [4, 2], f32(8))]
+put('modelarchive', 'llama-lora', archive({'kind': 'tandem-hf-model', 'config': llama,
+                                           'lora': {'r': 2, 'base': 'bf16', 'alpha': 4, 'dropout': 0, 'targets': ['q_proj', 'v_proj']}},
+                                          full + lora))
+gpt2 = {'model_type': 'gpt2', 'architectures': ['GPT2LMHeadModel'], 'vocab_size': 16, 'n_embd': 8, 'n_layer': 1,
+        'n_head': 2, 'n_inner': 16, 'n_positions': 32, 'torch_dtype': 'float32'}
+gpt2_tensors = [('transformer.wte.weight', [16, 8]), ('transformer.wpe.weight', [32, 8]), ('transformer.h.0.ln_1.weight', [8]),
+                ('transformer.h.0.ln_1.bias', [8]), ('transformer.h.0.attn.c_attn.weight', [8, 24]),
+                ('transformer.h.0.attn.c_attn.bias', [24]), ('transformer.h.0.attn.c_proj.weight', [8, 8]),
+                ('transformer.h.0.attn.c_proj.bias', [8]), ('transformer.h.0.ln_2.weight', [8]), ('transformer.h.0.ln_2.bias', [8]),
+                ('transformer.h.0.mlp.c_fc.weight', [8, 16]), ('transformer.h.0.mlp.c_fc.bias', [16]),
+                ('transformer.h.0.mlp.c_proj.weight', [16, 8]), ('transformer.h.0.mlp.c_proj.bias', [8]),
+                ('transformer.ln_f.weight', [8]), ('transformer.ln_f.bias', [8])]
+put('modelarchive', 'gpt2', archive({'kind': 'tandem-hf-model', 'config': gpt2},
+                                    [(n, 'F32', s, f32(numel(s))) for n, s in gpt2_tensors]))
+put('modelarchive', 'not-a-model', archive({'kind': 'tandem-run'}, []))

@@ -1,5 +1,7 @@
 #include "model/hf/weights.h"
 
+#include "common/files.h"
+#include "formats/shardindex.h"
 #include "formats/tensorfile.h"
 
 #include <QDir>
@@ -139,49 +141,26 @@ Expected<NamedTensors> mapHfWeights(const QString& dir) {
                                                   "model.safetensors.index.json")
                                        .arg(dir));
     }
-    if (!index.open(QIODevice::ReadOnly) || index.size() > (64 << 20))
-        return modelError(ErrorCode::Io, QStringLiteral("cannot read %1").arg(indexPath));
-    const QJsonObject map = QJsonDocument::fromJson(index.readAll())
-                                .object()
-                                .value(QLatin1String("weight_map"))
-                                .toObject();
-    if (map.isEmpty())
-        return modelError(ErrorCode::Corrupt,
-                          QStringLiteral("%1 has no weight_map").arg(indexPath));
-    QMap<QString, QSet<QString>> byShard; // shard file → the tensors the index puts there
-    for (auto it = map.constBegin(); it != map.constEnd(); ++it) {
-        const QString shard = it.value().toString();
-        if (shard.isEmpty() || shard.contains(QLatin1Char('/')) ||
-            shard.contains(QLatin1Char('\\')))
-            return modelError(ErrorCode::Corrupt, QStringLiteral("%1 maps %2 to \"%3\", which is "
-                                                                 "not a file in the folder")
-                                                      .arg(indexPath, it.key(), shard));
-        byShard[shard].insert(it.key());
-    }
+    auto bytes = readRegularFile(indexPath, qint64(64) << 20);
+    if (!bytes)
+        return bytes.error();
+    auto byShard = readShardIndex(*bytes, indexPath);
+    if (!byShard)
+        return byShard.error();
     NamedTensors all;
-    QSet<QString> seen;
-    for (auto it = byShard.constBegin(); it != byShard.constEnd(); ++it) {
+    QMap<QString, QStringList> held;
+    for (auto it = byShard->constBegin(); it != byShard->constEnd(); ++it) {
         auto shard = mapShard(d.filePath(it.key()));
         if (!shard)
             return shard.error();
+        QStringList& names = held[it.key()];
         for (auto& [n, t] : *shard) {
-            const QString name = QString::fromStdString(n);
-            if (!it.value().contains(name))
-                return modelError(ErrorCode::Corrupt,
-                                  QStringLiteral("%1 holds %2, which the index puts elsewhere")
-                                      .arg(it.key(), name));
-            if (seen.contains(name))
-                return modelError(ErrorCode::Corrupt,
-                                  QStringLiteral("%1 is in two shards").arg(name));
-            seen.insert(name);
+            names.append(QString::fromStdString(n));
             all.emplace_back(n, std::move(t));
         }
     }
-    for (auto it = map.constBegin(); it != map.constEnd(); ++it)
-        if (!seen.contains(it.key()))
-            return modelError(ErrorCode::Corrupt, QStringLiteral("%1 is not in %2, where the "
-                                                                 "index puts it")
-                                                      .arg(it.key(), it.value().toString()));
+    if (auto st = checkShards(*byShard, held, indexPath); !st)
+        return st.error();
     return all;
 }
 
