@@ -509,17 +509,17 @@ void TestHf::weightsAreRefusedByName() {
         w.removeIf(
             [](const TensorRecord& r) { return r.name == QLatin1String("h.1.mlp.c_fc.bias"); });
     });
-    QVERIFY2(why.contains(QStringLiteral("lacks transformer.h.1.mlp.c_fc.bias [128]")),
+    QVERIFY2(why.contains(QStringLiteral("lack transformer.h.1.mlp.c_fc.bias [128]")),
              qPrintable(why));
     why = attempt([&](QList<TensorRecord>& w) {
         at(w, "h.0.ln_2.bias").name = QStringLiteral("h.0.ln_3.bias");
     });
-    QVERIFY2(why.contains(QStringLiteral("holds h.0.ln_3.bias")), qPrintable(why));
+    QVERIFY2(why.contains(QStringLiteral("hold h.0.ln_3.bias")), qPrintable(why));
     why = attempt([&](QList<TensorRecord>& w) {
         TensorRecord& r = at(w, "wpe.weight");
         r.shape = {32, 16};
     });
-    QVERIFY2(why.contains(QStringLiteral("wpe.weight is [32, 16] in the checkpoint; this config "
+    QVERIFY2(why.contains(QStringLiteral("wpe.weight is [32, 16] in the weights; this config "
                                          "makes it [16, 32]")),
              qPrintable(why));
     // The causal-mask buffer GPT2Model saves is known and passed over.

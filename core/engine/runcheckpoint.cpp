@@ -73,9 +73,12 @@ Status writeRunCheckpoint(const QString& path, const Model& module, const Optimi
         add(kOptim, name, value);
     // The weights are the records above: a native transformer's archive holds only its
     // structure. A TorchScript archive is its code and cannot leave its weights out.
-    if (!ModelSource::parse(s.config.model).isBuiltIn())
-        f.blobs.insert(module.kind() == ModelKind::Transformer ? kHfArchive : kArchive,
-                       module.archive(/*withWeights=*/false));
+    if (!ModelSource::parse(s.config.model).isBuiltIn()) {
+        auto archive = module.archive(/*withWeights=*/false);
+        if (!archive)
+            return archive.error();
+        f.blobs.insert(module.kind() == ModelKind::Transformer ? kHfArchive : kArchive, *archive);
+    }
     return writeCheckpoint(path, f);
 }
 

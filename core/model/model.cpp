@@ -1,5 +1,7 @@
 #include "model/model.h"
 
+#include "model/tensors.h"
+
 #include <stdexcept>
 
 namespace tandem {
@@ -10,6 +12,15 @@ NotOneTensor::NotOneTensor(const std::string& kind)
 
 at::Tensor ModelImpl::loss(const at::Tensor&, const at::Tensor&) {
     throw std::runtime_error("the model has no loss method");
+}
+
+Expected<QByteArray> Model::archive(bool withWeights) const {
+    try {
+        return m_impl->archive(withWeights);
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("the model cannot be serialised: %1").arg(firstLine(e)));
+    }
 }
 
 Model Model::copy() const {

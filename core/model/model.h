@@ -75,7 +75,7 @@ public:
     virtual void to(const c10::Device& device) = 0;
     // What rebuilds the model: with its weights (for a worker), or only its structure (for a
     // run checkpoint, which stores the weights as tensor records of its own).
-    virtual QByteArray archive(bool withWeights) const = 0;
+    virtual Expected<QByteArray> archive(bool withWeights) const = 0;
     virtual bool hasAdapters() const { return false; }
     // Writes the model as `format` to `out` (a file, or a folder for Hf, Peft and Merged).
     virtual Status exportAs(ExportFormat format, const QString& out,
@@ -128,7 +128,8 @@ public:
     // Under NoGradGuard, so that the copy's parameters are leaves.
     Model copy() const;
     void to(const c10::Device& device) const { m_impl->to(device); }
-    QByteArray archive(bool withWeights = true) const { return m_impl->archive(withWeights); }
+    // Never throws: what LibTorch throws while serialising is an error.
+    Expected<QByteArray> archive(bool withWeights = true) const;
     bool hasAdapters() const { return m_impl->hasAdapters(); }
     QList<ExportFormat> exportFormats() const { return exportFormatsOf(kind(), hasAdapters()); }
     // Refuses a format the model does not export as, saying which it does.

@@ -99,7 +99,7 @@ public:
         return std::make_shared<ScriptModel>(std::move(c));
     }
     void to(const c10::Device& device) override { m_module.to(device); }
-    QByteArray archive(bool) const override { return saveScriptModule(m_module); }
+    Expected<QByteArray> archive(bool) const override { return saveScriptModule(m_module); }
     Status exportAs(ExportFormat format, const QString& out,
                     const ExportContext& context) const override {
         if (format == ExportFormat::Safetensors)

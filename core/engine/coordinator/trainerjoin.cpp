@@ -40,14 +40,13 @@ Status Trainer::startHub() {
     hc.runId = m_state.schemaHash.left(8) + QStringLiteral("-") +
                QString::number(QDateTime::currentMSecsSinceEpoch());
     hc.settings = workerSettings(m_cfg);
-    try {
-        // A base travels apart, part by part, and only to a worker that lacks it.
-        hc.modelArchive = m_module.archive(/*withWeights=*/!m_base);
-    } catch (const std::exception& e) {
-        return makeError(
-            ErrorCode::Runtime,
-            QStringLiteral("cannot serialise the model for workers: %1").arg(firstLine(e)));
-    }
+    // A base travels apart, part by part, and only to a worker that lacks it.
+    auto archive = m_module.archive(/*withWeights=*/!m_base);
+    if (!archive)
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("cannot serialise the model for workers: %1")
+                             .arg(archive.error().message));
+    hc.modelArchive = std::move(*archive);
     hc.base = m_base;
     hc.schemaHash = m_state.schemaHash;
     hc.datasetSpec = m_cfg.data;

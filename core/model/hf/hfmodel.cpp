@@ -95,7 +95,7 @@ public:
         return c;
     }
     void to(const c10::Device& device) override { m_t->to(device); }
-    QByteArray archive(bool withWeights) const override;
+    Expected<QByteArray> archive(bool withWeights) const override;
     bool hasAdapters() const override { return m_t->lora().has_value(); }
     Status exportAs(ExportFormat format, const QString& out,
                     const ExportContext& context) const override;
@@ -175,9 +175,8 @@ QJsonObject loraJson(const LoraConfig& l) {
                        {QStringLiteral("targets"), QJsonArray::fromStringList(l.targets)}};
 }
 
-// The adapters' settings an archive holds, read as --lora is read, so that one rule checks
-// them whoever wrote them.
-// The adapters' settings an archive holds, as --lora spells them.
+// The adapters' settings an archive holds, as --lora spells them, so that one rule checks them
+// whoever wrote them.
 QString loraSpecOf(const QJsonObject& o) {
     QStringList targets;
     for (const QJsonValue& v : o.value(QStringLiteral("targets")).toArray())
@@ -199,7 +198,7 @@ Expected<LoraConfig> loraFrom(const QJsonObject& o, const Family& family, const 
     return l;
 }
 
-QByteArray HfModel::archive(bool withWeights) const {
+Expected<QByteArray> HfModel::archive(bool withWeights) const {
     TensorFile f;
     f.meta = QJsonObject{{QStringLiteral("kind"), kKind},
                          {QStringLiteral("config"), m_t->config().source},
@@ -225,10 +224,7 @@ QByteArray HfModel::archive(bool withWeights) const {
     }
     if (!withWeights)
         f.meta.insert(QStringLiteral("layout"), layout);
-    auto bytes = serializeCheckpoint(f);
-    if (!bytes)
-        throw std::runtime_error(bytes.error().message.toStdString());
-    return *bytes;
+    return serializeCheckpoint(f);
 }
 
 // The archive's tensors; for its layout's, those of `given` by name where it has them (each of

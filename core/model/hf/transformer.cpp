@@ -168,7 +168,7 @@ Status HfTransformer::load(const NamedTensors& weights) {
             if (ignorable(m_config, name))
                 continue;
             return refuse(ErrorCode::Incompatible,
-                          QStringLiteral("the checkpoint holds %1, which a %2 with this config "
+                          QStringLiteral("the weights hold %1, which a %2 with this config "
                                          "does not have")
                               .arg(shown, m_config.architecture));
         }
@@ -181,7 +181,7 @@ Status HfTransformer::load(const NamedTensors& weights) {
                               .arg(shown));
         if (!quantized && t.sizes().vec() != shape)
             return refuse(ErrorCode::Incompatible,
-                          QStringLiteral("%1 is %2 in the checkpoint; this config makes it %3")
+                          QStringLiteral("%1 is %2 in the weights; this config makes it %3")
                               .arg(shown, shapeText(t.sizes().vec()), shapeText(shape)));
         if (found[it->second].defined())
             return refuse(ErrorCode::Corrupt, QStringLiteral("%1 appears twice").arg(shown));
@@ -193,8 +193,7 @@ Status HfTransformer::load(const NamedTensors& weights) {
         if (!found[i].defined())
             return refuse(
                 ErrorCode::Incompatible,
-                QStringLiteral("the checkpoint lacks %1 %2, which a %3 with this config "
-                               "needs")
+                QStringLiteral("the weights lack %1 %2, which a %3 with this config needs")
                     .arg(QString::fromStdString(name), shapeText(shape), m_config.architecture));
         if (!isQuantizedWeight(name, found[i])) {
             params.emplace_back(name, found[i].detach().set_requires_grad(true));
