@@ -6,6 +6,7 @@
 #include "engine/modechoice.h"
 #include "engine/outerwire.h"
 #include "engine/training.h"
+#include "net/connection.h"
 
 #include <QTest>
 
@@ -311,6 +312,31 @@ private Q_SLOTS:
             // A bundle of another fragment's size is refused.
             QVERIFY(!side.applyFragment(bytes, layout, frags[1], none).ok());
         }
+    }
+
+    // A probe's 1 MiB filler (512 KiB each way) on a veth pair with a 9 ms round trip: where
+    // jitter makes the filled ping no slower than the empty one, the link is too quick to time
+    // and the probe gives a floor (the bytes over the whole round trip), never 104.86 GB/s.
+    void aProbeTooQuickToTimeGivesAFloor() {
+        const double mib = 1024 * 1024;
+        LinkProbe l = linkFromProbe(9.0, {{8.9, mib}, {9.1, mib}});
+        QVERIFY(l.atLeast);
+        QCOMPARE(l.bytesPerSecond, mib / 0.0089); // the quicker round bounds it closer
+        QCOMPARE(linkRateText(l.bytesPerSecond, l.atLeast), QStringLiteral("at least 117.8 MB/s"));
+        // One filler 4.3 ms slower than the empty ping: timed, the best of the rounds.
+        l = linkFromProbe(9.0, {{9.1, mib}, {13.3, mib}, {14.0, mib}});
+        QVERIFY(!l.atLeast);
+        QCOMPARE(l.bytesPerSecond, mib / 0.0043);
+        QCOMPARE(linkRateText(l.bytesPerSecond, l.atLeast), QStringLiteral("243.9 MB/s"));
+        // The floor is what the mode's reasons say.
+        ModeFacts f;
+        f.computeMs = 30;
+        f.syncBytesPerStep = 9.6e6;
+        f.streamBytesPerStep = 9.6e6 / 226;
+        f.links = {LinkFacts{QStringLiteral("desk"), mib / 0.0091, 9, true}};
+        const ModeChoice c = chooseMode(f);
+        QVERIFY2(c.why.contains(QStringLiteral("the link to desk moves at least 115.2 MB/s")),
+                 qPrintable(c.why));
     }
 
     // --mode auto's rule on the figures of the demo network (1.2 M parameters: 9.6 MB a sync

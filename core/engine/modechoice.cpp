@@ -14,6 +14,11 @@ QString rateText(double bytesPerSecond) {
     return QStringLiteral("%1 kB/s").arg(bytesPerSecond / 1e3, 0, 'f', 0);
 }
 
+QString linkRateText(double bytesPerSecond, bool atLeast) {
+    return atLeast ? QStringLiteral("at least %1").arg(rateText(bytesPerSecond))
+                   : rateText(bytesPerSecond);
+}
+
 namespace {
 
 double transferMs(double bytes, const LinkFacts& link) {
@@ -109,7 +114,7 @@ ModeChoice chooseMode(const ModeFacts& f) {
     const QString link =
         QStringLiteral("the link to %1 moves %2; a sync step %3 %4 ms moving the weights against "
                        "%5 ms of compute")
-            .arg(slowest.name, rateText(slowest.bytesPerSecond),
+            .arg(slowest.name, linkRateText(slowest.bytesPerSecond, slowest.atLeast),
                  c.streaming ? QStringLiteral("would spend") : QStringLiteral("spends"))
             .arg(std::lround(transferMs(f.syncBytesPerStep, slowest) + slowest.rttMs))
             .arg(std::lround(f.computeMs / std::max(1, f.localDevices + int(f.links.size()))));

@@ -15,6 +15,7 @@ struct LinkFacts {
     QString name;              // the worker, as the log names it
     double bytesPerSecond = 0; // one way (the probe times both and reports their mean)
     double rttMs = 0;
+    bool atLeast = false; // faster than the probe could time: bytesPerSecond is a floor
 };
 
 struct ModeFacts {
@@ -82,5 +83,7 @@ constexpr int kMinStreamingRounds = 4;
 
 // "12.3 MB/s", "850 kB/s": a rate for the log.
 QString rateText(double bytesPerSecond);
+// A measured link's speed as the log says it: "at least 1.2 GB/s" where it was a floor.
+QString linkRateText(double bytesPerSecond, bool atLeast);
 
 } // namespace tandem

@@ -227,6 +227,25 @@ void Connection::onReadyRead() {
     }
 }
 
+LinkProbe linkFromProbe(double rttMs, const std::vector<std::pair<double, double>>& rounds) {
+    // What the filler must add to the round trip to be timed: half a millisecond, or a quarter
+    // of the round trip on a link slow enough to jitter by more.
+    const double timed = std::max(0.5, 0.25 * rttMs);
+    LinkProbe out{rttMs, 0, false};
+    double floor = 0;
+    for (const auto& [ms, carried] : rounds) {
+        if (ms - rttMs >= timed)
+            out.bytesPerSecond = std::max(out.bytesPerSecond, carried / ((ms - rttMs) / 1000.0));
+        else if (ms > 0)
+            floor = std::max(floor, carried / (ms / 1000.0));
+    }
+    if (out.bytesPerSecond <= 0) {
+        out.bytesPerSecond = floor;
+        out.atLeast = true;
+    }
+    return out;
+}
+
 void Connection::probe(qint64 bytes, int rounds) {
     if (probing() || m_state != State::Secured)
         return;
@@ -256,16 +275,14 @@ void Connection::onPong(const wire::Pong& pong) {
         m_minRttMs = m_minRttMs > 0 ? std::min(m_minRttMs, ms) : ms;
         m_probe.rttMs = m_minRttMs;
     } else {
-        const double carried = double(m_probe.bytes) + double(pong.paddingBytes);
-        const double seconds = std::max(ms - m_probe.rttMs, 0.01) / 1000.0;
-        m_probe.best = std::max(m_probe.best, carried / seconds);
+        m_probe.timings.emplace_back(ms, double(m_probe.bytes) + double(pong.paddingBytes));
     }
     if (m_probe.stage < m_probe.rounds) {
         ++m_probe.stage;
         sendProbePing();
         return;
     }
-    const LinkProbe result{m_probe.rttMs, m_probe.best};
+    const LinkProbe result = linkFromProbe(m_probe.rttMs, m_probe.timings);
     m_probe.stage = -1;
     Q_EMIT probed(result);
 }

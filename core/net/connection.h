@@ -13,6 +13,8 @@
 #include <QTimer>
 
 #include <deque>
+#include <utility>
+#include <vector>
 
 namespace tandem {
 
@@ -24,7 +26,16 @@ Q_DECLARE_LOGGING_CATEGORY(lcNet)
 struct LinkProbe {
     double rttMs = 0;
     double bytesPerSecond = 0;
+    // The filler came back no measurably later than an empty ping: the link is faster than the
+    // probe can time, and bytesPerSecond is only the floor that the whole round trip gives.
+    bool atLeast = false;
 };
+
+// What a probe's round trips say of a link: `rttMs` an empty ping's, `rounds` each filled
+// ping's milliseconds with the bytes it carried both ways. A filled round trip counts only where
+// it is clearly longer than the empty one's (jitter alone makes a 1 MB filler on a 9 ms link look
+// a hundred times faster than the link); where none is, the result is a floor (atLeast).
+LinkProbe linkFromProbe(double rttMs, const std::vector<std::pair<double, double>>& rounds);
 
 // TLS 1.3 with this node's certificate; the peer's certificate is requested but not checked
 // against any authority: callers pin it by device ID (the SHA-256 of the certificate).
@@ -156,7 +167,7 @@ private:
         uint64_t nonce = 0;
         QElapsedTimer clock;
         double rttMs = 0;
-        double best = 0;
+        std::vector<std::pair<double, double>> timings; // milliseconds, bytes carried
     } m_probe;
     double m_minRttMs = 0;
     uint64_t m_nextBlob = 1;

@@ -111,7 +111,7 @@ QString CoordinatorHub::workerName(const QString& displayName, const QString& de
 
 void CoordinatorHub::probed(const QString& worker, const QString& address, const LinkProbe& link) {
     addMessage(QStringLiteral("the link to %1 at %2 moves %3 (round trip %4 ms)")
-                   .arg(worker, address, rateText(link.bytesPerSecond))
+                   .arg(worker, address, linkRateText(link.bytesPerSecond, link.atLeast))
                    .arg(link.rttMs, 0, 'f', 1));
     if (m_config.events)
         m_config.events(HubEvent::probed(worker, link));

@@ -306,7 +306,8 @@ void HubSession::onProbed(const LinkProbe& link) {
             sendRun();
         return;
     }
-    if (m_state != State::Working || m_reportedRate <= 0)
+    // A floor says nothing of a change: the link was too quick to time.
+    if (m_state != State::Working || m_reportedRate <= 0 || link.atLeast)
         return;
     const double r = link.bytesPerSecond / m_reportedRate;
     const int verdict = r >= 2 ? 1 : r <= 0.5 ? -1 : 0;

@@ -27,7 +27,7 @@ std::function<void(HubEvent)> WorkerPool::hubSink() {
             if (e.kind == HubEvent::Kind::Joined)
                 m_joined.push_back(std::move(e.worker));
             else if (e.kind == HubEvent::Kind::Probed)
-                m_probed << LinkFacts{e.text, e.link.bytesPerSecond, e.link.rttMs};
+                m_probed << LinkFacts{e.text, e.link.bytesPerSecond, e.link.rttMs, e.link.atLeast};
             else if (e.kind == HubEvent::Kind::Declined)
                 m_declined << std::make_pair(e.text, e.reason);
             else
