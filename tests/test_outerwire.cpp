@@ -412,7 +412,7 @@ private Q_SLOTS:
         QVERIFY(c.streamSpeedup < endless.streamSpeedup && c.streamSpeedup > 1.5);
         QCOMPARE(c.startS, kStartMargin * (4.8e6 / 117e6 * 1e3 + 0.3 + 2 * 30) / 1e3);
         QVERIFY2(c.why.contains(QStringLiteral("counting about 0.3 s for the workers to start "
-                                               "over the run's 600 step(s)")),
+                                               "over the 600 step(s) left")),
                  qPrintable(c.why));
         // Three steps: 90 ms alone, against 303 ms of start before the worker adds anything.
         f.steps = 3;
@@ -465,7 +465,7 @@ private Q_SLOTS:
         f.links = {LinkFacts{QStringLiteral("desk"), 1.2e9, 0.1}}; // sync pays off: it says why
         c = chooseMode(f);
         QVERIFY2(!c.streaming && !c.alone &&
-                     c.why.contains(QStringLiteral("a run of 100 step(s) is too short to "
+                     c.why.contains(QStringLiteral("the 100 step(s) left are too few to "
                                                    "stream, which needs 4 rounds of 32")),
                  qPrintable(c.why));
         f.links = {LinkFacts{QStringLiteral("laptop"), 2e6, 5}};

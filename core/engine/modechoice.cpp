@@ -126,8 +126,8 @@ ModeChoice chooseMode(const ModeFacts& f) {
                     .arg(c.streamSpeedup, 0, 'f', 1)
                     .arg(c.syncSpeedup, 0, 'f', 1);
     else if (tooShortToStream)
-        c.why = QStringLiteral("%1: training in sync (about %2× this machine alone; a run of %3 "
-                               "step(s) is too short to stream, which needs %4 rounds of %5)")
+        c.why = QStringLiteral("%1: training in sync (about %2× this machine alone; the %3 "
+                               "step(s) left are too few to stream, which needs %4 rounds of %5)")
                     .arg(link)
                     .arg(c.syncSpeedup, 0, 'f', 1)
                     .arg(f.steps)
@@ -149,8 +149,8 @@ ModeChoice chooseMode(const ModeFacts& f) {
                     .arg(c.syncSpeedup, 0, 'f', 1)
                     .arg(c.streamSpeedup, 0, 'f', 1);
     if (start > 0)
-        c.why += QStringLiteral(", counting about %1 s for the workers to start over the run's %2 "
-                                "step(s)")
+        c.why += QStringLiteral(", counting about %1 s for the workers to start over the %2 "
+                                "step(s) left")
                      .arg(seconds(start))
                      .arg(f.steps);
     return c;

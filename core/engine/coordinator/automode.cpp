@@ -117,9 +117,14 @@ Status Trainer::startBeforeWorkers() {
     m_state.config = m_cfg;
     makePolicy();
     m_decideWhileTraining = true;
-    m_obs.onMessage(QStringLiteral("this run of %1 step(s) starts on this machine; each worker "
-                                   "takes part, or is sent home, once its link is measured")
-                        .arg(stepsLeft()));
+    // Counted as the progress counts them: a resumed run says what is left.
+    const QString start = m_state.step == 0
+                              ? QStringLiteral("this run of %1 step(s) starts on this machine")
+                              : QStringLiteral("this run, resumed with %1 step(s) left, starts "
+                                               "on this machine");
+    m_obs.onMessage(start.arg(stepsLeft()) +
+                    QStringLiteral("; each worker takes part, or is sent home, once its link is "
+                                   "measured"));
     return success();
 }
 
