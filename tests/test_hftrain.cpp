@@ -7,6 +7,8 @@
 // resumed and exported in every format; and each device sized to its memory.
 
 #include "common/failpoint.h"
+#include "engine/modelcheck.h"
+#include "engine/training.h"
 #include "formats/tensorfile.h"
 #include "hffolder.h"
 #include "proc.h"
@@ -52,6 +54,7 @@ private Q_SLOTS:
     void aCheckpointNamesItsBaseAndResumeFindsIt();
     void fullFineTuneStopsResumesAndExports();
     void mistakesAreRefusedBeforeTraining();
+    void aRunOfFewStepsSaysSoAndProposesABatch();
     void eachDeviceIsSizedToItsMemory();
 
 private:
@@ -642,6 +645,39 @@ void TestHfTrain::mistakesAreRefusedBeforeTraining() {
         QVERIFY2(p.exitCode() != 0 && p.err().contains(QLatin1String(c.says)),
                  qPrintable(c.args.join(QLatin1Char(' ')) + QStringLiteral(": ") + p.err()));
     }
+}
+
+// 200 windows in batches of 64 make 4 steps, which teach a language model nothing: the check
+// before the run and the run's own log say so and propose a batch of 10 (20 steps); a run whose
+// --max-steps the user set, or one long enough, says nothing.
+void TestHfTrain::aRunOfFewStepsSaysSoAndProposesABatch() {
+    QCOMPARE(fewStepsWarning(200, 64, 1, 0),
+             QStringLiteral("this run makes only 4 step(s) (200 training windows in batches of 64, "
+                            "1 epoch(s)); a batch of 10 makes 20"));
+    QVERIFY(fewStepsWarning(200, 10, 1, 0).isEmpty());
+    QVERIFY(fewStepsWarning(200, 64, 5, 0).isEmpty());
+    QVERIFY(fewStepsWarning(200, 64, 1, 3).isEmpty());
+    QVERIFY2(fewStepsWarning(19, 64, 1, 0).contains(QStringLiteral("too few to learn from")),
+             qPrintable(fewStepsWarning(19, 64, 1, 0)));
+    RunConfig cfg;
+    cfg.model = QStringLiteral("hf:") + m_llama;
+    cfg.data = QStringLiteral("tokens:%1,context=16").arg(m_tokens);
+    cfg.limitTrain = 200;
+    cfg.batch = 64;
+    const auto checked = checkRunInputs(cfg);
+    QVERIFY2(checked, qPrintable(checked ? QString() : checked.error().message));
+    QVERIFY2(checked->contains(QStringLiteral("\n⚠ this run makes only 4 step(s)")),
+             qPrintable(*checked));
+    TandemProcess p({QStringLiteral("train"), QStringLiteral("--no-history"),
+                     QStringLiteral("--model=hf:") + m_llama, QStringLiteral("--data=") + cfg.data,
+                     QStringLiteral("--limit-train=200"), QStringLiteral("--batch=64"),
+                     QStringLiteral("--threads=1"),
+                     QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("few"))});
+    QVERIFY(p.finish(300000));
+    QVERIFY2(p.exitCode() == 0, qPrintable(p.err()));
+    QVERIFY2(p.err().contains(QStringLiteral("warning: this run makes only 4 step(s)")) &&
+                 p.err().contains(QStringLiteral("a batch of 10 makes 20")),
+             qPrintable(p.err()));
 }
 
 void TestHfTrain::eachDeviceIsSizedToItsMemory() {

@@ -14,6 +14,8 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
+
 namespace tandem {
 
 bool hasRunningStats(const Model& model) {
@@ -129,6 +131,31 @@ Status checkRunExports(const QString& model, const QString& gguf) {
     return success();
 }
 
+QString fewStepsWarning(int64_t windows, int batch, int epochs, int64_t maxSteps) {
+    if (windows <= 0 || batch <= 0 || epochs <= 0)
+        return {};
+    const auto stepsWith = [&](int64_t b) { return (windows + b - 1) / b * epochs; };
+    const int64_t steps = stepsWith(batch);
+    if (steps >= kUsefulSteps || (maxSteps > 0 && maxSteps < steps))
+        return {};
+    const int64_t proposed = windows * epochs / kUsefulSteps;
+    if (proposed < 1)
+        return QStringLiteral("this run makes only %1 step(s): %2 training window(s) over %3 "
+                              "epoch(s) are too few to learn from; use more text, a shorter "
+                              "context or more epochs")
+            .arg(steps)
+            .arg(windows)
+            .arg(epochs);
+    return QStringLiteral("this run makes only %1 step(s) (%2 training windows in batches of %3, "
+                          "%4 epoch(s)); a batch of %5 makes %6")
+        .arg(steps)
+        .arg(windows)
+        .arg(batch)
+        .arg(epochs)
+        .arg(proposed)
+        .arg(stepsWith(proposed));
+}
+
 Expected<QString> checkRunInputs(const RunConfig& cfg) {
     const ModelSource source = ModelSource::parse(cfg.model);
     if (auto st = checkModelFolder(source); !st)
@@ -153,14 +180,24 @@ Expected<QString> checkRunInputs(const RunConfig& cfg) {
                                 : (data->train.targets == Dataset::Targets::Ids
                                        ? QStringLiteral("a vocabulary of %1").arg(data->numClasses)
                                        : QStringLiteral("%1 classes").arg(data->numClasses));
-    return QStringLiteral("%1: %2 trainable parameters%3; %4: %5 training and %6 test samples, "
-                          "%7; loss %8 (%9)")
-        .arg(source.isHf() ? cfg.model : QFileInfo(source.path).fileName())
-        .arg(t.trainableCount())
-        .arg(frozen, data->description)
-        .arg(data->train.count())
-        .arg(data->test.count())
-        .arg(targets, nameOf(objective->loss), nameOf(objective->task));
+    QString summary =
+        QStringLiteral("%1: %2 trainable parameters%3; %4: %5 training and %6 test samples, "
+                       "%7; loss %8 (%9)")
+            .arg(source.isHf() ? cfg.model : QFileInfo(source.path).fileName())
+            .arg(t.trainableCount())
+            .arg(frozen, data->description)
+            .arg(data->train.count())
+            .arg(data->test.count())
+            .arg(targets, nameOf(objective->loss), nameOf(objective->task));
+    if (data->train.targets == Dataset::Targets::Ids) {
+        int64_t windows = data->train.count();
+        if (cfg.limitTrain > 0)
+            windows = std::min<int64_t>(windows, cfg.limitTrain);
+        if (const QString w = fewStepsWarning(windows, cfg.batch, cfg.epochs, cfg.maxSteps);
+            !w.isEmpty())
+            summary += QStringLiteral("\n⚠ ") + w;
+    }
+    return summary;
 }
 
 } // namespace tandem

@@ -26,6 +26,13 @@ Status checkModelFolder(const ModelSource& source);
 // tokenizer and shapes, so that a model llama.cpp cannot read is refused before it trains.
 Status checkRunExports(const QString& model, const QString& gguf);
 
+// A language-model run learns little from a handful of steps: where `windows` training windows
+// in batches of `batch` over `epochs` make fewer than kUsefulSteps, what to say, with a batch
+// that makes that many (or, where even one window a step is too few, what else would). Empty
+// for a run long enough, and for one whose --max-steps the user set lower.
+constexpr int64_t kUsefulSteps = 20;
+QString fewStepsWarning(int64_t windows, int batch, int epochs, int64_t maxSteps);
+
 // Whether the model keeps running statistics (batch normalisation's running_mean).
 bool hasRunningStats(const Model& model);
 

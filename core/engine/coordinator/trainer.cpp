@@ -303,6 +303,11 @@ void Trainer::announceStart() {
                         .arg(m_data->test.count())
                         .arg(m_threads)
                         .arg(m_pool.size()));
+    if (m_data->train.targets == Dataset::Targets::Ids && m_state.step == 0)
+        if (const QString w =
+                fewStepsWarning(m_data->train.count(), m_cfg.batch, m_cfg.epochs, m_cfg.maxSteps);
+            !w.isEmpty())
+            m_obs.onMessage(QStringLiteral("warning: ") + w);
 }
 
 // --- Training ------------------------------------------------------------------------------
