@@ -12,6 +12,7 @@
 #include "engine/replica.h"
 #include "engine/runplan.h"
 #include "engine/worker/admission.h"
+#include "engine/worker/events.h"
 #include "engine/workwire.h"
 #include "model/scriptmodel.h"
 
@@ -694,6 +695,34 @@ private Q_SLOTS:
         QVERIFY(!refused);
         QVERIFY2(refused.error().message.contains(QStringLiteral("use workers or none")),
                  qPrintable(refused.error().message));
+    }
+
+    void aLendingMachinesSpeedLeavesThePauseOut() {
+        // A worker's steps of 10 samples computed in 100 ms: 100 samples/s, before a pause of
+        // 1.5 s and after it (counting the pause in, the speed after Resume read about 7).
+        QList<QJsonObject> events;
+        WorkerEvents ev([&](const QJsonObject& e) { events << e; });
+        wire::Result r;
+        r.samples = 10;
+        r.lossSum = 20;
+        r.computeMs = 100;
+        auto lastSpeed = [&] {
+            return events.last().value(QStringLiteral("samples_per_s")).toDouble();
+        };
+        ev.stepSent(r, 0.5);
+        QCOMPARE(lastSpeed(), 100.0);
+        ev.paused(true);
+        QTest::qWait(1500);
+        ev.paused(false);
+        QCOMPARE(events.last().value(QStringLiteral("event")).toString(),
+                 QStringLiteral("resumed"));
+        r.step = 1;
+        ev.stepSent(r, 0.5);
+        QCOMPARE(events.last().value(QStringLiteral("event")).toString(),
+                 QStringLiteral("progress"));
+        QCOMPARE(lastSpeed(), 100.0);
+        QCOMPARE(events.last().value(QStringLiteral("loss")).toDouble(), 2.0);
+        QCOMPARE(events.last().value(QStringLiteral("samples")).toInteger(), qint64(20));
     }
 };
 

@@ -189,7 +189,7 @@ QWidget* MainWindow::buildRunPanel() {
     m_progress->setValue(0);
     m_progress->setTextVisible(false);
     controls->addWidget(m_progress, 1);
-    m_progressText = new QLabel(tr("Ready. The demo is set up in New run: press Start."));
+    m_progressText = new QLabel(demoReadyText());
     m_progressText->setObjectName(QStringLiteral("progressText"));
     m_progressText->setWordWrap(true);
     m_modeText = new QLabel;

@@ -111,6 +111,9 @@ private:
     void loadDescription();
     void updateTray();
     QString explainError(const Error& error) const;
+    static QString demoReadyText() {
+        return tr("Ready. The demo is set up in New run: press Start.");
+    }
     void onRunEvent(const RunEvent& e);
     void onEvaluating(qint64 done, qint64 total);
     bool confirm(const QString& title, const QString& text, const QString& action);

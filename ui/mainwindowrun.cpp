@@ -79,6 +79,11 @@ void MainWindow::connectRun() {
     connect(m_run, &TrainingRun::evaluating, this, &MainWindow::onEvaluating);
     connect(m_run, &TrainingRun::finished, this, &MainWindow::onFinished);
     connect(m_run, &TrainingRun::failed, this, &MainWindow::onFailed);
+    // The first status line speaks of the demo: once the form says something else, so does it.
+    connect(m_form, &RunForm::edited, this, [this] {
+        if (!m_run->active() && !m_startPending && m_progressText->text() == demoReadyText())
+            m_progressText->setText(tr("Ready: press Start to train with these settings."));
+    });
     connect(m_form, &RunForm::checked, this, [this](bool ok, const QString&, const Error& error) {
         if (!m_startPending)
             return;

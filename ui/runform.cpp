@@ -491,6 +491,7 @@ void RunForm::setCheck(Check c, const QString& message) {
     switch (c) {
     case Check::NotChecked:
         m_checkLabel->clear();
+        Q_EMIT edited();
         break;
     case Check::Checking:
         m_checkLabel->setText(tr("Checking the model and the dataset…"));

@@ -53,6 +53,8 @@ public:
 Q_SIGNALS:
     // `error` says what failed, typed, when ok is false.
     void checked(bool ok, const QString& message, const tandem::Error& error);
+    // A field changed: what the form says is no longer what was checked (or set up).
+    void edited();
 
 private:
     void updatePeers();

@@ -87,6 +87,14 @@ private Q_SLOTS:
         QVERIFY(button(w, "startButton")->isEnabled());
         for (const char* b : {"pauseButton", "resumeButton", "stopButton"})
             QVERIFY2(!button(w, b)->isEnabled(), b);
+        // The status line speaks of the demo until the form says something else.
+        auto* status = w.findChild<QLabel*>(QStringLiteral("progressText"));
+        QCOMPARE(status->text(),
+                 QStringLiteral("Ready. The demo is set up in New run: press Start."));
+        auto* model = w.runForm()->findChild<QComboBox*>(QStringLiteral("modelCombo"));
+        model->setCurrentIndex(model->findData(QStringLiteral("hf")));
+        QCOMPARE(status->text(),
+                 QStringLiteral("Ready: press Start to train with these settings."));
     }
 
     void startPauseResumeStop() {

@@ -24,16 +24,23 @@ void WorkerEvents::joined(const QString& runId, TrainMode mode, const QString& d
 }
 
 void WorkerEvents::paused(bool paused) {
+    // The pause is not this machine's speed: the first step after it is reported as the first
+    // of the run is, at its compute speed, and the wall time counts from there.
+    if (paused) {
+        m_samples = 0;
+        m_lossSum = 0;
+        m_since.invalidate();
+    }
     emitEvent(
         {{QStringLiteral("event"), paused ? QStringLiteral("paused") : QStringLiteral("resumed")}});
 }
 
 void WorkerEvents::stepSent(const wire::Result& r, double share) {
-    const bool first = m_total == 0;
+    const bool first = m_total == 0 || !m_since.isValid();
     m_total += r.samples;
     m_samples += r.samples;
     m_lossSum += r.lossSum;
-    const qint64 ms = m_since.isValid() ? m_since.elapsed() : 0;
+    const qint64 ms = first ? 0 : m_since.elapsed();
     if ((!first && ms < 500) || m_samples == 0)
         return;
     // The first step shows at once, at its compute speed (the time before it was the start);
