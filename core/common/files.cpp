@@ -51,13 +51,16 @@ Expected<QByteArray> readRegularFile(const QString& path, qint64 maxBytes) {
     };
     if (f.size() > maxBytes)
         return tooLarge();
-    // The reported size is only a hint (the file may grow while it is read): read in chunks
-    // and stop one byte past the cap.
+    // The reported size is only a hint (the file may grow while it is read): read in chunks of
+    // what it said is left (a page at least, 4 MB at most), and stop one byte past the cap. A
+    // small file takes two reads and no more memory than it holds.
     QByteArray bytes;
-    bytes.reserve(qsizetype(std::min<qint64>(f.size(), maxBytes)));
+    const qint64 reported = f.size();
+    bytes.reserve(qsizetype(std::min<qint64>(reported, maxBytes)));
     constexpr qint64 kChunk = qint64(4) << 20;
     for (;;) {
-        const qint64 want = std::min(kChunk, maxBytes + 1 - qint64(bytes.size()));
+        const qint64 left = std::max<qint64>(4096, reported + 1 - qint64(bytes.size()));
+        const qint64 want = std::min({kChunk, left, maxBytes + 1 - qint64(bytes.size())});
         if (want <= 0)
             return tooLarge();
         const qsizetype before = bytes.size();
