@@ -58,11 +58,17 @@ ChartPanel::ChartPanel(QWidget* parent)
     reset(); // the empty charts already show their units' ranges
 }
 
-void ChartPanel::reset(Task task, int epochs) {
+void ChartPanel::reset(Task task, int epochs, int64_t tokensPerSample) {
     m_task = task;
     const bool accuracy = task == Task::Classification || task == Task::MultiLabel;
-    m_accuracy->setTitles(accuracy ? tr("Accuracy") : tr("Test figure"), tr("Epoch"),
-                          testFigureAxis(task));
+    m_accuracy->setTitles(accuracy                   ? tr("Accuracy")
+                          : task == Task::Sequence   ? tr("Held-out perplexity")
+                          : task == Task::Regression ? tr("Held-out R²")
+                                                     : tr("Held-out loss"),
+                          tr("Epoch"), testFigureAxis(task));
+    m_speedScale = tokensPerSample > 0 ? double(tokensPerSample) : 1;
+    m_speed->setTitles(tr("Throughput per worker"), tr("Step"),
+                       tokensPerSample > 0 ? tr("Tokens/s") : tr("Samples/s"));
     // Every epoch of the run, with the first and last points off the edges; an accuracy axis
     // starts on its unit's full scale.
     m_accuracy->setXSpan(0, epochs + 1);
@@ -103,7 +109,7 @@ void ChartPanel::addLentStep(int64_t step, double loss, const QString& machine,
     appendLoss(x, loss);
     const int i = workerIndex(machine);
     QList<double> speeds(m_workers.size(), 0.0);
-    speeds[i] = samplesPerS;
+    speeds[i] = samplesPerS * m_speedScale;
     m_speed->appendStack(x, speeds);
 }
 
@@ -121,7 +127,7 @@ void ChartPanel::addStep(const StepMetrics& m) {
     QList<double> speeds(m_workers.size(), 0.0);
     for (const WorkerStepStats& w : m.workers) {
         const int i = workerIndex(w.name);
-        speeds[i] = m.stepMs > 0 ? double(w.samples) * 1000.0 / m.stepMs : 0;
+        speeds[i] = m.stepMs > 0 ? double(w.samples) * m_speedScale * 1000.0 / m.stepMs : 0;
         Split& s = m_split[i];
         // The coordinator's view of one step: compute is the worker's own, wait is the time
         // it sat finished while others worked, and the rest of its round trip is transfer.

@@ -18,8 +18,8 @@ public:
     explicit ChartPanel(QWidget* parent = nullptr);
 
     // Clears the charts for a new run; the second chart shows the test figure of `task`, over
-    // the run's `epochs`.
-    void reset(Task task = Task::Classification, int epochs = 1);
+    // the run's `epochs`. With `tokensPerSample` (a language model's), the speed is in tokens.
+    void reset(Task task = Task::Classification, int epochs = 1, int64_t tokensPerSample = 0);
     void addStep(const StepMetrics& m);
     void addEpoch(const EpochMetrics& m);
     // Lending this machine to another's run: the loss of the samples it trained up to `step`,
@@ -46,6 +46,7 @@ private:
     LiveChart* m_time;
     int m_rawLoss = 0, m_smoothLoss = 0, m_testAcc = 0, m_trainAcc = 0;
     Task m_task = Task::Classification;
+    double m_speedScale = 1; // tokens a sample, where the speed is in tokens
     double m_ema = 0, m_emaX = 0;
     bool m_emaSet = false;
     QStringList m_workers;

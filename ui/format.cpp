@@ -89,6 +89,14 @@ double testFigureValue(const TestMetrics& t, Task task) {
     return std::nan("");
 }
 
+QString speedText(double samplesPerS, int64_t tokensPerSample) {
+    if (tokensPerSample > 0)
+        return QCoreApplication::translate("Format", "%1 tokens/s")
+            .arg(QLocale().toString(samplesPerS * double(tokensPerSample), 'f', 0));
+    return QCoreApplication::translate("Format", "%1 samples/s")
+        .arg(QLocale().toString(samplesPerS, 'f', 0));
+}
+
 QString testFigureText(const TestMetrics& t, Task task) {
     const double v = testFigureValue(t, task);
     if (!t.evaluated || !std::isfinite(v))

@@ -76,7 +76,7 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation o, int role) cons
     case Accuracy:
         return tr("Result");
     case Speed:
-        return tr("Samples/s");
+        return tr("Speed");
     case ColumnCount:
         break;
     }
@@ -148,8 +148,12 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         return testFigureText(t, task);
     }
     case Speed: {
+        // A language model's in tokens, as its summary gives them.
         const double s = summary.value(QStringLiteral("samples_per_s")).toDouble(0);
-        return s > 0 ? QLocale().toString(s, 'f', 0) : QString();
+        const double t = summary.value(QStringLiteral("tokens_per_s")).toDouble(0);
+        if (t > 0 && s > 0)
+            return speedText(s, qRound64(t / s));
+        return s > 0 ? speedText(s, 0) : QString();
     }
     case ColumnCount:
         break;

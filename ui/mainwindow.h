@@ -156,6 +156,7 @@ private:
     bool m_quitAfterRun = false;
     int64_t m_firstStep = -1;
     Task m_task = Task::Classification; // the running run's, for its figures
+    int64_t m_tokensPerSample = 0;      // its speed's unit: tokens where it is a language model
     StepMetrics m_last;
     // The test split's evaluation at each epoch's end: its size, how long the last one took
     // (-1: none yet), and when the one under way began (invalid: none is).

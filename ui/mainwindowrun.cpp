@@ -59,9 +59,11 @@ void MainWindow::connectRun() {
             });
     connect(m_run, &TrainingRun::started, this, [this](const RunInfo& info) {
         m_task = info.task;
+        m_tokensPerSample = info.tokensPerSample;
         m_testSamples = info.testSamples;
         m_charts->reset(info.task,
-                        info.stepsPerEpoch > 0 ? int(info.totalSteps / info.stepsPerEpoch) : 1);
+                        info.stepsPerEpoch > 0 ? int(info.totalSteps / info.stepsPerEpoch) : 1,
+                        info.tokensPerSample);
         log(tr("Training %1 on %2: %3 training samples, %4 steps per epoch")
                 .arg(info.model, info.datasetDescription)
                 .arg(info.trainSamples)
@@ -290,13 +292,13 @@ void MainWindow::showProgress() {
     if (m_run->state() != TrainingRun::State::Running || m_evalClock.isValid())
         return; // the paused/stopping text, or the evaluation's, stays
     m_progressText->setText(tr("Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · "
-                               "%7 samples/s · loss %8")
+                               "%7 · loss %8")
                                 .arg(m.epoch + 1)
                                 .arg(epochs)
                                 .arg(m.step)
                                 .arg(m.totalSteps)
                                 .arg(clockText(m.elapsedS), clockText(eta),
-                                     QLocale().toString(m.samplesPerS, 'f', 0),
+                                     speedText(m.samplesPerS, m_tokensPerSample),
                                      QLocale().toString(m.loss, 'f', 4)));
 }
 
@@ -309,8 +311,8 @@ void MainWindow::onFinished(const RunSummary& s) {
     const QString figure = testFigureText(s.test, s.task);
     if (s.finished) {
         m_progress->setValue(1000);
-        m_progressText->setText(tr("Finished: %1, %2 samples/s.")
-                                    .arg(figure, QLocale().toString(s.samplesPerS, 'f', 0)));
+        m_progressText->setText(
+            tr("Finished: %1, %2.").arg(figure, speedText(s.samplesPerS, m_tokensPerSample)));
         showBanner(BannerKind::Info,
                    tr("The run finished: %1. Export the model from History.").arg(figure));
     } else {

@@ -261,6 +261,9 @@ struct RunInfo {
     int64_t stepsPerEpoch = 0;
     int64_t totalSteps = 0;
     int64_t startStep = 0;
+    // Sequences: the positions a sample predicts, so that samples/s reads as tokens/s (0
+    // otherwise).
+    int64_t tokensPerSample = 0;
     QList<DeviceInfo> devices;
 };
 

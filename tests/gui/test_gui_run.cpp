@@ -461,9 +461,9 @@ private Q_SLOTS:
         QCOMPARE(folders, 2);
     }
 
-    // The Check button reads the data and loads the model without starting anything.
-    // A language model's run: its chart shows perplexity, History its figure and "Try it…",
-    // which streams a continuation of a prompt.
+    // A language model's run: its charts show held-out perplexity and tokens/s, the status line
+    // and History its speed in tokens, History its figure and "Try it…", which streams a
+    // continuation of a prompt.
     void textRunChartsPerplexityAndTriesIt() {
         QTemporaryDir home, data;
         const QString text = data.filePath(QStringLiteral("story.txt"));
@@ -486,6 +486,12 @@ private Q_SLOTS:
         w.startRun();
         QTRY_COMPARE_WITH_TIMEOUT(w.run()->state(), TrainingRun::State::Finished, 180000);
         QCOMPARE(w.charts()->accuracyChart()->yTitle(), QStringLiteral("Perplexity"));
+        QCOMPARE(w.charts()->accuracyChart()->title(), QStringLiteral("Held-out perplexity"));
+        QCOMPARE(w.charts()->speedChart()->yTitle(), QStringLiteral("Tokens/s"));
+        const QString status = w.findChild<QLabel*>(QStringLiteral("progressText"))->text();
+        QVERIFY2(status.startsWith(QStringLiteral("Finished: perplexity ")) &&
+                     status.endsWith(QStringLiteral(" tokens/s.")),
+                 qPrintable(status));
         QCOMPARE(w.charts()->accuracyChart()->appendedCount(0), 1);
         QCOMPARE(w.charts()->accuracyChart()->appendedCount(1), 0); // no training accuracy axis
         QVERIFY2(w.bannerText().contains(QStringLiteral("perplexity")), qPrintable(w.bannerText()));
@@ -496,6 +502,11 @@ private Q_SLOTS:
                     .startsWith(QStringLiteral("perplexity ")));
         QCOMPARE(h->index(0, 0).data(HistoryModel::TaskRole).toString(),
                  QStringLiteral("sequence"));
+        QVERIFY2(h->index(0, HistoryModel::Speed)
+                     .data()
+                     .toString()
+                     .endsWith(QStringLiteral(" tokens/s")),
+                 qPrintable(h->index(0, HistoryModel::Speed).data().toString()));
         auto* tryIt = button(w, "tryButton");
         QTRY_VERIFY(tryIt->isEnabled());
         QTest::mouseClick(tryIt, Qt::LeftButton);

@@ -294,6 +294,8 @@ void Trainer::announceStart() {
     info.stepsPerEpoch = m_stepsPerEpoch;
     info.totalSteps = m_totalSteps;
     info.startStep = m_state.step;
+    if (m_objective.task == Task::Sequence)
+        info.tokensPerSample = m_data->train.targetSize();
     info.devices = m_devices;
     m_obs.onStart(info);
     m_obs.onMessage(QStringLiteral("training %1 (%2) on %3: %4 training and %5 test samples, "
