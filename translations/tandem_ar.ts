@@ -62,6 +62,14 @@
         <source>test loss %1</source>
         <translation>خسارة الاختبار %1</translation>
     </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 رمز/ث</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 عينة/ث</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -138,8 +146,20 @@
         <translation>الانتظار</translation>
     </message>
     <message>
-        <source>Test figure</source>
-        <translation>نتيجة الاختبار</translation>
+        <source>Held-out perplexity</source>
+        <translation>الحيرة على البيانات المحجوزة</translation>
+    </message>
+    <message>
+        <source>Held-out R²</source>
+        <translation>R² على البيانات المحجوزة</translation>
+    </message>
+    <message>
+        <source>Held-out loss</source>
+        <translation>الخسارة على البيانات المحجوزة</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>رموز/ث</translation>
     </message>
 </context>
 <context>
@@ -159,10 +179,6 @@
     <message>
         <source>Status</source>
         <translation>الحالة</translation>
-    </message>
-    <message>
-        <source>Samples/s</source>
-        <translation>عينة/ث</translation>
     </message>
     <message>
         <source>Finished</source>
@@ -187,6 +203,10 @@
     <message>
         <source>Result</source>
         <translation>النتيجة</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>السرعة</translation>
     </message>
 </context>
 <context>
@@ -487,10 +507,6 @@ Protocol version %2.</source>
         <translation>تعذّر الاستئناف: %1</translation>
     </message>
     <message>
-        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation>الحقبة %1 من %2 · الخطوة %3 من %4 · المنقضي %5 · المتبقي نحو %6 · %7 عينة/ث · الخسارة %8</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>أُوقف عند الخطوة %1؛ حُفظت نقطة استعادة.</translation>
     </message>
@@ -631,10 +647,6 @@ Does it show this code?
         <translation>الحقبة %1: %2، خسارة الاختبار %3</translation>
     </message>
     <message>
-        <source>Finished: %1, %2 samples/s.</source>
-        <translation>انتهى: %1، %2 عينة/ث.</translation>
-    </message>
-    <message>
         <source>The run finished: %1. Export the model from History.</source>
         <translation>انتهى التشغيل: %1. صدّر النموذج من السجل.</translation>
     </message>
@@ -747,6 +759,18 @@ Address: %2</source>
     <message>
         <source>Resuming…</source>
         <translation>جارٍ الاستئناف…</translation>
+    </message>
+    <message>
+        <source>Ready: press Start to train with these settings.</source>
+        <translation>جاهز: اضغط «ابدأ» للتدريب بهذه الإعدادات.</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 · loss %8</source>
+        <translation>الحقبة %1 من %2 · الخطوة %3 من %4 · مضى %5 · يتبقى نحو %6 · %7 · الخسارة %8</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2.</source>
+        <translation>اكتمل: %1، %2.</translation>
     </message>
 </context>
 <context>

@@ -58,6 +58,14 @@
         <source>test loss %1</source>
         <translation>Testverlust %1</translation>
     </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 Token/s</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 Beispiele/s</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -134,8 +142,20 @@
         <translation>Warten</translation>
     </message>
     <message>
-        <source>Test figure</source>
-        <translation>Testergebnis</translation>
+        <source>Held-out perplexity</source>
+        <translation>Perplexität auf zurückgehaltenen Daten</translation>
+    </message>
+    <message>
+        <source>Held-out R²</source>
+        <translation>R² auf zurückgehaltenen Daten</translation>
+    </message>
+    <message>
+        <source>Held-out loss</source>
+        <translation>Verlust auf zurückgehaltenen Daten</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>Token/s</translation>
     </message>
 </context>
 <context>
@@ -155,10 +175,6 @@
     <message>
         <source>Status</source>
         <translation>Status</translation>
-    </message>
-    <message>
-        <source>Samples/s</source>
-        <translation>Samples/s</translation>
     </message>
     <message>
         <source>Finished</source>
@@ -183,6 +199,10 @@
     <message>
         <source>Result</source>
         <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Geschwindigkeit</translation>
     </message>
 </context>
 <context>
@@ -479,10 +499,6 @@ Protokollversion %2.</translation>
         <translation>Fortsetzen nicht möglich: %1</translation>
     </message>
     <message>
-        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation>Epoche %1 von %2 · Schritt %3 von %4 · vergangen %5 · noch etwa %6 · %7 Samples/s · Verlust %8</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>Angehalten bei Schritt %1; ein Checkpoint ist gespeichert.</translation>
     </message>
@@ -623,10 +639,6 @@ Zeigt er diesen Code?
         <translation>Epoche %1: %2, Testverlust %3</translation>
     </message>
     <message>
-        <source>Finished: %1, %2 samples/s.</source>
-        <translation>Fertig: %1, %2 Beispiele/s.</translation>
-    </message>
-    <message>
         <source>The run finished: %1. Export the model from History.</source>
         <translation>Der Lauf ist fertig: %1. Exportieren Sie das Modell im Verlauf.</translation>
     </message>
@@ -739,6 +751,18 @@ Adresse: %2</translation>
     <message>
         <source>Resuming…</source>
         <translation>Wird fortgesetzt…</translation>
+    </message>
+    <message>
+        <source>Ready: press Start to train with these settings.</source>
+        <translation>Bereit: Start trainiert mit diesen Einstellungen.</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 · loss %8</source>
+        <translation>Epoche %1 von %2 · Schritt %3 von %4 · vergangen %5 · noch etwa %6 · %7 · Verlust %8</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2.</source>
+        <translation>Fertig: %1, %2.</translation>
     </message>
 </context>
 <context>

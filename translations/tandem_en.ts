@@ -58,6 +58,14 @@
         <source>test loss %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -134,7 +142,19 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Test figure</source>
+        <source>Held-out perplexity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Held-out R²</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Held-out loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -154,10 +174,6 @@
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Samples/s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -182,6 +198,10 @@
     </message>
     <message>
         <source>Result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speed</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -469,10 +489,6 @@ Protocol version %2.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -609,10 +625,6 @@ Does it show this code?
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Finished: %1, %2 samples/s.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The run finished: %1. Export the model from History.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -731,6 +743,18 @@ Address: %2</source>
     </message>
     <message>
         <source>Resuming…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ready: press Start to train with these settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 · loss %8</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

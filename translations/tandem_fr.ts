@@ -58,6 +58,14 @@
         <source>test loss %1</source>
         <translation>perte de test %1</translation>
     </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 jetons/s</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 échantillons/s</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -134,8 +142,20 @@
         <translation>Attente</translation>
     </message>
     <message>
-        <source>Test figure</source>
-        <translation>Résultat de test</translation>
+        <source>Held-out perplexity</source>
+        <translation>Perplexité sur les données réservées</translation>
+    </message>
+    <message>
+        <source>Held-out R²</source>
+        <translation>R² sur les données réservées</translation>
+    </message>
+    <message>
+        <source>Held-out loss</source>
+        <translation>Perte sur les données réservées</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>Jetons/s</translation>
     </message>
 </context>
 <context>
@@ -155,10 +175,6 @@
     <message>
         <source>Status</source>
         <translation>État</translation>
-    </message>
-    <message>
-        <source>Samples/s</source>
-        <translation>Échantillons/s</translation>
     </message>
     <message>
         <source>Finished</source>
@@ -183,6 +199,10 @@
     <message>
         <source>Result</source>
         <translation>Résultat</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Vitesse</translation>
     </message>
 </context>
 <context>
@@ -479,10 +499,6 @@ Version du protocole %2.</translation>
         <translation>Impossible de reprendre : %1</translation>
     </message>
     <message>
-        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation>Époque %1 sur %2 · étape %3 sur %4 · écoulé %5 · reste environ %6 · %7 échantillons/s · perte %8</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>Arrêté à l&apos;étape %1 ; un point de reprise est enregistré.</translation>
     </message>
@@ -623,10 +639,6 @@ Affiche-t-elle ce code ?
         <translation>Époque %1 : %2, perte de test %3</translation>
     </message>
     <message>
-        <source>Finished: %1, %2 samples/s.</source>
-        <translation>Terminé : %1, %2 échantillons/s.</translation>
-    </message>
-    <message>
         <source>The run finished: %1. Export the model from History.</source>
         <translation>L&apos;entraînement est terminé : %1. Exportez le modèle depuis l&apos;historique.</translation>
     </message>
@@ -739,6 +751,18 @@ Adresse : %2</translation>
     <message>
         <source>Resuming…</source>
         <translation>Reprise…</translation>
+    </message>
+    <message>
+        <source>Ready: press Start to train with these settings.</source>
+        <translation>Prêt : Démarrer lance l’entraînement avec ces réglages.</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 · loss %8</source>
+        <translation>Époque %1 sur %2 · étape %3 sur %4 · écoulé %5 · environ %6 restant · %7 · perte %8</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2.</source>
+        <translation>Terminé : %1, %2.</translation>
     </message>
 </context>
 <context>

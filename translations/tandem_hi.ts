@@ -58,6 +58,14 @@
         <source>test loss %1</source>
         <translation>परीक्षण हानि %1</translation>
     </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 टोकन/से</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 नमूने/से</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -134,8 +142,20 @@
         <translation>प्रतीक्षा</translation>
     </message>
     <message>
-        <source>Test figure</source>
-        <translation>परीक्षण परिणाम</translation>
+        <source>Held-out perplexity</source>
+        <translation>अलग रखे डेटा पर पर्प्लेक्सिटी</translation>
+    </message>
+    <message>
+        <source>Held-out R²</source>
+        <translation>अलग रखे डेटा पर R²</translation>
+    </message>
+    <message>
+        <source>Held-out loss</source>
+        <translation>अलग रखे डेटा पर लॉस</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>टोकन/से</translation>
     </message>
 </context>
 <context>
@@ -155,10 +175,6 @@
     <message>
         <source>Status</source>
         <translation>स्थिति</translation>
-    </message>
-    <message>
-        <source>Samples/s</source>
-        <translation>सैंपल/सेकंड</translation>
     </message>
     <message>
         <source>Finished</source>
@@ -183,6 +199,10 @@
     <message>
         <source>Result</source>
         <translation>परिणाम</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>गति</translation>
     </message>
 </context>
 <context>
@@ -479,10 +499,6 @@ Protocol version %2.</source>
         <translation>फिर से नहीं चला सकते: %1</translation>
     </message>
     <message>
-        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation>एपॉक %1 / %2 · स्टेप %3 / %4 · बीता समय %5 · लगभग %6 बाकी · %7 सैंपल/सेकंड · लॉस %8</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>स्टेप %1 पर रोका गया; चेकपॉइंट सहेजा गया है।</translation>
     </message>
@@ -623,10 +639,6 @@ Does it show this code?
         <translation>युग %1: %2, परीक्षण हानि %3</translation>
     </message>
     <message>
-        <source>Finished: %1, %2 samples/s.</source>
-        <translation>पूरा हुआ: %1, %2 नमूने/से.।</translation>
-    </message>
-    <message>
         <source>The run finished: %1. Export the model from History.</source>
         <translation>रन पूरा हुआ: %1। मॉडल को इतिहास से निर्यात करें।</translation>
     </message>
@@ -739,6 +751,18 @@ Address: %2</source>
     <message>
         <source>Resuming…</source>
         <translation>फिर से शुरू हो रहा है…</translation>
+    </message>
+    <message>
+        <source>Ready: press Start to train with these settings.</source>
+        <translation>तैयार: इन सेटिंग्स से प्रशिक्षण के लिए Start दबाएँ।</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 · loss %8</source>
+        <translation>युग %1/%2 · चरण %3/%4 · बीता %5 · लगभग %6 शेष · %7 · लॉस %8</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2.</source>
+        <translation>पूरा: %1, %2।</translation>
     </message>
 </context>
 <context>

@@ -57,6 +57,14 @@
         <source>test loss %1</source>
         <translation>测试损失 %1</translation>
     </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 个词元/秒</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 样本/秒</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -133,8 +141,20 @@
         <translation>等待</translation>
     </message>
     <message>
-        <source>Test figure</source>
-        <translation>测试指标</translation>
+        <source>Held-out perplexity</source>
+        <translation>留出数据困惑度</translation>
+    </message>
+    <message>
+        <source>Held-out R²</source>
+        <translation>留出数据 R²</translation>
+    </message>
+    <message>
+        <source>Held-out loss</source>
+        <translation>留出数据损失</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>词元/秒</translation>
     </message>
 </context>
 <context>
@@ -154,10 +174,6 @@
     <message>
         <source>Status</source>
         <translation>状态</translation>
-    </message>
-    <message>
-        <source>Samples/s</source>
-        <translation>样本/秒</translation>
     </message>
     <message>
         <source>Finished</source>
@@ -182,6 +198,10 @@
     <message>
         <source>Result</source>
         <translation>结果</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>速度</translation>
     </message>
 </context>
 <context>
@@ -477,10 +497,6 @@ Protocol version %2.</source>
         <translation>无法继续：%1</translation>
     </message>
     <message>
-        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 samples/s · loss %8</source>
-        <translation>第 %1/%2 轮 · 第 %3/%4 步 · 已用 %5 · 约剩 %6 · %7 样本/秒 · 损失 %8</translation>
-    </message>
-    <message>
         <source>Stopped at step %1; a checkpoint is saved.</source>
         <translation>已在第 %1 步停止；检查点已保存。</translation>
     </message>
@@ -621,10 +637,6 @@ Does it show this code?
         <translation>第 %1 轮：%2，测试损失 %3</translation>
     </message>
     <message>
-        <source>Finished: %1, %2 samples/s.</source>
-        <translation>完成：%1，%2 样本/秒。</translation>
-    </message>
-    <message>
         <source>The run finished: %1. Export the model from History.</source>
         <translation>运行已完成：%1。请在“历史”中导出模型。</translation>
     </message>
@@ -737,6 +749,18 @@ Address: %2</source>
     <message>
         <source>Resuming…</source>
         <translation>正在继续…</translation>
+    </message>
+    <message>
+        <source>Ready: press Start to train with these settings.</source>
+        <translation>就绪：按“开始”以这些设置训练。</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · %7 · loss %8</source>
+        <translation>第 %1/%2 轮 · 第 %3/%4 步 · 已用 %5 · 约剩 %6 · %7 · 损失 %8</translation>
+    </message>
+    <message>
+        <source>Finished: %1, %2.</source>
+        <translation>已完成：%1，%2。</translation>
     </message>
 </context>
 <context>
