@@ -771,8 +771,9 @@ void TestHostile::workerDecliningDuringTheProbeIsNamed() {
 // model, a container whose tensors run past its end or share bytes, or a message the worker
 // cannot read. The worker refuses each at once, says why to the coordinator (the Reject it
 // reads here), and ends without retrying or crashing; the same worker then joins a real run and
-// finishes it. (A worker is sent no tokenizer and no chat template: the coordinator tokenizes,
-// and its readers' caps are test_chattemplate's and test_tokenizer's.)
+// finishes it. A worker is sent no tokenizer and no chat template (the coordinator tokenizes;
+// those readers' caps are test_chattemplate's and test_tokenizer's): an archive that carries a
+// template bomb or a tokenizer whose merges loop is refused without reading them.
 void TestHostile::workerRefusesWhatAHostileCoordinatorSends_data() {
     QTest::addColumn<QByteArray>("archive"); // empty: an unreadable message instead
     QTest::addColumn<QString>("refusal");    // in the worker's Reject and its log
@@ -787,12 +788,13 @@ void TestHostile::workerRefusesWhatAHostileCoordinatorSends_data() {
         {QStringLiteral("num_key_value_heads"), 8},
         {QStringLiteral("torch_dtype"), QStringLiteral("bfloat16")}};
     auto archive = [](const QJsonObject& config, const QJsonArray& layout, const QJsonArray& dir,
-                      const QByteArray& data) {
-        return handMadeArchive(
-            QJsonObject{{QStringLiteral("kind"), QStringLiteral("tandem-hf-model")},
-                        {QStringLiteral("config"), config},
-                        {QStringLiteral("layout"), layout}},
-            dir, data);
+                      const QByteArray& data, const QJsonObject& extra = {}) {
+        QJsonObject meta{{QStringLiteral("kind"), QStringLiteral("tandem-hf-model")},
+                         {QStringLiteral("config"), config},
+                         {QStringLiteral("layout"), layout}};
+        for (auto it = extra.begin(); it != extra.end(); ++it)
+            meta.insert(it.key(), it.value());
+        return handMadeArchive(meta, dir, data);
     };
     // Llama 3.1 405B's sizes, its 810 GB of bf16 weights asked for as one tensor.
     QTest::newRow("terabytes")
@@ -823,6 +825,25 @@ void TestHostile::workerRefusesWhatAHostileCoordinatorSends_data() {
     // The same two over 96 bytes: inside the data, and sharing 32 bytes.
     QTest::newRow("tensors that overlap") << archive(llama, {}, dir, QByteArray(96, '\0'))
                                           << QStringLiteral("tensor b shares bytes with another");
+    // A worker is sent no tokenizer and no template: one that comes anyway is refused unread.
+    QJsonObject small = llama;
+    for (const char* key : {"hidden_size", "intermediate_size", "num_attention_heads",
+                            "num_key_value_heads", "num_hidden_layers", "vocab_size"})
+        small[QLatin1String(key)] = 8;
+    const QString bomb = QStringLiteral("{% for a in range(100000) %}{% for b in range(100000) %}"
+                                        "{{ a ~ b }}{% endfor %}{% endfor %}");
+    QTest::newRow("template bomb")
+        << archive(small, {}, {}, {}, {{QStringLiteral("chat_template"), bomb}})
+        << QStringLiteral("holds \"chat_template\", which a model archive does not");
+    const QJsonObject cycle{
+        {QStringLiteral("model"),
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("BPE")},
+                     {QStringLiteral("vocab"),
+                      QJsonObject{{QStringLiteral("a"), 0}, {QStringLiteral("aa"), 0}}},
+                     {QStringLiteral("merges"), QJsonArray{QStringLiteral("a a")}}}}};
+    QTest::newRow("tokenizer with a merge cycle")
+        << archive(small, {}, {}, {}, {{QStringLiteral("tokenizer"), cycle}})
+        << QStringLiteral("holds \"tokenizer\", which a model archive does not");
     QTest::newRow("unreadable message") << QByteArray() << QStringLiteral("cannot read"); // last
 }
 

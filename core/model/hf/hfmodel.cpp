@@ -345,6 +345,19 @@ Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name,
     if (f->meta.value(QStringLiteral("kind")).toString() != kKind)
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("%1 does not hold a Hugging Face model").arg(name));
+    // What archive() writes, and nothing more: a coordinator tokenizes the data itself and sends
+    // no tokenizer or chat template, so an archive holding anything else was not made by Tandem,
+    // and none of it is read.
+    static const QStringList kKeys{QStringLiteral("kind"), QStringLiteral("config"),
+                                   QStringLiteral("checkpoint_activations"), QStringLiteral("lora"),
+                                   QStringLiteral("layout")};
+    for (const QString& key : f->meta.keys())
+        if (!kKeys.contains(key))
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("%1 holds \"%2\", which a model archive does not: a "
+                                            "worker reads a model's config and weights, never a "
+                                            "tokenizer or a chat template")
+                                 .arg(name, key.left(64)));
     auto config = parseHfConfig(
         QJsonDocument(f->meta.value(QStringLiteral("config")).toObject()).toJson(), name);
     if (!config)
