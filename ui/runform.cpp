@@ -162,7 +162,12 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     sizeRow->addWidget(m_batch);
     sizeRow->addWidget(new QLabel(tr("Epochs")));
     sizeRow->addWidget(m_epochs);
+    m_tokensPerStep = new QLabel;
+    m_tokensPerStep->setObjectName(QStringLiteral("tokensPerStep"));
+    sizeRow->addWidget(m_tokensPerStep);
+    sizeRow->addStretch(1);
     form->addRow(tr("Batch (all machines)"), sizeRow);
+    connect(m_batch, &QSpinBox::valueChanged, this, &RunForm::updateTokensPerStep);
     // Part of the data, for a quick first run (the command line's --limit-train).
     m_limitTrain = new QSpinBox;
     m_limitTrain->setObjectName(QStringLiteral("limitTrainSpin"));
@@ -263,6 +268,7 @@ void RunForm::addDataRows(QFormLayout* form) {
     m_loss->addItem(tr("Binary cross-entropy (several labels each)"), QStringLiteral("bce"));
     m_loss->addItem(tr("The model's own loss() method"), QStringLiteral("model"));
     form->addRow(QString(), dataRow);
+    addContextRow(form);
     form->addRow(tr("Loss"), m_loss);
 }
 
@@ -298,6 +304,7 @@ RunForm::~RunForm() {
 }
 
 void RunForm::updateEnabled() {
+    updateTokensPerStep();
     const bool hf = m_model->currentData().toString() == kHfItem;
     const bool file = m_model->currentData().toString() == kFileItem || hf;
     m_modelPath->setEnabled(file);
@@ -356,11 +363,15 @@ void RunForm::updatePeers() {
     }
 }
 
+QString RunForm::dataPrefix() const {
+    return kDataKinds[std::max(0, m_data->currentIndex())].prefix;
+}
+
 QString RunForm::dataSpec() const {
     const int k = m_data->currentIndex();
     if (k <= 0)
         return QStringLiteral("fashion-mnist");
-    return kDataKinds[k].prefix + m_dataPath->text().trimmed();
+    return kDataKinds[k].prefix + withContext(m_dataPath->text().trimmed());
 }
 
 RunConfig RunForm::config() const {
@@ -430,6 +441,7 @@ void RunForm::setConfig(const RunConfig& c) {
             path = c.data.mid(kDataKinds[k].prefix.size());
         }
     m_data->setCurrentIndex(kind);
+    setContextFromSpec(path);
     m_dataPath->setText(path);
     m_loss->setCurrentIndex(std::max(0, m_loss->findData(nameOf(c.loss))));
     m_mode->setCurrentIndex(

@@ -66,6 +66,16 @@ private:
     void browseData();
     void setCheck(Check c, const QString& message);
     QString dataSpec() const;
+    // The Context field (runformdata.cpp): a text kind's window length, kept apart from the
+    // file's path so that choosing the file again keeps it; a ",context=N" typed after the path
+    // moves into it.
+    void addContextRow(QFormLayout* form);
+    bool takesContext() const;
+    QString dataPrefix() const; // the chosen kind's ("text:"), empty for the built-in data
+    void takeContextFromPath();
+    void setContextFromSpec(QString& path);
+    QString withContext(const QString& path) const;
+    void updateTokensPerStep();
 
     PeerModel* m_peers;
     RunConfig m_base;
@@ -91,9 +101,11 @@ private:
     QDoubleSpinBox* m_lr;
     QComboBox* m_schedule;
     QSpinBox* m_warmup;
-    QSpinBox* m_batch;
+    QSpinBox* m_batch = nullptr;
     QSpinBox* m_epochs;
-    QSpinBox* m_limitTrain; // 0: every training sample
+    QSpinBox* m_limitTrain;            // 0: every training sample
+    QSpinBox* m_context = nullptr;     // text kinds: the tokens a window holds
+    QLabel* m_tokensPerStep = nullptr; // beside the batch, for text kinds
     QLabel* m_checkLabel;
     Check m_check = Check::NotChecked;
     QString m_checkMessage;

@@ -597,6 +597,44 @@ private Q_SLOTS:
 
     // "A Hugging Face folder…": the folder, its adapters and recomputed activations make the
     // run the command line would, and the check reads the folder and counts what trains.
+    // A text kind's window length has a field of its own: read from the spec, kept when the file
+    // is chosen again, taken from a ",context=N" typed after the path, and shown as the tokens
+    // a step takes beside the batch.
+    void contextFieldKeepsTheWindowLength() {
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        auto* context = form->findChild<QSpinBox*>(QStringLiteral("contextSpin"));
+        auto* path = form->findChild<QLineEdit*>(QStringLiteral("dataPath"));
+        auto* perStep = form->findChild<QLabel*>(QStringLiteral("tokensPerStep"));
+        QVERIFY(context && path && perStep);
+        QVERIFY(!context->isEnabled()); // the built-in images have no windows
+        RunConfig c = form->config();
+        c.data = QStringLiteral("chat:/data/chat.jsonl,context=48");
+        c.batch = 16;
+        form->setConfig(c);
+        QCOMPARE(context->value(), 48);
+        QVERIFY(context->isEnabled());
+        QCOMPARE(path->text(), QStringLiteral("/data/chat.jsonl"));
+        QCOMPARE(form->config().data, c.data);
+        QCOMPARE(perStep->text(), QStringLiteral("= 768 tokens a step"));
+        path->setText(QStringLiteral("/data/other.jsonl")); // chosen again
+        QCOMPARE(form->config().data, QStringLiteral("chat:/data/other.jsonl,context=48"));
+        path->setText(QStringLiteral("/data/other.jsonl,context=64"));
+        Q_EMIT path->editingFinished();
+        QCOMPARE(context->value(), 64);
+        QCOMPARE(path->text(), QStringLiteral("/data/other.jsonl"));
+        QCOMPARE(form->config().data, QStringLiteral("chat:/data/other.jsonl,context=64"));
+        form->findChild<QSpinBox*>(QStringLiteral("batchSpin"))->setValue(8);
+        QCOMPARE(perStep->text(), QStringLiteral("= 512 tokens a step"));
+        // The reader's own default is not written out.
+        context->setValue(256);
+        QCOMPARE(form->config().data, QStringLiteral("chat:/data/other.jsonl"));
+        c.data = QStringLiteral("fashion-mnist");
+        form->setConfig(c);
+        QVERIFY(!context->isEnabled() && perStep->isHidden());
+    }
+
     void huggingFaceFolderIsChecked() {
         QTemporaryDir home;
         MainWindow w(loopbackContext(home.path(), freeUdpPort()));
