@@ -1254,6 +1254,26 @@ Tandem %3</translation>
         <source>Export for Ollama / llama.cpp</source>
         <translation>تصدير لـ Ollama / llama.cpp</translation>
     </message>
+    <message>
+        <source> tokens</source>
+        <translation> رمز</translation>
+    </message>
+    <message>
+        <source>How many tokens the model sees at once: each training window holds this many, and predicts each next one.</source>
+        <translation>عدد الرموز التي يراها النموذج دفعة واحدة: تحمل كل نافذة تدريب هذا العدد، ويتنبأ بكل رمز تالٍ.</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>السياق</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>جارٍ التحقق…</translation>
+    </message>
+    <message>
+        <source>= %1 tokens a step</source>
+        <translation>= %1 رمز في كل خطوة</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

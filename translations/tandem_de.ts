@@ -1246,6 +1246,26 @@ Tandem %3</translation>
         <source>Export for Ollama / llama.cpp</source>
         <translation>Für Ollama / llama.cpp exportieren</translation>
     </message>
+    <message>
+        <source> tokens</source>
+        <translation> Token</translation>
+    </message>
+    <message>
+        <source>How many tokens the model sees at once: each training window holds this many, and predicts each next one.</source>
+        <translation>Wie viele Token das Modell auf einmal sieht: Jedes Trainingsfenster enthält so viele und sagt jeweils das nächste voraus.</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>Kontext</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>Wird geprüft…</translation>
+    </message>
+    <message>
+        <source>= %1 tokens a step</source>
+        <translation>= %1 Token pro Schritt</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

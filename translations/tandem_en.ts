@@ -1237,6 +1237,26 @@ Tandem %3</source>
         <source>Export for Ollama / llama.cpp</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source> tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How many tokens the model sees at once: each training window holds this many, and predicts each next one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>= %1 tokens a step</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1246,6 +1246,26 @@ Tandem %3</translation>
         <source>Export for Ollama / llama.cpp</source>
         <translation>Exporter pour Ollama / llama.cpp</translation>
     </message>
+    <message>
+        <source> tokens</source>
+        <translation> jetons</translation>
+    </message>
+    <message>
+        <source>How many tokens the model sees at once: each training window holds this many, and predicts each next one.</source>
+        <translation>Combien de jetons le modèle voit à la fois : chaque fenêtre d’entraînement en contient autant et prédit chacun le suivant.</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>Contexte</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>Vérification…</translation>
+    </message>
+    <message>
+        <source>= %1 tokens a step</source>
+        <translation>= %1 jetons par étape</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1246,6 +1246,26 @@ Tandem %3</translation>
         <source>Export for Ollama / llama.cpp</source>
         <translation>Ollama / llama.cpp के लिए निर्यात</translation>
     </message>
+    <message>
+        <source> tokens</source>
+        <translation> टोकन</translation>
+    </message>
+    <message>
+        <source>How many tokens the model sees at once: each training window holds this many, and predicts each next one.</source>
+        <translation>मॉडल एक बार में कितने टोकन देखता है: हर प्रशिक्षण विंडो में इतने होते हैं, और वह हर अगला टोकन अनुमानित करता है।</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>संदर्भ</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>जाँच हो रही है…</translation>
+    </message>
+    <message>
+        <source>= %1 tokens a step</source>
+        <translation>= प्रति चरण %1 टोकन</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1244,6 +1244,26 @@ Tandem %3</translation>
         <source>Export for Ollama / llama.cpp</source>
         <translation>导出到 Ollama / llama.cpp</translation>
     </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个词元</translation>
+    </message>
+    <message>
+        <source>How many tokens the model sees at once: each training window holds this many, and predicts each next one.</source>
+        <translation>模型一次看到的词元数：每个训练窗口包含这么多词元，并逐个预测下一个。</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>= %1 tokens a step</source>
+        <translation>= 每步 %1 个词元</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

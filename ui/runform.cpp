@@ -192,6 +192,10 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     for (QComboBox* c : {m_model, m_data, m_mode, m_wire, m_outerWire, m_optimizer, m_schedule})
         connect(c, &QComboBox::currentIndexChanged, this, &RunForm::updateEnabled);
     for (QLineEdit* e : {m_modelPath, m_dataPath})
+        connect(e, &QLineEdit::textEdited, this, [this, e] {
+            m_lastChosen = e == m_modelPath ? ErrorSubject::Model : ErrorSubject::Dataset;
+        });
+    for (QLineEdit* e : {m_modelPath, m_dataPath})
         connect(e, &QLineEdit::textChanged, this,
                 [this] { setCheck(Check::NotChecked, QString()); });
     connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
@@ -268,6 +272,9 @@ void RunForm::addDataRows(QFormLayout* form) {
     m_loss->addItem(tr("Binary cross-entropy (several labels each)"), QStringLiteral("bce"));
     m_loss->addItem(tr("The model's own loss() method"), QStringLiteral("model"));
     form->addRow(QString(), dataRow);
+    m_dataNote = new QLabel;
+    m_dataNote->setObjectName(QStringLiteral("dataCheckNote"));
+    form->addRow(QString(), m_dataNote);
     addContextRow(form);
     form->addRow(tr("Loss"), m_loss);
 }
@@ -477,6 +484,7 @@ void RunForm::browseModel() {
             : QFileDialog::getOpenFileName(this, tr("Choose a TorchScript model"), QString(),
                                            tr("TorchScript (*.pt *.pth);;All files (*)"));
     if (!f.isEmpty()) {
+        m_lastChosen = ErrorSubject::Model;
         m_modelPath->setText(f);
         Q_EMIT m_modelPath->editingFinished();
         check(); // a chosen file is checked at once, long before Start
@@ -490,12 +498,14 @@ void RunForm::browseData() {
                           : QFileDialog::getOpenFileName(this, tr("Choose the dataset file"),
                                                          QString(), tr(kDataKinds[k].filter));
     if (!f.isEmpty()) {
+        m_lastChosen = ErrorSubject::Dataset;
         m_dataPath->setText(f);
         check();
     }
 }
 
-void RunForm::setCheck(Check c, const QString& message) {
+void RunForm::setCheck(Check c, const QString& message, ErrorSubject subject) {
+    showCheckNote(c, message, subject);
     if (c == Check::NotChecked && m_checkThread)
         m_recheck = true; // the running check is of what the form said before this edit
     m_check = c;
@@ -522,14 +532,16 @@ void RunForm::check() {
     const bool hf = m_model->currentData().toString() == kHfItem;
     if ((m_model->currentData().toString() == kFileItem && c.model.isEmpty()) ||
         (hf && ModelSource::parse(c.model).path.isEmpty())) {
-        setCheck(Check::Failed, hf ? tr("Choose the Hugging Face model's folder.")
-                                   : tr("Choose a TorchScript file for the model."));
+        setCheck(Check::Failed,
+                 hf ? tr("Choose the Hugging Face model's folder.")
+                    : tr("Choose a TorchScript file for the model."),
+                 ErrorSubject::Model);
         Q_EMIT checked(false, m_checkMessage,
                        Error{ErrorCode::InvalidArgument, m_checkMessage, ErrorSubject::Model});
         return;
     }
     if (m_data->currentIndex() > 0 && m_dataPath->text().trimmed().isEmpty()) {
-        setCheck(Check::Failed, tr("Choose where the dataset is."));
+        setCheck(Check::Failed, tr("Choose where the dataset is."), ErrorSubject::Dataset);
         Q_EMIT checked(false, m_checkMessage,
                        Error{ErrorCode::InvalidArgument, m_checkMessage, ErrorSubject::Dataset});
         return;
@@ -554,7 +566,8 @@ void RunForm::check() {
                     self->check();
                     return;
                 }
-                self->setCheck(r ? Check::Ok : Check::Failed, r ? *r : r.error().message);
+                self->setCheck(r ? Check::Ok : Check::Failed, r ? *r : r.error().message,
+                               r ? ErrorSubject::None : r.error().subject);
                 Q_EMIT self->checked(bool(r), self->m_checkMessage, r ? Error{} : r.error());
             },
             Qt::QueuedConnection);

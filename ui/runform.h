@@ -64,7 +64,10 @@ private:
     void updateEnabled();
     void browseModel();
     void browseData();
-    void setCheck(Check c, const QString& message);
+    // `subject`: the field a failure is about (the model's or the dataset's), where its note
+    // shows it; None: the field last chosen.
+    void setCheck(Check c, const QString& message, ErrorSubject subject = ErrorSubject::None);
+    void showCheckNote(Check c, const QString& message, ErrorSubject subject);
     QString dataSpec() const;
     // The Context field (runformdata.cpp): a text kind's window length, kept apart from the
     // file's path so that choosing the file again keeps it; a ",context=N" typed after the path
@@ -107,6 +110,11 @@ private:
     QSpinBox* m_context = nullptr;     // text kinds: the tokens a window holds
     QLabel* m_tokensPerStep = nullptr; // beside the batch, for text kinds
     QLabel* m_checkLabel;
+    // The check's result again under the field that caused it (the form is long; its own line
+    // is at the bottom), and which field the user chose last.
+    QLabel* m_modelNote = nullptr;
+    QLabel* m_dataNote = nullptr;
+    ErrorSubject m_lastChosen = ErrorSubject::Dataset;
     Check m_check = Check::NotChecked;
     QString m_checkMessage;
     std::unique_ptr<QThread> m_checkThread;

@@ -73,6 +73,29 @@ QString RunForm::withContext(const QString& path) const {
     return path + QStringLiteral(",context=%1").arg(m_context->value());
 }
 
+void RunForm::showCheckNote(Check c, const QString& message, ErrorSubject subject) {
+    if (!m_modelNote || !m_dataNote)
+        return;
+    const ErrorSubject field =
+        subject == ErrorSubject::Model || subject == ErrorSubject::Dataset ? subject : m_lastChosen;
+    QLabel* note = field == ErrorSubject::Model ? m_modelNote : m_dataNote;
+    for (QLabel* l : {m_modelNote, m_dataNote}) {
+        l->clear();
+        l->setVisible(false);
+        l->setWordWrap(true);
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    }
+    QString text;
+    if (c == Check::Checking)
+        text = tr("Checking…");
+    else if (c == Check::Ok)
+        text = QStringLiteral("✔ ") + message;
+    else if (c == Check::Failed)
+        text = QStringLiteral("✘ ") + message;
+    note->setText(text);
+    note->setVisible(!text.isEmpty());
+}
+
 void RunForm::updateTokensPerStep() {
     if (!m_tokensPerStep || !m_batch || !m_context)
         return;

@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 
@@ -34,6 +35,9 @@ void RunForm::addModelRows(QFormLayout* form) {
     modelRow->addWidget(m_modelBrowse);
     form->addRow(tr("Model"), m_model);
     form->addRow(QString(), modelRow);
+    m_modelNote = new QLabel;
+    m_modelNote->setObjectName(QStringLiteral("modelCheckNote"));
+    form->addRow(QString(), m_modelNote);
     m_lora = new QLineEdit;
     m_lora->setObjectName(QStringLiteral("loraEdit"));
     m_lora->setPlaceholderText(tr("empty: train every weight"));

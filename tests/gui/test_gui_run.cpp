@@ -593,6 +593,27 @@ private Q_SLOTS:
         QCOMPARE(form->checkState(), RunForm::Check::Failed);
         QVERIFY2(form->checkMessage().contains(junk), qPrintable(form->checkMessage()));
         QCOMPARE(w.run()->state(), TrainingRun::State::Idle);
+        // The result shows again under the field it is about, where the user is looking: the
+        // model's refusal under the model, not at the form's foot alone.
+        auto* modelNote = form->findChild<QLabel*>(QStringLiteral("modelCheckNote"));
+        auto* dataNote = form->findChild<QLabel*>(QStringLiteral("dataCheckNote"));
+        QVERIFY(modelNote->isVisibleTo(form) && !dataNote->isVisibleTo(form));
+        QVERIFY2(modelNote->text().startsWith(QStringLiteral("✘ ")) &&
+                     modelNote->text().contains(junk),
+                 qPrintable(modelNote->text()));
+        // A dataset folder typed that does not exist: its note, under the dataset.
+        c.model = QStringLiteral("mnist-cnn");
+        c.data = QStringLiteral("mnist:") + home.filePath(QStringLiteral("nowhere"));
+        form->setConfig(c);
+        QVERIFY(!modelNote->isVisibleTo(form) && !dataNote->isVisibleTo(form));
+        form->check();
+        QVERIFY(dataNote->isVisibleTo(form)); // checking…
+        QVERIFY(checked.wait(60000));
+        QCOMPARE(form->checkState(), RunForm::Check::Failed);
+        QVERIFY(!modelNote->isVisibleTo(form));
+        QVERIFY2(dataNote->text().startsWith(QStringLiteral("✘ ")) &&
+                     dataNote->text().contains(QStringLiteral("nowhere")),
+                 qPrintable(dataNote->text()));
     }
 
     // "A Hugging Face folder…": the folder, its adapters and recomputed activations make the
