@@ -502,14 +502,23 @@ int cmdGenerate(const QStringList& args) {
         return kUsage;
     if (!o.chat)
         fputs(o.prompt.constData(), stdout);
-    const Status st = generate(o, [](const QByteArray& token) {
-        fwrite(token.constData(), 1, size_t(token.size()), stdout);
-        fflush(stdout);
-        return true;
-    });
+    GenerateStats stats;
+    const Status st = generate(
+        o,
+        [](const QByteArray& token) {
+            fwrite(token.constData(), 1, size_t(token.size()), stdout);
+            fflush(stdout);
+            return true;
+        },
+        &stats);
     fputc('\n', stdout);
     if (!st)
         return fail(st.error());
+    // The speed on stderr, apart from the text a script reads.
+    printErr(QStringLiteral("%1 token(s) in %2 s, %3 tokens/s")
+                 .arg(stats.tokens)
+                 .arg(stats.seconds, 0, 'f', 2)
+                 .arg(stats.tokensPerSecond(), 0, 'f', 1));
     return kOk;
 }
 

@@ -280,6 +280,13 @@ void TestLm::gptOnTextWithTwoWorkers() {
     const QString text = g.out();
     QVERIFY2(text.startsWith(QStringLiteral("the old man ")) && text.size() >= 50,
              qPrintable(text));
+    // Its speed goes to stderr, apart from the text: 40 tokens, one a byte.
+    QVERIFY2(QRegularExpression(
+                 QStringLiteral("^tandem: 40 token\\(s\\) in [0-9.]+ s, [0-9.]+ tokens/s$"),
+                 QRegularExpression::MultilineOption)
+                 .match(g.err())
+                 .hasMatch(),
+             qPrintable(g.err()));
     // Greedy, it writes the story's spelling. Each run trains a little differently (a loaded
     // machine changes how the two workers' steps interleave), and a weak model misspells
     // words ("riveriver", "athe") while greedy decoding repeats itself, so whole words are a

@@ -1810,5 +1810,32 @@ Tandem %3</translation>
         <source>Could not generate: %1</source>
         <translation>تعذّر الإنشاء: %1</translation>
     </message>
+    <message>
+        <source>Generating…</source>
+        <translation>جارٍ التوليد…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 tokens/s</source>
+        <translation>
+            <numerusform>%n رمز، %1 رمز/ث</numerusform>
+            <numerusform>رمز واحد (%n)، %1 رمز/ث</numerusform>
+            <numerusform>رمزان (%n)، %1 رمز/ث</numerusform>
+            <numerusform>%n رموز، %1 رمز/ث</numerusform>
+            <numerusform>%n رمزًا، %1 رمز/ث</numerusform>
+            <numerusform>%n رمز، %1 رمز/ث</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not generate.</source>
+        <translation>تعذّر التوليد.</translation>
+    </message>
+    <message>
+        <source>Stopped: %1.</source>
+        <translation>توقف: %1.</translation>
+    </message>
+    <message>
+        <source>Done: %1.</source>
+        <translation>تم: %1.</translation>
+    </message>
 </context>
 </TS>

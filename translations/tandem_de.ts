@@ -1786,5 +1786,28 @@ Tandem %3</translation>
         <source>Could not generate: %1</source>
         <translation>Erzeugen fehlgeschlagen: %1</translation>
     </message>
+    <message>
+        <source>Generating…</source>
+        <translation>Wird erzeugt…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 tokens/s</source>
+        <translation>
+            <numerusform>%n Token, %1 Token/s</numerusform>
+            <numerusform>%n Token, %1 Token/s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not generate.</source>
+        <translation>Erzeugen fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>Stopped: %1.</source>
+        <translation>Angehalten: %1.</translation>
+    </message>
+    <message>
+        <source>Done: %1.</source>
+        <translation>Fertig: %1.</translation>
+    </message>
 </context>
 </TS>

@@ -1777,5 +1777,28 @@ Tandem %3</source>
         <source>Could not generate: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Generating…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 tokens/s</source>
+        <translation>
+            <numerusform>%n token, %1 tokens/s</numerusform>
+            <numerusform>%n tokens, %1 tokens/s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not generate.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 </TS>

@@ -1786,5 +1786,28 @@ Tandem %3</translation>
         <source>Could not generate: %1</source>
         <translation>Impossible de générer : %1</translation>
     </message>
+    <message>
+        <source>Generating…</source>
+        <translation>Génération…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 tokens/s</source>
+        <translation>
+            <numerusform>%n jeton, %1 jetons/s</numerusform>
+            <numerusform>%n jetons, %1 jetons/s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not generate.</source>
+        <translation>Impossible de générer.</translation>
+    </message>
+    <message>
+        <source>Stopped: %1.</source>
+        <translation>Arrêté : %1.</translation>
+    </message>
+    <message>
+        <source>Done: %1.</source>
+        <translation>Terminé : %1.</translation>
+    </message>
 </context>
 </TS>

@@ -1786,5 +1786,28 @@ Tandem %3</translation>
         <source>Could not generate: %1</source>
         <translation>नहीं बना सका: %1</translation>
     </message>
+    <message>
+        <source>Generating…</source>
+        <translation>बनाया जा रहा है…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 tokens/s</source>
+        <translation>
+            <numerusform>%n टोकन, %1 टोकन/से</numerusform>
+            <numerusform>%n टोकन, %1 टोकन/से</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not generate.</source>
+        <translation>बनाया नहीं जा सका।</translation>
+    </message>
+    <message>
+        <source>Stopped: %1.</source>
+        <translation>रोका गया: %1।</translation>
+    </message>
+    <message>
+        <source>Done: %1.</source>
+        <translation>पूरा: %1।</translation>
+    </message>
 </context>
 </TS>

@@ -1780,5 +1780,27 @@ Tandem %3</translation>
         <source>Could not generate: %1</source>
         <translation>无法生成：%1</translation>
     </message>
+    <message>
+        <source>Generating…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s), %1 tokens/s</source>
+        <translation>
+            <numerusform>%n 个词元，%1 个词元/秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not generate.</source>
+        <translation>无法生成。</translation>
+    </message>
+    <message>
+        <source>Stopped: %1.</source>
+        <translation>已停止：%1。</translation>
+    </message>
+    <message>
+        <source>Done: %1.</source>
+        <translation>完成：%1。</translation>
+    </message>
 </context>
 </TS>

@@ -10,6 +10,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
@@ -29,6 +30,7 @@ TryDialog::TryDialog(const QString& checkpoint, const QString& runName, bool tok
     , m_topP(new QDoubleSpinBox)
     , m_chat(new QCheckBox(tr("Answer as in a chat")))
     , m_output(new QPlainTextEdit)
+    , m_status(new QLabel)
     , m_generate(new QPushButton(tr("Generate")))
     , m_stop(new QPushButton(tr("Stop"))) {
     setWindowTitle(tr("Try %1").arg(runName));
@@ -55,6 +57,7 @@ TryDialog::TryDialog(const QString& checkpoint, const QString& runName, bool tok
         tr("0 always takes the likeliest next byte; higher values vary more."));
     m_output->setObjectName(QStringLiteral("tryOutput"));
     m_output->setReadOnly(true);
+    m_status->setObjectName(QStringLiteral("tryStatus"));
     m_generate->setObjectName(QStringLiteral("tryGenerate"));
     m_generate->setDefault(true);
     m_stop->setEnabled(false);
@@ -75,6 +78,7 @@ TryDialog::TryDialog(const QString& checkpoint, const QString& runName, bool tok
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_output, 1);
+    layout->addWidget(m_status);
     layout->addWidget(buttons);
     connect(m_generate, &QPushButton::clicked, this, &TryDialog::generate);
     connect(m_stop, &QPushButton::clicked, this, &TryDialog::stop);
@@ -108,26 +112,32 @@ void TryDialog::generate() {
     m_decoder.resetState();
     m_generate->setEnabled(false);
     m_stop->setEnabled(true);
+    m_status->setText(tr("Generating…"));
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     auto cancel = m_cancel;
     QPointer<TryDialog> self(this);
     m_thread.reset(QThread::create([self, o, cancel] {
-        const Status st = tandem::generate(o, [self, cancel](const QByteArray& bytes) {
-            QMetaObject::invokeMethod(
-                qApp,
-                [self, bytes] {
-                    if (self)
-                        self->append(bytes);
-                },
-                Qt::QueuedConnection);
-            return !cancel->load();
-        });
+        GenerateStats stats;
+        const Status st = tandem::generate(
+            o,
+            [self, cancel](const QByteArray& bytes) {
+                QMetaObject::invokeMethod(
+                    qApp,
+                    [self, bytes] {
+                        if (self)
+                            self->append(bytes);
+                    },
+                    Qt::QueuedConnection);
+                return !cancel->load();
+            },
+            &stats);
         const QString error = st ? QString() : st.error().message;
+        const bool stopped = cancel->load();
         QMetaObject::invokeMethod(
             qApp,
-            [self, error] {
+            [self, error, stats, stopped] {
                 if (self)
-                    self->finished(error);
+                    self->finished(error, stats.tokens, stats.tokensPerSecond(), stopped);
             },
             Qt::QueuedConnection);
     }));
@@ -144,11 +154,16 @@ void TryDialog::append(const QByteArray& bytes) {
     m_output->insertPlainText(m_decoder.decode(bytes));
 }
 
-void TryDialog::finished(const QString& error) {
+void TryDialog::finished(const QString& error, qint64 tokens, double tokensPerS, bool stopped) {
     m_thread->wait(); // it has just returned
     m_thread.reset();
     m_generate->setEnabled(true);
     m_stop->setEnabled(false);
+    const QString speed = tr("%n token(s), %1 tokens/s", nullptr, int(tokens))
+                              .arg(QLocale().toString(tokensPerS, 'f', 1));
+    m_status->setText(!error.isEmpty() ? tr("Could not generate.")
+                      : stopped        ? tr("Stopped: %1.").arg(speed)
+                                       : tr("Done: %1.").arg(speed));
     if (!error.isEmpty())
         m_output->appendPlainText(QLatin1Char('\n') + tr("Could not generate: %1").arg(error));
     Q_EMIT done(error);

@@ -13,6 +13,7 @@
 
 class QCheckBox;
 class QDoubleSpinBox;
+class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
@@ -45,7 +46,7 @@ Q_SIGNALS:
 
 private:
     void append(const QByteArray& bytes);
-    void finished(const QString& error);
+    void finished(const QString& error, qint64 tokens, double tokensPerS, bool stopped);
 
     QString m_checkpoint;
     QLineEdit* m_prompt;
@@ -54,6 +55,7 @@ private:
     QDoubleSpinBox* m_topP;
     QCheckBox* m_chat;
     QPlainTextEdit* m_output;
+    QLabel* m_status; // generating, then done or stopped, with the tokens and their speed
     QPushButton* m_generate;
     QPushButton* m_stop;
     QStringDecoder m_decoder{QStringDecoder::Utf8};

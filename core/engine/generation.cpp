@@ -14,11 +14,13 @@
 #include "model/openmodel.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QScopeGuard>
 
 #include <set>
 
@@ -199,7 +201,8 @@ Status place(const Loaded& l, const GenerateOptions& o) {
 
 } // namespace
 
-Status generate(const GenerateOptions& o, const std::function<bool(const QByteArray&)>& onText) {
+Status generate(const GenerateOptions& o, const std::function<bool(const QByteArray&)>& onText,
+                GenerateStats* stats) {
     auto loaded = load(o);
     if (!loaded)
         return loaded.error();
@@ -228,6 +231,13 @@ Status generate(const GenerateOptions& o, const std::function<bool(const QByteAr
     Sampler sampler(o.temperature, o.topP, o.seed);
     std::vector<int64_t> answer, next = *prompt;
     QByteArray sent;
+    QElapsedTimer clock;
+    clock.start();
+    // However the loop ends: what it made, and in how long.
+    const auto count = qScopeGuard([&] {
+        if (stats)
+            *stats = {int64_t(answer.size()), double(clock.nsecsElapsed()) / 1e9};
+    });
     for (int n = 0; n < o.tokens && (limit == 0 || session->length() < limit); ++n) {
         auto logits = session->next(next);
         if (!logits)

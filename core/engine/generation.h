@@ -43,7 +43,15 @@ struct GenerateOptions {
 // tokenizer (and, with `chat`, its chat template) and ends at an EOS token or at the most
 // tokens it reads at once. Errors name the model. Runs on the calling thread: call it off a
 // UI's.
+// `stats`, when given, receives the tokens the answer holds and the seconds they took, from the
+// prompt's first pass to the last token (the model's loading left out), stopped early or not.
+struct GenerateStats {
+    int64_t tokens = 0;
+    double seconds = 0;
+    double tokensPerSecond() const { return seconds > 0 ? double(tokens) / seconds : 0; }
+};
 Status generate(const GenerateOptions& options,
-                const std::function<bool(const QByteArray&)>& onText);
+                const std::function<bool(const QByteArray&)>& onText,
+                GenerateStats* stats = nullptr);
 
 } // namespace tandem

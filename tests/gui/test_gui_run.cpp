@@ -520,6 +520,13 @@ private Q_SLOTS:
         QCOMPARE(done.last().at(0).toString(), QString());
         QVERIFY2(dialog->text().startsWith(QStringLiteral("the ")) && dialog->text().size() > 50,
                  qPrintable(dialog->text()));
+        // Its done state, with the tokens it made and their speed.
+        const QString state = dialog->findChild<QLabel*>(QStringLiteral("tryStatus"))->text();
+        QVERIFY2(QRegularExpression(
+                     QStringLiteral("^Done: \\d+ tokens?(\\(s\\))?, [0-9.,]+ tokens/s\\.$"))
+                     .match(state)
+                     .hasMatch(),
+                 qPrintable(state));
         dialog->close();
     }
 
