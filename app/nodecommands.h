@@ -14,5 +14,7 @@ int cmdTrust(const QStringList& args);
 int cmdPeers(const QStringList& args);
 // sweepcommand.cpp
 int cmdSweep(const QStringList& args);
+// generatecommand.cpp
+int cmdGenerate(const QStringList& args);
 
 } // namespace tandem::cli

@@ -152,30 +152,7 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     lrRows->addWidget(m_warmup);
     form->addRow(tr("Learning rate"), lrRows);
 
-    m_batch = new QSpinBox;
-    m_batch->setObjectName(QStringLiteral("batchSpin"));
-    m_batch->setRange(1, 1 << 20);
-    m_epochs = new QSpinBox;
-    m_epochs->setObjectName(QStringLiteral("epochsSpin"));
-    m_epochs->setRange(1, 100000);
-    auto* sizeRow = new QHBoxLayout;
-    sizeRow->addWidget(m_batch);
-    sizeRow->addWidget(new QLabel(tr("Epochs")));
-    sizeRow->addWidget(m_epochs);
-    m_tokensPerStep = new QLabel;
-    m_tokensPerStep->setObjectName(QStringLiteral("tokensPerStep"));
-    sizeRow->addWidget(m_tokensPerStep);
-    sizeRow->addStretch(1);
-    form->addRow(tr("Batch (all machines)"), sizeRow);
-    connect(m_batch, &QSpinBox::valueChanged, this, &RunForm::updateTokensPerStep);
-    // Part of the data, for a quick first run (the command line's --limit-train).
-    m_limitTrain = new QSpinBox;
-    m_limitTrain->setObjectName(QStringLiteral("limitTrainSpin"));
-    m_limitTrain->setRange(0, std::numeric_limits<int>::max());
-    m_limitTrain->setSingleStep(1000);
-    m_limitTrain->setSpecialValueText(tr("all of them"));
-    m_limitTrain->setToolTip(tr("Train on the first N training samples only; 0 uses them all."));
-    form->addRow(tr("Training samples"), m_limitTrain);
+    addSizeRows(form);
 
     auto* checkButton = new QPushButton(tr("Check model and data"));
     checkButton->setObjectName(QStringLiteral("checkButton"));

@@ -73,6 +73,7 @@ private:
     // file's path so that choosing the file again keeps it; a ",context=N" typed after the path
     // moves into it.
     void addContextRow(QFormLayout* form);
+    void addSizeRows(QFormLayout* form); // the batch, the epochs and the training samples
     bool takesContext() const;
     QString dataPrefix() const; // the chosen kind's ("text:"), empty for the built-in data
     void takeContextFromPath();

@@ -1,15 +1,20 @@
-// The New run form's Context field: how many tokens a window of text holds, for the text kinds
-// (text, tokens, JSON Lines and chat), and the tokens a step takes beside the batch.
+// The New run form's sizes: the batch, the epochs and the training samples; the Context field,
+// how many tokens a window of text holds for the text kinds (text, tokens, JSON Lines and
+// chat), with the tokens a step takes beside the batch; and the check's notes under the fields.
 
 #include "ui/runform.h"
 
 #include <QComboBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QRegularExpression>
 #include <QSpinBox>
+
+#include <algorithm>
+#include <limits>
 
 namespace tandem::ui {
 
@@ -25,6 +30,33 @@ const QRegularExpression& contextOption() {
 }
 
 } // namespace
+
+void RunForm::addSizeRows(QFormLayout* form) {
+    m_batch = new QSpinBox;
+    m_batch->setObjectName(QStringLiteral("batchSpin"));
+    m_batch->setRange(1, 1 << 20);
+    m_epochs = new QSpinBox;
+    m_epochs->setObjectName(QStringLiteral("epochsSpin"));
+    m_epochs->setRange(1, 100000);
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(m_batch);
+    sizeRow->addWidget(new QLabel(tr("Epochs")));
+    sizeRow->addWidget(m_epochs);
+    m_tokensPerStep = new QLabel;
+    m_tokensPerStep->setObjectName(QStringLiteral("tokensPerStep"));
+    sizeRow->addWidget(m_tokensPerStep);
+    sizeRow->addStretch(1);
+    form->addRow(tr("Batch (all machines)"), sizeRow);
+    connect(m_batch, &QSpinBox::valueChanged, this, &RunForm::updateTokensPerStep);
+    // Part of the data, for a quick first run (the command line's --limit-train).
+    m_limitTrain = new QSpinBox;
+    m_limitTrain->setObjectName(QStringLiteral("limitTrainSpin"));
+    m_limitTrain->setRange(0, std::numeric_limits<int>::max());
+    m_limitTrain->setSingleStep(1000);
+    m_limitTrain->setSpecialValueText(tr("all of them"));
+    m_limitTrain->setToolTip(tr("Train on the first N training samples only; 0 uses them all."));
+    form->addRow(tr("Training samples"), m_limitTrain);
+}
 
 void RunForm::addContextRow(QFormLayout* form) {
     m_context = new QSpinBox;

@@ -279,39 +279,6 @@ void Trainer::onComputeThread(const std::function<void()>& job) {
         job();
 }
 
-void Trainer::announceStart() {
-    m_stepsPerEpoch = m_sampler->stepsPerEpoch(m_policy->samplesPerStep(m_cfg));
-    m_totalSteps = m_stepsPerEpoch * m_cfg.epochs;
-    RunInfo info;
-    info.model = m_cfg.model;
-    info.loss = m_objective.loss;
-    info.task = m_objective.task;
-    info.datasetDescription = m_data->description;
-    info.trainSamples = m_data->train.count();
-    info.testSamples = m_data->test.count();
-    info.parameters = m_parameterCount;
-    info.frozenParameters = m_frozenCount;
-    info.stepsPerEpoch = m_stepsPerEpoch;
-    info.totalSteps = m_totalSteps;
-    info.startStep = m_state.step;
-    if (m_objective.task == Task::Sequence)
-        info.tokensPerSample = m_data->train.targetSize();
-    info.devices = m_devices;
-    m_obs.onStart(info);
-    m_obs.onMessage(QStringLiteral("training %1 (%2) on %3: %4 training and %5 test samples, "
-                                   "%6 thread(s), %7 worker(s)")
-                        .arg(m_cfg.model, describeParameters(m_master), m_data->description)
-                        .arg(m_data->train.count())
-                        .arg(m_data->test.count())
-                        .arg(m_threads)
-                        .arg(m_pool.size()));
-    if (m_data->train.targets == Dataset::Targets::Ids && m_state.step == 0)
-        if (const QString w =
-                fewStepsWarning(m_data->train.count(), m_cfg.batch, m_cfg.epochs, m_cfg.maxSteps);
-            !w.isEmpty())
-            m_obs.onMessage(QStringLiteral("warning: ") + w);
-}
-
 // --- Training ------------------------------------------------------------------------------
 
 Expected<EpochEnd> Trainer::train() {
