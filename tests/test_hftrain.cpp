@@ -666,8 +666,9 @@ void TestHfTrain::aRunOfFewStepsSaysSoAndProposesABatch() {
     cfg.batch = 64;
     const auto checked = checkRunInputs(cfg);
     QVERIFY2(checked, qPrintable(checked ? QString() : checked.error().message));
-    QVERIFY2(checked->contains(QStringLiteral("\n⚠ this run makes only 4 step(s)")),
-             qPrintable(*checked));
+    QVERIFY2(checked->warning.startsWith(QStringLiteral("this run makes only 4 step(s)")),
+             qPrintable(checked->warning));
+    QCOMPARE(checked->proposedBatch, 10);
     TandemProcess p({QStringLiteral("train"), QStringLiteral("--no-history"),
                      QStringLiteral("--model=hf:") + m_llama, QStringLiteral("--data=") + cfg.data,
                      QStringLiteral("--limit-train=200"), QStringLiteral("--batch=64"),

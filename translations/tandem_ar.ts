@@ -1274,6 +1274,10 @@ Tandem %3</translation>
         <source>= %1 tokens a step</source>
         <translation>= %1 رمز في كل خطوة</translation>
     </message>
+    <message>
+        <source>Batch set to %1 for this data; set it yourself to keep another.</source>
+        <translation>ضُبطت الدفعة على %1 لهذه البيانات؛ اضبطها بنفسك للإبقاء على غيرها.</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1266,6 +1266,10 @@ Tandem %3</translation>
         <source>= %1 tokens a step</source>
         <translation>= %1 Token pro Schritt</translation>
     </message>
+    <message>
+        <source>Batch set to %1 for this data; set it yourself to keep another.</source>
+        <translation>Batch für diese Daten auf %1 gesetzt; setzen Sie ihn selbst, um einen anderen zu behalten.</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

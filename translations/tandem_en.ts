@@ -1257,6 +1257,10 @@ Tandem %3</source>
         <source>= %1 tokens a step</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Batch set to %1 for this data; set it yourself to keep another.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

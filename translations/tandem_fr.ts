@@ -1266,6 +1266,10 @@ Tandem %3</translation>
         <source>= %1 tokens a step</source>
         <translation>= %1 jetons par étape</translation>
     </message>
+    <message>
+        <source>Batch set to %1 for this data; set it yourself to keep another.</source>
+        <translation>Lot fixé à %1 pour ces données ; réglez-le vous-même pour en garder un autre.</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

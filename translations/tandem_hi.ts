@@ -1266,6 +1266,10 @@ Tandem %3</translation>
         <source>= %1 tokens a step</source>
         <translation>= प्रति चरण %1 टोकन</translation>
     </message>
+    <message>
+        <source>Batch set to %1 for this data; set it yourself to keep another.</source>
+        <translation>इस डेटा के लिए बैच %1 किया गया; कोई और रखने के लिए इसे स्वयं सेट करें।</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1264,6 +1264,10 @@ Tandem %3</translation>
         <source>= %1 tokens a step</source>
         <translation>= 每步 %1 个词元</translation>
     </message>
+    <message>
+        <source>Batch set to %1 for this data; set it yourself to keep another.</source>
+        <translation>已按这些数据将批大小设为 %1；如需其他值，请自行设置。</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

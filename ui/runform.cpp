@@ -440,7 +440,9 @@ void RunForm::setConfig(const RunConfig& c) {
     m_lr->setValue(c.lr);
     m_schedule->setCurrentIndex(std::max(0, m_schedule->findData(nameOf(c.schedule))));
     m_warmup->setValue(c.warmupSteps);
+    m_settingBatch = true;
     m_batch->setValue(c.batch);
+    m_settingBatch = false;
     m_epochs->setValue(c.epochs);
     m_limitTrain->setValue(int(std::min<int64_t>(c.limitTrain, std::numeric_limits<int>::max())));
     for (int i = 0; i < m_machines->count(); ++i) {
@@ -530,7 +532,7 @@ void RunForm::check() {
     }
     QPointer<RunForm> self(this);
     m_checkThread.reset(QThread::create([self, c] {
-        const Expected<QString> r = checkRunInputs(c);
+        const Expected<RunCheck> r = checkRunInputs(c);
         QMetaObject::invokeMethod(
             qApp,
             [self, r] {
@@ -543,7 +545,8 @@ void RunForm::check() {
                     self->check();
                     return;
                 }
-                self->setCheck(r ? Check::Ok : Check::Failed, r ? *r : r.error().message,
+                self->setCheck(r ? Check::Ok : Check::Failed,
+                               r ? self->adoptCheck(*r) : r.error().message,
                                r ? ErrorSubject::None : r.error().subject);
                 Q_EMIT self->checked(bool(r), self->m_checkMessage, r ? Error{} : r.error());
             },

@@ -68,6 +68,9 @@ private:
     // shows it; None: the field last chosen.
     void setCheck(Check c, const QString& message, ErrorSubject subject = ErrorSubject::None);
     void showCheckNote(Check c, const QString& message, ErrorSubject subject);
+    // A passed check's line: its summary, and a warning of too few steps with, where the user
+    // has not set the batch, the batch it proposes set.
+    QString adoptCheck(const RunCheck& r);
     QString dataSpec() const;
     // The Context field (runformdata.cpp): a text kind's window length, kept apart from the
     // file's path so that choosing the file again keeps it; a ",context=N" typed after the path
@@ -106,6 +109,10 @@ private:
     QComboBox* m_schedule;
     QSpinBox* m_warmup;
     QSpinBox* m_batch = nullptr;
+    // Whether the user set the batch: until then a check that finds a language-model run of
+    // too few steps sets the batch it proposes.
+    bool m_batchChosen = false;
+    bool m_settingBatch = false;
     QSpinBox* m_epochs;
     QSpinBox* m_limitTrain;            // 0: every training sample
     QSpinBox* m_context = nullptr;     // text kinds: the tokens a window holds

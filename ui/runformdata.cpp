@@ -47,7 +47,10 @@ void RunForm::addSizeRows(QFormLayout* form) {
     sizeRow->addWidget(m_tokensPerStep);
     sizeRow->addStretch(1);
     form->addRow(tr("Batch (all machines)"), sizeRow);
-    connect(m_batch, &QSpinBox::valueChanged, this, &RunForm::updateTokensPerStep);
+    connect(m_batch, &QSpinBox::valueChanged, this, [this] {
+        m_batchChosen = m_batchChosen || !m_settingBatch;
+        updateTokensPerStep();
+    });
     // Part of the data, for a quick first run (the command line's --limit-train).
     m_limitTrain = new QSpinBox;
     m_limitTrain->setObjectName(QStringLiteral("limitTrainSpin"));
@@ -103,6 +106,21 @@ QString RunForm::withContext(const QString& path) const {
         contextOption().match(path).hasMatch())
         return path;
     return path + QStringLiteral(",context=%1").arg(m_context->value());
+}
+
+QString RunForm::adoptCheck(const RunCheck& r) {
+    if (r.warning.isEmpty())
+        return r.summary;
+    QString text = r.summary + QStringLiteral("\n⚠ ") + r.warning;
+    if (!m_batchChosen && r.proposedBatch > 0 && r.proposedBatch < m_batch->value()) {
+        m_settingBatch = true;
+        m_batch->setValue(r.proposedBatch);
+        m_settingBatch = false;
+        text += QStringLiteral("\n✔ ") +
+                tr("Batch set to %1 for this data; set it yourself to keep another.")
+                    .arg(r.proposedBatch);
+    }
+    return text;
 }
 
 void RunForm::showCheckNote(Check c, const QString& message, ErrorSubject subject) {

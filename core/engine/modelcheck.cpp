@@ -131,6 +131,10 @@ Status checkRunExports(const QString& model, const QString& gguf) {
     return success();
 }
 
+int proposedBatch(int64_t windows, int epochs) {
+    return int(std::min<int64_t>(windows * std::max(epochs, 0) / kUsefulSteps, 1 << 20));
+}
+
 QString fewStepsWarning(int64_t windows, int batch, int epochs, int64_t maxSteps) {
     if (windows <= 0 || batch <= 0 || epochs <= 0)
         return {};
@@ -138,7 +142,7 @@ QString fewStepsWarning(int64_t windows, int batch, int epochs, int64_t maxSteps
     const int64_t steps = stepsWith(batch);
     if (steps >= kUsefulSteps || (maxSteps > 0 && maxSteps < steps))
         return {};
-    const int64_t proposed = windows * epochs / kUsefulSteps;
+    const int64_t proposed = proposedBatch(windows, epochs);
     if (proposed < 1)
         return QStringLiteral("this run makes only %1 step(s): %2 training window(s) over %3 "
                               "epoch(s) are too few to learn from; use more text, a shorter "
@@ -156,7 +160,7 @@ QString fewStepsWarning(int64_t windows, int batch, int epochs, int64_t maxSteps
         .arg(stepsWith(proposed));
 }
 
-Expected<QString> checkRunInputs(const RunConfig& cfg) {
+Expected<RunCheck> checkRunInputs(const RunConfig& cfg) {
     const ModelSource source = ModelSource::parse(cfg.model);
     if (auto st = checkModelFolder(source); !st)
         return st.error();
@@ -180,7 +184,8 @@ Expected<QString> checkRunInputs(const RunConfig& cfg) {
                                 : (data->train.targets == Dataset::Targets::Ids
                                        ? QStringLiteral("a vocabulary of %1").arg(data->numClasses)
                                        : QStringLiteral("%1 classes").arg(data->numClasses));
-    QString summary =
+    RunCheck check;
+    check.summary =
         QStringLiteral("%1: %2 trainable parameters%3; %4: %5 training and %6 test samples, "
                        "%7; loss %8 (%9)")
             .arg(source.isHf() ? cfg.model : QFileInfo(source.path).fileName())
@@ -193,11 +198,11 @@ Expected<QString> checkRunInputs(const RunConfig& cfg) {
         int64_t windows = data->train.count();
         if (cfg.limitTrain > 0)
             windows = std::min<int64_t>(windows, cfg.limitTrain);
-        if (const QString w = fewStepsWarning(windows, cfg.batch, cfg.epochs, cfg.maxSteps);
-            !w.isEmpty())
-            summary += QStringLiteral("\n⚠ ") + w;
+        check.warning = fewStepsWarning(windows, cfg.batch, cfg.epochs, cfg.maxSteps);
+        if (!check.warning.isEmpty())
+            check.proposedBatch = proposedBatch(windows, cfg.epochs);
     }
-    return summary;
+    return check;
 }
 
 } // namespace tandem

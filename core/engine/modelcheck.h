@@ -32,6 +32,9 @@ Status checkRunExports(const QString& model, const QString& gguf);
 // for a run long enough, and for one whose --max-steps the user set lower.
 constexpr int64_t kUsefulSteps = 20;
 QString fewStepsWarning(int64_t windows, int batch, int epochs, int64_t maxSteps);
+// The batch that makes kUsefulSteps steps of `windows` over `epochs` (0 where even one window a
+// step makes fewer).
+int proposedBatch(int64_t windows, int epochs);
 
 // Whether the model keeps running statistics (batch normalisation's running_mean).
 bool hasRunningStats(const Model& model);

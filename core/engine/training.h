@@ -337,7 +337,14 @@ Expected<RunSummary> runTraining(const RunConfig& config, const QString& resumeF
 // What Start would check before training: the dataset reads, the model loads and returns
 // class scores for the dataset's inputs. Returns a line describing both, or the reader's or
 // the model's error. Reads the whole dataset, so call it off the UI thread.
-Expected<QString> checkRunInputs(const RunConfig& config);
+struct RunCheck {
+    QString summary; // the model and the data, in a line
+    // A language-model run of too few steps to learn: why, and the batch that makes enough
+    // (0 where none does: more data is the answer). Empty and 0 otherwise.
+    QString warning;
+    int proposedBatch = 0;
+};
+Expected<RunCheck> checkRunInputs(const RunConfig& config);
 
 // Reads a run checkpoint's stored configuration.
 Expected<RunConfig> checkpointConfig(const QString& checkpoint);

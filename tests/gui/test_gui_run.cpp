@@ -663,6 +663,49 @@ private Q_SLOTS:
         QVERIFY(!context->isEnabled() && perStep->isHidden());
     }
 
+    // A language-model run whose batch would make a few steps: the check says so and, as the
+    // user has not set the batch, sets the one it proposes; a batch the user set stays.
+    void aLanguageModelRunOfFewStepsGetsABatch() {
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        const QString folder = home.filePath(QStringLiteral("tiny-llama"));
+        QVERIFY(hffolder::write(folder, hffolder::Spec{}));
+        const QString data = home.filePath(QStringLiteral("tokens.bin"));
+        QFile tokens(data);
+        QVERIFY(tokens.open(QIODevice::WriteOnly));
+        tokens.write(hffolder::learnableTokens(4000, 64));
+        tokens.close();
+        RunConfig c = form->config();
+        c.model = QStringLiteral("hf:") + folder;
+        c.data = QStringLiteral("tokens:%1,context=16").arg(data);
+        c.batch = 64;
+        form->setConfig(c);
+        QSignalSpy checked(form, &RunForm::checked);
+        form->check();
+        QVERIFY(checked.wait(60000));
+        QCOMPARE(form->checkState(), RunForm::Check::Ok);
+        auto* batch = form->findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+        const QRegularExpression proposal(QStringLiteral("a batch of (\\d+) makes"));
+        const QRegularExpressionMatch m = proposal.match(form->checkMessage());
+        QVERIFY2(form->checkMessage().contains(QStringLiteral("⚠ this run makes only ")) &&
+                     m.hasMatch(),
+                 qPrintable(form->checkMessage()));
+        QCOMPARE(batch->value(), m.captured(1).toInt());
+        QVERIFY2(
+            form->checkMessage().contains(QStringLiteral("Batch set to %1").arg(batch->value())),
+            qPrintable(form->checkMessage()));
+        QCOMPARE(form->config().batch, batch->value());
+        // Set by hand, the batch is the user's: the warning stays, the batch too.
+        batch->setValue(48);
+        form->check();
+        QVERIFY(checked.wait(60000));
+        QCOMPARE(batch->value(), 48);
+        QVERIFY2(form->checkMessage().contains(QStringLiteral("⚠ this run makes only ")) &&
+                     !form->checkMessage().contains(QStringLiteral("Batch set to")),
+                 qPrintable(form->checkMessage()));
+    }
+
     void huggingFaceFolderIsChecked() {
         QTemporaryDir home;
         MainWindow w(loopbackContext(home.path(), freeUdpPort()));
