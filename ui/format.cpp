@@ -89,10 +89,10 @@ double testFigureValue(const TestMetrics& t, Task task) {
     return std::nan("");
 }
 
-QString speedText(double samplesPerS, int64_t tokensPerSample) {
-    if (tokensPerSample > 0)
+QString speedText(double samplesPerS, double tokensPerS) {
+    if (tokensPerS > 0)
         return QCoreApplication::translate("Format", "%1 tokens/s")
-            .arg(QLocale().toString(samplesPerS * double(tokensPerSample), 'f', 0));
+            .arg(QLocale().toString(tokensPerS, 'f', 0));
     return QCoreApplication::translate("Format", "%1 samples/s")
         .arg(QLocale().toString(samplesPerS, 'f', 0));
 }

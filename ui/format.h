@@ -27,9 +27,9 @@ QString shortDeviceId(const QString& id);
 // accuracy 88.12%", "perplexity 3.41", "R² 0.973", or "test loss 0.0312" for a model's own
 // loss; "not measured yet" before an evaluation.
 QString testFigureText(const TestMetrics& t, Task task);
-// A run's speed in its own unit: "195 tokens/s" for a language model (`tokensPerSample` > 0, the
-// positions a sample predicts), else "1,234 samples/s".
-QString speedText(double samplesPerS, int64_t tokensPerSample);
+// A run's speed in its own unit: "195 tokens/s" for a language model (`tokensPerS` > 0), else
+// "1,234 samples/s".
+QString speedText(double samplesPerS, double tokensPerS);
 // The axis title for that figure, and its value in the axis's unit (accuracy in %); NaN where
 // the evaluation did not define it.
 QString testFigureAxis(Task task);

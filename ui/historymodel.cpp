@@ -151,9 +151,7 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         // A language model's in tokens, as its summary gives them.
         const double s = summary.value(QStringLiteral("samples_per_s")).toDouble(0);
         const double t = summary.value(QStringLiteral("tokens_per_s")).toDouble(0);
-        if (t > 0 && s > 0)
-            return speedText(s, qRound64(t / s));
-        return s > 0 ? speedText(s, 0) : QString();
+        return s > 0 ? speedText(s, t) : QString();
     }
     case ColumnCount:
         break;

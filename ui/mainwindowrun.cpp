@@ -291,15 +291,16 @@ void MainWindow::showProgress() {
                                 : -1;
     if (m_run->state() != TrainingRun::State::Running || m_evalClock.isValid())
         return; // the paused/stopping text, or the evaluation's, stays
-    m_progressText->setText(tr("Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · "
-                               "%7 · loss %8")
-                                .arg(m.epoch + 1)
-                                .arg(epochs)
-                                .arg(m.step)
-                                .arg(m.totalSteps)
-                                .arg(clockText(m.elapsedS), clockText(eta),
-                                     speedText(m.samplesPerS, m_tokensPerSample),
-                                     QLocale().toString(m.loss, 'f', 4)));
+    m_progressText->setText(
+        tr("Epoch %1 of %2 · step %3 of %4 · elapsed %5 · about %6 left · "
+           "%7 · loss %8")
+            .arg(m.epoch + 1)
+            .arg(epochs)
+            .arg(m.step)
+            .arg(m.totalSteps)
+            .arg(clockText(m.elapsedS), clockText(eta),
+                 speedText(m.samplesPerS, m.samplesPerS * double(m_tokensPerSample)),
+                 QLocale().toString(m.loss, 'f', 4)));
 }
 
 void MainWindow::onFinished(const RunSummary& s) {
@@ -312,7 +313,7 @@ void MainWindow::onFinished(const RunSummary& s) {
     if (s.finished) {
         m_progress->setValue(1000);
         m_progressText->setText(
-            tr("Finished: %1, %2.").arg(figure, speedText(s.samplesPerS, m_tokensPerSample)));
+            tr("Finished: %1, %2.").arg(figure, speedText(s.samplesPerS, s.tokensPerS)));
         showBanner(BannerKind::Info,
                    tr("The run finished: %1. Export the model from History.").arg(figure));
     } else {
