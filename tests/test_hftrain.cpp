@@ -374,8 +374,14 @@ void TestHfTrain::loraOnAnNf4BaseLearnsAsOnBf16() {
     }
     qInfo("%s: last five steps' loss %.4f on nf4, %.4f on bf16; test loss %.4f and %.4f",
           QTest::currentDataTag(), loss[1], loss[0], test[1], test[0]);
-    QVERIFY2(std::abs(loss[1] - loss[0]) < 0.02 * loss[0], QTest::currentDataTag());
-    QVERIFY2(std::abs(test[1] - test[0]) < 0.02 * test[0], QTest::currentDataTag());
+    // Sync steps are the same from run to run; streaming's rounds take whatever each worker
+    // finished when the round closed, so its losses move with the machine's load. Three runs of
+    // Qwen3 streaming put the bf16 base's held-out loss between 2.422 and 2.439 and nf4 1.1 % to
+    // 2.1 % above it (bench/README.md): 2 % for sync, 4 % for streaming. A base that did not
+    // dequantize right would stay near ln 64 = 4.16, tens of percent away.
+    const double within = mode.contains(QStringLiteral("--mode=sync")) ? 0.02 : 0.04;
+    QVERIFY2(std::abs(loss[1] - loss[0]) < within * loss[0], QTest::currentDataTag());
+    QVERIFY2(std::abs(test[1] - test[0]) < within * test[0], QTest::currentDataTag());
     // The merged export is the dequantized base plus the adapters, in bf16, and gives the test
     // loss Tandem reported; so does PEFT's adapter folder on the original base, quantized as the
     // published NF4 algorithm does.
