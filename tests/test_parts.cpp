@@ -10,6 +10,7 @@
 #include "engine/modes/sync.h"
 #include "engine/recorder.h"
 #include "engine/replica.h"
+#include "engine/runhistory.h"
 #include "engine/runplan.h"
 #include "engine/worker/admission.h"
 #include "engine/worker/events.h"
@@ -723,6 +724,66 @@ private Q_SLOTS:
         QCOMPARE(lastSpeed(), 100.0);
         QCOMPARE(events.last().value(QStringLiteral("loss")).toDouble(), 2.0);
         QCOMPARE(events.last().value(QStringLiteral("samples")).toInteger(), qint64(20));
+    }
+
+    // The lending machine's History: the worker records the run it joined, in its home, with
+    // its part (samples, their loss, its share), and how it ended; a run ID that is no plain
+    // name (a hostile coordinator's) cannot place the record outside the home's lent/ folder.
+    void aLentRunIsRecordedInTheLendersHistory() {
+        QTemporaryDir home;
+        WorkerEvents ev({});
+        ev.recordIn(home.path(), QStringLiteral("cuda:1"));
+        ev.coordinatorName(QStringLiteral("alpha"));
+        ev.joined(QStringLiteral("run-20261128-1"), TrainMode::Sync, QStringLiteral("CPU"),
+                  QStringLiteral("chat:/data/chat.jsonl,context=48"));
+        const QString folder = home.filePath(QStringLiteral("lent/run-20261128-1-cuda-1"));
+        QCOMPARE(ev.recordFolder(), folder);
+        QCOMPARE(RunHistory::listed(home.path()), QStringList{folder});
+        QJsonObject r = RunHistory::read(folder);
+        QCOMPARE(r.value(QStringLiteral("status")).toString(), QStringLiteral("running"));
+        QCOMPARE(r.value(QStringLiteral("lent"))
+                     .toObject()
+                     .value(QStringLiteral("coordinator"))
+                     .toString(),
+                 QStringLiteral("alpha"));
+        wire::Result res;
+        res.samples = 10;
+        res.lossSum = 20;
+        res.computeMs = 100;
+        ev.stepSent(res, 0.4);
+        res.step = 1;
+        res.lossSum = 10;
+        ev.stepSent(res, 0.4);
+        ev.ended({});
+        r = RunHistory::read(folder);
+        QCOMPARE(r.value(QStringLiteral("status")).toString(), QStringLiteral("lent"));
+        QVERIFY(r.contains(QStringLiteral("ended")));
+        const QJsonObject part = r.value(QStringLiteral("part")).toObject();
+        QCOMPARE(part.value(QStringLiteral("samples")).toInteger(), qint64(20));
+        QCOMPARE(part.value(QStringLiteral("steps")).toInteger(), qint64(2));
+        QCOMPARE(part.value(QStringLiteral("loss")).toDouble(), 1.5);
+        QCOMPARE(part.value(QStringLiteral("share")).toDouble(), 0.4);
+        QVERIFY(part.value(QStringLiteral("samples_per_s")).toDouble() > 0);
+        QCOMPARE(r.value(QStringLiteral("config")).toObject().value(QStringLiteral("data")),
+                 QJsonValue(QStringLiteral("chat:/data/chat.jsonl,context=48")));
+
+        // A failure is recorded as one, with its reason.
+        WorkerEvents bad({});
+        bad.recordIn(home.path(), QStringLiteral("cpu"));
+        bad.joined(QStringLiteral("../../outside"), TrainMode::Sync, QStringLiteral("CPU"));
+        QVERIFY2(QFileInfo(bad.recordFolder()).absolutePath() ==
+                     QFileInfo(home.filePath(QStringLiteral("lent/x"))).absolutePath(),
+                 qPrintable(bad.recordFolder()));
+        bad.ended(QStringLiteral("cannot reach the coordinator"));
+        r = RunHistory::read(bad.recordFolder());
+        QCOMPARE(r.value(QStringLiteral("status")).toString(), QStringLiteral("failed"));
+        QCOMPARE(r.value(QStringLiteral("error")).toString(),
+                 QStringLiteral("cannot reach the coordinator"));
+        QCOMPARE(RunHistory::listed(home.path()).size(), 2);
+        // Without a home, nothing is written.
+        WorkerEvents none({});
+        none.joined(QStringLiteral("run-2"), TrainMode::Sync, QStringLiteral("CPU"));
+        QVERIFY(none.recordFolder().isEmpty());
     }
 };
 

@@ -70,6 +70,10 @@
         <source>%1 samples/s</source>
         <translation>%1 عينة/ث</translation>
     </message>
+    <message>
+        <source>perplexity %1, next-token accuracy %2%</source>
+        <translation>الحيرة %1، دقة الرمز التالي %2%</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -207,6 +211,33 @@
     <message>
         <source>Speed</source>
         <translation>السرعة</translation>
+    </message>
+    <message>
+        <source>%1&apos;s model</source>
+        <translation>نموذج %1</translation>
+    </message>
+    <message>
+        <source>Lending to %1</source>
+        <translation>يُعار إلى %1</translation>
+    </message>
+    <message>
+        <source>Lent to %1</source>
+        <translation>أُعير إلى %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>this machine: %n sample(s)</source>
+        <translation>
+            <numerusform>هذا الجهاز: %n عينة</numerusform>
+            <numerusform>هذا الجهاز: عينة واحدة (%n)</numerusform>
+            <numerusform>هذا الجهاز: عينتان (%n)</numerusform>
+            <numerusform>هذا الجهاز: %n عينات</numerusform>
+            <numerusform>هذا الجهاز: %n عينة</numerusform>
+            <numerusform>هذا الجهاز: %n عينة</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1, loss %2</source>
+        <translation>%1، الخسارة %2</translation>
     </message>
 </context>
 <context>
@@ -772,6 +803,10 @@ Address: %2</source>
         <source>Finished: %1, %2.</source>
         <translation>اكتمل: %1، %2.</translation>
     </message>
+    <message>
+        <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
+        <translation>أعار هذا الجهاز جهازه لذلك التشغيل؛ نموذجه على الجهاز الذي شغّله.</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -790,10 +825,6 @@ Address: %2</source>
     <message>
         <source>Role</source>
         <translation>الدور</translation>
-    </message>
-    <message>
-        <source>Share of batch</source>
-        <translation>الحصة من الدفعة</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -850,6 +881,14 @@ Tandem %3</translation>
     <message>
         <source>Device ID</source>
         <translation>معرّف الجهاز</translation>
+    </message>
+    <message>
+        <source>This machine&apos;s part of each step&apos;s samples, as the run assigns them: the machine that lends its device shows the same figure</source>
+        <translation>حصة هذا الجهاز من عينات كل خطوة كما يوزعها التشغيل: الجهاز الذي يعير جهازه يعرض الرقم نفسه</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>الحصة</translation>
     </message>
 </context>
 <context>

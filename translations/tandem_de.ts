@@ -66,6 +66,10 @@
         <source>%1 samples/s</source>
         <translation>%1 Beispiele/s</translation>
     </message>
+    <message>
+        <source>perplexity %1, next-token accuracy %2%</source>
+        <translation>Perplexität %1, Genauigkeit des nächsten Tokens %2 %</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -203,6 +207,29 @@
     <message>
         <source>Speed</source>
         <translation>Geschwindigkeit</translation>
+    </message>
+    <message>
+        <source>%1&apos;s model</source>
+        <translation>Modell von %1</translation>
+    </message>
+    <message>
+        <source>Lending to %1</source>
+        <translation>Leiht an %1</translation>
+    </message>
+    <message>
+        <source>Lent to %1</source>
+        <translation>An %1 geliehen</translation>
+    </message>
+    <message numerus="yes">
+        <source>this machine: %n sample(s)</source>
+        <translation>
+            <numerusform>dieser Rechner: %n Beispiel</numerusform>
+            <numerusform>dieser Rechner: %n Beispiele</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1, loss %2</source>
+        <translation>%1, Verlust %2</translation>
     </message>
 </context>
 <context>
@@ -764,6 +791,10 @@ Adresse: %2</translation>
         <source>Finished: %1, %2.</source>
         <translation>Fertig: %1, %2.</translation>
     </message>
+    <message>
+        <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
+        <translation>Dieser Rechner hat sein Gerät nur für diesen Lauf verliehen; das Modell liegt auf dem Rechner, der ihn ausgeführt hat.</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -782,10 +813,6 @@ Adresse: %2</translation>
     <message>
         <source>Role</source>
         <translation>Rolle</translation>
-    </message>
-    <message>
-        <source>Share of batch</source>
-        <translation>Anteil am Batch</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -842,6 +869,14 @@ Tandem %3</translation>
     <message>
         <source>Device ID</source>
         <translation>Geräte-ID</translation>
+    </message>
+    <message>
+        <source>This machine&apos;s part of each step&apos;s samples, as the run assigns them: the machine that lends its device shows the same figure</source>
+        <translation>Der Anteil dieses Rechners an den Beispielen jedes Schritts, wie der Lauf sie zuteilt: der leihende Rechner zeigt dieselbe Zahl</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>Anteil</translation>
     </message>
 </context>
 <context>

@@ -66,6 +66,10 @@
         <source>%1 samples/s</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>perplexity %1, next-token accuracy %2%</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -202,6 +206,29 @@
     </message>
     <message>
         <source>Speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1&apos;s model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lending to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lent to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>this machine: %n sample(s)</source>
+        <translation>
+            <numerusform>this machine: %n sample</numerusform>
+            <numerusform>this machine: %n samples</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1, loss %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -757,6 +784,10 @@ Address: %2</source>
         <source>Finished: %1, %2.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -774,10 +805,6 @@ Address: %2</source>
     </message>
     <message>
         <source>Role</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Share of batch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -832,6 +859,14 @@ Tandem %3</source>
     </message>
     <message>
         <source>Device ID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This machine&apos;s part of each step&apos;s samples, as the run assigns them: the machine that lends its device shows the same figure</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Share</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

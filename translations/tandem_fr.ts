@@ -66,6 +66,10 @@
         <source>%1 samples/s</source>
         <translation>%1 échantillons/s</translation>
     </message>
+    <message>
+        <source>perplexity %1, next-token accuracy %2%</source>
+        <translation>perplexité %1, précision du token suivant %2 %</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -203,6 +207,29 @@
     <message>
         <source>Speed</source>
         <translation>Vitesse</translation>
+    </message>
+    <message>
+        <source>%1&apos;s model</source>
+        <translation>modèle de %1</translation>
+    </message>
+    <message>
+        <source>Lending to %1</source>
+        <translation>Prêté à %1 (en cours)</translation>
+    </message>
+    <message>
+        <source>Lent to %1</source>
+        <translation>Prêté à %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>this machine: %n sample(s)</source>
+        <translation>
+            <numerusform>cette machine : %n exemple</numerusform>
+            <numerusform>cette machine : %n exemples</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1, loss %2</source>
+        <translation>%1, perte %2</translation>
     </message>
 </context>
 <context>
@@ -764,6 +791,10 @@ Adresse : %2</translation>
         <source>Finished: %1, %2.</source>
         <translation>Terminé : %1, %2.</translation>
     </message>
+    <message>
+        <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
+        <translation>Cette machine a prêté son appareil à ce run ; son modèle est sur la machine qui l’a lancé.</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -782,10 +813,6 @@ Adresse : %2</translation>
     <message>
         <source>Role</source>
         <translation>Rôle</translation>
-    </message>
-    <message>
-        <source>Share of batch</source>
-        <translation>Part du lot</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -842,6 +869,14 @@ Tandem %3</translation>
     <message>
         <source>Device ID</source>
         <translation>ID d&apos;appareil</translation>
+    </message>
+    <message>
+        <source>This machine&apos;s part of each step&apos;s samples, as the run assigns them: the machine that lends its device shows the same figure</source>
+        <translation>La part de cette machine dans les exemples de chaque étape, telle que le run les attribue : la machine qui prête son appareil affiche le même chiffre</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>Part</translation>
     </message>
 </context>
 <context>

@@ -66,6 +66,10 @@
         <source>%1 samples/s</source>
         <translation>%1 नमूने/से</translation>
     </message>
+    <message>
+        <source>perplexity %1, next-token accuracy %2%</source>
+        <translation>परप्लेक्सिटी %1, अगले टोकन की सटीकता %2%</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -203,6 +207,29 @@
     <message>
         <source>Speed</source>
         <translation>गति</translation>
+    </message>
+    <message>
+        <source>%1&apos;s model</source>
+        <translation>%1 का मॉडल</translation>
+    </message>
+    <message>
+        <source>Lending to %1</source>
+        <translation>%1 को उधार दे रहा है</translation>
+    </message>
+    <message>
+        <source>Lent to %1</source>
+        <translation>%1 को उधार दिया</translation>
+    </message>
+    <message numerus="yes">
+        <source>this machine: %n sample(s)</source>
+        <translation>
+            <numerusform>यह मशीन: %n नमूना</numerusform>
+            <numerusform>यह मशीन: %n नमूने</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1, loss %2</source>
+        <translation>%1, हानि %2</translation>
     </message>
 </context>
 <context>
@@ -764,6 +791,10 @@ Address: %2</source>
         <source>Finished: %1, %2.</source>
         <translation>पूरा: %1, %2।</translation>
     </message>
+    <message>
+        <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
+        <translation>इस मशीन ने उस रन को अपना डिवाइस उधार दिया था; उसका मॉडल उस मशीन पर है जिसने उसे चलाया।</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -782,10 +813,6 @@ Address: %2</source>
     <message>
         <source>Role</source>
         <translation>भूमिका</translation>
-    </message>
-    <message>
-        <source>Share of batch</source>
-        <translation>बैच में हिस्सा</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -842,6 +869,14 @@ Tandem %3</translation>
     <message>
         <source>Device ID</source>
         <translation>डिवाइस ID</translation>
+    </message>
+    <message>
+        <source>This machine&apos;s part of each step&apos;s samples, as the run assigns them: the machine that lends its device shows the same figure</source>
+        <translation>हर चरण के नमूनों में इस मशीन का हिस्सा, जैसा रन बाँटता है: डिवाइस उधार देने वाली मशीन वही आँकड़ा दिखाती है</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>हिस्सा</translation>
     </message>
 </context>
 <context>

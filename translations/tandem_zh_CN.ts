@@ -65,6 +65,10 @@
         <source>%1 samples/s</source>
         <translation>%1 样本/秒</translation>
     </message>
+    <message>
+        <source>perplexity %1, next-token accuracy %2%</source>
+        <translation>困惑度 %1，下一词元准确率 %2%</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::ChartPanel</name>
@@ -202,6 +206,28 @@
     <message>
         <source>Speed</source>
         <translation>速度</translation>
+    </message>
+    <message>
+        <source>%1&apos;s model</source>
+        <translation>%1 的模型</translation>
+    </message>
+    <message>
+        <source>Lending to %1</source>
+        <translation>正在借给 %1</translation>
+    </message>
+    <message>
+        <source>Lent to %1</source>
+        <translation>已借给 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>this machine: %n sample(s)</source>
+        <translation>
+            <numerusform>本机：%n 个样本</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1, loss %2</source>
+        <translation>%1，损失 %2</translation>
     </message>
 </context>
 <context>
@@ -762,6 +788,10 @@ Address: %2</source>
         <source>Finished: %1, %2.</source>
         <translation>已完成：%1，%2。</translation>
     </message>
+    <message>
+        <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
+        <translation>本机只是把设备借给了该运行；模型在运行它的那台机器上。</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -780,10 +810,6 @@ Address: %2</source>
     <message>
         <source>Role</source>
         <translation>角色</translation>
-    </message>
-    <message>
-        <source>Share of batch</source>
-        <translation>批份额</translation>
     </message>
     <message>
         <source>Samples/s</source>
@@ -840,6 +866,14 @@ Tandem %3</translation>
     <message>
         <source>Device ID</source>
         <translation>设备 ID</translation>
+    </message>
+    <message>
+        <source>This machine&apos;s part of each step&apos;s samples, as the run assigns them: the machine that lends its device shows the same figure</source>
+        <translation>本机在每一步样本中所占的份额，按运行的分配计算：借出设备的机器显示同一数字</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>份额</translation>
     </message>
 </context>
 <context>

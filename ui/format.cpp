@@ -107,6 +107,10 @@ QString testFigureText(const TestMetrics& t, Task task) {
         return QCoreApplication::translate("Format", "test accuracy %1%")
             .arg(QLocale().toString(v, 'f', 2));
     case Task::Sequence:
+        // The next-token accuracy beside it, where the evaluation measured one.
+        if (t.hasAccuracy())
+            return QCoreApplication::translate("Format", "perplexity %1, next-token accuracy %2%")
+                .arg(QLocale().toString(v, 'f', 2), QLocale().toString(100.0 * t.accuracy, 'f', 1));
         return QCoreApplication::translate("Format", "perplexity %1")
             .arg(QLocale().toString(v, 'f', 2));
     case Task::Regression:

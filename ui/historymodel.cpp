@@ -11,6 +11,7 @@
 #include <QSaveFile>
 
 #include <algorithm>
+#include <climits>
 
 namespace tandem::ui {
 
@@ -24,6 +25,11 @@ void HistoryModel::setFolder(const QString& runsFolder) {
 
 void HistoryModel::setHome(const QString& home) {
     m_home = home;
+    reload();
+}
+
+void HistoryModel::setLending(bool lending) {
+    m_lending = lending;
     reload();
 }
 
@@ -89,8 +95,10 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
     const Entry& e = m_entries[index.row()];
     const QJsonObject config = e.record.value(QStringLiteral("config")).toObject();
     const QJsonObject summary = e.record.value(QStringLiteral("summary")).toObject();
+    const QJsonObject lent = e.record.value(QStringLiteral("lent")).toObject();
+    const bool isLent = !lent.isEmpty();
     QString status = e.record.value(QStringLiteral("status")).toString();
-    if (status == QLatin1String("running") && e.folder != m_active)
+    if (status == QLatin1String("running") && e.folder != m_active && !(isLent && m_lending))
         status = QStringLiteral("interrupted");
     const QString checkpoint = QDir(e.folder).filePath(RunFiles::checkpoint());
     switch (role) {
@@ -107,6 +115,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         return config.value(QStringLiteral("model")).toString();
     case AdaptersRole:
         return !config.value(QStringLiteral("lora")).toString().isEmpty();
+    case LentRole:
+        return isLent;
     case Qt::ToolTipRole: {
         // The folder, the run description as the command line reads it, and any error.
         QString tip = e.folder + QStringLiteral("\n\n") +
@@ -121,6 +131,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
+    if (isLent)
+        return lentText(Column(index.column()), e, status);
     switch (Column(index.column())) {
     case Started:
         return QLocale().toString(e.started.toLocalTime(), QLocale::ShortFormat);
@@ -152,6 +164,49 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         const double s = summary.value(QStringLiteral("samples_per_s")).toDouble(0);
         const double t = summary.value(QStringLiteral("tokens_per_s")).toDouble(0);
         return s > 0 ? speedText(s, t) : QString();
+    }
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+// A run this machine lent its device to: whose run, and this machine's part of it (the
+// worker's record: its samples, their loss and its speed).
+QString HistoryModel::lentText(Column column, const Entry& e, const QString& status) const {
+    const QJsonObject lent = e.record.value(QStringLiteral("lent")).toObject();
+    const QJsonObject part = e.record.value(QStringLiteral("part")).toObject();
+    const QString coordinator = lent.value(QStringLiteral("coordinator")).toString();
+    switch (column) {
+    case Started:
+        return QLocale().toString(e.started.toLocalTime(), QLocale::ShortFormat);
+    case Model:
+        return tr("%1's model").arg(coordinator);
+    case Dataset:
+        return e.record.value(QStringLiteral("config"))
+            .toObject()
+            .value(QStringLiteral("data"))
+            .toString();
+    case Status:
+        if (status == QLatin1String("running"))
+            return tr("Lending to %1").arg(coordinator);
+        if (status == QLatin1String("lent"))
+            return tr("Lent to %1").arg(coordinator);
+        if (status == QLatin1String("failed"))
+            return tr("Failed");
+        return tr("Interrupted");
+    case Accuracy: {
+        const qint64 samples = part.value(QStringLiteral("samples")).toInteger();
+        const QString mine =
+            tr("this machine: %n sample(s)", nullptr, int(std::min<qint64>(samples, INT_MAX)));
+        if (!part.contains(QStringLiteral("loss")))
+            return mine;
+        return tr("%1, loss %2")
+            .arg(mine, QLocale().toString(part.value(QStringLiteral("loss")).toDouble(), 'f', 4));
+    }
+    case Speed: {
+        const double s = part.value(QStringLiteral("samples_per_s")).toDouble(0);
+        return s > 0 ? speedText(s, 0) : QString();
     }
     case ColumnCount:
         break;

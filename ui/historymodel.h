@@ -22,7 +22,8 @@ public:
         ResumableRole,
         TaskRole,
         ModelRole,
-        AdaptersRole // whether the run trained adapters (LoRA) rather than every weight
+        AdaptersRole, // whether the run trained adapters (LoRA) rather than every weight
+        LentRole      // a run of another machine's that this one lent its device to
     };
 
     explicit HistoryModel(QObject* parent = nullptr);
@@ -32,6 +33,9 @@ public:
     void reload();
     // The run in progress in this window; any other "running" record was interrupted.
     void setActiveFolder(const QString& folder) { m_active = folder; }
+    // Whether this machine lends its device now: a lent run's record that says "running" is
+    // the one it lends to; without lending, that run was interrupted.
+    void setLending(bool lending);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -47,9 +51,12 @@ private:
         QJsonObject record;
         QDateTime started;
     };
+    QString lentText(Column column, const Entry& e, const QString& status) const;
+
     QString m_folder;
     QString m_home;
     QString m_active;
+    bool m_lending = false;
     QList<Entry> m_entries;
 };
 

@@ -66,12 +66,18 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     // Halves: on a 1024-pixel window the New run form fits beside the charts in every language.
     split->setSizes({720, 720});
     // A sweep's table and charts are the left side's; the run panel gives them room while the
-    // Sweep tab is open, and takes it back after.
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this, split](int) {
+    // Sweep tab is open, and gives back what the left side had before (the other tabs keep
+    // whatever width the user gave them).
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this, split, before = -1](int) mutable {
         const int total = split->sizes().value(0) + split->sizes().value(1);
         const bool sweep = m_tabs->currentWidget() == static_cast<QWidget*>(m_sweep);
-        const int left = sweep ? total * 2 / 3 : std::min(split->sizes().value(0), total * 2 / 5);
-        split->setSizes({left, total - left});
+        if (sweep && before < 0) {
+            before = split->sizes().value(0);
+            split->setSizes({total * 2 / 3, total - total * 2 / 3});
+        } else if (!sweep && before >= 0) {
+            split->setSizes({before, total - before});
+            before = -1;
+        }
     });
 
     m_log = new QPlainTextEdit;
@@ -338,10 +344,16 @@ QWidget* MainWindow::buildHistoryTab() {
     });
     // Only a language model's run (a sequence task) can continue a text, and only a run that
     // ended before its last step (stopped, failed, interrupted) with a checkpoint can resume.
-    const auto selectedCan = [this, tryIt, resume, exportTs, exportSt, exportHf, exportPeft,
-                              exportGguf] {
+    const auto selectedCan = [this, tryIt, resume, exportButton, exportTs, exportSt, exportHf,
+                              exportPeft, exportGguf] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
         const QModelIndex row = rows.isEmpty() ? QModelIndex() : rows.first();
+        // A run this machine lent its device to left its model on the machine that ran it.
+        const bool lent = row.isValid() && row.data(HistoryModel::LentRole).toBool();
+        exportButton->setEnabled(!lent);
+        exportButton->setToolTip(lent ? tr("This machine lent its device to that run; its "
+                                           "model is on the machine that ran it.")
+                                      : QString());
         // The export menu offers what the run's model can be written as: TorchScript and
         // safetensors for a TorchScript model, a folder, GGUF and (with adapters) PEFT's
         // folder for a Hugging Face one.

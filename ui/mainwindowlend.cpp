@@ -3,6 +3,7 @@
 
 #include "ui/chartpanel.h"
 #include "ui/format.h"
+#include "ui/historymodel.h"
 #include "ui/mainwindow.h"
 #include "ui/nodebridge.h"
 
@@ -27,6 +28,9 @@ void MainWindow::onLendingChanged(bool running, const QString& coordinator) {
                                     .arg(coordinator));
         log(tr("This machine finished its work for %1.").arg(coordinator));
     }
+    // History lists the lent run, with this machine's part, from its start (the worker's
+    // record in this machine's home).
+    m_history->setLending(running);
     m_stopLending->setVisible(running);
     m_stopLending->setEnabled(running);
     if (running)
@@ -41,6 +45,7 @@ void MainWindow::onLendingEvent(const QJsonObject& e) {
     const QString kind = e.value(QStringLiteral("event")).toString();
     if (kind == QLatin1String("joined")) {
         m_lending.started = true;
+        m_history->reload(); // the worker has recorded the run it joined
         if (const QString name = e.value(QStringLiteral("coordinator")).toString(); !name.isEmpty())
             m_lending.coordinator = name;
         m_lending.coordinatorId = e.value(QStringLiteral("coordinator_id")).toString();

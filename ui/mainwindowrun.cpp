@@ -236,11 +236,14 @@ void MainWindow::updateControls() {
     m_resume->setEnabled(s == S::Paused);
     m_stop->setEnabled(s == S::Running || s == S::Paused);
     m_form->setEnabled(!busy);
-    // The run's columns (role, share, speed) only while a run is on, in the Devices column's
-    // room: they are empty otherwise, and the devices are listed under New run meanwhile.
+    // The run's columns (role, share, speed) only while a run is on, in the room of the
+    // Devices and Status columns: they are empty otherwise, the devices are listed under New
+    // run meanwhile, and a machine the run loses says so in the log. On a laptop's window the
+    // share and the speed stay in view without scrolling sideways.
     for (int c : {int(PeerModel::Role), int(PeerModel::Share), int(PeerModel::Speed)})
         m_clusterView->setColumnHidden(c, !m_run->active());
-    m_clusterView->setColumnHidden(PeerModel::Devices, m_run->active());
+    for (int c : {int(PeerModel::Devices), int(PeerModel::Status)})
+        m_clusterView->setColumnHidden(c, m_run->active());
 }
 
 // An epoch's end: the status says what the run does instead of showing the last step's line,

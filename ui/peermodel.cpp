@@ -21,6 +21,9 @@ int PeerModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant PeerModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o == Qt::Horizontal && role == Qt::ToolTipRole && section == Share)
+        return tr("This machine's part of each step's samples, as the run assigns them: the "
+                  "machine that lends its device shows the same figure");
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
@@ -35,7 +38,7 @@ QVariant PeerModel::headerData(int section, Qt::Orientation o, int role) const {
     case Role:
         return tr("Role");
     case Share:
-        return tr("Share of batch");
+        return tr("Share");
     case Speed:
         return tr("Samples/s");
     case ColumnCount:

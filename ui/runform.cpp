@@ -74,6 +74,13 @@ void compactLists(QWidget* form) {
     for (QComboBox* c : form->findChildren<QComboBox*>()) {
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         c->setMinimumContentsLength(12);
+        // A narrow pane cuts a long choice: its whole text shows on hover, unless the list
+        // explains itself there already.
+        if (!c->toolTip().isEmpty())
+            continue;
+        c->setToolTip(c->currentText());
+        QObject::connect(c, &QComboBox::currentTextChanged, c,
+                         [c](const QString& text) { c->setToolTip(text); });
     }
 }
 

@@ -7,11 +7,22 @@
 
 #include <QCoreApplication>
 #include <QHostInfo>
+#include <QTimer>
 
+#include <atomic>
+#include <csignal>
 #include <memory>
 #include <vector>
 
 namespace tandem {
+
+namespace {
+std::atomic<bool> g_leave{false};
+
+extern "C" void onLeaveSignal(int) {
+    g_leave.store(true); // only an atomic store: anything else is not async-signal-safe
+}
+} // namespace
 
 int runWorker(const WorkerOptions& options, const std::function<void(const QString&)>& log) {
     QString threadWarning;
@@ -52,7 +63,28 @@ int runWorker(const WorkerOptions& options, const std::function<void(const QStri
     }
     for (auto& c : clients)
         c->start();
+    // SIGTERM (the app's Stop lending, a service manager) and Ctrl+C leave the run: the
+    // coordinator hears it at once and goes on without this machine, and the machine's
+    // History records its part of the run as ended, not interrupted.
+    g_leave.store(false);
+    std::signal(SIGINT, onLeaveSignal);
+#if defined(SIGTERM)
+    std::signal(SIGTERM, onLeaveSignal);
+#endif
+    QTimer leave;
+    QObject::connect(&leave, &QTimer::timeout, [&clients, &leave] {
+        if (!g_leave.load())
+            return;
+        leave.stop();
+        for (auto& c : clients)
+            c->leave(QStringLiteral("this machine stopped lending to the run"));
+    });
+    leave.start(100);
     QCoreApplication::exec();
+#if defined(SIGTERM)
+    std::signal(SIGTERM, SIG_DFL);
+#endif
+    std::signal(SIGINT, SIG_DFL);
     int code = 0;
     for (const auto& c : clients)
         code = code != 0 ? code : c->exitCode();

@@ -4,30 +4,40 @@
 // run with the other, whose dashboard shows its part of that run; pause, resume, the final
 // evaluation, export; and the lending machine stops lending a second run.
 
+#include "chatdata.h"
+#include "engine/runhistory.h"
 #include "engine/trainingrun.h"
 #include "guitest.h"
+#include "hffolder.h"
 #include "net/truststore.h"
+#include "testutil.h"
 #include "ui/chartpanel.h"
 #include "ui/format.h"
+#include "ui/historymodel.h"
 #include "ui/livechart.h"
 #include "ui/nodebridge.h"
 #include "ui/peermodel.h"
 #include "ui/runform.h"
 #include "ui/setupwizard.h"
+#include "ui/trydialog.h"
 
 #include <QAbstractButton>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace tandem;
 using namespace tandem::ui;
@@ -47,6 +57,15 @@ QString digits(const QString& s) {
 
 QString statusText(MainWindow& w) {
     return child<QLabel>(&w, "progressText")->text();
+}
+
+// The figure before " %" or " samples/s" in a status line ("… share 38 % · 12 samples/s …"),
+// or -1.
+double figureBefore(const QString& text, const QString& unit) {
+    const QRegularExpression re(QStringLiteral("([0-9][0-9,.]*) ") +
+                                QRegularExpression::escape(unit));
+    const QRegularExpressionMatch m = re.match(text);
+    return m.hasMatch() ? QLocale().toDouble(m.captured(1)) : -1;
 }
 
 // The small MLP on part of Fashion-MNIST, in sync with the invited machine, long enough for a
@@ -231,6 +250,199 @@ private Q_SLOTS:
                                  60000);
         QVERIFY(child<QPushButton>(&b, "startButton")->isEnabled());
         QTRY_COMPARE_WITH_TIMEOUT(a.run()->state(), TrainingRun::State::Finished, 300000);
+    }
+
+    // A language model's fine-tune as a new user meets it on two machines: a Hugging Face folder
+    // with Llama 3's published tokenizer and chat data chosen in the form, the batch the check
+    // proposes, the Context field; tokens/s, perplexity and next-token accuracy on the
+    // dashboard; the lending machine's share as the coordinator's Cluster tab shows it; pause
+    // and resume without a speed of zero; the run in the lending machine's History; Try it…
+    // showing whole characters only; the export menu of a Hugging Face run, into a new folder.
+    void languageModelRunAcrossTwoMachines() {
+        const QString published = testpaths::npmDir() + QStringLiteral("/tokenizers/llama3");
+        if (!QFile::exists(published + QStringLiteral("/tokenizer.json")))
+            QSKIP("needs Llama 3's published tokenizer (the README's test command fetches it)");
+        QTemporaryDir homeA, homeB, data;
+        hffolder::Spec spec; // a tiny Llama: hidden 32, two layers, Llama 3's 128,256 tokens
+        spec.vocab = 128256;
+        spec.positions = 128;
+        const QString folder = data.filePath(QStringLiteral("tiny-llama3"));
+        QVERIFY(hffolder::write(folder, spec));
+        for (const QString& f :
+             {QStringLiteral("tokenizer.json"), QStringLiteral("tokenizer_config.json")})
+            QVERIFY(QFile::copy(published + QLatin1Char('/') + f, folder + QLatin1Char('/') + f));
+        const QString chat = data.filePath(QStringLiteral("chat.jsonl"));
+        QVERIFY(testutil::writeFile(chat, chatdata::chatLines(200, 5)));
+
+        const quint16 port = freeUdpPort();
+        MainWindow a(loopbackContext(homeA.path(), port, QStringLiteral("alpha")));
+        MainWindow b(loopbackContext(homeB.path(), port, QStringLiteral("beta")));
+        a.show();
+        b.show();
+        QTRY_VERIFY_WITH_TIMEOUT(a.node()->isRunning() && b.node()->isRunning(), 20000);
+        QVERIFY(TrustStore(homeA.path()).add(b.node()->deviceId(), QStringLiteral("beta")));
+        QVERIFY(TrustStore(homeB.path()).add(a.node()->deviceId(), QStringLiteral("alpha")));
+
+        // The form, as a user fills it: the folder, the chat file, a window of 48 tokens,
+        // adapters, both machines in sync; then Check.
+        RunForm* form = a.runForm();
+        auto* model = child<QComboBox>(form, "modelCombo");
+        model->setCurrentIndex(model->findData(kModelHfItem));
+        child<QLineEdit>(form, "modelPath")->setText(folder);
+        auto* dataKind = child<QComboBox>(form, "dataCombo");
+        dataKind->setCurrentIndex(dataKind->count() - 1);
+        QVERIFY(dataKind->currentText().startsWith(QStringLiteral("Chat conversations")));
+        child<QLineEdit>(form, "dataPath")->setText(chat);
+        auto* context = child<QSpinBox>(form, "contextSpin");
+        QVERIFY(context->isEnabled());
+        context->setValue(48);
+        child<QLineEdit>(form, "loraEdit")->setText(QStringLiteral("r=8,alpha=16"));
+        auto* mode = child<QComboBox>(form, "modeCombo");
+        mode->setCurrentIndex(mode->findData(QStringLiteral("sync")));
+        auto* list = child<QListWidget>(form, "machinesList");
+        QTRY_COMPARE_WITH_TIMEOUT(list->count(), 2, 30000);
+        QVERIFY(list->item(1)->text().startsWith(QStringLiteral("beta")));
+        list->item(1)->setCheckState(Qt::Checked);
+        QSignalSpy checked(form, &RunForm::checked);
+        QTest::mouseClick(child<QPushButton>(form, "checkButton"), Qt::LeftButton);
+        QVERIFY(checked.wait(120000));
+        QCOMPARE(form->checkState(), RunForm::Check::Ok);
+        // The default batch of 64 would make a few steps: the check proposes one that makes a
+        // useful run, and the form takes it.
+        auto* batch = child<QSpinBox>(form, "batchSpin");
+        QVERIFY2(
+            form->checkMessage().contains(QStringLiteral("Batch set to %1").arg(batch->value())),
+            qPrintable(form->checkMessage()));
+        QVERIFY(batch->value() < 64);
+        QCOMPARE(child<QLabel>(form, "tokensPerStep")->text(),
+                 QStringLiteral("= %1 tokens a step").arg(QLocale().toString(48 * batch->value())));
+        const RunConfig config = form->config();
+        QCOMPARE(config.data, QStringLiteral("chat:%1,context=48").arg(chat));
+        QCOMPARE(config.invites.size(), 1);
+
+        // Both machines' status lines, as they change, until the run ends.
+        QStringList aTexts, bTexts;
+        QTimer watch;
+        connect(&watch, &QTimer::timeout, this, [&] {
+            for (auto [w, texts] : {std::pair{&a, &aTexts}, std::pair{&b, &bTexts}})
+                if (texts->isEmpty() || texts->last() != statusText(*w))
+                    *texts << statusText(*w);
+        });
+        watch.start(20);
+        QTest::mouseClick(child<QPushButton>(&a, "startButton"), Qt::LeftButton);
+
+        // The dashboard speaks of tokens and perplexity.
+        QTRY_VERIFY_WITH_TIMEOUT(statusText(a).contains(QStringLiteral("tokens/s")), 180000);
+        QCOMPARE(a.charts()->speedChart()->yTitle(), QStringLiteral("Tokens/s"));
+        QCOMPARE(a.charts()->accuracyChart()->title(), QStringLiteral("Held-out perplexity"));
+
+        // The lending machine's share, and the one alpha's Cluster tab shows for it: the same
+        // figure (the coordinator's assignment), give or take a step's rebalancing.
+        QTRY_VERIFY_WITH_TIMEOUT(statusText(b).contains(QStringLiteral("share")), 120000);
+        auto betaRow = [&] {
+            PeerModel* peers = a.node()->peers();
+            for (int r = 0; r < peers->rowCount(); ++r)
+                if (peers->index(r, PeerModel::DeviceId).data().toString() ==
+                    shortDeviceId(b.node()->deviceId()))
+                    return r;
+            return -1;
+        };
+        QVERIFY(betaRow() >= 0);
+        QString clusterShare;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !(clusterShare =
+                  a.node()->peers()->index(betaRow(), PeerModel::Share).data().toString())
+                 .isEmpty(),
+            60000);
+        const double lenderShare = figureBefore(statusText(b), QStringLiteral("%"));
+        const double coordinatorShare = QLocale().toDouble(clusterShare.chopped(1));
+        qInfo("batch %d; beta's share: %s on beta, %s on alpha's Cluster tab", batch->value(),
+              qPrintable(statusText(b)), qPrintable(clusterShare));
+        QVERIFY2(lenderShare > 0 && std::abs(lenderShare - coordinatorShare) <= 10,
+                 qPrintable(statusText(b) + QStringLiteral(" / Cluster: ") + clusterShare));
+        // History on the lending machine lists the run it lends to.
+        QTRY_VERIFY_WITH_TIMEOUT(b.history()->rowCount() == 1, 30000);
+        QCOMPARE(b.history()->index(0, HistoryModel::Status).data().toString(),
+                 QStringLiteral("Lending to alpha"));
+
+        // Pause and resume: after it, no speed of zero on either machine.
+        QTest::mouseClick(child<QPushButton>(&a, "pauseButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(statusText(b).contains(QStringLiteral("paused the run")), 60000);
+        const qsizetype aResumed = aTexts.size(), bResumed = bTexts.size();
+        QTest::mouseClick(child<QPushButton>(&a, "resumeButton"), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(a.run()->state(), TrainingRun::State::Finished, 600000);
+        watch.stop();
+        for (const QString& t : aTexts.mid(aResumed) + bTexts.mid(bResumed))
+            QVERIFY2(figureBefore(t, QStringLiteral("tokens/s")) != 0 &&
+                         figureBefore(t, QStringLiteral("samples/s")) != 0,
+                     qPrintable(t));
+        QVERIFY2(bTexts.mid(bResumed).filter(QStringLiteral("share")).size() >= 1,
+                 qPrintable(bTexts.join(QLatin1Char('\n'))));
+        const QString finished = statusText(a);
+        QVERIFY2(finished.startsWith(QStringLiteral("Finished: perplexity ")) &&
+                     finished.contains(QStringLiteral("next-token accuracy")) &&
+                     finished.endsWith(QStringLiteral(" tokens/s.")),
+                 qPrintable(finished));
+
+        // beta's History: the run it lent to, with its own part.
+        QTRY_VERIFY_WITH_TIMEOUT(statusText(b).contains(QStringLiteral("finished its work")),
+                                 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(b.history()->index(0, HistoryModel::Status).data().toString(),
+                                  QStringLiteral("Lent to alpha"), 30000);
+        const QString part = b.history()->index(0, HistoryModel::Accuracy).data().toString();
+        qInfo("%s; beta's History: %s", qPrintable(finished), qPrintable(part));
+        QVERIFY2(part.startsWith(QStringLiteral("this machine: ")) &&
+                     part.contains(QStringLiteral("loss")),
+                 qPrintable(part));
+        QVERIFY(b.history()
+                    ->index(0, HistoryModel::Speed)
+                    .data()
+                    .toString()
+                    .endsWith(QStringLiteral("samples/s")));
+        auto* bHistory = child<QTableView>(&b, "historyView");
+        bHistory->selectRow(0);
+        QVERIFY(!child<QPushButton>(&b, "exportButton")->isEnabled());
+
+        // Try it…: the text grows by whole characters, never showing half of one.
+        auto* aHistory = child<QTableView>(&a, "historyView");
+        aHistory->selectRow(0);
+        auto* tryIt = child<QPushButton>(&a, "tryButton");
+        QTRY_VERIFY(tryIt->isEnabled());
+        QTest::mouseClick(tryIt, Qt::LeftButton);
+        auto* dialog = a.findChild<TryDialog*>(QStringLiteral("tryDialog"));
+        QVERIFY(dialog);
+        child<QLineEdit>(dialog, "tryPrompt")->setText(QStringLiteral("What colour is a plum?"));
+        QStringList shown;
+        auto* output = child<QPlainTextEdit>(dialog, "tryOutput");
+        connect(output, &QPlainTextEdit::textChanged, this,
+                [&] { shown << output->toPlainText(); });
+        QSignalSpy done(dialog, &TryDialog::done);
+        QTest::mouseClick(child<QPushButton>(dialog, "tryGenerate"), Qt::LeftButton);
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.last().at(0).toString(), QString());
+        const QString answer = output->toPlainText();
+        QVERIFY(!shown.isEmpty());
+        for (const QString& t : shown)
+            QVERIFY2(answer.startsWith(t), qPrintable(t + QStringLiteral(" / ") + answer));
+        dialog->close();
+
+        // The export menu offers what a Hugging Face run can be written as, and the folder
+        // typed need not exist.
+        QMenu* menu = child<QPushButton>(&a, "exportButton")->menu();
+        QStringList offered;
+        for (QAction* act : menu->actions())
+            if (act->isVisible())
+                offered << act->text();
+        QCOMPARE(offered, (QStringList{QStringLiteral("Export Hugging Face folder…"),
+                                       QStringLiteral("Export adapters (PEFT)…"),
+                                       QStringLiteral("Export for Ollama / llama.cpp…")}));
+        QSignalSpy exported(&a, &MainWindow::exportFinished);
+        const QString into = data.filePath(QStringLiteral("exports/plum-model"));
+        a.exportRun(0, ExportFormat::Hf, into);
+        QVERIFY(exported.wait(120000));
+        QVERIFY2(exported.last().at(0).toBool(), qPrintable(exported.last().at(1).toString()));
+        QVERIFY(QFile::exists(into + QStringLiteral("/config.json")));
+        QVERIFY(QFile::exists(into + QStringLiteral("/tokenizer.json")));
     }
 };
 

@@ -34,6 +34,7 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -492,6 +493,8 @@ private Q_SLOTS:
         QVERIFY2(status.startsWith(QStringLiteral("Finished: perplexity ")) &&
                      status.endsWith(QStringLiteral(" tokens/s.")),
                  qPrintable(status));
+        // The next-token accuracy beside the perplexity, on the dashboard and in History.
+        QVERIFY2(status.contains(QStringLiteral(", next-token accuracy ")), qPrintable(status));
         QCOMPARE(w.charts()->accuracyChart()->appendedCount(0), 1);
         QCOMPARE(w.charts()->accuracyChart()->appendedCount(1), 0); // no training accuracy axis
         QVERIFY2(w.bannerText().contains(QStringLiteral("perplexity")), qPrintable(w.bannerText()));
@@ -500,6 +503,10 @@ private Q_SLOTS:
                     .data()
                     .toString()
                     .startsWith(QStringLiteral("perplexity ")));
+        QVERIFY(h->index(0, HistoryModel::Accuracy)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("next-token accuracy")));
         QCOMPARE(h->index(0, 0).data(HistoryModel::TaskRole).toString(),
                  QStringLiteral("sequence"));
         QVERIFY2(h->index(0, HistoryModel::Speed)
@@ -1003,6 +1010,66 @@ private Q_SLOTS:
                     w.grab().save(QStringLiteral("%1/%2-1024x700.png").arg(shots, l.code));
         }
         applyLanguage(*app, QStringLiteral("en"));
+    }
+
+    // The New run form keeps its width as the tabs change (the Sweep tab widens the left side
+    // and gives the room back), each drop-down's whole text is a hover away, and during a run
+    // the Cluster tab shows each machine's share and speed without scrolling sideways.
+    void theFormKeepsItsWidthAndTheClusterShowsShares() {
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        w.resize(1024, 700);
+        w.show();
+        QTRY_COMPARE(w.size(), QSize(1024, 700));
+        auto* tabs = w.findChild<QTabWidget*>();
+        QSplitter* split = nullptr;
+        for (QSplitter* s : w.findChildren<QSplitter*>())
+            if (s->indexOf(tabs) == 0)
+                split = s;
+        QVERIFY(split);
+        QTRY_VERIFY(split->sizes().value(0) > 0);
+        const int left = split->sizes().value(0);
+        for (int tab : {2, 0, 3, 1, 2, 1}) {
+            tabs->setCurrentIndex(tab);
+            QApplication::processEvents();
+            if (tab == 3)
+                QVERIFY2(split->sizes().value(0) > left, qPrintable(QString::number(tab)));
+            else
+                QVERIFY2(std::abs(split->sizes().value(0) - left) <= 2,
+                         qPrintable(QStringLiteral("tab %1: %2 against %3")
+                                        .arg(tab)
+                                        .arg(split->sizes().value(0))
+                                        .arg(left)));
+        }
+        auto* mode = w.runForm()->findChild<QComboBox*>(QStringLiteral("modeCombo"));
+        QCOMPARE(mode->toolTip(), mode->currentText());
+        mode->setCurrentIndex(1);
+        QCOMPARE(mode->toolTip(), mode->currentText());
+
+        // A run, paused after its first steps: the Cluster tab's run columns in view.
+        RunConfig c = tinyRun(1, 4096);
+        w.runForm()->setConfig(c);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.charts()->lossChart()->appendedCount(0) >= 1, 120000);
+        w.run()->pause();
+        QTRY_COMPARE_WITH_TIMEOUT(w.run()->state(), TrainingRun::State::Paused, 60000);
+        tabs->setCurrentIndex(0);
+        auto* cluster = w.findChild<QTableView*>(QStringLiteral("clusterView"));
+        QTRY_VERIFY(cluster->isVisible());
+        QTRY_VERIFY(!cluster->isColumnHidden(PeerModel::Speed));
+        QTRY_VERIFY(!cluster->model()->index(0, PeerModel::Share).data().toString().isEmpty());
+        for (int col : {int(PeerModel::Share), int(PeerModel::Speed)})
+            QTRY_VERIFY2(cluster->columnViewportPosition(col) >= 0 &&
+                             cluster->columnViewportPosition(col) + cluster->columnWidth(col) <=
+                                 cluster->viewport()->width() + 1,
+                         qPrintable(QStringLiteral("column %1 at %2 + %3 in %4")
+                                        .arg(col)
+                                        .arg(cluster->columnViewportPosition(col))
+                                        .arg(cluster->columnWidth(col))
+                                        .arg(cluster->viewport()->width())));
+        QVERIFY(!cluster->horizontalScrollBar()->isVisible());
+        w.run()->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.run()->active(), 60000);
     }
 
     // A drop-down or a spin box takes the mouse wheel only once it has focus: over the long

@@ -22,6 +22,7 @@ WorkerSession::WorkerSession(const WorkerOptions& o, DeviceInfo device, const Id
     , m_onDone(std::move(onDone))
     , m_loop({m_log, [this](int code, const QString& why) { finish(code, why); },
               [this](const wire::Result& r, double share) { m_events.stepSent(r, share); }}) {
+    m_events.recordIn(m_opt.home, m_device.torchDevice());
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, [this] { connectNow(); });
     // Unpairing the coordinator here ends the session at once.
@@ -103,6 +104,7 @@ void WorkerSession::finish(int code, const QString& why, std::optional<wire::Mes
     m_state = State::Done;
     m_exit = code;
     m_loop.lostConnection();
+    m_events.ended(code == 0 ? QString() : why);
     const int64_t queued = m_loop.roundsQueued(), rounds = queued + m_loop.roundsWaited();
     if (rounds > 0)
         m_log(QStringLiteral("%1 of %2 round(s) began without waiting for the coordinator")
@@ -262,7 +264,7 @@ void WorkerSession::becomeReady() {
     ready.maxBatch = m_opt.maxBatch;
     ready.precision = nameOf(r.precision());
     ready.precisionNote = r.precisionNote();
-    m_events.joined(m_run->spec.runId, m_run->spec.mode, m_device.name);
+    m_events.joined(m_run->spec.runId, m_run->spec.mode, m_device.name, m_run->spec.datasetSpec);
     m_loop.start(std::move(*m_run), std::move(*replica), m_conn);
     m_run.reset();
     m_state = State::Working;

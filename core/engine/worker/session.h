@@ -35,6 +35,8 @@ public:
     void start();
     // 0 when the coordinator ended the run, 1 when this worker could not go on.
     int exitCode() const { return m_exit; }
+    // Leaves the run at once (this machine stops lending): the coordinator goes on without it.
+    void leave(const QString& why) { finish(0, why); }
 
 private:
     void connectNow();
