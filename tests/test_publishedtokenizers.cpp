@@ -8,6 +8,7 @@
 //
 // The references are installed by the README's test command (tests/npm); without them the test
 // is skipped, saying so.
+#include "formats/endofturn.h"
 #include "formats/tokenizer.h"
 #include "testpaths.h"
 
@@ -155,6 +156,8 @@ private Q_SLOTS:
     void initTestCase();
     void idsEqualHuggingFaces_data();
     void idsEqualHuggingFaces();
+    void aChatEndsAtItsEndOfTurn_data();
+    void aChatEndsAtItsEndOfTurn();
 
 private:
     QStringList m_texts;
@@ -235,6 +238,32 @@ void TestPublishedTokenizers::idsEqualHuggingFaces() {
     QVERIFY2(samePlain == m_texts.size(), qPrintable(differing.join(QStringLiteral(" | "))));
     QCOMPARE(same, m_texts.size());
     QCOMPARE(decoded, m_texts.size());
+}
+
+// Generation stops at the end-of-turn tokens each published chat template writes, beside the
+// EOS: Llama 3's base tokenizer names <|end_of_text|> as its EOS, while its chat template ends
+// every turn with <|eot_id|>, where a fine-tuned answer ends.
+void TestPublishedTokenizers::aChatEndsAtItsEndOfTurn_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QStringList>("ends");
+    QTest::newRow("llama3") << QStringLiteral("llama3")
+                            << QStringList{QStringLiteral("<|eot_id|>")};
+    QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringList{QStringLiteral("<|im_end|>")};
+    QTest::newRow("gemma3") << QStringLiteral("gemma3")
+                            << QStringList{QStringLiteral("<end_of_turn>")};
+    // No chat template, no end of turn: generation stops at the EOS alone.
+    QTest::newRow("gpt2") << QStringLiteral("gpt2") << QStringList{};
+}
+
+void TestPublishedTokenizers::aChatEndsAtItsEndOfTurn() {
+    QFETCH(QString, name);
+    QFETCH(QStringList, ends);
+    auto tok = Tokenizer::fromFolder(kNpm + QStringLiteral("/tokenizers/") + name);
+    QVERIFY2(tok, qPrintable(tok ? QString() : tok.error().message));
+    QStringList got;
+    for (int32_t id : endOfTurnTokens(**tok))
+        got << QString::fromUtf8((*tok)->decode({id}));
+    QCOMPARE(got, ends);
 }
 
 QTEST_GUILESS_MAIN(TestPublishedTokenizers)

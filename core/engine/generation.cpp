@@ -8,6 +8,7 @@
 #include "engine/devices.h"
 #include "engine/runcheckpoint.h"
 #include "formats/chattemplate.h"
+#include "formats/endofturn.h"
 #include "formats/tokenizer.h"
 #include "model/generation.h"
 #include "model/model.h"
@@ -144,11 +145,15 @@ public:
                              QStringLiteral("the prompt gives no tokens; write a prompt"));
         return std::vector<int64_t>(ids.begin(), ids.end());
     }
-    // The tokenizer's EOS and those generation_config.json names.
+    // The tokenizer's EOS, those generation_config.json names, and the end-of-turn tokens its
+    // chat template writes (a base model's tokenizer whose EOS is <|end_of_text|> ends a chat
+    // answer with <|eot_id|>).
     std::set<int64_t> stops() const override {
         std::set<int64_t> stop;
         if (m_tok->eos() >= 0)
             stop.insert(m_tok->eos());
+        for (int32_t id : endOfTurnTokens(*m_tok))
+            stop.insert(id);
         QFile f(QDir(m_folder).filePath(QStringLiteral("generation_config.json")));
         if (f.open(QIODevice::ReadOnly) && f.size() < (1 << 20)) {
             const QJsonValue v =
