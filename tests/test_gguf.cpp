@@ -4,15 +4,17 @@
 // name; a write that cannot finish leaves no file. Then, for Qwen3 (q/k norms, its own
 // tokenizer) and, where the whole suite runs (TANDEM_TEST_ALL), Llama (Llama 3's frequency
 // scaling and tokenizer), GPT-2 (Conv1D weights, learned positions, its tokenizer), SmolLM3
-// (every fourth block without rotary positions) and Qwen2 (q/k/v biases, Qwen2.5's tokenizer):
-// a tiny folder in the family's layout with the published tokenizer files is fine-tuned with
-// LoRA, exported as F16, BF16, Q8_0 and Q4_K_M, and loaded by llama.cpp (npm's node-llama-cpp,
-// its prebuilt CPU library) with no warning. llama.cpp's token ids for a multilingual text and
-// for chat markup equal Tandem's; its perplexity on held-out windows from the F16 and BF16 files
-// is within 0.5 % of a float64 reference computed from the published equations on the run's
-// merged export (python/check_hf_loss.py), and its loss from the Q8_0 and Q4_K_M files within
-// 0.2; its greedy continuation of a prompt from the F16 file is `tandem generate
-// --temperature 0`'s; the file's chat template is the tokenizer's, and an Ollama Modelfile lies
+// (every fourth block without rotary positions), Qwen2 (q/k/v biases, Qwen2.5's tokenizer),
+// Phi-3 (fused projections, partial rotary, LongRoPE, Phi-3-mini's tokenizer), OLMo 2 (norms
+// after each sublayer), Granite (its multipliers) and Gemma 3: a tiny folder in the family's
+// layout with the published tokenizer files is fine-tuned with LoRA, exported as F16, BF16, Q8_0
+// and Q4_K_M, and loaded by llama.cpp (npm's node-llama-cpp, its prebuilt CPU library) with no
+// warning. llama.cpp's token ids for a multilingual text and for chat markup equal Tandem's; its
+// perplexity on held-out windows from the F16 and BF16 files is within 0.5 % of a float64
+// reference computed from the published equations on the run's merged export
+// (python/check_hf_loss.py), and its loss from the Q8_0 and Q4_K_M files within 0.2; its greedy
+// continuation of a prompt from the F16 file is `tandem generate --temperature 0`'s up to the
+// first near-tie; the file's chat template is the tokenizer's, and an Ollama Modelfile lies
 // beside it. The quantizations' quality is measured on a model trained until its perplexity
 // means something, and wide enough for Q4_K_M's own 4-bit blocks: within 2 % (Q8_0) and 10 %
 // (Q4_K_M) of the reference (q4KMOnAModelWideEnoughForKQuants).
@@ -88,6 +90,7 @@ private:
     QString home(const char* name) const { return m_tmp.filePath(QLatin1String(name)); }
     QByteArray smallFile();
     // A folder of make_hf.py's `family` with the published tokenizer files of `tokenizer`.
+    static bool addPhi3Tokens(const QString& folder, QString* error);
     bool makeFolder(const QString& family, const QString& tokenizer, int vocab, bool wide,
                     QString* folder, QString* error);
     // Held-out prose in the chat data's words as llama-check.mjs's windows of kContext tokens,
@@ -310,6 +313,15 @@ bool TestGguf::makeFolder(const QString& family, const QString& tokenizer, int v
     // Gemma 3 as published (gemma-3-270m): five sliding-window blocks to one global, the sliding
     // ones' rotary base 10,000, attention scaled by 1/√head_dim, no soft caps (the folder's three
     // blocks are all sliding ones).
+    // Phi-3-mini-128k's LongRoPE lengths: llama.cpp takes the short factors while its context
+    // stays within the original 4,096 positions, as Tandem does for passes that short, and the
+    // attention factor of a 32-fold extension scales cos and sin. A sliding window longer than
+    // any pass here (llama.cpp's phi3 attends over the whole context).
+    if (family == QLatin1String("phi3")) {
+        config.insert(QStringLiteral("max_position_embeddings"), 131072);
+        config.insert(QStringLiteral("original_max_position_embeddings"), 4096);
+        config.insert(QStringLiteral("sliding_window"), 2047);
+    }
     if (family == QLatin1String("gemma3")) {
         config.insert(QStringLiteral("sliding_window_pattern"), 6);
         config.insert(QStringLiteral("rope_local_base_freq"), 10000.0);
@@ -328,6 +340,62 @@ bool TestGguf::makeFolder(const QString& family, const QString& tokenizer, int v
                          .arg(QLatin1String(file), files);
             return false;
         }
+    if (family == QLatin1String("phi3"))
+        return addPhi3Tokens(*folder, error);
+    return true;
+}
+
+// Phi-3-mini's tokenizer: Llama 2's SentencePiece vocabulary with Phi-3's eleven special tokens
+// after it (32,000 to 32,010: <|endoftext|>, its EOS; <|assistant|>, <|system|>, <|end|>,
+// <|user|> and placeholders, each taking the whitespace after it) and its chat template, which
+// ends each turn with <|end|>. llama.cpp's vocabulary loader looks for these in a file that
+// names itself Phi-3, and strips the whitespace after them as the file's rstrip says.
+bool TestGguf::addPhi3Tokens(const QString& folder, QString* error) {
+    const QString tokPath = folder + QStringLiteral("/tokenizer.json");
+    const QString cfgPath = folder + QStringLiteral("/tokenizer_config.json");
+    QFile tf(tokPath), cf(cfgPath);
+    if (!tf.open(QIODevice::ReadOnly) || !cf.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("cannot read the tokenizer files in ") + folder;
+        return false;
+    }
+    // The added tokens go into tokenizer.json's text as they are: a round trip through
+    // QJsonDocument would lose the vocabulary's U+FEFF token.
+    QByteArray tok = tf.readAll();
+    QJsonObject cfg = QJsonDocument::fromJson(cf.readAll()).object();
+    tf.close();
+    cf.close();
+    const qsizetype list = tok.indexOf("\"added_tokens\"");
+    const qsizetype end = list < 0 ? -1 : tok.indexOf(']', list);
+    if (end < 0) {
+        *error = tokPath + QStringLiteral(" has no added_tokens");
+        return false;
+    }
+    const char* const names[] = {"<|endoftext|>",    "<|assistant|>",    "<|placeholder1|>",
+                                 "<|placeholder2|>", "<|placeholder3|>", "<|placeholder4|>",
+                                 "<|system|>",       "<|end|>",          "<|placeholder5|>",
+                                 "<|placeholder6|>", "<|user|>"};
+    QByteArray added;
+    for (int i = 0; i < 11; ++i)
+        added +=
+            QByteArray(",{\"id\":") + QByteArray::number(32000 + i) + ",\"content\":\"" + names[i] +
+            "\",\"single_word\":false,\"lstrip\":false,\"rstrip\":" + (i == 0 ? "false" : "true") +
+            ",\"normalized\":false,\"special\":true}";
+    tok.insert(end, added);
+    cfg.insert(QStringLiteral("eos_token"), QStringLiteral("<|endoftext|>"));
+    cfg.insert(
+        QStringLiteral("chat_template"),
+        QStringLiteral(
+            "{% for message in messages %}{% if message['role'] == 'system' %}{{'<|system|>\\n' + "
+            "message['content'] + '<|end|>\\n'}}{% elif message['role'] == 'user' %}"
+            "{{'<|user|>\\n' + message['content'] + '<|end|>\\n'}}{% elif message['role'] == "
+            "'assistant' %}{{'<|assistant|>\\n' + message['content'] + '<|end|>\\n'}}{% endif %}"
+            "{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\\n' }}{% else %}"
+            "{{ eos_token }}{% endif %}"));
+    if (!testutil::writeFile(tokPath, tok) ||
+        !testutil::writeFile(cfgPath, QJsonDocument(cfg).toJson())) {
+        *error = QStringLiteral("cannot write the tokenizer files in ") + folder;
+        return false;
+    }
     return true;
 }
 
@@ -415,6 +483,20 @@ void TestGguf::llamaCppReadsTheExport_data() {
                                              "<|im_start|>assistant\n");
     // SentencePiece-style BPE with byte fallback, written as llama.cpp's "llama" vocabulary with
     // scores; norms written as 1 + w; linear rotary scaling on the global blocks only.
+    // Phi-3 (fused q/k/v and gate/up projections, half of each head rotating, LongRoPE's short
+    // factors and attention factor) with Phi-3-mini's tokenizer (Llama 2's SentencePiece and
+    // Phi-3's special tokens: addPhi3Tokens), padded to Phi-3's 32,064 entries.
+    QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("llama2") << 32064
+                          << QStringLiteral("<|user|>\nWhat colour is a plum?<|end|>\n"
+                                            "<|assistant|>\n");
+    // OLMo 2 (norms after each sublayer, q/k norms over the whole projection, its tied output
+    // layer written twice) with Llama 3's tokenizer; Granite (its four multipliers) with
+    // GPT-2's, on plain text.
+    QTest::newRow("olmo2") << QStringLiteral("olmo2") << QStringLiteral("llama3") << 128256
+                           << QStringLiteral("<|start_header_id|>user<|end_header_id|>\n\nWhat "
+                                             "colour is a plum?<|eot_id|>");
+    QTest::newRow("granite") << QStringLiteral("granite") << QStringLiteral("gpt2") << 50257
+                             << QStringLiteral("Hello<|endoftext|>world");
     QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("gemma3") << 262144
                             << QStringLiteral("<start_of_turn>user\nWhat colour is a plum?"
                                               "<end_of_turn>\n<start_of_turn>model\n");
@@ -434,15 +516,16 @@ void TestGguf::llamaCppReadsTheExport() {
     // A short LoRA fine-tune, so that the export merges real adapters. The run writes the Q8_0
     // file itself (--gguf); the others are exported from its checkpoint.
     const QString runDir = m_tmp.filePath(family + QStringLiteral("-run"));
-    TandemProcess train(
-        {QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
-         family == QLatin1String("gpt2") ? QStringLiteral("--data=text:%1,context=48").arg(m_text)
-                                         : QStringLiteral("--data=chat:%1,context=48").arg(m_chat),
-         QStringLiteral("--lora=r=8,alpha=16"), QStringLiteral("--gguf=q8_0"),
-         QStringLiteral("--lr=0.004"), QStringLiteral("--batch=8"),
-         QStringLiteral("--max-steps=12"), QStringLiteral("--threads=2"),
-         QStringLiteral("--no-history"), QStringLiteral("--home"),
-         m_tmp.filePath(QStringLiteral("home")), QStringLiteral("--out=") + runDir});
+    TandemProcess train({QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
+                         tokenizer == QLatin1String("gpt2")
+                             ? QStringLiteral("--data=text:%1,context=48").arg(m_text)
+                             : QStringLiteral("--data=chat:%1,context=48").arg(m_chat),
+                         QStringLiteral("--lora=r=8,alpha=16"), QStringLiteral("--gguf=q8_0"),
+                         QStringLiteral("--lr=0.004"), QStringLiteral("--batch=8"),
+                         QStringLiteral("--max-steps=12"), QStringLiteral("--threads=2"),
+                         QStringLiteral("--no-history"), QStringLiteral("--home"),
+                         m_tmp.filePath(QStringLiteral("home")),
+                         QStringLiteral("--out=") + runDir});
     QVERIFY2(train.finish(900000) && train.exitCode() == 0, qPrintable(train.err()));
     const QString merged = runDir + QStringLiteral("/hf-model");
 
@@ -519,6 +602,17 @@ void TestGguf::llamaCppReadsTheExport() {
             std::vector<int32_t> greedy = idsOf(answer.value(QStringLiteral("greedy")));
             const auto end = std::find(greedy.begin(), greedy.end(), (*tok)->eos());
             greedy.erase(end, greedy.end());
+            // Up to the first near-tie: where llama.cpp's two likeliest tokens lie within
+            // 0.01 nats, F16's rounding may take either (Granite's fifth token here: 0.0004
+            // apart in float64, where F16 moves the perplexity by 0.006 %), and the
+            // continuations part there.
+            const QJsonArray margins = answer.value(QStringLiteral("margins")).toArray();
+            size_t sure = 0;
+            while (sure < greedy.size() && sure < size_t(margins.size()) &&
+                   margins.at(qsizetype(sure)).toDouble() >= 0.01)
+                ++sure;
+            QVERIFY2(sure > 0, "llama.cpp's first greedy token is a near-tie");
+            greedy.resize(sure);
             // Both texts may end inside a character (byte tokens): compared up to it.
             auto whole = [](QString s) {
                 while (s.endsWith(QChar::ReplacementCharacter))
@@ -526,8 +620,8 @@ void TestGguf::llamaCppReadsTheExport() {
                 return s.trimmed();
             };
             const QString text = whole(QString::fromUtf8((*tok)->decode(greedy, true)));
-            qInfo("%s: llama.cpp continues \"%s\" with \"%s\"", qPrintable(family),
-                  qPrintable(prompt), qPrintable(text));
+            qInfo("%s: llama.cpp continues \"%s\" with \"%s\" (%zu token(s) before a near-tie)",
+                  qPrintable(family), qPrintable(prompt), qPrintable(text), sure);
             QVERIFY2(whole(generate.out()).contains(text),
                      qPrintable(QStringLiteral("llama.cpp: %1\ntandem generate: %2")
                                     .arg(text, generate.out())));
@@ -630,7 +724,6 @@ void TestGguf::q4KMOnAModelWideEnoughForKQuants() {
 void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting_data() {
     QTest::addColumn<QString>("family");
     QTest::addColumn<QString>("named"); // what the refusal says
-    QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("Phi-3");
     // Its second block without rotary positions: llama.cpp's smollm3 leaves them out of every
     // fourth block only.
     QTest::newRow("smollm3") << QStringLiteral("smollm3") << QStringLiteral("every fourth");

@@ -1,15 +1,16 @@
 #pragma once
 
 // A Hugging Face model folder as one GGUF file, for llama.cpp, Ollama and LM Studio (GPT-2,
-// Llama, Mistral, Qwen2, Qwen3 and SmolLM3, with byte-level BPE tokenizers): the
-// architecture and its hyperparameters under llama.cpp's own names and keys, the tensors under
-// llama.cpp's names with the transformations its converter applies (Llama's q/k rows permuted
-// for its RoPE layout, GPT-2's Conv1D weights transposed, Llama 3's RoPE frequency factors as a
-// tensor), the tokenizer (vocabulary, token types, merges, the pre-tokenizer's llama.cpp name,
-// special ids, whether a BOS is added, the chat template), and general.* metadata naming the
-// base model and Tandem. A family or tokenizer that GGUF cannot express as llama.cpp reads it is
-// refused by name before a byte is written, and the file is written under a temporary name and
-// renamed, so a failed export leaves nothing behind.
+// Llama, Mistral, Qwen2, Qwen3, SmolLM3, Gemma 3 and Phi-3, with byte-level BPE or
+// SentencePiece tokenizers): the architecture and its hyperparameters under llama.cpp's own
+// names and keys, the tensors under llama.cpp's names with the transformations its converter
+// applies (Llama's q/k rows permuted for its RoPE layout, GPT-2's Conv1D weights transposed,
+// Llama 3's RoPE frequency factors and Phi-3's LongRoPE factors as tensors), the tokenizer
+// (vocabulary, token types, merges, the pre-tokenizer's llama.cpp name, special ids, whether a
+// BOS is added, the chat template), and general.* metadata naming the base model and Tandem. A
+// family or tokenizer that GGUF cannot express as llama.cpp reads it is refused by name before a
+// byte is written, and the file is written under a temporary name and renamed, so a failed
+// export leaves nothing behind.
 
 #include "common/expected.h"
 

@@ -6,8 +6,9 @@
 //   texts     each tokenized with special tokens parsed and none added: "tokens"
 //   windows   each window's tokens fed in one sequence, every position but the last scoring the
 //             next one: "nll" (the summed negative log-likelihood) and "count"
-//   prompt    greedy continuation of `generate` tokens: "greedy", and "generateSeconds" (the
-//             prompt's evaluation included)
+//   prompt    greedy continuation of `generate` tokens: "greedy", "generateSeconds" (the
+//             prompt's evaluation included), and "margins" (each greedy token's log-probability
+//             less the runner-up's)
 // Also "warnings" (every line llama.cpp logged at warning level or above while loading and
 // running), "addBos" (whether llama.cpp adds a BOS), "bos", "eos" and "chatTemplate" (the
 // file's template, as llama.cpp read it).
@@ -29,7 +30,14 @@ const llama = await getLlama({
             warnings.push(String(message).trim());
     },
 });
-const model = await llama.loadModel({modelPath: request.model});
+let model;
+try {
+    model = await llama.loadModel({modelPath: request.model});
+} catch (e) {
+    // What llama.cpp logged says why; the exception only that it failed.
+    console.error(`${e.message}: ${warnings.join(" | ")}`);
+    process.exit(1);
+}
 const out = {
     warnings,
     addBos: model.tokens.shouldPrependBosToken,
@@ -71,6 +79,29 @@ if (request.prompt && request.generate) {
     }
     out.greedy = greedy;
     out.generateSeconds = (performance.now() - started) / 1000;
+    // How sure llama.cpp was of each greedy token: the gap in log-probability to the runner-up,
+    // the continuation fed back after the prompt.
+    await sequence.clearHistory();
+    const all = [...request.prompt, ...greedy];
+    const first = request.prompt.length - 1;
+    const results = await sequence.controlledEvaluate(all.map((id, i) => i >= first &&
+        i + 1 < all.length
+        ? [id, {generateNext: {probabilities: true, options: {temperature: 1, topK: 0, topP: 1,
+                                                                minP: 0}}}]
+        : id));
+    out.margins = [];
+    for (let i = first; i + 1 < all.length; ++i) {
+        let best = 0, second = 0;
+        for (const p of results[i]?.next?.probabilities?.values() ?? []) {
+            if (p > best) {
+                second = best;
+                best = p;
+            } else if (p > second) {
+                second = p;
+            }
+        }
+        out.margins.push(Math.log(Math.max(best, 1e-30)) - Math.log(Math.max(second, 1e-30)));
+    }
 }
 await context.dispose();
 await model.dispose();

@@ -1,16 +1,17 @@
 // A Hugging Face folder as one GGUF file (ggufexport.h). The facts it writes are llama.cpp's:
-// the architecture names and hyperparameter keys of gguf-py's constants.py and llama-arch.cpp,
-// the tensor names of its tensor map, and what convert_hf_to_gguf.py does to each tensor on the
-// way (Llama-layout q/k rows permuted from Hugging Face's rotate-half order to llama.cpp's
-// interleaved one, GPT-2's Conv1D weights transposed, Llama 3's frequency scaling written as the
-// rope_freqs tensor of per-frequency divisors). The weights are read from the mapped safetensors
-// one tensor at a time, so exporting never holds the model twice.
+// the architecture and its keys (ggufarch.cpp), the tensor names of its tensor map, and what
+// convert_hf_to_gguf.py does to each tensor on the way (Llama-layout q/k rows permuted from Hugging
+// Face's rotate-half order to llama.cpp's interleaved one, GPT-2's Conv1D weights transposed, Llama
+// 3's frequency scaling written as the rope_freqs tensor of per-frequency divisors). The weights
+// are read from the mapped safetensors one tensor at a time, so exporting never holds the model
+// twice.
 #include "model/ggufexport.h"
 
 #include "common/files.h"
 #include "formats/gguf.h"
 #include "model/hf/config.h"
 #include "model/hf/family.h"
+#include "model/hf/ggufarch.h"
 #include "model/hf/ggufvocab.h"
 #include "model/hf/weights.h"
 
@@ -23,21 +24,6 @@
 namespace tandem {
 
 namespace {
-
-// The families llama.cpp reads, under its architecture names; `permuteQk`: its converter
-// reorders the q and k rows (LlamaModel and those built on it); `gemma`: Gemma 3's layout, whose
-// norms are written as 1 + w and whose sliding window llama.cpp reads (it ignores the others').
-struct Arch {
-    const char* modelType;
-    const char* name;
-    bool permuteQk;
-    bool gemma;
-};
-constexpr Arch kArchs[] = {
-    {"gpt2", "gpt2", false, false},        {"llama", "llama", true, false},
-    {"mistral", "llama", true, false},     {"qwen2", "qwen2", false, false},
-    {"qwen3", "qwen3", false, false},      {"smollm3", "smollm3", true, false},
-    {"gemma3_text", "gemma3", false, true}};
 
 // llama.cpp's name for the tensor playing each role (blk.N. goes before the per-block ones).
 const char* ggufName(Role r) {
@@ -102,26 +88,12 @@ struct Entry {
 
 struct Plan {
     HfConfig config;
-    const Arch* arch = nullptr;
+    const GgufArch* arch = nullptr;
     GgufVocab vocab;
     std::vector<Entry> entries;
     QStringList fellBack; // tensors whose rows are no whole number of their type's blocks
     GgufMetadata meta;
 };
-
-uint32_t fileType(GgufQuant q) { // llama.h's llama_ftype
-    switch (q) {
-    case GgufQuant::F16:
-        return 1;
-    case GgufQuant::BF16:
-        return 32;
-    case GgufQuant::Q8_0:
-        return 7;
-    case GgufQuant::Q4_K_M:
-        return 15;
-    }
-    return 1;
-}
 
 // llama.cpp's rule for the blocks whose value and down projections get more bits.
 bool moreBits(int64_t layer, int64_t layers) {
@@ -169,139 +141,14 @@ at::Tensor permuteRows(const at::Tensor& t, int64_t heads) {
     return t.reshape(shape).transpose(1, 2).reshape(t.sizes());
 }
 
-// Llama 3's frequency scaling as the divisor of each rotary frequency (the rope_freqs tensor).
-std::vector<float> llama3Factors(const Rope& r, int64_t dims) {
-    std::vector<float> out;
-    const double lowWavelen = double(r.originalMaxPositions) / r.lowFreqFactor;
-    const double highWavelen = double(r.originalMaxPositions) / r.highFreqFactor;
-    for (int64_t i = 0; i < dims; i += 2) {
-        const double freq = 1.0 / std::pow(r.theta, double(i) / double(dims));
-        const double wavelen = 2 * M_PI / freq;
-        if (wavelen < highWavelen) {
-            out.push_back(1.0f);
-        } else if (wavelen > lowWavelen) {
-            out.push_back(float(r.factor));
-        } else {
-            const double smooth = (double(r.originalMaxPositions) / wavelen - r.lowFreqFactor) /
-                                  (r.highFreqFactor - r.lowFreqFactor);
-            out.push_back(float(1.0 / ((1 - smooth) / r.factor + smooth)));
-        }
-    }
-    return out;
-}
-
-// What of a Gemma 3 config llama.cpp's gemma3 architecture cannot say (llama-model.cpp: five
-// sliding-window blocks to one global, the sliding ones' rotary base 10,000, attention scaled by
-// 1/√head_dim, the embeddings by √hidden); empty when nothing.
-QString unsupportedGemma3(const HfConfig& c) {
-    for (int64_t i = 0; i < c.layers; ++i)
-        if (c.isSliding(i) != ((i + 1) % 6 != 0))
-            return QStringLiteral("a pattern of sliding-window blocks other than five to one "
-                                  "global");
-    const Rope& local = c.localRope ? *c.localRope : c.rope;
-    if (local.type != Rope::Type::Default || local.theta != 10000.0)
-        return QStringLiteral("a rotary base other than 10,000 in the sliding-window blocks");
-    if (std::fabs(c.attnScale * std::sqrt(double(c.headDim)) - 1) > 1e-6)
-        return QStringLiteral("query_pre_attn_scalar other than head_dim");
-    if (std::fabs(c.embedScale - std::sqrt(double(c.hidden))) > 1e-6 * c.embedScale)
-        return QStringLiteral("embeddings scaled otherwise than by the square root of their width");
-    if (c.attnSoftcap > 0 || c.finalSoftcap > 0)
-        return QStringLiteral("soft-capped logits");
-    if (c.residualScale != 1.0 || c.logitsDivisor != 1.0)
-        return QStringLiteral("scaled residuals or logits");
-    return {};
-}
-
-// What of the config GGUF's architecture for it cannot say, as a refusal; empty when nothing.
-QString unsupportedFeature(const HfConfig& c, const Arch& arch) {
-    if (arch.gemma)
-        return unsupportedGemma3(c);
-    if (c.rope.type == Rope::Type::LongRope)
-        return QStringLiteral("LongRoPE scaling");
-    // llama.cpp's smollm3 leaves rotary positions out of every fourth block, and no other.
-    for (int64_t i = 0; i < c.layers; ++i)
-        if (!c.hasRope(i) != (c.modelType == QLatin1String("smollm3") && (i + 1) % 4 == 0))
-            return QStringLiteral("rotary positions left out of other blocks than every fourth");
-    if (c.rotaryDims > 0 && c.rotaryDims != c.headDim)
-        return QStringLiteral("partial rotary embeddings");
-    if (c.attnSoftcap > 0 || c.finalSoftcap > 0)
-        return QStringLiteral("soft-capped logits");
-    if (c.embedScale != 1.0 || c.residualScale != 1.0 || c.logitsDivisor != 1.0 || c.attnScale != 0)
-        return QStringLiteral("scaled embeddings, residuals or attention");
-    return {};
-}
-
-// The end-of-turn tokens of the chat formats Tandem's families use: generation stops at each of
-// them that the vocabulary holds as a control token, besides the EOS.
-constexpr const char* kEndOfTurn[] = {"<|im_end|>",    "<|eot_id|>",    "<|end|>",
-                                      "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>"};
-
-// OUT's Ollama Modelfile, beside it (OUT's name with .Modelfile): the file, and the tokens that
-// end an answer. The chat template travels in the GGUF, where Ollama reads it.
-Status writeModelfile(const QString& out, const GgufVocab& v) {
-    QStringList stops;
-    auto stop = [&](const QByteArray& token) {
-        const QString t = QString::fromUtf8(token);
-        if (!t.isEmpty() && !stops.contains(t))
-            stops << t;
-    };
-    if (v.eos >= 0 && size_t(v.eos) < v.tokens.size())
-        stop(v.tokens[size_t(v.eos)]);
-    for (const char* t : kEndOfTurn)
-        for (size_t i = 0; i < v.tokens.size(); ++i)
-            if (v.types[i] == 3 && v.tokens[i] == t && v.chatTemplate.contains(QLatin1String(t)))
-                stop(v.tokens[i]);
-    const QFileInfo file(out);
-    const QString path =
-        file.absoluteDir().filePath(file.completeBaseName() + QStringLiteral(".Modelfile"));
-    QString text = QStringLiteral("# ollama create %1 -f %2\nFROM ./%3\n")
-                       .arg(file.completeBaseName(), QFileInfo(path).fileName(), file.fileName());
-    for (const QString& s : stops)
-        text += QStringLiteral("PARAMETER stop \"%1\"\n").arg(s);
-    return writeFileAtomically(path, text.toUtf8());
-}
-
 std::vector<int64_t> reversed(at::IntArrayRef sizes) {
     return std::vector<int64_t>(sizes.rbegin(), sizes.rend());
-}
-
-// The llama.cpp architecture a folder's family is, or why the folder cannot be written as it.
-Expected<const Arch*> archFor(const HfConfig& c, const QString& dir) {
-    const Arch* arch = nullptr;
-    for (const Arch& a : kArchs)
-        if (c.modelType == QLatin1String(a.modelType))
-            arch = &a;
-    if (!arch)
-        return makeError(ErrorCode::Unsupported,
-                         QStringLiteral("%1 is a %2 model; Tandem writes GGUF for GPT-2, Llama, "
-                                        "Mistral, Qwen2, Qwen3, SmolLM3 and Gemma 3 so far. Export "
-                                        "it as "
-                                        "hf and convert that folder with llama.cpp's "
-                                        "convert_hf_to_gguf.py")
-                             .arg(dir, QLatin1String(c.family->title)));
-    if (c.source.contains(QLatin1String("quantization_config")))
-        return makeError(ErrorCode::Unsupported,
-                         QStringLiteral("%1 holds quantized weights (its config.json has a "
-                                        "quantization_config); train from it and export the run, "
-                                        "which writes them dequantized")
-                             .arg(dir));
-    if (const QString f = unsupportedFeature(c, *arch); !f.isEmpty())
-        return makeError(ErrorCode::Unsupported,
-                         QStringLiteral("%1 uses %2, which llama.cpp's %3 architecture does not "
-                                        "read from GGUF")
-                             .arg(dir, f, QLatin1String(arch->name)));
-    if (c.rope.type != Rope::Type::Default && c.rope.type != Rope::Type::Linear &&
-        c.rope.type != Rope::Type::Llama3)
-        return makeError(
-            ErrorCode::Unsupported,
-            QStringLiteral("%1's RoPE scaling is not one GGUF export writes").arg(dir));
-    return arch;
 }
 
 // The tensors under llama.cpp's names, each with its type and what to do to it on the way.
 void addTensors(Plan& p, const NamedTensors& weights, const GgufOptions& o) {
     const HfConfig& c = p.config;
-    const Arch* arch = p.arch;
+    const GgufArch* arch = p.arch;
     std::map<std::string, at::Tensor> byName;
     const std::string prefix = c.family->basePrefix;
     for (const auto& [name, t] : weights) {
@@ -316,6 +163,9 @@ void addTensors(Plan& p, const NamedTensors& weights, const GgufOptions& o) {
     std::vector<Entry>& entries = p.entries;
     QStringList& fellBack = p.fellBack; // rows that are no whole number of their type's blocks
     int64_t layer = 0;
+    // OLMo 2's loader requires an output layer: a model that ties it to the embedding has the
+    // embedding written twice.
+    const bool separateOutput = !c.tieEmbeddings || arch->layout == GgufArch::Layout::Olmo2;
     // `linear`: a linear layer's weight, which Conv1D families store [in, out].
     auto add = [&](const std::string& hfName, const QByteArray& name, bool linear, int64_t heads) {
         at::Tensor t = find(hfName);
@@ -327,12 +177,12 @@ void addTensors(Plan& p, const NamedTensors& weights, const GgufOptions& o) {
         e.permuteHeads = heads;
         e.info.name = name;
         e.info.ne = reversed(e.transpose ? t.t().sizes() : t.sizes());
-        const bool output =
-            name == "output.weight" || (name == "token_embd.weight" && c.tieEmbeddings);
+        const bool output = name == "output.weight" ||
+                            (name == "token_embd.weight" && c.tieEmbeddings && !separateOutput);
         e.layer = layer;
         e.output = output;
         // Gemma's RMS norms scale by 1 + w; llama.cpp's converter writes 1 + w, as here.
-        if (arch->gemma && name.endsWith("norm.weight"))
+        if (arch->layout == GgufArch::Layout::Gemma3 && name.endsWith("norm.weight"))
             e.shift = 1;
         e.info.type = t.dim() >= 2 ? typeFor(o.quant, name, e.info.ne[0], layer, c.layers, output)
                                    : GgmlType::F32;
@@ -364,6 +214,8 @@ void addTensors(Plan& p, const NamedTensors& weights, const GgufOptions& o) {
     role(Role::FinalNorm, 0, "output_norm");
     if (!c.tieEmbeddings)
         role(Role::LmHead, 0, "output");
+    else if (separateOutput)
+        role(Role::Embed, 0, "output");
     if (c.rope.type == Rope::Type::Llama3) {
         const std::vector<float> f = llama3Factors(c.rope, c.headDim);
         Entry e;
@@ -372,88 +224,19 @@ void addTensors(Plan& p, const NamedTensors& weights, const GgufOptions& o) {
         e.info.ne = {int64_t(f.size())};
         entries.push_back(std::move(e));
     }
-}
-
-// The metadata, each key in the type llama.cpp's loader asks for.
-void addMetadata(Plan& p, const QString& dir, const GgufOptions& o) {
-    const HfConfig& c = p.config;
-    const Arch* arch = p.arch;
-    const QString a = QLatin1String(arch->name);
-    GgufMetadata& meta = p.meta;
-    auto key = [&](const QString& k, GgufValue v) { meta.emplace_back(k.toUtf8(), std::move(v)); };
-    auto archKey = [&](const char* k, GgufValue v) {
-        key(a + QLatin1Char('.') + QLatin1String(k), std::move(v));
-    };
-    key(QStringLiteral("general.architecture"), GgufValue::string(a));
-    key(QStringLiteral("general.type"), GgufValue::string(QStringLiteral("model")));
-    key(QStringLiteral("general.name"),
-        GgufValue::string(o.name.isEmpty() ? QFileInfo(dir).fileName() : o.name));
-    key(QStringLiteral("general.description"),
-        GgufValue::string(
-            o.loraRank > 0 ? QStringLiteral("Fine-tuned with Tandem (LoRA rank %1)").arg(o.loraRank)
-                           : QStringLiteral("Fine-tuned with Tandem")));
-    if (!o.baseModel.isEmpty()) {
-        key(QStringLiteral("general.base_model.count"), GgufValue::u32(1));
-        key(QStringLiteral("general.base_model.0.name"), GgufValue::string(o.baseModel));
-    }
-    key(QStringLiteral("general.file_type"), GgufValue::u32(fileType(o.quant)));
-    key(QStringLiteral("general.quantization_version"), GgufValue::u32(2));
-    if (o.loraRank > 0) {
-        key(QStringLiteral("tandem.lora.rank"), GgufValue::u32(uint32_t(o.loraRank)));
-        key(QStringLiteral("tandem.lora.alpha"), GgufValue::f32(float(o.loraAlpha)));
-    }
-    const bool gpt2 = c.family->learnedPositions;
-    archKey("context_length", GgufValue::u32(uint32_t(c.maxPositions)));
-    archKey("embedding_length", GgufValue::u32(uint32_t(c.hidden)));
-    archKey("block_count", GgufValue::u32(uint32_t(c.layers)));
-    archKey("feed_forward_length", GgufValue::u32(uint32_t(c.intermediate)));
-    archKey("attention.head_count", GgufValue::u32(uint32_t(c.heads)));
-    archKey("attention.head_count_kv", GgufValue::u32(uint32_t(c.kvHeads)));
-    if (gpt2) {
-        archKey("attention.layer_norm_epsilon", GgufValue::f32(float(c.normEps)));
-    } else {
-        archKey("attention.layer_norm_rms_epsilon", GgufValue::f32(float(c.normEps)));
-        archKey("rope.freq_base", GgufValue::f32(float(c.rope.theta)));
-        archKey("rope.dimension_count", GgufValue::u32(uint32_t(c.rotated())));
-        archKey("attention.key_length", GgufValue::u32(uint32_t(c.headDim)));
-        archKey("attention.value_length", GgufValue::u32(uint32_t(c.headDim)));
-        if (c.rope.type == Rope::Type::Linear) {
-            archKey("rope.scaling.type", GgufValue::string(QStringLiteral("linear")));
-            archKey("rope.scaling.factor", GgufValue::f32(float(c.rope.factor)));
+    // LongRoPE's divisors of the rotary frequencies, short and long, as Phi-3's loader reads
+    // them (one of each for every block).
+    if (c.rope.type == Rope::Type::LongRope)
+        for (const auto& [name, factors] :
+             {std::pair{"rope_factors_long.weight", &c.rope.longFactors},
+              std::pair{"rope_factors_short.weight", &c.rope.shortFactors}}) {
+            const std::vector<float> f(factors->begin(), factors->end());
+            Entry e;
+            e.source = at::tensor(at::ArrayRef<float>(f));
+            e.info.name = name;
+            e.info.ne = {int64_t(f.size())};
+            entries.push_back(std::move(e));
         }
-        if (arch->gemma)
-            archKey("attention.sliding_window", GgufValue::u32(uint32_t(c.slidingWindow)));
-    }
-    archKey("vocab_size", GgufValue::u32(uint32_t(c.vocab)));
-    const GgufVocab& v = p.vocab;
-    key(QStringLiteral("tokenizer.ggml.model"), GgufValue::string(v.model));
-    if (!v.pre.isEmpty())
-        key(QStringLiteral("tokenizer.ggml.pre"), GgufValue::string(v.pre));
-    key(QStringLiteral("tokenizer.ggml.tokens"), GgufValue::stringArray(v.tokens));
-    if (!v.scores.empty())
-        key(QStringLiteral("tokenizer.ggml.scores"), GgufValue::f32Array(v.scores));
-    key(QStringLiteral("tokenizer.ggml.token_type"), GgufValue::i32Array(v.types));
-    if (v.model == QLatin1String("gpt2"))
-        key(QStringLiteral("tokenizer.ggml.merges"), GgufValue::stringArray(v.merges));
-    else
-        key(QStringLiteral("tokenizer.ggml.add_space_prefix"),
-            GgufValue::boolean(v.addSpacePrefix));
-    if (v.unk >= 0)
-        key(QStringLiteral("tokenizer.ggml.unknown_token_id"), GgufValue::u32(uint32_t(v.unk)));
-    if (v.bos >= 0)
-        key(QStringLiteral("tokenizer.ggml.bos_token_id"), GgufValue::u32(uint32_t(v.bos)));
-    if (v.eos >= 0)
-        key(QStringLiteral("tokenizer.ggml.eos_token_id"), GgufValue::u32(uint32_t(v.eos)));
-    if (v.pad >= 0)
-        key(QStringLiteral("tokenizer.ggml.padding_token_id"), GgufValue::u32(uint32_t(v.pad)));
-    key(QStringLiteral("tokenizer.ggml.add_bos_token"), GgufValue::boolean(v.addBos));
-    key(QStringLiteral("tokenizer.ggml.add_eos_token"), GgufValue::boolean(v.addEos));
-    // llama.cpp's template engine has no list slicing: its converter drops SmolLM3's "[:]".
-    const QString chat = a == QLatin1String("smollm3")
-                             ? QString(v.chatTemplate).replace(QLatin1String("[:]"), QString())
-                             : v.chatTemplate;
-    if (!chat.isEmpty())
-        key(QStringLiteral("tokenizer.chat_template"), GgufValue::string(chat));
 }
 
 // Everything of an export but its bytes: the tensors with their types, and the metadata.
@@ -463,7 +246,7 @@ Expected<Plan> planExport(const QString& dir, const GgufOptions& o) {
     if (!config)
         return config.error();
     p.config = std::move(*config);
-    auto arch = archFor(p.config, dir);
+    auto arch = ggufArchFor(p.config, dir);
     if (!arch)
         return arch.error();
     p.arch = *arch;
@@ -475,7 +258,7 @@ Expected<Plan> planExport(const QString& dir, const GgufOptions& o) {
     if (!weights)
         return weights.error();
     addTensors(p, *weights, o);
-    addMetadata(p, dir, o);
+    p.meta = ggufMetadata(p.config, *p.arch, p.vocab, dir, o);
     return p;
 }
 
@@ -517,14 +300,14 @@ Status exportGgufFromFolder(const QString& dir, const QString& out, const GgufOp
     const HfConfig& c = p.config;
     const std::vector<Entry>& entries = p.entries;
     const QStringList& fellBack = p.fellBack;
-    const Arch* arch = p.arch;
+    const GgufArch* arch = p.arch;
     if (!fellBack.isEmpty() && o.log)
         o.log(QStringLiteral("%1 tensor(s) have rows that are no whole number of their type's "
                              "blocks and fall back as llama.cpp's quantizer does: %2%3")
                   .arg(fellBack.size())
                   .arg(fellBack.mid(0, 4).join(QStringLiteral(", ")),
                        fellBack.size() > 4 ? QStringLiteral(", …") : QString()));
-    if (c.slidingWindow > 0 && o.log && !arch->gemma)
+    if (c.slidingWindow > 0 && o.log && arch->layout != GgufArch::Layout::Gemma3)
         o.log(QStringLiteral("llama.cpp's %1 architecture attends over the whole context: past "
                              "the sliding window of %2 tokens its answers differ from Tandem's")
                   .arg(QLatin1String(arch->name))
@@ -571,7 +354,7 @@ Status exportGgufFromFolder(const QString& dir, const QString& out, const GgufOp
         progress);
     if (!written)
         return written;
-    return writeModelfile(out, p.vocab);
+    return writeOllamaModelfile(out, p.vocab);
 }
 
 Expected<std::vector<int64_t>> ggufExportBytes(const QString& dir,
@@ -584,7 +367,7 @@ Expected<std::vector<int64_t>> ggufExportBytes(const QString& dir,
         GgufMetadata meta = plan->meta;
         for (auto& [key, value] : meta)
             if (key == "general.file_type")
-                value = GgufValue::u32(fileType(q));
+                value = GgufValue::u32(ggufFileType(q));
         std::vector<GgufTensor> infos;
         for (const Entry& e : plan->entries) {
             infos.push_back(e.info);
