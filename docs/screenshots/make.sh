@@ -1,7 +1,8 @@
 #!/bin/sh
 # Starts the app under Xvfb, pairs it with a second node on loopback through the setup
 # wizard, trains the demo for two short epochs on both, exports the model, runs a small sweep
-# on both, and saves what the screen showed at each point as docs/screenshots/LANG-NN-name.png.
+# on both, fine-tunes a tiny Llama on chat data on both and tries it, and saves what the screen
+# showed at each point as docs/screenshots/LANG-NN-name.png.
 #   docs/screenshots/make.sh [BUILD_DIR]    (English and Arabic)
 set -eu
 cd "$(dirname "$0")/../.."

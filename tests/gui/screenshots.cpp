@@ -1,11 +1,15 @@
 // Drives the app as a new user would, on one display, and saves what it shows: the setup
 // wizard of one window pairing with a second window (two machines on loopback), the answering
 // machine's last wizard page, a short run shared by both, the lending machine's view of it,
-// its history and an export, and a sweep. docs/screenshots/make.sh runs it under Xvfb.
+// its history and an export, a sweep, and a language model's fine-tune with Try it….
+// docs/screenshots/make.sh runs it under Xvfb.
 
+#include "chatdata.h"
 #include "engine/trainingrun.h"
 #include "guitest.h"
+#include "hffolder.h"
 #include "testpaths.h"
+#include "testutil.h"
 #include "ui/chartpanel.h"
 #include "ui/historymodel.h"
 #include "ui/language.h"
@@ -16,6 +20,7 @@
 #include "ui/setupwizard.h"
 #include "ui/sweeptab.h"
 #include "ui/tables.h"
+#include "ui/trydialog.h"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -44,6 +49,69 @@ bool waitFor(const std::function<bool()>& done, int ms, const char* what) {
         return true;
     std::fprintf(stderr, "screenshots: gave up waiting for %s\n", what);
     return false;
+}
+
+// A language model's fine-tune on both machines: a tiny Llama with Llama 3's published
+// tokenizer, on chat data; the dashboard while it trains, then Try it… on the result.
+bool languageModelShots(MainWindow& w, const std::function<void(QWidget*, const char*)>& shot,
+                        const QString& scratch) {
+    const QString published = testpaths::npmDir() + QStringLiteral("/tokenizers/llama3");
+    if (!QFile::exists(published + QStringLiteral("/tokenizer.json"))) {
+        std::fprintf(stderr,
+                     "screenshots: no language-model shots without %s (the README's test "
+                     "command fetches it)\n",
+                     qPrintable(published));
+        return true;
+    }
+    hffolder::Spec spec;
+    spec.vocab = 128256;
+    const QString folder = QDir(scratch).filePath(QStringLiteral("tiny-llama3"));
+    const QString chat = QDir(scratch).filePath(QStringLiteral("chat.jsonl"));
+    if (!hffolder::write(folder, spec) || !testutil::writeFile(chat, chatdata::chatLines(400, 5)))
+        return false;
+    for (const QString& f :
+         {QStringLiteral("tokenizer.json"), QStringLiteral("tokenizer_config.json")})
+        if (!QFile::copy(published + QLatin1Char('/') + f, folder + QLatin1Char('/') + f))
+            return false;
+    RunConfig c = w.runForm()->config();
+    c.model = QStringLiteral("hf:") + folder;
+    c.data = QStringLiteral("chat:%1,context=32").arg(chat);
+    c.limitTrain = c.limitTest = 0;
+    c.batch = 16;
+    c.epochs = 2;
+    c.lr = 0.003;
+    c.mode = TrainMode::Sync;
+    w.runForm()->setConfig(c);
+    if (!waitFor([&] { return w.runForm()->config().invites.size() == 1; }, 20000,
+                 "the paired machine in New run"))
+        return false;
+    w.startRun();
+    if (!waitFor([&] { return w.run()->active(); }, 120000, "the language model's run"))
+        return false;
+    if (!waitFor(
+            [&] { return w.charts()->lossChart()->appendedCount(0) >= 30 || !w.run()->active(); },
+            600000, "the language model's training"))
+        return false;
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("tabs"));
+    tabs->setCurrentIndex(0);
+    shot(&w, "11-language-model-training");
+    if (!waitFor([&] { return w.run()->state() == TrainingRun::State::Finished; }, 600000,
+                 "the end of the language model's run"))
+        return false;
+    auto* history = w.findChild<QTableView*>(QStringLiteral("historyView"));
+    selectWholeRow(history, w.history()->index(0, 0));
+    w.findChild<QPushButton*>(QStringLiteral("tryButton"))->click();
+    auto* dialog = w.findChild<TryDialog*>(QStringLiteral("tryDialog"));
+    if (!dialog)
+        return false;
+    dialog->findChild<QLineEdit*>(QStringLiteral("tryPrompt"))
+        ->setText(QStringLiteral("What colour is a plum?"));
+    QSignalSpy done(dialog, &TryDialog::done);
+    dialog->findChild<QPushButton*>(QStringLiteral("tryGenerate"))->click();
+    if (!waitFor([&] { return done.size() > 0; }, 120000, "Try it…"))
+        return false;
+    shot(dialog, "12-try-it");
+    return true;
 }
 } // namespace
 
@@ -190,5 +258,5 @@ int main(int argc, char** argv) {
     if (!waitFor([&] { return swept.size() > 0; }, 600000, "the sweep"))
         return 1;
     shot(&w, "08-sweep");
-    return 0;
+    return languageModelShots(w, shot, sweeps.path()) ? 0 : 1;
 }
