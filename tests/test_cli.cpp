@@ -471,6 +471,12 @@ void TestCli::resumeRefusesOtherData() {
                           QStringLiteral("--data=mnist:") + tiny, QStringLiteral("--max-steps=2"),
                           QStringLiteral("--out=") + out});
     QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+    // A run that reaches its step limit has finished: it evaluates as any finished run does.
+    const QJsonObject sa = a.summary();
+    QVERIFY2(sa.value(QStringLiteral("finished")).toBool(), qPrintable(a.out));
+    QVERIFY2(sa.value(QStringLiteral("test_accuracy")).isDouble() &&
+                 sa.value(QStringLiteral("test_loss")).isDouble(),
+             qPrintable(a.out));
     testutil::writeIdxDataset(tiny, 210, 50, true); // the data changes under the run
     Result b = runTandem({QStringLiteral("train"), QStringLiteral("--resume"),
                           QDir(out).filePath(QStringLiteral("checkpoint.tandem"))});

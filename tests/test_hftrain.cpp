@@ -15,8 +15,10 @@
 #include "testpaths.h"
 #include "testutil.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -387,6 +389,14 @@ void TestHfTrain::loraOnAnNf4BaseLearnsAsOnBf16() {
     // published NF4 algorithm does.
     checkExportInPython(out, test[1]);
     checkExportInPython(out, test[1], {folder, QStringLiteral("nf4")});
+    // PEFT's adapter names its base as PEFT does: the folder (its config has no hub id).
+    QFile adapterConfig(out + QStringLiteral("/adapter/adapter_config.json"));
+    QVERIFY(adapterConfig.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(adapterConfig.readAll())
+                 .object()
+                 .value(QStringLiteral("base_model_name_or_path"))
+                 .toString(),
+             QFileInfo(folder).absoluteFilePath());
 }
 
 void TestHfTrain::aBaseReachesEachWorkerOnce() {
