@@ -18,7 +18,7 @@ namespace tandem {
 
 namespace {
 
-// The families llama.cpp reads, under its architecture names (ggufarch.h says what each flag
+// The families llama.cpp reads, under its architecture names (ggufarch.h says what each field
 // means).
 using Layout = GgufArch::Layout;
 constexpr GgufArch kArchs[] = {{"gpt2", "gpt2", false, Layout::Plain},
