@@ -89,12 +89,18 @@ double testFigureValue(const TestMetrics& t, Task task) {
     return std::nan("");
 }
 
+namespace {
+QString rateText(double perS) {
+    // A slow machine's language-model steps make well under one sample a second: a decimal
+    // below ten, so that it never reads 0.
+    return QLocale().toString(perS, 'f', perS < 10 ? 1 : 0);
+}
+} // namespace
+
 QString speedText(double samplesPerS, double tokensPerS) {
     if (tokensPerS > 0)
-        return QCoreApplication::translate("Format", "%1 tokens/s")
-            .arg(QLocale().toString(tokensPerS, 'f', 0));
-    return QCoreApplication::translate("Format", "%1 samples/s")
-        .arg(QLocale().toString(samplesPerS, 'f', 0));
+        return QCoreApplication::translate("Format", "%1 tokens/s").arg(rateText(tokensPerS));
+    return QCoreApplication::translate("Format", "%1 samples/s").arg(rateText(samplesPerS));
 }
 
 QString testFigureText(const TestMetrics& t, Task task) {

@@ -83,7 +83,7 @@ void MainWindow::showLending() {
         QStringList parts{tr("step %1").arg(QLocale().toString(l.step))};
         if (l.share > 0)
             parts << tr("this machine's share %1 %").arg(QLocale().toString(100 * l.share, 'f', 0));
-        parts << tr("%1 samples/s").arg(QLocale().toString(l.samplesPerS, 'f', 0))
+        parts << speedText(l.samplesPerS, 0)
               << tr("loss %1").arg(QLocale().toString(l.loss, 'f', 3));
         text = tr("%1 on %2").arg(whose, l.device) + QStringLiteral(" · ") +
                parts.join(QStringLiteral(" · "));
