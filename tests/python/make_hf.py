@@ -381,6 +381,13 @@ FAMILY_CONFIGS = {
              "rope_scaling": {"type": "longrope", "short_factor": [1.0, 1.5],
                               "long_factor": [2.0, 4.0]},
              "sliding_window": 5, "rms_norm_eps": 1e-5},
+    # Phi-4-mini: Phi-3's layout with three quarters of each head rotating (LongRoPE over the
+    # three pairs that rotate), tied embeddings and no sliding window.
+    "phi4-mini": {"model_type": "phi3", "architectures": ["Phi3ForCausalLM"],
+                  "partial_rotary_factor": 0.75, "original_max_position_embeddings": 8,
+                  "rope_scaling": {"type": "longrope", "short_factor": [1.0, 1.5, 1.25],
+                                   "long_factor": [2.0, 4.0, 3.0]},
+                  "sliding_window": None, "tie_word_embeddings": True, "rms_norm_eps": 1e-5},
     # SmolLM3: the second layer takes no rotary positions.
     "smollm3": {"model_type": "smollm3", "architectures": ["SmolLM3ForCausalLM"],
                 "no_rope_layers": [1, 0], "rope_theta": 2000000.0, "tie_word_embeddings": True,
