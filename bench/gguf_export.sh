@@ -3,8 +3,8 @@
 # with the published tokenizer files of TOKENIZER from build/npm/tokenizers) in each
 # quantization: the seconds and peak resident memory of `tandem export --model hf:DIR --format
 # gguf --quant Q` (/usr/bin/time -v) and the file's size. Then decoding speed, greedy, GEN tokens
-# after a short prompt: llama.cpp's on the Q4_K_M and F16 files (npm's node-llama-cpp, 2
-# threads), and `tandem generate` on the folder (the difference between GEN+1 tokens and 1 token,
+# after a short prompt: llama.cpp's on the Q4_K_M and F16 files (npm's node-llama-cpp's
+# library through build/npm/llama-check, which the README's test command builds; 2 threads), and `tandem generate` on the folder (the difference between GEN+1 tokens and 1 token,
 # so that loading is not counted).
 #
 #   bench/gguf_export.sh      SHAPE=llama-1.5b TOKENIZER=llama3 GEN=32
@@ -34,7 +34,7 @@ for q in q4_k_m f16; do
     cat >"$work/request-$q.json" <<EOF
 {"model": "$work/$shape-$q.gguf", "prompt": [1, 2, 3, 4, 5, 6], "generate": $gen, "context": 64}
 EOF
-    node tests/npm/llama-check.mjs build/npm/node_modules "$work/request-$q.json" |
+    build/npm/llama-check "$work/request-$q.json" |
         python3 -c "import json,sys; a=json.load(sys.stdin); print('llama.cpp $q: %.1f tokens/s (%d tokens in %.2f s)' % (len(a['greedy'])/a['generateSeconds'], len(a['greedy']), a['generateSeconds']))"
 done
 t0=$(date +%s.%N)
