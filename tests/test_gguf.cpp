@@ -101,8 +101,9 @@ private:
                               const QString& chatTemplate, QString* error);
     static bool addPhi3Tokens(const QString& folder, QString* error);
     static bool addPhi4MiniTokens(const QString& folder, QString* error);
+    // `name`: the folder's name in the test's directory, where not the family's.
     bool makeFolder(const QString& family, const QString& tokenizer, int vocab, bool wide,
-                    QString* folder, QString* error);
+                    QString* folder, QString* error, const QString& name = QString());
     // Held-out prose in the chat data's words as llama-check's windows of kContext tokens,
     // and the float64 reference's mean loss on them for `folder`.
     bool reference(const QString& folder, const Tokenizer& tok, QJsonArray* windows, double* loss,
@@ -301,9 +302,10 @@ void TestGguf::aWriteThatCannotFinishLeavesNoFile() {
 }
 
 bool TestGguf::makeFolder(const QString& family, const QString& tokenizer, int vocab, bool wide,
-                          QString* folder, QString* error) {
+                          QString* folder, QString* error, const QString& name) {
     const QString files = testpaths::npmDir() + QStringLiteral("/tokenizers/") + tokenizer;
-    *folder = m_tmp.filePath(family + (wide ? QStringLiteral("-wide") : QString()));
+    *folder = m_tmp.filePath(
+        !name.isEmpty() ? name : family + (wide ? QStringLiteral("-wide") : QString()));
     QString out;
     if (!run(QStringLiteral("/usr/bin/python3"),
              {testpaths::pythonDir() + QStringLiteral("/make_hf.py"), QStringLiteral("--family"),
@@ -616,18 +618,18 @@ void TestGguf::llamaCppReadsTheExport() {
     QString folder, error;
     QVERIFY2(makeFolder(family, tokenizer, vocab, false, &folder, &error), qPrintable(error));
 
-    // A short LoRA fine-tune, so that the export merges real adapters: four steps move the loss
-    // by about a unit (Qwen3's from 13.1 to 12.0), which an export that left the adapters out
-    // would miss by far more than any check allows. The run writes the Q8_0 file itself
-    // (--gguf); the others are exported from its checkpoint.
+    // A short LoRA fine-tune, so that the export merges real adapters: four steps of four windows
+    // move the held-out loss by more than a unit (Qwen3's from 13.1 to 11.9), which an export
+    // that left the adapters out would miss by far more than any check allows. The run writes
+    // the Q8_0 file itself (--gguf); the others are exported from its checkpoint.
     const QString runDir = m_tmp.filePath(family + QStringLiteral("-run"));
     TandemProcess train(
         {QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
          tokenizer == QLatin1String("gpt2")
-             ? QStringLiteral("--data=text:%1,context=48").arg(m_text)
-             : QStringLiteral("--data=chat:%1,context=48").arg(m_chat),
+             ? QStringLiteral("--data=text:%1,context=32").arg(m_text)
+             : QStringLiteral("--data=chat:%1,context=32").arg(m_chat),
          QStringLiteral("--lora=r=8,alpha=16"), QStringLiteral("--gguf=q8_0"),
-         QStringLiteral("--lr=0.004"), QStringLiteral("--batch=8"), QStringLiteral("--max-steps=4"),
+         QStringLiteral("--lr=0.004"), QStringLiteral("--batch=4"), QStringLiteral("--max-steps=4"),
          QStringLiteral("--threads=2"), QStringLiteral("--no-history"), QStringLiteral("--home"),
          m_tmp.filePath(QStringLiteral("home")), QStringLiteral("--out=") + runDir});
     QVERIFY2(train.finish(900000) && train.exitCode() == 0, qPrintable(train.err()));
@@ -866,7 +868,9 @@ void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting() {
     QString folder = m_tmp.filePath(QStringLiteral("refused-") + family);
     QString out, error;
     if (family == QLatin1String("qwen3")) {
-        QVERIFY2(makeFolder(family, family, 151936, false, &folder, &error), qPrintable(error));
+        QVERIFY2(makeFolder(family, family, 151936, false, &folder, &error,
+                            QStringLiteral("refused-split")),
+                 qPrintable(error));
         const QString file = folder + QStringLiteral("/tokenizer.json");
         QFile f(file);
         QVERIFY(f.open(QIODevice::ReadOnly));

@@ -374,6 +374,10 @@ void TestLm::regressionWithTwoWorkers_data() {
     QTest::addColumn<QString>("mode");
     QTest::addColumn<double>("minR2");
     QTest::newRow("csv") << QStringLiteral("csv") << QStringLiteral("sync") << 0.95;
+    // The other two, ten seconds each, where the whole suite runs (the Debian 13 check), to keep
+    // the README's test command short.
+    if (qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL"))
+        return;
     QTest::newRow("npz") << QStringLiteral("npz") << QStringLiteral("sync") << 0.95;
     QTest::newRow("npz-auto") << QStringLiteral("npz") << QStringLiteral("auto") << 0.8;
 }
