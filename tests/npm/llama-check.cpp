@@ -96,14 +96,6 @@ Scores scores(llama_context* ctx, int i, int vocab, llama_token token) {
     return s;
 }
 
-std::string piece(const llama_vocab* vocab, llama_token token) {
-    if (token == LLAMA_TOKEN_NULL)
-        return {};
-    char buf[512];
-    const int n = llama_token_to_piece(vocab, token, buf, sizeof buf, 0, true);
-    return n > 0 ? std::string(buf, size_t(n)) : std::string();
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -242,7 +234,6 @@ int main(int argc, char** argv) {
                 rendered.push_back(common_chat_templates_apply(templates.get(), inputs).prompt);
             }
             out["rendered"] = rendered;
-            out["bosText"] = piece(vocab, llama_vocab_bos(vocab));
         } catch (const std::exception& e) {
             std::fprintf(stderr, "llama-check: llama.cpp's chat formatting failed: %s\n", e.what());
             status = 1;
