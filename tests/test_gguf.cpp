@@ -37,12 +37,10 @@
 #include <QJsonArray>
 #include <QProcess>
 #include <QRandomGenerator>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include <cmath>
 #include <cstring>
-#include <functional>
 
 using namespace tandem;
 
@@ -95,12 +93,12 @@ private Q_SLOTS:
 private:
     QString home(const char* name) const { return m_tmp.filePath(QLatin1String(name)); }
     QByteArray smallFile();
-    // A folder of make_hf.py's `family` with the published tokenizer files of `tokenizer`.
     static bool addChatTokens(const QString& folder, int first, const QStringList& names,
-                              const std::function<bool(int)>& rstrip, const QString& eos,
-                              const QString& chatTemplate, QString* error);
+                              qsizetype rstripFrom, const QString& eos, const QString& chatTemplate,
+                              QString* error);
     static bool addPhi3Tokens(const QString& folder, QString* error);
     static bool addPhi4MiniTokens(const QString& folder, QString* error);
+    // A folder of make_hf.py's `family` with the published tokenizer files of `tokenizer`;
     // `name`: the folder's name in the test's directory, where not the family's.
     bool makeFolder(const QString& family, const QString& tokenizer, int vocab, bool wide,
                     QString* folder, QString* error, const QString& name = QString());
@@ -110,8 +108,10 @@ private:
                    QString* error);
     // llama.cpp's answer about `gguf` (tests/npm/llama-check.cpp).
     bool llamaCpp(const QString& gguf, QJsonObject request, QJsonObject* answer, QString* error);
-    // Two conversations for llama.cpp's chat formatting (llama-check's "chats"): a whole one, with
-    // a system message and non-Latin text, and a question that asks for the generation prompt.
+    // Two conversations for llama.cpp's chat formatting: a whole one, with a system message and
+    // non-Latin text, and a question that asks for the generation prompt; and the same as
+    // llama-check's "chats".
+    static std::vector<std::vector<ChatMessage>> conversations();
     static QJsonArray chats();
     // llama.cpp's renderings in `answer` equal Tandem's of the tokenizer's template.
     static bool rendersAsTandem(const QJsonObject& answer, const Tokenizer& tok, QString* error);
@@ -361,11 +361,11 @@ bool TestGguf::makeFolder(const QString& family, const QString& tokenizer, int v
 }
 
 // Special tokens added to a published tokenizer's files as a family's own tokenizer has them:
-// `names` from id `first` on, each special and, where `rstrip`, taking the whitespace after it,
-// with the family's EOS and chat template.
+// `names` from id `first` on, each special and, from `rstripFrom` on, taking the whitespace after
+// it, with the family's EOS and chat template.
 bool TestGguf::addChatTokens(const QString& folder, int first, const QStringList& names,
-                             const std::function<bool(int)>& rstrip, const QString& eos,
-                             const QString& chatTemplate, QString* error) {
+                             qsizetype rstripFrom, const QString& eos, const QString& chatTemplate,
+                             QString* error) {
     const QString tokPath = folder + QStringLiteral("/tokenizer.json");
     const QString cfgPath = folder + QStringLiteral("/tokenizer_config.json");
     QFile tf(tokPath), cf(cfgPath);
@@ -389,7 +389,7 @@ bool TestGguf::addChatTokens(const QString& folder, int first, const QStringList
     for (int i = 0; i < names.size(); ++i)
         added += QByteArray(",{\"id\":") + QByteArray::number(first + i) + ",\"content\":\"" +
                  names[i].toUtf8() + "\",\"single_word\":false,\"lstrip\":false,\"rstrip\":" +
-                 (rstrip(i) ? "true" : "false") + ",\"normalized\":false,\"special\":true}";
+                 (i >= rstripFrom ? "true" : "false") + ",\"normalized\":false,\"special\":true}";
     tok.insert(end, added);
     cfg.insert(QStringLiteral("eos_token"), eos);
     cfg.insert(QStringLiteral("chat_template"), chatTemplate);
@@ -415,7 +415,7 @@ bool TestGguf::addPhi3Tokens(const QString& folder, QString* error) {
          QStringLiteral("<|system|>"), QStringLiteral("<|end|>"),
          QStringLiteral("<|placeholder5|>"), QStringLiteral("<|placeholder6|>"),
          QStringLiteral("<|user|>")},
-        [](int i) { return i > 0; }, QStringLiteral("<|endoftext|>"),
+        1, QStringLiteral("<|endoftext|>"),
         QStringLiteral(
             "{% for message in messages %}{% if message['role'] == 'system' %}{{'<|system|>\\n' + "
             "message['content'] + '<|end|>\\n'}}{% elif message['role'] == 'user' %}"
@@ -438,13 +438,13 @@ bool TestGguf::addPhi4MiniTokens(const QString& folder, QString* error) {
                              .object()
                              .value(QStringLiteral("phi4_mini"))
                              .toString();
-    return addChatTokens(
-        folder, 200019,
-        {QStringLiteral("<|assistant|>"), QStringLiteral("<|end|>"), QStringLiteral("<|user|>"),
-         QStringLiteral("<|system|>"), QStringLiteral("<|tool|>"), QStringLiteral("<|/tool|>"),
-         QStringLiteral("<|tool_call|>"), QStringLiteral("<|/tool_call|>"),
-         QStringLiteral("<|tool_response|>"), QStringLiteral("<|tag|>")},
-        [](int) { return false; }, QStringLiteral("<|endoftext|>"), phi4, error);
+    return addChatTokens(folder, 200019,
+                         {QStringLiteral("<|assistant|>"), QStringLiteral("<|end|>"),
+                          QStringLiteral("<|user|>"), QStringLiteral("<|system|>"),
+                          QStringLiteral("<|tool|>"), QStringLiteral("<|/tool|>"),
+                          QStringLiteral("<|tool_call|>"), QStringLiteral("<|/tool_call|>"),
+                          QStringLiteral("<|tool_response|>"), QStringLiteral("<|tag|>")},
+                         10, QStringLiteral("<|endoftext|>"), phi4, error);
 }
 
 bool TestGguf::reference(const QString& folder, const Tokenizer& tok, QJsonArray* windows,
@@ -504,16 +504,18 @@ bool TestGguf::llamaCpp(const QString& gguf, QJsonObject request, QJsonObject* a
     return true;
 }
 
+std::vector<std::vector<ChatMessage>> TestGguf::conversations() {
+    return {{{QStringLiteral("system"), QStringLiteral("You are brief.")},
+             {QStringLiteral("user"), QStringLiteral("What colour is a plum?")},
+             {QStringLiteral("assistant"), QStringLiteral("Purple.")},
+             {QStringLiteral("user"), QStringLiteral("¿Y un limón? 東京では?")},
+             {QStringLiteral("assistant"), QStringLiteral("Yellow. 黄色です。")}},
+            {{QStringLiteral("user"), QStringLiteral("What colour is a lemon?")}}};
+}
+
 QJsonArray TestGguf::chats() {
-    const std::vector<std::vector<ChatMessage>> all = {
-        {{QStringLiteral("system"), QStringLiteral("You are brief.")},
-         {QStringLiteral("user"), QStringLiteral("What colour is a plum?")},
-         {QStringLiteral("assistant"), QStringLiteral("Purple.")},
-         {QStringLiteral("user"), QStringLiteral("¿Y un limón? 東京では?")},
-         {QStringLiteral("assistant"), QStringLiteral("Yellow. 黄色です。")}},
-        {{QStringLiteral("user"), QStringLiteral("What colour is a lemon?")}}};
     QJsonArray out;
-    for (const auto& chat : all) {
+    for (const auto& chat : conversations()) {
         QJsonArray messages;
         for (const ChatMessage& m : chat)
             messages.append(QJsonObject{{QStringLiteral("role"), m.role},
@@ -529,20 +531,17 @@ bool TestGguf::rendersAsTandem(const QJsonObject& answer, const Tokenizer& tok, 
         *error = tmpl.error().message;
         return false;
     }
-    const QJsonArray asked = chats(), rendered = answer.value(QStringLiteral("rendered")).toArray();
-    if (rendered.size() != asked.size()) {
+    const auto asked = conversations();
+    const QJsonArray rendered = answer.value(QStringLiteral("rendered")).toArray();
+    if (size_t(rendered.size()) != asked.size()) {
         *error = QStringLiteral("llama.cpp rendered %1 of %2 chats")
                      .arg(rendered.size())
                      .arg(asked.size());
         return false;
     }
-    for (qsizetype c = 0; c < asked.size(); ++c) {
-        std::vector<ChatMessage> messages;
-        for (const QJsonValue& m : asked.at(c).toArray())
-            messages.push_back(
-                {m[QLatin1String("role")].toString(), m[QLatin1String("content")].toString()});
-        const bool prompt = messages.back().role != QLatin1String("assistant");
-        auto tandem = tmpl->render(messages, prompt, tok.bosToken(), tok.eosToken());
+    for (size_t c = 0; c < asked.size(); ++c) {
+        const bool prompt = asked[c].back().role != QLatin1String("assistant");
+        auto tandem = tmpl->render(asked[c], prompt, tok.bosToken(), tok.eosToken());
         if (!tandem) {
             *error = tandem.error().message;
             return false;
@@ -552,7 +551,7 @@ bool TestGguf::rendersAsTandem(const QJsonObject& answer, const Tokenizer& tok, 
         if (answer.value(QStringLiteral("addBos")).toBool() && !tok.bosToken().isEmpty() &&
             mine.startsWith(tok.bosToken()))
             mine = mine.mid(tok.bosToken().size());
-        const QString theirs = rendered.at(c).toString();
+        const QString theirs = rendered.at(qsizetype(c)).toString();
         if (theirs != mine) {
             *error = QStringLiteral("llama.cpp renders the chat as\n%1\nand Tandem as\n%2")
                          .arg(theirs, mine);
@@ -669,7 +668,10 @@ void TestGguf::llamaCppReadsTheExport() {
                             {QStringLiteral("windows"), windows},
                             {QStringLiteral("prompt"), idsJson((*tok)->encode(prompt, true))},
                             {QStringLiteral("generate"), 12}};
-        if (QLatin1String(quant) == QLatin1String("f16") && !(*tok)->chatTemplate().isEmpty())
+        // The chat formatting, once: from the F16 file, for a tokenizer with a template.
+        const bool chatChecked =
+            QLatin1String(quant) == QLatin1String("f16") && !(*tok)->chatTemplate().isEmpty();
+        if (chatChecked)
             request.insert(QStringLiteral("chats"), chats());
         QJsonObject answer;
         QVERIFY2(llamaCpp(gguf, request, &answer, &error), qPrintable(error));
@@ -712,7 +714,7 @@ void TestGguf::llamaCppReadsTheExport() {
             QVERIFY2(std::fabs(mean - reference) <= 0.2,
                      qPrintable(QStringLiteral("loss %1 against %2").arg(mean).arg(reference)));
         }
-        if (QLatin1String(quant) == QLatin1String("f16") && !(*tok)->chatTemplate().isEmpty())
+        if (chatChecked)
             QVERIFY2(rendersAsTandem(answer, **tok, &error), qPrintable(error));
         if (QLatin1String(quant) == QLatin1String("f16")) {
             std::vector<int32_t> greedy = idsOf(answer.value(QStringLiteral("greedy")));
@@ -852,24 +854,29 @@ void TestGguf::q4KMOnAModelWideEnoughForKQuants() {
 void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting_data() {
     QTest::addColumn<QString>("family");
     QTest::addColumn<QString>("named"); // what the refusal says
+    // The family's published tokenizer with its split changed, in place of make_hf.py's folder.
+    QTest::addColumn<bool>("unnamedSplit");
     // Its second block without rotary positions: llama.cpp's smollm3 leaves them out of every
     // fourth block only.
-    QTest::newRow("smollm3") << QStringLiteral("smollm3") << QStringLiteral("every fourth");
+    QTest::newRow("smollm3") << QStringLiteral("smollm3") << QStringLiteral("every fourth")
+                             << false;
     // make_hf.py's Gemma 3: a sliding window every second block, which llama.cpp's gemma3 does
     // not read.
-    QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("five to one");
+    QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("five to one") << false;
     // Qwen3 with a tokenizer that splits digits four at a time: an expression llama.cpp has no
     // name for, so its files could not split text as Tandem does (Tandem itself reads it).
     QTest::newRow("an unnamed split")
-        << QStringLiteral("qwen3") << QStringLiteral("pre-tokenizer splits with an expression");
+        << QStringLiteral("qwen3") << QStringLiteral("pre-tokenizer splits with an expression")
+        << true;
 }
 
 void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting() {
     QFETCH(QString, family);
     QFETCH(QString, named);
+    QFETCH(bool, unnamedSplit);
     QString folder = m_tmp.filePath(QStringLiteral("refused-") + family);
     QString out, error;
-    if (family == QLatin1String("qwen3")) {
+    if (unnamedSplit) {
         QVERIFY2(makeFolder(family, family, 151936, false, &folder, &error,
                             QStringLiteral("refused-split")),
                  qPrintable(error));

@@ -73,25 +73,24 @@ struct Scores {
 
 Scores scores(llama_context* ctx, int i, int vocab, llama_token token) {
     const float* logits = llama_get_logits_ith(ctx, i);
-    double max = -INFINITY;
-    for (int v = 0; v < vocab; ++v)
-        max = std::max(max, double(logits[v]));
+    Scores s;
+    double max = -INFINITY, second = -INFINITY;
+    for (int v = 0; v < vocab; ++v) {
+        const double x = logits[v];
+        if (x > max) {
+            second = max;
+            max = x;
+            s.argmax = v;
+        } else if (x > second) {
+            second = x;
+        }
+    }
     double sum = 0;
     for (int v = 0; v < vocab; ++v)
         sum += std::exp(double(logits[v]) - max);
     const double lse = max + std::log(sum);
-    Scores s;
-    s.best = s.second = -INFINITY;
-    for (int v = 0; v < vocab; ++v) {
-        const double lp = double(logits[v]) - lse;
-        if (lp > s.best) {
-            s.second = s.best;
-            s.best = lp;
-            s.argmax = v;
-        } else if (lp > s.second) {
-            s.second = lp;
-        }
-    }
+    s.best = max - lse;
+    s.second = second - lse;
     s.logp = token >= 0 && token < vocab ? double(logits[token]) - lse : -INFINITY;
     return s;
 }
