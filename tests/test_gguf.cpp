@@ -18,7 +18,14 @@
 //   up to the first near-tie;
 // - the file's chat template is the tokenizer's, and llama.cpp's own chat formatting (llama-
 //   server's, Jinja) renders two conversations from it as Tandem does;
-// - an Ollama Modelfile lies beside it.
+// - an Ollama Modelfile lies beside it;
+// - llama.cpp's own quantizer (llama-quantize's), given the F16 file, writes every tensor as the
+//   type Tandem's Q8_0 file has it, and each Q8_0 block as Tandem's quantizer writes it.
+// llama.cpp runs on the best of its CPU builds that this processor runs without AMX kernels
+// (tests/npm/llama-check.cpp), so that the checks hold on any x86-64 processor; LLAMA_CHECK_CPU
+// names another (`best`: ggml's own choice). The Qwen3 row reads both Q8_0 files with every CPU
+// build this processor runs: each build without AMX must read them right, and the AMX build's
+// figures are reported (docs/user-guide.md says why).
 // The quantizations' quality is measured on a model trained until its perplexity means
 // something, and wide enough for Q4_K_M's own 4-bit blocks: within 2 % (Q8_0) and 10 %
 // (Q4_K_M) of the reference (q4KMOnAModelWideEnoughForKQuants).
@@ -115,6 +122,16 @@ private:
     static QJsonArray chats();
     // llama.cpp's renderings in `answer` equal Tandem's of the tokenizer's template.
     static bool rendersAsTandem(const QJsonObject& answer, const Tokenizer& tok, QString* error);
+    // llama.cpp's own quantizer, given Tandem's F16 file `f16`, wrote `theirs`: every tensor has
+    // the type it has in Tandem's `ours`, and every Q8_0 block holds the bytes Tandem's quantizer
+    // writes for the F16 file's values.
+    static bool sameBlocksAsLlamaCpp(const QString& f16, const QString& ours, const QString& theirs,
+                                     QString* summary, QString* error);
+    // Mean loss in llama.cpp's `answer` about windows.
+    static double meanLoss(const QJsonObject& answer) {
+        return answer.value(QStringLiteral("nll")).toDouble() /
+               answer.value(QStringLiteral("count")).toDouble();
+    }
     static constexpr int kContext = 32, kWindows = 4;
     QTemporaryDir m_tmp;
     QString m_chat, m_text;
@@ -563,6 +580,89 @@ bool TestGguf::rendersAsTandem(const QJsonObject& answer, const Tokenizer& tok, 
     return true;
 }
 
+bool TestGguf::sameBlocksAsLlamaCpp(const QString& f16, const QString& ours, const QString& theirs,
+                                    QString* summary, QString* error) {
+    struct Mapped {
+        QFile file;
+        QByteArrayView bytes;
+        Expected<GgufFile> gguf{Error{}};
+    };
+    Mapped files[3];
+    const QString paths[3] = {f16, ours, theirs};
+    for (int i = 0; i < 3; ++i) {
+        files[i].file.setFileName(paths[i]);
+        const uchar* map = files[i].file.open(QIODevice::ReadOnly)
+                               ? files[i].file.map(0, files[i].file.size())
+                               : nullptr;
+        if (!map) {
+            *error = QStringLiteral("cannot read ") + paths[i];
+            return false;
+        }
+        files[i].bytes = QByteArrayView(reinterpret_cast<const char*>(map), files[i].file.size());
+        files[i].gguf = parseGguf(files[i].bytes, paths[i]);
+        if (!files[i].gguf) {
+            *error = files[i].gguf.error().message;
+            return false;
+        }
+    }
+    const GgufFile &half = *files[0].gguf, &mine = *files[1].gguf, &llama = *files[2].gguf;
+    if (mine.tensors.size() != llama.tensors.size()) {
+        *error = QStringLiteral("Tandem's Q8_0 file has %1 tensors, llama.cpp's %2")
+                     .arg(mine.tensors.size())
+                     .arg(llama.tensors.size());
+        return false;
+    }
+    int blocks = 0, quantized = 0;
+    for (const GgufTensor& t : llama.tensors) {
+        const GgufTensor* m = mine.tensor(t.name);
+        const GgufTensor* h = half.tensor(t.name);
+        if (!m || !h || m->ne != t.ne || h->ne != t.ne) {
+            *error = QStringLiteral("%1: not in Tandem's files with llama.cpp's shape")
+                         .arg(QString::fromUtf8(t.name));
+            return false;
+        }
+        if (m->type != t.type) {
+            *error =
+                QStringLiteral("%1: llama.cpp's quantizer writes %2, Tandem %3")
+                    .arg(QString::fromUtf8(t.name), ggmlTypeName(t.type), ggmlTypeName(m->type));
+            return false;
+        }
+        const QByteArrayView theirBytes = files[2].bytes.sliced(
+            qsizetype(llama.dataOffset + int64_t(t.offset)), qsizetype(t.bytes()));
+        const QByteArrayView halfBytes = files[0].bytes.sliced(
+            qsizetype(half.dataOffset + int64_t(h->offset)), qsizetype(h->bytes()));
+        QByteArray expected;
+        if (t.type == GgmlType::Q8_0) {
+            const std::vector<float> values =
+                ggmlDequantize(h->type, halfBytes.data(), h->elements());
+            expected = ggmlQuantize(GgmlType::Q8_0, values.data(), h->elements());
+            ++quantized;
+            blocks += int(t.elements() / 32);
+        } else if (t.type == h->type) {
+            expected = halfBytes.toByteArray();
+        } else {
+            *error =
+                QStringLiteral("%1: llama.cpp's quantizer turned %2 into %3")
+                    .arg(QString::fromUtf8(t.name), ggmlTypeName(h->type), ggmlTypeName(t.type));
+            return false;
+        }
+        if (theirBytes != QByteArrayView(expected)) {
+            qsizetype at = 0;
+            while (at < expected.size() && expected[at] == theirBytes[at])
+                ++at;
+            *error = QStringLiteral("%1 (%2): llama.cpp's bytes part from Tandem's at byte %3")
+                         .arg(QString::fromUtf8(t.name), ggmlTypeName(t.type))
+                         .arg(at);
+            return false;
+        }
+    }
+    *summary = QStringLiteral("%1 tensors, %2 of them Q8_0 in %3 blocks")
+                   .arg(llama.tensors.size())
+                   .arg(quantized)
+                   .arg(blocks);
+    return quantized > 0;
+}
+
 void TestGguf::llamaCppReadsTheExport_data() {
     QTest::addColumn<QString>("family");
     QTest::addColumn<QString>("tokenizer"); // the folder of build/npm/tokenizers
@@ -650,6 +750,7 @@ void TestGguf::llamaCppReadsTheExport() {
     QVERIFY2(generate.finish(300000) && generate.exitCode() == 0, qPrintable(generate.err()));
 
     QVERIFY2(train.err().contains(QStringLiteral("model.gguf (Q8_0")), qPrintable(train.err()));
+    double q8Loss = 0;
     for (const char* quant : {"f16", "bf16", "q8_0", "q4_k_m"}) {
         QString gguf = m_tmp.filePath(family + QLatin1Char('-') + QLatin1String(quant) +
                                       QStringLiteral(".gguf"));
@@ -690,11 +791,14 @@ void TestGguf::llamaCppReadsTheExport() {
         QCOMPARE(answer.value(QStringLiteral("eos")).toInt(), (*tok)->eos());
         QCOMPARE(answer.value(QStringLiteral("chatTemplate")).toString(), (*tok)->chatTemplate());
 
-        const double mean = answer.value(QStringLiteral("nll")).toDouble() /
-                            answer.value(QStringLiteral("count")).toDouble();
+        const double mean = meanLoss(answer);
         const double ratio = std::exp(mean - reference) - 1;
-        qInfo("%s %s: llama.cpp's perplexity %.4f, the reference's %.4f (%+.3f %%)",
-              qPrintable(family), quant, std::exp(mean), std::exp(reference), ratio * 100);
+        qInfo("%s %s: llama.cpp's perplexity %.4f, the reference's %.4f (%+.3f %%; llama.cpp's "
+              "CPU build %s)",
+              qPrintable(family), quant, std::exp(mean), std::exp(reference), ratio * 100,
+              qPrintable(answer.value(QStringLiteral("cpu")).toString()));
+        if (QLatin1String(quant) == QLatin1String("q8_0"))
+            q8Loss = mean;
         if (QLatin1String(quant) == QLatin1String("f16")) {
             QVERIFY2(std::fabs(ratio) <= 0.005, qPrintable(QString::number(ratio)));
         } else if (QLatin1String(quant) == QLatin1String("bf16")) {
@@ -760,6 +864,69 @@ void TestGguf::llamaCppReadsTheExport() {
                                     .arg(agree)
                                     .arg(margin)));
         }
+    }
+
+    // llama.cpp's own quantizer (llama-quantize's), given the F16 file, writes every tensor as
+    // the type Tandem's Q8_0 file has it, and each Q8_0 block as the bytes Tandem's quantizer
+    // writes for the same values: Tandem's Q8_0 is llama.cpp's, so a CPU build of llama.cpp
+    // that reads one wrong reads the other wrong too.
+    const QString f16 = m_tmp.filePath(family + QStringLiteral("-f16.gguf"));
+    const QString ours = runDir + QStringLiteral("/model.gguf");
+    const QString theirs = m_tmp.filePath(family + QStringLiteral("-llama-q8_0.gguf"));
+    QJsonObject answer;
+    QVERIFY2(llamaCpp(f16,
+                      {{QStringLiteral("quantize"),
+                        QJsonObject{{QStringLiteral("to"), theirs},
+                                    {QStringLiteral("type"), QStringLiteral("q8_0")}}},
+                       {QStringLiteral("windows"), windows}},
+                      &answer, &error),
+             qPrintable(error));
+    QString summary;
+    QVERIFY2(sameBlocksAsLlamaCpp(f16, ours, theirs, &summary, &error), qPrintable(error));
+    qInfo("%s: llama.cpp's own Q8_0 of the F16 file: %s, each as Tandem's quantizer writes it; "
+          "its loss %.4f, Tandem's Q8_0 file's %.4f",
+          qPrintable(family), qPrintable(summary), meanLoss(answer), q8Loss);
+    QVERIFY2(std::fabs(meanLoss(answer) - reference) <= 0.2,
+             qPrintable(QStringLiteral("loss %1 against %2").arg(meanLoss(answer)).arg(reference)));
+
+    // Every CPU build of llama.cpp this processor runs, on both Q8_0 files (once, on the first
+    // family). The checks above take the best build without AMX kernels, so that they hold on
+    // any x86-64 processor; ggml's own choice on a processor with AMX (sapphirerapids) computes
+    // Q8_0 products with AMX tiles, which have given wrong results. Here a build without AMX
+    // must read both files right; the AMX build's figures are reported, not held.
+    if (qstrcmp(QTest::currentDataTag(), "qwen3") != 0)
+        return;
+    const QJsonObject cpus = answer.value(QStringLiteral("cpus")).toObject();
+    QVERIFY2(!cpus.isEmpty(), "llama-check lists no CPU build this processor runs");
+    for (const QString& cpu : cpus.keys()) {
+        double loss[2] = {0, 0};
+        for (int f = 0; f < 2; ++f) {
+            QJsonObject eval;
+            QVERIFY2(llamaCpp(f == 0 ? ours : theirs,
+                              {{QStringLiteral("windows"), windows}, {QStringLiteral("cpu"), cpu}},
+                              &eval, &error),
+                     qPrintable(error));
+            QCOMPARE(eval.value(QStringLiteral("cpu")).toString(), cpu);
+            loss[f] = meanLoss(eval);
+        }
+        const bool amx = cpu == QLatin1String("sapphirerapids");
+        const bool right =
+            std::fabs(loss[0] - reference) <= 0.2 && std::fabs(loss[1] - reference) <= 0.2;
+        qInfo("llama.cpp's CPU build %s%s: loss %.4f from Tandem's Q8_0, %.4f from llama.cpp's "
+              "own, the reference %.4f%s",
+              qPrintable(cpu), amx ? " (AMX kernels)" : "", loss[0], loss[1], reference,
+              right ? "" : " - wrong");
+        if (amx && !right)
+            qWarning("llama.cpp's AMX build reads Q8_0 wrong on this processor, its own "
+                     "quantization as much as Tandem's (docs/user-guide.md, \"Running your "
+                     "model in Ollama, LM Studio or llama.cpp\")");
+        else
+            QVERIFY2(right, qPrintable(QStringLiteral("llama.cpp's CPU build %1 reads Q8_0 "
+                                                      "wrong: loss %2 and %3 against %4")
+                                           .arg(cpu)
+                                           .arg(loss[0])
+                                           .arg(loss[1])
+                                           .arg(reference)));
     }
 }
 

@@ -30,5 +30,5 @@ lib() {
 ${CXX:-c++} -std=c++17 -O2 -I"$headers/common" -I"$headers/include" -I"$headers/ggml/include" \
     -I"$headers/vendor" -DLLAMA_CHECK_LIBS="\"$libs\"" "$src" -o "$out.new" -L"$libs" \
     -l:"$(lib llama-common)" -l:"$(lib llama.)" -l:"$(lib ggml.)" -l:"$(lib ggml-base)" \
-    -Wl,-rpath,"$libs"
+    -ldl -Wl,-rpath,"$libs"
 mv "$out.new" "$out"

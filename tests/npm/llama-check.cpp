@@ -15,18 +15,33 @@
 //             programs render it (llama-server, llama-cli: common_chat_templates_init, then
 //             common_chat_templates_apply with Jinja), the generation prompt added when the last
 //             message is not the assistant's: "rendered"
+//   quantize  {"to": FILE, "type": "q8_0"}: before anything else, llama.cpp's own quantizer
+//             (llama_model_quantize, as llama-quantize runs it, without an importance matrix)
+//             writes `model` as that type to FILE; the rest of the request then reads FILE
+//   cpu       which of ggml's CPU builds runs the model (libggml-cpu-NAME.so beside the library):
+//             a NAME, "best" for ggml's own choice, or (the default, also from the environment's
+//             LLAMA_CHECK_CPU) the best one this processor runs of those without AMX kernels.
+//             ggml's AMX kernels (sapphirerapids) compute Q8_0 and K-quant products with tiles
+//             of their own, and have given wrong results on files llama.cpp quantized itself; a
+//             check that must not depend on the processor asks for them by name only
 // Also "warnings" (every line llama.cpp logged at warning level or above while loading and
 // running), "addBos" (whether llama.cpp adds a BOS), "bos", "eos" and "chatTemplate" (the
-// file's template, as llama.cpp read it).
+// file's template, as llama.cpp read it), "cpu" (the build that ran) and "cpus" (every CPU build
+// this processor runs, with ggml's score for it).
 #include "chat.h"
 #include "ggml-backend.h"
 #include "llama.h"
 
 #include <nlohmann/json.hpp>
 
+#include <dirent.h>
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -95,6 +110,94 @@ Scores scores(llama_context* ctx, int i, int vocab, llama_token token) {
     return s;
 }
 
+// ggml's CPU builds beside the library that this processor runs: name (the NAME of
+// libggml-cpu-NAME.so) and ggml's own score for it (ggml_backend_score; 0 where the processor
+// lacks an instruction the build uses).
+std::vector<std::pair<std::string, int>> cpuBuilds(const std::string& dir) {
+    std::vector<std::pair<std::string, int>> out;
+    DIR* d = opendir(dir.c_str());
+    if (!d)
+        return out;
+    const std::string prefix = "libggml-cpu-", suffix = ".so";
+    while (const dirent* e = readdir(d)) {
+        const std::string file = e->d_name;
+        if (file.size() <= prefix.size() + suffix.size() || file.rfind(prefix, 0) != 0 ||
+            file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+            continue;
+        void* handle = dlopen((dir + "/" + file).c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle)
+            continue;
+        using Score = int (*)();
+        const auto score = reinterpret_cast<Score>(dlsym(handle, "ggml_backend_score"));
+        const int s = score ? score() : 0;
+        dlclose(handle);
+        if (s > 0)
+            out.emplace_back(
+                file.substr(prefix.size(), file.size() - prefix.size() - suffix.size()), s);
+    }
+    closedir(d);
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    return out;
+}
+
+bool hasAmxKernels(const std::string& build) {
+    return build == "sapphirerapids";
+}
+
+// Loads the CPU build `wanted` asks for (see the header); its name, or "" with a message.
+std::string loadCpuBuild(const std::string& dir, const std::string& wanted,
+                         const std::vector<std::pair<std::string, int>>& builds) {
+    if (wanted == "best") {
+        ggml_backend_load_all_from_path(dir.c_str());
+        return builds.empty() ? std::string("none") : builds.front().first;
+    }
+    std::string chosen;
+    for (const auto& [name, score] : builds)
+        if (wanted.empty() ? !hasAmxKernels(name) : name == wanted) {
+            chosen = name;
+            break;
+        }
+    if (chosen.empty()) {
+        std::string runnable;
+        for (const auto& b : builds)
+            runnable += " " + b.first;
+        std::fprintf(stderr,
+                     "llama-check: this processor runs no CPU build of llama.cpp named \"%s\" "
+                     "(it runs:%s)\n",
+                     wanted.empty() ? "(any without AMX)" : wanted.c_str(), runnable.c_str());
+        return "";
+    }
+    if (!ggml_backend_load((dir + "/libggml-cpu-" + chosen + ".so").c_str())) {
+        std::fprintf(stderr, "llama-check: ggml cannot load its CPU build %s from %s\n",
+                     chosen.c_str(), dir.c_str());
+        return "";
+    }
+    return chosen;
+}
+
+bool quantize(const std::string& from, const json& how) {
+    const std::string to = how.value("to", "");
+    const std::string type = how.value("type", "");
+    llama_model_quantize_params qp = llama_model_quantize_default_params();
+    qp.nthread = 2;
+    if (type == "q8_0") {
+        qp.ftype = LLAMA_FTYPE_MOSTLY_Q8_0;
+    } else if (type == "q4_k_m") {
+        qp.ftype = LLAMA_FTYPE_MOSTLY_Q4_K_M;
+    } else {
+        std::fprintf(stderr, "llama-check: no quantization named \"%s\" (q8_0, q4_k_m)\n",
+                     type.c_str());
+        return false;
+    }
+    if (to.empty() || llama_model_quantize(from.c_str(), to.c_str(), &qp) != 0) {
+        std::fprintf(stderr, "llama-check: llama.cpp could not quantize %s to %s\n", from.c_str(),
+                     to.c_str());
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -111,13 +214,24 @@ int main(int argc, char** argv) {
         return 2;
     }
     llama_log_set(collect, nullptr);
-    // The CPU backends lie beside the library (libggml-cpu-<machine>.so); ggml picks the best
-    // one this processor runs.
+    // The CPU builds lie beside the library (libggml-cpu-NAME.so).
     const std::string libs = LLAMA_CHECK_LIBS;
-    ggml_backend_load_all_from_path(libs.c_str());
+    const char* fromEnv = std::getenv("LLAMA_CHECK_CPU");
+    const std::string wanted = request.value("cpu", fromEnv ? std::string(fromEnv) : "");
+    const auto builds = cpuBuilds(libs);
+    const std::string cpu = loadCpuBuild(libs, wanted, builds);
+    if (cpu.empty())
+        return 1;
     llama_backend_init();
 
-    const std::string path = request.value("model", "");
+    std::string path = request.value("model", "");
+    if (request.contains("quantize")) {
+        if (!quantize(path, request["quantize"]))
+            return 1;
+        path = request["quantize"].value("to", "");
+        // What the quantizer logged is its report, not a warning about the file.
+        g_warnings.clear();
+    }
     llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
     llama_model* model = llama_model_load_from_file(path.c_str(), mp);
@@ -132,6 +246,11 @@ int main(int argc, char** argv) {
     const llama_vocab* vocab = llama_model_get_vocab(model);
     const int nVocab = llama_vocab_n_tokens(vocab);
     json out;
+    out["cpu"] = cpu;
+    json runnable = json::object();
+    for (const auto& [name, score] : builds)
+        runnable[name] = score;
+    out["cpus"] = runnable;
     out["addBos"] = llama_vocab_get_add_bos(vocab);
     out["bos"] = llama_vocab_bos(vocab);
     out["eos"] = llama_vocab_eos(vocab);

@@ -110,12 +110,13 @@ GgmlType typeFor(GgufQuant q, const QByteArray& name, int64_t cols, int64_t laye
     case GgufQuant::BF16:
         return GgmlType::BF16;
     case GgufQuant::Q8_0:
-        return cols % 32 == 0 ? GgmlType::Q8_0 : GgmlType::F16;
     case GgufQuant::Q4_K_M:
         break;
     }
-    if (name == "position_embd.weight") // llama.cpp does not quantize positions
+    if (name == "position_embd.weight") // llama.cpp's quantizer leaves positions as they are
         return GgmlType::F16;
+    if (q == GgufQuant::Q8_0)
+        return cols % 32 == 0 ? GgmlType::Q8_0 : GgmlType::F16;
     GgmlType t = GgmlType::Q4_K;
     if (output)
         t = cols % 256 != 0 ? GgmlType::Q8_0 : GgmlType::Q6_K;
