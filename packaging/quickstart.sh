@@ -49,7 +49,13 @@ export CCACHE_BASEDIR
 # unless TANDEM_FAILPOINTS names one. Packages are built without them.
 # shellcheck disable=SC2086 # TANDEM_CMAKE_ARGS holds several arguments
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_FAILPOINTS=ON ${TANDEM_CMAKE_ARGS:-}
-cmake --build build
+# TANDEM_BUILD_TARGETS builds only those (the CUDA check: the app and the tests it runs).
+if [ -n "${TANDEM_BUILD_TARGETS:-}" ]; then
+    # shellcheck disable=SC2086
+    cmake --build build --target $TANDEM_BUILD_TARGETS
+else
+    cmake --build build
+fi
 
 # The real libraries and published files some tests check Tandem against (tests/npm), from the
 # npm registry at the versions its lock file pins, once per lock file; the published tokenizer
@@ -57,7 +63,10 @@ cmake --build build
 # --omit=optional: only this machine's own native builds, which the lock file lists as direct
 # dependencies (Linux x64), not the dozen GPU and other-platform builds of llama.cpp and of the
 # tokenizers library that their packages list as optional.
-if [ "${1:-run}" = test ] && ! cmp -s tests/npm/package-lock.json build/npm/package-lock.json; then
+# TANDEM_NPM=0 leaves them out, for tests that need none (the CUDA check's).
+references=false
+[ "${1:-run}" = test ] && [ "${TANDEM_NPM:-1}" != 0 ] && references=true
+if $references && ! cmp -s tests/npm/package-lock.json build/npm/package-lock.json; then
     rm -rf build/npm
     mkdir -p build/npm
     cp tests/npm/package.json tests/npm/package-lock.json build/npm/
@@ -70,7 +79,7 @@ if [ "${1:-run}" = test ] && ! cmp -s tests/npm/package-lock.json build/npm/pack
 fi
 # llama.cpp for test_gguf: node-llama-cpp's prebuilt CPU libraries, driven by a small program
 # compiled against the headers of the llama.cpp release they come from (about 10 s, once).
-if [ "${1:-run}" = test ]; then
+if $references; then
     bash tests/npm/build-llama-check.sh build/npm
 fi
 
@@ -84,12 +93,13 @@ run)
     ;;
 test)
     cd build
-    # The longest checks (label extended: the GPU script's CPU run, …) run where
-    # TANDEM_TEST_ALL is set, as the Debian 13 check sets it; this command stays short.
+    # Every test but label extended (docs/testing.md): the longest checks, and the long rows of
+    # tests this command runs in part, run in the Debian 13 stage (packaging/check-debian13.sh).
+    # TANDEM_TEST_ALL=1 runs every test here, those too; TANDEM_CTEST_ARGS picks others (the
+    # Debian 13 stages: -L 'versions|extended', -L cuda).
     if [ -n "${TANDEM_TEST_ALL:-}" ]; then
         exec ctest --output-on-failure --parallel 2
     fi
-    # TANDEM_CTEST_ARGS picks other tests (the Debian 13 CUDA check: the unit and GUI tests).
     # shellcheck disable=SC2086
     exec ctest --output-on-failure --parallel 2 ${TANDEM_CTEST_ARGS:--LE extended}
     ;;

@@ -8,6 +8,7 @@
 #include "net/identity.h"
 #include "proc.h"
 #include "testpaths.h"
+#include "testrows.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -812,8 +813,7 @@ void TestDistributed::streamingWithLateAndLostWorkers() {
 
 void TestDistributed::streamingReachesTheDemoFloor() {
     // A minute of training: the README's test command leaves it to the Debian 13 check.
-    if (qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL"))
-        QSKIP("a long run, taken where TANDEM_TEST_ALL is set (packaging/check-debian13.sh)");
+    TANDEM_LONG_RUN();
     // The demo's network on 30,000 Fashion-MNIST samples for one epoch, streamed in 4 fragments
     // with int4 outer updates between this machine and a worker: at least 0.85 test accuracy,
     // and the worker found its next round waiting for it.

@@ -13,6 +13,7 @@
 #include "hffolder.h"
 #include "proc.h"
 #include "testpaths.h"
+#include "testrows.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -131,15 +132,16 @@ void TestHfTrain::everyFamilyTrainsWithTwoWorkers_data() {
     // GPT-2; Llama with grouped queries and its own output layer; Qwen2 with q/k/v biases, one
     // key/value head and tied embeddings; Mistral. Every weight, or LoRA; sync and streaming.
     // The README's test command takes one family a combination (each family, each of LoRA and
-    // every weight, each mode); TANDEM_TEST_ALL (the Debian 13 check) takes every combination.
-    const bool all = !qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL");
+    // every weight, each mode): the base rows; the Debian 13 stage takes the twelve others.
     const std::pair<const char*, bool> families[] = {
         {"gpt2", true}, {"llama", false}, {"qwen2", true}, {"mistral", true}};
     int f = 0;
     for (const auto& [family, tied] : families) {
         for (bool lora : {false, true})
             for (const QStringList& mode : {sync, streaming})
-                if (all || ((f & 1) == int(lora) && ((f >> 1) & 1) == int(mode != sync)))
+                if (((f & 1) == int(lora) && ((f >> 1) & 1) == int(mode != sync))
+                        ? testrows::base()
+                        : testrows::longOnes())
                     QTest::addRow("%s, %s, %s", family, lora ? "lora" : "full",
                                   mode == sync ? "sync" : "streaming")
                         << QString::fromLatin1(family) << tied << lora << mode;
@@ -315,8 +317,9 @@ void TestHfTrain::loraOnAnNf4BaseLearnsAsOnBf16_data() {
     // Llama in sync here; Qwen3 in streaming where every check runs (the Debian 13 check), so
     // that both families and both modes are taken. TANDEM_TEST_NF4_ALL adds the other two
     // combinations (bench/README.md records all four).
-    QTest::newRow("llama, sync") << QStringLiteral("llama") << sync;
-    if (!qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL"))
+    if (testrows::base())
+        QTest::newRow("llama, sync") << QStringLiteral("llama") << sync;
+    if (testrows::longOnes())
         QTest::newRow("qwen3, streaming") << QStringLiteral("qwen3") << streaming;
     if (!qEnvironmentVariableIsEmpty("TANDEM_TEST_NF4_ALL")) {
         QTest::newRow("llama, streaming") << QStringLiteral("llama") << streaming;

@@ -6,6 +6,7 @@
 #include "net/identity.h"
 #include "proc.h"
 #include "testpaths.h"
+#include "testrows.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -164,8 +165,7 @@ void TestLink::autoChoosesStreamingOnASlowLink() {
 // (its cold first step and two more, counted three times over) and more.
 void TestLink::autoKeepsSyncWhenComputeDominates() {
     // Two minutes of training: the README's test command leaves it to the Debian 13 check.
-    if (qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL"))
-        QSKIP("a long run, taken where TANDEM_TEST_ALL is set (packaging/check-debian13.sh)");
+    TANDEM_LONG_RUN();
     const QString out = m_tmp.filePath(QStringLiteral("fast"));
     TandemProcess c(
         coordinator(out, {QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=1000"),

@@ -9,6 +9,7 @@
 #include "imageutil.h"
 #include "proc.h"
 #include "testpaths.h"
+#include "testrows.h"
 #include "testutil.h"
 
 #include <QCryptographicHash>
@@ -373,10 +374,11 @@ void TestLm::regressionWithTwoWorkers_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("mode");
     QTest::addColumn<double>("minR2");
-    QTest::newRow("csv") << QStringLiteral("csv") << QStringLiteral("sync") << 0.95;
-    // The other two, ten seconds each, where the whole suite runs (the Debian 13 check), to keep
-    // the README's test command short.
-    if (qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL"))
+    if (testrows::base())
+        QTest::newRow("csv") << QStringLiteral("csv") << QStringLiteral("sync") << 0.95;
+    // The other two, ten seconds each, in the Debian 13 stage, to keep the README's test command
+    // short.
+    if (!testrows::longOnes())
         return;
     QTest::newRow("npz") << QStringLiteral("npz") << QStringLiteral("sync") << 0.95;
     QTest::newRow("npz-auto") << QStringLiteral("npz") << QStringLiteral("auto") << 0.8;

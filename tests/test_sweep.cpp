@@ -3,6 +3,7 @@
 #include "proc.h"
 #include "sweep/scheduler.h"
 #include "sweep/sweepconfig.h"
+#include "testrows.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -484,8 +485,7 @@ void TestSweep::resumeAfterKillRerunsNoFinishedTrial() {
 }
 
 void TestSweep::trialOfANodeThatLeavesResumesElsewhere() {
-    if (qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL"))
-        QSKIP("a long run, taken where TANDEM_TEST_ALL is set (packaging/check-debian13.sh)");
+    TANDEM_LONG_RUN();
     // Two trials, one on this machine and one on a served node. The node and its worker are
     // killed outright mid-trial: that trial goes back to the queue and resumes from its last
     // checkpoint on this machine, and the sweep finishes both.
@@ -569,8 +569,7 @@ void TestSweep::damagedRecordsAreRefusedOnResume() {
 }
 
 void TestSweep::busyNodeDeclinesAndTheTrialIsRequeued() {
-    if (qEnvironmentVariableIsEmpty("TANDEM_TEST_ALL"))
-        QSKIP("a long run, taken where TANDEM_TEST_ALL is set (packaging/check-debian13.sh)");
+    TANDEM_LONG_RUN();
     // The only device is a node already training in someone else's run: it declines each
     // invitation, the sweep says so and asks again later, and after the fourth refusal the
     // trial is marked failed with the node's reason. Nothing waits for a join timeout.
