@@ -27,8 +27,15 @@ lib() {
     local found=("$libs"/lib"$1"*.so)
     basename "${found[0]}"
 }
-${CXX:-c++} -std=c++17 -O2 -I"$headers/common" -I"$headers/include" -I"$headers/ggml/include" \
-    -I"$headers/vendor" -DLLAMA_CHECK_LIBS="\"$libs\"" "$src" -o "$out.new" -L"$libs" \
+# Compiled through ccache where there is one (a clean clone's build then takes a second, not
+# half a minute), then linked.
+launcher=()
+command -v ccache >/dev/null && launcher=(ccache)
+"${launcher[@]}" ${CXX:-c++} -std=c++17 -O2 -I"$headers/common" -I"$headers/include" \
+    -I"$headers/ggml/include" -I"$headers/vendor" -DLLAMA_CHECK_LIBS="\"$libs\"" \
+    -c "$src" -o "$out.o"
+${CXX:-c++} "$out.o" -o "$out.new" -L"$libs" \
     -l:"$(lib llama-common)" -l:"$(lib llama.)" -l:"$(lib ggml.)" -l:"$(lib ggml-base)" \
     -ldl -Wl,-rpath,"$libs"
+rm -f "$out.o"
 mv "$out.new" "$out"
