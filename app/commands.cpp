@@ -237,6 +237,10 @@ void addTrainOptions(Parser& p) {
                  QStringLiteral("Coordinate only; this machine does not train.")});
     p.addOption({QStringLiteral("no-history"),
                  QStringLiteral("Do not list this run in the app's History.")});
+    p.addOption({QStringLiteral("ledger"),
+                 QStringLiteral("Count what crosses between this machine's memory and its "
+                                "device, and each wait on the device; print it per step "
+                                "(slows each operator a little).")});
 }
 
 // --events FILE|-: the run's typed events; `out` stays null without the option.
@@ -313,6 +317,8 @@ int cmdTrain(const QStringList& args) {
         cfg.localWorker = false;
     if (p.isSet(QStringLiteral("no-history")))
         cfg.listInHistory = false;
+    if (p.isSet(QStringLiteral("ledger")))
+        cfg.trafficLedger = true;
     cfg.name = p.value(QStringLiteral("name"));
     if (auto st = readRunOptions(p, cfg); !st)
         return fail(st.error());

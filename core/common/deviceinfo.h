@@ -7,7 +7,9 @@
 
 namespace tandem {
 
-enum class DeviceKind : uint8_t { Cpu, Cuda, Mps };
+// Emulated: the CPU presented as an accelerator, for tests (model/emulatedaccelerator.h); only
+// where TANDEM_EMULATED_ACCELERATOR=1.
+enum class DeviceKind : uint8_t { Cpu, Cuda, Mps, Emulated };
 
 // "cpu", "cuda", "mps": as LibTorch, the command line, the wire and JSON name them.
 inline QString deviceKindName(DeviceKind k) {
@@ -16,6 +18,8 @@ inline QString deviceKindName(DeviceKind k) {
         return QStringLiteral("cuda");
     case DeviceKind::Mps:
         return QStringLiteral("mps");
+    case DeviceKind::Emulated:
+        return QStringLiteral("emulated");
     case DeviceKind::Cpu:
         break;
     }
@@ -24,7 +28,7 @@ inline QString deviceKindName(DeviceKind k) {
 
 // False for a name that is none of them (a peer's from a later version, say).
 inline bool deviceKindFromName(const QString& name, DeviceKind* out) {
-    for (DeviceKind k : {DeviceKind::Cpu, DeviceKind::Cuda, DeviceKind::Mps})
+    for (DeviceKind k : {DeviceKind::Cpu, DeviceKind::Cuda, DeviceKind::Mps, DeviceKind::Emulated})
         if (name == deviceKindName(k)) {
             *out = k;
             return true;
@@ -43,8 +47,11 @@ struct DeviceInfo {
     QString torchVersion;    // the LibTorch this build links
     bool mixedPrecision = false;
 
-    // "cuda:0", "mps", "cpu": the string LibTorch's Device understands.
+    // "cuda:0", "mps", "cpu": the string LibTorch's Device understands (the emulated
+    // accelerator's is "hip:0").
     QString torchDevice() const {
+        if (kind == DeviceKind::Emulated)
+            return QStringLiteral("hip:0");
         return kind == DeviceKind::Cuda ? QStringLiteral("cuda:%1").arg(index)
                                         : deviceKindName(kind);
     }

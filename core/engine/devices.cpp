@@ -1,4 +1,5 @@
 #include "engine/devices.h"
+#include "model/emulatedaccelerator.h"
 #include "model/torchcompat.h"
 
 #include <QFile>
@@ -79,7 +80,8 @@ Expected<DeviceInfo> chooseDevice(const QList<DeviceInfo>& devices, const QStrin
         return devices.first();
     for (const DeviceInfo& d : devices)
         if (d.torchDevice() == want ||
-            (want == QLatin1String("cuda") && d.kind == DeviceKind::Cuda))
+            (want == QLatin1String("cuda") && d.kind == DeviceKind::Cuda) ||
+            (d.kind == DeviceKind::Emulated && want == deviceKindName(d.kind)))
             return d;
     QStringList have;
     for (const DeviceInfo& d : devices)
@@ -173,6 +175,16 @@ QList<DeviceInfo> detectDevices() {
         d.memoryBytes = systemMemoryBytes();
         d.torchVersion = tv;
         d.mixedPrecision = true;
+        out << d;
+    }
+
+    // The CPU presented as an accelerator, for tests (model/emulatedaccelerator.h).
+    if (emulatedAcceleratorWanted()) {
+        DeviceInfo d;
+        d.kind = DeviceKind::Emulated;
+        d.name = QStringLiteral("Emulated accelerator (the CPU)");
+        d.memoryBytes = systemMemoryBytes();
+        d.torchVersion = tv;
         out << d;
     }
 

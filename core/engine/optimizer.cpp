@@ -1,6 +1,7 @@
 #include "engine/optimizer.h"
 
 #include "model/model.h"
+#include "model/trafficledger.h"
 
 #include <torch/optim/adagrad.h>
 #include <torch/optim/adam.h>
@@ -168,6 +169,8 @@ Optimizer::~Optimizer() = default;
 
 void Optimizer::step(const std::vector<at::Tensor>& grads, double lr) {
     at::NoGradGuard noGrad;
+    LedgerScope purpose(LedgerPurpose::Optimizer);
+    noteOptimizerStep();
     ++m_steps;
     // A parameter without a gradient is left alone (and so is its state), as torch.optim does.
     for (size_t i = 0; i < m_params.size(); ++i)

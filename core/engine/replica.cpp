@@ -11,6 +11,7 @@
 #include "model/model.h"
 #include "model/tensormemory.h"
 #include "model/torchcompat.h"
+#include "model/trafficledger.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -106,8 +107,12 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                                  m_options.faultOomAbove <= 0 || m <= m_options.faultOomAbove,
                                  "out of memory (injected: more than ", m_options.faultOomAbove,
                                  " samples at once)");
-                at::Tensor x = gatherInputs(*m_data, slice).to(m_torchDevice);
-                at::Tensor y = gatherTargets(*m_data, slice).to(m_torchDevice);
+                at::Tensor x, y;
+                {
+                    LedgerScope purpose(LedgerPurpose::Data);
+                    x = gatherInputs(*m_data, slice).to(m_torchDevice);
+                    y = gatherTargets(*m_data, slice).to(m_torchDevice);
+                }
                 at::Tensor output;
                 {
                     std::optional<AutocastScope> autocast;

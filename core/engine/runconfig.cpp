@@ -487,6 +487,8 @@ QJsonObject RunSummary::toJson() const {
     test.writeTo(o);
     if (task == Task::Sequence)
         o.insert(QStringLiteral("tokens_per_s"), tokensPerS);
+    if (!traffic.isEmpty())
+        o.insert(QStringLiteral("traffic_per_step"), traffic);
     return o;
 }
 

@@ -99,6 +99,10 @@ struct RunConfig {
     QString name; // how workers see this machine; empty: the host name
     // The run is listed in the node's History (RunHistory); a sweep's trials are not.
     bool listInHistory = true;
+    // Count what crosses between the host and the device, and every wait on the device, and
+    // say it per step in the log and the summary (model/trafficledger.h). Not saved with the
+    // run: it slows every operator a little.
+    bool trafficLedger = false;
     QStringList invites; // paired nodes running `tandem serve` to ask to join (HOST[:PORT])
 
     QJsonObject toJson() const;
@@ -236,7 +240,11 @@ struct RunSummary {
     int64_t trainableParameters = 0;
     int64_t frozenParameters = 0; // requires_grad=False in the model: never sent or changed
     double wireBytesPerStep = 0;  // per remote worker, both directions
-    int64_t staleDropped = 0;     // async: gradients dropped for staleness
+    // With RunConfig::trafficLedger: this process's traffic per step after the first, in
+    // words, and as figures by purpose ("model", "data", ...; empty without the ledger).
+    QString trafficPerStep;
+    QJsonObject traffic;
+    int64_t staleDropped = 0; // async: gradients dropped for staleness
     // What the memory plan expected of this machine's own worker (bytes; 0: no local worker or
     // no figure): the model with its gradients and optimizer state, each sample's activations,
     // and the samples it may compute at once (0: no limit).

@@ -1,6 +1,8 @@
 #include "model/torchcompat.h"
 
+#include "model/emulatedaccelerator.h"
 #include "model/tensormemory.h"
+#include "model/trafficledger.h"
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
@@ -49,6 +51,8 @@ void initTorchRuntime() {
     std::call_once(once, [] {
         torch::jit::setTensorExprFuserEnabled(false);
         installTensorMemoryCache();
+        if (emulatedAcceleratorWanted())
+            installEmulatedAccelerator();
 #if defined(__APPLE__)
         const MpsMemoryDefaults d =
             mpsMemoryDefaults(std::getenv("PYTORCH_MPS_HIGH_WATERMARK_RATIO"),
@@ -189,6 +193,8 @@ void releaseCachedMemory(const c10::Device& device) {
 }
 
 void synchronizeDevice(const c10::Device& device) {
+    if (!device.is_cpu())
+        noteHostSync();
     if (device.is_cuda()) {
         torch::cuda::synchronize(device.has_index() ? device.index() : -1);
     } else if (device.is_mps()) {

@@ -19,6 +19,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QLoggingCategory>
+#include <QScopeGuard>
 
 #include <cmath>
 
@@ -70,6 +71,8 @@ Expected<RunSummary> Trainer::run() {
     auto end = train();
     if (!end)
         return fail(end.error());
+    if (m_cfg.trafficLedger)
+        noteTraffic(true);
     const bool stopped = *end == EpochEnd::Stopped;
     if (auto st = finish(stopped); !st)
         return fail(st.error());
@@ -85,6 +88,8 @@ Status Trainer::load() {
     setPhase(Phase::Loading);
     if (auto st = m_cfg.validate(); !st)
         return st;
+    if (m_cfg.trafficLedger)
+        enableTrafficLedger();
     if (m_cfg.outDir.isEmpty())
         return makeError(ErrorCode::InvalidArgument, QStringLiteral("no output folder given"));
     if (auto st = m_recorder.checkExports(); !st)
@@ -283,6 +288,8 @@ void Trainer::onComputeThread(const std::function<void()>& job) {
 
 Expected<EpochEnd> Trainer::train() {
     setPhase(Phase::Training);
+    m_trafficMark = trafficLedger();
+    m_trafficFromStep = m_state.step;
     m_lastEpoch = m_epochAcc;
     m_ctx.reset(new StepContext{
         m_cfg, m_master, *m_optimizer, *m_sampler, m_pool, storageDtype(m_cfg.wire), m_state.step,
@@ -392,6 +399,8 @@ Status Trainer::applied(const StepOutcome& o) {
                              .arg(m_state.step)
                              .arg(m_cfg.lr));
     }
+    if (m_cfg.trafficLedger)
+        noteTraffic();
     if (const QString e = m_recorder.step(sm); !e.isEmpty())
         m_obs.onMessage(QStringLiteral("%1; training goes on, but metrics.jsonl misses the "
                                        "steps from %2 on")
@@ -431,7 +440,41 @@ Status Trainer::waitForAnyWorker() {
                  last.subject};
 }
 
+// The log's line on what crossed between host and device: after the first step, which moves
+// the model and sets up, and then every 100 steps, averaged over them.
+// `last`: the run's steps are over, and those since the last line are reported too.
+void Trainer::noteTraffic(bool last) {
+    const int64_t steps = m_state.step - m_trafficFromStep;
+    if (last ? steps == 0 || m_stepsThisRun <= steps : m_stepsThisRun != 1 && steps < 100)
+        return;
+    const TrafficLedger now = trafficLedger();
+    const TrafficLedger d = now - m_trafficMark - m_trafficAside;
+    if (m_stepsThisRun == 1) {
+        m_obs.onMessage(QStringLiteral("traffic in step %1 (the first: it sets up): %2")
+                            .arg(m_state.step)
+                            .arg(d.summary(1)));
+    } else {
+        m_obs.onMessage(QStringLiteral("traffic per step, steps %1-%2: %3")
+                            .arg(m_trafficFromStep + 1)
+                            .arg(m_state.step)
+                            .arg(d.summary(steps)));
+        for (size_t i = 0; i < kLedgerPurposes; ++i)
+            m_trafficSteady.by[i] += d.by[i];
+        m_trafficSteadySteps += steps;
+    }
+    m_trafficMark = now;
+    m_trafficAside = TrafficLedger{};
+    m_trafficFromStep = m_state.step;
+}
+
 Status Trainer::saveCheckpoint() {
+    const TrafficLedger before = trafficLedger();
+    const auto aside = qScopeGuard([&] {
+        const TrafficLedger d = trafficLedger() - before;
+        for (size_t i = 0; i < kLedgerPurposes; ++i)
+            m_trafficAside.by[i] += d.by[i];
+    });
+    LedgerScope purpose(LedgerPurpose::Checkpoint);
     m_state.epoch = m_sampler->epoch();
     m_state.position = m_sampler->position();
     m_state.epochLossSum = m_epochAcc.lossSum;
@@ -451,6 +494,12 @@ Status Trainer::saveCheckpoint() {
 // The test split's figures for the weights as they are, into `em`.
 Status Trainer::test(EpochMetrics& em) {
     setPhase(Phase::Evaluating);
+    const TrafficLedger before = trafficLedger();
+    const auto aside = qScopeGuard([&] {
+        const TrafficLedger d = trafficLedger() - before;
+        for (size_t i = 0; i < kLedgerPurposes; ++i)
+            m_trafficAside.by[i] += d.by[i];
+    });
     em.epoch = m_sampler->epoch();
     em.trainLoss = m_epochAcc.loss();
     em.trainAccuracy = m_epochAcc.accuracy();
@@ -567,6 +616,27 @@ RunSummary Trainer::summarize(bool stopped) {
     sum.staleDropped = m_ctx ? m_ctx->staleDropped : 0;
     sum.wireBytesPerStep = served > 0 ? double(remoteBytes) / double(served) : 0;
     sum.memoryPlan = m_localPlan;
+    if (m_cfg.trafficLedger) {
+        const int64_t n = std::max<int64_t>(1, m_trafficSteadySteps);
+        sum.trafficPerStep = m_trafficSteady.summary(n);
+        for (size_t i = 0; i < kLedgerPurposes; ++i) {
+            const TrafficCounts& c = m_trafficSteady.by[i];
+            const auto per = [n](int64_t v) { return double(v) / double(n); };
+            QJsonObject o{{QStringLiteral("copies_in"), per(c.copiesIn)},
+                          {QStringLiteral("bytes_in"), per(c.bytesIn)},
+                          {QStringLiteral("copies_out"), per(c.copiesOut)},
+                          {QStringLiteral("bytes_out"), per(c.bytesOut)},
+                          {QStringLiteral("copies_between_devices"), per(c.copiesAcross)},
+                          {QStringLiteral("bytes_between_devices"), per(c.bytesAcross)},
+                          {QStringLiteral("syncs"), per(c.syncs)}};
+            if (LedgerPurpose(i) == LedgerPurpose::Optimizer) {
+                o.insert(QStringLiteral("kernels"), per(c.kernels));
+                o.insert(QStringLiteral("optimizer_steps"), per(c.steps));
+            }
+            sum.traffic.insert(purposeName(LedgerPurpose(i)), o);
+        }
+        sum.traffic.insert(QStringLiteral("steps"), qint64(m_trafficSteadySteps));
+    }
     return sum;
 }
 

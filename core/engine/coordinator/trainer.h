@@ -21,6 +21,7 @@
 #include "engine/training.h"
 #include "model/model.h"
 #include "model/torchcompat.h"
+#include "model/trafficledger.h"
 
 #include <QElapsedTimer>
 
@@ -179,6 +180,11 @@ private:
     double m_trainSeconds = 0; // wall time of training steps in this process
     int64_t m_samplesThisRun = 0;
     int64_t m_stepsThisRun = 0;
+    // RunConfig::trafficLedger: what was counted when the steps being reported began, and
+    // what evaluations and checkpoints moved since (not a step's).
+    void noteTraffic(bool last = false);
+    TrafficLedger m_trafficMark, m_trafficAside, m_trafficSteady;
+    int64_t m_trafficFromStep = 0, m_trafficSteadySteps = 0;
 };
 
 } // namespace tandem
