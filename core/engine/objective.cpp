@@ -209,11 +209,11 @@ BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Te
         const at::Tensor logits = out.reshape({-1, out.size(-1)});
         const at::Tensor t = target.reshape({-1});
         const at::Tensor kept = t.ne(kIgnoredTarget);
-        b.counted = kept.sum().item<int64_t>();
+        b.counted = kept.sum();
         const at::Tensor sum =
             at::nll_loss(at::log_softmax(logits, 1), t, {}, at::Reduction::Sum, kIgnoredTarget);
-        b.loss = sum.div(double(std::max<int64_t>(1, b.counted)));
-        b.correct = logits.argmax(1).eq(t).logical_and(kept).sum().item<int64_t>();
+        b.loss = sum.div(b.counted.clamp_min(1));
+        b.correct = logits.argmax(1).eq(t).logical_and(kept).sum();
         break;
     }
     case LossKind::Mse:
@@ -228,8 +228,8 @@ BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Te
     case LossKind::Bce: {
         const at::Tensor t = alignedTarget(out, target);
         b.loss = at::binary_cross_entropy_with_logits(out, t);
-        b.correct = out.gt(0).eq(t.gt(0.5)).sum().item<int64_t>();
-        b.counted = t.numel();
+        b.correct = out.gt(0).eq(t.gt(0.5)).sum();
+        b.counted = at::scalar_tensor(t.numel(), t.options().dtype(at::kLong));
         break;
     }
     case LossKind::Model:
@@ -241,14 +241,16 @@ BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Te
 
 void Evaluation::add(const Model& model, const at::Tensor& output, const at::Tensor& target) {
     const BatchLoss b = batchLoss(m_objective, model, output, target);
+    const int64_t correct = b.correct.defined() ? b.correct.item<int64_t>() : 0;
+    const int64_t counted = b.counted.defined() ? b.counted.item<int64_t>() : 0;
     // A sequence's loss is a mean over the positions counted, so batches weigh by those; every
     // other loss is a mean over the batch.
     const double weight =
-        m_objective.task == Task::Sequence ? double(b.counted) : double(output.size(0));
+        m_objective.task == Task::Sequence ? double(counted) : double(output.size(0));
     m_lossSum += b.loss.item<double>() * weight;
     m_weight += weight;
-    m_correct += b.correct;
-    m_counted += b.counted;
+    m_correct += correct;
+    m_counted += counted;
     if (m_objective.task == Task::Regression) {
         const at::Tensor out = output.to(at::kDouble);
         const at::Tensor t = alignedTarget(out, target).to(at::kDouble);

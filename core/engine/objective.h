@@ -33,12 +33,13 @@ Expected<Objective> resolveObjective(LossKind asked, const Model& model, const D
                                      const QString& modelName);
 
 // One batch's loss, in fp32: the mean over what it counts (samples, or the positions whose
-// target is not -100), with the hits the task's accuracy counts. `counted` is 0 where the task
-// has no accuracy.
+// target is not -100), with the hits the task's accuracy counts. All three stay on the
+// output's device, so that computing them never waits for it; `correct` and `counted` (int64)
+// are undefined where the task has no accuracy.
 struct BatchLoss {
     at::Tensor loss;
-    int64_t correct = 0;
-    int64_t counted = 0;
+    at::Tensor correct;
+    at::Tensor counted;
 };
 BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Tensor& output,
                     const at::Tensor& target);

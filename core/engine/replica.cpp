@@ -91,8 +91,7 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
         clearGrads();
         const int64_t part = m_chunkCap > 0 ? std::min(n, m_chunkCap) : n;
         const double scale = m_scaler ? m_scaler->scale() : 1.0;
-        double lossSum = 0;
-        int64_t correct = 0, counted = 0;
+        DeviceFigures figures;
         // Gradients leave during the pass only when this pass's are the step's: one pass over
         // every sample, not scaled, and no earlier attempt that streamed some already.
         const bool stream = sink && *sink && !retry && part == n && !m_scaler;
@@ -124,9 +123,7 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                 const BatchLoss b = batchLoss(m_objective, m_model, output, y);
                 // Each part's mean, weighted by its share, sums to the mean over `samples`.
                 b.loss.mul(scale * double(m) / double(n)).backward();
-                lossSum += b.loss.item<double>() * double(m);
-                correct += b.correct;
-                counted += b.counted;
+                figures.add({b.loss.detach().mul(double(m)), b.correct, b.counted});
             }
             m_sink = nullptr;
         } catch (const std::exception& e) {
@@ -162,9 +159,19 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                 continue;
             }
         }
-        out.lossSum += lossSum;
-        out.correct += correct;
-        out.counted += counted;
+        if (m_options.resultsOnDevice) {
+            out.figures.add(figures);
+        } else {
+            // Read here, once per pass: the result leaves the device anyway.
+            LedgerScope purpose(LedgerPurpose::Figures);
+            out.lossSum += figures.lossSum.item<double>();
+            if (figures.correct.defined()) {
+                const at::Tensor counts =
+                    at::stack({figures.correct, figures.counted}).to(at::kCPU);
+                out.correct += counts[0].item<int64_t>();
+                out.counted += counts[1].item<int64_t>();
+            }
+        }
         out.memoryCap = m_chunkCap;
         return;
     }
@@ -250,9 +257,10 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
         for (const at::Tensor& b : m_buffers)
             out.buffers.push_back(b.detach().to(resultDevice, /*non_blocking=*/false,
                                                 /*copy=*/m_options.resultsOnDevice));
-        // The copies above wait for the device already; this keeps the timing honest should
-        // they ever become asynchronous.
-        synchronizeDevice(m_torchDevice);
+        // The copies above wait for the device already where results leave it; this keeps the
+        // timing honest where they do not, unless nobody needs the time.
+        if (req.timed || !m_options.resultsOnDevice)
+            synchronizeDevice(m_torchDevice);
         tensorMemoryStepDone();
     } catch (const std::exception& e) {
         QString msg = QString::fromUtf8(e.what());

@@ -109,18 +109,35 @@ struct WorkRequest {
     int64_t weightsVersion = 0;
     // A local mode's round, in place of one gradient (null: sync and async).
     std::shared_ptr<LocalRound> local;
+    // The worker waits for its device before answering, so that its compute time is the
+    // device's (the balancer shares steps by it). A lone worker whose results stay on the
+    // device need not: the step then never waits for the device.
+    bool timed = true;
     // Called with each parameter's gradient as the backward pass makes it final, before the
     // pass ends, so that it can be on its way while the rest is computed. Only for a step
     // computed in one pass; WorkResult::streamed says whether what it was given stands.
     std::function<void(size_t param, const at::Tensor& grad)> onGradient;
 };
 
+// A step's training figures while they are still on the device that computed them: reading
+// one waits for the device, so they are read when a figure is due, not each step.
+struct DeviceFigures {
+    at::Tensor lossSum; // fp32, summed over the samples
+    at::Tensor correct; // int64; undefined where the task has no accuracy
+    at::Tensor counted; // int64
+    bool defined() const { return lossSum.defined(); }
+    void add(const DeviceFigures& o);
+};
+
 struct WorkResult {
     int64_t step = 0;
     int64_t samples = 0;
-    double lossSum = 0;              // summed over this worker's samples
-    int64_t correct = 0;             // hits the task's accuracy counts (objective.h)
-    int64_t counted = 0;             // what they are counted of: samples, positions, labels
+    double lossSum = 0;  // summed over this worker's samples
+    int64_t correct = 0; // hits the task's accuracy counts (objective.h)
+    int64_t counted = 0; // what they are counted of: samples, positions, labels
+    // The figures above, not yet read, where the result stays on the worker's device
+    // (ReplicaOptions::resultsOnDevice); the doubles then count nothing of them.
+    DeviceFigures figures;
     std::vector<at::Tensor> grads;   // mean over this worker's samples, on the CPU
     std::vector<at::Tensor> buffers; // after this step's forward pass, on the CPU
     double computeMs = 0;

@@ -6,6 +6,18 @@
 
 namespace tandem {
 
+void DeviceFigures::add(const DeviceFigures& o) {
+    if (!o.defined())
+        return;
+    const auto sum = [](at::Tensor& into, const at::Tensor& t) {
+        if (t.defined())
+            into = into.defined() ? into.add(t) : t;
+    };
+    sum(lossSum, o.lossSum);
+    sum(correct, o.correct);
+    sum(counted, o.counted);
+}
+
 int64_t arrivalClockNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())

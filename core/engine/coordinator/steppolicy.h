@@ -28,6 +28,9 @@ struct StepOutcome {
     double lossSum = 0;  // summed over those samples
     int64_t correct = 0;
     int64_t counted = 0; // what `correct` is out of (WorkResult::counted)
+    // What of the figures is still on a device (WorkResult::figures): the Trainer reads them
+    // when a figure is due.
+    DeviceFigures figures;
     double lr = 0;
     double stepMs = 0; // training time the step took
     QList<WorkerStepStats> workers;

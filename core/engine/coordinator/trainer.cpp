@@ -69,6 +69,9 @@ Expected<RunSummary> Trainer::run() {
         return fail(st.error());
     announceStart();
     auto end = train();
+    if (end)
+        if (auto st = reportSteps(); !st)
+            end = st.error();
     if (!end)
         return fail(end.error());
     if (m_cfg.trafficLedger)
@@ -290,6 +293,7 @@ Expected<EpochEnd> Trainer::train() {
     setPhase(Phase::Training);
     m_trafficMark = trafficLedger();
     m_trafficFromStep = m_state.step;
+    m_sinceFigures.start();
     m_lastEpoch = m_epochAcc;
     m_ctx.reset(new StepContext{
         m_cfg, m_master, *m_optimizer, *m_sampler, m_pool, storageDtype(m_cfg.wire), m_state.step,
@@ -318,6 +322,11 @@ Expected<EpochEnd> Trainer::train() {
 }
 
 Gate Trainer::gate() {
+    if (m_control && (m_control->paused() || m_control->stopRequested()) && !m_pendingSteps.empty())
+        if (auto st = reportSteps(); !st) {
+            m_obs.onMessage(st.error().message);
+            return Gate::Stop;
+        }
     if (m_control && m_control->paused()) {
         setPhase(Phase::Paused);
         if (m_hub)
@@ -357,9 +366,6 @@ Status Trainer::applied(const StepOutcome& o) {
         m_firstStepMs = o.stepMs;
     m_trainSeconds += o.stepMs / 1e3;
     m_samplesThisRun += o.samples;
-    m_epochAcc.lossSum += o.lossSum;
-    m_epochAcc.correct += o.correct;
-    m_epochAcc.counted += o.counted;
     m_epochAcc.samples += o.samples;
     ++m_epochAcc.steps;
     if (o.shortBy > 0) {
@@ -380,38 +386,90 @@ Status Trainer::applied(const StepOutcome& o) {
     sm.stepsPerEpoch = m_stepsPerEpoch + m_epochExtraSteps;
     sm.totalSteps = m_totalSteps;
     sm.epochs = m_cfg.epochs;
-    sm.loss = o.samples ? o.lossSum / double(o.samples) : 0;
-    sm.accuracy = o.counted ? double(o.correct) / double(o.counted)
-                            : std::numeric_limits<double>::quiet_NaN();
     sm.lr = o.lr;
     sm.samples = o.samples;
     sm.stepMs = o.stepMs;
     sm.elapsedS = m_trainSeconds;
     sm.samplesPerS = m_trainSeconds > 0 ? double(m_samplesThisRun) / m_trainSeconds : 0;
     sm.workers = o.workers;
-    if (!std::isfinite(sm.loss)) {
-        (void)saveCheckpoint();
-        shutdown(QStringLiteral("the run failed"));
-        return makeError(ErrorCode::Runtime,
-                         QStringLiteral("the loss became %1 at step %2; lower the learning rate "
-                                        "(now %3) and start again")
-                             .arg(sm.loss)
-                             .arg(m_state.step)
-                             .arg(m_cfg.lr));
-    }
+    m_pendingSteps.push_back({std::move(sm), o.lossSum, o.correct, o.counted, o.figures});
+    // Figures still on a device wait for the next figure that is due: reading them waits for
+    // the device, which would otherwise be idle between every two steps.
+    const bool checkpointDue =
+        m_cfg.checkpointEvery > 0 && m_state.step % m_cfg.checkpointEvery == 0;
+    if (!o.figures.defined() || checkpointDue || m_stepsThisRun == 1 ||
+        m_pendingSteps.size() >= kMaxPendingSteps || m_sinceFigures.elapsed() >= kFiguresEveryMs)
+        if (auto st = reportSteps(); !st)
+            return st;
     if (m_cfg.trafficLedger)
         noteTraffic();
-    if (const QString e = m_recorder.step(sm); !e.isEmpty())
-        m_obs.onMessage(QStringLiteral("%1; training goes on, but metrics.jsonl misses the "
-                                       "steps from %2 on")
-                            .arg(e)
-                            .arg(m_state.step));
-    m_obs.onStep(sm);
-    if (m_cfg.checkpointEvery > 0 && m_state.step % m_cfg.checkpointEvery == 0) {
+    if (checkpointDue) {
         if (auto st = saveCheckpoint(); !st) {
             shutdown(QStringLiteral("the run failed"));
             return st;
         }
+    }
+    return success();
+}
+
+// The steps applied since the last report: their figures read off the device in one go, then
+// each step checked (a diverged loss ends the run, with a checkpoint), counted into the epoch's
+// figures, recorded and shown.
+Status Trainer::reportSteps() {
+    std::vector<PendingStep> steps = std::move(m_pendingSteps);
+    m_pendingSteps.clear();
+    m_sinceFigures.restart();
+    std::vector<at::Tensor> losses, counts;
+    for (const PendingStep& p : steps)
+        if (p.figures.defined()) {
+            losses.push_back(p.figures.lossSum.reshape({1}));
+            if (p.figures.correct.defined())
+                counts.push_back(at::stack({p.figures.correct, p.figures.counted}));
+        }
+    at::Tensor lossValues, countValues;
+    if (!losses.empty()) {
+        // The one wait on the device for all of them, counted as training time.
+        QElapsedTimer waited;
+        waited.start();
+        LedgerScope purpose(LedgerPurpose::Figures);
+        lossValues = at::cat(losses).to(at::kCPU).to(at::kDouble);
+        if (!counts.empty())
+            countValues = at::stack(counts).to(at::kCPU);
+        m_trainSeconds += double(waited.nsecsElapsed()) / 1e9;
+    }
+    int64_t li = 0, ci = 0;
+    for (PendingStep& p : steps) {
+        if (p.figures.defined()) {
+            p.lossSum += lossValues[li++].item<double>();
+            if (p.figures.correct.defined()) {
+                p.correct += countValues[ci][0].item<int64_t>();
+                p.counted += countValues[ci][1].item<int64_t>();
+                ++ci;
+            }
+        }
+        m_epochAcc.lossSum += p.lossSum;
+        m_epochAcc.correct += p.correct;
+        m_epochAcc.counted += p.counted;
+        StepMetrics& sm = p.metrics;
+        sm.loss = sm.samples ? p.lossSum / double(sm.samples) : 0;
+        sm.accuracy = p.counted ? double(p.correct) / double(p.counted)
+                                : std::numeric_limits<double>::quiet_NaN();
+        if (!std::isfinite(sm.loss)) {
+            (void)saveCheckpoint();
+            shutdown(QStringLiteral("the run failed"));
+            return makeError(ErrorCode::Runtime,
+                             QStringLiteral("the loss became %1 at step %2; lower the learning "
+                                            "rate (now %3) and start again")
+                                 .arg(sm.loss)
+                                 .arg(sm.step)
+                                 .arg(m_cfg.lr));
+        }
+        if (const QString e = m_recorder.step(sm); !e.isEmpty())
+            m_obs.onMessage(QStringLiteral("%1; training goes on, but metrics.jsonl misses the "
+                                           "steps from %2 on")
+                                .arg(e)
+                                .arg(sm.step));
+        m_obs.onStep(sm);
     }
     return success();
 }
@@ -468,6 +526,8 @@ void Trainer::noteTraffic(bool last) {
 }
 
 Status Trainer::saveCheckpoint() {
+    if (auto st = reportSteps(); !st)
+        return st;
     const TrafficLedger before = trafficLedger();
     const auto aside = qScopeGuard([&] {
         const TrafficLedger d = trafficLedger() - before;
@@ -493,6 +553,8 @@ Status Trainer::saveCheckpoint() {
 // End of an epoch: evaluate on the test split (not counted as training time).
 // The test split's figures for the weights as they are, into `em`.
 Status Trainer::test(EpochMetrics& em) {
+    if (auto st = reportSteps(); !st)
+        return st;
     setPhase(Phase::Evaluating);
     const TrafficLedger before = trafficLedger();
     const auto aside = qScopeGuard([&] {

@@ -183,6 +183,19 @@ private:
     // RunConfig::trafficLedger: what was counted when the steps being reported began, and
     // what evaluations and checkpoints moved since (not a step's).
     void noteTraffic(bool last = false);
+    // Applied steps whose figures are not reported yet (reportSteps()).
+    struct PendingStep {
+        StepMetrics metrics;
+        double lossSum = 0;
+        int64_t correct = 0, counted = 0;
+        DeviceFigures figures;
+    };
+    Status reportSteps();
+    std::vector<PendingStep> m_pendingSteps;
+    QElapsedTimer m_sinceFigures;
+    // Figures on a device are read at least this often, and every step of the first.
+    static constexpr qint64 kFiguresEveryMs = 250;
+    static constexpr size_t kMaxPendingSteps = 64;
     TrafficLedger m_trafficMark, m_trafficAside, m_trafficSteady;
     int64_t m_trafficFromStep = 0, m_trafficSteadySteps = 0;
 };

@@ -40,6 +40,7 @@ Status SyncPolicy::step(StepContext& ctx) {
         out.lossSum += r.lossSum;
         out.correct += r.correct;
         out.counted += r.counted;
+        out.figures.add(r.figures);
     }
     // Every share is back, so nothing computes now: a large model's update goes where the run's
     // threads are. A small one's costs less than the two hand-offs (about 15 µs).
@@ -89,6 +90,8 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             req.buffers = &ctx.master.buffers;
             req.seed = ctx.seedFor(live[j], round);
             req.weightsVersion = ctx.step;
+            // The balancer times workers only where there are several, or may be.
+            req.timed = live.size() > 1 || !ctx.cfg.listen.isEmpty();
             shapeRequest(req, ctx, lr, counts);
             if (m.remote) {
                 if (!packed)
