@@ -1,6 +1,7 @@
 #include "engine/optimizer.h"
 
 #include "model/model.h"
+#include "model/torchversion.h"
 #include "model/trafficledger.h"
 
 #include <torch/optim/adagrad.h>
@@ -9,6 +10,8 @@
 #include <torch/optim/rmsprop.h>
 #include <torch/optim/sgd.h>
 
+#include <cmath>
+#include <map>
 #include <sstream>
 #include <type_traits>
 
@@ -158,6 +161,137 @@ bool countsSteps(OptimizerKind kind) {
     return kind != OptimizerKind::Sgd;
 }
 
+// The tensors of one multi-tensor update.
+struct Lists {
+    std::vector<at::Tensor> params, grads, expAvg, expAvgSq;
+};
+
+// Adam's or AdamW's state for `p` in torch::optim's own map, made as its first step there
+// would make it, so that checkpoints and the per-tensor path read the same state.
+template <typename State> State& adamState(torch::optim::Optimizer& opt, const at::Tensor& p) {
+    auto& state = opt.state();
+    const auto key = stateKey<StateMap>(p);
+    auto it = state.find(key);
+    if (it == state.end()) {
+        auto s = std::make_unique<State>();
+        s->step(0);
+        s->exp_avg(at::zeros_like(p, at::MemoryFormat::Preserve));
+        s->exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Preserve));
+        state[key] = std::move(s);
+        it = state.find(key);
+    }
+    return static_cast<State&>(*it->second);
+}
+
+// torch::optim's Adam (AdamW with `decoupled`) over every tensor at once: the same operations
+// in the same order, each a multi-tensor one, or LibTorch's fused kernel. Tensors are grouped
+// by their step count, which differs only for a parameter that missed steps.
+template <typename State>
+void adamAll(torch::optim::Optimizer& opt, const OptimizerConfig& c, bool decoupled, bool fused,
+             const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads,
+             double lr) {
+    std::map<int64_t, Lists> groups;
+    for (size_t i = 0; i < params.size(); ++i) {
+        if (i >= grads.size() || !grads[i].defined())
+            continue;
+        State& s = adamState<State>(opt, params[i]);
+        s.step(s.step() + 1);
+        Lists& l = groups[s.step()];
+        l.params.push_back(params[i]);
+        l.grads.push_back(grads[i]);
+        l.expAvg.push_back(s.exp_avg());
+        l.expAvgSq.push_back(s.exp_avg_sq());
+    }
+    for (auto& [step, l] : groups) {
+#if TANDEM_TORCH_AT_LEAST(2, 4)
+        if (fused) {
+            // The kernel reads each tensor's step count from the device.
+            const at::Tensor count = at::full({}, double(step), l.params[0].options());
+            const std::vector<at::Tensor> steps(l.params.size(), count);
+            const auto run = decoupled ? &at::_fused_adamw_ : &at::_fused_adam_;
+            run(l.params, l.grads, l.expAvg, l.expAvgSq, {}, steps, lr, c.beta1, c.beta2,
+                c.weightDecay, c.eps, false, false, c10::nullopt, c10::nullopt);
+            continue;
+        }
+#else
+        (void)fused;
+#endif
+        const double bias1 = 1 - std::pow(c.beta1, double(step));
+        const double bias2 = 1 - std::pow(c.beta2, double(step));
+        std::vector<at::Tensor> grad = l.grads;
+        if (c.weightDecay != 0) {
+            if (decoupled)
+                at::_foreach_mul_(l.params, 1 - lr * c.weightDecay);
+            else
+                grad = at::_foreach_add(grad, l.params, c.weightDecay);
+        }
+        at::_foreach_mul_(l.expAvg, c.beta1);
+        at::_foreach_add_(l.expAvg, grad, 1 - c.beta1);
+        at::_foreach_mul_(l.expAvgSq, c.beta2);
+        at::_foreach_addcmul_(l.expAvgSq, grad, grad, 1 - c.beta2);
+        std::vector<at::Tensor> denom = at::_foreach_sqrt(l.expAvgSq);
+        at::_foreach_div_(denom, std::sqrt(bias2));
+        at::_foreach_add_(denom, c.eps);
+        at::_foreach_addcdiv_(l.params, l.expAvg, denom, -lr / bias1);
+    }
+}
+
+// torch::optim's SGD (dampening 0) over every tensor at once.
+void sgdAll(torch::optim::Optimizer& opt, const OptimizerConfig& c,
+            const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads,
+            double lr) {
+    std::vector<at::Tensor> p, d;
+    for (size_t i = 0; i < params.size(); ++i)
+        if (i < grads.size() && grads[i].defined()) {
+            p.push_back(params[i]);
+            d.push_back(grads[i]);
+        }
+    if (p.empty())
+        return;
+    if (c.weightDecay != 0)
+        d = at::_foreach_add(d, p, c.weightDecay);
+    if (c.momentum != 0) {
+        auto& state = opt.state();
+        std::vector<at::Tensor> buffers, held, heldGrads;
+        for (size_t i = 0; i < p.size(); ++i) {
+            const auto key = stateKey<StateMap>(p[i]);
+            auto it = state.find(key);
+            if (it == state.end()) {
+                // The first step's buffer is the gradient itself, as torch::optim makes it.
+                auto s = std::make_unique<torch::optim::SGDParamState>();
+                s->momentum_buffer(d[i].clone().detach());
+                buffers.push_back(s->momentum_buffer());
+                state[key] = std::move(s);
+            } else {
+                at::Tensor b =
+                    static_cast<torch::optim::SGDParamState&>(*it->second).momentum_buffer();
+                buffers.push_back(b);
+                held.push_back(b);
+                heldGrads.push_back(d[i]);
+            }
+        }
+        if (!held.empty()) {
+            at::_foreach_mul_(held, c.momentum);
+            at::_foreach_add_(held, heldGrads, 1.0);
+        }
+        d = c.nesterov ? at::_foreach_add(d, buffers, c.momentum) : buffers;
+    }
+    at::_foreach_add_(p, d, -lr);
+}
+
+// LibTorch's fused Adam kernels: from 2.4 on CUDA and the CPU (the emulated accelerator runs
+// the CPU's). Auto takes them on an accelerator, where one kernel instead of a few a tensor is
+// the difference; on the CPU the multi-tensor update keeps runs bit for bit what they were.
+bool hasFusedAdam(const at::Tensor& p, bool asked) {
+#if TANDEM_TORCH_AT_LEAST(2, 4)
+    return p.is_cuda() || p.device().type() == c10::DeviceType::HIP || (asked && p.is_cpu());
+#else
+    (void)p;
+    (void)asked;
+    return false;
+#endif
+}
+
 } // namespace
 
 Optimizer::Optimizer(OptimizerConfig config, std::vector<at::Tensor> params)
@@ -171,6 +305,11 @@ void Optimizer::step(const std::vector<at::Tensor>& grads, double lr) {
     at::NoGradGuard noGrad;
     LedgerScope purpose(LedgerPurpose::Optimizer);
     noteOptimizerStep();
+    if (stepAll(grads, lr)) {
+        ++m_steps;
+        return;
+    }
+    m_used = OptimizerConfig::Kernels::PerTensor;
     ++m_steps;
     // A parameter without a gradient is left alone (and so is its state), as torch.optim does.
     for (size_t i = 0; i < m_params.size(); ++i)
@@ -180,6 +319,24 @@ void Optimizer::step(const std::vector<at::Tensor>& grads, double lr) {
     m_impl->step();
     for (at::Tensor& p : m_params)
         p.mutable_grad() = at::Tensor();
+}
+
+bool Optimizer::stepAll(const std::vector<at::Tensor>& grads, double lr) {
+    using K = OptimizerConfig::Kernels;
+    const bool adam = m_cfg.kind == OptimizerKind::Adam || m_cfg.kind == OptimizerKind::AdamW;
+    if (m_cfg.kernels == K::PerTensor || m_params.empty() ||
+        !(adam || m_cfg.kind == OptimizerKind::Sgd))
+        return false;
+    const bool fused = adam && m_cfg.kernels != K::MultiTensor &&
+                       hasFusedAdam(m_params[0], m_cfg.kernels == K::Fused);
+    m_used = fused ? K::Fused : K::MultiTensor;
+    if (m_cfg.kind == OptimizerKind::Sgd)
+        sgdAll(*m_impl, m_cfg, m_params, grads, lr);
+    else if (m_cfg.kind == OptimizerKind::Adam)
+        adamAll<torch::optim::AdamParamState>(*m_impl, m_cfg, false, fused, m_params, grads, lr);
+    else
+        adamAll<torch::optim::AdamWParamState>(*m_impl, m_cfg, true, fused, m_params, grads, lr);
+    return true;
 }
 
 QList<TensorRecord> Optimizer::stateRecords() const {

@@ -35,6 +35,14 @@ struct OptimizerConfig {
     double alpha = 0.99;                           // rmsprop's smoothing
     double adagradEps = 1e-10;                     // PyTorch's default for Adagrad
     double weightDecay = 0; // L2 added to the gradient (all but adamw); decoupled (adamw)
+    // How SGD, Adam and AdamW update the weights: each tensor in turn (torch::optim's loop,
+    // several kernels a tensor), all at once with LibTorch's multi-tensor (_foreach_) operators
+    // (the same arithmetic, a few kernels a step), or with its fused kernel (one a step; Adam
+    // and AdamW from LibTorch 2.4, on CUDA and the CPU; the same update within fp32 rounding).
+    // Auto: fused where there is one, else multi-tensor. RMSprop and Adagrad go tensor by
+    // tensor.
+    enum class Kernels : uint8_t { Auto, PerTensor, MultiTensor, Fused };
+    Kernels kernels = Kernels::Auto;
 };
 
 class Optimizer {
@@ -56,8 +64,13 @@ public:
     QList<TensorRecord> stateRecords() const;
     Status restore(int64_t steps, const QList<TensorRecord>& records);
 
+    // What the last step ran as (Auto resolved; PerTensor for optimizers without the others).
+    OptimizerConfig::Kernels kernelsUsed() const { return m_used; }
+
 private:
+    bool stepAll(const std::vector<at::Tensor>& grads, double lr);
     OptimizerConfig m_cfg;
+    OptimizerConfig::Kernels m_used = OptimizerConfig::Kernels::PerTensor;
     std::vector<at::Tensor> m_params;
     std::unique_ptr<torch::optim::Optimizer> m_impl;
     int64_t m_steps = 0;

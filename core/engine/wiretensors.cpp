@@ -160,11 +160,20 @@ QByteArray packBundle(const std::vector<at::Tensor>& params, const std::vector<a
     const at::ScalarType ws = scalarTypeOf(wire);
     std::vector<at::Tensor> parts;
     qint64 total = 0;
-    for (size_t k = 0; k < params.size(); ++k) {
-        at::Tensor c =
-            params[paramAt(k, params.size(), order)].detach().to(at::kCPU, ws).contiguous();
-        total += qint64(c.nbytes());
-        parts.push_back(std::move(c));
+    if (!params.empty() && !params.front().device().is_cpu()) {
+        // Weights on a device leave it in one copy, flattened there, not one a tensor.
+        std::vector<at::Tensor> flat;
+        for (size_t k = 0; k < params.size(); ++k)
+            flat.push_back(params[paramAt(k, params.size(), order)].detach().to(ws).reshape(-1));
+        parts.push_back(at::cat(flat).to(at::kCPU));
+        total += qint64(parts.back().nbytes());
+    } else {
+        for (size_t k = 0; k < params.size(); ++k) {
+            at::Tensor c =
+                params[paramAt(k, params.size(), order)].detach().to(at::kCPU, ws).contiguous();
+            total += qint64(c.nbytes());
+            parts.push_back(std::move(c));
+        }
     }
     for (const at::Tensor& b : buffers) {
         at::Tensor c = b.detach()

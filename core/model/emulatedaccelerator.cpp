@@ -97,6 +97,7 @@ void runOnCpu(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::St
     const c10::FunctionSchema& schema = op.schema();
     const size_t nargs = schema.arguments().size();
     std::vector<Argument> args;
+    std::vector<c10::Storage> storages; // storage arguments on the device (set_)
     // Factory operators name the device; `to` and its kin name where the result goes.
     bool namesDevice = false, namesOther = false;
     const auto toCpu = [&](const at::Tensor& t) {
@@ -119,6 +120,9 @@ void runOnCpu(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::St
             for (size_t k = 0; k < l.size(); ++k)
                 if (l.get(k).isTensor())
                     l.set(k, toCpu(l.get(k).toTensor()));
+        } else if (v.isStorage() && v.toStorage().device_type() == kType) {
+            storages.push_back(v.toStorage());
+            v = c10::IValue(cpuStorageOver(storages.back()));
         } else if (v.isDevice()) {
             if (v.toDevice().type() == kType) {
                 v = c10::IValue(c10::Device(at::kCPU));
@@ -135,6 +139,9 @@ void runOnCpu(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::St
         for (const Argument& a : args)
             if (bytesOf(a.original.storage()) == bytesOf(cpu) && bytesOf(cpu))
                 return a.original.storage();
+        for (const c10::Storage& s : storages)
+            if (bytesOf(s) == bytesOf(cpu) && bytesOf(cpu))
+                return s;
         return deviceStorageOver(cpu);
     };
     const auto back = [&](const at::Tensor& r) -> at::Tensor {

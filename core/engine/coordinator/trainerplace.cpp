@@ -12,10 +12,11 @@ Q_DECLARE_LOGGING_CATEGORY(lcTrain)
 
 namespace tandem {
 
-// A sync run whose every weight trains on this machine's accelerator keeps the weights and the
-// optimizer's state there: a step copies neither the model to the device nor its gradients
-// back. Elsewhere (the CPU, a frozen base, local-SGD) they stay in the host's memory, where a
-// frozen base is read straight from its file (or, on a CPU slow at bf16, from an fp32 copy).
+// A sync run on this machine's accelerator keeps the weights and the optimizer's state there:
+// a step copies neither the model to the device nor its gradients back. A frozen base (LoRA)
+// goes there too, once, and the worker's replica shares it. Elsewhere (the CPU, local-SGD)
+// they stay in the host's memory, where a frozen base is read straight from its file (or, on a
+// CPU slow at bf16, from an fp32 copy).
 void Trainer::placeMaster() {
     auto device = chooseDevice(m_devices, m_cfg.device);
     if (!m_cfg.localWorker || !device) // startLocalWorker says why a named device is missing
@@ -26,7 +27,7 @@ void Trainer::placeMaster() {
             !s.isEmpty())
             m_obs.onMessage(s);
     }
-    if (device->kind == DeviceKind::Cpu || m_cfg.mode != TrainMode::Sync || m_frozenCount > 0)
+    if (device->kind == DeviceKind::Cpu || m_cfg.mode != TrainMode::Sync)
         return;
     try {
         at::NoGradGuard noGrad;

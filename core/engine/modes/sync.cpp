@@ -1,6 +1,7 @@
 #include "engine/modes/sync.h"
 
 #include "engine/wiretensors.h"
+#include "model/trafficledger.h"
 
 #include <QElapsedTimer>
 
@@ -77,6 +78,15 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
         const std::vector<int64_t> counts =
             ctx.pool.shares(live, int64_t(pending.size()), passes(ctx.cfg), ctx.step, round == 0);
         const auto slices = sliceBatch(pending, counts);
+        // The weights for remote workers leave the device before any local work is queued
+        // there: behind it, their copy would wait for the local pass, and the remote workers
+        // would start only when it ends.
+        for (size_t j = 0; j < live.size() && !packed; ++j)
+            if (!slices[j].empty() && ctx.pool.at(live[j]).remote) {
+                LedgerScope purpose(LedgerPurpose::Wire);
+                packed = std::make_shared<const QByteArray>(
+                    packBundle(ctx.master.params, ctx.master.buffers, ctx.wire, &m_packSpare));
+            }
         std::vector<int64_t> submittedAt(live.size()); // arrivalClockNs()
         for (size_t j = 0; j < live.size(); ++j) {
             if (slices[j].empty())
@@ -93,12 +103,8 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             // The balancer times workers only where there are several, or may be.
             req.timed = live.size() > 1 || !ctx.cfg.listen.isEmpty();
             shapeRequest(req, ctx, lr, counts);
-            if (m.remote) {
-                if (!packed)
-                    packed = std::make_shared<const QByteArray>(
-                        packBundle(ctx.master.params, ctx.master.buffers, ctx.wire, &m_packSpare));
+            if (m.remote)
                 req.packedWeights = packed;
-            }
             submittedAt[j] = arrivalClockNs();
             m.link->submit(std::move(req));
         }
@@ -152,12 +158,50 @@ QList<WorkerStepStats> SyncPolicy::workerStats(StepContext& ctx, Collected& c,
     return out;
 }
 
+namespace {
+
+// Host tensors bound for the device of `like`'s tensors: gathered into one block (pinned, where
+// the device is a GPU, so that the copy need not wait), copied in one go, and split there.
+void toDeviceAtOnce(std::vector<at::Tensor>& tensors, const std::vector<at::Tensor>& like) {
+    if (like.empty() || like.front().device().is_cpu())
+        return;
+    const c10::Device device = like.front().device();
+    std::vector<size_t> which;
+    std::vector<at::Tensor> flat;
+    for (size_t i = 0; i < tensors.size() && i < like.size(); ++i)
+        if (tensors[i].defined() && tensors[i].device().is_cpu() && like[i].device() == device &&
+            tensors[i].scalar_type() == like[i].scalar_type()) {
+            which.push_back(i);
+            flat.push_back(tensors[i].reshape(-1));
+        }
+    if (which.size() < 2)
+        return;
+    int64_t total = 0;
+    for (const at::Tensor& f : flat)
+        total += f.numel();
+    const bool pin = device.is_cuda();
+    at::Tensor block = at::empty({total}, flat.front().options().pinned_memory(pin));
+    at::cat_out(block, flat);
+    const at::Tensor there = block.to(device, /*non_blocking=*/pin);
+    int64_t offset = 0;
+    for (size_t k = 0; k < which.size(); ++k) {
+        const int64_t n = flat[k].numel();
+        tensors[which[k]] = there.narrow(0, offset, n).view(tensors[which[k]].sizes());
+        offset += n;
+    }
+}
+
+} // namespace
+
 std::vector<at::Tensor> combineResults(ModelTensors& master, std::vector<WorkResult>& results,
                                        double batch) {
     at::NoGradGuard noGrad;
     // The weights may live on the coordinator's own accelerator while a worker process's
-    // results come off the wire on the CPU: each goes where its weight is (a no-op when there).
+    // results come off the wire on the CPU: each goes where its weight is (a no-op when there),
+    // the gradients in one copy.
+    LedgerScope purpose(LedgerPurpose::Wire);
     for (WorkResult& r : results) {
+        toDeviceAtOnce(r.grads, master.params);
         for (size_t p = 0; p < r.grads.size() && p < master.params.size(); ++p)
             if (r.grads[p].defined())
                 r.grads[p] = r.grads[p].to(master.params[p].device());

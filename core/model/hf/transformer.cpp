@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace tandem {
@@ -59,8 +60,37 @@ bool ignorable(const HfConfig& c, const std::string& n) {
 
 // ---- the model ---------------------------------------------------------------------------------
 
+struct HfTransformer::RotaryCache {
+    using Key = std::tuple<bool, int64_t, int64_t, int, int, int>;
+    std::mutex mutex;
+    std::map<Key, RotaryPair> tables;
+};
+
 HfTransformer::HfTransformer(HfConfig config)
-    : m_config(std::move(config)) {}
+    : m_config(std::move(config))
+    , m_rotary(std::make_shared<RotaryCache>()) {}
+
+RotaryPair HfTransformer::rotaryFor(bool local, int64_t past, int64_t t,
+                                    const at::Tensor& like) const {
+    const RotaryCache::Key key{local,
+                               past,
+                               t,
+                               int(like.device().type()),
+                               int(like.device().index()),
+                               int(like.scalar_type())};
+    std::lock_guard<std::mutex> lock(m_rotary->mutex);
+    auto it = m_rotary->tables.find(key);
+    if (it != m_rotary->tables.end())
+        return it->second;
+    // Generation asks for every length in turn: the cache keeps a few.
+    if (m_rotary->tables.size() >= 16)
+        m_rotary->tables.clear();
+    at::NoGradGuard noGrad;
+    const Rope& rope = local ? *m_config.localRope : m_config.rope;
+    RotaryPair r = rotaryTables(rope, m_config.rotated(), past, t, like);
+    m_rotary->tables.emplace(key, r);
+    return r;
+}
 
 std::string weightModule(const std::string& name) {
     return endsWith(name, ".weight") && name.size() > 7 ? name.substr(0, name.size() - 7)
@@ -392,7 +422,10 @@ at::Tensor HfTransformer::logits(const at::Tensor& ids, const Pass& pass) const 
         refuse(QStringLiteral("%1 tokens is more than the model's %2 positions")
                    .arg(past + t)
                    .arg(c.positionLimit()));
-    if (ids.numel() > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= c.vocab))
+    // Checked where the ids are in the host's memory: on a device the check would wait for it
+    // every pass, and training data is checked once, when it is read (resolveObjective()).
+    if (ids.numel() > 0 && ids.device().is_cpu() &&
+        (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= c.vocab))
         refuse(
             QStringLiteral("token ids must lie in [0, %1), the model's vocabulary").arg(c.vocab));
     if (pass.cache) {
@@ -413,9 +446,9 @@ at::Tensor HfTransformer::logits(const at::Tensor& ids, const Pass& pass) const 
     // Each rotary embedding the blocks use, once per pass.
     RotaryPair full, local;
     if (!c.family->learnedPositions) {
-        full = rotaryTables(c.rope, c.rotated(), past, t, x);
+        full = rotaryFor(false, past, t, x);
         if (c.localRope)
-            local = rotaryTables(*c.localRope, c.rotated(), past, t, x);
+            local = rotaryFor(true, past, t, x);
     }
     const bool recompute = m_checkpoint && at::GradMode::is_enabled() && !pass.cache;
     for (int64_t i = 0; i < c.layers; ++i) {

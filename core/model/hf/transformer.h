@@ -121,6 +121,10 @@ public:
 
 private:
     struct Widened;
+    struct RotaryCache;
+    // The rotary tables of a pass: made once per length, device and dtype, and kept, so that a
+    // step neither computes them again nor copies them to the device.
+    RotaryPair rotaryFor(bool local, int64_t past, int64_t t, const at::Tensor& like) const;
     static bool isQuantizedWeight(const std::string& name, const at::Tensor& t);
     std::vector<std::string> linearWeights() const; // every block's linear weights, by name
     void bind();
@@ -132,6 +136,7 @@ private:
     bool m_checkpoint = false;
     std::shared_ptr<const BoundWeights> m_bound; // m_params by role, rebuilt when they change
     std::shared_ptr<Widened> m_widened;          // the fp32 copy of a frozen base, once made
+    std::shared_ptr<RotaryCache> m_rotary;
 };
 
 // "….q_proj" for "….q_proj.weight"; empty for any other name.
