@@ -141,6 +141,30 @@ print(round(int(sys.argv[2]) * int(sys.argv[3]) / (statistics.median(timed) / 10
 EOF
 }
 
+# `tandem train`'s steady rate in samples/s: BATCH samples a step over the steps after the first
+# tenth (at least 2), timed from the wall time the run had reached at the end of warm-up to the
+# summary's training time. Steps on a GPU are timed as queued; the waits for the device come
+# when figures are read, so only a span of steps, not one step, says how long they took.
+tandem_steady_rate() {
+    $py - "$1" "$2" "$3" <<'EOF'
+import json, sys
+steps = [json.loads(l) for l in open(sys.argv[1]) if '"elapsed_s"' in l]
+steps = [s for s in steps if s.get("type", "step") == "step"]
+total = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1]).get("train_seconds", 0)
+warm = max(2, len(steps) // 10)
+if len(steps) <= warm or total <= steps[warm - 1]["elapsed_s"]:
+    print("?")
+else:
+    print(round((len(steps) - warm) * int(sys.argv[3]) / (total - steps[warm - 1]["elapsed_s"]), 1))
+EOF
+}
+
+# The traffic ledger's per-step line for a short run of the same job (`tandem train --ledger`,
+# which slows every operator, so never on a timed run).
+ledger_line() {
+    "$@" --ledger 2>&1 >/dev/null | grep -o 'traffic per step, steps [0-9-]*: .*' | tail -n 1
+}
+
 # Where a `tandem train` step's time goes, from its metrics.jsonl (medians over the steps after
 # the first two): the whole step, the local worker's forward and backward pass in it, and the
 # rest (the optimizer's step and whatever the coordinator does around the pass).
@@ -431,15 +455,18 @@ phase_speed() {
         [ "$name" = resnet18 ] && model=$data/resnet18.pt
         for precision in ${PRECISIONS:-fp32 bf16}; do
             [ "$(left)" -lt 30 ] && { log "speed: cut short"; return; }
-            local t p
-            t=$($bin train --model "$model" --data "npz:$arrays" --device "$device" \
-                --precision "$precision" --batch "$batch" --max-steps "$steps" --limit-test 64 \
-                --optimizer adam --lr 0.001 --mode sync --no-history --out "$data/run-$name-$precision" \
-                2>"$out/train-$name-$precision.log" | field samples_per_s)
+            local t p job run=$data/run-$name-$precision
+            job=(train --model "$model" --data "npz:$arrays" --device "$device"
+                --precision "$precision" --batch "$batch" --limit-test 64
+                --optimizer adam --lr 0.001 --mode sync --no-history)
+            $bin "${job[@]}" --max-steps "$steps" --out "$run" \
+                2>"$out/train-$name-$precision.log" >"$run.json"
+            t=$(tandem_steady_rate "$run/metrics.jsonl" "$run.json" "$batch")
             p=$($py bench/python_gpu_loop.py "$arrays" "$name" "$steps" "$batch" "$precision" \
                 "$device" | tee -a "$out/python.jsonl" | field samples_per_s)
             log "speed: $name $precision batch $batch: tandem $t samples/s, PyTorch eager $p samples/s" \
-                "($(ratio "$t" "$p")x); tandem's $(tandem_step_split "$data/run-$name-$precision/metrics.jsonl")"
+                "($(ratio "$t" "$p")x), both after warm-up; tandem's $(tandem_step_split "$run/metrics.jsonl");" \
+                "$(ledger_line $bin "${job[@]}" --max-steps $((steps < 30 ? steps : 30)) --out "$run-ledger")"
         done
     done
 }
