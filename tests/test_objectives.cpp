@@ -253,8 +253,9 @@ private Q_SLOTS:
         for (int i = 0; i < 4; ++i)
             want += std::log1p(std::exp(-std::abs(o[i]))) + std::max(o[i], 0.0f) - o[i] * p[i];
         QVERIFY(std::abs(bce.loss.item<double>() - want / 4) < 1e-6);
-        QCOMPARE(bce.correct, 4); // a logit of 0 says "not", as its target does
-        QCOMPARE(bce.counted, 4);
+        QCOMPARE(bce.correct.item<int64_t>(),
+                 int64_t(4)); // a logit of 0 says "not", as its target does
+        QCOMPARE(bce.counted.item<int64_t>(), int64_t(4));
 
         // Cross-entropy over the last dimension, positions with -100 ignored.
         const at::Tensor logits =
@@ -268,8 +269,8 @@ private Q_SLOTS:
         const double expect =
             -(lp[0][0].item<double>() + lp[1][0].item<double>() + lp[3][2].item<double>()) / 3;
         QVERIFY(std::abs(ce.loss.item<double>() - expect) < 1e-6);
-        QCOMPARE(ce.counted, 3);
-        QCOMPARE(ce.correct, 2); // position 1 guesses class 1
+        QCOMPARE(ce.counted.item<int64_t>(), int64_t(3));
+        QCOMPARE(ce.correct.item<int64_t>(), int64_t(2)); // position 1 guesses class 1
 
         // Every position ignored: no loss, no gradient, and nothing counted.
         const at::Tensor ignored = at::full({1, 4}, kIgnoredTarget, at::kLong);
@@ -277,7 +278,7 @@ private Q_SLOTS:
         const BatchLoss nothing =
             batchLoss(Objective{LossKind::CrossEntropy, Task::Sequence}, none, leaf, ignored);
         QCOMPARE(nothing.loss.item<double>(), 0.0);
-        QCOMPARE(nothing.counted, 0);
+        QCOMPARE(nothing.counted.item<int64_t>(), int64_t(0));
         nothing.loss.backward();
         QCOMPARE(leaf.grad().abs().sum().item<double>(), 0.0);
 
