@@ -129,16 +129,12 @@ except ValueError:
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.2f", a / b; else print "?" }'; }
 steps_of() { echo $((($1 + shorter - 1) / shorter)); }
 
-# `tandem train`'s median step time over its metrics.jsonl's steps after the first two, as
-# tokens/s for BATCH windows of CONTEXT: the steady state, as the Python loop reports it.
+# `tandem train`'s steady rate as tokens/s for BATCH windows of CONTEXT (tandem_steady_rate,
+# below): METRICS SUMMARY BATCH CONTEXT.
 tandem_tokens_per_s() {
-    $py - "$1" "$2" "$3" <<'EOF'
-import json, statistics, sys
-steps = [json.loads(l) for l in open(sys.argv[1]) if '"step_ms"' in l]
-steps = [s["step_ms"] for s in steps if s.get("type", "step") == "step"]
-timed = steps[2:] or steps
-print(round(int(sys.argv[2]) * int(sys.argv[3]) / (statistics.median(timed) / 1000), 1) if timed else "?")
-EOF
+    local rate
+    rate=$(tandem_steady_rate "$1" "$2" "$3")
+    awk -v r="$rate" -v c="$4" 'BEGIN { if (r + 0 > 0) printf "%.1f", r * c; else print "?" }'
 }
 
 # `tandem train`'s steady rate in samples/s: BATCH samples a step over the steps after the first
@@ -307,7 +303,7 @@ lmspeed_run() {
         return 0
     fi
     local t plan
-    t=$(tandem_tokens_per_s "$run/metrics.jsonl" "$batch" "$ctx")
+    t=$(tandem_tokens_per_s "$run/metrics.jsonl" "$run/tandem.json" "$batch" "$ctx")
     plan=$($py -c "
 import json
 s = json.loads(open('$run/tandem.json').read().strip().splitlines()[-1])
@@ -425,7 +421,7 @@ phase_nf4() {
         --out "$out/nf4-run" >"$out/nf4.json" 2>"$out/nf4.log" ||
         { gpu_watch_stop >/dev/null; failed "nf4: the run failed: $(tail -1 "$out/nf4.log")"; return; }
     log "nf4 $shape: LoRA r=16 on an nf4 base, context $ctx, checkpointing: peak GPU $(gpu_watch_stop) MiB" \
-        "(a 12 GB card holds 10240), $(tandem_tokens_per_s "$out/nf4-run/metrics.jsonl" 1 "$ctx") tokens/s"
+        "(a 12 GB card holds 10240), $(tandem_tokens_per_s "$out/nf4-run/metrics.jsonl" "$out/nf4.json" 1 "$ctx") tokens/s"
 }
 
 phase_tests() {

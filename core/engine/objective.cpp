@@ -2,6 +2,8 @@
 
 #include "engine/batch.h"
 
+#include <torch/csrc/autograd/custom_function.h>
+
 #include <cmath>
 
 namespace tandem {
@@ -109,7 +111,65 @@ Status checkModelLoss(const Model& model, const at::Tensor& out, const at::Tenso
     return success();
 }
 
+// The loss over parts of the rows; the backward pass recomputes each part's softmax from the
+// logits and the log-sum-exp the forward pass kept (one fp32 value a row).
+struct ChunkedCrossEntropy : torch::autograd::Function<ChunkedCrossEntropy> {
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& logits,
+                              const at::Tensor& target, int64_t rows) {
+        const int64_t n = logits.size(0);
+        at::Tensor total = at::zeros({}, logits.options().dtype(at::kFloat));
+        std::vector<at::Tensor> lse;
+        for (int64_t from = 0; from < n; from += rows) {
+            const int64_t m = std::min(rows, n - from);
+            const at::Tensor f = logits.narrow(0, from, m).to(at::kFloat);
+            const at::Tensor t = target.narrow(0, from, m);
+            const at::Tensor kept = t.ne(kIgnoredTarget);
+            const at::Tensor l = at::logsumexp(f, {1});
+            const at::Tensor picked = f.gather(1, t.clamp_min(0).unsqueeze(1)).squeeze(1);
+            total.add_(l.sub(picked).mul(kept).sum());
+            lse.push_back(l);
+        }
+        ctx->save_for_backward({logits, target, at::cat(lse)});
+        ctx->saved_data["rows"] = rows;
+        return total;
+    }
+
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        const auto saved = ctx->get_saved_variables();
+        const at::Tensor& logits = saved[0];
+        const at::Tensor& target = saved[1];
+        const at::Tensor& lse = saved[2];
+        const int64_t rows = ctx->saved_data["rows"].toInt();
+        const at::Tensor g = grads[0].to(at::kFloat);
+        at::Tensor out = at::empty_like(logits);
+        const int64_t n = logits.size(0);
+        for (int64_t from = 0; from < n; from += rows) {
+            const int64_t m = std::min(rows, n - from);
+            const at::Tensor t = target.narrow(0, from, m);
+            const at::Tensor kept = t.ne(kIgnoredTarget).to(at::kFloat).unsqueeze(1);
+            // softmax - one-hot, on the rows that count, times the loss's gradient
+            at::Tensor p = logits.narrow(0, from, m)
+                               .to(at::kFloat)
+                               .sub_(lse.narrow(0, from, m).unsqueeze(1))
+                               .exp_();
+            p.scatter_add_(1, t.clamp_min(0).unsqueeze(1), kept.neg());
+            out.narrow(0, from, m).copy_(p.mul_(kept).mul_(g));
+        }
+        return {out, at::Tensor(), at::Tensor()};
+    }
+};
+
 } // namespace
+
+at::Tensor chunkedCrossEntropySum(const at::Tensor& logits, const at::Tensor& target,
+                                  int64_t rows) {
+    return ChunkedCrossEntropy::apply(logits, target, std::max<int64_t>(1, rows));
+}
+
+int64_t crossEntropyRows(int64_t vocab) {
+    return std::max<int64_t>(1, (int64_t(64) << 20) / (4 * std::max<int64_t>(1, vocab)));
+}
 
 Task taskOf(LossKind loss, Dataset::Targets targets) {
     switch (loss) {
@@ -199,23 +259,31 @@ Expected<Objective> resolveObjective(LossKind asked, const Model& model, const D
 BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Tensor& output,
                     const at::Tensor& target) {
     BatchLoss b;
-    // The loss in fp32, as autocast computes log_softmax and the losses anyway.
-    const at::Tensor out = output.to(at::kFloat);
-    switch (objective.loss) {
-    case LossKind::Auto:
-    case LossKind::CrossEntropy: {
+    const bool crossEntropy =
+        objective.loss == LossKind::Auto || objective.loss == LossKind::CrossEntropy;
+    if (crossEntropy) {
         // Over the last dimension: [B, C] against [B], or [B, T, V] against [B, T]; positions
-        // whose target is -100 count for nothing, as in PyTorch.
-        const at::Tensor logits = out.reshape({-1, out.size(-1)});
+        // whose target is -100 count for nothing, as in PyTorch. In fp32, as autocast computes
+        // log_softmax anyway; logits larger than a part of rows are taken a part at a time.
+        const at::Tensor logits = output.reshape({-1, output.size(-1)});
         const at::Tensor t = target.reshape({-1});
         const at::Tensor kept = t.ne(kIgnoredTarget);
         b.counted = kept.sum();
-        const at::Tensor sum =
-            at::nll_loss(at::log_softmax(logits, 1), t, {}, at::Reduction::Sum, kIgnoredTarget);
+        const int64_t rows = crossEntropyRows(logits.size(1));
+        const at::Tensor sum = logits.size(0) > rows
+                                   ? chunkedCrossEntropySum(logits, t, rows)
+                                   : at::nll_loss(at::log_softmax(logits.to(at::kFloat), 1), t, {},
+                                                  at::Reduction::Sum, kIgnoredTarget);
         b.loss = sum.div(b.counted.clamp_min(1));
         b.correct = logits.argmax(1).eq(t).logical_and(kept).sum();
-        break;
+        return b;
     }
+    // The loss in fp32, as autocast computes the losses anyway.
+    const at::Tensor out = output.to(at::kFloat);
+    switch (objective.loss) {
+    case LossKind::Auto:
+    case LossKind::CrossEntropy:
+        break;
     case LossKind::Mse:
         b.loss = at::mse_loss(out, alignedTarget(out, target));
         break;

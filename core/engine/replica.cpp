@@ -159,21 +159,24 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                 continue;
             }
         }
-        if (m_options.resultsOnDevice) {
-            out.figures.add(figures);
-        } else {
-            // Read here, once per pass: the result leaves the device anyway.
-            LedgerScope purpose(LedgerPurpose::Figures);
-            out.lossSum += figures.lossSum.item<double>();
-            if (figures.correct.defined()) {
-                const at::Tensor counts =
-                    at::stack({figures.correct, figures.counted}).to(at::kCPU);
-                out.correct += counts[0].item<int64_t>();
-                out.counted += counts[1].item<int64_t>();
-            }
-        }
+        keepFigures(figures, out);
         out.memoryCap = m_chunkCap;
         return;
+    }
+}
+
+void ModelReplica::keepFigures(const DeviceFigures& figures, WorkResult& out) const {
+    if (m_options.resultsOnDevice) {
+        out.figures.add(figures);
+        return;
+    }
+    // Read here, once per pass: the result leaves the device anyway.
+    LedgerScope purpose(LedgerPurpose::Figures);
+    out.lossSum += figures.lossSum.item<double>();
+    if (figures.correct.defined()) {
+        const at::Tensor counts = at::stack({figures.correct, figures.counted}).to(at::kCPU);
+        out.correct += counts[0].item<int64_t>();
+        out.counted += counts[1].item<int64_t>();
     }
 }
 

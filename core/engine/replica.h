@@ -82,6 +82,8 @@ private:
     void accumulate(const std::vector<int64_t>& samples, WorkResult& out,
                     const std::function<void(size_t, const at::Tensor&)>* sink = nullptr);
     void clearGrads();
+    // A pass's figures into the result: kept on the device (resultsOnDevice), or read.
+    void keepFigures(const DeviceFigures& figures, WorkResult& out) const;
     // The request's weights into the replica: shared, not copied, where they already live on
     // this replica's device and nothing here writes to them.
     void takeWeights(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& buffers,

@@ -191,6 +191,7 @@ private:
         DeviceFigures figures;
     };
     Status reportSteps();
+    void summarizeTraffic(RunSummary& sum) const;
     std::vector<PendingStep> m_pendingSteps;
     QElapsedTimer m_sinceFigures;
     // Figures on a device are read at least this often, and every step of the first.
