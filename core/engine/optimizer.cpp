@@ -208,9 +208,14 @@ void adamAll(torch::optim::Optimizer& opt, const OptimizerConfig& c, bool decoup
             // The kernel reads each tensor's step count from the device.
             const at::Tensor count = at::full({}, double(step), l.params[0].options());
             const std::vector<at::Tensor> steps(l.params.size(), count);
-            const auto run = decoupled ? &at::_fused_adamw_ : &at::_fused_adam_;
-            run(l.params, l.grads, l.expAvg, l.expAvgSq, {}, steps, lr, c.beta1, c.beta2,
-                c.weightDecay, c.eps, false, false, c10::nullopt, c10::nullopt);
+            if (decoupled)
+                at::_fused_adamw_(l.params, l.grads, l.expAvg, l.expAvgSq, {}, steps, lr, c.beta1,
+                                  c.beta2, c.weightDecay, c.eps, false, false, c10::nullopt,
+                                  c10::nullopt);
+            else
+                at::_fused_adam_(l.params, l.grads, l.expAvg, l.expAvgSq, {}, steps, lr, c.beta1,
+                                 c.beta2, c.weightDecay, c.eps, false, false, c10::nullopt,
+                                 c10::nullopt);
             continue;
         }
 #else
