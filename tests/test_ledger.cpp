@@ -119,7 +119,8 @@ QJsonObject TestLedger::trainWithWorker(const QStringList& args, QString* log) {
         qWarning().noquote() << c.err();
         return {};
     }
-    // The worker computes on its CPU: what the coordinator's ledger sees is its own traffic.
+    // The worker process has an emulated accelerator of its own (it inherits the environment);
+    // the coordinator's ledger counts the coordinator's traffic alone.
     const auto workers = startWorkers(port, {home("w1")});
     if (!c.finish(300000) || c.exitCode() != 0) {
         qWarning().noquote() << c.err();

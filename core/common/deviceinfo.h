@@ -48,10 +48,10 @@ struct DeviceInfo {
     bool mixedPrecision = false;
 
     // "cuda:0", "mps", "cpu": the string LibTorch's Device understands (the emulated
-    // accelerator's is "hip:0").
+    // accelerator's is "xpu:0").
     QString torchDevice() const {
         if (kind == DeviceKind::Emulated)
-            return QStringLiteral("hip:0");
+            return QStringLiteral("xpu:0");
         return kind == DeviceKind::Cuda ? QStringLiteral("cuda:%1").arg(index)
                                         : deviceKindName(kind);
     }

@@ -1,5 +1,6 @@
 #include "engine/optimizer.h"
 
+#include "model/emulatedaccelerator.h"
 #include "model/model.h"
 #include "model/torchversion.h"
 #include "model/trafficledger.h"
@@ -289,7 +290,7 @@ void sgdAll(torch::optim::Optimizer& opt, const OptimizerConfig& c,
 // the difference; on the CPU the multi-tensor update keeps runs bit for bit what they were.
 bool hasFusedAdam(const at::Tensor& p, bool asked) {
 #if TANDEM_TORCH_AT_LEAST(2, 4)
-    return p.is_cuda() || p.device().type() == c10::DeviceType::HIP || (asked && p.is_cpu());
+    return p.is_cuda() || isEmulatedAccelerator(p.device()) || (asked && p.is_cpu());
 #else
     (void)p;
     (void)asked;

@@ -15,11 +15,17 @@
 #include <string>
 #include <vector>
 
+// Why XPU: LibTorch moves a module's parameters to a device only where the device type is one of
+// its "dense" backends (CPU, CUDA, MPS, HIP and XPU in 1.13; HPU and MTIA too in 2.x), and
+// LibTorch 2.x files HIP's autograd under AutogradOther, where operators that Vulkan implements
+// (max_pool2d) are refused as ambiguous. XPU has an autograd key of its own in both, and
+// Debian's builds register no XPU kernels.
+//
 // How it works. A tensor on the device is an ordinary TensorImpl whose storage's device is
-// HIP and whose memory was allocated on the host. Operators reach the device's backend through
-// LibTorch's dispatcher; a backend fallback takes every one of them, views each HIP tensor
+// XPU and whose memory was allocated on the host. Operators reach the device's backend through
+// LibTorch's dispatcher; a backend fallback takes every one of them, views each XPU tensor
 // argument as a CPU tensor over the same memory, runs the operator's CPU kernel, and gives
-// back what it returns as HIP tensors (an argument returned, as in-place operators do, is the
+// back what it returns as XPU tensors (an argument returned, as in-place operators do, is the
 // argument itself; a view shares its base's storage). Two kinds of operator need kernels of
 // their own, because LibTorch implements them above the backends with a branch on the device
 // type: copy_ (which crosses between devices) and the convolutions' "overrideable" entry
@@ -29,8 +35,8 @@ namespace tandem {
 
 namespace {
 
-constexpr c10::DeviceType kType = c10::DeviceType::HIP;
-constexpr c10::DispatchKey kKey = c10::DispatchKey::HIP;
+constexpr c10::DeviceType kType = c10::DeviceType::XPU;
+constexpr c10::DispatchKey kKey = c10::DispatchKey::XPU;
 
 thread_local int t_inside = 0;
 
@@ -260,6 +266,10 @@ void installEmulatedAccelerator() {
         kernels.impl("convolution_overrideable", &convolutionKernel);
         kernels.impl("convolution_backward_overrideable", &convolutionBackwardKernel);
     });
+}
+
+bool isEmulatedAccelerator(const c10::Device& device) {
+    return device.type() == kType && emulatedAcceleratorWanted();
 }
 
 c10::Device emulatedAcceleratorDevice() {

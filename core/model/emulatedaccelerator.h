@@ -7,9 +7,9 @@
 // device; a CPU run has neither, so on a machine without a GPU the paths that place tensors on
 // an accelerator, and the traffic they cause, would go untested. With TANDEM_EMULATED_ACCELERATOR=1
 // in the environment, this machine has one more device, "emulated": LibTorch sees its tensors
-// on a device of their own (the device type HIP, which no CPU or CUDA build of LibTorch uses),
-// so moving a tensor there or back is a real copy between devices, counted by the traffic
-// ledger (trafficledger.h) exactly as a CUDA run's would be, and autograd runs the backward
+// on a device of their own (the device type XPU, which Debian's and the CUDA builds of LibTorch
+// leave unused), so moving a tensor there or back is a real copy between devices, counted by the
+// traffic ledger (trafficledger.h) exactly as a CUDA run's would be, and autograd runs the backward
 // pass on a device thread as it does for a GPU. Every operator runs LibTorch's CPU kernel over
 // the same memory, so results are the CPU's, to the bit.
 //
@@ -24,8 +24,10 @@ namespace tandem {
 bool emulatedAcceleratorWanted();
 // Registers the device with LibTorch, once; initTorchRuntime() calls it when wanted.
 void installEmulatedAccelerator();
-// The device's LibTorch name ("hip:0").
+// The device's LibTorch name ("xpu:0").
 c10::Device emulatedAcceleratorDevice();
+// `device` is the emulated accelerator.
+bool isEmulatedAccelerator(const c10::Device& device);
 // True while the calling thread runs one of the device's operators on the CPU: the operators
 // that does are not the run's own (the traffic ledger leaves them out).
 bool insideEmulatedOperator();
