@@ -7,6 +7,7 @@
 
 #include "engine/optimizer.h"
 #include "model/emulatedaccelerator.h"
+#include "model/torchversion.h"
 #include "model/trafficledger.h"
 
 #include "hffolder.h"
@@ -27,6 +28,16 @@ using namespace tandem;
 namespace {
 
 const QString kEmulated = QStringLiteral("TANDEM_EMULATED_ACCELERATOR=1");
+
+// On LibTorch 2.x an operator of the transformer's pass reaches a CPU-only dispatch stub with
+// the emulated device's type (DispatchStub: "An unexpected device type was provided xpu"): the
+// emulation does not yet cover it there, and the language-model rows run on 1.13 only.
+#if TANDEM_TORCH_AT_LEAST(2, 0)
+#define SKIP_TRANSFORMER_ON_NEWER_TORCH()                                                          \
+    QSKIP("the emulated accelerator does not yet run the transformer on LibTorch 2.x")
+#else
+#define SKIP_TRANSFORMER_ON_NEWER_TORCH()
+#endif
 
 double figure(const QJsonObject& summary, const char* purpose, const char* name) {
     return summary.value(QStringLiteral("traffic_per_step"))
@@ -254,6 +265,7 @@ void TestLedger::imageModelSync() {
 }
 
 void TestLedger::languageModelWhole() {
+    SKIP_TRANSFORMER_ON_NEWER_TORCH();
     const QJsonObject s = train({QStringLiteral("--model=hf:") + m_llama,
                                  QStringLiteral("--data=tokens:%1,context=32").arg(m_tokens),
                                  QStringLiteral("--batch=8"), QStringLiteral("--max-steps=12"),
@@ -264,6 +276,7 @@ void TestLedger::languageModelWhole() {
 }
 
 void TestLedger::loraOnBf16Base() {
+    SKIP_TRANSFORMER_ON_NEWER_TORCH();
     const QJsonObject s = train({QStringLiteral("--model=hf:") + m_llamaBf16,
                                  QStringLiteral("--lora=r=4,alpha=8,targets=q_proj,v_proj,o_proj"),
                                  QStringLiteral("--data=tokens:%1,context=32").arg(m_tokens),
@@ -275,6 +288,7 @@ void TestLedger::loraOnBf16Base() {
 }
 
 void TestLedger::loraOnNf4Base() {
+    SKIP_TRANSFORMER_ON_NEWER_TORCH();
     const QJsonObject s = train(
         {QStringLiteral("--model=hf:") + m_llamaBf16, QStringLiteral("--lora=r=4,alpha=8,base=nf4"),
          QStringLiteral("--data=tokens:%1,context=32").arg(m_tokens), QStringLiteral("--batch=8"),
