@@ -63,6 +63,9 @@ fi
 # --omit=optional: only this machine's own native builds, which the lock file lists as direct
 # dependencies (Linux x64), not the dozen GPU and other-platform builds of llama.cpp and of the
 # tokenizers library that their packages list as optional.
+# --ignore-scripts: the one install script, node-llama-cpp's, readies its JavaScript side, which
+# no test uses (llama-check loads its libraries directly), and its tools need Node 20, where
+# Debian 12 has Node 18.
 # TANDEM_NPM=0 leaves them out, for tests that need none (the CUDA check's).
 references=false
 [ "${1:-run}" = test ] && [ "${TANDEM_NPM:-1}" != 0 ] && references=true
@@ -70,7 +73,8 @@ if $references && ! cmp -s tests/npm/package-lock.json build/npm/package-lock.js
     rm -rf build/npm
     mkdir -p build/npm
     cp tests/npm/package.json tests/npm/package-lock.json build/npm/
-    (cd build/npm && npm ci --omit=optional --no-audit --no-fund --loglevel=error) || {
+    (cd build/npm && npm ci --omit=optional --ignore-scripts --no-audit --no-fund \
+        --loglevel=error) || {
         rm -f build/npm/package-lock.json
         echo "quickstart: installing the test references from the npm registry failed" >&2
         exit 1
