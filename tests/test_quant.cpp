@@ -14,6 +14,7 @@
 #include "model/hf/transformer.h"
 #include "model/model.h"
 #include "model/openmodel.h"
+#include "model/trafficledger.h"
 #include "testpaths.h"
 
 #include <QProcess>
@@ -70,6 +71,35 @@ QList<TensorRecord> recordsOf(const NamedTensors& ts) {
     return out;
 }
 
+// The dequantization as it was written first, one generic operator after another in fp32,
+// converted to `dtype` at the end: what dequantize() must equal, bit for bit.
+at::Tensor dequantizeStepwise(const QuantizedWeight& q, at::ScalarType dtype) {
+    if (q.kind == BaseQuant::Int8)
+        return (q.packed.to(at::kFloat) * q.absmax.view({-1, 1}) * 7.874015718698502e-3f).to(dtype);
+    at::Tensor absmax = q.absmax;
+    if (q.nested()) {
+        const int64_t blocks = q.absmax.numel(), nb = q.nestedBlocksize;
+        const int64_t padded = q.nestedAbsmax.numel() * nb;
+        at::Tensor v = q.nestedCode.index_select(0, q.absmax.to(at::kInt));
+        if (padded > blocks)
+            v = at::cat({v, at::zeros({padded - blocks}, v.options())});
+        absmax =
+            (v.view({-1, nb}) * q.nestedAbsmax.view({-1, 1})).reshape({-1}).narrow(0, 0, blocks) +
+            q.offset;
+    }
+    const at::Tensor bytes = at::arange(256, q.code.options().dtype(at::kInt));
+    const at::Tensor pairs = at::stack({q.code.index_select(0, bytes.floor_divide(16)),
+                                        q.code.index_select(0, bytes.remainder(16))},
+                                       1);
+    const int64_t n = q.numel(), bs = q.blocksize, blocks = absmax.numel();
+    at::Tensor values = pairs.index_select(0, q.packed.reshape({-1}).to(at::kInt)).reshape({-1});
+    if (values.numel() < blocks * bs)
+        values = at::cat({values, at::zeros({blocks * bs - values.numel()}, values.options())});
+    values = values.narrow(0, 0, blocks * bs).view({blocks, bs});
+    values.mul_(absmax.view({-1, 1}));
+    return values.reshape({-1}).narrow(0, 0, n).view(q.shape).to(dtype);
+}
+
 } // namespace
 
 class TestQuant : public QObject {
@@ -78,6 +108,7 @@ class TestQuant : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void nf4AndInt8MatchTheReferenceBitForBit();
+    void dequantizationIsTheStepwiseOneInFewerBytes();
     void infinitiesAndNaNsAreRefused();
     void aBitsandbytesFolderGivesTheReferencesLogits();
     void loraOnAQuantizedBaseLearns();
@@ -186,6 +217,56 @@ void TestQuant::nf4AndInt8MatchTheReferenceBitForBit() {
     QVERIFY(at::equal(special[1], at::zeros({64})));
     QVERIFY(at::equal(special[2], at::full({64}, 0.5f)));
     QVERIFY(at::equal(special[3], at::full({64}, -3.0f)));
+}
+
+// dequantize() writes each product once, in the compute dtype, and reuses the code's table of
+// pairs: the same values as the generic operators' path, with fewer bytes through memory.
+void TestQuant::dequantizationIsTheStepwiseOneInFewerBytes() {
+    at::manual_seed(7);
+    // A layer's shape, and one whose size is no whole number of blocks.
+    for (const std::vector<int64_t>& shape : {std::vector<int64_t>{256, 512}, {37, 29}}) {
+        const at::Tensor w = at::randn(shape).to(at::kBFloat16);
+        auto single = quantizeNf4(w, false);
+        auto nested = quantizeNf4(w, true);
+        auto i8 = quantizeInt8(w);
+        QVERIFY(single && nested && i8);
+        QVERIFY(single->pairsCurrent());
+        QuantizedWeight withoutTable = *single;
+        withoutTable.pairs = at::Tensor();
+        // Values written into the code after its table was made (a checkpoint's, copied into a
+        // model rebuilt from its archive): the table is stale, and not used.
+        QuantizedWeight rewritten = *single;
+        rewritten.code = single->code.clone();
+        rewritten.makePairs();
+        rewritten.code.mul_(2);
+        QVERIFY(!rewritten.pairsCurrent());
+        for (const at::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
+            for (const QuantizedWeight* q : {&*single, &*nested, &*i8, &withoutTable, &rewritten}) {
+                const at::Tensor now = dequantize(*q, dtype),
+                                 before = dequantizeStepwise(*q, dtype);
+                QCOMPARE(now.scalar_type(), dtype);
+                QCOMPARE(now.sizes(), before.sizes());
+                QVERIFY(at::equal(now, before));
+            }
+        }
+        if (shape[0] != 256)
+            continue;
+        // What each way moves for a bf16 layer, per weight.
+        const double n = double(w.numel());
+        for (const QuantizedWeight* q : {&*single, &*nested, &*i8}) {
+            const double now = double(bytesMovedBy([&] { dequantize(*q, at::kBFloat16); })) / n;
+            const double before =
+                double(bytesMovedBy([&] { dequantizeStepwise(*q, at::kBFloat16); })) / n;
+            qInfo("%s: %.2f bytes a weight moved, %.2f before",
+                  q == &*i8     ? "int8"
+                  : q->nested() ? "nf4, double quantization"
+                                : "nf4",
+                  now, before);
+            QVERIFY(before > 0);
+            QVERIFY2(now <= 0.7 * before,
+                     qPrintable(QStringLiteral("%1 against %2").arg(now).arg(before)));
+        }
+    }
 }
 
 void TestQuant::infinitiesAndNaNsAreRefused() {

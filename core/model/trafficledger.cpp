@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 namespace tandem {
 
@@ -205,6 +206,84 @@ QString TrafficLedger::summary(int64_t steps) const {
             parts << purposeName(p) + QStringLiteral(": ") + what.join(QStringLiteral(", "));
     }
     return parts.join(QStringLiteral("; "));
+}
+
+namespace {
+
+thread_local int t_movedDepth = 0;
+thread_local int64_t t_moved = 0;
+
+bool movesNothing(const char* name) {
+    static const char* const kViews[] = {
+        "aten::view",       "aten::reshape",    "aten::_reshape_alias",
+        "aten::narrow",     "aten::slice",      "aten::select",
+        "aten::as_strided", "aten::unsqueeze",  "aten::squeeze",
+        "aten::expand",     "aten::t",          "aten::transpose",
+        "aten::permute",    "aten::detach",     "aten::alias",
+        "aten::empty",      "aten::empty_like", "aten::empty_strided",
+        "aten::view_as",    "aten::flatten",    "aten::lift_fresh",
+        "aten::resize_"};
+    for (const char* v : kViews)
+        if (std::strcmp(name, v) == 0)
+            return true;
+    return false;
+}
+
+void addTensorBytes(const c10::IValue& v, std::vector<const c10::TensorImpl*>& seen,
+                    int64_t& bytes) {
+    if (!v.isTensor() || !v.toTensor().defined())
+        return;
+    const at::Tensor& t = v.toTensor();
+    for (const c10::TensorImpl* s : seen)
+        if (s == t.unsafeGetTensorImpl())
+            return;
+    seen.push_back(t.unsafeGetTensorImpl());
+    bytes += int64_t(t.numel()) * int64_t(t.element_size());
+}
+
+std::unique_ptr<at::ObserverContext> onMovedStart(const at::RecordFunction&) {
+    ++t_movedDepth;
+    return nullptr;
+}
+
+void onMovedEnd(const at::RecordFunction& fn, at::ObserverContext*) {
+    if (--t_movedDepth != 0)
+        return;
+    const char* name = fn.name();
+    if (!name || movesNothing(name))
+        return;
+    std::vector<const c10::TensorImpl*> seen;
+    int64_t bytes = 0;
+    const auto in = fn.inputs();
+    for (const c10::IValue& v : in)
+        addTensorBytes(v, seen, bytes);
+    // Written in place: read, then written.
+    const size_t n = std::strlen(name);
+    if (n > 1 && name[n - 1] == '_' && !in.empty() && in[0].isTensor() &&
+        in[0].toTensor().defined())
+        bytes += int64_t(in[0].toTensor().numel()) * int64_t(in[0].toTensor().element_size());
+    for (const c10::IValue& v : fn.outputs())
+        addTensorBytes(v, seen, bytes);
+    t_moved += bytes;
+}
+
+} // namespace
+
+int64_t bytesMovedBy(const std::function<void()>& work) {
+    const int64_t before = t_moved;
+    const auto handle =
+        at::addThreadLocalCallback(at::RecordFunctionCallback(&onMovedStart, &onMovedEnd)
+                                       .needsInputs(true)
+                                       .needsOutputs(true)
+                                       .scopes({at::RecordScope::FUNCTION}));
+    try {
+        work();
+    } catch (...) {
+        at::removeCallback(handle);
+        throw;
+    }
+    at::removeCallback(handle);
+    return t_moved - before;
 }
 
 void enableTrafficLedger() {

@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 
 namespace tandem {
 
@@ -76,6 +77,13 @@ TrafficLedger trafficLedger();
 void noteHostSync();
 // Counts one optimizer step (Optimizer::step, inside its LedgerScope).
 void noteOptimizerStep();
+
+// The bytes of memory that the LibTorch operators `work` calls on this thread read and write, as
+// their arguments and results show it: each tensor an operator reads or writes counted once
+// (twice when it writes in place), views and fresh allocations as nothing. A measure of what a
+// sequence of operators costs a device's memory bandwidth, for tests and benchmarks; only the
+// outermost operators count, not those they call.
+int64_t bytesMovedBy(const std::function<void()>& work);
 
 // Files what the calling thread does while it lives under `purpose`.
 class LedgerScope {

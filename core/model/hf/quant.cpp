@@ -142,9 +142,20 @@ int64_t QuantizedWeight::bytes() const {
 }
 
 void QuantizedWeight::to(const c10::Device& device) {
-    for (at::Tensor* t : {&packed, &absmax, &code, &nestedAbsmax, &nestedCode})
+    const bool current = pairsCurrent();
+    for (at::Tensor* t : {&packed, &absmax, &code, &pairs, &nestedAbsmax, &nestedCode})
         if (t->defined() && t->device() != device)
             *t = t->to(device);
+    pairsOfVersion = current ? int64_t(code._version()) : -1;
+}
+
+void QuantizedWeight::makePairs() {
+    pairs = nf4PairTable(code);
+    pairsOfVersion = int64_t(code._version());
+}
+
+bool QuantizedWeight::pairsCurrent() const {
+    return pairs.defined() && code.defined() && pairsOfVersion == int64_t(code._version());
 }
 
 at::Tensor nf4Code() {
@@ -200,6 +211,7 @@ Expected<QuantizedWeight> quantizeNf4(const at::Tensor& w, bool doubleQuant, con
             p[start / 2 + i] = uint8_t(idx[size_t(2 * i)] << 4 | idx[size_t(2 * i + 1)]);
     }
     q.code = nf4Code();
+    q.makePairs();
     if (!doubleQuant) {
         q.absmax = absmax;
         return q;
@@ -263,10 +275,22 @@ Expected<QuantizedWeight> quantizeInt8(const at::Tensor& w, const QString& name)
     return q;
 }
 
+at::Tensor nf4PairTable(const at::Tensor& code) {
+    const at::Tensor bytes = at::arange(256, code.options().dtype(at::kInt));
+    return at::stack(
+        {code.index_select(0, bytes.floor_divide(16)), code.index_select(0, bytes.remainder(16))},
+        1);
+}
+
+// Each pass is one LibTorch operator over the whole weight: the products are computed in fp32
+// and written straight in `dtype` (mul_out), where a product and then a conversion would write
+// and read the fp32 weight once more. The rounding is the same: fp32, then `dtype`.
 at::Tensor dequantize(const QuantizedWeight& q, at::ScalarType dtype) {
     at::NoGradGuard noGrad;
-    if (q.kind == BaseQuant::Int8)
-        return (q.packed.to(at::kFloat) * q.absmax.view({-1, 1}) * kInv127).to(dtype);
+    if (q.kind == BaseQuant::Int8) {
+        at::Tensor out = at::empty(q.packed.sizes(), q.absmax.options().dtype(dtype));
+        return at::mul_out(out, at::mul(q.packed, q.absmax.view({-1, 1})), kInv127);
+    }
     at::Tensor absmax = q.absmax;
     if (q.nested()) {
         // The absmax values: the dynamic map's value times their block's absmax, plus the mean.
@@ -279,18 +303,16 @@ at::Tensor dequantize(const QuantizedWeight& q, at::ScalarType dtype) {
             (v.view({-1, nb}) * q.nestedAbsmax.view({-1, 1})).reshape({-1}).narrow(0, 0, blocks);
         absmax = absmax + q.offset;
     }
-    // Each byte's two values at once: a table of the 256 bytes' pairs.
-    const at::Tensor bytes = at::arange(256, q.code.options().dtype(at::kInt));
-    const at::Tensor pairs = at::stack({q.code.index_select(0, bytes.floor_divide(16)),
-                                        q.code.index_select(0, bytes.remainder(16))},
-                                       1);
+    // Each byte's two values at once, from the table of the 256 bytes' pairs.
+    const at::Tensor pairs = q.pairsCurrent() ? q.pairs : nf4PairTable(q.code);
     const int64_t n = q.numel(), bs = q.blocksize, blocks = absmax.numel();
     at::Tensor values = pairs.index_select(0, q.packed.reshape({-1}).to(at::kInt)).reshape({-1});
     if (values.numel() < blocks * bs)
         values = at::cat({values, at::zeros({blocks * bs - values.numel()}, values.options())});
     values = values.narrow(0, 0, blocks * bs).view({blocks, bs});
-    values.mul_(absmax.view({-1, 1}));
-    return values.reshape({-1}).narrow(0, 0, n).view(q.shape).to(dtype);
+    at::Tensor out = at::empty({blocks, bs}, values.options().dtype(dtype));
+    at::mul_out(out, values, absmax.view({-1, 1}));
+    return out.view({-1}).narrow(0, 0, n).view(q.shape);
 }
 
 // ---- bitsandbytes' serialization ---------------------------------------------------------------
@@ -452,6 +474,8 @@ Expected<QuantizedWeight> readBnb(const std::string& name,
         return bad(QStringLiteral("its absmax is not fp32"));
     }
     q.packed = packed.reshape({-1, 1});
+    if (!q.code.is_meta())
+        q.makePairs();
     return q;
 }
 

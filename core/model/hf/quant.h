@@ -38,6 +38,11 @@ struct QuantizedWeight {
     // nf4: fp32 [blocks], or with double quantization uint8 [blocks]; int8: fp32 [out].
     at::Tensor absmax;
     at::Tensor code; // nf4: the 16 values (bitsandbytes' quant_map)
+    // nf4: each byte's two values, fp32 [256, 2] (nf4PairTable), made once beside `code` so
+    // that a dequantization does not build it again; used while `code` is as it was then (its
+    // version: a checkpoint's values copied into it make the table stale). Not in any file.
+    at::Tensor pairs;
+    int64_t pairsOfVersion = -1;
     int64_t blocksize = 64;
     // Double quantization: the absmax values' own blocks, their map and their mean.
     at::Tensor nestedAbsmax, nestedCode;
@@ -48,12 +53,16 @@ struct QuantizedWeight {
     int64_t numel() const;
     int64_t bytes() const; // what it holds, every part counted
     void to(const c10::Device& device);
+    void makePairs(); // `pairs` from `code` as it is
+    bool pairsCurrent() const;
 };
 
 // "bfloat16", "float16" or "float32", as config.json's torch_dtype and bitsandbytes' state name
 // a floating-point dtype.
 QString torchDtypeName(at::ScalarType t);
 
+// For each of the 256 bytes, the values of its high and its low four bits in `code`: [256, 2].
+at::Tensor nf4PairTable(const at::Tensor& code);
 // The 16 NormalFloat values, fp32, ascending.
 at::Tensor nf4Code();
 // bitsandbytes' signed dynamic 8-bit map (create_dynamic_map), fp32, ascending, 256 values.
