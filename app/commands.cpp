@@ -241,6 +241,10 @@ void addTrainOptions(Parser& p) {
                  QStringLiteral("Count what crosses between this machine's memory and its "
                                 "device, and each wait on the device; print it per step "
                                 "(slows each operator a little).")});
+    p.addOption({QStringLiteral("split"),
+                 QStringLiteral("Time each sync step's phases (local pass, wire, waiting for "
+                                "other workers, optimizer), waiting for the device at each "
+                                "phase's end, and print them per step (costs some speed).")});
 }
 
 // --events FILE|-: the run's typed events; `out` stays null without the option.
@@ -319,6 +323,8 @@ int cmdTrain(const QStringList& args) {
         cfg.listInHistory = false;
     if (p.isSet(QStringLiteral("ledger")))
         cfg.trafficLedger = true;
+    if (p.isSet(QStringLiteral("split")))
+        cfg.stepSplit = true;
     cfg.name = p.value(QStringLiteral("name"));
     if (auto st = readRunOptions(p, cfg); !st)
         return fail(st.error());

@@ -161,6 +161,13 @@ ledger_line() {
     "$@" --ledger 2>&1 >/dev/null | grep -o 'traffic per step, steps [0-9-]*: .*' | tail -n 1
 }
 
+# Where a step's time goes, for a short run of the same job (`tandem train --split`: the local
+# pass, the wire, waiting for other workers and the optimizer, each timed to the device's end of
+# it, which costs the device a little idle time, so never on a timed run).
+split_line() {
+    "$@" --split 2>&1 >/dev/null | grep -o 'time per step, steps [0-9-]*: .*' | tail -n 1
+}
+
 # Where a `tandem train` step's time goes, from its metrics.jsonl (medians over the steps after
 # the first two): the whole step, the local worker's forward and backward pass in it, and the
 # rest (the optimizer's step and whatever the coordinator does around the pass).
@@ -461,7 +468,8 @@ phase_speed() {
             p=$($py bench/python_gpu_loop.py "$arrays" "$name" "$steps" "$batch" "$precision" \
                 "$device" | tee -a "$out/python.jsonl" | field samples_per_s)
             log "speed: $name $precision batch $batch: tandem $t samples/s, PyTorch eager $p samples/s" \
-                "($(ratio "$t" "$p")x), both after warm-up; tandem's $(tandem_step_split "$run/metrics.jsonl");" \
+                "($(ratio "$t" "$p")x), both after warm-up;" \
+                "$(split_line $bin "${job[@]}" --max-steps $((steps < 60 ? steps : 60)) --out "$run-split");" \
                 "$(ledger_line $bin "${job[@]}" --max-steps $((steps < 30 ? steps : 30)) --out "$run-ledger")"
         done
     done

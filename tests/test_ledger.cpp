@@ -5,7 +5,10 @@
 // `tandem train --ledger`: an image model, a language model trained whole, LoRA on a bf16 and on
 // an nf4 base, a coordinator with a remote worker, and local-SGD's streamed rounds.
 
+#include "engine/batch.h"
+#include "engine/memoryplan.h"
 #include "engine/optimizer.h"
+#include "formats/tokenstream.h"
 #include "model/emulatedaccelerator.h"
 #include "model/torchversion.h"
 #include "model/trafficledger.h"
@@ -63,11 +66,13 @@ private Q_SLOTS:
     void initTestCase();
     void countsCopiesAndWaitsByDirection();
     void emulatedDeviceComputesAsTheCpu();
+    void batchesOnTheDeviceAreTheHosts();
     void imageModelSync();
     void languageModelWhole();
     void loraOnBf16Base();
     void loraOnNf4Base();
     void coordinatorWithRemoteWorker();
+    void stepSplitSaysWhereTimeGoes();
     void streamingRounds();
 
 private:
@@ -156,8 +161,8 @@ void TestLedger::checkResident(const QJsonObject& s, int64_t tensors) {
         for (const char* n : {"copies_in", "copies_out", "copies_between_devices", "syncs"})
             QVERIFY2(figure(s, purpose, n) == 0,
                      (QByteArray(purpose) + " " + n + ": " + what).constData());
-    // Exactly the batch goes in: its inputs and its targets.
-    QCOMPARE(figure(s, "data", "copies_in"), 2.0);
+    // The training set is kept on the device: only the batch's sample indices go in.
+    QCOMPARE(figure(s, "data", "copies_in"), 1.0);
     QCOMPARE(figure(s, "data", "syncs"), 0.0);
     // The figures are read now and then, not each step: at most two reads (the loss, then
     // the counts) at a time, and not every step.
@@ -240,6 +245,87 @@ void TestLedger::emulatedDeviceComputesAsTheCpu() {
     }
 }
 
+// A batch from the rows kept on the device, and one gathered for it on the host (the path with
+// page-locked memory on CUDA), against the host's own batch, for each kind of storage; and the
+// indices alone cross for the kept rows.
+void TestLedger::batchesOnTheDeviceAreTheHosts() {
+    const c10::Device device = emulatedAcceleratorDevice();
+    std::vector<Dataset> sets(4);
+    sets[0].storage = Dataset::Storage::U8;
+    sets[0].sampleShape = {1, 3, 2};
+    for (int i = 0; i < 10 * 6; ++i)
+        sets[0].u8.push_back(uint8_t(i * 37 % 256));
+    sets[0].labels = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    sets[1].storage = Dataset::Storage::F32;
+    sets[1].sampleShape = {3};
+    sets[1].targets = Dataset::Targets::Values;
+    sets[1].targetShape = {2};
+    for (int i = 0; i < 10 * 3; ++i)
+        sets[1].f32.push_back(float(i) / 7.0f);
+    for (int i = 0; i < 10 * 2; ++i)
+        sets[1].values.push_back(-float(i));
+    sets[2].storage = Dataset::Storage::I64;
+    sets[2].sampleShape = {4};
+    sets[2].targets = Dataset::Targets::Ids;
+    sets[2].targetShape = {4};
+    for (int i = 0; i < 10 * 4; ++i) {
+        sets[2].i64.push_back(i * 3 + 1);
+        sets[2].labels.push_back(i % 5 == 0 ? -100 : i);
+    }
+    QByteArray tokens;
+    for (int i = 0; i < 200; ++i) {
+        const uint16_t t = uint16_t(i * 997 % 50000);
+        tokens.append(reinterpret_cast<const char*>(&t), 2);
+    }
+    auto stream = TokenStream::fromBytes(tokens, TokenType::U16, QStringLiteral("tokens"));
+    QVERIFY(stream);
+    sets[3].storage = Dataset::Storage::Windows;
+    sets[3].sampleShape = {8};
+    sets[3].targets = Dataset::Targets::Ids;
+    sets[3].targetShape = {8};
+    sets[3].stream = *stream;
+    sets[3].firstToken = 30;
+    sets[3].windows = 20;
+    const std::vector<int64_t> indices{3, 0, 9, 9, 5};
+    for (const Dataset& data : sets) {
+        const at::Tensor x = gatherInputs(data, indices), y = gatherTargets(data, indices);
+        const ResidentRows rows(data, device);
+        const TrafficLedger before = trafficLedger();
+        at::Tensor rx, ry;
+        {
+            LedgerScope purpose(LedgerPurpose::Data);
+            std::tie(rx, ry) = rows.batch(indices);
+        }
+        const TrafficCounts kept = (trafficLedger() - before)[LedgerPurpose::Data];
+        QVERIFY(rx.device() == device && ry.device() == device);
+        QVERIFY(at::equal(rx.to(at::kCPU), x));
+        QVERIFY(at::equal(ry.to(at::kCPU), y));
+        QCOMPARE(kept.copiesIn, int64_t(1));
+        QCOMPARE(kept.bytesIn, int64_t(indices.size() * sizeof(int64_t)));
+        const auto [hx, hy] = toDevice(data, gatherForDevice(data, indices, device), device);
+        QVERIFY(hx.device() == device && at::equal(hx.to(at::kCPU), x));
+        QVERIFY(hy.device() == device && at::equal(hy.to(at::kCPU), y));
+    }
+    // The memory plan keeps a set that takes an eighth of what the model leaves, not more.
+    DeviceInfo accelerator;
+    accelerator.kind = DeviceKind::Emulated;
+    const int64_t bytes = ResidentRows::bytesFor(sets[3]);
+    QCOMPARE(bytes, int64_t((20 * 8 + 1) * 4));
+    accelerator.memoryBytes = bytes * 8 * 10 / 8; // a budget of 80 %: eight times the set
+    MemoryNeed need;
+    QVERIFY(keepDataOnDevice(sets[3], accelerator, need));
+    QCOMPARE(need.dataBytes, bytes);
+    QCOMPARE(need.fixedBytes(), bytes);
+    MemoryNeed heavier;
+    heavier.weightBytes = 8;
+    QVERIFY(!keepDataOnDevice(sets[3], accelerator, heavier));
+    QCOMPARE(heavier.dataBytes, int64_t(0));
+    DeviceInfo cpu = accelerator;
+    cpu.kind = DeviceKind::Cpu;
+    MemoryNeed onCpu;
+    QVERIFY(!keepDataOnDevice(sets[3], cpu, onCpu));
+}
+
 void TestLedger::imageModelSync() {
     const QStringList args{QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=32"),
                            QStringLiteral("--limit-train=640"), QStringLiteral("--limit-test=64"),
@@ -248,7 +334,8 @@ void TestLedger::imageModelSync() {
     const QJsonObject s = train(args + QStringList{QStringLiteral("--out=") + home("img")},
                                 QStringLiteral("emulated"), &log);
     checkResident(s, 8);
-    QCOMPARE(figure(s, "data", "bytes_in"), 32.0 * 784 * 4 + 32 * 8);
+    QCOMPARE(figure(s, "data", "bytes_in"), 32.0 * 8);
+    QVERIFY2(log.contains(QStringLiteral("is kept on Emulated accelerator")), qPrintable(log));
     // The first step moved the model there, and the log said so.
     QVERIFY2(log.contains(QStringLiteral("traffic in step 1")), qPrintable(log));
     // The same run on the CPU: the same figures, within the fused optimizer's rounding.
@@ -334,6 +421,33 @@ void TestLedger::coordinatorWithRemoteWorker() {
 
 // Local-SGD's streamed rounds: the coordinator's weights stay in the host's memory, and its own
 // worker takes each fragment in and sends its delta back once a round, no more.
+// `--split`: each sync step's phases, timed to the device's end of each, in the log and the
+// summary; with a remote worker every phase has time in it, and together they fit in the step.
+void TestLedger::stepSplitSaysWhereTimeGoes() {
+    QString log;
+    const QJsonObject s =
+        trainWithWorker({QStringLiteral("--mode=sync"), QStringLiteral("--model=mnist-cnn"),
+                         QStringLiteral("--batch=64"), QStringLiteral("--limit-train=640"),
+                         QStringLiteral("--limit-test=64"), QStringLiteral("--epochs=1"),
+                         QStringLiteral("--split"), QStringLiteral("--out=") + home("split")},
+                        &log);
+    QVERIFY2(!s.isEmpty(), "the run failed");
+    const QJsonObject split = s.value(QStringLiteral("step_split")).toObject();
+    const QByteArray what = QJsonDocument(split).toJson(QJsonDocument::Compact);
+    QCOMPARE(split.value(QStringLiteral("steps")).toInteger(), qint64(9)); // after the first
+    double phases = 0;
+    for (const char* phase : {"local_pass_ms", "wire_ms", "optimizer_ms"}) {
+        QVERIFY2(split.value(QLatin1String(phase)).toDouble() > 0,
+                 (QByteArray(phase) + ": " + what).constData());
+        phases += split.value(QLatin1String(phase)).toDouble();
+    }
+    phases += split.value(QStringLiteral("waiting_ms")).toDouble(-1);
+    QVERIFY2(split.value(QStringLiteral("waiting_ms")).toDouble(-1) >= 0, what.constData());
+    QVERIFY2(phases <= split.value(QStringLiteral("step_ms")).toDouble() * 1.001 + 0.01,
+             what.constData());
+    QVERIFY2(log.contains(QStringLiteral("time per step, steps 2-10: ")), qPrintable(log));
+}
+
 void TestLedger::streamingRounds() {
     const QJsonObject s =
         trainWithWorker({QStringLiteral("--mode=local-sgd"), QStringLiteral("--local-steps=4"),

@@ -1,6 +1,10 @@
 #include "engine/memoryplan.h"
 
+#include "engine/batch.h"
+#include "formats/tokenstream.h"
 #include "model/torchcompat.h"
+
+#include <limits>
 
 namespace tandem {
 
@@ -101,6 +105,21 @@ QString widenSlowFrozenBase(const Model& model, const Dataset& train, const RunC
 int64_t memoryBudget(const DeviceInfo& d) {
     const double share = d.kind == DeviceKind::Cuda ? 0.9 : d.kind == DeviceKind::Mps ? 0.75 : 0.8;
     return int64_t(double(d.memoryBytes) * share);
+}
+
+bool keepDataOnDevice(const Dataset& train, const DeviceInfo& device, MemoryNeed& need) {
+    if (device.kind == DeviceKind::Cpu || train.count() <= 0)
+        return false;
+    // Tokens are kept as int32.
+    if (train.storage == Dataset::Storage::Windows &&
+        (!train.stream || train.stream->maxToken() > std::numeric_limits<int32_t>::max()))
+        return false;
+    const int64_t bytes = ResidentRows::bytesFor(train);
+    const int64_t left = memoryBudget(device) - need.fixedBytes();
+    if (left <= 0 || bytes > left / 8)
+        return false;
+    need.dataBytes = bytes;
+    return true;
 }
 
 Expected<int64_t> samplesThatFit(const MemoryNeed& need, const DeviceInfo& device,

@@ -23,8 +23,9 @@ struct MemoryNeed {
     int64_t trainingBytes = 0;  // gradients and optimizer state of the trainable parameters
     int64_t perSampleBytes = 0; // activations kept for one sample's backward pass (0: unknown)
     int64_t nf4SavingBytes = 0; // what a LoRA base held in nf4 would save (0: not applicable)
+    int64_t dataBytes = 0;      // the training set, when kept on the device (keepDataOnDevice)
 
-    int64_t fixedBytes() const { return weightBytes + trainingBytes; }
+    int64_t fixedBytes() const { return weightBytes + trainingBytes + dataBytes; }
 };
 
 // What the coordinator keeps on a device beside the replica of its own worker there.
@@ -51,6 +52,12 @@ QString widenSlowFrozenBase(const Model& model, const Dataset& train, const RunC
 // What a run may use of a device: most of a GPU's memory, about three quarters of a Mac's
 // (Metal's recommended working set), and most of a CPU machine's memory.
 int64_t memoryBudget(const DeviceInfo& device);
+
+// Whether `train` is kept whole on `device` (batch.h's ResidentRows), so that a step copies only
+// its sample indices there: on an accelerator whose budget is known, when the set takes at most
+// an eighth of what the model's fixed part leaves of it. When it is, `need` counts it. A CPU's
+// batches are in its own memory already.
+bool keepDataOnDevice(const Dataset& train, const DeviceInfo& device, MemoryNeed& need);
 
 // The most samples per forward pass that fit `device` (0: no limit known), or an error naming
 // the figures when not even the model and one sample fit. `who` names the machine.

@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <optional>
 #include <stdexcept>
 
@@ -44,6 +45,10 @@ ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
         // frozen one gets no gradient and is never written (ModelTensors).
         m_model = model.copy();
         m_model.to(m_torchDevice);
+    }
+    if (m_options.dataOnDevice && m_torchDevice.type() != at::kCPU) {
+        LedgerScope purpose(LedgerPurpose::Data);
+        m_resident = std::make_unique<ResidentRows>(*m_data, m_torchDevice);
     }
     m_model.train();
     ModelTensors t = modelTensors(m_model);
@@ -98,20 +103,11 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
         m_sink = stream ? sink : nullptr;
         out.streamed = stream;
         try {
-            for (int64_t from = 0; from < n; from += part) {
-                const int64_t to = std::min(n, from + part);
-                const std::vector<int64_t> slice(samples.begin() + from, samples.begin() + to);
-                const int64_t m = to - from;
+            forEachPart(samples, part, [&](const at::Tensor& x, const at::Tensor& y, int64_t m) {
                 TORCH_CHECK_WITH(OutOfMemoryError,
                                  m_options.faultOomAbove <= 0 || m <= m_options.faultOomAbove,
                                  "out of memory (injected: more than ", m_options.faultOomAbove,
                                  " samples at once)");
-                at::Tensor x, y;
-                {
-                    LedgerScope purpose(LedgerPurpose::Data);
-                    x = gatherInputs(*m_data, slice).to(m_torchDevice);
-                    y = gatherTargets(*m_data, slice).to(m_torchDevice);
-                }
                 at::Tensor output;
                 {
                     std::optional<AutocastScope> autocast;
@@ -124,7 +120,7 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                 // Each part's mean, weighted by its share, sums to the mean over `samples`.
                 b.loss.mul(scale * double(m) / double(n)).backward();
                 figures.add({b.loss.detach().mul(double(m)), b.correct, b.counted});
-            }
+            });
             m_sink = nullptr;
         } catch (const std::exception& e) {
             m_sink = nullptr;
@@ -162,6 +158,45 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
         keepFigures(figures, out);
         out.memoryCap = m_chunkCap;
         return;
+    }
+}
+
+void ModelReplica::forEachPart(
+    const std::vector<int64_t>& samples, int64_t part,
+    const std::function<void(const at::Tensor&, const at::Tensor&, int64_t)>& pass) {
+    const int64_t n = static_cast<int64_t>(samples.size());
+    auto slice = [&](int64_t from) {
+        return std::vector<int64_t>(samples.begin() + from,
+                                    samples.begin() + std::min(n, from + part));
+    };
+    if (m_resident) {
+        for (int64_t from = 0; from < n; from += part) {
+            std::pair<at::Tensor, at::Tensor> xy;
+            {
+                LedgerScope purpose(LedgerPurpose::Data);
+                xy = m_resident->batch(slice(from));
+            }
+            pass(xy.first, xy.second, xy.first.size(0));
+        }
+        return;
+    }
+    // The next part's rows are gathered on another thread while this one computes.
+    auto gather = [this](std::vector<int64_t> rows) {
+        return gatherForDevice(*m_data, rows, m_torchDevice);
+    };
+    HostBatch host = gather(slice(0));
+    for (int64_t from = 0; from < n; from += part) {
+        std::future<HostBatch> next;
+        if (from + part < n)
+            next = std::async(std::launch::async, gather, slice(from + part));
+        std::pair<at::Tensor, at::Tensor> xy;
+        {
+            LedgerScope purpose(LedgerPurpose::Data);
+            xy = toDevice(*m_data, host, m_torchDevice);
+        }
+        pass(xy.first, xy.second, xy.first.size(0));
+        if (next.valid())
+            host = next.get();
     }
 }
 

@@ -7,6 +7,7 @@
 // through (coordinator/localworker.h, worker/computeloop.h).
 
 #include "common/expected.h"
+#include "engine/batch.h"
 #include "engine/devices.h"
 #include "engine/objective.h"
 #include "engine/optimizer.h"
@@ -43,6 +44,9 @@ struct ReplicaOptions {
     // and buffers stay on the device for the coordinator to use in place, rather than going
     // to the CPU as a worker process's must for the wire.
     bool resultsOnDevice = false;
+    // The training set is kept whole on the replica's accelerator (memoryplan.h's
+    // keepDataOnDevice): a step copies its sample indices there and nothing else.
+    bool dataOnDevice = false;
 };
 
 // A private copy of the model on one device that turns sample indices into gradients. The
@@ -82,6 +86,11 @@ private:
     void accumulate(const std::vector<int64_t>& samples, WorkResult& out,
                     const std::function<void(size_t, const at::Tensor&)>* sink = nullptr);
     void clearGrads();
+    // The batches of `samples` in parts of `part`, on the device, each passed to `pass`: from
+    // the resident rows, or gathered on the host a part ahead of the one computing.
+    void
+    forEachPart(const std::vector<int64_t>& samples, int64_t part,
+                const std::function<void(const at::Tensor&, const at::Tensor&, int64_t)>& pass);
     // A pass's figures into the result: kept on the device (resultsOnDevice), or read.
     void keepFigures(const DeviceFigures& figures, WorkResult& out) const;
     // The request's weights into the replica: shared, not copied, where they already live on
@@ -95,6 +104,7 @@ private:
     std::vector<at::Tensor> m_params;
     std::vector<at::Tensor> m_buffers;
     std::shared_ptr<const Dataset> m_data;
+    std::unique_ptr<ResidentRows> m_resident; // the training set on the device, when kept there
     ReplicaOptions m_options;
     Objective m_objective;
     std::unique_ptr<Optimizer> m_inner;

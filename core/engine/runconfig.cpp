@@ -489,6 +489,8 @@ QJsonObject RunSummary::toJson() const {
         o.insert(QStringLiteral("tokens_per_s"), tokensPerS);
     if (!traffic.isEmpty())
         o.insert(QStringLiteral("traffic_per_step"), traffic);
+    if (!stepSplit.isEmpty())
+        o.insert(QStringLiteral("step_split"), stepSplit);
     return o;
 }
 

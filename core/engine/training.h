@@ -103,6 +103,10 @@ struct RunConfig {
     // say it per step in the log and the summary (model/trafficledger.h). Not saved with the
     // run: it slows every operator a little.
     bool trafficLedger = false;
+    // Time each sync step's phases (the local worker's pass, the wire, waiting for the others,
+    // the optimizer), waiting for the device at each phase's end, and say them per step in the
+    // log and the summary. Not saved with the run: the waits cost the device a little idle time.
+    bool stepSplit = false;
     QStringList invites; // paired nodes running `tandem serve` to ask to join (HOST[:PORT])
 
     QJsonObject toJson() const;
@@ -244,6 +248,9 @@ struct RunSummary {
     // words, and as figures by purpose ("model", "data", ...; empty without the ledger).
     QString trafficPerStep;
     QJsonObject traffic;
+    // With RunConfig::stepSplit: each phase's milliseconds per step after the first
+    // ("local_pass_ms", "wire_ms", "waiting_ms", "optimizer_ms", "step_ms", "steps").
+    QJsonObject stepSplit;
     int64_t staleDropped = 0; // async: gradients dropped for staleness
     // What the memory plan expected of this machine's own worker (bytes; 0: no local worker or
     // no figure): the model with its gradients and optimizer state, each sample's activations,

@@ -22,6 +22,14 @@
 
 namespace tandem {
 
+// Where a sync step's time went (RunConfig::stepSplit), each phase timed to the device's end of
+// it: the local worker's forward and backward pass; packing weights for remote workers and
+// combining their results; waiting for them beyond the local pass; the optimizer's update.
+struct StepSplit {
+    double localMs = 0, wireMs = 0, waitMs = 0, optimizerMs = 0;
+    bool measured = false;
+};
+
 // One applied optimizer step, as the policy saw it; the Trainer makes StepMetrics of it.
 struct StepOutcome {
     int64_t samples = 0; // in the step's batch
@@ -39,6 +47,7 @@ struct StepOutcome {
     // Samples fewer than the step was meant to hold, left for later steps of the epoch (a
     // streaming round that times a new worker on one batch): the epoch takes more steps.
     int64_t shortBy = 0;
+    StepSplit split; // RunConfig::stepSplit, in sync
 };
 
 // What the Trainer answers between steps.

@@ -76,6 +76,8 @@ Expected<RunSummary> Trainer::run() {
         return fail(end.error());
     if (m_cfg.trafficLedger)
         noteTraffic(true);
+    if (m_cfg.stepSplit)
+        noteSplit(StepOutcome{}, true);
     const bool stopped = *end == EpochEnd::Stopped;
     if (auto st = finish(stopped); !st)
         return fail(st.error());
@@ -247,8 +249,9 @@ Status Trainer::startLocalWorker() {
     if (device->kind != DeviceKind::Cpu)
         m_serialOps.reset(); // the optimizer's step on the CPU is then this thread's to run
     // Before the replica takes its memory: a model that cannot fit is refused with the figures.
-    const MemoryNeed need =
+    MemoryNeed need =
         memoryNeed(m_module, m_data->train, m_cfg, mastersBeside(*device, m_masterOnDevice, m_cfg));
+    const bool dataOnDevice = keepDataOnDevice(m_data->train, *device, need);
     auto fits = samplesThatFit(need, *device, QStringLiteral("this machine"));
     if (!fits)
         return fits.error();
@@ -260,6 +263,11 @@ Status Trainer::startLocalWorker() {
         ro.loss = m_objective.loss;
         ro.samplesPerPass = *fits;
         ro.resultsOnDevice = m_masterOnDevice;
+        ro.dataOnDevice = dataOnDevice;
+        if (dataOnDevice)
+            m_obs.onMessage(QStringLiteral("the training set (%1) is kept on %2: a step copies "
+                                           "only its samples' indices there")
+                                .arg(bytesText(need.dataBytes), device->name));
         auto train = std::shared_ptr<const Dataset>(m_data, &m_data->train);
         auto local =
             std::make_shared<LocalWorker>(QStringLiteral("local"), *device, m_module, train, ro);
@@ -403,6 +411,8 @@ Status Trainer::applied(const StepOutcome& o) {
             return st;
     if (m_cfg.trafficLedger)
         noteTraffic();
+    if (o.split.measured)
+        noteSplit(o);
     if (checkpointDue) {
         if (auto st = saveCheckpoint(); !st) {
             shutdown(QStringLiteral("the run failed"));
@@ -556,42 +566,6 @@ void Trainer::shutdown(const QString& reason) {
     if (m_hub)
         m_hub->finish(reason);
     m_pool.flushNotes();
-}
-
-RunSummary Trainer::summarize(bool stopped) {
-    RunSummary sum;
-    sum.model = m_cfg.model;
-    sum.mode = nameOf(m_cfg.mode);
-    sum.data = m_cfg.data;
-    sum.datasetHash = QString::fromLatin1(m_data->contentHash);
-    sum.outDir = QDir(m_cfg.outDir).absolutePath();
-    sum.checkpoint = QFileInfo(m_recorder.checkpointPath()).absoluteFilePath();
-    sum.finished = !stopped;
-    sum.epochs = m_state.completedEpochs;
-    sum.steps = m_state.step;
-    sum.samples = m_samplesThisRun;
-    const Accum& reported = m_epochAcc.steps > 0 ? m_epochAcc : m_lastEpoch;
-    sum.trainLoss = reported.loss();
-    sum.trainAccuracy = reported.accuracy();
-    sum.test = m_state.lastTest;
-    sum.loss = m_objective.loss;
-    sum.task = m_objective.task;
-    sum.trainSeconds = m_trainSeconds;
-    sum.trainableParameters = m_parameterCount;
-    sum.frozenParameters = m_frozenCount;
-    sum.samplesPerS = m_trainSeconds > 0 ? double(m_samplesThisRun) / m_trainSeconds : 0;
-    if (m_objective.task == Task::Sequence)
-        sum.tokensPerS = sum.samplesPerS * double(m_data->train.targetSize());
-    sum.workers = m_pool.summaries();
-    // Per step and remote worker that took part in it: a worker the balancer gave nothing in a
-    // step moved nothing in it either.
-    const auto [remoteBytes, served] = m_pool.remoteBytes();
-    sum.staleDropped = m_ctx ? m_ctx->staleDropped : 0;
-    sum.wireBytesPerStep = served > 0 ? double(remoteBytes) / double(served) : 0;
-    sum.memoryPlan = m_localPlan;
-    if (m_cfg.trafficLedger)
-        summarizeTraffic(sum);
-    return sum;
 }
 
 } // namespace tandem

@@ -199,6 +199,17 @@ private:
     static constexpr size_t kMaxPendingSteps = 64;
     TrafficLedger m_trafficMark, m_trafficAside, m_trafficSteady;
     int64_t m_trafficFromStep = 0, m_trafficSteadySteps = 0;
+    // RunConfig::stepSplit: the phases' times of the steps after the first, since the last line
+    // and over the run, and the steps' own.
+    struct SplitSum {
+        StepSplit phases;
+        double stepMs = 0;
+        int64_t steps = 0;
+        void add(const StepSplit& s, double ms);
+    };
+    void noteSplit(const StepOutcome& o, bool last = false);
+    void summarizeSplit(RunSummary& sum) const;
+    SplitSum m_splitWindow, m_splitRun;
 };
 
 } // namespace tandem

@@ -1,9 +1,12 @@
-// The Trainer's reports on its steps: their figures, read off the device when one is due, and
-// the traffic ledger's lines (RunConfig::trafficLedger).
+// The Trainer's reports on its steps: their figures, read off the device when one is due, the
+// traffic ledger's and the step split's lines (RunConfig::trafficLedger, stepSplit), and the
+// run's summary.
 
 #include "engine/coordinator/trainer.h"
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 
 #include <cmath>
 #include <limits>
@@ -97,6 +100,89 @@ void Trainer::noteTraffic(bool last) {
     m_trafficMark = now;
     m_trafficAside = TrafficLedger{};
     m_trafficFromStep = m_state.step;
+}
+
+void Trainer::SplitSum::add(const StepSplit& s, double ms) {
+    phases.localMs += s.localMs;
+    phases.wireMs += s.wireMs;
+    phases.waitMs += s.waitMs;
+    phases.optimizerMs += s.optimizerMs;
+    stepMs += ms;
+    ++steps;
+}
+
+// The log's line on where a step's time goes: every 100 steps after the first (which sets up),
+// averaged over them. `last`: the run's steps are over; those since the last line are said too.
+void Trainer::noteSplit(const StepOutcome& o, bool last) {
+    if (!last && m_stepsThisRun > 1) {
+        m_splitWindow.add(o.split, o.stepMs);
+        m_splitRun.add(o.split, o.stepMs);
+    }
+    const SplitSum& w = m_splitWindow;
+    if (w.steps == 0 || (!last && w.steps < 100))
+        return;
+    const double n = double(w.steps);
+    const auto ms = [n](double v) { return QString::number(v / n, 'f', 2); };
+    const double rest = std::max(0.0, w.stepMs - w.phases.localMs - w.phases.wireMs -
+                                          w.phases.waitMs - w.phases.optimizerMs);
+    m_obs.onMessage(QStringLiteral("time per step, steps %1-%2: %3 ms: local pass %4, wire %5, "
+                                   "waiting for other workers %6, optimizer %7, the rest %8 "
+                                   "(each phase timed to the device's end of it)")
+                        .arg(m_state.step - w.steps + 1)
+                        .arg(m_state.step)
+                        .arg(ms(w.stepMs), ms(w.phases.localMs), ms(w.phases.wireMs),
+                             ms(w.phases.waitMs), ms(w.phases.optimizerMs), ms(rest)));
+    m_splitWindow = SplitSum{};
+}
+
+void Trainer::summarizeSplit(RunSummary& sum) const {
+    const SplitSum& r = m_splitRun;
+    const double n = double(std::max<int64_t>(1, r.steps));
+    sum.stepSplit = QJsonObject{{QStringLiteral("local_pass_ms"), r.phases.localMs / n},
+                                {QStringLiteral("wire_ms"), r.phases.wireMs / n},
+                                {QStringLiteral("waiting_ms"), r.phases.waitMs / n},
+                                {QStringLiteral("optimizer_ms"), r.phases.optimizerMs / n},
+                                {QStringLiteral("step_ms"), r.stepMs / n},
+                                {QStringLiteral("steps"), qint64(r.steps)}};
+}
+
+// The run as it ended, for the summary.
+RunSummary Trainer::summarize(bool stopped) {
+    RunSummary sum;
+    sum.model = m_cfg.model;
+    sum.mode = nameOf(m_cfg.mode);
+    sum.data = m_cfg.data;
+    sum.datasetHash = QString::fromLatin1(m_data->contentHash);
+    sum.outDir = QDir(m_cfg.outDir).absolutePath();
+    sum.checkpoint = QFileInfo(m_recorder.checkpointPath()).absoluteFilePath();
+    sum.finished = !stopped;
+    sum.epochs = m_state.completedEpochs;
+    sum.steps = m_state.step;
+    sum.samples = m_samplesThisRun;
+    const Accum& reported = m_epochAcc.steps > 0 ? m_epochAcc : m_lastEpoch;
+    sum.trainLoss = reported.loss();
+    sum.trainAccuracy = reported.accuracy();
+    sum.test = m_state.lastTest;
+    sum.loss = m_objective.loss;
+    sum.task = m_objective.task;
+    sum.trainSeconds = m_trainSeconds;
+    sum.trainableParameters = m_parameterCount;
+    sum.frozenParameters = m_frozenCount;
+    sum.samplesPerS = m_trainSeconds > 0 ? double(m_samplesThisRun) / m_trainSeconds : 0;
+    if (m_objective.task == Task::Sequence)
+        sum.tokensPerS = sum.samplesPerS * double(m_data->train.targetSize());
+    sum.workers = m_pool.summaries();
+    // Per step and remote worker that took part in it: a worker the balancer gave nothing in a
+    // step moved nothing in it either.
+    const auto [remoteBytes, served] = m_pool.remoteBytes();
+    sum.staleDropped = m_ctx ? m_ctx->staleDropped : 0;
+    sum.wireBytesPerStep = served > 0 ? double(remoteBytes) / double(served) : 0;
+    sum.memoryPlan = m_localPlan;
+    if (m_cfg.trafficLedger)
+        summarizeTraffic(sum);
+    if (m_splitRun.steps > 0)
+        summarizeSplit(sum);
+    return sum;
 }
 
 // The ledger's figures per step after the first, for the summary.

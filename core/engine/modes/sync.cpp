@@ -1,9 +1,12 @@
 #include "engine/modes/sync.h"
 
 #include "engine/wiretensors.h"
+#include "model/torchcompat.h"
 #include "model/trafficledger.h"
 
 #include <QElapsedTimer>
+
+#include <functional>
 
 namespace tandem {
 
@@ -35,8 +38,30 @@ Status SyncPolicy::step(StepContext& ctx) {
     Collected c;
     if (auto st = dispatch(ctx, indices, lr, c); !st)
         return st;
-    const auto batch = double(indices.size());
     StepOutcome out;
+    const bool split = ctx.cfg.stepSplit;
+    if (split) {
+        // The results are in: the local worker waited for its device (req.timed), so its
+        // compute time is its pass's; what else the dispatch took was waiting for the others.
+        out.split.measured = true;
+        out.split.wireMs = c.packMs;
+        for (size_t w = 0; w < c.computeMs.size(); ++w)
+            if (!ctx.pool.at(w).remote)
+                out.split.localMs += c.computeMs[w];
+        out.split.waitMs =
+            std::max(0.0, double(timer.nsecsElapsed()) / 1e6 - c.packMs - out.split.localMs);
+    }
+    const auto phase = [&](double& ms, const std::function<void()>& work) {
+        QElapsedTimer t;
+        t.start();
+        work();
+        if (split) {
+            if (!ctx.master.params.empty())
+                synchronizeDevice(ctx.master.params.front().device());
+            ms += double(t.nsecsElapsed()) / 1e6;
+        }
+    };
+    const auto batch = double(indices.size());
     for (const WorkResult& r : c.results) {
         out.lossSum += r.lossSum;
         out.correct += r.correct;
@@ -46,8 +71,9 @@ Status SyncPolicy::step(StepContext& ctx) {
     // Every share is back, so nothing computes now: a large model's update goes where the run's
     // threads are. A small one's costs less than the two hand-offs (about 15 µs).
     const auto update = [&] {
-        std::vector<at::Tensor> grads = combineResults(ctx.master, c.results, batch);
-        ctx.optimizer.step(grads, serverLr(ctx, lr));
+        std::vector<at::Tensor> grads;
+        phase(out.split.wireMs, [&] { grads = combineResults(ctx.master, c.results, batch); });
+        phase(out.split.optimizerMs, [&] { ctx.optimizer.step(grads, serverLr(ctx, lr)); });
     };
     if (ctx.onComputeThread && ctx.master.trainableCount() >= kLargeUpdateValues)
         ctx.onComputeThread(update);
@@ -84,8 +110,11 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
         for (size_t j = 0; j < live.size() && !packed; ++j)
             if (!slices[j].empty() && ctx.pool.at(live[j]).remote) {
                 LedgerScope purpose(LedgerPurpose::Wire);
+                QElapsedTimer packing;
+                packing.start();
                 packed = std::make_shared<const QByteArray>(
                     packBundle(ctx.master.params, ctx.master.buffers, ctx.wire, &m_packSpare));
+                c.packMs += double(packing.nsecsElapsed()) / 1e6;
             }
         std::vector<int64_t> submittedAt(live.size()); // arrivalClockNs()
         for (size_t j = 0; j < live.size(); ++j) {
@@ -101,7 +130,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             req.seed = ctx.seedFor(live[j], round);
             req.weightsVersion = ctx.step;
             // The balancer times workers only where there are several, or may be.
-            req.timed = live.size() > 1 || !ctx.cfg.listen.isEmpty();
+            req.timed = live.size() > 1 || !ctx.cfg.listen.isEmpty() || ctx.cfg.stepSplit;
             shapeRequest(req, ctx, lr, counts);
             if (m.remote)
                 req.packedWeights = packed;

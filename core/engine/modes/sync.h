@@ -33,6 +33,7 @@ private:
         std::vector<double> rttMs;     // per pool member
         std::vector<int64_t> took;     // samples, per pool member
         std::vector<double> computeMs; // per pool member
+        double packMs = 0;             // weights packed for remote workers (stepSplit)
     };
     Status step(StepContext& ctx);
     // Hands out the step's samples; whatever a worker that fails was holding goes to the

@@ -101,13 +101,15 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
         widenSlowFrozenBase(run.module, data->train, sized, device, MasterCopy::None);
     if (note)
         *note = widened;
-    auto fits = samplesThatFit(memoryNeed(run.module, data->train, sized, MasterCopy::None), device,
-                               QStringLiteral("this machine"));
+    MemoryNeed need = memoryNeed(run.module, data->train, sized, MasterCopy::None);
+    const bool dataOnDevice = keepDataOnDevice(data->train, device, need);
+    auto fits = samplesThatFit(need, device, QStringLiteral("this machine"));
     if (!fits)
         return fits.error();
     try {
         ReplicaOptions options = run.options;
         options.samplesPerPass = *fits;
+        options.dataOnDevice = dataOnDevice;
         return std::make_unique<ModelReplica>(
             device, run.module, std::shared_ptr<const Dataset>(data, &data->train), options);
     } catch (const std::exception& e) {
