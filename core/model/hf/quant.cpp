@@ -288,8 +288,11 @@ at::Tensor nf4PairTable(const at::Tensor& code) {
 at::Tensor dequantize(const QuantizedWeight& q, at::ScalarType dtype) {
     at::NoGradGuard noGrad;
     if (q.kind == BaseQuant::Int8) {
+        // By a tensor, not a Scalar: LibTorch 2.x's mul_out with a Scalar wants `out` in the
+        // product's own dtype.
         at::Tensor out = at::empty(q.packed.sizes(), q.absmax.options().dtype(dtype));
-        return at::mul_out(out, at::mul(q.packed, q.absmax.view({-1, 1})), kInv127);
+        return at::mul_out(out, at::mul(q.packed, q.absmax.view({-1, 1})),
+                           at::scalar_tensor(kInv127, at::kFloat));
     }
     at::Tensor absmax = q.absmax;
     if (q.nested()) {
