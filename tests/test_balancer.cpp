@@ -47,7 +47,82 @@ private Q_SLOTS:
     void balancerIsNotFooledByOneStall();
     void balancerKeepsAMemoryCap();
     void capsHoldWhileAnotherWorkerHasRoom();
+    void aFixedCostGpuBesideAPerSampleCpu();
+    void theFixedPartHoldsAndShrugsOffAStall();
 };
+
+namespace {
+
+// Synthetic workers: a "GPU" whose step is 20 ms whatever its share plus 0.01 ms a sample, and a
+// "CPU" at 2 ms a sample with `cpuFixedMs` of its own; each timed at the sizes given.
+ThroughputBalancer gpuAndCpu(double cpuFixedMs) {
+    ThroughputBalancer b;
+    for (const double s : {32.0, 48.0, 56.0, 40.0, 54.0})
+        b.record(QStringLiteral("gpu"), int64_t(s), 20.0 + 0.01 * s, 0.5);
+    for (const double s : {32.0, 16.0, 8.0, 12.0, 10.0})
+        b.record(QStringLiteral("cpu"), int64_t(s), cpuFixedMs + 2.0 * s, 0.5);
+    return b;
+}
+
+} // namespace
+
+// A step time with a fixed part: the GPU is fast per sample but pays 20 ms a step however few
+// samples it gets. Samples over time would rate it at about 2,500 samples/s at 54 samples and
+// give the CPU (500/s) about 15 of 64: 30 ms for the CPU against 20.6 ms for the GPU alone. With
+// the fixed part fitted, the CPU gets what it can finish within the GPU's step, or nothing.
+void TestBalancer::aFixedCostGpuBesideAPerSampleCpu() {
+    const std::vector<QString> both{QStringLiteral("gpu"), QStringLiteral("cpu")};
+    const std::vector<QString> gpu{QStringLiteral("gpu")};
+    {
+        const ThroughputBalancer b = gpuAndCpu(0.5);
+        QVERIFY(qAbs(b.fixedMs(QStringLiteral("gpu")) - 20.0) < 1e-6);
+        QVERIFY(qAbs(b.fixedMs(QStringLiteral("cpu")) - 0.5) < 1e-6);
+        QVERIFY(qAbs(b.speed(QStringLiteral("gpu")) - 100000.0) < 1e-3);
+        const auto shares = b.split(64, both);
+        QCOMPARE(shares[0] + shares[1], int64_t(64));
+        // With each link's 0.5 ms: T = (64 + 20.5·100 + 1·0.5) / 100.5 = 21.04 ms, and the CPU's
+        // 1 ms and 2 ms a sample fit 10 samples in it.
+        QCOMPARE(shares[1], int64_t(10));
+        const double together = b.predictedStepMs(64, both), alone = b.predictedStepMs(64, gpu);
+        QVERIFY2(together <= alone + 1e-9,
+                 qPrintable(QStringLiteral("%1 ms together, %2 alone").arg(together).arg(alone)));
+        QVERIFY(qAbs(alone - 21.14) < 1e-6);
+    }
+    {
+        // A CPU with 25 ms of its own a step cannot finish even one sample within the GPU's
+        // 20.6 ms: it gets nothing, and the step is the GPU's alone.
+        const ThroughputBalancer b = gpuAndCpu(25.0);
+        QVERIFY(qAbs(b.fixedMs(QStringLiteral("cpu")) - 25.0) < 1e-6);
+        QCOMPARE(b.split(64, both), (std::vector<int64_t>{64, 0}));
+        QCOMPARE(b.predictedStepMs(64, both), b.predictedStepMs(64, gpu));
+        // A batch large enough that the GPU's step outlasts the CPU's fixed part: it helps.
+        const auto large = b.split(8192, both);
+        QVERIFY(large[1] > 0);
+        QVERIFY(b.predictedStepMs(8192, both) < b.predictedStepMs(8192, gpu));
+    }
+}
+
+// Steps of one size say nothing of the fixed part: the one fitted before holds. One stalled step
+// among steps of several sizes moves the fit by little.
+void TestBalancer::theFixedPartHoldsAndShrugsOffAStall() {
+    ThroughputBalancer b = gpuAndCpu(0.5);
+    for (int i = 0; i < 5; ++i)
+        b.record(QStringLiteral("gpu"), 54, 20.54, 0.5);
+    QVERIFY(qAbs(b.fixedMs(QStringLiteral("gpu")) - 20.0) < 1e-6);
+    QVERIFY(qAbs(b.speed(QStringLiteral("gpu")) - 100000.0) < 1.0);
+    ThroughputBalancer c;
+    for (const auto& [s, ms] : std::vector<std::pair<int64_t, double>>{
+             {32, 20.32}, {48, 20.48}, {40, 5000.0}, {56, 20.56}, {24, 20.24}})
+        c.record(QStringLiteral("gpu"), s, ms, 0.5);
+    QVERIFY2(qAbs(c.fixedMs(QStringLiteral("gpu")) - 20.0) < 1.0,
+             qPrintable(QString::number(c.fixedMs(QStringLiteral("gpu")))));
+    // Without steps of different sizes a worker is per-sample only, as before.
+    ThroughputBalancer d;
+    for (int i = 0; i < 3; ++i)
+        d.record(QStringLiteral("cpu"), 20, 100.0, 0);
+    QCOMPARE(d.fixedMs(QStringLiteral("cpu")), 0.0);
+    QCOMPARE(d.speed(QStringLiteral("cpu")), 200.0);
+}
 
 void TestBalancer::balancerSplitsByThroughput() {
     ThroughputBalancer b;

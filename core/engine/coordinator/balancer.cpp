@@ -25,21 +25,65 @@ void push(std::vector<double>& window, double value) {
 
 void ThroughputBalancer::record(const QString& worker, int64_t samples, double computeMs,
                                 double overheadMs) {
-    if (samples <= 0 || !(computeMs > 0) || !std::isfinite(overheadMs))
+    if (samples <= 0 || !(computeMs > 0) || !std::isfinite(computeMs) || !std::isfinite(overheadMs))
         return;
     Stats& s = m_stats[worker];
-    push(s.speeds, double(samples) / (computeMs / 1000.0));
+    push(s.samples, double(samples));
+    push(s.computeMs, computeMs);
     push(s.overheadMs, std::max(0.0, overheadMs));
-    s.speed = median(s.speeds);
     s.overhead = median(s.overheadMs);
+    fit(s);
+}
+
+void ThroughputBalancer::fit(Stats& s) {
+    const size_t n = s.samples.size();
+    std::vector<double> slopes;
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = i + 1; j < n; ++j) {
+            const double lo = std::min(s.samples[i], s.samples[j]);
+            const double hi = std::max(s.samples[i], s.samples[j]);
+            if (hi >= lo * kSpread)
+                slopes.push_back((s.computeMs[j] - s.computeMs[i]) / (s.samples[j] - s.samples[i]));
+        }
+    const double shortest = *std::min_element(s.computeMs.begin(), s.computeMs.end());
+    if (!slopes.empty()) {
+        const double slope = std::max(0.0, median(slopes));
+        std::vector<double> fixed;
+        for (size_t i = 0; i < n; ++i)
+            fixed.push_back(s.computeMs[i] - slope * s.samples[i]);
+        s.fixedMs = median(fixed);
+        s.fitted = true;
+    }
+    // Never more than the shortest step measured, and some time per sample however small.
+    s.fixedMs = std::clamp(s.fitted ? s.fixedMs : 0.0, 0.0, shortest);
+    std::vector<double> per;
+    for (size_t i = 0; i < n; ++i)
+        per.push_back((s.computeMs[i] - s.fixedMs) / s.samples[i]);
+    s.perSampleMs = std::max(median(per), kLeastPerSampleMs);
 }
 
 double ThroughputBalancer::speed(const QString& worker) const {
-    return m_stats.value(worker).speed;
+    const auto it = m_stats.constFind(worker);
+    return it == m_stats.constEnd() || !(it->perSampleMs > 0) ? 0 : 1000.0 / it->perSampleMs;
 }
 
 double ThroughputBalancer::overheadMs(const QString& worker) const {
     return m_stats.value(worker).overhead;
+}
+
+double ThroughputBalancer::fixedMs(const QString& worker) const {
+    return m_stats.value(worker).fixedMs;
+}
+
+double ThroughputBalancer::predictedStepMs(int64_t batch, const std::vector<QString>& workers,
+                                           const std::vector<int64_t>& maxBatch) const {
+    const std::vector<int64_t> shares = split(batch, workers, maxBatch);
+    const Rates r = rates(workers);
+    double longest = 0;
+    for (size_t i = 0; i < workers.size(); ++i)
+        if (shares[i] > 0)
+            longest = std::max(longest, (r.overhead[i] + double(shares[i]) / r.speed[i]) * 1e3);
+    return longest;
 }
 
 ThroughputBalancer::Rates ThroughputBalancer::rates(const std::vector<QString>& workers) const {
@@ -50,10 +94,11 @@ ThroughputBalancer::Rates ThroughputBalancer::rates(const std::vector<QString>& 
     int measured = 0;
     for (size_t i = 0; i < n; ++i) {
         const auto it = m_stats.constFind(workers[i]);
-        if (it != m_stats.constEnd() && it->speed > 0) {
-            r.speed[i] = it->speed;
+        if (it != m_stats.constEnd() && it->perSampleMs > 0) {
+            r.speed[i] = 1000.0 / it->perSampleMs;
             // Too few measurements to tell a slow link from one slow step: no overhead yet.
-            r.overhead[i] = int(it->overheadMs.size()) >= kMinToJudge ? it->overhead / 1000.0 : 0;
+            const double link = int(it->overheadMs.size()) >= kMinToJudge ? it->overhead : 0;
+            r.overhead[i] = (link + it->fixedMs) / 1000.0;
             sum += r.speed[i];
             ++measured;
         }

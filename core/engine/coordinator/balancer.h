@@ -11,11 +11,17 @@
 namespace tandem {
 
 // Splits each step's global batch among workers so that they finish together. Each worker's
-// time for b samples is modelled as overhead + b / speed, where speed (samples per second of
-// compute) and overhead (communication and fixed costs per step) are the medians of the last
-// few measurements. Equal finish times then give b_i = (T - overhead_i) * speed_i with
-// sum(b_i) = B. A worker whose overhead alone exceeds T gets nothing this step: it would only
-// make the step longer. The overhead is measured as the round trip less the worker's compute,
+// time for b samples is modelled as overhead + fixed + b / speed: its communication per step
+// (the median of the last few measurements), and its compute as a fixed part per step plus a
+// part per sample, fitted to its last few steps. A GPU's step at a small share is mostly fixed
+// cost (launches, the optimizer's own), so samples over time would make it look slow and hand
+// a CPU beside it more than the CPU can finish in the GPU's step. The fit is Theil and Sen's:
+// the median of the slopes between steps of clearly different sizes (at least a quarter apart),
+// which one stalled step cannot move; while the recent steps are all of one size, the fixed
+// part found last holds, and until there is one it is taken as zero. Equal finish times then
+// give b_i = (T - overhead_i - fixed_i) * speed_i with sum(b_i) = B. A worker whose fixed costs
+// alone exceed T gets nothing this step: it would only make the step longer than the others
+// take without it. The overhead is measured as the round trip less the worker's compute,
 // so the part of a transfer that overlaps compute (gradients sent during the backward pass)
 // does not count against a worker: a slow link is charged only for what it adds. Until a worker has
 // been measured it is assumed to be as fast as the average.
@@ -28,6 +34,11 @@ class ThroughputBalancer {
 public:
     static constexpr int kWindow = 5;
     static constexpr int kMinToJudge = 3;
+    // Two steps tell the fixed part from the per-sample one when one had this many times the
+    // other's samples.
+    static constexpr double kSpread = 1.25;
+    // A sample costs at least this (a billion samples a second).
+    static constexpr double kLeastPerSampleMs = 1e-6;
 
     void record(const QString& worker, int64_t samples, double computeMs, double overheadMs);
     void forget(const QString& worker) { m_stats.remove(worker); }
@@ -40,11 +51,15 @@ public:
 
     double speed(const QString& worker) const; // samples/s of compute, 0 when unmeasured
     double overheadMs(const QString& worker) const;
+    double fixedMs(const QString& worker) const; // compute's fixed part per step
+    // The step's time the model foresees for `batch` split among `workers` as split() would.
+    double predictedStepMs(int64_t batch, const std::vector<QString>& workers,
+                           const std::vector<int64_t>& maxBatch = {}) const;
 
 private:
     struct Rates {
         std::vector<double> speed;    // samples/s
-        std::vector<double> overhead; // s per step
+        std::vector<double> overhead; // s per step: the link's, and compute's fixed part
     };
     // The phases of split(): each worker's measured rates; the shares that end the step
     // together (none for a worker whose overhead alone outlasts it); the caps, with what a
@@ -57,11 +72,14 @@ private:
                                             const std::vector<int64_t>& maxBatch);
 
     struct Stats {
-        std::vector<double> speeds;     // the last kWindow measurements, oldest first
-        std::vector<double> overheadMs; // likewise
-        double speed = 0;               // their medians
-        double overhead = 0;
+        // The last kWindow measurements, oldest first.
+        std::vector<double> samples, computeMs, overheadMs;
+        double perSampleMs = 0; // the compute model, fitted to them
+        double fixedMs = 0;
+        bool fitted = false; // fixedMs is from steps of different sizes
+        double overhead = 0; // the median
     };
+    static void fit(Stats& s);
     QHash<QString, Stats> m_stats;
 };
 

@@ -255,9 +255,14 @@ std::pair<int64_t, int64_t> WorkerPool::remoteBytes() const {
 }
 
 QString WorkerPool::leftOutReason(const PoolMember& m) const {
-    return QStringLiteral("moving the weights costs it %1 ms a step, more than its share of the "
-                          "compute")
-        .arg(m_balancer.overheadMs(m.stats.name), 0, 'f', 0);
+    const double link = m_balancer.overheadMs(m.stats.name);
+    const double fixed = m_balancer.fixedMs(m.stats.name);
+    return QStringLiteral("it would slow the run: a step costs it %1 ms before its first sample "
+                          "(%2 ms moving the weights, %3 ms of its own compute), more than the "
+                          "step takes without it")
+        .arg(link + fixed, 0, 'f', 0)
+        .arg(link, 0, 'f', 0)
+        .arg(fixed, 0, 'f', 0);
 }
 
 void WorkerPool::emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason,
