@@ -245,7 +245,9 @@ private Q_SLOTS:
         QCOMPARE(obs.events.size(), size_t(1));
         QCOMPARE(obs.events[0].kind, RunEvent::Kind::WorkerLeftOut);
         QCOMPARE(obs.events[0].worker, QStringLiteral("slow"));
-        QVERIFY(obs.events[0].reason.contains(QStringLiteral("ms a step")));
+        QVERIFY2(obs.events[0].reason.contains(QStringLiteral("would slow the run")) &&
+                     obs.events[0].reason.contains(QStringLiteral("4990 ms moving the weights")),
+                 qPrintable(obs.events[0].reason));
         // Later rounds of a step decide nothing.
         pool.shares(pool.live(), 8, 1, 4, false);
         QCOMPARE(obs.events.size(), size_t(1));
