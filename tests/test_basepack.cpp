@@ -14,6 +14,7 @@
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QStorageInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -278,7 +279,11 @@ void TestBasePack::aCacheWithoutRoomOrWritableFolderIsRefusedByName() {
                  st.error().message.contains(QLatin1String("--cache")),
              qPrintable(st.error().message));
 
-    // A base bigger than the disk: refused before a byte is written, saying what is free.
+    // A base bigger than the disk: refused before a byte is written, saying what is free. Where
+    // the system does not say what is free (a chroot, whose mounts lie outside it), the cache
+    // cannot tell, and the write's own error says it later.
+    if (QStorageInfo(m_tmp.path()).bytesAvailable() < 0)
+        QSKIP("this system does not say how much room its disk has");
     m.totalBytes = qint64(1) << 40;
     const BaseCache cache(m_tmp.filePath(QStringLiteral("cache-full")));
     st = cache.prepare(m, 0);
