@@ -93,6 +93,7 @@ private Q_SLOTS:
     void syncMatchesOneWorker();
     void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
+    void slowWorkerIsLeftOutAndBroughtBack();
     void lateWorkerJoins();
     void joinTimeoutTrainsWithoutAbsentWorkers();
     void coordinatorCrashAndResume();
@@ -371,6 +372,50 @@ void TestDistributed::killedWorkerDoesNotStopTheRun() {
     QVERIFY(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
     QVERIFY(w2->finish());
     QVERIFY2(w2->exitCode() == 0, qPrintable(w2->err()));
+}
+
+// Both machines compute at 2 ms a sample (TANDEM_FAULT_STEP_COST), a 40 ms step for the
+// coordinator alone, but the worker's step costs 300 ms more of its own: it would only slow the
+// run, so it gets nothing, and the log and the summary say why. Measured again every 50 steps:
+// while the cost stays it stays out; once it lifts (from step 40) the next measurement brings
+// the worker back, since its link's few milliseconds are less than what it saves.
+void TestDistributed::slowWorkerIsLeftOutAndBroughtBack() {
+    for (const bool lifts : {false, true}) {
+        const QString out =
+            m_tmp.filePath(lifts ? QStringLiteral("slow-lifts") : QStringLiteral("slow-stays"));
+        TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--batch=20"),
+                                     QStringLiteral("--epochs=1"), QStringLiteral("--out=") + out}),
+                        false, {QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")});
+        const QString port = waitPort(c);
+        QVERIFY(!port.isEmpty());
+        TandemProcess* w = worker("w1", port, {},
+                                  {lifts ? QStringLiteral("TANDEM_FAULT_STEP_COST=300,2,40")
+                                         : QStringLiteral("TANDEM_FAULT_STEP_COST=300,2")});
+        QVERIFY(c.finish());
+        QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+        QVERIFY(w->finish());
+        QVERIFY2(c.err().contains(QStringLiteral("would slow the run")), qPrintable(c.err()));
+        QVERIFY2(c.err().contains(QStringLiteral("takes part again")) == lifts,
+                 qPrintable(c.err()));
+        const QJsonObject s = c.summary();
+        QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
+        QJsonObject remote;
+        for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray())
+            if (v.toObject().value(QStringLiteral("name")).toString() != QLatin1String("local"))
+                remote = v.toObject();
+        const QByteArray what = QJsonDocument(remote).toJson(QJsonDocument::Compact);
+        QCOMPARE(remote.value(QStringLiteral("status")).toString(),
+                 lifts ? QStringLiteral("active") : QStringLiteral("left-out"));
+        if (!lifts)
+            QVERIFY2(remote.value(QStringLiteral("reason"))
+                         .toString()
+                         .contains(QStringLiteral("of its own compute")),
+                     what.constData());
+        // Out, it computed only its first step's share and the re-measurements' few samples;
+        // back, it took a share of every step from then on.
+        const qint64 samples = remote.value(QStringLiteral("samples")).toInteger();
+        QVERIFY2(lifts ? samples > 200 : samples < 100, what.constData());
+    }
 }
 
 void TestDistributed::lateWorkerJoins() {

@@ -871,6 +871,14 @@ Tandem %3</translation>
         <translation>المنسّق وعامل</translation>
     </message>
     <message>
+        <source>Idle: would slow the run (%1 ms a step before its first sample, against a %2 ms step)</source>
+        <translation>خامل: سيبطئ التدريب (%1 م.ث لكل خطوة قبل أول عينة، مقابل خطوة من %2 م.ث)</translation>
+    </message>
+    <message>
+        <source>The run measures it again every few dozen steps, and gives it a share again when it would make steps shorter: when its load lifts, or the batch grows.</source>
+        <translation>يقيسه التدريب من جديد كل بضع عشرات من الخطوات، ويعطيه حصة مرة أخرى حين يجعل الخطوات أقصر: حين يخف الحمل عليه أو تكبر الدفعة.</translation>
+    </message>
+    <message>
         <source>Worker</source>
         <translation>عامل</translation>
     </message>

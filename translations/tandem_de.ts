@@ -859,6 +859,14 @@ Tandem %3</translation>
         <translation>Koordinator und Worker</translation>
     </message>
     <message>
+        <source>Idle: would slow the run (%1 ms a step before its first sample, against a %2 ms step)</source>
+        <translation>Untätig: würde den Lauf verlangsamen (%1 ms je Schritt vor seinem ersten Sample, gegenüber einem Schritt von %2 ms)</translation>
+    </message>
+    <message>
+        <source>The run measures it again every few dozen steps, and gives it a share again when it would make steps shorter: when its load lifts, or the batch grows.</source>
+        <translation>Der Lauf misst ihn alle paar Dutzend Schritte erneut und gibt ihm wieder einen Anteil, sobald er die Schritte verkürzen würde: wenn seine Last nachlässt oder der Batch wächst.</translation>
+    </message>
+    <message>
         <source>Worker</source>
         <translation>Worker</translation>
     </message>

@@ -854,6 +854,14 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Idle: would slow the run (%1 ms a step before its first sample, against a %2 ms step)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run measures it again every few dozen steps, and gives it a share again when it would make steps shorter: when its load lifts, or the batch grows.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Worker</source>
         <translation type="unfinished"></translation>
     </message>

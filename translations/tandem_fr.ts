@@ -859,6 +859,14 @@ Tandem %3</translation>
         <translation>Coordinateur et worker</translation>
     </message>
     <message>
+        <source>Idle: would slow the run (%1 ms a step before its first sample, against a %2 ms step)</source>
+        <translation>Inactive : ralentirait l&apos;entraînement (%1 ms par étape avant son premier échantillon, contre une étape de %2 ms)</translation>
+    </message>
+    <message>
+        <source>The run measures it again every few dozen steps, and gives it a share again when it would make steps shorter: when its load lifts, or the batch grows.</source>
+        <translation>L&apos;entraînement la mesure de nouveau toutes les quelques dizaines d&apos;étapes et lui redonne une part dès qu&apos;elle raccourcirait les étapes : quand sa charge baisse ou que le lot grandit.</translation>
+    </message>
+    <message>
         <source>Worker</source>
         <translation>Worker</translation>
     </message>

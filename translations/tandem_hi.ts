@@ -859,6 +859,14 @@ Tandem %3</translation>
         <translation>समन्वयक और वर्कर</translation>
     </message>
     <message>
+        <source>Idle: would slow the run (%1 ms a step before its first sample, against a %2 ms step)</source>
+        <translation>खाली: रन को धीमा कर देगा (पहले सैंपल से पहले हर स्टेप में %1 ms, जबकि इसके बिना स्टेप %2 ms का है)</translation>
+    </message>
+    <message>
+        <source>The run measures it again every few dozen steps, and gives it a share again when it would make steps shorter: when its load lifts, or the batch grows.</source>
+        <translation>रन हर कुछ दर्जन स्टेप पर इसे फिर से मापता है, और जब यह स्टेप छोटे कर सके तब इसे फिर हिस्सा देता है: जब इसका लोड घटे, या बैच बढ़े।</translation>
+    </message>
+    <message>
         <source>Worker</source>
         <translation>वर्कर</translation>
     </message>

@@ -856,6 +856,14 @@ Tandem %3</translation>
         <translation>协调者兼工作节点</translation>
     </message>
     <message>
+        <source>Idle: would slow the run (%1 ms a step before its first sample, against a %2 ms step)</source>
+        <translation>空闲：会拖慢训练（每步在第一个样本之前需要 %1 毫秒，而没有它时每步 %2 毫秒）</translation>
+    </message>
+    <message>
+        <source>The run measures it again every few dozen steps, and gives it a share again when it would make steps shorter: when its load lifts, or the batch grows.</source>
+        <translation>训练每隔几十步会重新测量它；当它能缩短每一步时（例如负载降低或批大小增大），会再次分配给它一份。</translation>
+    </message>
+    <message>
         <source>Worker</source>
         <translation>工作节点</translation>
     </message>

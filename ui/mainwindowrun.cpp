@@ -143,6 +143,11 @@ void MainWindow::onRunEvent(const RunEvent& e) {
     if (e.kind == RunEvent::Kind::Paused && m_run->state() == TrainingRun::State::Paused)
         m_progressText->setText(
             tr("Paused at step %1. Resume continues where it stopped.").arg(e.step));
+    // The cluster table says which machine sits a run out, and why.
+    if (e.kind == RunEvent::Kind::WorkerLeftOut)
+        m_node->peers()->setIdle(e.worker, e.costMs, e.stepMs);
+    if (e.kind == RunEvent::Kind::WorkerBack || e.kind == RunEvent::Kind::WorkerDropped)
+        m_node->peers()->setBack(e.worker);
     if (e.kind == RunEvent::Kind::WorkerDropped)
         showBanner(BannerKind::Warning,
                    tr("A machine left the run: %1. Its share goes to the others. Check that "

@@ -67,6 +67,10 @@ QVariant PeerModel::data(const QModelIndex& index, int role) const {
     case SelfRole:
         return self;
     case Qt::ToolTipRole:
+        if (index.column() == Role && m_running && m_idle.contains(key))
+            return tr("The run measures it again every few dozen steps, and gives it a share "
+                      "again when it would make steps shorter: when its load lifts, or the "
+                      "batch grows.");
         if (index.column() == Devices)
             return describeDevices(self ? m_selfDevices : p->devices, QStringLiteral("\n"));
         if (p)
@@ -100,6 +104,11 @@ QVariant PeerModel::data(const QModelIndex& index, int role) const {
     case Role:
         if (!m_running)
             return self ? tr("Idle") : QString();
+        if (const auto idle = m_idle.constFind(key); idle != m_idle.constEnd())
+            return tr("Idle: would slow the run (%1 ms a step before its first sample, against "
+                      "a %2 ms step)")
+                .arg(QLocale().toString(idle->costMs, 'f', 0),
+                     QLocale().toString(idle->stepMs, 'f', 0));
         if (live == m_live.constEnd())
             return self ? tr("Coordinator") : QString();
         return self ? tr("Coordinator and worker") : tr("Worker");
@@ -146,9 +155,21 @@ QString PeerModel::workerKey(const QString& workerName) const {
     return workerName;
 }
 
+void PeerModel::setIdle(const QString& workerName, double costMs, double stepMs) {
+    m_idle.insert(workerKey(workerName), Idle{costMs, stepMs});
+    Q_EMIT dataChanged(index(0, Role), index(rowCount() - 1, Role));
+}
+
+void PeerModel::setBack(const QString& workerName) {
+    m_idle.remove(workerKey(workerName));
+    Q_EMIT dataChanged(index(0, Role), index(rowCount() - 1, Role));
+}
+
 void PeerModel::setRunStats(const QList<WorkerStepStats>& workers, double stepMs) {
     m_live.clear();
     m_running = !workers.isEmpty() || stepMs > 0;
+    if (!m_running)
+        m_idle.clear();
     int64_t total = 0;
     for (const WorkerStepStats& w : workers)
         total += w.samples;

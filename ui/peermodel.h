@@ -41,6 +41,10 @@ public:
     QList<PeerInfo> peers() const { return m_peers; }
     // The workers of the latest step; empty clears the run columns.
     void setRunStats(const QList<WorkerStepStats>& workers, double stepMs);
+    // A worker the run leaves out because it would slow it (RunEvent::WorkerLeftOut's figures),
+    // and one that takes part again.
+    void setIdle(const QString& workerName, double costMs, double stepMs);
+    void setBack(const QString& workerName);
 
 private:
     struct Live {
@@ -54,6 +58,10 @@ private:
     QList<DeviceInfo> m_selfDevices;
     QList<PeerInfo> m_peers;
     QHash<QString, Live> m_live; // by device ID; "" is this machine
+    struct Idle {
+        double costMs = 0, stepMs = 0;
+    };
+    QHash<QString, Idle> m_idle; // likewise: left out of the run
     bool m_running = false;
 };
 

@@ -23,6 +23,7 @@
 #include <future>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 Q_LOGGING_CATEGORY(lcWorker, "tandem.worker")
 
@@ -69,6 +70,13 @@ ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
     m_chunkCap = std::max<int64_t>(0, m_options.samplesPerPass);
     if (m_options.faultOomAbove <= 0)
         m_options.faultOomAbove = qEnvironmentVariableIntValue("TANDEM_FAULT_OOM_ABOVE");
+    if (const QStringList cost =
+            qEnvironmentVariable("TANDEM_FAULT_STEP_COST").split(QLatin1Char(','));
+        m_options.costFixedMs <= 0 && m_options.costPerSampleMs <= 0 && cost.size() >= 2) {
+        m_options.costFixedMs = std::max(0.0, cost[0].toDouble());
+        m_options.costPerSampleMs = std::max(0.0, cost[1].toDouble());
+        m_options.costUntilStep = cost.size() > 2 ? cost[2].toLongLong() : 0;
+    }
 }
 
 ModelReplica::~ModelReplica() = default;
@@ -300,6 +308,11 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
         if (req.timed || !m_options.resultsOnDevice)
             synchronizeDevice(m_torchDevice);
         tensorMemoryStepDone();
+        if (m_options.costUntilStep <= 0 || req.step < m_options.costUntilStep) {
+            const double ms = m_options.costFixedMs + m_options.costPerSampleMs * double(n);
+            if (ms > 0)
+                std::this_thread::sleep_for(std::chrono::microseconds(int64_t(ms * 1000)));
+        }
     } catch (const std::exception& e) {
         QString msg = QString::fromUtf8(e.what());
         msg.truncate(msg.indexOf(QLatin1Char('\n')) > 0 ? msg.indexOf(QLatin1Char('\n'))

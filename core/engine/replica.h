@@ -34,6 +34,12 @@ struct ReplicaOptions {
     // A forward pass over more than this many samples fails as the device's allocator does when
     // memory runs out (0: never). Tests set it, or TANDEM_FAULT_OOM_ABOVE in the environment.
     int64_t faultOomAbove = 0;
+    // A step costs this much more on purpose, counted as compute: fixed milliseconds a step plus
+    // milliseconds a sample, until the run's step `costUntilStep` (0: every step). Tests and
+    // benchmarks make a fixed-cost "GPU" or a slow-per-sample "CPU" of this machine with it, or
+    // TANDEM_FAULT_STEP_COST=FIXED_MS,PER_SAMPLE_MS[,UNTIL_STEP] in the environment.
+    double costFixedMs = 0, costPerSampleMs = 0;
+    int64_t costUntilStep = 0;
     // Loss scaling starts here (0: at LossScaler's 2^16, and only for fp16). Tests set it to
     // force gradient overflows in any precision.
     double lossScale = 0;

@@ -81,6 +81,10 @@ QJsonObject RunEvent::toJson() const {
         o.insert(QStringLiteral("worker"), worker);
     if (!reason.isEmpty())
         o.insert(QStringLiteral("reason"), reason);
+    if (costMs > 0)
+        o.insert(QStringLiteral("cost_ms"), costMs);
+    if (stepMs > 0)
+        o.insert(QStringLiteral("step_ms"), stepMs);
     return o;
 }
 

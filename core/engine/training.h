@@ -301,6 +301,9 @@ struct RunEvent {
     QString worker;
     QString reason;
     int64_t step = 0; // optimizer steps so far
+    // WorkerLeftOut: what a step costs the worker before its first sample (moving the weights,
+    // its compute's fixed part), and what the step takes without it; 0 where unknown.
+    double costMs = 0, stepMs = 0;
 
     // {"event": "worker_joined", "worker": …, "reason": …, "step": …}: the line `tandem train
     // --events` writes, and what a reader of those lines parses back.

@@ -1072,6 +1072,36 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!w.run()->active(), 60000);
     }
 
+    // A machine the run leaves out because it would slow it: the cluster table's Role says so
+    // and why, in the user's language, until it takes part again or the run ends.
+    void aMachineLeftOutSaysWhy() {
+        PeerModel m;
+        m.setSelf(QStringLiteral("alpha"), {});
+        WorkerStepStats local;
+        local.name = QStringLiteral("local");
+        local.samples = 64;
+        m.setRunStats({local}, 12.0);
+        const QModelIndex role = m.index(0, PeerModel::Role);
+        QCOMPARE(role.data().toString(), QStringLiteral("Coordinator and worker"));
+        m.setIdle(QStringLiteral("local"), 40.4, 12.2);
+        QCOMPARE(role.data().toString(),
+                 QStringLiteral("Idle: would slow the run (40 ms a step before its first sample, "
+                                "against a 12 ms step)"));
+        QVERIFY(role.data(Qt::ToolTipRole).toString().contains(QStringLiteral("again")));
+        auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
+        QCOMPARE(applyLanguage(*app, QStringLiteral("de")), QStringLiteral("de"));
+        const QString german = role.data().toString();
+        QCOMPARE(applyLanguage(*app, QStringLiteral("en")), QStringLiteral("en"));
+        QVERIFY2(german.startsWith(QStringLiteral("Untätig: würde den Lauf verlangsamen")) &&
+                     german.contains(QStringLiteral("40")) && german.contains(QStringLiteral("12")),
+                 qPrintable(german));
+        m.setBack(QStringLiteral("local"));
+        QCOMPARE(role.data().toString(), QStringLiteral("Coordinator and worker"));
+        m.setIdle(QStringLiteral("local"), 40.4, 12.2);
+        m.setRunStats({}, 0); // the run ended
+        QCOMPARE(role.data().toString(), QStringLiteral("Idle"));
+    }
+
     // A drop-down or a spin box takes the mouse wheel only once it has focus: over the long
     // form the wheel scrolls the form, rather than turning the optimizer under the pointer
     // into another one.

@@ -35,6 +35,13 @@ void ThroughputBalancer::record(const QString& worker, int64_t samples, double c
     fit(s);
 }
 
+void ThroughputBalancer::restart(const QString& worker, int64_t samples, double computeMs,
+                                 double overheadMs) {
+    m_stats.remove(worker);
+    for (int i = 0; i < kMinToJudge; ++i)
+        record(worker, samples, computeMs, overheadMs);
+}
+
 void ThroughputBalancer::fit(Stats& s) {
     const size_t n = s.samples.size();
     std::vector<double> slopes;

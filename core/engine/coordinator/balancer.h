@@ -42,6 +42,9 @@ public:
 
     void record(const QString& worker, int64_t samples, double computeMs, double overheadMs);
     void forget(const QString& worker) { m_stats.remove(worker); }
+    // A measurement that replaces what was known of the worker, as if it were all its recent
+    // steps: the re-measurement of a worker left out, whose load or link may have changed since.
+    void restart(const QString& worker, int64_t samples, double computeMs, double overheadMs);
 
     // Per-worker batch sizes for `workers` summing to `batch`. maxBatch[i] > 0 caps worker i
     // (device memory): what it cannot take goes to the others with room, and past a cap only

@@ -144,7 +144,7 @@ std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t
     }
     std::vector<int64_t> counts = m_balancer.split(n, names, caps);
     if (firstRound)
-        updateSlots(live, counts, n, step);
+        updateSlots(live, counts, n, passes, step);
     return counts;
 }
 
@@ -152,7 +152,7 @@ std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t
 // change, and one noisy early step must not exclude a device for good. Leaving a worker out and
 // taking it back are said in the log.
 void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_t>& counts,
-                             int64_t n, int64_t step) {
+                             int64_t n, int64_t passes, int64_t step) {
     for (size_t j = 0; j < live.size(); ++j) {
         PoolMember& m = m_members[live[j]];
         if (counts[j] > 0 || !m.leftOut() || step - m.leftOutSince < kProbeEvery)
@@ -172,12 +172,14 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
         if (out && !m.leftOut()) {
             m.slot = WorkerSlot::LeftOut;
             m.leftOutSince = step;
-            const QString why = leftOutReason(m);
-            m_obs.onMessage(QStringLiteral("leaving %1 out: %2; training without it is faster "
-                                           "for this model (local-sgd, or a faster link, would "
-                                           "let it help)")
-                                .arg(m.stats.name, why));
-            emitEvent(RunEvent::Kind::WorkerLeftOut, m, why, step);
+            const RunEvent e = leftOutEvent(live, j, n, passes, step);
+            m.leftOutWhy = e.reason;
+            m_obs.onMessage(QStringLiteral("leaving %1 out: %2; it is measured again every %3 "
+                                           "steps and takes part when it would help (local-sgd, "
+                                           "a larger batch or a faster link may let it)")
+                                .arg(m.stats.name, e.reason)
+                                .arg(kProbeEvery));
+            m_obs.onEvent(e);
         } else if (out && m.slot == WorkerSlot::Probing && step != m.leftOutSince) {
             m.slot = WorkerSlot::LeftOut;
         } else if (!out && m.leftOut() && step != m.leftOutSince) {
@@ -203,7 +205,11 @@ void WorkerPool::record(size_t i, const WorkResult& r, double rttMs, bool measur
                                 .arg(m.memoryCap));
     }
     const double overheadMs = rttMs - r.computeMs;
-    if (measure)
+    // A worker left out is judged afresh by its re-measurement: what was known of it is from
+    // before, and its load or its link may have changed since.
+    if (measure && m.slot == WorkerSlot::Probing)
+        m_balancer.restart(m.stats.name, r.samples, r.computeMs, overheadMs);
+    else if (measure)
         m_balancer.record(m.stats.name, r.samples, r.computeMs, overheadMs);
     m.stats.computeS += r.computeMs / 1e3;
     m.stats.communicateS += std::max(0.0, overheadMs) / 1e3;
@@ -237,7 +243,7 @@ QList<WorkerSummary> WorkerPool::summaries() const {
         w.leftOut = m.leftOut();
         if (m.alive() && m.leftOut()) {
             w.status = WorkerSummary::Status::LeftOut;
-            w.reason = leftOutReason(m);
+            w.reason = m.leftOutWhy;
         }
         out << w;
     }
@@ -254,15 +260,34 @@ std::pair<int64_t, int64_t> WorkerPool::remoteBytes() const {
     return {bytes, served};
 }
 
-QString WorkerPool::leftOutReason(const PoolMember& m) const {
+RunEvent WorkerPool::leftOutEvent(const std::vector<size_t>& live, size_t j, int64_t n,
+                                  int64_t passes, int64_t step) const {
+    const PoolMember& m = m_members[live[j]];
+    std::vector<QString> others;
+    std::vector<int64_t> caps;
+    for (size_t k = 0; k < live.size(); ++k)
+        if (k != j) {
+            others.push_back(m_members[live[k]].stats.name);
+            caps.push_back(m_members[live[k]].cap(passes));
+        }
+    RunEvent e;
+    e.kind = RunEvent::Kind::WorkerLeftOut;
+    e.worker = m.stats.name;
+    e.step = step;
     const double link = m_balancer.overheadMs(m.stats.name);
     const double fixed = m_balancer.fixedMs(m.stats.name);
-    return QStringLiteral("it would slow the run: a step costs it %1 ms before its first sample "
-                          "(%2 ms moving the weights, %3 ms of its own compute), more than the "
-                          "step takes without it")
-        .arg(link + fixed, 0, 'f', 0)
-        .arg(link, 0, 'f', 0)
-        .arg(fixed, 0, 'f', 0);
+    const double speed = m_balancer.speed(m.stats.name);
+    e.costMs = link + fixed;
+    e.stepMs = m_balancer.predictedStepMs(n, others, caps);
+    e.reason = QStringLiteral("it would slow the run: a step costs it %1 ms before its first "
+                              "sample (%2 ms moving the weights, %3 ms of its own compute) and "
+                              "%4 ms a sample, against a %5 ms step without it")
+                   .arg(e.costMs, 0, 'f', 0)
+                   .arg(link, 0, 'f', 0)
+                   .arg(fixed, 0, 'f', 0)
+                   .arg(speed > 0 ? 1000.0 / speed : 0.0, 0, 'g', 2)
+                   .arg(e.stepMs, 0, 'f', 0);
+    return e;
 }
 
 void WorkerPool::emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason,

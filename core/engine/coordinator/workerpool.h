@@ -37,6 +37,7 @@ struct PoolMember {
     WorkerSummary stats;
     WorkerSlot slot = WorkerSlot::Active;
     int64_t leftOutSince = 0; // the step it was left out (or last probed) at
+    QString leftOutWhy;       // and why, as said then
     // The most samples its device fit at once after it ran out of memory (0: it never did).
     // The balancer never gives it more, so the share that failed is never tried again.
     int64_t memoryCap = 0;
@@ -120,10 +121,13 @@ public:
 private:
     MemoryPlan m_memoryPlan;
     // Why the balancer leaves `m` out, in words for the log and the summary.
-    QString leftOutReason(const PoolMember& m) const;
+    // Why worker `i` of `live` gets nothing of a step of `n` samples, and the figures that say
+    // it (RunEvent::costMs, stepMs).
+    RunEvent leftOutEvent(const std::vector<size_t>& live, size_t j, int64_t n, int64_t passes,
+                          int64_t step) const;
     void emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason, int64_t step);
     void updateSlots(const std::vector<size_t>& live, std::vector<int64_t>& counts, int64_t n,
-                     int64_t step);
+                     int64_t passes, int64_t step);
 
     RunObserver& m_obs;
     ThroughputBalancer m_balancer;
