@@ -77,7 +77,7 @@ Expected<RunSummary> Trainer::run() {
     if (m_cfg.trafficLedger)
         noteTraffic(true);
     if (m_cfg.stepSplit)
-        noteSplit(StepOutcome{}, true);
+        noteSplit(nullptr);
     const bool stopped = *end == EpochEnd::Stopped;
     if (auto st = finish(stopped); !st)
         return fail(st.error());
@@ -412,7 +412,7 @@ Status Trainer::applied(const StepOutcome& o) {
     if (m_cfg.trafficLedger)
         noteTraffic();
     if (o.split.measured)
-        noteSplit(o);
+        noteSplit(&o);
     if (checkpointDue) {
         if (auto st = saveCheckpoint(); !st) {
             shutdown(QStringLiteral("the run failed"));

@@ -207,7 +207,8 @@ private:
         int64_t steps = 0;
         void add(const StepSplit& s, double ms);
     };
-    void noteSplit(const StepOutcome& o, bool last = false);
+    // `step` applied; null: the run's steps are over, and those since the last line are said.
+    void noteSplit(const StepOutcome* step);
     void summarizeSplit(RunSummary& sum) const;
     SplitSum m_splitWindow, m_splitRun;
 };

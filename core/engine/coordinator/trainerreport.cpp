@@ -112,14 +112,14 @@ void Trainer::SplitSum::add(const StepSplit& s, double ms) {
 }
 
 // The log's line on where a step's time goes: every 100 steps after the first (which sets up),
-// averaged over them. `last`: the run's steps are over; those since the last line are said too.
-void Trainer::noteSplit(const StepOutcome& o, bool last) {
-    if (!last && m_stepsThisRun > 1) {
-        m_splitWindow.add(o.split, o.stepMs);
-        m_splitRun.add(o.split, o.stepMs);
+// averaged over them.
+void Trainer::noteSplit(const StepOutcome* step) {
+    if (step && m_stepsThisRun > 1) {
+        m_splitWindow.add(step->split, step->stepMs);
+        m_splitRun.add(step->split, step->stepMs);
     }
     const SplitSum& w = m_splitWindow;
-    if (w.steps == 0 || (!last && w.steps < 100))
+    if (w.steps == 0 || (step && w.steps < 100))
         return;
     const double n = double(w.steps);
     const auto ms = [n](double v) { return QString::number(v / n, 'f', 2); };
