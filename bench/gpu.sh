@@ -480,8 +480,10 @@ phase_hetero() {
     local long short
     long=$(steps_of 200) short=$(steps_of 20)
     [ -f "$data/mnist.npz" ] || $py bench/python_gpu_loop.py --make "$data"
+    # Epochs enough for the steps asked (32 steps an epoch): a one-epoch run of about a second
+    # is mostly its start, and the joint run's start is where a worker enters.
     local common=(--model mnist-cnn --data "npz:$data/mnist.npz" --optimizer adam --lr 0.001
-        --limit-test 64 --no-history --mode sync --batch 256)
+        --limit-test 64 --no-history --mode sync --batch 256 --epochs 10)
     local fast slow joint
     fast=$($bin train "${common[@]}" --device "$device" --max-steps "$long" --out "$out/hetero-fast" 2>/dev/null | field samples_per_s)
     slow=$($bin train "${common[@]}" --device cpu --threads 4 --max-steps "$short" --out "$out/hetero-cpu" 2>/dev/null | field samples_per_s)

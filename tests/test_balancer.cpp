@@ -49,6 +49,7 @@ private Q_SLOTS:
     void capsHoldWhileAnotherWorkerHasRoom();
     void aFixedCostGpuBesideAPerSampleCpu();
     void theFixedPartHoldsAndShrugsOffAStall();
+    void anEntryIsJudgedOnItsSlicesAndAReMeasurementKeepsTheSplit();
 };
 
 namespace {
@@ -223,6 +224,39 @@ void TestBalancer::capsHoldWhileAnotherWorkerHasRoom() {
     // Caps that cannot hold the batch: the batch still adds up, the rest spread over them.
     const auto over = b.split(80, ws, {20, 12, 40});
     QCOMPARE(over[0] + over[1] + over[2], int64_t(80));
+}
+
+// A worker that entered on two slices is judged on them, its link included: before settle()
+// two measurements are too few to count a slow link, and the CPU would get a share it cannot
+// finish in the GPU's step. A re-measurement under twice the load keeps the fixed part's
+// proportion found before, rather than taking all of the step as per-sample time (which would
+// make a small share look cheap).
+void TestBalancer::anEntryIsJudgedOnItsSlicesAndAReMeasurementKeepsTheSplit() {
+    const std::vector<QString> both{QStringLiteral("gpu"), QStringLiteral("cpu")};
+    ThroughputBalancer b;
+    for (const double s : {224.0, 240.0, 224.0})
+        b.record(QStringLiteral("gpu"), int64_t(s), 8.0 + 0.03 * s, 0);
+    b.record(QStringLiteral("cpu"), 32, 10.0 + 0.46 * 32, 13.0);
+    b.record(QStringLiteral("cpu"), 16, 10.0 + 0.46 * 16, 13.0);
+    QVERIFY(qAbs(b.fixedMs(QStringLiteral("cpu")) - 10.0) < 1e-6);
+    QVERIFY(b.split(256, both)[1] > 0); // its 13 ms link not yet counted
+    b.settle(QStringLiteral("cpu"));
+    QVERIFY(qAbs(b.overheadMs(QStringLiteral("cpu")) - 13.0) < 1e-6);
+    QCOMPARE(b.split(256, both), (std::vector<int64_t>{256, 0}));
+
+    // Twice the load: 32 samples take twice as long, and the fixed part doubles with them.
+    b.restart(QStringLiteral("cpu"), 32, 2 * (10.0 + 0.46 * 32), 13.0);
+    QVERIFY2(qAbs(b.fixedMs(QStringLiteral("cpu")) - 20.0) < 1e-6,
+             qPrintable(QString::number(b.fixedMs(QStringLiteral("cpu")))));
+    QVERIFY(qAbs(b.speed(QStringLiteral("cpu")) - 1000.0 / 0.92) < 1e-6);
+    // Held while its steps stay one size.
+    b.record(QStringLiteral("cpu"), 32, 2 * (10.0 + 0.46 * 32), 13.0);
+    QVERIFY(qAbs(b.fixedMs(QStringLiteral("cpu")) - 20.0) < 1e-6);
+    // A worker never told apart is re-measured as all per-sample, as before.
+    ThroughputBalancer c;
+    c.record(QStringLiteral("cpu"), 32, 24.72, 13.0);
+    c.restart(QStringLiteral("cpu"), 32, 49.44, 13.0);
+    QCOMPARE(c.fixedMs(QStringLiteral("cpu")), 0.0);
 }
 
 QTEST_GUILESS_MAIN(TestBalancer)

@@ -275,6 +275,94 @@ private Q_SLOTS:
         QCOMPARE(s[1].status, WorkerSummary::Status::Active);
     }
 
+    // A run of a fixed-cost "GPU" (this machine's own worker: 8 ms a step plus 0.03 ms a
+    // sample) and a remote per-sample "CPU" (13 ms moving the weights, then 10 ms plus 0.46 ms a
+    // sample) through the pool's shares and measurements, step by step. At 256 samples a step
+    // the CPU cannot help (23 ms before its first sample against the GPU's 15.7 ms alone): it
+    // enters on three small slices, is left out, and is measured again ever more rarely, so the
+    // run costs at most 3 % more than the GPU alone. At 4,096 it can help: it keeps a share
+    // that ends with the GPU's, within 2 % of the best split, 5 % shorter than the GPU's alone.
+    void poolEntersAWorkerOnSlicesAndLeavesItOutWhenItCannotHelp() {
+        struct Timing {
+            double linkMs, fixedMs, perSampleMs;
+            double ms(int64_t b) const { return linkMs + fixedMs + perSampleMs * double(b); }
+        };
+        const Timing gpu{0, 8, 0.03}, cpu{13, 10, 0.46};
+        for (const int64_t batch : {int64_t(256), int64_t(4096)}) {
+            Recording obs;
+            WorkerPool pool(obs);
+            pool.add(std::make_shared<FakeLink>(QStringLiteral("gpu"), 1));
+            HubConfig hc;
+            DeviceInfo dev;
+            dev.name = QStringLiteral("cpu");
+            auto remote = std::make_shared<RemoteWorker>(nullptr, nullptr, QStringLiteral("cpu"),
+                                                         dev, 0, &hc);
+            RemoteWorker* r = remote.get();
+            pool.add(std::move(remote), r);
+            const int64_t steps = 400;
+            double together = 0, lastSteps = 0;
+            std::vector<int64_t> cpuSteps;
+            for (int64_t step = 0; step < steps; ++step) {
+                const std::vector<int64_t> counts = pool.shares(pool.live(), batch, 1, step, true);
+                QCOMPARE(counts[0] + counts[1], batch);
+                double longest = 0;
+                for (size_t i = 0; i < 2; ++i) {
+                    if (counts[i] == 0)
+                        continue;
+                    const Timing& t = i == 0 ? gpu : cpu;
+                    WorkResult res;
+                    res.samples = counts[i];
+                    res.computeMs = t.fixedMs + t.perSampleMs * double(counts[i]);
+                    // A fresh worker's first step loads and allocates: three times as long.
+                    const double ms = t.ms(counts[i]) * (pool.at(i).served == 0 ? 3 : 1);
+                    pool.at(i).served++;
+                    pool.record(i, res, ms, true);
+                    longest = std::max(longest, ms);
+                }
+                together += longest;
+                if (step >= steps - 100)
+                    lastSteps += longest;
+                if (counts[1] > 0)
+                    cpuSteps.push_back(step);
+            }
+            const double alone = double(steps + 2) * gpu.ms(batch); // its first step thrice
+            const QString what = QStringLiteral("batch %1: %2 ms together, %3 ms the GPU alone; "
+                                                "the CPU took part in %4 steps: %5")
+                                     .arg(batch)
+                                     .arg(together)
+                                     .arg(alone)
+                                     .arg(cpuSteps.size())
+                                     .arg([&] {
+                                         QStringList l;
+                                         for (size_t k = 0; k < cpuSteps.size() && k < 12; ++k)
+                                             l << QString::number(cpuSteps[k]);
+                                         return l.join(QLatin1Char(' '));
+                                     }());
+            if (batch == 256) {
+                // Three entry slices, left out at step 3, then re-measured 50, 100 and 200
+                // steps apart.
+                QVERIFY2(cpuSteps == (std::vector<int64_t>{0, 1, 2, 53, 153, 353}),
+                         qPrintable(what));
+                QVERIFY2(together <= 1.03 * alone, qPrintable(what));
+                QCOMPARE(pool.at(1).slot, WorkerSlot::LeftOut);
+                QVERIFY(obs.events.front().reason.contains(QStringLiteral("would slow the run")));
+            } else {
+                // Past its entry it takes part in every step, and the step ends sooner.
+                QCOMPARE(int64_t(cpuSteps.size()), steps);
+                // The share at which both end together, and that step's time.
+                const double best = (gpu.ms(batch) - cpu.linkMs - cpu.fixedMs) /
+                                    (gpu.perSampleMs + cpu.perSampleMs);
+                const double bestMs = cpu.ms(int64_t(best));
+                QVERIFY2(lastSteps / 100 <= 1.02 * bestMs,
+                         qPrintable(what + QStringLiteral(": the last 100 steps took %1 ms each, "
+                                                          "the best split %2 ms")
+                                               .arg(lastSteps / 100)
+                                               .arg(bestMs)));
+                QVERIFY2(bestMs < 0.96 * gpu.ms(batch), qPrintable(what));
+            }
+        }
+    }
+
     void poolAdmitsWorkersTheHubHandsOver() {
         Recording obs;
         WorkerPool pool(obs);

@@ -37,9 +37,33 @@ void ThroughputBalancer::record(const QString& worker, int64_t samples, double c
 
 void ThroughputBalancer::restart(const QString& worker, int64_t samples, double computeMs,
                                  double overheadMs) {
+    const Stats before = m_stats.value(worker);
     m_stats.remove(worker);
     for (int i = 0; i < kMinToJudge; ++i)
         record(worker, samples, computeMs, overheadMs);
+    const auto it = m_stats.find(worker);
+    if (it == m_stats.end() || !before.fitted || !(before.fixedMs > 0) || samples <= 0)
+        return;
+    const double fixedPart =
+        before.fixedMs / (before.fixedMs + before.perSampleMs * double(samples));
+    it->fixedMs = computeMs * fixedPart;
+    it->perSampleMs = std::max((computeMs - it->fixedMs) / double(samples), kLeastPerSampleMs);
+    it->fitted = true; // holds while its steps are all of one size (fit())
+}
+
+void ThroughputBalancer::settle(const QString& worker) {
+    const auto it = m_stats.find(worker);
+    if (it == m_stats.end() || it->samples.empty())
+        return;
+    Stats& s = *it;
+    const size_t had = s.samples.size();
+    for (size_t i = 0; int(s.samples.size()) < kMinToJudge; ++i) {
+        s.samples.push_back(s.samples[i % had]);
+        s.computeMs.push_back(s.computeMs[i % had]);
+        s.overheadMs.push_back(s.overheadMs[i % had]);
+    }
+    s.overhead = median(s.overheadMs);
+    fit(s);
 }
 
 void ThroughputBalancer::fit(Stats& s) {

@@ -44,7 +44,13 @@ public:
     void forget(const QString& worker) { m_stats.remove(worker); }
     // A measurement that replaces what was known of the worker, as if it were all its recent
     // steps: the re-measurement of a worker left out, whose load or link may have changed since.
+    // A load scales a step's fixed and per-sample parts alike, so where the two were told
+    // apart before, the new step is split between them in the same proportion.
     void restart(const QString& worker, int64_t samples, double computeMs, double overheadMs);
+    // Judges the worker on what it has measured so far, its link included, as if it had been
+    // measured kMinToJudge times: for a worker that entered the run on a few small slices,
+    // which are all the steps the others can spare for it.
+    void settle(const QString& worker);
 
     // Per-worker batch sizes for `workers` summing to `batch`. maxBatch[i] > 0 caps worker i
     // (device memory): what it cannot take goes to the others with room, and past a cap only

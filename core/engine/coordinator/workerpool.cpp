@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <iterator>
 
 namespace tandem {
 
@@ -142,10 +143,56 @@ std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t
         names.push_back(m_members[i].stats.name);
         caps.push_back(m_members[i].cap(passes));
     }
-    std::vector<int64_t> counts = m_balancer.split(n, names, caps);
-    if (firstRound)
-        updateSlots(live, counts, n, passes, step);
+    if (!firstRound)
+        return m_balancer.split(n, names, caps);
+    const std::vector<int64_t> entry = entrySlices(live, n, passes);
+    std::vector<int64_t> counts;
+    if (entry.empty()) {
+        counts = m_balancer.split(n, names, caps);
+    } else {
+        // The entry slices first; the workers already measured share the rest as always.
+        std::vector<QString> known;
+        std::vector<int64_t> knownCaps;
+        int64_t rest = n;
+        for (size_t j = 0; j < live.size(); ++j)
+            if (entry[j] == 0) {
+                known.push_back(names[j]);
+                knownCaps.push_back(caps[j]);
+            } else {
+                rest -= entry[j];
+            }
+        const std::vector<int64_t> split = m_balancer.split(rest, known, knownCaps);
+        size_t k = 0;
+        for (size_t j = 0; j < live.size(); ++j)
+            counts.push_back(entry[j] > 0 ? entry[j] : split[k++]);
+    }
+    for (size_t j = 0; j < live.size(); ++j)
+        m_members[live[j]].entering = !entry.empty() && entry[j] > 0;
+    updateSlots(live, counts, n, passes, step);
     return counts;
+}
+
+std::vector<int64_t> WorkerPool::entrySlices(const std::vector<size_t>& live, int64_t n,
+                                             int64_t passes) {
+    constexpr auto steps = int64_t(std::size(kEntry));
+    std::vector<int64_t> entry(live.size(), 0);
+    int64_t given = 0;
+    bool anyKnown = false;
+    for (size_t j = 0; j < live.size(); ++j) {
+        const PoolMember& m = m_members[live[j]];
+        if (!m.remote || m.entered >= steps || m.leftOut()) {
+            anyKnown = true;
+            continue;
+        }
+        int64_t slice = std::max<int64_t>(1, n / kEntry[m.entered]);
+        if (const int64_t cap = m.cap(passes); cap > 0)
+            slice = std::min(slice, cap);
+        entry[j] = slice;
+        given += slice;
+    }
+    if (!anyKnown || given == 0 || given >= n)
+        return {};
+    return entry;
 }
 
 // A worker left out is measured again now and then with a small slice: links and loads
@@ -155,7 +202,7 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
                              int64_t n, int64_t passes, int64_t step) {
     for (size_t j = 0; j < live.size(); ++j) {
         PoolMember& m = m_members[live[j]];
-        if (counts[j] > 0 || !m.leftOut() || step - m.leftOutSince < kProbeEvery)
+        if (counts[j] > 0 || !m.leftOut() || step - m.leftOutSince < m.probeEvery)
             continue;
         const auto donor = size_t(std::max_element(counts.begin(), counts.end()) - counts.begin());
         const int64_t probe = std::min(counts[donor] - 1, std::max<int64_t>(1, n / 8));
@@ -172,16 +219,21 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
         if (out && !m.leftOut()) {
             m.slot = WorkerSlot::LeftOut;
             m.leftOutSince = step;
+            m.probeEvery = kProbeEvery;
             const RunEvent e = leftOutEvent(live, j, n, passes, step);
             m.leftOutWhy = e.reason;
-            m_obs.onMessage(QStringLiteral("leaving %1 out: %2; it is measured again every %3 "
-                                           "steps and takes part when it would help (local-sgd, "
+            m_obs.onMessage(QStringLiteral("leaving %1 out: %2; it is measured again in %3 "
+                                           "steps, less often while it would still slow the "
+                                           "run, and takes part when it would help (local-sgd, "
                                            "a larger batch or a faster link may let it)")
                                 .arg(m.stats.name, e.reason)
                                 .arg(kProbeEvery));
             m_obs.onEvent(e);
         } else if (out && m.slot == WorkerSlot::Probing && step != m.leftOutSince) {
+            // Its re-measurement found it would still slow the run: each costs a small slice
+            // of one step, so they grow rarer while that lasts.
             m.slot = WorkerSlot::LeftOut;
+            m.probeEvery = std::min(2 * m.probeEvery, kProbeEveryMost);
         } else if (!out && m.leftOut() && step != m.leftOutSince) {
             m.slot = WorkerSlot::Active;
             m_obs.onMessage(QStringLiteral("%1 takes part again").arg(m.stats.name));
@@ -205,12 +257,18 @@ void WorkerPool::record(size_t i, const WorkResult& r, double rttMs, bool measur
                                 .arg(m.memoryCap));
     }
     const double overheadMs = rttMs - r.computeMs;
+    // An entering worker's first result is its warm-up, and its entry ends with a judgement.
+    const bool entry = m.entering && measure;
+    if (entry && ++m.entered == 1)
+        measure = false;
     // A worker left out is judged afresh by its re-measurement: what was known of it is from
     // before, and its load or its link may have changed since.
     if (measure && m.slot == WorkerSlot::Probing)
         m_balancer.restart(m.stats.name, r.samples, r.computeMs, overheadMs);
     else if (measure)
         m_balancer.record(m.stats.name, r.samples, r.computeMs, overheadMs);
+    if (entry && m.entered == int64_t(std::size(kEntry)))
+        m_balancer.settle(m.stats.name);
     m.stats.computeS += r.computeMs / 1e3;
     m.stats.communicateS += std::max(0.0, overheadMs) / 1e3;
     m.stats.overlappedBytes += r.earlyBytes;

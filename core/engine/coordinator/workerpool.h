@@ -38,6 +38,13 @@ struct PoolMember {
     WorkerSlot slot = WorkerSlot::Active;
     int64_t leftOutSince = 0; // the step it was left out (or last probed) at
     QString leftOutWhy;       // and why, as said then
+    // Steps until it is measured again while left out: WorkerPool::kProbeEvery, twice that
+    // after each re-measurement that finds it would still slow the run, up to kProbeEveryMost.
+    int64_t probeEvery = 0;
+    // In sync, a remote worker enters the run on the small slices of WorkerPool::kEntry, one a
+    // step, while the workers already measured take the rest; `entered` counts its results.
+    int64_t entered = 0;
+    bool entering = false; // its last share was an entry slice
     // The most samples its device fit at once after it ran out of memory (0: it never did).
     // The balancer never gives it more, so the share that failed is never tried again.
     int64_t memoryCap = 0;
@@ -54,8 +61,15 @@ struct PoolMember {
 
 class WorkerPool {
 public:
-    // Steps between re-measurements of a worker the balancer left out.
+    // Steps between re-measurements of a worker the balancer left out: at first, and at most.
     static constexpr int64_t kProbeEvery = 50;
+    static constexpr int64_t kProbeEveryMost = 16 * kProbeEvery;
+    // A remote worker's entry in sync: the step's samples divided by these. The first slice
+    // warms it up (its first step loads and allocates) and is not measured; the next two, of
+    // different sizes, tell its fixed cost from its cost per sample, and it is judged on them.
+    // A worker that cannot help then costs the run three small slices, not three steps of
+    // an equal share it was assumed able to carry.
+    static constexpr int kEntry[] = {16, 8, 16};
 
     explicit WorkerPool(RunObserver& observer);
 
@@ -128,6 +142,9 @@ private:
     void emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason, int64_t step);
     void updateSlots(const std::vector<size_t>& live, std::vector<int64_t>& counts, int64_t n,
                      int64_t passes, int64_t step);
+    // The step's entry slices (0 for a worker not entering), or nothing when no one enters:
+    // there is no worker already measured to take the rest, or the step is too small to slice.
+    std::vector<int64_t> entrySlices(const std::vector<size_t>& live, int64_t n, int64_t passes);
 
     RunObserver& m_obs;
     ThroughputBalancer m_balancer;
