@@ -93,6 +93,30 @@ void ThroughputBalancer::fit(Stats& s) {
     s.perSampleMs = std::max(median(per), kLeastPerSampleMs);
 }
 
+double ThroughputBalancer::overrunMs(const Stats& s, double q) {
+    const size_t n = s.samples.size();
+    if (int(n) < kMinToJudge)
+        return 0;
+    std::vector<double> over;
+    for (size_t i = 0; i < n; ++i)
+        over.push_back(s.computeMs[i] + s.overheadMs[i] -
+                       (s.fixedMs + s.perSampleMs * s.samples[i] + s.overhead));
+    std::sort(over.begin(), over.end());
+    // Below the rank asked, and never the largest two: one or two stalls in a window.
+    const auto rank = std::min(size_t(std::floor(std::clamp(q, 0.0, 1.0) * double(n - 1))),
+                               n >= 4 ? n - 3 : n - 1);
+    return std::max(0.0, over[rank]);
+}
+
+double ThroughputBalancer::lateMarginMs(const QString& worker,
+                                        const std::vector<QString>& workers) const {
+    const Rates r = rates(workers);
+    for (size_t i = 0; i < workers.size(); ++i)
+        if (workers[i] == worker)
+            return r.margin[i] * 1e3;
+    return 0;
+}
+
 double ThroughputBalancer::speed(const QString& worker) const {
     const auto it = m_stats.constFind(worker);
     return it == m_stats.constEnd() || !(it->perSampleMs > 0) ? 0 : 1000.0 / it->perSampleMs;
@@ -120,7 +144,7 @@ double ThroughputBalancer::predictedStepMs(int64_t batch, const std::vector<QStr
 ThroughputBalancer::Rates ThroughputBalancer::rates(const std::vector<QString>& workers) const {
     // Speeds and overheads in seconds; unmeasured workers take the measured average.
     const size_t n = workers.size();
-    Rates r{std::vector<double>(n, 0), std::vector<double>(n, 0)};
+    Rates r{std::vector<double>(n, 0), std::vector<double>(n, 0), std::vector<double>(n, 0)};
     double sum = 0;
     int measured = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -140,6 +164,15 @@ ThroughputBalancer::Rates ThroughputBalancer::rates(const std::vector<QString>& 
             r.speed[i] = avg;
             r.overhead[i] = 0;
         }
+    // Each worker planned at the quantile of its overruns that its part of the speed sets.
+    const double total = std::accumulate(r.speed.begin(), r.speed.end(), 0.0);
+    for (size_t i = 0; i < n && n > 1; ++i) {
+        const auto it = m_stats.constFind(workers[i]);
+        if (it == m_stats.constEnd())
+            continue;
+        r.margin[i] = overrunMs(*it, 1.0 - r.speed[i] / total) / 1000.0;
+        r.overhead[i] += r.margin[i];
+    }
     return r;
 }
 

@@ -30,9 +30,20 @@ namespace tandem {
 // took 30 s. That is a stall, not what moving its weights costs, and an average would carry it
 // for dozens of steps and leave the worker out of the run. A median ignores it, and a worker
 // is judged by its overhead only once it has been measured kMinToJudge times.
+//
+// A worker whose steps vary (a machine shared with other work, a throttled or thermally
+// limited one, a busy link) ends a step late now and then, and a sync step lasts as long as its
+// latest worker. Finishing together on average is then too much for it: moving one sample
+// from worker i to the others shortens the step by 1/v_i when i was the last to finish and
+// lengthens it by about 1/V_others otherwise, so the step is shortest when i ends last with
+// probability v_i / V, its part of the step's speed. Each worker's time is therefore planned at
+// the (1 - v_i / V) quantile of how much its steps ran over the model (lateMarginMs): a slow
+// worker beside a fast one at a high quantile, the fast one at a low one, where the margin is
+// nil. The quantile is taken by rank below it, so the largest one or two overruns of the window
+// (stalls) never set it.
 class ThroughputBalancer {
 public:
-    static constexpr int kWindow = 5;
+    static constexpr int kWindow = 9;
     static constexpr int kMinToJudge = 3;
     // Two steps tell the fixed part from the per-sample one when one had this many times the
     // other's samples.
@@ -61,6 +72,8 @@ public:
     double speed(const QString& worker) const; // samples/s of compute, 0 when unmeasured
     double overheadMs(const QString& worker) const;
     double fixedMs(const QString& worker) const; // compute's fixed part per step
+    // What worker is planned to run over its model in a step shared with `workers` (see above).
+    double lateMarginMs(const QString& worker, const std::vector<QString>& workers) const;
     // The step's time the model foresees for `batch` split among `workers` as split() would.
     double predictedStepMs(int64_t batch, const std::vector<QString>& workers,
                            const std::vector<int64_t>& maxBatch = {}) const;
@@ -68,7 +81,8 @@ public:
 private:
     struct Rates {
         std::vector<double> speed;    // samples/s
-        std::vector<double> overhead; // s per step: the link's, and compute's fixed part
+        std::vector<double> overhead; // s per step: the link's, compute's fixed part, the margin
+        std::vector<double> margin;   // s: the late margin (part of overhead)
     };
     // The phases of split(): each worker's measured rates; the shares that end the step
     // together (none for a worker whose overhead alone outlasts it); the caps, with what a
@@ -89,6 +103,8 @@ private:
         double overhead = 0; // the median
     };
     static void fit(Stats& s);
+    // The `q` quantile, by rank below it, of how much s's measured steps ran over its model.
+    static double overrunMs(const Stats& s, double q);
     QHash<QString, Stats> m_stats;
 };
 

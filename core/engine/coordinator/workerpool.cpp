@@ -332,17 +332,24 @@ RunEvent WorkerPool::leftOutEvent(const std::vector<size_t>& live, size_t j, int
     e.kind = RunEvent::Kind::WorkerLeftOut;
     e.worker = m.stats.name;
     e.step = step;
+    std::vector<QString> all = others;
+    all.push_back(m.stats.name);
     const double link = m_balancer.overheadMs(m.stats.name);
     const double fixed = m_balancer.fixedMs(m.stats.name);
+    const double late = m_balancer.lateMarginMs(m.stats.name, all);
     const double speed = m_balancer.speed(m.stats.name);
-    e.costMs = link + fixed;
+    e.costMs = link + fixed + late;
     e.stepMs = m_balancer.predictedStepMs(n, others, caps);
+    const QString lateText =
+        late >= 0.5 ? QStringLiteral(", %1 ms its steps often run over").arg(late, 0, 'f', 0)
+                    : QString();
     e.reason = QStringLiteral("it would slow the run: a step costs it %1 ms before its first "
-                              "sample (%2 ms moving the weights, %3 ms of its own compute) and "
-                              "%4 ms a sample, against a %5 ms step without it")
+                              "sample (%2 ms moving the weights, %3 ms of its own compute%4) and "
+                              "%5 ms a sample, against a %6 ms step without it")
                    .arg(e.costMs, 0, 'f', 0)
                    .arg(link, 0, 'f', 0)
                    .arg(fixed, 0, 'f', 0)
+                   .arg(lateText)
                    .arg(speed > 0 ? 1000.0 / speed : 0.0, 0, 'g', 2)
                    .arg(e.stepMs, 0, 'f', 0);
     return e;
