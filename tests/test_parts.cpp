@@ -4,6 +4,7 @@
 #include "engine/batch.h"
 #include "engine/coordinator/hub.h"
 #include "engine/coordinator/remoteworker.h"
+#include "engine/coordinator/sessionhost.h"
 #include "engine/coordinator/steppolicy.h"
 #include "engine/coordinator/workerpool.h"
 #include "engine/modes/rounds.h"
@@ -137,6 +138,23 @@ struct Bench {
         pool.add(l);
         return l;
     }
+};
+
+// A hub that sends nothing: what a RemoteWorker needs of one to be driven by hand.
+class QuietHost final : public SessionHost {
+public:
+    HubConfig cfg;
+    const HubConfig& config() const override { return cfg; }
+    void addMessage(const QString&) override {}
+    QString workerName(const QString& n, const QString&, const HubSession*) const override {
+        return n;
+    }
+    QByteArray datasetContainer() override { return {}; }
+    void joined(std::shared_ptr<RemoteWorker>) override {}
+    void probed(const QString&, const QString&, const LinkProbe&) override {}
+    void sessionGone(HubSession*) override {}
+    void postAssign(HubSession*, WorkRequest) override {}
+    QObject* networkObject() override { return nullptr; }
 };
 
 // What a checkpoint of an mlp run set up as `cfg` holds at `step`: the model, fresh Adam state
@@ -359,6 +377,61 @@ private Q_SLOTS:
                                                .arg(lastSteps / 100)
                                                .arg(bestMs)));
                 QVERIFY2(bestMs < 0.96 * gpu.ms(batch), qPrintable(what));
+            }
+        }
+    }
+
+    // A remote worker's sync result is unpacked and checked as it arrives, off the training
+    // thread; a result with a NaN, an infinity or bytes that do not fit the model is refused
+    // with its reason, and the worker is failed rather than the node.
+    void remoteResultsAreCheckedAsTheyArrive() {
+        QuietHost host;
+        host.cfg.mode = TrainMode::Sync;
+        host.cfg.wire = DType::F32;
+        const std::vector<at::Tensor> params{at::zeros({3}), at::zeros({2, 2})};
+        host.cfg.layout = ModelLayout::of({"a", "b"}, params, {}, {});
+        struct Case {
+            const char* name;
+            float poison; // written into the second tensor's last value
+            bool truncate;
+            const char* error; // empty: accepted
+        };
+        const Case cases[] = {{"finite", 0.5f, false, ""},
+                              {"nan", std::nanf(""), false, "not finite"},
+                              {"infinite", INFINITY, false, "not finite"},
+                              {"short", 0.5f, true, "malformed gradients"}};
+        for (const Case& c : cases) {
+            DeviceInfo dev;
+            dev.name = QStringLiteral("cpu");
+            RemoteWorker w(&host, nullptr, QStringLiteral("w"), dev, 0, &host.cfg);
+            WorkRequest req;
+            req.step = 4;
+            req.weightsVersion = 4;
+            req.indices = {1, 2};
+            w.submit(req);
+            std::vector<at::Tensor> grads{at::full({3}, 0.25f), at::full({2, 2}, 0.5f)};
+            grads[1].view({-1})[3] = c.poison;
+            QByteArray bytes = packBundle(grads, {}, DType::F32, nullptr, BundleOrder::Backward);
+            if (c.truncate)
+                bytes.chop(4);
+            wire::Result r;
+            r.step = 4;
+            r.weightsVersion = 4;
+            r.samples = 2;
+            r.counted = 2;
+            r.lossSum = 1.0;
+            QCOMPARE(w.deliver(r, bytes), RemoteWorker::Delivery::Kept);
+            const Expected<WorkResult> out = w.wait();
+            if (!*c.error) {
+                QVERIFY2(out, c.name);
+                QCOMPARE(out->grads.size(), size_t(2));
+                QVERIFY(at::equal(out->grads[1], grads[1]));
+                QVERIFY(w.alive());
+            } else {
+                QVERIFY2(!out, c.name);
+                QVERIFY2(out.error().message.contains(QLatin1String(c.error)),
+                         qPrintable(out.error().message));
+                QVERIFY(!w.alive());
             }
         }
     }

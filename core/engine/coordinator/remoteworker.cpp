@@ -5,6 +5,10 @@
 
 #include "model/model.h"
 
+#include <system_error>
+
+#include <system_error>
+
 namespace tandem {
 
 RemoteWorker::RemoteWorker(SessionHost* hub, HubSession* session, QString name, DeviceInfo device,
@@ -46,46 +50,70 @@ Expected<WorkResult> RemoteWorker::wait() {
     if (m_results.empty() || m_expect.empty())
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("worker %1 left: %2").arg(m_name, m_error));
-    const wire::Result r = m_results.front().result;
-    const QByteArray bytes = std::move(m_results.front().tensors);
-    const int64_t arrivedNs = m_results.front().arrivedNs;
+    Arrived arrived = std::move(m_results.front());
     const Awaited awaited = m_expect.front();
     m_results.pop_front();
     m_expect.pop_front();
     lock.unlock();
 
+    Expected<WorkResult> out =
+        arrived.unpacked ? arrived.unpacked->get()
+        : awaited.outer
+            ? unpackOuter(arrived.result, arrived.tensors, awaited, arrived.arrivedNs)
+            : unpackSync(arrived.result, arrived.tensors, awaited, arrived.arrivedNs, syncUnpack());
+    if (!out)
+        fail(out.error().message);
+    return out;
+}
+
+// A local round's result reads the fragments this side keeps (m_side), which submit() changes:
+// it is unpacked on the training thread.
+Expected<WorkResult> RemoteWorker::unpackOuter(const wire::Result& r, const QByteArray& bytes,
+                                               const Awaited& awaited, int64_t arrivedNs) {
     WorkResult out = resultFrom(r);
     out.arrivedNs = arrivedNs;
-    Status st = success();
-    if (awaited.outer) {
-        at::Tensor flat;
-        st = unpackOuter(bytes, m_config->layout, m_config->outer, &flat, &out.buffers,
-                         awaited.values);
-        if (st && awaited.fragment >= 0)
-            out.grads = fragmentGrads(flat, m_side.fragments[size_t(awaited.fragment)],
-                                      m_config->layout.paramShapes);
-        else if (st)
-            out.grads = splitParams(flat, m_config->layout);
-    } else {
-        st = unpackBundle(bytes, m_config->layout, m_config->wire, &out.grads, &out.buffers,
-                          BundleOrder::Backward);
-    }
+    at::Tensor flat;
+    Status st = tandem::unpackOuter(bytes, m_config->layout, m_config->outer, &flat, &out.buffers,
+                                    awaited.values);
+    if (st && awaited.fragment >= 0)
+        out.grads = fragmentGrads(flat, m_side.fragments[size_t(awaited.fragment)],
+                                  m_config->layout.paramShapes);
+    else if (st)
+        out.grads = splitParams(flat, m_config->layout);
     if (st)
-        st = checkResult(out, awaited);
-    if (!st) {
-        fail(st.error().message);
-        return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("worker %1 sent malformed gradients: %2")
-                             .arg(m_name, st.error().message));
-    }
+        st = checkResult(out, awaited, m_config->mode == TrainMode::Sync);
+    if (!st)
+        return malformed(m_name, st.error().message);
     return out;
+}
+
+Expected<WorkResult> RemoteWorker::unpackSync(const wire::Result& r, const QByteArray& bytes,
+                                              const Awaited& awaited, int64_t arrivedNs,
+                                              const SyncUnpack& how) {
+    WorkResult out = resultFrom(r);
+    out.arrivedNs = arrivedNs;
+    Status st =
+        unpackBundle(bytes, how.layout, how.wire, &out.grads, &out.buffers, BundleOrder::Backward);
+    if (st)
+        st = checkResult(out, awaited, how.sync);
+    if (!st)
+        return malformed(how.worker, st.error().message);
+    return out;
+}
+
+RemoteWorker::SyncUnpack RemoteWorker::syncUnpack() const {
+    return SyncUnpack{m_config->layout, m_config->wire, m_config->mode == TrainMode::Sync, m_name};
+}
+
+Error RemoteWorker::malformed(const QString& worker, const QString& why) {
+    return makeError(ErrorCode::Corrupt,
+                     QStringLiteral("worker %1 sent malformed gradients: %2").arg(worker, why));
 }
 
 // What a well-formed result may say: in sync mode the samples it was given, and always no more
 // correct answers than it counted, a finite loss and finite values. A worker that says otherwise
 // would scale or poison the combined update.
-Status RemoteWorker::checkResult(const WorkResult& r, const Awaited& awaited) const {
-    const bool sync = m_config->mode == TrainMode::Sync;
+Status RemoteWorker::checkResult(const WorkResult& r, const Awaited& awaited, bool sync) {
     if (r.samples < 0 || (sync && r.samples != awaited.samples) || r.correct < 0 ||
         r.correct > r.counted)
         return makeError(ErrorCode::Corrupt,
@@ -96,10 +124,16 @@ Status RemoteWorker::checkResult(const WorkResult& r, const Awaited& awaited) co
                              .arg(r.counted)
                              .arg(awaited.step + 1)
                              .arg(awaited.samples));
+    // One read for all of them: a sum in double of every value is finite exactly when every
+    // value is (float32's largest, times any tensor's size, is far from double's).
     at::NoGradGuard noGrad;
     bool finite = std::isfinite(r.lossSum);
-    for (size_t i = 0; finite && i < r.grads.size(); ++i)
-        finite = !r.grads[i].defined() || std::isfinite(r.grads[i].sum(at::kDouble).item<double>());
+    std::vector<at::Tensor> sums;
+    for (const at::Tensor& g : r.grads)
+        if (g.defined())
+            sums.push_back(g.sum(at::kDouble).to(at::kCPU));
+    if (finite && !sums.empty())
+        finite = std::isfinite(at::stack(sums).sum().item<double>());
     if (!finite)
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("its loss or values for step %1 are not finite (NaN or "
@@ -120,7 +154,22 @@ RemoteWorker::Delivery RemoteWorker::deliver(const wire::Result& result, QByteAr
             result.weightsVersion != m_expect[next].version)
             return next < m_expect.size() && result.step > m_expect[next].step ? Delivery::Invalid
                                                                                : Delivery::Repeated;
-        m_results.push_back(Arrived{result, std::move(tensors), arrivalClockNs()});
+        Arrived arrived{result, std::move(tensors), arrivalClockNs(), std::nullopt};
+        if (!m_expect[next].outer) {
+            // The bytes are shared, not copied; should no thread start, wait() unpacks them.
+            try {
+                arrived.unpacked =
+                    std::async(std::launch::async, [r = arrived.result, bytes = arrived.tensors,
+                                                    awaited = m_expect[next],
+                                                    at = arrived.arrivedNs, how = syncUnpack()] {
+                        return unpackSync(r, bytes, awaited, at, how);
+                    });
+                arrived.tensors.clear();
+            } catch (const std::system_error&) {
+                arrived.unpacked.reset();
+            }
+        }
+        m_results.push_back(std::move(arrived));
     }
     m_cv.notify_all();
     notifyReady();

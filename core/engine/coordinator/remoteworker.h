@@ -11,7 +11,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <mutex>
+#include <optional>
 
 namespace tandem {
 
@@ -45,7 +47,23 @@ public:
 
 private:
     struct Awaited;
-    Status checkResult(const WorkResult& r, const Awaited& awaited) const;
+    static Status checkResult(const WorkResult& r, const Awaited& awaited, bool sync);
+    // A local round's result from the wire, checked (the training thread).
+    Expected<WorkResult> unpackOuter(const wire::Result& r, const QByteArray& bytes,
+                                     const Awaited& awaited, int64_t arrivedNs);
+    static Error malformed(const QString& worker, const QString& why);
+    // A sync result's gradients from the wire, checked. It runs on a thread of its own and
+    // takes everything it reads, so that it may outlast the run's configuration.
+    struct SyncUnpack {
+        ModelLayout layout;
+        DType wire = DType::F32;
+        bool sync = true;
+        QString worker;
+    };
+    SyncUnpack syncUnpack() const;
+    static Expected<WorkResult> unpackSync(const wire::Result& r, const QByteArray& bytes,
+                                           const Awaited& awaited, int64_t arrivedNs,
+                                           const SyncUnpack& how);
 
     SessionHost* m_hub;
     HubSession* m_session; // network thread only; checked through the hub
@@ -72,6 +90,9 @@ private:
         wire::Result result;
         QByteArray tensors;
         int64_t arrivedNs = 0;
+        // A sync result is unpacked and checked on a thread of its own as it arrives, while
+        // the training thread still waits for the local pass: it takes the result from here.
+        std::optional<std::future<Expected<WorkResult>>> unpacked;
     };
     std::deque<Arrived> m_results;
     QString m_error;
