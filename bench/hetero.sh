@@ -15,6 +15,8 @@
 #                                    (TANDEM_FAULT_STEP_COST): a fixed-cost "GPU" beside a
 #                                    per-sample "CPU" on this machine, e.g. MODEL=mlp SLOW=100
 #                                    FAST_COST=15,0.01 SLOW_COST=20,0.5
+#   LINK=MBIT,DELAY_MS bench/hetero.sh   the second worker's connection through
+#                                    bench/linkrelay.py at that rate and one-way delay
 set -eu
 cd "$(dirname "$0")/.."
 slow=${SLOW:-30}; steps=${STEPS:-150}; batch=${BATCH:-128}; wire=${WIRE:-fp32}; mode=${MODE:-sync}
@@ -51,6 +53,16 @@ while [ -z "$port" ]; do
     port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/joint.err")
     kill -0 $coord 2>/dev/null || { cat "$work/joint.err"; exit 1; }
 done
+if [ -n "${LINK:-}" ]; then
+    python3 -u bench/linkrelay.py --to "127.0.0.1:$port" --rate-mbit "${LINK%,*}" \
+        --delay-ms "${LINK#*,}" >"$work/relay.log" 2>&1 &
+    rport=""
+    while [ -z "$rport" ]; do
+        sleep 0.1
+        rport=$(sed -n 's/.*relay listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/relay.log")
+    done
+    port=$rport
+fi
 cap $t worker --connect "127.0.0.1:$port" --home "$work/w" --threads 1 >"$work/worker.log" 2>&1 &
 if [ -n "${CPU_SPLIT:-}" ]; then # where the joint run's CPU goes, by thread
     wpid=""
@@ -61,7 +73,8 @@ wait $coord
 joint=$(field samples_per_s <"$work/joint.out")
 bytes=$(field wire_bytes_per_step <"$work/joint.out")
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "model=${MODEL:-mnist-cnn} slow_cap=${slow}% steps=$steps joint_batch=$batch wire=$wire mode=$mode fast_cost=${FAST_COST:-none} slow_cost=${SLOW_COST:-none} alone_batch=$alonebatch"
+echo "model=${MODEL:-mnist-cnn} slow_cap=${slow}% steps=$steps joint_batch=$batch wire=$wire mode=$mode fast_cost=${FAST_COST:-none} slow_cost=${SLOW_COST:-none} alone_batch=$alonebatch link=${LINK:-loopback}"
+grep -h "leaving .* out" "$work/joint.err" | cut -c1-400 || true
 echo "fast_alone=$fast slow_alone=$slowalone joint=$joint wire_bytes_per_step=$bytes"
 awk -v f="$fast" -v s="$slowalone" -v j="$joint" 'BEGIN { b = f > s ? f : s;
     printf "efficiency=%.3f (joint / (fast alone + slow alone)) against_fastest=%.3f (joint / the fastest alone; never below 0.97)\n", j / (f + s), j / b }'

@@ -73,6 +73,7 @@ private Q_SLOTS:
     void autoSendsLaterWorkersHomeUnmeasured();
     void autoGoesOnAloneWhenNoWorkerComes();
     void autoGoesOnWithTheWorkersThatCame();
+    void syncLeavesOutAWorkerWhoseLinkIsTooSlowUntilItIsFaster();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -340,6 +341,62 @@ void TestLink::autoGoesOnWithTheWorkersThatCame() {
     QCOMPARE(s.value(QStringLiteral("workers")).toArray().size(), measured && !alone ? 2 : 1);
     QVERIFY(w.finish(60000));
     QCOMPARE(w.exitCode(), 0);
+}
+
+// Sync over 4 Mbit/s: a step of mnist-cnn moves its 4.8 MB of weights there and as many
+// gradients back, about 19 s against a step of well under a second here. The worker is left
+// out before it computes anything, with the link's figures as the reason, and no slice of a
+// step is spent re-measuring it; when the link turns a hundred times faster, the live probes
+// see it and it takes part again.
+void TestLink::syncLeavesOutAWorkerWhoseLinkIsTooSlowUntilItIsFaster() {
+    const QString out = m_tmp.filePath(QStringLiteral("slow-sync"));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--data=mnist:") + m_tiny,
+                     QStringLiteral("--model=mnist-cnn"), QStringLiteral("--batch=500"),
+                     QStringLiteral("--epochs=1000"), QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
+                     home("coord"), QStringLiteral("--workers=1"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--out=") + out},
+                    false, {QStringLiteral("TANDEM_LINK_PROBE_MS=300")});
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    Relay relay(port, 4, 2, 400);
+    const QString relayPort = relay.port();
+    QVERIFY(!relayPort.isEmpty());
+    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
+                     QStringLiteral("127.0.0.1:") + relayPort, QStringLiteral("--home"), home("w"),
+                     QStringLiteral("--threads=1")});
+    const QString ms = c.waitForErr(
+        QStringLiteral("leaving .+ out: it would slow the run: moving the weights there and the "
+                       "gradients back takes (\\d+) ms a step over its link"),
+        240000);
+    QVERIFY2(!ms.isEmpty(), qPrintable(c.err()));
+    QVERIFY2(ms.toInt() > 10000, qPrintable(ms));
+    QVERIFY2(c.err().contains(QStringLiteral("its link is measured again while it is idle")),
+             qPrintable(c.err()));
+
+    relay.slowDown(); // to 400 Mbit/s
+    QVERIFY(!relay.waitFor(QStringLiteral("relay rate now")).isEmpty());
+    QVERIFY2(
+        !c.waitForErr(QStringLiteral("(takes part again: its link now moves)"), 240000).isEmpty(),
+        qPrintable(c.err()));
+    // Its entry slices, then its shares: a few steps with it.
+    const int stepsThen = countLines(out + QStringLiteral("/metrics.jsonl"));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= stepsThen + 6; },
+        240000));
+    c.signal(SIGTERM);
+    QVERIFY(c.finish(kRunMs));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QJsonArray ws = c.summary().value(QStringLiteral("workers")).toArray();
+    QCOMPARE(ws.size(), 2);
+    for (const QJsonValue& v : ws)
+        if (v.toObject().value(QStringLiteral("name")).toString() != QLatin1String("local")) {
+            QVERIFY2(v.toObject().value(QStringLiteral("samples")).toInteger() > 0,
+                     qPrintable(c.out()));
+            QCOMPARE(v.toObject().value(QStringLiteral("status")).toString(),
+                     QStringLiteral("active"));
+        }
+    (void)w.finish(60000);
 }
 
 QTEST_GUILESS_MAIN(TestLink)

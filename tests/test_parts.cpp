@@ -17,6 +17,7 @@
 #include "engine/worker/events.h"
 #include "engine/workwire.h"
 #include "model/scriptmodel.h"
+#include "net/connection.h"
 
 #include <QDir>
 #include <QFile>
@@ -432,6 +433,67 @@ private Q_SLOTS:
                 QVERIFY2(out.error().message.contains(QLatin1String(c.error)),
                          qPrintable(out.error().message));
                 QVERIFY(!w.alive());
+            }
+        }
+    }
+
+    // A worker whose link, by its handshake's probe, cannot move the weights and the gradients
+    // within the step the others take without it is left out before it computes anything:
+    // it waits out the first step (nothing is measured yet to judge it against), and is then
+    // left out with its link's figures, never having cost a step. A fast link enters as usual.
+    void poolLeavesOutAWorkerWhoseLinkIsTooSlow() {
+        for (const double bytesPerSecond : {1.25e6, 1.25e9}) {
+            Recording obs;
+            WorkerPool pool(obs);
+            pool.setHasHub(true);
+            pool.setStepBytes(4'800'000); // mnist-cnn's weights in fp32
+            pool.add(std::make_shared<FakeLink>(QStringLiteral("local"), 1));
+            HubConfig hc;
+            DeviceInfo dev;
+            dev.name = QStringLiteral("cpu");
+            auto remote = std::make_shared<RemoteWorker>(nullptr, nullptr, QStringLiteral("laptop"),
+                                                         dev, 0, &hc);
+            RemoteWorker* r = remote.get();
+            pool.add(std::move(remote), r);
+            LinkProbe link;
+            link.bytesPerSecond = bytesPerSecond; // 10 Mbit/s, then 10 Gbit/s
+            link.rttMs = 30;
+            pool.hubSink()(HubEvent::probed(QStringLiteral("laptop"), link));
+            std::vector<int64_t> counts = pool.shares(pool.live(), 128, 1, 0, true);
+            QCOMPARE(counts, (std::vector<int64_t>{128, 0})); // waits a step
+            QVERIFY(obs.events.empty());
+            WorkResult res;
+            res.samples = 128;
+            res.computeMs = 40;
+            pool.record(0, res, 40, true);
+            counts = pool.shares(pool.live(), 128, 1, 1, true);
+            if (bytesPerSecond < 1e7) {
+                QCOMPARE(counts, (std::vector<int64_t>{128, 0}));
+                QCOMPARE(pool.at(1).slot, WorkerSlot::LeftOut);
+                QCOMPARE(obs.events.size(), size_t(1));
+                QCOMPARE(obs.events[0].kind, RunEvent::Kind::WorkerLeftOut);
+                QVERIFY2(obs.events[0].reason.contains(QStringLiteral(
+                             "moving the weights there and the gradients back takes 7710 ms a "
+                             "step over its link (1.3 MB/s")),
+                         qPrintable(obs.events[0].reason));
+                QVERIFY(qAbs(obs.events[0].costMs - 7710) < 1);
+                // It stays out, with no slice to re-measure it (that would move the model over
+                // the slow link): its link's live probes judge it, and a faster one lets it in.
+                counts = pool.shares(pool.live(), 128, 1, 2, true);
+                QCOMPARE(counts[1], int64_t(0));
+                counts = pool.shares(pool.live(), 128, 1, 1 + WorkerPool::kProbeEvery, true);
+                QCOMPARE(counts[1], int64_t(0));
+                QCOMPARE(pool.at(1).slot, WorkerSlot::LeftOut);
+                link.bytesPerSecond = 1.25e9;
+                pool.hubSink()(HubEvent::relinked(QStringLiteral("laptop"), link));
+                counts = pool.shares(pool.live(), 128, 1, 2 + WorkerPool::kProbeEvery, true);
+                QCOMPARE(pool.at(1).slot, WorkerSlot::Active);
+                QCOMPARE(obs.events.back().kind, RunEvent::Kind::WorkerBack);
+                counts = pool.shares(pool.live(), 128, 1, 3 + WorkerPool::kProbeEvery, true);
+                QCOMPARE(counts, (std::vector<int64_t>{120, 8})); // on its entry slices
+            } else {
+                QCOMPARE(counts, (std::vector<int64_t>{120, 8})); // its first entry slice
+                QVERIFY(obs.events.empty());
             }
         }
     }

@@ -26,11 +26,13 @@ class RemoteWorker;
 // What the hub hands the training side, on the network thread: a worker that is ready to
 // take work, or a line for the run's log.
 struct HubEvent {
-    enum class Kind { Joined, Note, Probed, Declined };
+    // Relinked: a working worker's link measured again while it was quiet.
+    enum class Kind { Joined, Note, Probed, Declined, Relinked };
     Kind kind = Kind::Note;
     std::shared_ptr<RemoteWorker> worker; // Joined
-    QString text;   // Note; Probed: the worker's name; Declined: the node invited (HOST:PORT)
-    LinkProbe link; // Probed: its link, as the handshake measured it
+    // Note; Probed, Relinked: the worker's name; Declined: the node invited (HOST:PORT)
+    QString text;
+    LinkProbe link; // Probed: its link, as the handshake measured it; Relinked: as now
     QString reason; // Declined: the node's answer
 
     static HubEvent note(QString text) { return make(Kind::Note, std::move(text)); }
@@ -41,6 +43,11 @@ struct HubEvent {
     }
     static HubEvent probed(QString worker, const LinkProbe& link) {
         HubEvent e = make(Kind::Probed, std::move(worker));
+        e.link = link;
+        return e;
+    }
+    static HubEvent relinked(QString worker, const LinkProbe& link) {
+        HubEvent e = make(Kind::Relinked, std::move(worker));
         e.link = link;
         return e;
     }

@@ -306,6 +306,9 @@ void HubSession::onProbed(const LinkProbe& link) {
             sendRun();
         return;
     }
+    // The training side judges a worker it left out for its link by the latest measurement.
+    if (m_state == State::Working && m_hub->config().events)
+        m_hub->config().events(HubEvent::relinked(m_name, link));
     // A floor says nothing of a change: the link was too quick to time.
     if (m_state != State::Working || m_reportedRate <= 0 || link.atLeast)
         return;

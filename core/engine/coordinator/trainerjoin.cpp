@@ -61,6 +61,7 @@ Status Trainer::startHub() {
     hc.trainSamples = m_data->train.count();
     hc.events = m_pool.hubSink();
     m_pool.setHasHub(true);
+    m_pool.setStepBytes(hc.layout.bundleBytes(hc.wire));
     m_hub = std::make_unique<CoordinatorHub>(hc);
     auto port = m_hub->start();
     if (!port)

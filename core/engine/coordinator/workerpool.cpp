@@ -25,13 +25,16 @@ std::function<void(HubEvent)> WorkerPool::hubSink() {
     return [this](HubEvent e) {
         {
             std::lock_guard<std::mutex> lock(m_mutex);
+            const LinkFacts link{e.text, e.link.bytesPerSecond, e.link.rttMs, e.link.atLeast};
+            if (e.kind == HubEvent::Kind::Probed || e.kind == HubEvent::Kind::Relinked)
+                m_links[e.text] = link; // the latest of each worker's
             if (e.kind == HubEvent::Kind::Joined)
                 m_joined.push_back(std::move(e.worker));
             else if (e.kind == HubEvent::Kind::Probed)
-                m_probed << LinkFacts{e.text, e.link.bytesPerSecond, e.link.rttMs, e.link.atLeast};
+                m_probed << link;
             else if (e.kind == HubEvent::Kind::Declined)
                 m_declined << std::make_pair(e.text, e.reason);
-            else
+            else if (e.kind == HubEvent::Kind::Note)
                 m_notes << e.text;
         }
         m_cv.notify_all();
@@ -146,6 +149,9 @@ std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t
     if (!firstRound)
         return m_balancer.split(n, names, caps);
     const std::vector<int64_t> entry = entrySlices(live, n, passes);
+    for (size_t j = 0; j < entry.size(); ++j)
+        if (entry[j] >= 0 && leftOutByLink(live, j, n, passes, step))
+            return shares(live, n, passes, step, firstRound); // judged now: it enters no more
     std::vector<int64_t> counts;
     if (entry.empty()) {
         counts = m_balancer.split(n, names, caps);
@@ -155,7 +161,7 @@ std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t
         std::vector<int64_t> knownCaps;
         int64_t rest = n;
         for (size_t j = 0; j < live.size(); ++j)
-            if (entry[j] == 0) {
+            if (entry[j] < 0) {
                 known.push_back(names[j]);
                 knownCaps.push_back(caps[j]);
             } else {
@@ -164,24 +170,91 @@ std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t
         const std::vector<int64_t> split = m_balancer.split(rest, known, knownCaps);
         size_t k = 0;
         for (size_t j = 0; j < live.size(); ++j)
-            counts.push_back(entry[j] > 0 ? entry[j] : split[k++]);
+            counts.push_back(entry[j] >= 0 ? entry[j] : split[k++]);
     }
     for (size_t j = 0; j < live.size(); ++j)
-        m_members[live[j]].entering = !entry.empty() && entry[j] > 0;
+        m_members[live[j]].entering = !entry.empty() && entry[j] >= 0;
     updateSlots(live, counts, n, passes, step);
     return counts;
+}
+
+bool WorkerPool::leftOutByLink(const std::vector<size_t>& live, size_t j, int64_t n, int64_t passes,
+                               int64_t step) {
+    PoolMember& m = m_members[live[j]];
+    if (m.entered > 0 || m_stepBytes <= 0)
+        return false;
+    const LinkFacts link = linkOf(m.stats.name);
+    if (!(link.bytesPerSecond > 0) || link.atLeast)
+        return false;
+    const double stepMs = stepWithoutMs(live, j, n, passes);
+    const double moveMs = linkMs(link);
+    if (!(stepMs > 0) || moveMs <= kLinkSteps * stepMs)
+        return false;
+    // What the balancer knows of it from now on: its link, and compute as fast as the fastest
+    // (unknown yet, and no compute could make up for the link). Its re-measurement replaces it.
+    double fastest = 0;
+    for (size_t k = 0; k < live.size(); ++k)
+        if (k != j)
+            fastest = std::max(fastest, m_balancer.speed(m_members[live[k]].stats.name));
+    const int64_t probe = std::max<int64_t>(1, n / 8);
+    m_balancer.restart(m.stats.name, probe, 1e3 * double(probe) / fastest, moveMs);
+    m.entered = int64_t(std::size(kEntry));
+    m.outByLink = true;
+    m.slot = WorkerSlot::LeftOut;
+    m.leftOutSince = step;
+    m.probeEvery = kProbeEvery;
+    RunEvent e;
+    e.kind = RunEvent::Kind::WorkerLeftOut;
+    e.worker = m.stats.name;
+    e.step = step;
+    e.costMs = moveMs;
+    e.stepMs = stepMs;
+    e.reason = QStringLiteral("it would slow the run: moving the weights there and the gradients "
+                              "back takes %1 ms a step over its link (%2 MB/s as measured when it "
+                              "joined), against a %3 ms step without it")
+                   .arg(moveMs, 0, 'f', 0)
+                   .arg(link.bytesPerSecond / 1e6, 0, 'f', 1)
+                   .arg(stepMs, 0, 'f', 0);
+    sayLeftOut(m, e);
+    return true;
+}
+
+void WorkerPool::sayLeftOut(PoolMember& m, const RunEvent& e) {
+    m.leftOutWhy = e.reason;
+    const QString again =
+        m.outByLink ? QStringLiteral("its link is measured again while it is idle")
+                    : QStringLiteral("it is measured again in %1 steps, less often while it "
+                                     "would still slow the run")
+                          .arg(kProbeEvery);
+    m_obs.onMessage(QStringLiteral("leaving %1 out: %2; %3, and it takes part when it would "
+                                   "help (local-sgd, a larger batch or a faster link may let it)")
+                        .arg(m.stats.name, e.reason, again));
+    m_obs.onEvent(e);
 }
 
 std::vector<int64_t> WorkerPool::entrySlices(const std::vector<size_t>& live, int64_t n,
                                              int64_t passes) {
     constexpr auto steps = int64_t(std::size(kEntry));
-    std::vector<int64_t> entry(live.size(), 0);
+    std::vector<int64_t> entry(live.size(), -1);
     int64_t given = 0;
-    bool anyKnown = false;
+    bool anyKnown = false, anyTimed = false;
     for (size_t j = 0; j < live.size(); ++j) {
         const PoolMember& m = m_members[live[j]];
         if (!m.remote || m.entered >= steps || m.leftOut()) {
             anyKnown = true;
+            anyTimed = anyTimed || m_balancer.speed(m.stats.name) > 0;
+        }
+    }
+    bool entering = false;
+    for (size_t j = 0; j < live.size(); ++j) {
+        const PoolMember& m = m_members[live[j]];
+        if (!m.remote || m.entered >= steps || m.leftOut())
+            continue;
+        entering = true;
+        // A worker whose link was probed waits for a step of the others to judge it against:
+        // its first slice costs it the whole model each way, however small.
+        if (m.entered == 0 && !anyTimed && hasProbedLink(m.stats.name)) {
+            entry[j] = 0;
             continue;
         }
         int64_t slice = std::max<int64_t>(1, n / kEntry[m.entered]);
@@ -190,9 +263,35 @@ std::vector<int64_t> WorkerPool::entrySlices(const std::vector<size_t>& live, in
         entry[j] = slice;
         given += slice;
     }
-    if (!anyKnown || given == 0 || given >= n)
+    if (!anyKnown || !entering || given >= n)
         return {};
     return entry;
+}
+
+double WorkerPool::stepWithoutMs(const std::vector<size_t>& live, size_t j, int64_t n,
+                                 int64_t passes) const {
+    std::vector<QString> others;
+    std::vector<int64_t> caps;
+    for (size_t k = 0; k < live.size(); ++k)
+        if (k != j && m_balancer.speed(m_members[live[k]].stats.name) > 0) {
+            others.push_back(m_members[live[k]].stats.name);
+            caps.push_back(m_members[live[k]].cap(passes));
+        }
+    return others.empty() ? 0 : m_balancer.predictedStepMs(n, others, caps);
+}
+
+bool WorkerPool::hasProbedLink(const QString& worker) const {
+    const LinkFacts l = linkOf(worker);
+    return m_stepBytes > 0 && l.bytesPerSecond > 0 && !l.atLeast;
+}
+
+LinkFacts WorkerPool::linkOf(const QString& worker) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_links.value(worker);
+}
+
+double WorkerPool::linkMs(const LinkFacts& link) const {
+    return 2e3 * double(m_stepBytes) / link.bytesPerSecond + link.rttMs;
 }
 
 // A worker left out is measured again now and then with a small slice: links and loads
@@ -202,6 +301,23 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
                              int64_t n, int64_t passes, int64_t step) {
     for (size_t j = 0; j < live.size(); ++j) {
         PoolMember& m = m_members[live[j]];
+        if (m.outByLink && m.leftOut()) {
+            // Judged by its link's latest measurement: once it would not be left out for it,
+            // it enters again, on its entry slices, and they decide.
+            const LinkFacts link = linkOf(m.stats.name);
+            if (link.atLeast || linkMs(link) <= kLinkSteps * stepWithoutMs(live, j, n, passes)) {
+                m_balancer.forget(m.stats.name);
+                m.outByLink = false;
+                m.entered = 0;
+                m.entering = true; // from the next step
+                m.slot = WorkerSlot::Active;
+                m_obs.onMessage(QStringLiteral("%1 takes part again: its link now moves %2 MB/s")
+                                    .arg(m.stats.name)
+                                    .arg(link.bytesPerSecond / 1e6, 0, 'f', 1));
+                emitEvent(RunEvent::Kind::WorkerBack, m, QString(), step);
+            }
+            continue;
+        }
         if (counts[j] > 0 || !m.leftOut() || step - m.leftOutSince < m.probeEvery)
             continue;
         const auto donor = size_t(std::max_element(counts.begin(), counts.end()) - counts.begin());
@@ -215,20 +331,14 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
     }
     for (size_t j = 0; j < live.size(); ++j) {
         PoolMember& m = m_members[live[j]];
+        if (m.entering)
+            continue; // on its entry, a slice or waiting for one
         const bool out = counts[j] == 0;
         if (out && !m.leftOut()) {
             m.slot = WorkerSlot::LeftOut;
             m.leftOutSince = step;
             m.probeEvery = kProbeEvery;
-            const RunEvent e = leftOutEvent(live, j, n, passes, step);
-            m.leftOutWhy = e.reason;
-            m_obs.onMessage(QStringLiteral("leaving %1 out: %2; it is measured again in %3 "
-                                           "steps, less often while it would still slow the "
-                                           "run, and takes part when it would help (local-sgd, "
-                                           "a larger batch or a faster link may let it)")
-                                .arg(m.stats.name, e.reason)
-                                .arg(kProbeEvery));
-            m_obs.onEvent(e);
+            sayLeftOut(m, leftOutEvent(live, j, n, passes, step));
         } else if (out && m.slot == WorkerSlot::Probing && step != m.leftOutSince) {
             // Its re-measurement found it would still slow the run: each costs a small slice
             // of one step, so they grow rarer while that lasts.

@@ -15,6 +15,8 @@
 #include "engine/training.h"
 #include "engine/work.h"
 
+#include <QHash>
+
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -45,6 +47,9 @@ struct PoolMember {
     // step, while the workers already measured take the rest; `entered` counts its results.
     int64_t entered = 0;
     bool entering = false; // its last share was an entry slice
+    // Left out for its link alone: it is judged again by the link's live probes, not by a
+    // slice of a step, which would move the whole model over that link.
+    bool outByLink = false;
     // The most samples its device fit at once after it ran out of memory (0: it never did).
     // The balancer never gives it more, so the share that failed is never tried again.
     int64_t memoryCap = 0;
@@ -70,12 +75,21 @@ public:
     // A worker that cannot help then costs the run three small slices, not three steps of
     // an equal share it was assumed able to carry.
     static constexpr int kEntry[] = {16, 8, 16};
+    // A worker is left out for its link before its entry when moving the model there and back
+    // would take more than this many of the others' steps, and taken back once it would not.
+    // Below that its entry's measurements decide: the handshake's rate is a rough figure (small
+    // fillers, TLS), and gradients partly overlap the backward pass, so only a link slower by
+    // an order of magnitude is judged on it alone.
+    static constexpr double kLinkSteps = 8;
 
     explicit WorkerPool(RunObserver& observer);
 
     // Where the hub delivers its events (on its network thread).
     std::function<void(HubEvent)> hubSink();
     void setHasHub(bool h) { m_hasHub = h; }
+    // The bytes a sync step moves to a remote worker (its weights), and as many back (its
+    // gradients): with the link's probe from its handshake, what its link alone costs a step.
+    void setStepBytes(int64_t bytes) { m_stepBytes = bytes; }
 
     void add(std::shared_ptr<WorkerLink> link, RemoteWorker* remote = nullptr);
     // How many samples per forward pass fit a worker's device (memoryplan.h), from the device
@@ -142,20 +156,36 @@ private:
     void emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason, int64_t step);
     void updateSlots(const std::vector<size_t>& live, std::vector<int64_t>& counts, int64_t n,
                      int64_t passes, int64_t step);
-    // The step's entry slices (0 for a worker not entering), or nothing when no one enters:
-    // there is no worker already measured to take the rest, or the step is too small to slice.
+    void sayLeftOut(PoolMember& m, const RunEvent& e);
+    bool hasProbedLink(const QString& worker) const;
+    // The step the workers of `live` but j take, from those already measured (0: none is).
+    double stepWithoutMs(const std::vector<size_t>& live, size_t j, int64_t n,
+                         int64_t passes) const;
+    LinkFacts linkOf(const QString& worker) const; // the latest measurement, or none
+    // What moving the weights there and the gradients back costs a step over `link`.
+    double linkMs(const LinkFacts& link) const;
+    // The step's entry slices (-1 for a worker not entering, 0 for one that waits a step), or
+    // nothing when no one enters: there is no worker already measured to take the rest, or the
+    // step is too small to slice.
     std::vector<int64_t> entrySlices(const std::vector<size_t>& live, int64_t n, int64_t passes);
+    // A worker about to enter whose link alone, by its handshake's probe, takes kLinkSteps of
+    // the steps the others take without it: left out before it costs a step. Returns whether
+    // it was.
+    bool leftOutByLink(const std::vector<size_t>& live, size_t j, int64_t n, int64_t passes,
+                       int64_t step);
 
     RunObserver& m_obs;
     ThroughputBalancer m_balancer;
     std::vector<PoolMember> m_members;
     bool m_hasHub = false;
+    int64_t m_stepBytes = 0;
     Error m_lastDrop;
 
     mutable std::mutex m_mutex; // guards the inbox, filled on the hub's thread
     std::condition_variable m_cv;
     std::vector<std::shared_ptr<RemoteWorker>> m_joined;
     QList<LinkFacts> m_probed;
+    QHash<QString, LinkFacts> m_links; // each worker's latest link, handshake or live probe
     QStringList m_notes;
     QList<std::pair<QString, QString>> m_declined; // nodes that declined an invitation, and why
     std::mutex m_readyMutex;
