@@ -17,6 +17,8 @@
 #                                    FAST_COST=15,0.01 SLOW_COST=20,0.5
 #   LINK=MBIT,DELAY_MS bench/hetero.sh   the second worker's connection through
 #                                    bench/linkrelay.py at that rate and one-way delay
+#   MODE=local-sgd JOINT_ARGS="--fragments 4 --outer-wire int4" bench/hetero.sh
+#                                    streaming local-SGD (JOINT_ARGS: more for the joint run)
 set -eu
 cd "$(dirname "$0")/.."
 slow=${SLOW:-30}; steps=${STEPS:-150}; batch=${BATCH:-128}; wire=${WIRE:-fp32}; mode=${MODE:-sync}
@@ -45,7 +47,7 @@ fast=$(env "$fastenv" $t train $common --batch "$alonebatch" --max-steps "$steps
 slowalone=$(cap $t train $common --batch "$alonebatch" --max-steps $((steps * slow / 100 + 5)) --out "$work/slow" 2>/dev/null | field samples_per_s)
 
 env "$fastenv" $t train $common --batch "$batch" --max-steps "$steps" --out "$work/joint" --listen 127.0.0.1:0 --workers 1 \
-    --home "$work/c" --wire "$wire" --mode "$mode" >"$work/joint.out" 2>"$work/joint.err" &
+    --home "$work/c" --wire "$wire" --mode "$mode" ${JOINT_ARGS:-} >"$work/joint.out" 2>"$work/joint.err" &
 coord=$!
 port=""
 while [ -z "$port" ]; do
@@ -73,7 +75,7 @@ wait $coord
 joint=$(field samples_per_s <"$work/joint.out")
 bytes=$(field wire_bytes_per_step <"$work/joint.out")
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "model=${MODEL:-mnist-cnn} slow_cap=${slow}% steps=$steps joint_batch=$batch wire=$wire mode=$mode fast_cost=${FAST_COST:-none} slow_cost=${SLOW_COST:-none} alone_batch=$alonebatch link=${LINK:-loopback}"
+echo "model=${MODEL:-mnist-cnn} slow_cap=${slow}% steps=$steps joint_batch=$batch wire=$wire mode=$mode ${JOINT_ARGS:+joint_args=\"$JOINT_ARGS\" }fast_cost=${FAST_COST:-none} slow_cost=${SLOW_COST:-none} alone_batch=$alonebatch link=${LINK:-loopback}"
 grep -h "leaving .* out" "$work/joint.err" | cut -c1-400 || true
 echo "fast_alone=$fast slow_alone=$slowalone joint=$joint wire_bytes_per_step=$bytes"
 awk -v f="$fast" -v s="$slowalone" -v j="$joint" 'BEGIN { b = f > s ? f : s;

@@ -7,8 +7,6 @@
 
 #include <system_error>
 
-#include <system_error>
-
 namespace tandem {
 
 RemoteWorker::RemoteWorker(SessionHost* hub, HubSession* session, QString name, DeviceInfo device,
