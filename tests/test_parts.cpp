@@ -158,6 +158,15 @@ public:
     QObject* networkObject() override { return nullptr; }
 };
 
+// A remote worker in `pool` with no connection behind it: for the pool's decisions alone.
+void addRemote(WorkerPool& pool, const HubConfig& hc, const QString& name) {
+    DeviceInfo dev;
+    dev.name = QStringLiteral("cpu");
+    auto remote = std::make_shared<RemoteWorker>(nullptr, nullptr, name, dev, 0, &hc);
+    RemoteWorker* r = remote.get();
+    pool.add(std::move(remote), r);
+}
+
 // What a checkpoint of an mlp run set up as `cfg` holds at `step`: the model, fresh Adam state
 // and the run state.
 struct SavedRun {
@@ -312,12 +321,7 @@ private Q_SLOTS:
             WorkerPool pool(obs);
             pool.add(std::make_shared<FakeLink>(QStringLiteral("gpu"), 1));
             HubConfig hc;
-            DeviceInfo dev;
-            dev.name = QStringLiteral("cpu");
-            auto remote = std::make_shared<RemoteWorker>(nullptr, nullptr, QStringLiteral("cpu"),
-                                                         dev, 0, &hc);
-            RemoteWorker* r = remote.get();
-            pool.add(std::move(remote), r);
+            addRemote(pool, hc, QStringLiteral("cpu"));
             const int64_t steps = 400;
             double together = 0, lastSteps = 0;
             std::vector<int64_t> cpuSteps;
@@ -449,12 +453,7 @@ private Q_SLOTS:
             pool.setStepBytes(4'800'000); // mnist-cnn's weights in fp32
             pool.add(std::make_shared<FakeLink>(QStringLiteral("local"), 1));
             HubConfig hc;
-            DeviceInfo dev;
-            dev.name = QStringLiteral("cpu");
-            auto remote = std::make_shared<RemoteWorker>(nullptr, nullptr, QStringLiteral("laptop"),
-                                                         dev, 0, &hc);
-            RemoteWorker* r = remote.get();
-            pool.add(std::move(remote), r);
+            addRemote(pool, hc, QStringLiteral("laptop"));
             LinkProbe link;
             link.bytesPerSecond = bytesPerSecond; // 10 Mbit/s, then 10 Gbit/s
             link.rttMs = 30;
