@@ -188,7 +188,7 @@ bool WorkerPool::leftOutByLink(const std::vector<size_t>& live, size_t j, int64_
         return false;
     const double stepMs = stepWithoutMs(live, j, n, passes);
     const double moveMs = linkMs(link);
-    if (!(stepMs > 0) || moveMs <= kLinkSteps * stepMs)
+    if (!linkTooSlow(moveMs, stepMs))
         return false;
     // What the balancer knows of it from now on: its link, and compute as fast as the fastest
     // (unknown yet, and no compute could make up for the link). Its re-measurement replaces it.
@@ -305,7 +305,7 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
             // Judged by its link's latest measurement: once it would not be left out for it,
             // it enters again, on its entry slices, and they decide.
             const LinkFacts link = linkOf(m.stats.name);
-            if (link.atLeast || linkMs(link) <= kLinkSteps * stepWithoutMs(live, j, n, passes)) {
+            if (link.atLeast || !linkTooSlow(linkMs(link), stepWithoutMs(live, j, n, passes))) {
                 m_balancer.forget(m.stats.name);
                 m.outByLink = false;
                 m.entered = 0;

@@ -76,11 +76,12 @@ public:
     // an equal share it was assumed able to carry.
     static constexpr int kEntry[] = {16, 8, 16};
     // A worker is left out for its link before its entry when moving the model there and back
-    // would take more than this many of the others' steps, and taken back once it would not.
-    // Below that its entry's measurements decide: the handshake's rate is a rough figure (small
-    // fillers, TLS), and gradients partly overlap the backward pass, so only a link slower by
-    // an order of magnitude is judged on it alone.
+    // would take more than this many of the others' steps and more than kLinkMs, and taken back
+    // once it would not. Below that its entry's measurements decide: the handshake's rate is a
+    // rough figure (small fillers, TLS, a loaded machine), gradients partly overlap the
+    // backward pass, and an entry over such a link costs the run a few seconds at most, once.
     static constexpr double kLinkSteps = 8;
+    static constexpr double kLinkMs = 1000;
 
     explicit WorkerPool(RunObserver& observer);
 
@@ -168,9 +169,13 @@ private:
     // nothing when no one enters: there is no worker already measured to take the rest, or the
     // step is too small to slice.
     std::vector<int64_t> entrySlices(const std::vector<size_t>& live, int64_t n, int64_t passes);
-    // A worker about to enter whose link alone, by its handshake's probe, takes kLinkSteps of
-    // the steps the others take without it: left out before it costs a step. Returns whether
-    // it was.
+    // Whether moving the model there and back in `moveMs` would slow a step of `stepMs` too
+    // much to be worth an entry (kLinkSteps, kLinkMs).
+    static bool linkTooSlow(double moveMs, double stepMs) {
+        return stepMs > 0 && moveMs > kLinkSteps * stepMs && moveMs > kLinkMs;
+    }
+    // A worker about to enter whose link alone, by its handshake's probe, is too slow: left
+    // out before it costs a step. Returns whether it was.
     bool leftOutByLink(const std::vector<size_t>& live, size_t j, int64_t n, int64_t passes,
                        int64_t step);
 
