@@ -21,13 +21,17 @@
 #include <QByteArray>
 #include <QString>
 
-#include <torch/script.h>
-
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+// A TorchScript module converts to a Model; scriptmodel.h has its definition. Declared here so
+// that what only uses a Model does not parse TorchScript's headers (a few seconds a source file).
+namespace torch::jit {
+struct Module;
+} // namespace torch::jit
 
 namespace tandem {
 

@@ -13,8 +13,6 @@
 #include "formats/datasetcache.h"
 #include "wire/messages.h"
 
-#include <torch/script.h>
-
 #include <memory>
 #include <optional>
 
