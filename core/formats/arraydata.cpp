@@ -7,6 +7,7 @@
 //            position (-100 ignored); floats and booleans: values to predict
 
 #include "common/files.h"
+#include "formats/corrupt.h"
 #include "formats/dataset.h"
 #include "formats/datasetspec.h"
 
@@ -29,10 +30,6 @@ namespace {
 
 constexpr qint64 kMaxArrayBytes = qint64(4) << 30;
 constexpr int kMaxDims = 8;
-
-Error corrupt(const QString& name, const QString& what) {
-    return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, what));
-}
 
 } // namespace
 

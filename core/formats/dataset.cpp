@@ -1,5 +1,6 @@
 #include "formats/dataset.h"
 
+#include "formats/corrupt.h"
 #include "formats/gzip.h"
 #include "formats/sha256.h"
 #include "formats/tensorfile.h"
@@ -29,10 +30,6 @@ constexpr int64_t kMaxDim = 1 << 16;
 constexpr int64_t kMaxSamples = int64_t(1) << 31;
 constexpr int kMaxClasses = 100000;
 constexpr int kMaxVocabulary = 1 << 24;
-
-Error corrupt(const QString& name, const QString& what) {
-    return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, what));
-}
 
 template <typename T> void addRaw(Sha256& h, const std::vector<T>& v) {
     h.addData(QByteArrayView(reinterpret_cast<const char*>(v.data()),

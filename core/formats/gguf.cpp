@@ -15,8 +15,8 @@ namespace tandem {
 
 namespace {
 
-constexpr uint32_t kMagic = 0x46554747; // "GGUF"
-constexpr int kMaxDims = 4;             // GGML_MAX_DIMS
+constexpr uint32_t kGgufMagic = 0x46554747; // "GGUF"
+constexpr int kMaxDims = 4;                 // GGML_MAX_DIMS
 constexpr int64_t kMaxElements = int64_t(1) << 50;
 
 // Reads little-endian fields from the file, every read checked against what is left.
@@ -412,7 +412,7 @@ Status checkLayout(const GgufFile& g, qsizetype size, const QString& name) {
 Expected<GgufFile> parseGguf(QByteArrayView file, const QString& name) {
     Cursor c(file, name);
     GgufFile g;
-    if (c.read<uint32_t>("the magic") != kMagic || c.failed()) {
+    if (c.read<uint32_t>("the magic") != kGgufMagic || c.failed()) {
         return makeError(
             ErrorCode::Corrupt,
             QStringLiteral("%1 is not a GGUF file (it does not start with \"GGUF\")").arg(name));
@@ -495,7 +495,7 @@ constexpr int64_t kAlign = 32;
 QByteArray headerOf(const GgufMetadata& metadata, std::vector<GgufTensor>& tensors,
                     int64_t* dataBytes, QString* error) {
     QByteArray header;
-    put(header, kMagic);
+    put(header, kGgufMagic);
     put(header, uint32_t(3));
     put(header, uint64_t(tensors.size()));
     put(header, uint64_t(metadata.size()));

@@ -1,6 +1,7 @@
 #include "formats/gzip.h"
 
 #include "common/files.h"
+#include "formats/corrupt.h"
 
 #include <zlib.h>
 
@@ -10,10 +11,6 @@ namespace {
 
 bool startsWithGzipMagic(const uint8_t* p, qint64 n) {
     return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
-}
-
-Error corrupt(const QString& name, const QString& what) {
-    return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, what));
 }
 
 } // namespace

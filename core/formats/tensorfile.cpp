@@ -2,6 +2,7 @@
 
 #include "common/failpoint.h"
 #include "common/files.h"
+#include "formats/corrupt.h"
 #include "formats/sha256.h"
 
 #include <QFile>
@@ -25,10 +26,6 @@ constexpr int kMaxTensors = 1 << 20;
 constexpr int kMaxRank = 16;
 constexpr qint64 kDigest = 32;
 constexpr qint64 kFixed = 8 + 4 + 8;
-
-Error corrupt(const QString& name, const QString& what) {
-    return makeError(ErrorCode::Corrupt, QStringLiteral("%1: %2").arg(name, what));
-}
 
 QJsonArray shapeJson(const std::vector<int64_t>& shape) {
     QJsonArray a;
