@@ -99,6 +99,12 @@ if [ -n "$references_pid" ]; then
         cat build/npm-install.log >&2
         echo "quickstart: installing the test references from the npm registry failed" \
             "(build/npm-install.log)" >&2
+        if grep -q 'SELF_SIGNED_CERT\|UNABLE_TO_GET_ISSUER_CERT\|UNABLE_TO_VERIFY_LEAF' \
+            build/npm-install.log; then
+            echo "quickstart: npm does not trust the registry's certificate; behind a proxy" \
+                "that signs TLS with its own authority, set NODE_EXTRA_CA_CERTS to that" \
+                "authority's certificate file and run this again" >&2
+        fi
         exit 1
     fi
     trap - EXIT

@@ -875,8 +875,8 @@ Tandem %3</translation>
         <translation>خامل: سيبطئ التدريب (%1 م.ث لكل خطوة قبل أول عينة، مقابل خطوة من %2 م.ث)</translation>
     </message>
     <message>
-        <source>The run measures it again every few dozen steps, and gives it a share again when it would make steps shorter: when its load lifts, or the batch grows.</source>
-        <translation>يقيسه التدريب من جديد كل بضع عشرات من الخطوات، ويعطيه حصة مرة أخرى حين يجعل الخطوات أقصر: حين يخف الحمل عليه أو تكبر الدفعة.</translation>
+        <source>The run measures it again after a few dozen steps, then less often while it would still slow the run, and gives it a share again when it would make steps shorter: when its load lifts, its link gets faster, or the batch grows.</source>
+        <translation>يقيسه التدريب من جديد بعد بضع عشرات من الخطوات، ثم بوتيرة أقل ما دام سيبطئ التدريب، ويعطيه حصة مرة أخرى حين يجعل الخطوات أقصر: حين يخف الحمل عليه، أو يصبح اتصاله أسرع، أو تكبر الدفعة.</translation>
     </message>
     <message>
         <source>Worker</source>

@@ -863,8 +863,8 @@ Tandem %3</translation>
         <translation>Untätig: würde den Lauf verlangsamen (%1 ms je Schritt vor seinem ersten Sample, gegenüber einem Schritt von %2 ms)</translation>
     </message>
     <message>
-        <source>The run measures it again every few dozen steps, and gives it a share again when it would make steps shorter: when its load lifts, or the batch grows.</source>
-        <translation>Der Lauf misst ihn alle paar Dutzend Schritte erneut und gibt ihm wieder einen Anteil, sobald er die Schritte verkürzen würde: wenn seine Last nachlässt oder der Batch wächst.</translation>
+        <source>The run measures it again after a few dozen steps, then less often while it would still slow the run, and gives it a share again when it would make steps shorter: when its load lifts, its link gets faster, or the batch grows.</source>
+        <translation>Der Lauf misst ihn nach einigen Dutzend Schritten erneut, danach seltener, solange er den Lauf noch verlangsamen würde, und gibt ihm wieder einen Anteil, sobald er die Schritte verkürzen würde: wenn seine Last nachlässt, seine Verbindung schneller wird oder der Batch wächst.</translation>
     </message>
     <message>
         <source>Worker</source>

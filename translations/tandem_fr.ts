@@ -863,8 +863,8 @@ Tandem %3</translation>
         <translation>Inactive : ralentirait l&apos;entraînement (%1 ms par étape avant son premier échantillon, contre une étape de %2 ms)</translation>
     </message>
     <message>
-        <source>The run measures it again every few dozen steps, and gives it a share again when it would make steps shorter: when its load lifts, or the batch grows.</source>
-        <translation>L&apos;entraînement la mesure de nouveau toutes les quelques dizaines d&apos;étapes et lui redonne une part dès qu&apos;elle raccourcirait les étapes : quand sa charge baisse ou que le lot grandit.</translation>
+        <source>The run measures it again after a few dozen steps, then less often while it would still slow the run, and gives it a share again when it would make steps shorter: when its load lifts, its link gets faster, or the batch grows.</source>
+        <translation>L&apos;entraînement la mesure de nouveau après quelques dizaines d&apos;étapes, puis moins souvent tant qu&apos;elle ralentirait encore l&apos;entraînement, et lui redonne une part dès qu&apos;elle raccourcirait les étapes : quand sa charge baisse, que sa liaison devient plus rapide ou que le lot grandit.</translation>
     </message>
     <message>
         <source>Worker</source>

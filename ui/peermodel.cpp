@@ -68,9 +68,10 @@ QVariant PeerModel::data(const QModelIndex& index, int role) const {
         return self;
     case Qt::ToolTipRole:
         if (index.column() == Role && m_running && m_idle.contains(key))
-            return tr("The run measures it again every few dozen steps, and gives it a share "
-                      "again when it would make steps shorter: when its load lifts, or the "
-                      "batch grows.");
+            return tr("The run measures it again after a few dozen steps, then less often "
+                      "while it would still slow the run, and gives it a share again when it "
+                      "would make steps shorter: when its load lifts, its link gets faster, or "
+                      "the batch grows.");
         if (index.column() == Devices)
             return describeDevices(self ? m_selfDevices : p->devices, QStringLiteral("\n"));
         if (p)
