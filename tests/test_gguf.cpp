@@ -38,6 +38,7 @@
 #include "model/modelsource.h"
 #include "proc.h"
 #include "testpaths.h"
+#include "testrows.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -672,45 +673,63 @@ void TestGguf::llamaCppReadsTheExport_data() {
     QTest::addColumn<QString>("tokenizer"); // the folder of build/npm/tokenizers
     QTest::addColumn<int>("vocab");         // the published config's vocab_size
     QTest::addColumn<QString>("chat");      // chat markup in the tokenizer's special tokens
-    QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3") << 151936
-                           << QStringLiteral("<|im_start|>assistant\n<think>\n\n</think>\n\nA "
-                                             "plum is purple.<|im_end|>");
-    QTest::newRow("llama") << QStringLiteral("llama") << QStringLiteral("llama3") << 128256
-                           << QStringLiteral("<|start_header_id|>user<|end_header_id|>\n\nWhat "
-                                             "colour is a plum?<|eot_id|>");
-    QTest::newRow("gpt2") << QStringLiteral("gpt2") << QStringLiteral("gpt2") << 50257
-                          << QStringLiteral("Hello<|endoftext|>world");
-    QTest::newRow("smollm3") << QStringLiteral("smollm3-4") << QStringLiteral("llama3") << 128256
-                             << QStringLiteral(
-                                    "<|im_start|>user\nWhat colour is a plum?<|im_end|>\n");
-    QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("qwen2_5") << 151936
-                           << QStringLiteral("<|im_start|>user\nWhat colour is a plum?<|im_end|>\n"
-                                             "<|im_start|>assistant\n");
+    // The README's command takes the families whose exports differ most: Qwen3 (q/k norms, and
+    // every llama.cpp CPU build's check), Llama, GPT-2 (fused projections), Phi-3 (fused
+    // projections, LongRoPE, a SentencePiece vocabulary) and Gemma 3 (sliding windows). The
+    // Debian 13 stage takes the other five (test_gguf_long), about 20 s of a core each.
+    const bool isBase = testrows::base(), isLong = testrows::longOnes();
+    if (isBase)
+        QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3") << 151936
+                               << QStringLiteral("<|im_start|>assistant\n<think>\n\n</think>\n\nA "
+                                                 "plum is purple.<|im_end|>");
+    if (isBase)
+        QTest::newRow("llama") << QStringLiteral("llama") << QStringLiteral("llama3") << 128256
+                               << QStringLiteral("<|start_header_id|>user<|end_header_id|>\n\nWhat "
+                                                 "colour is a plum?<|eot_id|>");
+    if (isBase)
+        QTest::newRow("gpt2") << QStringLiteral("gpt2") << QStringLiteral("gpt2") << 50257
+                              << QStringLiteral("Hello<|endoftext|>world");
+    if (isLong)
+        QTest::newRow("smollm3") << QStringLiteral("smollm3-4") << QStringLiteral("llama3")
+                                 << 128256
+                                 << QStringLiteral(
+                                        "<|im_start|>user\nWhat colour is a plum?<|im_end|>\n");
+    if (isLong)
+        QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("qwen2_5") << 151936
+                               << QStringLiteral(
+                                      "<|im_start|>user\nWhat colour is a plum?<|im_end|>\n"
+                                      "<|im_start|>assistant\n");
     // SentencePiece-style BPE with byte fallback, written as llama.cpp's "llama" vocabulary with
     // scores; norms written as 1 + w; linear rotary scaling on the global blocks only.
     // Phi-3 (fused q/k/v and gate/up projections, half of each head rotating, LongRoPE's short
     // factors and attention factor) with Phi-3-mini's tokenizer (Llama 2's SentencePiece and
     // Phi-3's special tokens: addPhi3Tokens), padded to Phi-3's 32,064 entries.
-    QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("llama2") << 32064
-                          << QStringLiteral("<|user|>\nWhat colour is a plum?<|end|>\n"
-                                            "<|assistant|>\n");
+    if (isBase)
+        QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("llama2") << 32064
+                              << QStringLiteral("<|user|>\nWhat colour is a plum?<|end|>\n"
+                                                "<|assistant|>\n");
     // Phi-4-mini: Phi-3's architecture with three quarters of each head rotating and tied
     // embeddings, and GPT-4o's o200k tokenizer (llama.cpp's "gpt-4o" splitting) with Phi-4-mini's
     // special tokens (addPhi4MiniTokens), padded to its 200,064 entries.
-    QTest::newRow("phi4-mini") << QStringLiteral("phi4-mini") << QStringLiteral("gpt4o") << 200064
-                               << QStringLiteral("<|user|>What colour is a plum?<|end|>"
-                                                 "<|assistant|>");
+    if (isLong)
+        QTest::newRow("phi4-mini")
+            << QStringLiteral("phi4-mini") << QStringLiteral("gpt4o") << 200064
+            << QStringLiteral("<|user|>What colour is a plum?<|end|>"
+                              "<|assistant|>");
     // OLMo 2 (norms after each sublayer, q/k norms over the whole projection, its tied output
     // layer written twice) with Llama 3's tokenizer; Granite (its four multipliers) with
     // GPT-2's, on plain text.
-    QTest::newRow("olmo2") << QStringLiteral("olmo2") << QStringLiteral("llama3") << 128256
-                           << QStringLiteral("<|start_header_id|>user<|end_header_id|>\n\nWhat "
-                                             "colour is a plum?<|eot_id|>");
-    QTest::newRow("granite") << QStringLiteral("granite") << QStringLiteral("gpt2") << 50257
-                             << QStringLiteral("Hello<|endoftext|>world");
-    QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("gemma3") << 262144
-                            << QStringLiteral("<start_of_turn>user\nWhat colour is a plum?"
-                                              "<end_of_turn>\n<start_of_turn>model\n");
+    if (isLong)
+        QTest::newRow("olmo2") << QStringLiteral("olmo2") << QStringLiteral("llama3") << 128256
+                               << QStringLiteral("<|start_header_id|>user<|end_header_id|>\n\nWhat "
+                                                 "colour is a plum?<|eot_id|>");
+    if (isLong)
+        QTest::newRow("granite") << QStringLiteral("granite") << QStringLiteral("gpt2") << 50257
+                                 << QStringLiteral("Hello<|endoftext|>world");
+    if (isBase)
+        QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("gemma3") << 262144
+                                << QStringLiteral("<start_of_turn>user\nWhat colour is a plum?"
+                                                  "<end_of_turn>\n<start_of_turn>model\n");
 }
 
 void TestGguf::llamaCppReadsTheExport() {
