@@ -21,6 +21,9 @@
 #include <QByteArray>
 #include <QString>
 
+// at::NoGradGuard, which LibTorch 2.x's ATen.h does not declare (TorchScript's headers did).
+#include <ATen/core/grad_mode.h>
+
 #include <memory>
 #include <stdexcept>
 #include <string>
