@@ -537,6 +537,12 @@ ExprP parseExpr(Lexer& l) {
 
 // ---- Statements ----------------------------------------------------------------------------
 
+// GCC warns when a type with linkage holds one from an anonymous namespace outside the main
+// file; a unity build includes this file into a generated one, and Node is private to it anyway.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsubobject-linkage"
+#endif
 struct ChatTemplate::Node {
     enum Kind { Text, Output, If, For, Set, Block } kind = Block;
     int line = 0;
@@ -546,6 +552,9 @@ struct ChatTemplate::Node {
     std::vector<ExprP> conditions; // If: one per branch; null for else
     std::vector<std::vector<std::shared_ptr<const Node>>> bodies; // If branches; For: body, else
 };
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace {
 
@@ -580,10 +589,6 @@ QString toText(const Value& v, int line, const QString& what) {
     if (auto s = v.string())
         return *s;
     fail(line, QStringLiteral("%1 needs a string").arg(what));
-}
-
-int64_t position(int64_t i, int64_t n) {
-    return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n);
 }
 
 Value index(const Value& obj, const Value& key, int line) {
