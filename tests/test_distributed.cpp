@@ -378,14 +378,30 @@ void TestDistributed::killedWorkerDoesNotStopTheRun() {
 // coordinator alone, but the worker's step costs 300 ms more of its own: it would only slow the
 // run, so it gets nothing, and the log and the summary say why. Measured again every 50 steps:
 // while the cost stays it stays out; once it lifts (from step 40) the next measurement brings
-// the worker back, since its link's few milliseconds are less than what it saves.
+// the worker back, since its link's few milliseconds are less than what it saves. Local-SGD's
+// rounds and streaming's leave it out the same way: each of its inner steps costs it 300 ms.
 void TestDistributed::slowWorkerIsLeftOutAndBroughtBack() {
-    for (const bool lifts : {false, true}) {
-        const QString out =
-            m_tmp.filePath(lifts ? QStringLiteral("slow-lifts") : QStringLiteral("slow-stays"));
-        TandemProcess c(coordinator({QStringLiteral("--workers=1"), QStringLiteral("--batch=20"),
-                                     QStringLiteral("--epochs=1"), QStringLiteral("--out=") + out}),
-                        false, {QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")});
+    struct Case {
+        const char* name;
+        QStringList mode;
+        bool lifts;
+    };
+    const QStringList localSgd{QStringLiteral("--mode=local-sgd"),
+                               QStringLiteral("--local-steps=4")};
+    const Case cases[] = {
+        {"slow-stays", {}, false},
+        {"slow-lifts", {}, true},
+        {"slow-local-sgd", localSgd, false},
+        {"slow-streaming", localSgd + QStringList{QStringLiteral("--fragments=2")}, false},
+    };
+    for (const Case& k : cases) {
+        const bool lifts = k.lifts;
+        const QString out = m_tmp.filePath(QLatin1String(k.name));
+        TandemProcess c(
+            coordinator(QStringList{QStringLiteral("--workers=1"), QStringLiteral("--batch=20"),
+                                    QStringLiteral("--epochs=1"), QStringLiteral("--out=") + out} +
+                        k.mode),
+            false, {QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")});
         const QString port = waitPort(c);
         QVERIFY(!port.isEmpty());
         TandemProcess* w = worker("w1", port, {},
@@ -394,7 +410,8 @@ void TestDistributed::slowWorkerIsLeftOutAndBroughtBack() {
         QVERIFY(c.finish());
         QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
         QVERIFY(w->finish());
-        QVERIFY2(c.err().contains(QStringLiteral("would slow the run")), qPrintable(c.err()));
+        QVERIFY2(c.err().contains(QStringLiteral("would slow the run")),
+                 qPrintable(QLatin1String(k.name) + QStringLiteral(": ") + c.err()));
         QVERIFY2(c.err().contains(QStringLiteral("takes part again")) == lifts,
                  qPrintable(c.err()));
         const QJsonObject s = c.summary();

@@ -251,6 +251,53 @@ private Q_SLOTS:
         QVERIFY(!replicaOptions(unresolved).ok());
     }
 
+    // Streaming plans a round before the rounds in flight are back. A worker that would end
+    // every round late is left out of them as in sync, and said to be; its re-measurement's
+    // slice is awaited across the rounds planned meanwhile, which do not judge it on what was
+    // known before; and once it shows the worker would help, it takes part again.
+    void poolLeavesOutOfStreamingRounds() {
+        Recording obs;
+        WorkerPool pool(obs);
+        pool.add(std::make_shared<FakeLink>(QStringLiteral("fast"), 1));
+        pool.add(std::make_shared<FakeLink>(QStringLiteral("slow"), 1));
+        WorkResult r;
+        r.samples = 32;
+        r.computeMs = 10;
+        for (int i = 0; i < ThroughputBalancer::kMinToJudge; ++i) {
+            pool.record(0, r, 10, true);
+            pool.record(1, r, 5000, true);
+        }
+        std::vector<int64_t> counts = pool.roundShares(pool.live(), 64, 4, 3);
+        QCOMPARE(counts, (std::vector<int64_t>{64, 0}));
+        QCOMPARE(pool.at(1).slot, WorkerSlot::LeftOut);
+        QCOMPARE(obs.events.size(), size_t(1));
+        QCOMPARE(obs.events[0].kind, RunEvent::Kind::WorkerLeftOut);
+        QVERIFY2(obs.events[0].reason.contains(QStringLiteral("would slow the run")),
+                 qPrintable(obs.events[0].reason));
+        QVERIFY(obs.messages.last().startsWith(QStringLiteral("leaving slow out")));
+        QCOMPARE(pool.roundShares(pool.live(), 64, 4, 4), (std::vector<int64_t>{64, 0}));
+        QCOMPARE(obs.events.size(), size_t(1));
+        // Its re-measurement: a small slice, and the next round, planned before that slice is
+        // back, leaves it waiting for it rather than out again with a longer wait.
+        const int64_t probeRound = 3 + WorkerPool::kProbeEvery;
+        counts = pool.roundShares(pool.live(), 64, 4, probeRound);
+        QCOMPARE(counts, (std::vector<int64_t>{56, 8}));
+        QCOMPARE(pool.at(1).slot, WorkerSlot::Probing);
+        counts = pool.roundShares(pool.live(), 64, 4, probeRound + 1);
+        QCOMPARE(counts, (std::vector<int64_t>{64, 0}));
+        QCOMPARE(pool.at(1).slot, WorkerSlot::Probing);
+        QCOMPARE(pool.at(1).probeEvery, WorkerPool::kProbeEvery);
+        // The slice comes back as fast as the other's: it takes part again, and says so.
+        r.samples = 8;
+        r.computeMs = 2.5;
+        pool.record(1, r, 2.5, true);
+        counts = pool.roundShares(pool.live(), 64, 4, probeRound + 2);
+        QVERIFY2(counts[1] > 16, qPrintable(QString::number(counts[1])));
+        QCOMPARE(pool.at(1).slot, WorkerSlot::Active);
+        QCOMPARE(obs.events.back().kind, RunEvent::Kind::WorkerBack);
+        QCOMPARE(obs.messages.last(), QStringLiteral("slow takes part again"));
+    }
+
     void poolLeavesOutProbesAndDrops() {
         Recording obs;
         WorkerPool pool(obs);

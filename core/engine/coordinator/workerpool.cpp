@@ -178,6 +178,19 @@ std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t
     return counts;
 }
 
+std::vector<int64_t> WorkerPool::roundShares(const std::vector<size_t>& live, int64_t n,
+                                             int64_t passes, int64_t round) {
+    std::vector<QString> names;
+    std::vector<int64_t> caps;
+    for (size_t i : live) {
+        names.push_back(m_members[i].stats.name);
+        caps.push_back(m_members[i].cap(passes));
+    }
+    std::vector<int64_t> counts = m_balancer.split(n, names, caps);
+    updateSlots(live, counts, n, passes, round);
+    return counts;
+}
+
 bool WorkerPool::leftOutByLink(const std::vector<size_t>& live, size_t j, int64_t n, int64_t passes,
                                int64_t step) {
     PoolMember& m = m_members[live[j]];
@@ -327,6 +340,7 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
             counts[j] = probe;
             m.slot = WorkerSlot::Probing;
             m.leftOutSince = step;
+            m.probeAwaited = true;
         }
     }
     for (size_t j = 0; j < live.size(); ++j) {
@@ -339,7 +353,8 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
             m.leftOutSince = step;
             m.probeEvery = kProbeEvery;
             sayLeftOut(m, leftOutEvent(live, j, n, passes, step));
-        } else if (out && m.slot == WorkerSlot::Probing && step != m.leftOutSince) {
+        } else if (out && m.slot == WorkerSlot::Probing && !m.probeAwaited &&
+                   step != m.leftOutSince) {
             // Its re-measurement found it would still slow the run: each costs a small slice
             // of one step, so they grow rarer while that lasts.
             m.slot = WorkerSlot::LeftOut;
@@ -373,6 +388,8 @@ void WorkerPool::record(size_t i, const WorkResult& r, double rttMs, bool measur
         measure = false;
     // A worker left out is judged afresh by its re-measurement: what was known of it is from
     // before, and its load or its link may have changed since.
+    if (m.slot == WorkerSlot::Probing && r.samples > 0)
+        m.probeAwaited = false;
     if (measure && m.slot == WorkerSlot::Probing)
         m_balancer.restart(m.stats.name, r.samples, r.computeMs, overheadMs);
     else if (measure)

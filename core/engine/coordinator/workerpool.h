@@ -43,6 +43,9 @@ struct PoolMember {
     // Steps until it is measured again while left out: WorkerPool::kProbeEvery, twice that
     // after each re-measurement that finds it would still slow the run, up to kProbeEveryMost.
     int64_t probeEvery = 0;
+    // Its re-measurement's slice is out and its result not in yet: in streaming, rounds after
+    // it are planned before it returns, and they must not judge it on what was known before.
+    bool probeAwaited = false;
     // In sync, a remote worker enters the run on the small slices of WorkerPool::kEntry, one a
     // step, while the workers already measured take the rest; `entered` counts its results.
     int64_t entered = 0;
@@ -127,6 +130,13 @@ public:
     // kProbeEvery steps, and says so in the log.
     std::vector<int64_t> shares(const std::vector<size_t>& live, int64_t n, int64_t passes,
                                 int64_t step, bool firstRound);
+    // The same for a mode whose exchange overlaps the others' compute (streaming), for its
+    // round `round`: the balancer's split, with the same decisions to leave out, re-measure
+    // and take back, but no entry slices and no judgement of a link before it is used: a
+    // round's exchange costs no one time unless it outlasts the round, which its
+    // measurements then show.
+    std::vector<int64_t> roundShares(const std::vector<size_t>& live, int64_t n, int64_t passes,
+                                     int64_t round);
     // Whether the balancer has timed worker `i` yet (a result of it has been recorded).
     bool timed(size_t i) const { return m_balancer.speed(m_members[i].stats.name) > 0; }
     // A result came back after `rttMs`: its notes, the worker's time and the balancer's

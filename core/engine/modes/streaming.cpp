@@ -111,9 +111,11 @@ Expected<EpochEnd> StreamingPolicy::runEpoch(StepContext& ctx) {
     return stopping ? EpochEnd::Stopped : EpochEnd::Complete;
 }
 
-// How many of a round's `n` samples each live worker takes. No one is left out: the exchange
-// overlaps training, so a slow link costs no one time. Timed workers share by speed, so that
-// their rounds end together. A worker not timed yet takes one batch while there are others:
+// How many of a round's `n` samples each live worker takes. Timed workers share by speed, so
+// that their rounds end together. The exchange overlaps training, so a slow link costs no one
+// time unless it outlasts a round; a worker whose round, at its best share, would still end
+// after the others' is left out as in sync (WorkerPool::roundShares), and measured again now
+// and then. A worker not timed yet takes one batch while there are others:
 // every worker is handed two rounds before any result is in, and with equal shares of both a
 // device a fifth as fast would keep the others waiting for most of that time. Until one is
 // timed, a round is that one batch each, and the epoch takes a step or two more.
@@ -126,7 +128,7 @@ std::vector<int64_t> StreamingPolicy::split(StepContext& ctx, const std::vector<
             timed.push_back(w);
     const int64_t probe = std::min<int64_t>(ctx.cfg.batch, n / int64_t(live.size()));
     if (live.size() < 2 || timed.size() == live.size() || probe < 1)
-        return ctx.pool.shares(live, n, passes, ctx.step, false);
+        return ctx.pool.roundShares(live, n, passes, m_rounds);
     const auto untimed = int64_t(live.size() - timed.size());
     const std::vector<int64_t> byTime =
         timed.empty() ? std::vector<int64_t>{}
@@ -185,6 +187,12 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
     for (size_t j = 0; j < live.size(); ++j) {
         const size_t w = live[j];
         PoolMember& m = ctx.pool.at(w);
+        if (slices[j].empty()) {
+            // Left out of this round: it misses the merges sent with it, so it starts again
+            // from whole weights when it takes part again.
+            m_started[w] = 0;
+            continue;
+        }
         WorkRequest req;
         req.step = ctx.step + int64_t(m_inflight.size());
         req.indices = slices[j];
