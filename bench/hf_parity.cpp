@@ -23,7 +23,7 @@
 // (all .safetensors). Each part runs apart: one that fails says why on stderr and the others
 // still run. Prints one JSON line, each part "ok" or its error; exits 1 if any failed.
 #include "engine/devices.h"
-#include "engine/modelcheck.h"
+#include "engine/step/modelcheck.h"
 #include "formats/chattemplate.h"
 #include "formats/tokenizer.h"
 #include "model/hf/hfmodel.h"

@@ -6,7 +6,7 @@
 //
 //   bench_transport [ROUNDS]       prints one JSON line; the first round is a warm-up
 #include "common/memory.h"
-#include "engine/wiretensors.h"
+#include "engine/wire/wiretensors.h"
 #include "net/connection.h"
 #include "net/identity.h"
 #include "net/server.h"

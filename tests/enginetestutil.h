@@ -3,11 +3,11 @@
 // What the engine's unit tests share: zoo models, random images, index ranges and the CPU
 // device.
 
-#include "engine/batch.h"
 #include "engine/devices.h"
-#include "engine/replica.h"
+#include "engine/step/batch.h"
+#include "engine/step/replica.h"
 #include "engine/training.h"
-#include "engine/workwire.h"
+#include "engine/wire/workwire.h"
 #include "model/scriptmodel.h"
 
 #include <QRandomGenerator>

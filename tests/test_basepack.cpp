@@ -7,7 +7,7 @@
 // and for a disk without the room; and a model rebuilt from its weightless archive and the
 // cached base computing what the original computes.
 
-#include "engine/basepack.h"
+#include "engine/step/basepack.h"
 #include "hffolder.h"
 #include "model/model.h"
 #include "model/openmodel.h"

@@ -7,7 +7,7 @@
 
 #include "chatdata.h"
 #include "common/files.h"
-#include "engine/runcheckpoint.h"
+#include "engine/record/runcheckpoint.h"
 #include "engine/training.h"
 #include "formats/chattemplate.h"
 #include "formats/dataset.h"

@@ -3,9 +3,9 @@
 // what trains, a run checkpoint of it loads back, a damaged or hostile archive is an error,
 // never a crash, and one model serves an evaluation and a generation from two threads at once.
 #include "engine/generation.h"
-#include "engine/memoryplan.h"
-#include "engine/optimizer.h"
-#include "engine/runcheckpoint.h"
+#include "engine/record/runcheckpoint.h"
+#include "engine/step/memoryplan.h"
+#include "engine/step/optimizer.h"
 #include "hffolder.h"
 #include "model/generation.h"
 #include "model/hf/hfmodel.h"

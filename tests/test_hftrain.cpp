@@ -7,7 +7,7 @@
 // resumed and exported in every format; and each device sized to its memory.
 
 #include "common/failpoint.h"
-#include "engine/modelcheck.h"
+#include "engine/step/modelcheck.h"
 #include "engine/training.h"
 #include "formats/tensorfile.h"
 #include "hffolder.h"

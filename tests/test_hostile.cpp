@@ -884,7 +884,7 @@ void TestHostile::workerRefusesWhatAHostileCoordinatorSends() {
         spec.modelBlob = 1;
         spec.schemaHash = QStringLiteral("0");
         spec.datasetSpec = QStringLiteral("mnist:") + m_tiny;
-        spec.params << wire::TensorMeta{QStringLiteral("w"), {4}};
+        spec.params << wire::TensorMeta{QStringLiteral("w"), {4}, QString()};
         s.write(wire::frame(wire::encode(spec)));
     }
     // The worker's reason, when it reads the archive.

@@ -5,9 +5,9 @@
 // `tandem train --ledger`: an image model, a language model trained whole, LoRA on a bf16 and on
 // an nf4 base, a coordinator with a remote worker, and local-SGD's streamed rounds.
 
-#include "engine/batch.h"
-#include "engine/memoryplan.h"
-#include "engine/optimizer.h"
+#include "engine/step/batch.h"
+#include "engine/step/memoryplan.h"
+#include "engine/step/optimizer.h"
 #include "formats/tokenstream.h"
 #include "model/emulatedaccelerator.h"
 #include "model/torchversion.h"

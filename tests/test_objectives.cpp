@@ -2,13 +2,13 @@
 // and the data's targets, every refusal of a model and data that do not fit, each loss against
 // its formula, the test figures (accuracy, perplexity, R², MAE), and parameters left frozen.
 
-#include "engine/batch.h"
-#include "engine/modelcheck.h"
 #include "engine/modes/rounds.h"
-#include "engine/objective.h"
-#include "engine/replica.h"
-#include "engine/runcheckpoint.h"
-#include "engine/workwire.h"
+#include "engine/record/runcheckpoint.h"
+#include "engine/step/batch.h"
+#include "engine/step/modelcheck.h"
+#include "engine/step/objective.h"
+#include "engine/step/replica.h"
+#include "engine/wire/workwire.h"
 #include "formats/tokenstream.h"
 #include "model/scriptmodel.h"
 

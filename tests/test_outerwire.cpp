@@ -2,10 +2,10 @@
 // the long-run sum of what was sent, and a worker's copy of the weights tracks the
 // coordinator's through delta updates.
 
-#include "engine/fragments.h"
 #include "engine/modechoice.h"
-#include "engine/outerwire.h"
+#include "engine/modes/fragments.h"
 #include "engine/training.h"
+#include "engine/wire/outerwire.h"
 #include "net/connection.h"
 
 #include <QTest>

@@ -1,7 +1,6 @@
 // The engine's parts without processes or sockets: the worker pool's slots, each step policy
 // driven against fake workers, the recorder's files and the run plan's rules.
 
-#include "engine/batch.h"
 #include "engine/coordinator/hub.h"
 #include "engine/coordinator/remoteworker.h"
 #include "engine/coordinator/sessionhost.h"
@@ -9,13 +8,14 @@
 #include "engine/coordinator/workerpool.h"
 #include "engine/modes/rounds.h"
 #include "engine/modes/sync.h"
-#include "engine/recorder.h"
-#include "engine/replica.h"
+#include "engine/record/recorder.h"
 #include "engine/runhistory.h"
 #include "engine/runplan.h"
+#include "engine/step/batch.h"
+#include "engine/step/replica.h"
+#include "engine/wire/workwire.h"
 #include "engine/worker/admission.h"
 #include "engine/worker/events.h"
-#include "engine/workwire.h"
 #include "model/scriptmodel.h"
 #include "net/connection.h"
 
@@ -116,17 +116,24 @@ struct Bench {
         master.paramNames = {"w"};
         master.params = {at::zeros({3})};
         optimizer = std::make_unique<Optimizer>(oc, master.params);
-        ctx.reset(new StepContext{cfg, master, *optimizer, sampler, pool, DType::F32, step, 100, 0,
-                                  [] { return Gate::Go; },
-                                  [this](const StepOutcome& o) {
-                                      ++step;
-                                      outcomes.push_back(o);
-                                      return success();
-                                  },
-                                  [] {
-                                      return Status(makeError(ErrorCode::Runtime,
-                                                              QStringLiteral("no worker left")));
-                                  }});
+        ctx.reset(new StepContext{
+            cfg,
+            master,
+            *optimizer,
+            sampler,
+            pool,
+            DType::F32,
+            step,
+            100,
+            0,
+            [] { return Gate::Go; },
+            [this](const StepOutcome& o) {
+                ++step;
+                outcomes.push_back(o);
+                return success();
+            },
+            [] { return Status(makeError(ErrorCode::Runtime, QStringLiteral("no worker left"))); },
+            {}});
     }
     static OptimizerConfig sgd() {
         OptimizerConfig o;

@@ -7,7 +7,7 @@
 // adapters through the dequantized weights; and the merged export written dequantized.
 
 #include "common/deviceinfo.h"
-#include "engine/memoryplan.h"
+#include "engine/step/memoryplan.h"
 #include "hffolder.h"
 #include "model/hf/hfmodel.h"
 #include "model/hf/quant.h"

@@ -1,4 +1,4 @@
-#include "engine/runcheckpoint.h"
+#include "engine/record/runcheckpoint.h"
 #include "engine/training.h"
 #include "model/model.h"
 

@@ -6,7 +6,7 @@
 #include "engine/generation.h"
 
 #include "engine/devices.h"
-#include "engine/runcheckpoint.h"
+#include "engine/record/runcheckpoint.h"
 #include "formats/chattemplate.h"
 #include "formats/endofturn.h"
 #include "formats/tokenizer.h"

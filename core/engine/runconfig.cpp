@@ -455,7 +455,7 @@ QJsonObject RunSummary::toJson() const {
             {QStringLiteral("reason"), w.reason}});
     QJsonObject o{
         {QStringLiteral("model"), model},
-        {QStringLiteral("mode"), mode},
+        {QStringLiteral("mode"), nameOf(mode)},
         {QStringLiteral("data"), data},
         {QStringLiteral("dataset_hash"), datasetHash},
         {QStringLiteral("finished"), finished},

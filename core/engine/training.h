@@ -224,7 +224,7 @@ struct WorkerSummary {
 
 struct RunSummary {
     QString model;
-    QString mode; // what it trained in (sync, async or local-sgd), after auto has chosen
+    TrainMode mode = TrainMode::Sync; // what it trained in, after auto has chosen
     QString data;
     QString datasetHash;
     QString outDir;

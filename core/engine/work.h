@@ -11,9 +11,9 @@
 
 #include "common/expected.h"
 #include "engine/devices.h"
-#include "engine/fragments.h"
-#include "engine/outerwire.h"
+#include "engine/modes/fragments.h"
 #include "engine/training.h"
+#include "engine/wire/outerwire.h"
 #include "wire/messages.h"
 
 #include <ATen/ATen.h>

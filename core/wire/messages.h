@@ -88,7 +88,7 @@ struct RunSpec {
     QList<TensorMeta> buffers;
     int64_t trainSamples = 0;
     std::optional<OuterWire> outerWire; // local-sgd only
-    // A frozen base the archive leaves out (engine/basepack.h); both empty when it holds all.
+    // A frozen base the archive leaves out (engine/step/basepack.h); both empty when it holds all.
     QByteArray baseManifest;
     QString baseHash;
 };

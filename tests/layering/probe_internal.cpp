@@ -1,5 +1,5 @@
 // Must not compile: UI code reaching into the engine's internals.
-#include "engine/replica.h"
+#include "engine/step/replica.h"
 
 int probeInternal() {
     return 0;

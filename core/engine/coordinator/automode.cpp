@@ -3,7 +3,7 @@
 
 #include "engine/coordinator/trainer.h"
 #include "engine/modechoice.h"
-#include "engine/outerwire.h"
+#include "engine/wire/outerwire.h"
 
 #include <QElapsedTimer>
 

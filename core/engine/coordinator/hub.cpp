@@ -3,8 +3,8 @@
 #include "engine/coordinator/hubsession.h"
 #include "engine/coordinator/remoteworker.h"
 
-#include "engine/hello.h"
 #include "engine/modechoice.h"
+#include "engine/wire/hello.h"
 #include "net/identity.h"
 #include "net/truststore.h"
 

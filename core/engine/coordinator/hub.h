@@ -10,7 +10,7 @@
 
 #include "engine/coordinator/hubconfig.h"
 #include "engine/coordinator/sessionhost.h"
-#include "engine/wiretensors.h"
+#include "engine/wire/wiretensors.h"
 #include "net/connection.h"
 #include "net/identity.h"
 #include "net/server.h"

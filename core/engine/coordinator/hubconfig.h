@@ -5,8 +5,8 @@
 // Engine-internal: what the coordinator's network side is given (HubConfig) and what it hands
 // the training side (HubEvent). Shared by the hub, its sessions and the RemoteWorkers.
 
-#include "engine/basepack.h"
-#include "engine/outerwire.h"
+#include "engine/step/basepack.h"
+#include "engine/wire/outerwire.h"
 #include "engine/work.h"
 #include "formats/dataset.h"
 #include "net/connection.h"

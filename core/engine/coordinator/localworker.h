@@ -4,7 +4,7 @@
 
 // Engine-internal: the coordinator's in-process worker.
 
-#include "engine/replica.h"
+#include "engine/step/replica.h"
 
 #include <condition_variable>
 #include <deque>

@@ -1,7 +1,7 @@
 #include "engine/coordinator/remoteworker.h"
 
 #include "engine/coordinator/sessionhost.h"
-#include "engine/workwire.h"
+#include "engine/wire/workwire.h"
 
 #include "model/model.h"
 

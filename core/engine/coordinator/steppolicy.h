@@ -12,8 +12,8 @@
 
 #include "common/expected.h"
 #include "engine/coordinator/workerpool.h"
-#include "engine/optimizer.h"
-#include "engine/sampler.h"
+#include "engine/step/optimizer.h"
+#include "engine/step/sampler.h"
 #include "engine/training.h"
 #include "model/model.h"
 

@@ -3,12 +3,12 @@
 #include "common/failpoint.h"
 #include "common/files.h"
 #include "common/ports.h"
-#include "engine/memoryplan.h"
-#include "engine/modelcheck.h"
-#include "engine/replica.h"
 #include "engine/runhistory.h"
-#include "engine/wiretensors.h"
-#include "engine/workwire.h"
+#include "engine/step/memoryplan.h"
+#include "engine/step/modelcheck.h"
+#include "engine/step/replica.h"
+#include "engine/wire/wiretensors.h"
+#include "engine/wire/workwire.h"
 
 #include "model/openmodel.h"
 #include <QLocale>

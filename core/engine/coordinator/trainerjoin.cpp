@@ -3,7 +3,7 @@
 
 #include "common/ports.h"
 #include "engine/coordinator/trainer.h"
-#include "engine/modelcheck.h"
+#include "engine/step/modelcheck.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>

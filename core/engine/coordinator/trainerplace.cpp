@@ -3,8 +3,8 @@
 // is planned to hold.
 
 #include "engine/coordinator/trainer.h"
-#include "engine/memoryplan.h"
-#include "engine/modelcheck.h"
+#include "engine/step/memoryplan.h"
+#include "engine/step/modelcheck.h"
 
 #include <QLoggingCategory>
 

@@ -150,7 +150,7 @@ void Trainer::summarizeSplit(RunSummary& sum) const {
 RunSummary Trainer::summarize(bool stopped) {
     RunSummary sum;
     sum.model = m_cfg.model;
-    sum.mode = nameOf(m_cfg.mode);
+    sum.mode = m_cfg.mode;
     sum.data = m_cfg.data;
     sum.datasetHash = QString::fromLatin1(m_data->contentHash);
     sum.outDir = QDir(m_cfg.outDir).absolutePath();

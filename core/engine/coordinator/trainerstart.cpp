@@ -2,7 +2,7 @@
 // line, and a warning where a language model would make too few steps to learn.
 
 #include "engine/coordinator/trainer.h"
-#include "engine/modelcheck.h"
+#include "engine/step/modelcheck.h"
 
 namespace tandem {
 

@@ -4,7 +4,7 @@
 // leaves hands its outstanding samples back, so none is skipped.
 
 #include "engine/coordinator/steppolicy.h"
-#include "engine/wiretensors.h"
+#include "engine/wire/wiretensors.h"
 
 #include <QElapsedTimer>
 

@@ -8,7 +8,7 @@
 
 #include "engine/modes/rounds.h"
 #include "engine/modes/sync.h"
-#include "engine/replica.h"
+#include "engine/step/replica.h"
 #include "model/model.h"
 
 #include <algorithm>

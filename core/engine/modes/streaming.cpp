@@ -13,11 +13,11 @@
 // Both sides are here: the coordinator's StreamingPolicy, and the round a worker runs
 // (StreamingRound), whose fragments a worker keeps from round to round in a FragmentTracker.
 
-#include "engine/fragments.h"
+#include "engine/modes/fragments.h"
 #include "engine/modes/rounds.h"
 #include "engine/modes/sync.h"
-#include "engine/replica.h"
-#include "engine/wiretensors.h"
+#include "engine/step/replica.h"
+#include "engine/wire/wiretensors.h"
 #include "model/model.h"
 
 #include <QElapsedTimer>

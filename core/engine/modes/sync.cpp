@@ -1,6 +1,6 @@
 #include "engine/modes/sync.h"
 
-#include "engine/wiretensors.h"
+#include "engine/wire/wiretensors.h"
 #include "model/torchcompat.h"
 #include "model/trafficledger.h"
 

@@ -1,6 +1,6 @@
 #include "engine/worker/admission.h"
 
-#include "engine/memoryplan.h"
+#include "engine/step/memoryplan.h"
 #include "engine/training.h"
 #include "model/model.h"
 #include "model/openmodel.h"

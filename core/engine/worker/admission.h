@@ -7,9 +7,9 @@
 #include "engine/internal.h"
 
 #include "common/expected.h"
-#include "engine/outerwire.h"
-#include "engine/replica.h"
-#include "engine/wiretensors.h"
+#include "engine/step/replica.h"
+#include "engine/wire/outerwire.h"
+#include "engine/wire/wiretensors.h"
 #include "formats/datasetcache.h"
 #include "wire/messages.h"
 

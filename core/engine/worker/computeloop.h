@@ -7,8 +7,8 @@
 
 #include "engine/internal.h"
 
+#include "engine/wire/workwire.h"
 #include "engine/worker/admission.h"
-#include "engine/workwire.h"
 #include "net/connection.h"
 
 #include <QObject>

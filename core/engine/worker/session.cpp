@@ -2,8 +2,8 @@
 
 #include "common/failpoint.h"
 #include "common/version.h"
-#include "engine/hello.h"
 #include "engine/training.h"
+#include "engine/wire/hello.h"
 #include "net/connection.h"
 #include "net/truststore.h"
 

@@ -7,8 +7,8 @@
 
 #include "engine/internal.h"
 
-#include "engine/basepack.h"
 #include "engine/devices.h"
+#include "engine/step/basepack.h"
 #include "engine/worker/computeloop.h"
 #include "engine/worker/events.h"
 #include "engine/workeroptions.h"

@@ -1,6 +1,6 @@
 #include "engine/worker/session.h"
 
-// The worker's side of a run's base (engine/basepack.h): found in the cache or in a folder the
+// The worker's side of a run's base (engine/step/basepack.h): found in the cache or in a folder the
 // user named, or received part by part from the coordinator, each part checked and written as
 // it comes, a cut transfer taken up at its first missing part.
 

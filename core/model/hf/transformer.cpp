@@ -527,7 +527,7 @@ int64_t HfTransformer::bytesPerSample(int64_t tokens, int64_t elem) const {
     const int64_t blocks =
         (m_checkpoint ? c.layers * tokens * h * elem + block : c.layers * block) + backward;
     // The logits and their gradient. Where one sample's logits are more than one of the loss's
-    // parts (64 MB in fp32, engine/objective.h), the loss takes them a part at a time, and its
+    // parts (64 MB in fp32, engine/step/objective.h), the loss takes them a part at a time, and its
     // fp32 copies are those of one part, whatever the batch; below that, in fp32 whole: the
     // copy, its log-softmax and that one's gradient.
     const bool inParts = tokens * c.vocab * 4 > (int64_t(64) << 20);

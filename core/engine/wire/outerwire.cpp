@@ -1,4 +1,4 @@
-#include "engine/outerwire.h"
+#include "engine/wire/outerwire.h"
 
 #include <ATen/core/grad_mode.h>
 

@@ -6,7 +6,7 @@
 // take the data's inputs and return class scores?) and the evaluation on the test split.
 
 #include "common/expected.h"
-#include "engine/objective.h"
+#include "engine/step/objective.h"
 #include "formats/dataset.h"
 #include "model/model.h"
 

@@ -1,4 +1,4 @@
-#include "engine/fragments.h"
+#include "engine/modes/fragments.h"
 
 #include <ATen/core/grad_mode.h>
 

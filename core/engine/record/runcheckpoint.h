@@ -5,8 +5,8 @@
 // Engine-internal: a run's resumable state in Tandem's checkpoint container.
 
 #include "common/expected.h"
-#include "engine/basepack.h"
-#include "engine/optimizer.h"
+#include "engine/step/basepack.h"
+#include "engine/step/optimizer.h"
 #include "engine/training.h"
 
 #include "model/model.h"

@@ -7,11 +7,11 @@
 // through (coordinator/localworker.h, worker/computeloop.h).
 
 #include "common/expected.h"
-#include "engine/batch.h"
 #include "engine/devices.h"
-#include "engine/objective.h"
-#include "engine/optimizer.h"
-#include "engine/precision.h"
+#include "engine/step/batch.h"
+#include "engine/step/objective.h"
+#include "engine/step/optimizer.h"
+#include "engine/step/precision.h"
 #include "engine/work.h"
 #include "formats/dataset.h"
 #include "model/model.h"

@@ -1,4 +1,4 @@
-#include "engine/workwire.h"
+#include "engine/wire/workwire.h"
 
 #include "engine/modes/rounds.h"
 

@@ -6,8 +6,8 @@
 // per epoch, and the summary), the run checkpoint, and the exports (TorchScript and
 // safetensors). One component writes them all, so that each file's rules live in one place.
 
-#include "engine/optimizer.h"
-#include "engine/runcheckpoint.h"
+#include "engine/record/runcheckpoint.h"
+#include "engine/step/optimizer.h"
 #include "engine/training.h"
 
 #include <QFile>

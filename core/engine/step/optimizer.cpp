@@ -1,4 +1,4 @@
-#include "engine/optimizer.h"
+#include "engine/step/optimizer.h"
 
 #include "model/emulatedaccelerator.h"
 #include "model/model.h"

@@ -1,4 +1,4 @@
-#include "engine/precision.h"
+#include "engine/step/precision.h"
 
 #include "model/torchcompat.h"
 

@@ -20,8 +20,8 @@
 
 #include "common/expected.h"
 #include "common/runenums.h"
-#include "engine/fragments.h"
-#include "engine/wiretensors.h"
+#include "engine/modes/fragments.h"
+#include "engine/wire/wiretensors.h"
 
 #include <ATen/ATen.h>
 

@@ -1,4 +1,4 @@
-#include "engine/batch.h"
+#include "engine/step/batch.h"
 
 #include "formats/tokenstream.h"
 

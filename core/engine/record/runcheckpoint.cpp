@@ -1,6 +1,6 @@
-#include "engine/runcheckpoint.h"
+#include "engine/record/runcheckpoint.h"
 
-#include "engine/basepack.h"
+#include "engine/step/basepack.h"
 #include "model/model.h"
 #include "model/openmodel.h"
 #include "net/identity.h"

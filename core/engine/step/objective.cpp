@@ -1,6 +1,6 @@
-#include "engine/objective.h"
+#include "engine/step/objective.h"
 
-#include "engine/batch.h"
+#include "engine/step/batch.h"
 
 #include <torch/csrc/autograd/custom_function.h>
 

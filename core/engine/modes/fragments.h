@@ -12,7 +12,7 @@
 // update of k reaches it with round r + 2, and the inner steps it took meanwhile are rebased
 // onto the new global values rather than thrown away (FragmentTracker::merge).
 
-#include "engine/wiretensors.h"
+#include "engine/wire/wiretensors.h"
 
 #include <ATen/ATen.h>
 

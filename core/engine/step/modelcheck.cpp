@@ -1,7 +1,7 @@
-#include "engine/modelcheck.h"
+#include "engine/step/modelcheck.h"
 
-#include "engine/batch.h"
-#include "engine/runcheckpoint.h"
+#include "engine/record/runcheckpoint.h"
+#include "engine/step/batch.h"
 #include "engine/training.h"
 #include "model/ggufexport.h"
 #include "model/model.h"

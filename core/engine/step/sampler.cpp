@@ -1,4 +1,4 @@
-#include "engine/sampler.h"
+#include "engine/step/sampler.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "engine/memoryplan.h"
+#include "engine/step/memoryplan.h"
 
-#include "engine/batch.h"
+#include "engine/step/batch.h"
 #include "formats/tokenstream.h"
 #include "model/torchcompat.h"
 

@@ -1,4 +1,4 @@
-#include "engine/hello.h"
+#include "engine/wire/hello.h"
 
 #include "common/version.h"
 #include "engine/devices.h"

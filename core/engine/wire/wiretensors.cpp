@@ -1,4 +1,4 @@
-#include "engine/wiretensors.h"
+#include "engine/wire/wiretensors.h"
 
 #include "model/model.h"
 

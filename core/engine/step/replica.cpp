@@ -1,11 +1,11 @@
-#include "engine/replica.h"
+#include "engine/step/replica.h"
 
-#include "engine/batch.h"
+#include "engine/step/batch.h"
 
 #include "common/threadname.h"
 #include "engine/modes/rounds.h"
-#include "engine/objective.h"
-#include "engine/optimizer.h"
+#include "engine/step/objective.h"
+#include "engine/step/optimizer.h"
 #include "engine/training.h"
 #include "formats/tokenstream.h"
 #include "model/model.h"

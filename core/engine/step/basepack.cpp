@@ -1,4 +1,4 @@
-#include "engine/basepack.h"
+#include "engine/step/basepack.h"
 
 #include "common/failpoint.h"
 #include "model/openmodel.h"

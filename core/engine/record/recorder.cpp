@@ -1,9 +1,9 @@
-#include "engine/recorder.h"
+#include "engine/record/recorder.h"
 
 #include "common/failpoint.h"
 #include "common/files.h"
-#include "engine/modelcheck.h"
 #include "engine/runhistory.h"
+#include "engine/step/modelcheck.h"
 #include "model/ggufexport.h"
 #include "model/model.h"
 
