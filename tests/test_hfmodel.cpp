@@ -70,6 +70,7 @@ private Q_SLOTS:
     void divergedWeightsAreAnErrorNotACrash();
     void oneModelServesTwoThreadsAtOnce();
     void aCpuSlowAtBf16ComputesTheFrozenBaseInFp32();
+    void theBaseAloneIsTheReference();
 
 private:
     // A tiny GPT-2 folder with the 64-token tokenizer, under `name`; empty if not written.
@@ -481,6 +482,34 @@ void TestHfModel::aCpuSlowAtBf16ComputesTheFrozenBaseInFp32() {
     QVERIFY2(refused.contains(QLatin1String("would not fit")), qPrintable(refused));
     QCOMPARE(tight->widenedBaseBytes(), int64_t(0));
     qunsetenv("TANDEM_CPU_BF16");
+}
+
+void TestHfModel::theBaseAloneIsTheReference() {
+    // A LoRA model's pass without its adapters is its base: the same logits as the model with
+    // every adapter's B set to zero, bit for bit, however far the adapters have moved, in
+    // training (with the adapters' dropout) and with the blocks' activations recomputed alike.
+    // Preference tuning takes it as the reference, for one more pass and no second model.
+    const at::Tensor ids = someIds();
+    for (const bool recompute : {false, true}) {
+        auto lora = openHfModel(m_llama, {QStringLiteral("r=4,dropout=0.1"), recompute, 3});
+        QVERIFY2(lora, qPrintable(lora ? QString() : lora.error().message));
+        perturbAdapters(*lora);
+        lora->train();
+        const at::Tensor base = lora->forwardBase(ids);
+        QVERIFY(!base.requires_grad()); // nothing of the base trains
+        const at::Tensor with = lora->forward(ids);
+        QVERIFY(with.requires_grad());
+        const double moved = (with.detach() - base).abs().max().item<double>();
+        QVERIFY2(moved > 1e-3, qPrintable(QString::number(moved)));
+        {
+            at::NoGradGuard noGrad;
+            for (const auto& [name, t] : lora->parameters())
+                if (name.find(".lora_B.") != std::string::npos)
+                    t.zero_();
+        }
+        QCOMPARE((lora->forward(ids).detach() - base).abs().max().item<double>(), 0.0);
+        QCOMPARE(lora->forwardBase(ids).sizes(), base.sizes());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHfModel)

@@ -7,11 +7,18 @@
 #include "engine/step/batch.h"
 #include "engine/step/modelcheck.h"
 #include "engine/step/objective.h"
+#include "engine/step/preference.h"
 #include "engine/step/replica.h"
 #include "engine/wire/workwire.h"
 #include "formats/tokenstream.h"
 #include "model/scriptmodel.h"
+#include "testpaths.h"
 
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -133,6 +140,28 @@ DatasetSplits tokens(int64_t context, int64_t maxId) {
 QString refusal(LossKind loss, Module m, const DatasetSplits& data) {
     auto o = resolveObjective(loss, m, data, QStringLiteral("m.pt"));
     return o ? QString() : o.error().message;
+}
+
+QJsonArray flat(const at::Tensor& t) {
+    const at::Tensor d = t.to(at::kDouble).contiguous().reshape(-1);
+    QJsonArray a;
+    for (int64_t i = 0; i < d.numel(); ++i)
+        a.append(d[i].item<double>());
+    return a;
+}
+
+// The largest difference between `t` and the reference's `values`, relative to the largest of
+// them (a gradient's entries range over orders of magnitude; its largest sets the scale).
+double relativeError(const at::Tensor& t, const QJsonArray& values) {
+    const at::Tensor d = t.to(at::kDouble).contiguous().reshape(-1);
+    double worst = 0, scale = 0;
+    for (qsizetype i = 0; i < values.size(); ++i)
+        scale = std::max(scale, std::abs(values[i].toDouble()));
+    if (d.numel() != values.size())
+        return INFINITY;
+    for (qsizetype i = 0; i < values.size(); ++i)
+        worst = std::max(worst, std::abs(d[i].item<double>() - values[i].toDouble()));
+    return worst / std::max(scale, 1e-30);
 }
 
 } // namespace
@@ -452,6 +481,80 @@ private Q_SLOTS:
         QVERIFY(!param(loaded->module, "w1").requires_grad());
         QCOMPARE(modelTensors(loaded->module).frozenNames, t.frozenNames);
         QCOMPARE(stateDictRecords(m).size(), 2);
+    }
+    // DPO and ORPO against a float64 reference written from the papers' equations
+    // (python/preference_reference.py): on three pairs of sequences of seven positions over a
+    // vocabulary of eleven, with the prompt's positions and padding not counted, the loss, each
+    // answer's reward and log-probability, and the gradient of the loss for every logit agree
+    // to 1e-6 relative in fp32. A wrong sign, a sum for a mean, the reference's graph kept or the
+    // NLL over the wrong tokens each move some figure by far more.
+    void preferenceLossesMatchTheReference() {
+        at::manual_seed(3);
+        const int64_t pairs = 3, positions = 7, vocab = 11;
+        const at::Tensor logits = at::randn({2 * pairs, positions, vocab}) * 2;
+        const at::Tensor reference = logits + at::randn_like(logits) * 0.5;
+        at::Tensor targets = at::randint(vocab, {2 * pairs, positions}, at::kLong);
+        // Each answer starts after a prompt of 1 to 3 positions; two end early (padding).
+        for (int64_t s = 0; s < 2 * pairs; ++s)
+            targets[s].narrow(0, 0, 1 + s % 3).fill_(kIgnoredTarget);
+        targets[1].narrow(0, 5, 2).fill_(kIgnoredTarget);
+        targets[4].narrow(0, 6, 1).fill_(kIgnoredTarget);
+        const double beta = 0.1, lambda = 0.25;
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("case.json"));
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QJsonDocument(QJsonObject{{QStringLiteral("shape"),
+                                               QJsonArray{qint64(2 * pairs), qint64(positions),
+                                                          qint64(vocab)}},
+                                              {QStringLiteral("logits"), flat(logits)},
+                                              {QStringLiteral("reference"), flat(reference)},
+                                              {QStringLiteral("targets"), flat(targets)},
+                                              {QStringLiteral("beta"), beta},
+                                              {QStringLiteral("lambda"), lambda}})
+                        .toJson(QJsonDocument::Compact));
+        }
+        if (!QFileInfo::exists(QStringLiteral("/usr/bin/python3")))
+            QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed; cannot run the "
+                  "float64 reference");
+        QProcess py;
+        py.start(QStringLiteral("/usr/bin/python3"),
+                 {testpaths::pythonDir() + QStringLiteral("/preference_reference.py"), file});
+        QVERIFY(py.waitForFinished(120000));
+        QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
+        const QJsonObject want = QJsonDocument::fromJson(py.readAllStandardOutput()).object();
+        QVERIFY(!want.isEmpty());
+        for (const QString& kind : {QStringLiteral("dpo"), QStringLiteral("orpo")}) {
+            const at::Tensor x = logits.clone().requires_grad_();
+            const SequenceLogps policy = sequenceLogps(x, targets);
+            const PreferenceLoss l = kind == QLatin1String("dpo")
+                                         ? dpoLoss(policy, sequenceLogps(reference, targets), beta)
+                                         : orpoLoss(policy, lambda);
+            l.loss.backward();
+            const QJsonObject w = want.value(kind).toObject();
+            const std::pair<const char*, at::Tensor> figures[] = {
+                {"loss", l.loss.detach().reshape({1})},  {"chosen_rewards", l.chosenRewards},
+                {"rejected_rewards", l.rejectedRewards}, {"chosen_logps", l.chosenLogps},
+                {"rejected_logps", l.rejectedLogps},     {"grad", x.grad()}};
+            for (const auto& [name, t] : figures) {
+                const QJsonValue v = w.value(QLatin1String(name));
+                const QJsonArray values = v.isArray() ? v.toArray() : QJsonArray{v};
+                const double err = relativeError(t, values);
+                QVERIFY2(err < 1e-6, qPrintable(QStringLiteral("%1 %2: %3 relative")
+                                                    .arg(kind, QLatin1String(name))
+                                                    .arg(err)));
+            }
+            // TRL's batch figures follow from the rewards.
+            const PreferenceFigures f = preferenceFigures(l);
+            const QJsonArray rc = w.value(QStringLiteral("chosen_rewards")).toArray();
+            const QJsonArray rr = w.value(QStringLiteral("rejected_rewards")).toArray();
+            double wins = 0;
+            for (qsizetype i = 0; i < rc.size(); ++i)
+                wins += rc[i].toDouble() > rr[i].toDouble() ? 1 : 0;
+            QCOMPARE(f.accuracy, wins / double(pairs));
+            QVERIFY(std::abs(f.margin - (f.chosenReward - f.rejectedReward)) < 1e-9);
+        }
     }
 };
 

@@ -84,6 +84,9 @@ public:
     // run checkpoint, which stores the weights as tensor records of its own).
     virtual Expected<QByteArray> archive(bool withWeights) const = 0;
     virtual bool hasAdapters() const { return false; }
+    // The forward pass without the adapters: the base a LoRA run trains them on. A model
+    // without adapters is its own base.
+    virtual at::Tensor forwardBase(const at::Tensor& x) { return forward(x); }
     // Writes the model as `format` to `out` (a file, or a folder for Hf, Peft and Merged).
     virtual Status exportAs(ExportFormat format, const QString& out,
                             const ExportContext& context) const = 0;
@@ -138,6 +141,7 @@ public:
     // Never throws: what LibTorch throws while serialising is an error.
     Expected<QByteArray> archive(bool withWeights = true) const;
     bool hasAdapters() const { return m_impl->hasAdapters(); }
+    at::Tensor forwardBase(const at::Tensor& x) const { return m_impl->forwardBase(x); }
     QList<ExportFormat> exportFormats() const { return exportFormatsOf(kind(), hasAdapters()); }
     // Refuses a format the model does not export as, saying which it does.
     Status exportAs(ExportFormat format, const QString& out, const ExportContext& context) const;

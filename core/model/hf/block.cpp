@@ -83,7 +83,7 @@ at::Tensor linear(const BoundWeights& w, const BoundLinear& l, const at::Tensor&
     } else {
         y = l.bias.defined() ? at::linear(x, l.weight, l.bias) : at::linear(x, l.weight);
     }
-    if (!l.loraA.defined())
+    if (!l.loraA.defined() || !pass.adapters)
         return y;
     at::Tensor in = x.to(l.loraA.scalar_type());
     if (pass.training && w.loraDropout > 0) {
@@ -354,7 +354,8 @@ at::Tensor runBlock(const std::shared_ptr<const BoundWeights>& w, int64_t layer,
                     const at::Tensor& x, const RotaryPair& rope, const TransformerPass& pass,
                     bool recompute) {
     const auto& params = w->layers[size_t(layer)].trainable;
-    if (!recompute || (params.empty() && !x.requires_grad()))
+    // The base alone trains nothing (its pass runs without a graph): nothing to recompute.
+    if (!recompute || !pass.adapters || (params.empty() && !x.requires_grad()))
         return block(*w, layer, x, rope, pass);
     // Autograd functions take no undefined tensors: an empty one stands for "no rotary".
     const at::Tensor none = at::empty({0}, x.options().requires_grad(false));

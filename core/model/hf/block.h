@@ -31,6 +31,9 @@ struct TransformerPass {
     bool training = false; // adapters' dropout applies
     uint64_t seed = 0;     // the dropout masks' seed
     TransformerCache* cache = nullptr;
+    // False: the base alone, as if the adapters were not there (PEFT's disable_adapter()): the
+    // reference preference tuning compares a LoRA run's model with, for no second model.
+    bool adapters = true;
 };
 
 struct BoundLinear {

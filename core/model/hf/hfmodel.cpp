@@ -97,6 +97,11 @@ public:
     void to(const c10::Device& device) override { m_t->to(device); }
     Expected<QByteArray> archive(bool withWeights) const override;
     bool hasAdapters() const override { return m_t->lora().has_value(); }
+    at::Tensor forwardBase(const at::Tensor& x) override {
+        HfTransformer::Pass pass;
+        pass.adapters = false;
+        return m_t->logits(x, pass);
+    }
     Status exportAs(ExportFormat format, const QString& out,
                     const ExportContext& context) const override;
     int64_t bytesPerSample(const std::vector<int64_t>& shape, int64_t elem) const override {
