@@ -19,6 +19,11 @@
 #                                    bench/linkrelay.py at that rate and one-way delay
 #   MODE=local-sgd JOINT_ARGS="--fragments 4 --outer-wire int4" bench/hetero.sh
 #                                    streaming local-SGD (JOINT_ARGS: more for the joint run)
+#   DATA=… ARGS="…" MODEL=hf:DIR     another dataset, and more for every run (a LoRA run:
+#                                    bench/hetero_rows.sh)
+#   DDP=1 MODEL=resnet18.pt bench/hetero.sh   also PyTorch DDP (Gloo) over the same TorchScript
+#                                    file, the same cap and batches (bench/ddp_script.py;
+#                                    loopback only, no costs on purpose)
 set -eu
 cd "$(dirname "$0")/.."
 slow=${SLOW:-30}; steps=${STEPS:-150}; batch=${BATCH:-128}; wire=${WIRE:-fp32}; mode=${MODE:-sync}
@@ -33,14 +38,14 @@ field() { tail -n 1 | python3 -c "import json,sys; print(json.loads(sys.stdin.re
 c=$($t identity --home "$work/c" 2>/dev/null); w=$($t identity --home "$work/w" 2>/dev/null)
 $t trust add "$w" --home "$work/c" 2>/dev/null; $t trust add "$c" --home "$work/w" 2>/dev/null
 
-common="--model ${MODEL:-mnist-cnn} --data fashion-mnist --optimizer adam --lr 0.001 --threads 1 --limit-test 1"
+common="--model ${MODEL:-mnist-cnn} --data ${DATA:-fashion-mnist} --optimizer adam --lr 0.001 --threads 1 --limit-test 1 ${ARGS:-}"
 # Each side's cost on purpose, for its runs alone and its part of the joint run.
 fastenv="TANDEM_FAULT_STEP_COST=${FAST_COST:-}"; slowenv="TANDEM_FAULT_STEP_COST=${SLOW_COST:-}"
 # The slow side: its cost, under slowcpu's cap.
 cap() { if [ "$slow" -ge 100 ]; then env "$slowenv" "$@"; else "$slowcpu" "$slow" env "$slowenv" "$@"; fi; }
 # Each alone at the joint run's batch when a side has a fixed cost (its speed depends on the
-# batch then), else at 64 as the DDP anchor measures it.
-alonebatch=64
+# batch then), else at half of it (64 of 128), as the DDP anchor measures it.
+alonebatch=$((batch / 2))
 if [ -n "${FAST_COST:-}${SLOW_COST:-}" ]; then alonebatch=$batch; fi
 
 fast=$(env "$fastenv" $t train $common --batch "$alonebatch" --max-steps "$steps" --out "$work/fast" 2>/dev/null | field samples_per_s)
@@ -81,6 +86,18 @@ echo "fast_alone=$fast slow_alone=$slowalone joint=$joint wire_bytes_per_step=$b
 awk -v f="$fast" -v s="$slowalone" -v j="$joint" 'BEGIN { b = f > s ? f : s;
     printf "efficiency=%.3f (joint / (fast alone + slow alone)) against_fastest=%.3f (joint / the fastest alone; never below 0.97)\n", j / (f + s), j / b }'
 if [ -n "${CPU_SPLIT:-}" ]; then wait; cat "$work/cpu"; fi
+if [ -n "${DDP:-}" ]; then # the same job in PyTorch DDP: each alone at 64, then both at 64 each
+    py=/usr/bin/python3; ddp="bench/ddp_script.py ${MODEL:-mnist-cnn} --steps $steps --batch $((batch / 2))"
+    dport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    num() { sed -n 's/.*samples_per_s=\([0-9.]*\).*/\1/p'; }
+    dfast=$($py $ddp 2>/dev/null | num)
+    dslow=$(cap $py $ddp --steps $((steps * slow / 100 + 3)) 2>/dev/null | num)
+    cap $py $ddp --world 2 --rank 1 --port "$dport" >/dev/null 2>&1 &
+    dboth=$($py $ddp --world 2 --rank 0 --port "$dport" 2>/dev/null | num)
+    wait
+    awk -v f="$dfast" -v s="$dslow" -v j="$dboth" 'BEGIN { b = f > s ? f : s;
+        printf "ddp: fast_alone=%s slow_alone=%s joint=%s efficiency=%.3f against_fastest=%.3f\n", f, s, j, j / (f + s), j / b }'
+fi
 tail -n 1 "$work/joint.out" | python3 -c "
 import json, sys
 for w in json.loads(sys.stdin.read())['workers']:
