@@ -3,7 +3,9 @@
 // the assistant's tokens (with its end of turn) are targets; tokens are cached by content; and
 // bad input is refused naming the file and line.
 
+#include "formats/chattemplate.h"
 #include "formats/dataset.h"
+#include "formats/prefdata.h"
 #include "formats/tokenizer.h"
 #include "formats/tokenstream.h"
 #include "testpaths.h"
@@ -21,6 +23,31 @@
 using namespace tandem;
 
 namespace {
+
+QJsonArray messages(const QList<QPair<QString, QString>>& list) {
+    QJsonArray a;
+    for (const auto& [role, content] : list)
+        a.append(QJsonObject{{QStringLiteral("role"), role}, {QStringLiteral("content"), content}});
+    return a;
+}
+
+QByteArray line(const QJsonObject& o) {
+    return QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
+}
+
+// Row `row` (0: chosen, 1: rejected) of pair `pair`: its inputs and its targets that count.
+std::pair<std::vector<int32_t>, std::vector<int32_t>> pairRow(const Dataset& d, int64_t pair,
+                                                              int row) {
+    const int64_t context = d.sampleShape[1];
+    std::vector<int32_t> in, kept;
+    for (int64_t k = 0; k < context; ++k) {
+        const size_t at = size_t((pair * 2 + row) * context + k);
+        in.push_back(int32_t(d.i64[at]));
+        if (d.labels[at] != kIgnoredTarget)
+            kept.push_back(int32_t(d.labels[at]));
+    }
+    return {in, kept};
+}
 
 QByteArray chatLine(const QList<QPair<QString, QString>>& messages) {
     QJsonArray a;
@@ -43,6 +70,8 @@ private Q_SLOTS:
     void onlyAssistantTokensAreTargets();
     void badInputNamesFileAndLine();
     void addedTokensPastTheModelCountOnlyWhenUsed();
+    void preferencePairsAreWrittenAsTheModelSeesThem();
+    void badPreferenceLinesNameFileAndLine();
 
 private:
     QString file(const QString& name, const QByteArray& bytes) {
@@ -249,6 +278,128 @@ void TestTextData::badInputNamesFileAndLine() {
     QVERIFY(!none);
     QVERIFY2(none.error().message.contains(QStringLiteral("needs a tokenizer")),
              qPrintable(none.error().message));
+}
+
+void TestTextData::preferencePairsAreWrittenAsTheModelSeesThem() {
+    // Text as TRL tokenizes it for a decoder-only model: the prompt as it is, then the answer
+    // and the EOS, the answer's tokens (with the EOS) the only targets; padding holds the EOS
+    // and counts for nothing. Messages through the chat template, each answer what writing the
+    // conversation adds after the generation prompt, its end of turn included; and the same
+    // conversations given whole (TRL's implicit prompt) give the same pair.
+    auto tok = Tokenizer::fromFolder(m_qwen);
+    QVERIFY(tok);
+    const Tokenizer& t = **tok;
+    auto tmpl = ChatTemplate::parse(t.chatTemplate(), QStringLiteral("qwen2"));
+    QVERIFY(tmpl);
+    const QString prompt = QStringLiteral("Colour of a plum?");
+    const QByteArray text = line({{QStringLiteral("prompt"), prompt},
+                                  {QStringLiteral("chosen"), QStringLiteral(" Purple.")},
+                                  {QStringLiteral("rejected"), QStringLiteral(" Green, mostly.")}});
+    auto d = readPreferencePairs(text, QStringLiteral("p.jsonl"), t, nullptr, 48);
+    QVERIFY2(d, qPrintable(d ? QString() : d.error().message));
+    QCOMPARE(d->count(), int64_t(1));
+    QCOMPARE(d->sampleShape, (std::vector<int64_t>{2, 48}));
+    const std::vector<int32_t> asked = t.encode(prompt, false);
+    for (int row = 0; row < 2; ++row) {
+        std::vector<int32_t> answer = t.encode(
+            row == 0 ? QStringLiteral(" Purple.") : QStringLiteral(" Green, mostly."), false);
+        answer.push_back(t.eos());
+        const auto [in, kept] = pairRow(*d, 0, row);
+        QCOMPARE(kept, answer);
+        QVERIFY(std::equal(asked.begin(), asked.end(), in.begin()));
+        QCOMPARE(in.back(), t.eos()); // padding
+    }
+
+    const QJsonArray question = messages({{QStringLiteral("user"), prompt}});
+    const QJsonArray purple = messages({{QStringLiteral("assistant"), QStringLiteral("Purple.")}});
+    const QJsonArray green = messages({{QStringLiteral("assistant"), QStringLiteral("Green.")}});
+    auto chat = readPreferencePairs(line({{QStringLiteral("prompt"), question},
+                                          {QStringLiteral("chosen"), purple},
+                                          {QStringLiteral("rejected"), green}}),
+                                    QStringLiteral("c.jsonl"), t, &*tmpl, 64);
+    QVERIFY2(chat, qPrintable(chat ? QString() : chat.error().message));
+    const auto [in, kept] = pairRow(*chat, 0, 0);
+    QCOMPARE(QString::fromUtf8(t.decode(kept)), QStringLiteral("Purple.<|im_end|>\n"));
+    QVERIFY2(
+        QString::fromUtf8(t.decode(in))
+            .startsWith(QStringLiteral("<|im_start|>user\nColour of a plum?<|im_end|>\n<|im_start|>"
+                                       "assistant\nPurple.<|im_end|>")), // its last token: a target
+        t.decode(in).constData());
+    QCOMPARE(QString::fromUtf8(t.decode(pairRow(*chat, 0, 1).second)),
+             QStringLiteral("Green.<|im_end|>\n"));
+    QJsonArray wholeChosen = question, wholeRejected = question;
+    wholeChosen.append(purple[0]);
+    wholeRejected.append(green[0]);
+    auto implicit = readPreferencePairs(line({{QStringLiteral("chosen"), wholeChosen},
+                                              {QStringLiteral("rejected"), wholeRejected}}),
+                                        QStringLiteral("i.jsonl"), t, &*tmpl, 64);
+    QVERIFY2(implicit, qPrintable(implicit ? QString() : implicit.error().message));
+    QCOMPARE(implicit->i64, chat->i64);
+    QCOMPARE(implicit->labels, chat->labels);
+}
+
+void TestTextData::badPreferenceLinesNameFileAndLine() {
+    auto tok = Tokenizer::fromFolder(m_qwen);
+    QVERIFY(tok);
+    auto tmpl = ChatTemplate::parse((*tok)->chatTemplate(), QStringLiteral("qwen2"));
+    QVERIFY(tmpl);
+    const QByteArray good = line({{QStringLiteral("prompt"), QStringLiteral("Q?")},
+                                  {QStringLiteral("chosen"), QStringLiteral(" yes")},
+                                  {QStringLiteral("rejected"), QStringLiteral(" no")}});
+    const QJsonArray user = messages({{QStringLiteral("user"), QStringLiteral("Q?")}});
+    const QJsonArray yes = messages({{QStringLiteral("assistant"), QStringLiteral("yes")}});
+    const struct {
+        QByteArray bad;
+        const char* says;
+        bool withTemplate = true;
+    } cases[] = {
+        {"{\"prompt\": \"Q?\", \"chosen\": \" yes\",\n", "is not a JSON object"},
+        {line({{QStringLiteral("prompt"), QStringLiteral("Q?")},
+               {QStringLiteral("chosen"), QStringLiteral(" yes")}}),
+         "has no \"rejected\""},
+        {line({{QStringLiteral("prompt"), QStringLiteral("Q?")},
+               {QStringLiteral("chosen"), QStringLiteral(" yes")},
+               {QStringLiteral("rejected"), QStringLiteral("  ")}}),
+         "the rejected answer is empty"},
+        {line({{QStringLiteral("chosen"), QStringLiteral(" yes")},
+               {QStringLiteral("rejected"), QStringLiteral(" no")}}),
+         "has no \"prompt\""},
+        {line({{QStringLiteral("prompt"), user},
+               {QStringLiteral("chosen"), QStringLiteral("yes")},
+               {QStringLiteral("rejected"), yes}}),
+         "must both be text or both lists of messages"},
+        {line({{QStringLiteral("prompt"), user},
+               {QStringLiteral("chosen"), user},
+               {QStringLiteral("rejected"), yes}}),
+         "\"chosen\" must hold the assistant's answer"},
+        {line({{QStringLiteral("prompt"), user},
+               {QStringLiteral("chosen"), yes},
+               {QStringLiteral("rejected"),
+                QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("bot")},
+                                       {QStringLiteral("content"), QStringLiteral("x")}}}}}),
+         "has the role \"bot\""},
+        {line({{QStringLiteral("prompt"), user},
+               {QStringLiteral("chosen"), yes},
+               {QStringLiteral("rejected"), yes}}),
+         "no chat template", false},
+        {line({{QStringLiteral("prompt"), QStringLiteral("Q?")},
+               {QStringLiteral("chosen"), QStringLiteral(" yes")},
+               {QStringLiteral("rejected"),
+                QStringLiteral(" no, and a great deal more than the context holds")}}),
+         "more than the context of 6 holds"},
+    };
+    for (const auto& c : cases) {
+        // Two good lines, then the bad one: line 3.
+        auto d = readPreferencePairs(good + good + c.bad, QStringLiteral("prefs.jsonl"), **tok,
+                                     c.withTemplate ? &*tmpl : nullptr, 6);
+        QVERIFY2(!d, c.says);
+        QVERIFY2(d.error().message.startsWith(QStringLiteral("prefs.jsonl, line 3: ")) &&
+                     d.error().message.contains(QLatin1String(c.says)),
+                 qPrintable(d.error().message));
+    }
+    auto none = readPreferencePairs("\n\n", QStringLiteral("empty.jsonl"), **tok, nullptr, 6);
+    QVERIFY(!none);
+    QCOMPARE(none.error().message, QStringLiteral("empty.jsonl holds no pairs"));
 }
 
 QTEST_GUILESS_MAIN(TestTextData)

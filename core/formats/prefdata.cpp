@@ -1,0 +1,227 @@
+#include "formats/prefdata.h"
+
+#include "formats/chattemplate.h"
+#include "formats/json.h"
+#include "formats/tokenizer.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+
+namespace tandem {
+
+namespace {
+
+Error pairError(const QString& file, qsizetype line, const QString& what) {
+    return makeError(ErrorCode::Corrupt,
+                     QStringLiteral("%1, line %2: %3").arg(file).arg(line).arg(what));
+}
+
+// One answer after its prompt: the tokens of both, and where the answer's begin.
+struct Written {
+    std::vector<int32_t> ids;
+    qsizetype from = 0;
+};
+
+// A side of a line: its text, or its messages.
+struct Side {
+    bool present = false;
+    bool conversational = false;
+    QString text;
+    std::vector<ChatMessage> messages;
+};
+
+Expected<Side> sideOf(const QJsonObject& o, const char* key, const QString& file, qsizetype line) {
+    const QJsonValue v = o.value(QLatin1String(key));
+    Side s;
+    if (v.isUndefined() || v.isNull())
+        return s;
+    s.present = true;
+    if (v.isString()) {
+        s.text = v.toString();
+        return s;
+    }
+    if (!v.isArray())
+        return pairError(file, line,
+                         QStringLiteral("\"%1\" is neither text nor a list of messages")
+                             .arg(QLatin1String(key)));
+    s.conversational = true;
+    for (const QJsonValue& m : v.toArray()) {
+        const QJsonObject msg = m.toObject();
+        const QString role = msg.value(QStringLiteral("role")).toString();
+        if (role != QLatin1String("system") && role != QLatin1String("user") &&
+            role != QLatin1String("assistant"))
+            return pairError(file, line,
+                             QStringLiteral("a message of \"%1\" has the role \"%2\"; the "
+                                            "messages take system, user and assistant")
+                                 .arg(QLatin1String(key), role));
+        if (!msg.value(QStringLiteral("content")).isString())
+            return pairError(file, line,
+                             QStringLiteral("a %1 message of \"%2\" has no \"content\" string")
+                                 .arg(role, QLatin1String(key)));
+        s.messages.push_back({role, msg.value(QStringLiteral("content")).toString()});
+    }
+    return s;
+}
+
+qsizetype prefixLength(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    qsizetype n = 0;
+    while (n < qsizetype(a.size()) && n < qsizetype(b.size()) && a[size_t(n)] == b[size_t(n)])
+        ++n;
+    return n;
+}
+
+bool sameMessage(const ChatMessage& a, const ChatMessage& b) {
+    return a.role == b.role && a.content == b.content;
+}
+
+// TRL's implicit prompt: conversations given whole, the messages they share first.
+void extractPrompt(Side& prompt, Side& chosen, Side& rejected) {
+    size_t n = 0;
+    while (n < chosen.messages.size() && n < rejected.messages.size() &&
+           sameMessage(chosen.messages[n], rejected.messages[n]))
+        ++n;
+    prompt.present = n > 0;
+    prompt.conversational = true;
+    prompt.messages.assign(chosen.messages.begin(), chosen.messages.begin() + long(n));
+    chosen.messages.erase(chosen.messages.begin(), chosen.messages.begin() + long(n));
+    rejected.messages.erase(rejected.messages.begin(), rejected.messages.begin() + long(n));
+}
+
+Expected<Written> write(const Tokenizer& tok, const ChatTemplate* tmpl, const Side& prompt,
+                        const Side& answer) {
+    Written w;
+    if (!prompt.conversational) {
+        w.ids = tok.encode(prompt.text, false);
+        w.from = qsizetype(w.ids.size());
+        const std::vector<int32_t> a = tok.encode(answer.text, false);
+        w.ids.insert(w.ids.end(), a.begin(), a.end());
+        if (tok.eos() >= 0)
+            w.ids.push_back(tok.eos());
+        return w;
+    }
+    std::vector<ChatMessage> all = prompt.messages;
+    all.insert(all.end(), answer.messages.begin(), answer.messages.end());
+    auto asked = tmpl->render(prompt.messages, true, tok.bosToken(), tok.eosToken());
+    if (!asked)
+        return asked.error();
+    auto whole = tmpl->render(all, false, tok.bosToken(), tok.eosToken());
+    if (!whole)
+        return whole.error();
+    w.ids = tok.encode(*whole, false);
+    w.from = prefixLength(w.ids, tok.encode(*asked, false));
+    return w;
+}
+
+// What is wrong with a line's sides, or nothing.
+QString checkSides(const Side& prompt, const Side& chosen, const Side& rejected) {
+    for (const auto& [side, key] : {std::pair{&chosen, "chosen"}, {&rejected, "rejected"}}) {
+        if (!side->present)
+            return QStringLiteral("has no \"%1\"").arg(QLatin1String(key));
+        if (side->conversational != prompt.conversational)
+            return QStringLiteral("\"prompt\" and \"%1\" must both be text or both lists of "
+                                  "messages")
+                .arg(QLatin1String(key));
+        if (!side->conversational && side->text.trimmed().isEmpty())
+            return QStringLiteral("the %1 answer is empty").arg(QLatin1String(key));
+        if (side->conversational &&
+            (side->messages.empty() || side->messages.front().role != QLatin1String("assistant")))
+            return QStringLiteral("\"%1\" must hold the assistant's answer after the prompt")
+                .arg(QLatin1String(key));
+        for (const ChatMessage& m : side->messages)
+            if (m.content.trimmed().isEmpty())
+                return QStringLiteral("the %1 answer is empty").arg(QLatin1String(key));
+    }
+    if (!prompt.present)
+        return QStringLiteral("has no \"prompt\" (or, with messages, no first messages that "
+                              "\"chosen\" and \"rejected\" share)");
+    return {};
+}
+
+// Sequence `w` as one row of a pair: inputs, and targets one token later where the answer is.
+void addRow(Dataset& d, const Written& w, int64_t context, int32_t pad) {
+    const auto n = int64_t(w.ids.size());
+    for (int64_t k = 0; k < context; ++k) {
+        d.i64.push_back(k < n - 1 ? w.ids[size_t(k)] : pad);
+        const bool counts = k + 1 < n && k + 1 >= int64_t(w.from);
+        d.labels.push_back(counts ? w.ids[size_t(k + 1)] : kIgnoredTarget);
+    }
+}
+
+} // namespace
+
+Expected<Dataset> readPreferencePairs(const QByteArray& bytes, const QString& file,
+                                      const Tokenizer& tok, const ChatTemplate* tmpl,
+                                      int64_t context) {
+    Dataset d;
+    d.storage = Dataset::Storage::I64;
+    d.targets = Dataset::Targets::Ids;
+    d.sampleShape = d.targetShape = {2, context};
+    const int32_t pad = std::max(tok.eos(), 0);
+    qsizetype line = 0;
+    for (const QByteArray& raw : bytes.split('\n')) {
+        ++line;
+        if (raw.trimmed().isEmpty())
+            continue;
+        QJsonParseError err;
+        const QJsonDocument doc = parseJson(raw, &err);
+        if (err.error != QJsonParseError::NoError || !doc.isObject())
+            return pairError(file, line,
+                             QStringLiteral("is not a JSON object (%1)")
+                                 .arg(err.error == QJsonParseError::NoError
+                                          ? QStringLiteral("not an object")
+                                          : err.errorString()));
+        const QJsonObject o = doc.object();
+        Side sides[3];
+        const char* keys[3] = {"prompt", "chosen", "rejected"};
+        for (int i = 0; i < 3; ++i) {
+            auto s = sideOf(o, keys[i], file, line);
+            if (!s)
+                return s.error();
+            sides[i] = std::move(*s);
+        }
+        auto& [prompt, chosen, rejected] = sides;
+        if (!prompt.present && chosen.conversational && rejected.conversational)
+            extractPrompt(prompt, chosen, rejected);
+        else if (!prompt.present)
+            prompt.conversational = chosen.conversational;
+        if (const QString wrong = checkSides(prompt, chosen, rejected); !wrong.isEmpty())
+            return pairError(file, line, wrong);
+        if (prompt.conversational && !tmpl)
+            return pairError(file, line,
+                             QStringLiteral("holds messages, but the tokenizer has no chat "
+                                            "template to write them with; give one with "
+                                            "template=FILE, or write the pair as text"));
+        Written rows[2];
+        for (int i = 0; i < 2; ++i) {
+            auto w = write(tok, tmpl, prompt, sides[i + 1]);
+            if (!w)
+                return pairError(file, line, w.error().message);
+            const auto n = int64_t(w->ids.size());
+            if (w->from >= n)
+                return pairError(file, line,
+                                 QStringLiteral("the %1 answer adds no tokens after the prompt")
+                                     .arg(QLatin1String(keys[i + 1])));
+            if (n > context + 1)
+                return pairError(file, line,
+                                 QStringLiteral("the prompt and the %1 answer are %2 tokens, "
+                                                "more than the context of %3 holds (%4 with the "
+                                                "first token); use a larger context= or a "
+                                                "shorter pair")
+                                     .arg(QLatin1String(keys[i + 1]))
+                                     .arg(n)
+                                     .arg(context)
+                                     .arg(context + 1));
+            rows[i] = std::move(*w);
+        }
+        for (const Written& w : rows)
+            addRow(d, w, context, pad);
+    }
+    if (d.i64.empty())
+        return makeError(ErrorCode::Corrupt, QStringLiteral("%1 holds no pairs").arg(file));
+    return d;
+}
+
+} // namespace tandem
