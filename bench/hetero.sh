@@ -93,8 +93,9 @@ if [ -n "${DDP:-}" ]; then # the same job in PyTorch DDP: each alone at 64, then
     dfast=$($py $ddp 2>/dev/null | num)
     dslow=$(cap $py $ddp --steps $((steps * slow / 100 + 3)) 2>/dev/null | num)
     cap $py $ddp --world 2 --rank 1 --port "$dport" >/dev/null 2>&1 &
+    drank1=$!
     dboth=$($py $ddp --world 2 --rank 0 --port "$dport" 2>/dev/null | num)
-    wait
+    wait $drank1
     awk -v f="$dfast" -v s="$dslow" -v j="$dboth" 'BEGIN { b = f > s ? f : s;
         printf "ddp: fast_alone=%s slow_alone=%s joint=%s efficiency=%.3f against_fastest=%.3f\n", f, s, j, j / (f + s), j / b }'
 fi
