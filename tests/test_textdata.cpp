@@ -377,7 +377,7 @@ void TestTextData::badPreferenceLinesNameFileAndLine() {
                {QStringLiteral("rejected"),
                 QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("bot")},
                                        {QStringLiteral("content"), QStringLiteral("x")}}}}}),
-         "has the role \"bot\""},
+         "\"rejected\": a message's role is \"bot\""},
         {line({{QStringLiteral("prompt"), user},
                {QStringLiteral("chosen"), yes},
                {QStringLiteral("rejected"), yes}}),

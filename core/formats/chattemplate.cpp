@@ -535,6 +535,22 @@ ExprP parseExpr(Lexer& l) {
 
 } // namespace
 
+Expected<ChatMessage> chatMessageFromJson(const QJsonValue& value) {
+    const QJsonObject msg = value.toObject();
+    const QString role = msg.value(QStringLiteral("role")).toString();
+    if (role != QLatin1String("system") && role != QLatin1String("user") &&
+        role != QLatin1String("assistant"))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("a message's role is \"%1\"; messages take system, user "
+                                        "and assistant")
+                             .arg(role));
+    const QJsonValue content = msg.value(QStringLiteral("content"));
+    if (!content.isString())
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("a %1 message has no \"content\" string").arg(role));
+    return ChatMessage{role, content.toString()};
+}
+
 // ---- Statements ----------------------------------------------------------------------------
 
 // GCC warns when a type with linkage holds one from an anonymous namespace outside the main

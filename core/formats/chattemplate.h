@@ -18,6 +18,8 @@
 
 #include <QString>
 
+#include <QJsonValue>
+
 #include <memory>
 #include <vector>
 
@@ -27,6 +29,10 @@ struct ChatMessage {
     QString role;
     QString content;
 };
+
+// One message of a conversation in JSON, {"role": …, "content": "…"}: a system, user or
+// assistant message with its text. The error says what is wrong with it; the caller says where.
+Expected<ChatMessage> chatMessageFromJson(const QJsonValue& value);
 
 class ChatTemplate {
 public:

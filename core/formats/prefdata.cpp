@@ -49,19 +49,12 @@ Expected<Side> sideOf(const QJsonObject& o, const char* key, const QString& file
                              .arg(QLatin1String(key)));
     s.conversational = true;
     for (const QJsonValue& m : v.toArray()) {
-        const QJsonObject msg = m.toObject();
-        const QString role = msg.value(QStringLiteral("role")).toString();
-        if (role != QLatin1String("system") && role != QLatin1String("user") &&
-            role != QLatin1String("assistant"))
-            return pairError(file, line,
-                             QStringLiteral("a message of \"%1\" has the role \"%2\"; the "
-                                            "messages take system, user and assistant")
-                                 .arg(QLatin1String(key), role));
-        if (!msg.value(QStringLiteral("content")).isString())
-            return pairError(file, line,
-                             QStringLiteral("a %1 message of \"%2\" has no \"content\" string")
-                                 .arg(role, QLatin1String(key)));
-        s.messages.push_back({role, msg.value(QStringLiteral("content")).toString()});
+        auto msg = chatMessageFromJson(m);
+        if (!msg)
+            return pairError(
+                file, line,
+                QStringLiteral("\"%1\": %2").arg(QLatin1String(key), msg.error().message));
+        s.messages.push_back(std::move(*msg));
     }
     return s;
 }

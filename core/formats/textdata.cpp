@@ -168,18 +168,10 @@ Expected<std::vector<ChatMessage>> messagesOf(const QJsonObject& o, const QStrin
         return badLine(file, line, QStringLiteral("has no \"messages\" list"));
     std::vector<ChatMessage> out;
     for (const auto& v : m.toArray()) {
-        const QJsonObject msg = v.toObject();
-        const QString role = msg.value(QStringLiteral("role")).toString();
-        if (role != QLatin1String("system") && role != QLatin1String("user") &&
-            role != QLatin1String("assistant"))
-            return badLine(file, line,
-                           QStringLiteral("a message's role is \"%1\"; chat: takes system, "
-                                          "user and assistant")
-                               .arg(role));
-        if (!msg.value(QStringLiteral("content")).isString())
-            return badLine(file, line,
-                           QStringLiteral("a %1 message has no \"content\" string").arg(role));
-        out.push_back({role, msg.value(QStringLiteral("content")).toString()});
+        auto msg = chatMessageFromJson(v);
+        if (!msg)
+            return badLine(file, line, msg.error().message);
+        out.push_back(std::move(*msg));
     }
     return out;
 }
