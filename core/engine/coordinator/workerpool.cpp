@@ -180,13 +180,7 @@ std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t
 
 std::vector<int64_t> WorkerPool::roundShares(const std::vector<size_t>& live, int64_t n,
                                              int64_t passes, int64_t round) {
-    std::vector<QString> names;
-    std::vector<int64_t> caps;
-    for (size_t i : live) {
-        names.push_back(m_members[i].stats.name);
-        caps.push_back(m_members[i].cap(passes));
-    }
-    std::vector<int64_t> counts = m_balancer.split(n, names, caps);
+    std::vector<int64_t> counts = shares(live, n, passes, round, false); // the split alone
     updateSlots(live, counts, n, passes, round);
     return counts;
 }
