@@ -1,7 +1,7 @@
 #include "formats/prefdata.h"
 
 #include "formats/chattemplate.h"
-#include "formats/json.h"
+#include "formats/linedata.h"
 #include "formats/tokenizer.h"
 
 #include <QJsonArray>
@@ -13,11 +13,6 @@
 namespace tandem {
 
 namespace {
-
-Error pairError(const QString& file, qsizetype line, const QString& what) {
-    return makeError(ErrorCode::Corrupt,
-                     QStringLiteral("%1, line %2: %3").arg(file).arg(line).arg(what));
-}
 
 // One answer after its prompt: the tokens of both, and where the answer's begin.
 struct Written {
@@ -44,26 +39,19 @@ Expected<Side> sideOf(const QJsonObject& o, const char* key, const QString& file
         return s;
     }
     if (!v.isArray())
-        return pairError(file, line,
+        return lineError(file, line,
                          QStringLiteral("\"%1\" is neither text nor a list of messages")
                              .arg(QLatin1String(key)));
     s.conversational = true;
     for (const QJsonValue& m : v.toArray()) {
         auto msg = chatMessageFromJson(m);
         if (!msg)
-            return pairError(
+            return lineError(
                 file, line,
                 QStringLiteral("\"%1\": %2").arg(QLatin1String(key), msg.error().message));
         s.messages.push_back(std::move(*msg));
     }
     return s;
-}
-
-qsizetype prefixLength(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
-    qsizetype n = 0;
-    while (n < qsizetype(a.size()) && n < qsizetype(b.size()) && a[size_t(n)] == b[size_t(n)])
-        ++n;
-    return n;
 }
 
 bool sameMessage(const ChatMessage& a, const ChatMessage& b) {
@@ -104,7 +92,7 @@ Expected<Written> write(const Tokenizer& tok, const ChatTemplate* tmpl, const Si
     if (!whole)
         return whole.error();
     w.ids = tok.encode(*whole, false);
-    w.from = prefixLength(w.ids, tok.encode(*asked, false));
+    w.from = sharedPrefix(w.ids, tok.encode(*asked, false));
     return w;
 }
 
@@ -143,6 +131,56 @@ void addRow(Dataset& d, const Written& w, int64_t context, int32_t pad) {
     }
 }
 
+// One line's pair as the two rows it adds to `d`.
+Status readPair(const QJsonObject& o, const QString& file, qsizetype line, const Tokenizer& tok,
+                const ChatTemplate* tmpl, int64_t context, Dataset& d) {
+    Side sides[3];
+    const char* keys[3] = {"prompt", "chosen", "rejected"};
+    for (int i = 0; i < 3; ++i) {
+        auto s = sideOf(o, keys[i], file, line);
+        if (!s)
+            return s.error();
+        sides[i] = std::move(*s);
+    }
+    auto& [prompt, chosen, rejected] = sides;
+    if (!prompt.present && chosen.conversational && rejected.conversational)
+        extractPrompt(prompt, chosen, rejected);
+    else if (!prompt.present)
+        prompt.conversational = chosen.conversational;
+    if (const QString wrong = checkSides(prompt, chosen, rejected); !wrong.isEmpty())
+        return lineError(file, line, wrong);
+    if (prompt.conversational && !tmpl)
+        return lineError(file, line,
+                         QStringLiteral("holds messages, but the tokenizer has no chat "
+                                        "template to write them with; give one with "
+                                        "template=FILE, or write the pair as text"));
+    Written rows[2];
+    for (int i = 0; i < 2; ++i) {
+        auto w = write(tok, tmpl, prompt, sides[i + 1]);
+        if (!w)
+            return lineError(file, line, w.error().message);
+        const auto n = int64_t(w->ids.size());
+        if (w->from >= n)
+            return lineError(file, line,
+                             QStringLiteral("the %1 answer adds no tokens after the prompt")
+                                 .arg(QLatin1String(keys[i + 1])));
+        if (n > context + 1)
+            return lineError(file, line,
+                             QStringLiteral("the prompt and the %1 answer are %2 tokens, "
+                                            "more than the context of %3 holds (%4 with the "
+                                            "first token); use a larger context= or a "
+                                            "shorter pair")
+                                 .arg(QLatin1String(keys[i + 1]))
+                                 .arg(n)
+                                 .arg(context)
+                                 .arg(context + 1));
+        rows[i] = std::move(*w);
+    }
+    for (const Written& w : rows)
+        addRow(d, w, context, std::max(tok.eos(), 0));
+    return success();
+}
+
 } // namespace
 
 Expected<Dataset> readPreferencePairs(const QByteArray& bytes, const QString& file,
@@ -152,66 +190,11 @@ Expected<Dataset> readPreferencePairs(const QByteArray& bytes, const QString& fi
     d.storage = Dataset::Storage::I64;
     d.targets = Dataset::Targets::Ids;
     d.sampleShape = d.targetShape = {2, context};
-    const int32_t pad = std::max(tok.eos(), 0);
-    qsizetype line = 0;
-    for (const QByteArray& raw : bytes.split('\n')) {
-        ++line;
-        if (raw.trimmed().isEmpty())
-            continue;
-        QJsonParseError err;
-        const QJsonDocument doc = parseJson(raw, &err);
-        if (err.error != QJsonParseError::NoError || !doc.isObject())
-            return pairError(file, line,
-                             QStringLiteral("is not a JSON object (%1)")
-                                 .arg(err.error == QJsonParseError::NoError
-                                          ? QStringLiteral("not an object")
-                                          : err.errorString()));
-        const QJsonObject o = doc.object();
-        Side sides[3];
-        const char* keys[3] = {"prompt", "chosen", "rejected"};
-        for (int i = 0; i < 3; ++i) {
-            auto s = sideOf(o, keys[i], file, line);
-            if (!s)
-                return s.error();
-            sides[i] = std::move(*s);
-        }
-        auto& [prompt, chosen, rejected] = sides;
-        if (!prompt.present && chosen.conversational && rejected.conversational)
-            extractPrompt(prompt, chosen, rejected);
-        else if (!prompt.present)
-            prompt.conversational = chosen.conversational;
-        if (const QString wrong = checkSides(prompt, chosen, rejected); !wrong.isEmpty())
-            return pairError(file, line, wrong);
-        if (prompt.conversational && !tmpl)
-            return pairError(file, line,
-                             QStringLiteral("holds messages, but the tokenizer has no chat "
-                                            "template to write them with; give one with "
-                                            "template=FILE, or write the pair as text"));
-        Written rows[2];
-        for (int i = 0; i < 2; ++i) {
-            auto w = write(tok, tmpl, prompt, sides[i + 1]);
-            if (!w)
-                return pairError(file, line, w.error().message);
-            const auto n = int64_t(w->ids.size());
-            if (w->from >= n)
-                return pairError(file, line,
-                                 QStringLiteral("the %1 answer adds no tokens after the prompt")
-                                     .arg(QLatin1String(keys[i + 1])));
-            if (n > context + 1)
-                return pairError(file, line,
-                                 QStringLiteral("the prompt and the %1 answer are %2 tokens, "
-                                                "more than the context of %3 holds (%4 with the "
-                                                "first token); use a larger context= or a "
-                                                "shorter pair")
-                                     .arg(QLatin1String(keys[i + 1]))
-                                     .arg(n)
-                                     .arg(context)
-                                     .arg(context + 1));
-            rows[i] = std::move(*w);
-        }
-        for (const Written& w : rows)
-            addRow(d, w, context, pad);
-    }
+    const Status read = forEachJsonLine(bytes, file, [&](const QJsonObject& o, qsizetype line) {
+        return readPair(o, file, line, tok, tmpl, context, d);
+    });
+    if (!read)
+        return read.error();
     if (d.i64.empty())
         return makeError(ErrorCode::Corrupt, QStringLiteral("%1 holds no pairs").arg(file));
     return d;

@@ -13,6 +13,7 @@
 #include "formats/dataset.h"
 #include "formats/datasetspec.h"
 #include "formats/json.h"
+#include "formats/linedata.h"
 #include "formats/sha256.h"
 #include "formats/tokenizer.h"
 #include "formats/tokenstream.h"
@@ -46,11 +47,6 @@ struct Encoded {
     std::vector<uint8_t> trained;
     std::vector<int64_t> starts; // where each document begins
 };
-
-Error badLine(const QString& file, qsizetype line, const QString& what) {
-    return makeError(ErrorCode::Corrupt,
-                     QStringLiteral("%1, line %2: %3").arg(file).arg(line).arg(what));
-}
 
 // The line of the first byte that is not UTF-8, or 0 when all are.
 qsizetype invalidUtf8Line(const QByteArray& b) {
@@ -123,13 +119,6 @@ void endDocument(const Tokenizer& tok, Encoded& e) {
         append(e, {tok.eos()}, true);
 }
 
-qsizetype commonPrefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
-    qsizetype n = 0;
-    while (n < qsizetype(a.size()) && n < qsizetype(b.size()) && a[size_t(n)] == b[size_t(n)])
-        ++n;
-    return n;
-}
-
 // One conversation: its rendering's tokens, with the assistant's turns marked trained. A turn
 // is what rendering it adds after the conversation so far with the generation prompt, so its
 // end-of-turn tokens are learnt too.
@@ -151,8 +140,8 @@ Status encodeChat(const Tokenizer& tok, const ChatTemplate& tmpl,
         auto through = render(i + 1, false);
         if (!before || !through)
             continue;
-        const qsizetype from = commonPrefix(ids, tok.encode(*before, false));
-        const qsizetype to = commonPrefix(ids, tok.encode(*through, false));
+        const qsizetype from = sharedPrefix(ids, tok.encode(*before, false));
+        const qsizetype to = sharedPrefix(ids, tok.encode(*through, false));
         for (qsizetype k = from; k < to; ++k)
             trained[size_t(k)] = 1;
     }
@@ -165,12 +154,12 @@ Expected<std::vector<ChatMessage>> messagesOf(const QJsonObject& o, const QStrin
                                               qsizetype line) {
     const QJsonValue m = o.value(QStringLiteral("messages"));
     if (!m.isArray() || m.toArray().isEmpty())
-        return badLine(file, line, QStringLiteral("has no \"messages\" list"));
+        return lineError(file, line, QStringLiteral("has no \"messages\" list"));
     std::vector<ChatMessage> out;
     for (const auto& v : m.toArray()) {
         auto msg = chatMessageFromJson(v);
         if (!msg)
-            return badLine(file, line, msg.error().message);
+            return lineError(file, line, msg.error().message);
         out.push_back(std::move(*msg));
     }
     return out;
@@ -193,45 +182,37 @@ Expected<Encoded> encodeFile(const TextOptions& o, const QByteArray& bytes) {
         endDocument(*o.tok, e);
         return e;
     }
-    qsizetype line = 0;
-    for (const QByteArray& raw : bytes.split('\n')) {
-        ++line;
-        if (raw.trimmed().isEmpty())
-            continue;
-        QJsonParseError err;
-        const QJsonDocument doc = parseJson(raw, &err);
-        if (err.error != QJsonParseError::NoError || !doc.isObject())
-            return badLine(o.file, line,
-                           QStringLiteral("is not a JSON object (%1)")
-                               .arg(err.error == QJsonParseError::NoError
-                                        ? QStringLiteral("not an object")
-                                        : err.errorString()));
+    const Status read = forEachJsonLine(bytes, o.file, [&](const QJsonObject& doc, qsizetype line) {
         const size_t before = e.tokens.size();
         e.starts.push_back(int64_t(before));
         if (o.kind == QLatin1String("chat")) {
-            auto messages = messagesOf(doc.object(), o.file, line);
+            auto messages = messagesOf(doc, o.file, line);
             if (!messages)
-                return messages.error();
+                return Status(messages.error());
             if (auto st = encodeChat(*o.tok, *o.tmpl, *messages, e); !st)
-                return makeError(st.error().code, QStringLiteral("%1, line %2: %3")
-                                                      .arg(o.file)
-                                                      .arg(line)
-                                                      .arg(st.error().message));
+                return Status(makeError(st.error().code, QStringLiteral("%1, line %2: %3")
+                                                             .arg(o.file)
+                                                             .arg(line)
+                                                             .arg(st.error().message)));
         } else {
-            const QJsonValue v = doc.object().value(o.field);
+            const QJsonValue v = doc.value(o.field);
             if (!v.isString())
-                return badLine(o.file, line,
-                               QStringLiteral("has no \"%1\" string (field=%1)").arg(o.field));
+                return Status(lineError(
+                    o.file, line, QStringLiteral("has no \"%1\" string (field=%1)").arg(o.field)));
             append(e, o.tok->encode(v.toString(), true), true);
             endDocument(*o.tok, e);
         }
         if (o.refuseLong && int64_t(e.tokens.size() - before) > o.context + 1)
-            return badLine(o.file, line,
-                           QStringLiteral("holds %1 tokens, more than one window of %2 "
-                                          "(long=refuse); use a larger context= or long=split")
-                               .arg(e.tokens.size() - before)
-                               .arg(o.context + 1));
-    }
+            return Status(lineError(o.file, line,
+                                    QStringLiteral("holds %1 tokens, more than one window of %2 "
+                                                   "(long=refuse); use a larger context= or "
+                                                   "long=split")
+                                        .arg(e.tokens.size() - before)
+                                        .arg(o.context + 1)));
+        return success();
+    });
+    if (!read)
+        return read.error();
     if (e.starts.empty())
         return makeError(ErrorCode::Corrupt, QStringLiteral("%1 holds no documents").arg(o.file));
     return e;
@@ -340,7 +321,7 @@ Expected<Encoded> encodeCached(const TextOptions& o, const QString& file) {
     if (bytes.trimmed().isEmpty())
         return makeError(ErrorCode::Corrupt, QStringLiteral("%1 is empty").arg(file));
     if (const qsizetype line = invalidUtf8Line(bytes))
-        return badLine(file, line, QStringLiteral("is not valid UTF-8; save the file as UTF-8"));
+        return lineError(file, line, QStringLiteral("is not valid UTF-8; save the file as UTF-8"));
     Sha256 h;
     h.addData(bytes);
     h.addData(o.tok->fingerprint());
