@@ -150,7 +150,9 @@ void addTrainOptions(Parser& p) {
             "npy:DIR[,inputs=float|ids]. Text, through a Hugging Face model's tokenizer (gpt: "
             "its bytes): text:FILE, jsonl:FILE[,field=NAME], chat:FILE (one conversation a "
             "line, in the model's chat template), each with ,context=N ,test=FILE "
-            ",long=split|refuse ,tokenizer=DIR ,template=FILE as it needs. Token ids: "
+            ",long=split|refuse ,tokenizer=DIR ,template=FILE as it needs. Preference pairs "
+            "for --loss dpo or orpo: prefs:FILE (TRL's prompt, chosen and rejected a line). "
+            "Token ids: "
             "tokens:FILE[,dtype=uint16|uint32|int32][,context=N][,test=FILE] [%1].")
             .arg(defaults.data),
         "SPEC");
@@ -158,8 +160,8 @@ void addTrainOptions(Parser& p) {
     opt("batch", QStringLiteral("Global batch size [%1].").arg(defaults.batch), "B");
     opt("loss",
         QStringLiteral("auto (from the model's output and the data's targets), cross-entropy, "
-                       "mse, l1, huber, bce, or model (the model's own loss(output, target)) "
-                       "[%1].")
+                       "mse, l1, huber, bce, model (the model's own loss(output, target)), or "
+                       "on preference pairs (prefs:) dpo or orpo [%1].")
             .arg(nameOf(defaults.loss)),
         "NAME");
     opt("optimizer",
@@ -169,6 +171,9 @@ void addTrainOptions(Parser& p) {
     opt("lr", QStringLiteral("Learning rate [%1].").arg(defaults.lr), "X");
     opt("momentum", QStringLiteral("SGD momentum [%1].").arg(defaults.momentum), "X");
     opt("weight-decay", QStringLiteral("Weight decay [0; 0.01 for adamw]."), "X");
+    opt("beta",
+        QStringLiteral("Preference tuning: DPO's beta, or ORPO's lambda [%1].").arg(defaults.beta),
+        "X");
     opt("schedule", QStringLiteral("constant or cosine [%1].").arg(nameOf(defaults.schedule)),
         "NAME");
     opt("warmup-steps", QStringLiteral("Linear learning-rate warm-up steps [0]."), "N");

@@ -47,6 +47,14 @@
         <translation>لم تُقَس بعد</translation>
     </message>
     <message>
+        <source>Reward accuracy (%)</source>
+        <translation>دقة المكافأة (%)</translation>
+    </message>
+    <message>
+        <source>held-out reward accuracy %1%</source>
+        <translation>دقة المكافأة على الأزواج المحجوزة %1%</translation>
+    </message>
+    <message>
         <source>test accuracy %1%</source>
         <translation>دقة الاختبار %1%</translation>
     </message>
@@ -148,6 +156,10 @@
     <message>
         <source>Wait</source>
         <translation>الانتظار</translation>
+    </message>
+    <message>
+        <source>Reward accuracy</source>
+        <translation>دقة المكافأة</translation>
     </message>
     <message>
         <source>Held-out perplexity</source>

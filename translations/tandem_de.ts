@@ -43,6 +43,14 @@
         <translation>noch nicht gemessen</translation>
     </message>
     <message>
+        <source>Reward accuracy (%)</source>
+        <translation>Belohnungsgenauigkeit (%)</translation>
+    </message>
+    <message>
+        <source>held-out reward accuracy %1%</source>
+        <translation>Belohnungsgenauigkeit auf zurückgehaltenen Paaren %1 %</translation>
+    </message>
+    <message>
         <source>test accuracy %1%</source>
         <translation>Testgenauigkeit %1 %</translation>
     </message>
@@ -144,6 +152,10 @@
     <message>
         <source>Wait</source>
         <translation>Warten</translation>
+    </message>
+    <message>
+        <source>Reward accuracy</source>
+        <translation>Belohnungsgenauigkeit</translation>
     </message>
     <message>
         <source>Held-out perplexity</source>

@@ -43,6 +43,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Reward accuracy (%)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>held-out reward accuracy %1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>test accuracy %1%</source>
         <translation type="unfinished"></translation>
     </message>
@@ -143,6 +151,10 @@
     </message>
     <message>
         <source>Wait</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reward accuracy</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -43,6 +43,14 @@
         <translation>pas encore mesurée</translation>
     </message>
     <message>
+        <source>Reward accuracy (%)</source>
+        <translation>Précision des récompenses (%)</translation>
+    </message>
+    <message>
+        <source>held-out reward accuracy %1%</source>
+        <translation>précision des récompenses sur les paires réservées %1 %</translation>
+    </message>
+    <message>
         <source>test accuracy %1%</source>
         <translation>précision de test %1 %</translation>
     </message>
@@ -144,6 +152,10 @@
     <message>
         <source>Wait</source>
         <translation>Attente</translation>
+    </message>
+    <message>
+        <source>Reward accuracy</source>
+        <translation>Précision des récompenses</translation>
     </message>
     <message>
         <source>Held-out perplexity</source>

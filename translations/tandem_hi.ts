@@ -43,6 +43,14 @@
         <translation>अभी मापा नहीं गया</translation>
     </message>
     <message>
+        <source>Reward accuracy (%)</source>
+        <translation>इनाम सटीकता (%)</translation>
+    </message>
+    <message>
+        <source>held-out reward accuracy %1%</source>
+        <translation>अलग रखे जोड़ों पर इनाम सटीकता %1%</translation>
+    </message>
+    <message>
         <source>test accuracy %1%</source>
         <translation>परीक्षण सटीकता %1%</translation>
     </message>
@@ -144,6 +152,10 @@
     <message>
         <source>Wait</source>
         <translation>प्रतीक्षा</translation>
+    </message>
+    <message>
+        <source>Reward accuracy</source>
+        <translation>इनाम सटीकता</translation>
     </message>
     <message>
         <source>Held-out perplexity</source>

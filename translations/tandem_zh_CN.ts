@@ -42,6 +42,14 @@
         <translation>尚未测量</translation>
     </message>
     <message>
+        <source>Reward accuracy (%)</source>
+        <translation>奖励准确率 (%)</translation>
+    </message>
+    <message>
+        <source>held-out reward accuracy %1%</source>
+        <translation>留出偏好对的奖励准确率 %1%</translation>
+    </message>
+    <message>
         <source>test accuracy %1%</source>
         <translation>测试准确率 %1%</translation>
     </message>
@@ -143,6 +151,10 @@
     <message>
         <source>Wait</source>
         <translation>等待</translation>
+    </message>
+    <message>
+        <source>Reward accuracy</source>
+        <translation>奖励准确率</translation>
     </message>
     <message>
         <source>Held-out perplexity</source>

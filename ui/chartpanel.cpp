@@ -60,8 +60,11 @@ ChartPanel::ChartPanel(QWidget* parent)
 
 void ChartPanel::reset(Task task, int epochs, int64_t tokensPerSample) {
     m_task = task;
+    // Preference tuning's accuracy is TRL's rewards/accuracies: how often the chosen answer's
+    // reward is the higher.
     const bool accuracy = task == Task::Classification || task == Task::MultiLabel;
     m_accuracy->setTitles(accuracy                   ? tr("Accuracy")
+                          : task == Task::Preference ? tr("Reward accuracy")
                           : task == Task::Sequence   ? tr("Held-out perplexity")
                           : task == Task::Regression ? tr("Held-out R²")
                                                      : tr("Held-out loss"),
@@ -152,7 +155,8 @@ void ChartPanel::addEpoch(const EpochMetrics& m) {
     if (std::isfinite(test))
         m_accuracy->append(m_testAcc, m.epoch + 1, test);
     // Training accuracy sits on the same axis only where the figure is an accuracy.
-    if ((m_task == Task::Classification || m_task == Task::MultiLabel) &&
+    if ((m_task == Task::Classification || m_task == Task::MultiLabel ||
+         m_task == Task::Preference) &&
         std::isfinite(m.trainAccuracy))
         m_accuracy->append(m_trainAcc, m.epoch + 1, 100.0 * m.trainAccuracy);
 }

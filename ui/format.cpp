@@ -68,6 +68,8 @@ QString testFigureAxis(Task task) {
         return QCoreApplication::translate("Format", "R²");
     case Task::Custom:
         return QCoreApplication::translate("Format", "Test loss");
+    case Task::Preference:
+        return QCoreApplication::translate("Format", "Reward accuracy (%)");
     }
     return {};
 }
@@ -78,6 +80,7 @@ double testFigureValue(const TestMetrics& t, Task task) {
     switch (task) {
     case Task::Classification:
     case Task::MultiLabel:
+    case Task::Preference:
         return 100.0 * t.accuracy;
     case Task::Sequence:
         return t.perplexity;
@@ -124,6 +127,10 @@ QString testFigureText(const TestMetrics& t, Task task) {
     case Task::Custom:
         return QCoreApplication::translate("Format", "test loss %1")
             .arg(QLocale().toString(v, 'f', 4));
+    case Task::Preference:
+        // TRL's rewards/accuracies on the held-out pairs.
+        return QCoreApplication::translate("Format", "held-out reward accuracy %1%")
+            .arg(QLocale().toString(v, 'f', 1));
     }
     return {};
 }

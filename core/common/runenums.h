@@ -39,12 +39,13 @@ enum class Precision { Fp32, Bf16, Fp16 };
 enum class OptimizerKind { Sgd, Adam, AdamW, RmsProp, Adagrad };
 enum class Schedule { Constant, Cosine };
 // What a step minimises. Auto is a request: the model check picks one from the model's output
-// and the data's targets; Model calls the model's own loss(output, target) method.
-enum class LossKind { Auto, CrossEntropy, Mse, L1, Huber, Bce, Model };
+// and the data's targets; Model calls the model's own loss(output, target) method. Dpo and Orpo
+// are preference tuning's, on pairs of answers (engine/step/preference.h).
+enum class LossKind { Auto, CrossEntropy, Mse, L1, Huber, Bce, Model, Dpo, Orpo };
 // What a run's figures mean, from its loss and its data: top-1 accuracy of one class per sample,
 // next-token accuracy and perplexity, R² and mean absolute error, per-label accuracy, or only
-// the loss of a model that defines its own.
-enum class Task { Classification, Sequence, Regression, MultiLabel, Custom };
+// the loss of a model that defines its own, or a preference objective's reward accuracy.
+enum class Task { Classification, Sequence, Regression, MultiLabel, Custom, Preference };
 // Which side of a connection a peer is on.
 enum class PeerRole { Coordinator, Worker, Node };
 
@@ -73,10 +74,11 @@ TANDEM_ENUM_NAMES(OptimizerKind, {OptimizerKind::Sgd, "sgd"}, {OptimizerKind::Ad
 TANDEM_ENUM_NAMES(Schedule, {Schedule::Constant, "constant"}, {Schedule::Cosine, "cosine"})
 TANDEM_ENUM_NAMES(LossKind, {LossKind::Auto, "auto"}, {LossKind::CrossEntropy, "cross-entropy"},
                   {LossKind::Mse, "mse"}, {LossKind::L1, "l1"}, {LossKind::Huber, "huber"},
-                  {LossKind::Bce, "bce"}, {LossKind::Model, "model"})
+                  {LossKind::Bce, "bce"}, {LossKind::Model, "model"}, {LossKind::Dpo, "dpo"},
+                  {LossKind::Orpo, "orpo"})
 TANDEM_ENUM_NAMES(Task, {Task::Classification, "classification"}, {Task::Sequence, "sequence"},
                   {Task::Regression, "regression"}, {Task::MultiLabel, "multi-label"},
-                  {Task::Custom, "custom"})
+                  {Task::Custom, "custom"}, {Task::Preference, "preference"})
 TANDEM_ENUM_NAMES(PeerRole, {PeerRole::Coordinator, "coordinator"}, {PeerRole::Worker, "worker"},
                   {PeerRole::Node, "node"})
 #undef TANDEM_ENUM_NAMES

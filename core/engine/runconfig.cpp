@@ -54,6 +54,7 @@ const QList<RunField>& runFields() {
         f64("momentum", "momentum", 0, 0.999999, false, &C::momentum);
         // -1 stands for "the optimizer's default"; other negative values mean nothing.
         f64("weight_decay", "weight-decay", -1, 1, false, &C::weightDecay);
+        f64("beta", "beta", 0, 1000, true, &C::beta);
         i32("warmup_steps", "warmup-steps", 0, 1e9, &C::warmupSteps);
         i32("threads", "threads", 0, 1024, &C::threads);
         i64("limit_train", "limit-train", 0, kSteps, &C::limitTrain);
@@ -116,6 +117,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("epochs"), epochs},
         {QStringLiteral("batch"), batch},
         {QStringLiteral("loss"), nameOf(loss)},
+        {QStringLiteral("beta"), beta},
         {QStringLiteral("optimizer"), nameOf(optimizer)},
         {QStringLiteral("lr"), lr},
         {QStringLiteral("momentum"), momentum},
@@ -485,7 +487,7 @@ QJsonObject RunSummary::toJson() const {
     // null rather than a made-up figure when no epoch was evaluated, or for a figure the task
     // does not define
     test.writeTo(o);
-    if (task == Task::Sequence)
+    if (task == Task::Sequence || task == Task::Preference)
         o.insert(QStringLiteral("tokens_per_s"), tokensPerS);
     if (!traffic.isEmpty())
         o.insert(QStringLiteral("traffic_per_step"), traffic);

@@ -49,6 +49,9 @@ struct RunConfig {
     // What a step minimises; auto picks from the model's output and the data's targets before
     // the run starts, and the run (its checkpoint, its workers) carries the loss it picked.
     LossKind loss = LossKind::Auto;
+    // Preference tuning's strength, as TRL names it for both: DPO's beta (how far the policy
+    // may move from the reference) and ORPO's lambda (the odds-ratio term's weight).
+    double beta = 0.1;
     OptimizerKind optimizer = OptimizerKind::Adam;
     double lr = 0.001;
     double momentum = 0.9;   // sgd

@@ -108,6 +108,9 @@ QString defaultFashionMnistDir();
 //   chat:FILE[,template=FILE][,context=N][,long=split|refuse][,test=FILE]  {"messages": […]}
 //                                 a line, written with the chat template; only the
 //                                 assistant's tokens are targets (the rest are -100)
+//   prefs:FILE[,template=FILE][,context=N][,test=FILE]  preference pairs in TRL's formats
+//                                 (formats/prefdata.h): samples of two sequences, the chosen
+//                                 answer's and the rejected one's, for --loss dpo or orpo
 Expected<DatasetSplits> loadDataset(const QString& spec);
 Expected<DatasetSplits> loadDataset(const QString& spec, const QString& tokenizerDir);
 

@@ -2,6 +2,8 @@
 // carries.
 #include "formats/datasetspec.h"
 
+#include "formats/tokenizer.h"
+
 #include <QFileInfo>
 
 namespace tandem {
@@ -28,6 +30,34 @@ Expected<SpecOptions> parseSpecOptions(const QString& body, const QStringList& a
         o.values.insert(key, parts[i].mid(eq + 1));
     }
     return o;
+}
+
+Expected<int64_t> specContext(const SpecOptions& o, const QString& spec, int64_t fallback) {
+    constexpr int64_t kMost = 1 << 16;
+    if (!o.values.contains(QStringLiteral("context")))
+        return fallback;
+    bool ok = false;
+    const int64_t context = o.values.value(QStringLiteral("context")).toLongLong(&ok);
+    if (!ok || context < 1 || context > kMost)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("dataset spec %1: context= takes a whole number of "
+                                        "tokens from 1 to %2")
+                             .arg(spec)
+                             .arg(kMost));
+    return context;
+}
+
+Expected<std::shared_ptr<const Tokenizer>> specTokenizer(const SpecOptions& o, const QString& spec,
+                                                         const QString& tokenizerDir,
+                                                         QString* dir) {
+    *dir = o.values.value(QStringLiteral("tokenizer"), tokenizerDir);
+    if (dir->isEmpty())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("dataset spec %1 needs a tokenizer: train a Hugging Face "
+                                        "model (--model hf:DIR), whose tokenizer it uses, or "
+                                        "add tokenizer=DIR")
+                             .arg(spec));
+    return Tokenizer::fromFolder(*dir);
 }
 
 // ---- Spec ----------------------------------------------------------------------------------
@@ -71,6 +101,8 @@ Expected<DatasetSplits> loadDataset(const QString& spec, const QString& tokenize
     if ((kind == QLatin1String("text") && tokenized) || kind == QLatin1String("jsonl") ||
         kind == QLatin1String("chat"))
         return readTextDataset(kind, body, spec, tokenizerDir);
+    if (kind == QLatin1String("prefs"))
+        return readPreferenceDataset(body, spec, tokenizerDir);
     if (kind == QLatin1String("text") || kind == QLatin1String("tokens"))
         return readSequenceDataset(kind, body, spec);
     if (kind == QLatin1String("npz") || kind == QLatin1String("npy"))
@@ -80,7 +112,8 @@ Expected<DatasetSplits> loadDataset(const QString& spec, const QString& tokenize
     return makeError(ErrorCode::InvalidArgument,
                      QStringLiteral("unknown dataset \"%1\"; use fashion-mnist, "
                                     "fashion-mnist:DIR, mnist:DIR, cifar10:DIR, csv:FILE, "
-                                    "text:FILE, jsonl:FILE, chat:FILE, tokens:FILE, npz:FILE, "
+                                    "text:FILE, jsonl:FILE, chat:FILE, prefs:FILE, tokens:FILE, "
+                                    "npz:FILE, "
                                     "npy:DIR or images:DIR")
                          .arg(spec));
 }

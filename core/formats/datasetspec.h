@@ -12,9 +12,12 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace tandem {
+
+class Tokenizer;
 
 // "FILE,key=value,..." with only the keys in `allowed`; errors name the spec.
 struct SpecOptions {
@@ -23,6 +26,12 @@ struct SpecOptions {
 };
 Expected<SpecOptions> parseSpecOptions(const QString& body, const QStringList& allowed,
                                        const QString& spec);
+// The spec's context= (a whole number of tokens from 1 to 65,536), or `fallback` without one.
+Expected<int64_t> specContext(const SpecOptions& o, const QString& spec, int64_t fallback);
+// The tokenizer of the spec's tokenizer= folder, else of `tokenizerDir` (the model's); `dir`
+// receives the folder used. Without either, says how to give one.
+Expected<std::shared_ptr<const Tokenizer>> specTokenizer(const SpecOptions& o, const QString& spec,
+                                                         const QString& tokenizerDir, QString* dir);
 
 // One NumPy array as an .npy file holds it.
 struct NpyArray {
@@ -51,6 +60,12 @@ Expected<DatasetSplits> readSequenceDataset(const QString& kind, const QString& 
 // text:, jsonl: and chat: through the tokenizer of `tokenizerDir` (or the spec's tokenizer=).
 Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body,
                                         const QString& spec, const QString& tokenizerDir);
+// prefs:FILE[,context=N][,test=FILE][,template=FILE][,tokenizer=DIR]: the pairs of FILE through
+// the tokenizer of `tokenizerDir` (or tokenizer=), conversations written with its chat template
+// (or template=), each pair cut to `context` positions (256); without test=, the last tenth of
+// the pairs is held out (formats/prefdata.h).
+Expected<DatasetSplits> readPreferenceDataset(const QString& body, const QString& spec,
+                                              const QString& tokenizerDir);
 Expected<DatasetSplits> readImageDataset(const QString& body, const QString& spec);
 Expected<DatasetSplits> readArrayDataset(const QString& kind, const QString& body,
                                          const QString& spec);

@@ -2,11 +2,45 @@
 
 #include "formats/json.h"
 
+#include <QFile>
+
 namespace tandem {
 
 Error lineError(const QString& file, qsizetype line, const QString& what) {
     return makeError(ErrorCode::Corrupt,
                      QStringLiteral("%1, line %2: %3").arg(file).arg(line).arg(what));
+}
+
+qsizetype invalidUtf8Line(const QByteArray& b) {
+    const auto* p = reinterpret_cast<const uchar*>(b.constData());
+    const qsizetype n = b.size();
+    qsizetype line = 1;
+    for (qsizetype i = 0; i < n;) {
+        const uchar c = p[i];
+        int more = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+        if (more < 0 || (more > 0 && c < 0xC2 && more == 1) || i + more >= n + (more == 0))
+            return line;
+        for (int k = 1; k <= more; ++k)
+            if (i + k >= n || (p[i + k] & 0xC0) != 0x80)
+                return line;
+        if (c == '\n')
+            ++line;
+        i += more + 1;
+    }
+    return 0;
+}
+
+Expected<QByteArray> readTextFile(const QString& file) {
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly))
+        return makeError(ErrorCode::NotFound,
+                         QStringLiteral("%1 cannot be read: %2").arg(file, f.errorString()));
+    QByteArray bytes = f.readAll();
+    if (bytes.trimmed().isEmpty())
+        return makeError(ErrorCode::Corrupt, QStringLiteral("%1 is empty").arg(file));
+    if (const qsizetype line = invalidUtf8Line(bytes))
+        return lineError(file, line, QStringLiteral("is not valid UTF-8; save the file as UTF-8"));
+    return bytes;
 }
 
 Status forEachJsonLine(const QByteArray& bytes, const QString& file,

@@ -19,6 +19,12 @@ namespace tandem {
 // "FILE, line N: WHAT", as a corrupt-data error.
 Error lineError(const QString& file, qsizetype line, const QString& what);
 
+// A text file's bytes, refused when it cannot be read, is empty or is not UTF-8 (by its line).
+Expected<QByteArray> readTextFile(const QString& file);
+
+// The line of the first byte that is not UTF-8, or 0 when all are.
+qsizetype invalidUtf8Line(const QByteArray& b);
+
 // Calls `each` with the object of every line that is not blank, and its number, in order, and
 // stops at its first error; a line that is not a JSON object is refused by its number.
 Status forEachJsonLine(const QByteArray& bytes, const QString& file,

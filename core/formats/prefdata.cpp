@@ -1,9 +1,11 @@
 #include "formats/prefdata.h"
 
 #include "formats/chattemplate.h"
+#include "formats/datasetspec.h"
 #include "formats/linedata.h"
 #include "formats/tokenizer.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -198,6 +200,102 @@ Expected<Dataset> readPreferencePairs(const QByteArray& bytes, const QString& fi
     if (d.i64.empty())
         return makeError(ErrorCode::Corrupt, QStringLiteral("%1 holds no pairs").arg(file));
     return d;
+}
+
+namespace {
+
+constexpr int64_t kDefaultPairContext = 256;
+
+// The chat template: template=FILE, else the tokenizer's; none when neither has one (a file
+// of plain-text pairs needs none, and a conversational line says what is missing).
+Expected<std::optional<ChatTemplate>> templateOf(const Tokenizer& tok, const QString& file,
+                                                 const QString& dir) {
+    QString source = tok.chatTemplate(), name = dir + QStringLiteral("/tokenizer_config.json");
+    if (!file.isEmpty()) {
+        auto bytes = readTextFile(file);
+        if (!bytes)
+            return bytes.error();
+        source = QString::fromUtf8(*bytes);
+        name = file;
+    }
+    if (source.isEmpty())
+        return std::optional<ChatTemplate>();
+    auto t = ChatTemplate::parse(source, name);
+    if (!t)
+        return t.error();
+    return std::optional<ChatTemplate>(std::move(*t));
+}
+
+// Pairs [from, to) of `d`.
+Dataset pairsOf(const Dataset& d, int64_t from, int64_t to) {
+    Dataset out = d;
+    const int64_t size = d.sampleSize();
+    out.i64.assign(d.i64.begin() + from * size, d.i64.begin() + to * size);
+    out.labels.assign(d.labels.begin() + from * size, d.labels.begin() + to * size);
+    return out;
+}
+
+} // namespace
+
+Expected<DatasetSplits> readPreferenceDataset(const QString& body, const QString& spec,
+                                              const QString& tokenizerDir) {
+    auto opts = parseSpecOptions(body,
+                                 {QStringLiteral("context"), QStringLiteral("test"),
+                                  QStringLiteral("tokenizer"), QStringLiteral("template")},
+                                 spec);
+    if (!opts)
+        return opts.error();
+    auto context = specContext(*opts, spec, kDefaultPairContext);
+    if (!context)
+        return context.error();
+    QString dir;
+    auto tok = specTokenizer(*opts, spec, tokenizerDir, &dir);
+    if (!tok)
+        return tok.error();
+    auto tmpl = templateOf(**tok, opts->values.value(QStringLiteral("template")), dir);
+    if (!tmpl)
+        return tmpl.error();
+    const ChatTemplate* t = *tmpl ? &**tmpl : nullptr;
+    auto read = [&](const QString& file) -> Expected<Dataset> {
+        auto bytes = readTextFile(file);
+        if (!bytes)
+            return bytes.error();
+        return readPreferencePairs(*bytes, file, **tok, t, *context);
+    };
+    auto all = read(opts->file);
+    if (!all)
+        return all.error();
+    DatasetSplits s;
+    s.spec = spec;
+    s.kind = QStringLiteral("prefs");
+    const QString testFile = opts->values.value(QStringLiteral("test"));
+    if (!testFile.isEmpty()) {
+        auto held = read(testFile);
+        if (!held)
+            return held.error();
+        s.train = std::move(*all);
+        s.test = std::move(*held);
+    } else {
+        // The last tenth of the pairs (one at least) is held out; one pair alone trains.
+        const int64_t n = all->count();
+        const int64_t cut = n < 2 ? n : n - std::max<int64_t>(1, n / 10);
+        s.train = pairsOf(*all, 0, cut);
+        s.test = n < 2 ? pairsOf(*all, 0, n) : pairsOf(*all, cut, n);
+    }
+    int numClasses = (*tok)->modelVocabSize();
+    for (const Dataset* d : {&s.train, &s.test})
+        for (int64_t id : d->i64)
+            numClasses = std::max<int>(numClasses, int(id) + 1);
+    s.numClasses = numClasses;
+    s.description = QStringLiteral("prefs %1 (%2 training and %3 held-out pair(s) through %4's "
+                                   "tokenizer, context %5)")
+                        .arg(QFileInfo(opts->file).fileName())
+                        .arg(s.train.count())
+                        .arg(s.test.count())
+                        .arg(QFileInfo(dir).fileName())
+                        .arg(*context);
+    s.finish();
+    return s;
 }
 
 } // namespace tandem

@@ -38,7 +38,6 @@ namespace tandem {
 namespace {
 
 constexpr int64_t kDefaultContext = 256;
-constexpr int64_t kMaxContext = 1 << 16;
 constexpr qsizetype kChunk = 1 << 20;
 
 // The tokens of a file: documents back to back, each position marked trained or not.
@@ -47,26 +46,6 @@ struct Encoded {
     std::vector<uint8_t> trained;
     std::vector<int64_t> starts; // where each document begins
 };
-
-// The line of the first byte that is not UTF-8, or 0 when all are.
-qsizetype invalidUtf8Line(const QByteArray& b) {
-    const auto* p = reinterpret_cast<const uchar*>(b.constData());
-    const qsizetype n = b.size();
-    qsizetype line = 1;
-    for (qsizetype i = 0; i < n;) {
-        const uchar c = p[i];
-        int more = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
-        if (more < 0 || (more > 0 && c < 0xC2 && more == 1) || i + more >= n + (more == 0))
-            return line;
-        for (int k = 1; k <= more; ++k)
-            if (i + k >= n || (p[i + k] & 0xC0) != 0x80)
-                return line;
-        if (c == '\n')
-            ++line;
-        i += more + 1;
-    }
-    return 0;
-}
 
 void append(Encoded& e, const std::vector<int32_t>& ids, bool trained) {
     e.tokens.insert(e.tokens.end(), ids.begin(), ids.end());
@@ -313,15 +292,10 @@ Dataset maskedWindowsOf(const Encoded& e, int64_t from, int64_t to, int64_t cont
 }
 
 Expected<Encoded> encodeCached(const TextOptions& o, const QString& file) {
-    QFile f(file);
-    if (!f.open(QIODevice::ReadOnly))
-        return makeError(ErrorCode::NotFound,
-                         QStringLiteral("%1 cannot be read: %2").arg(file, f.errorString()));
-    const QByteArray bytes = f.readAll();
-    if (bytes.trimmed().isEmpty())
-        return makeError(ErrorCode::Corrupt, QStringLiteral("%1 is empty").arg(file));
-    if (const qsizetype line = invalidUtf8Line(bytes))
-        return lineError(file, line, QStringLiteral("is not valid UTF-8; save the file as UTF-8"));
+    auto read = readTextFile(file);
+    if (!read)
+        return read.error();
+    const QByteArray& bytes = *read;
     Sha256 h;
     h.addData(bytes);
     h.addData(o.tok->fingerprint());
@@ -398,24 +372,12 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("dataset spec %1: long= takes split or refuse").arg(spec));
     o.refuseLong = lng == QLatin1String("refuse");
-    if (opts->values.contains(QStringLiteral("context"))) {
-        bool ok = false;
-        o.context = opts->values.value(QStringLiteral("context")).toLongLong(&ok);
-        if (!ok || o.context < 1 || o.context > kMaxContext)
-            return makeError(ErrorCode::InvalidArgument,
-                             QStringLiteral("dataset spec %1: context= takes a whole number of "
-                                            "tokens from 1 to %2")
-                                 .arg(spec)
-                                 .arg(kMaxContext));
-    }
-    const QString dir = opts->values.value(QStringLiteral("tokenizer"), tokenizerDir);
-    if (dir.isEmpty())
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("dataset spec %1 needs a tokenizer: train a Hugging Face "
-                                        "model (--model hf:DIR), whose tokenizer it uses, or "
-                                        "add tokenizer=DIR")
-                             .arg(spec));
-    auto tok = Tokenizer::fromFolder(dir);
+    auto context = specContext(*opts, spec, kDefaultContext);
+    if (!context)
+        return context.error();
+    o.context = *context;
+    QString dir;
+    auto tok = specTokenizer(*opts, spec, tokenizerDir, &dir);
     if (!tok)
         return tok.error();
     o.tok = *tok;

@@ -106,6 +106,7 @@ struct Encoder {
         s->set_weight_decay(m.settings.weightDecay);
         s->set_precision(str(nameOf(m.settings.precision)));
         s->set_loss(str(nameOf(m.settings.loss)));
+        s->set_beta(m.settings.beta);
         o->set_model_blob(m.modelBlob);
         o->set_schema_hash(str(m.schemaHash));
         o->set_dataset_spec(str(m.datasetSpec));
@@ -253,6 +254,9 @@ Status readRunChoices(const ::tandem::pb::RunSpec& o, RunSpec& m) {
     const auto& s = o.settings();
     m.settings.momentum = s.momentum();
     m.settings.weightDecay = s.weight_decay();
+    // Absent (0) from a coordinator that trains no preference objective.
+    if (s.beta() > 0)
+        m.settings.beta = s.beta();
     for (Status st : {named(s.optimizer(), m.settings.optimizer, "optimizer"),
                       named(s.precision(), m.settings.precision, "precision"),
                       named(s.loss(), m.settings.loss, "loss"), named(o.mode(), m.mode, "mode"),

@@ -70,9 +70,10 @@ struct WorkerSettings {
     double weightDecay = 0; // as the optimizer applies it
     Precision precision = Precision::Fp32;
     LossKind loss = LossKind::CrossEntropy; // as the coordinator resolved it: never Auto
+    double beta = 0.1;                      // dpo and orpo: RunConfig::beta
     bool operator==(const WorkerSettings& o) const {
         return optimizer == o.optimizer && momentum == o.momentum && weightDecay == o.weightDecay &&
-               precision == o.precision && loss == o.loss;
+               precision == o.precision && loss == o.loss && beta == o.beta;
     }
 };
 struct RunSpec {

@@ -243,6 +243,22 @@ put('chatdata', 'not-an-object', b'[1, 2]\n' + conversation)
 put('chatdata', 'text-lines', b'{"text": "Hello there. 0123"}\n{"text": "Bye."}\n\n{"text": ""}\n')
 put('chatdata', 'no-content', b'{"messages": [{"role": "user"}]}\n')
 
+# prefdata: preference pairs (prefs:), plain text and conversational, with near-misses
+def pair(**o):
+    return json.dumps(o).encode() + b'\n'
+
+def msgs(*messages):
+    return [{'role': r, 'content': c} for r, c in messages]
+
+put('prefdata', 'text-pairs', pair(prompt='Colour of a plum?', chosen=' Purple.', rejected=' Green.') * 2 + b'\n' + pair(prompt='', chosen='Yes', rejected='No'))
+put('prefdata', 'conversational', pair(prompt=msgs(('system', 'Be brief.'), ('user', 'A plum?')), chosen=msgs(('assistant', 'Purple.')), rejected=msgs(('assistant', 'Green.'))))
+put('prefdata', 'implicit-prompt', pair(chosen=msgs(('user', 'A plum?'), ('assistant', 'Purple.')), rejected=msgs(('user', 'A plum?'), ('assistant', 'Green.'))))
+put('prefdata', 'missing-rejected', pair(prompt='A plum?', chosen='Purple.'))
+put('prefdata', 'empty-answer', pair(prompt='A plum?', chosen='', rejected='Green.'))
+put('prefdata', 'too-long', pair(prompt='word ' * 40, chosen='Purple.', rejected='Green.'))
+put('prefdata', 'mixed-forms', pair(prompt='A plum?', chosen=msgs(('assistant', 'Purple.')), rejected='Green.'))
+put('prefdata', 'not-utf8', b'{"prompt": "\xff", "chosen": "a", "rejected": "b"}\n')
+
 # modelarchive: a Hugging Face model archive without its closing SHA-256 (the target appends it)
 def f32(n, scale=0.02):
     return struct.pack('<%df' % n, *[scale * ((i * 7919) % 13 - 6) for i in range(n)])

@@ -13,9 +13,9 @@ DPO (Rafailov et al., 2023, eq. 7): with log pi(y|x) the sum of the answer's tok
 loss = -mean log sigmoid(beta * (log pi(y_c) - log ref(y_c) - log pi(y_r) + log ref(y_r))), and
 each answer's reward beta * (log pi(y) - log ref(y)).
 ORPO (Hong et al., 2024, eqs. 4-7): with P(y|x) = exp of the mean token log-prob of the answer,
-odds(y) = P / (1 - P), loss = NLL of the chosen answers (cross-entropy per token over all of
-them) - lambda * mean log sigmoid(log(odds(y_c) / odds(y_r))), and each answer's reward
-lambda * log P(y|x).
+odds(y) = P / (1 - P), loss = the mean over pairs of L_SFT - lambda * log sigmoid(log(odds(y_c)
+/ odds(y_r))), L_SFT being the chosen answer's cross-entropy per token (eq. 6, the expectation
+over pairs of eq. 2's mean over the answer's tokens), and each answer's reward lambda * log P(y|x).
 """
 import json
 import math
@@ -48,8 +48,8 @@ def orpo(logits, targets, lam):
     p_c, p_r = mean[:n], mean[n:]
     # log odds(y) = log P - log(1 - P)
     log_odds = (p_c - torch.log(-torch.expm1(p_c))) - (p_r - torch.log(-torch.expm1(p_r)))
-    nll = -s[:n].sum() / c[:n].sum()
-    loss = nll - lam * torch.nn.functional.logsigmoid(log_odds).mean()
+    sft = -s[:n] / c[:n]
+    loss = (sft - lam * torch.nn.functional.logsigmoid(log_odds)).mean()
     return loss, lam * p_c, lam * p_r, p_c, p_r
 
 

@@ -24,6 +24,7 @@ Expected<double> Trainer::timeOneStep(double& coldMs) {
         ReplicaOptions ro;
         ro.precision = m_cfg.precision;
         ro.loss = m_objective.loss;
+        ro.beta = m_objective.beta;
         ModelReplica replica(*device, m_module,
                              std::shared_ptr<const Dataset>(m_data, &m_data->train), ro);
         WorkRequest req;

@@ -305,6 +305,7 @@ wire::WorkerSettings workerSettings(const RunConfig& cfg) {
     s.weightDecay = cfg.effectiveWeightDecay();
     s.precision = cfg.precision;
     s.loss = cfg.loss;
+    s.beta = cfg.beta;
     return s;
 }
 

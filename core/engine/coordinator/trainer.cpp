@@ -192,6 +192,7 @@ Status Trainer::loadModel() {
     if (!objective)
         return objective.error();
     m_objective = *objective;
+    m_objective.beta = m_cfg.beta;
     m_cfg.loss = m_objective.loss;
     return success();
 }
@@ -261,6 +262,7 @@ Status Trainer::startLocalWorker() {
         ro.innerOptimizer = m_runOptimizer;
         ro.precision = m_cfg.precision;
         ro.loss = m_objective.loss;
+        ro.beta = m_objective.beta;
         ro.samplesPerPass = *fits;
         ro.resultsOnDevice = m_masterOnDevice;
         ro.dataOnDevice = dataOnDevice;

@@ -169,7 +169,7 @@ RunSummary Trainer::summarize(bool stopped) {
     sum.trainableParameters = m_parameterCount;
     sum.frozenParameters = m_frozenCount;
     sum.samplesPerS = m_trainSeconds > 0 ? double(m_samplesThisRun) / m_trainSeconds : 0;
-    if (m_objective.task == Task::Sequence)
+    if (m_objective.task == Task::Sequence || m_objective.task == Task::Preference)
         sum.tokensPerS = sum.samplesPerS * double(m_data->train.targetSize());
     sum.workers = m_pool.summaries();
     // Per step and remote worker that took part in it: a worker the balancer gave nothing in a

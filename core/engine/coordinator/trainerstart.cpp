@@ -21,7 +21,7 @@ void Trainer::announceStart() {
     info.stepsPerEpoch = m_stepsPerEpoch;
     info.totalSteps = m_totalSteps;
     info.startStep = m_state.step;
-    if (m_objective.task == Task::Sequence)
+    if (m_objective.task == Task::Sequence || m_objective.task == Task::Preference)
         info.tokensPerSample = m_data->train.targetSize();
     info.devices = m_devices;
     m_obs.onStart(info);

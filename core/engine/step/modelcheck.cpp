@@ -72,14 +72,15 @@ TestMetrics evaluate(const Model& model, const Objective& objective, const Datas
         idx.clear();
         for (int64_t i = start; i < std::min(test.count(), start + step); ++i)
             idx.push_back(i);
-        const at::Tensor out = model.forward(gatherInputs(test, idx).to(device));
+        const ObjectiveOutput out =
+            objectiveForward(objective, model, gatherInputs(test, idx).to(device));
         e.add(model, out, gatherTargets(test, idx).to(device));
         start += int64_t(idx.size());
         if (progress)
             progress(start, test.count());
-        step = std::clamp<int64_t>(kMaxOutputValues /
-                                       std::max<int64_t>(1, out.numel() / int64_t(idx.size())),
-                                   1, std::max(1, batch));
+        step = std::clamp<int64_t>(
+            kMaxOutputValues / std::max<int64_t>(1, out.output.numel() / int64_t(idx.size())), 1,
+            std::max(1, batch));
     }
     model.train();
     releaseCachedTensorMemory();

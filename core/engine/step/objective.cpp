@@ -1,10 +1,12 @@
 #include "engine/step/objective.h"
 
 #include "engine/step/batch.h"
+#include "engine/step/preference.h"
 
 #include <torch/csrc/autograd/custom_function.h>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace tandem {
 
@@ -184,8 +186,58 @@ Task taskOf(LossKind loss, Dataset::Targets targets) {
         return Task::MultiLabel;
     case LossKind::Model:
         return Task::Custom;
+    case LossKind::Dpo:
+    case LossKind::Orpo:
+        return Task::Preference;
     }
     return Task::Custom;
+}
+
+bool holdsPairs(const Dataset& d) {
+    return d.integerInputs() && d.targets == Dataset::Targets::Ids && d.sampleShape.size() == 2 &&
+           d.sampleShape[0] == 2 && d.targetShape == d.sampleShape;
+}
+
+namespace {
+
+// Pairs [B, 2, ...] as 2B rows, the B chosen first.
+at::Tensor pairRows(const at::Tensor& t) {
+    std::vector<int64_t> shape = t.sizes().vec();
+    shape.erase(shape.begin());
+    shape[0] = 2 * t.size(0);
+    return t.transpose(0, 1).reshape(shape);
+}
+
+Status checkPreference(LossKind loss, const Model& model, const DatasetSplits& data,
+                       const QString& modelName) {
+    if (!holdsPairs(data.train) || !holdsPairs(data.test))
+        return refuse(QStringLiteral("--loss %1 trains on preference pairs, but %2 holds none; "
+                                     "use prefs:FILE (a JSON object a line with \"prompt\", "
+                                     "\"chosen\" and \"rejected\")")
+                          .arg(nameOf(loss), data.description));
+    if (loss == LossKind::Dpo && !model.hasAdapters())
+        return refuse(QStringLiteral("--loss dpo compares the model with its base, which a run "
+                                     "has only with LoRA adapters (the base with the adapters "
+                                     "off); add --lora, or use --loss orpo, which needs no "
+                                     "reference"));
+    (void)modelName;
+    return success();
+}
+
+} // namespace
+
+ObjectiveOutput objectiveForward(const Objective& objective, const Model& model,
+                                 const at::Tensor& x) {
+    if (objective.task != Task::Preference)
+        return {model.forward(x), {}};
+    const at::Tensor rows = pairRows(x);
+    ObjectiveOutput out;
+    if (objective.loss == LossKind::Dpo) {
+        at::NoGradGuard noGrad;
+        out.reference = model.forwardBase(rows);
+    }
+    out.output = model.forward(rows);
+    return out;
 }
 
 Expected<Objective> resolveObjective(LossKind asked, const Model& model, const DatasetSplits& data,
@@ -196,6 +248,10 @@ Expected<Objective> resolveObjective(LossKind asked, const Model& model, const D
         idx.push_back(i);
     at::Tensor x = gatherInputs(data.train, idx);
     at::Tensor y = gatherTargets(data.train, idx);
+    if (holdsPairs(data.train)) {
+        x = pairRows(x);
+        y = pairRows(y);
+    }
     if (model.kind() == ModelKind::Transformer && x.dim() == 2 && y.sizes() == x.sizes()) {
         // Windows of tokens: a few positions of one say what the model's output is, where
         // whole windows through an 8B base would take minutes before the run starts.
@@ -228,7 +284,9 @@ Expected<Objective> resolveObjective(LossKind asked, const Model& model, const D
                                firstLine(e)));
     }
     LossKind loss = asked;
-    if (loss == LossKind::Auto) {
+    if (loss == LossKind::Auto && holdsPairs(data.train)) {
+        loss = LossKind::Dpo;
+    } else if (loss == LossKind::Auto) {
         if (model.hasLoss())
             loss = LossKind::Model;
         else
@@ -250,10 +308,37 @@ Expected<Objective> resolveObjective(LossKind asked, const Model& model, const D
     case LossKind::Model:
         st = checkModelLoss(model, out.detach().to(at::kFloat), y, modelName);
         break;
+    case LossKind::Dpo:
+    case LossKind::Orpo:
+        st = checkPreference(loss, model, data, modelName);
+        if (st)
+            st = checkCrossEntropy(out, y, data, modelName);
+        break;
     }
     if (!st)
         return st.error();
+    if (loss != LossKind::Dpo && loss != LossKind::Orpo && holdsPairs(data.train))
+        return refuse(QStringLiteral("%1 holds preference pairs, which --loss %2 cannot train "
+                                     "on; use --loss dpo or orpo")
+                          .arg(data.description, nameOf(loss)));
     return Objective{loss, taskOf(loss, data.train.targets)};
+}
+
+BatchLoss batchLoss(const Objective& objective, const Model& model, const ObjectiveOutput& output,
+                    const at::Tensor& target) {
+    if (objective.task != Task::Preference)
+        return batchLoss(objective, model, output.output, target);
+    const at::Tensor rows = pairRows(target);
+    const SequenceLogps policy = sequenceLogps(output.output, rows);
+    const PreferenceLoss l =
+        objective.loss == LossKind::Dpo
+            ? dpoLoss(policy, sequenceLogps(output.reference, rows), objective.beta)
+            : orpoLoss(policy, objective.beta);
+    BatchLoss b;
+    b.loss = l.loss;
+    b.correct = l.chosenRewards.gt(l.rejectedRewards).sum();
+    b.counted = at::scalar_tensor(target.size(0), b.correct.options());
+    return b;
 }
 
 BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Tensor& output,
@@ -303,24 +388,32 @@ BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Te
     case LossKind::Model:
         b.loss = model.loss(out, target).to(at::kFloat).reshape({});
         break;
+    case LossKind::Dpo:
+    case LossKind::Orpo:
+        throw std::logic_error("a preference loss needs objectiveForward()'s output");
     }
     return b;
 }
 
 void Evaluation::add(const Model& model, const at::Tensor& output, const at::Tensor& target) {
+    add(model, ObjectiveOutput{output, {}}, target);
+}
+
+void Evaluation::add(const Model& model, const ObjectiveOutput& output, const at::Tensor& target) {
     const BatchLoss b = batchLoss(m_objective, model, output, target);
     const int64_t correct = b.correct.defined() ? b.correct.item<int64_t>() : 0;
     const int64_t counted = b.counted.defined() ? b.counted.item<int64_t>() : 0;
     // A sequence's loss is a mean over the positions counted, so batches weigh by those; every
     // other loss is a mean over the batch.
-    const double weight =
-        m_objective.task == Task::Sequence ? double(counted) : double(output.size(0));
+    const double weight = m_objective.task == Task::Sequence     ? double(counted)
+                          : m_objective.task == Task::Preference ? double(target.size(0))
+                                                                 : double(output.output.size(0));
     m_lossSum += b.loss.item<double>() * weight;
     m_weight += weight;
     m_correct += correct;
     m_counted += counted;
     if (m_objective.task == Task::Regression) {
-        const at::Tensor out = output.to(at::kDouble);
+        const at::Tensor out = output.output.to(at::kDouble);
         const at::Tensor t = alignedTarget(out, target).to(at::kDouble);
         const at::Tensor err = out.sub(t);
         m_n += double(t.numel());
@@ -338,6 +431,7 @@ TestMetrics Evaluation::result() const {
     switch (m_objective.task) {
     case Task::Classification:
     case Task::MultiLabel:
+    case Task::Preference:
         m.accuracy = m_counted > 0 ? double(m_correct) / double(m_counted) : 0;
         break;
     case Task::Sequence:

@@ -18,7 +18,22 @@ namespace tandem {
 struct Objective {
     LossKind loss = LossKind::CrossEntropy; // never Auto
     Task task = Task::Classification;
+    double beta = 0.1; // dpo's beta, orpo's lambda (RunConfig::beta)
 };
+
+// Whether a dataset's samples are preference pairs: two sequences each, the chosen answer's and
+// the rejected one's (formats/prefdata.h).
+bool holdsPairs(const Dataset& d);
+
+// A batch through the model as its objective reads it. Preference pairs [B, 2, T] go in as 2B
+// sequences, the B chosen first (preference.h), and for DPO through the base alone as well,
+// the adapters off and without a graph: the reference. Any other batch goes in as it is.
+struct ObjectiveOutput {
+    at::Tensor output;
+    at::Tensor reference; // DPO's only
+};
+ObjectiveOutput objectiveForward(const Objective& objective, const Model& model,
+                                 const at::Tensor& x);
 
 // The task `loss` gives on data with `targets`: cross-entropy on one class per sample is
 // classification, on ids per position a sequence; MSE, L1 and Huber are regression; BCE is
@@ -43,6 +58,11 @@ struct BatchLoss {
 };
 BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Tensor& output,
                     const at::Tensor& target);
+// The same from objectiveForward()'s output. For preference pairs, the loss is the mean over
+// the batch's pairs, and `correct` and `counted` are the pairs whose chosen answer's reward is
+// the higher and the pairs (TRL's rewards/accuracies).
+BatchLoss batchLoss(const Objective& objective, const Model& model, const ObjectiveOutput& output,
+                    const at::Tensor& target);
 
 // Cross-entropy summed over the rows of `logits` [N, V] (any floating dtype) against `target`
 // [N], rows whose target is -100 counting for nothing: the same sum as nll_loss over
@@ -60,6 +80,7 @@ public:
     explicit Evaluation(Objective objective)
         : m_objective(objective) {}
     void add(const Model& model, const at::Tensor& output, const at::Tensor& target);
+    void add(const Model& model, const ObjectiveOutput& output, const at::Tensor& target);
     TestMetrics result() const;
 
 private:

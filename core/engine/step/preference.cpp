@@ -64,11 +64,11 @@ PreferenceLoss orpoLoss(const SequenceLogps& policy, double lambda) {
     const auto [nc, nr] = halves(policy.count.clamp_min(1));
     const at::Tensor ac = sc / nc, ar = sr / nr;
     const at::Tensor logOdds = (ac - ar) - (log1mexp(ac) - log1mexp(ar));
-    // The chosen answers' cross-entropy per token over the whole batch, as a language model's
-    // loss on them alone would be.
-    const at::Tensor nll = -sc.sum() / nc.sum();
+    // Each chosen answer's cross-entropy per token, in the pair's own term (the paper's
+    // expectation over pairs), so that the loss is a mean over pairs and a batch split between
+    // workers sums to the same.
     PreferenceLoss l;
-    l.loss = nll - at::log_sigmoid(logOdds).mean() * lambda;
+    l.loss = (-ac - at::log_sigmoid(logOdds) * lambda).mean();
     l.chosenRewards = (ac * lambda).detach();
     l.rejectedRewards = (ar * lambda).detach();
     l.chosenLogps = ac.detach();

@@ -13,9 +13,12 @@
 // ORPO (Hong et al., 2024), with no reference: with each answer's mean log-probability per
 // token a, the odds a / (1 - a) in logs,
 //   log_odds = (a_c - a_r) - (log(1 - e^a_c) - log(1 - e^a_r)),
-//   loss = NLL(chosen) - lambda * mean(log sigmoid(log_odds)),
-// where NLL is the mean cross-entropy over every chosen token of the batch, and the rewards
-// are lambda * a of each answer.
+//   loss = mean over pairs of (-a_c - lambda * log sigmoid(log_odds)),
+// the paper's eq. 6, whose L_SFT is each chosen answer's cross-entropy per token (-a_c) inside
+// the expectation over pairs; and the rewards are lambda * a of each answer. TRL takes the
+// cross-entropy over every chosen token of the batch at once instead, which is the same where
+// the chosen answers are equally long; a mean over pairs is what lets a batch be split between
+// workers, a pair to one worker, with the same loss as one process.
 //
 // A batch holds its pairs as 2N sequences, the N chosen first and then their N rejected, each
 // with targets where -100 marks what does not count (the prompt, padding).

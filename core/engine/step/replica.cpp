@@ -36,7 +36,7 @@ ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
     , m_model(model)
     , m_data(std::move(data))
     , m_options(options)
-    , m_objective{options.loss, taskOf(options.loss, m_data->targets)} {
+    , m_objective{options.loss, taskOf(options.loss, m_data->targets), options.beta} {
     initTorchRuntime();
     {
         // Copying a tensor is an autograd operation while grad mode is on, which would leave
@@ -116,12 +116,12 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                                  m_options.faultOomAbove <= 0 || m <= m_options.faultOomAbove,
                                  "out of memory (injected: more than ", m_options.faultOomAbove,
                                  " samples at once)");
-                at::Tensor output;
+                ObjectiveOutput output;
                 {
                     std::optional<AutocastScope> autocast;
                     if (m_precision != Precision::Fp32)
                         autocast.emplace(m_torchDevice.type(), autocastType(m_precision));
-                    output = m_model.forward(x);
+                    output = objectiveForward(m_objective, m_model, x);
                 }
                 // In fp32, whatever the forward pass computed in (objective.h).
                 const BatchLoss b = batchLoss(m_objective, m_model, output, y);

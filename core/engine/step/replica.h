@@ -31,6 +31,7 @@ struct ReplicaOptions {
     OptimizerConfig innerOptimizer;
     Precision precision = Precision::Fp32;  // asked for; the device may fall back to fp32
     LossKind loss = LossKind::CrossEntropy; // as the coordinator resolved it
+    double beta = 0.1;                      // dpo and orpo: RunConfig::beta
     // A forward pass over more than this many samples fails as the device's allocator does when
     // memory runs out (0: never). Tests set it, or TANDEM_FAULT_OOM_ABOVE in the environment.
     int64_t faultOomAbove = 0;

@@ -19,6 +19,7 @@ Expected<ReplicaOptions> replicaOptions(const wire::WorkerSettings& settings) {
     c.weightDecay = settings.weightDecay;
     c.precision = settings.precision;
     c.loss = settings.loss;
+    c.beta = settings.beta;
     if (Status st = c.validate(); !st)
         return makeError(
             ErrorCode::Incompatible,
@@ -34,6 +35,7 @@ Expected<ReplicaOptions> replicaOptions(const wire::WorkerSettings& settings) {
     r.innerOptimizer.weightDecay = settings.weightDecay;
     r.precision = settings.precision;
     r.loss = settings.loss;
+    r.beta = settings.beta;
     return r;
 }
 

@@ -105,6 +105,9 @@ public:
     Status exportAs(ExportFormat format, const QString& out,
                     const ExportContext& context) const override;
     int64_t bytesPerSample(const std::vector<int64_t>& shape, int64_t elem) const override {
+        // A sample of several sequences (a preference pair: {2, T}) keeps each one's.
+        if (shape.size() == 2)
+            return shape[0] * m_t->bytesPerSample(shape[1], elem);
         return shape.empty() ? 0 : m_t->bytesPerSample(shape.front(), elem);
     }
     std::unique_ptr<GenerationSession> startGeneration(int64_t) const override {
