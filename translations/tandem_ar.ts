@@ -98,6 +98,26 @@
         <translation>الخطوة</translation>
     </message>
     <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>أزواج التفضيل (JSON Lines من &quot;prompt&quot; و&quot;chosen&quot; و&quot;rejected&quot;؛ نموذج Hugging Face)</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO (أزواج التفضيل؛ محولات LoRA، وأساسها هو المرجع)</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO (أزواج التفضيل؛ بلا نموذج مرجعي)</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>β في DPO: مدى ابتعاد النموذج عن المرجع. λ في ORPO: وزن حد التفضيل بجانب خسارة الإجابة المختارة.</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>قوة التفضيل (β، λ)</translation>
+    </message>
+    <message>
         <source>Loss</source>
         <translation>الخسارة</translation>
     </message>

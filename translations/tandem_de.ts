@@ -94,6 +94,26 @@
         <translation>Schritt</translation>
     </message>
     <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>Präferenzpaare (JSON Lines mit &quot;prompt&quot;, &quot;chosen&quot; und &quot;rejected&quot;; ein Hugging-Face-Modell)</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO (Präferenzpaare; LoRA-Adapter, deren Basis die Referenz ist)</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO (Präferenzpaare; kein Referenzmodell)</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>β bei DPO: wie weit sich das Modell von der Referenz entfernen darf. λ bei ORPO: das Gewicht des Präferenzterms neben dem Verlust der gewählten Antwort.</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>Präferenzstärke (β, λ)</translation>
+    </message>
+    <message>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>

@@ -94,6 +94,26 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Loss</source>
         <translation type="unfinished"></translation>
     </message>

@@ -94,6 +94,26 @@
         <translation>Étape</translation>
     </message>
     <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>Paires de préférence (JSON Lines de &quot;prompt&quot;, &quot;chosen&quot; et &quot;rejected&quot; ; un modèle Hugging Face)</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO (paires de préférence ; adaptateurs LoRA, dont la base est la référence)</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO (paires de préférence ; sans modèle de référence)</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>β de DPO : jusqu&apos;où le modèle peut s&apos;éloigner de la référence. λ d&apos;ORPO : le poids du terme de préférence à côté de la perte de la réponse choisie.</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>Force de la préférence (β, λ)</translation>
+    </message>
+    <message>
         <source>Loss</source>
         <translation>Perte</translation>
     </message>

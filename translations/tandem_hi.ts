@@ -94,6 +94,26 @@
         <translation>स्टेप</translation>
     </message>
     <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>पसंद के जोड़े (&quot;prompt&quot;, &quot;chosen&quot; और &quot;rejected&quot; की JSON Lines; Hugging Face मॉडल)</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO (पसंद के जोड़े; LoRA एडेप्टर, जिनका आधार ही संदर्भ है)</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO (पसंद के जोड़े; कोई संदर्भ मॉडल नहीं)</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>DPO का β: मॉडल संदर्भ से कितना दूर जा सकता है। ORPO का λ: चुने गए उत्तर की हानि के साथ पसंद वाले पद का भार।</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>पसंद की शक्ति (β, λ)</translation>
+    </message>
+    <message>
         <source>Loss</source>
         <translation>लॉस</translation>
     </message>

@@ -93,6 +93,26 @@
         <translation>步</translation>
     </message>
     <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>偏好对（&quot;prompt&quot;、&quot;chosen&quot; 和 &quot;rejected&quot; 的 JSON Lines；Hugging Face 模型）</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO（偏好对；LoRA 适配器，其基座即参考模型）</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO（偏好对；无需参考模型）</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>DPO 的 β：模型可偏离参考模型的程度。ORPO 的 λ：偏好项相对于所选回答损失的权重。</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>偏好强度（β、λ）</translation>
+    </message>
+    <message>
         <source>Loss</source>
         <translation>损失</translation>
     </message>

@@ -61,6 +61,8 @@ const DataKind kDataKinds[] = {
     {QStringLiteral("jsonl:"), false,
      QT_TRANSLATE_NOOP("tandem::ui::RunForm", "JSON Lines (*.jsonl *.json);;All files (*)")},
     {QStringLiteral("chat:"), false,
+     QT_TRANSLATE_NOOP("tandem::ui::RunForm", "JSON Lines (*.jsonl *.json);;All files (*)")},
+    {QStringLiteral("prefs:"), false,
      QT_TRANSLATE_NOOP("tandem::ui::RunForm", "JSON Lines (*.jsonl *.json);;All files (*)")}};
 constexpr int kTextKind = 5;
 constexpr int kChatKind = 10;
@@ -173,7 +175,8 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
 
     connect(m_modelBrowse, &QPushButton::clicked, this, &RunForm::browseModel);
     connect(m_dataBrowse, &QPushButton::clicked, this, &RunForm::browseData);
-    for (QComboBox* c : {m_model, m_data, m_mode, m_wire, m_outerWire, m_optimizer, m_schedule})
+    for (QComboBox* c :
+         {m_model, m_data, m_loss, m_mode, m_wire, m_outerWire, m_optimizer, m_schedule})
         connect(c, &QComboBox::currentIndexChanged, this, &RunForm::updateEnabled);
     for (QLineEdit* e : {m_modelPath, m_dataPath})
         connect(e, &QLineEdit::textEdited, this, [this, e] {
@@ -239,6 +242,8 @@ void RunForm::addDataRows(QFormLayout* form) {
     m_data->addItem(tr("Image folder (one subfolder per class)"));
     m_data->addItem(tr("JSON Lines of documents (\"text\" a line; a Hugging Face model)"));
     m_data->addItem(tr("Chat conversations (JSON Lines of \"messages\"; a Hugging Face model)"));
+    m_data->addItem(tr("Preference pairs (JSON Lines of \"prompt\", \"chosen\" and "
+                       "\"rejected\"; a Hugging Face model)"));
     m_dataPath = new QLineEdit;
     m_dataPath->setObjectName(QStringLiteral("dataPath"));
     m_dataBrowse = new QPushButton(tr("Choose…"));
@@ -255,12 +260,24 @@ void RunForm::addDataRows(QFormLayout* form) {
     m_loss->addItem(tr("Huber (regression with outliers)"), QStringLiteral("huber"));
     m_loss->addItem(tr("Binary cross-entropy (several labels each)"), QStringLiteral("bce"));
     m_loss->addItem(tr("The model's own loss() method"), QStringLiteral("model"));
+    m_loss->addItem(tr("DPO (preference pairs; LoRA adapters, whose base is the reference)"),
+                    QStringLiteral("dpo"));
+    m_loss->addItem(tr("ORPO (preference pairs; no reference model)"), QStringLiteral("orpo"));
+    // Preference tuning's strength: DPO's beta, ORPO's lambda (TRL calls both beta).
+    m_beta = new QDoubleSpinBox;
+    m_beta->setObjectName(QStringLiteral("betaSpin"));
+    m_beta->setDecimals(3);
+    m_beta->setRange(0.001, 1000);
+    m_beta->setSingleStep(0.05);
+    m_beta->setToolTip(tr("DPO's β: how far the model may move from the reference. ORPO's λ: the "
+                          "weight of the preference term beside the chosen answer's loss."));
     form->addRow(QString(), dataRow);
     m_dataNote = new QLabel;
     m_dataNote->setObjectName(QStringLiteral("dataCheckNote"));
     form->addRow(QString(), m_dataNote);
     addContextRow(form);
     form->addRow(tr("Loss"), m_loss);
+    form->addRow(tr("Preference strength (β, λ)"), m_beta);
 }
 
 // How the machines share the work, and what local SGD sends.
@@ -310,6 +327,9 @@ void RunForm::updateEnabled() {
     m_recompute->setEnabled(hf);
     m_gguf->setEnabled(hf);
     const bool builtin = m_data->currentIndex() == 0;
+    const QString loss = m_loss->currentData().toString();
+    m_beta->setEnabled(loss == QLatin1String("dpo") || loss == QLatin1String("orpo") ||
+                       (loss == QLatin1String("auto") && dataPrefix() == QLatin1String("prefs:")));
     m_dataPath->setEnabled(!builtin);
     m_dataBrowse->setEnabled(!builtin);
     const QString mode = m_mode->currentData().toString();
@@ -378,6 +398,7 @@ RunConfig RunForm::config() const {
     c.gguf = hf ? m_gguf->currentData().toString() : QString();
     c.data = dataSpec();
     c.loss = parse<LossKind>(m_loss->currentData().toString()).value_or(LossKind::Auto);
+    c.beta = m_beta->value();
     const QString mode = m_mode->currentData().toString();
     const bool streaming = mode == QLatin1String(kStreaming);
     c.mode = streaming ? TrainMode::LocalSgd : parse<TrainMode>(mode).value_or(TrainMode::Sync);
@@ -435,6 +456,7 @@ void RunForm::setConfig(const RunConfig& c) {
     setContextFromSpec(path);
     m_dataPath->setText(path);
     m_loss->setCurrentIndex(std::max(0, m_loss->findData(nameOf(c.loss))));
+    m_beta->setValue(c.beta);
     m_mode->setCurrentIndex(
         std::max(0, m_mode->findData(c.mode == TrainMode::LocalSgd && c.fragments > 1
                                          ? QString::fromLatin1(kStreaming)

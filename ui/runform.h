@@ -96,6 +96,7 @@ private:
     QComboBox* m_gguf; // the quantization of the GGUF file written at the end; "": none
     QComboBox* m_data;
     QComboBox* m_loss;
+    QDoubleSpinBox* m_beta; // dpo's beta, orpo's lambda
     QLineEdit* m_dataPath;
     QPushButton* m_dataBrowse;
     QListWidget* m_machines;

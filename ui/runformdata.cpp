@@ -79,7 +79,8 @@ void RunForm::addContextRow(QFormLayout* form) {
 
 bool RunForm::takesContext() const {
     static const QStringList kinds{QStringLiteral("text:"), QStringLiteral("tokens:"),
-                                   QStringLiteral("jsonl:"), QStringLiteral("chat:")};
+                                   QStringLiteral("jsonl:"), QStringLiteral("chat:"),
+                                   QStringLiteral("prefs:")};
     return kinds.contains(dataPrefix());
 }
 

@@ -290,7 +290,8 @@ private Q_SLOTS:
         model->setCurrentIndex(model->findData(kModelHfItem));
         child<QLineEdit>(form, "modelPath")->setText(folder);
         auto* dataKind = child<QComboBox>(form, "dataCombo");
-        dataKind->setCurrentIndex(dataKind->count() - 1);
+        dataKind->setCurrentIndex(
+            dataKind->findText(QStringLiteral("Chat conversations"), Qt::MatchStartsWith));
         QVERIFY(dataKind->currentText().startsWith(QStringLiteral("Chat conversations")));
         child<QLineEdit>(form, "dataPath")->setText(chat);
         auto* context = child<QSpinBox>(form, "contextSpin");

@@ -415,6 +415,43 @@ private Q_SLOTS:
         QCOMPARE(other.config().toJson(), a);
     }
 
+    void preferencePairsOfferTheirObjectives() {
+        // Preference pairs are a data kind of their own; DPO and ORPO are losses, with the
+        // strength that only they use, and the form gives back what it shows.
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        auto* data = form->findChild<QComboBox*>(QStringLiteral("dataCombo"));
+        auto* loss = form->findChild<QComboBox*>(QStringLiteral("lossCombo"));
+        auto* beta = form->findChild<QDoubleSpinBox*>(QStringLiteral("betaSpin"));
+        QVERIFY(data && loss && beta);
+        QVERIFY(!beta->isEnabled()); // the demo's data and loss
+        RunConfig c = form->config();
+        c.model = QStringLiteral("hf:/models/tiny");
+        c.lora = QStringLiteral("r=8");
+        c.data = QStringLiteral("prefs:/data/pairs.jsonl,context=512");
+        c.loss = LossKind::Orpo;
+        c.beta = 0.25;
+        form->setConfig(c);
+        QVERIFY(beta->isEnabled());
+        QCOMPARE(beta->value(), 0.25);
+        QCOMPARE(form->config().data, c.data);
+        QCOMPARE(form->config().loss, LossKind::Orpo);
+        QCOMPARE(form->config().beta, 0.25);
+        loss->setCurrentIndex(loss->findData(QStringLiteral("dpo")));
+        beta->setValue(0.1);
+        QCOMPARE(form->config().loss, LossKind::Dpo);
+        QCOMPARE(form->config().beta, 0.1);
+        // Automatic on pairs is DPO, with its strength; a loss of another kind has none.
+        loss->setCurrentIndex(loss->findData(QStringLiteral("auto")));
+        QVERIFY(beta->isEnabled());
+        loss->setCurrentIndex(loss->findData(QStringLiteral("cross-entropy")));
+        QVERIFY(!beta->isEnabled());
+        // The pairs' context is the Context field's.
+        QCOMPARE(form->findChild<QSpinBox*>(QStringLiteral("contextSpin"))->value(), 512);
+        QVERIFY(form->findChild<QSpinBox*>(QStringLiteral("contextSpin"))->isEnabled());
+    }
+
     void settingsRoundTrip() {
         QTemporaryDir home;
         AppSettings a;
