@@ -62,7 +62,8 @@ QByteArray pairLines(int count, quint32 seed) {
     return out;
 }
 
-QList<double> stepLosses(const QString& metrics) {
+// A figure of every step in a run's metrics.jsonl.
+QList<double> stepFigure(const QString& metrics, const QString& key) {
     QList<double> out;
     QFile f(metrics);
     if (!f.open(QIODevice::ReadOnly))
@@ -70,9 +71,13 @@ QList<double> stepLosses(const QString& metrics) {
     for (const QByteArray& l : f.readAll().split('\n')) {
         const QJsonObject o = QJsonDocument::fromJson(l).object();
         if (o.value(QStringLiteral("type")).toString() == QLatin1String("step"))
-            out << o.value(QStringLiteral("loss")).toDouble();
+            out << o.value(key).toDouble(NAN);
     }
     return out;
+}
+
+QList<double> stepLosses(const QString& metrics) {
+    return stepFigure(metrics, QStringLiteral("loss"));
 }
 
 } // namespace
@@ -167,6 +172,23 @@ void TestPreference::aRunLearnsWhichAnswerIsPreferred() {
     QCOMPARE(s.value(QStringLiteral("loss")).toString(), args.first().mid(7));
     QVERIFY2(accuracy > 0.9, qPrintable(c.err().right(2000)));
     QVERIFY(losses.last() < losses.first());
+    // TRL's figures, under its names: the held-out margin is the chosen reward less the
+    // rejected one, and positive once the pairs are told apart.
+    const double chosen = s.value(QStringLiteral("test_rewards/chosen")).toDouble(NAN),
+                 rejected = s.value(QStringLiteral("test_rewards/rejected")).toDouble(NAN),
+                 margin = s.value(QStringLiteral("test_rewards/margins")).toDouble(NAN);
+    QVERIFY2(std::abs(margin - (chosen - rejected)) < 1e-6 * std::max(1.0, std::abs(margin)) &&
+                 margin > 0,
+             qPrintable(QStringLiteral("%1 %2 %3").arg(chosen).arg(rejected).arg(margin)));
+    QVERIFY(s.value(QStringLiteral("test_logps/chosen")).toDouble(0) < 0);
+    QVERIFY(s.value(QStringLiteral("test_logps/rejected")).toDouble(0) < 0);
+    const QList<double> margins =
+        stepFigure(out + QStringLiteral("/metrics.jsonl"), QStringLiteral("rewards/margins"));
+    QCOMPARE(margins.size(), losses.size());
+    // DPO's first step: the policy is the reference, so every reward is 0.
+    if (args.first() == QLatin1String("--loss=dpo"))
+        QCOMPARE(margins.first(), 0.0);
+    QVERIFY(margins.last() > margins.first());
 }
 
 void TestPreference::twoWorkersInSyncFollowOneProcess_data() {
@@ -211,6 +233,15 @@ void TestPreference::twoWorkersInSyncFollowOneProcess() {
     for (int i = 0; i < la.size(); ++i)
         QVERIFY2(std::abs(la[i] - lb[i]) <= 1e-4 * std::max(1.0, std::abs(la[i])),
                  qPrintable(QStringLiteral("step %1: %2 vs %3").arg(i + 1).arg(la[i]).arg(lb[i])));
+    // The figures of each step, gathered from every worker, are one process's too.
+    const QList<double> ma =
+        stepFigure(one + QStringLiteral("/metrics.jsonl"), QStringLiteral("rewards/margins"));
+    const QList<double> mb =
+        stepFigure(three + QStringLiteral("/metrics.jsonl"), QStringLiteral("rewards/margins"));
+    QCOMPARE(mb.size(), ma.size());
+    for (int i = 0; i < ma.size(); ++i)
+        QVERIFY2(std::abs(ma[i] - mb[i]) <= 1e-4 * std::max(1.0, std::abs(ma[i])),
+                 qPrintable(QStringLiteral("step %1: %2 vs %3").arg(i + 1).arg(ma[i]).arg(mb[i])));
     // DPO's first step's policy is the reference: every pair's margin is 0, the loss log 2.
     if (tag.startsWith(QLatin1String("dpo")))
         QVERIFY2(std::abs(la.first() - std::log(2.0)) < 1e-5,

@@ -333,6 +333,14 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(std::get<Result>(*rb).correct, 7);
     QCOMPARE(std::get<Result>(*rb).counted, 40);
     QCOMPARE(messageName(*rb), QStringLiteral("Result"));
+    // Preference tuning's figures over its pairs.
+    r.counted = 10;
+    r.pairs = 10;
+    r.pairSums = {0.5, -0.25, 0.75, -40, -52.5};
+    rb = decode(encode(r));
+    QVERIFY(rb.ok());
+    QCOMPARE(std::get<Result>(*rb).pairs, 10);
+    QCOMPARE(std::get<Result>(*rb).pairSums, r.pairSums);
 
     auto cb = decode(encode(Control{Control::Action::Pause}));
     QVERIFY(cb.ok());
@@ -349,6 +357,17 @@ void TestWire::decodeRejectsGarbage() {
     QVERIFY(!decode(encode(r)).ok());
     r.correct = 0;
     r.counted = -1;
+    QVERIFY(!decode(encode(r)).ok());
+    // Preference figures: five of them for more pairs than none, and no more pairs than samples.
+    r.counted = 5;
+    r.pairs = 5;
+    r.pairSums = {1, 2, 3};
+    QVERIFY(!decode(encode(r)).ok());
+    r.pairSums = {1, 2, 3, 4, 5};
+    QVERIFY(decode(encode(r)).ok());
+    r.pairs = 6;
+    QVERIFY(!decode(encode(r)).ok());
+    r.pairs = 0;
     QVERIFY(!decode(encode(r)).ok());
     Assign a;
     a.step = -1;

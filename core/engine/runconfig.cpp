@@ -386,19 +386,36 @@ double RunConfig::effectiveWeightDecay() const {
     return optimizer == OptimizerKind::AdamW ? 0.01 : 0.0;
 }
 
+void PairFigures::add(const PairFigures& o) {
+    for (int i = 0; i < kCount; ++i)
+        sums[size_t(i)] += o.sums[size_t(i)];
+    pairs += o.pairs;
+}
+
+void PairFigures::writeTo(QJsonObject& o, const QString& prefix) const {
+    if (pairs <= 0)
+        return;
+    static const char* const kNames[kCount] = {"rewards/chosen", "rewards/rejected",
+                                               "rewards/margins", "logps/chosen", "logps/rejected"};
+    for (int i = 0; i < kCount; ++i)
+        o.insert(prefix + QLatin1String(kNames[i]), sums[size_t(i)] / double(pairs));
+}
+
 QJsonObject StepMetrics::toJson() const {
-    return QJsonObject{{QStringLiteral("type"), QStringLiteral("step")},
-                       {QStringLiteral("step"), static_cast<qint64>(step)},
-                       {QStringLiteral("epoch"), epoch},
-                       {QStringLiteral("epoch_step"), static_cast<qint64>(epochStep)},
-                       {QStringLiteral("loss"), loss},
-                       {QStringLiteral("accuracy"), accuracy},
-                       {QStringLiteral("lr"), lr},
-                       {QStringLiteral("samples"), static_cast<qint64>(samples)},
-                       {QStringLiteral("step_ms"), stepMs},
-                       {QStringLiteral("samples_per_s"), samplesPerS},
-                       {QStringLiteral("elapsed_s"), elapsedS},
-                       {QStringLiteral("workers"), workersJson(workers)}};
+    QJsonObject o{{QStringLiteral("type"), QStringLiteral("step")},
+                  {QStringLiteral("step"), static_cast<qint64>(step)},
+                  {QStringLiteral("epoch"), epoch},
+                  {QStringLiteral("epoch_step"), static_cast<qint64>(epochStep)},
+                  {QStringLiteral("loss"), loss},
+                  {QStringLiteral("accuracy"), accuracy},
+                  {QStringLiteral("lr"), lr},
+                  {QStringLiteral("samples"), static_cast<qint64>(samples)},
+                  {QStringLiteral("step_ms"), stepMs},
+                  {QStringLiteral("samples_per_s"), samplesPerS},
+                  {QStringLiteral("elapsed_s"), elapsedS},
+                  {QStringLiteral("workers"), workersJson(workers)}};
+    pairs.writeTo(o, QString());
+    return o;
 }
 
 QJsonObject EpochMetrics::toJson() const {

@@ -24,6 +24,8 @@ void TestMetrics::writeTo(QJsonObject& o) const {
     for (const Field& f : kFields)
         o.insert(QLatin1String(f.key),
                  evaluated ? numberOrNull(this->*f.member) : QJsonValue(QJsonValue::Null));
+    if (evaluated)
+        pairs.writeTo(o, QStringLiteral("test_"));
 }
 
 TestMetrics TestMetrics::readFrom(const QJsonObject& o) {

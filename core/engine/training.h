@@ -14,6 +14,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
@@ -156,6 +157,19 @@ struct WorkerStepStats {
     double waitMs = 0; // the coordinator's wait for this worker beyond its compute
 };
 
+// Preference tuning's figures as TRL names them, summed over pairs: rewards/chosen,
+// rewards/rejected, rewards/margins, logps/chosen and logps/rejected (engine/step/preference.h).
+// No pairs for any other objective.
+struct PairFigures {
+    static constexpr int kCount = 5;
+    std::array<double, kCount> sums{};
+    int64_t pairs = 0;
+    void add(const PairFigures& o);
+    // Each as a mean over the pairs, under TRL's name after `prefix`, into `o`; nothing without
+    // pairs.
+    void writeTo(QJsonObject& o, const QString& prefix) const;
+};
+
 struct StepMetrics {
     int64_t step = 0;          // 1-based count of optimizer steps so far
     int epoch = 0;             // 0-based
@@ -171,6 +185,7 @@ struct StepMetrics {
     double samplesPerS = 0; // training samples / training-loop wall time, so far
     double elapsedS = 0;    // training-loop wall time so far
     QList<WorkerStepStats> workers;
+    PairFigures pairs; // preference tuning's, on this step's batch
     QJsonObject toJson() const;
 };
 
@@ -185,6 +200,7 @@ struct TestMetrics {
     double perplexity = std::numeric_limits<double>::quiet_NaN();
     double r2 = std::numeric_limits<double>::quiet_NaN();
     double mae = std::numeric_limits<double>::quiet_NaN();
+    PairFigures pairs; // preference tuning's, on the held-out pairs
 
     bool hasAccuracy() const { return evaluated && !std::isnan(accuracy); }
     // "test_loss", "test_accuracy", "test_perplexity", "test_r2", "test_mae" into `o`: a number

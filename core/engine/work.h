@@ -122,9 +122,10 @@ struct WorkRequest {
 // A step's training figures while they are still on the device that computed them: reading
 // one waits for the device, so they are read when a figure is due, not each step.
 struct DeviceFigures {
-    at::Tensor lossSum; // fp32, summed over the samples
-    at::Tensor correct; // int64; undefined where the task has no accuracy
-    at::Tensor counted; // int64
+    at::Tensor lossSum;  // fp32, summed over the samples
+    at::Tensor correct;  // int64; undefined where the task has no accuracy
+    at::Tensor counted;  // int64
+    at::Tensor pairSums; // fp32 [PairFigures::kCount]; undefined but for preference tuning
     bool defined() const { return lossSum.defined(); }
     void add(const DeviceFigures& o);
 };
@@ -135,6 +136,7 @@ struct WorkResult {
     double lossSum = 0;  // summed over this worker's samples
     int64_t correct = 0; // hits the task's accuracy counts (objective.h)
     int64_t counted = 0; // what they are counted of: samples, positions, labels
+    PairFigures pairs;   // preference tuning's
     // The figures above, not yet read, where the result stays on the worker's device
     // (ReplicaOptions::resultsOnDevice); the doubles then count nothing of them.
     DeviceFigures figures;

@@ -169,6 +169,9 @@ struct Encoder {
         o->set_weights_version(m.weightsVersion);
         o->set_memory_cap(m.memoryCap);
         o->set_early_bytes(m.earlyBytes);
+        o->set_pairs(m.pairs);
+        for (double v : m.pairSums)
+            o->add_pair_sums(v);
     }
     void operator()(const Control& m) {
         ::tandem::pb::Control_Action a = ::tandem::pb::Control_Action_NONE;
@@ -407,6 +410,13 @@ Expected<Message> decode(const QByteArray& payload) {
         m.weightsVersion = o.weights_version();
         m.memoryCap = std::max<int64_t>(0, o.memory_cap());
         m.earlyBytes = std::max<int64_t>(0, o.early_bytes());
+        m.pairs = o.pairs();
+        // Five figures where there are pairs (engine/training.h's PairFigures), else none.
+        constexpr int kPairFigures = 5;
+        if (o.pair_sums_size() != (m.pairs > 0 ? kPairFigures : 0) || m.pairs < 0 ||
+            m.pairs > m.samples)
+            return corrupt(QStringLiteral("a result has impossible preference figures"));
+        m.pairSums.assign(o.pair_sums().begin(), o.pair_sums().end());
         if (m.samples < 0 || m.correct < 0 || m.counted < 0 || m.correct > m.counted ||
             !(m.computeMs >= 0))
             return corrupt(QStringLiteral("a result has impossible counts"));

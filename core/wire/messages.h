@@ -145,6 +145,9 @@ struct Result {
     int64_t weightsVersion = 0;
     int64_t memoryCap = 0;
     int64_t earlyBytes = 0; // bytes of the result sent while the backward pass still ran
+    // Preference tuning: the pairs, and TRL's five figures summed over them (PairFigures).
+    int64_t pairs = 0;
+    std::vector<double> pairSums;
 };
 struct Control {
     enum class Action { None, Pause, Resume, Stop };

@@ -126,6 +126,8 @@ Status RemoteWorker::checkResult(const WorkResult& r, const Awaited& awaited, bo
     // value is (float32's largest, times any tensor's size, is far from double's).
     at::NoGradGuard noGrad;
     bool finite = std::isfinite(r.lossSum);
+    for (double v : r.pairs.sums)
+        finite = finite && std::isfinite(v);
     std::vector<at::Tensor> sums;
     for (const at::Tensor& g : r.grads)
         if (g.defined())

@@ -36,6 +36,7 @@ struct StepOutcome {
     double lossSum = 0;  // summed over those samples
     int64_t correct = 0;
     int64_t counted = 0; // what `correct` is out of (WorkResult::counted)
+    PairFigures pairs;   // preference tuning's
     // What of the figures is still on a device (WorkResult::figures): the Trainer reads them
     // when a figure is due.
     DeviceFigures figures;

@@ -402,7 +402,7 @@ Status Trainer::applied(const StepOutcome& o) {
     sm.elapsedS = m_trainSeconds;
     sm.samplesPerS = m_trainSeconds > 0 ? double(m_samplesThisRun) / m_trainSeconds : 0;
     sm.workers = o.workers;
-    m_pendingSteps.push_back({std::move(sm), o.lossSum, o.correct, o.counted, o.figures});
+    m_pendingSteps.push_back({std::move(sm), o.lossSum, o.correct, o.counted, o.pairs, o.figures});
     // Figures still on a device wait for the next figure that is due: reading them waits for
     // the device, which would otherwise be idle between every two steps.
     const bool checkpointDue =

@@ -188,6 +188,7 @@ private:
         StepMetrics metrics;
         double lossSum = 0;
         int64_t correct = 0, counted = 0;
+        PairFigures pairs;
         DeviceFigures figures;
     };
     Status reportSteps();

@@ -20,14 +20,16 @@ Status Trainer::reportSteps() {
     std::vector<PendingStep> steps = std::move(m_pendingSteps);
     m_pendingSteps.clear();
     m_sinceFigures.restart();
-    std::vector<at::Tensor> losses, counts;
+    std::vector<at::Tensor> losses, counts, pairs;
     for (const PendingStep& p : steps)
         if (p.figures.defined()) {
             losses.push_back(p.figures.lossSum.reshape({1}));
             if (p.figures.correct.defined())
                 counts.push_back(at::stack({p.figures.correct, p.figures.counted}));
+            if (p.figures.pairSums.defined())
+                pairs.push_back(p.figures.pairSums.to(at::kFloat));
         }
-    at::Tensor lossValues, countValues;
+    at::Tensor lossValues, countValues, pairValues;
     if (!losses.empty()) {
         // The one wait on the device for all of them, counted as training time.
         QElapsedTimer waited;
@@ -36,9 +38,11 @@ Status Trainer::reportSteps() {
         lossValues = at::cat(losses).to(at::kCPU).to(at::kDouble);
         if (!counts.empty())
             countValues = at::stack(counts).to(at::kCPU);
+        if (!pairs.empty())
+            pairValues = at::stack(pairs).to(at::kCPU).to(at::kDouble);
         m_trainSeconds += double(waited.nsecsElapsed()) / 1e9;
     }
-    int64_t li = 0, ci = 0;
+    int64_t li = 0, ci = 0, pi = 0;
     for (PendingStep& p : steps) {
         if (p.figures.defined()) {
             p.lossSum += lossValues[li++].item<double>();
@@ -47,11 +51,16 @@ Status Trainer::reportSteps() {
                 p.counted += countValues[ci][1].item<int64_t>();
                 ++ci;
             }
+            // A preference batch counts its pairs (objective.h's batchLoss).
+            if (p.figures.pairSums.defined())
+                p.pairs.add(
+                    pairFiguresOf(pairValues[pi++], countValues[ci - 1][1].item<int64_t>()));
         }
         m_epochAcc.lossSum += p.lossSum;
         m_epochAcc.correct += p.correct;
         m_epochAcc.counted += p.counted;
         StepMetrics& sm = p.metrics;
+        sm.pairs = p.pairs;
         sm.loss = sm.samples ? p.lossSum / double(sm.samples) : 0;
         sm.accuracy = p.counted ? double(p.correct) / double(p.counted)
                                 : std::numeric_limits<double>::quiet_NaN();

@@ -160,6 +160,7 @@ Status AsyncPolicy::collect(StepContext& ctx, bool stopping) {
         out.lossSum = r->lossSum;
         out.correct = r->correct;
         out.counted = r->counted;
+        out.pairs = r->pairs;
         out.lr = lr;
         out.stepMs = double(now - m_lastApplied) / 1e6;
         m_lastApplied = now;

@@ -277,6 +277,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
         out.lossSum += r->lossSum;
         out.correct += r->correct;
         out.counted += r->counted;
+        out.pairs.add(r->pairs);
         samples += r->samples;
         results.push_back(std::move(*r));
     }

@@ -66,6 +66,7 @@ Status SyncPolicy::step(StepContext& ctx) {
         out.lossSum += r.lossSum;
         out.correct += r.correct;
         out.counted += r.counted;
+        out.pairs.add(r.pairs);
         out.figures.add(r.figures);
     }
     // Every share is back, so nothing computes now: a large model's update goes where the run's

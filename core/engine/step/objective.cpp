@@ -338,6 +338,10 @@ BatchLoss batchLoss(const Objective& objective, const Model& model, const Object
     b.loss = l.loss;
     b.correct = l.chosenRewards.gt(l.rejectedRewards).sum();
     b.counted = at::scalar_tensor(target.size(0), b.correct.options());
+    b.pairSums = at::stack({l.chosenRewards.sum(), l.rejectedRewards.sum(),
+                            (l.chosenRewards - l.rejectedRewards).sum(), l.chosenLogps.sum(),
+                            l.rejectedLogps.sum()})
+                     .to(at::kFloat);
     return b;
 }
 
@@ -395,6 +399,15 @@ BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Te
     return b;
 }
 
+PairFigures pairFiguresOf(const at::Tensor& sums, int64_t pairs) {
+    const at::Tensor s = sums.to(at::kCPU).to(at::kDouble).contiguous();
+    PairFigures f;
+    for (int i = 0; i < PairFigures::kCount && i < s.numel(); ++i)
+        f.sums[size_t(i)] = s[i].item<double>();
+    f.pairs = pairs;
+    return f;
+}
+
 void Evaluation::add(const Model& model, const at::Tensor& output, const at::Tensor& target) {
     add(model, ObjectiveOutput{output, {}}, target);
 }
@@ -412,6 +425,8 @@ void Evaluation::add(const Model& model, const ObjectiveOutput& output, const at
     m_weight += weight;
     m_correct += correct;
     m_counted += counted;
+    if (b.pairSums.defined())
+        m_pairs.add(pairFiguresOf(b.pairSums, counted));
     if (m_objective.task == Task::Regression) {
         const at::Tensor out = output.output.to(at::kDouble);
         const at::Tensor t = alignedTarget(out, target).to(at::kDouble);
@@ -428,6 +443,7 @@ TestMetrics Evaluation::result() const {
     TestMetrics m;
     m.evaluated = true;
     m.loss = m_weight > 0 ? m_lossSum / m_weight : 0;
+    m.pairs = m_pairs;
     switch (m_objective.task) {
     case Task::Classification:
     case Task::MultiLabel:

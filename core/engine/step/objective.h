@@ -55,6 +55,9 @@ struct BatchLoss {
     at::Tensor loss;
     at::Tensor correct;
     at::Tensor counted;
+    // Preference tuning: TRL's five figures summed over the batch's pairs, fp32
+    // [PairFigures::kCount] (undefined for any other objective).
+    at::Tensor pairSums;
 };
 BatchLoss batchLoss(const Objective& objective, const Model& model, const at::Tensor& output,
                     const at::Tensor& target);
@@ -74,6 +77,9 @@ at::Tensor chunkedCrossEntropySum(const at::Tensor& logits, const at::Tensor& ta
 // The rows of a part: about 64 MB of fp32 logits.
 int64_t crossEntropyRows(int64_t vocab);
 
+// BatchLoss::pairSums (on any device) as the figures of `pairs` pairs.
+PairFigures pairFiguresOf(const at::Tensor& sums, int64_t pairs);
+
 // The test figures, summed batch by batch.
 class Evaluation {
 public:
@@ -89,6 +95,7 @@ private:
     double m_weight = 0;  // samples, or counted positions for sequences
     int64_t m_correct = 0;
     int64_t m_counted = 0;
+    PairFigures m_pairs;
     // Regression: over every target value.
     double m_n = 0, m_sum = 0, m_sumSq = 0, m_sse = 0, m_sae = 0;
 };

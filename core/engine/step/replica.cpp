@@ -127,7 +127,7 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                 const BatchLoss b = batchLoss(m_objective, m_model, output, y);
                 // Each part's mean, weighted by its share, sums to the mean over `samples`.
                 b.loss.mul(scale * double(m) / double(n)).backward();
-                figures.add({b.loss.detach().mul(double(m)), b.correct, b.counted});
+                figures.add({b.loss.detach().mul(double(m)), b.correct, b.counted, b.pairSums});
             });
             m_sink = nullptr;
         } catch (const std::exception& e) {
@@ -220,6 +220,9 @@ void ModelReplica::keepFigures(const DeviceFigures& figures, WorkResult& out) co
         const at::Tensor counts = at::stack({figures.correct, figures.counted}).to(at::kCPU);
         out.correct += counts[0].item<int64_t>();
         out.counted += counts[1].item<int64_t>();
+        // A preference batch counts its pairs.
+        if (figures.pairSums.defined())
+            out.pairs.add(pairFiguresOf(figures.pairSums, counts[1].item<int64_t>()));
     }
 }
 

@@ -16,6 +16,7 @@ void DeviceFigures::add(const DeviceFigures& o) {
     sum(lossSum, o.lossSum);
     sum(correct, o.correct);
     sum(counted, o.counted);
+    sum(pairSums, o.pairSums);
 }
 
 int64_t arrivalClockNs() {
@@ -41,6 +42,10 @@ void describeResult(const WorkResult& r, wire::Result& res) {
     res.lossSum = r.lossSum;
     res.correct = r.correct;
     res.counted = r.counted;
+    if (r.pairs.pairs > 0) {
+        res.pairs = r.pairs.pairs;
+        res.pairSums.assign(r.pairs.sums.begin(), r.pairs.sums.end());
+    }
     res.computeMs = r.computeMs;
     res.memoryCap = r.memoryCap;
 }
@@ -52,6 +57,9 @@ WorkResult resultFrom(const wire::Result& res) {
     r.lossSum = res.lossSum;
     r.correct = res.correct;
     r.counted = res.counted;
+    r.pairs.pairs = res.pairs;
+    for (size_t i = 0; i < res.pairSums.size() && i < r.pairs.sums.size(); ++i)
+        r.pairs.sums[i] = res.pairSums[i];
     r.computeMs = res.computeMs;
     r.memoryCap = res.memoryCap;
     r.earlyBytes = res.earlyBytes;
