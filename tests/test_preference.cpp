@@ -8,6 +8,7 @@
 // and a sync run on the coordinator and two workers follows the one-process run step for step.
 
 #include "chatdata.h"
+#include "engine/training.h"
 #include "hffolder.h"
 #include "proc.h"
 #include "testpaths.h"
@@ -92,6 +93,7 @@ private Q_SLOTS:
     void twoWorkersInSyncFollowOneProcess_data();
     void twoWorkersInSyncFollowOneProcess();
     void mistakesAreRefusedBeforeTraining();
+    void theCheckShowsAPairAsTheModelReadsIt();
 
 private:
     QString home(const char* name) const { return m_tmp.filePath(QLatin1String(name)); }
@@ -267,6 +269,31 @@ void TestPreference::mistakesAreRefusedBeforeTraining() {
                     QStringLiteral("use --loss dpo or orpo")));
     QVERIFY(refused({QStringLiteral("--loss=orpo"), QStringLiteral("--beta=0")},
                     QStringLiteral("--beta must be above 0")));
+}
+
+void TestPreference::theCheckShowsAPairAsTheModelReadsIt() {
+    // The New run form's check: the first pair, its prompt written with the chat template where
+    // the line is conversational, and each answer's tokens, the ones its loss counts.
+    RunConfig c;
+    c.model = QStringLiteral("hf:") + home("llama");
+    c.lora = QStringLiteral("r=4");
+    c.data = QStringLiteral("prefs:%1,context=64").arg(m_pairs);
+    auto check = checkRunInputs(c);
+    QVERIFY2(check, qPrintable(check ? QString() : check.error().message));
+    qInfo("%s", qPrintable(check->preview));
+    // pairLines(…, 3)'s first line is conversational: the Llama 2 template's [INST] markup.
+    QVERIFY2(check->summary.contains(QStringLiteral("loss dpo (preference)")),
+             qPrintable(check->summary));
+    QVERIFY2(check->preview.contains(QStringLiteral("[INST]")) &&
+                 check->preview.contains(QStringLiteral("[/INST]»")) &&
+                 check->preview.contains(QStringLiteral("What colour is a")),
+             qPrintable(check->preview));
+    const QRegularExpression answer(QStringLiteral("chosen «\\s*A (\\w+) is (\\w+)\\.[^»]*»; "
+                                                   "rejected «\\s*A (\\w+) is (\\w+)\\.[^»]*»"));
+    const QRegularExpressionMatch m = answer.match(check->preview);
+    QVERIFY2(m.hasMatch(), qPrintable(check->preview));
+    QCOMPARE(m.captured(1), m.captured(3));  // the same fruit
+    QVERIFY(m.captured(2) != m.captured(4)); // another colour
 }
 
 QTEST_GUILESS_MAIN(TestPreference)

@@ -182,6 +182,14 @@
         <translation>دقة المكافأة</translation>
     </message>
     <message>
+        <source>Loss, reward margin</source>
+        <translation>الخسارة، هامش المكافأة</translation>
+    </message>
+    <message>
+        <source>Reward margin</source>
+        <translation>هامش المكافأة</translation>
+    </message>
+    <message>
         <source>Held-out perplexity</source>
         <translation>الحيرة على البيانات المحجوزة</translation>
     </message>

@@ -178,6 +178,14 @@
         <translation>Belohnungsgenauigkeit</translation>
     </message>
     <message>
+        <source>Loss, reward margin</source>
+        <translation>Verlust, Belohnungsabstand</translation>
+    </message>
+    <message>
+        <source>Reward margin</source>
+        <translation>Belohnungsabstand</translation>
+    </message>
+    <message>
         <source>Held-out perplexity</source>
         <translation>Perplexität auf zurückgehaltenen Daten</translation>
     </message>

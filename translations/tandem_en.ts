@@ -178,6 +178,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Loss, reward margin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reward margin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Held-out perplexity</source>
         <translation type="unfinished"></translation>
     </message>

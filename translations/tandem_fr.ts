@@ -178,6 +178,14 @@
         <translation>Précision des récompenses</translation>
     </message>
     <message>
+        <source>Loss, reward margin</source>
+        <translation>Perte, écart de récompense</translation>
+    </message>
+    <message>
+        <source>Reward margin</source>
+        <translation>Écart de récompense</translation>
+    </message>
+    <message>
         <source>Held-out perplexity</source>
         <translation>Perplexité sur les données réservées</translation>
     </message>

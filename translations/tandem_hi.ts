@@ -178,6 +178,14 @@
         <translation>इनाम सटीकता</translation>
     </message>
     <message>
+        <source>Loss, reward margin</source>
+        <translation>हानि, इनाम अंतर</translation>
+    </message>
+    <message>
+        <source>Reward margin</source>
+        <translation>इनाम अंतर</translation>
+    </message>
+    <message>
         <source>Held-out perplexity</source>
         <translation>अलग रखे डेटा पर पर्प्लेक्सिटी</translation>
     </message>

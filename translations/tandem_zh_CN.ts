@@ -177,6 +177,14 @@
         <translation>奖励准确率</translation>
     </message>
     <message>
+        <source>Loss, reward margin</source>
+        <translation>损失、奖励差</translation>
+    </message>
+    <message>
+        <source>Reward margin</source>
+        <translation>奖励差</translation>
+    </message>
+    <message>
         <source>Held-out perplexity</source>
         <translation>留出数据困惑度</translation>
     </message>

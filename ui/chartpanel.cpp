@@ -35,9 +35,7 @@ ChartPanel::ChartPanel(QWidget* parent)
     m_accuracy->setObjectName(QStringLiteral("accuracyChart"));
     m_speed->setObjectName(QStringLiteral("speedChart"));
     m_time->setObjectName(QStringLiteral("timeChart"));
-    m_loss->setTitles(tr("Training loss"), tr("Step"), tr("Loss"));
-    m_rawLoss = m_loss->addSeries(tr("Loss per step"), QColor(0x1f, 0x77, 0xb4), true);
-    m_smoothLoss = m_loss->addSeries(tr("Smoothed"), QColor(0x1f, 0x77, 0xb4));
+    addLossSeries(false);
     m_accuracy->setTitles(tr("Accuracy"), tr("Epoch"), tr("Accuracy (%)"));
     m_accuracy->setPointsVisible(true);
     for (LiveChart* c : {m_loss, m_accuracy, m_speed})
@@ -58,8 +56,20 @@ ChartPanel::ChartPanel(QWidget* parent)
     reset(); // the empty charts already show their units' ranges
 }
 
+void ChartPanel::addLossSeries(bool margin) {
+    m_loss->removeAllSeries();
+    m_loss->setTitles(tr("Training loss"), tr("Step"),
+                      margin ? tr("Loss, reward margin") : tr("Loss"));
+    m_rawLoss = m_loss->addSeries(tr("Loss per step"), QColor(0x1f, 0x77, 0xb4), true);
+    m_smoothLoss = m_loss->addSeries(tr("Smoothed"), QColor(0x1f, 0x77, 0xb4));
+    // Preference tuning: TRL's rewards/margins, the chosen answer's reward less the rejected
+    // one's, on each step's batch.
+    m_margin = margin ? m_loss->addSeries(tr("Reward margin"), QColor(0xff, 0x7f, 0x0e)) : -1;
+}
+
 void ChartPanel::reset(Task task, int epochs, int64_t tokensPerSample) {
     m_task = task;
+    addLossSeries(task == Task::Preference);
     // Preference tuning's accuracy is TRL's rewards/accuracies: how often the chosen answer's
     // reward is the higher.
     const bool accuracy = task == Task::Classification || task == Task::MultiLabel;
@@ -124,6 +134,8 @@ void ChartPanel::showLentView(bool lent) {
 void ChartPanel::addStep(const StepMetrics& m) {
     const double x = double(m.step);
     appendLoss(x, m.loss);
+    if (m_margin >= 0 && m.pairs.pairs > 0)
+        m_loss->append(m_margin, x, m.pairs.sums[2] / double(m.pairs.pairs));
 
     for (const WorkerStepStats& w : m.workers)
         workerIndex(w.name);

@@ -39,12 +39,14 @@ private:
     // The smoothed curve weighs a point by the steps since the last one (a lending machine
     // reports every few steps).
     void appendLoss(double x, double loss);
+    // The loss chart's series: the loss per step, smoothed, and with `margin` the reward margin.
+    void addLossSeries(bool margin);
 
     LiveChart* m_loss;
     LiveChart* m_accuracy;
     LiveChart* m_speed;
     LiveChart* m_time;
-    int m_rawLoss = 0, m_smoothLoss = 0, m_testAcc = 0, m_trainAcc = 0;
+    int m_rawLoss = 0, m_smoothLoss = 0, m_margin = -1, m_testAcc = 0, m_trainAcc = 0;
     Task m_task = Task::Classification;
     double m_speedScale = 1; // tokens a sample, where the speed is in tokens
     double m_ema = 0, m_emaX = 0;

@@ -110,9 +110,11 @@ QString RunForm::withContext(const QString& path) const {
 }
 
 QString RunForm::adoptCheck(const RunCheck& r) {
+    const QString summary =
+        r.preview.isEmpty() ? r.summary : r.summary + QLatin1Char('\n') + r.preview;
     if (r.warning.isEmpty())
-        return r.summary;
-    QString text = r.summary + QStringLiteral("\n⚠ ") + r.warning;
+        return summary;
+    QString text = summary + QStringLiteral("\n⚠ ") + r.warning;
     if (!m_batchChosen && r.proposedBatch > 0 && r.proposedBatch < m_batch->value()) {
         m_settingBatch = true;
         m_batch->setValue(r.proposedBatch);

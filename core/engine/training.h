@@ -380,6 +380,8 @@ struct RunCheck {
     // (0 where none does: more data is the answer). Empty and 0 otherwise.
     QString warning;
     int proposedBatch = 0;
+    // Preference pairs: the first one as the model reads it (its prompt and both answers).
+    QString preview;
 };
 Expected<RunCheck> checkRunInputs(const RunConfig& config);
 

@@ -10,6 +10,7 @@
 #include "proc.h"
 #include "testpaths.h"
 #include "ui/chartpanel.h"
+#include "ui/format.h"
 #include "ui/historymodel.h"
 #include "ui/language.h"
 #include "ui/livechart.h"
@@ -450,6 +451,36 @@ private Q_SLOTS:
         // The pairs' context is the Context field's.
         QCOMPARE(form->findChild<QSpinBox*>(QStringLiteral("contextSpin"))->value(), 512);
         QVERIFY(form->findChild<QSpinBox*>(QStringLiteral("contextSpin"))->isEnabled());
+    }
+
+    void preferenceRunsChartTheirMarginAndRewardAccuracy() {
+        ChartPanel charts;
+        charts.reset(Task::Preference, 2);
+        LiveChart* loss = charts.lossChart();
+        QCOMPARE(loss->seriesCount(), 3);
+        StepMetrics m;
+        m.loss = 0.69;
+        m.pairs.pairs = 4;
+        m.pairs.sums = {0.4, -0.4, 0.8, -40, -44};
+        for (int s = 1; s <= 3; ++s) {
+            m.step = s;
+            charts.addStep(m);
+        }
+        QCOMPARE(loss->appendedCount(2), qint64(3)); // the margin, 0.2 a pair
+        QTRY_VERIFY(loss->legendShows(2));
+        EpochMetrics e;
+        e.trainAccuracy = 0.75;
+        e.test.evaluated = true;
+        e.test.loss = 0.5;
+        e.test.accuracy = 0.9;
+        charts.addEpoch(e);
+        QCOMPARE(charts.accuracyChart()->appendedCount(0), qint64(1)); // held out
+        QCOMPARE(charts.accuracyChart()->appendedCount(1), qint64(1)); // training
+        QCOMPARE(testFigureText(e.test, Task::Preference),
+                 QStringLiteral("held-out reward accuracy 90.0%"));
+        // Another run's chart has no margin.
+        charts.reset(Task::Sequence, 1);
+        QCOMPARE(loss->seriesCount(), 2);
     }
 
     void settingsRoundTrip() {

@@ -2,7 +2,9 @@
 
 #include "engine/record/runcheckpoint.h"
 #include "engine/step/batch.h"
+#include "engine/step/objective.h"
 #include "engine/training.h"
+#include "formats/tokenizer.h"
 #include "model/ggufexport.h"
 #include "model/model.h"
 #include "model/openmodel.h"
@@ -161,6 +163,37 @@ QString fewStepsWarning(int64_t windows, int batch, int epochs, int64_t maxSteps
         .arg(stepsWith(proposed));
 }
 
+namespace {
+
+// The first pair of preference data as the model reads it: the prompt as its tokens say it
+// (special tokens and the chat template's markup shown), then each answer's tokens, the ones
+// its loss counts.
+QString pairPreview(const Dataset& d, const Tokenizer& tok) {
+    const int64_t t = d.sampleShape[1];
+    QStringList rows;
+    for (int side = 0; side < 2; ++side) {
+        const int64_t* in = d.i64.data() + side * t;
+        const int64_t* target = d.labels.data() + side * t;
+        std::vector<int32_t> prompt, answer;
+        // The input up to the position whose target is the answer's first token.
+        for (int64_t k = 0; k < t; ++k) {
+            if (answer.empty())
+                prompt.push_back(int32_t(in[k]));
+            if (target[k] != kIgnoredTarget)
+                answer.push_back(int32_t(target[k]));
+        }
+        if (side == 0)
+            rows << QStringLiteral("prompt «%1»").arg(QString::fromUtf8(tok.decode(prompt)));
+        rows << QStringLiteral("%1 «%2»").arg(side == 0 ? QStringLiteral("chosen")
+                                                        : QStringLiteral("rejected"),
+                                              QString::fromUtf8(tok.decode(answer)));
+    }
+    return QStringLiteral("the first pair as the model reads it: ") +
+           rows.join(QStringLiteral("; "));
+}
+
+} // namespace
+
 Expected<RunCheck> checkRunInputs(const RunConfig& cfg) {
     const ModelSource source = ModelSource::parse(cfg.model);
     if (auto st = checkModelFolder(source); !st)
@@ -195,6 +228,9 @@ Expected<RunCheck> checkRunInputs(const RunConfig& cfg) {
             .arg(data->train.count())
             .arg(data->test.count())
             .arg(targets, nameOf(objective->loss), nameOf(objective->task));
+    if (holdsPairs(data->train) && data->train.count() > 0 && source.isHf())
+        if (auto tok = Tokenizer::fromFolder(source.path))
+            check.preview = pairPreview(data->train, **tok);
     if (data->train.targets == Dataset::Targets::Ids) {
         int64_t windows = data->train.count();
         if (cfg.limitTrain > 0)
