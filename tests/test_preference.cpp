@@ -2,7 +2,8 @@
 // trained tokenizer (python/make_tokenizers.py) learns from prefs: pairs that the chosen answer
 // names a fruit's colour and the rejected one another colour, a rule its random base does not
 // follow. DPO on LoRA adapters (the reference is the base with them off), on an nf4 base too,
-// and ORPO on every weight raise the held-out pairs' reward accuracy above 0.9 (ORPO's
+// and on every weight (the reference's log-probabilities computed before training), and ORPO
+// on every weight raise the held-out pairs' reward accuracy above 0.9 (ORPO's
 // cross-entropy term teaches the whole answer, which adapters on this random base learn far
 // more slowly than the one word the pairs differ in);
 // and a sync run on the coordinator and two workers follows the one-process run step for step.
@@ -92,6 +93,7 @@ private Q_SLOTS:
     void aRunLearnsWhichAnswerIsPreferred();
     void twoWorkersInSyncFollowOneProcess_data();
     void twoWorkersInSyncFollowOneProcess();
+    void aFullDpoRunResumesAgainstTheSameReference();
     void mistakesAreRefusedBeforeTraining();
     void theCheckShowsAPairAsTheModelReadsIt();
 
@@ -152,6 +154,8 @@ void TestPreference::aRunLearnsWhichAnswerIsPreferred_data() {
                                              QStringLiteral("--lr=0.01")};
     QTest::newRow("dpo-nf4") << QStringList{QStringLiteral("--loss=dpo"), nf4,
                                             QStringLiteral("--lr=0.01")};
+    QTest::newRow("dpo-full") << QStringList{QStringLiteral("--loss=dpo"),
+                                             QStringLiteral("--lr=0.003")};
     QTest::newRow("orpo-full") << QStringList{
         QStringLiteral("--loss=orpo"), QStringLiteral("--lr=0.01"), QStringLiteral("--beta=1"),
         QStringLiteral("--epochs=12")};
@@ -198,6 +202,9 @@ void TestPreference::twoWorkersInSyncFollowOneProcess_data() {
     QTest::newRow("dpo-lora") << QStringList{
         QStringLiteral("--loss=dpo"), QStringLiteral("--beta=0.2"),
         QStringLiteral("--lora=r=4,alpha=8,targets=q_proj,v_proj,down_proj")};
+    // Every weight: the reference's figures go to each worker with its samples.
+    QTest::newRow("dpo-full") << QStringList{QStringLiteral("--loss=dpo"),
+                                             QStringLiteral("--beta=0.2")};
     QTest::newRow("orpo-full") << QStringList{QStringLiteral("--loss=orpo"),
                                               QStringLiteral("--beta=0.5")};
 }
@@ -250,6 +257,35 @@ void TestPreference::twoWorkersInSyncFollowOneProcess() {
                  qPrintable(QString::number(la.first())));
 }
 
+void TestPreference::aFullDpoRunResumesAgainstTheSameReference() {
+    // The reference is the model the run started from, not the checkpoint's weights: a run
+    // stopped after 4 steps and resumed goes on as the run that never stopped.
+    const QStringList run =
+        common() + QStringList{QStringLiteral("--loss=dpo"), QStringLiteral("--lr=0.003"),
+                               QStringLiteral("--batch=12"), QStringLiteral("--seed=4")};
+    const QString whole = home("resume-whole"), parts = home("resume-parts");
+    TandemProcess a(run +
+                    QStringList{QStringLiteral("--max-steps=8"), QStringLiteral("--out=") + whole});
+    QVERIFY2(a.finish(300000) && a.exitCode() == 0, qPrintable(a.err()));
+    TandemProcess b(run +
+                    QStringList{QStringLiteral("--max-steps=4"), QStringLiteral("--out=") + parts});
+    QVERIFY2(b.finish(300000) && b.exitCode() == 0, qPrintable(b.err()));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--resume"),
+                     parts + QStringLiteral("/checkpoint.tandem"), QStringLiteral("--max-steps=8"),
+                     QStringLiteral("--threads=1"), QStringLiteral("--no-history")});
+    QVERIFY2(c.finish(300000) && c.exitCode() == 0, qPrintable(c.err()));
+    const QList<double> la = stepLosses(whole + QStringLiteral("/metrics.jsonl"));
+    const QList<double> lb = stepLosses(parts + QStringLiteral("/metrics.jsonl"));
+    QCOMPARE(la.size(), 8);
+    QVERIFY(lb.size() >= 8);
+    for (int i = 1; i <= 4; ++i)
+        QVERIFY2(std::abs(la[la.size() - i] - lb[lb.size() - i]) < 1e-4,
+                 qPrintable(QStringLiteral("step %1 from the end: %2 vs %3")
+                                .arg(i)
+                                .arg(la[la.size() - i])
+                                .arg(lb[lb.size() - i])));
+}
+
 void TestPreference::mistakesAreRefusedBeforeTraining() {
     const auto refused = [this](const QStringList& args, const QString& words) {
         TandemProcess c(common() + args +
@@ -261,9 +297,6 @@ void TestPreference::mistakesAreRefusedBeforeTraining() {
         }
         return true;
     };
-    // DPO needs a reference: the base under adapters.
-    QVERIFY(
-        refused({QStringLiteral("--loss=dpo")}, QStringLiteral("add --lora, or use --loss orpo")));
     // Pairs are not text to predict.
     QVERIFY(refused({QStringLiteral("--loss=cross-entropy")},
                     QStringLiteral("use --loss dpo or orpo")));

@@ -117,6 +117,10 @@ struct WorkRequest {
     // pass ends, so that it can be on its way while the rest is computed. Only for a step
     // computed in one pass; WorkResult::streamed says whether what it was given stands.
     std::function<void(size_t param, const at::Tensor& grad)> onGradient;
+    // DPO on every weight, in a worker process: the reference's log-probabilities of each
+    // sample's chosen and rejected answer, two a sample in the order of `indices` (the in-process
+    // worker looks them up in ReplicaOptions::reference instead).
+    std::vector<float> referenceLogps;
 };
 
 // A step's training figures while they are still on the device that computed them: reading

@@ -156,6 +156,9 @@ struct Encoder {
         o->set_send_fragment(m.sendFragment);
         o->set_merge_fragment(m.mergeFragment + 1);
         o->set_share(m.share);
+        o->mutable_reference_logps()->Reserve(int(m.referenceLogps.size()));
+        for (float v : m.referenceLogps)
+            o->add_reference_logps(v);
     }
     void operator()(const Result& m) {
         auto* o = e.mutable_result();
@@ -395,6 +398,14 @@ Expected<Message> decode(const QByteArray& payload) {
             m.sendFragment >= std::max(1, m.fragments) || m.mergeFragment < -1 ||
             m.mergeFragment >= std::max(1, m.fragments))
             return corrupt(QStringLiteral("an assignment names a fragment that does not exist"));
+        m.referenceLogps.assign(o.reference_logps().begin(), o.reference_logps().end());
+        if (!m.referenceLogps.empty() && m.referenceLogps.size() != 2 * m.indices.size())
+            return corrupt(
+                QStringLiteral("an assignment's reference figures are not two a sample"));
+        for (float v : m.referenceLogps)
+            if (!(v <= 0)) // log-probabilities: finite and at most 0
+                return corrupt(QStringLiteral("an assignment's reference figures are not "
+                                              "log-probabilities"));
         return Message(m);
     }
     case ::tandem::pb::Envelope::kResult: {

@@ -133,6 +133,9 @@ struct Assign {
     int sendFragment = 0;
     int mergeFragment = -1;
     double share = 0; // this worker's part of the step's samples; 0: not given
+    // DPO on every weight: the reference's log-probabilities of each sample's chosen and
+    // rejected answer, two a sample in the order of `indices`; empty otherwise.
+    std::vector<float> referenceLogps;
 };
 struct Result {
     int64_t step = 0;

@@ -25,6 +25,7 @@ Expected<double> Trainer::timeOneStep(double& coldMs) {
         ro.precision = m_cfg.precision;
         ro.loss = m_objective.loss;
         ro.beta = m_objective.beta;
+        ro.reference = m_objective.reference;
         ModelReplica replica(*device, m_module,
                              std::shared_ptr<const Dataset>(m_data, &m_data->train), ro);
         WorkRequest req;

@@ -82,6 +82,9 @@ struct HubConfig {
     QString datasetSpec;
     QString datasetHash;
     std::shared_ptr<const DatasetSplits> data;
+    // DPO on every weight: the training pairs' reference log-probabilities, two a pair; each
+    // assignment carries its samples' (Objective::reference).
+    std::shared_ptr<const std::vector<float>> reference;
     TrainMode mode = TrainMode::Sync;
     DType wire = DType::F32;
     OuterWire outer = OuterWire::Fp32; // local-sgd: weights after the first and deltas

@@ -353,6 +353,8 @@ void HubSession::assign(const WorkRequest& req) {
     a.weightsVersion = req.weightsVersion;
     a.weightsDelta = req.weightsDelta;
     a.share = req.share;
+    if (const auto& table = m_hub->config().reference)
+        a.referenceLogps = referenceRowsOf(*table, req.indices);
     if (req.local)
         req.local->describe(a);
     if (uint64_t(req.weightsVersion) != m_lastWeightsVersion && req.packedWeights) {

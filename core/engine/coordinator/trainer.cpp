@@ -194,6 +194,8 @@ Status Trainer::loadModel() {
     m_objective = *objective;
     m_objective.beta = m_cfg.beta;
     m_cfg.loss = m_objective.loss;
+    if (m_objective.loss == LossKind::Dpo && !m_module.hasAdapters())
+        return computeReference();
     return success();
 }
 
@@ -263,6 +265,7 @@ Status Trainer::startLocalWorker() {
         ro.precision = m_cfg.precision;
         ro.loss = m_objective.loss;
         ro.beta = m_objective.beta;
+        ro.reference = m_objective.reference;
         ro.samplesPerPass = *fits;
         ro.resultsOnDevice = m_masterOnDevice;
         ro.dataOnDevice = dataOnDevice;

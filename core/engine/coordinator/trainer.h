@@ -73,6 +73,7 @@ private:
     // the run folder and this machine's worker.
     Status load();
     Status loadModel();
+    Status computeReference();
     // A frozen base (LoRA): its parts and hash, for the workers and the checkpoints.
     Status packBase();
     Status restore();

@@ -52,6 +52,7 @@ Status Trainer::startHub() {
     hc.datasetSpec = m_cfg.data;
     hc.datasetHash = m_state.datasetHash;
     hc.data = m_data;
+    hc.reference = m_objective.reference;
     hc.mode = m_modePending ? TrainMode::Sync : m_cfg.mode;
     hc.modePending = m_modePending;
     hc.wire = storageDtype(m_cfg.wire);

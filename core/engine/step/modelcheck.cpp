@@ -74,8 +74,12 @@ TestMetrics evaluate(const Model& model, const Objective& objective, const Datas
         idx.clear();
         for (int64_t i = start; i < std::min(test.count(), start + step); ++i)
             idx.push_back(i);
+        std::vector<float> rows;
+        if (objective.testReference)
+            rows = referenceRowsOf(*objective.testReference, idx);
         const ObjectiveOutput out =
-            objectiveForward(objective, model, gatherInputs(test, idx).to(device));
+            objectiveForward(objective, model, gatherInputs(test, idx).to(device),
+                             rows.empty() ? nullptr : rows.data());
         e.add(model, out, gatherTargets(test, idx).to(device));
         start += int64_t(idx.size());
         if (progress)

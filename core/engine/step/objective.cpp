@@ -215,11 +215,8 @@ Status checkPreference(LossKind loss, const Model& model, const DatasetSplits& d
                                      "use prefs:FILE (a JSON object a line with \"prompt\", "
                                      "\"chosen\" and \"rejected\")")
                           .arg(nameOf(loss), data.description));
-    if (loss == LossKind::Dpo && !model.hasAdapters())
-        return refuse(QStringLiteral("--loss dpo compares the model with its base, which a run "
-                                     "has only with LoRA adapters (the base with the adapters "
-                                     "off); add --lora, or use --loss orpo, which needs no "
-                                     "reference"));
+    (void)loss;
+    (void)model;
     (void)modelName;
     return success();
 }
@@ -227,17 +224,69 @@ Status checkPreference(LossKind loss, const Model& model, const DatasetSplits& d
 } // namespace
 
 ObjectiveOutput objectiveForward(const Objective& objective, const Model& model,
-                                 const at::Tensor& x) {
+                                 const at::Tensor& x, const float* referenceRows) {
     if (objective.task != Task::Preference)
-        return {model.forward(x), {}};
+        return {model.forward(x), {}, {}};
     const at::Tensor rows = pairRows(x);
     ObjectiveOutput out;
-    if (objective.loss == LossKind::Dpo) {
+    if (objective.loss == LossKind::Dpo && model.hasAdapters()) {
         at::NoGradGuard noGrad;
         out.reference = model.forwardBase(rows);
+    } else if (objective.loss == LossKind::Dpo) {
+        if (!referenceRows)
+            throw std::logic_error("DPO without adapters needs the reference's log-probabilities");
+        // Two a pair (chosen, rejected) as the batch's rows hold them: every chosen first.
+        const int64_t n = x.size(0);
+        std::vector<float> ordered(size_t(2 * n));
+        for (int64_t i = 0; i < n; ++i) {
+            ordered[size_t(i)] = referenceRows[2 * i];
+            ordered[size_t(n + i)] = referenceRows[2 * i + 1];
+        }
+        out.referenceLogps = at::tensor(ordered, at::kFloat).to(x.device());
     }
     out.output = model.forward(rows);
     return out;
+}
+
+std::vector<float> referenceRowsOf(const std::vector<float>& table,
+                                   const std::vector<int64_t>& samples) {
+    std::vector<float> rows;
+    rows.reserve(2 * samples.size());
+    for (int64_t s : samples) {
+        rows.push_back(table.at(size_t(2 * s)));
+        rows.push_back(table.at(size_t(2 * s + 1)));
+    }
+    return rows;
+}
+
+std::vector<float> referenceLogps(const Model& model, const Dataset& pairs, int batch,
+                                  const std::function<void(int64_t, int64_t)>& progress) {
+    at::NoGradGuard noGrad;
+    model.eval();
+    c10::Device device(at::kCPU);
+    for (const auto& [name, value] : model.parameters()) {
+        device = value.device();
+        break;
+    }
+    std::vector<float> table(size_t(2 * pairs.count()));
+    std::vector<int64_t> idx;
+    for (int64_t from = 0; from < pairs.count(); from += std::max(1, batch)) {
+        idx.clear();
+        for (int64_t i = from; i < std::min(pairs.count(), from + std::max(1, batch)); ++i)
+            idx.push_back(i);
+        const at::Tensor x = pairRows(gatherInputs(pairs, idx).to(device));
+        const at::Tensor y = pairRows(gatherTargets(pairs, idx).to(device));
+        const at::Tensor sums = sequenceLogps(model.forward(x), y).sum.to(at::kCPU).contiguous();
+        const auto n = int64_t(idx.size());
+        for (int64_t i = 0; i < n; ++i) {
+            table[size_t(2 * idx[size_t(i)])] = sums[i].item<float>();
+            table[size_t(2 * idx[size_t(i)] + 1)] = sums[n + i].item<float>();
+        }
+        if (progress)
+            progress(from + n, pairs.count());
+    }
+    model.train();
+    return table;
 }
 
 Expected<Objective> resolveObjective(LossKind asked, const Model& model, const DatasetSplits& data,
@@ -330,10 +379,13 @@ BatchLoss batchLoss(const Objective& objective, const Model& model, const Object
         return batchLoss(objective, model, output.output, target);
     const at::Tensor rows = pairRows(target);
     const SequenceLogps policy = sequenceLogps(output.output, rows);
-    const PreferenceLoss l =
-        objective.loss == LossKind::Dpo
-            ? dpoLoss(policy, sequenceLogps(output.reference, rows), objective.beta)
-            : orpoLoss(policy, objective.beta);
+    const auto reference = [&] {
+        return output.referenceLogps.defined() ? SequenceLogps{output.referenceLogps, {}}
+                                               : sequenceLogps(output.reference, rows);
+    };
+    const PreferenceLoss l = objective.loss == LossKind::Dpo
+                                 ? dpoLoss(policy, reference(), objective.beta)
+                                 : orpoLoss(policy, objective.beta);
     BatchLoss b;
     b.loss = l.loss;
     b.correct = l.chosenRewards.gt(l.rejectedRewards).sum();

@@ -13,12 +13,20 @@
 #include "model/model.h"
 #include <ATen/ATen.h>
 
+#include <functional>
+#include <memory>
+#include <vector>
+
 namespace tandem {
 
 struct Objective {
     LossKind loss = LossKind::CrossEntropy; // never Auto
     Task task = Task::Classification;
     double beta = 0.1; // dpo's beta, orpo's lambda (RunConfig::beta)
+    // DPO on a model without adapters: the reference's log-probabilities of each pair's chosen
+    // and rejected answer, two a pair, for the training and the held-out pairs, computed before
+    // training from the model the run started from (referenceLogps()). Null otherwise.
+    std::shared_ptr<const std::vector<float>> reference{}, testReference{};
 };
 
 // Whether a dataset's samples are preference pairs: two sequences each, the chosen answer's and
@@ -27,13 +35,27 @@ bool holdsPairs(const Dataset& d);
 
 // A batch through the model as its objective reads it. Preference pairs [B, 2, T] go in as 2B
 // sequences, the B chosen first (preference.h), and for DPO through the base alone as well,
-// the adapters off and without a graph: the reference. Any other batch goes in as it is.
+// the adapters off and without a graph: the reference. A model without adapters has its
+// reference's log-probabilities given instead, two a pair in the batch's order
+// (`referenceRows`: Objective::reference's rows of the batch's samples). Any other batch goes in
+// as it is.
 struct ObjectiveOutput {
-    at::Tensor output;
-    at::Tensor reference; // DPO's only
+    at::Tensor output{};
+    at::Tensor reference{};      // DPO on adapters: the base's logits
+    at::Tensor referenceLogps{}; // DPO on every weight: [2B], the chosen first
 };
 ObjectiveOutput objectiveForward(const Objective& objective, const Model& model,
-                                 const at::Tensor& x);
+                                 const at::Tensor& x, const float* referenceRows = nullptr);
+
+// Objective::reference's rows (two a sample) for `samples` of `table`.
+std::vector<float> referenceRowsOf(const std::vector<float>& table,
+                                   const std::vector<int64_t>& samples);
+
+// The log-probabilities `model` gives each pair's chosen and rejected answer, two a pair, for
+// every pair of `pairs`, `batch` pairs at a time without a graph: DPO's reference for a full
+// fine-tune, from the model as the run starts. `progress` is told the pairs done.
+std::vector<float> referenceLogps(const Model& model, const Dataset& pairs, int batch,
+                                  const std::function<void(int64_t, int64_t)>& progress = {});
 
 // The task `loss` gives on data with `targets`: cross-entropy on one class per sample is
 // classification, on ids per position a sequence; MSE, L1 and Huber are regression; BCE is

@@ -36,7 +36,8 @@ ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
     , m_model(model)
     , m_data(std::move(data))
     , m_options(options)
-    , m_objective{options.loss, taskOf(options.loss, m_data->targets), options.beta} {
+    , m_objective{options.loss, taskOf(options.loss, m_data->targets), options.beta,
+                  options.reference, nullptr} {
     initTorchRuntime();
     {
         // Copying a tensor is an autograd operation while grad mode is on, which would leave
@@ -88,7 +89,8 @@ void ModelReplica::clearGrads() {
 }
 
 void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& out,
-                              const std::function<void(size_t, const at::Tensor&)>* sink) {
+                              const std::function<void(size_t, const at::Tensor&)>* sink,
+                              const float* referenceRows) {
     const int64_t n = static_cast<int64_t>(samples.size());
     // A retry starts from the buffers (BatchNorm statistics) the first attempt started from,
     // so a failed attempt's forward passes leave no trace.
@@ -111,6 +113,7 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
         m_sink = stream ? sink : nullptr;
         out.streamed = stream;
         try {
+            int64_t done = 0; // samples of the parts before this one
             forEachPart(samples, part, [&](const at::Tensor& x, const at::Tensor& y, int64_t m) {
                 TORCH_CHECK_WITH(OutOfMemoryError,
                                  m_options.faultOomAbove <= 0 || m <= m_options.faultOomAbove,
@@ -121,8 +124,10 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                     std::optional<AutocastScope> autocast;
                     if (m_precision != Precision::Fp32)
                         autocast.emplace(m_torchDevice.type(), autocastType(m_precision));
-                    output = objectiveForward(m_objective, m_model, x);
+                    output = objectiveForward(m_objective, m_model, x,
+                                              referenceRows ? referenceRows + 2 * done : nullptr);
                 }
+                done += m;
                 // In fp32, whatever the forward pass computed in (objective.h).
                 const BatchLoss b = batchLoss(m_objective, m_model, output, y);
                 // Each part's mean, weighted by its share, sums to the mean over `samples`.
@@ -278,6 +283,12 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
         seedDevice(m_torchDevice, req.seed);
         const int inner = local ? std::max(1, local->innerSteps) : 1;
         const size_t n = req.indices.size();
+        // DPO on every weight: the reference's figures of the request's samples, as sent or
+        // from the table.
+        std::vector<float> looked;
+        if (req.referenceLogps.empty() && m_options.reference)
+            looked = referenceRowsOf(*m_options.reference, req.indices);
+        const std::vector<float>& rows = req.referenceLogps.empty() ? looked : req.referenceLogps;
         for (int h = 0; h < inner; ++h) {
             const size_t from = n * size_t(h) / size_t(inner),
                          to = n * size_t(h + 1) / size_t(inner);
@@ -285,7 +296,8 @@ Expected<WorkResult> ModelReplica::compute(const WorkRequest& req, const QString
                 continue;
             accumulate(std::vector<int64_t>(req.indices.begin() + long(from),
                                             req.indices.begin() + long(to)),
-                       out, local ? nullptr : &req.onGradient);
+                       out, local ? nullptr : &req.onGradient,
+                       rows.size() == 2 * n ? rows.data() + 2 * from : nullptr);
             if (local) {
                 std::vector<at::Tensor> g;
                 for (const at::Tensor& p : m_params)

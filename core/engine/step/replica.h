@@ -32,6 +32,9 @@ struct ReplicaOptions {
     Precision precision = Precision::Fp32;  // asked for; the device may fall back to fp32
     LossKind loss = LossKind::CrossEntropy; // as the coordinator resolved it
     double beta = 0.1;                      // dpo and orpo: RunConfig::beta
+    // DPO on every weight: Objective::reference, the training pairs' reference
+    // log-probabilities, two a pair (a worker process is sent its samples' with each request).
+    std::shared_ptr<const std::vector<float>> reference;
     // A forward pass over more than this many samples fails as the device's allocator does when
     // memory runs out (0: never). Tests set it, or TANDEM_FAULT_OOM_ABOVE in the environment.
     int64_t faultOomAbove = 0;
@@ -90,8 +93,10 @@ private:
     // Forward and backward over `samples`, leaving their mean gradient in the parameters' .grad
     // (unscaled). Retries in smaller parts on out-of-memory and, for fp16, at a smaller loss
     // scale on overflow.
+    // `referenceRows`: DPO on every weight, the reference's log-probabilities, two a sample.
     void accumulate(const std::vector<int64_t>& samples, WorkResult& out,
-                    const std::function<void(size_t, const at::Tensor&)>* sink = nullptr);
+                    const std::function<void(size_t, const at::Tensor&)>* sink = nullptr,
+                    const float* referenceRows = nullptr);
     void clearGrads();
     // The batches of `samples` in parts of `part`, on the device, each passed to `pass`: from
     // the resident rows, or gathered on the host a part ahead of the one computing.

@@ -30,6 +30,7 @@ Expected<WorkRequest> requestFrom(const wire::Assign& a) {
     req.step = a.step;
     req.indices = a.indices;
     req.seed = a.seed;
+    req.referenceLogps = a.referenceLogps;
     auto local = roundFrom(a);
     if (!local)
         return local.error();
