@@ -372,6 +372,19 @@ void TestWire::decodeRejectsGarbage() {
     Assign a;
     a.step = -1;
     QVERIFY(!decode(encode(a)).ok());
+    // DPO's reference figures: two a sample, each a finite log-probability.
+    a.step = 3;
+    a.indices = {4, 9};
+    a.referenceLogps = {-1, -2, -3};
+    QVERIFY(!decode(encode(a)).ok());
+    a.referenceLogps = {-1, -2, -3, 0.5f};
+    QVERIFY(!decode(encode(a)).ok());
+    a.referenceLogps = {-1, -2, -3, -std::numeric_limits<float>::infinity()};
+    QVERIFY(!decode(encode(a)).ok());
+    a.referenceLogps = {-1, -2, -3, -4};
+    QVERIFY(decode(encode(a)).ok());
+    QCOMPARE(std::get<Assign>(*decode(encode(a))).referenceLogps, a.referenceLogps);
+    a.step = -1;
     // A truncated Hello: whatever protobuf makes of it, a Hello cut inside its string field
     // cannot come back whole.
     Hello h;

@@ -5,6 +5,7 @@
 #include "tandem.pb.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tandem::wire {
 
@@ -403,7 +404,7 @@ Expected<Message> decode(const QByteArray& payload) {
             return corrupt(
                 QStringLiteral("an assignment's reference figures are not two a sample"));
         for (float v : m.referenceLogps)
-            if (!(v <= 0)) // log-probabilities: finite and at most 0
+            if (!(v <= 0) || !std::isfinite(v)) // log-probabilities: finite and at most 0
                 return corrupt(QStringLiteral("an assignment's reference figures are not "
                                               "log-probabilities"));
         return Message(m);
