@@ -1850,6 +1850,14 @@ Tandem %3</translation>
         <translation>يُسحب فقط من الرموز الأرجح التي يبلغ مجموع احتمالاتها هذا القدر.</translation>
     </message>
     <message>
+        <source>Tuned</source>
+        <translation>بعد الضبط</translation>
+    </message>
+    <message>
+        <source>Reference: the model before tuning</source>
+        <translation>المرجع: النموذج قبل الضبط</translation>
+    </message>
+    <message>
         <source>Answer as in a chat</source>
         <translation>أجب كما في محادثة</translation>
     </message>

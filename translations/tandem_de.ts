@@ -1822,6 +1822,14 @@ Tandem %3</translation>
         <translation>Gezogen wird nur aus den wahrscheinlichsten Tokens, die zusammen diese Wahrscheinlichkeit ausmachen.</translation>
     </message>
     <message>
+        <source>Tuned</source>
+        <translation>Feinabgestimmt</translation>
+    </message>
+    <message>
+        <source>Reference: the model before tuning</source>
+        <translation>Referenz: das Modell vor dem Feinabstimmen</translation>
+    </message>
+    <message>
         <source>Answer as in a chat</source>
         <translation>Wie im Chat antworten</translation>
     </message>

@@ -1813,6 +1813,14 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Tuned</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference: the model before tuning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Answer as in a chat</source>
         <translation type="unfinished"></translation>
     </message>

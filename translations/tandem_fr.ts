@@ -1822,6 +1822,14 @@ Tandem %3</translation>
         <translation>Le tirage se fait parmi les jetons les plus probables qui totalisent cette probabilité.</translation>
     </message>
     <message>
+        <source>Tuned</source>
+        <translation>Ajusté</translation>
+    </message>
+    <message>
+        <source>Reference: the model before tuning</source>
+        <translation>Référence : le modèle avant l’ajustement</translation>
+    </message>
+    <message>
         <source>Answer as in a chat</source>
         <translation>Répondre comme dans une conversation</translation>
     </message>

@@ -1822,6 +1822,14 @@ Tandem %3</translation>
         <translation>केवल उन सबसे संभावित टोकनों में से चुना जाता है जिनकी कुल संभावना इतनी हो।</translation>
     </message>
     <message>
+        <source>Tuned</source>
+        <translation>ट्यून किया गया</translation>
+    </message>
+    <message>
+        <source>Reference: the model before tuning</source>
+        <translation>संदर्भ: ट्यूनिंग से पहले का मॉडल</translation>
+    </message>
+    <message>
         <source>Answer as in a chat</source>
         <translation>चैट की तरह जवाब दें</translation>
     </message>

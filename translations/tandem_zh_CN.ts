@@ -1815,6 +1815,14 @@ Tandem %3</translation>
         <translation>只从累计概率达到此值的最可能词元中抽取。</translation>
     </message>
     <message>
+        <source>Tuned</source>
+        <translation>调优后</translation>
+    </message>
+    <message>
+        <source>Reference: the model before tuning</source>
+        <translation>参考：调优前的模型</translation>
+    </message>
+    <message>
         <source>Answer as in a chat</source>
         <translation>像聊天一样回答</translation>
     </message>

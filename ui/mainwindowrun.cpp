@@ -363,8 +363,13 @@ void MainWindow::tryRun(int row) {
     const bool hf =
         ModelSource::parse(m_history->index(row, 0).data(HistoryModel::ModelRole).toString())
             .isHf();
+    // A preference-tuned run answers beside the model it started from (DPO's reference).
+    const QModelIndex first = m_history->index(row, 0);
+    const bool preference =
+        first.data(HistoryModel::TaskRole).toString() == nameOf(Task::Preference);
     auto* dialog = new TryDialog(
-        checkpoint, m_history->index(row, HistoryModel::Model).data().toString(), hf, this);
+        checkpoint, m_history->index(row, HistoryModel::Model).data().toString(), hf, this,
+        preference ? first.data(HistoryModel::ModelRole).toString() : QString());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
 }

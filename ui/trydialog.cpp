@@ -8,6 +8,7 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -21,7 +22,7 @@
 namespace tandem::ui {
 
 TryDialog::TryDialog(const QString& checkpoint, const QString& runName, bool tokenizer,
-                     QWidget* parent)
+                     QWidget* parent, const QString& reference)
     : QDialog(parent)
     , m_checkpoint(checkpoint)
     , m_prompt(new QLineEdit)
@@ -30,6 +31,7 @@ TryDialog::TryDialog(const QString& checkpoint, const QString& runName, bool tok
     , m_topP(new QDoubleSpinBox)
     , m_chat(new QCheckBox(tr("Answer as in a chat")))
     , m_output(new QPlainTextEdit)
+    , m_reference(reference)
     , m_status(new QLabel)
     , m_generate(new QPushButton(tr("Generate")))
     , m_stop(new QPushButton(tr("Stop"))) {
@@ -77,14 +79,28 @@ TryDialog::TryDialog(const QString& checkpoint, const QString& runName, bool tok
     buttons->addButton(m_stop, QDialogButtonBox::ActionRole);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
-    layout->addWidget(m_output, 1);
+    if (m_reference.isEmpty()) {
+        layout->addWidget(m_output, 1);
+    } else {
+        // Side by side: the tuned model's answer, and the one it started from.
+        m_referenceOutput = new QPlainTextEdit;
+        m_referenceOutput->setObjectName(QStringLiteral("tryReferenceOutput"));
+        m_referenceOutput->setReadOnly(true);
+        auto* panes = new QGridLayout;
+        panes->addWidget(new QLabel(tr("Tuned")), 0, 0);
+        panes->addWidget(new QLabel(tr("Reference: the model before tuning")), 0, 1);
+        panes->addWidget(m_output, 1, 0);
+        panes->addWidget(m_referenceOutput, 1, 1);
+        panes->setRowStretch(1, 1);
+        layout->addLayout(panes, 1);
+    }
     layout->addWidget(m_status);
     layout->addWidget(buttons);
     connect(m_generate, &QPushButton::clicked, this, &TryDialog::generate);
     connect(m_stop, &QPushButton::clicked, this, &TryDialog::stop);
     connect(m_prompt, &QLineEdit::returnPressed, this, &TryDialog::generate);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    resize(640, 420);
+    resize(m_referenceOutput ? 900 : 640, 420);
 }
 
 TryDialog::~TryDialog() {
@@ -95,6 +111,10 @@ TryDialog::~TryDialog() {
 
 QString TryDialog::text() const {
     return m_output->toPlainText();
+}
+
+QString TryDialog::referenceText() const {
+    return m_referenceOutput ? m_referenceOutput->toPlainText() : QString();
 }
 
 void TryDialog::generate() {
@@ -110,27 +130,38 @@ void TryDialog::generate() {
     o.seed = quint64(QDateTime::currentMSecsSinceEpoch());
     m_output->setPlainText(o.chat ? QString() : m_prompt->text());
     m_decoder.resetState();
+    if (m_referenceOutput) {
+        m_referenceOutput->setPlainText(o.chat ? QString() : m_prompt->text());
+        m_referenceDecoder.resetState();
+    }
     m_generate->setEnabled(false);
     m_stop->setEnabled(true);
     m_status->setText(tr("Generating…"));
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     auto cancel = m_cancel;
     QPointer<TryDialog> self(this);
-    m_thread.reset(QThread::create([self, o, cancel] {
-        GenerateStats stats;
-        const Status st = tandem::generate(
-            o,
-            [self, cancel](const QByteArray& bytes) {
+    m_thread.reset(QThread::create([self, o, cancel, reference = m_reference] {
+        const auto sink = [self, cancel](bool toReference) {
+            return [self, cancel, toReference](const QByteArray& bytes) {
                 QMetaObject::invokeMethod(
                     qApp,
-                    [self, bytes] {
+                    [self, bytes, toReference] {
                         if (self)
-                            self->append(bytes);
+                            self->append(bytes, toReference);
                     },
                     Qt::QueuedConnection);
                 return !cancel->load();
-            },
-            &stats);
+            };
+        };
+        GenerateStats stats;
+        Status st = tandem::generate(o, sink(false), &stats);
+        // The same prompt and settings (and seed) through the model the run started from.
+        if (st && !reference.isEmpty() && !cancel->load()) {
+            GenerateOptions r = o;
+            r.model = reference;
+            GenerateStats unused;
+            st = tandem::generate(r, sink(true), &unused);
+        }
         const QString error = st ? QString() : st.error().message;
         const bool stopped = cancel->load();
         QMetaObject::invokeMethod(
@@ -149,9 +180,10 @@ void TryDialog::stop() {
         m_cancel->store(true);
 }
 
-void TryDialog::append(const QByteArray& bytes) {
-    m_output->moveCursor(QTextCursor::End);
-    m_output->insertPlainText(m_decoder.decode(bytes));
+void TryDialog::append(const QByteArray& bytes, bool reference) {
+    QPlainTextEdit* out = reference && m_referenceOutput ? m_referenceOutput : m_output;
+    out->moveCursor(QTextCursor::End);
+    out->insertPlainText(reference ? m_referenceDecoder.decode(bytes) : m_decoder.decode(bytes));
 }
 
 void TryDialog::finished(const QString& error, qint64 tokens, double tokensPerS, bool stopped) {

@@ -2,7 +2,9 @@
 
 // "Try it…": a language model from History continues a prompt, its text appearing as it is
 // made; a Hugging Face model answers it as a chat, through its tokenizer and chat template.
-// Generation runs on a thread of its own; the window stays responsive and Stop ends it.
+// Generation runs on a thread of its own; the window stays responsive and Stop ends it. A
+// preference-tuned run's answer is shown beside the one of the model it started from (DPO's
+// reference), for the same prompt and settings.
 
 #include <QDialog>
 #include <QString>
@@ -27,13 +29,15 @@ class TryDialog : public QDialog {
 
 public:
     // `checkpoint` is the run's checkpoint.tandem; `tokenizer`: a Hugging Face model's, whose
-    // folder has a tokenizer (tokens, not bytes, a chat answer, top-p).
+    // folder has a tokenizer (tokens, not bytes, a chat answer, top-p). `reference`: the model
+    // to answer beside it (a preference run's starting model, as --model names it), or empty.
     TryDialog(const QString& checkpoint, const QString& runName, bool tokenizer = false,
-              QWidget* parent = nullptr);
+              QWidget* parent = nullptr, const QString& reference = QString());
     ~TryDialog() override;
 
-    // The text so far (prompt and continuation); for tests.
+    // The text so far (prompt and continuation), and the reference's beside it; for tests.
     QString text() const;
+    QString referenceText() const;
     bool generating() const { return bool(m_thread); }
 
 public Q_SLOTS:
@@ -45,7 +49,7 @@ Q_SIGNALS:
     void done(const QString& error);
 
 private:
-    void append(const QByteArray& bytes);
+    void append(const QByteArray& bytes, bool reference);
     void finished(const QString& error, qint64 tokens, double tokensPerS, bool stopped);
 
     QString m_checkpoint;
@@ -55,6 +59,9 @@ private:
     QDoubleSpinBox* m_topP;
     QCheckBox* m_chat;
     QPlainTextEdit* m_output;
+    QString m_reference;                         // the model answering beside it; empty: none
+    QPlainTextEdit* m_referenceOutput = nullptr; // its answer
+    QStringDecoder m_referenceDecoder{QStringDecoder::Utf8};
     QLabel* m_status; // generating, then done or stopped, with the tokens and their speed
     QPushButton* m_generate;
     QPushButton* m_stop;

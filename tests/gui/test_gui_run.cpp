@@ -23,6 +23,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -30,6 +31,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -481,6 +483,36 @@ private Q_SLOTS:
         // Another run's chart has no margin.
         charts.reset(Task::Sequence, 1);
         QCOMPARE(loss->seriesCount(), 2);
+    }
+
+    void aPreferenceRunAnswersBesideItsReference() {
+        // Try it… on a preference-tuned run: the tuned model's answer and the reference's, for
+        // the same prompt and settings, side by side. The same folder on both sides, greedy,
+        // answers the same.
+        QTemporaryDir dir;
+        const QString folder = dir.filePath(QStringLiteral("tiny"));
+        hffolder::Spec spec;
+        QVERIFY(hffolder::write(folder, spec));
+        QVERIFY(hffolder::writeTokenizer(folder));
+        const QString model = ModelSource::hfFolder(folder).text();
+        TryDialog dialog(model, QStringLiteral("tiny"), true, nullptr, model);
+        QVERIFY(dialog.findChild<QPlainTextEdit*>(QStringLiteral("tryReferenceOutput")));
+        dialog.findChild<QCheckBox*>(QStringLiteral("tryChat"))->setChecked(false);
+        dialog.findChild<QLineEdit*>(QStringLiteral("tryPrompt"))->setText(QStringLiteral("ab"));
+        for (QDoubleSpinBox* s : dialog.findChildren<QDoubleSpinBox*>())
+            if (s->maximum() == 5)
+                s->setValue(0); // the temperature: greedy
+        for (QSpinBox* s : dialog.findChildren<QSpinBox*>())
+            s->setValue(6);
+        QSignalSpy done(&dialog, &TryDialog::done);
+        dialog.generate();
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.first().first().toString(), QString());
+        QVERIFY(dialog.text().size() > 2);
+        QCOMPARE(dialog.referenceText(), dialog.text());
+        // Another run's dialog has one answer.
+        TryDialog plain(model, QStringLiteral("tiny"), true);
+        QVERIFY(!plain.findChild<QPlainTextEdit*>(QStringLiteral("tryReferenceOutput")));
     }
 
     void settingsRoundTrip() {
