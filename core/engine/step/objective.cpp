@@ -5,6 +5,7 @@
 
 #include <torch/csrc/autograd/custom_function.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -208,16 +209,12 @@ at::Tensor pairRows(const at::Tensor& t) {
     return t.transpose(0, 1).reshape(shape);
 }
 
-Status checkPreference(LossKind loss, const Model& model, const DatasetSplits& data,
-                       const QString& modelName) {
+Status checkPreference(LossKind loss, const DatasetSplits& data) {
     if (!holdsPairs(data.train) || !holdsPairs(data.test))
         return refuse(QStringLiteral("--loss %1 trains on preference pairs, but %2 holds none; "
                                      "use prefs:FILE (a JSON object a line with \"prompt\", "
                                      "\"chosen\" and \"rejected\")")
                           .arg(nameOf(loss), data.description));
-    (void)loss;
-    (void)model;
-    (void)modelName;
     return success();
 }
 
@@ -268,16 +265,23 @@ std::vector<float> referenceLogps(const Model& model, const Dataset& pairs, int 
         device = value.device();
         break;
     }
+    // As the evaluation does: one pair first, to learn the logits' size, then batches whose
+    // logits stay under 2^25 values (a 152 k vocabulary's would otherwise take gigabytes).
+    constexpr int64_t kMaxOutputValues = int64_t(1) << 25;
     std::vector<float> table(size_t(2 * pairs.count()));
     std::vector<int64_t> idx;
-    for (int64_t from = 0; from < pairs.count(); from += std::max(1, batch)) {
+    int64_t step = 1;
+    for (int64_t from = 0; from < pairs.count(); from += int64_t(idx.size())) {
         idx.clear();
-        for (int64_t i = from; i < std::min(pairs.count(), from + std::max(1, batch)); ++i)
+        for (int64_t i = from; i < std::min(pairs.count(), from + step); ++i)
             idx.push_back(i);
         const at::Tensor x = pairRows(gatherInputs(pairs, idx).to(device));
         const at::Tensor y = pairRows(gatherTargets(pairs, idx).to(device));
-        const at::Tensor sums = sequenceLogps(model.forward(x), y).sum.to(at::kCPU).contiguous();
+        const at::Tensor logits = model.forward(x);
+        const at::Tensor sums = sequenceLogps(logits, y).sum.to(at::kCPU).contiguous();
         const auto n = int64_t(idx.size());
+        step = std::clamp<int64_t>(kMaxOutputValues / std::max<int64_t>(1, logits.numel() / n), 1,
+                                   std::max(1, batch));
         for (int64_t i = 0; i < n; ++i) {
             table[size_t(2 * idx[size_t(i)])] = sums[i].item<float>();
             table[size_t(2 * idx[size_t(i)] + 1)] = sums[n + i].item<float>();
@@ -359,7 +363,7 @@ Expected<Objective> resolveObjective(LossKind asked, const Model& model, const D
         break;
     case LossKind::Dpo:
     case LossKind::Orpo:
-        st = checkPreference(loss, model, data, modelName);
+        st = checkPreference(loss, data);
         if (st)
             st = checkCrossEntropy(out, y, data, modelName);
         break;
