@@ -2,6 +2,7 @@
 // carries.
 #include "formats/datasetspec.h"
 
+#include "formats/linedata.h"
 #include "formats/tokenizer.h"
 
 #include <QFileInfo>
@@ -30,6 +31,19 @@ Expected<SpecOptions> parseSpecOptions(const QString& body, const QStringList& a
         o.values.insert(key, parts[i].mid(eq + 1));
     }
     return o;
+}
+
+Expected<QString> specTemplateSource(const Tokenizer& tok, const QString& file, const QString& dir,
+                                     QString* name) {
+    if (file.isEmpty()) {
+        *name = dir + QStringLiteral("/tokenizer_config.json");
+        return tok.chatTemplate();
+    }
+    *name = file;
+    auto bytes = readTextFile(file);
+    if (!bytes)
+        return bytes.error();
+    return QString::fromUtf8(*bytes);
 }
 
 Expected<int64_t> specContext(const SpecOptions& o, const QString& spec, int64_t fallback) {

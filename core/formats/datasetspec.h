@@ -26,6 +26,10 @@ struct SpecOptions {
 };
 Expected<SpecOptions> parseSpecOptions(const QString& body, const QStringList& allowed,
                                        const QString& spec);
+// The chat template's Jinja source for a spec: the template=FILE it names, else the
+// tokenizer's (empty when neither has one); `name` receives where it came from, for errors.
+Expected<QString> specTemplateSource(const Tokenizer& tok, const QString& file, const QString& dir,
+                                     QString* name);
 // The spec's context= (a whole number of tokens from 1 to 65,536), or `fallback` without one.
 Expected<int64_t> specContext(const SpecOptions& o, const QString& spec, int64_t fallback);
 // The tokenizer of the spec's tokenizer= folder, else of `tokenizerDir` (the model's); `dir`

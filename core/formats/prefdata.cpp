@@ -210,17 +210,13 @@ constexpr int64_t kDefaultPairContext = 256;
 // of plain-text pairs needs none, and a conversational line says what is missing).
 Expected<std::optional<ChatTemplate>> templateOf(const Tokenizer& tok, const QString& file,
                                                  const QString& dir) {
-    QString source = tok.chatTemplate(), name = dir + QStringLiteral("/tokenizer_config.json");
-    if (!file.isEmpty()) {
-        auto bytes = readTextFile(file);
-        if (!bytes)
-            return bytes.error();
-        source = QString::fromUtf8(*bytes);
-        name = file;
-    }
-    if (source.isEmpty())
+    QString name;
+    auto source = specTemplateSource(tok, file, dir, &name);
+    if (!source)
+        return source.error();
+    if (source->isEmpty())
         return std::optional<ChatTemplate>();
-    auto t = ChatTemplate::parse(source, name);
+    auto t = ChatTemplate::parse(*source, name);
     if (!t)
         return t.error();
     return std::optional<ChatTemplate>(std::move(*t));

@@ -317,15 +317,11 @@ Expected<Encoded> encodeCached(const TextOptions& o, const QString& file) {
 
 // The chat template: the spec's template=FILE, else the tokenizer's.
 Status readTemplate(TextOptions& o, const QString& file, const QString& dir) {
-    QString source = o.tok->chatTemplate(), name = dir + QStringLiteral("/tokenizer_config.json");
-    if (!file.isEmpty()) {
-        name = file;
-        QFile t(name);
-        if (!t.open(QIODevice::ReadOnly))
-            return makeError(ErrorCode::NotFound,
-                             QStringLiteral("%1 cannot be read: %2").arg(name, t.errorString()));
-        source = QString::fromUtf8(t.readAll());
-    }
+    QString name;
+    auto read = specTemplateSource(*o.tok, file, dir, &name);
+    if (!read)
+        return read.error();
+    const QString source = *read;
     if (source.isEmpty())
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("%1 has no chat_template, so chat: cannot write its "
