@@ -25,6 +25,7 @@ int cmdGenerate(const QStringList& args) {
     p.addOption({QStringLiteral("chat"),
                  QStringLiteral("Hugging Face models: write the prompt with the model's chat "
                                 "template and print the assistant's answer.")});
+    opt("system", QStringLiteral("With --chat: a system message before the user's."), "TEXT");
     opt("tokens", QStringLiteral("How many tokens to add at most [%1].").arg(defaults.tokens), "N");
     opt("device", QStringLiteral("Hugging Face models: cuda:N, mps or cpu [this machine's best]."),
         "DEV");
@@ -49,6 +50,10 @@ int cmdGenerate(const QStringList& args) {
     o.model = p.value(QStringLiteral("model"));
     o.prompt = p.value(QStringLiteral("prompt")).toUtf8();
     o.chat = p.isSet(QStringLiteral("chat"));
+    o.system = p.value(QStringLiteral("system"));
+    if (!o.system.isEmpty() && !o.chat)
+        return fail(makeError(ErrorCode::InvalidArgument,
+                              QStringLiteral("--system is a chat's: add --chat")));
     o.device = p.value(QStringLiteral("device"));
     if (o.model.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument,

@@ -466,6 +466,10 @@ QString MainWindow::shownName() const {
                                              : m_ctx.settings.nodeName;
 }
 
+QString MainWindow::uiStatePath() const {
+    return QDir(m_ctx.home).filePath(QStringLiteral("ui-state.ini"));
+}
+
 // Other machines see the new name at once: the node announces it, and pairing and the runs
 // this machine joins use it. A name other than the host's is kept in the settings.
 void MainWindow::applyName(const QString& name) {

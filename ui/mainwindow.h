@@ -124,6 +124,9 @@ private:
     void showLending();
     // This machine's name: the one chosen in the wizard or Settings, or the host's.
     QString shownName() const;
+    // What the window keeps between restarts (the New run form, its geometry, the playground's
+    // settings): an INI file in the node's home, apart from the Settings dialog's.
+    QString uiStatePath() const;
     void applyName(const QString& name);
 
     WindowContext m_ctx;

@@ -363,13 +363,19 @@ void MainWindow::tryRun(int row) {
     const bool hf =
         ModelSource::parse(m_history->index(row, 0).data(HistoryModel::ModelRole).toString())
             .isHf();
-    // A preference-tuned run answers beside the model it started from (DPO's reference).
+    // A LoRA run answers beside its base, which it has for free, and a preference-tuned run
+    // beside the model it started from (DPO's reference), when that folder is still on disk.
     const QModelIndex first = m_history->index(row, 0);
-    const bool preference =
-        first.data(HistoryModel::TaskRole).toString() == nameOf(Task::Preference);
-    auto* dialog = new TryDialog(
-        checkpoint, m_history->index(row, HistoryModel::Model).data().toString(), hf, this,
-        preference ? first.data(HistoryModel::ModelRole).toString() : QString());
+    const QString started = first.data(HistoryModel::ModelRole).toString();
+    const ModelSource base = ModelSource::parse(started);
+    const bool compare =
+        hf &&
+        (first.data(HistoryModel::AdaptersRole).toBool() ||
+         first.data(HistoryModel::TaskRole).toString() == nameOf(Task::Preference)) &&
+        QFileInfo(base.path).isDir();
+    auto* dialog =
+        new TryDialog(checkpoint, m_history->index(row, HistoryModel::Model).data().toString(), hf,
+                      this, compare ? started : QString(), uiStatePath());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
 }

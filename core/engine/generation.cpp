@@ -27,6 +27,18 @@
 
 namespace tandem {
 
+std::vector<ChatMessage> chatMessagesOf(const GenerateOptions& o) {
+    std::vector<ChatMessage> messages;
+    if (!o.system.isEmpty())
+        messages.push_back({QStringLiteral("system"), o.system});
+    for (const GenerateTurn& t : o.history) {
+        messages.push_back({QStringLiteral("user"), t.user});
+        messages.push_back({QStringLiteral("assistant"), t.assistant});
+    }
+    messages.push_back({QStringLiteral("user"), QString::fromUtf8(o.prompt)});
+    return messages;
+}
+
 namespace {
 
 constexpr int kDefaultContext = 256;
@@ -134,8 +146,7 @@ public:
                 ChatTemplate::parse(source, m_folder + QStringLiteral("/tokenizer_config.json"));
             if (!tmpl)
                 return tmpl.error();
-            auto text = tmpl->render({{QStringLiteral("user"), prompt}}, true, m_tok->bosToken(),
-                                     m_tok->eosToken());
+            auto text = tmpl->render(chatMessagesOf(o), true, m_tok->bosToken(), m_tok->eosToken());
             if (!text)
                 return text.error();
             ids = m_tok->encode(*text, false);

@@ -6,12 +6,22 @@
 #include "common/expected.h"
 
 #include <QByteArray>
+#include <QList>
 #include <QString>
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace tandem {
+
+struct ChatMessage;
+
+// One exchange of a chat: the user's message and the model's answer.
+struct GenerateTurn {
+    QString user;
+    QString assistant;
+};
 
 struct GenerateOptions {
     // A run checkpoint (checkpoint.tandem), a TorchScript file (model.pt), a zoo name, or
@@ -21,6 +31,10 @@ struct GenerateOptions {
     // Hugging Face models: the prompt is one user message, written with the chat template and
     // the assistant's turn opened; the answer ends at the end of that turn.
     bool chat = false;
+    // With `chat`: a system message first (empty: none), and the conversation so far, written
+    // with the template before the prompt, the newest turn last.
+    QString system;
+    QList<GenerateTurn> history;
     // Hugging Face models: sample only among the likeliest tokens whose probabilities add up
     // to top_p (1 keeps all).
     double topP = 1.0;
@@ -50,6 +64,10 @@ struct GenerateStats {
     double seconds = 0;
     double tokensPerSecond() const { return seconds > 0 ? double(tokens) / seconds : 0; }
 };
+// With `chat`, the messages the chat template writes: the system message, the history and the
+// prompt as the user's newest message.
+std::vector<ChatMessage> chatMessagesOf(const GenerateOptions& options);
+
 Status generate(const GenerateOptions& options,
                 const std::function<bool(const QByteArray&)>& onText,
                 GenerateStats* stats = nullptr);

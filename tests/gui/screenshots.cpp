@@ -30,6 +30,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -104,8 +105,8 @@ bool languageModelShots(MainWindow& w, const std::function<void(QWidget*, const 
     auto* dialog = w.findChild<TryDialog*>(QStringLiteral("tryDialog"));
     if (!dialog)
         return false;
-    dialog->findChild<QLineEdit*>(QStringLiteral("tryPrompt"))
-        ->setText(QStringLiteral("What colour is a plum?"));
+    dialog->findChild<QPlainTextEdit*>(QStringLiteral("tryPrompt"))
+        ->setPlainText(QStringLiteral("What colour is a plum?"));
     QSignalSpy done(dialog, &TryDialog::done);
     dialog->findChild<QPushButton*>(QStringLiteral("tryGenerate"))->click();
     if (!waitFor([&] { return done.size() > 0; }, 120000, "Try it…"))

@@ -415,7 +415,8 @@ private Q_SLOTS:
         QTest::mouseClick(tryIt, Qt::LeftButton);
         auto* dialog = a.findChild<TryDialog*>(QStringLiteral("tryDialog"));
         QVERIFY(dialog);
-        child<QLineEdit>(dialog, "tryPrompt")->setText(QStringLiteral("What colour is a plum?"));
+        child<QPlainTextEdit>(dialog, "tryPrompt")
+            ->setPlainText(QStringLiteral("What colour is a plum?"));
         QStringList shown;
         auto* output = child<QPlainTextEdit>(dialog, "tryOutput");
         connect(output, &QPlainTextEdit::textChanged, this,

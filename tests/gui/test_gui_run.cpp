@@ -498,7 +498,8 @@ private Q_SLOTS:
         TryDialog dialog(model, QStringLiteral("tiny"), true, nullptr, model);
         QVERIFY(dialog.findChild<QPlainTextEdit*>(QStringLiteral("tryReferenceOutput")));
         dialog.findChild<QCheckBox*>(QStringLiteral("tryChat"))->setChecked(false);
-        dialog.findChild<QLineEdit*>(QStringLiteral("tryPrompt"))->setText(QStringLiteral("ab"));
+        dialog.findChild<QPlainTextEdit*>(QStringLiteral("tryPrompt"))
+            ->setPlainText(QStringLiteral("ab"));
         for (QDoubleSpinBox* s : dialog.findChildren<QDoubleSpinBox*>())
             if (s->maximum() == 5)
                 s->setValue(0); // the temperature: greedy
@@ -619,7 +620,8 @@ private Q_SLOTS:
         QTest::mouseClick(tryIt, Qt::LeftButton);
         auto* dialog = w.findChild<TryDialog*>(QStringLiteral("tryDialog"));
         QVERIFY(dialog);
-        dialog->findChild<QLineEdit*>(QStringLiteral("tryPrompt"))->setText(QStringLiteral("the "));
+        dialog->findChild<QPlainTextEdit*>(QStringLiteral("tryPrompt"))
+            ->setPlainText(QStringLiteral("the "));
         QSignalSpy done(dialog, &TryDialog::done);
         QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("tryGenerate")),
                           Qt::LeftButton);
@@ -949,14 +951,17 @@ private Q_SLOTS:
         auto* dialog = w.findChild<TryDialog*>(QStringLiteral("tryDialog"));
         QVERIFY(dialog);
         QVERIFY(dialog->findChild<QCheckBox*>(QStringLiteral("tryChat"))->isChecked());
-        dialog->findChild<QLineEdit*>(QStringLiteral("tryPrompt"))->setText(QStringLiteral("Hi"));
+        dialog->findChild<QPlainTextEdit*>(QStringLiteral("tryPrompt"))
+            ->setPlainText(QStringLiteral("Hi"));
         QSignalSpy done(dialog, &TryDialog::done);
         QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("tryGenerate")),
                           Qt::LeftButton);
         QVERIFY(done.wait(120000));
         QCOMPARE(done.last().at(0).toString(), QString());
         qInfo("Try it answered: %s", qPrintable(dialog->text()));
-        QVERIFY2(!dialog->text().isEmpty() && !dialog->text().startsWith(QStringLiteral("Hi")),
+        // The conversation: the message, then an answer (not the message continued).
+        QVERIFY2(dialog->text().startsWith(QStringLiteral("You: Hi\n")) &&
+                     dialog->text().size() > QStringLiteral("You: Hi\n").size(),
                  qPrintable(dialog->text()));
         dialog->close();
 
