@@ -110,6 +110,9 @@ MainWindow::MainWindow(const WindowContext& context, QWidget* parent)
     updateControls();
     updateTray();
     resize(1280, 800);
+    restoreUiState();
+    if (m_history->rowCount() > 0)
+        showRunCharts(m_history->index(0, 0).data(HistoryModel::FolderRole).toString());
     m_node->start();
 }
 
@@ -318,10 +321,13 @@ QWidget* MainWindow::buildHistoryTab() {
     auto* resume = new QPushButton(tr("Resume run"));
     auto* open = new QPushButton(tr("Open folder"));
     auto* tryIt = new QPushButton(tr("Try it…"));
+    auto* like = new QPushButton(tr("New run like this"));
+    like->setObjectName(QStringLiteral("likeThisButton"));
+    like->setToolTip(tr("Puts this run's settings in the New run form."));
     resume->setObjectName(QStringLiteral("resumeRunButton"));
     tryIt->setObjectName(QStringLiteral("tryButton"));
     tryIt->setToolTip(tr("Let a language model continue a prompt of yours."));
-    for (QPushButton* b : {exportButton, resume, open, tryIt})
+    for (QPushButton* b : {exportButton, resume, open, tryIt, like})
         row->addWidget(b);
     row->addStretch();
     layout->addLayout(row);
@@ -342,9 +348,19 @@ QWidget* MainWindow::buildHistoryTab() {
         if (!rows.isEmpty())
             tryRun(rows.first().row());
     });
+    connect(like, &QPushButton::clicked, this, [this] {
+        const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            newRunLike(rows.first().row());
+    });
+    connect(m_historyView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            showRunCharts(rows.first().data(HistoryModel::FolderRole).toString());
+    });
     // Only a language model's run (a sequence task) can continue a text, and only a run that
     // ended before its last step (stopped, failed, interrupted) with a checkpoint can resume.
-    const auto selectedCan = [this, tryIt, resume, exportButton, exportTs, exportSt, exportHf,
+    const auto selectedCan = [this, tryIt, resume, like, exportButton, exportTs, exportSt, exportHf,
                               exportPeft, exportGguf] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
         const QModelIndex row = rows.isEmpty() ? QModelIndex() : rows.first();
@@ -369,6 +385,7 @@ QWidget* MainWindow::buildHistoryTab() {
                               QLatin1String("sequence") &&
                           !row.data(HistoryModel::CheckpointRole).toString().isEmpty());
         resume->setEnabled(row.isValid() && row.data(HistoryModel::ResumableRole).toBool());
+        like->setEnabled(row.isValid() && !row.data(HistoryModel::LentRole).toBool());
     };
     connect(m_historyView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             selectedCan);
@@ -466,10 +483,6 @@ QString MainWindow::shownName() const {
                                              : m_ctx.settings.nodeName;
 }
 
-QString MainWindow::uiStatePath() const {
-    return QDir(m_ctx.home).filePath(QStringLiteral("ui-state.ini"));
-}
-
 // Other machines see the new name at once: the node announces it, and pairing and the runs
 // this machine joins use it. A name other than the host's is kept in the settings.
 void MainWindow::applyName(const QString& name) {
@@ -519,30 +532,6 @@ void MainWindow::openSettings() {
     m_history->setFolder(s.effectiveRunsFolder(m_ctx.home));
 }
 
-void MainWindow::saveDescription() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save run description"), QStringLiteral("run.json"),
-                                     tr("Run description (*.json)"));
-    if (path.isEmpty())
-        return;
-    if (auto st = m_form->saveTo(path); !st)
-        showBanner(BannerKind::Error, st.error().message);
-    else
-        log(tr("Saved the run description to %1; train it with: tandem train --config %1")
-                .arg(path));
-}
-
-void MainWindow::loadDescription() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load run description"), QString(),
-                                                      tr("Run description (*.json)"));
-    if (path.isEmpty())
-        return;
-    if (auto st = m_form->loadFrom(path); !st)
-        showBanner(BannerKind::Error, st.error().message);
-    else
-        m_tabs->setCurrentIndex(1);
-}
-
 void MainWindow::updateTray() {
     if (!m_tray)
         return;
@@ -566,35 +555,6 @@ void MainWindow::updateTray() {
         break;
     }
     m_tray->setToolTip(QStringLiteral("Tandem: ") + status);
-}
-
-bool MainWindow::confirm(const QString& title, const QString& text, const QString& action) {
-    // Buttons with our own translated words: Qt has no translation of Yes/No for some of the
-    // languages Tandem speaks (Hindi).
-    QMessageBox box(QMessageBox::Question, title, text, QMessageBox::NoButton, this);
-    QPushButton* yes = box.addButton(action, QMessageBox::AcceptRole);
-    box.addButton(tr("Cancel"), QMessageBox::RejectRole);
-    box.setDefaultButton(yes);
-    box.exec();
-    return box.clickedButton() == yes;
-}
-
-void MainWindow::closeEvent(QCloseEvent* event) {
-    if (!m_run->active()) {
-        event->accept();
-        return;
-    }
-    if (!m_quitAfterRun &&
-        !confirm(tr("Quit Tandem"),
-                 tr("A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) "
-                    "and quit?"),
-                 tr("Stop and quit"))) {
-        event->ignore();
-        return;
-    }
-    m_quitAfterRun = true;
-    m_run->stop();
-    event->ignore(); // closes when the run has saved its checkpoint
 }
 
 } // namespace tandem::ui

@@ -127,6 +127,13 @@ private:
     // What the window keeps between restarts (the New run form, its geometry, the playground's
     // settings): an INI file in the node's home, apart from the Settings dialog's.
     QString uiStatePath() const;
+    void restoreUiState();
+    void saveUiState() const;
+    // A past run's charts, read from its folder: shown when History's selection changes, and
+    // the newest run's at start, but never over a run in progress or lent to.
+    void showRunCharts(const QString& runFolder);
+    // History's "New run like this": the run's settings in the New run form.
+    void newRunLike(int historyRow);
     void applyName(const QString& name);
 
     WindowContext m_ctx;
@@ -155,6 +162,7 @@ private:
     QPointer<SetupWizard> m_wizard;
     std::unique_ptr<QThread> m_exportThread;
     QString m_runFolder;
+    QString m_chartsFolder; // whose curves the charts show
     bool m_startPending = false;
     bool m_quitAfterRun = false;
     int64_t m_firstStep = -1;

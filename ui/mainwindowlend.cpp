@@ -14,6 +14,7 @@
 namespace tandem::ui {
 
 void MainWindow::onLendingChanged(bool running, const QString& coordinator) {
+    m_chartsFolder.clear(); // the charts show the lent run, or will show History's again
     if (running) {
         m_lending = Lending{};
         m_lending.active = true;

@@ -188,6 +188,9 @@ void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
         return;
     }
     m_runFolder = config.outDir;
+    m_chartsFolder = m_runFolder;
+    if (resumeFrom.isEmpty())
+        saveUiState(); // the form as this run starts, for the next start of the app
     // Written here too, so that History shows the run at once; the engine keeps it (RunHistory).
     RunHistory::started(config);
     m_history->setActiveFolder(m_runFolder);

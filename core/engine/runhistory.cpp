@@ -114,4 +114,48 @@ QStringList RunHistory::listed(const QString& home) {
     return out;
 }
 
+Expected<RunCurves> RunHistory::curves(const QString& runFolder) {
+    QFile f(QDir(runFolder).filePath(RunFiles::metrics()));
+    if (!f.open(QIODevice::ReadOnly))
+        return makeError(ErrorCode::NotFound,
+                         QStringLiteral("%1 has no %2 to chart: %3")
+                             .arg(runFolder, RunFiles::metrics(), f.errorString()));
+    RunCurves c;
+    const QJsonObject record = read(runFolder);
+    const QJsonObject config = record.value(QStringLiteral("config")).toObject();
+    const QJsonObject summary = record.value(QStringLiteral("summary")).toObject();
+    c.epochs = std::max(1, config.value(QStringLiteral("epochs")).toInt(1));
+    if (auto task = parse<Task>(summary.value(QStringLiteral("objective")).toString()))
+        c.task = *task;
+    const double samplesPerS = summary.value(QStringLiteral("samples_per_s")).toDouble();
+    if (samplesPerS > 0)
+        c.tokensPerSample =
+            qRound64(summary.value(QStringLiteral("tokens_per_s")).toDouble() / samplesPerS);
+    while (!f.atEnd()) {
+        const QJsonObject o = QJsonDocument::fromJson(f.readLine()).object();
+        const QString type = o.value(QStringLiteral("type")).toString();
+        if (type == QLatin1String("step")) {
+            const StepMetrics m = StepMetrics::fromJson(o);
+            // A resumed run repeats the steps after its checkpoint: the later lines hold.
+            while (!c.steps.isEmpty() && c.steps.last().step >= m.step)
+                c.steps.removeLast();
+            c.steps.append(m);
+        } else if (type == QLatin1String("epoch")) {
+            const EpochMetrics e = EpochMetrics::fromJson(o);
+            while (!c.epochEnds.isEmpty() && c.epochEnds.last().epoch >= e.epoch)
+                c.epochEnds.removeLast();
+            c.epochEnds.append(e);
+        } else if (type == QLatin1String("summary") &&
+                   !summary.contains(QStringLiteral("objective"))) {
+            if (auto task = parse<Task>(o.value(QStringLiteral("objective")).toString()))
+                c.task = *task;
+        }
+    }
+    // A run stopped before its summary: its steps' task is told by their figures.
+    if (!summary.contains(QStringLiteral("objective")) && !c.steps.isEmpty() &&
+        c.steps.last().pairs.pairs > 0)
+        c.task = Task::Preference;
+    return c;
+}
+
 } // namespace tandem

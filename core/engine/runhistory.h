@@ -42,6 +42,18 @@ struct RunFiles {
     }
 };
 
+// A run's curves as its folder keeps them, to chart a past run: its steps and epochs from
+// metrics.jsonl (a resumed run's repeated steps once, as last written), and from its record
+// what they mean (the task, the epochs planned, the tokens a sample where the speed is in
+// tokens).
+struct RunCurves {
+    Task task = Task::Classification;
+    int epochs = 1;
+    int64_t tokensPerSample = 0;
+    QList<StepMetrics> steps;
+    QList<EpochMetrics> epochEnds;
+};
+
 class RunHistory {
 public:
     // The record (RunFiles::record()). A folder from before it was named so holds run.json with
@@ -58,6 +70,9 @@ public:
 
     // The run folders listed in `home`'s history that still exist, newest last.
     static QStringList listed(const QString& home);
+
+    // What `runFolder` holds of its curves; an error when it has no metrics.jsonl to read.
+    static Expected<RunCurves> curves(const QString& runFolder);
 
 private:
     static void list(const QString& home, const QString& runFolder);

@@ -1,5 +1,7 @@
 #include "engine/training.h"
 
+#include <QJsonArray>
+
 namespace tandem {
 
 namespace {
@@ -37,6 +39,54 @@ TestMetrics TestMetrics::readFrom(const QJsonObject& o) {
     }
     t.evaluated = o.value(QStringLiteral("test_loss")).isDouble();
     return t;
+}
+
+PairFigures PairFigures::readFrom(const QJsonObject& o, const QString& prefix) {
+    static const char* const kNames[kCount] = {"rewards/chosen", "rewards/rejected",
+                                               "rewards/margins", "logps/chosen", "logps/rejected"};
+    PairFigures p;
+    for (int i = 0; i < kCount; ++i) {
+        const QJsonValue v = o.value(prefix + QLatin1String(kNames[i]));
+        if (!v.isDouble())
+            return {};
+        p.sums[size_t(i)] = v.toDouble();
+    }
+    p.pairs = 1;
+    return p;
+}
+
+StepMetrics StepMetrics::fromJson(const QJsonObject& o) {
+    StepMetrics m;
+    m.step = o.value(QStringLiteral("step")).toInteger();
+    m.epoch = o.value(QStringLiteral("epoch")).toInt();
+    m.epochStep = o.value(QStringLiteral("epoch_step")).toInteger();
+    m.loss = o.value(QStringLiteral("loss")).toDouble(std::numeric_limits<double>::quiet_NaN());
+    m.accuracy = o.value(QStringLiteral("accuracy")).toDouble();
+    m.lr = o.value(QStringLiteral("lr")).toDouble();
+    m.samples = o.value(QStringLiteral("samples")).toInteger();
+    m.stepMs = o.value(QStringLiteral("step_ms")).toDouble();
+    m.samplesPerS = o.value(QStringLiteral("samples_per_s")).toDouble();
+    m.elapsedS = o.value(QStringLiteral("elapsed_s")).toDouble();
+    for (const QJsonValue& w : o.value(QStringLiteral("workers")).toArray()) {
+        const QJsonObject wo = w.toObject();
+        m.workers.append({wo.value(QStringLiteral("name")).toString(),
+                          wo.value(QStringLiteral("samples")).toInteger(),
+                          wo.value(QStringLiteral("compute_ms")).toDouble(),
+                          wo.value(QStringLiteral("wait_ms")).toDouble()});
+    }
+    m.pairs = PairFigures::readFrom(o, QString());
+    return m;
+}
+
+EpochMetrics EpochMetrics::fromJson(const QJsonObject& o) {
+    EpochMetrics e;
+    e.epoch = o.value(QStringLiteral("epoch")).toInt();
+    e.trainLoss = o.value(QStringLiteral("train_loss")).toDouble();
+    e.trainAccuracy = o.value(QStringLiteral("train_accuracy"))
+                          .toDouble(std::numeric_limits<double>::quiet_NaN());
+    e.test = TestMetrics::readFrom(o);
+    e.test.pairs = PairFigures::readFrom(o, QStringLiteral("test_"));
+    return e;
 }
 
 double TestMetrics::byName(const QString& key) const {

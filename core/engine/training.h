@@ -168,6 +168,8 @@ struct PairFigures {
     // Each as a mean over the pairs, under TRL's name after `prefix`, into `o`; nothing without
     // pairs.
     void writeTo(QJsonObject& o, const QString& prefix) const;
+    // What writeTo wrote, as one pair of those means; no pairs where there are none.
+    static PairFigures readFrom(const QJsonObject& o, const QString& prefix);
 };
 
 struct StepMetrics {
@@ -187,6 +189,8 @@ struct StepMetrics {
     QList<WorkerStepStats> workers;
     PairFigures pairs; // preference tuning's, on this step's batch
     QJsonObject toJson() const;
+    // A step's line of metrics.jsonl, as toJson wrote it (what it holds of it).
+    static StepMetrics fromJson(const QJsonObject& o);
 };
 
 // The test split's figures after an evaluation. Which ones are defined follows the run's task
@@ -217,6 +221,7 @@ struct EpochMetrics {
     double trainAccuracy = 0; // NaN where the task has no accuracy
     TestMetrics test;
     QJsonObject toJson() const;
+    static EpochMetrics fromJson(const QJsonObject& o);
 };
 
 struct WorkerSummary {

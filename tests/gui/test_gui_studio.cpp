@@ -2,15 +2,22 @@
 // window keeps across restarts. Widgets on the offscreen platform, with a tiny Hugging Face
 // folder (tests/hffolder.h) as the model.
 
+#include "engine/runhistory.h"
 #include "guitest.h"
 #include "hffolder.h"
 #include "model/modelsource.h"
+#include "ui/chartpanel.h"
+#include "ui/historymodel.h"
+#include "ui/livechart.h"
+#include "ui/runform.h"
 #include "ui/trydialog.h"
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QItemSelectionModel>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
@@ -18,6 +25,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -42,6 +50,54 @@ QPlainTextEdit* promptOf(TryDialog& d) {
 void quick(TryDialog& d) {
     d.findChild<QDoubleSpinBox*>(QStringLiteral("tryTemperature"))->setValue(0);
     d.findChild<QSpinBox*>(QStringLiteral("tryLength"))->setValue(4);
+}
+
+// A finished run's folder as the engine leaves it: its record (description, start, summary)
+// and `steps` steps' lines in metrics.jsonl with an epoch's end after every ten, the loss
+// starting at `loss`.
+void writeRun(const QString& folder, const QString& started, int steps, double loss, double lr) {
+    QDir().mkpath(folder);
+    RunConfig c;
+    c.model = QStringLiteral("mlp");
+    c.data = QStringLiteral("fashion-mnist");
+    c.epochs = (steps + 9) / 10;
+    c.lr = lr;
+    c.batch = 48;
+    c.outDir = folder;
+    RunSummary sum;
+    sum.finished = true;
+    sum.task = Task::Classification;
+    sum.samplesPerS = 100;
+    QJsonObject record{{QStringLiteral("config"), c.toJson()},
+                       {QStringLiteral("started"), started},
+                       {QStringLiteral("status"), QStringLiteral("finished")},
+                       {QStringLiteral("summary"), sum.toJson()}};
+    RunHistory::write(folder, record);
+    QFile f(QDir(folder).filePath(RunFiles::metrics()));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    for (int i = 1; i <= steps; ++i) {
+        StepMetrics m;
+        m.step = i;
+        m.epoch = (i - 1) / 10;
+        m.loss = loss / i;
+        m.samples = 48;
+        m.stepMs = 10;
+        m.workers = {{QStringLiteral("local"), 48, 9, 0}};
+        f.write(QJsonDocument(m.toJson()).toJson(QJsonDocument::Compact) + '\n');
+        if (i % 10 == 0) {
+            EpochMetrics e;
+            e.epoch = m.epoch;
+            e.trainLoss = m.loss;
+            e.test.evaluated = true;
+            e.test.loss = m.loss;
+            e.test.accuracy = 0.5;
+            f.write(QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) + '\n');
+        }
+    }
+}
+
+int lossPoints(MainWindow& w) {
+    return w.charts()->lossChart()->pointCount(0);
 }
 
 void pressEnter(QWidget* w, Qt::KeyboardModifiers mods = Qt::NoModifier) {
@@ -208,6 +264,84 @@ private Q_SLOTS:
         QCOMPARE(d.referenceConversation().size(), 2);
         QCOMPARE(d.referenceText(), d.text()); // the same folder, greedy
         QVERIFY(d.text().contains(QStringLiteral("two")));
+    }
+
+    void pastRunsChartsReopen() {
+        QTemporaryDir home;
+        const QString runs = home.filePath(QStringLiteral("runs"));
+        writeRun(runs + QStringLiteral("/older"), QStringLiteral("2026-01-01T10:00:00Z"), 30, 2.0,
+                 0.001);
+        writeRun(runs + QStringLiteral("/newer"), QStringLiteral("2026-01-02T10:00:00Z"), 20, 3.0,
+                 0.01);
+        {
+            // At start, the newest run's curves: twenty steps and two epochs.
+            MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+            QCOMPARE(w.history()->rowCount(), 2);
+            QCOMPARE(lossPoints(w), 20);
+            QCOMPARE(w.charts()->accuracyChart()->pointCount(0), 2);
+            // Choosing the older run in History shows its thirty steps.
+            auto* view = w.findChild<QTableView*>(QStringLiteral("historyView"));
+            view->selectRow(1);
+            QCOMPARE(lossPoints(w), 30);
+            QCOMPARE(w.charts()->accuracyChart()->pointCount(0), 3);
+            view->selectRow(0);
+            QCOMPARE(lossPoints(w), 20);
+        }
+        // A resumed run's repeated steps are charted once, as last written.
+        QFile more(runs + QStringLiteral("/newer/metrics.jsonl"));
+        QVERIFY(more.open(QIODevice::Append));
+        StepMetrics again;
+        again.step = 15;
+        again.loss = 0.1;
+        more.write(QJsonDocument(again.toJson()).toJson(QJsonDocument::Compact) + '\n');
+        more.close();
+        auto curves = RunHistory::curves(runs + QStringLiteral("/newer"));
+        QVERIFY(curves);
+        QCOMPARE(curves->steps.size(), 15);
+        QCOMPARE(curves->steps.last().loss, 0.1);
+        QCOMPARE(curves->epochEnds.size(), 2);
+        QVERIFY(!RunHistory::curves(home.filePath(QStringLiteral("none"))));
+    }
+
+    void theFormAndWindowAreKeptAcrossRestarts() {
+        QTemporaryDir home;
+        const quint16 port = freeUdpPort();
+        RunConfig chosen;
+        {
+            MainWindow w(loopbackContext(home.path(), port));
+            QCOMPARE(w.runForm()->config().model, QStringLiteral("mnist-cnn")); // the demo
+            RunConfig c = w.runForm()->config();
+            c.model = QStringLiteral("mlp");
+            c.lr = 0.0042;
+            c.epochs = 7;
+            w.runForm()->setConfig(c);
+            chosen = w.runForm()->config();
+            w.resize(1010, 690);
+            w.close();
+        }
+        MainWindow again(loopbackContext(home.path(), port));
+        const RunConfig kept = again.runForm()->config();
+        QCOMPARE(kept.model, chosen.model);
+        QCOMPARE(kept.lr, 0.0042);
+        QCOMPARE(kept.epochs, 7);
+        QCOMPARE(again.size(), QSize(1010, 690));
+    }
+
+    void aNewRunLikeAnEarlierOne() {
+        QTemporaryDir home;
+        writeRun(home.filePath(QStringLiteral("runs/past")), QStringLiteral("2026-01-01T10:00:00Z"),
+                 10, 2.0, 0.0123);
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        auto* view = w.findChild<QTableView*>(QStringLiteral("historyView"));
+        view->selectRow(0);
+        auto* like = w.findChild<QPushButton*>(QStringLiteral("likeThisButton"));
+        QVERIFY(like->isEnabled());
+        like->click();
+        const RunConfig c = w.runForm()->config();
+        QCOMPARE(c.model, QStringLiteral("mlp"));
+        QCOMPARE(c.lr, 0.0123);
+        QCOMPARE(c.batch, int64_t(48));
+        QVERIFY(c.outDir.isEmpty());
     }
 };
 

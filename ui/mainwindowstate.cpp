@@ -1,0 +1,136 @@
+// What the window keeps and reopens: the New run form and the window's geometry across
+// restarts (ui-state.ini in the node's home, apart from the Settings dialog's file), run
+// descriptions, a past run's charts from its folder, and the question before quitting during
+// a run.
+
+#include "engine/runhistory.h"
+#include "engine/trainingrun.h"
+#include "ui/chartpanel.h"
+#include "ui/historymodel.h"
+#include "ui/mainwindow.h"
+#include "ui/runform.h"
+
+#include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QTabWidget>
+
+namespace tandem::ui {
+
+namespace {
+const QString kGeometry = QStringLiteral("window/geometry");
+const QString kForm = QStringLiteral("form/config");
+} // namespace
+
+QString MainWindow::uiStatePath() const {
+    return QDir(m_ctx.home).filePath(QStringLiteral("ui-state.ini"));
+}
+
+void MainWindow::saveDescription() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save run description"), QStringLiteral("run.json"),
+                                     tr("Run description (*.json)"));
+    if (path.isEmpty())
+        return;
+    if (auto st = m_form->saveTo(path); !st)
+        showBanner(BannerKind::Error, st.error().message);
+    else
+        log(tr("Saved the run description to %1; train it with: tandem train --config %1")
+                .arg(path));
+}
+
+void MainWindow::loadDescription() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load run description"), QString(),
+                                                      tr("Run description (*.json)"));
+    if (path.isEmpty())
+        return;
+    if (auto st = m_form->loadFrom(path); !st)
+        showBanner(BannerKind::Error, st.error().message);
+    else
+        m_tabs->setCurrentIndex(1);
+}
+
+bool MainWindow::confirm(const QString& title, const QString& text, const QString& action) {
+    // Buttons with our own translated words: Qt has no translation of Yes/No for some of the
+    // languages Tandem speaks (Hindi).
+    QMessageBox box(QMessageBox::Question, title, text, QMessageBox::NoButton, this);
+    QPushButton* yes = box.addButton(action, QMessageBox::AcceptRole);
+    box.addButton(tr("Cancel"), QMessageBox::RejectRole);
+    box.setDefaultButton(yes);
+    box.exec();
+    return box.clickedButton() == yes;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveUiState();
+    if (!m_run->active()) {
+        event->accept();
+        return;
+    }
+    if (!m_quitAfterRun &&
+        !confirm(tr("Quit Tandem"),
+                 tr("A run is in progress. Stop it (a checkpoint is saved, so it can be resumed) "
+                    "and quit?"),
+                 tr("Stop and quit"))) {
+        event->ignore();
+        return;
+    }
+    m_quitAfterRun = true;
+    m_run->stop();
+    event->ignore(); // closes when the run has saved its checkpoint
+}
+
+void MainWindow::restoreUiState() {
+    QSettings s(uiStatePath(), QSettings::IniFormat);
+    const QByteArray geometry = s.value(kGeometry).toByteArray();
+    if (!geometry.isEmpty())
+        restoreGeometry(geometry);
+    // The form as the last run started, or as it was when the window closed.
+    const QJsonObject form = QJsonDocument::fromJson(s.value(kForm).toByteArray()).object();
+    if (!form.isEmpty())
+        if (auto c = RunConfig::fromJson(form))
+            m_form->setConfig(*c);
+}
+
+void MainWindow::saveUiState() const {
+    QSettings s(uiStatePath(), QSettings::IniFormat);
+    s.setValue(kGeometry, saveGeometry());
+    s.setValue(kForm, QJsonDocument(m_form->config().toJson()).toJson(QJsonDocument::Compact));
+}
+
+void MainWindow::showRunCharts(const QString& folder) {
+    if (folder.isEmpty() || folder == m_chartsFolder || m_run->active() || m_lending.active)
+        return;
+    auto curves = RunHistory::curves(folder);
+    if (!curves)
+        return;
+    m_chartsFolder = folder;
+    m_charts->showLentView(false);
+    m_charts->reset(curves->task, curves->epochs, curves->tokensPerSample);
+    for (const StepMetrics& m : curves->steps)
+        m_charts->addStep(m);
+    for (const EpochMetrics& e : curves->epochEnds)
+        m_charts->addEpoch(e);
+}
+
+void MainWindow::newRunLike(int row) {
+    const QString folder = m_history->index(row, 0).data(HistoryModel::FolderRole).toString();
+    const QJsonObject config = RunHistory::read(folder).value(QStringLiteral("config")).toObject();
+    auto c = RunConfig::fromJson(config);
+    if (config.isEmpty() || !c) {
+        showBanner(BannerKind::Error, tr("That run's record has no settings to start from: %1")
+                                          .arg(config.isEmpty() ? folder : c.error().message));
+        return;
+    }
+    // A new run: its own folder, from the start.
+    c->outDir.clear();
+    m_form->setConfig(*c);
+    m_tabs->setCurrentIndex(1);
+}
+
+} // namespace tandem::ui
