@@ -71,6 +71,7 @@ private Q_SLOTS:
     void oneModelServesTwoThreadsAtOnce();
     void aCpuSlowAtBf16ComputesTheFrozenBaseInFp32();
     void theBaseAloneIsTheReference();
+    void pretrainingTpIsTheSameModel();
 
 private:
     // A tiny GPT-2 folder with the 64-token tokenizer, under `name`; empty if not written.
@@ -510,6 +511,38 @@ void TestHfModel::theBaseAloneIsTheReference() {
         QCOMPARE((lora->forward(ids).detach() - base).abs().max().item<double>(), 0.0);
         QCOMPARE(lora->forwardBase(ids).sizes(), base.sizes());
     }
+}
+
+void TestHfModel::pretrainingTpIsTheSameModel() {
+    // SmolLM3's published config says pretraining_tp: 2. transformers' Llama code either ignores
+    // it or splits each product into that many slices and joins them again: the same model. The
+    // folder is accepted, and its logits are those of the same weights without the key.
+    const QString dir = m_tmp.filePath(QStringLiteral("tp"));
+    hffolder::Spec spec;
+    QVERIFY(hffolder::write(dir, spec));
+    const at::Tensor ids = someIds();
+    QString error;
+    auto logitsOf = [&]() -> at::Tensor {
+        auto m = openHfModel(dir, {QString(), false, 1});
+        if (!m) {
+            error = m.error().message;
+            return {};
+        }
+        at::NoGradGuard noGrad;
+        m->eval();
+        return transformerOf(*m)->logits(ids);
+    };
+    const at::Tensor plain = logitsOf();
+    QVERIFY2(plain.defined(), qPrintable(error));
+    QJsonObject config = hffolder::config(spec);
+    config.insert(QStringLiteral("pretraining_tp"), 2);
+    QFile f(QDir(dir).filePath(QStringLiteral("config.json")));
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(QJsonDocument(config).toJson());
+    f.close();
+    const at::Tensor tp = logitsOf();
+    QVERIFY2(tp.defined(), qPrintable(error));
+    QVERIFY(at::equal(tp, plain));
 }
 
 QTEST_GUILESS_MAIN(TestHfModel)

@@ -305,6 +305,10 @@ QWidget* MainWindow::buildHistoryTab() {
     m_historyView = makeRowTable(m_history);
     m_historyView->setObjectName(QStringLiteral("historyView"));
     layout->addWidget(m_historyView, 1);
+    m_historyFolder = new QLabel;
+    m_historyFolder->setObjectName(QStringLiteral("historyFolder"));
+    m_historyFolder->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_historyFolder);
     auto* row = new QHBoxLayout;
     // One button for the formats, so that the row fits a laptop's window: TorchScript and
     // safetensors for any run, and for a Hugging Face model's run its folder (adapters
@@ -320,6 +324,7 @@ QWidget* MainWindow::buildHistoryTab() {
     exportButton->setMenu(exportMenu);
     auto* resume = new QPushButton(tr("Resume run"));
     auto* open = new QPushButton(tr("Open folder"));
+    open->setObjectName(QStringLiteral("openFolderButton"));
     auto* tryIt = new QPushButton(tr("Try it…"));
     auto* like = new QPushButton(tr("New run like this"));
     like->setObjectName(QStringLiteral("likeThisButton"));
@@ -364,6 +369,11 @@ QWidget* MainWindow::buildHistoryTab() {
                               exportPeft, exportGguf] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
         const QModelIndex row = rows.isEmpty() ? QModelIndex() : rows.first();
+        m_historyFolder->setText(
+            row.isValid()
+                ? tr("Folder: %1")
+                      .arg(QDir::toNativeSeparators(row.data(HistoryModel::FolderRole).toString()))
+                : QString());
         // A run this machine lent its device to left its model on the machine that ran it.
         const bool lent = row.isValid() && row.data(HistoryModel::LentRole).toBool();
         exportButton->setEnabled(!lent);
@@ -393,9 +403,13 @@ QWidget* MainWindow::buildHistoryTab() {
     selectedCan();
     connect(open, &QPushButton::clicked, this, [this] {
         const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
-        if (!rows.isEmpty())
-            QDesktopServices::openUrl(
-                QUrl::fromLocalFile(rows.first().data(HistoryModel::FolderRole).toString()));
+        if (rows.isEmpty())
+            return;
+        const QString folder = rows.first().data(HistoryModel::FolderRole).toString();
+        if (!QDesktopServices::openUrl(QUrl::fromLocalFile(folder)))
+            showBanner(BannerKind::Info,
+                       tr("No file manager opened the folder. The run's files are in %1")
+                           .arg(QDir::toNativeSeparators(folder)));
     });
     return w;
 }

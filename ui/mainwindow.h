@@ -69,6 +69,7 @@ public:
     // Exports a run checkpoint (a sweep's best trial); emits exportFinished.
     void exportCheckpointFile(const QString& checkpoint, ExportFormat format, const QString& path,
                               GgufQuant quant = GgufQuant::F16);
+    QString exportFolder() const;
     // Continues the history row's stopped run from its checkpoint.
     void resumeRun(int historyRow);
     void showWizard();
@@ -128,6 +129,8 @@ private:
     // settings): an INI file in the node's home, apart from the Settings dialog's.
     QString uiStatePath() const;
     void restoreUiState();
+    // Where the export dialogs open: the folder last exported to, else the home folder.
+    void rememberExportFolder(const QString& path) const;
     void saveUiState() const;
     // A past run's charts, read from its folder: shown when History's selection changes, and
     // the newest run's at start, but never over a run in progress or lent to.
@@ -146,6 +149,7 @@ private:
     QTabWidget* m_tabs;
     QTableView* m_clusterView;
     QTableView* m_historyView;
+    QLabel* m_historyFolder; // the chosen run's folder, to copy
     QPushButton* m_start;
     QPushButton* m_pause;
     QPushButton* m_resume;
@@ -179,7 +183,7 @@ private:
         bool started = false; // the worker has joined and reports steps
         bool paused = false;
         QString coordinator, coordinatorId, device;
-        int64_t step = 0, samples = 0;
+        int64_t step = 0, samples = 0, tokensPerSample = 0;
         double loss = 0, samplesPerS = 0, share = 0;
     } m_lending;
 };

@@ -51,6 +51,11 @@ void MainWindow::onLendingEvent(const QJsonObject& e) {
             m_lending.coordinator = name;
         m_lending.coordinatorId = e.value(QStringLiteral("coordinator_id")).toString();
         m_lending.device = e.value(QStringLiteral("device")).toString();
+        m_lending.tokensPerSample = e.value(QStringLiteral("tokens_per_sample")).toInteger();
+        if (m_lending.tokensPerSample > 0) { // the speed chart counts tokens
+            m_charts->reset(Task::Sequence, 1, m_lending.tokensPerSample);
+            m_charts->showLentView(true);
+        }
     } else if (kind == QLatin1String("progress")) {
         m_lending.step = e.value(QStringLiteral("step")).toInteger();
         m_lending.samples = e.value(QStringLiteral("samples")).toInteger();
@@ -84,7 +89,7 @@ void MainWindow::showLending() {
         QStringList parts{tr("step %1").arg(QLocale().toString(l.step))};
         if (l.share > 0)
             parts << tr("this machine's share %1 %").arg(QLocale().toString(100 * l.share, 'f', 0));
-        parts << speedText(l.samplesPerS, 0)
+        parts << speedText(l.samplesPerS, l.samplesPerS * double(l.tokensPerSample))
               << tr("loss %1").arg(QLocale().toString(l.loss, 'f', 3));
         text = tr("%1 on %2").arg(whose, l.device) + QStringLiteral(" · ") +
                parts.join(QStringLiteral(" · "));

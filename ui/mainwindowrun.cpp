@@ -93,7 +93,7 @@ void MainWindow::connectRun() {
         if (ok) {
             launch(m_form->config(), QString());
         } else {
-            m_progressText->clear(); // no longer checking; the banner says why it stopped
+            m_progressText->setText(tr("Not started.")); // the banner says why
             showBanner(BannerKind::Error, explainError(error));
             updateControls();
         }
@@ -113,11 +113,10 @@ QString MainWindow::explainError(const Error& e) const {
     case ErrorSubject::Model: {
         // The advice follows what was chosen: a folder, a file of the user's, a built-in one.
         const ModelSource source = ModelSource::parse(m_form->config().model);
+        // A folder that is not one says what it should hold (checkModelFolder): not again.
         if (source.isHf())
-            return tr("The model cannot be used: %1. A Hugging Face folder holds config.json, "
-                      "its weights (model.safetensors, or its shards with "
-                      "model.safetensors.index.json) and tokenizer.json, as downloaded from the "
-                      "model's page; the user guide lists the families Tandem reads.")
+            return tr("The model cannot be used: %1. The user guide lists the model families "
+                      "Tandem reads.")
                 .arg(e.message);
         if (source.isBuiltIn())
             return tr("The model cannot be used: %1.").arg(e.message);
@@ -161,6 +160,9 @@ void MainWindow::startRun() {
     m_banner->hide();
     m_startPending = true;
     m_start->setEnabled(false);
+    // Nothing of the last run's progress stays, whether this one starts or not.
+    m_progress->setValue(0);
+    m_modeText->hide();
     m_progressText->setText(tr("Checking the model and the dataset…"));
     m_form->check();
 }
@@ -286,7 +288,7 @@ void MainWindow::showProgress() {
     const StepMetrics& m = m_last;
     if (!m_run->active() || m.step <= 0)
         return;
-    m_node->peers()->setRunStats(m.workers, m.stepMs);
+    m_node->peers()->setRunStats(m.workers, m.stepMs, m_tokensPerSample);
     const double fraction = m.totalSteps > 0 ? double(m.step) / double(m.totalSteps) : 0;
     m_progress->setValue(int(1000 * fraction));
     const int64_t done = m.step - m_firstStep;
@@ -392,7 +394,7 @@ void MainWindow::exportSelected(ExportFormat format) {
     if (format == ExportFormat::Hf || format == ExportFormat::Peft) {
         // A folder: named like a file, made by the export (a new name is the usual answer).
         const QString suggested =
-            QDir(QDir::homePath())
+            QDir(exportFolder())
                 .filePath(
                     QFileInfo(rows.first().data(HistoryModel::FolderRole).toString()).fileName() +
                     (format == ExportFormat::Hf ? QStringLiteral("-hf")
@@ -412,7 +414,7 @@ void MainWindow::exportSelected(ExportFormat format) {
     }
     const bool ts = format == ExportFormat::TorchScript;
     const QString suggested =
-        QDir(QDir::homePath())
+        QDir(exportFolder())
             .filePath(QFileInfo(rows.first().data(HistoryModel::FolderRole).toString()).fileName() +
                       (ts ? QStringLiteral(".pt") : QStringLiteral(".safetensors")));
     const QString path = QFileDialog::getSaveFileName(
@@ -436,8 +438,16 @@ void MainWindow::exportGgufSelected(int row) {
                    ? QLocale().formattedDataSize((*sizes)[i])
                    : tr("unknown");
     };
+    // 4-bit blocks take rows of whole 256-value blocks; llama.cpp stores other rows at 5 to 8
+    // bits, so such a model's Q4_K_M file is hardly smaller than Q8_0, the better choice there.
+    const bool narrow = sizes && sizes->size() == quants.size() && (*sizes)[0] > 0 &&
+                        double((*sizes)[0]) >= 0.9 * double((*sizes)[1]);
     const QList<std::pair<GgufQuant, QString>> choices = {
-        {GgufQuant::Q4_K_M, tr("Q4_K_M: about %1, the usual choice").arg(size(0))},
+        {GgufQuant::Q4_K_M,
+         narrow ? tr("Q4_K_M: about %1, hardly smaller here: this model's rows are not whole "
+                     "blocks of 256 values, which 4 bits need, so they are stored at 5 to 8 bits")
+                      .arg(size(0))
+                : tr("Q4_K_M: about %1, the usual choice").arg(size(0))},
         {GgufQuant::Q8_0, tr("Q8_0: about %1, nearly as trained").arg(size(1))},
         {GgufQuant::F16, tr("F16: about %1, as trained").arg(size(2))},
         {GgufQuant::BF16, tr("BF16: about %1, as trained").arg(size(3))}};
@@ -447,7 +457,7 @@ void MainWindow::exportGgufSelected(int row) {
     bool ok = false;
     const QString picked =
         QInputDialog::getItem(this, tr("Export for Ollama / llama.cpp"),
-                              tr("How the weights are stored:"), items, 0, false, &ok);
+                              tr("How the weights are stored:"), items, narrow ? 1 : 0, false, &ok);
     if (!ok)
         return;
     const GgufQuant quant = choices[items.indexOf(picked)].first;
@@ -455,7 +465,7 @@ void MainWindow::exportGgufSelected(int row) {
         QFileInfo(m_history->index(row, 0).data(HistoryModel::FolderRole).toString()).fileName() +
         QLatin1Char('-') + ggufQuantName(quant) + QStringLiteral(".gguf");
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export as GGUF"), QDir(QDir::homePath()).filePath(name), tr("GGUF (*.gguf)"));
+        this, tr("Export as GGUF"), QDir(exportFolder()).filePath(name), tr("GGUF (*.gguf)"));
     if (!path.isEmpty())
         exportRun(row, ExportFormat::Gguf, path, quant);
 }
@@ -481,7 +491,7 @@ QWidget* MainWindow::buildSweepTab() {
 void MainWindow::exportSweepBest(const QString& checkpoint, const QString& suggestedName) {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export as TorchScript"),
-        QDir(QDir::homePath()).filePath(suggestedName + QStringLiteral(".pt")),
+        QDir(exportFolder()).filePath(suggestedName + QStringLiteral(".pt")),
         tr("TorchScript (*.pt);;safetensors (*.safetensors)"));
     if (path.isEmpty())
         return;
@@ -493,6 +503,7 @@ void MainWindow::exportSweepBest(const QString& checkpoint, const QString& sugge
 
 void MainWindow::exportCheckpointFile(const QString& checkpoint, ExportFormat format,
                                       const QString& path, GgufQuant quant) {
+    rememberExportFolder(path); // where the user chose to put it, for the next export
     if (checkpoint.isEmpty()) {
         const QString m = tr("That run has no checkpoint to export.");
         showBanner(BannerKind::Error, m);

@@ -13,6 +13,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMessageBox>
@@ -25,6 +26,7 @@ namespace tandem::ui {
 namespace {
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kForm = QStringLiteral("form/config");
+const QString kExportFolder = QStringLiteral("export/folder");
 } // namespace
 
 QString MainWindow::uiStatePath() const {
@@ -101,6 +103,17 @@ void MainWindow::saveUiState() const {
     QSettings s(uiStatePath(), QSettings::IniFormat);
     s.setValue(kGeometry, saveGeometry());
     s.setValue(kForm, QJsonDocument(m_form->config().toJson()).toJson(QJsonDocument::Compact));
+}
+
+QString MainWindow::exportFolder() const {
+    const QString kept =
+        QSettings(uiStatePath(), QSettings::IniFormat).value(kExportFolder).toString();
+    return !kept.isEmpty() && QFileInfo(kept).isDir() ? kept : QDir::homePath();
+}
+
+void MainWindow::rememberExportFolder(const QString& path) const {
+    QSettings(uiStatePath(), QSettings::IniFormat)
+        .setValue(kExportFolder, QFileInfo(path).absolutePath());
 }
 
 void MainWindow::showRunCharts(const QString& folder) {

@@ -40,7 +40,7 @@ QVariant PeerModel::headerData(int section, Qt::Orientation o, int role) const {
     case Share:
         return tr("Share");
     case Speed:
-        return tr("Samples/s");
+        return m_tokensPerSample > 0 ? tr("Tokens/s") : tr("Samples/s");
     case ColumnCount:
         break;
     }
@@ -118,8 +118,7 @@ QVariant PeerModel::data(const QModelIndex& index, int role) const {
                    ? QString()
                    : QLocale().toString(100.0 * live->share, 'f', 0) + QLatin1Char('%');
     case Speed:
-        return live == m_live.constEnd() ? QString()
-                                         : QLocale().toString(live->samplesPerS, 'f', 0);
+        return live == m_live.constEnd() ? QString() : QLocale().toString(live->perS, 'f', 0);
     case ColumnCount:
         break;
     }
@@ -166,8 +165,14 @@ void PeerModel::setBack(const QString& workerName) {
     Q_EMIT dataChanged(index(0, Role), index(rowCount() - 1, Role));
 }
 
-void PeerModel::setRunStats(const QList<WorkerStepStats>& workers, double stepMs) {
+void PeerModel::setRunStats(const QList<WorkerStepStats>& workers, double stepMs,
+                            int64_t tokensPerSample) {
     m_live.clear();
+    const int64_t unit = workers.isEmpty() ? 0 : tokensPerSample;
+    if (unit != m_tokensPerSample) {
+        m_tokensPerSample = unit;
+        Q_EMIT headerDataChanged(Qt::Horizontal, Speed, Speed);
+    }
     m_running = !workers.isEmpty() || stepMs > 0;
     if (!m_running)
         m_idle.clear();
@@ -177,7 +182,9 @@ void PeerModel::setRunStats(const QList<WorkerStepStats>& workers, double stepMs
     for (const WorkerStepStats& w : workers) {
         Live& l = m_live[workerKey(w.name)];
         l.share += total > 0 ? double(w.samples) / double(total) : 0;
-        l.samplesPerS += stepMs > 0 ? double(w.samples) * 1000.0 / stepMs : 0;
+        l.perS += stepMs > 0
+                      ? double(w.samples) * double(std::max<int64_t>(unit, 1)) * 1000.0 / stepMs
+                      : 0;
     }
     Q_EMIT dataChanged(index(0, Role), index(rowCount() - 1, Speed));
 }

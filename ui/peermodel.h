@@ -39,8 +39,10 @@ public:
     void setSelfId(const QString& deviceId);
     void setPeers(const QList<tandem::PeerInfo>& peers);
     QList<PeerInfo> peers() const { return m_peers; }
-    // The workers of the latest step; empty clears the run columns.
-    void setRunStats(const QList<WorkerStepStats>& workers, double stepMs);
+    // The workers of the latest step; empty clears the run columns. With `tokensPerSample`
+    // (a language model's), the speed column counts tokens, as the charts do.
+    void setRunStats(const QList<WorkerStepStats>& workers, double stepMs,
+                     int64_t tokensPerSample = 0);
     // A worker the run leaves out because it would slow it (RunEvent::WorkerLeftOut's figures),
     // and one that takes part again.
     void setIdle(const QString& workerName, double costMs, double stepMs);
@@ -49,7 +51,7 @@ public:
 private:
     struct Live {
         double share = 0;
-        double samplesPerS = 0;
+        double perS = 0;
     };
     QString workerKey(const QString& workerName) const;
 
@@ -58,6 +60,7 @@ private:
     QList<DeviceInfo> m_selfDevices;
     QList<PeerInfo> m_peers;
     QHash<QString, Live> m_live; // by device ID; "" is this machine
+    int64_t m_tokensPerSample = 0;
     struct Idle {
         double costMs = 0, stepMs = 0;
     };

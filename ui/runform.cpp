@@ -392,8 +392,10 @@ RunConfig RunForm::config() const {
     c.model = model == kFileItem ? m_modelPath->text().trimmed()
               : hf               ? ModelSource::hfFolder(m_modelPath->text().trimmed()).text()
                                  : model;
-    c.lora = hf ? withLoraBase(m_lora->text().trimmed(), m_loraBase->currentData().toString())
-                : QString();
+    const QString adapters = m_lora->text().trimmed();
+    c.lora = hf && !adapters.isEmpty()
+                 ? withLoraBase(adapters + targetsSpec(), m_loraBase->currentData().toString())
+                 : QString();
     c.checkpointActivations = hf && m_recompute->isChecked();
     c.gguf = hf ? m_gguf->currentData().toString() : QString();
     c.data = dataSpec();
@@ -442,7 +444,9 @@ void RunForm::setConfig(const RunConfig& c) {
     m_modelPath->setText(m >= 0 ? QString() : source.path);
     QString lora;
     m_loraBase->setCurrentIndex(std::max(0, m_loraBase->findData(loraBase(c.lora, &lora))));
+    m_pendingTargets = takeTargets(lora, &lora);
     m_lora->setText(lora);
+    updateTargets();
     m_recompute->setChecked(c.checkpointActivations);
     m_gguf->setCurrentIndex(std::max(0, m_gguf->findData(c.gguf.toLower())));
     int kind = 0;

@@ -59,6 +59,12 @@ Q_SIGNALS:
 private:
     void updatePeers();
     void addModelRows(QFormLayout* form);
+    // The adapted layers' boxes for the folder now chosen (runformmodel.cpp), and what they add
+    // to the adapters' spec: ",targets=…" where they differ from the family's default.
+    void updateTargets();
+    QString targetsSpec() const;
+    // The targets= list a LoRA spec ends with, taken out of it into `rest`.
+    static QStringList takeTargets(const QString& spec, QString* rest);
     void addDataRows(QFormLayout* form);
     void addModeRows(QFormLayout* form);
     void updateEnabled();
@@ -92,6 +98,12 @@ private:
     // A Hugging Face folder's adapters (empty: every weight trains) and recomputed activations.
     QLineEdit* m_lora;
     QComboBox* m_loraBase; // the frozen base: as stored, int8 or nf4
+    // The linear layers the adapters go beside, as the folder's family offers them (checked:
+    // adapted); the defaults, and what a loaded description named before the folder was read.
+    QWidget* m_targetsRow = nullptr;
+    QList<QCheckBox*> m_targets;
+    QStringList m_defaultTargets;
+    QStringList m_pendingTargets;
     QCheckBox* m_recompute;
     QComboBox* m_gguf; // the quantization of the GGUF file written at the end; "": none
     QComboBox* m_data;

@@ -47,10 +47,15 @@ void RunForm::addSizeRows(QFormLayout* form) {
     sizeRow->addWidget(m_tokensPerStep);
     sizeRow->addStretch(1);
     form->addRow(tr("Batch (all machines)"), sizeRow);
+    // What a check said of too few steps (and the batch it set) is of the old sizes.
     connect(m_batch, &QSpinBox::valueChanged, this, [this] {
         m_batchChosen = m_batchChosen || !m_settingBatch;
+        if (!m_settingBatch)
+            setCheck(Check::NotChecked, QString());
         updateTokensPerStep();
     });
+    connect(m_epochs, &QSpinBox::valueChanged, this,
+            [this] { setCheck(Check::NotChecked, QString()); });
     // Part of the data, for a quick first run (the command line's --limit-train).
     m_limitTrain = new QSpinBox;
     m_limitTrain->setObjectName(QStringLiteral("limitTrainSpin"));
@@ -59,6 +64,8 @@ void RunForm::addSizeRows(QFormLayout* form) {
     m_limitTrain->setSpecialValueText(tr("all of them"));
     m_limitTrain->setToolTip(tr("Train on the first N training samples only; 0 uses them all."));
     form->addRow(tr("Training samples"), m_limitTrain);
+    connect(m_limitTrain, &QSpinBox::valueChanged, this,
+            [this] { setCheck(Check::NotChecked, QString()); });
 }
 
 void RunForm::addContextRow(QFormLayout* form) {
@@ -138,13 +145,9 @@ void RunForm::showCheckNote(Check c, const QString& message, ErrorSubject subjec
         l->setWordWrap(true);
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     }
-    QString text;
-    if (c == Check::Checking)
-        text = tr("Checking…");
-    else if (c == Check::Ok)
-        text = QStringLiteral("✔ ") + message;
-    else if (c == Check::Failed)
-        text = QStringLiteral("✘ ") + message;
+    // Only a refusal: a note that came and went with every check would move the fields below
+    // it under the pointer. The form's foot says the rest.
+    const QString text = c == Check::Failed ? QStringLiteral("✘ ") + message : QString();
     note->setText(text);
     note->setVisible(!text.isEmpty());
 }

@@ -7,10 +7,14 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
+
+#include <algorithm>
 
 namespace tandem::ui {
 
@@ -56,7 +60,17 @@ void RunForm::addModelRows(QFormLayout* form) {
     m_recompute = new QCheckBox(tr("Recompute activations (less memory, more time)"));
     m_recompute->setObjectName(QStringLiteral("recomputeCheck"));
     form->addRow(tr("Adapters (LoRA)"), loraRow);
+    m_targetsRow = new QWidget;
+    m_targetsRow->setObjectName(QStringLiteral("loraTargets"));
+    m_targetsRow->setToolTip(tr("The layers that get adapters. Checked at first: those the "
+                                "model's family adapts by default."));
+    new QGridLayout(m_targetsRow);
+    m_targetsRow->layout()->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("Adapted layers"), m_targetsRow);
     form->addRow(QString(), m_recompute);
+    connect(m_modelPath, &QLineEdit::editingFinished, this, &RunForm::updateTargets);
+    connect(m_model, &QComboBox::currentIndexChanged, this, &RunForm::updateTargets);
+    connect(m_lora, &QLineEdit::textChanged, this, &RunForm::updateTargets);
     // The model for llama.cpp, Ollama and LM Studio, written when the run ends (RunConfig::gguf).
     m_gguf = new QComboBox;
     m_gguf->setObjectName(QStringLiteral("ggufCombo"));
@@ -69,6 +83,88 @@ void RunForm::addModelRows(QFormLayout* form) {
                           "the run's folder: `ollama create NAME -f model.Modelfile` adds it to "
                           "Ollama, and LM Studio and llama.cpp open model.gguf as it is"));
     form->addRow(tr("Export for Ollama / llama.cpp"), m_gguf);
+}
+
+QStringList RunForm::takeTargets(const QString& spec, QString* rest) {
+    QStringList kept, targets;
+    bool in = false;
+    for (const QString& raw : spec.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString item = raw.trimmed();
+        if (item.startsWith(QLatin1String("targets="))) {
+            in = true;
+            if (item.size() > 8)
+                targets << item.mid(8);
+        } else if (in && !item.contains(QLatin1Char('='))) {
+            targets << item;
+        } else {
+            in = false;
+            kept << item;
+        }
+    }
+    *rest = kept.join(QLatin1Char(','));
+    return targets;
+}
+
+void RunForm::updateTargets() {
+    const bool hf = m_model->currentData().toString() == kModelHfItem;
+    QStringList layers, defaults;
+    const bool known = hf && hfAdapterLayers(m_modelPath->text().trimmed(), &layers, &defaults);
+    // A loaded description's targets, else what is checked now for the same family's boxes;
+    // another family starts from its own defaults.
+    QStringList checked = m_pendingTargets;
+    if (checked.isEmpty() && m_defaultTargets == defaults)
+        for (QCheckBox* b : m_targets)
+            if (b->isChecked())
+                checked << b->text();
+    QStringList shown;
+    for (QCheckBox* b : m_targets)
+        shown << b->text();
+    if (shown != layers) {
+        qDeleteAll(m_targets);
+        m_targets.clear();
+        auto* grid = static_cast<QGridLayout*>(m_targetsRow->layout());
+        for (const QString& layer : layers) {
+            auto* box = new QCheckBox(layer);
+            box->setObjectName(QStringLiteral("target_") + layer);
+            grid->addWidget(box, int(m_targets.size()) / 4, int(m_targets.size()) % 4);
+            connect(box, &QCheckBox::toggled, this, [this, box](bool on) {
+                // Adapters go somewhere: the last box stays checked.
+                if (!on && std::none_of(m_targets.begin(), m_targets.end(),
+                                        [](QCheckBox* b) { return b->isChecked(); }))
+                    box->setChecked(true);
+                else
+                    setCheck(Check::NotChecked, QString());
+            });
+            m_targets << box;
+        }
+    }
+    m_defaultTargets = defaults;
+    if (checked.isEmpty())
+        checked = defaults;
+    if (known)
+        m_pendingTargets.clear();
+    for (QCheckBox* b : m_targets) {
+        const QSignalBlocker quiet(b);
+        b->setChecked(checked.contains(b->text()));
+    }
+    // A spec typed with its own targets= keeps them; the boxes would only say otherwise.
+    QString rest;
+    const bool typed = !takeTargets(m_lora->text(), &rest).isEmpty();
+    m_targetsRow->setVisible(known && !m_lora->text().trimmed().isEmpty() && !typed);
+}
+
+QString RunForm::targetsSpec() const {
+    QStringList targets;
+    for (QCheckBox* b : m_targets)
+        if (b->isChecked())
+            targets << b->text();
+    if (m_targets.isEmpty())
+        targets = m_pendingTargets; // a description's, for a folder not read (yet)
+    QString rest;
+    if (targets.isEmpty() || targets == m_defaultTargets ||
+        !takeTargets(m_lora->text(), &rest).isEmpty())
+        return QString();
+    return QStringLiteral(",targets=") + targets.join(QLatin1Char(','));
 }
 
 } // namespace tandem::ui

@@ -20,4 +20,12 @@ inline QString clockText(double seconds) {
     return QStringLiteral("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QLatin1Char('0'));
 }
 
+// A count in the engine's messages, its thousands grouped as English writes them: "128,256".
+inline QString countText(qint64 n) {
+    QString digits = QString::number(n < 0 ? -n : n);
+    for (qsizetype i = digits.size() - 3; i > 0; i -= 3)
+        digits.insert(i, QLatin1Char(','));
+    return n < 0 ? QLatin1Char('-') + digits : digits;
+}
+
 } // namespace tandem

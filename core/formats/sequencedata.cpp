@@ -33,8 +33,8 @@ Dataset windowsOf(std::shared_ptr<const TokenStream> stream, int64_t from, int64
 Error tooShort(const QString& file, int64_t tokens, int64_t context, const QString& what) {
     return makeError(ErrorCode::Corrupt,
                      QStringLiteral("%1: %2 holds %3 token(s), fewer than one window of %4 "
-                                    "(context=%5 plus the next token); use a longer file or a "
-                                    "smaller context=")
+                                    "(a context of %5 plus the next token); use a longer file or "
+                                    "a shorter context")
                          .arg(file, what)
                          .arg(tokens)
                          .arg(context + 1)

@@ -419,7 +419,7 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
         return makeError(
             ErrorCode::Corrupt,
             QStringLiteral("%1 gives %2 training and %3 test window(s) of %4 tokens%5; "
-                           "use more text or a smaller context=")
+                           "use more text or a shorter context")
                 .arg(o.file)
                 .arg(s.train.count())
                 .arg(s.test.count())

@@ -39,6 +39,10 @@ struct ModelSource {
 // dtype config.json names, without opening the model; 0 when the folder has none.
 qint64 hfFolderParameters(const QString& dir);
 
+// The linear layers a Hugging Face folder's family lets adapters target, by the names PEFT
+// uses, and those adapted by default; false when its config.json names no family read here.
+bool hfAdapterLayers(const QString& dir, QStringList* layers, QStringList* defaults);
+
 // The transformer families a Hugging Face folder may hold, for people: "GPT-2, Llama, Qwen2, …".
 QString hfFamilyTitles();
 

@@ -691,7 +691,7 @@ private Q_SLOTS:
         QCOMPARE(form->checkState(), RunForm::Check::Checking);
         QVERIFY(checked.wait(60000));
         QCOMPARE(form->checkState(), RunForm::Check::Ok);
-        QVERIFY2(form->checkMessage().contains(QStringLiteral("1199882 trainable parameters")),
+        QVERIFY2(form->checkMessage().contains(QStringLiteral("1,199,882 trainable parameters")),
                  qPrintable(form->checkMessage()));
 
         // A file that is not TorchScript is refused with the loader's reason.
@@ -723,7 +723,7 @@ private Q_SLOTS:
         form->setConfig(c);
         QVERIFY(!modelNote->isVisibleTo(form) && !dataNote->isVisibleTo(form));
         form->check();
-        QVERIFY(dataNote->isVisibleTo(form)); // checking…
+        QVERIFY(!dataNote->isVisibleTo(form)); // checking: said at the form's foot only
         QVERIFY(checked.wait(60000));
         QCOMPARE(form->checkState(), RunForm::Check::Failed);
         QVERIFY(!modelNote->isVisibleTo(form));
@@ -896,7 +896,7 @@ private Q_SLOTS:
         QCOMPARE(form->checkState(), RunForm::Check::Ok);
         // Rank 4 on q, k, v and o of two layers: 2 · (4·32 + 32·4 + 2·(4·32 + 16·4) + 4·32 +
         // 32·4) trainable values.
-        QVERIFY2(form->checkMessage().contains(QStringLiteral("1792 trainable parameters")),
+        QVERIFY2(form->checkMessage().contains(QStringLiteral("1,792 trainable parameters")),
                  qPrintable(form->checkMessage()));
 
         // It trains from the form, and History exports its folder and its adapters.
@@ -1002,6 +1002,8 @@ private Q_SLOTS:
             QVERIFY2(w.bannerText().contains(QLatin1String(says)), qPrintable(w.bannerText()));
         for (const char* never : {"dataset", "torch.jit"})
             QVERIFY2(!w.bannerText().contains(QLatin1String(never)), qPrintable(w.bannerText()));
+        // What such a folder holds, said once.
+        QCOMPARE(w.bannerText().count(QStringLiteral("tokenizer.json")), 1);
         // And the status line no longer says it is checking.
         QVERIFY(!w.findChild<QLabel*>(QStringLiteral("progressText"))
                      ->text()

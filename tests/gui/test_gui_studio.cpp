@@ -2,6 +2,7 @@
 // window keeps across restarts. Widgets on the offscreen platform, with a tiny Hugging Face
 // folder (tests/hffolder.h) as the model.
 
+#include "common/clocktext.h"
 #include "engine/runhistory.h"
 #include "guitest.h"
 #include "hffolder.h"
@@ -9,30 +10,50 @@
 #include "ui/chartpanel.h"
 #include "ui/historymodel.h"
 #include "ui/livechart.h"
+#include "ui/peermodel.h"
 #include "ui/runform.h"
 #include "ui/trydialog.h"
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QDesktopServices>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QItemSelectionModel>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 using namespace tandem;
 using namespace tandem::ui;
 
 namespace {
+// Stands in for the system's file manager.
+class UrlCatcher : public QObject {
+    Q_OBJECT
+public:
+    explicit UrlCatcher(QUrl* into)
+        : m_into(into) {}
+public Q_SLOTS:
+    void open(const QUrl& url) { *m_into = url; }
+
+private:
+    QUrl* m_into;
+};
+
 // A tiny Llama-shaped folder with a tokenizer and a chat template, as hf:DIR.
 QString tinyModel(const QTemporaryDir& dir) {
     const QString folder = dir.filePath(QStringLiteral("tiny"));
@@ -94,6 +115,17 @@ void writeRun(const QString& folder, const QString& started, int steps, double l
             f.write(QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) + '\n');
         }
     }
+}
+
+// A text file the tiny model's tokenizer reads (its characters only).
+QString writeStory(const QTemporaryDir& dir) {
+    const QString text = dir.filePath(QStringLiteral("story.txt"));
+    QFile f(text);
+    if (!f.open(QIODevice::WriteOnly))
+        return QString();
+    for (int i = 0; i < 300; ++i)
+        f.write("the quick brown fox jumps over the lazy dog. ");
+    return text;
 }
 
 int lossPoints(MainWindow& w) {
@@ -342,6 +374,216 @@ private Q_SLOTS:
         QCOMPARE(c.lr, 0.0123);
         QCOMPARE(c.batch, int64_t(48));
         QVERIFY(c.outDir.isEmpty());
+    }
+
+    void aContextPastTheModelsPositionsIsRefused() {
+        // The tiny model reads 64 positions (max_position_embeddings). The check says so, both
+        // for a context a little past them and for one no text would fill (where the data used
+        // to be blamed), in words for the form, and a context that fits passes.
+        QTemporaryDir dir;
+        const QString model = tinyModel(dir);
+        const QString text = writeStory(dir);
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        QSignalSpy checked(form, &RunForm::checked);
+        for (int context : {128, 60000, 64}) {
+            RunConfig c = form->config();
+            c.model = model;
+            c.data = QStringLiteral("text:%1,context=%2").arg(text).arg(context);
+            c.batch = 4;
+            form->setConfig(c);
+            form->check();
+            QVERIFY(checked.wait(120000));
+            const QList<QVariant> result = checked.takeFirst();
+            const QString message = result.at(1).toString();
+            if (context == 64) {
+                QVERIFY2(result.at(0).toBool(), qPrintable(message));
+                continue;
+            }
+            QVERIFY2(!result.at(0).toBool(), qPrintable(message));
+            const QString expected = QStringLiteral(
+                "a context of %1 tokens is longer than the 64 positions %2 reads at once "
+                "(max_position_embeddings in its config.json); choose a context of 64 or less");
+            QVERIFY2(
+                message.contains(expected.arg(countText(context), ModelSource::parse(model).path)),
+                qPrintable(message));
+            QCOMPARE(result.at(2).value<Error>().subject, ErrorSubject::Dataset);
+            QVERIFY2(!message.contains(QStringLiteral("context=")), qPrintable(message));
+        }
+    }
+
+    void theCheckGoesStaleWhenTheSizesChange() {
+        // A check's result (and a batch it set for a run of too few steps) is of the sizes it
+        // saw: changing the batch, the epochs or the training samples clears it. A passed check
+        // puts no note between the fields, which would move them under the pointer.
+        QTemporaryDir dir;
+        const QString model = tinyModel(dir);
+        const QString text = writeStory(dir);
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        RunConfig c = form->config();
+        c.model = model;
+        c.data = QStringLiteral("text:%1,context=32").arg(text);
+        c.batch = 4;
+        form->setConfig(c);
+        QSignalSpy checked(form, &RunForm::checked);
+        auto* label = form->findChild<QLabel*>(QStringLiteral("checkLabel"));
+        for (const char* spin : {"batchSpin", "epochsSpin", "limitTrainSpin"}) {
+            form->check();
+            QVERIFY(checked.wait(120000));
+            QCOMPARE(form->checkState(), RunForm::Check::Ok);
+            QVERIFY(label->text().startsWith(QStringLiteral("✔ ")));
+            for (const char* note : {"modelCheckNote", "dataCheckNote"})
+                QVERIFY2(!form->findChild<QLabel*>(QLatin1String(note))->isVisibleTo(form), note);
+            auto* box = form->findChild<QSpinBox*>(QLatin1String(spin));
+            QVERIFY2(box, spin);
+            box->setValue(box->value() + 1);
+            QCOMPARE(form->checkState(), RunForm::Check::NotChecked);
+            QVERIFY2(label->text().isEmpty(), spin);
+        }
+    }
+
+    void theCheckNamesEachNumber() {
+        // A tokenizer with fewer ids than the model's output rows (Llama 3's 128,010 and 128,256):
+        // the check says which is which, and counts have their thousands grouped.
+        QTemporaryDir dir;
+        const QString folder = dir.filePath(QStringLiteral("wide"));
+        hffolder::Spec spec;
+        spec.vocab = 1200;
+        QVERIFY(hffolder::write(folder, spec));
+        QVERIFY(hffolder::writeTokenizer(folder));
+        RunConfig c;
+        c.model = ModelSource::hfFolder(folder).text();
+        c.data = QStringLiteral("text:%1,context=32").arg(writeStory(dir));
+        c.lora = QStringLiteral("r=4");
+        auto check = checkRunInputs(c);
+        QVERIFY2(check, qPrintable(check ? QString() : check.error().message));
+        QVERIFY2(check->summary.contains(QStringLiteral(
+                     "token ids below 64 (the tokenizer's; the model's output has 1,200 rows)")),
+                 qPrintable(check->summary));
+        QVERIFY2(QRegularExpression(QStringLiteral("\\(\\d{1,3}(,\\d{3})+ frozen\\)"))
+                     .match(check->summary)
+                     .hasMatch(),
+                 qPrintable(check->summary));
+    }
+
+    void historySaysWhereARunIsAndExportsOpenWhereTheLastWent() {
+        QTemporaryDir home;
+        const QString run = home.filePath(QStringLiteral("runs/past"));
+        writeRun(run, QStringLiteral("2026-01-01T10:00:00Z"), 10, 2.0, 0.01);
+        const quint16 port = freeUdpPort();
+        const QString away = home.filePath(QStringLiteral("exports"));
+        QVERIFY(QDir().mkpath(away));
+        {
+            MainWindow w(loopbackContext(home.path(), port));
+            auto* view = w.findChild<QTableView*>(QStringLiteral("historyView"));
+            auto* where = w.findChild<QLabel*>(QStringLiteral("historyFolder"));
+            QVERIFY(where->text().isEmpty());
+            view->selectRow(0);
+            QCOMPARE(where->text(),
+                     QStringLiteral("Folder: %1").arg(QDir::toNativeSeparators(run)));
+            // Open folder hands the folder to the system's file manager.
+            QUrl opened;
+            UrlCatcher catcher(&opened);
+            QDesktopServices::setUrlHandler(QStringLiteral("file"), &catcher, "open");
+            w.findChild<QPushButton*>(QStringLiteral("openFolderButton"))->click();
+            QDesktopServices::unsetUrlHandler(QStringLiteral("file"));
+            QCOMPARE(opened, QUrl::fromLocalFile(run));
+            // The export dialogs open in the home folder until an export goes elsewhere.
+            QCOMPARE(w.exportFolder(), QDir::homePath());
+            QSignalSpy exported(&w, &MainWindow::exportFinished);
+            w.exportRun(0, ExportFormat::TorchScript, away + QStringLiteral("/model.pt"));
+            QCOMPARE(exported.size(), 1); // this run has no checkpoint: refused at once
+            QCOMPARE(exported.first().first().toBool(), false);
+            QCOMPARE(w.exportFolder(), away);
+        }
+        MainWindow again(loopbackContext(home.path(), port));
+        QCOMPARE(again.exportFolder(), away);
+    }
+
+    void aFailedStartLeavesNothingOfTheLastRun() {
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        w.show();
+        auto* bar = w.findChild<QProgressBar*>();
+        auto* status = w.findChild<QLabel*>(QStringLiteral("progressText"));
+        bar->setValue(1000); // where the last run left it
+        status->setText(QStringLiteral("Finished"));
+        RunConfig c = w.runForm()->config();
+        c.data = QStringLiteral("mnist:") + home.filePath(QStringLiteral("nowhere"));
+        w.runForm()->setConfig(c);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.bannerText().isEmpty(), 60000);
+        QCOMPARE(bar->value(), 0);
+        QCOMPARE(status->text(), QStringLiteral("Not started."));
+    }
+
+    void theClusterCountsTokensForALanguageModel() {
+        // The speed column in the unit of the charts: tokens where a sample is a window of them.
+        PeerModel peers;
+        peers.setSelf(QStringLiteral("macbook"), {});
+        const QList<WorkerStepStats> step{{QStringLiteral("local"), 4, 90, 0}};
+        peers.setRunStats(step, 100);
+        QCOMPARE(peers.headerData(PeerModel::Speed, Qt::Horizontal, Qt::DisplayRole).toString(),
+                 QStringLiteral("Samples/s"));
+        QCOMPARE(peers.index(0, PeerModel::Speed).data().toString(),
+                 QLocale().toString(40.0, 'f', 0));
+        QSignalSpy header(&peers, &QAbstractItemModel::headerDataChanged);
+        peers.setRunStats(step, 100, 128);
+        QCOMPARE(header.size(), 1);
+        QCOMPARE(peers.headerData(PeerModel::Speed, Qt::Horizontal, Qt::DisplayRole).toString(),
+                 QStringLiteral("Tokens/s"));
+        QCOMPARE(peers.index(0, PeerModel::Speed).data().toString(),
+                 QLocale().toString(5120.0, 'f', 0));
+        peers.setRunStats({}, 0); // the run ended
+        QCOMPARE(peers.headerData(PeerModel::Speed, Qt::Horizontal, Qt::DisplayRole).toString(),
+                 QStringLiteral("Samples/s"));
+    }
+
+    void theAdaptedLayersAreShownAndChosen() {
+        // The folder's family offers its linear layers, the default ones checked; a choice that
+        // differs goes into the adapters' spec as targets=, and a loaded one comes back.
+        QTemporaryDir dir;
+        const QString model = tinyModel(dir);
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        RunConfig c = form->config();
+        c.model = model;
+        c.lora = QStringLiteral("r=4");
+        form->setConfig(c);
+        auto* row = form->findChild<QWidget*>(QStringLiteral("loraTargets"));
+        QVERIFY(row->isVisibleTo(form));
+        QStringList shown, checked;
+        for (QCheckBox* b : row->findChildren<QCheckBox*>()) {
+            shown << b->text();
+            if (b->isChecked())
+                checked << b->text();
+        }
+        QCOMPARE(shown, QStringLiteral("q_proj k_proj v_proj o_proj gate_proj up_proj down_proj")
+                            .split(QLatin1Char(' ')));
+        QCOMPARE(checked, QStringLiteral("q_proj k_proj v_proj o_proj").split(QLatin1Char(' ')));
+        QCOMPARE(form->config().lora, QStringLiteral("r=4")); // the defaults: nothing to add
+        row->findChild<QCheckBox*>(QStringLiteral("target_k_proj"))->setChecked(false);
+        row->findChild<QCheckBox*>(QStringLiteral("target_down_proj"))->setChecked(true);
+        QCOMPARE(form->config().lora, QStringLiteral("r=4,targets=q_proj,v_proj,o_proj,down_proj"));
+        // As a description saves and loads it, with a 4-bit base before the targets.
+        c.lora = QStringLiteral("base=nf4,r=4,targets=q_proj,up_proj");
+        form->setConfig(c);
+        QCOMPARE(form->config().lora, c.lora);
+        QVERIFY(row->findChild<QCheckBox*>(QStringLiteral("target_up_proj"))->isChecked());
+        QVERIFY(!row->findChild<QCheckBox*>(QStringLiteral("target_k_proj"))->isChecked());
+        // The last one checked stays: adapters go somewhere.
+        row->findChild<QCheckBox*>(QStringLiteral("target_q_proj"))->setChecked(false);
+        row->findChild<QCheckBox*>(QStringLiteral("target_up_proj"))->setChecked(false);
+        QVERIFY(row->findChild<QCheckBox*>(QStringLiteral("target_up_proj"))->isChecked());
+        // Without adapters, every weight trains: no layers to choose.
+        c.lora.clear();
+        form->setConfig(c);
+        QVERIFY(!row->isVisibleTo(form));
+        QVERIFY(form->config().lora.isEmpty());
     }
 };
 

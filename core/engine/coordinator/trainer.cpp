@@ -110,9 +110,13 @@ Status Trainer::load() {
     const ModelSource source = ModelSource::parse(m_cfg.model);
     if (auto st = checkModelFolder(source); !st)
         return st;
+    if (auto st = checkContext(source, m_cfg.data); !st)
+        return st;
     auto loaded = loadDataset(m_cfg.data, source.isHf() ? source.path : QString());
     if (!loaded)
         return about(loaded.error(), ErrorSubject::Dataset);
+    if (auto st = checkContext(source, m_cfg.data, &*loaded); !st)
+        return st;
     m_data = std::make_shared<DatasetSplits>(std::move(*loaded));
     m_data->limitTrain(m_cfg.limitTrain);
     m_data->limitTest(m_cfg.limitTest);

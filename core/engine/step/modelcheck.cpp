@@ -1,17 +1,21 @@
 #include "engine/step/modelcheck.h"
 
+#include "common/clocktext.h"
+
 #include "engine/record/runcheckpoint.h"
 #include "engine/step/batch.h"
 #include "engine/step/objective.h"
 #include "engine/training.h"
 #include "formats/tokenizer.h"
 #include "model/ggufexport.h"
+#include "model/hf/config.h"
 #include "model/model.h"
 #include "model/openmodel.h"
 #include "model/tensormemory.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QThread>
 
 #include <ATen/Parallel.h>
@@ -128,6 +132,32 @@ Status checkModelFolder(const ModelSource& source) {
     return success();
 }
 
+Status checkContext(const ModelSource& source, const QString& dataSpec, const DatasetSplits* data) {
+    if (!source.isHf())
+        return success();
+    int64_t context = 0;
+    if (data) {
+        if (data->train.targets != Dataset::Targets::Ids || data->train.sampleShape.empty())
+            return success();
+        context = data->train.sampleShape.back();
+    } else {
+        static const QRegularExpression asked(QStringLiteral(",context=(\\d+)"));
+        const auto m = asked.match(dataSpec);
+        if (!m.hasMatch())
+            return success();
+        context = m.captured(1).toLongLong();
+    }
+    auto config = readHfConfig(source.path);
+    if (!config || config->maxPositions <= 0 || context <= config->maxPositions)
+        return success(); // a config that cannot be read is the model's load to refuse
+    return Error{ErrorCode::InvalidArgument,
+                 QStringLiteral("a context of %1 tokens is longer than the %2 positions %3 reads "
+                                "at once (max_position_embeddings in its config.json); choose a "
+                                "context of %2 or less")
+                     .arg(countText(context), countText(config->maxPositions), source.path),
+                 ErrorSubject::Dataset};
+}
+
 Status checkRunExports(const QString& model, const QString& gguf) {
     GgufQuant quant;
     if (gguf.isEmpty() || !ggufQuantFromName(gguf, &quant))
@@ -196,6 +226,22 @@ QString pairPreview(const Dataset& d, const Tokenizer& tok) {
            rows.join(QStringLiteral("; "));
 }
 
+// What the samples' targets are, in words. A tokenizer's ids may be fewer than the model's
+// output rows (Llama 3's 128,256 rows, its tokenizer's 128,010 ids): each number is named.
+QString targetsText(const ModelSource& source, const DatasetSplits& data) {
+    if (data.train.targets == Dataset::Targets::Values)
+        return QStringLiteral("float targets");
+    if (data.train.targets != Dataset::Targets::Ids)
+        return QStringLiteral("%1 classes").arg(countText(data.numClasses));
+    const auto config = source.isHf() ? readHfConfig(source.path) : Expected<HfConfig>(HfConfig{});
+    const int64_t rows = config ? config->vocab : 0;
+    if (rows > 0 && rows != data.numClasses)
+        return QStringLiteral("token ids below %1 (the tokenizer's; the model's output has %2 "
+                              "rows)")
+            .arg(countText(data.numClasses), countText(rows));
+    return QStringLiteral("a vocabulary of %1 tokens").arg(countText(data.numClasses));
+}
+
 } // namespace
 
 Expected<RunCheck> checkRunInputs(const RunConfig& cfg) {
@@ -205,9 +251,13 @@ Expected<RunCheck> checkRunInputs(const RunConfig& cfg) {
     // The exports it asks for at its end, as the run itself checks them before it loads.
     if (auto st = checkRunExports(cfg.model, cfg.gguf); !st)
         return about(st.error(), ErrorSubject::Model);
+    if (auto st = checkContext(source, cfg.data); !st)
+        return st.error();
     auto data = loadDataset(cfg.data, source.isHf() ? source.path : QString());
     if (!data)
         return about(data.error(), ErrorSubject::Dataset);
+    if (auto st = checkContext(source, cfg.data, &*data); !st)
+        return st.error();
     auto m = openModel(source, {cfg.lora, cfg.checkpointActivations, cfg.seed});
     if (!m)
         return about(m.error(), ErrorSubject::Model);
@@ -215,23 +265,17 @@ Expected<RunCheck> checkRunInputs(const RunConfig& cfg) {
     if (!objective)
         return about(objective.error(), ErrorSubject::Model);
     const ModelTensors t = modelTensors(*m);
-    const QString frozen =
-        t.frozenCount() > 0 ? QStringLiteral(" (%1 frozen)").arg(t.frozenCount()) : QString();
-    const QString targets = data->train.targets == Dataset::Targets::Values
-                                ? QStringLiteral("float targets")
-                                : (data->train.targets == Dataset::Targets::Ids
-                                       ? QStringLiteral("a vocabulary of %1").arg(data->numClasses)
-                                       : QStringLiteral("%1 classes").arg(data->numClasses));
+    const QString frozen = t.frozenCount() > 0
+                               ? QStringLiteral(" (%1 frozen)").arg(countText(t.frozenCount()))
+                               : QString();
     RunCheck check;
     check.summary =
         QStringLiteral("%1: %2 trainable parameters%3; %4: %5 training and %6 test samples, "
                        "%7; loss %8 (%9)")
-            .arg(source.isHf() ? cfg.model : QFileInfo(source.path).fileName())
-            .arg(t.trainableCount())
-            .arg(frozen, data->description)
-            .arg(data->train.count())
-            .arg(data->test.count())
-            .arg(targets, nameOf(objective->loss), nameOf(objective->task));
+            .arg(source.isHf() ? cfg.model : QFileInfo(source.path).fileName(),
+                 countText(t.trainableCount()), frozen, data->description,
+                 countText(data->train.count()), countText(data->test.count()),
+                 targetsText(source, *data), nameOf(objective->loss), nameOf(objective->task));
     if (holdsPairs(data->train) && data->train.count() > 0 && source.isHf())
         if (auto tok = Tokenizer::fromFolder(source.path))
             check.preview = pairPreview(data->train, **tok);

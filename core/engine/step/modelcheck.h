@@ -21,6 +21,14 @@ namespace tandem {
 // dataset's. Success for any other kind of model.
 Status checkModelFolder(const ModelSource& source);
 
+// A language model reads at most its config.json's max_position_embeddings (n_positions)
+// tokens at once: a context above that is refused, saying what would fit, before the data is
+// read (the context `dataSpec` asks for) and once it is (its windows' length, with `data`).
+// Past its positions a model with learned ones cannot run, and one with rotary ones was never
+// trained there. Success for any model without such a figure.
+Status checkContext(const ModelSource& source, const QString& dataSpec,
+                    const DatasetSplits* data = nullptr);
+
 // The exports a run asks for beyond its model's own (`gguf`: a GGUF file's quantization, empty
 // for none), checked as far as they can be before anything loads: the GGUF file's family,
 // tokenizer and shapes, so that a model llama.cpp cannot read is refused before it trains.

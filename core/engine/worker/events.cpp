@@ -2,6 +2,7 @@
 
 #include "common/runenums.h"
 #include "engine/runhistory.h"
+#include "formats/dataset.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -29,7 +30,10 @@ void WorkerEvents::emitEvent(const QJsonObject& e) const {
 }
 
 void WorkerEvents::joined(const QString& runId, TrainMode mode, const QString& device,
-                          const QString& data) {
+                          const QString& data, const DatasetSplits* samples) {
+    const int64_t tokensPerSample = samples && samples->train.targets == Dataset::Targets::Ids
+                                        ? samples->train.targetSize()
+                                        : 0;
     // Joined again after a lost connection, the part goes on; another run starts afresh.
     if (m_lent.value(QStringLiteral("run")).toString() != runId) {
         m_total = 0;
@@ -59,12 +63,15 @@ void WorkerEvents::joined(const QString& runId, TrainMode mode, const QString& d
         RunHistory::started(c); // lists the folder in the home's history
     }
     writeRecord(QStringLiteral("running"), {});
-    emitEvent({{QStringLiteral("event"), QStringLiteral("joined")},
-               {QStringLiteral("coordinator"), m_coordinatorName},
-               {QStringLiteral("coordinator_id"), m_coordinatorId},
-               {QStringLiteral("run"), runId},
-               {QStringLiteral("mode"), nameOf(mode)},
-               {QStringLiteral("device"), device}});
+    QJsonObject e{{QStringLiteral("event"), QStringLiteral("joined")},
+                  {QStringLiteral("coordinator"), m_coordinatorName},
+                  {QStringLiteral("coordinator_id"), m_coordinatorId},
+                  {QStringLiteral("run"), runId},
+                  {QStringLiteral("mode"), nameOf(mode)},
+                  {QStringLiteral("device"), device}};
+    if (tokensPerSample > 0)
+        e.insert(QStringLiteral("tokens_per_sample"), qint64(tokensPerSample));
+    emitEvent(e);
 }
 
 void WorkerEvents::paused(bool paused) {

@@ -14,6 +14,8 @@
 
 namespace tandem {
 
+struct DatasetSplits;
+
 class WorkerEvents {
 public:
     explicit WorkerEvents(std::function<void(const QJsonObject&)> sink)
@@ -28,9 +30,11 @@ public:
         m_home = home;
         m_deviceTag = device;
     }
-    // `data` is the run's dataset as its coordinator names it.
+    // `data` is the run's dataset as its coordinator names it, and `samples` what this machine
+    // holds of it: a language model's samples are windows of tokens, and its speed is told in
+    // tokens, as on the coordinator.
     void joined(const QString& runId, TrainMode mode, const QString& device,
-                const QString& data = {});
+                const QString& data = {}, const DatasetSplits* samples = nullptr);
     void paused(bool paused);
     // A result went to the coordinator; `share` is its part of the step's samples.
     void stepSent(const wire::Result& r, double share);

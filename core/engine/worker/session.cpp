@@ -257,14 +257,14 @@ void WorkerSession::becomeReady() {
         refuse(wire::RejectCode::Internal, replica.error().message);
         return;
     }
-    const ModelReplica& r = **replica;
     wire::Ready ready;
     ready.schemaHash = m_run->spec.schemaHash;
     ready.device = m_device;
     ready.maxBatch = m_opt.maxBatch;
-    ready.precision = nameOf(r.precision());
-    ready.precisionNote = r.precisionNote();
-    m_events.joined(m_run->spec.runId, m_run->spec.mode, m_device.name, m_run->spec.datasetSpec);
+    ready.precision = nameOf((*replica)->precision());
+    ready.precisionNote = (*replica)->precisionNote();
+    m_events.joined(m_run->spec.runId, m_run->spec.mode, m_device.name, m_run->spec.datasetSpec,
+                    m_data.get());
     m_loop.start(std::move(*m_run), std::move(*replica), m_conn);
     m_run.reset();
     m_state = State::Working;

@@ -7,7 +7,11 @@
 #include "model/hf/config.h"
 #include "model/modelsource.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <cmath>
 
@@ -92,8 +96,8 @@ void readLlamaLike(ConfigKeys& k, HfConfig& c, const char* activationKey = "hidd
     c.mlpBias = k.flag("mlp_bias", false);
     c.activation = k.activation(activationKey, activationFallback, activations);
     c.rope = k.rope(10000.0);
-    if (k.json().value(QLatin1String("pretraining_tp")).toInt(1) > 1)
-        k.refuse(QStringLiteral("pretraining_tp above 1 is not supported"));
+    // pretraining_tp (SmolLM3 publishes 2) only sliced the matrix products into that many
+    // parts for a bit-for-bit reproduction of pretraining; the model it computes is the same.
     c.sliding.assign(size_t(std::max<int64_t>(c.layers, 0)), 0);
 }
 
@@ -406,6 +410,24 @@ const Family* familyOf(const QString& modelType) {
         if (modelType == QLatin1String(f.modelType))
             return &f;
     return nullptr;
+}
+
+bool hfAdapterLayers(const QString& dir, QStringList* layers, QStringList* defaults) {
+    QFile f(QDir(dir).filePath(QStringLiteral("config.json")));
+    if (f.size() > (4 << 20) || !f.open(QIODevice::ReadOnly))
+        return false;
+    const QJsonObject config = QJsonDocument::fromJson(f.readAll()).object();
+    const Family* family = familyOf(config.value(QStringLiteral("model_type")).toString());
+    if (!family) // a multimodal wrapper's text model
+        family = familyOf(config.value(QStringLiteral("text_config"))
+                              .toObject()
+                              .value(QStringLiteral("model_type"))
+                              .toString());
+    if (!family)
+        return false;
+    *layers = family->loraTargets;
+    *defaults = family->defaultTargets;
+    return true;
 }
 
 QString hfFamilyTitles() {
