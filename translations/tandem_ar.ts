@@ -98,26 +98,6 @@
         <translation>الخطوة</translation>
     </message>
     <message>
-        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
-        <translation>أزواج التفضيل (JSON Lines من &quot;prompt&quot; و&quot;chosen&quot; و&quot;rejected&quot;؛ نموذج Hugging Face)</translation>
-    </message>
-    <message>
-        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
-        <translation>DPO (أزواج التفضيل؛ محولات LoRA، وأساسها هو المرجع)</translation>
-    </message>
-    <message>
-        <source>ORPO (preference pairs; no reference model)</source>
-        <translation>ORPO (أزواج التفضيل؛ بلا نموذج مرجعي)</translation>
-    </message>
-    <message>
-        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
-        <translation>β في DPO: مدى ابتعاد النموذج عن المرجع. λ في ORPO: وزن حد التفضيل بجانب خسارة الإجابة المختارة.</translation>
-    </message>
-    <message>
-        <source>Preference strength (β, λ)</source>
-        <translation>قوة التفضيل (β، λ)</translation>
-    </message>
-    <message>
         <source>Loss</source>
         <translation>الخسارة</translation>
     </message>
@@ -792,10 +772,6 @@ Address: %2</source>
         <translation>نصيب هذا الجهاز %1 %</translation>
     </message>
     <message>
-        <source>%1 samples/s</source>
-        <translation>%1 عينة/ث</translation>
-    </message>
-    <message>
         <source>loss %1</source>
         <translation>الخسارة %1</translation>
     </message>
@@ -810,10 +786,6 @@ Address: %2</source>
     <message>
         <source>Mode: %1</source>
         <translation>الوضع: %1</translation>
-    </message>
-    <message>
-        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
-        <translation>لا يمكن استخدام النموذج: %1. يحوي مجلد Hugging Face الملف config.json وأوزانه (model.safetensors، أو أجزاءه مع model.safetensors.index.json) والملف tokenizer.json، كما تُنزَّل من صفحة النموذج؛ ويذكر دليل المستخدم العائلات التي يقرؤها Tandem.</translation>
     </message>
     <message>
         <source>The model cannot be used: %1.</source>
@@ -846,6 +818,38 @@ Address: %2</source>
     <message>
         <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
         <translation>أعار هذا الجهاز جهازه لذلك التشغيل؛ نموذجه على الجهاز الذي شغّله.</translation>
+    </message>
+    <message>
+        <source>New run like this</source>
+        <translation>تدريب جديد مثل هذا</translation>
+    </message>
+    <message>
+        <source>Puts this run&apos;s settings in the New run form.</source>
+        <translation>يضع إعدادات هذا التدريب في نموذج «تدريب جديد».</translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation>المجلد: %1</translation>
+    </message>
+    <message>
+        <source>No file manager opened the folder. The run&apos;s files are in %1</source>
+        <translation>لم يفتح أي مدير ملفات المجلد. ملفات التدريب موجودة في %1</translation>
+    </message>
+    <message>
+        <source>Not started.</source>
+        <translation>لم يبدأ.</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. The user guide lists the model families Tandem reads.</source>
+        <translation>لا يمكن استخدام النموذج: %1. يسرد دليل المستخدم عائلات النماذج التي يقرؤها Tandem.</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, hardly smaller here: this model&apos;s rows are not whole blocks of 256 values, which 4 bits need, so they are stored at 5 to 8 bits</source>
+        <translation>Q4_K_M: نحو %1، وبالكاد أصغر هنا: صفوف هذا النموذج ليست كتلًا كاملة من 256 قيمة كما تحتاج 4 بتات، لذا تُخزَّن بـ 5 إلى 8 بتات</translation>
+    </message>
+    <message>
+        <source>That run&apos;s record has no settings to start from: %1</source>
+        <translation>لا يحتوي سجل ذلك التدريب على إعدادات يُبدأ منها: %1</translation>
     </message>
 </context>
 <context>
@@ -937,6 +941,10 @@ Tandem %3</translation>
     <message>
         <source>Share</source>
         <translation>الحصة</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>رموز/ث</translation>
     </message>
 </context>
 <context>
@@ -1354,16 +1362,40 @@ Tandem %3</translation>
         <translation>السياق</translation>
     </message>
     <message>
-        <source>Checking…</source>
-        <translation>جارٍ التحقق…</translation>
-    </message>
-    <message>
         <source>= %1 tokens a step</source>
         <translation>= %1 رمز في كل خطوة</translation>
     </message>
     <message>
         <source>Batch set to %1 for this data; set it yourself to keep another.</source>
         <translation>ضُبطت الدفعة على %1 لهذه البيانات؛ اضبطها بنفسك للإبقاء على غيرها.</translation>
+    </message>
+    <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>أزواج التفضيل (JSON Lines من &quot;prompt&quot; و&quot;chosen&quot; و&quot;rejected&quot;؛ نموذج Hugging Face)</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO (أزواج التفضيل؛ محولات LoRA، وأساسها هو المرجع)</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO (أزواج التفضيل؛ بلا نموذج مرجعي)</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>β في DPO: مدى ابتعاد النموذج عن المرجع. λ في ORPO: وزن حد التفضيل بجانب خسارة الإجابة المختارة.</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>قوة التفضيل (β، λ)</translation>
+    </message>
+    <message>
+        <source>The layers that get adapters. Checked at first: those the model&apos;s family adapts by default.</source>
+        <translation>الطبقات التي تحصل على محوّلات. المحدَّدة في البداية: تلك التي تكيّفها عائلة النموذج افتراضيًا.</translation>
+    </message>
+    <message>
+        <source>Adapted layers</source>
+        <translation>الطبقات المكيَّفة</translation>
     </message>
 </context>
 <context>
@@ -1838,10 +1870,6 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::TryDialog</name>
     <message>
-        <source>A message for the model, or text to continue</source>
-        <translation>رسالة إلى النموذج، أو نص ليكمله</translation>
-    </message>
-    <message>
         <source> tokens</source>
         <translation> رمزًا</translation>
     </message>
@@ -1862,16 +1890,8 @@ Tandem %3</translation>
         <translation>أجب كما في محادثة</translation>
     </message>
     <message>
-        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
-        <translation>يكتب رسالتك بقالب المحادثة الخاص بالنموذج ويعرض إجابة المساعد؛ عند إيقافه يكمل النموذج نصك.</translation>
-    </message>
-    <message>
         <source>Top-p</source>
         <translation>Top-p</translation>
-    </message>
-    <message>
-        <source>Generate</source>
-        <translation>أنشئ</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -1882,20 +1902,8 @@ Tandem %3</translation>
         <translation>جرّب %1</translation>
     </message>
     <message>
-        <source>Text for the model to continue</source>
-        <translation>نص ليكمله النموذج</translation>
-    </message>
-    <message>
         <source> bytes</source>
         <translation> بايت</translation>
-    </message>
-    <message>
-        <source>0 always takes the likeliest next byte; higher values vary more.</source>
-        <translation>القيمة 0 تختار دائمًا البايت التالي الأرجح؛ القيم الأعلى أكثر تنوعًا.</translation>
-    </message>
-    <message>
-        <source>Prompt</source>
-        <translation>المطالبة</translation>
     </message>
     <message>
         <source>Length</source>
@@ -1935,6 +1943,46 @@ Tandem %3</translation>
     <message>
         <source>Done: %1.</source>
         <translation>تم: %1.</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>أرسل</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>أعد التوليد</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>محادثة جديدة</translation>
+    </message>
+    <message>
+        <source>A message for the model, or text to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>رسالة إلى النموذج، أو نص ليكمله. Enter يرسل؛ Shift+Enter يبدأ سطرًا جديدًا.</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>نص ليكمله النموذج. Enter يرسل؛ Shift+Enter يبدأ سطرًا جديدًا.</translation>
+    </message>
+    <message>
+        <source>Optional: how the model should answer</source>
+        <translation>اختياري: كيف ينبغي أن يجيب النموذج</translation>
+    </message>
+    <message>
+        <source>Writes your messages with the model&apos;s chat template and shows the assistant&apos;s answers; off, the model continues your text.</source>
+        <translation>يكتب رسائلك بقالب المحادثة الخاص بالنموذج ويعرض إجابات المساعد؛ وعند إيقافه يكمل النموذج نصك.</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next token; higher values vary more.</source>
+        <translation>0 يأخذ دائمًا الرمز التالي الأرجح؛ والقيم الأعلى تتنوع أكثر.</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>النظام</translation>
+    </message>
+    <message>
+        <source>You: %1</source>
+        <translation>أنت: %1</translation>
     </message>
 </context>
 </TS>

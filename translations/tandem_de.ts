@@ -94,26 +94,6 @@
         <translation>Schritt</translation>
     </message>
     <message>
-        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
-        <translation>Präferenzpaare (JSON Lines mit &quot;prompt&quot;, &quot;chosen&quot; und &quot;rejected&quot;; ein Hugging-Face-Modell)</translation>
-    </message>
-    <message>
-        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
-        <translation>DPO (Präferenzpaare; LoRA-Adapter, deren Basis die Referenz ist)</translation>
-    </message>
-    <message>
-        <source>ORPO (preference pairs; no reference model)</source>
-        <translation>ORPO (Präferenzpaare; kein Referenzmodell)</translation>
-    </message>
-    <message>
-        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
-        <translation>β bei DPO: wie weit sich das Modell von der Referenz entfernen darf. λ bei ORPO: das Gewicht des Präferenzterms neben dem Verlust der gewählten Antwort.</translation>
-    </message>
-    <message>
-        <source>Preference strength (β, λ)</source>
-        <translation>Präferenzstärke (β, λ)</translation>
-    </message>
-    <message>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
@@ -780,10 +760,6 @@ Adresse: %2</translation>
         <translation>Anteil dieses Rechners %1 %</translation>
     </message>
     <message>
-        <source>%1 samples/s</source>
-        <translation>%1 Beispiele/s</translation>
-    </message>
-    <message>
         <source>loss %1</source>
         <translation>Verlust %1</translation>
     </message>
@@ -798,10 +774,6 @@ Adresse: %2</translation>
     <message>
         <source>Mode: %1</source>
         <translation>Modus: %1</translation>
-    </message>
-    <message>
-        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
-        <translation>Das Modell kann nicht verwendet werden: %1. Ein Hugging-Face-Ordner enthält config.json, seine Gewichte (model.safetensors oder deren Teile mit model.safetensors.index.json) und tokenizer.json, wie von der Seite des Modells heruntergeladen; das Benutzerhandbuch nennt die Familien, die Tandem liest.</translation>
     </message>
     <message>
         <source>The model cannot be used: %1.</source>
@@ -834,6 +806,38 @@ Adresse: %2</translation>
     <message>
         <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
         <translation>Dieser Rechner hat sein Gerät nur für diesen Lauf verliehen; das Modell liegt auf dem Rechner, der ihn ausgeführt hat.</translation>
+    </message>
+    <message>
+        <source>New run like this</source>
+        <translation>Neuer Lauf wie dieser</translation>
+    </message>
+    <message>
+        <source>Puts this run&apos;s settings in the New run form.</source>
+        <translation>Übernimmt die Einstellungen dieses Laufs in das Formular „Neuer Lauf“.</translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation>Ordner: %1</translation>
+    </message>
+    <message>
+        <source>No file manager opened the folder. The run&apos;s files are in %1</source>
+        <translation>Kein Dateimanager hat den Ordner geöffnet. Die Dateien des Laufs liegen in %1</translation>
+    </message>
+    <message>
+        <source>Not started.</source>
+        <translation>Nicht gestartet.</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. The user guide lists the model families Tandem reads.</source>
+        <translation>Das Modell kann nicht verwendet werden: %1. Das Benutzerhandbuch nennt die Modellfamilien, die Tandem liest.</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, hardly smaller here: this model&apos;s rows are not whole blocks of 256 values, which 4 bits need, so they are stored at 5 to 8 bits</source>
+        <translation>Q4_K_M: etwa %1, hier kaum kleiner: Die Zeilen dieses Modells sind keine ganzen Blöcke aus 256 Werten, die 4 Bit brauchen, daher werden sie mit 5 bis 8 Bit gespeichert</translation>
+    </message>
+    <message>
+        <source>That run&apos;s record has no settings to start from: %1</source>
+        <translation>Die Aufzeichnung dieses Laufs enthält keine Einstellungen, von denen aus gestartet werden kann: %1</translation>
     </message>
 </context>
 <context>
@@ -925,6 +929,10 @@ Tandem %3</translation>
     <message>
         <source>Share</source>
         <translation>Anteil</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>Token/s</translation>
     </message>
 </context>
 <context>
@@ -1342,16 +1350,40 @@ Tandem %3</translation>
         <translation>Kontext</translation>
     </message>
     <message>
-        <source>Checking…</source>
-        <translation>Wird geprüft…</translation>
-    </message>
-    <message>
         <source>= %1 tokens a step</source>
         <translation>= %1 Token pro Schritt</translation>
     </message>
     <message>
         <source>Batch set to %1 for this data; set it yourself to keep another.</source>
         <translation>Batch für diese Daten auf %1 gesetzt; setzen Sie ihn selbst, um einen anderen zu behalten.</translation>
+    </message>
+    <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>Präferenzpaare (JSON Lines mit &quot;prompt&quot;, &quot;chosen&quot; und &quot;rejected&quot;; ein Hugging-Face-Modell)</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO (Präferenzpaare; LoRA-Adapter, deren Basis die Referenz ist)</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO (Präferenzpaare; kein Referenzmodell)</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>β bei DPO: wie weit sich das Modell von der Referenz entfernen darf. λ bei ORPO: das Gewicht des Präferenzterms neben dem Verlust der gewählten Antwort.</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>Präferenzstärke (β, λ)</translation>
+    </message>
+    <message>
+        <source>The layers that get adapters. Checked at first: those the model&apos;s family adapts by default.</source>
+        <translation>Die Schichten, die Adapter bekommen. Anfangs angehakt: die, die die Modellfamilie standardmäßig anpasst.</translation>
+    </message>
+    <message>
+        <source>Adapted layers</source>
+        <translation>Angepasste Schichten</translation>
     </message>
 </context>
 <context>
@@ -1810,10 +1842,6 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::TryDialog</name>
     <message>
-        <source>A message for the model, or text to continue</source>
-        <translation>Eine Nachricht an das Modell, oder Text zum Fortsetzen</translation>
-    </message>
-    <message>
         <source> tokens</source>
         <translation> Tokens</translation>
     </message>
@@ -1834,16 +1862,8 @@ Tandem %3</translation>
         <translation>Wie im Chat antworten</translation>
     </message>
     <message>
-        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
-        <translation>Schreibt Ihre Nachricht mit der Chat-Vorlage des Modells und zeigt die Antwort des Assistenten; aus, setzt das Modell Ihren Text fort.</translation>
-    </message>
-    <message>
         <source>Top-p</source>
         <translation>Top-p</translation>
-    </message>
-    <message>
-        <source>Generate</source>
-        <translation>Erzeugen</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -1854,20 +1874,8 @@ Tandem %3</translation>
         <translation>%1 ausprobieren</translation>
     </message>
     <message>
-        <source>Text for the model to continue</source>
-        <translation>Text, den das Modell fortsetzen soll</translation>
-    </message>
-    <message>
         <source> bytes</source>
         <translation> Bytes</translation>
-    </message>
-    <message>
-        <source>0 always takes the likeliest next byte; higher values vary more.</source>
-        <translation>0 nimmt immer das wahrscheinlichste nächste Byte; höhere Werte variieren mehr.</translation>
-    </message>
-    <message>
-        <source>Prompt</source>
-        <translation>Anfang</translation>
     </message>
     <message>
         <source>Length</source>
@@ -1903,6 +1911,46 @@ Tandem %3</translation>
     <message>
         <source>Done: %1.</source>
         <translation>Fertig: %1.</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>Senden</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>Neu erzeugen</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>Neuer Chat</translation>
+    </message>
+    <message>
+        <source>A message for the model, or text to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>Eine Nachricht an das Modell oder ein Text zum Fortsetzen. Eingabe sendet; Umschalt+Eingabe beginnt eine neue Zeile.</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>Text, den das Modell fortsetzen soll. Eingabe sendet; Umschalt+Eingabe beginnt eine neue Zeile.</translation>
+    </message>
+    <message>
+        <source>Optional: how the model should answer</source>
+        <translation>Optional: wie das Modell antworten soll</translation>
+    </message>
+    <message>
+        <source>Writes your messages with the model&apos;s chat template and shows the assistant&apos;s answers; off, the model continues your text.</source>
+        <translation>Schreibt Ihre Nachrichten mit der Chatvorlage des Modells und zeigt die Antworten des Assistenten; aus: Das Modell setzt Ihren Text fort.</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next token; higher values vary more.</source>
+        <translation>0 nimmt immer das wahrscheinlichste nächste Token; höhere Werte variieren mehr.</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <source>You: %1</source>
+        <translation>Sie: %1</translation>
     </message>
 </context>
 </TS>

@@ -94,26 +94,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>ORPO (preference pairs; no reference model)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Preference strength (β, λ)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Loss</source>
         <translation type="unfinished"></translation>
     </message>
@@ -773,10 +753,6 @@ Address: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 samples/s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>loss %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -790,10 +766,6 @@ Address: %2</source>
     </message>
     <message>
         <source>Mode: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -826,6 +798,38 @@ Address: %2</source>
     </message>
     <message>
         <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New run like this</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Puts this run&apos;s settings in the New run form.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No file manager opened the folder. The run&apos;s files are in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not started.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. The user guide lists the model families Tandem reads.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, hardly smaller here: this model&apos;s rows are not whole blocks of 256 values, which 4 bits need, so they are stored at 5 to 8 bits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That run&apos;s record has no settings to start from: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -915,6 +919,10 @@ Tandem %3</source>
     </message>
     <message>
         <source>Share</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1333,15 +1341,39 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Checking…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>= %1 tokens a step</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Batch set to %1 for this data; set it yourself to keep another.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The layers that get adapters. Checked at first: those the model&apos;s family adapts by default.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adapted layers</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1801,10 +1833,6 @@ Tandem %3</source>
 <context>
     <name>tandem::ui::TryDialog</name>
     <message>
-        <source>A message for the model, or text to continue</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source> tokens</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1825,15 +1853,7 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Top-p</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Generate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1845,19 +1865,7 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Text for the model to continue</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source> bytes</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>0 always takes the likeliest next byte; higher values vary more.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Prompt</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1893,6 +1901,46 @@ Tandem %3</source>
     </message>
     <message>
         <source>Done: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A message for the model, or text to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text for the model to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optional: how the model should answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Writes your messages with the model&apos;s chat template and shows the assistant&apos;s answers; off, the model continues your text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next token; higher values vary more.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -94,26 +94,6 @@
         <translation>Étape</translation>
     </message>
     <message>
-        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
-        <translation>Paires de préférence (JSON Lines de &quot;prompt&quot;, &quot;chosen&quot; et &quot;rejected&quot; ; un modèle Hugging Face)</translation>
-    </message>
-    <message>
-        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
-        <translation>DPO (paires de préférence ; adaptateurs LoRA, dont la base est la référence)</translation>
-    </message>
-    <message>
-        <source>ORPO (preference pairs; no reference model)</source>
-        <translation>ORPO (paires de préférence ; sans modèle de référence)</translation>
-    </message>
-    <message>
-        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
-        <translation>β de DPO : jusqu&apos;où le modèle peut s&apos;éloigner de la référence. λ d&apos;ORPO : le poids du terme de préférence à côté de la perte de la réponse choisie.</translation>
-    </message>
-    <message>
-        <source>Preference strength (β, λ)</source>
-        <translation>Force de la préférence (β, λ)</translation>
-    </message>
-    <message>
         <source>Loss</source>
         <translation>Perte</translation>
     </message>
@@ -780,10 +760,6 @@ Adresse : %2</translation>
         <translation>part de cette machine %1 %</translation>
     </message>
     <message>
-        <source>%1 samples/s</source>
-        <translation>%1 échantillons/s</translation>
-    </message>
-    <message>
         <source>loss %1</source>
         <translation>perte %1</translation>
     </message>
@@ -798,10 +774,6 @@ Adresse : %2</translation>
     <message>
         <source>Mode: %1</source>
         <translation>Mode : %1</translation>
-    </message>
-    <message>
-        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
-        <translation>Le modèle ne peut pas être utilisé : %1. Un dossier Hugging Face contient config.json, ses poids (model.safetensors, ou ses parties avec model.safetensors.index.json) et tokenizer.json, tels que téléchargés depuis la page du modèle ; le guide de l’utilisateur liste les familles que Tandem lit.</translation>
     </message>
     <message>
         <source>The model cannot be used: %1.</source>
@@ -834,6 +806,38 @@ Adresse : %2</translation>
     <message>
         <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
         <translation>Cette machine a prêté son appareil à ce run ; son modèle est sur la machine qui l’a lancé.</translation>
+    </message>
+    <message>
+        <source>New run like this</source>
+        <translation>Nouvel entraînement comme celui-ci</translation>
+    </message>
+    <message>
+        <source>Puts this run&apos;s settings in the New run form.</source>
+        <translation>Reprend les réglages de cet entraînement dans le formulaire Nouvel entraînement.</translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation>Dossier : %1</translation>
+    </message>
+    <message>
+        <source>No file manager opened the folder. The run&apos;s files are in %1</source>
+        <translation>Aucun gestionnaire de fichiers n'a ouvert le dossier. Les fichiers de l'entraînement sont dans %1</translation>
+    </message>
+    <message>
+        <source>Not started.</source>
+        <translation>Non démarré.</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. The user guide lists the model families Tandem reads.</source>
+        <translation>Le modèle ne peut pas être utilisé : %1. Le guide de l'utilisateur liste les familles de modèles que Tandem lit.</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, hardly smaller here: this model&apos;s rows are not whole blocks of 256 values, which 4 bits need, so they are stored at 5 to 8 bits</source>
+        <translation>Q4_K_M : environ %1, à peine plus petit ici : les lignes de ce modèle ne forment pas des blocs entiers de 256 valeurs, nécessaires aux 4 bits, elles sont donc stockées sur 5 à 8 bits</translation>
+    </message>
+    <message>
+        <source>That run&apos;s record has no settings to start from: %1</source>
+        <translation>L'enregistrement de cet entraînement n'a pas de réglages à reprendre : %1</translation>
     </message>
 </context>
 <context>
@@ -925,6 +929,10 @@ Tandem %3</translation>
     <message>
         <source>Share</source>
         <translation>Part</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>Jetons/s</translation>
     </message>
 </context>
 <context>
@@ -1342,16 +1350,40 @@ Tandem %3</translation>
         <translation>Contexte</translation>
     </message>
     <message>
-        <source>Checking…</source>
-        <translation>Vérification…</translation>
-    </message>
-    <message>
         <source>= %1 tokens a step</source>
         <translation>= %1 jetons par étape</translation>
     </message>
     <message>
         <source>Batch set to %1 for this data; set it yourself to keep another.</source>
         <translation>Lot fixé à %1 pour ces données ; réglez-le vous-même pour en garder un autre.</translation>
+    </message>
+    <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>Paires de préférence (JSON Lines de &quot;prompt&quot;, &quot;chosen&quot; et &quot;rejected&quot; ; un modèle Hugging Face)</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO (paires de préférence ; adaptateurs LoRA, dont la base est la référence)</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO (paires de préférence ; sans modèle de référence)</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>β de DPO : jusqu&apos;où le modèle peut s&apos;éloigner de la référence. λ d&apos;ORPO : le poids du terme de préférence à côté de la perte de la réponse choisie.</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>Force de la préférence (β, λ)</translation>
+    </message>
+    <message>
+        <source>The layers that get adapters. Checked at first: those the model&apos;s family adapts by default.</source>
+        <translation>Les couches qui reçoivent des adaptateurs. Cochées au départ : celles que la famille du modèle adapte par défaut.</translation>
+    </message>
+    <message>
+        <source>Adapted layers</source>
+        <translation>Couches adaptées</translation>
     </message>
 </context>
 <context>
@@ -1810,10 +1842,6 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::TryDialog</name>
     <message>
-        <source>A message for the model, or text to continue</source>
-        <translation>Un message pour le modèle, ou un texte à poursuivre</translation>
-    </message>
-    <message>
         <source> tokens</source>
         <translation> jetons</translation>
     </message>
@@ -1834,16 +1862,8 @@ Tandem %3</translation>
         <translation>Répondre comme dans une conversation</translation>
     </message>
     <message>
-        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
-        <translation>Écrit votre message avec le modèle de conversation du modèle et montre la réponse de l&apos;assistant ; désactivé, le modèle poursuit votre texte.</translation>
-    </message>
-    <message>
         <source>Top-p</source>
         <translation>Top-p</translation>
-    </message>
-    <message>
-        <source>Generate</source>
-        <translation>Générer</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -1854,20 +1874,8 @@ Tandem %3</translation>
         <translation>Essayer %1</translation>
     </message>
     <message>
-        <source>Text for the model to continue</source>
-        <translation>Texte que le modèle doit poursuivre</translation>
-    </message>
-    <message>
         <source> bytes</source>
         <translation> octets</translation>
-    </message>
-    <message>
-        <source>0 always takes the likeliest next byte; higher values vary more.</source>
-        <translation>0 prend toujours l&apos;octet suivant le plus probable ; des valeurs plus élevées varient davantage.</translation>
-    </message>
-    <message>
-        <source>Prompt</source>
-        <translation>Amorce</translation>
     </message>
     <message>
         <source>Length</source>
@@ -1903,6 +1911,46 @@ Tandem %3</translation>
     <message>
         <source>Done: %1.</source>
         <translation>Terminé : %1.</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>Envoyer</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>Régénérer</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>Nouvelle conversation</translation>
+    </message>
+    <message>
+        <source>A message for the model, or text to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>Un message pour le modèle, ou un texte à continuer. Entrée envoie ; Maj+Entrée commence une nouvelle ligne.</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>Texte que le modèle doit continuer. Entrée envoie ; Maj+Entrée commence une nouvelle ligne.</translation>
+    </message>
+    <message>
+        <source>Optional: how the model should answer</source>
+        <translation>Facultatif : comment le modèle doit répondre</translation>
+    </message>
+    <message>
+        <source>Writes your messages with the model&apos;s chat template and shows the assistant&apos;s answers; off, the model continues your text.</source>
+        <translation>Écrit vos messages avec le modèle de conversation du modèle et affiche les réponses de l’assistant ; désactivé, le modèle continue votre texte.</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next token; higher values vary more.</source>
+        <translation>0 prend toujours le jeton suivant le plus probable ; des valeurs plus élevées varient davantage.</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>Système</translation>
+    </message>
+    <message>
+        <source>You: %1</source>
+        <translation>Vous : %1</translation>
     </message>
 </context>
 </TS>

@@ -94,26 +94,6 @@
         <translation>स्टेप</translation>
     </message>
     <message>
-        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
-        <translation>पसंद के जोड़े (&quot;prompt&quot;, &quot;chosen&quot; और &quot;rejected&quot; की JSON Lines; Hugging Face मॉडल)</translation>
-    </message>
-    <message>
-        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
-        <translation>DPO (पसंद के जोड़े; LoRA एडेप्टर, जिनका आधार ही संदर्भ है)</translation>
-    </message>
-    <message>
-        <source>ORPO (preference pairs; no reference model)</source>
-        <translation>ORPO (पसंद के जोड़े; कोई संदर्भ मॉडल नहीं)</translation>
-    </message>
-    <message>
-        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
-        <translation>DPO का β: मॉडल संदर्भ से कितना दूर जा सकता है। ORPO का λ: चुने गए उत्तर की हानि के साथ पसंद वाले पद का भार।</translation>
-    </message>
-    <message>
-        <source>Preference strength (β, λ)</source>
-        <translation>पसंद की शक्ति (β, λ)</translation>
-    </message>
-    <message>
         <source>Loss</source>
         <translation>लॉस</translation>
     </message>
@@ -780,10 +760,6 @@ Address: %2</source>
         <translation>इस मशीन का हिस्सा %1 %</translation>
     </message>
     <message>
-        <source>%1 samples/s</source>
-        <translation>%1 नमूने/से</translation>
-    </message>
-    <message>
         <source>loss %1</source>
         <translation>लॉस %1</translation>
     </message>
@@ -798,10 +774,6 @@ Address: %2</source>
     <message>
         <source>Mode: %1</source>
         <translation>मोड: %1</translation>
-    </message>
-    <message>
-        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
-        <translation>मॉडल उपयोग नहीं हो सकता: %1. Hugging Face फ़ोल्डर में config.json, उसके भार (model.safetensors, या model.safetensors.index.json के साथ उसके हिस्से) और tokenizer.json होते हैं, जैसे मॉडल के पेज से डाउनलोड किए जाते हैं; उपयोगकर्ता गाइड उन परिवारों की सूची देती है जिन्हें Tandem पढ़ता है।</translation>
     </message>
     <message>
         <source>The model cannot be used: %1.</source>
@@ -834,6 +806,38 @@ Address: %2</source>
     <message>
         <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
         <translation>इस मशीन ने उस रन को अपना डिवाइस उधार दिया था; उसका मॉडल उस मशीन पर है जिसने उसे चलाया।</translation>
+    </message>
+    <message>
+        <source>New run like this</source>
+        <translation>इसके जैसा नया रन</translation>
+    </message>
+    <message>
+        <source>Puts this run&apos;s settings in the New run form.</source>
+        <translation>इस रन की सेटिंग नया रन फ़ॉर्म में डालता है।</translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation>फ़ोल्डर: %1</translation>
+    </message>
+    <message>
+        <source>No file manager opened the folder. The run&apos;s files are in %1</source>
+        <translation>किसी फ़ाइल मैनेजर ने फ़ोल्डर नहीं खोला। रन की फ़ाइलें %1 में हैं</translation>
+    </message>
+    <message>
+        <source>Not started.</source>
+        <translation>शुरू नहीं हुआ।</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. The user guide lists the model families Tandem reads.</source>
+        <translation>मॉडल इस्तेमाल नहीं हो सकता: %1। यूज़र गाइड में वे मॉडल परिवार हैं जिन्हें Tandem पढ़ता है।</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, hardly smaller here: this model&apos;s rows are not whole blocks of 256 values, which 4 bits need, so they are stored at 5 to 8 bits</source>
+        <translation>Q4_K_M: लगभग %1, यहाँ शायद ही छोटा: इस मॉडल की पंक्तियाँ 256 मानों के पूरे ब्लॉक नहीं हैं, जो 4 बिट के लिए ज़रूरी हैं, इसलिए वे 5 से 8 बिट में रखी जाती हैं</translation>
+    </message>
+    <message>
+        <source>That run&apos;s record has no settings to start from: %1</source>
+        <translation>उस रन के रिकॉर्ड में शुरू करने लायक सेटिंग नहीं हैं: %1</translation>
     </message>
 </context>
 <context>
@@ -925,6 +929,10 @@ Tandem %3</translation>
     <message>
         <source>Share</source>
         <translation>हिस्सा</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>टोकन/से</translation>
     </message>
 </context>
 <context>
@@ -1342,16 +1350,40 @@ Tandem %3</translation>
         <translation>संदर्भ</translation>
     </message>
     <message>
-        <source>Checking…</source>
-        <translation>जाँच हो रही है…</translation>
-    </message>
-    <message>
         <source>= %1 tokens a step</source>
         <translation>= प्रति चरण %1 टोकन</translation>
     </message>
     <message>
         <source>Batch set to %1 for this data; set it yourself to keep another.</source>
         <translation>इस डेटा के लिए बैच %1 किया गया; कोई और रखने के लिए इसे स्वयं सेट करें।</translation>
+    </message>
+    <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>पसंद के जोड़े (&quot;prompt&quot;, &quot;chosen&quot; और &quot;rejected&quot; की JSON Lines; Hugging Face मॉडल)</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO (पसंद के जोड़े; LoRA एडेप्टर, जिनका आधार ही संदर्भ है)</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO (पसंद के जोड़े; कोई संदर्भ मॉडल नहीं)</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>DPO का β: मॉडल संदर्भ से कितना दूर जा सकता है। ORPO का λ: चुने गए उत्तर की हानि के साथ पसंद वाले पद का भार।</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>पसंद की शक्ति (β, λ)</translation>
+    </message>
+    <message>
+        <source>The layers that get adapters. Checked at first: those the model&apos;s family adapts by default.</source>
+        <translation>वे लेयर जिन्हें एडेप्टर मिलते हैं। शुरू में चुनी हुई: वे जिन्हें मॉडल का परिवार डिफ़ॉल्ट रूप से अनुकूलित करता है।</translation>
+    </message>
+    <message>
+        <source>Adapted layers</source>
+        <translation>अनुकूलित लेयर</translation>
     </message>
 </context>
 <context>
@@ -1810,10 +1842,6 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::TryDialog</name>
     <message>
-        <source>A message for the model, or text to continue</source>
-        <translation>मॉडल के लिए संदेश, या आगे बढ़ाने के लिए टेक्स्ट</translation>
-    </message>
-    <message>
         <source> tokens</source>
         <translation> टोकन</translation>
     </message>
@@ -1834,16 +1862,8 @@ Tandem %3</translation>
         <translation>चैट की तरह जवाब दें</translation>
     </message>
     <message>
-        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
-        <translation>आपका संदेश मॉडल के चैट टेम्पलेट से लिखता है और सहायक का उत्तर दिखाता है; बंद होने पर मॉडल आपका टेक्स्ट आगे बढ़ाता है।</translation>
-    </message>
-    <message>
         <source>Top-p</source>
         <translation>Top-p</translation>
-    </message>
-    <message>
-        <source>Generate</source>
-        <translation>बनाएँ</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -1854,20 +1874,8 @@ Tandem %3</translation>
         <translation>%1 आज़माएँ</translation>
     </message>
     <message>
-        <source>Text for the model to continue</source>
-        <translation>मॉडल के आगे बढ़ाने के लिए पाठ</translation>
-    </message>
-    <message>
         <source> bytes</source>
         <translation> बाइट</translation>
-    </message>
-    <message>
-        <source>0 always takes the likeliest next byte; higher values vary more.</source>
-        <translation>0 हमेशा सबसे संभावित अगला बाइट लेता है; ऊँचे मान अधिक विविधता देते हैं।</translation>
-    </message>
-    <message>
-        <source>Prompt</source>
-        <translation>प्रॉम्प्ट</translation>
     </message>
     <message>
         <source>Length</source>
@@ -1903,6 +1911,46 @@ Tandem %3</translation>
     <message>
         <source>Done: %1.</source>
         <translation>पूरा: %1।</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>भेजें</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>फिर से बनाएँ</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>नई चैट</translation>
+    </message>
+    <message>
+        <source>A message for the model, or text to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>मॉडल के लिए संदेश, या आगे बढ़ाने के लिए टेक्स्ट। Enter भेजता है; Shift+Enter नई पंक्ति शुरू करता है।</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>मॉडल के आगे बढ़ाने के लिए टेक्स्ट। Enter भेजता है; Shift+Enter नई पंक्ति शुरू करता है।</translation>
+    </message>
+    <message>
+        <source>Optional: how the model should answer</source>
+        <translation>वैकल्पिक: मॉडल को कैसे जवाब देना चाहिए</translation>
+    </message>
+    <message>
+        <source>Writes your messages with the model&apos;s chat template and shows the assistant&apos;s answers; off, the model continues your text.</source>
+        <translation>आपके संदेश मॉडल के चैट टेम्पलेट से लिखता है और असिस्टेंट के जवाब दिखाता है; बंद होने पर मॉडल आपका टेक्स्ट आगे बढ़ाता है।</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next token; higher values vary more.</source>
+        <translation>0 हमेशा सबसे संभावित अगला टोकन लेता है; ऊँचे मान ज़्यादा बदलते हैं।</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>सिस्टम</translation>
+    </message>
+    <message>
+        <source>You: %1</source>
+        <translation>आप: %1</translation>
     </message>
 </context>
 </TS>

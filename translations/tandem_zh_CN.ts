@@ -93,26 +93,6 @@
         <translation>步</translation>
     </message>
     <message>
-        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
-        <translation>偏好对（&quot;prompt&quot;、&quot;chosen&quot; 和 &quot;rejected&quot; 的 JSON Lines；Hugging Face 模型）</translation>
-    </message>
-    <message>
-        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
-        <translation>DPO（偏好对；LoRA 适配器，其基座即参考模型）</translation>
-    </message>
-    <message>
-        <source>ORPO (preference pairs; no reference model)</source>
-        <translation>ORPO（偏好对；无需参考模型）</translation>
-    </message>
-    <message>
-        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
-        <translation>DPO 的 β：模型可偏离参考模型的程度。ORPO 的 λ：偏好项相对于所选回答损失的权重。</translation>
-    </message>
-    <message>
-        <source>Preference strength (β, λ)</source>
-        <translation>偏好强度（β、λ）</translation>
-    </message>
-    <message>
         <source>Loss</source>
         <translation>损失</translation>
     </message>
@@ -777,10 +757,6 @@ Address: %2</source>
         <translation>本机份额 %1 %</translation>
     </message>
     <message>
-        <source>%1 samples/s</source>
-        <translation>%1 样本/秒</translation>
-    </message>
-    <message>
         <source>loss %1</source>
         <translation>损失 %1</translation>
     </message>
@@ -795,10 +771,6 @@ Address: %2</source>
     <message>
         <source>Mode: %1</source>
         <translation>模式：%1</translation>
-    </message>
-    <message>
-        <source>The model cannot be used: %1. A Hugging Face folder holds config.json, its weights (model.safetensors, or its shards with model.safetensors.index.json) and tokenizer.json, as downloaded from the model&apos;s page; the user guide lists the families Tandem reads.</source>
-        <translation>无法使用该模型：%1。Hugging Face 文件夹包含 config.json、权重（model.safetensors，或分片及 model.safetensors.index.json）和 tokenizer.json，即从模型页面下载的内容；用户指南列出了 Tandem 能读取的模型系列。</translation>
     </message>
     <message>
         <source>The model cannot be used: %1.</source>
@@ -831,6 +803,38 @@ Address: %2</source>
     <message>
         <source>This machine lent its device to that run; its model is on the machine that ran it.</source>
         <translation>本机只是把设备借给了该运行；模型在运行它的那台机器上。</translation>
+    </message>
+    <message>
+        <source>New run like this</source>
+        <translation>照此新建训练</translation>
+    </message>
+    <message>
+        <source>Puts this run&apos;s settings in the New run form.</source>
+        <translation>把这次训练的设置填入“新建训练”表单。</translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation>文件夹：%1</translation>
+    </message>
+    <message>
+        <source>No file manager opened the folder. The run&apos;s files are in %1</source>
+        <translation>没有文件管理器打开该文件夹。这次训练的文件在 %1</translation>
+    </message>
+    <message>
+        <source>Not started.</source>
+        <translation>未开始。</translation>
+    </message>
+    <message>
+        <source>The model cannot be used: %1. The user guide lists the model families Tandem reads.</source>
+        <translation>无法使用该模型：%1。用户指南列出了 Tandem 能读取的模型系列。</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: about %1, hardly smaller here: this model&apos;s rows are not whole blocks of 256 values, which 4 bits need, so they are stored at 5 to 8 bits</source>
+        <translation>Q4_K_M：约 %1，在这里几乎不会更小：该模型的行不是 4 位所需的 256 个值的整块，因此以 5 到 8 位存储</translation>
+    </message>
+    <message>
+        <source>That run&apos;s record has no settings to start from: %1</source>
+        <translation>这次训练的记录中没有可用作起点的设置：%1</translation>
     </message>
 </context>
 <context>
@@ -922,6 +926,10 @@ Tandem %3</translation>
     <message>
         <source>Share</source>
         <translation>份额</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>词元/秒</translation>
     </message>
 </context>
 <context>
@@ -1339,16 +1347,40 @@ Tandem %3</translation>
         <translation>上下文</translation>
     </message>
     <message>
-        <source>Checking…</source>
-        <translation>正在检查…</translation>
-    </message>
-    <message>
         <source>= %1 tokens a step</source>
         <translation>= 每步 %1 个词元</translation>
     </message>
     <message>
         <source>Batch set to %1 for this data; set it yourself to keep another.</source>
         <translation>已按这些数据将批大小设为 %1；如需其他值，请自行设置。</translation>
+    </message>
+    <message>
+        <source>Preference pairs (JSON Lines of &quot;prompt&quot;, &quot;chosen&quot; and &quot;rejected&quot;; a Hugging Face model)</source>
+        <translation>偏好对（&quot;prompt&quot;、&quot;chosen&quot; 和 &quot;rejected&quot; 的 JSON Lines；Hugging Face 模型）</translation>
+    </message>
+    <message>
+        <source>DPO (preference pairs; LoRA adapters, whose base is the reference)</source>
+        <translation>DPO（偏好对；LoRA 适配器，其基座即参考模型）</translation>
+    </message>
+    <message>
+        <source>ORPO (preference pairs; no reference model)</source>
+        <translation>ORPO（偏好对；无需参考模型）</translation>
+    </message>
+    <message>
+        <source>DPO&apos;s β: how far the model may move from the reference. ORPO&apos;s λ: the weight of the preference term beside the chosen answer&apos;s loss.</source>
+        <translation>DPO 的 β：模型可偏离参考模型的程度。ORPO 的 λ：偏好项相对于所选回答损失的权重。</translation>
+    </message>
+    <message>
+        <source>Preference strength (β, λ)</source>
+        <translation>偏好强度（β、λ）</translation>
+    </message>
+    <message>
+        <source>The layers that get adapters. Checked at first: those the model&apos;s family adapts by default.</source>
+        <translation>获得适配器的层。初始勾选的是该模型系列默认适配的层。</translation>
+    </message>
+    <message>
+        <source>Adapted layers</source>
+        <translation>适配的层</translation>
     </message>
 </context>
 <context>
@@ -1803,10 +1835,6 @@ Tandem %3</translation>
 <context>
     <name>tandem::ui::TryDialog</name>
     <message>
-        <source>A message for the model, or text to continue</source>
-        <translation>给模型的消息，或要续写的文本</translation>
-    </message>
-    <message>
         <source> tokens</source>
         <translation> 个词元</translation>
     </message>
@@ -1827,16 +1855,8 @@ Tandem %3</translation>
         <translation>像聊天一样回答</translation>
     </message>
     <message>
-        <source>Writes your message with the model&apos;s chat template and shows the assistant&apos;s answer; off, the model continues your text.</source>
-        <translation>用模型的聊天模板写入您的消息并显示助手的回答；关闭时，模型续写您的文本。</translation>
-    </message>
-    <message>
         <source>Top-p</source>
         <translation>Top-p</translation>
-    </message>
-    <message>
-        <source>Generate</source>
-        <translation>生成</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -1847,20 +1867,8 @@ Tandem %3</translation>
         <translation>试用 %1</translation>
     </message>
     <message>
-        <source>Text for the model to continue</source>
-        <translation>让模型续写的文本</translation>
-    </message>
-    <message>
         <source> bytes</source>
         <translation> 字节</translation>
-    </message>
-    <message>
-        <source>0 always takes the likeliest next byte; higher values vary more.</source>
-        <translation>0 总是选取最可能的下一个字节；数值越高变化越多。</translation>
-    </message>
-    <message>
-        <source>Prompt</source>
-        <translation>提示</translation>
     </message>
     <message>
         <source>Length</source>
@@ -1895,6 +1903,46 @@ Tandem %3</translation>
     <message>
         <source>Done: %1.</source>
         <translation>完成：%1。</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>A message for the model, or text to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>给模型的消息，或要续写的文本。Enter 发送；Shift+Enter 换行。</translation>
+    </message>
+    <message>
+        <source>Text for the model to continue. Enter sends; Shift+Enter starts a new line.</source>
+        <translation>要模型续写的文本。Enter 发送；Shift+Enter 换行。</translation>
+    </message>
+    <message>
+        <source>Optional: how the model should answer</source>
+        <translation>可选：模型应如何回答</translation>
+    </message>
+    <message>
+        <source>Writes your messages with the model&apos;s chat template and shows the assistant&apos;s answers; off, the model continues your text.</source>
+        <translation>用模型的聊天模板写入你的消息并显示助手的回答；关闭时，模型续写你的文本。</translation>
+    </message>
+    <message>
+        <source>0 always takes the likeliest next token; higher values vary more.</source>
+        <translation>0 总是选择最可能的下一个词元；数值越高变化越多。</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>You: %1</source>
+        <translation>你：%1</translation>
     </message>
 </context>
 </TS>

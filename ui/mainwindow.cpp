@@ -305,10 +305,15 @@ QWidget* MainWindow::buildHistoryTab() {
     m_historyView = makeRowTable(m_history);
     m_historyView->setObjectName(QStringLiteral("historyView"));
     layout->addWidget(m_historyView, 1);
+    // The chosen run's folder (a long path takes no width from the window), and a new run
+    // from its settings.
     m_historyFolder = new QLabel;
     m_historyFolder->setObjectName(QStringLiteral("historyFolder"));
     m_historyFolder->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_historyFolder);
+    m_historyFolder->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* folderRow = new QHBoxLayout;
+    folderRow->addWidget(m_historyFolder, 1);
+    layout->addLayout(folderRow);
     auto* row = new QHBoxLayout;
     // One button for the formats, so that the row fits a laptop's window: TorchScript and
     // safetensors for any run, and for a Hugging Face model's run its folder (adapters
@@ -332,8 +337,9 @@ QWidget* MainWindow::buildHistoryTab() {
     resume->setObjectName(QStringLiteral("resumeRunButton"));
     tryIt->setObjectName(QStringLiteral("tryButton"));
     tryIt->setToolTip(tr("Let a language model continue a prompt of yours."));
-    for (QPushButton* b : {exportButton, resume, open, tryIt, like})
+    for (QPushButton* b : {exportButton, resume, open, tryIt})
         row->addWidget(b);
+    folderRow->addWidget(like);
     row->addStretch();
     layout->addLayout(row);
     connect(exportTs, &QAction::triggered, this,

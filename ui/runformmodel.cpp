@@ -139,6 +139,10 @@ void RunForm::updateTargets() {
         }
     }
     m_defaultTargets = defaults;
+    if (m_lora->text().trimmed().isEmpty()) { // no adapters: the next ones start afresh
+        m_pendingTargets.clear();
+        checked.clear();
+    }
     if (checked.isEmpty())
         checked = defaults;
     if (known)

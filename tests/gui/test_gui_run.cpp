@@ -853,7 +853,9 @@ private Q_SLOTS:
         RunConfig stored = form->config();
         stored.lora = QStringLiteral("r=16,base=int8,targets=q_proj,v_proj");
         form->setConfig(stored);
-        QCOMPARE(lora->text(), QStringLiteral("r=16,targets=q_proj,v_proj"));
+        // The targets are the adapted layers' boxes (none until a folder is read): kept.
+        QCOMPARE(lora->text(), QStringLiteral("r=16"));
+        QCOMPARE(form->config().lora, QStringLiteral("base=int8,r=16,targets=q_proj,v_proj"));
         QCOMPARE(loraBase->currentData().toString(), QStringLiteral("int8"));
         lora->clear(); // no adapters: every weight trains, in its own dtype
         QVERIFY(!loraBase->isEnabled());
