@@ -1,11 +1,13 @@
 #include "ui/historymodel.h"
 
+#include "common/clocktext.h"
 #include "engine/runhistory.h"
 #include "ui/format.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocale>
 #include <QSaveFile>
@@ -71,6 +73,12 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation o, int role) cons
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
+    case Name:
+        return tr("Name");
+    case Settings:
+        return tr("Settings");
+    case Duration:
+        return tr("Duration");
     case Started:
         return tr("Started");
     case Model:
@@ -117,6 +125,11 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         return !config.value(QStringLiteral("lora")).toString().isEmpty();
     case LentRole:
         return isLent;
+    case NotesRole:
+        return e.record.value(QStringLiteral("notes")).toString();
+    case Qt::EditRole:
+        return index.column() == Name ? e.record.value(QStringLiteral("title")).toString()
+                                      : QVariant();
     case Qt::ToolTipRole: {
         // The folder, the run description as the command line reads it, and any error.
         QString tip = e.folder + QStringLiteral("\n\n") +
@@ -124,6 +137,9 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         const QString error = e.record.value(QStringLiteral("error")).toString();
         if (!error.isEmpty())
             tip += QStringLiteral("\n") + error;
+        const QString notes = e.record.value(QStringLiteral("notes")).toString();
+        if (!notes.isEmpty())
+            tip = notes + QStringLiteral("\n\n") + tip;
         return tip;
     }
     case Qt::DisplayRole:
@@ -131,9 +147,25 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
+    if (index.column() == Name) {
+        const QString title = e.record.value(QStringLiteral("title")).toString();
+        return title.isEmpty() ? QFileInfo(e.folder).fileName() : title;
+    }
+    if (index.column() == Duration) {
+        const QDateTime ended =
+            QDateTime::fromString(e.record.value(QStringLiteral("ended")).toString(), Qt::ISODate);
+        const QDateTime until = ended.isValid() ? ended
+                                : status == QLatin1String("running")
+                                    ? QDateTime::currentDateTimeUtc()
+                                    : QDateTime();
+        return e.started.isValid() && until.isValid() ? clockText(double(e.started.secsTo(until)))
+                                                      : QString();
+    }
     if (isLent)
         return lentText(Column(index.column()), e, status);
     switch (Column(index.column())) {
+    case Settings:
+        return settingsText(config);
     case Started:
         return QLocale().toString(e.started.toLocalTime(), QLocale::ShortFormat);
     case Model:
@@ -165,6 +197,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         const double t = summary.value(QStringLiteral("tokens_per_s")).toDouble(0);
         return s > 0 ? speedText(s, t) : QString();
     }
+    case Name: // above
+    case Duration:
     case ColumnCount:
         break;
     }
@@ -208,10 +242,57 @@ QString HistoryModel::lentText(Column column, const Entry& e, const QString& sta
         const double s = part.value(QStringLiteral("samples_per_s")).toDouble(0);
         return s > 0 ? speedText(s, 0) : QString();
     }
+    case Name:
+    case Settings:
+    case Duration:
     case ColumnCount:
         break;
     }
     return {};
+}
+
+Qt::ItemFlags HistoryModel::flags(const QModelIndex& index) const {
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (index.isValid() && index.column() == Name)
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool HistoryModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+    if (!index.isValid() || index.row() >= m_entries.size() ||
+        !((role == Qt::EditRole && index.column() == Name) || role == NotesRole))
+        return false;
+    Entry& e = m_entries[index.row()];
+    const bool title = role == Qt::EditRole;
+    RunHistory::describe(
+        e.folder, title ? value.toString() : e.record.value(QStringLiteral("title")).toString(),
+        title ? e.record.value(QStringLiteral("notes")).toString() : value.toString());
+    e.record = RunHistory::read(e.folder);
+    Q_EMIT dataChanged(this->index(index.row(), 0), this->index(index.row(), ColumnCount - 1));
+    return true;
+}
+
+QString HistoryModel::settingsText(const QJsonObject& config) {
+    QStringList parts;
+    const QLocale l;
+    if (config.contains(QStringLiteral("lr")))
+        parts << tr("lr %1").arg(l.toString(config.value(QStringLiteral("lr")).toDouble(), 'g', 3));
+    if (config.contains(QStringLiteral("epochs")))
+        parts << tr("%n epoch(s)", nullptr, config.value(QStringLiteral("epochs")).toInt());
+    if (config.contains(QStringLiteral("batch")))
+        parts << tr("batch %1").arg(l.toString(config.value(QStringLiteral("batch")).toInteger()));
+    const QString lora = config.value(QStringLiteral("lora")).toString();
+    if (!lora.isEmpty()) {
+        QString rest;
+        const QString base = loraBase(lora, &rest);
+        parts << tr("LoRA %1").arg(base.isEmpty() ? rest : rest + QStringLiteral(", ") + base);
+    }
+    if (const QString mode = config.value(QStringLiteral("mode")).toString(); !mode.isEmpty())
+        parts << mode;
+    const int machines = int(config.value(QStringLiteral("invites")).toArray().size()) +
+                         (config.value(QStringLiteral("local_worker")).toBool(true) ? 1 : 0);
+    parts << tr("%n machine(s)", nullptr, std::max(1, machines));
+    return parts.join(QStringLiteral(" · "));
 }
 
 } // namespace tandem::ui

@@ -13,7 +13,21 @@ class HistoryModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Started, Model, Dataset, Status, Accuracy, Speed, ColumnCount };
+    // Name: the title a person gave the run (editable), else its folder's name. Settings: what
+    // was chosen (learning rate, epochs, batch, adapters, mode, machines). Duration: from its
+    // start to its end, or to now while it runs.
+    enum Column {
+        Name,
+        Started,
+        Model,
+        Dataset,
+        Settings,
+        Status,
+        Accuracy,
+        Duration,
+        Speed,
+        ColumnCount
+    };
     // TaskRole: the run's task as runenums names it ("sequence", …), empty before its summary.
     // ModelRole: the model as the run description names it (hf:DIR, a file, a zoo name).
     enum DataRole {
@@ -23,7 +37,8 @@ public:
         TaskRole,
         ModelRole,
         AdaptersRole, // whether the run trained adapters (LoRA) rather than every weight
-        LentRole      // a run of another machine's that this one lent its device to
+        LentRole,     // a run of another machine's that this one lent its device to
+        NotesRole     // what a person wrote of the run
     };
 
     explicit HistoryModel(QObject* parent = nullptr);
@@ -41,6 +56,11 @@ public:
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    // The Name column's text (EditRole), and the notes (NotesRole): kept in the run's record.
+    bool setData(const QModelIndex& index, const QVariant& value, int role) override;
+    // A run's settings in a line, from its description: "lr 0.0002 · 2 epochs · batch 8 · …".
+    static QString settingsText(const QJsonObject& config);
 
     // The node home whose history lists runs started elsewhere (the command line).
     void setHome(const QString& home);

@@ -4,6 +4,7 @@
 #include "engine/trainingrun.h"
 #include "model/modelsource.h"
 #include "ui/chartpanel.h"
+#include "ui/comparedialog.h"
 #include "ui/format.h"
 #include "ui/historymodel.h"
 #include "ui/nodebridge.h"
@@ -304,6 +305,10 @@ QWidget* MainWindow::buildHistoryTab() {
     auto* layout = new QVBoxLayout(w);
     m_historyView = makeRowTable(m_history);
     m_historyView->setObjectName(QStringLiteral("historyView"));
+    // Several runs to compare; a run's name is edited in place.
+    m_historyView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_historyView->setEditTriggers(QAbstractItemView::DoubleClicked |
+                                   QAbstractItemView::EditKeyPressed);
     layout->addWidget(m_historyView, 1);
     // The chosen run's folder (a long path takes no width from the window), and a new run
     // from its settings.
@@ -313,6 +318,7 @@ QWidget* MainWindow::buildHistoryTab() {
     m_historyFolder->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto* folderRow = new QHBoxLayout;
     folderRow->addWidget(m_historyFolder, 1);
+    addNotesAndCompare(folderRow);
     layout->addLayout(folderRow);
     auto* row = new QHBoxLayout;
     // One button for the formats, so that the row fits a laptop's window: TorchScript and
@@ -402,6 +408,8 @@ QWidget* MainWindow::buildHistoryTab() {
                           !row.data(HistoryModel::CheckpointRole).toString().isEmpty());
         resume->setEnabled(row.isValid() && row.data(HistoryModel::ResumableRole).toBool());
         like->setEnabled(row.isValid() && !row.data(HistoryModel::LentRole).toBool());
+        m_notesButton->setEnabled(rows.size() == 1);
+        m_compareButton->setEnabled(rows.size() >= 2);
     };
     connect(m_historyView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             selectedCan);

@@ -12,6 +12,7 @@
 
 #include <memory>
 
+class QHBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -29,6 +30,7 @@ struct Error;
 namespace tandem::ui {
 
 class ChartPanel;
+class CompareDialog;
 class HistoryModel;
 class NodeBridge;
 class RunForm;
@@ -70,6 +72,8 @@ public:
     void exportCheckpointFile(const QString& checkpoint, ExportFormat format, const QString& path,
                               GgufQuant quant = GgufQuant::F16);
     QString exportFolder() const;
+    // History's Compare: the chosen runs' curves and settings side by side (CompareDialog).
+    CompareDialog* compareRuns(const QList<int>& historyRows);
     // Continues the history row's stopped run from its checkpoint.
     void resumeRun(int historyRow);
     void showWizard();
@@ -137,6 +141,9 @@ private:
     void showRunCharts(const QString& runFolder);
     // History's "New run like this": the run's settings in the New run form.
     void newRunLike(int historyRow);
+    // History's Notes…: what a person writes of the run, kept in its record.
+    void editNotes(int historyRow);
+    void addNotesAndCompare(QHBoxLayout* row);
     void applyName(const QString& name);
 
     WindowContext m_ctx;
@@ -150,6 +157,8 @@ private:
     QTableView* m_clusterView;
     QTableView* m_historyView;
     QLabel* m_historyFolder; // the chosen run's folder, to copy
+    QPushButton* m_notesButton = nullptr;
+    QPushButton* m_compareButton = nullptr;
     QPushButton* m_start;
     QPushButton* m_pause;
     QPushButton* m_resume;

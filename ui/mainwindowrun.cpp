@@ -379,7 +379,7 @@ void MainWindow::tryRun(int row) {
          first.data(HistoryModel::TaskRole).toString() == nameOf(Task::Preference)) &&
         QFileInfo(base.path).isDir();
     auto* dialog =
-        new TryDialog(checkpoint, m_history->index(row, HistoryModel::Model).data().toString(), hf,
+        new TryDialog(checkpoint, m_history->index(row, HistoryModel::Name).data().toString(), hf,
                       this, compare ? started : QString(), uiStatePath());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();

@@ -6,6 +6,7 @@
 #include "engine/runhistory.h"
 #include "engine/trainingrun.h"
 #include "ui/chartpanel.h"
+#include "ui/comparedialog.h"
 #include "ui/historymodel.h"
 #include "ui/mainwindow.h"
 #include "ui/runform.h"
@@ -14,12 +15,18 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QItemSelectionModel>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QTabWidget>
+#include <QTableView>
+
+#include <algorithm>
 
 namespace tandem::ui {
 
@@ -144,6 +151,47 @@ void MainWindow::newRunLike(int row) {
     c->outDir.clear();
     m_form->setConfig(*c);
     m_tabs->setCurrentIndex(1);
+}
+
+void MainWindow::addNotesAndCompare(QHBoxLayout* row) {
+    m_notesButton = new QPushButton(tr("Notes…"));
+    m_notesButton->setObjectName(QStringLiteral("notesButton"));
+    m_compareButton = new QPushButton(tr("Compare"));
+    m_compareButton->setObjectName(QStringLiteral("compareButton"));
+    m_compareButton->setToolTip(tr("Choose two or more runs (Ctrl+click) to see their curves "
+                                   "and settings side by side."));
+    row->addWidget(m_notesButton);
+    row->addWidget(m_compareButton);
+    connect(m_notesButton, &QPushButton::clicked, this, [this] {
+        const QModelIndexList rows = m_historyView->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            editNotes(rows.first().row());
+    });
+    connect(m_compareButton, &QPushButton::clicked, this, [this] {
+        QList<int> rows;
+        for (const QModelIndex& i : m_historyView->selectionModel()->selectedRows())
+            rows << i.row();
+        std::sort(rows.begin(), rows.end());
+        if (rows.size() >= 2)
+            compareRuns(rows)->show();
+    });
+}
+
+void MainWindow::editNotes(int row) {
+    const QModelIndex i = m_history->index(row, HistoryModel::Name);
+    bool ok = false;
+    const QString notes = QInputDialog::getMultiLineText(
+        this, tr("Notes on %1").arg(i.data().toString()),
+        tr("What to remember of this run (shown in History and when comparing runs):"),
+        i.data(HistoryModel::NotesRole).toString(), &ok);
+    if (ok)
+        m_history->setData(i, notes, HistoryModel::NotesRole);
+}
+
+CompareDialog* MainWindow::compareRuns(const QList<int>& rows) {
+    auto* dialog = new CompareDialog(m_history, rows, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    return dialog;
 }
 
 } // namespace tandem::ui

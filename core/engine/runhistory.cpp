@@ -56,12 +56,26 @@ QJsonObject RunHistory::started(const RunConfig& config) {
     if (config.outDir.isEmpty())
         return record;
     const QJsonObject old = read(config.outDir);
-    if (old.contains(QStringLiteral("started")))
-        record.insert(QStringLiteral("started"), old.value(QStringLiteral("started")));
+    for (const char* kept : {"started", "title", "notes"})
+        if (old.contains(QLatin1String(kept)))
+            record.insert(QLatin1String(kept), old.value(QLatin1String(kept)));
     write(config.outDir, record);
     if (config.listInHistory)
         list(config.home, config.outDir);
     return record;
+}
+
+void RunHistory::describe(const QString& runFolder, const QString& title, const QString& notes) {
+    QJsonObject record = read(runFolder);
+    if (record.isEmpty())
+        return;
+    for (const auto& [key, value] : {std::pair{QStringLiteral("title"), title.trimmed()},
+                                     std::pair{QStringLiteral("notes"), notes.trimmed()}})
+        if (value.isEmpty())
+            record.remove(key);
+        else
+            record.insert(key, value);
+    write(runFolder, record);
 }
 
 void RunHistory::ended(const QString& runFolder, const Expected<RunSummary>& result) {

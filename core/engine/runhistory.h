@@ -65,6 +65,9 @@ public:
     // record a resumed run already has; lists the folder in `home`'s history unless the run
     // asks not to (a sweep's trials are shown by the sweep).
     static QJsonObject started(const RunConfig& config);
+    // The name and notes a person gives the run (empty: none; the folder's name stands for it);
+    // a resumed run keeps them.
+    static void describe(const QString& runFolder, const QString& title, const QString& notes);
     // Marks the end: "finished" or "stopped" with the summary, or "failed" with the error.
     static void ended(const QString& runFolder, const Expected<RunSummary>& result);
 

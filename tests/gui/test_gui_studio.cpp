@@ -8,6 +8,7 @@
 #include "hffolder.h"
 #include "model/modelsource.h"
 #include "ui/chartpanel.h"
+#include "ui/comparedialog.h"
 #include "ui/historymodel.h"
 #include "ui/livechart.h"
 #include "ui/peermodel.h"
@@ -33,6 +34,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
@@ -584,6 +586,89 @@ private Q_SLOTS:
         form->setConfig(c);
         QVERIFY(!row->isVisibleTo(form));
         QVERIFY(form->config().lora.isEmpty());
+    }
+
+    void runsHaveNamesNotesAndSettings() {
+        QTemporaryDir home;
+        const QString run = home.filePath(QStringLiteral("runs/past"));
+        writeRun(run, QStringLiteral("2026-01-01T10:00:00Z"), 10, 2.0, 0.0005);
+        QJsonObject record = RunHistory::read(run);
+        record.insert(QStringLiteral("ended"), QStringLiteral("2026-01-01T10:03:05Z"));
+        RunHistory::write(run, record);
+        const quint16 port = freeUdpPort();
+        {
+            MainWindow w(loopbackContext(home.path(), port));
+            HistoryModel* h = w.history();
+            // Until named, a run is its folder; its settings and how long it took are shown.
+            QCOMPARE(h->index(0, HistoryModel::Name).data().toString(), QStringLiteral("past"));
+            const QString settings = h->index(0, HistoryModel::Settings).data().toString();
+            for (const char* says : {"lr 0.0005", "1 epoch", "batch 48", "1 machine"})
+                QVERIFY2(settings.contains(QLatin1String(says)), qPrintable(settings));
+            QCOMPARE(h->index(0, HistoryModel::Duration).data().toString(), QStringLiteral("3:05"));
+            // Named in place, with notes beside it.
+            QVERIFY(h->flags(h->index(0, HistoryModel::Name)) & Qt::ItemIsEditable);
+            QVERIFY(h->setData(h->index(0, HistoryModel::Name), QStringLiteral("baseline"),
+                               Qt::EditRole));
+            QVERIFY(
+                h->setData(h->index(0, 0), QStringLiteral("lr too low?"), HistoryModel::NotesRole));
+            QCOMPARE(h->index(0, HistoryModel::Name).data().toString(), QStringLiteral("baseline"));
+            QVERIFY(h->index(0, HistoryModel::Status)
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .startsWith(QStringLiteral("lr too low?")));
+        }
+        // Kept in the run's record: across a restart, and when the run resumes.
+        RunConfig again =
+            RunConfig::fromJson(RunHistory::read(run).value(QStringLiteral("config")).toObject())
+                .value();
+        RunHistory::started(again);
+        MainWindow w(loopbackContext(home.path(), port));
+        QCOMPARE(w.history()->index(0, HistoryModel::Name).data().toString(),
+                 QStringLiteral("baseline"));
+        QCOMPARE(w.history()->index(0, 0).data(HistoryModel::NotesRole).toString(),
+                 QStringLiteral("lr too low?"));
+    }
+
+    void twoRunsCompare() {
+        QTemporaryDir home;
+        const QString runs = home.filePath(QStringLiteral("runs"));
+        writeRun(runs + QStringLiteral("/a"), QStringLiteral("2026-01-01T10:00:00Z"), 30, 2.0,
+                 0.001);
+        writeRun(runs + QStringLiteral("/b"), QStringLiteral("2026-01-02T10:00:00Z"), 20, 3.0,
+                 0.01);
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        auto* view = w.findChild<QTableView*>(QStringLiteral("historyView"));
+        auto* compare = w.findChild<QPushButton*>(QStringLiteral("compareButton"));
+        view->selectRow(0);
+        QVERIFY(!compare->isEnabled()); // one run: nothing to compare with
+        view->selectionModel()->select(view->model()->index(1, 0),
+                                       QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        QVERIFY(compare->isEnabled());
+        CompareDialog* d = w.compareRuns({0, 1});
+        // One curve per run on each chart: b (newest, row 0) has 20 steps and 2 epochs, a 30 and 3.
+        QCOMPARE(d->lossChart()->seriesCount(), 2);
+        QCOMPARE(d->lossChart()->pointCount(0), 20);
+        QCOMPARE(d->lossChart()->pointCount(1), 30);
+        QCOMPARE(d->figureChart()->pointCount(0), 2);
+        QCOMPARE(d->figureChart()->pointCount(1), 3);
+        QCOMPARE(d->speedChart()->yTitle(), QStringLiteral("Samples/s"));
+        // The settings side by side, the rows where they differ in bold.
+        QTableWidget* t = d->table();
+        QCOMPARE(t->columnCount(), 2);
+        auto rowOf = [t](const QString& label) {
+            for (int r = 0; r < t->rowCount(); ++r)
+                if (t->verticalHeaderItem(r)->text() == label)
+                    return r;
+            return -1;
+        };
+        const int lr = rowOf(QStringLiteral("Learning rate"));
+        const int model = rowOf(QStringLiteral("Model"));
+        QVERIFY(lr >= 0 && model >= 0);
+        QCOMPARE(t->item(lr, 0)->text(), QLocale().toString(0.01, 'g', 4));
+        QCOMPARE(t->item(lr, 1)->text(), QLocale().toString(0.001, 'g', 4));
+        QVERIFY(t->item(lr, 0)->font().bold());
+        QVERIFY(!t->item(model, 0)->font().bold());
+        delete d;
     }
 };
 
