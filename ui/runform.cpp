@@ -250,6 +250,7 @@ void RunForm::addDataRows(QFormLayout* form) {
     auto* dataRow = new QHBoxLayout;
     dataRow->addWidget(m_dataPath, 1);
     dataRow->addWidget(m_dataBrowse);
+    dataRow->addWidget(makePreviewButton());
     form->addRow(tr("Dataset"), m_data);
     m_loss = new QComboBox;
     m_loss->setObjectName(QStringLiteral("lossCombo"));

@@ -20,6 +20,7 @@ class QThread;
 
 namespace tandem::ui {
 
+class DataPreviewDialog;
 class PeerModel;
 
 // The model list's entries for a file of the user's and a Hugging Face folder (their data).
@@ -46,6 +47,8 @@ public:
 
     enum class Check { NotChecked, Checking, Ok, Failed };
     Check checkState() const { return m_check; }
+    // Preview: chat: or jsonl: data as the model will read it (DataPreviewDialog), shown.
+    DataPreviewDialog* previewData();
     QString checkMessage() const { return m_checkMessage; }
     // Reads the dataset and loads the model off the UI thread; emits checked.
     void check();
@@ -59,6 +62,7 @@ Q_SIGNALS:
 private:
     void updatePeers();
     void addModelRows(QFormLayout* form);
+    QPushButton* makePreviewButton(); // enabled for chat: and jsonl: data (runformdata.cpp)
     // The adapted layers' boxes for the folder now chosen (runformmodel.cpp), and what they add
     // to the adapters' spec: ",targets=…" where they differ from the family's default.
     void updateTargets();
@@ -111,6 +115,7 @@ private:
     QDoubleSpinBox* m_beta; // dpo's beta, orpo's lambda
     QLineEdit* m_dataPath;
     QPushButton* m_dataBrowse;
+    QPushButton* m_preview = nullptr;
     QListWidget* m_machines;
     QComboBox* m_mode;
     QComboBox* m_wire;

@@ -4,12 +4,15 @@
 
 #include "ui/runform.h"
 
+#include "ui/datapreviewdialog.h"
+
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
 
@@ -162,6 +165,32 @@ void RunForm::updateTokensPerStep() {
         m_tokensPerStep->setText(
             tr("= %1 tokens a step")
                 .arg(QLocale().toString(qint64(m_batch->value()) * m_context->value())));
+}
+
+QPushButton* RunForm::makePreviewButton() {
+    m_preview = new QPushButton(tr("Preview…"));
+    m_preview->setObjectName(QStringLiteral("previewButton"));
+    m_preview->setToolTip(tr("The first conversations as the model will read them, the tokens "
+                             "that train, the lengths against the context, and any line that "
+                             "cannot be read."));
+    const auto update = [this] {
+        const QString prefix = dataPrefix();
+        m_preview->setEnabled(
+            (prefix == QLatin1String("chat:") || prefix == QLatin1String("jsonl:")) &&
+            m_model->currentData().toString() == kModelHfItem);
+    };
+    connect(m_data, &QComboBox::currentIndexChanged, this, update);
+    connect(m_model, &QComboBox::currentIndexChanged, this, update);
+    connect(m_preview, &QPushButton::clicked, this, &RunForm::previewData);
+    update();
+    return m_preview;
+}
+
+DataPreviewDialog* RunForm::previewData() {
+    auto* dialog = new DataPreviewDialog(dataSpec(), m_modelPath->text().trimmed(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
 }
 
 } // namespace tandem::ui

@@ -9,6 +9,7 @@
 // tokenizes again.
 
 #include "formats/chattemplate.h"
+#include "formats/datapreview.h"
 
 #include "formats/dataset.h"
 #include "formats/datasetspec.h"
@@ -436,6 +437,128 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
             .arg(o.context);
     s.finish();
     return s;
+}
+
+namespace {
+
+// A document's text in pieces of trained and untrained tokens, each decoded as part of all
+// before it, so that a character split across two tokens is whole.
+QList<std::pair<QString, bool>> piecesOf(const Tokenizer& tok, const std::vector<int32_t>& ids,
+                                         const std::vector<uint8_t>& trained) {
+    QList<std::pair<QString, bool>> pieces;
+    qsizetype shown = 0;
+    QString before;
+    for (size_t from = 0; from < ids.size();) {
+        size_t to = from;
+        while (to < ids.size() && trained[to] == trained[from])
+            ++to;
+        const QString upTo = QString::fromUtf8(
+            tok.decode(std::vector<int32_t>(ids.begin(), ids.begin() + long(to)), false));
+        pieces.append({upTo.mid(shown), trained[from] != 0});
+        shown = upTo.size();
+        from = to;
+    }
+    return pieces;
+}
+
+// The windows maskedWindowsOf() cuts from `trained` (the packed documents' flags): how many,
+// and how many hold no trained token.
+std::pair<int64_t, int64_t> windowsOfFlags(const std::vector<uint8_t>& trained, int64_t context) {
+    int64_t windows = 0, empty = 0;
+    for (int64_t w = 0; w + context + 1 <= int64_t(trained.size()); w += context) {
+        ++windows;
+        bool any = false;
+        for (int64_t k = 1; k <= context && !any; ++k)
+            any = trained[size_t(w + k)] != 0;
+        empty += any ? 0 : 1;
+    }
+    return {windows, empty};
+}
+
+} // namespace
+
+Expected<DataPreview> previewData(const QString& spec, const QString& tokenizerDir, int documents) {
+    const QString kind = spec.section(QLatin1Char(':'), 0, 0);
+    if (kind != QLatin1String("chat") && kind != QLatin1String("jsonl"))
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("a preview reads chat: and jsonl: data, not %1").arg(spec));
+    auto opts = parseSpecOptions(spec.section(QLatin1Char(':'), 1),
+                                 {QStringLiteral("context"), QStringLiteral("test"),
+                                  QStringLiteral("field"), QStringLiteral("long"),
+                                  QStringLiteral("tokenizer"), QStringLiteral("template")},
+                                 spec);
+    if (!opts)
+        return opts.error();
+    TextOptions o;
+    o.kind = kind;
+    o.file = opts->file;
+    o.field = opts->values.value(QStringLiteral("field"), o.field);
+    auto context = specContext(*opts, spec, kDefaultContext);
+    if (!context)
+        return context.error();
+    QString dir;
+    auto tok = specTokenizer(*opts, spec, tokenizerDir, &dir);
+    if (!tok)
+        return tok.error();
+    o.tok = *tok;
+    if (kind == QLatin1String("chat"))
+        if (auto st = readTemplate(o, opts->values.value(QStringLiteral("template")), dir); !st)
+            return st.error();
+    auto bytes = readTextFile(o.file);
+    if (!bytes)
+        return bytes.error();
+    DataPreview p;
+    p.kind = kind;
+    p.context = *context;
+    std::vector<uint8_t> packed;
+    qsizetype line = 0;
+    for (const QByteArray& raw : bytes->split('\n')) {
+        ++line;
+        if (raw.trimmed().isEmpty())
+            continue;
+        // Each line on its own: one that cannot be read is listed, and the others still are.
+        Encoded one;
+        const Status read = forEachJsonLine(raw, o.file, [&](const QJsonObject& doc, qsizetype) {
+            if (kind == QLatin1String("chat")) {
+                auto messages = messagesOf(doc, o.file, line);
+                if (!messages)
+                    return Status(messages.error());
+                if (auto st = encodeChat(*o.tok, *o.tmpl, *messages, one); !st)
+                    return Status(lineError(o.file, line, st.error().message));
+                return success();
+            }
+            const QJsonValue v = doc.value(o.field);
+            if (!v.isString())
+                return Status(lineError(
+                    o.file, line, QStringLiteral("has no \"%1\" string (field=%1)").arg(o.field)));
+            append(one, o.tok->encode(v.toString(), true), true);
+            endDocument(*o.tok, one);
+            return success();
+        });
+        if (!read) {
+            // forEachJsonLine counts lines from the one it is given.
+            p.refused << QString(read.error().message)
+                             .replace(QStringLiteral("%1, line 1:").arg(o.file),
+                                      QStringLiteral("%1, line %2:").arg(o.file).arg(line));
+            continue;
+        }
+        const int64_t n = int64_t(one.tokens.size());
+        const int64_t start = int64_t(packed.size());
+        p.lengths.push_back(n);
+        p.longer += n > p.context ? 1 : 0;
+        p.cut += n > 0 && start / p.context != (start + n - 1) / p.context ? 1 : 0;
+        packed.insert(packed.end(), one.trained.begin(), one.trained.end());
+        if (p.first.size() < documents) {
+            DataPreview::Document d;
+            d.line = line;
+            d.tokens = n;
+            d.trained = std::count(one.trained.begin(), one.trained.end(), uint8_t(1));
+            d.pieces = piecesOf(*o.tok, one.tokens, one.trained);
+            p.first << d;
+        }
+    }
+    std::tie(p.windows, p.leftOut) = windowsOfFlags(packed, p.context);
+    return p;
 }
 
 } // namespace tandem

@@ -4,11 +4,13 @@
 
 #include "common/clocktext.h"
 #include "engine/runhistory.h"
+#include "formats/datapreview.h"
 #include "guitest.h"
 #include "hffolder.h"
 #include "model/modelsource.h"
 #include "ui/chartpanel.h"
 #include "ui/comparedialog.h"
+#include "ui/datapreviewdialog.h"
 #include "ui/historymodel.h"
 #include "ui/livechart.h"
 #include "ui/peermodel.h"
@@ -22,6 +24,7 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QItemSelectionModel>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -669,6 +672,89 @@ private Q_SLOTS:
         QVERIFY(t->item(lr, 0)->font().bold());
         QVERIFY(!t->item(model, 0)->font().bold());
         delete d;
+    }
+
+    void theDataIsSeenBeforeItTrains() {
+        // Three conversations that read, one longer than the context, a line that is not JSON
+        // and one with a role no template knows: each readable one counted and measured, the
+        // first written as the model reads it with the assistant's tokens apart, and the two
+        // bad lines named with why, where a run would stop at the first.
+        QTemporaryDir dir;
+        const QString model = tinyModel(dir);
+        const QString chat = dir.filePath(QStringLiteral("chat.jsonl"));
+        QFile f(chat);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        auto conversation = [](const QString& user, const QString& answer) {
+            return QJsonDocument(
+                       QJsonObject{
+                           {QStringLiteral("messages"),
+                            QJsonArray{
+                                QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
+                                            {QStringLiteral("content"), user}},
+                                QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
+                                            {QStringLiteral("content"), answer}}}}})
+                       .toJson(QJsonDocument::Compact) +
+                   '\n';
+        };
+        f.write(conversation(QStringLiteral("hi"), QStringLiteral("hello there")));
+        f.write("not json\n");
+        f.write(conversation(QStringLiteral("how are you"), QStringLiteral("fine")));
+        f.write(R"({"messages": [{"role": "robot", "content": "beep"}]})"
+                "\n");
+        f.write(conversation(QStringLiteral("a long one"), QString(80, QLatin1Char('a'))));
+        f.write(conversation(QStringLiteral("bye"), QStringLiteral("bye now")));
+        f.close();
+        auto p = previewData(QStringLiteral("chat:%1,context=48").arg(chat),
+                             ModelSource::parse(model).path);
+        QVERIFY2(p, qPrintable(p ? QString() : p.error().message));
+        QCOMPARE(int(p->lengths.size()), 4);
+        QCOMPARE(p->longer, int64_t(1));
+        QCOMPARE(p->refused.size(), 2);
+        QVERIFY2(p->refused[0].startsWith(chat + QStringLiteral(", line 2: is not a JSON object")),
+                 qPrintable(p->refused[0]));
+        QVERIFY2(p->refused[1].startsWith(chat + QStringLiteral(", line 4: ")) &&
+                     p->refused[1].contains(QStringLiteral("robot")),
+                 qPrintable(p->refused[1]));
+        // The template writes "user: hi\nassistant: hello there\n"; the answer after the
+        // generation prompt ("assistant:") is what trains.
+        const DataPreview::Document& first = p->first.first();
+        QCOMPARE(first.line, qsizetype(1));
+        QString trained, all;
+        for (const auto& [text, on] : first.pieces) {
+            all += text;
+            if (on)
+                trained += text;
+        }
+        QCOMPARE(all, QStringLiteral("user: hi\nassistant: hello there\n"));
+        QCOMPARE(trained, QStringLiteral(" hello there\n"));
+        QCOMPARE(first.tokens, int64_t(all.size())); // one character a token here
+        QVERIFY(p->windows > 0);
+
+        // In the form: Preview for chat data with a model folder, showing the same.
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        RunConfig c = form->config();
+        c.model = model;
+        c.data = QStringLiteral("chat:%1,context=48").arg(chat);
+        form->setConfig(c);
+        QVERIFY(form->findChild<QPushButton*>(QStringLiteral("previewButton"))->isEnabled());
+        DataPreviewDialog* d = form->previewData();
+        QSignalSpy ready(d, &DataPreviewDialog::ready);
+        QVERIFY(ready.wait(60000));
+        QCOMPARE(ready.first().first().toBool(), true);
+        QVERIFY2(d->summary().startsWith(QStringLiteral("4 conversation")),
+                 qPrintable(d->summary()));
+        QVERIFY2(d->summary().contains(QStringLiteral("1 longer than the context of 48 tokens")),
+                 qPrintable(d->summary()));
+        QVERIFY(d->documentsHtml().contains(QStringLiteral("hello there")));
+        QCOMPARE(d->refusedLines(), p->refused);
+        QCOMPARE(d->histogram()->pointCount(1), d->histogram()->pointCount(0));
+        d->close();
+        // Not for data a preview does not read.
+        c.data = QStringLiteral("fashion-mnist");
+        form->setConfig(c);
+        QVERIFY(!form->findChild<QPushButton*>(QStringLiteral("previewButton"))->isEnabled());
     }
 };
 
