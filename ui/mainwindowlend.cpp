@@ -24,9 +24,14 @@ void MainWindow::onLendingChanged(bool running, const QString& coordinator) {
         log(tr("This machine is training for %1.").arg(coordinator));
     } else {
         m_lending.active = false;
-        m_progressText->setText(tr("This machine finished its work for %1. The charts show its "
-                                   "part of that run.")
-                                    .arg(coordinator));
+        // The charts show this machine's part only where it trained a step.
+        m_progressText->setText(
+            m_lending.step > 0
+                ? tr("This machine finished its work for %1. The charts show its part of that "
+                     "run.")
+                      .arg(coordinator)
+                : tr("This machine finished its work for %1 before its first step.")
+                      .arg(coordinator));
         log(tr("This machine finished its work for %1.").arg(coordinator));
     }
     // History lists the lent run, with this machine's part, from its start (the worker's

@@ -147,7 +147,12 @@ void MainWindow::onRunEvent(const RunEvent& e) {
         m_node->peers()->setIdle(e.worker, e.costMs, e.stepMs);
     if (e.kind == RunEvent::Kind::WorkerBack || e.kind == RunEvent::Kind::WorkerDropped)
         m_node->peers()->setBack(e.worker);
-    if (e.kind == RunEvent::Kind::WorkerDropped)
+    // A machine whose owner stopped lending it said so: no fault to look for.
+    if (e.kind == RunEvent::Kind::WorkerDropped && e.leaving)
+        showBanner(BannerKind::Info, tr("%1 stopped lending itself to this run. Its share goes "
+                                        "to the others.")
+                                         .arg(e.worker));
+    else if (e.kind == RunEvent::Kind::WorkerDropped)
         showBanner(BannerKind::Warning,
                    tr("A machine left the run: %1. Its share goes to the others. Check that "
                       "it is switched on and on this network; it can join again.")

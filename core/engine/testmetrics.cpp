@@ -137,6 +137,8 @@ QJsonObject RunEvent::toJson() const {
         o.insert(QStringLiteral("cost_ms"), costMs);
     if (stepMs > 0)
         o.insert(QStringLiteral("step_ms"), stepMs);
+    if (leaving)
+        o.insert(QStringLiteral("leaving"), true);
     return o;
 }
 

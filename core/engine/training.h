@@ -328,6 +328,8 @@ struct RunEvent {
     // WorkerLeftOut: what a step costs the worker before its first sample (moving the weights,
     // its compute's fixed part), and what the step takes without it; 0 where unknown.
     double costMs = 0, stepMs = 0;
+    // WorkerDropped: the worker said it was leaving (its owner stopped lending it), no fault.
+    bool leaving = false;
 
     // {"event": "worker_joined", "worker": …, "reason": …, "step": …}: the line `tandem train
     // --events` writes, and what a reader of those lines parses back.

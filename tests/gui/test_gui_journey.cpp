@@ -249,6 +249,13 @@ private Q_SLOTS:
                                      .contains(QStringLiteral("stopped lending to alpha")),
                                  60000);
         QVERIFY(child<QPushButton>(&b, "startButton")->isEnabled());
+        // Alpha hears that beta stopped lending, not that something went wrong with it.
+        QTRY_VERIFY2_WITH_TIMEOUT(a.bannerText().contains(QStringLiteral("stopped lending")),
+                                  qPrintable(a.bannerText() + QStringLiteral(" / ") +
+                                             child<QPlainTextEdit>(&a, "logView")->toPlainText()),
+                                  60000);
+        QVERIFY2(!a.bannerText().contains(QStringLiteral("switched on")),
+                 qPrintable(a.bannerText()));
         QTRY_COMPARE_WITH_TIMEOUT(a.run()->state(), TrainingRun::State::Finished, 300000);
     }
 

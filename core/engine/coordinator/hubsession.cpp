@@ -92,8 +92,9 @@ void HubSession::onMessage(const wire::Message& m) {
         } else if (const auto* e = std::get_if<wire::WorkError>(&m)) {
             m_hub->addMessage(QStringLiteral("worker %1 failed: %2").arg(m_name, e->message));
             m_conn->close(e->message);
-        } else if (std::holds_alternative<wire::Bye>(m)) {
-            m_conn->close(QStringLiteral("the worker left"));
+        } else if (const auto* bye = std::get_if<wire::Bye>(&m)) {
+            m_leaving = true;
+            m_conn->close(bye->reason.isEmpty() ? QStringLiteral("the worker left") : bye->reason);
         } else {
             refuse(wire::RejectCode::Protocol,
                    QStringLiteral("unexpected %1").arg(wire::messageName(m)));
@@ -329,7 +330,7 @@ void HubSession::onClosed(const QString& reason) {
     const State was = m_state;
     m_state = State::Closed;
     if (m_worker) {
-        m_worker->fail(reason);
+        m_worker->fail(reason, m_leaving);
         m_hub->addMessage(QStringLiteral("worker %1 left: %2").arg(m_name, reason));
     } else if (was != State::Closed && !m_name.isEmpty()) {
         m_hub->addMessage(

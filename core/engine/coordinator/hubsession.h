@@ -52,6 +52,7 @@ private:
     Connection* m_conn;
     State m_state = State::AwaitHello;
     QString m_name;
+    bool m_leaving = false; // it said Bye: it leaves on purpose
     std::shared_ptr<RemoteWorker> m_worker;
     uint64_t m_lastWeightsVersion = UINT64_MAX;
     // Bytes of setup (the model, the dataset) before the worker was ready: not training traffic.

@@ -46,7 +46,7 @@ Expected<WorkResult> RemoteWorker::wait() {
     std::unique_lock<std::mutex> lock(m_mutex);
     m_cv.wait(lock, [this] { return !m_results.empty() || !m_alive.load(); });
     if (m_results.empty() || m_expect.empty())
-        return makeError(ErrorCode::Runtime,
+        return makeError(m_leaving ? ErrorCode::Cancelled : ErrorCode::Runtime,
                          QStringLiteral("worker %1 left: %2").arg(m_name, m_error));
     Arrived arrived = std::move(m_results.front());
     const Awaited awaited = m_expect.front();
@@ -176,12 +176,13 @@ RemoteWorker::Delivery RemoteWorker::deliver(const wire::Result& result, QByteAr
     return Delivery::Kept;
 }
 
-void RemoteWorker::fail(const QString& reason) {
+void RemoteWorker::fail(const QString& reason, bool leaving) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (!m_alive.load())
             return;
         m_error = reason;
+        m_leaving = leaving;
         m_alive = false;
     }
     m_cv.notify_all();

@@ -42,7 +42,9 @@ public:
     // outstanding breaks the protocol.
     enum class Delivery { Kept, Repeated, Invalid };
     Delivery deliver(const wire::Result& result, QByteArray tensors);
-    void fail(const QString& reason);
+    // The worker is gone: `leaving` when it said so (its owner stopped lending it), which
+    // wait() reports as ErrorCode::Cancelled rather than as a fault.
+    void fail(const QString& reason, bool leaving = false);
     void updateBytes(qint64 sent, qint64 received);
 
 private:
@@ -96,6 +98,7 @@ private:
     };
     std::deque<Arrived> m_results;
     QString m_error;
+    bool m_leaving = false;
     std::atomic<bool> m_alive{true};
     std::atomic<qint64> m_bytesSent{0};
     std::atomic<qint64> m_bytesReceived{0};

@@ -404,7 +404,7 @@ void WorkerPool::drop(size_t i, const Error& why, const QString& consequence, in
     m.stats.reason = reason;
     m_balancer.forget(m.stats.name);
     m_obs.onMessage(QStringLiteral("dropped %1: %2; %3").arg(m.stats.name, reason, consequence));
-    emitEvent(RunEvent::Kind::WorkerDropped, m, reason, step);
+    emitEvent(RunEvent::Kind::WorkerDropped, m, reason, step, why.code == ErrorCode::Cancelled);
 }
 
 void WorkerPool::waitUntil(const std::function<bool()>& anyReady, int timeoutMs) {
@@ -477,12 +477,13 @@ RunEvent WorkerPool::leftOutEvent(const std::vector<size_t>& live, size_t j, int
 }
 
 void WorkerPool::emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason,
-                           int64_t step) {
+                           int64_t step, bool leaving) {
     RunEvent e;
     e.kind = kind;
     e.worker = m.stats.name;
     e.reason = reason;
     e.step = step;
+    e.leaving = leaving;
     m_obs.onEvent(e);
 }
 

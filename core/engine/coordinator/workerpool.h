@@ -164,7 +164,8 @@ private:
     // it (RunEvent::costMs, stepMs).
     RunEvent leftOutEvent(const std::vector<size_t>& live, size_t j, int64_t n, int64_t passes,
                           int64_t step) const;
-    void emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason, int64_t step);
+    void emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason, int64_t step,
+                   bool leaving = false);
     void updateSlots(const std::vector<size_t>& live, std::vector<int64_t>& counts, int64_t n,
                      int64_t passes, int64_t step);
     void sayLeftOut(PoolMember& m, const RunEvent& e);

@@ -36,7 +36,8 @@ public:
     // 0 when the coordinator ended the run, 1 when this worker could not go on.
     int exitCode() const { return m_exit; }
     // Leaves the run at once (this machine stops lending): the coordinator goes on without it.
-    void leave(const QString& why) { finish(0, why); }
+    // The coordinator is told why (a Bye), so that it reports a departure, not a fault.
+    void leave(const QString& why) { finish(0, why, wire::Bye{why}); }
 
 private:
     void connectNow();
