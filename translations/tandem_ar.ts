@@ -187,6 +187,208 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::CompareDialog</name>
+    <message numerus="yes">
+        <source>Compare %n run(s)</source>
+        <translation>
+            <numerusform>مقارنة %n تدريب</numerusform>
+            <numerusform>مقارنة تدريب واحد (%n)</numerusform>
+            <numerusform>مقارنة تدريبين (%n)</numerusform>
+            <numerusform>مقارنة %n تدريبات</numerusform>
+            <numerusform>مقارنة %n تدريبًا</numerusform>
+            <numerusform>مقارنة %n تدريب</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Training loss (smoothed)</source>
+        <translation>خسارة التدريب (مُنعّمة)</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>الخطوة</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>الخسارة</translation>
+    </message>
+    <message>
+        <source>Held-out figure per epoch</source>
+        <translation>مقياس البيانات المحجوزة لكل حقبة</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>الحقبة</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>السرعة</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>رموز/ث</translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation>عينة/ث</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>نعم</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>لا</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>الاسم</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>البدء</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>النموذج</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>مجموعة البيانات</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>معدل التعلم</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>الجدولة</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>المُحسِّن</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>الحقب</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>الدفعة</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>المحوّلات (LoRA)</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>الوضع</translation>
+    </message>
+    <message>
+        <source>Machines</source>
+        <translation>الأجهزة</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>الحالة</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>النتيجة</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>المدة</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>ملاحظات</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::DataPreviewDialog</name>
+    <message>
+        <source>Reading the data…</source>
+        <translation>جارٍ قراءة البيانات…</translation>
+    </message>
+    <message>
+        <source>Preview of the data</source>
+        <translation>معاينة البيانات</translation>
+    </message>
+    <message>
+        <source>Tokens per document</source>
+        <translation>الرموز لكل مستند</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>المستندات</translation>
+    </message>
+    <message>
+        <source>Within the context</source>
+        <translation>ضمن السياق</translation>
+    </message>
+    <message>
+        <source>Longer: split across windows</source>
+        <translation>أطول: يُقسَّم على عدة نوافذ</translation>
+    </message>
+    <message>
+        <source>The data cannot be previewed: %1</source>
+        <translation>تتعذّر معاينة البيانات: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversation(s)</source>
+        <translation>
+            <numerusform>لا محادثات (%n)</numerusform>
+            <numerusform>محادثة واحدة (%n)</numerusform>
+            <numerusform>محادثتان (%n)</numerusform>
+            <numerusform>%n محادثات</numerusform>
+            <numerusform>%n محادثةً</numerusform>
+            <numerusform>%n محادثة</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s)</source>
+        <translation>
+            <numerusform>لا مستندات (%n)</numerusform>
+            <numerusform>مستند واحد (%n)</numerusform>
+            <numerusform>مستندان (%n)</numerusform>
+            <numerusform>%n مستندات</numerusform>
+            <numerusform>%n مستندًا</numerusform>
+            <numerusform>%n مستند</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 tokens</source>
+        <translation>، %1 رمزًا</translation>
+    </message>
+    <message>
+        <source>%1 longer than the context of %2 tokens (each is split across windows)</source>
+        <translation>%1 أطول من سياق من %2 رمزًا (يُقسَّم كل منها على عدة نوافذ)</translation>
+    </message>
+    <message>
+        <source>%1 cut by a window&apos;s edge</source>
+        <translation>%1 تقطعها حافة نافذة</translation>
+    </message>
+    <message>
+        <source>%1 windows of %2 tokens, %3 of them left out for holding nothing to learn</source>
+        <translation>%1 نافذة من %2 رمزًا، استُبعد منها %3 لأنها لا تحوي ما يُتعلَّم</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) cannot be read (listed below); a run stops at the first</source>
+        <translation>
+            <numerusform>لا أسطر تتعذّر قراءتها (%n)</numerusform>
+            <numerusform>سطر واحد (%n) تتعذّر قراءته (مدرج أدناه)؛ يتوقف التدريب عند أولها</numerusform>
+            <numerusform>سطران (%n) تتعذّر قراءتهما (مدرجان أدناه)؛ يتوقف التدريب عند أولها</numerusform>
+            <numerusform>%n أسطر تتعذّر قراءتها (مدرجة أدناه)؛ يتوقف التدريب عند أولها</numerusform>
+            <numerusform>%n سطرًا تتعذّر قراءتها (مدرجة أدناه)؛ يتوقف التدريب عند أولها</numerusform>
+            <numerusform>%n سطر تتعذّر قراءتها (مدرجة أدناه)؛ يتوقف التدريب عند أولها</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Line %1: %2 tokens, %3 trained</source>
+        <translation>السطر %1: %2 رمزًا، يُدرَّب منها %3</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
@@ -258,6 +460,52 @@
     <message>
         <source>%1, loss %2</source>
         <translation>%1، الخسارة %2</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>الاسم</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>الإعدادات</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>المدة</translation>
+    </message>
+    <message>
+        <source>lr %1</source>
+        <translation>معدل التعلم %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>لا حقب (%n)</numerusform>
+            <numerusform>حقبة واحدة (%n)</numerusform>
+            <numerusform>حقبتان (%n)</numerusform>
+            <numerusform>%n حقب</numerusform>
+            <numerusform>%n حقبةً</numerusform>
+            <numerusform>%n حقبة</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>الدفعة %1</translation>
+    </message>
+    <message>
+        <source>LoRA %1</source>
+        <translation>LoRA %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n machine(s)</source>
+        <translation>
+            <numerusform>لا أجهزة (%n)</numerusform>
+            <numerusform>جهاز واحد (%n)</numerusform>
+            <numerusform>جهازان (%n)</numerusform>
+            <numerusform>%n أجهزة</numerusform>
+            <numerusform>%n جهازًا</numerusform>
+            <numerusform>%n جهاز</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -851,6 +1099,34 @@ Address: %2</source>
         <source>That run&apos;s record has no settings to start from: %1</source>
         <translation>لا يحتوي سجل ذلك التدريب على إعدادات يُبدأ منها: %1</translation>
     </message>
+    <message>
+        <source>This machine finished its work for %1 before its first step.</source>
+        <translation>أنهى هذا الجهاز عمله لـ %1 قبل خطوته الأولى.</translation>
+    </message>
+    <message>
+        <source>%1 stopped lending itself to this run. Its share goes to the others.</source>
+        <translation>توقف %1 عن إعارة نفسه لهذا التدريب. تذهب حصته إلى الآخرين.</translation>
+    </message>
+    <message>
+        <source>Notes…</source>
+        <translation>ملاحظات…</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>قارن</translation>
+    </message>
+    <message>
+        <source>Choose two or more runs (Ctrl+click) to see their curves and settings side by side.</source>
+        <translation>اختر تدريبين أو أكثر (Ctrl+نقر) لترى منحنياتها وإعداداتها جنبًا إلى جنب.</translation>
+    </message>
+    <message>
+        <source>Notes on %1</source>
+        <translation>ملاحظات عن %1</translation>
+    </message>
+    <message>
+        <source>What to remember of this run (shown in History and when comparing runs):</source>
+        <translation>ما تريد تذكره عن هذا التدريب (يظهر في السجل وعند المقارنة بين التدريبات):</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1396,6 +1672,14 @@ Tandem %3</translation>
     <message>
         <source>Adapted layers</source>
         <translation>الطبقات المكيَّفة</translation>
+    </message>
+    <message>
+        <source>Preview…</source>
+        <translation>معاينة…</translation>
+    </message>
+    <message>
+        <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
+        <translation>المحادثات الأولى كما سيقرؤها النموذج، والرموز التي تُدرَّب، والأطوال مقارنة بالسياق، وأي سطر تتعذّر قراءته.</translation>
     </message>
 </context>
 <context>

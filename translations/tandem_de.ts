@@ -183,6 +183,192 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::CompareDialog</name>
+    <message numerus="yes">
+        <source>Compare %n run(s)</source>
+        <translation>
+            <numerusform>%n Lauf vergleichen</numerusform>
+            <numerusform>%n Läufe vergleichen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Training loss (smoothed)</source>
+        <translation>Trainingsverlust (geglättet)</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>Held-out figure per epoch</source>
+        <translation>Wert auf zurückgehaltenen Daten je Epoche</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>Epoche</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Geschwindigkeit</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>Token/s</translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation>Samples/s</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>Datensatz</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>Lernrate</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>Zeitplan</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>Optimierer</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>Epochen</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>Batch</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>Adapter (LoRA)</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Modus</translation>
+    </message>
+    <message>
+        <source>Machines</source>
+        <translation>Rechner</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>Notizen</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::DataPreviewDialog</name>
+    <message>
+        <source>Reading the data…</source>
+        <translation>Daten werden gelesen…</translation>
+    </message>
+    <message>
+        <source>Preview of the data</source>
+        <translation>Vorschau der Daten</translation>
+    </message>
+    <message>
+        <source>Tokens per document</source>
+        <translation>Token je Dokument</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>Dokumente</translation>
+    </message>
+    <message>
+        <source>Within the context</source>
+        <translation>Passt in den Kontext</translation>
+    </message>
+    <message>
+        <source>Longer: split across windows</source>
+        <translation>Länger: auf Fenster verteilt</translation>
+    </message>
+    <message>
+        <source>The data cannot be previewed: %1</source>
+        <translation>Für die Daten gibt es keine Vorschau: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversation(s)</source>
+        <translation>
+            <numerusform>%n Gespräch</numerusform>
+            <numerusform>%n Gespräche</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s)</source>
+        <translation>
+            <numerusform>%n Dokument</numerusform>
+            <numerusform>%n Dokumente</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 tokens</source>
+        <translation>, %1 Token</translation>
+    </message>
+    <message>
+        <source>%1 longer than the context of %2 tokens (each is split across windows)</source>
+        <translation>%1 länger als der Kontext von %2 Token (jedes wird auf Fenster verteilt)</translation>
+    </message>
+    <message>
+        <source>%1 cut by a window&apos;s edge</source>
+        <translation>%1 von einer Fenstergrenze geschnitten</translation>
+    </message>
+    <message>
+        <source>%1 windows of %2 tokens, %3 of them left out for holding nothing to learn</source>
+        <translation>%1 Fenster zu %2 Token, davon %3 ausgelassen, weil sie nichts zu lernen enthalten</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) cannot be read (listed below); a run stops at the first</source>
+        <translation>
+            <numerusform>%n Zeile kann nicht gelesen werden (unten aufgeführt); ein Lauf hält bei der ersten an</numerusform>
+            <numerusform>%n Zeilen können nicht gelesen werden (unten aufgeführt); ein Lauf hält bei der ersten an</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Line %1: %2 tokens, %3 trained</source>
+        <translation>Zeile %1: %2 Token, %3 trainiert</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
@@ -250,6 +436,44 @@
     <message>
         <source>%1, loss %2</source>
         <translation>%1, Verlust %2</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <source>lr %1</source>
+        <translation>LR %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>%n Epoche</numerusform>
+            <numerusform>%n Epochen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>Batch %1</translation>
+    </message>
+    <message>
+        <source>LoRA %1</source>
+        <translation>LoRA %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n machine(s)</source>
+        <translation>
+            <numerusform>%n Rechner</numerusform>
+            <numerusform>%n Rechner</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -839,6 +1063,34 @@ Adresse: %2</translation>
         <source>That run&apos;s record has no settings to start from: %1</source>
         <translation>Die Aufzeichnung dieses Laufs enthält keine Einstellungen, von denen aus gestartet werden kann: %1</translation>
     </message>
+    <message>
+        <source>This machine finished its work for %1 before its first step.</source>
+        <translation>Dieser Rechner hat seine Arbeit für %1 vor seinem ersten Schritt beendet.</translation>
+    </message>
+    <message>
+        <source>%1 stopped lending itself to this run. Its share goes to the others.</source>
+        <translation>%1 leiht sich diesem Lauf nicht mehr. Sein Anteil geht an die anderen.</translation>
+    </message>
+    <message>
+        <source>Notes…</source>
+        <translation>Notizen…</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>Vergleichen</translation>
+    </message>
+    <message>
+        <source>Choose two or more runs (Ctrl+click) to see their curves and settings side by side.</source>
+        <translation>Wählen Sie zwei oder mehr Läufe (Strg+Klick), um ihre Kurven und Einstellungen nebeneinander zu sehen.</translation>
+    </message>
+    <message>
+        <source>Notes on %1</source>
+        <translation>Notizen zu %1</translation>
+    </message>
+    <message>
+        <source>What to remember of this run (shown in History and when comparing runs):</source>
+        <translation>Was Sie sich zu diesem Lauf merken möchten (im Verlauf und beim Vergleichen gezeigt):</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1384,6 +1636,14 @@ Tandem %3</translation>
     <message>
         <source>Adapted layers</source>
         <translation>Angepasste Schichten</translation>
+    </message>
+    <message>
+        <source>Preview…</source>
+        <translation>Vorschau…</translation>
+    </message>
+    <message>
+        <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
+        <translation>Die ersten Gespräche so, wie das Modell sie lesen wird, die Token, die trainiert werden, die Längen im Vergleich zum Kontext und jede Zeile, die nicht gelesen werden kann.</translation>
     </message>
 </context>
 <context>

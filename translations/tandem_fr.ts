@@ -183,6 +183,192 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::CompareDialog</name>
+    <message numerus="yes">
+        <source>Compare %n run(s)</source>
+        <translation>
+            <numerusform>Comparer %n entraînement</numerusform>
+            <numerusform>Comparer %n entraînements</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Training loss (smoothed)</source>
+        <translation>Perte d'entraînement (lissée)</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Étape</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Perte</translation>
+    </message>
+    <message>
+        <source>Held-out figure per epoch</source>
+        <translation>Mesure sur les données réservées, par époque</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>Époque</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Vitesse</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>Jetons/s</translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation>Échantillons/s</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>oui</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>non</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nom</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Démarré</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modèle</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>Jeu de données</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>Taux d&apos;apprentissage</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>Planification</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>Optimiseur</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>Époques</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>Lot</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>Adaptateurs (LoRA)</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Mode</translation>
+    </message>
+    <message>
+        <source>Machines</source>
+        <translation>Machines</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>État</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Résultat</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Durée</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>Notes</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::DataPreviewDialog</name>
+    <message>
+        <source>Reading the data…</source>
+        <translation>Lecture des données…</translation>
+    </message>
+    <message>
+        <source>Preview of the data</source>
+        <translation>Aperçu des données</translation>
+    </message>
+    <message>
+        <source>Tokens per document</source>
+        <translation>Jetons par document</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>Documents</translation>
+    </message>
+    <message>
+        <source>Within the context</source>
+        <translation>Dans le contexte</translation>
+    </message>
+    <message>
+        <source>Longer: split across windows</source>
+        <translation>Plus long : réparti sur plusieurs fenêtres</translation>
+    </message>
+    <message>
+        <source>The data cannot be previewed: %1</source>
+        <translation>Les données ne peuvent pas être prévisualisées : %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversation(s)</source>
+        <translation>
+            <numerusform>%n conversation</numerusform>
+            <numerusform>%n conversations</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s)</source>
+        <translation>
+            <numerusform>%n document</numerusform>
+            <numerusform>%n documents</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 tokens</source>
+        <translation>, %1 jetons</translation>
+    </message>
+    <message>
+        <source>%1 longer than the context of %2 tokens (each is split across windows)</source>
+        <translation>%1 plus longs que le contexte de %2 jetons (chacun est réparti sur plusieurs fenêtres)</translation>
+    </message>
+    <message>
+        <source>%1 cut by a window&apos;s edge</source>
+        <translation>%1 coupés par le bord d'une fenêtre</translation>
+    </message>
+    <message>
+        <source>%1 windows of %2 tokens, %3 of them left out for holding nothing to learn</source>
+        <translation>%1 fenêtres de %2 jetons, dont %3 laissées de côté car elles n'ont rien à apprendre</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) cannot be read (listed below); a run stops at the first</source>
+        <translation>
+            <numerusform>%n ligne est illisible (listée ci-dessous) ; un entraînement s’arrête à la première</numerusform>
+            <numerusform>%n lignes sont illisibles (listées ci-dessous) ; un entraînement s’arrête à la première</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Line %1: %2 tokens, %3 trained</source>
+        <translation>Ligne %1 : %2 jetons, %3 entraînés</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
@@ -250,6 +436,44 @@
     <message>
         <source>%1, loss %2</source>
         <translation>%1, perte %2</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nom</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Paramètres</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Durée</translation>
+    </message>
+    <message>
+        <source>lr %1</source>
+        <translation>taux %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>%n époque</numerusform>
+            <numerusform>%n époques</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>lot %1</translation>
+    </message>
+    <message>
+        <source>LoRA %1</source>
+        <translation>LoRA %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n machine(s)</source>
+        <translation>
+            <numerusform>%n machine</numerusform>
+            <numerusform>%n machines</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -821,7 +1045,7 @@ Adresse : %2</translation>
     </message>
     <message>
         <source>No file manager opened the folder. The run&apos;s files are in %1</source>
-        <translation>Aucun gestionnaire de fichiers n'a ouvert le dossier. Les fichiers de l'entraînement sont dans %1</translation>
+        <translation>Aucun gestionnaire de fichiers n&apos;a ouvert le dossier. Les fichiers de l&apos;entraînement sont dans %1</translation>
     </message>
     <message>
         <source>Not started.</source>
@@ -829,7 +1053,7 @@ Adresse : %2</translation>
     </message>
     <message>
         <source>The model cannot be used: %1. The user guide lists the model families Tandem reads.</source>
-        <translation>Le modèle ne peut pas être utilisé : %1. Le guide de l'utilisateur liste les familles de modèles que Tandem lit.</translation>
+        <translation>Le modèle ne peut pas être utilisé : %1. Le guide de l&apos;utilisateur liste les familles de modèles que Tandem lit.</translation>
     </message>
     <message>
         <source>Q4_K_M: about %1, hardly smaller here: this model&apos;s rows are not whole blocks of 256 values, which 4 bits need, so they are stored at 5 to 8 bits</source>
@@ -837,7 +1061,35 @@ Adresse : %2</translation>
     </message>
     <message>
         <source>That run&apos;s record has no settings to start from: %1</source>
-        <translation>L'enregistrement de cet entraînement n'a pas de réglages à reprendre : %1</translation>
+        <translation>L&apos;enregistrement de cet entraînement n&apos;a pas de réglages à reprendre : %1</translation>
+    </message>
+    <message>
+        <source>This machine finished its work for %1 before its first step.</source>
+        <translation>Cette machine a terminé son travail pour %1 avant sa première étape.</translation>
+    </message>
+    <message>
+        <source>%1 stopped lending itself to this run. Its share goes to the others.</source>
+        <translation>%1 ne se prête plus à cet entraînement. Sa part revient aux autres.</translation>
+    </message>
+    <message>
+        <source>Notes…</source>
+        <translation>Notes…</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>Comparer</translation>
+    </message>
+    <message>
+        <source>Choose two or more runs (Ctrl+click) to see their curves and settings side by side.</source>
+        <translation>Choisissez au moins deux entraînements (Ctrl+clic) pour voir leurs courbes et réglages côte à côte.</translation>
+    </message>
+    <message>
+        <source>Notes on %1</source>
+        <translation>Notes sur %1</translation>
+    </message>
+    <message>
+        <source>What to remember of this run (shown in History and when comparing runs):</source>
+        <translation>Ce qu'il faut retenir de cet entraînement (affiché dans l'Historique et lors des comparaisons) :</translation>
     </message>
 </context>
 <context>
@@ -1384,6 +1636,14 @@ Tandem %3</translation>
     <message>
         <source>Adapted layers</source>
         <translation>Couches adaptées</translation>
+    </message>
+    <message>
+        <source>Preview…</source>
+        <translation>Aperçu…</translation>
+    </message>
+    <message>
+        <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
+        <translation>Les premières conversations telles que le modèle les lira, les jetons qui sont entraînés, les longueurs face au contexte, et toute ligne illisible.</translation>
     </message>
 </context>
 <context>

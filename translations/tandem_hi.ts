@@ -183,6 +183,192 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::CompareDialog</name>
+    <message numerus="yes">
+        <source>Compare %n run(s)</source>
+        <translation>
+            <numerusform>%n रन की तुलना</numerusform>
+            <numerusform>%n रनों की तुलना</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Training loss (smoothed)</source>
+        <translation>ट्रेनिंग लॉस (स्मूद किया हुआ)</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>स्टेप</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>लॉस</translation>
+    </message>
+    <message>
+        <source>Held-out figure per epoch</source>
+        <translation>हर एपॉक पर अलग रखे डेटा का माप</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>एपॉक</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>गति</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>टोकन/से</translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation>सैंपल/सेकंड</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>हाँ</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>नहीं</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>नाम</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>शुरू हुआ</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>मॉडल</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>डेटासेट</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>लर्निंग रेट</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>शेड्यूल</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>ऑप्टिमाइज़र</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>एपॉक</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>बैच</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>एडेप्टर (LoRA)</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>मोड</translation>
+    </message>
+    <message>
+        <source>Machines</source>
+        <translation>मशीनें</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>स्थिति</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>परिणाम</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>अवधि</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>नोट्स</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::DataPreviewDialog</name>
+    <message>
+        <source>Reading the data…</source>
+        <translation>डेटा पढ़ा जा रहा है…</translation>
+    </message>
+    <message>
+        <source>Preview of the data</source>
+        <translation>डेटा का पूर्वावलोकन</translation>
+    </message>
+    <message>
+        <source>Tokens per document</source>
+        <translation>हर दस्तावेज़ के टोकन</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>दस्तावेज़</translation>
+    </message>
+    <message>
+        <source>Within the context</source>
+        <translation>संदर्भ के भीतर</translation>
+    </message>
+    <message>
+        <source>Longer: split across windows</source>
+        <translation>लंबा: कई विंडो में बँटा</translation>
+    </message>
+    <message>
+        <source>The data cannot be previewed: %1</source>
+        <translation>डेटा का पूर्वावलोकन नहीं हो सकता: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversation(s)</source>
+        <translation>
+            <numerusform>%n बातचीत</numerusform>
+            <numerusform>%n बातचीत</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s)</source>
+        <translation>
+            <numerusform>%n दस्तावेज़</numerusform>
+            <numerusform>%n दस्तावेज़</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 tokens</source>
+        <translation>, %1 टोकन</translation>
+    </message>
+    <message>
+        <source>%1 longer than the context of %2 tokens (each is split across windows)</source>
+        <translation>%1 संदर्भ के %2 टोकन से लंबे (हर एक कई विंडो में बँटता है)</translation>
+    </message>
+    <message>
+        <source>%1 cut by a window&apos;s edge</source>
+        <translation>%1 विंडो की किनारी से कटे</translation>
+    </message>
+    <message>
+        <source>%1 windows of %2 tokens, %3 of them left out for holding nothing to learn</source>
+        <translation>%2 टोकन की %1 विंडो, जिनमें से %3 छोड़ी गईं क्योंकि उनमें सीखने को कुछ नहीं</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) cannot be read (listed below); a run stops at the first</source>
+        <translation>
+            <numerusform>%n पंक्ति पढ़ी नहीं जा सकती (नीचे सूची में); रन पहली पर ही रुक जाता है</numerusform>
+            <numerusform>%n पंक्तियाँ पढ़ी नहीं जा सकतीं (नीचे सूची में); रन पहली पर ही रुक जाता है</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Line %1: %2 tokens, %3 trained</source>
+        <translation>पंक्ति %1: %2 टोकन, %3 ट्रेन होते हैं</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
@@ -250,6 +436,44 @@
     <message>
         <source>%1, loss %2</source>
         <translation>%1, हानि %2</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>नाम</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>सेटिंग्स</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>अवधि</translation>
+    </message>
+    <message>
+        <source>lr %1</source>
+        <translation>lr %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>%n एपॉक</numerusform>
+            <numerusform>%n एपॉक</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>बैच %1</translation>
+    </message>
+    <message>
+        <source>LoRA %1</source>
+        <translation>LoRA %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n machine(s)</source>
+        <translation>
+            <numerusform>%n मशीन</numerusform>
+            <numerusform>%n मशीनें</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -839,6 +1063,34 @@ Address: %2</source>
         <source>That run&apos;s record has no settings to start from: %1</source>
         <translation>उस रन के रिकॉर्ड में शुरू करने लायक सेटिंग नहीं हैं: %1</translation>
     </message>
+    <message>
+        <source>This machine finished its work for %1 before its first step.</source>
+        <translation>इस मशीन ने %1 के लिए अपना काम पहले कदम से पहले ही खत्म कर दिया।</translation>
+    </message>
+    <message>
+        <source>%1 stopped lending itself to this run. Its share goes to the others.</source>
+        <translation>%1 ने इस रन के लिए खुद को उधार देना बंद कर दिया। उसका हिस्सा बाकियों को जाता है।</translation>
+    </message>
+    <message>
+        <source>Notes…</source>
+        <translation>नोट्स…</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>तुलना करें</translation>
+    </message>
+    <message>
+        <source>Choose two or more runs (Ctrl+click) to see their curves and settings side by side.</source>
+        <translation>दो या ज़्यादा रन चुनें (Ctrl+क्लिक) ताकि उनके कर्व और सेटिंग साथ-साथ दिखें।</translation>
+    </message>
+    <message>
+        <source>Notes on %1</source>
+        <translation>%1 पर नोट्स</translation>
+    </message>
+    <message>
+        <source>What to remember of this run (shown in History and when comparing runs):</source>
+        <translation>इस रन के बारे में क्या याद रखना है (इतिहास में और रनों की तुलना करते समय दिखता है):</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1384,6 +1636,14 @@ Tandem %3</translation>
     <message>
         <source>Adapted layers</source>
         <translation>अनुकूलित लेयर</translation>
+    </message>
+    <message>
+        <source>Preview…</source>
+        <translation>पूर्वावलोकन…</translation>
+    </message>
+    <message>
+        <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
+        <translation>पहली बातचीत जैसी मॉडल उन्हें पढ़ेगा, ट्रेन होने वाले टोकन, संदर्भ की तुलना में लंबाइयाँ, और हर वह पंक्ति जो पढ़ी नहीं जा सकती।</translation>
     </message>
 </context>
 <context>

@@ -182,6 +182,188 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::CompareDialog</name>
+    <message numerus="yes">
+        <source>Compare %n run(s)</source>
+        <translation>
+            <numerusform>比较 %n 次训练</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Training loss (smoothed)</source>
+        <translation>训练损失（平滑）</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Held-out figure per epoch</source>
+        <translation>每轮的留出数据指标</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>学习率计划</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>Adapters (LoRA)</source>
+        <translation>适配器（LoRA）</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Machines</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>备注</translation>
+    </message>
+</context>
+<context>
+    <name>tandem::ui::DataPreviewDialog</name>
+    <message>
+        <source>Reading the data…</source>
+        <translation>正在读取数据…</translation>
+    </message>
+    <message>
+        <source>Preview of the data</source>
+        <translation>数据预览</translation>
+    </message>
+    <message>
+        <source>Tokens per document</source>
+        <translation>每个文档的词元数</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>文档数</translation>
+    </message>
+    <message>
+        <source>Within the context</source>
+        <translation>在上下文以内</translation>
+    </message>
+    <message>
+        <source>Longer: split across windows</source>
+        <translation>更长：跨窗口切分</translation>
+    </message>
+    <message>
+        <source>The data cannot be previewed: %1</source>
+        <translation>无法预览数据：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversation(s)</source>
+        <translation>
+            <numerusform>%n 段对话</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s)</source>
+        <translation>
+            <numerusform>%n 个文档</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, %1 tokens</source>
+        <translation>，%1 个词元</translation>
+    </message>
+    <message>
+        <source>%1 longer than the context of %2 tokens (each is split across windows)</source>
+        <translation>%1 个长于 %2 个词元的上下文（每个都会跨窗口切分）</translation>
+    </message>
+    <message>
+        <source>%1 cut by a window&apos;s edge</source>
+        <translation>%1 个被窗口边界切开</translation>
+    </message>
+    <message>
+        <source>%1 windows of %2 tokens, %3 of them left out for holding nothing to learn</source>
+        <translation>%1 个 %2 词元的窗口，其中 %3 个因没有可学习的内容而被略过</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) cannot be read (listed below); a run stops at the first</source>
+        <translation>
+            <numerusform>%n 行无法读取（列在下方）；训练会在第一处停止</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Line %1: %2 tokens, %3 trained</source>
+        <translation>第 %1 行：%2 个词元，%3 个参与训练</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::HistoryModel</name>
     <message>
         <source>Started</source>
@@ -248,6 +430,42 @@
     <message>
         <source>%1, loss %2</source>
         <translation>%1，损失 %2</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>lr %1</source>
+        <translation>学习率 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n epoch(s)</source>
+        <translation>
+            <numerusform>%n 轮</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>批 %1</translation>
+    </message>
+    <message>
+        <source>LoRA %1</source>
+        <translation>LoRA %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n machine(s)</source>
+        <translation>
+            <numerusform>%n 台机器</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -836,6 +1054,34 @@ Address: %2</source>
         <source>That run&apos;s record has no settings to start from: %1</source>
         <translation>这次训练的记录中没有可用作起点的设置：%1</translation>
     </message>
+    <message>
+        <source>This machine finished its work for %1 before its first step.</source>
+        <translation>本机在第一步之前就结束了为 %1 的工作。</translation>
+    </message>
+    <message>
+        <source>%1 stopped lending itself to this run. Its share goes to the others.</source>
+        <translation>%1 已停止为这次训练出借自己。它的份额交给其他机器。</translation>
+    </message>
+    <message>
+        <source>Notes…</source>
+        <translation>备注…</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Choose two or more runs (Ctrl+click) to see their curves and settings side by side.</source>
+        <translation>选择两次或更多训练（Ctrl+单击），并排查看它们的曲线和设置。</translation>
+    </message>
+    <message>
+        <source>Notes on %1</source>
+        <translation>关于 %1 的备注</translation>
+    </message>
+    <message>
+        <source>What to remember of this run (shown in History and when comparing runs):</source>
+        <translation>关于这次训练要记住的内容（显示在“历史”中以及比较训练时）：</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>
@@ -1381,6 +1627,14 @@ Tandem %3</translation>
     <message>
         <source>Adapted layers</source>
         <translation>适配的层</translation>
+    </message>
+    <message>
+        <source>Preview…</source>
+        <translation>预览…</translation>
+    </message>
+    <message>
+        <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
+        <translation>模型将读到的前几段对话、参与训练的词元、相对于上下文的长度，以及无法读取的行。</translation>
     </message>
 </context>
 <context>
