@@ -1127,6 +1127,10 @@ Address: %2</source>
         <source>What to remember of this run (shown in History and when comparing runs):</source>
         <translation>ما تريد تذكره عن هذا التدريب (يظهر في السجل وعند المقارنة بين التدريبات):</translation>
     </message>
+    <message>
+        <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
+        <translation>ألغى %1 إقران هذا الجهاز. لتتدربا معًا من جديد، أقرن الجهازين (الأجهزة ← إعداد الإقران).</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

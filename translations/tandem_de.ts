@@ -1091,6 +1091,10 @@ Adresse: %2</translation>
         <source>What to remember of this run (shown in History and when comparing runs):</source>
         <translation>Was Sie sich zu diesem Lauf merken möchten (im Verlauf und beim Vergleichen gezeigt):</translation>
     </message>
+    <message>
+        <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
+        <translation>%1 hat die Kopplung mit diesem Rechner aufgehoben. Um wieder gemeinsam zu trainieren, koppeln Sie die beiden erneut (Rechner → Kopplung einrichten).</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

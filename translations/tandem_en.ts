@@ -1084,6 +1084,10 @@ Address: %2</source>
         <source>What to remember of this run (shown in History and when comparing runs):</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

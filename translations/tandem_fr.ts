@@ -193,7 +193,7 @@
     </message>
     <message>
         <source>Training loss (smoothed)</source>
-        <translation>Perte d'entraînement (lissée)</translation>
+        <translation>Perte d&apos;entraînement (lissée)</translation>
     </message>
     <message>
         <source>Step</source>
@@ -350,11 +350,11 @@
     </message>
     <message>
         <source>%1 cut by a window&apos;s edge</source>
-        <translation>%1 coupés par le bord d'une fenêtre</translation>
+        <translation>%1 coupés par le bord d&apos;une fenêtre</translation>
     </message>
     <message>
         <source>%1 windows of %2 tokens, %3 of them left out for holding nothing to learn</source>
-        <translation>%1 fenêtres de %2 jetons, dont %3 laissées de côté car elles n'ont rien à apprendre</translation>
+        <translation>%1 fenêtres de %2 jetons, dont %3 laissées de côté car elles n&apos;ont rien à apprendre</translation>
     </message>
     <message numerus="yes">
         <source>%n line(s) cannot be read (listed below); a run stops at the first</source>
@@ -1089,7 +1089,11 @@ Adresse : %2</translation>
     </message>
     <message>
         <source>What to remember of this run (shown in History and when comparing runs):</source>
-        <translation>Ce qu'il faut retenir de cet entraînement (affiché dans l'Historique et lors des comparaisons) :</translation>
+        <translation>Ce qu&apos;il faut retenir de cet entraînement (affiché dans l&apos;Historique et lors des comparaisons) :</translation>
+    </message>
+    <message>
+        <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
+        <translation>%1 a désappairé cette machine. Pour entraîner de nouveau ensemble, appairez les deux (Machines → Configurer l'appairage).</translation>
     </message>
 </context>
 <context>

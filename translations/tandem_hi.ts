@@ -1091,6 +1091,10 @@ Address: %2</source>
         <source>What to remember of this run (shown in History and when comparing runs):</source>
         <translation>इस रन के बारे में क्या याद रखना है (इतिहास में और रनों की तुलना करते समय दिखता है):</translation>
     </message>
+    <message>
+        <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
+        <translation>%1 ने इस मशीन की पेयरिंग हटा दी। फिर से साथ ट्रेन करने के लिए दोनों को दोबारा पेयर करें (मशीनें → पेयरिंग सेट करें)।</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

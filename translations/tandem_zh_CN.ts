@@ -1082,6 +1082,10 @@ Address: %2</source>
         <source>What to remember of this run (shown in History and when comparing runs):</source>
         <translation>关于这次训练要记住的内容（显示在“历史”中以及比较训练时）：</translation>
     </message>
+    <message>
+        <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
+        <translation>%1 已解除与本机的配对。要再次一起训练，请重新配对这两台机器（机器 → 设置配对）。</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::PeerModel</name>

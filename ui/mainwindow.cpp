@@ -220,6 +220,11 @@ QWidget* MainWindow::buildRunPanel() {
 
 void MainWindow::connectNode() {
     connect(m_node, &NodeBridge::message, this, &MainWindow::log);
+    connect(m_node, &NodeBridge::unpairedBy, this, [this](const QString& name) {
+        showBanner(BannerKind::Info, tr("%1 unpaired this machine. To train together again, pair "
+                                        "the two (Machines → Set up pairing).")
+                                         .arg(name));
+    });
     connect(m_node, &NodeBridge::failed, this, [this](const QString& m) {
         showBanner(BannerKind::Error,
                    tr("This machine cannot join the network: %1. Another program may use the "

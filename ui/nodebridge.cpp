@@ -22,6 +22,7 @@ NodeBridge::NodeBridge(const NodeSettings& settings, QObject* parent)
     connect(m_node, &NodeService::message, this, &NodeBridge::message);
     connect(m_node, &NodeService::workerChanged, this, &NodeBridge::workerChanged);
     connect(m_node, &NodeService::lendingEvent, this, &NodeBridge::lendingEvent);
+    connect(m_node, &NodeService::unpairedBy, this, &NodeBridge::unpairedBy);
 }
 
 NodeBridge::~NodeBridge() {

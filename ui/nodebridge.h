@@ -47,6 +47,7 @@ Q_SIGNALS:
     void message(const QString& text);
     void workerChanged(bool running, const QString& coordinator);
     void lendingEvent(const QJsonObject& event);
+    void unpairedBy(const QString& name, const QString& deviceId);
 
 private:
     template <typename F> void post(F&& f);

@@ -228,6 +228,11 @@ void NodeService::onSecured(Connection* conn) {
     *first = connect(
         conn, &Connection::received, this, [this, conn, from, first](const wire::Message& m) {
             QObject::disconnect(*first);
+            if (std::holds_alternative<wire::Unpaired>(m)) {
+                onUnpaired(conn->peerId());
+                conn->close(QStringLiteral("unpaired"));
+                return;
+            }
             if (const auto* h = std::get_if<wire::Hello>(&m);
                 h && h->role == nameOf(PeerRole::Coordinator)) {
                 if (!TrustStore(m_s.home).contains(conn->peerId())) {
@@ -368,9 +373,41 @@ void NodeService::addAddress(const QString& host) {
 }
 
 void NodeService::unpair(const QString& id) {
+    // Told over a secured connection, while the two still trust each other; it is forgotten
+    // here at once, whether the other answers or not.
+    for (const PeerInfo& p : m_peerList)
+        if (p.deviceId == id && p.online && !p.address.isEmpty() && p.port != 0 && m_id) {
+            Connection* c = Connection::connectTo(p.address, p.port, *m_id, this);
+            connect(c, &Connection::secured, c, [c, id](const QString& peerId) {
+                if (peerId == id)
+                    c->close(QStringLiteral("unpaired"), wire::Unpaired{});
+                else
+                    c->close(QStringLiteral("another device answered"));
+            });
+            connect(c, &Connection::closed, c, [c] { c->deleteWhenFlushed(); });
+        }
     auto r = TrustStore(m_s.home).remove(id);
     if (!r)
         Q_EMIT message(r.error().message);
+    rebuildPeers();
+}
+
+void NodeService::onUnpaired(const QString& id) {
+    TrustStore trust(m_s.home);
+    if (id.isEmpty() || !trust.contains(id))
+        return; // only a paired device can end its pairing
+    QString name = shortDeviceIdText(id);
+    for (const PeerInfo& p : m_peerList)
+        if (p.deviceId == id && !p.name.isEmpty())
+            name = p.name;
+    if (auto r = trust.remove(id); !r) {
+        Q_EMIT message(r.error().message);
+        return;
+    }
+    Q_EMIT message(tr("%1 unpaired this machine; the two no longer train together until they "
+                      "are paired again.")
+                       .arg(name));
+    Q_EMIT unpairedBy(name, id);
     rebuildPeers();
 }
 

@@ -87,6 +87,8 @@ public Q_SLOTS:
     void cancelPairing();
     // Asks a node to announce itself to us (networks that block broadcast).
     void addAddress(const QString& host);
+    // Forgets the device, and tells it, when it is online, so that it forgets this one too: a
+    // pairing ends on both machines at once.
     void unpair(const QString& deviceId);
     void setAcceptWork(bool accept);
     // This machine runs a training of its own: invitations are declined meanwhile.
@@ -110,10 +112,15 @@ Q_SIGNALS:
     // What the worker reports of that run (WorkerOptions::events: joined, progress, paused,
     // resumed).
     void lendingEvent(const QJsonObject& event);
+    // A paired machine unpaired this one (`name`, its device `deviceId`): it is forgotten here
+    // too, and the person is told.
+    void unpairedBy(const QString& name, const QString& deviceId);
 
 private:
     class ForwardingPrompt;
     void onSecured(Connection* conn);
+    // A device said it unpaired this machine: forgotten here too, if it was paired.
+    void onUnpaired(const QString& deviceId);
     void startInvitedWorker(Connection* conn, quint16 port);
     void recordFailure(const QString& from);
     void rebuildPeers();

@@ -231,6 +231,7 @@ struct Encoder {
         e.mutable_invite()->set_port(m.port);
         e.mutable_invite()->set_run_id(str(m.runId));
     }
+    void operator()(const Unpaired&) { e.mutable_unpaired(); }
     void operator()(const WorkError& m) {
         auto* o = e.mutable_work_error();
         o->set_step(m.step);
@@ -491,6 +492,8 @@ Expected<Message> decode(const QByteArray& payload) {
             BaseRequest{text(e.base_request().base_hash()).left(128), e.base_request().part()});
     case ::tandem::pb::Envelope::kBasePart:
         return Message(BasePart{e.base_part().part(), e.base_part().blob()});
+    case ::tandem::pb::Envelope::kUnpaired:
+        return Message(Unpaired{});
     case ::tandem::pb::Envelope::BODY_NOT_SET:
         break;
     }
@@ -536,11 +539,11 @@ Expected<Announcement> decodeAnnouncement(const QByteArray& datagram) {
 }
 
 QString messageName(const Message& m) {
-    static const char* names[] = {"Hello",        "Reject",      "RunSpec",     "Ready",
-                                  "DataRequest",  "DataOffer",   "Assign",      "Result",
-                                  "Control",      "Bye",         "Ping",        "Pong",
-                                  "WorkError",    "PairRequest", "PairNonce",   "PairReveal",
-                                  "PairDecision", "Invite",      "BaseRequest", "BasePart"};
+    static const char* names[] = {
+        "Hello",       "Reject",      "RunSpec",   "Ready",      "DataRequest",  "DataOffer",
+        "Assign",      "Result",      "Control",   "Bye",        "Ping",         "Pong",
+        "WorkError",   "PairRequest", "PairNonce", "PairReveal", "PairDecision", "Invite",
+        "BaseRequest", "BasePart",    "Unpaired"};
     static_assert(std::size(names) == std::variant_size_v<Message>, "a name for every message");
     return QLatin1String(names[m.index()]);
 }

@@ -193,11 +193,12 @@ struct Invite {
     quint16 port = 0;
     QString runId;
 };
+struct Unpaired {};
 
 // Blob parts are not messages: they travel as raw frames (framing.h).
 using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
                              Control, Bye, Ping, Pong, WorkError, PairRequest, PairNonce,
-                             PairReveal, PairDecision, Invite, BaseRequest, BasePart>;
+                             PairReveal, PairDecision, Invite, BaseRequest, BasePart, Unpaired>;
 
 // Serialises one message (without the frame's length prefix).
 QByteArray encode(const Message& m);

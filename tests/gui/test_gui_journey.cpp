@@ -12,6 +12,7 @@
 #include "net/truststore.h"
 #include "testutil.h"
 #include "ui/chartpanel.h"
+#include "ui/datapreviewdialog.h"
 #include "ui/format.h"
 #include "ui/historymodel.h"
 #include "ui/livechart.h"
@@ -257,6 +258,31 @@ private Q_SLOTS:
         QVERIFY2(!a.bannerText().contains(QStringLiteral("switched on")),
                  qPrintable(a.bannerText()));
         QTRY_COMPARE_WITH_TIMEOUT(a.run()->state(), TrainingRun::State::Finished, 300000);
+
+        // Alpha unpairs beta: beta forgets alpha at once, and says who ended the pairing.
+        auto pairedWith = [](MainWindow& w, const QString& name) {
+            PeerModel* peers = w.node()->peers();
+            for (int r = 0; r < peers->rowCount(); ++r)
+                if (peers->index(r, PeerModel::Machine).data().toString().startsWith(name))
+                    return peers->index(r, 0).data(PeerModel::PairedRole).toBool();
+            return false;
+        };
+        QVERIFY(pairedWith(b, QStringLiteral("alpha")));
+        QString betaId;
+        for (int r = 0; r < a.node()->peers()->rowCount(); ++r)
+            if (a.node()
+                    ->peers()
+                    ->index(r, PeerModel::Machine)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("beta")))
+                betaId = a.node()->peers()->index(r, 0).data(PeerModel::DeviceIdRole).toString();
+        QVERIFY(!betaId.isEmpty());
+        a.node()->unpair(betaId);
+        QTRY_VERIFY_WITH_TIMEOUT(!pairedWith(b, QStringLiteral("alpha")), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            b.bannerText().contains(QStringLiteral("alpha unpaired this machine")), 10000);
+        QVERIFY(!pairedWith(a, QStringLiteral("beta")));
     }
 
     // A language model's fine-tune as a new user meets it on two machines: a Hugging Face folder
@@ -305,6 +331,16 @@ private Q_SLOTS:
         QVERIFY(context->isEnabled());
         context->setValue(48);
         child<QLineEdit>(form, "loraEdit")->setText(QStringLiteral("r=8,alpha=16"));
+        // The data as the model will read it, before anything trains: every conversation reads.
+        Q_EMIT child<QLineEdit>(form, "modelPath")->editingFinished();
+        QVERIFY(child<QPushButton>(form, "previewButton")->isEnabled());
+        DataPreviewDialog* preview = form->previewData();
+        QSignalSpy previewed(preview, &DataPreviewDialog::ready);
+        QVERIFY(previewed.wait(120000));
+        QVERIFY2(preview->summary().startsWith(QStringLiteral("200 conversation")) &&
+                     preview->refusedLines().isEmpty(),
+                 qPrintable(preview->summary()));
+        preview->close();
         auto* mode = child<QComboBox>(form, "modeCombo");
         mode->setCurrentIndex(mode->findData(QStringLiteral("sync")));
         auto* list = child<QListWidget>(form, "machinesList");
@@ -436,7 +472,17 @@ private Q_SLOTS:
         QVERIFY(!shown.isEmpty());
         for (const QString& t : shown)
             QVERIFY2(answer.startsWith(t), qPrintable(t + QStringLiteral(" / ") + answer));
+        // A LoRA run answers beside its base, which it has for free.
+        QVERIFY(dialog->findChild<QPlainTextEdit*>(QStringLiteral("tryReferenceOutput")));
+        QVERIFY(dialog->referenceText().startsWith(QStringLiteral("You: What colour is a plum?")));
+        QCOMPARE(dialog->conversation().size(), 1);
         dialog->close();
+        // The run is named in History, and its charts come back when it is chosen again.
+        QVERIFY(a.history()->setData(a.history()->index(0, HistoryModel::Name),
+                                     QStringLiteral("support v1"), Qt::EditRole));
+        QCOMPARE(a.history()->index(0, HistoryModel::Name).data().toString(),
+                 QStringLiteral("support v1"));
+        QVERIFY(a.charts()->lossChart()->pointCount(1) > 0);
 
         // The export menu offers what a Hugging Face run can be written as, and the folder
         // typed need not exist.
