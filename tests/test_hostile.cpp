@@ -10,6 +10,7 @@
 #include "hffolder.h"
 #include "net/connection.h"
 #include "net/identity.h"
+#include "net/truststore.h"
 #include "proc.h"
 #include "testutil.h"
 
@@ -168,6 +169,7 @@ private Q_SLOTS:
     void workerDecliningDuringTheProbeIsNamed();
     void idleAndStalledConnectionsDoNotDelayPairedPeers();
     void invitationIsTriedAgainUntilTheNodeListens();
+    void onlyAPairedDeviceEndsItsPairing();
     void workerRefusesWhatAHostileCoordinatorSends_data();
     void workerRefusesWhatAHostileCoordinatorSends();
 
@@ -919,6 +921,46 @@ void TestHostile::workerRefusesWhatAHostileCoordinatorSends() {
     QCOMPARE(c.exitCode(), 0);
     QVERIFY(again.finish(60000));
     QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+}
+
+// Unpaired from a device the node does not trust changes nothing; from one it trusts, the
+// node forgets that device (and only it), and keeps serving.
+void TestHostile::onlyAPairedDeviceEndsItsPairing() {
+    const QString serveHome = home("unpaired-serve");
+    auto friendly = Identity::loadOrCreate(home("unpaired-friend"));
+    auto other = Identity::loadOrCreate(home("unpaired-other"));
+    auto stranger = Identity::loadOrCreate(home("unpaired-stranger"));
+    QVERIFY(friendly.ok() && other.ok() && stranger.ok());
+    {
+        auto serveId = Identity::loadOrCreate(serveHome);
+        QVERIFY(serveId.ok());
+        TrustStore trust(serveHome);
+        QVERIFY(trust.add(friendly->deviceId(), QStringLiteral("friend")));
+        QVERIFY(trust.add(other->deviceId(), QStringLiteral("other")));
+    }
+    QUdpSocket udp;
+    udp.bind(QHostAddress::LocalHost, 0);
+    TandemProcess serve(serveArgs(serveHome, udp.localPort()), true);
+    const quint16 port = waitPort(serve);
+    QVERIFY2(port != 0, qPrintable(serve.err()));
+    auto sendUnpaired = [&](const Identity& id) {
+        Connection* c = Connection::connectTo(QStringLiteral("127.0.0.1"), port, id, this);
+        connect(c, &Connection::secured, c,
+                [c] { c->close(QStringLiteral("unpaired"), wire::Unpaired{}); });
+        QSignalSpy closed(c, &Connection::closed);
+        const bool ok = closed.wait(30000);
+        c->deleteWhenFlushed(); // the last frame still has to leave
+        return ok;
+    };
+    QVERIFY(sendUnpaired(*stranger));
+    QTest::qWait(1000);
+    QVERIFY(TrustStore(serveHome).contains(friendly->deviceId()));
+    QVERIFY(TrustStore(serveHome).contains(other->deviceId()));
+    QVERIFY(sendUnpaired(*friendly));
+    QTRY_VERIFY2_WITH_TIMEOUT(!TrustStore(serveHome).contains(friendly->deviceId()),
+                              qPrintable(serve.err() + serve.out()), 10000);
+    QVERIFY(TrustStore(serveHome).contains(other->deviceId()));
+    QVERIFY2(serve.running(), qPrintable(serve.err()));
 }
 
 QTEST_GUILESS_MAIN(TestHostile)
