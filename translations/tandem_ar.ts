@@ -551,10 +551,6 @@
         <translation>GGUF (*.gguf)</translation>
     </message>
     <message>
-        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
-        <translation>صُدِّر إلى %1. في Ollama: ollama create %2 -f %3؛ وفي LM Studio أو llama.cpp افتح الملف.</translation>
-    </message>
-    <message>
         <source>Export Hugging Face folder…</source>
         <translation>تصدير مجلد Hugging Face…</translation>
     </message>
@@ -1130,6 +1126,26 @@ Address: %2</source>
     <message>
         <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
         <translation>ألغى %1 إقران هذا الجهاز. لتتدربا معًا من جديد، أقرن الجهازين (الأجهزة ← إعداد الإقران).</translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation>صُدِّر إلى %1.</translation>
+    </message>
+    <message>
+        <source>Ollama is not installed on this machine; where it is: %1. LM Studio and llama.cpp open the file as it is.</source>
+        <translation>Ollama غير مثبّت على هذا الجهاز؛ حيث يكون مثبّتًا: %1. يفتح LM Studio وllama.cpp الملف كما هو.</translation>
+    </message>
+    <message>
+        <source>Added to Ollama as %1: ollama run %1</source>
+        <translation>أُضيف إلى Ollama باسم %1: ollama run %1</translation>
+    </message>
+    <message>
+        <source>Ollama could not add it (%1). By hand: %2</source>
+        <translation>تعذّر على Ollama إضافته (%1). يدويًا: %2</translation>
+    </message>
+    <message>
+        <source>Adding it to Ollama as %1…</source>
+        <translation>جارٍ إضافته إلى Ollama باسم %1…</translation>
     </message>
 </context>
 <context>

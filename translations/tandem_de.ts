@@ -519,10 +519,6 @@
         <translation>GGUF (*.gguf)</translation>
     </message>
     <message>
-        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
-        <translation>Exportiert nach %1. In Ollama: ollama create %2 -f %3; in LM Studio oder llama.cpp die Datei öffnen.</translation>
-    </message>
-    <message>
         <source>Export Hugging Face folder…</source>
         <translation>Hugging-Face-Ordner exportieren…</translation>
     </message>
@@ -1094,6 +1090,26 @@ Adresse: %2</translation>
     <message>
         <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
         <translation>%1 hat die Kopplung mit diesem Rechner aufgehoben. Um wieder gemeinsam zu trainieren, koppeln Sie die beiden erneut (Rechner → Kopplung einrichten).</translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation>Exportiert nach %1.</translation>
+    </message>
+    <message>
+        <source>Ollama is not installed on this machine; where it is: %1. LM Studio and llama.cpp open the file as it is.</source>
+        <translation>Ollama ist auf diesem Rechner nicht installiert; wo es installiert ist: %1. LM Studio und llama.cpp öffnen die Datei, wie sie ist.</translation>
+    </message>
+    <message>
+        <source>Added to Ollama as %1: ollama run %1</source>
+        <translation>Zu Ollama hinzugefügt als %1: ollama run %1</translation>
+    </message>
+    <message>
+        <source>Ollama could not add it (%1). By hand: %2</source>
+        <translation>Ollama konnte es nicht hinzufügen (%1). Von Hand: %2</translation>
+    </message>
+    <message>
+        <source>Adding it to Ollama as %1…</source>
+        <translation>Wird zu Ollama hinzugefügt als %1…</translation>
     </message>
 </context>
 <context>

@@ -519,10 +519,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Dismiss</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1086,6 +1082,26 @@ Address: %2</source>
     </message>
     <message>
         <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ollama is not installed on this machine; where it is: %1. LM Studio and llama.cpp open the file as it is.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Added to Ollama as %1: ollama run %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ollama could not add it (%1). By hand: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adding it to Ollama as %1…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -519,10 +519,6 @@
         <translation>GGUF (*.gguf)</translation>
     </message>
     <message>
-        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
-        <translation>Exporté vers %1. Dans Ollama : ollama create %2 -f %3 ; dans LM Studio ou llama.cpp, ouvrez le fichier.</translation>
-    </message>
-    <message>
         <source>Export Hugging Face folder…</source>
         <translation>Exporter le dossier Hugging Face…</translation>
     </message>
@@ -1093,7 +1089,27 @@ Adresse : %2</translation>
     </message>
     <message>
         <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
-        <translation>%1 a désappairé cette machine. Pour entraîner de nouveau ensemble, appairez les deux (Machines → Configurer l'appairage).</translation>
+        <translation>%1 a désappairé cette machine. Pour entraîner de nouveau ensemble, appairez les deux (Machines → Configurer l&apos;appairage).</translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation>Exporté vers %1.</translation>
+    </message>
+    <message>
+        <source>Ollama is not installed on this machine; where it is: %1. LM Studio and llama.cpp open the file as it is.</source>
+        <translation>Ollama n&apos;est pas installé sur cette machine ; là où il l&apos;est : %1. LM Studio et llama.cpp ouvrent le fichier tel quel.</translation>
+    </message>
+    <message>
+        <source>Added to Ollama as %1: ollama run %1</source>
+        <translation>Ajouté à Ollama sous le nom %1 : ollama run %1</translation>
+    </message>
+    <message>
+        <source>Ollama could not add it (%1). By hand: %2</source>
+        <translation>Ollama n&apos;a pas pu l&apos;ajouter (%1). À la main : %2</translation>
+    </message>
+    <message>
+        <source>Adding it to Ollama as %1…</source>
+        <translation>Ajout à Ollama sous le nom %1…</translation>
     </message>
 </context>
 <context>

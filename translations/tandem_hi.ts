@@ -519,10 +519,6 @@
         <translation>GGUF (*.gguf)</translation>
     </message>
     <message>
-        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
-        <translation>%1 में निर्यात किया गया। Ollama में: ollama create %2 -f %3; LM Studio या llama.cpp में फ़ाइल खोलें।</translation>
-    </message>
-    <message>
         <source>Export Hugging Face folder…</source>
         <translation>Hugging Face फ़ोल्डर निर्यात करें…</translation>
     </message>
@@ -1094,6 +1090,26 @@ Address: %2</source>
     <message>
         <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
         <translation>%1 ने इस मशीन की पेयरिंग हटा दी। फिर से साथ ट्रेन करने के लिए दोनों को दोबारा पेयर करें (मशीनें → पेयरिंग सेट करें)।</translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation>%1 में एक्सपोर्ट किया गया।</translation>
+    </message>
+    <message>
+        <source>Ollama is not installed on this machine; where it is: %1. LM Studio and llama.cpp open the file as it is.</source>
+        <translation>इस मशीन पर Ollama इंस्टॉल नहीं है; जहाँ है वहाँ: %1। LM Studio और llama.cpp फ़ाइल को जैसी है वैसे खोलते हैं।</translation>
+    </message>
+    <message>
+        <source>Added to Ollama as %1: ollama run %1</source>
+        <translation>Ollama में %1 के नाम से जोड़ा गया: ollama run %1</translation>
+    </message>
+    <message>
+        <source>Ollama could not add it (%1). By hand: %2</source>
+        <translation>Ollama इसे नहीं जोड़ सका (%1)। हाथ से: %2</translation>
+    </message>
+    <message>
+        <source>Adding it to Ollama as %1…</source>
+        <translation>Ollama में %1 के नाम से जोड़ा जा रहा है…</translation>
     </message>
 </context>
 <context>

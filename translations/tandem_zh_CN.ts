@@ -511,10 +511,6 @@
         <translation>GGUF (*.gguf)</translation>
     </message>
     <message>
-        <source>Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or llama.cpp, open the file.</source>
-        <translation>已导出到 %1。在 Ollama 中：ollama create %2 -f %3；在 LM Studio 或 llama.cpp 中打开该文件。</translation>
-    </message>
-    <message>
         <source>Export Hugging Face folder…</source>
         <translation>导出 Hugging Face 文件夹…</translation>
     </message>
@@ -1085,6 +1081,26 @@ Address: %2</source>
     <message>
         <source>%1 unpaired this machine. To train together again, pair the two (Machines → Set up pairing).</source>
         <translation>%1 已解除与本机的配对。要再次一起训练，请重新配对这两台机器（机器 → 设置配对）。</translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation>已导出到 %1。</translation>
+    </message>
+    <message>
+        <source>Ollama is not installed on this machine; where it is: %1. LM Studio and llama.cpp open the file as it is.</source>
+        <translation>本机未安装 Ollama；在已安装的机器上：%1。LM Studio 和 llama.cpp 可直接打开该文件。</translation>
+    </message>
+    <message>
+        <source>Added to Ollama as %1: ollama run %1</source>
+        <translation>已以 %1 添加到 Ollama：ollama run %1</translation>
+    </message>
+    <message>
+        <source>Ollama could not add it (%1). By hand: %2</source>
+        <translation>Ollama 无法添加它（%1）。手动方式：%2</translation>
+    </message>
+    <message>
+        <source>Adding it to Ollama as %1…</source>
+        <translation>正在以 %1 添加到 Ollama…</translation>
     </message>
 </context>
 <context>

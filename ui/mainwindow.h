@@ -72,6 +72,9 @@ public:
     void exportCheckpointFile(const QString& checkpoint, ExportFormat format, const QString& path,
                               GgufQuant quant = GgufQuant::F16);
     QString exportFolder() const;
+    // After a GGUF export: added to Ollama where it is installed (OllamaRegistrar), else how to
+    // add it by hand; emits exportFinished (and ollamaFinished where it ran).
+    void handOnGguf(const QString& path);
     // History's Compare: the chosen runs' curves and settings side by side (CompareDialog).
     CompareDialog* compareRuns(const QList<int>& historyRows);
     // Continues the history row's stopped run from its checkpoint.
@@ -81,6 +84,8 @@ public:
 
 Q_SIGNALS:
     void exportFinished(bool ok, const QString& message);
+    // Ollama was asked to add an exported GGUF file as `name`.
+    void ollamaFinished(bool ok, const QString& name);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -144,6 +149,7 @@ private:
     // History's Notes…: what a person writes of the run, kept in its record.
     void editNotes(int historyRow);
     void addNotesAndCompare(QHBoxLayout* row);
+
     void applyName(const QString& name);
 
     WindowContext m_ctx;

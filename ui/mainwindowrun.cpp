@@ -530,15 +530,7 @@ void MainWindow::exportCheckpointFile(const QString& checkpoint, ExportFormat fo
                 if (!self)
                     return;
                 if (err.isEmpty() && path.endsWith(QLatin1String(".gguf"))) {
-                    const QFileInfo f(path);
-                    const QString m =
-                        tr("Exported to %1. In Ollama: ollama create %2 -f %3; in LM Studio or "
-                           "llama.cpp, open the file.")
-                            .arg(QDir::toNativeSeparators(path), f.completeBaseName(),
-                                 QDir::toNativeSeparators(f.absoluteDir().filePath(
-                                     f.completeBaseName() + QStringLiteral(".Modelfile"))));
-                    self->showBanner(BannerKind::Info, m);
-                    Q_EMIT self->exportFinished(true, m);
+                    self->handOnGguf(path);
                 } else if (err.isEmpty()) {
                     const QString m =
                         tr("Exported to %1. In Python: %2")

@@ -9,6 +9,7 @@
 #include "ui/comparedialog.h"
 #include "ui/historymodel.h"
 #include "ui/mainwindow.h"
+#include "ui/ollama.h"
 #include "ui/runform.h"
 
 #include <QCloseEvent>
@@ -175,6 +176,45 @@ void MainWindow::addNotesAndCompare(QHBoxLayout* row) {
         if (rows.size() >= 2)
             compareRuns(rows)->show();
     });
+}
+
+void MainWindow::handOnGguf(const QString& path) {
+    const QFileInfo f(path);
+    const QString byHand = QStringLiteral("ollama create %1 -f %2")
+                               .arg(f.completeBaseName().toLower(),
+                                    QDir::toNativeSeparators(f.absoluteDir().filePath(
+                                        f.completeBaseName() + QStringLiteral(".Modelfile"))));
+    const QString exported = tr("Exported to %1.").arg(QDir::toNativeSeparators(path));
+    if (OllamaRegistrar::program().isEmpty()) {
+        const QString m = exported + QLatin1Char(' ') +
+                          tr("Ollama is not installed on this machine; where it is: %1. LM "
+                             "Studio and llama.cpp open the file as it is.")
+                              .arg(byHand);
+        showBanner(BannerKind::Info, m);
+        Q_EMIT exportFinished(true, m);
+        return;
+    }
+    auto* ollama = new OllamaRegistrar(this);
+    connect(ollama, &OllamaRegistrar::finished, this,
+            [this, ollama, exported, byHand](bool ok, const QString& name, const QString& out) {
+                ollama->deleteLater();
+                if (ok)
+                    showBanner(BannerKind::Info,
+                               exported + QLatin1Char(' ') +
+                                   tr("Added to Ollama as %1: ollama run %1").arg(name));
+                else
+                    showBanner(
+                        BannerKind::Error,
+                        exported + QLatin1Char(' ') +
+                            tr("Ollama could not add it (%1). By hand: %2").arg(out, byHand));
+                Q_EMIT ollamaFinished(ok, name);
+            });
+    ollama->add(path);
+    const QString m =
+        exported + QLatin1Char(' ') +
+        tr("Adding it to Ollama as %1…").arg(QFileInfo(path).completeBaseName().toLower());
+    showBanner(BannerKind::Info, m);
+    Q_EMIT exportFinished(true, m);
 }
 
 void MainWindow::editNotes(int row) {

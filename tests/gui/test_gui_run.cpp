@@ -927,8 +927,13 @@ private Q_SLOTS:
         // And one GGUF file for Ollama and llama.cpp, with its Modelfile beside it.
         QVERIFY(hffolder::writeByteLevelTokenizer(folder));
         const QString gguf = home.filePath(QStringLiteral("export.gguf"));
+        // No Ollama on PATH: an Ollama on this machine is not the test's to change.
+        const QByteArray programs = qgetenv("PATH");
+        qputenv("PATH", home.filePath(QStringLiteral("no-programs")).toUtf8());
         w.exportRun(0, ExportFormat::Gguf, gguf, GgufQuant::Q8_0);
-        QVERIFY(exported.wait(60000));
+        const bool ggufDone = exported.wait(60000);
+        qputenv("PATH", programs);
+        QVERIFY(ggufDone);
         QVERIFY2(exported.last().at(0).toBool(), qPrintable(exported.last().at(1).toString()));
         QVERIFY2(exported.last().at(1).toString().contains(QStringLiteral("ollama create export")),
                  qPrintable(exported.last().at(1).toString()));

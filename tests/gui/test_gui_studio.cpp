@@ -59,6 +59,11 @@ private:
     QUrl* m_into;
 };
 
+bool testWrite(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
 // A tiny Llama-shaped folder with a tokenizer and a chat template, as hf:DIR.
 QString tinyModel(const QTemporaryDir& dir) {
     const QString folder = dir.filePath(QStringLiteral("tiny"));
@@ -755,6 +760,59 @@ private Q_SLOTS:
         c.data = QStringLiteral("fashion-mnist");
         form->setConfig(c);
         QVERIFY(!form->findChild<QPushButton*>(QStringLiteral("previewButton"))->isEnabled());
+    }
+
+    void anExportGoesToOllamaWhereItIsInstalled() {
+        // A stand-in `ollama` on PATH records how it was called; another fails; with none on
+        // PATH the app says how to add the file by hand.
+        QTemporaryDir dir;
+        const QString gguf = dir.filePath(QStringLiteral("support-Q8_0.gguf"));
+        QVERIFY(testWrite(gguf, "GGUF"));
+        QVERIFY(testWrite(dir.filePath(QStringLiteral("support-Q8_0.Modelfile")),
+                          "FROM ./support-Q8_0.gguf\n"));
+        const QString bin = dir.filePath(QStringLiteral("bin"));
+        QVERIFY(QDir().mkpath(bin));
+        const QString calls = dir.filePath(QStringLiteral("calls.txt"));
+        const QByteArray path = qgetenv("PATH");
+        auto fakeOllama = [&](const QByteArray& body) {
+            const QString exe = bin + QStringLiteral("/ollama");
+            QFile::remove(exe);
+            QVERIFY(testWrite(exe, "#!/bin/sh\n" + body));
+            QFile::setPermissions(exe, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        };
+        QTemporaryDir home;
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        w.show();
+        QSignalSpy done(&w, &MainWindow::ollamaFinished);
+        qputenv("PATH", bin.toUtf8() + ':' + path);
+        fakeOllama("echo \"$@\" > '" + calls.toUtf8() + "'; pwd >> '" + calls.toUtf8() +
+                   "'; echo success\n");
+        w.handOnGguf(gguf);
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.takeFirst().at(0).toBool(), true);
+        QFile c(calls);
+        QVERIFY(c.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(c.readAll()).trimmed(),
+                 QStringLiteral("create support-q8_0 -f %1\n%2")
+                     .arg(dir.filePath(QStringLiteral("support-Q8_0.Modelfile")), dir.path()));
+        QVERIFY2(w.bannerText().contains(QStringLiteral("ollama run support-q8_0")),
+                 qPrintable(w.bannerText()));
+        fakeOllama("echo 'Error: unsupported architecture' >&2; exit 1\n");
+        w.handOnGguf(gguf);
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.takeFirst().at(0).toBool(), false);
+        QVERIFY2(w.bannerText().contains(QStringLiteral("unsupported architecture")) &&
+                     w.bannerText().contains(QStringLiteral("By hand: ollama create")),
+                 qPrintable(w.bannerText()));
+        QFile::remove(bin + QStringLiteral("/ollama"));
+        qputenv("PATH", bin.toUtf8());
+        QSignalSpy exported(&w, &MainWindow::exportFinished);
+        w.handOnGguf(gguf);
+        qputenv("PATH", path);
+        QCOMPARE(exported.size(), 1);
+        QVERIFY2(w.bannerText().contains(QStringLiteral("Ollama is not installed")),
+                 qPrintable(w.bannerText()));
+        QVERIFY(done.isEmpty());
     }
 };
 
