@@ -303,6 +303,14 @@
         <source>Notes</source>
         <translation>ملاحظات</translation>
     </message>
+    <message>
+        <source>Close</source>
+        <translation>إغلاق</translation>
+    </message>
+    <message>
+        <source>Tokens or samples/s</source>
+        <translation>رموز أو عينات/ث</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::DataPreviewDialog</name>
@@ -321,14 +329,6 @@
     <message>
         <source>Documents</source>
         <translation>المستندات</translation>
-    </message>
-    <message>
-        <source>Within the context</source>
-        <translation>ضمن السياق</translation>
-    </message>
-    <message>
-        <source>Longer: split across windows</source>
-        <translation>أطول: يُقسَّم على عدة نوافذ</translation>
     </message>
     <message>
         <source>The data cannot be previewed: %1</source>
@@ -386,6 +386,18 @@
     <message>
         <source>Line %1: %2 tokens, %3 trained</source>
         <translation>السطر %1: %2 رمزًا، يُدرَّب منها %3</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>الرموز</translation>
+    </message>
+    <message>
+        <source>The context</source>
+        <translation>السياق</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>إغلاق</translation>
     </message>
 </context>
 <context>
@@ -2287,6 +2299,10 @@ Tandem %3</translation>
     <message>
         <source>You: %1</source>
         <translation>أنت: %1</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>إغلاق</translation>
     </message>
 </context>
 </TS>

@@ -295,6 +295,14 @@
         <source>Notes</source>
         <translation>Notizen</translation>
     </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Tokens or samples/s</source>
+        <translation>Token oder Samples/s</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::DataPreviewDialog</name>
@@ -313,14 +321,6 @@
     <message>
         <source>Documents</source>
         <translation>Dokumente</translation>
-    </message>
-    <message>
-        <source>Within the context</source>
-        <translation>Passt in den Kontext</translation>
-    </message>
-    <message>
-        <source>Longer: split across windows</source>
-        <translation>Länger: auf Fenster verteilt</translation>
     </message>
     <message>
         <source>The data cannot be previewed: %1</source>
@@ -366,6 +366,18 @@
     <message>
         <source>Line %1: %2 tokens, %3 trained</source>
         <translation>Zeile %1: %2 Token, %3 trainiert</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Token</translation>
+    </message>
+    <message>
+        <source>The context</source>
+        <translation>Der Kontext</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
     </message>
 </context>
 <context>
@@ -2231,6 +2243,10 @@ Tandem %3</translation>
     <message>
         <source>You: %1</source>
         <translation>Sie: %1</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
     </message>
 </context>
 </TS>

@@ -295,6 +295,14 @@
         <source>Notes</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens or samples/s</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::DataPreviewDialog</name>
@@ -312,14 +320,6 @@
     </message>
     <message>
         <source>Documents</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Within the context</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Longer: split across windows</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -365,6 +365,18 @@
     </message>
     <message>
         <source>Line %1: %2 tokens, %3 trained</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The context</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2221,6 +2233,10 @@ Tandem %3</source>
     </message>
     <message>
         <source>You: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

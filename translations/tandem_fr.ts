@@ -295,6 +295,14 @@
         <source>Notes</source>
         <translation>Notes</translation>
     </message>
+    <message>
+        <source>Close</source>
+        <translation>Fermer</translation>
+    </message>
+    <message>
+        <source>Tokens or samples/s</source>
+        <translation>Jetons ou échantillons/s</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::DataPreviewDialog</name>
@@ -313,14 +321,6 @@
     <message>
         <source>Documents</source>
         <translation>Documents</translation>
-    </message>
-    <message>
-        <source>Within the context</source>
-        <translation>Dans le contexte</translation>
-    </message>
-    <message>
-        <source>Longer: split across windows</source>
-        <translation>Plus long : réparti sur plusieurs fenêtres</translation>
     </message>
     <message>
         <source>The data cannot be previewed: %1</source>
@@ -366,6 +366,18 @@
     <message>
         <source>Line %1: %2 tokens, %3 trained</source>
         <translation>Ligne %1 : %2 jetons, %3 entraînés</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Jetons</translation>
+    </message>
+    <message>
+        <source>The context</source>
+        <translation>Le contexte</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Fermer</translation>
     </message>
 </context>
 <context>
@@ -2231,6 +2243,10 @@ Tandem %3</translation>
     <message>
         <source>You: %1</source>
         <translation>Vous : %1</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Fermer</translation>
     </message>
 </context>
 </TS>

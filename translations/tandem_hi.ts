@@ -295,6 +295,14 @@
         <source>Notes</source>
         <translation>नोट्स</translation>
     </message>
+    <message>
+        <source>Close</source>
+        <translation>बंद करें</translation>
+    </message>
+    <message>
+        <source>Tokens or samples/s</source>
+        <translation>टोकन या सैंपल/से</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::DataPreviewDialog</name>
@@ -313,14 +321,6 @@
     <message>
         <source>Documents</source>
         <translation>दस्तावेज़</translation>
-    </message>
-    <message>
-        <source>Within the context</source>
-        <translation>संदर्भ के भीतर</translation>
-    </message>
-    <message>
-        <source>Longer: split across windows</source>
-        <translation>लंबा: कई विंडो में बँटा</translation>
     </message>
     <message>
         <source>The data cannot be previewed: %1</source>
@@ -366,6 +366,18 @@
     <message>
         <source>Line %1: %2 tokens, %3 trained</source>
         <translation>पंक्ति %1: %2 टोकन, %3 ट्रेन होते हैं</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>टोकन</translation>
+    </message>
+    <message>
+        <source>The context</source>
+        <translation>संदर्भ</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>बंद करें</translation>
     </message>
 </context>
 <context>
@@ -2231,6 +2243,10 @@ Tandem %3</translation>
     <message>
         <source>You: %1</source>
         <translation>आप: %1</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>बंद करें</translation>
     </message>
 </context>
 </TS>

@@ -293,6 +293,14 @@
         <source>Notes</source>
         <translation>备注</translation>
     </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Tokens or samples/s</source>
+        <translation>词元或样本/秒</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::DataPreviewDialog</name>
@@ -311,14 +319,6 @@
     <message>
         <source>Documents</source>
         <translation>文档数</translation>
-    </message>
-    <message>
-        <source>Within the context</source>
-        <translation>在上下文以内</translation>
-    </message>
-    <message>
-        <source>Longer: split across windows</source>
-        <translation>更长：跨窗口切分</translation>
     </message>
     <message>
         <source>The data cannot be previewed: %1</source>
@@ -361,6 +361,18 @@
     <message>
         <source>Line %1: %2 tokens, %3 trained</source>
         <translation>第 %1 行：%2 个词元，%3 个参与训练</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>The context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>
@@ -2217,6 +2229,10 @@ Tandem %3</translation>
     <message>
         <source>You: %1</source>
         <translation>你：%1</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
     </message>
 </context>
 </TS>

@@ -12,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLocale>
+#include <QPushButton>
 #include <QSet>
 #include <QSplitter>
 #include <QTableWidget>
@@ -66,7 +67,10 @@ CompareDialog::CompareDialog(const HistoryModel* history, const QList<int>& rows
         addFigure(curves[i], i, task);
     m_loss->setTitles(tr("Training loss (smoothed)"), tr("Step"), tr("Loss"));
     m_figure->setTitles(tr("Held-out figure per epoch"), tr("Epoch"), testFigureAxis(task));
-    m_speed->setTitles(tr("Speed"), tr("Step"), m_tokens ? tr("Tokens/s") : tr("Samples/s"));
+    m_speed->setTitles(tr("Speed"), tr("Step"),
+                       m_tokens && m_samples ? tr("Tokens or samples/s")
+                       : m_tokens            ? tr("Tokens/s")
+                                             : tr("Samples/s"));
     fillTable(history, rows);
 
     auto* charts = new QWidget;
@@ -81,6 +85,8 @@ CompareDialog::CompareDialog(const HistoryModel* history, const QList<int>& rows
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    // Qt ships no translation of its own buttons for every language here.
+    buttons->button(QDialogButtonBox::Close)->setText(tr("Close"));
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split, 1);
@@ -102,7 +108,8 @@ void CompareDialog::addCurves(const RunCurves& c, int series) {
         if (m.samplesPerS > 0)
             m_speed->append(series, double(m.step), m.samplesPerS * tokens);
     }
-    m_tokens = m_tokens || c.tokensPerSample > 0;
+    if (!c.steps.isEmpty())
+        (c.tokensPerSample > 0 ? m_tokens : m_samples) = true;
 }
 
 void CompareDialog::addFigure(const RunCurves& c, int series, Task task) {

@@ -39,7 +39,8 @@ private:
     LiveChart* m_figure;
     LiveChart* m_speed;
     QTableWidget* m_table;
-    bool m_tokens = false; // some run's speed is in tokens
+    bool m_tokens = false;  // some run's speed is in tokens
+    bool m_samples = false; // and some run's in samples
 };
 
 } // namespace tandem::ui

@@ -7,7 +7,9 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QLocale>
+#include <QPointF>
 #include <QPointer>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QThread>
@@ -18,32 +20,19 @@
 namespace tandem::ui {
 
 namespace {
-// Buckets of lengths for the histogram: eight of equal width up to the longest document, the
-// context on a bucket's edge so that "longer than the context" is whole buckets.
-struct Buckets {
-    QStringList labels;
-    QList<double> fit, longer;
-};
-
-Buckets bucketsOf(const std::vector<int64_t>& lengths, int64_t context) {
-    Buckets b;
+// The documents' lengths as a histogram drawn as a line: the count in each of about twenty
+// buckets of equal width, at the bucket's middle.
+QList<QPointF> histogramOf(const std::vector<int64_t>& lengths, int64_t context) {
     const int64_t longest =
         lengths.empty() ? context : *std::max_element(lengths.begin(), lengths.end());
-    const int64_t width = std::max<int64_t>(1, (std::max(longest, context) + 7) / 8);
-    const int64_t step = context % width == 0 ? width : std::max<int64_t>(1, context / 8);
-    const int n = int((std::max(longest, context) + step - 1) / step);
-    for (int i = 0; i < n; ++i) {
-        const QLocale l;
-        b.labels << QStringLiteral("%1–%2").arg(l.toString(qint64(i) * step + 1),
-                                                l.toString(qint64(i + 1) * step));
-        b.fit << 0;
-        b.longer << 0;
-    }
-    for (int64_t len : lengths) {
-        const int i = int(std::clamp<int64_t>((len - 1) / step, 0, n - 1));
-        (len > context ? b.longer : b.fit)[i] += 1;
-    }
-    return b;
+    const int64_t width = std::max<int64_t>(1, (std::max(longest, context) + 19) / 20);
+    const int n = int(std::max(longest, context) / width + 1);
+    QList<QPointF> points;
+    for (int i = 0; i < n; ++i)
+        points << QPointF(double(i * width) + double(width) / 2, 0);
+    for (int64_t len : lengths)
+        points[int(std::clamp<int64_t>(len / width, 0, n - 1))].ry() += 1;
+    return points;
 }
 } // namespace
 
@@ -52,7 +41,7 @@ DataPreviewDialog::DataPreviewDialog(const QString& spec, const QString& tokeniz
     : QDialog(parent)
     , m_summary(new QLabel(tr("Reading the data…")))
     , m_documents(new QTextBrowser)
-    , m_histogram(new LiveChart(LiveChart::Kind::StackedBars))
+    , m_histogram(new LiveChart(LiveChart::Kind::Lines))
     , m_refused(new QListWidget) {
     setObjectName(QStringLiteral("dataPreview"));
     setWindowTitle(tr("Preview of the data"));
@@ -61,9 +50,11 @@ DataPreviewDialog::DataPreviewDialog(const QString& spec, const QString& tokeniz
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_documents->setObjectName(QStringLiteral("previewDocuments"));
     m_histogram->setObjectName(QStringLiteral("previewHistogram"));
-    m_histogram->setTitles(tr("Tokens per document"), tr("Documents"), QString());
-    m_histogram->addSeries(tr("Within the context"), QColor(0x2c, 0xa0, 0x2c));
-    m_histogram->addSeries(tr("Longer: split across windows"), QColor(0xd6, 0x27, 0x28));
+    m_histogram->setTitles(tr("Tokens per document"), tr("Tokens"), tr("Documents"));
+    m_histogram->addSeries(tr("Documents"), QColor(0x1f, 0x77, 0xb4));
+    m_histogram->addSeries(tr("The context"), QColor(0xd6, 0x27, 0x28));
+    m_histogram->setPointsVisible(true);
+    m_histogram->setLegendVisible(true);
     m_refused->setObjectName(QStringLiteral("previewRefused"));
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(m_documents);
@@ -73,6 +64,8 @@ DataPreviewDialog::DataPreviewDialog(const QString& spec, const QString& tokeniz
     split->setStretchFactor(1, 2);
     split->setStretchFactor(2, 1);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    // Qt ships no translation of its own buttons for every language here.
+    buttons->button(QDialogButtonBox::Close)->setText(tr("Close"));
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
@@ -154,8 +147,14 @@ void DataPreviewDialog::present(const Expected<DataPreview>& read) {
         html += QStringLiteral("</pre>");
     }
     m_documents->setHtml(html);
-    const Buckets b = bucketsOf(p.lengths, p.context);
-    m_histogram->setBars(b.labels, {b.fit, b.longer});
+    // The counts, and the context as an upright line: what lies right of it is split.
+    double most = 0;
+    for (const QPointF& pt : histogramOf(p.lengths, p.context)) {
+        m_histogram->append(0, pt.x(), pt.y());
+        most = std::max(most, pt.y());
+    }
+    m_histogram->append(1, double(p.context), 0);
+    m_histogram->append(1, double(p.context), most);
     m_refused->addItems(p.refused);
     m_refused->setVisible(!p.refused.isEmpty());
     Q_EMIT ready(true);

@@ -110,6 +110,8 @@ TryDialog::TryDialog(const QString& checkpoint, const QString& runName, bool tok
     else
         m_topP->hide();
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    // Qt ships no translation of its own buttons for every language here.
+    buttons->button(QDialogButtonBox::Close)->setText(tr("Close"));
     for (QPushButton* b : {m_generate, m_stop, m_regenerate, m_newChat})
         buttons->addButton(b, QDialogButtonBox::ActionRole);
     // Enter belongs to the prompt: no button is the dialog's default.

@@ -152,6 +152,7 @@ struct TextOptions {
     std::shared_ptr<const Tokenizer> tok;
     std::optional<ChatTemplate> tmpl;
     QString templateSource; // part of the cache key
+    QString dir;            // the tokenizer's folder
 };
 
 Expected<Encoded> encodeFile(const TextOptions& o, const QByteArray& bytes) {
@@ -348,10 +349,10 @@ int idsToScore(const Tokenizer& tok, const Encoded& train, const Encoded& test) 
     return n;
 }
 
-} // namespace
-
-Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body,
-                                        const QString& spec, const QString& tokenizerDir) {
+// A text kind's spec read whole: its options, its tokenizer, and for chat its template; `test`
+// receives the test=FILE it names.
+Expected<TextOptions> textOptionsOf(const QString& kind, const QString& body, const QString& spec,
+                                    const QString& tokenizerDir, QString* test) {
     auto opts = parseSpecOptions(body,
                                  {QStringLiteral("context"), QStringLiteral("test"),
                                   QStringLiteral("field"), QStringLiteral("long"),
@@ -378,16 +379,30 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
     if (!tok)
         return tok.error();
     o.tok = *tok;
+    o.dir = dir;
     if (kind == QLatin1String("chat"))
         if (auto st = readTemplate(o, opts->values.value(QStringLiteral("template")), dir); !st)
             return st.error();
+    if (test)
+        *test = opts->values.value(QStringLiteral("test"));
+    return o;
+}
+
+} // namespace
+
+Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body,
+                                        const QString& spec, const QString& tokenizerDir) {
+    QString testFile;
+    auto read = textOptionsOf(kind, body, spec, tokenizerDir, &testFile);
+    if (!read)
+        return read.error();
+    const TextOptions& o = *read;
     auto all = encodeCached(o, o.file);
     if (!all)
         return all.error();
     DatasetSplits s;
     s.spec = spec;
     s.kind = kind;
-    const QString testFile = opts->values.value(QStringLiteral("test"));
     std::optional<Encoded> test;
     int64_t cut = int64_t(all->tokens.size());
     if (!testFile.isEmpty()) {
@@ -433,7 +448,7 @@ Expected<DatasetSplits> readTextDataset(const QString& kind, const QString& body
             .arg(kind, QFileInfo(o.file).fileName())
             .arg(all->tokens.size())
             .arg(all->starts.size())
-            .arg(QFileInfo(dir).fileName())
+            .arg(QFileInfo(o.dir).fileName())
             .arg(o.context);
     s.finish();
     return s;
@@ -482,34 +497,16 @@ Expected<DataPreview> previewData(const QString& spec, const QString& tokenizerD
     if (kind != QLatin1String("chat") && kind != QLatin1String("jsonl"))
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("a preview reads chat: and jsonl: data, not %1").arg(spec));
-    auto opts = parseSpecOptions(spec.section(QLatin1Char(':'), 1),
-                                 {QStringLiteral("context"), QStringLiteral("test"),
-                                  QStringLiteral("field"), QStringLiteral("long"),
-                                  QStringLiteral("tokenizer"), QStringLiteral("template")},
-                                 spec);
-    if (!opts)
-        return opts.error();
-    TextOptions o;
-    o.kind = kind;
-    o.file = opts->file;
-    o.field = opts->values.value(QStringLiteral("field"), o.field);
-    auto context = specContext(*opts, spec, kDefaultContext);
-    if (!context)
-        return context.error();
-    QString dir;
-    auto tok = specTokenizer(*opts, spec, tokenizerDir, &dir);
-    if (!tok)
-        return tok.error();
-    o.tok = *tok;
-    if (kind == QLatin1String("chat"))
-        if (auto st = readTemplate(o, opts->values.value(QStringLiteral("template")), dir); !st)
-            return st.error();
+    auto read = textOptionsOf(kind, spec.section(QLatin1Char(':'), 1), spec, tokenizerDir, nullptr);
+    if (!read)
+        return read.error();
+    const TextOptions& o = *read;
     auto bytes = readTextFile(o.file);
     if (!bytes)
         return bytes.error();
     DataPreview p;
     p.kind = kind;
-    p.context = *context;
+    p.context = o.context;
     std::vector<uint8_t> packed;
     qsizetype line = 0;
     for (const QByteArray& raw : bytes->split('\n')) {

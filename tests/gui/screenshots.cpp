@@ -11,6 +11,8 @@
 #include "testpaths.h"
 #include "testutil.h"
 #include "ui/chartpanel.h"
+#include "ui/comparedialog.h"
+#include "ui/datapreviewdialog.h"
 #include "ui/historymodel.h"
 #include "ui/language.h"
 #include "ui/livechart.h"
@@ -81,8 +83,17 @@ bool languageModelShots(MainWindow& w, const std::function<void(QWidget*, const 
     c.batch = 16;
     c.epochs = 2;
     c.lr = 0.003;
+    c.lora = QStringLiteral("r=8");
     c.mode = TrainMode::Sync;
     w.runForm()->setConfig(c);
+    // The data as the model will read it, before the run.
+    DataPreviewDialog* preview = w.runForm()->previewData();
+    QSignalSpy previewed(preview, &DataPreviewDialog::ready);
+    if (!waitFor([&] { return previewed.size() > 0; }, 120000, "the data's preview"))
+        return false;
+    QTest::qWait(300);
+    shot(preview, "13-data-preview");
+    preview->close();
     if (!waitFor([&] { return w.runForm()->config().invites.size() == 1; }, 20000,
                  "the paired machine in New run"))
         return false;
@@ -112,6 +123,16 @@ bool languageModelShots(MainWindow& w, const std::function<void(QWidget*, const 
     if (!waitFor([&] { return done.size() > 0; }, 120000, "Try it…"))
         return false;
     shot(dialog, "12-try-it");
+    dialog->close();
+    // History: the language model's run named, and compared with the demo's.
+    w.history()->setData(w.history()->index(0, HistoryModel::Name), QStringLiteral("support chat"),
+                         Qt::EditRole);
+    tabs->setCurrentIndex(2);
+    CompareDialog* compare = w.compareRuns({0, 1});
+    compare->show();
+    QTest::qWait(500);
+    shot(compare, "14-compare-runs");
+    compare->close();
     return true;
 }
 } // namespace

@@ -754,7 +754,8 @@ private Q_SLOTS:
                  qPrintable(d->summary()));
         QVERIFY(d->documentsHtml().contains(QStringLiteral("hello there")));
         QCOMPARE(d->refusedLines(), p->refused);
-        QCOMPARE(d->histogram()->pointCount(1), d->histogram()->pointCount(0));
+        QCOMPARE(d->histogram()->pointCount(1), 2); // the context's line
+        QVERIFY(d->histogram()->pointCount(0) >= 2);
         d->close();
         // Not for data a preview does not read.
         c.data = QStringLiteral("fashion-mnist");
