@@ -11,13 +11,6 @@
 namespace tandem::ui {
 
 namespace {
-QColor workerColor(int i) {
-    static const QColor palette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
-                                     QColor(0x2c, 0xa0, 0x2c), QColor(0x94, 0x67, 0xbd),
-                                     QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2)};
-    return palette[i % 6];
-}
-
 QString workerLabel(const QString& name) {
     // Remote workers are "NAME (device 1F65 EBAE)"; the legend has room for the name.
     return name == QLatin1String("local") ? ChartPanel::tr("this machine")
@@ -90,7 +83,7 @@ void ChartPanel::reset(Task task, int epochs, int64_t tokensPerSample) {
     m_accuracy->clear();
     m_speed->clear();
     m_time->clear();
-    m_emaSet = false;
+    m_smooth = LossSmoother{};
     // Worker series stay (a chart cannot drop a series cheaply); they restart at zero.
     for (Split& s : m_split)
         s = Split{};
@@ -102,18 +95,13 @@ int ChartPanel::workerIndex(const QString& name) {
         return int(i);
     m_workers << name;
     m_split << Split{};
-    m_speed->addSeries(workerLabel(name), workerColor(int(m_workers.size()) - 1));
+    m_speed->addSeries(workerLabel(name), seriesColor(int(m_workers.size()) - 1));
     return int(m_workers.size()) - 1;
 }
 
 void ChartPanel::appendLoss(double x, double loss) {
     m_loss->append(m_rawLoss, x, loss);
-    // An exponential moving average, started at the first value so it does not rise from 0.
-    const double keep = std::pow(0.9, std::clamp(x - m_emaX, 1.0, 1000.0));
-    m_ema = m_emaSet ? keep * m_ema + (1 - keep) * loss : loss;
-    m_emaSet = true;
-    m_emaX = x;
-    m_loss->append(m_smoothLoss, x, m_ema);
+    m_loss->append(m_smoothLoss, x, m_smooth.add(x, loss));
 }
 
 void ChartPanel::addLentStep(int64_t step, double loss, const QString& machine,

@@ -1,13 +1,12 @@
 #pragma once
 
 #include "engine/training.h"
+#include "ui/livechart.h"
 
 #include <QHash>
 #include <QWidget>
 
 namespace tandem::ui {
-
-class LiveChart;
 
 // The four live charts of a run: loss per step (raw, faint, and smoothed), test accuracy per
 // epoch, samples/s per worker stacked, and each worker's time split.
@@ -49,8 +48,7 @@ private:
     int m_rawLoss = 0, m_smoothLoss = 0, m_margin = -1, m_testAcc = 0, m_trainAcc = 0;
     Task m_task = Task::Classification;
     double m_speedScale = 1; // tokens a sample, where the speed is in tokens
-    double m_ema = 0, m_emaX = 0;
-    bool m_emaSet = false;
+    LossSmoother m_smooth;
     QStringList m_workers;
     struct Split {
         double compute = 0, communicate = 0, wait = 0;

@@ -9,7 +9,6 @@
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHeaderView>
-#include <QJsonArray>
 #include <QJsonObject>
 #include <QLocale>
 #include <QPushButton>
@@ -22,15 +21,6 @@
 #include <functional>
 
 namespace tandem::ui {
-
-namespace {
-QColor runColor(int i) {
-    static const QColor palette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
-                                     QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
-                                     QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b)};
-    return palette[i % 6];
-}
-} // namespace
 
 CompareDialog::CompareDialog(const HistoryModel* history, const QList<int>& rows, QWidget* parent)
     : QDialog(parent)
@@ -54,7 +44,7 @@ CompareDialog::CompareDialog(const HistoryModel* history, const QList<int>& rows
     for (int i = 0; i < rows.size(); ++i) {
         const QModelIndex name = history->index(rows[i], HistoryModel::Name);
         for (LiveChart* c : {m_loss, m_figure, m_speed})
-            c->addSeries(name.data().toString(), runColor(i));
+            c->addSeries(name.data().toString(), seriesColor(i));
         // A run without metrics: its name in the legends, no curve.
         auto read = RunHistory::curves(name.data(HistoryModel::FolderRole).toString());
         curves << (read ? *read : RunCurves{});
@@ -95,16 +85,12 @@ CompareDialog::CompareDialog(const HistoryModel* history, const QList<int>& rows
 }
 
 void CompareDialog::addCurves(const RunCurves& c, int series) {
-    // Smoothed as the dashboard smooths: an exponential average over the steps.
-    double ema = 0;
-    bool first = true;
+    LossSmoother smooth; // as the dashboard smooths
     const double tokens = double(std::max<int64_t>(c.tokensPerSample, 1));
     for (const StepMetrics& m : c.steps) {
         if (!std::isfinite(m.loss))
             continue;
-        ema = first ? m.loss : 0.9 * ema + 0.1 * m.loss;
-        first = false;
-        m_loss->append(series, double(m.step), ema);
+        m_loss->append(series, double(m.step), smooth.add(double(m.step), m.loss));
         if (m.samplesPerS > 0)
             m_speed->append(series, double(m.step), m.samplesPerS * tokens);
     }
@@ -127,9 +113,7 @@ void CompareDialog::fillTable(const HistoryModel* history, const QList<int>& row
         std::function<QString(int)> value;
     };
     const auto config = [history](int row) {
-        return RunHistory::read(history->index(row, 0).data(HistoryModel::FolderRole).toString())
-            .value(QStringLiteral("config"))
-            .toObject();
+        return history->index(row, 0).data(HistoryModel::ConfigRole).toJsonObject();
     };
     const auto field = [config](const char* key) {
         return [config, key](int row) {
@@ -156,11 +140,7 @@ void CompareDialog::fillTable(const HistoryModel* history, const QList<int>& row
         {tr("Loss"), field("loss")},
         {tr("Mode"), field("mode")},
         {tr("Machines"),
-         [config](int row) {
-             const QJsonObject c = config(row);
-             return QString::number(c.value(QStringLiteral("invites")).toArray().size() +
-                                    (c.value(QStringLiteral("local_worker")).toBool(true) ? 1 : 0));
-         }},
+         [config](int row) { return QString::number(HistoryModel::machinesOf(config(row))); }},
         {tr("Status"), column(HistoryModel::Status)},
         {tr("Result"), column(HistoryModel::Accuracy)},
         {tr("Duration"), column(HistoryModel::Duration)},

@@ -127,6 +127,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         return isLent;
     case NotesRole:
         return e.record.value(QStringLiteral("notes")).toString();
+    case ConfigRole:
+        return config;
     case Qt::EditRole:
         return index.column() == Name ? e.record.value(QStringLiteral("title")).toString()
                                       : QVariant();
@@ -289,10 +291,13 @@ QString HistoryModel::settingsText(const QJsonObject& config) {
     }
     if (const QString mode = config.value(QStringLiteral("mode")).toString(); !mode.isEmpty())
         parts << mode;
-    const int machines = int(config.value(QStringLiteral("invites")).toArray().size()) +
-                         (config.value(QStringLiteral("local_worker")).toBool(true) ? 1 : 0);
-    parts << tr("%n machine(s)", nullptr, std::max(1, machines));
+    parts << tr("%n machine(s)", nullptr, std::max(1, machinesOf(config)));
     return parts.join(QStringLiteral(" · "));
+}
+
+int HistoryModel::machinesOf(const QJsonObject& config) {
+    return int(config.value(QStringLiteral("invites")).toArray().size()) +
+           (config.value(QStringLiteral("local_worker")).toBool(true) ? 1 : 0);
 }
 
 } // namespace tandem::ui

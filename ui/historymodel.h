@@ -38,7 +38,8 @@ public:
         ModelRole,
         AdaptersRole, // whether the run trained adapters (LoRA) rather than every weight
         LentRole,     // a run of another machine's that this one lent its device to
-        NotesRole     // what a person wrote of the run
+        NotesRole,    // what a person wrote of the run
+        ConfigRole    // the run description it started with (a JSON object)
     };
 
     explicit HistoryModel(QObject* parent = nullptr);
@@ -61,6 +62,8 @@ public:
     bool setData(const QModelIndex& index, const QVariant& value, int role) override;
     // A run's settings in a line, from its description: "lr 0.0002 · 2 epochs · batch 8 · …".
     static QString settingsText(const QJsonObject& config);
+    // The machines a run description trains on: its invitations and this machine's own.
+    static int machinesOf(const QJsonObject& config);
 
     // The node home whose history lists runs started elsewhere (the command line).
     void setHome(const QString& home);

@@ -32,6 +32,21 @@ struct LiveChart::Chart {
     QValueAxis* barValues = nullptr;
 };
 
+QColor seriesColor(int i) {
+    static const QColor palette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
+                                     QColor(0x2c, 0xa0, 0x2c), QColor(0x94, 0x67, 0xbd),
+                                     QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2)};
+    return palette[i % 6];
+}
+
+double LossSmoother::add(double at, double loss) {
+    const double keep = std::pow(0.9, std::clamp(at - x, 1.0, 1000.0));
+    ema = set ? keep * ema + (1 - keep) * loss : loss;
+    set = true;
+    x = at;
+    return ema;
+}
+
 NiceAxis niceAxis(double lo, double hi, bool integers) {
     NiceAxis n;
     if (!std::isfinite(lo) || !std::isfinite(hi))

@@ -26,6 +26,18 @@ struct NiceAxis {
 };
 NiceAxis niceAxis(double lo, double hi, bool integers);
 
+// The colours series take in turn (a worker's, a run's): six that tell apart on white.
+QColor seriesColor(int i);
+
+// The smoothed training loss the dashboard and Compare draw: an exponential moving average
+// keeping 0.9 a step (0.9^k across a gap of k steps: a lending machine reports every few
+// steps), started at the first value so that it does not rise from 0.
+struct LossSmoother {
+    double add(double x, double loss);
+    double ema = 0, x = 0;
+    bool set = false;
+};
+
 class LiveChart : public QWidget {
     Q_OBJECT
 

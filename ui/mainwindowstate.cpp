@@ -140,8 +140,9 @@ void MainWindow::showRunCharts(const QString& folder) {
 }
 
 void MainWindow::newRunLike(int row) {
-    const QString folder = m_history->index(row, 0).data(HistoryModel::FolderRole).toString();
-    const QJsonObject config = RunHistory::read(folder).value(QStringLiteral("config")).toObject();
+    const QModelIndex i = m_history->index(row, 0);
+    const QString folder = i.data(HistoryModel::FolderRole).toString();
+    const QJsonObject config = i.data(HistoryModel::ConfigRole).toJsonObject();
     auto c = RunConfig::fromJson(config);
     if (config.isEmpty() || !c) {
         showBanner(BannerKind::Error, tr("That run's record has no settings to start from: %1")

@@ -108,6 +108,11 @@ private:
     QList<QCheckBox*> m_targets;
     QStringList m_defaultTargets;
     QStringList m_pendingTargets;
+    QString m_targetsFolder; // the folder whose family `m_family` is
+    struct Family {
+        bool known = false;
+        QStringList layers, defaults;
+    } m_family;
     QCheckBox* m_recompute;
     QComboBox* m_gguf; // the quantization of the GGUF file written at the end; "": none
     QComboBox* m_data;

@@ -107,8 +107,17 @@ QStringList RunForm::takeTargets(const QString& spec, QString* rest) {
 
 void RunForm::updateTargets() {
     const bool hf = m_model->currentData().toString() == kModelHfItem;
-    QStringList layers, defaults;
-    const bool known = hf && hfAdapterLayers(m_modelPath->text().trimmed(), &layers, &defaults);
+    // The folder's config.json is read when the folder changes, not at each key typed in the
+    // adapters' field.
+    const QString folder = hf ? m_modelPath->text().trimmed() : QString();
+    if (folder != m_targetsFolder) {
+        m_targetsFolder = folder;
+        m_family = Family{};
+        m_family.known = hf && hfAdapterLayers(folder, &m_family.layers, &m_family.defaults);
+    }
+    const bool known = m_family.known;
+    const QStringList& layers = m_family.layers;
+    const QStringList& defaults = m_family.defaults;
     // A loaded description's targets, else what is checked now for the same family's boxes;
     // another family starts from its own defaults.
     QStringList checked = m_pendingTargets;

@@ -395,8 +395,6 @@ void PairFigures::add(const PairFigures& o) {
 void PairFigures::writeTo(QJsonObject& o, const QString& prefix) const {
     if (pairs <= 0)
         return;
-    static const char* const kNames[kCount] = {"rewards/chosen", "rewards/rejected",
-                                               "rewards/margins", "logps/chosen", "logps/rejected"};
     for (int i = 0; i < kCount; ++i)
         o.insert(prefix + QLatin1String(kNames[i]), sums[size_t(i)] / double(pairs));
 }

@@ -42,8 +42,6 @@ TestMetrics TestMetrics::readFrom(const QJsonObject& o) {
 }
 
 PairFigures PairFigures::readFrom(const QJsonObject& o, const QString& prefix) {
-    static const char* const kNames[kCount] = {"rewards/chosen", "rewards/rejected",
-                                               "rewards/margins", "logps/chosen", "logps/rejected"};
     PairFigures p;
     for (int i = 0; i < kCount; ++i) {
         const QJsonValue v = o.value(prefix + QLatin1String(kNames[i]));

@@ -162,6 +162,9 @@ struct WorkerStepStats {
 // No pairs for any other objective.
 struct PairFigures {
     static constexpr int kCount = 5;
+    // TRL's names of the five, in the order of `sums`.
+    static constexpr std::array<const char*, kCount> kNames = {
+        "rewards/chosen", "rewards/rejected", "rewards/margins", "logps/chosen", "logps/rejected"};
     std::array<double, kCount> sums{};
     int64_t pairs = 0;
     void add(const PairFigures& o);

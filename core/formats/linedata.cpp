@@ -50,18 +50,25 @@ Status forEachJsonLine(const QByteArray& bytes, const QString& file,
         ++line;
         if (raw.trimmed().isEmpty())
             continue;
-        QJsonParseError err;
-        const QJsonDocument doc = parseJson(raw, &err);
-        if (err.error != QJsonParseError::NoError || !doc.isObject())
-            return lineError(file, line,
-                             QStringLiteral("is not a JSON object (%1)")
-                                 .arg(err.error == QJsonParseError::NoError
-                                          ? QStringLiteral("not an object")
-                                          : err.errorString()));
-        if (auto st = each(doc.object(), line); !st)
+        auto doc = jsonLineObject(raw, file, line);
+        if (!doc)
+            return doc.error();
+        if (auto st = each(*doc, line); !st)
             return st;
     }
     return success();
+}
+
+Expected<QJsonObject> jsonLineObject(const QByteArray& raw, const QString& file, qsizetype line) {
+    QJsonParseError err;
+    const QJsonDocument doc = parseJson(raw, &err);
+    if (err.error != QJsonParseError::NoError || !doc.isObject())
+        return lineError(file, line,
+                         QStringLiteral("is not a JSON object (%1)")
+                             .arg(err.error == QJsonParseError::NoError
+                                      ? QStringLiteral("not an object")
+                                      : err.errorString()));
+    return doc.object();
 }
 
 qsizetype sharedPrefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {

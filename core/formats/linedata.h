@@ -25,6 +25,9 @@ Expected<QByteArray> readTextFile(const QString& file);
 // The line of the first byte that is not UTF-8, or 0 when all are.
 qsizetype invalidUtf8Line(const QByteArray& b);
 
+// Line `line` of `file` as the JSON object it must hold; refused by its number otherwise.
+Expected<QJsonObject> jsonLineObject(const QByteArray& raw, const QString& file, qsizetype line);
+
 // Calls `each` with the object of every line that is not blank, and its number, in order, and
 // stops at its first error; a line that is not a JSON object is refused by its number.
 Status forEachJsonLine(const QByteArray& bytes, const QString& file,

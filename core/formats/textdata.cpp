@@ -155,6 +155,28 @@ struct TextOptions {
     QString dir;            // the tokenizer's folder
 };
 
+// One JSON line's document appended to `e`: a conversation through the chat template (its
+// assistant's tokens trained), or the `field` string, every token trained.
+Status encodeDocument(const TextOptions& o, const QJsonObject& doc, qsizetype line, Encoded& e) {
+    if (o.kind == QLatin1String("chat")) {
+        auto messages = messagesOf(doc, o.file, line);
+        if (!messages)
+            return messages.error();
+        if (auto st = encodeChat(*o.tok, *o.tmpl, *messages, e); !st)
+            return makeError(
+                st.error().code,
+                QStringLiteral("%1, line %2: %3").arg(o.file).arg(line).arg(st.error().message));
+        return success();
+    }
+    const QJsonValue v = doc.value(o.field);
+    if (!v.isString())
+        return lineError(o.file, line,
+                         QStringLiteral("has no \"%1\" string (field=%1)").arg(o.field));
+    append(e, o.tok->encode(v.toString(), true), true);
+    endDocument(*o.tok, e);
+    return success();
+}
+
 Expected<Encoded> encodeFile(const TextOptions& o, const QByteArray& bytes) {
     Encoded e;
     if (o.kind == QLatin1String("text")) {
@@ -166,23 +188,8 @@ Expected<Encoded> encodeFile(const TextOptions& o, const QByteArray& bytes) {
     const Status read = forEachJsonLine(bytes, o.file, [&](const QJsonObject& doc, qsizetype line) {
         const size_t before = e.tokens.size();
         e.starts.push_back(int64_t(before));
-        if (o.kind == QLatin1String("chat")) {
-            auto messages = messagesOf(doc, o.file, line);
-            if (!messages)
-                return Status(messages.error());
-            if (auto st = encodeChat(*o.tok, *o.tmpl, *messages, e); !st)
-                return Status(makeError(st.error().code, QStringLiteral("%1, line %2: %3")
-                                                             .arg(o.file)
-                                                             .arg(line)
-                                                             .arg(st.error().message)));
-        } else {
-            const QJsonValue v = doc.value(o.field);
-            if (!v.isString())
-                return Status(lineError(
-                    o.file, line, QStringLiteral("has no \"%1\" string (field=%1)").arg(o.field)));
-            append(e, o.tok->encode(v.toString(), true), true);
-            endDocument(*o.tok, e);
-        }
+        if (auto st = encodeDocument(o, doc, line, e); !st)
+            return st;
         if (o.refuseLong && int64_t(e.tokens.size() - before) > o.context + 1)
             return Status(lineError(o.file, line,
                                     QStringLiteral("holds %1 tokens, more than one window of %2 "
@@ -514,29 +521,11 @@ Expected<DataPreview> previewData(const QString& spec, const QString& tokenizerD
         if (raw.trimmed().isEmpty())
             continue;
         // Each line on its own: one that cannot be read is listed, and the others still are.
+        auto doc = jsonLineObject(raw, o.file, line);
         Encoded one;
-        const Status read = forEachJsonLine(raw, o.file, [&](const QJsonObject& doc, qsizetype) {
-            if (kind == QLatin1String("chat")) {
-                auto messages = messagesOf(doc, o.file, line);
-                if (!messages)
-                    return Status(messages.error());
-                if (auto st = encodeChat(*o.tok, *o.tmpl, *messages, one); !st)
-                    return Status(lineError(o.file, line, st.error().message));
-                return success();
-            }
-            const QJsonValue v = doc.value(o.field);
-            if (!v.isString())
-                return Status(lineError(
-                    o.file, line, QStringLiteral("has no \"%1\" string (field=%1)").arg(o.field)));
-            append(one, o.tok->encode(v.toString(), true), true);
-            endDocument(*o.tok, one);
-            return success();
-        });
+        const Status read = doc ? encodeDocument(o, *doc, line, one) : Status(doc.error());
         if (!read) {
-            // forEachJsonLine counts lines from the one it is given.
-            p.refused << QString(read.error().message)
-                             .replace(QStringLiteral("%1, line 1:").arg(o.file),
-                                      QStringLiteral("%1, line %2:").arg(o.file).arg(line));
+            p.refused << read.error().message;
             continue;
         }
         const int64_t n = int64_t(one.tokens.size());

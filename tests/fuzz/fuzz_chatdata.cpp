@@ -1,10 +1,12 @@
 // Fuzz target: a chat: file (one conversation a line, {"messages": [...]}) and the same bytes as
 // a jsonl: file, read as a run reads them (formats/datasetspec.h's readTextDataset): each line
-// parsed, rendered with a model folder's chat template, tokenized, masked and cut into windows.
+// parsed, rendered with a model folder's chat template, tokenized, masked and cut into windows;
+// and as the app's Preview reads them (formats/datapreview.h), every line on its own.
 // The folder is the tests' 64-token one (hffolder.h); the token cache is off, since its folder
 // cannot be made.
 
 #include "../hffolder.h"
+#include "formats/datapreview.h"
 #include "formats/datasetspec.h"
 
 #include <QTemporaryDir>
@@ -42,6 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)tandem::readTextDataset(QLatin1String(kind), body,
                                       QLatin1String(kind) + QLatin1Char(':') + body,
                                       folder->dir.path());
+        (void)tandem::previewData(QLatin1String(kind) + QLatin1Char(':') + body,
+                                  folder->dir.path());
     }
     return 0;
 }

@@ -237,6 +237,8 @@ private Q_SLOTS:
         QVERIFY(done.wait(120000));
         QVERIFY(!d.generating());
         QVERIFY(d.text().startsWith(QStringLiteral("ab")));
+        const QString status = d.findChild<QLabel*>(QStringLiteral("tryStatus"))->text();
+        QVERIFY2(status.startsWith(QStringLiteral("Stopped: ")), qPrintable(status));
     }
 
     void theWholeConversationReachesTheTemplate() {
