@@ -40,6 +40,8 @@ QString topUsage() {
         "  export    Export a run's model: TorchScript, safetensors, a Hugging Face\n"
         "            folder, PEFT adapters, or GGUF for llama.cpp and Ollama\n"
         "  generate  Continue a prompt with a trained language model\n"
+        "  hub       Search and download models from the Hugging Face Hub, list those\n"
+        "            already downloaded\n"
         "  worker    Join a coordinator's run (tandem worker --connect HOST:PORT)\n"
         "  identity  Print this node's device ID\n"
         "  trust     List, add or remove the devices this node accepts\n"
@@ -512,7 +514,7 @@ int run(const QStringList& argv) {
         {QStringLiteral("identity"), cmdIdentity}, {QStringLiteral("trust"), cmdTrust},
         {QStringLiteral("peers"), cmdPeers},       {QStringLiteral("serve"), cmdServe},
         {QStringLiteral("pair"), cmdPair},         {QStringLiteral("sweep"), cmdSweep},
-        {QStringLiteral("generate"), cmdGenerate},
+        {QStringLiteral("generate"), cmdGenerate}, {QStringLiteral("hub"), cmdHub},
     };
     const auto it = commands.constFind(first);
     if (it == commands.constEnd()) {

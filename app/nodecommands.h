@@ -16,5 +16,7 @@ int cmdPeers(const QStringList& args);
 int cmdSweep(const QStringList& args);
 // generatecommand.cpp
 int cmdGenerate(const QStringList& args);
+// hubcommand.cpp
+int cmdHub(const QStringList& args);
 
 } // namespace tandem::cli

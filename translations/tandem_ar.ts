@@ -521,6 +521,155 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::HubDialog</name>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 غيغابايت</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 ميغابايت</translation>
+    </message>
+    <message>
+        <source>Get a model</source>
+        <translation>الحصول على نموذج</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub: llama, qwen, smollm…</source>
+        <translation>ابحث في Hugging Face Hub: ‏llama وqwen وsmollm…</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>بحث</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>النموذج</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>التنزيلات</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>المهمة</translation>
+    </message>
+    <message>
+        <source>Access</source>
+        <translation>الوصول</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>تنزيل</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>إيقاف</translation>
+    </message>
+    <message>
+        <source>On the Hugging Face Hub</source>
+        <translation>على Hugging Face Hub</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>الحجم</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>المجلد</translation>
+    </message>
+    <message>
+        <source>Use this model</source>
+        <translation>استخدام هذا النموذج</translation>
+    </message>
+    <message>
+        <source>On this computer (%1)</source>
+        <translation>على هذا الحاسوب (%1)</translation>
+    </message>
+    <message>
+        <source>hf_… from huggingface.co/settings/tokens</source>
+        <translation>hf_… من huggingface.co/settings/tokens</translation>
+    </message>
+    <message>
+        <source>Save token</source>
+        <translation>حفظ الرمز</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>رمز الوصول</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>إغلاق</translation>
+    </message>
+    <message>
+        <source>%1 of %2: %3</source>
+        <translation>%1 من %2: %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>Downloaded: %n file(s), %1 (%2 were here already). Choose it below and press Use this model.</source>
+        <translation>
+            <numerusform>تم التنزيل: %n ملف، %1 (%2 كانت هنا من قبل). اختره أدناه واضغط «استخدام هذا النموذج».</numerusform>
+            <numerusform>تم التنزيل: ملف واحد (%n)، %1 (%2 كانت هنا من قبل). اختره أدناه واضغط «استخدام هذا النموذج».</numerusform>
+            <numerusform>تم التنزيل: ملفان (%n)، %1 (%2 كانت هنا من قبل). اختره أدناه واضغط «استخدام هذا النموذج».</numerusform>
+            <numerusform>تم التنزيل: %n ملفات، %1 (%2 كانت هنا من قبل). اختره أدناه واضغط «استخدام هذا النموذج».</numerusform>
+            <numerusform>تم التنزيل: %n ملفًا، %1 (%2 كانت هنا من قبل). اختره أدناه واضغط «استخدام هذا النموذج».</numerusform>
+            <numerusform>تم التنزيل: %n ملف، %1 (%2 كانت هنا من قبل). اختره أدناه واضغط «استخدام هذا النموذج».</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>جارٍ البحث…</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>مفتوح</translation>
+    </message>
+    <message>
+        <source>Gated: needs a token</source>
+        <translation>مقيَّد: يحتاج إلى رمز</translation>
+    </message>
+    <message>
+        <source>No model on the Hub matches.</source>
+        <translation>لا يطابق البحثَ أي نموذج على Hub.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s). Choose one and press Download.</source>
+        <translation>
+            <numerusform>%n نموذج. اختر واحدًا واضغط «تنزيل».</numerusform>
+            <numerusform>نموذج واحد (%n). اختره واضغط «تنزيل».</numerusform>
+            <numerusform>نموذجان (%n). اختر واحدًا واضغط «تنزيل».</numerusform>
+            <numerusform>%n نماذج. اختر واحدًا واضغط «تنزيل».</numerusform>
+            <numerusform>%n نموذجًا. اختر واحدًا واضغط «تنزيل».</numerusform>
+            <numerusform>%n نموذج. اختر واحدًا واضغط «تنزيل».</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Asking the Hub for %1&apos;s files…</source>
+        <translation>جارٍ طلب ملفات %1 من Hub…</translation>
+    </message>
+    <message>
+        <source>%1 (incomplete)</source>
+        <translation>%1 (غير مكتمل)</translation>
+    </message>
+    <message>
+        <source>No token: open models download without one; gated ones (Llama, Gemma) need one that has accepted their terms.</source>
+        <translation>لا رمز: النماذج المفتوحة تُنزَّل بدونه؛ أما المقيَّدة (Llama وGemma) فتحتاج إلى رمز قَبِل صاحبه شروطها.</translation>
+    </message>
+    <message>
+        <source>A token is kept in the system&apos;s keychain.</source>
+        <translation>رمزٌ محفوظ في سلسلة مفاتيح النظام.</translation>
+    </message>
+    <message>
+        <source>The token in HF_TOKEN is used.</source>
+        <translation>يُستخدم الرمز الموجود في HF_TOKEN.</translation>
+    </message>
+    <message>
+        <source>A token is kept in %1 (readable by you only).</source>
+        <translation>رمزٌ محفوظ في %1 (لا يقرؤه غيرك).</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Export for Ollama / llama.cpp…</source>
@@ -1712,6 +1861,14 @@ Tandem %3</translation>
     <message>
         <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
         <translation>المحادثات الأولى كما سيقرؤها النموذج، والرموز التي تُدرَّب، والأطوال مقارنة بالسياق، وأي سطر تتعذّر قراءته.</translation>
+    </message>
+    <message>
+        <source>From the Hub…</source>
+        <translation>من Hub…</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
+        <translation>ابحث في Hugging Face Hub ونزِّل نموذجًا، أو اختر نموذجًا منزَّلًا من قبل</translation>
     </message>
 </context>
 <context>

@@ -489,6 +489,147 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::HubDialog</name>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>Get a model</source>
+        <translation>Modell holen</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub: llama, qwen, smollm…</source>
+        <translation>Im Hugging Face Hub suchen: llama, qwen, smollm…</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Suchen</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>Downloads</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>Aufgabe</translation>
+    </message>
+    <message>
+        <source>Access</source>
+        <translation>Zugang</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>Herunterladen</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Anhalten</translation>
+    </message>
+    <message>
+        <source>On the Hugging Face Hub</source>
+        <translation>Im Hugging Face Hub</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Ordner</translation>
+    </message>
+    <message>
+        <source>Use this model</source>
+        <translation>Dieses Modell verwenden</translation>
+    </message>
+    <message>
+        <source>On this computer (%1)</source>
+        <translation>Auf diesem Computer (%1)</translation>
+    </message>
+    <message>
+        <source>hf_… from huggingface.co/settings/tokens</source>
+        <translation>hf_… von huggingface.co/settings/tokens</translation>
+    </message>
+    <message>
+        <source>Save token</source>
+        <translation>Token speichern</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>Zugangstoken</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>%1 of %2: %3</source>
+        <translation>%1 von %2: %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>Downloaded: %n file(s), %1 (%2 were here already). Choose it below and press Use this model.</source>
+        <translation>
+            <numerusform>Heruntergeladen: %n Datei, %1 (%2 waren schon da). Wählen Sie es unten und drücken Sie „Dieses Modell verwenden“.</numerusform>
+            <numerusform>Heruntergeladen: %n Dateien, %1 (%2 waren schon da). Wählen Sie es unten und drücken Sie „Dieses Modell verwenden“.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>Suche läuft…</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>Frei</translation>
+    </message>
+    <message>
+        <source>Gated: needs a token</source>
+        <translation>Geschützt: braucht ein Token</translation>
+    </message>
+    <message>
+        <source>No model on the Hub matches.</source>
+        <translation>Kein Modell im Hub passt.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s). Choose one and press Download.</source>
+        <translation>
+            <numerusform>%n Modell. Wählen Sie eines und drücken Sie „Herunterladen“.</numerusform>
+            <numerusform>%n Modelle. Wählen Sie eines und drücken Sie „Herunterladen“.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Asking the Hub for %1&apos;s files…</source>
+        <translation>Die Dateien von %1 werden beim Hub erfragt…</translation>
+    </message>
+    <message>
+        <source>%1 (incomplete)</source>
+        <translation>%1 (unvollständig)</translation>
+    </message>
+    <message>
+        <source>No token: open models download without one; gated ones (Llama, Gemma) need one that has accepted their terms.</source>
+        <translation>Kein Token: Freie Modelle laden ohne eines; geschützte (Llama, Gemma) brauchen eines, mit dem ihre Bedingungen akzeptiert wurden.</translation>
+    </message>
+    <message>
+        <source>A token is kept in the system&apos;s keychain.</source>
+        <translation>Ein Token liegt im Schlüsselbund des Systems.</translation>
+    </message>
+    <message>
+        <source>The token in HF_TOKEN is used.</source>
+        <translation>Das Token aus HF_TOKEN wird verwendet.</translation>
+    </message>
+    <message>
+        <source>A token is kept in %1 (readable by you only).</source>
+        <translation>Ein Token liegt in %1 (nur für Sie lesbar).</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Export for Ollama / llama.cpp…</source>
@@ -1676,6 +1817,14 @@ Tandem %3</translation>
     <message>
         <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
         <translation>Die ersten Gespräche so, wie das Modell sie lesen wird, die Token, die trainiert werden, die Längen im Vergleich zum Kontext und jede Zeile, die nicht gelesen werden kann.</translation>
+    </message>
+    <message>
+        <source>From the Hub…</source>
+        <translation>Aus dem Hub…</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
+        <translation>Im Hugging Face Hub suchen und ein Modell herunterladen, oder ein bereits heruntergeladenes wählen</translation>
     </message>
 </context>
 <context>

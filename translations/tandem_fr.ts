@@ -489,6 +489,147 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::HubDialog</name>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 Go</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 Mo</translation>
+    </message>
+    <message>
+        <source>Get a model</source>
+        <translation>Obtenir un modèle</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub: llama, qwen, smollm…</source>
+        <translation>Chercher sur le Hub Hugging Face : llama, qwen, smollm…</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Chercher</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modèle</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>Téléchargements</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>Tâche</translation>
+    </message>
+    <message>
+        <source>Access</source>
+        <translation>Accès</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>Télécharger</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Arrêter</translation>
+    </message>
+    <message>
+        <source>On the Hugging Face Hub</source>
+        <translation>Sur le Hub Hugging Face</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Taille</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Dossier</translation>
+    </message>
+    <message>
+        <source>Use this model</source>
+        <translation>Utiliser ce modèle</translation>
+    </message>
+    <message>
+        <source>On this computer (%1)</source>
+        <translation>Sur cet ordinateur (%1)</translation>
+    </message>
+    <message>
+        <source>hf_… from huggingface.co/settings/tokens</source>
+        <translation>hf_… depuis huggingface.co/settings/tokens</translation>
+    </message>
+    <message>
+        <source>Save token</source>
+        <translation>Enregistrer le jeton</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>Jeton d&apos;accès</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Fermer</translation>
+    </message>
+    <message>
+        <source>%1 of %2: %3</source>
+        <translation>%1 sur %2 : %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>Downloaded: %n file(s), %1 (%2 were here already). Choose it below and press Use this model.</source>
+        <translation>
+            <numerusform>Téléchargé : %n fichier, %1 (%2 étaient déjà là). Choisissez-le ci-dessous et appuyez sur Utiliser ce modèle.</numerusform>
+            <numerusform>Téléchargé : %n fichiers, %1 (%2 étaient déjà là). Choisissez-le ci-dessous et appuyez sur Utiliser ce modèle.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>Recherche…</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>Libre</translation>
+    </message>
+    <message>
+        <source>Gated: needs a token</source>
+        <translation>Restreint : demande un jeton</translation>
+    </message>
+    <message>
+        <source>No model on the Hub matches.</source>
+        <translation>Aucun modèle du Hub ne correspond.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s). Choose one and press Download.</source>
+        <translation>
+            <numerusform>%n modèle. Choisissez-en un et appuyez sur Télécharger.</numerusform>
+            <numerusform>%n modèles. Choisissez-en un et appuyez sur Télécharger.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Asking the Hub for %1&apos;s files…</source>
+        <translation>Demande au Hub des fichiers de %1…</translation>
+    </message>
+    <message>
+        <source>%1 (incomplete)</source>
+        <translation>%1 (incomplet)</translation>
+    </message>
+    <message>
+        <source>No token: open models download without one; gated ones (Llama, Gemma) need one that has accepted their terms.</source>
+        <translation>Aucun jeton : les modèles libres se téléchargent sans ; les modèles restreints (Llama, Gemma) en demandent un dont le compte a accepté leurs conditions.</translation>
+    </message>
+    <message>
+        <source>A token is kept in the system&apos;s keychain.</source>
+        <translation>Un jeton est conservé dans le trousseau du système.</translation>
+    </message>
+    <message>
+        <source>The token in HF_TOKEN is used.</source>
+        <translation>Le jeton de HF_TOKEN est utilisé.</translation>
+    </message>
+    <message>
+        <source>A token is kept in %1 (readable by you only).</source>
+        <translation>Un jeton est conservé dans %1 (lisible par vous seul).</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Export for Ollama / llama.cpp…</source>
@@ -1676,6 +1817,14 @@ Tandem %3</translation>
     <message>
         <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
         <translation>Les premières conversations telles que le modèle les lira, les jetons qui sont entraînés, les longueurs face au contexte, et toute ligne illisible.</translation>
+    </message>
+    <message>
+        <source>From the Hub…</source>
+        <translation>Depuis le Hub…</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
+        <translation>Chercher sur le Hub Hugging Face et télécharger un modèle, ou en choisir un déjà téléchargé</translation>
     </message>
 </context>
 <context>

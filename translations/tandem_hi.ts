@@ -489,6 +489,147 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::HubDialog</name>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>Get a model</source>
+        <translation>मॉडल प्राप्त करें</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub: llama, qwen, smollm…</source>
+        <translation>Hugging Face Hub में खोजें: llama, qwen, smollm…</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>खोजें</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>मॉडल</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>डाउनलोड</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>कार्य</translation>
+    </message>
+    <message>
+        <source>Access</source>
+        <translation>पहुँच</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>डाउनलोड करें</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>रोकें</translation>
+    </message>
+    <message>
+        <source>On the Hugging Face Hub</source>
+        <translation>Hugging Face Hub पर</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>आकार</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>फ़ोल्डर</translation>
+    </message>
+    <message>
+        <source>Use this model</source>
+        <translation>यह मॉडल उपयोग करें</translation>
+    </message>
+    <message>
+        <source>On this computer (%1)</source>
+        <translation>इस कंप्यूटर पर (%1)</translation>
+    </message>
+    <message>
+        <source>hf_… from huggingface.co/settings/tokens</source>
+        <translation>hf_… huggingface.co/settings/tokens से</translation>
+    </message>
+    <message>
+        <source>Save token</source>
+        <translation>टोकन सहेजें</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>एक्सेस टोकन</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>बंद करें</translation>
+    </message>
+    <message>
+        <source>%1 of %2: %3</source>
+        <translation>%2 में से %1: %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>Downloaded: %n file(s), %1 (%2 were here already). Choose it below and press Use this model.</source>
+        <translation>
+            <numerusform>डाउनलोड हुआ: %n फ़ाइल, %1 (%2 पहले से यहाँ थीं)। इसे नीचे चुनें और ‘यह मॉडल उपयोग करें’ दबाएँ।</numerusform>
+            <numerusform>डाउनलोड हुआ: %n फ़ाइलें, %1 (%2 पहले से यहाँ थीं)। इसे नीचे चुनें और ‘यह मॉडल उपयोग करें’ दबाएँ।</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>खोज रहे हैं…</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>खुला</translation>
+    </message>
+    <message>
+        <source>Gated: needs a token</source>
+        <translation>प्रतिबंधित: टोकन चाहिए</translation>
+    </message>
+    <message>
+        <source>No model on the Hub matches.</source>
+        <translation>Hub पर कोई मॉडल मेल नहीं खाता।</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s). Choose one and press Download.</source>
+        <translation>
+            <numerusform>%n मॉडल। एक चुनें और ‘डाउनलोड करें’ दबाएँ।</numerusform>
+            <numerusform>%n मॉडल। एक चुनें और ‘डाउनलोड करें’ दबाएँ।</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Asking the Hub for %1&apos;s files…</source>
+        <translation>Hub से %1 की फ़ाइलें पूछी जा रही हैं…</translation>
+    </message>
+    <message>
+        <source>%1 (incomplete)</source>
+        <translation>%1 (अधूरा)</translation>
+    </message>
+    <message>
+        <source>No token: open models download without one; gated ones (Llama, Gemma) need one that has accepted their terms.</source>
+        <translation>कोई टोकन नहीं: खुले मॉडल बिना टोकन के डाउनलोड होते हैं; प्रतिबंधित मॉडल (Llama, Gemma) को ऐसा टोकन चाहिए जिसने उनकी शर्तें स्वीकार की हों।</translation>
+    </message>
+    <message>
+        <source>A token is kept in the system&apos;s keychain.</source>
+        <translation>एक टोकन सिस्टम के कीचेन में रखा है।</translation>
+    </message>
+    <message>
+        <source>The token in HF_TOKEN is used.</source>
+        <translation>HF_TOKEN का टोकन उपयोग होता है।</translation>
+    </message>
+    <message>
+        <source>A token is kept in %1 (readable by you only).</source>
+        <translation>एक टोकन %1 में रखा है (केवल आप पढ़ सकते हैं)।</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Export for Ollama / llama.cpp…</source>
@@ -1676,6 +1817,14 @@ Tandem %3</translation>
     <message>
         <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
         <translation>पहली बातचीत जैसी मॉडल उन्हें पढ़ेगा, ट्रेन होने वाले टोकन, संदर्भ की तुलना में लंबाइयाँ, और हर वह पंक्ति जो पढ़ी नहीं जा सकती।</translation>
+    </message>
+    <message>
+        <source>From the Hub…</source>
+        <translation>Hub से…</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
+        <translation>Hugging Face Hub में खोजकर मॉडल डाउनलोड करें, या पहले से डाउनलोड किया हुआ चुनें</translation>
     </message>
 </context>
 <context>

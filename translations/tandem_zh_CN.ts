@@ -481,6 +481,145 @@
     </message>
 </context>
 <context>
+    <name>tandem::ui::HubDialog</name>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>Get a model</source>
+        <translation>获取模型</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub: llama, qwen, smollm…</source>
+        <translation>在 Hugging Face Hub 中搜索：llama、qwen、smollm…</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>下载量</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Access</source>
+        <translation>访问</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>On the Hugging Face Hub</source>
+        <translation>在 Hugging Face Hub 上</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Use this model</source>
+        <translation>使用此模型</translation>
+    </message>
+    <message>
+        <source>On this computer (%1)</source>
+        <translation>在这台电脑上（%1）</translation>
+    </message>
+    <message>
+        <source>hf_… from huggingface.co/settings/tokens</source>
+        <translation>hf_…，来自 huggingface.co/settings/tokens</translation>
+    </message>
+    <message>
+        <source>Save token</source>
+        <translation>保存令牌</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>访问令牌</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>%1 of %2: %3</source>
+        <translation>%1 / %2：%3</translation>
+    </message>
+    <message numerus="yes">
+        <source>Downloaded: %n file(s), %1 (%2 were here already). Choose it below and press Use this model.</source>
+        <translation>
+            <numerusform>已下载：%n 个文件，%1（其中 %2 个已在本机）。在下方选中它并点击“使用此模型”。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>公开</translation>
+    </message>
+    <message>
+        <source>Gated: needs a token</source>
+        <translation>受限：需要令牌</translation>
+    </message>
+    <message>
+        <source>No model on the Hub matches.</source>
+        <translation>Hub 上没有匹配的模型。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s). Choose one and press Download.</source>
+        <translation>
+            <numerusform>%n 个模型。选择一个并点击“下载”。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Asking the Hub for %1&apos;s files…</source>
+        <translation>正在向 Hub 查询 %1 的文件…</translation>
+    </message>
+    <message>
+        <source>%1 (incomplete)</source>
+        <translation>%1（不完整）</translation>
+    </message>
+    <message>
+        <source>No token: open models download without one; gated ones (Llama, Gemma) need one that has accepted their terms.</source>
+        <translation>没有令牌：公开模型无需令牌即可下载；受限模型（Llama、Gemma）需要一个已接受其条款的令牌。</translation>
+    </message>
+    <message>
+        <source>A token is kept in the system&apos;s keychain.</source>
+        <translation>令牌保存在系统钥匙串中。</translation>
+    </message>
+    <message>
+        <source>The token in HF_TOKEN is used.</source>
+        <translation>使用 HF_TOKEN 中的令牌。</translation>
+    </message>
+    <message>
+        <source>A token is kept in %1 (readable by you only).</source>
+        <translation>令牌保存在 %1 中（仅您可读）。</translation>
+    </message>
+</context>
+<context>
     <name>tandem::ui::MainWindow</name>
     <message>
         <source>Export for Ollama / llama.cpp…</source>
@@ -1667,6 +1806,14 @@ Tandem %3</translation>
     <message>
         <source>The first conversations as the model will read them, the tokens that train, the lengths against the context, and any line that cannot be read.</source>
         <translation>模型将读到的前几段对话、参与训练的词元、相对于上下文的长度，以及无法读取的行。</translation>
+    </message>
+    <message>
+        <source>From the Hub…</source>
+        <translation>从 Hub 获取…</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
+        <translation>在 Hugging Face Hub 中搜索并下载模型，或选择已下载的模型</translation>
     </message>
 </context>
 <context>

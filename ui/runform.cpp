@@ -318,6 +318,7 @@ void RunForm::updateEnabled() {
     const bool file = m_model->currentData().toString() == kFileItem || hf;
     m_modelPath->setEnabled(file);
     m_modelBrowse->setEnabled(file);
+    m_modelHub->setEnabled(hf);
     // A disabled field shows no hint: greyed text in it reads as a value.
     m_modelPath->setPlaceholderText(!file ? QString()
                                     : hf  ? tr("a folder with config.json and model.safetensors")

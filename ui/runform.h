@@ -21,6 +21,7 @@ class QThread;
 namespace tandem::ui {
 
 class DataPreviewDialog;
+class HubDialog;
 class PeerModel;
 
 // The model list's entries for a file of the user's and a Hugging Face folder (their data).
@@ -49,6 +50,9 @@ public:
     Check checkState() const { return m_check; }
     // Preview: chat: or jsonl: data as the model will read it (DataPreviewDialog), shown.
     DataPreviewDialog* previewData();
+    // From the Hub…: the Hugging Face Hub and the models downloaded already (HubDialog), shown;
+    // the model chosen there becomes the form's folder.
+    HubDialog* getFromHub();
     QString checkMessage() const { return m_checkMessage; }
     // Reads the dataset and loads the model off the UI thread; emits checked.
     void check();
@@ -99,6 +103,7 @@ private:
     QComboBox* m_model;
     QLineEdit* m_modelPath;
     QPushButton* m_modelBrowse;
+    QPushButton* m_modelHub; // HubDialog
     // A Hugging Face folder's adapters (empty: every weight trains) and recomputed activations.
     QLineEdit* m_lora;
     QComboBox* m_loraBase; // the frozen base: as stored, int8 or nf4

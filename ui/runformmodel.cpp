@@ -2,6 +2,7 @@
 // recomputed activations, and the GGUF file the run writes at its end.
 
 #include "model/modelsource.h"
+#include "ui/hubdialog.h"
 #include "ui/runform.h"
 
 #include <QCheckBox>
@@ -34,9 +35,15 @@ void RunForm::addModelRows(QFormLayout* form) {
     m_modelPath->setObjectName(QStringLiteral("modelPath"));
     m_modelPath->setPlaceholderText(tr("model.pt saved with torch.jit.save"));
     m_modelBrowse = new QPushButton(tr("Choose…"));
+    m_modelHub = new QPushButton(tr("From the Hub…"));
+    m_modelHub->setObjectName(QStringLiteral("modelHubButton"));
+    m_modelHub->setToolTip(tr("Search the Hugging Face Hub and download a model, or choose one "
+                              "already downloaded"));
+    connect(m_modelHub, &QPushButton::clicked, this, &RunForm::getFromHub);
     auto* modelRow = new QHBoxLayout;
     modelRow->addWidget(m_modelPath, 1);
     modelRow->addWidget(m_modelBrowse);
+    modelRow->addWidget(m_modelHub);
     form->addRow(tr("Model"), m_model);
     form->addRow(QString(), modelRow);
     m_modelNote = new QLabel;
@@ -83,6 +90,20 @@ void RunForm::addModelRows(QFormLayout* form) {
                           "the run's folder: `ollama create NAME -f model.Modelfile` adds it to "
                           "Ollama, and LM Studio and llama.cpp open model.gguf as it is"));
     form->addRow(tr("Export for Ollama / llama.cpp"), m_gguf);
+}
+
+HubDialog* RunForm::getFromHub() {
+    auto* d = new HubDialog(this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    connect(d, &QDialog::accepted, this, [this, d] {
+        m_model->setCurrentIndex(m_model->findData(kModelHfItem));
+        m_lastChosen = ErrorSubject::Model;
+        m_modelPath->setText(d->chosenFolder());
+        Q_EMIT m_modelPath->editingFinished();
+        check();
+    });
+    d->open();
+    return d;
 }
 
 QStringList RunForm::takeTargets(const QString& spec, QString* rest) {

@@ -4,6 +4,7 @@
 
 #include "common/clocktext.h"
 #include "engine/runhistory.h"
+#include "fakehub.h"
 #include "formats/datapreview.h"
 #include "guitest.h"
 #include "hffolder.h"
@@ -12,6 +13,7 @@
 #include "ui/comparedialog.h"
 #include "ui/datapreviewdialog.h"
 #include "ui/historymodel.h"
+#include "ui/hubdialog.h"
 #include "ui/livechart.h"
 #include "ui/peermodel.h"
 #include "ui/runform.h"
@@ -769,6 +771,71 @@ private Q_SLOTS:
         c.data = QStringLiteral("fashion-mnist");
         form->setConfig(c);
         QVERIFY(!form->findChild<QPushButton*>(QStringLiteral("previewButton"))->isEnabled());
+    }
+
+    // From the Hub…: a search, a download with its progress, a gated model refused until a
+    // token is saved, and the downloaded folder put in the form (against tests/fakehub.h).
+    void aModelComesFromTheHub() {
+        QTemporaryDir home, hf;
+        FakeHub server;
+        QMap<QString, FakeHub::File> files{
+            {QStringLiteral("config.json"), {"{\"model_type\": \"llama\"}", false}},
+            {QStringLiteral("model.safetensors"), {QByteArray(200000, 'w'), true}}};
+        server.addRepo(QStringLiteral("tiny/open-llama"), files, false, 100);
+        server.addRepo(QStringLiteral("tiny/gated-llama"), files, true, 50);
+        qputenv("HF_ENDPOINT", server.endpoint().toString().toUtf8());
+        qputenv("HF_HOME", hf.path().toUtf8());
+        qunsetenv("HF_HUB_CACHE");
+        qunsetenv("HF_TOKEN");
+        const QByteArray bus = qgetenv("DBUS_SESSION_BUS_ADDRESS");
+        qunsetenv("DBUS_SESSION_BUS_ADDRESS"); // no keychain: the token file
+        MainWindow w(loopbackContext(home.path(), freeUdpPort()));
+        RunForm* form = w.runForm();
+        auto* hubButton = form->findChild<QPushButton*>(QStringLiteral("modelHubButton"));
+        QVERIFY(!hubButton->isEnabled()); // the demo model is not a Hugging Face folder
+        HubDialog* d = form->getFromHub();
+        auto* results = d->findChild<QTableWidget*>(QStringLiteral("hubResults"));
+        auto* status = d->findChild<QLabel*>(QStringLiteral("hubStatus"));
+        auto* download = d->findChild<QPushButton*>(QStringLiteral("hubDownload"));
+        auto* use = d->findChild<QPushButton*>(QStringLiteral("hubUse"));
+        QVERIFY(!download->isEnabled());
+        QVERIFY(!use->isEnabled());
+        QSignalSpy shown(d, &HubDialog::searchShown);
+        d->findChild<QLineEdit*>(QStringLiteral("hubQuery"))->setText(QStringLiteral("llama"));
+        d->findChild<QPushButton*>(QStringLiteral("hubSearch"))->click();
+        QVERIFY(shown.wait(30000));
+        QCOMPARE(results->rowCount(), 2);
+        QCOMPARE(results->item(0, 0)->text(), QStringLiteral("tiny/open-llama"));
+        // the gated one, without a token
+        QSignalSpy ended(d, &HubDialog::downloadEnded);
+        results->selectRow(1);
+        download->click();
+        QVERIFY(ended.wait(30000));
+        QCOMPARE(ended.last().first().toBool(), false);
+        QVERIFY2(status->text().contains(QStringLiteral("gated")), qPrintable(status->text()));
+        d->findChild<QLineEdit*>(QStringLiteral("hubToken"))->setText(server.token);
+        d->findChild<QPushButton*>(QStringLiteral("hubSaveToken"))->click();
+        QVERIFY(d->findChild<QLabel*>(QStringLiteral("hubTokenState"))
+                    ->text()
+                    .contains(QDir::toNativeSeparators(hf.filePath(QStringLiteral("token")))));
+        download->click();
+        QVERIFY(ended.wait(30000));
+        QVERIFY2(ended.last().first().toBool(), qPrintable(status->text()));
+        QVERIFY(d->findChild<QProgressBar*>(QStringLiteral("hubProgress"))->value() == 1000);
+        QVERIFY(!server.tokenWentToStore);
+        // the download is chosen below, and goes to the form
+        auto* local = d->findChild<QTableWidget*>(QStringLiteral("hubLocal"));
+        QCOMPARE(local->rowCount(), 1);
+        QVERIFY(use->isEnabled());
+        const QString folder = local->item(local->currentRow(), 2)->data(Qt::UserRole).toString();
+        QVERIFY(QFile::exists(folder + QStringLiteral("/config.json")));
+        use->click();
+        QCOMPARE(form->config().model, QStringLiteral("hf:") + folder);
+        QVERIFY(hubButton->isEnabled());
+        qunsetenv("HF_ENDPOINT");
+        qunsetenv("HF_HOME");
+        if (!bus.isEmpty())
+            qputenv("DBUS_SESSION_BUS_ADDRESS", bus);
     }
 
     void anExportGoesToOllamaWhereItIsInstalled() {
