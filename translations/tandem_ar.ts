@@ -1870,6 +1870,14 @@ Tandem %3</translation>
         <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
         <translation>ابحث في Hugging Face Hub ونزِّل نموذجًا، أو اختر نموذجًا منزَّلًا من قبل</translation>
     </message>
+    <message>
+        <source>optional: how History will name this run</source>
+        <translation>اختياري: الاسم الذي يظهر به هذا التدريب في السجل</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>الاسم</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1826,6 +1826,14 @@ Tandem %3</translation>
         <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
         <translation>Im Hugging Face Hub suchen und ein Modell herunterladen, oder ein bereits heruntergeladenes wählen</translation>
     </message>
+    <message>
+        <source>optional: how History will name this run</source>
+        <translation>optional: wie der Verlauf diesen Lauf nennt</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

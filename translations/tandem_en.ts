@@ -1817,6 +1817,14 @@ Tandem %3</source>
         <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>optional: how History will name this run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1826,6 +1826,14 @@ Tandem %3</translation>
         <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
         <translation>Chercher sur le Hub Hugging Face et télécharger un modèle, ou en choisir un déjà téléchargé</translation>
     </message>
+    <message>
+        <source>optional: how History will name this run</source>
+        <translation>facultatif : le nom de cet entraînement dans l&apos;Historique</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nom</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -1826,6 +1826,14 @@ Tandem %3</translation>
         <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
         <translation>Hugging Face Hub में खोजकर मॉडल डाउनलोड करें, या पहले से डाउनलोड किया हुआ चुनें</translation>
     </message>
+    <message>
+        <source>optional: how History will name this run</source>
+        <translation>वैकल्पिक: इतिहास में इस रन का नाम</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>नाम</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

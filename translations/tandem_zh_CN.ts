@@ -1815,6 +1815,14 @@ Tandem %3</translation>
         <source>Search the Hugging Face Hub and download a model, or choose one already downloaded</source>
         <translation>在 Hugging Face Hub 中搜索并下载模型，或选择已下载的模型</translation>
     </message>
+    <message>
+        <source>optional: how History will name this run</source>
+        <translation>可选：历史记录中此次训练的名称</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

@@ -200,6 +200,9 @@ void MainWindow::launch(RunConfig config, const QString& resumeFrom) {
         saveUiState(); // the form as this run starts, for the next start of the app
     // Written here too, so that History shows the run at once; the engine keeps it (RunHistory).
     RunHistory::started(config);
+    if (resumeFrom.isEmpty())
+        if (const QString name = m_form->takeRunName(); !name.isEmpty())
+            RunHistory::describe(m_runFolder, name, QString());
     m_history->setActiveFolder(m_runFolder);
     m_history->reload();
     m_charts->reset(Task::Classification, config.epochs);

@@ -103,14 +103,14 @@ void MainWindow::restoreUiState() {
     // The form as the last run started, or as it was when the window closed.
     const QJsonObject form = QJsonDocument::fromJson(s.value(kForm).toByteArray()).object();
     if (!form.isEmpty())
-        if (auto c = RunConfig::fromJson(form))
+        if (auto c = RunForm::fromDescription(form))
             m_form->setConfig(*c);
 }
 
 void MainWindow::saveUiState() const {
     QSettings s(uiStatePath(), QSettings::IniFormat);
     s.setValue(kGeometry, saveGeometry());
-    s.setValue(kForm, QJsonDocument(m_form->config().toJson()).toJson(QJsonDocument::Compact));
+    s.setValue(kForm, QJsonDocument(m_form->description()).toJson(QJsonDocument::Compact));
 }
 
 QString MainWindow::exportFolder() const {

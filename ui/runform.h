@@ -3,6 +3,7 @@
 #include "common/expected.h"
 #include "engine/training.h"
 
+#include <QJsonObject>
 #include <QWidget>
 
 #include <memory>
@@ -43,6 +44,10 @@ public:
 
     RunConfig config() const;
     void setConfig(const RunConfig& config);
+    // The form as a run description to keep (saveTo, the window's state): its machines as
+    // invites, without the workers to wait for or the address, which a run sets as it starts.
+    QJsonObject description() const;
+    static Expected<RunConfig> fromDescription(QJsonObject o);
     Status saveTo(const QString& path) const;
     Status loadFrom(const QString& path);
 
@@ -53,6 +58,9 @@ public:
     // From the Hub…: the Hugging Face Hub and the models downloaded already (HubDialog), shown;
     // the model chosen there becomes the form's folder.
     HubDialog* getFromHub();
+    // The Name field: what History calls the next run (empty: its folder's name). It belongs to
+    // one run: a started run takes it and the field empties.
+    QString takeRunName();
     QString checkMessage() const { return m_checkMessage; }
     // Reads the dataset and loads the model off the UI thread; emits checked.
     void check();
@@ -100,6 +108,7 @@ private:
 
     PeerModel* m_peers;
     RunConfig m_base;
+    QLineEdit* m_runName;
     QComboBox* m_model;
     QLineEdit* m_modelPath;
     QPushButton* m_modelBrowse;

@@ -12,13 +12,29 @@
 
 namespace tandem::ui {
 
+QJsonObject RunForm::description() const {
+    RunConfig c = config();
+    c.outDir.clear(); // each run gets its own folder
+    // The machines are the invites; how many to wait for, and on which address, a run decides
+    // as it starts (MainWindow::launch).
+    c.workers = 0;
+    c.listen.clear();
+    return c.toJson();
+}
+
+Expected<RunConfig> RunForm::fromDescription(QJsonObject o) {
+    // One kept with the workers it waited for but not its address (as the form wrote them
+    // before) reads as its machines.
+    if (o.value(QStringLiteral("listen")).toString().isEmpty())
+        o.remove(QStringLiteral("workers"));
+    return RunConfig::fromJson(o);
+}
+
 Status RunForm::saveTo(const QString& path) const {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly))
         return makeError(ErrorCode::Io, tr("Cannot write %1: %2").arg(path, f.errorString()));
-    RunConfig c = config();
-    c.outDir.clear(); // each run gets its own folder
-    f.write(QJsonDocument(c.toJson()).toJson());
+    f.write(QJsonDocument(description()).toJson());
     if (!f.commit())
         return makeError(ErrorCode::Io, tr("Cannot write %1: %2").arg(path, f.errorString()));
     return success();
@@ -36,7 +52,7 @@ Status RunForm::loadFrom(const QString& path) {
     if (!doc.isObject())
         return makeError(ErrorCode::InvalidArgument,
                          tr("%1 is not a run description: %2").arg(path, err.errorString()));
-    auto c = RunConfig::fromJson(doc.object());
+    auto c = fromDescription(doc.object());
     if (!c)
         return makeError(c.error().code, tr("%1: %2").arg(path, c.error().message));
     setConfig(*c);

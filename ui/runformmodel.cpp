@@ -20,6 +20,11 @@
 namespace tandem::ui {
 
 void RunForm::addModelRows(QFormLayout* form) {
+    m_runName = new QLineEdit;
+    m_runName->setObjectName(QStringLiteral("runNameEdit"));
+    m_runName->setPlaceholderText(tr("optional: how History will name this run"));
+    m_runName->setMaxLength(120);
+    form->addRow(tr("Name"), m_runName);
     m_model = new QComboBox;
     m_model->setObjectName(QStringLiteral("modelCombo"));
     m_model->addItem(tr("mnist-cnn: convolutional network for 28×28 images"),
@@ -90,6 +95,12 @@ void RunForm::addModelRows(QFormLayout* form) {
                           "the run's folder: `ollama create NAME -f model.Modelfile` adds it to "
                           "Ollama, and LM Studio and llama.cpp open model.gguf as it is"));
     form->addRow(tr("Export for Ollama / llama.cpp"), m_gguf);
+}
+
+QString RunForm::takeRunName() {
+    const QString name = m_runName->text().trimmed();
+    m_runName->clear();
+    return name;
 }
 
 HubDialog* RunForm::getFromHub() {

@@ -12,6 +12,7 @@
 #include "net/truststore.h"
 #include "testutil.h"
 #include "ui/chartpanel.h"
+#include "ui/comparedialog.h"
 #include "ui/datapreviewdialog.h"
 #include "ui/format.h"
 #include "ui/historymodel.h"
@@ -26,6 +27,8 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QItemSelectionModel>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -36,9 +39,12 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+
+#include <memory>
 
 using namespace tandem;
 using namespace tandem::ui;
@@ -308,7 +314,10 @@ private Q_SLOTS:
         QVERIFY(testutil::writeFile(chat, chatdata::chatLines(200, 5)));
 
         const quint16 port = freeUdpPort();
-        MainWindow a(loopbackContext(homeA.path(), port, QStringLiteral("alpha")));
+        // alpha closes and opens again at the end
+        auto alpha = std::make_unique<MainWindow>(
+            loopbackContext(homeA.path(), port, QStringLiteral("alpha")));
+        MainWindow& a = *alpha;
         MainWindow b(loopbackContext(homeB.path(), port, QStringLiteral("beta")));
         a.show();
         b.show();
@@ -373,6 +382,7 @@ private Q_SLOTS:
                     *texts << statusText(*w);
         });
         watch.start(20);
+        child<QLineEdit>(form, "runNameEdit")->setText(QStringLiteral("support v1"));
         QTest::mouseClick(child<QPushButton>(&a, "startButton"), Qt::LeftButton);
 
         // The dashboard speaks of tokens and perplexity.
@@ -477,11 +487,10 @@ private Q_SLOTS:
         QVERIFY(dialog->referenceText().startsWith(QStringLiteral("You: What colour is a plum?")));
         QCOMPARE(dialog->conversation().size(), 1);
         dialog->close();
-        // The run is named in History, and its charts come back when it is chosen again.
-        QVERIFY(a.history()->setData(a.history()->index(0, HistoryModel::Name),
-                                     QStringLiteral("support v1"), Qt::EditRole));
+        // The run has the name the form gave it, which the next run does not take.
         QCOMPARE(a.history()->index(0, HistoryModel::Name).data().toString(),
                  QStringLiteral("support v1"));
+        QVERIFY(child<QLineEdit>(form, "runNameEdit")->text().isEmpty());
         QVERIFY(a.charts()->lossChart()->pointCount(1) > 0);
 
         // The export menu offers what a Hugging Face run can be written as, and the folder
@@ -501,6 +510,57 @@ private Q_SLOTS:
         QVERIFY2(exported.last().at(0).toBool(), qPrintable(exported.last().at(1).toString()));
         QVERIFY(QFile::exists(into + QStringLiteral("/config.json")));
         QVERIFY(QFile::exists(into + QStringLiteral("/tokenizer.json")));
+
+        // An earlier run beside this one: its record and curves as alpha left them a day
+        // before, at another learning rate.
+        const RunConfig filled = form->config();
+        const QString thisRun = a.history()->index(0, 0).data(HistoryModel::FolderRole).toString();
+        const QString earlier = homeA.filePath(QStringLiteral("runs/earlier"));
+        QVERIFY(QDir().mkpath(earlier));
+        QVERIFY(QFile::copy(thisRun + QLatin1Char('/') + RunFiles::metrics(),
+                            earlier + QLatin1Char('/') + RunFiles::metrics()));
+        QJsonObject record = RunHistory::read(thisRun);
+        QJsonObject earlierConfig = record.value(QStringLiteral("config")).toObject();
+        earlierConfig.insert(QStringLiteral("lr"), 0.5);
+        record.insert(QStringLiteral("config"), earlierConfig);
+        record.insert(QStringLiteral("title"), QStringLiteral("support v0"));
+        record.insert(QStringLiteral("started"), QStringLiteral("2026-01-01T10:00:00Z"));
+        RunHistory::write(earlier, record);
+        // Closed and opened again: the form as it was filled, both runs in History with their
+        // names, this run's charts at start and the earlier one's when it is chosen.
+        alpha->close();
+        alpha.reset();
+        MainWindow again(loopbackContext(homeA.path(), port, QStringLiteral("alpha")));
+        const RunConfig kept = again.runForm()->config();
+        QCOMPARE(kept.model, filled.model);
+        QCOMPARE(kept.data, filled.data);
+        QCOMPARE(kept.lora, filled.lora);
+        QCOMPARE(kept.batch, filled.batch);
+        QCOMPARE(again.history()->rowCount(), 2);
+        QCOMPARE(again.history()->index(0, HistoryModel::Name).data().toString(),
+                 QStringLiteral("support v1"));
+        QCOMPARE(again.history()->index(1, HistoryModel::Name).data().toString(),
+                 QStringLiteral("support v0"));
+        const int steps = again.charts()->lossChart()->pointCount(1);
+        QVERIFY(steps > 0);
+        auto* view = child<QTableView>(&again, "historyView");
+        view->selectRow(1);
+        QCOMPARE(again.charts()->lossChart()->pointCount(1), steps); // the same curve, copied
+        QCOMPARE(again.charts()->accuracyChart()->title(), QStringLiteral("Held-out perplexity"));
+        // The two compared: one curve each, tokens/s, the learning rate in bold.
+        view->selectionModel()->select(view->model()->index(0, 0),
+                                       QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        QVERIFY(child<QPushButton>(&again, "compareButton")->isEnabled());
+        std::unique_ptr<CompareDialog> compared(again.compareRuns({0, 1}));
+        QCOMPARE(compared->lossChart()->seriesCount(), 2);
+        QCOMPARE(compared->speedChart()->yTitle(), QStringLiteral("Tokens/s"));
+        QTableWidget* settings = compared->table();
+        int lrRow = -1;
+        for (int r = 0; r < settings->rowCount(); ++r)
+            if (settings->verticalHeaderItem(r)->text() == QStringLiteral("Learning rate"))
+                lrRow = r;
+        QVERIFY(lrRow >= 0);
+        QVERIFY(settings->item(lrRow, 0)->font().bold());
     }
 };
 

@@ -377,6 +377,18 @@ private Q_SLOTS:
         QCOMPARE(kept.epochs, 7);
         QVERIFY(size != QSize(1280, 800)); // the first start's size
         QCOMPARE(again.size(), size);
+        // A form that invites another machine is kept too: the workers to wait for and the
+        // address are the run's, not the form's (one kept with them but without the address,
+        // as the form wrote it before, reads as its machines).
+        QJsonObject kept2 = again.runForm()->description();
+        QVERIFY(!kept2.contains(QStringLiteral("workers")) ||
+                kept2.value(QStringLiteral("workers")).toInt() == 0);
+        kept2.insert(QStringLiteral("invites"), QJsonArray{QStringLiteral("peer:abc")});
+        kept2.insert(QStringLiteral("workers"), 1);
+        QVERIFY(!RunConfig::fromJson(kept2).ok());
+        auto read = RunForm::fromDescription(kept2);
+        QVERIFY2(read.ok(), qPrintable(read.ok() ? QString() : read.error().message));
+        QCOMPARE(read->invites, QStringList{QStringLiteral("peer:abc")});
     }
 
     void aNewRunLikeAnEarlierOne() {
