@@ -5,6 +5,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QFontMetrics>
 #include <QHorizontalStackedBarSeries>
 #include <QLegend>
 #include <QLegendMarker>
@@ -47,45 +48,53 @@ double LossSmoother::add(double at, double loss) {
     return ema;
 }
 
-NiceAxis niceAxis(double lo, double hi, bool integers) {
+NiceAxis niceAxis(double lo, double hi, bool integers, int intervals) {
     NiceAxis n;
     if (!std::isfinite(lo) || !std::isfinite(hi))
         return n;
     if (hi < lo)
         std::swap(lo, hi);
+    intervals = std::max(intervals, 1);
     const bool nonNegative = lo >= 0;
     if (hi - lo < (integers ? 1.0 : std::max(std::abs(hi) * 1e-6, 1e-9))) {
         const double w = integers ? 1.0 : std::max(std::abs(lo) * 0.1, 1e-3);
         lo -= integers ? 0 : w;
         hi += w;
     }
-    const double rough = (hi - lo) / 5;
-    const double mag = std::pow(10.0, std::floor(std::log10(rough)));
-    double step = 10 * mag;
-    for (double m : {1.0, 2.0, 2.5, 5.0}) {
-        if (integers && m == 2.5)
+    const double rough = (hi - lo) / intervals;
+    double mag = std::pow(10.0, std::floor(std::log10(rough)));
+    // The round steps from the first at least `rough`; the ends, on ticks, may add an interval
+    // each, so a larger step is taken while the axis would have more than one interval over.
+    static constexpr double kSteps[] = {1.0, 2.0, 2.5, 5.0};
+    int k = 0;
+    while (k < 4 && kSteps[k] * mag < rough * (1 - 1e-9))
+        ++k;
+    for (;; ++k) {
+        if (k == 4) {
+            k = 0;
+            mag *= 10;
+        }
+        if (integers && kSteps[k] == 2.5)
             continue;
-        if (m * mag >= rough * (1 - 1e-9)) {
-            step = m * mag;
-            break;
+        const double step = integers ? std::max(1.0, std::round(kSteps[k] * mag)) : kSteps[k] * mag;
+        n.min = std::floor(lo / step + 1e-9) * step;
+        n.max = std::ceil(hi / step - 1e-9) * step;
+        if (nonNegative && n.min < 0)
+            n.min = 0;
+        if (n.max <= n.min)
+            n.max = n.min + step;
+        n.ticks = int(std::lround((n.max - n.min) / step)) + 1;
+        if (n.ticks - 1 <= intervals + 1 || n.ticks <= 3) {
+            n.decimals = 0;
+            while (n.decimals < 6) {
+                const double scaled = step * std::pow(10.0, n.decimals);
+                if (std::abs(scaled - std::round(scaled)) < 1e-6 * std::max(1.0, scaled))
+                    break;
+                ++n.decimals;
+            }
+            return n;
         }
     }
-    if (integers)
-        step = std::max(1.0, std::round(step));
-    n.min = std::floor(lo / step + 1e-9) * step;
-    n.max = std::ceil(hi / step - 1e-9) * step;
-    if (nonNegative && n.min < 0)
-        n.min = 0;
-    if (n.max <= n.min)
-        n.max = n.min + step;
-    n.ticks = int(std::lround((n.max - n.min) / step)) + 1;
-    while (n.decimals < 6) {
-        const double scaled = step * std::pow(10.0, n.decimals);
-        if (std::abs(scaled - std::round(scaled)) < 1e-6 * std::max(1.0, scaled))
-            break;
-        ++n.decimals;
-    }
-    return n;
 }
 
 namespace {
@@ -372,6 +381,22 @@ qint64 LiveChart::appendedCount(int series) const {
     return series >= 0 && series < m_series.size() ? m_series[series].appended : 0;
 }
 
+int LiveChart::rowsOfLabels() const {
+    // QtCharts elides a value axis's labels to "…" where a label is taller than the space
+    // between two ticks: a short chart (Compare's) gets fewer ticks, a tall one up to five
+    // intervals.
+    const double plot = m_chart->chart->plotArea().height();
+    if (!isVisible() || plot <= 0) // not laid out at its size yet
+        return 5;
+    const int line = QFontMetrics(m_chart->y->labelsFont()).height();
+    return std::clamp(int(plot / (1.8 * line)), 2, 5);
+}
+
+void LiveChart::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    scheduleDraw(); // the ticks that fit the new height
+}
+
 void LiveChart::scheduleDraw() {
     m_dirty = true;
     if (!m_drawTimer.isActive())
@@ -450,7 +475,7 @@ void LiveChart::draw() {
     if (m_kind == Kind::StackedArea)
         y0 = 0;
     m_xAxis = niceAxis(x0, x1, m_integerX);
-    m_yAxis = niceAxis(y0, y1, false);
+    m_yAxis = niceAxis(y0, y1, false, rowsOfLabels());
     applyAxis(m_chart->x, m_xAxis);
     applyAxis(m_chart->y, m_yAxis);
 }

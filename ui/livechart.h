@@ -15,16 +15,17 @@ namespace tandem::ui {
 // sets bars through this. Points are buffered and drawn at most ten times a second, and old
 // points are thinned (pairs averaged) once a series holds kMaxPoints, so a run of any length
 // at any step rate costs the UI thread a bounded amount of work.
-// An axis over [lo, hi] with round ticks about five apart: 1, 2, 2.5 or 5 times a power of
-// ten (whole numbers only for `integers`), ends on ticks, never below zero when `lo` is not,
-// and labels with just the decimals the step needs (0, 1, 2 rather than 0, 0, 1, 1).
+// An axis over [lo, hi] with round ticks, about `intervals` of them: 1, 2, 2.5 or 5 times a power
+// of ten (whole numbers only for `integers`), ends on ticks, never below zero when `lo` is not, and
+// labels with just the decimals the step needs (0, 1, 2 rather than 0, 0, 1, 1).
 struct NiceAxis {
     double min = 0;
     double max = 1;
     int ticks = 2;
     int decimals = 0;
 };
-NiceAxis niceAxis(double lo, double hi, bool integers);
+// `intervals`: about how many; never more than one over it.
+NiceAxis niceAxis(double lo, double hi, bool integers, int intervals = 5);
 
 // The colours series take in turn (a worker's, a run's): six that tell apart on white.
 QColor seriesColor(int i);
@@ -89,7 +90,12 @@ public:
     bool legendShows(int series) const;
     qint64 appendedCount(int series) const;
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    // How many intervals the value axis's labels have room for at the chart's height.
+    int rowsOfLabels() const;
     struct Series {
         QString name;
         QColor color;

@@ -1038,6 +1038,10 @@ private Q_SLOTS:
         QVERIFY(same(niceAxis(0, 2, true), 0, 2, 3, 0));
         QVERIFY(same(niceAxis(1, 938, true), 0, 1000, 6, 0));
         QVERIFY(niceAxis(3, 3, false).max > 3 && niceAxis(3, 3, false).min >= 0);
+        // A short chart asks for fewer intervals, and gets at most one more.
+        QVERIFY(same(niceAxis(0.09, 1.27, false, 2), 0, 2, 3, 0));
+        QVERIFY(same(niceAxis(45, 55, false, 3), 45, 55, 3, 0));
+        QVERIFY(same(niceAxis(1, 938, true, 2), 0, 1000, 3, 0));
 
         ChartPanel panel;
         panel.reset(Task::Classification, 1);

@@ -20,11 +20,13 @@
 #include "ui/trydialog.h"
 
 #include <QApplication>
+#include <QChartView>
 #include <QCheckBox>
 #include <QDesktopServices>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFontMetrics>
 #include <QItemSelectionModel>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -44,6 +46,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+#include <QValueAxis>
 
 using namespace tandem;
 using namespace tandem::ui;
@@ -675,6 +678,24 @@ private Q_SLOTS:
                                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
         QVERIFY(compare->isEnabled());
         CompareDialog* d = w.compareRuns({0, 1});
+        // Shown at the size of the screenshots, each value axis has room for its labels: QtCharts
+        // writes "…" for a label taller than the space between two ticks.
+        d->resize(1000, 720);
+        d->show();
+        QVERIFY(QTest::qWaitForWindowExposed(d));
+        const auto views = d->findChildren<QChartView*>();
+        QCOMPARE(views.size(), 3);
+        auto roomy = [&] {
+            for (QChartView* v : views)
+                for (QAbstractAxis* a : v->chart()->axes(Qt::Vertical)) {
+                    const auto* axis = qobject_cast<QValueAxis*>(a);
+                    const double gap = v->chart()->plotArea().height() / (axis->tickCount() - 1);
+                    if (gap < 1.5 * QFontMetrics(axis->labelsFont()).height())
+                        return false;
+                }
+            return true;
+        };
+        QVERIFY(QTest::qWaitFor(roomy, 5000));
         // One curve per run on each chart: b (newest, row 0) has 20 steps and 2 epochs, a 30 and 3.
         QCOMPARE(d->lossChart()->seriesCount(), 2);
         QCOMPARE(d->lossChart()->pointCount(0), 20);
