@@ -36,7 +36,9 @@ int search(hub::HubClient& c, const QString& text) {
             printOut(QStringLiteral("%1  %2 downloads%3%4")
                          .arg(m.id.leftJustified(48), countText(m.downloads),
                               m.task.isEmpty() ? QString() : QStringLiteral(", ") + m.task,
-                              m.gated.isEmpty() ? QString() : QStringLiteral(", gated")));
+                              m.gated.isEmpty() || m.gated == QLatin1String("no")
+                                  ? QString()
+                                  : QStringLiteral(", gated")));
         loop.quit();
     });
     QObject::connect(&c, &hub::HubClient::failed, &loop, [&](const QString& e) {

@@ -217,6 +217,8 @@ private:
                  hits.mid(0, q.queryItemValue(QStringLiteral("limit")).toInt()))
                 out.append(QJsonObject{
                     {QStringLiteral("id"), id},
+                    {QStringLiteral("gated"),
+                     m_repos[id].gated ? QJsonValue(QStringLiteral("manual")) : QJsonValue(false)},
                     {QStringLiteral("downloads"), -d},
                     {QStringLiteral("likes"), 7},
                     {QStringLiteral("pipeline_tag"), QStringLiteral("text-generation")}});

@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -101,6 +102,9 @@ private Q_SLOTS:
         QCOMPARE(models.first().id, QStringLiteral("tiny/llama-cut"));
         QCOMPARE(models.first().downloads, qint64(900));
         QCOMPARE(models.first().task, QStringLiteral("text-generation"));
+        QCOMPARE(models.first().gated, QStringLiteral("no"));
+        QCOMPARE(models.at(3).id, QStringLiteral("gated/llama"));
+        QCOMPARE(models.at(3).gated, QStringLiteral("manual"));
         QVERIFY(m_hub.log.last().contains(QStringLiteral("/api/models")));
     }
 
@@ -213,6 +217,34 @@ private Q_SLOTS:
         // served right, it downloads
         const Result again = download(*client(), QStringLiteral("tiny/llama-bad"));
         QVERIFY2(again.error.isEmpty(), qPrintable(again.error));
+    }
+
+    // A file another program is downloading (its lock held) is left to it; a revision that
+    // would name a file outside refs/ is refused.
+    void aFileBeingDownloadedElsewhereIsLeftAlone() {
+        QTemporaryDir cache;
+        const QString weights =
+            FakeHub::sha256(m_hub.repo(QStringLiteral("tiny/llama-bad"))
+                                .files.value(QStringLiteral("model.safetensors"))
+                                .body);
+        const QString blobs = cache.filePath(QStringLiteral("models--tiny--llama-bad/blobs"));
+        QVERIFY(QDir().mkpath(blobs));
+        QLockFile other(blobs + QLatin1Char('/') + weights + QStringLiteral(".lock"));
+        QVERIFY(other.tryLock(0));
+        HubClient* c = client();
+        c->setCacheDir(cache.path());
+        const Result held = download(*c, QStringLiteral("tiny/llama-bad"));
+        QVERIFY2(held.error.contains(QStringLiteral("being downloaded by another program")),
+                 qPrintable(held.error));
+        other.unlock();
+        const Result after = download(*c, QStringLiteral("tiny/llama-bad"));
+        QVERIFY2(after.error.isEmpty(), qPrintable(after.error));
+        for (const char* bad : {"../../x", "/etc", "a/../b", "main branch"}) {
+            QSignalSpy failed(c, &HubClient::failed);
+            c->download(QStringLiteral("tiny/llama-bad"), QLatin1String(bad));
+            QCOMPARE(failed.size(), 1);
+            QVERIFY(failed.first().first().toString().contains(QStringLiteral("not a branch")));
+        }
     }
 
     void aGatedModelNeedsTheToken() {

@@ -10,6 +10,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -31,6 +32,13 @@ QTableWidget* makeTable(const QStringList& headers, const QString& name) {
     t->verticalHeader()->hide();
     t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     return t;
+}
+
+// The selected row, or -1: what is selected, rather than the current cell, which a row chosen
+// in a right-to-left layout does not always move.
+int chosenRow(const QTableWidget* t) {
+    const QModelIndexList rows = t->selectionModel()->selectedRows();
+    return rows.isEmpty() ? -1 : rows.first().row();
 }
 
 QString sizeText(qint64 bytes) {
@@ -117,7 +125,7 @@ HubDialog::HubDialog(QWidget* parent)
     connect(m_stop, &QPushButton::clicked, m_client, &hub::HubClient::cancel);
     connect(m_saveToken, &QPushButton::clicked, this, &HubDialog::saveToken);
     connect(m_use, &QPushButton::clicked, this, [this] {
-        const int row = m_local->currentRow();
+        const int row = chosenRow(m_local);
         if (row < 0)
             return;
         m_chosen = m_local->item(row, 2)->data(Qt::UserRole).toString();
@@ -178,9 +186,11 @@ void HubDialog::showResults(const QList<hub::HubModel>& models) {
         downloads->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_results->setItem(row, 1, downloads);
         m_results->setItem(row, 2, new QTableWidgetItem(m.task));
-        m_results->setItem(
-            row, 3,
-            new QTableWidgetItem(m.gated.isEmpty() ? tr("Open") : tr("Gated: needs a token")));
+        const bool open = m.gated == QLatin1String("no");
+        m_results->setItem(row, 3,
+                           new QTableWidgetItem(open                ? tr("Open")
+                                                : m.gated.isEmpty() ? QString()
+                                                                    : tr("Gated: needs a token")));
     }
     setStatus(models.isEmpty()
                   ? tr("No model on the Hub matches.")
@@ -191,7 +201,7 @@ void HubDialog::showResults(const QList<hub::HubModel>& models) {
 }
 
 void HubDialog::download() {
-    const int row = m_results->currentRow();
+    const int row = chosenRow(m_results);
     if (row < 0)
         return;
     m_progress->setRange(0, 0); // busy until the first bytes
@@ -216,7 +226,7 @@ void HubDialog::refreshLocal(const QString& select) {
         folder->setData(Qt::UserRole + 1, m.usable);
         m_local->setItem(row, 2, folder);
         if (m.folder == select)
-            m_local->selectRow(row);
+            m_local->setCurrentCell(row, 0); // selectRow misses in a right-to-left layout
     }
 }
 
@@ -253,10 +263,10 @@ void HubDialog::setStatus(const QString& text, bool error) {
 
 void HubDialog::updateButtons() {
     const bool busy = m_client->busy();
-    m_download->setEnabled(!busy && m_results->currentRow() >= 0);
+    m_download->setEnabled(!busy && chosenRow(m_results) >= 0);
     m_stop->setEnabled(busy);
     m_searchButton->setEnabled(!busy);
-    const int local = m_local->currentRow();
+    const int local = chosenRow(m_local);
     m_use->setEnabled(local >= 0 && m_local->item(local, 2)->data(Qt::UserRole + 1).toBool());
     if (!busy && m_progress->maximum() == 0)
         m_progress->setRange(0, 1000);

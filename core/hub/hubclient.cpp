@@ -99,8 +99,11 @@ void HubClient::search(const QString& text, int limit) {
             m.downloads = o.value(QStringLiteral("downloads")).toInteger();
             m.likes = o.value(QStringLiteral("likes")).toInteger();
             m.task = o.value(QStringLiteral("pipeline_tag")).toString();
+            // "auto" or "manual" where the Hub says so, "no" for false, empty when not said
             const QJsonValue gated = o.value(QStringLiteral("gated"));
-            m.gated = gated.isString() ? gated.toString() : QString();
+            m.gated = gated.isString() ? gated.toString()
+                      : gated.isBool() ? QStringLiteral("no")
+                                       : QString();
             if (isRepoId(m.id))
                 models.append(m);
         }
@@ -115,9 +118,15 @@ void HubClient::download(const QString& repoId, const QString& revision) {
         return Q_EMIT failed(QStringLiteral("\"%1\" is not a model's name on the Hub (it looks "
                                             "like ORGANISATION/MODEL)")
                                  .arg(repoId));
+    const QString rev = revision.isEmpty() ? QStringLiteral("main") : revision;
+    // A branch, tag or commit, which also names a file under refs/: nothing that leaves it.
+    static const QRegularExpression revisionRe(QStringLiteral("^[A-Za-z0-9_][A-Za-z0-9._/-]*$"));
+    if (!revisionRe.match(rev).hasMatch() || rev.contains(QStringLiteral("..")) || rev.size() > 200)
+        return Q_EMIT failed(
+            QStringLiteral("\"%1\" is not a branch, tag or commit the Hub could have").arg(rev));
     m_busy = true;
     m_repo = repoId;
-    m_revision = revision.isEmpty() ? QStringLiteral("main") : revision;
+    m_revision = rev;
     m_repoDir = QDir(m_cache).filePath(repoFolderName(repoId));
     m_pending = getJson(QStringLiteral("/api/models/%1/revision/%2")
                             .arg(repoId, QString::fromLatin1(QUrl::toPercentEncoding(m_revision))),

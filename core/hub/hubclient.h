@@ -28,7 +28,7 @@ struct HubModel {
     qint64 downloads = 0;
     qint64 likes = 0;
     QString task;  // "text-generation"
-    QString gated; // empty, "auto" or "manual"
+    QString gated; // "auto" or "manual" (a token is needed), "no", or empty where not said
 };
 
 // Which of a repository's files a training folder needs: top-level configuration, tokenizer and

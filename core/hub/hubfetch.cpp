@@ -3,6 +3,7 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -80,8 +81,18 @@ FileFetch::FileFetch(QNetworkAccessManager* net, const HubFile& file, const QUrl
     , m_token(token)
     , m_part(blobPath + QStringLiteral(".incomplete")) {}
 
+FileFetch::~FileFetch() = default;
+
 void FileFetch::start() {
     QDir().mkpath(QFileInfo(m_blob).absolutePath());
+    // Another download of the same file (a second window, huggingface-cli) would write into the
+    // same partial file.
+    m_lock = std::make_unique<QLockFile>(m_blob + QStringLiteral(".lock"));
+    m_lock->setStaleLockTime(0);
+    if (!m_lock->tryLock(0))
+        return fail(QStringLiteral("%1 is being downloaded by another program (%2); try again "
+                                   "when it has finished")
+                        .arg(m_file.name, QDir::toNativeSeparators(m_lock->fileName())));
     if (!m_part.open(QIODevice::ReadWrite | QIODevice::Append))
         return fail(QStringLiteral("could not write %1: %2")
                         .arg(QDir::toNativeSeparators(m_part.fileName()), m_part.errorString()));
@@ -98,6 +109,8 @@ void FileFetch::abort() {
     if (m_reply)
         m_reply->abort();
     m_part.close(); // what came stays, for the next attempt to resume from
+    if (m_lock)
+        m_lock->unlock();
 }
 
 bool FileFetch::restartFromZero() {
@@ -238,12 +251,15 @@ void FileFetch::complete() {
         return fail(QStringLiteral("could not move the download into %1")
                         .arg(QDir::toNativeSeparators(m_blob)));
     m_done = true;
+    m_lock->unlock();
     Q_EMIT finished(QString());
 }
 
 void FileFetch::fail(const QString& error) {
     m_done = true;
     m_part.close();
+    if (m_lock)
+        m_lock->unlock();
     Q_EMIT finished(error);
 }
 

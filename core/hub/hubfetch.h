@@ -12,6 +12,9 @@
 #include <QString>
 #include <QUrl>
 
+#include <memory>
+
+class QLockFile;
 class QNetworkAccessManager;
 class QNetworkReply;
 
@@ -37,6 +40,7 @@ class FileFetch : public QObject {
 public:
     FileFetch(QNetworkAccessManager* net, const HubFile& file, const QUrl& url,
               const QString& blobPath, const QString& token, QObject* parent = nullptr);
+    ~FileFetch() override;
     void start();
     void abort();
 
@@ -63,6 +67,7 @@ private:
     QString m_blob;
     QString m_token;
     QFile m_part;
+    std::unique_ptr<QLockFile> m_lock;
     QPointer<QNetworkReply> m_reply;
     qint64 m_offset = 0;        // bytes in the partial file
     bool m_bodyChecked = false; // the answer's status and range were looked at

@@ -1,11 +1,13 @@
 // Drives the app as a new user would, on one display, and saves what it shows: the setup
 // wizard of one window pairing with a second window (two machines on loopback), the answering
 // machine's last wizard page, a short run shared by both, the lending machine's view of it,
-// its history and an export, a sweep, and a language model's fine-tune with Try it….
+// its history and an export, a sweep, a language model's fine-tune with Try it…, and a model
+// got from the Hugging Face Hub.
 // docs/screenshots/make.sh runs it under Xvfb.
 
 #include "chatdata.h"
 #include "engine/trainingrun.h"
+#include "fakehub.h"
 #include "guitest.h"
 #include "hffolder.h"
 #include "testpaths.h"
@@ -14,6 +16,7 @@
 #include "ui/comparedialog.h"
 #include "ui/datapreviewdialog.h"
 #include "ui/historymodel.h"
+#include "ui/hubdialog.h"
 #include "ui/language.h"
 #include "ui/livechart.h"
 #include "ui/nodebridge.h"
@@ -38,6 +41,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -133,6 +137,44 @@ bool languageModelShots(MainWindow& w, const std::function<void(QWidget*, const 
     QTest::qWait(500);
     shot(compare, "14-compare-runs");
     compare->close();
+    return true;
+}
+
+// From the Hub…: a search and a finished download, against a stand-in Hub on loopback
+// (tests/fakehub.h) whose models are named as real ones are; their files are a few bytes.
+bool hubShots(MainWindow& w, const std::function<void(QWidget*, const char*)>& shot,
+              const QString& scratch) {
+    FakeHub hub;
+    const QMap<QString, FakeHub::File> files{
+        {QStringLiteral("config.json"), {"{\"model_type\": \"llama\"}", false}},
+        {QStringLiteral("tokenizer.json"), {"{}", false}},
+        {QStringLiteral("model.safetensors"), {QByteArray(3 << 20, 'w'), true}}};
+    hub.addRepo(QStringLiteral("HuggingFaceTB/SmolLM2-135M-Instruct"), files, false, 412807);
+    hub.addRepo(QStringLiteral("Qwen/Qwen2.5-0.5B-Instruct"), files, false, 1890336);
+    hub.addRepo(QStringLiteral("meta-llama/Llama-3.2-1B-Instruct"), files, true, 2977562);
+    qputenv("HF_ENDPOINT", hub.endpoint().toString().toUtf8());
+    qputenv("HF_HOME", QDir(scratch).filePath(QStringLiteral("hf")).toUtf8());
+    qunsetenv("HF_HUB_CACHE");
+    qunsetenv("HF_TOKEN");
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("tabs"));
+    tabs->setCurrentIndex(1);
+    HubDialog* d = w.runForm()->getFromHub();
+    QSignalSpy shown(d, &HubDialog::searchShown);
+    d->findChild<QLineEdit*>(QStringLiteral("hubQuery"))->setText(QStringLiteral("instruct"));
+    d->findChild<QPushButton*>(QStringLiteral("hubSearch"))->click();
+    if (!waitFor([&] { return shown.size() > 0; }, 30000, "the Hub's search"))
+        return false;
+    auto* results = d->findChild<QTableWidget*>(QStringLiteral("hubResults"));
+    results->setCurrentCell(2, 0);
+    QSignalSpy ended(d, &HubDialog::downloadEnded);
+    d->findChild<QPushButton*>(QStringLiteral("hubDownload"))->click();
+    if (!waitFor([&] { return ended.size() > 0; }, 60000, "the download"))
+        return false;
+    QTest::qWait(300);
+    shot(d, "15-get-a-model");
+    d->close();
+    qunsetenv("HF_ENDPOINT");
+    qunsetenv("HF_HOME");
     return true;
 }
 } // namespace
@@ -280,5 +322,5 @@ int main(int argc, char** argv) {
     if (!waitFor([&] { return swept.size() > 0; }, 600000, "the sweep"))
         return 1;
     shot(&w, "08-sweep");
-    return languageModelShots(w, shot, sweeps.path()) ? 0 : 1;
+    return languageModelShots(w, shot, sweeps.path()) && hubShots(w, shot, sweeps.path()) ? 0 : 1;
 }
