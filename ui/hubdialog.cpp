@@ -30,6 +30,8 @@ QTableWidget* makeTable(const QStringList& headers, const QString& name) {
     t->setSelectionMode(QAbstractItemView::SingleSelection);
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->verticalHeader()->hide();
+    // the model's name takes the room left; the short columns fit what they hold
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     return t;
 }
@@ -222,6 +224,7 @@ void HubDialog::refreshLocal(const QString& select) {
             new QTableWidgetItem(m.usable ? m.repoId : tr("%1 (incomplete)").arg(m.repoId)));
         m_local->setItem(row, 1, new QTableWidgetItem(sizeText(m.bytes)));
         auto* folder = new QTableWidgetItem(QDir::toNativeSeparators(m.folder));
+        folder->setToolTip(folder->text());
         folder->setData(Qt::UserRole, m.folder);
         folder->setData(Qt::UserRole + 1, m.usable);
         m_local->setItem(row, 2, folder);
