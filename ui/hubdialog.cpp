@@ -134,6 +134,8 @@ HubDialog::HubDialog(QWidget* parent)
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    // Closed while downloading: the download stops, and what came is kept to resume from.
+    connect(this, &QDialog::finished, m_client, &hub::HubClient::cancel);
     connect(m_results, &QTableWidget::itemSelectionChanged, this, &HubDialog::updateButtons);
     connect(m_local, &QTableWidget::itemSelectionChanged, this, &HubDialog::updateButtons);
     connect(m_client, &hub::HubClient::searched, this, &HubDialog::showResults);

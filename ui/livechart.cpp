@@ -69,7 +69,7 @@ NiceAxis niceAxis(double lo, double hi, bool integers, int intervals) {
     int k = 0;
     while (k < 4 && kSteps[k] * mag < rough * (1 - 1e-9))
         ++k;
-    for (;; ++k) {
+    for (int tries = 0;; ++k, ++tries) {
         if (k == 4) {
             k = 0;
             mag *= 10;
@@ -84,7 +84,8 @@ NiceAxis niceAxis(double lo, double hi, bool integers, int intervals) {
         if (n.max <= n.min)
             n.max = n.min + step;
         n.ticks = int(std::lround((n.max - n.min) / step)) + 1;
-        if (n.ticks - 1 <= intervals + 1 || n.ticks <= 3) {
+        // (at most a few tries: a range near the largest double runs out of steps)
+        if (n.ticks - 1 <= intervals + 1 || n.ticks <= 3 || tries > 40) {
             n.decimals = 0;
             while (n.decimals < 6) {
                 const double scaled = step * std::pow(10.0, n.decimals);

@@ -254,8 +254,10 @@ void HubClient::cancel() {
     m_busy = false; // before the aborts, whose replies finish at once
     if (m_pending)
         m_pending->abort();
-    if (m_fetch)
+    if (m_fetch) {
         m_fetch->abort();
+        m_fetch->deleteLater();
+    }
     Q_EMIT failed(
         QStringLiteral("the download of %1 was stopped; downloading it again resumes where "
                        "it stopped")
