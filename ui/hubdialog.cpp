@@ -4,6 +4,7 @@
 #include "hub/hubcache.h"
 #include "hub/hubclient.h"
 #include "hub/hubtoken.h"
+#include "ui/format.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -41,11 +42,6 @@ QTableWidget* makeTable(const QStringList& headers, const QString& name) {
 int chosenRow(const QTableWidget* t) {
     const QModelIndexList rows = t->selectionModel()->selectedRows();
     return rows.isEmpty() ? -1 : rows.first().row();
-}
-
-QString sizeText(qint64 bytes) {
-    return bytes >= 1000000000 ? HubDialog::tr("%1 GB").arg(double(bytes) / 1e9, 0, 'f', 2)
-                               : HubDialog::tr("%1 MB").arg(double(bytes) / 1e6, 0, 'f', 1);
 }
 
 } // namespace
@@ -143,14 +139,15 @@ HubDialog::HubDialog(QWidget* parent)
             [this](qint64 done, qint64 total, const QString& file) {
                 m_progress->setRange(0, 1000);
                 m_progress->setValue(total > 0 ? int(1000 * done / total) : 1000);
-                setStatus(tr("%1 of %2: %3").arg(sizeText(done), sizeText(total), file), false);
+                setStatus(tr("%1 of %2: %3").arg(formatBytes(done), formatBytes(total), file),
+                          false);
             });
     connect(m_client, &hub::HubClient::downloaded, this,
             [this](const QString& folder, int files, int fetched, qint64 bytes) {
                 setStatus(tr("Downloaded: %n file(s), %1 (%2 were here already). Choose it "
                              "below and press Use this model.",
                              nullptr, files)
-                              .arg(sizeText(bytes))
+                              .arg(formatBytes(bytes))
                               .arg(files - fetched),
                           false);
                 refreshLocal(folder);
@@ -224,7 +221,7 @@ void HubDialog::refreshLocal(const QString& select) {
         m_local->setItem(
             row, 0,
             new QTableWidgetItem(m.usable ? m.repoId : tr("%1 (incomplete)").arg(m.repoId)));
-        m_local->setItem(row, 1, new QTableWidgetItem(sizeText(m.bytes)));
+        m_local->setItem(row, 1, new QTableWidgetItem(formatBytes(m.bytes)));
         auto* folder = new QTableWidgetItem(QDir::toNativeSeparators(m.folder));
         folder->setToolTip(folder->text());
         folder->setData(Qt::UserRole, m.folder);

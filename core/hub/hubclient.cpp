@@ -25,6 +25,13 @@ bool hasSuffix(const QString& name, std::initializer_list<const char*> suffixes)
     return false;
 }
 
+// `path` under the endpoint, which may itself have a path (a mirror's prefix).
+QUrl under(QUrl endpoint, const QString& path) {
+    const QString base = endpoint.path();
+    endpoint.setPath(base.chopped(base.endsWith(QLatin1Char('/')) ? 1 : 0) + path);
+    return endpoint;
+}
+
 QString commitPattern() {
     return QStringLiteral("^[0-9a-f]{40}$");
 }
@@ -65,8 +72,7 @@ QUrl HubClient::defaultEndpoint() {
 
 QNetworkReply* HubClient::getJson(const QString& path,
                                   const QList<std::pair<QString, QString>>& query) {
-    QUrl url = m_endpoint;
-    url.setPath(url.path().chopped(url.path().endsWith(QLatin1Char('/')) ? 1 : 0) + path);
+    QUrl url = under(m_endpoint, path);
     QUrlQuery q;
     for (const auto& [k, v] : query)
         q.addQueryItem(k, v);
@@ -192,9 +198,8 @@ void HubClient::next() {
             Q_EMIT progressed(m_done, m_total, f.name);
             continue;
         }
-        QUrl url = m_endpoint;
-        url.setPath(url.path().chopped(url.path().endsWith(QLatin1Char('/')) ? 1 : 0) +
-                    QStringLiteral("/%1/resolve/%2/%3").arg(m_repo, m_commit, f.name));
+        const QUrl url =
+            under(m_endpoint, QStringLiteral("/%1/resolve/%2/%3").arg(m_repo, m_commit, f.name));
         auto* fetch = new FileFetch(m_net, f, url, blob, m_token, this);
         m_fetch = fetch;
         const qint64 before = m_done;
