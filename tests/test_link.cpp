@@ -334,7 +334,17 @@ void TestLink::autoGoesOnWithTheWorkersThatCame() {
     QVERIFY(c.finish(kRunMs));
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     const QJsonObject s = c.summary();
-    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 200);
+    // --max-steps counts batches: in streaming, 200 of them are 25 rounds of 8 (32 local steps
+    // in 4 fragments).
+    const bool streamed = c.err().contains(QStringLiteral("streaming mode will send"));
+    QCOMPARE(s.value(QStringLiteral("mode")).toString(),
+             streamed ? QStringLiteral("local-sgd") : QStringLiteral("sync"));
+    if (streamed)
+        QVERIFY2(c.err().contains(QStringLiteral(
+                     "the 200 step(s) asked for are 25 round(s) of 8 batches in streaming")),
+                 qPrintable(c.err()));
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), streamed ? 25 : 200);
+    QVERIFY2(s.value(QStringLiteral("samples")).toInteger() <= 200 * 64, qPrintable(c.out()));
     const bool measured = c.err().contains(QStringLiteral(") at 127.0.0.1:"));
     const bool alone = c.err().contains(QStringLiteral("training on this machine alone"));
     // A worker measured in time trains; one measured too late was sent home.

@@ -187,6 +187,21 @@ Status Trainer::applyMode(const ModeChoice& choice) {
     m_state.config = m_cfg;
     if (!m_policy) // a run that started before its workers keeps its sync policy and optimizer
         makePolicy();
+    // --max-steps counted the global batch's steps, as the choice did (stepsLeft); a streaming
+    // step is a round of several batches. Left as it was, the run would take that many times
+    // the samples asked for.
+    if (choice.streaming && m_cfg.maxSteps > 0) {
+        const int64_t batches = std::max<int64_t>(1, m_policy->samplesPerStep(m_cfg) / m_cfg.batch);
+        const int64_t left = std::max<int64_t>(0, m_cfg.maxSteps - m_state.step);
+        const int64_t rounds = (left + batches - 1) / batches;
+        m_obs.onMessage(QStringLiteral("the %1 step(s) asked for are %2 round(s) of %3 batches "
+                                       "in streaming")
+                            .arg(left)
+                            .arg(rounds)
+                            .arg(batches));
+        m_cfg.maxSteps = m_state.step + rounds;
+        m_state.config = m_cfg;
+    }
     if (m_alone)
         m_hub->dismiss(QStringLiteral("this run is too short for more machines to pay off; the "
                                       "coordinator trains it alone"),
