@@ -30,7 +30,7 @@ row() {
     echo "$name $rate $faults $wall"
 }
 for round in 1 2; do
-    row glibc TANDEM_BENCH_ROUND="$round"
+    row glibc
     row glibc-kept GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736:glibc.malloc.arena_max=1
     [ -n "$jemalloc" ] && row jemalloc-kept LD_PRELOAD="$jemalloc" MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1
 done

@@ -184,7 +184,6 @@ Status Trainer::applyMode(const ModeChoice& choice) {
     if (auto st = m_cfg.validate(); !st)
         return st;
     m_modePending = false;
-    m_state.config = m_cfg;
     if (!m_policy) // a run that started before its workers keeps its sync policy and optimizer
         makePolicy();
     // --max-steps counted the global batch's steps, as the choice did (stepsLeft); a streaming
@@ -200,8 +199,8 @@ Status Trainer::applyMode(const ModeChoice& choice) {
                             .arg(rounds)
                             .arg(batches));
         m_cfg.maxSteps = m_state.step + rounds;
-        m_state.config = m_cfg;
     }
+    m_state.config = m_cfg;
     if (m_alone)
         m_hub->dismiss(QStringLiteral("this run is too short for more machines to pay off; the "
                                       "coordinator trains it alone"),
