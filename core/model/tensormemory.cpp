@@ -4,6 +4,7 @@
 
 #include <c10/core/CPUAllocator.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +23,18 @@ namespace {
 constexpr size_t kSmallest = size_t(1) << 20;
 constexpr size_t kLargest = size_t(32) << 20;
 constexpr size_t kGrain = size_t(64) << 10; // sizes are rounded up to this
+
+// The size a block for n bytes is made at: n rounded up to an eighth of its power of two, so
+// that blocks come in eight sizes an octave, none more than an eighth larger than asked. A
+// worker's share of the batch changes from step to step; its activations' sizes change with
+// it, and on exact sizes almost every step missed the blocks the last one kept.
+size_t sizeClass(size_t n) {
+    size_t octave = kSmallest;
+    while (octave * 2 <= n)
+        octave *= 2;
+    const size_t unit = std::max(octave / 8, kGrain);
+    return (n + unit - 1) / unit * unit;
+}
 
 // A kept block of the inner allocator's memory.
 struct Kept {
@@ -102,15 +115,16 @@ private:
     at::DataPtr take(size_t n) {
         if (n < kSmallest || n > kLargest)
             return m_inner->allocate(n); // its own raw deleter: giveBack passes it on
-        const size_t size = (n + kGrain - 1) / kGrain * kGrain;
+        const size_t size = sizeClass(n);
         void* memory = nullptr;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
-            // The smallest kept block that holds it, if it is not much larger: memory already
-            // resident serves it rather than a fresh block beside it, and a large block is not
-            // spent on a small tensor while its own size comes again.
+            // The smallest kept block that holds it, if it is at most half as large again:
+            // memory already resident serves it rather than a fresh block beside it (a share
+            // that shrinks by a third still reuses its blocks), and a large block is not spent
+            // on a small tensor while its own size comes again.
             auto it = m_kept.lower_bound(size);
-            if (it != m_kept.end() && it->first <= size + size / 4) {
+            if (it != m_kept.end() && it->first <= size + size / 2) {
                 memory = it->second.memory;
                 m_live.emplace(memory, it->first);
                 m_counts.cachedBytes -= int64_t(it->first);

@@ -6,10 +6,11 @@
 // next step (17 % of a step's time on a 33.6 M-weight model here), or stay on its heap, where
 // long-lived tensors made between them leave holes the heap never returns (the same run held
 // 440 MiB more than it used, past the memory plan). The cache keeps freed blocks of 1 MiB and
-// more by size and hands each the smallest kept block that fits it, so a step reuses the
-// previous step's memory and the process holds what the step uses at its peak. A block that no
-// step has taken for two steps is freed, and so is everything before an evaluation: what the
-// cache holds never stays beside memory the run needs otherwise.
+// more by size (eight sizes an octave) and hands each the smallest kept block that fits it, up
+// to half as large again, so a step reuses the previous step's memory, even where a worker's
+// share of the batch changes from step to step, and the process holds what the step uses at
+// its peak. A block that no step has taken for two steps is freed, and so is everything before
+// an evaluation: what the cache holds never stays beside memory the run needs otherwise.
 //
 // initTorchRuntime() installs it as LibTorch's CPU allocator. Other devices keep their own.
 
