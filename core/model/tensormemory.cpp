@@ -4,7 +4,6 @@
 
 #include <c10/core/CPUAllocator.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -22,17 +21,17 @@ namespace {
 // the next phase's different sizes (a 128 k vocabulary's logits: 0.5 GB a block).
 constexpr size_t kSmallest = size_t(1) << 20;
 constexpr size_t kLargest = size_t(32) << 20;
-constexpr size_t kGrain = size_t(64) << 10; // sizes are rounded up to this
 
-// The size a block for n bytes is made at: n rounded up to an eighth of its power of two, so
-// that blocks come in eight sizes an octave, none more than an eighth larger than asked. A
-// worker's share of the batch changes from step to step; its activations' sizes change with
-// it, and on exact sizes almost every step missed the blocks the last one kept.
+// The size a block for n bytes is made at: n rounded up to an eighth of its power of two (at
+// least 128 KiB, as n is at least kSmallest), so that blocks come in eight sizes an octave,
+// none more than an eighth larger than asked. A worker's share of the batch changes from step
+// to step and its activations' sizes with it; on exact sizes, a few of them missed the blocks
+// the last step kept every step.
 size_t sizeClass(size_t n) {
     size_t octave = kSmallest;
     while (octave * 2 <= n)
         octave *= 2;
-    const size_t unit = std::max(octave / 8, kGrain);
+    const size_t unit = octave / 8;
     return (n + unit - 1) / unit * unit;
 }
 
