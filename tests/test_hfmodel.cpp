@@ -5,6 +5,7 @@
 #include "engine/generation.h"
 #include "engine/record/runcheckpoint.h"
 #include "engine/step/memoryplan.h"
+#include "engine/step/objective.h"
 #include "engine/step/optimizer.h"
 #include "hffolder.h"
 #include "model/generation.h"
@@ -72,6 +73,7 @@ private Q_SLOTS:
     void aCpuSlowAtBf16ComputesTheFrozenBaseInFp32();
     void theBaseAloneIsTheReference();
     void pretrainingTpIsTheSameModel();
+    void aLossOverSomePositionsComputesOnlyThose();
 
 private:
     // A tiny GPT-2 folder with the 64-token tokenizer, under `name`; empty if not written.
@@ -543,6 +545,64 @@ void TestHfModel::pretrainingTpIsTheSameModel() {
     const at::Tensor tp = logitsOf();
     QVERIFY2(tp.defined(), qPrintable(error));
     QVERIFY(at::equal(tp, plain));
+}
+
+void TestHfModel::aLossOverSomePositionsComputesOnlyThose() {
+    // A chat's loss counts its answers' tokens only: the model is asked for the logits at
+    // those positions alone ([K, vocab], not [B, T, vocab]), and the loss, its figures and every
+    // gradient are those of the whole output with the other positions ignored. Full fine-tuning
+    // and LoRA with the blocks recomputed, in training.
+    const at::Tensor ids = someIds();
+    at::Tensor target = ids.roll(-1, 1).clone();
+    target.index_put_({0, at::indexing::Slice(0, 7)}, kIgnoredTarget); // a prompt
+    target.index_put_({1, at::indexing::Slice(0, 3)}, kIgnoredTarget);
+    target.index_put_({1, at::indexing::Slice(9, 12)}, kIgnoredTarget); // padding
+    const Objective objective{LossKind::CrossEntropy, Task::Sequence};
+    for (const QString& lora : {QString(), QStringLiteral("r=4,alpha=8")}) {
+        auto m = openHfModel(m_llama, {lora, !lora.isEmpty(), 7});
+        QVERIFY2(m, qPrintable(m ? QString() : m.error().message));
+        if (!lora.isEmpty())
+            perturbAdapters(*m);
+        m->train();
+        const at::Tensor rows = countedRows(objective, *m, target);
+        QVERIFY(rows.defined());
+        QCOMPARE(rows.numel(), int64_t(24 - 7 - 3 - 3));
+        // Nothing to leave out, or a loss that is not over positions: the whole output.
+        QVERIFY(!countedRows(objective, *m, ids.roll(-1, 1)).defined());
+        QVERIFY(!countedRows(Objective{LossKind::Mse, Task::Sequence}, *m, target).defined());
+
+        auto pass = [&](const at::Tensor& counted, std::vector<at::Tensor>* grads) {
+            for (const auto& [name, p] : m->parameters())
+                if (p.grad().defined())
+                    p.mutable_grad().zero_();
+            const ObjectiveOutput out = objectiveForward(objective, *m, ids, nullptr, counted);
+            const BatchLoss b = batchLoss(objective, *m, out, target);
+            b.loss.backward();
+            grads->clear();
+            for (const auto& [name, p] : m->parameters())
+                if (p.requires_grad())
+                    grads->push_back(p.grad().clone());
+            return std::make_tuple(out.output.sizes().vec(), b.loss.item<double>(),
+                                   b.correct.item<int64_t>(), b.counted.item<int64_t>());
+        };
+        std::vector<at::Tensor> whole, some;
+        const auto [wholeShape, wholeLoss, wholeCorrect, wholeCounted] = pass({}, &whole);
+        const auto [someShape, someLoss, someCorrect, someCounted] = pass(rows, &some);
+        QCOMPARE(wholeShape.size(), size_t(3));
+        QCOMPARE(someShape, (std::vector<int64_t>{rows.numel(), wholeShape[2]}));
+        QVERIFY2(std::abs(someLoss - wholeLoss) <= 1e-6 * wholeLoss,
+                 qPrintable(QStringLiteral("%1 against %2").arg(someLoss).arg(wholeLoss)));
+        QCOMPARE(someCorrect, wholeCorrect);
+        QCOMPARE(someCounted, wholeCounted);
+        QCOMPARE(someCounted, rows.numel());
+        QCOMPARE(some.size(), whole.size());
+        QVERIFY(!some.empty());
+        for (size_t i = 0; i < some.size(); ++i)
+            QVERIFY2(at::allclose(some[i], whole[i], 1e-4, 1e-6),
+                     qPrintable(QStringLiteral("gradient %1 differs by %2")
+                                    .arg(i)
+                                    .arg((some[i] - whole[i]).abs().max().item<double>())));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHfModel)

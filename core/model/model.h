@@ -68,6 +68,13 @@ public:
     virtual ModelKind kind() const = 0;
     // Throws what LibTorch throws, or std::runtime_error.
     virtual at::Tensor forward(const at::Tensor& x) = 0;
+    // The output at some positions of a [B, T, …] output only: `rows` the flat indices b·T + t
+    // (int64, on x's device), the result [K, …]. A model that computes only those says so
+    // (outputsAtRows); any other computes them all and selects.
+    virtual bool outputsAtRows() const { return false; }
+    virtual at::Tensor forwardAt(const at::Tensor& x, const at::Tensor& rows) {
+        return forward(x).flatten(0, 1).index_select(0, rows);
+    }
     virtual void train(bool on) = 0;
     // The model's own loss(output, target), where it has one.
     virtual bool hasLoss() const { return false; }
@@ -127,6 +134,10 @@ public:
     bool valid() const { return m_impl != nullptr; }
     ModelKind kind() const { return m_impl->kind(); }
     at::Tensor forward(const at::Tensor& x) const { return m_impl->forward(x); }
+    bool outputsAtRows() const { return m_impl->outputsAtRows(); }
+    at::Tensor forwardAt(const at::Tensor& x, const at::Tensor& rows) const {
+        return m_impl->forwardAt(x, rows);
+    }
     void train(bool on = true) const { m_impl->train(on); }
     void eval() const { m_impl->train(false); }
     bool hasLoss() const { return m_impl->hasLoss(); }

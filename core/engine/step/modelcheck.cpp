@@ -81,16 +81,22 @@ TestMetrics evaluate(const Model& model, const Objective& objective, const Datas
         std::vector<float> rows;
         if (objective.testReference)
             rows = referenceRowsOf(*objective.testReference, idx);
-        const ObjectiveOutput out =
-            objectiveForward(objective, model, gatherInputs(test, idx).to(device),
-                             rows.empty() ? nullptr : rows.data());
-        e.add(model, out, gatherTargets(test, idx).to(device));
+        // Only the positions the loss counts, where the model can compute those alone.
+        const at::Tensor targets = gatherTargets(test, idx);
+        const at::Tensor counted = countedRows(objective, model, targets);
+        const ObjectiveOutput out = objectiveForward(
+            objective, model, gatherInputs(test, idx).to(device),
+            rows.empty() ? nullptr : rows.data(), counted.defined() ? counted.to(device) : counted);
+        e.add(model, out, targets.to(device));
         start += int64_t(idx.size());
         if (progress)
             progress(start, test.count());
-        step = std::clamp<int64_t>(
-            kMaxOutputValues / std::max<int64_t>(1, out.output.numel() / int64_t(idx.size())), 1,
-            std::max(1, batch));
+        // A sample's output as if every position were computed: the next batch's samples may
+        // count more of theirs.
+        const int64_t perSample = counted.defined() ? targets[0].numel() * out.output.size(-1)
+                                                    : out.output.numel() / int64_t(idx.size());
+        step = std::clamp<int64_t>(kMaxOutputValues / std::max<int64_t>(1, perSample), 1,
+                                   std::max(1, batch));
     }
     model.train();
     releaseCachedTensorMemory();

@@ -220,8 +220,28 @@ Status checkPreference(LossKind loss, const DatasetSplits& data) {
 
 } // namespace
 
+at::Tensor countedRows(const Objective& objective, const Model& model, const at::Tensor& target) {
+    const bool crossEntropy =
+        objective.loss == LossKind::Auto || objective.loss == LossKind::CrossEntropy;
+    if (objective.task != Task::Sequence || !crossEntropy || !model.outputsAtRows() ||
+        !target.defined() || !target.device().is_cpu() || target.dim() != 2 ||
+        target.scalar_type() != at::kLong)
+        return {};
+    const at::Tensor kept = target.reshape({-1}).ne(kIgnoredTarget);
+    const at::Tensor rows = kept.nonzero().reshape({-1});
+    // Every position counted: the whole output, as it is.
+    return rows.numel() < kept.numel() ? rows : at::Tensor();
+}
+
 ObjectiveOutput objectiveForward(const Objective& objective, const Model& model,
-                                 const at::Tensor& x, const float* referenceRows) {
+                                 const at::Tensor& x, const float* referenceRows,
+                                 const at::Tensor& counted) {
+    if (objective.task != Task::Preference && counted.defined()) {
+        ObjectiveOutput out;
+        out.output = model.forwardAt(x, counted);
+        out.rows = counted;
+        return out;
+    }
     if (objective.task != Task::Preference)
         return {model.forward(x), {}, {}};
     const at::Tensor rows = pairRows(x);
@@ -379,6 +399,9 @@ Expected<Objective> resolveObjective(LossKind asked, const Model& model, const D
 
 BatchLoss batchLoss(const Objective& objective, const Model& model, const ObjectiveOutput& output,
                     const at::Tensor& target) {
+    if (output.rows.defined())
+        return batchLoss(objective, model, output.output,
+                         target.reshape({-1}).index_select(0, output.rows));
     if (objective.task != Task::Preference)
         return batchLoss(objective, model, output.output, target);
     const at::Tensor rows = pairRows(target);

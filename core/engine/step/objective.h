@@ -43,9 +43,23 @@ struct ObjectiveOutput {
     at::Tensor output{};
     at::Tensor reference{};      // DPO on adapters: the base's logits
     at::Tensor referenceLogps{}; // DPO on every weight: [2B], the chosen first
+    // Defined: `output` holds these positions of the batch only ([K, vocab]; rows as
+    // countedRows() gives them), and the loss takes the target's at the same positions.
+    at::Tensor rows{};
 };
+// `counted` (from countedRows(), on x's device): a sequence's loss needs the output at these
+// positions only, and a model that computes just those (Model::outputsAtRows) is asked for
+// them.
 ObjectiveOutput objectiveForward(const Objective& objective, const Model& model,
-                                 const at::Tensor& x, const float* referenceRows = nullptr);
+                                 const at::Tensor& x, const float* referenceRows = nullptr,
+                                 const at::Tensor& counted = {});
+
+// The positions a cross-entropy over token windows counts, as flat indices b·T + t of
+// `target` ([B, T] int64 on the CPU): defined only where `objective` is such a loss, `model`
+// computes its output at some positions alone, and some of the target's positions are
+// ignored (kIgnoredTarget: a chat's prompts and padding). Read on the host, so that a device
+// never waits for it.
+at::Tensor countedRows(const Objective& objective, const Model& model, const at::Tensor& target);
 
 // Objective::reference's rows (two a sample) for `samples` of `table`.
 std::vector<float> referenceRowsOf(const std::vector<float>& table,

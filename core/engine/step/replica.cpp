@@ -114,26 +114,29 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
         out.streamed = stream;
         try {
             int64_t done = 0; // samples of the parts before this one
-            forEachPart(samples, part, [&](const at::Tensor& x, const at::Tensor& y, int64_t m) {
-                TORCH_CHECK_WITH(OutOfMemoryError,
-                                 m_options.faultOomAbove <= 0 || m <= m_options.faultOomAbove,
-                                 "out of memory (injected: more than ", m_options.faultOomAbove,
-                                 " samples at once)");
-                ObjectiveOutput output;
-                {
-                    std::optional<AutocastScope> autocast;
-                    if (m_precision != Precision::Fp32)
-                        autocast.emplace(m_torchDevice.type(), autocastType(m_precision));
-                    output = objectiveForward(m_objective, m_model, x,
-                                              referenceRows ? referenceRows + 2 * done : nullptr);
-                }
-                done += m;
-                // In fp32, whatever the forward pass computed in (objective.h).
-                const BatchLoss b = batchLoss(m_objective, m_model, output, y);
-                // Each part's mean, weighted by its share, sums to the mean over `samples`.
-                b.loss.mul(scale * double(m) / double(n)).backward();
-                figures.add({b.loss.detach().mul(double(m)), b.correct, b.counted, b.pairSums});
-            });
+            forEachPart(
+                samples, part,
+                [&](const at::Tensor& x, const at::Tensor& y, const at::Tensor& rows, int64_t m) {
+                    TORCH_CHECK_WITH(OutOfMemoryError,
+                                     m_options.faultOomAbove <= 0 || m <= m_options.faultOomAbove,
+                                     "out of memory (injected: more than ", m_options.faultOomAbove,
+                                     " samples at once)");
+                    ObjectiveOutput output;
+                    {
+                        std::optional<AutocastScope> autocast;
+                        if (m_precision != Precision::Fp32)
+                            autocast.emplace(m_torchDevice.type(), autocastType(m_precision));
+                        output = objectiveForward(
+                            m_objective, m_model, x,
+                            referenceRows ? referenceRows + 2 * done : nullptr, rows);
+                    }
+                    done += m;
+                    // In fp32, whatever the forward pass computed in (objective.h).
+                    const BatchLoss b = batchLoss(m_objective, m_model, output, y);
+                    // Each part's mean, weighted by its share, sums to the mean over `samples`.
+                    b.loss.mul(scale * double(m) / double(n)).backward();
+                    figures.add({b.loss.detach().mul(double(m)), b.correct, b.counted, b.pairSums});
+                });
             m_sink = nullptr;
         } catch (const std::exception& e) {
             m_sink = nullptr;
@@ -174,22 +177,36 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
     }
 }
 
-void ModelReplica::forEachPart(
-    const std::vector<int64_t>& samples, int64_t part,
-    const std::function<void(const at::Tensor&, const at::Tensor&, int64_t)>& pass) {
+void ModelReplica::forEachPart(const std::vector<int64_t>& samples, int64_t part,
+                               const PartPass& pass) {
     const int64_t n = static_cast<int64_t>(samples.size());
     auto slice = [&](int64_t from) {
         return std::vector<int64_t>(samples.begin() + from,
                                     samples.begin() + std::min(n, from + part));
     };
+    // The positions the loss counts, read from the targets on the host and copied beside the
+    // batch (countedRows): undefined where the whole output is wanted.
+    const bool someRows = m_objective.task == Task::Sequence && m_model.outputsAtRows();
+    auto rowsOnDevice = [&](const at::Tensor& hostTargets) {
+        at::Tensor rows = someRows ? countedRows(m_objective, m_model, hostTargets) : at::Tensor();
+        if (!rows.defined() || m_torchDevice.is_cpu())
+            return rows;
+        if (m_torchDevice.is_cuda())
+            rows = rows.pin_memory();
+        return rows.to(m_torchDevice, rows.is_pinned());
+    };
     if (m_resident) {
         for (int64_t from = 0; from < n; from += part) {
+            const std::vector<int64_t> rows = slice(from);
             std::pair<at::Tensor, at::Tensor> xy;
+            at::Tensor counted;
             {
                 LedgerScope purpose(LedgerPurpose::Data);
-                xy = m_resident->batch(slice(from));
+                xy = m_resident->batch(rows);
+                if (someRows)
+                    counted = rowsOnDevice(gatherTargets(*m_data, rows));
             }
-            pass(xy.first, xy.second, xy.first.size(0));
+            pass(xy.first, xy.second, counted, xy.first.size(0));
         }
         return;
     }
@@ -203,11 +220,13 @@ void ModelReplica::forEachPart(
         if (from + part < n)
             next = std::async(std::launch::async, gather, slice(from + part));
         std::pair<at::Tensor, at::Tensor> xy;
+        at::Tensor counted;
         {
             LedgerScope purpose(LedgerPurpose::Data);
             xy = toDevice(*m_data, host, m_torchDevice);
+            counted = rowsOnDevice(host.targets);
         }
-        pass(xy.first, xy.second, xy.first.size(0));
+        pass(xy.first, xy.second, counted, xy.first.size(0));
         if (next.valid())
             host = next.get();
     }

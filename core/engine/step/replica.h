@@ -98,11 +98,12 @@ private:
                     const std::function<void(size_t, const at::Tensor&)>* sink = nullptr,
                     const float* referenceRows = nullptr);
     void clearGrads();
-    // The batches of `samples` in parts of `part`, on the device, each passed to `pass`: from
+    // The batches of `samples` in parts of `part`, on the device, each passed to `pass` with
+    // the positions its loss counts (countedRows, on the device; undefined: all of them): from
     // the resident rows, or gathered on the host a part ahead of the one computing.
-    void
-    forEachPart(const std::vector<int64_t>& samples, int64_t part,
-                const std::function<void(const at::Tensor&, const at::Tensor&, int64_t)>& pass);
+    using PartPass = std::function<void(const at::Tensor& x, const at::Tensor& y,
+                                        const at::Tensor& rows, int64_t samples)>;
+    void forEachPart(const std::vector<int64_t>& samples, int64_t part, const PartPass& pass);
     // A pass's figures into the result: kept on the device (resultsOnDevice), or read.
     void keepFigures(const DeviceFigures& figures, WorkResult& out) const;
     // The request's weights into the replica: shared, not copied, where they already live on

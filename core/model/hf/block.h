@@ -34,6 +34,10 @@ struct TransformerPass {
     // False: the base alone, as if the adapters were not there (PEFT's disable_adapter()): the
     // reference preference tuning compares a LoRA run's model with, for no second model.
     bool adapters = true;
+    // Defined: the output at these positions only, flat indices b·T + t of the [B, T] ids on
+    // their device; the logits are then [K, vocab]. A loss that counts a few positions (a
+    // chat's answers) spares the output layer's product, and its logits' memory, at the rest.
+    at::Tensor rows{};
 };
 
 struct BoundLinear {

@@ -77,9 +77,12 @@ public:
         : m_t(std::move(t)) {}
 
     ModelKind kind() const override { return ModelKind::Transformer; }
-    at::Tensor forward(const at::Tensor& x) override {
+    at::Tensor forward(const at::Tensor& x) override { return forwardAt(x, {}); }
+    bool outputsAtRows() const override { return true; }
+    at::Tensor forwardAt(const at::Tensor& x, const at::Tensor& rows) override {
         HfTransformer::Pass pass;
         pass.training = m_training.load();
+        pass.rows = rows;
         // Dropout draws its masks from the process's generator, which the worker seeds every
         // step, as torch.nn.Dropout does.
         if (pass.training && m_t->lora() && m_t->lora()->dropout > 0)

@@ -459,6 +459,10 @@ at::Tensor HfTransformer::logits(const at::Tensor& ids, const Pass& pass) const 
     }
     if (pass.cache)
         pass.cache->length += t;
+    // The final norm and the output layer work position by position: the positions not asked
+    // for are left out before them.
+    if (pass.rows.defined() && !pass.cache)
+        x = x.reshape({b * t, h}).index_select(0, pass.rows);
     x = norm(w.finalNorm, c.family->norm, x, c.normEps);
     at::Tensor out = at::linear(x, w.lmHead);
     if (c.logitsDivisor != 1.0)
