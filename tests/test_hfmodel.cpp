@@ -602,6 +602,18 @@ void TestHfModel::aLossOverSomePositionsComputesOnlyThose() {
                      qPrintable(QStringLiteral("gradient %1 differs by %2")
                                     .arg(i)
                                     .arg((some[i] - whole[i]).abs().max().item<double>())));
+        // A batch that counts no position at all (a part of prompts only): no logits, a loss
+        // of zero and no gradient, as the whole output gives.
+        const at::Tensor none = at::full_like(target, kIgnoredTarget);
+        const at::Tensor empty = countedRows(objective, *m, none);
+        QVERIFY(empty.defined());
+        QCOMPARE(empty.numel(), int64_t(0));
+        const ObjectiveOutput out = objectiveForward(objective, *m, ids, nullptr, empty);
+        QCOMPARE(out.output.size(0), int64_t(0));
+        const BatchLoss b = batchLoss(objective, *m, out, none);
+        QCOMPARE(b.loss.item<double>(), 0.0);
+        QCOMPARE(b.counted.item<int64_t>(), int64_t(0));
+        b.loss.backward();
     }
 }
 
