@@ -197,14 +197,14 @@ void ModelReplica::forEachPart(const std::vector<int64_t>& samples, int64_t part
     };
     if (m_resident) {
         for (int64_t from = 0; from < n; from += part) {
-            const std::vector<int64_t> rows = slice(from);
+            const std::vector<int64_t> indices = slice(from);
             std::pair<at::Tensor, at::Tensor> xy;
             at::Tensor counted;
             {
                 LedgerScope purpose(LedgerPurpose::Data);
-                xy = m_resident->batch(rows);
+                xy = m_resident->batch(indices);
                 if (someRows)
-                    counted = rowsOnDevice(gatherTargets(*m_data, rows));
+                    counted = rowsOnDevice(gatherTargets(*m_data, indices));
             }
             pass(xy.first, xy.second, counted, xy.first.size(0));
         }
