@@ -1376,6 +1376,10 @@ Tandem %3</translation>
         <translation>خامل: سيبطئ التدريب (%1 م.ث لكل خطوة قبل أول عينة، مقابل خطوة من %2 م.ث)</translation>
     </message>
     <message>
+        <source>Idle: slowed the run (its steps took %1 ms, against %2 ms without it)</source>
+        <translation>خامل: أبطأ التدريب (استغرقت خطواته %1 م.ث، مقابل %2 م.ث من دونه)</translation>
+    </message>
+    <message>
         <source>The run measures it again after a few dozen steps, then less often while it would still slow the run, and gives it a share again when it would make steps shorter: when its load lifts, its link gets faster, or the batch grows.</source>
         <translation>يقيسه التدريب من جديد بعد بضع عشرات من الخطوات، ثم بوتيرة أقل ما دام سيبطئ التدريب، ويعطيه حصة مرة أخرى حين يجعل الخطوات أقصر: حين يخف الحمل عليه، أو يصبح اتصاله أسرع، أو تكبر الدفعة.</translation>
     </message>

@@ -1332,6 +1332,10 @@ Tandem %3</translation>
         <translation>Untätig: würde den Lauf verlangsamen (%1 ms je Schritt vor seinem ersten Sample, gegenüber einem Schritt von %2 ms)</translation>
     </message>
     <message>
+        <source>Idle: slowed the run (its steps took %1 ms, against %2 ms without it)</source>
+        <translation>Untätig: hat den Lauf verlangsamt (seine Schritte dauerten %1 ms, gegenüber %2 ms ohne ihn)</translation>
+    </message>
+    <message>
         <source>The run measures it again after a few dozen steps, then less often while it would still slow the run, and gives it a share again when it would make steps shorter: when its load lifts, its link gets faster, or the batch grows.</source>
         <translation>Der Lauf misst ihn nach einigen Dutzend Schritten erneut, danach seltener, solange er den Lauf noch verlangsamen würde, und gibt ihm wieder einen Anteil, sobald er die Schritte verkürzen würde: wenn seine Last nachlässt, seine Verbindung schneller wird oder der Batch wächst.</translation>
     </message>

@@ -1327,6 +1327,10 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Idle: slowed the run (its steps took %1 ms, against %2 ms without it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The run measures it again after a few dozen steps, then less often while it would still slow the run, and gives it a share again when it would make steps shorter: when its load lifts, its link gets faster, or the batch grows.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1332,6 +1332,10 @@ Tandem %3</translation>
         <translation>Inactive : ralentirait l&apos;entraînement (%1 ms par étape avant son premier échantillon, contre une étape de %2 ms)</translation>
     </message>
     <message>
+        <source>Idle: slowed the run (its steps took %1 ms, against %2 ms without it)</source>
+        <translation>Inactive : ralentissait l&apos;entraînement (ses étapes prenaient %1 ms, contre %2 ms sans elle)</translation>
+    </message>
+    <message>
         <source>The run measures it again after a few dozen steps, then less often while it would still slow the run, and gives it a share again when it would make steps shorter: when its load lifts, its link gets faster, or the batch grows.</source>
         <translation>L&apos;entraînement la mesure de nouveau après quelques dizaines d&apos;étapes, puis moins souvent tant qu&apos;elle ralentirait encore l&apos;entraînement, et lui redonne une part dès qu&apos;elle raccourcirait les étapes : quand sa charge baisse, que sa liaison devient plus rapide ou que le lot grandit.</translation>
     </message>

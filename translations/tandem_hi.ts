@@ -1332,6 +1332,10 @@ Tandem %3</translation>
         <translation>खाली: रन को धीमा कर देगा (पहले सैंपल से पहले हर स्टेप में %1 ms, जबकि इसके बिना स्टेप %2 ms का है)</translation>
     </message>
     <message>
+        <source>Idle: slowed the run (its steps took %1 ms, against %2 ms without it)</source>
+        <translation>खाली: रन को धीमा कर रहा था (इसके साथ स्टेप %1 ms के थे, जबकि इसके बिना %2 ms के)</translation>
+    </message>
+    <message>
         <source>The run measures it again after a few dozen steps, then less often while it would still slow the run, and gives it a share again when it would make steps shorter: when its load lifts, its link gets faster, or the batch grows.</source>
         <translation>रन कुछ दर्जन स्टेप के बाद इसे फिर से मापता है, फिर जब तक यह रन को धीमा करता रहे तब तक कम बार, और जब यह स्टेप छोटे कर सके तब इसे फिर हिस्सा देता है: जब इसका लोड घटे, इसका लिंक तेज़ हो, या बैच बढ़े।</translation>
     </message>

@@ -1321,6 +1321,10 @@ Tandem %3</translation>
         <translation>空闲：会拖慢训练（每步在第一个样本之前需要 %1 毫秒，而没有它时每步 %2 毫秒）</translation>
     </message>
     <message>
+        <source>Idle: slowed the run (its steps took %1 ms, against %2 ms without it)</source>
+        <translation>空闲：拖慢了训练（有它时每步 %1 毫秒，没有它时每步 %2 毫秒）</translation>
+    </message>
+    <message>
         <source>The run measures it again after a few dozen steps, then less often while it would still slow the run, and gives it a share again when it would make steps shorter: when its load lifts, its link gets faster, or the batch grows.</source>
         <translation>训练会在几十步后重新测量它，之后只要它仍会拖慢训练，就测量得更少；当它能缩短每一步时（例如负载降低、连接变快或批大小增大），会再次分配给它一份。</translation>
     </message>

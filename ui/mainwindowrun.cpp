@@ -144,7 +144,7 @@ void MainWindow::onRunEvent(const RunEvent& e) {
             tr("Paused at step %1. Resume continues where it stopped.").arg(e.step));
     // The cluster table says which machine sits a run out, and why.
     if (e.kind == RunEvent::Kind::WorkerLeftOut)
-        m_node->peers()->setIdle(e.worker, e.costMs, e.stepMs);
+        m_node->peers()->setIdle(e.worker, e.costMs, e.stepMs, e.withMs);
     if (e.kind == RunEvent::Kind::WorkerBack || e.kind == RunEvent::Kind::WorkerDropped)
         m_node->peers()->setBack(e.worker);
     // A machine whose owner stopped lending it said so: no fault to look for.

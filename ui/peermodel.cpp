@@ -105,11 +105,17 @@ QVariant PeerModel::data(const QModelIndex& index, int role) const {
     case Role:
         if (!m_running)
             return self ? tr("Idle") : QString();
-        if (const auto idle = m_idle.constFind(key); idle != m_idle.constEnd())
+        if (const auto idle = m_idle.constFind(key); idle != m_idle.constEnd()) {
+            if (idle->withMs > 0)
+                return tr("Idle: slowed the run (its steps took %1 ms, against %2 ms without "
+                          "it)")
+                    .arg(QLocale().toString(idle->withMs, 'f', 0),
+                         QLocale().toString(idle->stepMs, 'f', 0));
             return tr("Idle: would slow the run (%1 ms a step before its first sample, against "
                       "a %2 ms step)")
                 .arg(QLocale().toString(idle->costMs, 'f', 0),
                      QLocale().toString(idle->stepMs, 'f', 0));
+        }
         if (live == m_live.constEnd())
             return self ? tr("Coordinator") : QString();
         return self ? tr("Coordinator and worker") : tr("Worker");
@@ -155,8 +161,8 @@ QString PeerModel::workerKey(const QString& workerName) const {
     return workerName;
 }
 
-void PeerModel::setIdle(const QString& workerName, double costMs, double stepMs) {
-    m_idle.insert(workerKey(workerName), Idle{costMs, stepMs});
+void PeerModel::setIdle(const QString& workerName, double costMs, double stepMs, double withMs) {
+    m_idle.insert(workerKey(workerName), Idle{costMs, stepMs, withMs});
     Q_EMIT dataChanged(index(0, Role), index(rowCount() - 1, Role));
 }
 

@@ -45,7 +45,9 @@ public:
                      int64_t tokensPerSample = 0);
     // A worker the run leaves out because it would slow it (RunEvent::WorkerLeftOut's figures),
     // and one that takes part again.
-    void setIdle(const QString& workerName, double costMs, double stepMs);
+    // costMs, stepMs: RunEvent's; withMs > 0: left out for the steps it took part in (stepMs is
+    // then the steps' median without it).
+    void setIdle(const QString& workerName, double costMs, double stepMs, double withMs = 0);
     void setBack(const QString& workerName);
 
 private:
@@ -62,7 +64,7 @@ private:
     QHash<QString, Live> m_live; // by device ID; "" is this machine
     int64_t m_tokensPerSample = 0;
     struct Idle {
-        double costMs = 0, stepMs = 0;
+        double costMs = 0, stepMs = 0, withMs = 0;
     };
     QHash<QString, Idle> m_idle; // likewise: left out of the run
     bool m_running = false;

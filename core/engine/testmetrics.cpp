@@ -135,6 +135,8 @@ QJsonObject RunEvent::toJson() const {
         o.insert(QStringLiteral("cost_ms"), costMs);
     if (stepMs > 0)
         o.insert(QStringLiteral("step_ms"), stepMs);
+    if (withMs > 0)
+        o.insert(QStringLiteral("with_ms"), withMs);
     if (leaving)
         o.insert(QStringLiteral("leaving"), true);
     return o;

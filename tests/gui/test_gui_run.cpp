@@ -1215,6 +1215,18 @@ private Q_SLOTS:
                  qPrintable(german));
         m.setBack(QStringLiteral("local"));
         QCOMPARE(role.data().toString(), QStringLiteral("Coordinator and worker"));
+        // Left out for what the run's steps showed, not what the balancer foresaw.
+        m.setIdle(QStringLiteral("local"), 0, 101.2, 112.4);
+        QCOMPARE(role.data().toString(),
+                 QStringLiteral("Idle: slowed the run (its steps took 112 ms, against 101 ms "
+                                "without it)"));
+        QCOMPARE(applyLanguage(*app, QStringLiteral("fr")), QStringLiteral("fr"));
+        const QString french = role.data().toString();
+        QCOMPARE(applyLanguage(*app, QStringLiteral("en")), QStringLiteral("en"));
+        QVERIFY2(french.startsWith(QStringLiteral("Inactive : ralentissait")) &&
+                     french.contains(QStringLiteral("112")) &&
+                     french.contains(QStringLiteral("101")),
+                 qPrintable(french));
         m.setIdle(QStringLiteral("local"), 40.4, 12.2);
         m.setRunStats({}, 0); // the run ended
         QCOMPARE(role.data().toString(), QStringLiteral("Idle"));

@@ -140,6 +140,30 @@ bool WorkerPool::anyAlive() const {
 
 std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t n, int64_t passes,
                                         int64_t step, bool firstRound) {
+    if (firstRound) {
+        outcomeSlots(live, step);
+        m_passes = passes;
+    }
+    // A worker on trial, or left out for what its steps cost, sits the step out; the others
+    // share it as if it were not there.
+    std::vector<size_t> taking;
+    for (size_t i : live) {
+        const PoolMember& m = m_members[i];
+        if (m.trialUntil <= step && !(m.outByOutcome && m.slot == WorkerSlot::LeftOut))
+            taking.push_back(i);
+    }
+    if (taking.size() == live.size() || taking.empty())
+        return splitShares(live, n, passes, step, firstRound);
+    const std::vector<int64_t> some = splitShares(taking, n, passes, step, firstRound);
+    std::vector<int64_t> counts(live.size(), 0);
+    for (size_t j = 0, k = 0; j < live.size() && k < taking.size(); ++j)
+        if (live[j] == taking[k])
+            counts[j] = some[k++];
+    return counts;
+}
+
+std::vector<int64_t> WorkerPool::splitShares(const std::vector<size_t>& live, int64_t n,
+                                             int64_t passes, int64_t step, bool firstRound) {
     std::vector<QString> names;
     std::vector<int64_t> caps;
     for (size_t i : live) {
@@ -151,8 +175,9 @@ std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t
     const std::vector<int64_t> entry = entrySlices(live, n, passes);
     for (size_t j = 0; j < entry.size(); ++j)
         if (entry[j] >= 0 && leftOutByLink(live, j, n, passes, step))
-            return shares(live, n, passes, step, firstRound); // judged now: it enters no more
+            return splitShares(live, n, passes, step, firstRound); // judged: it enters no more
     std::vector<int64_t> counts;
+    m_stepUnclean = m_stepUnclean || !entry.empty();
     if (entry.empty()) {
         counts = m_balancer.split(n, names, caps);
     } else {
@@ -210,10 +235,7 @@ bool WorkerPool::leftOutByLink(const std::vector<size_t>& live, size_t j, int64_
     m.slot = WorkerSlot::LeftOut;
     m.leftOutSince = step;
     m.probeEvery = kProbeEvery;
-    RunEvent e;
-    e.kind = RunEvent::Kind::WorkerLeftOut;
-    e.worker = m.stats.name;
-    e.step = step;
+    RunEvent e = leftOutEventFor(m, step);
     e.costMs = moveMs;
     e.stepMs = stepMs;
     e.reason = QStringLiteral("it would slow the run: moving the weights there and the gradients "
@@ -229,10 +251,13 @@ bool WorkerPool::leftOutByLink(const std::vector<size_t>& live, size_t j, int64_
 void WorkerPool::sayLeftOut(PoolMember& m, const RunEvent& e) {
     m.leftOutWhy = e.reason;
     const QString again =
-        m.outByLink ? QStringLiteral("its link is measured again while it is idle")
-                    : QStringLiteral("it is measured again in %1 steps, less often while it "
-                                     "would still slow the run")
-                          .arg(kProbeEvery);
+        m.outByLink      ? QStringLiteral("its link is measured again while it is idle")
+        : m.outByOutcome ? QStringLiteral("it is timed again in %1 steps, less often while it "
+                                          "still slows the run")
+                               .arg(m.probeEvery)
+                         : QStringLiteral("it is measured again in %1 steps, less often while it "
+                                          "would still slow the run")
+                               .arg(kProbeEvery);
     m_obs.onMessage(QStringLiteral("leaving %1 out: %2; %3, and it takes part when it would "
                                    "help (local-sgd, a larger batch or a faster link may let it)")
                         .arg(m.stats.name, e.reason, again));
@@ -335,6 +360,7 @@ void WorkerPool::updateSlots(const std::vector<size_t>& live, std::vector<int64_
             m.slot = WorkerSlot::Probing;
             m.leftOutSince = step;
             m.probeAwaited = true;
+            m_stepUnclean = true;
         }
     }
     for (size_t j = 0; j < live.size(); ++j) {
@@ -399,6 +425,7 @@ void WorkerPool::drop(size_t i, const Error& why, const QString& consequence, in
     PoolMember& m = m_members[i];
     const QString& reason = why.message;
     m_lastDrop = m.remote ? about(why, ErrorSubject::Peer) : why;
+    m_stepUnclean = true;
     m.slot = WorkerSlot::Dropped;
     m.stats.status = WorkerSummary::Status::Dropped;
     m.stats.reason = reason;
@@ -449,10 +476,7 @@ RunEvent WorkerPool::leftOutEvent(const std::vector<size_t>& live, size_t j, int
             others.push_back(m_members[live[k]].stats.name);
             caps.push_back(m_members[live[k]].cap(passes));
         }
-    RunEvent e;
-    e.kind = RunEvent::Kind::WorkerLeftOut;
-    e.worker = m.stats.name;
-    e.step = step;
+    RunEvent e = leftOutEventFor(m, step);
     std::vector<QString> all = others;
     all.push_back(m.stats.name);
     const double link = m_balancer.overheadMs(m.stats.name);
@@ -473,6 +497,14 @@ RunEvent WorkerPool::leftOutEvent(const std::vector<size_t>& live, size_t j, int
                    .arg(lateText)
                    .arg(speed > 0 ? 1000.0 / speed : 0.0, 0, 'g', 2)
                    .arg(e.stepMs, 0, 'f', 0);
+    return e;
+}
+
+RunEvent WorkerPool::leftOutEventFor(const PoolMember& m, int64_t step) {
+    RunEvent e;
+    e.kind = RunEvent::Kind::WorkerLeftOut;
+    e.worker = m.stats.name;
+    e.step = step;
     return e;
 }
 

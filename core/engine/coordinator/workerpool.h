@@ -57,6 +57,13 @@ struct PoolMember {
     // The balancer never gives it more, so the share that failed is never tried again.
     int64_t memoryCap = 0;
     int64_t served = 0; // steps (or async results) it computed a share of
+    // Judged by the run's own steps (WorkerPool::stepTook): left out because the steps it took
+    // part in were not shorter than those without it, whatever the balancer's model foresaw.
+    bool outByOutcome = false;
+    int64_t outcomeStrikes = 0; // verdicts in a row that it slowed the run
+    // Steps before this one are timed without it, to compare with those it takes part in.
+    int64_t trialUntil = 0;
+    int64_t judgedAt = -1; // the step of its last verdict
 
     bool alive() const { return slot != WorkerSlot::Dropped; }
     bool leftOut() const { return slot == WorkerSlot::LeftOut || slot == WorkerSlot::Probing; }
@@ -85,6 +92,17 @@ public:
     // backward pass, and an entry over such a link costs the run a few seconds at most, once.
     static constexpr double kLinkSteps = 8;
     static constexpr double kLinkMs = 1000;
+    // The balancer's model of a worker can be wrong in ways its measurements never show: a
+    // device whose CPU quota runs out partway through a step, a stall in copies outside its
+    // compute. So in sync, each remote worker is also judged by the run's own steps: the median
+    // of the last kJudgeSteps it took part in against that of as many without it, with the same
+    // others and batch. Where none are recent (within kBaselineSteps), the steps with it are
+    // set against the balancer's forecast of the others' compute alone, which no step without
+    // it can beat, and if that does not settle it, the next kJudgeSteps go without it (a
+    // trial). It stays only where its steps are at least kJudgeGain shorter.
+    static constexpr int kJudgeSteps = 8;
+    static constexpr double kJudgeGain = 0.02;
+    static constexpr int64_t kBaselineSteps = 400;
 
     explicit WorkerPool(RunObserver& observer);
 
@@ -137,6 +155,9 @@ public:
     // measurements then show.
     std::vector<int64_t> roundShares(const std::vector<size_t>& live, int64_t n, int64_t passes,
                                      int64_t round);
+    // A sync step of `n` samples ended after `ms`; took[i]: worker i's samples in it. Judges
+    // the remote workers by the steps with them against those without (kJudgeSteps).
+    void stepTook(const std::vector<int64_t>& took, int64_t n, double ms, int64_t step);
     // Whether the balancer has timed worker `i` yet (a result of it has been recorded).
     bool timed(size_t i) const { return m_balancer.speed(m_members[i].stats.name) > 0; }
     // A result came back after `rttMs`: its notes, the worker's time and the balancer's
@@ -164,6 +185,7 @@ private:
     // it (RunEvent::costMs, stepMs).
     RunEvent leftOutEvent(const std::vector<size_t>& live, size_t j, int64_t n, int64_t passes,
                           int64_t step) const;
+    static RunEvent leftOutEventFor(const PoolMember& m, int64_t step);
     void emitEvent(RunEvent::Kind kind, const PoolMember& m, const QString& reason, int64_t step,
                    bool leaving = false);
     void updateSlots(const std::vector<size_t>& live, std::vector<int64_t>& counts, int64_t n,
@@ -179,6 +201,9 @@ private:
     // The step's entry slices (-1 for a worker not entering, 0 for one that waits a step), or
     // nothing when no one enters: there is no worker already measured to take the rest, or the
     // step is too small to slice.
+    // shares() for the workers that take part in the step.
+    std::vector<int64_t> splitShares(const std::vector<size_t>& live, int64_t n, int64_t passes,
+                                     int64_t step, bool firstRound);
     std::vector<int64_t> entrySlices(const std::vector<size_t>& live, int64_t n, int64_t passes);
     // Whether moving the model there and back in `moveMs` would slow a step of `stepMs` too
     // much to be worth an entry (kLinkSteps, kLinkMs).
@@ -190,8 +215,25 @@ private:
     bool leftOutByLink(const std::vector<size_t>& live, size_t j, int64_t n, int64_t passes,
                        int64_t step);
 
+    // The run's steps, for stepTook's verdicts: who took part, the batch, and how long it took.
+    struct TimedStep {
+        std::vector<char> with; // by member index
+        int64_t n = 0, step = 0;
+        double ms = 0;
+    };
+    // The median of the last kJudgeSteps steps of `n` samples with exactly the workers of
+    // `with` since step `since`, or 0 when there are fewer.
+    double medianStepMs(const std::vector<char>& with, int64_t n, int64_t since) const;
+    void judgeByOutcome(size_t i, const TimedStep& last, int64_t step);
+    // Before the split: gives nothing to a worker on trial or left out for what it cost, and
+    // takes one back once its wait is over, to be timed again.
+    void outcomeSlots(const std::vector<size_t>& live, int64_t step);
+
     RunObserver& m_obs;
     ThroughputBalancer m_balancer;
+    std::vector<TimedStep> m_steps; // the latest, oldest first
+    bool m_stepUnclean = false;     // this step gave an entry slice or a probe, or lost a worker
+    int64_t m_passes = 1;           // forward passes per share, as the last step's split had
     std::vector<PoolMember> m_members;
     bool m_hasHub = false;
     int64_t m_stepBytes = 0;

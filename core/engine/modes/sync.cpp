@@ -84,6 +84,7 @@ Status SyncPolicy::step(StepContext& ctx) {
     out.lr = lr;
     out.stepMs = double(timer.nsecsElapsed()) / 1e6;
     out.workers = workerStats(ctx, c, out.stepMs);
+    ctx.pool.stepTook(c.took, out.samples, out.stepMs, ctx.step);
     out.indices = std::move(indices); // all of them: dispatch() returns once all are computed
     return ctx.applied(out);
 }

@@ -1,0 +1,130 @@
+#include "engine/coordinator/workerpool.h"
+
+#include <algorithm>
+
+// The pool's second judge, in sync: a remote worker is timed by the run's own steps, with it
+// against without it (WorkerPool::kJudgeSteps).
+
+namespace tandem {
+
+void WorkerPool::stepTook(const std::vector<int64_t>& took, int64_t n, double ms, int64_t step) {
+    TimedStep t;
+    t.with.assign(m_members.size(), 0);
+    for (size_t i = 0; i < took.size() && i < t.with.size(); ++i)
+        t.with[i] = took[i] > 0 ? 1 : 0;
+    t.n = n;
+    t.step = step;
+    t.ms = ms;
+    // A step with an entry slice or a re-measurement's, or one that lost a worker, says
+    // nothing of how long the run's steps take with these workers.
+    const bool clean = !m_stepUnclean;
+    m_stepUnclean = false;
+    if (!clean || !(ms > 0))
+        return;
+    m_steps.push_back(t);
+    constexpr size_t kKept = 512;
+    if (m_steps.size() > kKept)
+        m_steps.erase(m_steps.begin(), m_steps.begin() + (m_steps.size() - kKept));
+    for (size_t i = 0; i < m_members.size(); ++i) {
+        const PoolMember& m = m_members[i];
+        if (m.remote && m.alive() && m.slot == WorkerSlot::Active && !m.entering && t.with[i])
+            judgeByOutcome(i, t, step);
+    }
+}
+
+double WorkerPool::medianStepMs(const std::vector<char>& with, int64_t n, int64_t since) const {
+    const auto same = [&](const std::vector<char>& a) {
+        for (size_t i = 0; i < std::max(a.size(), with.size()); ++i)
+            if ((i < a.size() && a[i]) != (i < with.size() && with[i]))
+                return false;
+        return true;
+    };
+    std::vector<double> ms;
+    for (auto it = m_steps.rbegin();
+         it != m_steps.rend() && it->step >= since && int(ms.size()) < kJudgeSteps; ++it)
+        if (it->n == n && same(it->with))
+            ms.push_back(it->ms);
+    if (int(ms.size()) < kJudgeSteps)
+        return 0;
+    std::nth_element(ms.begin(), ms.begin() + ptrdiff_t(ms.size() / 2), ms.end());
+    return ms[ms.size() / 2];
+}
+
+void WorkerPool::judgeByOutcome(size_t i, const TimedStep& last, int64_t step) {
+    PoolMember& m = m_members[i];
+    std::vector<char> without = last.with;
+    without[i] = 0;
+    if (std::find(without.begin(), without.end(), 1) == without.end())
+        return; // it computes alone: there is nothing to compare it with
+    // Its steps since it was last judged, against the latest without it.
+    const double withMs = medianStepMs(last.with, last.n, m.judgedAt + 1);
+    if (withMs <= 0)
+        return;
+    const double withoutMs = medianStepMs(without, last.n, step - kBaselineSteps);
+    if (withoutMs <= 0) {
+        // None recent. Where its steps are clearly shorter than the balancer foresees for the
+        // others' compute alone, which every step without it would take at the least, it helps.
+        std::vector<QString> others;
+        std::vector<int64_t> caps;
+        for (size_t k = 0; k < without.size(); ++k)
+            if (without[k]) {
+                others.push_back(m_members[k].stats.name);
+                caps.push_back(m_members[k].cap(m_passes));
+            }
+        const double least = m_balancer.predictedStepMs(last.n, others, caps);
+        if (least > 0 && withMs < (1 - kJudgeGain) * least) {
+            m.judgedAt = step;
+            m.outcomeStrikes = 0;
+            return;
+        }
+        // Otherwise the next steps go without it, one worker's trial at a time.
+        for (const PoolMember& k : m_members)
+            if (k.trialUntil > step)
+                return;
+        m.trialUntil = step + 1 + kJudgeSteps;
+        m_obs.onMessage(QStringLiteral("timing %1 steps without %2, to see whether it makes "
+                                       "the run's steps shorter")
+                            .arg(kJudgeSteps)
+                            .arg(m.stats.name));
+        return;
+    }
+    m.judgedAt = step;
+    if (withMs < (1 - kJudgeGain) * withoutMs) {
+        m.outcomeStrikes = 0;
+        return;
+    }
+    m.outByOutcome = true;
+    m.slot = WorkerSlot::LeftOut;
+    m.leftOutSince = step;
+    m.probeEvery = std::min(kProbeEvery << std::min<int64_t>(m.outcomeStrikes, 8), kProbeEveryMost);
+    ++m.outcomeStrikes;
+    RunEvent e = leftOutEventFor(m, step);
+    e.withMs = withMs;
+    e.stepMs = withoutMs;
+    e.reason = QStringLiteral("it slowed the run: steps took %1 ms with it against %2 ms without "
+                              "it (medians of %3 steps each)")
+                   .arg(withMs, 0, 'f', 0)
+                   .arg(withoutMs, 0, 'f', 0)
+                   .arg(kJudgeSteps);
+    sayLeftOut(m, e);
+}
+
+void WorkerPool::outcomeSlots(const std::vector<size_t>& live, int64_t step) {
+    for (size_t i : live) {
+        PoolMember& m = m_members[i];
+        if (!m.outByOutcome || m.slot != WorkerSlot::LeftOut ||
+            step - m.leftOutSince < m.probeEvery)
+            continue;
+        // Its load or link may have changed: it takes part again, and the steps it takes part
+        // in from now on are judged against the latest without it.
+        m.outByOutcome = false;
+        m.slot = WorkerSlot::Active;
+        m.judgedAt = step - 1;
+        m_obs.onMessage(
+            QStringLiteral("%1 takes part again, to be timed against the steps without it")
+                .arg(m.stats.name));
+        emitEvent(RunEvent::Kind::WorkerBack, m, QString(), step);
+    }
+}
+
+} // namespace tandem
