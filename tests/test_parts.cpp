@@ -364,13 +364,15 @@ private Q_SLOTS:
     // 3 ms a sample beside this machine's 1 ms, so the model gives it a quarter of each step;
     // each step also has `serial` ms of the coordinator's own (the optimizer's step), and
     // each the laptop takes part in stalls `stall` ms more.
-    // - A 40 ms stall: it is left out on the steps' own figures, timed again 50 steps later,
-    //   left out again for twice as long, and the run costs at most 4 % more than alone.
+    // - A 40 ms stall: after kJudgeSteps steps with it, and as many timed without it, it is
+    //   left out on the steps' own figures; timed again 50 steps later, then 100 and 200, and
+    //   left out again each time; the run costs at most 4 % more than this machine alone.
     // - A 10 ms stall: its steps (78 ms) are not clearly shorter than the model's 64 ms for this
     //   machine's compute alone, so kJudgeSteps steps are timed without it (84 ms): it stays.
     // - Neither: its steps (48 ms) are shorter than 64 ms, and no step goes without it.
     void poolJudgesAWorkerByTheRunsSteps() {
-        constexpr int64_t n = 64, steps = 400;
+        // Through the end of its third return's timing (step 399 on, see below).
+        constexpr int64_t n = 64, steps = 399 + WorkerPool::kJudgeSteps;
         struct Case {
             double stall, serial;
             const char* what;
@@ -413,24 +415,26 @@ private Q_SLOTS:
                                      .arg(together)
                                      .arg(alone)
                                      .arg(l.join(QLatin1Char(' ')));
-            const QStringList timing = obs.messages.filter(QStringLiteral("timing 8 steps"));
+            const QStringList timing =
+                obs.messages.filter(QStringLiteral("timing %1 steps").arg(WorkerPool::kJudgeSteps));
             if (c.stall >= 40) {
                 // In for kJudgeSteps past its entry (steps 0 to 2), out for a trial of as many,
                 // judged on its first step back and left out; timed again 50, 100 and 200
-                // steps later, for kJudgeSteps each time.
+                // steps after each verdict, for kJudgeSteps each time.
+                const int64_t k = WorkerPool::kJudgeSteps, back1 = 3 + 2 * k + 50,
+                              back2 = back1 + k - 1 + 100, back3 = back2 + k - 1 + 200;
                 std::vector<int64_t> expected;
-                for (const int64_t from : {3, 69, 176, 383})
-                    for (int64_t k = 0; k < WorkerPool::kJudgeSteps; ++k)
-                        expected.push_back(from + k);
-                expected.insert(expected.begin() + WorkerPool::kJudgeSteps,
-                                3 + 2 * WorkerPool::kJudgeSteps);
+                for (const int64_t from : {int64_t(3), back1, back2, back3})
+                    for (int64_t j = 0; j < k; ++j)
+                        expected.push_back(from + j);
+                expected.insert(expected.begin() + k, 3 + 2 * k);
                 QVERIFY2(in == expected, qPrintable(what));
                 QVERIFY2(together <= 1.04 * alone, qPrintable(what));
                 QCOMPARE(pool.at(1).slot, WorkerSlot::LeftOut);
                 QVERIFY2(obs.events.size() == 7, qPrintable(obs.messages.join(QLatin1Char('\n'))));
                 const RunEvent& out = obs.events[0];
                 QCOMPARE(out.kind, RunEvent::Kind::WorkerLeftOut);
-                QCOMPARE(out.step, int64_t(19));
+                QCOMPARE(out.step, 3 + 2 * k);
                 QVERIFY2(out.reason.startsWith(QStringLiteral("it slowed the run: steps took")),
                          qPrintable(out.reason));
                 QVERIFY2(out.withMs > out.stepMs && qAbs(out.stepMs - ms({n, 0})) < 1,

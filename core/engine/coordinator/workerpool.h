@@ -63,7 +63,8 @@ struct PoolMember {
     int64_t outcomeStrikes = 0; // verdicts in a row that it slowed the run
     // Steps before this one are timed without it, to compare with those it takes part in.
     int64_t trialUntil = 0;
-    int64_t judgedAt = -1; // the step of its last verdict
+    int64_t judgedAt = -1;  // the step of its last verdict
+    int64_t lastTrial = -1; // the step its last trial began after
 
     bool alive() const { return slot != WorkerSlot::Dropped; }
     bool leftOut() const { return slot == WorkerSlot::LeftOut || slot == WorkerSlot::Probing; }
@@ -94,14 +95,15 @@ public:
     static constexpr double kLinkMs = 1000;
     // The balancer's model of a worker can be wrong in ways its measurements never show: a
     // device whose CPU quota runs out partway through a step, a stall in copies outside its
-    // compute. So in sync, each remote worker is also judged by the run's own steps: the median
+    // compute. So in sync, each remote worker is also judged by the run's own steps: the mean
     // of the last kJudgeSteps it took part in against that of as many without it, with the same
-    // others and batch. Where none are recent (within kBaselineSteps), the steps with it are
-    // set against the balancer's forecast of the others' compute alone, which no step without
-    // it can beat, and if that does not settle it, the next kJudgeSteps go without it (a
-    // trial). It stays only where its steps are at least kJudgeGain shorter.
-    static constexpr int kJudgeSteps = 8;
-    static constexpr double kJudgeGain = 0.02;
+    // others and batch, taken since it was last judged (while it was left out, or on purpose:
+    // a trial, at most one in kBaselineSteps). The steps with it are first set against the
+    // balancer's forecast of the others' compute alone, which no step without it can beat:
+    // clearly shorter, and it needs no trial. It is left out only where its steps are clearly
+    // longer, by kJudgeMargin.
+    static constexpr int kJudgeSteps = 12;
+    static constexpr double kJudgeMargin = 0.02;
     static constexpr int64_t kBaselineSteps = 400;
 
     explicit WorkerPool(RunObserver& observer);
@@ -221,9 +223,9 @@ private:
         int64_t n = 0, step = 0;
         double ms = 0;
     };
-    // The median of the last kJudgeSteps steps of `n` samples with exactly the workers of
-    // `with` since step `since`, or 0 when there are fewer.
-    double medianStepMs(const std::vector<char>& with, int64_t n, int64_t since) const;
+    // The mean of the last kJudgeSteps steps of `n` samples with exactly the workers of `with`
+    // since step `since`, the longest set aside, or 0 when there are fewer.
+    double meanStepMs(const std::vector<char>& with, int64_t n, int64_t since) const;
     void judgeByOutcome(size_t i, const TimedStep& last, int64_t step);
     // Before the split: gives nothing to a worker on trial or left out for what it cost, and
     // takes one back once its wait is over, to be timed again.

@@ -32,7 +32,7 @@ void WorkerPool::stepTook(const std::vector<int64_t>& took, int64_t n, double ms
     }
 }
 
-double WorkerPool::medianStepMs(const std::vector<char>& with, int64_t n, int64_t since) const {
+double WorkerPool::meanStepMs(const std::vector<char>& with, int64_t n, int64_t since) const {
     const auto same = [&](const std::vector<char>& a) {
         for (size_t i = 0; i < std::max(a.size(), with.size()); ++i)
             if ((i < a.size() && a[i]) != (i < with.size() && with[i]))
@@ -46,8 +46,14 @@ double WorkerPool::medianStepMs(const std::vector<char>& with, int64_t n, int64_
             ms.push_back(it->ms);
     if (int(ms.size()) < kJudgeSteps)
         return 0;
-    std::nth_element(ms.begin(), ms.begin() + ptrdiff_t(ms.size() / 2), ms.end());
-    return ms[ms.size() / 2];
+    // The mean, since the run's speed is the steps' mean: a worker that makes some steps end
+    // late costs all of that lateness. Only the longest is set aside, as a stall of the
+    // machine rather than of the worker.
+    std::sort(ms.begin(), ms.end());
+    double sum = 0;
+    for (size_t k = 0; k + 1 < ms.size(); ++k)
+        sum += ms[k];
+    return sum / double(ms.size() - 1);
 }
 
 void WorkerPool::judgeByOutcome(size_t i, const TimedStep& last, int64_t step) {
@@ -56,14 +62,16 @@ void WorkerPool::judgeByOutcome(size_t i, const TimedStep& last, int64_t step) {
     without[i] = 0;
     if (std::find(without.begin(), without.end(), 1) == without.end())
         return; // it computes alone: there is nothing to compare it with
-    // Its steps since it was last judged, against the latest without it.
-    const double withMs = medianStepMs(last.with, last.n, m.judgedAt + 1);
+    // Its steps since it was last judged, against steps without it taken since then (a trial's,
+    // or those while it was left out): one verdict for each such comparison.
+    const double withMs = meanStepMs(last.with, last.n, m.judgedAt + 1);
     if (withMs <= 0)
         return;
-    const double withoutMs = medianStepMs(without, last.n, step - kBaselineSteps);
+    const double withoutMs =
+        meanStepMs(without, last.n, std::max(m.judgedAt + 1, step - kBaselineSteps));
     if (withoutMs <= 0) {
-        // None recent. Where its steps are clearly shorter than the balancer foresees for the
-        // others' compute alone, which every step without it would take at the least, it helps.
+        // None. Where its steps are clearly shorter than the balancer foresees for the others'
+        // compute alone, which every step without it would take at the least, it helps.
         std::vector<QString> others;
         std::vector<int64_t> caps;
         for (size_t k = 0; k < without.size(); ++k)
@@ -72,15 +80,19 @@ void WorkerPool::judgeByOutcome(size_t i, const TimedStep& last, int64_t step) {
                 caps.push_back(m_members[k].cap(m_passes));
             }
         const double least = m_balancer.predictedStepMs(last.n, others, caps);
-        if (least > 0 && withMs < (1 - kJudgeGain) * least) {
+        if (least > 0 && withMs < (1 - kJudgeMargin) * least) {
             m.judgedAt = step;
             m.outcomeStrikes = 0;
             return;
         }
-        // Otherwise the next steps go without it, one worker's trial at a time.
+        // Otherwise the next steps go without it, one worker's trial at a time, and none
+        // sooner than kBaselineSteps after its last.
+        if (m.lastTrial >= 0 && step - m.lastTrial < kBaselineSteps)
+            return;
         for (const PoolMember& k : m_members)
             if (k.trialUntil > step)
                 return;
+        m.lastTrial = step;
         m.trialUntil = step + 1 + kJudgeSteps;
         m_obs.onMessage(QStringLiteral("timing %1 steps without %2, to see whether it makes "
                                        "the run's steps shorter")
@@ -89,7 +101,9 @@ void WorkerPool::judgeByOutcome(size_t i, const TimedStep& last, int64_t step) {
         return;
     }
     m.judgedAt = step;
-    if (withMs < (1 - kJudgeGain) * withoutMs) {
+    // Left out only where its steps are clearly longer: the two means differ by a few percent
+    // from one window to the next on a busy machine.
+    if (withMs <= (1 + kJudgeMargin) * withoutMs) {
         m.outcomeStrikes = 0;
         return;
     }
@@ -102,7 +116,7 @@ void WorkerPool::judgeByOutcome(size_t i, const TimedStep& last, int64_t step) {
     e.withMs = withMs;
     e.stepMs = withoutMs;
     e.reason = QStringLiteral("it slowed the run: steps took %1 ms with it against %2 ms without "
-                              "it (medians of %3 steps each)")
+                              "it (means of %3 steps each)")
                    .arg(withMs, 0, 'f', 0)
                    .arg(withoutMs, 0, 'f', 0)
                    .arg(kJudgeSteps);
@@ -119,7 +133,6 @@ void WorkerPool::outcomeSlots(const std::vector<size_t>& live, int64_t step) {
         // in from now on are judged against the latest without it.
         m.outByOutcome = false;
         m.slot = WorkerSlot::Active;
-        m.judgedAt = step - 1;
         m_obs.onMessage(
             QStringLiteral("%1 takes part again, to be timed against the steps without it")
                 .arg(m.stats.name));
