@@ -46,7 +46,7 @@ public:
     // A worker the run leaves out because it would slow it (RunEvent::WorkerLeftOut's figures),
     // and one that takes part again.
     // costMs, stepMs: RunEvent's; withMs > 0: left out for the steps it took part in (stepMs is
-    // then the steps' median without it).
+    // then the steps' mean without it).
     void setIdle(const QString& workerName, double costMs, double stepMs, double withMs = 0);
     void setBack(const QString& workerName);
 

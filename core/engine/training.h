@@ -331,7 +331,7 @@ struct RunEvent {
     // WorkerLeftOut: what a step costs the worker before its first sample (moving the weights,
     // its compute's fixed part), and what the step takes without it; 0 where unknown.
     double costMs = 0, stepMs = 0;
-    // WorkerLeftOut for what the run's own steps showed: their median with the worker (stepMs:
+    // WorkerLeftOut for what the run's own steps showed: their mean with the worker (stepMs:
     // without it); 0 where it was left out on the balancer's model.
     double withMs = 0;
     // WorkerDropped: the worker said it was leaving (its owner stopped lending it), no fault.

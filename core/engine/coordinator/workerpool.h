@@ -18,6 +18,7 @@
 #include <QHash>
 
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -200,12 +201,12 @@ private:
     LinkFacts linkOf(const QString& worker) const; // the latest measurement, or none
     // What moving the weights there and the gradients back costs a step over `link`.
     double linkMs(const LinkFacts& link) const;
-    // The step's entry slices (-1 for a worker not entering, 0 for one that waits a step), or
-    // nothing when no one enters: there is no worker already measured to take the rest, or the
-    // step is too small to slice.
     // shares() for the workers that take part in the step.
     std::vector<int64_t> splitShares(const std::vector<size_t>& live, int64_t n, int64_t passes,
                                      int64_t step, bool firstRound);
+    // The step's entry slices (-1 for a worker not entering, 0 for one that waits a step), or
+    // nothing when no one enters: there is no worker already measured to take the rest, or the
+    // step is too small to slice.
     std::vector<int64_t> entrySlices(const std::vector<size_t>& live, int64_t n, int64_t passes);
     // Whether moving the model there and back in `moveMs` would slow a step of `stepMs` too
     // much to be worth an entry (kLinkSteps, kLinkMs).
@@ -233,9 +234,9 @@ private:
 
     RunObserver& m_obs;
     ThroughputBalancer m_balancer;
-    std::vector<TimedStep> m_steps; // the latest, oldest first
-    bool m_stepUnclean = false;     // this step gave an entry slice or a probe, or lost a worker
-    int64_t m_passes = 1;           // forward passes per share, as the last step's split had
+    std::deque<TimedStep> m_steps; // the latest, oldest first
+    bool m_stepUnclean = false;    // this step gave an entry slice or a probe, or lost a worker
+    int64_t m_passes = 1;          // forward passes per share, as the last step's split had
     std::vector<PoolMember> m_members;
     bool m_hasHub = false;
     int64_t m_stepBytes = 0;

@@ -24,7 +24,7 @@ void WorkerPool::stepTook(const std::vector<int64_t>& took, int64_t n, double ms
     m_steps.push_back(t);
     constexpr size_t kKept = 512;
     if (m_steps.size() > kKept)
-        m_steps.erase(m_steps.begin(), m_steps.begin() + (m_steps.size() - kKept));
+        m_steps.pop_front();
     for (size_t i = 0; i < m_members.size(); ++i) {
         const PoolMember& m = m_members[i];
         if (m.remote && m.alive() && m.slot == WorkerSlot::Active && !m.entering && t.with[i])
