@@ -1057,6 +1057,11 @@ void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting_data() {
     QTest::newRow("an unnamed split")
         << QStringLiteral("qwen3") << QStringLiteral("pre-tokenizer splits with an expression")
         << true;
+    // A folder with SentencePiece's tokenizer.model and no tokenizer.json: Tandem trains with
+    // it, and a GGUF export, which writes tokenizer.json's vocabulary, says how to get one.
+    QTest::newRow("no tokenizer.json")
+        << QStringLiteral("llama") << QStringLiteral("no tokenizer.json, which a GGUF export reads")
+        << false;
 }
 
 void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting() {
@@ -1086,6 +1091,24 @@ void TestGguf::aFamilyLlamaCppCannotReadIsRefusedBeforeWriting() {
                       QStringLiteral("--family"), family, folder},
                      &out, &error),
                  qPrintable(error));
+    }
+    if (QLatin1String(QTest::currentDataTag()) == QLatin1String("no tokenizer.json")) {
+        QProcess spm;
+        spm.start(QStringLiteral("/usr/bin/python3"),
+                  {testpaths::pythonDir() + QStringLiteral("/make_spm.py"),
+                   m_tmp.filePath(QStringLiteral("spm"))});
+        spm.write("[]");
+        spm.closeWriteChannel();
+        QVERIFY2(spm.waitForFinished(120000) && spm.exitCode() == 0,
+                 qPrintable(QStringLiteral("tests/python/make_spm.py needs Debian's "
+                                           "python3-sentencepiece: ") +
+                            QString::fromUtf8(spm.readAllStandardError())));
+        for (const char* file : {"tokenizer.json", "tokenizer_config.json"})
+            QFile::remove(folder + QLatin1Char('/') + QLatin1String(file));
+        QVERIFY(QFile::copy(m_tmp.filePath(QStringLiteral("spm/bpe/tokenizer.model")),
+                            folder + QStringLiteral("/tokenizer.model")));
+        auto tok = Tokenizer::fromFolder(folder);
+        QVERIFY2(tok, qPrintable(tok ? QString() : tok.error().message));
     }
     const QString gguf = folder + QStringLiteral(".gguf");
     TandemProcess exp({QStringLiteral("export"), QStringLiteral("--model=hf:") + folder,

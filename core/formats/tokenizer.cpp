@@ -590,7 +590,8 @@ void readConfig(const QJsonObject& config, TokenizerParts& p);
 
 Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromJson(const QByteArray& tokenizerJson,
                                                                const QByteArray& config,
-                                                               const QString& name) {
+                                                               const QString& name,
+                                                               QJsonObject* json) {
     QJsonParseError err;
     const QJsonDocument doc = parseJson(tokenizerJson, &err);
     if (err.error != QJsonParseError::NoError || !doc.isObject())
@@ -636,10 +637,15 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromJson(const QByteArray&
         return makeError(ErrorCode::Unsupported,
                          QStringLiteral("%1 cannot be used: %2").arg(name, r.what));
     }
+    if (json)
+        *json = o;
     return std::shared_ptr<const Tokenizer>(std::move(t));
 }
 
-Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromFolder(const QString& dir) {
+Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromFolder(const QString& dir,
+                                                                 QJsonObject* json) {
+    if (json)
+        *json = QJsonObject();
     const QDir d(dir);
     QByteArray config;
     if (const QString c = d.filePath(QStringLiteral("tokenizer_config.json")); QFile::exists(c)) {
@@ -654,7 +660,7 @@ Expected<std::shared_ptr<const Tokenizer>> Tokenizer::fromFolder(const QString& 
         auto bytes = readRegularFile(f.fileName(), kMaxTokenizerBytes);
         if (!bytes)
             return bytes.error();
-        t = fromJson(*bytes, config, f.fileName());
+        t = fromJson(*bytes, config, f.fileName(), json);
     } else if (QFile spm(d.filePath(QStringLiteral("tokenizer.model")));
                spm.open(QIODevice::ReadOnly)) {
         // SentencePiece's own file, where a folder has no tokenizer.json: the same tokenizer,

@@ -14,12 +14,15 @@
 #include "common/expected.h"
 
 #include <QByteArray>
+
 #include <QString>
 #include <QStringView>
 
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+class QJsonObject;
 
 namespace tandem {
 
@@ -31,11 +34,16 @@ public:
 
     // DIR/tokenizer.json, with DIR/tokenizer_config.json for the BOS and EOS tokens and the
     // chat template where it exists (and generation_config.json or config.json for an EOS id
-    // the tokenizer's config leaves out). Errors name the file.
-    static Expected<std::shared_ptr<const Tokenizer>> fromFolder(const QString& dir);
+    // the tokenizer's config leaves out). Errors name the file. `json`, where given, receives
+    // tokenizer.json's parsed object (empty where the folder has SentencePiece's file instead),
+    // for a reader that needs more of it than the tokenizer keeps (a GGUF export).
+    static Expected<std::shared_ptr<const Tokenizer>> fromFolder(const QString& dir,
+                                                                 QJsonObject* json = nullptr);
     // The same from the files' bytes (`config` may be empty); `name` is for errors.
-    static Expected<std::shared_ptr<const Tokenizer>>
-    fromJson(const QByteArray& tokenizerJson, const QByteArray& config, const QString& name);
+    static Expected<std::shared_ptr<const Tokenizer>> fromJson(const QByteArray& tokenizerJson,
+                                                               const QByteArray& config,
+                                                               const QString& name,
+                                                               QJsonObject* json = nullptr);
 
     // Token ids for `text`. Added tokens are matched first and never split; with `addSpecial`
     // the post-processor adds its tokens (a BOS) around the text as the file's template says.

@@ -11,16 +11,17 @@
 #include "model/hf/ggufvocab.h"
 
 #include "common/files.h"
-#include "formats/json.h"
 #include "formats/tokenizer.h"
 
 #include <QDir>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QSet>
 
-#include <map>
+#include <algorithm>
 
 namespace tandem {
 
@@ -28,7 +29,6 @@ namespace {
 
 // llama.cpp's token types (gguf-py's TokenType).
 constexpr int64_t kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6;
-constexpr qint64 kMaxTokenizerBytes = qint64(256) << 20;
 
 // The splitting expressions of the byte-level tokenizers llama.cpp knows, by the name its
 // vocabulary loader gives them (llama-vocab.cpp).
@@ -126,16 +126,18 @@ QByteArray mergeText(const QJsonValue& m) {
 // SentencePiece-style BPE's scores: a token made by the merge of rank r scores -r (its earliest
 // merge, where several make it), one no merge makes scores below them all.
 std::vector<double> mergeScores(const QJsonObject& model, const std::vector<QByteArray>& tokens) {
-    std::map<QByteArray, size_t> idOf;
-    for (size_t i = 0; i < tokens.size(); ++i)
-        idOf.emplace(tokens[i], i);
+    QHash<QByteArray, qsizetype> idOf;
+    idOf.reserve(qsizetype(tokens.size()));
+    for (size_t i = tokens.size(); i-- > 0;) // the first of equal spellings last, so it stays
+        idOf.insert(tokens[i], qsizetype(i));
     const QJsonArray merges = model.value(QLatin1String("merges")).toArray();
     std::vector<double> scores(tokens.size(), -double(merges.size()) - 1);
+    QByteArray result;
     for (qsizetype rank = merges.size() - 1; rank >= 0; --rank) {
         const QJsonValue m = merges.at(rank);
-        QByteArray result;
         if (m.isArray()) {
-            result = (m.toArray().at(0).toString() + m.toArray().at(1).toString()).toUtf8();
+            const QJsonArray pair = m.toArray();
+            result = pair.at(0).toString().toUtf8() + pair.at(1).toString().toUtf8();
         } else {
             result = m.toString().toUtf8();
             const qsizetype space = result.indexOf(' ');
@@ -143,9 +145,8 @@ std::vector<double> mergeScores(const QJsonObject& model, const std::vector<QByt
                 continue;
             result.remove(space, 1);
         }
-        auto it = idOf.find(result);
-        if (it != idOf.end())
-            scores[it->second] = -double(rank);
+        if (auto it = idOf.constFind(result); it != idOf.constEnd())
+            scores[size_t(it.value())] = -double(rank);
     }
     return scores;
 }
@@ -188,26 +189,25 @@ bool isByteToken(const QByteArray& t) {
 
 Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
     const QString file = QDir(dir).filePath(QStringLiteral("tokenizer.json"));
-    auto bytes = readRegularFile(file, kMaxTokenizerBytes);
-    if (!bytes)
-        return makeError(bytes.error().code,
+    // The tokenizer reads tokenizer.json once, and hands back the parsed file for the rest.
+    QJsonObject root;
+    auto tokenizer = Tokenizer::fromFolder(dir, &root);
+    if (!tokenizer)
+        return makeError(tokenizer.error().code,
                          QStringLiteral("a GGUF file needs the model's tokenizer: %1")
-                             .arg(bytes.error().message));
-    QJsonParseError perr;
-    const QJsonObject root = parseJson(*bytes, &perr).object();
+                             .arg(tokenizer.error().message));
     if (root.isEmpty())
-        return makeError(
-            ErrorCode::Corrupt,
-            QStringLiteral("%1 is not a JSON object: %2").arg(file, perr.errorString()));
+        return refuse(dir,
+                      QStringLiteral("it has SentencePiece's tokenizer.model and no "
+                                     "tokenizer.json, which a GGUF export reads (transformers' "
+                                     "AutoTokenizer.from_pretrained(folder).save_pretrained("
+                                     "folder) writes one)"));
     const QJsonObject model = root.value(QLatin1String("model")).toObject();
     if (model.value(QLatin1String("type")).toString() != QLatin1String("BPE"))
         return refuse(file, QStringLiteral("its model is %1, and Tandem writes BPE tokenizers to "
                                            "GGUF")
                                 .arg(model.value(QLatin1String("type")).toString()));
     const bool sentencePiece = model.value(QLatin1String("byte_fallback")).toBool();
-    auto tokenizer = Tokenizer::fromFolder(dir);
-    if (!tokenizer)
-        return tokenizer.error();
 
     GgufVocab v;
     if (sentencePiece) {
@@ -220,19 +220,23 @@ Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
             return pre.error();
         v.pre = *pre;
     }
-    std::map<int64_t, QByteArray> byId;
+    // Each id's spelling; an id no entry names is padding.
+    std::vector<QByteArray> byId(size_t(std::max<int64_t>(vocabSize, 0)));
+    std::vector<bool> named(byId.size(), false);
     const QJsonObject vocab = model.value(QLatin1String("vocab")).toObject();
-    for (auto it = vocab.begin(); it != vocab.end(); ++it)
-        byId[it.value().toInteger(-1)] = it.key().toUtf8();
-    if (!byId.empty() && (byId.begin()->first < 0 || byId.rbegin()->first >= vocabSize))
-        return makeError(
-            ErrorCode::Incompatible,
-            QStringLiteral("%1 has token id %2, outside the model's vocabulary of %3 "
-                           "(config.json's vocab_size)")
-                .arg(file)
-                .arg(byId.begin()->first < 0 ? byId.begin()->first : byId.rbegin()->first)
-                .arg(vocabSize));
-    std::map<int64_t, int64_t> types;
+    for (auto it = vocab.begin(); it != vocab.end(); ++it) {
+        const int64_t id = it.value().toInteger(-1);
+        if (id < 0 || id >= vocabSize)
+            return makeError(ErrorCode::Incompatible,
+                             QStringLiteral("%1 has token id %2, outside the model's vocabulary "
+                                            "of %3 (config.json's vocab_size)")
+                                 .arg(file)
+                                 .arg(id)
+                                 .arg(vocabSize));
+        byId[size_t(id)] = it.key().toUtf8();
+        named[size_t(id)] = true;
+    }
+    std::vector<int64_t> addedType(byId.size(), 0);
     for (const QJsonValue& a : root.value(QLatin1String("added_tokens")).toArray()) {
         const QJsonObject o = a.toObject();
         const int64_t id = o.value(QLatin1String("id")).toInteger(-1);
@@ -241,33 +245,37 @@ Expected<GgufVocab> ggufVocabOf(const QString& dir, int64_t vocabSize) {
         if (id < 0 || id >= vocabSize)
             continue;
         const QString content = o.value(QLatin1String("content")).toString();
-        byId[id] = content.toUtf8();
-        types[id] = o.value(QLatin1String("special")).toBool() || looksSpecial(content)
-                        ? kControl
-                        : kUserDefined;
+        byId[size_t(id)] = content.toUtf8();
+        named[size_t(id)] = true;
+        addedType[size_t(id)] = o.value(QLatin1String("special")).toBool() || looksSpecial(content)
+                                    ? kControl
+                                    : kUserDefined;
     }
-    v.tokens.reserve(size_t(vocabSize));
-    for (int64_t i = 0; i < vocabSize; ++i) {
-        auto it = byId.find(i);
-        if (it == byId.end()) {
-            v.tokens.push_back(QByteArray("[PAD") + QByteArray::number(i) + ']');
+    QSet<QByteArray> endOfGeneration;
+    for (const char* eog : kEndOfGeneration)
+        endOfGeneration.insert(QByteArray(eog));
+    v.tokens.reserve(byId.size());
+    v.types.reserve(byId.size());
+    for (size_t i = 0; i < byId.size(); ++i) {
+        if (!named[i]) {
+            v.tokens.push_back(QByteArray("[PAD") + QByteArray::number(qint64(i)) + ']');
             v.types.push_back(kUnused);
             continue;
         }
-        v.tokens.push_back(it->second);
-        auto t = types.find(i);
-        v.types.push_back(t == types.end() ? kNormal : t->second);
-        for (const char* eog : kEndOfGeneration)
-            if (it->second == eog)
-                v.types.back() = kControl;
-        if (sentencePiece && t == types.end() && isByteToken(it->second))
+        QByteArray& token = byId[i];
+        const int64_t added = addedType[i];
+        v.types.push_back(added ? added : kNormal);
+        if (endOfGeneration.contains(token))
+            v.types.back() = kControl;
+        if (sentencePiece && !added && isByteToken(token))
             v.types.back() = kByte;
+        v.tokens.push_back(std::move(token));
     }
     if (sentencePiece) {
         v.scores = mergeScores(model, v.tokens);
-        const QString unk = model.value(QLatin1String("unk_token")).toString();
-        for (size_t i = 0; i < v.tokens.size(); ++i)
-            if (!unk.isEmpty() && v.tokens[i] == unk.toUtf8()) {
+        const QByteArray unk = model.value(QLatin1String("unk_token")).toString().toUtf8();
+        for (size_t i = 0; i < v.tokens.size() && !unk.isEmpty(); ++i)
+            if (v.tokens[i] == unk) {
                 v.types[i] = kUnknown;
                 v.unk = int32_t(i);
             }
