@@ -1,11 +1,15 @@
 """Writes a small GPT over bytes with torch.jit.script, as a Tandem user would script their own:
-make_gpt.py OUT.pt [--frozen] [--loss-method] [--wide] [--lora]
+make_gpt.py OUT.pt [--frozen] [--loss-method] [--wide] [--lora] [--digests] [+ OUT.pt [...] ...]
 
 --frozen freezes the embeddings and the first block (requires_grad=False), as a fine-tune of a
 pretrained network does; --loss-method gives the model its own loss(output, target); --wide
 gives it the built-in gpt's shape (4 blocks of 256, 4 heads, context 256) for benchmarks;
 --lora freezes every weight and adds low-rank adapters (rank 4) beside each block's attention
-and output projections, as LoRA does: only the adapters train."""
+and output projections, as LoRA does: only the adapters train; --digests then prints the
+SHA-256 of each parameter's bytes (float32, little-endian, row-major) as the written file holds
+them, "NAME DIGEST" a line after a "# OUT.pt" line. Several models, each after a "+", are
+written by one process (one import of torch); --wide applies to all of them."""
+import hashlib
 import sys
 
 import torch
@@ -81,19 +85,36 @@ class GptWithLoss(Gpt):
         return F.cross_entropy(output.reshape(-1, output.size(-1)), target.reshape(-1))
 
 
-torch.manual_seed(0)
-model = GptWithLoss() if "--loss-method" in sys.argv else Gpt()
-for name, p in model.named_parameters():
-    if p.dim() >= 2:
-        nn.init.normal_(p, 0.0, 0.05)
-if "--lora" in sys.argv:
-    for p in model.parameters():
-        p.requires_grad_(False)
-    for b in model.blocks:
-        b.attn = LoraLinear(b.attn)
-        b.out = LoraLinear(b.out)
-if "--frozen" in sys.argv:
-    for m in (model.tok, model.pos, model.blocks[0]):
-        for p in m.parameters():
+
+
+def write(out, flags):
+    torch.manual_seed(0)
+    model = GptWithLoss() if "--loss-method" in flags else Gpt()
+    for name, p in model.named_parameters():
+        if p.dim() >= 2:
+            nn.init.normal_(p, 0.0, 0.05)
+    if "--lora" in flags:
+        for p in model.parameters():
             p.requires_grad_(False)
-torch.jit.script(model).save(sys.argv[1])
+        for b in model.blocks:
+            b.attn = LoraLinear(b.attn)
+            b.out = LoraLinear(b.out)
+    if "--frozen" in flags:
+        for m in (model.tok, model.pos, model.blocks[0]):
+            for p in m.parameters():
+                p.requires_grad_(False)
+    torch.jit.script(model).save(out)
+    if "--digests" in flags:
+        print("#", out)
+        for name, p in torch.jit.load(out).named_parameters():
+            data = p.detach().contiguous().to(torch.float32).numpy().tobytes()
+            print(name, hashlib.sha256(data).hexdigest())
+
+
+job = []
+for arg in sys.argv[1:] + ["+"]:
+    if arg != "+":
+        job.append(arg)
+    elif job:
+        write(job[0], job[1:])
+        job = []
