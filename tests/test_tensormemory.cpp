@@ -1,7 +1,8 @@
-// The CPU's tensor memory cache: freed blocks of 1 to 32 MiB come back for tensors of their size,
-// a much larger block is not spent on a small tensor, a share of the batch that changes each
-// step still reuses the last steps' blocks, blocks no step took are freed after two
-// steps, and many threads may allocate and free at once.
+// The CPU's tensor memory cache: freed blocks of 1 MiB to 4 GiB come back for tensors of their
+// size, a much larger block is not spent on a small tensor (above 32 MiB one serves a tensor of
+// half its size), a share of the batch that changes each step still reuses the last steps'
+// blocks, blocks no step took are freed after two steps, what is kept stops at its limit, and
+// many threads may allocate and free at once.
 
 #include "model/tensormemory.h"
 #include "model/torchcompat.h"
@@ -35,6 +36,8 @@ private Q_SLOTS:
     void freedBlocksComeBackBySize();
     void smallAndLargeBlocksAreNotKept();
     void aMuchLargerBlockIsNotSpentOnASmallTensor();
+    void aLargeBlockServesATensorOfHalfItsSize();
+    void keptMemoryStopsAtItsLimit();
     void aShareThatChangesEachStepReusesItsBlocks();
     void blocksNoStepTookAreFreedAfterTwoSteps();
     void reusedMemoryHoldsWhatIsWritten();
@@ -66,11 +69,13 @@ void TestTensorMemory::freedBlocksComeBackBySize() {
 }
 
 void TestTensorMemory::smallAndLargeBlocksAreNotKept() {
+    limitCachedTensorMemory(8192 * MiB);
     bytes(MiB - 1).reset();
-    bytes(33 * MiB).reset();
+    bytes(4096 * MiB + 1).reset(); // never touched: no page of it is ever faulted in
     QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
-    bytes(32 * MiB).reset();
-    QCOMPARE(tensorMemoryCounts().cachedBytes, 32 * MiB);
+    bytes(64 * MiB).reset();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 64 * MiB);
+    limitCachedTensorMemory(1024 * MiB);
 }
 
 void TestTensorMemory::aMuchLargerBlockIsNotSpentOnASmallTensor() {
@@ -82,6 +87,32 @@ void TestTensorMemory::aMuchLargerBlockIsNotSpentOnASmallTensor() {
     QCOMPARE(tensorMemoryCounts().cachedBytes, 16 * MiB);
     at::Tensor smaller = bytes(11 * MiB); // the block is within half as large again: served
     QCOMPARE(smaller.data_ptr(), bigAt);
+}
+
+// A large vocabulary's step: its logits, then their gradient, an embedding's gradient and the
+// optimizer's temporaries, each freed before the next. One kept block serves them all, where on
+// sizes alone each would keep its own beside the others.
+void TestTensorMemory::aLargeBlockServesATensorOfHalfItsSize() {
+    at::Tensor logits = bytes(96 * MiB);
+    const void* at = logits.data_ptr();
+    logits.reset();
+    at::Tensor embeddingGrad = bytes(50 * MiB); // 52 MiB as a size class: within twice
+    QCOMPARE(embeddingGrad.data_ptr(), at);
+    embeddingGrad.reset();
+    at::Tensor small = bytes(24 * MiB); // at most 32 MiB: half as large again, as before
+    QVERIFY(small.data_ptr() != at);
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 96 * MiB);
+}
+
+void TestTensorMemory::keptMemoryStopsAtItsLimit() {
+    limitCachedTensorMemory(10 * MiB);
+    bytes(8 * MiB).reset();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 8 * MiB);
+    bytes(4 * MiB).reset(); // 12 MiB would pass the limit: freed at once
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 8 * MiB);
+    at::Tensor again = bytes(8 * MiB); // what was kept still serves
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+    limitCachedTensorMemory(1024 * MiB);
 }
 
 // A worker's share of the batch changes each step (the balancer's), and its activations with

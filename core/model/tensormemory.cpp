@@ -4,6 +4,7 @@
 
 #include <c10/core/CPUAllocator.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -16,11 +17,19 @@ namespace tandem {
 
 namespace {
 
-// Smaller blocks stay with the C library's heap; larger ones are mapped and unmapped whole, as
-// faulting them in costs little beside the arithmetic on them, and a kept one would sit beside
-// the next phase's different sizes (a 128 k vocabulary's logits: 0.5 GB a block).
+// Smaller blocks stay with the C library's heap. Larger ones are kept too, up to a size no
+// tensor of a run this machine can hold reaches: the C library maps and unmaps every block of
+// more than 32 MiB whole, so each step faulted a large vocabulary's logits, its embedding's
+// gradient and the optimizer's temporaries in again, page by page. On a Qwen3-vocabulary model
+// of 41 M weights, a step spent more time there than in its arithmetic (2.7 samples/s, and 7.9
+// with them kept).
 constexpr size_t kSmallest = size_t(1) << 20;
-constexpr size_t kLargest = size_t(32) << 20;
+constexpr size_t kLargest = size_t(4) << 30;
+// Above this size a kept block serves a tensor up to half its size: a step's large tensors
+// come in a few sizes (logits, their gradient, an embedding's gradient, optimizer
+// temporaries) that live at different times, and one block then serves several of them
+// rather than each size keeping its own beside the others.
+constexpr size_t kLarge = size_t(32) << 20;
 
 // The size a block for n bytes is made at: n rounded up to an eighth of its power of two (at
 // least 128 KiB, as n is at least kSmallest), so that blocks come in eight sizes an octave,
@@ -40,6 +49,9 @@ struct Kept {
     void* memory = nullptr;
     uint64_t keptAt = 0; // the step count when it was handed back
 };
+
+// What the cache keeps at most until a run says what its device holds (an eighth of that).
+constexpr int64_t kDefaultKeptLimit = int64_t(1) << 30;
 
 class TensorMemoryCache;
 // Made once and never destroyed: tensors freed while the process exits still come back to it.
@@ -90,6 +102,11 @@ public:
             m_innerFree(p);
     }
 
+    void setKeptLimit(int64_t bytes) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_keptLimit = bytes;
+    }
+
     void releaseAll() {
         std::multimap<size_t, Kept> kept;
         {
@@ -123,7 +140,8 @@ private:
             // that shrinks by a third still reuses its blocks), and a large block is not spent
             // on a small tensor while its own size comes again.
             auto it = m_kept.lower_bound(size);
-            if (it != m_kept.end() && it->first <= size + size / 2) {
+            const size_t fits = size > kLarge ? size * 2 : size + size / 2;
+            if (it != m_kept.end() && it->first <= fits) {
                 memory = it->second.memory;
                 m_live.emplace(memory, it->first);
                 m_counts.cachedBytes -= int64_t(it->first);
@@ -151,13 +169,18 @@ private:
             std::lock_guard<std::mutex> lock(m_mutex);
             auto it = m_live.find(memory);
             if (it != m_live.end()) {
-                m_kept.emplace(it->second, Kept{memory, m_steps});
-                m_counts.cachedBytes += int64_t(it->second);
+                const size_t size = it->second;
                 m_live.erase(it);
-                return;
+                // Past the limit it goes back at once: what is kept stays a small part of the
+                // memory the run was sized to.
+                if (m_counts.cachedBytes + int64_t(size) <= m_keptLimit) {
+                    m_kept.emplace(size, Kept{memory, m_steps});
+                    m_counts.cachedBytes += int64_t(size);
+                    return;
+                }
             }
         }
-        m_innerFree(memory); // not one of the cache's blocks
+        m_innerFree(memory); // not one of the cache's blocks, or past the limit
     }
 
     at::Allocator* m_inner;
@@ -166,6 +189,7 @@ private:
     std::unordered_map<void*, size_t> m_live; // handed out, by address: their rounded sizes
     std::multimap<size_t, Kept> m_kept;       // freed and kept, by size
     uint64_t m_steps = 0;
+    int64_t m_keptLimit = kDefaultKeptLimit;
     TensorMemoryCounts m_counts;
 };
 
@@ -189,6 +213,11 @@ void installTensorMemoryCache() {
 void tensorMemoryStepDone() {
     if (TensorMemoryCache* c = g_cache.load())
         c->stepDone();
+}
+
+void limitCachedTensorMemory(int64_t bytes) {
+    if (TensorMemoryCache* c = g_cache.load())
+        c->setKeptLimit(std::max<int64_t>(bytes, 0));
 }
 
 void releaseCachedTensorMemory() {

@@ -7,10 +7,12 @@
 // long-lived tensors made between them leave holes the heap never returns (the same run held
 // 440 MiB more than it used, past the memory plan). The cache keeps freed blocks of 1 MiB and
 // more by size (eight sizes an octave) and hands each the smallest kept block that fits it, up
-// to half as large again, so a step reuses the previous step's memory, even where a worker's
-// share of the batch changes from step to step, and the process holds what the step uses at
-// its peak. A block that no step has taken for two steps is freed, and so is everything before
-// an evaluation: what the cache holds never stays beside memory the run needs otherwise.
+// to half as large again (twice as large above 32 MiB), so a step reuses the previous step's
+// memory, even where a worker's share of the batch changes from step to step. A block that no
+// step has taken for two steps is freed, and so is everything before an evaluation and after
+// a run: what the cache holds never stays beside memory the run needs otherwise. It keeps at
+// most an eighth of the memory a run's CPU device has (limitCachedTensorMemory; 1 GiB before
+// one says), and a block freed past that goes back at once.
 //
 // initTorchRuntime() installs it as LibTorch's CPU allocator. Other devices keep their own.
 
@@ -30,6 +32,8 @@ void installTensorMemoryCache();
 // One step of training is over: blocks kept since before the previous step and not taken since
 // are freed. Any thread.
 void tensorMemoryStepDone();
+// What the cache keeps at most from now on (a run's device memory, an eighth of it). Any thread.
+void limitCachedTensorMemory(int64_t bytes);
 // Frees every kept block. Any thread.
 void releaseCachedTensorMemory();
 TensorMemoryCounts tensorMemoryCounts();

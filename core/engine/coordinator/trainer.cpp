@@ -9,6 +9,7 @@
 #include "engine/step/replica.h"
 #include "engine/wire/wiretensors.h"
 #include "engine/wire/workwire.h"
+#include "model/tensormemory.h"
 
 #include "model/openmodel.h"
 #include <QLocale>
@@ -31,6 +32,8 @@ Expected<RunSummary> runTraining(const RunConfig& cfg, const QString& resumeFrom
                                  RunObserver* observer, RunControl* control) {
     RunHistory::started(cfg);
     Expected<RunSummary> result = Trainer(cfg, resumeFrom, observer, control).run();
+    // The run's tensors are gone: what the CPU's cache kept of them goes back (the app lives on).
+    releaseCachedTensorMemory();
     RunHistory::ended(cfg.outDir, result);
     return result;
 }

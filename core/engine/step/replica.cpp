@@ -69,6 +69,10 @@ ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
     else if (m_precision == Precision::Fp16)
         m_scaler.emplace();
     m_chunkCap = std::max<int64_t>(0, m_options.samplesPerPass);
+    // The CPU's kept tensor memory stays a small part of what this run was sized to.
+    if ((m_device.kind == DeviceKind::Cpu || m_device.kind == DeviceKind::Emulated) &&
+        m_device.memoryBytes > 0)
+        limitCachedTensorMemory(m_device.memoryBytes / 8);
     if (m_options.faultOomAbove <= 0)
         m_options.faultOomAbove = qEnvironmentVariableIntValue("TANDEM_FAULT_OOM_ABOVE");
     if (const QStringList cost =
