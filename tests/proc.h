@@ -2,6 +2,8 @@
 
 // A tandem process under test: collects its output and lets a test wait for a line.
 
+#include "net/identity.h"
+#include "net/truststore.h"
 #include "testpaths.h"
 
 #include <QDir>
@@ -120,8 +122,29 @@ inline QString tandemOutput(const QStringList& args) {
 
 // What pairing leaves behind, without the ceremony: the node at `home` gets an identity and
 // it and the node `coordId` at `coordHome` trust each other. Returns `home`'s device ID.
+// The device ID of the node at `home` (made on first use), as `tandem identity --home HOME`
+// prints it. Made in this process: a test's setup need not start `tandem` (most of a second
+// each here, LibTorch's loading) for what test_cli checks through the command line.
+inline QString identityAt(const QString& home) {
+    auto id = tandem::Identity::loadOrCreate(home);
+    return id ? id->deviceId() : QString();
+}
+
+// The node at `home` and the coordinator's at `coordHome` (device ID `coordId`) trusting each
+// other, as `tandem trust add` does after pairing. Returns the node's device ID.
 inline QString trustEachOther(const QString& coordHome, const QString& coordId,
                               const QString& home) {
+    const QString id = identityAt(home);
+    if (id.isEmpty() || !tandem::TrustStore(coordHome).add(id) ||
+        !tandem::TrustStore(home).add(coordId))
+        return {};
+    return id;
+}
+
+// The same through `tandem identity` and `tandem trust add`, for a test whose own process must
+// not write a node's files (its in-process failpoints are armed).
+inline QString trustEachOtherByCommand(const QString& coordHome, const QString& coordId,
+                                       const QString& home) {
     const QString id = tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home});
     tandemOutput(
         {QStringLiteral("trust"), QStringLiteral("add"), id, QStringLiteral("--home"), coordHome});
@@ -133,8 +156,7 @@ inline QString trustEachOther(const QString& coordHome, const QString& coordId,
 // A coordinator's node at `coordHome` and a worker's at `workerHome`, each with an identity,
 // trusting each other. Returns their device IDs, coordinator first.
 inline std::pair<QString, QString> pairHomes(const QString& coordHome, const QString& workerHome) {
-    const QString coordId =
-        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), coordHome});
+    const QString coordId = identityAt(coordHome);
     return {coordId, trustEachOther(coordHome, coordId, workerHome)};
 }
 

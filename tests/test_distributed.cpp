@@ -152,12 +152,12 @@ void TestDistributed::initTestCase() {
     QVERIFY(m_tmp.isValid());
     m_tiny = m_tmp.filePath(QStringLiteral("tiny"));
     testutil::writeIdxDataset(m_tiny, 2000, 500, true);
-    m_coordId = tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    m_coordId = identityAt(home("coord"));
     QVERIFY(isDeviceId(m_coordId));
     for (const char* w : {"w1", "w2", "w3"})
         QVERIFY(isDeviceId(trustEachOther(home("coord"), m_coordId, home(w))));
     // "stranger" trusts the coordinator, but the coordinator does not know it.
-    tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("stranger")});
+    identityAt(home("stranger"));
     tandemOutput({QStringLiteral("trust"), QStringLiteral("add"), m_coordId,
                   QStringLiteral("--home"), home("stranger")});
 }
@@ -668,7 +668,7 @@ void TestDistributed::untrustedWorkerIsRefused() {
     QVERIFY(!c.waitForErr(QStringLiteral("refused .*not paired")).isEmpty());
     // A worker that does not trust the coordinator leaves by itself, saying why.
     const QString loner = home("loner");
-    tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), loner});
+    identityAt(loner);
     TandemProcess* l = worker("loner", port, {QStringLiteral("--reconnect=0")});
     QVERIFY(l->finish());
     QCOMPARE(l->exitCode(), 1);
@@ -1135,8 +1135,7 @@ void TestDistributed::pairThroughServeThenTrain() {
     // Two fresh machines: one runs `tandem serve`, the other pairs with it by device ID found
     // on the LAN (loopback broadcast here), both confirm the code, and then they train.
     const QString desk = home("pair-desk"), lap = home("pair-laptop");
-    const QString deskId =
-        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), desk});
+    const QString deskId = identityAt(desk);
     const QString dport = freeUdpPort();
     TandemProcess serve(serveArgs(desk, dport) << QStringLiteral("--name=desk"), true);
     QVERIFY(!serve.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)")).isEmpty());
@@ -1204,8 +1203,8 @@ void TestDistributed::rejectedCodePairsNothing() {
 void TestDistributed::unpairingDropsAnOpenSession() {
     // A device removed from the trust store mid-run is dropped at once; the run goes on.
     const QString coord = home("revoke-coord"), w = home("revoke-w");
-    const QString cid = tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), coord});
-    const QString wid = tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), w});
+    const QString cid = identityAt(coord);
+    const QString wid = identityAt(w);
     tandemOutput(
         {QStringLiteral("trust"), QStringLiteral("add"), wid, QStringLiteral("--home"), coord});
     tandemOutput(

@@ -84,8 +84,8 @@ void TestFailpoints::initTestCase() {
         {QStringLiteral("identity"), QStringLiteral("--home"), path(QStringLiteral("coord"))});
     QVERIFY(isDeviceId(m_coordId));
     for (const char* w : {"w1", "w2"})
-        QVERIFY(isDeviceId(
-            trustEachOther(path(QStringLiteral("coord")), m_coordId, path(QLatin1String(w)))));
+        QVERIFY(isDeviceId(trustEachOtherByCommand(path(QStringLiteral("coord")), m_coordId,
+                                                   path(QLatin1String(w)))));
 }
 
 QStringList TestFailpoints::localRun(const QString& out) const {

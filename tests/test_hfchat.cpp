@@ -94,8 +94,7 @@ void TestHfChat::initTestCase() {
                         QStringLiteral("llama2"), t.value(QStringLiteral("llama2")).toString()));
     m_chat = home("chat.jsonl");
     QVERIFY(testutil::writeFile(m_chat, chatLines(400, 5)));
-    const QString coordId =
-        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    const QString coordId = identityAt(home("coord"));
     for (const char* w : {"w1", "w2"})
         QVERIFY(!trustEachOther(home("coord"), coordId, home(w)).isEmpty());
 }

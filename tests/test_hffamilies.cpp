@@ -89,8 +89,7 @@ void TestHfFamilies::initTestCase() {
     QVERIFY(testutil::writeFile(m_testTokens, hffolder::learnableTokens(8 * 32 + 1, 64, 9)));
     m_chat = home("chat.jsonl");
     QVERIFY(testutil::writeFile(m_chat, chatdata::chatLines(160, 5)));
-    const QString coordId =
-        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    const QString coordId = identityAt(home("coord"));
     for (const char* w : {"w1", "w2"})
         QVERIFY(!trustEachOther(home("coord"), coordId, home(w)).isEmpty());
 }

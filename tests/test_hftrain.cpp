@@ -91,8 +91,7 @@ void TestHfTrain::initTestCase() {
     probe.start(kPython, {QStringLiteral("-c"), QStringLiteral("import torch")});
     m_python = probe.waitForFinished(120000) && probe.exitStatus() == QProcess::NormalExit &&
                probe.exitCode() == 0;
-    const QString coordId =
-        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    const QString coordId = identityAt(home("coord"));
     for (const char* w : {"w1", "w2"})
         QVERIFY(!trustEachOther(home("coord"), coordId, home(w)).isEmpty());
 }

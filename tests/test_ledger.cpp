@@ -103,8 +103,7 @@ void TestLedger::initTestCase() {
     QVERIFY(hffolder::write(m_llamaBf16 = m_tmp.filePath(QStringLiteral("llama-bf16")), spec));
     m_tokens = m_tmp.filePath(QStringLiteral("tokens.bin"));
     QVERIFY(testutil::writeFile(m_tokens, hffolder::learnableTokens(8000, 64)));
-    const QString coordId =
-        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    const QString coordId = identityAt(home("coord"));
     QVERIFY(!trustEachOther(home("coord"), coordId, home("w1")).isEmpty());
 }
 

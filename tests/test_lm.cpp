@@ -135,8 +135,7 @@ void TestLm::initTestCase() {
     m_story = story(24000);
     m_text = m_tmp.filePath(QStringLiteral("story.txt"));
     QVERIFY(testutil::writeFile(m_text, m_story));
-    const QString coordId =
-        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    const QString coordId = identityAt(home("coord"));
     for (const char* w : {"w1", "w2"})
         QVERIFY(!trustEachOther(home("coord"), coordId, home(w)).isEmpty());
     m_python = pythonHasTorch();

@@ -138,8 +138,7 @@ void TestPreference::initTestCase() {
     m_heldOut = home("held-out.jsonl");
     QVERIFY(testutil::writeFile(m_pairs, pairLines(240, 3)));
     QVERIFY(testutil::writeFile(m_heldOut, pairLines(40, 11)));
-    const QString coordId =
-        tandemOutput({QStringLiteral("identity"), QStringLiteral("--home"), home("coord")});
+    const QString coordId = identityAt(home("coord"));
     for (const char* w : {"w1", "w2"})
         QVERIFY(!trustEachOther(home("coord"), coordId, home(w)).isEmpty());
 }
