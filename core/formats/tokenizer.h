@@ -14,7 +14,6 @@
 #include "common/expected.h"
 
 #include <QByteArray>
-
 #include <QString>
 #include <QStringView>
 

@@ -17,12 +17,11 @@ namespace tandem {
 
 namespace {
 
-// Smaller blocks stay with the C library's heap. Larger ones are kept too, up to a size no
-// tensor of a run this machine can hold reaches: the C library maps and unmaps every block of
-// more than 32 MiB whole, so each step faulted a large vocabulary's logits, its embedding's
-// gradient and the optimizer's temporaries in again, page by page. On a Qwen3-vocabulary model
-// of 41 M weights, a step spent more time there than in its arithmetic (2.7 samples/s, and 7.9
-// with them kept).
+// Smaller blocks stay with the C library's heap. Larger ones are kept too, up to 4 GiB: the C
+// library maps and unmaps every block of more than 32 MiB whole, so each step faulted a large
+// vocabulary's logits, its embedding's gradient and the optimizer's temporaries in again, page by
+// page. On a Qwen3-vocabulary model of 41 M weights, a step spent more time there than in its
+// arithmetic (2.7 samples/s, and 7.9 with them kept).
 constexpr size_t kSmallest = size_t(1) << 20;
 constexpr size_t kLargest = size_t(4) << 30;
 // Above this size a kept block serves a tensor up to half its size: a step's large tensors
