@@ -120,8 +120,6 @@ inline QString tandemOutput(const QStringList& args) {
     return p.out().trimmed();
 }
 
-// What pairing leaves behind, without the ceremony: the node at `home` gets an identity and
-// it and the node `coordId` at `coordHome` trust each other. Returns `home`'s device ID.
 // The device ID of the node at `home` (made on first use), as `tandem identity --home HOME`
 // prints it. Made in this process: a test's setup need not start `tandem` (most of a second
 // each here, LibTorch's loading) for what test_cli checks through the command line.
@@ -130,8 +128,9 @@ inline QString identityAt(const QString& home) {
     return id ? id->deviceId() : QString();
 }
 
-// The node at `home` and the coordinator's at `coordHome` (device ID `coordId`) trusting each
-// other, as `tandem trust add` does after pairing. Returns the node's device ID.
+// What pairing leaves behind, without the ceremony: the node at `home` gets an identity and
+// it and the node `coordId` at `coordHome` trust each other. Returns `home`'s device ID, empty
+// when a node's files could not be written.
 inline QString trustEachOther(const QString& coordHome, const QString& coordId,
                               const QString& home) {
     const QString id = identityAt(home);
