@@ -23,8 +23,8 @@
 //   type Tandem's Q8_0 file has it, and each Q8_0 block as Tandem's quantizer writes it.
 // llama.cpp runs on the best of its CPU builds that this processor runs without AMX kernels
 // (tests/npm/llama-check.cpp), so that the checks hold on any x86-64 processor; LLAMA_CHECK_CPU
-// names another (`best`: ggml's own choice). The Qwen3 row reads both Q8_0 files with every CPU
-// build this processor runs: each build without AMX must read them right, and the AMX build's
+// names another (`best`: ggml's own choice). The Qwen3 row reads Tandem's Q8_0 file with every
+// CPU build this processor runs: each build without AMX must read it right, and the AMX build's
 // figures are reported (docs/user-guide.md says why).
 // The quantizations' quality is measured on a model trained until its perplexity means
 // something, and wide enough for Q4_K_M's own 4-bit blocks: within 2 % (Q8_0) and 10 %
@@ -673,16 +673,17 @@ void TestGguf::llamaCppReadsTheExport_data() {
     QTest::addColumn<QString>("tokenizer"); // the folder of build/npm/tokenizers
     QTest::addColumn<int>("vocab");         // the published config's vocab_size
     QTest::addColumn<QString>("chat");      // chat markup in the tokenizer's special tokens
-    // The README's command takes the families whose exports differ most: Qwen3 (q/k norms, and
-    // every llama.cpp CPU build's check), Llama, GPT-2 (fused projections), Phi-3 (fused
-    // projections, LongRoPE, a SentencePiece vocabulary) and Gemma 3 (sliding windows). The
-    // Debian 13 stage takes the other five (test_gguf_long), about 20 s of a core each.
+    // The README's command takes three families whose exports differ most: Qwen3 (q/k norms,
+    // and every llama.cpp CPU build's check), GPT-2 (fused projections, a learned position
+    // table) and Phi-3 (fused projections, LongRoPE, a SentencePiece vocabulary). The Debian 13
+    // stage takes the other seven (test_gguf_long), 10 to 25 s of a core each: Gemma 3's
+    // vocabulary of 262,144 and Llama 3's of 128,256 are the longest to export and to read.
     const bool isBase = testrows::base(), isLong = testrows::longOnes();
     if (isBase)
         QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3") << 151936
                                << QStringLiteral("<|im_start|>assistant\n<think>\n\n</think>\n\nA "
                                                  "plum is purple.<|im_end|>");
-    if (isBase)
+    if (isLong)
         QTest::newRow("llama") << QStringLiteral("llama") << QStringLiteral("llama3") << 128256
                                << QStringLiteral("<|start_header_id|>user<|end_header_id|>\n\nWhat "
                                                  "colour is a plum?<|eot_id|>");
@@ -726,7 +727,7 @@ void TestGguf::llamaCppReadsTheExport_data() {
     if (isLong)
         QTest::newRow("granite") << QStringLiteral("granite") << QStringLiteral("gpt2") << 50257
                                  << QStringLiteral("Hello<|endoftext|>world");
-    if (isBase)
+    if (isLong)
         QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("gemma3") << 262144
                                 << QStringLiteral("<start_of_turn>user\nWhat colour is a plum?"
                                                   "<end_of_turn>\n<start_of_turn>model\n");
@@ -912,43 +913,54 @@ void TestGguf::llamaCppReadsTheExport() {
     QVERIFY2(std::fabs(meanLoss(answer) - reference) <= 0.2,
              qPrintable(QStringLiteral("loss %1 against %2").arg(meanLoss(answer)).arg(reference)));
 
-    // Every CPU build of llama.cpp this processor runs, on both Q8_0 files (once, on the first
+    // Every CPU build of llama.cpp this processor runs, on Tandem's Q8_0 file (once, on the first
     // family). The checks above take the best build without AMX kernels, so that they hold on
     // any x86-64 processor; ggml's own choice on a processor with AMX (sapphirerapids) computes
     // Q8_0 products with AMX tiles, which have given wrong results. Here a build without AMX
-    // must read both files right; the AMX build's figures are reported, not held.
+    // must read the file right; the AMX build's figures are reported, not held. The two Q8_0
+    // files hold the same blocks (above), so llama.cpp's own is read only where Tandem's is read
+    // wrong: to say whether that build misreads llama.cpp's quantization as well.
     if (qstrcmp(QTest::currentDataTag(), "qwen3") != 0)
         return;
     const QJsonObject cpus = answer.value(QStringLiteral("cpus")).toObject();
     QVERIFY2(!cpus.isEmpty(), "llama-check lists no CPU build this processor runs");
-    for (const QString& cpu : cpus.keys()) {
-        double loss[2] = {0, 0};
-        for (int f = 0; f < 2; ++f) {
-            QJsonObject eval;
-            QVERIFY2(llamaCpp(f == 0 ? ours : theirs,
-                              {{QStringLiteral("windows"), windows}, {QStringLiteral("cpu"), cpu}},
-                              &eval, &error),
-                     qPrintable(error));
-            QCOMPARE(eval.value(QStringLiteral("cpu")).toString(), cpu);
-            loss[f] = meanLoss(eval);
+    auto lossOf = [&](const QString& file, const QString& cpu, double* loss) {
+        QJsonObject eval;
+        if (!llamaCpp(file, {{QStringLiteral("windows"), windows}, {QStringLiteral("cpu"), cpu}},
+                      &eval, &error))
+            return false;
+        if (eval.value(QStringLiteral("cpu")).toString() != cpu) {
+            error = QStringLiteral("llama-check ran CPU build %1, asked for %2")
+                        .arg(eval.value(QStringLiteral("cpu")).toString(), cpu);
+            return false;
         }
+        *loss = meanLoss(eval);
+        return true;
+    };
+    for (const QString& cpu : cpus.keys()) {
+        double mine = 0;
+        QVERIFY2(lossOf(ours, cpu, &mine), qPrintable(error));
         const bool amx = cpu == QLatin1String("sapphirerapids");
-        const bool right =
-            std::fabs(loss[0] - reference) <= 0.2 && std::fabs(loss[1] - reference) <= 0.2;
-        qInfo("llama.cpp's CPU build %s%s: loss %.4f from Tandem's Q8_0, %.4f from llama.cpp's "
-              "own, the reference %.4f%s",
-              qPrintable(cpu), amx ? " (AMX kernels)" : "", loss[0], loss[1], reference,
+        const bool right = std::fabs(mine - reference) <= 0.2;
+        QString own;
+        if (!right) {
+            double theirLoss = 0;
+            QVERIFY2(lossOf(theirs, cpu, &theirLoss), qPrintable(error));
+            own = QStringLiteral(", %1 from llama.cpp's own").arg(theirLoss, 0, 'f', 4);
+        }
+        qInfo("llama.cpp's CPU build %s%s: loss %.4f from Tandem's Q8_0%s, the reference %.4f%s",
+              qPrintable(cpu), amx ? " (AMX kernels)" : "", mine, qPrintable(own), reference,
               right ? "" : " - wrong");
         if (amx && !right)
-            qWarning("llama.cpp's AMX build reads Q8_0 wrong on this processor, its own "
-                     "quantization as much as Tandem's (docs/user-guide.md, \"Running your "
-                     "model in Ollama, LM Studio or llama.cpp\")");
+            qWarning(
+                "llama.cpp's AMX build reads Q8_0 wrong on this processor (docs/user-guide.md, "
+                "\"Running your model in Ollama, LM Studio or llama.cpp\")");
         else
             QVERIFY2(right, qPrintable(QStringLiteral("llama.cpp's CPU build %1 reads Q8_0 "
-                                                      "wrong: loss %2 and %3 against %4")
+                                                      "wrong: loss %2%3 against %4")
                                            .arg(cpu)
-                                           .arg(loss[0])
-                                           .arg(loss[1])
+                                           .arg(mine)
+                                           .arg(own)
                                            .arg(reference)));
     }
 }

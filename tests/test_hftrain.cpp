@@ -733,11 +733,12 @@ void TestHfTrain::eachDeviceIsSizedToItsMemory() {
     QVERIFY2(cap >= 1 && cap < 16, qPrintable(m.captured(0)));
     QCOMPARE(capped.summary().value(QStringLiteral("steps")).toInt(), 3);
 
-    // A worker whose device cannot hold the model says so and the run goes on without it.
+    // A worker whose device cannot hold the model says so and the run goes on without it, once
+    // the join timeout has passed: 10 s, for a worker that starts and is refused in about one.
     TandemProcess c(QStringList{
         QStringLiteral("train"), QStringLiteral("--mode=sync"), QStringLiteral("--threads=1"),
         QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-        QStringLiteral("--join-timeout=20"), QStringLiteral("--home"), home("coord"),
+        QStringLiteral("--join-timeout=10"), QStringLiteral("--home"), home("coord"),
         QStringLiteral("--no-history"), QStringLiteral("--model=hf:") + m_llama,
         QStringLiteral("--data=tokens:%1,context=32").arg(m_tokens), QStringLiteral("--lora=r=4"),
         QStringLiteral("--batch=16"), QStringLiteral("--max-steps=3"),
