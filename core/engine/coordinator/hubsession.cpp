@@ -8,6 +8,7 @@
 #include "common/failpoint.h"
 #include "common/version.h"
 #include "engine/modechoice.h"
+#include "engine/step/objective.h"
 
 #include <QLocale>
 
