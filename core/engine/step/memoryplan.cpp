@@ -14,12 +14,11 @@ int64_t bytesOf(const at::Tensor& t) {
     return t.numel() * int64_t(t.element_size());
 }
 
-// Optimizer state per trainable value: Adam's two moments, SGD's momentum.
+} // namespace
+
 int64_t optimizerBytesPerValue(OptimizerKind k) {
     return k == OptimizerKind::Sgd ? 4 : 8;
 }
-
-} // namespace
 
 QString bytesText(int64_t bytes) {
     const double kb = double(bytes) / 1024.0, mb = kb / 1024.0;

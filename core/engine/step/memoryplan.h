@@ -28,6 +28,9 @@ struct MemoryNeed {
     int64_t fixedBytes() const { return weightBytes + trainingBytes + dataBytes; }
 };
 
+// The optimizer's state for each trainable value: Adam's two moments, SGD's momentum.
+int64_t optimizerBytesPerValue(OptimizerKind k);
+
 // What the coordinator keeps on a device beside the replica of its own worker there.
 enum class MasterCopy {
     None,     // a worker's device: no masters

@@ -1,0 +1,184 @@
+#include "engine/shard/shardplan.h"
+
+#include "engine/step/memoryplan.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tandem {
+
+namespace {
+
+// A machine that did not say how much memory it has is not held to a limit.
+constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max() / 4;
+
+// What a machine can hold beside its own worker, in units of kShardAlignment values.
+int64_t unitsThatFit(const ShardCandidate& m, int64_t bytesPerValue) {
+    if (m.budgetBytes <= 0)
+        return kNoLimit;
+    const int64_t spare = std::max<int64_t>(0, m.budgetBytes - m.workerBytes);
+    return spare / (bytesPerValue * kShardAlignment);
+}
+
+// "1.50 billion", "124.4 million", "9,000".
+QString valuesText(int64_t values) {
+    if (values >= 1'000'000'000)
+        return QStringLiteral("%1 billion").arg(double(values) / 1e9, 0, 'f', 2);
+    if (values >= 1'000'000)
+        return QStringLiteral("%1 million").arg(double(values) / 1e6, 0, 'f', 1);
+    return QString::number(values);
+}
+
+// Each machine's part of `units`, in proportion to `weight` and never past `cap`: the machines
+// whose proportional part would pass their cap hold their cap, and the rest is shared again
+// among the others. The caps together must hold `units`.
+std::vector<int64_t> waterFill(int64_t units, const std::vector<double>& weight,
+                               const std::vector<int64_t>& cap) {
+    const size_t n = cap.size();
+    std::vector<bool> full(n, false);
+    std::vector<double> ideal(n, 0);
+    for (bool changed = true; changed;) {
+        changed = false;
+        double left = double(units), weights = 0;
+        for (size_t i = 0; i < n; ++i) {
+            if (full[i])
+                left -= double(cap[i]);
+            else if (cap[i] > 0)
+                weights += weight[i];
+        }
+        for (size_t i = 0; i < n; ++i) {
+            if (full[i] || cap[i] <= 0)
+                continue;
+            ideal[i] = weights > 0 ? std::max(0.0, left) * weight[i] / weights : 0;
+            if (ideal[i] > double(cap[i])) {
+                full[i] = true;
+                changed = true;
+            }
+        }
+    }
+    std::vector<int64_t> part(n, 0);
+    int64_t given = 0;
+    for (size_t i = 0; i < n; ++i) {
+        part[i] = full[i] ? cap[i] : std::min<int64_t>(cap[i], int64_t(std::floor(ideal[i])));
+        given += part[i];
+    }
+    // What rounding down left: a unit each to those with the largest fractions and room.
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return ideal[a] - std::floor(ideal[a]) > ideal[b] - std::floor(ideal[b]);
+    });
+    while (given < units) {
+        bool placed = false;
+        for (size_t i : order) {
+            if (given < units && part[i] < cap[i]) {
+                ++part[i];
+                ++given;
+                placed = true;
+            }
+        }
+        if (!placed)
+            break; // cannot happen while the caps hold `units`
+    }
+    return part;
+}
+
+Error tooLarge(int64_t values, int64_t bytesPerValue, const std::vector<ShardCandidate>& machines,
+               const std::vector<int64_t>& cap) {
+    QStringList each;
+    int64_t room = 0;
+    for (size_t i = 0; i < machines.size(); ++i) {
+        const ShardCandidate& m = machines[i];
+        const int64_t bytes = cap[i] * kShardAlignment * bytesPerValue;
+        room += bytes;
+        each << (m.workerBytes > 0
+                     ? QStringLiteral("%1 %2 (%3 to train with, %4 for its own worker)")
+                           .arg(m.name, bytesText(bytes), bytesText(m.budgetBytes),
+                                bytesText(m.workerBytes))
+                     : QStringLiteral("%1 %2 (it computes nothing)").arg(m.name, bytesText(bytes)));
+    }
+    const int64_t fits = room / bytesPerValue;
+    const int64_t sgd = shardBytesPerValue(OptimizerKind::Sgd);
+    return makeError(
+        ErrorCode::OutOfMemory,
+        QStringLiteral("this run's %1 trainable values need %2 across the machines (%3 bytes "
+                       "each: the fp32 master, the optimizer's state and the gradients' sum), and "
+                       "the machines can hold %4 of it beside their own workers: %5. They can hold "
+                       "up to %6 trainable values: add a machine, train fewer weights (--lora)%7, "
+                       "or leave a machine's worker out so that its memory holds a shard")
+            .arg(valuesText(values), bytesText(values * bytesPerValue))
+            .arg(bytesPerValue)
+            .arg(bytesText(room), each.join(QStringLiteral("; ")), valuesText(fits),
+                 bytesPerValue > sgd ? QStringLiteral(", choose SGD (%1 bytes a value)").arg(sgd)
+                                     : QString()));
+}
+
+} // namespace
+
+int64_t shardBytesPerValue(OptimizerKind optimizer) {
+    return 4 + optimizerBytesPerValue(optimizer) + 4;
+}
+
+const ShardPlan::Shard* ShardPlan::shardOf(int owner) const {
+    for (const Shard& s : shards)
+        if (s.owner == owner)
+            return &s;
+    return nullptr;
+}
+
+QString ShardPlan::describe(int owner) const {
+    for (size_t i = 0; i < shards.size(); ++i) {
+        const Shard& s = shards[i];
+        if (s.owner != owner)
+            continue;
+        return QStringLiteral("shard %1 of %2, %3 (%4 % of the trainable values)")
+            .arg(i + 1)
+            .arg(shards.size())
+            .arg(bytesText(s.bytes))
+            .arg(qRound64(100.0 * double(s.values()) / double(std::max<int64_t>(1, values))));
+    }
+    return QStringLiteral("no shard");
+}
+
+Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
+                               const std::vector<ShardCandidate>& machines) {
+    if (values <= 0 || bytesPerValue <= 0 || machines.empty())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("a shard plan needs trainable values and a machine"));
+    const int64_t units = (values + kShardAlignment - 1) / kShardAlignment;
+    std::vector<int64_t> cap(machines.size());
+    int64_t room = 0;
+    bool linksKnown = true;
+    for (size_t i = 0; i < machines.size(); ++i) {
+        cap[i] = unitsThatFit(machines[i], bytesPerValue);
+        room = std::min(kNoLimit, room + cap[i]);
+        if (cap[i] > 0 && !(machines[i].linkBytesPerS > 0))
+            linksKnown = false;
+    }
+    if (room < units)
+        return tooLarge(values, bytesPerValue, machines, cap);
+    std::vector<double> weight(machines.size(), 1.0);
+    if (linksKnown)
+        for (size_t i = 0; i < machines.size(); ++i)
+            weight[i] = machines[i].linkBytesPerS;
+    const std::vector<int64_t> part = waterFill(units, weight, cap);
+
+    ShardPlan plan;
+    plan.values = values;
+    plan.bytesPerValue = bytesPerValue;
+    int64_t begin = 0;
+    for (size_t i = 0; i < machines.size(); ++i) {
+        if (part[i] <= 0)
+            continue;
+        const int64_t end = std::min(values, begin + part[i] * kShardAlignment);
+        plan.shards.push_back({int(i), begin, end, (end - begin) * bytesPerValue});
+        begin = end;
+    }
+    return plan;
+}
+
+} // namespace tandem

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "common/expected.h"
+#include "common/runenums.h"
+#include "engine/internal.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+namespace tandem {
+
+// Who owns which part of a sharded run's trainable parameters. An owner keeps, for each value of
+// its shard, the fp32 master, the optimizer's state and the sum of the workers' gradients, and
+// applies the optimizer to them; every other machine keeps only its own worker's replica. That is
+// what lets a full fine-tune need more memory than any one machine has, as long as the machines
+// together have it (ZeRO's stages 1 and 2 split the same state across the ranks of a job).
+//
+// The values are the model's trainable parameters flattened in their order, so a shard is one
+// range of them and may begin or end inside a tensor; boundaries fall on multiples of
+// kShardAlignment values. Each machine's part follows the speed of its link where every link is
+// known, else it is equal: a larger part means more traffic, in gradients in and weights out. No
+// machine is given more than it can hold beside its own worker; what it cannot hold goes to the
+// others in the same proportions, so a small machine holds less, a machine that computes nothing
+// (a CPU box left out of the step) holds more, and a plan is refused only when the machines
+// together cannot hold the state.
+
+// A machine that can own a shard.
+struct ShardCandidate {
+    QString name;             // "this machine", or the peer's name
+    int64_t budgetBytes = 0;  // what a run may use of its device (memoryBudget; 0: not said)
+    int64_t workerBytes = 0;  // what its own worker needs there (0: it computes nothing)
+    double linkBytesPerS = 0; // its link to the others (0: not measured)
+};
+
+struct ShardPlan {
+    struct Shard {
+        int owner = -1;    // the candidate's index
+        int64_t begin = 0; // its first value
+        int64_t end = 0;   // one past its last
+        int64_t bytes = 0; // what its owner keeps for it
+        int64_t values() const { return end - begin; }
+    };
+    std::vector<Shard> shards; // in the values' order; a candidate that holds nothing has none
+    int64_t values = 0;        // every trainable value
+    int64_t bytesPerValue = 0;
+
+    // The shard `owner` holds, or null.
+    const Shard* shardOf(int owner) const;
+    // What a machine holds, for the log and the Cluster tab: "shard 2 of 3, 4.1 GB (40 % of the
+    // model's trainable values)"; "no shard" where it holds none.
+    QString describe(int owner) const;
+};
+
+// Shard boundaries fall on multiples of this many values: 4 KiB of fp32.
+inline constexpr int64_t kShardAlignment = 1024;
+
+// What an owner keeps for each value of its shard: the fp32 master, the optimizer's state and the
+// gradients' sum, in fp32.
+int64_t shardBytesPerValue(OptimizerKind optimizer);
+
+// The plan for `values` trainable values of `bytesPerValue` each across `machines`, or an
+// out-of-memory error that says what each machine has, what the run needs, and the largest
+// number of trainable values the machines could hold.
+Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
+                               const std::vector<ShardCandidate>& machines);
+
+} // namespace tandem
