@@ -971,8 +971,10 @@ void TestGguf::llamaCppReadsTheExport() {
 // weights would not do: near-uniform logits hide any quantization error, and sharp random ones
 // make a perplexity in the billions that any error moves by a quarter. llama.cpp's perplexity
 // from the Q4_K_M file is within 10 % of the reference's, from the F16 file within 0.5 %; the
-// file holds the types llama.cpp's quantizer would choose.
+// file holds the types llama.cpp's quantizer would choose. Its 80 steps of training take about
+// 40 s of two cores: the Debian 13 stage runs it (test_gguf_long).
 void TestGguf::q4KMOnAModelWideEnoughForKQuants() {
+    TANDEM_LONG_RUN();
     QString base, error;
     QVERIFY2(
         makeFolder(QStringLiteral("qwen3"), QStringLiteral("qwen3"), 151936, true, &base, &error),
