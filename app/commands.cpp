@@ -49,7 +49,8 @@ QString topUsage() {
         "  serve     Run this node: announce it and accept pairing requests\n"
         "  pair      Pair with another node (both confirm the same 6-digit code)\n"
         "\n"
-        "Run 'tandem COMMAND --help' for a command's options.\n");
+        "Run 'tandem COMMAND --help' for a command's options; 'tandem help --all' prints\n"
+        "them all.\n");
 }
 
 int cmdDevices(const QStringList& args) {
@@ -490,6 +491,63 @@ int cmdWorker(const QStringList& args) {
     return runWorker(o, [](const QString& line) { printErr(line); });
 }
 
+using Command = std::function<int(const QStringList&)>;
+
+// The commands in the order the usage lists them.
+const QList<std::pair<QString, Command>>& commandTable() {
+    static const QList<std::pair<QString, Command>> table = {
+        {QStringLiteral("devices"), cmdDevices},   {QStringLiteral("train"), cmdTrain},
+        {QStringLiteral("sweep"), cmdSweep},       {QStringLiteral("export"), cmdExport},
+        {QStringLiteral("generate"), cmdGenerate}, {QStringLiteral("hub"), cmdHub},
+        {QStringLiteral("worker"), cmdWorker},     {QStringLiteral("identity"), cmdIdentity},
+        {QStringLiteral("trust"), cmdTrust},       {QStringLiteral("peers"), cmdPeers},
+        {QStringLiteral("serve"), cmdServe},       {QStringLiteral("pair"), cmdPair},
+    };
+    return table;
+}
+
+const Command* findCommand(const QString& name) {
+    for (const auto& [n, c] : commandTable())
+        if (n == name)
+            return &c;
+    return nullptr;
+}
+
+// `tandem help`: the usage; `tandem help COMMAND`: that command's help; `tandem help --all`:
+// every command's help, one after another, for reading or searching in one place.
+int cmdHelp(const QStringList& args) {
+    if (args.isEmpty() || args.first() == QLatin1String("--help") ||
+        args.first() == QLatin1String("-h")) {
+        fprintf(stdout, "%s", qPrintable(topUsage()));
+        return kOk;
+    }
+    if (args.size() > 1) {
+        printErr(QStringLiteral("help: unexpected argument \"%1\" (use 'tandem help COMMAND' or "
+                                "'tandem help --all')")
+                     .arg(args.at(1)));
+        return kUsage;
+    }
+    if (args.first() == QLatin1String("--all")) {
+        bool first = true;
+        for (const auto& [name, command] : commandTable()) {
+            if (!first)
+                fputs("\n", stdout);
+            first = false;
+            fflush(stdout);
+            if (const int exit = command({QStringLiteral("--help")}); exit != kOk)
+                return exit;
+        }
+        return kOk;
+    }
+    const Command* command = findCommand(args.first());
+    if (!command) {
+        printErr(QStringLiteral("help: unknown command \"%1\"").arg(args.first()));
+        fprintf(stderr, "%s", qPrintable(topUsage()));
+        return kUsage;
+    }
+    return (*command)({QStringLiteral("--help")});
+}
+
 } // namespace
 
 int run(const QStringList& argv) {
@@ -503,27 +561,18 @@ int run(const QStringList& argv) {
         printOut(QStringLiteral("tandem %1").arg(appVersion()));
         return kOk;
     }
-    if (first == QLatin1String("--help") || first == QLatin1String("-h") ||
-        first == QLatin1String("help")) {
-        fprintf(stdout, "%s", qPrintable(topUsage()));
-        return kOk;
-    }
-    static const QMap<QString, std::function<int(const QStringList&)>> commands = {
-        {QStringLiteral("devices"), cmdDevices},   {QStringLiteral("train"), cmdTrain},
-        {QStringLiteral("export"), cmdExport},     {QStringLiteral("worker"), cmdWorker},
-        {QStringLiteral("identity"), cmdIdentity}, {QStringLiteral("trust"), cmdTrust},
-        {QStringLiteral("peers"), cmdPeers},       {QStringLiteral("serve"), cmdServe},
-        {QStringLiteral("pair"), cmdPair},         {QStringLiteral("sweep"), cmdSweep},
-        {QStringLiteral("generate"), cmdGenerate}, {QStringLiteral("hub"), cmdHub},
-    };
-    const auto it = commands.constFind(first);
-    if (it == commands.constEnd()) {
+    if (first == QLatin1String("--help") || first == QLatin1String("-h"))
+        return cmdHelp({});
+    if (first == QLatin1String("help"))
+        return cmdHelp(args);
+    const Command* command = findCommand(first);
+    if (!command) {
         printErr(QStringLiteral("unknown command \"%1\"").arg(first));
         fprintf(stderr, "%s", qPrintable(topUsage()));
         return kUsage;
     }
     try {
-        return (*it)(args);
+        return (*command)(args);
     } catch (const std::exception& e) {
         // The engine turns foreseeable failures into values; this is the last line of defence.
         printErr(QStringLiteral("internal error: %1")

@@ -149,31 +149,44 @@ void TestCli::versionAndUsage() {
     QVERIFY(r.out.contains(QStringLiteral("--limit-train")));
 }
 
-// `tandem COMMAND --help` for every command the usage lists (and gui): 80 columns without a
-// terminal, UTF-8 without mojibake, the command named in its usage line. Every option it names
-// is one the command takes; train's names every numeric and named field of a run description
-// (the engine's table), every built-in model, and every dataset kind the reader knows (its own
-// list, from the refusal of an unknown one).
+// `tandem help --all` prints the help of every command the usage lists, and gui's its own: 80
+// columns without a terminal, UTF-8 without mojibake, the command named in its usage line.
+// Every option it names is one the command takes, and `tandem COMMAND --help` prints the same;
+// train's names every numeric and named field of a run description (the engine's table), every
+// built-in model, and every dataset kind the reader knows (its own list, from the refusal of an
+// unknown one).
 void TestCli::everyCommandsHelpFitsAndMatchesItsOptions() {
     const Result top = runTandem({QStringLiteral("--help")});
-    QStringList commands{QStringLiteral("gui")};
+    QStringList commands;
     const QString list =
         top.out.section(QStringLiteral("Commands:\n"), 1).section(QStringLiteral("\n\n"), 0, 0);
     for (const QString& line : list.split(QLatin1Char('\n')))
         if (line.startsWith(QLatin1String("  ")) && !line.startsWith(QLatin1String("   ")))
             commands << line.trimmed().section(QLatin1Char(' '), 0, 0);
     QVERIFY2(commands.size() >= 11, qPrintable(commands.join(QLatin1Char(' '))));
-    const QRegularExpression optionLine(QStringLiteral("^  (?:-\\w, )?--([a-z0-9-]+)( \\S+)?$"));
     QHash<QString, QString> helps;
-    for (const QString& command : commands) {
-        const Result r = runTandem({command, QStringLiteral("--help")});
-        QVERIFY2(r.exitCode == 0, qPrintable(command + QLatin1Char(' ') + r.err));
-        helps[command] = r.out;
-        QVERIFY2(r.out.contains(QStringLiteral("tandem ") + command) ||
-                     (command == QLatin1String("gui") && r.out.contains(QStringLiteral("[gui]"))),
-                 qPrintable(r.out));
+    const Result all = runTandem({QStringLiteral("help"), QStringLiteral("--all")});
+    QVERIFY2(all.exitCode == 0, qPrintable(all.err));
+    const QRegularExpression usageLine(QStringLiteral("^Usage: tandem ([a-z]+)"),
+                                       QRegularExpression::MultilineOption);
+    QStringList inOrder;
+    for (auto it = usageLine.globalMatch(all.out); it.hasNext();) {
+        const auto m = it.next();
+        const qsizetype end =
+            all.out.indexOf(QStringLiteral("\nUsage: tandem "), m.capturedStart());
+        inOrder << m.captured(1);
+        helps[m.captured(1)] =
+            all.out.mid(m.capturedStart(), end < 0 ? -1 : end - m.capturedStart());
+    }
+    QCOMPARE(inOrder, commands);
+    const Result gui = runTandem({QStringLiteral("gui"), QStringLiteral("--help")});
+    QVERIFY2(gui.exitCode == 0 && gui.out.contains(QStringLiteral("[gui]")), qPrintable(gui.out));
+    helps[QStringLiteral("gui")] = gui.out;
+    const QRegularExpression optionLine(QStringLiteral("^  (?:-\\w, )?--([a-z0-9-]+)( \\S+)?$"));
+    for (const QString& command : commands + QStringList{QStringLiteral("gui")}) {
+        const QString help = helps.value(command);
         QStringList named{command}; // every option the help names, given at once
-        for (const QString& line : r.out.split(QLatin1Char('\n'))) {
+        for (const QString& line : help.split(QLatin1Char('\n'))) {
             QVERIFY2(line.size() <= 80, qPrintable(command + QStringLiteral(": ") + line));
             QVERIFY2(!line.contains(QChar::ReplacementCharacter) &&
                          !line.contains(QStringLiteral("\u00e2\u20ac")) &&
@@ -184,13 +197,14 @@ void TestCli::everyCommandsHelpFitsAndMatchesItsOptions() {
                 named << QStringLiteral("--") + m.captured(1) +
                              (m.capturedLength(2) > 0 ? QStringLiteral("=1") : QString());
         }
-        QVERIFY2(named.size() > 1, qPrintable(r.out));
+        QVERIFY2(named.size() > 1, qPrintable(help));
         // All known to the parser: an option it does not take fails the parse before --help.
         if (command == QLatin1String("gui"))
             continue;
         const Result known = runTandem(named << QStringLiteral("--help"));
         QVERIFY2(known.exitCode == 0,
                  qPrintable(named.join(QLatin1Char(' ')) + QStringLiteral(": ") + known.err));
+        QCOMPARE(known.out, help);
     }
     const QString train = helps.value(QStringLiteral("train"));
     for (const RunField& f : runFields())
