@@ -1,6 +1,8 @@
 // The shard plan (engine/shard/shardplan.h): which machine owns which range of a sharded run's
-// trainable values, on synthetic machines.
+// trainable values, on synthetic machines; and the owners (engine/shard/shardowner.h): a sharded
+// step, checkpoint and resume against LibTorch's optimizer over the whole model.
 
+#include "engine/shard/shardowner.h"
 #include "engine/shard/shardplan.h"
 
 #include <QRandomGenerator>
@@ -69,6 +71,10 @@ private Q_SLOTS:
     void fasterLinksHoldLargerShards();
     void aRunTooLargeForTheMachinesIsRefusedWithWhatFits();
     void everyPlanCoversTheValuesOnce();
+    void shardedStepsEqualOneOwner_data();
+    void shardedStepsEqualOneOwner();
+    void resumeOnAnotherMembership();
+    void whatDoesNotFitAShardIsRefused();
 };
 
 void TestShardPlan::equalMachinesHoldEqualShards() {
@@ -209,6 +215,249 @@ void TestShardPlan::everyPlanCoversTheValuesOnce() {
         QVERIFY2(wellFormed(*plan, machines, &why), qPrintable(why));
     }
     QVERIFY(accepted > 100 && refused > 100);
+}
+
+namespace {
+
+// A model's trainable tensors: odd sizes, so that ranges begin and end inside them.
+std::vector<at::Tensor> someParams() {
+    at::manual_seed(7);
+    std::vector<at::Tensor> p;
+    for (const std::vector<int64_t>& shape :
+         std::vector<std::vector<int64_t>>{{64, 33}, {33}, {17, 5, 9}, {1}, {700}, {2048}})
+        p.push_back(at::randn(shape));
+    return p;
+}
+
+std::vector<at::Tensor> clones(const std::vector<at::Tensor>& v) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& t : v)
+        out.push_back(t.clone());
+    return out;
+}
+
+// Step `step`'s gradients from two workers that computed 24 and 40 of its 64 samples; on the
+// third step neither has one for parameter 3.
+std::vector<std::vector<at::Tensor>> gradsOf(const std::vector<at::Tensor>& params, int step) {
+    at::manual_seed(uint64_t(100 + step));
+    std::vector<std::vector<at::Tensor>> out(2);
+    for (auto& g : out)
+        for (size_t i = 0; i < params.size(); ++i)
+            g.push_back(step == 2 && i == 3 ? at::Tensor() : at::randn(params[i].sizes()));
+    return out;
+}
+constexpr double kWeights[2] = {24.0 / 64, 40.0 / 64};
+double lrOf(int step) {
+    return 0.01 / (1 + step);
+}
+
+// What the coordinator does with the whole model (modes/sync.cpp's combineResults).
+void oneOwnerStep(Optimizer& opt, const std::vector<at::Tensor>& params, int step) {
+    const auto g = gradsOf(params, step);
+    std::vector<at::Tensor> sum(params.size());
+    for (int w = 0; w < 2; ++w)
+        for (size_t i = 0; i < params.size(); ++i) {
+            if (!g[w][i].defined())
+                continue;
+            if (!sum[i].defined())
+                sum[i] = g[w][i].mul(kWeights[w]);
+            else
+                sum[i].add_(g[w][i], kWeights[w]);
+        }
+    opt.step(sum, lrOf(step));
+}
+
+void shardedStep(std::vector<ShardOwner>& owners, const std::vector<at::Tensor>& shapes, int step) {
+    const auto g = gradsOf(shapes, step);
+    for (ShardOwner& o : owners) {
+        for (int w = 0; w < 2; ++w)
+            QVERIFY(o.add(o.cut(g[w]), kWeights[w]).ok());
+        o.apply(lrOf(step));
+    }
+}
+
+std::vector<ShardOwner> ownersOver(const std::vector<at::Tensor>& params,
+                                   const std::vector<int64_t>& bounds, const OptimizerConfig& cfg) {
+    std::vector<ShardOwner> owners;
+    for (size_t i = 0; i + 1 < bounds.size(); ++i)
+        owners.push_back(
+            ShardOwner::fromParams(ShardLayout::of(params), bounds[i], bounds[i + 1], params, cfg));
+    return owners;
+}
+
+std::vector<const ShardOwner*> pointers(const std::vector<ShardOwner>& owners) {
+    std::vector<const ShardOwner*> out;
+    for (const ShardOwner& o : owners)
+        out.push_back(&o);
+    return out;
+}
+
+// Equal to fp32 rounding: each value takes the same arithmetic, but a kernel may vectorise a
+// range's edges differently from the middle of a tensor.
+bool same(const at::Tensor& a, const at::Tensor& b, QString* why) {
+    if (!a.sizes().equals(b.sizes())) {
+        *why = QStringLiteral("shapes differ");
+        return false;
+    }
+    const double diff = (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
+    const double scale = std::max(1.0, b.abs().max().item<double>());
+    *why = QStringLiteral("differs by %1 at scale %2").arg(diff).arg(scale);
+    return diff <= 1e-6 * scale;
+}
+
+void compareWithOneOwner(const std::vector<ShardOwner>& owners, const std::vector<at::Tensor>& one,
+                         const Optimizer& oneOpt) {
+    const auto masters = ShardOwner::gatherMasters(pointers(owners));
+    QVERIFY2(masters, qPrintable(masters ? QString() : masters.error().message));
+    QCOMPARE(masters->size(), one.size());
+    QString why;
+    for (size_t i = 0; i < one.size(); ++i)
+        QVERIFY2(same((*masters)[i], one[i], &why), qPrintable(QString::number(i) + why));
+    const auto state = ShardOwner::gatherState(pointers(owners));
+    QVERIFY2(state, qPrintable(state ? QString() : state.error().message));
+    std::map<std::string, at::Tensor> expected;
+    for (const auto& [name, t] : oneOpt.stateTensors())
+        expected[name] = t;
+    QCOMPARE(state->size(), expected.size());
+    for (const auto& [name, t] : *state) {
+        QVERIFY2(expected.count(name), name.c_str());
+        QVERIFY2(same(t, expected[name], &why), qPrintable(QString::fromStdString(name) + why));
+    }
+}
+
+} // namespace
+
+void TestShardPlan::shardedStepsEqualOneOwner_data() {
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("split");
+    const std::pair<const char*, OptimizerKind> kinds[] = {
+        {"sgd", OptimizerKind::Sgd},         {"adam", OptimizerKind::Adam},
+        {"adamw", OptimizerKind::AdamW},     {"rmsprop", OptimizerKind::RmsProp},
+        {"adagrad", OptimizerKind::Adagrad},
+    };
+    for (const auto& [name, kind] : kinds)
+        for (const char* split : {"one owner", "inside tensors", "planned"})
+            QTest::addRow("%s, %s", name, split) << int(kind) << QString::fromLatin1(split);
+}
+
+// The same gradients, weighted by each worker's samples, through one owner of the whole model
+// (LibTorch's optimizer, as the coordinator runs it) and through owners of ranges: the same
+// weights and the same optimizer state after six steps, one of them with a parameter that has
+// no gradient.
+void TestShardPlan::shardedStepsEqualOneOwner() {
+    QFETCH(int, kind);
+    QFETCH(QString, split);
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind(kind);
+    cfg.weightDecay = 0.01;
+    cfg.nesterov = cfg.kind == OptimizerKind::Sgd;
+    const std::vector<at::Tensor> params = someParams();
+    const int64_t values = ShardLayout::of(params).values;
+    std::vector<int64_t> bounds{0, values};
+    if (split == QLatin1String("inside tensors"))
+        bounds = {0, 1000, 2112 + 33 + 100, 2112 + 33 + 765 + 1 + 3, values};
+    if (split == QLatin1String("planned")) {
+        const auto plan = planShards(values, shardBytesPerValue(cfg.kind),
+                                     {{QStringLiteral("a"), 0, 0, 1e9},
+                                      {QStringLiteral("b"), 0, 0, 2e9},
+                                      {QStringLiteral("c"), 0, 0, 1e9}});
+        QVERIFY(plan.ok());
+        bounds = {0};
+        for (const ShardPlan::Shard& s : plan->shards)
+            bounds.push_back(s.end);
+        QCOMPARE(bounds.size(), size_t(4));
+    }
+    std::vector<at::Tensor> one = clones(params);
+    Optimizer oneOpt(cfg, one);
+    std::vector<ShardOwner> owners = ownersOver(params, bounds, cfg);
+    for (int step = 0; step < 6; ++step) {
+        oneOwnerStep(oneOpt, one, step);
+        shardedStep(owners, params, step);
+        if (QTest::currentTestFailed())
+            return;
+    }
+    QVERIFY((one[0] - params[0]).abs().max().item<double>() > 0); // it trained
+    compareWithOneOwner(owners, one, oneOpt);
+}
+
+// A checkpoint of two owners' state, in the one-owner run's names, resumes on three owners with
+// other ranges, and on one machine's optimizer: both end where six steps without a break do.
+void TestShardPlan::resumeOnAnotherMembership() {
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::Adam;
+    const std::vector<at::Tensor> params = someParams();
+    const int64_t values = ShardLayout::of(params).values;
+    std::vector<at::Tensor> one = clones(params);
+    Optimizer oneOpt(cfg, one);
+    std::vector<ShardOwner> two = ownersOver(params, {0, 3000, values}, cfg);
+    for (int step = 0; step < 3; ++step) {
+        oneOwnerStep(oneOpt, one, step);
+        shardedStep(two, params, step);
+    }
+    const auto masters = ShardOwner::gatherMasters(pointers(two));
+    const auto state = ShardOwner::gatherState(pointers(two));
+    QVERIFY(masters.ok() && state.ok());
+    const int64_t steps = two.front().stepCount();
+    QCOMPARE(steps, int64_t(3));
+
+    std::vector<ShardOwner> three = ownersOver(*masters, {0, 1024, 2048, values}, cfg);
+    for (ShardOwner& o : three) {
+        const Status st = o.restore(steps, *state);
+        QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+    }
+    std::vector<at::Tensor> alone = clones(*masters);
+    Optimizer aloneOpt(cfg, alone);
+    QList<TensorRecord> records;
+    for (const auto& [name, t] : *state)
+        records << toRecord(name, t);
+    const Status st = aloneOpt.restore(steps, records);
+    QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+    for (int step = 3; step < 6; ++step) {
+        oneOwnerStep(oneOpt, one, step);
+        oneOwnerStep(aloneOpt, alone, step);
+        shardedStep(three, params, step);
+    }
+    compareWithOneOwner(three, one, oneOpt);
+    QString why;
+    for (size_t i = 0; i < one.size(); ++i)
+        QVERIFY2(same(alone[i], one[i], &why), qPrintable(why));
+}
+
+// What a peer sends an owner is checked before it is added: the wrong number of pieces, a piece
+// of the wrong size or not of floating point, a weight that is negative or not a number. A set of
+// owners that leaves values without one, or holds some twice, cannot be gathered.
+void TestShardPlan::whatDoesNotFitAShardIsRefused() {
+    OptimizerConfig cfg;
+    const std::vector<at::Tensor> params = someParams();
+    const int64_t values = ShardLayout::of(params).values;
+    std::vector<ShardOwner> owners = ownersOver(params, {0, 2120, values}, cfg);
+    ShardOwner& o = owners.front();
+    QCOMPARE(o.pieces().size(), size_t(2)); // all of the first tensor, part of the second
+    const std::vector<at::Tensor> good = o.cut(gradsOf(params, 0)[0]);
+    QVERIFY(o.add(good, 0.5).ok());
+    std::vector<at::Tensor> bad = good;
+    bad.pop_back();
+    QVERIFY(!o.add(bad, 0.5).ok());
+    bad = good;
+    bad[1] = at::zeros({good[1].numel() + 1});
+    const Status tooLong = o.add(bad, 0.5);
+    QVERIFY(!tooLong.ok());
+    QVERIFY2(tooLong.error().message.contains(QStringLiteral("not %1").arg(good[1].numel())),
+             qPrintable(tooLong.error().message));
+    bad[1] = at::zeros({good[1].numel()}, at::kLong);
+    QVERIFY(!o.add(bad, 0.5).ok());
+    QVERIFY(!o.add(good, -1).ok());
+    QVERIFY(!o.add(good, std::nan("")).ok());
+    QCOMPARE(o.added(), 1);
+    const at::Tensor before = o.masters().clone();
+    o.apply(0.1);
+    QVERIFY(!at::equal(before, o.masters()));
+
+    const auto gap = ShardOwner::gatherMasters({&owners.back()});
+    QVERIFY(!gap.ok());
+    const auto twice = ShardOwner::gatherState({&owners.front(), &owners.front(), &owners.back()});
+    QVERIFY(!twice.ok());
+    QVERIFY(ShardOwner::gatherMasters(pointers(owners)).ok());
 }
 
 QTEST_GUILESS_MAIN(TestShardPlan)

@@ -1,0 +1,251 @@
+#include "engine/shard/shardowner.h"
+
+#include <QString>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace tandem {
+
+namespace {
+
+// "exp_avg.3" as ("exp_avg", 3); false for a name that is not a slot and an index.
+bool splitName(const std::string& name, std::string& slot, int64_t& index) {
+    const size_t dot = name.rfind('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == name.size())
+        return false;
+    index = 0;
+    for (size_t i = dot + 1; i < name.size(); ++i) {
+        if (name[i] < '0' || name[i] > '9' || index > (int64_t(1) << 40))
+            return false;
+        index = index * 10 + (name[i] - '0');
+    }
+    slot = name.substr(0, dot);
+    return true;
+}
+
+} // namespace
+
+ShardLayout ShardLayout::of(const std::vector<at::Tensor>& trainable) {
+    ShardLayout l;
+    for (const at::Tensor& t : trainable) {
+        l.shapes.push_back(t.sizes().vec());
+        l.offsets.push_back(l.values);
+        l.values += t.numel();
+    }
+    return l;
+}
+
+std::vector<ShardLayout::Piece> ShardLayout::piecesOf(int64_t begin, int64_t end) const {
+    std::vector<Piece> out;
+    for (size_t i = 0; i < offsets.size(); ++i) {
+        int64_t n = 1;
+        for (int64_t d : shapes[i])
+            n *= d;
+        const int64_t from = std::max(begin, offsets[i]);
+        const int64_t to = std::min(end, offsets[i] + n);
+        if (from < to)
+            out.push_back({int(i), from - offsets[i], to - from, from - begin});
+    }
+    return out;
+}
+
+ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at::Tensor& masters,
+                       OptimizerConfig config)
+    : m_layout(std::move(layout))
+    , m_begin(begin)
+    , m_end(end)
+    , m_pieces(m_layout.piecesOf(begin, end)) {
+    at::NoGradGuard noGrad;
+    Q_ASSERT(masters.numel() == end - begin);
+    m_masters = masters.detach().to(at::kFloat).reshape({-1}).clone();
+    for (const ShardLayout::Piece& p : m_pieces)
+        m_views.push_back(m_masters.narrow(0, p.at, p.values));
+    m_sum.resize(m_pieces.size());
+    m_optimizer = std::make_unique<Optimizer>(config, m_views);
+}
+
+ShardOwner ShardOwner::fromParams(ShardLayout layout, int64_t begin, int64_t end,
+                                  const std::vector<at::Tensor>& params, OptimizerConfig config) {
+    at::NoGradGuard noGrad;
+    std::vector<at::Tensor> parts;
+    for (const ShardLayout::Piece& p : layout.piecesOf(begin, end))
+        parts.push_back(
+            params[size_t(p.tensor)].detach().reshape({-1}).narrow(0, p.offset, p.values));
+    const at::Tensor masters =
+        parts.empty() ? at::zeros({0}, at::kFloat) : at::cat(parts).to(at::kFloat);
+    return ShardOwner(std::move(layout), begin, end, masters, config);
+}
+
+std::vector<at::Tensor> ShardOwner::cut(const std::vector<at::Tensor>& perTensor) const {
+    std::vector<at::Tensor> out;
+    out.reserve(m_pieces.size());
+    for (const ShardLayout::Piece& p : m_pieces) {
+        const size_t i = size_t(p.tensor);
+        if (i < perTensor.size() && perTensor[i].defined())
+            out.push_back(perTensor[i].reshape({-1}).narrow(0, p.offset, p.values));
+        else
+            out.emplace_back();
+    }
+    return out;
+}
+
+Status ShardOwner::add(const std::vector<at::Tensor>& pieceGrads, double weight) {
+    at::NoGradGuard noGrad;
+    if (pieceGrads.size() != m_pieces.size())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("gradients for %1 pieces of a shard that has %2")
+                             .arg(pieceGrads.size())
+                             .arg(m_pieces.size()));
+    if (!std::isfinite(weight) || weight < 0)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("a gradient weighted %1").arg(weight));
+    for (size_t p = 0; p < pieceGrads.size(); ++p) {
+        const at::Tensor& g = pieceGrads[p];
+        if (g.defined() && (g.numel() != m_pieces[p].values || !g.is_floating_point()))
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("gradient piece %1 of a shard holds %2 values, not %3")
+                                 .arg(p)
+                                 .arg(g.numel())
+                                 .arg(m_pieces[p].values));
+    }
+    for (size_t p = 0; p < pieceGrads.size(); ++p) {
+        if (!pieceGrads[p].defined())
+            continue;
+        const at::Tensor g = pieceGrads[p].reshape({-1}).to(m_masters.device(), at::kFloat);
+        if (!m_sum[p].defined())
+            m_sum[p] = g.mul(weight);
+        else
+            m_sum[p].add_(g, weight);
+    }
+    ++m_added;
+    return success();
+}
+
+void ShardOwner::apply(double lr) {
+    m_optimizer->step(m_sum, lr);
+    for (at::Tensor& s : m_sum)
+        s = at::Tensor();
+    m_added = 0;
+}
+
+namespace {
+
+// The owners sorted by their ranges, or an error unless they cover [0, values) once.
+Expected<std::vector<const ShardOwner*>> tiled(std::vector<const ShardOwner*> owners,
+                                               int64_t values) {
+    std::sort(owners.begin(), owners.end(),
+              [](const ShardOwner* a, const ShardOwner* b) { return a->begin() < b->begin(); });
+    int64_t at = 0;
+    for (const ShardOwner* o : owners) {
+        if (o->begin() != at)
+            return makeError(ErrorCode::Incompatible,
+                             QStringLiteral("the shards leave values %1 to %2 without an owner")
+                                 .arg(at)
+                                 .arg(o->begin()));
+        at = o->end();
+    }
+    if (at != values)
+        return makeError(ErrorCode::Incompatible,
+                         QStringLiteral("the shards end at value %1 of %2").arg(at).arg(values));
+    return owners;
+}
+
+} // namespace
+
+Expected<NamedTensors> ShardOwner::gatherState(const std::vector<const ShardOwner*>& owners) {
+    if (owners.empty())
+        return NamedTensors{};
+    const ShardLayout& layout = owners.front()->m_layout;
+    auto sorted = tiled(owners, layout.values);
+    if (!sorted)
+        return sorted.error();
+    // slot -> tensor -> its pieces, in order; step counts per tensor.
+    std::map<std::string, std::map<int64_t, std::vector<at::Tensor>>> slots;
+    std::map<int64_t, at::Tensor> steps;
+    std::map<int64_t, int> piecesOfTensor;
+    for (const ShardOwner* o : *sorted) {
+        for (const ShardLayout::Piece& p : o->m_pieces)
+            ++piecesOfTensor[p.tensor];
+        for (const auto& [name, t] : o->m_optimizer->stateTensors()) {
+            std::string slot;
+            int64_t index = 0;
+            if (!splitName(name, slot, index) || size_t(index) >= o->m_pieces.size())
+                return makeError(ErrorCode::Corrupt, QStringLiteral("optimizer state %1 names no "
+                                                                    "piece of its shard")
+                                                         .arg(QString::fromStdString(name)));
+            const int64_t tensor = o->m_pieces[size_t(index)].tensor;
+            if (slot == "step")
+                steps[tensor] = t;
+            else
+                slots[slot][tensor].push_back(t.reshape({-1}));
+        }
+    }
+    NamedTensors out;
+    for (auto& [slot, tensors] : slots)
+        for (auto& [tensor, parts] : tensors) {
+            if (int(parts.size()) != piecesOfTensor[tensor])
+                return makeError(ErrorCode::Incompatible,
+                                 QStringLiteral("the owners of parameter %1 keep %2 for only part "
+                                                "of it")
+                                     .arg(tensor)
+                                     .arg(QString::fromStdString(slot)));
+            out.emplace_back(slot + "." + std::to_string(tensor),
+                             at::cat(parts).reshape(layout.shapes[size_t(tensor)]));
+        }
+    for (auto& [tensor, t] : steps)
+        out.emplace_back("step." + std::to_string(tensor), t);
+    return out;
+}
+
+Expected<std::vector<at::Tensor>>
+ShardOwner::gatherMasters(const std::vector<const ShardOwner*>& owners) {
+    if (owners.empty())
+        return std::vector<at::Tensor>{};
+    const ShardLayout& layout = owners.front()->m_layout;
+    auto sorted = tiled(owners, layout.values);
+    if (!sorted)
+        return sorted.error();
+    std::vector<at::Tensor> flat;
+    for (const ShardOwner* o : *sorted)
+        flat.push_back(o->m_masters);
+    const at::Tensor all = at::cat(flat);
+    std::vector<at::Tensor> out;
+    for (size_t i = 0; i < layout.shapes.size(); ++i) {
+        const int64_t n = (i + 1 < layout.offsets.size() ? layout.offsets[i + 1] : layout.values) -
+                          layout.offsets[i];
+        out.push_back(all.narrow(0, layout.offsets[i], n).reshape(layout.shapes[i]).clone());
+    }
+    return out;
+}
+
+Status ShardOwner::restore(int64_t steps, const NamedTensors& whole) {
+    QList<TensorRecord> records;
+    for (const auto& [name, t] : whole) {
+        std::string slot;
+        int64_t tensor = 0;
+        if (!splitName(name, slot, tensor) || size_t(tensor) >= m_layout.shapes.size())
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("optimizer state %1 names no parameter")
+                                 .arg(QString::fromStdString(name)));
+        for (size_t p = 0; p < m_pieces.size(); ++p) {
+            const ShardLayout::Piece& piece = m_pieces[p];
+            if (piece.tensor != tensor)
+                continue;
+            const std::string own = slot + "." + std::to_string(p);
+            if (slot == "step") {
+                records << toRecord(own, t);
+                continue;
+            }
+            if (t.numel() < piece.offset + piece.values)
+                return makeError(ErrorCode::Incompatible,
+                                 QStringLiteral("optimizer state %1 does not fit its parameter")
+                                     .arg(QString::fromStdString(name)));
+            records << toRecord(own, t.reshape({-1}).narrow(0, piece.offset, piece.values).clone());
+        }
+    }
+    return m_optimizer->restore(steps, records);
+}
+
+} // namespace tandem

@@ -1,0 +1,101 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: what the owner of one shard of a run's trainable values (shardplan.h) keeps
+// and does. It holds the fp32 masters of its range, the optimizer's state for them and, during a
+// step, the sum of the workers' gradients for them. Each worker cuts its gradients to the range
+// (cut()), the owner adds each, weighted by the samples that worker computed, and applies the
+// optimizer to its range alone.
+//
+// Every optimizer Tandem offers updates each value from that value's own gradient and state, so
+// a range that begins or ends inside a tensor takes the step the whole tensor would: a run's
+// result does not depend on how its values are sharded, to fp32 rounding. The state a checkpoint
+// keeps is the one-owner run's (gatherState(): "exp_avg.3" over the whole of parameter 3), so a
+// run resumes on another set of owners, or on one.
+
+#include "common/expected.h"
+#include "engine/step/optimizer.h"
+#include "model/tensors.h"
+
+#include <ATen/ATen.h>
+
+#include <vector>
+
+namespace tandem {
+
+// Where each trainable tensor lies in the run's flat order of values.
+struct ShardLayout {
+    std::vector<std::vector<int64_t>> shapes; // each trainable tensor's shape, in order
+    std::vector<int64_t> offsets;             // its first value
+    int64_t values = 0;                       // all of them
+
+    static ShardLayout of(const std::vector<at::Tensor>& trainable);
+
+    // The part of tensor `tensor` that lies in [begin, end): its first value within the tensor
+    // and how many; a piece of no values where none does.
+    struct Piece {
+        int tensor = 0;
+        int64_t offset = 0; // within the tensor
+        int64_t values = 0;
+        int64_t at = 0; // within the range
+    };
+    std::vector<Piece> piecesOf(int64_t begin, int64_t end) const;
+};
+
+class ShardOwner {
+public:
+    // The owner of [begin, end) of `layout`'s values, its masters `masters` (fp32, one value per
+    // value of the range, in order; copied).
+    ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at::Tensor& masters,
+               OptimizerConfig config);
+    // The owner of [begin, end), its masters cut from the whole model's `params`.
+    static ShardOwner fromParams(ShardLayout layout, int64_t begin, int64_t end,
+                                 const std::vector<at::Tensor>& params, OptimizerConfig config);
+
+    int64_t begin() const { return m_begin; }
+    int64_t end() const { return m_end; }
+    const std::vector<ShardLayout::Piece>& pieces() const { return m_pieces; }
+
+    // This owner's pieces of one tensor a trainable parameter (gradients, weights): flat views,
+    // undefined where the tensor is. What a worker sends the owner.
+    std::vector<at::Tensor> cut(const std::vector<at::Tensor>& perTensor) const;
+
+    // Adds one worker's gradients for this range (cut()), each the mean over the samples it
+    // computed, weighted by `weight` (its samples over the step's). An undefined piece adds
+    // nothing; a piece that is nowhere defined leaves its values and their state as they are, as
+    // torch.optim does. Refuses pieces that do not fit the range, naming the first.
+    Status add(const std::vector<at::Tensor>& pieceGrads, double weight);
+    // Applies the optimizer to the sum at learning rate `lr` and clears it; masters() is then the
+    // range's new weights.
+    void apply(double lr);
+    // Workers whose gradients the sum holds now.
+    int added() const { return m_added; }
+
+    // The range's fp32 weights, flat.
+    const at::Tensor& masters() const { return m_masters; }
+    int64_t stepCount() const { return m_optimizer->stepCount(); }
+
+    // The optimizer state of the whole model, in the one-owner run's names and shapes, from the
+    // owners of every range (in any order; together they must cover the values once).
+    static Expected<NamedTensors> gatherState(const std::vector<const ShardOwner*>& owners);
+    // The whole model's weights from the owners of every range.
+    static Expected<std::vector<at::Tensor>>
+    gatherMasters(const std::vector<const ShardOwner*>& owners);
+    // Takes this range's part of a whole model's optimizer state (gatherState(), or a one-owner
+    // run's Optimizer::stateTensors()) after `steps` steps.
+    Status restore(int64_t steps, const NamedTensors& whole);
+
+private:
+    ShardLayout m_layout;
+    int64_t m_begin = 0;
+    int64_t m_end = 0;
+    std::vector<ShardLayout::Piece> m_pieces;
+    at::Tensor m_masters;
+    std::vector<at::Tensor> m_views; // m_masters' pieces, the optimizer's parameters
+    std::vector<at::Tensor> m_sum;   // per piece; undefined until a gradient adds to it
+    int m_added = 0;
+    std::unique_ptr<Optimizer> m_optimizer;
+};
+
+} // namespace tandem
