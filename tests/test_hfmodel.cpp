@@ -4,6 +4,7 @@
 // never a crash, and one model serves an evaluation and a generation from two threads at once.
 #include "engine/generation.h"
 #include "engine/record/runcheckpoint.h"
+#include "engine/shard/shardplan.h"
 #include "engine/step/memoryplan.h"
 #include "engine/step/objective.h"
 #include "engine/step/optimizer.h"
@@ -65,6 +66,7 @@ private Q_SLOTS:
     void damagedArchivesAreErrors();
     void fullFineTuningTrainsFp32();
     void memoryIsPlannedPerDevice();
+    void aShardedRunFitsWhereOneMachineCannot();
     void kvCacheGivesTheSameLogits_data();
     void kvCacheGivesTheSameLogits();
     void generationStopsAtTheModelsPositions();
@@ -351,6 +353,70 @@ void TestHfModel::damagedArchivesAreErrors() {
         f.meta.insert(QStringLiteral("config"), c);
     });
     QVERIFY(!otherModel);
+}
+
+// A full fine-tune whose masters and Adam's state one machine cannot hold beside its worker fits
+// three such machines when each owns a shard; machines with less room are refused with what would
+// fit, unless one computes nothing and holds more; one that cannot hold its own worker is named.
+void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
+    RunConfig cfg;
+    cfg.model = QStringLiteral("hf:") + m_llama;
+    auto m = openModel(ModelSource::parse(cfg.model), {QString(), false, cfg.seed});
+    QVERIFY(m);
+    Dataset windows;
+    windows.sampleShape = {32};
+    const int64_t trainable = modelTensors(*m).trainableCount();
+    const MemoryNeed worker = memoryNeed(*m, windows, cfg, MasterCopy::None);
+    const int64_t stateBytes = trainable * shardBytesPerValue(cfg.optimizer);
+    QCOMPARE(stateBytes, trainable * 16);
+    // A budget (90 % of a GPU's memory) with room for the worker and 40 % of the state.
+    DeviceInfo gpu;
+    gpu.kind = DeviceKind::Cuda;
+    gpu.name = QStringLiteral("Test GPU");
+    const int64_t budget = worker.fixedBytes() + worker.perSampleBytes + stateBytes * 4 / 10;
+    gpu.memoryBytes = int64_t(double(budget) / 0.9) + 1;
+    QVERIFY(!samplesThatFit(memoryNeed(*m, windows, cfg, MasterCopy::Shared), gpu,
+                            QStringLiteral("alone")));
+    const auto machine = [&](const char* name) {
+        return ShardMachine{QString::fromLatin1(name), gpu, true, 0};
+    };
+    auto plan = planShardedRun(*m, windows, cfg, {machine("a"), machine("b"), machine("c")});
+    QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
+    QCOMPARE(plan->values, trainable);
+    QCOMPARE(plan->shards.size(), size_t(3));
+    for (int i = 0; i < 3; ++i) {
+        const ShardPlan::Shard* s = plan->shardOf(i);
+        QVERIFY(s);
+        QVERIFY(worker.fixedBytes() + worker.perSampleBytes + s->bytes <= memoryBudget(gpu));
+        QVERIFY2(plan->describe(i).startsWith(QStringLiteral("shard %1 of 3, ").arg(i + 1)),
+                 qPrintable(plan->describe(i)));
+    }
+
+    // At 30 % each, three are too few; with a third machine that computes nothing in place of
+    // one, the run fits, and that machine holds the most.
+    gpu.memoryBytes =
+        int64_t(double(worker.fixedBytes() + worker.perSampleBytes + stateBytes * 3 / 10) / 0.9) +
+        1;
+    auto tooFew = planShardedRun(*m, windows, cfg, {machine("a"), machine("b"), machine("c")});
+    QVERIFY(!tooFew);
+    QCOMPARE(tooFew.error().code, ErrorCode::OutOfMemory);
+    QVERIFY2(tooFew.error().message.contains(QStringLiteral("up to")),
+             qPrintable(tooFew.error().message));
+    ShardMachine box = machine("box");
+    box.computes = false;
+    plan = planShardedRun(*m, windows, cfg, {machine("a"), machine("b"), box});
+    QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
+    QVERIFY(plan->shardOf(2)->values() > plan->shardOf(0)->values());
+    QVERIFY(plan->shardOf(0)->bytes + worker.fixedBytes() + worker.perSampleBytes <=
+            memoryBudget(gpu));
+
+    ShardMachine small = machine("small");
+    small.device.memoryBytes = int64_t(double(worker.fixedBytes()) / 0.9) / 2;
+    auto refused = planShardedRun(*m, windows, cfg, {machine("a"), small, machine("c")});
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.startsWith(QStringLiteral("small's Test GPU")) &&
+                 refused.error().message.contains(QStringLiteral("left out of the computing")),
+             qPrintable(refused.error().message));
 }
 
 void TestHfModel::fullFineTuningTrainsFp32() {

@@ -1,6 +1,8 @@
 #include "engine/shard/shardplan.h"
 
 #include "engine/step/memoryplan.h"
+#include "formats/dataset.h"
+#include "model/model.h"
 
 #include <QStringList>
 
@@ -179,6 +181,29 @@ Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
         begin = end;
     }
     return plan;
+}
+
+Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, const RunConfig& cfg,
+                                   const std::vector<ShardMachine>& machines) {
+    const MemoryNeed need = memoryNeed(model, train, cfg, MasterCopy::None);
+    std::vector<ShardCandidate> candidates;
+    for (const ShardMachine& m : machines) {
+        ShardCandidate c{m.name, memoryBudget(m.device), 0, m.linkBytesPerS};
+        if (m.computes) {
+            if (auto fits = samplesThatFit(need, m.device, m.name); !fits)
+                return makeError(fits.error().code,
+                                 fits.error().message +
+                                     QStringLiteral(" (left out of the computing, it can still "
+                                                    "hold a shard of the run's state)"));
+            c.workerBytes = need.fixedBytes() + need.perSampleBytes;
+        }
+        candidates.push_back(c);
+    }
+    int64_t trainable = 0;
+    for (const auto& [name, t] : model.parameters())
+        if (t.requires_grad())
+            trainable += t.numel();
+    return planShards(trainable, shardBytesPerValue(cfg.optimizer), candidates);
 }
 
 } // namespace tandem

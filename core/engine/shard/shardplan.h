@@ -1,8 +1,10 @@
 #pragma once
 
+#include "common/deviceinfo.h"
 #include "common/expected.h"
 #include "common/runenums.h"
 #include "engine/internal.h"
+#include "engine/training.h"
 
 #include <QString>
 
@@ -65,5 +67,24 @@ int64_t shardBytesPerValue(OptimizerKind optimizer);
 // number of trainable values the machines could hold.
 Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
                                const std::vector<ShardCandidate>& machines);
+
+class Model;
+struct Dataset;
+
+// A machine of a sharded run, for its memory plan.
+struct ShardMachine {
+    QString name;
+    DeviceInfo device;        // where its worker computes and its shard is kept
+    bool computes = true;     // it runs a worker of the run
+    double linkBytesPerS = 0; // its link to the others (0: not measured)
+};
+
+// A sharded run's memory plan: each machine that computes holds its worker's replica, the
+// replica's gradients and at least one sample's activations (memoryplan.h, with no masters
+// beside it); what its budget (memoryBudget) leaves holds its shard. Refused, with the figures,
+// when a machine cannot hold even its worker (leave it out, and it holds a shard only) or the
+// machines together cannot hold the run's state. The plan's shards follow `machines`' order.
+Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, const RunConfig& cfg,
+                                   const std::vector<ShardMachine>& machines);
 
 } // namespace tandem
