@@ -1,11 +1,16 @@
 // The shard plan (engine/shard/shardplan.h): which machine owns which range of a sharded run's
 // trainable values, on synthetic machines; and the owners (engine/shard/shardowner.h): a sharded
-// step, checkpoint and resume against LibTorch's optimizer over the whole model.
+// step, checkpoint and resume against LibTorch's optimizer over the whole model; the log that
+// rebuilds a lost owner (engine/shard/shardlog.h).
 
+#include "engine/shard/shardlog.h"
 #include "engine/shard/shardowner.h"
 #include "engine/shard/shardplan.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QRandomGenerator>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace tandem;
@@ -75,6 +80,8 @@ private Q_SLOTS:
     void shardedStepsEqualOneOwner();
     void resumeOnAnotherMembership();
     void whatDoesNotFitAShardIsRefused();
+    void aLostOwnerIsRebuiltFromTheCheckpointAndTheLog();
+    void aDamagedLogEndsTheReplayAtTheLastWholeStep();
 };
 
 void TestShardPlan::equalMachinesHoldEqualShards() {
@@ -458,6 +465,140 @@ void TestShardPlan::whatDoesNotFitAShardIsRefused() {
     const auto twice = ShardOwner::gatherState({&owners.front(), &owners.front(), &owners.back()});
     QVERIFY(!twice.ok());
     QVERIFY(ShardOwner::gatherMasters(pointers(owners)).ok());
+}
+
+namespace {
+
+// Two owners train six steps (Adam); after the first, a checkpoint gathers their state, and the
+// second owner's backup logs each later step's sum before the owner applies it.
+struct LoggedRun {
+    std::vector<ShardOwner> owners;
+    std::vector<at::Tensor> checkpointMasters;
+    NamedTensors checkpointState;
+    QString log;
+    std::vector<qint64> ends; // the log's size after its header and after each record
+};
+
+void runLogged(LoggedRun& run, const QString& log) {
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::Adam;
+    const std::vector<at::Tensor> params = someParams();
+    const int64_t values = ShardLayout::of(params).values;
+    run.owners = ownersOver(params, {0, 1500, values}, cfg);
+    run.log = log;
+    auto backup = ShardLog::create(log, run.owners[1]);
+    QVERIFY2(backup, qPrintable(backup ? QString() : backup.error().message));
+    run.ends.push_back(QFileInfo(log).size());
+    for (int step = 0; step < 6; ++step) {
+        const auto g = gradsOf(params, step);
+        for (ShardOwner& o : run.owners) {
+            for (int w = 0; w < 2; ++w)
+                QVERIFY(o.add(o.cut(g[w]), kWeights[w]));
+            if (&o == &run.owners[1] && step > 0) {
+                QVERIFY((*backup)->append(step + 1, lrOf(step), o.sum()));
+                run.ends.push_back(QFileInfo(log).size());
+            }
+            o.apply(lrOf(step));
+        }
+        if (step == 0) {
+            run.checkpointMasters = *ShardOwner::gatherMasters(pointers(run.owners));
+            run.checkpointState = *ShardOwner::gatherState(pointers(run.owners));
+        }
+    }
+    QCOMPARE((*backup)->records(), int64_t(5));
+}
+
+ShardOwner rebuilt(const LoggedRun& run) {
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::Adam;
+    const ShardOwner& lost = run.owners[1];
+    ShardOwner o = ShardOwner::fromParams(ShardLayout::of(run.checkpointMasters), lost.begin(),
+                                          lost.end(), run.checkpointMasters, cfg);
+    const Status st = o.restore(1, run.checkpointState);
+    if (!st)
+        qWarning() << st.error().message;
+    return o;
+}
+
+} // namespace
+
+// The second owner is lost after six steps: from the checkpoint after the first and the five
+// logged sums (one of them without a gradient for a parameter), its range comes back with the
+// same weights and optimizer state, bit for bit. An emptied log replays nothing.
+void TestShardPlan::aLostOwnerIsRebuiltFromTheCheckpointAndTheLog() {
+    QTemporaryDir dir;
+    LoggedRun run;
+    runLogged(run, dir.filePath(QStringLiteral("shard2.log")));
+    if (QTest::currentTestFailed())
+        return;
+    ShardOwner back = rebuilt(run);
+    const auto last = ShardLog::replay(run.log, back, 1);
+    QVERIFY2(last, qPrintable(last ? QString() : last.error().message));
+    QCOMPARE(*last, int64_t(6));
+    QCOMPARE(back.stepCount(), run.owners[1].stepCount());
+    QVERIFY(at::equal(back.masters(), run.owners[1].masters()));
+    const auto lostState = ShardOwner::gatherState({&run.owners[0], &run.owners[1]});
+    const auto backState = ShardOwner::gatherState({&run.owners[0], &back});
+    QVERIFY(lostState && backState);
+    QCOMPARE(backState->size(), lostState->size());
+    for (size_t i = 0; i < lostState->size(); ++i) {
+        QCOMPARE((*backState)[i].first, (*lostState)[i].first);
+        QVERIFY2(at::equal((*backState)[i].second, (*lostState)[i].second),
+                 (*lostState)[i].first.c_str());
+    }
+
+    // A log of another range is refused; one emptied after a checkpoint replays nothing.
+    ShardOwner other = rebuilt(run);
+    QVERIFY(!ShardLog::replay(run.log, run.owners[0], 1));
+    auto fresh = ShardLog::create(run.log, run.owners[1]);
+    QVERIFY(fresh);
+    QVERIFY((*fresh)->append(2, 0.1, run.owners[1].cut(gradsOf(someParams(), 1)[0])));
+    QVERIFY((*fresh)->clear());
+    const at::Tensor before = other.masters().clone();
+    QCOMPARE(*ShardLog::replay(run.log, other, 1), int64_t(1));
+    QVERIFY(at::equal(before, other.masters()));
+}
+
+// A log cut short inside its last record, or with a byte of a record changed, gives back the
+// steps before that record and says which was the last; a gap between steps is refused.
+void TestShardPlan::aDamagedLogEndsTheReplayAtTheLastWholeStep() {
+    QTemporaryDir dir;
+    LoggedRun run;
+    runLogged(run, dir.filePath(QStringLiteral("shard2.log")));
+    if (QTest::currentTestFailed())
+        return;
+    QFile f(run.log);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray all = f.readAll();
+    f.close();
+    const auto& ends = run.ends;
+    QCOMPARE(ends.size(), size_t(6));
+    QCOMPARE(qint64(all.size()), ends.back());
+    const auto write = [&](const QByteArray& bytes) {
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QCOMPARE(f.write(bytes), qint64(bytes.size()));
+        f.close();
+    };
+    write(all.left(all.size() - 10));
+    ShardOwner cut = rebuilt(run);
+    QCOMPARE(*ShardLog::replay(run.log, cut, 1), int64_t(5));
+    QCOMPARE(cut.stepCount(), int64_t(5));
+
+    // A byte in the middle of the third record (step 4) changed.
+    QByteArray damaged = all;
+    const qint64 mid = (ends[2] + ends[3]) / 2;
+    damaged[mid] = char(damaged[mid] ^ 0x10);
+    write(damaged);
+    ShardOwner flipped = rebuilt(run);
+    QCOMPARE(*ShardLog::replay(run.log, flipped, 1), int64_t(3));
+
+    // Steps 2 and 4 without step 3 between them.
+    write(all.left(ends[1]) + all.mid(ends[2], ends[3] - ends[2]));
+    ShardOwner gapped = rebuilt(run);
+    const auto refused = ShardLog::replay(run.log, gapped, 1);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.contains(QStringLiteral("from step 2 to 4")),
+             qPrintable(refused.error().message));
 }
 
 QTEST_GUILESS_MAIN(TestShardPlan)

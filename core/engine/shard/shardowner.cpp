@@ -123,8 +123,12 @@ Status ShardOwner::add(const std::vector<at::Tensor>& pieceGrads, double weight)
     return success();
 }
 
+void ShardOwner::applySum(const std::vector<at::Tensor>& sum, double lr) {
+    m_optimizer->step(sum, lr);
+}
+
 void ShardOwner::apply(double lr) {
-    m_optimizer->step(m_sum, lr);
+    applySum(m_sum, lr);
     for (at::Tensor& s : m_sum)
         s = at::Tensor();
     m_added = 0;

@@ -71,6 +71,12 @@ public:
     void apply(double lr);
     // Workers whose gradients the sum holds now.
     int added() const { return m_added; }
+    // The sum, per piece (undefined where no gradient was added): what apply() steps with, and
+    // what the range's backup logs (shardlog.h).
+    const std::vector<at::Tensor>& sum() const { return m_sum; }
+    // Applies the optimizer to a sum made elsewhere (a logged step): what apply() does with its
+    // own.
+    void applySum(const std::vector<at::Tensor>& sum, double lr);
 
     // The range's fp32 weights, flat.
     const at::Tensor& masters() const { return m_masters; }
