@@ -6,6 +6,7 @@
 #include "engine/shard/shardlog.h"
 #include "engine/shard/shardowner.h"
 #include "engine/shard/shardplan.h"
+#include "engine/wire/wiretensors.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -80,6 +81,8 @@ private Q_SLOTS:
     void shardedStepsEqualOneOwner();
     void resumeOnAnotherMembership();
     void whatDoesNotFitAShardIsRefused();
+    void aRangeIsOneRunOfAGradientBundle_data();
+    void aRangeIsOneRunOfAGradientBundle();
     void aLostOwnerIsRebuiltFromTheCheckpointAndTheLog();
     void aDamagedLogEndsTheReplayAtTheLastWholeStep();
 };
@@ -465,6 +468,49 @@ void TestShardPlan::whatDoesNotFitAShardIsRefused() {
     const auto twice = ShardOwner::gatherState({&owners.front(), &owners.front(), &owners.back()});
     QVERIFY(!twice.ok());
     QVERIFY(ShardOwner::gatherMasters(pointers(owners)).ok());
+}
+
+void TestShardPlan::aRangeIsOneRunOfAGradientBundle_data() {
+    QTest::addColumn<int>("wire");
+    QTest::newRow("fp32") << int(WireDtype::Fp32);
+    QTest::newRow("bf16") << int(WireDtype::Bf16);
+    QTest::newRow("fp16") << int(WireDtype::Fp16);
+}
+
+// A worker's gradient bundle, filled as a backward pass fills it, holds each owner's range as one
+// run of bytes: added as they are, in the wire's dtype, they give the sum the owner's own cut of
+// the same gradients (rounded to that dtype) gives, value for value.
+void TestShardPlan::aRangeIsOneRunOfAGradientBundle() {
+    QFETCH(int, wire);
+    const DType dtype = storageDtype(WireDtype(wire));
+    const std::vector<at::Tensor> params = someParams();
+    std::vector<std::string> names;
+    for (size_t i = 0; i < params.size(); ++i)
+        names.push_back("p" + std::to_string(i));
+    const ModelLayout layout = ModelLayout::of(names, params, {}, {});
+    const std::vector<at::Tensor> grads = gradsOf(params, 0)[0];
+    GradientBundle bundle(layout, dtype);
+    const QByteArray bytes = bundle.begin();
+    for (size_t k = params.size(); k-- > 0;)
+        bundle.add(k, grads[k]);
+    QCOMPARE(bundle.ready(), bundle.size());
+    const int64_t values = ShardLayout::of(params).values;
+    QCOMPARE(bundle.size(), values * dtypeSize(dtype));
+    std::vector<at::Tensor> rounded;
+    for (const at::Tensor& g : grads)
+        rounded.push_back(g.to(scalarTypeOf(dtype)).to(at::kFloat));
+    std::vector<ShardOwner> fromWire = ownersOver(params, {0, 1000, 2900, values}, {});
+    std::vector<ShardOwner> fromCut = ownersOver(params, {0, 1000, 2900, values}, {});
+    for (size_t o = 0; o < fromWire.size(); ++o) {
+        const auto [at, size] = fromWire[o].bundleBytes(dtype);
+        const Status st = fromWire[o].addWire(bytes.mid(at, size), dtype, 0.25);
+        QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+        QVERIFY(fromCut[o].add(fromCut[o].cut(rounded), 0.25));
+        for (size_t p = 0; p < fromWire[o].sum().size(); ++p)
+            QVERIFY2(at::equal(fromWire[o].sum()[p], fromCut[o].sum()[p]),
+                     qPrintable(QStringLiteral("owner %1, piece %2").arg(o).arg(p)));
+    }
+    QVERIFY(!fromWire[1].addWire(bytes.mid(0, 10), dtype, 0.25));
 }
 
 namespace {

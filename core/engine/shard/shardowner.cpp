@@ -29,20 +29,27 @@ bool splitName(const std::string& name, std::string& slot, int64_t& index) {
 
 ShardLayout ShardLayout::of(const std::vector<at::Tensor>& trainable) {
     ShardLayout l;
-    for (const at::Tensor& t : trainable) {
-        l.shapes.push_back(t.sizes().vec());
-        l.offsets.push_back(l.values);
-        l.values += t.numel();
+    l.offsets.resize(trainable.size());
+    for (size_t k = trainable.size(); k-- > 0;) {
+        l.offsets[k] = l.values;
+        l.values += trainable[k].numel();
     }
+    for (const at::Tensor& t : trainable)
+        l.shapes.push_back(t.sizes().vec());
     return l;
+}
+
+int64_t ShardLayout::valuesOf(size_t tensor) const {
+    int64_t n = 1;
+    for (int64_t d : shapes[tensor])
+        n *= d;
+    return n;
 }
 
 std::vector<ShardLayout::Piece> ShardLayout::piecesOf(int64_t begin, int64_t end) const {
     std::vector<Piece> out;
     for (size_t i = 0; i < offsets.size(); ++i) {
-        int64_t n = 1;
-        for (int64_t d : shapes[i])
-            n *= d;
+        const int64_t n = valuesOf(i);
         const int64_t from = std::max(begin, offsets[i]);
         const int64_t to = std::min(end, offsets[i] + n);
         if (from < to)
@@ -69,12 +76,10 @@ ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at:
 ShardOwner ShardOwner::fromParams(ShardLayout layout, int64_t begin, int64_t end,
                                   const std::vector<at::Tensor>& params, OptimizerConfig config) {
     at::NoGradGuard noGrad;
-    std::vector<at::Tensor> parts;
+    at::Tensor masters = at::empty({end - begin}, at::kFloat);
     for (const ShardLayout::Piece& p : layout.piecesOf(begin, end))
-        parts.push_back(
-            params[size_t(p.tensor)].detach().reshape({-1}).narrow(0, p.offset, p.values));
-    const at::Tensor masters =
-        parts.empty() ? at::zeros({0}, at::kFloat) : at::cat(parts).to(at::kFloat);
+        masters.narrow(0, p.at, p.values)
+            .copy_(params[size_t(p.tensor)].detach().reshape({-1}).narrow(0, p.offset, p.values));
     return ShardOwner(std::move(layout), begin, end, masters, config);
 }
 
@@ -121,6 +126,25 @@ Status ShardOwner::add(const std::vector<at::Tensor>& pieceGrads, double weight)
     }
     ++m_added;
     return success();
+}
+
+Status ShardOwner::addWire(const QByteArray& bytes, DType wire, double weight) {
+    const qint64 size = bundleBytes(wire).second;
+    if (bytes.size() != size)
+        return makeError(
+            ErrorCode::InvalidArgument,
+            QStringLiteral("%1 bytes of gradients for a shard of %2").arg(bytes.size()).arg(size));
+    const int64_t element = dtypeSize(wire);
+    std::vector<at::Tensor> pieces;
+    for (const ShardLayout::Piece& p : m_pieces)
+        pieces.push_back(at::from_blob(const_cast<char*>(bytes.constData()) + p.at * element,
+                                       {p.values}, at::TensorOptions(scalarTypeOf(wire))));
+    return add(pieces, weight);
+}
+
+std::pair<qint64, qint64> ShardOwner::bundleBytes(DType wire) const {
+    const qint64 element = dtypeSize(wire);
+    return {m_begin * element, (m_end - m_begin) * element};
 }
 
 void ShardOwner::applySum(const std::vector<at::Tensor>& sum, double lr) {
@@ -216,11 +240,9 @@ ShardOwner::gatherMasters(const std::vector<const ShardOwner*>& owners) {
         flat.push_back(o->m_masters);
     const at::Tensor all = at::cat(flat);
     std::vector<at::Tensor> out;
-    for (size_t i = 0; i < layout.shapes.size(); ++i) {
-        const int64_t n = (i + 1 < layout.offsets.size() ? layout.offsets[i + 1] : layout.values) -
-                          layout.offsets[i];
-        out.push_back(all.narrow(0, layout.offsets[i], n).reshape(layout.shapes[i]).clone());
-    }
+    for (size_t i = 0; i < layout.shapes.size(); ++i)
+        out.push_back(
+            all.narrow(0, layout.offsets[i], layout.valuesOf(i)).reshape(layout.shapes[i]).clone());
     return out;
 }
 

@@ -16,21 +16,27 @@
 
 #include "common/expected.h"
 #include "engine/step/optimizer.h"
+#include "formats/tensorfile.h"
 #include "model/tensors.h"
 
 #include <ATen/ATen.h>
 
+#include <utility>
 #include <vector>
 
 namespace tandem {
 
-// Where each trainable tensor lies in the run's flat order of values.
+// Where each trainable tensor lies in the run's flat order of values: the order a gradient bundle
+// holds them (wiretensors.h's BundleOrder::Backward: the last tensor first, each tensor's values
+// in their own order). A range of values is then one run of a gradient bundle's bytes, which a
+// worker sends its owner as the backward pass makes it final, without repacking.
 struct ShardLayout {
-    std::vector<std::vector<int64_t>> shapes; // each trainable tensor's shape, in order
-    std::vector<int64_t> offsets;             // its first value
+    std::vector<std::vector<int64_t>> shapes; // each trainable tensor's shape, in schema order
+    std::vector<int64_t> offsets;             // its first value in the flat order
     int64_t values = 0;                       // all of them
 
     static ShardLayout of(const std::vector<at::Tensor>& trainable);
+    int64_t valuesOf(size_t tensor) const;
 
     // The part of tensor `tensor` that lies in [begin, end): its first value within the tensor
     // and how many; a piece of no values where none does.
@@ -66,6 +72,11 @@ public:
     // nothing; a piece that is nowhere defined leaves its values and their state as they are, as
     // torch.optim does. Refuses pieces that do not fit the range, naming the first.
     Status add(const std::vector<at::Tensor>& pieceGrads, double weight);
+    // The same from the range's bytes of a worker's gradient bundle (bundleBytes()) in the wire
+    // dtype `wire`. Refuses bytes of another size.
+    Status addWire(const QByteArray& bytes, DType wire, double weight);
+    // Where the range lies in a gradient bundle of dtype `wire`: its first byte and how many.
+    std::pair<qint64, qint64> bundleBytes(DType wire) const;
     // Applies the optimizer to the sum at learning rate `lr` and clears it; masters() is then the
     // range's new weights.
     void apply(double lr);

@@ -19,8 +19,9 @@ namespace tandem {
 // what lets a full fine-tune need more memory than any one machine has, as long as the machines
 // together have it (ZeRO's stages 1 and 2 split the same state across the ranks of a job).
 //
-// The values are the model's trainable parameters flattened in their order, so a shard is one
-// range of them and may begin or end inside a tensor; boundaries fall on multiples of
+// The values are the model's trainable parameters flattened in a gradient bundle's order
+// (shardowner.h's ShardLayout), so a shard is one range of them and may begin or end inside a
+// tensor; boundaries fall on multiples of
 // kShardAlignment values. Each machine's part follows the speed of its link where every link is
 // known, else it is equal: a larger part means more traffic, in gradients in and weights out. No
 // machine is given more than it can hold beside its own worker; what it cannot hold goes to the
