@@ -83,6 +83,7 @@ private Q_SLOTS:
     void whatDoesNotFitAShardIsRefused();
     void aRangeIsOneRunOfAGradientBundle_data();
     void aRangeIsOneRunOfAGradientBundle();
+    void eachOwnersWeightsReachTheirPlaceInAReplica();
     void aLostOwnerIsRebuiltFromTheCheckpointAndTheLog();
     void aDamagedLogEndsTheReplayAtTheLastWholeStep();
 };
@@ -511,6 +512,32 @@ void TestShardPlan::aRangeIsOneRunOfAGradientBundle() {
                      qPrintable(QStringLiteral("owner %1, piece %2").arg(o).arg(p)));
     }
     QVERIFY(!fromWire[1].addWire(bytes.mid(0, 10), dtype, 0.25));
+}
+
+// After a step, each owner packs its range's weights in the wire's dtype; a worker that writes
+// every owner's into its replica holds the whole model as the owners have it, rounded to that
+// dtype. Bytes of another size are refused.
+void TestShardPlan::eachOwnersWeightsReachTheirPlaceInAReplica() {
+    const std::vector<at::Tensor> params = someParams();
+    const ShardLayout layout = ShardLayout::of(params);
+    std::vector<ShardOwner> owners = ownersOver(params, {0, 1000, 2900, layout.values}, {});
+    shardedStep(owners, params, 0);
+    const std::vector<at::Tensor> trained = *ShardOwner::gatherMasters(pointers(owners));
+    for (const DType wire : {DType::F32, DType::BF16}) {
+        std::vector<at::Tensor> replica;
+        for (const at::Tensor& p : params)
+            replica.push_back(at::zeros_like(p, at::kBFloat16));
+        for (const ShardOwner& o : owners) {
+            const QByteArray bytes = o.packMasters(wire);
+            QCOMPARE(qint64(bytes.size()), o.bundleBytes(wire).second);
+            const Status st = writeRange(layout, o.begin(), o.end(), bytes, wire, replica);
+            QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+        }
+        for (size_t i = 0; i < params.size(); ++i)
+            QVERIFY(at::equal(replica[i], trained[i].to(at::kBFloat16)));
+    }
+    std::vector<at::Tensor> replica = clones(params);
+    QVERIFY(!writeRange(layout, 0, 1000, QByteArray(10, '\0'), DType::F32, replica));
 }
 
 namespace {

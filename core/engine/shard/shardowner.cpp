@@ -142,6 +142,39 @@ Status ShardOwner::addWire(const QByteArray& bytes, DType wire, double weight) {
     return add(pieces, weight);
 }
 
+QByteArray ShardOwner::packMasters(DType wire) const {
+    at::NoGradGuard noGrad;
+    const at::Tensor packed = m_masters.to(at::kCPU, scalarTypeOf(wire)).contiguous();
+    return QByteArray(static_cast<const char*>(packed.data_ptr()),
+                      qsizetype(packed.numel()) * dtypeSize(wire));
+}
+
+Status writeRange(const ShardLayout& layout, int64_t begin, int64_t end, const QByteArray& bytes,
+                  DType wire, std::vector<at::Tensor>& params) {
+    at::NoGradGuard noGrad;
+    const int64_t element = dtypeSize(wire);
+    if (begin < 0 || end > layout.values || begin > end ||
+        bytes.size() != (end - begin) * element || params.size() != layout.shapes.size())
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("%1 bytes of weights for values %2 to %3 of %4")
+                             .arg(bytes.size())
+                             .arg(begin)
+                             .arg(end)
+                             .arg(layout.values));
+    for (const ShardLayout::Piece& p : layout.piecesOf(begin, end))
+        if (!params[size_t(p.tensor)].is_contiguous() ||
+            params[size_t(p.tensor)].numel() != layout.valuesOf(size_t(p.tensor)))
+            return makeError(
+                ErrorCode::InvalidArgument,
+                QStringLiteral("parameter %1 is not laid out as the shards are").arg(p.tensor));
+    for (const ShardLayout::Piece& p : layout.piecesOf(begin, end)) {
+        const at::Tensor from = at::from_blob(const_cast<char*>(bytes.constData()) + p.at * element,
+                                              {p.values}, at::TensorOptions(scalarTypeOf(wire)));
+        params[size_t(p.tensor)].view({-1}).narrow(0, p.offset, p.values).copy_(from);
+    }
+    return success();
+}
+
 std::pair<qint64, qint64> ShardOwner::bundleBytes(DType wire) const {
     const qint64 element = dtypeSize(wire);
     return {m_begin * element, (m_end - m_begin) * element};

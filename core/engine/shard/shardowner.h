@@ -49,6 +49,12 @@ struct ShardLayout {
     std::vector<Piece> piecesOf(int64_t begin, int64_t end) const;
 };
 
+// Writes the range [begin, end) of `layout`'s values, as an owner packed it (packMasters), into a
+// replica's parameters (`params`, in schema order, on any device and of any float dtype).
+// Refuses bytes of another size.
+Status writeRange(const ShardLayout& layout, int64_t begin, int64_t end, const QByteArray& bytes,
+                  DType wire, std::vector<at::Tensor>& params);
+
 class ShardOwner {
 public:
     // The owner of [begin, end) of `layout`'s values, its masters `masters` (fp32, one value per
@@ -91,6 +97,9 @@ public:
 
     // The range's fp32 weights, flat.
     const at::Tensor& masters() const { return m_masters; }
+    // The same in the wire dtype `wire`: what the owner sends every worker after a step
+    // (writeRange() puts it in place).
+    QByteArray packMasters(DType wire) const;
     int64_t stepCount() const { return m_optimizer->stepCount(); }
 
     // The optimizer state of the whole model, in the one-owner run's names and shapes, from the
