@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <limits>
+
 using namespace tandem;
 
 namespace {
@@ -435,7 +437,8 @@ void TestShardPlan::resumeOnAnotherMembership() {
 }
 
 // What a peer sends an owner is checked before it is added: the wrong number of pieces, a piece
-// of the wrong size or not of floating point, a weight that is negative or not a number. A set of
+// of the wrong size or not of floating point, values or a weight that are not finite, a weight
+// that is negative. A set of
 // owners that leaves values without one, or holds some twice, cannot be gathered.
 void TestShardPlan::whatDoesNotFitAShardIsRefused() {
     OptimizerConfig cfg;
@@ -458,6 +461,11 @@ void TestShardPlan::whatDoesNotFitAShardIsRefused() {
     bad[1] = at::zeros({good[1].numel()}, at::kLong);
     QVERIFY(!o.add(bad, 0.5).ok());
     QVERIFY(!o.add(good, -1).ok());
+    std::vector<at::Tensor> nan = clones(good);
+    nan[0][3] = std::numeric_limits<float>::quiet_NaN();
+    QVERIFY(!o.add(nan, 0.5));
+    nan[0][3] = std::numeric_limits<float>::infinity();
+    QVERIFY(!o.add(nan, 0.5));
     QVERIFY(!o.add(good, std::nan("")).ok());
     QCOMPARE(o.added(), 1);
     const at::Tensor before = o.masters().clone();

@@ -115,14 +115,27 @@ Status ShardOwner::add(const std::vector<at::Tensor>& pieceGrads, double weight)
                                  .arg(g.numel())
                                  .arg(m_pieces[p].values));
     }
+    // A gradient that is not finite would spoil the range for every worker: it is refused whole,
+    // before anything is added, with one read back of one sum over all its pieces.
+    std::vector<at::Tensor> grads(pieceGrads.size());
+    at::Tensor total;
     for (size_t p = 0; p < pieceGrads.size(); ++p) {
         if (!pieceGrads[p].defined())
             continue;
-        const at::Tensor g = pieceGrads[p].reshape({-1}).to(m_masters.device(), at::kFloat);
+        grads[p] = pieceGrads[p].reshape({-1}).to(m_masters.device(), at::kFloat);
+        const at::Tensor s = grads[p].sum();
+        total = total.defined() ? total.add(s) : s;
+    }
+    if (total.defined() && !std::isfinite(total.item<float>()))
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("gradients for a shard that are not finite"));
+    for (size_t p = 0; p < grads.size(); ++p) {
+        if (!grads[p].defined())
+            continue;
         if (!m_sum[p].defined())
-            m_sum[p] = g.mul(weight);
+            m_sum[p] = grads[p].mul(weight);
         else
-            m_sum[p].add_(g, weight);
+            m_sum[p].add_(grads[p], weight);
     }
     ++m_added;
     return success();

@@ -76,7 +76,8 @@ public:
     // Adds one worker's gradients for this range (cut()), each the mean over the samples it
     // computed, weighted by `weight` (its samples over the step's). An undefined piece adds
     // nothing; a piece that is nowhere defined leaves its values and their state as they are, as
-    // torch.optim does. Refuses pieces that do not fit the range, naming the first.
+    // torch.optim does. Refuses pieces that do not fit the range, naming the first, and
+    // gradients that are not finite; a refused worker adds nothing.
     Status add(const std::vector<at::Tensor>& pieceGrads, double weight);
     // The same from the range's bytes of a worker's gradient bundle (bundleBytes()) in the wire
     // dtype `wire`. Refuses bytes of another size.
