@@ -21,6 +21,7 @@
 
 #include <ATen/ATen.h>
 
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -38,8 +39,9 @@ struct ShardLayout {
     static ShardLayout of(const std::vector<at::Tensor>& trainable);
     int64_t valuesOf(size_t tensor) const;
 
-    // The part of tensor `tensor` that lies in [begin, end): its first value within the tensor
-    // and how many; a piece of no values where none does.
+    // The parts of the tensors that lie in the range [begin, end), in the tensors' order: each
+    // one's tensor, its first value within that tensor, how many, and where in the range it
+    // starts. A tensor with no value in the range has no piece.
     struct Piece {
         int tensor = 0;
         int64_t offset = 0; // within the tensor
@@ -69,8 +71,8 @@ public:
     int64_t end() const { return m_end; }
     const std::vector<ShardLayout::Piece>& pieces() const { return m_pieces; }
 
-    // This owner's pieces of one tensor a trainable parameter (gradients, weights): flat views,
-    // undefined where the tensor is. What a worker sends the owner.
+    // This owner's pieces of tensors shaped as the trainable parameters (gradients, weights), in
+    // schema order: flat views, undefined where the tensor is. What a worker sends the owner.
     std::vector<at::Tensor> cut(const std::vector<at::Tensor>& perTensor) const;
 
     // Adds one worker's gradients for this range (cut()), each the mean over the samples it
