@@ -144,9 +144,14 @@ void TestCli::versionAndUsage() {
     QCOMPARE(headless.exitCode(), 2);
     QVERIFY(QString::fromUtf8(headless.readAllStandardError())
                 .contains(QStringLiteral("tandem serve --headless")));
-    r = runTandem({QStringLiteral("train"), QStringLiteral("--help")});
+    // `tandem help COMMAND` is `tandem COMMAND --help` (everyCommandsHelp... checks that one).
+    r = runTandem({QStringLiteral("help"), QStringLiteral("train")});
     QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.startsWith(QStringLiteral("Usage: tandem train")));
     QVERIFY(r.out.contains(QStringLiteral("--limit-train")));
+    r = runTandem({QStringLiteral("help"), QStringLiteral("fly")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("unknown command \"fly\"")), qPrintable(r.err));
 }
 
 // `tandem help --all` prints the help of every command the usage lists, and gui's its own: 80
