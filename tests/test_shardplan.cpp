@@ -6,6 +6,7 @@
 #include "engine/shard/shardlog.h"
 #include "engine/shard/shardowner.h"
 #include "engine/shard/shardplan.h"
+#include "engine/shard/shardstep.h"
 #include "engine/wire/wiretensors.h"
 
 #include <QFile>
@@ -14,6 +15,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <cstring>
+#include <functional>
 #include <limits>
 
 using namespace tandem;
@@ -88,6 +92,9 @@ private Q_SLOTS:
     void eachOwnersWeightsReachTheirPlaceInAReplica();
     void aLostOwnerIsRebuiltFromTheCheckpointAndTheLog();
     void aDamagedLogEndsTheReplayAtTheLastWholeStep();
+    void aStepThroughTheOwnersEqualsTheOneOwnerStep_data();
+    void aStepThroughTheOwnersEqualsTheOneOwnerStep();
+    void whatAPeerSendsOutOfTurnIsRefused();
 };
 
 void TestShardPlan::equalMachinesHoldEqualShards() {
@@ -680,6 +687,222 @@ void TestShardPlan::aDamagedLogEndsTheReplayAtTheLastWholeStep() {
     QVERIFY(!refused);
     QVERIFY2(refused.error().message.contains(QStringLiteral("from step 2 to 4")),
              qPrintable(refused.error().message));
+}
+
+namespace {
+
+// Three workers' gradients for a step: the third's, on step 1, never arrive whole.
+std::vector<std::vector<at::Tensor>> threeWorkersGrads(const std::vector<at::Tensor>& params,
+                                                       int step) {
+    at::manual_seed(uint64_t(300 + step));
+    std::vector<std::vector<at::Tensor>> out(3);
+    for (auto& g : out)
+        for (const at::Tensor& p : params)
+            g.push_back(at::randn(p.sizes()));
+    return out;
+}
+
+// Worker `w`'s gradient bundle in the dtype `wire`, filled in the backward pass's order; each
+// owner's range is handed to `send` as soon as the bundle's front holds it whole.
+void streamBundle(const std::vector<at::Tensor>& grads, const ModelLayout& layout, DType wire,
+                  ShardRoute& route, const std::function<void(size_t, const QByteArray&)>& send) {
+    GradientBundle bundle(layout, wire);
+    const QByteArray bytes = bundle.begin();
+    route.reset();
+    for (size_t k = grads.size(); k-- > 0;) {
+        bundle.add(k, grads[k]);
+        for (size_t r : route.readyUpTo(bundle.ready())) {
+            const auto [at, size] = route.bytesOf(r);
+            send(r, bytes.mid(at, size));
+        }
+    }
+    QCOMPARE(route.readyUpTo(bundle.size()).size(), size_t(0)); // every range went out
+}
+
+// `bytes` to `owner` in parts of random sizes, in order.
+void inParts(OwnerStep& owner, int64_t step, const QString& worker, const QByteArray& bytes,
+             QRandomGenerator& random, qint64 upTo = -1) {
+    const qint64 end = upTo < 0 ? bytes.size() : upTo;
+    for (qint64 at = 0; at < end;) {
+        const qint64 n = std::min<qint64>(end - at, 1 + random.bounded(3000));
+        const auto got = owner.receive(step, worker, at, bytes.mid(at, n));
+        QVERIFY2(got, qPrintable(got ? QString() : got.error().message));
+        QCOMPARE(*got, at + n == bytes.size());
+        at += n;
+    }
+}
+
+} // namespace
+
+void TestShardPlan::aStepThroughTheOwnersEqualsTheOneOwnerStep_data() {
+    QTest::addColumn<int>("wire");
+    QTest::newRow("fp32") << int(WireDtype::Fp32);
+    QTest::newRow("bf16") << int(WireDtype::Bf16);
+}
+
+// Three workers stream their gradients' ranges to three owners as their backward passes make
+// them, in parts; the coordinator closes each step with the workers that count. On the second
+// step the third worker goes with its range whole at the first owner, half sent to the second
+// and nothing at the third: it counts nowhere. After three steps every replica holds what a
+// one-owner run of the same gradients (rounded to the wire's dtype) and weights trained.
+void TestShardPlan::aStepThroughTheOwnersEqualsTheOneOwnerStep() {
+    QFETCH(int, wire);
+    const DType dtype = storageDtype(WireDtype(wire));
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::AdamW;
+    cfg.weightDecay = 0.01;
+    const std::vector<at::Tensor> params = someParams();
+    std::vector<std::string> names;
+    for (size_t i = 0; i < params.size(); ++i)
+        names.push_back("p" + std::to_string(i));
+    const ModelLayout modelLayout = ModelLayout::of(names, params, {}, {});
+    const ShardLayout layout = ShardLayout::of(params);
+    const std::vector<std::pair<int64_t, int64_t>> ranges{
+        {0, 1000}, {1000, 2900}, {2900, layout.values}};
+    std::vector<ShardOwner> owners;
+    for (const auto& [begin, end] : ranges)
+        owners.push_back(ShardOwner::fromParams(layout, begin, end, params, cfg));
+    std::vector<OwnerStep> steps;
+    for (ShardOwner& o : owners)
+        steps.emplace_back(o, dtype);
+    const QString workers[3] = {QStringLiteral("laptop"), QStringLiteral("desktop"),
+                                QStringLiteral("cpu box")};
+    std::vector<std::vector<at::Tensor>> replicas(3);
+    for (auto& replica : replicas)
+        for (const at::Tensor& p : params)
+            replica.push_back(p.to(scalarTypeOf(dtype)));
+    std::vector<at::Tensor> one = clones(params);
+    Optimizer oneOpt(cfg, one);
+    QRandomGenerator random(11);
+    for (int step = 0; step < 3; ++step) {
+        const auto grads = threeWorkersGrads(params, step);
+        for (OwnerStep& o : steps)
+            o.open(step);
+        for (int w = 0; w < 3; ++w) {
+            ShardRoute route(ranges, dtype);
+            std::vector<size_t> order;
+            streamBundle(grads[size_t(w)], modelLayout, dtype, route,
+                         [&](size_t r, const QByteArray& bytes) {
+                             order.push_back(r);
+                             if (step == 1 && w == 2 && r > 0) { // it goes
+                                 if (r == 1)
+                                     inParts(steps[r], step, workers[w], bytes, random,
+                                             bytes.size() / 2);
+                                 return;
+                             }
+                             inParts(steps[r], step, workers[w], bytes, random);
+                         });
+            QCOMPARE(order, (std::vector<size_t>{0, 1, 2})); // the backward pass's order
+            if (QTest::currentTestFailed())
+                return;
+        }
+        const std::vector<std::pair<QString, double>> counted =
+            step == 1
+                ? std::vector<std::pair<QString, double>>{{workers[0], 0.5}, {workers[1], 0.5}}
+                : std::vector<std::pair<QString, double>>{
+                      {workers[0], 10.0 / 64}, {workers[1], 24.0 / 64}, {workers[2], 30.0 / 64}};
+        QCOMPARE(steps[0].wholeWorkers().size(), size_t(3));
+        QCOMPARE(steps[1].whole(workers[2]), step != 1);
+        // The one-owner run: the same gradients as the wire carries them, the same weights.
+        std::vector<at::Tensor> sum(params.size());
+        for (const auto& [worker, weight] : counted) {
+            const size_t w = size_t(std::find(workers, workers + 3, worker) - workers);
+            for (size_t i = 0; i < params.size(); ++i) {
+                const at::Tensor g = grads[w][i].to(scalarTypeOf(dtype)).to(at::kFloat);
+                if (!sum[i].defined())
+                    sum[i] = g.mul(weight);
+                else
+                    sum[i].add_(g, weight);
+            }
+        }
+        oneOpt.step(sum, lrOf(step));
+        std::vector<ReplicaStep> arrivals;
+        for (int w = 0; w < 3; ++w) {
+            arrivals.emplace_back(layout, ranges, dtype);
+            arrivals.back().open(step);
+        }
+        for (size_t r = 0; r < steps.size(); ++r) {
+            const auto update = steps[r].close(step, counted, lrOf(step));
+            QVERIFY2(update, qPrintable(update ? QString() : update.error().message));
+            for (int w = 0; w < 3; ++w) {
+                const Status st =
+                    arrivals[size_t(w)].receive(step, r, *update, replicas[size_t(w)]);
+                QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+            }
+        }
+        for (const ReplicaStep& a : arrivals)
+            QVERIFY(a.complete());
+    }
+    compareWithOneOwner(owners, one, oneOpt);
+    const auto trained = ShardOwner::gatherMasters(pointers(owners));
+    QVERIFY(trained.ok());
+    for (const auto& replica : replicas)
+        for (size_t i = 0; i < params.size(); ++i)
+            QVERIFY(at::equal(replica[i], (*trained)[i].to(scalarTypeOf(dtype))));
+}
+
+// An owner takes a worker's range in order, for the open step, once; a range that is not finite
+// is dropped; a close that counts a worker whose range is not whole changes nothing. A replica
+// takes each range's weights once, for its step. Each refusal says what arrived.
+void TestShardPlan::whatAPeerSendsOutOfTurnIsRefused() {
+    const std::vector<at::Tensor> params = someParams();
+    const ShardLayout layout = ShardLayout::of(params);
+    ShardOwner owner = ShardOwner::fromParams(layout, 1000, 2900, params, {});
+    OwnerStep step(owner, DType::F32);
+    const QString w = QStringLiteral("laptop");
+    const QByteArray range(1900 * 4, '\0'); // zeros: finite
+    const auto refused = [](const Expected<bool>& got, const char* says) {
+        QVERIFY2(!got && got.error().message.contains(QLatin1String(says)),
+                 qPrintable(got ? QStringLiteral("accepted") : got.error().message));
+    };
+    refused(step.receive(0, w, 0, range), "before any step began");
+    step.open(4);
+    refused(step.receive(3, w, 0, range), "for step 4 during step 5");
+    refused(step.receive(4, w, 8, range.left(8)), "for bytes 8 to 16 of a range of 7600");
+    refused(step.receive(4, w, 0, range + QByteArray(4, '\0')), "bytes 0 to 7604");
+    QCOMPARE(step.receive(4, w, 0, range.left(100)).value(), false);
+    refused(step.receive(4, w, 0, range.left(100)), "after 100 bytes");
+    QCOMPARE(step.receive(4, w, 100, range.mid(100)).value(), true);
+    refused(step.receive(4, w, 7600, QByteArray(4, '\0')), "after its whole range");
+    QByteArray bad = range;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    memcpy(bad.data() + 400, &nan, sizeof nan);
+    const QString other = QStringLiteral("desktop");
+    refused(step.receive(4, other, 0, bad), "not finite");
+    QVERIFY(!step.whole(other));
+    QCOMPARE(step.wholeWorkers(), std::vector<QString>{w});
+    const at::Tensor before = owner.masters().clone();
+    for (const auto& counted : std::vector<std::vector<std::pair<QString, double>>>{
+             {{w, 0.5}, {other, 0.5}}, {{w, 0.5}, {w, 0.5}}, {{w, -1.0}}}) {
+        QVERIFY(!step.close(4, counted, 0.1));
+        QCOMPARE(owner.stepCount(), 0);
+        QVERIFY(at::equal(owner.masters(), before));
+    }
+    QVERIFY(!step.close(5, {{w, 1.0}}, 0.1));
+    const auto update = step.close(4, {{w, 1.0}}, 0.1);
+    QVERIFY(update.ok());
+    QCOMPARE(owner.stepCount(), 1);
+    QVERIFY(!step.close(4, {{w, 1.0}}, 0.1));
+    refused(step.receive(4, w, 0, range), "which is closed");
+
+    ReplicaStep replica(layout, {{0, 1000}, {1000, 2900}, {2900, layout.values}}, DType::F32);
+    std::vector<at::Tensor> mine = clones(params);
+    replica.open(4);
+    QVERIFY(!replica.receive(3, 1, *update, mine));
+    QVERIFY(!replica.receive(4, 3, *update, mine));
+    QVERIFY(!replica.receive(4, 0, *update, mine)); // range 1's bytes are not range 0's size
+    for (size_t i = 0; i < params.size(); ++i)
+        QVERIFY(at::equal(mine[i], params[i]));
+    QVERIFY(replica.receive(4, 1, *update, mine).ok());
+    QVERIFY(!replica.receive(4, 1, *update, mine));
+    QVERIFY(!replica.complete());
+
+    ShardRoute route({{0, 1000}, {1000, 2900}, {2900, layout.values}}, DType::BF16);
+    QCOMPARE(route.bytesOf(1), (std::pair<qint64, qint64>{2000, 3800}));
+    QCOMPARE(route.readyUpTo(1999).size(), size_t(0));
+    QCOMPARE(route.readyUpTo(5800), (std::vector<size_t>{0, 1}));
+    QCOMPARE(route.readyUpTo(5800).size(), size_t(0));
+    QCOMPARE(route.readyUpTo(layout.values * 2), std::vector<size_t>{2});
 }
 
 QTEST_GUILESS_MAIN(TestShardPlan)

@@ -1,0 +1,121 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: one sync step of a sharded run as each side sees it, whatever carries the
+// bytes. A worker's gradient bundle (wiretensors.h) holds each owner's range as one run of bytes,
+// and the backward pass makes them final from the first range on (ShardRoute). Each owner takes
+// every worker's range in parts, in order (OwnerStep), and checks a range once it is whole; a
+// range that is not finite, or a worker that goes before its range is whole, leaves nothing
+// behind. The coordinator closes the step with the workers whose results count and their
+// weights, the same on every owner, so a worker lost mid-step counts nowhere, even where its
+// range had arrived; each owner then adds those ranges in the order given, steps its optimizer
+// and sends its new weights to every worker, which writes them in place (ReplicaStep).
+//
+// The sum takes the same arithmetic, in the same order, as the coordinator's over the whole
+// model (modes/sync.cpp's combineResults), so a sharded step gives a one-owner step's weights to
+// fp32 rounding.
+
+#include "common/expected.h"
+#include "engine/shard/shardowner.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace tandem {
+
+// Where each owner's range lies in a worker's gradient bundle of one wire dtype, and which of them
+// a backward pass has made final.
+class ShardRoute {
+public:
+    // `ranges`: each owner's [begin, end) of the values, in the values' order, from the first value
+    // to the last without a gap.
+    ShardRoute(std::vector<std::pair<int64_t, int64_t>> ranges, DType wire);
+
+    size_t size() const { return m_ranges.size(); }
+    // Range `r`'s first byte in the bundle and how many.
+    std::pair<qint64, qint64> bytesOf(size_t r) const;
+    // Starts a new bundle: no range has been handed out.
+    void reset() { m_next = 0; }
+    // The ranges that `ready` final bytes from the bundle's front (GradientBundle::ready()) make
+    // whole and that no earlier call returned, in order: what a worker can send now.
+    std::vector<size_t> readyUpTo(qint64 ready);
+
+private:
+    std::vector<std::pair<int64_t, int64_t>> m_ranges;
+    qint64 m_element = 4;
+    size_t m_next = 0;
+};
+
+// One owner's side of each step: the workers' ranges as they arrive, then the step.
+class OwnerStep {
+public:
+    // `owner` outlives this; `wire` is the dtype the workers send gradients and take weights in.
+    OwnerStep(ShardOwner& owner, DType wire);
+
+    // Opens step `step` and drops whatever an earlier step left. Parts for another step are
+    // refused from now on.
+    void open(int64_t step);
+    int64_t step() const { return m_step; }
+
+    // Worker `worker`'s part of its gradients for this range: `bytes` from byte `offset` of the
+    // range (ShardRoute::bytesOf's count in all). Parts come in order. Returns whether the range
+    // is now whole. Refuses a part for another step, out of order, beyond the range or after the
+    // range was whole; and a whole range that is not finite, which is then dropped, so the
+    // coordinator can leave that worker out of the step. A refused part changes nothing else.
+    Expected<bool> receive(int64_t step, const QString& worker, qint64 offset,
+                           const QByteArray& bytes);
+    // Drops what `worker` sent this step (it left, or its range was refused elsewhere).
+    void forget(const QString& worker);
+    bool whole(const QString& worker) const;
+    // The workers whose range is whole, by name.
+    std::vector<QString> wholeWorkers() const;
+
+    // Closes step `step`: adds the ranges of `counted` (each worker with its weight, its samples
+    // over the step's) in the order given, applies the optimizer at `lr` and returns the range's
+    // new weights in the wire dtype, for every worker. Refuses, before it changes anything, a
+    // close for another step or one that counts a worker whose range is not whole, or the same
+    // worker twice. The step is then over: a second close is refused.
+    Expected<QByteArray> close(int64_t step, const std::vector<std::pair<QString, double>>& counted,
+                               double lr);
+
+private:
+    Status stale(int64_t step, const char* what) const;
+
+    ShardOwner& m_owner;
+    DType m_wire;
+    qint64 m_bytes = 0; // the range's, in the wire dtype
+    int64_t m_step = -1;
+    bool m_closed = false;
+    std::map<QString, QByteArray> m_parts; // by worker; whole when it holds m_bytes
+};
+
+// A worker's side of each step's end: every owner's new weights, written into its replica.
+class ReplicaStep {
+public:
+    ReplicaStep(ShardLayout layout, std::vector<std::pair<int64_t, int64_t>> ranges, DType wire);
+
+    void open(int64_t step);
+    // Owner of range `r`'s new weights for step `step` (OwnerStep::close), written into `params`
+    // (the replica's trainable tensors, in schema order). Refuses weights for another step, for a
+    // range that does not exist or has arrived already, or of another size; `params` is then
+    // unchanged.
+    Status receive(int64_t step, size_t r, const QByteArray& bytes,
+                   std::vector<at::Tensor>& params);
+    // Every range's weights have arrived: the replica holds the step's model.
+    bool complete() const { return m_arrived == m_ranges.size(); }
+
+private:
+    ShardLayout m_layout;
+    std::vector<std::pair<int64_t, int64_t>> m_ranges;
+    DType m_wire;
+    int64_t m_step = -1;
+    std::vector<bool> m_done;
+    size_t m_arrived = 0;
+};
+
+} // namespace tandem
