@@ -345,6 +345,15 @@ void TestWire::messagesRoundTrip() {
     auto cb = decode(encode(Control{Control::Action::Pause}));
     QVERIFY(cb.ok());
     QCOMPARE(std::get<Control>(*cb).action, Control::Action::Pause);
+
+    // A sharded run's link: the run and its token, then the welcome.
+    const ShardJoin join{QStringLiteral("run-7"), QByteArray(32, '\x5a')};
+    auto jb = decode(encode(join));
+    QVERIFY(jb.ok());
+    QCOMPARE(std::get<ShardJoin>(*jb).runId, join.runId);
+    QCOMPARE(std::get<ShardJoin>(*jb).token, join.token);
+    QCOMPARE(messageName(*jb), QStringLiteral("ShardJoin"));
+    QCOMPARE(messageName(*decode(encode(ShardWelcome{}))), QStringLiteral("ShardWelcome"));
 }
 
 void TestWire::decodeRejectsGarbage() {
@@ -385,6 +394,8 @@ void TestWire::decodeRejectsGarbage() {
     QVERIFY(decode(encode(a)).ok());
     QCOMPARE(std::get<Assign>(*decode(encode(a))).referenceLogps, a.referenceLogps);
     a.step = -1;
+    // A run's token is 32 bytes; a longer one is refused before it is kept.
+    QVERIFY(!decode(encode(ShardJoin{QStringLiteral("run-7"), QByteArray(65, 'x')})).ok());
     // A truncated Hello: whatever protobuf makes of it, a Hello cut inside its string field
     // cannot come back whole.
     Hello h;

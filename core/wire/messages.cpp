@@ -232,6 +232,11 @@ struct Encoder {
         e.mutable_invite()->set_run_id(str(m.runId));
     }
     void operator()(const Unpaired&) { e.mutable_unpaired(); }
+    void operator()(const ShardJoin& m) {
+        e.mutable_shard_join()->set_run_id(str(m.runId));
+        e.mutable_shard_join()->set_token(m.token.toStdString());
+    }
+    void operator()(const ShardWelcome&) { e.mutable_shard_welcome(); }
     void operator()(const WorkError& m) {
         auto* o = e.mutable_work_error();
         o->set_step(m.step);
@@ -494,6 +499,13 @@ Expected<Message> decode(const QByteArray& payload) {
         return Message(BasePart{e.base_part().part(), e.base_part().blob()});
     case ::tandem::pb::Envelope::kUnpaired:
         return Message(Unpaired{});
+    case ::tandem::pb::Envelope::kShardJoin:
+        if (e.shard_join().token().size() > kMaxPairBytes)
+            return corrupt(QStringLiteral("a run's token is too long"));
+        return Message(ShardJoin{text(e.shard_join().run_id()).left(128),
+                                 QByteArray::fromStdString(e.shard_join().token())});
+    case ::tandem::pb::Envelope::kShardWelcome:
+        return Message(ShardWelcome{});
     case ::tandem::pb::Envelope::BODY_NOT_SET:
         break;
     }
@@ -543,7 +555,7 @@ QString messageName(const Message& m) {
         "Hello",       "Reject",      "RunSpec",   "Ready",      "DataRequest",  "DataOffer",
         "Assign",      "Result",      "Control",   "Bye",        "Ping",         "Pong",
         "WorkError",   "PairRequest", "PairNonce", "PairReveal", "PairDecision", "Invite",
-        "BaseRequest", "BasePart",    "Unpaired"};
+        "BaseRequest", "BasePart",    "Unpaired",  "ShardJoin",  "ShardWelcome"};
     static_assert(std::size(names) == std::variant_size_v<Message>, "a name for every message");
     return QLatin1String(names[m.index()]);
 }

@@ -19,7 +19,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 8;
+constexpr uint32_t kProtocolVersion = 9;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -195,10 +195,19 @@ struct Invite {
 };
 struct Unpaired {};
 
+// A sharded run's link (engine/shard/shardlink.h): the dialing machine's first message, and the
+// answer of the one that admits it.
+struct ShardJoin {
+    QString runId;
+    QByteArray token;
+};
+struct ShardWelcome {};
+
 // Blob parts are not messages: they travel as raw frames (framing.h).
-using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
-                             Control, Bye, Ping, Pong, WorkError, PairRequest, PairNonce,
-                             PairReveal, PairDecision, Invite, BaseRequest, BasePart, Unpaired>;
+using Message =
+    std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result, Control,
+                 Bye, Ping, Pong, WorkError, PairRequest, PairNonce, PairReveal, PairDecision,
+                 Invite, BaseRequest, BasePart, Unpaired, ShardJoin, ShardWelcome>;
 
 // Serialises one message (without the frame's length prefix).
 QByteArray encode(const Message& m);
