@@ -15,6 +15,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -92,6 +95,7 @@ private Q_SLOTS:
     void eachOwnersWeightsReachTheirPlaceInAReplica();
     void aLostOwnerIsRebuiltFromTheCheckpointAndTheLog();
     void aDamagedLogEndsTheReplayAtTheLastWholeStep();
+    void aRecordTheDiskCannotHoldLeavesTheLogWhole();
     void aStepThroughTheOwnersEqualsTheOneOwnerStep_data();
     void aStepThroughTheOwnersEqualsTheOneOwnerStep();
     void whatAPeerSendsOutOfTurnIsRefused();
@@ -687,6 +691,42 @@ void TestShardPlan::aDamagedLogEndsTheReplayAtTheLastWholeStep() {
     QVERIFY(!refused);
     QVERIFY2(refused.error().message.contains(QStringLiteral("from step 2 to 4")),
              qPrintable(refused.error().message));
+}
+
+// The disk fills while a record is written (here: a file size limit half-way into the record): the
+// append fails and says so, and the log ends after its last whole record, so the next append,
+// once there is room, follows it and a replay takes every step.
+void TestShardPlan::aRecordTheDiskCannotHoldLeavesTheLogWhole() {
+    QTemporaryDir dir;
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::Adam;
+    const std::vector<at::Tensor> params = someParams();
+    const int64_t values = ShardLayout::of(params).values;
+    ShardOwner owner = std::move(ownersOver(params, {0, 1500, values}, cfg)[1]);
+    const QString path = dir.filePath(QStringLiteral("shard2.log"));
+    auto log = ShardLog::create(path, owner);
+    QVERIFY(log.ok());
+    const auto sum = [&](int step) { return owner.cut(gradsOf(params, step)[0]); };
+    QVERIFY((*log)->append(1, 0.1, sum(0)).ok());
+    const qint64 one = QFileInfo(path).size();
+    rlimit saved{};
+    QVERIFY(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    rlimit limited = saved;
+    limited.rlim_cur = rlim_t(one + (values - 1500) * 2); // half of the next record
+    const auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+    QVERIFY(setrlimit(RLIMIT_FSIZE, &limited) == 0);
+    const Status full = (*log)->append(2, 0.1, sum(1));
+    QVERIFY(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+    std::signal(SIGXFSZ, oldHandler);
+    QVERIFY(!full);
+    QVERIFY2(full.error().message.contains(QLatin1String("cannot write the shard log")),
+             qPrintable(full.error().message));
+    QCOMPARE(QFileInfo(path).size(), one);
+    QCOMPARE((*log)->records(), int64_t(1));
+    QVERIFY((*log)->append(2, 0.1, sum(1)).ok());
+    QVERIFY((*log)->append(3, 0.1, sum(2)).ok());
+    ShardOwner back = std::move(ownersOver(params, {0, 1500, values}, cfg)[1]);
+    QCOMPARE(*ShardLog::replay(path, back, 0), int64_t(3));
 }
 
 namespace {

@@ -47,7 +47,7 @@ ShardLog::ShardLog(QString path)
 
 Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const ShardOwner& owner) {
     std::unique_ptr<ShardLog> log(new ShardLog(path));
-    if (!log->m_file.open(QIODevice::ReadWrite | QIODevice::Truncate))
+    if (!log->m_file.open(QIODevice::ReadWrite | QIODevice::Truncate | QIODevice::Unbuffered))
         return fileError(log->m_file, QStringLiteral("cannot write the shard log"));
     const QByteArray h = headerOf(owner);
     if (log->m_file.write(h) != h.size() || !log->m_file.flush())
@@ -57,27 +57,48 @@ Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const 
 }
 
 Status ShardLog::append(int64_t step, double lr, const std::vector<at::Tensor>& sum) {
-    QByteArray record;
+    QByteArray head;
     {
-        QDataStream out(&record, QIODevice::WriteOnly);
+        QDataStream out(&head, QIODevice::WriteOnly);
         out.setByteOrder(QDataStream::LittleEndian);
         out.setFloatingPointPrecision(QDataStream::DoublePrecision);
         out << qint64(step) << lr;
         for (const at::Tensor& t : sum)
             out << quint8(t.defined() ? 1 : 0);
     }
+    // Each piece goes to the file from its own memory, the CRC taken on the way. A record that
+    // cannot be written whole (a full disk) is cut off again, so that the next one follows the
+    // last whole record: replay() stops at the first record that is not whole.
+    const qint64 start = m_file.pos();
+    uLong crc = crc32(0, nullptr, 0);
+    const auto put = [&](const char* data, qint64 n) {
+        for (qint64 at = 0; at < n;) {
+            const uInt k = uInt(std::min<qint64>(n - at, qint64(1) << 30));
+            crc = crc32(crc, reinterpret_cast<const Bytef*>(data + at), k);
+            at += k;
+        }
+        return m_file.write(data, n) == n;
+    };
+    bool ok = put(head.constData(), head.size());
     for (const at::Tensor& t : sum) {
+        if (!ok)
+            break;
         if (!t.defined())
             continue;
         const at::Tensor c = t.to(at::kCPU, at::kFloat).contiguous();
-        record.append(reinterpret_cast<const char*>(c.data_ptr<float>()),
-                      qsizetype(c.numel()) * qsizetype(sizeof(float)));
+        ok = put(reinterpret_cast<const char*>(c.data_ptr<float>()),
+                 qint64(c.numel()) * qint64(sizeof(float)));
     }
-    char crc[4];
-    qToLittleEndian(crcOf(record), crc);
-    record.append(crc, sizeof crc);
-    if (m_file.write(record) != record.size() || !m_file.flush())
-        return fileError(m_file, QStringLiteral("cannot write the shard log"));
+    char tail[4];
+    qToLittleEndian(quint32(crc), tail);
+    ok = ok && m_file.write(tail, sizeof tail) == qint64(sizeof tail) && m_file.flush();
+    if (!ok) {
+        const Error e = fileError(m_file, QStringLiteral("cannot write the shard log"));
+        m_file.unsetError();
+        if (!m_file.resize(start) || !m_file.seek(start))
+            return fileError(m_file, QStringLiteral("cannot cut a record short in the shard log"));
+        return e;
+    }
     ++m_records;
     return success();
 }
