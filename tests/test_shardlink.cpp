@@ -2,8 +2,12 @@
 // a member the coordinator introduced gets in with the run's token; a stranger, a machine with
 // another run's token, a machine that says nothing and one the introduction no longer names do
 // not; and a member that dials refuses a machine other than the one introduced at that address.
+// Then sync steps over such a link (engine/shard/shardnode.h), against a one-owner run.
 
 #include "engine/shard/shardlink.h"
+#include "engine/shard/shardnode.h"
+#include "engine/step/optimizer.h"
+#include "engine/wire/wiretensors.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -20,6 +24,7 @@ private Q_SLOTS:
     void whoIsNotIntroducedWithTheTokenIsRefused();
     void theDialerChecksTheMachineItReaches();
     void aSilentOrDroppedMemberIsClosed();
+    void stepsCrossTheLinks();
 
 private:
     ShardIntroduction introduction(const std::vector<const Identity*>& members) const;
@@ -182,6 +187,99 @@ void TestShardLink::aSilentOrDroppedMemberIsClosed() {
             QStringLiteral("device %1 is no longer a member of run run-7").arg(m_c.deviceId())),
         qPrintable(refused.at(1).first().toString()));
     delete dropped;
+}
+
+// Two machines, each a worker and the owner of one range, linked as shardlink.h admits them:
+// three steps, each worker's bundle streamed as its backward pass fills it, each owner closed
+// with both workers' weights. Both replicas hold what a one-owner run of the same gradients and
+// weights trained. A range sent for a step that is not open is refused and changes nothing.
+void TestShardLink::stepsCrossTheLinks() {
+    at::manual_seed(5);
+    std::vector<at::Tensor> params;
+    for (const std::vector<int64_t>& shape :
+         std::vector<std::vector<int64_t>>{{64, 33}, {33}, {17, 5, 9}, {700}})
+        params.push_back(at::randn(shape));
+    std::vector<std::string> names;
+    for (size_t i = 0; i < params.size(); ++i)
+        names.push_back("p" + std::to_string(i));
+    const ModelLayout modelLayout = ModelLayout::of(names, params, {}, {});
+    const ShardLayout layout = ShardLayout::of(params);
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::AdamW;
+    const QString a = m_a.deviceId(), b = m_b.deviceId();
+    const std::vector<ShardRange> ranges{{0, 1900, a}, {1900, layout.values, b}};
+    ShardOwner ownerA = ShardOwner::fromParams(layout, 0, 1900, params, cfg);
+    ShardOwner ownerB = ShardOwner::fromParams(layout, 1900, layout.values, params, cfg);
+    std::vector<at::Tensor> replicaA, replicaB, one;
+    for (const at::Tensor& p : params) {
+        replicaA.push_back(p.clone());
+        replicaB.push_back(p.clone());
+        one.push_back(p.clone());
+    }
+    Optimizer oneOpt(cfg, one);
+    ShardNode nodeA(a, layout, ranges, DType::F32, &ownerA, &replicaA);
+    ShardNode nodeB(b, layout, ranges, DType::F32, &ownerB, &replicaB);
+
+    ShardIntroduction intro = introduction({&m_a, &m_b});
+    ShardListener listener(m_a);
+    QVERIFY(listener.listen(QHostAddress::LocalHost).ok());
+    listener.introduce(intro);
+    intro.members[0].port = listener.port();
+    QSignalSpy admitted(&listener, &ShardListener::linked);
+    Connection* fromB = nullptr;
+    const QString why = dial(m_b, intro, intro.members[0], &fromB);
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    QTRY_COMPARE_WITH_TIMEOUT(admitted.size(), 1, 30000);
+    QVERIFY(nodeA.addLink(admitted.first().first().value<Connection*>(), b).ok());
+    QVERIFY(nodeB.addLink(fromB, a).ok());
+
+    QSignalSpy heldA(&nodeA, &ShardNode::held), heldB(&nodeB, &ShardNode::held);
+    QSignalSpy updatedA(&nodeA, &ShardNode::updated), updatedB(&nodeB, &ShardNode::updated);
+    QSignalSpy refusedA(&nodeA, &ShardNode::refused);
+    QSignalSpy lost(&nodeA, &ShardNode::linkLost);
+    const std::vector<std::pair<QString, double>> counted{{a, 0.25}, {b, 0.75}};
+    for (int step = 0; step < 3; ++step) {
+        nodeA.open(step);
+        nodeB.open(step);
+        std::vector<at::Tensor> sum(params.size());
+        for (ShardNode* node : {&nodeA, &nodeB}) {
+            std::vector<at::Tensor> grads;
+            for (const at::Tensor& p : params)
+                grads.push_back(at::randn(p.sizes()));
+            const double weight = node == &nodeA ? 0.25 : 0.75;
+            for (size_t i = 0; i < params.size(); ++i)
+                sum[i] = sum[i].defined() ? sum[i].add(grads[i], weight) : grads[i].mul(weight);
+            GradientBundle bundle(modelLayout, DType::F32);
+            const QByteArray bytes = bundle.begin();
+            for (size_t k = grads.size(); k-- > 0;) {
+                bundle.add(k, grads[k]);
+                node->gradientsReady(bytes, bundle.ready());
+            }
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(heldA.size() == 2 * (step + 1) && heldB.size() == 2 * (step + 1),
+                                 30000);
+        oneOpt.step(sum, 0.01);
+        QVERIFY(nodeA.close(step, counted, 0.01).ok());
+        QVERIFY(nodeB.close(step, counted, 0.01).ok());
+        QTRY_VERIFY_WITH_TIMEOUT(updatedA.size() == step + 1 && updatedB.size() == step + 1, 30000);
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+        const double scale = std::max(1.0, one[i].abs().max().item<double>());
+        for (const auto* replica : {&replicaA, &replicaB})
+            QVERIFY2(((*replica)[i] - one[i]).abs().max().item<double>() <= 1e-6 * scale,
+                     qPrintable(QString::number(i)));
+    }
+    QVERIFY((replicaA[0] - params[0]).abs().max().item<double>() > 0); // it trained
+
+    // Gradients for step 2 again, after it closed: refused at the owner, which stays as it is.
+    const at::Tensor before = ownerA.masters().clone();
+    const uint64_t blob = fromB->sendBlob(wire::BlobKind::Tensors, QByteArray(1900 * 4, '\0'));
+    fromB->send(wire::ShardGrads{2, blob});
+    QTRY_COMPARE_WITH_TIMEOUT(refusedA.size(), 1, 30000);
+    QVERIFY2(refusedA.first().at(2).toString().contains(QLatin1String("which is closed")),
+             qPrintable(refusedA.first().at(2).toString()));
+    QVERIFY(at::equal(before, ownerA.masters()));
+    QCOMPARE(lost.size(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestShardLink)

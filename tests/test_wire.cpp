@@ -354,6 +354,14 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(std::get<ShardJoin>(*jb).token, join.token);
     QCOMPARE(messageName(*jb), QStringLiteral("ShardJoin"));
     QCOMPARE(messageName(*decode(encode(ShardWelcome{}))), QStringLiteral("ShardWelcome"));
+    auto gb = decode(encode(ShardGrads{4, 17}));
+    QVERIFY(gb.ok());
+    QCOMPARE(std::get<ShardGrads>(*gb).step, 4);
+    QCOMPARE(std::get<ShardGrads>(*gb).blob, uint64_t(17));
+    auto wb = decode(encode(ShardWeights{5, 18}));
+    QVERIFY(wb.ok());
+    QCOMPARE(std::get<ShardWeights>(*wb).step, 5);
+    QCOMPARE(std::get<ShardWeights>(*wb).blob, uint64_t(18));
 }
 
 void TestWire::decodeRejectsGarbage() {
@@ -396,6 +404,8 @@ void TestWire::decodeRejectsGarbage() {
     a.step = -1;
     // A run's token is 32 bytes; a longer one is refused before it is kept.
     QVERIFY(!decode(encode(ShardJoin{QStringLiteral("run-7"), QByteArray(65, 'x')})).ok());
+    QVERIFY(!decode(encode(ShardGrads{-1, 3})).ok());
+    QVERIFY(!decode(encode(ShardWeights{-1, 3})).ok());
     // A truncated Hello: whatever protobuf makes of it, a Hello cut inside its string field
     // cannot come back whole.
     Hello h;

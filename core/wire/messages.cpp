@@ -237,6 +237,14 @@ struct Encoder {
         e.mutable_shard_join()->set_token(m.token.toStdString());
     }
     void operator()(const ShardWelcome&) { e.mutable_shard_welcome(); }
+    void operator()(const ShardGrads& m) {
+        e.mutable_shard_grads()->set_step(m.step);
+        e.mutable_shard_grads()->set_blob(m.blob);
+    }
+    void operator()(const ShardWeights& m) {
+        e.mutable_shard_weights()->set_step(m.step);
+        e.mutable_shard_weights()->set_blob(m.blob);
+    }
     void operator()(const WorkError& m) {
         auto* o = e.mutable_work_error();
         o->set_step(m.step);
@@ -506,6 +514,14 @@ Expected<Message> decode(const QByteArray& payload) {
                                  QByteArray::fromStdString(e.shard_join().token())});
     case ::tandem::pb::Envelope::kShardWelcome:
         return Message(ShardWelcome{});
+    case ::tandem::pb::Envelope::kShardGrads:
+        if (e.shard_grads().step() < 0)
+            return corrupt(QStringLiteral("gradients for a step before the first"));
+        return Message(ShardGrads{e.shard_grads().step(), e.shard_grads().blob()});
+    case ::tandem::pb::Envelope::kShardWeights:
+        if (e.shard_weights().step() < 0)
+            return corrupt(QStringLiteral("weights for a step before the first"));
+        return Message(ShardWeights{e.shard_weights().step(), e.shard_weights().blob()});
     case ::tandem::pb::Envelope::BODY_NOT_SET:
         break;
     }
@@ -552,10 +568,11 @@ Expected<Announcement> decodeAnnouncement(const QByteArray& datagram) {
 
 QString messageName(const Message& m) {
     static const char* names[] = {
-        "Hello",       "Reject",      "RunSpec",   "Ready",      "DataRequest",  "DataOffer",
-        "Assign",      "Result",      "Control",   "Bye",        "Ping",         "Pong",
-        "WorkError",   "PairRequest", "PairNonce", "PairReveal", "PairDecision", "Invite",
-        "BaseRequest", "BasePart",    "Unpaired",  "ShardJoin",  "ShardWelcome"};
+        "Hello",      "Reject",       "RunSpec",      "Ready",       "DataRequest",
+        "DataOffer",  "Assign",       "Result",       "Control",     "Bye",
+        "Ping",       "Pong",         "WorkError",    "PairRequest", "PairNonce",
+        "PairReveal", "PairDecision", "Invite",       "BaseRequest", "BasePart",
+        "Unpaired",   "ShardJoin",    "ShardWelcome", "ShardGrads",  "ShardWeights"};
     static_assert(std::size(names) == std::variant_size_v<Message>, "a name for every message");
     return QLatin1String(names[m.index()]);
 }

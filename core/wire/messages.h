@@ -202,12 +202,22 @@ struct ShardJoin {
     QByteArray token;
 };
 struct ShardWelcome {};
+// Over such a link, a step's bytes (engine/shard/shardnode.h), each in a Tensors blob: a worker's
+// gradients for the range the link's other end owns, and that owner's weights after the step.
+struct ShardGrads {
+    int64_t step = 0;
+    uint64_t blob = 0;
+};
+struct ShardWeights {
+    int64_t step = 0;
+    uint64_t blob = 0;
+};
 
 // Blob parts are not messages: they travel as raw frames (framing.h).
-using Message =
-    std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result, Control,
-                 Bye, Ping, Pong, WorkError, PairRequest, PairNonce, PairReveal, PairDecision,
-                 Invite, BaseRequest, BasePart, Unpaired, ShardJoin, ShardWelcome>;
+using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
+                             Control, Bye, Ping, Pong, WorkError, PairRequest, PairNonce,
+                             PairReveal, PairDecision, Invite, BaseRequest, BasePart, Unpaired,
+                             ShardJoin, ShardWelcome, ShardGrads, ShardWeights>;
 
 // Serialises one message (without the frame's length prefix).
 QByteArray encode(const Message& m);

@@ -1,5 +1,6 @@
 #include "engine/shard/shardowner.h"
 
+#include <ATen/core/grad_mode.h>
 #include <QString>
 
 #include <algorithm>

@@ -1,5 +1,7 @@
 #include "engine/shard/shardstep.h"
 
+#include <ATen/core/grad_mode.h>
+
 #include <set>
 
 namespace tandem {

@@ -1,0 +1,164 @@
+#include "engine/shard/shardnode.h"
+
+#include <algorithm>
+
+namespace tandem {
+
+namespace {
+
+std::vector<std::pair<int64_t, int64_t>> spans(const std::vector<ShardRange>& ranges) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const ShardRange& r : ranges)
+        out.emplace_back(r.begin, r.end);
+    return out;
+}
+
+} // namespace
+
+ShardNode::ShardNode(QString deviceId, ShardLayout layout, std::vector<ShardRange> ranges,
+                     DType wire, ShardOwner* owner, std::vector<at::Tensor>* replica,
+                     QObject* parent)
+    : QObject(parent)
+    , m_deviceId(std::move(deviceId))
+    , m_ranges(std::move(ranges))
+    , m_wire(wire)
+    , m_owner(owner)
+    , m_replica(replica)
+    , m_replicaStep(std::move(layout), spans(m_ranges), wire)
+    , m_route(spans(m_ranges), wire) {
+    if (m_owner)
+        m_ownerStep.emplace(*m_owner, wire);
+}
+
+std::optional<size_t> ShardNode::rangeOf(const QString& deviceId) const {
+    for (size_t r = 0; r < m_ranges.size(); ++r)
+        if (m_ranges[r].owner == deviceId)
+            return r;
+    return std::nullopt;
+}
+
+Status ShardNode::addLink(Connection* link, const QString& deviceId) {
+    const auto range = rangeOf(deviceId);
+    QString why;
+    if (m_links.contains(deviceId) && m_links.value(deviceId))
+        why = QStringLiteral("a second link from device %1").arg(deviceId);
+    else if (!range && !m_owner)
+        why = QStringLiteral("device %1 owns no range, and this machine owns none").arg(deviceId);
+    if (!why.isEmpty()) {
+        link->close(why);
+        link->deleteWhenFlushed();
+        return makeError(ErrorCode::InvalidArgument, why);
+    }
+    link->setParent(this);
+    // What may arrive: gradients for this machine's range, the other's weights for its own.
+    qint64 cap = m_owner ? m_owner->bundleBytes(m_wire).second : 0;
+    if (range)
+        cap = std::max(cap, m_route.bytesOf(*range).second);
+    link->setBlobCap(wire::BlobKind::Tensors, cap);
+    m_links.insert(deviceId, link);
+    connect(link, &Connection::received, this,
+            [this, deviceId](const wire::Message& m) { onMessage(deviceId, m); });
+    connect(link, &Connection::closed, this, [this, deviceId](const QString& reason) {
+        if (QPointer<Connection> c = m_links.take(deviceId)) {
+            c->disconnect(this);
+            c->deleteWhenFlushed();
+        }
+        Q_EMIT linkLost(deviceId, reason);
+    });
+    return success();
+}
+
+void ShardNode::drop(const QString& peer, const QString& why) {
+    QPointer<Connection> c = m_links.take(peer);
+    if (!c)
+        return;
+    c->disconnect(this);
+    c->close(why, wire::Reject{wire::RejectCode::Protocol, why});
+    c->deleteWhenFlushed();
+    Q_EMIT linkLost(peer, why);
+}
+
+void ShardNode::open(int64_t step) {
+    m_step = step;
+    m_route.reset();
+    m_replicaStep.open(step);
+    if (m_ownerStep)
+        m_ownerStep->open(step);
+}
+
+void ShardNode::gradientsReady(const QByteArray& bundle, qint64 ready) {
+    for (size_t r : m_route.readyUpTo(ready)) {
+        const auto [at, size] = m_route.bytesOf(r);
+        const QString& owner = m_ranges[r].owner;
+        if (owner == m_deviceId) {
+            takeGradients(m_deviceId, m_step, bundle.mid(at, size));
+            continue;
+        }
+        Connection* link = m_links.value(owner);
+        if (!link)
+            continue; // lost: linkLost() said so, and the coordinator leaves this worker out
+        const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, bundle.mid(at, size));
+        link->send(wire::ShardGrads{m_step, blob});
+    }
+}
+
+void ShardNode::takeGradients(const QString& worker, int64_t step, const QByteArray& bytes) {
+    if (!m_ownerStep)
+        return drop(worker, QStringLiteral("gradients for a range this machine does not own"));
+    const auto whole = m_ownerStep->receive(step, worker, 0, bytes);
+    if (!whole)
+        Q_EMIT refused(step, worker, whole.error().message);
+    else if (*whole)
+        Q_EMIT held(step, worker);
+}
+
+void ShardNode::takeWeights(size_t range, int64_t step, const QByteArray& bytes) {
+    if (!m_replica)
+        return;
+    if (auto st = m_replicaStep.receive(step, range, bytes, *m_replica); !st)
+        return drop(m_ranges[range].owner, st.error().message);
+    if (m_replicaStep.complete())
+        Q_EMIT updated(step);
+}
+
+Status ShardNode::close(int64_t step, const std::vector<std::pair<QString, double>>& counted,
+                        double lr) {
+    if (!m_ownerStep)
+        return makeError(
+            ErrorCode::InvalidArgument,
+            QStringLiteral("step %1 closed on a machine that owns no range").arg(step + 1));
+    const auto weights = m_ownerStep->close(step, counted, lr);
+    if (!weights)
+        return weights.error();
+    for (auto it = m_links.cbegin(); it != m_links.cend(); ++it)
+        if (Connection* link = it.value()) {
+            const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, *weights);
+            link->send(wire::ShardWeights{step, blob});
+        }
+    if (const auto mine = rangeOf(m_deviceId))
+        takeWeights(*mine, step, *weights);
+    return success();
+}
+
+void ShardNode::onMessage(const QString& peer, const wire::Message& m) {
+    Connection* link = m_links.value(peer);
+    if (!link)
+        return;
+    if (const auto* g = std::get_if<wire::ShardGrads>(&m)) {
+        std::optional<QByteArray> bytes = link->takeBlob(g->blob);
+        if (!bytes)
+            return drop(peer, QStringLiteral("gradients without their bytes"));
+        takeGradients(peer, g->step, *bytes);
+    } else if (const auto* w = std::get_if<wire::ShardWeights>(&m)) {
+        std::optional<QByteArray> bytes = link->takeBlob(w->blob);
+        const auto range = rangeOf(peer);
+        if (!bytes || !range)
+            return drop(peer, bytes ? QStringLiteral("weights from a machine that owns no range")
+                                    : QStringLiteral("weights without their bytes"));
+        takeWeights(*range, w->step, *bytes);
+    } else if (!std::holds_alternative<wire::Ping>(m) && !std::holds_alternative<wire::Pong>(m)) {
+        drop(peer, QStringLiteral("%1 over a shard link").arg(wire::messageName(m)));
+    }
+}
+
+} // namespace tandem
