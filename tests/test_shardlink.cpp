@@ -32,6 +32,8 @@ private:
     // `link`, when given).
     QString dial(const Identity& from, const ShardIntroduction& intro, const ShardMember& to,
                  Connection** link = nullptr);
+    // b dials a, which listens on `listener` (introduced to both): each end of the admitted link.
+    void linkBToA(ShardListener& listener, Connection** atA, Connection** fromB);
 
     QTemporaryDir m_tmp;
     Identity m_a, m_b, m_c;
@@ -69,25 +71,32 @@ QString TestShardLink::dial(const Identity& from, const ShardIntroduction& intro
     return QString();
 }
 
+void TestShardLink::linkBToA(ShardListener& listener, Connection** atA, Connection** fromB) {
+    ShardIntroduction intro = introduction({&m_a, &m_b});
+    QVERIFY(listener.listen(QHostAddress::LocalHost).ok());
+    listener.introduce(intro);
+    intro.members[0].port = listener.port();
+    QSignalSpy linked(&listener, &ShardListener::linked);
+    const QString why = dial(m_b, intro, intro.members[0], fromB);
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    QTRY_COMPARE_WITH_TIMEOUT(linked.size(), 1, 30000);
+    QCOMPARE(linked.first().at(1).toString(), m_b.deviceId());
+    *atA = linked.first().first().value<Connection*>();
+    (*atA)->setParent(this);
+}
+
 // The member that listens admits the introduced one; the link then carries messages both ways.
 void TestShardLink::anIntroducedMemberLinks() {
-    ShardIntroduction intro = introduction({&m_a, &m_b});
+    const ShardIntroduction intro = introduction({&m_a, &m_b});
     QCOMPARE(intro.token.size(), kShardTokenBytes);
     QVERIFY(intro.token != ShardIntroduction::newToken());
     ShardListener a(m_a);
-    QVERIFY(a.listen(QHostAddress::LocalHost).ok());
-    a.introduce(intro);
-    intro.members[0].port = a.port();
-    QSignalSpy linked(&a, &ShardListener::linked);
-    Connection* fromB = nullptr;
-    const QString why = dial(m_b, intro, intro.members[0], &fromB);
-    QVERIFY2(why.isEmpty(), qPrintable(why));
-    QTRY_COMPARE_WITH_TIMEOUT(linked.size(), 1, 30000);
-    auto* atA = linked.first().first().value<Connection*>();
-    QCOMPARE(linked.first().at(1).toString(), m_b.deviceId());
+    Connection *atA = nullptr, *fromB = nullptr;
+    linkBToA(a, &atA, &fromB);
+    if (QTest::currentTestFailed())
+        return;
     QCOMPARE(atA->peerId(), m_b.deviceId());
     QCOMPARE(fromB->peerId(), m_a.deviceId());
-    atA->setParent(this);
     QSignalSpy atAReceived(atA, &Connection::received);
     QSignalSpy atBReceived(fromB, &Connection::received);
     fromB->send(wire::WorkError{3, QStringLiteral("from b")});
@@ -220,17 +229,12 @@ void TestShardLink::stepsCrossTheLinks() {
     ShardNode nodeA(a, layout, ranges, DType::F32, &ownerA, &replicaA);
     ShardNode nodeB(b, layout, ranges, DType::F32, &ownerB, &replicaB);
 
-    ShardIntroduction intro = introduction({&m_a, &m_b});
     ShardListener listener(m_a);
-    QVERIFY(listener.listen(QHostAddress::LocalHost).ok());
-    listener.introduce(intro);
-    intro.members[0].port = listener.port();
-    QSignalSpy admitted(&listener, &ShardListener::linked);
-    Connection* fromB = nullptr;
-    const QString why = dial(m_b, intro, intro.members[0], &fromB);
-    QVERIFY2(why.isEmpty(), qPrintable(why));
-    QTRY_COMPARE_WITH_TIMEOUT(admitted.size(), 1, 30000);
-    QVERIFY(nodeA.addLink(admitted.first().first().value<Connection*>(), b).ok());
+    Connection *atA = nullptr, *fromB = nullptr;
+    linkBToA(listener, &atA, &fromB);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(nodeA.addLink(atA, b).ok());
     QVERIFY(nodeB.addLink(fromB, a).ok());
 
     QSignalSpy heldA(&nodeA, &ShardNode::held), heldB(&nodeB, &ShardNode::held);
