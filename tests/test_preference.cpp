@@ -190,9 +190,11 @@ void TestPreference::aRunLearnsWhichAnswerIsPreferred() {
     const QList<double> margins =
         stepFigure(out + QStringLiteral("/metrics.jsonl"), QStringLiteral("rewards/margins"));
     QCOMPARE(margins.size(), losses.size());
-    // DPO's first step: the policy is the reference, so every reward is 0.
+    // DPO's first step: the policy is the reference, so every reward is 0, to the rounding of
+    // two passes over the same weights (LibTorch 2.6 sums some of them in another order on some
+    // processors: 9.5e-8 on a 2-core AMD EPYC; a logp's fp32 rounding times beta is about 1e-7).
     if (args.first() == QLatin1String("--loss=dpo"))
-        QCOMPARE(margins.first(), 0.0);
+        QVERIFY2(std::abs(margins.first()) < 1e-5, qPrintable(QString::number(margins.first())));
     QVERIFY(margins.last() > margins.first());
 }
 
