@@ -91,7 +91,9 @@ void ShardNode::gradientsReady(const QByteArray& bundle, qint64 ready) {
         const auto [at, size] = m_route.bytesOf(r);
         const QString& owner = m_ranges[r].owner;
         if (owner == m_deviceId) {
-            takeGradients(m_deviceId, m_step, bundle.mid(at, size));
+            // The owner copies the range as it takes it: no copy of the bundle before that.
+            takeGradients(m_deviceId, m_step,
+                          QByteArray::fromRawData(bundle.constData() + at, size));
             continue;
         }
         Connection* link = m_links.value(owner);
