@@ -362,6 +362,56 @@ void TestWire::messagesRoundTrip() {
     QVERIFY(wb.ok());
     QCOMPARE(std::get<ShardWeights>(*wb).step, 5);
     QCOMPARE(std::get<ShardWeights>(*wb).blob, uint64_t(18));
+
+    // A sharded run's control: the setup, the members' reports, a step's close.
+    ShardSetup setup;
+    setup.runId = QStringLiteral("run-7");
+    setup.token = QByteArray(32, '\x33');
+    setup.members = {{QStringLiteral("A"), QStringLiteral("10.0.0.1"), 4000},
+                     {QStringLiteral("B"), QStringLiteral("::1"), 4001}};
+    setup.ranges = {{0, 10, QStringLiteral("A")}, {10, 25, QStringLiteral("B")}};
+    setup.firstStep = 3;
+    setup.mastersBlob = 9;
+    setup.optimizerSteps = 12;
+    auto setupBack = decode(encode(setup));
+    QVERIFY(setupBack.ok());
+    const auto& got = std::get<ShardSetup>(*setupBack);
+    QCOMPARE(got.runId, setup.runId);
+    QCOMPARE(got.token, setup.token);
+    QCOMPARE(got.members.size(), 2);
+    QCOMPARE(got.members[1].host, QStringLiteral("::1"));
+    QCOMPARE(got.members[1].port, quint16(4001));
+    QCOMPARE(got.ranges.size(), 2);
+    QCOMPARE(got.ranges[1].begin, 10);
+    QCOMPARE(got.ranges[1].end, 25);
+    QCOMPARE(got.ranges[1].owner, QStringLiteral("B"));
+    QCOMPARE(got.firstStep, 3);
+    QCOMPARE(got.mastersBlob, uint64_t(9));
+    QCOMPARE(got.optimizerSteps, 12);
+    QCOMPARE(messageName(*decode(encode(ShardSave{}))), QStringLiteral("ShardSave"));
+    auto stb = decode(encode(ShardState{40, 13}));
+    QVERIFY(stb.ok());
+    QCOMPARE(std::get<ShardState>(*stb).optimizerSteps, 40);
+    QCOMPARE(std::get<ShardState>(*stb).blob, uint64_t(13));
+    auto rpb = decode(encode(ShardReport{ShardReport::Kind::Refused, 6, QStringLiteral("B"),
+                                         QStringLiteral("not finite")}));
+    QVERIFY(rpb.ok());
+    QCOMPARE(std::get<ShardReport>(*rpb).kind, ShardReport::Kind::Refused);
+    QCOMPARE(std::get<ShardReport>(*rpb).step, 6);
+    QCOMPARE(std::get<ShardReport>(*rpb).worker, QStringLiteral("B"));
+    QCOMPARE(std::get<ShardReport>(*rpb).why, QStringLiteral("not finite"));
+    ShardClose close{7, 0.01, {{QStringLiteral("A"), 0.25}, {QStringLiteral("B"), 0.75}}};
+    auto clb = decode(encode(close));
+    QVERIFY(clb.ok());
+    QCOMPARE(std::get<ShardClose>(*clb).step, 7);
+    QCOMPARE(std::get<ShardClose>(*clb).lr, 0.01);
+    QCOMPARE(std::get<ShardClose>(*clb).counted, close.counted);
+    RunSpec spec;
+    spec.sharded = true;
+    QVERIFY(std::get<RunSpec>(*decode(encode(spec))).sharded);
+    Ready ready;
+    ready.shardPort = 4002;
+    QCOMPARE(std::get<Ready>(*decode(encode(ready))).shardPort, quint16(4002));
 }
 
 void TestWire::decodeRejectsGarbage() {
@@ -406,6 +456,21 @@ void TestWire::decodeRejectsGarbage() {
     QVERIFY(!decode(encode(ShardJoin{QStringLiteral("run-7"), QByteArray(65, 'x')})).ok());
     QVERIFY(!decode(encode(ShardGrads{-1, 3})).ok());
     QVERIFY(!decode(encode(ShardWeights{-1, 3})).ok());
+    // A setup's ranges follow each other from 0, none empty; a close weights each worker by a
+    // finite share, never a negative one.
+    ShardSetup gap;
+    gap.ranges = {{0, 10, QStringLiteral("A")}, {11, 25, QStringLiteral("B")}};
+    QVERIFY(!decode(encode(gap)).ok());
+    gap.ranges = {{0, 10, QStringLiteral("A")}, {10, 10, QStringLiteral("B")}};
+    QVERIFY(!decode(encode(gap)).ok());
+    gap.ranges = {{0, 10, QStringLiteral("A")}};
+    gap.firstStep = -1;
+    QVERIFY(!decode(encode(gap)).ok());
+    QVERIFY(!decode(encode(ShardClose{1, 0.1, {{QStringLiteral("A"), -0.5}}})).ok());
+    QVERIFY(!decode(encode(ShardClose{1, 0.1, {{QStringLiteral("A"), std::nan("")}}})).ok());
+    QVERIFY(!decode(encode(ShardClose{1, std::nan(""), {}})).ok());
+    QVERIFY(!decode(encode(ShardReport{ShardReport::Kind::Held, -2, {}, {}})).ok());
+    QVERIFY(!decode(encode(ShardState{-1, 3})).ok());
     // A truncated Hello: whatever protobuf makes of it, a Hello cut inside its string field
     // cannot come back whole.
     Hello h;

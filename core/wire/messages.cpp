@@ -79,6 +79,7 @@ Expected<TensorMeta> metaFromPb(const ::tandem::pb::TensorMeta& o) {
 }
 
 constexpr int kMaxPairBytes = 64; // commitments and nonces are 32 bytes
+constexpr int kMaxShardMembers = 1024;
 
 struct Encoder {
     ::tandem::pb::Envelope& e;
@@ -123,6 +124,7 @@ struct Encoder {
             o->set_outer_wire(str(nameOf(*m.outerWire)));
         o->set_base_manifest(m.baseManifest.toStdString());
         o->set_base_hash(str(m.baseHash));
+        o->set_sharded(m.sharded);
     }
     void operator()(const Ready& m) {
         auto* o = e.mutable_ready();
@@ -131,6 +133,7 @@ struct Encoder {
         o->set_max_batch(m.maxBatch);
         o->set_precision(str(m.precision));
         o->set_precision_note(str(m.precisionNote));
+        o->set_shard_port(m.shardPort);
     }
     void operator()(const DataRequest& m) {
         e.mutable_data_request()->set_dataset_hash(str(m.datasetHash));
@@ -244,6 +247,48 @@ struct Encoder {
     void operator()(const ShardWeights& m) {
         e.mutable_shard_weights()->set_step(m.step);
         e.mutable_shard_weights()->set_blob(m.blob);
+    }
+    void operator()(const ShardSetup& m) {
+        auto* o = e.mutable_shard_setup();
+        o->set_run_id(str(m.runId));
+        o->set_token(m.token.toStdString());
+        for (const ShardSetup::Peer& p : m.members) {
+            auto* q = o->add_members();
+            q->set_device_id(str(p.deviceId));
+            q->set_host(str(p.host));
+            q->set_port(p.port);
+        }
+        for (const ShardSetup::Span& r : m.ranges) {
+            auto* q = o->add_ranges();
+            q->set_begin(r.begin);
+            q->set_end(r.end);
+            q->set_owner(str(r.owner));
+        }
+        o->set_first_step(m.firstStep);
+        o->set_masters_blob(m.mastersBlob);
+        o->set_optimizer_steps(m.optimizerSteps);
+    }
+    void operator()(const ShardSave&) { e.mutable_shard_save(); }
+    void operator()(const ShardState& m) {
+        e.mutable_shard_state()->set_optimizer_steps(m.optimizerSteps);
+        e.mutable_shard_state()->set_blob(m.blob);
+    }
+    void operator()(const ShardReport& m) {
+        auto* o = e.mutable_shard_report();
+        o->set_kind(::tandem::pb::ShardReport::Kind(int(m.kind)));
+        o->set_step(m.step);
+        o->set_worker(str(m.worker));
+        o->set_why(str(m.why));
+    }
+    void operator()(const ShardClose& m) {
+        auto* o = e.mutable_shard_close();
+        o->set_step(m.step);
+        o->set_lr(m.lr);
+        for (const auto& [worker, weight] : m.counted) {
+            auto* c = o->add_counted();
+            c->set_worker(str(worker));
+            c->set_weight(weight);
+        }
     }
     void operator()(const WorkError& m) {
         auto* o = e.mutable_work_error();
@@ -375,6 +420,7 @@ Expected<Message> decode(const QByteArray& payload) {
         if (m.baseManifest.isEmpty() != m.baseHash.isEmpty())
             return corrupt(QStringLiteral("a run spec has a base without its hash, or a hash "
                                           "without its base"));
+        m.sharded = o.sharded();
         return Message(m);
     }
     case ::tandem::pb::Envelope::kReady: {
@@ -384,6 +430,9 @@ Expected<Message> decode(const QByteArray& payload) {
         m.maxBatch = std::max<int64_t>(0, e.ready().max_batch());
         m.precision = text(e.ready().precision());
         m.precisionNote = text(e.ready().precision_note());
+        if (e.ready().shard_port() > 65535)
+            return corrupt(QStringLiteral("a worker's ready message names an impossible port"));
+        m.shardPort = quint16(e.ready().shard_port());
         return Message(m);
     }
     case ::tandem::pb::Envelope::kDataRequest:
@@ -522,6 +571,69 @@ Expected<Message> decode(const QByteArray& payload) {
         if (e.shard_weights().step() < 0)
             return corrupt(QStringLiteral("weights for a step before the first"));
         return Message(ShardWeights{e.shard_weights().step(), e.shard_weights().blob()});
+    case ::tandem::pb::Envelope::kShardSetup: {
+        const auto& o = e.shard_setup();
+        if (o.token().size() > kMaxPairBytes)
+            return corrupt(QStringLiteral("a run's token is too long"));
+        if (o.members_size() > kMaxShardMembers || o.ranges_size() > kMaxShardMembers)
+            return corrupt(QStringLiteral("a sharded run lists too many machines"));
+        ShardSetup m;
+        m.runId = text(o.run_id()).left(128);
+        m.token = QByteArray::fromStdString(o.token());
+        for (const auto& p : o.members()) {
+            if (p.port() > 65535)
+                return corrupt(QStringLiteral("a sharded run names an impossible port"));
+            m.members << ShardSetup::Peer{text(p.device_id()).left(128), text(p.host()).left(256),
+                                          quint16(p.port())};
+        }
+        int64_t next = 0;
+        for (const auto& r : o.ranges()) {
+            // The ranges cover the values in order, each at least one value long.
+            if (r.begin() != next || r.end() <= r.begin())
+                return corrupt(QStringLiteral("a sharded run's ranges do not follow each other"));
+            next = r.end();
+            m.ranges << ShardSetup::Span{r.begin(), r.end(), text(r.owner()).left(128)};
+        }
+        m.firstStep = o.first_step();
+        if (m.firstStep < 0)
+            return corrupt(QStringLiteral("a sharded run starts before its first step"));
+        m.mastersBlob = o.masters_blob();
+        m.optimizerSteps = o.optimizer_steps();
+        if (m.optimizerSteps < 0)
+            return corrupt(
+                QStringLiteral("a range's optimizer state claims a negative step count"));
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kShardReport: {
+        const auto& o = e.shard_report();
+        if (o.kind() < 1 || o.kind() > 4 || o.step() < 0)
+            return corrupt(QStringLiteral("a shard report of no known kind, or for a step before "
+                                          "the first"));
+        return Message(ShardReport{ShardReport::Kind(int(o.kind())), o.step(),
+                                   text(o.worker()).left(128), text(o.why()).left(1024)});
+    }
+    case ::tandem::pb::Envelope::kShardClose: {
+        const auto& o = e.shard_close();
+        if (o.step() < 0 || !std::isfinite(o.lr()) || o.counted_size() > kMaxShardMembers)
+            return corrupt(QStringLiteral("a step's close has an impossible step, learning rate "
+                                          "or list of workers"));
+        ShardClose m;
+        m.step = o.step();
+        m.lr = o.lr();
+        for (const auto& c : o.counted()) {
+            if (!std::isfinite(c.weight()) || c.weight() < 0)
+                return corrupt(QStringLiteral("a step's close weights a worker impossibly"));
+            m.counted << std::pair{text(c.worker()).left(128), c.weight()};
+        }
+        return Message(m);
+    }
+    case ::tandem::pb::Envelope::kShardSave:
+        return Message(ShardSave{});
+    case ::tandem::pb::Envelope::kShardState:
+        if (e.shard_state().optimizer_steps() < 0)
+            return corrupt(
+                QStringLiteral("a range's optimizer state claims a negative step count"));
+        return Message(ShardState{e.shard_state().optimizer_steps(), e.shard_state().blob()});
     case ::tandem::pb::Envelope::BODY_NOT_SET:
         break;
     }
@@ -568,11 +680,11 @@ Expected<Announcement> decodeAnnouncement(const QByteArray& datagram) {
 
 QString messageName(const Message& m) {
     static const char* names[] = {
-        "Hello",      "Reject",       "RunSpec",      "Ready",       "DataRequest",
-        "DataOffer",  "Assign",       "Result",       "Control",     "Bye",
-        "Ping",       "Pong",         "WorkError",    "PairRequest", "PairNonce",
-        "PairReveal", "PairDecision", "Invite",       "BaseRequest", "BasePart",
-        "Unpaired",   "ShardJoin",    "ShardWelcome", "ShardGrads",  "ShardWeights"};
+        "Hello",        "Reject",      "RunSpec",     "Ready",      "DataRequest",  "DataOffer",
+        "Assign",       "Result",      "Control",     "Bye",        "Ping",         "Pong",
+        "WorkError",    "PairRequest", "PairNonce",   "PairReveal", "PairDecision", "Invite",
+        "BaseRequest",  "BasePart",    "Unpaired",    "ShardJoin",  "ShardWelcome", "ShardGrads",
+        "ShardWeights", "ShardSetup",  "ShardReport", "ShardClose", "ShardSave",    "ShardState"};
     static_assert(std::size(names) == std::variant_size_v<Message>, "a name for every message");
     return QLatin1String(names[m.index()]);
 }

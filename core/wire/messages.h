@@ -19,7 +19,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 9;
+constexpr uint32_t kProtocolVersion = 10;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -92,6 +92,7 @@ struct RunSpec {
     // A frozen base the archive leaves out (engine/step/basepack.h); both empty when it holds all.
     QByteArray baseManifest;
     QString baseHash;
+    bool sharded = false; // ShardSetup follows once every worker is ready
 };
 struct Ready {
     QString schemaHash;
@@ -99,6 +100,7 @@ struct Ready {
     int64_t maxBatch = 0;
     QString precision;
     QString precisionNote;
+    quint16 shardPort = 0; // a sharded run: where this worker listens for its links
 };
 struct DataRequest {
     QString datasetHash;
@@ -213,11 +215,52 @@ struct ShardWeights {
     uint64_t blob = 0;
 };
 
+// The control of a sharded run, between the coordinator and each member (tandem.proto says what
+// each field means).
+struct ShardSetup {
+    struct Peer {
+        QString deviceId;
+        QString host;
+        quint16 port = 0;
+    };
+    struct Span {
+        int64_t begin = 0;
+        int64_t end = 0;
+        QString owner;
+    };
+    QString runId;
+    QByteArray token;
+    QList<Peer> members;
+    QList<Span> ranges;
+    int64_t firstStep = 0;
+    uint64_t mastersBlob = 0; // the range's weights, then its optimizer's state (resumed)
+    int64_t optimizerSteps = 0;
+};
+struct ShardReport {
+    enum class Kind { Ready = 1, Held = 2, Refused = 3, Updated = 4 };
+    Kind kind = Kind::Ready;
+    int64_t step = 0;
+    QString worker;
+    QString why;
+};
+struct ShardClose {
+    int64_t step = 0;
+    double lr = 0;
+    QList<std::pair<QString, double>> counted;
+};
+
+struct ShardSave {};
+struct ShardState {
+    int64_t optimizerSteps = 0;
+    uint64_t blob = 0;
+};
+
 // Blob parts are not messages: they travel as raw frames (framing.h).
-using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
-                             Control, Bye, Ping, Pong, WorkError, PairRequest, PairNonce,
-                             PairReveal, PairDecision, Invite, BaseRequest, BasePart, Unpaired,
-                             ShardJoin, ShardWelcome, ShardGrads, ShardWeights>;
+using Message =
+    std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result, Control,
+                 Bye, Ping, Pong, WorkError, PairRequest, PairNonce, PairReveal, PairDecision,
+                 Invite, BaseRequest, BasePart, Unpaired, ShardJoin, ShardWelcome, ShardGrads,
+                 ShardWeights, ShardSetup, ShardReport, ShardClose, ShardSave, ShardState>;
 
 // Serialises one message (without the frame's length prefix).
 QByteArray encode(const Message& m);
