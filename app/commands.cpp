@@ -243,6 +243,10 @@ void addTrainOptions(Parser& p) {
          QStringLiteral("HOST[:PORT]")});
     p.addOption({QStringLiteral("no-local-worker"),
                  QStringLiteral("Coordinate only; this machine does not train.")});
+    p.addOption({QStringLiteral("shard"),
+                 QStringLiteral("Sync: split the weights' fp32 masters and the optimizer's state "
+                                "across this machine and its workers, each holding a range, "
+                                "instead of all here.")});
     p.addOption({QStringLiteral("no-history"),
                  QStringLiteral("Do not list this run in the app's History.")});
     p.addOption({QStringLiteral("ledger"),
@@ -327,6 +331,8 @@ int cmdTrain(const QStringList& args) {
         cfg.invites = p.values(QStringLiteral("invite"));
     if (p.isSet(QStringLiteral("no-local-worker")))
         cfg.localWorker = false;
+    if (p.isSet(QStringLiteral("shard")))
+        cfg.shard = true;
     if (p.isSet(QStringLiteral("no-history")))
         cfg.listInHistory = false;
     if (p.isSet(QStringLiteral("ledger")))

@@ -91,6 +91,8 @@ private Q_SLOTS:
     void initTestCase();
     void coordinatorAndTwoWorkers();
     void syncMatchesOneWorker();
+    void shardedRunMatchesTheOneMachineRun();
+    void shardedRunResumesOnOtherMachines();
     void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
     void slowWorkerIsLeftOutAndBroughtBack();
@@ -307,6 +309,81 @@ void TestDistributed::syncMatchesOneWorker() {
     QCOMPARE(remote, 1);
     QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
     expectSameTrajectory(one, two);
+}
+
+void TestDistributed::shardedRunMatchesTheOneMachineRun() {
+    // The coordinator and two workers each hold a third of the masters and of the optimizer's
+    // state (SGD's momentum); the workers send each range to its owner over their own links, and
+    // the owners' weights come back to every machine. The trajectory and the exported weights
+    // are the one-machine run's.
+    const QString one = m_tmp.filePath(QStringLiteral("shard-one")),
+                  sharded = m_tmp.filePath(QStringLiteral("shard-three"));
+    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + one});
+    QVERIFY(a.finish());
+    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    TandemProcess b(syncRun() + QStringList{QStringLiteral("--out=") + sharded,
+                                            QStringLiteral("--listen=127.0.0.1:0"),
+                                            QStringLiteral("--workers=2"),
+                                            QStringLiteral("--shard"), QStringLiteral("--home"),
+                                            home("coord")});
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w1 = worker("w1", port);
+    TandemProcess* w2 = worker("w2", port);
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
+                                           QStringLiteral("\n--- w2:\n") + w2->err()));
+    QVERIFY2(b.err().contains(QStringLiteral("sharded the optimizer across 3 machines")),
+             qPrintable(b.err()));
+    for (TandemProcess* w : {w1, w2}) {
+        QVERIFY(w->finish());
+        QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+        QVERIFY2(w->err().contains(QStringLiteral("holds values")), qPrintable(w->err()));
+    }
+    expectSameTrajectory(one, sharded);
+}
+
+void TestDistributed::shardedRunResumesOnOtherMachines() {
+    // Adam's moments live with the owners of the ranges: the checkpoint at the step limit gathers
+    // them in the one-machine run's names, and the run resumes sharded across two machines
+    // instead of three, each taking its new range of them. It ends where one machine alone does;
+    // had the moments been lost, Adam's next steps would differ at once.
+    const QStringList adam{QStringLiteral("--optimizer=adam"), QStringLiteral("--lr=0.003")};
+    const QString one = m_tmp.filePath(QStringLiteral("shard-adam-one")),
+                  sharded = m_tmp.filePath(QStringLiteral("shard-adam"));
+    TandemProcess a(syncRun() + adam + QStringList{QStringLiteral("--out=") + one});
+    QVERIFY(a.finish());
+    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    const QStringList listen{QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--shard"),
+                             QStringLiteral("--home"), home("coord")};
+    TandemProcess b(syncRun() + adam + listen +
+                    QStringList{QStringLiteral("--out=") + sharded, QStringLiteral("--workers=2"),
+                                QStringLiteral("--max-steps=15")});
+    QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w1 = worker("w1", port);
+    TandemProcess* w2 = worker("w2", port);
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + w1->err() + w2->err()));
+    QCOMPARE(b.summary().value(QStringLiteral("steps")).toInt(), 15);
+    QVERIFY(w1->finish());
+    QVERIFY(w2->finish());
+    TandemProcess again(QStringList{QStringLiteral("train"), QStringLiteral("--resume"),
+                                    sharded + QStringLiteral("/checkpoint.tandem"),
+                                    QStringLiteral("--threads=1"), QStringLiteral("--workers=1"),
+                                    QStringLiteral("--max-steps=40")} +
+                        listen);
+    port = waitPort(again);
+    QVERIFY2(!port.isEmpty(), qPrintable(again.err()));
+    TandemProcess* w3 = worker("w3", port);
+    QVERIFY(again.finish());
+    QVERIFY2(again.exitCode() == 0, qPrintable(again.err() + w3->err()));
+    QVERIFY2(again.err().contains(QStringLiteral("sharded the optimizer across 2 machines")),
+             qPrintable(again.err()));
+    QVERIFY(again.summary().value(QStringLiteral("finished")).toBool());
+    QVERIFY(w3->finish());
+    QVERIFY2(w3->exitCode() == 0, qPrintable(w3->err()));
+    expectSameTrajectory(one, sharded);
 }
 
 void TestDistributed::killedMidUploadAppliesNoPartialGradient() {

@@ -169,7 +169,7 @@ public:
 void addRemote(WorkerPool& pool, const HubConfig& hc, const QString& name) {
     DeviceInfo dev;
     dev.name = QStringLiteral("cpu");
-    auto remote = std::make_shared<RemoteWorker>(nullptr, nullptr, name, dev, 0, &hc);
+    auto remote = std::make_shared<RemoteWorker>(nullptr, nullptr, name, QString(), dev, 0, &hc);
     RemoteWorker* r = remote.get();
     pool.add(std::move(remote), r);
 }
@@ -568,7 +568,7 @@ private Q_SLOTS:
         for (const Case& c : cases) {
             DeviceInfo dev;
             dev.name = QStringLiteral("cpu");
-            RemoteWorker w(&host, nullptr, QStringLiteral("w"), dev, 0, &host.cfg);
+            RemoteWorker w(&host, nullptr, QStringLiteral("w"), QString(), dev, 0, &host.cfg);
             WorkRequest req;
             req.step = 4;
             req.weightsVersion = 4;
@@ -667,8 +667,8 @@ private Q_SLOTS:
         DeviceInfo dev;
         dev.name = QStringLiteral("cuda:0");
         sink(HubEvent::note(QStringLiteral("worker gpu joined")));
-        sink(HubEvent::joined(
-            std::make_shared<RemoteWorker>(nullptr, nullptr, QStringLiteral("gpu"), dev, 16, &hc)));
+        sink(HubEvent::joined(std::make_shared<RemoteWorker>(
+            nullptr, nullptr, QStringLiteral("gpu"), QString(), dev, 16, &hc)));
         QCOMPARE(pool.waitForJoined(1, 10000, {}), 1);
         QCOMPARE(pool.size(), size_t(0)); // not before the step boundary
         pool.admitJoined();

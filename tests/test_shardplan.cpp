@@ -425,8 +425,12 @@ void TestShardPlan::resumeOnAnotherMembership() {
     QCOMPARE(steps, int64_t(3));
 
     std::vector<ShardOwner> three = ownersOver(*masters, {0, 1024, 2048, values}, cfg);
-    for (ShardOwner& o : three) {
-        const Status st = o.restore(steps, *state);
+    std::vector<ShardOwner> cutHere = ownersOver(*masters, {0, 1024, 2048, values}, cfg);
+    for (size_t k = 0; k < three.size(); ++k) {
+        // Each range's part is cut where the checkpoint is and travels to its owner as bytes.
+        const Status cut = cutHere[k].restore(steps, *state);
+        QVERIFY2(cut, qPrintable(cut ? QString() : cut.error().message));
+        const Status st = three[k].restoreRange(steps, cutHere[k].rangeStateBytes());
         QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
     }
     std::vector<at::Tensor> alone = clones(*masters);

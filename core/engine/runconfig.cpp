@@ -147,6 +147,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("listen"), listen},
         {QStringLiteral("workers"), workers},
         {QStringLiteral("local_worker"), localWorker},
+        {QStringLiteral("shard"), shard},
         {QStringLiteral("device"), device},
         {QStringLiteral("worker_timeout"), workerTimeoutS},
         {QStringLiteral("join_timeout"), joinTimeoutS},
@@ -228,6 +229,7 @@ namespace {
 // The run description's true/false fields and its list of invites.
 Status readFlagsAndInvites(const QJsonObject& o, RunConfig& c) {
     const QJsonValue local = o.value(QStringLiteral("local_worker"));
+    const QJsonValue shard = o.value(QStringLiteral("shard"));
     const QJsonValue recompute = o.value(QStringLiteral("checkpoint_activations"));
     const QJsonValue invites = o.value(QStringLiteral("invites"));
     bool listsOk = true;
@@ -238,6 +240,10 @@ Status readFlagsAndInvites(const QJsonObject& o, RunConfig& c) {
     if (recompute.isBool())
         c.checkpointActivations = recompute.toBool();
     else if (!recompute.isUndefined())
+        listsOk = false;
+    if (shard.isBool())
+        c.shard = shard.toBool();
+    else if (!shard.isUndefined())
         listsOk = false;
     if (invites.isArray()) {
         for (const QJsonValue& v : invites.toArray()) {
@@ -250,10 +256,11 @@ Status readFlagsAndInvites(const QJsonObject& o, RunConfig& c) {
         listsOk = false;
     }
     if (!listsOk)
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("run description: a value has the wrong type (\"local_"
-                                        "worker\" and \"checkpoint_activations\" take true or "
-                                        "false, \"invites\" a list of at most 256 addresses)"));
+        return makeError(
+            ErrorCode::InvalidArgument,
+            QStringLiteral("run description: a value has the wrong type (\"local_"
+                           "worker\", \"shard\" and \"checkpoint_activations\" "
+                           "take true or false, \"invites\" a list of at most 256 addresses)"));
     return success();
 }
 
@@ -267,7 +274,8 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
         {"model", &C::model},   {"data", &C::data},     {"lora", &C::lora}, {"out", &C::outDir},
         {"listen", &C::listen}, {"device", &C::device}, {"gguf", &C::gguf}};
     QStringList known = {QStringLiteral("seed"), QStringLiteral("local_worker"),
-                         QStringLiteral("checkpoint_activations"), QStringLiteral("invites")};
+                         QStringLiteral("shard"), QStringLiteral("checkpoint_activations"),
+                         QStringLiteral("invites")};
     for (const auto& t : texts)
         known << QLatin1String(t.first);
     known << runChoiceKeys();
@@ -369,6 +377,20 @@ Status RunConfig::validate() const {
         return bad(QStringLiteral("waiting for workers needs --listen HOST:PORT"));
     if (!localWorker && workers == 0)
         return bad(QStringLiteral("--no-local-worker needs --workers N with N at least 1"));
+    if (shard) {
+        if (mode != TrainMode::Sync)
+            return bad(QStringLiteral("--shard splits a sync run's optimizer across its machines; "
+                                      "use it with --mode sync"));
+        if (listen.isEmpty() || workers == 0)
+            return bad(QStringLiteral("--shard splits the run across this machine and its "
+                                      "workers; give --listen HOST:PORT and --workers N"));
+        if (wire != WireDtype::Fp32)
+            return bad(QStringLiteral("--shard sends weights and gradients in fp32 for now; "
+                                      "leave --wire at fp32"));
+        if (!lora.isEmpty())
+            return bad(QStringLiteral("--shard is for a full fine-tune: a LoRA run's adapters "
+                                      "are small enough for one machine; leave out --shard"));
+    }
     if (fragments > 1 && mode != TrainMode::LocalSgd && mode != TrainMode::Auto)
         return bad(QStringLiteral("fragments stream local-SGD's exchange; use them with "
                                   "--mode local-sgd or auto, or leave fragments at 1"));

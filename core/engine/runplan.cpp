@@ -34,6 +34,7 @@ void RunPlan::forgetMachines(RunConfig& config) {
     config.workers = defaults.workers;
     config.invites = defaults.invites;
     config.localWorker = defaults.localWorker;
+    config.shard = defaults.shard;
     config.device = defaults.device;
 }
 

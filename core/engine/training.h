@@ -94,6 +94,9 @@ struct RunConfig {
     QString listen;          // HOST:PORT; empty: this machine only
     int workers = 0;         // remote workers to wait for before training starts
     bool localWorker = true; // this machine trains too
+    // Sync only: the fp32 masters, the optimizer's state and the gradients' sum are split across
+    // this machine and the workers, each holding a range (engine/shard/), instead of all here.
+    bool shard = false;
     QString device; // the device this machine trains on: "cuda:1", "mps", "cpu"; empty: the best
     int workerTimeoutS = 30; // a worker silent this long is dropped
     // How long to wait for `workers` before training with those that came (0: as long as it

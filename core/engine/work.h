@@ -169,6 +169,8 @@ public:
     virtual ~WorkerLink() = default;
     virtual QString name() const = 0;
     virtual DeviceInfo device() const = 0;
+    // The machine's device ID (its certificate's); empty for this machine's own worker.
+    virtual QString deviceId() const { return {}; }
     // Starts work; returns at once. At most one request is outstanding per worker, except in
     // streaming local-SGD, which queues a second behind it: results come back in order.
     virtual void submit(WorkRequest request) = 0;

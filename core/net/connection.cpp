@@ -124,6 +124,16 @@ QString Connection::peerAddress() const {
         .arg(m_socket->peerPort());
 }
 
+QString Connection::peerHost() const {
+    if (!m_socket)
+        return {};
+    QHostAddress a = m_socket->peerAddress();
+    // A dual-stack listener sees an IPv4 peer as ::ffff:a.b.c.d; the peer listens on the IPv4.
+    bool v4 = false;
+    const quint32 ip4 = a.toIPv4Address(&v4);
+    return v4 ? QHostAddress(ip4).toString() : a.toString();
+}
+
 void Connection::setIdleTimeout(int ms) {
     m_idleTimeoutMs = ms;
     if (ms > 0) {

@@ -62,6 +62,8 @@ public:
     State state() const { return m_state; }
     QString peerId() const { return m_peerId; }
     QString peerAddress() const;
+    // The peer's address alone, without its port; empty once closed.
+    QString peerHost() const;
 
     void setHandshakeTimeout(int ms) { m_handshakeTimer.setInterval(ms); }
     // 0 disables the idle check.

@@ -158,6 +158,17 @@ void CoordinatorHub::sessionGone(HubSession* session) {
     m_sessions.removeAll(session);
 }
 
+void CoordinatorHub::runOnNetwork(const std::function<void()>& job) {
+    QMetaObject::invokeMethod(this, job, Qt::BlockingQueuedConnection);
+}
+
+HubSession* CoordinatorHub::workingSession(const QString& deviceId) const {
+    for (HubSession* s : m_sessions)
+        if (s->state() == HubSession::State::Working && s->connection()->peerId() == deviceId)
+            return s;
+    return nullptr;
+}
+
 void CoordinatorHub::postAssign(HubSession* session, WorkRequest request) {
     QMetaObject::invokeMethod(
         this,

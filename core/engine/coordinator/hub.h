@@ -49,6 +49,16 @@ public:
     // and leave, and so is any that connects later.
     void dismiss(const QString& reason, const wire::WorkerSettings& settings);
 
+    // From the training thread: runs `job` on the network thread and returns when it is done.
+    void runOnNetwork(const std::function<void()>& job);
+    // Network thread: this machine's identity, where the hub listens, and the working session
+    // of the worker with device ID `deviceId` (null when there is none).
+    const Identity& identity() const { return *m_identity; }
+    QHostAddress address() const { return m_config.address; }
+    HubSession* workingSession(const QString& deviceId) const;
+    // Network thread: no worker joins from now on; one that comes is sent home with `reason`.
+    void closeMembership(const QString& reason) { m_config.dismissed = reason; }
+
     // SessionHost, on the network thread (postAssign from any).
     void postAssign(HubSession* session, WorkRequest request) override;
     void addMessage(const QString& text) override;

@@ -96,6 +96,16 @@ struct HubConfig {
     bool modePending = false;
     // --mode auto chose this machine alone: workers that come are sent home with this reason.
     QString dismissed;
+    // A sharded sync run (RunConfig::shard): each worker listens for its links and says where;
+    // a result carries the buffers only (the gradients go to the ranges' owners); and
+    // `shardReport` hears each member's reports (ShardReport), with its device ID, on the
+    // network thread.
+    bool sharded = false;
+    std::function<void(const QString& deviceId, const wire::ShardReport&)> shardReport;
+    // A sharded run's owner sent its range's optimizer state (ShardState), after `steps` steps.
+    std::function<void(const QString& deviceId, int64_t steps, const QByteArray& state)> shardState;
+    // A sharded run's worker left (its session closed), and why.
+    std::function<void(const QString& deviceId, const QString& why)> shardLost;
 };
 
 // What the run's workers compute with, from its settings: local-SGD's inner optimizer is the

@@ -8,6 +8,7 @@
 #include "common/failpoint.h"
 #include "common/version.h"
 #include "engine/modechoice.h"
+#include "engine/shard/shardplan.h"
 #include "engine/step/objective.h"
 
 #include <QLocale>
@@ -93,6 +94,16 @@ void HubSession::onMessage(const wire::Message& m) {
         } else if (const auto* e = std::get_if<wire::WorkError>(&m)) {
             m_hub->addMessage(QStringLiteral("worker %1 failed: %2").arg(m_name, e->message));
             m_conn->close(e->message);
+        } else if (const auto* sr = std::get_if<wire::ShardReport>(&m);
+                   sr && m_hub->config().shardReport) {
+            m_hub->config().shardReport(m_conn->peerId(), *sr);
+        } else if (const auto* ss = std::get_if<wire::ShardState>(&m);
+                   ss && m_hub->config().shardState) {
+            std::optional<QByteArray> bytes = m_conn->takeBlob(ss->blob);
+            if (!bytes)
+                return refuse(wire::RejectCode::Protocol,
+                              QStringLiteral("a range's optimizer state without its bytes"));
+            m_hub->config().shardState(m_conn->peerId(), ss->optimizerSteps, *bytes);
         } else if (const auto* bye = std::get_if<wire::Bye>(&m)) {
             m_leaving = true;
             m_conn->close(bye->reason.isEmpty() ? QStringLiteral("the worker left") : bye->reason);
@@ -225,7 +236,18 @@ void HubSession::onReady(const wire::Ready& r) {
                    .arg(r.schemaHash.left(16), cfg.schemaHash.left(16)));
         return;
     }
-    m_worker = std::make_shared<RemoteWorker>(m_hub, this, m_name, r.device, r.maxBatch, &cfg);
+    if (cfg.sharded && !cfg.dismissed.isEmpty()) { // the members are fixed
+        refuse(wire::RejectCode::Busy, cfg.dismissed);
+        return;
+    }
+    if (cfg.sharded && r.shardPort == 0) {
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("the run is sharded and the worker listens for no links"));
+        return;
+    }
+    m_shardPort = r.shardPort;
+    m_worker = std::make_shared<RemoteWorker>(m_hub, this, m_name, m_conn->peerId(), r.device,
+                                              r.maxBatch, &cfg);
     m_setupSent = m_conn->bytesSent();
     m_setupReceived = m_conn->bytesReceived();
     m_hub->addMessage(QStringLiteral("worker %1 was sent %2 bytes before it was ready")
@@ -268,9 +290,12 @@ void HubSession::onResult(const wire::Result& r) {
 void HubSession::sendRun() {
     const HubConfig& cfg = m_hub->config();
     // What a worker may send: its gradient bundles, of exactly the size the schema gives.
-    m_conn->setBlobCap(wire::BlobKind::Tensors, cfg.mode == TrainMode::LocalSgd
-                                                    ? outerBundleBytes(cfg.layout, cfg.outer)
-                                                    : cfg.layout.bundleBytes(cfg.wire));
+    // A sharded run's owner also sends its range's optimizer state for a checkpoint.
+    m_conn->setBlobCap(wire::BlobKind::Tensors,
+                       cfg.mode == TrainMode::LocalSgd ? outerBundleBytes(cfg.layout, cfg.outer)
+                       : cfg.sharded ? std::max<qint64>(cfg.layout.bundleBytes(cfg.wire),
+                                                        shardStateCap(cfg.layout.paramCount()))
+                                     : cfg.layout.bundleBytes(cfg.wire));
     wire::RunSpec spec;
     spec.runId = cfg.runId;
     spec.settings = cfg.settings;
@@ -287,6 +312,7 @@ void HubSession::sendRun() {
     spec.params = cfg.layout.paramMetas();
     spec.buffers = cfg.layout.bufferMetas();
     spec.trainSamples = cfg.trainSamples;
+    spec.sharded = cfg.sharded;
     if (cfg.mode == TrainMode::LocalSgd)
         spec.outerWire = cfg.outer;
     m_conn->send(spec);
@@ -333,6 +359,8 @@ void HubSession::onClosed(const QString& reason) {
     if (m_worker) {
         m_worker->fail(reason, m_leaving);
         m_hub->addMessage(QStringLiteral("worker %1 left: %2").arg(m_name, reason));
+        if (m_hub->config().shardLost)
+            m_hub->config().shardLost(m_conn->peerId(), reason);
     } else if (was != State::Closed && !m_name.isEmpty()) {
         m_hub->addMessage(
             QStringLiteral("worker %1 disconnected before joining: %2").arg(m_name, reason));
@@ -343,6 +371,19 @@ void HubSession::onClosed(const QString& reason) {
     m_conn->disconnect(this);
     m_conn->deleteWhenFlushed();
     deleteLater();
+}
+
+void HubSession::sendShardSetup(wire::ShardSetup setup, const QByteArray& range) {
+    if (m_state != State::Working)
+        return;
+    if (!range.isEmpty())
+        setup.mastersBlob = m_conn->sendBlob(wire::BlobKind::Tensors, range);
+    m_conn->send(setup);
+}
+
+void HubSession::sendShard(const wire::Message& message) {
+    if (m_state == State::Working)
+        m_conn->send(message);
 }
 
 void HubSession::assign(const WorkRequest& req) {

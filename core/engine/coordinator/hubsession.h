@@ -34,6 +34,12 @@ public:
     void assign(const WorkRequest& request);
     // Sends the run: the model, the data's identity, the mode. Once, after the probe.
     void sendRun();
+    // A sharded run: where the worker listens for its links (0: it does not), its setup with
+    // its range (ShardSetup::mastersBlob's bytes; empty: it owns none), then its steps' closes and
+    // requests for its state.
+    quint16 shardPort() const { return m_shardPort; }
+    void sendShardSetup(wire::ShardSetup setup, const QByteArray& range);
+    void sendShard(const wire::Message& message);
 
 private:
     void onProbed(const LinkProbe& link);
@@ -54,6 +60,7 @@ private:
     QString m_name;
     bool m_leaving = false; // it said Bye: it leaves on purpose
     std::shared_ptr<RemoteWorker> m_worker;
+    quint16 m_shardPort = 0;
     uint64_t m_lastWeightsVersion = UINT64_MAX;
     // Bytes of setup (the model, the dataset) before the worker was ready: not training traffic.
     qint64 m_setupSent = 0;

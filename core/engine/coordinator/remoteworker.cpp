@@ -9,11 +9,12 @@
 
 namespace tandem {
 
-RemoteWorker::RemoteWorker(SessionHost* hub, HubSession* session, QString name, DeviceInfo device,
-                           int64_t maxBatch, const HubConfig* config)
+RemoteWorker::RemoteWorker(SessionHost* hub, HubSession* session, QString name, QString deviceId,
+                           DeviceInfo device, int64_t maxBatch, const HubConfig* config)
     : m_hub(hub)
     , m_session(session)
     , m_name(std::move(name))
+    , m_deviceId(std::move(deviceId))
     , m_device(std::move(device))
     , m_maxBatch(maxBatch)
     , m_config(config) {}
@@ -100,7 +101,12 @@ Expected<WorkResult> RemoteWorker::unpackSync(const wire::Result& r, const QByte
 }
 
 RemoteWorker::SyncUnpack RemoteWorker::syncUnpack() const {
-    return SyncUnpack{m_config->layout, m_config->wire, m_config->mode == TrainMode::Sync, m_name};
+    ModelLayout layout = m_config->layout;
+    if (m_config->sharded) { // the gradients went to the ranges' owners
+        layout.paramNames.clear();
+        layout.paramShapes.clear();
+    }
+    return SyncUnpack{std::move(layout), m_config->wire, m_config->mode == TrainMode::Sync, m_name};
 }
 
 Error RemoteWorker::malformed(const QString& worker, const QString& why) {

@@ -22,10 +22,11 @@ class HubSession;
 
 class RemoteWorker final : public WorkerLink {
 public:
-    RemoteWorker(SessionHost* hub, HubSession* session, QString name, DeviceInfo device,
-                 int64_t maxBatch, const HubConfig* config);
+    RemoteWorker(SessionHost* hub, HubSession* session, QString name, QString deviceId,
+                 DeviceInfo device, int64_t maxBatch, const HubConfig* config);
 
     QString name() const override { return m_name; }
+    QString deviceId() const override { return m_deviceId; }
     DeviceInfo device() const override { return m_device; }
     void submit(WorkRequest request) override;
     Expected<WorkResult> wait() override;
@@ -70,6 +71,7 @@ private:
     SessionHost* m_hub;
     HubSession* m_session; // network thread only; checked through the hub
     QString m_name;
+    QString m_deviceId;
     DeviceInfo m_device;
     int64_t m_maxBatch;
     const HubConfig* m_config;

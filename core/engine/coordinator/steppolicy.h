@@ -55,6 +55,8 @@ struct StepOutcome {
 enum class Gate { Go, Stop };
 enum class EpochEnd { Complete, Stopped };
 
+class ShardConductor;
+
 // The run's state, owned by the Trainer, as a policy works on it.
 struct StepContext {
     const RunConfig& cfg;
@@ -76,6 +78,8 @@ struct StepContext {
     // Runs a large part of a step's own work where the run computes, with the run's threads
     // (Trainer::onComputeThread); only while nothing computes there. Empty: runs it here.
     std::function<void(const std::function<void()>&)> onComputeThread;
+    // A sharded sync run (RunConfig::shard): the owners of the ranges step, not `optimizer`.
+    ShardConductor* shards = nullptr;
 
     // The scheduled learning rate for the next step.
     double lr() const;

@@ -320,6 +320,7 @@ Expected<EpochEnd> Trainer::train() {
         m_totalSteps, 0, [this] { return gate(); },
         [this](const StepOutcome& o) { return applied(o); }, [this] { return waitForAnyWorker(); },
         [this](const std::function<void()>& job) { onComputeThread(job); }});
+    m_ctx->shards = m_shards.get();
     while (m_sampler->epoch() < m_cfg.epochs) {
         auto end = m_policy->runEpoch(*m_ctx);
         if (!end)
@@ -475,6 +476,12 @@ Status Trainer::saveCheckpoint() {
     m_state.epochCounted = m_epochAcc.counted;
     m_state.epochSamples = m_epochAcc.samples;
     m_state.epochSteps = m_epochAcc.steps;
+    if (auto st = gatherShardState(); !st)
+        return st;
+    const auto dropGathered = qScopeGuard([&] {
+        if (m_shards)
+            m_optimizer->restore(m_optimizer->stepCount(), {});
+    });
     Status st = m_recorder.checkpoint(m_module, *m_optimizer, m_state);
     if (st)
         m_obs.onEvent(RunEvent{RunEvent::Kind::CheckpointWritten, {}, {}, m_state.step});
@@ -559,9 +566,16 @@ Status Trainer::evaluateAtLimit() {
 }
 
 Status Trainer::finish(bool stopped) {
+    const bool checkpoint = stopped || m_state.completedEpochs == 0;
+    // A sharded run's optimizer state is with its machines: it is gathered before they go.
+    if (m_shards && checkpoint)
+        if (auto st = saveCheckpoint(); !st) {
+            shutdown(QStringLiteral("the run failed"));
+            return st;
+        }
     shutdown(stopped ? QStringLiteral("the run was stopped") : QStringLiteral("the run finished"));
     setPhase(Phase::Exporting);
-    if (stopped || m_state.completedEpochs == 0)
+    if (!m_shards && checkpoint)
         if (auto st = saveCheckpoint(); !st)
             return st;
     if (m_masterOnDevice) {

@@ -10,6 +10,7 @@
 
 #include "engine/coordinator/hub.h"
 #include "engine/coordinator/localworker.h"
+#include "engine/coordinator/shardconductor.h"
 #include "engine/coordinator/steppolicy.h"
 #include "engine/coordinator/workerpool.h"
 #include "engine/modechoice.h"
@@ -100,6 +101,14 @@ private:
     Status join();
     Status startHub();
     Status waitForWorkers();
+    // A sharded run (trainershard.cpp): the hub's part in it, then this machine and the workers
+    // that came each take a range (shardconductor.h); before a checkpoint, the owners' optimizer
+    // state comes into m_optimizer (it leaves again once written).
+    Status shardHub(HubConfig& hc);
+    Status startShards();
+    Status gatherShardState();
+    // How long the machines of a sharded run may take to link with each other.
+    static constexpr int kShardSetupMs = 60000;
     // Waits for `count` workers (-1: m_cfg.workers) to be probed (or to join), within the join
     // timeout, and no longer than patienceMs when that is not 0.
     Status awaitWorkers(const QElapsedTimer& since, bool probed, qint64 patienceMs = 0,
@@ -170,6 +179,8 @@ private:
     Recorder m_recorder;
     QList<DeviceInfo> m_devices;
     WorkerPool m_pool;
+    // A sharded run's control (RunConfig::shard); before the hub, whose thread calls it.
+    std::unique_ptr<ShardConductor> m_shards;
     std::unique_ptr<CoordinatorHub> m_hub; // after the pool: it stops delivering first
     std::unique_ptr<StepContext> m_ctx;
     int64_t m_stepsPerEpoch = 0;

@@ -16,7 +16,9 @@ Status Trainer::join() {
         return success();
     if (auto st = startHub(); !st)
         return st;
-    return waitForWorkers();
+    if (auto st = waitForWorkers(); !st)
+        return st;
+    return m_cfg.shard ? startShards() : success();
 }
 
 Status Trainer::startHub() {
@@ -61,6 +63,9 @@ Status Trainer::startHub() {
                                 m_master.buffers);
     hc.trainSamples = m_data->train.count();
     hc.events = m_pool.hubSink();
+    if (m_cfg.shard)
+        if (auto st = shardHub(hc); !st)
+            return st;
     m_pool.setHasHub(true);
     m_pool.setStepBytes(hc.layout.bundleBytes(hc.wire));
     m_hub = std::make_unique<CoordinatorHub>(hc);

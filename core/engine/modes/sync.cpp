@@ -1,5 +1,6 @@
 #include "engine/modes/sync.h"
 
+#include "engine/coordinator/shardconductor.h"
 #include "engine/wire/wiretensors.h"
 #include "model/torchcompat.h"
 #include "model/trafficledger.h"
@@ -14,6 +15,9 @@ namespace {
 // Trainable values from which a step's update (the shares combined, then the optimizer's step)
 // runs on the compute thread: at a million, Adam's serial pass takes milliseconds.
 constexpr int64_t kLargeUpdateValues = int64_t(1) << 20;
+// How long a sharded step waits, once every worker's result is in, for the owners to hold the
+// gradients and for the machines to hold the new weights: a lost link says so sooner.
+constexpr int kShardWaitMs = 10 * 60 * 1000;
 } // namespace
 
 std::unique_ptr<StepPolicy> makeSyncPolicy() {
@@ -76,10 +80,14 @@ Status SyncPolicy::step(StepContext& ctx) {
         phase(out.split.wireMs, [&] { grads = combineResults(ctx.master, c.results, batch); });
         phase(out.split.optimizerMs, [&] { ctx.optimizer.step(grads, serverLr(ctx, lr)); });
     };
-    if (ctx.onComputeThread && ctx.master.trainableCount() >= kLargeUpdateValues)
+    if (ctx.shards) {
+        if (auto st = shardedUpdate(ctx, c, batch, lr); !st)
+            return st;
+    } else if (ctx.onComputeThread && ctx.master.trainableCount() >= kLargeUpdateValues) {
         ctx.onComputeThread(update);
-    else
+    } else {
         update();
+    }
     out.samples = int64_t(indices.size());
     out.lr = lr;
     out.stepMs = double(timer.nsecsElapsed()) / 1e6;
@@ -87,6 +95,37 @@ Status SyncPolicy::step(StepContext& ctx) {
     ctx.pool.stepTook(c.took, out.samples, out.stepMs, ctx.step);
     out.indices = std::move(indices); // all of them: dispatch() returns once all are computed
     return ctx.applied(out);
+}
+
+Status SyncPolicy::shardedUpdate(StepContext& ctx, Collected& c, double batch, double lr) {
+    ShardConductor& shards = *ctx.shards;
+    std::vector<QString> workers;
+    std::vector<std::pair<QString, double>> counted;
+    for (size_t k = 0; k < c.results.size(); ++k) {
+        WorkResult& r = c.results[k];
+        const QString id = ctx.pool.at(c.from[k]).link->deviceId();
+        if (id.isEmpty()) { // this machine's worker: its gradients, packed as a worker's are
+            LedgerScope purpose(LedgerPurpose::Wire);
+            if (!m_shardBundle)
+                m_shardBundle = std::make_unique<GradientBundle>(
+                    ModelLayout::of(ctx.master.paramNames, ctx.master.params,
+                                    ctx.master.bufferNames, ctx.master.buffers),
+                    ctx.wire);
+            QByteArray bundle = m_shardBundle->begin();
+            m_shardBundle->finish(r.grads, r.buffers);
+            shards.ownGradients(bundle);
+            r.grads.clear();
+        }
+        const QString member = id.isEmpty() ? shards.selfId() : id;
+        workers.push_back(member);
+        counted.emplace_back(member, double(r.samples) / batch);
+    }
+    if (auto st = shards.waitHeld(ctx.step, workers, kShardWaitMs); !st)
+        return st;
+    if (auto st = shards.close(ctx.step, serverLr(ctx, lr), counted); !st)
+        return st;
+    combineBuffers(ctx.master, c.results, batch);
+    return shards.waitUpdated(ctx.step, kShardWaitMs);
 }
 
 Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr,
@@ -109,7 +148,12 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
         // The weights for remote workers leave the device before any local work is queued
         // there: behind it, their copy would wait for the local pass, and the remote workers
         // would start only when it ends.
-        for (size_t j = 0; j < live.size() && !packed; ++j)
+        // A sharded run's workers take the weights with their first step here only: from then on
+        // every owner sends its range to every machine after each step.
+        if (ctx.shards && m_firstShardedStep < 0)
+            m_firstShardedStep = ctx.step;
+        const bool sendWeights = !ctx.shards || ctx.step == m_firstShardedStep;
+        for (size_t j = 0; j < live.size() && !packed && sendWeights; ++j)
             if (!slices[j].empty() && ctx.pool.at(live[j]).remote) {
                 LedgerScope purpose(LedgerPurpose::Wire);
                 QElapsedTimer packing;
@@ -163,7 +207,16 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             c.took[w] += r->samples;
             c.computeMs[w] += r->computeMs;
             c.results.push_back(std::move(*r));
+            c.from.push_back(w);
         }
+        // A sharded run's owners take each worker's range once a step: a machine that is lost
+        // takes its range's state with it, and the run cannot yet go on without it.
+        if (ctx.shards && !leftover.empty())
+            return makeError(ErrorCode::Runtime,
+                             QStringLiteral("a machine of the sharded run was lost during step "
+                                            "%1; a sharded run cannot yet go on without one of "
+                                            "its machines: resume from the last checkpoint")
+                                 .arg(ctx.step + 1));
         pending = std::move(leftover);
     }
     return success();
@@ -242,8 +295,7 @@ std::vector<at::Tensor> combineResults(ModelTensors& master, std::vector<WorkRes
     std::vector<at::Tensor> grads;
     if (results.size() == 1) {
         grads = std::move(results[0].grads);
-        for (size_t b = 0; b < master.buffers.size(); ++b)
-            master.buffers[b].copy_(results[0].buffers[b]);
+        combineBuffers(master, results, batch);
         return grads;
     }
     grads.resize(master.params.size());
@@ -258,6 +310,17 @@ std::vector<at::Tensor> combineResults(ModelTensors& master, std::vector<WorkRes
                 grads[p].add_(r.grads[p], wgt);
         }
     }
+    combineBuffers(master, results, batch);
+    return grads;
+}
+
+void combineBuffers(ModelTensors& master, std::vector<WorkResult>& results, double batch) {
+    at::NoGradGuard noGrad;
+    if (results.size() == 1) {
+        for (size_t b = 0; b < master.buffers.size(); ++b)
+            master.buffers[b].copy_(results[0].buffers[b].to(master.buffers[b].device()));
+        return;
+    }
     for (size_t b = 0; b < master.buffers.size(); ++b) {
         if (!master.buffers[b].is_floating_point()) {
             master.buffers[b].copy_(results[0].buffers[b]);
@@ -265,10 +328,9 @@ std::vector<at::Tensor> combineResults(ModelTensors& master, std::vector<WorkRes
         }
         at::Tensor acc = at::zeros_like(master.buffers[b]);
         for (const WorkResult& r : results)
-            acc.add_(r.buffers[b], double(r.samples) / batch);
+            acc.add_(r.buffers[b].to(acc.device()), double(r.samples) / batch);
         master.buffers[b].copy_(acc);
     }
-    return grads;
 }
 
 std::unique_ptr<StepPolicy> makeModeSync(const RunConfig&) {

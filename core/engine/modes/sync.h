@@ -9,6 +9,7 @@
 // of inner steps in place of one gradient.
 
 #include "engine/coordinator/steppolicy.h"
+#include "engine/wire/wiretensors.h"
 #include "engine/work.h"
 
 namespace tandem {
@@ -30,6 +31,7 @@ protected:
 private:
     struct Collected {
         std::vector<WorkResult> results;
+        std::vector<size_t> from;      // each result's pool member
         std::vector<double> rttMs;     // per pool member
         std::vector<int64_t> took;     // samples, per pool member
         std::vector<double> computeMs; // per pool member
@@ -40,9 +42,18 @@ private:
     // others, so no sample of the step is lost and none is used twice.
     Status dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr, Collected& c);
     QList<WorkerStepStats> workerStats(StepContext& ctx, Collected& c, double stepMs) const;
+    // A sharded run's update: this machine's gradients go to the owners with the workers', the
+    // owners step once they hold every worker's range, and the step ends when every machine's
+    // replica (this one's is the run's weights) holds the result.
+    Status shardedUpdate(StepContext& ctx, Collected& c, double batch, double lr);
 
     QByteArray m_packSpare; // the memory weights are packed into, step after step
+    std::unique_ptr<GradientBundle> m_shardBundle; // this machine's gradients, sharded
+    int64_t m_firstShardedStep = -1;               // this process's first step of a sharded run
 };
+
+// The buffers of `results` into `master`, as combineResults() combines them.
+void combineBuffers(ModelTensors& master, std::vector<WorkResult>& results, double batch);
 
 // Sum over results of (b_i / B) * g_i: the mean gradient (or parameter delta) over the global
 // batch B. Buffers: running statistics average by share; counters are the same on every worker

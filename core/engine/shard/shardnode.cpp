@@ -79,6 +79,8 @@ void ShardNode::drop(const QString& peer, const QString& why) {
 }
 
 void ShardNode::open(int64_t step) {
+    if (step == m_step)
+        return; // opened already, and what arrived for it is kept
     m_step = step;
     m_route.reset();
     m_replicaStep.open(step);
@@ -119,8 +121,12 @@ void ShardNode::takeWeights(size_t range, int64_t step, const QByteArray& bytes)
         return;
     if (auto st = m_replicaStep.receive(step, range, bytes, *m_replica); !st)
         return drop(m_ranges[range].owner, st.error().message);
-    if (m_replicaStep.complete())
-        Q_EMIT updated(step);
+    if (!m_replicaStep.complete())
+        return;
+    // The step is over here: what comes next is the next step's, which a fast worker may send
+    // before this machine hears of it.
+    open(step + 1);
+    Q_EMIT updated(step);
 }
 
 Status ShardNode::close(int64_t step, const std::vector<std::pair<QString, double>>& counted,
@@ -139,6 +145,8 @@ Status ShardNode::close(int64_t step, const std::vector<std::pair<QString, doubl
         }
     if (const auto mine = rangeOf(m_deviceId))
         takeWeights(*mine, step, *weights);
+    if (!m_replica)
+        open(step + 1); // a machine that only owns is done with the step once it has sent
     return success();
 }
 

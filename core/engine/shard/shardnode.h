@@ -45,7 +45,8 @@ public:
     // device that owns no range and a second link from one device are refused.
     Status addLink(Connection* link, const QString& deviceId);
 
-    // Opens step `step`: what the previous one left is dropped.
+    // Opens step `step`: what the previous one left is dropped (nothing, when it is open). A
+    // machine whose replica holds every owner's weights for a step opens the next by itself.
     void open(int64_t step);
     // The worker's gradient bundle for the open step, of which the first `ready` bytes are final
     // (GradientBundle::ready()). Call again as it grows; each range goes out once, whole.
@@ -59,7 +60,7 @@ Q_SIGNALS:
     // leaves that worker out of the step).
     void held(qint64 step, const QString& worker);
     void refused(qint64 step, const QString& worker, const QString& why);
-    // As a worker: every owner's weights for `step` are in the replica.
+    // As a worker: every owner's weights for `step` are in the replica; step + 1 is open.
     void updated(qint64 step);
     // A link closed, or sent what cannot be taken (it is closed then).
     void linkLost(const QString& deviceId, const QString& why);

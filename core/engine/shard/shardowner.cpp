@@ -321,4 +321,31 @@ Status ShardOwner::restore(int64_t steps, const NamedTensors& whole) {
     return m_optimizer->restore(steps, records);
 }
 
+QByteArray ShardOwner::rangeStateBytes() const {
+    TensorFile file;
+    file.meta.insert(QStringLiteral("begin"), qint64(m_begin));
+    file.meta.insert(QStringLiteral("end"), qint64(m_end));
+    file.meta.insert(QStringLiteral("steps"), qint64(m_optimizer->stepCount()));
+    for (const auto& [name, t] : m_optimizer->stateTensors())
+        file.tensors << toRecord(name, t);
+    auto bytes = serializeCheckpoint(file);
+    return bytes ? *bytes : QByteArray();
+}
+
+Status ShardOwner::restoreRange(int64_t steps, const QByteArray& bytes) {
+    auto file = parseCheckpoint(bytes, QStringLiteral("a range's optimizer state"));
+    if (!file)
+        return file.error();
+    if (file->meta.value(QStringLiteral("begin")).toInteger(-1) != m_begin ||
+        file->meta.value(QStringLiteral("end")).toInteger(-1) != m_end ||
+        file->meta.value(QStringLiteral("steps")).toInteger(-1) != steps)
+        return makeError(ErrorCode::Incompatible,
+                         QStringLiteral("the optimizer state of values %1 to %2 after %3 step(s) "
+                                        "is not what was sent")
+                             .arg(m_begin)
+                             .arg(m_end)
+                             .arg(steps));
+    return m_optimizer->restore(steps, file->tensors);
+}
+
 } // namespace tandem

@@ -114,6 +114,11 @@ public:
     // Takes this range's part of a whole model's optimizer state (gatherState(), or a one-owner
     // run's Optimizer::stateTensors()) after `steps` steps.
     Status restore(int64_t steps, const NamedTensors& whole);
+    // This range's optimizer state as it keeps it (named by its pieces, not the model's
+    // tensors): what travels between the coordinator and the range's owner, in a checkpoint
+    // container (rangeStateBytes()), and what restoreRange() takes back.
+    QByteArray rangeStateBytes() const;
+    Status restoreRange(int64_t steps, const QByteArray& bytes);
 
 private:
     ShardLayout m_layout;

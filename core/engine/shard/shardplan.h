@@ -59,6 +59,12 @@ struct ShardPlan {
 // Shard boundaries fall on multiples of this many values: 4 KiB of fp32.
 inline constexpr int64_t kShardAlignment = 1024;
 
+// The most bytes a range of `values` values takes as fp32 weights or as an optimizer's state in a
+// checkpoint container (ShardOwner::rangeStateBytes()): what a connection takes in one blob for it.
+inline int64_t shardStateCap(int64_t values) {
+    return values * 16 + (int64_t(1) << 20);
+}
+
 // What an owner keeps for each value of its shard: the fp32 master, the optimizer's state and the
 // gradients' sum, in fp32.
 int64_t shardBytesPerValue(OptimizerKind optimizer);

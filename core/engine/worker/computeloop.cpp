@@ -39,6 +39,7 @@ void ComputeLoop::start(AdmittedRun run, std::unique_ptr<ModelReplica> replica,
         m_outer.emplace(*m_run.outer);
     m_grads = std::make_unique<GradientBundle>(m_run.layout, m_run.wire);
     m_conn = connection;
+    m_shardSink = nullptr;
 }
 
 void ComputeLoop::runIdle(std::function<void()> job) {
@@ -105,6 +106,8 @@ void ComputeLoop::compute(const wire::Assign& a, const std::optional<QByteArray>
 }
 
 QString ComputeLoop::computeGradients(WorkRequest req, wire::Result& res, QStringList& notes) {
+    if (m_shardSink)
+        return computeShardGradients(std::move(req), res, notes);
     QByteArray bundle = m_grads->begin();
     post([this, bundle] { openResult(bundle); });
     // When each part of the bundle became ready, to tell what really left while the backward
@@ -136,6 +139,26 @@ QString ComputeLoop::computeGradients(WorkRequest req, wire::Result& res, QStrin
     bundle = m_grads->begin();
     post([this, bundle] { openResult(bundle); });
     m_grads->finish(r->grads, r->buffers);
+    return {};
+}
+
+// A sharded run's step: the owners take the gradients, the coordinator the buffers. The bundle
+// goes to the owners once the step is computed, so that a step computed again (smaller
+// micro-batches after running out of memory) never sends a range twice.
+QString ComputeLoop::computeShardGradients(WorkRequest req, wire::Result& res, QStringList& notes) {
+    auto r = m_replica->compute(req, QStringLiteral("this worker"));
+    if (!r)
+        return r.error().message;
+    describeResult(*r, res);
+    notes = r->notes;
+    QByteArray bundle = m_grads->begin();
+    m_grads->finish(r->grads, r->buffers);
+    post([this, bundle, ready = m_grads->size()] {
+        if (m_shardSink)
+            m_shardSink(bundle, ready);
+    });
+    const QByteArray buffers = packBundle({}, r->buffers, m_run.wire);
+    post([this, buffers] { openResult(buffers); });
     return {};
 }
 

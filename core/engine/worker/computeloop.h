@@ -40,6 +40,13 @@ public:
     void reset();
     // Computes `run` on `replica`, sending results on `connection`.
     void start(AdmittedRun run, std::unique_ptr<ModelReplica> replica, Connection* connection);
+    // A sharded run: each step's gradient bundle goes to `sink` (on this object's thread) once
+    // the step is computed, and the result the coordinator receives carries the buffers only.
+    void setShardSink(std::function<void(const QByteArray& bundle, qint64 ready)> sink) {
+        m_shardSink = std::move(sink);
+    }
+    // The replica's trainable tensors (null before start()).
+    std::vector<at::Tensor>* replicaParams() { return m_replica ? &m_replica->params() : nullptr; }
     // The connection was lost: results computed meanwhile are dropped.
     void lostConnection() { m_conn = nullptr; }
     // Queues an assignment (with its weights blob, when it carried one) and starts it when no
@@ -59,6 +66,7 @@ private:
     void compute(const wire::Assign& a, const std::optional<QByteArray>& weights);
     // A gradient step: the bundle opens before the step and grows as the backward pass fills it.
     QString computeGradients(WorkRequest req, wire::Result& res, QStringList& notes);
+    QString computeShardGradients(WorkRequest req, wire::Result& res, QStringList& notes);
     void finishStep(wire::Result res, const QString& error, const QStringList& notes,
                     bool pipelined);
     // The assignment's weights into the replica: whole, or an update that `round`'s mode
@@ -86,6 +94,7 @@ private:
     std::deque<std::pair<wire::Assign, std::optional<QByteArray>>> m_queue;
     int64_t m_roundsQueued = 0, m_roundsWaited = 0;
     double m_share = 0; // the computing assignment's
+    std::function<void(const QByteArray&, qint64)> m_shardSink;
 };
 
 } // namespace tandem

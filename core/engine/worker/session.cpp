@@ -1,7 +1,7 @@
 #include "engine/worker/session.h"
 
-#include "common/failpoint.h"
 #include "common/version.h"
+#include "engine/shard/shardplan.h"
 #include "engine/training.h"
 #include "engine/wire/hello.h"
 #include "net/connection.h"
@@ -154,6 +154,8 @@ void WorkerSession::onMessage(const wire::Message& m) {
         onDataOffer(*offer);
     else if (m_state == State::Working && assign)
         onAssign(*assign);
+    else if (m_state == State::Working)
+        onShardMessage(m);
 }
 
 void WorkerSession::onHello(const wire::Hello& h) {
@@ -170,6 +172,7 @@ void WorkerSession::onHello(const wire::Hello& h) {
 }
 
 void WorkerSession::onRunSpec(const wire::RunSpec& spec) {
+    m_shard.reset();
     m_loop.reset();
     m_run.reset();
     m_base.reset();
@@ -196,7 +199,12 @@ void WorkerSession::admit(const wire::RunSpec& spec, const QByteArray& archive,
     // The worker's gradient bundles and the coordinator's weight bundles have this exact size;
     // the dataset is bounded by what a desktop can hold, token files (written to disk as they
     // arrive) by its free space.
-    m_conn->setBlobCap(wire::BlobKind::Tensors, m_run->bundleCap());
+    // A sharded run's setup also brings this machine's range of the fp32 weights and, resumed,
+    // of the optimizer's state.
+    m_conn->setBlobCap(
+        wire::BlobKind::Tensors,
+        std::max<qint64>(m_run->bundleCap(),
+                         spec.sharded ? shardStateCap(m_run->layout.paramCount()) : 0));
     m_conn->setBlobCap(wire::BlobKind::Dataset, qint64(8) << 30);
     m_conn->setBlobCap(wire::BlobKind::Tokens, std::numeric_limits<qint64>::max());
     m_conn->setBlobSpill(wire::BlobKind::Tokens, datasetCache().dir());
@@ -211,42 +219,8 @@ void WorkerSession::admit(const wire::RunSpec& spec, const QByteArray& archive,
     becomeReady();
 }
 
-void WorkerSession::onDataOffer(const wire::DataOffer& offer) {
-    std::optional<QByteArray> blob = m_conn->takeBlob(offer.blob);
-    // A split's token blob arrived as a file; "" for a split without one.
-    auto file = [&](uint64_t id) { return id ? m_conn->takeBlobFile(id) : QString(); };
-    const std::optional<QString> train = file(offer.trainTokensBlob),
-                                 test = file(offer.testTokensBlob);
-    if (!blob || !train || !test) {
-        DatasetCache::discard({train.value_or(QString()), test.value_or(QString())});
-        finish(1, QStringLiteral("the coordinator's dataset did not arrive whole"));
-        return;
-    }
-    if (TANDEM_FAILPOINT("dataset.transfer"))
-        blob->truncate(blob->size() / 2);
-    // Checking the data against its hash reads all of it (a token file of gigabytes: tens of
-    // seconds), so the idle compute thread does it, and this one goes on answering pings.
-    m_loop.runIdle([this, cache = datasetCache(), hash = m_run->spec.datasetHash,
-                    blob = std::move(*blob), train = *train, test = *test] {
-        auto got = cache.accept(hash, blob, train, test);
-        QMetaObject::invokeMethod(
-            this, [this, hash, got = std::move(got)]() mutable { onDataChecked(hash, got); },
-            Qt::QueuedConnection);
-    });
-}
-
-void WorkerSession::onDataChecked(const QString& hash, Expected<DatasetCache::Received>& got) {
-    if (m_state != State::AwaitData || !m_run || hash != m_run->spec.datasetHash)
-        return; // the session started again meanwhile
-    if (!got)
-        return finish(1, got.error().message);
-    if (!got->cachedAt.isEmpty())
-        m_log(QStringLiteral("cached the dataset in %1").arg(got->cachedAt));
-    m_data = std::make_shared<DatasetSplits>(std::move(got->data));
-    becomeReady();
-}
-
 void WorkerSession::becomeReady() {
+    m_shard.reset();
     m_loop.reset();
     QString note;
     auto replica = startReplica(m_device, *m_run, m_data, &note);
@@ -265,7 +239,16 @@ void WorkerSession::becomeReady() {
     ready.precisionNote = (*replica)->precisionNote();
     m_events.joined(m_run->spec.runId, m_run->spec.mode, m_device.name, m_run->spec.datasetSpec,
                     m_data.get());
+    const wire::RunSpec spec = m_run->spec;
+    const OptimizerConfig optimizer = m_run->options.innerOptimizer;
+    const DType wireDtype = m_run->wire;
     m_loop.start(std::move(*m_run), std::move(*replica), m_conn);
+    if (spec.sharded) {
+        auto port = startShardPart(spec, wireDtype, optimizer);
+        if (!port)
+            return refuse(wire::RejectCode::Protocol, port.error().message);
+        ready.shardPort = *port;
+    }
     m_run.reset();
     m_state = State::Working;
     m_conn->send(ready);

@@ -8,6 +8,7 @@
 #include "engine/internal.h"
 
 #include "engine/devices.h"
+#include "engine/shard/shardpart.h"
 #include "engine/step/basepack.h"
 #include "engine/worker/computeloop.h"
 #include "engine/worker/events.h"
@@ -65,10 +66,20 @@ private:
     void onBasePart(const wire::BasePart& part);
     // Every part is here: the file takes its name, and the run is admitted with it.
     void completeBase();
+    // The dataset, when the coordinator sends it (sessiondata.cpp).
     void onDataOffer(const wire::DataOffer& offer);
     void onDataChecked(const QString& hash, Expected<DatasetCache::Received>& got);
     void becomeReady();
     void onAssign(const wire::Assign& a);
+    // A sharded run (shardpart.h, sessionshard.cpp): this machine's part, listening for its
+    // links (returns the port), and the coordinator's setup, closes and requests for its state.
+    Expected<quint16> startShardPart(const wire::RunSpec& spec, DType wire,
+                                     const OptimizerConfig& optimizer);
+    void onShardMessage(const wire::Message& m);
+    void onShardSetup(const wire::ShardSetup& setup);
+    void onShardClose(const wire::ShardClose& close);
+    // The coordinator asks for this machine's range's optimizer state (a checkpoint is due).
+    void onShardSave();
     DatasetCache datasetCache() const { return DatasetCache::of(m_opt.cacheDir, m_opt.home); }
     BaseCache baseCache() const { return BaseCache::of(m_opt.cacheDir, m_opt.home); }
 
@@ -101,7 +112,10 @@ private:
     uint64_t m_baseSearch = 0;        // the folder search under way (--models), by number
     std::optional<AdmittedRun> m_run; // between the RunSpec and the start of work
     std::shared_ptr<DatasetSplits> m_data;
-    ComputeLoop m_loop; // last: its thread stops before the rest goes
+    ComputeLoop m_loop; // its thread stops before the rest goes
+    // A sharded run's part on this machine. Last: it writes into the loop's replica, and goes
+    // first.
+    std::unique_ptr<ShardPart> m_shard;
 };
 
 } // namespace tandem

@@ -1,0 +1,301 @@
+#include "engine/coordinator/shardconductor.h"
+
+#include "engine/coordinator/hub.h"
+#include "engine/coordinator/hubsession.h"
+
+#include <ATen/core/grad_mode.h>
+
+#include <chrono>
+
+namespace tandem {
+
+namespace {
+
+// The fp32 values [begin, end) of `params`, in the order `layout` gives them: what the owner of
+// that range starts from.
+QByteArray rangeValues(const ShardLayout& layout, int64_t begin, int64_t end,
+                       const std::vector<at::Tensor>& params) {
+    at::NoGradGuard noGrad;
+    QByteArray out((end - begin) * qint64(sizeof(float)), Qt::Uninitialized);
+    at::Tensor flat =
+        at::from_blob(out.data(), {end - begin}, at::TensorOptions().dtype(at::kFloat));
+    for (const ShardLayout::Piece& p : layout.piecesOf(begin, end))
+        flat.narrow(0, p.at, p.values)
+            .copy_(params[size_t(p.tensor)].detach().reshape(-1).narrow(0, p.offset, p.values));
+    return out;
+}
+
+} // namespace
+
+Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& workers,
+                             std::vector<at::Tensor>* replica, DType wire,
+                             OptimizerConfig optimizer, int64_t firstStep, const Optimizer* resumed,
+                             int timeoutMs) {
+    m_hub = hub;
+    m_replica = replica;
+    m_optimizer = optimizer;
+    const ShardLayout layout = ShardLayout::of(*replica);
+    const int64_t members = int64_t(workers.size()) + 1;
+    const int64_t steps = resumed ? resumed->stepCount() : 0;
+    NamedTensors resumedState;
+    if (steps > 0)
+        resumedState = resumed->stateTensors();
+    // Range r's part of the resumed state, as its owner takes it (empty: it starts afresh).
+    const auto stateOf = [&](int64_t begin, int64_t end) -> Expected<QByteArray> {
+        if (steps == 0)
+            return QByteArray();
+        ShardOwner cut = ShardOwner::fromParams(layout, begin, end, *replica, optimizer);
+        if (auto st = cut.restore(steps, resumedState); !st)
+            return st.error();
+        return cut.rangeStateBytes();
+    };
+    if (layout.values < members)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("the model has %1 trainable values, fewer than the %2 "
+                                        "machines that would each hold a range of them")
+                             .arg(layout.values)
+                             .arg(members));
+    Status result = success();
+    hub->runOnNetwork([&] {
+        m_self = hub->identity().deviceId();
+        wire::ShardSetup setup;
+        setup.runId = hub->config().runId;
+        setup.token = ShardIntroduction::newToken();
+        setup.firstStep = firstStep;
+        setup.optimizerSteps = steps;
+        m_machine = new ShardPart(hub->identity(), replica, wire, optimizer, hub);
+        QObject::connect(m_machine, &ShardPart::report, m_machine,
+                         [this](const wire::ShardReport& r) { onReport(m_self, r); });
+        QObject::connect(m_machine, &ShardPart::failed, m_machine,
+                         [this](const QString& why) { onLost(m_self, why); });
+        auto port = m_machine->listen(hub->address());
+        if (!port) {
+            result = port.error();
+            return;
+        }
+        // A worker reaches this machine where it reaches the hub: an empty host says so.
+        setup.members << wire::ShardSetup::Peer{m_self, QString(), *port};
+        std::vector<HubSession*> sessions;
+        for (const QString& w : workers) {
+            HubSession* s = hub->workingSession(w);
+            if (!s || s->shardPort() == 0) {
+                result = makeError(ErrorCode::Runtime,
+                                   QStringLiteral("worker (device %1) left before the sharded "
+                                                  "run was set up")
+                                       .arg(w));
+                return;
+            }
+            sessions.push_back(s);
+            setup.members << wire::ShardSetup::Peer{w, s->connection()->peerHost(), s->shardPort()};
+        }
+        m_members.clear();
+        m_ranges.clear();
+        for (int64_t i = 0; i < members; ++i) {
+            const QString& id = setup.members[int(i)].deviceId;
+            m_members.push_back(id);
+            m_ranges.push_back(
+                {layout.values * i / members, layout.values * (i + 1) / members, id});
+            setup.ranges << wire::ShardSetup::Span{m_ranges.back().begin, m_ranges.back().end, id};
+        }
+        hub->closeMembership(QStringLiteral("this sharded run's machines are fixed once it has "
+                                            "started; a worker that comes later cannot join"));
+        std::vector<QByteArray> states;
+        for (const ShardRange& r : m_ranges) {
+            auto state = stateOf(r.begin, r.end);
+            if (!state) {
+                result = state.error();
+                return;
+            }
+            states.push_back(std::move(*state));
+        }
+        // Each range's weights, then its state: one blob, which its owner takes with the setup.
+        const auto range = [&](size_t r) {
+            return rangeValues(layout, m_ranges[r].begin, m_ranges[r].end, *replica) + states[r];
+        };
+        if (auto st = m_machine->setup(setup, range(0)); !st) {
+            result = st.error();
+            return;
+        }
+        for (size_t w = 0; w < sessions.size(); ++w)
+            sessions[w]->sendShardSetup(setup, range(w + 1));
+    });
+    if (!result)
+        return result;
+    std::unique_lock<std::mutex> lock(m_mutex);
+    return await(
+        lock, [&] { return m_ready.size() == qsizetype(m_members.size()); }, timeoutMs,
+        QStringLiteral("the links between the run's machines"));
+}
+
+template <typename Done>
+Status ShardConductor::await(std::unique_lock<std::mutex>& lock, Done done, int timeoutMs,
+                             const QString& what) {
+    const bool ok = m_cv.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                                  [&] { return !m_failure.isEmpty() || done(); });
+    if (!m_failure.isEmpty())
+        return makeError(ErrorCode::Runtime, m_failure);
+    if (!ok)
+        return makeError(
+            ErrorCode::Runtime,
+            QStringLiteral("the sharded run waited %1 s for %2").arg(timeoutMs / 1000).arg(what));
+    return success();
+}
+
+void ShardConductor::ownGradients(const QByteArray& bundle) {
+    QMetaObject::invokeMethod(
+        m_hub, [this, bundle] { m_machine->gradientsReady(bundle, bundle.size()); },
+        Qt::QueuedConnection);
+}
+
+Status ShardConductor::waitHeld(int64_t step, const std::vector<QString>& workers, int timeoutMs) {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    auto st = await(
+        lock,
+        [&] {
+            for (const QString& owner : m_members) {
+                const auto it = m_held.find({step, owner});
+                for (const QString& w : workers)
+                    if (it == m_held.end() || !it->second.contains(w))
+                        return false;
+            }
+            return true;
+        },
+        timeoutMs, QStringLiteral("the owners to hold step %1's gradients").arg(step + 1));
+    for (auto it = m_held.begin(); it != m_held.end();)
+        it = it->first.first <= step ? m_held.erase(it) : std::next(it);
+    return st;
+}
+
+Status ShardConductor::close(int64_t step, double lr,
+                             const std::vector<std::pair<QString, double>>& counted) {
+    wire::ShardClose c;
+    c.step = step;
+    c.lr = lr;
+    for (const auto& w : counted)
+        c.counted << w;
+    QMetaObject::invokeMethod(
+        m_hub,
+        [this, c] {
+            for (size_t m = 1; m < m_members.size(); ++m)
+                if (HubSession* s = m_hub->workingSession(m_members[m]))
+                    s->sendShard(c);
+            if (auto st = m_machine->close(c); !st)
+                onLost(m_self, st.error().message);
+        },
+        Qt::QueuedConnection);
+    return success();
+}
+
+Status ShardConductor::waitUpdated(int64_t step, int timeoutMs) {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    auto st = await(
+        lock, [&] { return m_updated[step].size() == qsizetype(m_members.size()); }, timeoutMs,
+        QStringLiteral("every machine to hold step %1's weights").arg(step + 1));
+    for (auto it = m_updated.begin(); it != m_updated.end();)
+        it = it->first <= step ? m_updated.erase(it) : std::next(it);
+    return st;
+}
+
+Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeoutMs) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_states.clear();
+    }
+    QMetaObject::invokeMethod(
+        m_hub,
+        [this] {
+            for (size_t m = 1; m < m_members.size(); ++m)
+                if (HubSession* s = m_hub->workingSession(m_members[m]))
+                    s->sendShard(wire::ShardSave{});
+            if (const ShardOwner* own = m_machine->owner())
+                onState(m_self, own->stepCount(), own->rangeStateBytes());
+        },
+        Qt::QueuedConnection);
+    std::map<QString, std::pair<int64_t, QByteArray>> states;
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        if (auto st = await(
+                lock, [&] { return m_states.size() == m_members.size(); }, timeoutMs,
+                QStringLiteral("the owners' optimizer state"));
+            !st)
+            return st.error();
+        states.swap(m_states);
+    }
+    // Each range's state into an owner here, then all of them into the one-owner run's names.
+    const ShardLayout layout = ShardLayout::of(*m_replica);
+    std::vector<std::unique_ptr<ShardOwner>> owners;
+    std::vector<const ShardOwner*> all;
+    const int64_t steps = states.begin()->second.first;
+    for (const ShardRange& r : m_ranges) {
+        const auto& [rangeSteps, bytes] = states[r.owner];
+        if (rangeSteps != steps)
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("the owners of the run's ranges have taken %1 and %2 "
+                                            "steps")
+                                 .arg(steps)
+                                 .arg(rangeSteps));
+        owners.push_back(std::make_unique<ShardOwner>(
+            ShardOwner::fromParams(layout, r.begin, r.end, *m_replica, m_optimizer)));
+        if (auto st = owners.back()->restoreRange(steps, bytes); !st)
+            return makeError(
+                st.error().code,
+                QStringLiteral("device %1's range: %2").arg(r.owner, st.error().message));
+        all.push_back(owners.back().get());
+    }
+    auto whole = ShardOwner::gatherState(all);
+    if (!whole)
+        return whole.error();
+    return std::pair{steps, std::move(*whole)};
+}
+
+void ShardConductor::onState(const QString& member, int64_t steps, const QByteArray& state) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_states[member] = {steps, state};
+    }
+    m_cv.notify_all();
+}
+
+void ShardConductor::onReport(const QString& member, const wire::ShardReport& r) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        switch (r.kind) {
+        case wire::ShardReport::Kind::Ready:
+            m_ready.insert(member);
+            break;
+        case wire::ShardReport::Kind::Held:
+            m_held[{r.step, member}].insert(r.worker);
+            break;
+        case wire::ShardReport::Kind::Refused:
+            if (m_failure.isEmpty())
+                m_failure = QStringLiteral("the owner of a range (device %1) refused worker %2's "
+                                           "gradients for step %3: %4")
+                                .arg(member, r.worker)
+                                .arg(r.step + 1)
+                                .arg(r.why);
+            break;
+        case wire::ShardReport::Kind::Updated:
+            m_updated[r.step].insert(member);
+            break;
+        }
+    }
+    m_cv.notify_all();
+}
+
+void ShardConductor::onLost(const QString& member, const QString& why) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_failure.isEmpty() &&
+            std::find(m_members.begin(), m_members.end(), member) != m_members.end())
+            m_failure =
+                member == m_self
+                    ? QStringLiteral("this machine's part of the sharded run failed: %1").arg(why)
+                    : QStringLiteral("a machine of the sharded run (device %1) was lost: "
+                                     "%2. A sharded run cannot yet go on without one of "
+                                     "its machines; resume from the last checkpoint")
+                          .arg(member, why);
+    }
+    m_cv.notify_all();
+}
+
+} // namespace tandem

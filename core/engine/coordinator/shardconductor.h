@@ -1,0 +1,88 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: the coordinator's side of a sharded sync run (RunConfig::shard). It sets the
+// run up across this machine and its workers (each a member with a range, engine/shard/), and
+// drives each step's control: the workers' gradients go to the owners over the members' own
+// links, each owner reports whose range it holds, the conductor closes the step on every owner
+// with the same list of workers and weights, and every member reports when its replica holds
+// the step's weights. No gradient or weight of a remote worker passes through here unless this
+// machine owns its range.
+//
+// The training thread calls it; its machine (ShardPart) and the workers' sessions live on
+// the hub's network thread, whose reports it hears through onReport() and onLost().
+
+#include "common/expected.h"
+#include "engine/shard/shardpart.h"
+
+#include <QSet>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace tandem {
+
+class CoordinatorHub;
+
+class ShardConductor {
+public:
+    // Training thread. Sets the run up through `hub` (started) across this machine and the workers
+    // `workers` (device IDs): this machine's replica (the run's weights, which it keeps up to date)
+    // is `replica`, and its values are cut into equal ranges, one a member. `resumed`, when it has
+    // stepped (a run resumed from a checkpoint), is the optimizer's state each owner takes its
+    // range of. Returns once every member's links are up, or fails saying what did not come
+    // within `timeoutMs`.
+    Status start(CoordinatorHub* hub, const std::vector<QString>& workers,
+                 std::vector<at::Tensor>* replica, DType wire, OptimizerConfig optimizer,
+                 int64_t firstStep, const Optimizer* resumed, int timeoutMs);
+    QString selfId() const { return m_self; }
+    // Every member's device ID and range, in the order of the values.
+    std::vector<ShardRange> ranges() const { return m_ranges; }
+
+    // This machine's worker's gradient bundle for the open step (complete).
+    void ownGradients(const QByteArray& bundle);
+    // Waits until every owner holds the range of each worker in `workers` for `step`. Fails
+    // when an owner refused one (naming it) or a member is lost, or after `timeoutMs`.
+    Status waitHeld(int64_t step, const std::vector<QString>& workers, int timeoutMs);
+    // Closes `step` on every owner with `counted` (worker, weight), in that order.
+    Status close(int64_t step, double lr, const std::vector<std::pair<QString, double>>& counted);
+    // Waits until every member's replica holds the weights after `step`.
+    Status waitUpdated(int64_t step, int timeoutMs);
+    // Between steps: the optimizer's state of the whole model, from every owner's range, in the
+    // one-owner run's names (ShardOwner::gatherState), and the steps it has taken: what a
+    // checkpoint keeps.
+    Expected<std::pair<int64_t, NamedTensors>> gatherState(int timeoutMs);
+
+    // Network thread.
+    void onReport(const QString& member, const wire::ShardReport& report);
+    void onLost(const QString& member, const QString& why);
+    void onState(const QString& member, int64_t steps, const QByteArray& state);
+
+private:
+    // Waits for `done` (with m_mutex held) or a failure, up to `timeoutMs`; `what` names what was
+    // awaited for the error.
+    template <typename Done>
+    Status await(std::unique_lock<std::mutex>& lock, Done done, int timeoutMs, const QString& what);
+
+    CoordinatorHub* m_hub = nullptr;
+    QString m_self;
+    std::vector<QString> m_members; // this machine first
+    std::vector<ShardRange> m_ranges;
+    std::vector<at::Tensor>* m_replica = nullptr;
+    OptimizerConfig m_optimizer;
+    ShardPart* m_machine = nullptr; // the network thread's, a child of the hub
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_cv;
+    QSet<QString> m_ready;
+    // (step, owner) → the workers whose range it holds whole
+    std::map<std::pair<int64_t, QString>, QSet<QString>> m_held;
+    std::map<int64_t, QSet<QString>> m_updated;
+    std::map<QString, std::pair<int64_t, QByteArray>> m_states; // gatherState()'s answers
+    QString m_failure; // a refusal, a lost member, a link that failed: the run cannot go on
+};
+
+} // namespace tandem

@@ -1,0 +1,161 @@
+#include "engine/shard/shardpart.h"
+
+#include <QTimer>
+
+namespace tandem {
+
+ShardPart::ShardPart(const Identity& identity, std::vector<at::Tensor>* replica, DType wire,
+                     OptimizerConfig optimizer, QObject* parent)
+    : QObject(parent)
+    , m_identity(identity)
+    , m_replica(replica)
+    , m_wire(wire)
+    , m_optimizer(optimizer)
+    , m_listener(identity) {
+    connect(&m_listener, &ShardListener::linked, this,
+            [this](Connection* link, const QString& deviceId) { linkUp(link, deviceId); });
+}
+
+Expected<quint16> ShardPart::listen(const QHostAddress& address) {
+    if (auto st = m_listener.listen(address); !st)
+        return st.error();
+    return m_listener.port();
+}
+
+Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) {
+    const auto refuse = [](const QString& why) {
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("the coordinator's setup of the sharded run: %1").arg(why));
+    };
+    if (m_node)
+        return refuse(QStringLiteral("it came twice"));
+    if (!m_replica)
+        return refuse(QStringLiteral("this machine has no replica to keep up to date"));
+    const QString me = m_identity.deviceId();
+    int myIndex = -1;
+    ShardIntroduction intro;
+    intro.runId = setup.runId;
+    intro.token = setup.token;
+    for (int i = 0; i < setup.members.size(); ++i) {
+        const wire::ShardSetup::Peer& p = setup.members[i];
+        if (intro.find(p.deviceId))
+            return refuse(QStringLiteral("device %1 is listed twice").arg(p.deviceId));
+        if (p.deviceId == me)
+            myIndex = i;
+        intro.members.push_back({p.deviceId, p.host, p.port});
+    }
+    if (myIndex < 0)
+        return refuse(QStringLiteral("it does not name this machine (device %1)").arg(me));
+    const ShardLayout layout = ShardLayout::of(*m_replica);
+    std::vector<ShardRange> ranges;
+    const wire::ShardSetup::Span* mine = nullptr;
+    for (const wire::ShardSetup::Span& r : setup.ranges) {
+        if (!intro.find(r.owner))
+            return refuse(
+                QStringLiteral("device %1 owns a range but is not a member").arg(r.owner));
+        ranges.push_back({r.begin, r.end, r.owner});
+        if (r.owner == me) {
+            if (mine)
+                return refuse(QStringLiteral("this machine owns two ranges"));
+            mine = &r;
+        }
+    }
+    if (ranges.empty() || ranges.back().end != layout.values)
+        return refuse(QStringLiteral("its ranges cover %1 values; the model has %2")
+                          .arg(ranges.empty() ? 0 : ranges.back().end)
+                          .arg(layout.values));
+    if (mine) {
+        const qint64 want = (mine->end - mine->begin) * qint64(sizeof(float));
+        if (range.size() < want || (range.size() > want && setup.optimizerSteps == 0))
+            return refuse(QStringLiteral("the range's weights and state are %1 bytes; its "
+                                         "weights alone are %2")
+                              .arg(range.size())
+                              .arg(want));
+        const at::Tensor flat =
+            at::from_blob(const_cast<char*>(range.constData()), {mine->end - mine->begin},
+                          at::TensorOptions().dtype(at::kFloat));
+        auto owner =
+            std::make_unique<ShardOwner>(layout, mine->begin, mine->end, flat, m_optimizer);
+        if (range.size() > want)
+            if (auto st = owner->restoreRange(setup.optimizerSteps, range.mid(want)); !st)
+                return refuse(st.error().message);
+        m_owner = std::move(owner);
+    } else if (!range.isEmpty()) {
+        return refuse(QStringLiteral("weights came for a range this machine does not own"));
+    }
+    m_node = new ShardNode(me, layout, std::move(ranges), m_wire, m_owner.get(), m_replica, this);
+    m_node->open(setup.firstStep);
+    connect(m_node, &ShardNode::held, this, [this](qint64 step, const QString& worker) {
+        Q_EMIT report({wire::ShardReport::Kind::Held, step, worker, {}});
+    });
+    connect(m_node, &ShardNode::refused, this,
+            [this](qint64 step, const QString& worker, const QString& why) {
+                Q_EMIT report({wire::ShardReport::Kind::Refused, step, worker, why});
+            });
+    connect(m_node, &ShardNode::updated, this, [this](qint64 step) {
+        Q_EMIT report({wire::ShardReport::Kind::Updated, step, {}, {}});
+    });
+    connect(
+        m_node, &ShardNode::linkLost, this, [this](const QString& deviceId, const QString& why) {
+            Q_EMIT failed(QStringLiteral("the link to device %1 was lost: %2").arg(deviceId, why));
+        });
+    // Every member links with every other: a worker sends each owner its range and takes each
+    // owner's weights. The later one in the list dials.
+    m_expectLinks = int(intro.members.size()) - 1;
+    m_listener.introduce(intro);
+    m_intro = intro;
+    m_since.start();
+    for (int i = 0; i < myIndex; ++i)
+        dial(intro.members[size_t(i)]);
+    if (m_expectLinks == 0)
+        Q_EMIT report({wire::ShardReport::Kind::Ready, setup.firstStep, {}, {}});
+    return success();
+}
+
+void ShardPart::dial(const ShardMember& to) {
+    auto* attempt = new ShardDial(m_identity, m_intro, to, this);
+    connect(attempt, &ShardDial::linked, this, [this, attempt, id = to.deviceId](Connection* link) {
+        attempt->deleteLater();
+        linkUp(link, id);
+    });
+    connect(attempt, &ShardDial::failed, this, [this, attempt, to](const QString& why) {
+        attempt->deleteLater();
+        // The coordinator sets the members up one by one: the one dialled may not have heard of
+        // this run yet, and refuses until it has.
+        if (m_since.elapsed() < kLinkPatienceMs) {
+            QTimer::singleShot(kRedialMs, this, [this, to] { dial(to); });
+            return;
+        }
+        Q_EMIT failed(QStringLiteral("no link to device %1 within %2 s: %3")
+                          .arg(to.deviceId)
+                          .arg(kLinkPatienceMs / 1000)
+                          .arg(why));
+    });
+}
+
+void ShardPart::linkUp(Connection* link, const QString& deviceId) {
+    if (!m_node) { // a link before the setup: the listener was introduced to nobody
+        link->close(QStringLiteral("this machine is not set up for a sharded run"));
+        link->deleteWhenFlushed();
+        return;
+    }
+    if (auto st = m_node->addLink(link, deviceId); !st)
+        return Q_EMIT failed(st.error().message);
+    if (++m_links == m_expectLinks)
+        Q_EMIT report({wire::ShardReport::Kind::Ready, 0, {}, {}});
+}
+
+void ShardPart::gradientsReady(const QByteArray& bundle, qint64 ready) {
+    if (m_node)
+        m_node->gradientsReady(bundle, ready);
+}
+
+Status ShardPart::close(const wire::ShardClose& close) {
+    if (!m_node)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("a step closed before the sharded run was set up"));
+    std::vector<std::pair<QString, double>> counted(close.counted.begin(), close.counted.end());
+    return m_node->close(close.step, counted, close.lr);
+}
+
+} // namespace tandem

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "engine/internal.h"
+
+// Engine-internal: one machine's whole part in a sharded run, as its coordinator sets it up
+// (wire::ShardSetup): it listens for the links of the members listed after it and dials those
+// before it (shardlink.h), owns its range of the values (shardowner.h), and takes part in each
+// step through its ShardNode. What it has to say to the coordinator (its links are up, a
+// worker's range is held or refused, the replica is up to date) comes out as reports; the
+// coordinator's own machine hands them on directly, a worker's session sends them.
+
+#include "common/expected.h"
+#include "engine/shard/shardlink.h"
+#include "engine/shard/shardnode.h"
+#include "engine/shard/shardowner.h"
+#include "engine/step/optimizer.h"
+#include "wire/messages.h"
+
+#include <QElapsedTimer>
+#include <QHostAddress>
+#include <QObject>
+
+#include <memory>
+#include <vector>
+
+namespace tandem {
+
+class ShardPart : public QObject {
+    Q_OBJECT
+
+public:
+    // This machine (`identity`) in a run whose trainable tensors its worker's `replica` holds
+    // (outlives this), sending values in `wire` and stepping its range with `optimizer`.
+    ShardPart(const Identity& identity, std::vector<at::Tensor>* replica, DType wire,
+              OptimizerConfig optimizer, QObject* parent = nullptr);
+
+    // Listens for the links of the members after this one; the port goes to the coordinator.
+    Expected<quint16> listen(const QHostAddress& address);
+    // The coordinator's setup: `range` holds the fp32 weights of this machine's range and, after
+    // them, its optimizer's state after setup.optimizerSteps steps (ShardOwner::rangeStateBytes();
+    // none: it starts afresh); empty where it owns none. Refuses a setup that does not name this
+    // machine, ranges that do not cover the replica's values, and weights or a state that do not
+    // fit; links follow, and report(Ready) says when every one is up.
+    Status setup(const wire::ShardSetup& setup, const QByteArray& range);
+    // The worker's gradient bundle for the open step, of which the first `ready` bytes are
+    // final (ShardNode::gradientsReady).
+    void gradientsReady(const QByteArray& bundle, qint64 ready);
+    // The coordinator closes a step on this machine's range.
+    Status close(const wire::ShardClose& close);
+
+    // This machine's range's owner: null before the setup, or where it owns none.
+    const ShardOwner* owner() const { return m_owner.get(); }
+    bool isSetUp() const { return m_node != nullptr; }
+
+Q_SIGNALS:
+    void report(const tandem::wire::ShardReport& report);
+    // A link could not be made or was lost: the run cannot go on as set up.
+    void failed(const QString& why);
+
+private:
+    void dial(const ShardMember& to);
+    void linkUp(Connection* link, const QString& deviceId);
+
+    // How long a member keeps dialling one that refuses (it may not be set up yet), and how
+    // often.
+    static constexpr qint64 kLinkPatienceMs = 30000;
+    static constexpr int kRedialMs = 200;
+
+    Identity m_identity;
+    std::vector<at::Tensor>* m_replica;
+    DType m_wire;
+    OptimizerConfig m_optimizer;
+    ShardListener m_listener;
+    ShardIntroduction m_intro;
+    QElapsedTimer m_since; // since the setup
+    std::unique_ptr<ShardOwner> m_owner;
+    ShardNode* m_node = nullptr;
+    int m_expectLinks = 0;
+    int m_links = 0;
+};
+
+} // namespace tandem
