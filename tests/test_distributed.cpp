@@ -93,6 +93,7 @@ private Q_SLOTS:
     void syncMatchesOneWorker();
     void shardedRunMatchesTheOneMachineRun();
     void shardedRunResumesOnOtherMachines();
+    void aLostShardStopsTheRunAtItsCheckpoint();
     void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
     void slowWorkerIsLeftOutAndBroughtBack();
@@ -384,6 +385,37 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
     QVERIFY(w3->finish());
     QVERIFY2(w3->exitCode() == 0, qPrintable(w3->err()));
     expectSameTrajectory(one, sharded);
+}
+
+void TestDistributed::aLostShardStopsTheRunAtItsCheckpoint() {
+    // A machine that holds a range is killed mid-run. Its range's optimizer state is gone with
+    // it, so the run stops, saying so and where it can resume from, and the checkpoint it wrote
+    // before resumes on the machine that is left.
+    const QString out = m_tmp.filePath(QStringLiteral("shard-lost"));
+    TandemProcess c(
+        coordinator({QStringLiteral("--workers=2"), QStringLiteral("--shard"),
+                     QStringLiteral("--batch=20"), QStringLiteral("--epochs=6"),
+                     QStringLiteral("--checkpoint-every=25"), QStringLiteral("--out=") + out}));
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess* w1 = worker("w1", port);
+    TandemProcess* w2 = worker("w2", port);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 60; }, 120000));
+    w2->kill9();
+    QVERIFY(c.finish());
+    QVERIFY(c.exitCode() != 0);
+    QVERIFY2(c.err().contains(QStringLiteral("resume from the last checkpoint")),
+             qPrintable(c.err()));
+    QVERIFY(w1->finish());
+    const QString ckpt = out + QStringLiteral("/checkpoint.tandem");
+    QVERIFY(QFileInfo::exists(ckpt));
+    TandemProcess again({QStringLiteral("train"), QStringLiteral("--resume"), ckpt,
+                         QStringLiteral("--threads=1"), QStringLiteral("--max-steps=120")});
+    QVERIFY(again.finish());
+    QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+    QVERIFY2(again.err().contains(QRegularExpression(QStringLiteral("resuming at step [1-9]"))),
+             qPrintable(again.err()));
 }
 
 void TestDistributed::killedMidUploadAppliesNoPartialGradient() {

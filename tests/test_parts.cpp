@@ -231,6 +231,37 @@ private Q_SLOTS:
         for (const RunField& f : runFields())
             QVERIFY2(written.contains(QLatin1String(f.key)), f.key);
     }
+    void aShardedRunSaysWhatItNeeds() {
+        // "shard" travels in the run description; a sharded run is a sync run with workers, its
+        // wire in fp32 and every weight trained, and each refusal says what to change.
+        const QJsonObject sharded{{QStringLiteral("shard"), true},
+                                  {QStringLiteral("mode"), QStringLiteral("sync")},
+                                  {QStringLiteral("listen"), QStringLiteral("127.0.0.1:0")},
+                                  {QStringLiteral("workers"), 2}};
+        auto r = RunConfig::fromJson(sharded);
+        QVERIFY2(r.ok() && r->shard, qPrintable(r.ok() ? QString() : r.error().message));
+        QVERIFY(RunConfig::fromJson(r->toJson())->shard);
+        QJsonObject wrongType = sharded;
+        wrongType.insert(QStringLiteral("shard"), 1);
+        QVERIFY(!RunConfig::fromJson(wrongType).ok());
+        RunConfig c;
+        c.model = QStringLiteral("mlp");
+        c.data = QStringLiteral("fashion-mnist");
+        c.shard = true;
+        const auto refusal = [&] { return c.validate().error().message; };
+        QVERIFY(refusal().contains(QStringLiteral("--mode sync")));
+        c.mode = TrainMode::Sync;
+        QVERIFY(refusal().contains(QStringLiteral("--workers N")));
+        c.listen = QStringLiteral("127.0.0.1:0");
+        c.workers = 2;
+        QVERIFY(c.validate().ok());
+        c.wire = WireDtype::Bf16;
+        QVERIFY(refusal().contains(QStringLiteral("leave --wire at fp32")));
+        c.wire = WireDtype::Fp32;
+        c.model = QStringLiteral("hf:/models/qwen");
+        c.lora = QStringLiteral("r=8");
+        QVERIFY2(refusal().contains(QStringLiteral("leave out --shard")), qPrintable(refusal()));
+    }
     void workerRefusesSettingsItCannotRead() {
         // A worker computes with the run's settings or not at all: defaults in their place
         // would train another run than the one the coordinator shows.

@@ -68,6 +68,8 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
                          [this](const wire::ShardReport& r) { onReport(m_self, r); });
         QObject::connect(m_machine, &ShardPart::failed, m_machine,
                          [this](const QString& why) { onLost(m_self, why); });
+        QObject::connect(m_machine, &ShardPart::memberLost, m_machine,
+                         [this](const QString& id, const QString& why) { onLost(id, why); });
         auto port = m_machine->listen(hub->address());
         if (!port) {
             result = port.error();

@@ -95,10 +95,7 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
     connect(m_node, &ShardNode::updated, this, [this](qint64 step) {
         Q_EMIT report({wire::ShardReport::Kind::Updated, step, {}, {}});
     });
-    connect(
-        m_node, &ShardNode::linkLost, this, [this](const QString& deviceId, const QString& why) {
-            Q_EMIT failed(QStringLiteral("the link to device %1 was lost: %2").arg(deviceId, why));
-        });
+    connect(m_node, &ShardNode::linkLost, this, &ShardPart::memberLost);
     // Every member links with every other: a worker sends each owner its range and takes each
     // owner's weights. The later one in the list dials.
     m_expectLinks = int(intro.members.size()) - 1;

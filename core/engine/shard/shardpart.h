@@ -54,8 +54,10 @@ public:
 
 Q_SIGNALS:
     void report(const tandem::wire::ShardReport& report);
-    // A link could not be made or was lost: the run cannot go on as set up.
+    // A link could not be made, or this machine's part failed: the run cannot go on as set up.
     void failed(const QString& why);
+    // The link to the member `deviceId` was lost: so is what it holds.
+    void memberLost(const QString& deviceId, const QString& why);
 
 private:
     void dial(const ShardMember& to);

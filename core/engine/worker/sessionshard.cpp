@@ -30,6 +30,11 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
     });
     connect(m_shard.get(), &ShardPart::failed, this,
             [this](const QString& why) { finish(1, why); });
+    connect(m_shard.get(), &ShardPart::memberLost, this,
+            [this](const QString& id, const QString& why) {
+                finish(1, QStringLiteral("the link to device %1 of the sharded run was lost: %2")
+                              .arg(id, why));
+            });
     m_loop.setShardSink([this](const QByteArray& bundle, qint64 ready) {
         if (m_shard)
             m_shard->gradientsReady(bundle, ready);
