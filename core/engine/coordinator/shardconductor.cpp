@@ -25,6 +25,28 @@ QByteArray rangeValues(const ShardLayout& layout, int64_t begin, int64_t end,
     return out;
 }
 
+// Each range's part of a resumed run's optimizer state, as its owner takes it
+// (ShardOwner::rangeStateBytes()); empty ones where `resumed` has not stepped.
+Expected<std::vector<QByteArray>> rangeStates(const ShardLayout& layout,
+                                              const std::vector<ShardRange>& ranges,
+                                              const std::vector<at::Tensor>& params,
+                                              const OptimizerConfig& optimizer,
+                                              const Optimizer* resumed) {
+    std::vector<QByteArray> out(ranges.size());
+    const int64_t steps = resumed ? resumed->stepCount() : 0;
+    if (steps == 0)
+        return out;
+    const NamedTensors whole = resumed->stateTensors();
+    for (size_t r = 0; r < ranges.size(); ++r) {
+        ShardOwner cut =
+            ShardOwner::fromParams(layout, ranges[r].begin, ranges[r].end, params, optimizer);
+        if (auto st = cut.restore(steps, whole); !st)
+            return st.error();
+        out[r] = cut.rangeStateBytes();
+    }
+    return out;
+}
+
 } // namespace
 
 Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& workers,
@@ -37,18 +59,6 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     const ShardLayout layout = ShardLayout::of(*replica);
     const int64_t members = int64_t(workers.size()) + 1;
     const int64_t steps = resumed ? resumed->stepCount() : 0;
-    NamedTensors resumedState;
-    if (steps > 0)
-        resumedState = resumed->stateTensors();
-    // Range r's part of the resumed state, as its owner takes it (empty: it starts afresh).
-    const auto stateOf = [&](int64_t begin, int64_t end) -> Expected<QByteArray> {
-        if (steps == 0)
-            return QByteArray();
-        ShardOwner cut = ShardOwner::fromParams(layout, begin, end, *replica, optimizer);
-        if (auto st = cut.restore(steps, resumedState); !st)
-            return st.error();
-        return cut.rangeStateBytes();
-    };
     if (layout.values < members)
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("the model has %1 trainable values, fewer than the %2 "
@@ -63,6 +73,10 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
         setup.token = ShardIntroduction::newToken();
         setup.firstStep = firstStep;
         setup.optimizerSteps = steps;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_lastClosed = firstStep - 1;
+        }
         m_machine = new ShardPart(hub->identity(), replica, wire, optimizer, hub);
         QObject::connect(m_machine, &ShardPart::report, m_machine,
                          [this](const wire::ShardReport& r) { onReport(m_self, r); });
@@ -101,18 +115,14 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
         }
         hub->closeMembership(QStringLiteral("this sharded run's machines are fixed once it has "
                                             "started; a worker that comes later cannot join"));
-        std::vector<QByteArray> states;
-        for (const ShardRange& r : m_ranges) {
-            auto state = stateOf(r.begin, r.end);
-            if (!state) {
-                result = state.error();
-                return;
-            }
-            states.push_back(std::move(*state));
+        auto states = rangeStates(layout, m_ranges, *replica, optimizer, resumed);
+        if (!states) {
+            result = states.error();
+            return;
         }
         // Each range's weights, then its state: one blob, which its owner takes with the setup.
         const auto range = [&](size_t r) {
-            return rangeValues(layout, m_ranges[r].begin, m_ranges[r].end, *replica) + states[r];
+            return rangeValues(layout, m_ranges[r].begin, m_ranges[r].end, *replica) + (*states)[r];
         };
         if (auto st = m_machine->setup(setup, range(0)); !st) {
             result = st.error();
@@ -170,6 +180,10 @@ Status ShardConductor::waitHeld(int64_t step, const std::vector<QString>& worker
 
 Status ShardConductor::close(int64_t step, double lr,
                              const std::vector<std::pair<QString, double>>& counted) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_lastClosed = step;
+    }
     wire::ShardClose c;
     c.step = step;
     c.lr = lr;
@@ -250,7 +264,13 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
     return std::pair{steps, std::move(*whole)};
 }
 
+bool ShardConductor::isMember(const QString& deviceId) const {
+    return std::find(m_members.begin(), m_members.end(), deviceId) != m_members.end();
+}
+
 void ShardConductor::onState(const QString& member, int64_t steps, const QByteArray& state) {
+    if (!isMember(member))
+        return;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_states[member] = {steps, state};
@@ -259,8 +279,16 @@ void ShardConductor::onState(const QString& member, int64_t steps, const QByteAr
 }
 
 void ShardConductor::onReport(const QString& member, const wire::ShardReport& r) {
+    // Only the run's members report, of its members, and of the step under way or the next: what
+    // else a peer says is not kept.
+    const bool stepped =
+        r.kind == wire::ShardReport::Kind::Held || r.kind == wire::ShardReport::Kind::Updated;
+    if (!isMember(member) || (r.kind == wire::ShardReport::Kind::Held && !isMember(r.worker)))
+        return;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
+        if (stepped && (r.step <= m_lastClosed - 1 || r.step > m_lastClosed + 2))
+            return;
         switch (r.kind) {
         case wire::ShardReport::Kind::Ready:
             m_ready.insert(member);
@@ -287,8 +315,7 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
 void ShardConductor::onLost(const QString& member, const QString& why) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (m_failure.isEmpty() &&
-            std::find(m_members.begin(), m_members.end(), member) != m_members.end())
+        if (m_failure.isEmpty() && isMember(member))
             m_failure =
                 member == m_self
                     ? QStringLiteral("this machine's part of the sharded run failed: %1").arg(why)

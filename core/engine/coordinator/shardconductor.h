@@ -67,6 +67,9 @@ private:
     template <typename Done>
     Status await(std::unique_lock<std::mutex>& lock, Done done, int timeoutMs, const QString& what);
 
+    // Network thread (written there before any report can come).
+    bool isMember(const QString& deviceId) const;
+
     CoordinatorHub* m_hub = nullptr;
     QString m_self;
     std::vector<QString> m_members; // this machine first
@@ -82,7 +85,8 @@ private:
     std::map<std::pair<int64_t, QString>, QSet<QString>> m_held;
     std::map<int64_t, QSet<QString>> m_updated;
     std::map<QString, std::pair<int64_t, QByteArray>> m_states; // gatherState()'s answers
-    QString m_failure; // a refusal, a lost member, a link that failed: the run cannot go on
+    QString m_failure;         // a refusal, a lost member, a link that failed: the run cannot go on
+    int64_t m_lastClosed = -1; // the last step closed: reports of steps long past are not kept
 };
 
 } // namespace tandem

@@ -479,8 +479,8 @@ Status Trainer::saveCheckpoint() {
     if (auto st = gatherShardState(); !st)
         return st;
     const auto dropGathered = qScopeGuard([&] {
-        if (m_shards)
-            m_optimizer->restore(m_optimizer->stepCount(), {});
+        if (m_shards) // emptied: nothing to check, nothing to fail
+            (void)m_optimizer->restore(m_optimizer->stepCount(), {});
     });
     Status st = m_recorder.checkpoint(m_module, *m_optimizer, m_state);
     if (st)

@@ -43,8 +43,9 @@ Status Trainer::startShards() {
                                   m_runOptimizer, m_state.step, m_optimizer.get(), kShardSetupMs);
         !st)
         return st;
-    // The owners hold the state from now on (a resumed run's, cut into their ranges).
-    m_optimizer->restore(m_optimizer->stepCount(), {});
+    // The owners hold the state from now on (a resumed run's, cut into their ranges). Emptying
+    // it cannot fail: there is nothing to check.
+    (void)m_optimizer->restore(m_optimizer->stepCount(), {});
     QStringList held;
     for (const ShardRange& r : m_shards->ranges())
         held << QStringLiteral("%1: values %2 to %3")
