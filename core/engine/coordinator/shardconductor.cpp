@@ -3,7 +3,6 @@
 #include "engine/coordinator/hub.h"
 #include "engine/coordinator/hubsession.h"
 
-#include <ATen/core/grad_mode.h>
 
 #include <chrono>
 
@@ -11,17 +10,14 @@ namespace tandem {
 
 namespace {
 
-// The fp32 values [begin, end) of `params`, in the order `layout` gives them: what the owner of
-// that range starts from.
+// The fp32 values [begin, end) of `params`: what the owner of that range starts from, as it
+// travels.
 QByteArray rangeValues(const ShardLayout& layout, int64_t begin, int64_t end,
                        const std::vector<at::Tensor>& params) {
-    at::NoGradGuard noGrad;
     QByteArray out((end - begin) * qint64(sizeof(float)), Qt::Uninitialized);
-    at::Tensor flat =
-        at::from_blob(out.data(), {end - begin}, at::TensorOptions().dtype(at::kFloat));
-    for (const ShardLayout::Piece& p : layout.piecesOf(begin, end))
-        flat.narrow(0, p.at, p.values)
-            .copy_(params[size_t(p.tensor)].detach().reshape(-1).narrow(0, p.offset, p.values));
+    layout.copyRange(
+        begin, end, params,
+        at::from_blob(out.data(), {end - begin}, at::TensorOptions().dtype(at::kFloat)));
     return out;
 }
 
@@ -178,8 +174,8 @@ Status ShardConductor::waitHeld(int64_t step, const std::vector<QString>& worker
     return st;
 }
 
-Status ShardConductor::close(int64_t step, double lr,
-                             const std::vector<std::pair<QString, double>>& counted) {
+void ShardConductor::close(int64_t step, double lr,
+                           const std::vector<std::pair<QString, double>>& counted) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_lastClosed = step;
@@ -199,7 +195,6 @@ Status ShardConductor::close(int64_t step, double lr,
                 onLost(m_self, st.error().message);
         },
         Qt::QueuedConnection);
-    return success();
 }
 
 Status ShardConductor::waitUpdated(int64_t step, int timeoutMs) {

@@ -47,8 +47,9 @@ public:
     // Waits until every owner holds the range of each worker in `workers` for `step`. Fails
     // when an owner refused one (naming it) or a member is lost, or after `timeoutMs`.
     Status waitHeld(int64_t step, const std::vector<QString>& workers, int timeoutMs);
-    // Closes `step` on every owner with `counted` (worker, weight), in that order.
-    Status close(int64_t step, double lr, const std::vector<std::pair<QString, double>>& counted);
+    // Closes `step` on every owner with `counted` (worker, weight), in that order; an owner that
+    // cannot close it fails the run (the next wait says so).
+    void close(int64_t step, double lr, const std::vector<std::pair<QString, double>>& counted);
     // Waits until every member's replica holds the weights after `step`.
     Status waitUpdated(int64_t step, int timeoutMs);
     // Between steps: the optimizer's state of the whole model, from every owner's range, in the

@@ -122,8 +122,7 @@ Status SyncPolicy::shardedUpdate(StepContext& ctx, Collected& c, double batch, d
     }
     if (auto st = shards.waitHeld(ctx.step, workers, kShardWaitMs); !st)
         return st;
-    if (auto st = shards.close(ctx.step, serverLr(ctx, lr), counted); !st)
-        return st;
+    shards.close(ctx.step, serverLr(ctx, lr), counted);
     combineBuffers(ctx.master, c.results, batch);
     return shards.waitUpdated(ctx.step, kShardWaitMs);
 }

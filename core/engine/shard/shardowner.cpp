@@ -76,12 +76,17 @@ ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at:
 
 ShardOwner ShardOwner::fromParams(ShardLayout layout, int64_t begin, int64_t end,
                                   const std::vector<at::Tensor>& params, OptimizerConfig config) {
-    at::NoGradGuard noGrad;
     at::Tensor masters = at::empty({end - begin}, at::kFloat);
-    for (const ShardLayout::Piece& p : layout.piecesOf(begin, end))
-        masters.narrow(0, p.at, p.values)
-            .copy_(params[size_t(p.tensor)].detach().reshape({-1}).narrow(0, p.offset, p.values));
+    layout.copyRange(begin, end, params, masters);
     return ShardOwner(std::move(layout), begin, end, masters, config);
+}
+
+void ShardLayout::copyRange(int64_t begin, int64_t end, const std::vector<at::Tensor>& params,
+                            at::Tensor into) const {
+    at::NoGradGuard noGrad;
+    for (const Piece& p : piecesOf(begin, end))
+        into.narrow(0, p.at, p.values)
+            .copy_(params[size_t(p.tensor)].detach().reshape({-1}).narrow(0, p.offset, p.values));
 }
 
 std::vector<at::Tensor> ShardOwner::cut(const std::vector<at::Tensor>& perTensor) const {

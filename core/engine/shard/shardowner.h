@@ -49,6 +49,10 @@ struct ShardLayout {
         int64_t at = 0; // within the range
     };
     std::vector<Piece> piecesOf(int64_t begin, int64_t end) const;
+    // Copies the values [begin, end) of `params` (in schema order, any device and float dtype)
+    // into `into`, flat fp32 of end - begin values: a range's weights as its owner starts from.
+    void copyRange(int64_t begin, int64_t end, const std::vector<at::Tensor>& params,
+                   at::Tensor into) const;
 };
 
 // Writes the range [begin, end) of `layout`'s values, as an owner packed it (packMasters), into a

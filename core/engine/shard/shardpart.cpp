@@ -105,7 +105,7 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
     for (int i = 0; i < myIndex; ++i)
         dial(intro.members[size_t(i)]);
     if (m_expectLinks == 0)
-        Q_EMIT report({wire::ShardReport::Kind::Ready, setup.firstStep, {}, {}});
+        Q_EMIT report({wire::ShardReport::Kind::Ready, 0, {}, {}});
     return success();
 }
 
