@@ -22,6 +22,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
@@ -995,6 +996,33 @@ private Q_SLOTS:
         QVERIFY(makeAsyncPolicy()->runEpoch(*s.ctx));
         QVERIFY(s.ctx->staleDropped > 0);
         QCOMPARE(int64_t(s.outcomes.size()) + s.ctx->staleDropped, int64_t(3));
+    }
+
+    void aStepKeepsEachMachinesShard() {
+        // A sharded run's step says what each machine holds and what its links carried; a
+        // reopened run reads it back, and a step of any other run says nothing of shards.
+        StepMetrics sm;
+        WorkerStepStats w;
+        w.name = QStringLiteral("w1 (device 1F65 EBAE)");
+        w.samples = 32;
+        sm.workers << w;
+        QVERIFY(!sm.toJson()
+                     .value(QStringLiteral("workers"))
+                     .toArray()
+                     .at(0)
+                     .toObject()
+                     .contains(QStringLiteral("shard")));
+        sm.workers[0].shard = 2;
+        sm.workers[0].shards = 3;
+        sm.workers[0].shardBytes = 1'234'567;
+        sm.workers[0].linkBytes = 543'210.5;
+        const WorkerStepStats back = StepMetrics::fromJson(sm.toJson()).workers.value(0);
+        QCOMPARE(back.name, w.name);
+        QCOMPARE(back.samples, int64_t(32));
+        QCOMPARE(back.shard, 2);
+        QCOMPARE(back.shards, 3);
+        QCOMPARE(back.shardBytes, int64_t(1'234'567));
+        QCOMPARE(back.linkBytes, 543'210.5);
     }
 
     void recorderWritesTheRunFolder() {

@@ -400,6 +400,12 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(std::get<ShardReport>(*rpb).step, 6);
     QCOMPARE(std::get<ShardReport>(*rpb).worker, QStringLiteral("B"));
     QCOMPARE(std::get<ShardReport>(*rpb).why, QStringLiteral("not finite"));
+    // An update carries what the machine's links have moved so far, past 32 bits.
+    auto upb = decode(encode(
+        ShardReport{ShardReport::Kind::Updated, 9, {}, {}, 5'000'000'000ULL, 4'000'000'001ULL}));
+    QVERIFY(upb.ok());
+    QCOMPARE(std::get<ShardReport>(*upb).sent, uint64_t(5'000'000'000ULL));
+    QCOMPARE(std::get<ShardReport>(*upb).received, uint64_t(4'000'000'001ULL));
     ShardClose close{7, 0.01, {{QStringLiteral("A"), 0.25}, {QStringLiteral("B"), 0.75}}};
     auto clb = decode(encode(close));
     QVERIFY(clb.ok());

@@ -523,14 +523,6 @@
 <context>
     <name>tandem::ui::HubDialog</name>
     <message>
-        <source>%1 GB</source>
-        <translation>%1 غيغابايت</translation>
-    </message>
-    <message>
-        <source>%1 MB</source>
-        <translation>%1 ميغابايت</translation>
-    </message>
-    <message>
         <source>Get a model</source>
         <translation>الحصول على نموذج</translation>
     </message>
@@ -1406,6 +1398,22 @@ Tandem %3</translation>
     <message>
         <source>Tokens/s</source>
         <translation>رموز/ث</translation>
+    </message>
+    <message>
+        <source>In a sharded run: which range of the trainable values this machine owns, what it keeps for it (the fp32 weights, the optimizer&apos;s state and the gradients&apos; sum), and the bytes its links sent and received in the last step</source>
+        <translation>في التدريب المجزّأ (--shard): أيّ نطاق من القيم القابلة للتدريب تملكه هذه الآلة، وما تحتفظ به له (أوزان fp32 وحالة المُحسِّن ومجموع التدرجات)، والبايتات التي أرسلتها روابطها واستقبلتها في الخطوة الأخيرة</translation>
+    </message>
+    <message>
+        <source>Shard</source>
+        <translation>الجزء</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3, %4 a step</source>
+        <translation>%1 من %2، %3، %4 في كل خطوة</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3</source>
+        <translation>%1 من %2، %3</translation>
     </message>
 </context>
 <context>

@@ -491,14 +491,6 @@
 <context>
     <name>tandem::ui::HubDialog</name>
     <message>
-        <source>%1 GB</source>
-        <translation>%1 GB</translation>
-    </message>
-    <message>
-        <source>%1 MB</source>
-        <translation>%1 MB</translation>
-    </message>
-    <message>
         <source>Get a model</source>
         <translation>Modell holen</translation>
     </message>
@@ -1362,6 +1354,22 @@ Tandem %3</translation>
     <message>
         <source>Tokens/s</source>
         <translation>Token/s</translation>
+    </message>
+    <message>
+        <source>In a sharded run: which range of the trainable values this machine owns, what it keeps for it (the fp32 weights, the optimizer&apos;s state and the gradients&apos; sum), and the bytes its links sent and received in the last step</source>
+        <translation>In einem aufgeteilten Lauf (--shard): welchen Bereich der trainierbaren Werte diese Maschine besitzt, was sie dafür hält (die fp32-Gewichte, den Zustand des Optimierers und die Summe der Gradienten) und die Bytes, die ihre Verbindungen im letzten Schritt gesendet und empfangen haben</translation>
+    </message>
+    <message>
+        <source>Shard</source>
+        <translation>Shard</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3, %4 a step</source>
+        <translation>%1 von %2, %3, %4 je Schritt</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3</source>
+        <translation>%1 von %2, %3</translation>
     </message>
 </context>
 <context>

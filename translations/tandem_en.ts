@@ -491,14 +491,6 @@
 <context>
     <name>tandem::ui::HubDialog</name>
     <message>
-        <source>%1 GB</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 MB</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Get a model</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1352,6 +1344,22 @@ Tandem %3</source>
     </message>
     <message>
         <source>Tokens/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In a sharded run: which range of the trainable values this machine owns, what it keeps for it (the fp32 weights, the optimizer&apos;s state and the gradients&apos; sum), and the bytes its links sent and received in the last step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3, %4 a step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -491,14 +491,6 @@
 <context>
     <name>tandem::ui::HubDialog</name>
     <message>
-        <source>%1 GB</source>
-        <translation>%1 Go</translation>
-    </message>
-    <message>
-        <source>%1 MB</source>
-        <translation>%1 Mo</translation>
-    </message>
-    <message>
         <source>Get a model</source>
         <translation>Obtenir un modèle</translation>
     </message>
@@ -1362,6 +1354,22 @@ Tandem %3</translation>
     <message>
         <source>Tokens/s</source>
         <translation>Jetons/s</translation>
+    </message>
+    <message>
+        <source>In a sharded run: which range of the trainable values this machine owns, what it keeps for it (the fp32 weights, the optimizer&apos;s state and the gradients&apos; sum), and the bytes its links sent and received in the last step</source>
+        <translation>Dans un entraînement réparti (--shard) : la plage des valeurs entraînables que possède cette machine, ce qu&apos;elle garde pour elle (les poids fp32, l&apos;état de l&apos;optimiseur et la somme des gradients), et les octets que ses liens ont envoyés et reçus à la dernière étape</translation>
+    </message>
+    <message>
+        <source>Shard</source>
+        <translation>Fragment</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3, %4 a step</source>
+        <translation>%1 sur %2, %3, %4 par étape</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3</source>
+        <translation>%1 sur %2, %3</translation>
     </message>
 </context>
 <context>

@@ -491,14 +491,6 @@
 <context>
     <name>tandem::ui::HubDialog</name>
     <message>
-        <source>%1 GB</source>
-        <translation>%1 GB</translation>
-    </message>
-    <message>
-        <source>%1 MB</source>
-        <translation>%1 MB</translation>
-    </message>
-    <message>
         <source>Get a model</source>
         <translation>मॉडल प्राप्त करें</translation>
     </message>
@@ -1362,6 +1354,22 @@ Tandem %3</translation>
     <message>
         <source>Tokens/s</source>
         <translation>टोकन/से</translation>
+    </message>
+    <message>
+        <source>In a sharded run: which range of the trainable values this machine owns, what it keeps for it (the fp32 weights, the optimizer&apos;s state and the gradients&apos; sum), and the bytes its links sent and received in the last step</source>
+        <translation>शार्ड किए गए रन (--shard) में: प्रशिक्षित होने वाले मानों की कौन-सी श्रेणी इस मशीन के पास है, वह उसके लिए क्या रखती है (fp32 भार, ऑप्टिमाइज़र की स्थिति और ग्रेडिएंट का योग), और पिछले स्टेप में उसके लिंक ने कितने बाइट भेजे और प्राप्त किए</translation>
+    </message>
+    <message>
+        <source>Shard</source>
+        <translation>शार्ड</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3, %4 a step</source>
+        <translation>%2 में से %1, %3, हर स्टेप में %4</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3</source>
+        <translation>%2 में से %1, %3</translation>
     </message>
 </context>
 <context>

@@ -483,14 +483,6 @@
 <context>
     <name>tandem::ui::HubDialog</name>
     <message>
-        <source>%1 GB</source>
-        <translation>%1 GB</translation>
-    </message>
-    <message>
-        <source>%1 MB</source>
-        <translation>%1 MB</translation>
-    </message>
-    <message>
         <source>Get a model</source>
         <translation>获取模型</translation>
     </message>
@@ -1351,6 +1343,22 @@ Tandem %3</translation>
     <message>
         <source>Tokens/s</source>
         <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>In a sharded run: which range of the trainable values this machine owns, what it keeps for it (the fp32 weights, the optimizer&apos;s state and the gradients&apos; sum), and the bytes its links sent and received in the last step</source>
+        <translation>分片训练（--shard）中：这台机器拥有的可训练值的范围、它为此保存的内容（fp32 权重、优化器状态和梯度之和），以及它的连接在上一步发送和接收的字节数</translation>
+    </message>
+    <message>
+        <source>Shard</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3, %4 a step</source>
+        <translation>第 %1 片，共 %2 片，%3，每步 %4</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3</source>
+        <translation>第 %1 片，共 %2 片，%3</translation>
     </message>
 </context>
 <context>

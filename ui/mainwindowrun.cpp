@@ -257,9 +257,12 @@ void MainWindow::updateControls() {
     // The run's columns (role, share, speed) only while a run is on, in the room of the
     // Devices and Status columns: they are empty otherwise, the devices are listed under New
     // run meanwhile, and a machine the run loses says so in the log. On a laptop's window the
-    // share and the speed stay in view without scrolling sideways.
+    // share and the speed stay in view without scrolling sideways. The shard's column shows
+    // once a sharded run's step says what each machine holds.
     for (int c : {int(PeerModel::Role), int(PeerModel::Share), int(PeerModel::Speed)})
         m_clusterView->setColumnHidden(c, !m_run->active());
+    m_clusterView->setColumnHidden(PeerModel::Shard,
+                                   !m_run->active() || !m_node->peers()->sharded());
     for (int c : {int(PeerModel::Devices), int(PeerModel::Status)})
         m_clusterView->setColumnHidden(c, m_run->active());
 }
@@ -297,6 +300,7 @@ void MainWindow::showProgress() {
     if (!m_run->active() || m.step <= 0)
         return;
     m_node->peers()->setRunStats(m.workers, m.stepMs, m_tokensPerSample);
+    m_clusterView->setColumnHidden(PeerModel::Shard, !m_node->peers()->sharded());
     const double fraction = m.totalSteps > 0 ? double(m.step) / double(m.totalSteps) : 0;
     m_progress->setValue(int(1000 * fraction));
     const int64_t done = m.step - m_firstStep;

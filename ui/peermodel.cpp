@@ -24,6 +24,10 @@ QVariant PeerModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o == Qt::Horizontal && role == Qt::ToolTipRole && section == Share)
         return tr("This machine's part of each step's samples, as the run assigns them: the "
                   "machine that lends its device shows the same figure");
+    if (o == Qt::Horizontal && role == Qt::ToolTipRole && section == Shard)
+        return tr("In a sharded run: which range of the trainable values this machine owns, "
+                  "what it keeps for it (the fp32 weights, the optimizer's state and the "
+                  "gradients' sum), and the bytes its links sent and received in the last step");
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
@@ -41,6 +45,8 @@ QVariant PeerModel::headerData(int section, Qt::Orientation o, int role) const {
         return tr("Share");
     case Speed:
         return m_tokensPerSample > 0 ? tr("Tokens/s") : tr("Samples/s");
+    case Shard:
+        return tr("Shard");
     case ColumnCount:
         break;
     }
@@ -125,6 +131,18 @@ QVariant PeerModel::data(const QModelIndex& index, int role) const {
                    : QLocale().toString(100.0 * live->share, 'f', 0) + QLatin1Char('%');
     case Speed:
         return live == m_live.constEnd() ? QString() : QLocale().toString(live->perS, 'f', 0);
+    case Shard:
+        if (live == m_live.constEnd() || live->shards == 0)
+            return QString();
+        if (live->linkBytes > 0)
+            return tr("%1 of %2, %3, %4 a step")
+                .arg(live->shard)
+                .arg(live->shards)
+                .arg(formatBytes(double(live->shardBytes)), formatBytes(live->linkBytes));
+        return tr("%1 of %2, %3")
+            .arg(live->shard)
+            .arg(live->shards)
+            .arg(formatBytes(double(live->shardBytes)));
     case ColumnCount:
         break;
     }
@@ -191,8 +209,21 @@ void PeerModel::setRunStats(const QList<WorkerStepStats>& workers, double stepMs
         l.perS += stepMs > 0
                       ? double(w.samples) * double(std::max<int64_t>(unit, 1)) * 1000.0 / stepMs
                       : 0;
+        if (w.shards > 0) {
+            l.shard = w.shard;
+            l.shards = w.shards;
+            l.shardBytes = w.shardBytes;
+            l.linkBytes = w.linkBytes;
+        }
     }
-    Q_EMIT dataChanged(index(0, Role), index(rowCount() - 1, Speed));
+    Q_EMIT dataChanged(index(0, Role), index(rowCount() - 1, Shard));
+}
+
+bool PeerModel::sharded() const {
+    for (const Live& l : m_live)
+        if (l.shards > 0)
+            return true;
+    return false;
 }
 
 bool PeerFilter::filterAcceptsRow(int row, const QModelIndex& parent) const {

@@ -18,7 +18,7 @@ class PeerModel : public QAbstractTableModel {
 public:
     // Devices last: its text is the longest, and the run's columns stay in view. The device
     // ID's first eight digits tell apart machines of the same name (clones, default names).
-    enum Column { Machine, DeviceId, Status, Role, Share, Speed, Devices, ColumnCount };
+    enum Column { Machine, DeviceId, Status, Role, Share, Speed, Shard, Devices, ColumnCount };
     enum DataRole {
         DeviceIdRole = Qt::UserRole + 1,
         AddressRole,
@@ -49,11 +49,17 @@ public:
     // then the steps' mean without it).
     void setIdle(const QString& workerName, double costMs, double stepMs, double withMs = 0);
     void setBack(const QString& workerName);
+    // The latest step was a sharded run's: the Shard column says what each machine holds.
+    bool sharded() const;
 
 private:
     struct Live {
         double share = 0;
         double perS = 0;
+        // A sharded run: its range ("2 of 3"), what it keeps for it, its links' bytes a step.
+        int shard = 0, shards = 0;
+        int64_t shardBytes = 0;
+        double linkBytes = 0;
     };
     QString workerKey(const QString& workerName) const;
 

@@ -100,7 +100,8 @@ public:
         m_filter->setSourceModel(node->peers());
         m_table = makeRowTable(m_filter);
         m_table->setObjectName(QStringLiteral("peerTable"));
-        for (int c : {int(PeerModel::Role), int(PeerModel::Share), int(PeerModel::Speed)})
+        for (int c : {int(PeerModel::Role), int(PeerModel::Share), int(PeerModel::Speed),
+                      int(PeerModel::Shard)})
             m_table->hideColumn(c);
         layout->addWidget(m_table, 1);
         auto* row = new QHBoxLayout;

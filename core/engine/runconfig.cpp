@@ -15,11 +15,19 @@ namespace {
 
 QJsonArray workersJson(const QList<WorkerStepStats>& ws) {
     QJsonArray a;
-    for (const WorkerStepStats& w : ws)
-        a.append(QJsonObject{{QStringLiteral("name"), w.name},
-                             {QStringLiteral("samples"), static_cast<qint64>(w.samples)},
-                             {QStringLiteral("compute_ms"), w.computeMs},
-                             {QStringLiteral("wait_ms"), w.waitMs}});
+    for (const WorkerStepStats& w : ws) {
+        QJsonObject o{{QStringLiteral("name"), w.name},
+                      {QStringLiteral("samples"), static_cast<qint64>(w.samples)},
+                      {QStringLiteral("compute_ms"), w.computeMs},
+                      {QStringLiteral("wait_ms"), w.waitMs}};
+        if (w.shards > 0) {
+            o.insert(QStringLiteral("shard"), w.shard);
+            o.insert(QStringLiteral("shards"), w.shards);
+            o.insert(QStringLiteral("shard_bytes"), qint64(w.shardBytes));
+            o.insert(QStringLiteral("link_bytes"), w.linkBytes);
+        }
+        a.append(o);
+    }
     return a;
 }
 
@@ -530,6 +538,23 @@ QJsonObject RunSummary::toJson() const {
         o.insert(QStringLiteral("traffic_per_step"), traffic);
     if (!stepSplit.isEmpty())
         o.insert(QStringLiteral("step_split"), stepSplit);
+    if (!shards.isEmpty()) {
+        QJsonArray a;
+        for (const Shard& sh : shards)
+            a.append(QJsonObject{
+                {QStringLiteral("machine"), sh.machine},
+                {QStringLiteral("device_id"), sh.deviceId},
+                {QStringLiteral("begin"), qint64(sh.begin)},
+                {QStringLiteral("end"), qint64(sh.end)},
+                {QStringLiteral("held_bytes"), qint64(sh.heldBytes)},
+                {QStringLiteral("steps_measured"), qint64(sh.stepsMeasured)},
+                {QStringLiteral("bytes_sent_per_step"), sh.sentPerStep},
+                {QStringLiteral("bytes_received_per_step"), sh.receivedPerStep},
+                {QStringLiteral("full_steps"), qint64(sh.fullSteps)},
+                {QStringLiteral("bytes_sent_per_full_step"), sh.sentPerFullStep},
+                {QStringLiteral("bytes_received_per_full_step"), sh.receivedPerFullStep}});
+        o.insert(QStringLiteral("shards"), a);
+    }
     return o;
 }
 

@@ -67,10 +67,15 @@ StepMetrics StepMetrics::fromJson(const QJsonObject& o) {
     m.elapsedS = o.value(QStringLiteral("elapsed_s")).toDouble();
     for (const QJsonValue& w : o.value(QStringLiteral("workers")).toArray()) {
         const QJsonObject wo = w.toObject();
-        m.workers.append({wo.value(QStringLiteral("name")).toString(),
-                          wo.value(QStringLiteral("samples")).toInteger(),
-                          wo.value(QStringLiteral("compute_ms")).toDouble(),
-                          wo.value(QStringLiteral("wait_ms")).toDouble()});
+        WorkerStepStats ws{wo.value(QStringLiteral("name")).toString(),
+                           wo.value(QStringLiteral("samples")).toInteger(),
+                           wo.value(QStringLiteral("compute_ms")).toDouble(),
+                           wo.value(QStringLiteral("wait_ms")).toDouble()};
+        ws.shard = wo.value(QStringLiteral("shard")).toInt();
+        ws.shards = wo.value(QStringLiteral("shards")).toInt();
+        ws.shardBytes = wo.value(QStringLiteral("shard_bytes")).toInteger();
+        ws.linkBytes = wo.value(QStringLiteral("link_bytes")).toDouble();
+        m.workers.append(ws);
     }
     m.pairs = PairFigures::readFrom(o, QString());
     return m;

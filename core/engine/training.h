@@ -158,6 +158,12 @@ struct WorkerStepStats {
     int64_t samples = 0;
     double computeMs = 0;
     double waitMs = 0; // the coordinator's wait for this worker beyond its compute
+    // A sharded run: the machine's range ("shard 2 of 3"; 0: none), what it keeps for it, and
+    // the bytes its links sent and received in the step.
+    int shard = 0;
+    int shards = 0;
+    int64_t shardBytes = 0;
+    double linkBytes = 0;
 };
 
 // Preference tuning's figures as TRL names them, summed over pairs: rewards/chosen,
@@ -291,6 +297,22 @@ struct RunSummary {
         int64_t samplesAtOnce = 0;
     } memoryPlan;
     QList<WorkerSummary> workers;
+    // A sharded run (RunConfig::shard): each machine's range of the trainable values, what it
+    // kept for it (fp32 masters, the optimizer's state, the gradients' sum), and the bytes its
+    // links to the coordinator and to the other machines carried a step, after the first.
+    struct Shard {
+        QString machine;  // the worker's name in the run
+        QString deviceId; // its device ID
+        int64_t begin = 0, end = 0;
+        int64_t heldBytes = 0;
+        int64_t stepsMeasured = 0; // 0: too few steps to say
+        double sentPerStep = 0, receivedPerStep = 0;
+        // The same over the steps in which every machine computed: what sharding moves a step,
+        // against all-reduce's optimum (the balancer may leave a machine out of others).
+        int64_t fullSteps = 0;
+        double sentPerFullStep = 0, receivedPerFullStep = 0;
+    };
+    QList<Shard> shards;
     QJsonObject toJson() const;
 };
 

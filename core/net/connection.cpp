@@ -438,6 +438,14 @@ bool Connection::sending(uint64_t id) const {
     return false;
 }
 
+qint64 Connection::bytesQueued() const {
+    qint64 n = m_queuedFrameBytes;
+    for (const Outgoing& o : m_outgoing)
+        if (o.blobId != 0)
+            n += o.blob.size() - o.offset;
+    return n;
+}
+
 void Connection::close(const QString& reason, std::optional<wire::Message> last) {
     if (m_state == State::Closed)
         return;

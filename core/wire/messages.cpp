@@ -279,6 +279,8 @@ struct Encoder {
         o->set_step(m.step);
         o->set_worker(str(m.worker));
         o->set_why(str(m.why));
+        o->set_sent(m.sent);
+        o->set_received(m.received);
     }
     void operator()(const ShardClose& m) {
         auto* o = e.mutable_shard_close();
@@ -610,7 +612,8 @@ Expected<Message> decode(const QByteArray& payload) {
             return corrupt(QStringLiteral("a shard report of no known kind, or for a step before "
                                           "the first"));
         return Message(ShardReport{ShardReport::Kind(int(o.kind())), o.step(),
-                                   text(o.worker()).left(128), text(o.why()).left(1024)});
+                                   text(o.worker()).left(128), text(o.why()).left(1024), o.sent(),
+                                   o.received()});
     }
     case ::tandem::pb::Envelope::kShardClose: {
         const auto& o = e.shard_close();

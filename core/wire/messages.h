@@ -242,6 +242,10 @@ struct ShardReport {
     int64_t step = 0;
     QString worker;
     QString why;
+    // Updated: every byte this machine has sent and received on the run's links so far, to the
+    // coordinator and to the other members.
+    uint64_t sent = 0;
+    uint64_t received = 0;
 };
 struct ShardClose {
     int64_t step = 0;

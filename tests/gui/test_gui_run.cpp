@@ -1232,6 +1232,39 @@ private Q_SLOTS:
         QCOMPARE(role.data().toString(), QStringLiteral("Idle"));
     }
 
+    // A sharded run's step says which range each machine owns, what it keeps for it and what
+    // its links carried: the Cluster tab's Shard column shows it, and only for such a run.
+    void theClusterTabShowsEachMachinesShard() {
+        PeerModel m;
+        m.setSelf(QStringLiteral("alpha"), {});
+        WorkerStepStats local;
+        local.name = QStringLiteral("local");
+        local.samples = 64;
+        m.setRunStats({local}, 12.0);
+        const QModelIndex shard = m.index(0, PeerModel::Shard);
+        QVERIFY(!m.sharded());
+        QCOMPARE(shard.data().toString(), QString());
+        local.shard = 2;
+        local.shards = 3;
+        local.shardBytes = 4'100'000'000;
+        m.setRunStats({local}, 12.0); // the first step: no bytes a step yet
+        QVERIFY(m.sharded());
+        QCOMPARE(shard.data().toString(), QStringLiteral("2 of 3, %1").arg(formatBytes(4.1e9)));
+        local.linkBytes = 2'600'000;
+        m.setRunStats({local}, 12.0);
+        QCOMPARE(
+            shard.data().toString(),
+            QStringLiteral("2 of 3, %1, %2 a step").arg(formatBytes(4.1e9), formatBytes(2.6e6)));
+        QCOMPARE(m.headerData(PeerModel::Shard, Qt::Horizontal, Qt::DisplayRole).toString(),
+                 QStringLiteral("Shard"));
+        QVERIFY(m.headerData(PeerModel::Shard, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("optimizer's state")));
+        m.setRunStats({}, 0); // the run ended
+        QVERIFY(!m.sharded());
+        QCOMPARE(shard.data().toString(), QString());
+    }
+
     // A drop-down or a spin box takes the mouse wheel only once it has focus: over the long
     // form the wheel scrolls the form, rather than turning the optimizer under the pointer
     // into another one.

@@ -2,7 +2,7 @@
 
 #include "engine/coordinator/hub.h"
 #include "engine/coordinator/hubsession.h"
-
+#include "engine/shard/shardplan.h"
 
 #include <chrono>
 
@@ -43,24 +43,39 @@ Expected<std::vector<QByteArray>> rangeStates(const ShardLayout& layout,
     return out;
 }
 
+// Where a plan's ranges end, checked: one a member, each past the one before, the last at the
+// last value.
+Status checkEnds(const std::vector<int64_t>& ends, int64_t members, int64_t values) {
+    for (size_t i = 0; i < ends.size(); ++i)
+        if (ends[i] <= (i == 0 ? 0 : ends[i - 1]))
+            return makeError(
+                ErrorCode::InvalidArgument,
+                QStringLiteral("member %1 of the sharded run would hold no values").arg(i + 1));
+    if (int64_t(ends.size()) != members || ends.back() != values)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("the sharded run's %1 ranges end at %2; its %3 machines "
+                                        "hold %4 values")
+                             .arg(ends.size())
+                             .arg(ends.empty() ? 0 : ends.back())
+                             .arg(members)
+                             .arg(values));
+    return success();
+}
+
 } // namespace
 
 Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& workers,
-                             std::vector<at::Tensor>* replica, DType wire,
-                             OptimizerConfig optimizer, int64_t firstStep, const Optimizer* resumed,
-                             int timeoutMs) {
+                             const std::vector<int64_t>& ends, std::vector<at::Tensor>* replica,
+                             DType wire, OptimizerConfig optimizer, int64_t firstStep,
+                             const Optimizer* resumed, int timeoutMs) {
     m_hub = hub;
     m_replica = replica;
     m_optimizer = optimizer;
     const ShardLayout layout = ShardLayout::of(*replica);
     const int64_t members = int64_t(workers.size()) + 1;
     const int64_t steps = resumed ? resumed->stepCount() : 0;
-    if (layout.values < members)
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("the model has %1 trainable values, fewer than the %2 "
-                                        "machines that would each hold a range of them")
-                             .arg(layout.values)
-                             .arg(members));
+    if (auto st = checkEnds(ends, members, layout.values); !st)
+        return st;
     Status result = success();
     hub->runOnNetwork([&] {
         m_self = hub->identity().deviceId();
@@ -74,8 +89,17 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
             m_lastClosed = firstStep - 1;
         }
         m_machine = new ShardPart(hub->identity(), replica, wire, optimizer, hub);
-        QObject::connect(m_machine, &ShardPart::report, m_machine,
-                         [this](const wire::ShardReport& r) { onReport(m_self, r); });
+        QObject::connect(m_machine, &ShardPart::report, m_machine, [this](wire::ShardReport r) {
+            // This machine's links to the coordinator are its links to the workers.
+            if (r.kind == wire::ShardReport::Kind::Updated)
+                for (size_t m = 1; m < m_members.size(); ++m)
+                    if (HubSession* s = m_hub->workingSession(m_members[m])) {
+                        r.sent +=
+                            quint64(s->connection()->bytesSent() + s->connection()->bytesQueued());
+                        r.received += quint64(s->connection()->bytesReceived());
+                    }
+            onReport(m_self, r);
+        });
         QObject::connect(m_machine, &ShardPart::failed, m_machine,
                          [this](const QString& why) { onLost(m_self, why); });
         QObject::connect(m_machine, &ShardPart::memberLost, m_machine,
@@ -105,8 +129,7 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
         for (int64_t i = 0; i < members; ++i) {
             const QString& id = setup.members[int(i)].deviceId;
             m_members.push_back(id);
-            m_ranges.push_back(
-                {layout.values * i / members, layout.values * (i + 1) / members, id});
+            m_ranges.push_back({i == 0 ? 0 : ends[size_t(i - 1)], ends[size_t(i)], id});
             setup.ranges << wire::ShardSetup::Span{m_ranges.back().begin, m_ranges.back().end, id};
         }
         hub->closeMembership(QStringLiteral("this sharded run's machines are fixed once it has "
@@ -179,6 +202,9 @@ void ShardConductor::close(int64_t step, double lr,
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_lastClosed = step;
+        m_fullStep[step] = counted.size() == m_members.size();
+        while (!m_fullStep.empty() && m_fullStep.begin()->first < step - 2)
+            m_fullStep.erase(m_fullStep.begin());
     }
     wire::ShardClose c;
     c.step = step;
@@ -259,6 +285,48 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
     return std::pair{steps, std::move(*whole)};
 }
 
+std::vector<ShardConductor::Traffic> ShardConductor::traffic() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::vector<Traffic> out;
+    for (const ShardRange& r : m_ranges) {
+        Traffic t{r};
+        const auto it = m_counts.find(r.owner);
+        if (it != m_counts.end() && it->second.last.step > it->second.first.step) {
+            const Count& first = it->second.first;
+            const Count& last = it->second.last;
+            t.steps = last.step - first.step;
+            t.sentPerStep = double(last.sent - first.sent) / double(t.steps);
+            t.receivedPerStep = double(last.received - first.received) / double(t.steps);
+        }
+        if (it != m_counts.end() && it->second.fullSteps > 0) {
+            t.fullSteps = it->second.fullSteps;
+            t.sentPerFullStep = double(it->second.fullSent) / double(t.fullSteps);
+            t.receivedPerFullStep = double(it->second.fullReceived) / double(t.fullSteps);
+        }
+        out.push_back(t);
+    }
+    return out;
+}
+
+ShardConductor::Holding ShardConductor::holding(const QString& deviceId) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    Holding h;
+    for (size_t i = 0; i < m_ranges.size(); ++i) {
+        if (m_ranges[i].owner != deviceId)
+            continue;
+        h.shard = int(i) + 1;
+        h.shards = int(m_ranges.size());
+        h.bytes = (m_ranges[i].end - m_ranges[i].begin) * shardBytesPerValue(m_optimizer.kind);
+    }
+    const auto it = m_counts.find(deviceId);
+    if (it != m_counts.end() && it->second.previous.step >= 0) {
+        const Count& a = it->second.previous;
+        const Count& b = it->second.last;
+        h.linkBytes = double(b.sent - a.sent + b.received - a.received) / double(b.step - a.step);
+    }
+    return h;
+}
+
 bool ShardConductor::isMember(const QString& deviceId) const {
     return std::find(m_members.begin(), m_members.end(), deviceId) != m_members.end();
 }
@@ -299,9 +367,23 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
                                 .arg(r.step + 1)
                                 .arg(r.why);
             break;
-        case wire::ShardReport::Kind::Updated:
+        case wire::ShardReport::Kind::Updated: {
             m_updated[r.step].insert(member);
+            Counts& n = m_counts[member];
+            if (n.first.step < 0)
+                n.first = {r.step, r.sent, r.received};
+            if (r.step > n.last.step) {
+                n.previous = n.last;
+                n.last = {r.step, r.sent, r.received};
+                const auto full = m_fullStep.find(r.step);
+                if (n.previous.step == r.step - 1 && full != m_fullStep.end() && full->second) {
+                    ++n.fullSteps;
+                    n.fullSent += n.last.sent - n.previous.sent;
+                    n.fullReceived += n.last.received - n.previous.received;
+                }
+            }
             break;
+        }
         }
     }
     m_cv.notify_all();

@@ -31,13 +31,15 @@ class ShardConductor {
 public:
     // Training thread. Sets the run up through `hub` (started) across this machine and the workers
     // `workers` (device IDs): this machine's replica (the run's weights, which it keeps up to date)
-    // is `replica`, and its values are cut into equal ranges, one a member. `resumed`, when it has
-    // stepped (a run resumed from a checkpoint), is the optimizer's state each owner takes its
-    // range of. Returns once every member's links are up, or fails saying what did not come
-    // within `timeoutMs`.
+    // is `replica`, and `ends[i]` is where the range of member i (this machine, then `workers`)
+    // ends: each begins where the one before ends, and the last ends at the last value
+    // (planShardedRun). `resumed`, when it has stepped (a run resumed from a checkpoint), is the
+    // optimizer's state each owner takes its range of. Returns once every member's links are up,
+    // or fails saying what did not come within `timeoutMs`.
     Status start(CoordinatorHub* hub, const std::vector<QString>& workers,
-                 std::vector<at::Tensor>* replica, DType wire, OptimizerConfig optimizer,
-                 int64_t firstStep, const Optimizer* resumed, int timeoutMs);
+                 const std::vector<int64_t>& ends, std::vector<at::Tensor>* replica, DType wire,
+                 OptimizerConfig optimizer, int64_t firstStep, const Optimizer* resumed,
+                 int timeoutMs);
     QString selfId() const { return m_self; }
     // Every member's device ID and range, in the order of the values.
     std::vector<ShardRange> ranges() const { return m_ranges; }
@@ -56,6 +58,31 @@ public:
     // one-owner run's names (ShardOwner::gatherState), and the steps it has taken: what a
     // checkpoint keeps.
     Expected<std::pair<int64_t, NamedTensors>> gatherState(int timeoutMs);
+
+    // What each member's links carried a step, in the order of the ranges, from its replica's
+    // first update to its last: the bytes it sent and received to and from the coordinator and
+    // the other members, over `steps` steps (0: not measured yet); and the same over the
+    // `fullSteps` of those in which every member computed (a member the balancer leaves out of
+    // a step sends no gradients in it).
+    struct Traffic {
+        ShardRange range;
+        int64_t steps = 0;
+        double sentPerStep = 0;
+        double receivedPerStep = 0;
+        int64_t fullSteps = 0;
+        double sentPerFullStep = 0;
+        double receivedPerFullStep = 0;
+    };
+    std::vector<Traffic> traffic() const;
+    // What the member `deviceId` holds and what its links carried in its replica's last update,
+    // for each step's figures (WorkerStepStats); shard 0 where it is not a member.
+    struct Holding {
+        int shard = 0; // 1 for the first range
+        int shards = 0;
+        int64_t bytes = 0;    // what its owner keeps for it (shardBytesPerValue)
+        double linkBytes = 0; // sent and received, in its last step
+    };
+    Holding holding(const QString& deviceId) const;
 
     // Network thread.
     void onReport(const QString& member, const wire::ShardReport& report);
@@ -88,6 +115,19 @@ private:
     std::map<QString, std::pair<int64_t, QByteArray>> m_states; // gatherState()'s answers
     QString m_failure;         // a refusal, a lost member, a link that failed: the run cannot go on
     int64_t m_lastClosed = -1; // the last step closed: reports of steps long past are not kept
+    // A member's bytes (sent, received) at its first update, the one before its last, and its
+    // last.
+    struct Count {
+        int64_t step = -1;
+        quint64 sent = 0, received = 0;
+    };
+    struct Counts {
+        Count first, previous, last;
+        int64_t fullSteps = 0; // and what they carried in them
+        quint64 fullSent = 0, fullReceived = 0;
+    };
+    std::map<QString, Counts> m_counts;
+    std::map<int64_t, bool> m_fullStep; // closed steps: whether every member computed in it
 };
 
 } // namespace tandem

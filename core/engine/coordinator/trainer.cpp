@@ -259,8 +259,11 @@ Status Trainer::startLocalWorker() {
     if (device->kind != DeviceKind::Cpu)
         m_serialOps.reset(); // the optimizer's step on the CPU is then this thread's to run
     // Before the replica takes its memory: a model that cannot fit is refused with the figures.
-    MemoryNeed need =
-        memoryNeed(m_module, m_data->train, m_cfg, mastersBeside(*device, m_masterOnDevice, m_cfg));
+    // A sharded run keeps no optimizer state here beyond this machine's range, which the shard
+    // plan places once the workers have come (planShardRanges).
+    MemoryNeed need = memoryNeed(m_module, m_data->train, m_cfg,
+                                 m_cfg.shard ? MasterCopy::None
+                                             : mastersBeside(*device, m_masterOnDevice, m_cfg));
     const bool dataOnDevice = keepDataOnDevice(m_data->train, *device, need);
     auto fits = samplesThatFit(need, *device, QStringLiteral("this machine"));
     if (!fits)

@@ -107,6 +107,12 @@ private:
     Status shardHub(HubConfig& hc);
     Status startShards();
     Status gatherShardState();
+    // Where each member's range ends (this machine's first, then `remotes`' in their order), as
+    // the memory plan places them; refused with the figures when the machines cannot hold it.
+    Expected<std::vector<int64_t>> planShardRanges(const std::vector<size_t>& remotes);
+    // A sharded run's ranges, what each machine kept and its bytes a step, for the summary and
+    // the log.
+    void summarizeShards(RunSummary& sum);
     // How long the machines of a sharded run may take to link with each other.
     static constexpr int kShardSetupMs = 60000;
     // Waits for `count` workers (-1: m_cfg.workers) to be probed (or to join), within the join

@@ -191,6 +191,8 @@ RunSummary Trainer::summarize(bool stopped) {
         summarizeTraffic(sum);
     if (m_splitRun.steps > 0)
         summarizeSplit(sum);
+    if (m_shards)
+        summarizeShards(sum);
     return sum;
 }
 

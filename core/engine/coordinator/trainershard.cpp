@@ -4,6 +4,10 @@
 
 #include "engine/coordinator/trainer.h"
 
+#include "engine/devices.h"
+#include "engine/shard/shardplan.h"
+#include "engine/step/memoryplan.h"
+
 #include <QElapsedTimer>
 
 namespace tandem {
@@ -28,19 +32,56 @@ Status Trainer::shardHub(HubConfig& hc) {
     return success();
 }
 
+Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t>& remotes) {
+    // Each machine's range follows what its memory holds beside its own worker: equal where
+    // every machine has the room, smaller where one has less (planShardedRun).
+    std::vector<ShardMachine> machines;
+    ShardMachine self;
+    self.name = QStringLiteral("this machine");
+    auto device = chooseDevice(m_devices, m_cfg.device);
+    self.device = device ? *device : m_devices.value(0);
+    self.computes = m_cfg.localWorker;
+    machines.push_back(self);
+    for (size_t w : remotes)
+        machines.push_back({m_pool.at(w).stats.name, m_pool.at(w).link->device(), true, 0});
+    auto plan = planShardedRun(m_module, m_data->train, m_cfg, machines);
+    if (!plan)
+        return makeError(plan.error().code,
+                         QStringLiteral("the sharded run does not fit on its machines: %1")
+                             .arg(plan.error().message));
+    std::vector<int64_t> ends;
+    for (const ShardPlan::Shard& s : plan->shards)
+        ends.push_back(s.end);
+    for (size_t i = 0; i < machines.size(); ++i)
+        if (!plan->shardOf(int(i)))
+            return makeError(ErrorCode::OutOfMemory,
+                             QStringLiteral("%1 has no room for a range of the run's state beside "
+                                            "its own worker; leave it out of the sharded run, or "
+                                            "give it more memory")
+                                 .arg(machines[i].name));
+    return ends;
+}
+
 Status Trainer::startShards() {
     std::vector<QString> workers;
+    std::vector<size_t> remotes;
     for (size_t w : m_pool.live())
-        if (m_pool.at(w).remote)
+        if (m_pool.at(w).remote) {
             workers.push_back(m_pool.at(w).link->deviceId());
+            remotes.push_back(w);
+        }
     if (workers.empty())
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("no worker joined the sharded run; it needs at least one "
                                         "beside this machine"));
+    auto ends = planShardRanges(remotes);
+    if (!ends)
+        return ends.error();
     QElapsedTimer clock;
     clock.start();
-    if (auto st = m_shards->start(m_hub.get(), workers, &m_master.params, storageDtype(m_cfg.wire),
-                                  m_runOptimizer, m_state.step, m_optimizer.get(), kShardSetupMs);
+    if (auto st =
+            m_shards->start(m_hub.get(), workers, *ends, &m_master.params, storageDtype(m_cfg.wire),
+                            m_runOptimizer, m_state.step, m_optimizer.get(), kShardSetupMs);
         !st)
         return st;
     // The owners hold the state from now on (a resumed run's, cut into their ranges). Emptying
@@ -73,6 +114,44 @@ Status Trainer::gatherShardState() {
     for (const auto& [name, t] : gathered->second)
         records << toRecord(name, t);
     return m_optimizer->restore(gathered->first, records);
+}
+
+void Trainer::summarizeShards(RunSummary& sum) {
+    QHash<QString, QString> names; // device ID → the worker's name in the run
+    for (size_t w = 0; w < m_pool.size(); ++w) {
+        const PoolMember& m = m_pool.at(w);
+        names.insert(m.remote ? m.link->deviceId() : m_shards->selfId(), m.stats.name);
+    }
+    const int64_t perValue = shardBytesPerValue(m_runOptimizer.kind);
+    const auto traffic = m_shards->traffic();
+    QStringList said;
+    for (size_t i = 0; i < traffic.size(); ++i) {
+        const ShardConductor::Traffic& t = traffic[i];
+        RunSummary::Shard s;
+        s.deviceId = t.range.owner;
+        s.machine = names.value(s.deviceId, s.deviceId);
+        s.begin = t.range.begin;
+        s.end = t.range.end;
+        s.heldBytes = (s.end - s.begin) * perValue;
+        s.stepsMeasured = t.steps;
+        s.sentPerStep = t.sentPerStep;
+        s.receivedPerStep = t.receivedPerStep;
+        s.fullSteps = t.fullSteps;
+        s.sentPerFullStep = t.sentPerFullStep;
+        s.receivedPerFullStep = t.receivedPerFullStep;
+        sum.shards << s;
+        QString line = QStringLiteral("%1 held shard %2 of %3, %4")
+                           .arg(s.machine)
+                           .arg(i + 1)
+                           .arg(traffic.size())
+                           .arg(bytesText(s.heldBytes));
+        if (t.steps > 0)
+            line +=
+                QStringLiteral(", and sent %1 and received %2 a step")
+                    .arg(bytesText(qint64(t.sentPerStep)), bytesText(qint64(t.receivedPerStep)));
+        said << line;
+    }
+    m_obs.onMessage(QStringLiteral("sharded run: %1").arg(said.join(QStringLiteral("; "))));
 }
 
 } // namespace tandem

@@ -233,6 +233,15 @@ QList<WorkerStepStats> SyncPolicy::workerStats(StepContext& ctx, Collected& c,
         ws.samples = c.took[w];
         ws.computeMs = c.computeMs[w];
         ws.waitMs = std::max(0.0, stepMs - c.rttMs[w]);
+        if (ctx.shards) {
+            const QString id = m.link->deviceId();
+            const ShardConductor::Holding h =
+                ctx.shards->holding(id.isEmpty() ? ctx.shards->selfId() : id);
+            ws.shard = h.shard;
+            ws.shards = h.shards;
+            ws.shardBytes = h.bytes;
+            ws.linkBytes = h.linkBytes;
+        }
         m.stats.samples += c.took[w];
         m.served += c.took[w] > 0 ? 1 : 0;
         m.stats.waitS += ws.waitMs / 1e3;

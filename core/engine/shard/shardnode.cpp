@@ -171,4 +171,14 @@ void ShardNode::onMessage(const QString& peer, const wire::Message& m) {
     }
 }
 
+std::pair<qint64, qint64> ShardNode::linkBytes() const {
+    qint64 sent = 0, received = 0;
+    for (const QPointer<Connection>& link : m_links)
+        if (link) {
+            sent += link->bytesSent() + link->bytesQueued();
+            received += link->bytesReceived();
+        }
+    return {sent, received};
+}
+
 } // namespace tandem

@@ -54,6 +54,9 @@ public:
     // The coordinator closes the step on this machine's range: OwnerStep::close, then the weights
     // go to every machine (this one's replica too).
     Status close(int64_t step, const std::vector<std::pair<QString, double>>& counted, double lr);
+    // Every byte sent (queued ones too: Connection::bytesQueued()) and received on this
+    // machine's links to the other members, so far.
+    std::pair<qint64, qint64> linkBytes() const;
 
 Q_SIGNALS:
     // As an owner: `worker`'s range for `step` is here, whole; or it was refused (the coordinator

@@ -93,7 +93,9 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
                 Q_EMIT report({wire::ShardReport::Kind::Refused, step, worker, why});
             });
     connect(m_node, &ShardNode::updated, this, [this](qint64 step) {
-        Q_EMIT report({wire::ShardReport::Kind::Updated, step, {}, {}});
+        const auto [sent, received] = m_node->linkBytes();
+        Q_EMIT report(
+            {wire::ShardReport::Kind::Updated, step, {}, {}, quint64(sent), quint64(received)});
     });
     connect(m_node, &ShardNode::linkLost, this, &ShardPart::memberLost);
     // Every member links with every other: a worker sends each owner its range and takes each

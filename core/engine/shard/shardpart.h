@@ -53,6 +53,8 @@ public:
     bool isSetUp() const { return m_node != nullptr; }
 
 Q_SIGNALS:
+    // An Updated report carries the bytes on this machine's links to the other members; the
+    // machine adds those of its links to the coordinator before it passes the report on.
     void report(const tandem::wire::ShardReport& report);
     // A link could not be made, or this machine's part failed: the run cannot go on as set up.
     void failed(const QString& why);

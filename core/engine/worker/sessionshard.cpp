@@ -24,9 +24,14 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
         return makeError(port.error().code,
                          QStringLiteral("cannot listen for the sharded run's links: %1")
                              .arg(port.error().message));
-    connect(m_shard.get(), &ShardPart::report, this, [this](const wire::ShardReport& r) {
-        if (m_conn)
-            m_conn->send(r);
+    connect(m_shard.get(), &ShardPart::report, this, [this](wire::ShardReport r) {
+        if (!m_conn)
+            return;
+        if (r.kind == wire::ShardReport::Kind::Updated) {
+            r.sent += quint64(m_conn->bytesSent() + m_conn->bytesQueued());
+            r.received += quint64(m_conn->bytesReceived());
+        }
+        m_conn->send(r);
     });
     connect(m_shard.get(), &ShardPart::failed, this,
             [this](const QString& why) { finish(1, why); });
