@@ -93,6 +93,7 @@ private Q_SLOTS:
     void syncMatchesOneWorker();
     void shardedRunMatchesTheOneMachineRun();
     void shardedRunResumesOnOtherMachines();
+    void aShardOwnerNeedNotCompute();
     void aLostShardStopsTheRunAtItsCheckpoint();
     void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
@@ -373,6 +374,44 @@ void TestDistributed::shardedRunMatchesTheOneMachineRun() {
         QVERIFY2(link > 0 && link <= 1.1 * 2 * 2 * model * 2 / 3, qPrintable(all));
     }
     QCOMPARE(shards, (QSet<int>{1, 2, 3}));
+}
+
+void TestDistributed::aShardOwnerNeedNotCompute() {
+    // The coordinator computes nothing (--no-local-worker) and still owns a range: the two
+    // workers send it their gradients for it and take its weights, and the run is one machine's.
+    // It sends its range's weights only; each worker sends the optimum.
+    const QString one = m_tmp.filePath(QStringLiteral("owner-one")),
+                  sharded = m_tmp.filePath(QStringLiteral("owner-only"));
+    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + one});
+    QVERIFY(a.finish());
+    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    TandemProcess b(
+        syncRun() +
+        QStringList{QStringLiteral("--out=") + sharded, QStringLiteral("--listen=127.0.0.1:0"),
+                    QStringLiteral("--workers=2"), QStringLiteral("--no-local-worker"),
+                    QStringLiteral("--shard"), QStringLiteral("--home"), home("coord")});
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    // A sample costs each worker 2 ms more: the balancer gives both a share of every step.
+    const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
+    TandemProcess* w1 = worker("w1", port, {}, cost);
+    TandemProcess* w2 = worker("w2", port, {}, cost);
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
+                                           QStringLiteral("\n--- w2:\n") + w2->err()));
+    expectSameTrajectory(one, sharded);
+    const QJsonObject s = b.summary();
+    const QJsonObject self = s.value(QStringLiteral("shards")).toArray().at(0).toObject();
+    QCOMPARE(self.value(QStringLiteral("machine")).toString(), QStringLiteral("this machine"));
+    const double range = 4.0 * double(self.value(QStringLiteral("end")).toInteger());
+    const double sent = self.value(QStringLiteral("bytes_sent_per_full_step")).toDouble();
+    QVERIFY2(self.value(QStringLiteral("full_steps")).toInteger() >= 5 && sent >= 2 * range &&
+                 sent <= 1.1 * 2 * range,
+             qPrintable(QString::fromUtf8(QJsonDocument(s).toJson())));
+    for (TandemProcess* w : {w1, w2}) {
+        QVERIFY(w->finish());
+        QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+    }
 }
 
 void TestDistributed::expectShardTraffic(const QJsonObject& summary, int machines) {

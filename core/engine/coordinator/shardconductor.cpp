@@ -202,7 +202,7 @@ void ShardConductor::close(int64_t step, double lr,
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_lastClosed = step;
-        m_fullStep[step] = counted.size() == m_members.size();
+        m_fullStep[step] = counted.size() == m_members.size() - (m_selfComputes ? 0 : 1);
         while (!m_fullStep.empty() && m_fullStep.begin()->first < step - 2)
             m_fullStep.erase(m_fullStep.begin());
     }
@@ -376,7 +376,10 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
                 n.previous = n.last;
                 n.last = {r.step, r.sent, r.received};
                 const auto full = m_fullStep.find(r.step);
-                if (n.previous.step == r.step - 1 && full != m_fullStep.end() && full->second) {
+                // A step's bytes are what two reports a step apart differ by: the first report
+                // has no step before it, and its figures hold the run's setup.
+                if (n.previous.step >= 0 && n.previous.step == r.step - 1 &&
+                    full != m_fullStep.end() && full->second) {
                     ++n.fullSteps;
                     n.fullSent += n.last.sent - n.previous.sent;
                     n.fullReceived += n.last.received - n.previous.received;

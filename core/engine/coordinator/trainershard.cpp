@@ -79,6 +79,7 @@ Status Trainer::startShards() {
         return ends.error();
     QElapsedTimer clock;
     clock.start();
+    m_shards->setSelfComputes(m_cfg.localWorker);
     if (auto st =
             m_shards->start(m_hub.get(), workers, *ends, &m_master.params, storageDtype(m_cfg.wire),
                             m_runOptimizer, m_state.step, m_optimizer.get(), kShardSetupMs);
@@ -129,7 +130,9 @@ void Trainer::summarizeShards(RunSummary& sum) {
         const ShardConductor::Traffic& t = traffic[i];
         RunSummary::Shard s;
         s.deviceId = t.range.owner;
-        s.machine = names.value(s.deviceId, s.deviceId);
+        s.machine = names.value(s.deviceId, s.deviceId == m_shards->selfId()
+                                                ? QStringLiteral("this machine")
+                                                : s.deviceId);
         s.begin = t.range.begin;
         s.end = t.range.end;
         s.heldBytes = (s.end - s.begin) * perValue;
