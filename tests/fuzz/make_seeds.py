@@ -204,6 +204,38 @@ put('frames', 'base-request-part',
     frame(field(20, 2, field(1, 2, hashlib.blake2b(four, digest_size=32).hexdigest().encode()) + field(2, 0, 3))) +
     blob_part(5, 7, 10, 0, b'0123456789') + frame(field(21, 2, field(1, 0, 3) + field(2, 0, 7))))
 
+# frames: a sharded run's messages (protocol 10): a link's join and welcome, a step's gradients
+# and weights, the coordinator's setup (with its range's blob), reports, a close, a save and the
+# state, then near-misses the decoder refuses (an unknown report kind, a close with a NaN rate and
+# a negative weight, ranges with a gap)
+def double(num, value):
+    return varint((num << 3) | 1) + struct.pack('<d', value)
+
+
+peer = lambda dev, host, port: field(1, 2, dev) + field(2, 2, host) + field(3, 0, port)
+span = lambda b, e, owner: field(1, 0, b) + field(2, 0, e) + field(3, 2, owner)
+members = field(3, 2, peer(b'a' * 64, b'', 47400)) + field(3, 2, peer(b'b' * 64, b'127.0.0.1', 47401))
+setup = (field(1, 2, b'run-1') + field(2, 2, b'\x07' * 32) + members + field(4, 2, span(0, 2, b'a' * 64)) +
+         field(4, 2, span(2, 4, b'b' * 64)) + field(5, 0, 3) + field(6, 0, 9))
+put('frames', 'shard-link',
+    frame(field(23, 2, field(1, 2, b'run-1') + field(2, 2, b'\x07' * 32))) + frame(field(24, 2, b'')) +
+    blob_part(2, 4, 8, 0, struct.pack('<2f', 0.5, -1.0)) + frame(field(25, 2, field(1, 0, 3) + field(2, 0, 4))) +
+    blob_part(2, 5, 8, 0, struct.pack('<2f', 0.25, 2.0)) + frame(field(26, 2, field(1, 0, 3) + field(2, 0, 5))))
+put('frames', 'shard-setup', blob_part(2, 9, 8, 0, struct.pack('<2f', 0.5, 1.5)) + frame(field(27, 2, setup)))
+count = lambda w, x: field(3, 2, field(1, 2, w) + double(2, x))
+put('frames', 'shard-control',
+    frame(field(28, 2, field(1, 0, 1))) +
+    frame(field(28, 2, field(1, 0, 2) + field(2, 0, 3) + field(3, 2, b'b' * 64))) +
+    frame(field(28, 2, field(1, 0, 4) + field(2, 0, 3) + field(5, 0, 5 << 30) + field(6, 0, 4 << 30))) +
+    frame(field(29, 2, field(1, 0, 3) + double(2, 0.01) + count(b'a' * 64, 0.25) + count(b'b' * 64, 0.75))) +
+    frame(field(30, 2, b'')) + blob_part(2, 6, 4, 0, b'\x00' * 4) +
+    frame(field(31, 2, field(1, 0, 4) + field(2, 0, 6))))
+put('frames', 'shard-refused',
+    frame(field(28, 2, field(1, 0, 9) + field(2, 0, 3))) +
+    frame(field(29, 2, field(1, 0, 3) + double(2, float('nan')) + count(b'a' * 64, -1.0))) +
+    frame(field(27, 2, field(1, 2, b'run-1') + members + field(4, 2, span(0, 2, b'a' * 64)) +
+                field(4, 2, span(3, 4, b'b' * 64)))))
+
 # shardindex: an index, then each shard after a line "--shard FILE--"
 def safetensors(tensors):
     h, data, off = {'__metadata__': {'format': 'pt'}}, b'', 0
