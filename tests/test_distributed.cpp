@@ -94,6 +94,7 @@ private Q_SLOTS:
     void shardedRunMatchesTheOneMachineRun();
     void shardedRunResumesOnOtherMachines();
     void aShardOwnerNeedNotCompute();
+    void aShardedRunTooLargeForItsMachinesIsRefused();
     void aLostShardStopsTheRunAtItsCheckpoint();
     void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
@@ -344,6 +345,11 @@ void TestDistributed::shardedRunMatchesTheOneMachineRun() {
                                            QStringLiteral("\n--- w2:\n") + w2->err()));
     QVERIFY2(b.err().contains(QStringLiteral("sharded the optimizer across 3 machines")),
              qPrintable(b.err()));
+    // The log says at the end what each machine held and moved.
+    QVERIFY2(b.err().contains(QStringLiteral("local held shard 1 of 3")) &&
+                 b.err().contains(QStringLiteral("held shard 3 of 3")) &&
+                 b.err().contains(QStringLiteral("a step")),
+             qPrintable(b.err()));
     for (TandemProcess* w : {w1, w2}) {
         QVERIFY(w->finish());
         QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
@@ -412,6 +418,30 @@ void TestDistributed::aShardOwnerNeedNotCompute() {
         QVERIFY(w->finish());
         QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
     }
+}
+
+void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
+    // This machine lends 100 KB and computes nothing; the worker lends 3 MB, about 1.6 MB of
+    // which its own worker needs (the mlp's weights and gradients). SGD's state for the mlp's
+    // 203,530 values (12 bytes each: master, momentum, gradients' sum) does not fit in what is
+    // left: the run is refused before its first step, saying what each machine has.
+    const QString out = m_tmp.filePath(QStringLiteral("shard-refused"));
+    TandemProcess b(
+        syncRun() + QStringList{QStringLiteral("--out=") + out,
+                                QStringLiteral("--listen=127.0.0.1:0"),
+                                QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
+                                QStringLiteral("--shard"), QStringLiteral("--home"), home("coord")},
+        false, {QStringLiteral("TANDEM_MEMORY_LIMIT=100K")});
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w = worker("w1", port, {}, {QStringLiteral("TANDEM_MEMORY_LIMIT=3M")});
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() != 0, qPrintable(b.err()));
+    QVERIFY2(b.err().contains(QStringLiteral("does not fit on its machines")) &&
+                 b.err().contains(QStringLiteral("this machine")),
+             qPrintable(b.err()));
+    QVERIFY(!QFile::exists(out + QStringLiteral("/model.safetensors")));
+    QVERIFY(w->finish());
 }
 
 void TestDistributed::expectShardTraffic(const QJsonObject& summary, int machines) {
