@@ -441,7 +441,10 @@ void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
                  b.err().contains(QStringLiteral("this machine")),
              qPrintable(b.err()));
     QVERIFY(!QFile::exists(out + QStringLiteral("/model.safetensors")));
+    // The worker hears why.
     QVERIFY(w->finish());
+    QVERIFY2(w->err().contains(QStringLiteral("does not fit on its machines")),
+             qPrintable(w->err()));
 }
 
 void TestDistributed::expectShardTraffic(const QJsonObject& summary, int machines) {

@@ -61,6 +61,8 @@ void Trainer::setPhase(Phase p) {
 }
 
 Error Trainer::fail(Error e) {
+    // The workers hear why, rather than that the coordinator went.
+    shutdown(QStringLiteral("the run failed: %1").arg(e.message));
     setPhase(Phase::Failed);
     return e;
 }
