@@ -1837,6 +1837,14 @@ Tandem %3</source>
         <source>Name</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Split the weights and the optimizer across the machines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous runs that train every weight, with 32-bit floats on the wire, on more than one machine.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tandem::ui::SettingsDialog</name>

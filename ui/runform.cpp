@@ -296,6 +296,14 @@ void RunForm::addModeRows(QFormLayout* form) {
     m_mode->addItem(tr("Streaming local SGD: exchanges overlap training (Wi-Fi)"),
                     QString::fromLatin1(kStreaming));
     form->addRow(tr("Mode"), m_mode);
+    m_shard = new QCheckBox(tr("Split the weights and the optimizer across the machines"));
+    m_shard->setObjectName(QStringLiteral("shardCheck"));
+    m_shard->setToolTip(
+        tr("Each machine keeps one range of the fp32 weights, of the optimizer's state and of "
+           "the gradients' sum, and steps it itself: a full fine-tune can then need more memory "
+           "than any one machine has. For synchronous runs that train every weight, with 32-bit "
+           "floats on the wire, on more than one machine."));
+    form->addRow(QString(), m_shard);
 
     // Local SGD's weights and deltas on the wire.
     m_outerWire = new QComboBox;
@@ -337,6 +345,9 @@ void RunForm::updateEnabled() {
     const QString mode = m_mode->currentData().toString();
     m_outerWire->setEnabled(mode == QLatin1String("local-sgd") ||
                             mode == QLatin1String(kStreaming) || mode == QLatin1String("auto"));
+    m_shard->setEnabled(mode == QLatin1String("sync") &&
+                        m_wire->currentData().toString() == QLatin1String("fp32") &&
+                        !(hf && !m_lora->text().trimmed().isEmpty()));
     const QString prefix = kDataKinds[m_data->currentIndex()].prefix;
     m_dataPath->setPlaceholderText(
         builtin                              ? QString()
@@ -435,6 +446,8 @@ RunConfig RunForm::config() const {
     if (m_machines->count() == 0)
         c.localWorker = m_base.localWorker;
     c.workers = int(c.invites.size());
+    // One machine has nothing to split the run with.
+    c.shard = m_shard->isEnabled() && m_shard->isChecked() && !c.invites.isEmpty();
     return c;
 }
 
@@ -450,6 +463,7 @@ void RunForm::setConfig(const RunConfig& c) {
     m_lora->setText(lora);
     updateTargets();
     m_recompute->setChecked(c.checkpointActivations);
+    m_shard->setChecked(c.shard);
     m_gguf->setCurrentIndex(std::max(0, m_gguf->findData(c.gguf.toLower())));
     int kind = 0;
     QString path;

@@ -128,7 +128,8 @@ private:
         QStringList layers, defaults;
     } m_family;
     QCheckBox* m_recompute;
-    QComboBox* m_gguf; // the quantization of the GGUF file written at the end; "": none
+    QCheckBox* m_shard; // RunConfig::shard: a sync run's state split across its machines
+    QComboBox* m_gguf;  // the quantization of the GGUF file written at the end; "": none
     QComboBox* m_data;
     QComboBox* m_loss;
     QDoubleSpinBox* m_beta; // dpo's beta, orpo's lambda

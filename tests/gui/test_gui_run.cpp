@@ -1232,6 +1232,51 @@ private Q_SLOTS:
         QCOMPARE(role.data().toString(), QStringLiteral("Idle"));
     }
 
+    // The run form offers to split a run's state across its machines where that can work: a
+    // synchronous run of every weight with fp32 on the wire, on more than one machine.
+    void theRunFormSplitsTheStateWhereItCan() {
+        PeerModel peers;
+        peers.setSelf(QStringLiteral("alpha"), {});
+        PeerInfo beta;
+        beta.deviceId = QString(64, QLatin1Char('b'));
+        beta.name = QStringLiteral("beta");
+        beta.address = QStringLiteral("127.0.0.1");
+        beta.port = 47301;
+        beta.protocolVersion = wire::kProtocolVersion;
+        beta.paired = true;
+        beta.online = true;
+        peers.setPeers({beta});
+        RunForm form(&peers, {});
+        auto* shard = form.findChild<QCheckBox*>(QStringLiteral("shardCheck"));
+        auto* mode = form.findChild<QComboBox*>(QStringLiteral("modeCombo"));
+        QVERIFY(shard && mode);
+        mode->setCurrentIndex(mode->findData(QStringLiteral("sync")));
+        QVERIFY(shard->isEnabled());
+        shard->setChecked(true);
+        QVERIFY(form.config().shard);
+        RunConfig launched = form.config(); // as the window launches it
+        launched.listen = QStringLiteral("127.0.0.1:0");
+        const auto valid = launched.validate();
+        QVERIFY2(valid, valid ? "" : qPrintable(valid.error().message));
+        // Beta unticked: this machine alone has nothing to split the run with.
+        auto* machines = form.findChild<QListWidget*>();
+        QVERIFY(machines && machines->count() == 2);
+        machines->item(1)->setCheckState(Qt::Unchecked);
+        QVERIFY(!form.config().shard);
+        machines->item(1)->setCheckState(Qt::Checked);
+        // Another mode, or half precision on the wire: not offered, and not asked for.
+        mode->setCurrentIndex(mode->findData(QStringLiteral("local-sgd")));
+        QVERIFY(!shard->isEnabled());
+        QVERIFY(!form.config().shard);
+        mode->setCurrentIndex(mode->findData(QStringLiteral("sync")));
+        QVERIFY(form.config().shard);
+        // A saved run keeps it.
+        RunConfig c = form.config();
+        RunForm again(&peers, {});
+        again.setConfig(c);
+        QVERIFY(again.findChild<QCheckBox*>(QStringLiteral("shardCheck"))->isChecked());
+    }
+
     // A sharded run's step says which range each machine owns, what it keeps for it and what
     // its links carried: the Cluster tab's Shard column shows it, and only for such a run.
     void theClusterTabShowsEachMachinesShard() {
