@@ -6,6 +6,8 @@
 #
 #   bench/shard_bytes.sh             MACHINES=3 MODEL=mnist-cnn STEPS=12 BATCH=96
 #   MODEL=resnet18.pt bench/shard_bytes.sh   ResNet-18 (bench/make_resnet18.py)
+#   ARGS=--no-local-worker bench/shard_bytes.sh   more for the coordinator's run (here: it
+#                                    owns a range and computes nothing)
 #   COST=0,2 bench/shard_bytes.sh    every sample costs each machine 2 ms more
 #                                    (TANDEM_FAULT_STEP_COST), so that the balancer gives each
 #                                    machine a share of most steps of a small model
@@ -30,7 +32,7 @@ done
 
 $t train --model "${MODEL:-mnist-cnn}" --data "${DATA:-fashion-mnist}" --optimizer adam --lr 0.001 \
     --threads 1 --limit-test 1 --batch "$batch" --max-steps "$steps" --mode sync --shard \
-    --listen 127.0.0.1:0 --workers $((machines - 1)) --home "$work/c" --out "$work/run" \
+    --listen 127.0.0.1:0 --workers $((machines - 1)) --home "$work/c" --out "$work/run" ${ARGS:-} \
     >"$work/run.out" 2>"$work/run.err" &
 coord=$!
 port=""
