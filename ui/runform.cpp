@@ -296,14 +296,7 @@ void RunForm::addModeRows(QFormLayout* form) {
     m_mode->addItem(tr("Streaming local SGD: exchanges overlap training (Wi-Fi)"),
                     QString::fromLatin1(kStreaming));
     form->addRow(tr("Mode"), m_mode);
-    m_shard = new QCheckBox(tr("Split the weights and the optimizer across the machines"));
-    m_shard->setObjectName(QStringLiteral("shardCheck"));
-    m_shard->setToolTip(
-        tr("Each machine keeps one range of the fp32 weights, of the optimizer's state and of "
-           "the gradients' sum, and steps it itself: a full fine-tune can then need more memory "
-           "than any one machine has. For synchronous runs that train every weight, with 32-bit "
-           "floats on the wire, on more than one machine."));
-    form->addRow(QString(), m_shard);
+    addShardRow(form);
 
     // Local SGD's weights and deltas on the wire.
     m_outerWire = new QComboBox;

@@ -83,6 +83,7 @@ private:
     static QStringList takeTargets(const QString& spec, QString* rest);
     void addDataRows(QFormLayout* form);
     void addModeRows(QFormLayout* form);
+    void addShardRow(QFormLayout* form);
     void updateEnabled();
     void browseModel();
     void browseData();

@@ -62,6 +62,12 @@ Status checkEnds(const std::vector<int64_t>& ends, int64_t members, int64_t valu
     return success();
 }
 
+// What a member's count grew by between two reports; a count that went back (a member that
+// misreports) grew by nothing.
+double grew(quint64 from, quint64 to) {
+    return to > from ? double(to - from) : 0.0;
+}
+
 } // namespace
 
 Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& workers,
@@ -295,13 +301,13 @@ std::vector<ShardConductor::Traffic> ShardConductor::traffic() const {
             const Count& first = it->second.first;
             const Count& last = it->second.last;
             t.steps = last.step - first.step;
-            t.sentPerStep = double(last.sent - first.sent) / double(t.steps);
-            t.receivedPerStep = double(last.received - first.received) / double(t.steps);
+            t.sentPerStep = grew(first.sent, last.sent) / double(t.steps);
+            t.receivedPerStep = grew(first.received, last.received) / double(t.steps);
         }
         if (it != m_counts.end() && it->second.fullSteps > 0) {
             t.fullSteps = it->second.fullSteps;
-            t.sentPerFullStep = double(it->second.fullSent) / double(t.fullSteps);
-            t.receivedPerFullStep = double(it->second.fullReceived) / double(t.fullSteps);
+            t.sentPerFullStep = it->second.fullSent / double(t.fullSteps);
+            t.receivedPerFullStep = it->second.fullReceived / double(t.fullSteps);
         }
         out.push_back(t);
     }
@@ -322,7 +328,8 @@ ShardConductor::Holding ShardConductor::holding(const QString& deviceId) const {
     if (it != m_counts.end() && it->second.previous.step >= 0) {
         const Count& a = it->second.previous;
         const Count& b = it->second.last;
-        h.linkBytes = double(b.sent - a.sent + b.received - a.received) / double(b.step - a.step);
+        h.linkBytes =
+            (grew(a.sent, b.sent) + grew(a.received, b.received)) / double(b.step - a.step);
     }
     return h;
 }
@@ -381,8 +388,8 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
                 if (n.previous.step >= 0 && n.previous.step == r.step - 1 &&
                     full != m_fullStep.end() && full->second) {
                     ++n.fullSteps;
-                    n.fullSent += n.last.sent - n.previous.sent;
-                    n.fullReceived += n.last.received - n.previous.received;
+                    n.fullSent += grew(n.previous.sent, n.last.sent);
+                    n.fullReceived += grew(n.previous.received, n.last.received);
                 }
             }
             break;

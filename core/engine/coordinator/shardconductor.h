@@ -127,7 +127,7 @@ private:
     struct Counts {
         Count first, previous, last;
         int64_t fullSteps = 0; // and what they carried in them
-        quint64 fullSent = 0, fullReceived = 0;
+        double fullSent = 0, fullReceived = 0;
     };
     std::map<QString, Counts> m_counts;
     std::map<int64_t, bool> m_fullStep; // closed steps: whether every member computed in it

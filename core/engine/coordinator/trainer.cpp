@@ -61,8 +61,7 @@ void Trainer::setPhase(Phase p) {
 }
 
 Error Trainer::fail(Error e) {
-    // The workers hear why, rather than that the coordinator went.
-    shutdown(QStringLiteral("the run failed: %1").arg(e.message));
+    shutdown(QStringLiteral("the run failed: %1").arg(e.message)); // the workers hear why
     setPhase(Phase::Failed);
     return e;
 }
@@ -261,11 +260,10 @@ Status Trainer::startLocalWorker() {
     if (device->kind != DeviceKind::Cpu)
         m_serialOps.reset(); // the optimizer's step on the CPU is then this thread's to run
     // Before the replica takes its memory: a model that cannot fit is refused with the figures.
-    // A sharded run keeps no optimizer state here beyond this machine's range, which the shard
-    // plan places once the workers have come (planShardRanges).
-    MemoryNeed need = memoryNeed(m_module, m_data->train, m_cfg,
-                                 m_cfg.shard ? MasterCopy::None
-                                             : mastersBeside(*device, m_masterOnDevice, m_cfg));
+    // A sharded run keeps only its range beside the replica, placed once the workers come.
+    const MasterCopy masters =
+        m_cfg.shard ? MasterCopy::None : mastersBeside(*device, m_masterOnDevice, m_cfg);
+    MemoryNeed need = memoryNeed(m_module, m_data->train, m_cfg, masters);
     const bool dataOnDevice = keepDataOnDevice(m_data->train, *device, need);
     auto fits = samplesThatFit(need, *device, QStringLiteral("this machine"));
     if (!fits)
