@@ -438,8 +438,8 @@ bool Connection::sending(uint64_t id) const {
     return false;
 }
 
-qint64 Connection::bytesQueued() const {
-    qint64 n = m_queuedFrameBytes;
+qint64 Connection::bytesHandedOver() const {
+    qint64 n = m_bytesSent + m_queuedFrameBytes;
     for (const Outgoing& o : m_outgoing)
         if (o.blobId != 0)
             n += o.blob.size() - o.offset;

@@ -121,9 +121,9 @@ public:
     bool closedOnUnreadable() const { return m_unreadable; }
 
     qint64 bytesSent() const { return m_bytesSent; }
-    // What was handed to send() and is still queued here, not yet written (a blob's remaining
-    // bytes without the headers of its parts): with bytesSent(), every byte sent so far.
-    qint64 bytesQueued() const;
+    // Every byte handed to send() so far: those written (bytesSent()) and those still queued
+    // here (a blob's remaining bytes without the headers of its parts).
+    qint64 bytesHandedOver() const;
     qint64 bytesReceived() const { return m_bytesReceived; }
 
 Q_SIGNALS:

@@ -100,8 +100,7 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
             if (r.kind == wire::ShardReport::Kind::Updated)
                 for (size_t m = 1; m < m_members.size(); ++m)
                     if (HubSession* s = m_hub->workingSession(m_members[m])) {
-                        r.sent +=
-                            quint64(s->connection()->bytesSent() + s->connection()->bytesQueued());
+                        r.sent += quint64(s->connection()->bytesHandedOver());
                         r.received += quint64(s->connection()->bytesReceived());
                     }
             onReport(m_self, r);

@@ -123,7 +123,6 @@ void Trainer::summarizeShards(RunSummary& sum) {
         const PoolMember& m = m_pool.at(w);
         names.insert(m.remote ? m.link->deviceId() : m_shards->selfId(), m.stats.name);
     }
-    const int64_t perValue = shardBytesPerValue(m_runOptimizer.kind);
     const auto traffic = m_shards->traffic();
     QStringList said;
     for (size_t i = 0; i < traffic.size(); ++i) {
@@ -135,7 +134,7 @@ void Trainer::summarizeShards(RunSummary& sum) {
                                                 : s.deviceId);
         s.begin = t.range.begin;
         s.end = t.range.end;
-        s.heldBytes = (s.end - s.begin) * perValue;
+        s.heldBytes = m_shards->holding(s.deviceId).bytes;
         s.stepsMeasured = t.steps;
         s.sentPerStep = t.sentPerStep;
         s.receivedPerStep = t.receivedPerStep;

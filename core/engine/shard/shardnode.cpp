@@ -175,7 +175,7 @@ std::pair<qint64, qint64> ShardNode::linkBytes() const {
     qint64 sent = 0, received = 0;
     for (const QPointer<Connection>& link : m_links)
         if (link) {
-            sent += link->bytesSent() + link->bytesQueued();
+            sent += link->bytesHandedOver();
             received += link->bytesReceived();
         }
     return {sent, received};

@@ -54,7 +54,7 @@ public:
     // The coordinator closes the step on this machine's range: OwnerStep::close, then the weights
     // go to every machine (this one's replica too).
     Status close(int64_t step, const std::vector<std::pair<QString, double>>& counted, double lr);
-    // Every byte sent (queued ones too: Connection::bytesQueued()) and received on this
+    // Every byte sent (queued ones too: Connection::bytesHandedOver()) and received on this
     // machine's links to the other members, so far.
     std::pair<qint64, qint64> linkBytes() const;
 

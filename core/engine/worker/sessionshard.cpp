@@ -28,7 +28,7 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
         if (!m_conn)
             return;
         if (r.kind == wire::ShardReport::Kind::Updated) {
-            r.sent += quint64(m_conn->bytesSent() + m_conn->bytesQueued());
+            r.sent += quint64(m_conn->bytesHandedOver());
             r.received += quint64(m_conn->bytesReceived());
         }
         m_conn->send(r);
