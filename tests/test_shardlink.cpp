@@ -200,8 +200,11 @@ void TestShardLink::aSilentOrDroppedMemberIsClosed() {
 
 // Two machines, each a worker and the owner of one range, linked as shardlink.h admits them:
 // three steps, each worker's bundle streamed as its backward pass fills it, each owner closed
-// with both workers' weights. Both replicas hold what a one-owner run of the same gradients and
-// weights trained. A range sent for a step that is not open is refused and changes nothing.
+// with both workers' weights (after the gradients, then before them, as a sharded run's step
+// starts). B computes through each step: the weights that reach it meanwhile wait until it is
+// done. Both replicas hold what a one-owner run of the same gradients and weights trained. A
+// range sent for a step that is not open is refused and changes nothing, and a bundle call of a
+// step that is over sends nothing.
 void TestShardLink::stepsCrossTheLinks() {
     at::manual_seed(5);
     std::vector<at::Tensor> params;
@@ -245,7 +248,21 @@ void TestShardLink::stepsCrossTheLinks() {
     for (int step = 0; step < 3; ++step) {
         nodeA.open(step);
         nodeB.open(step);
+        // The close comes as the step starts (step 1: after the gradients, as protocol 10 sent
+        // it); B computes meanwhile, so the weights that reach it wait until it is done.
+        if (step > 0) {
+            QVERIFY(nodeA.close(step, counted, 0.01).ok());
+            QVERIFY(nodeB.close(step, counted, 0.01).ok());
+            const auto twice = nodeA.close(step, counted, 0.01);
+            QVERIFY(!twice && twice.error().message.contains(QLatin1String("a second time")));
+        }
+        nodeB.setReplicaBusy(true);
+        std::vector<at::Tensor> replicaBefore;
+        for (const at::Tensor& t : replicaB)
+            replicaBefore.push_back(t.clone());
+        const qint64 receivedBefore = nodeB.linkBytes().second;
         std::vector<at::Tensor> sum(params.size());
+        QByteArray bundleOfA;
         for (ShardNode* node : {&nodeA, &nodeB}) {
             std::vector<at::Tensor> grads;
             for (const at::Tensor& p : params)
@@ -257,15 +274,33 @@ void TestShardLink::stepsCrossTheLinks() {
             const QByteArray bytes = bundle.begin();
             for (size_t k = grads.size(); k-- > 0;) {
                 bundle.add(k, grads[k]);
-                node->gradientsReady(bytes, bundle.ready());
+                node->gradientsReady(step, bytes, bundle.ready());
             }
+            if (node == &nodeA)
+                bundleOfA = bytes;
         }
         QTRY_VERIFY_WITH_TIMEOUT(heldA.size() == 2 * (step + 1) && heldB.size() == 2 * (step + 1),
                                  30000);
         oneOpt.step(sum, 0.01);
-        QVERIFY(nodeA.close(step, counted, 0.01).ok());
-        QVERIFY(nodeB.close(step, counted, 0.01).ok());
-        QTRY_VERIFY_WITH_TIMEOUT(updatedA.size() == step + 1 && updatedB.size() == step + 1, 30000);
+        if (step == 0) {
+            QVERIFY(nodeA.close(step, counted, 0.01).ok());
+            QVERIFY(nodeB.close(step, counted, 0.01).ok());
+        }
+        // Both owners stepped; A holds both ranges' weights, and B's replica is as it was until
+        // B is done, though A's range has reached it.
+        QTRY_VERIFY_WITH_TIMEOUT(updatedA.size() == step + 1, 30000);
+        // A's gradients for B's range, then A's weights.
+        const qint64 bothRanges = layout.values * qint64(sizeof(float));
+        QTRY_VERIFY_WITH_TIMEOUT(nodeB.linkBytes().second >= receivedBefore + bothRanges, 30000);
+        QCOMPARE(updatedB.size(), step);
+        for (size_t i = 0; i < params.size(); ++i)
+            QVERIFY(at::equal(replicaB[i], replicaBefore[i]));
+        nodeB.setReplicaBusy(false);
+        QCOMPARE(updatedB.size(), step + 1);
+        // A's last call for the step comes after its replica moved on: it sends nothing, and
+        // its own range of the next step is not taken from it.
+        QCOMPARE(nodeA.gradientsReady(step, bundleOfA, bundleOfA.size()), qint64(0));
+        QCOMPARE(heldA.size(), 2 * (step + 1));
     }
     for (size_t i = 0; i < params.size(); ++i) {
         const double scale = std::max(1.0, one[i].abs().max().item<double>());

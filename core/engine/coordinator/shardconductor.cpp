@@ -177,29 +177,10 @@ Status ShardConductor::await(std::unique_lock<std::mutex>& lock, Done done, int 
     return success();
 }
 
-void ShardConductor::ownGradients(const QByteArray& bundle) {
+void ShardConductor::ownGradients(int64_t step, const QByteArray& bundle, qint64 ready) {
     QMetaObject::invokeMethod(
-        m_hub, [this, bundle] { m_machine->gradientsReady(bundle, bundle.size()); },
+        m_hub, [this, step, bundle, ready] { m_machine->gradientsReady(step, bundle, ready); },
         Qt::QueuedConnection);
-}
-
-Status ShardConductor::waitHeld(int64_t step, const std::vector<QString>& workers, int timeoutMs) {
-    std::unique_lock<std::mutex> lock(m_mutex);
-    auto st = await(
-        lock,
-        [&] {
-            for (const QString& owner : m_members) {
-                const auto it = m_held.find({step, owner});
-                for (const QString& w : workers)
-                    if (it == m_held.end() || !it->second.contains(w))
-                        return false;
-            }
-            return true;
-        },
-        timeoutMs, QStringLiteral("the owners to hold step %1's gradients").arg(step + 1));
-    for (auto it = m_held.begin(); it != m_held.end();)
-        it = it->first.first <= step ? m_held.erase(it) : std::next(it);
-    return st;
 }
 
 void ShardConductor::close(int64_t step, double lr,
@@ -363,8 +344,7 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
             m_ready.insert(member);
             break;
         case wire::ShardReport::Kind::Held:
-            m_held[{r.step, member}].insert(r.worker);
-            break;
+            break; // the owner steps by itself once it holds every counted range
         case wire::ShardReport::Kind::Refused:
             if (m_failure.isEmpty())
                 m_failure = QStringLiteral("the owner of a range (device %1) refused worker %2's "

@@ -47,15 +47,16 @@ public:
     // Every member's device ID and range, in the order of the values.
     std::vector<ShardRange> ranges() const { return m_ranges; }
 
-    // This machine's worker's gradient bundle for the open step (complete).
-    void ownGradients(const QByteArray& bundle);
-    // Waits until every owner holds the range of each worker in `workers` for `step`. Fails
-    // when an owner refused one (naming it) or a member is lost, or after `timeoutMs`.
-    Status waitHeld(int64_t step, const std::vector<QString>& workers, int timeoutMs);
-    // Closes `step` on every owner with `counted` (worker, weight), in that order; an owner that
-    // cannot close it fails the run (the next wait says so).
+    // This machine's worker's gradient bundle for `step`, of which the first `ready` bytes are
+    // final (GradientBundle::ready()); again as it grows. Any thread.
+    void ownGradients(int64_t step, const QByteArray& bundle, qint64 ready);
+    // Tells every owner how `step` closes as it starts: the workers whose ranges count, with
+    // their weights (`counted`, in that order), and the learning rate. Each owner steps its range
+    // once it holds every one of them, and sends its weights on. An owner that cannot close it
+    // fails the run (the next wait says so).
     void close(int64_t step, double lr, const std::vector<std::pair<QString, double>>& counted);
-    // Waits until every member's replica holds the weights after `step`.
+    // Waits until every member's replica holds the weights after `step`. Fails when an owner
+    // refused a worker's range (naming it) or a member is lost, or after `timeoutMs`.
     Status waitUpdated(int64_t step, int timeoutMs);
     // Between steps: the optimizer's state of the whole model, from every owner's range, in the
     // one-owner run's names (ShardOwner::gatherState), and the steps it has taken: what a
@@ -112,8 +113,6 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     QSet<QString> m_ready;
-    // (step, owner) → the workers whose range it holds whole
-    std::map<std::pair<int64_t, QString>, QSet<QString>> m_held;
     std::map<int64_t, QSet<QString>> m_updated;
     std::map<QString, std::pair<int64_t, QByteArray>> m_states; // gatherState()'s answers
     QString m_failure;         // a refusal, a lost member, a link that failed: the run cannot go on

@@ -81,7 +81,7 @@ Status SyncPolicy::step(StepContext& ctx) {
         phase(out.split.optimizerMs, [&] { ctx.optimizer.step(grads, serverLr(ctx, lr)); });
     };
     if (ctx.shards) {
-        if (auto st = shardedUpdate(ctx, c, batch, lr); !st)
+        if (auto st = shardedUpdate(ctx, c, batch); !st)
             return st;
     } else if (ctx.onComputeThread && ctx.master.trainableCount() >= kLargeUpdateValues) {
         ctx.onComputeThread(update);
@@ -97,34 +97,47 @@ Status SyncPolicy::step(StepContext& ctx) {
     return ctx.applied(out);
 }
 
-Status SyncPolicy::shardedUpdate(StepContext& ctx, Collected& c, double batch, double lr) {
+Status SyncPolicy::shardedUpdate(StepContext& ctx, Collected& c, double batch) {
     ShardConductor& shards = *ctx.shards;
-    std::vector<QString> workers;
-    std::vector<std::pair<QString, double>> counted;
-    for (size_t k = 0; k < c.results.size(); ++k) {
-        WorkResult& r = c.results[k];
-        const QString id = ctx.pool.at(c.from[k]).link->deviceId();
-        if (id.isEmpty()) { // this machine's worker: its gradients, packed as a worker's are
+    for (size_t k = 0; k < c.results.size(); ++k)
+        if (WorkResult& r = c.results[k]; ctx.pool.at(c.from[k]).link->deviceId().isEmpty()) {
+            // This machine's worker: what its backward pass did not hand over yet (all of it
+            // where the pass could not stream, ModelReplica::accumulate), the buffers with it.
             LedgerScope purpose(LedgerPurpose::Wire);
-            if (!m_shardBundle)
-                m_shardBundle = std::make_unique<GradientBundle>(
-                    ModelLayout::of(ctx.master.paramNames, ctx.master.params,
-                                    ctx.master.bufferNames, ctx.master.buffers),
-                    ctx.wire);
-            QByteArray bundle = m_shardBundle->begin();
             m_shardBundle->finish(r.grads, r.buffers);
-            shards.ownGradients(bundle);
+            shards.ownGradients(ctx.step, m_shardOwn, m_shardOwn.size());
             r.grads.clear();
         }
-        const QString member = id.isEmpty() ? shards.selfId() : id;
-        workers.push_back(member);
-        counted.emplace_back(member, double(r.samples) / batch);
-    }
-    if (auto st = shards.waitHeld(ctx.step, workers, kShardWaitMs); !st)
-        return st;
-    shards.close(ctx.step, serverLr(ctx, lr), counted);
     combineBuffers(ctx.master, c.results, batch);
     return shards.waitUpdated(ctx.step, kShardWaitMs);
+}
+
+void SyncPolicy::beginShardedStep(StepContext& ctx, const std::vector<size_t>& live,
+                                  const std::vector<std::vector<int64_t>>& slices, double batch,
+                                  double lr) {
+    ShardConductor& shards = *ctx.shards;
+    std::vector<std::pair<QString, double>> counted;
+    for (size_t j = 0; j < live.size(); ++j)
+        if (!slices[j].empty()) {
+            const QString id = ctx.pool.at(live[j]).link->deviceId();
+            counted.emplace_back(id.isEmpty() ? shards.selfId() : id,
+                                 double(slices[j].size()) / batch);
+        }
+    shards.close(ctx.step, serverLr(ctx, lr), counted);
+}
+
+void SyncPolicy::streamOwnGradients(StepContext& ctx, WorkRequest& req) {
+    if (!m_shardBundle)
+        m_shardBundle = std::make_unique<GradientBundle>(
+            ModelLayout::of(ctx.master.paramNames, ctx.master.params, ctx.master.bufferNames,
+                            ctx.master.buffers),
+            ctx.wire);
+    m_shardOwn = m_shardBundle->begin();
+    req.onGradient = [bundle = m_shardBundle.get(), bytes = m_shardOwn, shards = ctx.shards,
+                      step = ctx.step](size_t i, const at::Tensor& g) {
+        if (const qint64 ready = bundle->add(i, g); ready >= 0)
+            shards->ownGradients(step, bytes, ready);
+    };
 }
 
 Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr,
@@ -152,6 +165,10 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
         if (ctx.shards && m_firstShardedStep < 0)
             m_firstShardedStep = ctx.step;
         const bool sendWeights = !ctx.shards || ctx.step == m_firstShardedStep;
+        // The owners learn how the step closes as it starts: each steps its range as soon as it
+        // holds every counted worker's, while the others still compute.
+        if (ctx.shards && round == 0)
+            beginShardedStep(ctx, live, slices, double(indices.size()), lr);
         for (size_t j = 0; j < live.size() && !packed && sendWeights; ++j)
             if (!slices[j].empty() && ctx.pool.at(live[j]).remote) {
                 LedgerScope purpose(LedgerPurpose::Wire);
@@ -179,6 +196,8 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             shapeRequest(req, ctx, lr, counts);
             if (m.remote)
                 req.packedWeights = packed;
+            else if (ctx.shards)
+                streamOwnGradients(ctx, req);
             submittedAt[j] = arrivalClockNs();
             m.link->submit(std::move(req));
         }

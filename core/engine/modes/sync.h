@@ -42,13 +42,21 @@ private:
     // others, so no sample of the step is lost and none is used twice.
     Status dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr, Collected& c);
     QList<WorkerStepStats> workerStats(StepContext& ctx, Collected& c, double stepMs) const;
-    // A sharded run's update: this machine's gradients go to the owners with the workers', the
-    // owners step once they hold every worker's range, and the step ends when every machine's
-    // replica (this one's is the run's weights) holds the result.
-    Status shardedUpdate(StepContext& ctx, Collected& c, double batch, double lr);
+    // A sharded run's step, as it starts: every owner is told which workers count and by how
+    // much (their slices of `batch`), so that each steps its range once it holds theirs.
+    void beginShardedStep(StepContext& ctx, const std::vector<size_t>& live,
+                          const std::vector<std::vector<int64_t>>& slices, double batch, double lr);
+    // This machine's worker hands each gradient to the owners as its backward pass makes it
+    // final (ShardNode::gradientsReady takes whole ranges).
+    void streamOwnGradients(StepContext& ctx, WorkRequest& req);
+    // A sharded run's update, once every result is in: the rest of this machine's gradients go
+    // to the owners, and the step ends when every machine's replica (this one's is the run's
+    // weights) holds the result.
+    Status shardedUpdate(StepContext& ctx, Collected& c, double batch);
 
     QByteArray m_packSpare; // the memory weights are packed into, step after step
     std::unique_ptr<GradientBundle> m_shardBundle; // this machine's gradients, sharded
+    QByteArray m_shardOwn;                         // the step's bundle of them
     int64_t m_firstShardedStep = -1;               // this process's first step of a sharded run
 };
 

@@ -1,6 +1,7 @@
 #include "engine/shard/shardnode.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tandem {
 
@@ -83,12 +84,17 @@ void ShardNode::open(int64_t step) {
         return; // opened already, and what arrived for it is kept
     m_step = step;
     m_route.reset();
+    m_close.reset();
+    m_kept.clear();
     m_replicaStep.open(step);
     if (m_ownerStep)
         m_ownerStep->open(step);
 }
 
-void ShardNode::gradientsReady(const QByteArray& bundle, qint64 ready) {
+qint64 ShardNode::gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready) {
+    if (step != m_step)
+        return 0;
+    qint64 sent = 0;
     for (size_t r : m_route.readyUpTo(ready)) {
         const auto [at, size] = m_route.bytesOf(r);
         const QString& owner = m_ranges[r].owner;
@@ -103,7 +109,9 @@ void ShardNode::gradientsReady(const QByteArray& bundle, qint64 ready) {
             continue; // lost: linkLost() said so, and the coordinator leaves this worker out
         const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, bundle.mid(at, size));
         link->send(wire::ShardGrads{m_step, blob});
+        sent += size;
     }
+    return sent;
 }
 
 void ShardNode::takeGradients(const QString& worker, int64_t step, const QByteArray& bytes) {
@@ -112,13 +120,30 @@ void ShardNode::takeGradients(const QString& worker, int64_t step, const QByteAr
     const auto whole = m_ownerStep->receive(step, worker, 0, bytes);
     if (!whole)
         Q_EMIT refused(step, worker, whole.error().message);
-    else if (*whole)
+    else if (*whole) {
         Q_EMIT held(step, worker);
+        if (auto st = closeWhenHeld(); !st)
+            Q_EMIT refused(step, worker, st.error().message);
+    }
+}
+
+void ShardNode::setReplicaBusy(bool busy) {
+    m_replicaBusy = busy;
+    if (busy)
+        return;
+    std::vector<Kept> kept;
+    kept.swap(m_kept);
+    for (const Kept& k : kept)
+        takeWeights(k.range, k.step, k.bytes);
 }
 
 void ShardNode::takeWeights(size_t range, int64_t step, const QByteArray& bytes) {
     if (!m_replica)
         return;
+    if (m_replicaBusy) {
+        m_kept.push_back({range, step, bytes});
+        return;
+    }
     if (auto st = m_replicaStep.receive(step, range, bytes, *m_replica); !st)
         return drop(m_ranges[range].owner, st.error().message);
     if (!m_replicaStep.complete())
@@ -135,18 +160,31 @@ Status ShardNode::close(int64_t step, const std::vector<std::pair<QString, doubl
         return makeError(
             ErrorCode::InvalidArgument,
             QStringLiteral("step %1 closed on a machine that owns no range").arg(step + 1));
-    const auto weights = m_ownerStep->close(step, counted, lr);
+    if (m_close)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("step %1 closed a second time").arg(step + 1));
+    if (auto st = m_ownerStep->check(step, counted); !st)
+        return st;
+    m_close = Close{step, counted, lr};
+    return closeWhenHeld();
+}
+
+Status ShardNode::closeWhenHeld() {
+    if (!m_close || !m_ownerStep->wholeFor(m_close->counted))
+        return success();
+    const Close c = *std::exchange(m_close, std::nullopt);
+    const auto weights = m_ownerStep->close(c.step, c.counted, c.lr);
     if (!weights)
         return weights.error();
     for (auto it = m_links.cbegin(); it != m_links.cend(); ++it)
         if (Connection* link = it.value()) {
             const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, *weights);
-            link->send(wire::ShardWeights{step, blob});
+            link->send(wire::ShardWeights{c.step, blob});
         }
     if (const auto mine = rangeOf(m_deviceId))
-        takeWeights(*mine, step, *weights);
+        takeWeights(*mine, c.step, *weights);
     if (!m_replica)
-        open(step + 1); // a machine that only owns is done with the step once it has sent
+        open(c.step + 1); // a machine that only owns is done with the step once it has sent
     return success();
 }
 

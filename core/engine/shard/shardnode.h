@@ -5,10 +5,10 @@
 // Engine-internal: one machine's part of a sharded run's sync step, over its links to the other
 // machines (shardlink.h). As a worker it sends each range of its gradient bundle to the range's
 // owner as soon as the bundle's front holds it whole, and writes every owner's weights into its
-// replica; as an owner it takes each worker's range (shardstep.h's OwnerStep) and, when the
-// coordinator closes the step, sends its weights to every machine. Its own range never leaves the
-// process. A link's range is the one its other end owns: a message never names one, so a machine
-// can neither send for a range it does not hold nor pose as another worker.
+// replica; as an owner it takes each worker's range (shardstep.h's OwnerStep) and, once it holds
+// every range the coordinator's close counts, steps and sends its weights to every machine. Its own
+// range never leaves the process. A link's range is the one its other end owns: a message never
+// names one, so a machine can neither send for a range it does not hold nor pose as another worker.
 
 #include "common/expected.h"
 #include "engine/shard/shardstep.h"
@@ -48,12 +48,20 @@ public:
     // Opens step `step`: what the previous one left is dropped (nothing, when it is open). A
     // machine whose replica holds every owner's weights for a step opens the next by itself.
     void open(int64_t step);
-    // The worker's gradient bundle for the open step, of which the first `ready` bytes are final
-    // (GradientBundle::ready()). Call again as it grows; each range goes out once, whole.
-    void gradientsReady(const QByteArray& bundle, qint64 ready);
-    // The coordinator closes the step on this machine's range: OwnerStep::close, then the weights
-    // go to every machine (this one's replica too).
+    // The worker's gradient bundle for step `step`, of which the first `ready` bytes are final
+    // (GradientBundle::ready()). Call again as it grows; each range goes out once, whole. A
+    // bundle of a step that is over here is ignored: the replica may hold its weights (and the
+    // next step be open) before the last call for it. Returns the bytes sent to other machines.
+    qint64 gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready);
+    // The coordinator says how the step closes on this machine's range, as the step starts or
+    // later: once every counted worker's range is here, OwnerStep::close, then the weights go to
+    // every machine (this one's replica too). Refuses what OwnerStep::check refuses, and a second
+    // close of the step.
     Status close(int64_t step, const std::vector<std::pair<QString, double>>& counted, double lr);
+    // Whether this machine's worker is computing on its replica. Weights that arrive meanwhile
+    // wait, and go in once it is not: the backward pass still reads the replica, and a step
+    // computed again after running out of memory must start from the weights it started from.
+    void setReplicaBusy(bool busy);
     // Every byte sent (queued ones too: Connection::bytesHandedOver()) and received on this
     // machine's links to the other members, so far.
     std::pair<qint64, qint64> linkBytes() const;
@@ -73,6 +81,8 @@ private:
     void takeGradients(const QString& worker, int64_t step, const QByteArray& bytes);
     void takeWeights(size_t range, int64_t step, const QByteArray& bytes);
     void drop(const QString& peer, const QString& why);
+    // Closes the step the coordinator said how to close, once every range it counts is here.
+    Status closeWhenHeld();
     std::optional<size_t> rangeOf(const QString& deviceId) const;
 
     QString m_deviceId;
@@ -83,6 +93,19 @@ private:
     std::optional<OwnerStep> m_ownerStep;
     ReplicaStep m_replicaStep;
     ShardRoute m_route;
+    struct Close {
+        int64_t step = 0;
+        std::vector<std::pair<QString, double>> counted;
+        double lr = 0;
+    };
+    std::optional<Close> m_close; // said, and waiting for the ranges it counts
+    bool m_replicaBusy = false;
+    struct Kept {
+        size_t range = 0;
+        int64_t step = 0;
+        QByteArray bytes;
+    };
+    std::vector<Kept> m_kept; // weights that arrived while the replica was busy
     int64_t m_step = -1;
     QHash<QString, QPointer<Connection>> m_links;
 };

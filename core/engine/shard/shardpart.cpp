@@ -85,6 +85,7 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
     }
     m_node = new ShardNode(me, layout, std::move(ranges), m_wire, m_owner.get(), m_replica, this);
     m_node->open(setup.firstStep);
+    m_node->setReplicaBusy(m_replicaBusy);
     connect(m_node, &ShardNode::held, this, [this](qint64 step, const QString& worker) {
         Q_EMIT report({wire::ShardReport::Kind::Held, step, worker, {}});
     });
@@ -144,9 +145,14 @@ void ShardPart::linkUp(Connection* link, const QString& deviceId) {
         Q_EMIT report({wire::ShardReport::Kind::Ready, 0, {}, {}});
 }
 
-void ShardPart::gradientsReady(const QByteArray& bundle, qint64 ready) {
+qint64 ShardPart::gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready) {
+    return m_node ? m_node->gradientsReady(step, bundle, ready) : 0;
+}
+
+void ShardPart::setReplicaBusy(bool busy) {
+    m_replicaBusy = busy;
     if (m_node)
-        m_node->gradientsReady(bundle, ready);
+        m_node->setReplicaBusy(busy);
 }
 
 Status ShardPart::close(const wire::ShardClose& close) {

@@ -42,9 +42,11 @@ public:
     // machine, ranges that do not cover the replica's values, and weights or a state that do not
     // fit; links follow, and report(Ready) says when every one is up.
     Status setup(const wire::ShardSetup& setup, const QByteArray& range);
-    // The worker's gradient bundle for the open step, of which the first `ready` bytes are
-    // final (ShardNode::gradientsReady).
-    void gradientsReady(const QByteArray& bundle, qint64 ready);
+    // The worker's gradient bundle for `step`, of which the first `ready` bytes are final
+    // (ShardNode::gradientsReady). Returns the bytes it sent to other machines.
+    qint64 gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready);
+    // Whether this machine's worker is computing (ShardNode::setReplicaBusy).
+    void setReplicaBusy(bool busy);
     // The coordinator closes a step on this machine's range.
     Status close(const wire::ShardClose& close);
 
@@ -81,6 +83,7 @@ private:
     ShardNode* m_node = nullptr;
     int m_expectLinks = 0;
     int m_links = 0;
+    bool m_replicaBusy = false; // said before the node was set up
 };
 
 } // namespace tandem

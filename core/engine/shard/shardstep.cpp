@@ -2,6 +2,7 @@
 
 #include <ATen/core/grad_mode.h>
 
+#include <algorithm>
 #include <set>
 
 namespace tandem {
@@ -105,18 +106,12 @@ std::vector<QString> OwnerStep::wholeWorkers() const {
     return out;
 }
 
-Expected<QByteArray>
-OwnerStep::close(int64_t step, const std::vector<std::pair<QString, double>>& counted, double lr) {
+Status OwnerStep::check(int64_t step,
+                        const std::vector<std::pair<QString, double>>& counted) const {
     if (auto st = stale(step, "a close"); !st)
-        return st.error();
+        return st;
     std::set<QString> seen;
     for (const auto& [worker, weight] : counted) {
-        if (!whole(worker))
-            return makeError(ErrorCode::InvalidArgument,
-                             QStringLiteral("step %1 closed with %2, whose gradients for this "
-                                            "range are not all here")
-                                 .arg(step + 1)
-                                 .arg(worker));
         if (!seen.insert(worker).second)
             return makeError(
                 ErrorCode::InvalidArgument,
@@ -128,6 +123,25 @@ OwnerStep::close(int64_t step, const std::vector<std::pair<QString, double>>& co
                                  .arg(worker)
                                  .arg(weight));
     }
+    return success();
+}
+
+bool OwnerStep::wholeFor(const std::vector<std::pair<QString, double>>& counted) const {
+    return std::all_of(counted.begin(), counted.end(),
+                       [this](const auto& w) { return whole(w.first); });
+}
+
+Expected<QByteArray>
+OwnerStep::close(int64_t step, const std::vector<std::pair<QString, double>>& counted, double lr) {
+    if (auto st = check(step, counted); !st)
+        return st.error();
+    for (const auto& [worker, weight] : counted)
+        if (!whole(worker))
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("step %1 closed with %2, whose gradients for this "
+                                            "range are not all here")
+                                 .arg(step + 1)
+                                 .arg(worker));
     for (const auto& [worker, weight] : counted)
         if (auto st = m_owner.addWire(m_parts[worker], m_wire, weight); !st)
             return st.error(); // checked whole and finite above: not reached

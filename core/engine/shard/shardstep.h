@@ -75,6 +75,11 @@ public:
     // The workers whose range is whole, by name.
     std::vector<QString> wholeWorkers() const;
 
+    // Whether a close of step `step` with `counted` would be taken once their ranges are whole:
+    // close()'s checks but that one.
+    Status check(int64_t step, const std::vector<std::pair<QString, double>>& counted) const;
+    // Whether the range of every worker in `counted` is whole.
+    bool wholeFor(const std::vector<std::pair<QString, double>>& counted) const;
     // Closes step `step`: adds the ranges of `counted` (each worker with its weight, its samples
     // over the step's) in the order given, applies the optimizer at `lr` and returns the range's
     // new weights in the wire dtype, for every worker. Refuses, before it changes anything, a

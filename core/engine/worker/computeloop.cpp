@@ -40,6 +40,7 @@ void ComputeLoop::start(AdmittedRun run, std::unique_ptr<ModelReplica> replica,
     m_grads = std::make_unique<GradientBundle>(m_run.layout, m_run.wire);
     m_conn = connection;
     m_shardSink = nullptr;
+    m_shardBusy = nullptr;
 }
 
 void ComputeLoop::runIdle(std::function<void()> job) {
@@ -65,6 +66,8 @@ void ComputeLoop::startNext() {
     if (m_thread.joinable())
         m_thread.join();
     m_computing = true;
+    if (m_shardBusy)
+        m_shardBusy(true);
     // The event loop stays free while this runs; the result comes back as queued calls.
     m_thread = std::thread([this, a = std::move(a), weights = std::move(weights)] {
         nameThisThread("tandem-compute");
@@ -142,20 +145,30 @@ QString ComputeLoop::computeGradients(WorkRequest req, wire::Result& res, QStrin
     return {};
 }
 
-// A sharded run's step: the owners take the gradients, the coordinator the buffers. The bundle
-// goes to the owners once the step is computed, so that a step computed again (smaller
-// micro-batches after running out of memory) never sends a range twice.
+// A sharded run's step: the owners take the gradients, the coordinator the buffers. Each range
+// goes to its owner once the backward pass has made it final. A step computed again (smaller
+// parts after running out of memory) keeps what the first pass made final, each parameter's
+// whole gradient over the step's samples, and sends no range twice (ShardNode).
 QString ComputeLoop::computeShardGradients(WorkRequest req, wire::Result& res, QStringList& notes) {
+    QByteArray bundle = m_grads->begin();
+    post([this] { m_shardEarly = 0; });
+    const int64_t step = req.step;
+    req.onGradient = [this, step, bundle](size_t i, const at::Tensor& g) {
+        if (const qint64 ready = m_grads->add(i, g); ready >= 0)
+            post([this, step, bundle, ready] {
+                if (m_shardSink)
+                    m_shardEarly += m_shardSink(step, bundle, ready);
+            });
+    };
     auto r = m_replica->compute(req, QStringLiteral("this worker"));
     if (!r)
         return r.error().message;
     describeResult(*r, res);
     notes = r->notes;
-    QByteArray bundle = m_grads->begin();
     m_grads->finish(r->grads, r->buffers);
-    post([this, bundle, ready = m_grads->size()] {
+    post([this, step, bundle, ready = m_grads->size()] {
         if (m_shardSink)
-            m_shardSink(bundle, ready);
+            m_shardSink(step, bundle, ready);
     });
     const QByteArray buffers = packBundle({}, r->buffers, m_run.wire);
     post([this, buffers] { openResult(buffers); });
@@ -165,6 +178,8 @@ QString ComputeLoop::computeShardGradients(WorkRequest req, wire::Result& res, Q
 void ComputeLoop::finishStep(wire::Result res, const QString& error, const QStringList& notes,
                              bool pipelined) {
     m_computing = false;
+    if (m_shardBusy)
+        m_shardBusy(false);
     for (const QString& n : notes)
         m_hooks.log(n);
     if (!m_conn)
@@ -180,6 +195,8 @@ void ComputeLoop::finishStep(wire::Result res, const QString& error, const QStri
         return; // the connection the result went out on is gone
     m_conn->growBlob(m_resultBlob, std::numeric_limits<qint64>::max());
     res.tensorsBlob = m_resultBlob;
+    if (m_shardSink)
+        res.earlyBytes = m_shardEarly;
     m_conn->send(res);
     if (m_hooks.stepSent)
         m_hooks.stepSent(res, m_share);

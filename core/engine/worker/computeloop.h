@@ -40,10 +40,16 @@ public:
     void reset();
     // Computes `run` on `replica`, sending results on `connection`.
     void start(AdmittedRun run, std::unique_ptr<ModelReplica> replica, Connection* connection);
-    // A sharded run: each step's gradient bundle goes to `sink` (on this object's thread) once
-    // the step is computed, and the result the coordinator receives carries the buffers only.
-    void setShardSink(std::function<void(const QByteArray& bundle, qint64 ready)> sink) {
+    // A sharded run: each step's gradient bundle goes to `sink` (on this object's thread) as the
+    // backward pass fills it, its first `ready` bytes final (ShardNode::gradientsReady), and the
+    // result the coordinator receives carries the buffers only. `sink` returns the bytes it sent on
+    // to other machines. `busy` hears when a step starts computing on the replica (true) and when
+    // it has ended (false), on this object's thread.
+    void
+    setShardSink(std::function<qint64(int64_t step, const QByteArray& bundle, qint64 ready)> sink,
+                 std::function<void(bool computing)> busy) {
         m_shardSink = std::move(sink);
+        m_shardBusy = std::move(busy);
     }
     // The replica's trainable tensors (null before start()).
     std::vector<at::Tensor>* replicaParams() { return m_replica ? &m_replica->params() : nullptr; }
@@ -94,7 +100,9 @@ private:
     std::deque<std::pair<wire::Assign, std::optional<QByteArray>>> m_queue;
     int64_t m_roundsQueued = 0, m_roundsWaited = 0;
     double m_share = 0; // the computing assignment's
-    std::function<void(const QByteArray&, qint64)> m_shardSink;
+    std::function<qint64(int64_t, const QByteArray&, qint64)> m_shardSink;
+    std::function<void(bool)> m_shardBusy;
+    qint64 m_shardEarly = 0; // gradient bytes of the step in flight sent before it was computed
 };
 
 } // namespace tandem

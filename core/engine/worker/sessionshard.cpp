@@ -40,10 +40,14 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
                 finish(1, QStringLiteral("the link to device %1 of the sharded run was lost: %2")
                               .arg(id, why));
             });
-    m_loop.setShardSink([this](const QByteArray& bundle, qint64 ready) {
-        if (m_shard)
-            m_shard->gradientsReady(bundle, ready);
-    });
+    m_loop.setShardSink(
+        [this](int64_t step, const QByteArray& bundle, qint64 ready) -> qint64 {
+            return m_shard ? m_shard->gradientsReady(step, bundle, ready) : 0;
+        },
+        [this](bool computing) {
+            if (m_shard)
+                m_shard->setReplicaBusy(computing);
+        });
     return port;
 }
 
