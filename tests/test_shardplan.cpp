@@ -17,6 +17,7 @@
 
 #include <csignal>
 #include <sys/resource.h>
+#include <tuple>
 
 #include <algorithm>
 #include <cstring>
@@ -947,6 +948,24 @@ void TestShardPlan::whatAPeerSendsOutOfTurnIsRefused() {
     QCOMPARE(route.readyUpTo(5800), (std::vector<size_t>{0, 1}));
     QCOMPARE(route.readyUpTo(5800).size(), size_t(0));
     QCOMPARE(route.readyUpTo(layout.values * 2), std::vector<size_t>{2});
+
+    // In parts of 1000 bytes or more: a range's last part may be less, and no byte goes twice.
+    const auto parts = [&](qint64 ready) {
+        std::vector<std::tuple<size_t, qint64, qint64>> out;
+        for (const ShardRoute::Part& p : route.partsUpTo(ready, 1000))
+            out.emplace_back(p.range, p.offset, p.size);
+        return out;
+    };
+    using Cut = std::vector<std::tuple<size_t, qint64, qint64>>;
+    route.reset();
+    QCOMPARE(parts(800), Cut{});
+    QCOMPARE(parts(1200), (Cut{{0, 0, 1200}}));
+    QCOMPARE(parts(2100), (Cut{{0, 1200, 800}})); // range 0's end; 100 bytes of 1 wait
+    QCOMPARE(parts(3000), (Cut{{1, 0, 1000}}));
+    QCOMPARE(parts(3500), Cut{});
+    QCOMPARE(parts(9000), (Cut{{1, 1000, 2800}, {2, 0, 3200}}));
+    QCOMPARE(parts(layout.values * 2), (Cut{{2, 3200, layout.values * 2 - 9000}}));
+    QCOMPARE(parts(layout.values * 2), Cut{});
 }
 
 QTEST_GUILESS_MAIN(TestShardPlan)

@@ -95,11 +95,11 @@ qint64 ShardNode::gradientsReady(int64_t step, const QByteArray& bundle, qint64 
     if (step != m_step)
         return 0;
     qint64 sent = 0;
-    for (size_t r : m_route.readyUpTo(ready)) {
-        const auto [at, size] = m_route.bytesOf(r);
-        const QString& owner = m_ranges[r].owner;
+    for (const ShardRoute::Part& part : m_route.partsUpTo(ready, m_partBytes)) {
+        const qint64 at = m_route.bytesOf(part.range).first + part.offset, size = part.size;
+        const QString& owner = m_ranges[part.range].owner;
         if (owner == m_deviceId) {
-            // The owner copies the range as it takes it: no copy of the bundle before that.
+            // The owner copies the part as it takes it: no copy of the bundle before that.
             takeGradients(m_deviceId, m_step,
                           QByteArray::fromRawData(bundle.constData() + at, size));
             continue;
@@ -117,7 +117,8 @@ qint64 ShardNode::gradientsReady(int64_t step, const QByteArray& bundle, qint64 
 void ShardNode::takeGradients(const QString& worker, int64_t step, const QByteArray& bytes) {
     if (!m_ownerStep)
         return drop(worker, QStringLiteral("gradients for a range this machine does not own"));
-    const auto whole = m_ownerStep->receive(step, worker, 0, bytes);
+    // Each link carries a worker's parts in order: the next starts where those held end.
+    const auto whole = m_ownerStep->receive(step, worker, m_ownerStep->received(worker), bytes);
     if (!whole)
         Q_EMIT refused(step, worker, whole.error().message);
     else if (*whole) {

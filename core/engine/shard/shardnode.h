@@ -4,8 +4,9 @@
 
 // Engine-internal: one machine's part of a sharded run's sync step, over its links to the other
 // machines (shardlink.h). As a worker it sends each range of its gradient bundle to the range's
-// owner as soon as the bundle's front holds it whole, and writes every owner's weights into its
-// replica; as an owner it takes each worker's range (shardstep.h's OwnerStep) and, once it holds
+// owner in parts, in order, as the bundle's front makes them final, and writes every owner's
+// weights into its replica; as an owner it takes each worker's range (shardstep.h's OwnerStep,
+// the parts of one link in the order they came) and, once it holds
 // every range the coordinator's close counts, steps and sends its weights to every machine. Its own
 // range never leaves the process. A link's range is the one its other end owns: a message never
 // names one, so a machine can neither send for a range it does not hold nor pose as another worker.
@@ -19,6 +20,7 @@
 #include <QPointer>
 #include <QString>
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -49,7 +51,8 @@ public:
     // machine whose replica holds every owner's weights for a step opens the next by itself.
     void open(int64_t step);
     // The worker's gradient bundle for step `step`, of which the first `ready` bytes are final
-    // (GradientBundle::ready()). Call again as it grows; each range goes out once, whole. A
+    // (GradientBundle::ready()). Call again as it grows; each byte goes out once, in parts of
+    // partBytes() or more (a range's last part may be less) as they become final. A
     // bundle of a step that is over here is ignored: the replica may hold its weights (and the
     // next step be open) before the last call for it. Returns the bytes sent to other machines.
     qint64 gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready);
@@ -58,6 +61,11 @@ public:
     // every machine (this one's replica too). Refuses what OwnerStep::check refuses, and a second
     // close of the step.
     Status close(int64_t step, const std::vector<std::pair<QString, double>>& counted, double lr);
+    // The least a part of a range is sent as, but the range's last: large enough that a part's
+    // message costs nothing beside it, small enough that most of a range leaves while the
+    // backward pass still computes the rest.
+    qint64 partBytes() const { return m_partBytes; }
+    void setPartBytes(qint64 bytes) { m_partBytes = std::max<qint64>(1, bytes); }
     // Whether this machine's worker is computing on its replica. Weights that arrive meanwhile
     // wait, and go in once it is not: the backward pass still reads the replica, and a step
     // computed again after running out of memory must start from the weights it started from.
@@ -100,6 +108,7 @@ private:
     };
     std::optional<Close> m_close; // said, and waiting for the ranges it counts
     bool m_replicaBusy = false;
+    qint64 m_partBytes = qint64(4) << 20;
     struct Kept {
         size_t range = 0;
         int64_t step = 0;

@@ -18,8 +18,26 @@ std::pair<qint64, qint64> ShardRoute::bytesOf(size_t r) const {
 
 std::vector<size_t> ShardRoute::readyUpTo(qint64 ready) {
     std::vector<size_t> out;
-    while (m_next < m_ranges.size() && m_ranges[m_next].second * m_element <= ready)
+    while (m_next < m_ranges.size() && m_ranges[m_next].second * m_element <= ready) {
+        m_sent = m_ranges[m_next].second * m_element;
         out.push_back(m_next++);
+    }
+    return out;
+}
+
+std::vector<ShardRoute::Part> ShardRoute::partsUpTo(qint64 ready, qint64 minBytes) {
+    std::vector<Part> out;
+    while (m_next < m_ranges.size()) {
+        const auto [at, size] = bytesOf(m_next);
+        const qint64 upTo = std::min(ready, at + size);
+        if (upTo <= m_sent || (upTo < at + size && upTo - m_sent < minBytes))
+            break;
+        out.push_back({m_next, m_sent - at, upTo - m_sent});
+        m_sent = upTo;
+        if (upTo < at + size)
+            break;
+        ++m_next;
+    }
     return out;
 }
 
@@ -96,6 +114,11 @@ void OwnerStep::forget(const QString& worker) {
 bool OwnerStep::whole(const QString& worker) const {
     const auto it = m_parts.find(worker);
     return it != m_parts.end() && it->second.size() == m_bytes;
+}
+
+qint64 OwnerStep::received(const QString& worker) const {
+    const auto it = m_parts.find(worker);
+    return it == m_parts.end() ? 0 : it->second.size();
 }
 
 std::vector<QString> OwnerStep::wholeWorkers() const {

@@ -39,16 +39,29 @@ public:
     size_t size() const { return m_ranges.size(); }
     // Range `r`'s first byte in the bundle and how many.
     std::pair<qint64, qint64> bytesOf(size_t r) const;
-    // Starts a new bundle: no range has been handed out.
-    void reset() { m_next = 0; }
+    // Starts a new bundle: nothing has been handed out.
+    void reset() {
+        m_next = 0;
+        m_sent = 0;
+    }
     // The ranges that `ready` final bytes from the bundle's front (GradientBundle::ready()) make
     // whole and that no earlier call returned, in order: what a worker can send now.
     std::vector<size_t> readyUpTo(qint64 ready);
+    // The same in parts: the final bytes up to `ready` that no earlier call returned, cut at the
+    // ranges' ends, each part `minBytes` or more but a range's last. Range r's part starts at
+    // byte `offset` of the range (bytesOf(r)), where the one before it ended.
+    struct Part {
+        size_t range = 0;
+        qint64 offset = 0;
+        qint64 size = 0;
+    };
+    std::vector<Part> partsUpTo(qint64 ready, qint64 minBytes);
 
 private:
     std::vector<std::pair<int64_t, int64_t>> m_ranges;
     qint64 m_element = 4;
     size_t m_next = 0;
+    qint64 m_sent = 0; // the bundle's bytes handed out, from its front
 };
 
 // One owner's side of each step: the workers' ranges as they arrive, then the step.
@@ -72,6 +85,8 @@ public:
     // Drops what `worker` sent this step (it left, or its range was refused elsewhere).
     void forget(const QString& worker);
     bool whole(const QString& worker) const;
+    // The bytes of `worker`'s range held so far: where its next part starts.
+    qint64 received(const QString& worker) const;
     // The workers whose range is whole, by name.
     std::vector<QString> wholeWorkers() const;
 
