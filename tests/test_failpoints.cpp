@@ -305,7 +305,8 @@ void TestFailpoints::datasetCutInTransfer() {
     QVERIFY(c->finish());
     QVERIFY2(c->exitCode() == 0, qPrintable(c->err()));
     QVERIFY(whole->finish());
-    QVERIFY2(whole->exitCode() == 0, qPrintable(whole->err()));
+    QVERIFY2(whole->exitCode() == 0,
+             qPrintable(whole->err() + QStringLiteral("\n--- the coordinator:\n") + c->err()));
 }
 
 void TestFailpoints::pairingAndTrustStore() {
