@@ -3,6 +3,7 @@
 #include <ATen/core/grad_mode.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace tandem {
@@ -18,10 +19,9 @@ std::pair<qint64, qint64> ShardRoute::bytesOf(size_t r) const {
 
 std::vector<size_t> ShardRoute::readyUpTo(qint64 ready) {
     std::vector<size_t> out;
-    while (m_next < m_ranges.size() && m_ranges[m_next].second * m_element <= ready) {
-        m_sent = m_ranges[m_next].second * m_element;
-        out.push_back(m_next++);
-    }
+    // Parts no smaller than any range are the whole ranges.
+    for (const Part& p : partsUpTo(ready, std::numeric_limits<qint64>::max()))
+        out.push_back(p.range);
     return out;
 }
 
