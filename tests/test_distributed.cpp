@@ -82,6 +82,22 @@ double maxWeightDiff(const QString& a, const QString& b) {
     return worst;
 }
 
+// How many of the fp32 values in the safetensors file at `path` bfloat16 cannot hold (those whose
+// low 16 bits are not all zero); -1 when the file cannot be read.
+int64_t valuesBeyondBf16(const QString& path) {
+    auto tensors = parseSafetensors(readAll(path), path);
+    if (!tensors)
+        return -1;
+    int64_t beyond = 0;
+    for (const TensorRecord& t : *tensors)
+        if (t.dtype == DType::F32) {
+            const auto* bits = reinterpret_cast<const quint32*>(t.data.constData());
+            for (int64_t i = 0; i < t.numel(); ++i)
+                beyond += (bits[i] & 0xffffu) != 0;
+        }
+    return beyond;
+}
+
 } // namespace
 
 class TestDistributed : public QObject {
@@ -94,6 +110,7 @@ private Q_SLOTS:
     void shardedRunMatchesTheOneMachineRun();
     void shardedRunResumesOnOtherMachines();
     void aShardOwnerNeedNotCompute();
+    void aShardedRunOverABf16WireKeepsFp32Weights();
     void aShardedRunTooLargeForItsMachinesIsRefused();
     void aLostShardStopsTheRunAtItsCheckpoint();
     void killedMidUploadAppliesNoPartialGradient();
@@ -140,7 +157,12 @@ private:
     void expectSameTrajectory(const QString& one, const QString& two);
     // A sharded run's summary: `machines` ranges that cover the model, each machine's bytes a
     // step within 10 % of all-reduce's optimum.
-    void expectShardTraffic(const QJsonObject& summary, int machines);
+    // syncRun() sharded across this machine and two workers into `out`, with `extra`: the
+    // coordinator's summary and log, once all three have ended well.
+    void runShardedOnThree(const QString& out, const QStringList& extra, QJsonObject* summary,
+                           QString* log);
+    // `wireBytes`: each value's bytes on the wire.
+    void expectShardTraffic(const QJsonObject& summary, int machines, double wireBytes = 4.0);
     // Local-SGD (int4, Fashion-MNIST, 3 epochs of 12,000) with one worker from the start, one
     // that joins late and the first killed mid-run; returns the summary's bytes per round.
     double lateAndLostWorkers(const char* name, const QStringList& extra);
@@ -327,36 +349,20 @@ void TestDistributed::shardedRunMatchesTheOneMachineRun() {
     TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + one});
     QVERIFY(a.finish());
     QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
-    // Each sample costs every machine 2 ms more, so that the balancer gives each a share of
-    // most steps: a step in which every machine computes is what the bytes are checked on.
-    const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
-    TandemProcess b(syncRun() + QStringList{QStringLiteral("--out=") + sharded,
-                                            QStringLiteral("--listen=127.0.0.1:0"),
-                                            QStringLiteral("--workers=2"),
-                                            QStringLiteral("--shard"), QStringLiteral("--home"),
-                                            home("coord")},
-                    false, cost);
-    const QString port = waitPort(b);
-    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
-    TandemProcess* w1 = worker("w1", port, {}, cost);
-    TandemProcess* w2 = worker("w2", port, {}, cost);
-    QVERIFY(b.finish());
-    QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
-                                           QStringLiteral("\n--- w2:\n") + w2->err()));
-    QVERIFY2(b.err().contains(QStringLiteral("sharded the optimizer across 3 machines")),
-             qPrintable(b.err()));
+    QJsonObject summary;
+    QString log;
+    runShardedOnThree(sharded, {}, &summary, &log);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY2(log.contains(QStringLiteral("sharded the optimizer across 3 machines")),
+             qPrintable(log));
     // The log says at the end what each machine held and moved.
-    QVERIFY2(b.err().contains(QStringLiteral("local held shard 1 of 3")) &&
-                 b.err().contains(QStringLiteral("held shard 3 of 3")) &&
-                 b.err().contains(QStringLiteral("a step")),
-             qPrintable(b.err()));
-    for (TandemProcess* w : {w1, w2}) {
-        QVERIFY(w->finish());
-        QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
-        QVERIFY2(w->err().contains(QStringLiteral("holds values")), qPrintable(w->err()));
-    }
+    QVERIFY2(log.contains(QStringLiteral("local held shard 1 of 3")) &&
+                 log.contains(QStringLiteral("held shard 3 of 3")) &&
+                 log.contains(QStringLiteral("a step")),
+             qPrintable(log));
     expectSameTrajectory(one, sharded);
-    expectShardTraffic(b.summary(), 3);
+    expectShardTraffic(summary, 3);
     // Each step's figures say what each machine holds, and what its links carried in it (the
     // Cluster tab shows them): after the first step, within 10 % of the optimum both ways.
     QJsonArray last;
@@ -366,7 +372,7 @@ void TestDistributed::shardedRunMatchesTheOneMachineRun() {
             last = o.value(QStringLiteral("workers")).toArray();
     }
     const double model =
-        4.0 * double(b.summary().value(QStringLiteral("trainable_parameters")).toInteger());
+        4.0 * double(summary.value(QStringLiteral("trainable_parameters")).toInteger());
     QCOMPARE(last.size(), 3);
     QSet<int> shards;
     for (const QJsonValue& v : last) {
@@ -420,6 +426,48 @@ void TestDistributed::aShardOwnerNeedNotCompute() {
     }
 }
 
+void TestDistributed::aShardedRunOverABf16WireKeepsFp32Weights() {
+    // Over a bf16 wire every link carries half the bytes. The owners keep fp32 masters and every
+    // machine computes on them as the wire carries them, so the run follows the one-machine fp32
+    // run to bfloat16's rounding; the checkpoint and the export hold the fp32 masters, not the
+    // rounded weights the machines computed on.
+    const QString one = m_tmp.filePath(QStringLiteral("bf16-one")),
+                  sharded = m_tmp.filePath(QStringLiteral("bf16-sharded"));
+    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + one});
+    QVERIFY(a.finish());
+    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    QJsonObject summary;
+    QString log;
+    runShardedOnThree(sharded, {QStringLiteral("--wire=bf16")}, &summary, &log);
+    if (QTest::currentTestFailed())
+        return;
+    expectShardTraffic(summary, 3, 2.0);
+    const QList<double> la = stepLosses(one + QStringLiteral("/metrics.jsonl"));
+    const QList<double> lb = stepLosses(sharded + QStringLiteral("/metrics.jsonl"));
+    QCOMPARE(lb.size(), la.size());
+    double worstLoss = 0;
+    for (int i = 0; i < la.size(); ++i)
+        worstLoss = std::max(worstLoss, std::abs(la[i] - lb[i]) / std::max(1.0, std::abs(la[i])));
+    const QString model = sharded + QStringLiteral("/model.safetensors");
+    const double worstWeight = maxWeightDiff(one + QStringLiteral("/model.safetensors"), model);
+    qInfo("bf16 wire against fp32 alone: losses %.2g apart (relative), weights %.2g", worstLoss,
+          worstWeight);
+    QVERIFY2(worstLoss < 2e-2 && worstWeight < 5e-2,
+             qPrintable(QStringLiteral("%1 %2").arg(worstLoss).arg(worstWeight)));
+    // bfloat16 holds no more than 1 in 2^16 of fp32's values at random: weights that went
+    // through the wire would all be among them.
+    const int64_t beyond = valuesBeyondBf16(model);
+    QVERIFY2(beyond > 1000, qPrintable(QString::number(beyond)));
+    // The checkpoint holds the same fp32 weights as the export.
+    const QString fromCheckpoint = m_tmp.filePath(QStringLiteral("bf16-checkpoint.safetensors"));
+    TandemProcess e({QStringLiteral("export"), QStringLiteral("--checkpoint"),
+                     sharded + QStringLiteral("/checkpoint.tandem"), QStringLiteral("--format"),
+                     QStringLiteral("safetensors"), QStringLiteral("--out"), fromCheckpoint});
+    QVERIFY(e.finish());
+    QVERIFY2(e.exitCode() == 0, qPrintable(e.err()));
+    QCOMPARE(maxWeightDiff(fromCheckpoint, model), 0.0);
+}
+
 void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
     // This machine lends 100 KB and computes nothing; the worker lends 3 MB, about 1.6 MB of
     // which its own worker needs (the mlp's weights and gradients). SGD's state for the mlp's
@@ -447,7 +495,36 @@ void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
              qPrintable(w->err()));
 }
 
-void TestDistributed::expectShardTraffic(const QJsonObject& summary, int machines) {
+void TestDistributed::runShardedOnThree(const QString& out, const QStringList& extra,
+                                        QJsonObject* summary, QString* log) {
+    // Each sample costs every machine 2 ms more, so that the balancer gives each a share of
+    // most steps: a step in which every machine computes is what the bytes are checked on.
+    const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
+    TandemProcess b(syncRun() +
+                        QStringList{QStringLiteral("--out=") + out,
+                                    QStringLiteral("--listen=127.0.0.1:0"),
+                                    QStringLiteral("--workers=2"), QStringLiteral("--shard"),
+                                    QStringLiteral("--home"), home("coord")} +
+                        extra,
+                    false, cost);
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w1 = worker("w1", port, {}, cost);
+    TandemProcess* w2 = worker("w2", port, {}, cost);
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
+                                           QStringLiteral("\n--- w2:\n") + w2->err()));
+    for (TandemProcess* w : {w1, w2}) {
+        QVERIFY(w->finish());
+        QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+        QVERIFY2(w->err().contains(QStringLiteral("holds values")), qPrintable(w->err()));
+    }
+    *summary = b.summary();
+    *log = b.err();
+}
+
+void TestDistributed::expectShardTraffic(const QJsonObject& summary, int machines,
+                                         double wireBytes) {
     // Each machine sends every other owner its range of the gradients and every other machine
     // its own range's weights, and takes as much in: 2 x model x (N - 1) / N each way, a step,
     // all-reduce's optimum. What the coordinator's links add (assignments, results without
@@ -456,9 +533,7 @@ void TestDistributed::expectShardTraffic(const QJsonObject& summary, int machine
     const QJsonArray shards = summary.value(QStringLiteral("shards")).toArray();
     QVERIFY2(shards.size() == machines, qPrintable(all));
     const double model =
-        4.0 *
-        double(
-            summary.value(QStringLiteral("trainable_parameters")).toInteger()); // fp32 on the wire
+        wireBytes * double(summary.value(QStringLiteral("trainable_parameters")).toInteger());
     const double ideal = 2.0 * model * double(machines - 1) / double(machines);
     int64_t covered = 0;
     for (const QJsonValue& v : shards) {

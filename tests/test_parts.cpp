@@ -233,8 +233,8 @@ private Q_SLOTS:
             QVERIFY2(written.contains(QLatin1String(f.key)), f.key);
     }
     void aShardedRunSaysWhatItNeeds() {
-        // "shard" travels in the run description; a sharded run is a sync run with workers, its
-        // wire in fp32 and every weight trained, and each refusal says what to change.
+        // "shard" travels in the run description; a sharded run is a sync run with workers and
+        // every weight trained, over any wire, and each refusal says what to change.
         const QJsonObject sharded{{QStringLiteral("shard"), true},
                                   {QStringLiteral("mode"), QStringLiteral("sync")},
                                   {QStringLiteral("listen"), QStringLiteral("127.0.0.1:0")},
@@ -256,9 +256,10 @@ private Q_SLOTS:
         c.listen = QStringLiteral("127.0.0.1:0");
         c.workers = 2;
         QVERIFY(c.validate().ok());
-        c.wire = WireDtype::Bf16;
-        QVERIFY(refusal().contains(QStringLiteral("leave --wire at fp32")));
-        c.wire = WireDtype::Fp32;
+        for (const WireDtype wire : {WireDtype::Bf16, WireDtype::Fp16}) {
+            c.wire = wire;
+            QVERIFY(c.validate().ok());
+        }
         c.model = QStringLiteral("hf:/models/qwen");
         c.lora = QStringLiteral("r=8");
         QVERIFY2(refusal().contains(QStringLiteral("leave out --shard")), qPrintable(refusal()));

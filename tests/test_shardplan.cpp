@@ -406,7 +406,8 @@ void TestShardPlan::shardedStepsEqualOneOwner() {
 }
 
 // A checkpoint of two owners' state, in the one-owner run's names, resumes on three owners with
-// other ranges, and on one machine's optimizer: both end where six steps without a break do.
+// other ranges (their state and weights sent as bytes), and on one machine's optimizer: both end
+// where six steps without a break do.
 void TestShardPlan::resumeOnAnotherMembership() {
     OptimizerConfig cfg;
     cfg.kind = OptimizerKind::Adam;
@@ -425,10 +426,12 @@ void TestShardPlan::resumeOnAnotherMembership() {
     const int64_t steps = two.front().stepCount();
     QCOMPARE(steps, int64_t(3));
 
-    std::vector<ShardOwner> three = ownersOver(*masters, {0, 1024, 2048, values}, cfg);
+    // The new owners start from the untrained weights: the trained ones come with the state.
+    std::vector<ShardOwner> three = ownersOver(params, {0, 1024, 2048, values}, cfg);
     std::vector<ShardOwner> cutHere = ownersOver(*masters, {0, 1024, 2048, values}, cfg);
     for (size_t k = 0; k < three.size(); ++k) {
-        // Each range's part is cut where the checkpoint is and travels to its owner as bytes.
+        // Each range's part is cut where the checkpoint is and travels to its owner as bytes,
+        // with its fp32 weights.
         const Status cut = cutHere[k].restore(steps, *state);
         QVERIFY2(cut, qPrintable(cut ? QString() : cut.error().message));
         const Status st = three[k].restoreRange(steps, cutHere[k].rangeStateBytes());

@@ -339,7 +339,6 @@ void RunForm::updateEnabled() {
     m_outerWire->setEnabled(mode == QLatin1String("local-sgd") ||
                             mode == QLatin1String(kStreaming) || mode == QLatin1String("auto"));
     m_shard->setEnabled(mode == QLatin1String("sync") &&
-                        m_wire->currentData().toString() == QLatin1String("fp32") &&
                         !(hf && !m_lora->text().trimmed().isEmpty()));
     const QString prefix = kDataKinds[m_data->currentIndex()].prefix;
     m_dataPath->setPlaceholderText(

@@ -219,8 +219,8 @@ void RunForm::addShardRow(QFormLayout* form) {
     m_shard->setToolTip(
         tr("Each machine keeps one range of the fp32 weights, of the optimizer's state and of "
            "the gradients' sum, and steps it itself: a full fine-tune can then need more memory "
-           "than any one machine has. For synchronous runs that train every weight, with 32-bit "
-           "floats on the wire, on more than one machine."));
+           "than any one machine has. For synchronous runs that train every weight, on more "
+           "than one machine."));
     form->addRow(QString(), m_shard);
 }
 

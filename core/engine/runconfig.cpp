@@ -392,9 +392,6 @@ Status RunConfig::validate() const {
         if (listen.isEmpty() || workers == 0)
             return bad(QStringLiteral("--shard splits the run across this machine and its "
                                       "workers; give --listen HOST:PORT and --workers N"));
-        if (wire != WireDtype::Fp32)
-            return bad(QStringLiteral("--shard sends weights and gradients in fp32 for now; "
-                                      "leave --wire at fp32"));
         if (!lora.isEmpty())
             return bad(QStringLiteral("--shard is for a full fine-tune: a LoRA run's adapters "
                                       "are small enough for one machine; leave out --shard"));

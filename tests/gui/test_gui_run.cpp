@@ -1264,12 +1264,21 @@ private Q_SLOTS:
         machines->item(1)->setCheckState(Qt::Unchecked);
         QVERIFY(!form.config().shard);
         machines->item(1)->setCheckState(Qt::Checked);
-        // Another mode, or half precision on the wire: not offered, and not asked for.
+        // Another mode: not offered, and not asked for.
         mode->setCurrentIndex(mode->findData(QStringLiteral("local-sgd")));
         QVERIFY(!shard->isEnabled());
         QVERIFY(!form.config().shard);
         mode->setCurrentIndex(mode->findData(QStringLiteral("sync")));
         QVERIFY(form.config().shard);
+        // Half precision on the wire: still offered, and a valid run.
+        auto* wire = form.findChild<QComboBox*>(QStringLiteral("wireCombo"));
+        QVERIFY(wire);
+        wire->setCurrentIndex(wire->findData(QStringLiteral("bf16")));
+        QVERIFY(shard->isEnabled());
+        launched = form.config();
+        QVERIFY(launched.shard && launched.wire == WireDtype::Bf16);
+        launched.listen = QStringLiteral("127.0.0.1:0");
+        QVERIFY(launched.validate());
         // A saved run keeps it.
         RunConfig c = form.config();
         RunForm again(&peers, {});

@@ -76,6 +76,7 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
                              const Optimizer* resumed, int timeoutMs) {
     m_hub = hub;
     m_replica = replica;
+    m_wire = wire;
     m_optimizer = optimizer;
     const ShardLayout layout = ShardLayout::of(*replica);
     const int64_t members = int64_t(workers.size()) + 1;
@@ -268,7 +269,21 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
     auto whole = ShardOwner::gatherState(all);
     if (!whole)
         return whole.error();
+    // A range at a time: no second whole copy of the model on this machine.
+    for (size_t r = 0; r < m_ranges.size(); ++r)
+        if (auto st = writeRange(layout, m_ranges[r].begin, m_ranges[r].end,
+                                 owners[r]->packMasters(DType::F32), DType::F32, *m_replica);
+            !st)
+            return st.error();
     return std::pair{steps, std::move(*whole)};
+}
+
+void ShardConductor::roundReplica() {
+    if (!m_replica || m_wire == DType::F32)
+        return;
+    at::NoGradGuard noGrad;
+    for (at::Tensor& p : *m_replica)
+        p.copy_(p.to(scalarTypeOf(m_wire)));
 }
 
 std::vector<ShardConductor::Traffic> ShardConductor::traffic() const {

@@ -60,8 +60,14 @@ public:
     Status waitUpdated(int64_t step, int timeoutMs);
     // Between steps: the optimizer's state of the whole model, from every owner's range, in the
     // one-owner run's names (ShardOwner::gatherState), and the steps it has taken: what a
-    // checkpoint keeps.
+    // checkpoint keeps. The owners' fp32 weights go into the replica, which until then held
+    // them as the wire carried them: over a 16-bit wire, roundReplica() takes them back there
+    // before the next step.
     Expected<std::pair<int64_t, NamedTensors>> gatherState(int timeoutMs);
+    // Between steps: rounds the replica to the wire's dtype, as the owners' weights reach every
+    // machine. The start does it, so that the first step computes on what every later one does
+    // and every machine on the same weights; after gatherState(), it undoes the fp32 weights.
+    void roundReplica();
 
     // What each member's links carried a step, in the order of the ranges, from its replica's
     // first update to its last: the bytes it sent and received to and from the coordinator and
@@ -107,6 +113,7 @@ private:
     std::vector<QString> m_members; // this machine first
     std::vector<ShardRange> m_ranges;
     std::vector<at::Tensor>* m_replica = nullptr;
+    DType m_wire = DType::F32;
     OptimizerConfig m_optimizer;
     ShardPart* m_machine = nullptr; // the network thread's, a child of the hub
 

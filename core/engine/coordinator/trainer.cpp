@@ -462,7 +462,7 @@ Status Trainer::waitForAnyWorker() {
                  last.subject};
 }
 
-Status Trainer::saveCheckpoint() {
+Status Trainer::saveCheckpoint(bool last) {
     if (auto st = reportSteps(); !st)
         return st;
     const TrafficLedger before = trafficLedger();
@@ -482,8 +482,8 @@ Status Trainer::saveCheckpoint() {
     if (auto st = gatherShardState(); !st)
         return st;
     const auto dropGathered = qScopeGuard([&] {
-        if (m_shards) // emptied: nothing to check, nothing to fail
-            (void)m_optimizer->restore(m_optimizer->stepCount(), {});
+        if (!last)
+            dropShardState();
     });
     Status st = m_recorder.checkpoint(m_module, *m_optimizer, m_state);
     if (st)
@@ -570,9 +570,9 @@ Status Trainer::evaluateAtLimit() {
 
 Status Trainer::finish(bool stopped) {
     const bool checkpoint = stopped || m_state.completedEpochs == 0;
-    // A sharded run's optimizer state is with its machines: it is gathered before they go.
-    if (m_shards && checkpoint)
-        if (auto st = saveCheckpoint(); !st) {
+    // A sharded run's state, and over a 16-bit wire its fp32 weights, come before machines go.
+    if (m_shards && (checkpoint || m_cfg.wire != WireDtype::Fp32))
+        if (auto st = checkpoint ? saveCheckpoint(/*last=*/true) : gatherShardState(); !st) {
             shutdown(QStringLiteral("the run failed"));
             return st;
         }

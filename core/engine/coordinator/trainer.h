@@ -103,10 +103,12 @@ private:
     Status waitForWorkers();
     // A sharded run (trainershard.cpp): the hub's part in it, then this machine and the workers
     // that came each take a range (shardconductor.h); before a checkpoint, the owners' optimizer
-    // state comes into m_optimizer (it leaves again once written).
+    // state comes into m_optimizer and their fp32 weights into m_master (both leave again once
+    // written, unless the run ends).
     Status shardHub(HubConfig& hc);
     Status startShards();
     Status gatherShardState();
+    void dropShardState();
     // Where each member's range ends (this machine's first, then `remotes`' in their order), as
     // the memory plan places them; refused with the figures when the machines cannot hold it.
     Expected<std::vector<int64_t>> planShardRanges(const std::vector<size_t>& remotes);
@@ -136,7 +138,8 @@ private:
     Gate gate();
     Status applied(const StepOutcome& outcome);
     Status waitForAnyWorker();
-    Status saveCheckpoint();
+    // `last`: no step follows, so a sharded run keeps what it gathered (the export writes it).
+    Status saveCheckpoint(bool last = false);
     void announceStart();
     // Says goodbye to the workers; `reason` is what they are told.
     void shutdown(const QString& reason);

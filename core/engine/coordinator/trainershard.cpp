@@ -86,8 +86,10 @@ Status Trainer::startShards() {
         !st)
         return st;
     // The owners hold the state from now on (a resumed run's, cut into their ranges). Emptying
-    // it cannot fail: there is nothing to check.
+    // it cannot fail: there is nothing to check. This machine computes, as every other does, on
+    // the weights as the wire carries them.
     (void)m_optimizer->restore(m_optimizer->stepCount(), {});
+    m_shards->roundReplica();
     QStringList held;
     for (const ShardRange& r : m_shards->ranges())
         held << QStringLiteral("%1: values %2 to %3")
@@ -105,9 +107,9 @@ Status Trainer::startShards() {
 Status Trainer::gatherShardState() {
     if (!m_shards)
         return success();
-    // The owners hold the optimizer's state: it comes here for the checkpoint, in the
-    // one-owner run's names, so that the run resumes on any set of machines, and goes again
-    // once written.
+    // The owners hold the optimizer's state and the fp32 weights: they come here for the
+    // checkpoint, the state in the one-owner run's names, so that the run resumes on any set of
+    // machines, and go again once written.
     auto gathered = m_shards->gatherState(kShardSetupMs);
     if (!gathered)
         return gathered.error();
@@ -115,6 +117,15 @@ Status Trainer::gatherShardState() {
     for (const auto& [name, t] : gathered->second)
         records << toRecord(name, t);
     return m_optimizer->restore(gathered->first, records);
+}
+
+void Trainer::dropShardState() {
+    if (!m_shards)
+        return;
+    // Emptying the state cannot fail: there is nothing to check. This machine computes on the
+    // weights as the wire carries them again.
+    (void)m_optimizer->restore(m_optimizer->stepCount(), {});
+    m_shards->roundReplica();
 }
 
 void Trainer::summarizeShards(RunSummary& sum) {

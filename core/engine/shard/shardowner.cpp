@@ -11,6 +11,10 @@ namespace tandem {
 
 namespace {
 
+// The range's fp32 weights in rangeStateBytes(): a name no optimizer slot has (those are
+// "slot.index").
+constexpr char kMastersRecord[] = "masters";
+
 // "exp_avg.3" as ("exp_avg", 3); false for a name that is not a slot and an index.
 bool splitName(const std::string& name, std::string& slot, int64_t& index) {
     const size_t dot = name.rfind('.');
@@ -333,6 +337,7 @@ QByteArray ShardOwner::rangeStateBytes() const {
     file.meta.insert(QStringLiteral("steps"), qint64(m_optimizer->stepCount()));
     for (const auto& [name, t] : m_optimizer->stateTensors())
         file.tensors << toRecord(name, t);
+    file.tensors << toRecord(kMastersRecord, m_masters);
     auto bytes = serializeCheckpoint(file);
     return bytes ? *bytes : QByteArray();
 }
@@ -350,7 +355,25 @@ Status ShardOwner::restoreRange(int64_t steps, const QByteArray& bytes) {
                              .arg(m_begin)
                              .arg(m_end)
                              .arg(steps));
-    return m_optimizer->restore(steps, file->tensors);
+    QList<TensorRecord> state;
+    for (const TensorRecord& r : file->tensors) {
+        if (r.name != QLatin1String(kMastersRecord)) {
+            state << r;
+            continue;
+        }
+        auto masters = fromRecord(r);
+        if (!masters)
+            return masters.error();
+        if (masters->numel() != m_masters.numel())
+            return makeError(ErrorCode::Incompatible,
+                             QStringLiteral("the weights of values %1 to %2 are %3 values")
+                                 .arg(m_begin)
+                                 .arg(m_end)
+                                 .arg(masters->numel()));
+        at::NoGradGuard noGrad;
+        m_masters.copy_(masters->reshape({-1}).to(at::kFloat)); // in place: the views stay
+    }
+    return m_optimizer->restore(steps, state);
 }
 
 } // namespace tandem

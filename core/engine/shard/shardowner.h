@@ -119,8 +119,9 @@ public:
     // run's Optimizer::stateTensors()) after `steps` steps.
     Status restore(int64_t steps, const NamedTensors& whole);
     // This range's optimizer state as it keeps it (named by its pieces, not the model's
-    // tensors): what travels between the coordinator and the range's owner, in a checkpoint
-    // container (rangeStateBytes()), and what restoreRange() takes back.
+    // tensors), and its fp32 weights: what travels between the coordinator and the range's
+    // owner, in a checkpoint container (rangeStateBytes()), and what restoreRange() takes back.
+    // The weights come with it because a replica holds them only as the wire carried them.
     QByteArray rangeStateBytes() const;
     Status restoreRange(int64_t steps, const QByteArray& bytes);
 
