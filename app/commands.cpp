@@ -478,6 +478,7 @@ int cmdWorker(const QStringList& args) {
     o.cacheDir = p.value(QStringLiteral("cache"));
     o.modelsDir = p.value(QStringLiteral("models"));
     o.name = p.value(QStringLiteral("name"));
+    o.holdsOnly = p.isSet(QStringLiteral("hold-only"));
     if (p.isSet(QStringLiteral("device")) && p.isSet(QStringLiteral("devices")))
         return fail(makeError(ErrorCode::InvalidArgument,
                               QStringLiteral("give --device or --devices, not both")));

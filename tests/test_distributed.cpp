@@ -111,6 +111,7 @@ private Q_SLOTS:
     void shardedRunResumesOnOtherMachines();
     void aShardOwnerNeedNotCompute();
     void aShardedRunOverABf16WireKeepsFp32Weights();
+    void aWorkerCanHoldARangeAndComputeNothing();
     void aShardedRunTooLargeForItsMachinesIsRefused();
     void aLostShardStopsTheRunAtItsCheckpoint();
     void killedMidUploadAppliesNoPartialGradient();
@@ -159,8 +160,10 @@ private:
     // step within 10 % of all-reduce's optimum.
     // syncRun() sharded across this machine and two workers into `out`, with `extra`: the
     // coordinator's summary and log, once all three have ended well.
+    // `second`: more for the second worker, whose log goes into `secondLog`.
     void runShardedOnThree(const QString& out, const QStringList& extra, QJsonObject* summary,
-                           QString* log);
+                           QString* log, const QStringList& second = {},
+                           QString* secondLog = nullptr);
     // `wireBytes`: each value's bytes on the wire.
     void expectShardTraffic(const QJsonObject& summary, int machines, double wireBytes = 4.0);
     // Local-SGD (int4, Fashion-MNIST, 3 epochs of 12,000) with one worker from the start, one
@@ -468,6 +471,63 @@ void TestDistributed::aShardedRunOverABf16WireKeepsFp32Weights() {
     QCOMPARE(maxWeightDiff(fromCheckpoint, model), 0.0);
 }
 
+void TestDistributed::aWorkerCanHoldARangeAndComputeNothing() {
+    // The second worker joins with --hold-only: it owns a range, sums the others' gradients for
+    // it and steps it, and is given no share of any step. The run is one machine's; the holder
+    // sends its range's weights to the two machines that compute and takes their gradients for
+    // it. A run that is not sharded sends such a worker home, saying why.
+    const QString one = m_tmp.filePath(QStringLiteral("holder-one")),
+                  sharded = m_tmp.filePath(QStringLiteral("holder-sharded"));
+    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + one});
+    QVERIFY(a.finish());
+    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    QJsonObject summary;
+    QString log, holderLog;
+    runShardedOnThree(sharded, {}, &summary, &log, {QStringLiteral("--hold-only")}, &holderLog);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY2(holderLog.contains(QStringLiteral("computes nothing")), qPrintable(holderLog));
+    QVERIFY2(log.contains(QStringLiteral("joined to hold a range")), qPrintable(log));
+    expectSameTrajectory(one, sharded);
+    const QString all = QString::fromUtf8(QJsonDocument(summary).toJson());
+    int computed = 0;
+    for (const QJsonValue& v : summary.value(QStringLiteral("workers")).toArray())
+        computed += v.toObject().value(QStringLiteral("samples")).toInteger() > 0 ? 1 : 0;
+    QVERIFY2(computed == 2, qPrintable(all));
+    const QJsonArray shards = summary.value(QStringLiteral("shards")).toArray();
+    QVERIFY2(shards.size() == 3, qPrintable(all));
+    // The ranges follow the members' order: this machine, the first worker, the holder.
+    const QJsonObject holder = shards.at(2).toObject();
+    const double range = 4.0 * double(holder.value(QStringLiteral("end")).toInteger() -
+                                      holder.value(QStringLiteral("begin")).toInteger());
+    const double model =
+        4.0 * double(summary.value(QStringLiteral("trainable_parameters")).toInteger());
+    const double sent = holder.value(QStringLiteral("bytes_sent_per_full_step")).toDouble();
+    const double received = holder.value(QStringLiteral("bytes_received_per_full_step")).toDouble();
+    // It takes the two computing machines' gradients for its range and, as a coordinator that
+    // only holds does, the other ranges' weights.
+    const double takes = 2 * range + (model - range);
+    QVERIFY2(holder.value(QStringLiteral("full_steps")).toInteger() >= 5 && sent >= 2 * range &&
+                 sent <= 1.1 * 2 * range && received >= takes && received <= 1.1 * takes,
+             qPrintable(QStringLiteral("%1 bytes a range: %2")
+                            .arg(range)
+                            .arg(QString::fromUtf8(
+                                QJsonDocument(holder).toJson(QJsonDocument::Compact)))));
+
+    TandemProcess c(
+        syncRun() +
+        QStringList{QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("holder-star")),
+                    QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+                    QStringLiteral("--home"), home("coord")});
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess* w = worker("w2", port, {QStringLiteral("--hold-only")});
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() != 0 && w->err().contains(QStringLiteral("this run is not sharded")),
+             qPrintable(w->err()));
+    c.kill9();
+}
+
 void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
     // This machine lends 100 KB and computes nothing; the worker lends 3 MB, about 1.6 MB of
     // which its own worker needs (the mlp's weights and gradients). SGD's state for the mlp's
@@ -496,7 +556,8 @@ void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
 }
 
 void TestDistributed::runShardedOnThree(const QString& out, const QStringList& extra,
-                                        QJsonObject* summary, QString* log) {
+                                        QJsonObject* summary, QString* log,
+                                        const QStringList& second, QString* secondLog) {
     // Each sample costs every machine 2 ms more, so that the balancer gives each a share of
     // most steps: a step in which every machine computes is what the bytes are checked on.
     const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
@@ -510,7 +571,7 @@ void TestDistributed::runShardedOnThree(const QString& out, const QStringList& e
     const QString port = waitPort(b);
     QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
     TandemProcess* w1 = worker("w1", port, {}, cost);
-    TandemProcess* w2 = worker("w2", port, {}, cost);
+    TandemProcess* w2 = worker("w2", port, second, cost);
     QVERIFY(b.finish());
     QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
                                            QStringLiteral("\n--- w2:\n") + w2->err()));
@@ -521,6 +582,8 @@ void TestDistributed::runShardedOnThree(const QString& out, const QStringList& e
     }
     *summary = b.summary();
     *log = b.err();
+    if (secondLog)
+        *secondLog = w2->err();
 }
 
 void TestDistributed::expectShardTraffic(const QJsonObject& summary, int machines,

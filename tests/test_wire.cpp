@@ -418,6 +418,9 @@ void TestWire::messagesRoundTrip() {
     Ready ready;
     ready.shardPort = 4002;
     QCOMPARE(std::get<Ready>(*decode(encode(ready))).shardPort, quint16(4002));
+    QVERIFY(!std::get<Ready>(*decode(encode(ready))).holdsOnly);
+    ready.holdsOnly = true;
+    QVERIFY(std::get<Ready>(*decode(encode(ready))).holdsOnly);
 }
 
 void TestWire::decodeRejectsGarbage() {

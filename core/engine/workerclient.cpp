@@ -30,7 +30,14 @@ int runWorker(const WorkerOptions& options, const std::function<void(const QStri
     if (!threadWarning.isEmpty())
         log(threadWarning);
     const QList<DeviceInfo> found = detectDevices();
-    auto devices = options.devices.trimmed().isEmpty()
+    if (options.holdsOnly && !options.devices.trimmed().isEmpty()) {
+        log(QStringLiteral("--hold-only computes nothing, so it takes no --device or --devices: "
+                           "the range it holds stays in this machine's memory"));
+        return 2;
+    }
+    // A machine that only holds keeps its copy of the weights in memory, not on an accelerator.
+    auto devices = options.holdsOnly ? chooseDevices(found, QStringLiteral("cpu"))
+                   : options.devices.trimmed().isEmpty()
                        ? Expected<QList<DeviceInfo>>(QList<DeviceInfo>{found.first()})
                        : chooseDevices(found, options.devices);
     if (!devices) {

@@ -27,6 +27,9 @@ struct WorkerOptions {
     int reconnectSeconds = 60;
     int idleTimeoutSeconds = 60;
     int64_t maxBatch = 0;
+    // Join only a sharded run (tandem train --shard), to own a range of its state and compute
+    // nothing: a machine with memory to spare and a slow processor.
+    bool holdsOnly = false;
     // Which device to compute on: "cuda:1", "mps", "cpu" (empty: the best); "all", or a list
     // such as "cuda:0,cuda:1", runs one worker per device, each a worker of its own to the
     // coordinator.

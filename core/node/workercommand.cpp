@@ -48,6 +48,9 @@ QList<QCommandLineOption> WorkerCommand::options() {
             {QStringLiteral("max-batch"),
              QStringLiteral("The most samples this device takes per step [no limit]."),
              QStringLiteral("N")},
+            {QStringLiteral("hold-only"),
+             QStringLiteral("Join a sharded run only to hold a range of its weights and "
+                            "optimizer state, and compute nothing.")},
             {QStringLiteral("device"),
              QStringLiteral("The device to compute on: cuda:N, mps or cpu [the best]."),
              QStringLiteral("DEVICE")},

@@ -134,6 +134,7 @@ struct Encoder {
         o->set_precision(str(m.precision));
         o->set_precision_note(str(m.precisionNote));
         o->set_shard_port(m.shardPort);
+        o->set_holds_only(m.holdsOnly);
     }
     void operator()(const DataRequest& m) {
         e.mutable_data_request()->set_dataset_hash(str(m.datasetHash));
@@ -435,6 +436,7 @@ Expected<Message> decode(const QByteArray& payload) {
         if (e.ready().shard_port() > 65535)
             return corrupt(QStringLiteral("a worker's ready message names an impossible port"));
         m.shardPort = quint16(e.ready().shard_port());
+        m.holdsOnly = e.ready().holds_only();
         return Message(m);
     }
     case ::tandem::pb::Envelope::kDataRequest:

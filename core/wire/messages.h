@@ -100,7 +100,8 @@ struct Ready {
     int64_t maxBatch = 0;
     QString precision;
     QString precisionNote;
-    quint16 shardPort = 0; // a sharded run: where this worker listens for its links
+    quint16 shardPort = 0;  // a sharded run: where this worker listens for its links
+    bool holdsOnly = false; // a sharded run: this worker owns a range and computes nothing
 };
 struct DataRequest {
     QString datasetHash;

@@ -240,6 +240,12 @@ void HubSession::onReady(const wire::Ready& r) {
         refuse(wire::RejectCode::Busy, cfg.dismissed);
         return;
     }
+    if (r.holdsOnly && !cfg.sharded) { // the worker checks this too
+        refuse(wire::RejectCode::Protocol,
+               QStringLiteral("the worker only holds a range of a sharded run, and this run is "
+                              "not sharded"));
+        return;
+    }
     if (cfg.sharded && r.shardPort == 0) {
         refuse(wire::RejectCode::Protocol,
                QStringLiteral("the run is sharded and the worker listens for no links"));
@@ -248,17 +254,22 @@ void HubSession::onReady(const wire::Ready& r) {
     m_shardPort = r.shardPort;
     m_worker = std::make_shared<RemoteWorker>(m_hub, this, m_name, m_conn->peerId(), r.device,
                                               r.maxBatch, &cfg);
+    m_worker->setHoldsOnly(r.holdsOnly);
     m_setupSent = m_conn->bytesSent();
     m_setupReceived = m_conn->bytesReceived();
     m_hub->addMessage(QStringLiteral("worker %1 was sent %2 bytes before it was ready")
                           .arg(m_name)
                           .arg(m_setupSent));
     m_state = State::Working;
-    m_hub->addMessage(QStringLiteral("worker %1 joined with %2%3")
-                          .arg(m_name, r.device.name,
-                               r.precision.isEmpty() || r.precision == QLatin1String("fp32")
-                                   ? QString()
-                                   : QStringLiteral(" (%1 autocast)").arg(r.precision)));
+    if (r.holdsOnly)
+        m_hub->addMessage(
+            QStringLiteral("worker %1 joined to hold a range; it computes nothing").arg(m_name));
+    else
+        m_hub->addMessage(QStringLiteral("worker %1 joined with %2%3")
+                              .arg(m_name, r.device.name,
+                                   r.precision.isEmpty() || r.precision == QLatin1String("fp32")
+                                       ? QString()
+                                       : QStringLiteral(" (%1 autocast)").arg(r.precision)));
     if (!r.precisionNote.isEmpty())
         m_hub->addMessage(QStringLiteral("worker %1: %2").arg(m_name, r.precisionNote));
     m_hub->joined(m_worker);

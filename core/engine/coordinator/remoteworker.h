@@ -33,6 +33,10 @@ public:
     bool ready() const override;
 
     int64_t maxBatch() const { return m_maxBatch; }
+    // A sharded run's member that owns a range and computes nothing (tandem worker --hold-only):
+    // set once, before the pool takes it.
+    bool holdsOnly() const { return m_holdsOnly; }
+    void setHoldsOnly(bool holds) { m_holdsOnly = holds; }
     bool alive() const { return m_alive.load(); }
     qint64 bytesSent() const { return m_bytesSent.load(); }
     qint64 bytesReceived() const { return m_bytesReceived.load(); }
@@ -74,6 +78,7 @@ private:
     QString m_deviceId;
     DeviceInfo m_device;
     int64_t m_maxBatch;
+    bool m_holdsOnly = false;
     const HubConfig* m_config;
     // Training thread: a local mode's record of the weights this worker holds.
     RemoteRoundSide m_side;

@@ -189,7 +189,7 @@ void ShardConductor::close(int64_t step, double lr,
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_lastClosed = step;
-        m_fullStep[step] = counted.size() == m_members.size() - (m_selfComputes ? 0 : 1);
+        m_fullStep[step] = counted.size() == m_computing;
         while (!m_fullStep.empty() && m_fullStep.begin()->first < step - 2)
             m_fullStep.erase(m_fullStep.begin());
     }

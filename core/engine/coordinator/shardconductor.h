@@ -40,9 +40,10 @@ public:
                  const std::vector<int64_t>& ends, std::vector<at::Tensor>* replica, DType wire,
                  OptimizerConfig optimizer, int64_t firstStep, const Optimizer* resumed,
                  int timeoutMs);
-    // Whether this machine's own worker computes (RunConfig::localWorker); one that does not
-    // still owns its range. Before start().
-    void setSelfComputes(bool computes) { m_selfComputes = computes; }
+    // How many members compute: this machine's own worker unless RunConfig::localWorker is off,
+    // and the workers that do not only hold (--hold-only). One that does not compute still owns
+    // its range. Before start().
+    void setComputing(size_t members) { m_computing = members; }
     QString selfId() const { return m_self; }
     // Every member's device ID and range, in the order of the values.
     std::vector<ShardRange> ranges() const { return m_ranges; }
@@ -137,7 +138,7 @@ private:
     };
     std::map<QString, Counts> m_counts;
     std::map<int64_t, bool> m_fullStep; // closed steps: whether every member computed in it
-    bool m_selfComputes = true;
+    size_t m_computing = 0;
 };
 
 } // namespace tandem

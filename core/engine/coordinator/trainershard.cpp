@@ -43,7 +43,8 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
     self.computes = m_cfg.localWorker;
     machines.push_back(self);
     for (size_t w : remotes)
-        machines.push_back({m_pool.at(w).stats.name, m_pool.at(w).link->device(), true, 0});
+        machines.push_back(
+            {m_pool.at(w).stats.name, m_pool.at(w).link->device(), !m_pool.at(w).holdsOnly(), 0});
     auto plan = planShardedRun(m_module, m_data->train, m_cfg, machines);
     if (!plan)
         return makeError(plan.error().code,
@@ -65,21 +66,30 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
 Status Trainer::startShards() {
     std::vector<QString> workers;
     std::vector<size_t> remotes;
-    for (size_t w : m_pool.live())
-        if (m_pool.at(w).remote) {
-            workers.push_back(m_pool.at(w).link->deviceId());
-            remotes.push_back(w);
-        }
+    size_t computing = m_cfg.localWorker ? 1 : 0;
+    for (const std::vector<size_t>& members : {m_pool.live(), m_pool.holders()})
+        for (size_t w : members)
+            if (m_pool.at(w).remote) {
+                workers.push_back(m_pool.at(w).link->deviceId());
+                remotes.push_back(w);
+                computing += m_pool.at(w).holdsOnly() ? 0 : 1;
+            }
     if (workers.empty())
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("no worker joined the sharded run; it needs at least one "
                                         "beside this machine"));
+    if (computing == 0)
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("no machine of the sharded run computes: every worker "
+                                        "that came only holds (--hold-only), and this machine "
+                                        "has no worker of its own (--no-local-worker); start a "
+                                        "worker without --hold-only"));
     auto ends = planShardRanges(remotes);
     if (!ends)
         return ends.error();
     QElapsedTimer clock;
     clock.start();
-    m_shards->setSelfComputes(m_cfg.localWorker);
+    m_shards->setComputing(computing);
     if (auto st =
             m_shards->start(m_hub.get(), workers, *ends, &m_master.params, storageDtype(m_cfg.wire),
                             m_runOptimizer, m_state.step, m_optimizer.get(), kShardSetupMs);

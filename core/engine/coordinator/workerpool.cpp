@@ -128,14 +128,22 @@ void WorkerPool::admitJoined() {
 std::vector<size_t> WorkerPool::live() const {
     std::vector<size_t> out;
     for (size_t i = 0; i < m_members.size(); ++i)
-        if (m_members[i].alive())
+        if (m_members[i].alive() && !m_members[i].holdsOnly())
+            out.push_back(i);
+    return out;
+}
+
+std::vector<size_t> WorkerPool::holders() const {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < m_members.size(); ++i)
+        if (m_members[i].alive() && m_members[i].holdsOnly())
             out.push_back(i);
     return out;
 }
 
 bool WorkerPool::anyAlive() const {
     return std::any_of(m_members.begin(), m_members.end(),
-                       [](const PoolMember& m) { return m.alive(); });
+                       [](const PoolMember& m) { return m.alive() && !m.holdsOnly(); });
 }
 
 std::vector<int64_t> WorkerPool::shares(const std::vector<size_t>& live, int64_t n, int64_t passes,

@@ -68,6 +68,8 @@ struct PoolMember {
     int64_t lastTrial = -1; // the step its last trial began after
 
     bool alive() const { return slot != WorkerSlot::Dropped; }
+    // A sharded run's member that computes nothing: never given a share.
+    bool holdsOnly() const { return remote && remote->holdsOnly(); }
     bool leftOut() const { return slot == WorkerSlot::LeftOut || slot == WorkerSlot::Probing; }
     // The most samples this worker may take in one step (0: no limit). Both limits are per
     // forward pass; a local-SGD round makes `passes` of them.
@@ -143,7 +145,10 @@ public:
     size_t size() const { return m_members.size(); }
     PoolMember& at(size_t i) { return m_members[i]; }
     const PoolMember& at(size_t i) const { return m_members[i]; }
-    std::vector<size_t> live() const; // indices of the workers not dropped
+    // Indices of the workers not dropped that compute (those that only hold a range are not).
+    std::vector<size_t> live() const;
+    // Indices of the members not dropped that only hold a range of a sharded run.
+    std::vector<size_t> holders() const;
     bool anyAlive() const;
 
     // Splits `n` samples among `live` for the step after `step` (`passes` forward passes each).

@@ -176,6 +176,11 @@ void WorkerSession::onRunSpec(const wire::RunSpec& spec) {
     m_loop.reset();
     m_run.reset();
     m_base.reset();
+    if (m_opt.holdsOnly && !spec.sharded)
+        return refuse(wire::RejectCode::Busy,
+                      QStringLiteral("this worker only holds a range of a sharded run "
+                                     "(--hold-only), and this run is not sharded: start it with "
+                                     "--shard, or start this worker without --hold-only"));
     std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
     if (!archive) {
         finish(1, QStringLiteral("the coordinator's model did not arrive whole"));
@@ -248,10 +253,14 @@ void WorkerSession::becomeReady() {
         if (!port)
             return refuse(wire::RejectCode::Protocol, port.error().message);
         ready.shardPort = *port;
+        ready.holdsOnly = m_opt.holdsOnly;
     }
     m_run.reset();
     m_state = State::Working;
     m_conn->send(ready);
+    if (m_opt.holdsOnly)
+        return m_log(QStringLiteral("ready to hold a range of the run; this machine computes "
+                                    "nothing (--hold-only)"));
     if (!ready.precisionNote.isEmpty())
         m_log(ready.precisionNote);
     m_log(QStringLiteral("ready on %1%2; %3 training samples")
@@ -262,6 +271,10 @@ void WorkerSession::becomeReady() {
 }
 
 void WorkerSession::onAssign(const wire::Assign& a) {
+    if (m_opt.holdsOnly)
+        return refuse(wire::RejectCode::Protocol,
+                      QStringLiteral("the coordinator gave work to a worker that only holds "
+                                     "(--hold-only)"));
     for (int64_t i : a.indices)
         if (i < 0 || i >= m_data->train.count()) {
             const QString why = QStringLiteral("assigned sample %1, outside the dataset").arg(i);
