@@ -158,6 +158,10 @@ private:
     void expectSameTrajectory(const QString& one, const QString& two);
     // A sharded run's summary: `machines` ranges that cover the model, each machine's bytes a
     // step within 10 % of all-reduce's optimum.
+    // syncRun() on this machine alone: its folder, the reference the sharded runs must equal,
+    // made once for them all; empty (and the test failed) when it did not finish well.
+    QString syncAlone();
+    QString m_syncAlone;
     // syncRun() sharded across this machine and two workers into `out`, with `extra`: the
     // coordinator's summary and log, once all three have ended well.
     // `second`: more for the second worker, whose log goes into `secondLog`.
@@ -347,11 +351,8 @@ void TestDistributed::shardedRunMatchesTheOneMachineRun() {
     // state (SGD's momentum); the workers send each range to its owner over their own links, and
     // the owners' weights come back to every machine. The trajectory and the exported weights
     // are the one-machine run's.
-    const QString one = m_tmp.filePath(QStringLiteral("shard-one")),
-                  sharded = m_tmp.filePath(QStringLiteral("shard-three"));
-    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + one});
-    QVERIFY(a.finish());
-    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    const QString one = syncAlone(), sharded = m_tmp.filePath(QStringLiteral("shard-three"));
+    QVERIFY(!one.isEmpty());
     QJsonObject summary;
     QString log;
     runShardedOnThree(sharded, {}, &summary, &log);
@@ -395,11 +396,8 @@ void TestDistributed::aShardOwnerNeedNotCompute() {
     // The coordinator computes nothing (--no-local-worker) and still owns a range: the two
     // workers send it their gradients for it and take its weights, and the run is one machine's.
     // It sends its range's weights only; each worker sends the optimum.
-    const QString one = m_tmp.filePath(QStringLiteral("owner-one")),
-                  sharded = m_tmp.filePath(QStringLiteral("owner-only"));
-    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + one});
-    QVERIFY(a.finish());
-    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    const QString one = syncAlone(), sharded = m_tmp.filePath(QStringLiteral("owner-only"));
+    QVERIFY(!one.isEmpty());
     TandemProcess b(
         syncRun() +
         QStringList{QStringLiteral("--out=") + sharded, QStringLiteral("--listen=127.0.0.1:0"),
@@ -434,11 +432,8 @@ void TestDistributed::aShardedRunOverABf16WireKeepsFp32Weights() {
     // machine computes on them as the wire carries them, so the run follows the one-machine fp32
     // run to bfloat16's rounding; the checkpoint and the export hold the fp32 masters, not the
     // rounded weights the machines computed on.
-    const QString one = m_tmp.filePath(QStringLiteral("bf16-one")),
-                  sharded = m_tmp.filePath(QStringLiteral("bf16-sharded"));
-    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + one});
-    QVERIFY(a.finish());
-    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    const QString one = syncAlone(), sharded = m_tmp.filePath(QStringLiteral("bf16-sharded"));
+    QVERIFY(!one.isEmpty());
     QJsonObject summary;
     QString log;
     runShardedOnThree(sharded, {QStringLiteral("--wire=bf16")}, &summary, &log);
@@ -476,11 +471,8 @@ void TestDistributed::aWorkerCanHoldARangeAndComputeNothing() {
     // it and steps it, and is given no share of any step. The run is one machine's; the holder
     // sends its range's weights to the two machines that compute and takes their gradients for
     // it. A run that is not sharded sends such a worker home, saying why.
-    const QString one = m_tmp.filePath(QStringLiteral("holder-one")),
-                  sharded = m_tmp.filePath(QStringLiteral("holder-sharded"));
-    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + one});
-    QVERIFY(a.finish());
-    QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));
+    const QString one = syncAlone(), sharded = m_tmp.filePath(QStringLiteral("holder-sharded"));
+    QVERIFY(!one.isEmpty());
     QJsonObject summary;
     QString log, holderLog;
     runShardedOnThree(sharded, {}, &summary, &log, {QStringLiteral("--hold-only")}, &holderLog);
@@ -553,6 +545,20 @@ void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
     QVERIFY(w->finish());
     QVERIFY2(w->err().contains(QStringLiteral("does not fit on its machines")),
              qPrintable(w->err()));
+}
+
+QString TestDistributed::syncAlone() {
+    if (!m_syncAlone.isEmpty())
+        return m_syncAlone;
+    const QString out = m_tmp.filePath(QStringLiteral("sync-alone"));
+    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + out});
+    if (!a.finish() || a.exitCode() != 0) {
+        qWarning().noquote() << a.err();
+        QTest::qFail("the one-machine run did not finish well", __FILE__, __LINE__);
+        return {};
+    }
+    m_syncAlone = out;
+    return out;
 }
 
 void TestDistributed::runShardedOnThree(const QString& out, const QStringList& extra,

@@ -125,18 +125,10 @@ void WorkerPool::admitJoined() {
     }
 }
 
-std::vector<size_t> WorkerPool::live() const {
+std::vector<size_t> WorkerPool::alive(bool holding) const {
     std::vector<size_t> out;
     for (size_t i = 0; i < m_members.size(); ++i)
-        if (m_members[i].alive() && !m_members[i].holdsOnly())
-            out.push_back(i);
-    return out;
-}
-
-std::vector<size_t> WorkerPool::holders() const {
-    std::vector<size_t> out;
-    for (size_t i = 0; i < m_members.size(); ++i)
-        if (m_members[i].alive() && m_members[i].holdsOnly())
+        if (m_members[i].alive() && m_members[i].holdsOnly() == holding)
             out.push_back(i);
     return out;
 }

@@ -146,9 +146,9 @@ public:
     PoolMember& at(size_t i) { return m_members[i]; }
     const PoolMember& at(size_t i) const { return m_members[i]; }
     // Indices of the workers not dropped that compute (those that only hold a range are not).
-    std::vector<size_t> live() const;
+    std::vector<size_t> live() const { return alive(false); }
     // Indices of the members not dropped that only hold a range of a sharded run.
-    std::vector<size_t> holders() const;
+    std::vector<size_t> holders() const { return alive(true); }
     bool anyAlive() const;
 
     // Splits `n` samples among `live` for the step after `step` (`passes` forward passes each).
@@ -187,6 +187,8 @@ public:
     std::pair<int64_t, int64_t> remoteBytes() const;
 
 private:
+    // Indices of the members not dropped that only hold a range (`holding`) or that compute.
+    std::vector<size_t> alive(bool holding) const;
     MemoryPlan m_memoryPlan;
     // Why the balancer leaves `m` out, in words for the log and the summary.
     // Why worker `i` of `live` gets nothing of a step of `n` samples, and the figures that say
