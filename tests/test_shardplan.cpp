@@ -100,6 +100,7 @@ private Q_SLOTS:
     void aStepThroughTheOwnersEqualsTheOneOwnerStep_data();
     void aStepThroughTheOwnersEqualsTheOneOwnerStep();
     void whatAPeerSendsOutOfTurnIsRefused();
+    void anOwnerStepsEachSegmentAsItsPartsArrive();
 };
 
 void TestShardPlan::equalMachinesHoldEqualShards() {
@@ -969,6 +970,85 @@ void TestShardPlan::whatAPeerSendsOutOfTurnIsRefused() {
     QCOMPARE(parts(9000), (Cut{{1, 1000, 2800}, {2, 0, 3200}}));
     QCOMPARE(parts(layout.values * 2), (Cut{{2, 3200, layout.values * 2 - 9000}}));
     QCOMPARE(parts(layout.values * 2), Cut{});
+}
+
+// Once the coordinator has said how a step closes, an owner steps its range a segment at a time
+// as the counted workers' parts arrive: each segment's weights leave as soon as every worker has
+// sent it, before the range is whole, and a replica takes them in order. In segments or at once,
+// the step gives the same weights and counts once.
+void TestShardPlan::anOwnerStepsEachSegmentAsItsPartsArrive() {
+    const std::vector<at::Tensor> params = someParams();
+    const ShardLayout layout = ShardLayout::of(params);
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::Adam;
+    const int64_t begin = 1000, end = 2900;
+    ShardOwner segmented = ShardOwner::fromParams(layout, begin, end, params, cfg, 300);
+    ShardOwner whole = ShardOwner::fromParams(layout, begin, end, params, cfg);
+    QCOMPARE(segmented.segmentEnds(),
+             (std::vector<int64_t>{300, 600, 900, 1200, 1500, 1800, 1900}));
+    QCOMPARE(whole.segmentEnds(), std::vector<int64_t>{1900});
+    for (const ShardLayout::Piece& p : segmented.pieces())
+        QCOMPARE(p.at / 300, (p.at + p.values - 1) / 300);
+    OwnerStep a(segmented, DType::F32), b(whole, DType::F32);
+    const QString workers[2] = {QStringLiteral("laptop"), QStringLiteral("desktop")};
+    const std::vector<std::pair<QString, double>> counted{{workers[0], kWeights[0]},
+                                                          {workers[1], kWeights[1]}};
+    std::vector<at::Tensor> replica = clones(params);
+    for (int step = 0; step < 3; ++step) {
+        const auto g = gradsOf(params, step == 2 ? 3 : step); // every parameter has one
+        std::vector<QByteArray> bytes;
+        for (int w = 0; w < 2; ++w) {
+            const at::Tensor t = at::empty({end - begin});
+            layout.copyRange(begin, end, g[size_t(w)], t);
+            bytes.emplace_back(static_cast<const char*>(t.data_ptr()), int(t.numel() * 4));
+        }
+        a.open(step);
+        b.open(step);
+        QVERIFY(a.closeWhenHeld(step, counted, lrOf(step)).ok());
+        QVERIFY(!a.closeWhenHeld(step, counted, lrOf(step)));
+        ReplicaStep arrivals(layout, {{0, begin}, {begin, end}, {end, layout.values}}, DType::F32);
+        arrivals.open(step);
+        // The desktop's range, whole: nothing can be stepped before the laptop's comes.
+        QVERIFY(a.receive(step, workers[1], 0, bytes[1]).value());
+        QVERIFY(a.advance().empty());
+        QByteArray sent;
+        int early = 0; // segments out before the laptop's range was whole
+        for (qint64 at = 0; at < bytes[0].size();) {
+            const qint64 n = std::min<qint64>(bytes[0].size() - at, 1000);
+            QCOMPARE(a.receive(step, workers[0], at, bytes[0].mid(at, n)).value(),
+                     at + n == bytes[0].size());
+            at += n;
+            for (const OwnerStep::Weights& w : a.advance()) {
+                QCOMPARE(w.offset, qint64(sent.size()));
+                QVERIFY(w.offset + w.bytes.size() <= at);
+                early += at < bytes[0].size() ? 1 : 0;
+                const Status st = arrivals.receive(step, 1, w.bytes, replica);
+                QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+                sent += w.bytes;
+            }
+        }
+        // Parts end at bytes 1000, 2000, ... 7000 and 7600; segments at 1200, 2400, ... 7200
+        // and 7600: five leave early, the last two with the last part.
+        QCOMPARE(early, 5);
+        QVERIFY(a.closed());
+        QVERIFY(!arrivals.receive(step, 1, QByteArray(4, '\0'), replica));
+        for (int w = 0; w < 2; ++w)
+            QVERIFY(b.receive(step, workers[w], 0, bytes[size_t(w)]).value());
+        const auto all = b.close(step, counted, lrOf(step));
+        QVERIFY(all.ok());
+        QVERIFY(sent == *all);
+    }
+    QCOMPARE(segmented.stepCount(), 3);
+    QCOMPARE(whole.stepCount(), 3);
+    QVERIFY(at::equal(segmented.masters(), whole.masters()));
+    // The replica holds the range's new weights, and the rest as it was.
+    const at::Tensor held = at::empty({layout.values}), before = at::empty({layout.values});
+    layout.copyRange(0, layout.values, replica, held);
+    layout.copyRange(0, layout.values, params, before);
+    QVERIFY(at::equal(held.narrow(0, begin, end - begin), segmented.masters()));
+    QVERIFY(at::equal(held.narrow(0, 0, begin), before.narrow(0, 0, begin)));
+    QVERIFY(at::equal(held.narrow(0, end, layout.values - end),
+                      before.narrow(0, end, layout.values - end)));
 }
 
 QTEST_GUILESS_MAIN(TestShardPlan)

@@ -84,7 +84,6 @@ void ShardNode::open(int64_t step) {
         return; // opened already, and what arrived for it is kept
     m_step = step;
     m_route.reset();
-    m_close.reset();
     m_kept.clear();
     m_replicaStep.open(step);
     if (m_ownerStep)
@@ -120,12 +119,10 @@ void ShardNode::takeGradients(const QString& worker, int64_t step, const QByteAr
     // Each link carries a worker's parts in order: the next starts where those held end.
     const auto whole = m_ownerStep->receive(step, worker, m_ownerStep->received(worker), bytes);
     if (!whole)
-        Q_EMIT refused(step, worker, whole.error().message);
-    else if (*whole) {
+        return Q_EMIT refused(step, worker, whole.error().message);
+    if (*whole)
         Q_EMIT held(step, worker);
-        if (auto st = closeWhenHeld(); !st)
-            Q_EMIT refused(step, worker, st.error().message);
-    }
+    sendHeld(); // the part may complete a segment
 }
 
 void ShardNode::setReplicaBusy(bool busy) {
@@ -161,32 +158,29 @@ Status ShardNode::close(int64_t step, const std::vector<std::pair<QString, doubl
         return makeError(
             ErrorCode::InvalidArgument,
             QStringLiteral("step %1 closed on a machine that owns no range").arg(step + 1));
-    if (m_close)
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("step %1 closed a second time").arg(step + 1));
-    if (auto st = m_ownerStep->check(step, counted); !st)
+    if (auto st = m_ownerStep->closeWhenHeld(step, counted, lr); !st)
         return st;
-    m_close = Close{step, counted, lr};
-    return closeWhenHeld();
+    sendHeld();
+    return success();
 }
 
-Status ShardNode::closeWhenHeld() {
-    if (!m_close || !m_ownerStep->wholeFor(m_close->counted))
-        return success();
-    const Close c = *std::exchange(m_close, std::nullopt);
-    const auto weights = m_ownerStep->close(c.step, c.counted, c.lr);
-    if (!weights)
-        return weights.error();
-    for (auto it = m_links.cbegin(); it != m_links.cend(); ++it)
-        if (Connection* link = it.value()) {
-            const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, *weights);
-            link->send(wire::ShardWeights{c.step, blob});
-        }
-    if (const auto mine = rangeOf(m_deviceId))
-        takeWeights(*mine, c.step, *weights);
-    if (!m_replica)
-        open(c.step + 1); // a machine that only owns is done with the step once it has sent
-    return success();
+void ShardNode::sendHeld() {
+    if (!m_ownerStep || !m_ownerStep->closing())
+        return;
+    const int64_t step = m_ownerStep->step();
+    const auto mine = rangeOf(m_deviceId);
+    // Each segment's weights as soon as it is stepped; every link carries them in order.
+    for (const OwnerStep::Weights& w : m_ownerStep->advance()) {
+        for (auto it = m_links.cbegin(); it != m_links.cend(); ++it)
+            if (Connection* link = it.value()) {
+                const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, w.bytes);
+                link->send(wire::ShardWeights{step, blob});
+            }
+        if (mine)
+            takeWeights(*mine, step, w.bytes);
+    }
+    if (m_ownerStep->closed() && !m_replica)
+        open(step + 1); // a machine that only owns is done with the step once it has sent
 }
 
 void ShardNode::onMessage(const QString& peer, const wire::Message& m) {

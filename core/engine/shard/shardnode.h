@@ -6,8 +6,9 @@
 // machines (shardlink.h). As a worker it sends each range of its gradient bundle to the range's
 // owner in parts, in order, as the bundle's front makes them final, and writes every owner's
 // weights into its replica; as an owner it takes each worker's range (shardstep.h's OwnerStep,
-// the parts of one link in the order they came) and, once it holds
-// every range the coordinator's close counts, steps and sends its weights to every machine. Its own
+// the parts of one link in the order they came) and, as it holds each segment of its range from
+// every worker the coordinator's close counts, steps it and sends its weights to every machine,
+// whose replicas take them in parts, in order. Its own
 // range never leaves the process. A link's range is the one its other end owns: a message never
 // names one, so a machine can neither send for a range it does not hold nor pose as another worker.
 
@@ -57,9 +58,9 @@ public:
     // next step be open) before the last call for it. Returns the bytes sent to other machines.
     qint64 gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready);
     // The coordinator says how the step closes on this machine's range, as the step starts or
-    // later: once every counted worker's range is here, OwnerStep::close, then the weights go to
-    // every machine (this one's replica too). Refuses what OwnerStep::check refuses, and a second
-    // close of the step.
+    // later: each segment of the range that every counted worker has sent is stepped, and its
+    // weights go to every machine (this one's replica too), while the rest still arrives
+    // (OwnerStep::advance). Refuses what OwnerStep::check refuses, and a second close of the step.
     Status close(int64_t step, const std::vector<std::pair<QString, double>>& counted, double lr);
     // The least a part of a range is sent as, but the range's last: large enough that a part's
     // message costs nothing beside it, small enough that most of a range leaves while the
@@ -89,8 +90,9 @@ private:
     void takeGradients(const QString& worker, int64_t step, const QByteArray& bytes);
     void takeWeights(size_t range, int64_t step, const QByteArray& bytes);
     void drop(const QString& peer, const QString& why);
-    // Closes the step the coordinator said how to close, once every range it counts is here.
-    Status closeWhenHeld();
+    // Steps what the coordinator's close counts and is here, a segment at a time, and sends each
+    // segment's weights to every machine.
+    void sendHeld();
     std::optional<size_t> rangeOf(const QString& deviceId) const;
 
     QString m_deviceId;
@@ -101,12 +103,6 @@ private:
     std::optional<OwnerStep> m_ownerStep;
     ReplicaStep m_replicaStep;
     ShardRoute m_route;
-    struct Close {
-        int64_t step = 0;
-        std::vector<std::pair<QString, double>> counted;
-        double lr = 0;
-    };
-    std::optional<Close> m_close; // said, and waiting for the ranges it counts
     bool m_replicaBusy = false;
     qint64 m_partBytes = qint64(4) << 20;
     struct Kept {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 namespace tandem {
 
@@ -31,6 +32,10 @@ bool splitName(const std::string& name, std::string& slot, int64_t& index) {
 }
 
 } // namespace
+
+int64_t shardSegmentValues(int64_t rangeValues) {
+    return std::clamp<int64_t>((rangeValues + 7) / 8, 4096, int64_t(1) << 20);
+}
 
 ShardLayout ShardLayout::of(const std::vector<at::Tensor>& trainable) {
     ShardLayout l;
@@ -64,12 +69,23 @@ std::vector<ShardLayout::Piece> ShardLayout::piecesOf(int64_t begin, int64_t end
 }
 
 ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at::Tensor& masters,
-                       OptimizerConfig config)
+                       OptimizerConfig config, int64_t segmentValues)
     : m_layout(std::move(layout))
     , m_begin(begin)
-    , m_end(end)
-    , m_pieces(m_layout.piecesOf(begin, end)) {
+    , m_end(end) {
     at::NoGradGuard noGrad;
+    const int64_t segment = segmentValues > 0 ? segmentValues : shardSegmentValues(end - begin);
+    for (int64_t at = 0; at < end - begin; at += segment)
+        m_segmentEnds.push_back(std::min(end - begin, at + segment));
+    // Each tensor's piece, cut where a segment ends, its parts in the tensor's order.
+    for (ShardLayout::Piece p : m_layout.piecesOf(begin, end))
+        while (p.values > 0) {
+            const int64_t cut = std::min(p.values, segment - p.at % segment);
+            m_pieces.push_back({p.tensor, p.offset, cut, p.at});
+            p.offset += cut;
+            p.at += cut;
+            p.values -= cut;
+        }
     Q_ASSERT(masters.numel() == end - begin);
     m_masters = masters.detach().to(at::kFloat).reshape({-1}).clone();
     for (const ShardLayout::Piece& p : m_pieces)
@@ -79,10 +95,11 @@ ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at:
 }
 
 ShardOwner ShardOwner::fromParams(ShardLayout layout, int64_t begin, int64_t end,
-                                  const std::vector<at::Tensor>& params, OptimizerConfig config) {
+                                  const std::vector<at::Tensor>& params, OptimizerConfig config,
+                                  int64_t segmentValues) {
     at::Tensor masters = at::empty({end - begin}, at::kFloat);
     layout.copyRange(begin, end, params, masters);
-    return ShardOwner(std::move(layout), begin, end, masters, config);
+    return ShardOwner(std::move(layout), begin, end, masters, config, segmentValues);
 }
 
 void ShardLayout::copyRange(int64_t begin, int64_t end, const std::vector<at::Tensor>& params,
@@ -166,8 +183,13 @@ Status ShardOwner::addWire(const QByteArray& bytes, DType wire, double weight) {
 }
 
 QByteArray ShardOwner::packMasters(DType wire) const {
+    return packMasters(wire, 0, m_end - m_begin);
+}
+
+QByteArray ShardOwner::packMasters(DType wire, int64_t from, int64_t to) const {
     at::NoGradGuard noGrad;
-    const at::Tensor packed = m_masters.to(at::kCPU, scalarTypeOf(wire)).contiguous();
+    const at::Tensor packed =
+        m_masters.narrow(0, from, to - from).to(at::kCPU, scalarTypeOf(wire)).contiguous();
     return QByteArray(static_cast<const char*>(packed.data_ptr()),
                       qsizetype(packed.numel()) * dtypeSize(wire));
 }
@@ -212,6 +234,33 @@ void ShardOwner::apply(double lr) {
     for (at::Tensor& s : m_sum)
         s = at::Tensor();
     m_added = 0;
+}
+
+void ShardOwner::addSpan(const char* values, DType wire, double weight, int64_t from, int64_t to) {
+    at::NoGradGuard noGrad;
+    const int64_t element = dtypeSize(wire);
+    for (size_t p = 0; p < m_pieces.size(); ++p) {
+        const ShardLayout::Piece& piece = m_pieces[p];
+        if (piece.at < from || piece.at >= to)
+            continue;
+        const at::Tensor g = at::from_blob(const_cast<char*>(values) + (piece.at - from) * element,
+                                           {piece.values}, at::TensorOptions(scalarTypeOf(wire)))
+                                 .to(m_masters.device(), at::kFloat);
+        if (!m_sum[p].defined())
+            m_sum[p] = g.mul(weight);
+        else
+            m_sum[p].add_(g, weight);
+    }
+}
+
+void ShardOwner::applySpan(int64_t from, int64_t to, double lr) {
+    std::vector<at::Tensor> grads(m_pieces.size());
+    for (size_t p = 0; p < m_pieces.size(); ++p)
+        if (m_pieces[p].at >= from && m_pieces[p].at < to)
+            grads[p] = std::exchange(m_sum[p], at::Tensor());
+    m_optimizer->step(grads, lr, to == m_end - m_begin);
+    if (to == m_end - m_begin)
+        m_added = 0;
 }
 
 namespace {

@@ -61,19 +61,33 @@ struct ShardLayout {
 Status writeRange(const ShardLayout& layout, int64_t begin, int64_t end, const QByteArray& bytes,
                   DType wire, std::vector<at::Tensor>& params);
 
+// How many values an owner steps at a time during a step (ShardOwner::segmentEnds): a segment
+// whose gradients every worker has sent is stepped, and its weights leave, while the rest of the
+// range still arrives. An eighth of the range, between 4,096 values and a million (a few
+// milliseconds of Adam, and a few megabytes on the wire). Every machine cuts a range the same
+// way, so an owner's state names the same pieces on each.
+int64_t shardSegmentValues(int64_t rangeValues);
+
 class ShardOwner {
 public:
     // The owner of [begin, end) of `layout`'s values, its masters `masters` (fp32, one value per
-    // value of the range, in order; copied).
+    // value of the range, in order; copied), stepped in segments of `segmentValues` (0:
+    // shardSegmentValues()).
     ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at::Tensor& masters,
-               OptimizerConfig config);
+               OptimizerConfig config, int64_t segmentValues = 0);
     // The owner of [begin, end), its masters cut from the whole model's `params`.
     static ShardOwner fromParams(ShardLayout layout, int64_t begin, int64_t end,
-                                 const std::vector<at::Tensor>& params, OptimizerConfig config);
+                                 const std::vector<at::Tensor>& params, OptimizerConfig config,
+                                 int64_t segmentValues = 0);
 
     int64_t begin() const { return m_begin; }
     int64_t end() const { return m_end; }
+    // The range's pieces of tensors (ShardLayout::piecesOf), each cut again where a segment
+    // ends: no piece lies in two segments.
     const std::vector<ShardLayout::Piece>& pieces() const { return m_pieces; }
+    // Where each segment ends, counted from the range's first value, in order; the last is the
+    // range's size (none for an empty range).
+    const std::vector<int64_t>& segmentEnds() const { return m_segmentEnds; }
 
     // This owner's pieces of tensors shaped as the trainable parameters (gradients, weights), in
     // schema order: flat views, undefined where the tensor is. What a worker sends the owner.
@@ -93,6 +107,14 @@ public:
     // Applies the optimizer to the sum at learning rate `lr` and clears it; masters() is then the
     // range's new weights.
     void apply(double lr);
+    // A step taken a segment at a time. addSpan() adds one worker's gradients for the values
+    // [from, to) of the range, from and to a segment's start and an end (segmentEnds()), `values`
+    // their bytes in the wire dtype `wire` (checked finite by the caller), weighted as add()
+    // does; applySpan() then steps those values with what was added for them and clears it.
+    // Each value takes one step; the step counts (stepCount()) with the span that ends the range.
+    // The same arithmetic as add() and apply() over the whole range.
+    void addSpan(const char* values, DType wire, double weight, int64_t from, int64_t to);
+    void applySpan(int64_t from, int64_t to, double lr);
     // Workers whose gradients the sum holds now.
     int added() const { return m_added; }
     // The sum, per piece (undefined where no gradient was added): what apply() steps with, and
@@ -107,6 +129,8 @@ public:
     // The same in the wire dtype `wire`: what the owner sends every worker after a step
     // (writeRange() puts it in place).
     QByteArray packMasters(DType wire) const;
+    // The same for the values [from, to) of the range.
+    QByteArray packMasters(DType wire, int64_t from, int64_t to) const;
     int64_t stepCount() const { return m_optimizer->stepCount(); }
 
     // The optimizer state of the whole model, in the one-owner run's names and shapes, from the
@@ -130,6 +154,7 @@ private:
     int64_t m_begin = 0;
     int64_t m_end = 0;
     std::vector<ShardLayout::Piece> m_pieces;
+    std::vector<int64_t> m_segmentEnds;
     at::Tensor m_masters;
     std::vector<at::Tensor> m_views; // m_masters' pieces, the optimizer's parameters
     std::vector<at::Tensor> m_sum;   // per piece; undefined until a gradient adds to it

@@ -50,6 +50,8 @@ void OwnerStep::open(int64_t step) {
     m_step = step;
     m_closed = false;
     m_parts.clear();
+    m_close.reset();
+    m_segment = 0;
 }
 
 Status OwnerStep::stale(int64_t step, const char* what) const {
@@ -92,19 +94,20 @@ Expected<bool> OwnerStep::receive(int64_t step, const QString& worker, qint64 of
     if (part.isEmpty())
         part.reserve(m_bytes);
     part.append(bytes);
-    if (part.size() < m_bytes)
-        return false;
-    // A range that is not finite would spoil the step for every worker: it is dropped here, and
-    // the coordinator leaves its worker out on every owner.
+    // Gradients that are not finite would spoil the step for every worker: the values a part
+    // completes are checked as it comes, before a segment they lie in can be stepped, and what
+    // the worker sent is dropped.
+    const qint64 element = dtypeSize(m_wire), from = have / element,
+                 to = qint64(part.size()) / element;
     at::NoGradGuard noGrad;
-    const at::Tensor values = at::from_blob(part.data(), {m_bytes / dtypeSize(m_wire)},
+    const at::Tensor values = at::from_blob(part.data() + from * element, {to - from},
                                             at::TensorOptions(scalarTypeOf(m_wire)));
-    if (!at::isfinite(values).all().item<bool>()) {
+    if (to > from && !at::isfinite(values).all().item<bool>()) {
         m_parts.erase(worker);
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("gradients from %1 that are not finite").arg(worker));
     }
-    return true;
+    return part.size() == m_bytes;
 }
 
 void OwnerStep::forget(const QString& worker) {
@@ -165,13 +168,60 @@ OwnerStep::close(int64_t step, const std::vector<std::pair<QString, double>>& co
                                             "range are not all here")
                                  .arg(step + 1)
                                  .arg(worker));
-    for (const auto& [worker, weight] : counted)
-        if (auto st = m_owner.addWire(m_parts[worker], m_wire, weight); !st)
-            return st.error(); // checked whole and finite above: not reached
-    m_owner.apply(lr);
-    m_closed = true;
-    m_parts.clear();
-    return m_owner.packMasters(m_wire);
+    if (auto st = closeWhenHeld(step, counted, lr); !st)
+        return st.error();
+    QByteArray out;
+    out.reserve(m_bytes);
+    for (const Weights& w : advance())
+        out.append(w.bytes);
+    return out;
+}
+
+Status OwnerStep::closeWhenHeld(int64_t step,
+                                const std::vector<std::pair<QString, double>>& counted, double lr) {
+    if (auto st = check(step, counted); !st)
+        return st;
+    if (m_close)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("step %1 closed a second time").arg(step + 1));
+    m_close = Close{counted, lr};
+    return success();
+}
+
+std::vector<OwnerStep::Weights> OwnerStep::advance() {
+    std::vector<Weights> out;
+    if (!m_close || m_closed)
+        return out;
+    const std::vector<int64_t>& ends = m_owner.segmentEnds();
+    if (ends.empty()) { // an empty range: the step counts, and nothing leaves
+        m_owner.apply(m_close->lr);
+        m_closed = true;
+        m_close.reset();
+        return out;
+    }
+    qint64 held = m_bytes;
+    for (const auto& [worker, weight] : m_close->counted)
+        held = std::min(held, received(worker));
+    const int64_t element = dtypeSize(m_wire);
+    while (m_segment < ends.size() && ends[m_segment] * element <= held)
+        out.push_back(stepSegment());
+    if (m_segment == ends.size()) {
+        m_closed = true;
+        m_close.reset();
+        m_parts.clear();
+    }
+    return out;
+}
+
+OwnerStep::Weights OwnerStep::stepSegment() {
+    const std::vector<int64_t>& ends = m_owner.segmentEnds();
+    const int64_t from = m_segment == 0 ? 0 : ends[m_segment - 1], to = ends[m_segment];
+    const int64_t element = dtypeSize(m_wire);
+    for (const auto& [worker, weight] : m_close->counted)
+        m_owner.addSpan(m_parts[worker].constData() + from * element, m_wire, weight, from, to);
+    m_owner.applySpan(from, to, m_close->lr);
+    ++m_segment;
+    return {from * element, m_owner.packMasters(m_wire, from, to)};
 }
 
 ReplicaStep::ReplicaStep(ShardLayout layout, std::vector<std::pair<int64_t, int64_t>> ranges,
@@ -179,12 +229,14 @@ ReplicaStep::ReplicaStep(ShardLayout layout, std::vector<std::pair<int64_t, int6
     : m_layout(std::move(layout))
     , m_ranges(std::move(ranges))
     , m_wire(wire)
-    , m_done(m_ranges.size(), false) {}
+    , m_have(m_ranges.size(), 0) {}
 
 void ReplicaStep::open(int64_t step) {
     m_step = step;
-    m_done.assign(m_ranges.size(), false);
-    m_arrived = 0;
+    m_have.assign(m_ranges.size(), 0);
+    // An empty range has nothing to send: it is whole from the start.
+    m_arrived = size_t(std::count_if(m_ranges.begin(), m_ranges.end(),
+                                     [](const auto& r) { return r.first == r.second; }));
 }
 
 Status ReplicaStep::receive(int64_t step, size_t r, const QByteArray& bytes,
@@ -197,17 +249,26 @@ Status ReplicaStep::receive(int64_t step, size_t r, const QByteArray& bytes,
         return makeError(
             ErrorCode::InvalidArgument,
             QStringLiteral("weights for range %1 of %2").arg(r + 1).arg(m_ranges.size()));
-    if (m_done[r])
+    const auto [begin, end] = m_ranges[r];
+    const int64_t from = begin + m_have[r], element = dtypeSize(m_wire);
+    if (from == end)
         return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("weights for range %1 of step %2 a second time")
+                         QStringLiteral("weights for range %1 of step %2 after the whole range")
                              .arg(r + 1)
                              .arg(step + 1));
-    if (auto st =
-            writeRange(m_layout, m_ranges[r].first, m_ranges[r].second, bytes, m_wire, params);
+    if (bytes.size() % element != 0 || bytes.size() / element > end - from)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("%1 bytes of weights for range %2, which has %3 values "
+                                        "left to take")
+                             .arg(bytes.size())
+                             .arg(r + 1)
+                             .arg(end - from));
+    if (auto st = writeRange(m_layout, from, from + bytes.size() / element, bytes, m_wire, params);
         !st)
         return st;
-    m_done[r] = true;
-    ++m_arrived;
+    m_have[r] += bytes.size() / element;
+    if (begin + m_have[r] == end)
+        ++m_arrived;
     return success();
 }
 

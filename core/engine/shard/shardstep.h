@@ -23,6 +23,7 @@
 #include <QString>
 
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -64,7 +65,9 @@ private:
     qint64 m_sent = 0; // the bundle's bytes handed out, from its front
 };
 
-// One owner's side of each step: the workers' ranges as they arrive, then the step.
+// One owner's side of each step: the workers' ranges as they arrive, and the step a segment at a
+// time (ShardOwner::segmentEnds): once the coordinator has said which workers count, each segment
+// that all of them have sent is stepped and its weights go out, while the rest still arrives.
 class OwnerStep {
 public:
     // `owner` outlives this; `wire` is the dtype the workers send gradients and take weights in.
@@ -78,8 +81,8 @@ public:
     // Worker `worker`'s part of its gradients for this range: `bytes` from byte `offset` of the
     // range (ShardRoute::bytesOf's count in all). Parts come in order. Returns whether the range
     // is now whole. Refuses a part for another step, out of order, beyond the range or after the
-    // range was whole; and a whole range that is not finite, which is then dropped, so the
-    // coordinator can leave that worker out of the step. A refused part changes nothing else.
+    // range was whole; and a part that is not finite, after which what the worker sent is dropped.
+    // A refused part changes nothing else.
     Expected<bool> receive(int64_t step, const QString& worker, qint64 offset,
                            const QByteArray& bytes);
     // Drops what `worker` sent this step (it left, or its range was refused elsewhere).
@@ -103,8 +106,25 @@ public:
     Expected<QByteArray> close(int64_t step, const std::vector<std::pair<QString, double>>& counted,
                                double lr);
 
+    // The same as the ranges arrive: says how step `step` closes (refused as close() refuses, but
+    // for ranges not yet whole, and once said). Then each advance() steps every segment that
+    // every counted worker has sent, in order, adding their gradients as close() does, and
+    // returns each one's new weights in the wire dtype, from its byte `offset` of the range. The
+    // step is over once the last segment is.
+    Status closeWhenHeld(int64_t step, const std::vector<std::pair<QString, double>>& counted,
+                         double lr);
+    struct Weights {
+        qint64 offset = 0;
+        QByteArray bytes;
+    };
+    std::vector<Weights> advance();
+    bool closing() const { return m_close.has_value(); }
+    bool closed() const { return m_closed; }
+
 private:
     Status stale(int64_t step, const char* what) const;
+    // Steps segment m_segment: the counted workers' gradients for it, then the optimizer.
+    Weights stepSegment();
 
     ShardOwner& m_owner;
     DType m_wire;
@@ -112,6 +132,12 @@ private:
     int64_t m_step = -1;
     bool m_closed = false;
     std::map<QString, QByteArray> m_parts; // by worker; whole when it holds m_bytes
+    struct Close {
+        std::vector<std::pair<QString, double>> counted;
+        double lr = 0;
+    };
+    std::optional<Close> m_close; // said, and not every segment stepped
+    size_t m_segment = 0;         // the next segment to step
 };
 
 // A worker's side of each step's end: every owner's new weights, written into its replica.
@@ -120,9 +146,10 @@ public:
     ReplicaStep(ShardLayout layout, std::vector<std::pair<int64_t, int64_t>> ranges, DType wire);
 
     void open(int64_t step);
-    // Owner of range `r`'s new weights for step `step` (OwnerStep::close), written into `params`
-    // (the replica's trainable tensors, in schema order). Refuses weights for another step, for a
-    // range that does not exist or has arrived already, or of another size; `params` is then
+    // Owner of range `r`'s new weights for step `step` (OwnerStep::close), or the next part of
+    // them (OwnerStep::advance; each owner's parts come in order), written into `params` (the
+    // replica's trainable tensors, in schema order). Refuses weights for another step, for a
+    // range that does not exist or is whole already, or beyond the range's end; `params` is then
     // unchanged.
     Status receive(int64_t step, size_t r, const QByteArray& bytes,
                    std::vector<at::Tensor>& params);
@@ -134,8 +161,8 @@ private:
     std::vector<std::pair<int64_t, int64_t>> m_ranges;
     DType m_wire;
     int64_t m_step = -1;
-    std::vector<bool> m_done;
-    size_t m_arrived = 0;
+    std::vector<int64_t> m_have; // values of each range written this step
+    size_t m_arrived = 0;        // ranges whole
 };
 
 } // namespace tandem

@@ -307,16 +307,16 @@ Optimizer::Optimizer(OptimizerConfig config, std::vector<at::Tensor> params)
 
 Optimizer::~Optimizer() = default;
 
-void Optimizer::step(const std::vector<at::Tensor>& grads, double lr) {
+void Optimizer::step(const std::vector<at::Tensor>& grads, double lr, bool counts) {
     at::NoGradGuard noGrad;
     LedgerScope purpose(LedgerPurpose::Optimizer);
-    noteOptimizerStep();
-    if (stepAll(grads, lr)) {
+    if (counts) {
+        noteOptimizerStep();
         ++m_steps;
-        return;
     }
+    if (stepAll(grads, lr))
+        return;
     m_used = OptimizerConfig::Kernels::PerTensor;
-    ++m_steps;
     // A parameter without a gradient is left alone (and so is its state), as torch.optim does.
     for (size_t i = 0; i < m_params.size(); ++i)
         m_params[i].mutable_grad() = i < grads.size() ? grads[i] : at::Tensor();

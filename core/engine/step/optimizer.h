@@ -53,8 +53,10 @@ public:
     Optimizer& operator=(const Optimizer&) = delete;
 
     // One update with learning rate `lr`. grads[i] belongs to params[i]; an undefined
-    // gradient leaves its parameter (and state) untouched, as torch.optim does.
-    void step(const std::vector<at::Tensor>& grads, double lr);
+    // gradient leaves its parameter (and state) untouched, as torch.optim does. Each parameter
+    // counts its own steps, so a step may also be taken in parts, each with the gradients of
+    // some parameters: all but the last pass `counts` false, and stepCount() rises once.
+    void step(const std::vector<at::Tensor>& grads, double lr, bool counts = true);
 
     int64_t stepCount() const { return m_steps; }
 
