@@ -74,6 +74,7 @@ private Q_SLOTS:
     void autoGoesOnAloneWhenNoWorkerComes();
     void autoGoesOnWithTheWorkersThatCame();
     void syncLeavesOutAWorkerWhoseLinkIsTooSlowUntilItIsFaster();
+    void aShardedRunGivesTheSlowerLinkTheSmallerRange();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -408,6 +409,59 @@ void TestLink::syncLeavesOutAWorkerWhoseLinkIsTooSlowUntilItIsFaster() {
                      QStringLiteral("active"));
         }
     (void)w.finish(60000);
+}
+
+// A sharded run sizes each machine's range by its link where the handshakes timed every
+// worker's: the worker behind a quarter of the other's rate holds the smaller range, and this
+// machine, whose link carried both probes, as large a one as the faster worker.
+void TestLink::aShardedRunGivesTheSlowerLinkTheSmallerRange() {
+    pairHomes(home("coord"), home("w2"));
+    const QString out = m_tmp.filePath(QStringLiteral("shard-links"));
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--data=mnist:") + m_tiny,
+                     QStringLiteral("--model=mlp"), QStringLiteral("--batch=50"),
+                     QStringLiteral("--max-steps=6"), QStringLiteral("--threads=1"),
+                     QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
+                     home("coord"), QStringLiteral("--workers=2"), QStringLiteral("--mode=sync"),
+                     QStringLiteral("--shard"), QStringLiteral("--out=") + out});
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    Relay slow(port, 24, 2), fast(port, 96, 2);
+    const QString slowPort = slow.port(), fastPort = fast.port();
+    QVERIFY(!slowPort.isEmpty() && !fastPort.isEmpty());
+    const auto worker = [&](const QString& relayPort, const char* h, const char* name) {
+        return QStringList{QStringLiteral("worker"),
+                           QStringLiteral("--connect"),
+                           QStringLiteral("127.0.0.1:") + relayPort,
+                           QStringLiteral("--home"),
+                           home(h),
+                           QStringLiteral("--threads=1"),
+                           QStringLiteral("--name"),
+                           QLatin1String(name)};
+    };
+    TandemProcess ws(worker(slowPort, "w", "slow")), wf(worker(fastPort, "w2", "fast"));
+    QVERIFY(c.finish(kRunMs));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QStringLiteral("sharded the optimizer across 3 machines")),
+             qPrintable(c.err()));
+    QHash<QString, double> held; // by machine: its range's values
+    for (const QJsonValue& v : c.summary().value(QStringLiteral("shards")).toArray()) {
+        const QJsonObject o = v.toObject();
+        const QString m = o.value(QStringLiteral("machine")).toString();
+        held.insert(m.startsWith(QLatin1String("slow"))   ? QStringLiteral("slow")
+                    : m.startsWith(QLatin1String("fast")) ? QStringLiteral("fast")
+                                                          : QStringLiteral("this"),
+                    double(o.value(QStringLiteral("end")).toInteger() -
+                           o.value(QStringLiteral("begin")).toInteger()));
+    }
+    QCOMPARE(held.size(), 3);
+    const QString said = QStringLiteral("ranges: this machine %1, fast %2, slow %3")
+                             .arg(held[QStringLiteral("this")])
+                             .arg(held[QStringLiteral("fast")])
+                             .arg(held[QStringLiteral("slow")]);
+    qInfo("%s", qPrintable(said));
+    QVERIFY2(held[QStringLiteral("slow")] < 0.6 * held[QStringLiteral("fast")], qPrintable(said));
+    QVERIFY2(held[QStringLiteral("this")] >= 0.95 * held[QStringLiteral("fast")], qPrintable(said));
+    QVERIFY(ws.finish() && wf.finish());
 }
 
 QTEST_GUILESS_MAIN(TestLink)

@@ -85,6 +85,7 @@ private Q_SLOTS:
     void aSmallMachineHoldsWhatFitsAndTheOthersTheRest();
     void aMachineThatComputesNothingHoldsWhatTheOthersCannot();
     void fasterLinksHoldLargerShards();
+    void theLinksComeFromTheWorkersProbes();
     void aRunTooLargeForTheMachinesIsRefusedWithWhatFits();
     void everyPlanCoversTheValuesOnce();
     void shardedStepsEqualOneOwner_data();
@@ -176,6 +177,30 @@ void TestShardPlan::fasterLinksHoldLargerShards() {
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     for (int i = 0; i < 3; ++i)
         QVERIFY(std::abs(shareOf(*plan, i) - 1.0 / 3) < 1e-4);
+}
+
+// A run's links come from the handshakes' probes of its workers: each worker's its own, and this
+// machine's, through which each was timed, the fastest of them. One the probe could only floor
+// (faster than it times) or did not measure leaves the ranges to memory alone.
+void TestShardPlan::theLinksComeFromTheWorkersProbes() {
+    const std::vector<LinkFacts> timed{{QStringLiteral("desk"), 117e6, 0.3, false},
+                                       {QStringLiteral("laptop"), 5e6, 4, false}};
+    const std::vector<double> speeds = shardLinkSpeeds(timed);
+    QCOMPARE(speeds, (std::vector<double>{117e6, 117e6, 5e6}));
+    std::vector<ShardCandidate> machines;
+    for (double s : speeds)
+        machines.push_back({QStringLiteral("m"), 64 * kGB, kGB, s});
+    const auto plan = planShards(100'000'000, 16, machines);
+    QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
+    QVERIFY(std::abs(shareOf(*plan, 2) - 5.0 / 239) < 1e-4);
+    QVERIFY(std::abs(shareOf(*plan, 0) - shareOf(*plan, 1)) < 1e-4);
+    std::vector<LinkFacts> floored = timed;
+    floored[0].atLeast = true;
+    QCOMPARE(shardLinkSpeeds(floored), std::vector<double>(3, 0.0));
+    std::vector<LinkFacts> unmeasured = timed;
+    unmeasured[1].bytesPerSecond = 0;
+    QCOMPARE(shardLinkSpeeds(unmeasured), std::vector<double>(3, 0.0));
+    QCOMPARE(shardLinkSpeeds({}), std::vector<double>{0.0});
 }
 
 // The error names each machine's room and the largest run the machines hold; a run of exactly

@@ -33,8 +33,9 @@ Status Trainer::shardHub(HubConfig& hc) {
 }
 
 Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t>& remotes) {
-    // Each machine's range follows what its memory holds beside its own worker: equal where
-    // every machine has the room, smaller where one has less (planShardedRun).
+    // Each machine's range follows what its memory holds beside its own worker: in proportion
+    // to its link where the handshakes timed every worker's (shardLinkSpeeds), else equal, and
+    // smaller where a machine has less room (planShardedRun).
     std::vector<ShardMachine> machines;
     ShardMachine self;
     self.name = QStringLiteral("this machine");
@@ -42,9 +43,15 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
     self.device = device ? *device : m_devices.value(0);
     self.computes = m_cfg.localWorker;
     machines.push_back(self);
-    for (size_t w : remotes)
+    std::vector<LinkFacts> links;
+    for (size_t w : remotes) {
         machines.push_back(
             {m_pool.at(w).stats.name, m_pool.at(w).link->device(), !m_pool.at(w).holdsOnly(), 0});
+        links.push_back(m_pool.linkOf(m_pool.at(w).stats.name));
+    }
+    const std::vector<double> speeds = shardLinkSpeeds(links);
+    for (size_t i = 0; i < machines.size(); ++i)
+        machines[i].linkBytesPerS = speeds[i];
     auto plan = planShardedRun(m_module, m_data->train, m_cfg, machines);
     if (!plan)
         return makeError(plan.error().code,

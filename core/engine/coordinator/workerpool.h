@@ -135,6 +135,9 @@ public:
                       bool probed = false);
     // Every worker's link as its handshake measured it, in the order they came.
     QList<LinkFacts> probedLinks() const;
+    // Worker `worker`'s (PoolMember::stats.name) link as last measured, by its handshake or a
+    // live probe; none (0 bytes a second) where it was not.
+    LinkFacts linkOf(const QString& worker) const;
     // Gives the workers that joined their place, and passes the hub's notes to the log.
     void admitJoined();
     // Passes the hub's notes to the log.
@@ -205,7 +208,6 @@ private:
     // The step the workers of `live` but j take, from those already measured (0: none is).
     double stepWithoutMs(const std::vector<size_t>& live, size_t j, int64_t n,
                          int64_t passes) const;
-    LinkFacts linkOf(const QString& worker) const; // the latest measurement, or none
     // What moving the weights there and the gradients back costs a step over `link`.
     double linkMs(const LinkFacts& link) const;
     // shares() for the workers that take part in the step.

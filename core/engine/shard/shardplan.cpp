@@ -146,6 +146,18 @@ QString ShardPlan::describe(int owner) const {
     return QStringLiteral("no shard");
 }
 
+std::vector<double> shardLinkSpeeds(const std::vector<LinkFacts>& workers) {
+    std::vector<double> out(workers.size() + 1, 0.0);
+    for (size_t i = 0; i < workers.size(); ++i) {
+        const LinkFacts& l = workers[i];
+        if (!(l.bytesPerSecond > 0) || l.atLeast)
+            return std::vector<double>(workers.size() + 1, 0.0);
+        out[i + 1] = l.bytesPerSecond;
+        out[0] = std::max(out[0], l.bytesPerSecond);
+    }
+    return out;
+}
+
 Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
                                const std::vector<ShardCandidate>& machines) {
     if (values <= 0 || bytesPerValue <= 0 || machines.empty())

@@ -4,6 +4,7 @@
 #include "common/expected.h"
 #include "common/runenums.h"
 #include "engine/internal.h"
+#include "engine/modechoice.h"
 #include "engine/training.h"
 
 #include <QString>
@@ -74,6 +75,14 @@ int64_t shardBytesPerValue(OptimizerKind optimizer);
 // number of trainable values the machines could hold.
 Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
                                const std::vector<ShardCandidate>& machines);
+
+// Each machine's link for a plan (ShardCandidate::linkBytesPerS), this machine's first, from
+// the handshakes' probes of the workers' links (`workers`, in the machines' order after this
+// one). Where the probes timed every one (none is only a floor), each worker's is its own, and
+// this machine's, through which each was timed, the fastest of them: a range's traffic a step
+// grows with it, so a machine on a slower link holds less. Otherwise none is known (0 for each),
+// and the ranges follow memory alone.
+std::vector<double> shardLinkSpeeds(const std::vector<LinkFacts>& workers);
 
 class Model;
 struct Dataset;
