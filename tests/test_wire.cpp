@@ -368,7 +368,7 @@ void TestWire::messagesRoundTrip() {
     setup.runId = QStringLiteral("run-7");
     setup.token = QByteArray(32, '\x33');
     setup.members = {{QStringLiteral("A"), QStringLiteral("10.0.0.1"), 4000},
-                     {QStringLiteral("B"), QStringLiteral("::1"), 4001}};
+                     {QStringLiteral("B"), QStringLiteral("::1"), 4001, true}};
     setup.ranges = {{0, 10, QStringLiteral("A")}, {10, 25, QStringLiteral("B")}};
     setup.firstStep = 3;
     setup.mastersBlob = 9;
@@ -381,6 +381,7 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(got.members.size(), 2);
     QCOMPARE(got.members[1].host, QStringLiteral("::1"));
     QCOMPARE(got.members[1].port, quint16(4001));
+    QVERIFY(!got.members[0].holdsOnly && got.members[1].holdsOnly);
     QCOMPARE(got.ranges.size(), 2);
     QCOMPARE(got.ranges[1].begin, 10);
     QCOMPARE(got.ranges[1].end, 25);

@@ -258,6 +258,7 @@ struct Encoder {
             q->set_device_id(str(p.deviceId));
             q->set_host(str(p.host));
             q->set_port(p.port);
+            q->set_holds_only(p.holdsOnly);
         }
         for (const ShardSetup::Span& r : m.ranges) {
             auto* q = o->add_ranges();
@@ -588,7 +589,7 @@ Expected<Message> decode(const QByteArray& payload) {
             if (p.port() > 65535)
                 return corrupt(QStringLiteral("a sharded run names an impossible port"));
             m.members << ShardSetup::Peer{text(p.device_id()).left(128), text(p.host()).left(256),
-                                          quint16(p.port())};
+                                          quint16(p.port()), p.holds_only()};
         }
         int64_t next = 0;
         for (const auto& r : o.ranges()) {

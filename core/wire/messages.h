@@ -223,6 +223,7 @@ struct ShardSetup {
         QString deviceId;
         QString host;
         quint16 port = 0;
+        bool holdsOnly = false; // it takes no weights: it computes nothing
     };
     struct Span {
         int64_t begin = 0;

@@ -128,7 +128,8 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
                 return;
             }
             sessions.push_back(s);
-            setup.members << wire::ShardSetup::Peer{w, s->connection()->peerHost(), s->shardPort()};
+            setup.members << wire::ShardSetup::Peer{w, s->connection()->peerHost(), s->shardPort(),
+                                                    m_holders.contains(w)};
         }
         m_members.clear();
         m_ranges.clear();

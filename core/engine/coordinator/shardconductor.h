@@ -44,6 +44,9 @@ public:
     // and the workers that do not only hold (--hold-only). One that does not compute still owns
     // its range. Before start().
     void setComputing(size_t members) { m_computing = members; }
+    // The workers (device IDs) that only hold: they keep no replica up to date, so the owners
+    // send them no weights. Before start().
+    void setHolders(QSet<QString> workers) { m_holders = std::move(workers); }
     QString selfId() const { return m_self; }
     // Every member's device ID and range, in the order of the values.
     std::vector<ShardRange> ranges() const { return m_ranges; }
@@ -139,6 +142,7 @@ private:
     std::map<QString, Counts> m_counts;
     std::map<int64_t, bool> m_fullStep; // closed steps: whether every member computed in it
     size_t m_computing = 0;
+    QSet<QString> m_holders;
 };
 
 } // namespace tandem

@@ -73,6 +73,7 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
 Status Trainer::startShards() {
     std::vector<QString> workers;
     std::vector<size_t> remotes;
+    QSet<QString> holders;
     size_t computing = m_cfg.localWorker ? 1 : 0;
     for (const std::vector<size_t>& members : {m_pool.live(), m_pool.holders()})
         for (size_t w : members)
@@ -80,6 +81,8 @@ Status Trainer::startShards() {
                 workers.push_back(m_pool.at(w).link->deviceId());
                 remotes.push_back(w);
                 computing += m_pool.at(w).holdsOnly() ? 0 : 1;
+                if (m_pool.at(w).holdsOnly())
+                    holders.insert(workers.back());
             }
     if (workers.empty())
         return makeError(ErrorCode::Runtime,
@@ -97,6 +100,7 @@ Status Trainer::startShards() {
     QElapsedTimer clock;
     clock.start();
     m_shards->setComputing(computing);
+    m_shards->setHolders(holders);
     if (auto st =
             m_shards->start(m_hub.get(), workers, *ends, &m_master.params, storageDtype(m_cfg.wire),
                             m_runOptimizer, m_state.step, m_optimizer.get(), kShardSetupMs);

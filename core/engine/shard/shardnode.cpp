@@ -172,15 +172,17 @@ void ShardNode::sendHeld() {
     // Each segment's weights as soon as it is stepped; every link carries them in order.
     for (const OwnerStep::Weights& w : m_ownerStep->advance()) {
         for (auto it = m_links.cbegin(); it != m_links.cend(); ++it)
-            if (Connection* link = it.value()) {
+            if (Connection* link = it.value(); link && !m_weightless.contains(it.key())) {
                 const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, w.bytes);
                 link->send(wire::ShardWeights{step, blob});
             }
         if (mine)
             takeWeights(*mine, step, w.bytes);
     }
-    if (m_ownerStep->closed() && !m_replica)
+    if (m_ownerStep->closed() && !m_replica) {
         open(step + 1); // a machine that only owns is done with the step once it has sent
+        Q_EMIT updated(step);
+    }
 }
 
 void ShardNode::onMessage(const QString& peer, const wire::Message& m) {

@@ -19,6 +19,7 @@
 #include <QHash>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QString>
 
 #include <algorithm>
@@ -43,6 +44,9 @@ public:
     // its worker's trainable tensors (null where it computes nothing); both outlive this.
     ShardNode(QString deviceId, ShardLayout layout, std::vector<ShardRange> ranges, DType wire,
               ShardOwner* owner, std::vector<at::Tensor>* replica, QObject* parent = nullptr);
+
+    // The machines that keep no replica (they only hold a range): an owner sends them no weights.
+    void setWeightless(QSet<QString> deviceIds) { m_weightless = std::move(deviceIds); }
 
     // A link to the machine `deviceId`, admitted by shardlink.h; this node takes it. A link from a
     // device that owns no range and a second link from one device are refused.
@@ -80,7 +84,8 @@ Q_SIGNALS:
     // leaves that worker out of the step).
     void held(qint64 step, const QString& worker);
     void refused(qint64 step, const QString& worker, const QString& why);
-    // As a worker: every owner's weights for `step` are in the replica; step + 1 is open.
+    // As a worker: every owner's weights for `step` are in the replica; step + 1 is open. A
+    // machine without a replica: it has sent its range's weights for `step`.
     void updated(qint64 step);
     // A link closed, or sent what cannot be taken (it is closed then).
     void linkLost(const QString& deviceId, const QString& why);
@@ -113,6 +118,7 @@ private:
     std::vector<Kept> m_kept; // weights that arrived while the replica was busy
     int64_t m_step = -1;
     QHash<QString, QPointer<Connection>> m_links;
+    QSet<QString> m_weightless;
 };
 
 } // namespace tandem

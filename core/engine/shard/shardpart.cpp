@@ -83,7 +83,15 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
     } else if (!range.isEmpty()) {
         return refuse(QStringLiteral("weights came for a range this machine does not own"));
     }
-    m_node = new ShardNode(me, layout, std::move(ranges), m_wire, m_owner.get(), m_replica, this);
+    // A member that only holds keeps no replica up to date: no owner sends it weights, and it is
+    // done with a step once it has sent its own range's.
+    QSet<QString> weightless;
+    for (const wire::ShardSetup::Peer& p : setup.members)
+        if (p.holdsOnly)
+            weightless.insert(p.deviceId);
+    m_node = new ShardNode(me, layout, std::move(ranges), m_wire, m_owner.get(),
+                           weightless.contains(me) ? nullptr : m_replica, this);
+    m_node->setWeightless(weightless);
     m_node->open(setup.firstStep);
     m_node->setReplicaBusy(m_replicaBusy);
     connect(m_node, &ShardNode::held, this, [this](qint64 step, const QString& worker) {
