@@ -2,7 +2,7 @@
 // the long-run sum of what was sent, and a worker's copy of the weights tracks the
 // coordinator's through delta updates.
 
-#include "engine/modechoice.h"
+#include "engine/coordinator/modechoice.h"
 #include "engine/modes/fragments.h"
 #include "engine/training.h"
 #include "engine/wire/outerwire.h"

@@ -68,7 +68,7 @@ struct RunConfig {
     int evalBatch = 1000;
     QString outDir;
     // auto: sync on one machine; with workers, sync, streaming local-SGD or this machine alone,
-    // from the links, one timed step and the run's length (modechoice.h).
+    // from the links, one timed step and the run's length (coordinator/modechoice.h).
     TrainMode mode = TrainMode::Auto;
     WireDtype wire = WireDtype::Fp32; // how tensors travel
     // What workers compute the forward pass in: fp32, or bf16/fp16 autocast where the device

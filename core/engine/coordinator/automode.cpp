@@ -1,8 +1,8 @@
 // --mode auto: the Trainer's choice between sync and streaming local-SGD, made once the
 // workers it waits for have had their links measured (hub.cpp) and before any has the run.
 
+#include "engine/coordinator/modechoice.h"
 #include "engine/coordinator/trainer.h"
-#include "engine/modechoice.h"
 #include "engine/wire/outerwire.h"
 
 #include <QElapsedTimer>

@@ -3,7 +3,7 @@
 #include "engine/coordinator/hubsession.h"
 #include "engine/coordinator/remoteworker.h"
 
-#include "engine/modechoice.h"
+#include "engine/coordinator/modechoice.h"
 #include "engine/wire/hello.h"
 #include "net/identity.h"
 #include "net/truststore.h"

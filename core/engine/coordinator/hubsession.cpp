@@ -7,7 +7,7 @@
 
 #include "common/failpoint.h"
 #include "common/version.h"
-#include "engine/modechoice.h"
+#include "engine/coordinator/modechoice.h"
 #include "engine/shard/shardplan.h"
 #include "engine/step/objective.h"
 

@@ -10,10 +10,10 @@
 
 #include "engine/coordinator/hub.h"
 #include "engine/coordinator/localworker.h"
+#include "engine/coordinator/modechoice.h"
 #include "engine/coordinator/shardconductor.h"
 #include "engine/coordinator/steppolicy.h"
 #include "engine/coordinator/workerpool.h"
-#include "engine/modechoice.h"
 #include "engine/record/recorder.h"
 #include "engine/record/runcheckpoint.h"
 #include "engine/step/objective.h"

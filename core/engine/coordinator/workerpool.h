@@ -10,8 +10,8 @@
 
 #include "engine/coordinator/balancer.h"
 #include "engine/coordinator/hub.h"
+#include "engine/coordinator/modechoice.h"
 #include "engine/coordinator/remoteworker.h"
-#include "engine/modechoice.h"
 #include "engine/training.h"
 #include "engine/work.h"
 

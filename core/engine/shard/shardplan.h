@@ -3,8 +3,8 @@
 #include "common/deviceinfo.h"
 #include "common/expected.h"
 #include "common/runenums.h"
+#include "engine/coordinator/modechoice.h"
 #include "engine/internal.h"
-#include "engine/modechoice.h"
 #include "engine/training.h"
 
 #include <QString>

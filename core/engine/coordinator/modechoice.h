@@ -1,7 +1,9 @@
 #pragma once
 
-// What `--mode auto` decides from and how. Plain C++/Qt, no LibTorch: the figures come from
-// the hub's link probes and one timed step on this machine, and the rule is tested alone.
+#include "engine/internal.h"
+
+// Engine-internal: what `--mode auto` decides from and how. Plain C++/Qt, no LibTorch: the figures
+// come from the hub's link probes and one timed step on this machine, and the rule is tested alone.
 
 #include <QList>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "engine/modechoice.h"
+#include "engine/coordinator/modechoice.h"
 
 #include <algorithm>
 #include <cmath>
