@@ -720,10 +720,19 @@ void TestDistributed::aLostShardStopsTheRunAtItsCheckpoint() {
     w2->kill9();
     QVERIFY(c.finish());
     QVERIFY(c.exitCode() != 0);
-    QVERIFY2(c.err().contains(QStringLiteral("resume from the last checkpoint")),
+    // It says which machine went, and where and how the run goes on.
+    const QString ckpt = out + QStringLiteral("/checkpoint.tandem");
+    QVERIFY2(c.err().contains(QRegularExpression(
+                 QStringLiteral(": \\S+ \\(device [0-9A-F]{4} [0-9A-F]{4}\\), a machine of the "
+                                "sharded run, "
+                                "was lost"))) &&
+                 c.err().contains(QRegularExpression(
+                     QStringLiteral("Its last checkpoint, %1, holds step [1-9][0-9]*: resume "
+                                    "from it on the machines that are left \\(tandem train "
+                                    "--resume %1\\)")
+                         .arg(QRegularExpression::escape(ckpt)))),
              qPrintable(c.err()));
     QVERIFY(w1->finish());
-    const QString ckpt = out + QStringLiteral("/checkpoint.tandem");
     QVERIFY(QFileInfo::exists(ckpt));
     TandemProcess again({QStringLiteral("train"), QStringLiteral("--resume"), ckpt,
                          QStringLiteral("--threads=1"), QStringLiteral("--max-steps=120")});

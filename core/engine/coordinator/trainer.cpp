@@ -77,7 +77,7 @@ Expected<RunSummary> Trainer::run() {
         if (auto st = reportSteps(); !st)
             end = st.error();
     if (!end)
-        return fail(end.error());
+        return fail(m_shards ? shardedFailure(end.error()) : end.error());
     if (m_cfg.trafficLedger)
         noteTraffic(true);
     if (m_cfg.stepSplit)
@@ -472,13 +472,7 @@ Status Trainer::saveCheckpoint(bool last) {
             m_trafficAside.by[i] += d.by[i];
     });
     LedgerScope purpose(LedgerPurpose::Checkpoint);
-    m_state.epoch = m_sampler->epoch();
-    m_state.position = m_sampler->position();
-    m_state.epochLossSum = m_epochAcc.lossSum;
-    m_state.epochCorrect = m_epochAcc.correct;
-    m_state.epochCounted = m_epochAcc.counted;
-    m_state.epochSamples = m_epochAcc.samples;
-    m_state.epochSteps = m_epochAcc.steps;
+    noteEpochState();
     if (auto st = gatherShardState(); !st)
         return st;
     const auto dropGathered = qScopeGuard([&] {
@@ -486,8 +480,10 @@ Status Trainer::saveCheckpoint(bool last) {
             dropShardState();
     });
     Status st = m_recorder.checkpoint(m_module, *m_optimizer, m_state);
-    if (st)
+    if (st) {
+        m_checkpointStep = m_state.step;
         m_obs.onEvent(RunEvent{RunEvent::Kind::CheckpointWritten, {}, {}, m_state.step});
+    }
     return st;
 }
 

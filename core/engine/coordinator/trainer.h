@@ -115,6 +115,10 @@ private:
     // A sharded run's ranges, what each machine kept and its bytes a step, for the summary and
     // the log.
     void summarizeShards(RunSummary& sum);
+    // A sharded run that failed while training (a machine lost takes its range's state with
+    // it): `e`, and where the run can go on from, the last checkpoint it wrote or resumed from,
+    // or that there is none.
+    Error shardedFailure(Error e) const;
     // How long the machines of a sharded run may take to link with each other.
     static constexpr int kShardSetupMs = 60000;
     // Waits for `count` workers (-1: m_cfg.workers) to be probed (or to join), within the join
@@ -140,6 +144,8 @@ private:
     Status waitForAnyWorker();
     // `last`: no step follows, so a sharded run keeps what it gathered (the export writes it).
     Status saveCheckpoint(bool last = false);
+    // Where the sampler and the epoch's figures stand, into m_state: what a checkpoint keeps.
+    void noteEpochState();
     void announceStart();
     // Says goodbye to the workers; `reason` is what they are told.
     void shutdown(const QString& reason);
@@ -148,6 +154,7 @@ private:
 
     RunConfig m_cfg;
     QString m_resumeFrom;
+    int64_t m_checkpointStep = -1; // the step the last checkpoint written holds
     RunObserver m_nullObserver;
     RunObserver& m_obs;
     RunControl* m_control;

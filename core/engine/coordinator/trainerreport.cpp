@@ -1,6 +1,6 @@
 // The Trainer's reports on its steps: their figures, read off the device when one is due, the
-// traffic ledger's and the step split's lines (RunConfig::trafficLedger, stepSplit), and the
-// run's summary.
+// traffic ledger's and the step split's lines (RunConfig::trafficLedger, stepSplit), the run's
+// summary, and where the run stands for a checkpoint.
 
 #include "engine/coordinator/trainer.h"
 
@@ -12,6 +12,16 @@
 #include <limits>
 
 namespace tandem {
+
+void Trainer::noteEpochState() {
+    m_state.epoch = m_sampler->epoch();
+    m_state.position = m_sampler->position();
+    m_state.epochLossSum = m_epochAcc.lossSum;
+    m_state.epochCorrect = m_epochAcc.correct;
+    m_state.epochCounted = m_epochAcc.counted;
+    m_state.epochSamples = m_epochAcc.samples;
+    m_state.epochSteps = m_epochAcc.steps;
+}
 
 // The steps applied since the last report: their figures read off the device in one go, then
 // each step checked (a diverged loss ends the run, with a checkpoint), counted into the epoch's

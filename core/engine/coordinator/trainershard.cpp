@@ -149,6 +149,30 @@ void Trainer::dropShardState() {
     m_shards->roundReplica();
 }
 
+Error Trainer::shardedFailure(Error e) const {
+    // The machine lost, as the rest of the log names it.
+    for (size_t w = 0; w < m_pool.size(); ++w)
+        if (const PoolMember& m = m_pool.at(w); m.remote)
+            e.message.replace(QStringLiteral("device %1").arg(m.link->deviceId()), m.stats.name);
+    // The owners' state since then is gone with the run; the checkpoint holds a one-machine
+    // run's, which resumes on any set of machines.
+    if (m_checkpointStep >= 0)
+        e.message += QStringLiteral(". Its last checkpoint, %1, holds step %2: resume from it on "
+                                    "the machines that are left (tandem train --resume %1)")
+                         .arg(m_recorder.checkpointPath())
+                         .arg(m_checkpointStep);
+    else if (!m_resumeFrom.isEmpty())
+        e.message += QStringLiteral(". It wrote no checkpoint since it resumed from %1, step %2: "
+                                    "resume from that again (tandem train --resume %1); "
+                                    "--checkpoint-every N keeps one every N steps")
+                         .arg(m_resumeFrom)
+                         .arg(m_ckpt ? m_ckpt->state.step : 0);
+    else
+        e.message += QStringLiteral(". It wrote no checkpoint, so it starts again from the "
+                                    "beginning; --checkpoint-every N keeps one every N steps");
+    return e;
+}
+
 void Trainer::summarizeShards(RunSummary& sum) {
     QHash<QString, QString> names; // device ID → the worker's name in the run
     for (size_t w = 0; w < m_pool.size(); ++w) {

@@ -202,6 +202,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             m.link->submit(std::move(req));
         }
         std::vector<int64_t> leftover;
+        QStringList lost;
         for (size_t j = 0; j < live.size(); ++j) {
             if (slices[j].empty())
                 continue;
@@ -214,6 +215,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
                                   .arg(ctx.step + 1),
                               ctx.step);
                 leftover.insert(leftover.end(), slices[j].begin(), slices[j].end());
+                lost << ctx.pool.at(w).stats.name;
                 continue;
             }
             // Up to the result's arrival: results are collected in turn, and the time one
@@ -227,13 +229,13 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             c.results.push_back(std::move(*r));
             c.from.push_back(w);
         }
-        // A sharded run's owners take each worker's range once a step: a machine that is lost
-        // takes its range's state with it, and the run cannot yet go on without it.
+        // A machine lost takes its range's state with it: a sharded run cannot go on yet.
         if (ctx.shards && !leftover.empty())
             return makeError(ErrorCode::Runtime,
-                             QStringLiteral("a machine of the sharded run was lost during step "
-                                            "%1; a sharded run cannot yet go on without one of "
-                                            "its machines: resume from the last checkpoint")
+                             QStringLiteral("%1, a machine of the sharded run, was lost during "
+                                            "step %2. A sharded run cannot yet go on without "
+                                            "one of its machines")
+                                 .arg(lost.join(QStringLiteral(", ")))
                                  .arg(ctx.step + 1));
         pending = std::move(leftover);
     }
