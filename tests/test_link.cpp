@@ -441,7 +441,11 @@ void TestLink::aShardedRunGivesTheSlowerLinkTheSmallerRange() {
     TandemProcess ws(worker(slowPort, "w", "slow")), wf(worker(fastPort, "w2", "fast"));
     QVERIFY(c.finish(kRunMs));
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
-    QVERIFY2(c.err().contains(QStringLiteral("sharded the optimizer across 3 machines")),
+    QVERIFY2(c.err().contains(QRegularExpression(
+                 QStringLiteral("sharded the optimizer across 3 machines in [0-9.]+ s \\(this "
+                                "machine: values 0 to [0-9]+;.* slow \\(device [0-9A-F ]+\\): "
+                                "values .+\\), each range sized by its machine's link and "
+                                "memory"))),
              qPrintable(c.err()));
     QHash<QString, double> held; // by machine: its range's values
     for (const QJsonValue& v : c.summary().value(QStringLiteral("shards")).toArray()) {

@@ -181,7 +181,8 @@ void TestShardPlan::fasterLinksHoldLargerShards() {
 
 // A run's links come from the handshakes' probes of its workers: each worker's its own, and this
 // machine's, through which each was timed, the fastest of them. One the probe could only floor
-// (faster than it times) or did not measure leaves the ranges to memory alone.
+// (faster than it times) or did not measure, or links within twice each other's rate, leave the
+// ranges to memory alone.
 void TestShardPlan::theLinksComeFromTheWorkersProbes() {
     const std::vector<LinkFacts> timed{{QStringLiteral("desk"), 117e6, 0.3, false},
                                        {QStringLiteral("laptop"), 5e6, 4, false}};
@@ -194,6 +195,12 @@ void TestShardPlan::theLinksComeFromTheWorkersProbes() {
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QVERIFY(std::abs(shareOf(*plan, 2) - 5.0 / 239) < 1e-4);
     QVERIFY(std::abs(shareOf(*plan, 0) - shareOf(*plan, 1)) < 1e-4);
+    // Links within twice each other's rate are equal ones as a probe measures them.
+    std::vector<LinkFacts> close = timed;
+    close[1].bytesPerSecond = 60e6;
+    QCOMPARE(shardLinkSpeeds(close), std::vector<double>(3, 0.0));
+    close[1].bytesPerSecond = 58e6;
+    QCOMPARE(shardLinkSpeeds(close), (std::vector<double>{117e6, 117e6, 58e6}));
     std::vector<LinkFacts> floored = timed;
     floored[0].atLeast = true;
     QCOMPARE(shardLinkSpeeds(floored), std::vector<double>(3, 0.0));

@@ -111,7 +111,9 @@ private:
     void dropShardState();
     // Where each member's range ends (this machine's first, then `remotes`' in their order), as
     // the memory plan places them; refused with the figures when the machines cannot hold it.
-    Expected<std::vector<int64_t>> planShardRanges(const std::vector<size_t>& remotes);
+    // `byLink`: whether the ranges follow the machines' links (shardLinkSpeeds).
+    Expected<std::vector<int64_t>> planShardRanges(const std::vector<size_t>& remotes,
+                                                   bool* byLink);
     // A sharded run's ranges, what each machine kept and its bytes a step, for the summary and
     // the log.
     void summarizeShards(RunSummary& sum);

@@ -32,7 +32,8 @@ Status Trainer::shardHub(HubConfig& hc) {
     return success();
 }
 
-Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t>& remotes) {
+Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t>& remotes,
+                                                        bool* byLink) {
     // Each machine's range follows what its memory holds beside its own worker: in proportion
     // to its link where the handshakes timed every worker's (shardLinkSpeeds), else equal, and
     // smaller where a machine has less room (planShardedRun).
@@ -52,6 +53,7 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
     const std::vector<double> speeds = shardLinkSpeeds(links);
     for (size_t i = 0; i < machines.size(); ++i)
         machines[i].linkBytesPerS = speeds[i];
+    *byLink = speeds[0] > 0;
     auto plan = planShardedRun(m_module, m_data->train, m_cfg, machines);
     if (!plan)
         return makeError(plan.error().code,
@@ -94,7 +96,8 @@ Status Trainer::startShards() {
                                         "that came only holds (--hold-only), and this machine "
                                         "has no worker of its own (--no-local-worker); start a "
                                         "worker without --hold-only"));
-    auto ends = planShardRanges(remotes);
+    bool byLink = false;
+    auto ends = planShardRanges(remotes, &byLink);
     if (!ends)
         return ends.error();
     QElapsedTimer clock;
@@ -111,17 +114,23 @@ Status Trainer::startShards() {
     // the weights as the wire carries them.
     (void)m_optimizer->restore(m_optimizer->stepCount(), {});
     m_shards->roundReplica();
+    QHash<QString, QString> names; // device ID → the worker's name in the run
+    for (size_t w : remotes)
+        names.insert(m_pool.at(w).link->deviceId(), m_pool.at(w).stats.name);
     QStringList held;
     for (const ShardRange& r : m_shards->ranges())
         held << QStringLiteral("%1: values %2 to %3")
                     .arg(r.owner == m_shards->selfId() ? QStringLiteral("this machine")
-                                                       : QStringLiteral("device %1").arg(r.owner))
+                                                       : names.value(r.owner, r.owner))
                     .arg(r.begin)
                     .arg(r.end);
-    m_obs.onMessage(QStringLiteral("sharded the optimizer across %1 machines in %2 s (%3)")
-                        .arg(workers.size() + 1)
-                        .arg(clock.elapsed() / 1000.0, 0, 'f', 1)
-                        .arg(held.join(QStringLiteral("; "))));
+    m_obs.onMessage(
+        QStringLiteral("sharded the optimizer across %1 machines in %2 s (%3), each "
+                       "range sized by its machine's %4")
+            .arg(workers.size() + 1)
+            .arg(clock.elapsed() / 1000.0, 0, 'f', 1)
+            .arg(held.join(QStringLiteral("; ")),
+                 byLink ? QStringLiteral("link and memory") : QStringLiteral("memory")));
     return success();
 }
 

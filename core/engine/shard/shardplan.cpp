@@ -147,15 +147,19 @@ QString ShardPlan::describe(int owner) const {
 }
 
 std::vector<double> shardLinkSpeeds(const std::vector<LinkFacts>& workers) {
-    std::vector<double> out(workers.size() + 1, 0.0);
+    const std::vector<double> unknown(workers.size() + 1, 0.0);
+    std::vector<double> out = unknown;
+    double slowest = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < workers.size(); ++i) {
         const LinkFacts& l = workers[i];
         if (!(l.bytesPerSecond > 0) || l.atLeast)
-            return std::vector<double>(workers.size() + 1, 0.0);
+            return unknown;
         out[i + 1] = l.bytesPerSecond;
         out[0] = std::max(out[0], l.bytesPerSecond);
+        slowest = std::min(slowest, l.bytesPerSecond);
     }
-    return out;
+    // Links closer than kShardLinkSpread are the same link, measured with a probe's noise.
+    return out[0] >= kShardLinkSpread * slowest ? out : unknown;
 }
 
 Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,

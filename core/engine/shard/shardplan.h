@@ -78,10 +78,13 @@ Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
 
 // Each machine's link for a plan (ShardCandidate::linkBytesPerS), this machine's first, from
 // the handshakes' probes of the workers' links (`workers`, in the machines' order after this
-// one). Where the probes timed every one (none is only a floor), each worker's is its own, and
-// this machine's, through which each was timed, the fastest of them: a range's traffic a step
-// grows with it, so a machine on a slower link holds less. Otherwise none is known (0 for each),
-// and the ranges follow memory alone.
+// one). Where the probes timed every one (none is only a floor) and the fastest is at least
+// kShardLinkSpread times the slowest (Wi-Fi beside a wired LAN, say), each worker's is its own, and
+// this machine's, through which each was timed, the fastest of them: a range's traffic a step grows
+// with it, so a machine on a slower link holds less. Otherwise none is known (0 for each), and the
+// ranges follow memory alone: links closer than that differ by what a probe's noise does to equal
+// links.
+inline constexpr double kShardLinkSpread = 2;
 std::vector<double> shardLinkSpeeds(const std::vector<LinkFacts>& workers);
 
 class Model;
