@@ -1004,10 +1004,20 @@ void TestShardPlan::whatAPeerSendsOutOfTurnIsRefused() {
     QCOMPARE(parts(layout.values * 2), Cut{});
 }
 
+namespace {
+// fp32 bytes as a tensor (a view of them).
+at::Tensor asFloats(const QByteArray& bytes) {
+    return at::from_blob(const_cast<char*>(bytes.constData()), {bytes.size() / 4}, at::kFloat);
+}
+// A step in segments and one at once: the same arithmetic on each value, but where a vectorised
+// kernel's tail falls (the processor's vector width, LibTorch's fused Adam) may round it apart.
+constexpr double kSameStep = 1e-6;
+} // namespace
+
 // Once the coordinator has said how a step closes, an owner steps its range a segment at a time
 // as the counted workers' parts arrive: each segment's weights leave as soon as every worker has
 // sent it, before the range is whole, and a replica takes them in order. In segments or at once,
-// the step gives the same weights and counts once.
+// the step gives the same weights, to fp32 rounding, and counts once.
 void TestShardPlan::anOwnerStepsEachSegmentAsItsPartsArrive() {
     const std::vector<at::Tensor> params = someParams();
     const ShardLayout layout = ShardLayout::of(params);
@@ -1068,11 +1078,12 @@ void TestShardPlan::anOwnerStepsEachSegmentAsItsPartsArrive() {
             QVERIFY(b.receive(step, workers[w], 0, bytes[size_t(w)]).value());
         const auto all = b.close(step, counted, lrOf(step));
         QVERIFY(all.ok());
-        QVERIFY(sent == *all);
+        QCOMPARE(sent.size(), all->size());
+        QVERIFY(at::allclose(asFloats(sent), asFloats(*all), kSameStep, kSameStep));
     }
     QCOMPARE(segmented.stepCount(), 3);
     QCOMPARE(whole.stepCount(), 3);
-    QVERIFY(at::equal(segmented.masters(), whole.masters()));
+    QVERIFY(at::allclose(segmented.masters(), whole.masters(), kSameStep, kSameStep));
     // The replica holds the range's new weights, and the rest as it was.
     const at::Tensor held = at::empty({layout.values}), before = at::empty({layout.values});
     layout.copyRange(0, layout.values, replica, held);
