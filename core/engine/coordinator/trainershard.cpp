@@ -165,6 +165,8 @@ Error Trainer::shardedFailure(Error e) const {
             e.message.replace(QStringLiteral("device %1").arg(m.link->deviceId()), m.stats.name);
     // The owners' state since then is gone with the run; the checkpoint holds a one-machine
     // run's, which resumes on any set of machines.
+    if (e.message.endsWith(QLatin1Char('.')))
+        e.message.chop(1);
     if (m_checkpointStep >= 0)
         e.message += QStringLiteral(". Its last checkpoint, %1, holds step %2: resume from it on "
                                     "the machines that are left (tandem train --resume %1)")
