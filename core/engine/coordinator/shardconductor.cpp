@@ -401,10 +401,9 @@ void ShardConductor::onLost(const QString& member, const QString& why) {
             m_failure =
                 member == m_self
                     ? QStringLiteral("this machine's part of the sharded run failed: %1").arg(why)
-                    : QStringLiteral("device %1, a machine of the sharded run, was lost: "
-                                     "%2. A sharded run cannot yet go on without one of "
-                                     "its machines")
-                          .arg(member, why);
+                    : QStringLiteral("%1, a machine of the sharded run, was lost: %2. A sharded "
+                                     "run cannot yet go on without one of its machines")
+                          .arg(m_names.value(member, QStringLiteral("device %1").arg(member)), why);
     }
     m_cv.notify_all();
 }

@@ -16,6 +16,7 @@
 #include "common/expected.h"
 #include "engine/shard/shardpart.h"
 
+#include <QHash>
 #include <QSet>
 
 #include <condition_variable>
@@ -47,6 +48,9 @@ public:
     // The workers (device IDs) that only hold: they keep no replica up to date, so the owners
     // send them no weights. Before start().
     void setHolders(QSet<QString> workers) { m_holders = std::move(workers); }
+    // How the run names each worker (device ID → "NAME (device 1F65 EBAE)"), for what it says
+    // of a machine. Before start().
+    void setNames(QHash<QString, QString> names) { m_names = std::move(names); }
     QString selfId() const { return m_self; }
     // Every member's device ID and range, in the order of the values.
     std::vector<ShardRange> ranges() const { return m_ranges; }
@@ -143,6 +147,7 @@ private:
     std::map<int64_t, bool> m_fullStep; // closed steps: whether every member computed in it
     size_t m_computing = 0;
     QSet<QString> m_holders;
+    QHash<QString, QString> m_names;
 };
 
 } // namespace tandem

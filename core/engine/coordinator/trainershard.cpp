@@ -102,8 +102,12 @@ Status Trainer::startShards() {
         return ends.error();
     QElapsedTimer clock;
     clock.start();
+    QHash<QString, QString> names; // device ID → the worker's name in the run
+    for (size_t w : remotes)
+        names.insert(m_pool.at(w).link->deviceId(), m_pool.at(w).stats.name);
     m_shards->setComputing(computing);
     m_shards->setHolders(holders);
+    m_shards->setNames(names);
     if (auto st =
             m_shards->start(m_hub.get(), workers, *ends, &m_master.params, storageDtype(m_cfg.wire),
                             m_runOptimizer, m_state.step, m_optimizer.get(), kShardSetupMs);
@@ -114,9 +118,6 @@ Status Trainer::startShards() {
     // the weights as the wire carries them.
     (void)m_optimizer->restore(m_optimizer->stepCount(), {});
     m_shards->roundReplica();
-    QHash<QString, QString> names; // device ID → the worker's name in the run
-    for (size_t w : remotes)
-        names.insert(m_pool.at(w).link->deviceId(), m_pool.at(w).stats.name);
     QStringList held;
     for (const ShardRange& r : m_shards->ranges())
         held << QStringLiteral("%1: values %2 to %3")
@@ -159,10 +160,6 @@ void Trainer::dropShardState() {
 }
 
 Error Trainer::shardedFailure(Error e) const {
-    // The machine lost, as the rest of the log names it.
-    for (size_t w = 0; w < m_pool.size(); ++w)
-        if (const PoolMember& m = m_pool.at(w); m.remote)
-            e.message.replace(QStringLiteral("device %1").arg(m.link->deviceId()), m.stats.name);
     // The owners' state since then is gone with the run; the checkpoint holds a one-machine
     // run's, which resumes on any set of machines.
     if (e.message.endsWith(QLatin1Char('.')))

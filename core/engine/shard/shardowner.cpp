@@ -156,14 +156,9 @@ Status ShardOwner::add(const std::vector<at::Tensor>& pieceGrads, double weight)
     if (total.defined() && !std::isfinite(total.item<float>()))
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("gradients for a shard that are not finite"));
-    for (size_t p = 0; p < grads.size(); ++p) {
-        if (!grads[p].defined())
-            continue;
-        if (!m_sum[p].defined())
-            m_sum[p] = grads[p].mul(weight);
-        else
-            m_sum[p].add_(grads[p], weight);
-    }
+    for (size_t p = 0; p < grads.size(); ++p)
+        if (grads[p].defined())
+            accumulate(p, grads[p], weight);
     ++m_added;
     return success();
 }
@@ -243,14 +238,19 @@ void ShardOwner::addSpan(const char* values, DType wire, double weight, int64_t 
         const ShardLayout::Piece& piece = m_pieces[p];
         if (piece.at < from || piece.at >= to)
             continue;
-        const at::Tensor g = at::from_blob(const_cast<char*>(values) + (piece.at - from) * element,
-                                           {piece.values}, at::TensorOptions(scalarTypeOf(wire)))
-                                 .to(m_masters.device(), at::kFloat);
-        if (!m_sum[p].defined())
-            m_sum[p] = g.mul(weight);
-        else
-            m_sum[p].add_(g, weight);
+        accumulate(p,
+                   at::from_blob(const_cast<char*>(values) + (piece.at - from) * element,
+                                 {piece.values}, at::TensorOptions(scalarTypeOf(wire)))
+                       .to(m_masters.device(), at::kFloat),
+                   weight);
     }
+}
+
+void ShardOwner::accumulate(size_t piece, const at::Tensor& grad, double weight) {
+    if (!m_sum[piece].defined())
+        m_sum[piece] = grad.mul(weight);
+    else
+        m_sum[piece].add_(grad, weight);
 }
 
 void ShardOwner::applySpan(int64_t from, int64_t to, double lr) {

@@ -150,6 +150,9 @@ public:
     Status restoreRange(int64_t steps, const QByteArray& bytes);
 
 private:
+    // Adds `grad` (fp32, on the masters' device) times `weight` to piece `piece`'s sum.
+    void accumulate(size_t piece, const at::Tensor& grad, double weight);
+
     ShardLayout m_layout;
     int64_t m_begin = 0;
     int64_t m_end = 0;
