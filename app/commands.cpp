@@ -247,6 +247,10 @@ void addTrainOptions(Parser& p) {
                  QStringLiteral("Sync: split the weights' fp32 masters and the optimizer's state "
                                 "across this machine and its workers, each holding a range, "
                                 "instead of all here.")});
+    p.addOption({QStringLiteral("no-shard-log"),
+                 QStringLiteral("With --shard: keep no log of the ranges' steps here. The "
+                                "owners' links then carry less, but a machine lost stops the run "
+                                "at its last checkpoint.")});
     p.addOption({QStringLiteral("no-history"),
                  QStringLiteral("Do not list this run in the app's History.")});
     p.addOption({QStringLiteral("ledger"),
@@ -333,6 +337,8 @@ int cmdTrain(const QStringList& args) {
         cfg.localWorker = false;
     if (p.isSet(QStringLiteral("shard")))
         cfg.shard = true;
+    if (p.isSet(QStringLiteral("no-shard-log")))
+        cfg.shardLog = false;
     if (p.isSet(QStringLiteral("no-history")))
         cfg.listInHistory = false;
     if (p.isSet(QStringLiteral("ledger")))

@@ -242,8 +242,16 @@ private Q_SLOTS:
         auto r = RunConfig::fromJson(sharded);
         QVERIFY2(r.ok() && r->shard, qPrintable(r.ok() ? QString() : r.error().message));
         QVERIFY(RunConfig::fromJson(r->toJson())->shard);
+        // The coordinator logs the ranges' steps unless told not to ("shard_log": false).
+        QVERIFY(r->shardLog);
+        QJsonObject unlogged = sharded;
+        unlogged.insert(QStringLiteral("shard_log"), false);
+        QVERIFY(!RunConfig::fromJson(RunConfig::fromJson(unlogged)->toJson())->shardLog);
         QJsonObject wrongType = sharded;
         wrongType.insert(QStringLiteral("shard"), 1);
+        QVERIFY(!RunConfig::fromJson(wrongType).ok());
+        wrongType = sharded;
+        wrongType.insert(QStringLiteral("shard_log"), QStringLiteral("yes"));
         QVERIFY(!RunConfig::fromJson(wrongType).ok());
         RunConfig c;
         c.model = QStringLiteral("mlp");

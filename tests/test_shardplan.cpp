@@ -602,109 +602,103 @@ void TestShardPlan::eachOwnersWeightsReachTheirPlaceInAReplica() {
 
 namespace {
 
-// Two owners train six steps (Adam); after the first, a checkpoint gathers their state, and the
-// second owner's backup logs each later step's sum before the owner applies it.
+// The second of two owners, [1500, values), steps in segments of 400 values; the coordinator logs
+// each segment's sum before it is stepped, from step 1 on, with the range's state after step 0 as
+// the log's base. Step 2 has no gradient for parameter 3 (gradsOf).
 struct LoggedRun {
-    std::vector<ShardOwner> owners;
-    std::vector<at::Tensor> checkpointMasters;
-    NamedTensors checkpointState;
+    std::unique_ptr<ShardOwner> owner;
+    ShardLayout layout;
+    OptimizerConfig cfg;
     QString log;
-    std::vector<qint64> ends; // the log's size after its header and after each record
+    std::vector<qint64> stepEnds;  // the log's size after its header and after each step
+    std::vector<QByteArray> after; // the range's state (rangeStateBytes) after each step
 };
 
-void runLogged(LoggedRun& run, const QString& log) {
-    OptimizerConfig cfg;
-    cfg.kind = OptimizerKind::Adam;
-    const std::vector<at::Tensor> params = someParams();
-    const int64_t values = ShardLayout::of(params).values;
-    run.owners = ownersOver(params, {0, 1500, values}, cfg);
-    run.log = log;
-    auto backup = ShardLog::create(log, run.owners[1]);
-    QVERIFY2(backup, qPrintable(backup ? QString() : backup.error().message));
-    run.ends.push_back(QFileInfo(log).size());
-    for (int step = 0; step < 6; ++step) {
-        const auto g = gradsOf(params, step);
-        for (ShardOwner& o : run.owners) {
-            for (int w = 0; w < 2; ++w)
-                QVERIFY(o.add(o.cut(g[w]), kWeights[w]));
-            if (&o == &run.owners[1] && step > 0) {
-                QVERIFY((*backup)->append(step + 1, lrOf(step), o.sum()));
-                run.ends.push_back(QFileInfo(log).size());
-            }
-            o.apply(lrOf(step));
+void stepLogged(LoggedRun& run, int step, ShardLog* log) {
+    ShardOwner& o = *run.owner;
+    const auto g = gradsOf(someParams(), step);
+    for (int w = 0; w < 2; ++w)
+        QVERIFY(o.add(o.cut(g[w]), kWeights[w]).ok());
+    int64_t from = 0;
+    for (int64_t to : o.segmentEnds()) {
+        if (log) {
+            const Status st = log->append(ShardLog::spanOf(o, step, from, to, lrOf(step)));
+            QVERIFY2(st.ok(), qPrintable(st ? QString() : st.error().message));
         }
-        if (step == 0) {
-            run.checkpointMasters = *ShardOwner::gatherMasters(pointers(run.owners));
-            run.checkpointState = *ShardOwner::gatherState(pointers(run.owners));
-        }
+        o.applySpan(from, to, lrOf(step));
+        from = to;
     }
-    QCOMPARE((*backup)->records(), int64_t(5));
+    run.after.push_back(o.rangeStateBytes());
 }
 
-ShardOwner rebuilt(const LoggedRun& run) {
-    OptimizerConfig cfg;
-    cfg.kind = OptimizerKind::Adam;
-    const ShardOwner& lost = run.owners[1];
-    ShardOwner o = ShardOwner::fromParams(ShardLayout::of(run.checkpointMasters), lost.begin(),
-                                          lost.end(), run.checkpointMasters, cfg);
-    const Status st = o.restore(1, run.checkpointState);
-    if (!st)
-        qWarning() << st.error().message;
-    return o;
+void runLogged(LoggedRun& run, const QString& log) {
+    run.cfg.kind = OptimizerKind::Adam;
+    const std::vector<at::Tensor> params = someParams();
+    run.layout = ShardLayout::of(params);
+    run.owner = std::make_unique<ShardOwner>(
+        ShardOwner::fromParams(run.layout, 1500, run.layout.values, params, run.cfg, 400));
+    QVERIFY(run.owner->segmentEnds().size() > 3);
+    run.log = log;
+    stepLogged(run, 0, nullptr);
+    auto backup = ShardLog::create(log, *run.owner, 1, 1, run.after.back());
+    QVERIFY2(backup, qPrintable(backup ? QString() : backup.error().message));
+    run.stepEnds.push_back(QFileInfo(log).size());
+    for (int step = 1; step < 6; ++step) {
+        stepLogged(run, step, backup->get());
+        run.stepEnds.push_back(QFileInfo(log).size());
+    }
+    QCOMPARE((*backup)->lastWholeStep(), int64_t(5));
+    QCOMPARE((*backup)->bytes(), QFileInfo(log).size() - run.stepEnds.front());
+}
+
+// Whether `o` holds, bit for bit, the state `want` (rangeStateBytes) names.
+bool sameState(const ShardOwner& o, const QByteArray& want) {
+    return o.rangeStateBytes() == want;
 }
 
 } // namespace
 
-// The second owner is lost after six steps: from the checkpoint after the first and the five
-// logged sums (one of them without a gradient for a parameter), its range comes back with the
-// same weights and optimizer state, bit for bit. An emptied log replays nothing.
+// The owner is lost after six steps: from the log's base (its state after the first) and the five
+// logged steps, each a segment at a time and one of them without a gradient for a parameter, its
+// range comes back with the same weights and optimizer state, bit for bit; and as it was after
+// any step between. A step the log does not hold whole is refused, naming it.
 void TestShardPlan::aLostOwnerIsRebuiltFromTheCheckpointAndTheLog() {
     QTemporaryDir dir;
     LoggedRun run;
-    runLogged(run, dir.filePath(QStringLiteral("shard2.log")));
+    runLogged(run, dir.filePath(QStringLiteral("range-2.log")));
     if (QTest::currentTestFailed())
         return;
-    ShardOwner back = rebuilt(run);
-    const auto last = ShardLog::replay(run.log, back, 1);
-    QVERIFY2(last, qPrintable(last ? QString() : last.error().message));
-    QCOMPARE(*last, int64_t(6));
-    QCOMPARE(back.stepCount(), run.owners[1].stepCount());
-    QVERIFY(at::equal(back.masters(), run.owners[1].masters()));
-    const auto lostState = ShardOwner::gatherState({&run.owners[0], &run.owners[1]});
-    const auto backState = ShardOwner::gatherState({&run.owners[0], &back});
-    QVERIFY(lostState && backState);
-    QCOMPARE(backState->size(), lostState->size());
-    for (size_t i = 0; i < lostState->size(); ++i) {
-        QCOMPARE((*backState)[i].first, (*lostState)[i].first);
-        QVERIFY2(at::equal((*backState)[i].second, (*lostState)[i].second),
-                 (*lostState)[i].first.c_str());
+    for (int through = 0; through < 6; ++through) {
+        auto back = ShardLog::rebuild(run.log, run.layout, run.cfg, through);
+        QVERIFY2(back, qPrintable(back ? QString() : back.error().message));
+        QCOMPARE((*back)->stepCount(), int64_t(through + 1));
+        QVERIFY2(sameState(**back, run.after[size_t(through)]),
+                 qPrintable(QString::number(through)));
     }
-
-    // A log of another range is refused; one emptied after a checkpoint replays nothing.
-    ShardOwner other = rebuilt(run);
-    QVERIFY(!ShardLog::replay(run.log, run.owners[0], 1));
-    auto fresh = ShardLog::create(run.log, run.owners[1]);
-    QVERIFY(fresh);
-    QVERIFY((*fresh)->append(2, 0.1, run.owners[1].cut(gradsOf(someParams(), 1)[0])));
-    QVERIFY((*fresh)->clear());
-    const at::Tensor before = other.masters().clone();
-    QCOMPARE(*ShardLog::replay(run.log, other, 1), int64_t(1));
-    QVERIFY(at::equal(before, other.masters()));
+    auto ahead = ShardLog::rebuild(run.log, run.layout, run.cfg, 6);
+    QVERIFY(!ahead);
+    QVERIFY2(ahead.error().message.contains(QStringLiteral("through 6, not through 7")),
+             qPrintable(ahead.error().message));
+    // Another run's layout cuts the range otherwise: refused.
+    std::vector<at::Tensor> other = someParams();
+    other.push_back(at::zeros({10}));
+    QVERIFY(!ShardLog::rebuild(run.log, ShardLayout::of(other), run.cfg, 5));
 }
 
-// A log cut short inside its last record, or with a byte of a record changed, gives back the
-// steps before that record and says which was the last; a gap between steps is refused.
+// A log cut short inside its last step, or with a byte of a record changed, gives back the steps
+// before; a span that does not follow the last, is not a segment or does not fit is refused and
+// leaves the log as it was.
 void TestShardPlan::aDamagedLogEndsTheReplayAtTheLastWholeStep() {
     QTemporaryDir dir;
     LoggedRun run;
-    runLogged(run, dir.filePath(QStringLiteral("shard2.log")));
+    runLogged(run, dir.filePath(QStringLiteral("range-2.log")));
     if (QTest::currentTestFailed())
         return;
     QFile f(run.log);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray all = f.readAll();
     f.close();
-    const auto& ends = run.ends;
+    const auto& ends = run.stepEnds;
     QCOMPARE(ends.size(), size_t(6));
     QCOMPARE(qint64(all.size()), ends.back());
     const auto write = [&](const QByteArray& bytes) {
@@ -713,61 +707,93 @@ void TestShardPlan::aDamagedLogEndsTheReplayAtTheLastWholeStep() {
         f.close();
     };
     write(all.left(all.size() - 10));
-    ShardOwner cut = rebuilt(run);
-    QCOMPARE(*ShardLog::replay(run.log, cut, 1), int64_t(5));
-    QCOMPARE(cut.stepCount(), int64_t(5));
+    QVERIFY(!ShardLog::rebuild(run.log, run.layout, run.cfg, 5));
+    auto four = ShardLog::rebuild(run.log, run.layout, run.cfg, 4);
+    QVERIFY(four && sameState(**four, run.after[4]));
 
-    // A byte in the middle of the third record (step 4) changed.
+    // A byte in the middle of step 3's records changed.
     QByteArray damaged = all;
     const qint64 mid = (ends[2] + ends[3]) / 2;
     damaged[mid] = char(damaged[mid] ^ 0x10);
     write(damaged);
-    ShardOwner flipped = rebuilt(run);
-    QCOMPARE(*ShardLog::replay(run.log, flipped, 1), int64_t(3));
+    QVERIFY(!ShardLog::rebuild(run.log, run.layout, run.cfg, 3));
+    auto two = ShardLog::rebuild(run.log, run.layout, run.cfg, 2);
+    QVERIFY(two && sameState(**two, run.after[2]));
+    // The header's base damaged: nothing comes back.
+    QByteArray header = all;
+    header[ends[0] / 2] = char(header[ends[0] / 2] ^ 0x01);
+    write(header);
+    QVERIFY(!ShardLog::rebuild(run.log, run.layout, run.cfg, 0));
 
-    // Steps 2 and 4 without step 3 between them.
-    write(all.left(ends[1]) + all.mid(ends[2], ends[3] - ends[2]));
-    ShardOwner gapped = rebuilt(run);
-    const auto refused = ShardLog::replay(run.log, gapped, 1);
-    QVERIFY(!refused);
-    QVERIFY2(refused.error().message.contains(QStringLiteral("from step 2 to 4")),
-             qPrintable(refused.error().message));
+    // Spans out of order, off a segment's end, or whose sums do not fit.
+    const QString path = dir.filePath(QStringLiteral("fresh.log"));
+    auto log = ShardLog::create(path, *run.owner, 6, 6, run.after.back());
+    QVERIFY(log);
+    const int64_t e0 = run.owner->segmentEnds()[0];
+    const QByteArray present(1, '\1');
+    const auto span = [&](int64_t step, int64_t from, int64_t to) {
+        ShardLog::Span s{step, from, to, 0.1, {}, {}};
+        for (const ShardLayout::Piece& p : run.owner->pieces())
+            if (p.at >= from && p.at < to) {
+                s.present.append('\1');
+                s.values.append(QByteArray(p.values * 4, '\0'));
+            }
+        return s;
+    };
+    const qint64 before = QFileInfo(path).size();
+    QVERIFY(!(*log)->append(span(7, 0, e0)));     // step 7 before step 6
+    QVERIFY(!(*log)->append(span(6, 0, e0 - 1))); // not a segment's end
+    ShardLog::Span shortSums = span(6, 0, e0);
+    shortSums.values.chop(4);
+    QVERIFY(!(*log)->append(shortSums));
+    QCOMPARE(QFileInfo(path).size(), before);
+    QVERIFY((*log)->append(span(6, 0, e0)).ok());
+    QVERIFY(!(*log)->append(span(6, 0, e0))); // the same segment twice
+    QCOMPARE((*log)->lastWholeStep(), int64_t(5));
 }
 
 // The disk fills while a record is written (here: a file size limit half-way into the record): the
 // append fails and says so, and the log ends after its last whole record, so the next append,
-// once there is room, follows it and a replay takes every step.
+// once there is room, follows it and a rebuild takes every step.
 void TestShardPlan::aRecordTheDiskCannotHoldLeavesTheLogWhole() {
     QTemporaryDir dir;
-    OptimizerConfig cfg;
-    cfg.kind = OptimizerKind::Adam;
+    LoggedRun run;
+    run.cfg.kind = OptimizerKind::Adam;
     const std::vector<at::Tensor> params = someParams();
-    const int64_t values = ShardLayout::of(params).values;
-    ShardOwner owner = std::move(ownersOver(params, {0, 1500, values}, cfg)[1]);
-    const QString path = dir.filePath(QStringLiteral("shard2.log"));
-    auto log = ShardLog::create(path, owner);
+    run.layout = ShardLayout::of(params);
+    run.owner = std::make_unique<ShardOwner>(ShardOwner::fromParams(
+        run.layout, 1500, run.layout.values, params, run.cfg, run.layout.values - 1500));
+    QCOMPARE(run.owner->segmentEnds().size(), size_t(1));
+    const QString path = dir.filePath(QStringLiteral("range-2.log"));
+    auto log = ShardLog::create(path, *run.owner, 0, 0, run.owner->rangeStateBytes());
     QVERIFY(log.ok());
-    const auto sum = [&](int step) { return owner.cut(gradsOf(params, step)[0]); };
-    QVERIFY((*log)->append(1, 0.1, sum(0)).ok());
+    stepLogged(run, 0, log->get());
     const qint64 one = QFileInfo(path).size();
+    const auto g = gradsOf(params, 1);
+    for (int w = 0; w < 2; ++w)
+        QVERIFY(run.owner->add(run.owner->cut(g[w]), kWeights[w]).ok());
+    const int64_t size = run.owner->end() - run.owner->begin();
+    const ShardLog::Span next = ShardLog::spanOf(*run.owner, 1, 0, size, lrOf(1));
     rlimit saved{};
     QVERIFY(getrlimit(RLIMIT_FSIZE, &saved) == 0);
     rlimit limited = saved;
-    limited.rlim_cur = rlim_t(one + (values - 1500) * 2); // half of the next record
+    limited.rlim_cur = rlim_t(one + size * 2); // half of the next record
     const auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
     QVERIFY(setrlimit(RLIMIT_FSIZE, &limited) == 0);
-    const Status full = (*log)->append(2, 0.1, sum(1));
+    const Status full = (*log)->append(next);
     QVERIFY(setrlimit(RLIMIT_FSIZE, &saved) == 0);
     std::signal(SIGXFSZ, oldHandler);
     QVERIFY(!full);
     QVERIFY2(full.error().message.contains(QLatin1String("cannot write the shard log")),
              qPrintable(full.error().message));
     QCOMPARE(QFileInfo(path).size(), one);
-    QCOMPARE((*log)->records(), int64_t(1));
-    QVERIFY((*log)->append(2, 0.1, sum(1)).ok());
-    QVERIFY((*log)->append(3, 0.1, sum(2)).ok());
-    ShardOwner back = std::move(ownersOver(params, {0, 1500, values}, cfg)[1]);
-    QCOMPARE(*ShardLog::replay(path, back, 0), int64_t(3));
+    QCOMPARE((*log)->lastWholeStep(), int64_t(0));
+    QVERIFY((*log)->append(next).ok());
+    run.owner->applySpan(0, size, lrOf(1));
+    run.after.push_back(run.owner->rangeStateBytes());
+    auto back = ShardLog::rebuild(path, run.layout, run.cfg, 1);
+    QVERIFY2(back, qPrintable(back ? QString() : back.error().message));
+    QVERIFY(sameState(**back, run.after.back()));
 }
 
 namespace {

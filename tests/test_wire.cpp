@@ -362,6 +362,20 @@ void TestWire::messagesRoundTrip() {
     QVERIFY(wb.ok());
     QCOMPARE(std::get<ShardWeights>(*wb).step, 5);
     QCOMPARE(std::get<ShardWeights>(*wb).blob, uint64_t(18));
+    // An owner's sums for the coordinator's log; a span backwards, or with more flags than
+    // values, is refused.
+    auto sumBack =
+        decode(encode(ShardSum{6, 19, 4096, 8192, 0.001, QByteArray("\x01\x00\x01", 3)}));
+    QVERIFY(sumBack.ok());
+    const auto& sum = std::get<ShardSum>(*sumBack);
+    QCOMPARE(sum.step, 6);
+    QCOMPARE(sum.blob, uint64_t(19));
+    QCOMPARE(sum.from, 4096);
+    QCOMPARE(sum.to, 8192);
+    QCOMPARE(sum.lr, 0.001);
+    QCOMPARE(sum.present, QByteArray("\x01\x00\x01", 3));
+    QVERIFY(!decode(encode(ShardSum{6, 19, 8192, 4096, 0.001, {}})).ok());
+    QVERIFY(!decode(encode(ShardSum{6, 19, 0, 2, 0.001, QByteArray(3, '\x01')})).ok());
 
     // A sharded run's control: the setup, the members' reports, a step's close.
     ShardSetup setup;
@@ -373,6 +387,7 @@ void TestWire::messagesRoundTrip() {
     setup.firstStep = 3;
     setup.mastersBlob = 9;
     setup.optimizerSteps = 12;
+    setup.backup = true;
     auto setupBack = decode(encode(setup));
     QVERIFY(setupBack.ok());
     const auto& got = std::get<ShardSetup>(*setupBack);
@@ -389,6 +404,7 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(got.firstStep, 3);
     QCOMPARE(got.mastersBlob, uint64_t(9));
     QCOMPARE(got.optimizerSteps, 12);
+    QVERIFY(got.backup);
     QCOMPARE(messageName(*decode(encode(ShardSave{}))), QStringLiteral("ShardSave"));
     auto stb = decode(encode(ShardState{40, 13}));
     QVERIFY(stb.ok());
@@ -401,6 +417,11 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(std::get<ShardReport>(*rpb).step, 6);
     QCOMPARE(std::get<ShardReport>(*rpb).worker, QStringLiteral("B"));
     QCOMPARE(std::get<ShardReport>(*rpb).why, QStringLiteral("not finite"));
+    auto lost = decode(encode(ShardReport{ShardReport::Kind::Lost, 0, QStringLiteral("C"),
+                                          QStringLiteral("the peer closed the connection")}));
+    QVERIFY(lost.ok());
+    QCOMPARE(std::get<ShardReport>(*lost).kind, ShardReport::Kind::Lost);
+    QCOMPARE(std::get<ShardReport>(*lost).worker, QStringLiteral("C"));
     // An update carries what the machine's links have moved so far, past 32 bits.
     auto upb = decode(encode(
         ShardReport{ShardReport::Kind::Updated, 9, {}, {}, 5'000'000'000ULL, 4'000'000'001ULL}));

@@ -156,6 +156,7 @@ QJsonObject RunConfig::toJson() const {
         {QStringLiteral("workers"), workers},
         {QStringLiteral("local_worker"), localWorker},
         {QStringLiteral("shard"), shard},
+        {QStringLiteral("shard_log"), shardLog},
         {QStringLiteral("device"), device},
         {QStringLiteral("worker_timeout"), workerTimeoutS},
         {QStringLiteral("join_timeout"), joinTimeoutS},
@@ -238,6 +239,7 @@ namespace {
 Status readFlagsAndInvites(const QJsonObject& o, RunConfig& c) {
     const QJsonValue local = o.value(QStringLiteral("local_worker"));
     const QJsonValue shard = o.value(QStringLiteral("shard"));
+    const QJsonValue shardLog = o.value(QStringLiteral("shard_log"));
     const QJsonValue recompute = o.value(QStringLiteral("checkpoint_activations"));
     const QJsonValue invites = o.value(QStringLiteral("invites"));
     bool listsOk = true;
@@ -253,6 +255,10 @@ Status readFlagsAndInvites(const QJsonObject& o, RunConfig& c) {
         c.shard = shard.toBool();
     else if (!shard.isUndefined())
         listsOk = false;
+    if (shardLog.isBool())
+        c.shardLog = shardLog.toBool();
+    else if (!shardLog.isUndefined())
+        listsOk = false;
     if (invites.isArray()) {
         for (const QJsonValue& v : invites.toArray()) {
             if (!v.isString() || c.invites.size() >= 256)
@@ -267,7 +273,7 @@ Status readFlagsAndInvites(const QJsonObject& o, RunConfig& c) {
         return makeError(
             ErrorCode::InvalidArgument,
             QStringLiteral("run description: a value has the wrong type (\"local_"
-                           "worker\", \"shard\" and \"checkpoint_activations\" "
+                           "worker\", \"shard\", \"shard_log\" and \"checkpoint_activations\" "
                            "take true or false, \"invites\" a list of at most 256 addresses)"));
     return success();
 }
@@ -281,8 +287,11 @@ Expected<RunConfig> RunConfig::fromJson(const QJsonObject& o) {
     static const std::pair<const char*, QString C::*> texts[] = {
         {"model", &C::model},   {"data", &C::data},     {"lora", &C::lora}, {"out", &C::outDir},
         {"listen", &C::listen}, {"device", &C::device}, {"gguf", &C::gguf}};
-    QStringList known = {QStringLiteral("seed"), QStringLiteral("local_worker"),
-                         QStringLiteral("shard"), QStringLiteral("checkpoint_activations"),
+    QStringList known = {QStringLiteral("seed"),
+                         QStringLiteral("local_worker"),
+                         QStringLiteral("shard"),
+                         QStringLiteral("shard_log"),
+                         QStringLiteral("checkpoint_activations"),
                          QStringLiteral("invites")};
     for (const auto& t : texts)
         known << QLatin1String(t.first);

@@ -97,6 +97,10 @@ struct RunConfig {
     // Sync only: the fp32 masters, the optimizer's state and the gradients' sum are split across
     // this machine and the workers, each holding a range (engine/shard/), instead of all here.
     bool shard = false;
+    // A sharded run's coordinator logs what each step adds to every range, so that the run goes
+    // on without a machine it loses (engine/shard/shardlog.h): the owners send it their sums, in
+    // fp32, a step. Off: a lost machine stops the run at its last checkpoint.
+    bool shardLog = true;
     QString device; // the device this machine trains on: "cuda:1", "mps", "cpu"; empty: the best
     int workerTimeoutS = 30; // a worker silent this long is dropped
     // How long to wait for `workers` before training with those that came (0: as long as it

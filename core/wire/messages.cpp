@@ -249,6 +249,15 @@ struct Encoder {
         e.mutable_shard_weights()->set_step(m.step);
         e.mutable_shard_weights()->set_blob(m.blob);
     }
+    void operator()(const ShardSum& m) {
+        auto* o = e.mutable_shard_sum();
+        o->set_step(m.step);
+        o->set_blob(m.blob);
+        o->set_from(m.from);
+        o->set_to(m.to);
+        o->set_lr(m.lr);
+        o->set_present(m.present.toStdString());
+    }
     void operator()(const ShardSetup& m) {
         auto* o = e.mutable_shard_setup();
         o->set_run_id(str(m.runId));
@@ -269,6 +278,7 @@ struct Encoder {
         o->set_first_step(m.firstStep);
         o->set_masters_blob(m.mastersBlob);
         o->set_optimizer_steps(m.optimizerSteps);
+        o->set_backup(m.backup);
     }
     void operator()(const ShardSave&) { e.mutable_shard_save(); }
     void operator()(const ShardState& m) {
@@ -576,6 +586,15 @@ Expected<Message> decode(const QByteArray& payload) {
         if (e.shard_weights().step() < 0)
             return corrupt(QStringLiteral("weights for a step before the first"));
         return Message(ShardWeights{e.shard_weights().step(), e.shard_weights().blob()});
+    case ::tandem::pb::Envelope::kShardSum: {
+        const auto& o = e.shard_sum();
+        if (o.step() < 0 || o.from() < 0 || o.to() <= o.from() || !std::isfinite(o.lr()) ||
+            o.present().size() > size_t(o.to() - o.from()))
+            return corrupt(QStringLiteral("a range's sums have an impossible step, span or "
+                                          "learning rate"));
+        return Message(ShardSum{o.step(), o.blob(), o.from(), o.to(), o.lr(),
+                                QByteArray::fromStdString(o.present())});
+    }
     case ::tandem::pb::Envelope::kShardSetup: {
         const auto& o = e.shard_setup();
         if (o.token().size() > kMaxPairBytes)
@@ -604,6 +623,7 @@ Expected<Message> decode(const QByteArray& payload) {
             return corrupt(QStringLiteral("a sharded run starts before its first step"));
         m.mastersBlob = o.masters_blob();
         m.optimizerSteps = o.optimizer_steps();
+        m.backup = o.backup();
         if (m.optimizerSteps < 0)
             return corrupt(
                 QStringLiteral("a range's optimizer state claims a negative step count"));
@@ -611,7 +631,7 @@ Expected<Message> decode(const QByteArray& payload) {
     }
     case ::tandem::pb::Envelope::kShardReport: {
         const auto& o = e.shard_report();
-        if (o.kind() < 1 || o.kind() > 4 || o.step() < 0)
+        if (o.kind() < 1 || o.kind() > 5 || o.step() < 0)
             return corrupt(QStringLiteral("a shard report of no known kind, or for a step before "
                                           "the first"));
         return Message(ShardReport{ShardReport::Kind(int(o.kind())), o.step(),
@@ -690,7 +710,8 @@ QString messageName(const Message& m) {
         "Assign",       "Result",      "Control",     "Bye",        "Ping",         "Pong",
         "WorkError",    "PairRequest", "PairNonce",   "PairReveal", "PairDecision", "Invite",
         "BaseRequest",  "BasePart",    "Unpaired",    "ShardJoin",  "ShardWelcome", "ShardGrads",
-        "ShardWeights", "ShardSetup",  "ShardReport", "ShardClose", "ShardSave",    "ShardState"};
+        "ShardWeights", "ShardSetup",  "ShardReport", "ShardClose", "ShardSave",    "ShardState",
+        "ShardSum"};
     static_assert(std::size(names) == std::variant_size_v<Message>, "a name for every message");
     return QLatin1String(names[m.index()]);
 }

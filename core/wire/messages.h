@@ -215,6 +215,15 @@ struct ShardWeights {
     int64_t step = 0;
     uint64_t blob = 0;
 };
+// An owner's sums for a span of its range, for the coordinator's log (tandem.proto).
+struct ShardSum {
+    int64_t step = 0;
+    uint64_t blob = 0;
+    int64_t from = 0;
+    int64_t to = 0;
+    double lr = 0;
+    QByteArray present;
+};
 
 // The control of a sharded run, between the coordinator and each member (tandem.proto says what
 // each field means).
@@ -237,9 +246,10 @@ struct ShardSetup {
     int64_t firstStep = 0;
     uint64_t mastersBlob = 0; // the range's weights, then its optimizer's state (resumed)
     int64_t optimizerSteps = 0;
+    bool backup = false; // the owners send the coordinator their sums (ShardSum)
 };
 struct ShardReport {
-    enum class Kind { Ready = 1, Held = 2, Refused = 3, Updated = 4 };
+    enum class Kind { Ready = 1, Held = 2, Refused = 3, Updated = 4, Lost = 5 };
     Kind kind = Kind::Ready;
     int64_t step = 0;
     QString worker;
@@ -262,11 +272,11 @@ struct ShardState {
 };
 
 // Blob parts are not messages: they travel as raw frames (framing.h).
-using Message =
-    std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result, Control,
-                 Bye, Ping, Pong, WorkError, PairRequest, PairNonce, PairReveal, PairDecision,
-                 Invite, BaseRequest, BasePart, Unpaired, ShardJoin, ShardWelcome, ShardGrads,
-                 ShardWeights, ShardSetup, ShardReport, ShardClose, ShardSave, ShardState>;
+using Message = std::variant<Hello, Reject, RunSpec, Ready, DataRequest, DataOffer, Assign, Result,
+                             Control, Bye, Ping, Pong, WorkError, PairRequest, PairNonce,
+                             PairReveal, PairDecision, Invite, BaseRequest, BasePart, Unpaired,
+                             ShardJoin, ShardWelcome, ShardGrads, ShardWeights, ShardSetup,
+                             ShardReport, ShardClose, ShardSave, ShardState, ShardSum>;
 
 // Serialises one message (without the frame's length prefix).
 QByteArray encode(const Message& m);

@@ -86,7 +86,9 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     Status result = success();
     hub->runOnNetwork([&] {
         m_self = hub->identity().deviceId();
+        forgetSetup();
         wire::ShardSetup setup;
+        setup.backup = !m_backupDir.isEmpty();
         setup.runId = hub->config().runId;
         setup.token = ShardIntroduction::newToken();
         setup.firstStep = firstStep;
@@ -110,6 +112,9 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
                          [this](const QString& why) { onLost(m_self, why); });
         QObject::connect(m_machine, &ShardPart::memberLost, m_machine,
                          [this](const QString& id, const QString& why) { onLost(id, why); });
+        QObject::connect(
+            m_machine, &ShardPart::summed, m_machine,
+            [this](size_t range, const ShardLog::Span& span) { onSummed(range, span); });
         auto port = m_machine->listen(hub->address());
         if (!port) {
             result = port.error();
@@ -146,6 +151,8 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
             result = states.error();
             return;
         }
+        if (setup.backup)
+            noteLog(startLogs(firstStep, steps, setupBases(*states, steps)));
         // Each range's weights, then its state: one blob, which its owner takes with the setup.
         const auto range = [&](size_t r) {
             return rangeValues(layout, m_ranges[r].begin, m_ranges[r].end, *replica) + (*states)[r];
@@ -165,6 +172,23 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
         QStringLiteral("the links between the run's machines"));
 }
 
+void ShardConductor::forgetSetup() {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_ready.clear();
+        m_updated.clear();
+        m_states.clear();
+        m_failure.clear();
+        m_lost.clear();
+        m_counts.clear();
+        m_fullStep.clear();
+        m_logFailure.clear();
+    }
+    delete m_machine;
+    m_machine = nullptr;
+    m_logs.clear();
+}
+
 template <typename Done>
 Status ShardConductor::await(std::unique_lock<std::mutex>& lock, Done done, int timeoutMs,
                              const QString& what) {
@@ -181,7 +205,11 @@ Status ShardConductor::await(std::unique_lock<std::mutex>& lock, Done done, int 
 
 void ShardConductor::ownGradients(int64_t step, const QByteArray& bundle, qint64 ready) {
     QMetaObject::invokeMethod(
-        m_hub, [this, step, bundle, ready] { m_machine->gradientsReady(step, bundle, ready); },
+        m_hub,
+        [this, step, bundle, ready] {
+            if (m_machine)
+                m_machine->gradientsReady(step, bundle, ready);
+        },
         Qt::QueuedConnection);
 }
 
@@ -205,6 +233,8 @@ void ShardConductor::close(int64_t step, double lr,
             for (size_t m = 1; m < m_members.size(); ++m)
                 if (HubSession* s = m_hub->workingSession(m_members[m]))
                     s->sendShard(c);
+            if (!m_machine)
+                return;
             if (auto st = m_machine->close(c); !st)
                 onLost(m_self, st.error().message);
         },
@@ -232,7 +262,7 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
             for (size_t m = 1; m < m_members.size(); ++m)
                 if (HubSession* s = m_hub->workingSession(m_members[m]))
                     s->sendShard(wire::ShardSave{});
-            if (const ShardOwner* own = m_machine->owner())
+            if (const ShardOwner* own = m_machine ? m_machine->owner() : nullptr)
                 onState(m_self, own->stepCount(), own->rangeStateBytes());
         },
         Qt::QueuedConnection);
@@ -270,6 +300,18 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
     auto whole = ShardOwner::gatherState(all);
     if (!whole)
         return whole.error();
+    // The logs begin again from the state gathered: what they held is in it.
+    if (!m_backupDir.isEmpty()) {
+        std::vector<QByteArray> bases;
+        for (const ShardRange& r : m_ranges)
+            bases.push_back(states[r.owner].second);
+        int64_t next = 0;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            next = m_lastClosed + 1;
+        }
+        m_hub->runOnNetwork([&] { noteLog(startLogs(next, steps, bases)); });
+    }
     // A range at a time: no second whole copy of the model on this machine.
     for (size_t r = 0; r < m_ranges.size(); ++r)
         if (auto st = writeRange(layout, m_ranges[r].begin, m_ranges[r].end,
@@ -355,6 +397,10 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
         std::lock_guard<std::mutex> lock(m_mutex);
         if (stepped && (r.step <= m_lastClosed - 1 || r.step > m_lastClosed + 2))
             return;
+        // A member says what else it has to say of this setup after it is ready: what comes
+        // before is of the setup before it (the run set up again), and is not kept.
+        if (r.kind != wire::ShardReport::Kind::Ready && !m_ready.contains(member))
+            return;
         switch (r.kind) {
         case wire::ShardReport::Kind::Ready:
             m_ready.insert(member);
@@ -369,6 +415,8 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
                                 .arg(r.step + 1)
                                 .arg(r.why);
             break;
+        case wire::ShardReport::Kind::Lost:
+            break; // below, without the lock
         case wire::ShardReport::Kind::Updated: {
             m_updated[r.step].insert(member);
             Counts& n = m_counts[member];
@@ -391,18 +439,26 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
         }
         }
     }
+    // A member lost its link to another. The other goes, unless it is this machine, which hears
+    // the member itself: then the member that cannot reach it goes.
+    if (r.kind == wire::ShardReport::Kind::Lost && isMember(r.worker))
+        return r.worker == m_self
+                   ? onLost(member, QStringLiteral("its link to this machine ended: %1").arg(r.why))
+                   : onLost(r.worker,
+                            QStringLiteral("device %1's link to it ended: %2").arg(member, r.why));
     m_cv.notify_all();
 }
 
 void ShardConductor::onLost(const QString& member, const QString& why) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
+        if (member != m_self && isMember(member) && !m_lost.contains(member))
+            m_lost << member;
         if (m_failure.isEmpty() && isMember(member))
             m_failure =
                 member == m_self
                     ? QStringLiteral("this machine's part of the sharded run failed: %1").arg(why)
-                    : QStringLiteral("%1, a machine of the sharded run, was lost: %2. A sharded "
-                                     "run cannot yet go on without one of its machines")
+                    : QStringLiteral("%1, a machine of the sharded run, was lost: %2")
                           .arg(m_names.value(member, QStringLiteral("device %1").arg(member)), why);
     }
     m_cv.notify_all();

@@ -14,6 +14,7 @@
 // the hub's network thread, whose reports it hears through onReport() and onLost().
 
 #include "common/expected.h"
+#include "engine/shard/shardlog.h"
 #include "engine/shard/shardpart.h"
 
 #include <QHash>
@@ -30,6 +31,8 @@ class CoordinatorHub;
 
 class ShardConductor {
 public:
+    ~ShardConductor();
+
     // Training thread. Sets the run up through `hub` (started) across this machine and the workers
     // `workers` (device IDs): this machine's replica (the run's weights, which it keeps up to date)
     // is `replica`, and `ends[i]` is where the range of member i (this machine, then `workers`)
@@ -51,6 +54,15 @@ public:
     // How the run names each worker (device ID → "NAME (device 1F65 EBAE)"), for what it says
     // of a machine. Before start().
     void setNames(QHash<QString, QString> names) { m_names = std::move(names); }
+    // Keeps, in `folder`, a log of what each step adds to every range (shardlog.h): the owners
+    // send this machine their sums before their weights. A machine lost then costs no step:
+    // rebuild() gives the whole run's state after the last step every machine finished, and the
+    // Trainer sets the run up again on the machines left. Empty: no log. Before start().
+    void setBackup(const QString& folder) { m_backupDir = folder; }
+    // Whether the logs hold every step since the setup (none failed to write).
+    bool backedUp() const;
+    // What the logs hold on disk now.
+    qint64 logBytes() const;
     QString selfId() const { return m_self; }
     // Every member's device ID and range, in the order of the values.
     std::vector<ShardRange> ranges() const { return m_ranges; }
@@ -76,6 +88,20 @@ public:
     // machine. The start does it, so that the first step computes on what every later one does
     // and every machine on the same weights; after gatherState(), it undoes the fp32 weights.
     void roundReplica();
+
+    // The members lost since the setup, by device ID, in the order they went.
+    QStringList lost() const;
+    // Training thread: ends this setup. This machine's part goes, and so do its links; each
+    // worker ends its part with the next setup. start() may follow.
+    void stop();
+    // Training thread, after stop(): the whole run's fp32 weights and optimizer state (in the
+    // one-owner run's names) after step `throughStep`, each range from its log.
+    struct Rebuilt {
+        std::vector<at::Tensor> masters;
+        int64_t steps = 0;
+        NamedTensors state;
+    };
+    Expected<Rebuilt> rebuild(int64_t throughStep) const;
 
     // What each member's links carried a step, in the order of the ranges, from its replica's
     // first update to its last: the bytes it sent and received to and from the coordinator and
@@ -113,8 +139,21 @@ private:
     template <typename Done>
     Status await(std::unique_lock<std::mutex>& lock, Done done, int timeoutMs, const QString& what);
 
+    // Network thread: a setup again, on the machines left: what the last one heard, its part
+    // on this machine and its logs go.
+    void forgetSetup();
     // Network thread (written there before any report can come).
     bool isMember(const QString& deviceId) const;
+    // Network thread: a log for each range, beginning after `steps` optimizer steps with the
+    // range states `bases` (ShardOwner::rangeStateBytes()), its first record of step
+    // `firstStep`.
+    Status startLogs(int64_t firstStep, int64_t steps, const std::vector<QByteArray>& bases);
+    void onSummed(size_t range, const ShardLog::Span& span);
+    // A log that could not be written stops the logs: a machine lost then stops the run.
+    void noteLog(const Status& st);
+    // Each range's state as its log begins, from the setup's blobs (weights, then a resumed
+    // run's state).
+    std::vector<QByteArray> setupBases(const std::vector<QByteArray>& states, int64_t steps) const;
 
     CoordinatorHub* m_hub = nullptr;
     QString m_self;
@@ -148,6 +187,11 @@ private:
     size_t m_computing = 0;
     QSet<QString> m_holders;
     QHash<QString, QString> m_names;
+
+    QString m_backupDir;
+    std::vector<std::unique_ptr<ShardLog>> m_logs; // per range; network thread
+    QString m_logFailure;                          // a log that could not be written
+    QStringList m_lost;
 };
 
 } // namespace tandem

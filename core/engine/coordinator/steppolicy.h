@@ -80,6 +80,10 @@ struct StepContext {
     std::function<void(const std::function<void()>&)> onComputeThread;
     // A sharded sync run (RunConfig::shard): the owners of the ranges step, not `optimizer`.
     ShardConductor* shards = nullptr;
+    // A sharded step failed, and the machines `lost` (device IDs; the conductor knows of more)
+    // went: sets the run up again on the machines left, from the state after the last step
+    // (Trainer::reformShards). The step is then taken again from its start.
+    std::function<Status(const Error&, const QStringList&)> reformShards;
 
     // The scheduled learning rate for the next step.
     double lr() const;

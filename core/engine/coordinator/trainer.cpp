@@ -324,6 +324,10 @@ Expected<EpochEnd> Trainer::train() {
         [this](const StepOutcome& o) { return applied(o); }, [this] { return waitForAnyWorker(); },
         [this](const std::function<void()>& job) { onComputeThread(job); }});
     m_ctx->shards = m_shards.get();
+    if (m_shards)
+        m_ctx->reformShards = [this](const Error& e, const QStringList& lost) {
+            return reformShards(e, lost);
+        };
     while (m_sampler->epoch() < m_cfg.epochs) {
         auto end = m_policy->runEpoch(*m_ctx);
         if (!end)
@@ -429,13 +433,10 @@ Status Trainer::applied(const StepOutcome& o) {
         noteTraffic();
     if (o.split.measured)
         noteSplit(&o);
-    if (checkpointDue) {
-        if (auto st = saveCheckpoint(); !st) {
-            shutdown(QStringLiteral("the run failed"));
-            return st;
-        }
-    }
-    return success();
+    Status st = checkpointDue ? saveCheckpoint() : compactShardLogs();
+    if (!st)
+        shutdown(QStringLiteral("the run failed"));
+    return st;
 }
 
 // When every worker has left: wait a while for one to join rather than lose the run; failing

@@ -109,6 +109,10 @@ private:
     Status startShards();
     Status gatherShardState();
     void dropShardState();
+    // Between steps: once the conductor's logs of the ranges' steps pass their limit (the larger
+    // of 2 GiB and four steps of sums; TANDEM_SHARD_LOG_BYTES sets another), the owners' state is
+    // gathered as for a checkpoint, none written, and the logs begin again from it.
+    Status compactShardLogs();
     // Where each member's range ends (this machine's first, then `remotes`' in their order), as
     // the memory plan places them; refused with the figures when the machines cannot hold it.
     // `byLink`: whether the ranges follow the machines' links (shardLinkSpeeds).
@@ -121,6 +125,11 @@ private:
     // it): `e`, and where the run can go on from, the last checkpoint it wrote or resumed from,
     // or that there is none.
     Error shardedFailure(Error e) const;
+    // A sharded step that `failure` stopped, where machines were lost (`lost`, device IDs, and
+    // those the conductor names): the run's state after the last step every machine finished,
+    // rebuilt from the conductor's logs, is set up again on the machines left, which then take
+    // the step again. Fails with `failure` where it cannot.
+    Status reformShards(const Error& failure, const QStringList& lost);
     // How long the machines of a sharded run may take to link with each other.
     static constexpr int kShardSetupMs = 60000;
     // Waits for `count` workers (-1: m_cfg.workers) to be probed (or to join), within the join

@@ -8,7 +8,9 @@
 #include "engine/shard/shardplan.h"
 #include "engine/step/memoryplan.h"
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 
 namespace tandem {
 
@@ -105,6 +107,9 @@ Status Trainer::startShards() {
     QHash<QString, QString> names; // device ID → the worker's name in the run
     for (size_t w : remotes)
         names.insert(m_pool.at(w).link->deviceId(), m_pool.at(w).stats.name);
+    if (m_cfg.shardLog)
+        m_shards->setBackup(
+            QFileInfo(m_recorder.checkpointPath()).dir().filePath(QStringLiteral("shard-logs")));
     m_shards->setComputing(computing);
     m_shards->setHolders(holders);
     m_shards->setNames(names);
@@ -142,8 +147,15 @@ Status Trainer::gatherShardState() {
     // checkpoint, the state in the one-owner run's names, so that the run resumes on any set of
     // machines, and go again once written.
     auto gathered = m_shards->gatherState(kShardSetupMs);
-    if (!gathered)
-        return gathered.error();
+    if (!gathered) {
+        // A machine lost while the state came: the machines left take the run over from the step
+        // just finished, and give theirs.
+        if (auto st = reformShards(gathered.error(), {}); !st)
+            return st;
+        gathered = m_shards->gatherState(kShardSetupMs);
+        if (!gathered)
+            return gathered.error();
+    }
     QList<TensorRecord> records;
     for (const auto& [name, t] : gathered->second)
         records << toRecord(name, t);
@@ -157,6 +169,75 @@ void Trainer::dropShardState() {
     // weights as the wire carries them again.
     (void)m_optimizer->restore(m_optimizer->stepCount(), {});
     m_shards->roundReplica();
+}
+
+Status Trainer::compactShardLogs() {
+    if (!m_shards || !m_shards->backedUp())
+        return success();
+    bool set = false;
+    qint64 limit = qEnvironmentVariableIntValue("TANDEM_SHARD_LOG_BYTES", &set);
+    if (!set || limit <= 0)
+        limit = std::max<qint64>(qint64(2) << 30, 4 * 4 * m_master.trainableCount());
+    if (m_shards->logBytes() < limit)
+        return success();
+    if (auto st = gatherShardState(); !st)
+        return st;
+    dropShardState();
+    return success();
+}
+
+Status Trainer::reformShards(const Error& failure, const QStringList& lost) {
+    QStringList gone = lost;
+    for (const QString& id : m_shards->lost())
+        if (!gone.contains(id))
+            gone << id;
+    gone.removeAll(QString()); // this machine's own worker: its part failing ends the run
+    if (gone.isEmpty() || !m_shards->backedUp())
+        return failure;
+    QStringList names;
+    for (size_t w = 0; w < m_pool.size(); ++w) {
+        PoolMember& m = m_pool.at(w);
+        if (!m.remote || !gone.contains(m.link->deviceId()))
+            continue;
+        names << m.stats.name;
+        if (m.alive())
+            m_pool.drop(w, failure,
+                        QStringLiteral("the machines left take over its range from step %1")
+                            .arg(m_state.step + 1),
+                        m_state.step);
+    }
+    // The step under way is lost on every machine: the run goes on from the one before, which
+    // each range's log holds, on the machines left.
+    m_shards->stop();
+    QElapsedTimer clock;
+    clock.start();
+    auto rebuilt = m_shards->rebuild(m_state.step - 1);
+    if (!rebuilt)
+        return makeError(failure.code,
+                         QStringLiteral("%1; the run's state could not be rebuilt without it: %2")
+                             .arg(failure.message, rebuilt.error().message));
+    {
+        at::NoGradGuard noGrad;
+        for (size_t i = 0; i < m_master.params.size(); ++i)
+            m_master.params[i].copy_(rebuilt->masters[i]);
+    }
+    QList<TensorRecord> records;
+    for (const auto& [name, t] : rebuilt->state)
+        records << toRecord(name, t);
+    if (auto st = m_optimizer->restore(rebuilt->steps, records); !st)
+        return st;
+    if (auto st = startShards(); !st)
+        return makeError(st.error().code,
+                         QStringLiteral("%1; the machines left could not take the run over: %2")
+                             .arg(failure.message, st.error().message));
+    m_obs.onMessage(QStringLiteral("the sharded run goes on without %1 from step %2: its state "
+                                   "after step %3 was rebuilt in %4 s")
+                        .arg(names.isEmpty() ? gone.join(QStringLiteral(", "))
+                                             : names.join(QStringLiteral(", ")))
+                        .arg(m_state.step + 1)
+                        .arg(m_state.step)
+                        .arg(clock.elapsed() / 1000.0, 0, 'f', 1));
+    return success();
 }
 
 Error Trainer::shardedFailure(Error e) const {

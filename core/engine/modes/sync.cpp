@@ -40,7 +40,7 @@ Status SyncPolicy::step(StepContext& ctx) {
     std::vector<int64_t> indices = ctx.sampler.next(samplesPerStep(ctx.cfg));
     const double lr = ctx.lr();
     Collected c;
-    if (auto st = dispatch(ctx, indices, lr, c); !st)
+    if (auto st = collect(ctx, indices, lr, c); !st)
         return st;
     StepOutcome out;
     const bool split = ctx.cfg.stepSplit;
@@ -81,8 +81,7 @@ Status SyncPolicy::step(StepContext& ctx) {
         phase(out.split.optimizerMs, [&] { ctx.optimizer.step(grads, serverLr(ctx, lr)); });
     };
     if (ctx.shards) {
-        if (auto st = shardedUpdate(ctx, c, batch); !st)
-            return st;
+        // collect() took the update
     } else if (ctx.onComputeThread && ctx.master.trainableCount() >= kLargeUpdateValues) {
         ctx.onComputeThread(update);
     } else {
@@ -95,6 +94,31 @@ Status SyncPolicy::step(StepContext& ctx) {
     ctx.pool.stepTook(c.took, out.samples, out.stepMs, ctx.step);
     out.indices = std::move(indices); // all of them: dispatch() returns once all are computed
     return ctx.applied(out);
+}
+
+Status SyncPolicy::collect(StepContext& ctx, const std::vector<int64_t>& indices, double lr,
+                           Collected& c) {
+    const bool again = ctx.shards && ctx.reformShards;
+    // A step taken again starts from the buffers (running statistics) it started from.
+    std::vector<at::Tensor> buffers;
+    if (again)
+        for (const at::Tensor& b : ctx.master.buffers)
+            buffers.push_back(b.clone());
+    for (;;) {
+        c = Collected{};
+        Status st = dispatch(ctx, indices, lr, c);
+        if (st && ctx.shards)
+            st = shardedUpdate(ctx, c, double(indices.size()));
+        if (st || !again)
+            return st;
+        if (auto reformed = ctx.reformShards(st.error(), c.lost); !reformed)
+            return reformed;
+        // The machines left take the step's weights with their first request again.
+        m_firstShardedStep = -1;
+        at::NoGradGuard noGrad;
+        for (size_t b = 0; b < buffers.size(); ++b)
+            ctx.master.buffers[b].copy_(buffers[b]);
+    }
 }
 
 Status SyncPolicy::shardedUpdate(StepContext& ctx, Collected& c, double batch) {
@@ -216,6 +240,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
                               ctx.step);
                 leftover.insert(leftover.end(), slices[j].begin(), slices[j].end());
                 lost << ctx.pool.at(w).stats.name;
+                c.lost << ctx.pool.at(w).link->deviceId(); // none: this machine's
                 continue;
             }
             // Up to the result's arrival: results are collected in turn, and the time one
@@ -229,12 +254,11 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             c.results.push_back(std::move(*r));
             c.from.push_back(w);
         }
-        // A machine lost takes its range's state with it: a sharded run cannot go on yet.
+        // A machine lost takes its range with it: collect() takes the step again, or it stops.
         if (ctx.shards && !leftover.empty())
             return makeError(ErrorCode::Runtime,
                              QStringLiteral("%1, a machine of the sharded run, was lost during "
-                                            "step %2. A sharded run cannot yet go on without "
-                                            "one of its machines")
+                                            "step %2")
                                  .arg(lost.join(QStringLiteral(", ")))
                                  .arg(ctx.step + 1));
         pending = std::move(leftover);

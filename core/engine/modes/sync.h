@@ -36,8 +36,13 @@ private:
         std::vector<int64_t> took;     // samples, per pool member
         std::vector<double> computeMs; // per pool member
         double packMs = 0;             // weights packed for remote workers (stepSplit)
+        QStringList lost;              // remote workers lost in the step, by device ID
     };
     Status step(StepContext& ctx);
+    // The step's results, from dispatch(), and a sharded step's update. A sharded step that
+    // loses a machine is taken again from its start on the machines left, where the run can
+    // go on without it (StepContext::reformShards).
+    Status collect(StepContext& ctx, const std::vector<int64_t>& indices, double lr, Collected& c);
     // Hands out the step's samples; whatever a worker that fails was holding goes to the
     // others, so no sample of the step is lost and none is used twice.
     Status dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr, Collected& c);

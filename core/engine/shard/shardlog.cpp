@@ -3,6 +3,7 @@
 #include <QDataStream>
 #include <QtEndian>
 
+#include <cmath>
 #include <cstring>
 #include <zlib.h>
 
@@ -11,32 +12,36 @@ namespace tandem {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'A', 'N', 'D', 'E', 'M', 'S', 'L'};
-constexpr quint32 kVersion = 1;
+constexpr quint32 kVersion = 2;
+constexpr qint64 kRecordFixed = 8 + 8 + 8 + 8 + 4; // step, from, to, lr, pieces
 
-QByteArray headerOf(const ShardOwner& owner) {
-    QByteArray h(kMagic, sizeof kMagic);
-    QDataStream out(&h, QIODevice::Append);
-    out.setByteOrder(QDataStream::LittleEndian);
-    out << kVersion << qint64(owner.begin()) << qint64(owner.end())
-        << quint32(owner.pieces().size());
-    for (const ShardLayout::Piece& p : owner.pieces())
-        out << qint64(p.values);
-    return h;
-}
-
-quint32 crcOf(const QByteArray& bytes) {
-    uLong crc = crc32(0, nullptr, 0);
-    for (qsizetype at = 0; at < bytes.size();) {
-        const uInt n = uInt(std::min<qsizetype>(bytes.size() - at, qsizetype(1) << 30));
-        crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.constData() + at), n);
-        at += n;
+quint32 crcOf(const char* data, qint64 n, quint32 crc = 0) {
+    uLong c = crc == 0 ? crc32(0, nullptr, 0) : crc;
+    for (qint64 at = 0; at < n;) {
+        const uInt k = uInt(std::min<qint64>(n - at, qint64(1) << 30));
+        c = crc32(c, reinterpret_cast<const Bytef*>(data + at), k);
+        at += k;
     }
-    return quint32(crc);
+    return quint32(c);
 }
 
 Error fileError(const QFile& f, const QString& what) {
     return makeError(ErrorCode::Io,
                      QStringLiteral("%1 %2: %3").arg(what, f.fileName(), f.errorString()));
+}
+
+// The pieces of `pieces` that lie in [from, to): their indices.
+std::vector<size_t> piecesIn(const std::vector<ShardLayout::Piece>& pieces, int64_t from,
+                             int64_t to) {
+    std::vector<size_t> out;
+    for (size_t p = 0; p < pieces.size(); ++p)
+        if (pieces[p].at >= from && pieces[p].at < to)
+            out.push_back(p);
+    return out;
+}
+
+QString rangeName(int64_t begin, int64_t end) {
+    return QStringLiteral("values %1 to %2").arg(begin).arg(end);
 }
 
 } // namespace
@@ -45,53 +50,105 @@ ShardLog::ShardLog(QString path)
     : m_path(std::move(path))
     , m_file(m_path) {}
 
-Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const ShardOwner& owner) {
+ShardLog::Span ShardLog::spanOf(const ShardOwner& owner, int64_t step, int64_t from, int64_t to,
+                                double lr) {
+    Span s{step, from, to, lr, {}, {}};
+    for (size_t p : piecesIn(owner.pieces(), from, to)) {
+        const at::Tensor& t = owner.sum()[p];
+        s.present.append(char(t.defined() ? 1 : 0));
+        if (!t.defined())
+            continue;
+        const at::Tensor c = t.to(at::kCPU, at::kFloat).contiguous();
+        s.values.append(reinterpret_cast<const char*>(c.data_ptr<float>()),
+                        qsizetype(c.numel()) * qsizetype(sizeof(float)));
+    }
+    return s;
+}
+
+Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const ShardOwner& owner,
+                                                     int64_t firstStep, int64_t baseSteps,
+                                                     const QByteArray& base) {
     std::unique_ptr<ShardLog> log(new ShardLog(path));
-    if (!log->m_file.open(QIODevice::ReadWrite | QIODevice::Truncate | QIODevice::Unbuffered))
+    log->m_begin = owner.begin();
+    log->m_end = owner.end();
+    log->m_segmentEnds = owner.segmentEnds();
+    log->m_pieces = owner.pieces();
+    log->m_lastWhole = firstStep - 1;
+    QByteArray h(kMagic, sizeof kMagic);
+    {
+        QDataStream out(&h, QIODevice::Append);
+        out.setByteOrder(QDataStream::LittleEndian);
+        out << kVersion << qint64(owner.begin()) << qint64(owner.end())
+            << quint32(log->m_segmentEnds.size());
+        for (int64_t e : log->m_segmentEnds)
+            out << qint64(e);
+        out << quint32(log->m_pieces.size());
+        for (const ShardLayout::Piece& p : log->m_pieces)
+            out << qint64(p.values);
+        out << qint64(firstStep) << qint64(baseSteps) << quint64(base.size());
+    }
+    h.append(base);
+    char crc[4];
+    qToLittleEndian(crcOf(h.constData(), h.size()), crc);
+    h.append(crc, 4);
+    if (!log->m_file.open(QIODevice::ReadWrite | QIODevice::Truncate | QIODevice::Unbuffered) ||
+        log->m_file.write(h) != h.size() || !log->m_file.flush())
         return fileError(log->m_file, QStringLiteral("cannot write the shard log"));
-    const QByteArray h = headerOf(owner);
-    if (log->m_file.write(h) != h.size() || !log->m_file.flush())
-        return fileError(log->m_file, QStringLiteral("cannot write the shard log"));
-    log->m_headerBytes = h.size();
     return log;
 }
 
-Status ShardLog::append(int64_t step, double lr, const std::vector<at::Tensor>& sum) {
+Status ShardLog::check(const Span& s) const {
+    const auto refuse = [&](const QString& why) {
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("the log of %1: %2").arg(rangeName(m_begin, m_end), why));
+    };
+    if (s.step != m_lastWhole + 1 || s.from != m_at)
+        return refuse(QStringLiteral("step %1 from value %2 does not follow step %3 from %4")
+                          .arg(s.step + 1)
+                          .arg(s.from)
+                          .arg(m_lastWhole + 2)
+                          .arg(m_at));
+    if (s.to <= s.from ||
+        std::find(m_segmentEnds.begin(), m_segmentEnds.end(), s.to) == m_segmentEnds.end() ||
+        !std::isfinite(s.lr))
+        return refuse(QStringLiteral("step %1 ends a span at %2, not at a segment's end")
+                          .arg(s.step + 1)
+                          .arg(s.to));
+    const std::vector<size_t> in = piecesIn(m_pieces, s.from, s.to);
+    qint64 values = 0;
+    if (size_t(s.present.size()) == in.size())
+        for (size_t k = 0; k < in.size(); ++k)
+            values += s.present.at(qsizetype(k)) != 0 ? m_pieces[in[k]].values : 0;
+    if (size_t(s.present.size()) != in.size() || s.values.size() != values * 4)
+        return refuse(QStringLiteral("step %1's sums for values %2 to %3 do not fit them")
+                          .arg(s.step + 1)
+                          .arg(s.from)
+                          .arg(s.to));
+    return success();
+}
+
+Status ShardLog::append(const Span& s) {
+    if (auto st = check(s); !st)
+        return st;
     QByteArray head;
     {
         QDataStream out(&head, QIODevice::WriteOnly);
         out.setByteOrder(QDataStream::LittleEndian);
         out.setFloatingPointPrecision(QDataStream::DoublePrecision);
-        out << qint64(step) << lr;
-        for (const at::Tensor& t : sum)
-            out << quint8(t.defined() ? 1 : 0);
+        out << qint64(s.step) << qint64(s.from) << qint64(s.to) << s.lr
+            << quint32(s.present.size());
     }
-    // Each piece goes to the file from its own memory, the CRC taken on the way. A record that
-    // cannot be written whole (a full disk) is cut off again, so that the next one follows the
-    // last whole record: replay() stops at the first record that is not whole.
-    const qint64 start = m_file.pos();
-    uLong crc = crc32(0, nullptr, 0);
-    const auto put = [&](const char* data, qint64 n) {
-        for (qint64 at = 0; at < n;) {
-            const uInt k = uInt(std::min<qint64>(n - at, qint64(1) << 30));
-            crc = crc32(crc, reinterpret_cast<const Bytef*>(data + at), k);
-            at += k;
-        }
-        return m_file.write(data, n) == n;
-    };
-    bool ok = put(head.constData(), head.size());
-    for (const at::Tensor& t : sum) {
-        if (!ok)
-            break;
-        if (!t.defined())
-            continue;
-        const at::Tensor c = t.to(at::kCPU, at::kFloat).contiguous();
-        ok = put(reinterpret_cast<const char*>(c.data_ptr<float>()),
-                 qint64(c.numel()) * qint64(sizeof(float)));
-    }
+    head.append(s.present);
+    quint32 crc = crcOf(head.constData(), head.size());
+    crc = crcOf(s.values.constData(), s.values.size(), crc);
     char tail[4];
-    qToLittleEndian(quint32(crc), tail);
-    ok = ok && m_file.write(tail, sizeof tail) == qint64(sizeof tail) && m_file.flush();
+    qToLittleEndian(crc, tail);
+    // A record that cannot be written whole (a full disk) is cut off again, so that the next one
+    // follows the last whole record: rebuild() stops at the first record that is not whole.
+    const qint64 start = m_file.pos();
+    const bool ok = m_file.write(head) == head.size() &&
+                    m_file.write(s.values) == s.values.size() &&
+                    m_file.write(tail, sizeof tail) == qint64(sizeof tail) && m_file.flush();
     if (!ok) {
         const Error e = fileError(m_file, QStringLiteral("cannot write the shard log"));
         m_file.unsetError();
@@ -99,74 +156,159 @@ Status ShardLog::append(int64_t step, double lr, const std::vector<at::Tensor>& 
             return fileError(m_file, QStringLiteral("cannot cut a record short in the shard log"));
         return e;
     }
-    ++m_records;
+    m_bytes += head.size() + s.values.size() + 4;
+    m_at = s.to;
+    if (s.to == m_end - m_begin) {
+        m_lastWhole = s.step;
+        m_at = 0;
+    }
     return success();
 }
 
-Status ShardLog::clear() {
-    if (!m_file.resize(m_headerBytes) || !m_file.seek(m_headerBytes))
-        return fileError(m_file, QStringLiteral("cannot empty the shard log"));
-    m_records = 0;
-    return success();
-}
+namespace {
 
-Expected<int64_t> ShardLog::replay(const QString& path, ShardOwner& owner, int64_t afterStep) {
-    QFile f(path);
+// A log's header, read from `f` (left after it): the range's owner as the log's base holds it,
+// and the log's first step.
+struct Opened {
+    std::unique_ptr<ShardOwner> owner;
+    int64_t firstStep = 0;
+};
+
+Expected<Opened> openLog(QFile& f, const QString& path, const ShardLayout& layout,
+                         const OptimizerConfig& optimizer) {
     if (!f.open(QIODevice::ReadOnly))
         return fileError(f, QStringLiteral("cannot read the shard log"));
-    const QByteArray h = headerOf(owner);
-    if (f.read(h.size()) != h)
-        return makeError(ErrorCode::Incompatible,
-                         QStringLiteral("the shard log %1 is not of values %2 to %3 in %4 pieces")
-                             .arg(path)
-                             .arg(owner.begin())
-                             .arg(owner.end())
-                             .arg(owner.pieces().size()));
-    const size_t pieces = owner.pieces().size();
-    int64_t last = afterStep;
-    for (;;) {
-        // The record's fixed part, then the values its flags say it holds.
-        const qint64 fixed = 16 + qint64(pieces);
-        QByteArray record = f.read(fixed);
-        if (record.size() != fixed)
+    const auto corrupt = [&](const QString& why) {
+        return makeError(ErrorCode::Corrupt, QStringLiteral("the shard log %1 %2").arg(path, why));
+    };
+    QDataStream in(&f);
+    in.setByteOrder(QDataStream::LittleEndian);
+    char magic[8] = {};
+    quint32 version = 0, segments = 0, pieces = 0;
+    qint64 begin = 0, end = 0;
+    if (in.readRawData(magic, 8) != 8 || std::memcmp(magic, kMagic, 8) != 0)
+        return corrupt(QStringLiteral("is not a shard log"));
+    in >> version >> begin >> end >> segments;
+    if (version != kVersion || begin < 0 || end <= begin || end > layout.values ||
+        segments > quint32(end - begin))
+        return corrupt(QStringLiteral("is of another version or range"));
+    std::vector<int64_t> ends(segments);
+    for (int64_t& e : ends) {
+        qint64 v = 0;
+        in >> v;
+        e = v;
+    }
+    in >> pieces;
+    if (pieces > quint32(end - begin) + segments)
+        return corrupt(QStringLiteral("lists too many pieces"));
+    std::vector<int64_t> pieceValues(pieces);
+    for (int64_t& v : pieceValues) {
+        qint64 n = 0;
+        in >> n;
+        v = n;
+    }
+    qint64 firstStep = 0, baseSteps = 0;
+    quint64 baseBytes = 0;
+    in >> firstStep >> baseSteps >> baseBytes;
+    if (in.status() != QDataStream::Ok || baseBytes > quint64(f.size()))
+        return corrupt(QStringLiteral("has a damaged header"));
+    const QByteArray base = f.read(qint64(baseBytes));
+    const qint64 headerEnd = f.pos();
+    if (!f.seek(0))
+        return fileError(f, QStringLiteral("cannot read the shard log"));
+    const QByteArray header = f.read(headerEnd);
+    const QByteArray crc = f.read(4);
+    if (base.size() != qint64(baseBytes) || crc.size() != 4 ||
+        qFromLittleEndian<quint32>(crc.constData()) != crcOf(header.constData(), header.size()))
+        return corrupt(QStringLiteral("has a damaged header"));
+    // Segments are cut every segmentValues values from the range's start, the last shorter.
+    Opened out;
+    out.firstStep = firstStep;
+    out.owner =
+        std::make_unique<ShardOwner>(layout, begin, end, at::zeros({end - begin}, at::kFloat),
+                                     optimizer, ends.empty() ? 0 : ends.front());
+    bool same = out.owner->segmentEnds() == ends && out.owner->pieces().size() == pieces;
+    for (size_t p = 0; same && p < pieces; ++p)
+        same = out.owner->pieces()[p].values == pieceValues[p];
+    if (!same)
+        return corrupt(
+            QStringLiteral("cuts %1 otherwise than this run").arg(rangeName(begin, end)));
+    if (auto st = out.owner->restoreRange(baseSteps, base); !st)
+        return st.error();
+    return out;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<ShardOwner>> ShardLog::rebuild(const QString& path,
+                                                        const ShardLayout& layout,
+                                                        const OptimizerConfig& optimizer,
+                                                        int64_t throughStep) {
+    QFile f(path);
+    auto opened = openLog(f, path, layout, optimizer);
+    if (!opened)
+        return opened.error();
+    std::unique_ptr<ShardOwner> owner = std::move(opened->owner);
+    const int64_t begin = owner->begin(), end = owner->end();
+    // The records, checked as append() checks them.
+    ShardLog order{QString()};
+    order.m_begin = begin;
+    order.m_end = end;
+    order.m_segmentEnds = owner->segmentEnds();
+    order.m_pieces = owner->pieces();
+    order.m_lastWhole = opened->firstStep - 1;
+    while (order.m_lastWhole < throughStep) {
+        const QByteArray fixed = f.read(kRecordFixed);
+        if (fixed.size() != kRecordFixed)
             break;
-        const auto step = int64_t(qFromLittleEndian<qint64>(record.constData()));
-        const quint64 lrBits = qFromLittleEndian<quint64>(record.constData() + 8);
-        double lr = 0;
-        std::memcpy(&lr, &lrBits, 8);
+        Span s;
+        s.step = qFromLittleEndian<qint64>(fixed.constData());
+        s.from = qFromLittleEndian<qint64>(fixed.constData() + 8);
+        s.to = qFromLittleEndian<qint64>(fixed.constData() + 16);
+        const quint64 lrBits = qFromLittleEndian<quint64>(fixed.constData() + 24);
+        std::memcpy(&s.lr, &lrBits, 8);
+        const quint32 flags = qFromLittleEndian<quint32>(fixed.constData() + 32);
+        if (flags > order.m_pieces.size())
+            break;
+        s.present = f.read(flags);
+        const std::vector<size_t> inSpan = piecesIn(order.m_pieces, s.from, s.to);
         qint64 values = 0;
-        for (size_t p = 0; p < pieces; ++p)
-            if (record.at(16 + qsizetype(p)) != 0)
-                values += owner.pieces()[p].values;
-        const QByteArray data = f.read(values * 4);
-        QByteArray crcBytes = f.read(4);
-        if (data.size() != values * 4 || crcBytes.size() != 4)
+        for (size_t k = 0; k < inSpan.size() && k < size_t(s.present.size()); ++k)
+            values += s.present.at(qsizetype(k)) != 0 ? order.m_pieces[inSpan[k]].values : 0;
+        s.values = f.read(values * 4);
+        const QByteArray tail = f.read(4);
+        quint32 sum = crcOf(fixed.constData(), fixed.size());
+        sum = crcOf(s.present.constData(), s.present.size(), sum);
+        sum = crcOf(s.values.constData(), s.values.size(), sum);
+        if (tail.size() != 4 || qFromLittleEndian<quint32>(tail.constData()) != sum)
             break;
-        record.append(data);
-        if (qFromLittleEndian<quint32>(crcBytes.constData()) != crcOf(record))
-            break;
-        if (step <= afterStep)
-            continue;
-        if (step != last + 1)
-            return makeError(ErrorCode::Corrupt,
-                             QStringLiteral("the shard log %1 goes from step %2 to %3")
-                                 .arg(path)
-                                 .arg(last)
-                                 .arg(step));
-        std::vector<at::Tensor> sum(pieces);
+        if (auto st = order.check(s); !st)
+            return st.error();
+        std::vector<at::Tensor> grads(order.m_pieces.size());
         qint64 at = 0;
-        for (size_t p = 0; p < pieces; ++p) {
-            if (record.at(16 + qsizetype(p)) == 0)
+        for (size_t k = 0; k < inSpan.size(); ++k) {
+            if (s.present.at(qsizetype(k)) == 0)
                 continue;
-            const int64_t n = owner.pieces()[p].values;
-            sum[p] = at::empty({n}, at::kFloat);
-            std::memcpy(sum[p].data_ptr<float>(), data.constData() + at * 4, size_t(n) * 4);
+            const int64_t n = order.m_pieces[inSpan[k]].values;
+            grads[inSpan[k]] = at::empty({n}, at::kFloat);
+            std::memcpy(grads[inSpan[k]].data_ptr<float>(), s.values.constData() + at * 4,
+                        size_t(n) * 4);
             at += n;
         }
-        owner.applySum(sum, lr);
-        last = step;
+        owner->stepSpan(s.from, s.to, grads, s.lr);
+        order.m_at = s.to;
+        if (s.to == end - begin) {
+            order.m_lastWhole = s.step;
+            order.m_at = 0;
+        }
     }
-    return last;
+    if (order.m_lastWhole != throughStep)
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("the log of %1 holds the steps through %2, not through %3")
+                             .arg(rangeName(begin, end))
+                             .arg(order.m_lastWhole + 1)
+                             .arg(throughStep + 1));
+    return owner;
 }
 
 } // namespace tandem

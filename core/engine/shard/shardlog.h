@@ -2,23 +2,27 @@
 
 #include "engine/internal.h"
 
-// Engine-internal: the summed gradients of one shard's range, step after step, in a file. The
-// machine that backs a range up keeps it, so that when the range's owner is lost its state is
-// rebuilt without losing a step: the last checkpoint's state for the range, then each logged
-// step through the same optimizer (ShardOwner::applySum), which is the arithmetic the owner did.
-// The log is emptied when a newer checkpoint holds the range.
+// Engine-internal: what each step added to one shard's range, step after step, in a file beside
+// the range's state when the log began. The coordinator keeps one for every range of a sharded
+// run whose owners back up (wire::ShardSetup::backup), so that when a machine is lost the whole
+// run's state after the last step every machine finished is rebuilt (rebuild()): the range's
+// base state, then each logged step through the same optimizer a segment at a time
+// (ShardOwner::stepSpan), which is the arithmetic the owner did. A checkpoint's gathered state
+// starts a new log.
 //
-// The file: "TANDEMSL", u32 version, the range (i64 begin, i64 end), u32 pieces and each piece's
-// i64 values; then one record a step: i64 step, f64 learning rate, a byte per piece (1: it has a
-// gradient), the fp32 values of the pieces that have one, and the CRC-32 of the record. A record
-// cut short or damaged ends what is read: a crash while writing costs at most that step, which
-// its owner had not yet sent on (the owner sends its update once the record is written).
+// The file: "TANDEMSL", u32 version, the range (i64 begin, i64 end), u32 segments and each one's
+// end, u32 pieces and each piece's i64 values, the first step it logs (i64), the base's optimizer
+// steps (i64), u64 bytes and the base (ShardOwner::rangeStateBytes()), the header's CRC-32. Then
+// one record a span: i64 step, i64 from, i64 to, f64 learning rate, u32 pieces in the span and a
+// byte for each (1: it has a sum), the fp32 sums of those that have one, and the record's CRC-32.
+// A record cut short or damaged ends what is read: a crash while writing costs at most that span.
 
 #include "common/expected.h"
 #include "engine/shard/shardowner.h"
 
 #include <ATen/ATen.h>
 
+#include <QByteArray>
 #include <QFile>
 #include <QString>
 
@@ -29,28 +33,59 @@ namespace tandem {
 
 class ShardLog {
 public:
-    // A new, empty log at `path` (replacing one there) for `owner`'s range and pieces.
-    static Expected<std::unique_ptr<ShardLog>> create(const QString& path, const ShardOwner& owner);
+    // What a step added to the values [from, to) of a range, a segment of it (ShardSum's fields):
+    // a byte for each of the range's pieces that lie in the span (1: it has a sum), and those
+    // pieces' sums, fp32.
+    struct Span {
+        int64_t step = 0;
+        int64_t from = 0;
+        int64_t to = 0;
+        double lr = 0;
+        QByteArray present;
+        QByteArray values;
+    };
+    // `owner`'s sum for [from, to) as it stands before it steps them (ShardOwner::sum()).
+    static Span spanOf(const ShardOwner& owner, int64_t step, int64_t from, int64_t to, double lr);
 
-    // Appends step `step`'s summed gradient for the range (ShardOwner::sum()) at learning rate
-    // `lr`, and hands it to the system before it returns.
-    Status append(int64_t step, double lr, const std::vector<at::Tensor>& sum);
-    // Empties the log: a checkpoint now holds the range's state.
-    Status clear();
-    int64_t records() const { return m_records; }
+    // A new log at `path` (replacing one there) for `owner`'s range, its first record of step
+    // `firstStep`, beginning from `base` (the range's ShardOwner::rangeStateBytes() after
+    // `baseSteps` optimizer steps).
+    static Expected<std::unique_ptr<ShardLog>> create(const QString& path, const ShardOwner& owner,
+                                                      int64_t firstStep, int64_t baseSteps,
+                                                      const QByteArray& base);
 
-    // Applies the steps logged at `path` after `afterStep` to `owner` (restored from the
-    // checkpoint of step `afterStep`), in order. Returns the last step applied (`afterStep` when
-    // none): the record after it was missing, cut short or damaged. Refuses a log of another
-    // range, or whose steps do not follow each other.
-    static Expected<int64_t> replay(const QString& path, ShardOwner& owner, int64_t afterStep);
+    // Appends one span and hands it to the system before it returns. Refuses, changing nothing,
+    // a span that does not follow the last (the segments of a step in order, then the next
+    // step's), is not a segment, or whose flags or values do not fit it.
+    Status append(const Span& span);
+    // The last step whose every segment is logged; firstStep - 1 when none.
+    int64_t lastWholeStep() const { return m_lastWhole; }
+    int64_t begin() const { return m_begin; }
+    int64_t end() const { return m_end; }
+    // The records' bytes, beside the header and base.
+    qint64 bytes() const { return m_bytes; }
+    QString path() const { return m_path; }
+
+    // The range as it stood after step `throughStep`, from the log at `path`: its base, then each
+    // logged step through that one. Refuses a log that ends before (a record missing, cut short
+    // or damaged) or whose records do not follow each other, naming the range and the step.
+    static Expected<std::unique_ptr<ShardOwner>> rebuild(const QString& path,
+                                                         const ShardLayout& layout,
+                                                         const OptimizerConfig& optimizer,
+                                                         int64_t throughStep);
 
 private:
     explicit ShardLog(QString path);
+    Status check(const Span& span) const;
+
     QString m_path;
     QFile m_file;
-    qint64 m_headerBytes = 0;
-    int64_t m_records = 0;
+    int64_t m_begin = 0, m_end = 0;
+    std::vector<int64_t> m_segmentEnds;
+    std::vector<ShardLayout::Piece> m_pieces;
+    int64_t m_lastWhole = -1; // the last step whose spans reach the range's end
+    int64_t m_at = 0;         // where the next span of an open step starts; 0 between steps
+    qint64 m_bytes = 0;
 };
 
 } // namespace tandem

@@ -31,6 +31,12 @@ ShardNode::ShardNode(QString deviceId, ShardLayout layout, std::vector<ShardRang
         m_ownerStep.emplace(*m_owner, wire);
 }
 
+void ShardNode::setBackup(const QString& deviceId) {
+    m_backup = deviceId;
+    if (m_ownerStep)
+        m_ownerStep->setKeepSums(!deviceId.isEmpty());
+}
+
 std::optional<size_t> ShardNode::rangeOf(const QString& deviceId) const {
     for (size_t r = 0; r < m_ranges.size(); ++r)
         if (m_ranges[r].owner == deviceId)
@@ -55,6 +61,8 @@ Status ShardNode::addLink(Connection* link, const QString& deviceId) {
     qint64 cap = m_owner ? m_owner->bundleBytes(m_wire).second : 0;
     if (range)
         cap = std::max(cap, m_route.bytesOf(*range).second);
+    if (range && m_backup == m_deviceId) // its sums, fp32
+        cap = std::max(cap, (m_ranges[*range].end - m_ranges[*range].begin) * qint64(4));
     link->setBlobCap(wire::BlobKind::Tensors, cap);
     m_links.insert(deviceId, link);
     connect(link, &Connection::received, this,
@@ -77,6 +85,17 @@ void ShardNode::drop(const QString& peer, const QString& why) {
     c->close(why, wire::Reject{wire::RejectCode::Protocol, why});
     c->deleteWhenFlushed();
     Q_EMIT linkLost(peer, why);
+}
+
+void ShardNode::closeLinks(const QString& why) {
+    const auto links = std::exchange(m_links, {});
+    for (const QPointer<Connection>& c : links)
+        if (c) {
+            c->disconnect(this);
+            c->setParent(nullptr);
+            c->close(why);
+            c->deleteWhenFlushed();
+        }
 }
 
 void ShardNode::open(int64_t step) {
@@ -171,6 +190,13 @@ void ShardNode::sendHeld() {
     const auto mine = rangeOf(m_deviceId);
     // Each segment's weights as soon as it is stepped; every link carries them in order.
     for (const OwnerStep::Weights& w : m_ownerStep->advance()) {
+        // The sums go first: the logging machine holds them before its replica holds the
+        // weights, so a step its replica finished is one its log holds.
+        if (w.sum && mine && m_backup == m_deviceId)
+            Q_EMIT summed(*mine, *w.sum);
+        else if (Connection* link = w.sum ? m_links.value(m_backup) : nullptr)
+            link->send(wire::ShardSum{step, link->sendBlob(wire::BlobKind::Tensors, w.sum->values),
+                                      w.sum->from, w.sum->to, w.sum->lr, w.sum->present});
         for (auto it = m_links.cbegin(); it != m_links.cend(); ++it)
             if (Connection* link = it.value(); link && !m_weightless.contains(it.key())) {
                 const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, w.bytes);
@@ -201,6 +227,13 @@ void ShardNode::onMessage(const QString& peer, const wire::Message& m) {
             return drop(peer, bytes ? QStringLiteral("weights from a machine that owns no range")
                                     : QStringLiteral("weights without their bytes"));
         takeWeights(*range, w->step, *bytes);
+    } else if (const auto* sum = std::get_if<wire::ShardSum>(&m)) {
+        std::optional<QByteArray> bytes = link->takeBlob(sum->blob);
+        const auto range = rangeOf(peer);
+        if (!bytes || !range || m_backup != m_deviceId)
+            return drop(peer, QStringLiteral("sums this machine does not log"));
+        Q_EMIT summed(*range,
+                      ShardLog::Span{sum->step, sum->from, sum->to, sum->lr, sum->present, *bytes});
     } else if (!std::holds_alternative<wire::Ping>(m) && !std::holds_alternative<wire::Pong>(m)) {
         drop(peer, QStringLiteral("%1 over a shard link").arg(wire::messageName(m)));
     }

@@ -47,10 +47,17 @@ public:
 
     // The machines that keep no replica (they only hold a range): an owner sends them no weights.
     void setWeightless(QSet<QString> deviceIds) { m_weightless = std::move(deviceIds); }
+    // The machine that logs what each step adds to every range (the coordinator; this machine
+    // itself, or none): as an owner, this machine sends it each segment's sums before the
+    // segment's weights; as that machine, it takes them from the owners (summed()).
+    void setBackup(const QString& deviceId);
 
     // A link to the machine `deviceId`, admitted by shardlink.h; this node takes it. A link from a
     // device that owns no range and a second link from one device are refused.
     Status addLink(Connection* link, const QString& deviceId);
+
+    // Closes every link, saying `why`: the setup is over.
+    void closeLinks(const QString& why);
 
     // Opens step `step`: what the previous one left is dropped (nothing, when it is open). A
     // machine whose replica holds every owner's weights for a step opens the next by itself.
@@ -89,6 +96,8 @@ Q_SIGNALS:
     void updated(qint64 step);
     // A link closed, or sent what cannot be taken (it is closed then).
     void linkLost(const QString& deviceId, const QString& why);
+    // As the machine that logs (setBackup()): what a step added to a segment of range `range`.
+    void summed(size_t range, const tandem::ShardLog::Span& span);
 
 private:
     void onMessage(const QString& peer, const wire::Message& m);
@@ -119,6 +128,7 @@ private:
     int64_t m_step = -1;
     QHash<QString, QPointer<Connection>> m_links;
     QSet<QString> m_weightless;
+    QString m_backup;
 };
 
 } // namespace tandem

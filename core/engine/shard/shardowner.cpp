@@ -220,12 +220,8 @@ std::pair<qint64, qint64> ShardOwner::bundleBytes(DType wire) const {
     return {m_begin * element, (m_end - m_begin) * element};
 }
 
-void ShardOwner::applySum(const std::vector<at::Tensor>& sum, double lr) {
-    m_optimizer->step(sum, lr);
-}
-
 void ShardOwner::apply(double lr) {
-    applySum(m_sum, lr);
+    m_optimizer->step(m_sum, lr);
     for (at::Tensor& s : m_sum)
         s = at::Tensor();
     m_added = 0;
@@ -258,9 +254,14 @@ void ShardOwner::applySpan(int64_t from, int64_t to, double lr) {
     for (size_t p = 0; p < m_pieces.size(); ++p)
         if (m_pieces[p].at >= from && m_pieces[p].at < to)
             grads[p] = std::exchange(m_sum[p], at::Tensor());
-    m_optimizer->step(grads, lr, to == m_end - m_begin);
+    stepSpan(from, to, grads, lr);
     if (to == m_end - m_begin)
         m_added = 0;
+}
+
+void ShardOwner::stepSpan(int64_t /*from*/, int64_t to, const std::vector<at::Tensor>& sum,
+                          double lr) {
+    m_optimizer->step(sum, lr, to == m_end - m_begin);
 }
 
 namespace {

@@ -115,14 +115,15 @@ public:
     // The same arithmetic as add() and apply() over the whole range.
     void addSpan(const char* values, DType wire, double weight, int64_t from, int64_t to);
     void applySpan(int64_t from, int64_t to, double lr);
+    // Steps the values [from, to) with a sum made elsewhere (`sum` per piece, undefined outside
+    // the span or where it has none): what applySpan() does with its own. A logged step
+    // (shardlog.h) is rebuilt so.
+    void stepSpan(int64_t from, int64_t to, const std::vector<at::Tensor>& sum, double lr);
     // Workers whose gradients the sum holds now.
     int added() const { return m_added; }
-    // The sum, per piece (undefined where no gradient was added): what apply() steps with, and
-    // what the range's backup logs (shardlog.h).
+    // The sum, per piece (undefined where no gradient was added): what apply() and applySpan()
+    // step with, and what the coordinator logs (shardlog.h).
     const std::vector<at::Tensor>& sum() const { return m_sum; }
-    // Applies the optimizer to a sum made elsewhere (a logged step): what apply() does with its
-    // own.
-    void applySum(const std::vector<at::Tensor>& sum, double lr);
 
     // The range's fp32 weights, flat.
     const at::Tensor& masters() const { return m_masters; }

@@ -16,6 +16,10 @@ ShardPart::ShardPart(const Identity& identity, std::vector<at::Tensor>* replica,
             [this](Connection* link, const QString& deviceId) { linkUp(link, deviceId); });
 }
 
+ShardPart::~ShardPart() {
+    reset();
+}
+
 Expected<quint16> ShardPart::listen(const QHostAddress& address) {
     if (auto st = m_listener.listen(address); !st)
         return st.error();
@@ -27,8 +31,7 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("the coordinator's setup of the sharded run: %1").arg(why));
     };
-    if (m_node)
-        return refuse(QStringLiteral("it came twice"));
+    reset();
     if (!m_replica)
         return refuse(QStringLiteral("this machine has no replica to keep up to date"));
     const QString me = m_identity.deviceId();
@@ -92,6 +95,9 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
     m_node = new ShardNode(me, layout, std::move(ranges), m_wire, m_owner.get(),
                            weightless.contains(me) ? nullptr : m_replica, this);
     m_node->setWeightless(weightless);
+    // Before any link: the one that logs takes the owners' sums on theirs.
+    m_node->setBackup(setup.backup ? setup.members.front().deviceId : QString());
+    connect(m_node, &ShardNode::summed, this, &ShardPart::summed);
     m_node->open(setup.firstStep);
     m_node->setReplicaBusy(m_replicaBusy);
     connect(m_node, &ShardNode::held, this, [this](qint64 step, const QString& worker) {
@@ -120,18 +126,43 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
     return success();
 }
 
+void ShardPart::reset() {
+    ++m_generation;
+    if (m_node) {
+        m_node->disconnect(this);
+        m_node->closeLinks(QStringLiteral("the sharded run is set up again"));
+        delete m_node;
+        m_node = nullptr;
+    }
+    m_owner.reset();
+    m_links = 0;
+    m_expectLinks = 0;
+}
+
 void ShardPart::dial(const ShardMember& to) {
     auto* attempt = new ShardDial(m_identity, m_intro, to, this);
-    connect(attempt, &ShardDial::linked, this, [this, attempt, id = to.deviceId](Connection* link) {
+    const int generation = m_generation;
+    connect(attempt, &ShardDial::linked, this,
+            [this, attempt, generation, id = to.deviceId](Connection* link) {
+                attempt->deleteLater();
+                if (generation != m_generation) { // a link of a setup that is over
+                    link->close(QStringLiteral("the sharded run is set up again"));
+                    link->deleteWhenFlushed();
+                    return;
+                }
+                linkUp(link, id);
+            });
+    connect(attempt, &ShardDial::failed, this, [this, attempt, generation, to](const QString& why) {
         attempt->deleteLater();
-        linkUp(link, id);
-    });
-    connect(attempt, &ShardDial::failed, this, [this, attempt, to](const QString& why) {
-        attempt->deleteLater();
+        if (generation != m_generation)
+            return;
         // The coordinator sets the members up one by one: the one dialled may not have heard of
         // this run yet, and refuses until it has.
         if (m_since.elapsed() < kLinkPatienceMs) {
-            QTimer::singleShot(kRedialMs, this, [this, to] { dial(to); });
+            QTimer::singleShot(kRedialMs, this, [this, generation, to] {
+                if (generation == m_generation)
+                    dial(to);
+            });
             return;
         }
         Q_EMIT failed(QStringLiteral("no link to device %1 within %2 s: %3")

@@ -33,14 +33,18 @@ public:
     // (outlives this), sending values in `wire` and stepping its range with `optimizer`.
     ShardPart(const Identity& identity, std::vector<at::Tensor>* replica, DType wire,
               OptimizerConfig optimizer, QObject* parent = nullptr);
+    // Closes its links first, saying so, with nothing more reported of them.
+    ~ShardPart() override;
 
     // Listens for the links of the members after this one; the port goes to the coordinator.
     Expected<quint16> listen(const QHostAddress& address);
-    // The coordinator's setup: `range` holds the fp32 weights of this machine's range and, after
-    // them, its optimizer's state after setup.optimizerSteps steps (ShardOwner::rangeStateBytes();
-    // none: it starts afresh); empty where it owns none. Refuses a setup that does not name this
-    // machine, ranges that do not cover the replica's values, and weights or a state that do not
-    // fit; links follow, and report(Ready) says when every one is up.
+    // The coordinator's setup: a second one (the coordinator set the run up again without a
+    // machine it lost) ends the first, its links and its range first. `range` holds the fp32
+    // weights of this machine's range and, after them, its optimizer's state after
+    // setup.optimizerSteps steps (ShardOwner::rangeStateBytes(); none: it starts afresh); empty
+    // where it owns none. Refuses a setup that does not name this machine, ranges that do not cover
+    // the replica's values, and weights or a state that do not fit; links follow, and report(Ready)
+    // says when every one is up.
     Status setup(const wire::ShardSetup& setup, const QByteArray& range);
     // The worker's gradient bundle for `step`, of which the first `ready` bytes are final
     // (ShardNode::gradientsReady). Returns the bytes it sent to other machines.
@@ -62,9 +66,14 @@ Q_SIGNALS:
     void failed(const QString& why);
     // The link to the member `deviceId` was lost: so is what it holds.
     void memberLost(const QString& deviceId, const QString& why);
+    // As the machine that logs every range (wire::ShardSetup::backup; the coordinator): what a
+    // step added to a segment of range `range`.
+    void summed(size_t range, const tandem::ShardLog::Span& span);
 
 private:
     void dial(const ShardMember& to);
+    // Ends the setup: its links, its range and its replica's step.
+    void reset();
     void linkUp(Connection* link, const QString& deviceId);
 
     // How long a member keeps dialling one that refuses (it may not be set up yet), and how
@@ -84,6 +93,7 @@ private:
     int m_expectLinks = 0;
     int m_links = 0;
     bool m_replicaBusy = false; // said before the node was set up
+    int m_generation = 0;       // setups so far: a dial of an earlier one is let go
 };
 
 } // namespace tandem

@@ -219,9 +219,14 @@ OwnerStep::Weights OwnerStep::stepSegment() {
     const int64_t element = dtypeSize(m_wire);
     for (const auto& [worker, weight] : m_close->counted)
         m_owner.addSpan(m_parts[worker].constData() + from * element, m_wire, weight, from, to);
+    Weights w;
+    if (m_keepSums)
+        w.sum = ShardLog::spanOf(m_owner, m_step, from, to, m_close->lr);
     m_owner.applySpan(from, to, m_close->lr);
     ++m_segment;
-    return {from * element, m_owner.packMasters(m_wire, from, to)};
+    w.offset = from * element;
+    w.bytes = m_owner.packMasters(m_wire, from, to);
+    return w;
 }
 
 ReplicaStep::ReplicaStep(ShardLayout layout, std::vector<std::pair<int64_t, int64_t>> ranges,

@@ -17,6 +17,7 @@
 // fp32 rounding.
 
 #include "common/expected.h"
+#include "engine/shard/shardlog.h"
 #include "engine/shard/shardowner.h"
 
 #include <QByteArray>
@@ -116,7 +117,10 @@ public:
     struct Weights {
         qint64 offset = 0;
         QByteArray bytes;
+        std::optional<ShardLog::Span> sum; // what the segment added, where sums are kept
     };
+    // Whether each segment's Weights carry what its step added (for the coordinator's log).
+    void setKeepSums(bool keep) { m_keepSums = keep; }
     std::vector<Weights> advance();
     bool closing() const { return m_close.has_value(); }
     bool closed() const { return m_closed; }
@@ -138,6 +142,7 @@ private:
     };
     std::optional<Close> m_close; // said, and not every segment stepped
     size_t m_segment = 0;         // the next segment to step
+    bool m_keepSums = false;
 };
 
 // A worker's side of each step's end: every owner's new weights, written into its replica.

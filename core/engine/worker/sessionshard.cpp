@@ -35,10 +35,14 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
     });
     connect(m_shard.get(), &ShardPart::failed, this,
             [this](const QString& why) { finish(1, why); });
+    // A member lost: the coordinator says whether the run goes on without it (it sets the run
+    // up again) or ends.
     connect(m_shard.get(), &ShardPart::memberLost, this,
             [this](const QString& id, const QString& why) {
-                finish(1, QStringLiteral("the link to device %1 of the sharded run was lost: %2")
-                              .arg(id, why));
+                m_log(QStringLiteral("the link to device %1 of the sharded run was lost: %2")
+                          .arg(id, why));
+                if (m_conn)
+                    m_conn->send(wire::ShardReport{wire::ShardReport::Kind::Lost, 0, id, why});
             });
     m_loop.setShardSink(
         [this](int64_t step, const QByteArray& bundle, qint64 ready) -> qint64 {
