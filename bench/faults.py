@@ -19,6 +19,9 @@ Kinds:
                     the worker timeout, then comes back
   clock-jump        a worker's wall clock jumps (days back or forward, then again), through the
                     LD_PRELOAD shim bench/clockjump.cpp (built next to the binary, in lib/)
+  owner-kill        worker-kill, owner-stop worker-stop and owner-link-cut link-cut in a sharded
+  owner-stop        run (--shard): each worker owns a range of the weights and the optimizer's
+  owner-link-cut    state, and the run must go on without the one it loses, with no resume
 Invariants, for every try:
   the run finishes (after a resume where the fault stopped the coordinator); no sample is lost
   or repeated within an epoch (the sample ledger, TANDEM_SAMPLE_LEDGER); test accuracy within 1
@@ -44,7 +47,11 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KINDS = ["worker-kill", "worker-stop", "coordinator-kill", "disk-full", "link-cut", "clock-jump"]
+KINDS = ["worker-kill", "worker-stop", "coordinator-kill", "disk-full", "link-cut", "clock-jump",
+         "owner-kill", "owner-stop", "owner-link-cut"]
+# A sharded run's faults are a worker's, on a worker that owns a range.
+OWNER_KINDS = {"owner-kill": "worker-kill", "owner-stop": "worker-stop",
+               "owner-link-cut": "link-cut"}
 JUMPS = [-30 * 86400, -86400, -3600, 3600, 86400, 365 * 86400]
 WORKER_POINTS = ["worker.upload", "frame.send"]
 COORD_POINTS = ["checkpoint.write", "checkpoint.rename", "checkpoint.renamed", "trainer.step",
@@ -167,7 +174,7 @@ class Campaign:
         self.hits = {}
 
     # --- one run ----------------------------------------------------------------------------
-    def coordinator_args(self, out, port=0):
+    def coordinator_args(self, out, port=0, shard=False):
         a = self.a
         return [self.bin, "train", f"--model={a.model}", f"--data={a.data}",
                 f"--limit-train={a.samples}", f"--limit-test={a.test_samples}", "--epochs=1",
@@ -175,7 +182,7 @@ class Campaign:
                 f"--listen=127.0.0.1:{port}", "--workers=2",
                 "--no-local-worker", "--home", self.homes["coord"],
                 f"--worker-timeout={WORKER_TIMEOUT}", f"--checkpoint-every={CHECKPOINT_EVERY}",
-                f"--seed={a.seed}", f"--out={out}"]
+                f"--seed={a.seed}", f"--out={out}"] + (["--shard"] if shard else [])
 
     def resume_args(self, out, port):
         return [self.bin, "train", "--resume", os.path.join(out, "checkpoint.tandem"),
@@ -321,13 +328,17 @@ class Campaign:
 
     def try_in(self, kind, rng, folder, out, env, ledger, disk):
         procs, what = [], ""
+        sharded = kind in OWNER_KINDS
+        kind = OWNER_KINDS.get(kind, kind)
         coord_env = dict(env)
         victim = rng.choice(["w1", "w2"])
         worker_env = {"w1": {}, "w2": {}}
         at_step = rng.randint(2, max(2, self.steps - CHECKPOINT_EVERY - 3))
         place = "moment"
         if kind == "worker-kill":
-            place = rng.choice(WORKER_POINTS + ["moment"])
+            # A sharded worker's gradients go to the owners, not in an upload.
+            points = ["frame.send"] if sharded else WORKER_POINTS
+            place = rng.choice(points + ["moment"])
             if place != "moment":
                 n = rng.randint(1, max(1, self.hits[("worker", place)] - 1))
                 worker_env[victim]["TANDEM_FAILPOINTS"] = f"{place}=crash@{n}"
@@ -358,7 +369,7 @@ class Campaign:
             worker_env[victim] = {"LD_PRELOAD": shim, "TANDEM_CLOCK_OFFSET_FILE": offset_file}
             what = f"{victim}'s clock jumps {jumps[0]:+d} s at step {at_step}, then to {jumps[1]:+d} s"
 
-        c = Proc("coordinator", self.coordinator_args(out), coord_env)
+        c = Proc("coordinator", self.coordinator_args(out, shard=sharded), coord_env)
         procs.append(c)
         m = c.wait_err(r"listening on 127\.0\.0\.1:(\d+)")
         if not m:
@@ -494,6 +505,10 @@ class Campaign:
                        f"{self.clean['accuracy']:.4f}")
         if not problem and resumed_from is not None:
             what += f" (resumed from step {resumed_from})"
+        if not problem and sharded:
+            # The run went on without the owner it lost, or it was lost in no step.
+            gone = re.search(r"the sharded run goes on without .* from step (\d+)", c.text())
+            what += f" (went on from step {gone.group(1)})" if gone else " (no machine was lost)"
         if kind == "clock-jump":  # the shim says so when the process reads the shifted clock
             seen = "clockjump:" in workers[victim].text()
             what += " (read by the worker)" if seen else " (the worker never read its wall clock)"
