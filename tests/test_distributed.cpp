@@ -117,6 +117,7 @@ private Q_SLOTS:
     void aShardedRunTooLargeForItsMachinesIsRefused();
     void aLostShardStopsTheRunAtItsCheckpoint();
     void aLostMachineCostsTheShardedRunNoStep();
+    void aLostHolderCostsTheShardedRunNoStep();
     void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
     void slowWorkerIsLeftOutAndBroughtBack();
@@ -806,6 +807,42 @@ void TestDistributed::aLostMachineCostsTheShardedRunNoStep() {
     expectSameTrajectory(one, out);
     // The logs go with the run.
     QVERIFY(!QFileInfo::exists(out + QStringLiteral("/shard-logs")));
+}
+
+void TestDistributed::aLostHolderCostsTheShardedRunNoStep() {
+    // The worker that only holds a range (--hold-only) crashes mid-run. It sends no result, so
+    // only the step's end shows it gone: the worker that computes says its link to it ended, and
+    // the run goes on without it as without any machine.
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
+    const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("holder-goes"));
+    QVERIFY(!one.isEmpty());
+    const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
+    TandemProcess b(syncRun() + QStringList{QStringLiteral("--out=") + out,
+                                            QStringLiteral("--listen=127.0.0.1:0"),
+                                            QStringLiteral("--workers=2"),
+                                            QStringLiteral("--shard"), QStringLiteral("--home"),
+                                            home("coord")},
+                    false, cost);
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w1 = worker("w1", port, {}, cost);
+    TandemProcess* holder = worker("w2", port, {QStringLiteral("--hold-only")},
+                                   {QStringLiteral("TANDEM_FAILPOINTS=frame.send=crash@400")});
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
+                                           QStringLiteral("\n--- holder:\n") + holder->err()));
+    QVERIFY(holder->finish());
+    QVERIFY2(holder->exitCode() == -1, qPrintable(holder->err()));
+    QVERIFY(w1->finish());
+    QVERIFY2(w1->exitCode() == 0, qPrintable(w1->err()));
+    QVERIFY2(b.err().contains(QRegularExpression(
+                 QStringLiteral("the sharded run goes on without .+ from step [0-9]+"))),
+             qPrintable(b.err()));
+    const QJsonObject s = b.summary();
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
+    QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 2);
+    expectSameTrajectory(one, out);
 }
 
 void TestDistributed::killedMidUploadAppliesNoPartialGradient() {

@@ -21,6 +21,11 @@ bool ShardConductor::backedUp() const {
     return !m_backupDir.isEmpty() && m_logFailure.isEmpty() && !m_logs.empty();
 }
 
+QString ShardConductor::logFailure() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_logFailure;
+}
+
 qint64 ShardConductor::logBytes() const {
     qint64 bytes = 0;
     if (m_hub)

@@ -445,7 +445,9 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
         return r.worker == m_self
                    ? onLost(member, QStringLiteral("its link to this machine ended: %1").arg(r.why))
                    : onLost(r.worker,
-                            QStringLiteral("device %1's link to it ended: %2").arg(member, r.why));
+                            QStringLiteral("%1's link to it ended: %2")
+                                .arg(m_names.value(member, QStringLiteral("device %1").arg(member)),
+                                     r.why));
     m_cv.notify_all();
 }
 

@@ -61,6 +61,8 @@ public:
     void setBackup(const QString& folder) { m_backupDir = folder; }
     // Whether the logs hold every step since the setup (none failed to write).
     bool backedUp() const;
+    // Why the logs stopped (a disk that filled, sums that did not fit); empty while they go on.
+    QString logFailure() const;
     // What the logs hold on disk now.
     qint64 logBytes() const;
     QString selfId() const { return m_self; }

@@ -208,6 +208,7 @@ private:
     WorkerPool m_pool;
     // A sharded run's control (RunConfig::shard); before the hub, whose thread calls it.
     std::unique_ptr<ShardConductor> m_shards;
+    bool m_shardLogWarned = false;         // the logs stopped, and the run said so
     std::unique_ptr<CoordinatorHub> m_hub; // after the pool: it stops delivering first
     std::unique_ptr<StepContext> m_ctx;
     int64_t m_stepsPerEpoch = 0;

@@ -172,8 +172,17 @@ void Trainer::dropShardState() {
 }
 
 Status Trainer::compactShardLogs() {
-    if (!m_shards || !m_shards->backedUp())
+    if (!m_shards || !m_cfg.shardLog)
         return success();
+    if (const QString why = m_shards->logFailure(); !why.isEmpty()) {
+        // Said once: the run goes on, and would stop at its checkpoint if it lost a machine.
+        if (!m_shardLogWarned)
+            m_obs.onMessage(QStringLiteral("%1; a machine lost from now on stops the run at its "
+                                           "last checkpoint")
+                                .arg(why));
+        m_shardLogWarned = true;
+        return success();
+    }
     bool set = false;
     qint64 limit = qEnvironmentVariableIntValue("TANDEM_SHARD_LOG_BYTES", &set);
     if (!set || limit <= 0)
