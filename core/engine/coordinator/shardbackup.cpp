@@ -62,24 +62,32 @@ std::vector<QByteArray> ShardConductor::setupBases(const std::vector<QByteArray>
 Status ShardConductor::startLogs(int64_t firstStep, int64_t steps,
                                  const std::vector<QByteArray>& bases) {
     m_logs.clear();
+    m_logs.resize(m_ranges.size());
     if (!QDir().mkpath(m_backupDir))
         return makeError(ErrorCode::Io,
                          QStringLiteral("cannot make the folder %1 for the sharded run's logs")
                              .arg(m_backupDir));
-    const ShardLayout layout = ShardLayout::of(*m_replica);
-    for (size_t r = 0; r < m_ranges.size(); ++r) {
-        const ShardOwner shape(layout, m_ranges[r].begin, m_ranges[r].end,
-                               at::zeros({m_ranges[r].end - m_ranges[r].begin}, at::kFloat),
-                               m_optimizer);
-        auto log =
-            ShardLog::create(QDir(m_backupDir).filePath(QStringLiteral("range-%1.log").arg(r + 1)),
-                             shape, firstStep, steps, bases[r]);
-        if (!log) {
+    for (size_t r = 0; r < m_ranges.size(); ++r)
+        if (auto st = restartLog(r, firstStep, steps, bases[r]); !st) {
             m_logs.clear();
-            return log.error();
+            return st;
         }
-        m_logs.push_back(std::move(*log));
-    }
+    return success();
+}
+
+Status ShardConductor::restartLog(size_t r, int64_t firstStep, int64_t steps,
+                                  const QByteArray& base) {
+    const ShardLayout layout = ShardLayout::of(*m_replica);
+    const ShardOwner shape(layout, m_ranges[r].begin, m_ranges[r].end,
+                           at::zeros({m_ranges[r].end - m_ranges[r].begin}, at::kFloat),
+                           m_optimizer);
+    m_logs[r].reset();
+    auto log =
+        ShardLog::create(QDir(m_backupDir).filePath(QStringLiteral("range-%1.log").arg(r + 1)),
+                         shape, firstStep, steps, base);
+    if (!log)
+        return log.error();
+    m_logs[r] = std::move(*log);
     return success();
 }
 

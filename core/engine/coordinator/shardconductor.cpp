@@ -321,6 +321,46 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
     return std::pair{steps, std::move(*whole)};
 }
 
+Status ShardConductor::rebaseLogs(int timeoutMs) {
+    int64_t next = 0;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        next = m_lastClosed + 1;
+    }
+    // A range at a time: no more than one range's state here at once.
+    for (size_t r = 0; r < m_ranges.size(); ++r) {
+        const QString owner = m_ranges[r].owner;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_states.erase(owner);
+        }
+        QMetaObject::invokeMethod(
+            m_hub,
+            [this, owner] {
+                if (owner != m_self) {
+                    if (HubSession* s = m_hub->workingSession(owner))
+                        s->sendShard(wire::ShardSave{});
+                } else if (const ShardOwner* own = m_machine ? m_machine->owner() : nullptr) {
+                    onState(m_self, own->stepCount(), own->rangeStateBytes());
+                }
+            },
+            Qt::QueuedConnection);
+        std::pair<int64_t, QByteArray> state;
+        {
+            std::unique_lock<std::mutex> lock(m_mutex);
+            if (auto st = await(
+                    lock, [&] { return m_states.count(owner) > 0; }, timeoutMs,
+                    QStringLiteral("range %1's state").arg(r + 1));
+                !st)
+                return st;
+            state = std::move(m_states[owner]);
+            m_states.erase(owner);
+        }
+        m_hub->runOnNetwork([&] { noteLog(restartLog(r, next, state.first, state.second)); });
+    }
+    return success();
+}
+
 void ShardConductor::roundReplica() {
     if (!m_replica || m_wire == DType::F32)
         return;

@@ -63,8 +63,12 @@ public:
     bool backedUp() const;
     // Why the logs stopped (a disk that filled, sums that did not fit); empty while they go on.
     QString logFailure() const;
-    // What the logs hold on disk now.
+    // What the logs' records hold on disk now.
     qint64 logBytes() const;
+    // Training thread, between steps: each log begins again from its range's state now, which
+    // its owner sends, a range at a time. Fails when a member is lost meanwhile, or after
+    // `timeoutMs`.
+    Status rebaseLogs(int timeoutMs);
     QString selfId() const { return m_self; }
     // Every member's device ID and range, in the order of the values.
     std::vector<ShardRange> ranges() const { return m_ranges; }
@@ -150,6 +154,7 @@ private:
     // range states `bases` (ShardOwner::rangeStateBytes()), its first record of step
     // `firstStep`.
     Status startLogs(int64_t firstStep, int64_t steps, const std::vector<QByteArray>& bases);
+    Status restartLog(size_t range, int64_t firstStep, int64_t steps, const QByteArray& base);
     void onSummed(size_t range, const ShardLog::Span& span);
     // A log that could not be written stops the logs: a machine lost then stops the run.
     void noteLog(const Status& st);

@@ -110,8 +110,8 @@ private:
     Status gatherShardState();
     void dropShardState();
     // Between steps: once the conductor's logs of the ranges' steps pass their limit (the larger
-    // of 2 GiB and four steps of sums; TANDEM_SHARD_LOG_BYTES sets another), the owners' state is
-    // gathered as for a checkpoint, none written, and the logs begin again from it.
+    // of 2 GiB and four steps of sums; TANDEM_SHARD_LOG_BYTES sets another), each begins again
+    // from its range's state, which its owner sends (ShardConductor::rebaseLogs).
     Status compactShardLogs();
     // Where each member's range ends (this machine's first, then `remotes`' in their order), as
     // the memory plan places them; refused with the figures when the machines cannot hold it.

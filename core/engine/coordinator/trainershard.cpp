@@ -189,9 +189,8 @@ Status Trainer::compactShardLogs() {
         limit = std::max<qint64>(qint64(2) << 30, 4 * 4 * m_master.trainableCount());
     if (m_shards->logBytes() < limit)
         return success();
-    if (auto st = gatherShardState(); !st)
-        return st;
-    dropShardState();
+    if (auto st = m_shards->rebaseLogs(kShardSetupMs); !st)
+        return reformShards(st.error(), {}); // a machine lost meanwhile
     return success();
 }
 
