@@ -441,6 +441,10 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
         // before is of the setup before it (the run set up again), and is not kept.
         if (r.kind != wire::ShardReport::Kind::Ready && !m_ready.contains(member))
             return;
+        // Of two members that lost the link between them, the one named first goes: what the
+        // other says of it comes from a machine the run goes on without.
+        if (r.kind == wire::ShardReport::Kind::Lost && m_lost.contains(member))
+            return;
         switch (r.kind) {
         case wire::ShardReport::Kind::Ready:
             m_ready.insert(member);
