@@ -390,6 +390,9 @@ void HubSession::sendShardSetup(wire::ShardSetup setup, const QByteArray& range)
     if (!range.isEmpty())
         setup.mastersBlob = m_conn->sendBlob(wire::BlobKind::Tensors, range);
     m_conn->send(setup);
+    // A setup again (the run going on without a machine) starts the worker's replica afresh:
+    // the step's weights go with its next assignment, whatever it was sent before.
+    m_lastWeightsVersion = UINT64_MAX;
 }
 
 void HubSession::sendShard(const wire::Message& message) {
