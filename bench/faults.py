@@ -508,7 +508,12 @@ class Campaign:
         if not problem and sharded:
             # The run went on without the owner it lost, or it was lost in no step.
             gone = re.search(r"the sharded run goes on without .* from step (\d+)", c.text())
-            what += f" (went on from step {gone.group(1)})" if gone else " (no machine was lost)"
+            if gone:
+                what += f" (went on from step {gone.group(1)})"
+            elif "the run is set up without it" in c.text():
+                what += " (set up without it)"
+            else:
+                what += " (no machine was lost)"
         if kind == "clock-jump":  # the shim says so when the process reads the shifted clock
             seen = "clockjump:" in workers[victim].text()
             what += " (read by the worker)" if seen else " (the worker never read its wall clock)"

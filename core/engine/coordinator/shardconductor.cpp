@@ -126,6 +126,7 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
         for (const QString& w : workers) {
             HubSession* s = hub->workingSession(w);
             if (!s || s->shardPort() == 0) {
+                markLost(w);
                 result = makeError(ErrorCode::Runtime,
                                    QStringLiteral("worker (device %1) left before the sharded "
                                                   "run was set up")
@@ -493,6 +494,12 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
                                 .arg(m_names.value(member, QStringLiteral("device %1").arg(member)),
                                      r.why));
     m_cv.notify_all();
+}
+
+void ShardConductor::markLost(const QString& deviceId) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_lost.contains(deviceId))
+        m_lost << deviceId;
 }
 
 void ShardConductor::onLost(const QString& member, const QString& why) {

@@ -156,6 +156,8 @@ private:
     Status startLogs(int64_t firstStep, int64_t steps, const std::vector<QByteArray>& bases);
     Status restartLog(size_t range, int64_t firstStep, int64_t steps, const QByteArray& base);
     void onSummed(size_t range, const ShardLog::Span& span);
+    // A worker gone before the setup could name it a member.
+    void markLost(const QString& deviceId);
     // A log that could not be written stops the logs: a machine lost then stops the run.
     void noteLog(const Status& st);
     // Each range's state as its log begins, from the setup's blobs (weights, then a resumed

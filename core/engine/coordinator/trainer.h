@@ -107,6 +107,7 @@ private:
     // written, unless the run ends).
     Status shardHub(HubConfig& hc);
     Status startShards();
+    Status setUpShards(); // startShards() once, on the members the pool holds now
     Status gatherShardState();
     void dropShardState();
     // Between steps: once the conductor's logs of the ranges' steps pass their limit (the larger

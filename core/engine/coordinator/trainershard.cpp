@@ -75,6 +75,29 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
 }
 
 Status Trainer::startShards() {
+    // A worker lost while the run is set up: it is set up again on the others, from the same
+    // state, which is still here.
+    for (;;) {
+        const Status st = setUpShards();
+        if (st)
+            return st;
+        QStringList gone = m_shards->lost();
+        gone.removeAll(QString());
+        bool dropped = false;
+        for (size_t w = 0; w < m_pool.size(); ++w)
+            if (PoolMember& m = m_pool.at(w);
+                m.remote && m.alive() && gone.contains(m.link->deviceId())) {
+                m_pool.drop(w, st.error(), QStringLiteral("the run is set up without it"),
+                            m_state.step);
+                dropped = true;
+            }
+        if (!dropped)
+            return st;
+        m_shards->stop();
+    }
+}
+
+Status Trainer::setUpShards() {
     std::vector<QString> workers;
     std::vector<size_t> remotes;
     QSet<QString> holders;
