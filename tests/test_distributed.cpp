@@ -172,6 +172,12 @@ private:
     void runShardedOnThree(const QString& out, const QStringList& extra, QJsonObject* summary,
                            QString* log, const QStringList& second = {},
                            QString* secondLog = nullptr);
+    // syncRun() sharded across this machine and two workers, the second started with
+    // `secondArgs` and `secondEnv` and crashing at its frame.send failpoint: checks that the run
+    // ends as this machine alone does, on two shards, and returns the step it went on from (-1
+    // where a check failed). `coordEnv`: more for the coordinator.
+    int runShardedLosingTheSecond(const QString& out, const QStringList& coordEnv,
+                                  const QStringList& secondArgs, const QStringList& secondEnv);
     // `wireBytes`: each value's bytes on the wire.
     void expectShardTraffic(const QJsonObject& summary, int machines, double wireBytes = 4.0);
     // Local-SGD (int4, Fashion-MNIST, 3 epochs of 12,000) with one worker from the start, one
@@ -763,48 +769,66 @@ void TestDistributed::aLostShardStopsTheRunAtItsCheckpoint() {
              qPrintable(again.err()));
 }
 
-void TestDistributed::aLostMachineCostsTheShardedRunNoStep() {
-    // A worker that owns a range crashes mid-run (a failpoint, at the 300th frame it sends). The
-    // coordinator's log of what each step added to every range rebuilds the whole run's state
-    // after the last step every machine finished; the run is set up again on the two machines
-    // left, takes the step again, and ends as this machine alone does: every sample once, the
-    // same losses and the same weights.
-    if (!TANDEM_FAILPOINTS_BUILD)
-        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
-    const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("shard-goes-on"));
-    QVERIFY(!one.isEmpty());
-    // The logs begin again every three steps (0.8 MB of sums a step), as a long run's do: the
-    // rebuild starts from the state they began from.
+int TestDistributed::runShardedLosingTheSecond(const QString& out, const QStringList& coordEnv,
+                                               const QStringList& secondArgs,
+                                               const QStringList& secondEnv) {
+    // syncRun() sharded across this machine and two workers, the second of which crashes at its
+    // failpoint; the run must end as this machine alone does.
+    const QString one = syncAlone();
+    if (one.isEmpty())
+        return -1;
     const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
     TandemProcess b(syncRun() + QStringList{QStringLiteral("--out=") + out,
                                             QStringLiteral("--listen=127.0.0.1:0"),
                                             QStringLiteral("--workers=2"),
                                             QStringLiteral("--shard"), QStringLiteral("--home"),
                                             home("coord")},
-                    false, cost + QStringList{QStringLiteral("TANDEM_SHARD_LOG_BYTES=2500000")});
+                    false, cost + coordEnv);
     const QString port = waitPort(b);
-    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    [&] { QVERIFY2(!port.isEmpty(), qPrintable(b.err())); }();
+    if (port.isEmpty())
+        return -1;
     TandemProcess* w1 = worker("w1", port, {}, cost);
-    TandemProcess* w2 =
-        worker("w2", port, {},
-               cost + QStringList{QStringLiteral("TANDEM_FAILPOINTS=frame.send=crash@300")});
-    QVERIFY(b.finish());
-    QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
-                                           QStringLiteral("\n--- w2:\n") + w2->err()));
-    QVERIFY(w2->finish());
-    QVERIFY2(w2->exitCode() == -1 && w2->err().contains(QLatin1String("failpoint frame.send")),
-             qPrintable(w2->err()));
-    QVERIFY(w1->finish());
-    QVERIFY2(w1->exitCode() == 0, qPrintable(w1->err()));
-    const QRegularExpression goesOn(
-        QStringLiteral("the sharded run goes on without .+ from step ([0-9]+)"));
-    const QRegularExpressionMatch m = goesOn.match(b.err());
-    QVERIFY2(m.hasMatch(), qPrintable(b.err()));
-    QVERIFY2(m.captured(1).toInt() > 1 && m.captured(1).toInt() < 40, qPrintable(b.err()));
-    const QJsonObject s = b.summary();
-    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
-    QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 2);
-    expectSameTrajectory(one, out);
+    TandemProcess* w2 = worker("w2", port, secondArgs, secondEnv);
+    const bool finished = b.finish();
+    const QRegularExpressionMatch m =
+        QRegularExpression(QStringLiteral("the sharded run goes on without .+ from step ([0-9]+)"))
+            .match(b.err());
+    [&] {
+        QVERIFY(finished);
+        QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
+                                               QStringLiteral("\n--- w2:\n") + w2->err()));
+        QVERIFY(w2->finish());
+        QVERIFY2(w2->exitCode() == -1 && w2->err().contains(QLatin1String("failpoint frame.send")),
+                 qPrintable(w2->err()));
+        QVERIFY(w1->finish());
+        QVERIFY2(w1->exitCode() == 0, qPrintable(w1->err()));
+        QVERIFY2(m.hasMatch(), qPrintable(b.err()));
+        const QJsonObject s = b.summary();
+        QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
+        QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 2);
+        expectSameTrajectory(one, out);
+    }();
+    return QTest::currentTestFailed() ? -1 : m.captured(1).toInt();
+}
+
+void TestDistributed::aLostMachineCostsTheShardedRunNoStep() {
+    // A worker that owns a range crashes mid-run (a failpoint, at the 300th frame it sends). The
+    // coordinator's log of what each step added to every range rebuilds the whole run's state
+    // after the last step every machine finished; the run is set up again on the two machines
+    // left, takes the step again, and ends as this machine alone does: every sample once, the
+    // same losses and the same weights. The logs begin again every three steps (0.8 MB of sums
+    // a step), as a long run's do: the rebuild starts from the state they began from.
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
+    const QString out = m_tmp.filePath(QStringLiteral("shard-goes-on"));
+    const int from =
+        runShardedLosingTheSecond(out, {QStringLiteral("TANDEM_SHARD_LOG_BYTES=2500000")}, {},
+                                  {QStringLiteral("TANDEM_FAULT_STEP_COST=0,2"),
+                                   QStringLiteral("TANDEM_FAILPOINTS=frame.send=crash@300")});
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY2(from > 1 && from < 40, qPrintable(QString::number(from)));
     // The logs go with the run.
     QVERIFY(!QFileInfo::exists(out + QStringLiteral("/shard-logs")));
 }
@@ -815,34 +839,9 @@ void TestDistributed::aLostHolderCostsTheShardedRunNoStep() {
     // the run goes on without it as without any machine.
     if (!TANDEM_FAILPOINTS_BUILD)
         QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
-    const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("holder-goes"));
-    QVERIFY(!one.isEmpty());
-    const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
-    TandemProcess b(syncRun() + QStringList{QStringLiteral("--out=") + out,
-                                            QStringLiteral("--listen=127.0.0.1:0"),
-                                            QStringLiteral("--workers=2"),
-                                            QStringLiteral("--shard"), QStringLiteral("--home"),
-                                            home("coord")},
-                    false, cost);
-    const QString port = waitPort(b);
-    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
-    TandemProcess* w1 = worker("w1", port, {}, cost);
-    TandemProcess* holder = worker("w2", port, {QStringLiteral("--hold-only")},
-                                   {QStringLiteral("TANDEM_FAILPOINTS=frame.send=crash@400")});
-    QVERIFY(b.finish());
-    QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
-                                           QStringLiteral("\n--- holder:\n") + holder->err()));
-    QVERIFY(holder->finish());
-    QVERIFY2(holder->exitCode() == -1, qPrintable(holder->err()));
-    QVERIFY(w1->finish());
-    QVERIFY2(w1->exitCode() == 0, qPrintable(w1->err()));
-    QVERIFY2(b.err().contains(QRegularExpression(
-                 QStringLiteral("the sharded run goes on without .+ from step [0-9]+"))),
-             qPrintable(b.err()));
-    const QJsonObject s = b.summary();
-    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
-    QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 2);
-    expectSameTrajectory(one, out);
+    runShardedLosingTheSecond(m_tmp.filePath(QStringLiteral("holder-goes")), {},
+                              {QStringLiteral("--hold-only")},
+                              {QStringLiteral("TANDEM_FAILPOINTS=frame.send=crash@400")});
 }
 
 void TestDistributed::killedMidUploadAppliesNoPartialGradient() {

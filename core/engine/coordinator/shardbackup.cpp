@@ -27,13 +27,7 @@ QString ShardConductor::logFailure() const {
 }
 
 qint64 ShardConductor::logBytes() const {
-    qint64 bytes = 0;
-    if (m_hub)
-        m_hub->runOnNetwork([&] {
-            for (const auto& log : m_logs)
-                bytes += log ? log->bytes() : 0;
-        });
-    return bytes;
+    return m_logBytes.load();
 }
 
 QStringList ShardConductor::lost() const {
@@ -62,6 +56,7 @@ std::vector<QByteArray> ShardConductor::setupBases(const std::vector<QByteArray>
 Status ShardConductor::startLogs(int64_t firstStep, int64_t steps,
                                  const std::vector<QByteArray>& bases) {
     m_logs.clear();
+    m_logBytes = 0;
     m_logs.resize(m_ranges.size());
     if (!QDir().mkpath(m_backupDir))
         return makeError(ErrorCode::Io,
@@ -70,6 +65,7 @@ Status ShardConductor::startLogs(int64_t firstStep, int64_t steps,
     for (size_t r = 0; r < m_ranges.size(); ++r)
         if (auto st = restartLog(r, firstStep, steps, bases[r]); !st) {
             m_logs.clear();
+            m_logBytes = 0;
             return st;
         }
     return success();
@@ -81,6 +77,8 @@ Status ShardConductor::restartLog(size_t r, int64_t firstStep, int64_t steps,
     const ShardOwner shape(layout, m_ranges[r].begin, m_ranges[r].end,
                            at::zeros({m_ranges[r].end - m_ranges[r].begin}, at::kFloat),
                            m_optimizer);
+    if (m_logs[r])
+        m_logBytes -= m_logs[r]->bytes();
     m_logs[r].reset();
     auto log =
         ShardLog::create(QDir(m_backupDir).filePath(QStringLiteral("range-%1.log").arg(r + 1)),
@@ -100,8 +98,11 @@ void ShardConductor::noteLog(const Status& st) {
 }
 
 void ShardConductor::onSummed(size_t range, const ShardLog::Span& span) {
-    if (range < m_logs.size() && m_logs[range])
-        noteLog(m_logs[range]->append(span));
+    if (range >= m_logs.size() || !m_logs[range])
+        return;
+    const qint64 before = m_logs[range]->bytes();
+    noteLog(m_logs[range]->append(span));
+    m_logBytes += m_logs[range]->bytes() - before;
 }
 
 void ShardConductor::stop() {

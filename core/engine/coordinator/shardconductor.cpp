@@ -188,6 +188,7 @@ void ShardConductor::forgetSetup() {
     delete m_machine;
     m_machine = nullptr;
     m_logs.clear();
+    m_logBytes = 0;
 }
 
 template <typename Done>

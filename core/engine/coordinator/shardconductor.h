@@ -20,6 +20,7 @@
 #include <QHash>
 #include <QSet>
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -199,6 +200,7 @@ private:
 
     QString m_backupDir;
     std::vector<std::unique_ptr<ShardLog>> m_logs; // per range; network thread
+    std::atomic<qint64> m_logBytes{0};             // their records' bytes, read from any thread
     QString m_logFailure;                          // a log that could not be written
     QStringList m_lost;
 };

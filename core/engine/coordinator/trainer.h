@@ -131,6 +131,13 @@ private:
     // rebuilt from the conductor's logs, is set up again on the machines left, which then take
     // the step again. Fails with `failure` where it cannot.
     Status reformShards(const Error& failure, const QStringList& lost);
+    // The workers among `gone` (device IDs) leave the pool, `why` and `consequence` said of
+    // each: their names (those that had left already too), and how many were still in it.
+    struct Dropped {
+        QStringList names;
+        int dropped = 0;
+    };
+    Dropped dropShardMembers(const QStringList& gone, const Error& why, const QString& consequence);
     // How long the machines of a sharded run may take to link with each other.
     static constexpr int kShardSetupMs = 60000;
     // Waits for `count` workers (-1: m_cfg.workers) to be probed (or to join), within the join

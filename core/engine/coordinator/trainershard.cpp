@@ -74,6 +74,22 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
     return ends;
 }
 
+Trainer::Dropped Trainer::dropShardMembers(const QStringList& gone, const Error& why,
+                                           const QString& consequence) {
+    Dropped out;
+    for (size_t w = 0; w < m_pool.size(); ++w) {
+        PoolMember& m = m_pool.at(w);
+        if (!m.remote || !gone.contains(m.link->deviceId()))
+            continue;
+        out.names << m.stats.name;
+        if (m.alive()) {
+            m_pool.drop(w, why, consequence, m_state.step);
+            ++out.dropped;
+        }
+    }
+    return out;
+}
+
 Status Trainer::startShards() {
     // A worker lost while the run is set up: it is set up again on the others, from the same
     // state, which is still here.
@@ -83,15 +99,8 @@ Status Trainer::startShards() {
             return st;
         QStringList gone = m_shards->lost();
         gone.removeAll(QString());
-        bool dropped = false;
-        for (size_t w = 0; w < m_pool.size(); ++w)
-            if (PoolMember& m = m_pool.at(w);
-                m.remote && m.alive() && gone.contains(m.link->deviceId())) {
-                m_pool.drop(w, st.error(), QStringLiteral("the run is set up without it"),
-                            m_state.step);
-                dropped = true;
-            }
-        if (!dropped)
+        if (dropShardMembers(gone, st.error(), QStringLiteral("the run is set up without it"))
+                .dropped == 0)
             return st;
         m_shards->stop();
     }
@@ -206,10 +215,9 @@ Status Trainer::compactShardLogs() {
         m_shardLogWarned = true;
         return success();
     }
-    bool set = false;
-    qint64 limit = qEnvironmentVariableIntValue("TANDEM_SHARD_LOG_BYTES", &set);
-    if (!set || limit <= 0)
-        limit = std::max<qint64>(qint64(2) << 30, 4 * 4 * m_master.trainableCount());
+    static const qint64 set = qEnvironmentVariableIntValue("TANDEM_SHARD_LOG_BYTES");
+    const qint64 limit =
+        set > 0 ? set : std::max<qint64>(qint64(2) << 30, 4 * 4 * m_master.trainableCount());
     if (m_shards->logBytes() < limit)
         return success();
     if (auto st = m_shards->rebaseLogs(kShardSetupMs); !st)
@@ -225,18 +233,11 @@ Status Trainer::reformShards(const Error& failure, const QStringList& lost) {
     gone.removeAll(QString()); // this machine's own worker: its part failing ends the run
     if (gone.isEmpty() || !m_shards->backedUp())
         return failure;
-    QStringList names;
-    for (size_t w = 0; w < m_pool.size(); ++w) {
-        PoolMember& m = m_pool.at(w);
-        if (!m.remote || !gone.contains(m.link->deviceId()))
-            continue;
-        names << m.stats.name;
-        if (m.alive())
-            m_pool.drop(w, failure,
-                        QStringLiteral("the machines left take over its range from step %1")
-                            .arg(m_state.step + 1),
-                        m_state.step);
-    }
+    const QStringList names =
+        dropShardMembers(gone, failure,
+                         QStringLiteral("the machines left take over its range from step %1")
+                             .arg(m_state.step + 1))
+            .names;
     // The step under way is lost on every machine: the run goes on from the one before, which
     // each range's log holds, on the machines left.
     m_shards->stop();

@@ -80,13 +80,11 @@ Status SyncPolicy::step(StepContext& ctx) {
         phase(out.split.wireMs, [&] { grads = combineResults(ctx.master, c.results, batch); });
         phase(out.split.optimizerMs, [&] { ctx.optimizer.step(grads, serverLr(ctx, lr)); });
     };
-    if (ctx.shards) {
-        // collect() took the update
-    } else if (ctx.onComputeThread && ctx.master.trainableCount() >= kLargeUpdateValues) {
+    // A sharded step's update is the owners', which collect() waited for.
+    if (!ctx.shards && ctx.onComputeThread && ctx.master.trainableCount() >= kLargeUpdateValues)
         ctx.onComputeThread(update);
-    } else {
+    else if (!ctx.shards)
         update();
-    }
     out.samples = int64_t(indices.size());
     out.lr = lr;
     out.stepMs = double(timer.nsecsElapsed()) / 1e6;
