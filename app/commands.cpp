@@ -244,9 +244,9 @@ void addTrainOptions(Parser& p) {
     p.addOption({QStringLiteral("no-local-worker"),
                  QStringLiteral("Coordinate only; this machine does not train.")});
     p.addOption({QStringLiteral("shard"),
-                 QStringLiteral("Sync: split the weights' fp32 masters and the optimizer's state "
-                                "across this machine and its workers, each holding a range, "
-                                "instead of all here.")});
+                 QStringLiteral("Sync and local-SGD: split the weights' fp32 masters and the "
+                                "(outer) optimizer's state across this machine and its workers, "
+                                "each holding a range, instead of all here.")});
     p.addOption({QStringLiteral("no-shard-log"),
                  QStringLiteral("With --shard: keep no log of the ranges' steps here. The "
                                 "owners' links then carry less, but a machine lost stops the run "

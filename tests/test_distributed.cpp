@@ -112,6 +112,8 @@ private Q_SLOTS:
     void shardedRunMatchesTheOneMachineRun();
     void shardedRunResumesOnOtherMachines();
     void aShardOwnerNeedNotCompute();
+    void aShardedLocalSgdRunMatchesTheOneMachineRun();
+    void aLostHolderCostsTheShardedLocalSgdRunNoStep();
     void aShardedRunOverABf16WireKeepsFp32Weights();
     void aWorkerCanHoldARangeAndComputeNothing();
     void aShardedRunTooLargeForItsMachinesIsRefused();
@@ -159,7 +161,8 @@ private:
     // (in `two`, the remote worker started with `workerEnv`); returns the two-worker summary.
     QJsonObject runAloneAndWithAWorker(const QString& one, const QString& two,
                                        const QStringList& workerEnv, TandemProcess** remote);
-    void expectSameTrajectory(const QString& one, const QString& two);
+    // The `steps` steps' losses in `one` and `two` are the same, and so are the exported weights.
+    void expectSameTrajectory(const QString& one, const QString& two, int steps = 40);
     // A sharded run's summary: `machines` ranges that cover the model, each machine's bytes a
     // step within 10 % of all-reduce's optimum.
     // syncRun() on this machine alone: its folder, the reference the sharded runs must equal,
@@ -178,6 +181,18 @@ private:
     // where a check failed). `coordEnv`: more for the coordinator.
     int runShardedLosingTheSecond(const QString& out, const QStringList& coordEnv,
                                   const QStringList& secondArgs, const QStringList& secondEnv);
+    // localSgdRun() sharded across this machine and two workers, into `out` with `extra`. Either
+    // this machine or the first worker computes every round; the others only hold, the second
+    // worker started with `holderEnv`. Returns the coordinator's summary once it and the first
+    // worker have ended well, and its log.
+    QJsonObject runLocalSgdSharded(const QString& out, bool thisMachineComputes,
+                                   const QStringList& extra, const QStringList& holderEnv,
+                                   QString* log);
+    // syncRun() in local-SGD: four inner steps of SGD a round, ten rounds.
+    QStringList localSgdRun() const;
+    // localSgdRun() on this machine alone (once): its output folder.
+    QString localSgdAlone();
+    QString m_localSgdAlone;
     // `wireBytes`: each value's bytes on the wire.
     void expectShardTraffic(const QJsonObject& summary, int machines, double wireBytes = 4.0);
     // Local-SGD (int4, Fashion-MNIST, 3 epochs of 12,000) with one worker from the start, one
@@ -316,11 +331,11 @@ QJsonObject TestDistributed::runAloneAndWithAWorker(const QString& one, const QS
     return b.summary();
 }
 
-void TestDistributed::expectSameTrajectory(const QString& one, const QString& two) {
+void TestDistributed::expectSameTrajectory(const QString& one, const QString& two, int steps) {
     const QList<double> la = stepLosses(one + QStringLiteral("/metrics.jsonl"));
     const QList<double> lb = stepLosses(two + QStringLiteral("/metrics.jsonl"));
-    QCOMPARE(la.size(), 40);
-    QCOMPARE(lb.size(), 40);
+    QCOMPARE(la.size(), steps);
+    QCOMPARE(lb.size(), steps);
     for (int i = 0; i < la.size(); ++i)
         QVERIFY2(std::abs(la[i] - lb[i]) <= 1e-4 * std::max(1.0, std::abs(la[i])),
                  qPrintable(QStringLiteral("step %1: %2 vs %3").arg(i + 1).arg(la[i]).arg(lb[i])));
@@ -437,6 +452,126 @@ void TestDistributed::aShardOwnerNeedNotCompute() {
         QVERIFY(w->finish());
         QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
     }
+}
+
+QStringList TestDistributed::localSgdRun() const {
+    // Inner SGD without momentum keeps no state from round to round: the outer optimizer's is
+    // the run's only state, and it is what the owners hold.
+    QStringList run = syncRun();
+    run.removeAll(QStringLiteral("--mode=sync"));
+    return run + QStringList{QStringLiteral("--mode=local-sgd"), QStringLiteral("--local-steps=4"),
+                             QStringLiteral("--momentum=0")};
+}
+
+QString TestDistributed::localSgdAlone() {
+    if (!m_localSgdAlone.isEmpty())
+        return m_localSgdAlone;
+    const QString out = m_tmp.filePath(QStringLiteral("local-one"));
+    TandemProcess a(localSgdRun() + QStringList{QStringLiteral("--out=") + out});
+    if (!a.finish() || a.exitCode() != 0) {
+        qWarning().noquote() << a.err();
+        QTest::qFail("the one-machine local-SGD run did not finish well", __FILE__, __LINE__);
+        return {};
+    }
+    m_localSgdAlone = out;
+    return out;
+}
+
+QJsonObject TestDistributed::runLocalSgdSharded(const QString& out, bool thisMachineComputes,
+                                                const QStringList& extra,
+                                                const QStringList& holderEnv, QString* log) {
+    // One machine computes every round, as this machine alone does; the others only hold.
+    const QStringList holds{QStringLiteral("--hold-only")};
+    TandemProcess b(
+        localSgdRun() +
+        QStringList{QStringLiteral("--out=") + out, QStringLiteral("--listen=127.0.0.1:0"),
+                    QStringLiteral("--workers=2"), QStringLiteral("--shard"),
+                    QStringLiteral("--home"), home("coord")} +
+        (thisMachineComputes ? QStringList() : QStringList{QStringLiteral("--no-local-worker")}) +
+        extra);
+    const QString port = waitPort(b);
+    [&] { QVERIFY2(!port.isEmpty(), qPrintable(b.err())); }();
+    if (port.isEmpty())
+        return {};
+    TandemProcess* w1 = worker("w1", port, thisMachineComputes ? holds : QStringList());
+    TandemProcess* w2 = worker("w2", port, holds, holderEnv);
+    const bool finished = b.finish();
+    *log = b.err();
+    [&] {
+        QVERIFY(finished);
+        QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
+                                               QStringLiteral("\n--- w2:\n") + w2->err()));
+        QVERIFY2(b.err().contains(QStringLiteral("sharded the optimizer across 3 machines")),
+                 qPrintable(b.err()));
+        for (TandemProcess* w : {w1, w2}) {
+            QVERIFY(w->finish());
+            QVERIFY2(w->err().contains(QStringLiteral("holds values")), qPrintable(w->err()));
+        }
+        QVERIFY2(w1->exitCode() == 0, qPrintable(w1->err()));
+    }();
+    return QTest::currentTestFailed() ? QJsonObject() : b.summary();
+}
+
+void TestDistributed::aShardedLocalSgdRunMatchesTheOneMachineRun() {
+    // Local-SGD's outer state (the fp32 masters and the outer optimizer's Nesterov momentum) is
+    // split across the coordinator and two workers. The rounds are the one-machine run's: the
+    // delta of each goes to the three owners, which take the outer step, and their weights come
+    // back. The checkpoint at the step limit gathers the momentum, and the run resumes on this
+    // machine alone, ending where the one-machine run does: had the momentum been lost or cut
+    // wrongly, the rounds after it would differ.
+    const QString one = localSgdAlone(), sharded = m_tmp.filePath(QStringLiteral("local-shard"));
+    QVERIFY(!one.isEmpty());
+    QString log;
+    const QJsonObject first =
+        runLocalSgdSharded(sharded, false, {QStringLiteral("--max-steps=5")}, {}, &log);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(first.value(QStringLiteral("steps")).toInt(), 5);
+    // Each owner keeps its range's master and momentum, and a sum while a round closes: SGD's
+    // 12 bytes a value, whatever the inner optimizer.
+    const QJsonArray ranges = first.value(QStringLiteral("shards")).toArray();
+    QCOMPARE(ranges.size(), 3);
+    for (const QJsonValue& v : ranges) {
+        const QJsonObject r = v.toObject();
+        QCOMPARE(r.value(QStringLiteral("held_bytes")).toInteger(),
+                 12 * (r.value(QStringLiteral("end")).toInteger() -
+                       r.value(QStringLiteral("begin")).toInteger()));
+    }
+    TandemProcess again({QStringLiteral("train"), QStringLiteral("--resume"),
+                         sharded + QStringLiteral("/checkpoint.tandem"),
+                         QStringLiteral("--threads=1")});
+    QVERIFY(again.finish());
+    QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+    expectSameTrajectory(one, sharded, 10);
+}
+
+// The frame at which the holder of aLostHolderCostsTheShardedLocalSgdRunNoStep crashes: the
+// setup's frames and a few dozen a round put it in the run's middle rounds.
+constexpr int kLocalHolderCrash = 90;
+
+void TestDistributed::aLostHolderCostsTheShardedLocalSgdRunNoStep() {
+    // This machine computes every round, and one of the two workers that only hold a range
+    // crashes mid-run. The coordinator's logs rebuild the outer state after the last round every
+    // machine finished, the two machines left take the round again, and the run ends as this
+    // machine alone does.
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
+    const QString one = localSgdAlone(), out = m_tmp.filePath(QStringLiteral("local-holder"));
+    QVERIFY(!one.isEmpty());
+    QString log;
+    const QJsonObject s = runLocalSgdSharded(
+        out, true, {},
+        {QStringLiteral("TANDEM_FAILPOINTS=frame.send=crash@%1").arg(kLocalHolderCrash)}, &log);
+    if (QTest::currentTestFailed())
+        return;
+    const QRegularExpressionMatch m =
+        QRegularExpression(QStringLiteral("the sharded run goes on without .+ from step ([0-9]+)"))
+            .match(log);
+    QVERIFY2(m.hasMatch(), qPrintable(log));
+    QVERIFY2(m.captured(1).toInt() > 1 && m.captured(1).toInt() < 10, qPrintable(log));
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
+    QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 2);
+    expectSameTrajectory(one, out, 10);
 }
 
 void TestDistributed::aShardedRunOverABf16WireKeepsFp32Weights() {

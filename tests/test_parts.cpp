@@ -134,6 +134,8 @@ struct Bench {
                 return success();
             },
             [] { return Status(makeError(ErrorCode::Runtime, QStringLiteral("no worker left"))); },
+            {},
+            nullptr,
             {}});
     }
     static OptimizerConfig sgd() {
@@ -258,12 +260,19 @@ private Q_SLOTS:
         c.data = QStringLiteral("fashion-mnist");
         c.shard = true;
         const auto refusal = [&] { return c.validate().error().message; };
-        QVERIFY(refusal().contains(QStringLiteral("--mode sync")));
+        QVERIFY(refusal().contains(QStringLiteral("--mode sync or local-sgd")));
         c.mode = TrainMode::Sync;
         QVERIFY(refusal().contains(QStringLiteral("--workers N")));
         c.listen = QStringLiteral("127.0.0.1:0");
         c.workers = 2;
         QVERIFY(c.validate().ok());
+        // Local-SGD's outer state shards as sync's optimizer does; its streamed fragments do not.
+        c.mode = TrainMode::LocalSgd;
+        QVERIFY(c.validate().ok());
+        c.fragments = 2;
+        QVERIFY2(refusal().contains(QStringLiteral("leave fragments at 1")), qPrintable(refusal()));
+        c.fragments = 1;
+        c.mode = TrainMode::Sync;
         for (const WireDtype wire : {WireDtype::Bf16, WireDtype::Fp16}) {
             c.wire = wire;
             QVERIFY(c.validate().ok());

@@ -14,6 +14,7 @@
 #include <QTest>
 #include <QtEndian>
 
+#include <cmath>
 #include <limits>
 
 using namespace tandem;
@@ -388,6 +389,8 @@ void TestWire::messagesRoundTrip() {
     setup.mastersBlob = 9;
     setup.optimizerSteps = 12;
     setup.backup = true;
+    setup.outerStep = true;
+    setup.outerMomentum = 0.9;
     auto setupBack = decode(encode(setup));
     QVERIFY(setupBack.ok());
     const auto& got = std::get<ShardSetup>(*setupBack);
@@ -405,6 +408,14 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(got.mastersBlob, uint64_t(9));
     QCOMPARE(got.optimizerSteps, 12);
     QVERIFY(got.backup);
+    QVERIFY(got.outerStep);
+    QCOMPARE(got.outerMomentum, 0.9);
+    // Local-SGD's outer momentum lies in [0, 1): another would make the owners' steps diverge.
+    for (double m : {-0.1, 1.0, std::nan("")}) {
+        ShardSetup wrong = setup;
+        wrong.outerMomentum = m;
+        QVERIFY2(!decode(encode(wrong)).ok(), qPrintable(QString::number(m)));
+    }
     QCOMPARE(messageName(*decode(encode(ShardSave{}))), QStringLiteral("ShardSave"));
     auto stb = decode(encode(ShardState{40, 13}));
     QVERIFY(stb.ok());

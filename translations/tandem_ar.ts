@@ -1895,8 +1895,8 @@ Tandem %3</translation>
         <translation>تقسيم الأوزان والمُحسِّن على الآلات</translation>
     </message>
     <message>
-        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous runs that train every weight, on more than one machine.</source>
-        <translation>تحتفظ كل آلة بنطاق من أوزان fp32 ومن حالة المُحسِّن ومن مجموع التدرجات، وتُجري خطوته بنفسها: فيمكن عندئذ أن يحتاج الضبط الدقيق الكامل ذاكرةً أكبر مما لدى أيّ آلة وحدها. للتدريب المتزامن الذي يدرّب كل الأوزان، على أكثر من آلة.</translation>
+        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous and local SGD runs that train every weight, on more than one machine.</source>
+        <translation>تحتفظ كل آلة بنطاق من أوزان fp32 ومن حالة المُحسِّن ومن مجموع التدرجات، وتُجري خطوته بنفسها: فيمكن عندئذ أن يحتاج الضبط الدقيق الكامل ذاكرةً أكبر مما لدى أيّ آلة وحدها. للتدريب المتزامن أو بـ SGD محلي الذي يدرّب كل الأوزان، على أكثر من آلة.</translation>
     </message>
 </context>
 <context>

@@ -1851,8 +1851,8 @@ Tandem %3</translation>
         <translation>Gewichte und Optimierer auf die Maschinen aufteilen</translation>
     </message>
     <message>
-        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous runs that train every weight, on more than one machine.</source>
-        <translation>Jede Maschine hält einen Bereich der fp32-Gewichte, des Optimiererzustands und der Gradientensumme und führt dessen Schritt selbst aus: Ein volles Fine-Tuning kann dann mehr Speicher brauchen, als eine einzelne Maschine hat. Für synchrone Läufe, die jedes Gewicht trainieren, auf mehr als einer Maschine.</translation>
+        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous and local SGD runs that train every weight, on more than one machine.</source>
+        <translation>Jede Maschine hält einen Bereich der fp32-Gewichte, des Optimiererzustands und der Gradientensumme und führt dessen Schritt selbst aus: Ein volles Fine-Tuning kann dann mehr Speicher brauchen, als eine einzelne Maschine hat. Für synchrone Läufe und Läufe mit lokalem SGD, die jedes Gewicht trainieren, auf mehr als einer Maschine.</translation>
     </message>
 </context>
 <context>

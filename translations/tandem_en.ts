@@ -1842,7 +1842,7 @@ Tandem %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous runs that train every weight, on more than one machine.</source>
+        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous and local SGD runs that train every weight, on more than one machine.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

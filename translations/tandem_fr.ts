@@ -1851,8 +1851,8 @@ Tandem %3</translation>
         <translation>Répartir les poids et l&apos;optimiseur entre les machines</translation>
     </message>
     <message>
-        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous runs that train every weight, on more than one machine.</source>
-        <translation>Chaque machine garde une plage des poids fp32, de l&apos;état de l&apos;optimiseur et de la somme des gradients, et en fait elle-même l&apos;étape : un réglage fin complet peut alors demander plus de mémoire qu&apos;aucune machine n&apos;en a. Pour les entraînements synchrones de tous les poids, sur plus d&apos;une machine.</translation>
+        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous and local SGD runs that train every weight, on more than one machine.</source>
+        <translation>Chaque machine garde une plage des poids fp32, de l&apos;état de l&apos;optimiseur et de la somme des gradients, et en fait elle-même l&apos;étape : un réglage fin complet peut alors demander plus de mémoire qu&apos;aucune machine n&apos;en a. Pour les entraînements synchrones ou en SGD local de tous les poids, sur plus d&apos;une machine.</translation>
     </message>
 </context>
 <context>

@@ -1851,8 +1851,8 @@ Tandem %3</translation>
         <translation>भार और ऑप्टिमाइज़र को मशीनों में बाँटें</translation>
     </message>
     <message>
-        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous runs that train every weight, on more than one machine.</source>
-        <translation>हर मशीन fp32 भार, ऑप्टिमाइज़र की स्थिति और ग्रेडिएंट के योग की एक श्रेणी रखती है और उसका स्टेप ख़ुद करती है: तब पूरी फ़ाइन-ट्यूनिंग को किसी एक मशीन से ज़्यादा मेमोरी चाहिए हो सकती है। उन सिंक्रोनस रन के लिए जो हर भार को प्रशिक्षित करते हैं, एक से ज़्यादा मशीनों पर।</translation>
+        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous and local SGD runs that train every weight, on more than one machine.</source>
+        <translation>हर मशीन fp32 भार, ऑप्टिमाइज़र की स्थिति और ग्रेडिएंट के योग की एक श्रेणी रखती है और उसका स्टेप ख़ुद करती है: तब पूरी फ़ाइन-ट्यूनिंग को किसी एक मशीन से ज़्यादा मेमोरी चाहिए हो सकती है। उन सिंक्रोनस और लोकल SGD रन के लिए जो हर भार को प्रशिक्षित करते हैं, एक से ज़्यादा मशीनों पर।</translation>
     </message>
 </context>
 <context>

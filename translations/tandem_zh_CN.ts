@@ -1840,8 +1840,8 @@ Tandem %3</translation>
         <translation>将权重和优化器拆分到各台机器上</translation>
     </message>
     <message>
-        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous runs that train every weight, on more than one machine.</source>
-        <translation>每台机器保存 fp32 权重、优化器状态和梯度之和中的一段，并自行完成这一段的更新：这样，完整微调所需的内存可以超过任何一台机器的内存。适用于训练全部权重的同步训练，且使用不止一台机器。</translation>
+        <source>Each machine keeps one range of the fp32 weights, of the optimizer&apos;s state and of the gradients&apos; sum, and steps it itself: a full fine-tune can then need more memory than any one machine has. For synchronous and local SGD runs that train every weight, on more than one machine.</source>
+        <translation>每台机器保存 fp32 权重、优化器状态和梯度之和中的一段，并自行完成这一段的更新：这样，完整微调所需的内存可以超过任何一台机器的内存。适用于训练全部权重的同步训练或本地 SGD 训练，且使用不止一台机器。</translation>
     </message>
 </context>
 <context>

@@ -338,7 +338,7 @@ void RunForm::updateEnabled() {
     const QString mode = m_mode->currentData().toString();
     m_outerWire->setEnabled(mode == QLatin1String("local-sgd") ||
                             mode == QLatin1String(kStreaming) || mode == QLatin1String("auto"));
-    m_shard->setEnabled(mode == QLatin1String("sync") &&
+    m_shard->setEnabled((mode == QLatin1String("sync") || mode == QLatin1String("local-sgd")) &&
                         !(hf && !m_lora->text().trimmed().isEmpty()));
     const QString prefix = kDataKinds[m_data->currentIndex()].prefix;
     m_dataPath->setPlaceholderText(

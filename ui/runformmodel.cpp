@@ -212,15 +212,15 @@ QString RunForm::targetsSpec() const {
     return QStringLiteral(",targets=") + targets.join(QLatin1Char(','));
 }
 
-// A sync run's state split across its machines (RunConfig::shard), under the mode.
+// A sync or local-SGD run's state split across its machines (RunConfig::shard), under the mode.
 void RunForm::addShardRow(QFormLayout* form) {
     m_shard = new QCheckBox(tr("Split the weights and the optimizer across the machines"));
     m_shard->setObjectName(QStringLiteral("shardCheck"));
     m_shard->setToolTip(
         tr("Each machine keeps one range of the fp32 weights, of the optimizer's state and of "
            "the gradients' sum, and steps it itself: a full fine-tune can then need more memory "
-           "than any one machine has. For synchronous runs that train every weight, on more "
-           "than one machine."));
+           "than any one machine has. For synchronous and local SGD runs that train every "
+           "weight, on more than one machine."));
     form->addRow(QString(), m_shard);
 }
 

@@ -395,9 +395,12 @@ Status RunConfig::validate() const {
     if (!localWorker && workers == 0)
         return bad(QStringLiteral("--no-local-worker needs --workers N with N at least 1"));
     if (shard) {
-        if (mode != TrainMode::Sync)
-            return bad(QStringLiteral("--shard splits a sync run's optimizer across its machines; "
-                                      "use it with --mode sync"));
+        if (mode != TrainMode::Sync && mode != TrainMode::LocalSgd)
+            return bad(QStringLiteral("--shard splits a sync or local-SGD run's optimizer across "
+                                      "its machines; use it with --mode sync or local-sgd"));
+        if (fragments > 1)
+            return bad(QStringLiteral("--shard takes each local-SGD round's whole exchange, not "
+                                      "fragments: leave fragments at 1, or leave out --shard"));
         if (listen.isEmpty() || workers == 0)
             return bad(QStringLiteral("--shard splits the run across this machine and its "
                                       "workers; give --listen HOST:PORT and --workers N"));
@@ -420,19 +423,6 @@ double RunConfig::effectiveWeightDecay() const {
     if (weightDecay >= 0)
         return weightDecay;
     return optimizer == OptimizerKind::AdamW ? 0.01 : 0.0;
-}
-
-void PairFigures::add(const PairFigures& o) {
-    for (int i = 0; i < kCount; ++i)
-        sums[size_t(i)] += o.sums[size_t(i)];
-    pairs += o.pairs;
-}
-
-void PairFigures::writeTo(QJsonObject& o, const QString& prefix) const {
-    if (pairs <= 0)
-        return;
-    for (int i = 0; i < kCount; ++i)
-        o.insert(prefix + QLatin1String(kNames[i]), sums[size_t(i)] / double(pairs));
 }
 
 QJsonObject StepMetrics::toJson() const {

@@ -147,4 +147,17 @@ QJsonObject RunEvent::toJson() const {
     return o;
 }
 
+void PairFigures::add(const PairFigures& o) {
+    for (int i = 0; i < kCount; ++i)
+        sums[size_t(i)] += o.sums[size_t(i)];
+    pairs += o.pairs;
+}
+
+void PairFigures::writeTo(QJsonObject& o, const QString& prefix) const {
+    if (pairs <= 0)
+        return;
+    for (int i = 0; i < kCount; ++i)
+        o.insert(prefix + QLatin1String(kNames[i]), sums[size_t(i)] / double(pairs));
+}
+
 } // namespace tandem

@@ -279,6 +279,8 @@ struct Encoder {
         o->set_masters_blob(m.mastersBlob);
         o->set_optimizer_steps(m.optimizerSteps);
         o->set_backup(m.backup);
+        o->set_outer_step(m.outerStep);
+        o->set_outer_momentum(m.outerMomentum);
     }
     void operator()(const ShardSave&) { e.mutable_shard_save(); }
     void operator()(const ShardState& m) {
@@ -624,9 +626,14 @@ Expected<Message> decode(const QByteArray& payload) {
         m.mastersBlob = o.masters_blob();
         m.optimizerSteps = o.optimizer_steps();
         m.backup = o.backup();
+        m.outerStep = o.outer_step();
+        m.outerMomentum = o.outer_momentum();
         if (m.optimizerSteps < 0)
             return corrupt(
                 QStringLiteral("a range's optimizer state claims a negative step count"));
+        if (!(m.outerMomentum >= 0 && m.outerMomentum < 1))
+            return corrupt(QStringLiteral("a sharded run's outer momentum is %1; it lies in [0, 1)")
+                               .arg(m.outerMomentum));
         return Message(m);
     }
     case ::tandem::pb::Envelope::kShardReport: {

@@ -247,6 +247,10 @@ struct ShardSetup {
     uint64_t mastersBlob = 0; // the range's weights, then its optimizer's state (resumed)
     int64_t optimizerSteps = 0;
     bool backup = false; // the owners send the coordinator their sums (ShardSum)
+    // The owners step with local-SGD's outer optimizer at this momentum (outerStepOptimizer),
+    // not the run's own.
+    bool outerStep = false;
+    double outerMomentum = 0;
 };
 struct ShardReport {
     enum class Kind { Ready = 1, Held = 2, Refused = 3, Updated = 4, Lost = 5 };

@@ -1264,10 +1264,20 @@ private Q_SLOTS:
         machines->item(1)->setCheckState(Qt::Unchecked);
         QVERIFY(!form.config().shard);
         machines->item(1)->setCheckState(Qt::Checked);
-        // Another mode: not offered, and not asked for.
+        // Local SGD's outer state shards as well, and is a valid run.
         mode->setCurrentIndex(mode->findData(QStringLiteral("local-sgd")));
-        QVERIFY(!shard->isEnabled());
-        QVERIFY(!form.config().shard);
+        QVERIFY(shard->isEnabled());
+        launched = form.config();
+        QVERIFY(launched.shard && launched.mode == TrainMode::LocalSgd);
+        launched.listen = QStringLiteral("127.0.0.1:0");
+        QVERIFY(launched.validate());
+        // Another mode (streamed fragments, taken in turns): not offered, and not asked for.
+        for (const char* other : {"streaming", "async"}) {
+            mode->setCurrentIndex(mode->findData(QLatin1String(other)));
+            QVERIFY2(mode->currentIndex() >= 0, other);
+            QVERIFY(!shard->isEnabled());
+            QVERIFY(!form.config().shard);
+        }
         mode->setCurrentIndex(mode->findData(QStringLiteral("sync")));
         QVERIFY(form.config().shard);
         // Half precision on the wire: still offered, and a valid run.

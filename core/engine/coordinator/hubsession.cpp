@@ -303,10 +303,10 @@ void HubSession::sendRun() {
     // What a worker may send: its gradient bundles, of exactly the size the schema gives.
     // A sharded run's owner also sends its range's optimizer state for a checkpoint.
     m_conn->setBlobCap(wire::BlobKind::Tensors,
-                       cfg.mode == TrainMode::LocalSgd ? outerBundleBytes(cfg.layout, cfg.outer)
-                       : cfg.sharded ? std::max<qint64>(cfg.layout.bundleBytes(cfg.wire),
-                                                        shardStateCap(cfg.layout.paramCount()))
-                                     : cfg.layout.bundleBytes(cfg.wire));
+                       cfg.sharded ? std::max<qint64>(cfg.layout.bundleBytes(cfg.wire),
+                                                      shardStateCap(cfg.layout.paramCount()))
+                       : cfg.mode == TrainMode::LocalSgd ? outerBundleBytes(cfg.layout, cfg.outer)
+                                                         : cfg.layout.bundleBytes(cfg.wire));
     wire::RunSpec spec;
     spec.runId = cfg.runId;
     spec.settings = cfg.settings;

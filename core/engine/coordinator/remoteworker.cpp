@@ -21,8 +21,9 @@ RemoteWorker::RemoteWorker(SessionHost* hub, HubSession* session, QString name, 
 
 void RemoteWorker::submit(WorkRequest request) {
     Awaited awaited{request.step, request.weightsVersion, -1, -1, int64_t(request.indices.size())};
-    // A local round shapes the weights for what the worker holds, and says what comes back.
-    if (request.local) {
+    // A local round shapes the weights for what the worker holds, and says what comes back. A
+    // sharded run's owners take its delta and send its weights, as they take a gradient.
+    if (request.local && !m_config->sharded) {
         request.local->shapeForWire(m_side, request, m_config->layout, m_config->wire,
                                     m_config->outer);
         awaited.outer = true;

@@ -87,12 +87,7 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     hub->runOnNetwork([&] {
         m_self = hub->identity().deviceId();
         forgetSetup();
-        wire::ShardSetup setup;
-        setup.backup = !m_backupDir.isEmpty();
-        setup.runId = hub->config().runId;
-        setup.token = ShardIntroduction::newToken();
-        setup.firstStep = firstStep;
-        setup.optimizerSteps = steps;
+        wire::ShardSetup setup = newSetup(firstStep, steps);
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_lastClosed = firstStep - 1;
@@ -171,6 +166,18 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     return await(
         lock, [&] { return m_ready.size() == qsizetype(m_members.size()); }, timeoutMs,
         QStringLiteral("the links between the run's machines"));
+}
+
+wire::ShardSetup ShardConductor::newSetup(int64_t firstStep, int64_t steps) const {
+    wire::ShardSetup setup;
+    setup.backup = !m_backupDir.isEmpty();
+    setup.runId = m_hub->config().runId;
+    setup.token = ShardIntroduction::newToken();
+    setup.firstStep = firstStep;
+    setup.optimizerSteps = steps;
+    setup.outerStep = m_outerStep;
+    setup.outerMomentum = m_outerStep ? m_optimizer.momentum : 0;
+    return setup;
 }
 
 void ShardConductor::forgetSetup() {

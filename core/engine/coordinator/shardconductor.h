@@ -60,6 +60,9 @@ public:
     // rebuild() gives the whole run's state after the last step every machine finished, and the
     // Trainer sets the run up again on the machines left. Empty: no log. Before start().
     void setBackup(const QString& folder) { m_backupDir = folder; }
+    // The owners step with local-SGD's outer optimizer (start()'s `optimizer`, which the setup
+    // then carries to the workers: their settings name the inner one). Before start().
+    void setOuterStep(bool on) { m_outerStep = on; }
     // Whether the logs hold every step since the setup (none failed to write).
     bool backedUp() const;
     // Why the logs stopped (a disk that filled, sums that did not fit); empty while they go on.
@@ -146,6 +149,9 @@ private:
     template <typename Done>
     Status await(std::unique_lock<std::mutex>& lock, Done done, int timeoutMs, const QString& what);
 
+    // Network thread: a setup's fields other than its members and ranges, for a run whose first
+    // step is `firstStep`, its optimizer having taken `steps`.
+    wire::ShardSetup newSetup(int64_t firstStep, int64_t steps) const;
     // Network thread: a setup again, on the machines left: what the last one heard, its part
     // on this machine and its logs go.
     void forgetSetup();
@@ -172,6 +178,7 @@ private:
     std::vector<at::Tensor>* m_replica = nullptr;
     DType m_wire = DType::F32;
     OptimizerConfig m_optimizer;
+    bool m_outerStep = false;
     ShardPart* m_machine = nullptr; // the network thread's, a child of the hub
 
     mutable std::mutex m_mutex;

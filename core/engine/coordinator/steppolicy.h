@@ -78,7 +78,7 @@ struct StepContext {
     // Runs a large part of a step's own work where the run computes, with the run's threads
     // (Trainer::onComputeThread); only while nothing computes there. Empty: runs it here.
     std::function<void(const std::function<void()>&)> onComputeThread;
-    // A sharded sync run (RunConfig::shard): the owners of the ranges step, not `optimizer`.
+    // A sharded run (RunConfig::shard): the owners of the ranges step, not `optimizer`.
     ShardConductor* shards = nullptr;
     // A sharded step failed, and the machines `lost` (device IDs; the conductor knows of more)
     // went: sets the run up again on the machines left, from the state after the last step

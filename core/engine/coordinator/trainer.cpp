@@ -322,12 +322,10 @@ Expected<EpochEnd> Trainer::train() {
         m_cfg, m_master, *m_optimizer, *m_sampler, m_pool, storageDtype(m_cfg.wire), m_state.step,
         m_totalSteps, 0, [this] { return gate(); },
         [this](const StepOutcome& o) { return applied(o); }, [this] { return waitForAnyWorker(); },
-        [this](const std::function<void()>& job) { onComputeThread(job); }});
-    m_ctx->shards = m_shards.get();
-    if (m_shards)
-        m_ctx->reformShards = [this](const Error& e, const QStringList& lost) {
-            return reformShards(e, lost);
-        };
+        [this](const std::function<void()>& job) { onComputeThread(job); }, m_shards.get(),
+        [this](const Error& e, const QStringList& lost) { return reformShards(e, lost); }});
+    if (!m_shards)
+        m_ctx->reformShards = nullptr;
     while (m_sampler->epoch() < m_cfg.epochs) {
         auto end = m_policy->runEpoch(*m_ctx);
         if (!end)

@@ -145,9 +145,12 @@ Status Trainer::setUpShards() {
     m_shards->setComputing(computing);
     m_shards->setHolders(holders);
     m_shards->setNames(names);
+    // Local-SGD's owners keep the outer optimizer's state: its momentum over the rounds' deltas.
+    m_shards->setOuterStep(m_cfg.mode == TrainMode::LocalSgd);
     if (auto st =
             m_shards->start(m_hub.get(), workers, *ends, &m_master.params, storageDtype(m_cfg.wire),
-                            m_runOptimizer, m_state.step, m_optimizer.get(), kShardSetupMs);
+                            m_policy->serverOptimizer(m_cfg, m_runOptimizer), m_state.step,
+                            m_optimizer.get(), kShardSetupMs);
         !st)
         return st;
     // The owners hold the state from now on (a resumed run's, cut into their ranges). Emptying

@@ -123,14 +123,10 @@ std::shared_ptr<LocalRound> localSgdRound(int innerSteps, double innerLr) {
     return std::make_shared<LocalSgdRound>(innerSteps, innerLr);
 }
 
+// With an outer learning rate of 1 and no momentum, the outer step takes the averaged weights as
+// they are.
 OptimizerConfig outerOptimizer(const RunConfig& cfg) {
-    OptimizerConfig outer;
-    outer.kind = OptimizerKind::Sgd;
-    outer.momentum = cfg.outerMomentum;
-    // Nesterov needs momentum; at 0 the outer step is plain SGD (with an outer learning rate
-    // of 1, it takes the averaged weights as they are).
-    outer.nesterov = cfg.outerMomentum > 0;
-    return outer;
+    return outerStepOptimizer(cfg.outerMomentum);
 }
 
 std::unique_ptr<StepPolicy> makeLocalSgdPolicy() {

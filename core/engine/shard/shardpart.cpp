@@ -77,8 +77,10 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
         const at::Tensor flat =
             at::from_blob(const_cast<char*>(range.constData()), {mine->end - mine->begin},
                           at::TensorOptions().dtype(at::kFloat));
-        auto owner =
-            std::make_unique<ShardOwner>(layout, mine->begin, mine->end, flat, m_optimizer);
+        // Local-SGD's owners take the workers' parameter deltas with the outer optimizer.
+        auto owner = std::make_unique<ShardOwner>(
+            layout, mine->begin, mine->end, flat,
+            setup.outerStep ? outerStepOptimizer(setup.outerMomentum) : m_optimizer);
         if (range.size() > want)
             if (auto st = owner->restoreRange(setup.optimizerSteps, range.mid(want)); !st)
                 return refuse(st.error().message);
@@ -97,9 +99,24 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
     m_node->setWeightless(weightless);
     // Before any link: the one that logs takes the owners' sums on theirs.
     m_node->setBackup(setup.backup ? setup.members.front().deviceId : QString());
-    connect(m_node, &ShardNode::summed, this, &ShardPart::summed);
+    reportFromNode();
     m_node->open(setup.firstStep);
     m_node->setReplicaBusy(m_replicaBusy);
+    // Every member links with every other: a worker sends each owner its range and takes each
+    // owner's weights. The later one in the list dials.
+    m_expectLinks = int(intro.members.size()) - 1;
+    m_listener.introduce(intro);
+    m_intro = intro;
+    m_since.start();
+    for (int i = 0; i < myIndex; ++i)
+        dial(intro.members[size_t(i)]);
+    if (m_expectLinks == 0)
+        Q_EMIT report({wire::ShardReport::Kind::Ready, 0, {}, {}});
+    return success();
+}
+
+void ShardPart::reportFromNode() {
+    connect(m_node, &ShardNode::summed, this, &ShardPart::summed);
     connect(m_node, &ShardNode::held, this, [this](qint64 step, const QString& worker) {
         Q_EMIT report({wire::ShardReport::Kind::Held, step, worker, {}});
     });
@@ -113,17 +130,6 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
             {wire::ShardReport::Kind::Updated, step, {}, {}, quint64(sent), quint64(received)});
     });
     connect(m_node, &ShardNode::linkLost, this, &ShardPart::memberLost);
-    // Every member links with every other: a worker sends each owner its range and takes each
-    // owner's weights. The later one in the list dials.
-    m_expectLinks = int(intro.members.size()) - 1;
-    m_listener.introduce(intro);
-    m_intro = intro;
-    m_since.start();
-    for (int i = 0; i < myIndex; ++i)
-        dial(intro.members[size_t(i)]);
-    if (m_expectLinks == 0)
-        Q_EMIT report({wire::ShardReport::Kind::Ready, 0, {}, {}});
-    return success();
 }
 
 void ShardPart::reset() {

@@ -30,7 +30,8 @@ class ShardPart : public QObject {
 
 public:
     // This machine (`identity`) in a run whose trainable tensors its worker's `replica` holds
-    // (outlives this), sending values in `wire` and stepping its range with `optimizer`.
+    // (outlives this), sending values in `wire` and stepping its range with `optimizer`, or with
+    // local-SGD's outer optimizer where the setup says so (ShardSetup::outerStep).
     ShardPart(const Identity& identity, std::vector<at::Tensor>* replica, DType wire,
               OptimizerConfig optimizer, QObject* parent = nullptr);
     // Closes its links first, saying so, with nothing more reported of them.
@@ -75,6 +76,8 @@ private:
     // Ends the setup: its links, its range and its replica's step.
     void reset();
     void linkUp(Connection* link, const QString& deviceId);
+    // The node's steps and lost links, as this part's reports.
+    void reportFromNode();
 
     // How long a member keeps dialling one that refuses (it may not be set up yet), and how
     // often.

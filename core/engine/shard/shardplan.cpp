@@ -219,7 +219,11 @@ Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, con
     for (const auto& [name, t] : model.parameters())
         if (t.requires_grad())
             trainable += t.numel();
-    return planShards(trainable, shardBytesPerValue(cfg.optimizer), candidates);
+    // Local-SGD's owners keep the outer optimizer's state (SGD's momentum), whatever the inner
+    // one is: each worker keeps that for the whole model.
+    const OptimizerKind owners =
+        cfg.mode == TrainMode::LocalSgd ? OptimizerKind::Sgd : cfg.optimizer;
+    return planShards(trainable, shardBytesPerValue(owners), candidates);
 }
 
 } // namespace tandem

@@ -300,6 +300,14 @@ bool hasFusedAdam(const at::Tensor& p, bool asked) {
 
 } // namespace
 
+OptimizerConfig outerStepOptimizer(double momentum) {
+    OptimizerConfig outer;
+    outer.kind = OptimizerKind::Sgd;
+    outer.momentum = momentum;
+    outer.nesterov = momentum > 0;
+    return outer;
+}
+
 Optimizer::Optimizer(OptimizerConfig config, std::vector<at::Tensor> params)
     : m_cfg(config)
     , m_params(std::move(params))

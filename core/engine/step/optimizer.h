@@ -45,6 +45,10 @@ struct OptimizerConfig {
     Kernels kernels = Kernels::Auto;
 };
 
+// Local-SGD's outer step (DiLoCo): SGD at `momentum`, Nesterov's where there is momentum (at 0
+// it is plain SGD), no weight decay.
+OptimizerConfig outerStepOptimizer(double momentum);
+
 class Optimizer {
 public:
     Optimizer(OptimizerConfig config, std::vector<at::Tensor> params);

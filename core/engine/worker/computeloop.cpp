@@ -91,7 +91,12 @@ void ComputeLoop::compute(const wire::Assign& a, const std::optional<QByteArray>
         error = QStringLiteral("the coordinator sent a local round in a run without local-SGD");
     else if (weights)
         error = takeWeights(*weights, a.weightsDelta, req->local.get());
-    if (error.isEmpty() && req->local) {
+    if (error.isEmpty() && req->local && m_shardSink) {
+        // A sharded run's round: its parameter delta goes to the owners as a gradient would.
+        error = pipelined ? QStringLiteral("the coordinator sent a streaming round in a sharded "
+                                           "run, which takes each round's whole delta")
+                          : computeShardGradients(std::move(*req), res, notes);
+    } else if (error.isEmpty() && req->local) {
         // A local round: its mode runs it and packs what goes back.
         auto r = m_replica->compute(*req, QStringLiteral("this worker"), &m_roundState);
         auto b = r ? req->local->pack(*m_outer, m_run.layout, *r) : r.error();
@@ -148,7 +153,8 @@ QString ComputeLoop::computeGradients(WorkRequest req, wire::Result& res, QStrin
 // A sharded run's step: the owners take the gradients, the coordinator the buffers. Each range
 // goes to its owner once the backward pass has made it final. A step computed again (smaller
 // parts after running out of memory) keeps what the first pass made final, each parameter's
-// whole gradient over the step's samples, and sends no range twice (ShardNode).
+// whole gradient over the step's samples, and sends no range twice (ShardNode). A local round's
+// delta goes once the round ends.
 QString ComputeLoop::computeShardGradients(WorkRequest req, wire::Result& res, QStringList& notes) {
     QByteArray bundle = m_grads->begin();
     post([this] { m_shardEarly = 0; });
@@ -160,7 +166,8 @@ QString ComputeLoop::computeShardGradients(WorkRequest req, wire::Result& res, Q
                     m_shardEarly += m_shardSink(step, bundle, ready);
             });
     };
-    auto r = m_replica->compute(req, QStringLiteral("this worker"));
+    auto r =
+        m_replica->compute(req, QStringLiteral("this worker"), req.local ? &m_roundState : nullptr);
     if (!r)
         return r.error().message;
     describeResult(*r, res);

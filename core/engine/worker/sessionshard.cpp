@@ -11,10 +11,10 @@ namespace tandem {
 
 Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType wire,
                                                 const OptimizerConfig& optimizer) {
-    if (spec.mode != TrainMode::Sync)
+    if (spec.mode != TrainMode::Sync && spec.mode != TrainMode::LocalSgd)
         return makeError(ErrorCode::Incompatible,
                          QStringLiteral("the coordinator asked for a sharded %1 run; only sync "
-                                        "runs are sharded")
+                                        "and local-SGD runs are sharded")
                              .arg(nameOf(spec.mode)));
     // The links come from the other members, which reach this machine where the coordinator
     // does: every address.
