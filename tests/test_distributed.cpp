@@ -120,6 +120,7 @@ private Q_SLOTS:
     void aLostShardStopsTheRunAtItsCheckpoint();
     void aLostMachineCostsTheShardedRunNoStep();
     void aLostHolderCostsTheShardedRunNoStep();
+    void aMachineThatComesBackRejoinsTheShardedRun();
     void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
     void slowWorkerIsLeftOutAndBroughtBack();
@@ -169,6 +170,8 @@ private:
     // made once for them all; empty (and the test failed) when it did not finish well.
     QString syncAlone();
     QString m_syncAlone;
+    // syncRun() into `out`, sharded across this machine and two workers.
+    QStringList shardedOnThree(const QString& out);
     // syncRun() sharded across this machine and two workers into `out`, with `extra`: the
     // coordinator's summary and log, once all three have ended well.
     // `second`: more for the second worker, whose log goes into `secondLog`.
@@ -718,19 +721,20 @@ QString TestDistributed::syncAlone() {
     return out;
 }
 
+QStringList TestDistributed::shardedOnThree(const QString& out) {
+    return syncRun() +
+           QStringList{QStringLiteral("--out=") + out, QStringLiteral("--listen=127.0.0.1:0"),
+                       QStringLiteral("--workers=2"),  QStringLiteral("--shard"),
+                       QStringLiteral("--home"),       home("coord")};
+}
+
 void TestDistributed::runShardedOnThree(const QString& out, const QStringList& extra,
                                         QJsonObject* summary, QString* log,
                                         const QStringList& second, QString* secondLog) {
     // Each sample costs every machine 2 ms more, so that the balancer gives each a share of
     // most steps: a step in which every machine computes is what the bytes are checked on.
     const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
-    TandemProcess b(syncRun() +
-                        QStringList{QStringLiteral("--out=") + out,
-                                    QStringLiteral("--listen=127.0.0.1:0"),
-                                    QStringLiteral("--workers=2"), QStringLiteral("--shard"),
-                                    QStringLiteral("--home"), home("coord")} +
-                        extra,
-                    false, cost);
+    TandemProcess b(shardedOnThree(out) + extra, false, cost);
     const QString port = waitPort(b);
     QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
     TandemProcess* w1 = worker("w1", port, {}, cost);
@@ -913,12 +917,7 @@ int TestDistributed::runShardedLosingTheSecond(const QString& out, const QString
     if (one.isEmpty())
         return -1;
     const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
-    TandemProcess b(syncRun() + QStringList{QStringLiteral("--out=") + out,
-                                            QStringLiteral("--listen=127.0.0.1:0"),
-                                            QStringLiteral("--workers=2"),
-                                            QStringLiteral("--shard"), QStringLiteral("--home"),
-                                            home("coord")},
-                    false, cost + coordEnv);
+    TandemProcess b(shardedOnThree(out), false, cost + coordEnv);
     const QString port = waitPort(b);
     [&] { QVERIFY2(!port.isEmpty(), qPrintable(b.err())); }();
     if (port.isEmpty())
@@ -977,6 +976,49 @@ void TestDistributed::aLostHolderCostsTheShardedRunNoStep() {
     runShardedLosingTheSecond(m_tmp.filePath(QStringLiteral("holder-goes")), {},
                               {QStringLiteral("--hold-only")},
                               {QStringLiteral("TANDEM_FAILPOINTS=frame.send=crash@400")});
+}
+
+void TestDistributed::aMachineThatComesBackRejoinsTheShardedRun() {
+    // A worker that owns a range crashes, and the run goes on without it; the same machine then
+    // starts again and joins the run while it trains. Between two steps the owners' state comes
+    // to the coordinator, as for a checkpoint, and the run is set up again across the three
+    // machines. It ends as this machine alone does, with three shards.
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
+    const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("shard-back"));
+    QVERIFY(!one.isEmpty());
+    const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
+    // Each step takes a tenth of a second at least, so that the run is still going when the
+    // machine comes back.
+    TandemProcess b(shardedOnThree(out), false, cost + pacedSteps(100));
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w1 = worker("w1", port, {}, cost);
+    TandemProcess* w2 =
+        worker("w2", port, {},
+               cost + QStringList{QStringLiteral("TANDEM_FAILPOINTS=frame.send=crash@200")});
+    QVERIFY2(!b.waitForErr(QStringLiteral("the sharded run goes on without")).isEmpty(),
+             qPrintable(b.err() + QStringLiteral("\n--- w2:\n") + w2->err()));
+    QVERIFY(w2->finish());
+    // The run waits while the machine starts again, however long that takes here.
+    b.signal(SIGUSR1);
+    QVERIFY2(!b.waitForErr(QStringLiteral("paused at step")).isEmpty(), qPrintable(b.err()));
+    TandemProcess* back = worker("w2", port, {}, cost);
+    QVERIFY2(!back->waitForErr(QStringLiteral("ready on")).isEmpty(), qPrintable(back->err()));
+    b.signal(SIGUSR2);
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0,
+             qPrintable(b.err() + QStringLiteral("\n--- back:\n") + back->err()));
+    QVERIFY2(b.err().contains(QStringLiteral("the sharded run took in")), qPrintable(b.err()));
+    for (TandemProcess* w : {w1, back}) {
+        QVERIFY(w->finish());
+        QVERIFY2(w->exitCode() == 0 && w->err().contains(QStringLiteral("holds values")),
+                 qPrintable(w->err()));
+    }
+    const QJsonObject s = b.summary();
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
+    QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 3);
+    expectSameTrajectory(one, out);
 }
 
 void TestDistributed::killedMidUploadAppliesNoPartialGradient() {

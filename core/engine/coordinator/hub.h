@@ -56,8 +56,6 @@ public:
     const Identity& identity() const { return *m_identity; }
     QHostAddress address() const { return m_config.address; }
     HubSession* workingSession(const QString& deviceId) const;
-    // Network thread: no worker joins from now on; one that comes is sent home with `reason`.
-    void closeMembership(const QString& reason) { m_config.dismissed = reason; }
 
     // SessionHost, on the network thread (postAssign from any).
     void postAssign(HubSession* session, WorkRequest request) override;

@@ -236,10 +236,6 @@ void HubSession::onReady(const wire::Ready& r) {
                    .arg(r.schemaHash.left(16), cfg.schemaHash.left(16)));
         return;
     }
-    if (cfg.sharded && !cfg.dismissed.isEmpty()) { // the members are fixed
-        refuse(wire::RejectCode::Busy, cfg.dismissed);
-        return;
-    }
     if (r.holdsOnly && !cfg.sharded) { // the worker checks this too
         refuse(wire::RejectCode::Protocol,
                QStringLiteral("the worker only holds a range of a sharded run, and this run is "

@@ -78,6 +78,7 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     m_replica = replica;
     m_wire = wire;
     m_optimizer = optimizer;
+    ++m_setups;
     const ShardLayout layout = ShardLayout::of(*replica);
     const int64_t members = int64_t(workers.size()) + 1;
     const int64_t steps = resumed ? resumed->stepCount() : 0;
@@ -140,8 +141,6 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
             m_ranges.push_back({i == 0 ? 0 : ends[size_t(i - 1)], ends[size_t(i)], id});
             setup.ranges << wire::ShardSetup::Span{m_ranges.back().begin, m_ranges.back().end, id};
         }
-        hub->closeMembership(QStringLiteral("this sharded run's machines are fixed once it has "
-                                            "started; a worker that comes later cannot join"));
         auto states = rangeStates(layout, m_ranges, *replica, optimizer, resumed);
         if (!states) {
             result = states.error();

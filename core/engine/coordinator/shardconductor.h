@@ -74,6 +74,9 @@ public:
     // `timeoutMs`.
     Status rebaseLogs(int timeoutMs);
     QString selfId() const { return m_self; }
+    // How many times start() has set the run up: every machine takes the weights whole with its
+    // first step after each. Training thread.
+    int64_t setups() const { return m_setups; }
     // Every member's device ID and range, in the order of the values.
     std::vector<ShardRange> ranges() const { return m_ranges; }
 
@@ -179,6 +182,7 @@ private:
     DType m_wire = DType::F32;
     OptimizerConfig m_optimizer;
     bool m_outerStep = false;
+    int64_t m_setups = 0;
     ShardPart* m_machine = nullptr; // the network thread's, a child of the hub
 
     mutable std::mutex m_mutex;

@@ -377,7 +377,10 @@ Gate Trainer::gate() {
         return Gate::Stop;
     }
     // Workers that joined since the last step take part from this one on.
-    m_pool.admitJoined();
+    if (auto st = admitToShards(); !st) {
+        m_obs.onMessage(st.error().message);
+        return Gate::Stop;
+    }
     return Gate::Go;
 }
 

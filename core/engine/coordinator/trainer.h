@@ -110,6 +110,10 @@ private:
     Status setUpShards(); // startShards() once, on the members the pool holds now
     Status gatherShardState();
     void dropShardState();
+    // Between steps, where workers joined since the last: the owners' state comes here, as for
+    // a checkpoint, and the run is set up again across every machine, theirs included. A
+    // machine that came back after it was lost joins this way.
+    Status admitToShards();
     // Between steps: once the conductor's logs of the ranges' steps pass their limit (the larger
     // of 2 GiB and four steps of sums; TANDEM_SHARD_LOG_BYTES sets another), each begins again
     // from its range's state, which its owner sends (ShardConductor::rebaseLogs).

@@ -197,6 +197,32 @@ Status Trainer::gatherShardState() {
     return m_optimizer->restore(gathered->first, records);
 }
 
+Status Trainer::admitToShards() {
+    if (!m_shards || !m_pool.anyJoined()) {
+        m_pool.admitJoined();
+        return success();
+    }
+    QElapsedTimer clock;
+    clock.start();
+    if (auto st = gatherShardState(); !st)
+        return st;
+    const size_t before = m_pool.size();
+    m_pool.admitJoined();
+    QStringList names;
+    for (size_t w = before; w < m_pool.size(); ++w)
+        names << m_pool.at(w).stats.name;
+    m_shards->stop();
+    if (auto st = startShards(); !st)
+        return makeError(st.error().code,
+                         QStringLiteral("the sharded run could not take in %1: %2")
+                             .arg(names.join(QStringLiteral(", ")), st.error().message));
+    m_obs.onMessage(QStringLiteral("the sharded run took in %1 from step %2 in %3 s")
+                        .arg(names.join(QStringLiteral(", ")))
+                        .arg(m_state.step + 1)
+                        .arg(clock.elapsed() / 1000.0, 0, 'f', 1));
+    return success();
+}
+
 void Trainer::dropShardState() {
     if (!m_shards)
         return;

@@ -125,6 +125,11 @@ void WorkerPool::admitJoined() {
     }
 }
 
+bool WorkerPool::anyJoined() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return !m_joined.empty();
+}
+
 std::vector<size_t> WorkerPool::alive(bool holding) const {
     std::vector<size_t> out;
     for (size_t i = 0; i < m_members.size(); ++i)

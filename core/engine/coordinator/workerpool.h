@@ -140,6 +140,8 @@ public:
     LinkFacts linkOf(const QString& worker) const;
     // Gives the workers that joined their place, and passes the hub's notes to the log.
     void admitJoined();
+    // Whether a worker joined that admitJoined() has not given its place yet.
+    bool anyJoined() const;
     // Passes the hub's notes to the log.
     void flushNotes();
     // A line for the run's log.

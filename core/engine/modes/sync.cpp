@@ -111,8 +111,6 @@ Status SyncPolicy::collect(StepContext& ctx, const std::vector<int64_t>& indices
             return st;
         if (auto reformed = ctx.reformShards(st.error(), c.lost); !reformed)
             return reformed;
-        // The machines left take the step's weights with their first request again.
-        m_firstShardedStep = -1;
         at::NoGradGuard noGrad;
         for (size_t b = 0; b < buffers.size(); ++b)
             ctx.master.buffers[b].copy_(buffers[b]);
@@ -162,6 +160,16 @@ void SyncPolicy::streamOwnGradients(StepContext& ctx, WorkRequest& req) {
     };
 }
 
+bool SyncPolicy::sendsWeights(StepContext& ctx) {
+    if (!ctx.shards)
+        return true;
+    if (m_setup != ctx.shards->setups()) {
+        m_setup = ctx.shards->setups();
+        m_firstShardedStep = ctx.step;
+    }
+    return ctx.step == m_firstShardedStep;
+}
+
 Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indices, double lr,
                             Collected& c) {
     std::shared_ptr<const QByteArray> packed;
@@ -182,11 +190,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
         // The weights for remote workers leave the device before any local work is queued
         // there: behind it, their copy would wait for the local pass, and the remote workers
         // would start only when it ends.
-        // A sharded run's workers take the weights with their first step here only: from then on
-        // every owner sends its range to every machine after each step.
-        if (ctx.shards && m_firstShardedStep < 0)
-            m_firstShardedStep = ctx.step;
-        const bool sendWeights = !ctx.shards || ctx.step == m_firstShardedStep;
+        const bool sendWeights = sendsWeights(ctx);
         // The owners learn how the step closes as it starts: each steps its range as soon as it
         // holds every counted worker's, while the others still compute.
         if (ctx.shards && round == 0)

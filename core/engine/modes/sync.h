@@ -51,6 +51,10 @@ private:
     // much (their slices of `batch`), so that each steps its range once it holds theirs.
     void beginShardedStep(StepContext& ctx, const std::vector<size_t>& live,
                           const std::vector<std::vector<int64_t>>& slices, double batch, double lr);
+    // Whether the step's remote workers take the weights whole: always, unless the run is
+    // sharded, where they do with the first step after each setup only (from then on every owner
+    // sends its range to every machine after each step).
+    bool sendsWeights(StepContext& ctx);
     // This machine's worker hands each gradient to the owners as its backward pass makes it
     // final (ShardNode::gradientsReady takes whole ranges).
     void streamOwnGradients(StepContext& ctx, WorkRequest& req);
@@ -62,7 +66,8 @@ private:
     QByteArray m_packSpare; // the memory weights are packed into, step after step
     std::unique_ptr<GradientBundle> m_shardBundle; // this machine's gradients, sharded
     QByteArray m_shardOwn;                         // the step's bundle of them
-    int64_t m_firstShardedStep = -1;               // this process's first step of a sharded run
+    int64_t m_firstShardedStep = -1; // the first step since the sharded run's last setup
+    int64_t m_setup = 0;             // that setup (ShardConductor::setups())
 };
 
 // The buffers of `results` into `master`, as combineResults() combines them.
