@@ -11,6 +11,7 @@
 #include "testrows.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <QSet>
@@ -21,6 +22,7 @@
 #include <QUdpSocket>
 
 #include <cstring>
+#include <functional>
 
 using namespace tandem;
 
@@ -175,9 +177,11 @@ private:
     // syncRun() sharded across this machine and two workers into `out`, with `extra`: the
     // coordinator's summary and log, once all three have ended well.
     // `second`: more for the second worker, whose log goes into `secondLog`.
+    // `listening`: called once the coordinator listens, before the workers start.
     void runShardedOnThree(const QString& out, const QStringList& extra, QJsonObject* summary,
                            QString* log, const QStringList& second = {},
-                           QString* secondLog = nullptr);
+                           QString* secondLog = nullptr,
+                           const std::function<void()>& listening = {});
     // syncRun() sharded across this machine and two workers, the second started with
     // `secondArgs` and `secondEnv` and crashing at its frame.send failpoint: checks that the run
     // ends as this machine alone does, on two shards, and returns the step it went on from (-1
@@ -620,16 +624,25 @@ void TestDistributed::aWorkerCanHoldARangeAndComputeNothing() {
     // The second worker joins with --hold-only: it owns a range, sums the others' gradients for
     // it and steps it, and is given no share of any step. The run is one machine's; the holder
     // sends its range's weights to the two machines that compute and takes their gradients for
-    // it, and no other range's weights. A run that is not sharded sends such a worker home,
-    // saying why.
+    // it, and no other range's weights. It loads neither the model nor the dataset: the dataset
+    // leaves this machine's disk once the coordinator has read it, so the worker that computes
+    // receives it from the coordinator, and the holder asks for nothing. A run that is not
+    // sharded sends such a worker home, saying why.
     const QString one = syncAlone(), sharded = m_tmp.filePath(QStringLiteral("holder-sharded"));
     QVERIFY(!one.isEmpty());
+    const QString gone = m_tmp.filePath(QStringLiteral("tiny-gone"));
+    testutil::writeIdxDataset(gone, 2000, 500, true);
     QJsonObject summary;
     QString log, holderLog;
-    runShardedOnThree(sharded, {}, &summary, &log, {QStringLiteral("--hold-only")}, &holderLog);
+    runShardedOnThree(sharded, {QStringLiteral("--data=mnist:") + gone}, &summary, &log,
+                      {QStringLiteral("--hold-only")}, &holderLog,
+                      [&] { QVERIFY(QDir(gone).removeRecursively()); });
     if (QTest::currentTestFailed())
         return;
-    QVERIFY2(holderLog.contains(QStringLiteral("computes nothing")), qPrintable(holderLog));
+    QVERIFY2(holderLog.contains(QStringLiteral("computes nothing and keeps neither the model "
+                                               "nor the dataset")) &&
+                 !holderLog.contains(QStringLiteral("receiving it from the coordinator")),
+             qPrintable(holderLog));
     QVERIFY2(log.contains(QStringLiteral("joined to hold a range")), qPrintable(log));
     expectSameTrajectory(one, sharded);
     const QString all = QString::fromUtf8(QJsonDocument(summary).toJson());
@@ -730,13 +743,16 @@ QStringList TestDistributed::shardedOnThree(const QString& out) {
 
 void TestDistributed::runShardedOnThree(const QString& out, const QStringList& extra,
                                         QJsonObject* summary, QString* log,
-                                        const QStringList& second, QString* secondLog) {
+                                        const QStringList& second, QString* secondLog,
+                                        const std::function<void()>& listening) {
     // Each sample costs every machine 2 ms more, so that the balancer gives each a share of
     // most steps: a step in which every machine computes is what the bytes are checked on.
     const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
     TandemProcess b(shardedOnThree(out) + extra, false, cost);
     const QString port = waitPort(b);
     QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    if (listening)
+        listening();
     TandemProcess* w1 = worker("w1", port, {}, cost);
     TandemProcess* w2 = worker("w2", port, second, cost);
     QVERIFY(b.finish());

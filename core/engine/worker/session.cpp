@@ -181,6 +181,8 @@ void WorkerSession::onRunSpec(const wire::RunSpec& spec) {
                       QStringLiteral("this worker only holds a range of a sharded run "
                                      "(--hold-only), and this run is not sharded: start it with "
                                      "--shard, or start this worker without --hold-only"));
+    if (m_opt.holdsOnly)
+        return holdRange(spec);
     std::optional<QByteArray> archive = m_conn->takeBlob(spec.modelBlob);
     if (!archive) {
         finish(1, QStringLiteral("the coordinator's model did not arrive whole"));
@@ -249,18 +251,14 @@ void WorkerSession::becomeReady() {
     const DType wireDtype = m_run->wire;
     m_loop.start(std::move(*m_run), std::move(*replica), m_conn);
     if (spec.sharded) {
-        auto port = startShardPart(spec, wireDtype, optimizer);
+        auto port = startShardPart(spec, wireDtype, optimizer, m_loop.replicaParams());
         if (!port)
             return refuse(wire::RejectCode::Protocol, port.error().message);
         ready.shardPort = *port;
-        ready.holdsOnly = m_opt.holdsOnly;
     }
     m_run.reset();
     m_state = State::Working;
     m_conn->send(ready);
-    if (m_opt.holdsOnly)
-        return m_log(QStringLiteral("ready to hold a range of the run; this machine computes "
-                                    "nothing (--hold-only)"));
     if (!ready.precisionNote.isEmpty())
         m_log(ready.precisionNote);
     m_log(QStringLiteral("ready on %1%2; %3 training samples")

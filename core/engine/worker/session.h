@@ -73,8 +73,14 @@ private:
     void onAssign(const wire::Assign& a);
     // A sharded run (shardpart.h, sessionshard.cpp): this machine's part, listening for its
     // links (returns the port), and the coordinator's setup, closes and requests for its state.
+    // `params`: the trainable tensors the ranges are cut from (the replica's, or a holder's
+    // shapes).
     Expected<quint16> startShardPart(const wire::RunSpec& spec, DType wire,
-                                     const OptimizerConfig& optimizer);
+                                     const OptimizerConfig& optimizer,
+                                     std::vector<at::Tensor>* params);
+    // A worker that only holds (sessionholder.cpp): ready for its range without the model or
+    // the dataset.
+    void holdRange(const wire::RunSpec& spec);
     void onShardMessage(const wire::Message& m);
     void onShardSetup(const wire::ShardSetup& setup);
     void onShardClose(const wire::ShardClose& close);
@@ -112,7 +118,8 @@ private:
     uint64_t m_baseSearch = 0;        // the folder search under way (--models), by number
     std::optional<AdmittedRun> m_run; // between the RunSpec and the start of work
     std::shared_ptr<DatasetSplits> m_data;
-    ComputeLoop m_loop; // its thread stops before the rest goes
+    ComputeLoop m_loop;                   // its thread stops before the rest goes
+    std::vector<at::Tensor> m_heldShapes; // a holder's trainable tensors: shapes, no values
     // A sharded run's part on this machine. Last: it writes into the loop's replica, and goes
     // first.
     std::unique_ptr<ShardPart> m_shard;

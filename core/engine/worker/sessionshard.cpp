@@ -10,7 +10,8 @@
 namespace tandem {
 
 Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType wire,
-                                                const OptimizerConfig& optimizer) {
+                                                const OptimizerConfig& optimizer,
+                                                std::vector<at::Tensor>* params) {
     if (spec.mode != TrainMode::Sync && spec.mode != TrainMode::LocalSgd)
         return makeError(ErrorCode::Incompatible,
                          QStringLiteral("the coordinator asked for a sharded %1 run; only sync "
@@ -18,7 +19,7 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
                              .arg(nameOf(spec.mode)));
     // The links come from the other members, which reach this machine where the coordinator
     // does: every address.
-    m_shard = std::make_unique<ShardPart>(m_identity, m_loop.replicaParams(), wire, optimizer);
+    m_shard = std::make_unique<ShardPart>(m_identity, params, wire, optimizer);
     auto port = m_shard->listen(QHostAddress::Any);
     if (!port)
         return makeError(port.error().code,
@@ -71,6 +72,12 @@ void WorkerSession::onShardSetup(const wire::ShardSetup& setup) {
     if (!m_shard)
         return refuse(wire::RejectCode::Protocol,
                       QStringLiteral("the coordinator set up a sharded run it did not announce"));
+    // A holder keeps no weights to write the owners' into.
+    for (const wire::ShardSetup::Peer& p : setup.members)
+        if (m_opt.holdsOnly && p.deviceId == m_identity.deviceId() && !p.holdsOnly)
+            return refuse(wire::RejectCode::Protocol,
+                          QStringLiteral("the coordinator set this machine up to take the run's "
+                                         "weights; it only holds a range (--hold-only)"));
     if (setup.mastersBlob != 0 && !range)
         return finish(1, QStringLiteral("the weights of this machine's range did not arrive "
                                         "whole"));
