@@ -123,6 +123,7 @@ private Q_SLOTS:
     void aLostMachineCostsTheShardedRunNoStep();
     void aLostHolderCostsTheShardedRunNoStep();
     void aMachineThatComesBackRejoinsTheShardedRun();
+    void aMachineWithNoRoomForARangeIsNotTakenIn();
     void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
     void slowWorkerIsLeftOutAndBroughtBack();
@@ -1034,6 +1035,46 @@ void TestDistributed::aMachineThatComesBackRejoinsTheShardedRun() {
     const QJsonObject s = b.summary();
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
     QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 3);
+    expectSameTrajectory(one, out);
+}
+
+void TestDistributed::aMachineWithNoRoomForARangeIsNotTakenIn() {
+    // A worker that comes to hold a range while the run trains, lending 8 KB: not one aligned
+    // piece of a range fits. The run cannot be set up with it, so it goes on as it was, on two
+    // machines, and ends as this machine alone does.
+    const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("shard-no-room"));
+    QVERIFY(!one.isEmpty());
+    const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
+    TandemProcess b(syncRun() + QStringList{QStringLiteral("--out=") + out,
+                                            QStringLiteral("--listen=127.0.0.1:0"),
+                                            QStringLiteral("--workers=1"),
+                                            QStringLiteral("--shard"), QStringLiteral("--home"),
+                                            home("coord")},
+                    false, cost + pacedSteps(100));
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w1 = worker("w1", port, {}, cost);
+    const QString metrics = out + QStringLiteral("/metrics.jsonl");
+    QVERIFY2(QTest::qWaitFor([&] { return countLines(metrics) >= 3; }, 120000),
+             qPrintable(b.err()));
+    b.signal(SIGUSR1);
+    QVERIFY2(!b.waitForErr(QStringLiteral("paused at step")).isEmpty(), qPrintable(b.err()));
+    TandemProcess* small = worker("w2", port, {QStringLiteral("--hold-only")},
+                                  {QStringLiteral("TANDEM_MEMORY_LIMIT=8K")});
+    QVERIFY2(!small->waitForErr(QStringLiteral("ready to hold")).isEmpty(),
+             qPrintable(small->err()));
+    b.signal(SIGUSR2);
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w2:\n") + small->err()));
+    QVERIFY2(b.err().contains(QStringLiteral("could not take in")) &&
+                 b.err().contains(QStringLiteral("no room for a range")),
+             qPrintable(b.err()));
+    QVERIFY(w1->finish());
+    QVERIFY2(w1->exitCode() == 0, qPrintable(w1->err()));
+    QVERIFY(small->finish());
+    const QJsonObject s = b.summary();
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
+    QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 2);
     expectSameTrajectory(one, out);
 }
 

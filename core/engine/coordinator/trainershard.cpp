@@ -204,18 +204,31 @@ Status Trainer::admitToShards() {
     }
     QElapsedTimer clock;
     clock.start();
-    if (auto st = gatherShardState(); !st)
-        return st;
     const size_t before = m_pool.size();
     m_pool.admitJoined();
     QStringList names;
     for (size_t w = before; w < m_pool.size(); ++w)
-        names << m_pool.at(w).stats.name;
+        if (m_pool.at(w).alive())
+            names << m_pool.at(w).stats.name;
+    if (names.isEmpty())
+        return success(); // those that came were sent home (the memory plan says why)
+    if (auto st = gatherShardState(); !st)
+        return st;
     m_shards->stop();
-    if (auto st = startShards(); !st)
-        return makeError(st.error().code,
-                         QStringLiteral("the sharded run could not take in %1: %2")
-                             .arg(names.join(QStringLiteral(", ")), st.error().message));
+    if (auto st = startShards(); !st) {
+        // A machine with no room for a range, say: the run goes on as it was, without it.
+        const QString consequence = QStringLiteral("the sharded run goes on without it");
+        for (size_t w = before; w < m_pool.size(); ++w)
+            if (m_pool.at(w).alive())
+                m_pool.drop(w, st.error(), consequence, m_state.step);
+        m_shards->stop();
+        if (auto again = startShards(); !again)
+            return again;
+        m_obs.onMessage(QStringLiteral("the sharded run could not take in %1 (%2); it goes on "
+                                       "as it was")
+                            .arg(names.join(QStringLiteral(", ")), st.error().message));
+        return success();
+    }
     m_obs.onMessage(QStringLiteral("the sharded run took in %1 from step %2 in %3 s")
                         .arg(names.join(QStringLiteral(", ")))
                         .arg(m_state.step + 1)

@@ -56,7 +56,8 @@ void WorkerPool::add(std::shared_ptr<WorkerLink> link, RemoteWorker* remote) {
 
 Status WorkerPool::applyMemoryPlan(size_t i) {
     PoolMember& m = m_members[i];
-    if (!m_memoryPlan)
+    // A worker that only holds computes nothing: the shard plan sizes its range instead.
+    if (!m_memoryPlan || m.holdsOnly())
         return success();
     auto cap = m_memoryPlan(m.link->device(), m.stats.name, m.remote == nullptr);
     if (!cap) {
