@@ -173,6 +173,9 @@ private:
     // made once for them all; empty (and the test failed) when it did not finish well.
     QString syncAlone();
     QString m_syncAlone;
+    // `run` on this machine alone into the temporary folder `name`, once: its folder, kept in
+    // `kept` (empty, the test failed, when the run did not end well).
+    QString runAloneOnce(const QStringList& run, const QString& name, QString* kept);
     // syncRun() into `out`, sharded across this machine and two workers.
     QStringList shardedOnThree(const QString& out);
     // syncRun() sharded across this machine and two workers into `out`, with `extra`: the
@@ -472,17 +475,7 @@ QStringList TestDistributed::localSgdRun() const {
 }
 
 QString TestDistributed::localSgdAlone() {
-    if (!m_localSgdAlone.isEmpty())
-        return m_localSgdAlone;
-    const QString out = m_tmp.filePath(QStringLiteral("local-one"));
-    TandemProcess a(localSgdRun() + QStringList{QStringLiteral("--out=") + out});
-    if (!a.finish() || a.exitCode() != 0) {
-        qWarning().noquote() << a.err();
-        QTest::qFail("the one-machine local-SGD run did not finish well", __FILE__, __LINE__);
-        return {};
-    }
-    m_localSgdAlone = out;
-    return out;
+    return runAloneOnce(localSgdRun(), QStringLiteral("local-one"), &m_localSgdAlone);
 }
 
 QJsonObject TestDistributed::runLocalSgdSharded(const QString& out, bool thisMachineComputes,
@@ -722,16 +715,20 @@ void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
 }
 
 QString TestDistributed::syncAlone() {
-    if (!m_syncAlone.isEmpty())
-        return m_syncAlone;
-    const QString out = m_tmp.filePath(QStringLiteral("sync-alone"));
-    TandemProcess a(syncRun() + QStringList{QStringLiteral("--out=") + out});
+    return runAloneOnce(syncRun(), QStringLiteral("sync-alone"), &m_syncAlone);
+}
+
+QString TestDistributed::runAloneOnce(const QStringList& run, const QString& name, QString* kept) {
+    if (!kept->isEmpty())
+        return *kept;
+    const QString out = m_tmp.filePath(name);
+    TandemProcess a(run + QStringList{QStringLiteral("--out=") + out});
     if (!a.finish() || a.exitCode() != 0) {
         qWarning().noquote() << a.err();
         QTest::qFail("the one-machine run did not finish well", __FILE__, __LINE__);
         return {};
     }
-    m_syncAlone = out;
+    *kept = out;
     return out;
 }
 
