@@ -640,6 +640,26 @@ void TestDistributed::aWorkerCanHoldARangeAndComputeNothing() {
     QVERIFY2(log.contains(QStringLiteral("joined to hold a range")), qPrintable(log));
     expectSameTrajectory(one, sharded);
     const QString all = QString::fromUtf8(QJsonDocument(summary).toJson());
+    // Its Hello says it only holds, so it is sent no model: before it was ready it had the
+    // link's probe and the run's description, at least a model's bytes less than the worker that
+    // computes (which had the model and the dataset as well).
+    const QString holderName =
+        QRegularExpression(QStringLiteral("worker (.+) joined to hold a range"))
+            .match(log)
+            .captured(1);
+    QMap<QString, qint64> setupBytes;
+    auto sentBefore =
+        QRegularExpression(QStringLiteral("worker (.+) was sent (\\d+) bytes before it was ready"))
+            .globalMatch(log);
+    while (sentBefore.hasNext()) {
+        const auto m = sentBefore.next();
+        setupBytes[m.captured(1)] = m.captured(2).toLongLong();
+    }
+    const qint64 modelBytes = 4 * summary.value(QStringLiteral("trainable_parameters")).toInteger();
+    QVERIFY2(setupBytes.size() == 2 && setupBytes.contains(holderName), qPrintable(log));
+    for (auto it = setupBytes.cbegin(); it != setupBytes.cend(); ++it)
+        if (it.key() != holderName)
+            QVERIFY2(setupBytes.value(holderName) + modelBytes < it.value(), qPrintable(log));
     int computed = 0;
     for (const QJsonValue& v : summary.value(QStringLiteral("workers")).toArray())
         computed += v.toObject().value(QStringLiteral("samples")).toInteger() > 0 ? 1 : 0;

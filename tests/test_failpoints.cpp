@@ -52,6 +52,7 @@ private Q_SLOTS:
     void workerCrashes();
     void stallAndStop();
     void datasetCutInTransfer();
+    void aWorkerLoadingItsModelKeepsItsLink();
     void pairingAndTrustStore();
     void atomicWriteFails();
 
@@ -59,6 +60,8 @@ private:
     QString path(const QString& n) const { return m_tmp.filePath(n); }
     QStringList localRun(const QString& out) const;
     TandemProcess* coordinator(const QString& out, const QStringList& extra = {});
+    // A sync run of the mlp on `data` by one worker, this machine computing nothing.
+    TandemProcess* remoteOnly(const QString& data, const QString& out, const QStringList& extra);
     QString waitPort(TandemProcess& c);
     TandemProcess* worker(const QString& home, const QString& port, const QStringList& env = {});
 
@@ -106,6 +109,19 @@ TandemProcess* TestFailpoints::coordinator(const QString& out, const QStringList
         localRun(out) +
         QStringList{QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
                     path(QStringLiteral("coord")), QStringLiteral("--worker-timeout=20")} +
+        extra));
+    return m_procs.back().get();
+}
+
+TandemProcess* TestFailpoints::remoteOnly(const QString& data, const QString& out,
+                                          const QStringList& extra) {
+    m_procs.push_back(std::make_unique<TandemProcess>(
+        QStringList{QStringLiteral("train"), QStringLiteral("--mode=sync"),
+                    QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + data,
+                    QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
+                    QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
+                    QStringLiteral("--batch=30"), QStringLiteral("--home"),
+                    path(QStringLiteral("coord")), QStringLiteral("--out=") + out} +
         extra));
     return m_procs.back().get();
 }
@@ -280,14 +296,7 @@ void TestFailpoints::datasetCutInTransfer() {
     const QString data = path(QStringLiteral("private"));
     testutil::writeIdxDataset(data, 300, 100, false);
     const QString out = path(QStringLiteral("transfer"));
-    m_procs.push_back(std::make_unique<TandemProcess>(QStringList{
-        QStringLiteral("train"), QStringLiteral("--mode=sync"), QStringLiteral("--model=mlp"),
-        QStringLiteral("--data=mnist:") + data, QStringLiteral("--threads=1"),
-        QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
-        QStringLiteral("--no-local-worker"), QStringLiteral("--batch=30"),
-        QStringLiteral("--epochs=1"), QStringLiteral("--home"), path(QStringLiteral("coord")),
-        QStringLiteral("--out=") + out}));
-    TandemProcess* c = m_procs.back().get();
+    TandemProcess* c = remoteOnly(data, out, {QStringLiteral("--epochs=1")});
     const QString port = waitPort(*c);
     QVERIFY(!port.isEmpty());
     QVERIFY(QDir(data).removeRecursively());
@@ -307,6 +316,27 @@ void TestFailpoints::datasetCutInTransfer() {
     QVERIFY(whole->finish());
     QVERIFY2(whole->exitCode() == 0,
              qPrintable(whole->err() + QStringLiteral("\n--- the coordinator:\n") + c->err()));
+}
+
+void TestFailpoints::aWorkerLoadingItsModelKeepsItsLink() {
+    // A worker whose model takes longer to read than the coordinator waits for a silent peer
+    // (a model of gigabytes on a busy machine; here a stall of 9 s against 4 s) still joins at
+    // the first try: the model is read off the thread that answers the coordinator's pings.
+    const QString out = path(QStringLiteral("slow-load"));
+    TandemProcess* c = remoteOnly(
+        m_tiny, out, {QStringLiteral("--worker-timeout=4"), QStringLiteral("--max-steps=3")});
+    const QString port = waitPort(*c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker(QStringLiteral("w1"), port,
+                              {QStringLiteral("TANDEM_FAILPOINTS=worker.admit=stall:9000")});
+    // Read on the event thread, the worker would be dropped and load again, every time.
+    QVERIFY2(c->finish(120000), qPrintable(c->err()));
+    QVERIFY2(c->exitCode() == 0, qPrintable(c->err()));
+    QVERIFY2(!c->err().contains(QLatin1String("stopped answering")), qPrintable(c->err()));
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+    QCOMPARE(w->err().count(QLatin1String("failpoint worker.admit: stall")), 1);
+    QCOMPARE(c->summary().value(QStringLiteral("steps")).toInt(), 3);
 }
 
 void TestFailpoints::pairingAndTrustStore() {

@@ -264,6 +264,9 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(h2.displayName, h.displayName);
     QCOMPARE(h2.devices.size(), 1);
     QCOMPARE(h2.devices[0].memoryBytes, d.memoryBytes);
+    QVERIFY(!h2.holdsOnly);
+    h.holdsOnly = true; // a --hold-only worker, which is sent no model
+    QVERIFY(std::get<Hello>(*decode(encode(h))).holdsOnly);
 
     auto offer = decode(encode(DataOffer{4, 5, 6}));
     QVERIFY(offer.ok());

@@ -93,6 +93,7 @@ struct Encoder {
         o->set_role(str(m.role));
         for (const DeviceInfo& d : m.devices)
             devToPb(d, o->add_devices());
+        o->set_holds_only(m.holdsOnly);
     }
     void operator()(const Reject& m) {
         auto* o = e.mutable_reject();
@@ -396,6 +397,7 @@ Expected<Message> decode(const QByteArray& payload) {
             return corrupt(QStringLiteral("a hello lists %1 devices").arg(o.devices_size()));
         for (const auto& d : o.devices())
             m.devices << devFromPb(d);
+        m.holdsOnly = o.holds_only();
         return Message(m);
     }
     case ::tandem::pb::Envelope::kReject: {

@@ -57,6 +57,7 @@ struct Hello {
     QString displayName;
     QString role;
     QList<DeviceInfo> devices;
+    bool holdsOnly = false; // a worker that only holds a range (--hold-only): it needs no model
 };
 struct Reject {
     RejectCode code = RejectCode::Protocol;

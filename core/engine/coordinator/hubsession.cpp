@@ -130,6 +130,7 @@ void HubSession::onHello(const wire::Hello& h) {
         return;
     }
     m_name = m_hub->workerName(h.displayName, m_conn->peerId(), this);
+    m_holdsOnly = h.holdsOnly;
     if (const QString why = m_hub->config().dismissed; !why.isEmpty()) {
         // The run already chose to train alone: nothing to measure, nothing for it to do.
         m_hub->addMessage(
@@ -306,7 +307,10 @@ void HubSession::sendRun() {
     wire::RunSpec spec;
     spec.runId = cfg.runId;
     spec.settings = cfg.settings;
-    spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, cfg.modelArchive);
+    // A worker that only holds reads the trainable tensors' shapes from the spec, not the model:
+    // a model of gigabytes would cross its link for nothing (and sit in its memory).
+    if (!m_holdsOnly)
+        spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, cfg.modelArchive);
     if (cfg.base) {
         spec.baseManifest = cfg.base->manifest().json();
         spec.baseHash = cfg.base->manifest().hash;

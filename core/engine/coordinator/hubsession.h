@@ -58,7 +58,8 @@ private:
     Connection* m_conn;
     State m_state = State::AwaitHello;
     QString m_name;
-    bool m_leaving = false; // it said Bye: it leaves on purpose
+    bool m_leaving = false;   // it said Bye: it leaves on purpose
+    bool m_holdsOnly = false; // its Hello says it only holds a range: it is sent no model
     std::shared_ptr<RemoteWorker> m_worker;
     quint16 m_shardPort = 0;
     uint64_t m_lastWeightsVersion = UINT64_MAX;

@@ -61,6 +61,7 @@ void WorkerSession::onSecured(const QString& peerId) {
     wire::Hello hello = makeHello(PeerRole::Worker, m_identity.deviceId());
     if (!m_opt.name.isEmpty())
         hello.displayName = m_opt.name;
+    hello.holdsOnly = m_opt.holdsOnly;
     m_conn->send(hello);
     m_trust.watch(peerId);
     m_events.coordinatorId(peerId);
@@ -191,81 +192,6 @@ void WorkerSession::onRunSpec(const wire::RunSpec& spec) {
     if (spec.baseHash.isEmpty())
         return admit(spec, *archive, nullptr);
     findBase(spec, *archive);
-}
-
-void WorkerSession::admit(const wire::RunSpec& spec, const QByteArray& archive,
-                          const NamedTensors* base) {
-    // The archive is built in this machine's memory before the memory plan sizes it for the
-    // device: one asking for more than the machine has is refused before it is allocated.
-    auto run = admitRun(spec, archive, base, systemMemoryBytes());
-    if (!run) // the coordinator's log says why this machine stays out
-        return refuse(run.error().subject == ErrorSubject::Model ? wire::RejectCode::Schema
-                                                                 : wire::RejectCode::Internal,
-                      run.error().message);
-    m_run = std::move(*run);
-    // The worker's gradient bundles and the coordinator's weight bundles have this exact size;
-    // the dataset is bounded by what a desktop can hold, token files (written to disk as they
-    // arrive) by its free space.
-    // A sharded run's setup also brings this machine's range of the fp32 weights and, resumed,
-    // of the optimizer's state.
-    m_conn->setBlobCap(
-        wire::BlobKind::Tensors,
-        std::max<qint64>(m_run->bundleCap(),
-                         spec.sharded ? shardStateCap(m_run->layout.paramCount()) : 0));
-    m_conn->setBlobCap(wire::BlobKind::Dataset, qint64(8) << 30);
-    m_conn->setBlobCap(wire::BlobKind::Tokens, std::numeric_limits<qint64>::max());
-    m_conn->setBlobSpill(wire::BlobKind::Tokens, datasetCache().dir());
-    m_data = localDataset(spec, datasetCache());
-    if (!m_data) {
-        m_log(QStringLiteral("%1 is not here; receiving it from the coordinator")
-                  .arg(spec.datasetSpec));
-        m_state = State::AwaitData;
-        m_conn->send(wire::DataRequest{spec.datasetHash});
-        return;
-    }
-    becomeReady();
-}
-
-void WorkerSession::becomeReady() {
-    m_shard.reset();
-    m_loop.reset();
-    QString note;
-    auto replica = startReplica(m_device, *m_run, m_data, &note);
-    if (!note.isEmpty())
-        m_log(note);
-    if (!replica) {
-        // The coordinator's log says why this machine stays out (a model too big for it).
-        refuse(wire::RejectCode::Internal, replica.error().message);
-        return;
-    }
-    wire::Ready ready;
-    ready.schemaHash = m_run->spec.schemaHash;
-    ready.device = m_device;
-    ready.maxBatch = m_opt.maxBatch;
-    ready.precision = nameOf((*replica)->precision());
-    ready.precisionNote = (*replica)->precisionNote();
-    m_events.joined(m_run->spec.runId, m_run->spec.mode, m_device.name, m_run->spec.datasetSpec,
-                    m_data.get());
-    const wire::RunSpec spec = m_run->spec;
-    const OptimizerConfig optimizer = m_run->options.innerOptimizer;
-    const DType wireDtype = m_run->wire;
-    m_loop.start(std::move(*m_run), std::move(*replica), m_conn);
-    if (spec.sharded) {
-        auto port = startShardPart(spec, wireDtype, optimizer, m_loop.replicaParams());
-        if (!port)
-            return refuse(wire::RejectCode::Protocol, port.error().message);
-        ready.shardPort = *port;
-    }
-    m_run.reset();
-    m_state = State::Working;
-    m_conn->send(ready);
-    if (!ready.precisionNote.isEmpty())
-        m_log(ready.precisionNote);
-    m_log(QStringLiteral("ready on %1%2; %3 training samples")
-              .arg(m_device.name, ready.precision == QLatin1String("fp32")
-                                      ? QString()
-                                      : QStringLiteral(" (%1 autocast)").arg(ready.precision))
-              .arg(m_data->train.count()));
 }
 
 void WorkerSession::onAssign(const wire::Assign& a) {

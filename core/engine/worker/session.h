@@ -28,7 +28,18 @@ namespace tandem {
 
 class WorkerSession : public QObject {
 public:
-    enum class State { Connecting, AwaitHello, AwaitRun, AwaitBase, AwaitData, Working, Done };
+    // Loading: the model is read, or the replica started, on the idle compute thread
+    // (sessionadmit.cpp).
+    enum class State {
+        Connecting,
+        AwaitHello,
+        AwaitRun,
+        AwaitBase,
+        Loading,
+        AwaitData,
+        Working,
+        Done
+    };
 
     WorkerSession(const WorkerOptions& o, DeviceInfo device, const Identity& id,
                   std::function<void(const QString&)> log, std::function<void()> onDone);
@@ -55,8 +66,11 @@ private:
     void onMessage(const wire::Message& m);
     void onHello(const wire::Hello& h);
     void onRunSpec(const wire::RunSpec& spec);
-    // The run with its model whole: admitted, then its dataset found or asked for.
+    // The run with its model whole: admitted, then its dataset found or asked for
+    // (sessionadmit.cpp). The model is read on the idle compute thread; onAdmitted goes on.
     void admit(const wire::RunSpec& spec, const QByteArray& archive, const NamedTensors* base);
+    void onAdmitted(uint64_t admission, Expected<AdmittedRun>& run,
+                    const std::shared_ptr<DatasetSplits>& data);
     // The base the run spec names: from the cache, from --models, or received (sessionbase.cpp).
     void findBase(const wire::RunSpec& spec, const QByteArray& archive);
     // The base the run spec names, when it is not in the cache: part by part, a few asked for
@@ -69,7 +83,10 @@ private:
     // The dataset, when the coordinator sends it (sessiondata.cpp).
     void onDataOffer(const wire::DataOffer& offer);
     void onDataChecked(const QString& hash, Expected<DatasetCache::Received>& got);
+    // The replica is started on the idle compute thread; onReplicaStarted tells the coordinator.
     void becomeReady();
+    void onReplicaStarted(uint64_t admission, AdmittedRun run,
+                          Expected<std::unique_ptr<ModelReplica>>& replica, const QString& note);
     void onAssign(const wire::Assign& a);
     // A sharded run (shardpart.h, sessionshard.cpp): this machine's part, listening for its
     // links (returns the port), and the coordinator's setup, closes and requests for its state.
@@ -117,6 +134,7 @@ private:
     std::optional<BaseTransfer> m_base;
     uint64_t m_baseSearch = 0;        // the folder search under way (--models), by number
     std::optional<AdmittedRun> m_run; // between the RunSpec and the start of work
+    uint64_t m_admission = 0;         // the admission under way, by number
     std::shared_ptr<DatasetSplits> m_data;
     ComputeLoop m_loop;                   // its thread stops before the rest goes
     std::vector<at::Tensor> m_heldShapes; // a holder's trainable tensors: shapes, no values
