@@ -493,6 +493,7 @@ int cmdWorker(const QStringList& args) {
     OptionReader r{p, {}};
     r.read("threads", o.threads, 0, 1024);
     r.read("reconnect", o.reconnectSeconds, 0, 86400);
+    r.read("coordinator-timeout", o.idleTimeoutSeconds, 2, 86400);
     r.read("max-batch", o.maxBatch, 0, 1 << 20);
     if (!r.error.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument, r.error));

@@ -53,6 +53,7 @@ private Q_SLOTS:
     void stallAndStop();
     void datasetCutInTransfer();
     void aWorkerLoadingItsModelKeepsItsLink();
+    void aShardedSetupKeepsItsLinks();
     void pairingAndTrustStore();
     void atomicWriteFails();
 
@@ -61,7 +62,8 @@ private:
     QStringList localRun(const QString& out) const;
     TandemProcess* coordinator(const QString& out, const QStringList& extra = {});
     // A sync run of the mlp on `data` by one worker, this machine computing nothing.
-    TandemProcess* remoteOnly(const QString& data, const QString& out, const QStringList& extra);
+    TandemProcess* remoteOnly(const QString& data, const QString& out, const QStringList& extra,
+                              const QStringList& env = {});
     QString waitPort(TandemProcess& c);
     TandemProcess* worker(const QString& home, const QString& port, const QStringList& env = {});
 
@@ -114,7 +116,7 @@ TandemProcess* TestFailpoints::coordinator(const QString& out, const QStringList
 }
 
 TandemProcess* TestFailpoints::remoteOnly(const QString& data, const QString& out,
-                                          const QStringList& extra) {
+                                          const QStringList& extra, const QStringList& env) {
     m_procs.push_back(std::make_unique<TandemProcess>(
         QStringList{QStringLiteral("train"), QStringLiteral("--mode=sync"),
                     QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + data,
@@ -122,7 +124,8 @@ TandemProcess* TestFailpoints::remoteOnly(const QString& data, const QString& ou
                     QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
                     QStringLiteral("--batch=30"), QStringLiteral("--home"),
                     path(QStringLiteral("coord")), QStringLiteral("--out=") + out} +
-        extra));
+            extra,
+        false, env));
     return m_procs.back().get();
 }
 
@@ -337,6 +340,34 @@ void TestFailpoints::aWorkerLoadingItsModelKeepsItsLink() {
     QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
     QCOMPARE(w->err().count(QLatin1String("failpoint worker.admit: stall")), 1);
     QCOMPARE(c->summary().value(QStringLiteral("steps")).toInt(), 3);
+}
+
+void TestFailpoints::aShardedSetupKeepsItsLinks() {
+    // A sharded run's coordinator writes each range's state into its logs as the run is set up:
+    // seconds for a model of gigabytes (here a stall of 11 s, against 5 s that the worker waits
+    // for a silent coordinator). The thread that answers the links does not wait for it, so the
+    // worker does not take the coordinator for lost.
+    const QString out = path(QStringLiteral("shard-setup"));
+    TandemProcess* c = remoteOnly(m_tiny, out,
+                                  {QStringLiteral("--worker-timeout=5"),
+                                   QStringLiteral("--max-steps=3"), QStringLiteral("--shard")},
+                                  {QStringLiteral("TANDEM_FAILPOINTS=shard.logs=stall:11000@1")});
+    const QString port = waitPort(*c);
+    QVERIFY(!port.isEmpty());
+    m_procs.push_back(std::make_unique<TandemProcess>(QStringList{
+        QStringLiteral("worker"), QStringLiteral("--connect"), QStringLiteral("127.0.0.1:") + port,
+        QStringLiteral("--home"), path(QStringLiteral("w1")), QStringLiteral("--threads=1"),
+        QStringLiteral("--coordinator-timeout=5")}));
+    TandemProcess* w = m_procs.back().get();
+    QVERIFY2(c->finish(120000), qPrintable(c->err()));
+    QVERIFY2(c->exitCode() == 0, qPrintable(c->err()));
+    QVERIFY2(c->err().contains(QLatin1String("failpoint shard.logs: stall")) &&
+                 !c->err().contains(QLatin1String("stopped answering")),
+             qPrintable(c->err()));
+    QCOMPARE(c->summary().value(QStringLiteral("shards")).toArray().size(), 2);
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0 && !w->err().contains(QLatin1String("lost the coordinator")),
+             qPrintable(w->err()));
 }
 
 void TestFailpoints::pairingAndTrustStore() {

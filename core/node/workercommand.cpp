@@ -45,6 +45,10 @@ QList<QCommandLineOption> WorkerCommand::options() {
             {QStringLiteral("reconnect"),
              QStringLiteral("Seconds to keep trying to reach the coordinator [60]."),
              QStringLiteral("S")},
+            {QStringLiteral("coordinator-timeout"),
+             QStringLiteral("Take the coordinator for lost after this many seconds of "
+                            "silence [60]."),
+             QStringLiteral("S")},
             {QStringLiteral("max-batch"),
              QStringLiteral("The most samples this device takes per step [no limit]."),
              QStringLiteral("N")},

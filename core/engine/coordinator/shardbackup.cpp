@@ -4,9 +4,11 @@
 
 #include "engine/coordinator/shardconductor.h"
 
+#include "common/failpoint.h"
 #include "engine/coordinator/hub.h"
 
 #include <QDir>
+#include <QFile>
 
 namespace tandem {
 
@@ -35,58 +37,67 @@ QStringList ShardConductor::lost() const {
     return m_lost;
 }
 
-std::vector<QByteArray> ShardConductor::setupBases(const std::vector<QByteArray>& states,
-                                                   int64_t steps) const {
-    const ShardLayout layout = ShardLayout::of(*m_replica);
-    std::vector<QByteArray> out;
-    for (size_t r = 0; r < m_ranges.size(); ++r) {
-        // A resumed run's range state holds its weights already; a new run's range starts from
-        // the replica's weights and no state.
-        if (steps > 0 && r < states.size() && !states[r].isEmpty()) {
-            out.push_back(states[r]);
-            continue;
-        }
-        out.push_back(ShardOwner::fromParams(layout, m_ranges[r].begin, m_ranges[r].end, *m_replica,
-                                             m_optimizer)
-                          .rangeStateBytes());
-    }
-    return out;
+QString ShardConductor::logPath(size_t range) const {
+    return QDir(m_backupDir).filePath(QStringLiteral("range-%1.log").arg(range + 1));
 }
 
-Status ShardConductor::startLogs(int64_t firstStep, int64_t steps,
-                                 const std::vector<QByteArray>& bases) {
-    m_logs.clear();
-    m_logBytes = 0;
-    m_logs.resize(m_ranges.size());
+Expected<std::unique_ptr<ShardLog>> ShardConductor::newLog(const ShardRange& range,
+                                                           const QString& path, int64_t firstStep,
+                                                           int64_t steps,
+                                                           const QByteArray& base) const {
+    const ShardLayout layout = ShardLayout::of(*m_replica);
+    const ShardOwner shape(layout, range.begin, range.end,
+                           at::zeros({range.end - range.begin}, at::kFloat), m_optimizer);
+    return ShardLog::create(path, shape, firstStep, steps, base);
+}
+
+Status ShardConductor::startLogs(const std::vector<ShardRange>& ranges, int64_t firstStep,
+                                 int64_t steps, const std::vector<QByteArray>& states,
+                                 std::vector<std::unique_ptr<ShardLog>>* logs) const {
+    logs->clear();
+    (void)TANDEM_FAILPOINT("shard.logs"); // a stall stands in for a model of gigabytes
     if (!QDir().mkpath(m_backupDir))
         return makeError(ErrorCode::Io,
                          QStringLiteral("cannot make the folder %1 for the sharded run's logs")
                              .arg(m_backupDir));
-    for (size_t r = 0; r < m_ranges.size(); ++r)
-        if (auto st = restartLog(r, firstStep, steps, bases[r]); !st) {
-            m_logs.clear();
-            m_logBytes = 0;
-            return st;
+    const ShardLayout layout = ShardLayout::of(*m_replica);
+    for (size_t r = 0; r < ranges.size(); ++r) {
+        // A resumed run's range state holds its weights already; a new run's range starts from
+        // the replica's weights and no state.
+        const QByteArray base = steps > 0 && r < states.size() && !states[r].isEmpty()
+                                    ? states[r]
+                                    : ShardOwner::fromParams(layout, ranges[r].begin, ranges[r].end,
+                                                             *m_replica, m_optimizer)
+                                          .rangeStateBytes();
+        auto log = newLog(ranges[r], logPath(r), firstStep, steps, base);
+        if (!log) {
+            logs->clear();
+            return log.error();
         }
+        logs->push_back(std::move(*log));
+    }
     return success();
 }
 
-Status ShardConductor::restartLog(size_t r, int64_t firstStep, int64_t steps,
-                                  const QByteArray& base) {
-    const ShardLayout layout = ShardLayout::of(*m_replica);
-    const ShardOwner shape(layout, m_ranges[r].begin, m_ranges[r].end,
-                           at::zeros({m_ranges[r].end - m_ranges[r].begin}, at::kFloat),
-                           m_optimizer);
-    if (m_logs[r])
-        m_logBytes -= m_logs[r]->bytes();
-    m_logs[r].reset();
-    auto log =
-        ShardLog::create(QDir(m_backupDir).filePath(QStringLiteral("range-%1.log").arg(r + 1)),
-                         shape, firstStep, steps, base);
-    if (!log)
-        return log.error();
-    m_logs[r] = std::move(*log);
-    return success();
+void ShardConductor::swapLog(size_t range, int64_t firstStep, int64_t steps,
+                             const QByteArray& base) {
+    const QString path = logPath(range);
+    auto log = newLog(m_ranges[range], path + QStringLiteral(".new"), firstStep, steps, base);
+    m_hub->runOnNetwork([&] {
+        if (!log)
+            return noteLog(log.error());
+        if (range >= m_logs.size())
+            return;
+        if (m_logs[range])
+            m_logBytes -= m_logs[range]->bytes();
+        m_logs[range].reset();
+        QFile::remove(path);
+        if (!QDir().rename((*log)->path(), path))
+            return noteLog(
+                makeError(ErrorCode::Io, QStringLiteral("cannot name the shard log %1").arg(path)));
+        (*log)->movedTo(path);
+        m_logs[range] = std::move(*log);
+    });
 }
 
 void ShardConductor::noteLog(const Status& st) {

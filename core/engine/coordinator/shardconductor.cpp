@@ -43,6 +43,28 @@ Expected<std::vector<QByteArray>> rangeStates(const ShardLayout& layout,
     return out;
 }
 
+// The ranges a plan's `ends` give this machine (`self`) and `workers`, in the setup's order.
+std::vector<ShardRange> rangesOf(const std::vector<int64_t>& ends, const QString& self,
+                                 const std::vector<QString>& workers) {
+    std::vector<ShardRange> out;
+    for (size_t i = 0; i < ends.size(); ++i)
+        out.push_back({i == 0 ? 0 : ends[i - 1], ends[i], i == 0 ? self : workers[i - 1]});
+    return out;
+}
+
+// Each range's weights, then its state (`states`, empty for a new run): one blob, which its owner
+// takes with the setup.
+std::vector<QByteArray> rangeBlobs(const ShardLayout& layout, const std::vector<ShardRange>& ranges,
+                                   const std::vector<at::Tensor>& params,
+                                   std::vector<QByteArray> states) {
+    std::vector<QByteArray> out;
+    for (size_t r = 0; r < ranges.size(); ++r) {
+        out.push_back(rangeValues(layout, ranges[r].begin, ranges[r].end, params) + states[r]);
+        states[r] = QByteArray();
+    }
+    return out;
+}
+
 // Where a plan's ranges end, checked: one a member, each past the one before, the last at the
 // last value.
 Status checkEnds(const std::vector<int64_t>& ends, int64_t members, int64_t values) {
@@ -84,6 +106,16 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     const int64_t steps = resumed ? resumed->stepCount() : 0;
     if (auto st = checkEnds(ends, members, layout.values); !st)
         return st;
+    // The ranges' states, their logs and the blobs their owners take are made here: for a model
+    // of gigabytes they take seconds, which the network thread spends answering the links.
+    const std::vector<ShardRange> ranges = rangesOf(ends, hub->identity().deviceId(), workers);
+    auto states = rangeStates(layout, ranges, *replica, optimizer, resumed);
+    if (!states)
+        return states.error();
+    std::vector<std::unique_ptr<ShardLog>> logs;
+    const Status logged =
+        m_backupDir.isEmpty() ? success() : startLogs(ranges, firstStep, steps, *states, &logs);
+    const std::vector<QByteArray> blobs = rangeBlobs(layout, ranges, *replica, std::move(*states));
     Status result = success();
     hub->runOnNetwork([&] {
         m_self = hub->identity().deviceId();
@@ -141,23 +173,17 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
             m_ranges.push_back({i == 0 ? 0 : ends[size_t(i - 1)], ends[size_t(i)], id});
             setup.ranges << wire::ShardSetup::Span{m_ranges.back().begin, m_ranges.back().end, id};
         }
-        auto states = rangeStates(layout, m_ranges, *replica, optimizer, resumed);
-        if (!states) {
-            result = states.error();
-            return;
+        if (setup.backup) {
+            m_logs = std::move(logs);
+            m_logBytes = 0;
+            noteLog(logged);
         }
-        if (setup.backup)
-            noteLog(startLogs(firstStep, steps, setupBases(*states, steps)));
-        // Each range's weights, then its state: one blob, which its owner takes with the setup.
-        const auto range = [&](size_t r) {
-            return rangeValues(layout, m_ranges[r].begin, m_ranges[r].end, *replica) + (*states)[r];
-        };
-        if (auto st = m_machine->setup(setup, range(0)); !st) {
+        if (auto st = m_machine->setup(setup, blobs[0]); !st) {
             result = st.error();
             return;
         }
         for (size_t w = 0; w < sessions.size(); ++w)
-            sessions[w]->sendShardSetup(setup, range(w + 1));
+            sessions[w]->sendShardSetup(setup, blobs[w + 1]);
     });
     if (!result)
         return result;
@@ -310,15 +336,13 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
         return whole.error();
     // The logs begin again from the state gathered: what they held is in it.
     if (!m_backupDir.isEmpty()) {
-        std::vector<QByteArray> bases;
-        for (const ShardRange& r : m_ranges)
-            bases.push_back(states[r.owner].second);
         int64_t next = 0;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             next = m_lastClosed + 1;
         }
-        m_hub->runOnNetwork([&] { noteLog(startLogs(next, steps, bases)); });
+        for (size_t r = 0; r < m_ranges.size(); ++r)
+            swapLog(r, next, steps, states[m_ranges[r].owner].second);
     }
     // A range at a time: no second whole copy of the model on this machine.
     for (size_t r = 0; r < m_ranges.size(); ++r)
@@ -364,7 +388,7 @@ Status ShardConductor::rebaseLogs(int timeoutMs) {
             state = std::move(m_states[owner]);
             m_states.erase(owner);
         }
-        m_hub->runOnNetwork([&] { noteLog(restartLog(r, next, state.first, state.second)); });
+        swapLog(r, next, state.first, state.second);
     }
     return success();
 }

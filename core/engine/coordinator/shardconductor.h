@@ -160,19 +160,27 @@ private:
     void forgetSetup();
     // Network thread (written there before any report can come).
     bool isMember(const QString& deviceId) const;
-    // Network thread: a log for each range, beginning after `steps` optimizer steps with the
-    // range states `bases` (ShardOwner::rangeStateBytes()), its first record of step
-    // `firstStep`.
-    Status startLogs(int64_t firstStep, int64_t steps, const std::vector<QByteArray>& bases);
-    Status restartLog(size_t range, int64_t firstStep, int64_t steps, const QByteArray& base);
+    // Any thread: a log at `path` for `range`, beginning after `steps` optimizer steps with the
+    // range state `base` (ShardOwner::rangeStateBytes()), its first record of step `firstStep`.
+    // Writing a base of gigabytes takes seconds, so the training thread does it and the network
+    // thread, which answers the links' pings, only takes the log in.
+    Expected<std::unique_ptr<ShardLog>> newLog(const ShardRange& range, const QString& path,
+                                               int64_t firstStep, int64_t steps,
+                                               const QByteArray& base) const;
+    QString logPath(size_t range) const;
+    // Training thread, between steps: range `range`'s log begins again from `base`. The new log
+    // is written beside the old one, and takes its place on the network thread.
+    void swapLog(size_t range, int64_t firstStep, int64_t steps, const QByteArray& base);
+    // Any thread, before a setup: a log for each of `ranges` (a range's base made, written and
+    // dropped before the next: one range's state here at once), from the setup's `states`.
+    Status startLogs(const std::vector<ShardRange>& ranges, int64_t firstStep, int64_t steps,
+                     const std::vector<QByteArray>& states,
+                     std::vector<std::unique_ptr<ShardLog>>* logs) const;
     void onSummed(size_t range, const ShardLog::Span& span);
     // A worker gone before the setup could name it a member.
     void markLost(const QString& deviceId);
     // A log that could not be written stops the logs: a machine lost then stops the run.
     void noteLog(const Status& st);
-    // Each range's state as its log begins, from the setup's blobs (weights, then a resumed
-    // run's state).
-    std::vector<QByteArray> setupBases(const std::vector<QByteArray>& states, int64_t steps) const;
 
     CoordinatorHub* m_hub = nullptr;
     QString m_self;

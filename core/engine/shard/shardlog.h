@@ -65,6 +65,8 @@ public:
     // The records' bytes, beside the header and base.
     qint64 bytes() const { return m_bytes; }
     QString path() const { return m_path; }
+    // The file was renamed to `path` while open: later appends still go to it.
+    void movedTo(const QString& path) { m_path = path; }
 
     // The range as it stood after step `throughStep`, from the log at `path`: its base, then each
     // logged step through that one. Refuses a log that ends before (a record missing, cut short
