@@ -185,6 +185,20 @@ void TestNet::blobsTravelInParts() {
     QSignalSpy got(serverSide, &Connection::received);
     QVERIFY(got.wait(20000));
     QCOMPARE(serverSide->takeBlob(id).value(), big);
+    // A slice of the same bytes goes as a blob of its own, its parts from the whole without a
+    // copy; the whole, still shared, is not copied either while it waits.
+    const qint64 at = wire::kBlobPartBytes - 5, size = wire::kBlobPartBytes * 2 + 9;
+    const char* before = big.constData();
+    QByteArray whole = big;
+    const qint64 handed = client->bytesHandedOver();
+    const uint64_t slice = client->sendBlobSlice(wire::BlobKind::Tensors, whole, at, size);
+    // The slice's bytes count as handed over, not the whole's (and a few headers).
+    const qint64 grew = client->bytesHandedOver() - handed;
+    QVERIFY2(grew >= size && grew < size + 1024, qPrintable(QString::number(grew)));
+    client->send(wire::DataOffer{slice});
+    QVERIFY(got.wait(20000));
+    QCOMPARE(serverSide->takeBlob(slice).value(), big.mid(at, size));
+    QCOMPARE(whole.constData(), before);
     delete client;
 }
 

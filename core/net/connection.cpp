@@ -334,7 +334,7 @@ void Connection::pump() {
     const auto done = qScopeGuard([this] { m_pumping = false; });
     while (m_socket && !m_outgoing.empty() && m_socket->bytesToWrite() < kHighWater) {
         auto it = m_outgoing.begin();
-        if (it->blobId != 0 && it->offset >= it->ready && it->ready < it->blob.size()) {
+        if (it->blobId != 0 && it->offset >= it->ready && it->ready < it->size) {
             // A blob still being produced: the frames right behind it may pass it (a pong
             // while a worker computes the rest of its result), but nothing behind a later
             // blob, which a frame may refer to.
@@ -359,13 +359,13 @@ void Connection::pump() {
         // The part's header, then its bytes straight from the blob: the socket copies them once,
         // into the TLS layer, and nothing else does.
         const qint64 n = std::min<qint64>(wire::kBlobPartBytes, o.ready - o.offset);
-        const QByteArray head = wire::blobPartFrame(o.kind, o.blobId, uint64_t(o.blob.size()),
-                                                    uint64_t(o.offset), {}, n);
+        const QByteArray head =
+            wire::blobPartFrame(o.kind, o.blobId, uint64_t(o.size), uint64_t(o.offset), {}, n);
         m_socket->write(head);
-        m_socket->write(o.blob.constData() + o.offset, n);
+        m_socket->write(o.blob.constData() + o.at + o.offset, n);
         m_bytesSent += head.size() + n;
         o.offset += n;
-        if (o.offset >= o.blob.size())
+        if (o.offset >= o.size)
             m_outgoing.pop_front();
     }
 }
@@ -394,7 +394,14 @@ uint64_t Connection::sendBlob(wire::BlobKind kind, const QByteArray& data) {
     return queueBlob(kind, data, data.size());
 }
 
-uint64_t Connection::queueBlob(wire::BlobKind kind, const QByteArray& data, qint64 ready) {
+uint64_t Connection::sendBlobSlice(wire::BlobKind kind, const QByteArray& whole, qint64 at,
+                                   qint64 size) {
+    Q_ASSERT(at >= 0 && size >= 0 && at + size <= whole.size());
+    return queueBlob(kind, whole, size, at, size);
+}
+
+uint64_t Connection::queueBlob(wire::BlobKind kind, const QByteArray& data, qint64 ready, qint64 at,
+                               qint64 size) {
     const uint64_t id = m_nextBlob++;
     if (m_state != State::Secured)
         return id;
@@ -407,6 +414,8 @@ uint64_t Connection::queueBlob(wire::BlobKind kind, const QByteArray& data, qint
     o.blob = data; // shared with the caller, not copied
     o.blobId = id;
     o.kind = uint32_t(kind);
+    o.at = at;
+    o.size = size < 0 ? data.size() : size;
     o.ready = ready;
     m_outgoing.push_back(std::move(o));
     pump();
@@ -427,7 +436,7 @@ uint64_t Connection::openBlob(wire::BlobKind kind, const QByteArray& data) {
 void Connection::growBlob(uint64_t id, qint64 ready) {
     for (Outgoing& o : m_outgoing)
         if (o.blobId == id)
-            o.ready = std::clamp(ready, o.ready, qint64(o.blob.size()));
+            o.ready = std::clamp(ready, o.ready, o.size);
     pump();
 }
 
@@ -442,7 +451,7 @@ qint64 Connection::bytesHandedOver() const {
     qint64 n = m_bytesSent + m_queuedFrameBytes;
     for (const Outgoing& o : m_outgoing)
         if (o.blobId != 0)
-            n += o.blob.size() - o.offset;
+            n += o.size - o.offset;
     return n;
 }
 

@@ -79,6 +79,9 @@ public:
     // refers to it. The parts are written as the socket drains, from `data` itself (shared,
     // not copied), so a peer that does not read costs no more than a socket buffer.
     uint64_t sendBlob(wire::BlobKind kind, const QByteArray& data);
+    // The `size` bytes of `whole` from `at`, as a blob of their own: `whole` is shared, not
+    // copied, until they have gone (a range of a gradient bundle to the range's owner).
+    uint64_t sendBlobSlice(wire::BlobKind kind, const QByteArray& whole, qint64 at, qint64 size);
     // A blob whose bytes are still being produced: nothing of it is sent until growBlob()
     // says how much of its front is final. `data` is shared, not copied; its producer writes
     // the rest through a pointer it took before (never through a call that detaches it). Frames
@@ -134,7 +137,9 @@ Q_SIGNALS:
 
 private:
     void onEncrypted();
-    uint64_t queueBlob(wire::BlobKind kind, const QByteArray& data, qint64 ready);
+    // `size` bytes of `data` from `at` (-1: all of it), the first `ready` of them final.
+    uint64_t queueBlob(wire::BlobKind kind, const QByteArray& data, qint64 ready, qint64 at = 0,
+                       qint64 size = -1);
     void onReadyRead();
     void drain();
     void writeFrame(const QByteArray& payload);
@@ -152,6 +157,8 @@ private:
         uint32_t kind = 0;
         qint64 offset = 0;
         qint64 ready = 0; // bytes of the blob that may be sent
+        qint64 at = 0;    // the blob is `size` bytes of `blob` from `at`
+        qint64 size = 0;
     };
     std::deque<Outgoing> m_outgoing;
     qint64 m_queuedFrameBytes = 0;

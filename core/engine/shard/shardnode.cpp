@@ -125,7 +125,9 @@ qint64 ShardNode::gradientsReady(int64_t step, const QByteArray& bundle, qint64 
         Connection* link = m_links.value(owner);
         if (!link)
             continue; // lost: linkLost() said so, and the coordinator leaves this worker out
-        const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, bundle.mid(at, size));
+        // Straight from the bundle, which stays whole until the part has gone: a copy of the
+        // other ranges would be most of a model more on this machine each step.
+        const uint64_t blob = link->sendBlobSlice(wire::BlobKind::Tensors, bundle, at, size);
         link->send(wire::ShardGrads{m_step, blob});
         sent += size;
     }
