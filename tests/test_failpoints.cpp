@@ -54,6 +54,7 @@ private Q_SLOTS:
     void datasetCutInTransfer();
     void aWorkerLoadingItsModelKeepsItsLink();
     void aShardedSetupKeepsItsLinks();
+    void aShardLogThatCannotBeWrittenIsSaidOnce();
     void pairingAndTrustStore();
     void atomicWriteFails();
 
@@ -368,6 +369,28 @@ void TestFailpoints::aShardedSetupKeepsItsLinks() {
     QVERIFY(w->finish());
     QVERIFY2(w->exitCode() == 0 && !w->err().contains(QLatin1String("lost the coordinator")),
              qPrintable(w->err()));
+}
+
+void TestFailpoints::aShardLogThatCannotBeWrittenIsSaidOnce() {
+    // The coordinator's disk refuses a record of a range's log (full, say). The run goes on,
+    // and says once that a machine lost from then on stops it at its last checkpoint.
+    const QString out = path(QStringLiteral("shard-log-full"));
+    TandemProcess* c =
+        remoteOnly(m_tiny, out, {QStringLiteral("--max-steps=6"), QStringLiteral("--shard")},
+                   {QStringLiteral("TANDEM_FAILPOINTS=shard.log.append=fail@5")});
+    const QString port = waitPort(*c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker(QStringLiteral("w1"), port);
+    QVERIFY2(c->finish(120000), qPrintable(c->err()));
+    QVERIFY2(c->exitCode() == 0, qPrintable(c->err()));
+    QCOMPARE(c->err().count(QLatin1String("failpoint shard.log.append: fail")), 1);
+    QCOMPARE(c->err().count(QLatin1String("the log of the ranges' steps stopped")), 1);
+    QVERIFY2(c->err().contains(QLatin1String("a machine lost from now on stops the run at its "
+                                             "last checkpoint")),
+             qPrintable(c->err()));
+    QCOMPARE(c->summary().value(QStringLiteral("steps")).toInt(), 6);
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
 }
 
 void TestFailpoints::pairingAndTrustStore() {

@@ -1,5 +1,7 @@
 #include "engine/shard/shardlog.h"
 
+#include "common/failpoint.h"
+
 #include <QDataStream>
 #include <QtEndian>
 
@@ -146,7 +148,7 @@ Status ShardLog::append(const Span& s) {
     // A record that cannot be written whole (a full disk) is cut off again, so that the next one
     // follows the last whole record: rebuild() stops at the first record that is not whole.
     const qint64 start = m_file.pos();
-    const bool ok = m_file.write(head) == head.size() &&
+    const bool ok = !TANDEM_FAILPOINT("shard.log.append") && m_file.write(head) == head.size() &&
                     m_file.write(s.values) == s.values.size() &&
                     m_file.write(tail, sizeof tail) == qint64(sizeof tail) && m_file.flush();
     if (!ok) {
