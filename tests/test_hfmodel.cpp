@@ -355,12 +355,14 @@ void TestHfModel::damagedArchivesAreErrors() {
     QVERIFY(!otherModel);
 }
 
-// A full fine-tune whose masters and Adam's state one machine cannot hold beside its worker fits
-// three such machines when each owns a shard; machines with less room are refused with what would
-// fit, unless one computes nothing and holds more; one that cannot hold its own worker is named.
+// A full fine-tune that one machine cannot hold fits one such machine that computes beside two
+// that hold the state; a machine that computes keeps its worker and the step's exchange (the
+// gradient bundle and the others' weights), so three that compute are too few; one that cannot
+// hold its own worker is named.
 void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     RunConfig cfg;
     cfg.model = QStringLiteral("hf:") + m_llama;
+    cfg.wire = WireDtype::Bf16; // in fp32, a machine that computes needs more than one alone
     auto m = openModel(ModelSource::parse(cfg.model), {QString(), false, cfg.seed});
     QVERIFY(m);
     Dataset windows;
@@ -369,53 +371,54 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     const MemoryNeed worker = memoryNeed(*m, windows, cfg, MasterCopy::None);
     const int64_t stateBytes = trainable * shardBytesPerValue(cfg.optimizer);
     QCOMPARE(stateBytes, trainable * 16);
-    // A budget (90 % of a GPU's memory) with room for the worker and 40 % of the state.
+    // The bundle and the others' weights, a model each in bfloat16.
+    QCOMPARE(shardExchangeBytes(trainable, cfg.wire), trainable * 4);
+    QCOMPARE(shardExchangeBytes(trainable, WireDtype::Fp32), trainable * 8);
+    const int64_t own =
+        worker.fixedBytes() + worker.perSampleBytes + shardExchangeBytes(trainable, cfg.wire);
+    // A budget (90 % of a GPU's memory) with room for the worker and a fifth of the state.
     DeviceInfo gpu;
     gpu.kind = DeviceKind::Cuda;
     gpu.name = QStringLiteral("Test GPU");
-    const int64_t budget = worker.fixedBytes() + worker.perSampleBytes + stateBytes * 4 / 10;
+    const int64_t budget = own + stateBytes * 2 / 10;
     gpu.memoryBytes = int64_t(double(budget) / 0.9) + 1;
     QVERIFY(!samplesThatFit(memoryNeed(*m, windows, cfg, MasterCopy::Shared), gpu,
                             QStringLiteral("alone")));
-    const auto machine = [&](const char* name) {
-        return ShardMachine{QString::fromLatin1(name), gpu, true, 0};
+    const auto machine = [&](const char* name, bool computes) {
+        return ShardMachine{QString::fromLatin1(name), gpu, computes, 0};
     };
-    auto plan = planShardedRun(*m, windows, cfg, {machine("a"), machine("b"), machine("c")});
+    auto plan = planShardedRun(*m, windows, cfg,
+                               {machine("a", true), machine("b", false), machine("c", false)});
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QCOMPARE(plan->values, trainable);
     QCOMPARE(plan->shards.size(), size_t(3));
     for (int i = 0; i < 3; ++i) {
         const ShardPlan::Shard* s = plan->shardOf(i);
         QVERIFY(s);
-        QVERIFY(worker.fixedBytes() + worker.perSampleBytes + s->bytes <= memoryBudget(gpu));
+        QVERIFY((i == 0 ? own : 0) + s->bytes <= memoryBudget(gpu));
         QVERIFY2(plan->describe(i).startsWith(QStringLiteral("shard %1 of 3, ").arg(i + 1)),
                  qPrintable(plan->describe(i)));
     }
+    QVERIFY(plan->shardOf(1)->values() > plan->shardOf(0)->values());
 
-    // At 30 % each, three are too few; with a third machine that computes nothing in place of
-    // one, the run fits, and that machine holds the most.
-    gpu.memoryBytes =
-        int64_t(double(worker.fixedBytes() + worker.perSampleBytes + stateBytes * 3 / 10) / 0.9) +
-        1;
-    auto tooFew = planShardedRun(*m, windows, cfg, {machine("a"), machine("b"), machine("c")});
+    // Three that compute hold three fifths of the state at most: refused, saying what would fit.
+    auto tooFew = planShardedRun(*m, windows, cfg,
+                                 {machine("a", true), machine("b", true), machine("c", true)});
     QVERIFY(!tooFew);
     QCOMPARE(tooFew.error().code, ErrorCode::OutOfMemory);
     QVERIFY2(tooFew.error().message.contains(QStringLiteral("up to")),
              qPrintable(tooFew.error().message));
-    ShardMachine box = machine("box");
-    box.computes = false;
-    plan = planShardedRun(*m, windows, cfg, {machine("a"), machine("b"), box});
-    QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
-    QVERIFY(plan->shardOf(2)->values() > plan->shardOf(0)->values());
-    QVERIFY(plan->shardOf(0)->bytes + worker.fixedBytes() + worker.perSampleBytes <=
-            memoryBudget(gpu));
 
-    ShardMachine small = machine("small");
+    ShardMachine small = machine("small", true);
     small.device.memoryBytes = int64_t(double(worker.fixedBytes()) / 0.9) / 2;
-    auto refused = planShardedRun(*m, windows, cfg, {machine("a"), small, machine("c")});
+    auto refused =
+        planShardedRun(*m, windows, cfg, {machine("a", true), small, machine("c", false)});
     QVERIFY(!refused);
     QVERIFY2(refused.error().message.startsWith(QStringLiteral("small's Test GPU")) &&
-                 refused.error().message.contains(QStringLiteral("left out of the computing")),
+                 refused.error().message.contains(QStringLiteral("left out of the computing")) &&
+                 refused.error().message.contains(
+                     QStringLiteral("%1 for the sharded step's exchange")
+                         .arg(bytesText(shardExchangeBytes(trainable, cfg.wire)))),
              qPrintable(refused.error().message));
 }
 

@@ -1,6 +1,7 @@
 #include "engine/shard/shardplan.h"
 
 #include "engine/step/memoryplan.h"
+#include "engine/wire/wiretensors.h"
 #include "formats/dataset.h"
 #include "model/model.h"
 
@@ -199,9 +200,18 @@ Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
     return plan;
 }
 
+int64_t shardExchangeBytes(int64_t trainable, WireDtype wire) {
+    return 2 * trainable * dtypeSize(storageDtype(wire));
+}
+
 Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, const RunConfig& cfg,
                                    const std::vector<ShardMachine>& machines) {
-    const MemoryNeed need = memoryNeed(model, train, cfg, MasterCopy::None);
+    int64_t trainable = 0;
+    for (const auto& [name, t] : model.parameters())
+        if (t.requires_grad())
+            trainable += t.numel();
+    MemoryNeed need = memoryNeed(model, train, cfg, MasterCopy::None);
+    need.exchangeBytes = shardExchangeBytes(trainable, cfg.wire);
     std::vector<ShardCandidate> candidates;
     for (const ShardMachine& m : machines) {
         ShardCandidate c{m.name, memoryBudget(m.device), 0, m.linkBytesPerS};
@@ -215,10 +225,6 @@ Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, con
         }
         candidates.push_back(c);
     }
-    int64_t trainable = 0;
-    for (const auto& [name, t] : model.parameters())
-        if (t.requires_grad())
-            trainable += t.numel();
     // Local-SGD's owners keep the outer optimizer's state (SGD's momentum), whatever the inner
     // one is: each worker keeps that for the whole model.
     const OptimizerKind owners =

@@ -98,9 +98,15 @@ struct ShardMachine {
     double linkBytesPerS = 0; // its link to the others (0: not measured)
 };
 
+// What a sharded step's exchange keeps on a machine that computes, beside its worker: the
+// gradient bundle its ranges leave from, and the other owners' weights it takes while its step
+// still computes; each up to the model's `trainable` values in the wire's dtype.
+int64_t shardExchangeBytes(int64_t trainable, WireDtype wire);
+
 // A sharded run's memory plan: each machine that computes holds its worker's replica, the
-// replica's gradients and at least one sample's activations (memoryplan.h, with no masters
-// beside it); what its budget (memoryBudget) leaves holds its shard. Refused, with the figures,
+// replica's gradients, at least one sample's activations (memoryplan.h, with no masters beside
+// it) and the step's exchange (shardExchangeBytes); what its budget (memoryBudget) leaves holds
+// its shard. Refused, with the figures,
 // when a machine cannot hold even its worker (leave it out, and it holds a shard only) or the
 // machines together cannot hold the run's state. The plan's shards follow `machines`' order.
 Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, const RunConfig& cfg,

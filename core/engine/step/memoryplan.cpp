@@ -131,8 +131,12 @@ Expected<int64_t> samplesThatFit(const MemoryNeed& need, const DeviceInfo& devic
     if (left >= one)
         return one > 0 ? std::max<int64_t>(1, left / one) : int64_t(0);
     QString perSample;
+    if (need.exchangeBytes > 0)
+        perSample = QStringLiteral(", %1 for the sharded step's exchange (the gradient bundle and "
+                                   "the others' weights; --wire bf16 halves it)")
+                        .arg(bytesText(need.exchangeBytes));
     if (one > 0)
-        perSample = QStringLiteral(" and %1 for each sample").arg(bytesText(one));
+        perSample += QStringLiteral(" and %1 for each sample").arg(bytesText(one));
     if (need.nf4SavingBytes > 0) {
         // What a 4-bit base would make of it.
         const bool wouldFit = left + need.nf4SavingBytes >= one;
@@ -143,7 +147,7 @@ Expected<int64_t> samplesThatFit(const MemoryNeed& need, const DeviceInfo& devic
                            "With the base held in 4 bits (--lora …,base=nf4, or \"4-bit\" in the "
                            "New run form) the weights take %9 less%10")
                 .arg(who, device.name, bytesText(budget), bytesText(device.memoryBytes),
-                     bytesText(need.fixedBytes()), bytesText(need.weightBytes),
+                     bytesText(need.fixedBytes() - need.exchangeBytes), bytesText(need.weightBytes),
                      bytesText(need.trainingBytes), perSample, bytesText(need.nf4SavingBytes))
                 .arg(wouldFit ? QStringLiteral(", and the run fits")
                               : QStringLiteral(", which is still not enough: also recompute "
@@ -157,8 +161,9 @@ Expected<int64_t> samplesThatFit(const MemoryNeed& need, const DeviceInfo& devic
                                     "activations (--checkpoint-activations), use a shorter "
                                     "context, or leave this machine out")
                          .arg(who, device.name, bytesText(budget), bytesText(device.memoryBytes),
-                              bytesText(need.fixedBytes()), bytesText(need.weightBytes),
-                              bytesText(need.trainingBytes), perSample));
+                              bytesText(need.fixedBytes() - need.exchangeBytes),
+                              bytesText(need.weightBytes), bytesText(need.trainingBytes),
+                              perSample));
 }
 
 } // namespace tandem

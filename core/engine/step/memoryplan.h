@@ -24,8 +24,9 @@ struct MemoryNeed {
     int64_t perSampleBytes = 0; // activations kept for one sample's backward pass (0: unknown)
     int64_t nf4SavingBytes = 0; // what a LoRA base held in nf4 would save (0: not applicable)
     int64_t dataBytes = 0;      // the training set, when kept on the device (keepDataOnDevice)
+    int64_t exchangeBytes = 0;  // a sharded step's on a machine that computes (shardplan.h)
 
-    int64_t fixedBytes() const { return weightBytes + trainingBytes + dataBytes; }
+    int64_t fixedBytes() const { return weightBytes + trainingBytes + dataBytes + exchangeBytes; }
 };
 
 // The optimizer's state for each trainable value: Adam's two moments, SGD's momentum.
