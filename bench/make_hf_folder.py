@@ -29,6 +29,15 @@ def llama(hidden, layers, heads, kv, inter, vocab=128256, tied=True):
             "tie_word_embeddings": tied, "bos_token_id": 0, "eos_token_id": 1}
 
 
+def qwen2(hidden, layers, heads, kv, inter, vocab=151936, tied=True):
+    return {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "vocab_size": vocab,
+            "hidden_size": hidden, "intermediate_size": inter, "num_hidden_layers": layers,
+            "num_attention_heads": heads, "num_key_value_heads": kv, "max_position_embeddings": 32768,
+            "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu",
+            "tie_word_embeddings": tied, "use_sliding_window": False, "bos_token_id": 0,
+            "eos_token_id": 1}
+
+
 def qwen3(hidden, layers, heads, kv, inter, head_dim=128, vocab=151936, tied=True):
     return {"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"], "vocab_size": vocab,
             "hidden_size": hidden, "intermediate_size": inter, "num_hidden_layers": layers,
@@ -47,6 +56,9 @@ SHAPES = {
     # Llama-3.2-1B's shape (bench/gguf_sizes.py).
     "llama-1b": llama(2048, 16, 32, 8, 8192),
     "qwen3-0.5b": qwen3(1024, 28, 16, 8, 3072),
+    # Qwen2.5-0.5B's own shape (494 M parameters, the embedding tied), for the sharded full
+    # fine-tune under memory limits (bench/shard_memory.sh).
+    "qwen2.5-0.5b": qwen2(896, 24, 14, 2, 4864),
     "qwen3-1.5b": qwen3(2048, 28, 16, 8, 6144),
     "llama-60m": llama(512, 8, 8, 4, 1536, vocab=32000, tied=False),
     "llama-tiny": llama(64, 2, 4, 2, 160, vocab=512),
