@@ -118,6 +118,9 @@ private Q_SLOTS:
     void aLostHolderCostsTheShardedLocalSgdRunNoStep();
     void aShardedRunOverABf16WireKeepsFp32Weights();
     void aWorkerCanHoldARangeAndComputeNothing();
+    void aWorkerLoadingItsModelKeepsItsLink();
+    void aShardedSetupKeepsItsLinks();
+    void aShardLogThatCannotBeWrittenIsSaidOnce();
     void aShardedRunTooLargeForItsMachinesIsRefused();
     void aLostShardStopsTheRunAtItsCheckpoint();
     void aLostMachineCostsTheShardedRunNoStep();
@@ -161,6 +164,8 @@ private:
                           const QStringList& env = {});
     // One sync run's arguments (mlp, the tiny data, SGD, seed 5): 40 steps of 50 samples.
     QStringList syncRun() const;
+    // A sync run of the mlp into `out` by one worker, this machine computing nothing.
+    QStringList remoteOnly(const QString& out, const QStringList& extra);
     // The same sync run on this machine alone (in `one`) and with one remote worker as well
     // (in `two`, the remote worker started with `workerEnv`); returns the two-worker summary.
     QJsonObject runAloneAndWithAWorker(const QString& one, const QString& two,
@@ -705,6 +710,85 @@ void TestDistributed::aWorkerCanHoldARangeAndComputeNothing() {
     QVERIFY2(w->exitCode() != 0 && w->err().contains(QStringLiteral("this run is not sharded")),
              qPrintable(w->err()));
     c.kill9();
+}
+
+QStringList TestDistributed::remoteOnly(const QString& out, const QStringList& extra) {
+    return syncRun() +
+           QStringList{QStringLiteral("--out=") + out, QStringLiteral("--listen=127.0.0.1:0"),
+                       QStringLiteral("--workers=1"),  QStringLiteral("--no-local-worker"),
+                       QStringLiteral("--home"),       home("coord")} +
+           extra;
+}
+
+void TestDistributed::aWorkerLoadingItsModelKeepsItsLink() {
+    // A worker whose model takes longer to read than the coordinator waits for a silent peer
+    // (a model of gigabytes on a busy machine; here a stall of 9 s against 4 s) still joins at
+    // the first try: the model is read off the thread that answers the coordinator's pings.
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
+    TandemProcess c(
+        remoteOnly(m_tmp.filePath(QStringLiteral("slow-load")),
+                   {QStringLiteral("--worker-timeout=4"), QStringLiteral("--max-steps=3")}));
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess* w =
+        worker("w1", port, {}, {QStringLiteral("TANDEM_FAILPOINTS=worker.admit=stall:9000")});
+    // Read on the event thread, the worker would be dropped and load again, every time.
+    QVERIFY2(c.finish(120000), qPrintable(c.err()));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(!c.err().contains(QLatin1String("stopped answering")), qPrintable(c.err()));
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+    QCOMPARE(w->err().count(QLatin1String("failpoint worker.admit: stall")), 1);
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 3);
+}
+
+void TestDistributed::aShardedSetupKeepsItsLinks() {
+    // A sharded run's coordinator writes each range's state into its logs as the run is set up:
+    // seconds for a model of gigabytes (here a stall of 11 s, against 5 s that the worker waits
+    // for a silent coordinator). The thread that answers the links does not wait for it, so the
+    // worker does not take the coordinator for lost.
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
+    TandemProcess c(remoteOnly(m_tmp.filePath(QStringLiteral("shard-setup")),
+                               {QStringLiteral("--worker-timeout=5"),
+                                QStringLiteral("--max-steps=3"), QStringLiteral("--shard")}),
+                    false, {QStringLiteral("TANDEM_FAILPOINTS=shard.logs=stall:11000@1")});
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess* w = worker("w1", port, {QStringLiteral("--coordinator-timeout=5")});
+    QVERIFY2(c.finish(120000), qPrintable(c.err()));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QLatin1String("failpoint shard.logs: stall")) &&
+                 !c.err().contains(QLatin1String("stopped answering")),
+             qPrintable(c.err()));
+    QCOMPARE(c.summary().value(QStringLiteral("shards")).toArray().size(), 2);
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0 && !w->err().contains(QLatin1String("lost the coordinator")),
+             qPrintable(w->err()));
+}
+
+void TestDistributed::aShardLogThatCannotBeWrittenIsSaidOnce() {
+    // The coordinator's disk refuses a record of a range's log (full, say). The run goes on,
+    // and says once that a machine lost from then on stops it at its last checkpoint.
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
+    TandemProcess c(remoteOnly(m_tmp.filePath(QStringLiteral("shard-log-full")),
+                               {QStringLiteral("--max-steps=6"), QStringLiteral("--shard")}),
+                    false, {QStringLiteral("TANDEM_FAILPOINTS=shard.log.append=fail@5")});
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess* w = worker("w1", port);
+    QVERIFY2(c.finish(120000), qPrintable(c.err()));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QCOMPARE(c.err().count(QLatin1String("failpoint shard.log.append: fail")), 1);
+    QCOMPARE(c.err().count(QLatin1String("the log of the ranges' steps stopped")), 1);
+    QVERIFY2(c.err().contains(QLatin1String("a machine lost from now on stops the run at its "
+                                            "last checkpoint")),
+             qPrintable(c.err()));
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 6);
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
 }
 
 void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {

@@ -52,9 +52,6 @@ private Q_SLOTS:
     void workerCrashes();
     void stallAndStop();
     void datasetCutInTransfer();
-    void aWorkerLoadingItsModelKeepsItsLink();
-    void aShardedSetupKeepsItsLinks();
-    void aShardLogThatCannotBeWrittenIsSaidOnce();
     void pairingAndTrustStore();
     void atomicWriteFails();
 
@@ -62,9 +59,6 @@ private:
     QString path(const QString& n) const { return m_tmp.filePath(n); }
     QStringList localRun(const QString& out) const;
     TandemProcess* coordinator(const QString& out, const QStringList& extra = {});
-    // A sync run of the mlp on `data` by one worker, this machine computing nothing.
-    TandemProcess* remoteOnly(const QString& data, const QString& out, const QStringList& extra,
-                              const QStringList& env = {});
     QString waitPort(TandemProcess& c);
     TandemProcess* worker(const QString& home, const QString& port, const QStringList& env = {});
 
@@ -113,20 +107,6 @@ TandemProcess* TestFailpoints::coordinator(const QString& out, const QStringList
         QStringList{QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--home"),
                     path(QStringLiteral("coord")), QStringLiteral("--worker-timeout=20")} +
         extra));
-    return m_procs.back().get();
-}
-
-TandemProcess* TestFailpoints::remoteOnly(const QString& data, const QString& out,
-                                          const QStringList& extra, const QStringList& env) {
-    m_procs.push_back(std::make_unique<TandemProcess>(
-        QStringList{QStringLiteral("train"), QStringLiteral("--mode=sync"),
-                    QStringLiteral("--model=mlp"), QStringLiteral("--data=mnist:") + data,
-                    QStringLiteral("--threads=1"), QStringLiteral("--listen=127.0.0.1:0"),
-                    QStringLiteral("--workers=1"), QStringLiteral("--no-local-worker"),
-                    QStringLiteral("--batch=30"), QStringLiteral("--home"),
-                    path(QStringLiteral("coord")), QStringLiteral("--out=") + out} +
-            extra,
-        false, env));
     return m_procs.back().get();
 }
 
@@ -300,7 +280,14 @@ void TestFailpoints::datasetCutInTransfer() {
     const QString data = path(QStringLiteral("private"));
     testutil::writeIdxDataset(data, 300, 100, false);
     const QString out = path(QStringLiteral("transfer"));
-    TandemProcess* c = remoteOnly(data, out, {QStringLiteral("--epochs=1")});
+    m_procs.push_back(std::make_unique<TandemProcess>(QStringList{
+        QStringLiteral("train"), QStringLiteral("--mode=sync"), QStringLiteral("--model=mlp"),
+        QStringLiteral("--data=mnist:") + data, QStringLiteral("--threads=1"),
+        QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+        QStringLiteral("--no-local-worker"), QStringLiteral("--batch=30"),
+        QStringLiteral("--epochs=1"), QStringLiteral("--home"), path(QStringLiteral("coord")),
+        QStringLiteral("--out=") + out}));
+    TandemProcess* c = m_procs.back().get();
     const QString port = waitPort(*c);
     QVERIFY(!port.isEmpty());
     QVERIFY(QDir(data).removeRecursively());
@@ -320,77 +307,6 @@ void TestFailpoints::datasetCutInTransfer() {
     QVERIFY(whole->finish());
     QVERIFY2(whole->exitCode() == 0,
              qPrintable(whole->err() + QStringLiteral("\n--- the coordinator:\n") + c->err()));
-}
-
-void TestFailpoints::aWorkerLoadingItsModelKeepsItsLink() {
-    // A worker whose model takes longer to read than the coordinator waits for a silent peer
-    // (a model of gigabytes on a busy machine; here a stall of 9 s against 4 s) still joins at
-    // the first try: the model is read off the thread that answers the coordinator's pings.
-    const QString out = path(QStringLiteral("slow-load"));
-    TandemProcess* c = remoteOnly(
-        m_tiny, out, {QStringLiteral("--worker-timeout=4"), QStringLiteral("--max-steps=3")});
-    const QString port = waitPort(*c);
-    QVERIFY(!port.isEmpty());
-    TandemProcess* w = worker(QStringLiteral("w1"), port,
-                              {QStringLiteral("TANDEM_FAILPOINTS=worker.admit=stall:9000")});
-    // Read on the event thread, the worker would be dropped and load again, every time.
-    QVERIFY2(c->finish(120000), qPrintable(c->err()));
-    QVERIFY2(c->exitCode() == 0, qPrintable(c->err()));
-    QVERIFY2(!c->err().contains(QLatin1String("stopped answering")), qPrintable(c->err()));
-    QVERIFY(w->finish());
-    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
-    QCOMPARE(w->err().count(QLatin1String("failpoint worker.admit: stall")), 1);
-    QCOMPARE(c->summary().value(QStringLiteral("steps")).toInt(), 3);
-}
-
-void TestFailpoints::aShardedSetupKeepsItsLinks() {
-    // A sharded run's coordinator writes each range's state into its logs as the run is set up:
-    // seconds for a model of gigabytes (here a stall of 11 s, against 5 s that the worker waits
-    // for a silent coordinator). The thread that answers the links does not wait for it, so the
-    // worker does not take the coordinator for lost.
-    const QString out = path(QStringLiteral("shard-setup"));
-    TandemProcess* c = remoteOnly(m_tiny, out,
-                                  {QStringLiteral("--worker-timeout=5"),
-                                   QStringLiteral("--max-steps=3"), QStringLiteral("--shard")},
-                                  {QStringLiteral("TANDEM_FAILPOINTS=shard.logs=stall:11000@1")});
-    const QString port = waitPort(*c);
-    QVERIFY(!port.isEmpty());
-    m_procs.push_back(std::make_unique<TandemProcess>(QStringList{
-        QStringLiteral("worker"), QStringLiteral("--connect"), QStringLiteral("127.0.0.1:") + port,
-        QStringLiteral("--home"), path(QStringLiteral("w1")), QStringLiteral("--threads=1"),
-        QStringLiteral("--coordinator-timeout=5")}));
-    TandemProcess* w = m_procs.back().get();
-    QVERIFY2(c->finish(120000), qPrintable(c->err()));
-    QVERIFY2(c->exitCode() == 0, qPrintable(c->err()));
-    QVERIFY2(c->err().contains(QLatin1String("failpoint shard.logs: stall")) &&
-                 !c->err().contains(QLatin1String("stopped answering")),
-             qPrintable(c->err()));
-    QCOMPARE(c->summary().value(QStringLiteral("shards")).toArray().size(), 2);
-    QVERIFY(w->finish());
-    QVERIFY2(w->exitCode() == 0 && !w->err().contains(QLatin1String("lost the coordinator")),
-             qPrintable(w->err()));
-}
-
-void TestFailpoints::aShardLogThatCannotBeWrittenIsSaidOnce() {
-    // The coordinator's disk refuses a record of a range's log (full, say). The run goes on,
-    // and says once that a machine lost from then on stops it at its last checkpoint.
-    const QString out = path(QStringLiteral("shard-log-full"));
-    TandemProcess* c =
-        remoteOnly(m_tiny, out, {QStringLiteral("--max-steps=6"), QStringLiteral("--shard")},
-                   {QStringLiteral("TANDEM_FAILPOINTS=shard.log.append=fail@5")});
-    const QString port = waitPort(*c);
-    QVERIFY(!port.isEmpty());
-    TandemProcess* w = worker(QStringLiteral("w1"), port);
-    QVERIFY2(c->finish(120000), qPrintable(c->err()));
-    QVERIFY2(c->exitCode() == 0, qPrintable(c->err()));
-    QCOMPARE(c->err().count(QLatin1String("failpoint shard.log.append: fail")), 1);
-    QCOMPARE(c->err().count(QLatin1String("the log of the ranges' steps stopped")), 1);
-    QVERIFY2(c->err().contains(QLatin1String("a machine lost from now on stops the run at its "
-                                             "last checkpoint")),
-             qPrintable(c->err()));
-    QCOMPARE(c->summary().value(QStringLiteral("steps")).toInt(), 6);
-    QVERIFY(w->finish());
-    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
 }
 
 void TestFailpoints::pairingAndTrustStore() {
