@@ -165,13 +165,12 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
             setup.members << wire::ShardSetup::Peer{w, s->connection()->peerHost(), s->shardPort(),
                                                     m_holders.contains(w)};
         }
+        // The members are this machine, then the workers, in the order `ranges` names them.
+        m_ranges = ranges;
         m_members.clear();
-        m_ranges.clear();
-        for (int64_t i = 0; i < members; ++i) {
-            const QString& id = setup.members[int(i)].deviceId;
-            m_members.push_back(id);
-            m_ranges.push_back({i == 0 ? 0 : ends[size_t(i - 1)], ends[size_t(i)], id});
-            setup.ranges << wire::ShardSetup::Span{m_ranges.back().begin, m_ranges.back().end, id};
+        for (const ShardRange& r : m_ranges) {
+            m_members.push_back(r.owner);
+            setup.ranges << wire::ShardSetup::Span{r.begin, r.end, r.owner};
         }
         if (setup.backup) {
             m_logs = std::move(logs);

@@ -106,9 +106,9 @@ int64_t shardExchangeBytes(int64_t trainable, WireDtype wire);
 // A sharded run's memory plan: each machine that computes holds its worker's replica, the
 // replica's gradients, at least one sample's activations (memoryplan.h, with no masters beside
 // it) and the step's exchange (shardExchangeBytes); what its budget (memoryBudget) leaves holds
-// its shard. Refused, with the figures,
-// when a machine cannot hold even its worker (leave it out, and it holds a shard only) or the
-// machines together cannot hold the run's state. The plan's shards follow `machines`' order.
+// its shard. Refused, with the figures, when a machine cannot hold even its worker (leave it
+// out, and it holds a shard only) or the machines together cannot hold the run's state. The plan's
+// shards follow `machines`' order.
 Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, const RunConfig& cfg,
                                    const std::vector<ShardMachine>& machines);
 

@@ -1,15 +1,12 @@
 #include "engine/worker/session.h"
 
 #include "common/version.h"
-#include "engine/shard/shardplan.h"
 #include "engine/training.h"
 #include "engine/wire/hello.h"
 #include "net/connection.h"
 #include "net/truststore.h"
 
 #include <QLocale>
-
-#include <limits>
 
 namespace tandem {
 
