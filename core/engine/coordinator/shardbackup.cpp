@@ -122,6 +122,12 @@ void ShardConductor::stop() {
     m_hub->runOnNetwork([this] {
         delete m_machine;
         m_machine = nullptr;
+        // What the members say of this setup from now on (the links between them ending, as
+        // they now do) is of a setup that is gone: it must not cost the next one a machine.
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_ready.clear();
+        m_lost.clear();
+        m_failure.clear();
     });
 }
 

@@ -105,7 +105,8 @@ public:
     // The members lost since the setup, by device ID, in the order they went.
     QStringList lost() const;
     // Training thread: ends this setup. This machine's part goes, and so do its links; each
-    // worker ends its part with the next setup. start() may follow.
+    // worker ends its part with the next setup; what the members say of this one from now on is
+    // not kept, and lost() is empty. start() may follow.
     void stop();
     // Training thread, after stop(): the whole run's fp32 weights and optimizer state (in the
     // one-owner run's names) after step `throughStep`, each range from its log.

@@ -4,6 +4,7 @@
 
 #include "engine/coordinator/trainer.h"
 
+#include "common/failpoint.h"
 #include "engine/devices.h"
 #include "engine/shard/shardplan.h"
 #include "engine/step/memoryplan.h"
@@ -39,6 +40,7 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
     // Each machine's range follows what its memory holds beside its own worker: in proportion
     // to its link where the handshakes timed every worker's (shardLinkSpeeds), else equal, and
     // smaller where a machine has less room (planShardedRun).
+    (void)TANDEM_FAILPOINT("shard.plan"); // a stall stands in for a loaded machine
     std::vector<ShardMachine> machines;
     ShardMachine self;
     self.name = QStringLiteral("this machine");
