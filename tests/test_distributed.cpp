@@ -798,7 +798,7 @@ void TestDistributed::aShardLogThatCannotBeWrittenIsSaidOnce() {
 void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
     // This machine lends 100 KB and computes nothing; the worker lends 5 MB, about 3.3 MB of
     // which its own worker needs (the mlp's weights and gradients, and the step's exchange: the
-    // gradient bundle and the others' weights). SGD's state for the mlp's
+    // others' weights and the gradient bundle). SGD's state for the mlp's
     // 203,530 values (12 bytes each: master, momentum, gradients' sum) does not fit in what is
     // left: the run is refused before its first step, saying what each machine has.
     const QString out = m_tmp.filePath(QStringLiteral("shard-refused"));
@@ -968,7 +968,8 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
     const int64_t values = first.value(QStringLiteral("trainable_parameters")).toInteger();
     QVERIFY2(workerBytes > 0 && perValue > 0, QJsonDocument(first).toJson().constData());
     // A CPU's budget is 80 % of what it has (memoryBudget); a machine that computes also keeps
-    // the step's exchange (shardExchangeBytes: two models in the wire's fp32).
+    // the step's exchange (shardExchangeBytes: the others' weights in the wire's fp32 and the
+    // largest tensor's gradient, the mlp's first layer; two models at most).
     const int64_t limit =
         int64_t(double(workerBytes + 8 * values + int64_t(0.25 * double(values) * perValue)) / 0.8);
     TandemProcess again(QStringList{QStringLiteral("train"), QStringLiteral("--resume"),

@@ -357,25 +357,39 @@ void TestHfModel::damagedArchivesAreErrors() {
 
 // A full fine-tune that one machine cannot hold fits one such machine that computes beside two
 // that hold the state; a machine that computes keeps its worker and the step's exchange (the
-// gradient bundle and the others' weights), so three that compute are too few; one that cannot
+// others' weights and the gradient bundle), so three that compute are too few; one that cannot
 // hold its own worker is named.
 void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     RunConfig cfg;
     cfg.model = QStringLiteral("hf:") + m_llama;
-    cfg.wire = WireDtype::Bf16; // in fp32, a machine that computes needs more than one alone
+    cfg.mode = TrainMode::Sync;
+    cfg.wire = WireDtype::Bf16;
     auto m = openModel(ModelSource::parse(cfg.model), {QString(), false, cfg.seed});
     QVERIFY(m);
     Dataset windows;
     windows.sampleShape = {32};
-    const int64_t trainable = modelTensors(*m).trainableCount();
+    const ModelTensors tensors = modelTensors(*m);
+    const int64_t trainable = tensors.trainableCount();
+    int64_t largest = 0;
+    for (const at::Tensor& p : tensors.params)
+        largest = std::max<int64_t>(largest, p.numel());
     const MemoryNeed worker = memoryNeed(*m, windows, cfg, MasterCopy::None);
     const int64_t stateBytes = trainable * shardBytesPerValue(cfg.optimizer);
     QCOMPARE(stateBytes, trainable * 16);
-    // The bundle and the others' weights, a model each in bfloat16.
-    QCOMPARE(shardExchangeBytes(trainable, cfg.wire), trainable * 4);
-    QCOMPARE(shardExchangeBytes(trainable, WireDtype::Fp32), trainable * 8);
-    const int64_t own =
-        worker.fixedBytes() + worker.perSampleBytes + shardExchangeBytes(trainable, cfg.wire);
+    // Sync streams each gradient into the bundle as the backward pass makes it: the bundle takes
+    // the gradients' place, and the exchange adds the others' weights and the largest tensor's
+    // fp32 gradient while it is copied. A step that does not stream keeps a bundle beside the
+    // gradients.
+    QVERIFY(shardStepStreams(cfg));
+    QCOMPARE(shardExchangeBytes(trainable, largest, cfg.wire, true), trainable * 2 + largest * 4);
+    QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, true),
+             trainable * 4 + largest * 4);
+    QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, false), trainable * 8);
+    RunConfig fp16 = cfg;
+    fp16.precision = Precision::Fp16;
+    QVERIFY(!shardStepStreams(fp16));
+    const int64_t exchange = shardExchangeBytes(trainable, largest, cfg.wire, true);
+    const int64_t own = worker.fixedBytes() + worker.perSampleBytes + exchange;
     // A budget (90 % of a GPU's memory) with room for the worker and a fifth of the state.
     DeviceInfo gpu;
     gpu.kind = DeviceKind::Cuda;
@@ -417,8 +431,7 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     QVERIFY2(refused.error().message.startsWith(QStringLiteral("small's Test GPU")) &&
                  refused.error().message.contains(QStringLiteral("left out of the computing")) &&
                  refused.error().message.contains(
-                     QStringLiteral("%1 for the sharded step's exchange")
-                         .arg(bytesText(shardExchangeBytes(trainable, cfg.wire)))),
+                     QStringLiteral("%1 for the sharded step's exchange").arg(bytesText(exchange))),
              qPrintable(refused.error().message));
 }
 

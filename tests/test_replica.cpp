@@ -231,17 +231,37 @@ void TestReplica::replicaStreamsGradientsDuringBackward() {
     req.indices = iota(16);
     std::vector<at::Tensor> streamed(r.params().size());
     std::vector<size_t> order;
+    int64_t mostHeld = 0; // of the gradients already taken, the most the replica still held
     req.onGradient = [&](size_t i, const at::Tensor& g) {
+        int64_t held = 0;
+        for (size_t j : order)
+            held += r.params()[j].grad().defined() ? 1 : 0;
+        mostHeld = std::max(mostHeld, held);
         order.push_back(i);
         streamed[i] = g.clone();
     };
     auto a = r.compute(req, QStringLiteral("streamed"));
     QVERIFY(a);
     QVERIFY(a->streamed);
-    // Every parameter's gradient came once, during the pass, and is the step's gradient.
+    // Every parameter's gradient came once, during the pass, and is the step's gradient, which
+    // a replica that streams nothing computes.
+    ModelReplica plain(cpuDevice(), m, data);
+    WorkRequest whole;
+    whole.indices = req.indices;
+    auto p = plain.compute(whole, QStringLiteral("whole"));
+    QVERIFY(p);
+    QVERIFY(!p->streamed);
     QCOMPARE(order.size(), r.params().size());
     for (size_t i = 0; i < streamed.size(); ++i)
-        QVERIFY(at::equal(streamed[i], a->grads[i]));
+        QVERIFY(at::equal(streamed[i], p->grads[i]));
+    // The replica kept none of them: while the pass ran it held at most the one whose hook came
+    // last (the engine stores it after the hook), and at the end none, so the model's gradients
+    // are never held twice beside the sink's copy.
+    QVERIFY2(mostHeld <= 1, qPrintable(QString::number(mostHeld)));
+    for (size_t i = 0; i < streamed.size(); ++i) {
+        QVERIFY(!a->grads[i].defined());
+        QVERIFY(!r.params()[i].grad().defined());
+    }
     // The last layer's first: backward order, which result bundles follow.
     QCOMPARE(order.front(), r.params().size() - 1);
     // A step computed in parts (after running out of memory) is not streamed.

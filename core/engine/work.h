@@ -115,7 +115,9 @@ struct WorkRequest {
     bool timed = true;
     // Called with each parameter's gradient as the backward pass makes it final, before the
     // pass ends, so that it can be on its way while the rest is computed. Only for a step
-    // computed in one pass; WorkResult::streamed says whether what it was given stands.
+    // computed in one pass; WorkResult::streamed says whether what it was given stands. It keeps
+    // what it is given (a copy in a bundle): the replica keeps none, and the result's grads are
+    // undefined for each parameter it was given.
     std::function<void(size_t param, const at::Tensor& grad)> onGradient;
     // DPO on every weight, in a worker process: the reference's log-probabilities of each
     // sample's chosen and rejected answer, two a sample in the order of `indices` (the in-process

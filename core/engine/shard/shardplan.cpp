@@ -200,18 +200,27 @@ Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
     return plan;
 }
 
-int64_t shardExchangeBytes(int64_t trainable, WireDtype wire) {
-    return 2 * trainable * dtypeSize(storageDtype(wire));
+int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, bool streams) {
+    const int64_t bundle = trainable * dtypeSize(storageDtype(wire));
+    if (!streams)
+        return 2 * bundle;
+    return bundle + std::max<int64_t>(0, bundle - trainable * 4) + largest * 4;
+}
+
+bool shardStepStreams(const RunConfig& cfg) {
+    return cfg.mode == TrainMode::Sync && cfg.precision != Precision::Fp16;
 }
 
 Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, const RunConfig& cfg,
                                    const std::vector<ShardMachine>& machines) {
-    int64_t trainable = 0;
+    int64_t trainable = 0, largest = 0;
     for (const auto& [name, t] : model.parameters())
-        if (t.requires_grad())
+        if (t.requires_grad()) {
             trainable += t.numel();
+            largest = std::max<int64_t>(largest, t.numel());
+        }
     MemoryNeed need = memoryNeed(model, train, cfg, MasterCopy::None);
-    need.exchangeBytes = shardExchangeBytes(trainable, cfg.wire);
+    need.exchangeBytes = shardExchangeBytes(trainable, largest, cfg.wire, shardStepStreams(cfg));
     std::vector<ShardCandidate> candidates;
     for (const ShardMachine& m : machines) {
         ShardCandidate c{m.name, memoryBudget(m.device), 0, m.linkBytesPerS};

@@ -98,10 +98,17 @@ struct ShardMachine {
     double linkBytesPerS = 0; // its link to the others (0: not measured)
 };
 
-// What a sharded step's exchange keeps on a machine that computes, beside its worker: the
-// gradient bundle its ranges leave from, and the other owners' weights it takes while its step
-// still computes; each up to the model's `trainable` values in the wire's dtype.
-int64_t shardExchangeBytes(int64_t trainable, WireDtype wire);
+// What a sharded step's exchange keeps on a machine that computes, beside its replica and the
+// gradients memoryNeed counts: the other owners' weights it takes while its step still computes
+// (up to the model's `trainable` values in the wire's dtype), and the gradient bundle its ranges
+// leave from. A step whose gradients stream into the bundle (`streams`) keeps them there alone:
+// the bundle takes the gradients' place, and only the largest tensor's fp32 gradient (`largest`
+// values) is held beside it while it is copied. A step that does not stream keeps both.
+int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, bool streams);
+// Whether a sharded run's steps stream their gradients into the bundle as the backward pass makes
+// them (WorkRequest::onGradient): sync's single pass, without fp16's loss scaling, which may
+// compute a step again.
+bool shardStepStreams(const RunConfig& cfg);
 
 // A sharded run's memory plan: each machine that computes holds its worker's replica, the
 // replica's gradients, at least one sample's activations (memoryplan.h, with no masters beside

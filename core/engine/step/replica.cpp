@@ -60,8 +60,12 @@ ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
     // with .grad cleared before a single pass, that is the parameter's final gradient.
     for (size_t i = 0; i < m_params.size(); ++i)
         m_params[i].register_hook([this, i](const at::Tensor& grad) {
-            if (m_sink)
-                (*m_sink)(i, grad);
+            if (!m_sink)
+                return;
+            (*m_sink)(i, grad);
+            releaseStreamed(false);
+            std::lock_guard<std::mutex> lock(m_streamedMutex);
+            m_streamed.emplace_back(i, std::this_thread::get_id());
         });
     m_precision = effectivePrecision(m_options.precision, m_device, &m_precisionNote);
     if (m_options.lossScale > 0)
@@ -87,9 +91,28 @@ ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
 ModelReplica::~ModelReplica() = default;
 
 void ModelReplica::clearGrads() {
+    {
+        std::lock_guard<std::mutex> lock(m_streamedMutex);
+        m_streamed.clear();
+    }
     for (at::Tensor& p : m_params)
         if (p.grad().defined())
             p.mutable_grad() = at::Tensor();
+}
+
+void ModelReplica::releaseStreamed(bool all) {
+    // A parameter's hook runs just before the engine stores its gradient, on the thread that
+    // stores it: a later hook on that thread comes after the store. Other threads' may not.
+    const std::thread::id self = std::this_thread::get_id();
+    std::lock_guard<std::mutex> lock(m_streamedMutex);
+    auto kept = m_streamed.begin();
+    for (const auto& [i, thread] : m_streamed) {
+        if (all || thread == self)
+            m_params[i].mutable_grad() = at::Tensor();
+        else
+            *kept++ = {i, thread};
+    }
+    m_streamed.erase(kept, m_streamed.end());
 }
 
 void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& out,
@@ -142,6 +165,7 @@ void ModelReplica::accumulate(const std::vector<int64_t>& samples, WorkResult& o
                     figures.add({b.loss.detach().mul(double(m)), b.correct, b.counted, b.pairSums});
                 });
             m_sink = nullptr;
+            releaseStreamed(true);
         } catch (const std::exception& e) {
             m_sink = nullptr;
             out.streamed = false;

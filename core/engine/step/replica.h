@@ -20,7 +20,9 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace tandem {
@@ -98,6 +100,11 @@ private:
                     const std::function<void(size_t, const at::Tensor&)>* sink = nullptr,
                     const float* referenceRows = nullptr);
     void clearGrads();
+    // A streamed pass's gradients live in the sink's copy only: each parameter's .grad, which
+    // the autograd engine stores just after the parameter's hook, goes once a later hook runs on
+    // the same thread (the engine has stored it by then), and the rest as the pass ends
+    // (`all`). Without this, a model's gradients would be held twice at the pass's end.
+    void releaseStreamed(bool all);
     // The batches of `samples` in parts of `part`, on the device, each passed to `pass` with
     // the positions its loss counts (countedRows, on the device; undefined: all of them): from
     // the resident rows, or gathered on the host a part ahead of the one computing.
@@ -127,6 +134,10 @@ private:
     int64_t m_chunkCap = 0;             // the most samples per pass since an out-of-memory error
     // Where the parameters' gradient hooks pass gradients during a streamed pass; null outside.
     const std::function<void(size_t, const at::Tensor&)>* m_sink = nullptr;
+    // The parameters whose gradient the sink took in this pass, .grad not yet released, and the
+    // thread whose hook took it.
+    std::vector<std::pair<size_t, std::thread::id>> m_streamed;
+    std::mutex m_streamedMutex;
 };
 
 } // namespace tandem
