@@ -25,7 +25,7 @@ struct AdmittedRun {
     DType wire = DType::F32;        // the gradient and weight bundles' element type
     ModelLayout layout;             // the model's tensors in bundle order
     std::optional<OuterWire> outer; // local-SGD: the outer updates' format
-    Model module;
+    Model module; // until the replica is started from it (startReplica): then empty
 
     // The largest tensor bundle either side sends in this run: the cap for its blobs.
     qint64 bundleCap() const;

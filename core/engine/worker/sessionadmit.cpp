@@ -83,6 +83,9 @@ void WorkerSession::becomeReady() {
         auto note = std::make_shared<QString>();
         auto replica = std::make_shared<Expected<std::unique_ptr<ModelReplica>>>(
             startReplica(device, *run, data, note.get()));
+        // The replica has its own copy: the model as it came would stay beside it for the whole
+        // run, as much memory again as the model's weights.
+        run->module = Model();
         QMetaObject::invokeMethod(
             this,
             [this, admission, run, replica, note] {
