@@ -356,8 +356,8 @@ void TestHfModel::damagedArchivesAreErrors() {
 }
 
 // A full fine-tune that one machine cannot hold fits one such machine that computes beside two
-// that hold the state; a machine that computes keeps its worker and the step's exchange (the
-// others' weights and the gradient bundle), so three that compute are too few; one that cannot
+// that hold the state; a machine that computes keeps its worker and the step's exchange (its
+// gradients on their way out), so three that compute are too few; one that cannot
 // hold its own worker is named.
 void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     RunConfig cfg;
@@ -376,14 +376,13 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     const MemoryNeed worker = memoryNeed(*m, windows, cfg, MasterCopy::None);
     const int64_t stateBytes = trainable * shardBytesPerValue(cfg.optimizer);
     QCOMPARE(stateBytes, trainable * 16);
-    // Sync streams each gradient into the bundle as the backward pass makes it: the bundle takes
-    // the gradients' place, and the exchange adds the others' weights and the largest tensor's
-    // fp32 gradient while it is copied. A step that does not stream keeps a bundle beside the
-    // gradients.
+    // Sync streams each gradient into the bundle as the backward pass makes it, and the others'
+    // weights wait in the part of it that has left: the bundle takes the gradients' place, and
+    // the exchange is the largest tensor's fp32 gradient while it is copied. A step that does not
+    // stream keeps a bundle and the others' weights beside the gradients.
     QVERIFY(shardStepStreams(cfg));
-    QCOMPARE(shardExchangeBytes(trainable, largest, cfg.wire, true), trainable * 2 + largest * 4);
-    QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, true),
-             trainable * 4 + largest * 4);
+    QCOMPARE(shardExchangeBytes(trainable, largest, cfg.wire, true), largest * 4);
+    QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, true), largest * 4);
     QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, false), trainable * 8);
     RunConfig fp16 = cfg;
     fp16.precision = Precision::Fp16;

@@ -202,7 +202,8 @@ void TestShardLink::aSilentOrDroppedMemberIsClosed() {
 // three steps, each worker's bundle streamed as its backward pass fills it, each owner closed
 // with both workers' weights (after the gradients, then before them, as a sharded run's step
 // starts). B computes through each step: the weights that reach it meanwhile wait until it is
-// done. Both replicas hold what a one-owner run of the same gradients and weights trained. A
+// done, in the part of its bundle that has left. Both replicas hold what a one-owner run of the
+// same gradients and weights trained. A
 // range sent for a step that is not open is refused and changes nothing, and a bundle call of a
 // step that is over sends nothing.
 void TestShardLink::stepsCrossTheLinks() {
@@ -265,7 +266,7 @@ void TestShardLink::stepsCrossTheLinks() {
             replicaBefore.push_back(t.clone());
         const qint64 receivedBefore = nodeB.linkBytes().second;
         std::vector<at::Tensor> sum(params.size());
-        QByteArray bundleOfA;
+        QByteArray bundleOfA, bundleOfB;
         for (ShardNode* node : {&nodeA, &nodeB}) {
             std::vector<at::Tensor> grads;
             for (const at::Tensor& p : params)
@@ -279,8 +280,7 @@ void TestShardLink::stepsCrossTheLinks() {
                 bundle.add(k, grads[k]);
                 node->gradientsReady(step, bytes, bundle.ready());
             }
-            if (node == &nodeA)
-                bundleOfA = bytes;
+            (node == &nodeA ? bundleOfA : bundleOfB) = bytes;
         }
         QTRY_VERIFY_WITH_TIMEOUT(heldA.size() == 2 * (step + 1) && heldB.size() == 2 * (step + 1),
                                  30000);
@@ -300,6 +300,12 @@ void TestShardLink::stepsCrossTheLinks() {
             QVERIFY(at::equal(replicaB[i], replicaBefore[i]));
         nodeB.setReplicaBusy(false);
         QCOMPARE(updatedB.size(), step + 1);
+        // The weights waited in B's bundle, where its gradients had left from: they took no
+        // memory of their own.
+        GradientBundle packed(modelLayout, DType::F32);
+        const QByteArray weights = packed.begin();
+        packed.finish(replicaB, {});
+        QVERIFY(bundleOfB.left(bothRanges) == weights.left(bothRanges));
         // A's last call for the step comes after its replica moved on: it sends nothing, and
         // its own range of the next step is not taken from it.
         QCOMPARE(nodeA.gradientsReady(step, bundleOfA, bundleOfA.size()), qint64(0));

@@ -53,7 +53,7 @@ bool wellFormed(const ShardPlan& plan, const std::vector<ShardCandidate>& machin
             *why = QStringLiteral("shard of %1 counts %2 bytes").arg(m.name).arg(s.bytes);
             return false;
         }
-        if (m.budgetBytes > 0 && s.bytes > m.budgetBytes - m.workerBytes) {
+        if (m.budgetBytes > 0 && s.bytes > m.budgetBytes - m.workerBytes - m.keptBytes) {
             *why = QStringLiteral("%1 holds %2 bytes beside a worker of %3, of %4")
                        .arg(m.name)
                        .arg(s.bytes)
@@ -84,6 +84,7 @@ private Q_SLOTS:
     void equalMachinesHoldEqualShards();
     void aSmallMachineHoldsWhatFitsAndTheOthersTheRest();
     void aMachineThatComputesNothingHoldsWhatTheOthersCannot();
+    void aCoordinatorHoldsWhatFitsBesideTheModelItKeeps();
     void fasterLinksHoldLargerShards();
     void theLinksComeFromTheWorkersProbes();
     void aRunTooLargeForTheMachinesIsRefusedWithWhatFits();
@@ -158,6 +159,27 @@ void TestShardPlan::aMachineThatComputesNothingHoldsWhatTheOthersCannot() {
              qPrintable(plan->describe(2)));
     // Without the box the two cannot hold it.
     QVERIFY(!planShards(values, bpv, {machines[0], machines[1]}));
+}
+
+// The coordinator keeps the run's model and the archive it sends a joining worker whether or
+// not it computes: it holds only what fits beside them, and a refusal says what they take.
+void TestShardPlan::aCoordinatorHoldsWhatFitsBesideTheModelItKeeps() {
+    const int64_t values = 700'000'000, bpv = 16; // 10.4 GB
+    std::vector<ShardCandidate> machines{{QStringLiteral("this machine"), 8 * kGB, 0, 0, 4 * kGB},
+                                         {QStringLiteral("holder"), 8 * kGB, 0, 0}};
+    auto plan = planShards(values, bpv, machines);
+    QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
+    QString why;
+    QVERIFY2(wellFormed(*plan, machines, &why), qPrintable(why));
+    QVERIFY2(plan->shardOf(0)->bytes <= 4 * kGB, qPrintable(plan->describe(0)));
+    QCOMPARE(plan->shardOf(1)->values(), values - plan->shardOf(0)->values());
+    machines[0].keptBytes = 6 * kGB;
+    auto refused = planShards(values, bpv, machines);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.contains(
+                 QLatin1String("this machine 2.0 GB (it computes nothing, 6.0 GB for the run's "
+                               "model)")),
+             qPrintable(refused.error().message));
 }
 
 // Every link measured: each machine's share follows its link's speed, so the slow link carries

@@ -1,6 +1,7 @@
 #include "engine/shard/shardnode.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace tandem {
@@ -29,6 +30,7 @@ ShardNode::ShardNode(QString deviceId, ShardLayout layout, std::vector<ShardRang
     , m_route(spans(m_ranges), wire) {
     if (m_owner)
         m_ownerStep.emplace(*m_owner, wire);
+    m_keptBytes.assign(m_ranges.size(), 0);
 }
 
 void ShardNode::setBackup(const QString& deviceId) {
@@ -104,6 +106,8 @@ void ShardNode::open(int64_t step) {
     m_step = step;
     m_route.reset();
     m_kept.clear();
+    m_keptBytes.assign(m_ranges.size(), 0);
+    m_bundle = QByteArray();
     m_replicaStep.open(step);
     if (m_ownerStep)
         m_ownerStep->open(step);
@@ -112,6 +116,7 @@ void ShardNode::open(int64_t step) {
 qint64 ShardNode::gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready) {
     if (step != m_step)
         return 0;
+    m_bundle = bundle;
     qint64 sent = 0;
     for (const ShardRoute::Part& part : m_route.partsUpTo(ready, m_partBytes)) {
         const qint64 at = m_route.bytesOf(part.range).first + part.offset, size = part.size;
@@ -152,17 +157,41 @@ void ShardNode::setReplicaBusy(bool busy) {
         return;
     std::vector<Kept> kept;
     kept.swap(m_kept);
+    m_keptBytes.assign(m_ranges.size(), 0);
+    const QByteArray bundle = m_bundle; // the last weights may end the step, and release it
     for (const Kept& k : kept)
-        takeWeights(k.range, k.step, k.bytes);
+        takeWeights(k.range, k.step,
+                    k.bytes.isNull() ? QByteArray::fromRawData(bundle.constData() + k.at, k.size)
+                                     : k.bytes);
+}
+
+void ShardNode::keep(size_t range, int64_t step, const QByteArray& bytes) {
+    // A range's weights for a segment come once its owner has summed every counted worker's
+    // gradients for it, so this worker's bytes of the segment have left: their place in the
+    // bundle holds the weights until the replica takes them, and a model's worth of weights that
+    // come back while the backward pass still runs takes no memory of its own.
+    if (range >= m_keptBytes.size())
+        return m_kept.push_back({range, step, 0, 0, bytes});
+    const qint64 element = dtypeSize(m_wire);
+    const qint64 at = m_route.bytesOf(range).first + m_replicaStep.have(range) * element +
+                      m_keptBytes[range],
+                 end = m_route.bytesOf(range).first + m_route.bytesOf(range).second;
+    const qint64 size = bytes.size();
+    if (step == m_step && !m_bundle.isNull() && at + size <= std::min(end, m_route.handedOut()) &&
+        at + size <= m_bundle.size()) {
+        std::memcpy(const_cast<char*>(m_bundle.constData()) + at, bytes.constData(), size_t(size));
+        m_kept.push_back({range, step, at, size, QByteArray()});
+    } else {
+        m_kept.push_back({range, step, 0, 0, bytes}); // ReplicaStep says what is wrong with it
+    }
+    m_keptBytes[range] += size;
 }
 
 void ShardNode::takeWeights(size_t range, int64_t step, const QByteArray& bytes) {
     if (!m_replica)
         return;
-    if (m_replicaBusy) {
-        m_kept.push_back({range, step, bytes});
-        return;
-    }
+    if (m_replicaBusy)
+        return keep(range, step, bytes);
     if (auto st = m_replicaStep.receive(step, range, bytes, *m_replica); !st)
         return drop(m_ranges[range].owner, st.error().message);
     if (!m_replicaStep.complete())

@@ -119,12 +119,19 @@ private:
     ShardRoute m_route;
     bool m_replicaBusy = false;
     qint64 m_partBytes = qint64(4) << 20;
+    // Weights that arrived while the replica was busy: in the part of this step's gradient bundle
+    // their owner has summed already (at, size), or, where that cannot be, as they came (bytes).
     struct Kept {
         size_t range = 0;
         int64_t step = 0;
+        qint64 at = 0;
+        qint64 size = 0;
         QByteArray bytes;
     };
-    std::vector<Kept> m_kept; // weights that arrived while the replica was busy
+    void keep(size_t range, int64_t step, const QByteArray& bytes);
+    std::vector<Kept> m_kept;
+    std::vector<qint64> m_keptBytes; // of each range, this step
+    QByteArray m_bundle;             // this step's gradient bundle, once it began to leave
     int64_t m_step = -1;
     QHash<QString, QPointer<Connection>> m_links;
     QSet<QString> m_weightless;

@@ -22,7 +22,7 @@ constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max() / 4;
 int64_t unitsThatFit(const ShardCandidate& m, int64_t bytesPerValue) {
     if (m.budgetBytes <= 0)
         return kNoLimit;
-    const int64_t spare = std::max<int64_t>(0, m.budgetBytes - m.workerBytes);
+    const int64_t spare = std::max<int64_t>(0, m.budgetBytes - m.workerBytes - m.keptBytes);
     return spare / (bytesPerValue * kShardAlignment);
 }
 
@@ -98,11 +98,15 @@ Error tooLarge(int64_t values, int64_t bytesPerValue, const std::vector<ShardCan
         const ShardCandidate& m = machines[i];
         const int64_t bytes = cap[i] * kShardAlignment * bytesPerValue;
         room += bytes;
-        each << (m.workerBytes > 0
-                     ? QStringLiteral("%1 %2 (%3 to train with, %4 for its own worker)")
-                           .arg(m.name, bytesText(bytes), bytesText(m.budgetBytes),
-                                bytesText(m.workerBytes))
-                     : QStringLiteral("%1 %2 (it computes nothing)").arg(m.name, bytesText(bytes)));
+        QString line =
+            m.workerBytes > 0
+                ? QStringLiteral("%1 %2 (%3 to train with, %4 for its own worker")
+                      .arg(m.name, bytesText(bytes), bytesText(m.budgetBytes),
+                           bytesText(m.workerBytes))
+                : QStringLiteral("%1 %2 (it computes nothing").arg(m.name, bytesText(bytes));
+        if (m.keptBytes > 0)
+            line += QStringLiteral(", %1 for the run's model").arg(bytesText(m.keptBytes));
+        each << line + QLatin1Char(')');
     }
     const int64_t fits = room / bytesPerValue;
     const int64_t sgd = shardBytesPerValue(OptimizerKind::Sgd);
@@ -204,7 +208,7 @@ int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, b
     const int64_t bundle = trainable * dtypeSize(storageDtype(wire));
     if (!streams)
         return 2 * bundle;
-    return bundle + std::max<int64_t>(0, bundle - trainable * 4) + largest * 4;
+    return std::max<int64_t>(0, bundle - trainable * 4) + largest * 4;
 }
 
 bool shardStepStreams(const RunConfig& cfg) {
@@ -223,7 +227,7 @@ Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, con
     need.exchangeBytes = shardExchangeBytes(trainable, largest, cfg.wire, shardStepStreams(cfg));
     std::vector<ShardCandidate> candidates;
     for (const ShardMachine& m : machines) {
-        ShardCandidate c{m.name, memoryBudget(m.device), 0, m.linkBytesPerS};
+        ShardCandidate c{m.name, memoryBudget(m.device), 0, m.linkBytesPerS, m.keptBytes};
         if (m.computes) {
             if (auto fits = samplesThatFit(need, m.device, m.name); !fits)
                 return makeError(fits.error().code,

@@ -36,6 +36,9 @@ struct ShardCandidate {
     int64_t budgetBytes = 0;  // what a run may use of its device (memoryBudget; 0: not said)
     int64_t workerBytes = 0;  // what its own worker needs there (0: it computes nothing)
     double linkBytesPerS = 0; // its link to the others (0: not measured)
+    // What else it keeps for the run: the coordinator's model and the archive a joining worker is
+    // sent, whether or not it computes.
+    int64_t keptBytes = 0;
 };
 
 struct ShardPlan {
@@ -96,14 +99,16 @@ struct ShardMachine {
     DeviceInfo device;        // where its worker computes and its shard is kept
     bool computes = true;     // it runs a worker of the run
     double linkBytesPerS = 0; // its link to the others (0: not measured)
+    int64_t keptBytes = 0;    // ShardCandidate::keptBytes
 };
 
 // What a sharded step's exchange keeps on a machine that computes, beside its replica and the
-// gradients memoryNeed counts: the other owners' weights it takes while its step still computes
-// (up to the model's `trainable` values in the wire's dtype), and the gradient bundle its ranges
-// leave from. A step whose gradients stream into the bundle (`streams`) keeps them there alone:
-// the bundle takes the gradients' place, and only the largest tensor's fp32 gradient (`largest`
-// values) is held beside it while it is copied. A step that does not stream keeps both.
+// gradients memoryNeed counts: the gradient bundle its ranges leave from, and the other owners'
+// weights that come while its step still computes, each up to the model's `trainable` values in
+// the wire's dtype. A step whose gradients stream into the bundle (`streams`) keeps them there
+// alone, and the weights wait in the part of it that has left (ShardNode), so the bundle takes
+// the gradients' place and only the largest tensor's fp32 gradient (`largest` values) is held
+// beside it while it is copied. A step that does not stream keeps both.
 int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, bool streams);
 // Whether a sharded run's steps stream their gradients into the bundle as the backward pass makes
 // them (WorkRequest::onGradient): sync's single pass, without fp16's loss scaling, which may

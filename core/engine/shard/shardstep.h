@@ -58,6 +58,8 @@ public:
         qint64 size = 0;
     };
     std::vector<Part> partsUpTo(qint64 ready, qint64 minBytes);
+    // The bundle's bytes from its front that the calls so far have handed out.
+    qint64 handedOut() const { return m_sent; }
 
 private:
     std::vector<std::pair<int64_t, int64_t>> m_ranges;
@@ -160,6 +162,8 @@ public:
                    std::vector<at::Tensor>& params);
     // Every range's weights have arrived: the replica holds the step's model.
     bool complete() const { return m_arrived == m_ranges.size(); }
+    // Range `r`'s values written this step.
+    int64_t have(size_t r) const { return r < m_have.size() ? m_have[r] : 0; }
 
 private:
     ShardLayout m_layout;

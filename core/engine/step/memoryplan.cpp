@@ -132,8 +132,8 @@ Expected<int64_t> samplesThatFit(const MemoryNeed& need, const DeviceInfo& devic
         return one > 0 ? std::max<int64_t>(1, left / one) : int64_t(0);
     QString perSample;
     if (need.exchangeBytes > 0)
-        perSample = QStringLiteral(", %1 for the sharded step's exchange (the others' weights and "
-                                   "the gradient bundle; --wire bf16 halves it)")
+        perSample = QStringLiteral(", %1 for the sharded step's exchange (the gradients on their "
+                                   "way out and the others' weights coming back)")
                         .arg(bytesText(need.exchangeBytes));
     if (one > 0)
         perSample += QStringLiteral(" and %1 for each sample").arg(bytesText(one));
