@@ -53,11 +53,12 @@ QStringList serveArgs(const QString& home, const QString& discoveryPort) {
 
 // The environment that makes each of a coordinator's steps take at least `ms` (the
 // trainer.step failpoint stalls it), for tests that must act while a run is still going; a
-// build without failpoints runs unpaced.
-QStringList pacedSteps(int ms) {
+// build without failpoints runs unpaced. `more`: other failpoints to arm beside it.
+QStringList pacedSteps(int ms, const QString& more = {}) {
     if (!TANDEM_FAILPOINTS_BUILD)
         return {};
-    return {QStringLiteral("TANDEM_FAILPOINTS=trainer.step=stall:%1").arg(ms)};
+    return {QStringLiteral("TANDEM_FAILPOINTS=trainer.step=stall:%1").arg(ms) +
+            (more.isEmpty() ? QString() : QLatin1Char(';') + more)};
 }
 
 QList<double> stepLosses(const QString& metrics) {
@@ -796,9 +797,9 @@ void TestDistributed::aShardLogThatCannotBeWrittenIsSaidOnce() {
 }
 
 void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
-    // This machine lends 100 KB and computes nothing; the worker lends 5 MB, about 3.3 MB of
+    // This machine lends 100 KB and computes nothing; the worker lends 5 MB, about 2.5 MB of
     // which its own worker needs (the mlp's weights and gradients, and the step's exchange: the
-    // others' weights and the gradient bundle). SGD's state for the mlp's
+    // largest tensor's gradient while it is copied). SGD's state for the mlp's
     // 203,530 values (12 bytes each: master, momentum, gradients' sum) does not fit in what is
     // left: the run is refused before its first step, saying what each machine has.
     const QString out = m_tmp.filePath(QStringLiteral("shard-refused"));
@@ -887,8 +888,8 @@ void TestDistributed::expectShardTraffic(const QJsonObject& summary, int machine
     // The coordinator logs what each step adds to every range (RunConfig::shardLog): every other
     // owner sends it its range's sums, in fp32, beside that.
     const QJsonArray shards = summary.value(QStringLiteral("shards")).toArray();
-    // The shards' figures only: the whole summary is longer than a failure's message may be.
-    // The events first: the figures are long, and a failure's message is cut.
+    // A failure's message is cut: the events of workers left out first, then the shards'
+    // figures, not the whole summary.
     QString all;
     for (const QString& line : metrics.split(QLatin1Char('\n')))
         if (line.contains(QLatin1String("worker_left_out")) ||
@@ -1167,14 +1168,12 @@ void TestDistributed::aMachineWithNoRoomForARangeIsNotTakenIn() {
     const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("shard-no-room"));
     QVERIFY(!one.isEmpty());
     const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
-    TandemProcess b(
-        syncRun() + QStringList{QStringLiteral("--out=") + out,
-                                QStringLiteral("--listen=127.0.0.1:0"),
-                                QStringLiteral("--workers=1"), QStringLiteral("--shard"),
-                                QStringLiteral("--home"), home("coord")},
-        false,
-        cost + QStringList{QStringLiteral("TANDEM_FAILPOINTS=trainer.step=stall:100;shard.plan="
-                                          "stall:2000")});
+    TandemProcess b(syncRun() + QStringList{QStringLiteral("--out=") + out,
+                                            QStringLiteral("--listen=127.0.0.1:0"),
+                                            QStringLiteral("--workers=1"),
+                                            QStringLiteral("--shard"), QStringLiteral("--home"),
+                                            home("coord")},
+                    false, cost + pacedSteps(100, QStringLiteral("shard.plan=stall:2000")));
     const QString port = waitPort(b);
     QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
     TandemProcess* w1 = worker("w1", port, {}, cost);
