@@ -329,9 +329,11 @@ void TestLink::autoGoesOnWithTheWorkersThatCame() {
                           QStringLiteral("--workers=2")}));
     const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    // A short reconnect window: on a loaded machine the worker's process can take longer to
+    // start than the whole run, and it then knocks on a closed port for that long.
     TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
                      QStringLiteral("127.0.0.1:") + port, QStringLiteral("--home"), home("w"),
-                     QStringLiteral("--threads=1")});
+                     QStringLiteral("--threads=1"), QStringLiteral("--reconnect=10")});
     QVERIFY(c.finish(kRunMs));
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     const QJsonObject s = c.summary();
@@ -350,8 +352,17 @@ void TestLink::autoGoesOnWithTheWorkersThatCame() {
     const bool alone = c.err().contains(QStringLiteral("training on this machine alone"));
     // A worker measured in time trains; one measured too late was sent home.
     QCOMPARE(s.value(QStringLiteral("workers")).toArray().size(), measured && !alone ? 2 : 1);
-    QVERIFY(w.finish(60000));
-    QCOMPARE(w.exitCode(), 0);
+    QVERIFY2(w.finish(60000), qPrintable(w.err()));
+    if (w.exitCode() != 0) {
+        // Its connection did not get through before the run ended: the coordinator never saw
+        // it, and it gave up once its window was spent, saying so.
+        QVERIFY2(!measured, qPrintable(w.err() + c.err()));
+        QVERIFY2(w.err().contains(QStringLiteral("cannot reach the coordinator")),
+                 qPrintable(w.err()));
+    } else {
+        QVERIFY2(w.err().contains(QStringLiteral("the coordinator ended the run")),
+                 qPrintable(w.err()));
+    }
 }
 
 // Sync over 1 Mbit/s: a step of mnist-cnn moves its 4.8 MB of weights there and as many
