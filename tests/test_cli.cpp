@@ -6,6 +6,7 @@
 #include "model/modelsource.h"
 #include "testpaths.h"
 #include "testutil.h"
+#include "torchpython.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -65,13 +66,7 @@ Result runTandem(const QStringList& args, int timeoutMs = 600000) {
 
 const QString kPython = QStringLiteral("/usr/bin/python3");
 
-bool pythonHasTorch() {
-    if (!QFileInfo::exists(kPython))
-        return false;
-    QProcess p;
-    p.start(kPython, {QStringLiteral("-c"), QStringLiteral("import torch")});
-    return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
+using testutil::pythonHasTorch;
 
 QByteArray readAll(const QString& path) {
     QFile f(path);

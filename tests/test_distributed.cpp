@@ -10,6 +10,7 @@
 #include "testpaths.h"
 #include "testrows.h"
 #include "testutil.h"
+#include "torchpython.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -1838,11 +1839,9 @@ void TestDistributed::pauseResumeAndStopReachWorkers() {
 }
 
 QString TestDistributed::scriptModel(const char* script, const char* file) {
-    QProcess py;
-    py.start(QStringLiteral("/usr/bin/python3"),
-             {QStringLiteral("-c"), QStringLiteral("import torch")});
-    if (!py.waitForFinished(120000) || py.exitCode() != 0)
+    if (!testutil::pythonHasTorch())
         return QString();
+    QProcess py;
     const QString model = m_tmp.filePath(QString::fromLatin1(file));
     py.start(QStringLiteral("/usr/bin/python3"),
              {testpaths::pythonDir() + QStringLiteral("/") + QString::fromLatin1(script), model});

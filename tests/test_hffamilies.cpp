@@ -20,6 +20,7 @@
 #include "proc.h"
 #include "testpaths.h"
 #include "testutil.h"
+#include "torchpython.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -34,20 +35,10 @@ using namespace tandem;
 
 namespace {
 
-const QString kPython = QStringLiteral("/usr/bin/python3");
-
-// Runs one of the Python references; its standard output, or a failed QVERIFY's message.
+// Runs one of the Python references (in the test's one interpreter for them); its standard
+// output, or a failed QVERIFY's message.
 bool runPython(const QStringList& args, QString* out, QString* error) {
-    QProcess py;
-    py.start(kPython, args);
-    if (!py.waitForFinished(600000) || py.exitStatus() != QProcess::NormalExit ||
-        py.exitCode() != 0) {
-        *error = args.join(QLatin1Char(' ')) + QStringLiteral(": ") +
-                 QString::fromUtf8(py.readAllStandardError());
-        return false;
-    }
-    *out = QString::fromUtf8(py.readAllStandardOutput());
-    return true;
+    return testutil::runReference(args, out, error);
 }
 
 } // namespace
@@ -75,7 +66,7 @@ private:
 void TestHfFamilies::initTestCase() {
     QVERIFY(m_tmp.isValid());
     QString out, error;
-    QVERIFY2(runPython({QStringLiteral("-c"), QStringLiteral("import torch")}, &out, &error),
+    QVERIFY2(testutil::pythonHasTorch(),
              "the references need /usr/bin/python3 with torch (Debian's python3-torch)");
     for (const char* family : {"qwen3", "gemma3", "phi3", "smollm3"})
         QVERIFY2(runPython({testpaths::pythonDir() + QStringLiteral("/make_hf.py"),

@@ -15,6 +15,7 @@
 #include "testpaths.h"
 #include "testrows.h"
 #include "testutil.h"
+#include "torchpython.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -30,8 +31,6 @@
 using namespace tandem;
 
 namespace {
-
-const QString kPython = QStringLiteral("/usr/bin/python3");
 
 const TensorRecord* find(const QList<TensorRecord>& records, const QString& name) {
     for (const TensorRecord& r : records)
@@ -87,10 +86,7 @@ void TestHfTrain::initTestCase() {
     QVERIFY(testutil::writeFile(m_tokens, hffolder::learnableTokens(40000, 64)));
     m_testTokens = m_tmp.filePath(QStringLiteral("test-tokens.bin"));
     QVERIFY(testutil::writeFile(m_testTokens, hffolder::learnableTokens(1601, 64, 9)));
-    QProcess probe;
-    probe.start(kPython, {QStringLiteral("-c"), QStringLiteral("import torch")});
-    m_python = probe.waitForFinished(120000) && probe.exitStatus() == QProcess::NormalExit &&
-               probe.exitCode() == 0;
+    m_python = testutil::pythonHasTorch();
     const QString coordId = identityAt(home("coord"));
     for (const char* w : {"w1", "w2"})
         QVERIFY(!trustEachOther(home("coord"), coordId, home(w)).isEmpty());
@@ -209,11 +205,9 @@ void TestHfTrain::checkExportInPython(const QString& out, double tandemLoss,
     if (!adapterOn.isEmpty())
         args << QStringLiteral("--adapter") << out + QStringLiteral("/adapter")
              << QStringLiteral("--base") << adapterOn.value(1);
-    QProcess py;
-    py.start(kPython, args);
-    QVERIFY(py.waitForFinished(600000));
-    QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
-    const double python = QString::fromUtf8(py.readAllStandardOutput()).trimmed().toDouble();
+    QString printed, error;
+    QVERIFY2(testutil::runReference(args, &printed, &error), qPrintable(error));
+    const double python = printed.trimmed().toDouble();
     qInfo("%s: Python computes %.5f from %s, Tandem reported %.5f", QTest::currentDataTag(), python,
           adapterOn.isEmpty()
               ? "the merged export"
@@ -344,11 +338,12 @@ void TestHfTrain::loraOnAnNf4BaseLearnsAsOnBf16() {
         // embedding: make_hf.py's folder (fp32), in the tests' vocabulary of 64.
         if (!m_python)
             QSKIP("Gemma 3's folder comes from make_hf.py, which needs Python with torch");
-        QProcess py;
-        py.start(kPython, {testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
-                           QStringLiteral("--family"), family, folder, QStringLiteral("64")});
-        QVERIFY(py.waitForFinished(300000));
-        QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
+        QString out, error;
+        QVERIFY2(testutil::runReference({testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
+                                         QStringLiteral("--family"), family, folder,
+                                         QStringLiteral("64")},
+                                        &out, &error),
+                 qPrintable(error));
     } else if (!QFileInfo::exists(folder + QStringLiteral("/config.json"))) {
         QVERIFY(hffolder::write(folder, spec));
     }

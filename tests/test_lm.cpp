@@ -11,6 +11,7 @@
 #include "testpaths.h"
 #include "testrows.h"
 #include "testutil.h"
+#include "torchpython.h"
 
 #include <QCryptographicHash>
 #include <QFileInfo>
@@ -29,23 +30,16 @@ using namespace tandem;
 
 namespace {
 
-const QString kPython = QStringLiteral("/usr/bin/python3");
-
-bool pythonHasTorch() {
-    QProcess p;
-    p.start(kPython, {QStringLiteral("-c"), QStringLiteral("import torch")});
-    return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
+using testutil::pythonHasTorch;
 
 // What the script printed, or nothing when it failed.
 std::optional<QString> runPython(const QStringList& args) {
-    QProcess p;
-    p.start(kPython, args);
-    if (!p.waitForFinished(300000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        qWarning().noquote() << p.readAllStandardError();
+    QString out, error;
+    if (!testutil::runReference(args, &out, &error, QByteArray(), 300000)) {
+        qWarning().noquote() << error;
         return std::nullopt;
     }
-    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+    return out.trimmed();
 }
 
 // Sentences from a small grammar: a byte model that learns which word follows which beats the

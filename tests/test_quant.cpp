@@ -16,6 +16,7 @@
 #include "model/openmodel.h"
 #include "model/trafficledger.h"
 #include "testpaths.h"
+#include "torchpython.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -129,10 +130,7 @@ private:
 
 void TestQuant::initTestCase() {
     QVERIFY(m_tmp.isValid());
-    QProcess probe;
-    probe.start(kPython, {QStringLiteral("-c"), QStringLiteral("import torch")});
-    m_python = probe.waitForFinished(120000) && probe.exitStatus() == QProcess::NormalExit &&
-               probe.exitCode() == 0;
+    m_python = testutil::pythonHasTorch();
     m_folder = m_tmp.filePath(QStringLiteral("llama"));
     m_spec.bf16 = true;
     m_spec.hidden = 64;
