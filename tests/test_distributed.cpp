@@ -122,6 +122,7 @@ private Q_SLOTS:
     void aWorkerCanHoldARangeAndComputeNothing();
     void aWorkerLoadingItsModelKeepsItsLink();
     void aShardedSetupKeepsItsLinks();
+    void aRangeBeingSentKeepsItsLink();
     void aShardLogThatCannotBeWrittenIsSaidOnce();
     void aShardedRunTooLargeForItsMachinesIsRefused();
     void aLostShardStopsTheRunAtItsCheckpoint();
@@ -772,6 +773,35 @@ void TestDistributed::aShardedSetupKeepsItsLinks() {
     QVERIFY(w->finish());
     QVERIFY2(w->exitCode() == 0 && !w->err().contains(QLatin1String("lost the coordinator")),
              qPrintable(w->err()));
+}
+
+void TestDistributed::aRangeBeingSentKeepsItsLink() {
+    // The checkpoint at the step limit asks the worker for its range's state: seconds of writing
+    // for a range of gigabytes (here a stall of 8 s, against the 4 s the coordinator waits for a
+    // silent peer). Another thread writes it, and the worker goes on answering, so it is not
+    // taken for lost; the run ends on both shards, with the worker's range in its checkpoint.
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
+    const QString out = m_tmp.filePath(QStringLiteral("range-save"));
+    TandemProcess c(remoteOnly(out, {QStringLiteral("--worker-timeout=4"),
+                                     QStringLiteral("--max-steps=3"), QStringLiteral("--shard")}));
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    TandemProcess* w =
+        worker("w1", port, {}, {QStringLiteral("TANDEM_FAILPOINTS=shard.save=stall:8000@1")});
+    QVERIFY2(c.finish(120000), qPrintable(c.err()));
+    QVERIFY(w->finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err() + QStringLiteral("\n--- w1:\n") + w->err()));
+    QVERIFY2(!c.err().contains(QLatin1String("stopped answering")) &&
+                 !c.err().contains(QLatin1String("was lost")),
+             qPrintable(c.err()));
+    QVERIFY2(w->exitCode() == 0 && w->err().contains(QLatin1String("failpoint shard.save: stall")),
+             qPrintable(w->err()));
+    const QJsonObject s = c.summary();
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 3);
+    QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 2);
+    auto ck = readCheckpoint(out + QStringLiteral("/checkpoint.tandem"));
+    QVERIFY2(ck.ok(), qPrintable(ck.ok() ? QString() : ck.error().message));
 }
 
 void TestDistributed::aShardLogThatCannotBeWrittenIsSaidOnce() {

@@ -54,6 +54,7 @@ private Q_SLOTS:
     void checkpointRejectsBitFlips();
     void checkpointRejectsOtherVersionsAndFiles();
     void checkpointRejectsLyingDirectory();
+    void checkpointWrittenInPlaceIsTheFile();
     void safetensorsLayout();
     void safetensorsRejectsMalformed_data();
     void safetensorsRejectsMalformed();
@@ -186,6 +187,41 @@ void TestTensorFile::checkpointRejectsLyingDirectory() {
     QVERIFY(!shared.ok());
     QVERIFY2(shared.error().message.contains(QStringLiteral("shares bytes")),
              qPrintable(shared.error().message));
+}
+
+void TestTensorFile::checkpointWrittenInPlaceIsTheFile() {
+    // A range's state goes to its coordinator from one buffer of the container's size, whose
+    // front is sent while the rest is written: the same bytes as the file, lazy tensors among
+    // them, with each part's end said in order up to the whole.
+    TensorFile f = sample();
+    const TensorRecord big = record(QStringLiteral("big"), DType::F32, {5, 1 << 20}, 3); // 20 MB
+    f.tensors << big;
+    const QString path = m_tmp.filePath(QStringLiteral("in-place.tandem"));
+    QVERIFY(writeCheckpoint(path, f).ok());
+    const QByteArray file = readAll(path);
+
+    TensorFile lazy = sample();
+    lazy.lazy << LazyTensor{big.name, big.dtype, big.shape, [&big] { return big.data; }};
+    auto size = checkpointSize(lazy);
+    QVERIFY(size.ok());
+    QCOMPARE(*size, file.size());
+    QByteArray out(qsizetype(*size), Qt::Uninitialized);
+    QList<qint64> said;
+    QVERIFY(writeCheckpointInto(lazy, out.data(), *size, [&](qint64 n) { said << n; }).ok());
+    QCOMPARE(out, file);
+    QCOMPARE(serializeCheckpoint(lazy).value(), file);
+    QVERIFY2(said.size() >= 4, qPrintable(QString::number(said.size()))); // 20 MB in parts
+    QCOMPARE(said.last(), *size);
+    for (qsizetype i = 1; i < said.size(); ++i)
+        QVERIFY(said[i] > said[i - 1] && said[i] - said[i - 1] <= (8 << 20));
+
+    // A buffer of another size, or a lazy tensor whose bytes are not its shape's, is refused.
+    QVERIFY(!writeCheckpointInto(lazy, out.data(), *size - 1).ok());
+    lazy.lazy.last().bytes = [] { return QByteArray(12, '\0'); };
+    auto wrong = writeCheckpointInto(lazy, out.data(), *size);
+    QVERIFY(!wrong.ok());
+    QVERIFY2(wrong.error().message.contains(QLatin1String("big")),
+             qPrintable(wrong.error().message));
 }
 
 void TestTensorFile::safetensorsLayout() {

@@ -167,10 +167,14 @@ qint64 numelOf(const std::vector<int64_t>& shape) {
     return n;
 }
 
-// Writes the container through `sink`, computing the trailing digest on the way, so files
-// and in-memory copies share one layout and neither holds the data twice.
-Status emitCheckpoint(const TensorFile& file,
-                      const std::function<bool(const char*, qint64)>& sink) {
+// The container's fixed part and JSON header for `file`, and how many bytes of tensors and
+// blobs follow them.
+struct CheckpointHead {
+    QByteArray fixedAndHeader;
+    qint64 dataBytes = 0;
+};
+
+Expected<CheckpointHead> checkpointHead(const TensorFile& file) {
     QJsonArray dir;
     qint64 offset = 0;
     for (const TensorRecord& t : file.tensors) {
@@ -205,16 +209,37 @@ Status emitCheckpoint(const TensorFile& file,
                                                         {QStringLiteral("tensors"), dir},
                                                         {QStringLiteral("blobs"), blobs}})
                                   .toJson(QJsonDocument::Compact);
-    Sha256 digest;
-    auto put = [&](const char* p, qint64 n) {
-        digest.addData(QByteArrayView(p, n));
-        return sink(p, n);
-    };
-    char fixed[kFixed];
+    CheckpointHead head;
+    head.fixedAndHeader.resize(kFixed);
+    char* fixed = head.fixedAndHeader.data();
     memcpy(fixed, kMagic, 8);
     qToLittleEndian<quint32>(kCheckpointVersion, fixed + 8);
     qToLittleEndian<quint64>(static_cast<quint64>(header.size()), fixed + 12);
-    bool ok = put(fixed, kFixed) && put(header.constData(), header.size());
+    head.fixedAndHeader += header;
+    head.dataBytes = offset;
+    return head;
+}
+
+// Writes the container through `sink`, computing the trailing digest on the way, so files
+// and in-memory copies share one layout and neither holds the data twice. The data goes in
+// parts of a few megabytes, so that a sink can say how far it is.
+Status emitCheckpoint(const TensorFile& file,
+                      const std::function<bool(const char*, qint64)>& sink) {
+    auto head = checkpointHead(file);
+    if (!head)
+        return head.error();
+    constexpr qint64 kPart = 8 << 20;
+    Sha256 digest;
+    auto put = [&](const char* p, qint64 n) {
+        for (qint64 at = 0; at < n; at += kPart) {
+            const qint64 part = std::min(kPart, n - at);
+            digest.addData(QByteArrayView(p + at, part));
+            if (!sink(p + at, part))
+                return false;
+        }
+        return true;
+    };
+    bool ok = put(head->fixedAndHeader.constData(), head->fixedAndHeader.size());
     for (const TensorRecord& t : file.tensors)
         ok = ok && put(t.data.constData(), t.data.size());
     for (const LazyTensor& t : file.lazy) {
@@ -264,13 +289,40 @@ Status writeCheckpoint(const QString& path, const TensorFile& file) {
     return success();
 }
 
-Expected<QByteArray> serializeCheckpoint(const TensorFile& file) {
-    QByteArray out;
+Expected<qint64> checkpointSize(const TensorFile& file) {
+    auto head = checkpointHead(file);
+    if (!head)
+        return head.error();
+    return head->fixedAndHeader.size() + head->dataBytes + kDigest;
+}
+
+Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size,
+                           const std::function<void(qint64)>& written) {
+    qint64 at = 0;
     const Status st = emitCheckpoint(file, [&](const char* p, qint64 n) {
-        out.append(p, n);
+        if (n > size - at)
+            return false;
+        memcpy(out + at, p, size_t(n));
+        at += n;
+        if (written)
+            written(at);
         return true;
     });
-    if (!st)
+    if (!st && st.error().code != ErrorCode::Io)
+        return st;
+    if (!st || at != size)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("the checkpoint did not fill its %1 bytes").arg(size));
+    return success();
+}
+
+Expected<QByteArray> serializeCheckpoint(const TensorFile& file) {
+    // One buffer of the container's size, written once: no second copy while it grows.
+    auto size = checkpointSize(file);
+    if (!size)
+        return size.error();
+    QByteArray out(qsizetype(*size), Qt::Uninitialized);
+    if (auto st = writeCheckpointInto(file, out.data(), *size); !st)
         return st.error();
     return out;
 }

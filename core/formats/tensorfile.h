@@ -67,6 +67,13 @@ Expected<QJsonObject> checkpointMeta(QByteArrayView bytes, const QString& name);
 
 Status writeCheckpoint(const QString& path, const TensorFile& file);
 Expected<QByteArray> serializeCheckpoint(const TensorFile& file);
+// The container's size in bytes, without asking a lazy tensor for its bytes.
+Expected<qint64> checkpointSize(const TensorFile& file);
+// Writes the container into `out`, exactly checkpointSize(file) bytes, front to back, for a
+// buffer whose front is sent while the rest is written: `written` hears after each part (a few
+// megabytes) how many of its first bytes are final.
+Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size,
+                           const std::function<void(qint64)>& written = {});
 Expected<TensorFile> readCheckpoint(const QString& path);
 Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& name);
 

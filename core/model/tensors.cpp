@@ -153,6 +153,25 @@ TensorRecord toRecord(const std::string& name, const at::Tensor& t) {
     return r;
 }
 
+LazyTensor toLazy(const std::string& name, const at::Tensor& t) {
+    LazyTensor l;
+    l.name = QString::fromStdString(name);
+    at::Tensor held = t.detach();
+    if (!dtypeOf(held.scalar_type(), &l.dtype))
+        l.dtype = DType::F32;
+    l.shape.assign(held.sizes().begin(), held.sizes().end());
+    DType own{};
+    if (held.device().is_cpu() && held.is_contiguous() && dtypeOf(held.scalar_type(), &own)) {
+        l.bytes = [held] {
+            return QByteArray::fromRawData(static_cast<const char*>(held.data_ptr()),
+                                           qsizetype(held.nbytes()));
+        };
+    } else {
+        l.bytes = [name, held] { return toRecord(name, held).data; };
+    }
+    return l;
+}
+
 Expected<at::Tensor> fromRecord(const TensorRecord& r) {
     if (r.data.size() != r.numel() * dtypeSize(r.dtype))
         return makeError(

@@ -67,6 +67,10 @@ bool dtypeOf(at::ScalarType s, DType* out);
 
 // Conversions between tensors and the storage layer's plain records.
 TensorRecord toRecord(const std::string& name, const at::Tensor& t);
+// `t` as a lazy record: its bytes are read where it lies (shared, not copied) when a writer
+// asks for them, where it is a contiguous CPU tensor of a storage dtype; copied then otherwise.
+// It holds `t`, which must not change until they are written.
+LazyTensor toLazy(const std::string& name, const at::Tensor& t);
 Expected<at::Tensor> fromRecord(const TensorRecord& r);
 
 } // namespace tandem

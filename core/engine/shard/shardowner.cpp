@@ -380,15 +380,19 @@ Status ShardOwner::restore(int64_t steps, const NamedTensors& whole) {
     return m_optimizer->restore(steps, records);
 }
 
-QByteArray ShardOwner::rangeStateBytes() const {
+TensorFile ShardOwner::rangeState() const {
     TensorFile file;
     file.meta.insert(QStringLiteral("begin"), qint64(m_begin));
     file.meta.insert(QStringLiteral("end"), qint64(m_end));
     file.meta.insert(QStringLiteral("steps"), qint64(m_optimizer->stepCount()));
     for (const auto& [name, t] : m_optimizer->stateTensors())
-        file.tensors << toRecord(name, t);
-    file.tensors << toRecord(kMastersRecord, m_masters);
-    auto bytes = serializeCheckpoint(file);
+        file.lazy << toLazy(name, t);
+    file.lazy << toLazy(kMastersRecord, m_masters);
+    return file;
+}
+
+QByteArray ShardOwner::rangeStateBytes() const {
+    auto bytes = serializeCheckpoint(rangeState());
     return bytes ? *bytes : QByteArray();
 }
 

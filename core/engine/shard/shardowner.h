@@ -148,6 +148,9 @@ public:
     // owner, in a checkpoint container (rangeStateBytes()), and what restoreRange() takes back.
     // The weights come with it because a replica holds them only as the wire carried them.
     QByteArray rangeStateBytes() const;
+    // The same container's contents, unwritten: each tensor is read where it lies when it is
+    // written (toLazy), so the container is the one copy. The range must not step until then.
+    TensorFile rangeState() const;
     Status restoreRange(int64_t steps, const QByteArray& bytes);
 
 private:

@@ -18,11 +18,14 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QPointer>
 #include <QTimer>
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <thread>
 
 namespace tandem {
 
@@ -102,7 +105,14 @@ private:
     void onShardSetup(const wire::ShardSetup& setup);
     void onShardClose(const wire::ShardClose& close);
     // The coordinator asks for this machine's range's optimizer state (a checkpoint is due).
+    // A range of gigabytes takes seconds to write, more than the coordinator waits for a peer
+    // that does not answer: another thread writes it into the blob that carries it, whose front
+    // is sent as it is final, and this thread goes on answering pings.
     void onShardSave();
+    struct RangeSave;
+    // The first `written` bytes of `save`'s blob are final; or all of them, as `status` says.
+    void onRangeWritten(const std::shared_ptr<RangeSave>& save, qint64 written);
+    void onRangeSaved(const std::shared_ptr<RangeSave>& save, const Status& status);
     DatasetCache datasetCache() const { return DatasetCache::of(m_opt.cacheDir, m_opt.home); }
     BaseCache baseCache() const { return BaseCache::of(m_opt.cacheDir, m_opt.home); }
 
@@ -138,6 +148,18 @@ private:
     std::shared_ptr<DatasetSplits> m_data;
     ComputeLoop m_loop;                   // its thread stops before the rest goes
     std::vector<at::Tensor> m_heldShapes; // a holder's trainable tensors: shapes, no values
+    // The range's state on its way to the coordinator (onShardSave), and the coordinator's
+    // shard messages that came meanwhile: nothing steps the range while it is read.
+    std::shared_ptr<RangeSave> m_rangeSave;
+    std::deque<wire::Message> m_heldShard;
+    // The thread that writes it; joined before the rest goes.
+    struct JoinedThread {
+        std::thread thread;
+        ~JoinedThread() {
+            if (thread.joinable())
+                thread.join();
+        }
+    } m_saveThread;
     // A sharded run's part on this machine. Last: it writes into the loop's replica, and goes
     // first.
     std::unique_ptr<ShardPart> m_shard;

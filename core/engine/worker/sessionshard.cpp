@@ -5,9 +5,26 @@
 // gradients to its owner and keeps its replica up to date from theirs, and answers the
 // coordinator's closes and requests for its range's state.
 
+#include "common/failpoint.h"
+#include "common/threadname.h"
 #include "net/connection.h"
 
+#include <limits>
+
 namespace tandem {
+
+struct WorkerSession::RangeSave {
+    int64_t steps = 0;
+    QPointer<Connection> conn; // the blob's
+    uint64_t blob = 0;
+    QByteArray bytes; // the container, written by the save's thread through a pointer
+};
+
+namespace {
+// The coordinator's shard messages held while a range is written: more than a run sends
+// between its steps.
+constexpr size_t kMaxHeldShardMessages = 64;
+} // namespace
 
 Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType wire,
                                                 const OptimizerConfig& optimizer,
@@ -57,6 +74,15 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
 }
 
 void WorkerSession::onShardMessage(const wire::Message& m) {
+    if (m_rangeSave) {
+        if (m_heldShard.size() >= kMaxHeldShardMessages)
+            return refuse(wire::RejectCode::Protocol,
+                          QStringLiteral("the coordinator sent %1 messages about the sharded run "
+                                         "while it was sent this machine's range")
+                              .arg(m_heldShard.size()));
+        m_heldShard.push_back(m);
+        return;
+    }
     if (const auto* setup = std::get_if<wire::ShardSetup>(&m))
         onShardSetup(*setup);
     else if (const auto* close = std::get_if<wire::ShardClose>(&m))
@@ -113,9 +139,57 @@ void WorkerSession::onShardSave() {
         return refuse(wire::RejectCode::Protocol,
                       QStringLiteral("the coordinator asked for the optimizer state of a range "
                                      "this machine does not own"));
-    const QByteArray state = owner->rangeStateBytes();
-    m_conn->send(
-        wire::ShardState{owner->stepCount(), m_conn->sendBlob(wire::BlobKind::Tensors, state)});
+    TensorFile state = owner->rangeState(); // the range's tensors, read as they are written
+    auto size = checkpointSize(state);
+    if (!size)
+        return finish(
+            1, QStringLiteral("cannot send this machine's range: %1").arg(size.error().message));
+    auto save = std::make_shared<RangeSave>();
+    save->steps = owner->stepCount();
+    save->conn = m_conn;
+    save->bytes = QByteArray(qsizetype(*size), Qt::Uninitialized);
+    char* out = save->bytes.data(); // before the connection shares it
+    save->blob = m_conn->openBlob(wire::BlobKind::Tensors, save->bytes);
+    m_rangeSave = save;
+    if (m_saveThread.thread.joinable())
+        m_saveThread.thread.join(); // the last save's, which has posted its end
+    m_saveThread.thread = std::thread([this, save, state = std::move(state), out, size = *size] {
+        nameThisThread("tandem-save");
+        (void)TANDEM_FAILPOINT("shard.save"); // a stall stands in for a range of gigabytes
+        const Status st = writeCheckpointInto(state, out, size, [&](qint64 written) {
+            QMetaObject::invokeMethod(
+                this, [this, save, written] { onRangeWritten(save, written); },
+                Qt::QueuedConnection);
+        });
+        QMetaObject::invokeMethod(
+            this, [this, save, st] { onRangeSaved(save, st); }, Qt::QueuedConnection);
+    });
+}
+
+void WorkerSession::onRangeWritten(const std::shared_ptr<RangeSave>& save, qint64 written) {
+    if (save == m_rangeSave && save->conn && save->conn == m_conn)
+        m_conn->growBlob(save->blob, written);
+}
+
+void WorkerSession::onRangeSaved(const std::shared_ptr<RangeSave>& save, const Status& status) {
+    if (save != m_rangeSave)
+        return;
+    m_rangeSave.reset();
+    if (!status)
+        return finish(
+            1, QStringLiteral("cannot send this machine's range: %1").arg(status.error().message));
+    if (!save->conn || save->conn != m_conn) {
+        m_heldShard.clear(); // they came on a connection that is gone
+        return;
+    }
+    m_conn->growBlob(save->blob, std::numeric_limits<qint64>::max());
+    m_conn->send(wire::ShardState{save->steps, save->blob});
+    // What came meanwhile, in order; a second save holds the rest again.
+    while (!m_heldShard.empty() && !m_rangeSave && m_state != State::Done) {
+        const wire::Message m = std::move(m_heldShard.front());
+        m_heldShard.pop_front();
+        onShardMessage(m);
+    }
 }
 
 } // namespace tandem
