@@ -25,6 +25,7 @@ private Q_SLOTS:
     void theDialerChecksTheMachineItReaches();
     void aSilentOrDroppedMemberIsClosed();
     void stepsCrossTheLinks();
+    void anOwnerQueuesABoundedPartOfItsRange();
 
 private:
     ShardIntroduction introduction(const std::vector<const Identity*>& members) const;
@@ -328,6 +329,81 @@ void TestShardLink::stepsCrossTheLinks() {
     QVERIFY2(refusedA.first().at(2).toString().contains(QLatin1String("during step 4")),
              qPrintable(refusedA.first().at(2).toString()));
     QVERIFY(at::equal(before, ownerA.masters()));
+    QCOMPARE(lost.size(), 0);
+}
+
+// An owner steps its range faster than a link carries it. It queues its segments' weights while
+// what it has queued is under its bound, and the rest as the link takes them, so a range of
+// gigabytes is not held a second time, queued, on the owner's machine. The step still ends where
+// a one-owner run's does.
+void TestShardLink::anOwnerQueuesABoundedPartOfItsRange() {
+    at::manual_seed(6);
+    std::vector<at::Tensor> params{at::randn({2048, 1024}), at::randn({1000})};
+    const ModelLayout modelLayout = ModelLayout::of({"w", "b"}, params, {}, {});
+    const ShardLayout layout = ShardLayout::of(params);
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::AdamW;
+    const QString a = m_a.deviceId(), b = m_b.deviceId();
+    // A owns 8 MB of values, in segments of 1 MB (shardSegmentValues: an eighth); B the rest.
+    const int64_t cut = layout.values - 1000;
+    const std::vector<ShardRange> ranges{{0, cut, a}, {cut, layout.values, b}};
+    ShardOwner ownerA = ShardOwner::fromParams(layout, 0, cut, params, cfg);
+    ShardOwner ownerB = ShardOwner::fromParams(layout, cut, layout.values, params, cfg);
+    const qint64 segment = ownerA.segmentEnds().front() * qint64(sizeof(float));
+    QCOMPARE(segment, qint64(1) << 20);
+    std::vector<at::Tensor> replicaA, replicaB, one;
+    for (const at::Tensor& p : params) {
+        replicaA.push_back(p.clone());
+        replicaB.push_back(p.clone());
+        one.push_back(p.clone());
+    }
+    Optimizer oneOpt(cfg, one);
+    ShardNode nodeA(a, layout, ranges, DType::F32, &ownerA, &replicaA);
+    ShardNode nodeB(b, layout, ranges, DType::F32, &ownerB, &replicaB);
+    const qint64 bound = 2 * segment;
+    nodeA.setMaxQueuedBytes(bound);
+
+    ShardListener listener(m_a);
+    Connection *atA = nullptr, *fromB = nullptr;
+    linkBToA(listener, &atA, &fromB);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(nodeA.addLink(atA, b).ok());
+    QVERIFY(nodeB.addLink(fromB, a).ok());
+    QSignalSpy heldA(&nodeA, &ShardNode::held);
+    QSignalSpy updatedA(&nodeA, &ShardNode::updated), updatedB(&nodeB, &ShardNode::updated);
+    QSignalSpy lost(&nodeA, &ShardNode::linkLost);
+
+    const std::vector<std::pair<QString, double>> counted{{a, 0.5}, {b, 0.5}};
+    nodeA.open(0);
+    nodeB.open(0);
+    std::vector<at::Tensor> sum(params.size());
+    for (ShardNode* node : {&nodeA, &nodeB}) {
+        std::vector<at::Tensor> grads;
+        for (const at::Tensor& p : params)
+            grads.push_back(at::randn(p.sizes()));
+        for (size_t i = 0; i < params.size(); ++i)
+            sum[i] = sum[i].defined() ? sum[i].add(grads[i], 0.5) : grads[i].mul(0.5);
+        GradientBundle bundle(modelLayout, DType::F32);
+        const QByteArray bytes = bundle.begin();
+        for (size_t k = grads.size(); k-- > 0;)
+            bundle.add(k, grads[k]);
+        node->gradientsReady(0, bytes, bundle.ready());
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(heldA.size() == 2, 30000);
+    oneOpt.step(sum, 0.01);
+    // Every gradient is in: A steps its whole range as soon as the close says how.
+    QVERIFY(nodeB.close(0, counted, 0.01).ok());
+    QVERIFY(nodeA.close(0, counted, 0.01).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(updatedA.size() == 1 && updatedB.size() == 1, 60000);
+    QVERIFY2(nodeA.queuedPeak() >= segment && nodeA.queuedPeak() <= bound + segment,
+             qPrintable(QStringLiteral("%1 bytes queued at most, against a bound of %2")
+                            .arg(nodeA.queuedPeak())
+                            .arg(bound)));
+    for (size_t i = 0; i < params.size(); ++i)
+        for (const auto* replica : {&replicaA, &replicaB})
+            QVERIFY2(((*replica)[i] - one[i]).abs().max().item<double>() <= 1e-6,
+                     qPrintable(QString::number(i)));
     QCOMPARE(lost.size(), 0);
 }
 

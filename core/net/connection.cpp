@@ -330,8 +330,19 @@ void Connection::pump() {
     // calls pump() again: the inner call must not write between the halves of a frame.
     if (m_pumping)
         return;
-    m_pumping = true;
-    const auto done = qScopeGuard([this] { m_pumping = false; });
+    bool blobDone = false;
+    {
+        m_pumping = true;
+        const auto done = qScopeGuard([this] { m_pumping = false; });
+        blobDone = writeQueued();
+    }
+    // Outside the loop: whoever queues more on hearing it is pumped at once.
+    if (blobDone)
+        Q_EMIT blobSent();
+}
+
+bool Connection::writeQueued() {
+    bool blobDone = false;
     while (m_socket && !m_outgoing.empty() && m_socket->bytesToWrite() < kHighWater) {
         auto it = m_outgoing.begin();
         if (it->blobId != 0 && it->offset >= it->ready && it->ready < it->size) {
@@ -340,7 +351,7 @@ void Connection::pump() {
             // blob, which a frame may refer to.
             ++it;
             if (it == m_outgoing.end() || it->blobId != 0)
-                return;
+                return blobDone;
         }
         if (it->blobId == 0) {
             const QByteArray frame = std::move(it->frame);
@@ -349,7 +360,7 @@ void Connection::pump() {
             m_outgoing.erase(it);
             if (TANDEM_FAILPOINT_DUE("frame.send")) {
                 if (!sendHalfThenAct(frame))
-                    return;
+                    return blobDone;
                 continue;
             }
             m_socket->write(frame);
@@ -365,9 +376,12 @@ void Connection::pump() {
         m_socket->write(o.blob.constData() + o.at + o.offset, n);
         m_bytesSent += head.size() + n;
         o.offset += n;
-        if (o.offset >= o.size)
+        if (o.offset >= o.size) {
             m_outgoing.pop_front();
+            blobDone = true;
+        }
     }
+    return blobDone;
 }
 
 // A failpoint mid-frame: half the frame goes out, then the point acts. After a stall the rest

@@ -134,6 +134,9 @@ Q_SIGNALS:
     void received(const tandem::wire::Message& message);
     void closed(const QString& reason);
     void probed(tandem::LinkProbe probe);
+    // The last part of a blob went to the socket: a sender that holds back until its blobs
+    // have gone may queue more.
+    void blobSent();
 
 private:
     void onEncrypted();
@@ -145,6 +148,8 @@ private:
     void writeFrame(const QByteArray& payload);
     void enqueue(const QByteArray& frame);
     void pump();
+    // Writes what is queued while the socket takes it; true when a blob's last part went.
+    bool writeQueued();
     bool sendHalfThenAct(const QByteArray& frame);
     void onPong(const wire::Pong& pong);
     void sendProbePing();

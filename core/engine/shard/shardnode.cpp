@@ -1,5 +1,7 @@
 #include "engine/shard/shardnode.h"
 
+#include <QScopeGuard>
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -69,11 +71,22 @@ Status ShardNode::addLink(Connection* link, const QString& deviceId) {
     m_links.insert(deviceId, link);
     connect(link, &Connection::received, this,
             [this, deviceId](const wire::Message& m) { onMessage(deviceId, m); });
+    // From the event loop, never from inside a send on one of the links.
+    connect(
+        link, &Connection::blobSent, this,
+        [this] {
+            if (!m_queued.empty())
+                sendHeld();
+        },
+        Qt::QueuedConnection);
     connect(link, &Connection::closed, this, [this, deviceId](const QString& reason) {
         if (QPointer<Connection> c = m_links.take(deviceId)) {
             c->disconnect(this);
             c->deleteWhenFlushed();
         }
+        // What it still had to carry of this owner's no longer holds the rest back.
+        QMetaObject::invokeMethod(
+            this, [this] { sendHeld(); }, Qt::QueuedConnection);
         Q_EMIT linkLost(deviceId, reason);
     });
     return success();
@@ -86,6 +99,10 @@ void ShardNode::drop(const QString& peer, const QString& why) {
     c->disconnect(this);
     c->close(why, wire::Reject{wire::RejectCode::Protocol, why});
     c->deleteWhenFlushed();
+    // What the link still had to carry no longer holds the rest back; not from here, which may be
+    // inside sendHeld().
+    QMetaObject::invokeMethod(
+        this, [this] { sendHeld(); }, Qt::QueuedConnection);
     Q_EMIT linkLost(peer, why);
 }
 
@@ -215,31 +232,57 @@ Status ShardNode::close(int64_t step, const std::vector<std::pair<QString, doubl
 }
 
 void ShardNode::sendHeld() {
-    if (!m_ownerStep || !m_ownerStep->closing())
+    // A send inside the loop below can end in a call back here (a link lost): the loop goes on.
+    if (m_sendingHeld || !m_ownerStep || !m_ownerStep->closing())
         return;
+    m_sendingHeld = true;
+    const auto done = qScopeGuard([this] { m_sendingHeld = false; });
     const int64_t step = m_ownerStep->step();
     const auto mine = rangeOf(m_deviceId);
-    // Each segment's weights as soon as it is stepped; every link carries them in order.
-    for (const OwnerStep::Weights& w : m_ownerStep->advance()) {
+    // Each segment's weights as soon as it is stepped, while the links carry what went before;
+    // every link carries them in order.
+    while (queuedBytes() < m_maxQueued) {
+        const std::vector<OwnerStep::Weights> next = m_ownerStep->advance(1);
+        if (next.empty())
+            break;
+        const OwnerStep::Weights& w = next.front();
         // The sums go first: the logging machine holds them before its replica holds the
         // weights, so a step its replica finished is one its log holds.
-        if (w.sum && mine && m_backup == m_deviceId)
+        if (w.sum && mine && m_backup == m_deviceId) {
             Q_EMIT summed(*mine, *w.sum);
-        else if (Connection* link = w.sum ? m_links.value(m_backup) : nullptr)
-            link->send(wire::ShardSum{step, link->sendBlob(wire::BlobKind::Tensors, w.sum->values),
-                                      w.sum->from, w.sum->to, w.sum->lr, w.sum->present});
+        } else if (Connection* link = w.sum ? m_links.value(m_backup) : nullptr) {
+            const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, w.sum->values);
+            link->send(
+                wire::ShardSum{step, blob, w.sum->from, w.sum->to, w.sum->lr, w.sum->present});
+            m_queued.push_back({link, blob, w.sum->values.size()});
+        }
         for (auto it = m_links.cbegin(); it != m_links.cend(); ++it)
             if (Connection* link = it.value(); link && !m_weightless.contains(it.key())) {
                 const uint64_t blob = link->sendBlob(wire::BlobKind::Tensors, w.bytes);
                 link->send(wire::ShardWeights{step, blob});
+                m_queued.push_back({link, blob, w.bytes.size()});
             }
+        m_queuedPeak = std::max(m_queuedPeak, queuedBytes());
         if (mine)
-            takeWeights(*mine, step, w.bytes);
+            takeWeights(*mine, step, w.bytes); // the last segment opens the next step here
     }
     if (m_ownerStep->closed() && !m_replica) {
         open(step + 1); // a machine that only owns is done with the step once it has sent
         Q_EMIT updated(step);
     }
+}
+
+qint64 ShardNode::queuedBytes() {
+    qint64 n = 0;
+    m_queued.erase(std::remove_if(m_queued.begin(), m_queued.end(),
+                                  [&](const Queued& q) {
+                                      if (!q.link || !q.link->sending(q.blob))
+                                          return true;
+                                      n += q.bytes;
+                                      return false;
+                                  }),
+                   m_queued.end());
+    return n;
 }
 
 void ShardNode::onMessage(const QString& peer, const wire::Message& m) {

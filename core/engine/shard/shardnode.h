@@ -82,6 +82,10 @@ public:
     // wait, and go in once it is not: the backward pass still reads the replica, and a step
     // computed again after running out of memory must start from the weights it started from.
     void setReplicaBusy(bool busy);
+    // The most bytes of weights and sums this owner keeps queued on its links before it steps
+    // more of its range (64 MB); and the most it has had queued since it was made.
+    void setMaxQueuedBytes(qint64 bytes) { m_maxQueued = std::max<qint64>(1, bytes); }
+    qint64 queuedPeak() const { return m_queuedPeak; }
     // Every byte sent (queued ones too: Connection::bytesHandedOver()) and received on this
     // machine's links to the other members, so far.
     std::pair<qint64, qint64> linkBytes() const;
@@ -105,8 +109,11 @@ private:
     void takeWeights(size_t range, int64_t step, const QByteArray& bytes);
     void drop(const QString& peer, const QString& why);
     // Steps what the coordinator's close counts and is here, a segment at a time, and sends each
-    // segment's weights to every machine.
+    // segment's weights to every machine, while what it queued on its links is under
+    // setMaxQueuedBytes(); a link that sends a blob calls it again.
     void sendHeld();
+    // The bytes of the weights and sums this machine queued on its links that have not left.
+    qint64 queuedBytes();
     std::optional<size_t> rangeOf(const QString& deviceId) const;
 
     QString m_deviceId;
@@ -134,6 +141,18 @@ private:
     QByteArray m_bundle;             // this step's gradient bundle, once it began to leave
     int64_t m_step = -1;
     QHash<QString, QPointer<Connection>> m_links;
+    // The weights and sums queued on the links: copies of the range's segments. A range of
+    // gigabytes steps faster than its links carry it, and queued whole it would be a second
+    // copy of the range on this machine for as long as they take.
+    struct Queued {
+        QPointer<Connection> link;
+        uint64_t blob = 0;
+        qint64 bytes = 0;
+    };
+    std::vector<Queued> m_queued;
+    qint64 m_maxQueued = qint64(64) << 20;
+    qint64 m_queuedPeak = 0;
+    bool m_sendingHeld = false;
     QSet<QString> m_weightless;
     QString m_backup;
 };

@@ -188,7 +188,7 @@ Status OwnerStep::closeWhenHeld(int64_t step,
     return success();
 }
 
-std::vector<OwnerStep::Weights> OwnerStep::advance() {
+std::vector<OwnerStep::Weights> OwnerStep::advance(size_t most) {
     std::vector<Weights> out;
     if (!m_close || m_closed)
         return out;
@@ -203,7 +203,7 @@ std::vector<OwnerStep::Weights> OwnerStep::advance() {
     for (const auto& [worker, weight] : m_close->counted)
         held = std::min(held, received(worker));
     const int64_t element = dtypeSize(m_wire);
-    while (m_segment < ends.size() && ends[m_segment] * element <= held)
+    while (out.size() < most && m_segment < ends.size() && ends[m_segment] * element <= held)
         out.push_back(stepSegment());
     if (m_segment == ends.size()) {
         m_closed = true;

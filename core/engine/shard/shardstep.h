@@ -23,6 +23,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
@@ -111,9 +112,9 @@ public:
 
     // The same as the ranges arrive: says how step `step` closes (refused as close() refuses, but
     // for ranges not yet whole, and once said). Then each advance() steps every segment that
-    // every counted worker has sent, in order, adding their gradients as close() does, and
-    // returns each one's new weights in the wire dtype, from its byte `offset` of the range. The
-    // step is over once the last segment is.
+    // every counted worker has sent, in order, up to `most` of them, adding their gradients as
+    // close() does, and returns each one's new weights in the wire dtype, from its byte `offset`
+    // of the range. The step is over once the last segment is.
     Status closeWhenHeld(int64_t step, const std::vector<std::pair<QString, double>>& counted,
                          double lr);
     struct Weights {
@@ -123,7 +124,7 @@ public:
     };
     // Whether each segment's Weights carry what its step added (for the coordinator's log).
     void setKeepSums(bool keep) { m_keepSums = keep; }
-    std::vector<Weights> advance();
+    std::vector<Weights> advance(size_t most = std::numeric_limits<size_t>::max());
     bool closing() const { return m_close.has_value(); }
     bool closed() const { return m_closed; }
 
