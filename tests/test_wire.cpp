@@ -223,6 +223,24 @@ void TestWire::blobAssemblerChecks() {
     QVERIFY(!steps.take(2));
     QCOMPARE(steps.take(3).value(), QByteArray("cd"));
     QCOMPARE(steps.take(1).value(), QByteArray("mm")); // other kinds are kept until taken
+
+    // Only a size that came before is kept for the next blob: one that comes once is let go.
+    BlobAssembler kept;
+    kept.setCap(uint32_t(BlobKind::Tensors), 100);
+    kept.setReuse(uint32_t(BlobKind::Tensors));
+    const auto takeOne = [&](uint64_t id, const QByteArray& bytes) {
+        QVERIFY(kept.add(id, uint32_t(BlobKind::Tensors), uint64_t(bytes.size()), 0, bytes).ok());
+        QCOMPARE(kept.take(id).value(), bytes);
+    };
+    takeOne(1, "a setup of its own size");
+    QCOMPARE(kept.spareBytes(), 0);
+    takeOne(2, "step one");
+    takeOne(3, "step two");
+    QCOMPARE(kept.spareBytes(), 8);
+    takeOne(4, "step 3!!"); // the spare's memory, written again
+    QCOMPARE(kept.spareBytes(), 8);
+    takeOne(5, "a checkpoint's state");
+    QCOMPARE(kept.spareBytes(), 0);
 }
 
 // Nodes work together exactly when their protocol versions agree; the refusal names both

@@ -215,9 +215,21 @@ std::optional<QByteArray> BlobAssembler::take(uint64_t id) {
     const uint32_t kind = it->kind;
     QByteArray b = std::move(it->data);
     m_done.erase(it);
-    if (m_reuse.contains(kind))
-        m_spare.insert(kind, b); // shared until the caller lets go of it
+    if (m_reuse.contains(kind)) {
+        if (m_lastTaken.value(kind, -1) == b.size())
+            m_spare.insert(kind, b); // shared until the caller lets go of it
+        else
+            m_spare.remove(kind);
+        m_lastTaken.insert(kind, b.size());
+    }
     return b;
+}
+
+qint64 BlobAssembler::spareBytes() const {
+    qint64 n = 0;
+    for (const QByteArray& b : m_spare)
+        n += b.size();
+    return n;
 }
 
 qint64 BlobAssembler::pendingBytes() const {

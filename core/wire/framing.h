@@ -50,7 +50,9 @@ public:
     void setCap(uint32_t kind, qint64 maxBytes) { m_caps.insert(kind, maxBytes); }
     void setMaxPending(int n) { m_maxPending = n; }
     // Blobs of this kind come again and again with the same size (tensors, every step): the
-    // memory of the last one taken is used for the next once its holder lets go of it.
+    // memory of the last one taken is used for the next once its holder lets go of it. Only a
+    // size taken twice in a row is kept: a blob that comes once (a sharded run's range at its
+    // setup, of gigabytes) is not held for a next one that never comes.
     void setReuse(uint32_t kind) { m_reuse.insert(kind); }
     // Blobs of this kind are written to a new file in `dir` part by part instead of being held
     // in memory (a token file of gigabytes): memory stays at one part, and a blob larger than
@@ -75,6 +77,8 @@ public:
     std::optional<QString> takeFile(uint64_t id);
     // Bytes held in memory by blobs not yet taken (spilled blobs hold one part at most).
     qint64 pendingBytes() const;
+    // Bytes kept for the next blob of a reused kind (setReuse()).
+    qint64 spareBytes() const;
 
 private:
     struct Pending {
@@ -90,6 +94,7 @@ private:
     QHash<uint64_t, Pending> m_pending;
     QHash<uint64_t, Pending> m_done;     // complete, until taken
     QHash<uint32_t, QByteArray> m_spare; // per kind: the last blob taken, for its memory
+    QHash<uint32_t, qint64> m_lastTaken; // per reused kind: the size of the last blob taken
     QSet<uint32_t> m_reuse;
     QHash<uint32_t, QString> m_spill;             // per kind: the folder its blobs are written to
     std::pair<uint64_t, qint64> m_reserved{0, 0}; // the part reserve() made room for
