@@ -4,7 +4,8 @@
 # (--shard) across three processes on loopback, each under TANDEM_MEMORY_LIMIT=LIMIT: the
 # coordinator holds a range and computes nothing (--no-local-worker), one worker computes every
 # step, and one only holds a range (--hold-only). Prints each process's peak resident memory
-# (/usr/bin/time) against LIMIT and the two runs' held-out losses.
+# (/usr/bin/time) against its limit and the two runs' held-out losses. COORDINATOR_LIMIT,
+# COMPUTING_LIMIT and HOLDING_LIMIT give one process another limit than LIMIT.
 #
 #   bench/shard_memory.sh       LIMIT=8G STEPS=4 CONTEXT=32 BATCH=4 THREADS=2 WORK=/tmp/tandem-shard-memory
 #   ONE_LOSS=12.12… bench/shard_memory.sh   skip the one-machine run, compare with this loss
@@ -21,9 +22,18 @@ if [ ! -f "$model/model.safetensors" ]; then
     ${PYTHON:-/usr/bin/python3} bench/make_hf_folder.py qwen2.5-0.5b "$model" --dtype fp32 \
         --tokens "$work/tokens.bin" 40000 --patterned >/dev/null
 fi
-run() { # NAME ARGS...: a tandem process under /usr/bin/time, its peak in $work/NAME.time
+limit_of() { # NAME: the memory limit of that process (none for the one-machine run)
+    case $1 in
+        coordinator) echo "${COORDINATOR_LIMIT:-$limit}" ;;
+        computing) echo "${COMPUTING_LIMIT:-$limit}" ;;
+        holding) echo "${HOLDING_LIMIT:-$limit}" ;;
+    esac
+}
+run() { # NAME ARGS...: a tandem process under its limit and /usr/bin/time, its peak in $work/NAME.time
     name=$1; shift
-    /usr/bin/time -f "%e %M" -o "$work/$name.time" "$t" "$@" >"$work/$name.out" 2>"$work/$name.err"
+    set -- "$t" "$@"
+    if [ -n "$(limit_of "$name")" ]; then set -- env TANDEM_MEMORY_LIMIT="$(limit_of "$name")" "$@"; fi
+    /usr/bin/time -f "%e %M" -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err"
 }
 args="--model hf:$model --data tokens:$work/tokens.bin,context=$context,dtype=uint32
     --optimizer adam --lr 1e-4 --batch $batch --max-steps $steps --limit-test 32 --eval-batch 8
@@ -48,7 +58,6 @@ for w in w1 w2; do
     $t trust add "$c" --home "$work/$w" 2>/dev/null
 done
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
-export TANDEM_MEMORY_LIMIT=$limit
 # shellcheck disable=SC2086
 run coordinator train $args --threads "$threads" --mode sync --shard --no-local-worker \
     --listen 127.0.0.1:0 --workers 2 --home "$work/c" --out "$work/shard-run" &
@@ -65,7 +74,7 @@ wait $coord || { tail -5 "$work/coordinator.err"; exit 1; }
 wait
 grep -h "sharded the optimizer\|held shard" "$work/coordinator.err" || true
 for p in coordinator computing holding; do
-    echo "$p under TANDEM_MEMORY_LIMIT=$limit: peak $(peak "$work/$p.time")"
+    echo "$p under TANDEM_MEMORY_LIMIT=$(limit_of "$p"): peak $(peak "$work/$p.time")"
 done
 shard_loss=$(loss "$work/coordinator.out")
 python3 - "$ONE_LOSS" "$shard_loss" <<'EOF'
