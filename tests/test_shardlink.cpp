@@ -35,6 +35,12 @@ private:
                  Connection** link = nullptr);
     // b dials a, which listens on `listener` (introduced to both): each end of the admitted link.
     void linkBToA(ShardListener& listener, Connection** atA, Connection** fromB);
+    // linkBToA, then each end of the link to its node: A's (this test's m_a) and B's; B's end
+    // in `fromB`.
+    void linkNodes(ShardListener& listener, ShardNode& nodeA, ShardNode& nodeB, Connection** fromB);
+    // A copy of `params` in each of `copies`.
+    static void copyInto(const std::vector<at::Tensor>& params,
+                         std::initializer_list<std::vector<at::Tensor>*> copies);
 
     QTemporaryDir m_tmp;
     Identity m_a, m_b, m_c;
@@ -84,6 +90,23 @@ void TestShardLink::linkBToA(ShardListener& listener, Connection** atA, Connecti
     QCOMPARE(linked.first().at(1).toString(), m_b.deviceId());
     *atA = linked.first().first().value<Connection*>();
     (*atA)->setParent(this);
+}
+
+void TestShardLink::linkNodes(ShardListener& listener, ShardNode& nodeA, ShardNode& nodeB,
+                              Connection** fromB) {
+    Connection* atA = nullptr;
+    linkBToA(listener, &atA, fromB);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(nodeA.addLink(atA, m_b.deviceId()).ok());
+    QVERIFY(nodeB.addLink(*fromB, m_a.deviceId()).ok());
+}
+
+void TestShardLink::copyInto(const std::vector<at::Tensor>& params,
+                             std::initializer_list<std::vector<at::Tensor>*> copies) {
+    for (std::vector<at::Tensor>* c : copies)
+        for (const at::Tensor& p : params)
+            c->push_back(p.clone());
 }
 
 // The member that listens admits the introduced one; the link then carries messages both ways.
@@ -225,11 +248,7 @@ void TestShardLink::stepsCrossTheLinks() {
     ShardOwner ownerA = ShardOwner::fromParams(layout, 0, 1900, params, cfg);
     ShardOwner ownerB = ShardOwner::fromParams(layout, 1900, layout.values, params, cfg);
     std::vector<at::Tensor> replicaA, replicaB, one;
-    for (const at::Tensor& p : params) {
-        replicaA.push_back(p.clone());
-        replicaB.push_back(p.clone());
-        one.push_back(p.clone());
-    }
+    copyInto(params, {&replicaA, &replicaB, &one});
     Optimizer oneOpt(cfg, one);
     ShardNode nodeA(a, layout, ranges, DType::F32, &ownerA, &replicaA);
     ShardNode nodeB(b, layout, ranges, DType::F32, &ownerB, &replicaB);
@@ -238,12 +257,10 @@ void TestShardLink::stepsCrossTheLinks() {
     nodeB.setPartBytes(1000);
 
     ShardListener listener(m_a);
-    Connection *atA = nullptr, *fromB = nullptr;
-    linkBToA(listener, &atA, &fromB);
+    Connection* fromB = nullptr;
+    linkNodes(listener, nodeA, nodeB, &fromB);
     if (QTest::currentTestFailed())
         return;
-    QVERIFY(nodeA.addLink(atA, b).ok());
-    QVERIFY(nodeB.addLink(fromB, a).ok());
 
     QSignalSpy heldA(&nodeA, &ShardNode::held), heldB(&nodeB, &ShardNode::held);
     QSignalSpy updatedA(&nodeA, &ShardNode::updated), updatedB(&nodeB, &ShardNode::updated);
@@ -352,11 +369,7 @@ void TestShardLink::anOwnerQueuesABoundedPartOfItsRange() {
     const qint64 segment = ownerA.segmentEnds().front() * qint64(sizeof(float));
     QCOMPARE(segment, qint64(1) << 20);
     std::vector<at::Tensor> replicaA, replicaB, one;
-    for (const at::Tensor& p : params) {
-        replicaA.push_back(p.clone());
-        replicaB.push_back(p.clone());
-        one.push_back(p.clone());
-    }
+    copyInto(params, {&replicaA, &replicaB, &one});
     Optimizer oneOpt(cfg, one);
     ShardNode nodeA(a, layout, ranges, DType::F32, &ownerA, &replicaA);
     ShardNode nodeB(b, layout, ranges, DType::F32, &ownerB, &replicaB);
@@ -364,12 +377,10 @@ void TestShardLink::anOwnerQueuesABoundedPartOfItsRange() {
     nodeA.setMaxQueuedBytes(bound);
 
     ShardListener listener(m_a);
-    Connection *atA = nullptr, *fromB = nullptr;
-    linkBToA(listener, &atA, &fromB);
+    Connection* fromB = nullptr;
+    linkNodes(listener, nodeA, nodeB, &fromB);
     if (QTest::currentTestFailed())
         return;
-    QVERIFY(nodeA.addLink(atA, b).ok());
-    QVERIFY(nodeB.addLink(fromB, a).ok());
     QSignalSpy heldA(&nodeA, &ShardNode::held);
     QSignalSpy updatedA(&nodeA, &ShardNode::updated), updatedB(&nodeB, &ShardNode::updated);
     QSignalSpy lost(&nodeA, &ShardNode::linkLost);
