@@ -14,6 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // in pieces of uneven sizes: partial frames are its hardest case.
     BlobAssembler direct;
     direct.setCap(uint32_t(BlobKind::Tensors), 1 << 16);
+    direct.setReuse(uint32_t(BlobKind::Tensors)); // as Connection::setBlobCap sets it
     direct.setCap(uint32_t(BlobKind::Model), 1 << 16);
     direct.setCap(uint32_t(BlobKind::BasePart), 1 << 16);
     FrameReader reader(direct, 1 << 20);
