@@ -157,6 +157,7 @@ private Q_SLOTS:
     void unpairingDropsAnOpenSession();
     void repeatedPairingFailuresAreRateLimited();
     void oneWorkerPerDevice();
+    void everyWorkerHearsTheRunEnd();
     void outOfMemoryShrinksTheShare();
 
 private:
@@ -170,9 +171,11 @@ private:
     // A sync run of the mlp into `out` by one worker, this machine computing nothing.
     QStringList remoteOnly(const QString& out, const QStringList& extra);
     // The same sync run on this machine alone (in `one`) and with one remote worker as well
-    // (in `two`, the remote worker started with `workerEnv`); returns the two-worker summary.
+    // (in `two`, the remote worker started with `workerEnv`); returns the two-worker summary,
+    // and the coordinator's log in `coordinatorLog` when given.
     QJsonObject runAloneAndWithAWorker(const QString& one, const QString& two,
-                                       const QStringList& workerEnv, TandemProcess** remote);
+                                       const QStringList& workerEnv, TandemProcess** remote,
+                                       QString* coordinatorLog = nullptr);
     // The `steps` steps' losses in `one` and `two` are the same, and so are the exported weights.
     void expectSameTrajectory(const QString& one, const QString& two, int steps = 40);
     // A sharded run's summary: `machines` ranges that cover the model, each machine's bytes a
@@ -330,7 +333,8 @@ QStringList TestDistributed::syncRun() const {
 
 QJsonObject TestDistributed::runAloneAndWithAWorker(const QString& one, const QString& two,
                                                     const QStringList& workerEnv,
-                                                    TandemProcess** remote) {
+                                                    TandemProcess** remote,
+                                                    QString* coordinatorLog) {
     const QStringList common = syncRun();
     TandemProcess a(common + QStringList{QStringLiteral("--out=") + one});
     if (!a.finish() || a.exitCode() != 0) {
@@ -350,6 +354,8 @@ QJsonObject TestDistributed::runAloneAndWithAWorker(const QString& one, const QS
         return {};
     }
     (*remote)->finish();
+    if (coordinatorLog)
+        *coordinatorLog = b.err();
     return b.summary();
 }
 
@@ -374,7 +380,8 @@ void TestDistributed::syncMatchesOneWorker() {
     const QString one = m_tmp.filePath(QStringLiteral("one")),
                   two = m_tmp.filePath(QStringLiteral("two"));
     TandemProcess* w = nullptr;
-    const QJsonObject s = runAloneAndWithAWorker(one, two, {}, &w);
+    QString coordinatorLog;
+    const QJsonObject s = runAloneAndWithAWorker(one, two, {}, &w, &coordinatorLog);
     QVERIFY(!s.isEmpty());
     // Both workers really took part, and the remote one's upload overlapped its backward pass.
     int remote = 0;
@@ -389,7 +396,8 @@ void TestDistributed::syncMatchesOneWorker() {
         }
     }
     QCOMPARE(remote, 1);
-    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+    QVERIFY2(w->exitCode() == 0,
+             qPrintable(w->err() + QStringLiteral("\ncoordinator:\n") + coordinatorLog));
     expectSameTrajectory(one, two);
 }
 
@@ -2221,6 +2229,26 @@ void TestDistributed::oneWorkerPerDevice() {
     QVERIFY(none.finish());
     QCOMPARE(none.exitCode(), 2);
     QVERIFY2(none.err().contains(QLatin1String("no device cuda:3")), qPrintable(none.err()));
+}
+
+void TestDistributed::everyWorkerHearsTheRunEnd() {
+    // At the end of a run each of three workers is told so (a Bye) before its connection
+    // closes, and ends at once with 0. A worker whose connection closed without it would
+    // spend its whole reconnect window (60 s) knocking on a closed port and end with 1.
+    TandemProcess c(remoteOnly(m_tmp.filePath(QStringLiteral("three-end")),
+                               {QStringLiteral("--workers=3"), QStringLiteral("--max-steps=3")}));
+    const QString port = waitPort(c);
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    const QList<TandemProcess*> ws{worker("w1", port), worker("w2", port), worker("w3", port)};
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QCOMPARE(c.summary().value(QStringLiteral("workers")).toArray().size(), 3);
+    for (TandemProcess* w : ws) {
+        QVERIFY2(w->finish(30000), qPrintable(w->err()));
+        QVERIFY2(w->exitCode() == 0 && w->err().contains(QLatin1String("ended the run")) &&
+                     !w->err().contains(QLatin1String("lost the coordinator")),
+                 qPrintable(w->err() + QStringLiteral("\ncoordinator:\n") + c.err()));
+    }
 }
 
 void TestDistributed::outOfMemoryShrinksTheShare() {

@@ -125,7 +125,8 @@ void CoordinatorHub::decide(TrainMode mode, OuterWire outer, const wire::WorkerS
             m_config.outer = outer;
             m_config.settings = settings;
             m_config.modePending = false;
-            for (HubSession* s : std::as_const(m_sessions))
+            const QList<HubSession*> sessions = m_sessions; // a send may close one
+            for (HubSession* s : sessions)
                 if (s->state() == HubSession::State::AwaitRun)
                     s->sendRun();
         },
@@ -140,10 +141,10 @@ void CoordinatorHub::dismiss(const QString& reason, const wire::WorkerSettings& 
             m_config.settings = settings;
             m_config.modePending = false;
             m_config.dismissed = reason;
-            for (HubSession* s : std::as_const(m_sessions))
-                if (s->state() == HubSession::State::AwaitRun) {
+            const QList<HubSession*> sessions = m_sessions; // closing one takes it off the list
+            for (HubSession* s : sessions)
+                if (s->state() == HubSession::State::AwaitRun)
                     s->connection()->close(reason, wire::Bye{reason});
-                }
         },
         Qt::BlockingQueuedConnection);
 }
@@ -261,7 +262,8 @@ void CoordinatorHub::broadcast(wire::Control::Action action) {
     QMetaObject::invokeMethod(
         this,
         [this, action] {
-            for (HubSession* s : std::as_const(m_sessions))
+            const QList<HubSession*> sessions = m_sessions; // a send may close one
+            for (HubSession* s : sessions)
                 if (s->state() == HubSession::State::Working)
                     s->connection()->send(wire::Control{action});
         },
@@ -274,24 +276,32 @@ void CoordinatorHub::finish(const QString& reason) {
     QMetaObject::invokeMethod(
         this,
         [this, reason] {
-            for (HubSession* s : std::as_const(m_sessions)) {
+            // Closing a session takes it off m_sessions at once (HubSession::onClosed): the
+            // loop walks a copy, or it would skip every session after one it closed.
+            const QList<HubSession*> sessions = m_sessions;
+            for (HubSession* s : sessions)
                 s->connection()->close(reason, wire::Bye{reason});
-            }
             if (m_server)
                 m_server->close();
             // Let the Bye frames leave and the workers hang up (Connection::close lingers up
             // to 2 s for that; this waits at most 5 s, and at once when there are none):
             // deleting a socket before resets the connection, and the worker would lose its Bye
-            // and spend its whole reconnect window knocking on a closed port. Then free
-            // everything on this thread (its sockets and timers belong to it) before it ends.
+            // and spend its whole reconnect window knocking on a closed port. What is waited
+            // for is every closed connection on this thread whose socket is still open, the
+            // sessions' just closed among them (each is deleted once its socket has closed).
+            // Then free everything on this thread (its sockets and timers belong to it) before
+            // it ends.
+            const auto lingering = [this] {
+                int n = 0;
+                for (const Connection* c : findChildren<Connection*>())
+                    n += c->state() == Connection::State::Closed && !c->shutDown() ? 1 : 0;
+                return n;
+            };
             auto* wait = new QTimer; // not a child: the children go below, while it fires
             auto since = std::make_shared<QElapsedTimer>();
             since->start();
-            connect(wait, &QTimer::timeout, this, [this, wait, since] {
-                bool flushed = true;
-                for (HubSession* s : std::as_const(m_sessions))
-                    flushed = flushed && s->connection()->shutDown();
-                if (!flushed && since->elapsed() < kByeFlushMs)
+            connect(wait, &QTimer::timeout, this, [this, wait, since, lingering] {
+                if (lingering() > 0 && since->elapsed() < kByeFlushMs)
                     return;
                 wait->stop();
                 wait->deleteLater(); // when the thread ends
@@ -303,7 +313,7 @@ void CoordinatorHub::finish(const QString& reason) {
                 moveToThread(nullptr);
                 m_thread.quit();
             });
-            wait->start(m_sessions.isEmpty() ? 0 : 10);
+            wait->start(lingering() == 0 ? 0 : 10);
         },
         Qt::QueuedConnection);
     m_thread.wait(10000);
