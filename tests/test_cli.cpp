@@ -5,6 +5,7 @@
 #include "formats/tensorfile.h"
 #include "model/modelsource.h"
 #include "testpaths.h"
+#include "testrows.h"
 #include "testutil.h"
 #include "torchpython.h"
 
@@ -154,6 +155,7 @@ void TestCli::versionAndUsage() {
 // built-in model, and every dataset kind the reader knows (its own list, from the refusal of an
 // unknown one).
 void TestCli::everyCommandsHelpFitsAndMatchesItsOptions() {
+    TANDEM_LONG_RUN();
     const Result top = runTandem({QStringLiteral("--help")});
     QStringList commands;
     const QString list =
@@ -327,6 +329,7 @@ void TestCli::badInput_data() {
 }
 
 void TestCli::badInput() {
+    TANDEM_LONG_RUN();
     QFETCH(QStringList, args);
     QFETCH(int, code);
     QFETCH(QString, needle);

@@ -12,6 +12,7 @@
 #include "net/identity.h"
 #include "net/truststore.h"
 #include "proc.h"
+#include "testrows.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>
@@ -327,6 +328,7 @@ void TestHostile::attack(quint16 port, int randomPackets) {
 }
 
 void TestHostile::brokenHandshakesAndRandomPacketsDoNotCrash() {
+    TANDEM_LONG_RUN();
     const QString out = m_tmp.filePath(QStringLiteral("preauth"));
     TandemProcess c(coordinator({QStringLiteral("--epochs=2"), QStringLiteral("--out=") + out}));
     const quint16 port = waitPort(c);
@@ -427,6 +429,7 @@ void TestHostile::pairedWorkerGetsThroughAFlood() {
 }
 
 void TestHostile::peerThatNeverReadsCannotExhaustMemory() {
+    TANDEM_LONG_RUN();
     if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
         QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
     // A run on the full Fashion-MNIST: its dataset container is about 55 MB.
@@ -563,6 +566,7 @@ void TestHostile::workersReceiveOnlyTheirSettings() {
 }
 
 void TestHostile::badGradientPartsDropOnlyThatWorker() {
+    TANDEM_LONG_RUN();
     if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
         QSKIP("Fashion-MNIST is not installed (dataset-fashion-mnist)");
     // A paired worker whose results break the rules, each in its own run: a part sent twice, a
@@ -1010,6 +1014,7 @@ private:
 } // namespace
 
 void TestHostile::idleAndStalledConnectionsDoNotDelayPairedPeers() {
+    TANDEM_LONG_RUN();
     // Against a coordinator: its paired worker joins, and the run trains to the end.
     const QString out = m_tmp.filePath(QStringLiteral("siege"));
     TandemProcess c(coordinator({QStringLiteral("--max-steps=5"), QStringLiteral("--out=") + out}));
