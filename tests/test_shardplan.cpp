@@ -103,6 +103,7 @@ private Q_SLOTS:
     void aStepThroughTheOwnersEqualsTheOneOwnerStep();
     void whatAPeerSendsOutOfTurnIsRefused();
     void anOwnerStepsEachSegmentAsItsPartsArrive();
+    void aRecordInPlaceIsItsTensorsBytes();
 };
 
 void TestShardPlan::equalMachinesHoldEqualShards() {
@@ -1140,6 +1141,27 @@ void TestShardPlan::anOwnerStepsEachSegmentAsItsPartsArrive() {
     QVERIFY(at::equal(held.narrow(0, 0, begin), before.narrow(0, 0, begin)));
     QVERIFY(at::equal(held.narrow(0, end, layout.values - end),
                       before.narrow(0, end, layout.values - end)));
+}
+
+void TestShardPlan::aRecordInPlaceIsItsTensorsBytes() {
+    // The gathered state goes to the optimizer as records over its own bytes (no second copy of
+    // gigabytes); a tensor that is not one contiguous block on the CPU is copied, in row-major
+    // order, as a plain record would be.
+    const at::Tensor t = at::arange(12, at::kFloat).reshape({3, 4});
+    const TensorRecord r = toRecordInPlace("exp_avg.0", t);
+    QCOMPARE(r.name, QStringLiteral("exp_avg.0"));
+    QCOMPARE(r.dtype, DType::F32);
+    QCOMPARE(r.shape, (std::vector<int64_t>{3, 4}));
+    QCOMPARE(static_cast<const void*>(r.data.constData()), t.data_ptr());
+    QCOMPARE(r.data, toRecord("exp_avg.0", t).data);
+    const at::Tensor transposed = t.t();
+    const TensorRecord c = toRecordInPlace("exp_avg.1", transposed);
+    QVERIFY(static_cast<const void*>(c.data.constData()) != t.data_ptr());
+    QCOMPARE(c.shape, (std::vector<int64_t>{4, 3}));
+    QCOMPARE(c.data, toRecord("exp_avg.1", transposed.contiguous()).data);
+    auto back = fromRecord(r);
+    QVERIFY(back.ok());
+    QVERIFY(at::equal(*back, t));
 }
 
 QTEST_GUILESS_MAIN(TestShardPlan)

@@ -55,6 +55,7 @@ private Q_SLOTS:
     void checkpointRejectsOtherVersionsAndFiles();
     void checkpointRejectsLyingDirectory();
     void checkpointWrittenInPlaceIsTheFile();
+    void checkpointReadInPlaceSharesItsBytes();
     void safetensorsLayout();
     void safetensorsRejectsMalformed_data();
     void safetensorsRejectsMalformed();
@@ -187,6 +188,39 @@ void TestTensorFile::checkpointRejectsLyingDirectory() {
     QVERIFY(!shared.ok());
     QVERIFY2(shared.error().message.contains(QStringLiteral("shares bytes")),
              qPrintable(shared.error().message));
+}
+
+void TestTensorFile::checkpointReadInPlaceSharesItsBytes() {
+    // A range's state read where its bytes lie: the same tensors as a copying read, each one's
+    // data inside the container's own bytes, and a damaged container refused all the same.
+    const QString path = m_tmp.filePath(QStringLiteral("shared.tandem"));
+    QVERIFY(writeCheckpoint(path, sample()).ok());
+    const QByteArray bytes = readAll(path);
+    const auto copied = parseCheckpoint(bytes, QStringLiteral("shared.tandem"));
+    const auto shared = parseCheckpointInPlace(bytes, QStringLiteral("shared.tandem"));
+    QVERIFY(copied.ok() && shared.ok());
+    QCOMPARE(shared->meta, copied->meta);
+    QCOMPARE(shared->blobs, copied->blobs);
+    QCOMPARE(shared->tensors.size(), copied->tensors.size());
+    const auto inside = [&bytes](const QByteArray& b) {
+        return b.constData() >= bytes.constData() &&
+               b.constData() + b.size() <= bytes.constData() + bytes.size();
+    };
+    for (qsizetype i = 0; i < shared->tensors.size(); ++i) {
+        const TensorRecord &s = shared->tensors[i], &c = copied->tensors[i];
+        QCOMPARE(s.name, c.name);
+        QCOMPARE(s.dtype, c.dtype);
+        QCOMPARE(s.shape, c.shape);
+        QCOMPARE(s.data, c.data);
+        if (!c.data.isEmpty()) {
+            QVERIFY2(inside(s.data), qPrintable(s.name));
+            QVERIFY2(!inside(c.data), qPrintable(c.name));
+        }
+    }
+    QByteArray damaged = bytes;
+    damaged[damaged.size() / 2] = char(damaged[damaged.size() / 2] ^ 1);
+    QVERIFY(!parseCheckpointInPlace(damaged, QStringLiteral("shared.tandem")).ok());
+    QVERIFY(!parseCheckpointInPlace(bytes.left(bytes.size() - 1), QStringLiteral("cut")).ok());
 }
 
 void TestTensorFile::checkpointWrittenInPlaceIsTheFile() {

@@ -353,7 +353,11 @@ Expected<QJsonObject> checkpointMeta(QByteArrayView bytes, const QString& name) 
     return doc.object().value(QStringLiteral("meta")).toObject();
 }
 
-Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& name) {
+namespace {
+
+// `inPlace`: each tensor's data is a view into `bytes`, not a copy (parseCheckpointInPlace).
+Expected<TensorFile> parseCheckpointBytes(const QByteArray& bytes, const QString& name,
+                                          bool inPlace) {
     if (bytes.size() < kFixed + kDigest || memcmp(bytes.constData(), kMagic, 8) != 0)
         return corrupt(name, QStringLiteral("not a Tandem checkpoint"));
     const auto* p = reinterpret_cast<const uchar*>(bytes.constData());
@@ -406,7 +410,8 @@ Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& nam
         if (!shape)
             return shape.error();
         t.shape = std::move(*shape);
-        t.data = bytes.mid(dataStart + off, len);
+        t.data = inPlace ? QByteArray::fromRawData(bytes.constData() + dataStart + off, len)
+                         : bytes.mid(dataStart + off, len);
         ranges.push_back({off, len, t.name});
         out.tensors.append(std::move(t));
     }
@@ -426,6 +431,16 @@ Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& nam
         out.blobs.insert(bname, bytes.mid(dataStart + off, len));
     }
     return out;
+}
+
+} // namespace
+
+Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& name) {
+    return parseCheckpointBytes(bytes, name, false);
+}
+
+Expected<TensorFile> parseCheckpointInPlace(const QByteArray& bytes, const QString& name) {
+    return parseCheckpointBytes(bytes, name, true);
 }
 
 // ---- safetensors ---------------------------------------------------------------------------

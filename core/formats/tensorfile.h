@@ -76,6 +76,10 @@ Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size,
                            const std::function<void(qint64)>& written = {});
 Expected<TensorFile> readCheckpoint(const QString& path);
 Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& name);
+// The same, checked the same way, but each tensor's data is a view into `bytes`, not a copy:
+// valid only while `bytes` lives unchanged. For a caller that takes the tensors out at once (a
+// range's state of gigabytes would otherwise be held twice).
+Expected<TensorFile> parseCheckpointInPlace(const QByteArray& bytes, const QString& name);
 
 // The safetensors format (an 8-byte little-endian header length, a JSON header with dtype,
 // shape and data_offsets per tensor, then the raw data), as Hugging Face's library and

@@ -172,6 +172,18 @@ LazyTensor toLazy(const std::string& name, const at::Tensor& t) {
     return l;
 }
 
+TensorRecord toRecordInPlace(const std::string& name, const at::Tensor& t) {
+    DType own{};
+    if (!t.device().is_cpu() || !t.is_contiguous() || !dtypeOf(t.scalar_type(), &own))
+        return toRecord(name, t);
+    TensorRecord r;
+    r.name = QString::fromStdString(name);
+    r.dtype = own;
+    r.shape.assign(t.sizes().begin(), t.sizes().end());
+    r.data = QByteArray::fromRawData(static_cast<const char*>(t.data_ptr()), qsizetype(t.nbytes()));
+    return r;
+}
+
 Expected<at::Tensor> fromRecord(const TensorRecord& r) {
     if (r.data.size() != r.numel() * dtypeSize(r.dtype))
         return makeError(

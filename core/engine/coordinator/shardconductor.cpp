@@ -310,18 +310,27 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
         states.swap(m_states);
     }
     // Each range's state into an owner here, then all of them into the one-owner run's names.
+    // A range's bytes go as soon as its owner here holds them (and its log has begun again
+    // from them): the ranges are never held twice at once.
     const ShardLayout layout = ShardLayout::of(*m_replica);
     std::vector<std::unique_ptr<ShardOwner>> owners;
     std::vector<const ShardOwner*> all;
     const int64_t steps = states.begin()->second.first;
-    for (const ShardRange& r : m_ranges) {
-        const auto& [rangeSteps, bytes] = states[r.owner];
-        if (rangeSteps != steps)
+    for (const ShardRange& r : m_ranges)
+        if (const int64_t rangeSteps = states[r.owner].first; rangeSteps != steps)
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("the owners of the run's ranges have taken %1 and %2 "
                                             "steps")
                                  .arg(steps)
                                  .arg(rangeSteps));
+    int64_t next = 0;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        next = m_lastClosed + 1;
+    }
+    for (size_t i = 0; i < m_ranges.size(); ++i) {
+        const ShardRange& r = m_ranges[i];
+        QByteArray& bytes = states[r.owner].second;
         owners.push_back(std::make_unique<ShardOwner>(
             ShardOwner::fromParams(layout, r.begin, r.end, *m_replica, m_optimizer)));
         if (auto st = owners.back()->restoreRange(steps, bytes); !st)
@@ -329,20 +338,14 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
                 st.error().code,
                 QStringLiteral("device %1's range: %2").arg(r.owner, st.error().message));
         all.push_back(owners.back().get());
+        // The logs begin again from the state gathered: what they held is in it.
+        if (!m_backupDir.isEmpty())
+            swapLog(i, next, steps, bytes);
+        bytes = QByteArray();
     }
     auto whole = ShardOwner::gatherState(all);
     if (!whole)
         return whole.error();
-    // The logs begin again from the state gathered: what they held is in it.
-    if (!m_backupDir.isEmpty()) {
-        int64_t next = 0;
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            next = m_lastClosed + 1;
-        }
-        for (size_t r = 0; r < m_ranges.size(); ++r)
-            swapLog(r, next, steps, states[m_ranges[r].owner].second);
-    }
     // A range at a time: no second whole copy of the model on this machine.
     for (size_t r = 0; r < m_ranges.size(); ++r)
         if (auto st = writeRange(layout, m_ranges[r].begin, m_ranges[r].end,

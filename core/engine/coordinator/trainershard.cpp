@@ -197,9 +197,11 @@ Status Trainer::gatherShardState() {
         if (!gathered)
             return gathered.error();
     }
+    // Records over the gathered tensors' own bytes: the optimizer copies them in, and they are
+    // held once beside that copy, not twice.
     QList<TensorRecord> records;
     for (const auto& [name, t] : gathered->second)
-        records << toRecord(name, t);
+        records << toRecordInPlace(name, t);
     return m_optimizer->restore(gathered->first, records);
 }
 

@@ -51,11 +51,11 @@ Status writeRunCheckpoint(const QString& path, const Model& module, const Optimi
     };
     // Each tensor is turned into bytes only when the writer reaches it: writing a checkpoint
     // never holds a second copy of the model or its optimizer state.
+    // A contiguous CPU tensor's bytes are written where they lie, not copied first.
     auto add = [&f](const QString& prefix, const std::string& name, const at::Tensor& t) {
-        DType d = DType::F32;
-        const bool kept = dtypeOf(t.scalar_type(), &d);
-        f.lazy.append({prefix + QString::fromStdString(name), kept ? d : DType::F32,
-                       t.sizes().vec(), [name, t] { return toRecord(name, t).data; }});
+        LazyTensor l = toLazy(name, t);
+        l.name.prepend(prefix);
+        f.lazy.append(std::move(l));
     };
     std::set<std::string> base;
     if (!s.baseHash.isEmpty()) {

@@ -397,7 +397,8 @@ QByteArray ShardOwner::rangeStateBytes() const {
 }
 
 Status ShardOwner::restoreRange(int64_t steps, const QByteArray& bytes) {
-    auto file = parseCheckpoint(bytes, QStringLiteral("a range's optimizer state"));
+    // Read where the bytes lie: the state is copied once, into the owner's tensors.
+    auto file = parseCheckpointInPlace(bytes, QStringLiteral("a range's optimizer state"));
     if (!file)
         return file.error();
     if (file->meta.value(QStringLiteral("begin")).toInteger(-1) != m_begin ||
