@@ -8,6 +8,7 @@
 #include "engine/devices.h"
 #include "engine/shard/shardplan.h"
 #include "engine/step/memoryplan.h"
+#include "model/tensormemory.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -184,6 +185,10 @@ Status Trainer::setUpShards() {
 Status Trainer::gatherShardState() {
     if (!m_shards)
         return success();
+    // What the gathering held for a moment (each range's owner rebuilt here, the state in the
+    // one-owner names) goes back to the system, not to the tensor cache: no step follows soon
+    // that would take it, and the cache would keep up to an eighth of the machine's memory.
+    const auto release = qScopeGuard([] { releaseCachedTensorMemory(); });
     // The owners hold the optimizer's state and the fp32 weights: they come here for the
     // checkpoint, the state in the one-owner run's names, so that the run resumes on any set of
     // machines, and go again once written.
@@ -251,6 +256,7 @@ void Trainer::dropShardState() {
     // weights as the wire carries them again.
     (void)m_optimizer->restore(m_optimizer->stepCount(), {});
     m_shards->roundReplica();
+    releaseCachedTensorMemory(); // the state's blocks: no step of the run would take them
 }
 
 Status Trainer::compactShardLogs() {
