@@ -173,15 +173,9 @@ LazyTensor toLazy(const std::string& name, const at::Tensor& t) {
 }
 
 TensorRecord toRecordInPlace(const std::string& name, const at::Tensor& t) {
-    DType own{};
-    if (!t.device().is_cpu() || !t.is_contiguous() || !dtypeOf(t.scalar_type(), &own))
-        return toRecord(name, t);
-    TensorRecord r;
-    r.name = QString::fromStdString(name);
-    r.dtype = own;
-    r.shape.assign(t.sizes().begin(), t.sizes().end());
-    r.data = QByteArray::fromRawData(static_cast<const char*>(t.data_ptr()), qsizetype(t.nbytes()));
-    return r;
+    // toLazy's bytes, asked for at once: shared where the tensor lies, copied where it must be.
+    LazyTensor l = toLazy(name, t);
+    return TensorRecord{std::move(l.name), l.dtype, std::move(l.shape), l.bytes()};
 }
 
 Expected<at::Tensor> fromRecord(const TensorRecord& r) {
