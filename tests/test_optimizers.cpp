@@ -193,7 +193,7 @@ void TestOptimizers::optimizerStateRoundTrip() {
         // Restoring no state at all (a run saved before its first step) leaves a working
         // optimizer, including Adagrad, which expects its state to exist from the start.
         Optimizer fresh(c, {p2});
-        QVERIFY(fresh.restore(0, {}).ok());
+        QVERIFY(fresh.restore(0, QList<TensorRecord>{}).ok());
         fresh.step({gs[0]}, 0.01);
         QVERIFY2(!at::equal(p1, p2), name);
     }

@@ -3,12 +3,14 @@
 // step, checkpoint and resume against LibTorch's optimizer over the whole model; the log that
 // rebuilds a lost owner (engine/shard/shardlog.h).
 
+#include "engine/shard/gatheredstate.h"
 #include "engine/shard/shardlog.h"
 #include "engine/shard/shardowner.h"
 #include "engine/shard/shardplan.h"
 #include "engine/shard/shardstep.h"
 #include "engine/wire/wiretensors.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QRandomGenerator>
@@ -103,7 +105,10 @@ private Q_SLOTS:
     void aStepThroughTheOwnersEqualsTheOneOwnerStep();
     void whatAPeerSendsOutOfTurnIsRefused();
     void anOwnerStepsEachSegmentAsItsPartsArrive();
-    void aRecordInPlaceIsItsTensorsBytes();
+    void aRangeAtATimeGathersTheOneOwnerState_data();
+    void aRangeAtATimeGathersTheOneOwnerState();
+    void aGatheredStateThatDoesNotAddUpIsRefused();
+    void aSpilledStateThatCannotBeReadFailsItsCheckpoint();
 };
 
 void TestShardPlan::equalMachinesHoldEqualShards() {
@@ -371,6 +376,16 @@ std::vector<const ShardOwner*> pointers(const std::vector<ShardOwner>& owners) {
     for (const ShardOwner& o : owners)
         out.push_back(&o);
     return out;
+}
+
+// Two Adam owners of `params`, of its first 1,000 values and of the rest, after one step.
+std::vector<ShardOwner> twoOwnersAfterAStep(const std::vector<at::Tensor>& params) {
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::Adam;
+    std::vector<ShardOwner> owners =
+        ownersOver(params, {0, 1000, ShardLayout::of(params).values}, cfg);
+    shardedStep(owners, params, 0);
+    return owners;
 }
 
 // Equal to fp32 rounding: each value takes the same arithmetic, but a kernel may vectorise a
@@ -1143,25 +1158,140 @@ void TestShardPlan::anOwnerStepsEachSegmentAsItsPartsArrive() {
                       before.narrow(0, end, layout.values - end)));
 }
 
-void TestShardPlan::aRecordInPlaceIsItsTensorsBytes() {
-    // The gathered state goes to the optimizer as records over its own bytes (no second copy of
-    // gigabytes); a tensor that is not one contiguous block on the CPU is copied, in row-major
-    // order, as a plain record would be.
-    const at::Tensor t = at::arange(12, at::kFloat).reshape({3, 4});
-    const TensorRecord r = toRecordInPlace("exp_avg.0", t);
-    QCOMPARE(r.name, QStringLiteral("exp_avg.0"));
-    QCOMPARE(r.dtype, DType::F32);
-    QCOMPARE(r.shape, (std::vector<int64_t>{3, 4}));
-    QCOMPARE(static_cast<const void*>(r.data.constData()), t.data_ptr());
-    QCOMPARE(r.data, toRecord("exp_avg.0", t).data);
-    const at::Tensor transposed = t.t();
-    const TensorRecord c = toRecordInPlace("exp_avg.1", transposed);
-    QVERIFY(static_cast<const void*>(c.data.constData()) != t.data_ptr());
-    QCOMPARE(c.shape, (std::vector<int64_t>{4, 3}));
-    QCOMPARE(c.data, toRecord("exp_avg.1", transposed.contiguous()).data);
-    auto back = fromRecord(r);
-    QVERIFY(back.ok());
-    QVERIFY(at::equal(*back, t));
+void TestShardPlan::aRangeAtATimeGathersTheOneOwnerState_data() {
+    QTest::addColumn<int>("kind");
+    QTest::newRow("sgd") << int(OptimizerKind::Sgd);
+    QTest::newRow("adam") << int(OptimizerKind::Adam);
+    QTest::newRow("rmsprop") << int(OptimizerKind::RmsProp);
+    QTest::newRow("adagrad") << int(OptimizerKind::Adagrad);
+}
+
+// The coordinator gathers a checkpoint's state a range at a time, each range's bytes gone before
+// the next range's come: the state and the weights are the owners' together, whatever the order
+// the ranges come in, and an optimizer takes the gathered tensors themselves, not a copy.
+void TestShardPlan::aRangeAtATimeGathersTheOneOwnerState() {
+    QFETCH(int, kind);
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind(kind);
+    cfg.momentum = 0.9;
+    const std::vector<at::Tensor> params = someParams();
+    const ShardLayout layout = ShardLayout::of(params);
+    const std::vector<int64_t> bounds{0, 1000, 2245, 2911, layout.values};
+    std::vector<ShardOwner> owners = ownersOver(params, bounds, cfg);
+    for (int step = 0; step < 3; ++step)
+        shardedStep(owners, params, step);
+    const auto expected = ShardOwner::gatherState(pointers(owners));
+    const auto masters = ShardOwner::gatherMasters(pointers(owners));
+    QVERIFY(expected.ok() && masters.ok());
+
+    std::vector<at::Tensor> replica;
+    for (const at::Tensor& p : params)
+        replica.push_back(at::zeros_like(p));
+    GatheredState gathered(layout);
+    for (size_t k : {2, 0, 3, 1}) {
+        QByteArray bytes = owners[k].rangeStateBytes();
+        const Status st = gathered.add(owners[k].begin(), owners[k].end(), 3, bytes, &replica);
+        QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+        bytes.fill('\0'); // what was gathered no longer needs them
+    }
+    auto state = gathered.take();
+    QVERIFY2(state, qPrintable(state ? QString() : state.error().message));
+    QCOMPARE(state->size(), expected->size());
+    for (size_t i = 0; i < state->size(); ++i) {
+        QCOMPARE((*state)[i].first, (*expected)[i].first);
+        QVERIFY2(at::equal((*state)[i].second, (*expected)[i].second), (*state)[i].first.c_str());
+    }
+    for (size_t i = 0; i < params.size(); ++i)
+        QVERIFY(at::equal(replica[i], (*masters)[i]));
+
+    Optimizer opt(cfg, replica);
+    const Status st = opt.restore(3, *state);
+    QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+    QCOMPARE(opt.stepCount(), int64_t(3));
+    std::map<std::string, const void*> where;
+    for (const auto& [name, t] : *state)
+        where[name] = t.data_ptr();
+    for (const auto& [name, t] : opt.stateTensors())
+        if (name.rfind("step.", 0) != 0)
+            QVERIFY2(where[name] == t.data_ptr(), name.c_str());
+
+    // A checkpoint's way: each range's bytes in a file, each tensor read from them as the
+    // checkpoint's writer reaches it. The checkpoint holds what the owners hold, and the files
+    // go with the state.
+    QTemporaryDir dir;
+    QString checkpoint = dir.filePath(QStringLiteral("state.tandem"));
+    {
+        SpilledState spilled(layout, dir.path());
+        for (size_t k : {1, 3, 0, 2}) {
+            const Status added = spilled.add(owners[k].begin(), owners[k].end(), 3,
+                                             owners[k].rangeStateBytes(), nullptr);
+            QVERIFY2(added, qPrintable(added ? QString() : added.error().message));
+        }
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 4);
+        auto tensors = spilled.tensors();
+        QVERIFY2(tensors, qPrintable(tensors ? QString() : tensors.error().message));
+        TensorFile f;
+        f.lazy = *tensors;
+        const Status written = writeCheckpoint(checkpoint, f);
+        QVERIFY2(written, qPrintable(written ? QString() : written.error().message));
+    }
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden),
+             QStringList{QStringLiteral("state.tandem")});
+    auto back = readCheckpoint(checkpoint);
+    QVERIFY2(back, qPrintable(back ? QString() : back.error().message));
+    QCOMPARE(back->tensors.size(), qsizetype(expected->size()));
+    for (qsizetype i = 0; i < back->tensors.size(); ++i) {
+        const TensorRecord& r = back->tensors[i];
+        const auto& [name, t] = (*expected)[size_t(i)];
+        QCOMPARE(r.name, QString::fromStdString(name));
+        QCOMPARE(r.data, toRecord(name, t).data);
+    }
+}
+
+// A range's file that cannot be read when the checkpoint's writer reaches it fails the write,
+// and says which file.
+void TestShardPlan::aSpilledStateThatCannotBeReadFailsItsCheckpoint() {
+    const std::vector<at::Tensor> params = someParams();
+    const ShardLayout layout = ShardLayout::of(params);
+    const std::vector<ShardOwner> owners = twoOwnersAfterAStep(params);
+    QTemporaryDir dir;
+    SpilledState spilled(layout, dir.path());
+    for (const ShardOwner& o : owners)
+        QVERIFY(spilled.add(o.begin(), o.end(), 1, o.rangeStateBytes(), nullptr).ok());
+    auto tensors = spilled.tensors();
+    QVERIFY(tensors.ok());
+    for (const QFileInfo& f : QDir(dir.path()).entryInfoList(QDir::Files | QDir::Hidden))
+        QVERIFY(QFile::resize(f.filePath(), 16));
+    TensorFile file;
+    file.lazy = *tensors;
+    const QString path = dir.filePath(QStringLiteral("state.tandem"));
+    QVERIFY(!writeCheckpoint(path, file));
+    QVERIFY(!QFile::exists(path));
+    QVERIFY2(spilled.failure().contains(QStringLiteral(".shard-state-")),
+             qPrintable(spilled.failure()));
+}
+
+// What cannot be one state is refused, saying which range: bytes of another range or step
+// count, a range given twice, and a state with a range missing.
+void TestShardPlan::aGatheredStateThatDoesNotAddUpIsRefused() {
+    const std::vector<at::Tensor> params = someParams();
+    const ShardLayout layout = ShardLayout::of(params);
+    const std::vector<ShardOwner> owners = twoOwnersAfterAStep(params);
+    const QByteArray first = owners[0].rangeStateBytes();
+    const QByteArray second = owners[1].rangeStateBytes();
+    GatheredState g(layout);
+    auto refused = [](const Status& st, const char* says) {
+        return !st && st.error().message.contains(QLatin1String(says));
+    };
+    QVERIFY(refused(g.add(0, 1000, 1, second, nullptr), "is not what was sent"));
+    QVERIFY(refused(g.add(0, 1000, 2, first, nullptr), "is not what was sent"));
+    QVERIFY(refused(g.add(0, 1000, 1, QByteArray("not a state"), nullptr), "values 0 to 1000"));
+    QVERIFY(g.add(0, 1000, 1, first, nullptr).ok());
+    QVERIFY(refused(g.add(0, 1000, 1, first, nullptr), "overlaps values 0 to 1000"));
+    auto missing = g.take();
+    QVERIFY(!missing);
+    QVERIFY2(missing.error().message.contains(QStringLiteral("ends at value 1000")),
+             qPrintable(missing.error().message));
 }
 
 QTEST_GUILESS_MAIN(TestShardPlan)

@@ -172,12 +172,6 @@ LazyTensor toLazy(const std::string& name, const at::Tensor& t) {
     return l;
 }
 
-TensorRecord toRecordInPlace(const std::string& name, const at::Tensor& t) {
-    // toLazy's bytes, asked for at once: shared where the tensor lies, copied where it must be.
-    LazyTensor l = toLazy(name, t);
-    return TensorRecord{std::move(l.name), l.dtype, std::move(l.shape), l.bytes()};
-}
-
 Expected<at::Tensor> fromRecord(const TensorRecord& r) {
     if (r.data.size() != r.numel() * dtypeSize(r.dtype))
         return makeError(

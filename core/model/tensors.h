@@ -71,9 +71,6 @@ TensorRecord toRecord(const std::string& name, const at::Tensor& t);
 // asks for them, where it is a contiguous CPU tensor of a storage dtype; copied then otherwise.
 // It holds `t`, which must not change until they are written.
 LazyTensor toLazy(const std::string& name, const at::Tensor& t);
-// `t` as a record whose bytes are `t`'s own (shared, not copied) where it is a contiguous CPU
-// tensor of a storage dtype, copied otherwise: valid only while `t` lives unchanged.
-TensorRecord toRecordInPlace(const std::string& name, const at::Tensor& t);
 Expected<at::Tensor> fromRecord(const TensorRecord& r);
 
 } // namespace tandem

@@ -45,10 +45,9 @@ Expected<std::unique_ptr<ShardLog>> ShardConductor::newLog(const ShardRange& ran
                                                            const QString& path, int64_t firstStep,
                                                            int64_t steps,
                                                            const QByteArray& base) const {
-    const ShardLayout layout = ShardLayout::of(*m_replica);
-    const ShardOwner shape(layout, range.begin, range.end,
-                           at::zeros({range.end - range.begin}, at::kFloat), m_optimizer);
-    return ShardLog::create(path, shape, firstStep, steps, base);
+    // The range's pieces alone: no owner's tensors of the range's size for them.
+    return ShardLog::create(path, ShardLayout::of(*m_replica), range.begin, range.end, firstStep,
+                            steps, base);
 }
 
 Status ShardConductor::startLogs(const std::vector<ShardRange>& ranges, int64_t firstStep,

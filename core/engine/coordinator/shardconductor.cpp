@@ -284,75 +284,92 @@ Status ShardConductor::waitUpdated(int64_t step, int timeoutMs) {
     return st;
 }
 
-Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeoutMs) {
+Expected<std::pair<int64_t, QByteArray>> ShardConductor::fetchState(size_t range, int timeoutMs) {
+    const QString owner = m_ranges[range].owner;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        m_states.clear();
+        m_states.erase(owner);
     }
     QMetaObject::invokeMethod(
         m_hub,
-        [this] {
-            for (size_t m = 1; m < m_members.size(); ++m)
-                if (HubSession* s = m_hub->workingSession(m_members[m]))
+        [this, owner] {
+            if (owner != m_self) {
+                if (HubSession* s = m_hub->workingSession(owner))
                     s->sendShard(wire::ShardSave{});
-            if (const ShardOwner* own = m_machine ? m_machine->owner() : nullptr)
+            } else if (const ShardOwner* own = m_machine ? m_machine->owner() : nullptr) {
                 onState(m_self, own->stepCount(), own->rangeStateBytes());
+            }
         },
         Qt::QueuedConnection);
-    std::map<QString, std::pair<int64_t, QByteArray>> states;
-    {
-        std::unique_lock<std::mutex> lock(m_mutex);
-        if (auto st = await(
-                lock, [&] { return m_states.size() == m_members.size(); }, timeoutMs,
-                QStringLiteral("the owners' optimizer state"));
-            !st)
-            return st.error();
-        states.swap(m_states);
-    }
-    // Each range's state into an owner here, then all of them into the one-owner run's names.
-    // A range's bytes go as soon as its owner here holds them (and its log has begun again
-    // from them): the ranges are never held twice at once.
-    const ShardLayout layout = ShardLayout::of(*m_replica);
-    std::vector<std::unique_ptr<ShardOwner>> owners;
-    std::vector<const ShardOwner*> all;
-    const int64_t steps = states.begin()->second.first;
-    for (const ShardRange& r : m_ranges)
-        if (const int64_t rangeSteps = states[r.owner].first; rangeSteps != steps)
-            return makeError(ErrorCode::Corrupt,
-                             QStringLiteral("the owners of the run's ranges have taken %1 and %2 "
-                                            "steps")
-                                 .arg(steps)
-                                 .arg(rangeSteps));
+    std::unique_lock<std::mutex> lock(m_mutex);
+    if (auto st = await(
+            lock, [&] { return m_states.count(owner) > 0; }, timeoutMs,
+            QStringLiteral("range %1's state").arg(range + 1));
+        !st)
+        return st.error();
+    std::pair<int64_t, QByteArray> state = std::move(m_states[owner]);
+    m_states.erase(owner);
+    return state;
+}
+
+Expected<int64_t> ShardConductor::collectState(const RangeSink& sink, int timeoutMs) {
     int64_t next = 0;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         next = m_lastClosed + 1;
     }
-    for (size_t i = 0; i < m_ranges.size(); ++i) {
-        const ShardRange& r = m_ranges[i];
-        QByteArray& bytes = states[r.owner].second;
-        owners.push_back(std::make_unique<ShardOwner>(
-            ShardOwner::fromParams(layout, r.begin, r.end, *m_replica, m_optimizer)));
-        if (auto st = owners.back()->restoreRange(steps, bytes); !st)
+    // A range at a time, its bytes gone before the next range's come: this machine never holds
+    // every range's at once.
+    int64_t steps = -1;
+    for (size_t r = 0; r < m_ranges.size(); ++r) {
+        auto state = fetchState(r, timeoutMs);
+        if (!state)
+            return state.error();
+        if (steps >= 0 && state->first != steps)
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("the owners of the run's ranges have taken %1 and %2 "
+                                            "steps")
+                                 .arg(steps)
+                                 .arg(state->first));
+        steps = state->first;
+        const ShardRange& range = m_ranges[r];
+        if (auto st = sink(range, steps, state->second); !st)
             return makeError(
                 st.error().code,
-                QStringLiteral("device %1's range: %2").arg(r.owner, st.error().message));
-        all.push_back(owners.back().get());
+                QStringLiteral("device %1's range: %2").arg(range.owner, st.error().message));
         // The logs begin again from the state gathered: what they held is in it.
         if (!m_backupDir.isEmpty())
-            swapLog(i, next, steps, bytes);
-        bytes = QByteArray();
+            swapLog(r, next, steps, state->second);
     }
-    auto whole = ShardOwner::gatherState(all);
-    if (!whole)
-        return whole.error();
-    // A range at a time: no second whole copy of the model on this machine.
-    for (size_t r = 0; r < m_ranges.size(); ++r)
-        if (auto st = writeRange(layout, m_ranges[r].begin, m_ranges[r].end,
-                                 owners[r]->packMasters(DType::F32), DType::F32, *m_replica);
-            !st)
-            return st.error();
-    return std::pair{steps, std::move(*whole)};
+    return std::max<int64_t>(steps, 0);
+}
+
+Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeoutMs) {
+    GatheredState whole(ShardLayout::of(*m_replica));
+    auto steps = collectState(
+        [&](const ShardRange& r, int64_t steps, const QByteArray& bytes) {
+            return whole.add(r.begin, r.end, steps, bytes, m_replica);
+        },
+        timeoutMs);
+    if (!steps)
+        return steps.error();
+    auto state = whole.take();
+    if (!state)
+        return state.error();
+    return std::pair{*steps, std::move(*state)};
+}
+
+Expected<std::pair<int64_t, std::unique_ptr<SpilledState>>>
+ShardConductor::spillState(const QString& dir, int timeoutMs) {
+    auto spilled = std::make_unique<SpilledState>(ShardLayout::of(*m_replica), dir);
+    auto steps = collectState(
+        [&](const ShardRange& r, int64_t steps, const QByteArray& bytes) {
+            return spilled->add(r.begin, r.end, steps, bytes, m_replica);
+        },
+        timeoutMs);
+    if (!steps)
+        return steps.error();
+    return std::pair{*steps, std::move(spilled)};
 }
 
 Status ShardConductor::rebaseLogs(int timeoutMs) {
@@ -363,34 +380,10 @@ Status ShardConductor::rebaseLogs(int timeoutMs) {
     }
     // A range at a time: no more than one range's state here at once.
     for (size_t r = 0; r < m_ranges.size(); ++r) {
-        const QString owner = m_ranges[r].owner;
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            m_states.erase(owner);
-        }
-        QMetaObject::invokeMethod(
-            m_hub,
-            [this, owner] {
-                if (owner != m_self) {
-                    if (HubSession* s = m_hub->workingSession(owner))
-                        s->sendShard(wire::ShardSave{});
-                } else if (const ShardOwner* own = m_machine ? m_machine->owner() : nullptr) {
-                    onState(m_self, own->stepCount(), own->rangeStateBytes());
-                }
-            },
-            Qt::QueuedConnection);
-        std::pair<int64_t, QByteArray> state;
-        {
-            std::unique_lock<std::mutex> lock(m_mutex);
-            if (auto st = await(
-                    lock, [&] { return m_states.count(owner) > 0; }, timeoutMs,
-                    QStringLiteral("range %1's state").arg(r + 1));
-                !st)
-                return st;
-            state = std::move(m_states[owner]);
-            m_states.erase(owner);
-        }
-        swapLog(r, next, state.first, state.second);
+        auto state = fetchState(r, timeoutMs);
+        if (!state)
+            return state.error();
+        swapLog(r, next, state->first, state->second);
     }
     return success();
 }

@@ -14,6 +14,7 @@
 // the hub's network thread, whose reports it hears through onReport() and onLost().
 
 #include "common/expected.h"
+#include "engine/shard/gatheredstate.h"
 #include "engine/shard/shardlog.h"
 #include "engine/shard/shardpart.h"
 
@@ -22,7 +23,9 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -93,10 +96,16 @@ public:
     Status waitUpdated(int64_t step, int timeoutMs);
     // Between steps: the optimizer's state of the whole model, from every owner's range, in the
     // one-owner run's names (ShardOwner::gatherState), and the steps it has taken: what a
-    // checkpoint keeps. The owners' fp32 weights go into the replica, which until then held
-    // them as the wire carried them: over a 16-bit wire, roundReplica() takes them back there
-    // before the next step.
+    // checkpoint keeps. The ranges come one at a time (GatheredState), so this machine holds the
+    // state once and one range's bytes beside it. The owners' fp32 weights go into the replica,
+    // which until then held them as the wire carried them: over a 16-bit wire, roundReplica()
+    // takes them back there before the next step.
     Expected<std::pair<int64_t, NamedTensors>> gatherState(int timeoutMs);
+    // The same for a checkpoint, each range's state kept in a file in `dir` until the
+    // checkpoint's writer reads each tensor from it (SpilledState): this machine holds one
+    // range's bytes at a time, and never the whole state.
+    Expected<std::pair<int64_t, std::unique_ptr<SpilledState>>> spillState(const QString& dir,
+                                                                           int timeoutMs);
     // Between steps: rounds the replica to the wire's dtype, as the owners' weights reach every
     // machine. The start does it, so that the first step computes on what every later one does
     // and every machine on the same weights; after gatherState(), it undoes the fp32 weights.
@@ -172,6 +181,13 @@ private:
     // Training thread, between steps: range `range`'s log begins again from `base`. The new log
     // is written beside the old one, and takes its place on the network thread.
     void swapLog(size_t range, int64_t firstStep, int64_t steps, const QByteArray& base);
+    // Asks range `range`'s owner for its state (rangeStateBytes()) and waits for it: the steps
+    // it has taken and the bytes.
+    Expected<std::pair<int64_t, QByteArray>> fetchState(size_t range, int timeoutMs);
+    // Every range's state in turn, into `sink`, each range's log begun again from it: the steps
+    // the owners have taken.
+    using RangeSink = std::function<Status(const ShardRange&, int64_t, const QByteArray&)>;
+    Expected<int64_t> collectState(const RangeSink& sink, int timeoutMs);
     // Any thread, before a setup: a log for each of `ranges` (a range's base made, written and
     // dropped before the next: one range's state here at once), from the setup's `states`.
     Status startLogs(const std::vector<ShardRange>& ranges, int64_t firstStep, int64_t steps,

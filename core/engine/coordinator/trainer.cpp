@@ -475,13 +475,11 @@ Status Trainer::saveCheckpoint(bool last) {
     });
     LedgerScope purpose(LedgerPurpose::Checkpoint);
     noteEpochState();
-    if (auto st = gatherShardState(); !st)
-        return st;
-    const auto dropGathered = qScopeGuard([&] {
-        if (!last)
-            dropShardState();
-    });
-    Status st = m_recorder.checkpoint(m_module, *m_optimizer, m_state);
+    const auto dropGathered = qScopeGuard([&] { dropShardState(/*keepWeights=*/last); });
+    Status st =
+        m_shards ? checkpointShards() : m_recorder.checkpoint(m_module, *m_optimizer, m_state);
+    if (st && m_shards && last)
+        m_finalGather = m_state.step;
     if (st) {
         m_checkpointStep = m_state.step;
         m_obs.onEvent(RunEvent{RunEvent::Kind::CheckpointWritten, {}, {}, m_state.step});
@@ -546,7 +544,7 @@ Status Trainer::evaluate() {
     m_epochExtraSteps = 0;
     ++m_state.completedEpochs;
     m_sampler->nextEpoch();
-    if (auto st = saveCheckpoint(); !st) {
+    if (auto st = saveCheckpoint(/*last=*/m_sampler->epoch() >= m_cfg.epochs); !st) {
         shutdown(QStringLiteral("the run failed"));
         return st;
     }
@@ -554,12 +552,12 @@ Status Trainer::evaluate() {
 }
 
 // A run that reached its step limit has finished: its test figures and a checkpoint of where
-// it stands (mid-epoch, which --resume goes on from), as at an epoch's end.
+// it stands (mid-epoch, which --resume goes on from), as at an epoch's end: the run's last.
 Status Trainer::evaluateAtLimit() {
     EpochMetrics em;
     if (auto st = test(em); !st)
         return st;
-    if (auto st = saveCheckpoint(); !st) {
+    if (auto st = saveCheckpoint(/*last=*/true); !st) {
         shutdown(QStringLiteral("the run failed"));
         return st;
     }
@@ -567,9 +565,12 @@ Status Trainer::evaluateAtLimit() {
 }
 
 Status Trainer::finish(bool stopped) {
-    const bool checkpoint = stopped || m_state.completedEpochs == 0;
+    // Where the run stands, unless the last checkpoint (at the step limit, say) holds it already.
+    const bool checkpoint =
+        (stopped || m_state.completedEpochs == 0) && m_checkpointStep != m_state.step;
     // A sharded run's state, and over a 16-bit wire its fp32 weights, come before machines go.
-    if (m_shards && (checkpoint || m_cfg.wire != WireDtype::Fp32))
+    const bool weightsHere = m_cfg.wire == WireDtype::Fp32 || m_finalGather == m_state.step;
+    if (m_shards && (checkpoint || !weightsHere))
         if (auto st = checkpoint ? saveCheckpoint(/*last=*/true) : gatherShardState(); !st) {
             shutdown(QStringLiteral("the run failed"));
             return st;

@@ -103,13 +103,19 @@ private:
     Status waitForWorkers();
     // A sharded run (trainershard.cpp): the hub's part in it, then this machine and the workers
     // that came each take a range (shardconductor.h); before a checkpoint, the owners' optimizer
-    // state comes into m_optimizer and their fp32 weights into m_master (both leave again once
-    // written, unless the run ends).
+    // state comes into m_optimizer and their fp32 weights into m_master (the state leaves again
+    // once written; the weights stay when the run ends, for the export).
     Status shardHub(HubConfig& hc);
     Status startShards();
     Status setUpShards(); // startShards() once, on the members the pool holds now
     Status gatherShardState();
-    void dropShardState();
+    // A sharded run's checkpoint: each range's state from its owner into a file beside the
+    // checkpoint, then each tensor of it from there into the checkpoint (SpilledState), the
+    // owners' fp32 weights into m_master.
+    Status checkpointShards();
+    // `keepWeights`: the replica keeps the fp32 weights gathered (the run ends); otherwise it
+    // holds them as the wire carries them again.
+    void dropShardState(bool keepWeights = false);
     // Between steps, where workers joined since the last: the owners' state comes here, as for
     // a checkpoint, and the run is set up again across every machine, theirs included. A
     // machine that came back after it was lost joins this way.
@@ -165,7 +171,8 @@ private:
     Gate gate();
     Status applied(const StepOutcome& outcome);
     Status waitForAnyWorker();
-    // `last`: no step follows, so a sharded run keeps what it gathered (the export writes it).
+    // `last`: no step follows, so a sharded run keeps the fp32 weights it gathered (the export
+    // writes them); the optimizer's state goes either way.
     Status saveCheckpoint(bool last = false);
     // Where the sampler and the epoch's figures stand, into m_state: what a checkpoint keeps.
     void noteEpochState();
@@ -178,6 +185,7 @@ private:
     RunConfig m_cfg;
     QString m_resumeFrom;
     int64_t m_checkpointStep = -1; // the step the last checkpoint written holds
+    int64_t m_finalGather = -1;    // the step whose fp32 weights a sharded run's end gathered
     RunObserver m_nullObserver;
     RunObserver& m_obs;
     RunControl* m_control;

@@ -163,7 +163,7 @@ Status Trainer::setUpShards() {
     // The owners hold the state from now on (a resumed run's, cut into their ranges). Emptying
     // it cannot fail: there is nothing to check. This machine computes, as every other does, on
     // the weights as the wire carries them.
-    (void)m_optimizer->restore(m_optimizer->stepCount(), {});
+    (void)m_optimizer->restore(m_optimizer->stepCount(), QList<TensorRecord>{});
     m_shards->roundReplica();
     QStringList held;
     for (const ShardRange& r : m_shards->ranges())
@@ -202,12 +202,34 @@ Status Trainer::gatherShardState() {
         if (!gathered)
             return gathered.error();
     }
-    // Records over the gathered tensors' own bytes: the optimizer copies them in, and they are
-    // held once beside that copy, not twice.
-    QList<TensorRecord> records;
-    for (const auto& [name, t] : gathered->second)
-        records << toRecordInPlace(name, t);
-    return m_optimizer->restore(gathered->first, records);
+    // The optimizer takes the gathered tensors themselves: the state is held once.
+    return m_optimizer->restore(gathered->first, gathered->second);
+}
+
+Status Trainer::checkpointShards() {
+    const auto release = qScopeGuard([] { releaseCachedTensorMemory(); });
+    const QString dir = QFileInfo(m_recorder.checkpointPath()).absolutePath();
+    auto spilled = m_shards->spillState(dir, kShardSetupMs);
+    if (!spilled) {
+        // A machine lost while the state came: the machines left take the run over from the step
+        // just finished, and give theirs.
+        if (auto st = reformShards(spilled.error(), {}); !st)
+            return st;
+        spilled = m_shards->spillState(dir, kShardSetupMs);
+        if (!spilled)
+            return spilled.error();
+    }
+    const auto& [steps, state] = *spilled;
+    // The count the checkpoint keeps and the run goes on from; the state stays with the owners.
+    (void)m_optimizer->restore(steps, QList<TensorRecord>{});
+    auto tensors = state->tensors();
+    if (!tensors)
+        return tensors.error();
+    Status st = m_recorder.checkpoint(m_module, *tensors, steps, m_state);
+    if (!st && !state->failure().isEmpty())
+        return makeError(st.error().code,
+                         QStringLiteral("%1 (%2)").arg(st.error().message, state->failure()));
+    return st;
 }
 
 Status Trainer::admitToShards() {
@@ -249,13 +271,14 @@ Status Trainer::admitToShards() {
     return success();
 }
 
-void Trainer::dropShardState() {
+void Trainer::dropShardState(bool keepWeights) {
     if (!m_shards)
         return;
     // Emptying the state cannot fail: there is nothing to check. This machine computes on the
     // weights as the wire carries them again.
-    (void)m_optimizer->restore(m_optimizer->stepCount(), {});
-    m_shards->roundReplica();
+    (void)m_optimizer->restore(m_optimizer->stepCount(), QList<TensorRecord>{});
+    if (!keepWeights)
+        m_shards->roundReplica();
     releaseCachedTensorMemory(); // the state's blocks: no step of the run would take them
 }
 

@@ -56,7 +56,18 @@ QString Recorder::checkpointPath() const {
 
 Status Recorder::checkpoint(const Model& module, const Optimizer& optimizer,
                             const RunState& state) {
-    if (auto st = writeRunCheckpoint(checkpointPath(), module, optimizer, state); !st)
+    return written(writeRunCheckpoint(checkpointPath(), module, optimizer, state), state.step);
+}
+
+Status Recorder::checkpoint(const Model& module, const QList<LazyTensor>& optimizerState,
+                            int64_t optimizerSteps, const RunState& state) {
+    return written(
+        writeRunCheckpoint(checkpointPath(), module, optimizerState, optimizerSteps, state),
+        state.step);
+}
+
+Status Recorder::written(const Status& st, int64_t step) {
+    if (!st)
         return makeError(st.error().code,
                          m_savedStep >= 0
                              ? QStringLiteral("%1. The checkpoint of step %2 in %3 is kept; "
@@ -66,7 +77,7 @@ Status Recorder::checkpoint(const Model& module, const Optimizer& optimizer,
                                    .arg(checkpointPath())
                              : QStringLiteral("%1. No checkpoint of this run was written yet")
                                    .arg(st.error().message));
-    m_savedStep = state.step;
+    m_savedStep = step;
     return success();
 }
 

@@ -35,6 +35,9 @@ public:
     // Writes the checkpoint. One that cannot be written (a full disk) never replaces the one
     // on disk, since only a complete file is renamed into place; the error says which is kept.
     Status checkpoint(const Model& module, const Optimizer& optimizer, const RunState& state);
+    // The same with the optimizer's state as tensors read when the writer reaches them.
+    Status checkpoint(const Model& module, const QList<LazyTensor>& optimizerState,
+                      int64_t optimizerSteps, const RunState& state);
     // metrics.jsonl: each line reaches the file as it is written (it is small), so a run that
     // is killed keeps its log up to the last step. A failed write is reported once, through
     // the returned text; training goes on, since the checkpoint, not the log, is what a resume
@@ -55,6 +58,9 @@ public:
 
 private:
     void write(const QJsonObject& o);
+    // A checkpoint's write of `step`: noted when it succeeded, and a failure says which
+    // checkpoint is kept.
+    Status written(const Status& st, int64_t step);
 
     QString m_outDir;
     QString m_model;

@@ -27,6 +27,15 @@ QJsonObject lastTestJson(const TestMetrics& t) {
 } // namespace
 
 Status writeRunCheckpoint(const QString& path, const Model& module, const Optimizer& optimizer,
+                          const RunState& state) {
+    QList<LazyTensor> optimizerState;
+    for (const auto& [name, value] : optimizer.stateTensors())
+        optimizerState << toLazy(name, value);
+    return writeRunCheckpoint(path, module, optimizerState, optimizer.stepCount(), state);
+}
+
+Status writeRunCheckpoint(const QString& path, const Model& module,
+                          const QList<LazyTensor>& optimizerState, int64_t optimizerSteps,
                           const RunState& s) {
     TensorFile f;
     f.meta = QJsonObject{
@@ -44,7 +53,7 @@ Status writeRunCheckpoint(const QString& path, const Model& module, const Optimi
         {QStringLiteral("last_test"), lastTestJson(s.lastTest)},
         {QStringLiteral("dataset_hash"), s.datasetHash},
         {QStringLiteral("schema_hash"), s.schemaHash},
-        {QStringLiteral("optimizer_steps"), static_cast<qint64>(optimizer.stepCount())},
+        {QStringLiteral("optimizer_steps"), static_cast<qint64>(optimizerSteps)},
         {QStringLiteral("model_source"), ModelSource::parse(s.config.model).isBuiltIn()
                                              ? QStringLiteral("zoo")
                                              : QStringLiteral("archive")},
@@ -69,8 +78,10 @@ Status writeRunCheckpoint(const QString& path, const Model& module, const Optimi
             add(kParam, name, value);
     for (const auto& [name, value] : module.buffers())
         add(kBuffer, name, value);
-    for (const auto& [name, value] : optimizer.stateTensors())
-        add(kOptim, name, value);
+    for (LazyTensor l : optimizerState) {
+        l.name.prepend(kOptim);
+        f.lazy.append(std::move(l));
+    }
     // The weights are the records above: a native transformer's archive holds only its
     // structure. A TorchScript archive is its code and cannot leave its weights out.
     if (!ModelSource::parse(s.config.model).isBuiltIn()) {

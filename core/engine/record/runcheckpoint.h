@@ -41,6 +41,11 @@ struct RunState {
 // machine's model cache, and refuses by name when neither holds them.
 Status writeRunCheckpoint(const QString& path, const Model& module, const Optimizer& optimizer,
                           const RunState& state);
+// The same with the optimizer's state given as tensors read when the writer reaches them (a
+// sharded run's, SpilledState) after `optimizerSteps` steps.
+Status writeRunCheckpoint(const QString& path, const Model& module,
+                          const QList<LazyTensor>& optimizerState, int64_t optimizerSteps,
+                          const RunState& state);
 
 struct LoadedCheckpoint {
     RunState state;

@@ -70,18 +70,33 @@ ShardLog::Span ShardLog::spanOf(const ShardOwner& owner, int64_t step, int64_t f
 Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const ShardOwner& owner,
                                                      int64_t firstStep, int64_t baseSteps,
                                                      const QByteArray& base) {
+    return create(path, owner.begin(), owner.end(), owner.segmentEnds(), owner.pieces(), firstStep,
+                  baseSteps, base);
+}
+
+Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const ShardLayout& layout,
+                                                     int64_t begin, int64_t end, int64_t firstStep,
+                                                     int64_t baseSteps, const QByteArray& base) {
+    return create(path, begin, end, ShardOwner::segmentEndsOf(end - begin),
+                  ShardOwner::piecesOf(layout, begin, end), firstStep, baseSteps, base);
+}
+
+Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, int64_t begin,
+                                                     int64_t end, std::vector<int64_t> segmentEnds,
+                                                     std::vector<ShardLayout::Piece> pieces,
+                                                     int64_t firstStep, int64_t baseSteps,
+                                                     const QByteArray& base) {
     std::unique_ptr<ShardLog> log(new ShardLog(path));
-    log->m_begin = owner.begin();
-    log->m_end = owner.end();
-    log->m_segmentEnds = owner.segmentEnds();
-    log->m_pieces = owner.pieces();
+    log->m_begin = begin;
+    log->m_end = end;
+    log->m_segmentEnds = std::move(segmentEnds);
+    log->m_pieces = std::move(pieces);
     log->m_lastWhole = firstStep - 1;
     QByteArray h(kMagic, sizeof kMagic);
     {
         QDataStream out(&h, QIODevice::Append);
         out.setByteOrder(QDataStream::LittleEndian);
-        out << kVersion << qint64(owner.begin()) << qint64(owner.end())
-            << quint32(log->m_segmentEnds.size());
+        out << kVersion << qint64(begin) << qint64(end) << quint32(log->m_segmentEnds.size());
         for (int64_t e : log->m_segmentEnds)
             out << qint64(e);
         out << quint32(log->m_pieces.size());
@@ -89,12 +104,12 @@ Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const 
             out << qint64(p.values);
         out << qint64(firstStep) << qint64(baseSteps) << quint64(base.size());
     }
-    h.append(base);
+    // The base (a range's whole state) is written where it lies, not copied behind the header.
     char crc[4];
-    qToLittleEndian(crcOf(h.constData(), h.size()), crc);
-    h.append(crc, 4);
+    qToLittleEndian(crcOf(base.constData(), base.size(), crcOf(h.constData(), h.size())), crc);
     if (!log->m_file.open(QIODevice::ReadWrite | QIODevice::Truncate | QIODevice::Unbuffered) ||
-        log->m_file.write(h) != h.size() || !log->m_file.flush())
+        log->m_file.write(h) != h.size() || log->m_file.write(base) != base.size() ||
+        log->m_file.write(crc, 4) != 4 || !log->m_file.flush())
         return fileError(log->m_file, QStringLiteral("cannot write the shard log"));
     return log;
 }

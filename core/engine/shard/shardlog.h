@@ -53,6 +53,12 @@ public:
     static Expected<std::unique_ptr<ShardLog>> create(const QString& path, const ShardOwner& owner,
                                                       int64_t firstStep, int64_t baseSteps,
                                                       const QByteArray& base);
+    // The same for the range [begin, end) of `layout`, cut as an owner cuts it by default
+    // (ShardOwner::piecesOf()), without an owner's tensors.
+    static Expected<std::unique_ptr<ShardLog>> create(const QString& path,
+                                                      const ShardLayout& layout, int64_t begin,
+                                                      int64_t end, int64_t firstStep,
+                                                      int64_t baseSteps, const QByteArray& base);
 
     // Appends one span and hands it to the system before it returns. Refuses, changing nothing,
     // a span that does not follow the last (the segments of a step in order, then the next
@@ -78,6 +84,11 @@ public:
 
 private:
     explicit ShardLog(QString path);
+    static Expected<std::unique_ptr<ShardLog>> create(const QString& path, int64_t begin,
+                                                      int64_t end, std::vector<int64_t> segmentEnds,
+                                                      std::vector<ShardLayout::Piece> pieces,
+                                                      int64_t firstStep, int64_t baseSteps,
+                                                      const QByteArray& base);
     Status check(const Span& span) const;
 
     QString m_path;

@@ -10,14 +10,7 @@
 
 namespace tandem {
 
-namespace {
-
-// The range's fp32 weights in rangeStateBytes(): a name no optimizer slot has (those are
-// "slot.index").
-constexpr char kMastersRecord[] = "masters";
-
-// "exp_avg.3" as ("exp_avg", 3); false for a name that is not a slot and an index.
-bool splitName(const std::string& name, std::string& slot, int64_t& index) {
+bool splitStateName(const std::string& name, std::string& slot, int64_t& index) {
     const size_t dot = name.rfind('.');
     if (dot == std::string::npos || dot == 0 || dot + 1 == name.size())
         return false;
@@ -30,8 +23,6 @@ bool splitName(const std::string& name, std::string& slot, int64_t& index) {
     slot = name.substr(0, dot);
     return true;
 }
-
-} // namespace
 
 int64_t shardSegmentValues(int64_t rangeValues) {
     return std::clamp<int64_t>((rangeValues + 7) / 8, 4096, int64_t(1) << 20);
@@ -74,24 +65,38 @@ ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at:
     , m_begin(begin)
     , m_end(end) {
     at::NoGradGuard noGrad;
-    const int64_t segment = segmentValues > 0 ? segmentValues : shardSegmentValues(end - begin);
-    for (int64_t at = 0; at < end - begin; at += segment)
-        m_segmentEnds.push_back(std::min(end - begin, at + segment));
-    // Each tensor's piece, cut where a segment ends, its parts in the tensor's order.
-    for (ShardLayout::Piece p : m_layout.piecesOf(begin, end))
-        while (p.values > 0) {
-            const int64_t cut = std::min(p.values, segment - p.at % segment);
-            m_pieces.push_back({p.tensor, p.offset, cut, p.at});
-            p.offset += cut;
-            p.at += cut;
-            p.values -= cut;
-        }
+    m_segmentEnds = segmentEndsOf(end - begin, segmentValues);
+    m_pieces = piecesOf(m_layout, begin, end, segmentValues);
     Q_ASSERT(masters.numel() == end - begin);
     m_masters = masters.detach().to(at::kFloat).reshape({-1}).clone();
     for (const ShardLayout::Piece& p : m_pieces)
         m_views.push_back(m_masters.narrow(0, p.at, p.values));
     m_sum.resize(m_pieces.size());
     m_optimizer = std::make_unique<Optimizer>(config, m_views);
+}
+
+std::vector<ShardLayout::Piece> ShardOwner::piecesOf(const ShardLayout& layout, int64_t begin,
+                                                     int64_t end, int64_t segmentValues) {
+    const int64_t segment = segmentValues > 0 ? segmentValues : shardSegmentValues(end - begin);
+    // Each tensor's piece, cut where a segment ends, its parts in the tensor's order.
+    std::vector<ShardLayout::Piece> out;
+    for (ShardLayout::Piece p : layout.piecesOf(begin, end))
+        while (p.values > 0) {
+            const int64_t cut = std::min(p.values, segment - p.at % segment);
+            out.push_back({p.tensor, p.offset, cut, p.at});
+            p.offset += cut;
+            p.at += cut;
+            p.values -= cut;
+        }
+    return out;
+}
+
+std::vector<int64_t> ShardOwner::segmentEndsOf(int64_t rangeValues, int64_t segmentValues) {
+    const int64_t segment = segmentValues > 0 ? segmentValues : shardSegmentValues(rangeValues);
+    std::vector<int64_t> out;
+    for (int64_t at = 0; at < rangeValues; at += segment)
+        out.push_back(std::min(rangeValues, at + segment));
+    return out;
 }
 
 ShardOwner ShardOwner::fromParams(ShardLayout layout, int64_t begin, int64_t end,
@@ -305,7 +310,7 @@ Expected<NamedTensors> ShardOwner::gatherState(const std::vector<const ShardOwne
         for (const auto& [name, t] : o->m_optimizer->stateTensors()) {
             std::string slot;
             int64_t index = 0;
-            if (!splitName(name, slot, index) || size_t(index) >= o->m_pieces.size())
+            if (!splitStateName(name, slot, index) || size_t(index) >= o->m_pieces.size())
                 return makeError(ErrorCode::Corrupt, QStringLiteral("optimizer state %1 names no "
                                                                     "piece of its shard")
                                                          .arg(QString::fromStdString(name)));
@@ -357,7 +362,7 @@ Status ShardOwner::restore(int64_t steps, const NamedTensors& whole) {
     for (const auto& [name, t] : whole) {
         std::string slot;
         int64_t tensor = 0;
-        if (!splitName(name, slot, tensor) || size_t(tensor) >= m_layout.shapes.size())
+        if (!splitStateName(name, slot, tensor) || size_t(tensor) >= m_layout.shapes.size())
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("optimizer state %1 names no parameter")
                                  .arg(QString::fromStdString(name)));
@@ -387,7 +392,7 @@ TensorFile ShardOwner::rangeState() const {
     file.meta.insert(QStringLiteral("steps"), qint64(m_optimizer->stepCount()));
     for (const auto& [name, t] : m_optimizer->stateTensors())
         file.lazy << toLazy(name, t);
-    file.lazy << toLazy(kMastersRecord, m_masters);
+    file.lazy << toLazy(kRangeMastersRecord, m_masters);
     return file;
 }
 
@@ -412,7 +417,7 @@ Status ShardOwner::restoreRange(int64_t steps, const QByteArray& bytes) {
                              .arg(steps));
     QList<TensorRecord> state;
     for (const TensorRecord& r : file->tensors) {
-        if (r.name != QLatin1String(kMastersRecord)) {
+        if (r.name != QLatin1String(kRangeMastersRecord)) {
             state << r;
             continue;
         }

@@ -22,6 +22,7 @@
 #include <ATen/ATen.h>
 
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,12 @@ struct ShardLayout {
 Status writeRange(const ShardLayout& layout, int64_t begin, int64_t end, const QByteArray& bytes,
                   DType wire, std::vector<at::Tensor>& params);
 
+// The name of a range's fp32 weights in ShardOwner::rangeStateBytes(): one no optimizer slot
+// has (those are "slot.index").
+inline constexpr char kRangeMastersRecord[] = "masters";
+// "exp_avg.3" as ("exp_avg", 3); false for a name that is not a slot and an index.
+bool splitStateName(const std::string& name, std::string& slot, int64_t& index);
+
 // How many values an owner steps at a time during a step (ShardOwner::segmentEnds): a segment
 // whose gradients every worker has sent is stepped, and its weights leave, while the rest of the
 // range still arrives. An eighth of the range, between 4,096 values and a million (a few
@@ -79,6 +86,12 @@ public:
     static ShardOwner fromParams(ShardLayout layout, int64_t begin, int64_t end,
                                  const std::vector<at::Tensor>& params, OptimizerConfig config,
                                  int64_t segmentValues = 0);
+    // The pieces an owner of [begin, end) keeps its state by (pieces()): each tensor's part of
+    // the range, cut again where a segment of `segmentValues` (0: shardSegmentValues()) ends.
+    static std::vector<ShardLayout::Piece> piecesOf(const ShardLayout& layout, int64_t begin,
+                                                    int64_t end, int64_t segmentValues = 0);
+    // Where the segments of a range of `rangeValues` end (segmentEnds()).
+    static std::vector<int64_t> segmentEndsOf(int64_t rangeValues, int64_t segmentValues = 0);
 
     int64_t begin() const { return m_begin; }
     int64_t end() const { return m_end; }

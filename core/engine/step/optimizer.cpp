@@ -385,30 +385,39 @@ NamedTensors Optimizer::stateTensors() const {
 }
 
 Status Optimizer::restore(int64_t steps, const QList<TensorRecord>& records) {
-    std::vector<Slots> slots(m_params.size());
+    NamedTensors state;
     for (const TensorRecord& r : records) {
-        const qsizetype dot = r.name.lastIndexOf(QLatin1Char('.'));
-        bool ok = false;
-        const qlonglong i = r.name.mid(dot + 1).toLongLong(&ok);
-        if (dot <= 0 || !ok || i < 0 || size_t(i) >= m_params.size())
-            return makeError(ErrorCode::Corrupt,
-                             QStringLiteral("optimizer state %1 names no parameter").arg(r.name));
-        const QString slot = r.name.left(dot);
         auto t = fromRecord(r);
         if (!t)
             return t.error();
+        state.emplace_back(r.name.toStdString(), std::move(*t));
+    }
+    return restore(steps, state);
+}
+
+Status Optimizer::restore(int64_t steps, const NamedTensors& tensors) {
+    std::vector<Slots> slots(m_params.size());
+    for (const auto& [key, t] : tensors) {
+        const QString name = QString::fromStdString(key);
+        const qsizetype dot = name.lastIndexOf(QLatin1Char('.'));
+        bool ok = false;
+        const qlonglong i = name.mid(dot + 1).toLongLong(&ok);
+        if (dot <= 0 || !ok || i < 0 || size_t(i) >= m_params.size())
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("optimizer state %1 names no parameter").arg(name));
+        const QString slot = name.left(dot);
         Slots& s = slots[size_t(i)];
         if (slot == QLatin1String("step")) {
-            if (t->numel() != 1)
+            if (t.numel() != 1)
                 return makeError(ErrorCode::Corrupt, QStringLiteral("bad optimizer step count"));
-            s.step = t->item<int64_t>();
+            s.step = t.item<int64_t>();
             continue;
         }
-        if (!t->sizes().equals(m_params[size_t(i)].sizes()))
+        if (!t.sizes().equals(m_params[size_t(i)].sizes()))
             return makeError(
                 ErrorCode::Incompatible,
-                QStringLiteral("optimizer state %1 does not fit its parameter").arg(r.name));
-        at::Tensor v = t->to(m_params[size_t(i)].options());
+                QStringLiteral("optimizer state %1 does not fit its parameter").arg(name));
+        at::Tensor v = t.to(m_params[size_t(i)].options());
         if (slot == QLatin1String("momentum_buffer"))
             s.momentum = v;
         else if (slot == QLatin1String("exp_avg"))
@@ -421,7 +430,7 @@ Status Optimizer::restore(int64_t steps, const QList<TensorRecord>& records) {
             s.sum = v;
         else
             return makeError(ErrorCode::Corrupt,
-                             QStringLiteral("unknown optimizer state %1").arg(r.name));
+                             QStringLiteral("unknown optimizer state %1").arg(name));
     }
     for (size_t i = 0; i < m_params.size(); ++i)
         if (slots[i].expAvg.defined() != slots[i].expAvgSq.defined())

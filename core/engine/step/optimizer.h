@@ -69,6 +69,9 @@ public:
     NamedTensors stateTensors() const;
     QList<TensorRecord> stateRecords() const;
     Status restore(int64_t steps, const QList<TensorRecord>& records);
+    // The same from tensors, taken as they are where they are already the parameters' dtype and
+    // device (not copied): state gathered for this optimizer alone is then held once.
+    Status restore(int64_t steps, const NamedTensors& tensors);
 
     // What the last step ran as (Auto resolved; PerTensor for optimizers without the others).
     OptimizerConfig::Kernels kernelsUsed() const { return m_used; }
