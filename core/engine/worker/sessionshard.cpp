@@ -127,6 +127,7 @@ void WorkerSession::onShardClose(const wire::ShardClose& close) {
         return refuse(wire::RejectCode::Protocol,
                       QStringLiteral("the coordinator closed a step of a sharded run it did not "
                                      "announce"));
+    (void)TANDEM_FAILPOINT("shard.close"); // crash@N: a machine lost at its Nth step
     if (auto st = m_shard->close(close); !st) {
         m_conn->send(wire::WorkError{close.step, st.error().message});
         finish(1, st.error().message);
