@@ -213,7 +213,6 @@ Status SpilledState::add(int64_t begin, int64_t end, int64_t steps, const QByteA
         return e;
     }
     m_files << path;
-    m_bytes += bytes.size();
     m_slots = std::move(slots);
     m_steps = std::move(counts);
     m_ranges.emplace_back(begin, end);

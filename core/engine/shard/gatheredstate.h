@@ -69,7 +69,6 @@ public:
     // Why a tensor's bytes could not be read from its files, once one could not (its bytes then
     // come back empty, which a checkpoint's writer refuses).
     QString failure() const { return *m_failure; }
-    qint64 bytesOnDisk() const { return m_bytes; }
 
 private:
     struct Part {
@@ -86,7 +85,6 @@ private:
     ShardLayout m_layout;
     QString m_dir;
     QStringList m_files;
-    qint64 m_bytes = 0;
     std::vector<std::pair<int64_t, int64_t>> m_ranges;
     std::map<std::string, std::map<int64_t, Slot>> m_slots;
     std::map<int64_t, at::Tensor> m_steps;
