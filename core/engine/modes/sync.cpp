@@ -163,6 +163,9 @@ void SyncPolicy::streamOwnGradients(StepContext& ctx, WorkRequest& req) {
 bool SyncPolicy::sendsWeights(StepContext& ctx) {
     if (!ctx.shards)
         return true;
+    // A sharded run sends the whole model only on its first step after a setup: memory kept for
+    // the next packing would stay beside the run's state until the next setup.
+    m_packSpare = QByteArray();
     if (m_setup != ctx.shards->setups()) {
         m_setup = ctx.shards->setups();
         m_firstShardedStep = ctx.step;
@@ -201,7 +204,8 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
                 QElapsedTimer packing;
                 packing.start();
                 packed = std::make_shared<const QByteArray>(
-                    packBundle(ctx.master.params, ctx.master.buffers, ctx.wire, &m_packSpare));
+                    packBundle(ctx.master.params, ctx.master.buffers, ctx.wire,
+                               ctx.shards ? nullptr : &m_packSpare));
                 c.packMs += double(packing.nsecsElapsed()) / 1e6;
             }
         std::vector<int64_t> submittedAt(live.size()); // arrivalClockNs()
