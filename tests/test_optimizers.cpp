@@ -52,6 +52,7 @@ private Q_SLOTS:
     void adagradByHand();
     void optimizerStateRoundTrip();
     void multiTensorMatchesPerTensor();
+    void aLargeUpdateGoesInPasses();
     void learningRateSchedule();
 };
 
@@ -268,6 +269,41 @@ void TestOptimizers::multiTensorMatchesPerTensor() {
                     QVERIFY2(at::equal(all[i], ref[i]), what.constData());
             }
         }
+    }
+}
+
+void TestOptimizers::aLargeUpdateGoesInPasses() {
+    // A tensor larger than one pass, and smaller ones that share passes and end them: Adam's
+    // multi-tensor update gives exactly what torch::optim's loop gives, with both kinds of
+    // weight decay.
+    using K = OptimizerConfig::Kernels;
+    const int64_t pass = 1000;
+    for (OptimizerKind kind : {OptimizerKind::Adam, OptimizerKind::AdamW}) {
+        OptimizerConfig c;
+        c.kind = kind;
+        c.weightDecay = 0.01;
+        c.passValues = pass;
+        at::manual_seed(11);
+        std::vector<at::Tensor> ref = {at::randn({pass / 2 + 5}), at::randn({2, pass + 7}),
+                                       at::randn({pass / 3}),     at::randn({3, 5}),
+                                       at::randn({pass / 2}),     at::randn({pass})};
+        std::vector<at::Tensor> all;
+        for (const at::Tensor& t : ref)
+            all.push_back(t.clone());
+        c.kernels = K::PerTensor;
+        Optimizer perTensor(c, ref);
+        c.kernels = K::MultiTensor;
+        Optimizer together(c, all);
+        for (int s = 0; s < 3; ++s) {
+            std::vector<at::Tensor> g;
+            for (const at::Tensor& t : ref)
+                g.push_back(at::randn(t.sizes()));
+            perTensor.step(g, 0.01);
+            together.step(g, 0.01);
+        }
+        QCOMPARE(together.kernelsUsed(), K::MultiTensor);
+        for (size_t i = 0; i < ref.size(); ++i)
+            QVERIFY2(at::equal(all[i], ref[i]), qPrintable(nameOf(kind)));
     }
 }
 

@@ -11,6 +11,7 @@
 #include <torch/optim/rmsprop.h>
 #include <torch/optim/sgd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -167,6 +168,46 @@ struct Lists {
     std::vector<at::Tensor> params, grads, expAvg, expAvgSq;
 };
 
+// `l` in passes of at most `most` values, each tensor larger than that in contiguous parts of
+// it.
+template <typename Pass> void inChunks(const Lists& l, int64_t most, Pass&& pass) {
+    Lists chunk;
+    int64_t values = 0;
+    const auto flush = [&] {
+        if (!chunk.params.empty())
+            pass(chunk);
+        chunk = Lists();
+        values = 0;
+    };
+    for (size_t i = 0; i < l.params.size(); ++i) {
+        const at::Tensor* t[4] = {&l.params[i], &l.grads[i], &l.expAvg[i], &l.expAvgSq[i]};
+        const int64_t n = l.params[i].numel();
+        bool split = n > most;
+        for (const at::Tensor* x : t)
+            split = split && x->is_contiguous();
+        if (!split) {
+            if (values + n > most)
+                flush();
+            chunk.params.push_back(l.params[i]);
+            chunk.grads.push_back(l.grads[i]);
+            chunk.expAvg.push_back(l.expAvg[i]);
+            chunk.expAvgSq.push_back(l.expAvgSq[i]);
+            values += n;
+            continue;
+        }
+        flush();
+        for (int64_t at = 0; at < n; at += most) {
+            const int64_t len = std::min(most, n - at);
+            chunk.params.push_back(l.params[i].view({-1}).narrow(0, at, len));
+            chunk.grads.push_back(l.grads[i].view({-1}).narrow(0, at, len));
+            chunk.expAvg.push_back(l.expAvg[i].view({-1}).narrow(0, at, len));
+            chunk.expAvgSq.push_back(l.expAvgSq[i].view({-1}).narrow(0, at, len));
+            flush();
+        }
+    }
+    flush();
+}
+
 // Adam's or AdamW's state for `p` in torch::optim's own map, made as its first step there
 // would make it, so that checkpoints and the per-tensor path read the same state.
 template <typename State> State& adamState(torch::optim::Optimizer& opt, const at::Tensor& p) {
@@ -224,21 +265,23 @@ void adamAll(torch::optim::Optimizer& opt, const OptimizerConfig& c, bool decoup
 #endif
         const double bias1 = 1 - std::pow(c.beta1, double(step));
         const double bias2 = 1 - std::pow(c.beta2, double(step));
-        std::vector<at::Tensor> grad = l.grads;
-        if (c.weightDecay != 0) {
-            if (decoupled)
-                at::_foreach_mul_(l.params, 1 - lr * c.weightDecay);
-            else
-                grad = at::_foreach_add(grad, l.params, c.weightDecay);
-        }
-        at::_foreach_mul_(l.expAvg, c.beta1);
-        at::_foreach_add_(l.expAvg, grad, 1 - c.beta1);
-        at::_foreach_mul_(l.expAvgSq, c.beta2);
-        at::_foreach_addcmul_(l.expAvgSq, grad, grad, 1 - c.beta2);
-        std::vector<at::Tensor> denom = at::_foreach_sqrt(l.expAvgSq);
-        at::_foreach_div_(denom, std::sqrt(bias2));
-        at::_foreach_add_(denom, c.eps);
-        at::_foreach_addcdiv_(l.params, l.expAvg, denom, -lr / bias1);
+        inChunks(l, std::max<int64_t>(1, c.passValues), [&](const Lists& part) {
+            std::vector<at::Tensor> grad = part.grads;
+            if (c.weightDecay != 0) {
+                if (decoupled)
+                    at::_foreach_mul_(part.params, 1 - lr * c.weightDecay);
+                else
+                    grad = at::_foreach_add(grad, part.params, c.weightDecay);
+            }
+            at::_foreach_mul_(part.expAvg, c.beta1);
+            at::_foreach_add_(part.expAvg, grad, 1 - c.beta1);
+            at::_foreach_mul_(part.expAvgSq, c.beta2);
+            at::_foreach_addcmul_(part.expAvgSq, grad, grad, 1 - c.beta2);
+            std::vector<at::Tensor> denom = at::_foreach_sqrt(part.expAvgSq);
+            at::_foreach_div_(denom, std::sqrt(bias2));
+            at::_foreach_add_(denom, c.eps);
+            at::_foreach_addcdiv_(part.params, part.expAvg, denom, -lr / bias1);
+        });
     }
 }
 

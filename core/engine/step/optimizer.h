@@ -43,6 +43,10 @@ struct OptimizerConfig {
     // tensor.
     enum class Kernels : uint8_t { Auto, PerTensor, MultiTensor, Fused };
     Kernels kernels = Kernels::Auto;
+    // The values Adam's multi-tensor update takes in one pass, a tensor larger than that in
+    // parts: its temporaries (the denominators, a weight decay's gradients) are that large, not
+    // the model's size. The update is elementwise, so the parts give the same values.
+    int64_t passValues = int64_t(16) << 20;
 };
 
 // Local-SGD's outer step (DiLoCo): SGD at `momentum`, Nesterov's where there is momentum (at 0
