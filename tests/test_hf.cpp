@@ -113,6 +113,7 @@ private Q_SLOTS:
     void exportsAreHuggingFaceFolders();
     void checkpointedBlocksGiveTheSameGradients_data();
     void checkpointedBlocksGiveTheSameGradients();
+    void aTiedTablesGradientSumsBothUses();
 
 private:
     QTemporaryDir m_tmp;
@@ -855,6 +856,49 @@ void TestHf::checkpointedBlocksGiveTheSameGradients() {
     for (const auto& [name, g] : grads[0]) {
         const double diff = (grads[1].at(name) - g).abs().max().item<double>();
         QVERIFY2(diff <= 1e-6 * std::max(1.0, g.abs().max().item<double>()),
+                 qPrintable(QStringLiteral("%1: %2").arg(QString::fromStdString(name)).arg(diff)));
+    }
+}
+
+void TestHf::aTiedTablesGradientSumsBothUses() {
+    // A tied table's lookup adds its rows into the output layer's gradient (sparse, where it
+    // lies): the same gradient as an untied model's two tables, the same weights in each, added.
+    if (!m_python)
+        QSKIP("Debian's /usr/bin/python3 with python3-torch is not installed");
+    const QString dir = m_tmp.filePath(QStringLiteral("qwen2"));
+    const HfConfig tied = *readHfConfig(dir);
+    QVERIFY(tied.tieEmbeddings);
+    HfConfig untied = tied;
+    untied.tieEmbeddings = false;
+    const QList<TensorRecord> weights = *readHfWeights(dir);
+    const std::string table = "model.embed_tokens.weight", head = "lm_head.weight";
+    NamedTensors twoTables = namedOf(weights);
+    for (const auto& [name, t] : namedOf(weights))
+        if (name == table)
+            twoTables.emplace_back(head, t.clone());
+    const at::Tensor& ids = m_expected.at(QStringLiteral("input_ids"));
+    const auto gradients = [&](const HfConfig& config, const NamedTensors& named) {
+        std::map<std::string, at::Tensor> g;
+        HfTransformer model(config);
+        if (!model.load(named))
+            return g;
+        const at::Tensor logits = *model.forward(ids, {true, 17, nullptr});
+        at::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}).narrow(0, 0, ids.numel() - 1),
+                               ids.reshape({-1}).narrow(0, 1, ids.numel() - 1))
+            .backward();
+        for (const auto& [name, t] : model.parameters())
+            g[name] = t.grad();
+        return g;
+    };
+    const auto one = gradients(tied, namedOf(weights));
+    const auto two = gradients(untied, twoTables);
+    QVERIFY(one.count(table) && two.count(table) && two.count(head));
+    QVERIFY(!one.count(head));
+    QVERIFY(!one.at(table).is_sparse());
+    for (const auto& [name, g] : one) {
+        const at::Tensor expected = name == table ? two.at(table) + two.at(head) : two.at(name);
+        const double diff = (g - expected).abs().max().item<double>();
+        QVERIFY2(diff <= 1e-6 * std::max(1.0, expected.abs().max().item<double>()),
                  qPrintable(QStringLiteral("%1: %2").arg(QString::fromStdString(name)).arg(diff)));
     }
 }

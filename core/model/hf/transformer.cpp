@@ -432,7 +432,15 @@ at::Tensor HfTransformer::logits(const at::Tensor& ids, const Pass& pass) const 
         pass.cache->keys.resize(size_t(c.layers));
         pass.cache->values.resize(size_t(c.layers));
     }
-    at::Tensor x = w.embed.index_select(0, ids.reshape({-1})).view({b, t, h});
+    // A tied embedding's gradient comes from the output layer, whole, and from this lookup.
+    // Dense, the lookup's is a second table of mostly zeros, and their sum a third (1.6 GB at
+    // once for a 151,936-token vocabulary of 896 values); sparse, it is its rows alone. Kept to
+    // fp32 on the CPU, where that is measured (bench/README.md).
+    const bool sparseLookup = w.lmHead.is_same(w.embed) && w.embed.requires_grad() &&
+                              w.embed.device().is_cpu() && w.embed.scalar_type() == at::kFloat &&
+                              at::GradMode::is_enabled();
+    at::Tensor x =
+        at::embedding(w.embed, ids.reshape({-1}), -1, false, sparseLookup).view({b, t, h});
     if (c.embedScale != 1.0) {
         // Gemma rounds its √hidden to the weights' dtype before multiplying.
         const double scale =
