@@ -39,6 +39,7 @@ private Q_SLOTS:
     void twoNodesTalkOverTls();
     void blobsTravelInParts();
     void aBlobGoesAsItsProducerFillsIt();
+    void aPeerThatDoesNotReadLeavesTheBlobQueued();
     void theLastMessageIsNeverDropped();
     void theLastMessageSurvivesAPeerStillTalking();
     void junkBytesAreDropped();
@@ -196,6 +197,28 @@ void TestNet::blobsTravelInParts() {
     client->send(wire::DataOffer{slice});
     QVERIFY(got.wait(20000));
     QCOMPARE(serverSide->takeBlob(slice).value(), big.mid(at, size));
+    delete client;
+}
+
+// What the TLS layer has encrypted waits for the network in the TCP socket below it: counted
+// with the plain text it has not encrypted yet, a peer that reads nothing leaves a blob in the
+// queue, the bytes still shared with their sender, not copied into the socket's buffers.
+void TestNet::aPeerThatDoesNotReadLeavesTheBlobQueued() {
+    Server server(m_a);
+    Connection *client = nullptr, *serverSide = nullptr;
+    securedPair(server, &client, &serverSide);
+    QVERIFY(client && serverSide);
+    QSslSocket* stalled = serverSide->findChild<QSslSocket*>();
+    QVERIFY(stalled);
+    stalled->disconnect(serverSide); // nothing reads what arrives
+    stalled->setReadBufferSize(64 * 1024);
+    const QByteArray big(64 << 20, 'x');
+    const uint64_t id = client->sendBlob(wire::BlobKind::Tensors, big);
+    QTest::qWait(1500);
+    QVERIFY(client->sending(id));
+    // One part over the mark at most, whatever the kernel's buffers took.
+    QVERIFY2(client->buffered() <= 2 * wire::kBlobPartBytes + 4096,
+             qPrintable(QString::number(client->buffered())));
     delete client;
 }
 

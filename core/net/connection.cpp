@@ -14,10 +14,13 @@ Q_LOGGING_CATEGORY(lcNet, "tandem.net")
 
 namespace {
 
-// The socket's write buffer is refilled below this many bytes: one blob part. The TLS layer
+// The socket's write buffers are refilled below this many bytes: one blob part. The TLS layer
 // encrypts whatever is queued in one go, into buffers the size of the queue; with 8 MiB queued
 // those buffers were fresh memory every time and a step moved a third of the bytes per second
-// it moves now (bench/transport.sh).
+// it moves now (bench/transport.sh). Its plain text is encrypted as soon as it is written,
+// though, and waits for the network in the TCP socket below: both count (buffered()), or a peer
+// slower to read than this machine to encrypt has every byte queued here copied in there, a
+// range's weights and sums over a step on a sharded worker.
 constexpr qint64 kHighWater = qint64(1) << 20;
 // Beyond these, the peer is not reading what it is sent: the connection is closed rather than
 // left to grow. Frames other than blob parts are small (control messages, assignments).
@@ -68,6 +71,7 @@ Connection::Connection(QSslSocket* socket, QObject* parent)
     connect(m_socket, &QSslSocket::encrypted, this, &Connection::onEncrypted);
     connect(m_socket, &QSslSocket::readyRead, this, &Connection::onReadyRead);
     connect(m_socket, &QSslSocket::bytesWritten, this, &Connection::pump);
+    connect(m_socket, &QSslSocket::encryptedBytesWritten, this, &Connection::pump);
     // A close or an error is acted on once the socket's own code has returned, never from
     // inside its signal. Qt's OpenSSL backend emits errorOccurred in the middle of a failed
     // handshake and goes on using its SSL object afterwards (to send the fatal alert); a slot
@@ -302,7 +306,11 @@ bool Connection::shutDown() const {
 }
 
 bool Connection::idle() const {
-    return m_outgoing.empty() && (!m_socket || m_socket->bytesToWrite() == 0);
+    return m_outgoing.empty() && buffered() == 0;
+}
+
+qint64 Connection::buffered() const {
+    return m_socket ? m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() : 0;
 }
 
 void Connection::writeFrame(const QByteArray& payload) {
@@ -343,7 +351,7 @@ void Connection::pump() {
 
 bool Connection::writeQueued() {
     bool blobDone = false;
-    while (m_socket && !m_outgoing.empty() && m_socket->bytesToWrite() < kHighWater) {
+    while (m_socket && !m_outgoing.empty() && buffered() < kHighWater) {
         auto it = m_outgoing.begin();
         if (it->blobId != 0 && it->offset >= it->ready && it->ready < it->size) {
             // A blob still being produced: the frames right behind it may pass it (a pong

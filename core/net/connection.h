@@ -108,6 +108,10 @@ public:
     bool probing() const { return m_probe.stage >= 0; }
     // Nothing is waiting to be written.
     bool idle() const;
+    // Bytes written to the socket that have not reached the network yet: the plain text the
+    // TLS layer has not encrypted and what it has encrypted. Refilled from the queue below one
+    // blob part, so a slow peer leaves the queue's bytes where they are.
+    qint64 buffered() const;
     // The socket has shut down after close() (its last bytes sent), or there is none.
     bool shutDown() const;
 
