@@ -1,8 +1,8 @@
 // The CPU's tensor memory cache: freed blocks of 1 MiB to 4 GiB come back for tensors of their
 // size, a much larger block is not spent on a small tensor (above 32 MiB one serves a tensor of
 // half its size), a share of the batch that changes each step still reuses the last steps'
-// blocks, blocks no step took are freed after two steps, what is kept stops at its limit, and
-// many threads may allocate and free at once.
+// blocks, blocks no step took are freed after two steps, what is kept stops at its limit, many
+// threads may allocate and free at once, and what is kept never lifts the peak.
 
 #include "model/tensormemory.h"
 #include "model/torchcompat.h"
@@ -42,6 +42,7 @@ private Q_SLOTS:
     void blocksNoStepTookAreFreedAfterTwoSteps();
     void reusedMemoryHoldsWhatIsWritten();
     void threadsAllocateAndFreeAtOnce();
+    void keptBlocksNeverLiftThePeak();
 };
 
 void TestTensorMemory::init() {
@@ -93,6 +94,9 @@ void TestTensorMemory::aMuchLargerBlockIsNotSpentOnASmallTensor() {
 // optimizer's temporaries, each freed before the next. One kept block serves them all, where on
 // sizes alone each would keep its own beside the others.
 void TestTensorMemory::aLargeBlockServesATensorOfHalfItsSize() {
+    // The step held 128 MiB at its most: room for a kept block beside a fresh one.
+    bytes(128 * MiB).reset();
+    releaseCachedTensorMemory();
     at::Tensor logits = bytes(96 * MiB);
     const void* at = logits.data_ptr();
     logits.reset();
@@ -187,6 +191,34 @@ void TestTensorMemory::threadsAllocateAndFreeAtOnce() {
     QVERIFY(tensorMemoryCounts().cachedBytes >= 0);
     releaseCachedTensorMemory();
     QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+}
+
+// A sharded worker's step: the backward pass frees blocks of its shapes, then the owner's update
+// asks for others. Kept beside them, the backward pass's blocks would lift the process past the
+// most its tensors ever held. Sizes past every earlier test's, so that this one sets the peak;
+// no page of them is touched.
+void TestTensorMemory::keptBlocksNeverLiftThePeak() {
+    limitCachedTensorMemory(8192 * MiB);
+    bytes(2000 * MiB).reset(); // a 2 GiB block, kept; the peak is 2 GiB
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 2048 * MiB);
+    at::Tensor other = bytes(600 * MiB); // 640 MiB: the kept block is too large to serve it
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+    QCOMPARE(tensorMemoryCounts().liveBytes, 640 * MiB);
+    other.reset();
+    releaseCachedTensorMemory();
+
+    {
+        at::Tensor a = bytes(2048 * MiB), b = bytes(2048 * MiB); // the peak is 4 GiB
+    }
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 4096 * MiB);
+    other = bytes(600 * MiB); // room for 640 MiB beside one of the kept blocks, not both
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 2048 * MiB);
+    at::Tensor again = bytes(2048 * MiB); // the one left still serves its size
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+    again.reset();
+    other.reset();
+    releaseCachedTensorMemory();
+    limitCachedTensorMemory(1024 * MiB);
 }
 
 QTEST_GUILESS_MAIN(TestTensorMemory)

@@ -132,6 +132,7 @@ private:
             return m_inner->allocate(n); // its own raw deleter: giveBack passes it on
         const size_t size = sizeClass(n);
         void* memory = nullptr;
+        std::vector<void*> evicted;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             // The smallest kept block that holds it, if it is at most half as large again:
@@ -143,13 +144,18 @@ private:
             if (it != m_kept.end() && it->first <= fits) {
                 memory = it->second.memory;
                 m_live.emplace(memory, it->first);
+                m_counts.liveBytes += int64_t(it->first);
+                m_peakLive = std::max(m_peakLive, m_counts.liveBytes);
                 m_counts.cachedBytes -= int64_t(it->first);
                 m_kept.erase(it);
                 ++m_counts.reused;
             } else {
                 ++m_counts.fresh;
+                spareRoomFor(int64_t(size), evicted);
             }
         }
+        for (void* p : evicted)
+            m_innerFree(p);
         if (!memory) {
             try {
                 memory = m_inner->raw_allocate(size);
@@ -159,8 +165,31 @@ private:
             }
             std::lock_guard<std::mutex> lock(m_mutex);
             m_live.emplace(memory, size);
+            m_counts.liveBytes += int64_t(size);
+            m_peakLive = std::max(m_peakLive, m_counts.liveBytes);
         }
         return at::DataPtr(memory, memory, &TensorMemoryCache::giveBack, at::Device(at::kCPU));
+    }
+
+    // A block made afresh never lifts live and kept memory together past the most the live
+    // tensors alone have held: kept blocks are given back first, the longest kept (the least
+    // likely to be asked for again) first. The cache then fills only the room the step's own
+    // peak has made, and a step whose tensors change shape (an owner's update after the
+    // backward pass) does not hold the last shape's blocks beside the new ones. m_mutex held.
+    void spareRoomFor(int64_t size, std::vector<void*>& evicted) {
+        const int64_t live = m_counts.liveBytes + size;
+        int64_t over = live + m_counts.cachedBytes - std::max(m_peakLive, live);
+        while (over > 0 && !m_kept.empty()) {
+            auto oldest = m_kept.begin();
+            for (auto it = m_kept.begin(); it != m_kept.end(); ++it)
+                if (it->second.keptAt < oldest->second.keptAt ||
+                    (it->second.keptAt == oldest->second.keptAt && it->first > oldest->first))
+                    oldest = it;
+            over -= int64_t(oldest->first);
+            m_counts.cachedBytes -= int64_t(oldest->first);
+            evicted.push_back(oldest->second.memory);
+            m_kept.erase(oldest);
+        }
     }
 
     void keep(void* memory) {
@@ -170,6 +199,7 @@ private:
             if (it != m_live.end()) {
                 const size_t size = it->second;
                 m_live.erase(it);
+                m_counts.liveBytes -= int64_t(size);
                 // Past the limit it goes back at once: what is kept stays a small part of the
                 // memory the run was sized to.
                 if (m_counts.cachedBytes + int64_t(size) <= m_keptLimit) {
@@ -189,6 +219,7 @@ private:
     std::multimap<size_t, Kept> m_kept;       // freed and kept, by size
     uint64_t m_steps = 0;
     int64_t m_keptLimit = kDefaultKeptLimit;
+    int64_t m_peakLive = 0; // the most the blocks handed out have held at once
     TensorMemoryCounts m_counts;
 };
 

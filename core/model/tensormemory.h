@@ -12,7 +12,9 @@
 // step has taken for two steps is freed, and so is everything before an evaluation and after
 // a run: what the cache holds never stays beside memory the run needs otherwise. It keeps at
 // most an eighth of the memory a run's CPU device has (limitCachedTensorMemory; 1 GiB before
-// one says), and a block freed past that goes back at once.
+// one says), and a block freed past that goes back at once. Nor does it ever add to the peak:
+// before a block is made afresh, kept ones are given back until live and kept blocks together
+// hold no more than the live ones alone have held at their most.
 //
 // initTorchRuntime() installs it as LibTorch's CPU allocator. Other devices keep their own.
 
@@ -24,6 +26,7 @@ namespace tandem {
 
 struct TensorMemoryCounts {
     int64_t cachedBytes = 0; // freed blocks kept for reuse
+    int64_t liveBytes = 0;   // blocks of 1 MiB and more handed out and not yet freed
     int64_t reused = 0;      // allocations served from them
     int64_t fresh = 0;       // allocations of 1 MiB and more that were not
 };
