@@ -3,6 +3,7 @@
 // step, checkpoint and resume against LibTorch's optimizer over the whole model; the log that
 // rebuilds a lost owner (engine/shard/shardlog.h).
 
+#include "engine/coordinator/modelarchive.h"
 #include "engine/shard/gatheredstate.h"
 #include "engine/shard/shardlog.h"
 #include "engine/shard/shardowner.h"
@@ -87,6 +88,7 @@ private Q_SLOTS:
     void aSmallMachineHoldsWhatFitsAndTheOthersTheRest();
     void aMachineThatComputesNothingHoldsWhatTheOthersCannot();
     void aCoordinatorHoldsWhatFitsBesideTheModelItKeeps();
+    void theArchiveAJoiningWorkerIsSentWaitsInAFile();
     void fasterLinksHoldLargerShards();
     void theLinksComeFromTheWorkersProbes();
     void aRunTooLargeForTheMachinesIsRefusedWithWhatFits();
@@ -190,6 +192,52 @@ void TestShardPlan::aCoordinatorHoldsWhatFitsBesideTheModelItKeeps() {
 
 // Every link measured: each machine's share follows its link's speed, so the slow link carries
 // less of the gradients in and the weights out. One link not measured: equal shares.
+// The coordinator keeps the model's archive for any worker that joins, whole run long: in a
+// file in the run's folder, it takes no room from the coordinator's range (bytesKept()).
+void TestShardPlan::theArchiveAJoiningWorkerIsSentWaitsInAFile() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile left(dir.filePath(QStringLiteral(".model-Ab12Cd"))); // a killed run's
+    QVERIFY(left.open(QIODevice::WriteOnly) && left.write("old") == 3);
+    left.close();
+    QByteArray model(3 << 20, Qt::Uninitialized);
+    for (int i = 0; i < model.size(); ++i)
+        model[i] = char(i * 7 + 3);
+    std::shared_ptr<ModelArchive> archive = ModelArchive::keep(model, dir.path());
+    QVERIFY(archive->spilled());
+    QCOMPARE(archive->size(), qint64(model.size()));
+    QCOMPARE(archive->bytesKept(), qint64(0));
+    const QStringList files =
+        QDir(dir.path()).entryList({QStringLiteral(".model-*")}, QDir::Files | QDir::Hidden);
+    // Its own file, unnamed where the system allows (Linux): no file is left if the run is
+    // killed. The one a killed run left is gone.
+    QVERIFY(files.size() <= 1);
+    QVERIFY(!files.contains(QStringLiteral(".model-Ab12Cd")));
+
+    // Two workers sent it at once share one read; once neither send holds it, it goes.
+    QByteArray first = archive->bytes().value();
+    QCOMPARE(first, model);
+    archive->trim(); // the first send still holds it
+    QByteArray second = archive->bytes().value();
+    QCOMPARE(second.constData(), first.constData());
+    first = QByteArray();
+    second = QByteArray();
+    archive->trim();
+    QVERIFY(archive->bytes().value() == model); // read again
+    archive->trim();
+
+    archive.reset();
+    QVERIFY(QDir(dir.path())
+                .entryList({QStringLiteral(".model-*")}, QDir::Files | QDir::Hidden)
+                .isEmpty());
+
+    // No folder to write to: in memory, as much as it is.
+    archive = ModelArchive::keep(model, QString());
+    QVERIFY(!archive->spilled());
+    QCOMPARE(archive->bytesKept(), qint64(model.size()));
+    QCOMPARE(archive->bytes().value(), model);
+}
+
 void TestShardPlan::fasterLinksHoldLargerShards() {
     std::vector<ShardCandidate> machines{{QStringLiteral("a"), 64 * kGB, kGB, 2e9},
                                          {QStringLiteral("b"), 64 * kGB, kGB, 1e9},

@@ -97,7 +97,7 @@ ModeFacts Trainer::modeFacts() const {
     f.localSteps = streaming.localSteps;
     // A worker that lacks the base receives it before it starts; whether it has it is known
     // only once it asks.
-    f.startBytes = double(m_hub->config().modelArchive.size()) +
+    f.startBytes = double(m_hub->config().modelArchive->size()) +
                    (m_base ? double(m_base->manifest().totalBytes) : 0.0);
     return f;
 }

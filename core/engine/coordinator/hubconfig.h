@@ -5,6 +5,7 @@
 // Engine-internal: what the coordinator's network side is given (HubConfig) and what it hands
 // the training side (HubEvent). Shared by the hub, its sessions and the RemoteWorkers.
 
+#include "engine/coordinator/modelarchive.h"
 #include "engine/step/basepack.h"
 #include "engine/wire/outerwire.h"
 #include "engine/work.h"
@@ -74,7 +75,8 @@ struct HubConfig {
     int workerTimeoutMs = 30000;
     QString runId;
     wire::WorkerSettings settings; // what a worker computes with
-    QByteArray modelArchive;       // without the base when there is one
+    // Without the base when there is one; null where no worker computes with the model.
+    std::shared_ptr<ModelArchive> modelArchive;
     // The model's frozen base, sent to a worker part by part when its cache lacks it; null when
     // every weight trains.
     std::shared_ptr<const BasePack> base;

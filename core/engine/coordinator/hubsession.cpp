@@ -309,8 +309,15 @@ void HubSession::sendRun() {
     spec.settings = cfg.settings;
     // A worker that only holds reads the trainable tensors' shapes from the spec, not the model:
     // a model of gigabytes would cross its link for nothing (and sit in its memory).
-    if (!m_holdsOnly)
-        spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, cfg.modelArchive);
+    if (!m_holdsOnly && cfg.modelArchive) {
+        auto archive = cfg.modelArchive->bytes();
+        if (!archive)
+            return refuse(wire::RejectCode::Internal, archive.error().message);
+        spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, *archive);
+        // Read back from its file for this send: let go of once every send has it on its way.
+        connect(m_conn, &Connection::blobSent, this,
+                [archive = cfg.modelArchive] { archive->trim(); });
+    }
     if (cfg.base) {
         spec.baseManifest = cfg.base->manifest().json();
         spec.baseHash = cfg.base->manifest().hash;

@@ -48,7 +48,8 @@ Status Trainer::startHub() {
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("cannot serialise the model for workers: %1")
                              .arg(archive.error().message));
-    hc.modelArchive = std::move(*archive);
+    // In a file beside the run's record rather than in this machine's memory (modelarchive.h).
+    hc.modelArchive = ModelArchive::keep(std::move(*archive), m_cfg.outDir);
     hc.base = m_base;
     hc.schemaHash = m_state.schemaHash;
     hc.datasetSpec = m_cfg.data;

@@ -48,10 +48,10 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
     auto device = chooseDevice(m_devices, m_cfg.device);
     self.device = device ? *device : m_devices.value(0);
     self.computes = m_cfg.localWorker;
-    // This machine keeps the model (the masters' run-long copy) and the archive a worker that
-    // joins is sent, whether or not it computes.
+    // This machine keeps the model (the masters' run-long copy), whether or not it computes,
+    // and the archive a worker that joins is sent where it could not go to a file.
     self.keptBytes = memoryNeed(m_module, m_data->train, m_cfg, MasterCopy::None).weightBytes +
-                     m_hub->config().modelArchive.size();
+                     m_hub->config().modelArchive->bytesKept();
     machines.push_back(self);
     std::vector<LinkFacts> links;
     for (size_t w : remotes) {
