@@ -75,7 +75,7 @@ struct HubConfig {
     int workerTimeoutMs = 30000;
     QString runId;
     wire::WorkerSettings settings; // what a worker computes with
-    // Without the base when there is one; null where no worker computes with the model.
+    // Without the base when there is one (modelarchive.h); null in a hub that sends no model.
     std::shared_ptr<ModelArchive> modelArchive;
     // The model's frozen base, sent to a worker part by part when its cache lacks it; null when
     // every weight trains.

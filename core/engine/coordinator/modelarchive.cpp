@@ -20,7 +20,7 @@ std::shared_ptr<ModelArchive> ModelArchive::keep(QByteArray bytes, const QString
              folder.entryList({QStringLiteral(".model-??????")}, QDir::Files | QDir::Hidden))
             QFile::remove(folder.filePath(old));
         auto file =
-            std::make_unique<QTemporaryFile>(QDir(dir).filePath(QStringLiteral(".model-XXXXXX")));
+            std::make_unique<QTemporaryFile>(folder.filePath(QStringLiteral(".model-XXXXXX")));
         if (file->open() && file->write(bytes) == bytes.size() && file->flush()) {
             a->m_file = std::move(file);
             return a;
