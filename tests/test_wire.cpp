@@ -412,6 +412,7 @@ void TestWire::messagesRoundTrip() {
     setup.backup = true;
     setup.outerStep = true;
     setup.outerMomentum = 0.9;
+    setup.linkTimeoutMs = 5000;
     auto setupBack = decode(encode(setup));
     QVERIFY(setupBack.ok());
     const auto& got = std::get<ShardSetup>(*setupBack);
@@ -431,12 +432,17 @@ void TestWire::messagesRoundTrip() {
     QVERIFY(got.backup);
     QVERIFY(got.outerStep);
     QCOMPARE(got.outerMomentum, 0.9);
+    QCOMPARE(got.linkTimeoutMs, 5000);
     // Local-SGD's outer momentum lies in [0, 1): another would make the owners' steps diverge.
     for (double m : {-0.1, 1.0, std::nan("")}) {
         ShardSetup wrong = setup;
         wrong.outerMomentum = m;
         QVERIFY2(!decode(encode(wrong)).ok(), qPrintable(QString::number(m)));
     }
+    // A link timeout beyond a day is refused, as the run's worker timeout is.
+    ShardSetup forever = setup;
+    forever.linkTimeoutMs = 86400 * 1000 + 1;
+    QVERIFY(!decode(encode(forever)).ok());
     QCOMPARE(messageName(*decode(encode(ShardSave{}))), QStringLiteral("ShardSave"));
     auto stb = decode(encode(ShardState{40, 13}));
     QVERIFY(stb.ok());

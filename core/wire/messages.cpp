@@ -282,6 +282,7 @@ struct Encoder {
         o->set_backup(m.backup);
         o->set_outer_step(m.outerStep);
         o->set_outer_momentum(m.outerMomentum);
+        o->set_link_timeout_ms(quint32(std::max(0, m.linkTimeoutMs)));
     }
     void operator()(const ShardSave&) { e.mutable_shard_save(); }
     void operator()(const ShardState& m) {
@@ -630,6 +631,11 @@ Expected<Message> decode(const QByteArray& payload) {
         m.backup = o.backup();
         m.outerStep = o.outer_step();
         m.outerMomentum = o.outer_momentum();
+        // At most a day, as the run's own worker timeout.
+        if (o.link_timeout_ms() > 86400u * 1000u)
+            return corrupt(QStringLiteral("a sharded run's link timeout is %1 ms; at most a day")
+                               .arg(o.link_timeout_ms()));
+        m.linkTimeoutMs = int(o.link_timeout_ms());
         if (m.optimizerSteps < 0)
             return corrupt(
                 QStringLiteral("a range's optimizer state claims a negative step count"));

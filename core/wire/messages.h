@@ -252,6 +252,9 @@ struct ShardSetup {
     // not the run's own.
     bool outerStep = false;
     double outerMomentum = 0;
+    // A link between two members that carries nothing this long is lost (the run's worker
+    // timeout; 0: the member's own default, kShardLinkTimeoutMs).
+    int linkTimeoutMs = 0;
 };
 struct ShardReport {
     enum class Kind { Ready = 1, Held = 2, Refused = 3, Updated = 4, Lost = 5 };

@@ -121,6 +121,8 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
         m_self = hub->identity().deviceId();
         forgetSetup();
         wire::ShardSetup setup = newSetup(firstStep, steps);
+        // A link between two members is lost as a silent worker is.
+        setup.linkTimeoutMs = hub->config().workerTimeoutMs;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_lastClosed = firstStep - 1;

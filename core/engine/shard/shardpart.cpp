@@ -20,8 +20,8 @@ ShardPart::~ShardPart() {
     reset();
 }
 
-Expected<quint16> ShardPart::listen(const QHostAddress& address) {
-    if (auto st = m_listener.listen(address); !st)
+Expected<quint16> ShardPart::listen(const QHostAddress& address, quint16 port) {
+    if (auto st = m_listener.listen(address, port); !st)
         return st.error();
     return m_listener.port();
 }
@@ -105,6 +105,7 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
     // Every member links with every other: a worker sends each owner its range and takes each
     // owner's weights. The later one in the list dials.
     m_expectLinks = int(intro.members.size()) - 1;
+    m_linkTimeoutMs = setup.linkTimeoutMs > 0 ? setup.linkTimeoutMs : kLinkTimeoutMs;
     m_listener.introduce(intro);
     m_intro = intro;
     m_since.start();
@@ -186,6 +187,10 @@ void ShardPart::linkUp(Connection* link, const QString& deviceId) {
     }
     if (auto st = m_node->addLink(link, deviceId); !st)
         return Q_EMIT failed(st.error().message);
+    // A link that goes silent (a cut cable, a Wi-Fi drop: the connection stays open) is lost as
+    // a closed one is, and the coordinator sets the run up again without one of its ends. The
+    // link pings the other end, so a member that is busy but alive is always heard.
+    link->setIdleTimeout(m_linkTimeoutMs);
     if (++m_links == m_expectLinks)
         Q_EMIT report({wire::ShardReport::Kind::Ready, 0, {}, {}});
 }

@@ -38,7 +38,7 @@ public:
     ~ShardPart() override;
 
     // Listens for the links of the members after this one; the port goes to the coordinator.
-    Expected<quint16> listen(const QHostAddress& address);
+    Expected<quint16> listen(const QHostAddress& address, quint16 port = 0);
     // The coordinator's setup: a second one (the coordinator set the run up again without a
     // machine it lost) ends the first, its links and its range first. `range` holds the fp32
     // weights of this machine's range and, after them, its optimizer's state after
@@ -83,6 +83,9 @@ private:
     // often.
     static constexpr qint64 kLinkPatienceMs = 30000;
     static constexpr int kRedialMs = 200;
+    // How long a link to another member may carry nothing before it is lost, where the setup
+    // does not say (wire::ShardSetup::linkTimeoutMs): a run's default worker timeout.
+    static constexpr int kLinkTimeoutMs = 30000;
 
     Identity m_identity;
     std::vector<at::Tensor>* m_replica;
@@ -95,6 +98,7 @@ private:
     ShardNode* m_node = nullptr;
     int m_expectLinks = 0;
     int m_links = 0;
+    int m_linkTimeoutMs = kLinkTimeoutMs;
     bool m_replicaBusy = false; // said before the node was set up
     int m_generation = 0;       // setups so far: a dial of an earlier one is let go
 };
