@@ -495,6 +495,8 @@ int cmdWorker(const QStringList& args) {
     r.read("reconnect", o.reconnectSeconds, 0, 86400);
     r.read("coordinator-timeout", o.idleTimeoutSeconds, 2, 86400);
     r.read("max-batch", o.maxBatch, 0, 1 << 20);
+    r.read("shard-port", o.shardPort, 1, 65535);
+    r.read("shard-advertise", o.shardAdvertisedPort, 1, 65535);
     if (!r.error.isEmpty())
         return fail(makeError(ErrorCode::InvalidArgument, r.error));
     std::unique_ptr<EventLog> events;

@@ -309,6 +309,10 @@ void TestCli::badInput_data() {
         << QStringList{QStringLiteral("worker"), QStringLiteral("--connect=127.0.0.1:9"),
                        QStringLiteral("--device=cpu"), QStringLiteral("--devices=all")}
         << 2 << QStringLiteral("not both");
+    QTest::newRow("shard port") << QStringList{QStringLiteral("worker"),
+                                               QStringLiteral("--connect=127.0.0.1:9"),
+                                               QStringLiteral("--shard-port=70000")}
+                                << 2 << QStringLiteral("--shard-port: 70000 is outside 1..65535");
     QTest::newRow("serve devices") << QStringList{QStringLiteral("serve"), QStringLiteral("--home"),
                                                   m_tmp.filePath(QStringLiteral("serve-home")),
                                                   QStringLiteral("--devices=cuda:7")}

@@ -9,6 +9,7 @@
 #include <QHostInfo>
 #include <QTimer>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <memory>
@@ -54,8 +55,21 @@ int runWorker(const WorkerOptions& options, const std::function<void(const QStri
     const bool several = devices->size() > 1;
     std::vector<std::unique_ptr<WorkerSession>> clients;
     int running = int(devices->size());
-    for (const DeviceInfo& d : *devices) {
+    if (const int last =
+            std::max(options.shardPort, options.shardAdvertisedPort) + int(devices->size()) - 1;
+        options.shardPort + options.shardAdvertisedPort > 0 && last > 65535) {
+        log(QStringLiteral("%1 workers take %1 ports from --shard-port or --shard-advertise, "
+                           "which would pass 65535: choose a lower port")
+                .arg(devices->size()));
+        return 2;
+    }
+    for (int k = 0; k < int(devices->size()); ++k) {
+        const DeviceInfo& d = devices->at(k);
         WorkerOptions o = options;
+        // Each worker listens on a port of its own for a sharded run's links.
+        o.shardPort = options.shardPort ? quint16(options.shardPort + k) : 0;
+        o.shardAdvertisedPort =
+            options.shardAdvertisedPort ? quint16(options.shardAdvertisedPort + k) : 0;
         const QString tag = d.torchDevice();
         if (several)
             o.name = QStringLiteral("%1 %2").arg(

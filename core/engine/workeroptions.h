@@ -30,6 +30,12 @@ struct WorkerOptions {
     // Join only a sharded run (tandem train --shard), to own a range of its state and compute
     // nothing: a machine with memory to spare and a slow processor.
     bool holdsOnly = false;
+    // Where a sharded run's other machines link to this one: the port it listens on (0: any free
+    // port, which the coordinator passes on), for a firewall that opens one; and the port they
+    // are told to dial, where a port forward or relay in front of it listens (0: the same). With
+    // several devices, each worker takes the next port.
+    quint16 shardPort = 0;
+    quint16 shardAdvertisedPort = 0;
     // Which device to compute on: "cuda:1", "mps", "cpu" (empty: the best); "all", or a list
     // such as "cuda:0,cuda:1", runs one worker per device, each a worker of its own to the
     // coordinator.

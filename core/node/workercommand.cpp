@@ -55,6 +55,14 @@ QList<QCommandLineOption> WorkerCommand::options() {
             {QStringLiteral("hold-only"),
              QStringLiteral("Join a sharded run only to hold a range of its weights and "
                             "optimizer state, and compute nothing.")},
+            {QStringLiteral("shard-port"),
+             QStringLiteral("Listen on PORT for the other machines of a sharded run, e.g. "
+                            "for a firewall rule [any free port]."),
+             QStringLiteral("PORT")},
+            {QStringLiteral("shard-advertise"),
+             QStringLiteral("Tell the other machines of a sharded run to reach this one at "
+                            "PORT, where a port forward in front of it listens [--shard-port]."),
+             QStringLiteral("PORT")},
             {QStringLiteral("device"),
              QStringLiteral("The device to compute on: cuda:N, mps or cpu [the best]."),
              QStringLiteral("DEVICE")},

@@ -37,11 +37,23 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
     // The links come from the other members, which reach this machine where the coordinator
     // does: every address.
     m_shard = std::make_unique<ShardPart>(m_identity, params, wire, optimizer);
-    auto port = m_shard->listen(QHostAddress::Any);
+    auto port = m_shard->listen(QHostAddress::Any, m_opt.shardPort);
     if (!port)
         return makeError(port.error().code,
-                         QStringLiteral("cannot listen for the sharded run's links: %1")
-                             .arg(port.error().message));
+                         m_opt.shardPort != 0
+                             ? QStringLiteral("cannot listen for the sharded run's links on port "
+                                              "%1 (--shard-port): %2; choose a free port")
+                                   .arg(m_opt.shardPort)
+                                   .arg(port.error().message)
+                             : QStringLiteral("cannot listen for the sharded run's links: %1")
+                                   .arg(port.error().message));
+    if (m_opt.shardAdvertisedPort != 0) {
+        m_log(QStringLiteral("the sharded run's links come to port %1 through port %2 "
+                             "(--shard-advertise)")
+                  .arg(*port)
+                  .arg(m_opt.shardAdvertisedPort));
+        port = m_opt.shardAdvertisedPort;
+    }
     connect(m_shard.get(), &ShardPart::report, this, [this](wire::ShardReport r) {
         if (!m_conn)
             return;
