@@ -22,6 +22,10 @@ Kinds:
   owner-kill        worker-kill, owner-stop worker-stop and owner-link-cut link-cut in a sharded
   owner-stop        run (--shard): each worker owns a range of the weights and the optimizer's
   owner-link-cut    state, and the run must go on without the one it loses, with no resume
+  member-link-cut   in a sharded run, the link between the two workers (relays in front of their
+                    --shard-port, named by their --shard-advertise) carries nothing for longer
+                    than the worker timeout while both still reach the coordinator; the run goes
+                    on without one of them
 Invariants, for every try:
   the run finishes (after a resume where the fault stopped the coordinator); no sample is lost
   or repeated within an epoch (the sample ledger, TANDEM_SAMPLE_LEDGER); test accuracy within 1
@@ -40,6 +44,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -48,10 +53,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KINDS = ["worker-kill", "worker-stop", "coordinator-kill", "disk-full", "link-cut", "clock-jump",
-         "owner-kill", "owner-stop", "owner-link-cut"]
+         "owner-kill", "owner-stop", "owner-link-cut", "member-link-cut"]
 # A sharded run's faults are a worker's, on a worker that owns a range.
 OWNER_KINDS = {"owner-kill": "worker-kill", "owner-stop": "worker-stop",
-               "owner-link-cut": "link-cut"}
+               "owner-link-cut": "link-cut", "member-link-cut": "member-link-cut"}
 JUMPS = [-30 * 86400, -86400, -3600, 3600, 86400, 365 * 86400]
 WORKER_POINTS = ["worker.upload", "frame.send"]
 COORD_POINTS = ["checkpoint.write", "checkpoint.rename", "checkpoint.renamed", "trainer.step",
@@ -60,6 +65,13 @@ WORKER_TIMEOUT = 5
 CHECKPOINT_EVERY = 10
 RECONNECT = 8  # seconds a worker tries to reach a coordinator that went
 LONG = 600  # seconds any one process may take before the try is failed as a hang
+
+
+def free_port():
+    """A TCP port free on loopback right now, for a process told to listen there."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class Proc:
@@ -189,9 +201,9 @@ class Campaign:
                 "--threads=1", f"--listen=127.0.0.1:{port}", "--workers=2", "--no-local-worker",
                 "--home", self.homes["coord"], f"--worker-timeout={WORKER_TIMEOUT}"]
 
-    def worker_args(self, name, port):
+    def worker_args(self, name, port, extra=()):
         return [self.bin, "worker", "--connect", f"127.0.0.1:{port}", "--home", self.homes[name],
-                "--threads=1", f"--reconnect={RECONNECT}"]
+                "--threads=1", f"--reconnect={RECONNECT}"] + list(extra)
 
     def steps_done(self, out):
         try:
@@ -359,6 +371,8 @@ class Campaign:
             what = f"disk full from step {at_step}"
         elif kind == "link-cut":
             what = f"{victim}'s link cut {WORKER_TIMEOUT + 3} s at step {at_step}"
+        elif kind == "member-link-cut":
+            what = f"the workers' link to each other cut {WORKER_TIMEOUT + 3} s at step {at_step}"
         elif kind == "clock-jump":
             shim = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(self.bin))), "lib",
                                 "libtandem_clockjump.so")
@@ -375,13 +389,20 @@ class Campaign:
         if not m:
             return self.verdict(folder, procs, what, "the coordinator did not start")
         port = m.group(1)
-        relay = None
+        relays = []
         ports = {"w1": port, "w2": port}
-        if kind == "link-cut":
-            relay = Proc("relay", [sys.executable, os.path.join(ROOT, "bench", "linkrelay.py"),
-                                   "--to", f"127.0.0.1:{port}", "--rate-mbit", "2000",
-                                   "--delay-ms", "0"])
+        extra = {"w1": [], "w2": []}
+        # link-cut: the victim's link to the coordinator goes through a relay. member-link-cut:
+        # each worker's links from the other members do (the later member in the run's list
+        # dials the earlier, and either worker may be later), never a link to the coordinator.
+        for w in ([victim] if kind == "link-cut" else ["w1", "w2"] if kind == "member-link-cut"
+                  else []):
+            to = port if kind == "link-cut" else str(free_port())
+            relay = Proc("relay-" + w, [sys.executable, os.path.join(ROOT, "bench", "linkrelay.py"),
+                                        "--to", f"127.0.0.1:{to}", "--rate-mbit", "2000",
+                                        "--delay-ms", "0"])
             procs.append(relay)
+            relays.append(relay)
             rm = None
             end = time.monotonic() + 30
             while not rm and time.monotonic() < end:
@@ -390,12 +411,17 @@ class Campaign:
                     relay.lock.wait(0.5)
             if not rm:
                 return self.verdict(folder, procs, what, "the relay did not start")
-            ports[victim] = rm.group(1)
-        workers = {w: Proc(w, self.worker_args(w, ports[w]), worker_env[w]) for w in ("w1", "w2")}
+            if kind == "link-cut":
+                ports[w] = rm.group(1)
+            else:
+                extra[w] = ["--shard-port", to, "--shard-advertise", rm.group(1)]
+        workers = {w: Proc(w, self.worker_args(w, ports[w], extra[w]), worker_env[w])
+                   for w in ("w1", "w2")}
         procs += list(workers.values())
 
         resumed_from = None
-        if place == "moment" or kind in ("worker-stop", "disk-full", "link-cut", "clock-jump"):
+        if place == "moment" or kind in ("worker-stop", "disk-full", "link-cut", "member-link-cut",
+                                         "clock-jump"):
             if not self.wait_step(out, at_step, procs):
                 return self.verdict(folder, procs, what, f"the run did not reach step {at_step}")
             if kind == "worker-kill":
@@ -412,10 +438,12 @@ class Campaign:
                         f.write(str(seconds))
                     os.replace(offset_file + ".new", offset_file)
                     time.sleep(2)
-            elif kind == "link-cut":
-                relay.kill(signal.SIGUSR2)
+            elif kind in ("link-cut", "member-link-cut"):
+                for relay in relays:
+                    relay.kill(signal.SIGUSR2)
                 time.sleep(WORKER_TIMEOUT + 3)
-                relay.kill(signal.SIGUSR2)
+                for relay in relays:
+                    relay.kill(signal.SIGUSR2)
             elif kind == "disk-full":
                 # The coordinator is held while the disk fills, so that the run cannot finish
                 # in the meantime: the next checkpoint it writes meets a full disk.
@@ -495,7 +523,7 @@ class Campaign:
         for w in workers.values():
             if w.running() and not w.finish(120):
                 return self.verdict(folder, procs, what, f"{w.name} did not exit after the run")
-        if relay:
+        for relay in relays:
             relay.kill(signal.SIGTERM)
             relay.finish(30)
         problem = (self.check_ledger(ledger) or self.spins([c] + list(workers.values())))

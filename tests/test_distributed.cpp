@@ -4,6 +4,7 @@
 
 #include "common/failpoint.h"
 #include "formats/tensorfile.h"
+#include "linkrelay.h"
 #include "net/connection.h"
 #include "net/identity.h"
 #include "proc.h"
@@ -18,6 +19,7 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <QSslSocket>
+#include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QUdpSocket>
@@ -39,6 +41,13 @@ QString freeUdpPort() {
     QUdpSocket probe;
     probe.bind(QHostAddress::LocalHost, 0);
     return QString::number(probe.localPort());
+}
+
+// A TCP port free right now, for a process told to listen there.
+QString freeTcpPort() {
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return QString::number(probe.serverPort());
 }
 
 // `tandem serve` on loopback only: it listens on 127.0.0.1 and announces by loopback
@@ -129,6 +138,7 @@ private Q_SLOTS:
     void aLostMachineCostsTheShardedRunNoStep();
     void aLostHolderCostsTheShardedRunNoStep();
     void aMachineThatComesBackRejoinsTheShardedRun();
+    void aSilentLinkBetweenWorkersCostsTheShardedRunNoStep();
     void aMachineWithNoRoomForARangeIsNotTakenIn();
     void killedMidUploadAppliesNoPartialGradient();
     void killedWorkerDoesNotStopTheRun();
@@ -1195,6 +1205,67 @@ void TestDistributed::aMachineThatComesBackRejoinsTheShardedRun() {
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
     QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 3);
     expectSameTrajectory(one, out);
+}
+
+void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
+    // The link between the two workers of a run sharded across three machines goes silent for
+    // longer than the run's worker timeout (a Wi-Fi drop: the connections stay open and nothing
+    // moves either way), while each worker's link to the coordinator carries on. Each worker's
+    // links from the other members come through a relay (it listens at --shard-port and names
+    // the relay's port with --shard-advertise): the later member in the run's list dials the
+    // earlier, and either worker may be later, while the coordinator is dialled directly. Both
+    // relays cut their links. Each end takes the other for lost after the timeout, the
+    // coordinator sets the run up again without one of them, and the run ends as this machine
+    // alone does.
+    if (testpaths::python().isEmpty())
+        QSKIP("no Python 3 to run the link relay (bench/linkrelay.py)");
+    const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("shard-silent"));
+    QVERIFY(!one.isEmpty());
+    const QString shardPorts[] = {freeTcpPort(), freeTcpPort()};
+    LinkRelay relays[] = {{shardPorts[0], 1000, 0}, {shardPorts[1], 1000, 0}};
+    QStringList relayPorts;
+    for (LinkRelay& r : relays)
+        relayPorts << r.port();
+    QVERIFY(!relayPorts.contains(QString()));
+    const auto behind = [&](int i) {
+        return QStringList{QStringLiteral("--shard-port=") + shardPorts[i],
+                           QStringLiteral("--shard-advertise=") + relayPorts[i]};
+    };
+    const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
+    TandemProcess b(shardedOnThree(out) + QStringList{QStringLiteral("--worker-timeout=6")}, false,
+                    cost + pacedSteps(100));
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w1 = worker("w1", port, behind(0), cost);
+    TandemProcess* w2 = worker("w2", port, behind(1), cost);
+    const QString metrics = out + QStringLiteral("/metrics.jsonl");
+    const auto logs = [&] {
+        return b.err() + QStringLiteral("\n--- w1:\n") + w1->err() + QStringLiteral("\n--- w2:\n") +
+               w2->err();
+    };
+    QVERIFY2(QTest::qWaitFor([&] { return countLines(metrics) >= 4; }, 120000), qPrintable(logs()));
+    QVERIFY2(w2->err().contains(QStringLiteral("through port ") + relayPorts[1]),
+             qPrintable(w2->err()));
+    for (LinkRelay& r : relays) {
+        r.cutOrRestore();
+        QVERIFY(!r.waitFor(QStringLiteral("relay link cut")).isEmpty());
+    }
+    const QString from =
+        b.waitForErr(QStringLiteral("the sharded run goes on without .+ from step ([0-9]+)"));
+    QVERIFY2(!from.isEmpty(), qPrintable(logs()));
+    for (LinkRelay& r : relays) {
+        r.cutOrRestore();
+        QVERIFY(!r.waitFor(QStringLiteral("relay link restored")).isEmpty());
+    }
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0, qPrintable(logs()));
+    // A worker said why: the other end went silent for the run's timeout.
+    QVERIFY2((w1->err() + w2->err()).contains(QStringLiteral("stopped answering for 6 s")),
+             qPrintable(logs()));
+    QCOMPARE(b.summary().value(QStringLiteral("samples")).toInteger(), 2000);
+    expectSameTrajectory(one, out);
+    for (TandemProcess* w : {w1, w2})
+        QVERIFY2(w->finish(), qPrintable(logs()));
 }
 
 void TestDistributed::aMachineWithNoRoomForARangeIsNotTakenIn() {

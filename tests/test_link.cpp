@@ -3,6 +3,7 @@
 // run goes on. The link is bench/linkrelay.py, a userspace relay with a fixed rate and delay on
 // loopback.
 
+#include "linkrelay.h"
 #include "net/identity.h"
 #include "proc.h"
 #include "testpaths.h"
@@ -17,44 +18,6 @@
 using namespace tandem;
 
 namespace {
-
-// The relay between a worker and the coordinator's port; reports the port it listens on.
-class Relay {
-public:
-    Relay(const QString& coordinatorPort, double mbit, double delayMs, double usr1Mbit = 0) {
-        m_p.setProcessChannelMode(QProcess::MergedChannels);
-        m_p.start(testpaths::python(),
-                  {testpaths::relay(), QStringLiteral("--to"),
-                   QStringLiteral("127.0.0.1:") + coordinatorPort, QStringLiteral("--rate-mbit"),
-                   QString::number(mbit), QStringLiteral("--delay-ms"), QString::number(delayMs),
-                   QStringLiteral("--usr1-rate-mbit"), QString::number(usr1Mbit)});
-    }
-    ~Relay() {
-        m_p.kill();
-        m_p.waitForFinished(10000);
-    }
-    // The relay's port, once it listens; empty if it never does.
-    QString port() { return waitFor(QStringLiteral("relay listening on 127\\.0\\.0\\.1:(\\d+)")); }
-    QString waitFor(const QString& pattern) {
-        const QRegularExpression re(pattern);
-        QString cap;
-        (void)QTest::qWaitFor(
-            [&] {
-                m_out += m_p.readAll();
-                const auto m = re.match(QString::fromUtf8(m_out));
-                if (m.hasMatch())
-                    cap = m.captured(1).isEmpty() ? m.captured(0) : m.captured(1);
-                return m.hasMatch() || m_p.state() == QProcess::NotRunning;
-            },
-            30000);
-        return cap;
-    }
-    void slowDown() { ::kill(pid_t(m_p.processId()), SIGUSR1); }
-
-private:
-    QProcess m_p;
-    QByteArray m_out;
-};
 
 // The longest of these runs takes about four minutes alone where LibTorch 2.6 computes the CNN
 // (Debian 13) and twice that beside the other language-model tests: a coordinator may take 25.
@@ -113,7 +76,7 @@ void TestLink::autoChoosesStreamingOnASlowLink() {
                     false, {QStringLiteral("TANDEM_LINK_PROBE_MS=300")});
     const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
-    Relay relay(port, 12, 2, 1.2);
+    LinkRelay relay(port, 12, 2, 1.2);
     const QString relayPort = relay.port();
     QVERIFY(!relayPort.isEmpty());
     TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
@@ -382,7 +345,7 @@ void TestLink::syncLeavesOutAWorkerWhoseLinkIsTooSlowUntilItIsFaster() {
                     false, {QStringLiteral("TANDEM_LINK_PROBE_MS=300")});
     const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
-    Relay relay(port, 1, 2, 400);
+    LinkRelay relay(port, 1, 2, 400);
     const QString relayPort = relay.port();
     QVERIFY(!relayPort.isEmpty());
     TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
@@ -436,7 +399,7 @@ void TestLink::aShardedRunGivesTheSlowerLinkTheSmallerRange() {
                      QStringLiteral("--shard"), QStringLiteral("--out=") + out});
     const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
-    Relay slow(port, 24, 2), fast(port, 96, 2);
+    LinkRelay slow(port, 24, 2), fast(port, 96, 2);
     const QString slowPort = slow.port(), fastPort = fast.port();
     QVERIFY(!slowPort.isEmpty() && !fastPort.isEmpty());
     const auto worker = [&](const QString& relayPort, const char* h, const char* name) {
