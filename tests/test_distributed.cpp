@@ -134,6 +134,7 @@ private Q_SLOTS:
     void aRangeBeingSentKeepsItsLink();
     void aShardLogThatCannotBeWrittenIsSaidOnce();
     void aShardedRunTooLargeForItsMachinesIsRefused();
+    void aCoordinatorThatComputesIsPlannedAsAShardedMachine();
     void aLostShardStopsTheRunAtItsCheckpoint();
     void aLostMachineCostsTheShardedRunNoStep();
     void aLostHolderCostsTheShardedRunNoStep();
@@ -871,6 +872,31 @@ void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
     QVERIFY(w->finish());
     QVERIFY2(w->err().contains(QStringLiteral("does not fit on its machines")),
              qPrintable(w->err()));
+}
+
+void TestDistributed::aCoordinatorThatComputesIsPlannedAsAShardedMachine() {
+    // This machine computes and lends 3.6 MB (2.9 MB to train with). Its worker needs the mlp's
+    // weights, which it reads in place from the run's own, its gradients and the step's
+    // exchange: 2.4 MB, and it holds a small range in the rest. Planned as one machine, with
+    // Adam's state and the weights counted once more beside it, it was left out of its own run.
+    const QString out = m_tmp.filePath(QStringLiteral("shard-tight-coordinator"));
+    TandemProcess b(shardedOnThree(out) + QStringList{QStringLiteral("--optimizer=adam")}, false,
+                    {QStringLiteral("TANDEM_MEMORY_LIMIT=3600K")});
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w1 = worker("w1", port);
+    TandemProcess* w2 = worker("w2", port);
+    QVERIFY(b.finish());
+    QVERIFY2(b.exitCode() == 0, qPrintable(b.err()));
+    QVERIFY2(!b.err().contains(QStringLiteral("dropped local")), qPrintable(b.err()));
+    const QString held = b.err()
+                             .section(QStringLiteral("this machine: values 0 to "), 1)
+                             .section(QLatin1Char(';'), 0, 0);
+    QVERIFY2(held.toLongLong() > 0 && held.toLongLong() < 203530 / 3, qPrintable(b.err()));
+    for (TandemProcess* w : {w1, w2}) {
+        QVERIFY(w->finish());
+        QCOMPARE(w->exitCode(), 0);
+    }
 }
 
 QString TestDistributed::syncAlone() {

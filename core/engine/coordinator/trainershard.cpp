@@ -49,9 +49,15 @@ Expected<std::vector<int64_t>> Trainer::planShardRanges(const std::vector<size_t
     self.device = device ? *device : m_devices.value(0);
     self.computes = m_cfg.localWorker;
     // This machine keeps the model (the masters' run-long copy), whether or not it computes,
-    // and the archive a worker that joins is sent where it could not go to a file.
-    self.keptBytes = memoryNeed(m_module, m_data->train, m_cfg, MasterCopy::None).weightBytes +
-                     m_hub->config().modelArchive->bytesKept();
+    // and the archive a worker that joins is sent where it could not go to a file. Where its own
+    // worker's replica reads those weights in place (ModelReplica::takeWeights), the worker's
+    // need counts them already.
+    const bool readInPlace = self.computes && device &&
+                             mastersBeside(*device, m_masterOnDevice, m_cfg) == MasterCopy::Shared;
+    self.keptBytes =
+        (readInPlace ? 0
+                     : memoryNeed(m_module, m_data->train, m_cfg, MasterCopy::None).weightBytes) +
+        m_hub->config().modelArchive->bytesKept();
     machines.push_back(self);
     std::vector<LinkFacts> links;
     for (size_t w : remotes) {
