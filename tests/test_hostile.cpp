@@ -28,6 +28,8 @@
 #include <QUdpSocket>
 #include <QtEndian>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -173,6 +175,7 @@ private Q_SLOTS:
     void onlyAPairedDeviceEndsItsPairing();
     void workerRefusesWhatAHostileCoordinatorSends_data();
     void workerRefusesWhatAHostileCoordinatorSends();
+    void workerTakesAModelArchiveAsLargeAsItsMemory();
 
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
@@ -247,6 +250,22 @@ private:
             return *m;
         }
         return std::nullopt;
+    }
+    // As a scripted coordinator: the worker's Hello, then the coordinator's, named `name`.
+    static bool greetWorker(QSslSocket& s, wire::FrameReader& reader, const QString& name) {
+        if (!QTest::qWaitFor(
+                [&] {
+                    auto m = nextMessage(s, reader);
+                    return m && std::holds_alternative<wire::Hello>(*m);
+                },
+                30000))
+            return false;
+        wire::Hello hello;
+        hello.role = QStringLiteral("coordinator");
+        hello.appVersion = QStringLiteral(TANDEM_VERSION);
+        hello.displayName = name;
+        s.write(wire::frame(wire::encode(hello)));
+        return true;
     }
     static bool serveUntilClosed(QSslSocket& s, wire::FrameReader& reader,
                                  const std::function<void(const wire::Message&)>& onMessage,
@@ -867,19 +886,9 @@ void TestHostile::workerRefusesWhatAHostileCoordinatorSends() {
     wire::BlobAssembler blobs;
     wire::FrameReader reader(blobs);
     // The worker's Hello, then the coordinator's and the run.
-    QVERIFY(QTest::qWaitFor(
-        [&] {
-            auto m = nextMessage(s, reader);
-            return m && std::holds_alternative<wire::Hello>(*m);
-        },
-        30000));
+    QVERIFY(greetWorker(s, reader, QStringLiteral("hostile")));
     QElapsedTimer sent;
     sent.start();
-    wire::Hello hello;
-    hello.role = QStringLiteral("coordinator");
-    hello.appVersion = QStringLiteral(TANDEM_VERSION);
-    hello.displayName = QStringLiteral("hostile");
-    s.write(wire::frame(wire::encode(hello)));
     if (archive.isEmpty()) {
         s.write(wire::frame(QByteArray("\x7f\x01\x02not a message")));
     } else {
@@ -925,6 +934,43 @@ void TestHostile::workerRefusesWhatAHostileCoordinatorSends() {
     QCOMPARE(c.exitCode(), 0);
     QVERIFY(again.finish(60000));
     QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+}
+
+// A full fine-tune of a 1.5 B model sends its workers 6 GB of fp32 weights: a worker takes an
+// archive up to its machine's memory (here 5 GiB claimed: it waits for the rest), and refuses
+// at once one that claims more than the machine has.
+void TestHostile::workerTakesAModelArchiveAsLargeAsItsMemory() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    const qint64 memory = qint64(pages) * page;
+    if (memory < (qint64(6) << 30))
+        QSKIP("this machine has less than 6 GiB of memory");
+    auto id = Identity::loadOrCreate(home("coord"));
+    QVERIFY(id.ok());
+    for (const qint64 claim : {qint64(5) << 30, 2 * memory}) {
+        ScriptedCoordinator coord(*id);
+        QVERIFY(coord.listen(QHostAddress::LocalHost, 0));
+        TandemProcess w(pairedWorker(coord.serverPort()));
+        QVERIFY(QTest::qWaitFor([&] { return coord.socket() && coord.socket()->isEncrypted(); },
+                                60000));
+        QSslSocket& s = *coord.socket();
+        wire::BlobAssembler blobs;
+        wire::FrameReader reader(blobs);
+        QVERIFY(greetWorker(s, reader, QStringLiteral("large")));
+        // The first megabyte of the archive.
+        s.write(wire::blobPartFrame(uint32_t(wire::BlobKind::Model), 1, uint64_t(claim), 0,
+                                    QByteArray(1 << 20, '\0')));
+        const QString tooLarge = QStringLiteral("claims %1 bytes").arg(claim);
+        if (claim < memory) {
+            // Taken: the worker waits for the rest, saying nothing of the size.
+            QTest::qWait(3000);
+            QVERIFY2(w.running() && !w.err().contains(tooLarge), qPrintable(w.err()));
+            w.kill9();
+            QVERIFY(w.finish(60000));
+        } else {
+            QVERIFY(w.finish(60000));
+            QVERIFY2(w.err().contains(tooLarge), qPrintable(w.err()));
+        }
+    }
 }
 
 // Unpaired from a device the node does not trust changes nothing; from one it trusts, the

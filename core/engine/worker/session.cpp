@@ -1,12 +1,15 @@
 #include "engine/worker/session.h"
 
 #include "common/version.h"
+#include "engine/devices.h"
 #include "engine/training.h"
 #include "engine/wire/hello.h"
 #include "net/connection.h"
 #include "net/truststore.h"
 
 #include <QLocale>
+
+#include <algorithm>
 
 namespace tandem {
 
@@ -39,7 +42,10 @@ void WorkerSession::connectNow() {
     m_state = State::Connecting;
     m_conn = Connection::connectTo(m_opt.host, m_opt.port, m_identity, this);
     m_conn->setIdleTimeout(m_opt.idleTimeoutSeconds * 1000);
-    m_conn->setBlobCap(wire::BlobKind::Model, qint64(4) << 30);
+    // A model's archive up to this machine's memory (a full fine-tune of 1.5 B parameters sends
+    // 6 GB of fp32 weights): a larger one could not be trained here in any case.
+    m_conn->setBlobCap(wire::BlobKind::Model,
+                       std::max<qint64>(qint64(4) << 30, systemMemoryBytes()));
     connect(m_conn, &Connection::secured, this, &WorkerSession::onSecured);
     connect(m_conn, &Connection::received, this, &WorkerSession::onMessage);
     connect(m_conn, &Connection::closed, this, &WorkerSession::onClosed);
