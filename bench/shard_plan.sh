@@ -1,0 +1,56 @@
+#!/bin/sh
+# The memory plan of a sharded full fine-tune across two machines of given memory, on this one:
+# a Qwen2.5-1.5B-shaped folder (1.54 B parameters, bf16 as published; bench/make_hf_folder.py),
+# Adam, a coordinator under TANDEM_MEMORY_LIMIT=COORDINATOR_LIMIT and one worker under
+# WORKER_LIMIT, on loopback. HOLDS says which of the two only holds a range and computes nothing
+# (the other computes every step). Prints what the plan gave each machine, or why it refused
+# the run and what would fit; a run the plan accepts is stopped once its first step begins,
+# since two such machines' memory need not fit on this one.
+#
+#   bench/shard_plan.sh    SHAPE=qwen2.5-1.5b COORDINATOR_LIMIT=16G WORKER_LIMIT=12G HOLDS=worker
+#                          WIRE=fp32 WORK=/tmp/tandem-shard-plan
+#   HOLDS=coordinator bench/shard_plan.sh    the worker computes, the coordinator only holds
+set -eu
+cd "$(dirname "$0")/.."
+work=${WORK:-/tmp/tandem-shard-plan}
+shape=${SHAPE:-qwen2.5-1.5b}; holds=${HOLDS:-worker}; wire=${WIRE:-fp32}
+if [ -z "${TANDEM:-}" ]; then cmake --build build --target tandem >/dev/null; fi
+t=${TANDEM:-build/bin/tandem}
+mkdir -p "$work"
+model=$work/$shape
+if [ ! -f "$model/model.safetensors" ]; then
+    ${PYTHON:-/usr/bin/python3} bench/make_hf_folder.py "$shape" "$model" \
+        --tokens "$work/tokens.bin" 40000 --patterned >/dev/null
+fi
+rm -rf "$work/c" "$work/w" "$work/run"
+c=$($t identity --home "$work/c" 2>/dev/null); w=$($t identity --home "$work/w" 2>/dev/null)
+$t trust add "$w" --home "$work/c" 2>/dev/null; $t trust add "$c" --home "$work/w" 2>/dev/null
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+coordargs=""; workerargs=""
+if [ "$holds" = coordinator ]; then coordargs="--no-local-worker"; else workerargs="--hold-only"; fi
+# shellcheck disable=SC2086
+TANDEM_MEMORY_LIMIT=${COORDINATOR_LIMIT:-16G} $t train --model "hf:$model" \
+    --data "tokens:$work/tokens.bin,context=32,dtype=uint32" --optimizer adam --lr 1e-4 \
+    --batch 2 --max-steps 1 --limit-test 8 --threads 2 --mode sync --shard --wire "$wire" \
+    $coordargs --listen 127.0.0.1:0 --workers 1 --home "$work/c" --out "$work/run" --no-history \
+    >"$work/coordinator.out" 2>"$work/coordinator.err" &
+coord=$!
+port=""
+while [ -z "$port" ]; do
+    sleep 0.5
+    port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/coordinator.err")
+    kill -0 $coord 2>/dev/null || { tail -3 "$work/coordinator.err"; exit 1; }
+done
+# shellcheck disable=SC2086
+TANDEM_MEMORY_LIMIT=${WORKER_LIMIT:-12G} $t worker --connect "127.0.0.1:$port" --home "$work/w" \
+    --threads 2 $workerargs >"$work/worker.out" 2>"$work/worker.err" &
+# The plan's verdict: the ranges once set up, or the refusal.
+while kill -0 $coord 2>/dev/null; do
+    if grep -q "sharded the optimizer" "$work/coordinator.err"; then kill $coord; break; fi
+    sleep 0.5
+done
+wait $coord 2>/dev/null || true
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "shape=$shape coordinator_limit=${COORDINATOR_LIMIT:-16G} worker_limit=${WORKER_LIMIT:-12G} holds=$holds wire=$wire"
+grep -h "sharded the optimizer\|error\|refus\|needs\|would fit\|has .* to train with" \
+    "$work/coordinator.err" | cut -c1-1500 || tail -5 "$work/coordinator.err"
