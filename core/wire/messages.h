@@ -253,7 +253,7 @@ struct ShardSetup {
     bool outerStep = false;
     double outerMomentum = 0;
     // A link between two members that carries nothing this long is lost (the run's worker
-    // timeout; 0: the member's own default, kShardLinkTimeoutMs).
+    // timeout; 0: the member's own default, ShardPart::kLinkTimeoutMs).
     int linkTimeoutMs = 0;
 };
 struct ShardReport {

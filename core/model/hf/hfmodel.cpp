@@ -220,12 +220,12 @@ Expected<QByteArray> HfModel::archive(bool withWeights) const {
     for (const auto& [name, t] : m_t->parameters()) {
         // A quantized weight's state (its shape, dtype and offset, as JSON) is a few bytes that
         // its layout cannot say: it goes along.
-        // The weights are written from where they lie, not copied first: the archive of a
-        // model of gigabytes is then as large again beside it, not twice as large.
         if (name.find(".quant_state.") != std::string::npos) {
             f.tensors << toRecord(name, t);
             continue;
         }
+        // The weights are written from where they lie, not copied first: the archive of a
+        // model of gigabytes is then as large again beside it, not twice as large.
         if (withWeights) {
             f.lazy << toLazy(name, t);
             continue;
