@@ -48,19 +48,10 @@ void Trainer::planMemory() {
     MemoryNeed need[3];
     for (MasterCopy m : {MasterCopy::None, MasterCopy::Shared, MasterCopy::Separate})
         need[size_t(m)] = memoryNeed(m_module, m_data->train, m_cfg, m);
-    if (m_cfg.shard) {
-        // The owners keep the masters and the optimizer's state: every machine that computes,
-        // this one too, holds its replica, its gradients and the step's exchange
-        // (planShardedRun, which then sizes each machine's range in what is left).
-        int64_t trainable = 0, largest = 0;
-        for (const auto& [name, t] : m_module.parameters())
-            if (t.requires_grad()) {
-                trainable += t.numel();
-                largest = std::max<int64_t>(largest, t.numel());
-            }
-        need[size_t(MasterCopy::None)].exchangeBytes =
-            shardExchangeBytes(trainable, largest, m_cfg.wire, shardStepStreams(m_cfg));
-    }
+    // In a sharded run every machine that computes, this one too, is planned as planShardedRun
+    // plans it, which then sizes each machine's range in what is left.
+    if (m_cfg.shard)
+        need[size_t(MasterCopy::None)] = shardWorkerNeed(m_module, m_data->train, m_cfg);
     m_pool.setMemoryPlan([need, cfg = m_cfg, on = m_masterOnDevice](
                              const DeviceInfo& d, const QString& name, bool local) {
         const MasterCopy m = local && !cfg.shard ? mastersBeside(d, on, cfg) : MasterCopy::None;

@@ -115,6 +115,12 @@ int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, b
 // compute a step again.
 bool shardStepStreams(const RunConfig& cfg);
 
+// What a machine that computes in a sharded run holds beside its range: its replica, the
+// replica's gradients, the activations (memoryplan.h, with no masters beside it) and the step's
+// exchange (shardExchangeBytes). The owners keep the masters and the optimizer's state.
+struct MemoryNeed;
+MemoryNeed shardWorkerNeed(const Model& model, const Dataset& train, const RunConfig& cfg);
+
 // A sharded run's memory plan: each machine that computes holds its worker's replica, the
 // replica's gradients, at least one sample's activations (memoryplan.h, with no masters beside
 // it) and the step's exchange (shardExchangeBytes); what its budget (memoryBudget) leaves holds
