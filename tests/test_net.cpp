@@ -24,6 +24,16 @@
 
 using namespace tandem;
 
+namespace {
+// `n` bytes that differ from their neighbours, so that a part out of place shows.
+QByteArray patterned(int n, int step) {
+    QByteArray b(n, Qt::Uninitialized);
+    for (int i = 0; i < n; ++i)
+        b[i] = char(i * step + 1);
+    return b;
+}
+} // namespace
+
 class TestNet : public QObject {
     Q_OBJECT
 
@@ -39,6 +49,7 @@ private Q_SLOTS:
     void twoNodesTalkOverTls();
     void blobsTravelInParts();
     void aBlobGoesAsItsProducerFillsIt();
+    void aBlobIsReadAPartAtATimeAsItGoes();
     void aPeerThatDoesNotReadLeavesTheBlobQueued();
     void theLastMessageIsNeverDropped();
     void theLastMessageSurvivesAPeerStillTalking();
@@ -178,9 +189,7 @@ void TestNet::blobsTravelInParts() {
     securedPair(server, &client, &serverSide);
     QVERIFY(client && serverSide);
     serverSide->setBlobCap(wire::BlobKind::Tensors, 5 << 20);
-    QByteArray big(int(wire::kBlobPartBytes * 3 + 17), Qt::Uninitialized);
-    for (int i = 0; i < big.size(); ++i)
-        big[i] = char(i * 31);
+    const QByteArray big = patterned(int(wire::kBlobPartBytes * 3 + 17), 31);
     const uint64_t id = client->sendBlob(wire::BlobKind::Tensors, big);
     client->send(wire::DataOffer{id}); // a message after the blob marks its arrival
     QSignalSpy got(serverSide, &Connection::received);
@@ -254,6 +263,46 @@ void TestNet::aBlobGoesAsItsProducerFillsIt() {
              QByteArray(int(wire::kBlobPartBytes) + 3, 'a'));
     QCOMPARE(arrived.mid(int(wire::kBlobPartBytes) + 3),
              QByteArray(int(wire::kBlobPartBytes) + 2, 'b'));
+    delete client;
+}
+
+// A blob of a file (the model's archive a worker is sent) is read as the socket takes it, a
+// part at a time, never whole; a read that fails closes the connection, saying why.
+void TestNet::aBlobIsReadAPartAtATimeAsItGoes() {
+    Server server(m_a);
+    Connection *client = nullptr, *serverSide = nullptr;
+    securedPair(server, &client, &serverSide);
+    QVERIFY(client && serverSide);
+    serverSide->setBlobCap(wire::BlobKind::Tensors, 5 << 20);
+    const QByteArray big = patterned(int(wire::kBlobPartBytes * 3 + 17), 13);
+    qint64 largestRead = 0, readBytes = 0;
+    const uint64_t id = client->sendBlobFrom(wire::BlobKind::Tensors, big.size(),
+                                             [&](qint64 at, qint64 n) -> Expected<QByteArray> {
+                                                 largestRead = std::max(largestRead, n);
+                                                 readBytes += n;
+                                                 return big.mid(at, n);
+                                             });
+    client->send(wire::DataOffer{id});
+    QSignalSpy got(serverSide, &Connection::received);
+    QVERIFY(got.wait(20000));
+    QCOMPARE(serverSide->takeBlob(id).value(), big);
+    QCOMPARE(largestRead, wire::kBlobPartBytes);
+    QCOMPARE(readBytes, qint64(big.size()));
+
+    // The second part cannot be read: the peer hears the connection end, and this side says why.
+    QSignalSpy closed(client, &Connection::closed);
+    QSignalSpy peerClosed(serverSide, &Connection::closed);
+    client->sendBlobFrom(wire::BlobKind::Tensors, big.size(),
+                         [&](qint64 at, qint64 n) -> Expected<QByteArray> {
+                             if (at > 0)
+                                 return makeError(ErrorCode::Io, QStringLiteral("disk gone"));
+                             return big.mid(at, n);
+                         });
+    QVERIFY(closed.count() > 0 || closed.wait(20000));
+    QVERIFY2(closed.first().first().toString().contains(QStringLiteral("disk gone")),
+             qPrintable(closed.first().first().toString()));
+    QVERIFY(peerClosed.count() > 0 || peerClosed.wait(20000));
+    QVERIFY(!serverSide->takeBlob(id + 1));
     delete client;
 }
 

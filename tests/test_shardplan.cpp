@@ -10,6 +10,8 @@
 #include "engine/shard/shardplan.h"
 #include "engine/shard/shardstep.h"
 #include "engine/wire/wiretensors.h"
+#include "hffolder.h"
+#include "model/openmodel.h"
 
 #include <QDir>
 #include <QFile>
@@ -214,17 +216,13 @@ void TestShardPlan::theArchiveAJoiningWorkerIsSentWaitsInAFile() {
     QVERIFY(files.size() <= 1);
     QVERIFY(!files.contains(QStringLiteral(".model-Ab12Cd")));
 
-    // Two workers sent it at once share one read; once neither send holds it, it goes.
-    QByteArray first = archive->bytes().value();
-    QCOMPARE(first, model);
-    archive->trim(); // the first send still holds it
-    QByteArray second = archive->bytes().value();
-    QCOMPARE(second.constData(), first.constData());
-    first = QByteArray();
-    second = QByteArray();
-    archive->trim();
-    QVERIFY(archive->bytes().value() == model); // read again
-    archive->trim();
+    // Each send reads it a part at a time, anywhere, and nothing beyond its end.
+    QCOMPARE(archive->read(0, model.size()).value(), model);
+    QCOMPARE(archive->read(1 << 20, 5).value(), model.mid(1 << 20, 5));
+    QCOMPARE(archive->read(model.size() - 3, 3).value(), model.right(3));
+    QVERIFY(!archive->read(model.size() - 3, 4));
+    QVERIFY(!archive->read(-1, 2));
+    QCOMPARE(archive->inMemory().size(), 0);
 
     archive.reset();
     QVERIFY(QDir(dir.path())
@@ -235,7 +233,35 @@ void TestShardPlan::theArchiveAJoiningWorkerIsSentWaitsInAFile() {
     archive = ModelArchive::keep(model, QString());
     QVERIFY(!archive->spilled());
     QCOMPARE(archive->bytesKept(), qint64(model.size()));
-    QCOMPARE(archive->bytes().value(), model);
+    QCOMPARE(archive->inMemory(), model);
+    QCOMPARE(archive->read(7, 9).value(), model.mid(7, 9));
+
+    // A model's archive is written to the file as it is made, a weight at a time: the same
+    // bytes as archive() makes whole, with its weights or with their layout only.
+    const QString folder = dir.filePath(QStringLiteral("llama"));
+    hffolder::Spec spec;
+    spec.hidden = 64;
+    spec.intermediate = 128;
+    spec.vocab = 256;
+    QVERIFY(hffolder::write(folder, spec));
+    const Model llama = openModel(ModelSource::hfFolder(folder), {QString(), false, 5}).value();
+    for (const bool withWeights : {true, false}) {
+        auto written = ModelArchive::write(llama, withWeights, dir.path());
+        QVERIFY2(written, qPrintable(written ? QString() : written.error().message));
+        QVERIFY((*written)->spilled());
+        QCOMPARE((*written)->bytesKept(), qint64(0));
+        const QByteArray whole = llama.archive(withWeights).value();
+        QCOMPARE((*written)->size(), qint64(whole.size()));
+        QVERIFY((*written)->read(0, whole.size()).value() == whole);
+        written = ModelArchive::write(llama, withWeights, QString());
+        QVERIFY(written && !(*written)->spilled());
+        QVERIFY((*written)->inMemory() == whole);
+    }
+    QVERIFY(modelFromArchive(ModelArchive::write(llama, true, dir.path())
+                                 .value()
+                                 ->read(0, llama.archive(true)->size())
+                                 .value(),
+                             QStringLiteral("the archive")));
 }
 
 void TestShardPlan::fasterLinksHoldLargerShards() {

@@ -289,6 +289,14 @@ Status writeCheckpoint(const QString& path, const TensorFile& file) {
     return success();
 }
 
+Status writeCheckpointTo(QIODevice& out, const TensorFile& file) {
+    const Status st =
+        emitCheckpoint(file, [&](const char* p, qint64 n) { return out.write(p, n) == n; });
+    if (!st && st.error().code == ErrorCode::Io)
+        return makeError(ErrorCode::Io, out.errorString());
+    return st;
+}
+
 Expected<qint64> checkpointSize(const TensorFile& file) {
     auto head = checkpointHead(file);
     if (!head)

@@ -13,6 +13,8 @@
 #include <functional>
 #include <vector>
 
+class QIODevice;
+
 namespace tandem {
 
 // Element types that cross file and wire boundaries. The byte layout of every type is
@@ -66,6 +68,9 @@ bool isTandemCheckpoint(QByteArrayView head);
 Expected<QJsonObject> checkpointMeta(QByteArrayView bytes, const QString& name);
 
 Status writeCheckpoint(const QString& path, const TensorFile& file);
+// Writes the container to `out` front to back, a lazy tensor's bytes asked for as the writer
+// reaches it: a file of gigabytes is written without being held.
+Status writeCheckpointTo(QIODevice& out, const TensorFile& file);
 Expected<QByteArray> serializeCheckpoint(const TensorFile& file);
 // The container's size in bytes, without asking a lazy tensor for its bytes.
 Expected<qint64> checkpointSize(const TensorFile& file);

@@ -2,6 +2,8 @@
 
 #include "model/tensors.h"
 
+#include <QIODevice>
+
 #include <stdexcept>
 
 namespace tandem {
@@ -17,6 +19,24 @@ at::Tensor ModelImpl::loss(const at::Tensor&, const at::Tensor&) {
 Expected<QByteArray> Model::archive(bool withWeights) const {
     try {
         return m_impl->archive(withWeights);
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("the model cannot be serialised: %1").arg(firstLine(e)));
+    }
+}
+
+Expected<qint64> ModelImpl::writeArchive(bool withWeights, QIODevice& out) const {
+    auto bytes = archive(withWeights);
+    if (!bytes)
+        return bytes.error();
+    if (out.write(*bytes) != bytes->size())
+        return makeError(ErrorCode::Io, out.errorString());
+    return qint64(bytes->size());
+}
+
+Expected<qint64> Model::writeArchive(QIODevice& out, bool withWeights) const {
+    try {
+        return m_impl->writeArchive(withWeights, out);
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("the model cannot be serialised: %1").arg(firstLine(e)));

@@ -21,6 +21,8 @@
 #include <QByteArray>
 #include <QString>
 
+class QIODevice;
+
 // at::NoGradGuard, which LibTorch 2.x's ATen.h does not declare (TorchScript's headers did).
 #include <ATen/core/grad_mode.h>
 
@@ -90,6 +92,9 @@ public:
     // What rebuilds the model: with its weights (for a worker), or only its structure (for a
     // run checkpoint, which stores the weights as tensor records of its own).
     virtual Expected<QByteArray> archive(bool withWeights) const = 0;
+    // The same archive written to `out` as it is made, for one too large to hold twice: its
+    // size. The default writes archive() whole.
+    virtual Expected<qint64> writeArchive(bool withWeights, QIODevice& out) const;
     virtual bool hasAdapters() const { return false; }
     // The forward pass without the adapters: the base a LoRA run trains them on. A model
     // without adapters is its own base.
@@ -151,6 +156,8 @@ public:
     void to(const c10::Device& device) const { m_impl->to(device); }
     // Never throws: what LibTorch throws while serialising is an error.
     Expected<QByteArray> archive(bool withWeights = true) const;
+    // archive() written to `out` as it is made (a native model's weights never held twice).
+    Expected<qint64> writeArchive(QIODevice& out, bool withWeights = true) const;
     bool hasAdapters() const { return m_impl->hasAdapters(); }
     at::Tensor forwardBase(const at::Tensor& x) const { return m_impl->forwardBase(x); }
     QList<ExportFormat> exportFormats() const { return exportFormatsOf(kind(), hasAdapters()); }

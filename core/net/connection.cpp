@@ -380,8 +380,23 @@ bool Connection::writeQueued() {
         const qint64 n = std::min<qint64>(wire::kBlobPartBytes, o.ready - o.offset);
         const QByteArray head =
             wire::blobPartFrame(o.kind, o.blobId, uint64_t(o.size), uint64_t(o.offset), {}, n);
-        m_socket->write(head);
-        m_socket->write(o.blob.constData() + o.at + o.offset, n);
+        if (o.read) {
+            const Expected<QByteArray> part = o.read(o.offset, n);
+            if (!part || part->size() != n) {
+                close(QStringLiteral("cannot read what it sends: %1")
+                          .arg(part ? QStringLiteral("%1 bytes of %2 at %3")
+                                          .arg(part->size())
+                                          .arg(n)
+                                          .arg(o.offset)
+                                    : part.error().message));
+                return blobDone;
+            }
+            m_socket->write(head);
+            m_socket->write(*part);
+        } else {
+            m_socket->write(head);
+            m_socket->write(o.blob.constData() + o.at + o.offset, n);
+        }
         m_bytesSent += head.size() + n;
         o.offset += n;
         if (o.offset >= o.size) {
@@ -424,6 +439,25 @@ uint64_t Connection::sendBlobSlice(wire::BlobKind kind, const QByteArray& whole,
 
 uint64_t Connection::queueBlob(wire::BlobKind kind, const QByteArray& data, qint64 ready, qint64 at,
                                qint64 size) {
+    Outgoing o;
+    o.blob = data; // shared with the caller, not copied
+    o.kind = uint32_t(kind);
+    o.at = at;
+    o.size = size < 0 ? data.size() : size;
+    o.ready = ready;
+    return enqueueBlob(std::move(o));
+}
+
+uint64_t Connection::sendBlobFrom(wire::BlobKind kind, qint64 size, BlobReader read) {
+    Outgoing o;
+    o.kind = uint32_t(kind);
+    o.size = size;
+    o.ready = size;
+    o.read = std::move(read);
+    return enqueueBlob(std::move(o));
+}
+
+uint64_t Connection::enqueueBlob(Outgoing o) {
     const uint64_t id = m_nextBlob++;
     if (m_state != State::Secured)
         return id;
@@ -432,13 +466,7 @@ uint64_t Connection::queueBlob(wire::BlobKind kind, const QByteArray& data, qint
                   .arg(m_outgoing.size()));
         return id;
     }
-    Outgoing o;
-    o.blob = data; // shared with the caller, not copied
     o.blobId = id;
-    o.kind = uint32_t(kind);
-    o.at = at;
-    o.size = size < 0 ? data.size() : size;
-    o.ready = ready;
     m_outgoing.push_back(std::move(o));
     pump();
     return id;

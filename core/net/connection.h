@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include <deque>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -82,6 +83,12 @@ public:
     // The `size` bytes of `whole` from `at`, as a blob of their own: `whole` is shared, not
     // copied, until they have gone (a range of a gradient bundle to the range's owner).
     uint64_t sendBlobSlice(wire::BlobKind kind, const QByteArray& whole, qint64 at, qint64 size);
+    // Reads `n` bytes of a blob from `at` as its part goes out, or says why it cannot.
+    using BlobReader = std::function<Expected<QByteArray>(qint64 at, qint64 n)>;
+    // Sends a blob of `size` bytes that `read` gives a part at a time as the socket takes them
+    // (a file of gigabytes, never held whole). A read that fails closes the connection, saying
+    // why.
+    uint64_t sendBlobFrom(wire::BlobKind kind, qint64 size, BlobReader read);
     // A blob whose bytes are still being produced: nothing of it is sent until growBlob()
     // says how much of its front is final. `data` is shared, not copied; its producer writes
     // the rest through a pointer it took before (never through a call that detaches it). Frames
@@ -168,8 +175,12 @@ private:
         qint64 ready = 0; // bytes of the blob that may be sent
         qint64 at = 0;    // the blob is `size` bytes of `blob` from `at`
         qint64 size = 0;
+        BlobReader read; // set: the blob's parts come from it, not from `blob`
     };
     std::deque<Outgoing> m_outgoing;
+    // Queues a blob under the next id (its return), unless the connection is not secured or
+    // the queue is full, which closes it.
+    uint64_t enqueueBlob(Outgoing o);
     qint64 m_queuedFrameBytes = 0;
 
     QPointer<QSslSocket> m_socket;

@@ -310,13 +310,14 @@ void HubSession::sendRun() {
     // A worker that only holds reads the trainable tensors' shapes from the spec, not the model:
     // a model of gigabytes would cross its link for nothing (and sit in its memory).
     if (!m_holdsOnly && cfg.modelArchive) {
-        auto archive = cfg.modelArchive->bytes();
-        if (!archive)
-            return refuse(wire::RejectCode::Internal, archive.error().message);
-        spec.modelBlob = m_conn->sendBlob(wire::BlobKind::Model, *archive);
-        // Read back from its file for this send: let go of once every send has it on its way.
-        connect(m_conn, &Connection::blobSent, this,
-                [archive = cfg.modelArchive] { archive->trim(); });
+        // From its file a part at a time as the link takes it: a worker that joins costs this
+        // machine a few parts of the model, not a copy of it.
+        const std::shared_ptr<ModelArchive>& archive = cfg.modelArchive;
+        spec.modelBlob = archive->spilled()
+                             ? m_conn->sendBlobFrom(
+                                   wire::BlobKind::Model, archive->size(),
+                                   [archive](qint64 at, qint64 n) { return archive->read(at, n); })
+                             : m_conn->sendBlob(wire::BlobKind::Model, archive->inMemory());
     }
     if (cfg.base) {
         spec.baseManifest = cfg.base->manifest().json();

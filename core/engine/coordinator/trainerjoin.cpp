@@ -43,13 +43,14 @@ Status Trainer::startHub() {
                QString::number(QDateTime::currentMSecsSinceEpoch());
     hc.settings = workerSettings(m_cfg);
     // A base travels apart, part by part, and only to a worker that lacks it.
-    auto archive = m_module.archive(/*withWeights=*/!m_base);
+    // Written to a file beside the run's record, not held in this machine's memory
+    // (modelarchive.h).
+    auto archive = ModelArchive::write(m_module, /*withWeights=*/!m_base, m_cfg.outDir);
     if (!archive)
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("cannot serialise the model for workers: %1")
                              .arg(archive.error().message));
-    // In a file beside the run's record rather than in this machine's memory (modelarchive.h).
-    hc.modelArchive = ModelArchive::keep(std::move(*archive), m_cfg.outDir);
+    hc.modelArchive = std::move(*archive);
     hc.base = m_base;
     hc.schemaHash = m_state.schemaHash;
     hc.datasetSpec = m_cfg.data;

@@ -98,7 +98,10 @@ public:
         return c;
     }
     void to(const c10::Device& device) override { m_t->to(device); }
-    Expected<QByteArray> archive(bool withWeights) const override;
+    Expected<QByteArray> archive(bool withWeights) const override {
+        return serializeCheckpoint(archiveFile(withWeights));
+    }
+    Expected<qint64> writeArchive(bool withWeights, QIODevice& out) const override;
     bool hasAdapters() const override { return m_t->lora().has_value(); }
     at::Tensor forwardBase(const at::Tensor& x) override {
         HfTransformer::Pass pass;
@@ -128,6 +131,10 @@ public:
     HfTransformer& transformer() { return *m_t; }
 
 private:
+    // What archive() serialises: the config, the adapters' settings, and the weights (lazily,
+    // from where they lie) or only their layout.
+    TensorFile archiveFile(bool withWeights) const;
+
     std::shared_ptr<HfTransformer> m_t;
     std::atomic<bool> m_training{false};
 };
@@ -209,7 +216,17 @@ Expected<LoraConfig> loraFrom(const QJsonObject& o, const Family& family, const 
     return l;
 }
 
-Expected<QByteArray> HfModel::archive(bool withWeights) const {
+Expected<qint64> HfModel::writeArchive(bool withWeights, QIODevice& out) const {
+    const TensorFile f = archiveFile(withWeights);
+    auto size = checkpointSize(f);
+    if (!size)
+        return size.error();
+    if (auto st = writeCheckpointTo(out, f); !st)
+        return st.error();
+    return *size;
+}
+
+TensorFile HfModel::archiveFile(bool withWeights) const {
     TensorFile f;
     f.meta = QJsonObject{{QStringLiteral("kind"), kKind},
                          {QStringLiteral("config"), m_t->config().source},
@@ -241,7 +258,7 @@ Expected<QByteArray> HfModel::archive(bool withWeights) const {
     }
     if (!withWeights)
         f.meta.insert(QStringLiteral("layout"), layout);
-    return serializeCheckpoint(f);
+    return f;
 }
 
 // The archive's tensors; for its layout's, those of `given` by name where it has them (each of
@@ -356,7 +373,9 @@ Status fillAdapters(HfTransformer& t, const NamedTensors& adapters, const QStrin
 
 Expected<Model> buildFromArchive(const QByteArray& archive, const QString& name,
                                  const NamedTensors* given, int64_t maxBytes) {
-    auto f = parseCheckpoint(archive, name);
+    // The records are views into `archive`, which outlives them: each weight is copied once,
+    // into its tensor, and a worker holds a model of gigabytes twice at most, not three times.
+    auto f = parseCheckpointInPlace(archive, name);
     if (!f)
         return f.error();
     if (f->meta.value(QStringLiteral("kind")).toString() != kKind)
