@@ -56,6 +56,7 @@ private Q_SLOTS:
     void checkpointRejectsLyingDirectory();
     void checkpointWrittenInPlaceIsTheFile();
     void checkpointReadInPlaceSharesItsBytes();
+    void checkpointOpenedReadsEachTensorWhenAsked();
     void safetensorsLayout();
     void safetensorsRejectsMalformed_data();
     void safetensorsRejectsMalformed();
@@ -221,6 +222,55 @@ void TestTensorFile::checkpointReadInPlaceSharesItsBytes() {
     damaged[damaged.size() / 2] = char(damaged[damaged.size() / 2] ^ 1);
     QVERIFY(!parseCheckpointInPlace(damaged, QStringLiteral("shared.tandem")).ok());
     QVERIFY(!parseCheckpointInPlace(bytes.left(bytes.size() - 1), QStringLiteral("cut")).ok());
+}
+
+// openCheckpoint holds none of the file: the same verdicts as parseCheckpoint on every cut and
+// every flipped bit, and each tensor read from the file when it is asked for, from the file as
+// it was checked even once another is renamed over it.
+void TestTensorFile::checkpointOpenedReadsEachTensorWhenAsked() {
+    const QString path = m_tmp.filePath(QStringLiteral("o.tandem"));
+    const TensorFile f = sample();
+    QVERIFY(writeCheckpoint(path, f).ok());
+    auto r = openCheckpoint(path);
+    QVERIFY2(r.ok(), qPrintable(r.ok() ? QString() : r.error().message));
+    QCOMPARE(r->meta, f.meta);
+    QCOMPARE(r->blobs, f.blobs);
+    QVERIFY(r->tensors.isEmpty());
+    QCOMPARE(r->lazy.size(), f.tensors.size());
+    // Replaced as a run replaces its checkpoint: what was opened is still what is read.
+    TensorFile other = sample();
+    other.tensors[0].data.fill('z');
+    QVERIFY(writeCheckpoint(path, other).ok());
+    for (int i = f.tensors.size() - 1; i >= 0; --i) {
+        QCOMPARE(r->lazy[i].name, f.tensors[i].name);
+        QCOMPARE(r->lazy[i].dtype, f.tensors[i].dtype);
+        QCOMPARE(r->lazy[i].shape, f.tensors[i].shape);
+        QCOMPARE(r->lazy[i].bytes(), f.tensors[i].data);
+    }
+    QCOMPARE(openCheckpoint(path)->lazy[0].bytes(), other.tensors[0].data);
+
+    const QByteArray bytes = readAll(path);
+    const QString cut = m_tmp.filePath(QStringLiteral("cut.tandem"));
+    auto put = [&](const QByteArray& b) {
+        QFile out(cut);
+        return out.open(QIODevice::WriteOnly | QIODevice::Truncate) && out.write(b) == b.size();
+    };
+    for (qsizetype n = 0; n < bytes.size(); n += 7) {
+        QVERIFY(put(bytes.left(n)));
+        auto t = openCheckpoint(cut);
+        QVERIFY2(!t.ok(), qPrintable(QStringLiteral("accepted a file cut to %1 bytes").arg(n)));
+        QVERIFY(t.error().code == ErrorCode::Corrupt || t.error().code == ErrorCode::Incompatible);
+    }
+    for (qsizetype i = 0; i < bytes.size(); i += 3) {
+        QByteArray b = bytes;
+        b[i] = char(b[i] ^ 0x10);
+        QVERIFY(put(b));
+        QVERIFY2(!openCheckpoint(cut).ok(),
+                 qPrintable(QStringLiteral("accepted a flipped bit at byte %1").arg(i)));
+    }
+    auto missing = openCheckpoint(m_tmp.filePath(QStringLiteral("nope")));
+    QVERIFY(!missing.ok());
+    QCOMPARE(missing.error().code, ErrorCode::NotFound);
 }
 
 void TestTensorFile::checkpointWrittenInPlaceIsTheFile() {

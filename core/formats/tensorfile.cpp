@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <mutex>
 
 namespace tandem {
 
@@ -363,12 +365,77 @@ Expected<QJsonObject> checkpointMeta(QByteArrayView bytes, const QString& name) 
 
 namespace {
 
-// `inPlace`: each tensor's data is a view into `bytes`, not a copy (parseCheckpointInPlace).
-Expected<TensorFile> parseCheckpointBytes(const QByteArray& bytes, const QString& name,
-                                          bool inPlace) {
-    if (bytes.size() < kFixed + kDigest || memcmp(bytes.constData(), kMagic, 8) != 0)
+// A checkpoint's directory: where each tensor and blob lies in the data section, checked
+// against `dataLen` (names, dtypes, ranges, shapes, overlaps) before any of it is read.
+struct CheckpointDirectory {
+    struct Entry {
+        TensorRecord tensor; // without its data
+        qint64 offset = 0, length = 0;
+    };
+    std::vector<Entry> tensors;
+    std::vector<std::pair<QString, std::pair<qint64, qint64>>> blobs; // name, (offset, length)
+    QJsonObject meta;
+};
+
+Expected<CheckpointDirectory> readCheckpointDirectory(const QByteArray& header, qint64 dataLen,
+                                                      const QString& name) {
+    QJsonParseError perr;
+    const QJsonDocument doc = QJsonDocument::fromJson(header, &perr);
+    if (!doc.isObject())
+        return corrupt(name, QStringLiteral("unreadable header: %1").arg(perr.errorString()));
+    const QJsonObject root = doc.object();
+    CheckpointDirectory out;
+    out.meta = root.value(QStringLiteral("meta")).toObject();
+    const QJsonArray dir = root.value(QStringLiteral("tensors")).toArray();
+    if (dir.size() > kMaxTensors)
+        return corrupt(name, QStringLiteral("lists %1 tensors").arg(dir.size()));
+    QSet<QString> seen;
+    std::vector<Range> ranges;
+    for (const QJsonValue& v : dir) {
+        const QJsonObject o = v.toObject();
+        CheckpointDirectory::Entry e;
+        TensorRecord& t = e.tensor;
+        t.name = o.value(QStringLiteral("name")).toString();
+        if (t.name.isEmpty() || seen.contains(t.name))
+            return corrupt(name, QStringLiteral("a tensor name is missing or repeated"));
+        seen.insert(t.name);
+        if (!dtypeFromName(o.value(QStringLiteral("dtype")).toString(), &t.dtype))
+            return corrupt(name, QStringLiteral("tensor %1 has an unknown dtype").arg(t.name));
+        if (!readRange(o.value(QStringLiteral("offset")), o.value(QStringLiteral("nbytes")),
+                       dataLen, &e.offset, &e.length))
+            return corrupt(name, QStringLiteral("tensor %1 lies outside the file").arg(t.name));
+        auto shape = readShape(o.value(QStringLiteral("shape")), t.dtype, e.length, name, t.name);
+        if (!shape)
+            return shape.error();
+        t.shape = std::move(*shape);
+        ranges.push_back({e.offset, e.length, t.name});
+        out.tensors.push_back(std::move(e));
+    }
+    if (const QString o = overlapping(std::move(ranges)); !o.isEmpty())
+        return corrupt(name, QStringLiteral("tensor %1 shares bytes with another").arg(o));
+    const QJsonArray blobs = root.value(QStringLiteral("blobs")).toArray();
+    if (blobs.size() > kMaxTensors)
+        return corrupt(name, QStringLiteral("lists %1 blobs").arg(blobs.size()));
+    QSet<QString> blobNames;
+    for (const QJsonValue& v : blobs) {
+        const QJsonObject o = v.toObject();
+        const QString bname = o.value(QStringLiteral("name")).toString();
+        qint64 off, len;
+        if (bname.isEmpty() || blobNames.contains(bname) ||
+            !readRange(o.value(QStringLiteral("offset")), o.value(QStringLiteral("nbytes")),
+                       dataLen, &off, &len))
+            return corrupt(name, QStringLiteral("a blob entry is invalid"));
+        blobNames.insert(bname);
+        out.blobs.push_back({bname, {off, len}});
+    }
+    return out;
+}
+
+// The fixed part's checks: the magic, the version, and a header that fits `size` bytes (the
+// file's or the buffer's). Returns the header's length.
+Expected<qint64> readCheckpointFixed(const uchar* p, qint64 size, const QString& name) {
+    if (size < kFixed + kDigest || memcmp(p, kMagic, 8) != 0)
         return corrupt(name, QStringLiteral("not a Tandem checkpoint"));
-    const auto* p = reinterpret_cast<const uchar*>(bytes.constData());
     const quint32 version = qFromLittleEndian<quint32>(p + 8);
     if (version != kCheckpointVersion)
         return makeError(ErrorCode::Incompatible,
@@ -378,66 +445,37 @@ Expected<TensorFile> parseCheckpointBytes(const QByteArray& bytes, const QString
                              .arg(version)
                              .arg(kCheckpointVersion));
     const quint64 headerLen = qFromLittleEndian<quint64>(p + 12);
-    const qint64 body = bytes.size() - kDigest;
-    if (headerLen > quint64(kMaxHeader) || qint64(headerLen) > body - kFixed)
+    if (headerLen > quint64(kMaxHeader) || qint64(headerLen) > size - kDigest - kFixed)
         return corrupt(name, QStringLiteral("truncated (the header runs past the end)"));
+    return qint64(headerLen);
+}
+
+// `inPlace`: each tensor's data is a view into `bytes`, not a copy (parseCheckpointInPlace).
+Expected<TensorFile> parseCheckpointBytes(const QByteArray& bytes, const QString& name,
+                                          bool inPlace) {
+    auto headerLen =
+        readCheckpointFixed(reinterpret_cast<const uchar*>(bytes.constData()), bytes.size(), name);
+    if (!headerLen)
+        return headerLen.error();
+    const qint64 body = bytes.size() - kDigest;
     const QByteArray expect = Sha256::hash(QByteArrayView(bytes.constData(), body));
     if (expect != bytes.mid(body))
         return corrupt(name, QStringLiteral("checksum mismatch: the file is truncated or damaged"));
-
-    QJsonParseError perr;
-    const QJsonDocument doc =
-        QJsonDocument::fromJson(bytes.mid(kFixed, qsizetype(headerLen)), &perr);
-    if (!doc.isObject())
-        return corrupt(name, QStringLiteral("unreadable header: %1").arg(perr.errorString()));
-    const QJsonObject root = doc.object();
-    const qint64 dataStart = kFixed + qint64(headerLen);
-    const qint64 dataLen = body - dataStart;
-
+    const qint64 dataStart = kFixed + *headerLen;
+    auto dir =
+        readCheckpointDirectory(bytes.mid(kFixed, qsizetype(*headerLen)), body - dataStart, name);
+    if (!dir)
+        return dir.error();
     TensorFile out;
-    out.meta = root.value(QStringLiteral("meta")).toObject();
-    const QJsonArray dir = root.value(QStringLiteral("tensors")).toArray();
-    if (dir.size() > kMaxTensors)
-        return corrupt(name, QStringLiteral("lists %1 tensors").arg(dir.size()));
-    QSet<QString> seen;
-    std::vector<Range> ranges;
-    for (const QJsonValue& v : dir) {
-        const QJsonObject o = v.toObject();
-        TensorRecord t;
-        t.name = o.value(QStringLiteral("name")).toString();
-        if (t.name.isEmpty() || seen.contains(t.name))
-            return corrupt(name, QStringLiteral("a tensor name is missing or repeated"));
-        seen.insert(t.name);
-        if (!dtypeFromName(o.value(QStringLiteral("dtype")).toString(), &t.dtype))
-            return corrupt(name, QStringLiteral("tensor %1 has an unknown dtype").arg(t.name));
-        qint64 off, len;
-        if (!readRange(o.value(QStringLiteral("offset")), o.value(QStringLiteral("nbytes")),
-                       dataLen, &off, &len))
-            return corrupt(name, QStringLiteral("tensor %1 lies outside the file").arg(t.name));
-        auto shape = readShape(o.value(QStringLiteral("shape")), t.dtype, len, name, t.name);
-        if (!shape)
-            return shape.error();
-        t.shape = std::move(*shape);
-        t.data = inPlace ? QByteArray::fromRawData(bytes.constData() + dataStart + off, len)
-                         : bytes.mid(dataStart + off, len);
-        ranges.push_back({off, len, t.name});
-        out.tensors.append(std::move(t));
+    out.meta = dir->meta;
+    for (CheckpointDirectory::Entry& e : dir->tensors) {
+        e.tensor.data =
+            inPlace ? QByteArray::fromRawData(bytes.constData() + dataStart + e.offset, e.length)
+                    : bytes.mid(dataStart + e.offset, e.length);
+        out.tensors.append(std::move(e.tensor));
     }
-    if (const QString o = overlapping(std::move(ranges)); !o.isEmpty())
-        return corrupt(name, QStringLiteral("tensor %1 shares bytes with another").arg(o));
-    const QJsonArray blobs = root.value(QStringLiteral("blobs")).toArray();
-    if (blobs.size() > kMaxTensors)
-        return corrupt(name, QStringLiteral("lists %1 blobs").arg(blobs.size()));
-    for (const QJsonValue& v : blobs) {
-        const QJsonObject o = v.toObject();
-        const QString bname = o.value(QStringLiteral("name")).toString();
-        qint64 off, len;
-        if (bname.isEmpty() || out.blobs.contains(bname) ||
-            !readRange(o.value(QStringLiteral("offset")), o.value(QStringLiteral("nbytes")),
-                       dataLen, &off, &len))
-            return corrupt(name, QStringLiteral("a blob entry is invalid"));
-        out.blobs.insert(bname, bytes.mid(dataStart + off, len));
-    }
+    for (const auto& [bname, range] : dir->blobs)
+        out.blobs.insert(bname, bytes.mid(dataStart + range.first, range.second));
     return out;
 }
 
@@ -449,6 +487,71 @@ Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& nam
 
 Expected<TensorFile> parseCheckpointInPlace(const QByteArray& bytes, const QString& name) {
     return parseCheckpointBytes(bytes, name, true);
+}
+
+Expected<TensorFile> openCheckpoint(const QString& path) {
+    if (auto st = checkRegularFile(path); !st)
+        return st.error();
+    auto file = std::make_shared<QFile>(path);
+    if (!file->open(QIODevice::ReadOnly))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("%1: cannot open: %2").arg(path, file->errorString()));
+    const qint64 size = file->size();
+    const QByteArray fixed = file->read(kFixed);
+    if (fixed.size() != kFixed)
+        return corrupt(path, QStringLiteral("not a Tandem checkpoint"));
+    auto headerLen =
+        readCheckpointFixed(reinterpret_cast<const uchar*>(fixed.constData()), size, path);
+    if (!headerLen)
+        return headerLen.error();
+    // The digest over the whole file, a part at a time: nothing of it is trusted before, and
+    // none of it is held.
+    const qint64 body = size - kDigest;
+    constexpr qint64 kPart = 8 << 20;
+    Sha256 digest;
+    digest.addData(fixed);
+    QByteArray header;
+    for (qint64 at = kFixed; at < body;) {
+        const QByteArray part = file->read(std::min(kPart, body - at));
+        if (part.isEmpty())
+            return makeError(ErrorCode::Io,
+                             QStringLiteral("cannot read %1: %2").arg(path, file->errorString()));
+        digest.addData(part);
+        if (header.size() < *headerLen)
+            header += part.left(qsizetype(*headerLen - header.size()));
+        at += part.size();
+    }
+    if (digest.result() != file->read(kDigest))
+        return corrupt(path, QStringLiteral("checksum mismatch: the file is truncated or damaged"));
+    const qint64 dataStart = kFixed + *headerLen;
+    auto dir = readCheckpointDirectory(header, body - dataStart, path);
+    if (!dir)
+        return dir.error();
+    TensorFile out;
+    out.meta = dir->meta;
+    // Each tensor is read as its reader reaches it, from the file as it was checked: a writer
+    // replaces a checkpoint by renaming a new file over it, and this one stays open.
+    auto reading = std::make_shared<std::mutex>();
+    auto readAt = [file, reading](qint64 at, qint64 n) {
+        std::lock_guard<std::mutex> lock(*reading);
+        QByteArray bytes;
+        if (file->seek(at))
+            bytes = file->read(n);
+        return bytes;
+    };
+    for (const CheckpointDirectory::Entry& e : dir->tensors) {
+        const qint64 at = dataStart + e.offset, n = e.length;
+        out.lazy << LazyTensor{e.tensor.name, e.tensor.dtype, e.tensor.shape,
+                               [readAt, at, n] { return readAt(at, n); }};
+    }
+    for (const auto& [bname, range] : dir->blobs) {
+        const QByteArray bytes = readAt(dataStart + range.first, range.second);
+        if (bytes.size() != range.second)
+            return makeError(ErrorCode::Io,
+                             QStringLiteral("cannot read %1: %2").arg(path, file->errorString()));
+        out.blobs.insert(bname, bytes);
+    }
+    return out;
 }
 
 // ---- safetensors ---------------------------------------------------------------------------

@@ -80,6 +80,11 @@ Expected<qint64> checkpointSize(const TensorFile& file);
 Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size,
                            const std::function<void(qint64)>& written = {});
 Expected<TensorFile> readCheckpoint(const QString& path);
+// The same file checked the same way (its digest read through a part at a time), but without
+// holding it: its blobs are read, and its tensors come as `lazy`, each read from the file when
+// asked for (a short read gives fewer bytes than its shape). The file stays open while any of
+// them lives. For a checkpoint of gigabytes that a reader takes a tensor at a time.
+Expected<TensorFile> openCheckpoint(const QString& path);
 Expected<TensorFile> parseCheckpoint(const QByteArray& bytes, const QString& name);
 // The same, checked the same way, but each tensor's data is a view into `bytes`, not a copy:
 // valid only while `bytes` lives unchanged. For a caller that takes the tensors out at once (a

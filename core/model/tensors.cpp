@@ -184,4 +184,19 @@ Expected<at::Tensor> fromRecord(const TensorRecord& r) {
     return t;
 }
 
+Expected<at::Tensor> readLazy(const LazyTensor& t) {
+    TensorRecord r;
+    r.name = t.name;
+    r.dtype = t.dtype;
+    r.shape = t.shape;
+    r.data = t.bytes();
+    if (r.data.size() != r.numel() * dtypeSize(r.dtype))
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("tensor %1: %2 of its %3 bytes could be read")
+                             .arg(t.name)
+                             .arg(r.data.size())
+                             .arg(r.numel() * dtypeSize(r.dtype)));
+    return fromRecord(r);
+}
+
 } // namespace tandem

@@ -72,5 +72,8 @@ TensorRecord toRecord(const std::string& name, const at::Tensor& t);
 // It holds `t`, which must not change until they are written.
 LazyTensor toLazy(const std::string& name, const at::Tensor& t);
 Expected<at::Tensor> fromRecord(const TensorRecord& r);
+// The tensor a lazy one reads (openCheckpoint): refused when fewer or more bytes come than its
+// shape holds.
+Expected<at::Tensor> readLazy(const LazyTensor& t);
 
 } // namespace tandem

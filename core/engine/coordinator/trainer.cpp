@@ -229,26 +229,6 @@ Status Trainer::packBase() {
     return success();
 }
 
-Status Trainer::restore() {
-    if (!m_ckpt)
-        return success();
-    const RunState& s = m_ckpt->state;
-    if (!m_sampler->seek(s.epoch, s.position))
-        return makeError(ErrorCode::Corrupt,
-                         QStringLiteral("%1: sampler position %2 is outside the dataset")
-                             .arg(m_resumeFrom)
-                             .arg(s.position));
-    if (auto st = m_optimizer->restore(m_ckpt->optimizerSteps, m_ckpt->optimizerState); !st)
-        return makeError(st.error().code,
-                         QStringLiteral("%1: %2").arg(m_resumeFrom, st.error().message));
-    m_state.step = s.step;
-    m_state.completedEpochs = s.completedEpochs;
-    m_state.lastTest = s.lastTest;
-    m_epochAcc =
-        Accum{s.epochLossSum, s.epochCorrect, s.epochCounted, s.epochSamples, s.epochSteps};
-    return success();
-}
-
 // This machine's best device, or the one the run names. Remote workers join through the hub:
 // both are WorkerLinks, which the step policies do not tell apart.
 Status Trainer::startLocalWorker() {

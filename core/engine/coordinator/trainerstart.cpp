@@ -1,10 +1,43 @@
-// What the Trainer says as a run starts: the run's figures for a front end (RunInfo), the log's
-// line, and a warning where a language model would make too few steps to learn.
+// What the Trainer does as a run starts: a resumed run's place and optimizer state taken from
+// its checkpoint; the run's figures for a front end (RunInfo), the log's line, and a warning
+// where a language model would make too few steps to learn.
 
 #include "engine/coordinator/trainer.h"
 #include "engine/step/modelcheck.h"
+#include "model/tensors.h"
 
 namespace tandem {
+
+Status Trainer::restore() {
+    if (!m_ckpt)
+        return success();
+    const RunState& s = m_ckpt->state;
+    if (!m_sampler->seek(s.epoch, s.position))
+        return makeError(ErrorCode::Corrupt,
+                         QStringLiteral("%1: sampler position %2 is outside the dataset")
+                             .arg(m_resumeFrom)
+                             .arg(s.position));
+    // A tensor at a time from the checkpoint, each held once: the optimizer takes them as they
+    // are.
+    NamedTensors state;
+    for (const LazyTensor& l : m_ckpt->optimizerState) {
+        auto t = readLazy(l);
+        if (!t)
+            return makeError(t.error().code,
+                             QStringLiteral("%1: %2").arg(m_resumeFrom, t.error().message));
+        state.emplace_back(l.name.toStdString(), std::move(*t));
+    }
+    m_ckpt->optimizerState.clear(); // and the file goes
+    if (auto st = m_optimizer->restore(m_ckpt->optimizerSteps, state); !st)
+        return makeError(st.error().code,
+                         QStringLiteral("%1: %2").arg(m_resumeFrom, st.error().message));
+    m_state.step = s.step;
+    m_state.completedEpochs = s.completedEpochs;
+    m_state.lastTest = s.lastTest;
+    m_epochAcc =
+        Accum{s.epochLossSum, s.epochCorrect, s.epochCounted, s.epochSamples, s.epochSteps};
+    return success();
+}
 
 void Trainer::announceStart() {
     m_stepsPerEpoch = m_sampler->stepsPerEpoch(m_policy->samplesPerStep(m_cfg));

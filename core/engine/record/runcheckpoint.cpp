@@ -165,7 +165,9 @@ Expected<NamedTensors> findBase(const RunState& s, const QString& path,
 } // namespace
 
 Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
-    auto file = readCheckpoint(path);
+    // A tensor at a time: the weights go straight into the model, and the optimizer's state
+    // stays in the file until the optimizer takes it.
+    auto file = openCheckpoint(path);
     if (!file)
         return file.error();
     const QJsonObject m = file->meta;
@@ -208,10 +210,10 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
 
     // Overwrite every parameter and buffer from the records; every one must be present with
     // the module's own shape.
-    QHash<QString, const TensorRecord*> byName;
-    for (const TensorRecord& r : file->tensors) {
+    QHash<QString, const LazyTensor*> byName;
+    for (const LazyTensor& r : file->lazy) {
         if (r.name.startsWith(kOptim)) {
-            TensorRecord o = r;
+            LazyTensor o = r;
             o.name.remove(0, kOptim.size());
             out.optimizerState << o;
         } else {
@@ -229,13 +231,14 @@ Expected<LoadedCheckpoint> loadRunCheckpoint(const QString& path) {
                     std::vector<at::Tensor>& tensors) -> Status {
         for (size_t i = 0; i < names.size(); ++i) {
             const QString key = prefix + QString::fromStdString(names[i]);
-            const TensorRecord* r = byName.value(key);
+            const LazyTensor* r = byName.value(key);
             if (!r)
                 return makeError(ErrorCode::Corrupt,
                                  QStringLiteral("%1: %2 is missing").arg(path, key));
-            auto v = fromRecord(*r);
+            auto v = readLazy(*r);
             if (!v)
-                return v.error();
+                return makeError(v.error().code,
+                                 QStringLiteral("%1: %2").arg(path, v.error().message));
             if (!v->sizes().equals(tensors[i].sizes()) ||
                 v->scalar_type() != tensors[i].scalar_type())
                 return makeError(

@@ -50,7 +50,9 @@ Status writeRunCheckpoint(const QString& path, const Model& module,
 struct LoadedCheckpoint {
     RunState state;
     Model module;
-    QList<TensorRecord> optimizerState;
+    // Read from the checkpoint as each is taken (openCheckpoint): the state of a model of
+    // gigabytes is never held twice.
+    QList<LazyTensor> optimizerState;
     int64_t optimizerSteps = 0;
     // The base, when it was found in the run's folder: its parts are hashed already.
     std::shared_ptr<const BasePack> base;

@@ -109,7 +109,7 @@ int setTorchThreads(int threads, QString* warning) {
 }
 
 Expected<RunConfig> checkpointConfig(const QString& checkpoint) {
-    auto f = readCheckpoint(checkpoint);
+    auto f = openCheckpoint(checkpoint); // its config, without holding its tensors
     if (!f)
         return f.error();
     if (f->meta.value(QStringLiteral("kind")).toString() != QLatin1String("tandem-run"))
