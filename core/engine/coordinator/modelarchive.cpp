@@ -46,18 +46,6 @@ Expected<std::shared_ptr<ModelArchive>> ModelArchive::write(const Model& model, 
     return a;
 }
 
-std::shared_ptr<ModelArchive> ModelArchive::keep(QByteArray bytes, const QString& dir) {
-    std::shared_ptr<ModelArchive> a(new ModelArchive());
-    a->m_size = bytes.size();
-    if (auto file = newFile(dir))
-        if (file->write(bytes) == bytes.size() && file->flush()) {
-            a->m_file = std::move(file);
-            return a;
-        }
-    a->m_bytes = std::move(bytes);
-    return a;
-}
-
 Expected<QByteArray> ModelArchive::read(qint64 at, qint64 n) {
     if (at < 0 || n < 0 || at + n > m_size)
         return makeError(ErrorCode::InvalidArgument,

@@ -31,8 +31,6 @@ public:
     // cannot be serialised.
     static Expected<std::shared_ptr<ModelArchive>> write(const Model& model, bool withWeights,
                                                          const QString& dir);
-    // Bytes already made, kept the same way.
-    static std::shared_ptr<ModelArchive> keep(QByteArray bytes, const QString& dir);
     ~ModelArchive();
     ModelArchive(const ModelArchive&) = delete;
     ModelArchive& operator=(const ModelArchive&) = delete;
