@@ -246,6 +246,12 @@ void TestTensorFile::checkpointOpenedReadsEachTensorWhenAsked() {
         QCOMPARE(r->lazy[i].dtype, f.tensors[i].dtype);
         QCOMPARE(r->lazy[i].shape, f.tensors[i].shape);
         QCOMPARE(r->lazy[i].bytes(), f.tensors[i].data);
+        // A part alone, from anywhere in it (a sharded run's range); none beyond its end.
+        const QByteArray& data = f.tensors[i].data;
+        for (qint64 at = 0; at <= data.size(); ++at)
+            QCOMPARE(r->lazy[i].part(at, data.size() - at), data.mid(at));
+        QVERIFY(r->lazy[i].part(1, data.size()).isEmpty());
+        QVERIFY(r->lazy[i].part(-1, 1).isEmpty());
     }
     QCOMPARE(openCheckpoint(path)->lazy[0].bytes(), other.tensors[0].data);
 

@@ -542,7 +542,12 @@ Expected<TensorFile> openCheckpoint(const QString& path) {
     for (const CheckpointDirectory::Entry& e : dir->tensors) {
         const qint64 at = dataStart + e.offset, n = e.length;
         out.lazy << LazyTensor{e.tensor.name, e.tensor.dtype, e.tensor.shape,
-                               [readAt, at, n] { return readAt(at, n); }};
+                               [readAt, at, n] { return readAt(at, n); },
+                               [readAt, at, n](qint64 from, qint64 count) {
+                                   return from < 0 || count < 0 || from + count > n
+                                              ? QByteArray()
+                                              : readAt(at + from, count);
+                               }};
     }
     for (const auto& [bname, range] : dir->blobs) {
         const QByteArray bytes = readAt(dataStart + range.first, range.second);

@@ -50,6 +50,8 @@ struct LazyTensor {
     DType dtype = DType::F32;
     std::vector<int64_t> shape;
     std::function<QByteArray()> bytes;
+    // Where set (openCheckpoint's tensors): `n` of its bytes from byte `at`, the rest unread.
+    std::function<QByteArray(qint64 at, qint64 n)> part;
 };
 
 struct TensorFile {

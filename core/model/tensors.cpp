@@ -184,12 +184,15 @@ Expected<at::Tensor> fromRecord(const TensorRecord& r) {
     return t;
 }
 
-Expected<at::Tensor> readLazy(const LazyTensor& t) {
+namespace {
+
+// `data`, read for the tensor `t` of `shape`: refused when fewer or more bytes came than it holds.
+Expected<at::Tensor> tensorRead(const LazyTensor& t, std::vector<int64_t> shape, QByteArray data) {
     TensorRecord r;
     r.name = t.name;
     r.dtype = t.dtype;
-    r.shape = t.shape;
-    r.data = t.bytes();
+    r.shape = std::move(shape);
+    r.data = std::move(data);
     if (r.data.size() != r.numel() * dtypeSize(r.dtype))
         return makeError(ErrorCode::Io,
                          QStringLiteral("tensor %1: %2 of its %3 bytes could be read")
@@ -197,6 +200,33 @@ Expected<at::Tensor> readLazy(const LazyTensor& t) {
                              .arg(r.data.size())
                              .arg(r.numel() * dtypeSize(r.dtype)));
     return fromRecord(r);
+}
+
+} // namespace
+
+Expected<at::Tensor> readLazy(const LazyTensor& t) {
+    return tensorRead(t, t.shape, t.bytes());
+}
+
+Expected<at::Tensor> readLazyPart(const LazyTensor& t, int64_t offset, int64_t n) {
+    int64_t numel = 1;
+    for (int64_t d : t.shape)
+        numel *= d;
+    if (offset < 0 || n < 0 || offset + n > numel)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("tensor %1: values %2 to %3 of its %4")
+                             .arg(t.name)
+                             .arg(offset)
+                             .arg(offset + n)
+                             .arg(numel));
+    if (!t.part) {
+        auto whole = readLazy(t);
+        if (!whole)
+            return whole.error();
+        return whole->reshape({-1}).narrow(0, offset, n).clone();
+    }
+    const qint64 size = dtypeSize(t.dtype);
+    return tensorRead(t, {n}, t.part(offset * size, n * size));
 }
 
 } // namespace tandem

@@ -75,5 +75,8 @@ Expected<at::Tensor> fromRecord(const TensorRecord& r);
 // The tensor a lazy one reads (openCheckpoint): refused when fewer or more bytes come than its
 // shape holds.
 Expected<at::Tensor> readLazy(const LazyTensor& t);
+// Values [offset, offset + n) of the lazy tensor `t`, flattened: only their bytes are read where
+// it can read a part (LazyTensor::part), all of it otherwise. Refused outside the tensor.
+Expected<at::Tensor> readLazyPart(const LazyTensor& t, int64_t offset, int64_t n);
 
 } // namespace tandem
