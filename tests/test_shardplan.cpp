@@ -3,7 +3,7 @@
 // step, checkpoint and resume against LibTorch's optimizer over the whole model; the log that
 // rebuilds a lost owner (engine/shard/shardlog.h).
 
-#include "engine/coordinator/modelarchive.h"
+#include "engine/coordinator/spilledbytes.h"
 #include "engine/shard/gatheredstate.h"
 #include "engine/shard/shardlog.h"
 #include "engine/shard/shardowner.h"
@@ -210,9 +210,9 @@ void TestShardPlan::theArchiveAJoiningWorkerIsSentWaitsInAFile() {
     QVERIFY(hffolder::write(folder, spec));
     const Model llama = openModel(ModelSource::hfFolder(folder), {QString(), false, 5}).value();
     const QByteArray model = llama.archive(true).value();
-    auto written = ModelArchive::write(llama, true, dir.path());
+    auto written = writeModelArchive(llama, true, dir.path());
     QVERIFY2(written, qPrintable(written ? QString() : written.error().message));
-    std::shared_ptr<ModelArchive> archive = *written;
+    std::shared_ptr<SpilledBytes> archive = *written;
     QVERIFY(archive->spilled());
     QCOMPARE(archive->size(), qint64(model.size()));
     QCOMPARE(archive->bytesKept(), qint64(0));
@@ -240,7 +240,7 @@ void TestShardPlan::theArchiveAJoiningWorkerIsSentWaitsInAFile() {
                 .isEmpty());
 
     // No folder to write to: in memory, as much as it is.
-    archive = ModelArchive::write(llama, true, QString()).value();
+    archive = writeModelArchive(llama, true, QString()).value();
     QVERIFY(!archive->spilled());
     QCOMPARE(archive->bytesKept(), qint64(model.size()));
     QVERIFY(archive->inMemory() == model);
@@ -248,10 +248,10 @@ void TestShardPlan::theArchiveAJoiningWorkerIsSentWaitsInAFile() {
 
     // With the layout of the weights only (a base that travels apart), the same.
     const QByteArray layout = llama.archive(false).value();
-    archive = ModelArchive::write(llama, false, dir.path()).value();
+    archive = writeModelArchive(llama, false, dir.path()).value();
     QVERIFY(archive->spilled());
     QVERIFY(archive->read(0, layout.size()).value() == layout);
-    QVERIFY(ModelArchive::write(llama, false, QString()).value()->inMemory() == layout);
+    QVERIFY(writeModelArchive(llama, false, QString()).value()->inMemory() == layout);
 }
 
 void TestShardPlan::fasterLinksHoldLargerShards() {
@@ -540,6 +540,58 @@ void TestShardPlan::shardedStepsEqualOneOwner() {
     compareWithOneOwner(owners, one, oneOpt);
 }
 
+namespace {
+
+// Owners over `bounds` cut from `state` written to a checkpoint and opened (openCheckpoint), as a
+// sharded run resumes: each holds what `want` (cut from the state in memory) holds, and over all
+// of them each value of the state is read once from the file, and no tensor whole.
+void checkCutFromFile(const std::vector<at::Tensor>& masters, const NamedTensors& state,
+                      int64_t steps, const OptimizerConfig& cfg, const std::vector<int64_t>& bounds,
+                      const std::vector<ShardOwner>& want) {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("state.tandem"));
+    TensorFile file;
+    qint64 stateBytes = 0;
+    for (const auto& [name, t] : state) {
+        file.lazy << toLazy(name, t);
+        if (name.rfind("step.", 0) != 0)
+            stateBytes += qint64(t.nbytes());
+    }
+    QVERIFY(writeCheckpoint(path, file).ok());
+    auto opened = openCheckpoint(path);
+    QVERIFY(opened.ok());
+    qint64 read = 0;
+    bool whole = false;
+    for (LazyTensor& l : opened->lazy) {
+        const auto part = l.part;
+        const bool counted = !l.name.startsWith(QStringLiteral("step."));
+        l.part = [&read, part, counted](qint64 at, qint64 n) {
+            read += counted ? n : 0;
+            return part(at, n);
+        };
+        l.bytes = [&whole] {
+            whole = true;
+            return QByteArray();
+        };
+    }
+    const StateParts parts = StateParts::of(opened->lazy);
+    std::vector<ShardOwner> fromFile = ownersOver(masters, bounds, cfg);
+    QCOMPARE(fromFile.size(), want.size());
+    for (size_t k = 0; k < fromFile.size(); ++k) {
+        const Status st = fromFile[k].restore(steps, parts);
+        QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+        QVERIFY(fromFile[k].rangeStateBytes() == want[k].rangeStateBytes());
+    }
+    QCOMPARE(read, stateBytes);
+    QVERIFY(!whole);
+    // A part outside its tensor is refused, from the file and from memory alike.
+    QVERIFY(!readLazyPart(opened->lazy.front(), 1, state.front().second.numel()));
+    QVERIFY(!StateParts::of(state).entries.front().read(-1, 1));
+}
+
+} // namespace
+
 // A checkpoint of two owners' state, in the one-owner run's names, resumes on three owners with
 // other ranges (their state and weights sent as bytes), and on one machine's optimizer: both end
 // where six steps without a break do.
@@ -572,6 +624,11 @@ void TestShardPlan::resumeOnAnotherMembership() {
         const Status st = three[k].restoreRange(steps, cutHere[k].rangeStateBytes());
         QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
     }
+    // Cut from a checkpoint's file instead, each range reads its own part of each tensor: the
+    // same state, and each value read once over all the ranges, none whole.
+    checkCutFromFile(*masters, *state, steps, cfg, {0, 1024, 2048, values}, cutHere);
+    if (QTest::currentTestFailed())
+        return;
     std::vector<at::Tensor> alone = clones(*masters);
     Optimizer aloneOpt(cfg, alone);
     QList<TensorRecord> records;
@@ -831,6 +888,20 @@ void TestShardPlan::aDamagedLogEndsTheReplayAtTheLastWholeStep() {
     const QString path = dir.filePath(QStringLiteral("fresh.log"));
     auto log = ShardLog::create(path, *run.owner, 6, 6, run.after.back());
     QVERIFY(log);
+    // A base written as it is made (a setup's, never held as bytes) makes the same file as its
+    // bytes.
+    const QString made = dir.filePath(QStringLiteral("made.log"));
+    QVERIFY(ShardLog::create(made, run.layout, run.owner->begin(), run.owner->end(), 6, 6,
+                             run.owner->rangeState()));
+    const auto contents = [](const QString& p) {
+        QFile f(p);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QString given = dir.filePath(QStringLiteral("given.log"));
+    QVERIFY(ShardLog::create(given, run.layout, run.owner->begin(), run.owner->end(), 6, 6,
+                             run.owner->rangeStateBytes()));
+    const QByteArray fromBytes = contents(given);
+    QVERIFY(!fromBytes.isEmpty() && contents(made) == fromBytes);
     const int64_t e0 = run.owner->segmentEnds()[0];
     const QByteArray present(1, '\1');
     const auto span = [&](int64_t step, int64_t from, int64_t to) {

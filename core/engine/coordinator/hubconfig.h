@@ -5,7 +5,7 @@
 // Engine-internal: what the coordinator's network side is given (HubConfig) and what it hands
 // the training side (HubEvent). Shared by the hub, its sessions and the RemoteWorkers.
 
-#include "engine/coordinator/modelarchive.h"
+#include "engine/coordinator/spilledbytes.h"
 #include "engine/step/basepack.h"
 #include "engine/wire/outerwire.h"
 #include "engine/work.h"
@@ -75,8 +75,8 @@ struct HubConfig {
     int workerTimeoutMs = 30000;
     QString runId;
     wire::WorkerSettings settings; // what a worker computes with
-    // Without the base when there is one (modelarchive.h); null in a hub that sends no model.
-    std::shared_ptr<ModelArchive> modelArchive;
+    // Without the base when there is one (spilledbytes.h); null in a hub that sends no model.
+    std::shared_ptr<SpilledBytes> modelArchive;
     // The model's frozen base, sent to a worker part by part when its cache lacks it; null when
     // every weight trains.
     std::shared_ptr<const BasePack> base;

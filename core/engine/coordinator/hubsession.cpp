@@ -312,12 +312,7 @@ void HubSession::sendRun() {
     if (!m_holdsOnly && cfg.modelArchive) {
         // From its file a part at a time as the link takes it: a worker that joins costs this
         // machine a few parts of the model, not a copy of it.
-        const std::shared_ptr<ModelArchive>& archive = cfg.modelArchive;
-        spec.modelBlob = archive->spilled()
-                             ? m_conn->sendBlobFrom(
-                                   wire::BlobKind::Model, archive->size(),
-                                   [archive](qint64 at, qint64 n) { return archive->read(at, n); })
-                             : m_conn->sendBlob(wire::BlobKind::Model, archive->inMemory());
+        spec.modelBlob = sendSpilled(wire::BlobKind::Model, cfg.modelArchive);
     }
     if (cfg.base) {
         spec.baseManifest = cfg.base->manifest().json();
@@ -392,11 +387,19 @@ void HubSession::onClosed(const QString& reason) {
     deleteLater();
 }
 
-void HubSession::sendShardSetup(wire::ShardSetup setup, const QByteArray& range) {
+uint64_t HubSession::sendSpilled(wire::BlobKind kind, const std::shared_ptr<SpilledBytes>& bytes) {
+    if (!bytes->spilled())
+        return m_conn->sendBlob(kind, bytes->inMemory());
+    return m_conn->sendBlobFrom(kind, bytes->size(),
+                                [bytes](qint64 at, qint64 n) { return bytes->read(at, n); });
+}
+
+void HubSession::sendShardSetup(wire::ShardSetup setup,
+                                const std::shared_ptr<SpilledBytes>& range) {
     if (m_state != State::Working)
         return;
-    if (!range.isEmpty())
-        setup.mastersBlob = m_conn->sendBlob(wire::BlobKind::Tensors, range);
+    if (range && range->size() > 0)
+        setup.mastersBlob = sendSpilled(wire::BlobKind::Tensors, range);
     m_conn->send(setup);
     // A setup again (the run going on without a machine) starts the worker's replica afresh:
     // the step's weights go with its next assignment, whatever it was sent before.

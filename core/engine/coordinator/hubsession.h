@@ -38,10 +38,15 @@ public:
     // its range (ShardSetup::mastersBlob's bytes; empty: it owns none), then its steps' closes and
     // requests for its state.
     quint16 shardPort() const { return m_shardPort; }
-    void sendShardSetup(wire::ShardSetup setup, const QByteArray& range);
+    // The setup, with the worker's range (its weights and state; null where it owns none), read
+    // from its file as the link takes it.
+    void sendShardSetup(wire::ShardSetup setup, const std::shared_ptr<SpilledBytes>& range);
     void sendShard(const wire::Message& message);
 
 private:
+    // `bytes` as a blob of `kind`: from its file a part at a time as the link takes it, where it is
+    // in one.
+    uint64_t sendSpilled(wire::BlobKind kind, const std::shared_ptr<SpilledBytes>& bytes);
     void onProbed(const LinkProbe& link);
     // One handler per message kind; onMessage only says which the session's state admits.
     void onMessage(const wire::Message& m);

@@ -1,6 +1,7 @@
 // A sharded run that goes on without a machine it loses (shardconductor.h): the coordinator logs
 // what each step adds to every range (shardlog.h), and rebuilds the whole run's state after the
-// last step every machine finished, for a setup on the machines left.
+// last step every machine finished, for a setup on the machines left. And what each range's owner
+// is set up from: its weights and state, made a range at a time.
 
 #include "engine/coordinator/shardconductor.h"
 
@@ -9,6 +10,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QIODevice>
+
+#include <algorithm>
 
 namespace tandem {
 
@@ -50,32 +54,85 @@ Expected<std::unique_ptr<ShardLog>> ShardConductor::newLog(const ShardRange& ran
                             steps, base);
 }
 
-Status ShardConductor::startLogs(const std::vector<ShardRange>& ranges, int64_t firstStep,
-                                 int64_t steps, const std::vector<QByteArray>& states,
-                                 std::vector<std::unique_ptr<ShardLog>>* logs) const {
+namespace {
+
+// Range `cut`'s blob, as its owner takes it with the setup (ShardPart::setup): its fp32 weights,
+// then, where the run has stepped, its optimizer state (ShardOwner::rangeStateBytes()).
+Expected<qint64> writeRangeBlob(QIODevice& out, const ShardOwner& cut, bool withState) {
+    const at::Tensor& weights = cut.masters();
+    const char* data = static_cast<const char*>(weights.data_ptr());
+    const qint64 size = qint64(weights.nbytes());
+    constexpr qint64 kPart = 64 << 20;
+    for (qint64 at = 0; at < size; at += kPart)
+        if (out.write(data + at, std::min(kPart, size - at)) != std::min(kPart, size - at))
+            return makeError(ErrorCode::Io, out.errorString());
+    if (!withState)
+        return size;
+    const TensorFile state = cut.rangeState();
+    auto stateSize = checkpointSize(state);
+    if (!stateSize)
+        return stateSize.error();
+    if (auto st = writeCheckpointTo(out, state); !st)
+        return st.error();
+    return size + *stateSize;
+}
+
+} // namespace
+
+Expected<ShardConductor::RangeStarts>
+ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t firstStep, int64_t steps,
+                            const StateParts& state, std::vector<std::unique_ptr<ShardLog>>* logs,
+                            Status* logged) const {
     logs->clear();
-    (void)TANDEM_FAILPOINT("shard.logs"); // a stall stands in for a model of gigabytes
-    if (!QDir().mkpath(m_backupDir))
-        return makeError(ErrorCode::Io,
-                         QStringLiteral("cannot make the folder %1 for the sharded run's logs")
-                             .arg(m_backupDir));
-    const ShardLayout layout = ShardLayout::of(*m_replica);
-    for (size_t r = 0; r < ranges.size(); ++r) {
-        // A resumed run's range state holds its weights already; a new run's range starts from
-        // the replica's weights and no state.
-        const QByteArray base = steps > 0 && r < states.size() && !states[r].isEmpty()
-                                    ? states[r]
-                                    : ShardOwner::fromParams(layout, ranges[r].begin, ranges[r].end,
-                                                             *m_replica, m_optimizer)
-                                          .rangeStateBytes();
-        auto log = newLog(ranges[r], logPath(r), firstStep, steps, base);
-        if (!log) {
-            logs->clear();
-            return log.error();
-        }
-        logs->push_back(std::move(*log));
+    if (!m_backupDir.isEmpty()) {
+        (void)TANDEM_FAILPOINT("shard.logs"); // a stall stands in for a model of gigabytes
+        if (!QDir().mkpath(m_backupDir))
+            *logged =
+                makeError(ErrorCode::Io,
+                          QStringLiteral("cannot make the folder %1 for the sharded run's logs")
+                              .arg(m_backupDir));
     }
-    return success();
+    const QString prefix = QStringLiteral(".range-");
+    SpilledBytes::removeLeftovers(m_spillDir, prefix);
+    const ShardLayout layout = ShardLayout::of(*m_replica);
+    RangeStarts out;
+    for (size_t r = 0; r < ranges.size(); ++r) {
+        // The range's owner as it will start: the replica's weights and, where the run has
+        // stepped, its part of the state, read for it alone.
+        ShardOwner cut =
+            ShardOwner::fromParams(layout, ranges[r].begin, ranges[r].end, *m_replica, m_optimizer);
+        if (steps > 0)
+            if (auto st = cut.restore(steps, state); !st)
+                return st.error();
+        if (!m_backupDir.isEmpty() && *logged) {
+            const TensorFile base = cut.rangeState();
+            auto log = ShardLog::create(logPath(r), layout, ranges[r].begin, ranges[r].end,
+                                        firstStep, steps, base);
+            if (log) {
+                logs->push_back(std::move(*log));
+            } else {
+                logs->clear();
+                *logged = log.error();
+            }
+        }
+        // This machine's own range starts from the owner made here; each worker's waits in a
+        // file.
+        if (r == 0) {
+            out.self = std::make_unique<ShardOwner>(std::move(cut));
+            out.blobs.emplace_back();
+            continue;
+        }
+        auto blob =
+            SpilledBytes::write(m_spillDir, prefix,
+                                QStringLiteral("the weights and state of values %1 to %2")
+                                    .arg(ranges[r].begin)
+                                    .arg(ranges[r].end),
+                                [&](QIODevice& to) { return writeRangeBlob(to, cut, steps > 0); });
+        if (!blob)
+            return blob.error();
+        out.blobs.push_back(std::move(*blob));
+    }
+    return out;
 }
 
 void ShardConductor::swapLog(size_t range, int64_t firstStep, int64_t steps,

@@ -10,58 +10,12 @@ namespace tandem {
 
 namespace {
 
-// The fp32 values [begin, end) of `params`: what the owner of that range starts from, as it
-// travels.
-QByteArray rangeValues(const ShardLayout& layout, int64_t begin, int64_t end,
-                       const std::vector<at::Tensor>& params) {
-    QByteArray out((end - begin) * qint64(sizeof(float)), Qt::Uninitialized);
-    layout.copyRange(
-        begin, end, params,
-        at::from_blob(out.data(), {end - begin}, at::TensorOptions().dtype(at::kFloat)));
-    return out;
-}
-
-// Each range's part of a resumed run's optimizer state, as its owner takes it
-// (ShardOwner::rangeStateBytes()); empty ones where `resumed` has not stepped.
-Expected<std::vector<QByteArray>> rangeStates(const ShardLayout& layout,
-                                              const std::vector<ShardRange>& ranges,
-                                              const std::vector<at::Tensor>& params,
-                                              const OptimizerConfig& optimizer,
-                                              const Optimizer* resumed) {
-    std::vector<QByteArray> out(ranges.size());
-    const int64_t steps = resumed ? resumed->stepCount() : 0;
-    if (steps == 0)
-        return out;
-    const NamedTensors whole = resumed->stateTensors();
-    for (size_t r = 0; r < ranges.size(); ++r) {
-        ShardOwner cut =
-            ShardOwner::fromParams(layout, ranges[r].begin, ranges[r].end, params, optimizer);
-        if (auto st = cut.restore(steps, whole); !st)
-            return st.error();
-        out[r] = cut.rangeStateBytes();
-    }
-    return out;
-}
-
 // The ranges a plan's `ends` give this machine (`self`) and `workers`, in the setup's order.
 std::vector<ShardRange> rangesOf(const std::vector<int64_t>& ends, const QString& self,
                                  const std::vector<QString>& workers) {
     std::vector<ShardRange> out;
     for (size_t i = 0; i < ends.size(); ++i)
         out.push_back({i == 0 ? 0 : ends[i - 1], ends[i], i == 0 ? self : workers[i - 1]});
-    return out;
-}
-
-// Each range's weights, then its state (`states`, empty for a new run): one blob, which its owner
-// takes with the setup.
-std::vector<QByteArray> rangeBlobs(const ShardLayout& layout, const std::vector<ShardRange>& ranges,
-                                   const std::vector<at::Tensor>& params,
-                                   std::vector<QByteArray> states) {
-    std::vector<QByteArray> out;
-    for (size_t r = 0; r < ranges.size(); ++r) {
-        out.push_back(rangeValues(layout, ranges[r].begin, ranges[r].end, params) + states[r]);
-        states[r] = QByteArray();
-    }
     return out;
 }
 
@@ -95,7 +49,7 @@ double grew(quint64 from, quint64 to) {
 Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& workers,
                              const std::vector<int64_t>& ends, std::vector<at::Tensor>* replica,
                              DType wire, OptimizerConfig optimizer, int64_t firstStep,
-                             const Optimizer* resumed, int timeoutMs) {
+                             int64_t steps, const StateParts& state, int timeoutMs) {
     m_hub = hub;
     m_replica = replica;
     m_wire = wire;
@@ -103,19 +57,16 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     ++m_setups;
     const ShardLayout layout = ShardLayout::of(*replica);
     const int64_t members = int64_t(workers.size()) + 1;
-    const int64_t steps = resumed ? resumed->stepCount() : 0;
     if (auto st = checkEnds(ends, members, layout.values); !st)
         return st;
-    // The ranges' states, their logs and the blobs their owners take are made here: for a model
-    // of gigabytes they take seconds, which the network thread spends answering the links.
+    // The blobs the owners take and the ranges' logs are made here: for a model of gigabytes
+    // they take seconds, which the network thread spends answering the links.
     const std::vector<ShardRange> ranges = rangesOf(ends, hub->identity().deviceId(), workers);
-    auto states = rangeStates(layout, ranges, *replica, optimizer, resumed);
-    if (!states)
-        return states.error();
     std::vector<std::unique_ptr<ShardLog>> logs;
-    const Status logged =
-        m_backupDir.isEmpty() ? success() : startLogs(ranges, firstStep, steps, *states, &logs);
-    const std::vector<QByteArray> blobs = rangeBlobs(layout, ranges, *replica, std::move(*states));
+    Status logged = success();
+    auto starts = rangeStarts(ranges, firstStep, steps, state, &logs, &logged);
+    if (!starts)
+        return starts.error();
     Status result = success();
     hub->runOnNetwork([&] {
         m_self = hub->identity().deviceId();
@@ -179,12 +130,12 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
             m_logBytes = 0;
             noteLog(logged);
         }
-        if (auto st = m_machine->setup(setup, blobs[0]); !st) {
+        if (auto st = m_machine->setup(setup, QByteArray(), std::move(starts->self)); !st) {
             result = st.error();
             return;
         }
         for (size_t w = 0; w < sessions.size(); ++w)
-            sessions[w]->sendShardSetup(setup, blobs[w + 1]);
+            sessions[w]->sendShardSetup(setup, starts->blobs[w + 1]);
     });
     if (!result)
         return result;

@@ -14,6 +14,7 @@
 // the hub's network thread, whose reports it hears through onReport() and onLost().
 
 #include "common/expected.h"
+#include "engine/coordinator/spilledbytes.h"
 #include "engine/shard/gatheredstate.h"
 #include "engine/shard/shardlog.h"
 #include "engine/shard/shardpart.h"
@@ -41,13 +42,14 @@ public:
     // `workers` (device IDs): this machine's replica (the run's weights, which it keeps up to date)
     // is `replica`, and `ends[i]` is where the range of member i (this machine, then `workers`)
     // ends: each begins where the one before ends, and the last ends at the last value
-    // (planShardedRun). `resumed`, when it has stepped (a run resumed from a checkpoint), is the
-    // optimizer's state each owner takes its range of. Returns once every member's links are up,
-    // or fails saying what did not come within `timeoutMs`.
+    // (planShardedRun). Where the run has taken `steps` optimizer steps (a resumed run, or one set
+    // up again), `state` is the whole optimizer state each owner takes its range of; it is read a
+    // range at a time. Returns once every member's links are up, or fails saying what did not come
+    // within `timeoutMs`.
     Status start(CoordinatorHub* hub, const std::vector<QString>& workers,
                  const std::vector<int64_t>& ends, std::vector<at::Tensor>* replica, DType wire,
-                 OptimizerConfig optimizer, int64_t firstStep, const Optimizer* resumed,
-                 int timeoutMs);
+                 OptimizerConfig optimizer, int64_t firstStep, int64_t steps,
+                 const StateParts& state, int timeoutMs);
     // How many members compute: this machine's own worker unless RunConfig::localWorker is off,
     // and the workers that do not only hold (--hold-only). One that does not compute still owns
     // its range. Before start().
@@ -63,6 +65,9 @@ public:
     // rebuild() gives the whole run's state after the last step every machine finished, and the
     // Trainer sets the run up again on the machines left. Empty: no log. Before start().
     void setBackup(const QString& folder) { m_backupDir = folder; }
+    // Where each worker's range (its weights and state) waits in a file while the link takes it
+    // (spilledbytes.h): the run's folder. Empty: in memory. Before start().
+    void setSpillDir(const QString& folder) { m_spillDir = folder; }
     // The owners step with local-SGD's outer optimizer (start()'s `optimizer`, which the setup
     // then carries to the workers: their settings name the inner one). Before start().
     void setOuterStep(bool on) { m_outerStep = on; }
@@ -188,11 +193,19 @@ private:
     // the owners have taken.
     using RangeSink = std::function<Status(const ShardRange&, int64_t, const QByteArray&)>;
     Expected<int64_t> collectState(const RangeSink& sink, int timeoutMs);
-    // Any thread, before a setup: a log for each of `ranges` (a range's base made, written and
-    // dropped before the next: one range's state here at once), from the setup's `states`.
-    Status startLogs(const std::vector<ShardRange>& ranges, int64_t firstStep, int64_t steps,
-                     const std::vector<QByteArray>& states,
-                     std::vector<std::unique_ptr<ShardLog>>* logs) const;
+    // What the ranges' owners start from: this machine's range's owner, made here, and each
+    // worker's blob, as it takes it with the setup, kept in a file (null for this machine's).
+    struct RangeStarts {
+        std::unique_ptr<ShardOwner> self;
+        std::vector<std::shared_ptr<SpilledBytes>> blobs;
+    };
+    // Any thread, before a setup: each range's start, made a range at a time (one range's state
+    // here at once, besides this machine's own); and, with the logs, each range's log begun from
+    // the same state (`logged` says whether they could be).
+    Expected<RangeStarts> rangeStarts(const std::vector<ShardRange>& ranges, int64_t firstStep,
+                                      int64_t steps, const StateParts& state,
+                                      std::vector<std::unique_ptr<ShardLog>>* logs,
+                                      Status* logged) const;
     void onSummed(size_t range, const ShardLog::Span& span);
     // A worker gone before the setup could name it a member.
     void markLost(const QString& deviceId);
@@ -235,6 +248,7 @@ private:
     QHash<QString, QString> m_names;
 
     QString m_backupDir;
+    QString m_spillDir;
     std::vector<std::unique_ptr<ShardLog>> m_logs; // per range; network thread
     std::atomic<qint64> m_logBytes{0};             // their records' bytes, read from any thread
     QString m_logFailure;                          // a log that could not be written

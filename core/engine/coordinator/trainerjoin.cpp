@@ -44,8 +44,8 @@ Status Trainer::startHub() {
     hc.settings = workerSettings(m_cfg);
     // A base travels apart, part by part, and only to a worker that lacks it.
     // Written to a file beside the run's record, not held in this machine's memory
-    // (modelarchive.h).
-    auto archive = ModelArchive::write(m_module, /*withWeights=*/!m_base, m_cfg.outDir);
+    // (spilledbytes.h).
+    auto archive = writeModelArchive(m_module, /*withWeights=*/!m_base, m_cfg.outDir);
     if (!archive)
         return makeError(ErrorCode::Runtime,
                          QStringLiteral("cannot serialise the model for workers: %1")

@@ -160,12 +160,21 @@ Status Trainer::setUpShards() {
     m_shards->setNames(names);
     // Local-SGD's owners keep the outer optimizer's state: its momentum over the rounds' deltas.
     m_shards->setOuterStep(m_cfg.mode == TrainMode::LocalSgd);
+    m_shards->setSpillDir(m_cfg.outDir);
+    // A resumed run's state is read from its checkpoint a range at a time, as the ranges are
+    // cut (restore() left it there); after that, from the optimizer, which holds it between
+    // setups.
+    const bool fromFile = m_ckpt && !m_ckpt->optimizerState.isEmpty();
+    const StateParts state = fromFile ? StateParts::of(m_ckpt->optimizerState)
+                                      : StateParts::of(m_optimizer->stateTensors());
     if (auto st =
             m_shards->start(m_hub.get(), workers, *ends, &m_master.params, storageDtype(m_cfg.wire),
                             m_policy->serverOptimizer(m_cfg, m_runOptimizer), m_state.step,
-                            m_optimizer.get(), kShardSetupMs);
+                            m_optimizer->stepCount(), state, kShardSetupMs);
         !st)
         return st;
+    if (fromFile)
+        m_ckpt->optimizerState.clear(); // and the file goes
     // The owners hold the state from now on (a resumed run's, cut into their ranges). Emptying
     // it cannot fail: there is nothing to check. This machine computes, as every other does, on
     // the weights as the wire carries them.

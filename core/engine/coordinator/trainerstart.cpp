@@ -17,17 +17,21 @@ Status Trainer::restore() {
                          QStringLiteral("%1: sampler position %2 is outside the dataset")
                              .arg(m_resumeFrom)
                              .arg(s.position));
-    // A tensor at a time from the checkpoint, each held once: the optimizer takes them as they
-    // are.
+    // A sharded run's owners take the state, each its range, read from the checkpoint as the
+    // ranges are cut (setUpShards()): here, the count of steps alone.
+    const bool toOwners = m_cfg.shard && m_ckpt->optimizerSteps > 0;
+    // Otherwise a tensor at a time from the checkpoint, each held once: the optimizer takes them
+    // as they are.
     NamedTensors state;
-    for (const LazyTensor& l : m_ckpt->optimizerState) {
+    for (const LazyTensor& l : toOwners ? QList<LazyTensor>{} : m_ckpt->optimizerState) {
         auto t = readLazy(l);
         if (!t)
             return makeError(t.error().code,
                              QStringLiteral("%1: %2").arg(m_resumeFrom, t.error().message));
         state.emplace_back(l.name.toStdString(), std::move(*t));
     }
-    m_ckpt->optimizerState.clear(); // and the file goes
+    if (!toOwners)
+        m_ckpt->optimizerState.clear(); // and the file goes
     if (auto st = m_optimizer->restore(m_ckpt->optimizerSteps, state); !st)
         return makeError(st.error().code,
                          QStringLiteral("%1: %2").arg(m_resumeFrom, st.error().message));

@@ -27,6 +27,30 @@ quint32 crcOf(const char* data, qint64 n, quint32 crc = 0) {
     return quint32(c);
 }
 
+// Writes to `to`, adding what passes to a running CRC.
+class CrcWriter final : public QIODevice {
+public:
+    CrcWriter(QIODevice& to, quint32 crc)
+        : m_to(to)
+        , m_crc(crc) {
+        open(QIODevice::WriteOnly);
+    }
+    quint32 crc() const { return m_crc; }
+
+protected:
+    qint64 readData(char*, qint64) override { return -1; }
+    qint64 writeData(const char* data, qint64 n) override {
+        const qint64 wrote = m_to.write(data, n);
+        if (wrote > 0)
+            m_crc = crcOf(data, wrote, m_crc);
+        return wrote;
+    }
+
+private:
+    QIODevice& m_to;
+    quint32 m_crc;
+};
+
 Error fileError(const QFile& f, const QString& what) {
     return makeError(ErrorCode::Io,
                      QStringLiteral("%1 %2: %3").arg(what, f.fileName(), f.errorString()));
@@ -67,25 +91,49 @@ ShardLog::Span ShardLog::spanOf(const ShardOwner& owner, int64_t step, int64_t f
     return s;
 }
 
+namespace {
+
+// Bytes `base` as a log's base: written where they lie.
+std::function<Status(QIODevice&)> writeBytes(const QByteArray& base) {
+    return [&base](QIODevice& out) -> Status {
+        if (out.write(base) != base.size())
+            return makeError(ErrorCode::Io, out.errorString());
+        return success();
+    };
+}
+
+} // namespace
+
 Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const ShardOwner& owner,
                                                      int64_t firstStep, int64_t baseSteps,
                                                      const QByteArray& base) {
     return create(path, owner.begin(), owner.end(), owner.segmentEnds(), owner.pieces(), firstStep,
-                  baseSteps, base);
+                  baseSteps, base.size(), writeBytes(base));
 }
 
 Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const ShardLayout& layout,
                                                      int64_t begin, int64_t end, int64_t firstStep,
                                                      int64_t baseSteps, const QByteArray& base) {
     return create(path, begin, end, ShardOwner::segmentEndsOf(end - begin),
-                  ShardOwner::piecesOf(layout, begin, end), firstStep, baseSteps, base);
+                  ShardOwner::piecesOf(layout, begin, end), firstStep, baseSteps, base.size(),
+                  writeBytes(base));
 }
 
-Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, int64_t begin,
-                                                     int64_t end, std::vector<int64_t> segmentEnds,
-                                                     std::vector<ShardLayout::Piece> pieces,
-                                                     int64_t firstStep, int64_t baseSteps,
-                                                     const QByteArray& base) {
+Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const ShardLayout& layout,
+                                                     int64_t begin, int64_t end, int64_t firstStep,
+                                                     int64_t baseSteps, const TensorFile& base) {
+    auto size = checkpointSize(base);
+    if (!size)
+        return size.error();
+    return create(path, begin, end, ShardOwner::segmentEndsOf(end - begin),
+                  ShardOwner::piecesOf(layout, begin, end), firstStep, baseSteps, *size,
+                  [&base](QIODevice& out) { return writeCheckpointTo(out, base); });
+}
+
+Expected<std::unique_ptr<ShardLog>>
+ShardLog::create(const QString& path, int64_t begin, int64_t end, std::vector<int64_t> segmentEnds,
+                 std::vector<ShardLayout::Piece> pieces, int64_t firstStep, int64_t baseSteps,
+                 qint64 baseSize, const std::function<Status(QIODevice&)>& base) {
     std::unique_ptr<ShardLog> log(new ShardLog(path));
     log->m_begin = begin;
     log->m_end = end;
@@ -102,15 +150,27 @@ Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, int64_
         out << quint32(log->m_pieces.size());
         for (const ShardLayout::Piece& p : log->m_pieces)
             out << qint64(p.values);
-        out << qint64(firstStep) << qint64(baseSteps) << quint64(base.size());
+        out << qint64(firstStep) << qint64(baseSteps) << quint64(baseSize);
     }
-    // The base (a range's whole state) is written where it lies, not copied behind the header.
-    char crc[4];
-    qToLittleEndian(crcOf(base.constData(), base.size(), crcOf(h.constData(), h.size())), crc);
-    if (!log->m_file.open(QIODevice::ReadWrite | QIODevice::Truncate | QIODevice::Unbuffered) ||
-        log->m_file.write(h) != h.size() || log->m_file.write(base) != base.size() ||
-        log->m_file.write(crc, 4) != 4 || !log->m_file.flush())
+    // The base (a range's whole state) is written as it comes, not copied behind the header.
+    const auto failed = [&] {
         return fileError(log->m_file, QStringLiteral("cannot write the shard log"));
+    };
+    if (!log->m_file.open(QIODevice::ReadWrite | QIODevice::Truncate | QIODevice::Unbuffered) ||
+        log->m_file.write(h) != h.size())
+        return failed();
+    CrcWriter through(log->m_file, crcOf(h.constData(), h.size()));
+    if (auto st = base(through); !st)
+        return log->m_file.error() != QFileDevice::NoError ? failed() : st.error();
+    char crc[4];
+    qToLittleEndian(through.crc(), crc);
+    if (through.pos() != baseSize)
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("the shard log's base came to %1 bytes, not %2")
+                             .arg(through.pos())
+                             .arg(baseSize));
+    if (log->m_file.write(crc, 4) != 4 || !log->m_file.flush())
+        return failed();
     return log;
 }
 

@@ -26,6 +26,7 @@
 #include <QFile>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -59,6 +60,12 @@ public:
                                                       const ShardLayout& layout, int64_t begin,
                                                       int64_t end, int64_t firstStep,
                                                       int64_t baseSteps, const QByteArray& base);
+    // The same, from the base's contents unwritten (ShardOwner::rangeState()): written to the log
+    // as it is made, never held as bytes.
+    static Expected<std::unique_ptr<ShardLog>> create(const QString& path,
+                                                      const ShardLayout& layout, int64_t begin,
+                                                      int64_t end, int64_t firstStep,
+                                                      int64_t baseSteps, const TensorFile& base);
 
     // Appends one span and hands it to the system before it returns. Refuses, changing nothing,
     // a span that does not follow the last (the segments of a step in order, then the next
@@ -84,11 +91,10 @@ public:
 
 private:
     explicit ShardLog(QString path);
-    static Expected<std::unique_ptr<ShardLog>> create(const QString& path, int64_t begin,
-                                                      int64_t end, std::vector<int64_t> segmentEnds,
-                                                      std::vector<ShardLayout::Piece> pieces,
-                                                      int64_t firstStep, int64_t baseSteps,
-                                                      const QByteArray& base);
+    static Expected<std::unique_ptr<ShardLog>>
+    create(const QString& path, int64_t begin, int64_t end, std::vector<int64_t> segmentEnds,
+           std::vector<ShardLayout::Piece> pieces, int64_t firstStep, int64_t baseSteps,
+           qint64 baseSize, const std::function<Status(QIODevice&)>& base);
     Status check(const Span& span) const;
 
     QString m_path;

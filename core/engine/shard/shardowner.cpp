@@ -357,32 +357,67 @@ ShardOwner::gatherMasters(const std::vector<const ShardOwner*>& owners) {
     return out;
 }
 
+StateParts StateParts::of(const NamedTensors& whole) {
+    StateParts out;
+    for (const auto& [name, t] : whole)
+        out.entries.push_back(
+            {name, t.numel(), [name, t](int64_t offset, int64_t n) -> Expected<at::Tensor> {
+                 if (offset < 0 || n < 0 || offset + n > t.numel())
+                     return makeError(
+                         ErrorCode::InvalidArgument,
+                         QStringLiteral("optimizer state %1: values %2 to %3 of its %4")
+                             .arg(QString::fromStdString(name))
+                             .arg(offset)
+                             .arg(offset + n)
+                             .arg(t.numel()));
+                 return t.reshape({-1}).narrow(0, offset, n).clone();
+             }});
+    return out;
+}
+
+StateParts StateParts::of(const QList<LazyTensor>& lazy) {
+    StateParts out;
+    for (const LazyTensor& l : lazy) {
+        int64_t numel = 1;
+        for (int64_t d : l.shape)
+            numel *= d;
+        out.entries.push_back({l.name.toStdString(), numel, [l](int64_t offset, int64_t n) {
+                                   return readLazyPart(l, offset, n);
+                               }});
+    }
+    return out;
+}
+
 Status ShardOwner::restore(int64_t steps, const NamedTensors& whole) {
-    QList<TensorRecord> records;
-    for (const auto& [name, t] : whole) {
+    return restore(steps, StateParts::of(whole));
+}
+
+Status ShardOwner::restore(int64_t steps, const StateParts& whole) {
+    // The optimizer takes the parts as they are read: each is held once.
+    NamedTensors mine;
+    for (const StateParts::Entry& e : whole.entries) {
         std::string slot;
         int64_t tensor = 0;
-        if (!splitStateName(name, slot, tensor) || size_t(tensor) >= m_layout.shapes.size())
+        if (!splitStateName(e.name, slot, tensor) || size_t(tensor) >= m_layout.shapes.size())
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("optimizer state %1 names no parameter")
-                                 .arg(QString::fromStdString(name)));
+                                 .arg(QString::fromStdString(e.name)));
         for (size_t p = 0; p < m_pieces.size(); ++p) {
             const ShardLayout::Piece& piece = m_pieces[p];
             if (piece.tensor != tensor)
                 continue;
-            const std::string own = slot + "." + std::to_string(p);
-            if (slot == "step") {
-                records << toRecord(own, t);
-                continue;
-            }
-            if (t.numel() < piece.offset + piece.values)
+            const bool count = slot == "step";
+            if (!count && e.numel < piece.offset + piece.values)
                 return makeError(ErrorCode::Incompatible,
                                  QStringLiteral("optimizer state %1 does not fit its parameter")
-                                     .arg(QString::fromStdString(name)));
-            records << toRecord(own, t.reshape({-1}).narrow(0, piece.offset, piece.values).clone());
+                                     .arg(QString::fromStdString(e.name)));
+            auto part = count ? e.read(0, e.numel) : e.read(piece.offset, piece.values);
+            if (!part)
+                return part.error();
+            mine.emplace_back(slot + "." + std::to_string(p), std::move(*part));
         }
     }
-    return m_optimizer->restore(steps, records);
+    return m_optimizer->restore(steps, mine);
 }
 
 TensorFile ShardOwner::rangeState() const {

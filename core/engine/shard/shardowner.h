@@ -21,12 +21,32 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace tandem {
+
+// A whole model's optimizer state that ranges are cut from, in the one-owner run's names
+// (Optimizer::stateTensors()): each tensor's values are read a part at a time, so that cutting a
+// range reads its own part only. A resumed run's checkpoint is read from its file so, range by
+// range, and never held whole.
+struct StateParts {
+    struct Entry {
+        std::string name;
+        int64_t numel = 0;
+        // Values [offset, offset + n), flattened, in a tensor of the caller's own.
+        std::function<Expected<at::Tensor>(int64_t offset, int64_t n)> read;
+    };
+    std::vector<Entry> entries;
+
+    // Tensors in memory: their parts are copied out.
+    static StateParts of(const NamedTensors& whole);
+    // A checkpoint's tensors (openCheckpoint): their parts are read from its file.
+    static StateParts of(const QList<LazyTensor>& lazy);
+};
 
 // Where each trainable tensor lies in the run's flat order of values: the order a gradient bundle
 // holds them (wiretensors.h's BundleOrder::Backward: the last tensor first, each tensor's values
@@ -156,6 +176,8 @@ public:
     // Takes this range's part of a whole model's optimizer state (gatherState(), or a one-owner
     // run's Optimizer::stateTensors()) after `steps` steps.
     Status restore(int64_t steps, const NamedTensors& whole);
+    // The same, reading only this range's parts of each tensor.
+    Status restore(int64_t steps, const StateParts& whole);
     // This range's optimizer state as it keeps it (named by its pieces, not the model's
     // tensors), and its fp32 weights: what travels between the coordinator and the range's
     // owner, in a checkpoint container (rangeStateBytes()), and what restoreRange() takes back.

@@ -26,7 +26,8 @@ Expected<quint16> ShardPart::listen(const QHostAddress& address, quint16 port) {
     return m_listener.port();
 }
 
-Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) {
+Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range,
+                        std::unique_ptr<ShardOwner> own) {
     const auto refuse = [](const QString& why) {
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("the coordinator's setup of the sharded run: %1").arg(why));
@@ -67,7 +68,13 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
         return refuse(QStringLiteral("its ranges cover %1 values; the model has %2")
                           .arg(ranges.empty() ? 0 : ranges.back().end)
                           .arg(layout.values));
-    if (mine) {
+    if (mine && own) {
+        if (own->begin() != mine->begin || own->end() != mine->end || !range.isEmpty())
+            return refuse(QStringLiteral("the owner made for values %1 to %2 is not this machine's")
+                              .arg(own->begin())
+                              .arg(own->end()));
+        m_owner = std::move(own);
+    } else if (mine) {
         const qint64 want = (mine->end - mine->begin) * qint64(sizeof(float));
         if (range.size() < want || (range.size() > want && setup.optimizerSteps == 0))
             return refuse(QStringLiteral("the range's weights and state are %1 bytes; its "
@@ -81,11 +88,15 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range) 
         auto owner = std::make_unique<ShardOwner>(
             layout, mine->begin, mine->end, flat,
             setup.outerStep ? outerStepOptimizer(setup.outerMomentum) : m_optimizer);
+        // The state where it lies in the blob: read in place, copied once, into the owner.
         if (range.size() > want)
-            if (auto st = owner->restoreRange(setup.optimizerSteps, range.mid(want)); !st)
+            if (auto st = owner->restoreRange(
+                    setup.optimizerSteps,
+                    QByteArray::fromRawData(range.constData() + want, range.size() - want));
+                !st)
                 return refuse(st.error().message);
         m_owner = std::move(owner);
-    } else if (!range.isEmpty()) {
+    } else if (!range.isEmpty() || own) {
         return refuse(QStringLiteral("weights came for a range this machine does not own"));
     }
     // A member that only holds keeps no replica up to date: no owner sends it weights, and it is

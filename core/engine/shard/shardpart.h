@@ -45,8 +45,10 @@ public:
     // setup.optimizerSteps steps (ShardOwner::rangeStateBytes(); none: it starts afresh); empty
     // where it owns none. Refuses a setup that does not name this machine, ranges that do not cover
     // the replica's values, and weights or a state that do not fit; links follow, and report(Ready)
-    // says when every one is up.
-    Status setup(const wire::ShardSetup& setup, const QByteArray& range);
+    // says when every one is up. The coordinator's own machine is given its range's owner as it
+    // starts (`own`, cut where the run's state is) instead of its bytes.
+    Status setup(const wire::ShardSetup& setup, const QByteArray& range,
+                 std::unique_ptr<ShardOwner> own = nullptr);
     // The worker's gradient bundle for `step`, of which the first `ready` bytes are final
     // (ShardNode::gradientsReady). Returns the bytes it sent to other machines.
     qint64 gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready);
