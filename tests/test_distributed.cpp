@@ -1064,6 +1064,12 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
     QVERIFY2(again.exitCode() == 0, qPrintable(again.err() + w3->err()));
     QVERIFY2(again.err().contains(QStringLiteral("sharded the optimizer across 2 machines")),
              qPrintable(again.err()));
+    // Each worker's range waited in a file in the run's folder until its link took it: none is
+    // left.
+    QVERIFY(QDir(sharded)
+                .entryList({QStringLiteral(".range-*"), QStringLiteral(".model-*")},
+                           QDir::Files | QDir::Hidden)
+                .isEmpty());
     QVERIFY(again.summary().value(QStringLiteral("finished")).toBool());
     QVERIFY(w3->finish());
     QVERIFY2(w3->exitCode() == 0, qPrintable(w3->err()));

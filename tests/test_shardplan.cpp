@@ -252,6 +252,27 @@ void TestShardPlan::theArchiveAJoiningWorkerIsSentWaitsInAFile() {
     QVERIFY(archive->spilled());
     QVERIFY(archive->read(0, layout.size()).value() == layout);
     QVERIFY(writeModelArchive(llama, false, QString()).value()->inMemory() == layout);
+
+    // A file that fills (a full disk) leaves the bytes in memory; a writer's own fault is said.
+    const auto fullDisk = [](QIODevice& out) -> Expected<qint64> {
+        if (out.write("abc", 3) != 3 || qobject_cast<QFile*>(&out))
+            return makeError(ErrorCode::Io, QStringLiteral("no space left on device"));
+        return 3;
+    };
+    auto kept = SpilledBytes::write(dir.path(), QStringLiteral(".range-"),
+                                    QStringLiteral("a range"), fullDisk);
+    QVERIFY(kept && !(*kept)->spilled());
+    QCOMPARE((*kept)->all().value(), QByteArray("abc"));
+    QVERIFY(QDir(dir.path())
+                .entryList({QStringLiteral(".range-*")}, QDir::Files | QDir::Hidden)
+                .isEmpty());
+    auto faulty = SpilledBytes::write(
+        dir.path(), QStringLiteral(".range-"), QStringLiteral("a range"),
+        [](QIODevice&) -> Expected<qint64> {
+            return makeError(ErrorCode::Corrupt, QStringLiteral("a state that names no "
+                                                                "parameter"));
+        });
+    QVERIFY(!faulty && faulty.error().message.contains(QStringLiteral("names no parameter")));
 }
 
 void TestShardPlan::fasterLinksHoldLargerShards() {
