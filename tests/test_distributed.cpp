@@ -788,6 +788,11 @@ void TestDistributed::aShardedSetupKeepsItsLinks() {
     QVERIFY2(c.err().contains(QLatin1String("failpoint shard.logs: stall")) &&
                  !c.err().contains(QLatin1String("stopped answering")),
              qPrintable(c.err()));
+    // A setup that takes long says each range as it is cut.
+    for (const QString& range : {QStringLiteral("cut range 1 of 2 (this machine: values 0 to "),
+                                 QStringLiteral("cut range 2 of 2 (")})
+        QVERIFY2(c.err().contains(QStringLiteral("the sharded run's setup ") + range),
+                 qPrintable(c.err()));
     QCOMPARE(c.summary().value(QStringLiteral("shards")).toArray().size(), 2);
     QVERIFY(w->finish());
     QVERIFY2(w->exitCode() == 0 && !w->err().contains(QLatin1String("lost the coordinator")),

@@ -7,8 +7,10 @@
 
 #include "common/failpoint.h"
 #include "engine/coordinator/hub.h"
+#include "engine/step/memoryplan.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QIODevice>
 
@@ -56,6 +58,9 @@ Expected<std::unique_ptr<ShardLog>> ShardConductor::newLog(const ShardRange& ran
 
 namespace {
 
+// A setup says each range it has cut once it has taken this long.
+constexpr qint64 kSayAfterMs = 2000;
+
 // Range `cut`'s blob, as its owner takes it with the setup (ShardPart::setup): its fp32 weights,
 // then, where the run has stepped, its optimizer state (ShardOwner::rangeStateBytes()).
 Expected<qint64> writeRangeBlob(QIODevice& out, const ShardOwner& cut, bool withState) {
@@ -83,6 +88,8 @@ Expected<ShardConductor::RangeStarts>
 ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t firstStep, int64_t steps,
                             const StateParts& state, std::vector<std::unique_ptr<ShardLog>>* logs,
                             Status* logged) const {
+    QElapsedTimer clock;
+    clock.start();
     logs->clear();
     if (!m_backupDir.isEmpty()) {
         (void)TANDEM_FAILPOINT("shard.logs"); // a stall stands in for a model of gigabytes
@@ -96,6 +103,23 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
     SpilledBytes::removeLeftovers(m_spillDir, prefix);
     const ShardLayout layout = ShardLayout::of(*m_replica);
     RangeStarts out;
+    // A range of gigabytes takes seconds to cut, write and log: a setup that takes long says
+    // each range as it is done.
+    const auto said = [&](size_t r, qint64 bytes) {
+        if (!m_progress || clock.elapsed() < kSayAfterMs)
+            return;
+        m_progress(
+            QStringLiteral("the sharded run's setup cut range %1 of %2 (%3: values %4 to %5, "
+                           "%6) in %7 s")
+                .arg(r + 1)
+                .arg(ranges.size())
+                .arg(r == 0 ? QStringLiteral("this machine")
+                            : m_names.value(ranges[r].owner, ranges[r].owner))
+                .arg(ranges[r].begin)
+                .arg(ranges[r].end)
+                .arg(bytesText(bytes))
+                .arg(clock.elapsed() / 1000.0, 0, 'f', 1));
+    };
     for (size_t r = 0; r < ranges.size(); ++r) {
         // The range's owner as it will start: the replica's weights and, where the run has
         // stepped, its part of the state, read for it alone.
@@ -118,6 +142,8 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
         // This machine's own range starts from the owner made here; each worker's waits in a
         // file.
         if (r == 0) {
+            const auto state = steps > 0 ? checkpointSize(cut.rangeState()) : Expected<qint64>(0);
+            said(r, qint64(cut.masters().nbytes()) + (state ? *state : 0));
             out.self = std::make_unique<ShardOwner>(std::move(cut));
             out.blobs.emplace_back();
             continue;
@@ -130,6 +156,7 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
                                 [&](QIODevice& to) { return writeRangeBlob(to, cut, steps > 0); });
         if (!blob)
             return blob.error();
+        said(r, (*blob)->size());
         out.blobs.push_back(std::move(*blob));
     }
     return out;

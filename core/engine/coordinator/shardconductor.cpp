@@ -3,12 +3,16 @@
 #include "engine/coordinator/hub.h"
 #include "engine/coordinator/hubsession.h"
 #include "engine/shard/shardplan.h"
+#include "engine/step/memoryplan.h"
 
 #include <chrono>
 
 namespace tandem {
 
 namespace {
+
+// A setup that sends the workers this much in all says so as it waits for them.
+constexpr qint64 kSayBytes = qint64(256) << 20;
 
 // The ranges a plan's `ends` give this machine (`self`) and `workers`, in the setup's order.
 std::vector<ShardRange> rangesOf(const std::vector<int64_t>& ends, const QString& self,
@@ -17,6 +21,26 @@ std::vector<ShardRange> rangesOf(const std::vector<int64_t>& ends, const QString
     for (size_t i = 0; i < ends.size(); ++i)
         out.push_back({i == 0 ? 0 : ends[i - 1], ends[i], i == 0 ? self : workers[i - 1]});
     return out;
+}
+
+// The workers' ranges travel on their links once the setup is sent: what a setup of gigabytes
+// waits for, said to `say`.
+void saySending(const std::vector<ShardRange>& ranges,
+                const std::vector<std::shared_ptr<SpilledBytes>>& blobs,
+                const QHash<QString, QString>& names,
+                const std::function<void(const QString&)>& say) {
+    QStringList sending;
+    qint64 sent = 0;
+    for (size_t r = 1; r < ranges.size() && r < blobs.size(); ++r)
+        if (const auto& blob = blobs[r]) {
+            sending << QStringLiteral("%1 %2").arg(names.value(ranges[r].owner, ranges[r].owner),
+                                                   bytesText(blob->size()));
+            sent += blob->size();
+        }
+    if (sent >= kSayBytes)
+        say(QStringLiteral("the sharded run's machines are taking their ranges (%1); its steps "
+                           "begin once every machine has its range and its links")
+                .arg(sending.join(QStringLiteral(", "))));
 }
 
 // Where a plan's ranges end, checked: one a member, each past the one before, the last at the
@@ -139,6 +163,8 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     });
     if (!result)
         return result;
+    if (m_progress)
+        saySending(ranges, starts->blobs, m_names, m_progress);
     std::unique_lock<std::mutex> lock(m_mutex);
     return await(
         lock, [&] { return m_ready.size() == qsizetype(m_members.size()); }, timeoutMs,

@@ -68,6 +68,9 @@ public:
     // Where each worker's range (its weights and state) waits in a file while the link takes it
     // (spilledbytes.h): the run's folder. Empty: in memory. Before start().
     void setSpillDir(const QString& folder) { m_spillDir = folder; }
+    // Where a setup that takes long says how far it is (a line at a time): the run's log. Before
+    // start().
+    void setProgress(std::function<void(const QString&)> say) { m_progress = std::move(say); }
     // The owners step with local-SGD's outer optimizer (start()'s `optimizer`, which the setup
     // then carries to the workers: their settings name the inner one). Before start().
     void setOuterStep(bool on) { m_outerStep = on; }
@@ -249,6 +252,7 @@ private:
 
     QString m_backupDir;
     QString m_spillDir;
+    std::function<void(const QString&)> m_progress;
     std::vector<std::unique_ptr<ShardLog>> m_logs; // per range; network thread
     std::atomic<qint64> m_logBytes{0};             // their records' bytes, read from any thread
     QString m_logFailure;                          // a log that could not be written

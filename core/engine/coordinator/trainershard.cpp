@@ -161,6 +161,7 @@ Status Trainer::setUpShards() {
     // Local-SGD's owners keep the outer optimizer's state: its momentum over the rounds' deltas.
     m_shards->setOuterStep(m_cfg.mode == TrainMode::LocalSgd);
     m_shards->setSpillDir(m_cfg.outDir);
+    m_shards->setProgress([this](const QString& line) { m_obs.onMessage(line); });
     // A resumed run's state is read from its checkpoint a range at a time, as the ranges are
     // cut (restore() left it there); after that, from the optimizer, which holds it between
     // setups.
