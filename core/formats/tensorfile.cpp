@@ -291,12 +291,17 @@ Status writeCheckpoint(const QString& path, const TensorFile& file) {
     return success();
 }
 
-Status writeCheckpointTo(QIODevice& out, const TensorFile& file) {
-    const Status st =
-        emitCheckpoint(file, [&](const char* p, qint64 n) { return out.write(p, n) == n; });
+Expected<qint64> writeCheckpointTo(QIODevice& out, const TensorFile& file) {
+    qint64 wrote = 0;
+    const Status st = emitCheckpoint(file, [&](const char* p, qint64 n) {
+        wrote += n;
+        return out.write(p, n) == n;
+    });
     if (!st && st.error().code == ErrorCode::Io)
         return makeError(ErrorCode::Io, out.errorString());
-    return st;
+    if (!st)
+        return st.error();
+    return wrote;
 }
 
 Expected<qint64> checkpointSize(const TensorFile& file) {

@@ -71,8 +71,8 @@ Expected<QJsonObject> checkpointMeta(QByteArrayView bytes, const QString& name);
 
 Status writeCheckpoint(const QString& path, const TensorFile& file);
 // Writes the container to `out` front to back, a lazy tensor's bytes asked for as the writer
-// reaches it: a file of gigabytes is written without being held.
-Status writeCheckpointTo(QIODevice& out, const TensorFile& file);
+// reaches it: a file of gigabytes is written without being held. Returns the bytes written.
+Expected<qint64> writeCheckpointTo(QIODevice& out, const TensorFile& file);
 Expected<QByteArray> serializeCheckpoint(const TensorFile& file);
 // The container's size in bytes, without asking a lazy tensor for its bytes.
 Expected<qint64> checkpointSize(const TensorFile& file);

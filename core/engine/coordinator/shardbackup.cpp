@@ -73,13 +73,10 @@ Expected<qint64> writeRangeBlob(QIODevice& out, const ShardOwner& cut, bool with
             return makeError(ErrorCode::Io, out.errorString());
     if (!withState)
         return size;
-    const TensorFile state = cut.rangeState();
-    auto stateSize = checkpointSize(state);
-    if (!stateSize)
-        return stateSize.error();
-    if (auto st = writeCheckpointTo(out, state); !st)
-        return st.error();
-    return size + *stateSize;
+    auto state = writeCheckpointTo(out, cut.rangeState());
+    if (!state)
+        return state.error();
+    return size + *state;
 }
 
 } // namespace
@@ -105,9 +102,8 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
     RangeStarts out;
     // A range of gigabytes takes seconds to cut, write and log: a setup that takes long says
     // each range as it is done.
+    const auto saying = [&] { return m_progress && clock.elapsed() >= kSayAfterMs; };
     const auto said = [&](size_t r, qint64 bytes) {
-        if (!m_progress || clock.elapsed() < kSayAfterMs)
-            return;
         m_progress(
             QStringLiteral("the sharded run's setup cut range %1 of %2 (%3: values %4 to %5, "
                            "%6) in %7 s")
@@ -142,8 +138,11 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
         // This machine's own range starts from the owner made here; each worker's waits in a
         // file.
         if (r == 0) {
-            const auto state = steps > 0 ? checkpointSize(cut.rangeState()) : Expected<qint64>(0);
-            said(r, qint64(cut.masters().nbytes()) + (state ? *state : 0));
+            if (saying()) {
+                const auto state =
+                    steps > 0 ? checkpointSize(cut.rangeState()) : Expected<qint64>(0);
+                said(r, qint64(cut.masters().nbytes()) + (state ? *state : 0));
+            }
             out.self = std::make_unique<ShardOwner>(std::move(cut));
             out.blobs.emplace_back();
             continue;
@@ -156,7 +155,8 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
                                 [&](QIODevice& to) { return writeRangeBlob(to, cut, steps > 0); });
         if (!blob)
             return blob.error();
-        said(r, (*blob)->size());
+        if (saying())
+            said(r, (*blob)->size());
         out.blobs.push_back(std::move(*blob));
     }
     return out;

@@ -127,7 +127,11 @@ Expected<std::unique_ptr<ShardLog>> ShardLog::create(const QString& path, const 
         return size.error();
     return create(path, begin, end, ShardOwner::segmentEndsOf(end - begin),
                   ShardOwner::piecesOf(layout, begin, end), firstStep, baseSteps, *size,
-                  [&base](QIODevice& out) { return writeCheckpointTo(out, base); });
+                  [&base](QIODevice& out) -> Status {
+                      if (auto wrote = writeCheckpointTo(out, base); !wrote)
+                          return wrote.error();
+                      return success();
+                  });
 }
 
 Expected<std::unique_ptr<ShardLog>>

@@ -217,13 +217,7 @@ Expected<LoraConfig> loraFrom(const QJsonObject& o, const Family& family, const 
 }
 
 Expected<qint64> HfModel::writeArchive(bool withWeights, QIODevice& out) const {
-    const TensorFile f = archiveFile(withWeights);
-    auto size = checkpointSize(f);
-    if (!size)
-        return size.error();
-    if (auto st = writeCheckpointTo(out, f); !st)
-        return st.error();
-    return *size;
+    return writeCheckpointTo(out, archiveFile(withWeights));
 }
 
 TensorFile HfModel::archiveFile(bool withWeights) const {
