@@ -1252,8 +1252,10 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
     // the relay's port with --shard-advertise): the later member in the run's list dials the
     // earlier, and either worker may be later, while the coordinator is dialled directly. Both
     // relays cut their links. Each end takes the other for lost after the timeout, the
-    // coordinator sets the run up again without one of them, and the run ends as this machine
-    // alone does.
+    // coordinator sets the run up again without one of them, and sends that one away. The
+    // relays restore their links; the worker sent away connects again, waits the worker
+    // timeout, and is taken in again. The run ends as this machine alone does, on three
+    // machines.
     if (testpaths::python().isEmpty())
         QSKIP("no Python 3 to run the link relay (bench/linkrelay.py)");
     const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("shard-silent"));
@@ -1294,12 +1296,40 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
         r.cutOrRestore();
         QVERIFY(!r.waitFor(QStringLiteral("relay link restored")).isEmpty());
     }
+    // The run waits while the worker sent away comes back and its wait runs out (the clock
+    // runs while the run is paused), however long that takes here.
+    QVERIFY2(!b.waitForErr(QStringLiteral("is sent away to connect again; the sharded run takes "
+                                          "it in again when it comes back, in 6 s"))
+                  .isEmpty(),
+             qPrintable(logs()));
+    b.signal(SIGUSR1);
+    QVERIFY2(!b.waitForErr(QStringLiteral("paused at step")).isEmpty(), qPrintable(logs()));
+    const QRegularExpression back(QStringLiteral("the coordinator sent this machine away[^\\n]*"
+                                                 "connecting again[\\s\\S]*ready on"));
+    const auto cameBack = [&] {
+        return back.match(w1->err()).hasMatch() || back.match(w2->err()).hasMatch();
+    };
+    if (!QTest::qWaitFor(cameBack, 120000)) {
+        qWarning().noquote() << logs(); // whole: a failure's message is cut short
+        QFAIL("neither worker came back after it was sent away");
+    }
+    QTest::qWait(7000); // the wait of 6 s began before the worker was sent away
+    b.signal(SIGUSR2);
     QVERIFY(b.finish());
     QVERIFY2(b.exitCode() == 0, qPrintable(logs()));
-    // A worker said why: the other end went silent for the run's timeout.
+    QVERIFY2(b.err().contains(QStringLiteral("the sharded run took in")), qPrintable(logs()));
+    QVERIFY2(b.err().contains(QStringLiteral("came back; it is taken in again in")),
+             qPrintable(logs()));
+    // A worker said why: the other end went silent for the run's timeout; the one sent away
+    // said so.
     QVERIFY2((w1->err() + w2->err()).contains(QStringLiteral("stopped answering for 6 s")),
              qPrintable(logs()));
-    QCOMPARE(b.summary().value(QStringLiteral("samples")).toInteger(), 2000);
+    QVERIFY2(
+        (w1->err() + w2->err()).contains(QStringLiteral("the coordinator sent this machine away")),
+        qPrintable(logs()));
+    const QJsonObject s = b.summary();
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
+    QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 3);
     expectSameTrajectory(one, out);
     for (TandemProcess* w : {w1, w2})
         QVERIFY2(w->finish(), qPrintable(logs()));

@@ -319,11 +319,14 @@ void TestNet::theLastMessageIsNeverDropped() {
     QByteArray producing(int(wire::kBlobPartBytes) * 2, '\0');
     client->openBlob(wire::BlobKind::Tensors, producing);
     client->sendBlob(wire::BlobKind::Tensors, QByteArray(100, 'x'));
-    client->close(QStringLiteral("the run ended"), wire::Bye{QStringLiteral("the run ended")});
+    // A Bye that sends the worker away to connect again says so.
+    client->close(QStringLiteral("the run ended"),
+                  wire::Bye{QStringLiteral("the run ended"), /*again=*/true});
     QVERIFY(got.wait(20000));
     const auto m = got.first().first().value<wire::Message>();
     QVERIFY(std::holds_alternative<wire::Bye>(m));
     QCOMPARE(std::get<wire::Bye>(m).reason, QStringLiteral("the run ended"));
+    QVERIFY(std::get<wire::Bye>(m).again);
     delete client;
 }
 

@@ -308,6 +308,47 @@ private Q_SLOTS:
         QVERIFY(!replicaOptions(unresolved).ok());
     }
 
+    // A worker a sharded run sent away waits when it comes back: it is not taken in, nor
+    // counted as one waiting, until its wait is up; each time it is held back again the wait
+    // doubles, up to 32 times the first. Other workers that come are taken in at once, and so is
+    // one held back when the run has no worker left to wait for it.
+    void aWorkerSentAwayWaitsBeforeItIsTakenIn() {
+        Recording obs;
+        WorkerPool pool(obs);
+        QuietHost host;
+        DeviceInfo dev;
+        dev.name = QStringLiteral("cpu");
+        const auto comes = [&](const char* name, const char* device) {
+            pool.hubSink()(HubEvent::joined(std::make_shared<RemoteWorker>(
+                &host, nullptr, QLatin1String(name), QLatin1String(device), dev, 0, &host.cfg)));
+        };
+        QCOMPARE(pool.holdBack(QStringLiteral("D1"), 2000), 2000);
+        comes("w1", "D1");
+        QVERIFY(!pool.anyJoined());
+        pool.admitJoined();
+        QCOMPARE(pool.size(), size_t(0));
+        QVERIFY2(
+            obs.messages.filter(QStringLiteral("w1 came back; it is taken in again in")).size() ==
+                1,
+            qPrintable(obs.messages.join(QLatin1Char('\n'))));
+        comes("w2", "D2"); // never sent away
+        QVERIFY(pool.anyJoined());
+        pool.admitJoined();
+        QCOMPARE(pool.size(), size_t(1));
+        QCOMPARE(pool.at(0).stats.name, QStringLiteral("w2"));
+        QVERIFY(QTest::qWaitFor([&] { return pool.anyJoined(); }, 10000));
+        pool.admitJoined();
+        QCOMPARE(pool.size(), size_t(2));
+        QCOMPARE(pool.at(1).stats.name, QStringLiteral("w1"));
+        // Each time again, twice as long, up to 32 times.
+        for (qint64 expected : {4000, 8000, 16000, 32000, 64000, 64000})
+            QCOMPARE(pool.holdBack(QStringLiteral("D1"), 2000), expected);
+        comes("w1", "D1");
+        QVERIFY(!pool.anyJoined());
+        pool.admitJoined(/*evenHeld=*/true);
+        QCOMPARE(pool.size(), size_t(3));
+    }
+
     // Streaming plans a round before the rounds in flight are back. A worker that would end
     // every round late is left out of them as in sync, and said to be; its re-measurement's
     // slice is awaited across the rounds planned meanwhile, which do not judge it on what was

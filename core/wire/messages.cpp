@@ -199,7 +199,10 @@ struct Encoder {
         }
         e.mutable_control()->set_action(a);
     }
-    void operator()(const Bye& m) { e.mutable_bye()->set_reason(str(m.reason)); }
+    void operator()(const Bye& m) {
+        e.mutable_bye()->set_reason(str(m.reason));
+        e.mutable_bye()->set_again(m.again);
+    }
     void operator()(const Ping& m) {
         auto* p = e.mutable_ping();
         p->set_nonce(m.nonce);
@@ -536,7 +539,7 @@ Expected<Message> decode(const QByteArray& payload) {
         return Message(m);
     }
     case ::tandem::pb::Envelope::kBye:
-        return Message(Bye{text(e.bye().reason())});
+        return Message(Bye{text(e.bye().reason()), e.bye().again()});
     case ::tandem::pb::Envelope::kPing:
         return Message(
             Ping{e.ping().nonce(), e.ping().echo_bytes(), uint32_t(e.ping().padding().size())});

@@ -162,6 +162,9 @@ struct Control {
 };
 struct Bye {
     QString reason;
+    // From a coordinator: the run goes on without this worker for now, and the worker connects
+    // again to join it later.
+    bool again = false;
 };
 // Filler bytes are not kept: only their count travels in and out of these.
 struct Ping {

@@ -163,6 +163,14 @@ void CoordinatorHub::runOnNetwork(const std::function<void()>& job) {
     QMetaObject::invokeMethod(this, job, Qt::BlockingQueuedConnection);
 }
 
+void CoordinatorHub::sendAway(const QString& deviceId, const QString& reason) {
+    QMetaObject::invokeMethod(this, [this, deviceId, reason] {
+        for (HubSession* s : QList<HubSession*>(m_sessions))
+            if (s->connection()->peerId() == deviceId)
+                s->connection()->close(reason, wire::Bye{reason, /*again=*/true});
+    });
+}
+
 HubSession* CoordinatorHub::workingSession(const QString& deviceId) const {
     for (HubSession* s : m_sessions)
         if (s->state() == HubSession::State::Working && s->connection()->peerId() == deviceId)

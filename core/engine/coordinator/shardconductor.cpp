@@ -113,8 +113,9 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
                     }
             onReport(m_self, r);
         });
-        QObject::connect(m_machine, &ShardPart::failed, m_machine,
-                         [this](const QString& why) { onLost(m_self, why); });
+        for (auto failed : {&ShardPart::failed, &ShardPart::unreachable})
+            QObject::connect(m_machine, failed, m_machine,
+                             [this](const QString& why) { onLost(m_self, why); });
         QObject::connect(m_machine, &ShardPart::memberLost, m_machine,
                          [this](const QString& id, const QString& why) { onLost(id, why); });
         QObject::connect(
@@ -490,14 +491,21 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
         }
     }
     // A member lost its link to another. The other goes, unless it is this machine, which hears
-    // the member itself: then the member that cannot reach it goes.
-    if (r.kind == wire::ShardReport::Kind::Lost && isMember(r.worker))
-        return r.worker == m_self
-                   ? onLost(member, QStringLiteral("its link to this machine ended: %1").arg(r.why))
-                   : onLost(r.worker,
-                            QStringLiteral("%1's link to it ended: %2")
-                                .arg(m_names.value(member, QStringLiteral("device %1").arg(member)),
-                                     r.why));
+    // the member itself, or a member that has trained with the run and the reporter a newcomer:
+    // then the member that cannot reach it goes.
+    if (r.kind == wire::ShardReport::Kind::Lost && isMember(r.worker)) {
+        if (r.worker == m_self)
+            return onLost(member, QStringLiteral("its link to this machine ended: %1").arg(r.why));
+        if (m_newcomers.contains(member) && !m_newcomers.contains(r.worker))
+            return onLost(
+                member, QStringLiteral("its link to %1 ended: %2")
+                            .arg(m_names.value(r.worker, QStringLiteral("device %1").arg(r.worker)),
+                                 r.why));
+        return onLost(
+            r.worker,
+            QStringLiteral("%1's link to it ended: %2")
+                .arg(m_names.value(member, QStringLiteral("device %1").arg(member)), r.why));
+    }
     m_cv.notify_all();
 }
 

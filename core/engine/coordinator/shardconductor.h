@@ -71,6 +71,10 @@ public:
     // Where a setup that takes long says how far it is (a line at a time): the run's log. Before
     // start().
     void setProgress(std::function<void(const QString&)> say) { m_progress = std::move(say); }
+    // Workers (device IDs) that come back to a run that went on without them: of a newcomer and
+    // a member that has trained with the run, where the link between them is lost, the newcomer
+    // goes. Before start().
+    void setNewcomers(QSet<QString> workers) { m_newcomers = std::move(workers); }
     // The owners step with local-SGD's outer optimizer (start()'s `optimizer`, which the setup
     // then carries to the workers: their settings name the inner one). Before start().
     void setOuterStep(bool on) { m_outerStep = on; }
@@ -248,6 +252,7 @@ private:
     std::map<int64_t, bool> m_fullStep; // closed steps: whether every member computed in it
     size_t m_computing = 0;
     QSet<QString> m_holders;
+    QSet<QString> m_newcomers;
     QHash<QString, QString> m_names;
 
     QString m_backupDir;

@@ -428,7 +428,7 @@ Status Trainer::waitForAnyWorker() {
     m_obs.onEvent(RunEvent{RunEvent::Kind::WorkersGone, {}, {}, m_state.step});
     if (m_pool.waitForJoined(1, m_cfg.workerTimeoutS * 4000,
                              [this] { return m_control && m_control->stopRequested(); }) >= 1) {
-        m_pool.admitJoined();
+        m_pool.admitJoined(/*evenHeld=*/true); // no other is left to wait for it
         return success();
     }
     (void)saveCheckpoint();

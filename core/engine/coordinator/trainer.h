@@ -148,6 +148,19 @@ private:
         int dropped = 0;
     };
     Dropped dropShardMembers(const QStringList& gone, const Error& why, const QString& consequence);
+    // Between steps: each worker the sharded run went on without while it was still connected
+    // (its link to another member was lost) is sent away, to connect again; it, and a worker
+    // the run could not take in, is held back for a while when it comes back
+    // (WorkerPool::holdBack).
+    void holdBackDropped();
+    struct SentAway {
+        QString deviceId;
+        QString name;
+        bool connected = false; // its connection is closed first
+    };
+    std::vector<SentAway> m_sentAway;
+    // The workers among the pool's members from `first` on that are still in it (their names).
+    QStringList stillIn(size_t first) const;
     // How long the machines of a sharded run may take to link with each other.
     static constexpr int kShardSetupMs = 60000;
     // Waits for `count` workers (-1: m_cfg.workers) to be probed (or to join), within the join

@@ -13,6 +13,10 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QScopeGuard>
+
+#include <algorithm>
+#include <utility>
 
 namespace tandem {
 
@@ -98,6 +102,9 @@ Trainer::Dropped Trainer::dropShardMembers(const QStringList& gone, const Error&
         if (m.alive()) {
             m_pool.drop(w, why, consequence, m_state.step);
             ++out.dropped;
+            // Still connected: a link between members was lost, not the machine.
+            if (m.remote->alive())
+                m_sentAway.push_back({m.link->deviceId(), m.stats.name, true});
         }
     }
     return out;
@@ -248,7 +255,36 @@ Status Trainer::checkpointShards() {
     return st;
 }
 
+QStringList Trainer::stillIn(size_t first) const {
+    QStringList names;
+    for (size_t w = first; w < m_pool.size(); ++w)
+        if (m_pool.at(w).alive())
+            names << m_pool.at(w).stats.name;
+    return names;
+}
+
+void Trainer::holdBackDropped() {
+    if (!m_hub)
+        return;
+    for (const SentAway& s : std::exchange(m_sentAway, {})) {
+        const qint64 waitMs = m_pool.holdBack(s.deviceId, qint64(m_cfg.workerTimeoutS) * 1000);
+        const QString when = QString::number(double(waitMs) / 1e3, 'f', 0);
+        if (s.connected)
+            m_hub->sendAway(s.deviceId,
+                            QStringLiteral("the sharded run went on without this machine; it "
+                                           "may join again in %1 s")
+                                .arg(when));
+        m_obs.onMessage(QStringLiteral("%1 %2; the sharded run takes it in again when it comes "
+                                       "back, in %3 s at the soonest")
+                            .arg(s.name,
+                                 s.connected ? QStringLiteral("is sent away to connect again")
+                                             : QStringLiteral("could not be taken in"),
+                                 when));
+    }
+}
+
 Status Trainer::admitToShards() {
+    const auto later = qScopeGuard([this] { holdBackDropped(); });
     if (!m_shards || !m_pool.anyJoined()) {
         m_pool.admitJoined();
         return success();
@@ -257,17 +293,37 @@ Status Trainer::admitToShards() {
     clock.start();
     const size_t before = m_pool.size();
     m_pool.admitJoined();
-    QStringList names;
-    for (size_t w = before; w < m_pool.size(); ++w)
-        if (m_pool.at(w).alive())
-            names << m_pool.at(w).stats.name;
+    const QStringList names = stillIn(before);
     if (names.isEmpty())
         return success(); // those that came were sent home (the memory plan says why)
     if (auto st = gatherShardState(); !st)
         return st;
     m_shards->stop();
+    // Where a link between one that comes and one that trained is lost, the one that comes
+    // goes: a link still cut does not cost the run a machine it had.
+    QSet<QString> newcomers;
+    for (size_t w = before; w < m_pool.size(); ++w)
+        newcomers.insert(m_pool.at(w).link->deviceId());
+    m_shards->setNewcomers(newcomers);
+    bool noRoom = false;
+    const auto settled = qScopeGuard([&] {
+        m_shards->setNewcomers({});
+        // One that did not make it in waits before it is tried again; one with no room for a
+        // range stays out, as it would again.
+        if (noRoom)
+            return;
+        for (size_t w = before; w < m_pool.size(); ++w) {
+            const PoolMember& m = m_pool.at(w);
+            const bool queued =
+                std::any_of(m_sentAway.begin(), m_sentAway.end(),
+                            [&](const SentAway& s) { return s.deviceId == m.link->deviceId(); });
+            if (!m.alive() && !queued)
+                m_sentAway.push_back({m.link->deviceId(), m.stats.name, m.remote->alive()});
+        }
+    });
     if (auto st = startShards(); !st) {
         // A machine with no room for a range, say: the run goes on as it was, without it.
+        noRoom = true;
         const QString consequence = QStringLiteral("the sharded run goes on without it");
         for (size_t w = before; w < m_pool.size(); ++w)
             if (m_pool.at(w).alive())
@@ -280,10 +336,17 @@ Status Trainer::admitToShards() {
                             .arg(names.join(QStringLiteral(", ")), st.error().message));
         return success();
     }
-    m_obs.onMessage(QStringLiteral("the sharded run took in %1 from step %2 in %3 s")
-                        .arg(names.join(QStringLiteral(", ")))
-                        .arg(m_state.step + 1)
-                        .arg(clock.elapsed() / 1000.0, 0, 'f', 1));
+    // One lost while the run was set up (its link to another machine, say) is not in it.
+    const QStringList in = stillIn(before);
+    if (in.isEmpty())
+        m_obs.onMessage(QStringLiteral("the sharded run could not take in %1; it goes on as it "
+                                       "was")
+                            .arg(names.join(QStringLiteral(", "))));
+    else
+        m_obs.onMessage(QStringLiteral("the sharded run took in %1 from step %2 in %3 s")
+                            .arg(in.join(QStringLiteral(", ")))
+                            .arg(m_state.step + 1)
+                            .arg(clock.elapsed() / 1000.0, 0, 'f', 1));
     return success();
 }
 

@@ -19,7 +19,9 @@ int64_t PoolMember::cap(int64_t passes) const {
 }
 
 WorkerPool::WorkerPool(RunObserver& observer)
-    : m_obs(observer) {}
+    : m_obs(observer) {
+    m_clock.start();
+}
 
 std::function<void(HubEvent)> WorkerPool::hubSink() {
     return [this](HubEvent e) {
@@ -28,9 +30,16 @@ std::function<void(HubEvent)> WorkerPool::hubSink() {
             const LinkFacts link{e.text, e.link.bytesPerSecond, e.link.rttMs, e.link.atLeast};
             if (e.kind == HubEvent::Kind::Probed || e.kind == HubEvent::Kind::Relinked)
                 m_links[e.text] = link; // the latest of each worker's
-            if (e.kind == HubEvent::Kind::Joined)
+            if (e.kind == HubEvent::Kind::Joined) {
+                if (heldBack(*e.worker))
+                    m_notes << QStringLiteral("%1 came back; it is taken in again in %2 s")
+                                   .arg(e.worker->name())
+                                   .arg(double(m_heldBack.value(e.worker->deviceId()).untilMs -
+                                               m_clock.elapsed()) /
+                                            1e3,
+                                        0, 'f', 0);
                 m_joined.push_back(std::move(e.worker));
-            else if (e.kind == HubEvent::Kind::Probed)
+            } else if (e.kind == HubEvent::Kind::Probed)
                 m_probed << link;
             else if (e.kind == HubEvent::Kind::Declined)
                 m_declined << std::make_pair(e.text, e.reason);
@@ -111,12 +120,16 @@ void WorkerPool::note(const QString& text) {
     m_obs.onMessage(text);
 }
 
-void WorkerPool::admitJoined() {
+void WorkerPool::admitJoined(bool evenHeld) {
     flushNotes();
     std::vector<std::shared_ptr<RemoteWorker>> joined;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        joined.swap(m_joined);
+        const auto held = std::stable_partition(
+            m_joined.begin(), m_joined.end(),
+            [&](const std::shared_ptr<RemoteWorker>& w) { return evenHeld || !heldBack(*w); });
+        joined.assign(std::make_move_iterator(m_joined.begin()), std::make_move_iterator(held));
+        m_joined.erase(m_joined.begin(), held);
     }
     for (auto& w : joined) {
         RemoteWorker* remote = w.get();
@@ -128,7 +141,22 @@ void WorkerPool::admitJoined() {
 
 bool WorkerPool::anyJoined() const {
     std::lock_guard<std::mutex> lock(m_mutex);
-    return !m_joined.empty();
+    return std::any_of(m_joined.begin(), m_joined.end(),
+                       [&](const std::shared_ptr<RemoteWorker>& w) { return !heldBack(*w); });
+}
+
+bool WorkerPool::heldBack(const RemoteWorker& w) const {
+    const auto it = m_heldBack.constFind(w.deviceId());
+    return it != m_heldBack.constEnd() && it->untilMs > m_clock.elapsed();
+}
+
+qint64 WorkerPool::holdBack(const QString& deviceId, qint64 firstMs) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    HeldBack& h = m_heldBack[deviceId];
+    const qint64 wait = firstMs << std::min(h.times, 5);
+    h.untilMs = m_clock.elapsed() + wait;
+    ++h.times;
+    return wait;
 }
 
 std::vector<size_t> WorkerPool::alive(bool holding) const {

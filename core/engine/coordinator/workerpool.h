@@ -15,6 +15,7 @@
 #include "engine/training.h"
 #include "engine/work.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 
 #include <condition_variable>
@@ -138,10 +139,16 @@ public:
     // Worker `worker`'s (PoolMember::stats.name) link as last measured, by its handshake or a
     // live probe; none (0 bytes a second) where it was not.
     LinkFacts linkOf(const QString& worker) const;
-    // Gives the workers that joined their place, and passes the hub's notes to the log.
-    void admitJoined();
-    // Whether a worker joined that admitJoined() has not given its place yet.
+    // Gives the workers that joined their place, and passes the hub's notes to the log. One
+    // held back (holdBack()) waits until its time is up, unless `evenHeld`.
+    void admitJoined(bool evenHeld = false);
+    // Whether a worker joined that admitJoined() would give its place now.
     bool anyJoined() const;
+    // A sharded run sends a worker away (its link to another machine was lost) or cannot take
+    // it in: when its device comes back, it waits a while before it is taken in, so that a
+    // link still cut costs the run one setup in a while and not one every step. The wait is
+    // `firstMs`, doubled for each time before, up to 32 times; returned.
+    qint64 holdBack(const QString& deviceId, qint64 firstMs);
     // Passes the hub's notes to the log.
     void flushNotes();
     // A line for the run's log.
@@ -256,6 +263,13 @@ private:
     mutable std::mutex m_mutex; // guards the inbox, filled on the hub's thread
     std::condition_variable m_cv;
     std::vector<std::shared_ptr<RemoteWorker>> m_joined;
+    struct HeldBack {
+        qint64 untilMs = 0; // on m_clock
+        int times = 0;
+    };
+    QHash<QString, HeldBack> m_heldBack; // by device ID
+    QElapsedTimer m_clock;
+    bool heldBack(const RemoteWorker& w) const; // under m_mutex
     QList<LinkFacts> m_probed;
     QHash<QString, LinkFacts> m_links; // each worker's latest link, handshake or live probe
     QStringList m_notes;

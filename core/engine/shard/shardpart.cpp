@@ -183,10 +183,10 @@ void ShardPart::dial(const ShardMember& to) {
             });
             return;
         }
-        Q_EMIT failed(QStringLiteral("no link to device %1 within %2 s: %3")
-                          .arg(to.deviceId)
-                          .arg(kLinkPatienceMs / 1000)
-                          .arg(why));
+        Q_EMIT unreachable(QStringLiteral("no link to device %1 within %2 s: %3")
+                               .arg(to.deviceId)
+                               .arg(kLinkPatienceMs / 1000)
+                               .arg(why));
     });
 }
 

@@ -65,8 +65,11 @@ Q_SIGNALS:
     // An Updated report carries the bytes on this machine's links to the other members; the
     // machine adds those of its links to the coordinator before it passes the report on.
     void report(const tandem::wire::ShardReport& report);
-    // A link could not be made, or this machine's part failed: the run cannot go on as set up.
+    // This machine's part failed: the run cannot go on as set up.
     void failed(const QString& why);
+    // A link to another member could not be made in time: this machine cannot take part in
+    // the run as set up, and the run can go on without it.
+    void unreachable(const QString& why);
     // The link to the member `deviceId` was lost: so is what it holds.
     void memberLost(const QString& deviceId, const QString& why);
     // As the machine that logs every range (wire::ShardSetup::backup; the coordinator): what a

@@ -124,6 +124,14 @@ bool WorkerSession::onAnyState(const wire::Message& m) {
     if (const auto* r = std::get_if<wire::Reject>(&m)) {
         finish(1, QStringLiteral("the coordinator refused this worker: %1").arg(r->message));
     } else if (const auto* b = std::get_if<wire::Bye>(&m)) {
+        if (b->again) {
+            // The connection goes, and onClosed() connects again.
+            m_log(QStringLiteral("the coordinator sent this machine away: %1; connecting again")
+                      .arg(b->reason));
+            if (m_conn)
+                m_conn->close(b->reason);
+            return true;
+        }
         finish(0, QStringLiteral("the coordinator ended the run: %1").arg(b->reason));
     } else if (const auto* c = std::get_if<wire::Control>(&m)) {
         if (c->action == wire::Control::Action::Pause) {

@@ -65,6 +65,13 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
     });
     connect(m_shard.get(), &ShardPart::failed, this,
             [this](const QString& why) { finish(1, why); });
+    // A link the run needs cannot be made (another machine behind a link that is cut): this
+    // machine leaves the run and connects again. The coordinator goes on without it, and takes
+    // it in again after a while.
+    connect(m_shard.get(), &ShardPart::unreachable, this, [this](const QString& why) {
+        if (m_conn)
+            m_conn->close(QStringLiteral("left the sharded run: %1").arg(why));
+    });
     // A member lost: the coordinator says whether the run goes on without it (it sets the run
     // up again) or ends.
     connect(m_shard.get(), &ShardPart::memberLost, this,
