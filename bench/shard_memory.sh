@@ -51,23 +51,14 @@ if [ -z "${ONE_LOSS:-}" ]; then
 fi
 
 rm -rf "$work/c" "$work/w1" "$work/w2" "$work/shard-run"
-c=$($t identity --home "$work/c" 2>/dev/null)
-for w in w1 w2; do
-    id=$($t identity --home "$work/$w" 2>/dev/null)
-    $t trust add "$id" --home "$work/c" 2>/dev/null
-    $t trust add "$c" --home "$work/$w" 2>/dev/null
-done
+. bench/shard_common.sh
+pair_homes w1 w2
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 # shellcheck disable=SC2086
 run coordinator train $args --threads "$threads" --mode sync --shard --no-local-worker \
     --listen 127.0.0.1:0 --workers 2 --home "$work/c" --out "$work/shard-run" &
 coord=$!
-port=""
-while [ -z "$port" ]; do
-    sleep 0.5
-    port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/coordinator.err")
-    kill -0 $coord 2>/dev/null || { tail -3 "$work/coordinator.err"; exit 1; }
-done
+wait_port $coord "$work/coordinator.err"
 run computing worker --connect "127.0.0.1:$port" --home "$work/w1" --threads "$threads" &
 run holding worker --connect "127.0.0.1:$port" --home "$work/w2" --threads 1 --hold-only &
 wait $coord || { tail -5 "$work/coordinator.err"; exit 1; }

@@ -23,8 +23,8 @@ if [ ! -f "$model/model.safetensors" ]; then
         --tokens "$work/tokens.bin" 40000 --patterned >/dev/null
 fi
 rm -rf "$work/c" "$work/w" "$work/run"
-c=$($t identity --home "$work/c" 2>/dev/null); w=$($t identity --home "$work/w" 2>/dev/null)
-$t trust add "$w" --home "$work/c" 2>/dev/null; $t trust add "$c" --home "$work/w" 2>/dev/null
+. bench/shard_common.sh
+pair_homes w
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 coordargs=""; workerargs=""
 if [ "$holds" = coordinator ]; then coordargs="--no-local-worker"; else workerargs="--hold-only"; fi
@@ -35,12 +35,7 @@ TANDEM_MEMORY_LIMIT=${COORDINATOR_LIMIT:-16G} $t train --model "hf:$model" \
     $coordargs --listen 127.0.0.1:0 --workers 1 --home "$work/c" --out "$work/run" --no-history \
     >"$work/coordinator.out" 2>"$work/coordinator.err" &
 coord=$!
-port=""
-while [ -z "$port" ]; do
-    sleep 0.5
-    port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/coordinator.err")
-    kill -0 $coord 2>/dev/null || { tail -3 "$work/coordinator.err"; exit 1; }
-done
+wait_port $coord "$work/coordinator.err"
 # shellcheck disable=SC2086
 TANDEM_MEMORY_LIMIT=${WORKER_LIMIT:-12G} $t worker --connect "127.0.0.1:$port" --home "$work/w" \
     --threads 2 $workerargs >"$work/worker.out" 2>"$work/worker.err" &

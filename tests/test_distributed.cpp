@@ -1242,6 +1242,11 @@ void TestDistributed::aMachineThatComesBackRejoinsTheShardedRun() {
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
     QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 3);
     expectSameTrajectory(one, out);
+    // The owners' state waited in files while the run was set up again; they are gone.
+    QVERIFY2(b.err().contains(QStringLiteral("the sharded run took in")), qPrintable(b.err()));
+    const QStringList left =
+        QDir(out).entryList({QStringLiteral(".shard-state-*")}, QDir::Files | QDir::Hidden);
+    QVERIFY2(left.isEmpty(), qPrintable(left.join(QLatin1Char(' '))));
 }
 
 void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
@@ -1271,8 +1276,10 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
                            QStringLiteral("--shard-advertise=") + relayPorts[i]};
     };
     const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
+    // The disk refuses the owners' state while the worker is taken in again: it comes into the
+    // coordinator's memory instead.
     TandemProcess b(shardedOnThree(out) + QStringList{QStringLiteral("--worker-timeout=6")}, false,
-                    cost + pacedSteps(100));
+                    cost + pacedSteps(100, QStringLiteral("shard.spill.write=fail@1")));
     const QString port = waitPort(b);
     QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
     TandemProcess* w1 = worker("w1", port, behind(0), cost);
@@ -1320,6 +1327,8 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
     QVERIFY2(b.err().contains(QStringLiteral("the sharded run took in")), qPrintable(logs()));
     QVERIFY2(b.err().contains(QStringLiteral("came back; it is taken in again in")),
              qPrintable(logs()));
+    if (TANDEM_FAILPOINTS_BUILD)
+        QVERIFY2(b.err().contains(QStringLiteral("could not wait in files")), qPrintable(logs()));
     // A worker said why: the other end went silent for the run's timeout; the one sent away
     // said so.
     QVERIFY2((w1->err() + w2->err()).contains(QStringLiteral("stopped answering for 6 s")),

@@ -19,7 +19,7 @@ namespace {
 
 // Every failpoint in the code. A name in TANDEM_FAILPOINTS that is not here is a typo, and a
 // test that armed it would pass without anything having fired.
-constexpr std::array<const char*, 20> kFailpoints{
+constexpr std::array<const char*, 21> kFailpoints{
     "checkpoint.write",   // a run checkpoint, before its bytes are written
     "checkpoint.rename",  // written to its temporary file, before it replaces the old one
     "checkpoint.renamed", // just after it replaced the old one
@@ -33,6 +33,7 @@ constexpr std::array<const char*, 20> kFailpoints{
     "shard.plan",         // a sharded run's coordinator is about to size the machines' ranges
     "shard.log.append",   // a record of a range's log, before it is written
     "shard.save",         // a worker is about to write its range's state (off its event thread)
+    "shard.spill.write",  // a range's state written to its file beside the run, not yet kept
     "shard.close",        // a worker heard a sharded step's close, before it acts on it
     "base.part",          // a worker has written a part of the run's base, not asked for more
     "base.write",         // a worker is about to write a part of the run's base to its cache

@@ -163,11 +163,10 @@ void CoordinatorHub::runOnNetwork(const std::function<void()>& job) {
     QMetaObject::invokeMethod(this, job, Qt::BlockingQueuedConnection);
 }
 
-void CoordinatorHub::sendAway(const QString& deviceId, const QString& reason) {
-    QMetaObject::invokeMethod(this, [this, deviceId, reason] {
-        for (HubSession* s : QList<HubSession*>(m_sessions))
-            if (s->connection()->peerId() == deviceId)
-                s->connection()->close(reason, wire::Bye{reason, /*again=*/true});
+void CoordinatorHub::sendAway(HubSession* session, const QString& reason) {
+    QMetaObject::invokeMethod(this, [this, session, reason] {
+        if (m_sessions.contains(session))
+            session->connection()->close(reason, wire::Bye{reason, /*again=*/true});
     });
 }
 

@@ -48,10 +48,10 @@ public:
     // --mode auto: the coordinator trains alone; the workers waiting for the run are told why
     // and leave, and so is any that connects later.
     void dismiss(const QString& reason, const wire::WorkerSettings& settings);
-    // Any thread: closes the connections of the worker with device ID `deviceId`, which the run
-    // went on without. The worker connects again, as after any lost connection, and joins as a
-    // worker that comes while the run trains.
-    void sendAway(const QString& deviceId, const QString& reason);
+    // Any thread: closes `session`, if it is still there, with a Bye that asks its worker (one
+    // the run went on without) to connect again; it then joins as a worker that comes while the
+    // run trains.
+    void sendAway(HubSession* session, const QString& reason);
 
     // From the training thread: runs `job` on the network thread and returns when it is done.
     void runOnNetwork(const std::function<void()>& job);

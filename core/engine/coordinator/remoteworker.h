@@ -38,6 +38,8 @@ public:
     bool holdsOnly() const { return m_holdsOnly; }
     void setHoldsOnly(bool holds) { m_holdsOnly = holds; }
     bool alive() const { return m_alive.load(); }
+    // Its connection's session, for the hub (which knows whether it is still there).
+    HubSession* session() const { return m_session; }
     qint64 bytesSent() const { return m_bytesSent.load(); }
     qint64 bytesReceived() const { return m_bytesReceived.load(); }
 

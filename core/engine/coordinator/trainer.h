@@ -120,6 +120,11 @@ private:
     // a checkpoint, and the run is set up again across every machine, theirs included. A
     // machine that came back after it was lost joins this way.
     Status admitToShards();
+    // Between steps, before the run is set up again: the owners' state waits in files in the
+    // run's folder, a range at a time, and the next setup cuts each range from them
+    // (m_setupState), so that this machine never holds the whole state. Where the files cannot
+    // be written (a full disk), the state comes into memory instead (gatherShardState).
+    Status spillShardState();
     // Between steps: once the conductor's logs of the ranges' steps pass their limit (the larger
     // of 2 GiB and four steps of sums; TANDEM_SHARD_LOG_BYTES sets another), each begins again
     // from its range's state, which its owner sends (ShardConductor::rebaseLogs).
@@ -156,7 +161,10 @@ private:
     struct SentAway {
         QString deviceId;
         QString name;
-        bool connected = false; // its connection is closed first
+        // Still connected when the run went on without it: its connection is closed first.
+        // One whose connection has closed by then (a crash noticed by its links first) is not
+        // held back: started again, it joins at once.
+        const RemoteWorker* connected = nullptr;
     };
     std::vector<SentAway> m_sentAway;
     // The workers among the pool's members from `first` on that are still in it (their names).
@@ -214,6 +222,7 @@ private:
     Model m_module;
     std::shared_ptr<const BasePack> m_base; // null when every weight trains
     std::optional<LoadedCheckpoint> m_ckpt;
+    std::unique_ptr<SpilledState> m_setupState; // spillShardState()'s, until the setup took it
     ModelTensors m_master;
     // The weights and the optimizer's state live on this machine's accelerator (placeMaster).
     bool m_masterOnDevice = false;

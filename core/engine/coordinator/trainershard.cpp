@@ -104,7 +104,7 @@ Trainer::Dropped Trainer::dropShardMembers(const QStringList& gone, const Error&
             ++out.dropped;
             // Still connected: a link between members was lost, not the machine.
             if (m.remote->alive())
-                m_sentAway.push_back({m.link->deviceId(), m.stats.name, true});
+                m_sentAway.push_back({m.link->deviceId(), m.stats.name, m.remote});
         }
     }
     return out;
@@ -173,8 +173,16 @@ Status Trainer::setUpShards() {
     // cut (restore() left it there); after that, from the optimizer, which holds it between
     // setups.
     const bool fromFile = m_ckpt && !m_ckpt->optimizerState.isEmpty();
-    const StateParts state = fromFile ? StateParts::of(m_ckpt->optimizerState)
-                                      : StateParts::of(m_optimizer->stateTensors());
+    StateParts state;
+    if (m_setupState) {
+        auto spilled = m_setupState->tensors();
+        if (!spilled)
+            return spilled.error();
+        state = StateParts::of(*spilled);
+    } else {
+        state = fromFile ? StateParts::of(m_ckpt->optimizerState)
+                         : StateParts::of(m_optimizer->stateTensors());
+    }
     if (auto st =
             m_shards->start(m_hub.get(), workers, *ends, &m_master.params, storageDtype(m_cfg.wire),
                             m_policy->serverOptimizer(m_cfg, m_runOptimizer), m_state.step,
@@ -183,6 +191,7 @@ Status Trainer::setUpShards() {
         return st;
     if (fromFile)
         m_ckpt->optimizerState.clear(); // and the file goes
+    m_setupState.reset();               // and its files go
     // The owners hold the state from now on (a resumed run's, cut into their ranges). Emptying
     // it cannot fail: there is nothing to check. This machine computes, as every other does, on
     // the weights as the wire carries them.
@@ -229,6 +238,28 @@ Status Trainer::gatherShardState() {
     return m_optimizer->restore(gathered->first, gathered->second);
 }
 
+Status Trainer::spillShardState() {
+    const auto release = qScopeGuard([] { releaseCachedTensorMemory(); });
+    auto spilled = m_shards->spillState(m_cfg.outDir, kShardSetupMs);
+    if (!spilled && !m_shards->lost().isEmpty()) {
+        // A machine lost while the state came: the machines left take the run over from the step
+        // just finished, and give theirs.
+        if (auto st = reformShards(spilled.error(), {}); !st)
+            return st;
+        spilled = m_shards->spillState(m_cfg.outDir, kShardSetupMs);
+    }
+    if (!spilled) {
+        m_obs.onMessage(QStringLiteral("the owners' state could not wait in files in %1 (%2); it "
+                                       "comes into this machine's memory")
+                            .arg(QDir::toNativeSeparators(m_cfg.outDir), spilled.error().message));
+        return gatherShardState();
+    }
+    // The count the run goes on from; the state waits in the files for the next setup.
+    (void)m_optimizer->restore(spilled->first, QList<TensorRecord>{});
+    m_setupState = std::move(spilled->second);
+    return success();
+}
+
 Status Trainer::checkpointShards() {
     const auto release = qScopeGuard([] { releaseCachedTensorMemory(); });
     const QString dir = QFileInfo(m_recorder.checkpointPath()).absolutePath();
@@ -267,10 +298,12 @@ void Trainer::holdBackDropped() {
     if (!m_hub)
         return;
     for (const SentAway& s : std::exchange(m_sentAway, {})) {
+        if (s.connected && !s.connected->alive())
+            continue;
         const qint64 waitMs = m_pool.holdBack(s.deviceId, qint64(m_cfg.workerTimeoutS) * 1000);
         const QString when = QString::number(double(waitMs) / 1e3, 'f', 0);
         if (s.connected)
-            m_hub->sendAway(s.deviceId,
+            m_hub->sendAway(s.connected->session(),
                             QStringLiteral("the sharded run went on without this machine; it "
                                            "may join again in %1 s")
                                 .arg(when));
@@ -296,7 +329,7 @@ Status Trainer::admitToShards() {
     const QStringList names = stillIn(before);
     if (names.isEmpty())
         return success(); // those that came were sent home (the memory plan says why)
-    if (auto st = gatherShardState(); !st)
+    if (auto st = spillShardState(); !st)
         return st;
     m_shards->stop();
     // Where a link between one that comes and one that trained is lost, the one that comes
@@ -318,7 +351,8 @@ Status Trainer::admitToShards() {
                 std::any_of(m_sentAway.begin(), m_sentAway.end(),
                             [&](const SentAway& s) { return s.deviceId == m.link->deviceId(); });
             if (!m.alive() && !queued)
-                m_sentAway.push_back({m.link->deviceId(), m.stats.name, m.remote->alive()});
+                m_sentAway.push_back(
+                    {m.link->deviceId(), m.stats.name, m.remote->alive() ? m.remote : nullptr});
         }
     });
     if (auto st = startShards(); !st) {

@@ -1,5 +1,6 @@
 #include "engine/shard/gatheredstate.h"
 
+#include "common/failpoint.h"
 #include "common/files.h"
 
 #include <ATen/core/grad_mode.h>
@@ -206,7 +207,7 @@ Status SpilledState::add(int64_t begin, int64_t end, int64_t steps, const QByteA
         QDir(m_dir).filePath(QStringLiteral(".shard-state-%1-%2.part").arg(begin).arg(end));
     QFile out(path);
     if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(bytes) != bytes.size() ||
-        !out.flush()) {
+        !out.flush() || TANDEM_FAILPOINT("shard.spill.write")) { // a full disk, say
         const Error e = writeError(path, bytes.size(), out.errorString());
         out.close();
         QFile::remove(path);
@@ -240,6 +241,28 @@ Expected<QList<LazyTensor>> SpilledState::tensors() const {
                     const qint64 n = p.values * element;
                     if (!f.open(QIODevice::ReadOnly) || !f.seek(p.offset) ||
                         f.read(bytes.data() + p.at * element, n) != n) {
+                        *failure = QStringLiteral("%1 could not be read back from %2: %3")
+                                       .arg(name, files[p.file], f.errorString());
+                        return {};
+                    }
+                }
+                return bytes;
+            };
+            // Bytes [at, at + n) of the tensor, from the parts that hold them: a setup cuts each
+            // range from these without reading a tensor whole.
+            l.part = [files = m_files, parts = s.parts, size, element = dtypeSize(s.dtype),
+                      failure = m_failure, name = l.name](qint64 at, qint64 n) -> QByteArray {
+                if (at < 0 || n < 0 || at > size - n)
+                    return {};
+                QByteArray bytes(qsizetype(n), Qt::Uninitialized);
+                for (const Part& p : parts) {
+                    const qint64 from = std::max<qint64>(at, p.at * element);
+                    const qint64 to = std::min<qint64>(at + n, (p.at + p.values) * element);
+                    if (from >= to)
+                        continue;
+                    QFile f(files[p.file]);
+                    if (!f.open(QIODevice::ReadOnly) || !f.seek(p.offset + from - p.at * element) ||
+                        f.read(bytes.data() + (from - at), to - from) != to - from) {
                         *failure = QStringLiteral("%1 could not be read back from %2: %3")
                                        .arg(name, files[p.file], f.errorString());
                         return {};
