@@ -249,9 +249,12 @@ Status Trainer::spillShardState() {
         spilled = m_shards->spillState(m_cfg.outDir, kShardSetupMs);
     }
     if (!spilled) {
-        m_obs.onMessage(QStringLiteral("the owners' state could not wait in files in %1 (%2); it "
-                                       "comes into this machine's memory")
-                            .arg(QDir::toNativeSeparators(m_cfg.outDir), spilled.error().message));
+        // A disk that cannot take it (another machine lost meanwhile: gatherShardState says so).
+        if (m_shards->lost().isEmpty())
+            m_obs.onMessage(
+                QStringLiteral("the owners' state could not wait in files in %1 (%2); it comes "
+                               "into this machine's memory")
+                    .arg(QDir::toNativeSeparators(m_cfg.outDir), spilled.error().message));
         return gatherShardState();
     }
     // The count the run goes on from; the state waits in the files for the next setup.
