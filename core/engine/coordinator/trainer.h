@@ -125,6 +125,9 @@ private:
     // (m_setupState), so that this machine never holds the whole state. Where the files cannot
     // be written (a full disk), the state comes into memory instead (gatherShardState).
     Status spillShardState();
+    // The owners' state, a range at a time, into files in `dir`; where a machine is lost
+    // meanwhile, the machines left take the run over and give theirs.
+    Expected<std::pair<int64_t, std::unique_ptr<SpilledState>>> spillShards(const QString& dir);
     // Between steps: once the conductor's logs of the ranges' steps pass their limit (the larger
     // of 2 GiB and four steps of sums; TANDEM_SHARD_LOG_BYTES sets another), each begins again
     // from its range's state, which its owner sends (ShardConductor::rebaseLogs).
@@ -159,12 +162,11 @@ private:
     // (WorkerPool::holdBack).
     void holdBackDropped();
     struct SentAway {
-        QString deviceId;
-        QString name;
+        size_t member = 0; // in the pool
         // Still connected when the run went on without it: its connection is closed first.
         // One whose connection has closed by then (a crash noticed by its links first) is not
         // held back: started again, it joins at once.
-        const RemoteWorker* connected = nullptr;
+        bool connected = false;
     };
     std::vector<SentAway> m_sentAway;
     // The workers among the pool's members from `first` on that are still in it (their names).

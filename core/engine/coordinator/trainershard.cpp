@@ -104,7 +104,7 @@ Trainer::Dropped Trainer::dropShardMembers(const QStringList& gone, const Error&
             ++out.dropped;
             // Still connected: a link between members was lost, not the machine.
             if (m.remote->alive())
-                m_sentAway.push_back({m.link->deviceId(), m.stats.name, m.remote});
+                m_sentAway.push_back({w, true});
         }
     }
     return out;
@@ -238,23 +238,28 @@ Status Trainer::gatherShardState() {
     return m_optimizer->restore(gathered->first, gathered->second);
 }
 
+Expected<std::pair<int64_t, std::unique_ptr<SpilledState>>>
+Trainer::spillShards(const QString& dir) {
+    auto spilled = m_shards->spillState(dir, kShardSetupMs);
+    if (spilled)
+        return spilled;
+    // A machine lost while the state came: the machines left take the run over from the step
+    // just finished, and give theirs.
+    if (auto st = reformShards(spilled.error(), {}); !st)
+        return st.error();
+    return m_shards->spillState(dir, kShardSetupMs);
+}
+
 Status Trainer::spillShardState() {
     const auto release = qScopeGuard([] { releaseCachedTensorMemory(); });
-    auto spilled = m_shards->spillState(m_cfg.outDir, kShardSetupMs);
-    if (!spilled && !m_shards->lost().isEmpty()) {
-        // A machine lost while the state came: the machines left take the run over from the step
-        // just finished, and give theirs.
-        if (auto st = reformShards(spilled.error(), {}); !st)
-            return st;
-        spilled = m_shards->spillState(m_cfg.outDir, kShardSetupMs);
-    }
+    auto spilled = spillShards(m_cfg.outDir);
     if (!spilled) {
-        // A disk that cannot take it (another machine lost meanwhile: gatherShardState says so).
-        if (m_shards->lost().isEmpty())
-            m_obs.onMessage(
-                QStringLiteral("the owners' state could not wait in files in %1 (%2); it comes "
-                               "into this machine's memory")
-                    .arg(QDir::toNativeSeparators(m_cfg.outDir), spilled.error().message));
+        if (!m_shards->lost().isEmpty())
+            return spilled.error(); // a machine lost that the run could not do without
+        // A disk that cannot take it: the state comes here whole, as it used to.
+        m_obs.onMessage(QStringLiteral("the owners' state could not wait in files in %1 (%2); it "
+                                       "comes into this machine's memory")
+                            .arg(QDir::toNativeSeparators(m_cfg.outDir), spilled.error().message));
         return gatherShardState();
     }
     // The count the run goes on from; the state waits in the files for the next setup.
@@ -265,17 +270,9 @@ Status Trainer::spillShardState() {
 
 Status Trainer::checkpointShards() {
     const auto release = qScopeGuard([] { releaseCachedTensorMemory(); });
-    const QString dir = QFileInfo(m_recorder.checkpointPath()).absolutePath();
-    auto spilled = m_shards->spillState(dir, kShardSetupMs);
-    if (!spilled) {
-        // A machine lost while the state came: the machines left take the run over from the step
-        // just finished, and give theirs.
-        if (auto st = reformShards(spilled.error(), {}); !st)
-            return st;
-        spilled = m_shards->spillState(dir, kShardSetupMs);
-        if (!spilled)
-            return spilled.error();
-    }
+    auto spilled = spillShards(QFileInfo(m_recorder.checkpointPath()).absolutePath());
+    if (!spilled)
+        return spilled.error();
     const auto& [steps, state] = *spilled;
     // The count the checkpoint keeps and the run goes on from; the state stays with the owners.
     (void)m_optimizer->restore(steps, QList<TensorRecord>{});
@@ -301,18 +298,20 @@ void Trainer::holdBackDropped() {
     if (!m_hub)
         return;
     for (const SentAway& s : std::exchange(m_sentAway, {})) {
-        if (s.connected && !s.connected->alive())
+        const PoolMember& m = m_pool.at(s.member);
+        if (s.connected && !m.remote->alive())
             continue;
-        const qint64 waitMs = m_pool.holdBack(s.deviceId, qint64(m_cfg.workerTimeoutS) * 1000);
+        const qint64 waitMs =
+            m_pool.holdBack(m.link->deviceId(), qint64(m_cfg.workerTimeoutS) * 1000);
         const QString when = QString::number(double(waitMs) / 1e3, 'f', 0);
         if (s.connected)
-            m_hub->sendAway(s.connected->session(),
+            m_hub->sendAway(m.remote->session(),
                             QStringLiteral("the sharded run went on without this machine; it "
                                            "may join again in %1 s")
                                 .arg(when));
         m_obs.onMessage(QStringLiteral("%1 %2; the sharded run takes it in again when it comes "
                                        "back, in %3 s at the soonest")
-                            .arg(s.name,
+                            .arg(m.stats.name,
                                  s.connected ? QStringLiteral("is sent away to connect again")
                                              : QStringLiteral("could not be taken in"),
                                  when));
@@ -349,13 +348,10 @@ Status Trainer::admitToShards() {
         if (noRoom)
             return;
         for (size_t w = before; w < m_pool.size(); ++w) {
-            const PoolMember& m = m_pool.at(w);
-            const bool queued =
-                std::any_of(m_sentAway.begin(), m_sentAway.end(),
-                            [&](const SentAway& s) { return s.deviceId == m.link->deviceId(); });
-            if (!m.alive() && !queued)
-                m_sentAway.push_back(
-                    {m.link->deviceId(), m.stats.name, m.remote->alive() ? m.remote : nullptr});
+            const bool queued = std::any_of(m_sentAway.begin(), m_sentAway.end(),
+                                            [&](const SentAway& s) { return s.member == w; });
+            if (!m_pool.at(w).alive() && !queued)
+                m_sentAway.push_back({w, m_pool.at(w).remote->alive()});
         }
     });
     if (auto st = startShards(); !st) {
