@@ -1258,8 +1258,10 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
     // earlier, and either worker may be later, while the coordinator is dialled directly. Both
     // relays cut their links. Each end takes the other for lost after the timeout, the
     // coordinator sets the run up again without one of them, and sends that one away. The
-    // relays restore their links; the worker sent away connects again, waits the worker
-    // timeout, and is taken in again. The run ends as this machine alone does, on three
+    // worker sent away connects again and waits the worker timeout; asked whether it reaches
+    // the others while the relays still cut their links, it cannot, and is sent away again, to
+    // wait twice as long, without the run being set up again for it. The relays restore their
+    // links; it comes back and is taken in. The run ends as this machine alone does, on three
     // machines.
     if (testpaths::python().isEmpty())
         QSKIP("no Python 3 to run the link relay (bench/linkrelay.py)");
@@ -1299,32 +1301,61 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
     const QString from =
         b.waitForErr(QStringLiteral("the sharded run goes on without .+ from step ([0-9]+)"));
     QVERIFY2(!from.isEmpty(), qPrintable(logs()));
-    for (LinkRelay& r : relays) {
-        r.cutOrRestore();
-        QVERIFY(!r.waitFor(QStringLiteral("relay link restored")).isEmpty());
-    }
     // The run waits while the worker sent away comes back and its wait runs out (the clock
-    // runs while the run is paused), however long that takes here.
+    // runs while the run is paused), however long that takes here: the `times`th time it was
+    // sent away, it has connected again `times` times.
+    const auto comesBack = [&](int times, int waitS) {
+        b.signal(SIGUSR1);
+        QVERIFY2(
+            QTest::qWaitFor(
+                [&] { return b.err().count(QStringLiteral("paused at step")) == times; }, 120000),
+            qPrintable(logs()));
+        const auto cameBack = [&] {
+            for (TandemProcess* w : {w1, w2})
+                if (w->err().count(QStringLiteral("the coordinator sent this machine away")) ==
+                        times &&
+                    w->err().count(QStringLiteral("ready on")) == times + 1)
+                    return true;
+            return false;
+        };
+        if (!QTest::qWaitFor(cameBack, 120000)) {
+            qWarning().noquote() << logs(); // whole: a failure's message is cut short
+            QFAIL("neither worker came back after it was sent away");
+        }
+        QTest::qWait((waitS + 1) * 1000); // its wait began before it was sent away
+        b.signal(SIGUSR2);
+    };
     QVERIFY2(!b.waitForErr(QStringLiteral("is sent away to connect again; the sharded run takes "
                                           "it in again when it comes back, in 6 s"))
                   .isEmpty(),
              qPrintable(logs()));
-    b.signal(SIGUSR1);
-    QVERIFY2(!b.waitForErr(QStringLiteral("paused at step")).isEmpty(), qPrintable(logs()));
-    const QRegularExpression back(QStringLiteral("the coordinator sent this machine away[^\\n]*"
-                                                 "connecting again[\\s\\S]*ready on"));
-    const auto cameBack = [&] {
-        return back.match(w1->err()).hasMatch() || back.match(w2->err()).hasMatch();
-    };
-    if (!QTest::qWaitFor(cameBack, 120000)) {
-        qWarning().noquote() << logs(); // whole: a failure's message is cut short
-        QFAIL("neither worker came back after it was sent away");
+    comesBack(1, 6);
+    if (QTest::currentTestFailed())
+        return;
+    // Still cut: its probe through the relay gets no answer, and the run is not set up again.
+    QVERIFY2(!b.waitForErr(QStringLiteral("it cannot link to every machine of the sharded run "
+                                          "\\(no link to .*no answer from"))
+                  .isEmpty(),
+             qPrintable(logs()));
+    QVERIFY2(!b.waitForErr(QStringLiteral("is sent away to connect again; the sharded run takes "
+                                          "it in again when it comes back, in 12 s"))
+                  .isEmpty(),
+             qPrintable(logs()));
+    QVERIFY2(!b.err().contains(QStringLiteral("could not take in")) &&
+                 !b.err().contains(QStringLiteral("the sharded run took in")),
+             qPrintable(logs()));
+    for (LinkRelay& r : relays) {
+        r.cutOrRestore();
+        QVERIFY(!r.waitFor(QStringLiteral("relay link restored")).isEmpty());
     }
-    QTest::qWait(7000); // the wait of 6 s began before the worker was sent away
-    b.signal(SIGUSR2);
+    comesBack(2, 12);
+    if (QTest::currentTestFailed())
+        return;
     QVERIFY(b.finish());
     QVERIFY2(b.exitCode() == 0, qPrintable(logs()));
-    QVERIFY2(b.err().contains(QStringLiteral("the sharded run took in")), qPrintable(logs()));
+    QVERIFY2(b.err().count(QStringLiteral("the sharded run took in")) == 1 &&
+                 !b.err().contains(QStringLiteral("could not take in")),
+             qPrintable(logs()));
     QVERIFY2(b.err().contains(QStringLiteral("came back; it is taken in again in")),
              qPrintable(logs()));
     if (TANDEM_FAILPOINTS_BUILD)
@@ -1336,6 +1367,8 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
     QVERIFY2(
         (w1->err() + w2->err()).contains(QStringLiteral("the coordinator sent this machine away")),
         qPrintable(logs()));
+    QVERIFY2((w1->err() + w2->err()).contains(QStringLiteral("cannot link to device")),
+             qPrintable(logs()));
     const QJsonObject s = b.summary();
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
     QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 3);

@@ -2,14 +2,17 @@
 // a member the coordinator introduced gets in with the run's token; a stranger, a machine with
 // another run's token, a machine that says nothing and one the introduction no longer names do
 // not; and a member that dials refuses a machine other than the one introduced at that address.
+// A machine that would join probes the members: it learns which it reaches, and joins nothing.
 // Then sync steps over such a link (engine/shard/shardnode.h), against a one-owner run.
 
 #include "engine/shard/shardlink.h"
 #include "engine/shard/shardnode.h"
+#include "engine/shard/shardpart.h"
 #include "engine/step/optimizer.h"
 #include "engine/wire/wiretensors.h"
 
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,6 +27,7 @@ private Q_SLOTS:
     void whoIsNotIntroducedWithTheTokenIsRefused();
     void theDialerChecksTheMachineItReaches();
     void aSilentOrDroppedMemberIsClosed();
+    void aProbeReachesEachMemberAndJoinsNone();
     void stepsCrossTheLinks();
     void anOwnerQueuesABoundedPartOfItsRange();
 
@@ -220,6 +224,68 @@ void TestShardLink::aSilentOrDroppedMemberIsClosed() {
             QStringLiteral("device %1 is no longer a member of run run-7").arg(m_c.deviceId())),
         qPrintable(refused.at(1).first().toString()));
     delete dropped;
+}
+
+// A machine that would join a sharded run asks whether it reaches every member before the
+// run is set up for it (ShardPart::probe): each member that proves who it is at its address
+// counts as reached, whether or not it is in a run that names the prober; a port where nothing
+// listens, or another device at a member's address, is named with why. No listener hands out a
+// link, and the prober's report names the first member it could not reach, or none.
+void TestShardLink::aProbeReachesEachMemberAndJoinsNone() {
+    ShardListener a(m_a), c(m_c);
+    QVERIFY(a.listen(QHostAddress::LocalHost).ok());
+    QVERIFY(c.listen(QHostAddress::LocalHost).ok());
+    a.introduce(introduction({&m_a, &m_c})); // a run without b
+    QSignalSpy linkedA(&a, &ShardListener::linked);
+    QSignalSpy linkedC(&c, &ShardListener::linked); // c is in no run at all
+    quint16 nobody = 0;                             // a port where nothing listens
+    {
+        QTcpServer s;
+        QVERIFY(s.listen(QHostAddress::LocalHost));
+        nobody = s.serverPort();
+    }
+    const auto probe = [&](const QList<wire::ShardSetup::Peer>& members) {
+        ShardPart b(m_b, nullptr, DType::F32, OptimizerConfig{});
+        QSignalSpy reports(&b, &ShardPart::report);
+        wire::ShardSetup setup;
+        setup.probe = true;
+        setup.runId = QStringLiteral("run-7");
+        setup.members = members;
+        b.probe(setup);
+        const bool answered =
+            QTest::qWaitFor([&] { return !reports.isEmpty(); }, ShardPart::kProbeMs + 20000);
+        QTest::qWait(100); // a second report would be a fault
+        return answered && reports.size() == 1
+                   ? reports.first().first().value<wire::ShardReport>()
+                   : wire::ShardReport{wire::ShardReport::Kind::Lost, 0, {}, {}};
+    };
+    const QString host = QStringLiteral("127.0.0.1");
+    const wire::ShardSetup::Peer atA{m_a.deviceId(), host, a.port()};
+    const wire::ShardSetup::Peer atC{m_c.deviceId(), host, c.port()};
+    const wire::ShardSetup::Peer self{m_b.deviceId(), host, 1};
+
+    wire::ShardReport r = probe({atA, self, atC});
+    QCOMPARE(r.kind, wire::ShardReport::Kind::Probed);
+    QVERIFY2(r.worker.isEmpty(), qPrintable(r.worker + QStringLiteral(": ") + r.why));
+
+    r = probe({atA, {m_c.deviceId(), host, nobody}});
+    QCOMPARE(r.kind, wire::ShardReport::Kind::Probed);
+    QCOMPARE(r.worker, m_c.deviceId());
+    QVERIFY2(r.why.contains(QStringLiteral("%1:%2").arg(host).arg(nobody)), qPrintable(r.why));
+
+    r = probe({{m_a.deviceId(), host, c.port()}, atC}); // c answers at a's address
+    QCOMPARE(r.kind, wire::ShardReport::Kind::Probed);
+    QCOMPARE(r.worker, m_a.deviceId());
+    QVERIFY2(
+        r.why.contains(QStringLiteral("is device %1, not %2").arg(m_c.deviceId(), m_a.deviceId())),
+        qPrintable(r.why));
+
+    r = probe({self}); // no one else: nothing to reach
+    QCOMPARE(r.kind, wire::ShardReport::Kind::Probed);
+    QVERIFY(r.worker.isEmpty());
+    QTest::qWait(200);
+    QCOMPARE(linkedA.size(), 0);
+    QCOMPARE(linkedC.size(), 0);
 }
 
 // Two machines, each a worker and the owner of one range, linked as shardlink.h admits them:

@@ -433,6 +433,16 @@ void TestWire::messagesRoundTrip() {
     QVERIFY(got.outerStep);
     QCOMPARE(got.outerMomentum, 0.9);
     QCOMPARE(got.linkTimeoutMs, 5000);
+    QVERIFY(!got.probe);
+    // A probe of the links travels as a setup that says so.
+    ShardSetup probe;
+    probe.probe = true;
+    probe.runId = QStringLiteral("run-1");
+    probe.members << ShardSetup::Peer{QStringLiteral("A"), QString(), 4000};
+    auto probeBack = decode(encode(probe));
+    QVERIFY(probeBack.ok());
+    QVERIFY(std::get<ShardSetup>(*probeBack).probe);
+    QCOMPARE(std::get<ShardSetup>(*probeBack).members.size(), 1);
     // Local-SGD's outer momentum lies in [0, 1): another would make the owners' steps diverge.
     for (double m : {-0.1, 1.0, std::nan("")}) {
         ShardSetup wrong = setup;
@@ -460,6 +470,14 @@ void TestWire::messagesRoundTrip() {
     QVERIFY(lost.ok());
     QCOMPARE(std::get<ShardReport>(*lost).kind, ShardReport::Kind::Lost);
     QCOMPARE(std::get<ShardReport>(*lost).worker, QStringLiteral("C"));
+    auto probed = decode(encode(ShardReport{ShardReport::Kind::Probed, 0, QStringLiteral("D"),
+                                            QStringLiteral("no answer within 10 s")}));
+    QVERIFY(probed.ok());
+    QCOMPARE(std::get<ShardReport>(*probed).kind, ShardReport::Kind::Probed);
+    QCOMPARE(std::get<ShardReport>(*probed).worker, QStringLiteral("D"));
+    // A kind this build does not know is refused, not read as another.
+    auto unknown = decode(encode(ShardReport{ShardReport::Kind(7), 0, {}, {}}));
+    QVERIFY(!unknown.ok());
     // An update carries what the machine's links have moved so far, past 32 bits.
     auto upb = decode(encode(
         ShardReport{ShardReport::Kind::Updated, 9, {}, {}, 5'000'000'000ULL, 4'000'000'001ULL}));

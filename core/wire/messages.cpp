@@ -286,6 +286,7 @@ struct Encoder {
         o->set_outer_step(m.outerStep);
         o->set_outer_momentum(m.outerMomentum);
         o->set_link_timeout_ms(quint32(std::max(0, m.linkTimeoutMs)));
+        o->set_probe(m.probe);
     }
     void operator()(const ShardSave&) { e.mutable_shard_save(); }
     void operator()(const ShardState& m) {
@@ -639,6 +640,7 @@ Expected<Message> decode(const QByteArray& payload) {
             return corrupt(QStringLiteral("a sharded run's link timeout is %1 ms; at most a day")
                                .arg(o.link_timeout_ms()));
         m.linkTimeoutMs = int(o.link_timeout_ms());
+        m.probe = o.probe();
         if (m.optimizerSteps < 0)
             return corrupt(
                 QStringLiteral("a range's optimizer state claims a negative step count"));
@@ -649,7 +651,7 @@ Expected<Message> decode(const QByteArray& payload) {
     }
     case ::tandem::pb::Envelope::kShardReport: {
         const auto& o = e.shard_report();
-        if (o.kind() < 1 || o.kind() > 5 || o.step() < 0)
+        if (o.kind() < 1 || o.kind() > 6 || o.step() < 0)
             return corrupt(QStringLiteral("a shard report of no known kind, or for a step before "
                                           "the first"));
         return Message(ShardReport{ShardReport::Kind(int(o.kind())), o.step(),

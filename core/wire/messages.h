@@ -19,7 +19,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 11;
+constexpr uint32_t kProtocolVersion = 12;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -258,9 +258,11 @@ struct ShardSetup {
     // A link between two members that carries nothing this long is lost (the run's worker
     // timeout; 0: the member's own default, ShardPart::kLinkTimeoutMs).
     int linkTimeoutMs = 0;
+    // Only a test of the links to the members (tandem.proto): answered by a Probed report.
+    bool probe = false;
 };
 struct ShardReport {
-    enum class Kind { Ready = 1, Held = 2, Refused = 3, Updated = 4, Lost = 5 };
+    enum class Kind { Ready = 1, Held = 2, Refused = 3, Updated = 4, Lost = 5, Probed = 6 };
     Kind kind = Kind::Ready;
     int64_t step = 0;
     QString worker;

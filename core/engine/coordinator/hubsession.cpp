@@ -402,8 +402,10 @@ void HubSession::sendShardSetup(wire::ShardSetup setup,
         setup.mastersBlob = sendSpilled(wire::BlobKind::Tensors, range);
     m_conn->send(setup);
     // A setup again (the run going on without a machine) starts the worker's replica afresh:
-    // the step's weights go with its next assignment, whatever it was sent before.
-    m_lastWeightsVersion = UINT64_MAX;
+    // the step's weights go with its next assignment, whatever it was sent before. A probe of
+    // the links changes nothing.
+    if (!setup.probe)
+        m_lastWeightsVersion = UINT64_MAX;
 }
 
 void HubSession::sendShard(const wire::Message& message) {

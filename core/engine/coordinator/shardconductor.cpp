@@ -155,6 +155,7 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
             m_logBytes = 0;
             noteLog(logged);
         }
+        m_peers = setup.members;
         if (auto st = m_machine->setup(setup, QByteArray(), std::move(starts->self)); !st) {
             result = st.error();
             return;
@@ -170,6 +171,44 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     return await(
         lock, [&] { return m_ready.size() == qsizetype(m_members.size()); }, timeoutMs,
         QStringLiteral("the links between the run's machines"));
+}
+
+QHash<QString, QString> ShardConductor::probe(const std::vector<QString>& workers, int timeoutMs) {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_probing = QSet<QString>(workers.begin(), workers.end());
+        m_probed.clear();
+    }
+    m_hub->runOnNetwork([&] {
+        wire::ShardSetup setup;
+        setup.probe = true;
+        setup.runId = m_hub->config().runId;
+        setup.members = m_peers;
+        for (const QString& w : workers) {
+            if (HubSession* s = m_hub->workingSession(w)) {
+                s->sendShardSetup(setup, nullptr);
+                continue;
+            }
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_probed.insert(w, QStringLiteral("it left before it was taken in"));
+        }
+    });
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_cv.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                  [&] { return m_probed.size() >= m_probing.size(); });
+    QHash<QString, QString> unreached;
+    for (const QString& w : workers) {
+        const auto it = m_probed.constFind(w);
+        if (it == m_probed.constEnd())
+            unreached.insert(w, QStringLiteral("it did not say within %1 s whether it reaches "
+                                               "the run's machines")
+                                    .arg(timeoutMs / 1000));
+        else if (!it->isEmpty())
+            unreached.insert(w, *it);
+    }
+    m_probing.clear();
+    m_probed.clear();
+    return unreached;
 }
 
 wire::ShardSetup ShardConductor::newSetup(int64_t firstStep, int64_t steps) const {
@@ -434,6 +473,26 @@ void ShardConductor::onState(const QString& member, int64_t steps, const QByteAr
 }
 
 void ShardConductor::onReport(const QString& member, const wire::ShardReport& r) {
+    // A machine that would join says whether it reaches the members; no member is asked.
+    if (r.kind == wire::ShardReport::Kind::Probed) {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (!m_probing.contains(member) || m_probed.contains(member))
+                return;
+            m_probed.insert(
+                member,
+                r.worker.isEmpty()
+                    ? QString()
+                    : QStringLiteral("no link to %1: %2")
+                          .arg(r.worker == m_self
+                                   ? QStringLiteral("this machine")
+                                   : m_names.value(r.worker,
+                                                   QStringLiteral("device %1").arg(r.worker)),
+                               r.why));
+        }
+        m_cv.notify_all();
+        return;
+    }
     // Only the run's members report, of its members, and of the step under way or the next: what
     // else a peer says is not kept.
     const bool stepped =
@@ -458,6 +517,8 @@ void ShardConductor::onReport(const QString& member, const wire::ShardReport& r)
             break;
         case wire::ShardReport::Kind::Held:
             break; // the owner steps by itself once it holds every counted range
+        case wire::ShardReport::Kind::Probed:
+            break; // answered above
         case wire::ShardReport::Kind::Refused:
             if (m_failure.isEmpty())
                 m_failure = QStringLiteral("the owner of a range (device %1) refused worker %2's "
@@ -518,6 +579,8 @@ void ShardConductor::markLost(const QString& deviceId) {
 void ShardConductor::onLost(const QString& member, const QString& why) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_probing.contains(member) && !m_probed.contains(member))
+            m_probed.insert(member, why.isEmpty() ? QStringLiteral("it left") : why);
         if (member != m_self && isMember(member) && !m_lost.contains(member))
             m_lost << member;
         if (m_failure.isEmpty() && isMember(member))

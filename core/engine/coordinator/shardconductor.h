@@ -75,6 +75,14 @@ public:
     // a member that has trained with the run, where the link between them is lost, the newcomer
     // goes. Before start().
     void setNewcomers(QSet<QString> workers) { m_newcomers = std::move(workers); }
+    // Training thread, between steps of a run set up: asks each of `workers` (device IDs, not
+    // members yet) whether it reaches every member where the members listen (ShardPart::probe),
+    // and waits for their answers up to `timeoutMs`. Returns why each that cannot, or did not
+    // answer, would not make its links; the others are not named. A machine that cannot reach
+    // one member would fail the whole setup, which stops every machine's training for as long as
+    // the setup waits for its links (ShardPart's patience, 30 s) and sets the run up again
+    // twice; a probe costs the run one round trip where every link answers.
+    QHash<QString, QString> probe(const std::vector<QString>& workers, int timeoutMs);
     // The owners step with local-SGD's outer optimizer (start()'s `optimizer`, which the setup
     // then carries to the workers: their settings name the inner one). Before start().
     void setOuterStep(bool on) { m_outerStep = on; }
@@ -254,6 +262,11 @@ private:
     QSet<QString> m_holders;
     QSet<QString> m_newcomers;
     QHash<QString, QString> m_names;
+    // The members where they listen, as the last setup listed them (network thread); and a
+    // probe's machines and their answers so far (empty: it reaches every member).
+    QList<wire::ShardSetup::Peer> m_peers;
+    QSet<QString> m_probing;
+    QHash<QString, QString> m_probed;
 
     QString m_backupDir;
     QString m_spillDir;

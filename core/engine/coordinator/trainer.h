@@ -171,6 +171,12 @@ private:
     std::vector<SentAway> m_sentAway;
     // The workers among the pool's members from `first` on that are still in it (their names).
     QStringList stillIn(size_t first) const;
+    // Asks those workers whether each reaches every machine of the sharded run
+    // (ShardConductor::probe). One that does not is left out and sent away, to be tried again
+    // later (m_sentAway). Returns how many do.
+    size_t probeNewcomers(size_t first);
+    // How long a probe's answers may take beyond a member's own wait (ShardPart::kProbeMs).
+    static constexpr int kProbeAnswerMs = 5000;
     // How long the machines of a sharded run may take to link with each other.
     static constexpr int kShardSetupMs = 60000;
     // Waits for `count` workers (-1: m_cfg.workers) to be probed (or to join), within the join

@@ -318,6 +318,34 @@ void Trainer::holdBackDropped() {
     }
 }
 
+size_t Trainer::probeNewcomers(size_t first) {
+    std::vector<QString> ids;
+    for (size_t w = first; w < m_pool.size(); ++w)
+        if (m_pool.at(w).alive() && m_pool.at(w).remote)
+            ids.push_back(m_pool.at(w).link->deviceId());
+    const QHash<QString, QString> unreached =
+        m_shards->probe(ids, ShardPart::kProbeMs + kProbeAnswerMs);
+    size_t reached = 0;
+    for (size_t w = first; w < m_pool.size(); ++w) {
+        PoolMember& m = m_pool.at(w);
+        if (!m.alive() || !m.remote)
+            continue;
+        const auto why = unreached.constFind(m.link->deviceId());
+        if (why == unreached.constEnd()) {
+            ++reached;
+            continue;
+        }
+        m_pool.drop(w,
+                    makeError(ErrorCode::Runtime,
+                              QStringLiteral("it cannot link to every machine of the sharded "
+                                             "run (%1)")
+                                  .arg(*why)),
+                    QStringLiteral("the sharded run goes on as it was"), m_state.step);
+        m_sentAway.push_back({w, m.remote->alive()});
+    }
+    return reached;
+}
+
 Status Trainer::admitToShards() {
     const auto later = qScopeGuard([this] { holdBackDropped(); });
     if (!m_shards || !m_pool.anyJoined()) {
@@ -328,9 +356,13 @@ Status Trainer::admitToShards() {
     clock.start();
     const size_t before = m_pool.size();
     m_pool.admitJoined();
-    const QStringList names = stillIn(before);
-    if (names.isEmpty())
+    if (stillIn(before).isEmpty())
         return success(); // those that came were sent home (the memory plan says why)
+    // One that cannot reach a member would fail the setup, after every machine had stopped to
+    // wait for its links: it is asked first, and waits to be tried again.
+    if (probeNewcomers(before) == 0)
+        return success();
+    const QStringList names = stillIn(before);
     if (auto st = spillShardState(); !st)
         return st;
     m_shards->stop();

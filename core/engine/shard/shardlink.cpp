@@ -130,6 +130,15 @@ ShardDial::ShardDial(const Identity& identity, const ShardIntroduction& introduc
                             .arg(m_to.host)
                             .arg(m_to.port)
                             .arg(peerId, m_to.deviceId));
+        if (m_probe) {
+            m_done = true;
+            m_timer.stop();
+            m_conn->disconnect(this);
+            m_conn->close(QStringLiteral("a probe of the link"));
+            m_conn->deleteWhenFlushed();
+            Q_EMIT reached();
+            return;
+        }
         m_conn->send(join);
     });
     connect(m_conn, &Connection::received, this, [this](const wire::Message& m) {

@@ -97,16 +97,23 @@ public:
               const ShardMember& to, QObject* parent = nullptr);
     // How long the whole, connection to welcome, may take (10 s).
     void setTimeout(int ms) { m_timer.setInterval(ms); }
+    // Only a test of the link: once the machine at the address has proven it is the member
+    // named, the link closes and reached() says so; it never joins (a machine that would join
+    // the run asks whether it can reach every member before the run is set up for it).
+    void setProbe(bool probe) { m_probe = probe; }
 
 Q_SIGNALS:
     // The member admitted the link. The receiver takes `link` (reparent it).
     void linked(tandem::Connection* link);
+    // A probe's answer: the member named answered at its address.
+    void reached();
     void failed(const QString& why);
 
 private:
     void fail(const QString& why);
 
     ShardMember m_to;
+    bool m_probe = false;
     QPointer<Connection> m_conn;
     QTimer m_timer;
     bool m_done = false;

@@ -2,6 +2,9 @@
 
 #include <QTimer>
 
+#include <memory>
+#include <utility>
+
 namespace tandem {
 
 ShardPart::ShardPart(const Identity& identity, std::vector<at::Tensor>* replica, DType wire,
@@ -125,6 +128,54 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range,
     if (m_expectLinks == 0)
         Q_EMIT report({wire::ShardReport::Kind::Ready, 0, {}, {}});
     return success();
+}
+
+void ShardPart::probe(const wire::ShardSetup& setup) {
+    const int probe = ++m_probes;
+    // What an earlier probe still dials goes: a coordinator that probes again wants this one's
+    // answer, and the dials of probes asked over and over must not pile up.
+    for (const QPointer<ShardDial>& d : std::exchange(m_probeDials, {}))
+        delete d.data();
+    const QString me = m_identity.deviceId();
+    ShardIntroduction intro;
+    intro.runId = setup.runId;
+    for (const wire::ShardSetup::Peer& p : setup.members)
+        if (p.deviceId != me && p.port != 0)
+            intro.members.push_back({p.deviceId, p.host, p.port});
+    // The answers so far: how many are out, and the first member that did not answer.
+    struct Answers {
+        size_t waiting = 0;
+        QString unreached, why;
+    };
+    auto answers = std::make_shared<Answers>();
+    answers->waiting = intro.members.size();
+    const auto answered = [this, probe, answers](const QString& deviceId, const QString& why) {
+        if (probe != m_probes)
+            return; // a later probe replaced this one
+        if (!why.isEmpty() && answers->unreached.isEmpty()) {
+            answers->unreached = deviceId;
+            answers->why = why;
+        }
+        if (--answers->waiting == 0)
+            Q_EMIT report({wire::ShardReport::Kind::Probed, 0, answers->unreached, answers->why});
+    };
+    if (intro.members.empty())
+        return Q_EMIT report({wire::ShardReport::Kind::Probed, 0, {}, {}});
+    for (const ShardMember& to : intro.members) {
+        auto* attempt = new ShardDial(m_identity, intro, to, this);
+        m_probeDials.emplace_back(attempt);
+        attempt->setProbe(true);
+        attempt->setTimeout(kProbeMs);
+        connect(attempt, &ShardDial::reached, this, [attempt, answered, id = to.deviceId] {
+            attempt->deleteLater();
+            answered(id, {});
+        });
+        connect(attempt, &ShardDial::failed, this,
+                [attempt, answered, id = to.deviceId](const QString& why) {
+                    attempt->deleteLater();
+                    answered(id, why);
+                });
+    }
 }
 
 void ShardPart::reportFromNode() {

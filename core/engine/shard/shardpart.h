@@ -19,6 +19,7 @@
 #include <QElapsedTimer>
 #include <QHostAddress>
 #include <QObject>
+#include <QPointer>
 
 #include <memory>
 #include <vector>
@@ -49,6 +50,15 @@ public:
     // starts (`own`, cut where the run's state is) instead of its bytes.
     Status setup(const wire::ShardSetup& setup, const QByteArray& range,
                  std::unique_ptr<ShardOwner> own = nullptr);
+    // Only a test of the links (wire::ShardSetup::probe): dials every member `setup` lists but
+    // this machine, each at once, and closes each link as soon as the member has proven who it
+    // is; then report(Probed) names the first member that did not answer, or none. The setup
+    // this machine is part of, if any, is not touched. A second probe replaces the first.
+    void probe(const wire::ShardSetup& setup);
+    // How long a probe waits for each member's answer (a link through a cut cable never
+    // answers).
+    static constexpr int kProbeMs = 10000;
+
     // The worker's gradient bundle for `step`, of which the first `ready` bytes are final
     // (ShardNode::gradientsReady). Returns the bytes it sent to other machines.
     qint64 gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready);
@@ -106,6 +116,8 @@ private:
     int m_linkTimeoutMs = kLinkTimeoutMs;
     bool m_replicaBusy = false; // said before the node was set up
     int m_generation = 0;       // setups so far: a dial of an earlier one is let go
+    int m_probes = 0;           // probes so far: the answers of an earlier one are let go
+    std::vector<QPointer<ShardDial>> m_probeDials; // the last probe's, until each answers
 };
 
 } // namespace tandem

@@ -61,6 +61,10 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
             r.sent += quint64(m_conn->bytesHandedOver());
             r.received += quint64(m_conn->bytesReceived());
         }
+        if (r.kind == wire::ShardReport::Kind::Probed && !r.worker.isEmpty())
+            m_log(QStringLiteral("cannot link to device %1 of the sharded run: %2; the "
+                                 "coordinator takes this machine in once it can")
+                      .arg(r.worker, r.why));
         m_conn->send(r);
     });
     connect(m_shard.get(), &ShardPart::failed, this,
@@ -111,6 +115,20 @@ void WorkerSession::onShardMessage(const wire::Message& m) {
 }
 
 void WorkerSession::onShardSetup(const wire::ShardSetup& setup) {
+    if (setup.probe) {
+        if (!m_shard)
+            return refuse(wire::RejectCode::Protocol,
+                          QStringLiteral("the coordinator probed the links of a sharded run it "
+                                         "did not announce"));
+        // Whether this machine reaches every member, before the run is set up for it: the
+        // coordinator's own listener is where this machine reaches it.
+        wire::ShardSetup here = setup;
+        for (wire::ShardSetup::Peer& p : here.members)
+            if (p.host.isEmpty())
+                p.host = m_opt.host;
+        m_shard->probe(here);
+        return;
+    }
     std::optional<QByteArray> range;
     if (setup.mastersBlob != 0)
         range = m_conn->takeBlob(setup.mastersBlob);
