@@ -398,9 +398,15 @@ class Campaign:
         for w in ([victim] if kind == "link-cut" else ["w1", "w2"] if kind == "member-link-cut"
                   else []):
             to = port if kind == "link-cut" else str(free_port())
+            # The port the worker will listen on is not bound yet: a relay left to take any free
+            # port may take that one.
+            listen = free_port()
+            while str(listen) == to:
+                listen = free_port()
             relay = Proc("relay-" + w, [sys.executable, os.path.join(ROOT, "bench", "linkrelay.py"),
-                                        "--to", f"127.0.0.1:{to}", "--rate-mbit", "2000",
-                                        "--delay-ms", "0"])
+                                        "--listen", f"127.0.0.1:{listen}", "--to",
+                                        f"127.0.0.1:{to}", "--rate-mbit", "2000", "--delay-ms",
+                                        "0"])
             procs.append(relay)
             relays.append(relay)
             rm = None

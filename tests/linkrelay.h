@@ -14,12 +14,18 @@
 
 class LinkRelay {
 public:
-    LinkRelay(const QString& toPort, double mbit, double delayMs, double usr1Mbit = 0) {
+    // `listenPort`: where the relay listens; any free port where empty. A relay in front of a
+    // port that is not bound yet must be given one: the port it would take may be that one.
+    LinkRelay(const QString& toPort, double mbit, double delayMs, double usr1Mbit = 0,
+              const QString& listenPort = {}) {
         m_p.setProcessChannelMode(QProcess::MergedChannels);
         m_p.start(testpaths::python(),
-                  {testpaths::relay(), QStringLiteral("--to"),
-                   QStringLiteral("127.0.0.1:") + toPort, QStringLiteral("--rate-mbit"),
-                   QString::number(mbit), QStringLiteral("--delay-ms"), QString::number(delayMs),
+                  {testpaths::relay(), QStringLiteral("--listen"),
+                   QStringLiteral("127.0.0.1:") +
+                       (listenPort.isEmpty() ? QStringLiteral("0") : listenPort),
+                   QStringLiteral("--to"), QStringLiteral("127.0.0.1:") + toPort,
+                   QStringLiteral("--rate-mbit"), QString::number(mbit),
+                   QStringLiteral("--delay-ms"), QString::number(delayMs),
                    QStringLiteral("--usr1-rate-mbit"), QString::number(usr1Mbit)});
     }
     ~LinkRelay() {

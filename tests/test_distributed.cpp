@@ -26,6 +26,8 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <vector>
 
 using namespace tandem;
 
@@ -43,11 +45,17 @@ QString freeUdpPort() {
     return QString::number(probe.localPort());
 }
 
-// A TCP port free right now, for a process told to listen there.
-QString freeTcpPort() {
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return QString::number(probe.serverPort());
+// `n` TCP ports free right now, for processes told to listen there, each another: all are held
+// at once while they are chosen.
+QStringList freeTcpPorts(int n) {
+    std::vector<std::unique_ptr<QTcpServer>> held;
+    QStringList ports;
+    for (int i = 0; i < n; ++i) {
+        held.push_back(std::make_unique<QTcpServer>());
+        held.back()->listen(QHostAddress::LocalHost, 0);
+        ports << QString::number(held.back()->serverPort());
+    }
+    return ports;
 }
 
 // `tandem serve` on loopback only: it listens on 127.0.0.1 and announces by loopback
@@ -1267,8 +1275,12 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
         QSKIP("no Python 3 to run the link relay (bench/linkrelay.py)");
     const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("shard-silent"));
     QVERIFY(!one.isEmpty());
-    const QString shardPorts[] = {freeTcpPort(), freeTcpPort()};
-    LinkRelay relays[] = {{shardPorts[0], 1000, 0}, {shardPorts[1], 1000, 0}};
+    // The workers' ports and the relays' ports, each another: a relay that took any free port
+    // could take a worker's, which is not bound until the worker starts.
+    const QStringList ports = freeTcpPorts(4);
+    const QString shardPorts[] = {ports[0], ports[1]};
+    LinkRelay relays[] = {{shardPorts[0], 1000, 0, 0, ports[2]},
+                          {shardPorts[1], 1000, 0, 0, ports[3]}};
     QStringList relayPorts;
     for (LinkRelay& r : relays)
         relayPorts << r.port();
