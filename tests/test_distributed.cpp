@@ -1381,6 +1381,11 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
         qPrintable(logs()));
     QVERIFY2((w1->err() + w2->err()).contains(QStringLiteral("cannot link to device")),
              qPrintable(logs()));
+    QVERIFY2((w1->err() + w2->err())
+                 .contains(QStringLiteral("sent this machine away: this machine could not link "
+                                          "to every machine of the sharded run; it may join "
+                                          "again in 12 s")),
+             qPrintable(logs()));
     const QJsonObject s = b.summary();
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
     QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 3);

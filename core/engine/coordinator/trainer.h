@@ -167,6 +167,9 @@ private:
         // One whose connection has closed by then (a crash noticed by its links first) is not
         // held back: started again, it joins at once.
         bool connected = false;
+        // It could not reach every member (a probe): the machine is told so. Otherwise the run
+        // went on without it.
+        bool unreached = false;
     };
     std::vector<SentAway> m_sentAway;
     // The workers among the pool's members from `first` on that are still in it (their names).

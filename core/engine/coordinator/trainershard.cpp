@@ -306,9 +306,11 @@ void Trainer::holdBackDropped() {
         const QString when = QString::number(double(waitMs) / 1e3, 'f', 0);
         if (s.connected)
             m_hub->sendAway(m.remote->session(),
-                            QStringLiteral("the sharded run went on without this machine; it "
-                                           "may join again in %1 s")
-                                .arg(when));
+                            (s.unreached ? QStringLiteral("this machine could not link to every "
+                                                          "machine of the sharded run")
+                                         : QStringLiteral("the sharded run went on without this "
+                                                          "machine")) +
+                                QStringLiteral("; it may join again in %1 s").arg(when));
         m_obs.onMessage(QStringLiteral("%1 %2; the sharded run takes it in again when it comes "
                                        "back, in %3 s at the soonest")
                             .arg(m.stats.name,
@@ -341,7 +343,7 @@ size_t Trainer::probeNewcomers(size_t first) {
                                              "run (%1)")
                                   .arg(*why)),
                     QStringLiteral("the sharded run goes on as it was"), m_state.step);
-        m_sentAway.push_back({w, m.remote->alive()});
+        m_sentAway.push_back({w, m.remote->alive(), true});
     }
     return reached;
 }
