@@ -85,10 +85,13 @@ def main():
     ap.add_argument("--patterned", action="store_true",
                     help="tokens a model can learn: each id is followed by one of four, mostly the first")
     ap.add_argument("--vocab", type=int, help="another vocabulary size than the shape's")
+    ap.add_argument("--layers", type=int, help="another number of blocks than the shape's")
     args = ap.parse_args()
     cfg = dict(SHAPES[args.shape])
     if args.vocab:
         cfg["vocab_size"] = args.vocab
+    if args.layers:
+        cfg["num_hidden_layers"] = args.layers
     cfg["torch_dtype"] = "bfloat16" if args.dtype == "bf16" else "float32"
     os.makedirs(args.dir, exist_ok=True)
     device = args.device if args.device.startswith("cuda") else "cpu"

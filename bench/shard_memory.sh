@@ -9,6 +9,7 @@
 #
 #   bench/shard_memory.sh       LIMIT=8G STEPS=4 CONTEXT=32 BATCH=4 THREADS=2 WORK=/tmp/tandem-shard-memory
 #   ONE_LOSS=12.12… bench/shard_memory.sh   skip the one-machine run, compare with this loss
+#   LAYERS=6 bench/shard_memory.sh   the same widths with 6 blocks (225,609,856 parameters)
 set -eu
 cd "$(dirname "$0")/.."
 work=${WORK:-/tmp/tandem-shard-memory}
@@ -17,10 +18,10 @@ threads=${THREADS:-2}
 if [ -z "${TANDEM:-}" ]; then cmake --build build --target tandem >/dev/null; fi
 t=${TANDEM:-build/bin/tandem}
 mkdir -p "$work"
-model=$work/qwen2.5-0.5b
+model=$work/qwen2.5-0.5b${LAYERS:+-$LAYERS-layers}
 if [ ! -f "$model/model.safetensors" ]; then
     ${PYTHON:-/usr/bin/python3} bench/make_hf_folder.py qwen2.5-0.5b "$model" --dtype fp32 \
-        --tokens "$work/tokens.bin" 40000 --patterned >/dev/null
+        ${LAYERS:+--layers "$LAYERS"} --tokens "$work/tokens.bin" 40000 --patterned >/dev/null
 fi
 limit_of() { # NAME: the memory limit of that process (none for the one-machine run)
     case $1 in
