@@ -131,11 +131,7 @@ ShardDial::ShardDial(const Identity& identity, const ShardIntroduction& introduc
                             .arg(m_to.port)
                             .arg(peerId, m_to.deviceId));
         if (m_probe) {
-            m_done = true;
-            m_timer.stop();
-            m_conn->disconnect(this);
-            m_conn->close(QStringLiteral("a probe of the link"));
-            m_conn->deleteWhenFlushed();
+            end(QStringLiteral("a probe of the link"));
             Q_EMIT reached();
             return;
         }
@@ -164,9 +160,7 @@ ShardDial::ShardDial(const Identity& identity, const ShardIntroduction& introduc
     m_timer.start();
 }
 
-void ShardDial::fail(const QString& why) {
-    if (m_done)
-        return;
+void ShardDial::end(const QString& why) {
     m_done = true;
     m_timer.stop();
     if (m_conn) {
@@ -174,6 +168,12 @@ void ShardDial::fail(const QString& why) {
         m_conn->close(why);
         m_conn->deleteWhenFlushed();
     }
+}
+
+void ShardDial::fail(const QString& why) {
+    if (m_done)
+        return;
+    end(why);
     Q_EMIT failed(why);
 }
 

@@ -110,6 +110,8 @@ Q_SIGNALS:
     void failed(const QString& why);
 
 private:
+    // Closes the connection, saying `why`; nothing more is said of it.
+    void end(const QString& why);
     void fail(const QString& why);
 
     ShardMember m_to;

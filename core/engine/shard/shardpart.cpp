@@ -131,9 +131,8 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range,
 }
 
 void ShardPart::probe(const wire::ShardSetup& setup) {
-    const int probe = ++m_probes;
-    // What an earlier probe still dials goes: a coordinator that probes again wants this one's
-    // answer, and the dials of probes asked over and over must not pile up.
+    // What an earlier probe still dials goes, and says nothing more: a coordinator that probes
+    // again wants this one's answer, and the dials of probes asked over and over must not pile up.
     for (const QPointer<ShardDial>& d : std::exchange(m_probeDials, {}))
         delete d.data();
     const QString me = m_identity.deviceId();
@@ -149,9 +148,7 @@ void ShardPart::probe(const wire::ShardSetup& setup) {
     };
     auto answers = std::make_shared<Answers>();
     answers->waiting = intro.members.size();
-    const auto answered = [this, probe, answers](const QString& deviceId, const QString& why) {
-        if (probe != m_probes)
-            return; // a later probe replaced this one
+    const auto answered = [this, answers](const QString& deviceId, const QString& why) {
         if (!why.isEmpty() && answers->unreached.isEmpty()) {
             answers->unreached = deviceId;
             answers->why = why;

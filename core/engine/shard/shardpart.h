@@ -116,7 +116,6 @@ private:
     int m_linkTimeoutMs = kLinkTimeoutMs;
     bool m_replicaBusy = false; // said before the node was set up
     int m_generation = 0;       // setups so far: a dial of an earlier one is let go
-    int m_probes = 0;           // probes so far: the answers of an earlier one are let go
     std::vector<QPointer<ShardDial>> m_probeDials; // the last probe's, until each answers
 };
 

@@ -115,26 +115,20 @@ void WorkerSession::onShardMessage(const wire::Message& m) {
 }
 
 void WorkerSession::onShardSetup(const wire::ShardSetup& setup) {
-    if (setup.probe) {
-        if (!m_shard)
-            return refuse(wire::RejectCode::Protocol,
-                          QStringLiteral("the coordinator probed the links of a sharded run it "
-                                         "did not announce"));
-        // Whether this machine reaches every member, before the run is set up for it: the
-        // coordinator's own listener is where this machine reaches it.
-        wire::ShardSetup here = setup;
-        for (wire::ShardSetup::Peer& p : here.members)
-            if (p.host.isEmpty())
-                p.host = m_opt.host;
-        m_shard->probe(here);
-        return;
-    }
     std::optional<QByteArray> range;
     if (setup.mastersBlob != 0)
         range = m_conn->takeBlob(setup.mastersBlob);
     if (!m_shard)
         return refuse(wire::RejectCode::Protocol,
                       QStringLiteral("the coordinator set up a sharded run it did not announce"));
+    // The coordinator's own links listen where this machine reaches it.
+    wire::ShardSetup here = setup;
+    for (wire::ShardSetup::Peer& p : here.members)
+        if (p.host.isEmpty())
+            p.host = m_opt.host;
+    // Only whether this machine reaches every member, before the run is set up for it.
+    if (setup.probe)
+        return m_shard->probe(here);
     // A holder keeps no weights to write the owners' into.
     for (const wire::ShardSetup::Peer& p : setup.members)
         if (m_opt.holdsOnly && p.deviceId == m_identity.deviceId() && !p.holdsOnly)
@@ -144,11 +138,6 @@ void WorkerSession::onShardSetup(const wire::ShardSetup& setup) {
     if (setup.mastersBlob != 0 && !range)
         return finish(1, QStringLiteral("the weights of this machine's range did not arrive "
                                         "whole"));
-    // The coordinator's own links listen where this machine reaches it.
-    wire::ShardSetup here = setup;
-    for (wire::ShardSetup::Peer& p : here.members)
-        if (p.host.isEmpty())
-            p.host = m_opt.host;
     if (auto st = m_shard->setup(here, range.value_or(QByteArray())); !st)
         return refuse(wire::RejectCode::Protocol, st.error().message);
     const ShardOwner* owner = m_shard->owner();
