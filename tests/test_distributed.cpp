@@ -568,13 +568,14 @@ void TestDistributed::aShardedLocalSgdRunMatchesTheOneMachineRun() {
         return;
     QCOMPARE(first.value(QStringLiteral("steps")).toInt(), 5);
     // Each owner keeps its range's master and momentum, and a sum while a round closes: SGD's
-    // 12 bytes a value, whatever the inner optimizer.
+    // 12 bytes a value, whatever the inner optimizer; and the one computing machine's fp32 change
+    // while the owners step, 4 more.
     const QJsonArray ranges = first.value(QStringLiteral("shards")).toArray();
     QCOMPARE(ranges.size(), 3);
     for (const QJsonValue& v : ranges) {
         const QJsonObject r = v.toObject();
         QCOMPARE(r.value(QStringLiteral("held_bytes")).toInteger(),
-                 12 * (r.value(QStringLiteral("end")).toInteger() -
+                 16 * (r.value(QStringLiteral("end")).toInteger() -
                        r.value(QStringLiteral("begin")).toInteger()));
     }
     TandemProcess again({QStringLiteral("train"), QStringLiteral("--resume"),
@@ -863,8 +864,9 @@ void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
     // This machine lends 100 KB and computes nothing; the worker lends 5 MB, about 2.5 MB of
     // which its own worker needs (the mlp's weights and gradients, and the step's exchange: the
     // largest tensor's gradient while it is copied). SGD's state for the mlp's
-    // 203,530 values (12 bytes each: master, momentum, gradients' sum) does not fit in what is
-    // left: the run is refused before its first step, saying what each machine has.
+    // 203,530 values (12 bytes each: master, momentum, gradients' sum; and 4 for the worker's
+    // gradients while a step adds them) does not fit in what is left: the run is refused before
+    // its first step, saying what each machine has.
     const QString out = m_tmp.filePath(QStringLiteral("shard-refused"));
     TandemProcess b(
         syncRun() + QStringList{QStringLiteral("--out=") + out,
@@ -1060,8 +1062,11 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
     // the step's exchange (shardExchangeBytes: the largest tensor's fp32 gradient, the mlp's
     // first layer of 784 x 256 values).
     const int64_t exchange = 4 * 784 * 256;
-    const int64_t limit =
-        int64_t(double(workerBytes + exchange + int64_t(0.25 * double(values) * perValue)) / 0.8);
+    // Three machines computed the first run and two compute the resumed one: an owner then holds
+    // one machine's fp32 gradients fewer while a step adds them (shardArrivingBytesPerValue).
+    const double perValueResumed = perValue - 4;
+    const int64_t limit = int64_t(
+        double(workerBytes + exchange + int64_t(0.25 * double(values) * perValueResumed)) / 0.8);
     TandemProcess again(QStringList{QStringLiteral("train"), QStringLiteral("--resume"),
                                     sharded + QStringLiteral("/checkpoint.tandem"),
                                     QStringLiteral("--threads=1"), QStringLiteral("--workers=1"),

@@ -404,6 +404,9 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
                                {machine("a", true), machine("b", false), machine("c", false)});
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QCOMPARE(plan->values, trainable);
+    // Each owner holds the one computing machine's bf16 gradients for its range while a step
+    // adds them, beside the state.
+    QCOMPARE(plan->bytesPerValue, shardBytesPerValue(cfg.optimizer) + 2);
     QCOMPARE(plan->shards.size(), size_t(3));
     for (int i = 0; i < 3; ++i) {
         const ShardPlan::Shard* s = plan->shardOf(i);
@@ -419,7 +422,10 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
                                  {machine("a", true), machine("b", true), machine("c", true)});
     QVERIFY(!tooFew);
     QCOMPARE(tooFew.error().code, ErrorCode::OutOfMemory);
-    QVERIFY2(tooFew.error().message.contains(QStringLiteral("up to")),
+    QVERIFY2(tooFew.error().message.contains(QStringLiteral("up to")) &&
+                 tooFew.error().message.contains(
+                     QStringLiteral("22 bytes each: the fp32 master, the optimizer's state and the "
+                                    "gradients' sum, and 6 for the computing machines' gradients")),
              qPrintable(tooFew.error().message));
 
     ShardMachine small = machine("small", true);

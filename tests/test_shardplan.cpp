@@ -354,6 +354,31 @@ void TestShardPlan::aRunTooLargeForTheMachinesIsRefusedWithWhatFits() {
     std::vector<ShardCandidate> unknown = machines;
     unknown[1].budgetBytes = 0;
     QVERIFY(planShards(values, 16, unknown));
+
+    // Each owner also holds every computing machine's gradients for its range while a step adds
+    // them: two machines sending fp32 take 8 bytes a value more, which the plan and its error
+    // count.
+    QCOMPARE(shardArrivingBytesPerValue(2, DType::F32), 8);
+    QCOMPARE(shardArrivingBytesPerValue(1, DType::BF16), 2);
+    QCOMPARE(shardArrivingBytesPerValue(0, DType::F32), 0);
+    const int64_t arriving = shardArrivingBytesPerValue(2, DType::F32);
+    refused = planShards(values, 16, machines, arriving);
+    QVERIFY(!refused);
+    for (const char* part :
+         {"need 33.5 GB", "24 bytes each", "and 8 for the computing machines' gradients",
+          "up to 447.4 million trainable values", "choose SGD (20 bytes a value)"})
+        QVERIFY2(refused.error().message.contains(QLatin1String(part)),
+                 qPrintable(refused.error().message));
+    QVERIFY(planShards(fits, 16, machines));
+    QVERIFY(!planShards(fits, 16, machines, arriving));
+    const int64_t unit = 24 * kShardAlignment;
+    const int64_t fitsArriving = (6 * kGB / unit + 4 * kGB / unit) * kShardAlignment;
+    auto plan = planShards(fitsArriving, 16, machines, arriving);
+    QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
+    QVERIFY(!planShards(fitsArriving + kShardAlignment, 16, machines, arriving));
+    QCOMPARE(plan->bytesPerValue, 24);
+    for (const ShardPlan::Shard& s : plan->shards)
+        QCOMPARE(s.bytes, s.values() * 24);
 }
 
 // Random machines and sizes, with a fixed seed: every accepted plan is well formed, and a plan

@@ -446,7 +446,9 @@ ShardConductor::Holding ShardConductor::holding(const QString& deviceId) const {
             continue;
         h.shard = int(i) + 1;
         h.shards = int(m_ranges.size());
-        h.bytes = (m_ranges[i].end - m_ranges[i].begin) * shardBytesPerValue(m_optimizer.kind);
+        h.bytes = (m_ranges[i].end - m_ranges[i].begin) *
+                  (shardBytesPerValue(m_optimizer.kind) +
+                   shardArrivingBytesPerValue(m_computing, m_wire));
     }
     const auto it = m_counts.find(deviceId);
     if (it != m_counts.end() && it->second.previous.step >= 0) {

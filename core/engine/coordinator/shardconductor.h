@@ -166,7 +166,7 @@ public:
     struct Holding {
         int shard = 0; // 1 for the first range
         int shards = 0;
-        int64_t bytes = 0;    // what its owner keeps for it (shardBytesPerValue)
+        int64_t bytes = 0;    // what its owner keeps for it, a step's arriving gradients too
         double linkBytes = 0; // sent and received, in its last step
     };
     Holding holding(const QString& deviceId) const;

@@ -90,8 +90,9 @@ std::vector<int64_t> waterFill(int64_t units, const std::vector<double>& weight,
     return part;
 }
 
-Error tooLarge(int64_t values, int64_t bytesPerValue, const std::vector<ShardCandidate>& machines,
-               const std::vector<int64_t>& cap) {
+Error tooLarge(int64_t values, int64_t stateBytes, int64_t arrivingBytes,
+               const std::vector<ShardCandidate>& machines, const std::vector<int64_t>& cap) {
+    const int64_t bytesPerValue = stateBytes + arrivingBytes;
     QStringList each;
     int64_t room = 0;
     for (size_t i = 0; i < machines.size(); ++i) {
@@ -110,24 +111,35 @@ Error tooLarge(int64_t values, int64_t bytesPerValue, const std::vector<ShardCan
     }
     const int64_t fits = room / bytesPerValue;
     const int64_t sgd = shardBytesPerValue(OptimizerKind::Sgd);
+    const QString what =
+        arrivingBytes > 0
+            ? QStringLiteral("the fp32 master, the optimizer's state and the gradients' sum, and "
+                             "%1 for the computing machines' gradients while a step adds them")
+                  .arg(arrivingBytes)
+            : QStringLiteral("the fp32 master, the optimizer's state and the gradients' sum");
     return makeError(
         ErrorCode::OutOfMemory,
         QStringLiteral("this run's %1 trainable values need %2 across the machines (%3 bytes "
-                       "each: the fp32 master, the optimizer's state and the gradients' sum), and "
-                       "the machines can hold %4 of it beside their own workers: %5. They can hold "
-                       "up to %6 trainable values: add a machine, train fewer weights (--lora)%7, "
-                       "or leave a machine's worker out so that its memory holds a shard")
+                       "each: %4), and the machines can hold %5 of it beside their own workers: "
+                       "%6. They can hold up to %7 trainable values: add a machine, train fewer "
+                       "weights (--lora)%8, or leave a machine's worker out so that its memory "
+                       "holds a shard")
             .arg(valuesText(values), bytesText(values * bytesPerValue))
             .arg(bytesPerValue)
-            .arg(bytesText(room), each.join(QStringLiteral("; ")), valuesText(fits),
-                 bytesPerValue > sgd ? QStringLiteral(", choose SGD (%1 bytes a value)").arg(sgd)
-                                     : QString()));
+            .arg(what, bytesText(room), each.join(QStringLiteral("; ")), valuesText(fits),
+                 stateBytes > sgd
+                     ? QStringLiteral(", choose SGD (%1 bytes a value)").arg(sgd + arrivingBytes)
+                     : QString()));
 }
 
 } // namespace
 
 int64_t shardBytesPerValue(OptimizerKind optimizer) {
     return 4 + optimizerBytesPerValue(optimizer) + 4;
+}
+
+int64_t shardArrivingBytesPerValue(size_t computing, DType wire) {
+    return int64_t(computing) * dtypeSize(wire);
 }
 
 const ShardPlan::Shard* ShardPlan::shardOf(int owner) const {
@@ -167,9 +179,11 @@ std::vector<double> shardLinkSpeeds(const std::vector<LinkFacts>& workers) {
     return out[0] >= kShardLinkSpread * slowest ? out : unknown;
 }
 
-Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
-                               const std::vector<ShardCandidate>& machines) {
-    if (values <= 0 || bytesPerValue <= 0 || machines.empty())
+Expected<ShardPlan> planShards(int64_t values, int64_t stateBytesPerValue,
+                               const std::vector<ShardCandidate>& machines,
+                               int64_t arrivingBytesPerValue) {
+    const int64_t bytesPerValue = stateBytesPerValue + std::max<int64_t>(0, arrivingBytesPerValue);
+    if (values <= 0 || stateBytesPerValue <= 0 || machines.empty())
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("a shard plan needs trainable values and a machine"));
     const int64_t units = (values + kShardAlignment - 1) / kShardAlignment;
@@ -183,7 +197,8 @@ Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
             linksKnown = false;
     }
     if (room < units)
-        return tooLarge(values, bytesPerValue, machines, cap);
+        return tooLarge(values, stateBytesPerValue, bytesPerValue - stateBytesPerValue, machines,
+                        cap);
     std::vector<double> weight(machines.size(), 1.0);
     if (linksKnown)
         for (size_t i = 0; i < machines.size(); ++i)
@@ -240,6 +255,7 @@ Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, con
     const int64_t trainable = trainableValues(model).first;
     const MemoryNeed need = shardWorkerNeed(model, train, cfg);
     std::vector<ShardCandidate> candidates;
+    size_t computing = 0;
     for (const ShardMachine& m : machines) {
         ShardCandidate c{m.name, memoryBudget(m.device), 0, m.linkBytesPerS, m.keptBytes};
         if (m.computes) {
@@ -249,6 +265,7 @@ Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, con
                                      QStringLiteral(" (left out of the computing, it can still "
                                                     "hold a shard of the run's state)"));
             c.workerBytes = need.fixedBytes() + need.perSampleBytes;
+            ++computing;
         }
         candidates.push_back(c);
     }
@@ -256,7 +273,8 @@ Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, con
     // one is: each worker keeps that for the whole model.
     const OptimizerKind owners =
         cfg.mode == TrainMode::LocalSgd ? OptimizerKind::Sgd : cfg.optimizer;
-    return planShards(trainable, shardBytesPerValue(owners), candidates);
+    return planShards(trainable, shardBytesPerValue(owners), candidates,
+                      shardArrivingBytesPerValue(computing, storageDtype(cfg.wire)));
 }
 
 } // namespace tandem

@@ -51,7 +51,7 @@ struct ShardPlan {
     };
     std::vector<Shard> shards; // in the values' order; a candidate that holds nothing has none
     int64_t values = 0;        // every trainable value
-    int64_t bytesPerValue = 0;
+    int64_t bytesPerValue = 0; // what an owner keeps for each, a step's arriving gradients too
 
     // The shard `owner` holds, or null.
     const Shard* shardOf(int owner) const;
@@ -69,15 +69,22 @@ inline int64_t shardStateCap(int64_t values) {
     return values * 16 + (int64_t(1) << 20);
 }
 
-// What an owner keeps for each value of its shard: the fp32 master, the optimizer's state and the
-// gradients' sum, in fp32.
+// What an owner keeps for each value of its shard for the whole run: the fp32 master, the
+// optimizer's state and the gradients' sum, in fp32.
 int64_t shardBytesPerValue(OptimizerKind optimizer);
+// What an owner keeps for each value of its shard during a step beside that: each of the
+// `computing` machines' gradients in the wire's dtype (`wire`), held from when they arrive until
+// the step is over, since the sum adds them in the order the coordinator says once every result is
+// in (shardstep.h's OwnerStep).
+int64_t shardArrivingBytesPerValue(size_t computing, DType wire);
 
-// The plan for `values` trainable values of `bytesPerValue` each across `machines`, or an
-// out-of-memory error that says what each machine has, what the run needs, and the largest
+// The plan for `values` trainable values across `machines`, each value taking `bytesPerValue`
+// (shardBytesPerValue) and `arrivingBytesPerValue` (shardArrivingBytesPerValue) on its owner, or
+// an out-of-memory error that says what each machine has, what the run needs, and the largest
 // number of trainable values the machines could hold.
 Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
-                               const std::vector<ShardCandidate>& machines);
+                               const std::vector<ShardCandidate>& machines,
+                               int64_t arrivingBytesPerValue = 0);
 
 // Each machine's link for a plan (ShardCandidate::linkBytesPerS), this machine's first, from
 // the handshakes' probes of the workers' links (`workers`, in the machines' order after this
