@@ -1273,9 +1273,9 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
     // coordinator sets the run up again without one of them, and sends that one away. The
     // worker sent away connects again and waits the worker timeout; asked whether it reaches
     // the others while the relays still cut their links, it cannot, and is sent away again, to
-    // wait twice as long, without the run being set up again for it. The relays restore their
-    // links; it comes back and is taken in. The run ends as this machine alone does, on three
-    // machines.
+    // wait twice as long, without the run being set up again for it or stopping to wait for its
+    // answer. The relays restore their links; it comes back and is taken in. The run ends as this
+    // machine alone does, on three machines.
     if (testpaths::python().isEmpty())
         QSKIP("no Python 3 to run the link relay (bench/linkrelay.py)");
     const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("shard-silent"));
@@ -1321,12 +1321,16 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
     // The run waits while the worker sent away comes back and its wait runs out (the clock
     // runs while the run is paused), however long that takes here: the `times`th time it was
     // sent away, it has connected again `times` times.
-    const auto comesBack = [&](int times, int waitS) {
+    const auto pause = [&] {
+        const int paused = b.err().count(QStringLiteral("paused at step"));
         b.signal(SIGUSR1);
         QVERIFY2(
             QTest::qWaitFor(
-                [&] { return b.err().count(QStringLiteral("paused at step")) == times; }, 120000),
+                [&] { return b.err().count(QStringLiteral("paused at step")) > paused; }, 120000),
             qPrintable(logs()));
+    };
+    const auto comesBack = [&](int times, int waitS) {
+        pause();
         const auto cameBack = [&] {
             for (TandemProcess* w : {w1, w2})
                 if (w->err().count(QStringLiteral("the coordinator sent this machine away")) ==
@@ -1349,7 +1353,29 @@ void TestDistributed::aSilentLinkBetweenWorkersCostsTheShardedRunNoStep() {
     comesBack(1, 6);
     if (QTest::currentTestFailed())
         return;
-    // Still cut: its probe through the relay gets no answer, and the run is not set up again.
+    // Still cut: its probe through the relay gets no answer, while the run trains on (two more
+    // steps are written before the answer could come); the run is then paused until the worker
+    // has said so, so that it does not end first. It is not set up again.
+    QVERIFY2(!b.waitForErr(QStringLiteral("is asked whether it reaches every machine of the "
+                                          "sharded run; the run trains on until it answers"))
+                  .isEmpty(),
+             qPrintable(logs()));
+    const int asked = countLines(metrics);
+    QVERIFY2(QTest::qWaitFor([&] { return countLines(metrics) >= asked + 2; }, 120000),
+             qPrintable(logs()));
+    QVERIFY2(!b.err().contains(QStringLiteral("it cannot link to every machine")),
+             qPrintable(logs()));
+    pause();
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY2(
+        QTest::qWaitFor(
+            [&] {
+                return (w1->err() + w2->err()).contains(QStringLiteral("cannot link to device"));
+            },
+            120000),
+        qPrintable(logs()));
+    b.signal(SIGUSR2);
     QVERIFY2(!b.waitForErr(QStringLiteral("it cannot link to every machine of the sharded run "
                                           "\\(no link to .*no answer from"))
                   .isEmpty(),

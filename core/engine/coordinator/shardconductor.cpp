@@ -173,7 +173,7 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
         QStringLiteral("the links between the run's machines"));
 }
 
-QHash<QString, QString> ShardConductor::probe(const std::vector<QString>& workers, int timeoutMs) {
+void ShardConductor::sendProbe(const std::vector<QString>& workers) {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_probing = QSet<QString>(workers.begin(), workers.end());
@@ -193,22 +193,20 @@ QHash<QString, QString> ShardConductor::probe(const std::vector<QString>& worker
             m_probed.insert(w, QStringLiteral("it left before it was taken in"));
         }
     });
+}
+
+QHash<QString, QString> ShardConductor::probeAnswers(int waitMs) {
     std::unique_lock<std::mutex> lock(m_mutex);
-    m_cv.wait_for(lock, std::chrono::milliseconds(timeoutMs),
-                  [&] { return m_probed.size() >= m_probing.size(); });
-    QHash<QString, QString> unreached;
-    for (const QString& w : workers) {
-        const auto it = m_probed.constFind(w);
-        if (it == m_probed.constEnd())
-            unreached.insert(w, QStringLiteral("it did not say within %1 s whether it reaches "
-                                               "the run's machines")
-                                    .arg(timeoutMs / 1000));
-        else if (!it->isEmpty())
-            unreached.insert(w, *it);
-    }
+    if (waitMs > 0)
+        m_cv.wait_for(lock, std::chrono::milliseconds(waitMs),
+                      [&] { return m_probed.size() >= m_probing.size(); });
+    return m_probed;
+}
+
+void ShardConductor::endProbe() {
+    std::lock_guard<std::mutex> lock(m_mutex);
     m_probing.clear();
     m_probed.clear();
-    return unreached;
 }
 
 wire::ShardSetup ShardConductor::newSetup(int64_t firstStep, int64_t steps) const {

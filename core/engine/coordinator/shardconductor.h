@@ -77,12 +77,17 @@ public:
     void setNewcomers(QSet<QString> workers) { m_newcomers = std::move(workers); }
     // Training thread, between steps of a run set up: asks each of `workers` (device IDs, not
     // members yet) whether it reaches every member where the members listen (ShardPart::probe),
-    // and waits for their answers up to `timeoutMs`. Returns why each that cannot, or did not
-    // answer, would not make its links; the others are not named. A machine that cannot reach
-    // one member would fail the whole setup, which stops every machine's training for as long as
+    // and returns at once: the run trains on while they dial. A machine that cannot reach one
+    // member would fail the whole setup, which stops every machine's training for as long as
     // the setup waits for its links (ShardPart's patience, 30 s) and sets the run up again
-    // twice; a probe costs the run one round trip where every link answers.
-    QHash<QString, QString> probe(const std::vector<QString>& workers, int timeoutMs);
+    // twice. A later probe replaces this one.
+    void sendProbe(const std::vector<QString>& workers);
+    // The answers to the last sendProbe() so far, by worker: empty where it reaches every
+    // member, else why it does not (one that left is named too). Waits up to `waitMs` for every
+    // worker's answer.
+    QHash<QString, QString> probeAnswers(int waitMs = 0);
+    // Forgets the probe and its answers.
+    void endProbe();
     // The owners step with local-SGD's outer optimizer (start()'s `optimizer`, which the setup
     // then carries to the workers: their settings name the inner one). Before start().
     void setOuterStep(bool on) { m_outerStep = on; }

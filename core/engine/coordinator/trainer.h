@@ -174,12 +174,27 @@ private:
     std::vector<SentAway> m_sentAway;
     // The workers among the pool's members from `first` on that are still in it (their names).
     QStringList stillIn(size_t first) const;
-    // Asks those workers whether each reaches every machine of the sharded run
-    // (ShardConductor::probe). One that does not is left out and sent away, to be tried again
-    // later (m_sentAway). Returns how many do.
-    size_t probeNewcomers(size_t first);
+    // Of the pool's members from `first` on, those a probe's answers (`unreached`, by device ID)
+    // say cannot reach every machine of the sharded run are left out and sent away, to be tried
+    // again later (m_sentAway). Returns how many reach every machine.
+    size_t dropUnreached(size_t first, const QHash<QString, QString>& unreached);
+    // Workers that joined a sharded run are asked whether each reaches every machine
+    // (ShardConductor::sendProbe) while the run trains on, and taken in at the first step
+    // boundary once every answer is in, or kProbeMs + kProbeAnswerMs have passed.
+    struct Probe {
+        QSet<QString> workers; // device IDs
+        QElapsedTimer clock;
+    };
+    std::optional<Probe> m_probe;
+    // Asks the workers that joined (m_probe), or looks at their answers. Once every answer is in,
+    // or the wait is over, says which of them were asked (`probed`) and why each that cannot
+    // reach every machine cannot (`unreached`, by device ID), and returns true.
+    bool probeJoined(QHash<QString, QString>* unreached, QSet<QString>* probed);
     // How long a probe's answers may take beyond a member's own wait (ShardPart::kProbeMs).
     static constexpr int kProbeAnswerMs = 5000;
+    // How long the step boundary that sends a probe waits for the answers: where every link
+    // answers, the machines are taken in at once.
+    static constexpr int kProbeQuickMs = 1000;
     // How long the machines of a sharded run may take to link with each other.
     static constexpr int kShardSetupMs = 60000;
     // Waits for `count` workers (-1: m_cfg.workers) to be probed (or to join), within the join

@@ -320,13 +320,7 @@ void Trainer::holdBackDropped() {
     }
 }
 
-size_t Trainer::probeNewcomers(size_t first) {
-    std::vector<QString> ids;
-    for (size_t w = first; w < m_pool.size(); ++w)
-        if (m_pool.at(w).alive() && m_pool.at(w).remote)
-            ids.push_back(m_pool.at(w).link->deviceId());
-    const QHash<QString, QString> unreached =
-        m_shards->probe(ids, ShardPart::kProbeMs + kProbeAnswerMs);
+size_t Trainer::dropUnreached(size_t first, const QHash<QString, QString>& unreached) {
     size_t reached = 0;
     for (size_t w = first; w < m_pool.size(); ++w) {
         PoolMember& m = m_pool.at(w);
@@ -348,21 +342,66 @@ size_t Trainer::probeNewcomers(size_t first) {
     return reached;
 }
 
+bool Trainer::probeJoined(QHash<QString, QString>* unreached, QSet<QString>* probed) {
+    QHash<QString, QString> answers;
+    if (!m_probe) {
+        std::vector<QString> ids;
+        QStringList names;
+        for (const auto& [id, name] : m_pool.joinedWorkers()) {
+            ids.push_back(id);
+            names << name;
+        }
+        m_probe = Probe{QSet<QString>(ids.begin(), ids.end()), QElapsedTimer()};
+        m_probe->clock.start();
+        m_shards->sendProbe(ids);
+        answers = m_shards->probeAnswers(kProbeQuickMs);
+        if (answers.size() < m_probe->workers.size())
+            m_obs.onMessage(QStringLiteral("%1 is asked whether it reaches every machine of the "
+                                           "sharded run; the run trains on until it answers (up "
+                                           "to %2 s)")
+                                .arg(names.join(QStringLiteral(", ")))
+                                .arg((ShardPart::kProbeMs + kProbeAnswerMs) / 1000));
+    } else {
+        answers = m_shards->probeAnswers();
+    }
+    const bool late = m_probe->clock.elapsed() >= ShardPart::kProbeMs + kProbeAnswerMs;
+    if (answers.size() < m_probe->workers.size() && !late)
+        return false;
+    for (const QString& w : m_probe->workers)
+        if (!answers.contains(w))
+            answers.insert(w, QStringLiteral("it did not say within %1 s whether it reaches the "
+                                             "run's machines")
+                                  .arg((ShardPart::kProbeMs + kProbeAnswerMs) / 1000));
+    for (auto it = answers.begin(); it != answers.end();)
+        it = it->isEmpty() ? answers.erase(it) : std::next(it);
+    *unreached = std::move(answers);
+    *probed = std::exchange(m_probe, std::nullopt)->workers;
+    m_shards->endProbe();
+    return true;
+}
+
 Status Trainer::admitToShards() {
     const auto later = qScopeGuard([this] { holdBackDropped(); });
     if (!m_shards || !m_pool.anyJoined()) {
+        if (m_probe && m_shards)
+            m_shards->endProbe();
+        m_probe.reset();
         m_pool.admitJoined();
         return success();
     }
+    // One that cannot reach a member would fail the setup after every machine stopped to wait
+    // for its links: it is asked first, while the run trains on, and waits to be tried again.
+    QHash<QString, QString> unreached;
+    QSet<QString> probed;
+    if (!probeJoined(&unreached, &probed))
+        return success(); // the next step boundary looks again
     QElapsedTimer clock;
     clock.start();
     const size_t before = m_pool.size();
-    m_pool.admitJoined();
+    m_pool.admitJoined(false, &probed);
     if (stillIn(before).isEmpty())
         return success(); // those that came were sent home (the memory plan says why)
-    // One that cannot reach a member would fail the setup, after every machine had stopped to
-    // wait for its links: it is asked first, and waits to be tried again.
-    if (probeNewcomers(before) == 0)
+    if (dropUnreached(before, unreached) == 0)
         return success();
     const QStringList names = stillIn(before);
     if (auto st = spillShardState(); !st)

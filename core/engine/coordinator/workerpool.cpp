@@ -120,14 +120,15 @@ void WorkerPool::note(const QString& text) {
     m_obs.onMessage(text);
 }
 
-void WorkerPool::admitJoined(bool evenHeld) {
+void WorkerPool::admitJoined(bool evenHeld, const QSet<QString>* only) {
     flushNotes();
     std::vector<std::shared_ptr<RemoteWorker>> joined;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         const auto held = std::stable_partition(
-            m_joined.begin(), m_joined.end(),
-            [&](const std::shared_ptr<RemoteWorker>& w) { return evenHeld || !heldBack(*w); });
+            m_joined.begin(), m_joined.end(), [&](const std::shared_ptr<RemoteWorker>& w) {
+                return (evenHeld || !heldBack(*w)) && (!only || only->contains(w->deviceId()));
+            });
         joined.assign(std::make_move_iterator(m_joined.begin()), std::make_move_iterator(held));
         m_joined.erase(m_joined.begin(), held);
     }
@@ -143,6 +144,15 @@ bool WorkerPool::anyJoined() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     return std::any_of(m_joined.begin(), m_joined.end(),
                        [&](const std::shared_ptr<RemoteWorker>& w) { return !heldBack(*w); });
+}
+
+std::vector<std::pair<QString, QString>> WorkerPool::joinedWorkers() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::vector<std::pair<QString, QString>> out;
+    for (const std::shared_ptr<RemoteWorker>& w : m_joined)
+        if (!heldBack(*w))
+            out.emplace_back(w->deviceId(), w->name());
+    return out;
 }
 
 bool WorkerPool::heldBack(const RemoteWorker& w) const {

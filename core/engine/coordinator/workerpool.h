@@ -17,6 +17,7 @@
 
 #include <QElapsedTimer>
 #include <QHash>
+#include <QSet>
 
 #include <condition_variable>
 #include <deque>
@@ -141,9 +142,12 @@ public:
     LinkFacts linkOf(const QString& worker) const;
     // Gives the workers that joined their place, and passes the hub's notes to the log. One
     // held back (holdBack()) waits until its time is up, unless `evenHeld`.
-    void admitJoined(bool evenHeld = false);
+    // `only`: those of these devices alone; the others wait.
+    void admitJoined(bool evenHeld = false, const QSet<QString>* only = nullptr);
     // Whether a worker joined that admitJoined() would give its place now.
     bool anyJoined() const;
+    // Those workers' device IDs and names, in the order they came.
+    std::vector<std::pair<QString, QString>> joinedWorkers() const;
     // A sharded run sends a worker away (its link to another machine was lost) or cannot take
     // it in: when its device comes back, it waits a while before it is taken in, so that a
     // link still cut costs the run one setup in a while and not one every step. The wait is
