@@ -343,6 +343,7 @@ size_t Trainer::dropUnreached(size_t first, const QHash<QString, QString>& unrea
 }
 
 bool Trainer::probeJoined(QHash<QString, QString>* unreached, QSet<QString>* probed) {
+    const int waitMs = ShardPart::kProbeMs + kProbeAnswerMs;
     QHash<QString, QString> answers;
     if (!m_probe) {
         std::vector<QString> ids;
@@ -360,18 +361,17 @@ bool Trainer::probeJoined(QHash<QString, QString>* unreached, QSet<QString>* pro
                                            "sharded run; the run trains on until it answers (up "
                                            "to %2 s)")
                                 .arg(names.join(QStringLiteral(", ")))
-                                .arg((ShardPart::kProbeMs + kProbeAnswerMs) / 1000));
+                                .arg(waitMs / 1000));
     } else {
         answers = m_shards->probeAnswers();
     }
-    const bool late = m_probe->clock.elapsed() >= ShardPart::kProbeMs + kProbeAnswerMs;
-    if (answers.size() < m_probe->workers.size() && !late)
+    if (answers.size() < m_probe->workers.size() && m_probe->clock.elapsed() < waitMs)
         return false;
     for (const QString& w : m_probe->workers)
         if (!answers.contains(w))
             answers.insert(w, QStringLiteral("it did not say within %1 s whether it reaches the "
                                              "run's machines")
-                                  .arg((ShardPart::kProbeMs + kProbeAnswerMs) / 1000));
+                                  .arg(waitMs / 1000));
     for (auto it = answers.begin(); it != answers.end();)
         it = it->isEmpty() ? answers.erase(it) : std::next(it);
     *unreached = std::move(answers);

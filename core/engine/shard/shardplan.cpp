@@ -111,12 +111,11 @@ Error tooLarge(int64_t values, int64_t stateBytes, int64_t arrivingBytes,
     }
     const int64_t fits = room / bytesPerValue;
     const int64_t sgd = shardBytesPerValue(OptimizerKind::Sgd);
-    const QString what =
-        arrivingBytes > 0
-            ? QStringLiteral("the fp32 master, the optimizer's state and the gradients' sum, and "
-                             "%1 for the computing machines' gradients while a step adds them")
-                  .arg(arrivingBytes)
-            : QStringLiteral("the fp32 master, the optimizer's state and the gradients' sum");
+    QString what = QStringLiteral("the fp32 master, the optimizer's state and the gradients' sum");
+    if (arrivingBytes > 0)
+        what += QStringLiteral(", and %1 for the computing machines' gradients while a step adds "
+                               "them")
+                    .arg(arrivingBytes);
     return makeError(
         ErrorCode::OutOfMemory,
         QStringLiteral("this run's %1 trainable values need %2 across the machines (%3 bytes "
@@ -182,7 +181,8 @@ std::vector<double> shardLinkSpeeds(const std::vector<LinkFacts>& workers) {
 Expected<ShardPlan> planShards(int64_t values, int64_t stateBytesPerValue,
                                const std::vector<ShardCandidate>& machines,
                                int64_t arrivingBytesPerValue) {
-    const int64_t bytesPerValue = stateBytesPerValue + std::max<int64_t>(0, arrivingBytesPerValue);
+    const int64_t arriving = std::max<int64_t>(0, arrivingBytesPerValue);
+    const int64_t bytesPerValue = stateBytesPerValue + arriving;
     if (values <= 0 || stateBytesPerValue <= 0 || machines.empty())
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("a shard plan needs trainable values and a machine"));
@@ -197,8 +197,7 @@ Expected<ShardPlan> planShards(int64_t values, int64_t stateBytesPerValue,
             linksKnown = false;
     }
     if (room < units)
-        return tooLarge(values, stateBytesPerValue, bytesPerValue - stateBytesPerValue, machines,
-                        cap);
+        return tooLarge(values, stateBytesPerValue, arriving, machines, cap);
     std::vector<double> weight(machines.size(), 1.0);
     if (linksKnown)
         for (size_t i = 0; i < machines.size(); ++i)
