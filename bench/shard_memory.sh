@@ -10,6 +10,8 @@
 #   bench/shard_memory.sh       LIMIT=8G STEPS=4 CONTEXT=32 BATCH=4 THREADS=2 WORK=/tmp/tandem-shard-memory
 #   ONE_LOSS=12.12… bench/shard_memory.sh   skip the one-machine run, compare with this loss
 #   LAYERS=6 bench/shard_memory.sh   the same widths with 6 blocks (225,609,856 parameters)
+#   WIRE=bf16 bench/shard_memory.sh  the sharded run's wire (fp32 by default: then its loss is
+#                                    the one-machine run's to fp32 rounding)
 set -eu
 cd "$(dirname "$0")/.."
 work=${WORK:-/tmp/tandem-shard-memory}
@@ -56,7 +58,7 @@ rm -rf "$work/c" "$work/w1" "$work/w2" "$work/shard-run"
 pair_homes w1 w2
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 # shellcheck disable=SC2086
-run coordinator train $args --threads "$threads" --mode sync --shard --no-local-worker \
+run coordinator train $args --threads "$threads" --mode sync --shard --wire "${WIRE:-fp32}" --no-local-worker \
     --listen 127.0.0.1:0 --workers 2 --home "$work/c" --out "$work/shard-run" &
 coord=$!
 wait_port $coord "$work/coordinator.err"

@@ -10,6 +10,7 @@
 #   bench/shard_plan.sh    SHAPE=qwen2.5-1.5b COORDINATOR_LIMIT=16G WORKER_LIMIT=12G HOLDS=worker
 #                          WIRE=fp32 WORK=/tmp/tandem-shard-plan
 #   HOLDS=coordinator bench/shard_plan.sh    the worker computes, the coordinator only holds
+#   OPTIMIZER=sgd bench/shard_plan.sh        another optimizer than Adam
 set -eu
 cd "$(dirname "$0")/.."
 work=${WORK:-/tmp/tandem-shard-plan}
@@ -30,7 +31,7 @@ coordargs=""; workerargs=""
 if [ "$holds" = coordinator ]; then coordargs="--no-local-worker"; else workerargs="--hold-only"; fi
 # shellcheck disable=SC2086
 TANDEM_MEMORY_LIMIT=${COORDINATOR_LIMIT:-16G} $t train --model "hf:$model" \
-    --data "tokens:$work/tokens.bin,context=32,dtype=uint32" --optimizer adam --lr 1e-4 \
+    --data "tokens:$work/tokens.bin,context=32,dtype=uint32" --optimizer "${OPTIMIZER:-adam}" --lr 1e-4 \
     --batch 2 --max-steps 1 --limit-test 8 --threads 2 --mode sync --shard --wire "$wire" \
     $coordargs --listen 127.0.0.1:0 --workers 1 --home "$work/c" --out "$work/run" --no-history \
     >"$work/coordinator.out" 2>"$work/coordinator.err" &

@@ -373,22 +373,35 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     int64_t largest = 0;
     for (const at::Tensor& p : tensors.params)
         largest = std::max<int64_t>(largest, p.numel());
-    const MemoryNeed worker = memoryNeed(*m, windows, cfg, MasterCopy::None);
+    const MemoryNeed alone = memoryNeed(*m, windows, cfg, MasterCopy::None);
     const int64_t stateBytes = trainable * shardBytesPerValue(cfg.optimizer);
     QCOMPARE(stateBytes, trainable * 16);
     // Sync streams each gradient into the bundle as the backward pass makes it, and the others'
-    // weights wait in the part of it that has left: the bundle takes the gradients' place, and
-    // the exchange is the largest tensor's fp32 gradient while it is copied. A step that does not
-    // stream keeps a bundle and the others' weights beside the gradients.
+    // weights wait in the part of it that has left: the bundle, in the wire's dtype, takes the
+    // fp32 gradients' place, and beside it the largest tensor's fp32 gradient while it is copied.
+    // A step that does not stream keeps a bundle and the others' weights beside the gradients.
     QVERIFY(shardStepStreams(cfg));
-    QCOMPARE(shardExchangeBytes(trainable, largest, cfg.wire, true), largest * 4);
-    QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, true), largest * 4);
+    QCOMPARE(shardExchangeBytes(trainable, largest, cfg.wire, true), trainable * 2 + largest * 4);
+    QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, true),
+             trainable * 4 + largest * 4);
     QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, false), trainable * 8);
+    const MemoryNeed worker = shardWorkerNeed(*m, windows, cfg);
+    QCOMPARE(worker.trainingBytes, int64_t(0));
+    QCOMPARE(worker.weightBytes, alone.weightBytes);
+    // Over a bf16 wire the streamed gradients take half an fp32 step's; over an fp32 wire the
+    // same as the replica's own gradients.
+    QCOMPARE(worker.fixedBytes(), alone.fixedBytes() - trainable * 2 + largest * 4);
+    RunConfig fp32Wire = cfg;
+    fp32Wire.wire = WireDtype::Fp32;
+    QCOMPARE(shardWorkerNeed(*m, windows, fp32Wire).fixedBytes(), alone.fixedBytes() + largest * 4);
     RunConfig fp16 = cfg;
     fp16.precision = Precision::Fp16;
     QVERIFY(!shardStepStreams(fp16));
-    const int64_t exchange = shardExchangeBytes(trainable, largest, cfg.wire, true);
-    const int64_t own = worker.fixedBytes() + worker.perSampleBytes + exchange;
+    const MemoryNeed unstreamed = shardWorkerNeed(*m, windows, fp16);
+    QCOMPARE(unstreamed.trainingBytes, trainable * 4);
+    QCOMPARE(unstreamed.exchangeBytes, trainable * 4);
+    const int64_t exchange = worker.exchangeBytes;
+    const int64_t own = worker.fixedBytes() + worker.perSampleBytes;
     // A budget (90 % of a GPU's memory) with room for the worker and a fifth of the state.
     DeviceInfo gpu;
     gpu.kind = DeviceKind::Cuda;

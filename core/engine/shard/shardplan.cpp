@@ -222,7 +222,7 @@ int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, b
     const int64_t bundle = trainable * dtypeSize(storageDtype(wire));
     if (!streams)
         return 2 * bundle;
-    return std::max<int64_t>(0, bundle - trainable * 4) + largest * 4;
+    return bundle + largest * 4;
 }
 
 bool shardStepStreams(const RunConfig& cfg) {
@@ -245,7 +245,12 @@ std::pair<int64_t, int64_t> trainableValues(const Model& model) {
 MemoryNeed shardWorkerNeed(const Model& model, const Dataset& train, const RunConfig& cfg) {
     const auto [trainable, largest] = trainableValues(model);
     MemoryNeed need = memoryNeed(model, train, cfg, MasterCopy::None);
-    need.exchangeBytes = shardExchangeBytes(trainable, largest, cfg.wire, shardStepStreams(cfg));
+    const bool streams = shardStepStreams(cfg);
+    // A streamed step's fp32 gradients go into the bundle as they are made: they are the
+    // exchange's, in the wire's dtype, not the replica's.
+    if (streams)
+        need.trainingBytes = std::max<int64_t>(0, need.trainingBytes - trainable * 4);
+    need.exchangeBytes = shardExchangeBytes(trainable, largest, cfg.wire, streams);
     return need;
 }
 

@@ -109,13 +109,14 @@ struct ShardMachine {
     int64_t keptBytes = 0;    // ShardCandidate::keptBytes
 };
 
-// What a sharded step's exchange keeps on a machine that computes, beside its replica and the
-// gradients memoryNeed counts: the gradient bundle its ranges leave from, and the other owners'
-// weights that come while its step still computes, each up to the model's `trainable` values in
-// the wire's dtype. A step whose gradients stream into the bundle (`streams`) keeps them there
-// alone, and the weights wait in the part of it that has left (ShardNode), so the bundle takes
-// the gradients' place and only the largest tensor's fp32 gradient (`largest` values) is held
-// beside it while it is copied. A step that does not stream keeps both.
+// What a sharded step's exchange keeps on a machine that computes, beside its replica: the
+// gradient bundle its ranges leave from, and the other owners' weights that come while its step
+// still computes, each up to the model's `trainable` values in the wire's dtype. A step whose
+// gradients stream into the bundle (`streams`) keeps them there alone, in the wire's dtype, and
+// the weights wait in the part of it that has left (ShardNode): the bundle takes the fp32
+// gradients' place (shardWorkerNeed counts none beside it), and only the largest tensor's fp32
+// gradient (`largest` values) is held beside it while it is copied. A step that does not stream
+// keeps both beside the replica's fp32 gradients.
 int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, bool streams);
 // Whether a sharded run's steps stream their gradients into the bundle as the backward pass makes
 // them (WorkRequest::onGradient): sync's single pass, without fp16's loss scaling, which may
@@ -123,14 +124,14 @@ int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, b
 bool shardStepStreams(const RunConfig& cfg);
 
 // What a machine that computes in a sharded run holds beside its range: its replica, the
-// replica's gradients, the activations (memoryplan.h, with no masters beside it) and the step's
-// exchange (shardExchangeBytes). The owners keep the masters and the optimizer's state.
+// activations (memoryplan.h, with no masters beside it), the step's exchange (shardExchangeBytes)
+// and, where the step does not stream them into the exchange, the replica's fp32 gradients. The
+// owners keep the masters and the optimizer's state.
 struct MemoryNeed;
 MemoryNeed shardWorkerNeed(const Model& model, const Dataset& train, const RunConfig& cfg);
 
-// A sharded run's memory plan: each machine that computes holds its worker's replica, the
-// replica's gradients, at least one sample's activations (memoryplan.h, with no masters beside
-// it) and the step's exchange (shardExchangeBytes); what its budget (memoryBudget) leaves holds
+// A sharded run's memory plan: each machine that computes holds what shardWorkerNeed says for
+// at least one sample; what its budget (memoryBudget) leaves holds
 // its shard. Refused, with the figures, when a machine cannot hold even its worker (leave it
 // out, and it holds a shard only) or the machines together cannot hold the run's state. The plan's
 // shards follow `machines`' order.
