@@ -861,9 +861,9 @@ void TestDistributed::aShardLogThatCannotBeWrittenIsSaidOnce() {
 }
 
 void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
-    // This machine lends 100 KB and computes nothing; the worker lends 5 MB, about 2.5 MB of
-    // which its own worker needs (the mlp's weights and gradients, and the step's exchange: the
-    // largest tensor's gradient while it is copied). SGD's state for the mlp's
+    // This machine lends 100 KB and computes nothing; the worker lends 5 MB, about 3.3 MB of
+    // which its own worker needs (the mlp's weights, and the step's exchange: the gradients in
+    // the bundle, and the largest tensor's fp32 gradient twice). SGD's state for the mlp's
     // 203,530 values (12 bytes each: master, momentum, gradients' sum; and 4 for the worker's
     // gradients while a step adds them) does not fit in what is left: the run is refused before
     // its first step, saying what each machine has.
@@ -890,13 +890,14 @@ void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
 }
 
 void TestDistributed::aCoordinatorThatComputesIsPlannedAsAShardedMachine() {
-    // This machine computes and lends 3.6 MB (2.9 MB to train with). Its worker needs the mlp's
-    // weights, which it reads in place from the run's own, its gradients and the step's
-    // exchange: 2.4 MB, and it holds a small range in the rest. Planned as one machine, with
-    // Adam's state and the weights counted once more beside it, it was left out of its own run.
+    // This machine computes and lends 4.7 MB (3.8 MB to train with). Its worker needs the mlp's
+    // weights, which it reads in place from the run's own, and the step's exchange (its
+    // gradients, and the largest tensor's fp32 gradient twice): 3.3 MB, and it holds a small
+    // range in the rest. Planned as one machine, with Adam's state and the weights counted once
+    // more beside it (4.1 MB), it was left out of its own run.
     const QString out = m_tmp.filePath(QStringLiteral("shard-tight-coordinator"));
     TandemProcess b(shardedOnThree(out) + QStringList{QStringLiteral("--optimizer=adam")}, false,
-                    {QStringLiteral("TANDEM_MEMORY_LIMIT=3600K")});
+                    {QStringLiteral("TANDEM_MEMORY_LIMIT=4700K")});
     const QString port = waitPort(b);
     QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
     TandemProcess* w1 = worker("w1", port);
@@ -1059,9 +1060,9 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
     const int64_t values = first.value(QStringLiteral("trainable_parameters")).toInteger();
     QVERIFY2(workerBytes > 0 && perValue > 0, QJsonDocument(first).toJson().constData());
     // A CPU's budget is 80 % of what it has (memoryBudget); a machine that computes also keeps
-    // the step's exchange (shardExchangeBytes: the largest tensor's fp32 gradient, the mlp's
-    // first layer of 784 x 256 values).
-    const int64_t exchange = 4 * 784 * 256;
+    // the step's exchange beside the gradients it counts (shardExchangeBytes: the largest
+    // tensor's fp32 gradient twice, the mlp's first layer of 784 x 256 values).
+    const int64_t exchange = 2 * 4 * 784 * 256;
     // Three machines computed the first run and two compute the resumed one: an owner then holds
     // one machine's fp32 gradients fewer while a step adds them (shardArrivingBytesPerValue).
     const double perValueResumed = perValue - 4;

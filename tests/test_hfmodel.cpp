@@ -378,22 +378,23 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     QCOMPARE(stateBytes, trainable * 16);
     // Sync streams each gradient into the bundle as the backward pass makes it, and the others'
     // weights wait in the part of it that has left: the bundle, in the wire's dtype, takes the
-    // fp32 gradients' place, and beside it the largest tensor's fp32 gradient while it is copied.
-    // A step that does not stream keeps a bundle and the others' weights beside the gradients.
+    // fp32 gradients' place, and beside it the largest tensor's fp32 gradient twice (a tied
+    // embedding's two uses, or one gradient while the one before it is let go). A step that does
+    // not stream keeps a bundle and the others' weights beside the gradients.
     QVERIFY(shardStepStreams(cfg));
-    QCOMPARE(shardExchangeBytes(trainable, largest, cfg.wire, true), trainable * 2 + largest * 4);
+    QCOMPARE(shardExchangeBytes(trainable, largest, cfg.wire, true), trainable * 2 + largest * 8);
     QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, true),
-             trainable * 4 + largest * 4);
+             trainable * 4 + largest * 8);
     QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, false), trainable * 8);
     const MemoryNeed worker = shardWorkerNeed(*m, windows, cfg);
     QCOMPARE(worker.trainingBytes, int64_t(0));
     QCOMPARE(worker.weightBytes, alone.weightBytes);
     // Over a bf16 wire the streamed gradients take half an fp32 step's; over an fp32 wire the
     // same as the replica's own gradients.
-    QCOMPARE(worker.fixedBytes(), alone.fixedBytes() - trainable * 2 + largest * 4);
+    QCOMPARE(worker.fixedBytes(), alone.fixedBytes() - trainable * 2 + largest * 8);
     RunConfig fp32Wire = cfg;
     fp32Wire.wire = WireDtype::Fp32;
-    QCOMPARE(shardWorkerNeed(*m, windows, fp32Wire).fixedBytes(), alone.fixedBytes() + largest * 4);
+    QCOMPARE(shardWorkerNeed(*m, windows, fp32Wire).fixedBytes(), alone.fixedBytes() + largest * 8);
     RunConfig fp16 = cfg;
     fp16.precision = Precision::Fp16;
     QVERIFY(!shardStepStreams(fp16));

@@ -222,7 +222,7 @@ int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, b
     const int64_t bundle = trainable * dtypeSize(storageDtype(wire));
     if (!streams)
         return 2 * bundle;
-    return bundle + largest * 4;
+    return bundle + 2 * largest * 4;
 }
 
 bool shardStepStreams(const RunConfig& cfg) {

@@ -114,9 +114,11 @@ struct ShardMachine {
 // still computes, each up to the model's `trainable` values in the wire's dtype. A step whose
 // gradients stream into the bundle (`streams`) keeps them there alone, in the wire's dtype, and
 // the weights wait in the part of it that has left (ShardNode): the bundle takes the fp32
-// gradients' place (shardWorkerNeed counts none beside it), and only the largest tensor's fp32
-// gradient (`largest` values) is held beside it while it is copied. A step that does not stream
-// keeps both beside the replica's fp32 gradients.
+// gradients' place (shardWorkerNeed counts none beside it). Beside it, the largest tensor's fp32
+// gradient (`largest` values) twice: a tensor used in two places (an input embedding tied to the
+// output layer) keeps one use's gradient until the other's comes and they are added, and the one
+// before it goes only once the next is copied. A step that does not stream keeps both beside the
+// replica's fp32 gradients.
 int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, bool streams);
 // Whether a sharded run's steps stream their gradients into the bundle as the backward pass makes
 // them (WorkRequest::onGradient): sync's single pass, without fp16's loss scaling, which may
