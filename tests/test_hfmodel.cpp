@@ -386,20 +386,28 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, true),
              trainable * 4 + largest * 8);
     QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, false), trainable * 8);
+    // The test model's embedding, its largest tensor, is tied to its output layer: trained, it
+    // holds a second table while the backward pass adds its two uses, and every plan counts it
+    // (a streamed step's as the exchange's second gradient of the largest tensor).
+    const int64_t tied = transformerOf(*m)->config().vocab * transformerOf(*m)->config().hidden * 4;
+    QCOMPARE(m->transientGradientBytes(), tied);
+    QCOMPARE(largest * 4, tied);
+    QCOMPARE(alone.trainingBytes, trainable * 4 + tied);
     const MemoryNeed worker = shardWorkerNeed(*m, windows, cfg);
     QCOMPARE(worker.trainingBytes, int64_t(0));
     QCOMPARE(worker.weightBytes, alone.weightBytes);
     // Over a bf16 wire the streamed gradients take half an fp32 step's; over an fp32 wire the
     // same as the replica's own gradients.
-    QCOMPARE(worker.fixedBytes(), alone.fixedBytes() - trainable * 2 + largest * 8);
+    QCOMPARE(worker.fixedBytes(), alone.fixedBytes() - tied - trainable * 2 + largest * 8);
     RunConfig fp32Wire = cfg;
     fp32Wire.wire = WireDtype::Fp32;
-    QCOMPARE(shardWorkerNeed(*m, windows, fp32Wire).fixedBytes(), alone.fixedBytes() + largest * 8);
+    QCOMPARE(shardWorkerNeed(*m, windows, fp32Wire).fixedBytes(),
+             alone.fixedBytes() - tied + largest * 8);
     RunConfig fp16 = cfg;
     fp16.precision = Precision::Fp16;
     QVERIFY(!shardStepStreams(fp16));
     const MemoryNeed unstreamed = shardWorkerNeed(*m, windows, fp16);
-    QCOMPARE(unstreamed.trainingBytes, trainable * 4);
+    QCOMPARE(unstreamed.trainingBytes, trainable * 4 + tied);
     QCOMPARE(unstreamed.exchangeBytes, trainable * 4);
     const int64_t exchange = worker.exchangeBytes;
     const int64_t own = worker.fixedBytes() + worker.perSampleBytes;
@@ -483,6 +491,7 @@ void TestHfModel::memoryIsPlannedPerDevice() {
     const MemoryNeed sync = memoryNeed(*lora, windows, cfg, MasterCopy::None);
     QCOMPARE(sync.weightBytes, weights);
     QCOMPARE(sync.trainingBytes, t.trainableCount() * 4); // gradients
+    QCOMPARE(lora->transientGradientBytes(), int64_t(0)); // the tied embedding is frozen
     cfg.mode = TrainMode::LocalSgd;
     QCOMPARE(memoryNeed(*lora, windows, cfg, MasterCopy::None).trainingBytes,
              t.trainableCount() * 12); // and Adam's moments

@@ -122,6 +122,9 @@ public:
         (void)elem;
         return 0;
     }
+    // What a backward pass holds for a while beside one gradient for each trained value: a
+    // trained embedding tied to the output layer a second table. 0 for a model without one.
+    virtual int64_t transientGradientBytes() const { return 0; }
     // What the weights would take less with a frozen base held in 4 bits (LoRA's base=nf4),
     // beside the layer dequantized while it computes; 0 where that does not apply.
     virtual int64_t nf4SavingBytes() const { return 0; }
@@ -172,6 +175,7 @@ public:
     int64_t widenFrozenBase() const { return m_impl->widenFrozenBase(); }
     int64_t widenedBaseBytes() const { return m_impl->widenedBaseBytes(); }
     int64_t transientWeightBytes(int64_t elem) const { return m_impl->transientWeightBytes(elem); }
+    int64_t transientGradientBytes() const { return m_impl->transientGradientBytes(); }
     int64_t nf4SavingBytes() const { return m_impl->nf4SavingBytes(); }
     // The implementation, for the model library's own code and tests.
     ModelImpl* impl() const { return m_impl.get(); }

@@ -247,9 +247,11 @@ MemoryNeed shardWorkerNeed(const Model& model, const Dataset& train, const RunCo
     MemoryNeed need = memoryNeed(model, train, cfg, MasterCopy::None);
     const bool streams = shardStepStreams(cfg);
     // A streamed step's fp32 gradients go into the bundle as they are made: they are the
-    // exchange's, in the wire's dtype, not the replica's.
+    // exchange's, in the wire's dtype, not the replica's, and so is a tied embedding's second
+    // table (the exchange's second gradient of the largest tensor).
     if (streams)
-        need.trainingBytes = std::max<int64_t>(0, need.trainingBytes - trainable * 4);
+        need.trainingBytes = std::max<int64_t>(0, need.trainingBytes - trainable * 4 -
+                                                      model.transientGradientBytes());
     need.exchangeBytes = shardExchangeBytes(trainable, largest, cfg.wire, streams);
     return need;
 }

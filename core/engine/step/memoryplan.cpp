@@ -47,8 +47,9 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     for (const auto& [name, t] : model.buffers())
         need.weightBytes += bytesOf(t);
     const bool local = cfg.mode == TrainMode::LocalSgd;
-    need.trainingBytes =
-        trainable * 4 + (local ? trainable * optimizerBytesPerValue(cfg.optimizer) : 0);
+    // The gradients, and a tied embedding's second table while the backward pass adds its uses.
+    need.trainingBytes = trainable * 4 + model.transientGradientBytes() +
+                         (local ? trainable * optimizerBytesPerValue(cfg.optimizer) : 0);
     if (masters != MasterCopy::None)
         need.trainingBytes += trainable * optimizerBytesPerValue(cfg.optimizer);
     if (masters == MasterCopy::Separate)

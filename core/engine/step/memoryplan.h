@@ -20,7 +20,7 @@ namespace tandem {
 
 struct MemoryNeed {
     int64_t weightBytes = 0;    // every parameter and buffer, in its own dtype
-    int64_t trainingBytes = 0;  // gradients and optimizer state of the trainable parameters
+    int64_t trainingBytes = 0;  // gradients (a tied embedding's two) and optimizer state
     int64_t perSampleBytes = 0; // activations kept for one sample's backward pass (0: unknown)
     int64_t nf4SavingBytes = 0; // what a LoRA base held in nf4 would save (0: not applicable)
     int64_t dataBytes = 0;      // the training set, when kept on the device (keepDataOnDevice)

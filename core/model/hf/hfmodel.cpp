@@ -124,6 +124,7 @@ public:
     int64_t transientWeightBytes(int64_t elem) const override {
         return m_t->dequantizedBytes(elem);
     }
+    int64_t transientGradientBytes() const override { return m_t->tiedGradientBytes(); }
     int64_t nf4SavingBytes() const override {
         return m_t->lora() && m_t->baseQuant() == BaseQuant::None ? m_t->nf4Saving() : 0;
     }

@@ -302,6 +302,13 @@ int64_t HfTransformer::widenedBytes() const {
     return m_widened->bytes;
 }
 
+int64_t HfTransformer::tiedGradientBytes() const {
+    const std::shared_ptr<const BoundWeights> w = m_bound;
+    if (!w || !w->embed.defined() || !w->lmHead.is_same(w->embed) || !w->embed.requires_grad())
+        return 0;
+    return w->embed.numel() * int64_t(w->embed.element_size());
+}
+
 void HfTransformer::bind() {
     auto w = std::make_shared<BoundWeights>();
     w->config = m_config;

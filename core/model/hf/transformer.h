@@ -91,6 +91,10 @@ public:
     // checkpoints, keep the base as it is. Copies share the one fp32 copy. Returns its bytes.
     int64_t widenFrozenBase();
     int64_t widenedBytes() const;
+    // A trained embedding tied to the output layer: the backward pass keeps the output layer's
+    // gradient for it and adds the lookup's rows to it out of place, a second table beside the
+    // first. Its bytes, or 0 where the embedding is not tied or not trained.
+    int64_t tiedGradientBytes() const;
     // Writes adapter_model.safetensors and adapter_config.json into `dir`, as PEFT does;
     // `baseModel` is what adapter_config.json names as the base.
     Status saveLoraAdapter(const QString& dir, const QString& baseModel = QString()) const;
