@@ -410,11 +410,17 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     QCOMPARE(unstreamed.trainingBytes, trainable * 4 + tied);
     QCOMPARE(unstreamed.exchangeBytes, trainable * 4);
     const int64_t exchange = worker.exchangeBytes;
-    const int64_t own = worker.fixedBytes() + worker.perSampleBytes;
-    // A budget (90 % of a GPU's memory) with room for the worker and a fifth of the state.
+    // Off the CPU the tied lookup's gradient is dense: a third table, on a GPU's plan alone.
     DeviceInfo gpu;
     gpu.kind = DeviceKind::Cuda;
     gpu.name = QStringLiteral("Test GPU");
+    DeviceInfo cpu;
+    cpu.kind = DeviceKind::Cpu;
+    QCOMPARE(worker.on(gpu).fixedBytes(), worker.fixedBytes() + tied);
+    QCOMPARE(worker.on(cpu).fixedBytes(), worker.fixedBytes());
+    QCOMPARE(alone.on(gpu).trainingBytes, trainable * 4 + 2 * tied);
+    const int64_t own = worker.on(gpu).fixedBytes() + worker.perSampleBytes;
+    // A budget (90 % of a GPU's memory) with room for the worker and a fifth of the state.
     const int64_t budget = own + stateBytes * 2 / 10;
     gpu.memoryBytes = int64_t(double(budget) / 0.9) + 1;
     QVERIFY(!samplesThatFit(memoryNeed(*m, windows, cfg, MasterCopy::Shared), gpu,

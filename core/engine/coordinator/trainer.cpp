@@ -248,7 +248,7 @@ Status Trainer::startLocalWorker() {
     auto fits = samplesThatFit(need, *device, QStringLiteral("this machine"));
     if (!fits)
         return fits.error();
-    m_localPlan = {need.fixedBytes(), need.perSampleBytes, *fits};
+    m_localPlan = {need.on(*device).fixedBytes(), need.perSampleBytes, *fits};
     try {
         ReplicaOptions ro;
         ro.innerOptimizer = m_runOptimizer;

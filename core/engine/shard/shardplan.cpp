@@ -270,7 +270,7 @@ Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, con
                                  fits.error().message +
                                      QStringLiteral(" (left out of the computing, it can still "
                                                     "hold a shard of the run's state)"));
-            c.workerBytes = need.fixedBytes() + need.perSampleBytes;
+            c.workerBytes = need.on(m.device).fixedBytes() + need.perSampleBytes;
             ++computing;
         }
         candidates.push_back(c);

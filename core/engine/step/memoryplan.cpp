@@ -50,6 +50,7 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     // The gradients, and a tied embedding's second table while the backward pass adds its uses.
     need.trainingBytes = trainable * 4 + model.transientGradientBytes() +
                          (local ? trainable * optimizerBytesPerValue(cfg.optimizer) : 0);
+    need.denseLookupBytes = model.transientGradientBytes();
     if (masters != MasterCopy::None)
         need.trainingBytes += trainable * optimizerBytesPerValue(cfg.optimizer);
     if (masters == MasterCopy::Separate)
@@ -115,15 +116,16 @@ bool keepDataOnDevice(const Dataset& train, const DeviceInfo& device, MemoryNeed
         (!train.stream || train.stream->maxToken() > std::numeric_limits<int32_t>::max()))
         return false;
     const int64_t bytes = ResidentRows::bytesFor(train);
-    const int64_t left = memoryBudget(device) - need.fixedBytes();
+    const int64_t left = memoryBudget(device) - need.on(device).fixedBytes();
     if (left <= 0 || bytes > left / 8)
         return false;
     need.dataBytes = bytes;
     return true;
 }
 
-Expected<int64_t> samplesThatFit(const MemoryNeed& need, const DeviceInfo& device,
+Expected<int64_t> samplesThatFit(const MemoryNeed& asked, const DeviceInfo& device,
                                  const QString& who) {
+    const MemoryNeed need = asked.on(device);
     const int64_t budget = memoryBudget(device);
     if (budget <= 0)
         return int64_t(0); // the device did not say

@@ -25,8 +25,19 @@ struct MemoryNeed {
     int64_t nf4SavingBytes = 0; // what a LoRA base held in nf4 would save (0: not applicable)
     int64_t dataBytes = 0;      // the training set, when kept on the device (keepDataOnDevice)
     int64_t exchangeBytes = 0;  // a sharded step's on a machine that computes (shardplan.h)
+    // A trained tied embedding's lookup gradient where it is dense, off the CPU: a third table
+    // beside the two trainingBytes counts (transformer.cpp takes it sparse on the CPU alone).
+    int64_t denseLookupBytes = 0;
 
     int64_t fixedBytes() const { return weightBytes + trainingBytes + dataBytes + exchangeBytes; }
+    // The need on `device`: with denseLookupBytes in trainingBytes where it is not a CPU.
+    MemoryNeed on(const DeviceInfo& device) const {
+        MemoryNeed n = *this;
+        if (device.kind != DeviceKind::Cpu && device.kind != DeviceKind::Emulated)
+            n.trainingBytes += denseLookupBytes;
+        n.denseLookupBytes = 0;
+        return n;
+    }
 };
 
 // The optimizer's state for each trainable value: Adam's two moments, SGD's momentum.
