@@ -47,10 +47,12 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     for (const auto& [name, t] : model.buffers())
         need.weightBytes += bytesOf(t);
     const bool local = cfg.mode == TrainMode::LocalSgd;
-    // The gradients, and a tied embedding's second table while the backward pass adds its uses.
-    need.trainingBytes = trainable * 4 + model.transientGradientBytes() +
-                         (local ? trainable * optimizerBytesPerValue(cfg.optimizer) : 0);
-    need.denseLookupBytes = model.transientGradientBytes();
+    // The gradients, and a tied embedding's second table while the backward pass adds its uses
+    // (a third off the CPU, where the lookup's own is dense: MemoryNeed::on).
+    const int64_t tiedTable = model.transientGradientBytes();
+    need.trainingBytes =
+        trainable * 4 + tiedTable + (local ? trainable * optimizerBytesPerValue(cfg.optimizer) : 0);
+    need.denseLookupBytes = tiedTable;
     if (masters != MasterCopy::None)
         need.trainingBytes += trainable * optimizerBytesPerValue(cfg.optimizer);
     if (masters == MasterCopy::Separate)
