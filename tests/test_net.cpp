@@ -1,6 +1,7 @@
 // Identity, the trust store and the TLS transport on loopback: two nodes that talk, and the
 // connections the listener must drop (junk bytes, no certificate, silence, too many at once).
 
+#include "net/blobpipe.h"
 #include "net/connection.h"
 #include "net/discovery.h"
 #include "net/identity.h"
@@ -20,7 +21,9 @@
 #include <QTest>
 #include <QUdpSocket>
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 using namespace tandem;
 
@@ -50,6 +53,7 @@ private Q_SLOTS:
     void blobsTravelInParts();
     void aBlobGoesAsItsProducerFillsIt();
     void aBlobIsReadAPartAtATimeAsItGoes();
+    void aPipedBlobHoldsAFewPartsAtATime();
     void aPeerThatDoesNotReadLeavesTheBlobQueued();
     void theLastMessageIsNeverDropped();
     void theLastMessageSurvivesAPeerStillTalking();
@@ -304,6 +308,64 @@ void TestNet::aBlobIsReadAPartAtATimeAsItGoes() {
     QVERIFY(peerClosed.count() > 0 || peerClosed.wait(20000));
     QVERIFY(!serverSide->takeBlob(id + 1));
     delete client;
+}
+
+// A blob made on another thread (a range's optimizer state on its way to the coordinator) goes
+// through a pipe that holds a few parts of it at once: its maker waits while the socket drains
+// them, and a maker whose connection is gone is told so instead of waiting for ever.
+void TestNet::aPipedBlobHoldsAFewPartsAtATime() {
+    Server server(m_a);
+    Connection *client = nullptr, *serverSide = nullptr;
+    securedPair(server, &client, &serverSide);
+    QVERIFY(client && serverSide);
+    serverSide->setBlobCap(wire::BlobKind::Tensors, 32 << 20);
+    const QByteArray big = patterned(int(wire::kBlobPartBytes * 12 + 17), 7);
+    // Parts of the pipe that do not line up with the wire's.
+    const qint64 cap = 2 * wire::kBlobPartBytes, chunk = wire::kBlobPartBytes / 2 + 3;
+    auto pipe = std::make_shared<BlobPipe>(cap, chunk);
+    const uint64_t id =
+        client->openBlobFrom(wire::BlobKind::Tensors, big.size(), BlobPipe::readerOf(pipe));
+    bool wrote = false;
+    std::thread maker([&] {
+        bool ok = true;
+        for (qint64 at = 0; ok && at < big.size();) {
+            const qint64 n = std::min<qint64>(big.size() - at, 300'001);
+            ok = pipe->write(big.constData() + at, n);
+            at += n;
+            const qint64 ready = pipe->ready();
+            QMetaObject::invokeMethod(
+                client, [client, id, ready] { client->growBlob(id, ready); }, Qt::QueuedConnection);
+        }
+        pipe->close();
+        const qint64 ready = pipe->ready();
+        QMetaObject::invokeMethod(
+            client,
+            [client, id, ready] {
+                client->growBlob(id, ready);
+                client->send(wire::DataOffer{id});
+            },
+            Qt::QueuedConnection);
+        wrote = ok;
+    });
+    QSignalSpy got(serverSide, &Connection::received);
+    QVERIFY(got.wait(60000));
+    maker.join();
+    QVERIFY(wrote);
+    QCOMPARE(serverSide->takeBlob(id).value(), big);
+    qInfo("the pipe held %lld bytes at most of %lld", qlonglong(pipe->heldPeak()),
+          qlonglong(big.size()));
+    QVERIFY2(pipe->heldPeak() < cap + chunk, qPrintable(QString::number(pipe->heldPeak())));
+
+    // The connection goes while the maker waits for room: its writes fail, and it ends.
+    auto stuck = std::make_shared<BlobPipe>(cap, chunk);
+    client->openBlobFrom(wire::BlobKind::Tensors, big.size(), BlobPipe::readerOf(stuck));
+    std::atomic<bool> refused{false};
+    std::thread waiting([&] { refused = !stuck->write(big.constData(), big.size()); });
+    QTRY_VERIFY_WITH_TIMEOUT(stuck->ready() >= cap, 20000); // it fills the pipe, then waits
+    delete client;
+    waiting.join();
+    QVERIFY(refused);
+    QVERIFY(stuck->cancelled());
 }
 
 // Closing drops what is still queued, but never the last message (the Bye that tells a worker

@@ -314,17 +314,36 @@ Expected<qint64> checkpointSize(const TensorFile& file) {
 Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size,
                            const std::function<void(qint64)>& written) {
     qint64 at = 0;
-    const Status st = emitCheckpoint(file, [&](const char* p, qint64 n) {
-        if (n > size - at)
-            return false;
+    return writeCheckpointThrough(file, size, [&](const char* p, qint64 n) {
         memcpy(out + at, p, size_t(n));
         at += n;
         if (written)
             written(at);
         return true;
     });
+}
+
+Status writeCheckpointThrough(const TensorFile& file, qint64 size,
+                              const std::function<bool(const char*, qint64)>& sink) {
+    qint64 at = 0;
+    bool stopped = false;
+    const Status st = emitCheckpoint(file, [&](const char* p, qint64 n) {
+        if (n > size - at)
+            return false;
+        if (!sink(p, n)) {
+            stopped = true;
+            return false;
+        }
+        at += n;
+        return true;
+    });
     if (!st && st.error().code != ErrorCode::Io)
         return st;
+    if (stopped)
+        return makeError(ErrorCode::Io,
+                         QStringLiteral("the checkpoint's writing stopped after %1 of its %2 bytes")
+                             .arg(at)
+                             .arg(size));
     if (!st || at != size)
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("the checkpoint did not fill its %1 bytes").arg(size));

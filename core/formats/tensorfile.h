@@ -81,6 +81,10 @@ Expected<qint64> checkpointSize(const TensorFile& file);
 // megabytes) how many of its first bytes are final.
 Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size,
                            const std::function<void(qint64)>& written = {});
+// The same through `sink`, a part of a few megabytes at a time (false from it stops the
+// writing): the container's bytes go where the sink puts them, never held here.
+Status writeCheckpointThrough(const TensorFile& file, qint64 size,
+                              const std::function<bool(const char*, qint64)>& sink);
 Expected<TensorFile> readCheckpoint(const QString& path);
 // The same file checked the same way (its digest read through a part at a time), but without
 // holding it: its blobs are read, and its tensors come as `lazy`, each read from the file when

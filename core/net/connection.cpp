@@ -457,6 +457,15 @@ uint64_t Connection::sendBlobFrom(wire::BlobKind kind, qint64 size, BlobReader r
     return enqueueBlob(std::move(o));
 }
 
+uint64_t Connection::openBlobFrom(wire::BlobKind kind, qint64 size, BlobReader read) {
+    Outgoing o;
+    o.kind = uint32_t(kind);
+    o.size = size;
+    o.ready = 0;
+    o.read = std::move(read);
+    return enqueueBlob(std::move(o));
+}
+
 uint64_t Connection::enqueueBlob(Outgoing o) {
     const uint64_t id = m_nextBlob++;
     if (m_state != State::Secured)

@@ -89,6 +89,9 @@ public:
     // (a file of gigabytes, never held whole). A read that fails closes the connection, saying
     // why.
     uint64_t sendBlobFrom(wire::BlobKind kind, qint64 size, BlobReader read);
+    // The same for a blob still being produced (a BlobPipe's reader): nothing of it is read
+    // until growBlob() says how much of its front is final.
+    uint64_t openBlobFrom(wire::BlobKind kind, qint64 size, BlobReader read);
     // A blob whose bytes are still being produced: nothing of it is sent until growBlob()
     // says how much of its front is final. `data` is shared, not copied; its producer writes
     // the rest through a pointer it took before (never through a call that detaches it). Frames

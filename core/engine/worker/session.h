@@ -13,6 +13,7 @@
 #include "engine/worker/computeloop.h"
 #include "engine/worker/events.h"
 #include "engine/workeroptions.h"
+#include "net/blobpipe.h"
 #include "net/identity.h"
 #include "net/trustwatcher.h"
 
@@ -152,13 +153,18 @@ private:
     // shard messages that came meanwhile: nothing steps the range while it is read.
     std::shared_ptr<RangeSave> m_rangeSave;
     std::deque<wire::Message> m_heldShard;
-    // The thread that writes it; joined before the rest goes.
+    // The thread that writes it, and the pipe it writes into; the pipe is cancelled and the
+    // thread joined before the rest goes (a writer waiting for a connection that is gone).
     struct JoinedThread {
         std::thread thread;
-        ~JoinedThread() {
+        std::shared_ptr<BlobPipe> pipe;
+        void join() {
+            if (pipe)
+                pipe->cancel();
             if (thread.joinable())
                 thread.join();
         }
+        ~JoinedThread() { join(); }
     } m_saveThread;
     // A sharded run's part on this machine. Last: it writes into the loop's replica, and goes
     // first.

@@ -7,6 +7,7 @@
 
 #include "common/failpoint.h"
 #include "common/threadname.h"
+#include "net/blobpipe.h"
 #include "net/connection.h"
 
 #include <limits>
@@ -17,7 +18,9 @@ struct WorkerSession::RangeSave {
     int64_t steps = 0;
     QPointer<Connection> conn; // the blob's
     uint64_t blob = 0;
-    QByteArray bytes; // the container, written by the save's thread through a pointer
+    // The container on its way, written by the save's thread and read as the socket takes it:
+    // a few megabytes of it at a time, not a second copy of the range's state.
+    std::shared_ptr<BlobPipe> pipe;
 };
 
 namespace {
@@ -174,20 +177,31 @@ void WorkerSession::onShardSave() {
     auto save = std::make_shared<RangeSave>();
     save->steps = owner->stepCount();
     save->conn = m_conn;
-    save->bytes = QByteArray(qsizetype(*size), Qt::Uninitialized);
-    char* out = save->bytes.data(); // before the connection shares it
-    save->blob = m_conn->openBlob(wire::BlobKind::Tensors, save->bytes);
+    save->pipe = std::make_shared<BlobPipe>();
+    save->blob =
+        m_conn->openBlobFrom(wire::BlobKind::Tensors, *size, BlobPipe::readerOf(save->pipe));
     m_rangeSave = save;
-    if (m_saveThread.thread.joinable())
-        m_saveThread.thread.join(); // the last save's, which has posted its end
-    m_saveThread.thread = std::thread([this, save, state = std::move(state), out, size = *size] {
+    m_saveThread.join(); // the last save's, which has posted its end
+    m_saveThread.pipe = save->pipe;
+    m_saveThread.thread = std::thread([this, save, state = std::move(state), size = *size] {
         nameThisThread("tandem-save");
         (void)TANDEM_FAILPOINT("shard.save"); // a stall stands in for a range of gigabytes
-        const Status st = writeCheckpointInto(state, out, size, [&](qint64 written) {
-            QMetaObject::invokeMethod(
-                this, [this, save, written] { onRangeWritten(save, written); },
-                Qt::QueuedConnection);
+        qint64 told = 0;
+        const auto tell = [&] {
+            if (const qint64 ready = save->pipe->ready(); ready > told) {
+                told = ready;
+                QMetaObject::invokeMethod(
+                    this, [this, save, ready] { onRangeWritten(save, ready); },
+                    Qt::QueuedConnection);
+            }
+        };
+        const Status st = writeCheckpointThrough(state, size, [&](const char* p, qint64 n) {
+            const bool ok = save->pipe->write(p, n);
+            tell();
+            return ok;
         });
+        save->pipe->close();
+        tell();
         QMetaObject::invokeMethod(
             this, [this, save, st] { onRangeSaved(save, st); }, Qt::QueuedConnection);
     });
