@@ -108,6 +108,7 @@ private Q_SLOTS:
     void aStepThroughTheOwnersEqualsTheOneOwnerStep_data();
     void aStepThroughTheOwnersEqualsTheOneOwnerStep();
     void whatAPeerSendsOutOfTurnIsRefused();
+    void aLargeRangeIsCheckedToItsLastValue();
     void anOwnerStepsEachSegmentAsItsPartsArrive();
     void aRangeAtATimeGathersTheOneOwnerState_data();
     void aRangeAtATimeGathersTheOneOwnerState();
@@ -1165,6 +1166,35 @@ void TestShardPlan::aStepThroughTheOwnersEqualsTheOneOwnerStep() {
     for (const auto& replica : replicas)
         for (size_t i = 0; i < params.size(); ++i)
             QVERIFY(at::equal(replica[i], (*trained)[i].to(scalarTypeOf(dtype))));
+}
+
+// A range of millions of values, sent whole or in parts, is checked for values that are not
+// finite to its last value (in pieces of a million, so that the check holds no flag per value).
+void TestShardPlan::aLargeRangeIsCheckedToItsLastValue() {
+    const std::vector<at::Tensor> params{at::zeros({2'500'000}), at::zeros({16})};
+    const ShardLayout layout = ShardLayout::of(params);
+    ShardOwner owner = ShardOwner::fromParams(layout, 0, layout.values, params, {});
+    OwnerStep step(owner, DType::BF16);
+    step.open(0);
+    const qint64 bytes = layout.values * 2;
+    QByteArray good(bytes, '\0');
+    QCOMPARE(step.receive(0, QStringLiteral("whole"), 0, good).value(), true);
+    for (const qint64 value : {qint64(2'200'000), qint64(layout.values - 1)}) {
+        QByteArray bad = good;
+        const uint16_t infinity = 0x7f80; // bf16's +inf
+        memcpy(bad.data() + value * 2, &infinity, sizeof infinity);
+        const QString w = QStringLiteral("bad at %1").arg(value);
+        const Expected<bool> whole = step.receive(0, w, 0, bad);
+        QVERIFY2(!whole && whole.error().message.contains(QLatin1String("not finite")),
+                 qPrintable(w));
+        // In two parts, the second holding the value.
+        QCOMPARE(step.receive(0, w, 0, bad.left(bytes / 2)).value(), false);
+        QVERIFY(!step.receive(0, w, bytes / 2, bad.mid(bytes / 2)));
+        QVERIFY(!step.whole(w));
+    }
+    QCOMPARE(step.wholeWorkers(), std::vector<QString>{QStringLiteral("whole")});
+    QVERIFY(step.close(0, {{QStringLiteral("whole"), 1.0}}, 0.1).ok());
+    QCOMPARE(owner.stepCount(), 1);
 }
 
 // An owner takes a worker's range in order, for the open step, once; a range that is not finite

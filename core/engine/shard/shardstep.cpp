@@ -91,21 +91,30 @@ Expected<bool> OwnerStep::receive(int64_t step, const QString& worker, qint64 of
                              .arg(m_bytes)
                              .arg(have));
     QByteArray& part = m_parts[worker];
-    if (part.isEmpty())
-        part.reserve(m_bytes);
-    part.append(bytes);
+    if (part.isEmpty() && bytes.size() == m_bytes) {
+        part = bytes; // the whole range at once: kept as it came, not copied
+    } else {
+        if (part.isEmpty())
+            part.reserve(m_bytes);
+        part.append(bytes);
+    }
     // Gradients that are not finite would spoil the step for every worker: the values a part
     // completes are checked as it comes, before a segment they lie in can be stepped, and what
-    // the worker sent is dropped.
+    // the worker sent is dropped. A million values at a time, so that the check's flags never
+    // take a byte for each value of a range.
+    constexpr qint64 kCheckValues = qint64(1) << 20;
     const qint64 element = dtypeSize(m_wire), from = have / element,
                  to = qint64(part.size()) / element;
     at::NoGradGuard noGrad;
-    const at::Tensor values = at::from_blob(part.data() + from * element, {to - from},
-                                            at::TensorOptions(scalarTypeOf(m_wire)));
-    if (to > from && !at::isfinite(values).all().item<bool>()) {
-        m_parts.erase(worker);
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("gradients from %1 that are not finite").arg(worker));
+    for (qint64 at = from; at < to; at += kCheckValues) {
+        const at::Tensor values = at::from_blob(const_cast<char*>(part.constData()) + at * element,
+                                                {std::min(kCheckValues, to - at)},
+                                                at::TensorOptions(scalarTypeOf(m_wire)));
+        if (!at::isfinite(values).all().item<bool>()) {
+            m_parts.erase(worker);
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("gradients from %1 that are not finite").arg(worker));
+        }
     }
     return part.size() == m_bytes;
 }
