@@ -1379,7 +1379,8 @@ void TestShardPlan::aRangeAtATimeGathersTheOneOwnerState_data() {
 
 // The coordinator gathers a checkpoint's state a range at a time, each range's bytes gone before
 // the next range's come: the state and the weights are the owners' together, whatever the order
-// the ranges come in, and an optimizer takes the gathered tensors themselves, not a copy.
+// the ranges come in, and an optimizer takes the gathered tensors themselves, not a copy. The
+// weights alone come the same way, keeping none of the state.
 void TestShardPlan::aRangeAtATimeGathersTheOneOwnerState() {
     QFETCH(int, kind);
     OptimizerConfig cfg;
@@ -1414,6 +1415,21 @@ void TestShardPlan::aRangeAtATimeGathersTheOneOwnerState() {
     }
     for (size_t i = 0; i < params.size(); ++i)
         QVERIFY(at::equal(replica[i], (*masters)[i]));
+
+    // The end of a run: the weights alone, no state kept.
+    std::vector<at::Tensor> weights;
+    for (const at::Tensor& p : params)
+        weights.push_back(at::zeros_like(p));
+    GatheredState weightsOnly(layout, /*keepState=*/false);
+    for (size_t k : {1, 3, 0, 2})
+        QVERIFY(
+            weightsOnly
+                .add(owners[k].begin(), owners[k].end(), 3, owners[k].rangeStateBytes(), &weights)
+                .ok());
+    for (size_t i = 0; i < params.size(); ++i)
+        QVERIFY(at::equal(weights[i], (*masters)[i]));
+    auto none = weightsOnly.take();
+    QVERIFY(none.ok() && none->empty());
 
     Optimizer opt(cfg, replica);
     const Status st = opt.restore(3, *state);

@@ -361,8 +361,9 @@ Expected<int64_t> ShardConductor::collectState(const RangeSink& sink, int timeou
     return std::max<int64_t>(steps, 0);
 }
 
-Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeoutMs) {
-    GatheredState whole(ShardLayout::of(*m_replica));
+Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeoutMs,
+                                                                       bool keepState) {
+    GatheredState whole(ShardLayout::of(*m_replica), keepState);
     auto steps = collectState(
         [&](const ShardRange& r, int64_t steps, const QByteArray& bytes) {
             return whole.add(r.begin, r.end, steps, bytes, m_replica);

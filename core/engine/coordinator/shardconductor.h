@@ -124,8 +124,9 @@ public:
     // checkpoint keeps. The ranges come one at a time (GatheredState), so this machine holds the
     // state once and one range's bytes beside it. The owners' fp32 weights go into the replica,
     // which until then held them as the wire carried them: over a 16-bit wire, roundReplica()
-    // takes them back there before the next step.
-    Expected<std::pair<int64_t, NamedTensors>> gatherState(int timeoutMs);
+    // takes them back there before the next step. Without `keepState` (the end of a run, whose
+    // export needs only the weights) no state is kept: each range's goes once its weights are in.
+    Expected<std::pair<int64_t, NamedTensors>> gatherState(int timeoutMs, bool keepState = true);
     // The same for a checkpoint, each range's state kept in a file in `dir` until the
     // checkpoint's writer reads each tensor from it (SpilledState): this machine holds one
     // range's bytes at a time, and never the whole state.

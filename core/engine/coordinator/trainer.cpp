@@ -551,7 +551,9 @@ Status Trainer::finish(bool stopped) {
     // A sharded run's state, and over a 16-bit wire its fp32 weights, come before machines go.
     const bool weightsHere = m_cfg.wire == WireDtype::Fp32 || m_finalGather == m_state.step;
     if (m_shards && (checkpoint || !weightsHere))
-        if (auto st = checkpoint ? saveCheckpoint(/*last=*/true) : gatherShardState(); !st) {
+        if (auto st =
+                checkpoint ? saveCheckpoint(/*last=*/true) : gatherShardState(/*keepState=*/false);
+            !st) {
             shutdown(QStringLiteral("the run failed"));
             return st;
         }

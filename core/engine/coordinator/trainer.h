@@ -108,7 +108,9 @@ private:
     Status shardHub(HubConfig& hc);
     Status startShards();
     Status setUpShards(); // startShards() once, on the members the pool holds now
-    Status gatherShardState();
+    // `keepState` false: the owners' fp32 weights alone, into m_master, for the export at the end
+    // of a run over a 16-bit wire; m_optimizer keeps only the count.
+    Status gatherShardState(bool keepState = true);
     // A sharded run's checkpoint: each range's state from its owner into a file beside the
     // checkpoint, then each tensor of it from there into the checkpoint (SpilledState), the
     // owners' fp32 weights into m_master.

@@ -214,7 +214,7 @@ Status Trainer::setUpShards() {
     return success();
 }
 
-Status Trainer::gatherShardState() {
+Status Trainer::gatherShardState(bool keepState) {
     if (!m_shards)
         return success();
     // What the gathering held for a moment (each range's owner rebuilt here, the state in the
@@ -224,17 +224,17 @@ Status Trainer::gatherShardState() {
     // The owners hold the optimizer's state and the fp32 weights: they come here for the
     // checkpoint, the state in the one-owner run's names, so that the run resumes on any set of
     // machines, and go again once written.
-    auto gathered = m_shards->gatherState(kShardSetupMs);
+    auto gathered = m_shards->gatherState(kShardSetupMs, keepState);
     if (!gathered) {
         // A machine lost while the state came: the machines left take the run over from the step
         // just finished, and give theirs.
         if (auto st = reformShards(gathered.error(), {}); !st)
             return st;
-        gathered = m_shards->gatherState(kShardSetupMs);
+        gathered = m_shards->gatherState(kShardSetupMs, keepState);
         if (!gathered)
             return gathered.error();
     }
-    // The optimizer takes the gathered tensors themselves: the state is held once.
+    // The optimizer takes the gathered tensors themselves (none without `keepState`).
     return m_optimizer->restore(gathered->first, gathered->second);
 }
 

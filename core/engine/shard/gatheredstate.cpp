@@ -114,8 +114,9 @@ Error keptInPart(int64_t tensor, const std::string& slot) {
 
 } // namespace
 
-GatheredState::GatheredState(ShardLayout layout)
-    : m_layout(std::move(layout)) {}
+GatheredState::GatheredState(ShardLayout layout, bool keepState)
+    : m_layout(std::move(layout))
+    , m_keepState(keepState) {}
 
 Status GatheredState::add(int64_t begin, int64_t end, int64_t steps, const QByteArray& bytes,
                           std::vector<at::Tensor>* params) {
@@ -124,6 +125,8 @@ Status GatheredState::add(int64_t begin, int64_t end, int64_t steps, const QByte
     auto st = walkRange(
         m_layout, m_ranges, begin, end, steps, bytes, params,
         [&](const std::string& slot, const ShardLayout::Piece& p, const TensorRecord& r) -> Status {
+            if (!m_keepState)
+                return success();
             if (slot == "step") {
                 m_steps[p.tensor] = viewOf(r).clone().reshape({});
                 return success();

@@ -30,7 +30,9 @@ namespace tandem {
 
 class GatheredState {
 public:
-    explicit GatheredState(ShardLayout layout);
+    // `keepState` false: add() writes each range's weights into the replica and keeps none of
+    // its optimizer state (the end of a run, whose export needs only the weights).
+    explicit GatheredState(ShardLayout layout, bool keepState = true);
     // Adds the state of the values [begin, end) after `steps` steps, as its owner sent it, and
     // writes the range's fp32 weights into `params` (a replica's parameters in schema order; none
     // when null). Refuses bytes of another range or step count, a range that overlaps one added,
@@ -43,6 +45,7 @@ public:
 
 private:
     ShardLayout m_layout;
+    bool m_keepState = true;
     std::vector<std::pair<int64_t, int64_t>> m_ranges;            // added so far
     std::map<std::string, std::map<int64_t, at::Tensor>> m_slots; // slot -> tensor -> whole
     std::map<std::string, std::map<int64_t, int64_t>> m_covered;  // values of it added
