@@ -323,8 +323,8 @@ void TestNet::aPipedBlobHoldsAFewPartsAtATime() {
     // Parts of the pipe that do not line up with the wire's.
     const qint64 cap = 2 * wire::kBlobPartBytes, chunk = wire::kBlobPartBytes / 2 + 3;
     auto pipe = std::make_shared<BlobPipe>(cap, chunk);
-    const uint64_t id =
-        client->openBlobFrom(wire::BlobKind::Tensors, big.size(), BlobPipe::readerOf(pipe));
+    const uint64_t id = client->openBlobFrom(wire::BlobKind::Tensors, big.size(),
+                                             BlobPipe::readerOf(pipe, big.size()));
     bool wrote = false;
     std::thread maker([&] {
         bool ok = true;
@@ -352,13 +352,15 @@ void TestNet::aPipedBlobHoldsAFewPartsAtATime() {
     maker.join();
     QVERIFY(wrote);
     QCOMPARE(serverSide->takeBlob(id).value(), big);
+    QVERIFY(!pipe->cancelled()); // read to its end: its reader went without cancelling it
     qInfo("the pipe held %lld bytes at most of %lld", qlonglong(pipe->heldPeak()),
           qlonglong(big.size()));
     QVERIFY2(pipe->heldPeak() < cap + chunk, qPrintable(QString::number(pipe->heldPeak())));
 
     // The connection goes while the maker waits for room: its writes fail, and it ends.
     auto stuck = std::make_shared<BlobPipe>(cap, chunk);
-    client->openBlobFrom(wire::BlobKind::Tensors, big.size(), BlobPipe::readerOf(stuck));
+    client->openBlobFrom(wire::BlobKind::Tensors, big.size(),
+                         BlobPipe::readerOf(stuck, big.size()));
     std::atomic<bool> refused{false};
     std::thread waiting([&] { refused = !stuck->write(big.constData(), big.size()); });
     QTRY_VERIFY_WITH_TIMEOUT(stuck->ready() >= cap, 20000); // it fills the pipe, then waits

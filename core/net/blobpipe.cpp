@@ -103,18 +103,27 @@ qint64 BlobPipe::heldPeak() const {
 }
 
 std::function<Expected<QByteArray>(qint64, qint64)>
-BlobPipe::readerOf(const std::shared_ptr<BlobPipe>& pipe) {
-    // Shared by every copy of the reader; the last copy to go cancels the pipe.
+BlobPipe::readerOf(const std::shared_ptr<BlobPipe>& pipe, qint64 size) {
+    // Shared by every copy of the reader; the last copy to go cancels the pipe unless it read
+    // the whole blob.
     struct Hold {
         std::shared_ptr<BlobPipe> pipe;
+        qint64 size = 0;
+        qint64 read = 0;
         ~Hold() {
-            if (pipe)
+            if (pipe && read < size)
                 pipe->cancel();
         }
     };
     auto hold = std::make_shared<Hold>();
     hold->pipe = pipe;
-    return [hold](qint64 at, qint64 n) { return hold->pipe->read(at, n); };
+    hold->size = size;
+    return [hold](qint64 at, qint64 n) {
+        Expected<QByteArray> part = hold->pipe->read(at, n);
+        if (part)
+            hold->read += part->size();
+        return part;
+    };
 }
 
 } // namespace tandem

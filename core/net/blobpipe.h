@@ -42,10 +42,11 @@ public:
     // What the pipe holds at most, for the tests: its cap's high-water mark.
     qint64 heldPeak() const;
 
-    // A reader for Connection::openBlobFrom: the pipe is cancelled once the connection lets go
-    // of it, sent or not, so that its maker never waits for a reader that is gone.
+    // A reader for Connection::openBlobFrom of a blob of `size` bytes: the pipe is cancelled when
+    // the connection lets go of it before it read them all (the connection closed), so that its
+    // maker never waits for a reader that is gone.
     static std::function<Expected<QByteArray>(qint64, qint64)>
-    readerOf(const std::shared_ptr<BlobPipe>& pipe);
+    readerOf(const std::shared_ptr<BlobPipe>& pipe, qint64 size);
 
 private:
     const qint64 m_cap;

@@ -179,7 +179,7 @@ void WorkerSession::onShardSave() {
     save->conn = m_conn;
     save->pipe = std::make_shared<BlobPipe>();
     save->blob =
-        m_conn->openBlobFrom(wire::BlobKind::Tensors, *size, BlobPipe::readerOf(save->pipe));
+        m_conn->openBlobFrom(wire::BlobKind::Tensors, *size, BlobPipe::readerOf(save->pipe, *size));
     m_rangeSave = save;
     m_saveThread.join(); // the last save's, which has posted its end
     m_saveThread.pipe = save->pipe;
@@ -216,13 +216,15 @@ void WorkerSession::onRangeSaved(const std::shared_ptr<RangeSave>& save, const S
     if (save != m_rangeSave)
         return;
     m_rangeSave.reset();
-    if (!status)
-        return finish(
-            1, QStringLiteral("cannot send this machine's range: %1").arg(status.error().message));
-    if (!save->conn || save->conn != m_conn) {
+    // A connection that went took the blob with it and cancelled its pipe: the writing stopped
+    // for that, not for a fault of this machine's.
+    if (!save->conn || save->conn != m_conn || save->pipe->cancelled()) {
         m_heldShard.clear(); // they came on a connection that is gone
         return;
     }
+    if (!status)
+        return finish(
+            1, QStringLiteral("cannot send this machine's range: %1").arg(status.error().message));
     m_conn->growBlob(save->blob, std::numeric_limits<qint64>::max());
     m_conn->send(wire::ShardState{save->steps, save->blob});
     // What came meanwhile, in order; a second save holds the rest again.
