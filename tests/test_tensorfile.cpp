@@ -280,9 +280,9 @@ void TestTensorFile::checkpointOpenedReadsEachTensorWhenAsked() {
 }
 
 void TestTensorFile::checkpointWrittenInPlaceIsTheFile() {
-    // A range's state goes to its coordinator from one buffer of the container's size, whose
-    // front is sent while the rest is written: the same bytes as the file, lazy tensors among
-    // them, with each part's end said in order up to the whole.
+    // A container written into one buffer of its size, or through a sink a part at a time (a
+    // range's state on its way to its coordinator): the same bytes as the file, lazy tensors
+    // among them, the parts in order up to the whole.
     TensorFile f = sample();
     const TensorRecord big = record(QStringLiteral("big"), DType::F32, {5, 1 << 20}, 3); // 20 MB
     f.tensors << big;
@@ -296,15 +296,29 @@ void TestTensorFile::checkpointWrittenInPlaceIsTheFile() {
     QVERIFY(size.ok());
     QCOMPARE(*size, file.size());
     QByteArray out(qsizetype(*size), Qt::Uninitialized);
-    QList<qint64> said;
-    QVERIFY(writeCheckpointInto(lazy, out.data(), *size, [&](qint64 n) { said << n; }).ok());
+    QVERIFY(writeCheckpointInto(lazy, out.data(), *size).ok());
     QCOMPARE(out, file);
     QCOMPARE(serializeCheckpoint(lazy).value(), file);
+    // Through a sink, in parts, each part's end said in order up to the whole.
+    QList<qint64> said;
+    QByteArray through;
+    QVERIFY(writeCheckpointThrough(lazy, *size, [&](const char* p, qint64 n) {
+                through.append(p, qsizetype(n));
+                said << qint64(through.size());
+                return true;
+            }).ok());
+    QCOMPARE(through, file);
     QVERIFY2(said.size() >= 4, qPrintable(QString::number(said.size()))); // 20 MB in parts
     QCOMPARE(said.last(), *size);
     for (qsizetype i = 1; i < said.size(); ++i)
         QVERIFY(said[i] > said[i - 1] && said[i] - said[i - 1] <= (8 << 20));
 
+    // A sink that stops the writing stops it, saying where.
+    const Status stopped =
+        writeCheckpointThrough(lazy, *size, [](const char*, qint64) { return false; });
+    QVERIFY(!stopped.ok() && stopped.error().code == ErrorCode::Io);
+    QVERIFY2(stopped.error().message.contains(QLatin1String("stopped after 0 of")),
+             qPrintable(stopped.error().message));
     // A buffer of another size, or a lazy tensor whose bytes are not its shape's, is refused.
     QVERIFY(!writeCheckpointInto(lazy, out.data(), *size - 1).ok());
     lazy.lazy.last().bytes = [] { return QByteArray(12, '\0'); };

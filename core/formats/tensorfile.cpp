@@ -311,14 +311,11 @@ Expected<qint64> checkpointSize(const TensorFile& file) {
     return head->fixedAndHeader.size() + head->dataBytes + kDigest;
 }
 
-Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size,
-                           const std::function<void(qint64)>& written) {
+Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size) {
     qint64 at = 0;
     return writeCheckpointThrough(file, size, [&](const char* p, qint64 n) {
         memcpy(out + at, p, size_t(n));
         at += n;
-        if (written)
-            written(at);
         return true;
     });
 }

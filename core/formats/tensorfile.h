@@ -76,13 +76,11 @@ Expected<qint64> writeCheckpointTo(QIODevice& out, const TensorFile& file);
 Expected<QByteArray> serializeCheckpoint(const TensorFile& file);
 // The container's size in bytes, without asking a lazy tensor for its bytes.
 Expected<qint64> checkpointSize(const TensorFile& file);
-// Writes the container into `out`, exactly checkpointSize(file) bytes, front to back, for a
-// buffer whose front is sent while the rest is written: `written` hears after each part (a few
-// megabytes) how many of its first bytes are final.
-Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size,
-                           const std::function<void(qint64)>& written = {});
-// The same through `sink`, a part of a few megabytes at a time (false from it stops the
-// writing): the container's bytes go where the sink puts them, never held here.
+// Writes the container into `out`, exactly checkpointSize(file) bytes, front to back.
+Status writeCheckpointInto(const TensorFile& file, char* out, qint64 size);
+// The same through `sink`, a part of a few megabytes at a time in order (false from it stops the
+// writing): the container's bytes go where the sink puts them, never held here (a range's state
+// on its way to the coordinator, through a BlobPipe).
 Status writeCheckpointThrough(const TensorFile& file, qint64 size,
                               const std::function<bool(const char*, qint64)>& sink);
 Expected<TensorFile> readCheckpoint(const QString& path);

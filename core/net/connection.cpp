@@ -449,19 +449,18 @@ uint64_t Connection::queueBlob(wire::BlobKind kind, const QByteArray& data, qint
 }
 
 uint64_t Connection::sendBlobFrom(wire::BlobKind kind, qint64 size, BlobReader read) {
-    Outgoing o;
-    o.kind = uint32_t(kind);
-    o.size = size;
-    o.ready = size;
-    o.read = std::move(read);
-    return enqueueBlob(std::move(o));
+    return queueReader(kind, size, std::move(read), size);
 }
 
 uint64_t Connection::openBlobFrom(wire::BlobKind kind, qint64 size, BlobReader read) {
+    return queueReader(kind, size, std::move(read), 0);
+}
+
+uint64_t Connection::queueReader(wire::BlobKind kind, qint64 size, BlobReader read, qint64 ready) {
     Outgoing o;
     o.kind = uint32_t(kind);
     o.size = size;
-    o.ready = 0;
+    o.ready = ready;
     o.read = std::move(read);
     return enqueueBlob(std::move(o));
 }

@@ -157,6 +157,8 @@ private:
     // `size` bytes of `data` from `at` (-1: all of it), the first `ready` of them final.
     uint64_t queueBlob(wire::BlobKind kind, const QByteArray& data, qint64 ready, qint64 at = 0,
                        qint64 size = -1);
+    // A blob of `size` bytes that `read` gives a part at a time, the first `ready` of them final.
+    uint64_t queueReader(wire::BlobKind kind, qint64 size, BlobReader read, qint64 ready);
     void onReadyRead();
     void drain();
     void writeFrame(const QByteArray& payload);

@@ -329,7 +329,7 @@ Expected<std::pair<int64_t, QByteArray>> ShardConductor::fetchState(size_t range
     return state;
 }
 
-Expected<int64_t> ShardConductor::collectState(const RangeSink& sink, int timeoutMs) {
+Expected<int64_t> ShardConductor::collectState(const RangeSink& sink, int timeoutMs, bool rebase) {
     int64_t next = 0;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -355,7 +355,7 @@ Expected<int64_t> ShardConductor::collectState(const RangeSink& sink, int timeou
                 st.error().code,
                 QStringLiteral("device %1's range: %2").arg(range.owner, st.error().message));
         // The logs begin again from the state gathered: what they held is in it.
-        if (!m_backupDir.isEmpty())
+        if (rebase && !m_backupDir.isEmpty())
             swapLog(r, next, steps, state->second);
     }
     return std::max<int64_t>(steps, 0);
@@ -368,7 +368,7 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
         [&](const ShardRange& r, int64_t steps, const QByteArray& bytes) {
             return whole.add(r.begin, r.end, steps, bytes, m_replica);
         },
-        timeoutMs);
+        timeoutMs, /*rebase=*/keepState);
     if (!steps)
         return steps.error();
     auto state = whole.take();

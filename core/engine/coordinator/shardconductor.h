@@ -125,7 +125,8 @@ public:
     // state once and one range's bytes beside it. The owners' fp32 weights go into the replica,
     // which until then held them as the wire carried them: over a 16-bit wire, roundReplica()
     // takes them back there before the next step. Without `keepState` (the end of a run, whose
-    // export needs only the weights) no state is kept: each range's goes once its weights are in.
+    // export needs only the weights) no state is kept: each range's goes once its weights are in,
+    // and the logs are not begun again from it.
     Expected<std::pair<int64_t, NamedTensors>> gatherState(int timeoutMs, bool keepState = true);
     // The same for a checkpoint, each range's state kept in a file in `dir` until the
     // checkpoint's writer reads each tensor from it (SpilledState): this machine holds one
@@ -210,10 +211,10 @@ private:
     // Asks range `range`'s owner for its state (rangeStateBytes()) and waits for it: the steps
     // it has taken and the bytes.
     Expected<std::pair<int64_t, QByteArray>> fetchState(size_t range, int timeoutMs);
-    // Every range's state in turn, into `sink`, each range's log begun again from it: the steps
-    // the owners have taken.
+    // Every range's state in turn, into `sink`, each range's log begun again from it unless the
+    // run ends (`rebase` false): the steps the owners have taken.
     using RangeSink = std::function<Status(const ShardRange&, int64_t, const QByteArray&)>;
-    Expected<int64_t> collectState(const RangeSink& sink, int timeoutMs);
+    Expected<int64_t> collectState(const RangeSink& sink, int timeoutMs, bool rebase = true);
     // What the ranges' owners start from: this machine's range's owner, made here, and each
     // worker's blob, as it takes it with the setup, kept in a file (null for this machine's).
     struct RangeStarts {
