@@ -989,6 +989,12 @@ void TestDistributed::runShardedOnThree(const QString& out, const QStringList& e
         QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
         QVERIFY2(w->err().contains(QStringLiteral("holds values")), qPrintable(w->err()));
     }
+    // Nothing of the ranges' state that came for the checkpoints is left in the run's folder.
+    const QStringList left =
+        QDir(out).entryList({QStringLiteral(".arriving"), QStringLiteral(".shard-state-*"),
+                             QStringLiteral("receiving-*")},
+                            QDir::AllEntries | QDir::Hidden);
+    QVERIFY2(left.isEmpty(), qPrintable(left.join(QLatin1Char(' '))));
     *summary = b.summary();
     *log = b.err();
     if (secondLog)

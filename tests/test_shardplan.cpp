@@ -114,6 +114,7 @@ private Q_SLOTS:
     void aRangeAtATimeGathersTheOneOwnerState();
     void aGatheredStateThatDoesNotAddUpIsRefused();
     void aSpilledStateThatCannotBeReadFailsItsCheckpoint();
+    void aRangeIsReadWhereItLies();
 };
 
 void TestShardPlan::equalMachinesHoldEqualShards() {
@@ -1377,6 +1378,16 @@ void TestShardPlan::aRangeAtATimeGathersTheOneOwnerState_data() {
     QTest::newRow("adagrad") << int(OptimizerKind::Adagrad);
 }
 
+// Four owners of `params`, their ranges cut inside tensors too, after three sharded steps.
+std::vector<ShardOwner> fourOwnersAfterThreeSteps(const std::vector<at::Tensor>& params,
+                                                  const OptimizerConfig& cfg) {
+    const std::vector<int64_t> bounds{0, 1000, 2245, 2911, ShardLayout::of(params).values};
+    std::vector<ShardOwner> owners = ownersOver(params, bounds, cfg);
+    for (int step = 0; step < 3; ++step)
+        shardedStep(owners, params, step);
+    return owners;
+}
+
 // The coordinator gathers a checkpoint's state a range at a time, each range's bytes gone before
 // the next range's come: the state and the weights are the owners' together, whatever the order
 // the ranges come in, and an optimizer takes the gathered tensors themselves, not a copy. The
@@ -1388,10 +1399,7 @@ void TestShardPlan::aRangeAtATimeGathersTheOneOwnerState() {
     cfg.momentum = 0.9;
     const std::vector<at::Tensor> params = someParams();
     const ShardLayout layout = ShardLayout::of(params);
-    const std::vector<int64_t> bounds{0, 1000, 2245, 2911, layout.values};
-    std::vector<ShardOwner> owners = ownersOver(params, bounds, cfg);
-    for (int step = 0; step < 3; ++step)
-        shardedStep(owners, params, step);
+    std::vector<ShardOwner> owners = fourOwnersAfterThreeSteps(params, cfg);
     const auto expected = ShardOwner::gatherState(pointers(owners));
     const auto masters = ShardOwner::gatherMasters(pointers(owners));
     QVERIFY(expected.ok() && masters.ok());
@@ -1516,6 +1524,100 @@ void TestShardPlan::aSpilledStateThatCannotBeReadFailsItsCheckpoint() {
     QVERIFY(!QFile::exists(path));
     QVERIFY2(spilled.failure().contains(QStringLiteral(".shard-state-")),
              qPrintable(spilled.failure()));
+}
+
+// A range's state is the same wherever it lies: this machine's own owner's tensors, bytes in
+// memory, or the file a link wrote them to. A state in a file is kept there (no copy of it is
+// written) and removed once nothing reads it; a damaged one is refused; a log begun from any of
+// them rebuilds the same owner.
+void TestShardPlan::aRangeIsReadWhereItLies() {
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::AdamW;
+    const std::vector<at::Tensor> params = someParams();
+    const ShardLayout layout = ShardLayout::of(params);
+    std::vector<ShardOwner> owners = fourOwnersAfterThreeSteps(params, cfg);
+    const auto expected = ShardOwner::gatherState(pointers(owners));
+    const auto masters = ShardOwner::gatherMasters(pointers(owners));
+    QVERIFY(expected.ok() && masters.ok());
+
+    QTemporaryDir dir;
+    const auto fileOf = [&](size_t k) {
+        const QString path = dir.filePath(QStringLiteral("arrived-%1").arg(k));
+        QFile f(path);
+        const QByteArray bytes = owners[k].rangeStateBytes();
+        return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size() ? path : QString();
+    };
+    const auto sourceOf = [&](size_t k) {
+        switch (k) {
+        case 0:
+            return RangeState::ofOwner(owners[k].rangeState());
+        case 2:
+            return RangeState::ofBytes(owners[k].rangeStateBytes());
+        default:
+            return RangeState::ofFile(fileOf(k));
+        }
+    };
+    std::vector<at::Tensor> replica;
+    for (const at::Tensor& p : params)
+        replica.push_back(at::zeros_like(p));
+    GatheredState gathered(layout);
+    for (size_t k : {3, 0, 2, 1}) {
+        const Status st =
+            gathered.add(owners[k].begin(), owners[k].end(), 3, sourceOf(k), &replica);
+        QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+    }
+    // The files a link wrote go with their state.
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList());
+    auto state = gathered.take();
+    QVERIFY(state.ok() && state->size() == expected->size());
+    for (size_t i = 0; i < state->size(); ++i)
+        QVERIFY2(at::equal((*state)[i].second, (*expected)[i].second), (*state)[i].first.c_str());
+    for (size_t i = 0; i < params.size(); ++i)
+        QVERIFY(at::equal(replica[i], (*masters)[i]));
+
+    // Spilled: the file ranges stay where they are, the others get a file of their own.
+    const QString checkpoint = dir.filePath(QStringLiteral("state.tandem"));
+    {
+        SpilledState spilled(layout, dir.path());
+        for (size_t k : {1, 3, 0, 2})
+            QVERIFY(spilled.add(owners[k].begin(), owners[k].end(), 3, sourceOf(k), nullptr).ok());
+        QStringList files = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
+        files.sort();
+        QCOMPARE(files, (QStringList{QStringLiteral(".shard-state-0-1000.part"),
+                                     QStringLiteral(".shard-state-2245-2911.part"),
+                                     QStringLiteral("arrived-1"), QStringLiteral("arrived-3")}));
+        auto tensors = spilled.tensors();
+        QVERIFY(tensors.ok());
+        TensorFile f;
+        f.lazy = *tensors;
+        QVERIFY(writeCheckpoint(checkpoint, f).ok());
+    }
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden),
+             QStringList{QStringLiteral("state.tandem")});
+    auto back = readCheckpoint(checkpoint);
+    QVERIFY(back.ok() && back->tensors.size() == qsizetype(expected->size()));
+    for (qsizetype i = 0; i < back->tensors.size(); ++i)
+        QCOMPARE(back->tensors[i].data,
+                 toRecord((*expected)[size_t(i)].first, (*expected)[size_t(i)].second).data);
+
+    // A file cut short or changed is refused before a value of it is used.
+    const QString cut = fileOf(1);
+    QVERIFY(QFile::resize(cut, QFileInfo(cut).size() - 1));
+    GatheredState refused(layout);
+    QVERIFY(!refused.add(owners[1].begin(), owners[1].end(), 3, RangeState::ofFile(cut), &replica));
+    QVERIFY(!QFile::exists(cut));
+
+    // A log begun from each rebuilds the owner the bytes do.
+    for (size_t k : {0, 1, 2}) {
+        const QString log = dir.filePath(QStringLiteral("log-%1").arg(k));
+        auto made = ShardLog::create(log, layout, owners[k].begin(), owners[k].end(), 3, 3,
+                                     *sourceOf(k).open(QStringLiteral("range")));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        made->reset();
+        auto rebuilt = ShardLog::rebuild(log, layout, cfg, 2);
+        QVERIFY2(rebuilt, qPrintable(rebuilt ? QString() : rebuilt.error().message));
+        QVERIFY((*rebuilt)->rangeStateBytes() == owners[k].rangeStateBytes());
+    }
 }
 
 // What cannot be one state is refused, saying which range: bytes of another range or step

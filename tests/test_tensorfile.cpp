@@ -10,7 +10,9 @@
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <QtEndian>
+#include <algorithm>
 
 using namespace tandem;
 
@@ -326,6 +328,31 @@ void TestTensorFile::checkpointWrittenInPlaceIsTheFile() {
     QVERIFY(!wrong.ok());
     QVERIFY2(wrong.error().message.contains(QLatin1String("big")),
              qPrintable(wrong.error().message));
+
+    // A tensor that can be read a part at a time is written so, never asked for whole: the same
+    // file, in reads of 32 MB at most. One read short fails the write, naming the tensor.
+    const TensorRecord large = record(QStringLiteral("large"), DType::F32, {10, 1 << 20}, 5);
+    TensorFile whole = sample();
+    whole.tensors << large;
+    TensorFile parts = sample();
+    QList<qint64> reads;
+    parts.lazy << LazyTensor{large.name, large.dtype, large.shape, [] { return QByteArray(); },
+                             [&](qint64 at, qint64 n) {
+                                 reads << n;
+                                 return large.data.mid(at, n);
+                             }};
+    const QString wholePath = m_tmp.filePath(QStringLiteral("whole.tandem"));
+    const QString partsPath = m_tmp.filePath(QStringLiteral("parts.tandem"));
+    QVERIFY(writeCheckpoint(wholePath, whole).ok());
+    QVERIFY(writeCheckpoint(partsPath, parts).ok());
+    QCOMPARE(readAll(partsPath), readAll(wholePath));
+    QVERIFY2(reads.size() >= 2 && *std::max_element(reads.begin(), reads.end()) <= (32 << 20),
+             qPrintable(QString::number(reads.size())));
+    parts.lazy.last().part = [](qint64, qint64 n) { return QByteArray(qsizetype(n - 1), '\0'); };
+    const QString shortPath = m_tmp.filePath(QStringLiteral("short.tandem"));
+    const Status cut = writeCheckpoint(shortPath, parts);
+    QVERIFY(!cut.ok() && cut.error().message.contains(QLatin1String("large")));
+    QVERIFY(!QFile::exists(shortPath));
 }
 
 void TestTensorFile::safetensorsLayout() {

@@ -181,6 +181,27 @@ void TestWire::spilledBlobsGoToFiles() {
     }
     // What was never completed or never taken leaves no file behind.
     QVERIFY2(files().isEmpty(), qPrintable(files().join(QLatin1Char(' '))));
+
+    // A kind that may be held instead (a range's state at the coordinator): one the folder
+    // cannot take is held in memory, and taken as bytes; one it can take is a file as before.
+    const auto state = uint32_t(BlobKind::RangeState);
+    BlobAssembler held;
+    held.setCap(state, std::numeric_limits<qint64>::max());
+    held.setSpill(state, spill, /*orHold=*/true);
+    QVERIFY(held.add(2, state, 4, 0, "abcd").ok());
+    QVERIFY(files().size() == 1 && !held.take(2) && held.takeFile(2));
+    QVERIFY(QDir(spill).removeRecursively());
+    QFile blocker(spill); // a file where the folder was: no folder can be made there
+    QVERIFY(blocker.open(QIODevice::WriteOnly));
+    blocker.close();
+    QVERIFY(held.add(3, state, 4, 0, "wxyz").ok());
+    QVERIFY(!held.takeFile(3));
+    QCOMPARE(held.take(3).value(), QByteArray("wxyz"));
+    BlobAssembler refused;
+    refused.setCap(state, 100);
+    refused.setSpill(state, spill);
+    QVERIFY(!refused.add(1, state, 4, 0, "wxyz").ok());
+    QVERIFY(blocker.remove());
 }
 
 void TestWire::blobAssemblerChecks() {

@@ -244,15 +244,31 @@ Status emitCheckpoint(const TensorFile& file,
     bool ok = put(head->fixedAndHeader.constData(), head->fixedAndHeader.size());
     for (const TensorRecord& t : file.tensors)
         ok = ok && put(t.data.constData(), t.data.size());
+    const auto shortOf = [](const LazyTensor& t) {
+        return makeError(
+            ErrorCode::InvalidArgument,
+            QStringLiteral("tensor %1: data size does not match its shape").arg(t.name));
+    };
     for (const LazyTensor& t : file.lazy) {
         if (!ok)
             break;
-        const QByteArray bytes = t.bytes();
-        if (bytes.size() != numelOf(t.shape) * dtypeSize(t.dtype))
-            return makeError(
-                ErrorCode::InvalidArgument,
-                QStringLiteral("tensor %1: data size does not match its shape").arg(t.name));
-        ok = put(bytes.constData(), bytes.size());
+        const qint64 size = numelOf(t.shape) * dtypeSize(t.dtype);
+        if (!t.part) {
+            const QByteArray bytes = t.bytes();
+            if (bytes.size() != size)
+                return shortOf(t);
+            ok = put(bytes.constData(), bytes.size());
+            continue;
+        }
+        // A part at a time where it can be read so: a tensor of gigabytes is never held whole.
+        constexpr qint64 kRead = 32 << 20;
+        for (qint64 at = 0; ok && at < size; at += kRead) {
+            const qint64 n = std::min(kRead, size - at);
+            const QByteArray bytes = t.part(at, n);
+            if (bytes.size() != n)
+                return shortOf(t);
+            ok = put(bytes.constData(), n);
+        }
     }
     for (const QByteArray& b : file.blobs)
         ok = ok && put(b.constData(), b.size());

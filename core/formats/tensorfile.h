@@ -50,7 +50,8 @@ struct LazyTensor {
     DType dtype = DType::F32;
     std::vector<int64_t> shape;
     std::function<QByteArray()> bytes;
-    // Where set (openCheckpoint's tensors): `n` of its bytes from byte `at`, the rest unread.
+    // Where set (openCheckpoint's tensors): `n` of its bytes from byte `at`, the rest unread; a
+    // short answer where they cannot be read. A writer then reads the tensor so, a part at a time.
     std::function<QByteArray(qint64 at, qint64 n)> part;
 };
 

@@ -104,9 +104,10 @@ public:
     // True while blob `id` is still being sent.
     bool sending(uint64_t id) const;
     std::optional<QByteArray> takeBlob(uint64_t id) { return m_blobs.take(id); }
-    // Blobs of `kind` are written to files in `dir` as they arrive (wire::BlobAssembler).
-    void setBlobSpill(wire::BlobKind kind, const QString& dir) {
-        m_blobs.setSpill(uint32_t(kind), dir);
+    // Blobs of `kind` are written to files in `dir` as they arrive (wire::BlobAssembler); with
+    // `orHold`, held in memory where `dir` cannot take one.
+    void setBlobSpill(wire::BlobKind kind, const QString& dir, bool orHold = false) {
+        m_blobs.setSpill(uint32_t(kind), dir, orHold);
     }
     // A completed spilled blob's file, now the caller's.
     std::optional<QString> takeBlobFile(uint64_t id) { return m_blobs.takeFile(id); }

@@ -120,11 +120,16 @@ Expected<char*> BlobAssembler::reserve(uint64_t id, uint32_t kind, uint64_t tota
         Pending p;
         p.kind = kind;
         p.total = total;
+        std::shared_ptr<QFile> file;
         if (m_spill.contains(kind)) {
-            auto file = spillFile(kind, total);
-            if (!file)
-                return file.error();
-            p.file = std::move(*file);
+            auto spilled = spillFile(kind, total);
+            if (!spilled && !m_spillOrHold.contains(kind))
+                return spilled.error();
+            if (spilled)
+                file = std::move(*spilled);
+        }
+        if (file) {
+            p.file = std::move(file);
         } else {
             // Allocated only once the cap has vetted the size; filled part by part. The memory
             // of the last blob of this kind is used again when nobody holds that blob any more:

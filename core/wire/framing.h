@@ -58,7 +58,12 @@ public:
     // in memory (a token file of gigabytes): memory stays at one part, and a blob larger than
     // the disk's free space is refused before its first byte is written. takeFile() hands
     // over the completed file.
-    void setSpill(uint32_t kind, const QString& dir) { m_spill.insert(kind, dir); }
+    // `orHold`: a blob the folder cannot take (no room, no file) is held in memory instead.
+    void setSpill(uint32_t kind, const QString& dir, bool orHold = false) {
+        m_spill.insert(kind, dir);
+        if (orHold)
+            m_spillOrHold.insert(kind);
+    }
 
     // Adds a part. Returns an error for a protocol violation; the connection should close.
     Status add(uint64_t id, uint32_t kind, uint64_t total, uint64_t offset, QByteArrayView data);
@@ -97,6 +102,7 @@ private:
     QHash<uint32_t, qint64> m_lastTaken; // per reused kind: the size of the last blob taken
     QSet<uint32_t> m_reuse;
     QHash<uint32_t, QString> m_spill;             // per kind: the folder its blobs are written to
+    QSet<uint32_t> m_spillOrHold;                 // kinds held in memory where that folder cannot
     std::pair<uint64_t, qint64> m_reserved{0, 0}; // the part reserve() made room for
     int m_maxPending = 8;
 };

@@ -19,7 +19,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 12;
+constexpr uint32_t kProtocolVersion = 13;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -32,7 +32,16 @@ QString incompatibility(const QString& myApp, uint32_t peerProtocol, const QStri
 // Tokens: a token stream's raw bytes, sent apart from its dataset's container so that a worker
 // writes them to a file and maps it, whatever their size.
 // BasePart: one part of a run's frozen base (RunSpec::baseManifest).
-enum class BlobKind : uint32_t { Model = 1, Tensors = 2, Dataset = 3, Tokens = 4, BasePart = 5 };
+// RangeState: a sharded run's range of optimizer state (ShardState), which the coordinator writes
+// to a file as it comes.
+enum class BlobKind : uint32_t {
+    Model = 1,
+    Tensors = 2,
+    Dataset = 3,
+    Tokens = 4,
+    BasePart = 5,
+    RangeState = 6,
+};
 
 enum class RejectCode : uint32_t {
     Version = 1,   // protocol versions do not match

@@ -6,6 +6,7 @@
 // the training side (HubEvent). Shared by the hub, its sessions and the RemoteWorkers.
 
 #include "engine/coordinator/spilledbytes.h"
+#include "engine/shard/rangestate.h"
 #include "engine/step/basepack.h"
 #include "engine/wire/outerwire.h"
 #include "engine/work.h"
@@ -104,8 +105,10 @@ struct HubConfig {
     // network thread.
     bool sharded = false;
     std::function<void(const QString& deviceId, const wire::ShardReport&)> shardReport;
-    // A sharded run's owner sent its range's optimizer state (ShardState), after `steps` steps.
-    std::function<void(const QString& deviceId, int64_t steps, const QByteArray& state)> shardState;
+    // A sharded run's owner sent its range's optimizer state (ShardState), after `steps` steps:
+    // in a file in `stateDir` where one is given (written as it came), else in memory.
+    std::function<void(const QString& deviceId, int64_t steps, const RangeState& state)> shardState;
+    QString stateDir;
     // A sharded run's worker left (its session closed), and why.
     std::function<void(const QString& deviceId, const QString& why)> shardLost;
 };

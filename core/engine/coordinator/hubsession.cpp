@@ -99,11 +99,15 @@ void HubSession::onMessage(const wire::Message& m) {
             m_hub->config().shardReport(m_conn->peerId(), *sr);
         } else if (const auto* ss = std::get_if<wire::ShardState>(&m);
                    ss && m_hub->config().shardState) {
-            std::optional<QByteArray> bytes = m_conn->takeBlob(ss->blob);
-            if (!bytes)
+            RangeState state;
+            if (std::optional<QString> file = m_conn->takeBlobFile(ss->blob))
+                state = RangeState::ofFile(*file);
+            else if (std::optional<QByteArray> bytes = m_conn->takeBlob(ss->blob))
+                state = RangeState::ofBytes(std::move(*bytes));
+            else
                 return refuse(wire::RejectCode::Protocol,
                               QStringLiteral("a range's optimizer state without its bytes"));
-            m_hub->config().shardState(m_conn->peerId(), ss->optimizerSteps, *bytes);
+            m_hub->config().shardState(m_conn->peerId(), ss->optimizerSteps, state);
         } else if (const auto* bye = std::get_if<wire::Bye>(&m)) {
             m_leaving = true;
             m_conn->close(bye->reason.isEmpty() ? QStringLiteral("the worker left") : bye->reason);
@@ -298,12 +302,16 @@ void HubSession::onResult(const wire::Result& r) {
 void HubSession::sendRun() {
     const HubConfig& cfg = m_hub->config();
     // What a worker may send: its gradient bundles, of exactly the size the schema gives.
-    // A sharded run's owner also sends its range's optimizer state for a checkpoint.
-    m_conn->setBlobCap(wire::BlobKind::Tensors,
-                       cfg.sharded ? std::max<qint64>(cfg.layout.bundleBytes(cfg.wire),
-                                                      shardStateCap(cfg.layout.paramCount()))
-                       : cfg.mode == TrainMode::LocalSgd ? outerBundleBytes(cfg.layout, cfg.outer)
-                                                         : cfg.layout.bundleBytes(cfg.wire));
+    m_conn->setBlobCap(wire::BlobKind::Tensors, cfg.mode == TrainMode::LocalSgd
+                                                    ? outerBundleBytes(cfg.layout, cfg.outer)
+                                                    : cfg.layout.bundleBytes(cfg.wire));
+    // A sharded run's owner also sends its range's optimizer state for a checkpoint: written to
+    // a file as it comes, or held in memory where no file can take it.
+    if (cfg.sharded) {
+        m_conn->setBlobCap(wire::BlobKind::RangeState, shardStateCap(cfg.layout.paramCount()));
+        if (!cfg.stateDir.isEmpty())
+            m_conn->setBlobSpill(wire::BlobKind::RangeState, cfg.stateDir, /*orHold=*/true);
+    }
     wire::RunSpec spec;
     spec.runId = cfg.runId;
     spec.settings = cfg.settings;

@@ -50,10 +50,18 @@ QString ShardConductor::logPath(size_t range) const {
 Expected<std::unique_ptr<ShardLog>> ShardConductor::newLog(const ShardRange& range,
                                                            const QString& path, int64_t firstStep,
                                                            int64_t steps,
-                                                           const QByteArray& base) const {
-    // The range's pieces alone: no owner's tensors of the range's size for them.
-    return ShardLog::create(path, ShardLayout::of(*m_replica), range.begin, range.end, firstStep,
-                            steps, base);
+                                                           const RangeState& base) const {
+    // The range's pieces alone: no owner's tensors of the range's size for them. The base is
+    // written from where it lies.
+    const ShardLayout layout = ShardLayout::of(*m_replica);
+    if (!base.bytes().isEmpty())
+        return ShardLog::create(path, layout, range.begin, range.end, firstStep, steps,
+                                base.bytes());
+    auto file =
+        base.open(QStringLiteral("the state of values %1 to %2").arg(range.begin).arg(range.end));
+    if (!file)
+        return file.error();
+    return ShardLog::create(path, layout, range.begin, range.end, firstStep, steps, *file);
 }
 
 namespace {
@@ -163,7 +171,7 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
 }
 
 void ShardConductor::swapLog(size_t range, int64_t firstStep, int64_t steps,
-                             const QByteArray& base) {
+                             const RangeState& base) {
     const QString path = logPath(range);
     auto log = newLog(m_ranges[range], path + QStringLiteral(".new"), firstStep, steps, base);
     m_hub->runOnNetwork([&] {

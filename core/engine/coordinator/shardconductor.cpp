@@ -301,7 +301,7 @@ Status ShardConductor::waitUpdated(int64_t step, int timeoutMs) {
     return st;
 }
 
-Expected<std::pair<int64_t, QByteArray>> ShardConductor::fetchState(size_t range, int timeoutMs) {
+Expected<std::pair<int64_t, RangeState>> ShardConductor::fetchState(size_t range, int timeoutMs) {
     const QString owner = m_ranges[range].owner;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -314,7 +314,8 @@ Expected<std::pair<int64_t, QByteArray>> ShardConductor::fetchState(size_t range
                 if (HubSession* s = m_hub->workingSession(owner))
                     s->sendShard(wire::ShardSave{});
             } else if (const ShardOwner* own = m_machine ? m_machine->owner() : nullptr) {
-                onState(m_self, own->stepCount(), own->rangeStateBytes());
+                // Its tensors where they lie: nothing steps them before the state is taken in.
+                onState(m_self, own->stepCount(), RangeState::ofOwner(own->rangeState()));
             }
         },
         Qt::QueuedConnection);
@@ -324,7 +325,7 @@ Expected<std::pair<int64_t, QByteArray>> ShardConductor::fetchState(size_t range
             QStringLiteral("range %1's state").arg(range + 1));
         !st)
         return st.error();
-    std::pair<int64_t, QByteArray> state = std::move(m_states[owner]);
+    std::pair<int64_t, RangeState> state = std::move(m_states[owner]);
     m_states.erase(owner);
     return state;
 }
@@ -365,8 +366,8 @@ Expected<std::pair<int64_t, NamedTensors>> ShardConductor::gatherState(int timeo
                                                                        bool keepState) {
     GatheredState whole(ShardLayout::of(*m_replica), keepState);
     auto steps = collectState(
-        [&](const ShardRange& r, int64_t steps, const QByteArray& bytes) {
-            return whole.add(r.begin, r.end, steps, bytes, m_replica);
+        [&](const ShardRange& r, int64_t steps, const RangeState& state) {
+            return whole.add(r.begin, r.end, steps, state, m_replica);
         },
         timeoutMs, /*rebase=*/keepState);
     if (!steps)
@@ -381,8 +382,8 @@ Expected<std::pair<int64_t, std::unique_ptr<SpilledState>>>
 ShardConductor::spillState(const QString& dir, int timeoutMs) {
     auto spilled = std::make_unique<SpilledState>(ShardLayout::of(*m_replica), dir);
     auto steps = collectState(
-        [&](const ShardRange& r, int64_t steps, const QByteArray& bytes) {
-            return spilled->add(r.begin, r.end, steps, bytes, m_replica);
+        [&](const ShardRange& r, int64_t steps, const RangeState& state) {
+            return spilled->add(r.begin, r.end, steps, state, m_replica);
         },
         timeoutMs);
     if (!steps)
@@ -463,7 +464,7 @@ bool ShardConductor::isMember(const QString& deviceId) const {
     return std::find(m_members.begin(), m_members.end(), deviceId) != m_members.end();
 }
 
-void ShardConductor::onState(const QString& member, int64_t steps, const QByteArray& state) {
+void ShardConductor::onState(const QString& member, int64_t steps, const RangeState& state) {
     if (!isMember(member))
         return;
     {

@@ -181,7 +181,7 @@ public:
     // Network thread.
     void onReport(const QString& member, const wire::ShardReport& report);
     void onLost(const QString& member, const QString& why);
-    void onState(const QString& member, int64_t steps, const QByteArray& state);
+    void onState(const QString& member, int64_t steps, const RangeState& state);
 
 private:
     // Waits for `done` (with m_mutex held) or a failure, up to `timeoutMs`; `what` names what was
@@ -203,17 +203,18 @@ private:
     // thread, which answers the links' pings, only takes the log in.
     Expected<std::unique_ptr<ShardLog>> newLog(const ShardRange& range, const QString& path,
                                                int64_t firstStep, int64_t steps,
-                                               const QByteArray& base) const;
+                                               const RangeState& base) const;
     QString logPath(size_t range) const;
     // Training thread, between steps: range `range`'s log begins again from `base`. The new log
     // is written beside the old one, and takes its place on the network thread.
-    void swapLog(size_t range, int64_t firstStep, int64_t steps, const QByteArray& base);
-    // Asks range `range`'s owner for its state (rangeStateBytes()) and waits for it: the steps
-    // it has taken and the bytes.
-    Expected<std::pair<int64_t, QByteArray>> fetchState(size_t range, int timeoutMs);
+    void swapLog(size_t range, int64_t firstStep, int64_t steps, const RangeState& base);
+    // Asks range `range`'s owner for its state (ShardOwner::rangeState()) and waits for it: the
+    // steps it has taken and the state, where it lies (this machine's own owner's tensors, or
+    // the file a worker's was written to as it came).
+    Expected<std::pair<int64_t, RangeState>> fetchState(size_t range, int timeoutMs);
     // Every range's state in turn, into `sink`, each range's log begun again from it unless the
     // run ends (`rebase` false): the steps the owners have taken.
-    using RangeSink = std::function<Status(const ShardRange&, int64_t, const QByteArray&)>;
+    using RangeSink = std::function<Status(const ShardRange&, int64_t, const RangeState&)>;
     Expected<int64_t> collectState(const RangeSink& sink, int timeoutMs, bool rebase = true);
     // What the ranges' owners start from: this machine's range's owner, made here, and each
     // worker's blob, as it takes it with the setup, kept in a file (null for this machine's).
@@ -249,7 +250,7 @@ private:
     std::condition_variable m_cv;
     QSet<QString> m_ready;
     std::map<int64_t, QSet<QString>> m_updated;
-    std::map<QString, std::pair<int64_t, QByteArray>> m_states; // gatherState()'s answers
+    std::map<QString, std::pair<int64_t, RangeState>> m_states; // gatherState()'s answers
     QString m_failure;         // a refusal, a lost member, a link that failed: the run cannot go on
     int64_t m_lastClosed = -1; // the last step closed: reports of steps long past are not kept
     // A member's bytes (sent, received) at its first update, the one before its last, and its

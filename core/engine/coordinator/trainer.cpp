@@ -52,7 +52,16 @@ Trainer::Trainer(RunConfig config, QString resumeFrom, RunObserver* observer, Ru
     , m_recorder(m_cfg)
     , m_pool(m_obs) {}
 
-Trainer::~Trainer() = default;
+QString Trainer::arrivingDir() const {
+    return m_cfg.outDir.isEmpty() ? QString()
+                                  : QDir(m_cfg.outDir).filePath(QStringLiteral(".arriving"));
+}
+
+Trainer::~Trainer() {
+    // The folder the ranges' state came into, once nothing is left in it.
+    if (m_shards && !arrivingDir().isEmpty())
+        QDir().rmdir(arrivingDir());
+}
 
 void Trainer::setPhase(Phase p) {
     if (p != m_phase)

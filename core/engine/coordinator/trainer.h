@@ -130,6 +130,8 @@ private:
     // The owners' state, a range at a time, into files in `dir`; where a machine is lost
     // meanwhile, the machines left take the run over and give theirs.
     Expected<std::pair<int64_t, std::unique_ptr<SpilledState>>> spillShards(const QString& dir);
+    // Where the ranges' state is written as it comes (HubConfig::stateDir); empty without --out.
+    QString arrivingDir() const;
     // Between steps: once the conductor's logs of the ranges' steps pass their limit (the larger
     // of 2 GiB and four steps of sums; TANDEM_SHARD_LOG_BYTES sets another), each begins again
     // from its range's state, which its owner sends (ShardConductor::rebaseLogs).

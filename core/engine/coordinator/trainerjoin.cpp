@@ -167,4 +167,12 @@ Status Trainer::awaitWorkers(const QElapsedTimer& since, bool probed, qint64 pat
     return success();
 }
 
+QStringList Trainer::stillIn(size_t first) const {
+    QStringList names;
+    for (size_t w = first; w < m_pool.size(); ++w)
+        if (m_pool.at(w).alive())
+            names << m_pool.at(w).stats.name;
+    return names;
+}
+
 } // namespace tandem

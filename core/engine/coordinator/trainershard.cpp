@@ -36,7 +36,12 @@ Status Trainer::shardHub(HubConfig& hc) {
         c->onLost(id, why);
     };
     hc.shardState = [c = m_shards.get()](const QString& id, int64_t steps,
-                                         const QByteArray& state) { c->onState(id, steps, state); };
+                                         const RangeState& state) { c->onState(id, steps, state); };
+    // A range's state of gigabytes waits on the disk, not in this machine's memory: in a folder
+    // of the run's own, emptied of what a killed run left there.
+    hc.stateDir = arrivingDir();
+    if (!hc.stateDir.isEmpty())
+        QDir(hc.stateDir).removeRecursively();
     return success();
 }
 
@@ -284,14 +289,6 @@ Status Trainer::checkpointShards() {
         return makeError(st.error().code,
                          QStringLiteral("%1 (%2)").arg(st.error().message, state->failure()));
     return st;
-}
-
-QStringList Trainer::stillIn(size_t first) const {
-    QStringList names;
-    for (size_t w = first; w < m_pool.size(); ++w)
-        if (m_pool.at(w).alive())
-            names << m_pool.at(w).stats.name;
-    return names;
 }
 
 void Trainer::holdBackDropped() {

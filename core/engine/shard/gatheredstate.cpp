@@ -18,13 +18,50 @@ QString stateOf(int64_t begin, int64_t end) {
     return QStringLiteral("the optimizer state of values %1 to %2").arg(begin).arg(end);
 }
 
+int64_t numelOf(const LazyTensor& t) {
+    int64_t n = 1;
+    for (int64_t d : t.shape)
+        n *= d;
+    return n;
+}
+
+// Values read at once from where a range's state lies: 32 MB of fp32.
+constexpr int64_t kValuesAtOnce = int64_t(8) << 20;
+
+Error unreadable() {
+    return makeError(ErrorCode::Io, QStringLiteral("could not be read where it lies"));
+}
+
+// Values [at, at + n) of `r`, in a tensor of their own.
+Expected<at::Tensor> valuesOf(const LazyTensor& r, int64_t at, int64_t n) {
+    const int64_t element = dtypeSize(r.dtype);
+    const QByteArray bytes = r.part(at * element, n * element);
+    if (bytes.size() != n * element)
+        return unreadable();
+    return at::from_blob(const_cast<char*>(bytes.constData()), {n},
+                         at::TensorOptions(scalarTypeOf(r.dtype)))
+        .clone();
+}
+
+// Copies `r` into `to` (as many values, flattened), a part at a time.
+Status copyInto(const LazyTensor& r, at::Tensor to) {
+    for (int64_t at = 0; at < to.numel(); at += kValuesAtOnce) {
+        const int64_t n = std::min(kValuesAtOnce, to.numel() - at);
+        auto part = valuesOf(r, at, n);
+        if (!part)
+            return part.error();
+        to.narrow(0, at, n).copy_(*part);
+    }
+    return success();
+}
+
 // A range's optimizer records, each with its piece (ShardOwner::pieces()) and slot ("step" for a
-// step count), checked against the range and step count the bytes claim; the range's fp32 weights
-// go into `params` where given. `bytes` is read in place: the records are views of it.
+// step count), checked against the range and step count the state claims; the range's fp32
+// weights go into `params` where given. Each record is read where it lies, a part at a time.
 using PieceRecord = std::function<Status(const std::string& slot, const ShardLayout::Piece& piece,
-                                         const TensorRecord& record)>;
+                                         const LazyTensor& record)>;
 Status walkRange(const ShardLayout& layout, const std::vector<std::pair<int64_t, int64_t>>& added,
-                 int64_t begin, int64_t end, int64_t steps, const QByteArray& bytes,
+                 int64_t begin, int64_t end, int64_t steps, const RangeState& state,
                  std::vector<at::Tensor>* params, const PieceRecord& each) {
     const QString what = stateOf(begin, end);
     if (begin < 0 || end > layout.values || begin >= end)
@@ -38,7 +75,7 @@ Status walkRange(const ShardLayout& layout, const std::vector<std::pair<int64_t,
                                  .arg(what)
                                  .arg(b)
                                  .arg(e));
-    auto file = parseCheckpointInPlace(bytes, what);
+    auto file = state.open(what);
     if (!file)
         return file.error();
     if (file->meta.value(QStringLiteral("begin")).toInteger(-1) != begin ||
@@ -48,19 +85,27 @@ Status walkRange(const ShardLayout& layout, const std::vector<std::pair<int64_t,
             ErrorCode::Incompatible,
             QStringLiteral("%1 after %2 step(s) is not what was sent").arg(what).arg(steps));
     const std::vector<ShardLayout::Piece> pieces = ShardOwner::piecesOf(layout, begin, end);
-    for (const TensorRecord& r : file->tensors) {
+    for (const LazyTensor& r : file->lazy) {
         const QString name = QStringLiteral("%1's %2").arg(what, r.name);
-        if (r.data.size() != r.numel() * dtypeSize(r.dtype) ||
-            (!at::isFloatingType(scalarTypeOf(r.dtype)) && r.dtype != DType::I64))
+        const int64_t numel = numelOf(r);
+        if (!r.part || (!at::isFloatingType(scalarTypeOf(r.dtype)) && r.dtype != DType::I64))
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("%1 is not a tensor of numbers").arg(name));
         if (r.name == QLatin1String(kRangeMastersRecord)) {
-            if (r.numel() != end - begin || r.dtype != DType::F32)
+            if (numel != end - begin || r.dtype != DType::F32)
                 return makeError(ErrorCode::Incompatible,
-                                 QStringLiteral("%1 holds %2 values").arg(name).arg(r.numel()));
-            if (params)
-                if (auto st = writeRange(layout, begin, end, r.data, DType::F32, *params); !st)
+                                 QStringLiteral("%1 holds %2 values").arg(name).arg(numel));
+            for (int64_t at = 0; params && at < numel; at += kValuesAtOnce) {
+                const int64_t n = std::min(kValuesAtOnce, numel - at);
+                const QByteArray part = r.part(at * 4, n * 4);
+                if (part.size() != n * 4)
+                    return makeError(ErrorCode::Io,
+                                     QStringLiteral("%1 %2").arg(name, unreadable().message));
+                if (auto st =
+                        writeRange(layout, begin + at, begin + at + n, part, DType::F32, *params);
+                    !st)
                     return st;
+            }
             continue;
         }
         std::string slot;
@@ -69,22 +114,17 @@ Status walkRange(const ShardLayout& layout, const std::vector<std::pair<int64_t,
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("%1 names no piece of its range").arg(name));
         const ShardLayout::Piece& p = pieces[size_t(index)];
-        if (slot == "step" ? r.numel() != 1 : r.numel() != p.values)
+        if (slot == "step" ? numel != 1 : numel != p.values)
             return makeError(ErrorCode::Incompatible,
                              QStringLiteral("%1 holds %2 values, not its piece's %3")
                                  .arg(name)
-                                 .arg(r.numel())
+                                 .arg(numel)
                                  .arg(slot == "step" ? 1 : p.values));
         if (auto st = each(slot, p, r); !st)
             return makeError(st.error().code,
                              QStringLiteral("%1 %2").arg(name, st.error().message));
     }
     return success();
-}
-
-at::Tensor viewOf(const TensorRecord& r) {
-    return at::from_blob(const_cast<char*>(r.data.constData()), {r.numel()},
-                         at::TensorOptions(scalarTypeOf(r.dtype)));
 }
 
 // Whether the ranges added cover the model's values once.
@@ -118,17 +158,20 @@ GatheredState::GatheredState(ShardLayout layout, bool keepState)
     : m_layout(std::move(layout))
     , m_keepState(keepState) {}
 
-Status GatheredState::add(int64_t begin, int64_t end, int64_t steps, const QByteArray& bytes,
+Status GatheredState::add(int64_t begin, int64_t end, int64_t steps, const RangeState& state,
                           std::vector<at::Tensor>* params) {
     at::NoGradGuard noGrad;
-    // Each part is copied once, from where the bytes lie to where the whole state keeps it.
+    // Each part is copied once, from where the state lies to where the whole state keeps it.
     auto st = walkRange(
-        m_layout, m_ranges, begin, end, steps, bytes, params,
-        [&](const std::string& slot, const ShardLayout::Piece& p, const TensorRecord& r) -> Status {
+        m_layout, m_ranges, begin, end, steps, state, params,
+        [&](const std::string& slot, const ShardLayout::Piece& p, const LazyTensor& r) -> Status {
             if (!m_keepState)
                 return success();
             if (slot == "step") {
-                m_steps[p.tensor] = viewOf(r).clone().reshape({});
+                auto count = valuesOf(r, 0, 1);
+                if (!count)
+                    return count.error();
+                m_steps[p.tensor] = count->reshape({});
                 return success();
             }
             at::Tensor& whole = m_slots[slot][p.tensor];
@@ -139,7 +182,8 @@ Status GatheredState::add(int64_t begin, int64_t end, int64_t steps, const QByte
                 return makeError(
                     ErrorCode::Incompatible,
                     QStringLiteral("is %1, other parts of it are not").arg(dtypeName(r.dtype)));
-            whole.view({-1}).narrow(0, p.offset, p.values).copy_(viewOf(r));
+            if (auto st = copyInto(r, whole.view({-1}).narrow(0, p.offset, p.values)); !st)
+                return st;
             m_covered[slot][p.tensor] += p.values;
             return success();
         });
@@ -172,22 +216,39 @@ SpilledState::SpilledState(ShardLayout layout, QString dir)
     : m_layout(std::move(layout))
     , m_dir(std::move(dir)) {}
 
-SpilledState::~SpilledState() {
-    for (const QString& f : m_files)
-        QFile::remove(f);
-}
+SpilledState::~SpilledState() = default;
 
-Status SpilledState::add(int64_t begin, int64_t end, int64_t steps, const QByteArray& bytes,
+Status SpilledState::add(int64_t begin, int64_t end, int64_t steps, const RangeState& given,
                          std::vector<at::Tensor>* params) {
     at::NoGradGuard noGrad;
-    const int file = int(m_files.size());
+    RangeState state = given;
+    if (state.path().isEmpty()) {
+        // In memory, or an owner's own tensors: checked, then written to a file of its own here,
+        // and read from there from now on.
+        auto file = given.open(stateOf(begin, end));
+        if (!file)
+            return file.error();
+        const QString path =
+            QDir(m_dir).filePath(QStringLiteral(".shard-state-%1-%2.part").arg(begin).arg(end));
+        const auto size = checkpointSize(*file);
+        if (TANDEM_FAILPOINT("shard.spill.write")) // a full disk, say
+            return writeError(path, size ? *size : 0,
+                              QStringLiteral("failpoint shard.spill.write"));
+        if (Status wrote = writeCheckpoint(path, *file); !wrote)
+            return wrote;
+        state = RangeState::ofFile(path);
+    }
+    const int file = int(m_kept.size());
     std::map<std::string, std::map<int64_t, Slot>> slots = m_slots;
     std::map<int64_t, at::Tensor> counts = m_steps;
     auto st = walkRange(
-        m_layout, m_ranges, begin, end, steps, bytes, params,
-        [&](const std::string& slot, const ShardLayout::Piece& p, const TensorRecord& r) -> Status {
+        m_layout, m_ranges, begin, end, steps, state, params,
+        [&](const std::string& slot, const ShardLayout::Piece& p, const LazyTensor& r) -> Status {
             if (slot == "step") {
-                counts[p.tensor] = viewOf(r).clone().reshape({});
+                auto count = valuesOf(r, 0, 1);
+                if (!count)
+                    return count.error();
+                counts[p.tensor] = count->reshape({});
                 return success();
             }
             auto [it, fresh] = slots[slot].try_emplace(p.tensor);
@@ -198,25 +259,13 @@ Status SpilledState::add(int64_t begin, int64_t end, int64_t steps, const QByteA
                 return makeError(
                     ErrorCode::Incompatible,
                     QStringLiteral("is %1, other parts of it are not").arg(dtypeName(r.dtype)));
-            s.parts.push_back(
-                {file, qint64(r.data.constData() - bytes.constData()), p.offset, p.values});
+            s.parts.push_back({file, r.part, p.offset, p.values});
             s.covered += p.values;
             return success();
         });
     if (!st)
         return st;
-    // Checked whole (its digest too) before a byte of it is kept.
-    const QString path =
-        QDir(m_dir).filePath(QStringLiteral(".shard-state-%1-%2.part").arg(begin).arg(end));
-    QFile out(path);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(bytes) != bytes.size() ||
-        !out.flush() || TANDEM_FAILPOINT("shard.spill.write")) { // a full disk, say
-        const Error e = writeError(path, bytes.size(), out.errorString());
-        out.close();
-        QFile::remove(path);
-        return e;
-    }
-    m_files << path;
+    m_kept.push_back(std::move(state));
     m_slots = std::move(slots);
     m_steps = std::move(counts);
     m_ranges.emplace_back(begin, end);
@@ -226,6 +275,9 @@ Status SpilledState::add(int64_t begin, int64_t end, int64_t steps, const QByteA
 Expected<QList<LazyTensor>> SpilledState::tensors() const {
     if (auto st = coverOnce(m_ranges, m_layout.values); !st)
         return st.error();
+    QStringList paths;
+    for (const RangeState& k : m_kept)
+        paths << k.path();
     QList<LazyTensor> out;
     for (const auto& [slot, tensors] : m_slots)
         for (const auto& [tensor, s] : tensors) {
@@ -236,24 +288,10 @@ Expected<QList<LazyTensor>> SpilledState::tensors() const {
             l.dtype = s.dtype;
             l.shape = m_layout.shapes[size_t(tensor)];
             const qint64 size = s.covered * dtypeSize(s.dtype);
-            l.bytes = [files = m_files, parts = s.parts, size, element = dtypeSize(s.dtype),
-                       failure = m_failure, name = l.name]() -> QByteArray {
-                QByteArray bytes(qsizetype(size), Qt::Uninitialized);
-                for (const Part& p : parts) {
-                    QFile f(files[p.file]);
-                    const qint64 n = p.values * element;
-                    if (!f.open(QIODevice::ReadOnly) || !f.seek(p.offset) ||
-                        f.read(bytes.data() + p.at * element, n) != n) {
-                        *failure = QStringLiteral("%1 could not be read back from %2: %3")
-                                       .arg(name, files[p.file], f.errorString());
-                        return {};
-                    }
-                }
-                return bytes;
-            };
             // Bytes [at, at + n) of the tensor, from the parts that hold them: a setup cuts each
-            // range from these without reading a tensor whole.
-            l.part = [files = m_files, parts = s.parts, size, element = dtypeSize(s.dtype),
+            // range from these, and a checkpoint's writer reads them so, without reading a
+            // tensor whole.
+            l.part = [paths, parts = s.parts, size, element = dtypeSize(s.dtype),
                       failure = m_failure, name = l.name](qint64 at, qint64 n) -> QByteArray {
                 if (at < 0 || n < 0 || at > size - n)
                     return {};
@@ -263,16 +301,18 @@ Expected<QList<LazyTensor>> SpilledState::tensors() const {
                     const qint64 to = std::min<qint64>(at + n, (p.at + p.values) * element);
                     if (from >= to)
                         continue;
-                    QFile f(files[p.file]);
-                    if (!f.open(QIODevice::ReadOnly) || !f.seek(p.offset + from - p.at * element) ||
-                        f.read(bytes.data() + (from - at), to - from) != to - from) {
-                        *failure = QStringLiteral("%1 could not be read back from %2: %3")
-                                       .arg(name, files[p.file], f.errorString());
+                    const QByteArray got = p.read(from - p.at * element, to - from);
+                    if (got.size() != to - from) {
+                        *failure = QStringLiteral("%1 could not be read back from %2: it is "
+                                                  "shorter than it was written")
+                                       .arg(name, QDir::toNativeSeparators(paths[p.file]));
                         return {};
                     }
+                    memcpy(bytes.data() + (from - at), got.constData(), size_t(to - from));
                 }
                 return bytes;
             };
+            l.bytes = [part = l.part, size] { return part(0, size); };
             out << std::move(l);
         }
     for (const auto& [tensor, t] : m_steps)

@@ -178,8 +178,8 @@ void WorkerSession::onShardSave() {
     save->steps = owner->stepCount();
     save->conn = m_conn;
     save->pipe = std::make_shared<BlobPipe>();
-    save->blob =
-        m_conn->openBlobFrom(wire::BlobKind::Tensors, *size, BlobPipe::readerOf(save->pipe, *size));
+    save->blob = m_conn->openBlobFrom(wire::BlobKind::RangeState, *size,
+                                      BlobPipe::readerOf(save->pipe, *size));
     m_rangeSave = save;
     m_saveThread.join(); // the last save's, which has posted its end
     m_saveThread.pipe = save->pipe;
