@@ -444,6 +444,27 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
                  qPrintable(plan->describe(i)));
     }
     QVERIFY(plan->shardOf(1)->values() > plan->shardOf(0)->values());
+    // The computing machine's range is sized beside the samples it computes at once, the batch's
+    // (up to what its budget holds for them): where its budget holds four samples and a fifth of
+    // the state, a batch of four leaves it a fifth, a batch of one its equal third.
+    QVERIFY(worker.perSampleBytes > 0);
+    DeviceInfo roomy = gpu;
+    roomy.memoryBytes =
+        int64_t(double(own + 3 * worker.perSampleBytes + stateBytes * 2 / 10) / 0.9) + 1;
+    const std::vector<ShardMachine> three{{QStringLiteral("a"), roomy, true, 0},
+                                          {QStringLiteral("b"), roomy, false, 0},
+                                          {QStringLiteral("c"), roomy, false, 0}};
+    RunConfig one = cfg, four = cfg;
+    one.batch = 1;
+    four.batch = 4;
+    auto forOne = planShardedRun(*m, windows, one, three);
+    auto forFour = planShardedRun(*m, windows, four, three);
+    QVERIFY(forOne && forFour);
+    QVERIFY2(forFour->shardOf(0)->values() < forOne->shardOf(0)->values(),
+             qPrintable(QStringLiteral("%1 values with a batch of 4, %2 with 1")
+                            .arg(forFour->shardOf(0)->values())
+                            .arg(forOne->shardOf(0)->values())));
+    QVERIFY(own + 3 * worker.perSampleBytes + forFour->shardOf(0)->bytes <= memoryBudget(roomy));
 
     // Three that compute hold three fifths of the state at most: refused, saying what would fit.
     auto tooFew = planShardedRun(*m, windows, cfg,

@@ -265,12 +265,18 @@ Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, con
     for (const ShardMachine& m : machines) {
         ShardCandidate c{m.name, memoryBudget(m.device), 0, m.linkBytesPerS, m.keptBytes};
         if (m.computes) {
-            if (auto fits = samplesThatFit(need, m.device, m.name); !fits)
+            const auto fits = samplesThatFit(need, m.device, m.name);
+            if (!fits)
                 return makeError(fits.error().code,
                                  fits.error().message +
                                      QStringLiteral(" (left out of the computing, it can still "
                                                     "hold a shard of the run's state)"));
-            c.workerBytes = need.on(m.device).fixedBytes() + need.perSampleBytes;
+            // It computes as many samples at once as the batch gives it, up to what its whole
+            // budget holds (WorkerPool::applyMemoryPlan caps it there): the whole batch, where
+            // it is the one machine that computes. Its range is sized beside those.
+            const int64_t atOnce = *fits > 0 ? std::min<int64_t>(cfg.batch, *fits) : 1;
+            c.workerBytes =
+                need.on(m.device).fixedBytes() + std::max<int64_t>(1, atOnce) * need.perSampleBytes;
             ++computing;
         }
         candidates.push_back(c);

@@ -133,7 +133,8 @@ struct MemoryNeed;
 MemoryNeed shardWorkerNeed(const Model& model, const Dataset& train, const RunConfig& cfg);
 
 // A sharded run's memory plan: each machine that computes holds what shardWorkerNeed says on its
-// device for at least one sample; what its budget (memoryBudget) leaves holds its shard. Refused,
+// device for the samples it computes at once (the batch, up to what its budget holds for them);
+// what its budget (memoryBudget) leaves holds its shard. Refused,
 // with the figures, when a machine cannot hold even its worker (leave it out, and it holds a shard
 // only) or the machines together cannot hold the run's state. The plan's shards follow
 // `machines`' order.
