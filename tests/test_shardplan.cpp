@@ -13,6 +13,7 @@
 #include "hffolder.h"
 #include "model/openmodel.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -1586,6 +1587,16 @@ void TestShardPlan::aRangeIsReadWhereItLies() {
         QCOMPARE(files, (QStringList{QStringLiteral(".shard-state-0-1000.part"),
                                      QStringLiteral(".shard-state-2245-2911.part"),
                                      QStringLiteral("arrived-1"), QStringLiteral("arrived-3")}));
+        // A range refused (given twice, or after other steps) writes nothing, over its file or
+        // beside it.
+        const QDateTime written =
+            QFileInfo(dir.filePath(QStringLiteral(".shard-state-0-1000.part"))).lastModified();
+        for (int64_t steps : {3, 2})
+            QVERIFY(!spilled.add(owners[0].begin(), owners[0].end(), steps,
+                                 RangeState::ofBytes(owners[0].rangeStateBytes()), nullptr));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 4);
+        QCOMPARE(QFileInfo(dir.filePath(QStringLiteral(".shard-state-0-1000.part"))).lastModified(),
+                 written);
         auto tensors = spilled.tensors();
         QVERIFY(tensors.ok());
         TensorFile f;

@@ -223,8 +223,14 @@ Status SpilledState::add(int64_t begin, int64_t end, int64_t steps, const RangeS
     at::NoGradGuard noGrad;
     RangeState state = given;
     if (state.path().isEmpty()) {
-        // In memory, or an owner's own tensors: checked, then written to a file of its own here,
-        // and read from there from now on.
+        // In memory, or an owner's own tensors: checked (a range refused writes nothing, and
+        // never over another's file), then written to a file of its own here, and read from
+        // there from now on.
+        if (auto st = walkRange(m_layout, m_ranges, begin, end, steps, given, nullptr,
+                                [](const std::string&, const ShardLayout::Piece&,
+                                   const LazyTensor&) { return success(); });
+            !st)
+            return st;
         auto file = given.open(stateOf(begin, end));
         if (!file)
             return file.error();
