@@ -491,6 +491,15 @@ void TestDistributed::aShardOwnerNeedNotCompute() {
     QVERIFY2(b.exitCode() == 0, qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
                                            QStringLiteral("\n--- w2:\n") + w2->err()));
     expectSameTrajectory(one, sharded);
+    // The workers compute the first step (this machine does not) from the model archive they
+    // were admitted with, which holds its weights: over an fp32 wire neither is sent the whole
+    // model for it, a second copy beside its replica.
+    for (TandemProcess* w : {w1, w2}) {
+        QVERIFY(w->finish());
+        QVERIFY2(w->err().contains(QStringLiteral("holds values")) &&
+                     !w->err().contains(QStringLiteral("took the whole model's weights")),
+                 qPrintable(w->err()));
+    }
     const QJsonObject s = b.summary();
     const QJsonObject self = s.value(QStringLiteral("shards")).toArray().at(0).toObject();
     QCOMPARE(self.value(QStringLiteral("machine")).toString(), QStringLiteral("this machine"));
@@ -1282,6 +1291,11 @@ void TestDistributed::aMachineThatComesBackRejoinsTheShardedRun() {
     for (TandemProcess* w : {w1, back}) {
         QVERIFY(w->finish());
         QVERIFY2(w->exitCode() == 0 && w->err().contains(QStringLiteral("holds values")),
+                 qPrintable(w->err()));
+        // The machine that came back was admitted with the run's first weights, and the one
+        // that stayed may hold a step's weights in part: each takes the whole model once the
+        // run is set up again.
+        QVERIFY2(w->err().contains(QStringLiteral("took the whole model's weights for step")),
                  qPrintable(w->err()));
     }
     const QJsonObject s = b.summary();

@@ -1295,6 +1295,16 @@ constexpr double kSameStep = 1e-6;
 // as the counted workers' parts arrive: each segment's weights leave as soon as every worker has
 // sent it, before the range is whole, and a replica takes them in order. In segments or at once,
 // the step gives the same weights, to fp32 rounding, and counts once.
+namespace {
+// The values an owner keeps a sum for now.
+int64_t summedValues(const ShardOwner& owner) {
+    int64_t n = 0;
+    for (const at::Tensor& t : owner.sum())
+        n += t.defined() ? t.numel() : 0;
+    return n;
+}
+} // namespace
+
 void TestShardPlan::anOwnerStepsEachSegmentAsItsPartsArrive() {
     const std::vector<at::Tensor> params = someParams();
     const ShardLayout layout = ShardLayout::of(params);
@@ -1337,7 +1347,11 @@ void TestShardPlan::anOwnerStepsEachSegmentAsItsPartsArrive() {
             QCOMPARE(a.receive(step, workers[0], at, bytes[0].mid(at, n)).value(),
                      at + n == bytes[0].size());
             at += n;
+            // The sum is made a segment at a time as the step closes: none is kept while the
+            // ranges arrive, nor between segments.
+            QCOMPARE(summedValues(segmented), int64_t(0));
             for (const OwnerStep::Weights& w : a.advance()) {
+                QCOMPARE(summedValues(segmented), int64_t(0));
                 QCOMPARE(w.offset, qint64(sent.size()));
                 QVERIFY(w.offset + w.bytes.size() <= at);
                 early += at < bytes[0].size() ? 1 : 0;

@@ -84,6 +84,10 @@ struct StepContext {
     // went: sets the run up again on the machines left, from the state after the last step
     // (Trainer::reformShards). The step is then taken again from its start.
     std::function<Status(const Error&, const QStringList&)> reformShards;
+    // The step whose weights (and buffers) the model archive holds that every worker is admitted
+    // with, in fp32; -1 where it holds none (a base travels apart). Until that step is taken, a
+    // worker's replica is the model's.
+    int64_t archiveStep = -1;
 
     // The scheduled learning rate for the next step.
     double lr() const;

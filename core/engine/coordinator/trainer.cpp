@@ -315,6 +315,7 @@ Expected<EpochEnd> Trainer::train() {
         [this](const Error& e, const QStringList& lost) { return reformShards(e, lost); }});
     if (!m_shards)
         m_ctx->reformShards = nullptr;
+    m_ctx->archiveStep = m_archiveStep;
     while (m_sampler->epoch() < m_cfg.epochs) {
         auto end = m_policy->runEpoch(*m_ctx);
         if (!end)

@@ -312,6 +312,9 @@ private:
     static constexpr size_t kMaxPendingSteps = 64;
     TrafficLedger m_trafficMark, m_trafficAside, m_trafficSteady;
     int64_t m_trafficFromStep = 0, m_trafficSteadySteps = 0;
+    // The step whose weights the model archive every worker is admitted with holds (-1: it holds
+    // none, a base travelling apart): StepContext::archiveStep.
+    int64_t m_archiveStep = -1;
     // RunConfig::stepSplit: the phases' times of the steps after the first, since the last line
     // and over the run, and the steps' own.
     struct SplitSum {

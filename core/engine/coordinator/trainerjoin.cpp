@@ -51,6 +51,7 @@ Status Trainer::startHub() {
                          QStringLiteral("cannot serialise the model for workers: %1")
                              .arg(archive.error().message));
     hc.modelArchive = std::move(*archive);
+    m_archiveStep = m_base ? -1 : m_state.step;
     hc.base = m_base;
     hc.schemaHash = m_state.schemaHash;
     hc.datasetSpec = m_cfg.data;

@@ -2,6 +2,7 @@
 
 #include "common/version.h"
 #include "engine/devices.h"
+#include "engine/step/memoryplan.h"
 #include "engine/training.h"
 #include "engine/wire/hello.h"
 #include "net/connection.h"
@@ -224,6 +225,13 @@ void WorkerSession::onAssign(const wire::Assign& a) {
             finish(1, QStringLiteral("an assignment arrived without its weights"));
             return;
         }
+        // In a sharded run only a setup's first step sends the whole model, where a replica may
+        // be behind it: said, since the step holds it beside the replica.
+        if (m_shard)
+            m_log(QStringLiteral("took the whole model's weights for step %1 (%2), as the "
+                                 "sharded run was set up")
+                      .arg(a.step + 1)
+                      .arg(bytesText(weights->size())));
     }
     m_loop.enqueue(a, std::move(weights));
 }
