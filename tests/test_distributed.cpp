@@ -577,15 +577,15 @@ void TestDistributed::aShardedLocalSgdRunMatchesTheOneMachineRun() {
     if (QTest::currentTestFailed())
         return;
     QCOMPARE(first.value(QStringLiteral("steps")).toInt(), 5);
-    // Each owner keeps its range's master and momentum, and a sum while a round closes: SGD's
-    // 12 bytes a value, whatever the inner optimizer; and the one computing machine's fp32 change
-    // while the owners step, 4 more.
+    // Each owner keeps its range's master and momentum: SGD's 8 bytes a value, whatever the
+    // inner optimizer; and the one computing machine's fp32 change while the owners step and sum
+    // it a segment at a time, 4 more.
     const QJsonArray ranges = first.value(QStringLiteral("shards")).toArray();
     QCOMPARE(ranges.size(), 3);
     for (const QJsonValue& v : ranges) {
         const QJsonObject r = v.toObject();
         QCOMPARE(r.value(QStringLiteral("held_bytes")).toInteger(),
-                 16 * (r.value(QStringLiteral("end")).toInteger() -
+                 12 * (r.value(QStringLiteral("end")).toInteger() -
                        r.value(QStringLiteral("begin")).toInteger()));
     }
     TandemProcess again({QStringLiteral("train"), QStringLiteral("--resume"),
@@ -899,8 +899,8 @@ void TestDistributed::aShardedRunTooLargeForItsMachinesIsRefused() {
     // This machine lends 100 KB and computes nothing; the worker lends 5 MB, about 3.3 MB of
     // which its own worker needs (the mlp's weights, and the step's exchange: the gradients in
     // the bundle, and the largest tensor's fp32 gradient twice). SGD's state for the mlp's
-    // 203,530 values (12 bytes each: master, momentum, gradients' sum; and 4 for the worker's
-    // gradients while a step adds them) does not fit in what is left: the run is refused before
+    // 203,530 values (8 bytes each: master and momentum; and 4 for the worker's gradients until
+    // a step sums them) does not fit in what is left: the run is refused before
     // its first step, saying what each machine has.
     const QString out = m_tmp.filePath(QStringLiteral("shard-refused"));
     TandemProcess b(
@@ -1107,8 +1107,12 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
     // Three machines computed the first run and two compute the resumed one: an owner then holds
     // one machine's fp32 gradients fewer while a step adds them (shardArrivingBytesPerValue).
     const double perValueResumed = perValue - 4;
-    const int64_t limit = int64_t(
-        double(workerBytes + exchange + int64_t(0.25 * double(values) * perValueResumed)) / 0.8);
+    // Beside its range an owner holds a segment's step (shardOwnerStepBytes: a range this small
+    // steps 4,096 values at a time, 16 bytes each).
+    const int64_t segmentStep = 16 * 4096;
+    const int64_t limit = int64_t(double(workerBytes + exchange + segmentStep +
+                                         int64_t(0.25 * double(values) * perValueResumed)) /
+                                  0.8);
     TandemProcess again(QStringList{QStringLiteral("train"), QStringLiteral("--resume"),
                                     sharded + QStringLiteral("/checkpoint.tandem"),
                                     QStringLiteral("--threads=1"), QStringLiteral("--workers=1"),

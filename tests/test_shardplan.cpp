@@ -124,8 +124,8 @@ void TestShardPlan::equalMachinesHoldEqualShards() {
                                             {QStringLiteral("desktop"), 16 * kGB, 4 * kGB, 0}};
     const int64_t values = 494'032'768; // Qwen2.5-0.5B's parameters
     const int64_t adam = shardBytesPerValue(OptimizerKind::AdamW);
-    QCOMPARE(adam, 16);
-    QCOMPARE(shardBytesPerValue(OptimizerKind::Sgd), 12);
+    QCOMPARE(adam, 12);
+    QCOMPARE(shardBytesPerValue(OptimizerKind::Sgd), 8);
     auto plan = planShards(values, adam, three);
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QString why;
@@ -135,7 +135,7 @@ void TestShardPlan::equalMachinesHoldEqualShards() {
         QVERIFY2(std::abs(shareOf(*plan, i) - 1.0 / 3) < 1e-5,
                  qPrintable(QString::number(shareOf(*plan, i))));
     QCOMPARE(plan->describe(1),
-             QStringLiteral("shard 2 of 3, 2.5 GB (33 % of the trainable values)"));
+             QStringLiteral("shard 2 of 3, 1.8 GB (33 % of the trainable values)"));
 }
 
 // A 16 GB machine, one with room for a third of the state beside its worker, and a third: the
@@ -149,7 +149,10 @@ void TestShardPlan::aSmallMachineHoldsWhatFitsAndTheOthersTheRest() {
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QString why;
     QVERIFY2(wellFormed(*plan, machines, &why), qPrintable(why));
-    QCOMPARE(plan->shardOf(1)->bytes, 1 * kGB); // all it has beside its worker
+    // All it has beside its worker, less what a segment's step takes (a million values' sum and
+    // temporaries).
+    QCOMPARE(shardOwnerStepBytes(values), int64_t(16) << 20);
+    QCOMPARE(plan->shardOf(1)->bytes, 1 * kGB - (int64_t(16) << 20));
     QVERIFY(std::abs(plan->shardOf(0)->values() - plan->shardOf(2)->values()) <= kShardAlignment);
     QVERIFY(plan->shardOf(0)->values() > plan->shardOf(1)->values());
 }
@@ -165,10 +168,11 @@ void TestShardPlan::aMachineThatComputesNothingHoldsWhatTheOthersCannot() {
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QString why;
     QVERIFY2(wellFormed(*plan, machines, &why), qPrintable(why));
-    QCOMPARE(plan->shardOf(0)->bytes, 2 * kGB);
-    QCOMPARE(plan->shardOf(1)->bytes, 3 * kGB);
-    QCOMPARE(plan->shardOf(2)->values(), values - (5 * kGB) / bpv);
-    QVERIFY2(plan->describe(2).startsWith(QStringLiteral("shard 3 of 3, 9.9 GB (66 %")),
+    const int64_t step = int64_t(16) << 20; // a segment's sum and temporaries, on each
+    QCOMPARE(plan->shardOf(0)->bytes, 2 * kGB - step);
+    QCOMPARE(plan->shardOf(1)->bytes, 3 * kGB - step);
+    QCOMPARE(plan->shardOf(2)->values(), values - (5 * kGB - 2 * step) / bpv);
+    QVERIFY2(plan->describe(2).startsWith(QStringLiteral("shard 3 of 3, 9.9 GB (67 %")),
              qPrintable(plan->describe(2)));
     // Without the box the two cannot hold it.
     QVERIFY(!planShards(values, bpv, {machines[0], machines[1]}));
@@ -342,10 +346,10 @@ void TestShardPlan::aRunTooLargeForTheMachinesIsRefusedWithWhatFits() {
          {"1.50 billion trainable values need 22.4 GB", "16 bytes each", "can hold 10.0 GB of it",
           "this machine 6.0 GB (12.0 GB to train "
           "with, 6.0 GB for its own worker)",
-          "laptop 4.0 GB", "up to 671.1 million trainable values", "--lora",
-          "choose SGD (12 bytes a value)"})
+          "laptop 4.0 GB", "up to 669.0 million trainable values", "--lora",
+          "choose SGD (8 bytes a value)"})
         QVERIFY2(m.contains(QLatin1String(part)), qPrintable(m));
-    const int64_t fits = 10 * kGB / 16;
+    const int64_t fits = (10 * kGB - 2 * (int64_t(16) << 20)) / 16;
     QVERIFY(planShards(fits, 16, machines));
     QVERIFY(!planShards(fits + 2 * kShardAlignment, 16, machines));
     // Already on SGD: nothing to gain there.
@@ -369,13 +373,15 @@ void TestShardPlan::aRunTooLargeForTheMachinesIsRefusedWithWhatFits() {
     QVERIFY(!refused);
     for (const char* part :
          {"need 33.5 GB", "24 bytes each", "and 8 for the computing machines' gradients",
-          "up to 447.4 million trainable values", "choose SGD (20 bytes a value)"})
+          "up to 446.0 million trainable values", "choose SGD (16 bytes a value)"})
         QVERIFY2(refused.error().message.contains(QLatin1String(part)),
                  qPrintable(refused.error().message));
     QVERIFY(planShards(fits, 16, machines));
     QVERIFY(!planShards(fits, 16, machines, arriving));
     const int64_t unit = 24 * kShardAlignment;
-    const int64_t fitsArriving = (6 * kGB / unit + 4 * kGB / unit) * kShardAlignment;
+    const int64_t step = int64_t(16) << 20;
+    const int64_t fitsArriving =
+        ((6 * kGB - step) / unit + (4 * kGB - step) / unit) * kShardAlignment;
     auto plan = planShards(fitsArriving, 16, machines, arriving);
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QVERIFY(!planShards(fitsArriving + kShardAlignment, 16, machines, arriving));
@@ -399,7 +405,12 @@ void TestShardPlan::everyPlanCoversTheValuesOnce() {
             m.budgetBytes = int64_t(rng.bounded(1, 4096)) * 1024 * 1024;
             m.workerBytes = rng.bounded(3) == 0 ? 0 : int64_t(rng.bounded(0, 4096)) * 1024 * 1024;
             m.linkBytesPerS = linked ? double(rng.bounded(1, 1000)) * 1e6 : 0;
-            room += std::max<int64_t>(0, m.budgetBytes - m.workerBytes) / (16 * kShardAlignment);
+            // Beside its range, a segment's step (its sum and temporaries) no larger than the
+            // largest range it could hold without one.
+            const int64_t spare = std::max<int64_t>(0, m.budgetBytes - m.workerBytes);
+            const int64_t most = spare / (16 * kShardAlignment);
+            room += std::max<int64_t>(0, spare - shardOwnerStepBytes(most * kShardAlignment)) /
+                    (16 * kShardAlignment);
         }
         const int64_t values = 1 + int64_t(rng.bounded(1, 1 << 30));
         const int64_t units = (values + kShardAlignment - 1) / kShardAlignment;

@@ -1,5 +1,6 @@
 #include "engine/shard/shardplan.h"
 
+#include "engine/shard/shardowner.h"
 #include "engine/step/memoryplan.h"
 #include "engine/wire/wiretensors.h"
 #include "formats/dataset.h"
@@ -23,7 +24,11 @@ int64_t unitsThatFit(const ShardCandidate& m, int64_t bytesPerValue) {
     if (m.budgetBytes <= 0)
         return kNoLimit;
     const int64_t spare = std::max<int64_t>(0, m.budgetBytes - m.workerBytes - m.keptBytes);
-    return spare / (bytesPerValue * kShardAlignment);
+    // Beside the range, a segment's step: no larger than the largest range that fits without
+    // it, so one pass finds what fits with it.
+    const int64_t most = spare / (bytesPerValue * kShardAlignment);
+    const int64_t step = most > 0 ? shardOwnerStepBytes(most * kShardAlignment) : 0;
+    return std::max<int64_t>(0, spare - step) / (bytesPerValue * kShardAlignment);
 }
 
 // "1.50 billion", "124.4 million", "9,000".
@@ -111,10 +116,10 @@ Error tooLarge(int64_t values, int64_t stateBytes, int64_t arrivingBytes,
     }
     const int64_t fits = room / bytesPerValue;
     const int64_t sgd = shardBytesPerValue(OptimizerKind::Sgd);
-    QString what = QStringLiteral("the fp32 master, the optimizer's state and the gradients' sum");
+    QString what = QStringLiteral("the fp32 master and the optimizer's state");
     if (arrivingBytes > 0)
-        what += QStringLiteral(", and %1 for the computing machines' gradients while a step adds "
-                               "them")
+        what += QStringLiteral(", and %1 for the computing machines' gradients until a step "
+                               "sums them")
                     .arg(arrivingBytes);
     return makeError(
         ErrorCode::OutOfMemory,
@@ -134,7 +139,11 @@ Error tooLarge(int64_t values, int64_t stateBytes, int64_t arrivingBytes,
 } // namespace
 
 int64_t shardBytesPerValue(OptimizerKind optimizer) {
-    return 4 + optimizerBytesPerValue(optimizer) + 4;
+    return 4 + optimizerBytesPerValue(optimizer);
+}
+
+int64_t shardOwnerStepBytes(int64_t values) {
+    return values > 0 ? 16 * shardSegmentValues(values) : 0;
 }
 
 int64_t shardArrivingBytesPerValue(size_t computing, DType wire) {

@@ -69,9 +69,15 @@ inline int64_t shardStateCap(int64_t values) {
     return values * 16 + (int64_t(1) << 20);
 }
 
-// What an owner keeps for each value of its shard for the whole run: the fp32 master, the
-// optimizer's state and the gradients' sum, in fp32.
+// What an owner keeps for each value of its shard for the whole run: the fp32 master and the
+// optimizer's state. The gradients' sum is made a segment at a time as the step closes
+// (OwnerStep::advance), from the arriving gradients (shardArrivingBytesPerValue), and lives only
+// while its segment steps: kShardOwnerStepBytes.
 int64_t shardBytesPerValue(OptimizerKind optimizer);
+// What the owner of a range of `values` values holds beside it while a segment steps: the
+// segment's fp32 sum (shardSegmentValues: a million values at most), its gradients as they are
+// read from the wire's dtype, and the optimizer's temporaries for it; 16 MB at most.
+int64_t shardOwnerStepBytes(int64_t values);
 // What an owner keeps for each value of its shard during a step beside that: each of the
 // `computing` machines' gradients in the wire's dtype (`wire`), held from when they arrive until
 // the step is over, since the sum adds them in the order the coordinator says once every result is
