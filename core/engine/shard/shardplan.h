@@ -72,7 +72,7 @@ inline int64_t shardStateCap(int64_t values) {
 // What an owner keeps for each value of its shard for the whole run: the fp32 master and the
 // optimizer's state. The gradients' sum is made a segment at a time as the step closes
 // (OwnerStep::advance), from the arriving gradients (shardArrivingBytesPerValue), and lives only
-// while its segment steps: kShardOwnerStepBytes.
+// while its segment steps (shardOwnerStepBytes).
 int64_t shardBytesPerValue(OptimizerKind optimizer);
 // What the owner of a range of `values` values holds beside it while a segment steps: the
 // segment's fp32 sum (shardSegmentValues: a million values at most), its gradients as they are
