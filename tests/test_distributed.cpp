@@ -1296,11 +1296,6 @@ void TestDistributed::aMachineThatComesBackRejoinsTheShardedRun() {
         QVERIFY(w->finish());
         QVERIFY2(w->exitCode() == 0 && w->err().contains(QStringLiteral("holds values")),
                  qPrintable(w->err()));
-        // The machine that came back was admitted with the run's first weights, and the one
-        // that stayed may hold a step's weights in part: each takes the whole model once the
-        // run is set up again.
-        QVERIFY2(w->err().contains(QStringLiteral("took the whole model's weights for step")),
-                 qPrintable(w->err()));
     }
     const QJsonObject s = b.summary();
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
