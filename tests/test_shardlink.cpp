@@ -30,6 +30,7 @@ private Q_SLOTS:
     void aProbeReachesEachMemberAndJoinsNone();
     void stepsCrossTheLinks();
     void anOwnerQueuesABoundedPartOfItsRange();
+    void aWorkersReplicaIsRoundedAsTheWireCarriesWeights();
 
 private:
     ShardIntroduction introduction(const std::vector<const Identity*>& members) const;
@@ -482,6 +483,44 @@ void TestShardLink::anOwnerQueuesABoundedPartOfItsRange() {
             QVERIFY2(((*replica)[i] - one[i]).abs().max().item<double>() <= 1e-6,
                      qPrintable(QString::number(i)));
     QCOMPARE(lost.size(), 0);
+}
+
+// A fresh run's first step sends its workers no weights: each computes on the model it was
+// admitted with, rounded as the setup reaches it. The rounding is the wire's: the replica
+// holds, to the bit, what taking the whole model over that wire would have written into it.
+// Over fp32 nothing changes, and a replica whose worker computes is not touched.
+void TestShardLink::aWorkersReplicaIsRoundedAsTheWireCarriesWeights() {
+    at::manual_seed(11);
+    const std::vector<at::Tensor> model{at::randn({64, 33}) * 3, at::randn({7}) * 1e-3,
+                                        at::randn({5, 5}) * 1e4};
+    const ModelLayout layout = ModelLayout::of({"w", "b", "big"}, model, {}, {});
+    const auto copy = [&] {
+        std::vector<at::Tensor> out;
+        for (const at::Tensor& t : model)
+            out.push_back(t.clone());
+        return out;
+    };
+    for (const DType wire : {DType::BF16, DType::F16}) {
+        std::vector<at::Tensor> rounded = copy(), taken = copy(), none;
+        ShardPart part(m_a, &rounded, wire, OptimizerConfig{});
+        part.roundReplica();
+        QVERIFY(unpackInto(packBundle(model, {}, wire), layout, wire, taken, none).ok());
+        for (size_t i = 0; i < model.size(); ++i) {
+            QVERIFY(at::equal(rounded[i], taken[i]));
+            QVERIFY(!at::equal(rounded[i], model[i]));
+        }
+        std::vector<at::Tensor> busy = copy();
+        ShardPart computing(m_b, &busy, wire, OptimizerConfig{});
+        computing.setReplicaBusy(true);
+        computing.roundReplica();
+        for (size_t i = 0; i < model.size(); ++i)
+            QVERIFY(at::equal(busy[i], model[i]));
+    }
+    std::vector<at::Tensor> fp32 = copy();
+    ShardPart part(m_c, &fp32, DType::F32, OptimizerConfig{});
+    part.roundReplica();
+    for (size_t i = 0; i < model.size(); ++i)
+        QVERIFY(at::equal(fp32[i], model[i]));
 }
 
 QTEST_GUILESS_MAIN(TestShardLink)

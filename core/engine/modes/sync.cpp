@@ -171,10 +171,11 @@ bool SyncPolicy::sendsWeights(StepContext& ctx) {
         m_firstShardedStep = ctx.step;
     }
     // The run's first setup, before its first step since the workers' archive: every replica is
-    // the archive's model, which is the master's, and an fp32 wire would carry the same values.
-    // The whole model would cost each worker a second copy of it for the step (the setups after
-    // a lost machine, a machine that joined, or a narrower wire still send it).
-    if (ctx.step == ctx.archiveStep && m_setup == 1 && ctx.wire == DType::F32)
+    // the archive's model, which is the master's, and the wire would carry the same values (each
+    // worker rounds its replica to a 16-bit wire as the setup reaches it, ShardPart::roundReplica,
+    // as this machine does). The whole model would cost each worker a second copy of it for the
+    // step (the setups after a lost machine or a machine that joined still send it).
+    if (ctx.step == ctx.archiveStep && m_setup == 1)
         return false;
     return ctx.step == m_firstShardedStep;
 }

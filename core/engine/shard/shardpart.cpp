@@ -264,6 +264,14 @@ void ShardPart::setReplicaBusy(bool busy) {
         m_node->setReplicaBusy(busy);
 }
 
+void ShardPart::roundReplica() {
+    if (!m_replica || m_replicaBusy || m_wire == DType::F32)
+        return;
+    at::NoGradGuard noGrad;
+    for (at::Tensor& p : *m_replica)
+        p.copy_(p.to(scalarTypeOf(m_wire)));
+}
+
 Status ShardPart::close(const wire::ShardClose& close) {
     if (!m_node)
         return makeError(ErrorCode::InvalidArgument,

@@ -64,6 +64,12 @@ public:
     qint64 gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready);
     // Whether this machine's worker is computing (ShardNode::setReplicaBusy).
     void setReplicaBusy(bool busy);
+    // A worker's replica as the wire carries the owners' weights: over a 16-bit wire, each value
+    // rounded to it, as the coordinator rounds its own (ShardConductor::roundReplica). A fresh
+    // run's first step after its first setup sends no worker the whole model
+    // (SyncPolicy::sendsWeights): each computes on the model it was admitted with, rounded here.
+    // Nothing while its worker computes; never the coordinator's, whose replica is its masters.
+    void roundReplica();
     // The coordinator closes a step on this machine's range.
     Status close(const wire::ShardClose& close);
 

@@ -143,6 +143,8 @@ void WorkerSession::onShardSetup(const wire::ShardSetup& setup) {
                                         "whole"));
     if (auto st = m_shard->setup(here, range.value_or(QByteArray())); !st)
         return refuse(wire::RejectCode::Protocol, st.error().message);
+    if (!m_opt.holdsOnly)
+        m_shard->roundReplica();
     const ShardOwner* owner = m_shard->owner();
     m_log(owner ? QStringLiteral("holds values %1 to %2 of %3 machines' shards")
                       .arg(owner->begin())
