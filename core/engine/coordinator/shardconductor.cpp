@@ -4,6 +4,7 @@
 #include "engine/coordinator/hubsession.h"
 #include "engine/shard/shardplan.h"
 #include "engine/step/memoryplan.h"
+#include "engine/wire/wiretensors.h"
 
 #include <chrono>
 
@@ -408,11 +409,8 @@ Status ShardConductor::rebaseLogs(int timeoutMs) {
 }
 
 void ShardConductor::roundReplica() {
-    if (!m_replica || m_wire == DType::F32)
-        return;
-    at::NoGradGuard noGrad;
-    for (at::Tensor& p : *m_replica)
-        p.copy_(p.to(scalarTypeOf(m_wire)));
+    if (m_replica)
+        roundToWire(*m_replica, m_wire);
 }
 
 std::vector<ShardConductor::Traffic> ShardConductor::traffic() const {

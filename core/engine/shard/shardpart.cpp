@@ -1,5 +1,7 @@
 #include "engine/shard/shardpart.h"
 
+#include "engine/wire/wiretensors.h"
+
 #include <QTimer>
 
 #include <memory>
@@ -265,11 +267,8 @@ void ShardPart::setReplicaBusy(bool busy) {
 }
 
 void ShardPart::roundReplica() {
-    if (!m_replica || m_replicaBusy || m_wire == DType::F32)
-        return;
-    at::NoGradGuard noGrad;
-    for (at::Tensor& p : *m_replica)
-        p.copy_(p.to(scalarTypeOf(m_wire)));
+    if (m_replica && !m_replicaBusy)
+        roundToWire(*m_replica, m_wire);
 }
 
 Status ShardPart::close(const wire::ShardClose& close) {

@@ -123,6 +123,14 @@ WireDtype wireDtypeOf(DType storage) {
                                     : WireDtype::Fp32;
 }
 
+void roundToWire(std::vector<at::Tensor>& params, DType wire) {
+    if (wire == DType::F32)
+        return;
+    at::NoGradGuard noGrad;
+    for (at::Tensor& p : params)
+        p.copy_(p.to(scalarTypeOf(wire)));
+}
+
 DType storageDtype(WireDtype wire) {
     switch (wire) {
     case WireDtype::Fp16:

@@ -43,6 +43,9 @@ struct ModelLayout {
 // How tensors of a wire format are stored in a bundle, and back.
 DType storageDtype(WireDtype wire);
 WireDtype wireDtypeOf(DType storage);
+// Rounds each of `params` in place to what a bundle in `wire` carries of it (nothing over fp32):
+// what unpackInto() would write into them from packBundle() of themselves.
+void roundToWire(std::vector<at::Tensor>& params, DType wire);
 
 // The order of the parameter-shaped tensors in a bundle. Weights travel in schema order;
 // gradients and deltas in the reverse, the order a backward pass produces them, so that a
