@@ -168,12 +168,12 @@ void addTrainOptions(Parser& p) {
             .arg(nameOf(defaults.loss)),
         "NAME");
     opt("optimizer",
-        QStringLiteral("sgd, adam, adamw, rmsprop or adagrad [%1].")
+        QStringLiteral("sgd, adam, adamw, rmsprop, adagrad or adamw8bit (8-bit state) [%1].")
             .arg(nameOf(defaults.optimizer)),
         "NAME");
     opt("lr", QStringLiteral("Learning rate [%1].").arg(defaults.lr), "X");
     opt("momentum", QStringLiteral("SGD momentum [%1].").arg(defaults.momentum), "X");
-    opt("weight-decay", QStringLiteral("Weight decay [0; 0.01 for adamw]."), "X");
+    opt("weight-decay", QStringLiteral("Weight decay [0; 0.01 for adamw and adamw8bit]."), "X");
     opt("beta",
         QStringLiteral("Preference tuning: DPO's beta, or ORPO's lambda [%1].").arg(defaults.beta),
         "X");

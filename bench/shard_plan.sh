@@ -48,5 +48,5 @@ done
 wait $coord 2>/dev/null || true
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "shape=$shape coordinator_limit=${COORDINATOR_LIMIT:-16G} worker_limit=${WORKER_LIMIT:-12G} holds=$holds wire=$wire"
-grep -h "sharded the optimizer\|error\|refus\|needs\|would fit\|has .* to train with" \
+grep -h "sharded the optimizer\|error\|refus\|needs\|would fit\|does not fit\|has .* to train with" \
     "$work/coordinator.err" | cut -c1-1500 || tail -5 "$work/coordinator.err"

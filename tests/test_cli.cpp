@@ -93,6 +93,7 @@ private Q_SLOTS:
     void trainMlpEndToEnd();
     void pythonLoadsExports();
     void exportCommandMatchesRunExports();
+    void resumeFollowsTheSameTrajectory_data();
     void resumeFollowsTheSameTrajectory();
     void resumeRefusesOtherData();
     void configFile();
@@ -435,7 +436,15 @@ void TestCli::exportCommandMatchesRunExports() {
     QVERIFY(!QFileInfo::exists(never));
 }
 
+void TestCli::resumeFollowsTheSameTrajectory_data() {
+    QTest::addColumn<QString>("optimizer");
+    QTest::newRow("adamw") << QStringLiteral("adamw");
+    // Its state is 8-bit codes and block scales: they come back as they were.
+    QTest::newRow("adamw8bit") << QStringLiteral("adamw8bit");
+}
+
 void TestCli::resumeFollowsTheSameTrajectory() {
+    QFETCH(QString, optimizer);
     // 2 epochs of 20 steps with warm-up and cosine decay; stop mid-epoch at step 27, resume.
     const QStringList common{QStringLiteral("train"),
                              QStringLiteral("--model=mlp"),
@@ -444,14 +453,14 @@ void TestCli::resumeFollowsTheSameTrajectory() {
                              QStringLiteral("--limit-test=500"),
                              QStringLiteral("--epochs=2"),
                              QStringLiteral("--batch=64"),
-                             QStringLiteral("--optimizer=adamw"),
+                             QStringLiteral("--optimizer=") + optimizer,
                              QStringLiteral("--lr=0.002"),
                              QStringLiteral("--schedule=cosine"),
                              QStringLiteral("--warmup-steps=5"),
                              QStringLiteral("--threads=1"),
                              QStringLiteral("--seed=11")};
-    const QString whole = m_tmp.filePath(QStringLiteral("whole")),
-                  parts = m_tmp.filePath(QStringLiteral("parts"));
+    const QString whole = m_tmp.filePath(QStringLiteral("whole-") + optimizer),
+                  parts = m_tmp.filePath(QStringLiteral("parts-") + optimizer);
     Result a = runTandem(common + QStringList{QStringLiteral("--out=") + whole});
     QVERIFY2(a.exitCode == 0, qPrintable(a.err));
     Result b = runTandem(

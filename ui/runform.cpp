@@ -137,6 +137,7 @@ RunForm::RunForm(PeerModel* peers, const QList<DeviceInfo>& devices, QWidget* pa
     m_optimizer->addItem(tr("SGD with momentum"), QStringLiteral("sgd"));
     m_optimizer->addItem(QStringLiteral("RMSprop"), QStringLiteral("rmsprop"));
     m_optimizer->addItem(QStringLiteral("Adagrad"), QStringLiteral("adagrad"));
+    m_optimizer->addItem(QStringLiteral("AdamW 8-bit"), QStringLiteral("adamw8bit"));
     form->addRow(tr("Optimizer"), m_optimizer);
 
     m_lr = new QDoubleSpinBox;

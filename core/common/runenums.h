@@ -36,7 +36,8 @@ enum class OuterWire { Fp32, Fp16, Int8, Int4 };
 enum class LrScaling { Workers, None };
 // What workers compute the forward pass in (autocast); weights stay fp32.
 enum class Precision { Fp32, Bf16, Fp16 };
-enum class OptimizerKind { Sgd, Adam, AdamW, RmsProp, Adagrad };
+// AdamW8bit: AdamW with its moments in 8 bits a value (engine/step/blockwiseadam.h).
+enum class OptimizerKind { Sgd, Adam, AdamW, RmsProp, Adagrad, AdamW8bit };
 enum class Schedule { Constant, Cosine };
 // What a step minimises. Auto is a request: the model check picks one from the model's output
 // and the data's targets; Model calls the model's own loss(output, target) method. Dpo and Orpo
@@ -70,7 +71,7 @@ TANDEM_ENUM_NAMES(Precision, {Precision::Fp32, "fp32"}, {Precision::Bf16, "bf16"
                   {Precision::Fp16, "fp16"})
 TANDEM_ENUM_NAMES(OptimizerKind, {OptimizerKind::Sgd, "sgd"}, {OptimizerKind::Adam, "adam"},
                   {OptimizerKind::AdamW, "adamw"}, {OptimizerKind::RmsProp, "rmsprop"},
-                  {OptimizerKind::Adagrad, "adagrad"})
+                  {OptimizerKind::Adagrad, "adagrad"}, {OptimizerKind::AdamW8bit, "adamw8bit"})
 TANDEM_ENUM_NAMES(Schedule, {Schedule::Constant, "constant"}, {Schedule::Cosine, "cosine"})
 TANDEM_ENUM_NAMES(LossKind, {LossKind::Auto, "auto"}, {LossKind::CrossEntropy, "cross-entropy"},
                   {LossKind::Mse, "mse"}, {LossKind::L1, "l1"}, {LossKind::Huber, "huber"},

@@ -407,6 +407,9 @@ Status RunConfig::validate() const {
         if (!lora.isEmpty())
             return bad(QStringLiteral("--shard is for a full fine-tune: a LoRA run's adapters "
                                       "are small enough for one machine; leave out --shard"));
+        if (optimizer == OptimizerKind::AdamW8bit && mode == TrainMode::Sync)
+            return bad(QStringLiteral("--shard does not split 8-bit AdamW's state yet; choose "
+                                      "--optimizer adam or adamw, or leave out --shard"));
     }
     if (fragments > 1 && mode != TrainMode::LocalSgd && mode != TrainMode::Auto)
         return bad(QStringLiteral("fragments stream local-SGD's exchange; use them with "
@@ -422,7 +425,7 @@ Status RunConfig::validate() const {
 double RunConfig::effectiveWeightDecay() const {
     if (weightDecay >= 0)
         return weightDecay;
-    return optimizer == OptimizerKind::AdamW ? 0.01 : 0.0;
+    return optimizer == OptimizerKind::AdamW || optimizer == OptimizerKind::AdamW8bit ? 0.01 : 0.0;
 }
 
 QJsonObject StepMetrics::toJson() const {

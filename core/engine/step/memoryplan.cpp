@@ -17,7 +17,23 @@ int64_t bytesOf(const at::Tensor& t) {
 } // namespace
 
 int64_t optimizerBytesPerValue(OptimizerKind k) {
-    return k == OptimizerKind::Sgd ? 4 : 8;
+    switch (k) {
+    case OptimizerKind::Sgd:
+        return 4;
+    case OptimizerKind::AdamW8bit:
+        return 2;
+    default:
+        return 8;
+    }
+}
+
+int64_t optimizerStateBytes(OptimizerKind k, int64_t values) {
+    int64_t bytes = values * optimizerBytesPerValue(k);
+    // 8-bit AdamW's two fp32 scales a block of 256 values (1/32 of a byte a value), and a block
+    // more for each tensor that does not end on one (a thousand tensors' worth).
+    if (k == OptimizerKind::AdamW8bit)
+        bytes += (values / 256 + 1024) * 8;
+    return bytes;
 }
 
 QString bytesText(int64_t bytes) {
@@ -51,10 +67,10 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     // (a third off the CPU, where the lookup's own is dense: MemoryNeed::on).
     const int64_t tiedTable = model.transientGradientBytes();
     need.trainingBytes =
-        trainable * 4 + tiedTable + (local ? trainable * optimizerBytesPerValue(cfg.optimizer) : 0);
+        trainable * 4 + tiedTable + (local ? optimizerStateBytes(cfg.optimizer, trainable) : 0);
     need.denseLookupBytes = tiedTable;
     if (masters != MasterCopy::None)
-        need.trainingBytes += trainable * optimizerBytesPerValue(cfg.optimizer);
+        need.trainingBytes += optimizerStateBytes(cfg.optimizer, trainable);
     if (masters == MasterCopy::Separate)
         need.trainingBytes += trainable * 4;
     if (cfg.precision != Precision::Fp32)

@@ -40,8 +40,11 @@ struct MemoryNeed {
     }
 };
 
-// The optimizer's state for each trainable value: Adam's two moments, SGD's momentum.
+// The optimizer's state for each trainable value: Adam's two moments, SGD's momentum, 8-bit
+// AdamW's two codes.
 int64_t optimizerBytesPerValue(OptimizerKind k);
+// The whole state for `values` trainable values: the above, and 8-bit AdamW's block scales.
+int64_t optimizerStateBytes(OptimizerKind k, int64_t values);
 
 // What the coordinator keeps on a device beside the replica of its own worker there.
 enum class MasterCopy {

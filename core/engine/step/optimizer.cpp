@@ -1,5 +1,8 @@
 #include "engine/step/optimizer.h"
 
+#include "engine/step/blockwiseadam.h"
+#include "engine/step/statename.h"
+
 #include "model/emulatedaccelerator.h"
 #include "model/model.h"
 #include "model/torchversion.h"
@@ -67,6 +70,8 @@ std::unique_ptr<torch::optim::Optimizer> makeImpl(const OptimizerConfig& c,
     case OptimizerKind::Adagrad:
         return std::make_unique<torch::optim::Adagrad>(
             params, torch::optim::AdagradOptions(lr).eps(c.adagradEps).weight_decay(c.weightDecay));
+    case OptimizerKind::AdamW8bit: // BlockwiseAdamW
+        return nullptr;
     }
     return nullptr;
 }
@@ -120,6 +125,8 @@ Slots readSlots(torch::optim::OptimizerParamState* s, OptimizerKind kind) {
         out.step = int64_t(a->step());
         return out;
     }
+    case OptimizerKind::AdamW8bit:
+        return {};
     }
     return {};
 }
@@ -155,6 +162,8 @@ std::unique_ptr<torch::optim::OptimizerParamState> makeState(const Slots& v, Opt
         s->sum(v.sum.defined() ? v.sum : at::zeros_like(param)).step(v.step);
         return s;
     }
+    case OptimizerKind::AdamW8bit:
+        return nullptr;
     }
     return nullptr;
 }
@@ -354,7 +363,15 @@ OptimizerConfig outerStepOptimizer(double momentum) {
 Optimizer::Optimizer(OptimizerConfig config, std::vector<at::Tensor> params)
     : m_cfg(config)
     , m_params(std::move(params))
-    , m_impl(makeImpl(m_cfg, m_params)) {}
+    , m_impl(makeImpl(m_cfg, m_params)) {
+    if (m_cfg.kind == OptimizerKind::AdamW8bit)
+        m_blockwise = std::make_unique<BlockwiseAdamW>(
+            BlockwiseAdamW::Options{m_cfg.beta1, m_cfg.beta2, m_cfg.eps, m_cfg.weightDecay,
+                                    m_cfg.passValues,
+                                    m_cfg.kernels == OptimizerConfig::Kernels::Auto ||
+                                        m_cfg.kernels == OptimizerConfig::Kernels::Fused},
+            m_params);
+}
 
 Optimizer::~Optimizer() = default;
 
@@ -364,6 +381,11 @@ void Optimizer::step(const std::vector<at::Tensor>& grads, double lr, bool count
     if (counts) {
         noteOptimizerStep();
         ++m_steps;
+    }
+    if (m_blockwise) {
+        m_used = OptimizerConfig::Kernels::PerTensor;
+        m_blockwise->step(grads, lr);
+        return;
     }
     if (stepAll(grads, lr))
         return;
@@ -404,6 +426,8 @@ QList<TensorRecord> Optimizer::stateRecords() const {
 }
 
 NamedTensors Optimizer::stateTensors() const {
+    if (m_blockwise)
+        return m_blockwise->stateTensors();
     NamedTensors out;
     auto& state = m_impl->state();
     for (size_t i = 0; i < m_params.size(); ++i) {
@@ -439,28 +463,36 @@ Status Optimizer::restore(int64_t steps, const QList<TensorRecord>& records) {
 }
 
 Status Optimizer::restore(int64_t steps, const NamedTensors& tensors) {
+    if (m_blockwise) {
+        if (auto st = m_blockwise->restore(tensors); !st)
+            return st;
+        m_steps = steps;
+        return success();
+    }
     std::vector<Slots> slots(m_params.size());
     for (const auto& [key, t] : tensors) {
+        auto parsed = parseStateName(key, m_params.size());
+        if (!parsed)
+            return parsed.error();
+        const auto& [slot, i] = *parsed;
         const QString name = QString::fromStdString(key);
-        const qsizetype dot = name.lastIndexOf(QLatin1Char('.'));
-        bool ok = false;
-        const qlonglong i = name.mid(dot + 1).toLongLong(&ok);
-        if (dot <= 0 || !ok || i < 0 || size_t(i) >= m_params.size())
-            return makeError(ErrorCode::Corrupt,
-                             QStringLiteral("optimizer state %1 names no parameter").arg(name));
-        const QString slot = name.left(dot);
-        Slots& s = slots[size_t(i)];
+        Slots& s = slots[i];
         if (slot == QLatin1String("step")) {
             if (t.numel() != 1)
                 return makeError(ErrorCode::Corrupt, QStringLiteral("bad optimizer step count"));
             s.step = t.item<int64_t>();
             continue;
         }
-        if (!t.sizes().equals(m_params[size_t(i)].sizes()))
+        if (!t.is_floating_point() || slot.endsWith(QLatin1String("_absmax")))
+            return makeError(ErrorCode::Incompatible,
+                             QStringLiteral("optimizer state %1 is 8-bit AdamW's: resume with "
+                                            "--optimizer adamw8bit")
+                                 .arg(name));
+        if (!t.sizes().equals(m_params[i].sizes()))
             return makeError(
                 ErrorCode::Incompatible,
                 QStringLiteral("optimizer state %1 does not fit its parameter").arg(name));
-        at::Tensor v = t.to(m_params[size_t(i)].options());
+        at::Tensor v = t.to(m_params[i].options());
         if (slot == QLatin1String("momentum_buffer"))
             s.momentum = v;
         else if (slot == QLatin1String("exp_avg"))

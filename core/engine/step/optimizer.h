@@ -2,7 +2,8 @@
 
 #include "engine/internal.h"
 
-// Engine-internal. The optimizers are LibTorch's own (torch::optim), over a flat list of
+// Engine-internal. The optimizers are LibTorch's own (torch::optim; AdamW8bit is Tandem's,
+// blockwiseadam.h), over a flat list of
 // parameter tensors that the coordinator owns, so that a run takes the same steps as the same
 // settings in PyTorch. Their state is checkpointed in Tandem's own format, one record per
 // tensor ("exp_avg.3"), so that checkpoints do not depend on LibTorch's serialisation.
@@ -25,6 +26,8 @@ class Optimizer;
 }
 
 namespace tandem {
+
+class BlockwiseAdamW;
 
 struct OptimizerConfig {
     using Kind = OptimizerKind;
@@ -86,6 +89,7 @@ private:
     OptimizerConfig::Kernels m_used = OptimizerConfig::Kernels::PerTensor;
     std::vector<at::Tensor> m_params;
     std::unique_ptr<torch::optim::Optimizer> m_impl;
+    std::unique_ptr<BlockwiseAdamW> m_blockwise; // AdamW8bit's, in place of m_impl
     int64_t m_steps = 0;
 };
 
