@@ -1181,7 +1181,8 @@ private Q_SLOTS:
         QVERIFY(!st);
         QCOMPARE(
             st.error().message,
-            QStringLiteral("unknown optimizer \"lion\"; use sgd, adam, adamw, rmsprop or adagrad"));
+            QStringLiteral(
+                "unknown optimizer \"lion\"; use sgd, adam, adamw, rmsprop, adagrad or adamw8bit"));
         QCOMPARE(k, OptimizerKind::Adam);
         QCOMPARE(nameOf(PeerRole::Worker), QStringLiteral("worker"));
         // A run description carries the inner learning rate's scaling both ways, and an unknown
