@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 
 namespace tandem {
 
@@ -59,6 +61,46 @@ const DeviceMap& deviceMap(bool signedMap, const at::Device& device) {
         m.mids = at::from_blob(mids.data(), {int64_t(mids.size())}, cpu).to(device, false, true);
     }
     return m;
+}
+
+// The nearest code of a value on the CPU, as at::bucketize finds it over the midpoints (how
+// many lie below the value): a first guess from a table indexed by the value's top 16 bits, then
+// a step or two to the midpoints on either side, where one falls inside the guess's range.
+struct CodeTable {
+    float mids[256]; // the last one past every value
+    uint8_t guess[1 << 16];
+
+    uint8_t nearest(float x) const {
+        uint32_t bits;
+        std::memcpy(&bits, &x, sizeof bits);
+        int at = guess[bits >> 16];
+        while (at < 255 && mids[at] < x)
+            ++at;
+        while (at > 0 && !(mids[at - 1] < x))
+            --at;
+        return uint8_t(at);
+    }
+};
+
+const CodeTable& codeTable(bool signedMap) {
+    static const auto make = [](bool s) {
+        auto t = std::make_unique<CodeTable>();
+        const std::vector<float>& v = BlockwiseAdamW::map(s);
+        for (size_t k = 0; k < 255; ++k)
+            t->mids[k] = (v[k] + v[k + 1]) / 2.0f;
+        t->mids[255] = std::numeric_limits<float>::infinity();
+        for (uint32_t key = 0; key < (1u << 16); ++key) {
+            const uint32_t bits = key << 16;
+            float x;
+            std::memcpy(&x, &bits, sizeof x);
+            t->guess[key] = std::isfinite(x)
+                                ? uint8_t(std::lower_bound(t->mids, t->mids + 255, x) - t->mids)
+                                : 0;
+        }
+        return t;
+    };
+    static const std::unique_ptr<CodeTable> s = make(true), u = make(false);
+    return signedMap ? *s : *u;
 }
 
 // Blocks [b0, b0 + blocks) of one moment in fp32, padded with zeros to whole blocks: `codes`
@@ -196,21 +238,8 @@ bool BlockwiseAdamW::stepOnCpu(size_t i, const at::Tensor& grad, double lr, doub
     const at::Tensor g = grad.reshape({-1}).to(at::kCPU, at::kFloat).contiguous();
     const std::vector<float>& sm = map(true);
     const std::vector<float>& um = map(false);
-    // The midpoints, and one past them that no value reaches.
-    float smids[256], umids[256];
-    for (size_t k = 0; k < 255; ++k) {
-        smids[k] = (sm[k] + sm[k + 1]) / 2.0f;
-        umids[k] = (um[k] + um[k + 1]) / 2.0f;
-    }
-    smids[255] = umids[255] = std::numeric_limits<float>::infinity();
-    // The nearest code: how many midpoints lie below x, as at::bucketize counts them; eight
-    // halvings without a branch.
-    const auto nearest = [](const float* mids, float x) {
-        int at = 0;
-        for (int half = 128; half > 0; half >>= 1)
-            at += mids[at + half - 1] < x ? half : 0;
-        return uint8_t(at);
-    };
+    const CodeTable& signedCodes = codeTable(true);
+    const CodeTable& unsignedCodes = codeTable(false);
     float* w = p.data_ptr<float>();
     const float* d = g.data_ptr<float>();
     uint8_t* qm = s.m.data_ptr<uint8_t>();
@@ -246,8 +275,8 @@ bool BlockwiseAdamW::stepOnCpu(size_t i, const at::Tensor& grad, double lr, doub
             av[b] = vMax;
             const float ms = mMax > 0 ? mMax : 1.0f, vs = vMax > 0 ? vMax : 1.0f;
             for (int64_t j = from; j < to; ++j) {
-                qm[j] = nearest(smids, mf[j - from] / ms);
-                qv[j] = nearest(umids, vf[j - from] / vs);
+                qm[j] = signedCodes.nearest(mf[j - from] / ms);
+                qv[j] = unsignedCodes.nearest(vf[j - from] / vs);
             }
         }
     });
