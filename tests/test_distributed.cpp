@@ -131,6 +131,7 @@ private Q_SLOTS:
     void coordinatorAndTwoWorkers();
     void syncMatchesOneWorker();
     void shardedRunMatchesTheOneMachineRun();
+    void shardedRunResumesOnOtherMachines_data();
     void shardedRunResumesOnOtherMachines();
     void aShardOwnerNeedNotCompute();
     void aShardedLocalSgdRunMatchesTheOneMachineRun();
@@ -1067,14 +1068,23 @@ void TestDistributed::expectShardTraffic(const QJsonObject& summary, int machine
     QCOMPARE(covered, summary.value(QStringLiteral("trainable_parameters")).toInteger());
 }
 
+void TestDistributed::shardedRunResumesOnOtherMachines_data() {
+    QTest::addColumn<QString>("optimizer");
+    QTest::newRow("adam") << QStringLiteral("adam");
+    QTest::newRow("adamw8bit") << QStringLiteral("adamw8bit");
+}
+
 void TestDistributed::shardedRunResumesOnOtherMachines() {
     // Adam's moments live with the owners of the ranges: the checkpoint at the step limit gathers
     // them in the one-machine run's names, and the run resumes sharded across two machines
     // instead of three, each taking its new range of them. It ends where one machine alone does;
-    // had the moments been lost, Adam's next steps would differ at once.
-    const QStringList adam{QStringLiteral("--optimizer=adam"), QStringLiteral("--lr=0.003")};
-    const QString one = m_tmp.filePath(QStringLiteral("shard-adam-one")),
-                  sharded = m_tmp.filePath(QStringLiteral("shard-adam"));
+    // had the moments been lost, Adam's next steps would differ at once. 8-bit AdamW's moments
+    // and their blocks' scales go the same way.
+    QFETCH(QString, optimizer);
+    const QStringList adam{QStringLiteral("--optimizer=") + optimizer,
+                           QStringLiteral("--lr=0.003")};
+    const QString one = m_tmp.filePath(QStringLiteral("shard-%1-one").arg(optimizer)),
+                  sharded = m_tmp.filePath(QStringLiteral("shard-%1").arg(optimizer));
     TandemProcess a(syncRun() + adam + QStringList{QStringLiteral("--out=") + one});
     QVERIFY(a.finish());
     QVERIFY2(a.exitCode() == 0, qPrintable(a.err()));

@@ -9,6 +9,7 @@
 #include "engine/shard/shardowner.h"
 #include "engine/shard/shardplan.h"
 #include "engine/shard/shardstep.h"
+#include "engine/step/blockwiseadam.h"
 #include "engine/wire/wiretensors.h"
 #include "hffolder.h"
 #include "model/openmodel.h"
@@ -98,7 +99,9 @@ private Q_SLOTS:
     void everyPlanCoversTheValuesOnce();
     void shardedStepsEqualOneOwner_data();
     void shardedStepsEqualOneOwner();
+    void resumeOnAnotherMembership_data();
     void resumeOnAnotherMembership();
+    void aRangeThatCutsAnEightBitBlockIsRefused();
     void whatDoesNotFitAShardIsRefused();
     void aRangeIsOneRunOfAGradientBundle_data();
     void aRangeIsOneRunOfAGradientBundle();
@@ -487,11 +490,12 @@ void shardedStep(std::vector<ShardOwner>& owners, const std::vector<at::Tensor>&
 }
 
 std::vector<ShardOwner> ownersOver(const std::vector<at::Tensor>& params,
-                                   const std::vector<int64_t>& bounds, const OptimizerConfig& cfg) {
+                                   const std::vector<int64_t>& bounds, const OptimizerConfig& cfg,
+                                   int64_t segmentValues = 0) {
     std::vector<ShardOwner> owners;
     for (size_t i = 0; i + 1 < bounds.size(); ++i)
-        owners.push_back(
-            ShardOwner::fromParams(ShardLayout::of(params), bounds[i], bounds[i + 1], params, cfg));
+        owners.push_back(ShardOwner::fromParams(ShardLayout::of(params), bounds[i], bounds[i + 1],
+                                                params, cfg, segmentValues));
     return owners;
 }
 
@@ -553,17 +557,19 @@ void TestShardPlan::shardedStepsEqualOneOwner_data() {
     const std::pair<const char*, OptimizerKind> kinds[] = {
         {"sgd", OptimizerKind::Sgd},         {"adam", OptimizerKind::Adam},
         {"adamw", OptimizerKind::AdamW},     {"rmsprop", OptimizerKind::RmsProp},
-        {"adagrad", OptimizerKind::Adagrad},
+        {"adagrad", OptimizerKind::Adagrad}, {"adamw8bit", OptimizerKind::AdamW8bit},
     };
     for (const auto& [name, kind] : kinds)
-        for (const char* split : {"one owner", "inside tensors", "planned"})
+        for (const char* split : {"one owner", "inside tensors", "planned", "in segments"})
             QTest::addRow("%s, %s", name, split) << int(kind) << QString::fromLatin1(split);
 }
 
 // The same gradients, weighted by each worker's samples, through one owner of the whole model
 // (LibTorch's optimizer, as the coordinator runs it) and through owners of ranges: the same
 // weights and the same optimizer state after six steps, one of them with a parameter that has
-// no gradient.
+// no gradient. 8-bit AdamW's blocks lie over the flat order (BlockwiseAdamW), so its ranges and
+// segments begin where a block does, as a plan's and shardSegmentValues()'s do; each owner's
+// pieces then step the one-owner run's blocks, with the same scales and codes.
 void TestShardPlan::shardedStepsEqualOneOwner() {
     QFETCH(int, kind);
     QFETCH(QString, split);
@@ -574,8 +580,18 @@ void TestShardPlan::shardedStepsEqualOneOwner() {
     const std::vector<at::Tensor> params = someParams();
     const int64_t values = ShardLayout::of(params).values;
     std::vector<int64_t> bounds{0, values};
+    const bool blocks = cfg.kind == OptimizerKind::AdamW8bit;
     if (split == QLatin1String("inside tensors"))
-        bounds = {0, 1000, 2112 + 33 + 100, 2112 + 33 + 765 + 1 + 3, values};
+        bounds = blocks ? std::vector<int64_t>{0, 1024, 2304, 3584, values}
+                        : std::vector<int64_t>{0, 1000, 2112 + 33 + 100, 2112 + 33 + 765 + 1 + 3,
+                                               values};
+    // Two ranges, each stepped in segments of 512 values: pieces of tensors cut where a
+    // segment ends.
+    int64_t segment = 0;
+    if (split == QLatin1String("in segments")) {
+        bounds = {0, 1024, values};
+        segment = 512;
+    }
     if (split == QLatin1String("planned")) {
         const auto plan = planShards(values, shardBytesPerValue(cfg.kind),
                                      {{QStringLiteral("a"), 0, 0, 1e9},
@@ -589,7 +605,9 @@ void TestShardPlan::shardedStepsEqualOneOwner() {
     }
     std::vector<at::Tensor> one = clones(params);
     Optimizer oneOpt(cfg, one);
-    std::vector<ShardOwner> owners = ownersOver(params, bounds, cfg);
+    std::vector<ShardOwner> owners = ownersOver(params, bounds, cfg, segment);
+    if (segment > 0) // the first range is half of the last tensor, in two pieces
+        QCOMPARE(owners.front().pieces().size(), size_t(2));
     for (int step = 0; step < 6; ++step) {
         oneOwnerStep(oneOpt, one, step);
         shardedStep(owners, params, step);
@@ -652,17 +670,24 @@ void checkCutFromFile(const std::vector<at::Tensor>& masters, const NamedTensors
 
 } // namespace
 
+void TestShardPlan::resumeOnAnotherMembership_data() {
+    QTest::addColumn<int>("kind");
+    QTest::newRow("adam") << int(OptimizerKind::Adam);
+    QTest::newRow("adamw8bit") << int(OptimizerKind::AdamW8bit);
+}
+
 // A checkpoint of two owners' state, in the one-owner run's names, resumes on three owners with
 // other ranges (their state and weights sent as bytes), and on one machine's optimizer: both end
-// where six steps without a break do.
+// where six steps without a break do. 8-bit AdamW's block scales are cut by block.
 void TestShardPlan::resumeOnAnotherMembership() {
+    QFETCH(int, kind);
     OptimizerConfig cfg;
-    cfg.kind = OptimizerKind::Adam;
+    cfg.kind = OptimizerKind(kind);
     const std::vector<at::Tensor> params = someParams();
     const int64_t values = ShardLayout::of(params).values;
     std::vector<at::Tensor> one = clones(params);
     Optimizer oneOpt(cfg, one);
-    std::vector<ShardOwner> two = ownersOver(params, {0, 3000, values}, cfg);
+    std::vector<ShardOwner> two = ownersOver(params, {0, 3072, values}, cfg);
     for (int step = 0; step < 3; ++step) {
         oneOwnerStep(oneOpt, one, step);
         shardedStep(two, params, step);
@@ -705,6 +730,39 @@ void TestShardPlan::resumeOnAnotherMembership() {
     QString why;
     for (size_t i = 0; i < one.size(); ++i)
         QVERIFY2(same(alone[i], one[i], &why), qPrintable(why));
+}
+
+// 8-bit AdamW keeps a scale for each block of 256 values of the flat order: every segment a range
+// is stepped in is whole blocks, and owners whose ranges cut a block (which no plan makes, and a
+// setup refuses) step its halves with scales of their own, which cannot be gathered as the
+// one-owner run's state.
+void TestShardPlan::aRangeThatCutsAnEightBitBlockIsRefused() {
+    for (int64_t range : {int64_t(1), int64_t(5000), int64_t(40'000), int64_t(123'457),
+                          int64_t(9'000'001), int64_t(1) << 30})
+        QCOMPARE(shardSegmentValues(range) % BlockwiseAdamW::kBlock, int64_t(0));
+    OptimizerConfig cfg;
+    cfg.kind = OptimizerKind::AdamW8bit;
+    const std::vector<at::Tensor> params = someParams();
+    std::vector<ShardOwner> owners =
+        ownersOver(params, {0, 1000, ShardLayout::of(params).values}, cfg);
+    shardedStep(owners, params, 0);
+    const auto state = ShardOwner::gatherState(pointers(owners));
+    QVERIFY(!state.ok());
+    QVERIFY2(state.error().message.contains(QStringLiteral("exp_avg_absmax")),
+             qPrintable(state.error().message));
+    GatheredState gathered(ShardLayout::of(params));
+    for (const ShardOwner& o : owners)
+        QVERIFY(gathered.add(o.begin(), o.end(), 1, o.rangeStateBytes(), nullptr).ok());
+    QVERIFY(!gathered.take().ok());
+    // A run is never set up on such ranges; a plan's are whole blocks.
+    const int64_t values = ShardLayout::of(params).values;
+    const Status cut = checkShardEnds({1000, values}, 2, values, OptimizerKind::AdamW8bit);
+    QVERIFY(!cut);
+    QVERIFY2(cut.error().message.contains(QStringLiteral("inside one of 8-bit AdamW's blocks")),
+             qPrintable(cut.error().message));
+    QVERIFY(checkShardEnds({1000, values}, 2, values, OptimizerKind::AdamW));
+    QVERIFY(checkShardEnds({1024, values}, 2, values, OptimizerKind::AdamW8bit));
+    QVERIFY(!checkShardEnds({1024, values - 1}, 2, values, OptimizerKind::AdamW8bit));
 }
 
 // What a peer sends an owner is checked before it is added: the wrong number of pieces, a piece
@@ -1402,12 +1460,17 @@ void TestShardPlan::aRangeAtATimeGathersTheOneOwnerState_data() {
     QTest::newRow("adam") << int(OptimizerKind::Adam);
     QTest::newRow("rmsprop") << int(OptimizerKind::RmsProp);
     QTest::newRow("adagrad") << int(OptimizerKind::Adagrad);
+    QTest::newRow("adamw8bit") << int(OptimizerKind::AdamW8bit);
 }
 
-// Four owners of `params`, their ranges cut inside tensors too, after three sharded steps.
+// Four owners of `params`, their ranges cut inside tensors too (where a block of 8-bit AdamW's
+// begins, for it), after three sharded steps.
 std::vector<ShardOwner> fourOwnersAfterThreeSteps(const std::vector<at::Tensor>& params,
                                                   const OptimizerConfig& cfg) {
-    const std::vector<int64_t> bounds{0, 1000, 2245, 2911, ShardLayout::of(params).values};
+    const int64_t values = ShardLayout::of(params).values;
+    const std::vector<int64_t> bounds = cfg.kind == OptimizerKind::AdamW8bit
+                                            ? std::vector<int64_t>{0, 1024, 2304, 2816, values}
+                                            : std::vector<int64_t>{0, 1000, 2245, 2911, values};
     std::vector<ShardOwner> owners = ownersOver(params, bounds, cfg);
     for (int step = 0; step < 3; ++step)
         shardedStep(owners, params, step);

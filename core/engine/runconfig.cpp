@@ -407,9 +407,6 @@ Status RunConfig::validate() const {
         if (!lora.isEmpty())
             return bad(QStringLiteral("--shard is for a full fine-tune: a LoRA run's adapters "
                                       "are small enough for one machine; leave out --shard"));
-        if (optimizer == OptimizerKind::AdamW8bit && mode == TrainMode::Sync)
-            return bad(QStringLiteral("--shard does not split 8-bit AdamW's state yet; choose "
-                                      "--optimizer adam or adamw, or leave out --shard"));
     }
     if (fragments > 1 && mode != TrainMode::LocalSgd && mode != TrainMode::Auto)
         return bad(QStringLiteral("fragments stream local-SGD's exchange; use them with "

@@ -19,7 +19,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 13;
+constexpr uint32_t kProtocolVersion = 14;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol

@@ -44,25 +44,6 @@ void saySending(const std::vector<ShardRange>& ranges,
                 .arg(sending.join(QStringLiteral(", "))));
 }
 
-// Where a plan's ranges end, checked: one a member, each past the one before, the last at the
-// last value.
-Status checkEnds(const std::vector<int64_t>& ends, int64_t members, int64_t values) {
-    for (size_t i = 0; i < ends.size(); ++i)
-        if (ends[i] <= (i == 0 ? 0 : ends[i - 1]))
-            return makeError(
-                ErrorCode::InvalidArgument,
-                QStringLiteral("member %1 of the sharded run would hold no values").arg(i + 1));
-    if (int64_t(ends.size()) != members || ends.back() != values)
-        return makeError(ErrorCode::InvalidArgument,
-                         QStringLiteral("the sharded run's %1 ranges end at %2; its %3 machines "
-                                        "hold %4 values")
-                             .arg(ends.size())
-                             .arg(ends.empty() ? 0 : ends.back())
-                             .arg(members)
-                             .arg(values));
-    return success();
-}
-
 // What a member's count grew by between two reports; a count that went back (a member that
 // misreports) grew by nothing.
 double grew(quint64 from, quint64 to) {
@@ -82,7 +63,7 @@ Status ShardConductor::start(CoordinatorHub* hub, const std::vector<QString>& wo
     ++m_setups;
     const ShardLayout layout = ShardLayout::of(*replica);
     const int64_t members = int64_t(workers.size()) + 1;
-    if (auto st = checkEnds(ends, members, layout.values); !st)
+    if (auto st = checkShardEnds(ends, members, layout.values, optimizer.kind); !st)
         return st;
     // The blobs the owners take and the ranges' logs are made here: for a model of gigabytes
     // they take seconds, which the network thread spends answering the links.

@@ -88,7 +88,9 @@ Status walkRange(const ShardLayout& layout, const std::vector<std::pair<int64_t,
     for (const LazyTensor& r : file->lazy) {
         const QString name = QStringLiteral("%1's %2").arg(what, r.name);
         const int64_t numel = numelOf(r);
-        if (!r.part || (!at::isFloatingType(scalarTypeOf(r.dtype)) && r.dtype != DType::I64))
+        // Floats, a step count (i64), or 8-bit AdamW's codes (u8).
+        if (!r.part || (!at::isFloatingType(scalarTypeOf(r.dtype)) && r.dtype != DType::I64 &&
+                        r.dtype != DType::U8))
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("%1 is not a tensor of numbers").arg(name));
         if (r.name == QLatin1String(kRangeMastersRecord)) {
@@ -114,12 +116,13 @@ Status walkRange(const ShardLayout& layout, const std::vector<std::pair<int64_t,
             return makeError(ErrorCode::Corrupt,
                              QStringLiteral("%1 names no piece of its range").arg(name));
         const ShardLayout::Piece& p = pieces[size_t(index)];
-        if (slot == "step" ? numel != 1 : numel != p.values)
+        const int64_t want = slot == "step" ? 1 : layout.slotPartOf(slot, p).values;
+        if (numel != want)
             return makeError(ErrorCode::Incompatible,
                              QStringLiteral("%1 holds %2 values, not its piece's %3")
                                  .arg(name)
                                  .arg(numel)
-                                 .arg(slot == "step" ? 1 : p.values));
+                                 .arg(want));
         if (auto st = each(slot, p, r); !st)
             return makeError(st.error().code,
                              QStringLiteral("%1 %2").arg(name, st.error().message));
@@ -176,15 +179,16 @@ Status GatheredState::add(int64_t begin, int64_t end, int64_t steps, const Range
             }
             at::Tensor& whole = m_slots[slot][p.tensor];
             if (!whole.defined())
-                whole = at::empty(at::IntArrayRef(m_layout.shapes[size_t(p.tensor)]),
+                whole = at::empty(at::IntArrayRef(m_layout.slotShapeOf(slot, size_t(p.tensor))),
                                   at::TensorOptions(scalarTypeOf(r.dtype)));
             else if (whole.scalar_type() != scalarTypeOf(r.dtype))
                 return makeError(
                     ErrorCode::Incompatible,
                     QStringLiteral("is %1, other parts of it are not").arg(dtypeName(r.dtype)));
-            if (auto st = copyInto(r, whole.view({-1}).narrow(0, p.offset, p.values)); !st)
+            const ShardLayout::SlotPart sp = m_layout.slotPartOf(slot, p);
+            if (auto st = copyInto(r, whole.view({-1}).narrow(0, sp.offset, sp.values)); !st)
                 return st;
-            m_covered[slot][p.tensor] += p.values;
+            m_covered[slot][p.tensor] += sp.values;
             return success();
         });
     if (!st)
@@ -199,7 +203,7 @@ Expected<NamedTensors> GatheredState::take() {
     NamedTensors out;
     for (auto& [slot, tensors] : m_slots)
         for (auto& [tensor, t] : tensors) {
-            if (m_covered[slot][tensor] != m_layout.valuesOf(size_t(tensor)))
+            if (m_covered[slot][tensor] != t.numel())
                 return keptInPart(tensor, slot);
             out.emplace_back(slot + "." + std::to_string(tensor), std::move(t));
         }
@@ -265,8 +269,9 @@ Status SpilledState::add(int64_t begin, int64_t end, int64_t steps, const RangeS
                 return makeError(
                     ErrorCode::Incompatible,
                     QStringLiteral("is %1, other parts of it are not").arg(dtypeName(r.dtype)));
-            s.parts.push_back({file, r.part, p.offset, p.values});
-            s.covered += p.values;
+            const ShardLayout::SlotPart sp = m_layout.slotPartOf(slot, p);
+            s.parts.push_back({file, r.part, sp.offset, sp.values});
+            s.covered += sp.values;
             return success();
         });
     if (!st)
@@ -287,12 +292,12 @@ Expected<QList<LazyTensor>> SpilledState::tensors() const {
     QList<LazyTensor> out;
     for (const auto& [slot, tensors] : m_slots)
         for (const auto& [tensor, s] : tensors) {
-            if (s.covered != m_layout.valuesOf(size_t(tensor)))
-                return keptInPart(tensor, slot);
             LazyTensor l;
+            l.shape = m_layout.slotShapeOf(slot, size_t(tensor));
+            if (s.covered != numelOf(l))
+                return keptInPart(tensor, slot);
             l.name = QString::fromStdString(slot + "." + std::to_string(tensor));
             l.dtype = s.dtype;
-            l.shape = m_layout.shapes[size_t(tensor)];
             const qint64 size = s.covered * dtypeSize(s.dtype);
             // Bytes [at, at + n) of the tensor, from the parts that hold them: a setup cuts each
             // range from these, and a checkpoint's writer reads them so, without reading a

@@ -1,5 +1,7 @@
 #include "engine/shard/shardowner.h"
 
+#include "engine/step/blockwiseadam.h"
+
 #include <ATen/core/grad_mode.h>
 #include <QString>
 
@@ -25,7 +27,37 @@ bool splitStateName(const std::string& name, std::string& slot, int64_t& index) 
 }
 
 int64_t shardSegmentValues(int64_t rangeValues) {
-    return std::clamp<int64_t>((rangeValues + 7) / 8, 4096, int64_t(1) << 20);
+    constexpr int64_t block = BlockwiseAdamW::kBlock;
+    const int64_t eighth = ((rangeValues + 7) / 8 + block - 1) / block * block;
+    return std::clamp<int64_t>(eighth, 4096, int64_t(1) << 20);
+}
+
+namespace {
+
+bool keptByBlock(const std::string& slot) {
+    static const std::string suffix = "_absmax";
+    return slot.size() > suffix.size() &&
+           slot.compare(slot.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+} // namespace
+
+int64_t ShardLayout::blockPhaseOf(size_t tensor, int64_t offset) const {
+    return (offsets[tensor] + offset) % BlockwiseAdamW::kBlock;
+}
+
+ShardLayout::SlotPart ShardLayout::slotPartOf(const std::string& slot, const Piece& piece) const {
+    if (!keptByBlock(slot))
+        return {piece.offset, piece.values};
+    const size_t t = size_t(piece.tensor);
+    const int64_t first = (blockPhaseOf(t, 0) + piece.offset) / BlockwiseAdamW::kBlock;
+    return {first, BlockwiseAdamW::blocksOf(piece.values, blockPhaseOf(t, piece.offset))};
+}
+
+std::vector<int64_t> ShardLayout::slotShapeOf(const std::string& slot, size_t tensor) const {
+    if (!keptByBlock(slot))
+        return shapes[tensor];
+    return {BlockwiseAdamW::blocksOf(valuesOf(tensor), blockPhaseOf(tensor, 0))};
 }
 
 ShardLayout ShardLayout::of(const std::vector<at::Tensor>& trainable) {
@@ -72,7 +104,10 @@ ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at:
     for (const ShardLayout::Piece& p : m_pieces)
         m_views.push_back(m_masters.narrow(0, p.at, p.values));
     m_sum.resize(m_pieces.size());
-    m_optimizer = std::make_unique<Optimizer>(config, m_views);
+    std::vector<int64_t> phases;
+    for (const ShardLayout::Piece& p : m_pieces)
+        phases.push_back(m_layout.blockPhaseOf(size_t(p.tensor), p.offset));
+    m_optimizer = std::make_unique<Optimizer>(config, m_views, std::move(phases));
 }
 
 std::vector<ShardLayout::Piece> ShardOwner::piecesOf(const ShardLayout& layout, int64_t begin,
@@ -330,8 +365,20 @@ Expected<NamedTensors> ShardOwner::gatherState(const std::vector<const ShardOwne
                                                 "of it")
                                      .arg(tensor)
                                      .arg(QString::fromStdString(slot)));
-            out.emplace_back(slot + "." + std::to_string(tensor),
-                             at::cat(parts).reshape(layout.shapes[size_t(tensor)]));
+            const at::Tensor whole = at::cat(parts);
+            const std::vector<int64_t> shape = layout.slotShapeOf(slot, size_t(tensor));
+            int64_t want = 1;
+            for (int64_t d : shape)
+                want *= d;
+            if (whole.numel() != want)
+                return makeError(ErrorCode::Incompatible,
+                                 QStringLiteral("the owners of parameter %1 keep %2 values of %3, "
+                                                "not its %4")
+                                     .arg(tensor)
+                                     .arg(whole.numel())
+                                     .arg(QString::fromStdString(slot))
+                                     .arg(want));
+            out.emplace_back(slot + "." + std::to_string(tensor), whole.reshape(shape));
         }
     for (auto& [tensor, t] : steps)
         out.emplace_back("step." + std::to_string(tensor), t);
@@ -407,11 +454,12 @@ Status ShardOwner::restore(int64_t steps, const StateParts& whole) {
             if (piece.tensor != tensor)
                 continue;
             const bool count = slot == "step";
-            if (!count && e.numel < piece.offset + piece.values)
+            const ShardLayout::SlotPart sp = m_layout.slotPartOf(slot, piece);
+            if (!count && e.numel < sp.offset + sp.values)
                 return makeError(ErrorCode::Incompatible,
                                  QStringLiteral("optimizer state %1 does not fit its parameter")
                                      .arg(QString::fromStdString(e.name)));
-            auto part = count ? e.read(0, e.numel) : e.read(piece.offset, piece.values);
+            auto part = count ? e.read(0, e.numel) : e.read(sp.offset, sp.values);
             if (!part)
                 return part.error();
             mine.emplace_back(slot + "." + std::to_string(p), std::move(*part));

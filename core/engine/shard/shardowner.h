@@ -70,6 +70,20 @@ struct ShardLayout {
         int64_t at = 0; // within the range
     };
     std::vector<Piece> piecesOf(int64_t begin, int64_t end) const;
+    // Where a piece's part of an optimizer slot lies in the whole tensor's slot: a slot kept a
+    // value at a time ("exp_avg") at the piece's values; one kept a block at a time (8-bit
+    // AdamW's "exp_avg_absmax": BlockwiseAdamW's blocks of the flat order) at the blocks the
+    // piece's values lie in. Pieces cut where a block begins (ranges and segments are) share none.
+    struct SlotPart {
+        int64_t offset = 0;
+        int64_t values = 0;
+    };
+    SlotPart slotPartOf(const std::string& slot, const Piece& piece) const;
+    // The shape of a tensor's whole slot: the tensor's own, or its blocks'.
+    std::vector<int64_t> slotShapeOf(const std::string& slot, size_t tensor) const;
+    // Where the first value of the piece that begins at value `offset` of `tensor` falls in its
+    // block of the flat order (BlockwiseAdamW's phase).
+    int64_t blockPhaseOf(size_t tensor, int64_t offset) const;
     // Copies the values [begin, end) of `params` (in schema order, any device and float dtype)
     // into `into`, flat fp32 of end - begin values: a range's weights as its owner starts from.
     void copyRange(int64_t begin, int64_t end, const std::vector<at::Tensor>& params,
@@ -91,8 +105,10 @@ bool splitStateName(const std::string& name, std::string& slot, int64_t& index);
 // How many values an owner steps at a time during a step (ShardOwner::segmentEnds): a segment
 // whose gradients every worker has sent is stepped, and its weights leave, while the rest of the
 // range still arrives. An eighth of the range, between 4,096 values and a million (a few
-// milliseconds of Adam, and a few megabytes on the wire). Every machine cuts a range the same
-// way, so an owner's state names the same pieces on each.
+// milliseconds of Adam, and a few megabytes on the wire), in whole blocks of 8-bit AdamW's 256
+// values, so that a segment's step never cuts one of its blocks (ranges begin on kShardAlignment
+// values). Every machine cuts a range the same way, so an owner's state names the same pieces
+// on each.
 int64_t shardSegmentValues(int64_t rangeValues);
 
 class ShardOwner {

@@ -1,6 +1,7 @@
 #include "engine/shard/shardplan.h"
 
 #include "engine/shard/shardowner.h"
+#include "engine/step/blockwiseadam.h"
 #include "engine/step/memoryplan.h"
 #include "engine/wire/wiretensors.h"
 #include "formats/dataset.h"
@@ -137,6 +138,35 @@ Error tooLarge(int64_t values, int64_t stateBytes, int64_t arrivingBytes,
 }
 
 } // namespace
+
+Status checkShardEnds(const std::vector<int64_t>& ends, int64_t members, int64_t values,
+                      OptimizerKind optimizer) {
+    for (size_t i = 0; i < ends.size(); ++i) {
+        if (ends[i] <= (i == 0 ? 0 : ends[i - 1]))
+            return makeError(
+                ErrorCode::InvalidArgument,
+                QStringLiteral("member %1 of the sharded run would hold no values").arg(i + 1));
+        // 8-bit AdamW's blocks are the flat order's: a range that began inside one would step
+        // it in two halves, each with a scale of its own.
+        if (optimizer == OptimizerKind::AdamW8bit && ends[i] != values &&
+            ends[i] % BlockwiseAdamW::kBlock != 0)
+            return makeError(ErrorCode::InvalidArgument,
+                             QStringLiteral("member %1's range of the sharded run ends at value "
+                                            "%2, inside one of 8-bit AdamW's blocks of %3")
+                                 .arg(i + 1)
+                                 .arg(ends[i])
+                                 .arg(BlockwiseAdamW::kBlock));
+    }
+    if (int64_t(ends.size()) != members || ends.empty() || ends.back() != values)
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("the sharded run's %1 ranges end at %2; its %3 machines "
+                                        "hold %4 values")
+                             .arg(ends.size())
+                             .arg(ends.empty() ? 0 : ends.back())
+                             .arg(members)
+                             .arg(values));
+    return success();
+}
 
 int64_t shardBytesPerValue(OptimizerKind optimizer) {
     return 4 + optimizerBytesPerValue(optimizer);

@@ -6,6 +6,7 @@
 #include "engine/coordinator/modechoice.h"
 #include "engine/internal.h"
 #include "engine/training.h"
+#include "formats/tensorfile.h"
 
 #include <QString>
 
@@ -62,6 +63,12 @@ struct ShardPlan {
 
 // Shard boundaries fall on multiples of this many values: 4 KiB of fp32.
 inline constexpr int64_t kShardAlignment = 1024;
+
+// Where a plan's ranges end (`ends`, one a member), checked before a run is set up on them: each
+// past the one before, the last at the last of `values`, and, for 8-bit AdamW, each of the others
+// where one of its blocks begins (a plan's fall on kShardAlignment).
+Status checkShardEnds(const std::vector<int64_t>& ends, int64_t members, int64_t values,
+                      OptimizerKind optimizer);
 
 // The most bytes a range of `values` values takes as fp32 weights or as an optimizer's state in a
 // checkpoint container (ShardOwner::rangeStateBytes()): what a connection takes in one blob for it.

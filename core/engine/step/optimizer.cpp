@@ -360,7 +360,8 @@ OptimizerConfig outerStepOptimizer(double momentum) {
     return outer;
 }
 
-Optimizer::Optimizer(OptimizerConfig config, std::vector<at::Tensor> params)
+Optimizer::Optimizer(OptimizerConfig config, std::vector<at::Tensor> params,
+                     std::vector<int64_t> blockPhases)
     : m_cfg(config)
     , m_params(std::move(params))
     , m_impl(makeImpl(m_cfg, m_params)) {
@@ -370,7 +371,7 @@ Optimizer::Optimizer(OptimizerConfig config, std::vector<at::Tensor> params)
                                     m_cfg.passValues,
                                     m_cfg.kernels == OptimizerConfig::Kernels::Auto ||
                                         m_cfg.kernels == OptimizerConfig::Kernels::Fused},
-            m_params);
+            m_params, std::move(blockPhases));
 }
 
 Optimizer::~Optimizer() = default;

@@ -58,7 +58,11 @@ OptimizerConfig outerStepOptimizer(double momentum);
 
 class Optimizer {
 public:
-    Optimizer(OptimizerConfig config, std::vector<at::Tensor> params);
+    // `blockPhases`: for 8-bit AdamW, where each parameter's first value falls in its block of
+    // the run's flat order (BlockwiseAdamW's phases; empty: `params` are that order's tensors).
+    // A shard's owner steps pieces of tensors, each at its own place in the blocks.
+    Optimizer(OptimizerConfig config, std::vector<at::Tensor> params,
+              std::vector<int64_t> blockPhases = {});
     ~Optimizer();
     Optimizer(const Optimizer&) = delete;
     Optimizer& operator=(const Optimizer&) = delete;
