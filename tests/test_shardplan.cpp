@@ -18,6 +18,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLocale>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
@@ -391,6 +392,27 @@ void TestShardPlan::aRunTooLargeForTheMachinesIsRefusedWithWhatFits() {
     QCOMPARE(plan->bytesPerValue, 24);
     for (const ShardPlan::Shard& s : plan->shards)
         QCOMPARE(s.bytes, s.values() * 24);
+
+    // 8-bit AdamW's owners keep two fp32 scales a block of 256 values beside each value's 6
+    // bytes: 32 bytes more each kShardAlignment values, in what fits and in each shard's bytes.
+    const int64_t eight = shardBytesPerValue(OptimizerKind::AdamW8bit);
+    const int64_t scales = shardBlockBytesPerUnit(OptimizerKind::AdamW8bit);
+    QCOMPARE(scales, int64_t(32));
+    QCOMPARE(shardBlockBytesPerUnit(OptimizerKind::AdamW), int64_t(0));
+    const int64_t unit8 = (eight + 2) * kShardAlignment + scales;
+    const int64_t fits8 = ((6 * kGB - step) / unit8 + (4 * kGB - step) / unit8) * kShardAlignment;
+    plan = planShards(fits8, eight, machines, 2, scales);
+    QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
+    for (const ShardPlan::Shard& s : plan->shards)
+        QCOMPARE(s.bytes, s.values() * 8 + s.values() / kShardAlignment * scales);
+    QVERIFY(planShards(fits8 + kShardAlignment, eight, machines, 2));
+    refused = planShards(fits8 + kShardAlignment, eight, machines, 2, scales);
+    QVERIFY(!refused);
+    // Just too large: the refusal says by how much, to the value.
+    QVERIFY2(refused.error().message.contains(
+                 QStringLiteral("up to %1 (1,024 fewer than the run has")
+                     .arg(QLocale(QLocale::English).toString(qlonglong(fits8)))),
+             qPrintable(refused.error().message));
 }
 
 // Random machines and sizes, with a fixed seed: every accepted plan is well formed, and a plan

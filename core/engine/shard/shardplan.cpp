@@ -7,6 +7,7 @@
 #include "formats/dataset.h"
 #include "model/model.h"
 
+#include <QLocale>
 #include <QStringList>
 
 #include <algorithm>
@@ -21,24 +22,24 @@ namespace {
 constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max() / 4;
 
 // What a machine can hold beside its own worker, in units of kShardAlignment values.
-int64_t unitsThatFit(const ShardCandidate& m, int64_t bytesPerValue) {
+int64_t unitsThatFit(const ShardCandidate& m, int64_t unitBytes) {
     if (m.budgetBytes <= 0)
         return kNoLimit;
     const int64_t spare = std::max<int64_t>(0, m.budgetBytes - m.workerBytes - m.keptBytes);
     // Beside the range, a segment's step: no larger than the largest range that fits without
     // it, so one pass finds what fits with it.
-    const int64_t most = spare / (bytesPerValue * kShardAlignment);
+    const int64_t most = spare / unitBytes;
     const int64_t step = most > 0 ? shardOwnerStepBytes(most * kShardAlignment) : 0;
-    return std::max<int64_t>(0, spare - step) / (bytesPerValue * kShardAlignment);
+    return std::max<int64_t>(0, spare - step) / unitBytes;
 }
 
 // "1.50 billion", "124.4 million", "9,000".
 QString valuesText(int64_t values) {
-    if (values >= 1'000'000'000)
+    if (values >= int64_t(1e9))
         return QStringLiteral("%1 billion").arg(double(values) / 1e9, 0, 'f', 2);
-    if (values >= 1'000'000)
+    if (values >= int64_t(1e6))
         return QStringLiteral("%1 million").arg(double(values) / 1e6, 0, 'f', 1);
-    return QString::number(values);
+    return QLocale(QLocale::English).toString(qlonglong(values));
 }
 
 // Each machine's part of `units`, in proportion to `weight` and never past `cap`: the machines
@@ -96,14 +97,17 @@ std::vector<int64_t> waterFill(int64_t units, const std::vector<double>& weight,
     return part;
 }
 
-Error tooLarge(int64_t values, int64_t stateBytes, int64_t arrivingBytes,
+Error tooLarge(int64_t values, int64_t stateBytes, int64_t arrivingBytes, int64_t blockBytes,
                const std::vector<ShardCandidate>& machines, const std::vector<int64_t>& cap) {
     const int64_t bytesPerValue = stateBytes + arrivingBytes;
+    const int64_t unitBytes = bytesPerValue * kShardAlignment + blockBytes;
+    const int64_t needed =
+        values * bytesPerValue + (values + kShardAlignment - 1) / kShardAlignment * blockBytes;
     QStringList each;
     int64_t room = 0;
     for (size_t i = 0; i < machines.size(); ++i) {
         const ShardCandidate& m = machines[i];
-        const int64_t bytes = cap[i] * kShardAlignment * bytesPerValue;
+        const int64_t bytes = cap[i] * unitBytes;
         room += bytes;
         QString line =
             m.workerBytes > 0
@@ -115,9 +119,18 @@ Error tooLarge(int64_t values, int64_t stateBytes, int64_t arrivingBytes,
             line += QStringLiteral(", %1 for the run's model").arg(bytesText(m.keptBytes));
         each << line + QLatin1Char(')');
     }
-    const int64_t fits = room / bytesPerValue;
+    const int64_t fits = room / unitBytes * kShardAlignment;
+    // A run just too large reads "need 11.5 GB ... can hold 11.5 GB": it says by how much.
+    QString fitsText = valuesText(fits);
+    if (fitsText == valuesText(values))
+        fitsText = QStringLiteral("%1 (%2 fewer than the run has, %3 short)")
+                       .arg(QLocale(QLocale::English).toString(qlonglong(fits)),
+                            QLocale(QLocale::English).toString(qlonglong(values - fits)))
+                       .arg(bytesText(needed - room));
     const int64_t sgd = shardBytesPerValue(OptimizerKind::Sgd);
     QString what = QStringLiteral("the fp32 master and the optimizer's state");
+    if (blockBytes > 0)
+        what += QStringLiteral(" with its scales a block");
     if (arrivingBytes > 0)
         what += QStringLiteral(", and %1 for the computing machines' gradients until a step "
                                "sums them")
@@ -129,9 +142,9 @@ Error tooLarge(int64_t values, int64_t stateBytes, int64_t arrivingBytes,
                        "%6. They can hold up to %7 trainable values: add a machine, train fewer "
                        "weights (--lora)%8, or leave a machine's worker out so that its memory "
                        "holds a shard")
-            .arg(valuesText(values), bytesText(values * bytesPerValue))
+            .arg(valuesText(values), bytesText(needed))
             .arg(bytesPerValue)
-            .arg(what, bytesText(room), each.join(QStringLiteral("; ")), valuesText(fits),
+            .arg(what, bytesText(room), each.join(QStringLiteral("; ")), fitsText,
                  stateBytes > sgd
                      ? QStringLiteral(", choose SGD (%1 bytes a value)").arg(sgd + arrivingBytes)
                      : QString()));
@@ -166,6 +179,11 @@ Status checkShardEnds(const std::vector<int64_t>& ends, int64_t members, int64_t
                              .arg(members)
                              .arg(values));
     return success();
+}
+
+int64_t shardBlockBytesPerUnit(OptimizerKind optimizer) {
+    return optimizer == OptimizerKind::AdamW8bit ? kShardAlignment / BlockwiseAdamW::kBlock * 2 * 4
+                                                 : 0;
 }
 
 int64_t shardBytesPerValue(OptimizerKind optimizer) {
@@ -219,9 +237,11 @@ std::vector<double> shardLinkSpeeds(const std::vector<LinkFacts>& workers) {
 
 Expected<ShardPlan> planShards(int64_t values, int64_t stateBytesPerValue,
                                const std::vector<ShardCandidate>& machines,
-                               int64_t arrivingBytesPerValue) {
+                               int64_t arrivingBytesPerValue, int64_t blockBytesPerUnit) {
     const int64_t arriving = std::max<int64_t>(0, arrivingBytesPerValue);
     const int64_t bytesPerValue = stateBytesPerValue + arriving;
+    const int64_t blockBytes = std::max<int64_t>(0, blockBytesPerUnit);
+    const int64_t unitBytes = bytesPerValue * kShardAlignment + blockBytes;
     if (values <= 0 || stateBytesPerValue <= 0 || machines.empty())
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("a shard plan needs trainable values and a machine"));
@@ -230,13 +250,13 @@ Expected<ShardPlan> planShards(int64_t values, int64_t stateBytesPerValue,
     int64_t room = 0;
     bool linksKnown = true;
     for (size_t i = 0; i < machines.size(); ++i) {
-        cap[i] = unitsThatFit(machines[i], bytesPerValue);
+        cap[i] = unitsThatFit(machines[i], unitBytes);
         room = std::min(kNoLimit, room + cap[i]);
         if (cap[i] > 0 && !(machines[i].linkBytesPerS > 0))
             linksKnown = false;
     }
     if (room < units)
-        return tooLarge(values, stateBytesPerValue, arriving, machines, cap);
+        return tooLarge(values, stateBytesPerValue, arriving, blockBytes, machines, cap);
     std::vector<double> weight(machines.size(), 1.0);
     if (linksKnown)
         for (size_t i = 0; i < machines.size(); ++i)
@@ -251,7 +271,8 @@ Expected<ShardPlan> planShards(int64_t values, int64_t stateBytesPerValue,
         if (part[i] <= 0)
             continue;
         const int64_t end = std::min(values, begin + part[i] * kShardAlignment);
-        plan.shards.push_back({int(i), begin, end, (end - begin) * bytesPerValue});
+        plan.shards.push_back(
+            {int(i), begin, end, (end - begin) * bytesPerValue + part[i] * blockBytes});
         begin = end;
     }
     return plan;
@@ -325,7 +346,8 @@ Expected<ShardPlan> planShardedRun(const Model& model, const Dataset& train, con
     const OptimizerKind owners =
         cfg.mode == TrainMode::LocalSgd ? OptimizerKind::Sgd : cfg.optimizer;
     return planShards(trainable, shardBytesPerValue(owners), candidates,
-                      shardArrivingBytesPerValue(computing, storageDtype(cfg.wire)));
+                      shardArrivingBytesPerValue(computing, storageDtype(cfg.wire)),
+                      shardBlockBytesPerUnit(owners));
 }
 
 } // namespace tandem

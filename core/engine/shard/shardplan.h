@@ -91,13 +91,18 @@ int64_t shardOwnerStepBytes(int64_t values);
 // in (shardstep.h's OwnerStep).
 int64_t shardArrivingBytesPerValue(size_t computing, DType wire);
 
+// What an owner keeps for each kShardAlignment values of its shard beside their bytes a value:
+// 8-bit AdamW's fp32 scales, one a block of 256 for each moment (32 bytes); none for the others.
+int64_t shardBlockBytesPerUnit(OptimizerKind optimizer);
+
 // The plan for `values` trainable values across `machines`, each value taking `bytesPerValue`
-// (shardBytesPerValue) and `arrivingBytesPerValue` (shardArrivingBytesPerValue) on its owner, or
-// an out-of-memory error that says what each machine has, what the run needs, and the largest
+// (shardBytesPerValue) and `arrivingBytesPerValue` (shardArrivingBytesPerValue) on its owner and
+// each kShardAlignment of them `blockBytesPerUnit` more (shardBlockBytesPerUnit), or an
+// out-of-memory error that says what each machine has, what the run needs, and the largest
 // number of trainable values the machines could hold.
 Expected<ShardPlan> planShards(int64_t values, int64_t bytesPerValue,
                                const std::vector<ShardCandidate>& machines,
-                               int64_t arrivingBytesPerValue = 0);
+                               int64_t arrivingBytesPerValue = 0, int64_t blockBytesPerUnit = 0);
 
 // Each machine's link for a plan (ShardCandidate::linkBytesPerS), this machine's first, from
 // the handshakes' probes of the workers' links (`workers`, in the machines' order after this
