@@ -11,6 +11,7 @@
 #                          WIRE=fp32 WORK=/tmp/tandem-shard-plan
 #   HOLDS=coordinator bench/shard_plan.sh    the worker computes, the coordinator only holds
 #   OPTIMIZER=sgd bench/shard_plan.sh        another optimizer than Adam
+#   TRAIN_ARGS=--checkpoint-activations bench/shard_plan.sh    more of tandem train's options
 set -eu
 cd "$(dirname "$0")/.."
 work=${WORK:-/tmp/tandem-shard-plan}
@@ -33,7 +34,7 @@ if [ "$holds" = coordinator ]; then coordargs="--no-local-worker"; else workerar
 TANDEM_MEMORY_LIMIT=${COORDINATOR_LIMIT:-16G} $t train --model "hf:$model" \
     --data "tokens:$work/tokens.bin,context=32,dtype=uint32" --optimizer "${OPTIMIZER:-adam}" --lr 1e-4 \
     --batch 2 --max-steps 1 --limit-test 8 --threads 2 --mode sync --shard --wire "$wire" \
-    $coordargs --listen 127.0.0.1:0 --workers 1 --home "$work/c" --out "$work/run" --no-history \
+    $coordargs ${TRAIN_ARGS:-} --listen 127.0.0.1:0 --workers 1 --home "$work/c" --out "$work/run" --no-history \
     >"$work/coordinator.out" 2>"$work/coordinator.err" &
 coord=$!
 wait_port $coord "$work/coordinator.err"
@@ -47,6 +48,6 @@ while kill -0 $coord 2>/dev/null; do
 done
 wait $coord 2>/dev/null || true
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "shape=$shape coordinator_limit=${COORDINATOR_LIMIT:-16G} worker_limit=${WORKER_LIMIT:-12G} holds=$holds wire=$wire"
+echo "shape=$shape coordinator_limit=${COORDINATOR_LIMIT:-16G} worker_limit=${WORKER_LIMIT:-12G} holds=$holds wire=$wire optimizer=${OPTIMIZER:-adam} ${TRAIN_ARGS:-}"
 grep -h "sharded the optimizer\|error\|refus\|needs\|would fit\|does not fit\|has .* to train with" \
     "$work/coordinator.err" | cut -c1-1500 || tail -5 "$work/coordinator.err"

@@ -15,6 +15,7 @@
 #include <QIODevice>
 
 #include <algorithm>
+#include <optional>
 
 namespace tandem {
 
@@ -87,6 +88,54 @@ Expected<qint64> writeRangeBlob(QIODevice& out, const ShardOwner& cut, bool with
     return size + *state;
 }
 
+// Bytes [at, at + n) of values [begin, end) of `replica` in fp32, copied out of the replica for
+// them alone: a fresh run's range is cut so, a part at a time, never held whole.
+QByteArray replicaBytes(const ShardLayout& layout, const std::vector<at::Tensor>& replica,
+                        int64_t begin, int64_t end, qint64 at, qint64 n) {
+    if (at < 0 || n < 0 || at + n > (end - begin) * 4)
+        return {};
+    const int64_t first = at / 4, last = (at + n + 3) / 4;
+    QByteArray bytes(qsizetype((last - first) * 4), Qt::Uninitialized);
+    layout.copyRange(begin + first, begin + last, replica,
+                     at::from_blob(bytes.data(), {last - first}, at::kFloat));
+    return bytes.mid(qsizetype(at - first * 4), qsizetype(n));
+}
+
+// What a fresh run's range starts from (ShardOwner::rangeState() of an owner that has not
+// stepped): its fp32 weights, read from the replica as they are written.
+TensorFile freshRangeState(const ShardLayout& layout, const std::vector<at::Tensor>* replica,
+                           int64_t begin, int64_t end) {
+    TensorFile file;
+    file.meta.insert(QStringLiteral("begin"), qint64(begin));
+    file.meta.insert(QStringLiteral("end"), qint64(end));
+    file.meta.insert(QStringLiteral("steps"), qint64(0));
+    LazyTensor l;
+    l.name = QLatin1String(kRangeMastersRecord);
+    l.dtype = DType::F32;
+    l.shape = {end - begin};
+    l.part = [layout, replica, begin, end](qint64 at, qint64 n) {
+        return replicaBytes(layout, *replica, begin, end, at, n);
+    };
+    l.bytes = [part = l.part, size = (end - begin) * 4] { return part(0, size); };
+    file.lazy << l;
+    return file;
+}
+
+// A fresh run's range blob (its fp32 weights alone), from the replica a part at a time.
+Expected<qint64> writeFreshRangeBlob(QIODevice& out, const ShardLayout& layout,
+                                     const std::vector<at::Tensor>& replica, int64_t begin,
+                                     int64_t end) {
+    constexpr qint64 kPart = 64 << 20;
+    const qint64 size = (end - begin) * 4;
+    for (qint64 at = 0; at < size; at += kPart) {
+        const QByteArray bytes =
+            replicaBytes(layout, replica, begin, end, at, std::min(kPart, size - at));
+        if (out.write(bytes) != bytes.size())
+            return makeError(ErrorCode::Io, out.errorString());
+    }
+    return size;
+}
+
 } // namespace
 
 Expected<ShardConductor::RangeStarts>
@@ -125,17 +174,22 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
                 .arg(clock.elapsed() / 1000.0, 0, 'f', 1));
     };
     for (size_t r = 0; r < ranges.size(); ++r) {
+        const int64_t begin = ranges[r].begin, end = ranges[r].end;
         // The range's owner as it will start: the replica's weights and, where the run has
-        // stepped, its part of the state, read for it alone.
-        ShardOwner cut =
-            ShardOwner::fromParams(layout, ranges[r].begin, ranges[r].end, *m_replica, m_optimizer);
-        if (steps > 0)
-            if (auto st = cut.restore(steps, state); !st)
-                return st.error();
+        // stepped, its part of the state, read for it alone. A fresh run's range for a worker is
+        // the replica's weights alone, read from the replica as its log and its blob are
+        // written: never held whole here.
+        std::optional<ShardOwner> cut;
+        if (r == 0 || steps > 0) {
+            cut.emplace(ShardOwner::fromParams(layout, begin, end, *m_replica, m_optimizer));
+            if (steps > 0)
+                if (auto st = cut->restore(steps, state); !st)
+                    return st.error();
+        }
         if (!m_backupDir.isEmpty() && *logged) {
-            const TensorFile base = cut.rangeState();
-            auto log = ShardLog::create(logPath(r), layout, ranges[r].begin, ranges[r].end,
-                                        firstStep, steps, base);
+            auto log = ShardLog::create(logPath(r), layout, begin, end, firstStep, steps,
+                                        cut ? cut->rangeState()
+                                            : freshRangeState(layout, m_replica, begin, end));
             if (log) {
                 logs->push_back(std::move(*log));
             } else {
@@ -148,19 +202,20 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
         if (r == 0) {
             if (saying()) {
                 const auto state =
-                    steps > 0 ? checkpointSize(cut.rangeState()) : Expected<qint64>(0);
-                said(r, qint64(cut.masters().nbytes()) + (state ? *state : 0));
+                    steps > 0 ? checkpointSize(cut->rangeState()) : Expected<qint64>(0);
+                said(r, qint64(cut->masters().nbytes()) + (state ? *state : 0));
             }
-            out.self = std::make_unique<ShardOwner>(std::move(cut));
+            out.self = std::make_unique<ShardOwner>(std::move(*cut));
             out.blobs.emplace_back();
             continue;
         }
-        auto blob =
-            SpilledBytes::write(m_spillDir, prefix,
-                                QStringLiteral("the weights and state of values %1 to %2")
-                                    .arg(ranges[r].begin)
-                                    .arg(ranges[r].end),
-                                [&](QIODevice& to) { return writeRangeBlob(to, cut, steps > 0); });
+        auto blob = SpilledBytes::write(
+            m_spillDir, prefix,
+            QStringLiteral("the weights and state of values %1 to %2").arg(begin).arg(end),
+            [&](QIODevice& to) {
+                return cut ? writeRangeBlob(to, *cut, steps > 0)
+                           : writeFreshRangeBlob(to, layout, *m_replica, begin, end);
+            });
         if (!blob)
             return blob.error();
         if (saying())

@@ -305,9 +305,9 @@ Expected<Opened> openLog(QFile& f, const QString& path, const ShardLayout& layou
     // Segments are cut every segmentValues values from the range's start, the last shorter.
     Opened out;
     out.firstStep = firstStep;
-    out.owner =
-        std::make_unique<ShardOwner>(layout, begin, end, at::zeros({end - begin}, at::kFloat),
-                                     optimizer, ends.empty() ? 0 : ends.front());
+    out.owner = std::make_unique<ShardOwner>(
+        ShardOwner::adopting(layout, begin, end, at::zeros({end - begin}, at::kFloat), optimizer,
+                             ends.empty() ? 0 : ends.front()));
     bool same = out.owner->segmentEnds() == ends && out.owner->pieces().size() == pieces;
     for (size_t p = 0; same && p < pieces; ++p)
         same = out.owner->pieces()[p].values == pieceValues[p];

@@ -93,6 +93,19 @@ std::vector<ShardLayout::Piece> ShardLayout::piecesOf(int64_t begin, int64_t end
 
 ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at::Tensor& masters,
                        OptimizerConfig config, int64_t segmentValues)
+    : ShardOwner(std::move(layout), begin, end,
+                 masters.detach().to(at::kFloat).reshape({-1}).clone(), config, segmentValues,
+                 Adopt{}) {}
+
+ShardOwner ShardOwner::adopting(ShardLayout layout, int64_t begin, int64_t end, at::Tensor masters,
+                                OptimizerConfig config, int64_t segmentValues) {
+    Q_ASSERT(masters.scalar_type() == at::kFloat && masters.is_contiguous());
+    return ShardOwner(std::move(layout), begin, end, masters.detach().reshape({-1}), config,
+                      segmentValues, Adopt{});
+}
+
+ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, at::Tensor masters,
+                       OptimizerConfig config, int64_t segmentValues, Adopt)
     : m_layout(std::move(layout))
     , m_begin(begin)
     , m_end(end) {
@@ -100,7 +113,7 @@ ShardOwner::ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at:
     m_segmentEnds = segmentEndsOf(end - begin, segmentValues);
     m_pieces = piecesOf(m_layout, begin, end, segmentValues);
     Q_ASSERT(masters.numel() == end - begin);
-    m_masters = masters.detach().to(at::kFloat).reshape({-1}).clone();
+    m_masters = std::move(masters);
     for (const ShardLayout::Piece& p : m_pieces)
         m_views.push_back(m_masters.narrow(0, p.at, p.values));
     m_sum.resize(m_pieces.size());
@@ -139,7 +152,7 @@ ShardOwner ShardOwner::fromParams(ShardLayout layout, int64_t begin, int64_t end
                                   int64_t segmentValues) {
     at::Tensor masters = at::empty({end - begin}, at::kFloat);
     layout.copyRange(begin, end, params, masters);
-    return ShardOwner(std::move(layout), begin, end, masters, config, segmentValues);
+    return adopting(std::move(layout), begin, end, std::move(masters), config, segmentValues);
 }
 
 void ShardLayout::copyRange(int64_t begin, int64_t end, const std::vector<at::Tensor>& params,

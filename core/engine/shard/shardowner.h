@@ -118,6 +118,10 @@ public:
     // shardSegmentValues()).
     ShardOwner(ShardLayout layout, int64_t begin, int64_t end, const at::Tensor& masters,
                OptimizerConfig config, int64_t segmentValues = 0);
+    // The same, taking `masters` as they are (flat, contiguous fp32 of the range's size, held by
+    // no one else): a range of gigabytes is then not held twice while its owner is made.
+    static ShardOwner adopting(ShardLayout layout, int64_t begin, int64_t end, at::Tensor masters,
+                               OptimizerConfig config, int64_t segmentValues = 0);
     // The owner of [begin, end), its masters cut from the whole model's `params`.
     static ShardOwner fromParams(ShardLayout layout, int64_t begin, int64_t end,
                                  const std::vector<at::Tensor>& params, OptimizerConfig config,
@@ -205,6 +209,9 @@ public:
     Status restoreRange(int64_t steps, const QByteArray& bytes);
 
 private:
+    struct Adopt {};
+    ShardOwner(ShardLayout layout, int64_t begin, int64_t end, at::Tensor masters,
+               OptimizerConfig config, int64_t segmentValues, Adopt);
     // Adds `grad` (fp32, on the masters' device) times `weight` to piece `piece`'s sum.
     void accumulate(size_t piece, const at::Tensor& grad, double weight);
 
