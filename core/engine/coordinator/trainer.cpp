@@ -268,6 +268,7 @@ Status Trainer::startLocalWorker() {
         ro.samplesPerPass = *fits;
         ro.resultsOnDevice = m_masterOnDevice;
         ro.dataOnDevice = dataOnDevice;
+        ro.sharesWeights = mastersBeside(*device, m_masterOnDevice, m_cfg) == MasterCopy::Shared;
         if (dataOnDevice)
             m_obs.onMessage(QStringLiteral("the training set (%1) is kept on %2: a step copies "
                                            "only its samples' indices there")

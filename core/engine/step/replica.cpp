@@ -56,6 +56,11 @@ ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
     ModelTensors t = modelTensors(m_model);
     m_params = std::move(t.params);
     m_buffers = std::move(t.buffers);
+    if (m_options.sharesWeights) {
+        const ModelTensors from = modelTensors(model);
+        if (from.params.size() == m_params.size())
+            takeWeights(from.params, m_buffers, false);
+    }
     // A leaf's hook runs once per backward pass, with the sum of everything flowing into it:
     // with .grad cleared before a single pass, that is the parameter's final gradient.
     for (size_t i = 0; i < m_params.size(); ++i)

@@ -59,6 +59,11 @@ struct ReplicaOptions {
     // The training set is kept whole on the replica's accelerator (memoryplan.h's
     // keepDataOnDevice): a step copies its sample indices there and nothing else.
     bool dataOnDevice = false;
+    // The in-process worker of a run whose steps hand it the coordinator's own weights, which it
+    // reads in place (takeWeights): it reads them so from the start, and its copy of the model's
+    // weights goes as it is made, so that the run holds them once while it sets up, not twice
+    // until its first step.
+    bool sharesWeights = false;
 };
 
 // A private copy of the model on one device that turns sample indices into gradients. The
