@@ -12,35 +12,11 @@
 
 namespace tandem {
 
-bool splitStateName(const std::string& name, std::string& slot, int64_t& index) {
-    const size_t dot = name.rfind('.');
-    if (dot == std::string::npos || dot == 0 || dot + 1 == name.size())
-        return false;
-    index = 0;
-    for (size_t i = dot + 1; i < name.size(); ++i) {
-        if (name[i] < '0' || name[i] > '9' || index > (int64_t(1) << 40))
-            return false;
-        index = index * 10 + (name[i] - '0');
-    }
-    slot = name.substr(0, dot);
-    return true;
-}
-
 int64_t shardSegmentValues(int64_t rangeValues) {
     constexpr int64_t block = BlockwiseAdamW::kBlock;
     const int64_t eighth = ((rangeValues + 7) / 8 + block - 1) / block * block;
     return std::clamp<int64_t>(eighth, 4096, int64_t(1) << 20);
 }
-
-namespace {
-
-bool keptByBlock(const std::string& slot) {
-    static const std::string suffix = "_absmax";
-    return slot.size() > suffix.size() &&
-           slot.compare(slot.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-} // namespace
 
 int64_t ShardLayout::blockPhaseOf(size_t tensor, int64_t offset) const {
     return (offsets[tensor] + offset) % BlockwiseAdamW::kBlock;

@@ -16,6 +16,7 @@
 
 #include "common/expected.h"
 #include "engine/step/optimizer.h"
+#include "engine/step/statename.h"
 #include "formats/tensorfile.h"
 #include "model/tensors.h"
 
@@ -99,8 +100,6 @@ Status writeRange(const ShardLayout& layout, int64_t begin, int64_t end, const Q
 // The name of a range's fp32 weights in ShardOwner::rangeStateBytes(): one no optimizer slot
 // has (those are "slot.index").
 inline constexpr char kRangeMastersRecord[] = "masters";
-// "exp_avg.3" as ("exp_avg", 3); false for a name that is not a slot and an index.
-bool splitStateName(const std::string& name, std::string& slot, int64_t& index);
 
 // How many values an owner steps at a time during a step (ShardOwner::segmentEnds): a segment
 // whose gradients every worker has sent is stepped, and its weights leave, while the rest of the

@@ -321,7 +321,7 @@ Status BlockwiseAdamW::restore(const NamedTensors& tensors) {
             k.counted = true;
             continue;
         }
-        const bool scales = slot.endsWith(QLatin1String("_absmax"));
+        const bool scales = keptByBlock(slot.toStdString());
         const int64_t want = scales ? blocksOf(p.numel(), m_phases[size_t(i)]) : p.numel();
         if (t.numel() != want || (!scales && !t.sizes().equals(p.sizes())))
             return makeError(

@@ -59,7 +59,7 @@ ModelReplica::ModelReplica(DeviceInfo device, const Model& model,
     if (m_options.sharesWeights) {
         const ModelTensors from = modelTensors(model);
         if (from.params.size() == m_params.size())
-            takeWeights(from.params, m_buffers, false);
+            takeWeights(from.params, from.buffers, false);
     }
     // A leaf's hook runs once per backward pass, with the sum of everything flowing into it:
     // with .grad cleared before a single pass, that is the parameter's final gradient.
