@@ -484,7 +484,7 @@ Status Optimizer::restore(int64_t steps, const NamedTensors& tensors) {
             s.step = t.item<int64_t>();
             continue;
         }
-        if (!t.is_floating_point() || slot.endsWith(QLatin1String("_absmax")))
+        if (!t.is_floating_point() || keptByBlock(slot.toStdString()))
             return makeError(ErrorCode::Incompatible,
                              QStringLiteral("optimizer state %1 is 8-bit AdamW's: resume with "
                                             "--optimizer adamw8bit")
