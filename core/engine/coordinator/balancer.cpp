@@ -66,6 +66,29 @@ void ThroughputBalancer::settle(const QString& worker) {
     fit(s);
 }
 
+void ThroughputBalancer::lastToFinish(const std::vector<QString>& workers, const QString& last,
+                                      double stepMs) {
+    if (workers.size() < 2 || !(stepMs > 0) || !std::isfinite(stepMs))
+        return;
+    double total = 0;
+    for (const QString& w : workers) {
+        const auto it = m_stats.constFind(w);
+        // As its overhead, a worker's margin counts once it has been measured kMinToJudge times.
+        if (it == m_stats.constEnd() || !(it->perSampleMs > 0) ||
+            int(it->samples.size()) < kMinToJudge)
+            return;
+        total += 1000.0 / it->perSampleMs;
+    }
+    for (const QString& w : workers) {
+        Stats& s = m_stats[w];
+        const double part = 1000.0 / s.perSampleMs / total;
+        const double hit = w == last ? 1.0 : 0.0;
+        s.lastMs += kLastGain * stepMs * (hit - part);
+        // Never so low that the margin would need to go below zero, nor more than a step.
+        s.lastMs = std::clamp(s.lastMs, -overrunMs(s, 1.0 - part), stepMs);
+    }
+}
+
 void ThroughputBalancer::fit(Stats& s) {
     const size_t n = s.samples.size();
     std::vector<double> slopes;
@@ -170,7 +193,7 @@ ThroughputBalancer::Rates ThroughputBalancer::rates(const std::vector<QString>& 
         const auto it = m_stats.constFind(workers[i]);
         if (it == m_stats.constEnd())
             continue;
-        r.margin[i] = overrunMs(*it, 1.0 - r.speed[i] / total) / 1000.0;
+        r.margin[i] = std::max(0.0, overrunMs(*it, 1.0 - r.speed[i] / total) + it->lastMs) / 1000.0;
         r.overhead[i] += r.margin[i];
     }
     return r;

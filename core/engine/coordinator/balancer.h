@@ -41,6 +41,15 @@ namespace tandem {
 // worker beside a fast one at a high quantile, the fast one at a low one, where the margin is
 // nil. The quantile is taken by rank below it, so the largest one or two overruns of the window
 // (stalls) never set it.
+//
+// That quantile is right where a worker's overruns do not depend on its share. Some do: a
+// machine whose CPU quota runs out partway through a step (a cgroup's, a laptop's power limit)
+// is throttled until its next period, so the larger its share, the likelier and the longer its
+// overrun, and a share planned on the overruns of smaller ones ends last far more often than
+// v_i / V. So each sync step also says which worker ended last (lastToFinish), and each
+// worker's margin follows what happens: it grows by a little when the worker ended last and
+// shrinks when it did not, in the proportion that holds it still where the worker ends last
+// with probability v_i / V (a stochastic approximation of that quantile, Robbins and Monro's).
 class ThroughputBalancer {
 public:
     static constexpr int kWindow = 9;
@@ -50,6 +59,10 @@ public:
     static constexpr double kSpread = 1.25;
     // A sample costs at least this (a billion samples a second).
     static constexpr double kLeastPerSampleMs = 1e-6;
+    // How far lastToFinish() moves a worker's margin a step, as a part of the step: one that
+    // ends last in three steps of five, where its speed says one in five, gains a third of a
+    // step of margin in about seventeen steps.
+    static constexpr double kLastGain = 0.05;
 
     void record(const QString& worker, int64_t samples, double computeMs, double overheadMs);
     void forget(const QString& worker) { m_stats.remove(worker); }
@@ -62,6 +75,11 @@ public:
     // measured kMinToJudge times: for a worker that entered the run on a few small slices,
     // which are all the steps the others can spare for it.
     void settle(const QString& worker);
+    // A step that `workers` all took part in ended after `stepMs`, `last` the last of them to
+    // return its result: each one's margin moves towards where it ends last as often as its
+    // part of the step's speed says (see above). Nothing moves until every one of them has
+    // been measured kMinToJudge times.
+    void lastToFinish(const std::vector<QString>& workers, const QString& last, double stepMs);
 
     // Per-worker batch sizes for `workers` summing to `batch`. maxBatch[i] > 0 caps worker i
     // (device memory): what it cannot take goes to the others with room, and past a cap only
@@ -101,6 +119,9 @@ private:
         double fixedMs = 0;
         bool fitted = false; // fixedMs is from steps of different sizes
         double overhead = 0; // the median
+        // Added to the planned overrun by lastToFinish(); never below the overrun's negative,
+        // so the margin stays at zero or more.
+        double lastMs = 0;
     };
     static void fit(Stats& s);
     // The `q` quantile, by rank below it, of how much s's measured steps ran over its model.

@@ -179,9 +179,13 @@ public:
     // measurements then show.
     std::vector<int64_t> roundShares(const std::vector<size_t>& live, int64_t n, int64_t passes,
                                      int64_t round);
-    // A sync step of `n` samples ended after `ms`; took[i]: worker i's samples in it. Judges
-    // the remote workers by the steps with them against those without (kJudgeSteps).
-    void stepTook(const std::vector<int64_t>& took, int64_t n, double ms, int64_t step);
+    // A sync step of `n` samples ended after `ms`; took[i]: worker i's samples in it, `last`
+    // the one whose result came in last (kNone: not known). Judges the remote workers by the
+    // steps with them against those without (kJudgeSteps), and tells the balancer who ended
+    // last (ThroughputBalancer::lastToFinish).
+    static constexpr size_t kNone = size_t(-1);
+    void stepTook(const std::vector<int64_t>& took, int64_t n, double ms, int64_t step,
+                  size_t last = kNone);
     // Whether the balancer has timed worker `i` yet (a result of it has been recorded).
     bool timed(size_t i) const { return m_balancer.speed(m_members[i].stats.name) > 0; }
     // A result came back after `rttMs`: its notes, the worker's time and the balancer's

@@ -7,7 +7,8 @@
 
 namespace tandem {
 
-void WorkerPool::stepTook(const std::vector<int64_t>& took, int64_t n, double ms, int64_t step) {
+void WorkerPool::stepTook(const std::vector<int64_t>& took, int64_t n, double ms, int64_t step,
+                          size_t last) {
     TimedStep t;
     t.with.assign(m_members.size(), 0);
     for (size_t i = 0; i < took.size() && i < t.with.size(); ++i)
@@ -21,6 +22,13 @@ void WorkerPool::stepTook(const std::vector<int64_t>& took, int64_t n, double ms
     m_stepUnclean = false;
     if (!clean || !(ms > 0))
         return;
+    if (last < took.size() && took[last] > 0) {
+        std::vector<QString> names;
+        for (size_t i = 0; i < took.size() && i < m_members.size(); ++i)
+            if (took[i] > 0)
+                names.push_back(m_members[i].stats.name);
+        m_balancer.lastToFinish(names, m_members[last].stats.name, ms);
+    }
     m_steps.push_back(t);
     constexpr size_t kKept = 512;
     if (m_steps.size() > kKept)

@@ -34,6 +34,19 @@ Expected<EpochEnd> SyncPolicy::runEpoch(StepContext& ctx) {
     return EpochEnd::Complete;
 }
 
+namespace {
+
+// The pool member whose result came in last, of those that computed in the step.
+size_t lastToReturn(const std::vector<int64_t>& took, const std::vector<int64_t>& arrivedNs) {
+    size_t last = WorkerPool::kNone;
+    for (size_t w = 0; w < took.size() && w < arrivedNs.size(); ++w)
+        if (took[w] > 0 && (last == WorkerPool::kNone || arrivedNs[w] > arrivedNs[last]))
+            last = w;
+    return last;
+}
+
+} // namespace
+
 Status SyncPolicy::step(StepContext& ctx) {
     QElapsedTimer timer;
     timer.start();
@@ -89,7 +102,7 @@ Status SyncPolicy::step(StepContext& ctx) {
     out.lr = lr;
     out.stepMs = double(timer.nsecsElapsed()) / 1e6;
     out.workers = workerStats(ctx, c, out.stepMs);
-    ctx.pool.stepTook(c.took, out.samples, out.stepMs, ctx.step);
+    ctx.pool.stepTook(c.took, out.samples, out.stepMs, ctx.step, lastToReturn(c.took, c.arrivedNs));
     out.indices = std::move(indices); // all of them: dispatch() returns once all are computed
     return ctx.applied(out);
 }
@@ -194,6 +207,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
         c.rttMs.resize(ctx.pool.size(), 0);
         c.took.resize(ctx.pool.size(), 0);
         c.computeMs.resize(ctx.pool.size(), 0);
+        c.arrivedNs.resize(ctx.pool.size(), 0);
         const std::vector<int64_t> counts =
             ctx.pool.shares(live, int64_t(pending.size()), passes(ctx.cfg), ctx.step, round == 0);
         const auto slices = sliceBatch(pending, counts);
@@ -264,6 +278,7 @@ Status SyncPolicy::dispatch(StepContext& ctx, const std::vector<int64_t>& indice
             c.rttMs[w] += rtt;
             c.took[w] += r->samples;
             c.computeMs[w] += r->computeMs;
+            c.arrivedNs[w] = arrived;
             c.results.push_back(std::move(*r));
             c.from.push_back(w);
         }

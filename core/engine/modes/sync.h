@@ -31,12 +31,13 @@ protected:
 private:
     struct Collected {
         std::vector<WorkResult> results;
-        std::vector<size_t> from;      // each result's pool member
-        std::vector<double> rttMs;     // per pool member
-        std::vector<int64_t> took;     // samples, per pool member
-        std::vector<double> computeMs; // per pool member
-        double packMs = 0;             // weights packed for remote workers (stepSplit)
-        QStringList lost;              // remote workers lost in the step, by device ID
+        std::vector<size_t> from;       // each result's pool member
+        std::vector<double> rttMs;      // per pool member
+        std::vector<int64_t> took;      // samples, per pool member
+        std::vector<double> computeMs;  // per pool member
+        std::vector<int64_t> arrivedNs; // per pool member: its last result's (arrivalClockNs())
+        double packMs = 0;              // weights packed for remote workers (stepSplit)
+        QStringList lost;               // remote workers lost in the step, by device ID
     };
     Status step(StepContext& ctx);
     // The step's results, from dispatch(), and a sharded step's update. A sharded step that
