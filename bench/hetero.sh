@@ -31,7 +31,9 @@ slowcpu=${SLOWCPU:-$(cd .. && pwd)/shared/tools/slowcpu}
 if [ -z "${TANDEM:-}" ]; then cmake --build build --target tandem >/dev/null; fi
 t=${TANDEM:-build/bin/tandem}
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+# The background processes by PID: dash's `jobs -p` lists none in an EXIT trap.
+pids=""
+trap 'kill $pids $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 field() { tail -n 1 | python3 -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
 
 # Homes that trust each other, as after pairing.
@@ -54,6 +56,7 @@ slowalone=$(cap $t train $common --batch "$alonebatch" --max-steps $((steps * sl
 env "$fastenv" $t train $common --batch "$batch" --max-steps "$steps" --out "$work/joint" --listen 127.0.0.1:0 --workers 1 \
     --home "$work/c" --wire "$wire" --mode "$mode" ${JOINT_ARGS:-} >"$work/joint.out" 2>"$work/joint.err" &
 coord=$!
+pids="$coord"
 port=""
 while [ -z "$port" ]; do
     sleep 0.2
@@ -63,6 +66,7 @@ done
 if [ -n "${LINK:-}" ]; then
     python3 -u bench/linkrelay.py --to "127.0.0.1:$port" --rate-mbit "${LINK%,*}" \
         --delay-ms "${LINK#*,}" >"$work/relay.log" 2>&1 &
+    pids="$pids $!"
     rport=""
     while [ -z "$rport" ]; do
         sleep 0.1
@@ -71,6 +75,7 @@ if [ -n "${LINK:-}" ]; then
     port=$rport
 fi
 cap $t worker --connect "127.0.0.1:$port" --home "$work/w" --threads 1 >"$work/worker.log" 2>&1 &
+pids="$pids $!"
 if [ -n "${CPU_SPLIT:-}" ]; then # where the joint run's CPU goes, by thread
     wpid=""
     while [ -z "$wpid" ]; do wpid=$(pgrep -n -f "worker --connect 127.0.0.1:$port" || true); done
