@@ -285,6 +285,71 @@ private Q_SLOTS:
             QCOMPARE(g[i].defined(), i >= f0.firstParam && i < f0.endParam);
     }
 
+    void aTrackerKeepsOneCopyOfTheModel() {
+        // Streaming's schedule with three fragments: round r merges fragment (r - 2) mod 3's
+        // update, takes steps and sends fragment r mod 3. The tracker keeps one copy of the
+        // values throughout, and its deltas and merges are those of a tracker that keeps both
+        // the global values and the values as sent (written out here).
+        std::vector<at::Tensor> params{at::randn({6}), at::randn({2, 3}), at::randn({4}),
+                                       at::randn({5})};
+        FragmentTracker t;
+        t.restart(params, 3);
+        QCOMPARE(t.count(), 3);
+        int64_t total = 0;
+        for (const at::Tensor& p : params)
+            total += p.numel();
+        QCOMPARE(t.heldValues(), total);
+        std::vector<at::Tensor> global, sent(3);
+        for (int k = 0; k < 3; ++k)
+            global.push_back(gatherFragment(params, t.at(k)));
+        std::vector<at::Tensor> ref;
+        for (const at::Tensor& p : params)
+            ref.push_back(p.clone());
+        std::vector<at::Tensor> updates(3);
+        for (int r = 0; r < 9; ++r) {
+            if (r >= 2) {
+                const int m = (r - 2) % 3;
+                const Fragment& f = t.at(m);
+                t.merge(m, updates[size_t(m)], params);
+                addToFragment(ref, f, updates[size_t(m)] - sent[size_t(m)]);
+                global[size_t(m)] = updates[size_t(m)];
+                QCOMPARE(t.heldValues(), total);
+            }
+            for (size_t i = 0; i < params.size(); ++i) {
+                const at::Tensor step = at::randn(params[i].sizes());
+                params[i].add_(step);
+                ref[i].add_(step);
+            }
+            const int k = r % 3;
+            const at::Tensor d = t.delta(k, params);
+            const at::Tensor now = gatherFragment(ref, t.at(k));
+            QVERIFY(at::equal(d, global[size_t(k)] - now));
+            sent[size_t(k)] = now;
+            updates[size_t(k)] = global[size_t(k)] - 0.5 * d;
+            QCOMPARE(t.heldValues(), total);
+            for (size_t i = 0; i < params.size(); ++i)
+                QVERIFY(at::equal(params[i], ref[i]));
+        }
+        // A fragment sent a second time before its update came is refused, not guessed at.
+        const int k = 9 % 3;
+        t.delta(k, params);
+        bool refused = false;
+        try {
+            t.delta(k, params);
+        } catch (const std::runtime_error&) {
+            refused = true;
+        }
+        QVERIFY(refused);
+        // With one fragment, sent every round before the last send's update, both are kept.
+        FragmentTracker one;
+        one.restart({at::randn({4})}, 2);
+        QCOMPARE(one.count(), 1);
+        std::vector<at::Tensor> single{at::randn({4})};
+        one.delta(0, single);
+        one.delta(0, single);
+        QCOMPARE(one.heldValues(), int64_t(8));
+    }
+
     void fragmentUpdatesTravelInTheirOwnSize() {
         // The coordinator's mirror and the worker's side agree on a fragment update bit for
         // bit, and its bundle is the fragment's size in the format, not the model's.

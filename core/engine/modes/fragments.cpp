@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace tandem {
 
@@ -117,10 +119,25 @@ void FragmentTracker::merge(int k, const at::Tensor& global, std::vector<at::Ten
 
 at::Tensor FragmentTracker::delta(int k, const std::vector<at::Tensor>& params) {
     const auto i = size_t(k);
+    if (!m_global[i].defined())
+        throw std::runtime_error("fragment " + std::to_string(k) +
+                                 " was to be sent again before its update came");
     at::Tensor now = gatherFragment(params, m_frags[i]);
     at::Tensor d = m_global[i] - now;
     m_sent[i] = std::move(now);
+    // With two fragments or more, the fragment's update comes before its next send (the round
+    // after next), and the merge needs only the values as sent: the global ones can go.
+    if (m_frags.size() >= 2)
+        m_global[i] = at::Tensor();
     return d;
+}
+
+int64_t FragmentTracker::heldValues() const {
+    int64_t n = 0;
+    for (size_t i = 0; i < m_frags.size(); ++i)
+        n += (m_global[i].defined() ? m_global[i].numel() : 0) +
+             (m_sent[i].defined() ? m_sent[i].numel() : 0);
+    return n;
 }
 
 } // namespace tandem

@@ -43,8 +43,11 @@ std::vector<at::Tensor> fragmentGrads(const at::Tensor& flat, const Fragment& f,
 std::vector<at::Tensor> fragmentGrads(const at::Tensor& flat, const Fragment& f,
                                       const std::vector<at::Tensor>& like);
 
-// A worker's side of the fragments: for each, the global values it last merged, and where its
-// own copy stood when it last sent the fragment's delta.
+// A worker's side of the fragments: for each, the global values it last merged until it sends
+// the fragment's delta, and from then until the fragment's update comes, where its own copy
+// stood when it sent it. With two fragments or more that is one copy of the model in all: a
+// fragment's update reaches the worker before the fragment is sent again. With one fragment,
+// sent every round, both are kept.
 class FragmentTracker {
 public:
     // The weights were taken whole: every fragment starts from them.
@@ -59,13 +62,16 @@ public:
     void merge(int k, const at::Tensor& global, std::vector<at::Tensor>& params);
     // Fragment k's outer delta (the global values last merged minus where the parameters are
     // now, DiLoCo's outer gradient); remembers the parameters as sent.
+    // Refuses a second send of fragment k before its update (with two fragments or more).
     at::Tensor delta(int k, const std::vector<at::Tensor>& params);
+    // The values this tracker keeps, over every fragment.
+    int64_t heldValues() const;
 
 private:
     int m_requested = 0;
     std::vector<Fragment> m_frags;
-    std::vector<at::Tensor> m_global;
-    std::vector<at::Tensor> m_sent; // undefined until the fragment's delta is sent
+    std::vector<at::Tensor> m_global; // undefined from a send until the update (2+ fragments)
+    std::vector<at::Tensor> m_sent;   // undefined outside that time
 };
 
 } // namespace tandem
