@@ -523,13 +523,48 @@ void TestHfModel::memoryIsPlannedPerDevice() {
     QCOMPARE(sync.weightBytes, weights);
     QCOMPARE(sync.trainingBytes, t.trainableCount() * 4); // gradients
     QCOMPARE(lora->transientGradientBytes(), int64_t(0)); // the tied embedding is frozen
+    // Local-SGD: Adam's moments, and where the round's weights started; its delta in the host's
+    // memory. The coordinator's masters keep the outer optimizer's momentum, not Adam's moments,
+    // and its record of what each remote worker holds.
+    const int64_t n = t.trainableCount();
     cfg.mode = TrainMode::LocalSgd;
-    QCOMPARE(memoryNeed(*lora, windows, cfg, MasterCopy::None).trainingBytes,
-             t.trainableCount() * 12); // and Adam's moments
-    QCOMPARE(memoryNeed(*lora, windows, cfg, MasterCopy::Separate).trainingBytes,
-             t.trainableCount() * 24);
+    cfg.workers = 2;
+    const MemoryNeed local = memoryNeed(*lora, windows, cfg, MasterCopy::None);
+    QCOMPARE(local.trainingBytes, n * 16);
+    QCOMPARE(local.hostBytes, n * 4);
+    const MemoryNeed localMasters = memoryNeed(*lora, windows, cfg, MasterCopy::Separate);
+    QCOMPARE(localMasters.trainingBytes, n * 24);
+    QCOMPARE(localMasters.hostBytes, n * (4 + 2 * 4));
     QCOMPARE(memoryNeed(*lora, windows, cfg, MasterCopy::Shared).trainingBytes,
-             t.trainableCount() * 20); // the masters are the replica's own weights
+             n * 20); // the masters are the replica's own weights
+    // Beyond the same run in sync: Adam's moments and the round's copy on a worker; against
+    // masters that an fp32 replica in sync reads in place (Adam's state and the gradients).
+    QCOMPARE(local.beyondSyncBytes, n * 12);
+    QCOMPARE(local.beyondSyncHostBytes, n * 4);
+    QCOMPARE(localMasters.beyondSyncBytes, n * 12);
+    QCOMPARE(localMasters.beyondSyncHostBytes, n * 12);
+    cfg.outerMomentum = 0;
+    QCOMPARE(memoryNeed(*lora, windows, cfg, MasterCopy::Separate).trainingBytes, n * 20);
+    cfg.outerMomentum = 0.9;
+    // Streaming: one copy of the fragments, and one fragment's delta, both in the host's memory;
+    // the coordinator copies the weights for a worker that starts whole.
+    cfg.fragments = 4;
+    const MemoryNeed streaming = memoryNeed(*lora, windows, cfg, MasterCopy::None);
+    QCOMPARE(streaming.trainingBytes, n * 12);
+    QCOMPARE(streaming.hostBytes, n * 4 + (n * 4 + 3) / 4);
+    QCOMPARE(memoryNeed(*lora, windows, cfg, MasterCopy::Separate).trainingBytes, n * 24);
+    // The host's part counts where the device is the CPU, not on an accelerator.
+    DeviceInfo host;
+    host.kind = DeviceKind::Cpu;
+    DeviceInfo card;
+    card.kind = DeviceKind::Cuda;
+    QCOMPARE(streaming.on(host).trainingBytes, n * 12 + streaming.hostBytes);
+    QCOMPARE(streaming.on(card).trainingBytes, n * 12);
+    QCOMPARE(streaming.on(host).hostBytes, int64_t(0));
+    QCOMPARE(outerWorkerSideBytes(*lora, true), n * 8);
+    QCOMPARE(outerWorkerSideBytes(*lora, false), n * 4);
+    cfg.fragments = 1;
+    cfg.workers = 0;
     QVERIFY(sync.perSampleBytes > 0);
     Dataset longer;
     longer.sampleShape = {64};
@@ -567,6 +602,21 @@ void TestHfModel::memoryIsPlannedPerDevice() {
     for (const char* says : {"w1's Test GPU", "for each sample", "--lora", "of weights"})
         QVERIFY2(refused.error().message.contains(QLatin1String(says)),
                  qPrintable(refused.error().message));
+    QVERIFY2(!refused.error().message.contains(QLatin1String("--mode sync")),
+             qPrintable(refused.error().message));
+    // A local-SGD run says what it keeps beyond sync; on a GPU, without what it keeps on the
+    // host.
+    RunConfig rounds = cfg;
+    rounds.mode = TrainMode::LocalSgd;
+    rounds.lora.clear();
+    const MemoryNeed local2 = memoryNeed(*lora, windows, rounds, MasterCopy::None);
+    refused = samplesThatFit(local2, gpu, QStringLiteral("w1"));
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.contains(QStringLiteral("local SGD's rounds keep %1 of that "
+                                                             "beyond what sync does: --mode sync "
+                                                             "needs less")
+                                                  .arg(bytesText(local2.beyondSyncBytes))),
+             qPrintable(refused.error().message));
 }
 
 void TestHfModel::aCpuSlowAtBf16ComputesTheFrozenBaseInFp32() {

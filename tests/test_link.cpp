@@ -15,6 +15,8 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 
+#include <memory>
+
 using namespace tandem;
 
 namespace {
@@ -31,6 +33,7 @@ class TestLink : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void autoChoosesStreamingOnASlowLink();
+    void autoKeepsSyncWhereStreamingDoesNotFit();
     void autoKeepsSyncWhenComputeDominates();
     void autoTrainsAloneWhenTheRunIsTooShort();
     void autoSendsLaterWorkersHomeUnmeasured();
@@ -42,6 +45,13 @@ private Q_SLOTS:
 private:
     QString home(const char* n) const { return m_tmp.filePath(QLatin1String(n)); }
     QStringList coordinator(const QString& out, const QStringList& extra) const;
+    // A worker that reaches the coordinator `c` through a 12 Mbit/s relay with 2 ms of delay
+    // (1.2 Mbit/s once slowed down); no worker where `c` does not listen or the relay fails.
+    struct SlowWorker {
+        std::unique_ptr<LinkRelay> relay;
+        std::unique_ptr<TandemProcess> worker;
+    };
+    SlowWorker workerOverSlowLink(TandemProcess& c) const;
 
     QTemporaryDir m_tmp;
     QString m_tiny;
@@ -66,6 +76,21 @@ QStringList TestLink::coordinator(const QString& out, const QStringList& extra) 
            extra;
 }
 
+TestLink::SlowWorker TestLink::workerOverSlowLink(TandemProcess& c) const {
+    SlowWorker s;
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    if (port.isEmpty())
+        return s;
+    s.relay = std::make_unique<LinkRelay>(port, 12, 2, 1.2);
+    if (s.relay->port().isEmpty())
+        return s;
+    s.worker = std::make_unique<TandemProcess>(
+        QStringList{QStringLiteral("worker"), QStringLiteral("--connect"),
+                    QStringLiteral("127.0.0.1:") + s.relay->port(), QStringLiteral("--home"),
+                    home("w"), QStringLiteral("--threads=1")});
+    return s;
+}
+
 // 12 Mbit/s (1.5 MB/s): a sync step of the MLP would move 1.6 MB, 1.1 s against milliseconds of
 // compute. The run streams, the log says why with the measured rate, and when the link drops to
 // a tenth, the live probes say so.
@@ -74,14 +99,10 @@ void TestLink::autoChoosesStreamingOnASlowLink() {
     TandemProcess c(coordinator(out, {QStringLiteral("--model=mlp"), QStringLiteral("--batch=50"),
                                       QStringLiteral("--epochs=1000")}),
                     false, {QStringLiteral("TANDEM_LINK_PROBE_MS=300")});
-    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
-    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
-    LinkRelay relay(port, 12, 2, 1.2);
-    const QString relayPort = relay.port();
-    QVERIFY(!relayPort.isEmpty());
-    TandemProcess w({QStringLiteral("worker"), QStringLiteral("--connect"),
-                     QStringLiteral("127.0.0.1:") + relayPort, QStringLiteral("--home"), home("w"),
-                     QStringLiteral("--threads=1")});
+    auto slow = workerOverSlowLink(c);
+    QVERIFY2(slow.worker, qPrintable(c.err()));
+    LinkRelay& relay = *slow.relay;
+    TandemProcess& w = *slow.worker;
 
     const QString rate = c.waitForErr(QStringLiteral("the link to .+ moves ([0-9.]+) MB/s"));
     QVERIFY2(!rate.isEmpty(), qPrintable(c.err()));
@@ -123,6 +144,33 @@ void TestLink::autoChoosesStreamingOnASlowLink() {
         QVERIFY2(v.toObject().value(QStringLiteral("samples")).toInteger() > 0,
                  qPrintable(c.out()));
     (void)w.finish(60000);
+}
+
+// The same slow link, with this machine lending 5 MB: sync's need (the MLP's weights, their
+// gradients and Adam's state, about 3 MB) fits, streaming's (its own optimizer, a copy of the
+// weights, the outer state and the record of what the worker holds, about 7 MB) does not. Auto
+// mode planned this machine's worker for sync before it chose; it keeps sync and says why.
+void TestLink::autoKeepsSyncWhereStreamingDoesNotFit() {
+    const QString out = m_tmp.filePath(QStringLiteral("tight"));
+    TandemProcess c(
+        coordinator(out, {QStringLiteral("--model=mlp"), QStringLiteral("--batch=50"),
+                          QStringLiteral("--optimizer=adam"), QStringLiteral("--epochs=1000")}),
+        false, {QStringLiteral("TANDEM_MEMORY_LIMIT=5M")});
+    auto slow = workerOverSlowLink(c);
+    QVERIFY2(slow.worker, qPrintable(c.err()));
+    QVERIFY2(!c.waitForErr(QStringLiteral("(Streaming would not fit on this machine), so the run "
+                                          "trains in sync: this machine's"))
+                  .isEmpty(),
+             qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QStringLiteral("streaming mode will send")), qPrintable(c.err()));
+    QVERIFY(QTest::qWaitFor([&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 3; },
+                            120000));
+    c.signal(SIGTERM);
+    QVERIFY(c.finish(kRunMs));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QCOMPARE(c.summary().value(QStringLiteral("mode")).toString(), QStringLiteral("sync"));
+    QVERIFY2(!c.err().contains(QStringLiteral("dropped local")), qPrintable(c.err()));
+    (void)slow.worker->finish(60000);
 }
 
 // Loopback, and a step of 1,000 samples of the demo network: moving its weights takes a small

@@ -3,6 +3,7 @@
 
 #include "engine/coordinator/modechoice.h"
 #include "engine/coordinator/trainer.h"
+#include "engine/step/memoryplan.h"
 #include "engine/wire/outerwire.h"
 
 #include <QElapsedTimer>
@@ -168,7 +169,30 @@ Status Trainer::decideMode() {
     return applyMode(chooseMode(modeFacts()));
 }
 
-Status Trainer::applyMode(const ModeChoice& choice) {
+QString Trainer::streamingDoesNotFit(const RunConfig& streaming) const {
+    if (!m_cfg.localWorker)
+        return {};
+    auto device = chooseDevice(m_devices, m_cfg.device);
+    if (!device)
+        return {};
+    MemoryNeed need = memoryNeed(m_module, m_data->train, streaming,
+                                 mastersBeside(*device, m_masterOnDevice, streaming));
+    (void)keepDataOnDevice(m_data->train, *device, need);
+    auto fits = samplesThatFit(need, *device, QStringLiteral("this machine"));
+    return fits ? QString() : fits.error().message;
+}
+
+Status Trainer::applyMode(const ModeChoice& chosen) {
+    // Auto mode planned this machine's worker for sync; streaming keeps more beside it.
+    ModeChoice choice = chosen;
+    if (choice.streaming && !choice.alone) {
+        if (const QString cannot = streamingDoesNotFit(streamingOf(m_cfg)); !cannot.isEmpty()) {
+            choice.streaming = false;
+            choice.why += QStringLiteral(". Streaming would not fit on this machine, so the run "
+                                         "trains in sync: %1")
+                              .arg(cannot);
+        }
+    }
     m_obs.onMessage(choice.why);
     m_obs.onEvent(RunEvent{RunEvent::Kind::ModeChosen, {}, choice.why, 0});
     m_alone = choice.alone;
@@ -201,6 +225,14 @@ Status Trainer::applyMode(const ModeChoice& choice) {
         m_cfg.maxSteps = m_state.step + rounds;
     }
     m_state.config = m_cfg;
+    if (choice.streaming) {
+        // Every worker from now on, this machine's too, is planned for what streaming keeps.
+        planMemory();
+        for (size_t i = 0; i < m_pool.size(); ++i)
+            if (!m_pool.at(i).remote)
+                if (auto st = m_pool.applyMemoryPlan(i); !st)
+                    return st;
+    }
     if (m_alone)
         m_hub->dismiss(QStringLiteral("this run is too short for more machines to pay off; the "
                                       "coordinator trains it alone"),

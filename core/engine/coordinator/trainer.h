@@ -93,6 +93,9 @@ private:
     Status startBeforeWorkers();
     Status decideWhileTraining();
     Status applyMode(const ModeChoice& choice);
+    // Why this machine's own worker cannot hold what `streaming` keeps beyond sync (its own
+    // optimizer, a copy of the weights, the outer state): the plan's refusal; empty where it can.
+    QString streamingDoesNotFit(const RunConfig& streaming) const;
     ModeFacts modeFacts() const;
     Status timeForMode(); // m_timedStepMs and m_coldStepMs, once
     int64_t stepsLeft() const;

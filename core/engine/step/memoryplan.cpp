@@ -4,6 +4,7 @@
 #include "formats/tokenstream.h"
 #include "model/torchcompat.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace tandem {
@@ -63,16 +64,53 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     for (const auto& [name, t] : model.buffers())
         need.weightBytes += bytesOf(t);
     const bool local = cfg.mode == TrainMode::LocalSgd;
+    const bool streaming = local && cfg.fragments > 1;
     // The gradients, and a tied embedding's second table while the backward pass adds its uses
     // (a third off the CPU, where the lookup's own is dense: MemoryNeed::on).
     const int64_t tiedTable = model.transientGradientBytes();
     need.trainingBytes =
         trainable * 4 + tiedTable + (local ? optimizerStateBytes(cfg.optimizer, trainable) : 0);
     need.denseLookupBytes = tiedTable;
-    if (masters != MasterCopy::None)
-        need.trainingBytes += optimizerStateBytes(cfg.optimizer, trainable);
+    if (local) {
+        // A round's copy of the weights: where they started (local-SGD, on the device), or each
+        // fragment's global values or values as sent (streaming's FragmentTracker, in the host's
+        // memory); and the round's result, its delta (one fragment's, streaming) on the host.
+        if (streaming) {
+            need.hostBytes += trainable * 4 + (trainable * 4 + cfg.fragments - 1) / cfg.fragments;
+        } else {
+            need.trainingBytes += trainable * 4;
+            need.hostBytes += trainable * 4;
+        }
+    }
+    if (masters != MasterCopy::None) {
+        if (!local) {
+            need.trainingBytes += optimizerStateBytes(cfg.optimizer, trainable);
+        } else {
+            // The outer optimizer's state (SGD's momentum, where there is one), whatever the
+            // inner one is; streaming's copy of the weights for a worker that starts a round
+            // whole, kept until the round is in; and what the coordinator knows each remote
+            // worker holds (WeightMirror), in the host's memory.
+            if (cfg.outerMomentum > 0)
+                need.trainingBytes += optimizerStateBytes(OptimizerKind::Sgd, trainable);
+            if (streaming)
+                need.trainingBytes += trainable * 4;
+            need.hostBytes += int64_t(std::max(0, cfg.workers)) * trainable * 4;
+        }
+    }
     if (masters == MasterCopy::Separate)
         need.trainingBytes += trainable * 4;
+    if (local) {
+        // The same run in sync, where an fp32 replica reads the masters in place.
+        RunConfig sync = cfg;
+        sync.mode = TrainMode::Sync;
+        sync.fragments = 1;
+        const MasterCopy syncMasters =
+            masters == MasterCopy::Separate && cfg.precision == Precision::Fp32 ? MasterCopy::Shared
+                                                                                : masters;
+        const MemoryNeed s = memoryNeed(model, train, sync, syncMasters);
+        need.beyondSyncBytes = std::max<int64_t>(0, need.trainingBytes - s.trainingBytes);
+        need.beyondSyncHostBytes = need.hostBytes;
+    }
     if (cfg.precision != Precision::Fp32)
         elem = 2;
     need.perSampleBytes = model.bytesPerSample(train.sampleShape, elem);
@@ -80,6 +118,14 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     need.weightBytes += model.transientWeightBytes(widened > 0 ? 4 : elem);
     need.nf4SavingBytes = model.nf4SavingBytes();
     return need;
+}
+
+int64_t outerWorkerSideBytes(const Model& model, bool sendsDeltas) {
+    int64_t trainable = 0;
+    for (const auto& [name, t] : model.parameters())
+        if (t.requires_grad())
+            trainable += t.numel();
+    return trainable * (sendsDeltas ? 8 : 4);
 }
 
 MasterCopy mastersBeside(const DeviceInfo& device, bool mastersOnAccelerator,
@@ -158,6 +204,10 @@ Expected<int64_t> samplesThatFit(const MemoryNeed& asked, const DeviceInfo& devi
                         .arg(bytesText(need.exchangeBytes));
     if (one > 0)
         perSample += QStringLiteral(" and %1 for each sample").arg(bytesText(one));
+    if (need.beyondSyncBytes > 0)
+        perSample += QStringLiteral(" (local SGD's rounds keep %1 of that beyond what sync does: "
+                                    "--mode sync needs less)")
+                         .arg(bytesText(need.beyondSyncBytes));
     if (need.nf4SavingBytes > 0) {
         // What a 4-bit base would make of it.
         const bool wouldFit = left + need.nf4SavingBytes >= one;

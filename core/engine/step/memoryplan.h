@@ -28,14 +28,29 @@ struct MemoryNeed {
     // A trained tied embedding's lookup gradient where it is dense, off the CPU: a third table
     // beside the two trainingBytes counts (transformer.cpp takes it sparse on the CPU alone).
     int64_t denseLookupBytes = 0;
+    // What the local modes keep in the host's memory whatever the device (a round's delta,
+    // streaming's fragments, a remote worker's record of the global weights): counted where the
+    // device is the CPU.
+    int64_t hostBytes = 0;
+    // Of trainingBytes and hostBytes, what local SGD keeps beyond the same run in sync (for the
+    // refusal, which then says so).
+    int64_t beyondSyncBytes = 0;
+    int64_t beyondSyncHostBytes = 0;
 
     int64_t fixedBytes() const { return weightBytes + trainingBytes + dataBytes + exchangeBytes; }
-    // The need on `device`: with denseLookupBytes in trainingBytes where it is not a CPU.
+    // The need on `device`: with denseLookupBytes in trainingBytes where it is not a CPU, and
+    // hostBytes where it is.
     MemoryNeed on(const DeviceInfo& device) const {
         MemoryNeed n = *this;
         if (device.kind != DeviceKind::Cpu && device.kind != DeviceKind::Emulated)
             n.trainingBytes += denseLookupBytes;
+        else {
+            n.trainingBytes += hostBytes;
+            n.beyondSyncBytes += beyondSyncHostBytes;
+        }
         n.denseLookupBytes = 0;
+        n.hostBytes = 0;
+        n.beyondSyncHostBytes = 0;
         return n;
     }
 };
@@ -52,10 +67,17 @@ enum class MasterCopy {
     Shared,   // the replica reads the fp32 masters in place: only the run's optimizer state adds
     Separate, // fp32 masters of their own (another dtype, or local-SGD) and the optimizer state
 };
-// A worker's need: its replica, its gradients and, in local modes, its own optimizer's state,
-// plus what `masters` says the coordinator keeps beside it.
+// A worker's need: its replica, its gradients and, in local modes, its own optimizer's state
+// and a round's copies (MemoryNeed::hostBytes), plus what `masters` says the coordinator keeps
+// beside it (in local modes the outer optimizer's state, not the run's).
 MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig& cfg,
                       MasterCopy masters);
+// A remote worker's side of local-SGD's outer traffic, in the host's memory: the global
+// weights as the coordinator's bundles add up to and, where it sends its deltas over the outer
+// wire (not to a sharded run's owners), what they rounded away (outerwire.h's
+// OuterWorkerSide): 8 bytes a trainable value, or 4.
+int64_t outerWorkerSideBytes(const Model& model, bool sendsDeltas);
+
 // What the coordinator keeps on `device`, where its own worker trains: nothing when the masters
 // live in the other memory (the host's, beside an accelerator), else shared or separate as the
 // replica can read them in place (an fp32 replica, outside local-SGD).

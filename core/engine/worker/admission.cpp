@@ -103,7 +103,11 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
         widenSlowFrozenBase(run.module, data->train, sized, device, MasterCopy::None);
     if (note)
         *note = widened;
+    // A worker is not told whether a local-SGD run streams its exchange: it is planned for
+    // local-SGD's copies, the larger.
     MemoryNeed need = memoryNeed(run.module, data->train, sized, MasterCopy::None);
+    if (run.outer)
+        need.hostBytes += outerWorkerSideBytes(run.module, !run.spec.sharded);
     const bool dataOnDevice = keepDataOnDevice(data->train, device, need);
     auto fits = samplesThatFit(need, device, QStringLiteral("this machine"));
     if (!fits)
