@@ -198,7 +198,8 @@ private:
                                        const QStringList& workerEnv, TandemProcess** remote,
                                        QString* coordinatorLog = nullptr);
     // The `steps` steps' losses in `one` and `two` are the same, and so are the exported weights.
-    void expectSameTrajectory(const QString& one, const QString& two, int steps = 40);
+    void expectSameTrajectory(const QString& one, const QString& two, int steps = 40,
+                              double weightTolerance = 1e-4);
     // A sharded run's summary: `machines` ranges that cover the model, each machine's bytes a
     // step within 10 % of all-reduce's optimum.
     // syncRun() on this machine alone: its folder, the reference the sharded runs must equal,
@@ -380,7 +381,8 @@ QJsonObject TestDistributed::runAloneAndWithAWorker(const QString& one, const QS
     return b.summary();
 }
 
-void TestDistributed::expectSameTrajectory(const QString& one, const QString& two, int steps) {
+void TestDistributed::expectSameTrajectory(const QString& one, const QString& two, int steps,
+                                           double weightTolerance) {
     const QList<double> la = stepLosses(one + QStringLiteral("/metrics.jsonl"));
     const QList<double> lb = stepLosses(two + QStringLiteral("/metrics.jsonl"));
     QCOMPARE(la.size(), steps);
@@ -390,7 +392,7 @@ void TestDistributed::expectSameTrajectory(const QString& one, const QString& tw
                  qPrintable(QStringLiteral("step %1: %2 vs %3").arg(i + 1).arg(la[i]).arg(lb[i])));
     const double diff = maxWeightDiff(one + QStringLiteral("/model.safetensors"),
                                       two + QStringLiteral("/model.safetensors"));
-    QVERIFY2(diff < 1e-4, qPrintable(QString::number(diff)));
+    QVERIFY2(diff < weightTolerance, qPrintable(QString::number(diff)));
 }
 
 void TestDistributed::syncMatchesOneWorker() {
@@ -1104,8 +1106,11 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
     QVERIFY(w1->finish());
     QVERIFY(w2->finish());
     // The machine the run resumes with lends only what its worker needs (as this machine's
-    // plan, which keeps no masters in a sharded run, says) and a quarter of the run's state:
-    // its range is cut to that, and this machine holds the rest.
+    // plan says: it keeps no masters in a sharded run, and its worker is planned as every
+    // sharded machine that computes, the step's exchange beside the weights: the gradients on
+    // their way out and the largest tensor's fp32 gradient twice, the mlp's first layer of
+    // 784 x 256 values) and a quarter of the run's state: its range is cut to that, and this
+    // machine holds the rest.
     const QJsonObject plan = first.value(QStringLiteral("memory_plan")).toObject();
     const int64_t workerBytes = plan.value(QStringLiteral("fixed_bytes")).toInteger() +
                                 plan.value(QStringLiteral("per_sample_bytes")).toInteger();
@@ -1114,19 +1119,15 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
                             double(range0.value(QStringLiteral("end")).toInteger());
     const int64_t values = first.value(QStringLiteral("trainable_parameters")).toInteger();
     QVERIFY2(workerBytes > 0 && perValue > 0, QJsonDocument(first).toJson().constData());
-    // A CPU's budget is 80 % of what it has (memoryBudget); a machine that computes also keeps
-    // the step's exchange beside the gradients it counts (shardExchangeBytes: the largest
-    // tensor's fp32 gradient twice, the mlp's first layer of 784 x 256 values).
-    const int64_t exchange = 2 * 4 * 784 * 256;
-    // Three machines computed the first run and two compute the resumed one: an owner then holds
-    // one machine's fp32 gradients fewer while a step adds them (shardArrivingBytesPerValue).
+    // A CPU's budget is 80 % of what it has (memoryBudget). Three machines computed the first run
+    // and two compute the resumed one: an owner then holds one machine's fp32 gradients fewer while
+    // a step adds them (shardArrivingBytesPerValue).
     const double perValueResumed = perValue - 4;
     // Beside its range an owner holds a segment's step (shardOwnerStepBytes: a range this small
     // steps 4,096 values at a time, 16 bytes each).
     const int64_t segmentStep = 16 * 4096;
-    const int64_t limit = int64_t(double(workerBytes + exchange + segmentStep +
-                                         int64_t(0.25 * double(values) * perValueResumed)) /
-                                  0.8);
+    const int64_t limit = int64_t(
+        double(workerBytes + segmentStep + int64_t(0.25 * double(values) * perValueResumed)) / 0.8);
     TandemProcess again(QStringList{QStringLiteral("train"), QStringLiteral("--resume"),
                                     sharded + QStringLiteral("/checkpoint.tandem"),
                                     QStringLiteral("--threads=1"), QStringLiteral("--workers=1"),
@@ -1151,7 +1152,12 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
     QVERIFY(again.summary().value(QStringLiteral("finished")).toBool());
     QVERIFY(w3->finish());
     QVERIFY2(w3->exitCode() == 0, qPrintable(w3->err()));
-    expectSameTrajectory(one, sharded);
+    // 8-bit AdamW stores each moment as its nearest code: where the machines that computed a step
+    // (the balancer leaves one out at times) add its gradients in another order, a moment a
+    // rounding away from halfway between two codes takes the other, and that weight moves on by
+    // a code's step (up to 2e-3 here). Lost moments move every weight by far more, and the losses
+    // at once; test_shardplan checks the state bit for bit.
+    expectSameTrajectory(one, sharded, 40, optimizer == QLatin1String("adamw8bit") ? 1e-2 : 1e-4);
     expectShardTraffic(again.summary(), 2);
     const QJsonArray ranges = again.summary().value(QStringLiteral("shards")).toArray();
     const double held = double(ranges.at(1).toObject().value(QStringLiteral("end")).toInteger() -

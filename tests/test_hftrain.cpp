@@ -58,6 +58,7 @@ private Q_SLOTS:
     void mistakesAreRefusedBeforeTraining();
     void aRunOfFewStepsSaysSoAndProposesABatch();
     void eachDeviceIsSizedToItsMemory();
+    void aShardedCoordinatorsWorkerIsSizedAsPlanned();
 
 private:
     QString home(const char* name) const { return m_tmp.filePath(QLatin1String(name)); }
@@ -692,6 +693,46 @@ void TestHfTrain::aRunOfFewStepsSaysSoAndProposesABatch() {
     QVERIFY2(p.err().contains(QStringLiteral("warning: this run makes only 4 step(s)")) &&
                  p.err().contains(QStringLiteral("a batch of 10 makes 20")),
              qPrintable(p.err()));
+}
+
+void TestHfTrain::aShardedCoordinatorsWorkerIsSizedAsPlanned() {
+    // A sharded step over bf16 streams each gradient into the exchange: a worker keeps no fp32
+    // gradients of its own (a model of many tensors, none large). The coordinator's own worker,
+    // and a remote worker as it was admitted, were sized as outside a sharded run, for fewer
+    // samples at once than the coordinator planned, and their first results read as having run
+    // out of memory.
+    hffolder::Spec spec;
+    spec.hidden = 256;
+    spec.intermediate = 512;
+    spec.layers = 4;
+    const QString folder = m_tmp.filePath(QStringLiteral("many-tensors"));
+    QVERIFY(hffolder::write(folder, spec));
+    TandemProcess c(
+        QStringList{QStringLiteral("train"), QStringLiteral("--model=hf:") + folder,
+                    QStringLiteral("--data=tokens:%1,context=8").arg(m_tokens),
+                    QStringLiteral("--batch=64"), QStringLiteral("--max-steps=3"),
+                    QStringLiteral("--threads=1"), QStringLiteral("--mode=sync"),
+                    QStringLiteral("--shard"), QStringLiteral("--wire=bf16"),
+                    QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+                    QStringLiteral("--home"), home("coord"), QStringLiteral("--no-history"),
+                    QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("sharded-sized"))},
+        false, {QStringLiteral("TANDEM_MEMORY_LIMIT=40M")});
+    const QString port = c.waitForErr(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
+    const auto workers = startWorkers(port, {home("w1")});
+    QVERIFY(c.finish(600000));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY2(c.err().contains(QStringLiteral("sharded the optimizer across 2 machines")),
+             qPrintable(c.err()));
+    // This machine's worker, and the remote one (named by its device).
+    for (const char* who : {"local", "\\(device [0-9A-F ]+\\)"})
+        QVERIFY2(c.err().contains(QRegularExpression(
+                     QStringLiteral("%1 \\(.+\\) holds at most \\d+ samples at once")
+                         .arg(QLatin1String(who)))),
+                 qPrintable(c.err()));
+    QVERIFY2(!c.err().contains(QStringLiteral("ran out of memory")), qPrintable(c.err()));
+    for (auto& w : workers)
+        w->finish(60000);
 }
 
 void TestHfTrain::eachDeviceIsSizedToItsMemory() {

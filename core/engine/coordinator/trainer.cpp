@@ -4,6 +4,7 @@
 #include "common/files.h"
 #include "common/ports.h"
 #include "engine/runhistory.h"
+#include "engine/shard/shardplan.h"
 #include "engine/step/memoryplan.h"
 #include "engine/step/modelcheck.h"
 #include "engine/step/replica.h"
@@ -249,10 +250,11 @@ Status Trainer::startLocalWorker() {
     if (device->kind != DeviceKind::Cpu)
         m_serialOps.reset(); // the optimizer's step on the CPU is then this thread's to run
     // Before the replica takes its memory: a model that cannot fit is refused with the figures.
-    // A sharded run keeps only its range beside the replica, placed once the workers come.
-    const MasterCopy masters =
-        m_cfg.shard ? MasterCopy::None : mastersBeside(*device, m_masterOnDevice, m_cfg);
-    MemoryNeed need = memoryNeed(m_module, m_data->train, m_cfg, masters);
+    // A sharded run keeps only its range beside the replica, placed once the workers come, and
+    // its worker is sized as every sharded machine that computes (planMemory's plan).
+    MemoryNeed need = m_cfg.shard ? shardWorkerNeed(m_module, m_data->train, m_cfg)
+                                  : memoryNeed(m_module, m_data->train, m_cfg,
+                                               mastersBeside(*device, m_masterOnDevice, m_cfg));
     const bool dataOnDevice = keepDataOnDevice(m_data->train, *device, need);
     auto fits = samplesThatFit(need, *device, QStringLiteral("this machine"));
     if (!fits)

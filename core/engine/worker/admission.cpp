@@ -1,7 +1,9 @@
 #include "engine/worker/admission.h"
 
+#include "engine/shard/shardplan.h"
 #include "engine/step/memoryplan.h"
 #include "engine/training.h"
+#include "engine/wire/wiretensors.h"
 #include "model/model.h"
 #include "model/openmodel.h"
 
@@ -103,9 +105,13 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
         widenSlowFrozenBase(run.module, data->train, sized, device, MasterCopy::None);
     if (note)
         *note = widened;
+    sized.wire = wireDtypeOf(run.wire);
     // A worker is not told whether a local-SGD run streams its exchange: it is planned for
-    // local-SGD's copies, the larger.
-    MemoryNeed need = memoryNeed(run.module, data->train, sized, MasterCopy::None);
+    // local-SGD's copies, the larger. In a sharded run it is planned as the coordinator plans
+    // every sharded machine that computes.
+    MemoryNeed need = run.spec.sharded
+                          ? shardWorkerNeed(run.module, data->train, sized)
+                          : memoryNeed(run.module, data->train, sized, MasterCopy::None);
     if (run.outer)
         need.hostBytes += outerWorkerSideBytes(run.module, !run.spec.sharded);
     const bool dataOnDevice = keepDataOnDevice(data->train, device, need);
