@@ -60,7 +60,7 @@ SHAPES = {
     # fine-tune under memory limits (bench/shard_memory.sh).
     "qwen2.5-0.5b": qwen2(896, 24, 14, 2, 4864),
     # Qwen2.5-1.5B's own shape (1.54 B parameters, the embedding tied), for the sharded plan of
-    # issue 65's 16 GB and 12 GB machines (bench/shard_plan_1.5b.sh).
+    # issue 65's 16 GB and 12 GB machines (bench/shard_plan.sh).
     "qwen2.5-1.5b": qwen2(1536, 28, 12, 2, 8960),
     "qwen3-1.5b": qwen3(2048, 28, 16, 8, 6144),
     "llama-60m": llama(512, 8, 8, 4, 1536, vocab=32000, tied=False),
