@@ -67,11 +67,16 @@ RECONNECT = 8  # seconds a worker tries to reach a coordinator that went
 LONG = 600  # seconds any one process may take before the try is failed as a hang
 
 
-def free_port():
-    """A TCP port free on loopback right now, for a process told to listen there."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_port(taken=()):
+    """A TCP port free on loopback right now, for a process told to listen there, and none of
+    `taken`: the ports a try has handed out already and that their processes may not have bound
+    yet (the system may give a port it just freed again)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if str(port) not in taken:
+            return port
 
 
 class Proc:
@@ -214,8 +219,12 @@ class Campaign:
             return 0
 
     def wait_step(self, out, step, procs):
+        """Whether the run reached `step`; None where a worker could not listen on the port it was
+        given for its links to the other members (another process took it first)."""
         end = time.monotonic() + LONG
         while self.steps_done(out) < step:
+            if "cannot listen for the sharded run's links" in procs[0].text():
+                return None
             if time.monotonic() > end or not procs[0].running():
                 return False
             time.sleep(0.05)
@@ -305,13 +314,14 @@ class Campaign:
 
     # --- one try ----------------------------------------------------------------------------
     def try_once(self, kind, index):
-        """One try; a draw whose fault came after the run had already ended is drawn again (at
-        most twice), since it tested nothing."""
+        """One try; a draw whose fault came after the run had already ended, or whose worker
+        found the port it was given for its member links taken, is drawn again (at most twice),
+        since it tested nothing."""
         for draw in range(3):
             result, detail = self.draw_once(kind, index, draw)
-            if result != "late":
+            if result not in ("late", "port"):
                 return result, detail + (f" (draw {draw + 1})" if draw else "")
-        return "fail", "the fault came after the run's end three times: " + detail
+        return "fail", "three draws in a row tested nothing: " + detail
 
     def draw_once(self, kind, index, draw):
         rng = random.Random(f"{self.a.seed}-{kind}-{index}" + (f"-{draw}" if draw else ""))
@@ -395,14 +405,16 @@ class Campaign:
         # link-cut: the victim's link to the coordinator goes through a relay. member-link-cut:
         # each worker's links from the other members do (the later member in the run's list
         # dials the earlier, and either worker may be later), never a link to the coordinator.
+        # A port handed out here is not bound until its process starts: a relay left to take
+        # any free port, or given one the system handed out twice, may take a worker's, and the
+        # worker then declines the run.
+        taken = {port}
         for w in ([victim] if kind == "link-cut" else ["w1", "w2"] if kind == "member-link-cut"
                   else []):
-            to = port if kind == "link-cut" else str(free_port())
-            # The port the worker will listen on is not bound yet: a relay left to take any free
-            # port may take that one.
-            listen = free_port()
-            while str(listen) == to:
-                listen = free_port()
+            to = port if kind == "link-cut" else str(free_port(taken))
+            taken.add(to)
+            listen = free_port(taken)
+            taken.add(str(listen))
             relay = Proc("relay-" + w, [sys.executable, os.path.join(ROOT, "bench", "linkrelay.py"),
                                         "--listen", f"127.0.0.1:{listen}", "--to",
                                         f"127.0.0.1:{to}", "--rate-mbit", "2000", "--delay-ms",
@@ -428,7 +440,11 @@ class Campaign:
         resumed_from = None
         if place == "moment" or kind in ("worker-stop", "disk-full", "link-cut", "member-link-cut",
                                          "clock-jump"):
-            if not self.wait_step(out, at_step, procs):
+            reached = self.wait_step(out, at_step, procs)
+            if reached is None:
+                self.verdict(folder, procs, what, None)
+                return "port", what + ": a worker's port for its member links was taken"
+            if not reached:
                 return self.verdict(folder, procs, what, f"the run did not reach step {at_step}")
             if kind == "worker-kill":
                 workers[victim].kill()
