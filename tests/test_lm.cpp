@@ -42,6 +42,18 @@ std::optional<QString> runPython(const QStringList& args) {
     return out.trimmed();
 }
 
+// How many steps a run's metrics.jsonl records.
+int stepLossCount(const QString& metrics) {
+    QFile f(metrics);
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    int steps = 0;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        steps += QJsonDocument::fromJson(line).object().value(QStringLiteral("type")).toString() ==
+                 QLatin1String("step");
+    return steps;
+}
+
 // Sentences from a small grammar: a byte model that learns which word follows which beats the
 // bytes' own frequencies by far.
 QByteArray story(int bytes) {
@@ -115,6 +127,10 @@ private:
         QHash<QString, QByteArray> sha256;
     };
     static QString changedTensors(const Digests& before, const QString& exported);
+    // A sharded run's ranges (its summary `s`) cover the `trainable` values once; a sync one,
+    // stopped at step 14, resumes on two machines and ends with one process's weights.
+    void expectShardedTrainable(const QJsonObject& s, qint64 trainable, const QString& out,
+                                const QStringList& mode);
 
     QTemporaryDir m_tmp;
     Digests m_frozenDigests, m_loraDigests;
@@ -510,6 +526,15 @@ void TestLm::frozenLayersComeBackUnchanged_data() {
                                               QStringLiteral("--fragments=2"),
                                               QStringLiteral("--outer-wire=int4")}
                                << false;
+    // The three machines split the trainable values only; a frozen one is in no range.
+    QTest::newRow("sync-sharded") << QStringList{QStringLiteral("--mode=sync"),
+                                                 QStringLiteral("--shard"),
+                                                 QStringLiteral("--max-steps=14")}
+                                  << false;
+    QTest::newRow("local-sgd-sharded")
+        << QStringList{QStringLiteral("--mode=local-sgd"), QStringLiteral("--local-steps=4"),
+                       QStringLiteral("--shard")}
+        << false;
 }
 
 void TestLm::frozenLayersComeBackUnchanged() {
@@ -541,6 +566,8 @@ void TestLm::frozenLayersComeBackUnchanged() {
                  !changed.contains(QLatin1String("blocks.0.")) &&
                  changed.contains(QLatin1String("head.weight")),
              qPrintable(changed));
+    if (mode.contains(QStringLiteral("--shard")))
+        expectShardedTrainable(s, trainable, out, mode);
     if (checkWire) {
         // Weights down and gradients up per step and worker: twice the trainable bytes, within
         // 5%; the frozen ones never travel.
@@ -555,6 +582,71 @@ void TestLm::frozenLayersComeBackUnchanged() {
                                 .arg(perStep)
                                 .arg(trainable)));
     }
+}
+
+void TestLm::expectShardedTrainable(const QJsonObject& s, qint64 trainable, const QString& out,
+                                    const QStringList& mode) {
+    // Every machine held a range, and the ranges cover the trainable values once: no frozen one.
+    const QJsonArray shards = s.value(QStringLiteral("shards")).toArray();
+    QVERIFY2(shards.size() == 3, qPrintable(QString::fromUtf8(QJsonDocument(s).toJson())));
+    qint64 next = 0;
+    for (const QJsonValue& v : shards) {
+        QCOMPARE(v.toObject().value(QStringLiteral("begin")).toInteger(), next);
+        next = v.toObject().value(QStringLiteral("end")).toInteger();
+        QVERIFY(next > v.toObject().value(QStringLiteral("begin")).toInteger());
+    }
+    QCOMPARE(next, trainable);
+    if (!mode.contains(QStringLiteral("--mode=sync")))
+        return;
+    // The run stopped at step 14 of 22 with a checkpoint; it resumes sharded across two machines
+    // and ends where one process's run of every step does: a sync step's result does not depend
+    // on the sharding, to fp32 rounding of the sum's order, which Adam's steps carry on (2e-5 to
+    // 6e-5 here, as the balancer splits the batch; each of Adam's steps moves a weight by up to
+    // the rate, 3e-3).
+    const QString metrics = out + QStringLiteral("/metrics.jsonl");
+    QCOMPARE(stepLossCount(metrics), 14);
+    TandemProcess again({QStringLiteral("train"), QStringLiteral("--resume"),
+                         out + QStringLiteral("/checkpoint.tandem"), QStringLiteral("--threads=1"),
+                         QStringLiteral("--max-steps=1000"), QStringLiteral("--shard"),
+                         QStringLiteral("--listen=127.0.0.1:0"), QStringLiteral("--workers=1"),
+                         QStringLiteral("--home"), home("coord")});
+    const QString port = waitPort(again);
+    QVERIFY2(!port.isEmpty(), qPrintable(again.err()));
+    worker("w1", port);
+    QVERIFY(again.finish(600000));
+    QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+    QVERIFY2(again.err().contains(QStringLiteral("sharded the optimizer across 2 machines")),
+             qPrintable(again.err()));
+    QCOMPARE(stepLossCount(metrics), 22);
+    const QString changed =
+        changedTensors(m_frozenDigests, out + QStringLiteral("/model.safetensors"));
+    QCOMPARE(changed.split(QLatin1Char(' ')).first(), QStringLiteral("blocks.1.ln1.weight"));
+    const QString one = out + QStringLiteral("-one");
+    TandemProcess c({QStringLiteral("train"), QStringLiteral("--threads=1"),
+                     QStringLiteral("--model=") + m_frozen,
+                     QStringLiteral("--data=text:%1,context=32").arg(m_text),
+                     QStringLiteral("--batch=32"), QStringLiteral("--lr=0.003"),
+                     QStringLiteral("--epochs=1"), QStringLiteral("--out=") + one});
+    QVERIFY(c.finish(600000));
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    const QList<TensorRecord> a = hffolder::readSafetensors(out +
+                                                            QStringLiteral("/model.safetensors")),
+                              b = hffolder::readSafetensors(one +
+                                                            QStringLiteral("/model.safetensors"));
+    QCOMPARE(a.size(), b.size());
+    double worst = 0;
+    for (const TensorRecord& x : a) {
+        const QByteArray y = tensorBytes(b, x.name);
+        QVERIFY2(x.dtype == DType::F32 && y.size() == x.data.size(), qPrintable(x.name));
+        const auto* p = reinterpret_cast<const float*>(x.data.constData());
+        const auto* q = reinterpret_cast<const float*>(y.constData());
+        for (int64_t i = 0; i < x.numel(); ++i)
+            worst = std::max(worst, double(std::abs(p[i] - q[i])));
+    }
+    qInfo("frozen backbone, sharded sync resumed on other machines against one process: largest "
+          "weight difference %g",
+          worst);
+    QVERIFY2(worst < 2e-4, qPrintable(QString::number(worst)));
 }
 
 void TestLm::frozenThroughPauseAndCoordinatorKill() {

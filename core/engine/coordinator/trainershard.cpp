@@ -21,12 +21,8 @@
 namespace tandem {
 
 Status Trainer::shardHub(HubConfig& hc) {
-    if (m_frozenCount > 0)
-        return makeError(ErrorCode::Unsupported,
-                         QStringLiteral("--shard is for a model whose every weight trains; %1 "
-                                        "has %2 frozen values: leave out --shard")
-                             .arg(m_cfg.model)
-                             .arg(m_frozenCount));
+    // The ranges cut the trainable values only (ModelTensors::params): a frozen weight reaches
+    // every machine inside the model, as in any run, and no owner keeps or sends it.
     m_shards = std::make_unique<ShardConductor>();
     hc.sharded = true;
     hc.shardReport = [c = m_shards.get()](const QString& id, const wire::ShardReport& r) {
