@@ -31,6 +31,7 @@ private Q_SLOTS:
     void stepsCrossTheLinks();
     void anOwnerQueuesABoundedPartOfItsRange();
     void aWorkersReplicaIsRoundedAsTheWireCarriesWeights();
+    void anOwnerKeepsItsRangeWhereItArrived();
 
 private:
     ShardIntroduction introduction(const std::vector<const Identity*>& members) const;
@@ -521,6 +522,55 @@ void TestShardLink::aWorkersReplicaIsRoundedAsTheWireCarriesWeights() {
     part.roundReplica();
     for (size_t i = 0; i < model.size(); ++i)
         QVERIFY(at::equal(fp32[i], model[i]));
+}
+
+// The weights of a machine's range come in one blob of the setup: its owner keeps them there,
+// not in a copy (a range of gigabytes would be held twice while the owner is made), and steps
+// them as any owner does. A resumed range's state follows its weights in the blob; that owner
+// copies its weights out, so the state's bytes go with the blob.
+void TestShardLink::anOwnerKeepsItsRangeWhereItArrived() {
+    at::manual_seed(12);
+    const std::vector<at::Tensor> model{at::randn({40, 10}), at::randn({30})};
+    std::vector<at::Tensor> replica;
+    copyInto(model, {&replica});
+    ShardPart part(m_a, &replica, DType::F32, OptimizerConfig{});
+    QVERIFY(bool(part.listen(QHostAddress::LocalHost)));
+    wire::ShardSetup setup;
+    setup.runId = QStringLiteral("run-8");
+    setup.token = QByteArray(32, 't');
+    setup.members = {{m_a.deviceId(), QStringLiteral("127.0.0.1"), 1},
+                     {m_b.deviceId(), QStringLiteral("127.0.0.1"), 2}};
+    setup.ranges = {{0, 250, m_a.deviceId()}, {250, 430, m_b.deviceId()}};
+    const at::Tensor mine =
+        at::cat({model[0].reshape({-1}), model[1].reshape({-1})}).narrow(0, 0, 250);
+    QByteArray range(reinterpret_cast<const char*>(mine.data_ptr<float>()), 250 * sizeof(float));
+    const void* arrived = range.constData();
+    QVERIFY(part.setup(setup, range).ok());
+    range = QByteArray(); // the caller's share goes, as the worker's session lets its blob go
+    QVERIFY(part.owner());
+    QCOMPARE(part.owner()->masters().data_ptr(), arrived);
+    QVERIFY(at::equal(part.owner()->masters(), mine));
+
+    // Resumed: the state after the weights, three of Adam's steps.
+    ShardOwner source(ShardLayout::of(replica), 0, 250, mine, OptimizerConfig{});
+    for (int i = 0; i < 3; ++i) {
+        QVERIFY(source.add(source.cut({at::ones({40, 10}), at::ones({30})}), 1.0).ok());
+        source.apply(0.1);
+    }
+    ShardPart resumed(m_a, &replica, DType::F32, OptimizerConfig{});
+    QVERIFY(bool(resumed.listen(QHostAddress::LocalHost)));
+    setup.optimizerSteps = 3;
+    const QByteArray withState =
+        QByteArray(reinterpret_cast<const char*>(source.masters().data_ptr<float>()),
+                   250 * sizeof(float)) +
+        source.rangeStateBytes();
+    const auto st = resumed.setup(setup, withState);
+    QVERIFY2(st.ok(), qPrintable(st.ok() ? QString() : st.error().message));
+    QVERIFY(resumed.owner()->masters().data_ptr() !=
+            static_cast<const void*>(withState.constData()));
+    QVERIFY(at::equal(resumed.owner()->masters(), source.masters()));
+    QCOMPARE(resumed.owner()->stepCount(), 3);
+    QVERIFY(!at::equal(source.masters(), mine));
 }
 
 QTEST_GUILESS_MAIN(TestShardLink)

@@ -9,6 +9,42 @@
 
 namespace tandem {
 
+namespace {
+
+// The owner of [begin, end) from the setup's blob `range`: the range's fp32 weights, then (a
+// resumed run's, after `steps` steps) its optimizer's state.
+Expected<std::unique_ptr<ShardOwner>> ownerOfBlob(const ShardLayout& layout, int64_t begin,
+                                                  int64_t end, const QByteArray& range,
+                                                  int64_t steps, const OptimizerConfig& optimizer) {
+    const qint64 want = (end - begin) * qint64(sizeof(float));
+    if (range.size() == want) {
+        // The weights alone: the owner keeps them where they arrived, a share of the blob's
+        // bytes (not a copy), so that a range of gigabytes is never held twice. The caller lets
+        // its own share go, and no one else reads them.
+        auto* kept = new QByteArray(range);
+        return std::make_unique<ShardOwner>(ShardOwner::adopting(
+            layout, begin, end,
+            at::from_blob(
+                const_cast<char*>(kept->constData()), {end - begin}, [kept](void*) { delete kept; },
+                at::TensorOptions().dtype(at::kFloat)),
+            optimizer));
+    }
+    // A resumed run's state follows the weights: they are copied out, so that the state's bytes
+    // go with the blob, and the state is read where it lies, copied once, into the owner.
+    auto owner = std::make_unique<ShardOwner>(layout, begin, end,
+                                              at::from_blob(const_cast<char*>(range.constData()),
+                                                            {end - begin},
+                                                            at::TensorOptions().dtype(at::kFloat)),
+                                              optimizer);
+    if (auto st = owner->restoreRange(
+            steps, QByteArray::fromRawData(range.constData() + want, range.size() - want));
+        !st)
+        return st.error();
+    return owner;
+}
+
+} // namespace
+
 ShardPart::ShardPart(const Identity& identity, std::vector<at::Tensor>* replica, DType wire,
                      OptimizerConfig optimizer, QObject* parent)
     : QObject(parent)
@@ -86,21 +122,13 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range,
                                          "weights alone are %2")
                               .arg(range.size())
                               .arg(want));
-        const at::Tensor flat =
-            at::from_blob(const_cast<char*>(range.constData()), {mine->end - mine->begin},
-                          at::TensorOptions().dtype(at::kFloat));
         // Local-SGD's owners take the workers' parameter deltas with the outer optimizer.
-        auto owner = std::make_unique<ShardOwner>(
-            layout, mine->begin, mine->end, flat,
-            setup.outerStep ? outerStepOptimizer(setup.outerMomentum) : m_optimizer);
-        // The state where it lies in the blob: read in place, copied once, into the owner.
-        if (range.size() > want)
-            if (auto st = owner->restoreRange(
-                    setup.optimizerSteps,
-                    QByteArray::fromRawData(range.constData() + want, range.size() - want));
-                !st)
-                return refuse(st.error().message);
-        m_owner = std::move(owner);
+        auto owner =
+            ownerOfBlob(layout, mine->begin, mine->end, range, setup.optimizerSteps,
+                        setup.outerStep ? outerStepOptimizer(setup.outerMomentum) : m_optimizer);
+        if (!owner)
+            return refuse(owner.error().message);
+        m_owner = std::move(*owner);
     } else if (!range.isEmpty() || own) {
         return refuse(QStringLiteral("weights came for a range this machine does not own"));
     }
