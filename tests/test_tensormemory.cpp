@@ -1,8 +1,9 @@
 // The CPU's tensor memory cache: freed blocks of 1 MiB to 4 GiB come back for tensors of their
 // size, a much larger block is not spent on a small tensor (above 32 MiB one serves a tensor of
 // half its size), a share of the batch that changes each step still reuses the last steps'
-// blocks, blocks no step took are freed after two steps, what is kept stops at its limit, many
-// threads may allocate and free at once, and what is kept never lifts the peak.
+// blocks, blocks no step took are freed after two steps, what is kept stops at its limit (at 0,
+// the cache hands each block out as LibTorch's allocator would), many threads may allocate and free
+// at once, and what is kept never lifts the peak.
 
 #include "model/tensormemory.h"
 #include "model/torchcompat.h"
@@ -38,6 +39,7 @@ private Q_SLOTS:
     void aMuchLargerBlockIsNotSpentOnASmallTensor();
     void aLargeBlockServesATensorOfHalfItsSize();
     void keptMemoryStopsAtItsLimit();
+    void aCacheThatKeepsNothingHandsOutExactBlocks();
     void aShareThatChangesEachStepReusesItsBlocks();
     void blocksNoStepTookAreFreedAfterTwoSteps();
     void reusedMemoryHoldsWhatIsWritten();
@@ -117,6 +119,25 @@ void TestTensorMemory::keptMemoryStopsAtItsLimit() {
     at::Tensor again = bytes(8 * MiB); // what was kept still serves
     QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
     limitCachedTensorMemory(1024 * MiB);
+}
+
+// A machine that only holds a range of a sharded run keeps nothing: it makes its state once, and
+// a kept block up to half as large again as a state tensor it served would hold memory no plan
+// counts. Blocks it kept go, and each new one is neither rounded, counted nor kept.
+void TestTensorMemory::aCacheThatKeepsNothingHandsOutExactBlocks() {
+    bytes(8 * MiB).reset();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 8 * MiB);
+    limitCachedTensorMemory(0);
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+    const TensorMemoryCounts before = tensorMemoryCounts();
+    at::Tensor state = bytes(6 * MiB + 5);
+    QCOMPARE(tensorMemoryCounts().liveBytes, before.liveBytes); // not one of the cache's
+    QCOMPARE(tensorMemoryCounts().fresh, before.fresh);
+    state.reset();
+    QCOMPARE(tensorMemoryCounts().cachedBytes, int64_t(0));
+    limitCachedTensorMemory(1024 * MiB);
+    bytes(6 * MiB).reset(); // kept again once a limit says so
+    QCOMPARE(tensorMemoryCounts().cachedBytes, 6 * MiB);
 }
 
 // A worker's share of the batch changes each step (the balancer's), and its activations with

@@ -102,8 +102,17 @@ public:
     }
 
     void setKeptLimit(int64_t bytes) {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_keptLimit = bytes;
+        }
+        if (bytes == 0)
+            releaseAll();
+    }
+
+    bool keepsNothing() {
         std::lock_guard<std::mutex> lock(m_mutex);
-        m_keptLimit = bytes;
+        return m_keptLimit == 0;
     }
 
     void releaseAll() {
@@ -128,7 +137,9 @@ private:
     }
 
     at::DataPtr take(size_t n) {
-        if (n < kSmallest || n > kLargest)
+        // A cache that may keep nothing (limitCachedTensorMemory(0)) rounds no size and hands
+        // out no kept block: each comes straight from the inner allocator.
+        if (n < kSmallest || n > kLargest || keepsNothing())
             return m_inner->allocate(n); // its own raw deleter: giveBack passes it on
         const size_t size = sizeClass(n);
         void* memory = nullptr;

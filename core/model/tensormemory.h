@@ -36,6 +36,8 @@ void installTensorMemoryCache();
 // are freed. Any thread.
 void tensorMemoryStepDone();
 // What the cache keeps at most from now on (a run's device memory, an eighth of it). Any thread.
+// 0: it keeps nothing, frees what it kept, and hands each new block out at its own size, straight
+// from LibTorch's allocator (a process that computes no steps).
 void limitCachedTensorMemory(int64_t bytes);
 // Frees every kept block. Any thread.
 void releaseCachedTensorMemory();

@@ -7,6 +7,7 @@
 
 #include "engine/shard/shardplan.h"
 #include "engine/worker/admission.h"
+#include "model/tensormemory.h"
 #include "net/connection.h"
 
 namespace tandem {
@@ -27,6 +28,11 @@ void WorkerSession::holdRange(const wire::RunSpec& spec) {
         m_heldShapes.push_back(
             at::empty(shape, at::TensorOptions().dtype(at::kFloat).device(at::kMeta)));
     m_conn->setBlobCap(wire::BlobKind::Tensors, shardStateCap(layout->paramCount()));
+    // No step of a model's runs here, whose blocks of memory the tensor cache would keep for
+    // the next: the range's state is made once and kept, and a block kept for reuse, up to half
+    // as large again as the tensor it then serves, would hold memory the plan does not count
+    // beside the range and the arriving gradients at their most. Each block is made at its size.
+    limitCachedTensorMemory(0);
     auto port =
         startShardPart(spec, storageDtype(spec.wire), options->innerOptimizer, &m_heldShapes);
     if (!port)
