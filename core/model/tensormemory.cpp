@@ -106,13 +106,9 @@ public:
             std::lock_guard<std::mutex> lock(m_mutex);
             m_keptLimit = bytes;
         }
+        m_keepsNothing.store(bytes == 0);
         if (bytes == 0)
             releaseAll();
-    }
-
-    bool keepsNothing() {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        return m_keptLimit == 0;
     }
 
     void releaseAll() {
@@ -139,7 +135,7 @@ private:
     at::DataPtr take(size_t n) {
         // A cache that may keep nothing (limitCachedTensorMemory(0)) rounds no size and hands
         // out no kept block: each comes straight from the inner allocator.
-        if (n < kSmallest || n > kLargest || keepsNothing())
+        if (n < kSmallest || n > kLargest || m_keepsNothing.load(std::memory_order_relaxed))
             return m_inner->allocate(n); // its own raw deleter: giveBack passes it on
         const size_t size = sizeClass(n);
         void* memory = nullptr;
@@ -230,7 +226,8 @@ private:
     std::multimap<size_t, Kept> m_kept;       // freed and kept, by size
     uint64_t m_steps = 0;
     int64_t m_keptLimit = kDefaultKeptLimit;
-    int64_t m_peakLive = 0; // the most the blocks handed out have held at once
+    std::atomic<bool> m_keepsNothing{false}; // m_keptLimit is 0: read without the lock
+    int64_t m_peakLive = 0;                  // the most the blocks handed out have held at once
     TensorMemoryCounts m_counts;
 };
 

@@ -289,19 +289,6 @@ bool shardStepStreams(const RunConfig& cfg) {
     return cfg.mode == TrainMode::Sync && cfg.precision != Precision::Fp16;
 }
 
-namespace {
-// The model's trainable values, and the most in one tensor.
-std::pair<int64_t, int64_t> trainableValues(const Model& model) {
-    int64_t trainable = 0, largest = 0;
-    for (const auto& [name, t] : model.parameters())
-        if (t.requires_grad()) {
-            trainable += t.numel();
-            largest = std::max<int64_t>(largest, t.numel());
-        }
-    return {trainable, largest};
-}
-} // namespace
-
 MemoryNeed shardWorkerNeed(const Model& model, const Dataset& train, const RunConfig& cfg) {
     const auto [trainable, largest] = trainableValues(model);
     MemoryNeed need = memoryNeed(model, train, cfg, MasterCopy::None);

@@ -120,12 +120,18 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
     return need;
 }
 
-int64_t outerWorkerSideBytes(const Model& model, bool sendsDeltas) {
-    int64_t trainable = 0;
+std::pair<int64_t, int64_t> trainableValues(const Model& model) {
+    int64_t trainable = 0, largest = 0;
     for (const auto& [name, t] : model.parameters())
-        if (t.requires_grad())
+        if (t.requires_grad()) {
             trainable += t.numel();
-    return trainable * (sendsDeltas ? 8 : 4);
+            largest = std::max<int64_t>(largest, t.numel());
+        }
+    return {trainable, largest};
+}
+
+int64_t outerWorkerSideBytes(const Model& model, bool sendsDeltas) {
+    return trainableValues(model).first * (sendsDeltas ? 8 : 4);
 }
 
 MasterCopy mastersBeside(const DeviceInfo& device, bool mastersOnAccelerator,

@@ -16,6 +16,8 @@
 #include "formats/dataset.h"
 #include "model/model.h"
 
+#include <utility>
+
 namespace tandem {
 
 struct MemoryNeed {
@@ -72,6 +74,8 @@ enum class MasterCopy {
 // beside it (in local modes the outer optimizer's state, not the run's).
 MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig& cfg,
                       MasterCopy masters);
+// The model's trainable values, and the most in one tensor.
+std::pair<int64_t, int64_t> trainableValues(const Model& model);
 // A remote worker's side of local-SGD's outer traffic, in the host's memory: the global
 // weights as the coordinator's bundles add up to and, where it sends its deltas over the outer
 // wire (not to a sharded run's owners), what they rounded away (outerwire.h's
