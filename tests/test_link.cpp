@@ -25,6 +25,13 @@ namespace {
 // (Debian 13) and twice that beside the other language-model tests: a coordinator may take 25.
 constexpr int kRunMs = 25 * 60 * 1000;
 
+// What auto mode weighed, from the line that says what it chose: the log of a run that chose
+// otherwise shows how far it was from the edge.
+QString choiceFigures(const QString& log) {
+    const QRegularExpression re(QStringLiteral("a sync step [^\\n]*"));
+    return re.match(log).captured(0);
+}
+
 } // namespace
 
 class TestLink : public QObject {
@@ -96,8 +103,8 @@ TestLink::SlowWorker TestLink::workerOverSlowLink(TandemProcess& c) const {
 // a tenth, the live probes say so.
 void TestLink::autoChoosesStreamingOnASlowLink() {
     const QString out = m_tmp.filePath(QStringLiteral("slow"));
-    TandemProcess c(coordinator(out, {QStringLiteral("--model=mlp"), QStringLiteral("--batch=50"),
-                                      QStringLiteral("--epochs=1000")}),
+    TandemProcess c(coordinator(out, {QStringLiteral("--model=mlp"), QStringLiteral("--batch=1000"),
+                                      QStringLiteral("--epochs=10000")}),
                     false, {QStringLiteral("TANDEM_LINK_PROBE_MS=300")});
     auto slow = workerOverSlowLink(c);
     QVERIFY2(slow.worker, qPrintable(c.err()));
@@ -113,6 +120,7 @@ void TestLink::autoChoosesStreamingOnASlowLink() {
     QVERIFY2(!ratio.isEmpty(), qPrintable(c.err()));
     // 32 inner steps, int4 (about 7 bits in 8 saved): a few hundred times less.
     QVERIFY2(ratio.toInt() > 100, qPrintable(ratio));
+    qInfo("%s", qPrintable(choiceFigures(c.err())));
     QVERIFY(!c.waitForErr(QStringLiteral("joined with")).isEmpty());
     QVERIFY(QTest::qWaitFor([&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 5; },
                             120000));
@@ -153,8 +161,8 @@ void TestLink::autoChoosesStreamingOnASlowLink() {
 void TestLink::autoKeepsSyncWhereStreamingDoesNotFit() {
     const QString out = m_tmp.filePath(QStringLiteral("tight"));
     TandemProcess c(
-        coordinator(out, {QStringLiteral("--model=mlp"), QStringLiteral("--batch=50"),
-                          QStringLiteral("--optimizer=adam"), QStringLiteral("--epochs=1000")}),
+        coordinator(out, {QStringLiteral("--model=mlp"), QStringLiteral("--batch=1000"),
+                          QStringLiteral("--optimizer=adam"), QStringLiteral("--epochs=10000")}),
         false, {QStringLiteral("TANDEM_MEMORY_LIMIT=5M")});
     auto slow = workerOverSlowLink(c);
     QVERIFY2(slow.worker, qPrintable(c.err()));
@@ -163,6 +171,7 @@ void TestLink::autoKeepsSyncWhereStreamingDoesNotFit() {
                   .isEmpty(),
              qPrintable(c.err()));
     QVERIFY2(c.err().contains(QStringLiteral("streaming mode will send")), qPrintable(c.err()));
+    qInfo("%s", qPrintable(choiceFigures(c.err())));
     QVERIFY(QTest::qWaitFor([&] { return countLines(out + QStringLiteral("/metrics.jsonl")) >= 3; },
                             120000));
     c.signal(SIGTERM);
