@@ -1986,18 +1986,35 @@ void TestDistributed::localSgdMode() {
                                  QStringLiteral("--epochs=3"), QStringLiteral("--out=") + out}));
     const QString port = waitPort(c);
     QVERIFY(!port.isEmpty());
-    TandemProcess* w = worker("w2", port);
+    TandemProcess* w = worker("w2", port, {QStringLiteral("--events=-")});
     QVERIFY(c.finish());
     QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
     const QJsonObject s = c.summary();
+    // The worker says what its memory plan counts on, in its log and its joined event: the
+    // weights, their gradients and Adam's two moments (16 bytes a value), the round's start and
+    // its delta (8 more), and its record of the global weights and the delta it sends over the
+    // outer wire (8 more). The mlp has no buffers.
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+    QVERIFY2(w->err().contains(QRegularExpression(
+                 QStringLiteral("ready on .*; the memory plan counts on [0-9]+ MB for the model"))),
+             qPrintable(w->err()));
+    QJsonObject plan;
+    for (const QString& line : w->out().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const QJsonObject e = QJsonDocument::fromJson(line.toUtf8()).object();
+        if (e.value(QStringLiteral("event")).toString() == QLatin1String("joined"))
+            plan = e.value(QStringLiteral("memory_plan")).toObject();
+    }
+    const int64_t values = s.value(QStringLiteral("trainable_parameters")).toInteger();
+    const int64_t fixed = plan.value(QStringLiteral("fixed_bytes")).toInteger();
+    QVERIFY2(values > 0, qPrintable(c.out()));
+    QCOMPARE(fixed, 32 * values);
     // A round is 4 inner steps of the global batch: 2000 / 80 = 25 rounds an epoch.
     QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 3 * 25);
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 3 * 2000);
     QVERIFY2(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5, qPrintable(c.out()));
     const QList<double> losses = stepLosses(out + QStringLiteral("/metrics.jsonl"));
     QVERIFY(losses.last() < losses.first());
-    QVERIFY(w->finish());
-    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
 }
 
 QStringList TestDistributed::fashionLocalSgd(const char* model, int trainSamples,

@@ -262,6 +262,15 @@ struct WorkerSummary {
     int64_t overlappedBytes = 0;
 };
 
+// What the memory plan counts on for one worker's replica (bytes; 0: no figure): the model with
+// its gradients, optimizer state and the mode's records, each sample's activations, and the
+// samples it computes at once (0: no limit).
+struct MemoryPlanFigures {
+    int64_t fixedBytes = 0;
+    int64_t perSampleBytes = 0;
+    int64_t samplesAtOnce = 0;
+};
+
 struct RunSummary {
     QString model;
     TrainMode mode = TrainMode::Sync; // what it trained in, after auto has chosen
@@ -292,14 +301,9 @@ struct RunSummary {
     // ("local_pass_ms", "wire_ms", "waiting_ms", "optimizer_ms", "step_ms", "steps").
     QJsonObject stepSplit;
     int64_t staleDropped = 0; // async: gradients dropped for staleness
-    // What the memory plan expected of this machine's own worker (bytes; 0: no local worker or
-    // no figure): the model with its gradients and optimizer state, each sample's activations,
-    // and the samples it may compute at once (0: no limit).
-    struct MemoryPlanFigures {
-        int64_t fixedBytes = 0;
-        int64_t perSampleBytes = 0;
-        int64_t samplesAtOnce = 0;
-    } memoryPlan;
+    // What the memory plan expected of this machine's own worker (0: no local worker or no
+    // figure).
+    MemoryPlanFigures memoryPlan;
     QList<WorkerSummary> workers;
     // A sharded run (RunConfig::shard): each machine's range of the trainable values, what it
     // kept for it (fp32 masters, the optimizer's state, the gradients' sum), and the bytes its

@@ -249,7 +249,7 @@ private:
     // Held from the start while this machine trains on its CPU with more than one thread:
     // this thread's operators then stay serial, and its large work goes to m_local's thread.
     std::optional<SerialTorchOps> m_serialOps;
-    RunSummary::MemoryPlanFigures m_localPlan; // this machine's worker, as planned
+    MemoryPlanFigures m_localPlan; // this machine's worker, as planned
     std::shared_ptr<LocalWorker> m_local;
     std::shared_ptr<DatasetSplits> m_data;
     Model m_module;

@@ -94,7 +94,7 @@ std::shared_ptr<DatasetSplits> localDataset(const wire::RunSpec& spec, const Dat
 Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
                                                      const AdmittedRun& run,
                                                      const std::shared_ptr<DatasetSplits>& data,
-                                                     QString* note) {
+                                                     QString* note, MemoryPlanFigures* plan) {
     // Sized to this device before the replica takes its memory: refused with the figures when
     // the model cannot fit, and never more samples in one pass than fit.
     RunConfig sized;
@@ -118,6 +118,8 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
     auto fits = samplesThatFit(need, device, QStringLiteral("this machine"));
     if (!fits)
         return fits.error();
+    if (plan)
+        *plan = {need.on(device).fixedBytes(), need.perSampleBytes, *fits};
     try {
         ReplicaOptions options = run.options;
         options.samplesPerPass = *fits;

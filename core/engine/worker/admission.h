@@ -8,6 +8,7 @@
 
 #include "common/expected.h"
 #include "engine/step/replica.h"
+#include "engine/training.h"
 #include "engine/wire/outerwire.h"
 #include "engine/wire/wiretensors.h"
 #include "formats/datasetcache.h"
@@ -51,10 +52,12 @@ std::shared_ptr<DatasetSplits> localDataset(const wire::RunSpec& spec, const Dat
 
 // The replica the run computes on, on `device`. Fails naming the device when it cannot start
 // there (out of memory, a model the device cannot run). `note` gets what the worker's log
-// should say of how it computes (a frozen bf16 base widened, or why not).
+// should say of how it computes (a frozen bf16 base widened, or why not); `plan`, what the
+// memory plan counts on.
 Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
                                                      const AdmittedRun& run,
                                                      const std::shared_ptr<DatasetSplits>& data,
-                                                     QString* note = nullptr);
+                                                     QString* note = nullptr,
+                                                     MemoryPlanFigures* plan = nullptr);
 
 } // namespace tandem

@@ -30,7 +30,8 @@ void WorkerEvents::emitEvent(const QJsonObject& e) const {
 }
 
 void WorkerEvents::joined(const QString& runId, TrainMode mode, const QString& device,
-                          const QString& data, const DatasetSplits* samples) {
+                          const QString& data, const DatasetSplits* samples,
+                          const MemoryPlanFigures& plan) {
     const int64_t tokensPerSample = samples && samples->train.targets == Dataset::Targets::Ids
                                         ? samples->train.targetSize()
                                         : 0;
@@ -71,6 +72,11 @@ void WorkerEvents::joined(const QString& runId, TrainMode mode, const QString& d
                   {QStringLiteral("device"), device}};
     if (tokensPerSample > 0)
         e.insert(QStringLiteral("tokens_per_sample"), qint64(tokensPerSample));
+    if (plan.fixedBytes > 0)
+        e.insert(QStringLiteral("memory_plan"),
+                 QJsonObject{{QStringLiteral("fixed_bytes"), qint64(plan.fixedBytes)},
+                             {QStringLiteral("per_sample_bytes"), qint64(plan.perSampleBytes)},
+                             {QStringLiteral("samples_at_once"), qint64(plan.samplesAtOnce)}});
     emitEvent(e);
 }
 

@@ -5,6 +5,7 @@
 // it also records that part for the machine's History (RunHistory): a run it lent its device
 // to, with the samples it computed, their loss and its speed.
 
+#include "engine/training.h"
 #include "wire/messages.h"
 
 #include <QElapsedTimer>
@@ -32,9 +33,11 @@ public:
     }
     // `data` is the run's dataset as its coordinator names it, and `samples` what this machine
     // holds of it: a language model's samples are windows of tokens, and its speed is told in
-    // tokens, as on the coordinator.
+    // tokens, as on the coordinator. `plan` is what the memory plan counts on for this
+    // machine's replica, as the run summary gives it for the coordinator's own worker.
     void joined(const QString& runId, TrainMode mode, const QString& device,
-                const QString& data = {}, const DatasetSplits* samples = nullptr);
+                const QString& data = {}, const DatasetSplits* samples = nullptr,
+                const MemoryPlanFigures& plan = {});
     void paused(bool paused);
     // A result went to the coordinator; `share` is its part of the step's samples.
     void stepSent(const wire::Result& r, double share);

@@ -90,7 +90,8 @@ private:
     // The replica is started on the idle compute thread; onReplicaStarted tells the coordinator.
     void becomeReady();
     void onReplicaStarted(uint64_t admission, AdmittedRun run,
-                          Expected<std::unique_ptr<ModelReplica>>& replica, const QString& note);
+                          Expected<std::unique_ptr<ModelReplica>>& replica, const QString& note,
+                          const MemoryPlanFigures& plan);
     void onAssign(const wire::Assign& a);
     // A sharded run (shardpart.h, sessionshard.cpp): this machine's part, listening for its
     // links (returns the port), and the coordinator's setup, closes and requests for its state.

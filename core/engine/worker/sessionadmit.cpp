@@ -8,11 +8,30 @@
 
 #include "common/failpoint.h"
 #include "engine/shard/shardplan.h"
+#include "engine/step/memoryplan.h"
 #include "net/connection.h"
 
 #include <limits>
 
 namespace tandem {
+
+namespace {
+
+// "; the memory plan counts on 1.2 GB for the model and 3 MB a sample, 8 at once", for the
+// ready line.
+QString planText(const MemoryPlanFigures& plan) {
+    if (plan.fixedBytes <= 0)
+        return {};
+    QString text = QStringLiteral("; the memory plan counts on %1 for the model")
+                       .arg(bytesText(plan.fixedBytes));
+    if (plan.perSampleBytes > 0)
+        text += QStringLiteral(" and %1 a sample").arg(bytesText(plan.perSampleBytes));
+    if (plan.samplesAtOnce > 0)
+        text += QStringLiteral(", %1 at once").arg(plan.samplesAtOnce);
+    return text;
+}
+
+} // namespace
 
 void WorkerSession::admit(const wire::RunSpec& spec, const QByteArray& archive,
                           const NamedTensors* base) {
@@ -81,15 +100,16 @@ void WorkerSession::becomeReady() {
     m_run.reset();
     m_loop.runIdle([this, admission, run, data = m_data, device = m_device] {
         auto note = std::make_shared<QString>();
+        auto plan = std::make_shared<MemoryPlanFigures>();
         auto replica = std::make_shared<Expected<std::unique_ptr<ModelReplica>>>(
-            startReplica(device, *run, data, note.get()));
+            startReplica(device, *run, data, note.get(), plan.get()));
         // The replica has its own copy: the model as it came would stay beside it for the whole
         // run, as much memory again as the model's weights.
         run->module = Model();
         QMetaObject::invokeMethod(
             this,
-            [this, admission, run, replica, note] {
-                onReplicaStarted(admission, std::move(*run), *replica, *note);
+            [this, admission, run, replica, note, plan] {
+                onReplicaStarted(admission, std::move(*run), *replica, *note, *plan);
             },
             Qt::QueuedConnection);
     });
@@ -97,7 +117,7 @@ void WorkerSession::becomeReady() {
 
 void WorkerSession::onReplicaStarted(uint64_t admission, AdmittedRun run,
                                      Expected<std::unique_ptr<ModelReplica>>& replica,
-                                     const QString& note) {
+                                     const QString& note, const MemoryPlanFigures& plan) {
     if (admission != m_admission || m_state != State::Loading)
         return;
     if (!note.isEmpty())
@@ -114,7 +134,7 @@ void WorkerSession::onReplicaStarted(uint64_t admission, AdmittedRun run,
     ready.precision = nameOf((*replica)->precision());
     ready.precisionNote = (*replica)->precisionNote();
     m_events.joined(run.spec.runId, run.spec.mode, m_device.name, run.spec.datasetSpec,
-                    m_data.get());
+                    m_data.get(), plan);
     const wire::RunSpec spec = run.spec;
     const OptimizerConfig optimizer = run.options.innerOptimizer;
     const DType wireDtype = run.wire;
@@ -129,11 +149,12 @@ void WorkerSession::onReplicaStarted(uint64_t admission, AdmittedRun run,
     m_conn->send(ready);
     if (!ready.precisionNote.isEmpty())
         m_log(ready.precisionNote);
-    m_log(QStringLiteral("ready on %1%2; %3 training samples")
+    m_log(QStringLiteral("ready on %1%2; %3 training samples%4")
               .arg(m_device.name, ready.precision == QLatin1String("fp32")
                                       ? QString()
                                       : QStringLiteral(" (%1 autocast)").arg(ready.precision))
-              .arg(m_data->train.count()));
+              .arg(m_data->train.count())
+              .arg(planText(plan)));
 }
 
 } // namespace tandem
