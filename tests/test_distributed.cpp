@@ -421,6 +421,11 @@ void TestDistributed::syncMatchesOneWorker() {
     QCOMPARE(remote, 1);
     QVERIFY2(w->exitCode() == 0,
              qPrintable(w->err() + QStringLiteral("\ncoordinator:\n") + coordinatorLog));
+    // The remote worker's plan: the mlp's weights and gradients (0.78 MB each; SGD's state is the
+    // coordinator's), the gradient bundle it keeps from step to step and the weights it holds
+    // until they are applied (as much again): 3.1 MB, where the replica alone is 1.6.
+    QVERIFY2(w->err().contains(QStringLiteral("the memory plan counts on 3 MB for the model")),
+             qPrintable(w->err()));
     expectSameTrajectory(one, two);
 }
 
@@ -1992,8 +1997,9 @@ void TestDistributed::localSgdMode() {
     const QJsonObject s = c.summary();
     // The worker says what its memory plan counts on, in its log and its joined event: the
     // weights, their gradients and Adam's two moments (16 bytes a value), the round's start and
-    // its delta (8 more), and its record of the global weights and the delta it sends over the
-    // outer wire (8 more). The mlp has no buffers.
+    // its delta (8 more), its record of the global weights and the delta it sends over the
+    // outer wire (8 more), and the weights as they arrive (4 more, and the bundles' headers).
+    // The mlp has no buffers.
     QVERIFY(w->finish());
     QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
     QVERIFY2(w->err().contains(QRegularExpression(
@@ -2008,7 +2014,7 @@ void TestDistributed::localSgdMode() {
     const int64_t values = s.value(QStringLiteral("trainable_parameters")).toInteger();
     const int64_t fixed = plan.value(QStringLiteral("fixed_bytes")).toInteger();
     QVERIFY2(values > 0, qPrintable(c.out()));
-    QCOMPARE(fixed, 32 * values);
+    QVERIFY2(fixed >= 36 * values && fixed < 36 * values + 65536, qPrintable(w->out()));
     // A round is 4 inner steps of the global batch: 2000 / 80 = 25 rounds an epoch.
     QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 3 * 25);
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 3 * 2000);

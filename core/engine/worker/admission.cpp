@@ -114,6 +114,13 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
                           : memoryNeed(run.module, data->train, sized, MasterCopy::None);
     if (run.outer)
         need.hostBytes += outerWorkerSideBytes(run.module, !run.spec.sharded);
+    // What crosses the wire stays in this machine's memory beside the replica. In a gradient mode:
+    // the gradient bundle, kept from step to step, and the next step's weights, held until they
+    // are applied. In the local modes: the weights whole once, then each round's difference in
+    // the outer wire (the delta a round sends is counted above). A sharded run's exchange is in
+    // shardWorkerNeed.
+    if (!run.spec.sharded)
+        need.hostBytes += run.outer ? run.bundleCap() : 2 * run.layout.bundleBytes(run.wire);
     const bool dataOnDevice = keepDataOnDevice(data->train, device, need);
     auto fits = samplesThatFit(need, device, QStringLiteral("this machine"));
     if (!fits)

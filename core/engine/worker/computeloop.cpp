@@ -69,15 +69,15 @@ void ComputeLoop::startNext() {
     if (m_shardBusy)
         m_shardBusy(true);
     // The event loop stays free while this runs; the result comes back as queued calls.
-    m_thread = std::thread([this, a = std::move(a), weights = std::move(weights)] {
+    m_thread = std::thread([this, a = std::move(a), weights = std::move(weights)]() mutable {
         nameThisThread("tandem-compute");
-        compute(a, weights);
+        compute(a, std::move(weights));
     });
 }
 
 // The compute thread's side of a step. The Result message follows the bundle's last byte; the
 // coordinator applies nothing before it.
-void ComputeLoop::compute(const wire::Assign& a, const std::optional<QByteArray>& weights) {
+void ComputeLoop::compute(const wire::Assign& a, std::optional<QByteArray> weights) {
     QString error;
     QStringList notes;
     wire::Result res;
@@ -91,6 +91,7 @@ void ComputeLoop::compute(const wire::Assign& a, const std::optional<QByteArray>
         error = QStringLiteral("the coordinator sent a local round in a run without local-SGD");
     else if (weights)
         error = takeWeights(*weights, a.weightsDelta, req->local.get());
+    weights.reset();
     if (error.isEmpty() && req->local && m_shardSink) {
         // A sharded run's round: its parameter delta goes to the owners as a gradient would.
         error = pipelined ? QStringLiteral("the coordinator sent a streaming round in a sharded "

@@ -69,7 +69,9 @@ public:
 
 private:
     void startNext();
-    void compute(const wire::Assign& a, const std::optional<QByteArray>& weights);
+    // `weights` (the assignment's bundle, when it brings one) is let go once applied: a whole
+    // model's bundle would otherwise stay beside the replica for the whole step.
+    void compute(const wire::Assign& a, std::optional<QByteArray> weights);
     // A gradient step: the bundle opens before the step and grows as the backward pass fills it.
     QString computeGradients(WorkRequest req, wire::Result& res, QStringList& notes);
     QString computeShardGradients(WorkRequest req, wire::Result& res, QStringList& notes);
