@@ -92,6 +92,24 @@ private Q_SLOTS:
         }
     }
 
+    // fp32 loses nothing: a send carries nothing over, and what it returns as decoded is the
+    // values themselves, not a copy the size of the model. A round's delta goes out in the same
+    // bytes.
+    void anFp32SendKeepsNoCopy() {
+        ErrorFeedback fb;
+        const at::Tensor x = at::randn({1000});
+        QByteArray bytes(outerVectorBytes(OuterWire::Fp32, 1000), Qt::Uninitialized);
+        const at::Tensor s = fb.encode(x, OuterWire::Fp32, bytes.data());
+        QCOMPARE(s.data_ptr(), x.data_ptr());
+        QVERIFY(!fb.residual().defined());
+        auto back = decodeOuter(bytes.constData(), bytes.size(), OuterWire::Fp32, 1000);
+        QVERIFY(back.ok() && at::equal(*back, x));
+        OuterWorkerSide side(OuterWire::Fp32);
+        const QByteArray packed = side.packDelta({x.view({10, 100})}, {});
+        QVERIFY(packed.size() >= bytes.size());
+        QVERIFY(packed.left(bytes.size()) == bytes);
+    }
+
     // Over many rounds, what was sent plus what is still carried equals what was meant, and
     // what is carried stays as small as one round's rounding: nothing is lost, and nothing
     // piles up. Without feedback the same int4 stream drifts far further.

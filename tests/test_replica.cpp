@@ -155,6 +155,22 @@ void TestReplica::replicaReadsTheCoordinatorsWeightsInPlace() {
         QVERIFY(at::equal(params[i], before[i]));
     }
     QVERIFY(d->grads[0].abs().sum().item<double>() > 0); // the delta of real inner steps
+    // The delta is start - end exactly (computed in the start's own memory), and a second round
+    // on the same round state takes its start afresh.
+    std::unique_ptr<RoundState> state;
+    auto e = copied.compute(req, QStringLiteral("copied"), &state);
+    QVERIFY(e);
+    for (size_t i = 0; i < params.size(); ++i)
+        QVERIFY(at::equal(e->grads[i], params[i] - copied.params()[i]));
+    std::vector<at::Tensor> second;
+    for (const at::Tensor& p : copied.params())
+        second.push_back(p.detach().clone());
+    req.params = nullptr;
+    req.buffers = nullptr;
+    auto f = copied.compute(req, QStringLiteral("copied"), &state);
+    QVERIFY(f);
+    for (size_t i = 0; i < params.size(); ++i)
+        QVERIFY(at::equal(f->grads[i], second[i] - copied.params()[i]));
 }
 
 void TestReplica::aReplicaThatSharesWeightsHoldsNoCopyFromTheStart() {

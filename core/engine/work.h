@@ -88,9 +88,10 @@ public:
     // A worker process: takes the weight update the assignment came with.
     virtual Status takeUpdate(OuterWorkerSide& outer, const ModelLayout& layout,
                               const QByteArray& update, ModelReplica& replica) = 0;
-    // A worker process: the round's result in the outer-wire format.
+    // A worker process: the round's result in the outer-wire format. It may take r's tensors
+    // (WorkResult::grads) to keep fewer copies of the model at once.
     virtual Expected<QByteArray> pack(OuterWorkerSide& outer, const ModelLayout& layout,
-                                      const WorkResult& r) const = 0;
+                                      WorkResult& r) const = 0;
 };
 
 struct WorkRequest {

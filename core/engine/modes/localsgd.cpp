@@ -69,14 +69,16 @@ public:
             start.push_back(p.detach().clone());
     }
     // The parameter delta, start - end: the coordinator's outer optimizer takes it as a
-    // gradient.
+    // gradient. It is computed in the start's own memory, which the round needs no more (the
+    // next one takes its start afresh), so the round ends with one copy of the model, not two.
     std::vector<at::Tensor> end(ModelReplica& replica, RoundState& state) const override {
-        const auto& start = static_cast<RoundStart&>(state).params;
+        auto& start = static_cast<RoundStart&>(state).params;
         at::NoGradGuard noGrad;
         std::vector<at::Tensor> delta;
         delta.reserve(start.size());
         for (size_t i = 0; i < start.size(); ++i)
-            delta.push_back(start[i].sub(replica.params()[i].detach()).to(at::kCPU));
+            delta.push_back(start[i].sub_(replica.params()[i].detach()).to(at::kCPU));
+        start.clear();
         return delta;
     }
 
@@ -112,8 +114,8 @@ public:
         return outer.applyDifference(update, layout, replica.params(), replica.buffers());
     }
     Expected<QByteArray> pack(OuterWorkerSide& outer, const ModelLayout&,
-                              const WorkResult& r) const override {
-        return outer.packDelta(r.grads, r.buffers);
+                              WorkResult& r) const override {
+        return outer.packDelta(std::move(r.grads), r.buffers);
     }
 };
 

@@ -387,7 +387,7 @@ public:
         return success();
     }
     Expected<QByteArray> pack(OuterWorkerSide& outer, const ModelLayout& layout,
-                              const WorkResult& r) const override {
+                              WorkResult& r) const override {
         const std::vector<Fragment> fragments = cutFragments(paramNumels(layout), m_a.fragments);
         if (m_a.send >= int(fragments.size()))
             return outOfRange(m_a.send, int(fragments.size())).error();

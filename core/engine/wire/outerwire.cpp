@@ -78,8 +78,10 @@ at::Tensor encodeOuter(const at::Tensor& x, OuterWire w, char* out) {
     const at::Tensor v = x.detach().to(at::kCPU, at::kFloat).contiguous().view(-1);
     const int64_t n = v.numel();
     if (w == OuterWire::Fp32) {
+        // Sent as it is: the values themselves, where x already was fp32 on the CPU, rather
+        // than a copy the size of the model.
         std::memcpy(out, v.data_ptr(), size_t(n) * 4);
-        return v.clone();
+        return v;
     }
     if (w == OuterWire::Fp16) {
         const at::Tensor h = v.to(at::kHalf);
@@ -147,6 +149,11 @@ Expected<at::Tensor> decodeOuter(const char* in, qint64 size, OuterWire w, int64
 
 at::Tensor ErrorFeedback::encode(const at::Tensor& x, OuterWire w, char* out) {
     at::NoGradGuard noGrad;
+    if (w == OuterWire::Fp32) {
+        // Lossless: nothing is left over to carry into the next send.
+        m_residual = at::Tensor();
+        return encodeOuter(x, w, out);
+    }
     const at::Tensor meant =
         m_residual.defined() && m_residual.numel() == x.numel() ? x + m_residual : x;
     at::Tensor sent = encodeOuter(meant, w, out);

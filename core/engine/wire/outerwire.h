@@ -38,7 +38,7 @@ qint64 outerVectorBytes(OuterWire w, int64_t n);
 qint64 outerBundleBytes(const ModelLayout& layout, OuterWire w, int64_t values = -1);
 
 // Encodes the flat float32 CPU vector x into out (outerVectorBytes(w, x.numel()) bytes) and
-// returns what the receiver will decode from them.
+// returns what the receiver will decode from them: over fp32, x itself.
 at::Tensor encodeOuter(const at::Tensor& x, OuterWire w, char* out);
 // Decodes n values. The size must be exact.
 Expected<at::Tensor> decodeOuter(const char* in, qint64 size, OuterWire w, int64_t n);
@@ -104,9 +104,12 @@ public:
     Status applyDifference(const QByteArray& bytes, const ModelLayout& layout,
                            std::vector<at::Tensor>& params, std::vector<at::Tensor>& buffers);
     // A round's parameter delta and buffers, ready to send.
-    QByteArray packDelta(const std::vector<at::Tensor>& delta,
-                         const std::vector<at::Tensor>& buffers) {
-        return packOuter(flattenParams(delta), buffers, m_wire, &m_feedback);
+    // `delta` is let go once flattened, before it is encoded: the two would otherwise be two
+    // copies of the model beside the bytes.
+    QByteArray packDelta(std::vector<at::Tensor>&& delta, const std::vector<at::Tensor>& buffers) {
+        at::Tensor flat = flattenParams(delta);
+        delta.clear();
+        return packOuter(flat, buffers, m_wire, &m_feedback);
     }
     // Streaming: applies a fragment's bundle and returns the fragment's new global values.
     Expected<at::Tensor> applyFragment(const QByteArray& bytes, const ModelLayout& layout,
