@@ -480,6 +480,12 @@ QString WorkerSummary::statusName(Status s) {
     return {};
 }
 
+QJsonObject MemoryPlanFigures::toJson() const {
+    return QJsonObject{{QStringLiteral("fixed_bytes"), qint64(fixedBytes)},
+                       {QStringLiteral("per_sample_bytes"), qint64(perSampleBytes)},
+                       {QStringLiteral("samples_at_once"), qint64(samplesAtOnce)}};
+}
+
 QJsonObject RunSummary::toJson() const {
     QJsonArray ws;
     for (const WorkerSummary& w : workers)
@@ -520,11 +526,7 @@ QJsonObject RunSummary::toJson() const {
         {QStringLiteral("checkpoint"), checkpoint},
         {QStringLiteral("workers"), ws}};
     if (memoryPlan.fixedBytes > 0)
-        o.insert(
-            QStringLiteral("memory_plan"),
-            QJsonObject{{QStringLiteral("fixed_bytes"), qint64(memoryPlan.fixedBytes)},
-                        {QStringLiteral("per_sample_bytes"), qint64(memoryPlan.perSampleBytes)},
-                        {QStringLiteral("samples_at_once"), qint64(memoryPlan.samplesAtOnce)}});
+        o.insert(QStringLiteral("memory_plan"), memoryPlan.toJson());
     // null rather than a made-up figure when no epoch was evaluated, or for a figure the task
     // does not define
     test.writeTo(o);

@@ -269,6 +269,10 @@ struct MemoryPlanFigures {
     int64_t fixedBytes = 0;
     int64_t perSampleBytes = 0;
     int64_t samplesAtOnce = 0;
+
+    // {"fixed_bytes", "per_sample_bytes", "samples_at_once"}: the run summary's and a worker's
+    // joined event's "memory_plan".
+    QJsonObject toJson() const;
 };
 
 struct RunSummary {

@@ -73,10 +73,7 @@ void WorkerEvents::joined(const QString& runId, TrainMode mode, const QString& d
     if (tokensPerSample > 0)
         e.insert(QStringLiteral("tokens_per_sample"), qint64(tokensPerSample));
     if (plan.fixedBytes > 0)
-        e.insert(QStringLiteral("memory_plan"),
-                 QJsonObject{{QStringLiteral("fixed_bytes"), qint64(plan.fixedBytes)},
-                             {QStringLiteral("per_sample_bytes"), qint64(plan.perSampleBytes)},
-                             {QStringLiteral("samples_at_once"), qint64(plan.samplesAtOnce)}});
+        e.insert(QStringLiteral("memory_plan"), plan.toJson());
     emitEvent(e);
 }
 
