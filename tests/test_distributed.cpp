@@ -165,6 +165,7 @@ private Q_SLOTS:
     void halfPrecisionOnTheWire();
     void asyncMode();
     void localSgdMode();
+    void streamingWorkerIsPlannedForItsFragments();
     void localSgdInt4WithLateAndLostWorkers();
     void streamingWithLateAndLostWorkers();
     void streamingReachesTheDemoFloor();
@@ -2021,6 +2022,38 @@ void TestDistributed::localSgdMode() {
     QVERIFY2(s.value(QStringLiteral("test_accuracy")).toDouble() > 0.5, qPrintable(c.out()));
     const QList<double> losses = stepLosses(out + QStringLiteral("/metrics.jsonl"));
     QVERIFY(losses.last() < losses.first());
+}
+
+void TestDistributed::streamingWorkerIsPlannedForItsFragments() {
+    // A worker of a streamed run keeps one copy of the model for its fragments and sends one
+    // fragment's delta, not local-SGD's round start and whole delta: 33 bytes a value with 4
+    // fragments (the weights, their gradients and Adam's moments 16, the fragments' global
+    // values 4, a quarter of the delta 1, its record of the global weights and the delta over
+    // the outer wire 8, the weights as they arrive 4) where local-SGD's plan counts 36.
+    TandemProcess c(
+        coordinator({QStringLiteral("--workers=1"), QStringLiteral("--mode=local-sgd"),
+                     QStringLiteral("--local-steps=4"), QStringLiteral("--fragments=4"),
+                     QStringLiteral("--batch=20"), QStringLiteral("--max-steps=4"),
+                     QStringLiteral("--out=") + m_tmp.filePath(QStringLiteral("streaming-plan"))}));
+    const QString port = waitPort(c);
+    QVERIFY(!port.isEmpty());
+    TandemProcess* w = worker("w2", port, {QStringLiteral("--events=-")});
+    QVERIFY(c.finish());
+    QVERIFY2(c.exitCode() == 0, qPrintable(c.err()));
+    QVERIFY(w->finish());
+    QVERIFY2(w->exitCode() == 0, qPrintable(w->err()));
+    QJsonObject plan;
+    for (const QString& line : w->out().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const QJsonObject e = QJsonDocument::fromJson(line.toUtf8()).object();
+        if (e.value(QStringLiteral("event")).toString() == QLatin1String("joined"))
+            plan = e.value(QStringLiteral("memory_plan")).toObject();
+    }
+    const int64_t values = c.summary().value(QStringLiteral("trainable_parameters")).toInteger();
+    const int64_t fixed = plan.value(QStringLiteral("fixed_bytes")).toInteger();
+    QVERIFY2(values > 0, qPrintable(c.out()));
+    qInfo("the streaming worker's plan: %.2f bytes a value", double(fixed) / double(values));
+    QVERIFY2(fixed >= 33 * values && fixed < 33 * values + 65536, qPrintable(w->out()));
+    QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 4);
 }
 
 QStringList TestDistributed::fashionLocalSgd(const char* model, int trainSamples,

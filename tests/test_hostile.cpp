@@ -704,6 +704,7 @@ void TestHostile::streamingScheduleAsAWorkerSeesIt() {
     std::vector<wire::Assign> assigns;
     size_t answered = 0;
     int heldTwo = 0;
+    int specFragments = 0;
     uint64_t blobId = 1000;
     QElapsedTimer lastAssign;
     lastAssign.start();
@@ -717,6 +718,7 @@ void TestHostile::streamingScheduleAsAWorkerSeesIt() {
     auto onMessage = [&](const wire::Message& m) {
         if (const auto* spec = std::get_if<wire::RunSpec>(&m)) {
             tensorBytes = fp32Bytes(*spec); // no buffers: one tensor is one fragment
+            specFragments = spec->fragments;
             blobs.setCap(uint32_t(wire::BlobKind::Tensors), qint64(64) << 20);
             sayReady(s, *spec, QStringLiteral("scripted worker"));
         } else if (const auto* a = std::get_if<wire::Assign>(&m)) {
@@ -740,7 +742,8 @@ void TestHostile::streamingScheduleAsAWorkerSeesIt() {
     QCOMPARE(c.summary().value(QStringLiteral("steps")).toInt(), 12);
     QCOMPARE(tensorBytes.size(), size_t(4));
     QCOMPARE(assigns.size(), size_t(12));
-    QCOMPARE(heldTwo, 11); // every round but the last was answered with the next in hand
+    QCOMPARE(heldTwo, 11);      // every round but the last was answered with the next in hand
+    QCOMPARE(specFragments, 4); // the run said so, for the worker's memory plan
     for (size_t r = 0; r < assigns.size(); ++r) {
         const wire::Assign& a = assigns[r];
         QCOMPARE(a.fragments, 4);

@@ -52,6 +52,7 @@ private Q_SLOTS:
     void resultsOnTheDeviceAreTheSameResults();
     void gradientBundleFillsFromTheFront();
     void replicaStreamsGradientsDuringBackward();
+    void aWorkerTakesOnlyTheRoundsItsRunSaid();
 };
 
 void TestReplica::retriesLeaveNoTraceInBatchNorm() {
@@ -328,3 +329,31 @@ void TestReplica::replicaStreamsGradientsDuringBackward() {
 
 QTEST_GUILESS_MAIN(TestReplica)
 #include "test_replica.moc"
+
+void TestReplica::aWorkerTakesOnlyTheRoundsItsRunSaid() {
+    // A worker of a run that said it streams in 4 fragments is planned for streaming's copies:
+    // it takes that run's rounds, and refuses a whole local-SGD round or one cut otherwise,
+    // which would keep more than its plan counts on. A run that said nothing (a coordinator
+    // before the field: 1) plans for local-SGD's copies, which cover any round.
+    wire::Assign streaming;
+    streaming.innerSteps = 2;
+    streaming.lr = 0.1;
+    streaming.fragments = 4;
+    streaming.sendFragment = 1;
+    wire::Assign whole = streaming;
+    whole.fragments = 0;
+    whole.sendFragment = 0;
+    wire::Assign other = streaming;
+    other.fragments = 2;
+    wire::Assign gradient;
+    QVERIFY(requestFrom(streaming, 4).ok());
+    QVERIFY(requestFrom(gradient, 4).ok());
+    for (const wire::Assign* a : {&whole, &other}) {
+        auto r = requestFrom(*a, 4);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.contains(QStringLiteral("in a run it said streams 4")),
+                 qPrintable(r.error().message));
+    }
+    for (const wire::Assign* a : {&streaming, &whole, &other})
+        QVERIFY(requestFrom(*a, 1).ok());
+}

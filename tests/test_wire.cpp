@@ -336,6 +336,17 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(s2.mode, TrainMode::LocalSgd);
     QCOMPARE(s2.wire, WireDtype::Bf16);
     QCOMPARE(s2.outerWire, std::optional<OuterWire>(OuterWire::Int4));
+    // Whole rounds unless it says (a coordinator before the field sends none); a streamed run
+    // says its fragments, and no more than the Assign's 4096.
+    QCOMPARE(s2.fragments, 1);
+    s.fragments = 4;
+    QCOMPARE(std::get<RunSpec>(*decode(encode(s))).fragments, 4);
+    s.fragments = 5000;
+    auto tooMany = decode(encode(s));
+    QVERIFY(!tooMany.ok());
+    QVERIFY2(tooMany.error().message.contains(QStringLiteral("5000 fragments")),
+             qPrintable(tooMany.error().message));
+    s.fragments = 1;
     // A sync run names no outer wire.
     s.mode = TrainMode::Sync;
     s.outerWire.reset();

@@ -126,6 +126,7 @@ struct Encoder {
         o->set_base_manifest(m.baseManifest.toStdString());
         o->set_base_hash(str(m.baseHash));
         o->set_sharded(m.sharded);
+        o->set_fragments(m.fragments);
     }
     void operator()(const Ready& m) {
         auto* o = e.mutable_ready();
@@ -444,6 +445,11 @@ Expected<Message> decode(const QByteArray& payload) {
             return corrupt(QStringLiteral("a run spec has a base without its hash, or a hash "
                                           "without its base"));
         m.sharded = o.sharded();
+        // Absent (a coordinator before the field): the whole model each round.
+        m.fragments = std::max(1, o.fragments());
+        if (m.fragments > 4096)
+            return corrupt(QStringLiteral("a run spec cuts the model in %1 fragments; at most 4096")
+                               .arg(o.fragments()));
         return Message(m);
     }
     case ::tandem::pb::Envelope::kReady: {

@@ -103,6 +103,7 @@ struct RunSpec {
     QByteArray baseManifest;
     QString baseHash;
     bool sharded = false; // ShardSetup follows once every worker is ready
+    int fragments = 1;    // local-sgd: 2 or more streams the exchange (RunConfig::fragments)
 };
 struct Ready {
     QString schemaHash;

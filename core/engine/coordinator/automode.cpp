@@ -238,7 +238,7 @@ Status Trainer::applyMode(const ModeChoice& chosen) {
                                       "coordinator trains it alone"),
                        workerSettings(m_cfg));
     else
-        m_hub->decide(m_cfg.mode, m_cfg.outerWire, workerSettings(m_cfg));
+        m_hub->decide(m_cfg.mode, m_cfg.outerWire, m_cfg.fragments, workerSettings(m_cfg));
     return success();
 }
 

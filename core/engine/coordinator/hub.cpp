@@ -117,12 +117,14 @@ void CoordinatorHub::probed(const QString& worker, const QString& address, const
         m_config.events(HubEvent::probed(worker, link));
 }
 
-void CoordinatorHub::decide(TrainMode mode, OuterWire outer, const wire::WorkerSettings& settings) {
+void CoordinatorHub::decide(TrainMode mode, OuterWire outer, int fragments,
+                            const wire::WorkerSettings& settings) {
     QMetaObject::invokeMethod(
         this,
-        [this, mode, outer, settings] {
+        [this, mode, outer, fragments, settings] {
             m_config.mode = mode;
             m_config.outer = outer;
+            m_config.fragments = fragments;
             m_config.settings = settings;
             m_config.modePending = false;
             const QList<HubSession*> sessions = m_sessions; // a send may close one

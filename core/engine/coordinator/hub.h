@@ -43,8 +43,9 @@ public:
     void invite(const QString& host, quint16 port);
     static constexpr int kInviteAttempts = 6;
     // --mode auto: the mode is chosen; the workers waiting for the run receive it, in `mode`
-    // with this run description.
-    void decide(TrainMode mode, OuterWire outer, const wire::WorkerSettings& settings);
+    // (streamed in `fragments` where there are two or more) with this run description.
+    void decide(TrainMode mode, OuterWire outer, int fragments,
+                const wire::WorkerSettings& settings);
     // --mode auto: the coordinator trains alone; the workers waiting for the run are told why
     // and leave, and so is any that connects later.
     void dismiss(const QString& reason, const wire::WorkerSettings& settings);

@@ -91,6 +91,7 @@ struct HubConfig {
     TrainMode mode = TrainMode::Sync;
     DType wire = DType::F32;
     OuterWire outer = OuterWire::Fp32; // local-sgd: weights after the first and deltas
+    int fragments = 1;                 // local-sgd: 2 or more streams the exchange
     ModelLayout layout;
     int64_t trainSamples = 0;
     std::function<void(HubEvent)> events; // called on the network thread

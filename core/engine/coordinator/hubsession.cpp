@@ -335,8 +335,10 @@ void HubSession::sendRun() {
     spec.buffers = cfg.layout.bufferMetas();
     spec.trainSamples = cfg.trainSamples;
     spec.sharded = cfg.sharded;
-    if (cfg.mode == TrainMode::LocalSgd)
+    if (cfg.mode == TrainMode::LocalSgd) {
         spec.outerWire = cfg.outer;
+        spec.fragments = cfg.fragments;
+    }
     m_conn->send(spec);
     m_state = State::AwaitReady;
 }

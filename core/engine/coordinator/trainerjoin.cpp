@@ -62,6 +62,7 @@ Status Trainer::startHub() {
     hc.modePending = m_modePending;
     hc.wire = storageDtype(m_cfg.wire);
     hc.outer = m_cfg.outerWire;
+    hc.fragments = m_modePending ? 1 : m_cfg.fragments;
     hc.layout = ModelLayout::of(m_master.paramNames, m_master.params, m_master.bufferNames,
                                 m_master.buffers);
     hc.trainSamples = m_data->train.count();

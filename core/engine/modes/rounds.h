@@ -30,7 +30,8 @@ std::shared_ptr<LocalRound> streamingRound(int innerSteps, double innerLr,
                                            StreamingAssignment assignment);
 
 // A worker process's reading of an assignment's round: null for a gradient step. Refuses one
-// no mode sends.
-Expected<std::shared_ptr<LocalRound>> roundFrom(const wire::Assign& a);
+// no mode sends, and, where the run said it streams in `runFragments` (2 or more:
+// wire::RunSpec::fragments, which the worker's memory plan counts on), a round cut otherwise.
+Expected<std::shared_ptr<LocalRound>> roundFrom(const wire::Assign& a, int runFragments = 1);
 
 } // namespace tandem

@@ -25,13 +25,13 @@ int64_t arrivalClockNs() {
         .count();
 }
 
-Expected<WorkRequest> requestFrom(const wire::Assign& a) {
+Expected<WorkRequest> requestFrom(const wire::Assign& a, int runFragments) {
     WorkRequest req;
     req.step = a.step;
     req.indices = a.indices;
     req.seed = a.seed;
     req.referenceLogps = a.referenceLogps;
-    auto local = roundFrom(a);
+    auto local = roundFrom(a, runFragments);
     if (!local)
         return local.error();
     req.local = std::move(*local);

@@ -16,8 +16,8 @@ namespace tandem {
 
 // A worker process's side of an assignment: the request it computes (its local round, read
 // from the wire by the round's mode), and what the Result message says about the step besides
-// its tensors.
-Expected<WorkRequest> requestFrom(const wire::Assign& a);
+// its tensors. `runFragments`: the fragments the run said it streams (roundFrom()).
+Expected<WorkRequest> requestFrom(const wire::Assign& a, int runFragments = 1);
 void describeResult(const WorkResult& r, wire::Result& res);
 // The coordinator's side: what a Result message says, without its tensors.
 WorkResult resultFrom(const wire::Result& res);

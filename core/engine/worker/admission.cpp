@@ -99,6 +99,7 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
     // the model cannot fit, and never more samples in one pass than fit.
     RunConfig sized;
     sized.mode = run.spec.mode;
+    sized.fragments = run.spec.mode == TrainMode::LocalSgd ? run.spec.fragments : 1;
     sized.optimizer = run.options.innerOptimizer.kind;
     sized.precision = run.options.precision;
     const QString widened =
@@ -106,9 +107,10 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
     if (note)
         *note = widened;
     sized.wire = wireDtypeOf(run.wire);
-    // A worker is not told whether a local-SGD run streams its exchange: it is planned for
-    // local-SGD's copies, the larger. In a sharded run it is planned as the coordinator plans
-    // every sharded machine that computes.
+    // A streaming run's worker is planned for streaming's copies, which its rounds then keep
+    // to (ComputeLoop refuses a round cut otherwise); one whose coordinator does not say is
+    // planned for local-SGD's, the larger. In a sharded run it is planned as the coordinator
+    // plans every sharded machine that computes.
     MemoryNeed need = run.spec.sharded
                           ? shardWorkerNeed(run.module, data->train, sized)
                           : memoryNeed(run.module, data->train, sized, MasterCopy::None);

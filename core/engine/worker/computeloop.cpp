@@ -83,7 +83,7 @@ void ComputeLoop::compute(const wire::Assign& a, std::optional<QByteArray> weigh
     wire::Result res;
     res.step = a.step;
     res.weightsVersion = a.weightsVersion;
-    auto req = requestFrom(a);
+    auto req = requestFrom(a, m_run.spec.fragments);
     const bool pipelined = req && req->local && req->local->pipelined();
     if (!req)
         error = req.error().message;
