@@ -561,8 +561,14 @@ void TestHfModel::memoryIsPlannedPerDevice() {
     QCOMPARE(streaming.on(host).trainingBytes, n * 12 + streaming.hostBytes);
     QCOMPARE(streaming.on(card).trainingBytes, n * 12);
     QCOMPARE(streaming.on(host).hostBytes, int64_t(0));
-    QCOMPARE(outerWorkerSideBytes(*lora, true), n * 8);
-    QCOMPARE(outerWorkerSideBytes(*lora, false), n * 4);
+    QCOMPARE(outerWorkerSideBytes(*lora, true, OuterWire::Int8, 1), n * 8);
+    QCOMPARE(outerWorkerSideBytes(*lora, false, OuterWire::Int8, 1), n * 4);
+    // An fp32 outer wire keeps no residual; what it holds is the bytes it sends, one fragment's
+    // where the run streams. A rounding wire's residuals cover every fragment.
+    QCOMPARE(outerWorkerSideBytes(*lora, true, OuterWire::Fp32, 1), n * 8);
+    QCOMPARE(outerWorkerSideBytes(*lora, true, OuterWire::Fp32, 4), n * 4 + (n * 4 + 3) / 4);
+    QCOMPARE(outerWorkerSideBytes(*lora, true, OuterWire::Int4, 4), n * 8);
+    QCOMPARE(outerWorkerSideBytes(*lora, false, OuterWire::Fp32, 4), n * 4);
     cfg.fragments = 1;
     cfg.workers = 0;
     QVERIFY(sync.perSampleBytes > 0);

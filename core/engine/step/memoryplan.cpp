@@ -130,8 +130,14 @@ std::pair<int64_t, int64_t> trainableValues(const Model& model) {
     return {trainable, largest};
 }
 
-int64_t outerWorkerSideBytes(const Model& model, bool sendsDeltas) {
-    return trainableValues(model).first * (sendsDeltas ? 8 : 4);
+int64_t outerWorkerSideBytes(const Model& model, bool sendsDeltas, OuterWire wire, int fragments) {
+    const int64_t values = trainableValues(model).first;
+    if (!sendsDeltas)
+        return values * 4;
+    // A rounding wire's residual covers every fragment in turn; an fp32 send holds the bytes of
+    // the one it sends.
+    const int64_t f = wire == OuterWire::Fp32 ? std::max(1, fragments) : 1;
+    return values * 4 + (values * 4 + f - 1) / f;
 }
 
 MasterCopy mastersBeside(const DeviceInfo& device, bool mastersOnAccelerator,

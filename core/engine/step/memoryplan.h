@@ -77,10 +77,11 @@ MemoryNeed memoryNeed(const Model& model, const Dataset& train, const RunConfig&
 // The model's trainable values, and the most in one tensor.
 std::pair<int64_t, int64_t> trainableValues(const Model& model);
 // A remote worker's side of local-SGD's outer traffic, in the host's memory: the global
-// weights as the coordinator's bundles add up to and, where it sends its deltas over the outer
-// wire (not to a sharded run's owners), what they rounded away (outerwire.h's
-// OuterWorkerSide): 8 bytes a trainable value, or 4.
-int64_t outerWorkerSideBytes(const Model& model, bool sendsDeltas);
+// weights as the coordinator's bundles add up to (outerwire.h's OuterWorkerSide), 4 bytes a
+// trainable value, and, where it sends its deltas over the outer wire `wire` (not to a sharded
+// run's owners), 4 more: what a rounding wire rounded away, or the bytes of an fp32 one, which
+// rounds nothing. Those bytes are one fragment's where the run streams in `fragments`.
+int64_t outerWorkerSideBytes(const Model& model, bool sendsDeltas, OuterWire wire, int fragments);
 
 // What the coordinator keeps on `device`, where its own worker trains: nothing when the masters
 // live in the other memory (the host's, beside an accelerator), else shared or separate as the

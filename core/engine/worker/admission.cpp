@@ -115,7 +115,8 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
                           ? shardWorkerNeed(run.module, data->train, sized)
                           : memoryNeed(run.module, data->train, sized, MasterCopy::None);
     if (run.outer)
-        need.hostBytes += outerWorkerSideBytes(run.module, !run.spec.sharded);
+        need.hostBytes +=
+            outerWorkerSideBytes(run.module, !run.spec.sharded, *run.outer, sized.fragments);
     // What crosses the wire stays in this machine's memory beside the replica. In a gradient mode:
     // the gradient bundle, kept from step to step, and the next step's weights, held until they
     // are applied. In the local modes: the weights whole once, then each round's difference in
