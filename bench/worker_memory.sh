@@ -7,7 +7,10 @@
 # /usr/bin/time's.
 #
 #   bench/worker_memory.sh     LAYERS=6 CONTEXT=32 BATCH=4 THREADS=2 MODES="sync local-sgd streaming"
-#                              WORK=/tmp/tandem-worker-memory
+#                              OUTER_WIRE=fp32 WORK=/tmp/tandem-worker-memory
+#
+# OUTER_WIRE is the local modes' --outer-wire (fp32, fp16, int8 or int4; auto mode streams over
+# int4).
 set -eu
 cd "$(dirname "$0")/.."
 work=${WORK:-/tmp/tandem-worker-memory}
@@ -29,6 +32,7 @@ for mode in ${MODES:-sync local-sgd streaming}; do
     local-sgd) args="--mode local-sgd --local-steps 4 --max-steps 2" ;;
     streaming) args="--mode local-sgd --local-steps 8 --fragments 4 --max-steps 4" ;;
     esac
+    if [ "$mode" != sync ]; then args="$args --outer-wire ${OUTER_WIRE:-fp32}"; fi
     pair_homes w
     rm -rf "$work/$mode"
     # shellcheck disable=SC2086 # the mode's arguments are words

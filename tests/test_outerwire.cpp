@@ -24,6 +24,37 @@ QByteArray encoded(const at::Tensor& x, OuterWire w, at::Tensor* predicted) {
     return bytes;
 }
 
+// An integer format's encoding of the whole vector at once, from the format's definition
+// (outerwire.h): each block's minimum and step (its range over the largest code, 1 where the
+// range is 0), then its codes, the last block padded with its last value; two int4 codes a
+// byte, the first in the low half. Returns the bytes, and what they decode to in `decoded`.
+QByteArray wholeAtOnce(const at::Tensor& x, OuterWire w, at::Tensor* decoded) {
+    const int64_t size = w == OuterWire::Int8 ? 256 : 128;
+    const double levels = w == OuterWire::Int8 ? 255 : 15;
+    const int64_t n = x.numel(), nb = (n + size - 1) / size;
+    at::Tensor m = at::cat({x, x[n - 1].expand({nb * size - n})}).view({nb, size});
+    const at::Tensor mins = std::get<0>(m.min(1));
+    at::Tensor steps = (std::get<0>(m.max(1)) - mins).div_(levels);
+    steps.masked_fill_(steps.le(0), 1.0);
+    const at::Tensor codes =
+        (m - mins.unsqueeze(1)).div_(steps.unsqueeze(1)).round_().clamp_(0, levels).to(at::kByte);
+    *decoded = codes.to(at::kFloat)
+                   .mul_(steps.unsqueeze(1))
+                   .add_(mins.unsqueeze(1))
+                   .view(-1)
+                   .narrow(0, 0, n)
+                   .clone();
+    at::Tensor data = codes;
+    if (w == OuterWire::Int4) {
+        const at::Tensor pairs = codes.view({nb, size / 2, 2}).to(at::kInt);
+        data = (pairs.select(2, 0) + pairs.select(2, 1) * 16).to(at::kByte).contiguous();
+    }
+    QByteArray out(reinterpret_cast<const char*>(mins.data_ptr()), int(nb * 4));
+    out.append(reinterpret_cast<const char*>(steps.data_ptr()), int(nb * 4));
+    out.append(reinterpret_cast<const char*>(data.data_ptr()), int(data.numel()));
+    return out;
+}
+
 } // namespace
 
 class TestOuterWire : public QObject {
@@ -72,6 +103,38 @@ private Q_SLOTS:
         }
     }
 
+    // An integer format is encoded and decoded a chunk of blocks at a time, so that a model's
+    // delta never needs several vectors of its size for a moment. The bytes, what they decode
+    // to and what error feedback carries are those of the whole vector at once, bit for bit,
+    // across the chunks' edges.
+    void chunksEncodeAsTheWholeVector() {
+        for (OuterWire w : {OuterWire::Int8, OuterWire::Int4}) {
+            for (int64_t n : {65536, 65537, 200001}) {
+                const at::Tensor x = at::randn({n}).mul_(0.01);
+                at::Tensor predicted, reference;
+                const QByteArray bytes = encoded(x, w, &predicted);
+                QVERIFY(bytes == wholeAtOnce(x, w, &reference));
+                QVERIFY(at::equal(predicted, reference));
+                auto back = decodeOuter(bytes.constData(), bytes.size(), w, n);
+                QVERIFY(back.ok() && at::equal(*back, reference));
+            }
+            ErrorFeedback fb;
+            const int64_t n = 150001;
+            at::Tensor residual = at::zeros({n});
+            QByteArray bytes(outerVectorBytes(w, n), Qt::Uninitialized);
+            for (int round = 0; round < 3; ++round) {
+                const at::Tensor x = at::randn({n}).mul_(1e-3);
+                const at::Tensor meant = x + residual;
+                at::Tensor sent, reference;
+                fb.encode(x, w, bytes.data(), &sent);
+                QVERIFY(bytes == wholeAtOnce(meant, w, &reference));
+                QVERIFY(at::equal(sent, reference));
+                residual = meant - reference;
+                QVERIFY(at::equal(fb.residual(), residual));
+            }
+        }
+    }
+
     void constantBlocksAreExact() {
         const at::Tensor x = at::full({300}, 0.125f);
         for (OuterWire w : {OuterWire::Int8, OuterWire::Int4}) {
@@ -99,7 +162,8 @@ private Q_SLOTS:
         ErrorFeedback fb;
         const at::Tensor x = at::randn({1000});
         QByteArray bytes(outerVectorBytes(OuterWire::Fp32, 1000), Qt::Uninitialized);
-        const at::Tensor s = fb.encode(x, OuterWire::Fp32, bytes.data());
+        at::Tensor s;
+        fb.encode(x, OuterWire::Fp32, bytes.data(), &s);
         QCOMPARE(s.data_ptr(), x.data_ptr());
         QVERIFY(!fb.residual().defined());
         auto back = decodeOuter(bytes.constData(), bytes.size(), OuterWire::Fp32, 1000);
@@ -125,7 +189,8 @@ private Q_SLOTS:
                 // Deltas with a persistent direction, as a training run's are.
                 const at::Tensor x = at::randn({n}).mul_(1e-3).add_(2e-4);
                 meant += x.to(at::kDouble);
-                at::Tensor s = fb.encode(x, w, bytes.data());
+                at::Tensor s;
+                fb.encode(x, w, bytes.data(), &s);
                 auto back = decodeOuter(bytes.constData(), bytes.size(), w, n);
                 QVERIFY(back.ok());
                 QVERIFY(at::equal(*back, s));

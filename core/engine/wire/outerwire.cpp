@@ -2,6 +2,7 @@
 
 #include <ATen/core/grad_mode.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace tandem {
@@ -40,6 +41,11 @@ int64_t blockCount(int64_t n, const Blocks& b) {
     return (n + b.size - 1) / b.size;
 }
 
+// Values a rounding format encodes or decodes at a time: whole blocks of either integer
+// format. What a chunk needs beside the vector is a few of its own sizes, a megabyte or two,
+// where the whole vector at once needs several copies of a model-sized vector for a moment.
+constexpr int64_t kChunkValues = int64_t(1) << 16;
+
 // The one formula both sides decode with, so that the sender knows bit for bit what the
 // receiver holds.
 at::Tensor dequantize(const at::Tensor& codes, const at::Tensor& mins, const at::Tensor& steps,
@@ -73,6 +79,63 @@ qint64 outerBundleBytes(const ModelLayout& layout, OuterWire w, int64_t values) 
            buffersOf(layout).bundleBytes(DType::F32);
 }
 
+namespace {
+
+// Encodes `chunk`, the values [from, from + chunk.numel()) of a vector of n (fp32 CPU,
+// contiguous; `from` a multiple of kChunkValues), into their place in `out`, the vector's
+// outerVectorBytes(w, n) bytes, and returns what the receiver decodes from them. Over fp32,
+// the values themselves.
+at::Tensor encodeChunk(const at::Tensor& chunk, int64_t from, int64_t n, OuterWire w, char* out) {
+    const int64_t len = chunk.numel();
+    if (w == OuterWire::Fp32) {
+        std::memcpy(out + from * 4, chunk.data_ptr(), size_t(len) * 4);
+        return chunk;
+    }
+    if (w == OuterWire::Fp16) {
+        const at::Tensor h = chunk.to(at::kHalf);
+        std::memcpy(out + from * 2, h.data_ptr(), size_t(len) * 2);
+        return h.to(at::kFloat);
+    }
+    const Blocks b = blocksOf(w);
+    const int64_t nb = blockCount(n, b);
+    const int64_t first = from / b.size, count = blockCount(len, b);
+    // The last block is padded with its own last value, so the padding widens no range.
+    at::Tensor m = at::empty({count * b.size}, at::kFloat);
+    m.narrow(0, 0, len).copy_(chunk);
+    if (count * b.size > len)
+        m.narrow(0, len, count * b.size - len).fill_(chunk[len - 1].item<float>());
+    m = m.view({count, b.size});
+    const at::Tensor mins = std::get<0>(m.min(1));
+    at::Tensor steps = (std::get<0>(m.max(1)) - mins).div_(double(b.levels));
+    // A block of equal values has no range: any step decodes it exactly.
+    steps.masked_fill_(steps.le(0), 1.0);
+    const at::Tensor codes = m.sub_(mins.unsqueeze(1))
+                                 .div_(steps.unsqueeze(1))
+                                 .round_()
+                                 .clamp_(0, double(b.levels))
+                                 .to(at::kByte);
+    std::memcpy(out + first * 4, mins.data_ptr(), size_t(count) * 4);
+    std::memcpy(out + nb * 4 + first * 4, steps.data_ptr(), size_t(count) * 4);
+    char* data = out + nb * 8 + first * (b.size / b.perByte);
+    if (b.perByte == 1) {
+        std::memcpy(data, codes.data_ptr(), size_t(count * b.size));
+    } else {
+        const at::Tensor pairs = codes.view({count, b.size / 2, 2}).to(at::kInt);
+        const at::Tensor packed =
+            (pairs.select(2, 0) + pairs.select(2, 1) * 16).to(at::kByte).contiguous();
+        std::memcpy(data, packed.data_ptr(), size_t(count * b.size / 2));
+    }
+    return dequantize(codes, mins, steps, len);
+}
+
+// Hands `each` the chunks of the n values in turn: (first value, values).
+template <typename Each> void forEachChunk(int64_t n, Each each) {
+    for (int64_t from = 0; from < n; from += kChunkValues)
+        each(from, std::min(kChunkValues, n - from));
+}
+
+} // namespace
+
 at::Tensor encodeOuter(const at::Tensor& x, OuterWire w, char* out) {
     at::NoGradGuard noGrad;
     const at::Tensor v = x.detach().to(at::kCPU, at::kFloat).contiguous().view(-1);
@@ -80,43 +143,13 @@ at::Tensor encodeOuter(const at::Tensor& x, OuterWire w, char* out) {
     if (w == OuterWire::Fp32) {
         // Sent as it is: the values themselves, where x already was fp32 on the CPU, rather
         // than a copy the size of the model.
-        std::memcpy(out, v.data_ptr(), size_t(n) * 4);
-        return v;
+        return encodeChunk(v, 0, n, w, out);
     }
-    if (w == OuterWire::Fp16) {
-        const at::Tensor h = v.to(at::kHalf);
-        std::memcpy(out, h.data_ptr(), size_t(n) * 2);
-        return h.to(at::kFloat);
-    }
-    const Blocks b = blocksOf(w);
-    const int64_t nb = blockCount(n, b);
-    // The last block is padded with its own last value, so the padding widens no range.
-    at::Tensor m = at::empty({nb * b.size}, at::kFloat);
-    m.narrow(0, 0, n).copy_(v);
-    if (nb * b.size > n)
-        m.narrow(0, n, nb * b.size - n).fill_(n > 0 ? v[n - 1].item<float>() : 0.0f);
-    m = m.view({nb, b.size});
-    const at::Tensor mins = std::get<0>(m.min(1));
-    at::Tensor steps = (std::get<0>(m.max(1)) - mins).div_(double(b.levels));
-    // A block of equal values has no range: any step decodes it exactly.
-    steps.masked_fill_(steps.le(0), 1.0);
-    const at::Tensor codes = (m - mins.unsqueeze(1))
-                                 .div_(steps.unsqueeze(1))
-                                 .round_()
-                                 .clamp_(0, double(b.levels))
-                                 .to(at::kByte);
-    std::memcpy(out, mins.data_ptr(), size_t(nb) * 4);
-    std::memcpy(out + nb * 4, steps.data_ptr(), size_t(nb) * 4);
-    char* data = out + nb * 8;
-    if (b.perByte == 1) {
-        std::memcpy(data, codes.data_ptr(), size_t(nb * b.size));
-    } else {
-        const at::Tensor pairs = codes.view({nb, b.size / 2, 2}).to(at::kInt);
-        const at::Tensor packed =
-            (pairs.select(2, 0) + pairs.select(2, 1) * 16).to(at::kByte).contiguous();
-        std::memcpy(data, packed.data_ptr(), size_t(nb * b.size / 2));
-    }
-    return dequantize(codes, mins, steps, n).clone();
+    at::Tensor sent = at::empty({n}, at::kFloat);
+    forEachChunk(n, [&](int64_t from, int64_t len) {
+        sent.narrow(0, from, len).copy_(encodeChunk(v.narrow(0, from, len), from, n, w, out));
+    });
+    return sent;
 }
 
 Expected<at::Tensor> decodeOuter(const char* in, qint64 size, OuterWire w, int64_t n) {
@@ -130,35 +163,56 @@ Expected<at::Tensor> decodeOuter(const char* in, qint64 size, OuterWire w, int64
         return at::from_blob(src, {n}, at::kFloat).clone();
     if (w == OuterWire::Fp16)
         return at::from_blob(src, {n}, at::kHalf).to(at::kFloat);
+    // A chunk at a time, into the one vector returned (kChunkValues).
     const Blocks b = blocksOf(w);
     const int64_t nb = blockCount(n, b);
-    const at::Tensor mins = at::from_blob(src, {nb}, at::kFloat);
-    const at::Tensor steps = at::from_blob(src + nb * 4, {nb}, at::kFloat);
-    at::Tensor codes;
-    if (b.perByte == 1) {
-        codes = at::from_blob(src + nb * 8, {nb, b.size}, at::kByte);
-    } else {
-        const at::Tensor packed =
-            at::from_blob(src + nb * 8, {nb, b.size / 2}, at::kByte).to(at::kInt);
-        codes = at::stack({packed.remainder(16), packed.div(16, "floor")}, 2)
-                    .view({nb, b.size})
-                    .to(at::kByte);
-    }
-    return dequantize(codes, mins, steps, n).clone();
+    at::Tensor values = at::empty({n}, at::kFloat);
+    forEachChunk(n, [&](int64_t from, int64_t len) {
+        const int64_t first = from / b.size, count = blockCount(len, b);
+        const at::Tensor mins = at::from_blob(src + first * 4, {count}, at::kFloat);
+        const at::Tensor steps = at::from_blob(src + nb * 4 + first * 4, {count}, at::kFloat);
+        const char* data = src + nb * 8 + first * (b.size / b.perByte);
+        at::Tensor codes;
+        if (b.perByte == 1) {
+            codes = at::from_blob(const_cast<char*>(data), {count, b.size}, at::kByte);
+        } else {
+            const at::Tensor packed =
+                at::from_blob(const_cast<char*>(data), {count, b.size / 2}, at::kByte).to(at::kInt);
+            codes = at::stack({packed.remainder(16), packed.div(16, "floor")}, 2)
+                        .view({count, b.size})
+                        .to(at::kByte);
+        }
+        values.narrow(0, from, len).copy_(dequantize(codes, mins, steps, len));
+    });
+    return values;
 }
 
-at::Tensor ErrorFeedback::encode(const at::Tensor& x, OuterWire w, char* out) {
+void ErrorFeedback::encode(const at::Tensor& x, OuterWire w, char* out, at::Tensor* sent) {
     at::NoGradGuard noGrad;
     if (w == OuterWire::Fp32) {
         // Lossless: nothing is left over to carry into the next send.
         m_residual = at::Tensor();
-        return encodeOuter(x, w, out);
+        at::Tensor s = encodeOuter(x, w, out);
+        if (sent)
+            *sent = std::move(s);
+        return;
     }
-    const at::Tensor meant =
-        m_residual.defined() && m_residual.numel() == x.numel() ? x + m_residual : x;
-    at::Tensor sent = encodeOuter(meant, w, out);
-    m_residual = meant - sent;
-    return sent;
+    const at::Tensor v = x.detach().to(at::kCPU, at::kFloat).contiguous().view(-1);
+    const int64_t n = v.numel();
+    // What is meant, x plus the residual, is made in the residual's own memory a chunk at a
+    // time, and what the chunk's encoding lost is left there: the send holds no vector of the
+    // model's size beside x and the residual.
+    if (!m_residual.defined() || m_residual.numel() != n)
+        m_residual = at::zeros({n}, at::kFloat);
+    if (sent)
+        *sent = at::empty({n}, at::kFloat);
+    forEachChunk(n, [&](int64_t from, int64_t len) {
+        at::Tensor meant = m_residual.narrow(0, from, len).add_(v.narrow(0, from, len));
+        const at::Tensor s = encodeChunk(meant, from, n, w, out);
+        if (sent)
+            sent->narrow(0, from, len).copy_(s);
+        meant.sub_(s);
+    });
 }
 
 at::Tensor flattenParams(const std::vector<at::Tensor>& params) {
@@ -188,11 +242,14 @@ QByteArray packOuter(const at::Tensor& flat, const std::vector<at::Tensor>& buff
     const QByteArray tail = packBundle({}, buffers, DType::F32);
     const qint64 vec = outerVectorBytes(w, flat.numel());
     QByteArray out(vec + tail.size(), Qt::Uninitialized);
-    at::Tensor sent =
-        feedback ? feedback->encode(flat, w, out.data()) : encodeOuter(flat, w, out.data());
+    if (feedback) {
+        feedback->encode(flat, w, out.data(), decoded);
+    } else {
+        at::Tensor sent = encodeOuter(flat, w, out.data());
+        if (decoded)
+            *decoded = std::move(sent);
+    }
     std::memcpy(out.data() + vec, tail.constData(), size_t(tail.size()));
-    if (decoded)
-        *decoded = std::move(sent);
     return out;
 }
 
@@ -238,6 +295,15 @@ QByteArray WeightMirror::updateFragment(const at::Tensor& values, const Fragment
 Expected<at::Tensor> OuterWorkerSide::applyFragment(const QByteArray& bytes,
                                                     const ModelLayout& layout, const Fragment& f,
                                                     std::vector<at::Tensor>& buffers) {
+    auto held = addFragment(bytes, layout, f, buffers);
+    if (!held)
+        return held.error();
+    return held->clone();
+}
+
+Expected<at::Tensor> OuterWorkerSide::addFragment(const QByteArray& bytes,
+                                                  const ModelLayout& layout, const Fragment& f,
+                                                  std::vector<at::Tensor>& buffers) {
     if (!m_held.defined() || f.offset + f.count > m_held.numel())
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("the coordinator sent a weight update before the "
@@ -249,9 +315,10 @@ Expected<at::Tensor> OuterWorkerSide::applyFragment(const QByteArray& bytes,
     at::NoGradGuard noGrad;
     at::Tensor held = m_held.narrow(0, f.offset, f.count);
     held.add_(step);
+    step.reset();
     for (size_t i = 0; i < newBuffers.size() && i < buffers.size(); ++i)
         buffers[i].copy_(newBuffers[i]);
-    return held.clone();
+    return held;
 }
 
 QByteArray OuterWorkerSide::packFragmentDelta(const at::Tensor& flat,
@@ -264,7 +331,8 @@ QByteArray OuterWorkerSide::packFragmentDelta(const at::Tensor& flat,
 Status OuterWorkerSide::applyDifference(const QByteArray& bytes, const ModelLayout& layout,
                                         std::vector<at::Tensor>& params,
                                         std::vector<at::Tensor>& buffers) {
-    auto held = applyFragment(bytes, layout, wholeOf(layout.paramCount()), buffers);
+    // The parameters are copied from the record itself: no second copy of the model.
+    auto held = addFragment(bytes, layout, wholeOf(layout.paramCount()), buffers);
     if (!held)
         return held.error();
     at::NoGradGuard noGrad;

@@ -46,9 +46,10 @@ Expected<at::Tensor> decodeOuter(const char* in, qint64 size, OuterWire w, int64
 // The sender's side of error feedback: what was meant but not sent, carried to the next send.
 class ErrorFeedback {
 public:
-    // Encodes x plus the carried residual into out and keeps what the encoding lost. Returns
-    // what the receiver decodes.
-    at::Tensor encode(const at::Tensor& x, OuterWire w, char* out);
+    // Encodes x plus the carried residual into out and keeps what the encoding lost; `sent`
+    // (where given) becomes what the receiver decodes. Over fp32 nothing is lost, and `sent` is
+    // x itself.
+    void encode(const at::Tensor& x, OuterWire w, char* out, at::Tensor* sent = nullptr);
     void reset() { m_residual = at::Tensor(); }
     const at::Tensor& residual() const { return m_residual; }
 
@@ -119,6 +120,11 @@ public:
                                  int k);
 
 private:
+    // Adds a fragment's bundle to the record, takes its buffers, and returns the fragment's
+    // part of the record (a view).
+    Expected<at::Tensor> addFragment(const QByteArray& bytes, const ModelLayout& layout,
+                                     const Fragment& f, std::vector<at::Tensor>& buffers);
+
     OuterWire m_wire;
     at::Tensor m_held;
     ErrorFeedback m_feedback;
