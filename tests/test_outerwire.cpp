@@ -132,6 +132,17 @@ private Q_SLOTS:
                 residual = meant - reference;
                 QVERIFY(at::equal(fb.residual(), residual));
             }
+            // The coordinator's record of a worker moves by what the worker decodes, and the
+            // update's bytes are the difference's, encoded whole.
+            WeightMirror mirror;
+            const at::Tensor start = at::randn({n});
+            mirror.sentWhole(start);
+            const at::Tensor weights = start + at::randn({n}).mul_(1e-3);
+            at::Tensor reference;
+            const QByteArray update = mirror.update(weights, {}, w);
+            QVERIFY(update.left(int(outerVectorBytes(w, n))) ==
+                    wholeAtOnce(weights - start, w, &reference));
+            QVERIFY(at::equal(mirror.held(), start + reference));
         }
     }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace tandem {
 
@@ -237,20 +238,34 @@ std::vector<at::Tensor> splitParams(const at::Tensor& flat, const ModelLayout& l
     return out;
 }
 
-QByteArray packOuter(const at::Tensor& flat, const std::vector<at::Tensor>& buffers, OuterWire w,
-                     ErrorFeedback* feedback, at::Tensor* decoded) {
+namespace {
+
+// An outer bundle of n values and the buffers after them: `encode` writes the vector's bytes
+// at the front of what it is given.
+template <typename Encode>
+QByteArray outerBundle(int64_t n, OuterWire w, const std::vector<at::Tensor>& buffers,
+                       Encode encode) {
     const QByteArray tail = packBundle({}, buffers, DType::F32);
-    const qint64 vec = outerVectorBytes(w, flat.numel());
+    const qint64 vec = outerVectorBytes(w, n);
     QByteArray out(vec + tail.size(), Qt::Uninitialized);
-    if (feedback) {
-        feedback->encode(flat, w, out.data(), decoded);
-    } else {
-        at::Tensor sent = encodeOuter(flat, w, out.data());
-        if (decoded)
-            *decoded = std::move(sent);
-    }
+    encode(out.data());
     std::memcpy(out.data() + vec, tail.constData(), size_t(tail.size()));
     return out;
+}
+
+} // namespace
+
+QByteArray packOuter(const at::Tensor& flat, const std::vector<at::Tensor>& buffers, OuterWire w,
+                     ErrorFeedback* feedback, at::Tensor* decoded) {
+    return outerBundle(flat.numel(), w, buffers, [&](char* out) {
+        if (feedback) {
+            feedback->encode(flat, w, out, decoded);
+            return;
+        }
+        at::Tensor sent = encodeOuter(flat, w, out);
+        if (decoded)
+            *decoded = std::move(sent);
+    });
 }
 
 Status unpackOuter(const QByteArray& bytes, const ModelLayout& layout, OuterWire w,
@@ -286,10 +301,18 @@ QByteArray WeightMirror::updateFragment(const at::Tensor& values, const Fragment
                                         const std::vector<at::Tensor>& buffers, OuterWire w) {
     at::NoGradGuard noGrad;
     at::Tensor held = m_held.narrow(0, f.offset, f.count);
-    at::Tensor step;
-    QByteArray out = packOuter(values - held, buffers, w, nullptr, &step);
-    held.add_(step);
-    return out;
+    const at::Tensor v = values.detach().to(at::kCPU, at::kFloat).contiguous().view(-1);
+    const int64_t n = held.numel();
+    if (v.numel() != n)
+        throw std::invalid_argument("a weight update of another size than the values it updates");
+    // A chunk at a time: the difference and what the worker decodes from it are each a
+    // chunk's size, and the record moves by what was decoded.
+    return outerBundle(n, w, buffers, [&](char* out) {
+        forEachChunk(n, [&](int64_t from, int64_t len) {
+            at::Tensor h = held.narrow(0, from, len);
+            h.add_(encodeChunk(v.narrow(0, from, len) - h, from, n, w, out));
+        });
+    });
 }
 
 Expected<at::Tensor> OuterWorkerSide::applyFragment(const QByteArray& bytes,
