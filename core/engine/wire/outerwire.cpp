@@ -172,13 +172,13 @@ Expected<at::Tensor> decodeOuter(const char* in, qint64 size, OuterWire w, int64
         const int64_t first = from / b.size, count = blockCount(len, b);
         const at::Tensor mins = at::from_blob(src + first * 4, {count}, at::kFloat);
         const at::Tensor steps = at::from_blob(src + nb * 4 + first * 4, {count}, at::kFloat);
-        const char* data = src + nb * 8 + first * (b.size / b.perByte);
+        char* data = src + nb * 8 + first * (b.size / b.perByte);
         at::Tensor codes;
         if (b.perByte == 1) {
-            codes = at::from_blob(const_cast<char*>(data), {count, b.size}, at::kByte);
+            codes = at::from_blob(data, {count, b.size}, at::kByte);
         } else {
             const at::Tensor packed =
-                at::from_blob(const_cast<char*>(data), {count, b.size / 2}, at::kByte).to(at::kInt);
+                at::from_blob(data, {count, b.size / 2}, at::kByte).to(at::kInt);
             codes = at::stack({packed.remainder(16), packed.div(16, "floor")}, 2)
                         .view({count, b.size})
                         .to(at::kByte);

@@ -108,7 +108,7 @@ Expected<std::unique_ptr<ModelReplica>> startReplica(const DeviceInfo& device,
         *note = widened;
     sized.wire = wireDtypeOf(run.wire);
     // A streaming run's worker is planned for streaming's copies, which its rounds then keep
-    // to (ComputeLoop refuses a round cut otherwise); one whose coordinator does not say is
+    // to (roundFrom() refuses a round cut otherwise); one whose coordinator does not say is
     // planned for local-SGD's, the larger. In a sharded run it is planned as the coordinator
     // plans every sharded machine that computes.
     MemoryNeed need = run.spec.sharded
