@@ -26,6 +26,14 @@ shapes(const torch::jit::Module& m) {
     return out;
 }
 
+// The layout of `params` as a model's trainable tensors named p0, p1, ...
+inline ModelLayout namedLayout(const std::vector<at::Tensor>& params) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < params.size(); ++i)
+        names.push_back("p" + std::to_string(i));
+    return ModelLayout::of(names, params, {}, {});
+}
+
 inline torch::jit::Module zoo(const char* name, uint64_t seed = 0) {
     auto m = buildZooModel(QLatin1String(name), seed);
     if (!m)

@@ -5,11 +5,13 @@
 // A machine that would join probes the members: it learns which it reaches, and joins nothing.
 // Then sync steps over such a link (engine/shard/shardnode.h), against a one-owner run.
 
+#include "engine/modes/fragments.h"
 #include "engine/shard/shardlink.h"
 #include "engine/shard/shardnode.h"
 #include "engine/shard/shardpart.h"
 #include "engine/step/optimizer.h"
 #include "engine/wire/wiretensors.h"
+#include "enginetestutil.h"
 
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -29,6 +31,7 @@ private Q_SLOTS:
     void aSilentOrDroppedMemberIsClosed();
     void aProbeReachesEachMemberAndJoinsNone();
     void stepsCrossTheLinks();
+    void streamingRoundsLandBesideTheReplica();
     void anOwnerQueuesABoundedPartOfItsRange();
     void aWorkersReplicaIsRoundedAsTheWireCarriesWeights();
     void anOwnerKeepsItsRangeWhereItArrived();
@@ -304,10 +307,7 @@ void TestShardLink::stepsCrossTheLinks() {
     for (const std::vector<int64_t>& shape :
          std::vector<std::vector<int64_t>>{{64, 33}, {33}, {17, 5, 9}, {700}})
         params.push_back(at::randn(shape));
-    std::vector<std::string> names;
-    for (size_t i = 0; i < params.size(); ++i)
-        names.push_back("p" + std::to_string(i));
-    const ModelLayout modelLayout = ModelLayout::of(names, params, {}, {});
+    const ModelLayout modelLayout = testing::namedLayout(params);
     const ShardLayout layout = ShardLayout::of(params);
     OptimizerConfig cfg;
     cfg.kind = OptimizerKind::AdamW;
@@ -414,6 +414,104 @@ void TestShardLink::stepsCrossTheLinks() {
     QVERIFY2(refusedA.first().at(2).toString().contains(QLatin1String("during step 4")),
              qPrintable(refusedA.first().at(2).toString()));
     QVERIFY(at::equal(before, ownerA.masters()));
+    QCOMPARE(lost.size(), 0);
+}
+
+// Streaming local-SGD over the same two machines: the model is cut into two fragments, and step
+// s exchanges fragment s mod 2 only, each worker sending that fragment's run of its bundle. A's
+// range reaches into both fragments, B's into the first only, so that on odd steps B owns
+// nothing of the step and closes it with no value. The new values land beside each replica,
+// which trains on unchanged. B sends each round's delta as soon as the round is over, before
+// the step before it is closed: the delta waits in B's node until that step's values have
+// landed there. Each landing holds what a one-owner outer optimizer made of the fragment.
+void TestShardLink::streamingRoundsLandBesideTheReplica() {
+    at::manual_seed(8);
+    std::vector<at::Tensor> params;
+    for (const std::vector<int64_t>& shape :
+         std::vector<std::vector<int64_t>>{{64, 33}, {33}, {17, 5, 9}, {700}})
+        params.push_back(at::randn(shape));
+    const ModelLayout modelLayout = testing::namedLayout(params);
+    const ShardLayout layout = ShardLayout::of(params);
+    const OptimizerConfig cfg = outerStepOptimizer(0.9);
+    const QString a = m_a.deviceId(), b = m_b.deviceId();
+    const std::vector<ShardRange> ranges{{0, 1900, a}, {1900, layout.values, b}};
+    ShardOwner ownerA = ShardOwner::fromParams(layout, 0, 1900, params, cfg);
+    ShardOwner ownerB = ShardOwner::fromParams(layout, 1900, layout.values, params, cfg);
+    std::vector<at::Tensor> replicaA, replicaB, one;
+    copyInto(params, {&replicaA, &replicaB, &one});
+    Optimizer oneOpt(cfg, one);
+    ShardNode nodeA(a, layout, ranges, DType::F32, &ownerA, &replicaA);
+    ShardNode nodeB(b, layout, ranges, DType::F32, &ownerB, &replicaB);
+    const std::vector<ShardWindow> windows = fragmentWindows(layout, 2);
+    const std::vector<Fragment> fragments = cutFragments(paramNumels(params), 2);
+    QCOMPARE(windows.size(), size_t(2));
+    QCOMPARE(windows[1].end, windows[0].begin); // the second fragment's tensors come first
+    nodeA.setWindows(windows);
+    nodeB.setWindows(windows);
+    nodeA.setPartBytes(1000);
+    nodeB.setPartBytes(1000);
+    ShardListener listener(m_a);
+    Connection* fromB = nullptr;
+    linkNodes(listener, nodeA, nodeB, &fromB);
+    if (QTest::currentTestFailed())
+        return;
+    QSignalSpy updatedA(&nodeA, &ShardNode::updated), updatedB(&nodeB, &ShardNode::updated);
+    QSignalSpy refusedA(&nodeA, &ShardNode::refused), refusedB(&nodeB, &ShardNode::refused);
+    QSignalSpy lost(&nodeA, &ShardNode::linkLost);
+    const std::vector<std::pair<QString, double>> counted{{a, 0.4}, {b, 0.6}};
+    // Each worker's delta for each step, and its fragment's run of the bundle.
+    std::vector<std::array<std::vector<at::Tensor>, 2>> deltas;
+    const auto windowBundle = [&](int step, int w) {
+        GradientBundle bundle(modelLayout, DType::F32);
+        const QByteArray whole = bundle.begin();
+        bundle.finish(deltas[size_t(step)][size_t(w)], {});
+        const ShardWindow& win = windows[size_t(step % 2)];
+        return whole.mid(win.begin * 4, (win.end - win.begin) * 4);
+    };
+    for (int step = 0; step < 5; ++step) {
+        std::array<std::vector<at::Tensor>, 2> d;
+        for (auto& g : d)
+            for (const at::Tensor& p : params)
+                g.push_back(at::randn(p.sizes()));
+        deltas.push_back(d);
+    }
+    nodeA.open(0);
+    nodeB.open(0);
+    nodeB.gradientsReady(0, windowBundle(0, 1), windowBundle(0, 1).size());
+    for (int step = 0; step < 4; ++step) {
+        const Fragment& f = fragments[size_t(step % 2)];
+        nodeA.gradientsReady(step, windowBundle(step, 0), windowBundle(step, 0).size());
+        // B's next round is over before this step closes: its delta waits for the step.
+        const QByteArray next = windowBundle(step + 1, 1);
+        QCOMPARE(nodeB.gradientsReady(step + 1, next, next.size()), qint64(0));
+        QVERIFY(nodeA.close(step, counted, 0.7).ok());
+        QVERIFY(nodeB.close(step, counted, 0.7).ok());
+        QTRY_VERIFY_WITH_TIMEOUT(updatedA.size() == step + 1 && updatedB.size() == step + 1, 30000);
+        std::vector<at::Tensor> sum(params.size());
+        for (size_t i = f.firstParam; i < f.endParam; ++i)
+            sum[i] = deltas[size_t(step)][0][i].mul(0.4).add_(deltas[size_t(step)][1][i], 0.6);
+        oneOpt.step(sum, 0.7);
+        for (ShardNode* node : {&nodeA, &nodeB}) {
+            auto landed = node->takeLanded(step % 2);
+            QVERIFY(landed.has_value());
+            QCOMPARE(landed->step, int64_t(step));
+            for (size_t i = 0; i < params.size(); ++i) {
+                const bool inside = i >= f.firstParam && i < f.endParam;
+                QCOMPARE(landed->values[i].defined(), inside);
+                if (inside)
+                    QVERIFY2((landed->values[i] - one[i]).abs().max().item<double>() <=
+                                 1e-6 * std::max(1.0, one[i].abs().max().item<double>()),
+                             qPrintable(QString::number(i)));
+            }
+            QVERIFY(!node->takeLanded(step % 2).has_value()); // taken
+        }
+    }
+    for (size_t i = 0; i < params.size(); ++i) // the replicas trained on, untouched
+        QVERIFY(at::equal(replicaA[i], params[i]) && at::equal(replicaB[i], params[i]));
+    QCOMPARE(ownerA.stepCount(), int64_t(4));
+    QCOMPARE(ownerB.stepCount(), int64_t(4));
+    QCOMPARE(refusedA.size(), 0);
+    QCOMPARE(refusedB.size(), 0);
     QCOMPARE(lost.size(), 0);
 }
 

@@ -4,6 +4,7 @@
 // rebuilds a lost owner (engine/shard/shardlog.h).
 
 #include "engine/coordinator/spilledbytes.h"
+#include "engine/modes/fragments.h"
 #include "engine/shard/gatheredstate.h"
 #include "engine/shard/shardlog.h"
 #include "engine/shard/shardowner.h"
@@ -11,6 +12,7 @@
 #include "engine/shard/shardstep.h"
 #include "engine/step/blockwiseadam.h"
 #include "engine/wire/wiretensors.h"
+#include "enginetestutil.h"
 #include "hffolder.h"
 #include "model/openmodel.h"
 
@@ -112,6 +114,7 @@ private Q_SLOTS:
     void aRecordTheDiskCannotHoldLeavesTheLogWhole();
     void aStepThroughTheOwnersEqualsTheOneOwnerStep_data();
     void aStepThroughTheOwnersEqualsTheOneOwnerStep();
+    void aStreamingRoundStepsItsFragmentOnly();
     void whatAPeerSendsOutOfTurnIsRefused();
     void aLargeRangeIsCheckedToItsLastValue();
     void anOwnerStepsEachSegmentAsItsPartsArrive();
@@ -1172,10 +1175,7 @@ void TestShardPlan::aStepThroughTheOwnersEqualsTheOneOwnerStep() {
     cfg.kind = OptimizerKind::AdamW;
     cfg.weightDecay = 0.01;
     const std::vector<at::Tensor> params = someParams();
-    std::vector<std::string> names;
-    for (size_t i = 0; i < params.size(); ++i)
-        names.push_back("p" + std::to_string(i));
-    const ModelLayout modelLayout = ModelLayout::of(names, params, {}, {});
+    const ModelLayout modelLayout = testing::namedLayout(params);
     const ShardLayout layout = ShardLayout::of(params);
     const std::vector<std::pair<int64_t, int64_t>> ranges{
         {0, 1000}, {1000, 2900}, {2900, layout.values}};
@@ -1259,6 +1259,89 @@ void TestShardPlan::aStepThroughTheOwnersEqualsTheOneOwnerStep() {
     for (const auto& replica : replicas)
         for (size_t i = 0; i < params.size(); ++i)
             QVERIFY(at::equal(replica[i], (*trained)[i].to(scalarTypeOf(dtype))));
+}
+
+// Streaming local-SGD through the owners: round r exchanges fragment r mod 3 only, each worker
+// sending that fragment's run of its bundle. An owner steps its range's part inside the fragment
+// with the outer optimizer, and a range outside it sends nothing but still counts the round. A
+// worker lands the new values in tensors of the fragment alone. After six rounds, two of each
+// fragment, the owners hold what the one-owner outer optimizer made of the same deltas, its
+// momentum too, and each round's landing held the fragment's new values.
+void TestShardPlan::aStreamingRoundStepsItsFragmentOnly() {
+    const DType dtype = DType::F32;
+    const OptimizerConfig cfg = outerStepOptimizer(0.9);
+    const std::vector<at::Tensor> params = someParams();
+    const ModelLayout modelLayout = testing::namedLayout(params);
+    const ShardLayout layout = ShardLayout::of(params);
+    const std::vector<ShardWindow> windows = fragmentWindows(layout, 3);
+    // The fragments are tensor 0, tensors 1 to 4 and tensor 5; the flat order starts with the
+    // last tensor.
+    QCOMPARE(windows.size(), size_t(3));
+    QCOMPARE(windows[0], (ShardWindow{3547, 5659}));
+    QCOMPARE(windows[1], (ShardWindow{2048, 3547}));
+    QCOMPARE(windows[2], (ShardWindow{0, 2048}));
+    const std::vector<Fragment> fragments = cutFragments(paramNumels(params), 3);
+    const std::vector<std::pair<int64_t, int64_t>> ranges{
+        {0, 1000}, {1000, 2900}, {2900, layout.values}};
+    std::vector<ShardOwner> owners;
+    for (const auto& [begin, end] : ranges)
+        owners.push_back(ShardOwner::fromParams(layout, begin, end, params, cfg, 300));
+    std::vector<OwnerStep> steps;
+    for (ShardOwner& o : owners)
+        steps.emplace_back(o, dtype);
+    const QString workers[2] = {QStringLiteral("laptop"), QStringLiteral("desktop")};
+    const std::vector<std::pair<QString, double>> counted{{workers[0], 0.25}, {workers[1], 0.75}};
+    std::vector<at::Tensor> one = clones(params);
+    Optimizer oneOpt(cfg, one);
+    QRandomGenerator random(5);
+    for (int step = 0; step < 6; ++step) {
+        const ShardWindow& window = windows[size_t(step % 3)];
+        const Fragment& fragment = fragments[size_t(step % 3)];
+        const auto grads = threeWorkersGrads(params, step);
+        for (OwnerStep& o : steps)
+            o.open(step, window);
+        for (int w = 0; w < 2; ++w) {
+            GradientBundle bundle(modelLayout, dtype);
+            QByteArray whole = bundle.begin();
+            bundle.finish(grads[size_t(w)], {});
+            const QByteArray sent = whole.mid(window.begin * 4, (window.end - window.begin) * 4);
+            ShardRoute route(ranges, dtype);
+            route.setWindow(window);
+            for (const ShardRoute::Part& part : route.partsUpTo(sent.size(), 1 << 30)) {
+                const auto [at, size] = route.bytesOf(part.range);
+                QCOMPARE(part.offset, qint64(0));
+                inParts(steps[part.range], step, workers[w], sent.mid(at, size), random);
+            }
+            QCOMPARE(route.handedOut(), qint64(sent.size()));
+        }
+        std::vector<at::Tensor> sum(params.size());
+        for (size_t i = fragment.firstParam; i < fragment.endParam; ++i)
+            sum[i] = grads[0][i].mul(0.25).add_(grads[1][i], 0.75);
+        oneOpt.step(sum, lrOf(step));
+        // The landing: the fragment's tensors only.
+        std::vector<at::Tensor> landing(params.size());
+        for (size_t i = fragment.firstParam; i < fragment.endParam; ++i)
+            landing[i] = at::zeros_like(params[i]);
+        ReplicaStep arrivals(layout, ranges, dtype);
+        arrivals.open(step, window);
+        for (size_t r = 0; r < steps.size(); ++r) {
+            const auto [from, to] = window.within(ranges[r].first, ranges[r].second);
+            const auto update = steps[r].close(step, counted, lrOf(step));
+            QVERIFY2(update, qPrintable(update ? QString() : update.error().message));
+            QCOMPARE(update->size(), int((to - from) * 4));
+            if (update->isEmpty())
+                continue;
+            const Status st = arrivals.receive(step, r, *update, landing);
+            QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
+        }
+        QVERIFY(arrivals.complete());
+        QString why;
+        for (size_t i = fragment.firstParam; i < fragment.endParam; ++i)
+            QVERIFY2(same(landing[i], one[i], &why), qPrintable(QString::number(i) + why));
+    }
+    for (const ShardOwner& o : owners)
+        QCOMPARE(o.stepCount(), oneOpt.stepCount());
+    compareWithOneOwner(owners, one, oneOpt);
 }
 
 // A range of millions of values, sent whole or in parts, is checked for values that are not

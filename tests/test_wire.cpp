@@ -445,6 +445,7 @@ void TestWire::messagesRoundTrip() {
     setup.outerStep = true;
     setup.outerMomentum = 0.9;
     setup.linkTimeoutMs = 5000;
+    setup.fragments = 4;
     auto setupBack = decode(encode(setup));
     QVERIFY(setupBack.ok());
     const auto& got = std::get<ShardSetup>(*setupBack);
@@ -466,6 +467,7 @@ void TestWire::messagesRoundTrip() {
     QCOMPARE(got.outerMomentum, 0.9);
     QCOMPARE(got.linkTimeoutMs, 5000);
     QVERIFY(!got.probe);
+    QCOMPARE(got.fragments, 4);
     // A probe of the links travels as a setup that says so.
     ShardSetup probe;
     probe.probe = true;
@@ -475,6 +477,10 @@ void TestWire::messagesRoundTrip() {
     QVERIFY(probeBack.ok());
     QVERIFY(std::get<ShardSetup>(*probeBack).probe);
     QCOMPARE(std::get<ShardSetup>(*probeBack).members.size(), 1);
+    QCOMPARE(std::get<ShardSetup>(*probeBack).fragments, 1); // none said: every value each step
+    ShardSetup manyFragments = setup;
+    manyFragments.fragments = 5000;
+    QVERIFY(!decode(encode(manyFragments)).ok());
     // Local-SGD's outer momentum lies in [0, 1): another would make the owners' steps diverge.
     for (double m : {-0.1, 1.0, std::nan("")}) {
         ShardSetup wrong = setup;

@@ -288,6 +288,7 @@ struct Encoder {
         o->set_outer_momentum(m.outerMomentum);
         o->set_link_timeout_ms(quint32(std::max(0, m.linkTimeoutMs)));
         o->set_probe(m.probe);
+        o->set_fragments(m.fragments);
     }
     void operator()(const ShardSave&) { e.mutable_shard_save(); }
     void operator()(const ShardState& m) {
@@ -647,6 +648,10 @@ Expected<Message> decode(const QByteArray& payload) {
                                .arg(o.link_timeout_ms()));
         m.linkTimeoutMs = int(o.link_timeout_ms());
         m.probe = o.probe();
+        m.fragments = std::max(1, int(o.fragments()));
+        if (o.fragments() > 4096)
+            return corrupt(QStringLiteral("a sharded run cut into %1 fragments; at most 4096")
+                               .arg(o.fragments()));
         if (m.optimizerSteps < 0)
             return corrupt(
                 QStringLiteral("a range's optimizer state claims a negative step count"));

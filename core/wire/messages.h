@@ -19,7 +19,7 @@
 namespace tandem::wire {
 
 // Version 1 is the first; a peer speaking another major version is refused by name.
-constexpr uint32_t kProtocolVersion = 14;
+constexpr uint32_t kProtocolVersion = 15;
 
 // The compatibility rule (docs/user-guide.md, "Versions"): two nodes work together exactly
 // when they speak the same protocol version, whatever their app versions. The protocol
@@ -270,6 +270,8 @@ struct ShardSetup {
     int linkTimeoutMs = 0;
     // Only a test of the links to the members (tandem.proto): answered by a Probed report.
     bool probe = false;
+    // Streaming local-SGD's fragments: step s exchanges fragment s mod `fragments` (1: all).
+    int fragments = 1;
 };
 struct ShardReport {
     enum class Kind { Ready = 1, Held = 2, Refused = 3, Updated = 4, Lost = 5, Probed = 6 };

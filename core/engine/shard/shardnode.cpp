@@ -24,6 +24,7 @@ ShardNode::ShardNode(QString deviceId, ShardLayout layout, std::vector<ShardRang
                      QObject* parent)
     : QObject(parent)
     , m_deviceId(std::move(deviceId))
+    , m_layout(layout)
     , m_ranges(std::move(ranges))
     , m_wire(wire)
     , m_owner(owner)
@@ -63,8 +64,9 @@ Status ShardNode::addLink(Connection* link, const QString& deviceId) {
     link->setParent(this);
     // What may arrive: gradients for this machine's range, the other's weights for its own.
     qint64 cap = m_owner ? m_owner->bundleBytes(m_wire).second : 0;
-    if (range)
-        cap = std::max(cap, m_route.bytesOf(*range).second);
+    if (range) // the whole range, whatever window a step exchanges
+        cap = std::max<qint64>(cap,
+                               (m_ranges[*range].end - m_ranges[*range].begin) * dtypeSize(m_wire));
     if (range && m_backup == m_deviceId) // its sums, fp32
         cap = std::max(cap, (m_ranges[*range].end - m_ranges[*range].begin) * qint64(4));
     link->setBlobCap(wire::BlobKind::Tensors, cap);
@@ -117,20 +119,66 @@ void ShardNode::closeLinks(const QString& why) {
         }
 }
 
+void ShardNode::setWindows(std::vector<ShardWindow> windows) {
+    m_windows = std::move(windows);
+}
+
+ShardWindow ShardNode::windowOf(int64_t step) const {
+    if (m_windows.empty() || step < 0)
+        return {};
+    return m_windows[size_t(step % int64_t(m_windows.size()))];
+}
+
+std::optional<ShardNode::Landed> ShardNode::takeLanded(int k) {
+    const auto it = m_landed.find(k);
+    if (it == m_landed.end())
+        return std::nullopt;
+    Landed out = std::move(it->second);
+    m_landed.erase(it);
+    return out;
+}
+
+void ShardNode::beginLanding(int64_t step) {
+    const ShardWindow w = windowOf(step);
+    m_landing.assign(m_layout.shapes.size(), at::Tensor());
+    for (size_t i = 0; i < m_layout.shapes.size(); ++i)
+        if (m_layout.offsets[i] >= w.begin && m_layout.offsets[i] + m_layout.valuesOf(i) <= w.end)
+            m_landing[i] = at::empty(m_layout.shapes[i], at::kFloat);
+}
+
 void ShardNode::open(int64_t step) {
     if (step == m_step)
         return; // opened already, and what arrived for it is kept
     m_step = step;
-    m_route.reset();
+    const ShardWindow window = windowOf(step);
+    m_route.setWindow(window);
     m_kept.clear();
     m_keptBytes.assign(m_ranges.size(), 0);
     m_bundle = QByteArray();
-    m_replicaStep.open(step);
+    m_replicaStep.open(step, window);
     if (m_ownerStep)
-        m_ownerStep->open(step);
+        m_ownerStep->open(step, window);
+    if (!m_windows.empty() && m_replica)
+        beginLanding(step);
+    // A round's bundle that came before its step opened here goes now; not from here, which
+    // may be inside sendHeld().
+    if (m_pending.step == step)
+        QMetaObject::invokeMethod(
+            this,
+            [this, step] {
+                if (m_pending.step != step || m_step != step)
+                    return;
+                const Pending p = std::exchange(m_pending, {});
+                gradientsReady(p.step, p.bundle, p.ready);
+            },
+            Qt::QueuedConnection);
 }
 
 qint64 ShardNode::gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready) {
+    if (step > m_step && !m_windows.empty()) {
+        m_pending = {step, bundle, ready};
+        return 0;
+    }
     if (step != m_step)
         return 0;
     m_bundle = bundle;
@@ -159,6 +207,11 @@ qint64 ShardNode::gradientsReady(int64_t step, const QByteArray& bundle, qint64 
 void ShardNode::takeGradients(const QString& worker, int64_t step, const QByteArray& bytes) {
     if (!m_ownerStep)
         return drop(worker, QStringLiteral("gradients for a range this machine does not own"));
+    // Streaming: a worker whose replica holds a step's weights sends the next round's delta,
+    // while this machine may still wait for another owner's weights of that step; its own are
+    // out, so the next step opens here for the delta.
+    if (!m_windows.empty() && m_ownerStep->closed() && step == m_ownerStep->step() + 1)
+        m_ownerStep->open(step, windowOf(step));
     // Each link carries a worker's parts in order: the next starts where those held end.
     const auto whole = m_ownerStep->receive(step, worker, m_ownerStep->received(worker), bytes);
     if (!whole)
@@ -207,6 +260,17 @@ void ShardNode::keep(size_t range, int64_t step, const QByteArray& bytes) {
 void ShardNode::takeWeights(size_t range, int64_t step, const QByteArray& bytes) {
     if (!m_replica)
         return;
+    if (!m_windows.empty()) { // streaming: they land beside the replica, which trains on
+        if (auto st = m_replicaStep.receive(step, range, bytes, m_landing); !st)
+            return drop(m_ranges[range].owner, st.error().message);
+        if (!m_replicaStep.complete())
+            return;
+        m_landed[int(step % int64_t(m_windows.size()))] = Landed{step, std::move(m_landing)};
+        m_landing.clear();
+        open(step + 1);
+        Q_EMIT updated(step);
+        return;
+    }
     if (m_replicaBusy)
         return keep(range, step, bytes);
     if (auto st = m_replicaStep.receive(step, range, bytes, *m_replica); !st)

@@ -23,6 +23,7 @@
 #include <QString>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -59,6 +60,23 @@ public:
     // Closes every link, saying `why`: the setup is over.
     void closeLinks(const QString& why);
 
+    // Streaming local-SGD: step s exchanges the values of `windows[s % windows.size()]` only
+    // (fragmentWindows()), and a machine with a replica lands each step's new values in tensors
+    // of its own rather than in the replica, which trains on meanwhile: its worker merges them
+    // into the round after next (takeLanded()). Before the first open(); none: every step
+    // exchanges every value, written into the replica.
+    void setWindows(std::vector<ShardWindow> windows);
+    // The window step `step` exchanges.
+    ShardWindow windowOf(int64_t step) const;
+    // Streaming: the last landed values of window `k`, each trainable tensor of the window in
+    // fp32 on the CPU (undefined outside it), and the step they came with; nothing when none
+    // landed since the last take.
+    struct Landed {
+        int64_t step = -1;
+        std::vector<at::Tensor> values;
+    };
+    std::optional<Landed> takeLanded(int k);
+
     // Opens step `step`: what the previous one left is dropped (nothing, when it is open). A
     // machine whose replica holds every owner's weights for a step opens the next by itself.
     void open(int64_t step);
@@ -66,7 +84,10 @@ public:
     // (GradientBundle::ready()). Call again as it grows; each byte goes out once, in parts of
     // partBytes() or more (a range's last part may be less) as they become final. A
     // bundle of a step that is over here is ignored: the replica may hold its weights (and the
-    // next step be open) before the last call for it. Returns the bytes sent to other machines.
+    // next step be open) before the last call for it. A streaming round's bundle holds its
+    // window's values alone, and one for a later step than the open one waits until that step
+    // opens here (its worker trains a round ahead of the exchange). Returns the bytes sent to
+    // other machines.
     qint64 gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready);
     // The coordinator says how the step closes on this machine's range, as the step starts or
     // later: each segment of the range that every counted worker has sent is stepped, and its
@@ -116,8 +137,21 @@ private:
     qint64 queuedBytes();
     std::optional<size_t> rangeOf(const QString& deviceId) const;
 
+    // Allocates the tensors step `step`'s window lands in.
+    void beginLanding(int64_t step);
+
     QString m_deviceId;
+    ShardLayout m_layout;
     std::vector<ShardRange> m_ranges;
+    std::vector<ShardWindow> m_windows; // streaming's; empty: every value, every step
+    std::vector<at::Tensor> m_landing;  // the open step's, as its weights come
+    std::map<int, Landed> m_landed;     // by window, until taken
+    struct Pending {                    // a bundle for a step not open here yet
+        int64_t step = -1;
+        QByteArray bundle;
+        qint64 ready = 0;
+    };
+    Pending m_pending;
     DType m_wire;
     ShardOwner* m_owner;
     std::vector<at::Tensor>* m_replica;

@@ -278,13 +278,13 @@ void ShardOwner::accumulate(size_t piece, const at::Tensor& grad, double weight)
         m_sum[piece].add_(grad, weight);
 }
 
-void ShardOwner::applySpan(int64_t from, int64_t to, double lr) {
+void ShardOwner::applySpan(int64_t from, int64_t to, double lr, bool endsStep) {
     std::vector<at::Tensor> grads(m_pieces.size());
     for (size_t p = 0; p < m_pieces.size(); ++p)
         if (m_pieces[p].at >= from && m_pieces[p].at < to)
             grads[p] = std::exchange(m_sum[p], at::Tensor());
-    stepSpan(from, to, grads, lr);
-    if (to == m_end - m_begin)
+    m_optimizer->step(grads, lr, endsStep);
+    if (endsStep)
         m_added = 0;
 }
 

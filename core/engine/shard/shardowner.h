@@ -166,7 +166,13 @@ public:
     // Each value takes one step; the step counts (stepCount()) with the span that ends the range.
     // The same arithmetic as add() and apply() over the whole range.
     void addSpan(const char* values, DType wire, double weight, int64_t from, int64_t to);
-    void applySpan(int64_t from, int64_t to, double lr);
+    void applySpan(int64_t from, int64_t to, double lr) {
+        applySpan(from, to, lr, to == m_end - m_begin);
+    }
+    // The same, the step counting with this span where `endsStep` says so: a streaming round
+    // steps only the values of its fragment (shardstep.h's ShardWindow), and its last span, or
+    // none where the range has no value in the fragment, ends the round's step.
+    void applySpan(int64_t from, int64_t to, double lr, bool endsStep);
     // Steps the values [from, to) with a sum made elsewhere (`sum` per piece, undefined outside
     // the span or where it has none): what applySpan() does with its own. A logged step
     // (shardlog.h) is rebuilt so.

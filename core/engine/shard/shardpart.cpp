@@ -141,6 +141,9 @@ Status ShardPart::setup(const wire::ShardSetup& setup, const QByteArray& range,
     m_node = new ShardNode(me, layout, std::move(ranges), m_wire, m_owner.get(),
                            weightless.contains(me) ? nullptr : m_replica, this);
     m_node->setWeightless(weightless);
+    // Streaming: each step exchanges one fragment, which lands beside the replica.
+    if (setup.fragments > 1)
+        m_node->setWindows(fragmentWindows(layout, setup.fragments));
     // Before any link: the one that logs takes the owners' sums on theirs.
     m_node->setBackup(setup.backup ? setup.members.front().deviceId : QString());
     reportFromNode();
@@ -286,6 +289,10 @@ void ShardPart::linkUp(Connection* link, const QString& deviceId) {
 
 qint64 ShardPart::gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready) {
     return m_node ? m_node->gradientsReady(step, bundle, ready) : 0;
+}
+
+std::optional<ShardNode::Landed> ShardPart::takeLanded(int fragment) {
+    return m_node ? m_node->takeLanded(fragment) : std::nullopt;
 }
 
 void ShardPart::setReplicaBusy(bool busy) {

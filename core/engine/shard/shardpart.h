@@ -62,6 +62,9 @@ public:
     // The worker's gradient bundle for `step`, of which the first `ready` bytes are final
     // (ShardNode::gradientsReady). Returns the bytes it sent to other machines.
     qint64 gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready);
+    // Streaming: the last new values of fragment `fragment` that landed here, and their step
+    // (ShardNode::takeLanded).
+    std::optional<ShardNode::Landed> takeLanded(int fragment);
     // Whether this machine's worker is computing (ShardNode::setReplicaBusy).
     void setReplicaBusy(bool busy);
     // A worker's replica as the wire carries the owners' weights: over a 16-bit wire, each value

@@ -1,5 +1,7 @@
 #include "engine/shard/shardstep.h"
 
+#include "engine/modes/fragments.h"
+
 #include <ATen/core/grad_mode.h>
 
 #include <algorithm>
@@ -8,9 +10,48 @@
 
 namespace tandem {
 
+namespace {
+
+// Each range's part inside `window`, counted from the window's start.
+std::vector<std::pair<int64_t, int64_t>>
+insideWindow(const std::vector<std::pair<int64_t, int64_t>>& ranges, const ShardWindow& window) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const auto& [begin, end] : ranges) {
+        const auto [from, to] = window.within(begin, end);
+        const int64_t base = std::max<int64_t>(0, window.begin);
+        out.emplace_back(begin + from - base, begin + to - base);
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<ShardWindow> fragmentWindows(const ShardLayout& layout, int fragments) {
+    std::vector<int64_t> numels;
+    for (size_t i = 0; i < layout.shapes.size(); ++i)
+        numels.push_back(layout.valuesOf(i));
+    std::vector<ShardWindow> out;
+    for (const Fragment& f : cutFragments(numels, fragments)) {
+        if (f.firstParam == f.endParam) {
+            out.push_back({0, 0});
+            continue;
+        }
+        // Backward order: the fragment's last tensor comes first.
+        const int64_t begin = layout.offsets[f.endParam - 1];
+        out.push_back({begin, begin + f.count});
+    }
+    return out;
+}
+
 ShardRoute::ShardRoute(std::vector<std::pair<int64_t, int64_t>> ranges, DType wire)
-    : m_ranges(std::move(ranges))
+    : m_all(std::move(ranges))
+    , m_ranges(m_all)
     , m_element(dtypeSize(wire)) {}
+
+void ShardRoute::setWindow(const ShardWindow& window) {
+    m_ranges = insideWindow(m_all, window);
+    reset();
+}
 
 std::pair<qint64, qint64> ShardRoute::bytesOf(size_t r) const {
     const auto [begin, end] = m_ranges[r];
@@ -29,6 +70,10 @@ std::vector<ShardRoute::Part> ShardRoute::partsUpTo(qint64 ready, qint64 minByte
     std::vector<Part> out;
     while (m_next < m_ranges.size()) {
         const auto [at, size] = bytesOf(m_next);
+        if (size == 0) { // outside the window: nothing of it travels
+            ++m_next;
+            continue;
+        }
         const qint64 upTo = std::min(ready, at + size);
         if (upTo <= m_sent || (upTo < at + size && upTo - m_sent < minBytes))
             break;
@@ -44,9 +89,22 @@ std::vector<ShardRoute::Part> ShardRoute::partsUpTo(qint64 ready, qint64 minByte
 OwnerStep::OwnerStep(ShardOwner& owner, DType wire)
     : m_owner(owner)
     , m_wire(wire)
-    , m_bytes(owner.bundleBytes(wire).second) {}
+    , m_bytes(owner.bundleBytes(wire).second)
+    , m_to(owner.end() - owner.begin())
+    , m_segmentEnds(owner.segmentEnds()) {}
 
-void OwnerStep::open(int64_t step) {
+void OwnerStep::open(int64_t step, const ShardWindow& window) {
+    if (step == m_step && m_step >= 0)
+        return;
+    std::tie(m_from, m_to) = window.within(m_owner.begin(), m_owner.end());
+    m_bytes = (m_to - m_from) * dtypeSize(m_wire);
+    m_segmentEnds.clear();
+    int64_t start = 0;
+    for (const int64_t end : m_owner.segmentEnds()) {
+        if (end > m_from && start < m_to)
+            m_segmentEnds.push_back(std::min(end, m_to));
+        start = end;
+    }
     m_step = step;
     m_closed = false;
     m_parts.clear();
@@ -124,6 +182,8 @@ void OwnerStep::forget(const QString& worker) {
 }
 
 bool OwnerStep::whole(const QString& worker) const {
+    if (m_bytes == 0)
+        return true; // nothing of the range is in the step
     const auto it = m_parts.find(worker);
     return it != m_parts.end() && it->second.size() == m_bytes;
 }
@@ -201,9 +261,9 @@ std::vector<OwnerStep::Weights> OwnerStep::advance(size_t most) {
     std::vector<Weights> out;
     if (!m_close || m_closed)
         return out;
-    const std::vector<int64_t>& ends = m_owner.segmentEnds();
-    if (ends.empty()) { // an empty range: the step counts, and nothing leaves
-        m_owner.apply(m_close->lr);
+    const std::vector<int64_t>& ends = m_segmentEnds;
+    if (ends.empty()) { // nothing of the range in the step: it counts, and nothing leaves
+        m_owner.applySpan(m_from, m_from, m_close->lr, true);
         m_closed = true;
         m_close.reset();
         return out;
@@ -212,7 +272,8 @@ std::vector<OwnerStep::Weights> OwnerStep::advance(size_t most) {
     for (const auto& [worker, weight] : m_close->counted)
         held = std::min(held, received(worker));
     const int64_t element = dtypeSize(m_wire);
-    while (out.size() < most && m_segment < ends.size() && ends[m_segment] * element <= held)
+    while (out.size() < most && m_segment < ends.size() &&
+           (ends[m_segment] - m_from) * element <= held)
         out.push_back(stepSegment());
     if (m_segment == ends.size()) {
         m_closed = true;
@@ -223,17 +284,18 @@ std::vector<OwnerStep::Weights> OwnerStep::advance(size_t most) {
 }
 
 OwnerStep::Weights OwnerStep::stepSegment() {
-    const std::vector<int64_t>& ends = m_owner.segmentEnds();
-    const int64_t from = m_segment == 0 ? 0 : ends[m_segment - 1], to = ends[m_segment];
+    const std::vector<int64_t>& ends = m_segmentEnds;
+    const int64_t from = m_segment == 0 ? m_from : ends[m_segment - 1], to = ends[m_segment];
     const int64_t element = dtypeSize(m_wire);
     for (const auto& [worker, weight] : m_close->counted)
-        m_owner.addSpan(m_parts[worker].constData() + from * element, m_wire, weight, from, to);
+        m_owner.addSpan(m_parts[worker].constData() + (from - m_from) * element, m_wire, weight,
+                        from, to);
     Weights w;
     if (m_keepSums)
         w.sum = ShardLog::spanOf(m_owner, m_step, from, to, m_close->lr);
-    m_owner.applySpan(from, to, m_close->lr);
+    m_owner.applySpan(from, to, m_close->lr, m_segment + 1 == ends.size());
     ++m_segment;
-    w.offset = from * element;
+    w.offset = (from - m_from) * element;
     w.bytes = m_owner.packMasters(m_wire, from, to);
     return w;
 }
@@ -241,12 +303,18 @@ OwnerStep::Weights OwnerStep::stepSegment() {
 ReplicaStep::ReplicaStep(ShardLayout layout, std::vector<std::pair<int64_t, int64_t>> ranges,
                          DType wire)
     : m_layout(std::move(layout))
-    , m_ranges(std::move(ranges))
+    , m_all(std::move(ranges))
+    , m_ranges(m_all)
     , m_wire(wire)
     , m_have(m_ranges.size(), 0) {}
 
-void ReplicaStep::open(int64_t step) {
+void ReplicaStep::open(int64_t step, const ShardWindow& window) {
     m_step = step;
+    m_ranges.clear();
+    for (const auto& [begin, end] : m_all) {
+        const auto [from, to] = window.within(begin, end);
+        m_ranges.emplace_back(begin + from, begin + to);
+    }
     m_have.assign(m_ranges.size(), 0);
     // An empty range has nothing to send: it is whole from the start.
     m_arrived = size_t(std::count_if(m_ranges.begin(), m_ranges.end(),

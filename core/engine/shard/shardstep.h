@@ -23,6 +23,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <optional>
@@ -30,6 +31,28 @@
 #include <vector>
 
 namespace tandem {
+
+// The values one step exchanges, as a run [begin, end) of the flat order (ShardLayout): every
+// value, as a sync or local-SGD step has it, or one of streaming local-SGD's fragments
+// (fragmentWindows()), whose delta a worker sends as a bundle of that run alone. Its ends fall
+// where tensors begin, so that each of an owner's pieces lies wholly inside it or outside.
+struct ShardWindow {
+    int64_t begin = 0;
+    int64_t end = std::numeric_limits<int64_t>::max();
+
+    // The part of the range [first, last) inside the window, counted from the range's start:
+    // empty (both at the same place) where they do not meet.
+    std::pair<int64_t, int64_t> within(int64_t first, int64_t last) const {
+        const int64_t from = std::clamp(begin, first, last), to = std::clamp(end, from, last);
+        return {from - first, to - first};
+    }
+    bool operator==(const ShardWindow& o) const { return begin == o.begin && end == o.end; }
+};
+
+// Streaming local-SGD's `fragments` (modes/fragments.h: runs of consecutive tensors in schema
+// order) as windows of the flat order, in the fragments' order. The flat order holds the last
+// tensor first, so each fragment is one run of it.
+std::vector<ShardWindow> fragmentWindows(const ShardLayout& layout, int fragments);
 
 // Where each owner's range lies in a worker's gradient bundle of one wire dtype, and which of them
 // a backward pass has made final.
@@ -39,6 +62,10 @@ public:
     // to the last without a gap.
     ShardRoute(std::vector<std::pair<int64_t, int64_t>> ranges, DType wire);
 
+    // The bundles routed from now on hold the window's values only (a streaming round's
+    // fragment): each range is its part inside the window, counted from the window's start, and
+    // a range outside it has no bytes. reset() follows.
+    void setWindow(const ShardWindow& window);
     size_t size() const { return m_ranges.size(); }
     // Range `r`'s first byte in the bundle and how many.
     std::pair<qint64, qint64> bytesOf(size_t r) const;
@@ -63,7 +90,8 @@ public:
     qint64 handedOut() const { return m_sent; }
 
 private:
-    std::vector<std::pair<int64_t, int64_t>> m_ranges;
+    std::vector<std::pair<int64_t, int64_t>> m_all;    // as made
+    std::vector<std::pair<int64_t, int64_t>> m_ranges; // inside the window
     qint64 m_element = 4;
     size_t m_next = 0;
     qint64 m_sent = 0; // the bundle's bytes handed out, from its front
@@ -78,8 +106,10 @@ public:
     OwnerStep(ShardOwner& owner, DType wire);
 
     // Opens step `step` and drops whatever an earlier step left. Parts for another step are
-    // refused from now on.
-    void open(int64_t step);
+    // refused from now on. The step exchanges the values of `window` only: the range's part
+    // inside it is what each worker sends and what is stepped, and a range outside it closes
+    // without a value. Opening the step that is open changes nothing.
+    void open(int64_t step, const ShardWindow& window = {});
     int64_t step() const { return m_step; }
 
     // Worker `worker`'s part of its gradients for this range: `bytes` from byte `offset` of the
@@ -135,7 +165,9 @@ private:
 
     ShardOwner& m_owner;
     DType m_wire;
-    qint64 m_bytes = 0; // the range's, in the wire dtype
+    qint64 m_bytes = 0;                 // the step's part of the range, in the wire dtype
+    int64_t m_from = 0, m_to = 0;       // that part, counted from the range's first value
+    std::vector<int64_t> m_segmentEnds; // the range's segments' ends inside it
     int64_t m_step = -1;
     bool m_closed = false;
     std::map<QString, QByteArray> m_parts; // by worker; whole when it holds m_bytes
@@ -153,10 +185,13 @@ class ReplicaStep {
 public:
     ReplicaStep(ShardLayout layout, std::vector<std::pair<int64_t, int64_t>> ranges, DType wire);
 
-    void open(int64_t step);
+    // Opens step `step`, which exchanges the values of `window` only: each range's part inside
+    // it comes, and a range outside it is whole from the start.
+    void open(int64_t step, const ShardWindow& window = {});
     // Owner of range `r`'s new weights for step `step` (OwnerStep::close), or the next part of
     // them (OwnerStep::advance; each owner's parts come in order), written into `params` (the
-    // replica's trainable tensors, in schema order). Refuses weights for another step, for a
+    // replica's trainable tensors, in schema order; a streaming step's may hold the window's
+    // tensors only). Refuses weights for another step, for a
     // range that does not exist or is whole already, or beyond the range's end; `params` is then
     // unchanged.
     Status receive(int64_t step, size_t r, const QByteArray& bytes,
@@ -168,7 +203,8 @@ public:
 
 private:
     ShardLayout m_layout;
-    std::vector<std::pair<int64_t, int64_t>> m_ranges;
+    std::vector<std::pair<int64_t, int64_t>> m_all;    // as made
+    std::vector<std::pair<int64_t, int64_t>> m_ranges; // inside the open step's window
     DType m_wire;
     int64_t m_step = -1;
     std::vector<int64_t> m_have; // values of each range written this step
