@@ -136,6 +136,7 @@ private Q_SLOTS:
     void aShardOwnerNeedNotCompute();
     void aShardedLocalSgdRunMatchesTheOneMachineRun();
     void aLostHolderCostsTheShardedLocalSgdRunNoStep();
+    void aShardedStreamingRunMatchesTheOneMachineRun();
     void aShardedRunOverABf16WireKeepsFp32Weights();
     void aWorkerCanHoldARangeAndComputeNothing();
     void aWorkerLoadingItsModelKeepsItsLink();
@@ -238,6 +239,7 @@ private:
     // localSgdRun() on this machine alone (once): its output folder.
     QString localSgdAlone();
     QString m_localSgdAlone;
+    QString m_streamingAlone;
     // `wireBytes`: each value's bytes on the wire.
     // `metrics`: the run's metrics.jsonl, whose events of workers left out of steps and brought
     // back a failure shows.
@@ -631,6 +633,61 @@ void TestDistributed::aLostHolderCostsTheShardedLocalSgdRunNoStep() {
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
     QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 2);
     expectSameTrajectory(one, out, 10);
+}
+
+void TestDistributed::aShardedStreamingRunMatchesTheOneMachineRun() {
+    // Streaming local-SGD's outer state split across three machines: round r exchanges fragment
+    // r mod 2 alone, each owner steps its part of it with the outer optimizer, and the new values
+    // land beside every replica, to be merged into the round after next. First a worker computes
+    // every round (it merges the values that landed on its machine), then this machine does (it
+    // merges from its own weights, which take the landed values); each run is the one-machine
+    // streaming run's, round for round. Then the checkpoint of a sharded run stopped at step 10,
+    // which gathers each owner's outer momentum, resumes on this machine alone as the
+    // one-machine run's checkpoint of step 10 does: had the momentum been lost or cut wrongly,
+    // the rounds after it would differ.
+    const QStringList fragments{QStringLiteral("--fragments=2")};
+    const QString one =
+        runAloneOnce(localSgdRun() + fragments, QStringLiteral("stream-one"), &m_streamingAlone);
+    QVERIFY(!one.isEmpty());
+    for (const bool here : {false, true}) {
+        const QString out = m_tmp.filePath(here ? QStringLiteral("stream-shard-here")
+                                                : QStringLiteral("stream-shard-worker"));
+        QString log;
+        const QJsonObject s = runLocalSgdSharded(out, here, fragments, {}, &log);
+        if (QTest::currentTestFailed())
+            return;
+        // 2,000 samples in rounds of two inner steps of 50.
+        QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 20);
+        QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 3);
+        expectSameTrajectory(one, out, 20);
+        if (QTest::currentTestFailed())
+            return;
+    }
+    const auto resumedAlone = [this](const QString& out) {
+        TandemProcess again({QStringLiteral("train"), QStringLiteral("--resume"),
+                             out + QStringLiteral("/checkpoint.tandem"),
+                             QStringLiteral("--threads=1")});
+        QVERIFY(again.finish());
+        QVERIFY2(again.exitCode() == 0, qPrintable(again.err()));
+    };
+    const QString half = m_tmp.filePath(QStringLiteral("stream-one-half")),
+                  shardedHalf = m_tmp.filePath(QStringLiteral("stream-shard-half"));
+    TandemProcess alone(
+        localSgdRun() + fragments +
+        QStringList{QStringLiteral("--out=") + half, QStringLiteral("--max-steps=10")});
+    QVERIFY(alone.finish());
+    QVERIFY2(alone.exitCode() == 0, qPrintable(alone.err()));
+    QString log;
+    const QJsonObject s = runLocalSgdSharded(
+        shardedHalf, false, fragments + QStringList{QStringLiteral("--max-steps=10")}, {}, &log);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(s.value(QStringLiteral("steps")).toInt(), 10);
+    resumedAlone(half);
+    resumedAlone(shardedHalf);
+    if (QTest::currentTestFailed())
+        return;
+    expectSameTrajectory(half, shardedHalf, 20);
 }
 
 void TestDistributed::aShardedRunOverABf16WireKeepsFp32Weights() {

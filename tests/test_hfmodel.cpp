@@ -386,6 +386,12 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, true),
              trainable * 4 + largest * 8);
     QCOMPARE(shardExchangeBytes(trainable, largest, WireDtype::Fp32, false), trainable * 8);
+    // A streaming round's exchange is a fragment's: its delta in the wire's dtype, and in fp32
+    // two fragments that land and the merge's copy of one.
+    const int64_t fragment = std::min(trainable, (trainable + 3) / 4 + largest);
+    QCOMPARE(shardRoundExchangeBytes(trainable, largest, WireDtype::Bf16, 4), fragment * 14);
+    QCOMPARE(shardRoundExchangeBytes(trainable, largest, WireDtype::Fp32, 1000),
+             std::min(trainable, (trainable + 999) / 1000 + largest) * 16);
     // The test model's embedding, its largest tensor, is tied to its output layer: trained, it
     // holds a second table while the backward pass adds its two uses, and every plan counts it
     // (a streamed step's as the exchange's second gradient of the largest tensor).

@@ -398,9 +398,6 @@ Status RunConfig::validate() const {
         if (mode != TrainMode::Sync && mode != TrainMode::LocalSgd)
             return bad(QStringLiteral("--shard splits a sync or local-SGD run's optimizer across "
                                       "its machines; use it with --mode sync or local-sgd"));
-        if (fragments > 1)
-            return bad(QStringLiteral("--shard takes each local-SGD round's whole exchange, not "
-                                      "fragments: leave fragments at 1, or leave out --shard"));
         if (listen.isEmpty() || workers == 0)
             return bad(QStringLiteral("--shard splits the run across this machine and its "
                                       "workers; give --listen HOST:PORT and --workers N"));

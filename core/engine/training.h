@@ -80,6 +80,7 @@ struct RunConfig {
     // local-sgd: F > 1 streams the exchange: the parameters are cut into F fragments, one is
     // synchronised every H/F steps, and workers train on while it is in flight.
     int fragments = 1;
+    bool streams() const { return mode == TrainMode::LocalSgd && fragments > 1; }
     double outerLr = 0.7; // local-sgd: the outer Nesterov optimizer (DiLoCo's defaults)
     double outerMomentum = 0.9;
     // local-sgd: how weights and parameter deltas travel; int8 and int4 carry what they round

@@ -88,6 +88,13 @@ public:
     // A worker process: takes the weight update the assignment came with.
     virtual Status takeUpdate(OuterWorkerSide& outer, const ModelLayout& layout,
                               const QByteArray& update, ModelReplica& replica) = 0;
+    // A worker process of a sharded streaming run: the new values of the fragment the round
+    // merges, as they landed on this machine (ShardNode::takeLanded: each of the fragment's
+    // trainable tensors). Refused by a round that merges none.
+    virtual Status takeLanded(const ModelLayout&, const std::vector<at::Tensor>&) {
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("values landed for a round that merges no fragment"));
+    }
     // A worker process: the round's result in the outer-wire format. It may take r's tensors
     // (WorkResult::grads) to keep fewer copies of the model at once.
     virtual Expected<QByteArray> pack(OuterWorkerSide& outer, const ModelLayout& layout,

@@ -200,6 +200,7 @@ wire::ShardSetup ShardConductor::newSetup(int64_t firstStep, int64_t steps) cons
     setup.optimizerSteps = steps;
     setup.outerStep = m_outerStep;
     setup.outerMomentum = m_outerStep ? m_optimizer.momentum : 0;
+    setup.fragments = m_fragments;
     return setup;
 }
 
@@ -271,6 +272,26 @@ void ShardConductor::close(int64_t step, double lr,
                 onLost(m_self, st.error().message);
         },
         Qt::QueuedConnection);
+}
+
+Expected<std::vector<at::Tensor>> ShardConductor::takeLanded(int fragment, int64_t step) {
+    std::optional<ShardNode::Landed> landed;
+    QMetaObject::invokeMethod(
+        m_hub,
+        [this, fragment, &landed] {
+            if (m_machine)
+                landed = m_machine->takeLanded(fragment);
+        },
+        Qt::BlockingQueuedConnection);
+    if (!landed || landed->step != step)
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("fragment %1's values of step %2 did not land on this "
+                                        "machine (%3)")
+                             .arg(fragment + 1)
+                             .arg(step + 1)
+                             .arg(landed ? QStringLiteral("step %1's did").arg(landed->step + 1)
+                                         : QStringLiteral("none did")));
+    return std::move(landed->values);
 }
 
 Status ShardConductor::waitUpdated(int64_t step, int timeoutMs) {

@@ -91,6 +91,15 @@ public:
     // The owners step with local-SGD's outer optimizer (start()'s `optimizer`, which the setup
     // then carries to the workers: their settings name the inner one). Before start().
     void setOuterStep(bool on) { m_outerStep = on; }
+    // Streaming local-SGD: the model is cut into `fragments` and step s exchanges fragment
+    // s mod `fragments` alone (ShardSetup::fragments). Each member's replica, this machine's
+    // too, trains on while a step's values land beside it: takeLanded() gives them. Before
+    // start().
+    void setFragments(int fragments) { m_fragments = std::max(1, fragments); }
+    // Training thread, streaming: the values of fragment `fragment` that landed on this machine
+    // with step `step` (each of the fragment's trainable tensors, fp32 on the CPU; undefined
+    // outside it), once waitUpdated(step) has returned. Fails where they did not land.
+    Expected<std::vector<at::Tensor>> takeLanded(int fragment, int64_t step);
     // Whether the logs hold every step since the setup (none failed to write).
     bool backedUp() const;
     // Why the logs stopped (a disk that filled, sums that did not fit); empty while they go on.
@@ -243,6 +252,7 @@ private:
     DType m_wire = DType::F32;
     OptimizerConfig m_optimizer;
     bool m_outerStep = false;
+    int m_fragments = 1;
     int64_t m_setups = 0;
     ShardPart* m_machine = nullptr; // the network thread's, a child of the hub
 

@@ -88,6 +88,9 @@ struct StepContext {
     // with, in fp32; -1 where it holds none (a base travels apart). Until that step is taken, a
     // worker's replica is the model's.
     int64_t archiveStep = -1;
+    // Rounds under way as the policy asks gate() (streaming's, two deep): a sharded run admits
+    // the machines that joined only when none is, since a setup ends every step under way.
+    int inFlight = 0;
 
     // The scheduled learning rate for the next step.
     double lr() const;

@@ -163,7 +163,8 @@ Status Trainer::setUpShards() {
     QHash<QString, QString> names; // device ID → the worker's name in the run
     for (size_t w : remotes)
         names.insert(m_pool.at(w).link->deviceId(), m_pool.at(w).stats.name);
-    if (m_cfg.shardLog)
+    // A log takes whole steps, not streaming's fragments: a machine lost stops such a run.
+    if (m_cfg.shardLog && !m_cfg.streams())
         m_shards->setBackup(
             QFileInfo(m_recorder.checkpointPath()).dir().filePath(QStringLiteral("shard-logs")));
     m_shards->setComputing(computing);
@@ -171,6 +172,7 @@ Status Trainer::setUpShards() {
     m_shards->setNames(names);
     // Local-SGD's owners keep the outer optimizer's state: its momentum over the rounds' deltas.
     m_shards->setOuterStep(m_cfg.mode == TrainMode::LocalSgd);
+    m_shards->setFragments(m_cfg.mode == TrainMode::LocalSgd ? m_cfg.fragments : 1);
     m_shards->setSpillDir(m_cfg.outDir);
     m_shards->setProgress([this](const QString& line) { m_obs.onMessage(line); });
     // A resumed run's state is read from its checkpoint a range at a time, as the ranges are
@@ -378,6 +380,8 @@ bool Trainer::probeJoined(QHash<QString, QString>* unreached, QSet<QString>* pro
 
 Status Trainer::admitToShards() {
     const auto later = qScopeGuard([this] { holdBackDropped(); });
+    if (m_shards && m_ctx && m_ctx->inFlight > 0)
+        return success(); // a streaming round is under way: the joined wait for a lull
     if (!m_shards || !m_pool.anyJoined()) {
         if (m_probe && m_shards)
             m_shards->endProbe();

@@ -1,5 +1,7 @@
 #include "engine/modes/fragments.h"
 
+#include "model/tensors.h"
+
 #include <ATen/core/grad_mode.h>
 
 #include <algorithm>
@@ -65,6 +67,25 @@ at::Tensor gatherFragment(const std::vector<at::Tensor>& params, const Fragment&
     for (size_t i = f.firstParam; i < f.endParam; ++i)
         parts.push_back(params[i].detach().to(at::kCPU, at::kFloat).reshape(-1));
     return parts.empty() ? at::empty({0}, at::kFloat) : at::cat(parts);
+}
+
+QByteArray packFragment(const std::vector<at::Tensor>& grads, const Fragment& f, DType wire) {
+    at::NoGradGuard noGrad;
+    std::vector<at::Tensor> parts;
+    for (size_t i = f.endParam; i-- > f.firstParam;)
+        parts.push_back(grads[i].detach().reshape(-1).to(at::kCPU, scalarTypeOf(wire)));
+    if (parts.empty())
+        return {};
+    const at::Tensor flat = at::cat(parts).contiguous();
+    return QByteArray(static_cast<const char*>(flat.data_ptr()),
+                      qsizetype(flat.numel() * flat.element_size()));
+}
+
+void copyFragment(std::vector<at::Tensor>& params, const Fragment& f,
+                  const std::vector<at::Tensor>& values) {
+    at::NoGradGuard noGrad;
+    for (size_t i = f.firstParam; i < f.endParam && i < values.size(); ++i)
+        params[i].copy_(values[i].view(params[i].sizes()));
 }
 
 void addToFragment(std::vector<at::Tensor>& params, const Fragment& f, const at::Tensor& flat) {

@@ -34,6 +34,15 @@ std::vector<int64_t> paramNumels(const std::vector<at::Tensor>& params);
 
 // The fragment's values as one flat float32 CPU vector.
 at::Tensor gatherFragment(const std::vector<at::Tensor>& params, const Fragment& f);
+// The fragment's tensors of `grads` (schema order; a round's delta) in the wire dtype `wire`,
+// as a sharded streaming round sends them (shardstep.h's fragmentWindows()): the last tensor
+// first, each tensor's values in their own order, which is the fragment's run of a gradient
+// bundle.
+QByteArray packFragment(const std::vector<at::Tensor>& grads, const Fragment& f, DType wire);
+// Writes tensors that landed for the fragment (each of its tensors, flat order aside) into
+// `params`, on their device and in their dtype.
+void copyFragment(std::vector<at::Tensor>& params, const Fragment& f,
+                  const std::vector<at::Tensor>& values);
 // Adds a flat vector to the fragment's tensors, on their device.
 void addToFragment(std::vector<at::Tensor>& params, const Fragment& f, const at::Tensor& flat);
 // A gradient list with the flat vector in the fragment's tensors and nothing elsewhere: the

@@ -12,7 +12,17 @@
 //
 // Both sides are here: the coordinator's StreamingPolicy, and the round a worker runs
 // (StreamingRound), whose fragments a worker keeps from round to round in a FragmentTracker.
+//
+// A sharded run (RunConfig::shard) keeps the outer state on the owners of the ranges: round r is
+// step r, which exchanges fragment r mod F (shardstep.h's ShardWindow). Each worker sends its
+// fragment's delta to the owners as its round ends, each owner steps its range's part of the
+// fragment with the outer optimizer and sends the new values to every machine, where they land
+// beside the replica; a worker merges them into the round after next as it would the
+// coordinator's (the assignment names the fragment, and its machine holds the values). The
+// coordinator's weights take the landed values once every machine holds them, before the round
+// after next is handed out.
 
+#include "engine/coordinator/shardconductor.h"
 #include "engine/modes/fragments.h"
 #include "engine/modes/rounds.h"
 #include "engine/modes/sync.h"
@@ -31,6 +41,10 @@ namespace tandem {
 
 namespace {
 
+// How long a sharded round waits, once every worker's result is in, for every machine to hold
+// its fragment's new values: the owners' weights cross the links while the next round computes.
+constexpr int kShardRoundWaitMs = 10 * 60 * 1000;
+
 class StreamingPolicy final : public StepPolicy {
 public:
     int64_t samplesPerStep(const RunConfig& cfg) const override {
@@ -48,6 +62,7 @@ private:
         int64_t submittedNs = 0; // arrivalClockNs()
     };
     struct Round {
+        int64_t step = 0; // the step it is applied as; a sharded run's step on the owners
         int fragment = 0;
         double lr = 0;
         int64_t planned = 0; // samples the round would hold with every worker timed
@@ -65,6 +80,12 @@ private:
     std::vector<int64_t> split(StepContext& ctx, const std::vector<size_t>& live, int64_t n);
     std::vector<int64_t> drawSamples(StepContext& ctx, int64_t n);
     Status collect(StepContext& ctx);
+    // A sharded round's update, once every result is in (`from`: each one's pool member): this
+    // machine's worker's delta goes to the owners, every owner is told whose deltas count and
+    // by how much, and once every machine holds the fragment's new values they become the
+    // coordinator's.
+    Status shardedUpdate(StepContext& ctx, const Round& round, std::vector<WorkResult>& results,
+                         const std::vector<size_t>& from, int64_t samples);
 
     std::vector<Fragment> m_fragments;
     std::deque<Round> m_inflight;
@@ -77,6 +98,7 @@ private:
     qint64 m_lastCollect = 0;
     QByteArray m_packSpare;
     InnerLrNote m_lrNote;
+    int64_t m_setup = 0; // the sharded run's setup the workers started in (setups())
 };
 
 Expected<EpochEnd> StreamingPolicy::runEpoch(StepContext& ctx) {
@@ -90,7 +112,9 @@ Expected<EpochEnd> StreamingPolicy::runEpoch(StepContext& ctx) {
     for (;;) {
         while (!stopping && m_inflight.size() < 2 &&
                (ctx.sampler.remaining() > 0 || !m_returned.empty())) {
-            // The step limit counts the round in flight; gate() also pauses and admits.
+            // The step limit counts the round in flight; gate() also pauses and admits (a
+            // sharded run's machines only with no round in flight: a setup ends every step).
+            ctx.inFlight = int(m_inflight.size());
             if ((ctx.cfg.maxSteps > 0 &&
                  ctx.step + int64_t(m_inflight.size()) >= ctx.cfg.maxSteps) ||
                 ctx.gate() == Gate::Stop) {
@@ -161,8 +185,17 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
     }
     m_started.resize(ctx.pool.size(), 0);
     m_lastResult.resize(ctx.pool.size(), 0);
+    if (ctx.shards && m_setup != ctx.shards->setups()) {
+        // A setup lands nothing of the steps before it: every machine takes the weights whole,
+        // which hold every round collected.
+        m_setup = ctx.shards->setups();
+        std::fill(m_started.begin(), m_started.end(), 0);
+        m_unsent.clear();
+    }
     Round round;
-    round.fragment = int(m_rounds % int64_t(m_fragments.size()));
+    round.step = ctx.step + int64_t(m_inflight.size());
+    // A sharded run's fragment follows the step, which every machine knows.
+    round.fragment = int((ctx.shards ? round.step : m_rounds) % int64_t(m_fragments.size()));
     round.lr = ctx.lr();
     round.planned =
         std::min(samplesPerStep(ctx.cfg), ctx.sampler.remaining() + int64_t(m_returned.size()));
@@ -238,12 +271,15 @@ Expected<StreamingPolicy::Submitted> StreamingPolicy::submit(StepContext& ctx) {
 Status StreamingPolicy::collect(StepContext& ctx) {
     Round& round = m_inflight.front();
     std::vector<WorkResult> results;
+    std::vector<size_t> from;
+    QStringList lost;
     StepOutcome out;
     int64_t samples = 0;
     for (Slot& slot : round.slots) {
         PoolMember& m = ctx.pool.at(slot.worker);
         if (!m.alive()) {
             m_returned.insert(m_returned.end(), slot.indices.begin(), slot.indices.end());
+            lost << m.stats.name;
             continue;
         }
         auto r = m.link->wait();
@@ -253,6 +289,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
                               .arg(slot.indices.size()),
                           ctx.step);
             m_returned.insert(m_returned.end(), slot.indices.begin(), slot.indices.end());
+            lost << m.stats.name;
             continue;
         }
         // Its time on this round: from when it could start it (its previous result) to when
@@ -280,15 +317,30 @@ Status StreamingPolicy::collect(StepContext& ctx) {
         out.pairs.add(r->pairs);
         samples += r->samples;
         results.push_back(std::move(*r));
+        from.push_back(slot.worker);
     }
+    // A machine of a sharded run takes its range with it: the run stops at its checkpoint.
+    if (ctx.shards && !lost.isEmpty())
+        return makeError(ErrorCode::Runtime,
+                         QStringLiteral("%1, a machine of the sharded run, was lost during "
+                                        "round %2")
+                             .arg(lost.join(QStringLiteral(", ")))
+                             .arg(round.step + 1));
     const int fragment = round.fragment;
     const double lr = round.lr;
     const int64_t planned = round.planned;
-    m_inflight.pop_front();
-    if (samples == 0)
+    if (samples == 0) {
+        m_inflight.pop_front();
         return success(); // every worker of the round failed; its samples go out again
-    std::vector<at::Tensor> grads = combineResults(ctx.master, results, double(samples));
-    ctx.optimizer.step(grads, ctx.cfg.outerLr);
+    }
+    if (ctx.shards) {
+        if (auto st = shardedUpdate(ctx, round, results, from, samples); !st)
+            return st;
+    } else {
+        std::vector<at::Tensor> grads = combineResults(ctx.master, results, double(samples));
+        ctx.optimizer.step(grads, ctx.cfg.outerLr);
+    }
+    m_inflight.pop_front();
     m_unsent.push_back(fragment);
     const qint64 now = m_clock.nsecsElapsed();
     out.samples = samples;
@@ -297,6 +349,34 @@ Status StreamingPolicy::collect(StepContext& ctx) {
     out.stepMs = double(now - m_lastCollect) / 1e6;
     m_lastCollect = now;
     return ctx.applied(out);
+}
+
+Status StreamingPolicy::shardedUpdate(StepContext& ctx, const Round& round,
+                                      std::vector<WorkResult>& results,
+                                      const std::vector<size_t>& from, int64_t samples) {
+    ShardConductor& shards = *ctx.shards;
+    const Fragment& f = m_fragments[size_t(round.fragment)];
+    std::vector<std::pair<QString, double>> counted;
+    for (size_t k = 0; k < results.size(); ++k) {
+        const QString id = ctx.pool.at(from[k]).link->deviceId();
+        if (id.isEmpty()) { // this machine's worker: its delta goes to the owners from here
+            const QByteArray bytes = packFragment(results[k].grads, f, ctx.wire);
+            shards.ownGradients(round.step, bytes, bytes.size());
+            results[k].grads.clear();
+        }
+        // The order and weights combineResults() adds the deltas in.
+        counted.emplace_back(id.isEmpty() ? shards.selfId() : id,
+                             double(results[k].samples) / double(samples));
+    }
+    shards.close(round.step, ctx.cfg.outerLr, counted);
+    if (auto st = shards.waitUpdated(round.step, kShardRoundWaitMs); !st)
+        return st;
+    auto landed = shards.takeLanded(round.fragment, round.step);
+    if (!landed)
+        return landed.error();
+    copyFragment(ctx.master.params, f, *landed);
+    combineBuffers(ctx.master, results, double(samples));
+    return success();
 }
 
 // A worker's fragments: the global values each was last merged at, and where it was sent from.
@@ -386,6 +466,28 @@ public:
         m_a.mergeValues = std::move(*global);
         return success();
     }
+    // A sharded run's: the owners' values of the fragment, which landed beside the replica.
+    Status takeLanded(const ModelLayout& layout, const std::vector<at::Tensor>& values) override {
+        const std::vector<Fragment> fragments = cutFragments(paramNumels(layout), m_a.fragments);
+        if (m_a.merge < 0 || m_a.merge >= int(fragments.size()))
+            return outOfRange(m_a.merge, int(fragments.size()));
+        const Fragment& f = fragments[size_t(m_a.merge)];
+        if (values.size() != layout.paramShapes.size())
+            return makeError(ErrorCode::Corrupt,
+                             QStringLiteral("fragment %1's values landed for %2 tensors; the "
+                                            "model has %3")
+                                 .arg(m_a.merge + 1)
+                                 .arg(values.size())
+                                 .arg(layout.paramShapes.size()));
+        for (size_t i = f.firstParam; i < f.endParam; ++i)
+            if (!values[i].defined())
+                return makeError(ErrorCode::Corrupt,
+                                 QStringLiteral("fragment %1's values landed without tensor %2")
+                                     .arg(m_a.merge + 1)
+                                     .arg(i + 1));
+        m_a.mergeValues = gatherFragment(values, f);
+        return success();
+    }
     Expected<QByteArray> pack(OuterWorkerSide& outer, const ModelLayout& layout,
                               WorkResult& r) const override {
         const std::vector<Fragment> fragments = cutFragments(paramNumels(layout), m_a.fragments);
@@ -404,7 +506,9 @@ private:
     }
 
     StreamingAssignment m_a;
-    int m_sentMerge = -1; // the fragment the wire's update brings (-1: none)
+    // The fragment the round merges on a remote worker (-1: none): the wire's update brings it,
+    // or, in a sharded run, which shapes nothing for the wire, the owners did.
+    int m_sentMerge = m_a.merge;
 };
 
 } // namespace

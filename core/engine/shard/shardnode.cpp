@@ -267,6 +267,11 @@ void ShardNode::takeWeights(size_t range, int64_t step, const QByteArray& bytes)
             return;
         m_landed[int(step % int64_t(m_windows.size()))] = Landed{step, std::move(m_landing)};
         m_landing.clear();
+        // A worker merges a step's values with the round after next at the latest, which it
+        // begins before the step after next can land: what is older is for no round (its
+        // worker was left out, and takes the weights whole when it is in again).
+        for (auto it = m_landed.begin(); it != m_landed.end();)
+            it = it->second.step <= step - 2 ? m_landed.erase(it) : std::next(it);
         open(step + 1);
         Q_EMIT updated(step);
         return;

@@ -70,7 +70,8 @@ public:
     ShardWindow windowOf(int64_t step) const;
     // Streaming: the last landed values of window `k`, each trainable tensor of the window in
     // fp32 on the CPU (undefined outside it), and the step they came with; nothing when none
-    // landed since the last take.
+    // landed since the last take, or when two later steps have landed since (no round merges
+    // them then).
     struct Landed {
         int64_t step = -1;
         std::vector<at::Tensor> values;

@@ -285,6 +285,12 @@ int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, b
     return bundle + 2 * largest * 4;
 }
 
+int64_t shardRoundExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, int fragments) {
+    const int64_t f = std::max(1, fragments);
+    const int64_t fragment = std::min(trainable, (trainable + f - 1) / f + largest);
+    return fragment * dtypeSize(storageDtype(wire)) + 3 * fragment * 4;
+}
+
 bool shardStepStreams(const RunConfig& cfg) {
     return cfg.mode == TrainMode::Sync && cfg.precision != Precision::Fp16;
 }
@@ -299,7 +305,9 @@ MemoryNeed shardWorkerNeed(const Model& model, const Dataset& train, const RunCo
     if (streams)
         need.trainingBytes = std::max<int64_t>(0, need.trainingBytes - trainable * 4 -
                                                       model.transientGradientBytes());
-    need.exchangeBytes = shardExchangeBytes(trainable, largest, cfg.wire, streams);
+    need.exchangeBytes = cfg.streams()
+                             ? shardRoundExchangeBytes(trainable, largest, cfg.wire, cfg.fragments)
+                             : shardExchangeBytes(trainable, largest, cfg.wire, streams);
     return need;
 }
 

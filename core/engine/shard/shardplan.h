@@ -138,6 +138,12 @@ struct ShardMachine {
 // before it goes only once the next is copied. A step that does not stream keeps both beside the
 // replica's fp32 gradients.
 int64_t shardExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, bool streams);
+// The same for a sharded streaming local-SGD round, whose model is cut into `fragments`: the
+// fragment its delta leaves as (in the wire's dtype), and in fp32 the values of two fragments
+// that land beside the replica (one step's while the step before waits to be merged) and the
+// merge's copy of one. A fragment holds whole tensors, so it may pass its share of the values
+// by up to the largest tensor.
+int64_t shardRoundExchangeBytes(int64_t trainable, int64_t largest, WireDtype wire, int fragments);
 // Whether a sharded run's steps stream their gradients into the bundle as the backward pass makes
 // them (WorkRequest::onGradient): sync's single pass, without fp16's loss scaling, which may
 // compute a step again.

@@ -41,6 +41,7 @@ void ComputeLoop::start(AdmittedRun run, std::unique_ptr<ModelReplica> replica,
     m_conn = connection;
     m_shardSink = nullptr;
     m_shardBusy = nullptr;
+    m_shardLanded = nullptr;
 }
 
 void ComputeLoop::runIdle(std::function<void()> job) {
@@ -63,21 +64,28 @@ void ComputeLoop::startNext() {
     auto [a, weights] = std::move(m_queue.front());
     m_queue.pop_front();
     m_share = a.share;
+    // A sharded streaming round's merge: the fragment's values landed here before the
+    // coordinator handed the round out.
+    std::optional<std::vector<at::Tensor>> landed;
+    if (m_shardLanded && a.fragments > 1 && a.mergeFragment >= 0 && !weights)
+        landed = m_shardLanded(a.mergeFragment);
     if (m_thread.joinable())
         m_thread.join();
     m_computing = true;
     if (m_shardBusy)
         m_shardBusy(true);
     // The event loop stays free while this runs; the result comes back as queued calls.
-    m_thread = std::thread([this, a = std::move(a), weights = std::move(weights)]() mutable {
+    m_thread = std::thread([this, a = std::move(a), weights = std::move(weights),
+                            landed = std::move(landed)]() mutable {
         nameThisThread("tandem-compute");
-        compute(a, std::move(weights));
+        compute(a, std::move(weights), std::move(landed));
     });
 }
 
 // The compute thread's side of a step. The Result message follows the bundle's last byte; the
 // coordinator applies nothing before it.
-void ComputeLoop::compute(const wire::Assign& a, std::optional<QByteArray> weights) {
+void ComputeLoop::compute(const wire::Assign& a, std::optional<QByteArray> weights,
+                          std::optional<std::vector<at::Tensor>> landed) {
     QString error;
     QStringList notes;
     wire::Result res;
@@ -94,8 +102,7 @@ void ComputeLoop::compute(const wire::Assign& a, std::optional<QByteArray> weigh
     weights.reset();
     if (error.isEmpty() && req->local && m_shardSink) {
         // A sharded run's round: its parameter delta goes to the owners as a gradient would.
-        error = pipelined ? QStringLiteral("the coordinator sent a streaming round in a sharded "
-                                           "run, which takes each round's whole delta")
+        error = pipelined ? computeShardRound(std::move(*req), std::move(landed), res, notes)
                           : computeShardGradients(std::move(*req), res, notes);
     } else if (error.isEmpty() && req->local) {
         // A local round: its mode runs it and packs what goes back.

@@ -44,12 +44,16 @@ public:
     // backward pass fills it, its first `ready` bytes final (ShardNode::gradientsReady), and the
     // result the coordinator receives carries the buffers only. `sink` returns the bytes it sent on
     // to other machines. `busy` hears when a step starts computing on the replica (true) and when
-    // it has ended (false), on this object's thread.
+    // it has ended (false), on this object's thread. A streaming round sends its fragment's run of
+    // the bundle once it ends, and merges the values `landed` gives for the fragment it names
+    // (ShardPart::takeLanded).
+    using Landed = std::function<std::optional<std::vector<at::Tensor>>(int fragment)>;
     void
     setShardSink(std::function<qint64(int64_t step, const QByteArray& bundle, qint64 ready)> sink,
-                 std::function<void(bool computing)> busy) {
+                 std::function<void(bool computing)> busy, Landed landed) {
         m_shardSink = std::move(sink);
         m_shardBusy = std::move(busy);
+        m_shardLanded = std::move(landed);
     }
     // The replica's trainable tensors (null before start()).
     std::vector<at::Tensor>* replicaParams() { return m_replica ? &m_replica->params() : nullptr; }
@@ -71,10 +75,15 @@ private:
     void startNext();
     // `weights` (the assignment's bundle, when it brings one) is let go once applied: a whole
     // model's bundle would otherwise stay beside the replica for the whole step.
-    void compute(const wire::Assign& a, std::optional<QByteArray> weights);
+    void compute(const wire::Assign& a, std::optional<QByteArray> weights,
+                 std::optional<std::vector<at::Tensor>> landed);
     // A gradient step: the bundle opens before the step and grows as the backward pass fills it.
     QString computeGradients(WorkRequest req, wire::Result& res, QStringList& notes);
     QString computeShardGradients(WorkRequest req, wire::Result& res, QStringList& notes);
+    // A sharded streaming round (computeshard.cpp): merges the fragment that `landed` here,
+    // trains, and hands its own fragment's delta to the owners.
+    QString computeShardRound(WorkRequest req, std::optional<std::vector<at::Tensor>> landed,
+                              wire::Result& res, QStringList& notes);
     void finishStep(wire::Result res, const QString& error, const QStringList& notes,
                     bool pipelined);
     // The assignment's weights into the replica: whole, or an update that `round`'s mode
@@ -104,6 +113,7 @@ private:
     double m_share = 0; // the computing assignment's
     std::function<qint64(int64_t, const QByteArray&, qint64)> m_shardSink;
     std::function<void(bool)> m_shardBusy;
+    Landed m_shardLanded;
     qint64 m_shardEarly = 0; // gradient bytes of the step in flight sent before it was computed
 };
 

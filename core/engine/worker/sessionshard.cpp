@@ -95,6 +95,14 @@ Expected<quint16> WorkerSession::startShardPart(const wire::RunSpec& spec, DType
         [this](bool computing) {
             if (m_shard)
                 m_shard->setReplicaBusy(computing);
+        },
+        [this](int fragment) -> std::optional<std::vector<at::Tensor>> {
+            if (!m_shard)
+                return std::nullopt;
+            auto landed = m_shard->takeLanded(fragment);
+            if (!landed)
+                return std::nullopt;
+            return std::move(landed->values);
         });
     return port;
 }
