@@ -242,7 +242,10 @@ void TestChatTemplate::hostileTemplatesAreStoppedByName() {
     qInfo("%s: %lld ms: %s", QTest::currentDataTag(), qint64(timer.elapsed()), qPrintable(message));
     QVERIFY2(message.contains(reason), qPrintable(message));
     QVERIFY2(message.contains(QStringLiteral("tokenizer_config.json")), qPrintable(message));
-    QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
+    // Stopped by its limits, not left to run: unstopped, the slowest of these would take many
+    // minutes. The bound is far from what a stopped one takes (a few hundred milliseconds), so
+    // that a loaded machine does not fail it.
+    QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
 }
 
 QTEST_GUILESS_MAIN(TestChatTemplate)
