@@ -146,6 +146,7 @@ private Q_SLOTS:
     void aShardLogThatCannotBeWrittenIsSaidOnce();
     void aShardedRunTooLargeForItsMachinesIsRefused();
     void aCoordinatorThatComputesIsPlannedAsAShardedMachine();
+    void aLostShardStopsTheRunAtItsCheckpoint_data();
     void aLostShardStopsTheRunAtItsCheckpoint();
     void aLostMachineCostsTheShardedRunNoStep();
     void aLostHolderCostsTheShardedRunNoStep();
@@ -1230,16 +1231,27 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
              qPrintable(QStringLiteral("the worker holds %1 of the values").arg(held)));
 }
 
+void TestDistributed::aLostShardStopsTheRunAtItsCheckpoint_data() {
+    QTest::addColumn<QStringList>("mode");
+    QTest::newRow("sync") << QStringList{QStringLiteral("--no-shard-log")};
+    QTest::newRow("streaming") << QStringList{QStringLiteral("--mode=local-sgd"),
+                                              QStringLiteral("--local-steps=2"),
+                                              QStringLiteral("--fragments=2")};
+}
+
 void TestDistributed::aLostShardStopsTheRunAtItsCheckpoint() {
     // A machine that holds a range is killed mid-run, and the coordinator keeps no log of the
-    // ranges' steps (--no-shard-log). Its range's optimizer state is gone with it, so the run
-    // stops, saying so and where it can resume from, and the checkpoint it wrote before resumes
-    // on the machine that is left.
-    const QString out = m_tmp.filePath(QStringLiteral("shard-lost"));
-    TandemProcess c(coordinator(
-        {QStringLiteral("--workers=2"), QStringLiteral("--shard"), QStringLiteral("--no-shard-log"),
-         QStringLiteral("--batch=20"), QStringLiteral("--epochs=6"),
-         QStringLiteral("--checkpoint-every=25"), QStringLiteral("--out=") + out}));
+    // ranges' steps (--no-shard-log; a streaming run's rounds are logged nowhere). Its range's
+    // optimizer state is gone with it, so the run stops, saying so and where it can resume from,
+    // and the checkpoint it wrote before resumes on the machine that is left.
+    QFETCH(QStringList, mode);
+    const QString out =
+        m_tmp.filePath(QStringLiteral("shard-lost-") + QLatin1String(QTest::currentDataTag()));
+    TandemProcess c(
+        coordinator(mode + QStringList{QStringLiteral("--workers=2"), QStringLiteral("--shard"),
+                                       QStringLiteral("--batch=20"), QStringLiteral("--epochs=6"),
+                                       QStringLiteral("--checkpoint-every=25"),
+                                       QStringLiteral("--out=") + out}));
     const QString port = waitPort(c);
     QVERIFY2(!port.isEmpty(), qPrintable(c.err()));
     TandemProcess* w1 = worker("w1", port);
