@@ -1266,7 +1266,9 @@ void TestShardPlan::aStepThroughTheOwnersEqualsTheOneOwnerStep() {
 // with the outer optimizer, and a range outside it sends nothing but still counts the round. A
 // worker lands the new values in tensors of the fragment alone. After six rounds, two of each
 // fragment, the owners hold what the one-owner outer optimizer made of the same deltas, its
-// momentum too, and each round's landing held the fragment's new values.
+// momentum too, and each round's landing held the fragment's new values. Each range's log, which
+// holds the spans of its part of each round and nothing of a round that missed it, rebuilds the
+// range as its owner holds it, its step count too.
 void TestShardPlan::aStreamingRoundStepsItsFragmentOnly() {
     const DType dtype = DType::F32;
     const OptimizerConfig cfg = outerStepOptimizer(0.9);
@@ -1287,8 +1289,17 @@ void TestShardPlan::aStreamingRoundStepsItsFragmentOnly() {
     for (const auto& [begin, end] : ranges)
         owners.push_back(ShardOwner::fromParams(layout, begin, end, params, cfg, 300));
     std::vector<OwnerStep> steps;
-    for (ShardOwner& o : owners)
+    QTemporaryDir dir;
+    std::vector<std::unique_ptr<ShardLog>> logs;
+    for (ShardOwner& o : owners) {
         steps.emplace_back(o, dtype);
+        steps.back().setKeepSums(true);
+        auto log = ShardLog::create(dir.filePath(QString::number(logs.size())), o, 0, 0,
+                                    o.rangeStateBytes());
+        QVERIFY(log.ok());
+        (*log)->setWindows(windows);
+        logs.push_back(std::move(*log));
+    }
     const QString workers[2] = {QStringLiteral("laptop"), QStringLiteral("desktop")};
     const std::vector<std::pair<QString, double>> counted{{workers[0], 0.25}, {workers[1], 0.75}};
     std::vector<at::Tensor> one = clones(params);
@@ -1326,12 +1337,20 @@ void TestShardPlan::aStreamingRoundStepsItsFragmentOnly() {
         arrivals.open(step, window);
         for (size_t r = 0; r < steps.size(); ++r) {
             const auto [from, to] = window.within(ranges[r].first, ranges[r].second);
-            const auto update = steps[r].close(step, counted, lrOf(step));
-            QVERIFY2(update, qPrintable(update ? QString() : update.error().message));
-            QCOMPARE(update->size(), int((to - from) * 4));
-            if (update->isEmpty())
+            QVERIFY(steps[r].wholeFor(counted));
+            QVERIFY(steps[r].closeWhenHeld(step, counted, lrOf(step)).ok());
+            QByteArray update;
+            for (const OwnerStep::Weights& w : steps[r].advance()) {
+                update.append(w.bytes);
+                QVERIFY(w.sum.has_value());
+                const Status logged = logs[r]->append(*w.sum);
+                QVERIFY2(logged, qPrintable(logged ? QString() : logged.error().message));
+            }
+            QVERIFY(steps[r].closed());
+            QCOMPARE(update.size(), int((to - from) * 4));
+            if (update.isEmpty())
                 continue;
-            const Status st = arrivals.receive(step, r, *update, landing);
+            const Status st = arrivals.receive(step, r, update, landing);
             QVERIFY2(st, qPrintable(st ? QString() : st.error().message));
         }
         QVERIFY(arrivals.complete());
@@ -1342,6 +1361,13 @@ void TestShardPlan::aStreamingRoundStepsItsFragmentOnly() {
     for (const ShardOwner& o : owners)
         QCOMPARE(o.stepCount(), oneOpt.stepCount());
     compareWithOneOwner(owners, one, oneOpt);
+    for (size_t r = 0; r < owners.size(); ++r) {
+        auto rebuilt = ShardLog::rebuild(logs[r]->path(), layout, cfg, 5, windows);
+        QVERIFY2(rebuilt, qPrintable(rebuilt ? QString() : rebuilt.error().message));
+        QCOMPARE((*rebuilt)->stepCount(), owners[r].stepCount());
+        QVERIFY(at::equal((*rebuilt)->masters(), owners[r].masters()));
+        QCOMPARE((*rebuilt)->rangeStateBytes(), owners[r].rangeStateBytes());
+    }
 }
 
 // A range of millions of values, sent whole or in parts, is checked for values that are not

@@ -55,14 +55,25 @@ Expected<std::unique_ptr<ShardLog>> ShardConductor::newLog(const ShardRange& ran
     // The range's pieces alone: no owner's tensors of the range's size for them. The base is
     // written from where it lies.
     const ShardLayout layout = ShardLayout::of(*m_replica);
-    if (!base.bytes().isEmpty())
-        return ShardLog::create(path, layout, range.begin, range.end, firstStep, steps,
-                                base.bytes());
-    auto file =
-        base.open(QStringLiteral("the state of values %1 to %2").arg(range.begin).arg(range.end));
-    if (!file)
-        return file.error();
-    return ShardLog::create(path, layout, range.begin, range.end, firstStep, steps, *file);
+    auto log = [&]() -> Expected<std::unique_ptr<ShardLog>> {
+        if (!base.bytes().isEmpty())
+            return ShardLog::create(path, layout, range.begin, range.end, firstStep, steps,
+                                    base.bytes());
+        auto file = base.open(
+            QStringLiteral("the state of values %1 to %2").arg(range.begin).arg(range.end));
+        if (!file)
+            return file.error();
+        return ShardLog::create(path, layout, range.begin, range.end, firstStep, steps, *file);
+    }();
+    if (log)
+        (*log)->setWindows(windows());
+    return log;
+}
+
+std::vector<ShardWindow> ShardConductor::windows() const {
+    if (m_fragments <= 1)
+        return {};
+    return fragmentWindows(ShardLayout::of(*m_replica), m_fragments);
 }
 
 namespace {
@@ -191,6 +202,7 @@ ShardConductor::rangeStarts(const std::vector<ShardRange>& ranges, int64_t first
                                         cut ? cut->rangeState()
                                             : freshRangeState(layout, m_replica, begin, end));
             if (log) {
+                (*log)->setWindows(windows());
                 logs->push_back(std::move(*log));
             } else {
                 logs->clear();
@@ -290,7 +302,7 @@ Expected<ShardConductor::Rebuilt> ShardConductor::rebuild(int64_t throughStep) c
     std::vector<std::unique_ptr<ShardOwner>> owners;
     std::vector<const ShardOwner*> all;
     for (const auto& log : m_logs) {
-        auto owner = ShardLog::rebuild(log->path(), layout, m_optimizer, throughStep);
+        auto owner = ShardLog::rebuild(log->path(), layout, m_optimizer, throughStep, windows());
         if (!owner)
             return owner.error();
         owners.push_back(std::move(*owner));

@@ -214,6 +214,8 @@ private:
                                                int64_t firstStep, int64_t steps,
                                                const RangeState& base) const;
     QString logPath(size_t range) const;
+    // Streaming's windows of the values, a step each in turn (setFragments()); none otherwise.
+    std::vector<ShardWindow> windows() const;
     // Training thread, between steps: range `range`'s log begins again from `base`. The new log
     // is written beside the old one, and takes its place on the network thread.
     void swapLog(size_t range, int64_t firstStep, int64_t steps, const RangeState& base);

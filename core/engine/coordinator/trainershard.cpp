@@ -163,8 +163,7 @@ Status Trainer::setUpShards() {
     QHash<QString, QString> names; // device ID → the worker's name in the run
     for (size_t w : remotes)
         names.insert(m_pool.at(w).link->deviceId(), m_pool.at(w).stats.name);
-    // A log takes whole steps, not streaming's fragments: a machine lost stops such a run.
-    if (m_cfg.shardLog && !m_cfg.streams())
+    if (m_cfg.shardLog)
         m_shards->setBackup(
             QFileInfo(m_recorder.checkpointPath()).dir().filePath(QStringLiteral("shard-logs")));
     m_shards->setComputing(computing);

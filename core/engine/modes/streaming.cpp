@@ -86,6 +86,14 @@ private:
     // coordinator's.
     Status shardedUpdate(StepContext& ctx, const Round& round, std::vector<WorkResult>& results,
                          const std::vector<size_t>& from, int64_t samples);
+    // A sharded round failed (`failure`; `lost`: the machines that went, by device ID) after the
+    // results of the first round under way came from the workers `took`: every round under way
+    // goes with the setup. Their samples go out again, the workers still computing one are
+    // waited for, so that nothing of it reaches the next setup, and the run is set up again on
+    // the machines left from the state after the last round applied (StepContext::
+    // reformShards), where the rounds begin again with the weights whole.
+    Status reform(StepContext& ctx, const Error& failure, const QStringList& lost,
+                  const std::vector<size_t>& took);
 
     std::vector<Fragment> m_fragments;
     std::deque<Round> m_inflight;
@@ -272,7 +280,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
     Round& round = m_inflight.front();
     std::vector<WorkResult> results;
     std::vector<size_t> from;
-    QStringList lost;
+    QStringList lost, lostIds;
     StepOutcome out;
     int64_t samples = 0;
     for (Slot& slot : round.slots) {
@@ -280,6 +288,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
         if (!m.alive()) {
             m_returned.insert(m_returned.end(), slot.indices.begin(), slot.indices.end());
             lost << m.stats.name;
+            lostIds << m.link->deviceId();
             continue;
         }
         auto r = m.link->wait();
@@ -290,6 +299,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
                           ctx.step);
             m_returned.insert(m_returned.end(), slot.indices.begin(), slot.indices.end());
             lost << m.stats.name;
+            lostIds << m.link->deviceId();
             continue;
         }
         // Its time on this round: from when it could start it (its previous result) to when
@@ -319,13 +329,16 @@ Status StreamingPolicy::collect(StepContext& ctx) {
         results.push_back(std::move(*r));
         from.push_back(slot.worker);
     }
-    // A machine of a sharded run takes its range with it: the run stops at its checkpoint.
+    // A machine of a sharded run takes its range with it: the run goes on without it where the
+    // logs rebuild the run's state, and stops at its checkpoint where they cannot.
     if (ctx.shards && !lost.isEmpty())
-        return makeError(ErrorCode::Runtime,
-                         QStringLiteral("%1, a machine of the sharded run, was lost during "
-                                        "round %2")
-                             .arg(lost.join(QStringLiteral(", ")))
-                             .arg(round.step + 1));
+        return reform(ctx,
+                      makeError(ErrorCode::Runtime,
+                                QStringLiteral("%1, a machine of the sharded run, was lost "
+                                               "during round %2")
+                                    .arg(lost.join(QStringLiteral(", ")))
+                                    .arg(round.step + 1)),
+                      lostIds, from);
     const int fragment = round.fragment;
     const double lr = round.lr;
     const int64_t planned = round.planned;
@@ -335,7 +348,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
     }
     if (ctx.shards) {
         if (auto st = shardedUpdate(ctx, round, results, from, samples); !st)
-            return st;
+            return reform(ctx, st.error(), lostIds, from);
     } else {
         std::vector<at::Tensor> grads = combineResults(ctx.master, results, double(samples));
         ctx.optimizer.step(grads, ctx.cfg.outerLr);
@@ -377,6 +390,30 @@ Status StreamingPolicy::shardedUpdate(StepContext& ctx, const Round& round,
     copyFragment(ctx.master.params, f, *landed);
     combineBuffers(ctx.master, results, double(samples));
     return success();
+}
+
+Status StreamingPolicy::reform(StepContext& ctx, const Error& failure, const QStringList& lost,
+                               const std::vector<size_t>& took) {
+    for (size_t k = 0; k < m_inflight.size(); ++k)
+        for (const Slot& slot : m_inflight[k].slots) {
+            PoolMember& m = ctx.pool.at(slot.worker);
+            const bool collected =
+                k == 0 && std::find(took.begin(), took.end(), slot.worker) != took.end();
+            if (k == 0 && !collected)
+                continue; // its samples went back as it was found gone
+            if (k > 0 && m.alive())
+                if (auto r = m.link->wait(); !r)
+                    ctx.pool.drop(slot.worker, r.error(),
+                                  QStringLiteral("its %1 sample(s) of this round go to the others")
+                                      .arg(slot.indices.size()),
+                                  ctx.step);
+            m_returned.insert(m_returned.end(), slot.indices.begin(), slot.indices.end());
+        }
+    m_inflight.clear();
+    m_unsent.clear();
+    if (!ctx.reformShards)
+        return failure;
+    return ctx.reformShards(failure, lost);
 }
 
 // A worker's fragments: the global values each was last merged at, and where it was sent from.

@@ -178,19 +178,38 @@ ShardLog::create(const QString& path, int64_t begin, int64_t end, std::vector<in
     return log;
 }
 
+std::pair<int64_t, int64_t> ShardLog::partOf(int64_t step) const {
+    if (m_windows.empty() || step < 0)
+        return {0, m_end - m_begin};
+    return m_windows[size_t(step % int64_t(m_windows.size()))].within(m_begin, m_end);
+}
+
+int64_t ShardLog::nextStep() const {
+    int64_t step = m_lastWhole + 1;
+    for (size_t k = 0; k < m_windows.size(); ++k, ++step)
+        if (const auto [from, to] = partOf(step); from < to)
+            break;
+    return step;
+}
+
 Status ShardLog::check(const Span& s) const {
     const auto refuse = [&](const QString& why) {
         return makeError(ErrorCode::Corrupt,
                          QStringLiteral("the log of %1: %2").arg(rangeName(m_begin, m_end), why));
     };
-    if (s.step != m_lastWhole + 1 || s.from != m_at)
+    const int64_t step = m_at == 0 ? nextStep() : m_open;
+    const auto [partFrom, partTo] = partOf(step);
+    const int64_t from = m_at == 0 ? partFrom : m_at;
+    if (s.step != step || s.from != from)
         return refuse(QStringLiteral("step %1 from value %2 does not follow step %3 from %4")
                           .arg(s.step + 1)
                           .arg(s.from)
-                          .arg(m_lastWhole + 2)
-                          .arg(m_at));
-    if (s.to <= s.from ||
-        std::find(m_segmentEnds.begin(), m_segmentEnds.end(), s.to) == m_segmentEnds.end() ||
+                          .arg(step + 1)
+                          .arg(from));
+    // A span ends where a segment does, or where the step's part of the range does.
+    if (s.to <= s.from || s.to > partTo ||
+        (s.to != partTo &&
+         std::find(m_segmentEnds.begin(), m_segmentEnds.end(), s.to) == m_segmentEnds.end()) ||
         !std::isfinite(s.lr))
         return refuse(QStringLiteral("step %1 ends a span at %2, not at a segment's end")
                           .arg(s.step + 1)
@@ -239,7 +258,8 @@ Status ShardLog::append(const Span& s) {
     }
     m_bytes += head.size() + s.values.size() + 4;
     m_at = s.to;
-    if (s.to == m_end - m_begin) {
+    m_open = s.step;
+    if (s.to == partOf(s.step).second) {
         m_lastWhole = s.step;
         m_at = 0;
     }
@@ -321,10 +341,9 @@ Expected<Opened> openLog(QFile& f, const QString& path, const ShardLayout& layou
 
 } // namespace
 
-Expected<std::unique_ptr<ShardOwner>> ShardLog::rebuild(const QString& path,
-                                                        const ShardLayout& layout,
-                                                        const OptimizerConfig& optimizer,
-                                                        int64_t throughStep) {
+Expected<std::unique_ptr<ShardOwner>>
+ShardLog::rebuild(const QString& path, const ShardLayout& layout, const OptimizerConfig& optimizer,
+                  int64_t throughStep, const std::vector<ShardWindow>& windows) {
     QFile f(path);
     auto opened = openLog(f, path, layout, optimizer);
     if (!opened)
@@ -338,7 +357,13 @@ Expected<std::unique_ptr<ShardOwner>> ShardLog::rebuild(const QString& path,
     order.m_segmentEnds = owner->segmentEnds();
     order.m_pieces = owner->pieces();
     order.m_lastWhole = opened->firstStep - 1;
-    while (order.m_lastWhole < throughStep) {
+    order.m_windows = windows;
+    // A step that adds nothing to the range (streaming's, outside its fragment) still counts.
+    const auto countEmptySteps = [&](int64_t before) {
+        for (int64_t k = order.m_lastWhole + 1; k < before; ++k)
+            owner->stepSpan(0, 0, {}, 0, true);
+    };
+    while (order.nextStep() <= throughStep) {
         const QByteArray fixed = f.read(kRecordFixed);
         if (fixed.size() != kRecordFixed)
             break;
@@ -376,12 +401,20 @@ Expected<std::unique_ptr<ShardOwner>> ShardLog::rebuild(const QString& path,
                         size_t(n) * 4);
             at += n;
         }
-        owner->stepSpan(s.from, s.to, grads, s.lr);
+        if (order.m_at == 0)
+            countEmptySteps(s.step);
+        const bool ends = s.to == order.partOf(s.step).second;
+        owner->stepSpan(s.from, s.to, grads, s.lr, ends);
         order.m_at = s.to;
-        if (s.to == end - begin) {
+        order.m_open = s.step;
+        if (ends) {
             order.m_lastWhole = s.step;
             order.m_at = 0;
         }
+    }
+    if (order.m_at == 0 && order.m_lastWhole < throughStep && order.nextStep() > throughStep) {
+        countEmptySteps(throughStep + 1);
+        order.m_lastWhole = throughStep;
     }
     if (order.m_lastWhole != throughStep)
         return makeError(ErrorCode::Corrupt,

@@ -67,6 +67,10 @@ public:
                                                       int64_t end, int64_t firstStep,
                                                       int64_t baseSteps, const TensorFile& base);
 
+    // Streaming local-SGD: step s adds to the range's part inside windows[s % size] alone
+    // (shardstep.h's fragmentWindows()), its spans cut where that part begins and ends, and a
+    // step whose part is empty adds nothing and takes no record. Before the first append().
+    void setWindows(std::vector<ShardWindow> windows) { m_windows = std::move(windows); }
     // Appends one span and hands it to the system before it returns. Refuses, changing nothing,
     // a span that does not follow the last (the segments of a step in order, then the next
     // step's), is not a segment, or whose flags or values do not fit it.
@@ -84,10 +88,9 @@ public:
     // The range as it stood after step `throughStep`, from the log at `path`: its base, then each
     // logged step through that one. Refuses a log that ends before (a record missing, cut short
     // or damaged) or whose records do not follow each other, naming the range and the step.
-    static Expected<std::unique_ptr<ShardOwner>> rebuild(const QString& path,
-                                                         const ShardLayout& layout,
-                                                         const OptimizerConfig& optimizer,
-                                                         int64_t throughStep);
+    static Expected<std::unique_ptr<ShardOwner>>
+    rebuild(const QString& path, const ShardLayout& layout, const OptimizerConfig& optimizer,
+            int64_t throughStep, const std::vector<ShardWindow>& windows = {});
 
 private:
     explicit ShardLog(QString path);
@@ -96,6 +99,10 @@ private:
            std::vector<ShardLayout::Piece> pieces, int64_t firstStep, int64_t baseSteps,
            qint64 baseSize, const std::function<Status(QIODevice&)>& base);
     Status check(const Span& span) const;
+    // Step `step`'s part of the range (setWindows()), counted from its first value.
+    std::pair<int64_t, int64_t> partOf(int64_t step) const;
+    // The first step after the last whole one that adds to the range.
+    int64_t nextStep() const;
 
     QString m_path;
     QFile m_file;
@@ -104,6 +111,8 @@ private:
     std::vector<ShardLayout::Piece> m_pieces;
     int64_t m_lastWhole = -1; // the last step whose spans reach the range's end
     int64_t m_at = 0;         // where the next span of an open step starts; 0 between steps
+    int64_t m_open = -1;      // that step
+    std::vector<ShardWindow> m_windows;
     qint64 m_bytes = 0;
 };
 

@@ -283,14 +283,14 @@ void ShardOwner::applySpan(int64_t from, int64_t to, double lr, bool endsStep) {
     for (size_t p = 0; p < m_pieces.size(); ++p)
         if (m_pieces[p].at >= from && m_pieces[p].at < to)
             grads[p] = std::exchange(m_sum[p], at::Tensor());
-    m_optimizer->step(grads, lr, endsStep);
+    stepSpan(from, to, grads, lr, endsStep);
     if (endsStep)
         m_added = 0;
 }
 
-void ShardOwner::stepSpan(int64_t /*from*/, int64_t to, const std::vector<at::Tensor>& sum,
-                          double lr) {
-    m_optimizer->step(sum, lr, to == m_end - m_begin);
+void ShardOwner::stepSpan(int64_t /*from*/, int64_t /*to*/, const std::vector<at::Tensor>& sum,
+                          double lr, bool endsStep) {
+    m_optimizer->step(sum, lr, endsStep);
 }
 
 namespace {

@@ -22,7 +22,9 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -89,6 +91,23 @@ struct ShardLayout {
     // into `into`, flat fp32 of end - begin values: a range's weights as its owner starts from.
     void copyRange(int64_t begin, int64_t end, const std::vector<at::Tensor>& params,
                    at::Tensor into) const;
+};
+
+// The values one step exchanges, as a run [begin, end) of the flat order (ShardLayout): every
+// value, as a sync or local-SGD step has it, or one of streaming local-SGD's fragments
+// (fragmentWindows()), whose delta a worker sends as a bundle of that run alone. Its ends fall
+// where tensors begin, so that each of an owner's pieces lies wholly inside it or outside.
+struct ShardWindow {
+    int64_t begin = 0;
+    int64_t end = std::numeric_limits<int64_t>::max();
+
+    // The part of the range [first, last) inside the window, counted from the range's start:
+    // empty (both at the same place) where they do not meet.
+    std::pair<int64_t, int64_t> within(int64_t first, int64_t last) const {
+        const int64_t from = std::clamp(begin, first, last), to = std::clamp(end, from, last);
+        return {from - first, to - first};
+    }
+    bool operator==(const ShardWindow& o) const { return begin == o.begin && end == o.end; }
 };
 
 // Writes the range [begin, end) of `layout`'s values, as an owner packed it (packMasters), into a
@@ -176,7 +195,12 @@ public:
     // Steps the values [from, to) with a sum made elsewhere (`sum` per piece, undefined outside
     // the span or where it has none): what applySpan() does with its own. A logged step
     // (shardlog.h) is rebuilt so.
-    void stepSpan(int64_t from, int64_t to, const std::vector<at::Tensor>& sum, double lr);
+    void stepSpan(int64_t from, int64_t to, const std::vector<at::Tensor>& sum, double lr) {
+        stepSpan(from, to, sum, lr, to == m_end - m_begin);
+    }
+    // The same, the step counting where `endsStep` says (applySpan()).
+    void stepSpan(int64_t from, int64_t to, const std::vector<at::Tensor>& sum, double lr,
+                  bool endsStep);
     // Workers whose gradients the sum holds now.
     int added() const { return m_added; }
     // The sum, per piece (undefined where no gradient was added): what apply() and applySpan()

@@ -32,23 +32,6 @@
 
 namespace tandem {
 
-// The values one step exchanges, as a run [begin, end) of the flat order (ShardLayout): every
-// value, as a sync or local-SGD step has it, or one of streaming local-SGD's fragments
-// (fragmentWindows()), whose delta a worker sends as a bundle of that run alone. Its ends fall
-// where tensors begin, so that each of an owner's pieces lies wholly inside it or outside.
-struct ShardWindow {
-    int64_t begin = 0;
-    int64_t end = std::numeric_limits<int64_t>::max();
-
-    // The part of the range [first, last) inside the window, counted from the range's start:
-    // empty (both at the same place) where they do not meet.
-    std::pair<int64_t, int64_t> within(int64_t first, int64_t last) const {
-        const int64_t from = std::clamp(begin, first, last), to = std::clamp(end, from, last);
-        return {from - first, to - first};
-    }
-    bool operator==(const ShardWindow& o) const { return begin == o.begin && end == o.end; }
-};
-
 // Streaming local-SGD's `fragments` (modes/fragments.h: runs of consecutive tensors in schema
 // order) as windows of the flat order, in the fragments' order. The flat order holds the last
 // tensor first, so each fragment is one run of it.
