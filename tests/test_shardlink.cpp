@@ -48,6 +48,8 @@ private:
     // in `fromB`.
     void linkNodes(ShardListener& listener, ShardNode& nodeA, ShardNode& nodeB, Connection** fromB);
     // A copy of `params` in each of `copies`.
+    // Four trainable tensors of 3,610 values in all, drawn from `seed`.
+    static std::vector<at::Tensor> fourTensors(uint64_t seed);
     static void copyInto(const std::vector<at::Tensor>& params,
                          std::initializer_list<std::vector<at::Tensor>*> copies);
 
@@ -109,6 +111,15 @@ void TestShardLink::linkNodes(ShardListener& listener, ShardNode& nodeA, ShardNo
         return;
     QVERIFY(nodeA.addLink(atA, m_b.deviceId()).ok());
     QVERIFY(nodeB.addLink(*fromB, m_a.deviceId()).ok());
+}
+
+std::vector<at::Tensor> TestShardLink::fourTensors(uint64_t seed) {
+    at::manual_seed(seed);
+    std::vector<at::Tensor> params;
+    for (const std::vector<int64_t>& shape :
+         std::vector<std::vector<int64_t>>{{64, 33}, {33}, {17, 5, 9}, {700}})
+        params.push_back(at::randn(shape));
+    return params;
 }
 
 void TestShardLink::copyInto(const std::vector<at::Tensor>& params,
@@ -302,11 +313,7 @@ void TestShardLink::aProbeReachesEachMemberAndJoinsNone() {
 // range sent for a step that is not open is refused and changes nothing, and a bundle call of a
 // step that is over sends nothing.
 void TestShardLink::stepsCrossTheLinks() {
-    at::manual_seed(5);
-    std::vector<at::Tensor> params;
-    for (const std::vector<int64_t>& shape :
-         std::vector<std::vector<int64_t>>{{64, 33}, {33}, {17, 5, 9}, {700}})
-        params.push_back(at::randn(shape));
+    const std::vector<at::Tensor> params = fourTensors(5);
     const ModelLayout modelLayout = testing::namedLayout(params);
     const ShardLayout layout = ShardLayout::of(params);
     OptimizerConfig cfg;
@@ -425,11 +432,7 @@ void TestShardLink::stepsCrossTheLinks() {
 // the step before it is closed: the delta waits in B's node until that step's values have
 // landed there. Each landing holds what a one-owner outer optimizer made of the fragment.
 void TestShardLink::streamingRoundsLandBesideTheReplica() {
-    at::manual_seed(8);
-    std::vector<at::Tensor> params;
-    for (const std::vector<int64_t>& shape :
-         std::vector<std::vector<int64_t>>{{64, 33}, {33}, {17, 5, 9}, {700}})
-        params.push_back(at::randn(shape));
+    const std::vector<at::Tensor> params = fourTensors(8);
     const ModelLayout modelLayout = testing::namedLayout(params);
     const ShardLayout layout = ShardLayout::of(params);
     const OptimizerConfig cfg = outerStepOptimizer(0.9);

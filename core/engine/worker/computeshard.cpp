@@ -12,32 +12,29 @@ QString ComputeLoop::computeShardRound(WorkRequest req,
                                        std::optional<std::vector<at::Tensor>> landed,
                                        wire::Result& res, QStringList& notes) {
     LocalRound& round = *req.local;
-    if (!round.wholeWeights && landed) {
-        if (auto st = round.takeLanded(m_run.layout, *landed); !st)
-            return st.error().message;
-    } else if (!round.wholeWeights && m_run.spec.fragments > 1 && !landed) {
-        wire::Assign a;
-        round.describe(a);
-        if (a.mergeFragment >= 0)
+    wire::Assign said; // the fragments the round merges and sends
+    round.describe(said);
+    if (!round.wholeWeights && said.mergeFragment >= 0) {
+        if (!landed)
             return QStringLiteral("the coordinator asked this worker to merge fragment %1, whose "
                                   "values did not land on this machine")
-                .arg(a.mergeFragment + 1);
+                .arg(said.mergeFragment + 1);
+        if (auto st = round.takeLanded(m_run.layout, *landed); !st)
+            return st.error().message;
     }
     landed.reset();
+    const std::vector<Fragment> fragments =
+        cutFragments(paramNumels(m_run.layout), m_run.spec.fragments);
+    if (said.sendFragment < 0 || said.sendFragment >= int(fragments.size()))
+        return QStringLiteral("the coordinator named fragment %1 of a model cut in %2")
+            .arg(said.sendFragment + 1)
+            .arg(fragments.size());
     post([this] { m_shardEarly = 0; });
     auto r = m_replica->compute(req, QStringLiteral("this worker"), &m_roundState);
     if (!r)
         return r.error().message;
-    wire::Assign sent;
-    round.describe(sent);
-    const std::vector<Fragment> fragments =
-        cutFragments(paramNumels(m_run.layout), m_run.spec.fragments);
-    if (sent.sendFragment < 0 || sent.sendFragment >= int(fragments.size()))
-        return QStringLiteral("the coordinator named fragment %1 of a model cut in %2")
-            .arg(sent.sendFragment + 1)
-            .arg(fragments.size());
     const QByteArray bytes =
-        packFragment(r->grads, fragments[size_t(sent.sendFragment)], m_run.wire);
+        packFragment(r->grads, fragments[size_t(said.sendFragment)], m_run.wire);
     r->grads.clear();
     describeResult(*r, res);
     notes = r->notes;
