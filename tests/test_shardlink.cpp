@@ -429,8 +429,9 @@ void TestShardLink::stepsCrossTheLinks() {
 // range reaches into both fragments, B's into the first only, so that on odd steps B owns
 // nothing of the step and closes it with no value. The new values land beside each replica,
 // which trains on unchanged. B sends each round's delta as soon as the round is over, before
-// the step before it is closed: the delta waits in B's node until that step's values have
-// landed there. Each landing holds what a one-owner outer optimizer made of the fragment.
+// the step before it is closed (its first two before its node opened the first step): each
+// delta waits in B's node until the step before it has landed there. Each landing holds what a
+// one-owner outer optimizer made of the fragment.
 void TestShardLink::streamingRoundsLandBesideTheReplica() {
     const std::vector<at::Tensor> params = fourTensors(8);
     const ModelLayout modelLayout = testing::namedLayout(params);
@@ -478,9 +479,12 @@ void TestShardLink::streamingRoundsLandBesideTheReplica() {
                 g.push_back(at::randn(p.sizes()));
         deltas.push_back(d);
     }
+    // B's first two rounds end before its node has opened the first step: both wait, and go in
+    // turn.
+    nodeB.gradientsReady(0, windowBundle(0, 1), windowBundle(0, 1).size());
+    nodeB.gradientsReady(1, windowBundle(1, 1), windowBundle(1, 1).size());
     nodeA.open(0);
     nodeB.open(0);
-    nodeB.gradientsReady(0, windowBundle(0, 1), windowBundle(0, 1).size());
     for (int step = 0; step < 4; ++step) {
         const Fragment& f = fragments[size_t(step % 2)];
         nodeA.gradientsReady(step, windowBundle(step, 0), windowBundle(step, 0).size());

@@ -162,21 +162,26 @@ void ShardNode::open(int64_t step) {
         beginLanding(step);
     // A round's bundle that came before its step opened here goes now; not from here, which
     // may be inside sendHeld().
-    if (m_pending.step == step)
+    m_pending.erase(m_pending.begin(), m_pending.lower_bound(step)); // of steps over here
+    if (m_pending.count(step))
         QMetaObject::invokeMethod(
             this,
             [this, step] {
-                if (m_pending.step != step || m_step != step)
+                const auto it = m_pending.find(step);
+                if (it == m_pending.end() || m_step != step)
                     return;
-                const Pending p = std::exchange(m_pending, {});
-                gradientsReady(p.step, p.bundle, p.ready);
+                const Pending p = std::move(it->second);
+                m_pending.erase(it);
+                gradientsReady(step, p.bundle, p.ready);
             },
             Qt::QueuedConnection);
 }
 
 qint64 ShardNode::gradientsReady(int64_t step, const QByteArray& bundle, qint64 ready) {
     if (step > m_step && !m_windows.empty()) {
-        m_pending = {step, bundle, ready};
+        // A worker's round is at most two ahead of its node: what is further is for no step.
+        if (step <= m_step + 2)
+            m_pending[step] = {bundle, ready};
         return 0;
     }
     if (step != m_step)

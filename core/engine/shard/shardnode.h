@@ -147,12 +147,13 @@ private:
     std::vector<ShardWindow> m_windows; // streaming's; empty: every value, every step
     std::vector<at::Tensor> m_landing;  // the open step's, as its weights come
     std::map<int, Landed> m_landed;     // by window, until taken
-    struct Pending {                    // a bundle for a step not open here yet
-        int64_t step = -1;
+    // Bundles for steps not open here yet, by step: a worker's round may end before the step
+    // before it has landed here, and the next one's before the first has left.
+    struct Pending {
         QByteArray bundle;
         qint64 ready = 0;
     };
-    Pending m_pending;
+    std::map<int64_t, Pending> m_pending;
     DType m_wire;
     ShardOwner* m_owner;
     std::vector<at::Tensor>* m_replica;
