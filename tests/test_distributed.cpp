@@ -89,6 +89,22 @@ QList<double> stepLosses(const QString& metrics) {
     return out;
 }
 
+// `out`'s last quarter of steps ended near `one`'s, by their mean loss: a state rebuilt or set up
+// wrongly would start the model over (a loss near 2.3, the ten classes' chance), while rounds
+// lost, or begun again from the run's weights, cost a little of the way to the end.
+void expectNearInTheLastQuarter(const QString& one, const QString& out, const char* what) {
+    const QList<double> la = stepLosses(one + QStringLiteral("/metrics.jsonl"));
+    const QList<double> lb = stepLosses(out + QStringLiteral("/metrics.jsonl"));
+    QVERIFY(la.size() >= 8 && lb.size() >= 8);
+    const auto tail = [](const QList<double>& l) {
+        const qsizetype n = l.size() / 4;
+        return std::accumulate(l.end() - n, l.end(), 0.0) / double(n);
+    };
+    qInfo("last quarter's loss: alone %g, %s %g", tail(la), what, tail(lb));
+    QVERIFY2(std::abs(tail(la) - tail(lb)) <= 0.05 + 0.1 * tail(la),
+             qPrintable(QStringLiteral("%1 vs %2").arg(tail(la)).arg(tail(lb))));
+}
+
 double maxWeightDiff(const QString& a, const QString& b) {
     auto ta = parseSafetensors(readAll(a), a), tb = parseSafetensors(readAll(b), b);
     if (!ta || !tb || ta->size() != tb->size())
@@ -138,6 +154,7 @@ private Q_SLOTS:
     void aLostHolderCostsTheShardedLocalSgdRunNoStep();
     void aLostHolderCostsTheShardedStreamingRunNoSample();
     void aShardedStreamingRunMatchesTheOneMachineRun();
+    void aMachineJoinsAShardedStreamingRunBetweenRounds();
     void aShardedRunOverABf16WireKeepsFp32Weights();
     void aWorkerCanHoldARangeAndComputeNothing();
     void aWorkerLoadingItsModelKeepsItsLink();
@@ -243,6 +260,16 @@ private:
     QStringList localSgdRun() const;
     // localSgdRun() on this machine alone (once): its output folder.
     QString localSgdAlone();
+    // localSgdRun() in two fragments (streaming local-SGD), and that run on this machine alone.
+    QStringList streamingRun() const {
+        return localSgdRun() + QStringList{QLatin1String(kTwoFragments)};
+    }
+    QString streamingAlone();
+    // `run` sharded into `out` with this machine computing and one worker to wait for, so that
+    // another can join while it trains.
+    std::unique_ptr<TandemProcess> shardedForOneWorker(const QStringList& run, const QString& out,
+                                                       const QStringList& env);
+    static constexpr const char* kTwoFragments = "--fragments=2";
     QString m_localSgdAlone;
     QString m_streamingAlone;
     // `wireBytes`: each value's bytes on the wire.
@@ -542,6 +569,20 @@ QString TestDistributed::localSgdAlone() {
     return runAloneOnce(localSgdRun(), QStringLiteral("local-one"), &m_localSgdAlone);
 }
 
+std::unique_ptr<TandemProcess> TestDistributed::shardedForOneWorker(const QStringList& run,
+                                                                    const QString& out,
+                                                                    const QStringList& env) {
+    return std::make_unique<TandemProcess>(
+        run + QStringList{QStringLiteral("--out=") + out, QStringLiteral("--listen=127.0.0.1:0"),
+                          QStringLiteral("--workers=1"), QStringLiteral("--shard"),
+                          QStringLiteral("--home"), home("coord")},
+        false, env);
+}
+
+QString TestDistributed::streamingAlone() {
+    return runAloneOnce(streamingRun(), QStringLiteral("stream-one"), &m_streamingAlone);
+}
+
 QJsonObject TestDistributed::runLocalSgdSharded(const QString& out, bool thisMachineComputes,
                                                 const QStringList& extra,
                                                 const QStringList& holderEnv, QString* log) {
@@ -658,8 +699,7 @@ void TestDistributed::aShardedStreamingRunMatchesTheOneMachineRun() {
     // one-machine run's checkpoint of step 10 does: had the momentum been lost or cut wrongly,
     // the rounds after it would differ.
     const QStringList fragments{QStringLiteral("--fragments=2")};
-    const QString one =
-        runAloneOnce(localSgdRun() + fragments, QStringLiteral("stream-one"), &m_streamingAlone);
+    const QString one = streamingAlone();
     QVERIFY(!one.isEmpty());
     for (const bool here : {false, true}) {
         const QString out = m_tmp.filePath(here ? QStringLiteral("stream-shard-here")
@@ -711,25 +751,61 @@ void TestDistributed::aLostHolderCostsTheShardedStreamingRunNoSample() {
     if (!TANDEM_FAILPOINTS_BUILD)
         QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
     const QStringList fragments{QStringLiteral("--fragments=2")};
-    const QString one =
-        runAloneOnce(localSgdRun() + fragments, QStringLiteral("stream-one"), &m_streamingAlone);
+    const QString one = streamingAlone();
     QVERIFY(!one.isEmpty());
     const QString out = m_tmp.filePath(QStringLiteral("stream-holder"));
     runLosingAHolder(out, fragments, 20);
     if (QTest::currentTestFailed())
         return;
-    const QList<double> la = stepLosses(one + QStringLiteral("/metrics.jsonl"));
-    const QList<double> lb = stepLosses(out + QStringLiteral("/metrics.jsonl"));
-    QVERIFY(la.size() >= 8 && lb.size() >= 8);
-    // The last quarter's losses: a state rebuilt wrongly would start the model over (a loss
-    // near 2.3, the ten classes' chance); rounds lost cost a little of the way to the end.
-    const auto tail = [](const QList<double>& l) {
-        const qsizetype n = l.size() / 4;
-        return std::accumulate(l.end() - n, l.end(), 0.0) / double(n);
-    };
-    qInfo("last quarter's loss: alone %g, with the holder lost %g", tail(la), tail(lb));
-    QVERIFY2(std::abs(tail(la) - tail(lb)) <= 0.05 + 0.1 * tail(la),
-             qPrintable(QStringLiteral("%1 vs %2").arg(tail(la)).arg(tail(lb))));
+    expectNearInTheLastQuarter(one, out, "with the holder lost");
+}
+
+void TestDistributed::aMachineJoinsAShardedStreamingRunBetweenRounds() {
+    // A streaming run sharded across this machine, which computes, and a worker that holds a
+    // range; a worker that computes joins while it trains. A setup ends every round under way,
+    // so the run collects the two it has in flight, hands out no new one until then, and takes
+    // the machine in mid-epoch (before, it waited for the epoch's end: in a one-epoch run,
+    // never). The run ends with every sample once, on three shards, near the one-machine run:
+    // both computing machines start the next round from the run's weights.
+    if (!TANDEM_FAILPOINTS_BUILD)
+        QSKIP("this build has no failpoints (configure with -DTANDEM_FAILPOINTS=ON)");
+    const QString one = streamingAlone(), out = m_tmp.filePath(QStringLiteral("stream-join"));
+    QVERIFY(!one.isEmpty());
+    const QStringList holds{QStringLiteral("--hold-only")};
+    // Each round takes a quarter of a second at least, so that the run is still going when the
+    // second worker has started.
+    const auto started = shardedForOneWorker(streamingRun(), out, pacedSteps(250));
+    TandemProcess& b = *started;
+    const QString port = waitPort(b);
+    QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
+    TandemProcess* w1 = worker("w1", port, holds);
+    const QString metrics = out + QStringLiteral("/metrics.jsonl");
+    QVERIFY2(QTest::qWaitFor([&] { return countLines(metrics) >= 2; }, 120000),
+             qPrintable(b.err() + QStringLiteral("\n--- w1:\n") + w1->err()));
+    TandemProcess* w2 = worker("w2", port);
+    QVERIFY(b.finish());
+    const QString logs = b.err() + QStringLiteral("\n--- w1:\n") + w1->err() +
+                         QStringLiteral("\n--- w2:\n") + w2->err();
+    QVERIFY2(b.exitCode() == 0, qPrintable(logs));
+    const QRegularExpressionMatch m =
+        QRegularExpression(QStringLiteral("the sharded run took in .+ from step ([0-9]+)"))
+            .match(b.err());
+    QVERIFY2(m.hasMatch(), qPrintable(logs));
+    QVERIFY2(m.captured(1).toInt() > 1 && m.captured(1).toInt() < 20, qPrintable(logs));
+    for (TandemProcess* w : {w1, w2}) {
+        QVERIFY(w->finish());
+        QVERIFY2(w->exitCode() == 0 && w->err().contains(QStringLiteral("holds values")),
+                 qPrintable(w->err()));
+    }
+    const QJsonObject s = b.summary();
+    QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
+    QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 3);
+    // The machine taken in computed a share of the rounds after it.
+    int computed = 0;
+    for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray())
+        computed += v.toObject().value(QStringLiteral("samples")).toInteger() > 0 ? 1 : 0;
+    QVERIFY2(computed == 2, qPrintable(QString::fromUtf8(QJsonDocument(s).toJson())));
+    expectNearInTheLastQuarter(one, out, "with a machine taken in");
 }
 
 void TestDistributed::aShardedRunOverABf16WireKeepsFp32Weights() {
@@ -1619,12 +1695,9 @@ void TestDistributed::aMachineWithNoRoomForARangeIsNotTakenIn() {
     const QString one = syncAlone(), out = m_tmp.filePath(QStringLiteral("shard-no-room"));
     QVERIFY(!one.isEmpty());
     const QStringList cost{QStringLiteral("TANDEM_FAULT_STEP_COST=0,2")};
-    TandemProcess b(syncRun() + QStringList{QStringLiteral("--out=") + out,
-                                            QStringLiteral("--listen=127.0.0.1:0"),
-                                            QStringLiteral("--workers=1"),
-                                            QStringLiteral("--shard"), QStringLiteral("--home"),
-                                            home("coord")},
-                    false, cost + pacedSteps(100, QStringLiteral("shard.plan=stall:2000")));
+    const auto started = shardedForOneWorker(
+        syncRun(), out, cost + pacedSteps(100, QStringLiteral("shard.plan=stall:2000")));
+    TandemProcess& b = *started;
     const QString port = waitPort(b);
     QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
     TandemProcess* w1 = worker("w1", port, {}, cost);

@@ -91,6 +91,10 @@ struct StepContext {
     // Rounds under way as the policy asks gate() (streaming's, two deep): a sharded run admits
     // the machines that joined only when none is, since a setup ends every step under way.
     int inFlight = 0;
+    // Set by gate() while machines that joined a sharded run are ready to be taken in and rounds
+    // are under way: the policy hands out no new round until those are collected, and asks
+    // gate() again with none in flight.
+    bool admitWaiting = false;
 
     // The scheduled learning rate for the next step.
     double lr() const;

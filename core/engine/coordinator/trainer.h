@@ -193,6 +193,13 @@ private:
         QElapsedTimer clock;
     };
     std::optional<Probe> m_probe;
+    // A probe answered while a streaming round was under way: who was asked and who cannot
+    // reach every machine, kept until the rounds under way are collected.
+    struct ProbeAnswered {
+        QHash<QString, QString> unreached;
+        QSet<QString> probed;
+    };
+    std::optional<ProbeAnswered> m_probeAnswered;
     // Asks the workers that joined (m_probe), or looks at their answers. Once every answer is in,
     // or the wait is over, says which of them were asked (`probed`) and why each that cannot
     // reach every machine cannot (`unreached`, by device ID), and returns true.

@@ -291,109 +291,32 @@ Status Trainer::checkpointShards() {
     return st;
 }
 
-void Trainer::holdBackDropped() {
-    if (!m_hub)
-        return;
-    for (const SentAway& s : std::exchange(m_sentAway, {})) {
-        const PoolMember& m = m_pool.at(s.member);
-        if (s.connected && !m.remote->alive())
-            continue;
-        const qint64 waitMs =
-            m_pool.holdBack(m.link->deviceId(), qint64(m_cfg.workerTimeoutS) * 1000);
-        const QString when = QString::number(double(waitMs) / 1e3, 'f', 0);
-        if (s.connected)
-            m_hub->sendAway(m.remote->session(),
-                            (s.unreached ? QStringLiteral("this machine could not link to every "
-                                                          "machine of the sharded run")
-                                         : QStringLiteral("the sharded run went on without this "
-                                                          "machine")) +
-                                QStringLiteral("; it may join again in %1 s").arg(when));
-        m_obs.onMessage(QStringLiteral("%1 %2; the sharded run takes it in again when it comes "
-                                       "back, in %3 s at the soonest")
-                            .arg(m.stats.name,
-                                 s.connected ? QStringLiteral("is sent away to connect again")
-                                             : QStringLiteral("could not be taken in"),
-                                 when));
-    }
-}
-
-size_t Trainer::dropUnreached(size_t first, const QHash<QString, QString>& unreached) {
-    size_t reached = 0;
-    for (size_t w = first; w < m_pool.size(); ++w) {
-        PoolMember& m = m_pool.at(w);
-        if (!m.alive() || !m.remote)
-            continue;
-        const auto why = unreached.constFind(m.link->deviceId());
-        if (why == unreached.constEnd()) {
-            ++reached;
-            continue;
-        }
-        m_pool.drop(w,
-                    makeError(ErrorCode::Runtime,
-                              QStringLiteral("it cannot link to every machine of the sharded "
-                                             "run (%1)")
-                                  .arg(*why)),
-                    QStringLiteral("the sharded run goes on as it was"), m_state.step);
-        m_sentAway.push_back({w, m.remote->alive(), true});
-    }
-    return reached;
-}
-
-bool Trainer::probeJoined(QHash<QString, QString>* unreached, QSet<QString>* probed) {
-    const int waitMs = ShardPart::kProbeMs + kProbeAnswerMs;
-    QHash<QString, QString> answers;
-    if (!m_probe) {
-        std::vector<QString> ids;
-        QStringList names;
-        for (const auto& [id, name] : m_pool.joinedWorkers()) {
-            ids.push_back(id);
-            names << name;
-        }
-        m_probe = Probe{QSet<QString>(ids.begin(), ids.end()), QElapsedTimer()};
-        m_probe->clock.start();
-        m_shards->sendProbe(ids);
-        answers = m_shards->probeAnswers(kProbeQuickMs);
-        if (answers.size() < m_probe->workers.size())
-            m_obs.onMessage(QStringLiteral("%1 is asked whether it reaches every machine of the "
-                                           "sharded run; the run trains on until it answers (up "
-                                           "to %2 s)")
-                                .arg(names.join(QStringLiteral(", ")))
-                                .arg(waitMs / 1000));
-    } else {
-        answers = m_shards->probeAnswers();
-    }
-    if (answers.size() < m_probe->workers.size() && m_probe->clock.elapsed() < waitMs)
-        return false;
-    for (const QString& w : m_probe->workers)
-        if (!answers.contains(w))
-            answers.insert(w, QStringLiteral("it did not say within %1 s whether it reaches the "
-                                             "run's machines")
-                                  .arg(waitMs / 1000));
-    for (auto it = answers.begin(); it != answers.end();)
-        it = it->isEmpty() ? answers.erase(it) : std::next(it);
-    *unreached = std::move(answers);
-    *probed = std::exchange(m_probe, std::nullopt)->workers;
-    m_shards->endProbe();
-    return true;
-}
-
 Status Trainer::admitToShards() {
     const auto later = qScopeGuard([this] { holdBackDropped(); });
-    if (m_shards && m_ctx && m_ctx->inFlight > 0)
-        return success(); // a streaming round is under way: the joined wait for a lull
+    if (m_ctx)
+        m_ctx->admitWaiting = false;
     if (!m_shards || !m_pool.anyJoined()) {
         if (m_probe && m_shards)
             m_shards->endProbe();
         m_probe.reset();
+        m_probeAnswered.reset();
         m_pool.admitJoined();
         return success();
     }
     // One that cannot reach a member would fail the setup after every machine stopped to wait
     // for its links: it is asked first, while the run trains on, and waits to be tried again.
-    QHash<QString, QString> unreached;
-    QSet<QString> probed;
-    if (!probeJoined(&unreached, &probed))
-        return success(); // the next step boundary looks again
+    if (!m_probeAnswered) {
+        ProbeAnswered answered;
+        if (!probeJoined(&answered.unreached, &answered.probed))
+            return success(); // the next step boundary looks again
+        m_probeAnswered = std::move(answered);
+    }
+    // A setup ends every step under way: streaming collects its rounds first, and asks again.
+    if (m_ctx && m_ctx->inFlight > 0) {
+        m_ctx->admitWaiting = true;
+        return success();
+    }
+    auto [unreached, probed] = *std::exchange(m_probeAnswered, std::nullopt);
     QElapsedTimer clock;
     clock.start();
     const size_t before = m_pool.size();

@@ -121,7 +121,8 @@ Expected<EpochEnd> StreamingPolicy::runEpoch(StepContext& ctx) {
         while (!stopping && m_inflight.size() < 2 &&
                (ctx.sampler.remaining() > 0 || !m_returned.empty())) {
             // The step limit counts the round in flight; gate() also pauses and admits (a
-            // sharded run's machines only with no round in flight: a setup ends every step).
+            // sharded run's machines only with no round in flight: a setup ends every step, so
+            // the rounds under way are collected first, and the pipeline starts again).
             ctx.inFlight = int(m_inflight.size());
             if ((ctx.cfg.maxSteps > 0 &&
                  ctx.step + int64_t(m_inflight.size()) >= ctx.cfg.maxSteps) ||
@@ -129,6 +130,8 @@ Expected<EpochEnd> StreamingPolicy::runEpoch(StepContext& ctx) {
                 stopping = true;
                 break;
             }
+            if (ctx.admitWaiting && !m_inflight.empty())
+                break;
             auto s = submit(ctx);
             if (!s)
                 return s.error();
