@@ -8,10 +8,13 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTest>
 
 #include <memory>
@@ -204,4 +207,43 @@ inline int countLines(const QString& path) {
     if (!f.open(QIODevice::ReadOnly))
         return 0;
     return int(f.readAll().count('\n'));
+}
+
+// A run's sample ledger (TANDEM_SAMPLE_LEDGER): the samples of each step applied, by step, as
+// the steps stand at the end (a process that goes on from a checkpoint's step writes "from", and
+// the steps after it are taken again), and each "from" in `froms` when given.
+struct SampleLedger {
+    QMap<qint64, QJsonArray> steps;
+    QList<qint64> froms;
+    // How many samples the steps hold, and how many of them are distinct.
+    std::pair<qint64, qint64> counts() const {
+        qint64 all = 0;
+        QSet<qint64> seen;
+        for (const QJsonArray& a : steps)
+            for (const QJsonValue& v : a) {
+                ++all;
+                seen.insert(v.toInteger());
+            }
+        return {all, qint64(seen.size())};
+    }
+};
+
+inline SampleLedger readSampleLedger(const QString& path) {
+    SampleLedger l;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return l;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o.contains(QLatin1String("from"))) {
+            const qint64 from = o.value(QLatin1String("from")).toInteger();
+            l.froms << from;
+            while (!l.steps.isEmpty() && l.steps.lastKey() > from)
+                l.steps.remove(l.steps.lastKey());
+        } else if (!o.isEmpty()) {
+            l.steps.insert(o.value(QLatin1String("step")).toInteger(),
+                           o.value(QLatin1String("samples")).toArray());
+        }
+    }
+    return l;
 }

@@ -89,6 +89,15 @@ QList<double> stepLosses(const QString& metrics) {
     return out;
 }
 
+// The run's sample ledger holds each of the epoch's `samples` samples once, in steps 1 to n.
+void expectEverySampleOnce(const QString& ledger, qint64 samples) {
+    const SampleLedger l = readSampleLedger(ledger);
+    QVERIFY2(!l.steps.isEmpty() && l.steps.firstKey() == 1 &&
+                 l.steps.lastKey() == qint64(l.steps.size()),
+             qPrintable(ledger));
+    QCOMPARE(l.counts(), (std::pair<qint64, qint64>{samples, samples}));
+}
+
 // `out`'s last quarter of steps ended near `one`'s, by their mean loss: a state rebuilt or set up
 // wrongly would start the model over (a loss near 2.3, the ten classes' chance), while rounds
 // lost, or begun again from the run's weights, cost a little of the way to the end.
@@ -590,11 +599,13 @@ QJsonObject TestDistributed::runLocalSgdSharded(const QString& out, bool thisMac
     const QStringList holds{QStringLiteral("--hold-only")};
     TandemProcess b(
         localSgdRun() +
-        QStringList{QStringLiteral("--out=") + out, QStringLiteral("--listen=127.0.0.1:0"),
-                    QStringLiteral("--workers=2"), QStringLiteral("--shard"),
-                    QStringLiteral("--home"), home("coord")} +
-        (thisMachineComputes ? QStringList() : QStringList{QStringLiteral("--no-local-worker")}) +
-        extra);
+            QStringList{QStringLiteral("--out=") + out, QStringLiteral("--listen=127.0.0.1:0"),
+                        QStringLiteral("--workers=2"), QStringLiteral("--shard"),
+                        QStringLiteral("--home"), home("coord")} +
+            (thisMachineComputes ? QStringList()
+                                 : QStringList{QStringLiteral("--no-local-worker")}) +
+            extra,
+        false, {QStringLiteral("TANDEM_SAMPLE_LEDGER=") + out + QStringLiteral(".ledger")});
     const QString port = waitPort(b);
     [&] { QVERIFY2(!port.isEmpty(), qPrintable(b.err())); }();
     if (port.isEmpty())
@@ -686,6 +697,7 @@ void TestDistributed::runLosingAHolder(const QString& out, const QStringList& ex
     QVERIFY2(m.captured(1).toInt() > 1 && m.captured(1).toInt() < steps, qPrintable(log));
     QCOMPARE(s.value(QStringLiteral("samples")).toInteger(), 2000);
     QCOMPARE(s.value(QStringLiteral("shards")).toArray().size(), 2);
+    expectEverySampleOnce(out + QStringLiteral(".ledger"), 2000);
 }
 
 void TestDistributed::aShardedStreamingRunMatchesTheOneMachineRun() {
@@ -774,7 +786,9 @@ void TestDistributed::aMachineJoinsAShardedStreamingRunBetweenRounds() {
     const QStringList holds{QStringLiteral("--hold-only")};
     // Each round takes a quarter of a second at least, so that the run is still going when the
     // second worker has started.
-    const auto started = shardedForOneWorker(streamingRun(), out, pacedSteps(250));
+    const QString ledger = out + QStringLiteral(".ledger");
+    const auto started = shardedForOneWorker(
+        streamingRun(), out, pacedSteps(250) << QStringLiteral("TANDEM_SAMPLE_LEDGER=") + ledger);
     TandemProcess& b = *started;
     const QString port = waitPort(b);
     QVERIFY2(!port.isEmpty(), qPrintable(b.err()));
@@ -805,6 +819,7 @@ void TestDistributed::aMachineJoinsAShardedStreamingRunBetweenRounds() {
     for (const QJsonValue& v : s.value(QStringLiteral("workers")).toArray())
         computed += v.toObject().value(QStringLiteral("samples")).toInteger() > 0 ? 1 : 0;
     QVERIFY2(computed == 2, qPrintable(QString::fromUtf8(QJsonDocument(s).toJson())));
+    expectEverySampleOnce(ledger, 2000);
     expectNearInTheLastQuarter(one, out, "with a machine taken in");
 }
 

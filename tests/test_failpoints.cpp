@@ -193,29 +193,10 @@ void TestFailpoints::crashWhileCheckpointing() {
              qPrintable(b.err()));
     // The ledger: this process went on from the checkpoint's step; every sample of the epoch
     // once.
-    QFile f(ledger);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    QMap<qint64, QJsonArray> steps;
-    QList<qint64> froms;
-    for (const QByteArray& line : f.readAll().split('\n')) {
-        const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (o.contains(QLatin1String("from"))) {
-            const qint64 from = o.value(QLatin1String("from")).toInteger();
-            froms << from;
-            while (!steps.isEmpty() && steps.lastKey() > from)
-                steps.remove(steps.lastKey());
-        } else if (!o.isEmpty()) {
-            steps.insert(o.value(QLatin1String("step")).toInteger(),
-                         o.value(QLatin1String("samples")).toArray());
-        }
-    }
-    QCOMPARE(froms, (QList<qint64>{0, resumesAt.toLongLong()}));
-    QCOMPARE(steps.size(), 20);
-    QSet<qint64> seen;
-    for (const QJsonArray& a : steps)
-        for (const QJsonValue& v : a)
-            seen.insert(v.toInteger());
-    QCOMPARE(seen.size(), 1000);
+    const SampleLedger l = readSampleLedger(ledger);
+    QCOMPARE(l.froms, (QList<qint64>{0, resumesAt.toLongLong()}));
+    QCOMPARE(l.steps.size(), 20);
+    QCOMPARE(l.counts(), (std::pair<qint64, qint64>{1000, 1000}));
 }
 
 void TestFailpoints::workerCrashes_data() {

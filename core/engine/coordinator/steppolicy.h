@@ -43,7 +43,8 @@ struct StepOutcome {
     double lr = 0;
     double stepMs = 0; // training time the step took
     QList<WorkerStepStats> workers;
-    // The samples whose results the update used, where the mode keeps them apart (sync).
+    // The samples whose results the update used, where the mode keeps them apart (sync, local
+    // SGD, streaming).
     std::vector<int64_t> indices;
     // Samples fewer than the step was meant to hold, left for later steps of the epoch (a
     // streaming round that times a new worker on one batch): the epoch takes more steps.

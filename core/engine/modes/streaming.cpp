@@ -329,6 +329,7 @@ Status StreamingPolicy::collect(StepContext& ctx) {
         out.counted += r->counted;
         out.pairs.add(r->pairs);
         samples += r->samples;
+        out.indices.insert(out.indices.end(), slot.indices.begin(), slot.indices.end());
         results.push_back(std::move(*r));
         from.push_back(slot.worker);
     }
