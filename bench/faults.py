@@ -667,8 +667,9 @@ def main():
     print(f"({time.monotonic() - started:.0f} s)")
     for kind, i, detail in failures:
         cmd = [sys.executable, os.path.abspath(__file__), "--kinds", kind, "--only-try", str(i),
-               "--mode", a.mode, "--tolerance", str(a.tolerance), "--seed", str(a.seed), "--model", a.model, "--data", a.data, "--samples",
-               str(a.samples), "--batch", str(a.batch), "--binary", a.binary]
+               "--mode", a.mode, "--tolerance", str(a.tolerance), "--seed", str(a.seed),
+               "--model", a.model, "--data", a.data, "--samples", str(a.samples), "--batch",
+               str(a.batch), "--binary", a.binary]
         print(f"FAILED {kind} {i}: {detail}\n  again: {' '.join(shlex.quote(x) for x in cmd)}")
     if failures:
         print(f"the runs are kept in {camp.work}")

@@ -211,7 +211,7 @@ inline int countLines(const QString& path) {
 
 // A run's sample ledger (TANDEM_SAMPLE_LEDGER): the samples of each step applied, by step, as
 // the steps stand at the end (a process that goes on from a checkpoint's step writes "from", and
-// the steps after it are taken again), and each "from" in `froms` when given.
+// the steps after it are taken again), and each process's "from" in the order written.
 struct SampleLedger {
     QMap<qint64, QJsonArray> steps;
     QList<qint64> froms;

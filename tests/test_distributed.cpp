@@ -784,9 +784,9 @@ void TestDistributed::aMachineJoinsAShardedStreamingRunBetweenRounds() {
     const QString one = streamingAlone(), out = m_tmp.filePath(QStringLiteral("stream-join"));
     QVERIFY(!one.isEmpty());
     const QStringList holds{QStringLiteral("--hold-only")};
+    const QString ledger = out + QStringLiteral(".ledger");
     // Each round takes a quarter of a second at least, so that the run is still going when the
     // second worker has started.
-    const QString ledger = out + QStringLiteral(".ledger");
     const auto started = shardedForOneWorker(
         streamingRun(), out, pacedSteps(250) << QStringLiteral("TANDEM_SAMPLE_LEDGER=") + ledger);
     TandemProcess& b = *started;

@@ -193,17 +193,18 @@ private:
         QElapsedTimer clock;
     };
     std::optional<Probe> m_probe;
-    // A probe answered while a streaming round was under way: who was asked and who cannot
-    // reach every machine, kept until the rounds under way are collected.
+    // A probe's outcome: which workers were asked (device IDs), and why each that cannot reach
+    // every machine cannot (by device ID).
     struct ProbeAnswered {
         QHash<QString, QString> unreached;
         QSet<QString> probed;
     };
+    // One answered while a streaming round was under way, kept until the rounds under way are
+    // collected.
     std::optional<ProbeAnswered> m_probeAnswered;
-    // Asks the workers that joined (m_probe), or looks at their answers. Once every answer is in,
-    // or the wait is over, says which of them were asked (`probed`) and why each that cannot
-    // reach every machine cannot (`unreached`, by device ID), and returns true.
-    bool probeJoined(QHash<QString, QString>* unreached, QSet<QString>* probed);
+    // Asks the workers that joined (m_probe), or looks at their answers: the outcome once every
+    // answer is in or the wait is over, nothing before.
+    std::optional<ProbeAnswered> probeJoined();
     // How long a probe's answers may take beyond a member's own wait (ShardPart::kProbeMs).
     static constexpr int kProbeAnswerMs = 5000;
     // How long the step boundary that sends a probe waits for the answers: where every link

@@ -227,7 +227,7 @@ size_t Trainer::dropUnreached(size_t first, const QHash<QString, QString>& unrea
     return reached;
 }
 
-bool Trainer::probeJoined(QHash<QString, QString>* unreached, QSet<QString>* probed) {
+std::optional<Trainer::ProbeAnswered> Trainer::probeJoined() {
     const int waitMs = ShardPart::kProbeMs + kProbeAnswerMs;
     QHash<QString, QString> answers;
     if (!m_probe) {
@@ -251,7 +251,7 @@ bool Trainer::probeJoined(QHash<QString, QString>* unreached, QSet<QString>* pro
         answers = m_shards->probeAnswers();
     }
     if (answers.size() < m_probe->workers.size() && m_probe->clock.elapsed() < waitMs)
-        return false;
+        return std::nullopt;
     for (const QString& w : m_probe->workers)
         if (!answers.contains(w))
             answers.insert(w, QStringLiteral("it did not say within %1 s whether it reaches the "
@@ -259,10 +259,9 @@ bool Trainer::probeJoined(QHash<QString, QString>* unreached, QSet<QString>* pro
                                   .arg(waitMs / 1000));
     for (auto it = answers.begin(); it != answers.end();)
         it = it->isEmpty() ? answers.erase(it) : std::next(it);
-    *unreached = std::move(answers);
-    *probed = std::exchange(m_probe, std::nullopt)->workers;
+    ProbeAnswered answered{std::move(answers), std::exchange(m_probe, std::nullopt)->workers};
     m_shards->endProbe();
-    return true;
+    return answered;
 }
 
 } // namespace tandem

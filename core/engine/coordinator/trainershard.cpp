@@ -305,12 +305,10 @@ Status Trainer::admitToShards() {
     }
     // One that cannot reach a member would fail the setup after every machine stopped to wait
     // for its links: it is asked first, while the run trains on, and waits to be tried again.
-    if (!m_probeAnswered) {
-        ProbeAnswered answered;
-        if (!probeJoined(&answered.unreached, &answered.probed))
-            return success(); // the next step boundary looks again
-        m_probeAnswered = std::move(answered);
-    }
+    if (!m_probeAnswered)
+        m_probeAnswered = probeJoined();
+    if (!m_probeAnswered)
+        return success(); // the next step boundary looks again
     // A setup ends every step under way: streaming collects its rounds first, and asks again.
     if (m_ctx && m_ctx->inFlight > 0) {
         m_ctx->admitWaiting = true;
