@@ -1319,9 +1319,16 @@ void TestDistributed::shardedRunResumesOnOtherMachines() {
     // and two compute the resumed one: an owner then holds one machine's fp32 gradients fewer while
     // a step adds them (shardArrivingBytesPerValue).
     const double perValueResumed = perValue - 4;
-    // Beside its range an owner holds a segment's step (shardOwnerStepBytes: a range this small
-    // steps 4,096 values at a time, 16 bytes each).
-    const int64_t segmentStep = 16 * 4096;
+    // Beside its range an owner holds a segment's step and what waits on its links
+    // (shardOwnerStepBytes): 16 bytes a value of a segment (an eighth of a range this small, in
+    // blocks of 256, at least 4,096 values), and the range's sums and weights (under the queue's
+    // 64 MB), 4 bytes a value for each of the 2 machines.
+    const auto stepBytes = [](int64_t range) {
+        const int64_t segment = std::max<int64_t>(4096, ((range + 7) / 8 + 255) / 256 * 256);
+        return 16 * segment + range * 8;
+    };
+    const int64_t quarter = int64_t(0.25 * double(values));
+    const int64_t segmentStep = stepBytes(quarter);
     const int64_t limit = int64_t(
         double(workerBytes + segmentStep + int64_t(0.25 * double(values) * perValueResumed)) / 0.8);
     TandemProcess again(QStringList{QStringLiteral("train"), QStringLiteral("--resume"),

@@ -428,7 +428,7 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     const int64_t own = worker.on(gpu).fixedBytes() + worker.perSampleBytes;
     // A budget (90 % of a GPU's memory) with room for the worker and a fifth of the state, and
     // for a segment's step beside it.
-    const int64_t budget = own + stateBytes * 2 / 10 + shardOwnerStepBytes(trainable);
+    const int64_t budget = own + stateBytes * 2 / 10 + shardOwnerStepBytes(trainable / 5, 3);
     gpu.memoryBytes = int64_t(double(budget) / 0.9) + 1;
     QVERIFY(!samplesThatFit(memoryNeed(*m, windows, cfg, MasterCopy::Shared), gpu,
                             QStringLiteral("alone")));
@@ -457,7 +457,7 @@ void TestHfModel::aShardedRunFitsWhereOneMachineCannot() {
     QVERIFY(worker.perSampleBytes > 0);
     DeviceInfo roomy = gpu;
     roomy.memoryBytes = int64_t(double(own + 3 * worker.perSampleBytes + stateBytes * 2 / 10 +
-                                       shardOwnerStepBytes(trainable)) /
+                                       shardOwnerStepBytes(trainable / 5, 3)) /
                                 0.9) +
                         1;
     const std::vector<ShardMachine> three{{QStringLiteral("a"), roomy, true, 0},

@@ -157,9 +157,10 @@ void TestShardPlan::aSmallMachineHoldsWhatFitsAndTheOthersTheRest() {
     QString why;
     QVERIFY2(wellFormed(*plan, machines, &why), qPrintable(why));
     // All it has beside its worker, less what a segment's step takes (a million values' sum and
-    // temporaries).
-    QCOMPARE(shardOwnerStepBytes(values), int64_t(16) << 20);
-    QCOMPARE(plan->shardOf(1)->bytes, 1 * kGB - (int64_t(16) << 20));
+    // temporaries, 16 MB) and what waits on its links meanwhile: the queue's 64 MB and a
+    // segment's sum and weights for the other machines, 4 bytes a value for each of three.
+    QCOMPARE(shardOwnerStepBytes(values, 3), int64_t(16 + 64 + 12) << 20);
+    QCOMPARE(plan->shardOf(1)->bytes, 1 * kGB - (int64_t(16 + 64 + 12) << 20));
     QVERIFY(std::abs(plan->shardOf(0)->values() - plan->shardOf(2)->values()) <= kShardAlignment);
     QVERIFY(plan->shardOf(0)->values() > plan->shardOf(1)->values());
 }
@@ -175,11 +176,13 @@ void TestShardPlan::aMachineThatComputesNothingHoldsWhatTheOthersCannot() {
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QString why;
     QVERIFY2(wellFormed(*plan, machines, &why), qPrintable(why));
-    const int64_t step = int64_t(16) << 20; // a segment's sum and temporaries, on each
+    // A segment's sum and temporaries, and what waits on the links, on each.
+    const int64_t step = int64_t(16 + 64 + 12) << 20;
+    QCOMPARE(shardOwnerStepBytes(values, 3), step);
     QCOMPARE(plan->shardOf(0)->bytes, 2 * kGB - step);
     QCOMPARE(plan->shardOf(1)->bytes, 3 * kGB - step);
     QCOMPARE(plan->shardOf(2)->values(), values - (5 * kGB - 2 * step) / bpv);
-    QVERIFY2(plan->describe(2).startsWith(QStringLiteral("shard 3 of 3, 9.9 GB (67 %")),
+    QVERIFY2(plan->describe(2).startsWith(QStringLiteral("shard 3 of 3, 10.1 GB (68 %")),
              qPrintable(plan->describe(2)));
     // Without the box the two cannot hold it.
     QVERIFY(!planShards(values, bpv, {machines[0], machines[1]}));
@@ -201,7 +204,7 @@ void TestShardPlan::aCoordinatorHoldsWhatFitsBesideTheModelItKeeps() {
     auto refused = planShards(values, bpv, machines);
     QVERIFY(!refused);
     QVERIFY2(refused.error().message.contains(
-                 QLatin1String("this machine 2.0 GB (it computes nothing, 6.0 GB for the run's "
+                 QLatin1String("this machine 1.9 GB (it computes nothing, 6.0 GB for the run's "
                                "model)")),
              qPrintable(refused.error().message));
 }
@@ -350,13 +353,15 @@ void TestShardPlan::aRunTooLargeForTheMachinesIsRefusedWithWhatFits() {
     const QString m = refused.error().message;
     qInfo("%s", qPrintable(m));
     for (const char* part :
-         {"1.50 billion trainable values need 22.4 GB", "16 bytes each", "can hold 10.0 GB of it",
-          "this machine 6.0 GB (12.0 GB to train "
+         {"1.50 billion trainable values need 22.4 GB", "16 bytes each", "can hold 9.8 GB of it",
+          "this machine 5.9 GB (12.0 GB to train "
           "with, 6.0 GB for its own worker)",
-          "laptop 4.0 GB", "up to 669.0 million trainable values", "--lora",
+          "laptop 3.9 GB", "up to 659.6 million trainable values", "--lora",
           "choose SGD (8 bytes a value)"})
         QVERIFY2(m.contains(QLatin1String(part)), qPrintable(m));
-    const int64_t fits = (10 * kGB - 2 * (int64_t(16) << 20)) / 16;
+    // Each holds a segment's step and what waits on its links beside its range.
+    const int64_t fits = (10 * kGB - 2 * shardOwnerStepBytes(values, 2)) / 16;
+    QCOMPARE(shardOwnerStepBytes(values, 2), int64_t(16 + 64 + 8) << 20);
     QVERIFY(planShards(fits, 16, machines));
     QVERIFY(!planShards(fits + 2 * kShardAlignment, 16, machines));
     // Already on SGD: nothing to gain there.
@@ -380,13 +385,13 @@ void TestShardPlan::aRunTooLargeForTheMachinesIsRefusedWithWhatFits() {
     QVERIFY(!refused);
     for (const char* part :
          {"need 33.5 GB", "24 bytes each", "and 8 for the computing machines' gradients",
-          "up to 446.0 million trainable values", "choose SGD (16 bytes a value)"})
+          "up to 439.7 million trainable values", "choose SGD (16 bytes a value)"})
         QVERIFY2(refused.error().message.contains(QLatin1String(part)),
                  qPrintable(refused.error().message));
     QVERIFY(planShards(fits, 16, machines));
     QVERIFY(!planShards(fits, 16, machines, arriving));
     const int64_t unit = 24 * kShardAlignment;
-    const int64_t step = int64_t(16) << 20;
+    const int64_t step = shardOwnerStepBytes(values, 2);
     const int64_t fitsArriving =
         ((6 * kGB - step) / unit + (4 * kGB - step) / unit) * kShardAlignment;
     auto plan = planShards(fitsArriving, 16, machines, arriving);
@@ -433,12 +438,16 @@ void TestShardPlan::everyPlanCoversTheValuesOnce() {
             m.budgetBytes = int64_t(rng.bounded(1, 4096)) * 1024 * 1024;
             m.workerBytes = rng.bounded(3) == 0 ? 0 : int64_t(rng.bounded(0, 4096)) * 1024 * 1024;
             m.linkBytesPerS = linked ? double(rng.bounded(1, 1000)) * 1e6 : 0;
-            // Beside its range, a segment's step (its sum and temporaries) no larger than the
-            // largest range it could hold without one.
+            // Beside its range, a segment's step (its sum and temporaries) and the sends that
+            // wait on the links: the largest range that fits with them, counted down.
             const int64_t spare = std::max<int64_t>(0, m.budgetBytes - m.workerBytes);
-            const int64_t most = spare / (16 * kShardAlignment);
-            room += std::max<int64_t>(0, spare - shardOwnerStepBytes(most * kShardAlignment)) /
-                    (16 * kShardAlignment);
+            int64_t units = spare / (16 * kShardAlignment);
+            while (units > 0 &&
+                   units * 16 * kShardAlignment +
+                           shardOwnerStepBytes(units * kShardAlignment, int64_t(machines.size())) >
+                       spare)
+                --units;
+            room += units;
         }
         const int64_t values = 1 + int64_t(rng.bounded(1, 1 << 30));
         const int64_t units = (values + kShardAlignment - 1) / kShardAlignment;
@@ -1090,6 +1099,9 @@ void TestShardPlan::aRecordTheDiskCannotHoldLeavesTheLogWhole() {
         QVERIFY(run.owner->add(run.owner->cut(g[w]), kWeights[w]).ok());
     const int64_t size = run.owner->end() - run.owner->begin();
     const ShardLog::Span next = ShardLog::spanOf(*run.owner, 1, 0, size, lrOf(1));
+    // A span waits on a link behind others: it holds its bytes and no room to grow.
+    QCOMPARE(next.values.size(), qsizetype(size) * qsizetype(sizeof(float)));
+    QCOMPARE(next.values.capacity(), next.values.size());
     rlimit saved{};
     QVERIFY(getrlimit(RLIMIT_FSIZE, &saved) == 0);
     rlimit limited = saved;

@@ -79,7 +79,16 @@ ShardLog::ShardLog(QString path)
 ShardLog::Span ShardLog::spanOf(const ShardOwner& owner, int64_t step, int64_t from, int64_t to,
                                 double lr) {
     Span s{step, from, to, lr, {}, {}};
-    for (size_t p : piecesIn(owner.pieces(), from, to)) {
+    // Its exact size first: appended piece by piece, the bytes would grow by doubling, and a
+    // span waits on a link for as long as the queue ahead of it takes.
+    const std::vector<size_t> pieces = piecesIn(owner.pieces(), from, to);
+    qsizetype bytes = 0;
+    for (size_t p : pieces)
+        if (owner.sum()[p].defined())
+            bytes += qsizetype(owner.sum()[p].numel()) * qsizetype(sizeof(float));
+    s.values.reserve(bytes);
+    s.present.reserve(qsizetype(pieces.size()));
+    for (size_t p : pieces) {
         const at::Tensor& t = owner.sum()[p];
         s.present.append(char(t.defined() ? 1 : 0));
         if (!t.defined())

@@ -13,6 +13,7 @@
 // names one, so a machine can neither send for a range it does not hold nor pose as another worker.
 
 #include "common/expected.h"
+#include "engine/shard/shardplan.h"
 #include "engine/shard/shardstep.h"
 #include "net/connection.h"
 
@@ -186,7 +187,7 @@ private:
         qint64 bytes = 0;
     };
     std::vector<Queued> m_queued;
-    qint64 m_maxQueued = qint64(64) << 20;
+    qint64 m_maxQueued = kShardSendQueueBytes;
     qint64 m_queuedPeak = 0;
     bool m_sendingHeld = false;
     QSet<QString> m_weightless;

@@ -22,15 +22,24 @@ namespace {
 constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max() / 4;
 
 // What a machine can hold beside its own worker, in units of kShardAlignment values.
-int64_t unitsThatFit(const ShardCandidate& m, int64_t unitBytes) {
+int64_t unitsThatFit(const ShardCandidate& m, int64_t unitBytes, int64_t machines) {
     if (m.budgetBytes <= 0)
         return kNoLimit;
     const int64_t spare = std::max<int64_t>(0, m.budgetBytes - m.workerBytes - m.keptBytes);
-    // Beside the range, a segment's step: no larger than the largest range that fits without
-    // it, so one pass finds what fits with it.
-    const int64_t most = spare / unitBytes;
-    const int64_t step = most > 0 ? shardOwnerStepBytes(most * kShardAlignment) : 0;
-    return std::max<int64_t>(0, spare - step) / unitBytes;
+    // Beside the range, a segment's step and the sends waiting on the links, which grow with the
+    // range up to a bound: the largest range that fits with them, by halving.
+    const auto fits = [&](int64_t units) {
+        return units * unitBytes + shardOwnerStepBytes(units * kShardAlignment, machines) <= spare;
+    };
+    int64_t low = 0, high = spare / unitBytes; // fits(low); high fits without them
+    while (low < high) {
+        const int64_t mid = high - (high - low) / 2;
+        if (fits(mid))
+            low = mid;
+        else
+            high = mid - 1;
+    }
+    return low;
 }
 
 // "1.50 billion", "124.4 million", "9,000".
@@ -190,8 +199,12 @@ int64_t shardBytesPerValue(OptimizerKind optimizer) {
     return 4 + optimizerBytesPerValue(optimizer);
 }
 
-int64_t shardOwnerStepBytes(int64_t values) {
-    return values > 0 ? 16 * shardSegmentValues(values) : 0;
+int64_t shardOwnerStepBytes(int64_t values, int64_t machines) {
+    if (values <= 0)
+        return 0;
+    const int64_t segment = std::min(values, shardSegmentValues(values));
+    const int64_t sends = 4 * std::max<int64_t>(1, machines);
+    return 16 * segment + std::min(kShardSendQueueBytes + segment * sends, values * sends);
 }
 
 int64_t shardArrivingBytesPerValue(size_t computing, DType wire) {
@@ -250,7 +263,7 @@ Expected<ShardPlan> planShards(int64_t values, int64_t stateBytesPerValue,
     int64_t room = 0;
     bool linksKnown = true;
     for (size_t i = 0; i < machines.size(); ++i) {
-        cap[i] = unitsThatFit(machines[i], unitBytes);
+        cap[i] = unitsThatFit(machines[i], unitBytes, int64_t(machines.size()));
         room = std::min(kNoLimit, room + cap[i]);
         if (cap[i] > 0 && !(machines[i].linkBytesPerS > 0))
             linksKnown = false;
