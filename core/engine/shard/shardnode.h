@@ -13,7 +13,6 @@
 // names one, so a machine can neither send for a range it does not hold nor pose as another worker.
 
 #include "common/expected.h"
-#include "engine/shard/shardplan.h"
 #include "engine/shard/shardstep.h"
 #include "net/connection.h"
 

@@ -128,6 +128,9 @@ inline constexpr char kRangeMastersRecord[] = "masters";
 // values). Every machine cuts a range the same way, so an owner's state names the same pieces
 // on each.
 int64_t shardSegmentValues(int64_t rangeValues);
+// How many bytes of stepped segments an owner lets wait on its links before it steps the next
+// (ShardNode): their sums for the machine that logs them and their weights for every machine.
+inline constexpr int64_t kShardSendQueueBytes = int64_t(64) << 20;
 
 class ShardOwner {
 public:

@@ -81,16 +81,13 @@ inline int64_t shardStateCap(int64_t values) {
 // (OwnerStep::advance), from the arriving gradients (shardArrivingBytesPerValue), and lives only
 // while its segment steps (shardOwnerStepBytes).
 int64_t shardBytesPerValue(OptimizerKind optimizer);
-// How many bytes of stepped segments an owner lets wait on its links before it steps the next
-// (ShardNode): their sums for the machine that logs them and their weights for every machine.
-inline constexpr int64_t kShardSendQueueBytes = int64_t(64) << 20;
 // What the owner of a range of `values` values holds beside it while a segment steps, in a run of
 // `machines` machines: the segment's fp32 sum (shardSegmentValues: a million values at most), its
 // gradients as they are read from the wire's dtype and the optimizer's temporaries for it (16
 // bytes a value of the segment); and the stepped segments' sums and weights that wait on the
-// links (4 bytes a value for each machine): kShardSendQueueBytes and one segment more, whose
-// sends may go out before the queue is looked at again, or the whole range's where that is
-// less. About 100 MB at most among three machines.
+// links (4 bytes a value for each machine): kShardSendQueueBytes (shardowner.h) and one segment
+// more, whose sends may go out before the queue is looked at again, or the whole range's where
+// that is less. About 100 MB at most among three machines.
 int64_t shardOwnerStepBytes(int64_t values, int64_t machines);
 // What an owner keeps for each value of its shard during a step beside that: each of the
 // `computing` machines' gradients in the wire's dtype (`wire`), held from when they arrive until
